@@ -1,0 +1,260 @@
+package dev.pushgate.appliance;
+
+import dev.pushgate.appliance.control.ControlApi;
+import dev.pushgate.appliance.forge.ForgeAppKey;
+import dev.pushgate.appliance.forge.ForgeRepositories;
+import dev.pushgate.appliance.forge.ForgeTokens;
+import dev.pushgate.appliance.forge.LocalForge;
+import dev.pushgate.appliance.runs.RunUpstream;
+import dev.pushgate.appliance.runs.Runs;
+import dev.pushgate.appliance.store.AuditStore;
+import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.store.Ledger;
+import dev.pushgate.appliance.store.SecretBox;
+import dev.pushgate.broker.GitHubApp;
+import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.gateway.Approvals;
+import dev.pushgate.gateway.Gateway;
+import dev.pushgate.gateway.GatewayConfig;
+import dev.pushgate.gitconfig.GitConfigFile;
+import dev.pushgate.gitconfig.RunGitConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import okhttp3.OkHttpClient;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jgit.util.FS;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root: the database, the ledger and audit log, the broker, the run lifecycle,
+ * the gateway and (without a GitHub App) the local forge, served on loopback; the control API on
+ * a Unix socket only the appliance's user can open.
+ */
+public final class Appliance implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Appliance.class);
+
+  private final Settings settings;
+  private final List<AutoCloseable> resources = new ArrayList<>();
+  private Server server;
+  private Server control;
+  private ScheduledExecutorService sweeper;
+  private Runs runs;
+  private int port;
+  private volatile boolean ready;
+
+  private Appliance(Settings settings) {
+    this.settings = settings;
+  }
+
+  /** Starts everything, or nothing: a failure stops what had started. */
+  public static Appliance start(Settings settings, PrintStream out) throws Exception {
+    Appliance a = new Appliance(settings);
+    try {
+      a.doStart(out);
+      return a;
+    } catch (Exception e) {
+      a.close();
+      throw e;
+    }
+  }
+
+  private void doStart(PrintStream out) throws Exception {
+    // JGit measures timestamp resolution on the common pool and waits for it; with 2 cores a
+    // busy common pool would stall pushes.
+    FS.FileStoreAttributes.setBackground(true);
+    checkBindAddress();
+    Path dir = settings.dataDir().toAbsolutePath();
+    Files.createDirectories(dir);
+    restrict(dir, "rwx------");
+    Clock clock = Clock.systemUTC();
+
+    Database db = Database.open(dir.resolve("pushgate.db"));
+    resources.add(db);
+    restrict(dir.resolve("pushgate.db"), "rw-------");
+    Ledger ledger = new Ledger(db, SecretBox.openOrCreate(dir.resolve("ledger.key")));
+    AuditStore audit = new AuditStore(db);
+
+    QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+    threads.setName("pushgate-http");
+    server = new Server(threads);
+    server.setStopTimeout(settings.shutdownGrace().toMillis());
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost(settings.bindHost());
+    connector.setPort(settings.port());
+    connector.setIdleTimeout(Duration.ofMinutes(2).toMillis());
+    server.addConnector(connector);
+    connector.open();
+    port = connector.getLocalPort();
+    String base = "http://" + hostForUrl(settings.bindHost()) + ":" + port;
+
+    ContextHandlerCollection contexts = new ContextHandlerCollection();
+    GitHubAppConfig brokerConfig;
+    String gitBaseUrl;
+    String forgeLine;
+    if (settings.github() == null) {
+      ForgeRepositories repos = new ForgeRepositories(dir.resolve("forge"));
+      ForgeAppKey appKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem"));
+      LocalForge forge = new LocalForge(repos,
+          new ForgeTokens(db, clock, settings.forgeTokenLifetime()), appKey, clock);
+      contexts.addHandler(forge.handler());
+      gitBaseUrl = base + LocalForge.CONTEXT_PATH;
+      brokerConfig = GitHubAppConfig.of(ForgeAppKey.APP_ID, appKey.privateKeyFile())
+          .withApiBaseUrl(URI.create(gitBaseUrl + LocalForge.API_PATH))
+          .withGitHost(URI.create(gitBaseUrl));
+      forgeLine = "local forge at " + gitBaseUrl + "/";
+    } else {
+      brokerConfig = settings.github();
+      gitBaseUrl = brokerConfig.gitHost().toString();
+      forgeLine = "GitHub App " + brokerConfig.appId() + " at " + brokerConfig.apiBaseUrl()
+          + " (git host " + gitBaseUrl + ")";
+    }
+    OkHttpClient http = new OkHttpClient.Builder().build();
+    resources.add(() -> {
+      http.dispatcher().executorService().shutdown();
+      http.connectionPool().evictAll();
+    });
+    GitHubApp broker = GitHubApp.create(brokerConfig, http, clock);
+
+    String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + GatewayConfig.GITHUB_HOST + "/";
+    String fetchBase = settings.github() == null ? gitBaseUrl + "/" : null;
+    Runs.RunFiles files = (runDir, credential) -> {
+      RunGitConfig cfg = RunGitConfig.of(base, credential);
+      if (fetchBase != null) {
+        cfg = cfg.withFetchBaseUrl(fetchBase);
+      }
+      Path file = runDir.resolve("gitconfig");
+      GitConfigFile.write(file, cfg);
+      return file;
+    };
+    runs = new Runs(ledger, broker, clock, new Runs.Settings(dir.resolve("runs"),
+        settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files));
+    Gateway gateway = new Gateway(
+        new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
+            settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock),
+        runs, new RunUpstream(runs, gitBaseUrl), audit, Approvals.NONE);
+    contexts.addHandler(gateway.handler());
+    contexts.addHandler(healthz());
+    server.setHandler(contexts);
+    server.start();
+
+    runs.recover();
+
+    Path socket = dir.resolve("control.sock");
+    Files.deleteIfExists(socket);
+    control = new Server(new QueuedThreadPool(16, 2));
+    UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
+    unix.setUnixDomainPath(socket);
+    control.addConnector(unix);
+    control.setHandler(new ControlApi(runs, audit, gatewayUrl));
+    control.start();
+    restrict(socket, "rw-------");
+
+    sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "pushgate-sweeper");
+      t.setDaemon(true);
+      return t;
+    });
+    long every = settings.sweepInterval().toMillis();
+    sweeper.scheduleWithFixedDelay(runs::sweep, every, every, TimeUnit.MILLISECONDS);
+    ready = true;
+
+    out.println("pushgate gateway at " + gatewayUrl);
+    out.println("pushgate control API on " + socket);
+    out.println("pushgate upstream: " + forgeLine);
+    out.flush();
+    log.info("pushgate ready on {}", base);
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** Blocks until the appliance stops. */
+  public void join() throws InterruptedException {
+    server.join();
+  }
+
+  @Override
+  public void close() {
+    ready = false;
+    if (sweeper != null) {
+      sweeper.shutdownNow();
+    }
+    stop(control);
+    stop(server);
+    for (int i = resources.size() - 1; i >= 0; i--) {
+      try {
+        resources.get(i).close();
+      } catch (Exception e) {
+        log.warn("error while closing: {}", e.getMessage());
+      }
+    }
+  }
+
+  private Handler healthz() {
+    ContextHandler context = new ContextHandler("/healthz");
+    context.setAllowNullPathInContext(true);
+    context.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        response.setStatus(ready ? 200 : 503);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain");
+        response.write(true, java.nio.ByteBuffer.wrap((ready ? "ok\n" : "starting\n")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII)), callback);
+        return true;
+      }
+    });
+    return context;
+  }
+
+  private void checkBindAddress() throws IOException {
+    InetAddress address = InetAddress.getByName(settings.bindHost());
+    if (!address.isLoopbackAddress() && !settings.allowNonLoopback()) {
+      throw new IllegalArgumentException("refusing to listen on " + settings.bindHost()
+          + ": the gateway is a loopback service. Use 127.0.0.1, or pass --allow-non-loopback"
+          + " if you really mean to expose it");
+    }
+  }
+
+  private static String hostForUrl(String host) {
+    return host.contains(":") ? "[" + host + "]" : host;
+  }
+
+  private static void restrict(Path p, String mode) throws IOException {
+    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(mode));
+  }
+
+  private static void stop(Server s) {
+    if (s == null) {
+      return;
+    }
+    try {
+      s.stop();
+    } catch (Exception e) {
+      log.warn("error while stopping the server: {}", e.getMessage());
+    }
+  }
+}

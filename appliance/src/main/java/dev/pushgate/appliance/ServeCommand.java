@@ -1,0 +1,91 @@
+package dev.pushgate.appliance;
+
+import dev.pushgate.broker.GitHubAppConfig;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code pushgate serve}: runs the appliance until stopped. */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = "Run the appliance: the push gateway on loopback, the control API on a Unix"
+        + " socket, and the local forge when no GitHub App is configured.",
+    footer = {"", "Examples:", "  pushgate serve",
+        "  pushgate serve --data-dir /var/lib/pushgate --port 7070",
+        "  pushgate serve --github-app-id 123456 --github-app-key /etc/pushgate/app.pem"})
+final class ServeCommand implements Callable<Integer> {
+  @Option(names = "--data-dir", defaultValue = "pushgate-data",
+      description = "Data directory (database, ledger key, caches, control socket). Default: ${DEFAULT-VALUE}")
+  Path dataDir;
+
+  @Option(names = "--port", defaultValue = "7070",
+      description = "Loopback port for the gateway and the local forge (0 picks a free one). Default: ${DEFAULT-VALUE}")
+  int port;
+
+  @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on. Default: ${DEFAULT-VALUE}")
+  String bind;
+
+  @Option(names = "--allow-non-loopback", description = "Allow --bind to a non-loopback address.")
+  boolean allowNonLoopback;
+
+  @Option(names = "--run-ttl", defaultValue = "8h", converter = Units.DurationConverter.class,
+      description = "Default lifetime of a run. Default: ${DEFAULT-VALUE}")
+  Duration runTtl;
+
+  @Option(names = "--forge-token-lifetime", defaultValue = "1h",
+      converter = Units.DurationConverter.class,
+      description = "Lifetime of the local forge's installation tokens. Default: ${DEFAULT-VALUE}")
+  Duration forgeTokenLifetime;
+
+  @Option(names = "--refresh-before", defaultValue = "10m",
+      converter = Units.DurationConverter.class,
+      description = "Re-issue a run's read token this long before it expires. Default: ${DEFAULT-VALUE}")
+  Duration refreshBefore;
+
+  @Option(names = "--max-pack-size", defaultValue = "2g", converter = Units.SizeConverter.class,
+      description = "Largest pack one push may send. Default: ${DEFAULT-VALUE}")
+  long maxPackBytes;
+
+  @Option(names = "--sweep-interval", defaultValue = "5s", converter = Units.DurationConverter.class,
+      description = "How often expired runs are ended and failed revocations retried. Default: ${DEFAULT-VALUE}")
+  Duration sweepInterval;
+
+  @Option(names = "--github-app-id", description = "GitHub App ID or client ID; with --github-app-key, serve against GitHub instead of the local forge.")
+  String githubAppId;
+
+  @Option(names = "--github-app-key", description = "The GitHub App's private key (PEM, mode 0600).")
+  Path githubAppKey;
+
+  @Option(names = "--github-api-url", defaultValue = "https://api.github.com",
+      description = "GitHub API base URL (GitHub Enterprise Server: https://HOST/api/v3). Default: ${DEFAULT-VALUE}")
+  URI githubApiUrl;
+
+  @Option(names = "--github-host", defaultValue = "https://github.com",
+      description = "Where repositories are fetched and pushed. Default: ${DEFAULT-VALUE}")
+  URI githubHost;
+
+  @Override
+  public Integer call() throws Exception {
+    GitHubAppConfig github = null;
+    if (githubAppId != null || githubAppKey != null) {
+      if (githubAppId == null || githubAppKey == null) {
+        throw new IllegalArgumentException(
+            "--github-app-id and --github-app-key go together; give both, or neither for the local forge");
+      }
+      github = GitHubAppConfig.of(githubAppId, githubAppKey).withApiBaseUrl(githubApiUrl)
+          .withGitHost(githubHost);
+    }
+    Settings d = Settings.defaults(dataDir);
+    Settings settings = new Settings(dataDir, bind, port, allowNonLoopback, github, runTtl,
+        d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, d.clientTimeout(),
+        d.upstreamTimeout(), sweepInterval, d.shutdownGrace());
+    Appliance appliance = Appliance.start(settings, System.out);
+    Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
+    appliance.join();
+    return 0;
+  }
+}

@@ -1,0 +1,41 @@
+package dev.pushgate.appliance;
+
+import dev.pushgate.broker.GitHubAppConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What {@code serve} runs with. {@code github} is null for the embedded local forge.
+ */
+public record Settings(
+    Path dataDir,
+    String bindHost,
+    int port,
+    boolean allowNonLoopback,
+    GitHubAppConfig github,
+    Duration runTtl,
+    Duration maxRunTtl,
+    Duration refreshBefore,
+    Duration forgeTokenLifetime,
+    long maxPackBytes,
+    Duration clientTimeout,
+    Duration upstreamTimeout,
+    Duration sweepInterval,
+    Duration shutdownGrace) {
+
+  public Settings {
+    Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(bindHost, "bindHost");
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
+    }
+  }
+
+  public static Settings defaults(Path dataDir) {
+    return new Settings(dataDir, "127.0.0.1", 7070, false, null, Duration.ofHours(8),
+        Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
+        2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
+        Duration.ofSeconds(5), Duration.ofSeconds(30));
+  }
+}

@@ -1,0 +1,242 @@
+package dev.pushgate.appliance.control;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.runs.Runs;
+import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.appliance.store.AuditStore;
+import dev.pushgate.appliance.store.Ledger;
+import dev.pushgate.gateway.PushRecord;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control API, JSON over the appliance's Unix socket: runs are created, read and torn down
+ * here, and the audit is read. Never a secret in an answer but the run's own read token and
+ * credential at creation.
+ */
+public final class ControlApi extends Handler.Abstract {
+  private static final Logger log = LoggerFactory.getLogger(ControlApi.class);
+  private static final int MAX_BODY = 1 << 20;
+
+  private final Runs runs;
+  private final AuditStore audit;
+  private final String gatewayUrl;
+  private final ObjectMapper json = new ObjectMapper();
+  private final RunRequestParser parser = new RunRequestParser(json);
+
+  /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
+  public ControlApi(Runs runs, AuditStore audit, String gatewayUrl) {
+    this.runs = runs;
+    this.audit = audit;
+    this.gatewayUrl = gatewayUrl;
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    String method = request.getMethod();
+    try {
+      if (path.equals("/v1/runs") && method.equals("POST")) {
+        createRun(request, response, callback);
+      } else if (path.equals("/v1/runs") && method.equals("GET")) {
+        listRuns(response, callback);
+      } else if (path.startsWith("/v1/runs/") && path.indexOf('/', 9) < 0) {
+        String id = path.substring(9);
+        switch (method) {
+          case "GET" -> getRun(id, response, callback);
+          case "DELETE" -> deleteRun(id, response, callback);
+          default -> error(response, callback, 405, "use GET or DELETE on a run");
+        }
+      } else if (path.equals("/v1/audit") && method.equals("GET")) {
+        listAudit(request, response, callback);
+      } else {
+        error(response, callback, 404, "no such endpoint: " + method + " " + path);
+      }
+    } catch (RunRequestException e) {
+      error(response, callback, e.status().http, e.getMessage());
+    } catch (Exception e) {
+      log.error("control API {} {} failed", method, path, e);
+      error(response, callback, 500, "internal error; see the appliance log");
+    }
+    return true;
+  }
+
+  private void createRun(Request request, Response response, Callback callback) throws Exception {
+    JsonNode body = readJson(request);
+    Runs.StartedRun started = runs.create(parser.parse(body));
+    ObjectNode out = json.createObjectNode();
+    out.put("runId", started.runId());
+    out.put("expiresAt", started.expiresAt().toString());
+    out.putObject("gateway").put("url", gatewayUrl);
+    out.put("gitConfigPath", started.gitConfigPath());
+    ObjectNode env = out.putObject("env");
+    started.env().forEach(env::put);
+    send(response, callback, 201, out);
+  }
+
+  private void listRuns(Response response, Callback callback) throws Exception {
+    ArrayNode list = json.createArrayNode();
+    for (Ledger.RunRow row : runs.live()) {
+      list.add(view(row));
+    }
+    ObjectNode out = json.createObjectNode();
+    out.set("runs", list);
+    send(response, callback, 200, out);
+  }
+
+  private void getRun(String id, Response response, Callback callback) throws Exception {
+    Optional<Ledger.RunRow> row = runs.find(id);
+    if (row.isEmpty()) {
+      error(response, callback, 404, "no run " + id);
+      return;
+    }
+    send(response, callback, 200, view(row.get()));
+  }
+
+  private void deleteRun(String id, Response response, Callback callback) throws Exception {
+    Runs.Teardown t = runs.end(id, "torn down");
+    ObjectNode out = json.createObjectNode();
+    out.put("runId", t.runId());
+    out.put("reason", t.reason());
+    ArrayNode revoked = out.putArray("revoked");
+    ArrayNode pending = out.putArray("pending");
+    for (Runs.Revocation r : t.credentials()) {
+      ObjectNode n = (r.revoked() ? revoked : pending).addObject();
+      n.put("kind", r.kind());
+      if (r.repository() != null) {
+        n.put("repository", r.repository());
+      }
+      if (r.error() != null) {
+        n.put("error", r.error());
+      }
+    }
+    out.put("gitConfigRemoved", t.gitConfigRemoved());
+    send(response, callback, 200, out);
+  }
+
+  private void listAudit(Request request, Response response, Callback callback) throws Exception {
+    Fields q = Request.extractQueryParameters(request);
+    String decision = q.getValue("decision");
+    Boolean refused = null;
+    if (decision != null) {
+      refused = switch (decision) {
+        case "denied", "refused" -> Boolean.TRUE;
+        case "allowed" -> Boolean.FALSE;
+        default -> throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+            "decision must be denied or allowed");
+      };
+    }
+    Instant since = null;
+    String sinceText = q.getValue("since");
+    if (sinceText != null) {
+      try {
+        since = Instant.parse(sinceText);
+      } catch (DateTimeParseException e) {
+        throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+            "since must be an ISO-8601 instant such as 2026-12-01T10:00:00Z");
+      }
+    }
+    ArrayNode list = json.createArrayNode();
+    for (PushRecord r : audit.list(new AuditStore.Query(refused, q.getValue("runId"),
+        q.getValue("repository"), since, 1000))) {
+      list.add(auditJson(r));
+    }
+    ObjectNode out = json.createObjectNode();
+    out.set("decisions", list);
+    send(response, callback, 200, out);
+  }
+
+  private ObjectNode auditJson(PushRecord r) {
+    ObjectNode n = json.createObjectNode();
+    n.put("at", r.at().toString());
+    n.put("runId", r.runId());
+    n.put("workspaceId", r.workspaceId());
+    n.put("repository", r.repository());
+    n.put("ref", r.ref());
+    n.put("oldId", r.oldId());
+    n.put("newId", r.newId());
+    n.put("kind", r.kind());
+    n.put("decision", r.decision());
+    n.put("rule", r.rule());
+    n.put("code", r.code() == null ? null : r.code().name());
+    n.put("reason", r.reason());
+    n.put("outcome", r.outcome());
+    n.put("durationMillis", r.durationMillis());
+    return n;
+  }
+
+  private ObjectNode view(Ledger.RunRow row) throws JsonProcessingException {
+    ObjectNode n = json.createObjectNode();
+    n.put("runId", row.id());
+    n.put("workspaceId", row.workspaceId());
+    n.put("sessionId", row.sessionId());
+    n.put("agentId", row.agentId());
+    n.put("mode", row.mode());
+    n.put("repository", row.repository());
+    n.set("attachedRepositories", json.readTree(row.attachedJson()));
+    n.set("rules", json.readTree(row.rulesJson()));
+    n.put("createdAt", row.createdAt().toString());
+    n.put("expiresAt", row.expiresAt().toString());
+    n.put("state", row.endedAt() == null ? "live" : "ended");
+    if (row.endedAt() != null) {
+      n.put("endedAt", row.endedAt().toString());
+      n.put("endReason", row.endReason());
+    }
+    return n;
+  }
+
+  private JsonNode readJson(Request request) throws Exception {
+    long length = request.getLength();
+    if (length > MAX_BODY) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "the request body is larger than " + MAX_BODY + " bytes");
+    }
+    String body = Content.Source.asString(request, StandardCharsets.UTF_8);
+    if (body.length() > MAX_BODY) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "the request body is larger than " + MAX_BODY + " bytes");
+    }
+    try {
+      return json.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "malformed JSON at line " + e.getLocation().getLineNr() + ", column "
+              + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
+    }
+  }
+
+  private void error(Response response, Callback callback, int status, String message) {
+    ObjectNode e = json.createObjectNode();
+    e.put("error", message);
+    send(response, callback, status, e);
+  }
+
+  private void send(Response response, Callback callback, int status, JsonNode body) {
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    String text;
+    try {
+      text = json.writeValueAsString(body) + "\n";
+    } catch (JsonProcessingException e) {
+      text = "{\"error\":\"internal error\"}\n";
+    }
+    Content.Sink.write(response, true, text, callback);
+  }
+
+}

@@ -1,0 +1,124 @@
+package dev.pushgate.appliance.control;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.appliance.runs.NewRun;
+import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.RulesException;
+import dev.pushgate.policy.WorkspaceRules;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/** Turns the JSON of {@code POST /v1/runs} into a {@link NewRun}, or a 400 that names the field. */
+final class RunRequestParser {
+  private static final Set<String> FIELDS = Set.of("workspaceId", "sessionId", "agentId", "mode",
+      "repository", "attachedRepositories", "rules", "ttlSeconds");
+  private static final Set<String> MODES = Set.of("chat", "plan", "review", "orchestrate");
+
+  private final ObjectMapper json;
+
+  RunRequestParser(ObjectMapper json) {
+    this.json = json;
+  }
+
+  NewRun parse(JsonNode body) throws RunRequestException {
+    if (body == null || !body.isObject()) {
+      throw bad("the request body must be a JSON object");
+    }
+    for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!FIELDS.contains(f)) {
+        throw bad("unknown field '" + f + "'");
+      }
+    }
+    String workspaceId = requiredText(body, "workspaceId");
+    String mode = optionalText(body, "mode", "chat");
+    if (!MODES.contains(mode)) {
+      throw bad("mode must be one of chat, plan, review, orchestrate (got '" + mode + "')");
+    }
+    RepoSlug repository = slug(requiredText(body, "repository"), "repository");
+    List<RepoSlug> attached = new ArrayList<>();
+    JsonNode list = body.path("attachedRepositories");
+    if (!list.isMissingNode() && !list.isNull()) {
+      if (!list.isArray()) {
+        throw bad("attachedRepositories must be a list of owner/name strings");
+      }
+      for (int i = 0; i < list.size(); i++) {
+        if (!list.get(i).isTextual()) {
+          throw bad("attachedRepositories[" + i + "] must be an owner/name string");
+        }
+        attached.add(slug(list.get(i).asText(), "attachedRepositories[" + i + "]"));
+      }
+    }
+    JsonNode rulesNode = body.path("rules");
+    WorkspaceRules rules;
+    String rulesJson;
+    if (rulesNode.isMissingNode() || rulesNode.isNull()) {
+      rules = WorkspaceRules.DEFAULT;
+      rulesJson = "{}";
+    } else {
+      try {
+        rules = WorkspaceRules.fromJson(rulesNode, "rules");
+      } catch (RulesException e) {
+        throw bad(e.getMessage());
+      }
+      rulesJson = rulesNode.toString();
+    }
+    Duration ttl = null;
+    JsonNode ttlNode = body.path("ttlSeconds");
+    if (!ttlNode.isMissingNode() && !ttlNode.isNull()) {
+      if (!ttlNode.canConvertToLong() || !ttlNode.isIntegralNumber() || ttlNode.asLong() <= 0) {
+        throw bad("ttlSeconds must be a positive whole number of seconds");
+      }
+      ttl = Duration.ofSeconds(ttlNode.asLong());
+    }
+    return new NewRun(workspaceId, optionalText(body, "sessionId", null),
+        optionalText(body, "agentId", null), mode, repository, attached, rules, rulesJson, ttl);
+  }
+
+  private static RepoSlug slug(String text, String field) throws RunRequestException {
+    try {
+      return RepoSlug.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw bad(field + ": " + e.getMessage());
+    }
+  }
+
+  private static String requiredText(JsonNode body, String field) throws RunRequestException {
+    JsonNode n = body.path(field);
+    if (n.isMissingNode() || n.isNull()) {
+      throw bad("missing field '" + field + "'");
+    }
+    if (!n.isTextual() || n.asText().isBlank()) {
+      throw bad("'" + field + "' must be a non-empty string");
+    }
+    return checkLength(field, n.asText());
+  }
+
+  private static String optionalText(JsonNode body, String field, String fallback)
+      throws RunRequestException {
+    JsonNode n = body.path(field);
+    if (n.isMissingNode() || n.isNull()) {
+      return fallback;
+    }
+    if (!n.isTextual()) {
+      throw bad("'" + field + "' must be a string");
+    }
+    return checkLength(field, n.asText());
+  }
+
+  private static String checkLength(String field, String value) throws RunRequestException {
+    if (value.length() > 200 || value.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+      throw bad("'" + field + "' must be at most 200 printable characters");
+    }
+    return value;
+  }
+
+  private static RunRequestException bad(String message) {
+    return new RunRequestException(RunRequestException.Status.BAD_REQUEST, message);
+  }
+}

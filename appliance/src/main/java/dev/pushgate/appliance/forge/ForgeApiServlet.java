@@ -1,0 +1,328 @@
+package dev.pushgate.appliance.forge;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.crypto.RSASSAVerifier;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.pushgate.broker.RepoSlug;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.text.ParseException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The subset of GitHub's App API that pushgate's broker uses, served by the local forge with
+ * GitHub's shapes and status codes: {@code GET /app}, {@code GET /repos/{owner}/{repo}/installation},
+ * {@code POST /app/installations/{id}/access_tokens}, {@code DELETE /installation/token}.
+ */
+final class ForgeApiServlet extends HttpServlet {
+  private static final long serialVersionUID = 1L;
+  private static final Logger log = LoggerFactory.getLogger(ForgeApiServlet.class);
+  private static final Pattern REPO_INSTALLATION =
+      Pattern.compile("/repos/([^/]+)/([^/]+)/installation");
+  private static final Pattern ACCESS_TOKENS =
+      Pattern.compile("/app/installations/([0-9]+)/access_tokens");
+  private static final Set<String> LEVELS = Set.of("read", "write");
+  private static final Set<String> PERMISSIONS = Set.of("contents", "metadata", "pull_requests",
+      "workflows", "issues", "checks", "statuses", "actions");
+
+  private final transient ForgeRepositories repos;
+  private final transient ForgeTokens tokens;
+  private final transient ForgeAppKey appKey;
+  private final transient Clock clock;
+  private final transient ObjectMapper json = new ObjectMapper();
+
+  ForgeApiServlet(ForgeRepositories repos, ForgeTokens tokens, ForgeAppKey appKey, Clock clock) {
+    this.repos = repos;
+    this.tokens = tokens;
+    this.appKey = appKey;
+    this.clock = clock;
+  }
+
+  @Override
+  protected void service(HttpServletRequest req, HttpServletResponse rsp) throws IOException {
+    rsp.setHeader("X-GitHub-Request-Id", UUID.randomUUID().toString());
+    String path = req.getPathInfo() == null ? "" : req.getPathInfo();
+    try {
+      String method = req.getMethod();
+      if (method.equals("DELETE") && path.equals("/installation/token")) {
+        revoke(req, rsp);
+        return;
+      }
+      Optional<String> jwtProblem = checkAppJwt(req);
+      if (jwtProblem.isPresent()) {
+        error(rsp, 401, jwtProblem.get());
+        return;
+      }
+      Matcher m;
+      if (method.equals("GET") && path.equals("/app")) {
+        app(rsp);
+      } else if (method.equals("GET") && (m = REPO_INSTALLATION.matcher(path)).matches()) {
+        installation(rsp, m.group(1), m.group(2));
+      } else if (method.equals("POST") && (m = ACCESS_TOKENS.matcher(path)).matches()) {
+        accessToken(req, rsp, Long.parseLong(m.group(1)));
+      } else {
+        error(rsp, 404, "Not Found");
+      }
+    } catch (SQLException e) {
+      log.error("local forge API failed", e);
+      error(rsp, 500, "Server Error");
+    }
+  }
+
+  private void app(HttpServletResponse rsp) throws IOException {
+    ObjectNode app = json.createObjectNode();
+    app.put("id", Long.parseLong(ForgeAppKey.APP_ID));
+    app.put("slug", "pushgate-local-forge");
+    app.put("name", "pushgate local forge");
+    app.put("node_id", "A_local");
+    app.putNull("owner");
+    app.put("description", "The App of pushgate's embedded local forge");
+    app.put("external_url", "http://127.0.0.1/forge/");
+    app.put("html_url", "http://127.0.0.1/forge/");
+    app.put("created_at", "2026-01-01T00:00:00Z");
+    app.put("updated_at", "2026-01-01T00:00:00Z");
+    ObjectNode perms = app.putObject("permissions");
+    perms.put("contents", "write");
+    perms.put("metadata", "read");
+    perms.put("pull_requests", "write");
+    perms.put("workflows", "write");
+    app.putArray("events");
+    send(rsp, 200, app);
+  }
+
+  private void installation(HttpServletResponse rsp, String owner, String name)
+      throws IOException {
+    Optional<ForgeRepositories.ForgeRepo> repo = findRepo(owner, name);
+    if (repo.isEmpty()) {
+      error(rsp, 404, "Not Found");
+      return;
+    }
+    send(rsp, 200, installationJson(owner));
+  }
+
+  private void accessToken(HttpServletRequest req, HttpServletResponse rsp, long installationId)
+      throws IOException, SQLException {
+    if (installationId != ForgeAppKey.INSTALLATION_ID) {
+      error(rsp, 404, "Not Found");
+      return;
+    }
+    JsonNode body;
+    try {
+      body = req.getContentLength() == 0 ? json.createObjectNode() : json.readTree(req.getInputStream());
+    } catch (IOException e) {
+      error(rsp, 400, "Problems parsing JSON");
+      return;
+    }
+    if (body == null || body.isMissingNode() || !body.isObject()) {
+      error(rsp, 400, "Problems parsing JSON");
+      return;
+    }
+    List<ForgeRepositories.ForgeRepo> selected = new ArrayList<>();
+    JsonNode names = body.path("repositories");
+    JsonNode ids = body.path("repository_ids");
+    if (!names.isMissingNode() || !ids.isMissingNode()) {
+      for (JsonNode n : names) {
+        // Like GitHub, names are looked up among the installation's repositories by name alone.
+        Optional<ForgeRepositories.ForgeRepo> r = n.isTextual() ? findByName(n.asText()) : Optional.empty();
+        if (r.isEmpty()) {
+          error(rsp, 422, "There is at least one repository that does not exist or is not"
+              + " accessible to the parent installation.");
+          return;
+        }
+        selected.add(r.get());
+      }
+      for (JsonNode n : ids) {
+        Optional<ForgeRepositories.ForgeRepo> r = n.canConvertToLong() ? findById(n.asLong()) : Optional.empty();
+        if (r.isEmpty()) {
+          error(rsp, 422, "There is at least one repository that does not exist or is not"
+              + " accessible to the parent installation.");
+          return;
+        }
+        selected.add(r.get());
+      }
+    }
+    if (selected.isEmpty()) {
+      // An unscoped token would cover every repository; the forge never issues one.
+      error(rsp, 422, "The local forge issues tokens for listed repositories only.");
+      return;
+    }
+    Map<String, String> permissions = new LinkedHashMap<>();
+    JsonNode asked = body.path("permissions");
+    for (Iterator<Map.Entry<String, JsonNode>> it = asked.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (!PERMISSIONS.contains(e.getKey()) || !LEVELS.contains(e.getValue().asText())) {
+        error(rsp, 422, "The permissions requested are not granted to this installation.");
+        return;
+      }
+      permissions.put(e.getKey(), e.getValue().asText());
+    }
+    if (permissions.isEmpty()) {
+      permissions.put("contents", "write");
+      permissions.put("metadata", "read");
+    }
+    permissions.putIfAbsent("metadata", "read");
+    ForgeTokens.Issued issued =
+        tokens.issue(selected.stream().map(ForgeRepositories.ForgeRepo::id).toList(), permissions);
+    ObjectNode out = json.createObjectNode();
+    out.put("token", issued.token().reveal());
+    out.put("expires_at", issued.expiresAt().toString());
+    ObjectNode p = out.putObject("permissions");
+    permissions.forEach(p::put);
+    out.put("repository_selection", "selected");
+    ArrayNode list = out.putArray("repositories");
+    for (ForgeRepositories.ForgeRepo r : selected) {
+      list.add(repositoryJson(r));
+    }
+    send(rsp, 201, out);
+  }
+
+  private void revoke(HttpServletRequest req, HttpServletResponse rsp)
+      throws IOException, SQLException {
+    String auth = req.getHeader("Authorization");
+    String token = null;
+    if (auth != null && (auth.regionMatches(true, 0, "Bearer ", 0, 7)
+        || auth.regionMatches(true, 0, "token ", 0, 6))) {
+      token = auth.substring(auth.indexOf(' ') + 1).strip();
+    }
+    if (token == null || !tokens.revoke(token)) {
+      error(rsp, 401, "Bad credentials");
+      return;
+    }
+    rsp.setStatus(204);
+  }
+
+  private Optional<String> checkAppJwt(HttpServletRequest req) {
+    String auth = req.getHeader("Authorization");
+    if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.of("Requires authentication");
+    }
+    try {
+      SignedJWT jwt = SignedJWT.parse(auth.substring(7).strip());
+      if (!JWSAlgorithm.RS256.equals(jwt.getHeader().getAlgorithm())
+          || !jwt.verify(new RSASSAVerifier(appKey.publicKey()))) {
+        return Optional.of("A JSON web token could not be decoded");
+      }
+      JWTClaimsSet claims = jwt.getJWTClaimsSet();
+      Instant now = clock.instant();
+      if (claims.getExpirationTime() == null || claims.getIssueTime() == null) {
+        return Optional.of("A JSON web token could not be decoded");
+      }
+      Instant exp = claims.getExpirationTime().toInstant();
+      Instant iat = claims.getIssueTime().toInstant();
+      if (!exp.isAfter(now)) {
+        return Optional.of("'Expiration time' claim ('exp') must be a numeric value representing"
+            + " the future time at which the assertion expires");
+      }
+      if (exp.isAfter(now.plusSeconds(600 + 30))) {
+        return Optional.of("'Expiration time' claim ('exp') is too far in the future");
+      }
+      if (iat.isAfter(now.plusSeconds(60))) {
+        return Optional.of("'Issued at' claim ('iat') must be an Integer representing the time"
+            + " that the assertion was issued");
+      }
+      if (!ForgeAppKey.APP_ID.equals(claims.getIssuer())) {
+        return Optional.of("Integration not found");
+      }
+      return Optional.empty();
+    } catch (ParseException | JOSEException e) {
+      return Optional.of("A JSON web token could not be decoded");
+    }
+  }
+
+  private Optional<ForgeRepositories.ForgeRepo> findRepo(String owner, String name) {
+    try {
+      return repos.find(new RepoSlug(owner, name));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private Optional<ForgeRepositories.ForgeRepo> findByName(String name) {
+    return repos.all().stream().filter(r -> r.slug().name().equalsIgnoreCase(name)).findFirst();
+  }
+
+  private Optional<ForgeRepositories.ForgeRepo> findById(long id) {
+    return repos.all().stream().filter(r -> r.id() == id).findFirst();
+  }
+
+  private ObjectNode installationJson(String owner) {
+    ObjectNode inst = json.createObjectNode();
+    inst.put("id", ForgeAppKey.INSTALLATION_ID);
+    ObjectNode account = inst.putObject("account");
+    account.put("login", owner);
+    account.put("id", 1);
+    account.put("type", "Organization");
+    inst.put("repository_selection", "all");
+    inst.put("access_tokens_url", "/app/installations/" + ForgeAppKey.INSTALLATION_ID
+        + "/access_tokens");
+    inst.put("repositories_url", "/installation/repositories");
+    inst.put("html_url", "http://127.0.0.1/forge/");
+    inst.put("app_id", Long.parseLong(ForgeAppKey.APP_ID));
+    inst.put("target_id", 1);
+    inst.put("target_type", "Organization");
+    ObjectNode perms = inst.putObject("permissions");
+    perms.put("contents", "write");
+    perms.put("metadata", "read");
+    perms.put("pull_requests", "write");
+    perms.put("workflows", "write");
+    inst.putArray("events");
+    inst.put("created_at", "2026-01-01T00:00:00Z");
+    inst.put("updated_at", "2026-01-01T00:00:00Z");
+    inst.put("single_file_name", (String) null);
+    inst.put("app_slug", "pushgate-local-forge");
+    inst.putNull("suspended_at");
+    inst.putNull("suspended_by");
+    return inst;
+  }
+
+  private ObjectNode repositoryJson(ForgeRepositories.ForgeRepo r) {
+    ObjectNode repo = json.createObjectNode();
+    repo.put("id", r.id());
+    repo.put("node_id", "R_" + r.id());
+    repo.put("name", r.slug().name());
+    repo.put("full_name", r.slug().toString());
+    repo.put("private", true);
+    ObjectNode owner = repo.putObject("owner");
+    owner.put("login", r.slug().owner());
+    owner.put("id", 1);
+    owner.put("type", "Organization");
+    repo.put("default_branch", "main");
+    return repo;
+  }
+
+  private void error(HttpServletResponse rsp, int status, String message) throws IOException {
+    ObjectNode e = json.createObjectNode();
+    e.put("message", message);
+    e.put("documentation_url", "https://docs.github.com/rest");
+    e.put("status", String.valueOf(status));
+    send(rsp, status, e);
+  }
+
+  private void send(HttpServletResponse rsp, int status, JsonNode body) throws IOException {
+    rsp.setStatus(status);
+    rsp.setContentType("application/json; charset=utf-8");
+    json.writeValue(rsp.getOutputStream(), body);
+  }
+}

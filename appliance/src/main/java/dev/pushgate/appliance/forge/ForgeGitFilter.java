@@ -1,0 +1,111 @@
+package dev.pushgate.appliance.forge;
+
+import dev.pushgate.broker.RepoSlug;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.Base64;
+import java.util.Optional;
+import org.eclipse.jgit.http.server.GitSmartHttpTools;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * GitHub's token semantics in front of the forge's git endpoints: HTTP Basic with an installation
+ * token as the password; a read token fetches, only a write token pushes.
+ */
+final class ForgeGitFilter implements Filter {
+  private static final Logger log = LoggerFactory.getLogger(ForgeGitFilter.class);
+  static final String REPO_ATTRIBUTE = ForgeRepositories.ForgeRepo.class.getName();
+
+  private final ForgeRepositories repos;
+  private final ForgeTokens tokens;
+
+  ForgeGitFilter(ForgeRepositories repos, ForgeTokens tokens) {
+    this.repos = repos;
+    this.tokens = tokens;
+  }
+
+  @Override
+  public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    HttpServletRequest req = (HttpServletRequest) request;
+    HttpServletResponse rsp = (HttpServletResponse) response;
+    if (LocalForge.API_PATH.equals(req.getServletPath())) {
+      chain.doFilter(request, response); // the App API authenticates by itself
+      return;
+    }
+    Optional<ForgeRepositories.ForgeRepo> repo = repoOf(req.getPathInfo());
+    Optional<ForgeTokens.Grant> grant;
+    try {
+      grant = tokens.check(passwordOf(req));
+    } catch (SQLException e) {
+      log.error("local forge cannot read its tokens", e);
+      rsp.sendError(500);
+      return;
+    }
+    if (grant.isEmpty()) {
+      rsp.setHeader("WWW-Authenticate", "Basic realm=\"pushgate local forge\"");
+      text(rsp, 401, "Invalid username or token. Password authentication is not supported"
+          + " for Git operations.");
+      return;
+    }
+    // Like GitHub, a repository the token cannot see does not exist.
+    if (repo.isEmpty() || !grant.get().canRead(repo.get().id())) {
+      text(rsp, 404, "Repository not found.");
+      return;
+    }
+    boolean push = GitSmartHttpTools.isReceivePack(req)
+        || "git-receive-pack".equals(req.getParameter("service"));
+    if (push && !grant.get().canWrite(repo.get().id())) {
+      text(rsp, 403, "Write access to repository not granted.");
+      return;
+    }
+    req.setAttribute(REPO_ATTRIBUTE, repo.get());
+    chain.doFilter(request, response);
+  }
+
+  private Optional<ForgeRepositories.ForgeRepo> repoOf(String pathInfo) {
+    if (pathInfo == null) {
+      return Optional.empty();
+    }
+    String[] parts = pathInfo.split("/");
+    // "", owner, name.git, then the smart-HTTP suffix
+    if (parts.length < 4 || !parts[2].endsWith(".git")) {
+      return Optional.empty();
+    }
+    try {
+      return repos.find(RepoSlug.parse(parts[1] + "/" + parts[2]));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String passwordOf(HttpServletRequest req) {
+    String auth = req.getHeader("Authorization");
+    if (auth == null || !auth.regionMatches(true, 0, "Basic ", 0, 6)) {
+      return null;
+    }
+    try {
+      String decoded = new String(Base64.getDecoder().decode(auth.substring(6).strip()),
+          StandardCharsets.UTF_8);
+      int colon = decoded.indexOf(':');
+      return colon < 0 ? null : decoded.substring(colon + 1);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static void text(HttpServletResponse rsp, int status, String message) throws IOException {
+    rsp.setStatus(status);
+    rsp.setContentType("text/plain; charset=UTF-8");
+    rsp.getOutputStream().write((message + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,29 @@
+package dev.pushgate.appliance.runs;
+
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.WorkspaceRules;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/** A validated request to start a run. */
+public record NewRun(
+    String workspaceId,
+    String sessionId,
+    String agentId,
+    String mode,
+    RepoSlug repository,
+    List<RepoSlug> attachedRepositories,
+    WorkspaceRules rules,
+    String rulesJson,
+    Duration ttl) {
+
+  public NewRun {
+    Objects.requireNonNull(workspaceId, "workspaceId");
+    Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(repository, "repository");
+    attachedRepositories = List.copyOf(attachedRepositories);
+    Objects.requireNonNull(rules, "rules");
+    Objects.requireNonNull(rulesJson, "rulesJson");
+  }
+}

@@ -1,0 +1,492 @@
+package dev.pushgate.appliance.runs;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.appliance.store.Ledger;
+import dev.pushgate.broker.BrokerException;
+import dev.pushgate.broker.GitHubApp;
+import dev.pushgate.broker.InstallationToken;
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.broker.Secret;
+import dev.pushgate.gateway.RunAuthenticator;
+import dev.pushgate.gateway.RunContext;
+import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.policy.RulesException;
+import dev.pushgate.policy.WorkspaceRules;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The run lifecycle: a run gets a read-only token, a gateway credential and a git config at
+ * start; at its end (teardown, TTL, or found orphaned after a crash) every credential it had is
+ * revoked and confirmed, retried until upstream says it is gone.
+ */
+public final class Runs implements RunAuthenticator {
+  private static final Logger log = LoggerFactory.getLogger(Runs.class);
+
+  /** Fixed settings of the lifecycle. */
+  public record Settings(
+      Path runsDir,
+      Duration defaultTtl,
+      Duration maxTtl,
+      Duration refreshBefore,
+      RunFiles files) {}
+
+  /** Writes and removes a run's files (its git config). */
+  public interface RunFiles {
+    /** Writes the run's git config into {@code dir} and returns its path. */
+    Path writeGitConfig(Path dir, String runCredential) throws IOException;
+  }
+
+  /** What a started run is told. {@code env} holds the read token the run is meant to hold. */
+  public record StartedRun(
+      String runId, Instant expiresAt, String gitConfigPath, String runCredential,
+      Map<String, String> env) {}
+
+  /** A credential and what became of it at teardown. */
+  public record Revocation(String kind, String repository, boolean revoked, String error) {}
+
+  /** What a teardown did. */
+  public record Teardown(String runId, String reason, List<Revocation> credentials,
+      boolean gitConfigRemoved) {}
+
+  private static final class LiveRun {
+    final Ledger.RunRow row;
+    final RunContext context;
+    final Map<String, Long> repositoryIds = new ConcurrentHashMap<>();
+    final Map<String, InstallationToken> syncTokens = new ConcurrentHashMap<>();
+    volatile InstallationToken readToken;
+
+    LiveRun(Ledger.RunRow row, RunContext context) {
+      this.row = row;
+      this.context = context;
+    }
+  }
+
+  private final Ledger ledger;
+  private final GitHubApp broker;
+  private final Clock clock;
+  private final Settings settings;
+  private final ObjectMapper json = new ObjectMapper();
+  private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
+  private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
+
+  public Runs(Ledger ledger, GitHubApp broker, Clock clock, Settings settings) {
+    this.ledger = ledger;
+    this.broker = broker;
+    this.clock = clock;
+    this.settings = settings;
+  }
+
+  /** Starts a run. Nothing is left behind when it fails: what was issued is revoked. */
+  public StartedRun create(NewRun req) throws RunRequestException {
+    List<RepoSlug> all = new ArrayList<>();
+    all.add(req.repository());
+    all.addAll(req.attachedRepositories());
+    for (RepoSlug r : all) {
+      checkInstalled(r);
+    }
+    Instant now = clock.instant();
+    Duration ttl = req.ttl() == null ? settings.defaultTtl() : req.ttl();
+    if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(settings.maxTtl()) > 0) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "ttlSeconds must be between 1 and " + settings.maxTtl().toSeconds());
+    }
+    String runId = Credentials.newRunId();
+    String credential = Credentials.newRunCredential();
+    Path dir = settings.runsDir().resolve(runId);
+    Ledger.RunRow row = new Ledger.RunRow(runId, req.workspaceId(), req.sessionId(),
+        req.agentId(), req.mode(), req.repository().toString(), null,
+        toJson(req.attachedRepositories().stream().map(RepoSlug::toString).toList()),
+        req.rulesJson(), Credentials.hash(credential), dir.resolve("gitconfig").toString(),
+        null, now, now.plus(ttl), null, null);
+    try {
+      ledger.insertRun(row);
+    } catch (SQLException e) {
+      log.error("cannot record run {}", runId, e);
+      throw new RunRequestException(RunRequestException.Status.INTERNAL,
+          "the appliance cannot write its ledger; no run was started");
+    }
+    LiveRun run = new LiveRun(row, contextOf(row, req.rules()));
+    try {
+      run.readToken = issueRead(run, req.repository(), "read");
+      Files.createDirectories(dir);
+      Path gitConfig = settings.files().writeGitConfig(dir, credential);
+      byId.put(runId, run);
+      idByCredentialHash.put(row.credentialHash(), runId);
+      Map<String, String> env = new LinkedHashMap<>();
+      env.put("GIT_CONFIG_GLOBAL", gitConfig.toString());
+      env.put("GH_TOKEN", run.readToken.token().reveal());
+      log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
+          req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
+      return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env);
+    } catch (BrokerException e) {
+      abandon(runId, "failed to start");
+      throw new RunRequestException(upstreamStatus(e), "could not issue the run's read token: "
+          + e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      log.error("run {} failed to start", runId, e);
+      abandon(runId, "failed to start");
+      throw new RunRequestException(RunRequestException.Status.INTERNAL,
+          "the run could not be started: " + e.getClass().getSimpleName());
+    }
+  }
+
+  /** Ends a run and revokes everything it held. Idempotent. */
+  public Teardown end(String runId, String reason) throws RunRequestException {
+    Optional<Ledger.RunRow> row;
+    try {
+      row = ledger.run(runId);
+    } catch (SQLException e) {
+      throw new RunRequestException(RunRequestException.Status.INTERNAL,
+          "the appliance cannot read its ledger");
+    }
+    if (row.isEmpty()) {
+      throw new RunRequestException(RunRequestException.Status.NOT_FOUND, "no run " + runId);
+    }
+    forget(runId);
+    try {
+      ledger.endRun(runId, reason, clock.instant());
+    } catch (SQLException e) {
+      log.error("cannot record the end of run {}", runId, e);
+    }
+    List<Revocation> revocations = revokeAll(runId);
+    boolean removed = removeFiles(runId);
+    log.info("run {} ended ({}): {} credential(s) revoked, {} pending", runId, reason,
+        revocations.stream().filter(Revocation::revoked).count(),
+        revocations.stream().filter(r -> !r.revoked()).count());
+    return new Teardown(runId, reason, revocations, removed);
+  }
+
+  public Optional<Ledger.RunRow> find(String runId) throws SQLException {
+    return ledger.run(runId);
+  }
+
+  public List<Ledger.RunRow> live() {
+    return byId.values().stream().map(r -> r.row)
+        .sorted(Comparator.comparing(Ledger.RunRow::createdAt)).toList();
+  }
+
+  @Override
+  public Optional<RunContext> authenticate(String credential) {
+    String id = idByCredentialHash.get(Credentials.hash(credential));
+    LiveRun run = id == null ? null : byId.get(id);
+    if (run == null || !run.row.live(clock.instant())) {
+      return Optional.empty();
+    }
+    return Optional.of(run.context);
+  }
+
+  /** The run's current read token, re-issued when it is close to expiry. */
+  public Secret currentReadToken(RunContext context) throws BrokerException, RunRequestException {
+    LiveRun run = liveRun(context.runId());
+    synchronized (run) {
+      if (run.readToken.expiresAt().minus(settings.refreshBefore()).isBefore(clock.instant())) {
+        InstallationToken old = run.readToken;
+        run.readToken = issueRead(run, context.repository(), "read");
+        revokeQuietly(context.runId(), old.token());
+      }
+      return run.readToken.token();
+    }
+  }
+
+  /** A token that can read {@code repo} for this run: its own read token, or one per attachment. */
+  public Secret readToken(RunContext context, RepoSlug repo) throws BrokerException, RunRequestException {
+    if (repo.sameAs(context.repository())) {
+      return currentReadToken(context);
+    }
+    LiveRun run = liveRun(context.runId());
+    synchronized (run) {
+      InstallationToken t = run.syncTokens.get(repo.key());
+      if (t == null || t.expiresAt().minus(settings.refreshBefore()).isBefore(clock.instant())) {
+        t = issueRead(run, repo, "sync");
+        run.syncTokens.put(repo.key(), t);
+      }
+      return t.token();
+    }
+  }
+
+  /** Mints a write token for one push; closing the lease revokes it. */
+  public WriteTokenLease mintWriteToken(RunContext context, RepoSlug repo, boolean workflows)
+      throws BrokerException, RunRequestException {
+    LiveRun run = liveRun(context.runId());
+    Long knownId = run.repositoryIds.get(repo.key());
+    InstallationToken t = broker.issueWriteToken(repo,
+        knownId == null ? OptionalLong.empty() : OptionalLong.of(knownId), workflows);
+    run.repositoryIds.put(repo.key(), t.repositoryId());
+    long ledgerId;
+    try {
+      ledgerId = ledger.recordCredential(context.runId(), "write", repo.toString(), t.token(),
+          clock.instant(), t.expiresAt());
+    } catch (SQLException e) {
+      // A token the ledger does not know could outlive a crash: never use it.
+      revokeQuietly(context.runId(), t.token());
+      throw new BrokerException(BrokerException.Reason.UPSTREAM_ERROR,
+          "the appliance cannot record a write token in its ledger");
+    }
+    return new WriteTokenLease() {
+      @Override
+      public Secret token() {
+        return t.token();
+      }
+
+      @Override
+      public void close() {
+        revokeRecorded(ledgerId, t.token());
+      }
+    };
+  }
+
+  /**
+   * At start-up: ends runs that expired while the appliance was down, takes back the live ones,
+   * and revokes every credential of an ended run. Logs a summary.
+   */
+  public void recover() throws SQLException {
+    Instant now = clock.instant();
+    int ended = 0;
+    int resumed = 0;
+    for (Ledger.RunRow row : ledger.unendedRuns()) {
+      if (!row.live(now)) {
+        ledger.endRun(row.id(), "expired", now);
+        removeFiles(row.id());
+        ended++;
+        continue;
+      }
+      try {
+        WorkspaceRules rules = WorkspaceRules.fromJson(json.readTree(row.rulesJson()));
+        LiveRun run = new LiveRun(row, contextOf(row, rules));
+        Optional<Ledger.LiveCredential> read = ledger.liveCredentials(row.id()).stream()
+            .filter(c -> c.kind().equals("read")).reduce((a, b) -> b);
+        if (read.isEmpty()) {
+          throw new IllegalStateException("no live read token");
+        }
+        Ledger.LiveCredential c = read.get();
+        run.readToken = new InstallationToken(c.token(),
+            c.expiresAt() == null ? now : c.expiresAt(),
+            row.repositoryId() == null ? 1 : row.repositoryId(), Map.of());
+        byId.put(row.id(), run);
+        idByCredentialHash.put(row.credentialHash(), row.id());
+        resumed++;
+      } catch (IOException | RulesException | RuntimeException e) {
+        log.warn("run {} cannot be resumed ({}); ending it", row.id(), e.getMessage());
+        ledger.endRun(row.id(), "could not be resumed", now);
+        removeFiles(row.id());
+        ended++;
+      }
+    }
+    int[] result = revokeOrphans();
+    log.info("recovery: {} run(s) resumed, {} ended, {} credential(s) revoked, {} still pending",
+        resumed, ended, result[0], result[1]);
+  }
+
+  /**
+   * The periodic pass: ends expired runs, retries revocations that failed, re-issues read tokens
+   * close to expiry.
+   */
+  public void sweep() {
+    Instant now = clock.instant();
+    for (LiveRun run : List.copyOf(byId.values())) {
+      if (!run.row.live(now)) {
+        try {
+          end(run.row.id(), "expired");
+        } catch (RunRequestException e) {
+          log.warn("could not end expired run {}: {}", run.row.id(), e.getMessage());
+        }
+      } else {
+        try {
+          currentReadToken(run.context);
+        } catch (BrokerException | RunRequestException e) {
+          log.warn("run {}: could not refresh its read token: {}", run.row.id(), e.getMessage());
+        }
+      }
+    }
+    try {
+      revokeOrphans();
+    } catch (SQLException e) {
+      log.error("cannot read the ledger to retry revocations", e);
+    }
+  }
+
+  /** Revokes live credentials whose run has ended; returns {revoked, still pending}. */
+  private int[] revokeOrphans() throws SQLException {
+    int ok = 0;
+    int pending = 0;
+    for (Ledger.LiveCredential c : ledger.liveCredentials()) {
+      if (byId.containsKey(c.runId())) {
+        continue;
+      }
+      if (revokeRecorded(c.id(), c.token())) {
+        ok++;
+      } else {
+        pending++;
+      }
+    }
+    return new int[] {ok, pending};
+  }
+
+  private List<Revocation> revokeAll(String runId) {
+    List<Revocation> out = new ArrayList<>();
+    List<Ledger.LiveCredential> live;
+    try {
+      live = ledger.liveCredentials(runId);
+    } catch (SQLException e) {
+      log.error("cannot read the ledger for run {}", runId, e);
+      return out;
+    }
+    for (Ledger.LiveCredential c : live) {
+      String error = revokeReporting(c.id(), c.token());
+      out.add(new Revocation(c.kind(), c.repository(), error == null, error));
+    }
+    out.add(new Revocation("gateway", null, true, null));
+    return out;
+  }
+
+  private boolean revokeRecorded(long ledgerId, Secret token) {
+    return revokeReporting(ledgerId, token) == null;
+  }
+
+  /** Revokes and records the outcome; returns null when confirmed, else the error. */
+  private String revokeReporting(long ledgerId, Secret token) {
+    try {
+      broker.revoke(token);
+      ledger.markRevoked(ledgerId, clock.instant());
+      return null;
+    } catch (BrokerException e) {
+      log.warn("revocation of credential {} failed, will retry: {}", ledgerId, e.getMessage());
+      try {
+        ledger.markRevokeFailed(ledgerId, e.getMessage());
+      } catch (SQLException s) {
+        log.error("cannot record a failed revocation", s);
+      }
+      return e.getMessage();
+    } catch (SQLException e) {
+      log.error("credential {} revoked but not recorded; it will be revoked again", ledgerId, e);
+      return null;
+    }
+  }
+
+  private InstallationToken issueRead(LiveRun run, RepoSlug repo, String kind)
+      throws BrokerException {
+    Long knownId = run.repositoryIds.get(repo.key());
+    InstallationToken t = broker.issueReadToken(repo,
+        knownId == null ? OptionalLong.empty() : OptionalLong.of(knownId));
+    run.repositoryIds.put(repo.key(), t.repositoryId());
+    try {
+      ledger.recordCredential(run.row.id(), kind, repo.toString(), t.token(), clock.instant(),
+          t.expiresAt());
+    } catch (SQLException e) {
+      // A token the ledger does not know could outlive a crash: never hand it out.
+      revokeQuietly(run.row.id(), t.token());
+      throw new BrokerException(BrokerException.Reason.UPSTREAM_ERROR,
+          "the appliance cannot record a token in its ledger");
+    }
+    return t;
+  }
+
+  private void revokeQuietly(String runId, Secret token) {
+    try {
+      broker.revoke(token);
+    } catch (BrokerException e) {
+      log.warn("run {}: a token could not be revoked at once: {}", runId, e.getMessage());
+    }
+  }
+
+  private void checkInstalled(RepoSlug repo) throws RunRequestException {
+    try {
+      broker.installationId(repo);
+    } catch (BrokerException e) {
+      if (e.reason() == BrokerException.Reason.NOT_INSTALLED) {
+        throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+            "unknown repository " + repo + ": " + e.getMessage());
+      }
+      throw new RunRequestException(upstreamStatus(e), e.getMessage());
+    }
+  }
+
+  private void abandon(String runId, String reason) {
+    forget(runId);
+    try {
+      ledger.endRun(runId, reason, clock.instant());
+    } catch (SQLException e) {
+      log.error("cannot record the end of run {}", runId, e);
+    }
+    revokeAll(runId);
+    removeFiles(runId);
+  }
+
+  private void forget(String runId) {
+    LiveRun run = byId.remove(runId);
+    if (run != null) {
+      idByCredentialHash.remove(run.row.credentialHash());
+    }
+  }
+
+  private LiveRun liveRun(String runId) throws RunRequestException {
+    LiveRun run = byId.get(runId);
+    if (run == null || !run.row.live(clock.instant())) {
+      throw new RunRequestException(RunRequestException.Status.NOT_FOUND,
+          "run " + runId + " has ended");
+    }
+    return run;
+  }
+
+  private boolean removeFiles(String runId) {
+    Path dir = settings.runsDir().resolve(runId);
+    try {
+      if (!Files.exists(dir)) {
+        return true;
+      }
+      try (var files = Files.walk(dir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+      return true;
+    } catch (IOException e) {
+      log.warn("could not remove the files of run {}: {}", runId, e.getMessage());
+      return false;
+    }
+  }
+
+  private RunContext contextOf(Ledger.RunRow row, WorkspaceRules rules) {
+    List<RepoSlug> attached;
+    try {
+      attached = List.of(json.readValue(row.attachedJson(), String[].class)).stream()
+          .map(RepoSlug::parse).toList();
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("damaged run row " + row.id(), e);
+    }
+    return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
+        attached, rules.push());
+  }
+
+  private String toJson(Object o) {
+    try {
+      return json.writeValueAsString(o);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static RunRequestException.Status upstreamStatus(BrokerException e) {
+    return switch (e.reason()) {
+      case NOT_INSTALLED, VALIDATION_FAILED -> RunRequestException.Status.BAD_REQUEST;
+      default -> RunRequestException.Status.UPSTREAM_UNAVAILABLE;
+    };
+  }
+}

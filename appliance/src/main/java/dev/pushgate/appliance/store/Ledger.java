@@ -1,0 +1,229 @@
+package dev.pushgate.appliance.store;
+
+import dev.pushgate.broker.Secret;
+import java.security.GeneralSecurityException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable record of every run and every credential issued for it, so that a restarted
+ * appliance can still revoke what a crashed one left alive. Tokens are sealed with {@link
+ * SecretBox}; run credentials are kept only as hashes.
+ */
+public final class Ledger {
+  private static final Logger log = LoggerFactory.getLogger(Ledger.class);
+
+  /** A run as stored. {@code rulesJson} is the workspace rules document as JSON. */
+  public record RunRow(
+      String id,
+      String workspaceId,
+      String sessionId,
+      String agentId,
+      String mode,
+      String repository,
+      Long repositoryId,
+      String attachedJson,
+      String rulesJson,
+      String credentialHash,
+      String gitConfigPath,
+      String backend,
+      Instant createdAt,
+      Instant expiresAt,
+      Instant endedAt,
+      String endReason) {
+
+    public boolean live(Instant now) {
+      return endedAt == null && expiresAt.isAfter(now);
+    }
+  }
+
+  /** A credential that has not been confirmed revoked. */
+  public record LiveCredential(
+      long id, String runId, String kind, String repository, Secret token, Instant expiresAt) {}
+
+  private static final String RUN_COLUMNS =
+      "id, workspace_id, session_id, agent_id, mode, repository, repository_id, attached, rules,"
+          + " credential_hash, git_config_path, backend, created_at, expires_at, ended_at,"
+          + " end_reason";
+
+  private final Database db;
+  private final SecretBox box;
+
+  public Ledger(Database db, SecretBox box) {
+    this.db = db;
+    this.box = box;
+  }
+
+  public void insertRun(RunRow r) throws SQLException {
+    db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "INSERT INTO runs(" + RUN_COLUMNS + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+        ps.setString(1, r.id());
+        ps.setString(2, r.workspaceId());
+        ps.setString(3, r.sessionId());
+        ps.setString(4, r.agentId());
+        ps.setString(5, r.mode());
+        ps.setString(6, r.repository());
+        if (r.repositoryId() == null) {
+          ps.setNull(7, Types.INTEGER);
+        } else {
+          ps.setLong(7, r.repositoryId());
+        }
+        ps.setString(8, r.attachedJson());
+        ps.setString(9, r.rulesJson());
+        ps.setString(10, r.credentialHash());
+        ps.setString(11, r.gitConfigPath());
+        ps.setString(12, r.backend());
+        ps.setLong(13, r.createdAt().toEpochMilli());
+        ps.setLong(14, r.expiresAt().toEpochMilli());
+        ps.setObject(15, r.endedAt() == null ? null : r.endedAt().toEpochMilli());
+        ps.setString(16, r.endReason());
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  public Optional<RunRow> run(String id) throws SQLException {
+    List<RunRow> rows = queryRuns("WHERE id = ?", id);
+    return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+  }
+
+  /** Runs not yet ended, whatever their expiry. */
+  public List<RunRow> unendedRuns() throws SQLException {
+    return queryRuns("WHERE ended_at IS NULL ORDER BY created_at");
+  }
+
+  public void endRun(String id, String reason, Instant at) throws SQLException {
+    db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "UPDATE runs SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL")) {
+        ps.setLong(1, at.toEpochMilli());
+        ps.setString(2, reason);
+        ps.setString(3, id);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  public long recordCredential(String runId, String kind, String repository, Secret token,
+      Instant issuedAt, Instant expiresAt) throws SQLException {
+    byte[] sealed = box.seal(token);
+    return db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "INSERT INTO credentials(run_id, kind, repository, token, issued_at, expires_at)"
+              + " VALUES (?,?,?,?,?,?)", Statement.RETURN_GENERATED_KEYS)) {
+        ps.setString(1, runId);
+        ps.setString(2, kind);
+        ps.setString(3, repository);
+        ps.setBytes(4, sealed);
+        ps.setLong(5, issuedAt.toEpochMilli());
+        ps.setObject(6, expiresAt == null ? null : expiresAt.toEpochMilli());
+        ps.executeUpdate();
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+          keys.next();
+          return keys.getLong(1);
+        }
+      }
+    });
+  }
+
+  /** Credentials of {@code runId} not confirmed revoked. */
+  public List<LiveCredential> liveCredentials(String runId) throws SQLException {
+    return queryCredentials("WHERE revoked_at IS NULL AND run_id = ?", runId);
+  }
+
+  /** Every credential not confirmed revoked. */
+  public List<LiveCredential> liveCredentials() throws SQLException {
+    return queryCredentials("WHERE revoked_at IS NULL");
+  }
+
+  public void markRevoked(long credentialId, Instant at) throws SQLException {
+    db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "UPDATE credentials SET revoked_at = ?, last_error = NULL,"
+              + " revoke_attempts = revoke_attempts + 1 WHERE id = ?")) {
+        ps.setLong(1, at.toEpochMilli());
+        ps.setLong(2, credentialId);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  public void markRevokeFailed(long credentialId, String error) throws SQLException {
+    db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "UPDATE credentials SET last_error = ?, revoke_attempts = revoke_attempts + 1"
+              + " WHERE id = ?")) {
+        ps.setString(1, error);
+        ps.setLong(2, credentialId);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  private List<RunRow> queryRuns(String where, Object... args) throws SQLException {
+    return db.with(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT " + RUN_COLUMNS + " FROM runs " + where)) {
+        for (int i = 0; i < args.length; i++) {
+          ps.setObject(i + 1, args[i]);
+        }
+        List<RunRow> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            long repoId = rs.getLong(7);
+            Long repositoryId = rs.wasNull() ? null : repoId;
+            long ended = rs.getLong(15);
+            Instant endedAt = rs.wasNull() ? null : Instant.ofEpochMilli(ended);
+            out.add(new RunRow(rs.getString(1), rs.getString(2), rs.getString(3),
+                rs.getString(4), rs.getString(5), rs.getString(6), repositoryId,
+                rs.getString(8), rs.getString(9), rs.getString(10), rs.getString(11),
+                rs.getString(12), Instant.ofEpochMilli(rs.getLong(13)),
+                Instant.ofEpochMilli(rs.getLong(14)), endedAt, rs.getString(16)));
+          }
+        }
+        return out;
+      }
+    });
+  }
+
+  private List<LiveCredential> queryCredentials(String where, Object... args)
+      throws SQLException {
+    return db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT id, run_id, kind, repository, token, expires_at FROM credentials " + where
+              + " ORDER BY id")) {
+        for (int i = 0; i < args.length; i++) {
+          ps.setObject(i + 1, args[i]);
+        }
+        List<LiveCredential> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            long exp = rs.getLong(6);
+            Instant expiresAt = rs.wasNull() ? null : Instant.ofEpochMilli(exp);
+            Secret token;
+            try {
+              token = box.open(rs.getBytes(5));
+            } catch (GeneralSecurityException e) {
+              log.error("credential {} cannot be unsealed: is the ledger key the right one?",
+                  rs.getLong(1));
+              continue;
+            }
+            out.add(new LiveCredential(rs.getLong(1), rs.getString(2), rs.getString(3),
+                rs.getString(4), token, expiresAt));
+          }
+        }
+        return out;
+      }
+    });
+  }
+}

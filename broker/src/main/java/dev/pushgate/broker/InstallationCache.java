@@ -1,0 +1,67 @@
+package dev.pushgate.broker;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which installation serves which repository. Found installations are kept ten minutes; "not
+ * installed" thirty seconds, so a fresh install is noticed quickly but a loop of failing launches
+ * does not hammer GitHub.
+ */
+final class InstallationCache {
+  static final Duration FOUND_FOR = Duration.ofMinutes(10);
+  static final Duration MISSING_FOR = Duration.ofSeconds(30);
+  private static final int MAX_ENTRIES = 10_000;
+
+  /** Either an installation id, or the NOT_INSTALLED answer to repeat. */
+  record Entry(long installationId, String missingMessage, String requestId, Instant until) {
+    boolean installed() {
+      return missingMessage == null;
+    }
+  }
+
+  private final Clock clock;
+  private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+
+  InstallationCache(Clock clock) {
+    this.clock = clock;
+  }
+
+  Entry get(RepoSlug repo) {
+    Entry e = entries.get(repo.key());
+    if (e == null) {
+      return null;
+    }
+    if (!clock.instant().isBefore(e.until())) {
+      entries.remove(repo.key(), e);
+      return null;
+    }
+    return e;
+  }
+
+  void found(RepoSlug repo, long installationId) {
+    put(repo, new Entry(installationId, null, null, clock.instant().plus(FOUND_FOR)));
+  }
+
+  void missing(RepoSlug repo, String message, String requestId) {
+    put(repo, new Entry(0, message, requestId, clock.instant().plus(MISSING_FOR)));
+  }
+
+  void forget(RepoSlug repo) {
+    entries.remove(repo.key());
+  }
+
+  private void put(RepoSlug repo, Entry entry) {
+    if (entries.size() >= MAX_ENTRIES) {
+      Instant now = clock.instant();
+      entries.values().removeIf(e -> !now.isBefore(e.until()));
+      if (entries.size() >= MAX_ENTRIES) {
+        entries.clear();
+      }
+    }
+    entries.put(repo.key(), entry);
+  }
+}

@@ -1,0 +1,53 @@
+package dev.pushgate.gateway;
+
+import jakarta.servlet.DispatcherType;
+import java.util.EnumSet;
+import java.util.Objects;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jgit.http.server.GitServlet;
+import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
+
+/**
+ * The push gateway: JGit smart HTTP (receive-pack only) mounted at {@code /git}, behind run
+ * authentication. Fetches are not served here; they go to upstream directly.
+ */
+public final class Gateway {
+  public static final String CONTEXT_PATH = "/git";
+
+  private final GatewayConfig config;
+  private final RunAuthenticator authenticator;
+  private final UpstreamAccess upstream;
+  private final AuditLog audit;
+  private final Approvals approvals;
+
+  public Gateway(GatewayConfig config, RunAuthenticator authenticator, UpstreamAccess upstream,
+      AuditLog audit, Approvals approvals) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
+    this.upstream = Objects.requireNonNull(upstream, "upstream");
+    this.audit = Objects.requireNonNull(audit, "audit");
+    this.approvals = approvals == null ? Approvals.NONE : approvals;
+  }
+
+  /** A servlet context serving the gateway under {@link #CONTEXT_PATH}. */
+  public ServletContextHandler handler() {
+    UpstreamCache cache = new UpstreamCache(config.cacheDir(),
+        (int) Math.max(1, config.upstreamTimeout().toSeconds()));
+    GitServlet git = new GitServlet();
+    git.setRepositoryResolver(new GatewayResolver(cache));
+    git.setReceivePackErrorHandler(new ReceiveErrors());
+    git.setReceivePackFactory(new GatewayReceivePackFactory(config, upstream, audit, approvals));
+    git.setUploadPackFactory((req, db) -> {
+      throw new ServiceNotEnabledException(
+          "fetches are not served by the push gateway; fetch from upstream");
+    });
+    ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
+    context.addFilter(new FilterHolder(
+        new GatewayFilter(config, authenticator, cache, upstream, audit)), "/*",
+        EnumSet.of(DispatcherType.REQUEST));
+    context.addServlet(new ServletHolder("git", git), "/*");
+    return context;
+  }
+}

@@ -1,0 +1,141 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.broker.RepoSlug;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import org.eclipse.jgit.http.server.GitSmartHttpTools;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything decided before JGit sees a request: the run's credential, the repository's name, and
+ * whether the run may reach it; then, before an advertisement, a sync of the cache from upstream.
+ * Refusals are answered as {@code text/plain}, which git prints after {@code remote:}.
+ */
+final class GatewayFilter implements Filter {
+  private static final Logger log = LoggerFactory.getLogger(GatewayFilter.class);
+  static final String RUN_ATTRIBUTE = RunContext.class.getName();
+  static final String REPO_ATTRIBUTE = RepoSlug.class.getName();
+  private static final List<String> SMART_HTTP_SUFFIXES =
+      List.of("/info/refs", "/git-receive-pack", "/git-upload-pack");
+
+  private final GatewayConfig config;
+  private final RunAuthenticator authenticator;
+  private final UpstreamCache cache;
+  private final UpstreamAccess upstream;
+  private final AuditLog audit;
+
+  GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
+      UpstreamAccess upstream, AuditLog audit) {
+    this.config = config;
+    this.authenticator = authenticator;
+    this.cache = cache;
+    this.upstream = upstream;
+    this.audit = audit;
+  }
+
+  @Override
+  public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    HttpServletRequest req = (HttpServletRequest) request;
+    HttpServletResponse rsp = (HttpServletResponse) response;
+    Optional<RunContext> run = credentialOf(req).flatMap(authenticator::authenticate);
+    if (run.isEmpty()) {
+      text(rsp, HttpServletResponse.SC_UNAUTHORIZED,
+          "Authentication failed: the run credential is unknown, expired or revoked.");
+      return;
+    }
+    Optional<RepoSlug> repo = repositoryOf(req.getPathInfo());
+    if (repo.isEmpty()) {
+      text(rsp, HttpServletResponse.SC_NOT_FOUND,
+          "Not a repository of the gateway: expected /git/" + config.gitHost()
+              + "/<owner>/<repo>.git");
+      return;
+    }
+    if (!run.get().mayReach(repo.get())) {
+      String why = repo.get() + " is neither this run's repository nor attached to its workspace";
+      auditRefusal(run.get(), repo.get(), why);
+      text(rsp, HttpServletResponse.SC_FORBIDDEN, Refusals.render(why));
+      return;
+    }
+    if (GitSmartHttpTools.isInfoRefs(req)) {
+      if (!"git-receive-pack".equals(req.getParameter("service"))) {
+        text(rsp, HttpServletResponse.SC_FORBIDDEN,
+            "The push gateway serves pushes only; fetches go to upstream.");
+        return;
+      }
+      try {
+        cache.sync(repo.get(), upstream.remoteUrl(repo.get()),
+            upstream.readToken(run.get(), repo.get()));
+      } catch (UpstreamException e) {
+        log.warn("run {}: sync of {} failed: {}", run.get().runId(), repo.get(), e.getMessage());
+        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(
+            "upstream " + repo.get() + " cannot be read right now; nothing was pushed, try again"));
+        return;
+      }
+    }
+    req.setAttribute(RUN_ATTRIBUTE, run.get());
+    req.setAttribute(REPO_ATTRIBUTE, repo.get());
+    chain.doFilter(request, response);
+  }
+
+  /**
+   * {@code /<gitHost>/<owner>/<name>[.git]/<smart-HTTP suffix>} → the repository, if well formed.
+   */
+  Optional<RepoSlug> repositoryOf(String pathInfo) {
+    String prefix = "/" + config.gitHost() + "/";
+    if (pathInfo == null || !pathInfo.startsWith(prefix)) {
+      return Optional.empty();
+    }
+    String rest = pathInfo.substring(prefix.length());
+    String repo = null;
+    for (String suffix : SMART_HTTP_SUFFIXES) {
+      if (rest.endsWith(suffix)) {
+        repo = rest.substring(0, rest.length() - suffix.length());
+      }
+    }
+    if (repo == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(RepoSlug.parse(repo));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void auditRefusal(RunContext run, RepoSlug repo, String reason) {
+    try {
+      audit.record(List.of(new PushRecord(config.clock().instant(), run.runId(),
+          run.workspaceId(), repo.toString(), null, null, null, null, "denied",
+          "repository attachment", RefusalCode.REPO_NOT_ATTACHED, reason, "not forwarded", 0)));
+    } catch (AuditLog.AuditException e) {
+      log.error("could not audit a refused repository for run {}", run.runId(), e);
+    }
+    log.info("push run={} repo={} decision=deny code=REPO_NOT_ATTACHED", run.runId(), repo);
+  }
+
+  static Optional<String> credentialOf(HttpServletRequest req) {
+    String header = req.getHeader("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.empty();
+    }
+    String credential = header.substring(7).strip();
+    return credential.isEmpty() ? Optional.empty() : Optional.of(credential);
+  }
+
+  static void text(HttpServletResponse rsp, int status, String message) throws IOException {
+    rsp.setStatus(status);
+    rsp.setContentType("text/plain; charset=UTF-8");
+    rsp.getOutputStream().write((message + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,235 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Judgement;
+import dev.pushgate.policy.UpdateKind;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.RefUpdate;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.transport.PreReceiveHook;
+import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.transport.ReceivePack;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The push path's decision point. Each command is judged by the run's push rule (asking an
+ * approver where the rule says ask first), the decisions are audited, and the allowed commands are
+ * forwarded upstream with a write token minted for this push alone. Whatever is still undecided
+ * when anything goes wrong is refused.
+ */
+final class PushHook implements PreReceiveHook {
+  private static final Logger log = LoggerFactory.getLogger(PushHook.class);
+
+  /** One command and what the gateway decided about it. */
+  private static final class Item {
+    final ReceiveCommand cmd;
+    final UpdateKind kind;
+    Judgement judgement;
+    RefusalCode code;
+    String reason;
+    long auditId = -1;
+
+    Item(ReceiveCommand cmd) {
+      this.cmd = cmd;
+      this.kind = UpdateCommands.kindOf(cmd);
+    }
+
+    boolean allowed() {
+      return code == null;
+    }
+
+    void refuse(RefusalCode code, String reason) {
+      this.code = code;
+      this.reason = reason;
+    }
+  }
+
+  private final RunContext run;
+  private final RepoSlug repo;
+  private final GatewayConfig config;
+  private final UpstreamAccess upstream;
+  private final AuditLog audit;
+  private final Approvals approvals;
+  private final Forwarder forwarder;
+
+  PushHook(RunContext run, RepoSlug repo, GatewayConfig config, UpstreamAccess upstream,
+      AuditLog audit, Approvals approvals, Forwarder forwarder) {
+    this.run = run;
+    this.repo = repo;
+    this.config = config;
+    this.upstream = upstream;
+    this.audit = audit;
+    this.approvals = approvals;
+    this.forwarder = forwarder;
+  }
+
+  @Override
+  public void onPreReceive(ReceivePack rp, Collection<ReceiveCommand> commands) {
+    long start = System.nanoTime();
+    List<Item> items = commands.stream().map(Item::new).toList();
+    try {
+      judge(rp, items);
+      List<Item> allowed = items.stream().filter(Item::allowed).toList();
+      if (rp.isAtomic() && allowed.size() < items.size()) {
+        for (Item i : allowed) {
+          i.refuse(RefusalCode.ATOMIC_ABORTED, "atomic push refused because another ref was refused");
+        }
+        allowed = List.of();
+      }
+      recordDecisions(items);
+      applyRefusals(items);
+      if (!allowed.isEmpty()) {
+        forward(rp, allowed, start);
+      }
+    } catch (AuditLog.AuditException e) {
+      log.error("run {}: audit log unavailable, push to {} refused", run.runId(), repo, e);
+      refuseUndecided(commands, "the audit log is unavailable, so nothing can be pushed; try again later");
+    } catch (Exception | Error e) {
+      log.error("run {}: push to {} failed inside the gateway", run.runId(), repo, e);
+      refuseUndecided(commands, "internal error in the push gateway; nothing was pushed");
+    }
+  }
+
+  private void judge(ReceivePack rp, List<Item> items) throws IOException {
+    Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
+        ? List.of() : rp.getAdvertisedRefs().values();
+    for (Item i : items) {
+      if (i.cmd.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED) {
+        i.refuse(RefusalCode.INVALID_COMMAND,
+            i.cmd.getMessage() != null ? i.cmd.getMessage() : i.cmd.getResult().name());
+        continue;
+      }
+      i.judgement = run.pushRules().judge(i.cmd.getRefName(), i.kind);
+      Decision d = i.judgement.decision();
+      if (d == Decision.DENY) {
+        i.refuse(RefusalCode.RULE_DENIED, i.judgement.reason());
+      } else if (d == Decision.ASK) {
+        ApprovalQuestion q = new ApprovalQuestion(run.runId(), run.workspaceId(), repo.toString(),
+            i.cmd.getRefName(), i.kind.id(), i.cmd.getOldId().name(), i.cmd.getNewId().name(),
+            i.judgement.rule(), i.judgement.reason(),
+            UpdateCommands.summaries(rp.getRepository(), i.cmd, upstreamRefs));
+        Approvals.ApprovalAnswer answer = approvals.ask(q, line -> progress(rp, line));
+        if (!answer.allowed()) {
+          i.refuse(answer.code() == null ? RefusalCode.APPROVAL_DENIED : answer.code(), answer.reason());
+        }
+      }
+    }
+  }
+
+  private void forward(ReceivePack rp, List<Item> allowed, long start) throws IOException {
+    List<ReceiveCommand> cmds = allowed.stream().map(i -> i.cmd).toList();
+    Repository db = rp.getRepository();
+    Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
+        ? List.of() : rp.getAdvertisedRefs().values();
+    boolean workflows = UpdateCommands.changeWorkflows(db, cmds, upstreamRefs);
+    Map<ReceiveCommand, Forwarder.Outcome> outcomes;
+    try (WriteTokenLease lease = upstream.mintWriteToken(run, repo, workflows)) {
+      outcomes = forwarder.forward(db, upstream.remoteUrl(repo), lease.token(), cmds,
+          rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
+    } catch (UpstreamException e) {
+      log.warn("run {}: no write token for {}: {}", run.runId(), repo, e.getMessage());
+      Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
+          "the gateway could not get a write token for " + repo + "; nothing was pushed");
+      outcomes = new LinkedHashMap<>();
+      for (ReceiveCommand c : cmds) {
+        outcomes.put(c, failed);
+      }
+    }
+    long took = (System.nanoTime() - start) / 1_000_000;
+    for (Item i : allowed) {
+      Forwarder.Outcome o = outcomes.get(i.cmd);
+      if (o.ok()) {
+        updateCache(db, i.cmd);
+        i.cmd.setResult(ReceiveCommand.Result.OK);
+      } else {
+        i.cmd.setResult(o.result(), o.message());
+      }
+      settle(i, o.describe(), took);
+      log.info("push run={} repo={} ref={} kind={} decision=allow upstream={}",
+          run.runId(), repo, i.cmd.getRefName(), i.kind.id(), o.describe());
+    }
+  }
+
+  private void recordDecisions(List<Item> items) throws AuditLog.AuditException {
+    Instant now = config.clock().instant();
+    List<PushRecord> records = new ArrayList<>();
+    for (Item i : items) {
+      records.add(new PushRecord(now, run.runId(), run.workspaceId(), repo.toString(),
+          i.cmd.getRefName(), i.cmd.getOldId().name(), i.cmd.getNewId().name(), i.kind.id(),
+          i.allowed() ? "allowed" : "denied",
+          i.judgement == null ? "git" : i.judgement.rule(),
+          i.code, i.allowed() ? i.judgement.reason() : i.reason,
+          i.allowed() ? "pending" : "not forwarded", 0));
+    }
+    List<Long> ids = audit.record(records);
+    for (int n = 0; n < items.size(); n++) {
+      items.get(n).auditId = ids.get(n);
+    }
+  }
+
+  private void applyRefusals(List<Item> items) {
+    for (Item i : items) {
+      if (i.allowed()) {
+        continue;
+      }
+      log.info("push run={} repo={} ref={} kind={} decision=deny code={} reason={}",
+          run.runId(), repo, i.cmd.getRefName(), i.kind.id(), i.code, i.reason);
+      if (i.code != RefusalCode.INVALID_COMMAND) {
+        i.cmd.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, Refusals.render(i.reason));
+      }
+    }
+  }
+
+  private void settle(Item i, String outcome, long took) {
+    try {
+      audit.settle(i.auditId, outcome, took);
+    } catch (AuditLog.AuditException e) {
+      log.error("run {}: could not record the upstream outcome of {}", run.runId(),
+          i.cmd.getRefName(), e);
+    }
+  }
+
+  private static void updateCache(Repository db, ReceiveCommand cmd) {
+    try {
+      RefUpdate ru = db.updateRef(cmd.getRefName());
+      ru.disableRefLog();
+      ru.setForceUpdate(true);
+      if (cmd.getType() == ReceiveCommand.Type.DELETE) {
+        ru.delete();
+      } else {
+        ru.setExpectedOldObjectId(null);
+        ru.setNewObjectId(cmd.getNewId());
+        ru.update();
+      }
+    } catch (IOException e) {
+      // The cache is only a cache: the next advertisement syncs it from upstream.
+      log.warn("could not update the cache ref {}: {}", cmd.getRefName(), e.getMessage());
+    }
+  }
+
+  private static void refuseUndecided(Collection<ReceiveCommand> commands, String why) {
+    for (ReceiveCommand c : commands) {
+      if (c.getResult() == ReceiveCommand.Result.NOT_ATTEMPTED) {
+        c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, Refusals.render(why));
+      }
+    }
+  }
+
+  private static void progress(ReceivePack rp, String line) {
+    rp.sendMessage(line);
+    try {
+      rp.getMessageOutputStream().flush();
+    } catch (IOException e) {
+      log.debug("could not flush a message to the client: {}", e.getMessage());
+    }
+  }
+}

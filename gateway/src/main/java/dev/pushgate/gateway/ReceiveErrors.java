@@ -1,0 +1,67 @@
+package dev.pushgate.gateway;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import org.eclipse.jgit.errors.CorruptObjectException;
+import org.eclipse.jgit.errors.PackProtocolException;
+import org.eclipse.jgit.errors.UnpackException;
+import org.eclipse.jgit.http.server.ReceivePackErrorHandler;
+import org.eclipse.jgit.transport.ServiceMayNotContinueException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A push that breaks the protocol gets a 400 with what was wrong, not a 500 and a stack trace. By
+ * then nothing has moved: commands are judged only after the whole pack was received and checked.
+ */
+final class ReceiveErrors implements ReceivePackErrorHandler {
+  private static final Logger log = LoggerFactory.getLogger(ReceiveErrors.class);
+
+  @Override
+  public void receive(HttpServletRequest req, HttpServletResponse rsp, ReceivePackRunnable r)
+      throws IOException {
+    try {
+      r.receive();
+    } catch (PackProtocolException | UnpackException | CorruptObjectException e) {
+      log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
+      String why = Forwarder.oneLine(e.getMessage());
+      if (why.contains("wanted 'old new ref'")) {
+        why = "a command is not '<old-id> <new-id> <ref>' with a valid ref name";
+      }
+      answer(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
+    } catch (ServiceMayNotContinueException e) {
+      answer(rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
+    } catch (IOException e) {
+      if (isBadInput(e)) {
+        log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
+        answer(rsp, HttpServletResponse.SC_BAD_REQUEST,
+            "malformed push request: " + Forwarder.oneLine(e.getMessage()));
+      } else {
+        log.warn("push failed: {}", e.toString());
+        answer(rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
+            "the push failed inside the gateway; nothing was pushed");
+      }
+    } catch (RuntimeException e) {
+      log.warn("push failed: {}", e.toString());
+      answer(rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
+          "the push failed inside the gateway; nothing was pushed");
+    }
+  }
+
+  /** JGit reports a broken pkt-line or a short body as a plain IOException. */
+  private static boolean isBadInput(IOException e) {
+    String m = e.getMessage() == null ? "" : e.getMessage();
+    return e instanceof java.io.EOFException || m.startsWith("Invalid packet line header")
+        || m.startsWith("Short read") || m.contains("expected") && m.contains("got");
+  }
+
+  private static void answer(HttpServletResponse rsp, int status, String message)
+      throws IOException {
+    if (rsp.isCommitted()) {
+      return; // git has its answer in-band already
+    }
+    rsp.reset();
+    GatewayFilter.text(rsp, status, message);
+  }
+}

@@ -1,0 +1,23 @@
+package dev.pushgate.gateway;
+
+/** Why the gateway refused a ref update or a push. Kept in the audit log. */
+public enum RefusalCode {
+  /** A push rule said deny. */
+  RULE_DENIED,
+  /** The rule said ask first and nobody could answer. */
+  NO_APPROVER,
+  /** An approver said no. */
+  APPROVAL_DENIED,
+  /** Nobody answered in time. */
+  APPROVAL_TIMEOUT,
+  /** The repository is neither the run's own nor attached to its workspace. */
+  REPO_NOT_ATTACHED,
+  /** An atomic push in which another ref was refused. */
+  ATOMIC_ABORTED,
+  /** git's own checks refused the command (bad ref name, stale old id, …). */
+  INVALID_COMMAND,
+  /** Upstream refused the update or could not be reached. */
+  UPSTREAM_REJECTED,
+  /** Something failed inside the gateway; the push is refused, never let through. */
+  INTERNAL
+}

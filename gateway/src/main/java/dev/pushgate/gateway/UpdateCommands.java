@@ -1,0 +1,117 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.policy.UpdateKind;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.treewalk.TreeWalk;
+import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
+import org.eclipse.jgit.treewalk.filter.PathFilter;
+import org.eclipse.jgit.treewalk.filter.TreeFilter;
+
+/** What the gateway reads off the commands of a push: their kind and the commits they bring. */
+final class UpdateCommands {
+  private static final String WORKFLOWS = ".github/workflows";
+  private static final int MAX_SUMMARIES = 20;
+
+  private UpdateCommands() {}
+
+  static UpdateKind kindOf(ReceiveCommand cmd) {
+    return switch (cmd.getType()) {
+      case CREATE -> UpdateKind.CREATE;
+      case UPDATE -> UpdateKind.UPDATE;
+      case UPDATE_NONFASTFORWARD -> UpdateKind.FORCE;
+      case DELETE -> UpdateKind.DELETE;
+    };
+  }
+
+  /** True when a commit new to upstream changes anything under {@code .github/workflows/}. */
+  static boolean changeWorkflows(
+      Repository db, Collection<ReceiveCommand> commands, Collection<Ref> upstreamRefs)
+      throws IOException {
+    try (RevWalk walk = newCommitsWalk(db, commands, upstreamRefs)) {
+      for (RevCommit c; (c = walk.next()) != null; ) {
+        if (touchesWorkflows(db, c)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** One-line summaries of the commits new to upstream, newest first, for approvers. */
+  static List<String> summaries(
+      Repository db, ReceiveCommand cmd, Collection<Ref> upstreamRefs) throws IOException {
+    List<String> out = new ArrayList<>();
+    if (cmd.getType() == ReceiveCommand.Type.DELETE) {
+      return out;
+    }
+    try (RevWalk walk = newCommitsWalk(db, List.of(cmd), upstreamRefs)) {
+      for (RevCommit c; (c = walk.next()) != null && out.size() < MAX_SUMMARIES; ) {
+        out.add(c.abbreviate(10).name() + " " + c.getShortMessage());
+      }
+    }
+    return out;
+  }
+
+  private static RevWalk newCommitsWalk(
+      Repository db, Collection<ReceiveCommand> commands, Collection<Ref> upstreamRefs)
+      throws IOException {
+    RevWalk walk = new RevWalk(db);
+    try {
+      for (ReceiveCommand cmd : commands) {
+        if (cmd.getType() != ReceiveCommand.Type.DELETE) {
+          RevObject o = walk.peel(walk.parseAny(cmd.getNewId()));
+          if (o instanceof RevCommit commit) {
+            walk.markStart(commit);
+          }
+        }
+      }
+      for (Ref ref : upstreamRefs) {
+        ObjectId id = ref.getObjectId();
+        if (id != null && !ref.getName().startsWith(Constants.R_TAGS)) {
+          RevObject o = walk.peel(walk.parseAny(id));
+          if (o instanceof RevCommit commit) {
+            walk.markUninteresting(commit);
+          }
+        }
+      }
+      return walk;
+    } catch (IOException | RuntimeException e) {
+      walk.close();
+      throw e;
+    }
+  }
+
+  private static boolean touchesWorkflows(Repository db, RevCommit c) throws IOException {
+    try (TreeWalk tw = new TreeWalk(db)) {
+      tw.setRecursive(true);
+      if (c.getParentCount() == 0) {
+        tw.addTree(c.getTree());
+        tw.setFilter(PathFilter.create(WORKFLOWS));
+        return tw.next();
+      }
+      for (RevCommit parent : c.getParents()) {
+        tw.reset();
+        try (RevWalk rw = new RevWalk(db)) {
+          tw.addTree(rw.parseCommit(parent).getTree());
+        }
+        tw.addTree(c.getTree());
+        tw.setFilter(AndTreeFilter.create(PathFilter.create(WORKFLOWS), TreeFilter.ANY_DIFF));
+        if (tw.next()) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+}

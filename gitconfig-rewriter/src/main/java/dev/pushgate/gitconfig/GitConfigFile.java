@@ -1,0 +1,117 @@
+package dev.pushgate.gitconfig;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The run's git config file, used by the run as {@code GIT_CONFIG_GLOBAL}:
+ *
+ * <ul>
+ *   <li>{@code url.<gateway>/git/<host>/.pushInsteadOf} for {@code https://<host>/}, {@code
+ *       git@<host>:} and {@code ssh://git@<host>/} (and, in local-forge mode, the forge base), so
+ *       pushes go to the gateway. git applies it to the remote's original URL, before any {@code
+ *       insteadOf}; it does not apply it to an explicit {@code pushurl} (see {@link
+ *       PushUrlRewriter}).
+ *   <li>{@code http.<gateway>/git/.extraHeader = Authorization: Bearer <run credential>}, after an
+ *       empty value that drops inherited headers; git sends it to that path only.
+ *   <li>{@code credential.https://<host>.helper} (or, in local-forge mode, {@code
+ *       credential.<forge base>.helper}): an empty value that drops inherited helpers, then the run's
+ *       {@link CredentialCommand}; and {@code username = x-access-token}. git (2.26 and later)
+ *       matches the path of the forge URL as a prefix, so the helper never answers for the gateway.
+ *   <li>In local-forge mode, {@code url.<forge base>.insteadOf} for the three GitHub forms, so
+ *       clone and fetch of {@code https://github.com/acme/widget.git} go to {@code <forge
+ *       base>acme/widget.git}.
+ * </ul>
+ */
+public final class GitConfigFile {
+  private static final Set<PosixFilePermission> OWNER_ONLY =
+      PosixFilePermissions.fromString("rw-------");
+
+  private GitConfigFile() {}
+
+  /** The file's text. Every value and subsection is quoted as git's parser reads it back. */
+  public static String render(RunGitConfig config) {
+    String host = config.gitHost();
+    List<String> githubForms = List.of("https://" + host + "/", "git@" + host + ":",
+        "ssh://git@" + host + "/");
+    StringBuilder out = new StringBuilder();
+    out.append("# Written by pushgate for one agent run; removed when the run ends.\n");
+
+    section(out, "url", config.gatewayPushBase());
+    for (String form : githubForms) {
+      entry(out, "pushInsteadOf", form);
+    }
+    // a clone made straight from the forge pushes to the gateway too
+    config.fetchBaseUrl().ifPresent(forge -> entry(out, "pushInsteadOf", forge));
+
+    section(out, "http", config.gatewayBaseUrl() + "/git/");
+    entry(out, "extraHeader", "");
+    entry(out, "extraHeader", "Authorization: Bearer " + config.runCredential());
+
+    String credentialScope = config.fetchBaseUrl().orElse("https://" + host);
+    config.fetchBaseUrl().ifPresent(forge -> {
+      section(out, "url", forge);
+      for (String form : githubForms) {
+        entry(out, "insteadOf", form);
+      }
+    });
+    section(out, "credential", credentialScope);
+    entry(out, "helper", "");
+    entry(out, "helper", config.credentialCommand().helperValue());
+    entry(out, "username", "x-access-token");
+    return out.toString();
+  }
+
+  /**
+   * Writes the file atomically: a new file with mode 0600 in the same directory, synced, then
+   * renamed over {@code target} (an existing file or symlink there is replaced, never written
+   * through). Nothing is left behind on failure.
+   */
+  public static void write(Path target, RunGitConfig config) throws IOException {
+    byte[] bytes = render(config).getBytes(StandardCharsets.UTF_8);
+    Path absolute = target.toAbsolutePath();
+    Path dir = absolute.getParent();
+    Path temp = Files.createTempFile(dir, "." + absolute.getFileName() + ".", ".tmp",
+        PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    boolean moved = false;
+    try {
+      Files.setPosixFilePermissions(temp, OWNER_ONLY);
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        channel.force(true);
+      }
+      Files.move(temp, absolute, StandardCopyOption.ATOMIC_MOVE);
+      moved = true;
+    } finally {
+      if (!moved) {
+        Files.deleteIfExists(temp);
+      }
+    }
+  }
+
+  private static void section(StringBuilder out, String name, String subsection) {
+    out.append('[').append(name).append(' ').append(ConfigSyntax.subsection(subsection))
+        .append("]\n");
+  }
+
+  private static void entry(StringBuilder out, String key, String value) {
+    out.append('\t').append(key).append(" =");
+    if (!value.isEmpty()) {
+      out.append(' ').append(ConfigSyntax.value(value));
+    }
+    out.append('\n');
+  }
+}

@@ -1,0 +1,109 @@
+package dev.pushgate.gitconfig;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Recognises a push URL that points at the git host: {@code https://[user@]host[:443]/o/r},
+ * {@code ssh://[user@]host[:22]/o/r} (also {@code git+ssh://}, {@code ssh+git://}) and the
+ * scp-like {@code [user@]host:o/r}, each with or without {@code .git} and a trailing slash. Such a
+ * URL either names a repository safely or is refused; every other URL is left alone.
+ */
+final class GitHubPushUrl {
+  // as GitHub names owners and repositories; also what makes a safe path on the gateway
+  private static final Pattern OWNER = Pattern.compile("[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})");
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+  sealed interface Match permits Elsewhere, Repository, Unsafe {}
+
+  /** Not a URL of the git host. */
+  record Elsewhere() implements Match {}
+
+  record Repository(String owner, String name) implements Match {}
+
+  /** A URL of the git host that does not name a repository safely; {@code why} says what. */
+  record Unsafe(String why) implements Match {}
+
+  private GitHubPushUrl() {}
+
+  static Match match(String url, String gitHost) {
+    String path;
+    int schemeEnd = url.indexOf("://");
+    if (schemeEnd >= 0) {
+      String scheme = url.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
+      String defaultPort;
+      switch (scheme) {
+        case "https" -> defaultPort = "443";
+        case "ssh", "git+ssh", "ssh+git" -> defaultPort = "22";
+        default -> {
+          return new Elsewhere();
+        }
+      }
+      String rest = url.substring(schemeEnd + 3);
+      int slash = rest.indexOf('/');
+      String authority = slash < 0 ? rest : rest.substring(0, slash);
+      String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
+      if (!hostPort.equalsIgnoreCase(gitHost)
+          && !hostPort.equalsIgnoreCase(gitHost + ":" + defaultPort)) {
+        return new Elsewhere();
+      }
+      path = slash < 0 ? "" : rest.substring(slash + 1);
+    } else {
+      // git reads [user@]host:path as scp-like ssh when the colon comes before any slash
+      int colon = url.indexOf(':');
+      if (colon < 0 || url.lastIndexOf('/', colon) >= 0) {
+        return new Elsewhere();
+      }
+      String userHost = url.substring(0, colon);
+      if (!userHost.substring(userHost.lastIndexOf('@') + 1).equalsIgnoreCase(gitHost)) {
+        return new Elsewhere();
+      }
+      path = url.substring(colon + 1);
+      if (path.startsWith("/")) {
+        path = path.substring(1);
+      }
+    }
+    return repository(path);
+  }
+
+  private static Match repository(String path) {
+    String p = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    String[] parts = p.split("/", -1);
+    if (parts.length != 2) {
+      return new Unsafe("expected <owner>/<repository>, got \"" + Printable.of(path) + "\"");
+    }
+    String owner = parts[0];
+    String name = parts[1].endsWith(".git")
+        ? parts[1].substring(0, parts[1].length() - 4) : parts[1];
+    if (!OWNER.matcher(owner).matches()) {
+      return new Unsafe("not a valid owner: \"" + Printable.of(owner) + "\"");
+    }
+    if (!NAME.matcher(name).matches() || name.equals(".") || name.equals("..")) {
+      return new Unsafe("not a valid repository name: \"" + Printable.of(name) + "\"");
+    }
+    return new Repository(owner, name);
+  }
+
+  /**
+   * The URL for messages and reports: user info other than the conventional SSH user {@code git}
+   * becomes {@code ***}, since it may be a token.
+   */
+  static String redacted(String url) {
+    int schemeEnd = url.indexOf("://");
+    int start = schemeEnd < 0 ? 0 : schemeEnd + 3;
+    int end = url.indexOf('/', start);
+    if (schemeEnd < 0) {
+      end = url.indexOf(':');
+      if (end < 0 || url.lastIndexOf('/', end) >= 0) {
+        return Printable.of(url);
+      }
+    } else if (end < 0) {
+      end = url.length();
+    }
+    int at = url.lastIndexOf('@', end - 1);
+    if (at < start || url.substring(start, at).equals("git")) {
+      return Printable.of(url);
+    }
+    return Printable.of(url.substring(0, start) + "***" + url.substring(at));
+  }
+}

@@ -1,0 +1,96 @@
+package dev.pushgate.gitconfig;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What goes into one run's git config (the file the run uses as {@code GIT_CONFIG_GLOBAL}).
+ *
+ * @param gatewayBaseUrl where the gateway listens, e.g. {@code http://127.0.0.1:7070}; it serves
+ *     {@code <base>/git/<gitHost>/<owner>/<repo>.git}. Kept without a trailing slash.
+ * @param gitHost the GitHub host whose push URLs are sent to the gateway, {@code github.com} by
+ *     default; lower-cased
+ * @param runCredential the run's own gateway bearer token, written to the 0600 file as an
+ *     {@code Authorization} header scoped to the gateway; visible ASCII only. Never in
+ *     {@link #toString()} or an exception message.
+ * @param fetchBaseUrl in local-forge mode, where fetches of GitHub URLs go instead, e.g. {@code
+ *     http://127.0.0.1:7070/forge/}; kept with a trailing slash
+ * @param credentialCommand answers git's credential requests for the fetch host
+ */
+public record RunGitConfig(
+    String gatewayBaseUrl,
+    String gitHost,
+    String runCredential,
+    Optional<String> fetchBaseUrl,
+    CredentialCommand credentialCommand) {
+
+  public static final String DEFAULT_GIT_HOST = "github.com";
+
+  private static final int MAX_CREDENTIAL_LENGTH = 4096;
+
+  public RunGitConfig {
+    gatewayBaseUrl = Urls.base(gatewayBaseUrl, "gateway base URL");
+    gitHost = Urls.gitHost(gitHost);
+    checkCredential(runCredential);
+    Objects.requireNonNull(fetchBaseUrl, "fetchBaseUrl");
+    fetchBaseUrl = fetchBaseUrl.map(u -> Urls.base(u, "fetch base URL") + "/");
+    Objects.requireNonNull(credentialCommand, "credentialCommand");
+    String gatewayGit = gatewayBaseUrl + "/git/";
+    if (fetchBaseUrl.isPresent()
+        && (gatewayGit.startsWith(fetchBaseUrl.get()) || fetchBaseUrl.get().startsWith(gatewayGit))) {
+      // the read-token helper and the run credential header would then answer for the same paths
+      throw new IllegalArgumentException("fetch base URL " + fetchBaseUrl.get()
+          + " overlaps the gateway's " + gatewayGit + "; give the forge a path of its own");
+    }
+  }
+
+  /** GitHub mode on {@code github.com}, the read token taken from {@code $GH_TOKEN}. */
+  public static RunGitConfig of(String gatewayBaseUrl, String runCredential) {
+    return new RunGitConfig(gatewayBaseUrl, DEFAULT_GIT_HOST, runCredential, Optional.empty(),
+        CredentialCommand.fromEnvironment());
+  }
+
+  public RunGitConfig withGitHost(String host) {
+    return new RunGitConfig(gatewayBaseUrl, host, runCredential, fetchBaseUrl, credentialCommand);
+  }
+
+  /** Local-forge mode: fetches of GitHub URLs go to {@code url} instead. */
+  public RunGitConfig withFetchBaseUrl(String url) {
+    return new RunGitConfig(gatewayBaseUrl, gitHost, runCredential,
+        Optional.of(Objects.requireNonNull(url, "fetch base URL")), credentialCommand);
+  }
+
+  public RunGitConfig withCredentialCommand(CredentialCommand command) {
+    return new RunGitConfig(gatewayBaseUrl, gitHost, runCredential, fetchBaseUrl, command);
+  }
+
+  /** Where pushes of {@code gitHost} repositories go: {@code <gateway>/git/<gitHost>/}. */
+  public String gatewayPushBase() {
+    return Urls.gatewayHostBase(gatewayBaseUrl, gitHost);
+  }
+
+  @Override
+  public String toString() {
+    return "RunGitConfig[gatewayBaseUrl=" + gatewayBaseUrl + ", gitHost=" + gitHost
+        + ", runCredential=***, fetchBaseUrl=" + fetchBaseUrl.orElse("(none)")
+        + ", credentialCommand=" + credentialCommand + "]";
+  }
+
+  private static void checkCredential(String credential) {
+    if (credential == null || credential.isEmpty()) {
+      throw new IllegalArgumentException("run credential is empty");
+    }
+    if (credential.length() > MAX_CREDENTIAL_LENGTH) {
+      throw new IllegalArgumentException(
+          "run credential is longer than " + MAX_CREDENTIAL_LENGTH + " characters");
+    }
+    for (int i = 0; i < credential.length(); i++) {
+      char c = credential.charAt(i);
+      // it becomes an HTTP header value: no space, no control character, nothing beyond ASCII
+      if (c < 0x21 || c > 0x7e) {
+        throw new IllegalArgumentException(String.format(
+            "run credential must be visible ASCII; found %#04x at index %d", (int) c, i));
+      }
+    }
+  }
+}

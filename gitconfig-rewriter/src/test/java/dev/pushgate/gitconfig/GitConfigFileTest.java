@@ -1,0 +1,432 @@
+package dev.pushgate.gitconfig;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GitConfigFileTest {
+  private static final String GATEWAY = "http://127.0.0.1:7070";
+  private static final String FORGE = "http://127.0.0.1:7070/forge/";
+  private static final String CREDENTIAL = "pgr_run_0123";
+  private static final String READ_TOKEN = "ghs_readOnly42";
+  private static final String DEFAULT_HELPER = "!" + CredentialCommand.fromEnvironment()
+      .shellSnippet();
+
+  @TempDir Path dir;
+  private RealGit git;
+
+  @BeforeEach
+  void setUp() {
+    git = new RealGit(dir);
+  }
+
+  @Test
+  void rendersTheGitHubModeFile() {
+    assertThat(GitConfigFile.render(RunGitConfig.of(GATEWAY + "/", CREDENTIAL))).isEqualTo("""
+        # Written by pushgate for one agent run; removed when the run ends.
+        [url "http://127.0.0.1:7070/git/github.com/"]
+        \tpushInsteadOf = https://github.com/
+        \tpushInsteadOf = git@github.com:
+        \tpushInsteadOf = ssh://git@github.com/
+        [http "http://127.0.0.1:7070/git/"]
+        \textraHeader =
+        \textraHeader = Authorization: Bearer pgr_run_0123
+        [credential "https://github.com"]
+        \thelper =
+        \thelper = "!f() { test \\"$1\\" = get || exit 0; test -n \\"$GH_TOKEN\\" || exit 0; \
+        printf 'username=x-access-token\\\\npassword=%s\\\\n' \\"$GH_TOKEN\\"; }; f"
+        \tusername = x-access-token
+        """);
+  }
+
+  @Test
+  void gitReadsEveryValueOfTheGitHubModeFile() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    assertThat(git.list(file)).containsExactlyElementsOf(
+        expectedEntries(GATEWAY, "github.com", CREDENTIAL, null, DEFAULT_HELPER));
+  }
+
+  @Test
+  void gitReadsEveryValueOfTheLocalForgeModeFile() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL).withFetchBaseUrl(FORGE));
+    assertThat(git.list(file)).containsExactlyElementsOf(
+        expectedEntries(GATEWAY, "github.com", CREDENTIAL, FORGE, DEFAULT_HELPER));
+  }
+
+  @Test
+  void gitReadsBackAHostileCredentialBaseUrlAndHelperExactly() throws IOException {
+    String credential = "a\"b\\c#d;e$f`g'h%s&|<>{}!~";
+    String gateway = "http://127.0.0.1:7070/p\"q\\r;s'`";
+    String snippet = "echo \"# not a comment\"; printf '%s\\n' \"\\\\\" \t é";
+    RunGitConfig config = RunGitConfig.of(gateway, credential)
+        .withCredentialCommand(CredentialCommand.shell(snippet));
+    Path file = write(config);
+    assertThat(git.list(file)).containsExactlyElementsOf(
+        expectedEntries(gateway, "github.com", credential, null, "!" + snippet));
+    assertThat(urlMatch(file, "http.extraHeader", gateway + "/git/github.com/acme/widget.git"))
+        .isEqualTo("Authorization: Bearer " + credential);
+  }
+
+  @Test
+  void sendsPushesOfAllThreeGitHubFormsToTheGatewayAndLeavesFetchesAlone() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    Path repo = repoWithRemotes(file);
+    String gateway = "http://127.0.0.1:7070/git/github.com/acme/widget";
+    assertThat(pushUrl(file, repo, "https")).isEqualTo(gateway + ".git");
+    assertThat(pushUrl(file, repo, "scp")).isEqualTo(gateway + ".git");
+    assertThat(pushUrl(file, repo, "ssh")).isEqualTo(gateway);
+    assertThat(fetchUrl(file, repo, "https")).isEqualTo("https://github.com/acme/widget.git");
+    assertThat(fetchUrl(file, repo, "scp")).isEqualTo("git@github.com:acme/widget.git");
+    assertThat(fetchUrl(file, repo, "ssh")).isEqualTo("ssh://git@github.com/acme/widget");
+    assertThat(pushUrl(file, repo, "other")).isEqualTo("https://gitlab.com/acme/widget.git");
+  }
+
+  @Test
+  void inLocalForgeModeFetchesGoToTheForgeAndPushesStillGoToTheGateway() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL).withFetchBaseUrl(FORGE));
+    Path repo = repoWithRemotes(file);
+    for (String remote : List.of("https", "scp")) {
+      assertThat(fetchUrl(file, repo, remote))
+          .isEqualTo("http://127.0.0.1:7070/forge/acme/widget.git");
+      assertThat(pushUrl(file, repo, remote))
+          .isEqualTo("http://127.0.0.1:7070/git/github.com/acme/widget.git");
+    }
+    assertThat(fetchUrl(file, repo, "forge"))
+        .isEqualTo("http://127.0.0.1:7070/forge/acme/widget.git");
+    assertThat(pushUrl(file, repo, "forge"))
+        .isEqualTo("http://127.0.0.1:7070/git/github.com/acme/widget.git");
+    assertThat(git.globalConfig(file).run(repo, "ls-remote", "--get-url", "https").ok().out())
+        .isEqualTo("http://127.0.0.1:7070/forge/acme/widget.git\n");
+  }
+
+  @Test
+  void sendsTheRunCredentialHeaderToTheGatewayPathOnly() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL).withFetchBaseUrl(FORGE));
+    String header = "Authorization: Bearer " + CREDENTIAL;
+    assertThat(urlMatch(file, "http.extraHeader", GATEWAY + "/git/github.com/acme/widget.git"))
+        .isEqualTo(header);
+    assertThat(urlMatch(file, "http.extraHeader", GATEWAY + "/git/")).isEqualTo(header);
+    for (String elsewhere : List.of(FORGE + "acme/widget.git", "https://github.com/acme/w.git",
+        "http://127.0.0.1:7071/git/github.com/a/b.git", GATEWAY + "/gitx/a/b.git",
+        GATEWAY + "/acme/widget.git")) {
+      assertThat(urlMatch(file, "http.extraHeader", elsewhere)).as(elsewhere).isNull();
+    }
+  }
+
+  @Test
+  void theHelperAnswersForGitHubWithTheReadTokenFromTheEnvironment() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    RealGit.Result r = fill(git.globalConfig(file).with("GH_TOKEN", READ_TOKEN),
+        "https", "github.com", "acme/widget.git");
+    assertThat(r.ok().out()).isEqualTo("""
+        protocol=https
+        host=github.com
+        username=x-access-token
+        password=ghs_readOnly42
+        """);
+    assertThat(Files.readString(file)).doesNotContain(READ_TOKEN);
+  }
+
+  @Test
+  void theHelperDoesNotAnswerForTheGatewayOrAnotherHost() throws IOException {
+    RealGit run = git.globalConfig(write(RunGitConfig.of(GATEWAY, CREDENTIAL)))
+        .with("GH_TOKEN", READ_TOKEN);
+    assertNoCredential(fill(run, "http", "127.0.0.1:7070", "git/github.com/acme/widget.git"));
+    assertNoCredential(fill(run, "https", "gitlab.com", "acme/widget.git"));
+    assertNoCredential(fill(run, "http", "github.com", "acme/widget.git"));
+  }
+
+  @Test
+  void theHelperAnswersNothingWhenTheTokenIsNotInTheEnvironment() throws IOException {
+    RealGit run = git.globalConfig(write(RunGitConfig.of(GATEWAY, CREDENTIAL)))
+        .with("GH_TOKEN", null);
+    assertNoCredential(fill(run, "https", "github.com", "acme/widget.git"));
+  }
+
+  @Test
+  void inheritedHelpersAreDroppedForTheFetchHost() throws IOException {
+    Path system = dir.resolve("system-config");
+    Files.writeString(system, "[credential]\n\thelper = \"!f() { echo password=LEAKED; }; f\"\n");
+    RealGit run = git.globalConfig(write(RunGitConfig.of(GATEWAY, CREDENTIAL)))
+        .with("GIT_CONFIG_NOSYSTEM", null).with("GIT_CONFIG_SYSTEM", system.toString())
+        .with("GH_TOKEN", READ_TOKEN);
+    assertThat(fill(run, "https", "github.com", "acme/widget.git").ok().out())
+        .contains("password=ghs_readOnly42").doesNotContain("LEAKED");
+  }
+
+  @Test
+  void inLocalForgeModeTheHelperAnswersForTheForgePathAndNotForTheGateway() throws IOException {
+    RealGit run = git.globalConfig(write(RunGitConfig.of(GATEWAY, CREDENTIAL)
+        .withFetchBaseUrl(FORGE))).with("GH_TOKEN", READ_TOKEN);
+    assertThat(fill(run, "http", "127.0.0.1:7070", "forge/acme/widget.git").ok().out())
+        .isEqualTo("""
+            protocol=http
+            host=127.0.0.1:7070
+            username=x-access-token
+            password=ghs_readOnly42
+            """);
+    assertNoCredential(fill(run, "http", "127.0.0.1:7070", "git/github.com/acme/widget.git"));
+    assertNoCredential(fill(run, "http", "127.0.0.1:7070", "forgery/acme/widget.git"));
+    assertNoCredential(fill(run, "https", "github.com", "acme/widget.git"));
+  }
+
+  @Test
+  void aCallerSuppliedHelperIsWhatGitRuns() throws IOException {
+    RunGitConfig config = RunGitConfig.of(GATEWAY, CREDENTIAL).withCredentialCommand(
+        // git appends the action to the snippet, hence the function
+        CredentialCommand.shell("f() { printf 'username=u\\npassword=%s\\n' \"from-$1\"; }; f"));
+    RealGit.Result r = fill(git.globalConfig(write(config)), "https", "github.com", "a/b.git");
+    assertThat(r.ok().out()).contains("username=u\npassword=from-get\n");
+  }
+
+  /**
+   * Over the wire, in local-forge mode: git fetches a GitHub URL from the forge with the read
+   * token (basic auth, after a 401), and pushes the same URL to the gateway with the run
+   * credential header. Neither credential reaches the other path.
+   */
+  @Test
+  void gitSendsEachCredentialToItsOwnPathOnly() throws IOException {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    HttpServer server = HttpServer.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      String auth = exchange.getRequestHeaders().getFirst("Authorization");
+      seen.add(exchange.getRequestURI().getPath() + " " + auth);
+      exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"test\"");
+      exchange.sendResponseHeaders(auth == null || auth.startsWith("Bearer") ? 401 : 403, -1);
+      exchange.close();
+    });
+    server.start();
+    try {
+      String base = "http://127.0.0.1:" + server.getAddress().getPort();
+      Path file = write(RunGitConfig.of(base, CREDENTIAL).withFetchBaseUrl(base + "/forge/"));
+      RealGit run = git.globalConfig(file).with("GH_TOKEN", READ_TOKEN);
+      Path repo = dir.resolve("repo");
+      run.run(dir, "init", "-q", repo.toString()).ok();
+      run.run(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+          "--allow-empty", "-m", "x").ok();
+
+      RealGit.Result fetch = run.run(repo, "ls-remote", "https://github.com/acme/widget.git");
+      RealGit.Result push = run.run(repo, "push", "https://github.com/acme/widget.git",
+          "HEAD:refs/heads/topic");
+      assertThat(fetch.exit()).isNotZero();
+      assertThat(push.exit()).isNotZero();
+
+      String basic = "Basic " + Base64.getEncoder().encodeToString(
+          ("x-access-token:" + READ_TOKEN).getBytes(StandardCharsets.UTF_8));
+      String forgePath = "/forge/acme/widget.git/info/refs";
+      String gatewayPath = "/git/github.com/acme/widget.git/info/refs";
+      assertThat(seen).contains(forgePath + " null", forgePath + " " + basic,
+          gatewayPath + " Bearer " + CREDENTIAL);
+      assertThat(seen).allSatisfy(request -> {
+        if (request.startsWith("/forge/")) {
+          assertThat(request).doesNotContain(CREDENTIAL);
+        } else {
+          assertThat(request).startsWith("/git/github.com/acme/widget.git/")
+              .endsWith(" Bearer " + CREDENTIAL);
+        }
+      });
+      assertThat(push.stderr()).contains("terminal prompts disabled");
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /** The empty {@code extraHeader} drops headers a less specific config would add. */
+  @Test
+  void inheritedExtraHeadersDoNotReachTheGateway() throws IOException {
+    Path system = dir.resolve("system-config");
+    Files.writeString(system, "[http]\n\textraHeader = X-Inherited: 1\n");
+    List<String> seen = new CopyOnWriteArrayList<>();
+    HttpServer server = HttpServer.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      seen.add(exchange.getRequestURI().getPath().split("/")[1] + " "
+          + exchange.getRequestHeaders().get("X-Inherited") + " "
+          + exchange.getRequestHeaders().get("Authorization"));
+      exchange.sendResponseHeaders(404, -1);
+      exchange.close();
+    });
+    server.start();
+    try {
+      String base = "http://127.0.0.1:" + server.getAddress().getPort();
+      RealGit run = git.globalConfig(write(RunGitConfig.of(base, CREDENTIAL)))
+          .with("GIT_CONFIG_NOSYSTEM", null).with("GIT_CONFIG_SYSTEM", system.toString());
+      run.run(dir, "ls-remote", base + "/git/github.com/acme/widget.git");
+      run.run(dir, "ls-remote", base + "/forge/acme/widget.git");
+      assertThat(seen).containsExactly("git null [Bearer " + CREDENTIAL + "]",
+          "forge [1] null");
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void writesAFreshOwnerOnlyFileAndLeavesNothingElse() throws IOException {
+    Path target = dir.resolve("run.gitconfig");
+    Files.writeString(target, "old");
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+    Object oldInode = Files.getAttribute(target, "unix:ino");
+    RunGitConfig config = RunGitConfig.of(GATEWAY, CREDENTIAL);
+
+    GitConfigFile.write(target, config);
+
+    assertThat(Files.readString(target)).isEqualTo(GitConfigFile.render(config));
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+        .isEqualTo("rw-------");
+    assertThat(Files.getAttribute(target, "unix:ino")).isNotEqualTo(oldInode);
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactly("run.gitconfig");
+    }
+  }
+
+  @Test
+  void replacesASymlinkRatherThanWritingThroughIt() throws IOException {
+    Path elsewhere = dir.resolve("elsewhere");
+    Files.writeString(elsewhere, "keep");
+    Path target = dir.resolve("run.gitconfig");
+    Files.createSymbolicLink(target, elsewhere);
+
+    GitConfigFile.write(target, RunGitConfig.of(GATEWAY, CREDENTIAL));
+
+    assertThat(Files.readString(elsewhere)).isEqualTo("keep");
+    assertThat(Files.isSymbolicLink(target)).isFalse();
+    assertThat(Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)).isTrue();
+  }
+
+  @Test
+  void failsIntoAMissingDirectory() {
+    assertThatThrownBy(() -> GitConfigFile.write(dir.resolve("missing/run.gitconfig"),
+        RunGitConfig.of(GATEWAY, CREDENTIAL))).isInstanceOf(NoSuchFileException.class);
+  }
+
+  /**
+   * Seeded random credentials and gateway paths: each is refused with a message that does not
+   * contain it, or git reads back exactly what went in. Many configs share one file.
+   */
+  @Test
+  void fuzzedCredentialsAndBaseUrlsReadBackExactlyOrAreRefused() throws IOException {
+    Fuzz fuzz = new Fuzz(99L);
+    StringBuilder text = new StringBuilder();
+    List<String> expected = new ArrayList<>();
+    int accepted = 0;
+    int refused = 0;
+    String visible = "abcXYZ019-._~+/=\"\\#;$`'!%&*(){}[]<>|:,@^";
+    for (int i = 0; i < 300; i++) {
+      String credential = i % 2 == 0 ? fuzz.string(20) : fuzz.from(visible, 1, 30);
+      // '?' and '#' would start a query or fragment: refused in a base URL
+      String path = fuzz.from(visible.replace("@", "").replace("#", ""), 0, 12);
+      String gateway = "http://127.0.0.1:7070/" + path;
+      RunGitConfig config;
+      try {
+        config = RunGitConfig.of(gateway, credential);
+      } catch (IllegalArgumentException e) {
+        assertThat(credential.chars().anyMatch(c -> c < 0x21 || c > 0x7e) || credential.isEmpty())
+            .as("refused %s", Printable.of(credential)).isTrue();
+        if (credential.length() > 3) {
+          assertThat(e.getMessage()).doesNotContain(credential);
+        }
+        refused++;
+        continue;
+      }
+      text.append(GitConfigFile.render(config));
+      expected.addAll(expectedEntries(config.gatewayBaseUrl(), "github.com", credential, null,
+          DEFAULT_HELPER));
+      accepted++;
+    }
+    Path file = dir.resolve("fuzz.gitconfig");
+    Files.writeString(file, text);
+    assertThat(git.list(file)).containsExactlyElementsOf(expected);
+    assertThat(accepted).isGreaterThan(100);
+    assertThat(refused).isGreaterThan(50);
+  }
+
+  // what git --list must print, written out independently of the renderer
+  private static List<String> expectedEntries(String gateway, String host, String credential,
+      String forge, String helper) {
+    String gatewayHost = gateway + "/git/" + host + "/";
+    List<String> forms = List.of("https://" + host + "/", "git@" + host + ":",
+        "ssh://git@" + host + "/");
+    List<String> out = new ArrayList<>();
+    forms.forEach(f -> out.add("url." + gatewayHost + ".pushinsteadof=" + f));
+    if (forge != null) {
+      out.add("url." + gatewayHost + ".pushinsteadof=" + forge);
+    }
+    out.add("http." + gateway + "/git/.extraheader=");
+    out.add("http." + gateway + "/git/.extraheader=Authorization: Bearer " + credential);
+    if (forge != null) {
+      forms.forEach(f -> out.add("url." + forge + ".insteadof=" + f));
+    }
+    String scope = forge != null ? forge : "https://" + host;
+    out.add("credential." + scope + ".helper=");
+    out.add("credential." + scope + ".helper=" + helper);
+    out.add("credential." + scope + ".username=x-access-token");
+    return out;
+  }
+
+  private Path write(RunGitConfig config) throws IOException {
+    Path file = dir.resolve("run-" + System.nanoTime() + ".gitconfig");
+    GitConfigFile.write(file, config);
+    return file;
+  }
+
+  private Path repoWithRemotes(Path globalConfig) {
+    Path repo = dir.resolve("repo-" + System.nanoTime());
+    RealGit run = git.globalConfig(globalConfig);
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    run.run(repo, "remote", "add", "https", "https://github.com/acme/widget.git").ok();
+    run.run(repo, "remote", "add", "scp", "git@github.com:acme/widget.git").ok();
+    run.run(repo, "remote", "add", "ssh", "ssh://git@github.com/acme/widget").ok();
+    run.run(repo, "remote", "add", "forge", FORGE + "acme/widget.git").ok();
+    run.run(repo, "remote", "add", "other", "https://gitlab.com/acme/widget.git").ok();
+    return repo;
+  }
+
+  private String pushUrl(Path globalConfig, Path repo, String remote) {
+    return git.globalConfig(globalConfig).run(repo, "remote", "get-url", "--push", remote).ok()
+        .out().strip();
+  }
+
+  private String fetchUrl(Path globalConfig, Path repo, String remote) {
+    return git.globalConfig(globalConfig).run(repo, "remote", "get-url", remote).ok().out()
+        .strip();
+  }
+
+  /** {@code git config --get-urlmatch}, or null when nothing matches. */
+  private String urlMatch(Path file, String key, String url) {
+    RealGit.Result r = git.run(dir, "config", "--file", file.toString(), "--get-urlmatch", key,
+        url);
+    if (r.exit() == 1) {
+      return null;
+    }
+    return r.ok().out().strip();
+  }
+
+  private RealGit.Result fill(RealGit run, String protocol, String host, String path) {
+    return run.runWithInput(dir, "protocol=" + protocol + "\nhost=" + host + "\npath=" + path
+        + "\n\n", "credential", "fill");
+  }
+
+  private static void assertNoCredential(RealGit.Result r) {
+    assertThat(r.exit()).as("git credential fill answered: %s", r.out()).isNotZero();
+    assertThat(r.out()).doesNotContain("password=");
+    assertThat(r.stderr()).contains("terminal prompts disabled");
+  }
+}

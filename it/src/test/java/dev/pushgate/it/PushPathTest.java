@@ -1,0 +1,367 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.Base64;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The push path end to end: the real git CLI, with a run's environment, against the appliance
+ * jar and its local forge.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PushPathTest {
+  private static final String DENY_MAIN = """
+      {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
+       "attachedRepositories": ["acme/lib"],
+       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
+                           "reason": "push to main is denied"}]}}""";
+  private static final Pattern GITHUB_TOKEN = Pattern.compile("gh[pousr]_[A-Za-z0-9]{20,}");
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+  static JsonNode run;
+  static GitRun git;
+  static Path work;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    for (String repo : new String[] {"acme/widget", "acme/lib", "acme/other"}) {
+      app.forgeCreate(repo);
+    }
+    run = app.createRun(DENY_MAIN);
+    git = new GitRun(Files.createDirectories(tmp.resolve("home")), env(run));
+    git.in(tmp, "clone", "https://github.com/acme/widget.git", "widget").ok();
+    work = tmp.resolve("widget");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void pushesANewBranchAndRefusesMainInGitsOwnOutput() throws Exception {
+    ObjectId mainBefore = forgeRef("acme/widget", "refs/heads/main");
+    commit(work, "feature.txt", "one");
+    git.in(work, "push", "origin", "main:feature").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/feature")).isEqualTo(head(work));
+
+    GitRun.Result refused = git.in(work, "push", "origin", "main").failed();
+    assertThat(refused.stderr()).contains(
+        "! [remote rejected] main -> main (Control Center policy: push to main is denied)");
+    assertThat(forgeRef("acme/widget", "refs/heads/main")).isEqualTo(mainBefore);
+
+    JsonNode audit = app.control()
+        .get("/v1/audit?decision=denied&runId=" + run.get("runId").asText()).body();
+    assertThat(audit.get("decisions")).anySatisfy(d -> {
+      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/main");
+      assertThat(d.get("decision").asText()).isEqualTo("denied");
+      assertThat(d.get("code").asText()).isEqualTo("RULE_DENIED");
+      assertThat(d.get("reason").asText()).isEqualTo("push to main is denied");
+      assertThat(d.get("kind").asText()).isEqualTo("update");
+    });
+  }
+
+  @Test
+  @Order(2)
+  void everyGitHubUrlFormReachesTheGateway() throws Exception {
+    commit(work, "forms.txt", "two");
+    git.in(work, "remote", "add", "scp", "git@github.com:acme/widget.git").ok();
+    git.in(work, "remote", "add", "sshurl", "ssh://git@github.com/acme/widget").ok();
+    git.in(work, "push", "scp", "main:via-scp").ok();
+    git.in(work, "push", "sshurl", "main:via-ssh-url").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/via-scp")).isEqualTo(head(work));
+    assertThat(forgeRef("acme/widget", "refs/heads/via-ssh-url")).isEqualTo(head(work));
+    assertThat(git.in(work, "push", "scp", "main").failed().stderr())
+        .contains("(Control Center policy: push to main is denied)");
+  }
+
+  @Test
+  @Order(3)
+  void anExplicitPushUrlIsRewrittenToTheGateway() throws Exception {
+    git.in(work, "remote", "add", "explicit", "https://github.com/acme/widget.git").ok();
+    git.in(work, "config", "remote.explicit.pushurl", "https://github.com/acme/widget.git").ok();
+    RunningAppliance.cli("rewrite-push-urls", work.toString(),
+        "--gateway", "http://127.0.0.1:" + app.port());
+    assertThat(git.in(work, "remote", "get-url", "--push", "explicit").ok().stdout().strip())
+        .isEqualTo(app.gatewayUrl() + "acme/widget.git");
+    git.in(work, "push", "explicit", "main:via-pushurl").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/via-pushurl")).isEqualTo(head(work));
+  }
+
+  @Test
+  @Order(4)
+  void theReadTokenCannotPushToTheForgeDirectly() throws Exception {
+    GitRun.Result r =
+        direct(readToken()).in(work, "push", app.forgeUrl("acme/widget"), "main:direct").failed();
+    assertThat(r.stderr()).contains("Write access to repository not granted.");
+    assertThat(forgeRef("acme/widget", "refs/heads/direct")).isNull();
+  }
+
+  @Test
+  @Order(5)
+  void aRepositoryNotAttachedIsRefusedAndAnAttachedOneWorks() throws Exception {
+    git.in(work, "remote", "add", "other", "https://github.com/acme/other.git").ok();
+    GitRun.Result r = git.in(work, "push", "other", "main:stray").failed();
+    assertThat(r.stderr()).contains(
+        "Control Center policy: acme/other is neither this run's repository nor attached to its workspace");
+    assertThat(forgeRef("acme/other", "refs/heads/stray")).isNull();
+    JsonNode audit = app.control()
+        .get("/v1/audit?decision=denied&runId=" + run.get("runId").asText()).body();
+    assertThat(audit.get("decisions")).anySatisfy(d ->
+        assertThat(d.get("code").asText()).isEqualTo("REPO_NOT_ATTACHED"));
+
+    // The read token covers the run's own repository only; a push to an attached one needs no
+    // fetch from it.
+    git.in(work, "remote", "add", "lib", "https://github.com/acme/lib.git").ok();
+    git.in(work, "push", "lib", "main:from-widget").ok();
+    assertThat(forgeRef("acme/lib", "refs/heads/from-widget")).isEqualTo(head(work));
+  }
+
+  @Test
+  @Order(6)
+  void multiRefPushesLandRefByRefUnlessAtomic() throws Exception {
+    commit(work, "multi.txt", "three");
+    GitRun.Result mixed =
+        git.in(work, "push", "origin", "main:multi-ok", "main:main").failed();
+    assertThat(mixed.stderr()).contains("main -> multi-ok");
+    assertThat(mixed.stderr()).contains(
+        "! [remote rejected] main -> main (Control Center policy: push to main is denied)");
+    assertThat(forgeRef("acme/widget", "refs/heads/multi-ok")).isEqualTo(head(work));
+
+    commit(work, "atomic.txt", "four");
+    GitRun.Result atomic =
+        git.in(work, "push", "--atomic", "origin", "main:atomic-ok", "main:main").failed();
+    assertThat(atomic.stderr()).contains("Control Center policy: push to main is denied");
+    assertThat(forgeRef("acme/widget", "refs/heads/atomic-ok")).isNull();
+  }
+
+  @Test
+  @Order(7)
+  void deletesAndForcePushesOfOtherBranchesWorkAndAreAuditedWithTheirKind() throws Exception {
+    git.in(work, "push", "origin", "--delete", "via-scp").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/via-scp")).isNull();
+
+    commit(work, "force.txt", "five");
+    git.in(work, "push", "origin", "main:rewritten").ok();
+    git.in(work, "reset", "--hard", "HEAD~1").ok();
+    commit(work, "force.txt", "six");
+    git.in(work, "push", "--force", "origin", "main:rewritten").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/rewritten")).isEqualTo(head(work));
+
+    JsonNode audit = app.control().get("/v1/audit?runId=" + run.get("runId").asText()).body();
+    assertThat(audit.get("decisions")).anySatisfy(d -> {
+      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/via-scp");
+      assertThat(d.get("kind").asText()).isEqualTo("delete");
+      assertThat(d.get("outcome").asText()).isEqualTo("ok");
+    });
+    assertThat(audit.get("decisions")).anySatisfy(d -> {
+      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/rewritten");
+      assertThat(d.get("kind").asText()).isEqualTo("force");
+      assertThat(d.get("outcome").asText()).isEqualTo("ok");
+    });
+  }
+
+  @Test
+  @Order(8)
+  void malformedInputGetsAClearErrorAndChangesNothing() throws Exception {
+    Map<String, ObjectId> before = forgeRefs("acme/widget");
+    String receivePack = app.gatewayUrl() + "acme/widget.git/git-receive-pack";
+
+    HttpResponse<String> garbage = post(receivePack, "this is not a pkt-line".getBytes());
+    assertThat(garbage.statusCode()).isEqualTo(400);
+    assertThat(garbage.body()).startsWith("malformed push request: Invalid packet line header");
+
+    ObjectId main = before.get("refs/heads/main");
+    byte[] truncated = RawPush.request(
+        RawPush.command(ObjectId.zeroId(), main, "refs/heads/truncated"),
+        RawPush.truncatedPack());
+    HttpResponse<String> t = post(receivePack, truncated);
+    assertThat(t.body()).doesNotContain("ok refs/heads/truncated");
+
+    byte[] badName = RawPush.request(
+        RawPush.command(ObjectId.zeroId(), main, "refs/heads/../x"), RawPush.emptyPack());
+    HttpResponse<String> b = post(receivePack, badName);
+    assertThat(b.statusCode()).isEqualTo(400);
+    assertThat(b.body()).isEqualTo("malformed push request: a command is not"
+        + " '<old-id> <new-id> <ref>' with a valid ref name\n");
+
+    for (String path : new String[] {"acme/../widget.git", "acme/%2e%2e/widget.git",
+        "..%2f..%2fetc.git", "acme/wid%5cget.git"}) {
+      HttpResponse<String> r = HttpClient.newHttpClient().send(
+          authorized(URI.create(app.gatewayUrl() + path + "/info/refs?service=git-receive-pack"))
+              .GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(path).isBetween(400, 404);
+    }
+    assertThat(forgeRefs("acme/widget")).isEqualTo(before);
+    assertThat(app.healthz()).isEqualTo(200);
+  }
+
+  @Test
+  @Order(9)
+  void malformedRunRequestsAreRefusedWithAClearMessage() throws Exception {
+    assertThat(app.control().post("/v1/runs", "{not json").status()).isEqualTo(400);
+    assertThat(app.control().post("/v1/runs", "{\"workspaceId\": 3, \"repository\": \"acme/widget\"}").body()
+        .get("error").asText()).isEqualTo("'workspaceId' must be a non-empty string");
+    assertThat(app.control().post("/v1/runs", "{\"workspaceId\": \"w\", \"repository\": \"acme/nope\"}").body()
+        .get("error").asText()).startsWith("unknown repository acme/nope");
+    assertThat(app.control().post("/v1/runs", "{\"workspaceId\": \"w\", \"repository\": \"acme/widget\","
+        + " \"rules\": {\"push\": [{\"refs\": \"heads/main\", \"decision\": \"deny\"}]}}").status())
+        .isEqualTo(400);
+    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(1);
+  }
+
+  @Test
+  @Order(10)
+  void teardownRevokesEverythingTheRunHeld() throws Exception {
+    String runId = run.get("runId").asText();
+    String readToken = run.get("env").get("GH_TOKEN").asText();
+    Path gitConfig = Path.of(run.get("gitConfigPath").asText());
+    String credential = runCredential(gitConfig);
+
+    ControlClient.Answer down = app.control().delete("/v1/runs/" + runId);
+    assertThat(down.status()).isEqualTo(200);
+    assertThat(down.body().get("pending")).isEmpty();
+    assertThat(Files.exists(gitConfig)).isFalse();
+
+    HttpResponse<String> fetch = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.forgeUrl("acme/widget") + "/info/refs?service=git-upload-pack"))
+        .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+            ("x-access-token:" + readToken).getBytes(StandardCharsets.UTF_8)))
+        .GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(fetch.statusCode()).isEqualTo(401);
+    assertThat(direct(readToken).in(work, "fetch", app.forgeUrl("acme/widget")).failed().stderr())
+        .contains("Authentication failed");
+
+    HttpResponse<String> push = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.gatewayUrl() + "acme/widget.git/info/refs?service=git-receive-pack"))
+        .header("Authorization", "Bearer " + credential).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(push.statusCode()).isEqualTo(401);
+
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT count(*) FROM credentials WHERE run_id = ? AND revoked_at IS NULL")) {
+      ps.setString(1, runId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        assertThat(rs.getInt(1)).isZero();
+      }
+    }
+    assertThat(app.control().get("/v1/runs/" + runId).body().get("state").asText())
+        .isEqualTo("ended");
+  }
+
+  @Test
+  @Order(11)
+  void noTokenAppearsInLogsGitOutputOrDataFiles() throws Exception {
+    assertThat(GITHUB_TOKEN.matcher(app.logText()).find()).as("appliance log").isFalse();
+    assertThat(app.logText()).doesNotContain("pgr_");
+    assertThat(GITHUB_TOKEN.matcher(GitRun.TRANSCRIPT).find()).as("git output").isFalse();
+    assertThat(GitRun.TRANSCRIPT.toString()).doesNotContain("pgr_");
+    try (Stream<Path> files = Files.walk(app.dataDir)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        if (f.getFileName().toString().startsWith("pushgate.db")) {
+          continue; // the encrypted ledger
+        }
+        String text = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
+        assertThat(GITHUB_TOKEN.matcher(text).find()).as(f.toString()).isFalse();
+      }
+    }
+  }
+
+  private static Map<String, String> env(JsonNode run) {
+    return Map.of("GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),
+        "GH_TOKEN", run.get("env").get("GH_TOKEN").asText());
+  }
+
+  private static String readToken() {
+    return run.get("env").get("GH_TOKEN").asText();
+  }
+
+  /** git without the run's config: only a credential helper that answers with {@code token}. */
+  private static GitRun direct(String token) throws Exception {
+    Path config = tmp.resolve("direct.gitconfig");
+    Files.writeString(config, "[credential]\n\thelper = \"!f() { test \\\"$1\\\" = get || exit 0;"
+        + " echo username=x-access-token; echo password=$GH_TOKEN; }; f\"\n");
+    return new GitRun(tmp.resolve("home"), Map.of("GIT_CONFIG_GLOBAL", config.toString(),
+        "GH_TOKEN", token));
+  }
+
+  private static String runCredential(Path gitConfig) throws Exception {
+    var m = Pattern.compile("Bearer (pgr_[A-Za-z0-9_-]+)").matcher(Files.readString(gitConfig));
+    assertThat(m.find()).isTrue();
+    return m.group(1);
+  }
+
+  private static HttpRequest.Builder authorized(URI uri) throws Exception {
+    return HttpRequest.newBuilder(uri).header("Authorization",
+        "Bearer " + runCredential(Path.of(run.get("gitConfigPath").asText())));
+  }
+
+  private static HttpResponse<String> post(String url, byte[] body) throws Exception {
+    return HttpClient.newHttpClient().send(authorized(URI.create(url))
+            .header("Content-Type", "application/x-git-receive-pack-request")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
+  }
+
+  private static void commit(Path dir, String file, String content) throws Exception {
+    Files.writeString(dir.resolve(file), content + "\n");
+    git.in(dir, "add", file).ok();
+    git.in(dir, "commit", "-q", "-m", "change " + file + " to " + content).ok();
+  }
+
+  private static ObjectId head(Path dir) throws Exception {
+    return ObjectId.fromString(git.in(dir, "rev-parse", "HEAD").ok().stdout().strip());
+  }
+
+  private static ObjectId forgeRef(String repo, String ref) throws Exception {
+    try (Repository r = new FileRepository(app.forgeRepo(repo).toFile())) {
+      var found = r.exactRef(ref);
+      return found == null ? null : found.getObjectId();
+    }
+  }
+
+  private static Map<String, ObjectId> forgeRefs(String repo) throws Exception {
+    try (Repository r = new FileRepository(app.forgeRepo(repo).toFile())) {
+      Map<String, ObjectId> refs = new java.util.TreeMap<>();
+      for (var ref : r.getRefDatabase().getRefs()) {
+        refs.put(ref.getName(), ref.getObjectId());
+      }
+      return refs;
+    }
+  }
+
+}

@@ -1,0 +1,42 @@
+package dev.pushgate.it;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import org.eclipse.jgit.lib.ObjectId;
+
+/** Hand-built receive-pack requests, for input git itself would never send. */
+final class RawPush {
+  private RawPush() {}
+
+  static String command(ObjectId oldId, ObjectId newId, String ref) {
+    return oldId.name() + " " + newId.name() + " " + ref;
+  }
+
+  static byte[] request(String command, byte[] pack) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    pkt(out, command + "\0report-status side-band-64k agent=it\n");
+    out.write("0000".getBytes(StandardCharsets.US_ASCII));
+    out.write(pack);
+    return out.toByteArray();
+  }
+
+  /** A valid pack with no object. */
+  static byte[] emptyPack() throws Exception {
+    ByteArrayOutputStream p = new ByteArrayOutputStream();
+    p.write(new byte[] {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0});
+    p.write(MessageDigest.getInstance("SHA-1").digest(p.toByteArray()));
+    return p.toByteArray();
+  }
+
+  /** A pack announcing three objects that ends after its header. */
+  static byte[] truncatedPack() {
+    return new byte[] {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 3, (byte) 0x95, 0x0a};
+  }
+
+  private static void pkt(ByteArrayOutputStream out, String line) throws Exception {
+    byte[] b = line.getBytes(StandardCharsets.UTF_8);
+    out.write(String.format("%04x", b.length + 4).getBytes(StandardCharsets.US_ASCII));
+    out.write(b);
+  }
+}

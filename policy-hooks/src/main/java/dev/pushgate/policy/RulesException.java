@@ -1,0 +1,54 @@
+package dev.pushgate.policy;
+
+import java.util.Objects;
+
+/**
+ * A workspace rules document was refused. Nothing of it applies. The message is one line: {@code
+ * line 7, column 15: bad decision 'maybe' (expected allow, ask or deny)} for a document read from
+ * text, {@code rules.push[1].decision: bad decision 'maybe' (expected allow, ask or deny)} for
+ * rules given as a JSON tree.
+ */
+public final class RulesException extends Exception {
+  private final int line;
+  private final int column;
+  private final String path;
+  private final String problem;
+
+  RulesException(int line, int column, String path, String problem) {
+    super(render(line, column, path, problem));
+    this.line = line;
+    this.column = column;
+    this.path = Objects.requireNonNull(path, "path");
+    this.problem = Objects.requireNonNull(problem, "problem");
+  }
+
+  /** The 1-based line of the offending text, or 0 when the rules were not read from text. */
+  public int line() {
+    return line;
+  }
+
+  /** The 1-based column of the offending text, or 0 when the rules were not read from text. */
+  public int column() {
+    return column;
+  }
+
+  /**
+   * Where in the document the problem is, as a JSON path such as {@code push[1].decision}
+   * (prefixed with the caller's path for {@link WorkspaceRules#fromJson}); empty for the root.
+   */
+  public String path() {
+    return path;
+  }
+
+  /** The problem alone, without its location. */
+  public String problem() {
+    return problem;
+  }
+
+  private static String render(int line, int column, String path, String problem) {
+    if (line > 0) {
+      return "line " + line + ", column " + column + ": " + problem;
+    }
+    return path.isEmpty() ? problem : path + ": " + problem;
+  }
+}

@@ -1,0 +1,34 @@
+package dev.pushgate.sandbox;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
+/** How a run's process is dispatched; it decides which paths are mounted. */
+public enum Dispatch {
+  /** Claude Code and ACP: the overlay workdir, config dir, shared repos/ and attachments. */
+  OVERLAY("overlay"),
+  /** The harness bash tool: the run's workdir only. */
+  HARNESS_BASH("harness-bash");
+
+  private final String id;
+
+  Dispatch(String id) {
+    this.id = id;
+  }
+
+  @JsonValue
+  public String id() {
+    return id;
+  }
+
+  @JsonCreator
+  public static Dispatch fromId(String id) {
+    for (Dispatch d : values()) {
+      if (d.id.equals(id)) {
+        return d;
+      }
+    }
+    throw new IllegalArgumentException(
+        "not a dispatch: " + Text.printable(id) + " (expected overlay or harness-bash)");
+  }
+}

@@ -1,0 +1,156 @@
+package dev.pushgate.sandbox;
+
+import java.util.List;
+
+/**
+ * One allow or deny entry: an exact host, a leading wildcard {@code *.example.com} (any subdomain
+ * at any depth, not the apex) or a middle-label wildcard {@code bedrock.*.amazonaws.com} (exactly
+ * one label). One {@code *} at most, and it is always a whole label.
+ */
+final class HostPattern {
+  private enum Kind {
+    EXACT,
+    LEADING,
+    MIDDLE
+  }
+
+  private final String text;
+  private final Kind kind;
+  private final List<String> labels;
+  private final int star;
+
+  private HostPattern(String text, Kind kind, List<String> labels, int star) {
+    this.text = text;
+    this.kind = kind;
+    this.labels = labels;
+    this.star = star;
+  }
+
+  /**
+   * Parses an entry.
+   *
+   * @throws IllegalArgumentException naming the entry and what is wrong with it
+   */
+  static HostPattern parse(String entry) {
+    if (entry == null || entry.isBlank()) {
+      throw new IllegalArgumentException("an egress entry is empty");
+    }
+    if (entry.contains("://") || entry.indexOf('/') >= 0) {
+      throw new IllegalArgumentException(
+          "egress entry must be a bare host name (no scheme, port or path): "
+              + Text.printable(entry));
+    }
+    for (int i = 0; i < entry.length(); i++) {
+      char c = entry.charAt(i);
+      if (c <= 0x20 || c == 0x7f || c == '\\' || c == '@' || c == '#' || c == '?') {
+        throw new IllegalArgumentException(
+            String.format(
+                "egress entry has a forbidden character %#04x at %d: %s",
+                (int) c, i, Text.printable(entry)));
+      }
+    }
+    int stars = 0;
+    for (int i = 0; i < entry.length(); i++) {
+      if (entry.charAt(i) == '*') {
+        stars++;
+      }
+    }
+    if (stars > 1) {
+      throw new IllegalArgumentException(
+          "egress entry has more than one *: " + Text.printable(entry));
+    }
+    if (entry.startsWith("[")) {
+      if (stars > 0) {
+        throw new IllegalArgumentException(
+            "an IP address cannot have a wildcard: " + Text.printable(entry));
+      }
+      return exact(entry);
+    }
+    if (entry.indexOf(':') >= 0) {
+      if (entry.matches("[^:]*:[0-9]*")) {
+        throw new IllegalArgumentException(
+            "egress entry must be a bare host name (no scheme, port or path): "
+                + Text.printable(entry));
+      }
+      throw new IllegalArgumentException(
+          "IPv6 addresses are written in brackets: [" + Text.printable(entry) + "]");
+    }
+    if (stars == 0) {
+      return exact(entry);
+    }
+    List<String> labels = Hosts.asciiLabels(entry);
+    int star = labels.indexOf("*");
+    if (star < 0) {
+      throw new IllegalArgumentException("* must be a whole label: " + Text.printable(entry));
+    }
+    if (star == labels.size() - 1) {
+      throw new IllegalArgumentException(
+          "a wildcard must be the first label (*.example.com) or a middle label"
+              + " (bedrock.*.amazonaws.com): " + Text.printable(entry));
+    }
+    List<String> rest = labels.subList(star + 1, labels.size());
+    if (Hosts.endsInNumber(rest)) {
+      throw new IllegalArgumentException(
+          "an IP address cannot have a wildcard: " + Text.printable(entry));
+    }
+    if (star == 0 && rest.size() < 2) {
+      throw new IllegalArgumentException(
+          "wildcard is too broad, it covers a whole top-level domain: " + Text.printable(entry));
+    }
+    for (int i = 0; i < labels.size(); i++) {
+      if (i != star) {
+        Hosts.checkLabel(labels.get(i), entry);
+      }
+    }
+    return new HostPattern(
+        String.join(".", labels), star == 0 ? Kind.LEADING : Kind.MIDDLE, labels, star);
+  }
+
+  private static HostPattern exact(String entry) {
+    String canonical;
+    try {
+      canonical = Hosts.canonical(entry);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("bad egress entry: " + e.getMessage());
+    }
+    return new HostPattern(canonical, Kind.EXACT, List.of(), -1);
+  }
+
+  /** Whether a host in canonical spelling ({@link Hosts#canonical}) matches. */
+  boolean matches(String canonicalHost) {
+    switch (kind) {
+      case EXACT:
+        return text.equals(canonicalHost);
+      case LEADING:
+        String suffix = text.substring(1);
+        return canonicalHost.length() > suffix.length() && canonicalHost.endsWith(suffix);
+      default:
+        String[] host = canonicalHost.split("\\.", -1);
+        if (host.length != labels.size()) {
+          return false;
+        }
+        for (int i = 0; i < host.length; i++) {
+          if (i == star ? host[i].isEmpty() : !host[i].equals(labels.get(i))) {
+            return false;
+          }
+        }
+        return true;
+    }
+  }
+
+  /** The entry in canonical spelling. */
+  @Override
+  public String toString() {
+    return text;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof HostPattern p && p.text.equals(text);
+  }
+
+  @Override
+  public int hashCode() {
+    return text.hashCode();
+  }
+}

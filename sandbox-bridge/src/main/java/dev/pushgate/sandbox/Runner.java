@@ -1,0 +1,43 @@
+package dev.pushgate.sandbox;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
+/**
+ * What runs the agent. Decides the dispatch, and whether the environment is sanitised when no
+ * sandbox wraps the run: Claude Code then goes through the no-sandbox adapter and inherits the
+ * host environment; ACP and the harness bash tool are sanitised on every host.
+ */
+public enum Runner {
+  CLAUDE_CODE("claude-code", Dispatch.OVERLAY),
+  ACP("acp", Dispatch.OVERLAY),
+  HARNESS_BASH("harness-bash", Dispatch.HARNESS_BASH);
+
+  private final String id;
+  private final Dispatch dispatch;
+
+  Runner(String id, Dispatch dispatch) {
+    this.id = id;
+    this.dispatch = dispatch;
+  }
+
+  @JsonValue
+  public String id() {
+    return id;
+  }
+
+  public Dispatch dispatch() {
+    return dispatch;
+  }
+
+  @JsonCreator
+  public static Runner fromId(String id) {
+    for (Runner r : values()) {
+      if (r.id.equals(id)) {
+        return r;
+      }
+    }
+    throw new IllegalArgumentException(
+        "not a runner: " + Text.printable(id) + " (expected claude-code, acp or harness-bash)");
+  }
+}

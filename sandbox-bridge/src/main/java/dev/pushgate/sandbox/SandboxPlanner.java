@@ -1,0 +1,388 @@
+package dev.pushgate.sandbox;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans one run's sandbox from the host's facts (probed once at start) and the run's request: the
+ * spec, the effective backend, whether it may launch, the environment, the file-system and egress
+ * rules, and an honest summary of what holds.
+ */
+public final class SandboxPlanner {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxPlanner.class);
+
+  /** Under the home directory: never readable from a run. */
+  static final List<String> SECRET_READ_DENY =
+      List.of(
+          ".ssh", ".aws", ".gnupg", ".config/gh", "Library/Keychains",
+          ".netrc", ".git-credentials", ".kube", ".docker", ".config/gcloud", ".pypirc",
+          ".cargo/credentials", ".cargo/credentials.toml");
+
+  /** Under every writable root: files that would run code or change policy outside the run. */
+  static final List<String> MANDATORY_WRITE_DENY =
+      List.of(
+          ".bashrc", ".bash_profile", ".bash_login", ".profile",
+          ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+          ".gitconfig", ".vscode", ".idea",
+          ".git/hooks", ".git/config",
+          ".claude/settings.json", ".claude/settings.local.json", ".claude/skills",
+          ".claude/agents", ".claude/commands", ".claude/hooks", ".claude/workflows",
+          ".claude/scheduled_tasks.json", ".mcp.json");
+
+  /** Directly under a runner state dir, which is itself the runner's config dir. */
+  static final List<String> RUNNER_STATE_WRITE_DENY =
+      List.of("settings.json", "settings.local.json", "hooks");
+
+  private final ProbeResult probe;
+  private final SandboxSwitch sandboxSwitch;
+  private final boolean microVmAvailable;
+  private final Path home;
+  private final EnvironmentVariables hostEnv;
+  private final EgressLists egressLists;
+
+  /**
+   * @param probe the start-up probe's result
+   * @param sandboxSwitch {@code --sandbox} / {@code CC_SERVER_SANDBOX}
+   * @param microVmAvailable whether this host has a microVM runtime
+   * @param home the user's home directory (for the secret read denies), or null when there is none
+   * @param hostEnv the appliance's environment, the base of every run's
+   * @param egressLists the baseline, GitHub and deny lists
+   */
+  public SandboxPlanner(
+      ProbeResult probe,
+      SandboxSwitch sandboxSwitch,
+      boolean microVmAvailable,
+      Path home,
+      EnvironmentVariables hostEnv,
+      EgressLists egressLists) {
+    if (probe == null || sandboxSwitch == null || hostEnv == null || egressLists == null) {
+      throw new IllegalArgumentException("a sandbox planner needs the probe, switch, env and lists");
+    }
+    if (home != null && !home.isAbsolute()) {
+      throw new IllegalArgumentException("home must be an absolute path: " + home);
+    }
+    this.probe = probe;
+    this.sandboxSwitch = sandboxSwitch;
+    this.microVmAvailable = microVmAvailable;
+    this.home = home;
+    this.hostEnv = hostEnv;
+    this.egressLists = egressLists;
+  }
+
+  /**
+   * Plans a run.
+   *
+   * @throws SandboxRequestException naming the field when the request cannot be planned (400)
+   */
+  public SandboxPlan plan(SandboxRequest request) {
+    Optional<SandboxBackend> requested;
+    try {
+      requested = SandboxBackend.parseRequested(request.requestedBackend());
+    } catch (IllegalArgumentException e) {
+      throw new SandboxRequestException("requestedBackend", e.getMessage());
+    }
+    Mode mode = request.mode();
+    RunPaths paths = request.paths();
+    List<SandboxBindMount> mounts = mounts(request.runner().dispatch(), mode, paths);
+
+    EgressPolicy egress;
+    try {
+      egress = EgressPolicy.resolve(egressLists, request.networkEnabled(), request.egressAllowlist());
+    } catch (IllegalArgumentException e) {
+      throw new SandboxRequestException("egressAllowlist", e.getMessage());
+    }
+
+    SandboxSpec spec =
+        new SandboxSpec(
+            request.sessionId(), request.workspaceId(), request.agentId(), mounts,
+            request.networkEnabled(), request.egressAllowlist(), paths.workdir(), mode,
+            paths.protectedPaths(), paths.runnerStateDirs(), paths.execGrantRoots());
+    FilesystemPolicy filesystem = filesystem(mounts, paths, request.denyWriteGlobs());
+
+    Selection selection = select(requested, request.sessionId());
+    Verdict verdict = selection.refusal;
+    if (verdict == null
+        && selection.backend == SandboxBackend.NATIVE
+        && probe.platform().linuxLike()
+        && !filesystem.writeDenyGlobs().isEmpty()
+        && !filesystem.writableRoots().isEmpty()) {
+      verdict = globRefusal(filesystem.writeDenyGlobs().get(0));
+    }
+    if (verdict == null) {
+      verdict = Verdict.allowed();
+    }
+    SandboxBackend effective = verdict.launches() ? selection.backend : SandboxBackend.NONE;
+    String backendReason = verdict.launches() ? selection.reason : "not launched: " + verdict.reason();
+    if (!verdict.launches()) {
+      LOG.warn("run {}: sandbox refused: {}", request.sessionId(), verdict.reason());
+    }
+
+    boolean inherit = request.runner() == Runner.CLAUDE_CODE && !effective.wraps();
+    EnvironmentVariables env =
+        inherit
+            ? EnvironmentSanitiser.inherit(hostEnv, request.envAdditions())
+            : EnvironmentSanitiser.sanitise(hostEnv, request.envAdditions());
+
+    Enforcement enforcement =
+        enforcement(effective, verdict, backendReason, egress, request, filesystem, inherit);
+    return new SandboxPlan(
+        spec, requested.orElse(null), effective, backendReason, verdict, probe.summary(), env,
+        enforcement, filesystem, egress);
+  }
+
+  private static final class Selection {
+    final SandboxBackend backend;
+    final String reason;
+    final Verdict refusal;
+
+    Selection(SandboxBackend backend, String reason, Verdict refusal) {
+      this.backend = backend;
+      this.reason = reason;
+      this.refusal = refusal;
+    }
+  }
+
+  private Selection select(Optional<SandboxBackend> requested, String sessionId) {
+    if (requested.isEmpty()) {
+      if (sandboxSwitch == SandboxSwitch.OFF) {
+        return new Selection(SandboxBackend.NONE, "agent sandbox DISABLED by --sandbox off", null);
+      }
+      if (probe.available()) {
+        LOG.info(
+            "run {}: sandbox backend not specified, falling back to native ({})",
+            sessionId, probe.tool());
+        return new Selection(
+            SandboxBackend.NATIVE, "backend not specified: native (" + probe.tool() + ")", null);
+      }
+      return new Selection(
+          SandboxBackend.NONE, "no OS-native agent sandbox on this host: " + probe.hint(), null);
+    }
+    SandboxBackend asked = requested.get();
+    if (asked == SandboxBackend.NONE) {
+      return new Selection(SandboxBackend.NONE, "backend none requested", null);
+    }
+    String unspecified = "leave the backend unspecified to wrap the run when the host offers a sandbox";
+    if (sandboxSwitch == SandboxSwitch.OFF) {
+      return refusedSelection(
+          asked.id() + " sandbox requested, but the agent sandbox is DISABLED by --sandbox off",
+          List.of("start pushgate with --sandbox on", unspecified));
+    }
+    if (asked == SandboxBackend.MICROVM) {
+      if (!microVmAvailable) {
+        return refusedSelection(
+            "microvm sandbox requested, but this host has no microVM runtime",
+            List.of("request native (namespace-level isolation, no kernel boundary)", unspecified));
+      }
+      return new Selection(SandboxBackend.MICROVM, "microvm requested", null);
+    }
+    if (!probe.available()) {
+      List<String> ways = new ArrayList<>();
+      if (probe.requiresInstall()) {
+        ways.add("install the missing packages: " + probe.hint());
+      }
+      ways.add(unspecified);
+      return refusedSelection(
+          "native sandbox requested, but there is no OS-native agent sandbox on this host: "
+              + probe.hint(),
+          ways);
+    }
+    return new Selection(SandboxBackend.NATIVE, "native requested (" + probe.tool() + ")", null);
+  }
+
+  private static Selection refusedSelection(String reason, List<String> waysOut) {
+    return new Selection(SandboxBackend.NONE, reason, Verdict.refused(reason, waysOut));
+  }
+
+  static Verdict globRefusal(String glob) {
+    return Verdict.refused(
+        "bubblewrap cannot deny creating " + glob + " inside a writable mount",
+        List.of(
+            "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
+                + " under bubblewrap and the enforcement summary reports the explicit weakening",
+            "start pushgate with --sandbox off: no confinement at all, reported as such"));
+  }
+
+  private List<SandboxBindMount> mounts(Dispatch dispatch, Mode mode, RunPaths paths) {
+    boolean writable = !mode.readOnly();
+    requireDirectory(paths.workdir(), "workdir");
+    List<SandboxBindMount> mounts = new ArrayList<>();
+    mounts.add(SandboxBindMount.of(paths.workdir(), !writable));
+    if (dispatch == Dispatch.HARNESS_BASH) {
+      return mounts;
+    }
+    if (paths.agentConfigDir() == null) {
+      throw new SandboxRequestException(
+          "agentConfigDir", "agentConfigDir is required for overlay dispatch");
+    }
+    requireDirectory(paths.agentConfigDir(), "agentConfigDir");
+    mounts.add(SandboxBindMount.of(paths.agentConfigDir(), true));
+    if (paths.reposDir() != null) {
+      requireNotContaining("reposDir", paths.reposDir(), "workdir", paths.workdir());
+      requireNotContaining("reposDir", paths.reposDir(), "agentConfigDir", paths.agentConfigDir());
+      if (Files.isDirectory(Path.of(paths.reposDir()))) {
+        mounts.add(SandboxBindMount.of(paths.reposDir(), !writable));
+      }
+    }
+    if (paths.attachmentsDir() != null) {
+      requireNotContaining("attachmentsDir", paths.attachmentsDir(), "workdir", paths.workdir());
+      requireNotContaining(
+          "attachmentsDir", paths.attachmentsDir(), "agentConfigDir", paths.agentConfigDir());
+      if (Files.isDirectory(Path.of(paths.attachmentsDir()))) {
+        mounts.add(SandboxBindMount.of(paths.attachmentsDir(), true));
+      }
+    }
+    return mounts;
+  }
+
+  private static void requireDirectory(String path, String field) {
+    if (!Files.isDirectory(Path.of(path))) {
+      throw new SandboxRequestException(
+          field, field + " does not exist or is not a directory: " + Text.printable(path));
+    }
+  }
+
+  /**
+   * A shared mount that contains the agent's own directories would also contain its siblings':
+   * refuse it rather than mount them.
+   */
+  private static void requireNotContaining(
+      String sharedField, String shared, String ownField, String own) {
+    boolean contains = Path.of(own).startsWith(Path.of(shared));
+    if (!contains) {
+      try {
+        contains = Path.of(own).toRealPath().startsWith(Path.of(shared).toRealPath());
+      } catch (IOException | SecurityException e) {
+        contains = false;
+      }
+    }
+    if (contains) {
+      throw new SandboxRequestException(
+          sharedField,
+          sharedField + " " + Text.printable(shared) + " contains " + ownField + " "
+              + Text.printable(own) + ": mounting it would expose sibling agents' directories");
+    }
+  }
+
+  private FilesystemPolicy filesystem(
+      List<SandboxBindMount> mounts, RunPaths paths, DenyWriteGlobs globs) {
+    Set<String> writable = new LinkedHashSet<>();
+    for (SandboxBindMount m : mounts) {
+      if (!m.readOnly()) {
+        writable.add(m.hostPath());
+      }
+    }
+    writable.addAll(paths.runnerStateDirs());
+
+    Set<String> readDeny = new LinkedHashSet<>();
+    if (home != null) {
+      for (String rel : SECRET_READ_DENY) {
+        readDeny.addAll(DenySpellings.of(home.resolve(rel).toString()));
+      }
+    }
+
+    Set<String> writeDeny = new LinkedHashSet<>();
+    for (String p : paths.protectedPaths()) {
+      writeDeny.addAll(DenySpellings.of(p));
+    }
+    for (String root : writable) {
+      for (String rel : MANDATORY_WRITE_DENY) {
+        writeDeny.addAll(DenySpellings.of(Path.of(root).resolve(rel).toString()));
+      }
+    }
+    for (String root : paths.runnerStateDirs()) {
+      for (String rel : RUNNER_STATE_WRITE_DENY) {
+        writeDeny.addAll(DenySpellings.of(Path.of(root).resolve(rel).toString()));
+      }
+    }
+    return new FilesystemPolicy(
+        List.copyOf(writable), List.copyOf(readDeny), List.copyOf(writeDeny), globs.globs());
+  }
+
+  private Enforcement enforcement(
+      SandboxBackend effective,
+      Verdict verdict,
+      String backendReason,
+      EgressPolicy egress,
+      SandboxRequest request,
+      FilesystemPolicy filesystem,
+      boolean inherit) {
+    boolean wrapped = effective.wraps();
+    String osNote;
+    if (effective == SandboxBackend.NATIVE) {
+      osNote = probe.note();
+    } else if (effective == SandboxBackend.MICROVM) {
+      osNote = "microVM — the run does not execute on the host (kernel boundary)";
+    } else {
+      osNote = backendReason;
+    }
+
+    String networkNote;
+    if (!verdict.launches()) {
+      networkNote = "not launched";
+    } else if (wrapped && request.networkEnabled()) {
+      int extra = 0;
+      for (EgressRule r : egress.allowlist()) {
+        if (r.source() == EgressRule.Source.EGRESS_ALLOWLIST) {
+          extra++;
+        }
+      }
+      networkNote =
+          "egress limited to " + egress.allowlist().size()
+              + " allowlist entries (baseline, GitHub, " + extra
+              + " from egressAllowlist); the fixed deny list wins";
+    } else if (wrapped) {
+      networkNote = "network off by the access-network rule: every outbound connection is refused";
+    } else if (request.networkEnabled()) {
+      networkNote =
+          "not enforced: without an OS sandbox the run reaches the network as the appliance's user";
+    } else {
+      networkNote =
+          "network off by the access-network rule, but not enforced: without an OS sandbox the run"
+              + " reaches the network as the appliance's user";
+    }
+
+    String envNote =
+        inherit
+            ? "inherited from the host: Claude Code without a sandbox runs through the no-sandbox"
+                + " adapter"
+            : "sanitised: dynamic-linker and interpreter injection variables (LD_*, DYLD_*,"
+                + " NODE_OPTIONS, GIT_SSH_COMMAND, …) and the host's git credentials removed"
+                + " before start";
+
+    // Under bubblewrap a launched run has no writable mount whenever globs are set (otherwise it
+    // was refused), so nothing matching them can be created.
+    List<String> enforcedGlobs =
+        effective == SandboxBackend.NATIVE ? filesystem.writeDenyGlobs() : List.of();
+
+    List<String> weakenings = new ArrayList<>();
+    DenyWriteGlobs globs = request.denyWriteGlobs();
+    if (globs.explicit()) {
+      List<String> dropped = new ArrayList<>(DenyWriteGlobs.DEFAULT_GLOBS);
+      dropped.removeAll(globs.globs());
+      if (!dropped.isEmpty()) {
+        weakenings.add(
+            "denyWriteGlobs set by the rules to " + globs.globs() + " (default "
+                + DenyWriteGlobs.DEFAULT_GLOBS + "): " + String.join(", ", dropped)
+                + " may be written inside writable mounts");
+      }
+    }
+    if (verdict.launches() && !wrapped) {
+      if (sandboxSwitch == SandboxSwitch.OFF) {
+        weakenings.add("agent sandbox DISABLED by --sandbox off: no OS confinement");
+      } else if (request.requestedBackend() != null) {
+        weakenings.add("backend none requested: no OS confinement");
+      }
+    }
+    return new Enforcement(
+        true, true, true, true, wrapped, osNote, wrapped, networkNote, !inherit, envNote,
+        enforcedGlobs, weakenings);
+  }
+}

@@ -1,0 +1,52 @@
+package dev.pushgate.sandbox;
+
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
+
+/**
+ * {@code --sandbox on|off} / {@code CC_SERVER_SANDBOX}. An opt-out, not an opt-in: {@code on}
+ * means "wrap when the host offers a backend", never "require one".
+ */
+public enum SandboxSwitch {
+  ON,
+  OFF;
+
+  /** The environment variable read when the flag is absent. */
+  public static final String ENV = "CC_SERVER_SANDBOX";
+
+  /** The command-line flag. */
+  public static final String FLAG = "--sandbox";
+
+  @JsonValue
+  public String id() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The switch from the flag's value (null when the flag was not given) and the environment
+   * variable's value (null or empty when unset). The flag wins; neither means {@link #ON}.
+   *
+   * @throws IllegalArgumentException when a value is neither {@code on} nor {@code off}
+   */
+  public static SandboxSwitch resolve(String flagValue, String envValue) {
+    if (flagValue != null) {
+      return parse(flagValue, FLAG);
+    }
+    if (envValue != null && !envValue.isEmpty()) {
+      return parse(envValue, ENV);
+    }
+    return ON;
+  }
+
+  private static SandboxSwitch parse(String value, String source) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    if (v.equals("on")) {
+      return ON;
+    }
+    if (v.equals("off")) {
+      return OFF;
+    }
+    throw new IllegalArgumentException(
+        source + " takes on or off, not: " + Text.printable(value));
+  }
+}

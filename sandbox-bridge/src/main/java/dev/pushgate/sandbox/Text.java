@@ -1,0 +1,32 @@
+package dev.pushgate.sandbox;
+
+/** Renders untrusted text for an error message: control characters escaped, length bounded. */
+final class Text {
+  private Text() {}
+
+  static String printable(String s) {
+    if (s == null) {
+      return "(none)";
+    }
+    if (s.isEmpty()) {
+      return "\"\"";
+    }
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < s.length() && b.length() <= 200; i++) {
+      char c = s.charAt(i);
+      b.append(c < 0x20 || c == 0x7f ? String.format("\\x%02x", (int) c) : String.valueOf(c));
+    }
+    return b.length() > 200 ? b.substring(0, 200) + "…" : b.toString();
+  }
+
+  /** True when the text has a control character (including NUL, CR and LF). */
+  static boolean hasControl(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c == 0x7f) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,125 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class EnvironmentSanitiserTest {
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_DEBUG", "ld_preload",
+        "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH",
+        "NODE_OPTIONS", "NODE_PATH",
+        "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXEC_PATH", "GIT_ASKPASS", "SSH_ASKPASS",
+        "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_DIR", "GIT_WORK_TREE",
+        "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_PARAMETERS",
+        "BASH_ENV", "ENV", "ZDOTDIR", "PROMPT_COMMAND", "SHELLOPTS", "PS4", "BASH_FUNC_ls%%",
+        "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONWARNINGS", "PYTHONBREAKPOINT",
+        "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
+        "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GCONV_PATH", "OPENSSL_CONF",
+        "SSH_AUTH_SOCK", "GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN",
+      })
+  void removesInjectionVectorsAndHostCredentials(String name) {
+    assertThat(EnvironmentSanitiser.removes(name)).isTrue();
+    EnvironmentVariables out =
+        EnvironmentSanitiser.sanitise(
+            EnvironmentVariables.of(Map.of(name, "x", "PATH", "/usr/bin")),
+            EnvironmentVariables.empty());
+    assertThat(out.names()).containsExactly("PATH");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR", "PYTHONUNBUFFERED",
+          "NODE_ENV", "GIT_AUTHOR_NAME", "EDITOR", "LDFLAGS", "ANTHROPIC_API_KEY"})
+  void keepsOrdinaryVariables(String name) {
+    assertThat(EnvironmentSanitiser.removes(name)).isFalse();
+  }
+
+  @Test
+  void sanitisedEnvironmentThenSetsTheRunsOwnVariables() {
+    Map<String, String> host = new LinkedHashMap<>();
+    host.put("PATH", "/usr/bin");
+    host.put("HOME", "/home/u");
+    host.put("LD_PRELOAD", "/tmp/evil.so");
+    host.put("GIT_CONFIG_GLOBAL", "/home/u/.gitconfig");
+    host.put("GIT_CONFIG_COUNT", "1");
+    host.put("GIT_CONFIG_KEY_0", "url.https://github.com/.pushInsteadOf");
+    host.put("GITHUB_TOKEN", "ghp_hostsOwnToken");
+    host.put("HTTPS_PROXY", "http://corp-proxy:3128");
+    Map<String, String> additions = new LinkedHashMap<>();
+    additions.put("GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig");
+    additions.put("GH_TOKEN", "ghs_runReadToken");
+    additions.put("HTTPS_PROXY", "http://127.0.0.1:41001");
+    additions.put("ALL_PROXY", "socks5h://127.0.0.1:41002");
+
+    EnvironmentVariables out =
+        EnvironmentSanitiser.sanitise(
+            EnvironmentVariables.of(host), EnvironmentVariables.of(additions));
+    Map<String, String> expected = new HashMap<>();
+    expected.put("PATH", "/usr/bin");
+    expected.put("HOME", "/home/u");
+    expected.put("GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig");
+    expected.put("GH_TOKEN", "ghs_runReadToken");
+    expected.put("HTTPS_PROXY", "http://127.0.0.1:41001");
+    expected.put("ALL_PROXY", "socks5h://127.0.0.1:41002");
+    assertThat(out.asMap()).isEqualTo(expected);
+  }
+
+  @Test
+  void inheritedEnvironmentKeepsTheHostsButNotItsGitConfigOverrides() {
+    Map<String, String> host = new LinkedHashMap<>();
+    host.put("PATH", "/usr/bin");
+    host.put("LD_PRELOAD", "/opt/lib.so");
+    host.put("NODE_OPTIONS", "--max-old-space-size=4096");
+    host.put("GIT_CONFIG_PARAMETERS", "'url.x.pushinsteadof'='y'");
+    EnvironmentVariables out =
+        EnvironmentSanitiser.inherit(
+            EnvironmentVariables.of(host),
+            EnvironmentVariables.of(Map.of("GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig")));
+    assertThat(out.asMap())
+        .containsOnly(
+            Map.entry("PATH", "/usr/bin"),
+            Map.entry("LD_PRELOAD", "/opt/lib.so"),
+            Map.entry("NODE_OPTIONS", "--max-old-space-size=4096"),
+            Map.entry("GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig"));
+  }
+
+  @Test
+  void toStringNamesVariablesButNeverValues() {
+    EnvironmentVariables env = EnvironmentVariables.of(Map.of("GH_TOKEN", "ghs_secretvalue"));
+    assertThat(env.toString()).isEqualTo("EnvironmentVariables[GH_TOKEN]").doesNotContain("ghs_");
+  }
+
+  @Test
+  void refusesUnusableVariablesWithoutEchoingValues() {
+    Map<String, String> withNull = new HashMap<>();
+    withNull.put("GH_TOKEN", null);
+    assertThatThrownBy(() -> EnvironmentVariables.of(withNull))
+        .hasMessage("environment variable GH_TOKEN has no value");
+    assertThatThrownBy(() -> EnvironmentVariables.of(Map.of("A=B", "v")))
+        .hasMessage("environment variable name has = or NUL: A=B");
+    assertThatThrownBy(() -> EnvironmentVariables.of(Map.of("", "v")))
+        .hasMessage("an environment variable has no name");
+    assertThatThrownBy(() -> EnvironmentVariables.of(Map.of("GH_TOKEN", "ghs_x\0y")))
+        .hasMessage("environment variable GH_TOKEN has a NUL in its value");
+  }
+
+  @Test
+  void hostEnvironmentDropsWhatNoProcessCouldStartWith() {
+    Map<String, String> host = new LinkedHashMap<>();
+    host.put("=C:", "C:\\");
+    host.put("PATH", "/usr/bin");
+    host.put("BAD", "a\0b");
+    assertThat(EnvironmentVariables.fromHost(host).asMap()).containsOnly(Map.entry("PATH", "/usr/bin"));
+  }
+}
