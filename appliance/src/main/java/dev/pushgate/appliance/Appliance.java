@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.control.ControlApi;
+import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.ForgeTokens;
@@ -16,6 +17,7 @@ import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Approvals;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
+import dev.pushgate.gitconfig.CredentialCommand;
 import dev.pushgate.gitconfig.GitConfigFile;
 import dev.pushgate.gitconfig.RunGitConfig;
 import java.io.IOException;
@@ -141,7 +143,8 @@ public final class Appliance implements AutoCloseable {
     String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + GatewayConfig.GITHUB_HOST + "/";
     String fetchBase = settings.github() == null ? gitBaseUrl + "/" : null;
     Runs.RunFiles files = (runDir, credential) -> {
-      RunGitConfig cfg = RunGitConfig.of(base, credential);
+      RunGitConfig cfg = RunGitConfig.of(base, credential)
+          .withCredentialCommand(currentTokenHelper(base, credential));
       if (fetchBase != null) {
         cfg = cfg.withFetchBaseUrl(fetchBase);
       }
@@ -157,6 +160,8 @@ public final class Appliance implements AutoCloseable {
         runs, new RunUpstream(runs, gitBaseUrl), audit, Approvals.NONE);
     contexts.addHandler(gateway.handler());
     contexts.addHandler(healthz());
+    ContextHandler runApi = new ContextHandler(new RunApi(runs), "/v1");
+    contexts.addHandler(runApi);
     server.setHandler(contexts);
     server.start();
 
@@ -212,6 +217,19 @@ public final class Appliance implements AutoCloseable {
         log.warn("error while closing: {}", e.getMessage());
       }
     }
+  }
+
+  /**
+   * The run's git credential helper asks the appliance for the run's current read token, so that
+   * a run longer than a token's hour keeps fetching; {@code $GH_TOKEN}, a snapshot taken at
+   * launch, is the fallback when curl is missing or the appliance does not answer.
+   */
+  static CredentialCommand currentTokenHelper(String base, String credential) {
+    return CredentialCommand.shell("f() { test \"$1\" = get || exit 0;"
+        + " curl -fsS --max-time 10 -H 'Authorization: Bearer " + credential + "' "
+        + base + RunApi.CREDENTIAL_PATH + " 2>/dev/null"
+        + " || { test -n \"$GH_TOKEN\" && printf 'username=x-access-token\\npassword=%s\\n'"
+        + " \"$GH_TOKEN\"; }; }; f");
   }
 
   private Handler healthz() {

@@ -1,0 +1,99 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** No credential outlives its run: token expiry, TTL, and a crash of the appliance. */
+class CredentialLifecycleTest {
+  @TempDir Path tmp;
+
+  @Test
+  void aRunLongerThanItsTokensKeepsFetchingWithFreshOnes() throws Exception {
+    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
+        "--forge-token-lifetime", "8s", "--refresh-before", "4s", "--sweep-interval", "1s")) {
+      app.forgeCreate("acme/widget");
+      JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+      GitRun git = git(run);
+      git.in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
+      String launchToken = run.get("env").get("GH_TOKEN").asText();
+
+      Thread.sleep(9_000);
+      assertThat(Forge.fetchStatus(app, "acme/widget", launchToken)).isEqualTo(401);
+      git.in(tmp.resolve("w"), "fetch", "origin").ok();
+      git.in(tmp.resolve("w"), "push", "origin", "main:later").ok();
+    }
+  }
+
+  @Test
+  void aRunPastItsTtlIsEndedAndItsTokensRevoked() throws Exception {
+    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
+        "--sweep-interval", "1s")) {
+      app.forgeCreate("acme/widget");
+      JsonNode run = app.createRun(
+          "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 2}");
+      String token = run.get("env").get("GH_TOKEN").asText();
+      String credential = credential(run);
+      assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
+
+      Thread.sleep(4_000);
+      assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(401);
+      assertThat(Forge.gatewayStatus(app, "acme/widget", credential)).isEqualTo(401);
+      assertThat(Forge.liveCredentials(app, run.get("runId").asText())).isZero();
+      assertThat(app.control().get("/v1/runs/" + run.get("runId").asText()).body()
+          .get("endReason").asText()).isEqualTo("expired");
+    }
+  }
+
+  @Test
+  void afterKillDashNineARestartRevokesWhatEndedAndResumesWhatLives() throws Exception {
+    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"))) {
+      app.forgeCreate("acme/widget");
+      JsonNode shortRun = app.createRun(
+          "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 3}");
+      JsonNode longRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+      String shortToken = shortRun.get("env").get("GH_TOKEN").asText();
+      GitRun git = git(longRun);
+      git.in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
+
+      app.kill9();
+      Thread.sleep(4_000);
+      app.restart();
+
+      assertThat(Forge.fetchStatus(app, "acme/widget", shortToken)).isEqualTo(401);
+      assertThat(Forge.liveCredentials(app, shortRun.get("runId").asText())).isZero();
+      assertThat(app.logText()).contains("recovery: 1 run(s) resumed, 1 ended");
+
+      Path w = tmp.resolve("w");
+      Files.writeString(w.resolve("after-crash.txt"), "still here\n");
+      git.in(w, "add", ".").ok();
+      git.in(w, "commit", "-qm", "after the crash").ok();
+      git.in(w, "push", "origin", "main:after-crash").ok();
+
+      String longToken = longRun.get("env").get("GH_TOKEN").asText();
+      assertThat(app.control().delete("/v1/runs/" + longRun.get("runId").asText()).status())
+          .isEqualTo(200);
+      assertThat(Forge.fetchStatus(app, "acme/widget", longToken)).isEqualTo(401);
+      assertThat(Forge.liveCredentials(app, longRun.get("runId").asText())).isZero();
+    }
+  }
+
+  private GitRun git(JsonNode run) throws Exception {
+    return new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of(
+        "GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),
+        "GH_TOKEN", run.get("env").get("GH_TOKEN").asText()));
+  }
+
+  private static String credential(JsonNode run) throws Exception {
+    var m = Pattern.compile("Bearer (pgr_[A-Za-z0-9_-]+)")
+        .matcher(Files.readString(Path.of(run.get("gitConfigPath").asText())));
+    assertThat(m.find()).isTrue();
+    return m.group(1);
+  }
+}

@@ -1,0 +1,53 @@
+package dev.pushgate.it;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.Base64;
+
+/** What the local forge and the ledger say, asked directly, without git. */
+final class Forge {
+  private Forge() {}
+
+  /** The status the forge answers a fetch advertisement made with {@code token}. */
+  static int fetchStatus(RunningAppliance app, String repo, String token) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.forgeUrl(repo) + "/info/refs?service=git-upload-pack"))
+        .timeout(Duration.ofSeconds(30))
+        .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+            ("x-access-token:" + token).getBytes(StandardCharsets.UTF_8)))
+        .GET().build(), HttpResponse.BodyHandlers.ofString());
+    return r.statusCode();
+  }
+
+  /** The status the gateway answers a push advertisement made with a run credential. */
+  static int gatewayStatus(RunningAppliance app, String repo, String credential) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.gatewayUrl() + repo + ".git/info/refs?service=git-receive-pack"))
+        .timeout(Duration.ofSeconds(30))
+        .header("Authorization", "Bearer " + credential).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    return r.statusCode();
+  }
+
+  /** Credentials of a run the ledger does not know to be revoked. */
+  static int liveCredentials(RunningAppliance app, String runId) throws Exception {
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT count(*) FROM credentials WHERE run_id = ? AND revoked_at IS NULL")) {
+      ps.setString(1, runId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package dev.pushgate.policy;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Judges a shell command line an agent wants to run, for the harness bash tool and Claude Code's
+ * {@code Bash} tool. Every simple command in the line is judged by the mode's command policy and
+ * by the workspace rules; the strictest decision wins.
+ *
+ * <ul>
+ *   <li>{@code plan}, {@code review}, {@code orchestrate}: every state-changing command is denied.
+ *   <li>{@code chat}: a fixed list (privilege escalation, system and disk destruction, container
+ *       and namespace escape) is denied; remote-state mutations (push, pull requests, reviews and
+ *       merges, tracker writes, installs, publishes) ask first; everything else runs.
+ *   <li>Workspace rules: each action class the line belongs to gets its rule's decision; {@code git
+ *       push} is judged against the ref-scoped push rules for the refs the line names.
+ *   <li>A line that cannot be parsed, or whose command cannot be seen ({@code $CMD}, a shell
+ *       reading standard input), is judged as strictly as the strictest rule in force: deny in a
+ *       read-only mode, otherwise the strictest of ask and every workspace rule. Never allow.
+ * </ul>
+ *
+ * This is a soft gate: it recognises the conventional spelling of an action. Pushes never depend
+ * on it; the gateway enforces them.
+ */
+public final class CommandPolicy {
+  private static final Set<ActionClass> CHAT_ASKS = EnumSet.of(
+      ActionClass.PUSH,
+      ActionClass.OPEN_PULL_REQUEST,
+      ActionClass.PUBLISH_REVIEW_OR_MERGE,
+      ActionClass.WRITE_TRACKER,
+      ActionClass.INSTALL_PACKAGE);
+  private static final String STRICT = "so it is judged as strictly as the strictest rule in force";
+
+  private CommandPolicy() {}
+
+  /** Judges one command line. Never returns null and never throws for any line. */
+  public static CommandJudgement judge(String commandLine, Mode mode, WorkspaceRules rules) {
+    Objects.requireNonNull(commandLine, "commandLine");
+    Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(rules, "rules");
+    if (commandLine.isBlank()) {
+      return new CommandJudgement(Decision.ALLOW, Set.of(), "the command is empty");
+    }
+    List<SimpleCommand> commands;
+    try {
+      commands = ShellParser.parse(commandLine);
+    } catch (ShellSyntaxException e) {
+      return new CommandJudgement(failClosed(mode, rules), Set.of(), "cannot parse the command ("
+          + e.getMessage() + " at character " + (e.offset() + 1) + "), " + STRICT);
+    }
+    try {
+      return combine(CommandClassifier.classify(commands), mode, rules);
+    } catch (RuntimeException | StackOverflowError e) {
+      // A classifier bug must not become an allow.
+      return new CommandJudgement(failClosed(mode, rules), Set.of(),
+          "the command could not be classified, " + STRICT);
+    }
+  }
+
+  /**
+   * The decision for a line that cannot be judged: deny in a read-only mode, otherwise the
+   * strictest of ask and every decision in the workspace rules.
+   */
+  static Decision failClosed(Mode mode, WorkspaceRules rules) {
+    return mode.isReadOnly() ? Decision.DENY : Decision.ASK.strictest(rules.strictest());
+  }
+
+  private record Verdict(Decision decision, String reason) {}
+
+  private static CommandJudgement combine(List<Finding> findings, Mode mode, WorkspaceRules rules) {
+    Decision decision = Decision.ALLOW;
+    String reason = null;
+    EnumSet<ActionClass> actions = EnumSet.noneOf(ActionClass.class);
+    for (Finding f : findings) {
+      if (f.action() != null) {
+        actions.add(f.action());
+      }
+      Verdict v = verdict(f, mode, rules);
+      if (v.decision().compareTo(decision) > 0 || (reason == null && v.decision() == decision)) {
+        decision = v.decision();
+        reason = v.reason();
+      }
+    }
+    return new CommandJudgement(decision, actions,
+        reason == null ? "no rule restricts this command" : reason);
+  }
+
+  private static Verdict verdict(Finding f, Mode mode, WorkspaceRules rules) {
+    String subject = "`" + f.label() + "` " + f.what();
+    String readOnly = subject + ", and " + mode.id() + " mode is read-only";
+    return switch (f.kind()) {
+      case FORBIDDEN -> new Verdict(Decision.DENY, "`" + f.label() + "` is never allowed: " + f.what());
+      case OPAQUE -> new Verdict(failClosed(mode, rules), subject + ", " + STRICT);
+      case STATE_CHANGE -> mode.isReadOnly()
+          ? new Verdict(Decision.DENY, readOnly)
+          : new Verdict(Decision.ALLOW, null);
+      case REMOTE_CHANGE -> mode.isReadOnly()
+          ? new Verdict(Decision.DENY, readOnly)
+          : new Verdict(Decision.ASK, subject + ", which needs approval in chat mode");
+      case ACTION -> {
+        Verdict byMode;
+        if (mode.isReadOnly()) {
+          byMode = f.action() == ActionClass.ACCESS_NETWORK
+              ? new Verdict(Decision.ALLOW, null)
+              : new Verdict(Decision.DENY, readOnly);
+        } else {
+          byMode = CHAT_ASKS.contains(f.action())
+              ? new Verdict(Decision.ASK, subject + ", which needs approval in chat mode")
+              : new Verdict(Decision.ALLOW, null);
+        }
+        Verdict byRules = byRules(f, subject, rules);
+        // At equal strictness the workspace's own words say more than the mode's.
+        yield byRules.decision().compareTo(byMode.decision()) >= 0 ? byRules : byMode;
+      }
+    };
+  }
+
+  private static Verdict byRules(Finding f, String subject, WorkspaceRules rules) {
+    if (f.action() == ActionClass.PUSH && !rules.push().rules().isEmpty()) {
+      Verdict scoped = byPushRules(f, rules.push());
+      if (scoped != null) {
+        return scoped;
+      }
+    }
+    Decision d = f.action() == ActionClass.PUSH && !f.pushTargets().isEmpty()
+        ? rules.push().fallback()
+        : rules.decisionFor(f.action());
+    String reason = switch (d) {
+      case ALLOW -> subject + ", which this workspace's rules allow";
+      case ASK -> subject + ", which needs approval under this workspace's rules";
+      case DENY -> subject + ", which this workspace's rules deny";
+    };
+    return new Verdict(d, reason);
+  }
+
+  /**
+   * Judges a push against the scoped push rules for each ref the line names and each kind of
+   * update it may be. Null when no scoped rule decides (the fallback applies).
+   */
+  private static Verdict byPushRules(Finding f, PushRules push) {
+    Decision best = null;
+    String reason = null;
+    List<PushTarget> targets = f.pushTargets().isEmpty()
+        ? List.of(new PushTarget("refs/heads/" + PushTarget.SOME,
+            EnumSet.of(UpdateKind.CREATE, UpdateKind.UPDATE)))
+        : f.pushTargets();
+    for (PushTarget t : targets) {
+      for (UpdateKind kind : t.kinds()) {
+        for (PushRule rule : rulesFor(push, t, kind)) {
+          if (best == null || rule.decision().compareTo(best) > 0) {
+            best = rule.decision();
+            String where = t.named() ? " to " + CommandClassifier.display(t.ref())
+                : t.ref() == null ? " (any ref)" : "";
+            reason = "`" + f.label() + "`" + where + ": " + rule.reason();
+          }
+        }
+      }
+    }
+    if (best == null || best.compareTo(push.fallback()) < 0) {
+      return null;
+    }
+    return new Verdict(best, reason);
+  }
+
+  /** The scoped rule that decides one ref and kind, or every rule that could for any ref. */
+  private static List<PushRule> rulesFor(PushRules push, PushTarget t, UpdateKind kind) {
+    if (t.ref() == null) {
+      return push.rules().stream()
+          .filter(r -> r.kinds().isEmpty() || r.kinds().contains(kind))
+          .toList();
+    }
+    Judgement j = push.judge(t.ref(), kind);
+    return push.rules().stream()
+        .filter(r -> r.describe().equals(j.rule()) && r.covers(t.ref(), kind))
+        .limit(1)
+        .toList();
+  }
+}
