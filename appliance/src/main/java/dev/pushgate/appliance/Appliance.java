@@ -6,6 +6,7 @@ import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.ForgeTokens;
 import dev.pushgate.appliance.forge.LocalForge;
+import dev.pushgate.appliance.runs.RunSandbox;
 import dev.pushgate.appliance.runs.RunUpstream;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.store.AuditStore;
@@ -152,8 +153,9 @@ public final class Appliance implements AutoCloseable {
       GitConfigFile.write(file, cfg);
       return file;
     };
+    RunSandbox sandbox = RunSandbox.probeHost(settings.sandbox());
     runs = new Runs(ledger, broker, clock, new Runs.Settings(dir.resolve("runs"),
-        settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files));
+        settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox));
     Gateway gateway = new Gateway(
         new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock),
@@ -189,6 +191,7 @@ public final class Appliance implements AutoCloseable {
     out.println("pushgate gateway at " + gatewayUrl);
     out.println("pushgate control API on " + socket);
     out.println("pushgate upstream: " + forgeLine);
+    out.println(sandbox.startupLine());
     out.flush();
     log.info("pushgate ready on {}", base);
   }

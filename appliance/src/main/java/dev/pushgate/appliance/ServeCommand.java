@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.sandbox.SandboxSwitch;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,6 +55,11 @@ final class ServeCommand implements Callable<Integer> {
       description = "How often expired runs are ended and failed revocations retried. Default: ${DEFAULT-VALUE}")
   Duration sweepInterval;
 
+  @Option(names = "--sandbox", paramLabel = "on|off",
+      description = "Wrap runs in the OS sandbox when the host offers one (on, the default), or"
+          + " never (off). Also CC_SERVER_SANDBOX.")
+  String sandbox;
+
   @Option(names = "--github-app-id", description = "GitHub App ID or client ID; with --github-app-key, serve against GitHub instead of the local forge.")
   String githubAppId;
 
@@ -82,7 +88,8 @@ final class ServeCommand implements Callable<Integer> {
     Settings d = Settings.defaults(dataDir);
     Settings settings = new Settings(dataDir, bind, port, allowNonLoopback, github, runTtl,
         d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, d.clientTimeout(),
-        d.upstreamTimeout(), sweepInterval, d.shutdownGrace());
+        d.upstreamTimeout(), sweepInterval, d.shutdownGrace(),
+        SandboxSwitch.resolve(sandbox, System.getenv(SandboxSwitch.ENV)));
     Appliance appliance = Appliance.start(settings, System.out);
     Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
     appliance.join();

@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.sandbox.SandboxSwitch;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -22,7 +23,8 @@ public record Settings(
     Duration clientTimeout,
     Duration upstreamTimeout,
     Duration sweepInterval,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    SandboxSwitch sandbox) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -36,6 +38,6 @@ public record Settings(
     return new Settings(dataDir, "127.0.0.1", 7070, false, null, Duration.ofHours(8),
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
-        Duration.ofSeconds(5), Duration.ofSeconds(30));
+        Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON);
   }
 }

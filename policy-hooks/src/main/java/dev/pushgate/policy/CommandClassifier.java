@@ -39,7 +39,7 @@ final class CommandClassifier {
       "check-ignore", "check-attr", "check-mailmap", "check-ref-format", "count-objects", "fsck",
       "diff-tree", "diff-files", "diff-index", "range-diff", "show-branch", "cherry",
       "verify-commit", "verify-tag", "verify-pack", "get-tar-commit-id", "column", "patch-id",
-      "request-pull", "show-index", "stripspace", "difftool", "grep", "fetch-pack");
+      "request-pull", "show-index", "stripspace", "difftool", "fetch-pack");
   private static final Set<String> GIT_COMMITS = Set.of(
       "commit", "merge", "rebase", "cherry-pick", "revert", "am", "pull", "commit-tree",
       "filter-branch", "filter-repo", "fast-import", "replay");

@@ -1,5 +1,6 @@
 package dev.pushgate.policy;
 
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -73,15 +74,21 @@ public final class CommandPolicy {
   private static CommandJudgement combine(List<Finding> findings, Mode mode, WorkspaceRules rules) {
     Decision decision = Decision.ALLOW;
     String reason = null;
+    boolean forbidden = false;
     EnumSet<ActionClass> actions = EnumSet.noneOf(ActionClass.class);
     for (Finding f : findings) {
       if (f.action() != null) {
         actions.add(f.action());
       }
       Verdict v = verdict(f, mode, rules);
-      if (v.decision().compareTo(decision) > 0 || (reason == null && v.decision() == decision)) {
+      boolean isForbidden = f.kind() == Finding.Kind.FORBIDDEN;
+      int stricter = v.decision().compareTo(decision);
+      // The first of the strictest findings gives the reason, except that "never allowed" says
+      // more than "read-only" about a line that is both.
+      if (stricter > 0 || (stricter == 0 && (reason == null || (isForbidden && !forbidden)))) {
         decision = v.decision();
         reason = v.reason();
+        forbidden = isForbidden;
       }
     }
     return new CommandJudgement(decision, actions,
@@ -119,63 +126,57 @@ public final class CommandPolicy {
   }
 
   private static Verdict byRules(Finding f, String subject, WorkspaceRules rules) {
-    if (f.action() == ActionClass.PUSH && !rules.push().rules().isEmpty()) {
-      Verdict scoped = byPushRules(f, rules.push());
-      if (scoped != null) {
-        return scoped;
-      }
+    if (f.action() == ActionClass.PUSH) {
+      return byPushRules(f, subject, rules.push());
     }
-    Decision d = f.action() == ActionClass.PUSH && !f.pushTargets().isEmpty()
-        ? rules.push().fallback()
-        : rules.decisionFor(f.action());
-    String reason = switch (d) {
-      case ALLOW -> subject + ", which this workspace's rules allow";
-      case ASK -> subject + ", which needs approval under this workspace's rules";
-      case DENY -> subject + ", which this workspace's rules deny";
+    return byDecision(rules.decisionFor(f.action()), subject);
+  }
+
+  private static Verdict byDecision(Decision d, String subject) {
+    return switch (d) {
+      case ALLOW -> new Verdict(d, subject + ", which this workspace's rules allow");
+      case ASK -> new Verdict(d, subject + ", which needs approval under this workspace's rules");
+      case DENY -> new Verdict(d, subject + ", which this workspace's rules deny");
     };
-    return new Verdict(d, reason);
   }
 
   /**
-   * Judges a push against the scoped push rules for each ref the line names and each kind of
-   * update it may be. Null when no scoped rule decides (the fallback applies).
+   * Judges a push against the push rules for each ref the line names and each kind of update it
+   * may be; a ref the line does not name is some branch, and {@code --mirror} is any ref.
    */
-  private static Verdict byPushRules(Finding f, PushRules push) {
-    Decision best = null;
-    String reason = null;
+  private static Verdict byPushRules(Finding f, String subject, PushRules push) {
     List<PushTarget> targets = f.pushTargets().isEmpty()
         ? List.of(new PushTarget("refs/heads/" + PushTarget.SOME,
             EnumSet.of(UpdateKind.CREATE, UpdateKind.UPDATE)))
         : f.pushTargets();
+    Verdict fallback = byDecision(push.fallback(), subject);
+    Verdict best = null;
     for (PushTarget t : targets) {
-      for (UpdateKind kind : t.kinds()) {
-        for (PushRule rule : rulesFor(push, t, kind)) {
-          if (best == null || rule.decision().compareTo(best) > 0) {
-            best = rule.decision();
-            String where = t.named() ? " to " + CommandClassifier.display(t.ref())
-                : t.ref() == null ? " (any ref)" : "";
-            reason = "`" + f.label() + "`" + where + ": " + rule.reason();
+      for (UpdateKind kind : UpdateKind.values()) {
+        if (!t.kinds().contains(kind)) {
+          continue;
+        }
+        List<Verdict> candidates = new ArrayList<>();
+        if (t.ref() == null) {
+          for (PushRule r : push.rules()) {
+            if (r.kinds().isEmpty() || r.kinds().contains(kind)) {
+              candidates.add(new Verdict(r.decision(), "`" + f.label() + "` (any ref): " + r.reason()));
+            }
+          }
+          candidates.add(fallback);
+        } else {
+          String where = t.named() ? " to " + CommandClassifier.display(t.ref()) : "";
+          candidates.add(push.decidingRule(t.ref(), kind)
+              .map(r -> new Verdict(r.decision(), "`" + f.label() + "`" + where + ": " + r.reason()))
+              .orElse(fallback));
+        }
+        for (Verdict v : candidates) {
+          if (best == null || v.decision().compareTo(best.decision()) > 0) {
+            best = v;
           }
         }
       }
     }
-    if (best == null || best.compareTo(push.fallback()) < 0) {
-      return null;
-    }
-    return new Verdict(best, reason);
-  }
-
-  /** The scoped rule that decides one ref and kind, or every rule that could for any ref. */
-  private static List<PushRule> rulesFor(PushRules push, PushTarget t, UpdateKind kind) {
-    if (t.ref() == null) {
-      return push.rules().stream()
-          .filter(r -> r.kinds().isEmpty() || r.kinds().contains(kind))
-          .toList();
-    }
-    Judgement j = push.judge(t.ref(), kind);
-    return push.rules().stream()
-        .filter(r -> r.describe().equals(j.rule()) && r.covers(t.ref(), kind))
-        .limit(1)
-        .toList();
+    return best == null ? fallback : best;
   }
 }

@@ -3,6 +3,7 @@ package dev.pushgate.policy;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The "Push to a remote" rule of a workspace: a default decision and ref-scoped rules. The most
@@ -44,11 +45,14 @@ public final class PushRules {
 
   /** Judges one ref update. Never returns null. */
   public Judgement judge(String ref, UpdateKind kind) {
-    return rules.stream()
-        .filter(r -> r.covers(ref, kind))
-        .max(SPECIFICITY)
+    return decidingRule(ref, kind)
         .map(r -> new Judgement(r.decision(), r.describe(), r.reason()))
         .orElseGet(this::fallbackJudgement);
+  }
+
+  /** The scoped rule that decides an update, or empty when the fallback does. */
+  Optional<PushRule> decidingRule(String ref, UpdateKind kind) {
+    return rules.stream().filter(r -> r.covers(ref, kind)).max(SPECIFICITY);
   }
 
   /** The most restrictive decision any push could get under these rules. */

@@ -87,6 +87,11 @@ public final class ControlApi extends Handler.Abstract {
     out.put("gitConfigPath", started.gitConfigPath());
     ObjectNode env = out.putObject("env");
     started.env().forEach(env::put);
+    if (started.sandbox() != null) {
+      out.set("sandbox", json.valueToTree(started.sandbox()));
+    } else {
+      out.putNull("sandbox");
+    }
     send(response, callback, 201, out);
   }
 
@@ -193,6 +198,7 @@ public final class ControlApi extends Handler.Abstract {
     n.set("rules", json.readTree(row.rulesJson()));
     n.put("createdAt", row.createdAt().toString());
     n.put("expiresAt", row.expiresAt().toString());
+    n.put("backend", row.backend());
     n.put("state", row.endedAt() == null ? "live" : "ended");
     if (row.endedAt() != null) {
       n.put("endedAt", row.endedAt().toString());

@@ -4,19 +4,27 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.runs.NewRun;
 import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.appliance.runs.SandboxInput;
 import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 
 /** Turns the JSON of {@code POST /v1/runs} into a {@link NewRun}, or a 400 that names the field. */
 final class RunRequestParser {
   private static final Set<String> FIELDS = Set.of("workspaceId", "sessionId", "agentId", "mode",
-      "repository", "attachedRepositories", "rules", "ttlSeconds");
+      "repository", "attachedRepositories", "rules", "ttlSeconds", "workdir", "agentConfigDir",
+      "reposDir", "attachmentsDir", "protectedPaths", "runnerStateDirs", "execGrantRoots",
+      "runner", "dispatch", "backend", "egressAllowlist", "env");
+  private static final Set<String> SANDBOX_FIELDS = Set.of("workdir", "agentConfigDir",
+      "reposDir", "attachmentsDir", "protectedPaths", "runnerStateDirs", "execGrantRoots",
+      "runner", "dispatch", "backend", "egressAllowlist", "env");
   private static final Set<String> MODES = Set.of("chat", "plan", "review", "orchestrate");
 
   private final ObjectMapper json;
@@ -77,7 +85,83 @@ final class RunRequestParser {
       ttl = Duration.ofSeconds(ttlNode.asLong());
     }
     return new NewRun(workspaceId, optionalText(body, "sessionId", null),
-        optionalText(body, "agentId", null), mode, repository, attached, rules, rulesJson, ttl);
+        optionalText(body, "agentId", null), mode, repository, attached, rules, rulesJson, ttl,
+        sandbox(body));
+  }
+
+  /** The sandbox fields; null when none is given (the run then gets no sandbox plan). */
+  private SandboxInput sandbox(JsonNode body) throws RunRequestException {
+    boolean any = false;
+    for (String f : SANDBOX_FIELDS) {
+      any |= body.has(f) && !body.get(f).isNull();
+    }
+    if (!any) {
+      return null;
+    }
+    if (!body.hasNonNull("workdir")) {
+      throw bad("missing field 'workdir': a run with sandbox fields needs its workdir");
+    }
+    String runner = optionalText(body, "runner", null);
+    String dispatch = optionalText(body, "dispatch", null);
+    if (dispatch != null) {
+      switch (dispatch) {
+        case "harness-bash" -> runner = "harness-bash";
+        case "overlay" -> {
+          if ("harness-bash".equals(runner)) {
+            throw bad("dispatch overlay does not go with runner harness-bash");
+          }
+        }
+        default -> throw bad("dispatch must be overlay or harness-bash (got '" + dispatch + "')");
+      }
+    }
+    Map<String, String> env = new LinkedHashMap<>();
+    JsonNode envNode = body.path("env");
+    if (!envNode.isMissingNode() && !envNode.isNull()) {
+      if (!envNode.isObject()) {
+        throw bad("env must be an object of string values");
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = envNode.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (!e.getValue().isTextual()) {
+          throw bad("env." + e.getKey() + " must be a string");
+        }
+        env.put(e.getKey(), e.getValue().asText());
+      }
+    }
+    return new SandboxInput(optionalPath(body, "workdir"), optionalPath(body, "agentConfigDir"),
+        optionalPath(body, "reposDir"), optionalPath(body, "attachmentsDir"),
+        textList(body, "protectedPaths"), textList(body, "runnerStateDirs"),
+        textList(body, "execGrantRoots"), runner, optionalText(body, "backend", null),
+        textList(body, "egressAllowlist"), env);
+  }
+
+  private static String optionalPath(JsonNode body, String field) throws RunRequestException {
+    JsonNode n = body.path(field);
+    if (n.isMissingNode() || n.isNull()) {
+      return null;
+    }
+    if (!n.isTextual()) {
+      throw bad("'" + field + "' must be an absolute path");
+    }
+    return n.asText();
+  }
+
+  private static List<String> textList(JsonNode body, String field) throws RunRequestException {
+    JsonNode n = body.path(field);
+    if (n.isMissingNode() || n.isNull()) {
+      return List.of();
+    }
+    if (!n.isArray()) {
+      throw bad("'" + field + "' must be a list of strings");
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n.size(); i++) {
+      if (!n.get(i).isTextual()) {
+        throw bad(field + "[" + i + "] must be a string");
+      }
+      out.add(n.get(i).asText());
+    }
+    return out;
   }
 
   private static RepoSlug slug(String text, String field) throws RunRequestException {

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
-/** A validated request to start a run. */
+/** A validated request to start a run; {@code sandbox} is null when no paths were given. */
 public record NewRun(
     String workspaceId,
     String sessionId,
@@ -16,7 +16,8 @@ public record NewRun(
     List<RepoSlug> attachedRepositories,
     WorkspaceRules rules,
     String rulesJson,
-    Duration ttl) {
+    Duration ttl,
+    SandboxInput sandbox) {
 
   public NewRun {
     Objects.requireNonNull(workspaceId, "workspaceId");

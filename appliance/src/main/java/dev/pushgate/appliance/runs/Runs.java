@@ -13,6 +13,7 @@ import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
+import dev.pushgate.sandbox.SandboxPlan;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +46,8 @@ public final class Runs implements RunAuthenticator {
       Duration defaultTtl,
       Duration maxTtl,
       Duration refreshBefore,
-      RunFiles files) {}
+      RunFiles files,
+      RunSandbox sandbox) {}
 
   /** Writes and removes a run's files (its git config). */
   public interface RunFiles {
@@ -56,7 +58,7 @@ public final class Runs implements RunAuthenticator {
   /** What a started run is told. {@code env} holds the read token the run is meant to hold. */
   public record StartedRun(
       String runId, Instant expiresAt, String gitConfigPath, String runCredential,
-      Map<String, String> env) {}
+      Map<String, String> env, SandboxPlan sandbox) {}
 
   /** A credential and what became of it at teardown. */
   public record Revocation(String kind, String repository, boolean revoked, String error) {}
@@ -110,10 +112,15 @@ public final class Runs implements RunAuthenticator {
     String runId = Credentials.newRunId();
     String credential = Credentials.newRunCredential();
     Path dir = settings.runsDir().resolve(runId);
+    Path gitConfigPath = dir.resolve("gitconfig");
+    if (req.sandbox() != null) {
+      // Validate the paths before anything is issued: a bad request creates nothing.
+      settings.sandbox().plan(req, runId, Map.of("GIT_CONFIG_GLOBAL", gitConfigPath.toString()));
+    }
     Ledger.RunRow row = new Ledger.RunRow(runId, req.workspaceId(), req.sessionId(),
         req.agentId(), req.mode(), req.repository().toString(), null,
         toJson(req.attachedRepositories().stream().map(RepoSlug::toString).toList()),
-        req.rulesJson(), Credentials.hash(credential), dir.resolve("gitconfig").toString(),
+        req.rulesJson(), Credentials.hash(credential), gitConfigPath.toString(),
         null, now, now.plus(ttl), null, null);
     try {
       ledger.insertRun(row);
@@ -132,14 +139,20 @@ public final class Runs implements RunAuthenticator {
       Map<String, String> env = new LinkedHashMap<>();
       env.put("GIT_CONFIG_GLOBAL", gitConfig.toString());
       env.put("GH_TOKEN", run.readToken.token().reveal());
+      env.put("GIT_TERMINAL_PROMPT", "0");
+      SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);
+      ledger.setBackend(runId, plan == null ? "none" : plan.effectiveBackend().id());
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
-      return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env);
+      return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan);
+    } catch (RunRequestException e) {
+      abandon(runId, "failed to start");
+      throw e;
     } catch (BrokerException e) {
       abandon(runId, "failed to start");
       throw new RunRequestException(upstreamStatus(e), "could not issue the run's read token: "
           + e.getMessage());
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | SQLException | RuntimeException e) {
       log.error("run {} failed to start", runId, e);
       abandon(runId, "failed to start");
       throw new RunRequestException(RunRequestException.Status.INTERNAL,

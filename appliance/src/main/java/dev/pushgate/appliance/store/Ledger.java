@@ -102,6 +102,16 @@ public final class Ledger {
     return queryRuns("WHERE ended_at IS NULL ORDER BY created_at");
   }
 
+  public void setBackend(String id, String backend) throws SQLException {
+    db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE runs SET backend = ? WHERE id = ?")) {
+        ps.setString(1, backend);
+        ps.setString(2, id);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
   public void endRun(String id, String reason, Instant at) throws SQLException {
     db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(

@@ -1,0 +1,73 @@
+package dev.pushgate.appliance.runs;
+
+import dev.pushgate.policy.ActionClass;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.sandbox.BackendProbe;
+import dev.pushgate.sandbox.DenyWriteGlobs;
+import dev.pushgate.sandbox.EgressLists;
+import dev.pushgate.sandbox.EnvironmentVariables;
+import dev.pushgate.sandbox.Mode;
+import dev.pushgate.sandbox.ProbeResult;
+import dev.pushgate.sandbox.RunPaths;
+import dev.pushgate.sandbox.Runner;
+import dev.pushgate.sandbox.SandboxPlan;
+import dev.pushgate.sandbox.SandboxPlanner;
+import dev.pushgate.sandbox.SandboxRequest;
+import dev.pushgate.sandbox.SandboxSwitch;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Turns a run request into its sandbox plan: the spec, the effective backend, the launch verdict
+ * and the sanitised environment, from what the host was found to offer at start-up.
+ */
+public final class RunSandbox {
+  private final ProbeResult probe;
+  private final SandboxSwitch sandboxSwitch;
+  private final Path home;
+  private final EgressLists egress;
+
+  public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress) {
+    this.probe = probe;
+    this.sandboxSwitch = sandboxSwitch;
+    this.home = home;
+    this.egress = egress;
+  }
+
+  /** What this host offers, probed now. */
+  public static RunSandbox probeHost(SandboxSwitch sandboxSwitch) {
+    return new RunSandbox(BackendProbe.probe(), sandboxSwitch,
+        Path.of(System.getProperty("user.home")), EgressLists.embedded());
+  }
+
+  public String startupLine() {
+    return probe.startupLine(sandboxSwitch);
+  }
+
+  /** The plan of {@code req}, with {@code additions} set in its environment. */
+  public SandboxPlan plan(NewRun req, String sessionFallback, Map<String, String> additions)
+      throws RunRequestException {
+    SandboxInput in = req.sandbox();
+    try {
+      RunPaths paths = new RunPaths(in.workdir(), in.agentConfigDir(), in.reposDir(),
+          in.attachmentsDir(), in.protectedPaths(), in.runnerStateDirs(), in.execGrantRoots());
+      Runner runner = in.runner() == null ? Runner.CLAUDE_CODE : Runner.fromId(in.runner());
+      SandboxRequest request = SandboxRequest.builder(
+              req.sessionId() == null ? sessionFallback : req.sessionId(), req.workspaceId(),
+              runner, paths)
+          .agentId(req.agentId())
+          .mode(Mode.fromId(req.mode()))
+          .requestedBackend(in.backend())
+          .networkEnabled(req.rules().decisionFor(ActionClass.ACCESS_NETWORK) != Decision.DENY)
+          .egressAllowlist(in.egressAllowlist())
+          .denyWriteGlobs(req.rules().denyWriteGlobsExplicit()
+              ? DenyWriteGlobs.explicit(req.rules().denyWriteGlobs()) : DenyWriteGlobs.DEFAULT)
+          .envAdditions(EnvironmentVariables.of(additions))
+          .build();
+      return new SandboxPlanner(probe, sandboxSwitch, false, home,
+          EnvironmentVariables.fromHost(in.env()), egress).plan(request);
+    } catch (IllegalArgumentException e) { // SandboxRequestException names the field
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
+    }
+  }
+}
