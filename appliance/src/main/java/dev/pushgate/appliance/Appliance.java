@@ -1,5 +1,7 @@
 package dev.pushgate.appliance;
 
+import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.approvals.GatewayApprovals;
 import dev.pushgate.appliance.control.ControlApi;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.forge.ForgeAppKey;
@@ -9,13 +11,13 @@ import dev.pushgate.appliance.forge.LocalForge;
 import dev.pushgate.appliance.runs.RunSandbox;
 import dev.pushgate.appliance.runs.RunUpstream;
 import dev.pushgate.appliance.runs.Runs;
+import dev.pushgate.appliance.store.ApprovalStore;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.store.SecretBox;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
-import dev.pushgate.gateway.Approvals;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.gitconfig.CredentialCommand;
@@ -65,6 +67,7 @@ public final class Appliance implements AutoCloseable {
   private Server control;
   private ScheduledExecutorService sweeper;
   private Runs runs;
+  private ApprovalDesk desk;
   private int port;
   private volatile boolean ready;
 
@@ -156,10 +159,12 @@ public final class Appliance implements AutoCloseable {
     RunSandbox sandbox = RunSandbox.probeHost(settings.sandbox());
     runs = new Runs(ledger, broker, clock, new Runs.Settings(dir.resolve("runs"),
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox));
+    desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
+        new ApprovalStore(db));
     Gateway gateway = new Gateway(
         new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock),
-        runs, new RunUpstream(runs, gitBaseUrl), audit, Approvals.NONE);
+        runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk));
     contexts.addHandler(gateway.handler());
     contexts.addHandler(healthz());
     ContextHandler runApi = new ContextHandler(new RunApi(runs), "/v1");
@@ -171,11 +176,11 @@ public final class Appliance implements AutoCloseable {
 
     Path socket = dir.resolve("control.sock");
     Files.deleteIfExists(socket);
-    control = new Server(new QueuedThreadPool(16, 2));
+    control = new Server(new QueuedThreadPool(64, 2));
     UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
     unix.setUnixDomainPath(socket);
     control.addConnector(unix);
-    control.setHandler(new ControlApi(runs, audit, gatewayUrl));
+    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl));
     control.start();
     restrict(socket, "rw-------");
 
@@ -208,6 +213,9 @@ public final class Appliance implements AutoCloseable {
   @Override
   public void close() {
     ready = false;
+    if (desk != null) {
+      desk.denyAll("the appliance is shutting down");
+    }
     if (sweeper != null) {
       sweeper.shutdownNow();
     }

@@ -60,6 +60,11 @@ final class ServeCommand implements Callable<Integer> {
           + " never (off). Also CC_SERVER_SANDBOX.")
   String sandbox;
 
+  @Option(names = "--approval-timeout", defaultValue = "5m",
+      converter = Units.DurationConverter.class,
+      description = "How long an ask-first push is held for an approver before it is denied. Default: ${DEFAULT-VALUE}")
+  Duration approvalTimeout;
+
   @Option(names = "--github-app-id", description = "GitHub App ID or client ID; with --github-app-key, serve against GitHub instead of the local forge.")
   String githubAppId;
 
@@ -89,7 +94,7 @@ final class ServeCommand implements Callable<Integer> {
     Settings settings = new Settings(dataDir, bind, port, allowNonLoopback, github, runTtl,
         d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, d.clientTimeout(),
         d.upstreamTimeout(), sweepInterval, d.shutdownGrace(),
-        SandboxSwitch.resolve(sandbox, System.getenv(SandboxSwitch.ENV)));
+        SandboxSwitch.resolve(sandbox, System.getenv(SandboxSwitch.ENV)), approvalTimeout);
     Appliance appliance = Appliance.start(settings, System.out);
     Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
     appliance.join();

@@ -24,7 +24,8 @@ public record Settings(
     Duration upstreamTimeout,
     Duration sweepInterval,
     Duration shutdownGrace,
-    SandboxSwitch sandbox) {
+    SandboxSwitch sandbox,
+    Duration approvalTimeout) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -38,6 +39,6 @@ public record Settings(
     return new Settings(dataDir, "127.0.0.1", 7070, false, null, Duration.ofHours(8),
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
-        Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON);
+        Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5));
   }
 }

@@ -1285,6 +1285,9 @@ final class CommandClassifier {
   }
 
   private void copyRemote(String name, List<String> w, int i) {
+    if (onlyInfo(w, i)) {
+      return;
+    }
     boolean remote = false;
     boolean dryRun = false;
     for (String a : rest(w, i)) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
@@ -40,11 +41,14 @@ public final class ControlApi extends Handler.Abstract {
   private final ObjectMapper json = new ObjectMapper();
   private final RunRequestParser parser = new RunRequestParser(json);
 
+  private final ApprovalsApi approvals;
+
   /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
-  public ControlApi(Runs runs, AuditStore audit, String gatewayUrl) {
+  public ControlApi(Runs runs, AuditStore audit, ApprovalDesk desk, String gatewayUrl) {
     this.runs = runs;
     this.audit = audit;
     this.gatewayUrl = gatewayUrl;
+    this.approvals = new ApprovalsApi(desk, json);
   }
 
   @Override
@@ -63,6 +67,13 @@ public final class ControlApi extends Handler.Abstract {
           case "DELETE" -> deleteRun(id, response, callback);
           default -> error(response, callback, 405, "use GET or DELETE on a run");
         }
+      } else if (path.equals("/v1/approvals/stream") && method.equals("GET")) {
+        approvals.stream(response, callback);
+      } else if (path.equals("/v1/approvals") && method.equals("GET")) {
+        send(response, callback, 200, approvals.list(request));
+      } else if (path.startsWith("/v1/approvals/") && method.equals("POST")) {
+        send(response, callback, 200,
+            approvals.answer(path.substring("/v1/approvals/".length()), readJson(request)));
       } else if (path.equals("/v1/audit") && method.equals("GET")) {
         listAudit(request, response, callback);
       } else {

@@ -62,6 +62,25 @@ public final class Database implements AutoCloseable {
       duration_ms INTEGER)""",
     "CREATE INDEX IF NOT EXISTS audit_run ON audit(run_id)",
     """
+    CREATE TABLE IF NOT EXISTS approvals (
+      id TEXT PRIMARY KEY,
+      action TEXT NOT NULL,
+      run_id TEXT NOT NULL,
+      workspace_id TEXT,
+      repository TEXT,
+      ref TEXT,
+      kind TEXT,
+      old_id TEXT,
+      new_id TEXT,
+      command TEXT,
+      rule TEXT,
+      reason TEXT,
+      asked_at INTEGER NOT NULL,
+      ended_at INTEGER,
+      outcome TEXT,
+      answered_by TEXT,
+      answer_reason TEXT)""",
+    """
     CREATE TABLE IF NOT EXISTS forge_tokens (
       hash TEXT PRIMARY KEY,
       repository_ids TEXT NOT NULL,

@@ -1,0 +1,47 @@
+package dev.pushgate.appliance.approvals;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A question held open for an approver: a ref update a push rule says to ask about, or a command
+ * an agent wants to run. Fields that do not apply are null.
+ */
+public record Question(
+    String id,
+    Instant askedAt,
+    Instant deadline,
+    String action,
+    String runId,
+    String workspaceId,
+    String repository,
+    String ref,
+    String kind,
+    String oldId,
+    String newId,
+    String command,
+    String rule,
+    String reason,
+    List<String> commits) {
+
+  public Question {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(action, "action");
+    Objects.requireNonNull(runId, "runId");
+    commits = commits == null ? List.of() : List.copyOf(commits);
+  }
+
+  /** One line a person reads in git's output or a terminal. */
+  public String summary() {
+    if (command != null) {
+      return "run " + runId + " wants to run: " + command;
+    }
+    String range = oldId == null ? "" : " " + shortId(oldId) + ".." + shortId(newId);
+    return kind + " " + ref + " of " + repository + range;
+  }
+
+  private static String shortId(String id) {
+    return id.length() > 10 ? id.substring(0, 10) : id;
+  }
+}

@@ -1,0 +1,182 @@
+package dev.pushgate.appliance.control;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.appliance.runs.RunRequestException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Blocker;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+
+/**
+ * The approvers' side of the control API: pending questions as a list, a long poll, or a stream
+ * of server-sent events; and the answer to one.
+ */
+final class ApprovalsApi {
+  private static final long KEEPALIVE_SECONDS = 10;
+
+  private final ApprovalDesk desk;
+  private final ObjectMapper json;
+
+  ApprovalsApi(ApprovalDesk desk, ObjectMapper json) {
+    this.desk = desk;
+    this.json = json;
+  }
+
+  /** {@code GET /v1/approvals[?runId=…][&wait=SECONDS]}. */
+  JsonNode list(Request request) throws InterruptedException, RunRequestException {
+    Fields q = Request.extractQueryParameters(request);
+    String runId = q.getValue("runId");
+    long wait = 0;
+    if (q.getValue("wait") != null) {
+      try {
+        wait = Math.min(60, Math.max(0, Long.parseLong(q.getValue("wait"))));
+      } catch (NumberFormatException e) {
+        throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+            "wait must be a number of seconds (at most 60)");
+      }
+      desk.polled();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(wait);
+    List<Question> pending = desk.pending(runId);
+    while (pending.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      desk.polled();
+      pending = desk.pending(runId);
+    }
+    ObjectNode out = json.createObjectNode();
+    out.put("approverConnected", desk.approverConnected());
+    var list = out.putArray("questions");
+    pending.forEach(p -> list.add(questionJson(p)));
+    return out;
+  }
+
+  /** {@code POST /v1/approvals/{id}} with {@code {"decision": "allow"|"deny", "by", "reason"}}. */
+  JsonNode answer(String id, JsonNode body) throws RunRequestException {
+    if (body == null || !body.isObject() || !body.path("decision").isTextual()) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "the body must be {\"decision\": \"allow\" or \"deny\", \"by\": \"…\", \"reason\": \"…\"}");
+    }
+    String decision = body.get("decision").asText();
+    if (!decision.equals("allow") && !decision.equals("deny")) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "decision must be allow or deny (got '" + decision + "')");
+    }
+    String by = text(body, "by");
+    String reason = text(body, "reason");
+    Optional<Question> answered = desk.answer(id, decision.equals("allow"), by, reason);
+    if (answered.isEmpty()) {
+      throw new RunRequestException(RunRequestException.Status.NOT_FOUND,
+          "no pending question " + id + " (answered already, timed out, or never asked)");
+    }
+    ObjectNode out = json.createObjectNode();
+    out.put("id", id);
+    out.put("decision", decision);
+    return out;
+  }
+
+  /** {@code GET /v1/approvals/stream}: server-sent events until the approver goes away. */
+  void stream(Response response, Callback callback) {
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+    BlockingQueue<String> events = new LinkedBlockingQueue<>();
+    ApprovalDesk.Listener listener = new ApprovalDesk.Listener() {
+      @Override
+      public void onAsked(Question q) {
+        events.add(event("question", questionJson(q)));
+      }
+
+      @Override
+      public void onEnded(Question q, Answer a) {
+        ObjectNode n = json.createObjectNode();
+        n.put("id", q.id());
+        n.put("outcome", a.outcome().id());
+        n.put("by", a.by());
+        n.put("reason", a.reason());
+        events.add(event("ended", n));
+      }
+    };
+    try (AutoCloseable connection = desk.connect(listener)) {
+      write(response, ": connected\n\n");
+      for (Question q : desk.pending(null)) {
+        write(response, event("question", questionJson(q)));
+      }
+      while (true) {
+        String e = events.poll(KEEPALIVE_SECONDS, TimeUnit.SECONDS);
+        write(response, e == null ? ": keepalive\n\n" : e);
+      }
+    } catch (IOException e) {
+      callback.succeeded(); // the approver went away
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      callback.failed(e);
+    } catch (Exception e) {
+      callback.failed(e);
+    }
+  }
+
+  ObjectNode questionJson(Question q) {
+    ObjectNode n = json.createObjectNode();
+    n.put("id", q.id());
+    n.put("action", q.action());
+    n.put("runId", q.runId());
+    n.put("workspaceId", q.workspaceId());
+    n.put("repository", q.repository());
+    n.put("ref", q.ref());
+    n.put("kind", q.kind());
+    n.put("oldId", q.oldId());
+    n.put("newId", q.newId());
+    n.put("command", q.command());
+    n.put("rule", q.rule());
+    n.put("reason", q.reason());
+    n.put("summary", q.summary());
+    n.put("askedAt", q.askedAt().toString());
+    n.put("deadline", q.deadline().toString());
+    var commits = n.putArray("commits");
+    q.commits().forEach(commits::add);
+    return n;
+  }
+
+  private String event(String name, JsonNode data) {
+    try {
+      return "event: " + name + "\ndata: " + json.writeValueAsString(data) + "\n\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void write(Response response, String text) throws IOException {
+    try (Blocker.Callback cb = Blocker.callback()) {
+      response.write(false, ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), cb);
+      cb.block();
+    }
+  }
+
+  private static String text(JsonNode body, String field) throws RunRequestException {
+    JsonNode n = body.path(field);
+    if (n.isMissingNode() || n.isNull()) {
+      return null;
+    }
+    if (!n.isTextual() || n.asText().length() > 200) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "'" + field + "' must be a string of at most 200 characters");
+    }
+    return n.asText().replaceAll("[\\r\\n\\x00-\\x1f\\x7f]+", " ").strip();
+  }
+}

@@ -1,0 +1,203 @@
+package dev.pushgate.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * Aggregates a JFR recording of the appliance over time windows (one per workload): CPU samples
+ * ({@code jdk.ExecutionSample}) by component and by method, allocation samples, GC pauses and
+ * JIT compilation time. The same data {@code jfr print --events jdk.ExecutionSample} shows, read
+ * through {@code jdk.jfr.consumer}.
+ */
+final class JfrProfile {
+  /** A named stretch of time whose events are aggregated together. */
+  record Window(String name, Instant start, Instant end, int pushes) {
+    boolean contains(Instant t) {
+      return !t.isBefore(start) && !t.isAfter(end);
+    }
+  }
+
+  /** A component of the appliance, recognised by a frame anywhere on the stack. */
+  private record Component(String label, Predicate<String> frame) {}
+
+  // First match wins, so the more specific components come first: the local forge runs in the
+  // same JVM as the gateway and is the upstream of both the direct and the gateway push.
+  private static final List<Component> COMPONENTS = List.of(
+      new Component("forge: token API (upstream stand-in)",
+          f -> f.startsWith("dev.pushgate.appliance.forge.ForgeApiServlet")),
+      new Component("forge: git endpoint (upstream stand-in)",
+          f -> f.startsWith("dev.pushgate.appliance.forge.")),
+      new Component("gateway: forward upstream (JGit push client)",
+          f -> f.startsWith("dev.pushgate.gateway.Forwarder.")),
+      new Component("gateway: cache sync (JGit fetch from upstream)",
+          f -> f.startsWith("dev.pushgate.gateway.UpstreamCache.sync")),
+      new Component("gateway: write-token mint (broker client)",
+          f -> f.startsWith("dev.pushgate.broker.")
+              || f.startsWith("dev.pushgate.appliance.runs.Runs.mintWriteToken")
+              || f.startsWith("dev.pushgate.appliance.runs.RunUpstream.mintWriteToken")),
+      new Component("gateway: audit log (SQLite)",
+          f -> f.startsWith("dev.pushgate.appliance.store.AuditStore")),
+      new Component("gateway: pre-receive hook (judge, other)",
+          f -> f.startsWith("dev.pushgate.gateway.PushHook.")),
+      new Component("gateway: run authentication, ledger, sweeper",
+          f -> f.startsWith("dev.pushgate.appliance.runs.")
+              || f.startsWith("dev.pushgate.appliance.store.")),
+      new Component("gateway: receive-pack into the cache (JGit: parse, index, check)",
+          f -> f.startsWith("org.eclipse.jgit.transport.")),
+      new Component("gateway: filter, other",
+          f -> f.startsWith("dev.pushgate.gateway.")),
+      new Component("control API", f -> f.startsWith("dev.pushgate.appliance.control.")),
+      new Component("Jetty / JDK only (no pushgate or JGit frame)", f -> true));
+
+  private static final class Acc {
+    long samples;
+    final Map<String, Long> byComponent = new LinkedHashMap<>();
+    final Map<String, Long> self = new HashMap<>();
+    final Map<String, Long> inclusive = new HashMap<>();
+    final Map<String, Long> allocByComponent = new LinkedHashMap<>();
+    final Map<String, Long> allocBySite = new HashMap<>();
+    long allocBytes;
+    long gcCount;
+    Duration gcPauses = Duration.ZERO;
+    Duration compilation = Duration.ZERO;
+  }
+
+  private JfrProfile() {}
+
+  static String analyze(Path recording, List<Window> windows) throws IOException {
+    Map<Window, Acc> accs = new LinkedHashMap<>();
+    windows.forEach(w -> accs.put(w, new Acc()));
+    try (RecordingFile rf = new RecordingFile(recording)) {
+      while (rf.hasMoreEvents()) {
+        RecordedEvent e = rf.readEvent();
+        String type = e.getEventType().getName();
+        for (Map.Entry<Window, Acc> en : accs.entrySet()) {
+          if (!en.getKey().contains(e.getStartTime())) {
+            continue;
+          }
+          Acc a = en.getValue();
+          switch (type) {
+            case "jdk.ExecutionSample" -> sample(a, e);
+            case "jdk.ObjectAllocationSample" -> allocation(a, e);
+            case "jdk.GarbageCollection" -> {
+              a.gcCount++;
+              a.gcPauses = a.gcPauses.plus(e.getDuration("sumOfPauses"));
+            }
+            case "jdk.Compilation" -> a.compilation = a.compilation.plus(e.getDuration());
+            default -> { }
+          }
+        }
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (Map.Entry<Window, Acc> en : accs.entrySet()) {
+      render(out, en.getKey(), en.getValue());
+    }
+    return out.toString();
+  }
+
+  private static List<String> frames(RecordedStackTrace st) {
+    List<String> names = new ArrayList<>();
+    if (st == null) {
+      return names;
+    }
+    for (RecordedFrame f : st.getFrames()) {
+      if (f.getMethod() != null && f.getMethod().getType() != null) {
+        names.add(f.getMethod().getType().getName() + "." + f.getMethod().getName());
+      }
+    }
+    return names;
+  }
+
+  private static String componentOf(List<String> frames) {
+    for (Component c : COMPONENTS) {
+      for (String f : frames) {
+        if (c.frame().test(f)) {
+          return c.label();
+        }
+      }
+    }
+    return "unknown";
+  }
+
+  private static void sample(Acc a, RecordedEvent e) {
+    List<String> frames = frames(e.getStackTrace());
+    if (frames.isEmpty()) {
+      return;
+    }
+    a.samples++;
+    a.byComponent.merge(componentOf(frames), 1L, Long::sum);
+    a.self.merge(frames.get(0), 1L, Long::sum);
+    Set<String> seen = new HashSet<>();
+    for (String f : frames) {
+      if ((f.startsWith("dev.pushgate.") || f.startsWith("org.eclipse.jgit.")) && seen.add(f)) {
+        a.inclusive.merge(f, 1L, Long::sum);
+      }
+    }
+  }
+
+  private static void allocation(Acc a, RecordedEvent e) {
+    List<String> frames = frames(e.getStackTrace());
+    long weight = e.getLong("weight");
+    a.allocBytes += weight;
+    a.allocByComponent.merge(componentOf(frames), weight, Long::sum);
+    String site = frames.stream()
+        .filter(f -> f.startsWith("dev.pushgate.") || f.startsWith("org.eclipse.jgit."))
+        .findFirst().orElse(frames.isEmpty() ? "?" : frames.get(0));
+    a.allocBySite.merge(site, weight, Long::sum);
+  }
+
+  private static void render(StringBuilder out, Window w, Acc a) {
+    double secs = Duration.between(w.start(), w.end()).toMillis() / 1000.0;
+    out.append("#### ").append(w.name()).append("\n\n");
+    out.append(String.format(Locale.ROOT,
+        "%d pushes in %.1f s; %d CPU samples (Java code only; about 1 per 10 ms per running"
+            + " thread), GC: %d collections, %.0f ms of pauses; JIT compilation: %.0f ms;"
+            + " allocation: %.0f MiB (sampled estimate)%n%n",
+        w.pushes(), secs, a.samples, a.gcCount, a.gcPauses.toNanos() / 1e6,
+        a.compilation.toNanos() / 1e6, a.allocBytes / 1048576.0));
+    out.append("| component (first match on the stack) | CPU samples | share | allocated MiB |\n");
+    out.append("|---|---:|---:|---:|\n");
+    a.byComponent.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(en -> out.append(String.format(Locale.ROOT, "| %s | %d | %.1f%% | %.0f |%n",
+            en.getKey(), en.getValue(), 100.0 * en.getValue() / Math.max(1, a.samples),
+            a.allocByComponent.getOrDefault(en.getKey(), 0L) / 1048576.0)));
+    out.append("\nTop methods, self time (the frame on top of the stack):\n\n");
+    out.append("| method | samples | share |\n|---|---:|---:|\n");
+    top(a.self, 12).forEach(en -> out.append(String.format(Locale.ROOT, "| `%s` | %d | %.1f%% |%n",
+        en.getKey(), en.getValue(), 100.0 * en.getValue() / Math.max(1, a.samples))));
+    out.append("\nTop pushgate and JGit methods, inclusive (on the stack anywhere):\n\n");
+    out.append("| method | samples | share |\n|---|---:|---:|\n");
+    top(a.inclusive, 15).forEach(en -> out.append(String.format(Locale.ROOT,
+        "| `%s` | %d | %.1f%% |%n",
+        en.getKey(), en.getValue(), 100.0 * en.getValue() / Math.max(1, a.samples))));
+    out.append("\nTop allocation sites (first pushgate or JGit frame):\n\n");
+    out.append("| site | MiB | share |\n|---|---:|---:|\n");
+    top(a.allocBySite, 8).forEach(en -> out.append(String.format(Locale.ROOT,
+        "| `%s` | %.0f | %.1f%% |%n", en.getKey(), en.getValue() / 1048576.0,
+        100.0 * en.getValue() / Math.max(1, a.allocBytes))));
+    out.append('\n');
+  }
+
+  private static List<Map.Entry<String, Long>> top(Map<String, Long> m, int n) {
+    return m.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(n).toList();
+  }
+}

@@ -1,0 +1,115 @@
+package dev.pushgate.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/** Facts about the machine and small process helpers. */
+final class Platform {
+  private static long ticks = -1;
+
+  private Platform() {}
+
+  /** Runs a command, returns stdout and stderr together ("" on failure). */
+  static String run(List<String> cmd) {
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      p.waitFor(120, TimeUnit.SECONDS);
+      return out;
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+
+  static synchronized long clockTicksPerSecond() {
+    if (ticks < 0) {
+      try {
+        ticks = Long.parseLong(run(List.of("getconf", "CLK_TCK")).strip());
+      } catch (NumberFormatException e) {
+        ticks = 100;
+      }
+    }
+    return ticks;
+  }
+
+  static String cpuModel() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (line.startsWith("model name")) {
+          return line.substring(line.indexOf(':') + 1).strip();
+        }
+      }
+    } catch (IOException e) {
+      return "unknown";
+    }
+    return "unknown";
+  }
+
+  static long memTotalMb() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (line.startsWith("MemTotal:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  static String javaVersion() {
+    return run(List.of("java", "-version")).strip();
+  }
+
+  static long freeDiskMb(Path dir) {
+    try {
+      return Files.getFileStore(dir).getUsableSpace() / (1024 * 1024);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  /** Size of everything under a directory, in bytes. */
+  static long du(Path dir) {
+    if (!Files.exists(dir)) {
+      return 0;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      return s.filter(Files::isRegularFile).mapToLong(p -> {
+        try {
+          return Files.size(p);
+        } catch (IOException e) {
+          return 0;
+        }
+      }).sum();
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+          // best effort: a temp directory
+        }
+      });
+    } catch (IOException ignored) {
+      // best effort
+    }
+  }
+}

@@ -1,0 +1,238 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.Repository;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** "Ask first" in a single push: held open, then forwarded or refused, never "push again". */
+class ApprovalFlowTest {
+  private static final String ASK_MAIN = """
+      {"workspaceId": "ws", "repository": "acme/widget",
+       "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
+                           "reason": "main needs a human"}]}}""";
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"), "--approval-timeout", "4s");
+    app.forgeCreate("acme/widget");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    app.close();
+  }
+
+  @Test
+  void anApprovedPushLandsInTheSamePush() throws Exception {
+    Path w = worktree("approve");
+    Thread approver = approver("allow", "alice", null);
+    LivePush push = LivePush.start(w, env, "push", "origin", "main");
+    String heldLine = push.awaitStderr("waiting for approval of update refs/heads/main");
+    assertThat(heldLine).startsWith("remote: ");
+    assertThat(push.finish()).isZero();
+    approver.join(10_000);
+    assertThat(forgeMain()).isEqualTo(head(w));
+
+    JsonNode audit = app.control().get("/v1/audit?runId=" + runId).body();
+    assertThat(audit.get("decisions")).anySatisfy(d -> {
+      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/main");
+      assertThat(d.get("decision").asText()).isEqualTo("allowed");
+      assertThat(d.get("outcome").asText()).isEqualTo("ok");
+    });
+  }
+
+  @Test
+  void aDeniedPushIsRejectedWithTheApproversReason() throws Exception {
+    Path w = worktree("deny");
+    String before = forgeMain();
+    approver("deny", "bob", "not today");
+    GitRun.Result r = git().in(w, "push", "origin", "main").failed();
+    assertThat(r.stderr()).contains(
+        "! [remote rejected] main -> main (Control Center policy: denied by bob: not today)");
+    assertThat(forgeMain()).isEqualTo(before);
+  }
+
+  @Test
+  void withNoApproverConnectedAskIsAnImmediateDeny() throws Exception {
+    Path w = worktree("none");
+    Thread.sleep(11_000 - Math.min(11_000, System.currentTimeMillis() - lastPoll));
+    long start = System.nanoTime();
+    GitRun.Result r = git().in(w, "push", "origin", "main").failed();
+    assertThat(r.stderr()).contains(
+        "! [remote rejected] main -> main (Control Center policy: no approver is connected)");
+    assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isLessThan(10);
+  }
+
+  @Test
+  void anUnansweredQuestionTimesOutAsADeny() throws Exception {
+    Path w = worktree("timeout");
+    Process stream = new ProcessBuilder("curl", "-sN", "--unix-socket",
+        app.dataDir.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream")
+        .redirectErrorStream(true).start();
+    try {
+      BufferedReader events = new BufferedReader(
+          new InputStreamReader(stream.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(events.readLine()).isEqualTo(": connected");
+      LivePush push = LivePush.start(w, env, "push", "origin", "main");
+      String line;
+      while ((line = events.readLine()) != null && !line.startsWith("event: question")) {
+        // skip keepalives
+      }
+      assertThat(line).isEqualTo("event: question");
+      assertThat(events.readLine()).contains("\"ref\":\"refs/heads/main\"")
+          .contains("\"reason\":\"main needs a human\"");
+      assertThat(push.finish()).isNotZero();
+      assertThat(push.stderr()).contains(
+          "! [remote rejected] main -> main (Control Center policy: nobody answered within 4 s)");
+    } finally {
+      stream.destroy();
+    }
+  }
+
+  // --- fixtures ---
+
+  static Map<String, String> env;
+  static String runId;
+  static volatile long lastPoll;
+
+  private static GitRun git() {
+    return new GitRun(tmp.resolve("home"), env);
+  }
+
+  private static Path worktree(String name) throws Exception {
+    if (env == null) {
+      JsonNode run = app.createRun(ASK_MAIN);
+      runId = run.get("runId").asText();
+      env = Map.of("GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),
+          "GH_TOKEN", run.get("env").get("GH_TOKEN").asText());
+      Files.createDirectories(tmp.resolve("home"));
+    }
+    git().in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    Path w = tmp.resolve(name);
+    Files.writeString(w.resolve(name + ".txt"), name + "\n");
+    git().in(w, "add", ".").ok();
+    git().in(w, "commit", "-qm", "ask " + name).ok();
+    return w;
+  }
+
+  /** An approver that long-polls until a question comes, then answers it. */
+  private static Thread approver(String decision, String by, String reason) {
+    Thread t = new Thread(() -> {
+      try {
+        for (int i = 0; i < 60; i++) {
+          lastPoll = System.currentTimeMillis();
+          JsonNode pending = app.control().get("/v1/approvals?wait=5").body().get("questions");
+          if (pending.size() > 0) {
+            String id = pending.get(0).get("id").asText();
+            app.control().post("/v1/approvals/" + id, "{\"decision\": \"" + decision
+                + "\", \"by\": \"" + by + "\""
+                + (reason == null ? "" : ", \"reason\": \"" + reason + "\"") + "}");
+            return;
+          }
+        }
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    t.setDaemon(true);
+    t.start();
+    lastPoll = System.currentTimeMillis();
+    return t;
+  }
+
+  private static String forgeMain() throws Exception {
+    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+      return r.exactRef("refs/heads/main").getObjectId().name();
+    }
+  }
+
+  private static String head(Path w) throws Exception {
+    return git().in(w, "rev-parse", "HEAD").ok().stdout().strip();
+  }
+
+  /** A git push whose stderr is read while it runs. */
+  static final class LivePush {
+    private final Process process;
+    private final List<String> lines = new ArrayList<>();
+    private final Thread reader;
+
+    private LivePush(Process process) {
+      this.process = process;
+      this.reader = new Thread(() -> {
+        try (BufferedReader r = new BufferedReader(
+            new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+          for (String l; (l = r.readLine()) != null; ) {
+            synchronized (lines) {
+              lines.add(l);
+              lines.notifyAll();
+            }
+          }
+        } catch (Exception ignored) {
+          // the process ended
+        }
+      });
+      reader.start();
+    }
+
+    static LivePush start(Path dir, Map<String, String> env, String... args) throws Exception {
+      List<String> cmd = new ArrayList<>(List.of("git"));
+      cmd.addAll(List.of(args));
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+      pb.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
+      pb.environment().put("HOME", tmp.resolve("home").toString());
+      pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
+      pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+      pb.environment().putAll(env);
+      pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      return new LivePush(pb.start());
+    }
+
+    String awaitStderr(String text) throws InterruptedException {
+      long deadline = System.currentTimeMillis() + 30_000;
+      synchronized (lines) {
+        while (System.currentTimeMillis() < deadline) {
+          for (String l : lines) {
+            if (l.contains(text)) {
+              return l;
+            }
+          }
+          lines.wait(500);
+        }
+      }
+      throw new AssertionError("git never printed '" + text + "':\n" + stderr());
+    }
+
+    int finish() throws InterruptedException {
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new AssertionError("git push did not finish:\n" + stderr());
+      }
+      reader.join(5_000);
+      return process.exitValue();
+    }
+
+    String stderr() {
+      synchronized (lines) {
+        return String.join("\n", lines);
+      }
+    }
+  }
+}
