@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "pushgate 0.1.0",
     description = "Git push gateway and credential broker for AI coding-agent runs.",
-    subcommands = {ServeCommand.class, ForgeCommand.class, RewritePushUrlsCommand.class,
+    subcommands = {ServeCommand.class, ForgeCommand.class, ApprovalsCommand.class,
+        RewritePushUrlsCommand.class,
         CommandLine.HelpCommand.class},
     footer = {"", "Examples:", "  pushgate serve --data-dir ./pushgate-data --port 7070",
         "  pushgate forge create acme/widget --data-dir ./pushgate-data"})

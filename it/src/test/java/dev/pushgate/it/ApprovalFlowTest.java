@@ -71,6 +71,37 @@ class ApprovalFlowTest {
   }
 
   @Test
+  void theCliListsAndAnswersQuestions() throws Exception {
+    Path w = worktree("cli");
+    String before = forgeMain();
+    String data = app.dataDir.toString();
+    Thread approver = new Thread(() -> {
+      try {
+        for (int i = 0; i < 40; i++) {
+          lastPoll = System.currentTimeMillis();
+          JsonNode pending = app.control().get("/v1/approvals?wait=2").body().get("questions");
+          if (pending.size() > 0) {
+            String id = pending.get(0).get("id").asText();
+            assertThat(RunningAppliance.cli("approvals", "--data-dir", data))
+                .contains(id).contains("update refs/heads/main of acme/widget");
+            RunningAppliance.cli("approvals", "answer", id, "deny", "--by", "carol",
+                "--reason", "cli says no", "--data-dir", data);
+            return;
+          }
+        }
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    lastPoll = System.currentTimeMillis();
+    approver.start();
+    GitRun.Result r = git().in(w, "push", "origin", "main").failed();
+    approver.join(30_000);
+    assertThat(r.stderr()).contains("(Control Center policy: denied by carol: cli says no)");
+    assertThat(forgeMain()).isEqualTo(before);
+  }
+
+  @Test
   void withNoApproverConnectedAskIsAnImmediateDeny() throws Exception {
     Path w = worktree("none");
     Thread.sleep(11_000 - Math.min(11_000, System.currentTimeMillis() - lastPoll));

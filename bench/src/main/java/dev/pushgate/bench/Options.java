@@ -1,0 +1,124 @@
+package dev.pushgate.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/** The bench's command line. */
+record Options(
+    boolean quick,
+    boolean jfr,
+    Set<String> only,
+    Path jar,
+    Path out,
+    Path work,
+    boolean keep,
+    List<String> applianceJvm,
+    int runs) {
+
+  static final Set<String> SECTIONS =
+      Set.of("startup", "small", "phases", "large", "memory", "deny", "concurrency");
+
+  static final String USAGE = """
+      usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--out DIR] [--work DIR]
+                       [--keep] [--appliance-jvm "OPTS"] [--jar PATH]
+
+        --quick          a short run: fewer repetitions, 20 MiB instead of 100 MiB, no 1 GiB push,
+                         concurrency up to 16
+        --jfr            also profile the gateway push: a second appliance started with
+                         -XX:StartFlightRecording, its samples aggregated per workload
+        --only LIST      run only these sections: startup, small, phases, large, memory, deny,
+                         concurrency (with --jfr the profile runs as well)
+        --runs N         measured repetitions of the small and large pushes (default 15 and 5;
+                         --quick: 5 and 5)
+        --out DIR        where results.md, the JFR recording and the appliance logs go
+                         (default: bench/target/results)
+        --work DIR       scratch directory for data dirs and repositories (default: a new
+                         directory under /tmp, deleted at the end unless --keep)
+        --appliance-jvm  JVM options of the appliance (default: -Xmx512m, as the e2e tests)
+        --jar PATH       the appliance jar (default: appliance/target/pushgate.jar)
+      """;
+
+  static Options parse(String[] args) {
+    boolean quick = false;
+    boolean jfr = false;
+    Set<String> only = SECTIONS;
+    Path jar = Path.of("appliance/target/pushgate.jar");
+    Path out = Path.of("bench/target/results");
+    Path work = null;
+    boolean keep = false;
+    List<String> jvm = List.of("-Xmx512m");
+    int runs = -1;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "--quick" -> quick = true;
+        case "--jfr" -> jfr = true;
+        case "--keep" -> keep = true;
+        case "--only" -> {
+          only = Set.copyOf(Arrays.asList(value(args, ++i, a).split(",")));
+          for (String s : only) {
+            if (!SECTIONS.contains(s)) {
+              throw new IllegalArgumentException("unknown section '" + s + "'; sections: "
+                  + String.join(", ", new java.util.TreeSet<>(SECTIONS)));
+            }
+          }
+        }
+        case "--runs" -> runs = Integer.parseInt(value(args, ++i, a));
+        case "--jar" -> jar = Path.of(value(args, ++i, a));
+        case "--out" -> out = Path.of(value(args, ++i, a));
+        case "--work" -> work = Path.of(value(args, ++i, a));
+        case "--appliance-jvm" -> {
+          List<String> opts = new ArrayList<>();
+          for (String o : value(args, ++i, a).trim().split("\\s+")) {
+            if (!o.isEmpty()) {
+              opts.add(o);
+            }
+          }
+          jvm = List.copyOf(opts);
+        }
+        case "-h", "--help" -> throw new HelpRequested();
+        default -> throw new IllegalArgumentException("unknown option '" + a + "'");
+      }
+    }
+    if (runs != -1 && runs < 1) {
+      throw new IllegalArgumentException("--runs must be at least 1: " + runs);
+    }
+    return new Options(quick, jfr, only, jar.toAbsolutePath(), out.toAbsolutePath(),
+        work == null ? null : work.toAbsolutePath(), keep, jvm, runs);
+  }
+
+  private static String value(String[] args, int i, String option) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return args[i];
+  }
+
+  boolean runs(String section) {
+    return only.contains(section);
+  }
+
+  int smallRuns() {
+    return runs > 0 ? runs : quick ? 5 : 15;
+  }
+
+  int largeRuns() {
+    return runs > 0 ? Math.min(runs, 10) : 5;
+  }
+
+  long largeBytes() {
+    return (quick ? 20L : 100L) * 1024 * 1024;
+  }
+
+  /** Thrown by {@code --help}. */
+  static final class HelpRequested extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    HelpRequested() {
+      super(null, null, false, false);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.pushgate.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class ActionClassAndModeTest {
+  @Test
+  void actionClassesHaveStableIdsAndDisplayNames() {
+    assertThat(Arrays.stream(ActionClass.values()).map(a -> a.id() + "=" + a.displayName()))
+        .containsExactly(
+            "push=Push to a remote",
+            "commit=Create a commit",
+            "open-pull-request=Open a pull request",
+            "publish-review-or-merge=Publish a review or merge",
+            "write-tracker=Write to an external tracker",
+            "install-package=Install a package",
+            "access-network=Access the network");
+  }
+
+  @Test
+  void actionClassIdsRoundTrip() {
+    for (ActionClass a : ActionClass.values()) {
+      assertThat(ActionClass.fromId(a.id())).isSameAs(a);
+    }
+    assertThatThrownBy(() -> ActionClass.fromId("Push"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not an action class: Push (expected push, commit, open-pull-request, "
+            + "publish-review-or-merge, write-tracker, install-package, access-network)");
+  }
+
+  @Test
+  void modesHaveLowerCaseIdsAndOnlyChatIsNotReadOnly() {
+    assertThat(Arrays.stream(Mode.values()).map(Mode::id))
+        .containsExactly("chat", "plan", "review", "orchestrate");
+    assertThat(Arrays.stream(Mode.values()).filter(Mode::isReadOnly))
+        .containsExactly(Mode.PLAN, Mode.REVIEW, Mode.ORCHESTRATE);
+    for (Mode m : Mode.values()) {
+      assertThat(Mode.fromId(m.id())).isSameAs(m);
+    }
+    assertThatThrownBy(() -> Mode.fromId("CHAT"))
+        .hasMessage("not a mode: CHAT (expected chat, plan, review or orchestrate)");
+  }
+
+  @Test
+  void decisionsAreOrderedAndParsed() {
+    assertThat(Decision.ALLOW.strictest(Decision.ASK)).isEqualTo(Decision.ASK);
+    assertThat(Decision.DENY.strictest(Decision.ASK)).isEqualTo(Decision.DENY);
+    assertThat(Decision.fromId("deny")).isEqualTo(Decision.DENY);
+    assertThatThrownBy(() -> Decision.fromId("block"))
+        .hasMessage("not a decision: block (expected allow, ask or deny)");
+    assertThat(UpdateKind.fromId("force")).isEqualTo(UpdateKind.FORCE);
+    assertThatThrownBy(() -> UpdateKind.fromId("rewrite"))
+        .hasMessage("not a kind of update: rewrite (expected create, update, force or delete)");
+  }
+}
