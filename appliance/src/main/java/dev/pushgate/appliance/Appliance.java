@@ -158,7 +158,8 @@ public final class Appliance implements AutoCloseable {
     };
     RunSandbox sandbox = RunSandbox.probeHost(settings.sandbox());
     runs = new Runs(ledger, broker, clock, new Runs.Settings(dir.resolve("runs"),
-        settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox));
+        settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
+        base + RunApi.HOOK_PATH));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
         new ApprovalStore(db));
     Gateway gateway = new Gateway(
@@ -167,7 +168,8 @@ public final class Appliance implements AutoCloseable {
         runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk));
     contexts.addHandler(gateway.handler());
     contexts.addHandler(healthz());
-    ContextHandler runApi = new ContextHandler(new RunApi(runs), "/v1");
+    ContextHandler runApi =
+        new ContextHandler(new RunApi(runs, desk, settings.hookAsk()), "/v1");
     contexts.addHandler(runApi);
     server.setHandler(contexts);
     server.start();

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance;
 
+import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.net.URI;
@@ -65,6 +66,11 @@ final class ServeCommand implements Callable<Integer> {
       description = "How long an ask-first push is held for an approver before it is denied. Default: ${DEFAULT-VALUE}")
   Duration approvalTimeout;
 
+  @Option(names = "--hook-ask", defaultValue = "approvers", paramLabel = "approvers|passthrough",
+      description = "What the Claude Code hook does with ask: hold it for pushgate's approvers"
+          + " (default), or pass it through to Claude Code.")
+  String hookAsk;
+
   @Option(names = "--github-app-id", description = "GitHub App ID or client ID; with --github-app-key, serve against GitHub instead of the local forge.")
   String githubAppId;
 
@@ -94,7 +100,13 @@ final class ServeCommand implements Callable<Integer> {
     Settings settings = new Settings(dataDir, bind, port, allowNonLoopback, github, runTtl,
         d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, d.clientTimeout(),
         d.upstreamTimeout(), sweepInterval, d.shutdownGrace(),
-        SandboxSwitch.resolve(sandbox, System.getenv(SandboxSwitch.ENV)), approvalTimeout);
+        SandboxSwitch.resolve(sandbox, System.getenv(SandboxSwitch.ENV)), approvalTimeout,
+        switch (hookAsk) {
+          case "approvers" -> RunApi.HookAsk.APPROVERS;
+          case "passthrough" -> RunApi.HookAsk.PASSTHROUGH;
+          default -> throw new IllegalArgumentException(
+              "--hook-ask takes approvers or passthrough, not: " + hookAsk);
+        });
     Appliance appliance = Appliance.start(settings, System.out);
     Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
     appliance.join();

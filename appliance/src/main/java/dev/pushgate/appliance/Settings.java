@@ -1,5 +1,6 @@
 package dev.pushgate.appliance;
 
+import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.nio.file.Path;
@@ -25,7 +26,8 @@ public record Settings(
     Duration sweepInterval,
     Duration shutdownGrace,
     SandboxSwitch sandbox,
-    Duration approvalTimeout) {
+    Duration approvalTimeout,
+    RunApi.HookAsk hookAsk) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -39,6 +41,7 @@ public record Settings(
     return new Settings(dataDir, "127.0.0.1", 7070, false, null, Duration.ofHours(8),
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
-        Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5));
+        Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
+        RunApi.HookAsk.APPROVERS);
   }
 }

@@ -29,6 +29,8 @@ final class RulesReader {
   static final int MAX_CHARS = 256 * 1024;
   static final int MAX_REASON = 200;
   private static final int MAX_DEPTH = 16;
+  private static final String UNSUPPORTED =
+      "unsupported value (only mappings, lists, strings, numbers, booleans and null)";
 
   private static final JsonFactory JSON = JsonFactory.builder().build();
   private static final YAMLFactory YAML = YAMLFactory.builder().build();
@@ -151,8 +153,7 @@ final class RulesReader {
       case VALUE_NULL -> {
         return new ScalarNode(ScalarKind.NULL, "null", at);
       }
-      default -> throw new RulesException(
-          at.line(), at.column(), path, "unsupported value (" + t.asString() + ")");
+      default -> throw new RulesException(at.line(), at.column(), path, UNSUPPORTED);
     }
   }
 
@@ -224,7 +225,7 @@ final class RulesReader {
     if (n.isNull()) {
       return new ScalarNode(ScalarKind.NULL, "null", at);
     }
-    throw new RulesException(0, 0, path, "unsupported value (" + n.getNodeType() + ")");
+    throw new RulesException(0, 0, path, UNSUPPORTED);
   }
 
   private static String child(String path, String key) {

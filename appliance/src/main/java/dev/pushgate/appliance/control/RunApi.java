@@ -1,9 +1,19 @@
 package dev.pushgate.appliance.control;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.broker.BrokerException;
 import dev.pushgate.gateway.RunContext;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Mode;
+import dev.pushgate.policy.PreToolUseHook;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -22,11 +32,24 @@ import org.slf4j.LoggerFactory;
 public final class RunApi extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(RunApi.class);
   public static final String CREDENTIAL_PATH = "/v1/run/credential";
+  public static final String HOOK_PATH = "/v1/hooks/pre-tool-use";
+  private static final int MAX_HOOK_BODY = 1 << 20;
+
+  /** What the hook does with an "ask": hold it for pushgate's approvers, or leave it to Claude Code. */
+  public enum HookAsk {
+    APPROVERS,
+    PASSTHROUGH
+  }
 
   private final Runs runs;
+  private final ApprovalDesk desk;
+  private final HookAsk hookAsk;
+  private final ObjectMapper json = new ObjectMapper();
 
-  public RunApi(Runs runs) {
+  public RunApi(Runs runs, ApprovalDesk desk, HookAsk hookAsk) {
     this.runs = runs;
+    this.desk = desk;
+    this.hookAsk = hookAsk;
   }
 
   @Override
@@ -37,6 +60,9 @@ public final class RunApi extends Handler.Abstract {
           "Authentication failed: the run credential is unknown, expired or revoked.\n");
     }
     String path = request.getHttpURI().getPath();
+    if (path.equals(HOOK_PATH) && request.getMethod().equals("POST")) {
+      return preToolUse(request, response, callback, bearer(request).orElseThrow());
+    }
     if (path.equals(CREDENTIAL_PATH) && request.getMethod().equals("GET")) {
       try {
         String token = runs.currentReadToken(run.get()).reveal();
@@ -49,6 +75,47 @@ public final class RunApi extends Handler.Abstract {
       }
     }
     return text(response, callback, 404, "no such endpoint\n");
+  }
+
+  /**
+   * Claude Code's {@code PreToolUse} hook. Always answers 200 with a decision: Claude Code reads
+   * a failed hook call as "no objection", so bad input must be a deny in the body, never an error.
+   */
+  private boolean preToolUse(Request request, Response response, Callback callback,
+      String credential) {
+    Optional<Runs.RunPolicy> policy = runs.policyOf(credential);
+    ObjectNode answer;
+    if (policy.isEmpty()) {
+      return text(response, callback, 401, "Authentication failed\n");
+    }
+    JsonNode input;
+    try {
+      String body = Content.Source.asString(request, StandardCharsets.UTF_8);
+      input = body.length() > MAX_HOOK_BODY ? null : json.readTree(body);
+    } catch (Exception e) {
+      input = null;
+    }
+    Mode mode = Mode.fromId(policy.get().mode());
+    answer = PreToolUseHook.answer(input, mode, policy.get().rules());
+    JsonNode specific = answer.path("hookSpecificOutput");
+    if (hookAsk == HookAsk.APPROVERS && "ask".equals(specific.path("permissionDecision").asText())) {
+      answer = askApprovers(policy.get(), input, specific.path("permissionDecisionReason").asText());
+    }
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    Content.Sink.write(response, true, answer.toString(), callback);
+    return true;
+  }
+
+  private ObjectNode askApprovers(Runs.RunPolicy policy, JsonNode input, String reason) {
+    String command = input.path("tool_input").path("command").asText();
+    String why = reason.startsWith(PreToolUseHook.REASON_PREFIX)
+        ? reason.substring(PreToolUseHook.REASON_PREFIX.length()) : reason;
+    RunContext c = policy.context();
+    Answer a = desk.ask(new Question("-", null, null, "command", c.runId(), c.workspaceId(),
+        c.repository().toString(), null, null, null, null, command, "command policy", why,
+        null), line -> { });
+    return PreToolUseHook.render(a.allowed() ? Decision.ALLOW : Decision.DENY, a.reason());
   }
 
   static Optional<String> bearer(Request request) {

@@ -47,7 +47,8 @@ public final class Runs implements RunAuthenticator {
       Duration maxTtl,
       Duration refreshBefore,
       RunFiles files,
-      RunSandbox sandbox) {}
+      RunSandbox sandbox,
+      String hookUrl) {}
 
   /** Writes and removes a run's files (its git config). */
   public interface RunFiles {
@@ -67,16 +68,21 @@ public final class Runs implements RunAuthenticator {
   public record Teardown(String runId, String reason, List<Revocation> credentials,
       boolean gitConfigRemoved) {}
 
+  /** What the run's own hooks are judged by. */
+  public record RunPolicy(RunContext context, String mode, WorkspaceRules rules) {}
+
   private static final class LiveRun {
     final Ledger.RunRow row;
     final RunContext context;
+    final WorkspaceRules rules;
     final Map<String, Long> repositoryIds = new ConcurrentHashMap<>();
     final Map<String, InstallationToken> syncTokens = new ConcurrentHashMap<>();
     volatile InstallationToken readToken;
 
-    LiveRun(Ledger.RunRow row, RunContext context) {
+    LiveRun(Ledger.RunRow row, RunContext context, WorkspaceRules rules) {
       this.row = row;
       this.context = context;
+      this.rules = rules;
     }
   }
 
@@ -129,7 +135,7 @@ public final class Runs implements RunAuthenticator {
       throw new RunRequestException(RunRequestException.Status.INTERNAL,
           "the appliance cannot write its ledger; no run was started");
     }
-    LiveRun run = new LiveRun(row, contextOf(row, req.rules()));
+    LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules());
     try {
       run.readToken = issueRead(run, req.repository(), "read");
       Files.createDirectories(dir);
@@ -140,6 +146,8 @@ public final class Runs implements RunAuthenticator {
       env.put("GIT_CONFIG_GLOBAL", gitConfig.toString());
       env.put("GH_TOKEN", run.readToken.token().reveal());
       env.put("GIT_TERMINAL_PROMPT", "0");
+      env.put("PUSHGATE_RUN_TOKEN", credential);
+      env.put("PUSHGATE_HOOK_URL", settings.hookUrl());
       SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);
       ledger.setBackend(runId, plan == null ? "none" : plan.effectiveBackend().id());
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
@@ -203,6 +211,14 @@ public final class Runs implements RunAuthenticator {
       return Optional.empty();
     }
     return Optional.of(run.context);
+  }
+
+  /** The mode and rules of the live run holding {@code credential}. */
+  public Optional<RunPolicy> policyOf(String credential) {
+    return authenticate(credential).map(c -> {
+      LiveRun run = byId.get(c.runId());
+      return new RunPolicy(c, run.row.mode(), run.rules);
+    });
   }
 
   /** The run's current read token, re-issued when it is close to expiry. */
@@ -282,7 +298,7 @@ public final class Runs implements RunAuthenticator {
       }
       try {
         WorkspaceRules rules = WorkspaceRules.fromJson(json.readTree(row.rulesJson()));
-        LiveRun run = new LiveRun(row, contextOf(row, rules));
+        LiveRun run = new LiveRun(row, contextOf(row, rules), rules);
         Optional<Ledger.LiveCredential> read = ledger.liveCredentials(row.id()).stream()
             .filter(c -> c.kind().equals("read")).reduce((a, b) -> b);
         if (read.isEmpty()) {

@@ -1,0 +1,1002 @@
+package dev.pushgate.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The benchmark of issue 8: the appliance jar as a process, the real git CLI, pushes through the
+ * gateway against the same pushes straight to the local forge. See {@code docs/benchmarks.md}.
+ */
+public final class Bench {
+  private static final String GITHUB = "https://github.com/";
+  private static final Pattern SYNC_LINE =
+      Pattern.compile("synced cache of (\\S+) in (\\d+) ms");
+
+  private final Options o;
+  private final Path work;
+  private final Report report;
+  private final PrintStream progress = System.err;
+  private final Path home;
+  private final Path directConfig;
+
+  private ApplianceProcess app;
+  private Path template;
+  private Path bigSource;
+  private Worktree smallDirect;
+  private Worktree smallGateway;
+  private JsonNode smallRun;
+
+  private Bench(Options o, Path work) throws IOException {
+    this.o = o;
+    this.work = work;
+    this.report = new Report(System.out);
+    this.home = Files.createDirectories(work.resolve("home"));
+    try {
+      this.directConfig = ForgeToken.directGitConfig(work);
+    } catch (Exception e) {
+      throw new IOException(e);
+    }
+  }
+
+  public static void main(String[] args) {
+    Options o;
+    try {
+      o = Options.parse(args);
+    } catch (Options.HelpRequested h) {
+      System.out.print(Options.USAGE);
+      return;
+    } catch (IllegalArgumentException e) {
+      System.err.println("bench: " + e.getMessage());
+      System.err.print(Options.USAGE);
+      System.exit(2);
+      return;
+    }
+    if (!Files.isRegularFile(o.jar())) {
+      System.err.println("bench: " + o.jar() + " is missing; build the appliance first"
+          + " (mvn -B -q -DskipTests package -pl appliance -am), or use bench/run");
+      System.exit(2);
+    }
+    Path work = null;
+    try {
+      work = o.work() != null ? Files.createDirectories(o.work())
+          : Files.createTempDirectory("pushgate-bench");
+      new Bench(o, work).run();
+    } catch (Exception e) {
+      System.err.println("bench: failed: " + e);
+      e.printStackTrace();
+      System.exit(1);
+    } finally {
+      if (work != null && !o.keep()) {
+        Platform.deleteTree(work);
+      } else if (work != null) {
+        System.err.println("bench: scratch directory kept at " + work);
+      }
+    }
+  }
+
+  private void run() throws Exception {
+    long started = System.nanoTime();
+    Files.createDirectories(o.out());
+    String head = header();
+    System.out.print(head);
+    if (o.runs("startup")) {
+      startup();
+    }
+    Set<String> main = new LinkedHashSet<>(o.only());
+    main.remove("startup");
+    if (!main.isEmpty()) {
+      Path data = work.resolve("data");
+      app = ApplianceProcess.start(o.jar(), data, jvmOptions(data));
+      try {
+        setUp(app);
+        if (o.runs("small")) {
+          small();
+        }
+        if (o.runs("phases")) {
+          phases();
+        }
+        if (o.runs("large")) {
+          large();
+        }
+        if (o.runs("memory")) {
+          memory();
+        }
+        if (o.runs("deny")) {
+          deny();
+        }
+        if (o.runs("concurrency")) {
+          concurrency();
+        }
+      } finally {
+        app.close();
+        copyQuietly(app.log, o.out().resolve("appliance.log"));
+      }
+    }
+    if (o.jfr()) {
+      profile();
+    }
+    double minutes = (System.nanoTime() - started) / 6e10;
+    report.text(String.format(Locale.ROOT, "Whole benchmark: %.1f min.", minutes));
+    System.out.print("\n## Summary\n\n" + report.summaryTable());
+    report.write(o.out().resolve("results.md"), head);
+    System.out.println("\nresults: " + o.out().resolve("results.md"));
+  }
+
+  // ---------------------------------------------------------------- machine, versions, options
+
+  private String header() {
+    String commit = Platform.run(List.of("git", "-C", repoRoot().toString(), "rev-parse",
+        "--short", "HEAD")).strip();
+    boolean dirty = !Platform.run(List.of("git", "-C", repoRoot().toString(), "status",
+        "--porcelain", "--untracked-files=no")).isBlank();
+    String jarTime;
+    try {
+      jarTime = Files.getLastModifiedTime(o.jar()).toInstant().toString();
+    } catch (IOException e) {
+      jarTime = "?";
+    }
+    StringBuilder h = new StringBuilder();
+    h.append("# pushgate benchmark").append(o.quick() ? " (--quick)" : "").append("\n\n");
+    h.append("- date: ").append(DateTimeFormatter.ISO_INSTANT.format(
+        Instant.now().atOffset(ZoneOffset.UTC).withNano(0))).append('\n');
+    h.append("- machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (")
+        .append(Platform.cpuModel()).append("), ").append(Platform.memTotalMb())
+        .append(" MiB RAM\n");
+    h.append("- ").append(Git.version()).append('\n');
+    h.append("- java -version: ").append(Platform.javaVersion().replace("\n", "; ")).append('\n');
+    h.append("- appliance: ").append(o.jar()).append(" (built ").append(jarTime)
+        .append(", commit ").append(commit.isEmpty() ? "?" : commit)
+        .append(dirty ? " + uncommitted changes" : "").append(")\n");
+    h.append("- appliance JVM options: ").append(String.join(" ", o.applianceJvm()))
+        .append(" (plus -Xlog:gc to a file)\n");
+    h.append("- all traffic on 127.0.0.1; the upstream is the appliance's own local forge, in"
+        + " the same process as the gateway\n");
+    return h.toString();
+  }
+
+  private Path repoRoot() {
+    // appliance/target/pushgate.jar -> the repository
+    Path p = o.jar().getParent();
+    return p != null && p.getParent() != null && p.getParent().getParent() != null
+        ? p.getParent().getParent() : Path.of(".");
+  }
+
+  private List<String> jvmOptions(Path dataDir) {
+    List<String> jvm = new ArrayList<>(o.applianceJvm());
+    jvm.add("-Xlog:gc:file=" + gcLog(dataDir));
+    // one debug line per cache sync, with its duration (logging only; no behaviour changes)
+    jvm.add("-Dorg.slf4j.simpleLogger.log.dev.pushgate.gateway.UpstreamCache=debug");
+    return jvm;
+  }
+
+  private static Path gcLog(Path dataDir) {
+    return dataDir.resolveSibling(dataDir.getFileName() + ".gc.log");
+  }
+
+  private void step(String what) {
+    progress.printf(Locale.ROOT, "[bench %tT] %s%n", System.currentTimeMillis(), what);
+  }
+
+  // ---------------------------------------------------------------- set-up
+
+  /** The repositories every section needs, created up front (forge create is setup). */
+  private List<String> repositories() {
+    List<String> repos = new ArrayList<>(List.of("acme/widget"));
+    if (o.runs("large")) {
+      for (int i = 0; i <= o.largeRuns(); i++) {
+        repos.add("acme/big-d-" + i);
+        repos.add("acme/big-g-" + i);
+      }
+    }
+    if (o.runs("phases")) {
+      repos.addAll(List.of("acme/ph-d-1", "acme/ph-g-1"));
+    }
+    if (o.runs("memory")) {
+      repos.addAll(List.of("acme/mem-d", "acme/mem-g"));
+      if (!o.quick()) {
+        repos.addAll(List.of("acme/mem1g-d", "acme/mem1g-g"));
+      }
+    }
+    if (o.runs("deny")) {
+      repos.add("acme/deny-big");
+    }
+    if (o.runs("concurrency")) {
+      for (int i = 0; i < maxLevel(); i++) {
+        repos.add("acme/r-" + i);
+      }
+    }
+    return repos;
+  }
+
+  private void setUp(ApplianceProcess a) throws Exception {
+    List<String> repos = repositories();
+    step("creating " + repos.size() + " forge repositories");
+    a.forgeCreate(repos);
+    step("writing a 200-commit history into acme/widget");
+    String token = ForgeToken.mintWrite(a, List.of("widget"));
+    Git direct = directGit(token);
+    template = work.resolve("template");
+    direct.in(work, "clone", "-q", a.forgeUrl("acme/widget"), "template").ok();
+    String root = direct.in(template, "rev-parse", "HEAD").ok().stdout().strip();
+    Histories.smallCommits(direct, template, root, 199);
+    direct.in(template, "push", "-q", a.forgeUrl("acme/widget"), "main:refs/heads/main",
+        "main:refs/heads/small-direct", "main:refs/heads/small-gw").ok();
+  }
+
+  private Path bigSource() throws Exception {
+    if (bigSource == null) {
+      step(String.format(Locale.ROOT, "generating %d MiB of random blobs in 50 commits",
+          o.largeBytes() >> 20));
+      bigSource = work.resolve("big-src.git");
+      Histories.randomBlobs(git(Map.of()), bigSource, o.largeBytes(), 50, 8);
+    }
+    return bigSource;
+  }
+
+  private Git git(Map<String, String> env) {
+    return new Git(home, env);
+  }
+
+  /** git for the direct baseline: only a credential helper with a write token, no rewrites. */
+  private Git directGit(String token) {
+    return git(Map.of("GIT_CONFIG_GLOBAL", directConfig.toString(), "GH_TOKEN", token));
+  }
+
+  private static String runJson(String repo, String rules) {
+    return "{\"workspaceId\":\"bench\",\"repository\":\"" + repo + "\""
+        + (rules == null ? "" : ",\"rules\":" + rules) + "}";
+  }
+
+  private JsonNode newRun(ApplianceProcess a, String repo) throws Exception {
+    return a.createRun(runJson(repo, null));
+  }
+
+  private Git runGit(JsonNode run) {
+    return git(ApplianceProcess.runEnv(run));
+  }
+
+  // ---------------------------------------------------------------- 6. start-up
+
+  private void startup() throws Exception {
+    int fresh = o.quick() ? 3 : 5;
+    int again = o.quick() ? 2 : 3;
+    step("start-up: " + fresh + " starts on a new data directory, " + again + " on an existing one");
+    List<List<String>> rows = new ArrayList<>();
+    Path first = work.resolve("startup").resolve("fresh-0").resolve("data");
+    for (String kind : List.of("new data directory", "existing data directory")) {
+      List<Double> ms = new ArrayList<>();
+      List<Double> rss = new ArrayList<>();
+      List<Double> heap = new ArrayList<>();
+      int n = kind.startsWith("new") ? fresh : again;
+      for (int i = 0; i < n; i++) {
+        Path data = kind.startsWith("new")
+            ? work.resolve("startup").resolve("fresh-" + i).resolve("data") : first;
+        try (ApplianceProcess a = ApplianceProcess.start(o.jar(), data, jvmOptions(data))) {
+          ms.add(a.startupNanos() / 1e6);
+          Thread.sleep(2000);
+          rss.add(a.statusKb("VmRSS") / 1024.0);
+          heap.add(a.heapInfoKb()[0] / 1024.0);
+        }
+      }
+      rows.add(List.of(kind, String.valueOf(n), Stats.of(ms).summary(0),
+          Stats.of(rss).summary(0), Stats.of(heap).summary(0)));
+      if (kind.startsWith("new")) {
+        report.summary("start-up to /healthz 200, ms (new data dir)", "", Stats.of(ms).summary(0),
+            "", "", "");
+        report.summary("idle RSS 2 s after start, MiB", "", Stats.of(rss).summary(0), "", "", "");
+      }
+    }
+    report.heading("6. Start-up and idle memory");
+    report.text("Process spawn to the first `GET /healthz` answered 200 (polled every 5 ms), then"
+        + " RSS (`VmRSS`) and heap used (`jcmd PID GC.heap_info`) 2 s later, idle."
+        + " A new data directory includes generating the local forge's 2048-bit App key and the"
+        + " ledger key. Median [min–max].");
+    report.table(List.of("data directory", "starts", "start-up (ms)", "idle RSS (MiB)",
+        "idle heap used (MiB)"), rows);
+  }
+
+  // ---------------------------------------------------------------- 1. small push
+
+  private void ensureSmallWorktrees() throws Exception {
+    if (smallDirect != null) {
+      return;
+    }
+    String token = ForgeToken.mintWrite(app, List.of("widget"));
+    smallRun = newRun(app, "acme/widget");
+    smallDirect = Worktree.cloneOf(directGit(token), template, work.resolve("small-d"),
+        app.forgeUrl("acme/widget"), "refs/heads/small-direct");
+    smallGateway = Worktree.cloneOf(runGit(smallRun), template, work.resolve("small-g"),
+        GITHUB + "acme/widget.git", "refs/heads/small-gw");
+    for (int i = 0; i < 3; i++) { // warm-up: caches, JIT, connections
+      for (Worktree w : List.of(smallDirect, smallGateway)) {
+        w.commit();
+        w.push().ok();
+      }
+    }
+  }
+
+  private void small() throws Exception {
+    int n = o.smallRuns();
+    step("small push: 3 warm-up + " + n + " measured pushes each, direct and gateway");
+    ensureSmallWorktrees();
+    List<Double> d = new ArrayList<>();
+    List<Double> g = new ArrayList<>();
+    long cpuD = 0;
+    long cpuG = 0;
+    for (int i = 0; i < n; i++) {
+      List<Worktree> order = i % 2 == 0 ? List.of(smallDirect, smallGateway)
+          : List.of(smallGateway, smallDirect);
+      for (Worktree w : order) {
+        w.commit();
+        long cpu0 = app.cpuNanos();
+        Git.Result r = w.push().ok();
+        long cpu = app.cpuNanos() - cpu0;
+        if (w == smallDirect) {
+          d.add(r.millis());
+          cpuD += cpu;
+        } else {
+          g.add(r.millis());
+          cpuG += cpu;
+        }
+      }
+    }
+    Stats sd = Stats.of(d);
+    Stats sg = Stats.of(g);
+    double ratio = sg.median() / sd.median();
+    report.heading("1. Small push");
+    report.text("One new commit changing one small file, pushed onto an existing branch of"
+        + " `acme/widget` (200 commits, 20 files). `git push` wall time from process start to"
+        + " exit, " + n + " each after 3 warm-ups, direct and gateway alternating. Appliance CPU"
+        + " is user+system time of the appliance process (`/proc/PID/stat`) per push; the direct"
+        + " push's is the local forge's alone.");
+    report.table(List.of("push", "n", "median (ms)", "min (ms)", "max (ms)", "p90 (ms)",
+            "appliance CPU per push (ms)"),
+        List.of(row("direct to the forge", sd, cpuD / 1e6 / n),
+            row("through the gateway", sg, cpuG / 1e6 / n)));
+    report.text(String.format(Locale.ROOT, "gateway / direct (medians): **%.2f×** (target ≤ 1.3×)",
+        ratio));
+    report.summary("1. small push, ms (n=" + n + ")", sd.summary(0), sg.summary(0),
+        fmtRatio(ratio), "≤ 1.3×", ratio <= 1.3 ? "yes" : "**no**");
+  }
+
+  private static List<String> row(String name, Stats s, double cpuMs) {
+    return List.of(name, String.valueOf(s.count()), Stats.fmt(s.median(), 0),
+        Stats.fmt(s.min(), 0), Stats.fmt(s.max(), 0), Stats.fmt(s.percentile(90), 0),
+        Stats.fmt(cpuMs, 0));
+  }
+
+  private static String fmtRatio(double r) {
+    return String.format(Locale.ROOT, "%.2f×", r);
+  }
+
+  // ---------------------------------------------------------------- phases on the wire
+
+  /** Per-push times taken from the wire by the timing proxy. */
+  private record Phases(double total, double authRetry, double refs, double upload,
+      double afterPack) {}
+
+  private static Phases phasesOf(Git.Result r, List<TimingProxy.Exchange> ex) {
+    double auth = 0;
+    double refs = Double.NaN;
+    TimingProxy.Exchange post = null;
+    for (TimingProxy.Exchange e : ex) {
+      if (e.path.contains("/info/refs") && e.status == 401) {
+        auth += (e.responseLastByte - e.requestStart) / 1e6;
+      } else if (e.path.contains("/info/refs") && e.status == 200) {
+        refs = e.serverMillis();
+      } else if (e.path.endsWith("/git-receive-pack") && e.method.equals("POST")) {
+        post = e; // the last one: a large push probes first
+      }
+    }
+    return new Phases(r.millis(), auth, refs, post == null ? Double.NaN : post.uploadMillis(),
+        post == null ? Double.NaN : post.serverMillis());
+  }
+
+  private void phases() throws Exception {
+    int n = o.quick() ? 5 : 8;
+    step("phases: " + n + " small pushes each through a timing proxy, and one large each");
+    ensureSmallWorktrees();
+    Map<String, List<Phases>> byKind = new LinkedHashMap<>();
+    String logBefore = app.logText();
+    try (TimingProxy proxy = new TimingProxy(app.port())) {
+      String viaProxy = "http.proxy=" + proxy.url();
+      for (int i = 0; i < n; i++) {
+        for (Worktree w : List.of(smallDirect, smallGateway)) {
+          w.commit();
+          proxy.drain();
+          Git.Result r = w.push("-c", viaProxy).ok();
+          Thread.sleep(50); // let the relay threads see the last bytes
+          byKind.computeIfAbsent(w == smallDirect ? "small, direct" : "small, gateway",
+              k -> new ArrayList<>()).add(phasesOf(r, proxy.drain()));
+        }
+      }
+      Path src = bigSource();
+      String token = ForgeToken.mintWrite(app, List.of("ph-d-1"));
+      proxy.drain();
+      Git.Result rd = directGit(token).in(src, "-c", viaProxy, "push",
+          app.forgeUrl("acme/ph-d-1"), "main:refs/heads/big").ok();
+      Thread.sleep(50);
+      byKind.put("large, direct", List.of(phasesOf(rd, proxy.drain())));
+      JsonNode run = newRun(app, "acme/ph-g-1");
+      Git.Result rg = runGit(run).in(src, "-c", viaProxy, "push", GITHUB + "acme/ph-g-1.git",
+          "main:refs/heads/big").ok();
+      Thread.sleep(50);
+      byKind.put("large, gateway", List.of(phasesOf(rg, proxy.drain())));
+    }
+    List<Double> smallSyncs = new ArrayList<>();
+    List<Double> largeSyncs = new ArrayList<>();
+    Matcher m = SYNC_LINE.matcher(app.logText().substring(logBefore.length()));
+    while (m.find()) {
+      (m.group(1).equals("acme/widget") ? smallSyncs : largeSyncs)
+          .add(Double.parseDouble(m.group(2)));
+    }
+    List<Double> hooks = new ArrayList<>();
+    JsonNode audit = app.control().get("/v1/audit?runId=" + smallRun.get("runId").asText())
+        .body().get("decisions");
+    for (int i = Math.max(0, audit.size() - n); i < audit.size(); i++) {
+      hooks.add(audit.get(i).get("durationMillis").asDouble());
+    }
+    List<List<String>> rows = new ArrayList<>();
+    byKind.forEach((kind, list) -> rows.add(List.of(kind, String.valueOf(list.size()),
+        med(list, Phases::total), med(list, Phases::authRetry), med(list, Phases::refs),
+        med(list, Phases::upload), med(list, Phases::afterPack),
+        med(list, p -> p.total() - p.authRetry() - p.refs() - p.upload() - p.afterPack()))));
+    report.heading("Phases of a push, on the wire");
+    report.text("The same pushes with git's `http.proxy` pointed at a timing relay on"
+        + " 127.0.0.1, which timestamps each request and response. *auth retry*: the"
+        + " unauthenticated first request and its 401 (git sends credentials only when asked;"
+        + " the gateway's header is sent up front). *refs*: `GET info/refs` until the first"
+        + " byte of the answer (the gateway syncs its cache from upstream first). *upload*: the"
+        + " `POST git-receive-pack` body (git's pack-objects streams into it). *after pack*: last"
+        + " byte of the pack to first byte of the answer (receive, index, check, rules, and for"
+        + " the gateway the forward upstream). *client + rest*: everything else (process start,"
+        + " ref negotiation in git, response transfer, exit). Medians, ms.");
+    report.table(List.of("push", "n", "git total", "auth retry", "refs", "upload", "after pack",
+        "client + rest"), rows);
+    report.text(String.format(Locale.ROOT, "Inside the gateway (appliance log and audit log):"
+            + " cache sync before the advertisement: small median %s ms (n=%d), large %s ms;"
+            + " pre-receive hook (judge, audit, mint a write token, forward upstream, settle):"
+            + " small median %s ms [%s–%s].",
+        Stats.fmt(Stats.of(smallSyncs).median(), 0), smallSyncs.size(),
+        Stats.fmt(Stats.of(largeSyncs).median(), 0), Stats.fmt(Stats.of(hooks).median(), 0),
+        Stats.fmt(Stats.of(hooks).min(), 0), Stats.fmt(Stats.of(hooks).max(), 0)));
+  }
+
+  private static String med(List<Phases> list, java.util.function.ToDoubleFunction<Phases> f) {
+    return Stats.fmt(Stats.of(list.stream().map(p -> f.applyAsDouble(p)).toList()).median(), 0);
+  }
+
+  // ---------------------------------------------------------------- 2. large push
+
+  private void large() throws Exception {
+    int n = o.largeRuns();
+    Path src = bigSource();
+    step(String.format(Locale.ROOT, "large push: 1 warm-up + %d measured pushes of %d MiB each,"
+        + " direct and gateway, each into a new repository", n, o.largeBytes() >> 20));
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i <= n; i++) {
+      names.add("big-d-" + i);
+    }
+    Git direct = directGit(ForgeToken.mintWrite(app, names));
+    List<Double> d = new ArrayList<>();
+    List<Double> g = new ArrayList<>();
+    long cpuD = 0;
+    long cpuG = 0;
+    for (int i = 0; i <= n; i++) {
+      JsonNode run = newRun(app, "acme/big-g-" + i);
+      Git gateway = runGit(run);
+      boolean directFirst = i % 2 == 0;
+      for (int side = 0; side < 2; side++) {
+        boolean isDirect = (side == 0) == directFirst;
+        long cpu0 = app.cpuNanos();
+        Git.Result r = isDirect
+            ? direct.in(src, "push", app.forgeUrl("acme/big-d-" + i), "main:refs/heads/big").ok()
+            : gateway.in(src, "push", GITHUB + "acme/big-g-" + i + ".git", "main:refs/heads/big")
+                .ok();
+        long cpu = app.cpuNanos() - cpu0;
+        if (i == 0) {
+          continue; // warm-up
+        }
+        if (isDirect) {
+          d.add(r.millis() / 1000);
+          cpuD += cpu;
+        } else {
+          g.add(r.millis() / 1000);
+          cpuG += cpu;
+        }
+      }
+      progress.printf(Locale.ROOT, "  large %d/%d%n", i, n);
+    }
+    Stats sd = Stats.of(d);
+    Stats sg = Stats.of(g);
+    double ratio = sg.median() / sd.median();
+    long mib = o.largeBytes() >> 20;
+    report.heading("2. Large initial push");
+    report.text(String.format(Locale.ROOT, "%d MiB of random (incompressible) bytes in 50"
+        + " commits, pushed as a new branch into a new repository (one fresh forge repository"
+        + " per push). The source repository is packed once by `git fast-import`, so git reuses"
+        + " the packed objects and every push sends the same %d MiB pack. 1 warm-up and %d"
+        + " measured pushes each, alternating.", mib, mib, n));
+    report.table(List.of("push", "n", "median (s)", "min (s)", "max (s)",
+            "appliance CPU per push (s)", "throughput (MiB/s, median)"),
+        List.of(largeRow("direct to the forge", sd, cpuD / 1e9 / n, mib),
+            largeRow("through the gateway", sg, cpuG / 1e9 / n, mib)));
+    report.text(String.format(Locale.ROOT, "gateway / direct (medians): **%.2f×** (target ≤"
+        + " 1.5×)", ratio));
+    report.summary("2. large push " + mib + " MiB, s (n=" + n + ")", sd.summary(2),
+        sg.summary(2), fmtRatio(ratio), "≤ 1.5×", ratio <= 1.5 ? "yes" : "**no**");
+  }
+
+  private static List<String> largeRow(String name, Stats s, double cpuS, long mib) {
+    return List.of(name, String.valueOf(s.count()), Stats.fmt(s.median(), 2),
+        Stats.fmt(s.min(), 2), Stats.fmt(s.max(), 2), Stats.fmt(cpuS, 2),
+        Stats.fmt(mib / s.median(), 0));
+  }
+
+  // ---------------------------------------------------------------- 4. memory
+
+  private void memory() throws Exception {
+    Path data = app.dataDir;
+    Path gcLog = gcLog(data);
+    step("memory: peak RSS and heap during large pushes");
+    Platform.run(List.of("jcmd", String.valueOf(app.pid()), "GC.run"));
+    Thread.sleep(1000);
+    long[] idleHeap = app.heapInfoKb();
+    long idleRss = app.statusKb("VmRSS");
+    record Case(String label, Path src, String repo, boolean gateway, long mib) {}
+    List<Case> cases = new ArrayList<>();
+    long mib = o.largeBytes() >> 20;
+    Path src = bigSource();
+    cases.add(new Case(mib + " MiB, direct", src, "acme/mem-d", false, mib));
+    cases.add(new Case(mib + " MiB, gateway", src, "acme/mem-g", true, mib));
+    String skipped = null;
+    if (o.quick()) {
+      skipped = "The 1 GiB push is skipped with --quick.";
+    } else if (Platform.freeDiskMb(work) < 8 * 1024) {
+      skipped = "The 1 GiB push is skipped: less than 8 GiB free in " + work + " ("
+          + Platform.freeDiskMb(work) + " MiB); it needs the source, two forge copies and the"
+          + " gateway's cache.";
+    } else {
+      step("memory: generating 1 GiB of random blobs in 50 commits");
+      Path big = work.resolve("big1g-src.git");
+      Histories.randomBlobs(git(Map.of()), big, 1024L * 1024 * 1024, 50, 9);
+      cases.add(new Case("1024 MiB, direct", big, "acme/mem1g-d", false, 1024));
+      cases.add(new Case("1024 MiB, gateway", big, "acme/mem1g-g", true, 1024));
+    }
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("idle, after the sections above and a full GC", "", "",
+        Stats.fmt(idleRss / 1024.0, 0), Stats.fmt(idleHeap[0] / 1024.0, 0),
+        Stats.fmt(idleHeap[1] / 1024.0, 0), "", ""));
+    Map<String, MemoryWatch.Peak> peaks = new LinkedHashMap<>();
+    boolean rssReset = true;
+    for (Case c : cases) {
+      step("memory: " + c.label());
+      Git git = c.gateway() ? runGit(newRun(app, c.repo()))
+          : directGit(ForgeToken.mintWrite(app, List.of(c.repo().substring(5))));
+      String url = c.gateway() ? GITHUB + c.repo() + ".git" : app.forgeUrl(c.repo());
+      Platform.run(List.of("jcmd", String.valueOf(app.pid()), "GC.run"));
+      Thread.sleep(500);
+      MemoryWatch.Peak p;
+      Git.Result r;
+      try (MemoryWatch w = MemoryWatch.start(app, gcLog)) {
+        r = git.in(c.src(), "push", url, "main:refs/heads/big").ok();
+        p = w.stop();
+      }
+      rssReset &= p.rssReset();
+      peaks.put(c.label(), p);
+      rows.add(List.of(c.label(), Stats.fmt(r.millis() / 1000, 1), Stats.fmt(c.mib() / (r.millis()
+              / 1000), 0), Stats.fmt(p.rssMb(), 0), Stats.fmt(p.heapUsedMb(), 0),
+          Stats.fmt(p.heapCommittedMb(), 0), Stats.fmt(p.liveAfterGcMb(), 0),
+          String.valueOf(p.gcs())));
+    }
+    report.heading("4. Memory during large pushes");
+    report.text("Before each push a full GC (`jcmd PID GC.run`) and a reset of the peak RSS"
+        + " (`echo 5 > /proc/PID/clear_refs`); during it `jstat -gc PID 100` samples the heap."
+        + " *peak RSS* is `VmHWM` after the push; *peak heap used* the largest jstat sample"
+        + " (eden + survivors + old); *heap after GC* the largest occupancy left after a"
+        + " collection (`-Xlog:gc`), i.e. what the push kept alive. The appliance runs with "
+        + String.join(" ", o.applianceJvm()) + "; the direct push's numbers are the local"
+        + " forge's own (same process)."
+        + (rssReset ? "" : " (The kernel refused `clear_refs`; peak RSS is the largest"
+        + " sampled VmRSS.)"));
+    report.table(List.of("push", "time (s)", "MiB/s", "peak RSS (MiB)", "peak heap used (MiB)",
+        "heap committed (MiB)", "heap after GC, max (MiB)", "GCs"), rows);
+    if (skipped != null) {
+      report.text(skipped);
+    }
+    MemoryWatch.Peak gSmall = peaks.get(mib + " MiB, gateway");
+    MemoryWatch.Peak gBig = peaks.get("1024 MiB, gateway");
+    report.summary("4. peak RSS / heap after GC during the " + mib + " MiB push, MiB",
+        fmtPeak(peaks.get(mib + " MiB, direct")), fmtPeak(gSmall), "", "", "");
+    if (gBig != null) {
+      MemoryWatch.Peak dBig = peaks.get("1024 MiB, direct");
+      boolean flat = gBig.liveAfterGcMb() <= Math.max(gSmall.liveAfterGcMb() * 1.5,
+          gSmall.liveAfterGcMb() + 32);
+      report.summary("4. peak RSS / heap after GC during the 1 GiB push, MiB", fmtPeak(dBig),
+          fmtPeak(gBig), "", "heap growth independent of pack size",
+          flat ? "yes" : "**no**");
+    } else {
+      report.summary("4. 1 GiB push", "", "skipped", "", "heap growth independent of pack size",
+          "not measured");
+    }
+  }
+
+  private static String fmtPeak(MemoryWatch.Peak p) {
+    return p == null ? "" : Stats.fmt(p.rssMb(), 0) + " / " + Stats.fmt(p.liveAfterGcMb(), 0);
+  }
+
+  // ---------------------------------------------------------------- 5. denied push
+
+  private void deny() throws Exception {
+    int n = o.quick() ? 5 : 10;
+    int nBig = o.quick() ? 2 : 3;
+    step("denied push: " + n + " small and " + nBig + " large pushes to a denied main");
+    String rules = "{\"push\":[{\"refs\":\"refs/heads/main\",\"decision\":\"deny\","
+        + "\"reason\":\"bench\"}]}";
+    JsonNode run = app.createRun(runJson("acme/widget", rules));
+    Git git = runGit(run);
+    Worktree w = Worktree.cloneOf(git, template, work.resolve("deny-w"), GITHUB
+        + "acme/widget.git", "refs/heads/main");
+    w.commit();
+    List<Phases> small = new ArrayList<>();
+    List<Phases> big = new ArrayList<>();
+    long cacheBefore;
+    long cacheAfter;
+    try (TimingProxy proxy = new TimingProxy(app.port())) {
+      String viaProxy = "http.proxy=" + proxy.url();
+      for (int i = 0; i <= n; i++) {
+        proxy.drain();
+        Git.Result r = w.push("-c", viaProxy);
+        checkRefused(r);
+        Thread.sleep(50);
+        List<TimingProxy.Exchange> ex = proxy.drain();
+        if (i > 0) {
+          small.add(phasesOf(r, ex));
+        }
+      }
+      Path src = bigSource();
+      JsonNode bigRun = app.createRun(runJson("acme/deny-big", rules));
+      Git bigGit = runGit(bigRun);
+      // one push to create the cache, so that its growth below is the refused packs alone
+      bigGit.in(template, "push", GITHUB + "acme/deny-big.git", "main:refs/heads/seed").ok();
+      cacheBefore = Platform.du(app.cacheDir("acme/deny-big"));
+      for (int i = 0; i < nBig; i++) {
+        proxy.drain();
+        Git.Result r = bigGit.in(src, "-c", viaProxy, "push", GITHUB + "acme/deny-big.git",
+            "main:refs/heads/main");
+        checkRefused(r);
+        Thread.sleep(50);
+        big.add(phasesOf(r, proxy.drain()));
+      }
+      cacheAfter = Platform.du(app.cacheDir("acme/deny-big"));
+    }
+    Stats totalSmall = Stats.of(small.stream().map(Phases::total).toList());
+    Stats afterSmall = Stats.of(small.stream().map(Phases::afterPack).toList());
+    Stats totalBig = Stats.of(big.stream().map(Phases::total).toList());
+    Stats afterBig = Stats.of(big.stream().map(Phases::afterPack).toList());
+    Stats uploadBig = Stats.of(big.stream().map(Phases::upload).toList());
+    long mib = o.largeBytes() >> 20;
+    report.heading("5. Denied push");
+    report.text("A run whose rules deny `refs/heads/main` (reason `bench`) pushes to main: one"
+        + " small commit (" + n + " times after a warm-up), and the " + mib + " MiB history ("
+        + nBig + " times). *git total*: until git exits with `! [remote rejected] ... (Control"
+        + " Center policy: bench)`. *after pack*: from the last byte of the pack to the first"
+        + " byte of the refusal, on the wire (timing relay as above).");
+    report.table(List.of("denied push", "n", "git total (ms)", "upload (ms)",
+            "after pack (ms)"),
+        List.of(List.of("small commit", String.valueOf(small.size()), totalSmall.summary(0),
+                Stats.fmt(Stats.of(small.stream().map(Phases::upload).toList()).median(), 0),
+                afterSmall.summary(0)),
+            List.of(mib + " MiB", String.valueOf(big.size()), totalBig.summary(0),
+                Stats.fmt(uploadBig.median(), 0), afterBig.summary(0))));
+    report.text(String.format(Locale.ROOT, "The refused %d MiB packs stay in the gateway's"
+            + " cache: it grew by %.0f MiB over %d refused pushes.", mib,
+        (cacheAfter - cacheBefore) / 1048576.0, nBig));
+    double worst = Math.max(afterSmall.max(), afterBig.median());
+    report.summary("5. denied push: after pack → refusal, ms (small; " + mib + " MiB)", "",
+        afterSmall.summary(0) + "; " + afterBig.summary(0), "", "< 100 ms",
+        worst < 100 ? "yes" : "**no**");
+  }
+
+  private static void checkRefused(Git.Result r) {
+    if (r.exit() == 0 || !r.stderr().contains("Control Center policy: bench")) {
+      throw new IllegalStateException("the push to main should have been refused by the rule:\n"
+          + r.stderr());
+    }
+  }
+
+  // ---------------------------------------------------------------- 3. concurrency
+
+  private int[] levels() {
+    return o.quick() ? new int[] {1, 4, 16} : new int[] {1, 4, 16, 64};
+  }
+
+  private int maxLevel() {
+    int[] l = levels();
+    return l[l.length - 1];
+  }
+
+  private int rounds(int level) {
+    if (o.quick()) {
+      return level == 1 ? 5 : level == 4 ? 3 : 2;
+    }
+    return level == 1 ? 10 : level == 4 ? 5 : level == 16 ? 3 : 2;
+  }
+
+  private void concurrency() throws Exception {
+    int max = maxLevel();
+    step("concurrency: " + max + " runs, workers and repositories");
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < max; i++) {
+      names.add("r-" + i);
+    }
+    Git direct = directGit(ForgeToken.mintWrite(app, names));
+    for (int i = 0; i < max; i++) {
+      // the same 200 commits in every repository, under a branch of its own
+      direct.in(template, "push", "-q", app.forgeUrl("acme/r-" + i), "main:refs/heads/base")
+          .ok();
+    }
+    List<Worktree> sameRepo = new ArrayList<>();
+    List<Worktree> ownRepo = new ArrayList<>();
+    Path dir = Files.createDirectories(work.resolve("workers"));
+    for (int i = 0; i < max; i++) {
+      Git same = runGit(newRun(app, "acme/widget"));
+      Git own = runGit(newRun(app, "acme/r-" + i));
+      Worktree w = Worktree.cloneOf(same, template, dir.resolve("w-" + i),
+          GITHUB + "acme/widget.git", "refs/heads/conc-" + i);
+      sameRepo.add(w);
+      ownRepo.add(w.as(own, GITHUB + "acme/r-" + i + ".git", "refs/heads/conc-" + i));
+    }
+    List<List<String>> rows = new ArrayList<>();
+    ExecutorService pool = Executors.newCachedThreadPool();
+    try {
+      for (String mode : List.of("same repository", "a repository each")) {
+        List<Worktree> workers = mode.startsWith("same") ? sameRepo : ownRepo;
+        step("concurrency (" + mode + "): warm-up round of " + max);
+        round(pool, workers.subList(0, max)); // creates the branches and the caches
+        for (int level : levels()) {
+          List<Double> latencies = new ArrayList<>();
+          double wall = 0;
+          int errors = 0;
+          Set<String> kinds = new LinkedHashSet<>();
+          for (int r = 0; r < rounds(level); r++) {
+            RoundResult rr = round(pool, workers.subList(0, level));
+            wall += rr.wallMs();
+            for (Git.Result res : rr.results()) {
+              latencies.add(res.millis());
+              if (res.exit() != 0) {
+                errors++;
+                kinds.add(res.firstErrorLine());
+              }
+            }
+          }
+          Stats s = Stats.of(latencies);
+          double throughput = s.count() / (wall / 1000);
+          double tail = s.percentile(99) / s.median();
+          step(String.format(Locale.ROOT, "  %s, %d at once: %d pushes, p50 %.0f ms, p99 %.0f"
+              + " ms, %d errors", mode, level, s.count(), s.median(), s.percentile(99), errors));
+          rows.add(List.of(mode, String.valueOf(level), String.valueOf(s.count()),
+              Stats.fmt(throughput, 1), Stats.fmt(s.median(), 0),
+              Stats.fmt(s.percentile(95), 0), Stats.fmt(s.percentile(99), 0),
+              Stats.fmt(s.max(), 0), Stats.fmt(tail, 2),
+              errors + (kinds.isEmpty() ? "" : " (" + String.join("; ", kinds) + ")")));
+          if (level == max) {
+            boolean met = errors == 0 && tail <= 3;
+            report.summary("3. " + level + " concurrent runs, " + mode
+                    + ": pushes/s; p50 / p95 / p99 ms; errors", "",
+                String.format(Locale.ROOT, "%.1f/s; %.0f / %.0f / %.0f; %d errors", throughput,
+                    s.median(), s.percentile(95), s.percentile(99), errors),
+                "", "0 errors, p99 ≤ 3× p50", met ? "yes" : "**no**");
+          }
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    report.heading("3. Concurrent runs");
+    report.text("N runs (distinct runs, each with its own branch) push one small commit each at"
+        + " the same moment; a round ends when the last push has finished, the next round's"
+        + " commits are made before it starts (not timed). Latency is each `git push`'s wall"
+        + " time; throughput is pushes divided by the rounds' wall time. *same repository*: all"
+        + " runs push to `acme/widget`; *a repository each*: run i pushes to `acme/r-i` (same"
+        + " 200-commit history). One untimed warm-up round at the highest level first. Rounds"
+        + " per level: " + roundsText() + ".");
+    report.table(List.of("repositories", "runs at once", "pushes", "pushes/s", "p50 (ms)",
+        "p95 (ms)", "p99 (ms)", "max (ms)", "p99 / p50", "errors"), rows);
+  }
+
+  private String roundsText() {
+    StringBuilder s = new StringBuilder();
+    for (int l : levels()) {
+      s.append(s.length() == 0 ? "" : ", ").append(l).append(" → ").append(rounds(l));
+    }
+    return s.toString();
+  }
+
+  private record RoundResult(List<Git.Result> results, double wallMs) {}
+
+  private RoundResult round(ExecutorService pool, List<Worktree> workers) throws Exception {
+    // commits first, four at a time, not timed
+    List<Future<?>> prep = new ArrayList<>();
+    ExecutorService committers = Executors.newFixedThreadPool(4);
+    try {
+      for (Worktree w : workers) {
+        prep.add(committers.submit(() -> {
+          w.commit();
+          return null;
+        }));
+      }
+      for (Future<?> f : prep) {
+        f.get();
+      }
+    } finally {
+      committers.shutdown();
+    }
+    CountDownLatch ready = new CountDownLatch(workers.size());
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<Git.Result>> pushes = new ArrayList<>();
+    for (Worktree w : workers) {
+      pushes.add(pool.submit(() -> {
+        ready.countDown();
+        go.await();
+        return w.push();
+      }));
+    }
+    ready.await();
+    long start = System.nanoTime();
+    go.countDown();
+    List<Git.Result> results = new ArrayList<>();
+    for (Future<Git.Result> f : pushes) {
+      results.add(f.get());
+    }
+    return new RoundResult(results, (System.nanoTime() - start) / 1e6);
+  }
+
+  // ---------------------------------------------------------------- profile (JFR)
+
+  private void profile() throws Exception {
+    Path data = work.resolve("profile-data");
+    Path recording = o.out().resolve("pushgate.jfr");
+    Files.deleteIfExists(recording);
+    List<String> jvm = new ArrayList<>(jvmOptions(data));
+    jvm.add("-XX:StartFlightRecording=filename=" + recording
+        + ",settings=profile,dumponexit=true");
+    step("profile: a second appliance with " + jvm.get(jvm.size() - 1));
+    int smallN = o.quick() ? 10 : 20;
+    List<JfrProfile.Window> windows = new ArrayList<>();
+    ApplianceProcess saved = app;
+    Worktree savedD = smallDirect;
+    Worktree savedG = smallGateway;
+    JsonNode savedRun = smallRun;
+    Path savedTemplate = template;
+    try (ApplianceProcess p = ApplianceProcess.start(o.jar(), data, jvm)) {
+      app = p;
+      smallDirect = null;
+      smallGateway = null;
+      Path workSaved = work.resolve("profile-work");
+      Files.createDirectories(workSaved);
+      List<String> repos = new ArrayList<>(List.of("acme/widget"));
+      for (int i = 0; i < 3; i++) {
+        repos.add("acme/pr-d-" + i);
+        repos.add("acme/pr-g-" + i);
+      }
+      p.forgeCreate(repos);
+      String token = ForgeToken.mintWrite(p, List.of("widget"));
+      Git d = directGit(token);
+      template = workSaved.resolve("template");
+      d.in(workSaved, "clone", "-q", p.forgeUrl("acme/widget"), "template").ok();
+      Histories.smallCommits(d, template, d.in(template, "rev-parse", "HEAD").ok().stdout()
+          .strip(), 199);
+      d.in(template, "push", "-q", p.forgeUrl("acme/widget"), "main:refs/heads/main",
+          "main:refs/heads/small-direct", "main:refs/heads/small-gw").ok();
+      smallRun = newRun(p, "acme/widget");
+      smallDirect = Worktree.cloneOf(d, template, workSaved.resolve("small-d"),
+          p.forgeUrl("acme/widget"), "refs/heads/small-direct");
+      smallGateway = Worktree.cloneOf(runGit(smallRun), template, workSaved.resolve("small-g"),
+          GITHUB + "acme/widget.git", "refs/heads/small-gw");
+      for (int i = 0; i < 8; i++) {
+        for (Worktree w : List.of(smallDirect, smallGateway)) {
+          w.commit();
+          w.push().ok();
+        }
+      }
+      windows.add(window("small pushes through the gateway", smallGateway, smallN));
+      windows.add(window("small pushes direct to the forge", smallDirect, smallN / 2));
+      Path src = bigSource();
+      Git bigDirect = directGit(ForgeToken.mintWrite(p, List.of("pr-d-0", "pr-d-1", "pr-d-2")));
+      bigDirect.in(src, "push", p.forgeUrl("acme/pr-d-0"), "main:refs/heads/big").ok();
+      runGit(newRun(p, "acme/pr-g-0")).in(src, "push", GITHUB + "acme/pr-g-0.git",
+          "main:refs/heads/big").ok();
+      List<Git> gits = List.of(runGit(newRun(p, "acme/pr-g-1")), runGit(newRun(p, "acme/pr-g-2")));
+      Thread.sleep(1000);
+      Instant start = Instant.now();
+      for (int i = 1; i <= 2; i++) {
+        gits.get(i - 1).in(src, "push", GITHUB + "acme/pr-g-" + i + ".git", "main:refs/heads/big")
+            .ok();
+      }
+      windows.add(new JfrProfile.Window(String.format(Locale.ROOT,
+          "large pushes (%d MiB) through the gateway", o.largeBytes() >> 20), start,
+          Instant.now(), 2));
+      Thread.sleep(1000);
+      start = Instant.now();
+      for (int i = 1; i <= 2; i++) {
+        bigDirect.in(src, "push", p.forgeUrl("acme/pr-d-" + i), "main:refs/heads/big").ok();
+      }
+      windows.add(new JfrProfile.Window(String.format(Locale.ROOT,
+          "large pushes (%d MiB) direct to the forge", o.largeBytes() >> 20), start,
+          Instant.now(), 2));
+      Thread.sleep(500);
+    } finally {
+      app = saved;
+      smallDirect = savedD;
+      smallGateway = savedG;
+      smallRun = savedRun;
+      template = savedTemplate;
+      copyQuietly(data.resolveSibling(data.getFileName() + ".log"),
+          o.out().resolve("appliance-profile.log"));
+    }
+    step("profile: reading " + recording);
+    report.heading("Profile (JFR)");
+    report.text("A second appliance started with `-XX:StartFlightRecording=...,settings=profile`"
+        + " (recording: `" + recording + "`; `jfr summary` and `jfr print --events"
+        + " jdk.ExecutionSample` read it). Samples are aggregated per workload window; each"
+        + " sample is put in the first component found on its stack, in the order of the"
+        + " component list, so the local forge (the upstream, in the same process) is kept"
+        + " apart from the gateway's own work.");
+    report.text(JfrProfile.analyze(recording, windows));
+  }
+
+  private JfrProfile.Window window(String name, Worktree w, int n) throws Exception {
+    List<Double> ms = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      w.commit();
+    }
+    // commit once per push, outside the window: make n commits now, push one at a time
+    List<String> ids = new ArrayList<>(List.of(w.git.in(w.dir, "rev-list", "--reverse", "-n",
+        String.valueOf(n), "HEAD").ok().stdout().strip().split("\\R")));
+    Thread.sleep(1000);
+    Instant start = Instant.now();
+    for (String id : ids) {
+      ms.add(w.git.in(w.dir, "push", w.url, id + ":" + w.ref).ok().millis());
+    }
+    Instant end = Instant.now();
+    step(String.format(Locale.ROOT, "profile: %s: median %.0f ms", name, Stats.of(ms).median()));
+    return new JfrProfile.Window(String.format(Locale.ROOT, "%s (median %.0f ms each)", name,
+        Stats.of(ms).median()), start, end, n);
+  }
+
+  private static void copyQuietly(Path from, Path to) {
+    try {
+      if (Files.exists(from)) {
+        Files.copy(from, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      System.err.println("bench: could not copy " + from + ": " + e.getMessage());
+    }
+  }
+
+  @SuppressWarnings("unused")
+  private static String read(Path p) throws IOException {
+    return Files.readString(p, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,128 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Claude Code's PreToolUse hook against the running appliance, over HTTP and as a command. */
+class PreToolUseHookTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Path EXAMPLES =
+      Path.of("src/test/resources/claude-code-pretooluse-examples.json");
+  private static final Path HOOK_SCRIPT = Path.of("../policy-hooks/src/main/dist/pushgate-hook");
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+  static JsonNode examples;
+  static JsonNode chatRun;
+  static JsonNode planRun;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate("acme/widget");
+    examples = JSON.readTree(Files.readString(EXAMPLES)).get("input_examples");
+    chatRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    planRun = app.createRun(
+        "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"mode\": \"plan\"}");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    app.close();
+  }
+
+  @Test
+  void aPushAsksAndWithNoApproverConnectedIsDenied() throws Exception {
+    JsonNode out = post(chatRun, examples.get("bash_git_push").toString()).get("hookSpecificOutput");
+    assertThat(out.get("hookEventName").asText()).isEqualTo("PreToolUse");
+    assertThat(out.get("permissionDecision").asText()).isEqualTo("deny");
+    assertThat(out.get("permissionDecisionReason").asText())
+        .isEqualTo("Control Center policy: no approver is connected");
+  }
+
+  @Test
+  void aCommitIsAllowedInChatAndDeniedInPlan() throws Exception {
+    String commit = examples.get("bash_git_commit").toString();
+    assertThat(post(chatRun, commit).at("/hookSpecificOutput/permissionDecision").asText())
+        .isEqualTo("allow");
+    assertThat(post(planRun, commit).at("/hookSpecificOutput/permissionDecision").asText())
+        .isEqualTo("deny");
+  }
+
+  @Test
+  void otherToolsPassThroughUntouched() throws Exception {
+    assertThat(post(chatRun, examples.get("write_file").toString()).isEmpty()).isTrue();
+  }
+
+  @Test
+  void garbageIsADenyNotAnError() throws Exception {
+    JsonNode out = post(chatRun, "{not json");
+    assertThat(out.at("/hookSpecificOutput/permissionDecision").asText()).isEqualTo("deny");
+    assertThat(out.at("/hookSpecificOutput/permissionDecisionReason").asText())
+        .startsWith("Control Center policy: malformed hook input");
+  }
+
+  @Test
+  void anUnknownCredentialIsRefused() throws Exception {
+    HttpResponse<String> r = send("pgr_nobody", "{}");
+    assertThat(r.statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void theCommandHookForwardsStdinAndBlocksWhenTheApplianceIsDown() throws Exception {
+    String commit = examples.get("bash_git_commit").toString();
+    Result ok = hookScript(chatRun.at("/env/PUSHGATE_HOOK_URL").asText(), commit);
+    assertThat(ok.exit).isZero();
+    assertThat(JSON.readTree(ok.stdout).at("/hookSpecificOutput/permissionDecision").asText())
+        .isEqualTo("allow");
+
+    Result down = hookScript("http://127.0.0.1:9/v1/hooks/pre-tool-use", commit);
+    assertThat(down.exit).isEqualTo(2);
+    assertThat(down.stderr).startsWith("pushgate-hook: ");
+  }
+
+  private record Result(int exit, String stdout, String stderr) {}
+
+  private static Result hookScript(String url, String stdin) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("sh", HOOK_SCRIPT.toString());
+    pb.environment().put("PUSHGATE_HOOK_URL", url);
+    pb.environment().put("PUSHGATE_RUN_TOKEN", chatRun.at("/env/PUSHGATE_RUN_TOKEN").asText());
+    pb.environment().put("PUSHGATE_HOOK_TIMEOUT", "10");
+    Process p = pb.start();
+    p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return new Result(p.exitValue(), out, err);
+  }
+
+  private static JsonNode post(JsonNode run, String body) throws Exception {
+    HttpResponse<String> r = send(run.at("/env/PUSHGATE_RUN_TOKEN").asText(), body);
+    assertThat(r.statusCode()).isEqualTo(200);
+    return JSON.readTree(r.body());
+  }
+
+  private static HttpResponse<String> send(String credential, String body) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + app.port() + "/v1/hooks/pre-tool-use"))
+        .header("Authorization", "Bearer " + credential)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
