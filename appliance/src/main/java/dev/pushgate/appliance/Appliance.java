@@ -34,6 +34,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -137,7 +138,8 @@ public final class Appliance implements AutoCloseable {
       forgeLine = "GitHub App " + brokerConfig.appId() + " at " + brokerConfig.apiBaseUrl()
           + " (git host " + gitBaseUrl + ")";
     }
-    OkHttpClient http = new OkHttpClient.Builder().build();
+    Metrics metrics = new Metrics();
+    OkHttpClient http = new OkHttpClient.Builder().addInterceptor(metrics.githubCalls()).build();
     resources.add(() -> {
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();
@@ -161,13 +163,17 @@ public final class Appliance implements AutoCloseable {
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
-        new ApprovalStore(db));
+        metrics.counting(new ApprovalStore(db)));
+    metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
+        () -> desk.pending(null).size());
+    metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());
     Gateway gateway = new Gateway(
         new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock),
-        runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk));
+        runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics);
     contexts.addHandler(gateway.handler());
     contexts.addHandler(healthz());
+    contexts.addHandler(plainText("/metrics", metrics::scrape));
     ContextHandler runApi =
         new ContextHandler(new RunApi(runs, desk, settings.hookAsk()), "/v1");
     contexts.addHandler(runApi);
@@ -243,6 +249,21 @@ public final class Appliance implements AutoCloseable {
         + base + RunApi.CREDENTIAL_PATH + " 2>/dev/null"
         + " || { test -n \"$GH_TOKEN\" && printf 'username=x-access-token\\npassword=%s\\n'"
         + " \"$GH_TOKEN\"; }; }; f");
+  }
+
+  private static Handler plainText(String path, Supplier<String> body) {
+    ContextHandler context = new ContextHandler(path);
+    context.setAllowNullPathInContext(true);
+    context.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+        org.eclipse.jetty.io.Content.Sink.write(response, true, body.get(), callback);
+        return true;
+      }
+    });
+    return context;
   }
 
   private Handler healthz() {

@@ -21,24 +21,26 @@ public final class Gateway {
   private final UpstreamAccess upstream;
   private final AuditLog audit;
   private final Approvals approvals;
+  private final PushMetrics metrics;
 
   public Gateway(GatewayConfig config, RunAuthenticator authenticator, UpstreamAccess upstream,
-      AuditLog audit, Approvals approvals) {
+      AuditLog audit, Approvals approvals, PushMetrics metrics) {
     this.config = Objects.requireNonNull(config, "config");
     this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
     this.upstream = Objects.requireNonNull(upstream, "upstream");
     this.audit = Objects.requireNonNull(audit, "audit");
     this.approvals = approvals == null ? Approvals.NONE : approvals;
+    this.metrics = metrics == null ? PushMetrics.NONE : metrics;
   }
 
   /** A servlet context serving the gateway under {@link #CONTEXT_PATH}. */
   public ServletContextHandler handler() {
     UpstreamCache cache = new UpstreamCache(config.cacheDir(),
-        (int) Math.max(1, config.upstreamTimeout().toSeconds()));
+        (int) Math.max(1, config.upstreamTimeout().toSeconds()), metrics);
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors());
-    git.setReceivePackFactory(new GatewayReceivePackFactory(config, upstream, audit, approvals));
+    git.setReceivePackFactory(new GatewayReceivePackFactory(config, upstream, audit, approvals, metrics));
     git.setUploadPackFactory((req, db) -> {
       throw new ServiceNotEnabledException(
           "fetches are not served by the push gateway; fetch from upstream");

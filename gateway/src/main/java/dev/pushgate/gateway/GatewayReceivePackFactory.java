@@ -18,13 +18,15 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
   private final AuditLog audit;
   private final Approvals approvals;
   private final Forwarder forwarder;
+  private final PushMetrics metrics;
 
   GatewayReceivePackFactory(GatewayConfig config, UpstreamAccess upstream, AuditLog audit,
-      Approvals approvals) {
+      Approvals approvals, PushMetrics metrics) {
     this.config = config;
     this.upstream = upstream;
     this.audit = audit;
     this.approvals = approvals;
+    this.metrics = metrics;
     this.forwarder = new Forwarder(seconds(config.upstreamTimeout().toSeconds()));
   }
 
@@ -50,7 +52,8 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setMaxPackSizeLimit(config.maxPackBytes());
     rp.setTimeout(seconds(config.clientTimeout().toSeconds()));
     rp.setRefFilter(GatewayReceivePackFactory::branchesAndTags);
-    rp.setPreReceiveHook(new PushHook(run, repo, config, upstream, audit, approvals, forwarder));
+    rp.setPreReceiveHook(new PushHook(run, repo, config, upstream, audit, approvals, forwarder,
+        metrics));
     return rp;
   }
 

@@ -60,9 +60,10 @@ final class PushHook implements PreReceiveHook {
   private final AuditLog audit;
   private final Approvals approvals;
   private final Forwarder forwarder;
+  private final PushMetrics metrics;
 
   PushHook(RunContext run, RepoSlug repo, GatewayConfig config, UpstreamAccess upstream,
-      AuditLog audit, Approvals approvals, Forwarder forwarder) {
+      AuditLog audit, Approvals approvals, Forwarder forwarder, PushMetrics metrics) {
     this.run = run;
     this.repo = repo;
     this.config = config;
@@ -70,6 +71,7 @@ final class PushHook implements PreReceiveHook {
     this.audit = audit;
     this.approvals = approvals;
     this.forwarder = forwarder;
+    this.metrics = metrics;
   }
 
   @Override
@@ -86,6 +88,9 @@ final class PushHook implements PreReceiveHook {
         allowed = List.of();
       }
       recordDecisions(items);
+      for (Item i : items) {
+        metrics.onDecision(i.kind.id(), i.allowed() ? "allowed" : "denied", i.code);
+      }
       applyRefusals(items);
       if (!allowed.isEmpty()) {
         forward(rp, allowed, start);
@@ -132,6 +137,7 @@ final class PushHook implements PreReceiveHook {
         ? List.of() : rp.getAdvertisedRefs().values();
     boolean workflows = UpdateCommands.changeWorkflows(db, cmds, upstreamRefs);
     Map<ReceiveCommand, Forwarder.Outcome> outcomes;
+    long forwardStart = System.nanoTime();
     try (WriteTokenLease lease = upstream.mintWriteToken(run, repo, workflows)) {
       outcomes = forwarder.forward(db, upstream.remoteUrl(repo), lease.token(), cmds,
           rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
@@ -144,6 +150,8 @@ final class PushHook implements PreReceiveHook {
         outcomes.put(c, failed);
       }
     }
+    metrics.onForward(java.time.Duration.ofNanos(System.nanoTime() - forwardStart),
+        outcomes.values().stream().allMatch(Forwarder.Outcome::ok));
     long took = (System.nanoTime() - start) / 1_000_000;
     for (Item i : allowed) {
       Forwarder.Outcome o = outcomes.get(i.cmd);

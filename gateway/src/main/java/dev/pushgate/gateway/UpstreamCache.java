@@ -30,11 +30,13 @@ final class UpstreamCache {
 
   private final Path root;
   private final int timeoutSeconds;
+  private final PushMetrics metrics;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
 
-  UpstreamCache(Path root, int timeoutSeconds) {
+  UpstreamCache(Path root, int timeoutSeconds, PushMetrics metrics) {
     this.root = root;
     this.timeoutSeconds = timeoutSeconds;
+    this.metrics = metrics;
   }
 
   /** Opens the cache of {@code repo}, creating it when missing. The caller closes it. */
@@ -76,10 +78,12 @@ final class UpstreamCache {
               new UsernamePasswordCredentialsProvider("x-access-token", token.reveal()))
           .call();
     } catch (GitAPIException | IOException | RuntimeException e) {
+      metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false);
       throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
     } finally {
       lock.unlock();
     }
+    metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), true);
     log.debug("synced cache of {} in {} ms", repo, (System.nanoTime() - start) / 1_000_000);
   }
 

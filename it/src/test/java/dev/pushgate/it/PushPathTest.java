@@ -301,6 +301,28 @@ class PushPathTest {
     }
   }
 
+  @Test
+  @Order(12)
+  void metricsCountWhatHappened() throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + app.port() + "/metrics")).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    String m = r.body();
+    assertThat(m).containsPattern(
+        "pushgate_push_decisions_total\\{code=\"RULE_DENIED\",decision=\"denied\",kind=\"update\"\\} [1-9]");
+    assertThat(m).containsPattern(
+        "pushgate_push_decisions_total\\{code=\"none\",decision=\"allowed\",kind=\"create\"\\} [1-9]");
+    assertThat(m).containsPattern("pushgate_tokens_total\\{event=\"issued\"\\} [1-9]");
+    assertThat(m).containsPattern("pushgate_tokens_total\\{event=\"revoked\"\\} [1-9]");
+    assertThat(m).containsPattern(
+        "pushgate_github_calls_total\\{operation=\"issue-token\",status=\"201\"\\} [1-9]");
+    assertThat(m).contains("pushgate_forward_seconds_bucket");
+    assertThat(m).contains("pushgate_cache_sync_seconds_count");
+    assertThat(m).contains("pushgate_runs_live");
+    assertThat(GITHUB_TOKEN.matcher(m).find()).isFalse();
+  }
+
   private static Map<String, String> env(JsonNode run) {
     return Map.of("GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),
         "GH_TOKEN", run.get("env").get("GH_TOKEN").asText());

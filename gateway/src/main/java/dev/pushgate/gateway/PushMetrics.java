@@ -1,0 +1,17 @@
+package dev.pushgate.gateway;
+
+import java.time.Duration;
+
+/** What the gateway reports for metrics. Port owned by the gateway; {@link #NONE} counts nothing. */
+public interface PushMetrics {
+  PushMetrics NONE = new PushMetrics() {};
+
+  /** One ref update decided: {@code decision} is allowed or denied, {@code kind} its kind. */
+  default void onDecision(String kind, String decision, RefusalCode code) {}
+
+  /** One forward upstream and how long it took, whatever its outcome. */
+  default void onForward(Duration took, boolean ok) {}
+
+  /** One sync of a cache from upstream. */
+  default void onSync(Duration took, boolean ok) {}
+}
