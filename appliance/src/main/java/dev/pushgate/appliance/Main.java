@@ -18,7 +18,23 @@ public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    chooseLogFormat(args);
     System.exit(run(args));
+  }
+
+  /**
+   * {@code --log-format json} must take effect before the first logger exists, so it is read
+   * here, ahead of the command line parser (which also knows the option, for --help).
+   */
+  static void chooseLogFormat(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      String value = a.startsWith("--log-format=") ? a.substring(13)
+          : a.equals("--log-format") && i + 1 < args.length ? args[i + 1] : null;
+      if ("json".equals(value)) {
+        System.setProperty("logback.configurationFile", "logback-json.xml");
+      }
+    }
   }
 
   static int run(String... args) {

@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
         + " socket, and the local forge when no GitHub App is configured.",
     footer = {"", "Examples:", "  pushgate serve",
         "  pushgate serve --data-dir /var/lib/pushgate --port 7070",
-        "  pushgate serve --github-app-id 123456 --github-app-key /etc/pushgate/app.pem"})
+        "  pushgate serve --github-app-id 123456 --github-app-key /etc/pushgate/app.pem",
+        "  PUSHGATE_DATABASE_URL=postgresql://pushgate:PASSWORD@db.internal:5432/pushgate pushgate serve"})
 final class ServeCommand implements Callable<Integer> {
   @Option(names = "--data-dir", defaultValue = "pushgate-data",
       description = "Data directory (database, ledger key, caches, control socket). Default: ${DEFAULT-VALUE}")
@@ -71,6 +72,16 @@ final class ServeCommand implements Callable<Integer> {
           + " (default), or pass it through to Claude Code.")
   String hookAsk;
 
+  @Option(names = "--log-format", defaultValue = "text", paramLabel = "text|json",
+      description = "Log lines as text (default) or one JSON object a line. Secrets are redacted in both.")
+  String logFormat;
+
+  @Option(names = "--database-url", paramLabel = "URL",
+      description = "Where the ledger and audit log live: SQLite in the data directory (default),"
+          + " a SQLite file path, or postgresql://USER:PASSWORD@HOST:PORT/DATABASE for a fleet."
+          + " Also PUSHGATE_DATABASE_URL, which keeps the password off the command line.")
+  String databaseUrl;
+
   @Option(names = "--github-app-id", description = "GitHub App ID or client ID; with --github-app-key, serve against GitHub instead of the local forge.")
   String githubAppId;
 
@@ -87,6 +98,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (!logFormat.equals("text") && !logFormat.equals("json")) {
+      throw new IllegalArgumentException("--log-format takes text or json, not: " + logFormat);
+    }
     GitHubAppConfig github = null;
     if (githubAppId != null || githubAppKey != null) {
       if (githubAppId == null || githubAppKey == null) {
@@ -106,7 +120,8 @@ final class ServeCommand implements Callable<Integer> {
           case "passthrough" -> RunApi.HookAsk.PASSTHROUGH;
           default -> throw new IllegalArgumentException(
               "--hook-ask takes approvers or passthrough, not: " + hookAsk);
-        });
+        },
+        databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL"));
     Appliance appliance = Appliance.start(settings, System.out);
     Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
     appliance.join();

@@ -1,0 +1,77 @@
+package dev.pushgate.appliance.logging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.joran.JoranConfigurator;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class RedactionTest {
+  private static final String TOKEN = "ghs_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+  private static final String RUN = "pgr_" + "Zm9vYmFyYmF6cXV4cXV1eHh5enp5eHh5enp5";
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "token " + TOKEN + " leaked",
+      "Authorization: Bearer " + RUN,
+      "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2VjcmV0c2VjcmV0",
+      "https://x-access-token:" + TOKEN + "@github.com/acme/widget.git",
+      "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+      "jwt eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjMifQ.c2lnbmF0dXJlc2lnbmF0dXJl",
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+  })
+  void cutsEverySecretOut(String line) {
+    String out = Redaction.redact(line);
+    assertThat(out).contains(Redaction.MASK);
+    assertThat(out).doesNotContain(TOKEN).doesNotContain(RUN).doesNotContain("MIIEpAIBAAKCAQEA")
+        .doesNotContain("c2VjcmV0c2VjcmV0").doesNotContain("c2lnbmF0dXJl");
+  }
+
+  @Test
+  void leavesOrdinaryTextAlone() {
+    String line = "push run=run_0123 repo=acme/widget ref=refs/heads/main kind=update decision=deny";
+    assertThat(Redaction.redact(line)).isEqualTo(line);
+    assertThat(Redaction.redact(null)).isNull();
+  }
+
+  @Test
+  void theShippedLogConfigurationRedactsMessagesAndStackTraces() throws Exception {
+    String text = logThroughConfiguration("/logback.xml");
+    assertThat(text).contains("minted [REDACTED] for acme/widget");
+    assertThat(text).contains("java.lang.IllegalStateException: bad [REDACTED]");
+    assertThat(text).doesNotContain(TOKEN).doesNotContain(RUN);
+  }
+
+  @Test
+  void theJsonLogFormatRedactsToo() throws Exception {
+    String text = logThroughConfiguration("/logback-json.xml");
+    assertThat(text).contains("\"message\":\"minted [REDACTED] for acme/widget\"");
+    assertThat(text).contains("\"level\":\"WARN\"");
+    assertThat(text).doesNotContain(TOKEN).doesNotContain(RUN);
+  }
+
+  private static String logThroughConfiguration(String resource) throws Exception {
+    PrintStream original = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    LoggerContext context = new LoggerContext();
+    context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
+    try {
+      JoranConfigurator configurator = new JoranConfigurator();
+      configurator.setContext(context);
+      configurator.doConfigure(RedactionTest.class.getResource(resource));
+      var log = context.getLogger("dev.pushgate.test");
+      log.info("minted {} for acme/widget", TOKEN);
+      log.warn("revocation failed", new IllegalStateException("bad " + RUN));
+    } finally {
+      context.stop();
+      System.setErr(original);
+    }
+    return captured.toString(StandardCharsets.UTF_8);
+  }
+}
