@@ -501,7 +501,7 @@ final class CommandClassifier {
     try {
       commands = ShellParser.parse(script, 0);
     } catch (ShellSyntaxException e) {
-      opaque(label, "runs a script that cannot be parsed (" + e.getMessage() + ")");
+      opaque(label, "runs a script that cannot be parsed (" + display(e.getMessage()) + ")");
       return;
     }
     CommandClassifier inner = new CommandClassifier(nesting + 1);

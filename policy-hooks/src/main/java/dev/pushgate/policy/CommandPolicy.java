@@ -45,17 +45,15 @@ public final class CommandPolicy {
     if (commandLine.isBlank()) {
       return new CommandJudgement(Decision.ALLOW, Set.of(), "the command is empty");
     }
-    List<SimpleCommand> commands;
     try {
-      commands = ShellParser.parse(commandLine);
+      List<SimpleCommand> commands = ShellParser.parse(commandLine);
+      return combine(CommandClassifier.classify(commands), mode, rules);
     } catch (ShellSyntaxException e) {
       return new CommandJudgement(failClosed(mode, rules), Set.of(), "cannot parse the command ("
-          + e.getMessage() + " at character " + (e.offset() + 1) + "), " + STRICT);
-    }
-    try {
-      return combine(CommandClassifier.classify(commands), mode, rules);
+          + CommandClassifier.display(e.getMessage()) + " at character " + (e.offset() + 1) + "), "
+          + STRICT);
     } catch (RuntimeException | StackOverflowError e) {
-      // A classifier bug must not become an allow.
+      // A bug in the parser or classifier must not become an allow.
       return new CommandJudgement(failClosed(mode, rules), Set.of(),
           "the command could not be classified, " + STRICT);
     }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -198,9 +197,7 @@ final class RulesReader {
     }
     if (n.isObject()) {
       List<Entry> entries = new ArrayList<>();
-      Iterator<Map.Entry<String, JsonNode>> it = n.fields();
-      while (it.hasNext()) {
-        Map.Entry<String, JsonNode> e = it.next();
+      for (Map.Entry<String, JsonNode> e : n.properties()) {
         String p = child(path, e.getKey());
         entries.add(new Entry(e.getKey(), new Where(0, 0, p), convert(e.getValue(), p, depth + 1)));
       }

@@ -493,7 +493,8 @@ final class ShellParser {
     if (t.type == NEWLINE) {
       return new ShellSyntaxException("unexpected end of line", t.start);
     }
-    return new ShellSyntaxException("unexpected '" + t.text + "'", t.start);
+    String text = t.text.length() > 40 ? t.text.substring(0, 40) + "…" : t.text;
+    return new ShellSyntaxException("unexpected '" + CommandClassifier.display(text) + "'", t.start);
   }
 
   private void enter(int at) throws ShellSyntaxException {

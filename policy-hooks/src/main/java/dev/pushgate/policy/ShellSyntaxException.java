@@ -5,7 +5,9 @@ final class ShellSyntaxException extends Exception {
   private final int offset;
 
   ShellSyntaxException(String message, int offset) {
-    super(message);
+    // Refusing a line is an expected outcome, not a bug: the message and offset say it all, and
+    // a stack trace from deep in the recursive parser would cost more than the parse.
+    super(message, null, false, false);
     this.offset = offset;
   }
 

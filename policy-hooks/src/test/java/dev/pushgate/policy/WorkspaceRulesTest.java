@@ -50,6 +50,9 @@ class WorkspaceRulesTest {
     assertThat(rules.decisionFor(ActionClass.ACCESS_NETWORK)).isEqualTo(Decision.ALLOW);
     assertThat(rules.push().judge("refs/heads/main", UpdateKind.UPDATE))
         .isEqualTo(new Judgement(Decision.ASK, "push refs/heads/main -> ask", "main needs a human"));
+    assertThat(rules.push().judge("refs/heads/main", UpdateKind.FORCE).decision())
+        .as("the exact rule is more specific than the kind-scoped wildcard")
+        .isEqualTo(Decision.ASK);
     assertThat(rules.push().judge("refs/heads/feature", UpdateKind.FORCE))
         .isEqualTo(new Judgement(Decision.DENY, "push refs/heads/** [delete, force] -> deny",
             "history is not rewritten here"));
@@ -107,8 +110,8 @@ class WorkspaceRulesTest {
 
   @Test
   void denyWriteGlobsAreKeptAsGivenEvenWhenEmpty() throws RulesException {
-    WorkspaceRules given = WorkspaceRules.parse("denyWriteGlobs: [\"secrets/**\", \"*.p12\"]\n");
-    assertThat(given.denyWriteGlobs()).containsExactly("secrets/**", "*.p12");
+    WorkspaceRules given = WorkspaceRules.parse("denyWriteGlobs: [\"id_*\", \"*.p12\"]\n");
+    assertThat(given.denyWriteGlobs()).containsExactly("id_*", "*.p12");
     assertThat(given.denyWriteGlobsExplicit()).isTrue();
     WorkspaceRules none = WorkspaceRules.parse("denyWriteGlobs: []\n");
     assertThat(none.denyWriteGlobs()).isEmpty();

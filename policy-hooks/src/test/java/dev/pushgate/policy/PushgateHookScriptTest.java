@@ -1,0 +1,140 @@
+package dev.pushgate.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Runs {@code src/main/dist/pushgate-hook} with {@code sh} and {@code curl}, as Claude Code would. */
+class PushgateHookScriptTest {
+  private static final Path SCRIPT = Path.of("src/main/dist/pushgate-hook");
+  private static final String TOKEN = "pgr_run.Abc-123_xyz";
+  private static final String INPUT = "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\","
+      + "\"tool_input\":{\"command\":\"git push origin main\"}}";
+  private static final String GOOD = "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
+      + "\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"Control Center policy: x\"}}";
+
+  private HttpServer server;
+  private final List<String> requests = new CopyOnWriteArrayList<>();
+
+  record Run(int exit, String stdout, String stderr) {}
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.stop(0);
+    }
+  }
+
+  private String serve(int status, String body) throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/v1/hooks/pre-tool-use", exchange -> {
+      String got = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      requests.add(exchange.getRequestMethod() + " "
+          + exchange.getRequestHeaders().getFirst("Authorization") + " "
+          + exchange.getRequestHeaders().getFirst("Content-Type") + " " + got);
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(bytes);
+      }
+    });
+    server.start();
+    return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1/hooks/pre-tool-use";
+  }
+
+  private static Run run(Map<String, String> env, String stdin) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("sh", SCRIPT.toString());
+    pb.environment().keySet().removeIf(k -> k.startsWith("PUSHGATE_") || k.equalsIgnoreCase("http_proxy"));
+    pb.environment().putAll(env);
+    Path out = Files.createTempFile("hook", ".out");
+    Path err = Files.createTempFile("hook", ".err");
+    try {
+      pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+      Process p = pb.start();
+      try (OutputStream in = p.getOutputStream()) {
+        in.write(stdin.getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        // The hook may refuse and exit before it reads its input; its exit code says how.
+      }
+      assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("hook finished").isTrue();
+      return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+
+  @Test
+  void printsTheAppliancesAnswerAndExitsZero() throws Exception {
+    String url = serve(200, GOOD);
+    Run r = run(Map.of("PUSHGATE_HOOK_URL", url, "PUSHGATE_RUN_TOKEN", TOKEN), INPUT);
+    assertThat(r).isEqualTo(new Run(0, GOOD, ""));
+    assertThat(requests).containsExactly(
+        "POST Bearer " + TOKEN + " application/json " + INPUT);
+  }
+
+  @Test
+  void blocksTheToolCallWhenTheApplianceCannotBeReached() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    String url = "http://127.0.0.1:" + port + "/v1/hooks/pre-tool-use";
+    Run r = run(Map.of("PUSHGATE_HOOK_URL", url, "PUSHGATE_RUN_TOKEN", TOKEN), INPUT);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.stdout()).isEmpty();
+    assertThat(r.stderr()).startsWith("pushgate-hook: cannot reach the pushgate appliance at " + url
+        + " (curl exit 7: ").endsWith("); the tool call is blocked\n").doesNotContain(TOKEN);
+  }
+
+  @Test
+  void blocksTheToolCallWhenTheAnswerIsNotAJsonObject() throws Exception {
+    for (String garbage : List.of("<html>bad gateway</html>", "[\"allow\"]", "allow", "")) {
+      String url = serve(200, garbage);
+      Run r = run(Map.of("PUSHGATE_HOOK_URL", url, "PUSHGATE_RUN_TOKEN", TOKEN), INPUT);
+      assertThat(r).as(garbage).isEqualTo(new Run(2, "", "pushgate-hook: the pushgate appliance at "
+          + url + " answered something that is not a JSON object; the tool call is blocked\n"));
+      stop();
+    }
+  }
+
+  @Test
+  void blocksTheToolCallWhenTheApplianceAnswersAnError() throws Exception {
+    String url = serve(401, GOOD);
+    Run r = run(Map.of("PUSHGATE_HOOK_URL", url, "PUSHGATE_RUN_TOKEN", TOKEN), INPUT);
+    assertThat(r).isEqualTo(new Run(2, "", "pushgate-hook: the pushgate appliance at " + url
+        + " answered HTTP 401; the tool call is blocked\n"));
+  }
+
+  @Test
+  void blocksTheToolCallWithoutACredentialAndNeverCallsTheAppliance() throws Exception {
+    String url = serve(200, GOOD);
+    assertThat(run(Map.of("PUSHGATE_HOOK_URL", url), INPUT)).isEqualTo(new Run(2, "",
+        "pushgate-hook: PUSHGATE_RUN_TOKEN is not set; the tool call is blocked\n"));
+    assertThat(run(Map.of("PUSHGATE_HOOK_URL", url, "PUSHGATE_RUN_TOKEN", "a\"b"), INPUT))
+        .isEqualTo(new Run(2, "", "pushgate-hook: PUSHGATE_RUN_TOKEN holds a character no "
+            + "credential has; the tool call is blocked\n"));
+    assertThat(requests).isEmpty();
+  }
+
+  @Test
+  void refusesABadTimeout() throws Exception {
+    assertThat(run(Map.of("PUSHGATE_RUN_TOKEN", TOKEN, "PUSHGATE_HOOK_TIMEOUT", "5s"), INPUT))
+        .isEqualTo(new Run(2, "", "pushgate-hook: PUSHGATE_HOOK_TIMEOUT must be a whole number of "
+            + "seconds; the tool call is blocked\n"));
+  }
+}
