@@ -14,6 +14,7 @@ import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.store.ApprovalStore;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.store.HostId;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.store.SecretBox;
 import dev.pushgate.broker.GitHubApp;
@@ -98,10 +99,15 @@ public final class Appliance implements AutoCloseable {
     restrict(dir, "rwx------");
     Clock clock = Clock.systemUTC();
 
-    Database db = Database.open(dir.resolve("pushgate.db"));
+    Database db = settings.databaseUrl() == null
+        ? Database.open(dir.resolve("pushgate.db"))
+        : Database.open(settings.databaseUrl());
     resources.add(db);
-    restrict(dir.resolve("pushgate.db"), "rw-------");
-    Ledger ledger = new Ledger(db, SecretBox.openOrCreate(dir.resolve("ledger.key")));
+    if (settings.databaseUrl() == null) {
+      restrict(dir.resolve("pushgate.db"), "rw-------");
+    }
+    Ledger ledger = new Ledger(db, SecretBox.openOrCreate(dir.resolve("ledger.key")),
+        HostId.openOrCreate(dir.resolve("host.id")));
     AuditStore audit = new AuditStore(db);
 
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
@@ -115,6 +121,20 @@ public final class Appliance implements AutoCloseable {
     server.addConnector(connector);
     connector.open();
     port = connector.getLocalPort();
+    // The same handlers on a Unix socket that sandboxed runs are given, bridged inside to
+    // 127.0.0.1:PORT (docs/sandbox.md). Outside the private data directory, so that the sandbox
+    // user can reach it; it grants no more than the loopback port does.
+    Path sandboxSockets = Files.createTempDirectory("pushgate-gateway-");
+    restrict(sandboxSockets, "rwx--x--x");
+    Path gatewaySocket = sandboxSockets.resolve("gateway.sock");
+    resources.add(() -> {
+      Files.deleteIfExists(gatewaySocket);
+      Files.deleteIfExists(sandboxSockets);
+    });
+    UnixDomainServerConnector sandboxConnector = new UnixDomainServerConnector(server);
+    sandboxConnector.setUnixDomainPath(gatewaySocket);
+    sandboxConnector.setIdleTimeout(Duration.ofMinutes(2).toMillis());
+    server.addConnector(sandboxConnector);
     String base = "http://" + hostForUrl(settings.bindHost()) + ":" + port;
 
     ContextHandlerCollection contexts = new ContextHandlerCollection();
@@ -179,6 +199,7 @@ public final class Appliance implements AutoCloseable {
     contexts.addHandler(runApi);
     server.setHandler(contexts);
     server.start();
+    restrict(gatewaySocket, "rw-rw-rw-");
 
     runs.recover();
 
@@ -188,7 +209,8 @@ public final class Appliance implements AutoCloseable {
     UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
     unix.setUnixDomainPath(socket);
     control.addConnector(unix);
-    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl));
+    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl, settings.defaultRules(),
+        gatewaySocket));
     control.start();
     restrict(socket, "rw-------");
 
@@ -203,7 +225,9 @@ public final class Appliance implements AutoCloseable {
 
     out.println("pushgate gateway at " + gatewayUrl);
     out.println("pushgate control API on " + socket);
+    out.println("pushgate gateway socket for sandboxes at " + gatewaySocket);
     out.println("pushgate upstream: " + forgeLine);
+    out.println("pushgate database: " + db.describe());
     out.println(sandbox.startupLine());
     out.flush();
     log.info("pushgate ready on {}", base);

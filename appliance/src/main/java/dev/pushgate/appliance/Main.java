@@ -9,7 +9,9 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "pushgate 0.1.0",
     description = "Git push gateway and credential broker for AI coding-agent runs.",
-    subcommands = {ServeCommand.class, ForgeCommand.class, ApprovalsCommand.class,
+    subcommands = {DemoCommand.class, ServeCommand.class, ForgeCommand.class,
+        ApprovalsCommand.class,
+        ConfigCommand.class, ExecCommand.class, AuditCommand.class, RunsCommand.class,
         RewritePushUrlsCommand.class,
         CommandLine.HelpCommand.class},
     footer = {"", "Examples:", "  pushgate serve --data-dir ./pushgate-data --port 7070",
@@ -39,11 +41,33 @@ public final class Main implements Runnable {
 
   static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
+    if (args.length > 0 && args[0].equals("serve")) {
+      CommandLine serve = cli.getSubcommands().get("serve");
+      try {
+        serve.setDefaultValueProvider(ConfigFile.load(args, System.getenv(), optionNames(serve)));
+      } catch (IllegalArgumentException | java.io.IOException e) {
+        cli.getErr().println("pushgate: " + e.getMessage());
+        return 2;
+      }
+    }
+    cli.setParameterExceptionHandler((e, argv) -> {
+      e.getCommandLine().getErr().println("pushgate: " + e.getMessage());
+      e.getCommandLine().getErr().println("See: pushgate "
+          + e.getCommandLine().getCommandSpec().qualifiedName(" ").replaceFirst("^pushgate ?", "")
+          + " --help");
+      return 2;
+    });
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       commandLine.getErr().println("pushgate: " + e.getMessage());
       return 1;
     });
     return cli.execute(args);
+  }
+
+  /** The long option names of a command, without their dashes. */
+  static java.util.List<String> optionNames(CommandLine command) {
+    return command.getCommandSpec().options().stream()
+        .map(o -> o.longestName().replaceFirst("^--", "")).toList();
   }
 
   @Override

@@ -96,8 +96,25 @@ final class ServeCommand implements Callable<Integer> {
       description = "Where repositories are fetched and pushed. Default: ${DEFAULT-VALUE}")
   URI githubHost;
 
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "YAML configuration file. Default: DATA-DIR/pushgate.yaml when it exists."
+          + " Precedence: flags > PUSHGATE_* environment > file > defaults.")
+  Path config;
+
+  @Option(names = "--rules", paramLabel = "FILE",
+      description = "Workspace rules (YAML or JSON) for runs whose request brings none.")
+  Path rules;
+
   @Override
   public Integer call() throws Exception {
+    Appliance appliance = Appliance.start(settings(), System.out);
+    Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
+    appliance.join();
+    return 0;
+  }
+
+  /** The settings these options make; every value is checked here, before anything starts. */
+  Settings settings() throws Exception {
     if (!logFormat.equals("text") && !logFormat.equals("json")) {
       throw new IllegalArgumentException("--log-format takes text or json, not: " + logFormat);
     }
@@ -121,10 +138,8 @@ final class ServeCommand implements Callable<Integer> {
           default -> throw new IllegalArgumentException(
               "--hook-ask takes approvers or passthrough, not: " + hookAsk);
         },
-        databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL"));
-    Appliance appliance = Appliance.start(settings, System.out);
-    Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
-    appliance.join();
-    return 0;
+        databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL"),
+        rules == null ? DefaultRules.NONE : DefaultRules.read(rules));
+    return settings;
   }
 }

@@ -8,7 +8,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What {@code serve} runs with. {@code github} is null for the embedded local forge.
+ * What {@code serve} runs with. {@code github} is null for the embedded local forge;
+ * {@code databaseUrl} is null for SQLite in the data directory.
  */
 public record Settings(
     Path dataDir,
@@ -27,7 +28,9 @@ public record Settings(
     Duration shutdownGrace,
     SandboxSwitch sandbox,
     Duration approvalTimeout,
-    RunApi.HookAsk hookAsk) {
+    RunApi.HookAsk hookAsk,
+    String databaseUrl,
+    DefaultRules defaultRules) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -42,6 +45,6 @@ public record Settings(
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
         Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
-        RunApi.HookAsk.APPROVERS);
+        RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE);
   }
 }

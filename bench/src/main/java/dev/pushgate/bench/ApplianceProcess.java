@@ -64,6 +64,8 @@ final class ApplianceProcess implements AutoCloseable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("JAVA_TOOL_OPTIONS")
         || k.equals("JDK_JAVA_OPTIONS") || k.equals("_JAVA_OPTIONS"));
+    // the log is appended to across restarts on one data directory: read only what follows
+    int logStart = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8).length() : 0;
     long start = System.nanoTime();
     Process process = pb.start();
     long deadline = start + TimeUnit.SECONDS.toNanos(60);
@@ -77,7 +79,8 @@ final class ApplianceProcess implements AutoCloseable {
         throw new IllegalStateException("the appliance did not start in 60 s:\n"
             + Files.readString(log));
       }
-      Matcher m = GATEWAY_LINE.matcher(Files.readString(log, StandardCharsets.UTF_8));
+      Matcher m = GATEWAY_LINE.matcher(
+          Files.readString(log, StandardCharsets.UTF_8).substring(logStart));
       if (m.find()) {
         port = Integer.parseInt(m.group(2));
       } else {

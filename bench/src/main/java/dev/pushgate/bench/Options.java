@@ -16,14 +16,15 @@ record Options(
     Path work,
     boolean keep,
     List<String> applianceJvm,
-    int runs) {
+    int runs,
+    int maxWait) {
 
   static final Set<String> SECTIONS =
       Set.of("startup", "small", "phases", "large", "memory", "deny", "concurrency");
 
   static final String USAGE = """
       usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--out DIR] [--work DIR]
-                       [--keep] [--appliance-jvm "OPTS"] [--jar PATH]
+                       [--keep] [--appliance-jvm "OPTS"] [--jar PATH] [--max-wait SECONDS]
 
         --quick          a short run: fewer repetitions, 20 MiB instead of 100 MiB, no 1 GiB push,
                          concurrency up to 16
@@ -39,6 +40,8 @@ record Options(
                          directory under /tmp, deleted at the end unless --keep)
         --appliance-jvm  JVM options of the appliance (default: -Xmx512m, as the e2e tests)
         --jar PATH       the appliance jar (default: appliance/target/pushgate.jar)
+        --max-wait S     before each section, wait up to S seconds for the machine to be quiet
+                         (under 10% CPU busy); default 120, 0 to not wait
       """;
 
   static Options parse(String[] args) {
@@ -51,6 +54,7 @@ record Options(
     boolean keep = false;
     List<String> jvm = List.of("-Xmx512m");
     int runs = -1;
+    int maxWait = 120;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -67,6 +71,7 @@ record Options(
           }
         }
         case "--runs" -> runs = Integer.parseInt(value(args, ++i, a));
+        case "--max-wait" -> maxWait = Integer.parseInt(value(args, ++i, a));
         case "--jar" -> jar = Path.of(value(args, ++i, a));
         case "--out" -> out = Path.of(value(args, ++i, a));
         case "--work" -> work = Path.of(value(args, ++i, a));
@@ -87,7 +92,7 @@ record Options(
       throw new IllegalArgumentException("--runs must be at least 1: " + runs);
     }
     return new Options(quick, jfr, only, jar.toAbsolutePath(), out.toAbsolutePath(),
-        work == null ? null : work.toAbsolutePath(), keep, jvm, runs);
+        work == null ? null : work.toAbsolutePath(), keep, jvm, runs, Math.max(0, maxWait));
   }
 
   private static String value(String[] args, int i, String option) {

@@ -112,4 +112,43 @@ final class Platform {
       // best effort
     }
   }
+
+  /** Busy share of all CPUs over {@code millis}, from {@code /proc/stat} (0..1; -1 if unknown). */
+  static double busyShare(long millis) {
+    try {
+      long[] a = cpuTimes();
+      Thread.sleep(millis);
+      long[] b = cpuTimes();
+      double total = b[0] - a[0];
+      return total <= 0 ? -1 : 1 - (b[1] - a[1]) / total;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /** {total, idle + iowait} jiffies of all CPUs. */
+  private static long[] cpuTimes() throws IOException {
+    String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+    long total = 0;
+    for (int i = 1; i < f.length; i++) {
+      total += Long.parseLong(f[i]);
+    }
+    return new long[] {total, Long.parseLong(f[4]) + Long.parseLong(f[5])};
+  }
+
+  /**
+   * Waits (at most {@code maxSeconds}) until the machine is quiet: less than 10% of the CPUs busy
+   * over a second. Returns the busy share last seen.
+   */
+  static double awaitQuiet(int maxSeconds) {
+    long deadline = System.nanoTime() + maxSeconds * 1_000_000_000L;
+    double busy = busyShare(1000);
+    while (busy > 0.10 && System.nanoTime() < deadline) {
+      busy = busyShare(1000);
+    }
+    return busy;
+  }
 }

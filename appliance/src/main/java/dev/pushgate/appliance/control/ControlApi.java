@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.runs.RunRequestException;
@@ -38,16 +39,21 @@ public final class ControlApi extends Handler.Abstract {
   private final Runs runs;
   private final AuditStore audit;
   private final String gatewayUrl;
-  private final ObjectMapper json = new ObjectMapper();
-  private final RunRequestParser parser = new RunRequestParser(json);
+  private final java.nio.file.Path gatewaySocket;
+  private final ObjectMapper json = new ObjectMapper()
+      .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+  private final RunRequestParser parser;
 
   private final ApprovalsApi approvals;
 
   /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
-  public ControlApi(Runs runs, AuditStore audit, ApprovalDesk desk, String gatewayUrl) {
+  public ControlApi(Runs runs, AuditStore audit, ApprovalDesk desk, String gatewayUrl,
+      DefaultRules defaultRules, java.nio.file.Path gatewaySocket) {
+    this.parser = new RunRequestParser(json, defaultRules);
     this.runs = runs;
     this.audit = audit;
     this.gatewayUrl = gatewayUrl;
+    this.gatewaySocket = gatewaySocket;
     this.approvals = new ApprovalsApi(desk, json);
   }
 
@@ -94,7 +100,11 @@ public final class ControlApi extends Handler.Abstract {
     ObjectNode out = json.createObjectNode();
     out.put("runId", started.runId());
     out.put("expiresAt", started.expiresAt().toString());
-    out.putObject("gateway").put("url", gatewayUrl);
+    ObjectNode gateway = out.putObject("gateway").put("url", gatewayUrl);
+    if (gatewaySocket != null) {
+      // The same server on a Unix socket a sandbox can be given (see docs/sandbox.md).
+      gateway.put("socket", gatewaySocket.toString());
+    }
     out.put("gitConfigPath", started.gitConfigPath());
     ObjectNode env = out.putObject("env");
     started.env().forEach(env::put);
@@ -168,9 +178,18 @@ public final class ControlApi extends Handler.Abstract {
             "since must be an ISO-8601 instant such as 2026-12-01T10:00:00Z");
       }
     }
+    int limit = 1000;
+    if (q.getValue("limit") != null) {
+      try {
+        limit = Math.max(1, Math.min(10_000, Integer.parseInt(q.getValue("limit"))));
+      } catch (NumberFormatException e) {
+        throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+            "limit must be a whole number");
+      }
+    }
     ArrayNode list = json.createArrayNode();
     for (PushRecord r : audit.list(new AuditStore.Query(refused, q.getValue("runId"),
-        q.getValue("repository"), since, 1000))) {
+        q.getValue("repository"), since, limit))) {
       list.add(auditJson(r));
     }
     ObjectNode out = json.createObjectNode();

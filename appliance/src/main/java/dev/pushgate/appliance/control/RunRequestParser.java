@@ -2,6 +2,7 @@ package dev.pushgate.appliance.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.runs.NewRun;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.SandboxInput;
@@ -28,9 +29,11 @@ final class RunRequestParser {
   private static final Set<String> MODES = Set.of("chat", "plan", "review", "orchestrate");
 
   private final ObjectMapper json;
+  private final DefaultRules defaults;
 
-  RunRequestParser(ObjectMapper json) {
+  RunRequestParser(ObjectMapper json, DefaultRules defaults) {
     this.json = json;
+    this.defaults = defaults;
   }
 
   NewRun parse(JsonNode body) throws RunRequestException {
@@ -66,8 +69,8 @@ final class RunRequestParser {
     WorkspaceRules rules;
     String rulesJson;
     if (rulesNode.isMissingNode() || rulesNode.isNull()) {
-      rules = WorkspaceRules.DEFAULT;
-      rulesJson = "{}";
+      rules = defaults.rules();
+      rulesJson = defaults.json();
     } else {
       try {
         rules = WorkspaceRules.fromJson(rulesNode, "rules");

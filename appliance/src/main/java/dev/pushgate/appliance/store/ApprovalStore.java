@@ -5,6 +5,7 @@ import dev.pushgate.appliance.approvals.ApprovalLog;
 import dev.pushgate.appliance.approvals.Question;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,9 +14,15 @@ public final class ApprovalStore implements ApprovalLog {
   private static final Logger log = LoggerFactory.getLogger(ApprovalStore.class);
 
   private final Database db;
+  private final Clock clock;
 
   public ApprovalStore(Database db) {
+    this(db, Clock.systemUTC());
+  }
+
+  public ApprovalStore(Database db, Clock clock) {
     this.db = db;
+    this.clock = clock;
   }
 
   @Override
@@ -54,7 +61,7 @@ public final class ApprovalStore implements ApprovalLog {
         try (PreparedStatement ps = c.prepareStatement(
             "UPDATE approvals SET ended_at = ?, outcome = ?, answered_by = ?, answer_reason = ?"
                 + " WHERE id = ?")) {
-          ps.setLong(1, System.currentTimeMillis());
+          ps.setLong(1, clock.millis());
           ps.setString(2, a.outcome().id());
           ps.setString(3, a.by());
           ps.setString(4, a.reason());

@@ -6,7 +6,6 @@ import dev.pushgate.gateway.RefusalCode;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,7 +35,7 @@ public final class AuditStore implements AuditLog {
             "INSERT INTO audit(at, run_id, workspace_id, repository, ref, old_id, new_id, kind,"
                 + " decision, rule, code, reason, outcome, duration_ms)"
                 + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            Statement.RETURN_GENERATED_KEYS)) {
+            new String[] {"id"})) {
           for (PushRecord r : records) {
             ps.setLong(1, r.at().toEpochMilli());
             ps.setString(2, r.runId());

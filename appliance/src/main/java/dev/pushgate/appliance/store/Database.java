@@ -1,144 +1,430 @@
 package dev.pushgate.appliance.store;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Properties;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
 
 /**
- * The appliance's database: SQLite in the data directory. One connection, used under this
- * object's lock; the appliance's write rate (a few rows per push or run) never needs more.
+ * The appliance's database: SQLite in the data directory by default, or PostgreSQL shared by a
+ * fleet of hosts. The schema is migrated with Flyway from {@code db/migration/<dialect>} when the
+ * database is opened.
+ *
+ * <p>SQLite is one connection used under this object's lock; the appliance's write rate (a few
+ * rows per push or run) never needs more. PostgreSQL takes a connection per operation from a
+ * small set of idle ones, so hosts and threads do not wait on each other.
  */
 public final class Database implements AutoCloseable {
-  private static final String[] SCHEMA = {
-    """
-    CREATE TABLE IF NOT EXISTS runs (
-      id TEXT PRIMARY KEY,
-      workspace_id TEXT NOT NULL,
-      session_id TEXT,
-      agent_id TEXT,
-      mode TEXT NOT NULL,
-      repository TEXT NOT NULL,
-      repository_id INTEGER,
-      attached TEXT NOT NULL,
-      rules TEXT NOT NULL,
-      credential_hash TEXT NOT NULL UNIQUE,
-      git_config_path TEXT,
-      backend TEXT,
-      created_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL,
-      ended_at INTEGER,
-      end_reason TEXT)""",
-    """
-    CREATE TABLE IF NOT EXISTS credentials (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      run_id TEXT NOT NULL,
-      kind TEXT NOT NULL,
-      repository TEXT NOT NULL,
-      token BLOB NOT NULL,
-      issued_at INTEGER NOT NULL,
-      expires_at INTEGER,
-      revoked_at INTEGER,
-      revoke_attempts INTEGER NOT NULL DEFAULT 0,
-      last_error TEXT)""",
-    "CREATE INDEX IF NOT EXISTS credentials_live ON credentials(revoked_at, run_id)",
-    """
-    CREATE TABLE IF NOT EXISTS audit (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      at INTEGER NOT NULL,
-      run_id TEXT NOT NULL,
-      workspace_id TEXT,
-      repository TEXT NOT NULL,
-      ref TEXT,
-      old_id TEXT,
-      new_id TEXT,
-      kind TEXT,
-      decision TEXT NOT NULL,
-      rule TEXT,
-      code TEXT,
-      reason TEXT,
-      outcome TEXT,
-      duration_ms INTEGER)""",
-    "CREATE INDEX IF NOT EXISTS audit_run ON audit(run_id)",
-    """
-    CREATE TABLE IF NOT EXISTS approvals (
-      id TEXT PRIMARY KEY,
-      action TEXT NOT NULL,
-      run_id TEXT NOT NULL,
-      workspace_id TEXT,
-      repository TEXT,
-      ref TEXT,
-      kind TEXT,
-      old_id TEXT,
-      new_id TEXT,
-      command TEXT,
-      rule TEXT,
-      reason TEXT,
-      asked_at INTEGER NOT NULL,
-      ended_at INTEGER,
-      outcome TEXT,
-      answered_by TEXT,
-      answer_reason TEXT)""",
-    """
-    CREATE TABLE IF NOT EXISTS forge_tokens (
-      hash TEXT PRIMARY KEY,
-      repository_ids TEXT NOT NULL,
-      permissions TEXT NOT NULL,
-      expires_at INTEGER NOT NULL,
-      revoked_at INTEGER)""",
-  };
+  /** The SQL dialects the migrations are written for. */
+  public enum Dialect {
+    SQLITE("sqlite"),
+    POSTGRESQL("postgresql");
 
-  private final Connection connection;
+    private final String id;
 
-  private Database(Connection connection) {
-    this.connection = connection;
-  }
-
-  public static Database open(Path file) throws SQLException {
-    Connection c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
-    try (Statement s = c.createStatement()) {
-      s.execute("PRAGMA journal_mode=WAL");
-      s.execute("PRAGMA synchronous=NORMAL");
-      s.execute("PRAGMA busy_timeout=5000");
-      s.execute("PRAGMA foreign_keys=ON");
-      for (String ddl : SCHEMA) {
-        s.execute(ddl);
-      }
-    } catch (SQLException e) {
-      c.close();
-      throw e;
+    Dialect(String id) {
+      this.id = id;
     }
-    return new Database(c);
+
+    public String id() {
+      return id;
+    }
   }
 
-  /** Work done on the one connection, under its lock. */
+  /** Work done on one connection. */
   @FunctionalInterface
   public interface Work<T> {
     T run(Connection c) throws SQLException;
   }
 
-  public synchronized <T> T with(Work<T> work) throws SQLException {
-    return work.run(connection);
-  }
-
-  /** Runs {@code work} in one transaction: all of it or none. */
-  public synchronized <T> T inTransaction(Work<T> work) throws SQLException {
-    connection.setAutoCommit(false);
-    try {
-      T result = work.run(connection);
-      connection.commit();
-      return result;
-    } catch (SQLException | RuntimeException e) {
-      connection.rollback();
-      throw e;
-    } finally {
-      connection.setAutoCommit(true);
+  /**
+   * Where the database is: a JDBC URL without credentials, the credentials apart, and a
+   * description with the password redacted, the only form that is ever printed.
+   */
+  record Target(Dialect dialect, String jdbcUrl, String user, String password, String redacted) {
+    @Override
+    public String toString() {
+      return redacted;
     }
   }
 
+  private static final String URL_FORMS =
+      "give a file path, jdbc:sqlite:FILE, or postgresql://USER:PASSWORD@HOST:PORT/DATABASE";
+  private static final int POSTGRES_IDLE_CONNECTIONS = 4;
+
+  private final Target target;
+  private final Connections connections;
+
+  private Database(Target target, Connections connections) {
+    this.target = target;
+    this.connections = connections;
+  }
+
+  /** Opens (creating and migrating) the SQLite database in {@code file}. */
+  public static Database open(Path file) throws SQLException {
+    return open(sqlite(file.toAbsolutePath().toString()));
+  }
+
+  /**
+   * Opens and migrates the database at {@code url}: a file path or {@code jdbc:sqlite:FILE} for
+   * SQLite; {@code postgresql://USER:PASSWORD@HOST:PORT/DATABASE} (or a {@code
+   * jdbc:postgresql://} URL) for PostgreSQL.
+   *
+   * @throws IllegalArgumentException when {@code url} is none of these
+   */
+  public static Database open(String url) throws SQLException {
+    return open(parse(url));
+  }
+
+  private static Database open(Target target) throws SQLException {
+    migrate(target);
+    if (target.dialect() == Dialect.SQLITE) {
+      Connection c = DriverManager.getConnection(target.jdbcUrl());
+      try (Statement s = c.createStatement()) {
+        s.execute("PRAGMA journal_mode=WAL");
+        s.execute("PRAGMA synchronous=NORMAL");
+        s.execute("PRAGMA busy_timeout=5000");
+        s.execute("PRAGMA foreign_keys=ON");
+      } catch (SQLException e) {
+        c.close();
+        throw e;
+      }
+      return new Database(target, new Single(c));
+    }
+    Pool pool = new Pool(target);
+    // Fail at start-up, not at the first push, when the database cannot be reached.
+    pool.use(c -> c.isValid(5), false);
+    return new Database(target, pool);
+  }
+
+  /** Brings the schema up to date; adopts a SQLite file created before migrations existed. */
+  private static void migrate(Target target) throws SQLException {
+    try {
+      Flyway.configure(Database.class.getClassLoader())
+          .dataSource(target.jdbcUrl(), target.user(), target.password())
+          .locations("classpath:db/migration/" + target.dialect().id())
+          .loggers("slf4j")
+          // A SQLite file written by pushgate before Flyway has the V1 tables and no history:
+          // record it at version 1 and apply only what came later. PostgreSQL never had a
+          // schema without history, so a non-empty one without it is refused, not adopted.
+          .baselineOnMigrate(target.dialect() == Dialect.SQLITE)
+          .baselineVersion("1")
+          .baselineDescription("schema created before migrations")
+          .load()
+          .migrate();
+    } catch (FlywayException e) {
+      throw new SQLException("cannot migrate the database " + target + ": "
+          + redact(e.getMessage(), target), e);
+    }
+  }
+
+  public Dialect dialect() {
+    return target.dialect();
+  }
+
+  /** Where the database is, with its password redacted. */
+  public String describe() {
+    return target.redacted();
+  }
+
   @Override
-  public synchronized void close() throws SQLException {
-    connection.close();
+  public String toString() {
+    return "Database[" + target.redacted() + "]";
+  }
+
+  /** Runs {@code work} on a connection: SQLite's one, under its lock, or a pooled one. */
+  public <T> T with(Work<T> work) throws SQLException {
+    return connections.use(work, false);
+  }
+
+  /** Runs {@code work} in one transaction: all of it or none. */
+  public <T> T inTransaction(Work<T> work) throws SQLException {
+    return connections.use(work, true);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    connections.close();
+  }
+
+  static Target parse(String url) {
+    if (url == null || url.isBlank()) {
+      throw new IllegalArgumentException("the database URL is empty; " + URL_FORMS);
+    }
+    String u = url.strip();
+    if (u.startsWith("jdbc:sqlite:")) {
+      String file = u.substring("jdbc:sqlite:".length());
+      if (file.isEmpty() || file.contains(":memory:") || file.contains("mode=memory")) {
+        throw new IllegalArgumentException(
+            "the database must be a file, not an in-memory SQLite database: " + u);
+      }
+      return sqlite(file);
+    }
+    if (u.startsWith("postgresql://") || u.startsWith("postgres://")) {
+      return postgres(u);
+    }
+    if (u.startsWith("jdbc:postgresql:")) {
+      return postgresJdbc(u);
+    }
+    if (u.startsWith("jdbc:") || u.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+      throw new IllegalArgumentException(
+          "unsupported database URL " + redactUserInfo(u) + "; " + URL_FORMS);
+    }
+    return sqlite(Path.of(u).toAbsolutePath().toString());
+  }
+
+  private static Target sqlite(String file) {
+    String jdbc = "jdbc:sqlite:" + file;
+    return new Target(Dialect.SQLITE, jdbc, null, null, jdbc);
+  }
+
+  /** {@code postgresql://USER:PASSWORD@HOST:PORT/DATABASE?PARAMS}, libpq's URI form. */
+  private static Target postgres(String url) {
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("malformed database URL " + redactUserInfo(url)
+          + ": percent-encode special characters of the user and password; " + URL_FORMS);
+    }
+    if (uri.getHost() == null) {
+      throw new IllegalArgumentException(
+          "the database URL " + redactUserInfo(url) + " names no host; " + URL_FORMS);
+    }
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    if (path.length() <= 1) {
+      throw new IllegalArgumentException(
+          "the database URL " + redactUserInfo(url) + " names no database; " + URL_FORMS);
+    }
+    String user = null;
+    String password = null;
+    String userInfo = uri.getRawUserInfo();
+    if (userInfo != null) {
+      int colon = userInfo.indexOf(':');
+      user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+      password = colon < 0 ? null : decode(userInfo.substring(colon + 1));
+    }
+    Query q = Query.of(uri.getRawQuery());
+    user = q.user != null ? q.user : user;
+    password = q.password != null ? q.password : password;
+    String hostPort = uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+    String jdbc = "jdbc:postgresql://" + hostPort + path + q.rest();
+    String shown = "postgresql://" + (user == null ? "" : user + (password == null ? "" : ":***")
+        + "@") + hostPort + path + q.rest();
+    return new Target(Dialect.POSTGRESQL, jdbc, user, password, shown);
+  }
+
+  /** {@code jdbc:postgresql://HOST:PORT/DATABASE?user=…&password=…}, pgjdbc's own form. */
+  private static Target postgresJdbc(String url) {
+    int qm = url.indexOf('?');
+    String base = qm < 0 ? url : url.substring(0, qm);
+    Query q = Query.of(qm < 0 ? null : url.substring(qm + 1));
+    String jdbc = base + q.rest();
+    String shown = jdbc + (q.password == null ? "" : (q.rest().isEmpty() ? "?" : "&")
+        + "password=***");
+    return new Target(Dialect.POSTGRESQL, jdbc, q.user, q.password, shown);
+  }
+
+  /** A URL's query with {@code user} and {@code password} taken out. */
+  private record Query(String user, String password, List<String> others) {
+    static Query of(String raw) {
+      String user = null;
+      String password = null;
+      List<String> others = new ArrayList<>();
+      if (raw != null && !raw.isEmpty()) {
+        for (String pair : raw.split("&")) {
+          int eq = pair.indexOf('=');
+          String key = eq < 0 ? pair : pair.substring(0, eq);
+          String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+          if (key.equals("user")) {
+            user = value;
+          } else if (key.equals("password")) {
+            password = value;
+          } else if (!pair.isEmpty()) {
+            others.add(pair);
+          }
+        }
+      }
+      return new Query(user, password, others);
+    }
+
+    String rest() {
+      return others.isEmpty() ? "" : "?" + String.join("&", others);
+    }
+  }
+
+  private static String decode(String s) {
+    return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+
+  /** {@code scheme://user:***@host…}: for URLs that could not be parsed. */
+  private static String redactUserInfo(String url) {
+    return url.replaceAll("^([^:/?#]+://[^:/?#@]*):[^@/]*@", "$1:***@")
+        .replaceAll("([?&]password=)[^&]*", "$1***");
+  }
+
+  private static String redact(String message, Target target) {
+    if (message == null) {
+      return "";
+    }
+    String m = message.strip();
+    if (target.password() != null && !target.password().isEmpty()) {
+      m = m.replace(target.password(), "***");
+    }
+    return m;
+  }
+
+  /** How work gets a connection. */
+  private interface Connections {
+    <T> T use(Work<T> work, boolean transaction) throws SQLException;
+
+    void close() throws SQLException;
+  }
+
+  private static <T> T transaction(Connection c, Work<T> work) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      T result = work.run(c);
+      c.commit();
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.rollback();
+      } catch (SQLException r) {
+        e.addSuppressed(r);
+      }
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  /** SQLite: one connection, one user at a time. */
+  private static final class Single implements Connections {
+    private final Connection connection;
+
+    Single(Connection connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public synchronized <T> T use(Work<T> work, boolean transaction) throws SQLException {
+      return transaction ? transaction(connection, work) : work.run(connection);
+    }
+
+    @Override
+    public synchronized void close() throws SQLException {
+      connection.close();
+    }
+  }
+
+  /**
+   * PostgreSQL: a connection per operation, reusing up to {@value #POSTGRES_IDLE_CONNECTIONS}
+   * idle ones. A connection that saw an error is closed, never reused.
+   */
+  private static final class Pool implements Connections {
+    private static final long CHECK_AFTER_IDLE_MILLIS = 30_000;
+
+    private record Idle(Connection connection, long since) {}
+
+    private final Target target;
+    private final Properties properties = new Properties();
+    private final Deque<Idle> idle = new ArrayDeque<>();
+    private boolean closed;
+
+    Pool(Target target) {
+      this.target = target;
+      if (target.user() != null) {
+        properties.setProperty("user", target.user());
+      }
+      if (target.password() != null) {
+        properties.setProperty("password", target.password());
+      }
+      properties.setProperty("ApplicationName", "pushgate");
+      properties.setProperty("connectTimeout", "10");
+      properties.setProperty("tcpKeepAlive", "true");
+    }
+
+    @Override
+    public <T> T use(Work<T> work, boolean transaction) throws SQLException {
+      Connection c = take();
+      boolean healthy = false;
+      try {
+        T result = transaction ? transaction(c, work) : work.run(c);
+        healthy = true;
+        return result;
+      } finally {
+        giveBack(c, healthy);
+      }
+    }
+
+    private Connection take() throws SQLException {
+      while (true) {
+        Idle i;
+        synchronized (this) {
+          if (closed) {
+            throw new SQLException("the database " + target + " is closed");
+          }
+          i = idle.pollFirst();
+        }
+        if (i == null) {
+          break;
+        }
+        if (System.currentTimeMillis() - i.since() < CHECK_AFTER_IDLE_MILLIS
+            || i.connection().isValid(5)) {
+          return i.connection();
+        }
+        closeQuietly(i.connection());
+      }
+      try {
+        return DriverManager.getConnection(target.jdbcUrl(), properties);
+      } catch (SQLException e) {
+        throw new SQLException("cannot connect to the database " + target + ": "
+            + redact(e.getMessage(), target), e.getSQLState(), e);
+      }
+    }
+
+    private void giveBack(Connection c, boolean healthy) {
+      synchronized (this) {
+        if (healthy && !closed && idle.size() < POSTGRES_IDLE_CONNECTIONS) {
+          idle.addFirst(new Idle(c, System.currentTimeMillis()));
+          return;
+        }
+      }
+      closeQuietly(c);
+    }
+
+    @Override
+    public void close() {
+      List<Idle> all;
+      synchronized (this) {
+        closed = true;
+        all = List.copyOf(idle);
+        idle.clear();
+      }
+      for (Idle i : all) {
+        closeQuietly(i.connection());
+      }
+    }
+
+    private static void closeQuietly(Connection c) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // The connection is being thrown away.
+      }
+    }
   }
 }

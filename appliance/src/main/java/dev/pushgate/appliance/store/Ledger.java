@@ -5,7 +5,6 @@ import java.security.GeneralSecurityException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * The durable record of every run and every credential issued for it, so that a restarted
  * appliance can still revoke what a crashed one left alive. Tokens are sealed with {@link
  * SecretBox}; run credentials are kept only as hashes.
+ *
+ * <p>Several hosts may share one database. A ledger bound to a host (see {@link HostId}) stamps
+ * the runs it inserts with it, and its "every unended run" and "every live credential" views
+ * leave out the runs other hosts still hold; one run, looked up by id, is visible to every host,
+ * so any host can end a dead host's run and revoke its credentials.
  */
 public final class Ledger {
   private static final Logger log = LoggerFactory.getLogger(Ledger.class);
@@ -57,16 +61,24 @@ public final class Ledger {
 
   private final Database db;
   private final SecretBox box;
+  private final String host;
 
+  /** A ledger that sees every host's runs, for tools that read the database. */
   public Ledger(Database db, SecretBox box) {
+    this(db, box, null);
+  }
+
+  /** The ledger of the appliance on {@code host}. */
+  public Ledger(Database db, SecretBox box, String host) {
     this.db = db;
     this.box = box;
+    this.host = host;
   }
 
   public void insertRun(RunRow r) throws SQLException {
     db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO runs(" + RUN_COLUMNS + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+          "INSERT INTO runs(" + RUN_COLUMNS + ", host) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
         ps.setString(1, r.id());
         ps.setString(2, r.workspaceId());
         ps.setString(3, r.sessionId());
@@ -74,7 +86,7 @@ public final class Ledger {
         ps.setString(5, r.mode());
         ps.setString(6, r.repository());
         if (r.repositoryId() == null) {
-          ps.setNull(7, Types.INTEGER);
+          ps.setNull(7, Types.BIGINT);
         } else {
           ps.setLong(7, r.repositoryId());
         }
@@ -85,8 +97,9 @@ public final class Ledger {
         ps.setString(12, r.backend());
         ps.setLong(13, r.createdAt().toEpochMilli());
         ps.setLong(14, r.expiresAt().toEpochMilli());
-        ps.setObject(15, r.endedAt() == null ? null : r.endedAt().toEpochMilli());
+        setMillis(ps, 15, r.endedAt());
         ps.setString(16, r.endReason());
+        ps.setString(17, host);
         return ps.executeUpdate();
       }
     });
@@ -97,9 +110,13 @@ public final class Ledger {
     return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
   }
 
-  /** Runs not yet ended, whatever their expiry. */
+  /** This host's runs not yet ended, whatever their expiry. */
   public List<RunRow> unendedRuns() throws SQLException {
-    return queryRuns("WHERE ended_at IS NULL ORDER BY created_at");
+    if (host == null) {
+      return queryRuns("WHERE ended_at IS NULL ORDER BY created_at");
+    }
+    return queryRuns("WHERE ended_at IS NULL AND (host = ? OR host IS NULL) ORDER BY created_at",
+        host);
   }
 
   public void setBackend(String id, String backend) throws SQLException {
@@ -130,13 +147,13 @@ public final class Ledger {
     return db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(
           "INSERT INTO credentials(run_id, kind, repository, token, issued_at, expires_at)"
-              + " VALUES (?,?,?,?,?,?)", Statement.RETURN_GENERATED_KEYS)) {
+              + " VALUES (?,?,?,?,?,?)", new String[] {"id"})) {
         ps.setString(1, runId);
         ps.setString(2, kind);
         ps.setString(3, repository);
         ps.setBytes(4, sealed);
         ps.setLong(5, issuedAt.toEpochMilli());
-        ps.setObject(6, expiresAt == null ? null : expiresAt.toEpochMilli());
+        setMillis(ps, 6, expiresAt);
         ps.executeUpdate();
         try (ResultSet keys = ps.getGeneratedKeys()) {
           keys.next();
@@ -146,14 +163,21 @@ public final class Ledger {
     });
   }
 
-  /** Credentials of {@code runId} not confirmed revoked. */
+  /** Credentials of {@code runId} not confirmed revoked, whichever host holds the run. */
   public List<LiveCredential> liveCredentials(String runId) throws SQLException {
     return queryCredentials("WHERE revoked_at IS NULL AND run_id = ?", runId);
   }
 
-  /** Every credential not confirmed revoked. */
+  /**
+   * Every credential not confirmed revoked, but those of runs that another host holds and has
+   * not ended: this host's to revoke when their run is not live here.
+   */
   public List<LiveCredential> liveCredentials() throws SQLException {
-    return queryCredentials("WHERE revoked_at IS NULL");
+    if (host == null) {
+      return queryCredentials("WHERE revoked_at IS NULL");
+    }
+    return queryCredentials("WHERE revoked_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r"
+        + " WHERE r.id = credentials.run_id AND r.ended_at IS NULL AND r.host <> ?)", host);
   }
 
   public void markRevoked(long credentialId, Instant at) throws SQLException {
@@ -178,6 +202,14 @@ public final class Ledger {
         return ps.executeUpdate();
       }
     });
+  }
+
+  private static void setMillis(PreparedStatement ps, int index, Instant at) throws SQLException {
+    if (at == null) {
+      ps.setNull(index, Types.BIGINT);
+    } else {
+      ps.setLong(index, at.toEpochMilli());
+    }
   }
 
   private List<RunRow> queryRuns(String where, Object... args) throws SQLException {

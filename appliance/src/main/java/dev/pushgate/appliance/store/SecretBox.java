@@ -60,7 +60,7 @@ public final class SecretBox {
   }
 
   public Secret open(byte[] box) throws GeneralSecurityException {
-    if (box.length <= NONCE_BYTES) {
+    if (box.length < NONCE_BYTES + TAG_BITS / 8) {
       throw new GeneralSecurityException("sealed value too short");
     }
     Cipher c = Cipher.getInstance("AES/GCM/NoPadding");

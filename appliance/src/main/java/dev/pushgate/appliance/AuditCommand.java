@@ -1,0 +1,189 @@
+package dev.pushgate.appliance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.store.AuditStore;
+import dev.pushgate.appliance.store.Database;
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.gateway.PushRecord;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pushgate audit}: the audited push decisions, from the running appliance or, when it is
+ * stopped, straight from its database.
+ */
+@Command(
+    name = "audit",
+    mixinStandardHelpOptions = true,
+    description = "List audited push decisions: a table, or JSON lines with --json. Works whether"
+        + " or not the appliance is running.",
+    footer = {"", "Examples:", "  pushgate audit --refused --since 1h",
+        "  pushgate audit --run run_0123abcd --json",
+        "  pushgate audit --repo acme/widget --data-dir /var/lib/pushgate"})
+final class AuditCommand implements Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Option(names = "--refused", description = "Only refused updates (by a rule, an approver, git or upstream).")
+  boolean refused;
+
+  @Option(names = "--run", paramLabel = "ID", description = "Only this run.")
+  String run;
+
+  @Option(names = "--repo", paramLabel = "OWNER/NAME", description = "Only this repository.")
+  String repo;
+
+  @Option(names = "--since", paramLabel = "AGE|INSTANT",
+      description = "Only decisions newer than this: a duration (90s, 10m, 1h, 7d) or an ISO instant.")
+  String since;
+
+  @Option(names = "--json", description = "One JSON object a line.")
+  boolean json;
+
+  @Option(names = "--limit", defaultValue = "1000", description = "At most this many. Default: ${DEFAULT-VALUE}")
+  int limit;
+
+  @Option(names = "--data-dir", defaultValue = "pushgate-data",
+      description = "The appliance's data directory. Default: ${DEFAULT-VALUE}")
+  Path dataDir;
+
+  @Option(names = "--database-url", paramLabel = "URL",
+      description = "Read this database instead (as serve's --database-url). Also PUSHGATE_DATABASE_URL.")
+  String databaseUrl;
+
+  @Override
+  public Integer call() throws Exception {
+    if (repo != null) {
+      repo = RepoSlug.parse(repo).toString();
+    }
+    Instant from = since == null ? null : parseSince(since);
+    List<JsonNode> rows = running() ? fromAppliance(from) : fromDatabase(from);
+    if (json) {
+      rows.forEach(r -> System.out.println(r.toString()));
+    } else {
+      printTable(rows);
+    }
+    return 0;
+  }
+
+  private boolean running() {
+    if (databaseUrl != null || System.getenv("PUSHGATE_DATABASE_URL") != null) {
+      return false;
+    }
+    if (!Files.exists(dataDir.resolve("control.sock"))) {
+      return false;
+    }
+    try (ControlSocket control = ControlSocket.open(dataDir)) {
+      return control.get("/v1/runs").status() == 200;
+    } catch (Exception e) {
+      return false; // a socket file left by a crashed appliance
+    }
+  }
+
+  private List<JsonNode> fromAppliance(Instant from) throws Exception {
+    StringBuilder q = new StringBuilder("/v1/audit?limit=" + limit);
+    if (refused) {
+      q.append("&decision=denied");
+    }
+    if (run != null) {
+      q.append("&runId=").append(URLEncoder.encode(run, StandardCharsets.UTF_8));
+    }
+    if (repo != null) {
+      q.append("&repository=").append(URLEncoder.encode(repo, StandardCharsets.UTF_8));
+    }
+    if (from != null) {
+      q.append("&since=").append(from);
+    }
+    try (ControlSocket control = ControlSocket.open(dataDir)) {
+      List<JsonNode> out = new ArrayList<>();
+      control.get(q.toString()).orThrow().get("decisions").forEach(out::add);
+      return out;
+    }
+  }
+
+  private List<JsonNode> fromDatabase(Instant from) throws Exception {
+    String url = databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL");
+    Path file = dataDir.resolve("pushgate.db");
+    if (url == null && !Files.exists(file)) {
+      throw new IllegalStateException("no audit here: " + file + " does not exist; give the"
+          + " appliance's --data-dir or --database-url");
+    }
+    try (Database db = url == null ? Database.open(file) : Database.open(url)) {
+      List<JsonNode> out = new ArrayList<>();
+      for (PushRecord r : new AuditStore(db).list(
+          new AuditStore.Query(refused ? Boolean.TRUE : null, run, repo, from, limit))) {
+        out.add(toJson(r));
+      }
+      return out;
+    }
+  }
+
+  static JsonNode toJson(PushRecord r) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("at", r.at().toString());
+    n.put("runId", r.runId());
+    n.put("workspaceId", r.workspaceId());
+    n.put("repository", r.repository());
+    n.put("ref", r.ref());
+    n.put("oldId", r.oldId());
+    n.put("newId", r.newId());
+    n.put("kind", r.kind());
+    n.put("decision", r.decision());
+    n.put("rule", r.rule());
+    n.put("code", r.code() == null ? null : r.code().name());
+    n.put("reason", r.reason());
+    n.put("outcome", r.outcome());
+    n.put("durationMillis", r.durationMillis());
+    return n;
+  }
+
+  static Instant parseSince(String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      return Instant.now().minus(Units.duration(text));
+    }
+  }
+
+  private static void printTable(List<JsonNode> rows) {
+    if (rows.isEmpty()) {
+      System.out.println("no audited decision matches");
+      return;
+    }
+    String[] head = {"TIME", "RUN", "REPOSITORY", "REF", "KIND", "DECISION", "REASON / OUTCOME"};
+    List<String[]> lines = new ArrayList<>();
+    lines.add(head);
+    for (JsonNode r : rows) {
+      String ref = r.path("ref").asText("");
+      String why = r.path("decision").asText().equals("denied")
+          ? r.path("reason").asText("") : r.path("outcome").asText("");
+      lines.add(new String[] {r.path("at").asText().replaceFirst("\\.\\d+Z$", "Z"),
+          r.path("runId").asText(""), r.path("repository").asText(""),
+          ref.startsWith("refs/heads/") ? ref.substring(11) : ref, r.path("kind").asText(""),
+          r.path("decision").asText(""), why});
+    }
+    int[] width = new int[head.length];
+    for (String[] l : lines) {
+      for (int i = 0; i < l.length - 1; i++) {
+        width[i] = Math.max(width[i], l[i].length());
+      }
+    }
+    for (String[] l : lines) {
+      StringBuilder s = new StringBuilder();
+      for (int i = 0; i < l.length; i++) {
+        s.append(i == l.length - 1 ? l[i] : String.format("%-" + width[i] + "s  ", l[i]));
+      }
+      System.out.println(s.toString().stripTrailing());
+    }
+  }
+}

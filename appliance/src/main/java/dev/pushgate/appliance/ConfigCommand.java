@@ -1,0 +1,82 @@
+package dev.pushgate.appliance;
+
+import dev.pushgate.appliance.logging.Redaction;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+
+/** {@code pushgate config}: check a configuration before serving with it. */
+@Command(
+    name = "config",
+    mixinStandardHelpOptions = true,
+    description = "Check the configuration serve would run with.",
+    subcommands = {ConfigCommand.Check.class})
+final class ConfigCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  @Command(
+      name = "check",
+      mixinStandardHelpOptions = true,
+      description = "Validate the YAML file, the PUSHGATE_* environment and the defaults together,"
+          + " and print the effective configuration (secrets redacted) with where each value"
+          + " comes from. Exits non-zero, naming the problem, when anything is wrong.",
+      footer = {"", "Examples:", "  pushgate config check --config /etc/pushgate/pushgate.yaml",
+          "  PUSHGATE_PORT=7171 pushgate config check --data-dir /var/lib/pushgate"})
+  static final class Check implements Callable<Integer> {
+    @Option(names = "--config", paramLabel = "FILE", description = "The YAML file to check.")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "DIR",
+        description = "The data directory (its pushgate.yaml is read when --config is not given).")
+    Path dataDir;
+
+    @Override
+    public Integer call() throws Exception {
+      List<String> args = new ArrayList<>();
+      if (config != null) {
+        args.add("--config");
+        args.add(config.toString());
+      }
+      if (dataDir != null) {
+        args.add("--data-dir");
+        args.add(dataDir.toString());
+      }
+      String[] argv = args.toArray(String[]::new);
+      ServeCommand serve = new ServeCommand();
+      CommandLine cli = new CommandLine(serve);
+      ConfigFile file = ConfigFile.load(argv, System.getenv(), Main.optionNames(cli));
+      cli.setDefaultValueProvider(file);
+      try {
+        cli.parseArgs(argv);
+      } catch (CommandLine.ParameterException e) {
+        throw new IllegalArgumentException(e.getMessage() + " (from "
+            + (file.file() == null ? "the environment" : file.file() + " or the environment") + ")");
+      }
+      serve.settings();
+      System.out.println("# configuration file: "
+          + (file.file() == null ? "none (defaults and environment only)" : file.file()));
+      for (OptionSpec o : cli.getCommandSpec().options()) {
+        String key = ConfigFile.key(o);
+        if (o.usageHelp() || o.versionHelp() || key.equals("config")) {
+          continue;
+        }
+        Object value = o.getValue();
+        String shown = value == null ? "~" : Redaction.redact(String.valueOf(value));
+        System.out.printf("%-22s %-40s # %s%n", key + ":", shown,
+            file.sourceOf(o, argv).name().toLowerCase(java.util.Locale.ROOT));
+      }
+      System.out.println("# ok");
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,360 @@
+package dev.pushgate.appliance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.RulesException;
+import dev.pushgate.policy.WorkspaceRules;
+import dev.pushgate.sandbox.Bridge;
+import dev.pushgate.sandbox.FilesystemPolicy;
+import dev.pushgate.sandbox.LaunchRequest;
+import dev.pushgate.sandbox.LocalLauncher;
+import dev.pushgate.sandbox.SandboxBackend;
+import dev.pushgate.sandbox.SandboxEvent;
+import dev.pushgate.sandbox.SandboxFile;
+import dev.pushgate.sandbox.SandboxLaunchException;
+import dev.pushgate.sandbox.SandboxPlan;
+import dev.pushgate.sandbox.SandboxProcess;
+import dev.pushgate.sandbox.SandboxUser;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code pushgate exec}: the one-line way to run a command as an agent run. Creates the run over
+ * the control socket, launches COMMAND in the run's sandbox from this process (the answer carries
+ * the plan; see docs/sandbox.md), streams its output, ends the run when it exits, revoking every
+ * credential, and exits with its code. A run whose sandbox verdict is refused never launches.
+ */
+@Command(
+    name = "exec",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run COMMAND as an agent run of a running appliance: a run is created for the repository,"
+            + " COMMAND starts in the run's sandbox (bubblewrap on Linux) with the run's"
+            + " environment, its output is streamed, and when it exits the run is ended and every"
+            + " credential it held is revoked. Exits with COMMAND's code; 125 when pushgate itself"
+            + " could not run it.",
+        "Without --workdir, COMMAND runs in ./NAME, cloned first (inside the sandbox) when it does"
+            + " not exist yet."},
+    footer = {"", "Examples:",
+        "  pushgate exec --repo acme/widget --rules rules.yaml -- bash",
+        "  pushgate exec --repo acme/widget --workdir ~/work/widget --rules rules.yaml -- claude",
+        "  pushgate exec --repo acme/widget --attach acme/lib --mode review -- make test"})
+final class ExecCommand implements Callable<Integer> {
+  /** pushgate's own failure, as docker and env use it: never mistaken for COMMAND's code. */
+  static final int FAILED = 125;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Option(names = "--repo", required = true, paramLabel = "OWNER/NAME",
+      description = "The run's own repository.")
+  String repo;
+
+  @Option(names = "--attach", paramLabel = "OWNER/NAME",
+      description = "A repository attached to the workspace (may be pushed to); repeatable.")
+  List<String> attach = new ArrayList<>();
+
+  @Option(names = "--mode", defaultValue = "chat", paramLabel = "MODE",
+      description = "chat, plan, review or orchestrate; the last three mount everything"
+          + " read-only. Default: ${DEFAULT-VALUE}")
+  String mode;
+
+  @Option(names = "--rules", paramLabel = "FILE",
+      description = "Workspace rules, YAML or JSON. Without it the appliance's default rules"
+          + " apply (on Linux they refuse to launch: see docs/sandbox.md).")
+  Path rules;
+
+  @Option(names = "--workdir", paramLabel = "DIR",
+      description = "Run in this existing directory as it is. Default: ./NAME, cloned first when"
+          + " missing.")
+  Path workdir;
+
+  @Option(names = "--workspace", defaultValue = "local", paramLabel = "ID",
+      description = "The workspace id the run belongs to. Default: ${DEFAULT-VALUE}")
+  String workspace;
+
+  @Option(names = "--ttl", converter = Units.DurationConverter.class, paramLabel = "DURATION",
+      description = "The run's lifetime (its credentials end with it). Default: the appliance's.")
+  Duration ttl;
+
+  @Option(names = "--timeout", converter = Units.DurationConverter.class, paramLabel = "DURATION",
+      description = "Kill COMMAND after this long. Default: no limit.")
+  Duration timeout;
+
+  @Option(names = "--sandbox-user", defaultValue = "65534:65534", paramLabel = "UID[:GID]",
+      description = "Who the sandbox runs as when pushgate runs as root. Default: ${DEFAULT-VALUE}")
+  String sandboxUser;
+
+  @Option(names = "--data-dir", defaultValue = "pushgate-data",
+      description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
+  Path dataDir;
+
+  @Parameters(paramLabel = "COMMAND", arity = "1..*",
+      description = "The command and its arguments, after --.")
+  List<String> command;
+
+  private final PrintStream out =
+      new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+  private final PrintStream err =
+      new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+
+  @Override
+  public Integer call() throws Exception {
+    quietLogs();
+    RepoSlug slug;
+    SandboxUser user;
+    String rulesJson;
+    try {
+      slug = RepoSlug.parse(repo);
+      for (String a : attach) {
+        RepoSlug.parse(a);
+      }
+      user = SandboxUser.parse(sandboxUser);
+      rulesJson = rules == null ? null : readRules(rules);
+    } catch (IllegalArgumentException | IOException e) {
+      return fail(e.getMessage());
+    }
+
+    Path dir;
+    boolean clone = false;
+    boolean created = false;
+    if (workdir != null) {
+      dir = workdir.toAbsolutePath().normalize();
+      if (!Files.isDirectory(dir)) {
+        return fail("--workdir " + workdir + " is not a directory");
+      }
+    } else {
+      dir = Path.of(slug.name()).toAbsolutePath().normalize();
+      if (!Files.exists(dir)) {
+        Files.createDirectory(dir);
+        clone = true;
+        created = true;
+      } else if (!Files.isDirectory(dir.resolve(".git"))) {
+        return fail(dir + " exists and is not a git checkout; pass --workdir to run in it");
+      }
+    }
+    dir = dir.toRealPath();
+
+    try (ControlSocket control = ControlSocket.open(dataDir)) {
+      ControlSocket.Answer answer = control.post("/v1/runs", request(dir, rulesJson));
+      if (answer.status() != 201) {
+        removeIfCreated(created, dir);
+        return fail(answer.body() != null && answer.body().hasNonNull("error")
+            ? answer.body().get("error").asText() : "the control API answered " + answer.status());
+      }
+      JsonNode run = answer.body();
+      String runId = run.get("runId").asText();
+      AtomicReference<SandboxProcess> current = new AtomicReference<>();
+      AtomicBoolean ended = new AtomicBoolean();
+      Runnable teardown = () -> {
+        if (ended.compareAndSet(false, true)) {
+          end(control, runId);
+        }
+      };
+      Thread hook = new Thread(() -> {
+        SandboxProcess p = current.get();
+        if (p != null) {
+          p.kill("pushgate exec was interrupted");
+          try {
+            p.waitFor(Duration.ofSeconds(10));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        teardown.run();
+      }, "pushgate-exec-teardown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      try {
+        SandboxPlan plan = JSON.treeToValue(run.get("sandbox"), SandboxPlan.class);
+        if (!plan.verdict().launches()) {
+          removeIfCreated(created, dir);
+          err.println("pushgate: not launched: " + plan.verdict().reason());
+          err.println("pushgate: the ways out:");
+          for (String way : plan.verdict().waysOut()) {
+            err.println("pushgate:   - " + way);
+          }
+          return FAILED;
+        }
+        describe(runId, dir, plan);
+        LaunchRequest base = LaunchRequest.of(plan, command).withInheritedStdin()
+            .withFile(SandboxFile.samePath(Path.of(run.get("gitConfigPath").asText())))
+            .withTimeout(timeout);
+        if (plan.effectiveBackend() == SandboxBackend.NATIVE) {
+          JsonNode gateway = run.path("gateway");
+          if (!gateway.hasNonNull("socket")) {
+            return fail("the appliance offers no gateway socket for sandboxes; upgrade it");
+          }
+          base = base.withBridge(new Bridge("gateway", Path.of(gateway.get("socket").asText()),
+              URI.create(gateway.get("url").asText()).getPort()));
+        }
+        LocalLauncher launcher = new LocalLauncher(
+            LocalLauncher.Settings.defaults().withSandboxUser(user));
+        if (clone) {
+          err.println("pushgate: cloning " + slug + " into " + dir + " (in the sandbox)");
+          LaunchRequest cloneRequest = new LaunchRequest(forClone(plan), List.of("git", "clone",
+              "--quiet", "https://github.com/" + slug + ".git", "."), base.bridges(), base.files(),
+              false, timeout);
+          int code = launch(launcher, cloneRequest, current);
+          if (code != 0) {
+            err.println("pushgate: the clone failed (exit " + code + "); COMMAND was not run");
+            return code;
+          }
+        }
+        return launch(launcher, base, current);
+      } catch (SandboxLaunchException e) {
+        err.println("pushgate: " + e.getMessage());
+        for (String way : e.waysOut()) {
+          err.println("pushgate:   - " + way);
+        }
+        return FAILED;
+      } finally {
+        teardown.run();
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // Already shutting down: the hook is running.
+        }
+      }
+    }
+  }
+
+  /**
+   * The plan for exec's own clone: the same sandbox without the write denies inside the workdir.
+   * They keep the agent from creating git hooks, shell rc files and editor or agent settings; the
+   * clone only writes what the repository holds (as a clone on the host would), and the deny
+   * paths that then exist are covered read-only for COMMAND. Blocking them here would also leave
+   * the workdir non-empty, which git clone refuses.
+   */
+  private static SandboxPlan forClone(SandboxPlan p) {
+    FilesystemPolicy fs = p.filesystem();
+    return new SandboxPlan(p.spec(), p.requestedBackend(), p.effectiveBackend(),
+        p.backendReason(), p.verdict(), p.probeNote(), p.env(), p.enforcement(),
+        new FilesystemPolicy(fs.writableRoots(), fs.readDeny(), List.of(), fs.writeDenyGlobs()),
+        p.egress());
+  }
+
+  private String request(Path dir, String rulesJson) throws IOException {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("workspaceId", workspace);
+    body.put("mode", mode);
+    body.put("repository", repo);
+    ArrayNode attached = body.putArray("attachedRepositories");
+    attach.forEach(attached::add);
+    if (rulesJson != null) {
+      body.set("rules", JSON.readTree(rulesJson));
+    }
+    if (ttl != null) {
+      body.put("ttlSeconds", Math.max(1, ttl.toSeconds()));
+    }
+    body.put("workdir", dir.toString());
+    body.put("runner", "harness-bash");
+    // This process's environment, sanitised by the appliance before anything starts.
+    ObjectNode env = body.putObject("env");
+    System.getenv().forEach(env::put);
+    return JSON.writeValueAsString(body);
+  }
+
+  private int launch(LocalLauncher launcher, LaunchRequest request,
+      AtomicReference<SandboxProcess> current) throws SandboxLaunchException,
+      InterruptedException {
+    SandboxProcess p = launcher.launch(request, event -> {
+      if (event instanceof SandboxEvent.Stdout s) {
+        out.print(s.data());
+        out.flush();
+      } else if (event instanceof SandboxEvent.Stderr s) {
+        err.print(s.data());
+        err.flush();
+      } else if (event instanceof SandboxEvent.Violation v) {
+        err.println("pushgate: sandbox violation: " + v.violation().action() + " "
+            + v.violation().target());
+      } else if (event instanceof SandboxEvent.Killed k) {
+        err.println("pushgate: killed: " + k.reason());
+      }
+    });
+    current.set(p);
+    int code = p.waitFor();
+    if (p.handle().error() != null) {
+      err.println("pushgate: " + p.handle().error());
+      return FAILED;
+    }
+    return code;
+  }
+
+  private void describe(String runId, Path dir, SandboxPlan plan) {
+    if (plan.effectiveBackend() == SandboxBackend.NONE) {
+      err.println("pushgate: run " + runId + " in " + dir + " WITHOUT an OS sandbox: "
+          + plan.backendReason());
+    } else {
+      err.println("pushgate: run " + runId + " in " + dir + " under "
+          + plan.enforcement().osSandboxNote());
+    }
+    for (String w : plan.enforcement().weakenings()) {
+      err.println("pushgate: weakened: " + w);
+    }
+  }
+
+  private void end(ControlSocket control, String runId) {
+    try {
+      JsonNode t = control.delete("/v1/runs/" + runId).orThrow();
+      int revoked = t.path("revoked").size();
+      int pending = t.path("pending").size();
+      err.println("pushgate: run " + runId + " ended: " + revoked + " credential(s) revoked"
+          + (pending == 0 ? "" : ", " + pending + " still being revoked (the appliance retries)"));
+    } catch (Exception e) {
+      err.println("pushgate: could not end run " + runId + " (" + e.getMessage()
+          + "); its credentials end with its TTL");
+    }
+  }
+
+  private static String readRules(Path file) throws IOException {
+    if (!Files.isRegularFile(file)) {
+      throw new IOException("the rules file " + file + " does not exist");
+    }
+    try {
+      return WorkspaceRules.parse(Files.readString(file)).toJson().toString();
+    } catch (RulesException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage());
+    }
+  }
+
+  private static void removeIfCreated(boolean created, Path dir) {
+    if (created) {
+      try {
+        Files.deleteIfExists(dir);
+      } catch (IOException e) {
+        // Not empty after all: leave it.
+      }
+    }
+  }
+
+  private int fail(String message) {
+    err.println("pushgate: " + message);
+    return FAILED;
+  }
+
+  /** The CLI speaks for itself on standard error; the libraries' info lines would only clutter. */
+  private static void quietLogs() {
+    if (LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)
+        instanceof ch.qos.logback.classic.Logger root) {
+      root.setLevel(ch.qos.logback.classic.Level.WARN);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.pushgate.appliance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class UnitsTest {
+  @ParameterizedTest
+  @CsvSource({
+      "90s, PT1M30S", "10m, PT10M", "8h, PT8H", "7d, PT168H", "250ms, PT0.25S", "45, PT45S",
+      "' 5m ', PT5M", "2H, PT2H", "1D, PT24H", "0s, PT0S"})
+  void readsDurations(String text, String iso) {
+    assertThat(Units.duration(text)).isEqualTo(Duration.parse(iso));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", " ", "s", "5 m", "-5s", "1.5h", "5w", "5min", "5sec", "1h30m", "+5s",
+      "５s", "5s\n1"})
+  void refusesWhatIsNotADuration(String text) {
+    assertThatThrownBy(() -> Units.duration(text))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a duration: '" + text + "' (use 90s, 10m, 8h or 7d)");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+      "100, 100", "100b, 100", "500k, 512000", "1kb, 1024", "1KiB, 1024", "512m, 536870912",
+      "100MB, 104857600", "2g, 2147483648", "1gib, 1073741824", "' 2g ', 2147483648", "0, 0"})
+  void readsSizes(String text, long bytes) {
+    assertThat(Units.bytes(text)).isEqualTo(bytes);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "k", "1t", "1tb", "-1k", "1.5g", "2 g", "1e3", "0x10"})
+  void refusesWhatIsNotASize(String text) {
+    assertThatThrownBy(() -> Units.bytes(text))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a size: '" + text + "' (use 500k, 100m or 2g)");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"90s", "10m"})
+  void thePicocliConverterReadsDurations(String text) throws Exception {
+    assertThat(new Units.DurationConverter().convert(text)).isEqualTo(Units.duration(text));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"2g", "512m"})
+  void thePicocliConverterReadsSizes(String text) throws Exception {
+    assertThat(new Units.SizeConverter().convert(text)).isEqualTo(Units.bytes(text));
+  }
+}

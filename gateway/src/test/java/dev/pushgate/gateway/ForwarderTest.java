@@ -1,0 +1,296 @@
+package dev.pushgate.gateway;
+
+import static dev.pushgate.gateway.TestRepos.commit;
+import static dev.pushgate.gateway.TestRepos.idOf;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.broker.Secret;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.transport.RefSpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The forwarder pushing from a gateway cache to a real upstream: a second bare repository reached
+ * by a {@code file://} URL, which JGit serves with its own receive-pack in-process.
+ */
+class ForwarderTest {
+  private static final String MAIN = "refs/heads/main";
+  private static final Secret TOKEN = Secret.of("ghs_WRITEtokenNEVERshown0123456789abcd");
+
+  @TempDir Path dir;
+  private Repository upstream;
+  private Repository cache;
+  private RevCommit base;
+  private final List<String> messages = new ArrayList<>();
+  private final Forwarder forwarder = new Forwarder(10);
+
+  @BeforeEach
+  void upstreamAndCache() throws Exception {
+    upstream = TestRepos.bare(dir.resolve("upstream.git"));
+    base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
+    TestRepos.setRef(upstream, MAIN, base);
+    TestRepos.setRef(upstream, "refs/heads/old", base);
+    cache = TestRepos.bare(dir.resolve("cache.git"));
+    sync();
+  }
+
+  @AfterEach
+  void close() {
+    upstream.close();
+    cache.close();
+  }
+
+  @Test
+  void forwardsAFastForwardAndReportsOk() throws Exception {
+    RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
+
+    Map<ReceiveCommand, Forwarder.Outcome> out = forward(false, cmd);
+
+    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(ReceiveCommand.Result.OK, null));
+    assertThat(out.get(cmd).describe()).isEqualTo("ok");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
+  }
+
+  @Test
+  void forwardsACreate() throws Exception {
+    RevCommit feature = commit(cache, "feature\n", Map.of("README.md", "feature\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), feature, "refs/heads/feature");
+
+    assertThat(forward(false, cmd).get(cmd).ok()).isTrue();
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(feature);
+  }
+
+  @Test
+  void forwardsADelete() throws Exception {
+    ReceiveCommand cmd = new ReceiveCommand(base, ObjectId.zeroId(), "refs/heads/old");
+
+    assertThat(forward(false, cmd).get(cmd).ok()).isTrue();
+    assertThat(idOf(upstream, "refs/heads/old")).isNull();
+  }
+
+  @Test
+  void forwardsAForcedUpdate() throws Exception {
+    RevCommit rewritten = commit(cache, "rewritten\n", Map.of("README.md", "other\n"));
+    ReceiveCommand cmd = new ReceiveCommand(base, rewritten, MAIN,
+        ReceiveCommand.Type.UPDATE_NONFASTFORWARD);
+
+    assertThat(forward(false, cmd).get(cmd).ok()).isTrue();
+    assertThat(idOf(upstream, MAIN)).isEqualTo(rewritten);
+  }
+
+  @Test
+  void reportsANonFastForwardThatWasNotForcedAsSuch() throws Exception {
+    RevCommit rewritten = commit(cache, "rewritten\n", Map.of("README.md", "other\n"));
+    ReceiveCommand cmd = new ReceiveCommand(base, rewritten, MAIN, ReceiveCommand.Type.UPDATE);
+
+    Forwarder.Outcome o = forward(false, cmd).get(cmd);
+
+    assertThat(o).isEqualTo(
+        new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_NONFASTFORWARD, null));
+    assertThat(o.describe()).isEqualTo("rejected upstream: REJECTED_NONFASTFORWARD");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+  }
+
+  /** JGit's receive-pack words it "non-fast forward" (git's own is "non-fast-forward"). */
+  @Test
+  void reportsUpstreamRefusingAForcedUpdate() throws Exception {
+    configureUpstream("denynonfastforwards", true);
+    RevCommit rewritten = commit(cache, "rewritten\n", Map.of("README.md", "other\n"));
+    ReceiveCommand cmd = new ReceiveCommand(base, rewritten, MAIN,
+        ReceiveCommand.Type.UPDATE_NONFASTFORWARD);
+
+    Forwarder.Outcome o = forward(false, cmd).get(cmd);
+
+    assertThat(o).isEqualTo(new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "upstream: non-fast forward"));
+    assertThat(o.describe()).isEqualTo("rejected upstream: upstream: non-fast forward");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+  }
+
+  @Test
+  void reportsUpstreamRefusingADelete() throws Exception {
+    configureUpstream("denydeletes", true);
+    ReceiveCommand cmd = new ReceiveCommand(base, ObjectId.zeroId(), "refs/heads/old");
+
+    Forwarder.Outcome o = forward(false, cmd).get(cmd);
+
+    assertThat(o).isEqualTo(new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "upstream: deletion prohibited"));
+    assertThat(idOf(upstream, "refs/heads/old")).isEqualTo(base);
+  }
+
+  @Test
+  void aRefThatMovedUpstreamSinceTheCacheReadItIsStale() throws Exception {
+    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
+    TestRepos.setRef(upstream, MAIN, theirs);
+    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(base, ours, MAIN);
+
+    Forwarder.Outcome o = forward(false, cmd).get(cmd);
+
+    assertThat(o).isEqualTo(new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "stale info: upstream changed since the gateway read it; fetch and try again"));
+    assertThat(idOf(upstream, MAIN)).isEqualTo(theirs);
+  }
+
+  @Test
+  void aForcedUpdateStillHoldsItsLease() throws Exception {
+    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
+    TestRepos.setRef(upstream, MAIN, theirs);
+    RevCommit rewritten = commit(cache, "rewritten\n", Map.of("README.md", "other\n"));
+    ReceiveCommand cmd = new ReceiveCommand(base, rewritten, MAIN,
+        ReceiveCommand.Type.UPDATE_NONFASTFORWARD);
+
+    assertThat(forward(false, cmd).get(cmd).message())
+        .isEqualTo("stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(theirs);
+  }
+
+  @Test
+  void aCreateOfARefThatAppearedUpstreamIsStale() throws Exception {
+    TestRepos.setRef(upstream, "refs/heads/feature", base);
+    RevCommit feature = commit(cache, "feature\n", Map.of("README.md", "feature\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), feature, "refs/heads/feature");
+
+    assertThat(forward(false, cmd).get(cmd).message())
+        .isEqualTo("stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(base);
+  }
+
+  @Test
+  void withoutAtomicTheGoodRefLandsAndTheStaleOneDoesNot() throws Exception {
+    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
+    TestRepos.setRef(upstream, MAIN, theirs);
+    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    ReceiveCommand stale = new ReceiveCommand(base, ours, MAIN);
+    ReceiveCommand feature = new ReceiveCommand(ObjectId.zeroId(), ours, "refs/heads/feature");
+
+    Map<ReceiveCommand, Forwarder.Outcome> out = forward(false, stale, feature);
+
+    assertThat(out.get(stale).ok()).isFalse();
+    assertThat(out.get(feature).ok()).isTrue();
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(ours);
+  }
+
+  @Test
+  void anAtomicPushWithAStaleRefMovesNothing() throws Exception {
+    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
+    TestRepos.setRef(upstream, MAIN, theirs);
+    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    ReceiveCommand stale = new ReceiveCommand(base, ours, MAIN);
+    ReceiveCommand feature = new ReceiveCommand(ObjectId.zeroId(), ours, "refs/heads/feature");
+
+    Map<ReceiveCommand, Forwarder.Outcome> out = forward(true, stale, feature);
+
+    assertThat(out.get(stale).message())
+        .isEqualTo("stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(out.get(feature)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream: transaction aborted"));
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+    assertThat(idOf(upstream, MAIN)).isEqualTo(theirs);
+  }
+
+  @Test
+  void anAtomicPushUpstreamRefusesInPartMovesNothing() throws Exception {
+    configureUpstream("denydeletes", true);
+    RevCommit feature = commit(cache, "feature\n", Map.of("README.md", "feature\n"), base);
+    ReceiveCommand create = new ReceiveCommand(ObjectId.zeroId(), feature, "refs/heads/feature");
+    ReceiveCommand delete = new ReceiveCommand(base, ObjectId.zeroId(), "refs/heads/old");
+
+    Map<ReceiveCommand, Forwarder.Outcome> out = forward(true, create, delete);
+
+    assertThat(out.get(create)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream: transaction aborted"));
+    assertThat(out.get(delete)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream: deletion prohibited"));
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+    assertThat(idOf(upstream, "refs/heads/old")).isEqualTo(base);
+  }
+
+  @Test
+  void aDeadUpstreamFailsEveryCommandWithoutShowingTheToken() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
+    ReceiveCommand update = new ReceiveCommand(base, next, MAIN);
+    ReceiveCommand create = new ReceiveCommand(ObjectId.zeroId(), next, "refs/heads/feature");
+
+    String url = "http://127.0.0.1:" + port + "/acme/widget.git";
+    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
+        List.of(update, create), true, List.of(), messages::add);
+
+    Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "upstream push failed: " + url + ": connection failed");
+    assertThat(out).containsOnlyKeys(update, create);
+    assertThat(out.get(update)).isEqualTo(failed);
+    assertThat(out.get(create)).isEqualTo(failed);
+    assertThat(failed.message()).doesNotContain(TOKEN.reveal());
+    assertThat(messages).isEmpty();
+  }
+
+  @Test
+  void aMissingUpstreamRepositoryFailsEveryCommand() throws Exception {
+    RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
+
+    String url = TestRepos.url(dir.resolve("nowhere.git"));
+    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
+        List.of(cmd), false, List.of(), messages::add);
+
+    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream push failed: " + url + ": not found."));
+  }
+
+  @Test
+  void aMalformedUpstreamUrlFailsEveryCommand() throws Exception {
+    RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
+
+    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, "::not a url::", TOKEN,
+        List.of(cmd), false, List.of(), messages::add);
+
+    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream push failed: ::not a url::: not found."));
+  }
+
+  @Test
+  void oneLineFoldsControlCharactersAndNamesAMissingDetail() {
+    assertThat(Forwarder.oneLine("remote: a\r\nb\u0000\u001bc\n")).isEqualTo("remote: a b c");
+    assertThat(Forwarder.oneLine(null)).isEqualTo("no detail");
+  }
+
+  private Map<ReceiveCommand, Forwarder.Outcome> forward(boolean atomic, ReceiveCommand... cmds) {
+    return forwarder.forward(cache, TestRepos.url(dir.resolve("upstream.git")), TOKEN,
+        List.of(cmds), atomic, List.of(), messages::add);
+  }
+
+  private void sync() throws Exception {
+    try (Git git = Git.wrap(cache)) {
+      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream.git")))
+          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
+    }
+  }
+
+  private void configureUpstream(String key, boolean value) throws IOException {
+    StoredConfig c = upstream.getConfig();
+    c.setBoolean("receive", null, key, value);
+    c.save();
+  }
+}

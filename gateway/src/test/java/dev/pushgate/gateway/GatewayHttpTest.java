@@ -1,0 +1,213 @@
+package dev.pushgate.gateway;
+
+import static dev.pushgate.gateway.TestRepos.commit;
+import static dev.pushgate.gateway.TestRepos.idOf;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.PushRule;
+import dev.pushgate.policy.PushRules;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.lib.NullProgressMonitor;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.transport.PushResult;
+import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.RemoteRefUpdate;
+import org.eclipse.jgit.transport.Transport;
+import org.eclipse.jgit.transport.TransportHttp;
+import org.eclipse.jgit.transport.URIish;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The gateway served by Jetty on a free loopback port, asked over HTTP as git would ask it. */
+class GatewayHttpTest {
+  private static final String CREDENTIAL = "pgr_runCredential0123456789";
+  private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+  private static final RepoSlug WIDGET = new RepoSlug("acme", "widget");
+  private static final RepoSlug DOCS = new RepoSlug("acme", "docs");
+  private static final RunContext RUN = new RunContext("run-1", "ws-1", WIDGET, List.of(DOCS),
+      PushRules.of(List.of(PushRule.of("refs/heads/main", Decision.DENY, "push to main is denied"))));
+
+  @TempDir Path dir;
+  private Server server;
+  private Repository upstream;
+  private RevCommit base;
+  private final RecordingAudit audit = new RecordingAudit();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeEach
+  void startGateway() throws Exception {
+    upstream = TestRepos.bare(dir.resolve("upstream/widget.git"));
+    base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
+    TestRepos.setRef(upstream, "refs/heads/main", base);
+    // acme/docs is attached but has no upstream repository: reading it fails.
+    UpstreamAccess access = new RecordingUpstream(null) {
+      @Override
+      public String remoteUrl(RepoSlug repo) {
+        return TestRepos.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
+      }
+    };
+    GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
+        1L << 30, Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
+    RunAuthenticator authenticator =
+        credential -> CREDENTIAL.equals(credential) ? Optional.of(RUN) : Optional.empty();
+    Gateway gateway = new Gateway(config, authenticator, access, audit, null, null);
+
+    server = new Server();
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    server.addConnector(connector);
+    server.setHandler(gateway.handler());
+    server.start();
+  }
+
+  @AfterEach
+  void stopGateway() throws Exception {
+    server.stop();
+    upstream.close();
+  }
+
+  @Test
+  void aRequestWithoutTheRunCredentialIs401() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs?service=git-receive-pack", null);
+
+    assertThat(r.statusCode()).isEqualTo(401);
+    assertThat(r.body())
+        .isEqualTo("Authentication failed: the run credential is unknown, expired or revoked.\n");
+  }
+
+  @Test
+  void anUnknownCredentialOrAnotherSchemeIs401() throws Exception {
+    String path = "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack";
+
+    assertThat(get(path, "Bearer pgr_someoneElse").statusCode()).isEqualTo(401);
+    assertThat(get(path, "Basic " + CREDENTIAL).statusCode()).isEqualTo(401);
+    assertThat(get(path, "Bearer ").statusCode()).isEqualTo(401);
+    assertThat(get(path, "bearer " + CREDENTIAL).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aPathThatIsNotARepositoryIs404() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/team/widget.git/info/refs?service=git-receive-pack",
+        "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(404);
+    assertThat(r.body())
+        .isEqualTo("Not a repository of the gateway: expected /git/github.com/<owner>/<repo>.git\n");
+  }
+
+  /** Jetty refuses ambiguous encodings before the gateway's filter sees the path. */
+  @Test
+  void encodedDotSegmentsAndSeparatorsAreRefusedAsAmbiguous() throws Exception {
+    for (String path : List.of(
+        "/git/github.com/acme/%2e%2e/info/refs?service=git-receive-pack",
+        "/git/github.com/%2e%2e/widget.git/info/refs?service=git-receive-pack",
+        "/git/github.com/acme%2fwidget.git/info/refs?service=git-receive-pack",
+        "/git/github.com/acme/widget.git%2finfo%2frefs?service=git-receive-pack",
+        "/git/github.com/acme/..%5cwidget.git/info/refs?service=git-receive-pack")) {
+      assertThat(get(path, "Bearer " + CREDENTIAL).statusCode()).as(path).isEqualTo(400);
+    }
+    assertThat(audit.records).isEmpty();
+  }
+
+  @Test
+  void aRepositoryNotAttachedToTheRunIsRefusedAndAudited() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/secret.git/info/refs?service=git-receive-pack",
+        "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(r.body()).isEqualTo("Control Center policy: acme/secret is neither this run's"
+        + " repository nor attached to its workspace\n");
+    assertThat(audit.records).containsExactly(new PushRecord(NOW, "run-1", "ws-1", "acme/secret",
+        null, null, null, null, "denied", "repository attachment", RefusalCode.REPO_NOT_ATTACHED,
+        "acme/secret is neither this run's repository nor attached to its workspace",
+        "not forwarded", 0));
+  }
+
+  @Test
+  void fetchesAreNotServed() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack",
+        "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(r.body()).isEqualTo("The push gateway serves pushes only; fetches go to upstream.\n");
+  }
+
+  @Test
+  void anUpstreamThatCannotBeReadIs502() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/docs.git/info/refs?service=git-receive-pack",
+        "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.body()).isEqualTo("Control Center policy: upstream acme/docs cannot be read right"
+        + " now; nothing was pushed, try again\n");
+  }
+
+  @Test
+  void thePushAdvertisementShowsUpstreamsBranches() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/widget/info/refs?service=git-receive-pack",
+        "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .contains("application/x-git-receive-pack-advertisement");
+    assertThat(r.body()).contains(base.name() + " refs/heads/main");
+  }
+
+  @Test
+  void aGitPushOverHttpGetsPerRefResults() throws Exception {
+    Repository client = TestRepos.bare(dir.resolve("client.git"));
+    try (client; Git git = Git.wrap(client)) {
+      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream/widget.git")))
+          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), base);
+      TestRepos.setRef(client, "refs/heads/main", next);
+
+      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
+      PushResult r;
+      try (Transport t = Transport.open(client, uri)) {
+        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
+        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(List.of(
+            new RefSpec("refs/heads/main:refs/heads/main"),
+            new RefSpec("refs/heads/main:refs/heads/feature"))));
+      }
+
+      assertThat(r.getRemoteUpdate("refs/heads/main").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+      assertThat(r.getRemoteUpdate("refs/heads/main").getMessage())
+          .isEqualTo("Control Center policy: push to main is denied");
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
+      assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+    }
+  }
+
+  private HttpResponse<String> get(String pathAndQuery, String authorization) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(server.getURI().resolve(pathAndQuery))
+        .timeout(Duration.ofSeconds(30)).GET();
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}

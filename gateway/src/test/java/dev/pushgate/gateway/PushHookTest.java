@@ -1,0 +1,517 @@
+package dev.pushgate.gateway;
+
+import static dev.pushgate.gateway.TestRepos.commit;
+import static dev.pushgate.gateway.TestRepos.idOf;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.PushRule;
+import dev.pushgate.policy.PushRules;
+import dev.pushgate.policy.RefPattern;
+import dev.pushgate.policy.UpdateKind;
+import jakarta.servlet.http.HttpServletRequest;
+import java.lang.reflect.Proxy;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.lib.NullProgressMonitor;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.transport.PushResult;
+import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.RemoteRefUpdate;
+import org.eclipse.jgit.transport.TestProtocol;
+import org.eclipse.jgit.transport.Transport;
+import org.eclipse.jgit.transport.URIish;
+import org.eclipse.jgit.transport.resolver.ServiceNotAuthorizedException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The push path in-process: a client repository pushes over JGit's {@link TestProtocol} into the
+ * gateway's cache, whose receive-pack {@link GatewayReceivePackFactory} sets up with the {@link
+ * PushHook}; allowed updates are forwarded to a real upstream bare repository at a file:// URL.
+ */
+class PushHookTest {
+  private static final RepoSlug REPO = new RepoSlug("acme", "widget");
+  private static final String MAIN = "refs/heads/main";
+  private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+  private static final String ATOMIC_ABORTED =
+      "Control Center policy: atomic push refused because another ref was refused";
+
+  @TempDir Path dir;
+  private Repository upstream;
+  private Repository cache;
+  private Repository client;
+  private RevCommit base;
+  private RecordingUpstream access;
+  private final RecordingAudit audit = new RecordingAudit();
+  private final List<ApprovalQuestion> questions = new ArrayList<>();
+  private Approvals approvals = Approvals.NONE;
+  private TestProtocol<HttpServletRequest> protocol;
+
+  @BeforeEach
+  void upstreamCacheAndClient() throws Exception {
+    upstream = TestRepos.bare(dir.resolve("upstream.git"));
+    base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
+    TestRepos.setRef(upstream, MAIN, base);
+    TestRepos.setRef(upstream, "refs/heads/old", base);
+    access = new RecordingUpstream(TestRepos.url(dir.resolve("upstream.git")));
+
+    UpstreamCache caches = new UpstreamCache(dir.resolve("cache"), 10, PushMetrics.NONE);
+    caches.sync(REPO, access.url, RecordingUpstream.READ_TOKEN);
+    cache = caches.open(REPO);
+
+    client = TestRepos.bare(dir.resolve("client.git"));
+    try (Git git = Git.wrap(client)) {
+      git.fetch().setRemote(access.url)
+          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
+    }
+  }
+
+  @AfterEach
+  void close() {
+    if (protocol != null) {
+      Transport.unregister(protocol);
+    }
+    upstream.close();
+    cache.close();
+    client.close();
+  }
+
+  // ---- allowed
+
+  @Test
+  void forwardsAnAllowedFastForwardAndReportsOk() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
+    assertThat(idOf(cache, MAIN)).isEqualTo(next);
+    assertThat(audit.records).containsExactly(new PushRecord(NOW, "run-1", "ws-1", "acme/widget",
+        MAIN, base.name(), next.name(), "update", "allowed", "push -> allow", null,
+        "no push rule matches; push is allowed", "pending", 0));
+    assertThat(audit.outcomeOf(0)).isEqualTo("ok");
+    assertThat(access.leases).singleElement().satisfies(l -> {
+      assertThat(l.closes).hasValue(1);
+      assertThat(l.workflows).isFalse();
+      assertThat(l.repo).isEqualTo(REPO);
+    });
+  }
+
+  @Test
+  void forwardsACreateADeleteAndAForceInOnePushWithOneWriteToken() throws Exception {
+    RevCommit feature = clientCommit("feature", base);
+    RevCommit rewritten = commit(client, "rewritten\n", Map.of("README.md", "rewritten\n"));
+    TestRepos.setRef(client, "refs/heads/feature", feature);
+    TestRepos.setRef(client, "refs/heads/rewritten", rewritten);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/feature:refs/heads/feature",
+        ":refs/heads/old", "+refs/heads/rewritten:refs/heads/main");
+
+    assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(status(r, "refs/heads/old")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(feature);
+    assertThat(idOf(upstream, "refs/heads/old")).isNull();
+    assertThat(idOf(upstream, MAIN)).isEqualTo(rewritten);
+    assertThat(idOf(cache, "refs/heads/old")).isNull();
+    assertThat(audit.records).extracting(PushRecord::ref, PushRecord::kind).containsExactlyInAnyOrder(
+        org.assertj.core.groups.Tuple.tuple("refs/heads/feature", "create"),
+        org.assertj.core.groups.Tuple.tuple("refs/heads/old", "delete"),
+        org.assertj.core.groups.Tuple.tuple(MAIN, "force"));
+    assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.closes).hasValue(1));
+  }
+
+  @Test
+  void forwardsAnAnnotatedTag() throws Exception {
+    ObjectId tag = TestRepos.annotatedTag(client, "v1.0", clientCommit("release", base));
+    TestRepos.setRef(client, "refs/tags/v1.0", tag);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/tags/v1.0:refs/tags/v1.0");
+
+    assertThat(status(r, "refs/tags/v1.0")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, "refs/tags/v1.0")).isEqualTo(tag);
+  }
+
+  @Test
+  void asksForAWorkflowsTokenWhenAPushedCommitChangesWorkflows() throws Exception {
+    RevCommit ci = commit(client, "add ci\n",
+        Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base);
+    TestRepos.setRef(client, MAIN, ci);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.workflows).isTrue());
+  }
+
+  // ---- refused by the rule
+
+  @Test
+  void deniesPushToMainWhenRuleSaysDeny() throws Exception {
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+
+    PushResult r = push(denyMain(), false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(idOf(cache, MAIN)).isEqualTo(base);
+    assertThat(access.leases).isEmpty();
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.decision()).isEqualTo("denied");
+      assertThat(rec.code()).isEqualTo(RefusalCode.RULE_DENIED);
+      assertThat(rec.rule()).isEqualTo("push refs/heads/main -> deny");
+      assertThat(rec.reason()).isEqualTo("push to main is denied");
+      assertThat(rec.outcome()).isEqualTo("not forwarded");
+    });
+  }
+
+  @Test
+  void aNonAtomicPushForwardsWhatTheRuleAllowsAndRefusesTheRest() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+
+    PushResult r = push(denyMain(), false, "refs/heads/main:refs/heads/main",
+        "refs/heads/feature:refs/heads/feature");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
+    assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+  }
+
+  @Test
+  void anAtomicPushWithOneRefusedRefMovesNothing() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+
+    PushResult r = push(denyMain(), true, "refs/heads/main:refs/heads/main",
+        "refs/heads/feature:refs/heads/feature");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
+    assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+    assertThat(message(r, "refs/heads/feature")).isEqualTo(ATOMIC_ABORTED);
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+    assertThat(idOf(cache, "refs/heads/feature")).isNull();
+    assertThat(access.leases).isEmpty();
+    assertThat(audit.records).extracting(PushRecord::ref, PushRecord::code).containsExactlyInAnyOrder(
+        org.assertj.core.groups.Tuple.tuple(MAIN, RefusalCode.RULE_DENIED),
+        org.assertj.core.groups.Tuple.tuple("refs/heads/feature", RefusalCode.ATOMIC_ABORTED));
+  }
+
+  @Test
+  void deniesDeletesByKindAndAllowsOtherUpdatesOfTheSameRefs() throws Exception {
+    PushRules noDeletes = PushRules.of(List.of(new PushRule(RefPattern.parse("refs/heads/**"),
+        Set.of(UpdateKind.DELETE), Decision.DENY, "deleting branches is denied")));
+    TestRepos.setRef(client, "refs/heads/feature", clientCommit("feature", base));
+
+    PushResult r = push(noDeletes, false, ":refs/heads/old", "refs/heads/feature:refs/heads/feature");
+
+    assertThat(message(r, "refs/heads/old")).isEqualTo("Control Center policy: deleting branches is denied");
+    assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, "refs/heads/old")).isEqualTo(base);
+  }
+
+  @Test
+  void aForcePushIsJudgedAsForce() throws Exception {
+    PushRules noForce = PushRules.of(List.of(new PushRule(RefPattern.parse("refs/heads/**"),
+        Set.of(UpdateKind.FORCE), Decision.DENY, null)));
+    TestRepos.setRef(client, "refs/heads/x", commit(client, "other\n", Map.of("a", "b")));
+
+    PushResult r = push(noForce, false, "+refs/heads/x:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to refs/heads/** is denied");
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.kind()).isEqualTo("force");
+      assertThat(rec.rule()).isEqualTo("push refs/heads/** [force] -> deny");
+    });
+  }
+
+  // ---- ask first
+
+  @Test
+  void askWithNoApproverIsADeny() throws Exception {
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+
+    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: no approver is connected");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(audit.records).singleElement()
+        .satisfies(rec -> assertThat(rec.code()).isEqualTo(RefusalCode.NO_APPROVER));
+  }
+
+  @Test
+  void anApproverSayingNoRefusesWithTheirReason() throws Exception {
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_DENIED, "denied by alice: not today");
+    };
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+
+    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: denied by alice: not today");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(access.leases).isEmpty();
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.code()).isEqualTo(RefusalCode.APPROVAL_DENIED);
+      assertThat(rec.rule()).isEqualTo("push refs/heads/main -> ask");
+      assertThat(rec.reason()).isEqualTo("denied by alice: not today");
+    });
+  }
+
+  @Test
+  void anAnswerWithoutACodeCountsAsApprovalDenied() throws Exception {
+    approvals = (q, progress) -> new Approvals.ApprovalAnswer(false, null, "no", null);
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+
+    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: no");
+    assertThat(audit.records.get(0).code()).isEqualTo(RefusalCode.APPROVAL_DENIED);
+  }
+
+  @Test
+  void anApproverSayingYesLetsThePushThroughAndSawWhatItApproved() throws Exception {
+    approvals = (q, progress) -> {
+      questions.add(q);
+      progress.accept("waiting for approval of refs/heads/main");
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    RevCommit first = clientCommit("first change", base);
+    RevCommit second = clientCommit("second change", first);
+    TestRepos.setRef(client, MAIN, second);
+
+    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(second);
+    assertThat(r.getMessages()).contains("waiting for approval of refs/heads/main");
+    assertThat(questions).containsExactly(new ApprovalQuestion("run-1", "ws-1", "acme/widget", MAIN,
+        "update", base.name(), second.name(), "push refs/heads/main -> ask", "main needs a human",
+        List.of(second.abbreviate(10).name() + " second change",
+            first.abbreviate(10).name() + " first change")));
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.decision()).isEqualTo("allowed");
+      assertThat(rec.code()).isNull();
+    });
+    assertThat(audit.outcomeOf(0)).isEqualTo("ok");
+  }
+
+  @Test
+  void onlyTheRefsTheRuleSaysAskAboutAreAsked() throws Exception {
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+
+    push(askMain(), false, "refs/heads/main:refs/heads/main", "refs/heads/feature:refs/heads/feature");
+
+    assertThat(questions).extracting(ApprovalQuestion::ref).containsExactly(MAIN);
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+  }
+
+  // ---- failures
+
+  @Test
+  void anUnavailableAuditLogRefusesEveryCommand() throws Exception {
+    audit.down = true;
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main",
+        "refs/heads/feature:refs/heads/feature");
+
+    String refused = "Control Center policy: the audit log is unavailable, so nothing can be pushed;"
+        + " try again later";
+    assertThat(message(r, MAIN)).isEqualTo(refused);
+    assertThat(message(r, "refs/heads/feature")).isEqualTo(refused);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+    assertThat(access.leases).isEmpty();
+  }
+
+  @Test
+  void aFailureToSettleTheAuditDoesNotUndoAPushThatLanded() throws Exception {
+    audit.settleDown = true;
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
+  }
+
+  @Test
+  void noWriteTokenMeansNothingIsPushed() throws Exception {
+    access.mintFailure = new UpstreamException("GitHub answered 403");
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+    assertThat(message(r, MAIN))
+        .isEqualTo("the gateway could not get a write token for acme/widget; nothing was pushed");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(audit.outcomeOf(0)).isEqualTo(
+        "rejected upstream: the gateway could not get a write token for acme/widget; nothing was pushed");
+  }
+
+  @Test
+  void aRefThatMovedUpstreamIsReportedStaleAndTheCacheIsNotMoved() throws Exception {
+    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
+    TestRepos.setRef(upstream, MAIN, theirs);
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+    assertThat(message(r, MAIN))
+        .isEqualTo("stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(theirs);
+    assertThat(idOf(cache, MAIN)).isEqualTo(base);
+    assertThat(audit.outcomeOf(0)).isEqualTo(
+        "rejected upstream: stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.closes).hasValue(1));
+  }
+
+  @Test
+  void aDeadUpstreamRefusesEveryCommandWithoutTheTokenAndClosesTheLease() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    access.url = "http://127.0.0.1:" + port + "/acme/widget.git";
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+
+    PushResult r = push(PushRules.ALLOW_ALL, true, "refs/heads/main:refs/heads/main",
+        "refs/heads/feature:refs/heads/feature");
+
+    String failed = "upstream push failed: " + access.url + ": connection failed";
+    assertThat(message(r, MAIN)).isEqualTo(failed);
+    assertThat(message(r, "refs/heads/feature")).isEqualTo(failed);
+    assertThat(r.getMessages()).doesNotContain(RecordingUpstream.WRITE_TOKEN.reveal());
+    assertThat(idOf(cache, MAIN)).isEqualTo(base);
+    assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.closes).hasValue(1));
+  }
+
+  @Test
+  void anExceptionInsideTheGatewayRefusesEveryCommand() throws Exception {
+    approvals = (q, progress) -> {
+      throw new IllegalStateException("approval desk crashed");
+    };
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+
+    PushResult r = push(askMain(), false, "refs/heads/feature:refs/heads/feature",
+        "refs/heads/main:refs/heads/main");
+
+    String refused = "Control Center policy: internal error in the push gateway; nothing was pushed";
+    assertThat(message(r, MAIN)).isEqualTo(refused);
+    assertThat(message(r, "refs/heads/feature")).isEqualTo(refused);
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+    assertThat(access.leases).isEmpty();
+  }
+
+  @Test
+  void theFactoryRefusesARequestTheFilterDidNotLetThrough() {
+    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
+        approvals, PushMetrics.NONE);
+
+    assertThatThrownBy(() -> factory.create(request(Map.of()), cache))
+        .isInstanceOf(ServiceNotAuthorizedException.class);
+    assertThatThrownBy(() -> factory.create(
+        request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(PushRules.ALLOW_ALL))), cache))
+        .isInstanceOf(ServiceNotAuthorizedException.class);
+  }
+
+  // ---- helpers
+
+  private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
+    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
+        approvals, PushMetrics.NONE);
+    protocol = new TestProtocol<>(null, factory);
+    Transport.register(protocol);
+    URIish uri = protocol.register(request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(rules),
+        GatewayFilter.REPO_ATTRIBUTE, REPO)), cache);
+    try (Transport t = Transport.open(client, uri)) {
+      t.setPushAtomic(atomic);
+      List<RefSpec> specs = Arrays.stream(refSpecs).map(RefSpec::new).toList();
+      return t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(specs));
+    }
+  }
+
+  private GatewayConfig config() {
+    return new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"), 1L << 30,
+        Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
+  }
+
+  private static RunContext run(PushRules rules) {
+    return new RunContext("run-1", "ws-1", REPO, List.of(), rules);
+  }
+
+  /** A servlet request carrying what {@link GatewayFilter} leaves on it, and nothing else. */
+  private static HttpServletRequest request(Map<String, Object> attributes) {
+    Map<String, Object> attrs = new HashMap<>(attributes);
+    return (HttpServletRequest) Proxy.newProxyInstance(PushHookTest.class.getClassLoader(),
+        new Class<?>[] {HttpServletRequest.class}, (proxy, method, args) -> switch (method.getName()) {
+          case "getAttribute" -> attrs.get((String) args[0]);
+          case "hashCode" -> System.identityHashCode(proxy);
+          case "equals" -> proxy == args[0];
+          case "toString" -> "request" + attrs.keySet();
+          default -> throw new UnsupportedOperationException(method.getName());
+        });
+  }
+
+  private RevCommit clientCommit(String message, RevCommit parent) throws Exception {
+    return commit(client, message + "\n", Map.of("README.md", message + "\n"), parent);
+  }
+
+  private static PushRules denyMain() {
+    return PushRules.of(List.of(PushRule.of(MAIN, Decision.DENY, "push to main is denied")));
+  }
+
+  private static PushRules askMain() {
+    return PushRules.of(List.of(PushRule.of(MAIN, Decision.ASK, "main needs a human")));
+  }
+
+  private static RemoteRefUpdate.Status status(PushResult r, String ref) {
+    return r.getRemoteUpdate(ref).getStatus();
+  }
+
+  private static String message(PushResult r, String ref) {
+    return r.getRemoteUpdate(ref).getMessage();
+  }
+}

@@ -1,0 +1,303 @@
+package dev.pushgate.gateway;
+
+import static dev.pushgate.gateway.TestRepos.annotatedTag;
+import static dev.pushgate.gateway.TestRepos.commit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.policy.UpdateKind;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectIdRef;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.transport.ReceiveCommand;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class UpdateCommandsTest {
+  private static final String MAIN = "refs/heads/main";
+  private static final Map<String, String> README = Map.of("README.md", "hello\n");
+  private static final Map<String, String> WITH_CI =
+      Map.of("README.md", "hello\n", ".github/workflows/ci.yml", "on: push\n");
+
+  @TempDir Path dir;
+  private Repository db;
+
+  @BeforeEach
+  void repository() throws IOException {
+    db = TestRepos.bare(dir.resolve("cache.git"));
+  }
+
+  @AfterEach
+  void close() {
+    db.close();
+  }
+
+  @Test
+  void kindOfNamesCreateUpdateForceAndDelete() {
+    ObjectId a = ObjectId.fromString("1111111111111111111111111111111111111111");
+    ObjectId b = ObjectId.fromString("2222222222222222222222222222222222222222");
+    ObjectId zero = ObjectId.zeroId();
+
+    assertThat(UpdateCommands.kindOf(new ReceiveCommand(zero, a, MAIN))).isEqualTo(UpdateKind.CREATE);
+    assertThat(UpdateCommands.kindOf(new ReceiveCommand(a, b, MAIN))).isEqualTo(UpdateKind.UPDATE);
+    assertThat(UpdateCommands.kindOf(
+        new ReceiveCommand(a, b, MAIN, ReceiveCommand.Type.UPDATE_NONFASTFORWARD)))
+        .isEqualTo(UpdateKind.FORCE);
+    assertThat(UpdateCommands.kindOf(new ReceiveCommand(a, zero, MAIN))).isEqualTo(UpdateKind.DELETE);
+  }
+
+  @Test
+  void aRootCommitAddingAWorkflowChangesWorkflows() throws IOException {
+    RevCommit root = commit(db, "add ci\n", WITH_CI);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(create(MAIN, root)), List.of())).isTrue();
+  }
+
+  @Test
+  void aRootCommitWithoutWorkflowsDoesNotChangeWorkflows() throws IOException {
+    RevCommit root = commit(db, "readme\n", README);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(create(MAIN, root)), List.of())).isFalse();
+  }
+
+  @Test
+  void aCommitEditingAWorkflowChangesWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", WITH_CI);
+    RevCommit edit = commit(db, "edit ci\n",
+        Map.of("README.md", "hello\n", ".github/workflows/ci.yml", "on: [push, pull_request]\n"),
+        base);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, edit)), upstream(MAIN, base)))
+        .isTrue();
+  }
+
+  @Test
+  void aCommitDeletingAWorkflowChangesWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", WITH_CI);
+    RevCommit removal = commit(db, "drop ci\n", README, base);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, removal)), upstream(MAIN, base)))
+        .isTrue();
+  }
+
+  @Test
+  void aCommitThatLeavesExistingWorkflowsAloneDoesNotChangeWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", WITH_CI);
+    RevCommit docs = commit(db, "docs\n",
+        Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), base);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, docs)), upstream(MAIN, base)))
+        .isFalse();
+  }
+
+  @Test
+  void aSiblingDirectoryNamedLikeWorkflowsIsNotWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit lookalike = commit(db, "lookalike\n",
+        Map.of("README.md", "hello\n", ".github/workflows-old/ci.yml", "x\n",
+            ".github/workflows.md", "x\n", "docs/.github/workflows/ci.yml", "x\n"), base);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, lookalike)), upstream(MAIN, base)))
+        .isFalse();
+  }
+
+  @Test
+  void aWorkflowChangeAlreadyUpstreamIsNotCountedAgain() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit ci = commit(db, "add ci\n", WITH_CI, base);
+    RevCommit docs = commit(db, "docs\n",
+        Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), ci);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, ci, docs)), upstream(MAIN, ci)))
+        .isFalse();
+  }
+
+  @Test
+  void aWorkflowChangeBuriedUnderNewerCommitsIsFound() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit ci = commit(db, "add ci\n", WITH_CI, base);
+    RevCommit docs = commit(db, "docs\n",
+        Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), ci);
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, docs)), upstream(MAIN, base)))
+        .isTrue();
+  }
+
+  @Test
+  void aMergeBringingAWorkflowChangeFromAnotherUpstreamBranchChangesWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit ciBranch = commit(db, "add ci\n", WITH_CI, base);
+    RevCommit mainTip = commit(db, "main work\n", Map.of("README.md", "main\n"), base);
+    RevCommit merge = commit(db, "merge ci\n",
+        Map.of("README.md", "main\n", ".github/workflows/ci.yml", "on: push\n"), mainTip, ciBranch);
+
+    List<Ref> upstream = new ArrayList<>(upstream(MAIN, mainTip));
+    upstream.addAll(upstream("refs/heads/ci", ciBranch));
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, mainTip, merge)), upstream))
+        .isTrue();
+  }
+
+  @Test
+  void anEvilMergeAddingAWorkflowNeitherParentHadChangesWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit left = commit(db, "left\n", Map.of("README.md", "left\n"), base);
+    RevCommit right = commit(db, "right\n", Map.of("README.md", "right\n"), base);
+    RevCommit merge = commit(db, "merge\n",
+        Map.of("README.md", "both\n", ".github/workflows/evil.yml", "on: push\n"), left, right);
+
+    List<Ref> upstream = new ArrayList<>(upstream(MAIN, left));
+    upstream.addAll(upstream("refs/heads/right", right));
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, left, merge)), upstream))
+        .isTrue();
+  }
+
+  @Test
+  void aMergeOfBranchesWithTheSameWorkflowsDoesNotChangeWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", WITH_CI);
+    RevCommit left = commit(db, "left\n",
+        Map.of("README.md", "left\n", ".github/workflows/ci.yml", "on: push\n"), base);
+    RevCommit right = commit(db, "right\n",
+        Map.of("README.md", "right\n", ".github/workflows/ci.yml", "on: push\n"), base);
+    RevCommit merge = commit(db, "merge\n",
+        Map.of("README.md", "both\n", ".github/workflows/ci.yml", "on: push\n"), left, right);
+
+    List<Ref> upstream = new ArrayList<>(upstream(MAIN, left));
+    upstream.addAll(upstream("refs/heads/right", right));
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, left, merge)), upstream))
+        .isFalse();
+  }
+
+  @Test
+  void anAnnotatedTagOfAWorkflowCommitChangesWorkflows() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit ci = commit(db, "add ci\n", WITH_CI, base);
+    ObjectId tag = annotatedTag(db, "v1", ci);
+
+    assertThat(UpdateCommands.changeWorkflows(db,
+        List.of(create("refs/tags/v1", tag)), upstream(MAIN, base))).isTrue();
+  }
+
+  @Test
+  void anAnnotatedTagOfACommitAlreadyUpstreamDoesNotChangeWorkflows() throws IOException {
+    RevCommit ci = commit(db, "add ci\n", WITH_CI);
+    ObjectId tag = annotatedTag(db, "v1", ci);
+
+    assertThat(UpdateCommands.changeWorkflows(db,
+        List.of(create("refs/tags/v1", tag)), upstream(MAIN, ci))).isFalse();
+  }
+
+  @Test
+  void aTagOfATreeIsNotACommitAndChangesNothing() throws IOException {
+    RevCommit ci = commit(db, "add ci\n", WITH_CI);
+    ObjectId tag = annotatedTag(db, "tree", ci.getTree());
+
+    assertThat(UpdateCommands.changeWorkflows(db, List.of(create("refs/tags/tree", tag)), List.of()))
+        .isFalse();
+  }
+
+  @Test
+  void aDeleteChangesNoWorkflows() throws IOException {
+    RevCommit ci = commit(db, "add ci\n", WITH_CI);
+
+    assertThat(UpdateCommands.changeWorkflows(db,
+        List.of(new ReceiveCommand(ci, ObjectId.zeroId(), "refs/heads/old")), List.of())).isFalse();
+  }
+
+  @Test
+  void anyCommandOfThePushCanBringTheWorkflowChange() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit docs = commit(db, "docs\n", Map.of("README.md", "docs\n"), base);
+    RevCommit ci = commit(db, "add ci\n", WITH_CI, base);
+
+    assertThat(UpdateCommands.changeWorkflows(db,
+        List.of(update(MAIN, base, docs), create("refs/heads/ci", ci)), upstream(MAIN, base)))
+        .isTrue();
+  }
+
+  @Test
+  void summariesListTheNewCommitsNewestFirst() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit first = commit(db, "First change\n\nwith a body\n", Map.of("README.md", "1\n"), base);
+    RevCommit second = commit(db, "Second change\n", Map.of("README.md", "2\n"), first);
+
+    List<String> s = UpdateCommands.summaries(db, update(MAIN, base, second), upstream(MAIN, base));
+
+    assertThat(s).containsExactly(
+        second.abbreviate(10).name() + " Second change",
+        first.abbreviate(10).name() + " First change");
+    assertThat(second.abbreviate(10).name()).hasSize(10);
+  }
+
+  @Test
+  void summariesFoldAMultiLineSubjectIntoOneLine() throws IOException {
+    RevCommit c = commit(db, "a subject\nthat wraps\n\nbody\n", README);
+
+    assertThat(UpdateCommands.summaries(db, create(MAIN, c), List.of()))
+        .containsExactly(c.abbreviate(10).name() + " a subject that wraps");
+  }
+
+  @Test
+  void summariesOfADeleteAreEmpty() throws IOException {
+    RevCommit c = commit(db, "base\n", README);
+
+    assertThat(UpdateCommands.summaries(db,
+        new ReceiveCommand(c, ObjectId.zeroId(), MAIN), upstream(MAIN, c))).isEmpty();
+  }
+
+  @Test
+  void summariesStopAtTwenty() throws IOException {
+    RevCommit tip = commit(db, "commit 0\n", Map.of("n", "0"));
+    for (int n = 1; n < 25; n++) {
+      tip = commit(db, "commit " + n + "\n", Map.of("n", String.valueOf(n)), tip);
+    }
+
+    List<String> s = UpdateCommands.summaries(db, create(MAIN, tip), List.of());
+
+    assertThat(s).hasSize(20);
+    assertThat(s.get(0)).endsWith(" commit 24");
+    assertThat(s.get(19)).endsWith(" commit 5");
+  }
+
+  @Test
+  void summariesOfAnAnnotatedTagListTheTaggedCommits() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit release = commit(db, "Release 1.0\n", Map.of("README.md", "1.0\n"), base);
+    ObjectId tag = annotatedTag(db, "v1.0", release);
+
+    assertThat(UpdateCommands.summaries(db, create("refs/tags/v1.0", tag), upstream(MAIN, base)))
+        .containsExactly(release.abbreviate(10).name() + " Release 1.0");
+  }
+
+  @Test
+  void summariesOfARefMovedToACommitAlreadyUpstreamAreEmpty() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit next = commit(db, "next\n", Map.of("README.md", "next\n"), base);
+
+    assertThat(UpdateCommands.summaries(db, create("refs/heads/copy", base), upstream(MAIN, next)))
+        .isEmpty();
+  }
+
+  private static ReceiveCommand create(String ref, ObjectId id) {
+    return new ReceiveCommand(ObjectId.zeroId(), id, ref);
+  }
+
+  private static ReceiveCommand update(String ref, ObjectId from, ObjectId to) {
+    return new ReceiveCommand(from, to, ref);
+  }
+
+  private static Collection<Ref> upstream(String ref, ObjectId id) {
+    return List.of(new ObjectIdRef.PeeledNonTag(Ref.Storage.NETWORK, ref, id.copy()));
+  }
+}

@@ -1,0 +1,122 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What an operator runs: runs, audit (live and from a stopped appliance), config check. */
+class OperatorCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path tmp;
+
+  @Test
+  void runsAndAuditWorkWhileRunningAndAuditAfterwards() throws Exception {
+    Path data = tmp.resolve("data");
+    String runId;
+    try (RunningAppliance app = RunningAppliance.start(data)) {
+      app.forgeCreate("acme/widget");
+      JsonNode run = app.createRun("""
+          {"workspaceId": "ws-ops", "repository": "acme/widget", "mode": "chat",
+           "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
+                               "reason": "push to main is denied"}]}}""");
+      runId = run.get("runId").asText();
+      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of(
+          "GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
+          "GH_TOKEN", run.at("/env/GH_TOKEN").asText()));
+      git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
+      Path w = tmp.resolve("w");
+      Files.writeString(w.resolve("f.txt"), "x\n");
+      git.in(w, "add", ".").ok();
+      git.in(w, "commit", "-qm", "x").ok();
+      git.in(w, "push", "origin", "main:feature").ok();
+      git.in(w, "push", "origin", "main").failed();
+
+      String runs = RunningAppliance.cli("runs", "--data-dir", data.toString());
+      assertThat(runs).contains("RUN").contains(runId).contains("acme/widget").contains("chat")
+          .doesNotContain("ghs_").doesNotContain("pgr_");
+
+      String table = RunningAppliance.cli("audit", "--refused", "--data-dir", data.toString());
+      assertThat(table.lines().findFirst().orElseThrow())
+          .startsWith("TIME").contains("REPOSITORY").contains("DECISION");
+      assertThat(table).containsPattern("acme/widget +main +update +denied +push to main is denied");
+      assertThat(table).doesNotContain("feature");
+
+      List<JsonNode> live = jsonLines(RunningAppliance.cli("audit", "--json", "--run", runId,
+          "--data-dir", data.toString()));
+      assertThat(live).hasSize(2);
+      assertThat(live).extracting(n -> n.get("ref").asText())
+          .containsExactlyInAnyOrder("refs/heads/feature", "refs/heads/main");
+
+      assertThat(RunningAppliance.cli("runs", "stop", runId, "--data-dir", data.toString()))
+          .startsWith(runId + " ended: ");
+      assertThat(RunningAppliance.cli("runs", "--data-dir", data.toString())).contains("no live run");
+    }
+    // The appliance is stopped: the audit is read from its database.
+    List<JsonNode> stopped = jsonLines(RunningAppliance.cli("audit", "--refused", "--json",
+        "--since", "1h", "--data-dir", data.toString()));
+    assertThat(stopped).singleElement().satisfies(n -> {
+      assertThat(n.get("runId").asText()).isEqualTo(runId);
+      assertThat(n.get("code").asText()).isEqualTo("RULE_DENIED");
+    });
+  }
+
+  @Test
+  void configPrecedenceIsFlagsThenEnvironmentThenFileThenDefaults() throws Exception {
+    Path data = Files.createDirectories(tmp.resolve("cfg"));
+    Files.writeString(data.resolve("pushgate.yaml"), """
+        port: 7171
+        run-ttl: 2h
+        github:
+          api-url: https://ghe.example.com/api/v3
+        database-url: postgresql://pushgate:s3cret-password@127.0.0.1:5432/pushgate
+        """);
+    Result r = run(Map.of("PUSHGATE_RUN_TTL", "3h"), "config", "check", "--data-dir", data.toString());
+    assertThat(r.exit).isZero();
+    assertThat(r.out).containsPattern("port: +7171 +# file");
+    assertThat(r.out).containsPattern("run-ttl: +PT3H +# env");
+    assertThat(r.out).containsPattern("github-api-url: +https://ghe.example.com/api/v3 +# file");
+    assertThat(r.out).containsPattern("bind: +127.0.0.1 +# default");
+    assertThat(r.out).doesNotContain("s3cret-password");
+
+    Files.writeString(data.resolve("pushgate.yaml"), "port: 7171\nbogus-key: 1\n");
+    Result bad = run(Map.of(), "config", "check", "--data-dir", data.toString());
+    assertThat(bad.exit).isNotZero();
+    assertThat(bad.out).contains("unknown key bogus-key");
+    Result serve = run(Map.of(), "serve", "--data-dir", data.toString());
+    assertThat(serve.exit).isNotZero();
+    assertThat(serve.out).contains("unknown key bogus-key");
+  }
+
+  private record Result(int exit, String out) {}
+
+  private static Result run(Map<String, String> env, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("PUSHGATE_"));
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return new Result(p.exitValue(), out);
+  }
+
+  private static List<JsonNode> jsonLines(String text) throws Exception {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : text.lines().filter(l -> !l.isBlank()).toList()) {
+      out.add(JSON.readTree(line));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,412 @@
+package dev.pushgate.sandbox;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The bubblewrap command line of one launch. The sandbox sees only what is mounted: the system
+ * directories read-only, a fresh {@code /dev}, a fresh {@code /proc} with {@code /proc/sys}
+ * read-only, an empty {@code /tmp} and home, the spec's bind mounts, the staged files and the
+ * bridge sockets; everything else of the host is absent. Denied paths inside a writable mount are
+ * covered read-only; secret paths inside any mount are covered by an empty directory or {@code
+ * /dev/null}. Nothing here starts a process: the host is only asked what kind of file a path is.
+ */
+final class BubblewrapArgv {
+  /** Read-only system directories, bound or (when they are symlinks, as with merged /usr) linked. */
+  static final List<String> SYSTEM_PATHS =
+      List.of("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc");
+
+  /** The line the bridge script writes to standard error when the command is about to start. */
+  static final String READY = "pushgate-sandbox-ready";
+
+  /** Where the bridge script reads the variables kept off the command line. */
+  static final String GUEST_ENV_FILE = "/run/pushgate/env";
+
+  private static final Pattern SHELL_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final List<String> SECRET_WORDS =
+      List.of("TOKEN", "SECRET", "PASSW", "CREDENTIAL", "KEY", "AUTH", "COOKIE");
+
+  private BubblewrapArgv() {}
+
+  /** What a host path is, without following a final symlink. */
+  enum Kind {
+    DIRECTORY,
+    FILE,
+    SYMLINK,
+    OTHER,
+    MISSING
+  }
+
+  /** Port: what the host has at a path. */
+  interface HostView {
+    /** The real file system. */
+    HostView REAL = new HostView() {
+      @Override
+      public Kind kind(String path) {
+        try {
+          BasicFileAttributes a = Files.readAttributes(
+              Path.of(path), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+          if (a.isSymbolicLink()) {
+            return Kind.SYMLINK;
+          }
+          return a.isDirectory() ? Kind.DIRECTORY : a.isRegularFile() ? Kind.FILE : Kind.OTHER;
+        } catch (IOException | InvalidPathException | SecurityException e) {
+          return Kind.MISSING;
+        }
+      }
+
+      @Override
+      public String linkTarget(String path) {
+        try {
+          return Files.readSymbolicLink(Path.of(path)).toString();
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+          return null;
+        }
+      }
+    };
+
+    Kind kind(String path);
+
+    /** The target of a symlink as written, or null. */
+    String linkTarget(String path);
+  }
+
+  /** The programs the command line names, as absolute paths on the host. */
+  record Tools(String setpriv, String bwrap, String shell, String socat, String sleep) {}
+
+  /** A file of the launcher's own, bound read-only into the sandbox. */
+  record Staged(String hostPath, String guestPath) {}
+
+  /**
+   * Everything one launch is built from.
+   *
+   * @param plan the run's plan: bind mounts, deny paths, working directory
+   * @param command the program and arguments to run
+   * @param bridges the bridges; {@code hostSocket} is what gets bound
+   * @param files staged files, bound read-only
+   * @param envFile whether {@link #GUEST_ENV_FILE} is staged and to be read before the command
+   * @param env the variables set with {@code --setenv}, in order
+   * @param home the home directory inside (an empty tmpfs), or null
+   * @param emptyDir an empty host directory, bound read-only over deny paths that do not exist
+   * @param user the user bwrap is started as through setpriv, or null to start it as is
+   * @param tools the programs
+   * @param nonce tells the script's ready line from anything the command prints
+   */
+  record Layout(
+      SandboxPlan plan,
+      List<String> command,
+      List<Bridge> bridges,
+      List<Staged> files,
+      boolean envFile,
+      Map<String, String> env,
+      String home,
+      String emptyDir,
+      SandboxUser user,
+      Tools tools,
+      String nonce) {
+
+    Layout {
+      command = List.copyOf(command);
+      bridges = List.copyOf(bridges);
+      files = List.copyOf(files);
+      env = new LinkedHashMap<>(env);
+    }
+  }
+
+  /**
+   * The command line, the deny paths that do not exist yet and are blocked by an empty directory
+   * (bwrap creates them on the host as mount points; the launcher removes them afterwards), and
+   * what the violation parser needs to know.
+   */
+  record Built(List<String> argv, List<String> placeholders, ViolationParser.Denials denials) {}
+
+  static Built build(Layout layout, HostView host) {
+    SandboxSpec spec = layout.plan().spec();
+    FilesystemPolicy fs = layout.plan().filesystem();
+    List<String> a = new ArrayList<>();
+    if (layout.user() != null) {
+      a.addAll(List.of(layout.tools().setpriv(), "--reuid=" + layout.user().uid(),
+          "--regid=" + layout.user().gid(), "--clear-groups", "--"));
+    }
+    a.addAll(List.of(layout.tools().bwrap(), "--unshare-all", "--die-with-parent",
+        "--new-session", "--cap-drop", "ALL"));
+
+    List<String> visible = new ArrayList<>();
+    for (String p : SYSTEM_PATHS) {
+      switch (host.kind(p)) {
+        case DIRECTORY -> {
+          a.addAll(List.of("--ro-bind", p, p));
+          visible.add(p);
+        }
+        case SYMLINK -> {
+          String target = host.linkTarget(p);
+          if (target != null) {
+            a.addAll(List.of("--symlink", target, p));
+            visible.add(p);
+          }
+        }
+        default -> { /* Not on this host. */ }
+      }
+    }
+    a.addAll(List.of("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+        "--tmpfs", "/tmp"));
+    visible.addAll(List.of("/dev", "/proc", "/run/pushgate"));
+
+    List<SandboxBindMount> mounts = mounts(spec);
+    String home = layout.home();
+    if (home != null && home.startsWith("/") && !home.equals("/") && !home.equals("/tmp")
+        && !underAny(home, SYSTEM_PATHS) && !underAny(home, List.of("/dev", "/proc", "/run"))
+        && mounts.stream().noneMatch(m -> under(home, m.guestPath()))) {
+      a.addAll(List.of("--tmpfs", home));
+    }
+    for (SandboxBindMount m : mounts) {
+      a.addAll(List.of(m.readOnly() ? "--ro-bind" : "--bind", m.hostPath(), m.guestPath()));
+      visible.add(m.guestPath());
+    }
+
+    // Deny paths inside a writable mount: covered read-only where they exist, blocked by an empty
+    // read-only directory where they do not (so git add -A still works: git skips empty dirs).
+    List<String> writable = new ArrayList<>();
+    for (SandboxBindMount m : mounts) {
+      if (!m.readOnly()) {
+        writable.add(m.guestPath());
+      }
+    }
+    Set<String> covered = new LinkedHashSet<>();
+    Set<String> placeholders = new LinkedHashSet<>();
+    for (String p : fs.writeDeny()) {
+      if (RunPaths.isGlob(p)) {
+        continue;
+      }
+      String root = writable.stream().filter(w -> under(p, w))
+          .max(Comparator.comparingInt(BubblewrapArgv::depth)).orElse(null);
+      if (root == null) {
+        continue; // outside every writable mount: absent or read-only already
+      }
+      switch (host.kind(p)) {
+        case DIRECTORY, FILE, OTHER -> covered.add(p);
+        case MISSING -> {
+          String first = firstMissing(root, p, host);
+          if (first != null && !Path.of(first).getFileName().toString().equals(".git")) {
+            placeholders.add(first);
+          }
+        }
+        default -> { /* A symlink: its resolved spelling is a deny path of its own. */ }
+      }
+    }
+    for (String p : sortedByDepth(covered)) {
+      a.addAll(List.of("--ro-bind", p, p));
+    }
+    for (String p : sortedByDepth(placeholders)) {
+      a.addAll(List.of("--ro-bind", layout.emptyDir(), p));
+    }
+
+    // Secret paths inside any mount: an empty read-only directory, or /dev/null for a file.
+    for (String p : sortedByDepth(new LinkedHashSet<>(fs.readDeny()))) {
+      if (RunPaths.isGlob(p) || !underAny(p, visible)) {
+        continue;
+      }
+      switch (host.kind(p)) {
+        case DIRECTORY -> a.addAll(List.of("--tmpfs", p, "--remount-ro", p));
+        case FILE, OTHER -> a.addAll(List.of("--ro-bind", "/dev/null", p));
+        default -> { /* Missing: nothing to read. A symlink: see its resolved spelling. */ }
+      }
+    }
+
+    List<String> staged = new ArrayList<>();
+    for (Staged f : layout.files()) {
+      a.addAll(List.of("--ro-bind", f.hostPath(), f.guestPath()));
+      staged.add(f.guestPath());
+    }
+    for (Bridge b : layout.bridges()) {
+      a.addAll(List.of("--ro-bind", b.hostSocket().toString(), b.guestSocket()));
+    }
+    for (String tool : List.of(layout.tools().socat(), layout.tools().sleep())) {
+      if (!underAny(tool, visible)) {
+        a.addAll(List.of("--ro-bind", tool, tool));
+        staged.add(tool);
+      }
+    }
+    visible.addAll(staged);
+
+    String workdir = spec.guestWorkdir() != null ? spec.guestWorkdir()
+        : mounts.isEmpty() ? "/" : mounts.get(0).guestPath();
+    a.addAll(List.of("--remount-ro", "/", "--chdir", workdir, "--clearenv"));
+    for (Map.Entry<String, String> e : layout.env().entrySet()) {
+      a.addAll(List.of("--setenv", e.getKey(), e.getValue()));
+    }
+    a.addAll(List.of("--", layout.tools().shell(), "-c", script(layout), "pushgate-sandbox"));
+    a.addAll(layout.command());
+
+    List<String> readDeny = List.copyOf(fs.readDeny());
+    List<String> blocked = List.copyOf(placeholders);
+    List<String> shown = List.copyOf(visible);
+    ViolationParser.Denials denials = new ViolationParser.Denials() {
+      @Override
+      public boolean hidden(String path) {
+        String abs = absolute(path, workdir);
+        if (abs == null) {
+          return false;
+        }
+        if (underAny(abs, readDeny)) {
+          return true;
+        }
+        return !underAny(abs, shown) && host.kind(abs) != Kind.MISSING;
+      }
+
+      @Override
+      public boolean blocked(String path) {
+        String abs = absolute(path, workdir);
+        return abs != null && underAny(abs, blocked);
+      }
+    };
+    return new Built(List.copyOf(a), List.copyOf(placeholders), denials);
+  }
+
+  /**
+   * What the sandbox mounts of the spec, parents first: its bind mounts, and its runner state
+   * directories (writable in every mode) where no bind mount covers them already.
+   */
+  static List<SandboxBindMount> mounts(SandboxSpec spec) {
+    List<SandboxBindMount> out = new ArrayList<>(spec.bindMounts());
+    for (String dir : spec.runnerStateDirs()) {
+      if (out.stream().noneMatch(m -> m.guestPath().equals(dir))) {
+        out.add(SandboxBindMount.of(dir, false));
+      }
+    }
+    out.sort(Comparator.comparingInt(m -> depth(m.guestPath())));
+    return out;
+  }
+
+  /**
+   * The script bwrap runs: reads the variables kept off the command line, starts one socat per
+   * bridge, waits until each listens, says it is ready, then becomes the command.
+   */
+  static String script(Layout layout) {
+    StringBuilder s = new StringBuilder();
+    s.append("set -u\n");
+    if (layout.envFile()) {
+      s.append(". ").append(quote(GUEST_ENV_FILE)).append('\n');
+    }
+    StringBuilder hexPorts = new StringBuilder();
+    for (Bridge b : layout.bridges()) {
+      s.append(quote(layout.tools().socat())).append(" TCP-LISTEN:").append(b.guestPort())
+          .append(",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:").append(b.guestSocket())
+          .append(" &\n");
+      hexPorts.append(' ').append(String.format(Locale.ROOT, "%04X", b.guestPort()));
+    }
+    if (!layout.bridges().isEmpty()) {
+      s.append("up() { while read -r _ a _ s _; do")
+          .append(" [ \"$a\" = \"0100007F:$1\" ] && [ \"$s\" = 0A ] && return 0;")
+          .append(" done < /proc/net/tcp; return 1; }\n")
+          .append("n=0\n")
+          .append("for p in").append(hexPorts).append("; do\n")
+          .append("  until up \"$p\"; do\n")
+          .append("    n=$((n+1))\n")
+          .append("    if [ \"$n\" -gt 2000 ]; then echo \"pushgate: a network bridge of the")
+          .append(" sandbox did not start (port 0x$p)\" >&2; exit 125; fi\n")
+          .append("    ").append(quote(layout.tools().sleep())).append(" 0.005\n")
+          .append("  done\n")
+          .append("done\n");
+    }
+    s.append("printf '%s\\n' ").append(quote(READY + " " + layout.nonce())).append(" >&2\n");
+    s.append("exec \"$@\"\n");
+    return s.toString();
+  }
+
+  /**
+   * Whether a variable's value is kept off the command line, where every local user could read it
+   * with {@code ps}: its name looks like a credential and the shell can export it.
+   */
+  static boolean secret(String name) {
+    if (!SHELL_NAME.matcher(name).matches()) {
+      return false;
+    }
+    String upper = name.toUpperCase(Locale.ROOT);
+    for (String w : SECRET_WORDS) {
+      if (upper.contains(w)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The env file's line for one variable. */
+  static String exportLine(String name, String value) {
+    return "export " + name + "=" + quote(value) + "\n";
+  }
+
+  /** Single-quotes a value for the shell. */
+  static String quote(String value) {
+    return "'" + value.replace("'", "'\\''") + "'";
+  }
+
+  static boolean under(String path, String root) {
+    if (root.equals("/")) {
+      return path.startsWith("/");
+    }
+    return path.equals(root) || path.startsWith(root + "/");
+  }
+
+  static boolean underAny(String path, List<String> roots) {
+    for (String r : roots) {
+      if (under(path, r)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int depth(String path) {
+    return Path.of(path).getNameCount();
+  }
+
+  private static List<String> sortedByDepth(Set<String> paths) {
+    List<String> out = new ArrayList<>(paths);
+    out.sort(Comparator.comparingInt(BubblewrapArgv::depth));
+    return out;
+  }
+
+  /**
+   * The first component of {@code path} below {@code root} that does not exist, or null when the
+   * path cannot be created (an existing component is not a directory).
+   */
+  private static String firstMissing(String root, String path, HostView host) {
+    Path r = Path.of(root);
+    Path rel = r.relativize(Path.of(path));
+    Path cur = r;
+    for (Path name : rel) {
+      cur = cur.resolve(name);
+      Kind k = host.kind(cur.toString());
+      if (k == Kind.MISSING) {
+        return cur.toString();
+      }
+      if (k != Kind.DIRECTORY) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  private static String absolute(String path, String workdir) {
+    try {
+      Path p = path.startsWith("/") ? Path.of(path) : Path.of(workdir).resolve(path);
+      return p.normalize().toString();
+    } catch (InvalidPathException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,289 @@
+package dev.pushgate.sandbox;
+
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.function.Consumer;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.transport.HttpClientTransportDynamic;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.proxy.ProxyHandler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.handler.ConnectHandler;
+import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run's egress proxy: HTTP (absolute-URI requests, forwarded by Jetty's {@link ProxyHandler})
+ * and HTTPS (CONNECT tunnels, by Jetty's {@link ConnectHandler}) on a Unix socket of its own,
+ * admitting only hosts the run's {@link EgressPolicy} allows. The fixed deny list beats every
+ * allow, also when an allowed name resolves to a denied address; an address on the host's own
+ * loopback or link-local network is reached only for a host the run's {@code egressAllowlist}
+ * names itself, so that no baseline name can be pointed at a service of the host. Each refusal
+ * is answered 403 and reported as a {@code network-outbound} violation naming the host.
+ */
+public final class EgressProxy implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
+
+  private final Server server;
+  private final Path socket;
+
+  private EgressProxy(Server server, Path socket) {
+    this.server = server;
+    this.socket = socket;
+  }
+
+  /**
+   * Starts a proxy listening on {@code socket} (mode 0666: put it in a directory only the
+   * sandbox user can reach).
+   *
+   * @param onRefusal told about every refused connection, on a proxy thread
+   */
+  public static EgressProxy start(
+      Path socket, EgressPolicy policy, HostResolver resolver, Consumer<SandboxViolation> onRefusal)
+      throws IOException {
+    if (socket == null || policy == null || resolver == null || onRefusal == null) {
+      throw new IllegalArgumentException("an egress proxy needs a socket, policy, resolver and listener");
+    }
+    Gate gate = new Gate(policy, resolver, onRefusal);
+    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+    threads.setName("pushgate-egress");
+    Server server = new Server(threads);
+    UnixDomainServerConnector connector = new UnixDomainServerConnector(server, 1, 1);
+    connector.setUnixDomainPath(socket);
+    server.addConnector(connector);
+    Forward forward = new Forward(gate);
+    forward.setViaHost("pushgate");
+    server.setHandler(new Tunnel(gate, forward));
+    server.setStopTimeout(1000);
+    try {
+      server.start();
+      Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
+    } catch (Exception e) {
+      try {
+        server.stop();
+      } catch (Exception x) {
+        e.addSuppressed(x);
+      }
+      throw new IOException("cannot start the egress proxy on " + socket + ": " + e.getMessage(), e);
+    }
+    return new EgressProxy(server, socket);
+  }
+
+  public Path socket() {
+    return socket;
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("error while stopping the egress proxy on {}: {}", socket, e.getMessage());
+    }
+    try {
+      Files.deleteIfExists(socket);
+    } catch (IOException e) {
+      LOG.debug("cannot remove {}: {}", socket, e.getMessage());
+    }
+  }
+
+  /** A connection the proxy refuses, and why. */
+  static final class Refused extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message);
+    }
+  }
+
+  /** The admission rule, shared by both handlers. */
+  static final class Gate {
+    private final EgressPolicy policy;
+    private final HostResolver resolver;
+    private final Consumer<SandboxViolation> onRefusal;
+
+    Gate(EgressPolicy policy, HostResolver resolver, Consumer<SandboxViolation> onRefusal) {
+      this.policy = policy;
+      this.resolver = resolver;
+      this.onRefusal = onRefusal;
+    }
+
+    /** Null when the host may be reached, else the refusal (already reported). */
+    String admit(String host, int port, String method) {
+      EgressDecision d = policy.allows(host);
+      if (d.allowed()) {
+        return null;
+      }
+      return refuse(d.host(), method + " " + d.host() + ":" + port, d.reason());
+    }
+
+    /** Where to connect for an admitted host; refuses (and reports) a forbidden address. */
+    InetSocketAddress address(String host, int port) throws IOException {
+      EgressDecision d = policy.allows(host);
+      if (!d.allowed()) {
+        throw new Refused(refuse(d.host(), "connect " + d.host() + ":" + port, d.reason()));
+      }
+      String name = host.startsWith("[") && host.endsWith("]")
+          ? host.substring(1, host.length() - 1) : host;
+      List<InetAddress> addresses = resolver.resolve(name);
+      if (addresses.isEmpty()) {
+        throw new UnknownHostException(name);
+      }
+      for (InetAddress a : addresses) {
+        String literal = a instanceof Inet6Address ? "[" + a.getHostAddress() + "]" : a.getHostAddress();
+        int zone = literal.indexOf('%');
+        if (zone >= 0) {
+          literal = literal.substring(0, zone) + "]";
+        }
+        EgressDecision byAddress = policy.allows(literal);
+        if (byAddress.basis() == EgressDecision.Basis.DENY_LIST) {
+          throw new Refused(refuse(d.host(), "connect " + d.host() + ":" + port,
+              "denied: " + d.host() + " resolves to " + byAddress.host()
+                  + ", which is on the fixed deny list"));
+        }
+        boolean local = a.isLoopbackAddress() || a.isLinkLocalAddress() || a.isAnyLocalAddress()
+            || a.isMulticastAddress();
+        if (local && d.rule().source() != EgressRule.Source.EGRESS_ALLOWLIST) {
+          throw new Refused(refuse(d.host(), "connect " + d.host() + ":" + port,
+              "denied: " + d.host() + " resolves to " + byAddress.host()
+                  + ", an address of this host; only an egressAllowlist entry reaches one"));
+        }
+      }
+      return new InetSocketAddress(addresses.get(0), port);
+    }
+
+    private String refuse(String host, String attempt, String reason) {
+      LOG.info("egress refused: {} ({})", attempt, reason);
+      try {
+        onRefusal.accept(new SandboxViolation(ViolationParser.NETWORK, host, attempt + ": " + reason));
+      } catch (RuntimeException e) {
+        LOG.warn("the egress listener failed: {}", e.getMessage());
+      }
+      return reason;
+    }
+  }
+
+  /** CONNECT tunnels; anything else goes to the forward proxy. */
+  private static final class Tunnel extends ConnectHandler {
+    private final Gate gate;
+
+    Tunnel(Gate gate, Forward next) {
+      super(next);
+      this.gate = gate;
+    }
+
+    @Override
+    public boolean validateDestination(String host, int port) {
+      return gate.admit(host, port, "CONNECT") == null;
+    }
+
+    @Override
+    protected InetSocketAddress newConnectAddress(String host, int port) {
+      try {
+        return gate.address(host, port);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    protected void onConnectFailure(
+        Request request, Response response, Callback callback, Throwable failure) {
+      Throwable cause = failure instanceof java.io.UncheckedIOException u ? u.getCause() : failure;
+      if (cause instanceof Refused r) {
+        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+        Response.writeError(request, response, callback, 403, "pushgate: " + r.getMessage());
+        return;
+      }
+      super.onConnectFailure(request, response, callback, failure);
+    }
+  }
+
+  /** Plain HTTP requests in absolute form, forwarded by Jetty's client. */
+  private static final class Forward extends ProxyHandler.Forward {
+    private final Gate gate;
+
+    Forward(Gate gate) {
+      this.gate = gate;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+      HttpURI uri = request.getHttpURI();
+      if (uri.getHost() == null || !"http".equalsIgnoreCase(uri.getScheme())) {
+        return text(response, callback, 400,
+            "pushgate: this is an egress proxy; send absolute http:// URLs, or CONNECT for https\n");
+      }
+      int port = uri.getPort() > 0 ? uri.getPort() : 80;
+      String refused = gate.admit(uri.getHost(), port, request.getMethod());
+      if (refused != null) {
+        return text(response, callback, 403, "pushgate: egress refused: " + refused + "\n");
+      }
+      return super.handle(request, response, callback);
+    }
+
+    @Override
+    protected HttpClient newHttpClient() {
+      ClientConnector connector = new ClientConnector();
+      QueuedThreadPool threads = new QueuedThreadPool(16, 1);
+      threads.setName("pushgate-egress-client");
+      connector.setExecutor(threads);
+      HttpClient client = new HttpClient(new HttpClientTransportDynamic(connector));
+      client.setSocketAddressResolver((host, port, context, promise) -> {
+        try {
+          promise.succeeded(List.of(gate.address(host, port)));
+        } catch (IOException | RuntimeException e) {
+          promise.failed(e);
+        }
+      });
+      return client;
+    }
+
+    @Override
+    protected void addProxyHeaders(
+        Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest) {
+      // A run's requests leave as they are: no Via or Forwarded naming this host.
+    }
+
+    @Override
+    protected void onServerToProxyResponseFailure(
+        Request clientToProxyRequest,
+        org.eclipse.jetty.client.Request proxyToServerRequest,
+        org.eclipse.jetty.client.Response serverToProxyResponse,
+        Response proxyToClientResponse,
+        Callback proxyToClientCallback,
+        Throwable failure) {
+      if (failure instanceof Refused r && !proxyToClientResponse.isCommitted()) {
+        text(proxyToClientResponse, proxyToClientCallback, 403,
+            "pushgate: egress refused: " + r.getMessage() + "\n");
+        return;
+      }
+      super.onServerToProxyResponseFailure(clientToProxyRequest, proxyToServerRequest,
+          serverToProxyResponse, proxyToClientResponse, proxyToClientCallback, failure);
+    }
+
+    private static boolean text(Response response, Callback callback, int status, String body) {
+      response.setStatus(status);
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+      Content.Sink.write(response, true, body, callback);
+      return true;
+    }
+  }
+}

@@ -1,0 +1,389 @@
+package dev.pushgate.sandbox;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The launcher of this host. Under the {@code native} backend on Linux and WSL2 it starts the
+ * command in bubblewrap ({@link BubblewrapArgv}), with a per-launch {@link EgressProxy} as the only
+ * way out to the network and the launch's bridges on the sandbox's loopback; as root it starts
+ * bwrap as the {@link SandboxUser} through setpriv and lends it the writable mounts for the run.
+ * Under {@code none} it starts the command on the host with the plan's environment and says so.
+ * A refused plan is never launched.
+ */
+public final class LocalLauncher implements SandboxLauncher {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalLauncher.class);
+
+  /** The bridge to the run's egress proxy; no launch may name its own bridge so. */
+  public static final String PROXY_BRIDGE = "proxy";
+
+  /** The proxy's port inside the sandbox (the next free one when a bridge uses it). */
+  public static final int PROXY_PORT = 3128;
+
+  private static final String SAFE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * What the launcher needs of the host.
+   *
+   * @param platform the host platform
+   * @param sandboxUser who bwrap runs as when this process is root
+   * @param resolver how the egress proxy resolves host names
+   * @param stagingParent where per-launch staging directories are made (must let the sandbox user
+   *     through: the system temporary directory does)
+   * @param searchPath where bwrap, setpriv, socat and sleep are looked up
+   */
+  public record Settings(
+      Platform platform,
+      SandboxUser sandboxUser,
+      HostResolver resolver,
+      Path stagingParent,
+      String searchPath) {
+
+    public Settings {
+      if (platform == null || sandboxUser == null || resolver == null || stagingParent == null) {
+        throw new IllegalArgumentException("launcher settings are incomplete");
+      }
+      searchPath = searchPath == null ? SAFE_PATH : searchPath;
+    }
+
+    /** This host: the detected platform, {@code nobody}, the system resolver, the temp dir. */
+    public static Settings defaults() {
+      return new Settings(Platform.current(), SandboxUser.NOBODY, HostResolver.SYSTEM,
+          Path.of(System.getProperty("java.io.tmpdir")),
+          SAFE_PATH + File.pathSeparator + System.getenv().getOrDefault("PATH", ""));
+    }
+
+    public Settings withSandboxUser(SandboxUser user) {
+      return new Settings(platform, user, resolver, stagingParent, searchPath);
+    }
+
+    public Settings withResolver(HostResolver resolver) {
+      return new Settings(platform, sandboxUser, resolver, stagingParent, searchPath);
+    }
+  }
+
+  private final Settings settings;
+
+  public LocalLauncher(Settings settings) {
+    if (settings == null) {
+      throw new IllegalArgumentException("a launcher needs its settings");
+    }
+    this.settings = settings;
+  }
+
+  @Override
+  public SandboxProcess launch(LaunchRequest request, SandboxListener listener)
+      throws SandboxLaunchException {
+    SandboxPlan plan = request.plan();
+    if (!plan.verdict().launches()) {
+      throw new SandboxLaunchException(
+          "not launched: " + plan.verdict().reason(), plan.verdict().waysOut());
+    }
+    switch (plan.effectiveBackend()) {
+      case NONE:
+        return unwrapped(request, listener);
+      case NATIVE:
+        if (!settings.platform().linuxLike()) {
+          throw new SandboxLaunchException("the native sandbox on " + settings.platform().id()
+              + " is not offered by this launcher (only bubblewrap on Linux and WSL2 is)",
+              List.of("start pushgate with --sandbox off: no confinement at all, reported as such"));
+        }
+        return bubblewrap(request, listener);
+      default:
+        throw new SandboxLaunchException("the microvm backend is not offered by this launcher",
+            List.of("leave the backend unspecified to wrap the run when the host offers a sandbox"));
+    }
+  }
+
+  /** The {@code none} backend: the command on the host, with the plan's environment. */
+  private SandboxProcess unwrapped(LaunchRequest request, SandboxListener listener)
+      throws SandboxLaunchException {
+    SandboxPlan plan = request.plan();
+    String workdir = plan.spec().guestWorkdir();
+    LOG.info("run {}: starting without an OS sandbox: {}", plan.spec().sessionId(),
+        plan.backendReason());
+    ProcessBuilder pb = new ProcessBuilder(request.command());
+    if (workdir != null) {
+      pb.directory(new File(workdir));
+    }
+    pb.environment().clear();
+    pb.environment().putAll(plan.env().asMap());
+    stdin(pb, request);
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("workdir", workdir);
+    details.put("note", "no OS sandbox: " + plan.enforcement().osSandboxNote());
+    try {
+      Process p = pb.start();
+      return new SandboxProcess(plan.spec().sessionId(), SandboxBackend.NONE, p,
+          new SandboxProcess.Events(listener), null, null, List.of(), details, request.timeout());
+    } catch (IOException e) {
+      throw new SandboxLaunchException("cannot start " + request.command().get(0) + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** The {@code native} backend on Linux. */
+  private SandboxProcess bubblewrap(LaunchRequest request, SandboxListener listener)
+      throws SandboxLaunchException {
+    SandboxPlan plan = request.plan();
+    SandboxSpec spec = plan.spec();
+    SandboxUser user = currentUid() == 0 ? settings.sandboxUser() : null;
+    BubblewrapArgv.Tools tools = tools(user != null);
+    SandboxProcess.Events events = new SandboxProcess.Events(listener);
+    List<AutoCloseable> cleanup = new ArrayList<>();
+    try {
+      Path staging = Files.createTempDirectory(settings.stagingParent(), "pushgate-sandbox-");
+      cleanup.add(() -> deleteTree(staging));
+      Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwx------"));
+      Path empty = Files.createDirectory(staging.resolve("empty"));
+      Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("r-xr-xr-x"));
+
+      List<BubblewrapArgv.Staged> staged = new ArrayList<>();
+      int n = 0;
+      for (SandboxFile f : request.files()) {
+        Path copy = staging.resolve("file-" + n++);
+        Files.copy(f.hostPath(), copy, StandardCopyOption.REPLACE_EXISTING);
+        Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r--------"));
+        staged.add(new BubblewrapArgv.Staged(copy.toString(), f.guestPath()));
+      }
+
+      List<Bridge> bridges = new ArrayList<>(request.bridges());
+      int proxyPort = PROXY_PORT;
+      while (usesPort(bridges, proxyPort)) {
+        proxyPort++;
+      }
+      Path proxySocket = staging.resolve("proxy.sock");
+      Map<String, String> env = new LinkedHashMap<>(plan.env().asMap());
+      proxyEnvironment(env, proxyPort);
+      StringBuilder secrets = new StringBuilder();
+      Map<String, String> visibleEnv = new LinkedHashMap<>();
+      for (Map.Entry<String, String> e : env.entrySet()) {
+        if (BubblewrapArgv.secret(e.getKey())) {
+          secrets.append(BubblewrapArgv.exportLine(e.getKey(), e.getValue()));
+        } else {
+          visibleEnv.put(e.getKey(), e.getValue());
+        }
+      }
+      if (secrets.length() > 0) {
+        Path envFile = staging.resolve("env");
+        Files.writeString(envFile, secrets, StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(envFile, PosixFilePermissions.fromString("r--------"));
+        staged.add(new BubblewrapArgv.Staged(envFile.toString(), BubblewrapArgv.GUEST_ENV_FILE));
+      }
+      if (user != null) {
+        try (var files = Files.walk(staging)) {
+          for (Path p : files.toList()) {
+            OwnershipLoan.chown(p, user.uid(), user.gid());
+          }
+        }
+      }
+
+      EgressProxy proxy = EgressProxy.start(proxySocket, plan.egress(), settings.resolver(),
+          events::violation);
+      cleanup.add(proxy);
+      bridges.add(new Bridge(PROXY_BRIDGE, proxySocket, proxyPort));
+
+      List<SandboxBindMount> mounts = BubblewrapArgv.mounts(spec);
+      if (user != null) {
+        List<Path> reached = new ArrayList<>();
+        for (SandboxBindMount m : mounts) {
+          reached.add(Path.of(m.hostPath()));
+        }
+        for (Bridge b : request.bridges()) {
+          reached.add(b.hostSocket());
+        }
+        for (Path p : reached) {
+          String why = OwnershipLoan.unreachable(p, user);
+          if (why != null) {
+            throw new SandboxLaunchException("the sandbox user (uid " + user.uid()
+                + ") cannot reach " + p + ": " + why, List.of(
+                    "let others search the directories on the way (chmod o+x), or keep the run's"
+                        + " directories under one that does",
+                    "run pushgate exec as the user who owns them instead of root"));
+          }
+        }
+        List<Path> writable = new ArrayList<>();
+        for (SandboxBindMount m : mounts) {
+          if (!m.readOnly()) {
+            writable.add(Path.of(m.hostPath()));
+          }
+        }
+        cleanup.add(OwnershipLoan.lend(writable, user));
+      }
+
+      String nonce = HexFormat.of().formatHex(randomBytes());
+      BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
+          staged, secrets.length() > 0, visibleEnv, env.get("HOME"), empty.toString(), user,
+          tools, nonce);
+      BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
+      cleanup.add(() -> removePlaceholders(built.placeholders()));
+
+      ProcessBuilder pb = new ProcessBuilder(built.argv()).directory(new File("/"));
+      pb.environment().clear();
+      pb.environment().put("PATH", SAFE_PATH);
+      stdin(pb, request);
+      Map<String, Object> details = new LinkedHashMap<>();
+      details.put("workdir", spec.guestWorkdir());
+      details.put("staging", staging.toString());
+      details.put("proxy", "127.0.0.1:" + proxyPort);
+      details.put("user", user == null ? null : user.toString());
+      Process p = pb.start();
+      LOG.info("run {}: launched under bubblewrap{} (pid {})", spec.sessionId(),
+          user == null ? "" : " as uid " + user.uid(), p.pid());
+      return new SandboxProcess(spec.sessionId(), SandboxBackend.NATIVE, p, events,
+          BubblewrapArgv.READY + " " + nonce, built.denials(), cleanup, details,
+          request.timeout());
+    } catch (SandboxLaunchException e) {
+      close(cleanup);
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      close(cleanup);
+      throw new SandboxLaunchException("the sandbox could not be set up: " + e.getMessage(), e);
+    }
+  }
+
+  /** The proxy variables: every HTTP client that honours them goes through the run's proxy. */
+  static void proxyEnvironment(Map<String, String> env, int proxyPort) {
+    String proxy = "http://127.0.0.1:" + proxyPort;
+    for (String name : List.of("ALL_PROXY", "all_proxy", "FTP_PROXY", "ftp_proxy")) {
+      env.remove(name);
+    }
+    env.put("HTTP_PROXY", proxy);
+    env.put("HTTPS_PROXY", proxy);
+    env.put("http_proxy", proxy);
+    env.put("https_proxy", proxy);
+    env.put("NO_PROXY", "127.0.0.1,localhost");
+    env.put("no_proxy", "127.0.0.1,localhost");
+  }
+
+  private static byte[] randomBytes() {
+    byte[] b = new byte[12];
+    RANDOM.nextBytes(b);
+    return b;
+  }
+
+  private BubblewrapArgv.Tools tools(boolean dropping) throws SandboxLaunchException {
+    String bwrap = find("bwrap");
+    String socat = find("socat");
+    String setpriv = dropping ? find("setpriv") : null;
+    String sleep = find("sleep");
+    List<String> missing = new ArrayList<>();
+    if (bwrap == null) {
+      missing.add("bubblewrap");
+    }
+    if (socat == null) {
+      missing.add("socat");
+    }
+    if (dropping && setpriv == null) {
+      missing.add("util-linux (setpriv)");
+    }
+    if (sleep == null) {
+      missing.add("coreutils (sleep)");
+    }
+    if (!missing.isEmpty()) {
+      throw new SandboxLaunchException("this host lacks what the native sandbox needs: "
+          + String.join(", ", missing), List.of(
+              "install them: sudo apt-get install " + String.join(" ", missing).replaceAll(
+                  " \\([a-z]+\\)", ""),
+              "start pushgate with --sandbox off: no confinement at all, reported as such"));
+    }
+    return new BubblewrapArgv.Tools(setpriv, bwrap, "/bin/sh", socat, sleep);
+  }
+
+  private String find(String name) {
+    for (String dir : settings.searchPath().split(Pattern.quote(File.pathSeparator))) {
+      if (dir.isEmpty() || !dir.startsWith("/")) {
+        continue;
+      }
+      Path p = Path.of(dir, name);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return p.toString();
+      }
+    }
+    return null;
+  }
+
+  private static boolean usesPort(List<Bridge> bridges, int port) {
+    return bridges.stream().anyMatch(b -> b.guestPort() == port);
+  }
+
+  private static void stdin(ProcessBuilder pb, LaunchRequest request) {
+    pb.redirectInput(request.inheritStdin()
+        ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.from(new File("/dev/null")));
+  }
+
+  /** The effective uid of this process, or -1 when it cannot be told (then never root). */
+  static int currentUid() {
+    try {
+      return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** Removes the empty directories bwrap made on the host as mount points for deny paths. */
+  private static void removePlaceholders(List<String> placeholders) {
+    for (String p : placeholders) {
+      Path path = Path.of(p);
+      try {
+        if (Files.isDirectory(path) && !Files.isSymbolicLink(path)) {
+          try (var entries = Files.list(path)) {
+            if (entries.findAny().isPresent()) {
+              continue;
+            }
+          }
+          Files.delete(path);
+        }
+      } catch (IOException e) {
+        LOG.warn("cannot remove the mount point {}: {}", p, e.getMessage());
+      }
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        Files.delete(file);
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+        Files.delete(dir);
+        return FileVisitResult.CONTINUE;
+      }
+    });
+  }
+
+  private static void close(List<AutoCloseable> cleanup) {
+    for (int i = cleanup.size() - 1; i >= 0; i--) {
+      try {
+        cleanup.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("cleanup after a failed launch: {}", e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.pushgate.sandbox;
+
+import java.nio.file.Path;
+
+/**
+ * A host file handed to the run read-only at a path inside the sandbox, such as the run's git
+ * config at the path {@code GIT_CONFIG_GLOBAL} names. The launcher copies it into the run's
+ * staging directory first, so the sandbox user can read it even when the original sits in the
+ * appliance's private data directory.
+ *
+ * @param hostPath the file on the host
+ * @param guestPath where it appears inside (absolute)
+ */
+public record SandboxFile(Path hostPath, String guestPath) {
+  public SandboxFile {
+    if (hostPath == null || !hostPath.isAbsolute()) {
+      throw new IllegalArgumentException("a sandbox file needs an absolute host path: " + hostPath);
+    }
+    if (guestPath == null || !guestPath.startsWith("/") || Text.hasControl(guestPath)) {
+      throw new IllegalArgumentException(
+          "a sandbox file needs an absolute guest path: " + Text.printable(guestPath));
+    }
+  }
+
+  /** The file at the same path inside as outside. */
+  public static SandboxFile samePath(Path hostPath) {
+    return new SandboxFile(hostPath, hostPath == null ? null : hostPath.toString());
+  }
+}

@@ -1,0 +1,279 @@
+package dev.pushgate.sandbox;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A launched command: its state, its handle, and the way to stop it. Its output and violations
+ * reach the listener as events while it runs; when it ends, the {@code exit} event is sent, then
+ * everything the launch set up on the host (proxy, staged files, lent ownership, placeholders) is
+ * taken down, and only then do the {@code waitFor} methods return.
+ */
+public final class SandboxProcess {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxProcess.class);
+  private static final Duration DRAIN = Duration.ofSeconds(5);
+  private static final Duration GRACE = Duration.ofSeconds(3);
+
+  private final String sessionId;
+  private final SandboxBackend backend;
+  private final Process process;
+  private final Events events;
+  private final String readyLine;
+  private final ViolationParser.Denials denials;
+  private final List<AutoCloseable> cleanup;
+  private final Map<String, Object> details;
+  private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+  private final AtomicBoolean killed = new AtomicBoolean();
+  private final StringBuilder early = new StringBuilder();
+  private volatile SandboxState state = SandboxState.CREATED;
+  private volatile String error;
+  private volatile boolean ready;
+
+  /**
+   * @param readyLine the line that says the sandbox is set up and the command starts, or null
+   *     when it starts at once (no sandbox)
+   * @param denials what the violation parser knows, or null to parse no violations
+   * @param cleanup closed in reverse order once the process has ended
+   */
+  SandboxProcess(
+      String sessionId,
+      SandboxBackend backend,
+      Process process,
+      Events events,
+      String readyLine,
+      ViolationParser.Denials denials,
+      List<AutoCloseable> cleanup,
+      Map<String, Object> details,
+      Duration timeout) {
+    this.sessionId = sessionId;
+    this.backend = backend;
+    this.process = process;
+    this.events = events;
+    this.readyLine = readyLine;
+    this.denials = denials;
+    this.cleanup = List.copyOf(cleanup);
+    this.details = new LinkedHashMap<>(details);
+    this.details.put("pid", process.pid());
+    events.emit(new SandboxEvent.Starting());
+    if (readyLine == null) {
+      onReady();
+    }
+    Thread out = daemon("pushgate-sandbox-stdout", () -> pump(process.getInputStream(), false));
+    Thread err = daemon("pushgate-sandbox-stderr", () -> pump(process.getErrorStream(), true));
+    daemon("pushgate-sandbox-wait", () -> awaitExit(timeout, out, err));
+  }
+
+  /** The handle, as the reference defines it, with the pid and the launch's paths as details. */
+  public SandboxHandle handle() {
+    return new SandboxHandle(sessionId, backend, state, state == SandboxState.ERROR ? error : null,
+        details);
+  }
+
+  public SandboxState state() {
+    return state;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /**
+   * Stops the command: the {@code killed} event with the reason, SIGTERM to the sandbox (bwrap
+   * takes everything inside down with it), SIGKILL when it has not ended after a grace period.
+   * Does nothing once the command has ended.
+   */
+  public void kill(String reason) {
+    if (!process.isAlive() || !killed.compareAndSet(false, true)) {
+      return;
+    }
+    events.emit(new SandboxEvent.Killed(reason));
+    process.descendants().forEach(ProcessHandle::destroy);
+    process.destroy();
+    daemon("pushgate-sandbox-kill", () -> {
+      try {
+        if (!process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+          process.descendants().forEach(ProcessHandle::destroyForcibly);
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+  }
+
+  /** Waits until the command has ended and the launch is taken down; returns its exit code. */
+  public int waitFor() throws InterruptedException {
+    try {
+      return exit.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the sandbox waiter failed", e.getCause());
+    }
+  }
+
+  /** Like {@link #waitFor()}, giving up after {@code timeout}. */
+  public OptionalInt waitFor(Duration timeout) throws InterruptedException {
+    try {
+      return OptionalInt.of(exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+    } catch (TimeoutException e) {
+      return OptionalInt.empty();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the sandbox waiter failed", e.getCause());
+    }
+  }
+
+  private void onReady() {
+    ready = true;
+    state = SandboxState.ACTIVE;
+    events.emit(new SandboxEvent.Ready());
+  }
+
+  private void awaitExit(Duration timeout, Thread out, Thread err) {
+    int code;
+    try {
+      if (timeout != null && !process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        kill("timeout: ran longer than " + (timeout.toMillis() % 1000 == 0
+            ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms"));
+      }
+      code = process.waitFor();
+      out.join(DRAIN.toMillis());
+      err.join(DRAIN.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+      code = -1;
+    }
+    if (!ready) {
+      String said = early.toString().strip();
+      error = "the sandbox did not start (exit " + code + ")" + (said.isEmpty() ? "" : ": " + said);
+      state = SandboxState.ERROR;
+      LOG.info("run {}: {}", sessionId, error);
+    }
+    events.emit(new SandboxEvent.Exit(code));
+    for (int i = cleanup.size() - 1; i >= 0; i--) {
+      try {
+        cleanup.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("run {}: cleanup after the sandbox failed: {}", sessionId, e.getMessage());
+      }
+    }
+    if (state != SandboxState.ERROR) {
+      state = SandboxState.DESTROYED;
+    }
+    exit.complete(code);
+  }
+
+  /** Forwards a stream as events; standard error is also read line by line for violations. */
+  private void pump(InputStream stream, boolean stderr) {
+    char[] buf = new char[8192];
+    StringBuilder line = new StringBuilder();
+    try (Reader in = new InputStreamReader(stream, StandardCharsets.UTF_8)) {
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        String chunk = new String(buf, 0, n);
+        if (!stderr) {
+          events.emit(new SandboxEvent.Stdout(chunk));
+          continue;
+        }
+        if (ready) {
+          events.emit(new SandboxEvent.Stderr(chunk));
+        }
+        for (int i = 0; i < chunk.length(); i++) {
+          char c = chunk.charAt(i);
+          if (c != '\n') {
+            line.append(c);
+            continue;
+          }
+          String l = line.toString();
+          line.setLength(0);
+          if (!ready) {
+            if (l.equals(readyLine)) {
+              onReady();
+              if (i + 1 < chunk.length()) {
+                events.emit(new SandboxEvent.Stderr(chunk.substring(i + 1)));
+              }
+              continue;
+            }
+            events.emit(new SandboxEvent.Stderr(l + "\n"));
+            if (early.length() < 2000) {
+              early.append(l).append('\n');
+            }
+          }
+          violation(l);
+        }
+        if (!ready && line.length() > 0 && readyLine != null
+            && !readyLine.startsWith(line.toString())) {
+          // A partial line that cannot be the ready line: pass it on now.
+          events.emit(new SandboxEvent.Stderr(line.toString()));
+          early.append(line);
+          violation(line.toString());
+          line.setLength(0);
+        }
+      }
+      if (line.length() > 0) {
+        if (!ready) {
+          events.emit(new SandboxEvent.Stderr(line.toString()));
+          early.append(line);
+        }
+        violation(line.toString());
+      }
+    } catch (IOException e) {
+      LOG.debug("run {}: output stream closed: {}", sessionId, e.getMessage());
+    }
+  }
+
+  private void violation(String line) {
+    if (denials != null) {
+      ViolationParser.parse(line, denials).ifPresent(events::violation);
+    }
+  }
+
+  private static Thread daemon(String name, Runnable r) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /** Delivers events one at a time; each violation once per launch. */
+  static final class Events {
+    private final SandboxListener listener;
+    private final Set<List<String>> seen = new HashSet<>();
+
+    Events(SandboxListener listener) {
+      this.listener = listener == null ? SandboxListener.NULL : listener;
+    }
+
+    synchronized void emit(SandboxEvent event) {
+      try {
+        listener.onEvent(event);
+      } catch (RuntimeException e) {
+        LOG.warn("a sandbox listener failed on {}: {}", event.getClass().getSimpleName(),
+            e.toString());
+      }
+    }
+
+    synchronized void violation(SandboxViolation v) {
+      if (seen.add(new ArrayList<>(List.of(v.action(), v.target())))) {
+        emit(new SandboxEvent.Violation(v));
+      }
+    }
+  }
+}

@@ -1,0 +1,165 @@
+package dev.pushgate.sandbox;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a line of a sandboxed command's standard error as bubblewrap denials show up there: the
+ * {@code EROFS}, {@code EACCES} and {@code EPERM} texts of coreutils, shells, git, Python and Node,
+ * {@code No such file or directory} for a path the sandbox hides, and curl's and git's words for
+ * a host that cannot be reached without the proxy. Anything else is not a violation.
+ */
+final class ViolationParser {
+  static final String FILE_WRITE = "file-write*";
+  static final String FILE_READ = "file-read*";
+  static final String SYSCALL = "syscall";
+  static final String NETWORK = "network-outbound";
+
+  private static final String READ_ONLY = "read-only file system";
+  private static final String DENIED = "permission denied";
+  private static final String NOT_PERMITTED = "operation not permitted";
+  private static final String MISSING = "no such file or directory";
+
+  // An apostrophe inside a word ("can't") opens no quotation.
+  private static final Pattern QUOTED =
+      Pattern.compile("(?<![A-Za-z])['\"‘`]([^'\"’`]+)['\"’`]");
+  private static final Pattern WRITE_WORDS = Pattern.compile(
+      "\\b(creat\\w*|touch|writ\\w*|remov\\w*|mkdir|make directory|renam\\w*|mov\\w*|lock\\w*"
+          + "|unlink\\w*|delet\\w*|chmod|chown|truncat\\w*|append\\w*|sav\\w*|cop\\w*|install\\w*"
+          + "|erofs)\\b");
+  private static final Pattern RESOLVE = Pattern.compile("could not resolve host:? ([^\\s,;'\"]+)");
+  private static final Pattern CONNECT = Pattern.compile("failed to connect to ([^\\s,;'\"]+) port");
+
+  private ViolationParser() {}
+
+  /**
+   * The violation a line reports, if any.
+   *
+   * @param line one line of standard error, without its line break
+   * @param denials what the sandbox hides and blocks; decides whether {@code No such file or
+   *     directory} is a denial or just a missing file, and whether {@code Is a directory} is a
+   *     blocked deny path
+   */
+  static Optional<SandboxViolation> parse(String line, Denials denials) {
+    if (line == null || line.isBlank()) {
+      return Optional.empty();
+    }
+    String lower = line.toLowerCase(Locale.ROOT);
+    Matcher m = RESOLVE.matcher(lower);
+    if (m.find()) {
+      return Optional.of(violation(NETWORK, host(line, m.start(1), m.end(1)), line));
+    }
+    m = CONNECT.matcher(lower);
+    if (m.find()) {
+      return Optional.of(violation(NETWORK, host(line, m.start(1), m.end(1)), line));
+    }
+    if (lower.contains("network is unreachable")) {
+      return Optional.of(violation(NETWORK, "", line));
+    }
+    if (lower.contains(READ_ONLY) || lower.contains("erofs")) {
+      return Optional.of(violation(FILE_WRITE, target(line, phraseAt(lower, READ_ONLY)), line));
+    }
+    if (lower.contains(DENIED) || lower.contains("eacces")) {
+      String target = target(line, phraseAt(lower, DENIED));
+      return Optional.of(violation(writes(lower) ? FILE_WRITE : FILE_READ, target, line));
+    }
+    if (lower.contains(NOT_PERMITTED) || lower.contains("eperm")) {
+      String target = target(line, phraseAt(lower, NOT_PERMITTED));
+      String action = target.isEmpty() ? SYSCALL : writes(lower) ? FILE_WRITE : FILE_READ;
+      return Optional.of(violation(action, target, line));
+    }
+    if (lower.contains(MISSING) || lower.contains("enoent")) {
+      String target = target(line, phraseAt(lower, MISSING));
+      boolean write = writes(lower);
+      // A write is denied when the directory it goes in is hidden; a read when the path is.
+      if (!target.isEmpty() && (denials.hidden(target) || write && denials.hidden(parent(target)))) {
+        return Optional.of(violation(write ? FILE_WRITE : FILE_READ, target, line));
+      }
+    }
+    if (lower.contains("is a directory") || lower.contains("device or resource busy")) {
+      String at = lower.contains("is a directory") ? "is a directory" : "device or resource busy";
+      String target = target(line, phraseAt(lower, at));
+      if (!target.isEmpty() && denials.blocked(target)) {
+        return Optional.of(violation(FILE_WRITE, target, line));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** What a launch hides and blocks; paths may be relative to the command's working directory. */
+  interface Denials {
+    /** Nothing hidden, nothing blocked: only the unambiguous texts are violations. */
+    Denials NONE = new Denials() {
+      @Override
+      public boolean hidden(String path) {
+        return false;
+      }
+
+      @Override
+      public boolean blocked(String path) {
+        return false;
+      }
+    };
+
+    /** Whether the sandbox hides this path: it exists on the host but not inside. */
+    boolean hidden(String path);
+
+    /** Whether this path is a deny path the sandbox blocks with an empty read-only directory. */
+    boolean blocked(String path);
+  }
+
+  private static SandboxViolation violation(String action, String target, String line) {
+    return new SandboxViolation(action, target, Text.printable(line));
+  }
+
+  private static boolean writes(String lower) {
+    return WRITE_WORDS.matcher(lower).find();
+  }
+
+  private static int phraseAt(String lower, String phrase) {
+    int at = lower.indexOf(phrase);
+    return at < 0 ? lower.length() : at;
+  }
+
+  /**
+   * The path a line names: the last quoted text ({@code cannot touch '/x'}, {@code Permission
+   * denied: '/x'}), else the path-like word just before {@code ": <phrase>"} ({@code cat: /x: No
+   * such file}), else nothing.
+   */
+  static String target(String line, int phraseAt) {
+    String quoted = null;
+    Matcher q = QUOTED.matcher(line);
+    while (q.find()) {
+      quoted = q.group(1);
+    }
+    if (quoted != null && !quoted.isBlank()) {
+      return quoted.strip();
+    }
+    String before = line.substring(0, Math.min(phraseAt, line.length()));
+    if (before.endsWith(": ")) {
+      String head = before.substring(0, before.length() - 2);
+      int space = head.lastIndexOf(' ');
+      String word = head.substring(space + 1);
+      // Unquoted, only a word that looks like a path: "ping: socket: ..." names no file.
+      if (!word.isEmpty() && !word.endsWith(":") && (word.contains("/") || word.contains("."))) {
+        return word;
+      }
+    }
+    return "";
+  }
+
+  private static String parent(String path) {
+    int slash = path.lastIndexOf('/');
+    return slash < 0 ? "." : slash == 0 ? "/" : path.substring(0, slash);
+  }
+
+  private static String host(String line, int start, int end) {
+    String h = line.substring(start, end);
+    while (!h.isEmpty() && ".:)".indexOf(h.charAt(h.length() - 1)) >= 0) {
+      h = h.substring(0, h.length() - 1);
+    }
+    return h;
+  }
+}

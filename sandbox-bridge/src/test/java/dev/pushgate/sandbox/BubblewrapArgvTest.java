@@ -1,0 +1,265 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The bubblewrap command line, built against a fake host: no process is started. */
+class BubblewrapArgvTest {
+  private static final String HOME = "/home/u";
+  private static final String WORK = "/data/conv/agents/a1/work";
+  private static final String CONFIG = "/data/conv/agents/a1/config";
+  private static final String EMPTY = "/tmp/pushgate-sandbox-1/empty";
+  private static final BubblewrapArgv.Tools TOOLS = new BubblewrapArgv.Tools(
+      "/usr/bin/setpriv", "/usr/bin/bwrap", "/bin/sh", "/usr/bin/socat", "/usr/bin/sleep");
+
+  /** A host where the listed paths exist with the given kinds; everything else is missing. */
+  private static final class FakeHost implements BubblewrapArgv.HostView {
+    final Map<String, BubblewrapArgv.Kind> kinds = new HashMap<>();
+    final Map<String, String> links = new HashMap<>();
+
+    FakeHost() {
+      dir("/usr");
+      dir("/etc");
+      link("/bin", "usr/bin");
+      link("/lib", "usr/lib");
+      link("/lib64", "usr/lib64");
+      dir(WORK);
+      dir(CONFIG);
+      dir("/data/conv/agents/a2/work");
+    }
+
+    FakeHost dir(String p) {
+      kinds.put(p, BubblewrapArgv.Kind.DIRECTORY);
+      return this;
+    }
+
+    FakeHost file(String p) {
+      kinds.put(p, BubblewrapArgv.Kind.FILE);
+      return this;
+    }
+
+    FakeHost link(String p, String target) {
+      kinds.put(p, BubblewrapArgv.Kind.SYMLINK);
+      links.put(p, target);
+      return this;
+    }
+
+    @Override
+    public BubblewrapArgv.Kind kind(String path) {
+      return kinds.getOrDefault(path, BubblewrapArgv.Kind.MISSING);
+    }
+
+    @Override
+    public String linkTarget(String path) {
+      return links.get(path);
+    }
+  }
+
+  private static SandboxPlan plan(Mode mode, List<String> writeDeny, List<String> readDeny) {
+    SandboxSpec spec = new SandboxSpec("space-1", "ws-1", "a1",
+        List.of(SandboxBindMount.of(WORK, mode.readOnly()), SandboxBindMount.of(CONFIG, true)),
+        true, List.of(), WORK, mode, List.of("/home/u/src/repo"), List.of(), List.of());
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PATH", "/usr/bin:/bin");
+    env.put("HOME", HOME);
+    env.put("GH_TOKEN", "ghs_secret");
+    Enforcement enforcement = new Enforcement(true, true, true, true, true, "bubblewrap", true,
+        "egress limited", true, "sanitised", List.of(), List.of());
+    return new SandboxPlan(spec, null, SandboxBackend.NATIVE, "native", Verdict.allowed(),
+        "bubblewrap", EnvironmentVariables.of(env), enforcement,
+        new FilesystemPolicy(List.of(WORK), readDeny, writeDeny, List.of()),
+        EgressPolicy.resolve(true, List.of()));
+  }
+
+  private static BubblewrapArgv.Layout layout(SandboxPlan plan, SandboxUser user) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PATH", "/usr/bin:/bin");
+    env.put("HOME", HOME);
+    env.put("HTTPS_PROXY", "http://127.0.0.1:3128");
+    return new BubblewrapArgv.Layout(plan, List.of("git", "status", "--short"),
+        List.of(new Bridge("gateway", Path.of("/tmp/pushgate-gw/gateway.sock"), 7070),
+            new Bridge("proxy", Path.of("/tmp/pushgate-sandbox-1/proxy.sock"), 3128)),
+        List.of(new BubblewrapArgv.Staged("/tmp/pushgate-sandbox-1/file-0",
+            "/data/pushgate/runs/r1/gitconfig"),
+            new BubblewrapArgv.Staged("/tmp/pushgate-sandbox-1/env", BubblewrapArgv.GUEST_ENV_FILE)),
+        true, env, HOME, EMPTY, user, TOOLS, "n0nce");
+  }
+
+  private static BubblewrapArgv.Built build(SandboxPlan plan, FakeHost host) {
+    return BubblewrapArgv.build(layout(plan, SandboxUser.NOBODY), host);
+  }
+
+  private static int at(List<String> argv, String... sequence) {
+    return Collections.indexOfSubList(argv, List.of(sequence));
+  }
+
+  @Test
+  void asRootStartsBwrapAsTheSandboxUserThroughSetpriv() {
+    List<String> argv = build(plan(Mode.CHAT, List.of(), List.of()), new FakeHost()).argv();
+    assertThat(argv.subList(0, 6)).containsExactly("/usr/bin/setpriv", "--reuid=65534",
+        "--regid=65534", "--clear-groups", "--", "/usr/bin/bwrap");
+    List<String> unprivileged =
+        BubblewrapArgv.build(layout(plan(Mode.CHAT, List.of(), List.of()), null), new FakeHost())
+            .argv();
+    assertThat(unprivileged.get(0)).isEqualTo("/usr/bin/bwrap");
+  }
+
+  @Test
+  void unsharesEverythingDropsCapabilitiesAndDiesWithItsParent() {
+    List<String> argv = build(plan(Mode.CHAT, List.of(), List.of()), new FakeHost()).argv();
+    assertThat(at(argv, "/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+        "--cap-drop", "ALL")).isEqualTo(5);
+  }
+
+  @Test
+  void mountsTheSystemReadOnlyAFreshProcWithProcSysReadOnlyAndNothingElseOfTheHost() {
+    List<String> argv = build(plan(Mode.CHAT, List.of(), List.of()), new FakeHost()).argv();
+    assertThat(at(argv, "--ro-bind", "/usr", "/usr")).isPositive();
+    assertThat(at(argv, "--ro-bind", "/etc", "/etc")).isPositive();
+    assertThat(at(argv, "--symlink", "usr/bin", "/bin")).isPositive();
+    assertThat(at(argv, "--symlink", "usr/lib64", "/lib64")).isPositive();
+    assertThat(argv).doesNotContain("/sbin", "/home", "/root", "/var", "/opt");
+    int proc = at(argv, "--proc", "/proc");
+    assertThat(proc).isPositive();
+    assertThat(at(argv, "--ro-bind", "/proc/sys", "/proc/sys")).isGreaterThan(proc);
+    assertThat(at(argv, "--dev", "/dev")).isPositive();
+    assertThat(at(argv, "--tmpfs", "/tmp")).isPositive();
+    assertThat(at(argv, "--tmpfs", HOME)).isPositive();
+    assertThat(at(argv, "--remount-ro", "/")).isPositive();
+  }
+
+  @Test
+  void bindsTheWorkdirWritableInChatAndReadOnlyInReadOnlyModesAndNeverASibling() {
+    List<String> chat = build(plan(Mode.CHAT, List.of(), List.of()), new FakeHost()).argv();
+    assertThat(at(chat, "--bind", WORK, WORK)).isPositive();
+    assertThat(at(chat, "--ro-bind", CONFIG, CONFIG)).isPositive();
+    assertThat(chat).noneMatch(a -> a.contains("/agents/a2"));
+    List<String> review = build(plan(Mode.REVIEW, List.of(), List.of()), new FakeHost()).argv();
+    assertThat(at(review, "--ro-bind", WORK, WORK)).isPositive();
+    assertThat(at(review, "--bind", WORK, WORK)).isNegative();
+  }
+
+  @Test
+  void coversExistingDenyPathsReadOnlyAndBlocksMissingOnesWithAnEmptyDirectory() {
+    FakeHost host = new FakeHost().dir(WORK + "/.git").dir(WORK + "/.git/hooks")
+        .file(WORK + "/.git/config").file(WORK + "/README.md");
+    SandboxPlan plan = plan(Mode.CHAT, List.of(WORK + "/.git/hooks", WORK + "/.git/config",
+        WORK + "/.vscode", WORK + "/.claude/settings.json", WORK + "/.claude/hooks",
+        WORK + "/README.md/x", "/home/u/src/repo"), List.of());
+    BubblewrapArgv.Built built = build(plan, host);
+    List<String> argv = built.argv();
+    int work = at(argv, "--bind", WORK, WORK);
+    assertThat(at(argv, "--ro-bind", WORK + "/.git/hooks", WORK + "/.git/hooks"))
+        .isGreaterThan(work);
+    assertThat(at(argv, "--ro-bind", WORK + "/.git/config", WORK + "/.git/config"))
+        .isGreaterThan(work);
+    assertThat(at(argv, "--ro-bind", EMPTY, WORK + "/.vscode")).isGreaterThan(work);
+    assertThat(at(argv, "--ro-bind", EMPTY, WORK + "/.claude")).isGreaterThan(work);
+    assertThat(built.placeholders()).containsExactly(WORK + "/.vscode", WORK + "/.claude");
+    // Under a file nothing can be created; outside every mount the path is absent already.
+    assertThat(argv).noneMatch(a -> a.startsWith(WORK + "/README.md"));
+    assertThat(argv).doesNotContain("/home/u/src/repo");
+  }
+
+  @Test
+  void neverBlocksAMissingGitDirectorySoThatCloneAndInitStillWork() {
+    SandboxPlan plan = plan(Mode.CHAT, List.of(WORK + "/.git/hooks", WORK + "/.git/config"),
+        List.of());
+    BubblewrapArgv.Built built = build(plan, new FakeHost());
+    assertThat(built.placeholders()).isEmpty();
+    assertThat(built.argv()).noneMatch(a -> a.contains("/.git"));
+  }
+
+  @Test
+  void hidesSecretsInsideAMountWithAnEmptyDirectoryOrDevNull() {
+    FakeHost host = new FakeHost().dir(WORK + "/.ssh").file(WORK + "/.netrc").dir(HOME + "/.ssh");
+    SandboxPlan plan = plan(Mode.CHAT, List.of(),
+        List.of(WORK + "/.ssh", WORK + "/.netrc", WORK + "/.aws", HOME + "/.ssh"));
+    List<String> argv = build(plan, host).argv();
+    assertThat(at(argv, "--tmpfs", WORK + "/.ssh", "--remount-ro", WORK + "/.ssh")).isPositive();
+    assertThat(at(argv, "--ro-bind", "/dev/null", WORK + "/.netrc")).isPositive();
+    assertThat(argv).doesNotContain(WORK + "/.aws");
+    // The home is an empty tmpfs: its real .ssh is not mounted at all.
+    assertThat(argv).doesNotContain(HOME + "/.ssh");
+  }
+
+  @Test
+  void bindsStagedFilesAndBridgeSocketsReadOnlyAndKeepsSecretsOffTheCommandLine() {
+    List<String> argv = build(plan(Mode.CHAT, List.of(), List.of()), new FakeHost()).argv();
+    assertThat(at(argv, "--ro-bind", "/tmp/pushgate-sandbox-1/file-0",
+        "/data/pushgate/runs/r1/gitconfig")).isPositive();
+    assertThat(at(argv, "--ro-bind", "/tmp/pushgate-gw/gateway.sock",
+        "/run/pushgate/gateway.sock")).isPositive();
+    assertThat(at(argv, "--ro-bind", "/tmp/pushgate-sandbox-1/proxy.sock",
+        "/run/pushgate/proxy.sock")).isPositive();
+    assertThat(at(argv, "--chdir", WORK, "--clearenv", "--setenv", "PATH", "/usr/bin:/bin"))
+        .isPositive();
+    assertThat(at(argv, "--setenv", "HTTPS_PROXY", "http://127.0.0.1:3128")).isPositive();
+    assertThat(String.join(" ", argv)).doesNotContain("ghs_secret").doesNotContain("GH_TOKEN");
+    assertThat(BubblewrapArgv.secret("GH_TOKEN")).isTrue();
+    assertThat(BubblewrapArgv.secret("ANTHROPIC_API_KEY")).isTrue();
+    assertThat(BubblewrapArgv.secret("PATH")).isFalse();
+    assertThat(BubblewrapArgv.exportLine("GH_TOKEN", "a'b")).isEqualTo("export GH_TOKEN='a'\\''b'\n");
+  }
+
+  @Test
+  void runsTheCommandThroughTheBridgeScriptThatWaitsUntilEveryBridgeListens() {
+    BubblewrapArgv.Layout layout = layout(plan(Mode.CHAT, List.of(), List.of()), SandboxUser.NOBODY);
+    List<String> argv = BubblewrapArgv.build(layout, new FakeHost()).argv();
+    int sep = argv.lastIndexOf("--");
+    assertThat(argv.subList(sep, argv.size())).containsExactly("--", "/bin/sh", "-c",
+        BubblewrapArgv.script(layout), "pushgate-sandbox", "git", "status", "--short");
+    String script = BubblewrapArgv.script(layout);
+    assertThat(script)
+        .contains(". '/run/pushgate/env'\n")
+        .contains("'/usr/bin/socat' TCP-LISTEN:7070,bind=127.0.0.1,fork,reuseaddr"
+            + " UNIX-CONNECT:/run/pushgate/gateway.sock &\n")
+        .contains("'/usr/bin/socat' TCP-LISTEN:3128,bind=127.0.0.1,fork,reuseaddr"
+            + " UNIX-CONNECT:/run/pushgate/proxy.sock &\n")
+        .contains("for p in 1B9E 0C38; do")
+        .contains("< /proc/net/tcp")
+        .endsWith("printf '%s\\n' 'pushgate-sandbox-ready n0nce' >&2\nexec \"$@\"\n");
+  }
+
+  @Test
+  void mountsParentsBeforeChildren() {
+    SandboxSpec spec = new SandboxSpec("s", "w", null,
+        List.of(SandboxBindMount.of("/home/u/work/sub", false), SandboxBindMount.of("/home/u/work",
+            false)), true, List.of(), "/home/u/work", Mode.CHAT, List.of(), List.of("/state"),
+        List.of());
+    SandboxPlan base = plan(Mode.CHAT, List.of(), List.of());
+    SandboxPlan plan = new SandboxPlan(spec, null, SandboxBackend.NATIVE, "native",
+        Verdict.allowed(), "bubblewrap", base.env(), base.enforcement(), base.filesystem(),
+        base.egress());
+    List<String> argv = build(plan, new FakeHost()).argv();
+    int home = at(argv, "--tmpfs", HOME);
+    int parent = at(argv, "--bind", "/home/u/work", "/home/u/work");
+    int child = at(argv, "--bind", "/home/u/work/sub", "/home/u/work/sub");
+    assertThat(home).isPositive().isLessThan(parent);
+    assertThat(parent).isLessThan(child);
+    assertThat(at(argv, "--bind", "/state", "/state")).isPositive();
+  }
+
+  @Test
+  void tellsTheParserWhatIsHiddenAndWhatIsBlocked() {
+    FakeHost host = new FakeHost().file("/home/u/.ssh/id_ed25519").dir("/srv/other");
+    SandboxPlan plan = plan(Mode.CHAT, List.of(WORK + "/.vscode"), List.of(HOME + "/.ssh"));
+    ViolationParser.Denials d = build(plan, host).denials();
+    assertThat(d.hidden("/home/u/.ssh/id_ed25519")).isTrue();
+    assertThat(d.hidden("/data/conv/agents/a2/work")).isTrue();
+    assertThat(d.hidden("/srv/other")).isTrue();
+    assertThat(d.hidden("/srv/never-existed")).isFalse();
+    assertThat(d.hidden(WORK + "/missing.txt")).isFalse();
+    assertThat(d.hidden("missing.txt")).isFalse();
+    assertThat(d.blocked(".vscode")).isTrue();
+    assertThat(d.blocked(WORK + "/.vscode/tasks.json")).isTrue();
+    assertThat(d.blocked(WORK + "/src")).isFalse();
+  }
+}

@@ -1,0 +1,238 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The launcher with real bubblewrap: what a command inside can and cannot do. */
+class LocalLauncherTest {
+  private static final DenyWriteGlobs NO_GLOBS = DenyWriteGlobs.explicit(List.of());
+
+  @TempDir Path tmp;
+  private Path root;
+  private Path work;
+  private Path config;
+  private Path sibling;
+  private Path home;
+  private Path checkout;
+  private final LocalLauncher launcher = new LocalLauncher(LocalLauncher.Settings.defaults());
+
+  @BeforeEach
+  void layout() throws Exception {
+    RealBwrap.require();
+    root = RealBwrap.searchable(tmp);
+    work = Files.createDirectories(root.resolve("conv/agents/a1/work"));
+    config = Files.createDirectories(root.resolve("conv/agents/a1/config"));
+    sibling = Files.createDirectories(root.resolve("conv/agents/a2/work"));
+    Files.writeString(sibling.resolve("notes.txt"), "the sibling's\n");
+    home = Files.createDirectories(root.resolve("home/u"));
+    Files.createDirectories(home.resolve(".ssh"));
+    Files.writeString(home.resolve(".ssh/id_ed25519"), "PRIVATE KEY\n");
+    checkout = Files.createDirectories(root.resolve("home/u/src/repo"));
+    Files.createDirectories(work.resolve(".git/hooks"));
+  }
+
+  private Map<String, String> hostEnv() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+    env.put("HOME", home.toString());
+    env.put("LANG", "C.UTF-8");
+    env.put("LD_PRELOAD", "/nonexistent/inject.so");
+    env.put("LD_LIBRARY_PATH", "/nonexistent/lib");
+    env.put("NODE_OPTIONS", "--require /nonexistent/evil.js");
+    env.put("GIT_SSH_COMMAND", "ssh -o ProxyCommand=evil");
+    env.put("BASH_ENV", "/nonexistent/bashenv");
+    env.put("GITHUB_TOKEN", "ghp_theHostsOwnToken");
+    env.put("GH_TOKEN", "ghp_theHostsOwnToken");
+    return env;
+  }
+
+  private SandboxPlan plan(Mode mode, SandboxSwitch sw, DenyWriteGlobs globs) {
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
+        List.of(checkout.toString()), List.of(), List.of());
+    SandboxRequest request = SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths)
+        .agentId("a1").mode(mode).denyWriteGlobs(globs)
+        .envAdditions(EnvironmentVariables.of(Map.of("GH_TOKEN", "ghs_theRunsReadToken")))
+        .build();
+    return RealBwrap.planner(home, hostEnv(), sw).plan(request);
+  }
+
+  private SandboxPlan chat() {
+    return plan(Mode.CHAT, SandboxSwitch.ON, NO_GLOBS);
+  }
+
+  private RealBwrap.Run sh(SandboxPlan plan, String script) throws Exception {
+    return RealBwrap.run(launcher, LaunchRequest.of(plan, List.of("/bin/sh", "-c", script)));
+  }
+
+  private static boolean root() {
+    return LocalLauncher.currentUid() == 0;
+  }
+
+  @Test
+  void theCommandIsNotRootAndProcSysIsReadOnly() throws Exception {
+    RealBwrap.Run run = sh(chat(), "id -u; echo sandbox > /proc/sys/kernel/hostname;"
+        + " grep ' /proc/sys ' /proc/self/mountinfo");
+    String[] out = run.stdout().split("\n");
+    assertThat(out[0]).isNotEqualTo("0");
+    if (root()) {
+      assertThat(out[0]).isEqualTo("65534");
+    }
+    assertThat(out[1].split(" ")[5]).startsWith("ro");
+    assertThat(run.stderr()).contains("/proc/sys/kernel/hostname: Read-only file system");
+    assertThat(run.violations()).contains(new SandboxViolation("file-write*",
+        "/proc/sys/kernel/hostname",
+        "/bin/sh: 1: cannot create /proc/sys/kernel/hostname: Read-only file system"));
+  }
+
+  @Test
+  void writesOutsideTheWritableWorkdirFailAndAreReportedAsViolations() throws Exception {
+    int ownerBefore = uid(work);
+    RealBwrap.Run run = sh(chat(), "touch made.txt && echo ok;"
+        + " echo evil > .git/hooks/pre-commit;"
+        + " touch " + config + "/x;"
+        + " touch /usr/x;"
+        + " touch " + checkout + "/x;"
+        + " touch .vscode/tasks.json; true");
+    assertThat(run.exit()).isZero();
+    assertThat(run.stdout()).isEqualTo("ok\n");
+    assertThat(run.violations()).extracting(SandboxViolation::action, SandboxViolation::target)
+        .contains(
+            org.assertj.core.groups.Tuple.tuple("file-write*", ".git/hooks/pre-commit"),
+            org.assertj.core.groups.Tuple.tuple("file-write*", config + "/x"),
+            org.assertj.core.groups.Tuple.tuple("file-write*", "/usr/x"),
+            org.assertj.core.groups.Tuple.tuple("file-write*", checkout + "/x"),
+            org.assertj.core.groups.Tuple.tuple("file-write*", ".vscode/tasks.json"));
+    assertThat(work.resolve("made.txt")).exists();
+    assertThat(work.resolve(".git/hooks/pre-commit")).doesNotExist();
+    assertThat(config.resolve("x")).doesNotExist();
+    assertThat(checkout.resolve("x")).doesNotExist();
+    // The empty directory that blocked .vscode is gone, and the workdir is given back.
+    assertThat(work.resolve(".vscode")).doesNotExist();
+    assertThat(uid(work)).isEqualTo(ownerBefore);
+    assertThat(uid(work.resolve("made.txt"))).isEqualTo(ownerBefore);
+    assertThat(run.process().state()).isEqualTo(SandboxState.DESTROYED);
+  }
+
+  @Test
+  void secretsAndSiblingsAreAbsent() throws Exception {
+    RealBwrap.Run run = sh(chat(), "cat " + home + "/.ssh/id_ed25519;"
+        + " ls " + root.resolve("conv/agents") + ";"
+        + " ls " + sibling + "; true");
+    assertThat(run.stdout()).isEqualTo("a1\n");
+    assertThat(run.stderr()).doesNotContain("PRIVATE KEY");
+    assertThat(run.violations()).extracting(SandboxViolation::action, SandboxViolation::target)
+        .contains(
+            org.assertj.core.groups.Tuple.tuple("file-read*", home + "/.ssh/id_ed25519"),
+            org.assertj.core.groups.Tuple.tuple("file-read*", sibling.toString()));
+  }
+
+  @Test
+  void aMountedHomeStillHidesItsSecrets() throws Exception {
+    Path homeWork = home;
+    RunPaths paths = RunPaths.workdirOnly(homeWork.toString());
+    SandboxRequest request = SandboxRequest.builder("space-2", "ws-1", Runner.HARNESS_BASH, paths)
+        .denyWriteGlobs(NO_GLOBS).build();
+    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(request);
+    RealBwrap.Run run = sh(plan, "ls -a .ssh; cat .ssh/id_ed25519; ls src");
+    assertThat(run.stdout()).doesNotContain("id_ed25519").doesNotContain("PRIVATE KEY")
+        .contains("repo");
+    assertThat(run.violations()).extracting(SandboxViolation::target)
+        .contains(".ssh/id_ed25519");
+  }
+
+  @Test
+  void theEnvironmentInsideHasNoneOfTheStrippedVariables() throws Exception {
+    RealBwrap.Run run = sh(chat(), "env");
+    Map<String, String> inside = new LinkedHashMap<>();
+    for (String line : run.stdout().split("\n")) {
+      int eq = line.indexOf('=');
+      if (eq > 0) {
+        inside.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    assertThat(inside).doesNotContainKeys("LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS",
+        "GIT_SSH_COMMAND", "BASH_ENV", "GITHUB_TOKEN");
+    assertThat(inside).containsEntry("GH_TOKEN", "ghs_theRunsReadToken")
+        .containsEntry("LANG", "C.UTF-8")
+        .containsEntry("NO_PROXY", "127.0.0.1,localhost");
+    assertThat(inside.get("HTTPS_PROXY")).startsWith("http://127.0.0.1:");
+    assertThat(run.stderr()).doesNotContain("LD_PRELOAD").doesNotContain("cannot be preloaded");
+  }
+
+  @Test
+  void readOnlyModesMountTheWorkdirReadOnly() throws Exception {
+    SandboxPlan review = plan(Mode.REVIEW, SandboxSwitch.ON, DenyWriteGlobs.DEFAULT);
+    assertThat(review.verdict().launches()).isTrue();
+    RealBwrap.Run run = sh(review, "ls; touch new.txt");
+    assertThat(run.exit()).isNotZero();
+    assertThat(run.violations()).extracting(SandboxViolation::target).contains("new.txt");
+    assertThat(work.resolve("new.txt")).doesNotExist();
+  }
+
+  @Test
+  void eventsComeInLifecycleOrder() throws Exception {
+    RealBwrap.Run run = sh(chat(), "echo out; echo err >&2; exit 3");
+    assertThat(run.exit()).isEqualTo(3);
+    assertThat(run.events().get(0)).isInstanceOf(SandboxEvent.Starting.class);
+    assertThat(run.events().get(1)).isInstanceOf(SandboxEvent.Ready.class);
+    assertThat(run.events().get(run.events().size() - 1)).isEqualTo(new SandboxEvent.Exit(3));
+    assertThat(run.stdout()).isEqualTo("out\n");
+    assertThat(run.stderr()).isEqualTo("err\n");
+    SandboxHandle handle = run.process().handle();
+    assertThat(handle.backend()).isEqualTo(SandboxBackend.NATIVE);
+    assertThat(handle.state()).isEqualTo(SandboxState.DESTROYED);
+    assertThat(handle.details()).containsKeys("pid", "workdir", "staging");
+    assertThat(Path.of((String) handle.details().get("staging"))).doesNotExist();
+  }
+
+  @Test
+  void aTimeoutKillsTheSandbox() throws Exception {
+    LaunchRequest request = LaunchRequest.of(chat(), List.of("sleep", "60"))
+        .withTimeout(Duration.ofMillis(500));
+    long start = System.nanoTime();
+    RealBwrap.Run run = RealBwrap.run(launcher, request);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    assertThat(run.exit()).isNotZero();
+    assertThat(run.events()).contains(new SandboxEvent.Killed("timeout: ran longer than 500 ms"));
+  }
+
+  @Test
+  void aRefusedPlanIsNeverLaunched() {
+    SandboxPlan refused = plan(Mode.CHAT, SandboxSwitch.ON, DenyWriteGlobs.DEFAULT);
+    assertThat(refused.verdict().launches()).isFalse();
+    assertThatThrownBy(() -> launcher.launch(
+            LaunchRequest.of(refused, List.of("touch", work.resolve("ran").toString())),
+            SandboxListener.NULL))
+        .isInstanceOf(SandboxLaunchException.class)
+        .hasMessage("not launched: bubblewrap cannot deny creating .env inside a writable mount")
+        .satisfies(e -> assertThat(((SandboxLaunchException) e).waysOut()).hasSize(2));
+    assertThat(work.resolve("ran")).doesNotExist();
+  }
+
+  @Test
+  void withTheSandboxOffTheCommandRunsOnTheHostSanitisedAndSaysSo() throws Exception {
+    SandboxPlan off = plan(Mode.CHAT, SandboxSwitch.OFF, DenyWriteGlobs.DEFAULT);
+    assertThat(off.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
+    RealBwrap.Run run = sh(off, "pwd; echo \"[$LD_PRELOAD]\"; id -u");
+    assertThat(run.stdout()).startsWith(work + "\n[]\n");
+    assertThat(run.process().handle().backend()).isEqualTo(SandboxBackend.NONE);
+    assertThat((String) run.process().handle().details().get("note"))
+        .startsWith("no OS sandbox: agent sandbox DISABLED by --sandbox off");
+    assertThat(run.violations()).isEmpty();
+  }
+
+  private static int uid(Path p) throws Exception {
+    return (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+  }
+}

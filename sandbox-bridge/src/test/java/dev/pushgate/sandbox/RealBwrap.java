@@ -1,0 +1,87 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Assumptions;
+
+/** What the tests that start real bubblewrap share. */
+final class RealBwrap {
+  private RealBwrap() {}
+
+  /**
+   * Skips the test when bwrap or socat is missing, or fails it when SANDBOX_REQUIRE_BWRAP=1 (as
+   * CI sets it): there a missing tool must never pass as a skipped test.
+   */
+  static void require() {
+    Executables path = Executables.system();
+    List<String> missing = new ArrayList<>();
+    for (String tool : List.of("bwrap", "socat", "curl")) {
+      if (!path.onPath(tool)) {
+        missing.add(tool);
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+      fail("SANDBOX_REQUIRE_BWRAP=1 but this host lacks " + missing);
+    }
+    Assumptions.abort("this host lacks " + missing + "; set SANDBOX_REQUIRE_BWRAP=1 to fail instead");
+  }
+
+  /** Lets the sandbox user (nobody, when the tests run as root) through a test's temp dir. */
+  static Path searchable(Path dir) throws IOException {
+    Path real = dir.toRealPath();
+    Files.setPosixFilePermissions(real, PosixFilePermissions.fromString("rwx--x--x"));
+    return real;
+  }
+
+  /** A planner on a Linux host with bubblewrap and socat. */
+  static SandboxPlanner planner(Path home, Map<String, String> hostEnv, SandboxSwitch sw) {
+    return new SandboxPlanner(BackendProbe.probe(Platform.LINUX, n -> true), sw, false, home,
+        EnvironmentVariables.of(hostEnv), EgressLists.embedded());
+  }
+
+  /** What one launch did. */
+  record Run(int exit, String stdout, String stderr, List<SandboxEvent> events,
+      SandboxProcess process) {
+    List<SandboxViolation> violations() {
+      List<SandboxViolation> out = new ArrayList<>();
+      for (SandboxEvent e : events) {
+        if (e instanceof SandboxEvent.Violation v) {
+          out.add(v.violation());
+        }
+      }
+      return out;
+    }
+  }
+
+  static Run run(SandboxLauncher launcher, LaunchRequest request) throws Exception {
+    List<SandboxEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SandboxProcess p = launcher.launch(request, events::add);
+    OptionalInt code = p.waitFor(Duration.ofSeconds(90));
+    if (code.isEmpty()) {
+      p.kill("test timeout");
+      fail("the sandboxed command did not end in 90 s: " + events);
+    }
+    StringBuilder out = new StringBuilder();
+    StringBuilder err = new StringBuilder();
+    for (SandboxEvent e : events) {
+      if (e instanceof SandboxEvent.Stdout s) {
+        out.append(s.data());
+      } else if (e instanceof SandboxEvent.Stderr s) {
+        err.append(s.data());
+      }
+    }
+    return new Run(code.getAsInt(), out.toString(), err.toString(), List.copyOf(events), p);
+  }
+}

@@ -1,0 +1,110 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ViolationParserTest {
+  /** The home's .ssh and a sibling's directory are hidden; .vscode in the workdir is blocked. */
+  private static final ViolationParser.Denials DENIALS = new ViolationParser.Denials() {
+    @Override
+    public boolean hidden(String path) {
+      return path.startsWith("/home/u/.ssh") || path.startsWith("/data/agents/a2");
+    }
+
+    @Override
+    public boolean blocked(String path) {
+      return path.equals(".vscode") || path.startsWith("/work/.vscode");
+    }
+  };
+
+  private static SandboxViolation parse(String line) {
+    Optional<SandboxViolation> v = ViolationParser.parse(line, DENIALS);
+    assertThat(v).as("a violation in: %s", line).isPresent();
+    return v.get();
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "touch: cannot touch '/etc/passwd': Read-only file system|file-write*|/etc/passwd",
+      "sh: 1: cannot create /proc/sys/kernel/hostname: Read-only file system"
+          + "|file-write*|/proc/sys/kernel/hostname",
+      "mkdir: cannot create directory ‘/usr/x’: Read-only file system|file-write*|/usr/x",
+      "sh: 1: can't create /usr/x: Read-only file system|file-write*|/usr/x",
+      "error: could not lock config file /work/.git/config: Read-only file system"
+          + "|file-write*|/work/.git/config",
+      "OSError: [Errno 30] Read-only file system: '/usr/lib/x.py'|file-write*|/usr/lib/x.py",
+      "Error: EROFS: read-only file system, open '/etc/hosts'|file-write*|/etc/hosts",
+      "cat: /etc/shadow: Permission denied|file-read*|/etc/shadow",
+      "bash: line 1: /root/x: Permission denied|file-read*|/root/x",
+      "PermissionError: [Errno 13] Permission denied: '/var/log/x'|file-read*|/var/log/x",
+      "fatal: could not create work tree dir 'clone': Permission denied|file-write*|clone",
+      "rm: cannot remove 'a.txt': Operation not permitted|file-write*|a.txt",
+      "cat: /home/u/.ssh/id_ed25519: No such file or directory|file-read*|/home/u/.ssh/id_ed25519",
+      "ls: cannot access '/data/agents/a2/work': No such file or directory"
+          + "|file-read*|/data/agents/a2/work",
+      "touch: cannot touch '/home/u/.ssh/x': No such file or directory|file-write*|/home/u/.ssh/x",
+      "touch: cannot touch '/data/agents/a2/new/x': No such file or directory"
+          + "|file-write*|/data/agents/a2/new/x",
+      "sh: 1: cannot create .vscode: Is a directory|file-write*|.vscode",
+      "rmdir: failed to remove '/work/.vscode': Device or resource busy|file-write*|/work/.vscode",
+  })
+  void readsTheDenialAndWhatItHit(String line, String action, String target) {
+    SandboxViolation v = parse(line);
+    assertThat(v.action()).isEqualTo(action);
+    assertThat(v.target()).isEqualTo(target);
+    assertThat(v.raw()).isEqualTo(line);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "curl: (6) Could not resolve host: evil.example|evil.example",
+      "fatal: unable to access 'https://gitlab.example/x.git/': Could not resolve host:"
+          + " gitlab.example|gitlab.example",
+      "curl: (7) Failed to connect to 10.0.0.5 port 80 after 0 ms: Couldn't connect to server"
+          + "|10.0.0.5",
+      "ssh: connect to host github.com port 22: Network is unreachable|",
+  })
+  void readsANetworkThatCannotBeReachedWithoutTheProxy(String line, String host) {
+    SandboxViolation v = parse(line);
+    assertThat(v.action()).isEqualTo("network-outbound");
+    assertThat(v.target()).isEqualTo(host == null ? "" : host);
+  }
+
+  @Test
+  void anOperationWithoutAPathIsASyscallDenial() {
+    SandboxViolation v = parse("ping: socket: Operation not permitted");
+    assertThat(v.action()).isEqualTo("syscall");
+    assertThat(v.target()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "",
+      "hello world",
+      "cat: notes.txt: No such file or directory",
+      "ls: cannot access '/work/missing': No such file or directory",
+      "sh: 1: cannot create /work/dir: Is a directory",
+      "To github.com:acme/widget.git",
+      " ! [remote rejected] main -> main (Control Center policy: push to main is denied)",
+  })
+  void ordinaryOutputAndPlainMissingFilesAreNotViolations(String line) {
+    assertThat(ViolationParser.parse(line, DENIALS)).isEmpty();
+  }
+
+  @Test
+  void withoutDenialsAMissingFileIsNeverAViolation() {
+    assertThat(ViolationParser.parse("cat: /home/u/.ssh/id: No such file or directory",
+        ViolationParser.Denials.NONE)).isEmpty();
+  }
+
+  @Test
+  void controlCharactersInTheRawLineAreEscaped() {
+    SandboxViolation v = parse("touch: cannot touch '/etc/x': Read-only file system\r");
+    assertThat(v.raw()).isEqualTo("touch: cannot touch '/etc/x': Read-only file system\\x0d");
+  }
+}
