@@ -48,6 +48,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -197,7 +198,8 @@ public final class Appliance implements AutoCloseable {
     ContextHandler runApi =
         new ContextHandler(new RunApi(runs, desk, settings.hookAsk()), "/v1");
     contexts.addHandler(runApi);
-    server.setHandler(contexts);
+    // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
+    server.setHandler(new GracefulHandler(contexts));
     server.start();
     restrict(gatewaySocket, "rw-rw-rw-");
 
@@ -245,8 +247,9 @@ public final class Appliance implements AutoCloseable {
   @Override
   public void close() {
     ready = false;
+    log.info("pushgate stopping: held pushes are refused, pushes in flight finish");
     if (desk != null) {
-      desk.denyAll("the appliance is shutting down");
+      desk.close("the appliance is shutting down");
     }
     if (sweeper != null) {
       sweeper.shutdownNow();

@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -211,7 +212,10 @@ final class DemoCommand implements Callable<Integer> {
       request.set("rules", JSON.readTree(RULES));
       out.println("    the run's push rules:");
       for (JsonNode r : request.get("rules").get("push")) {
-        String refs = r.get("refs").asText() + (r.has("kinds") ? " " + r.get("kinds") : "");
+        List<String> kinds = new ArrayList<>();
+        r.path("kinds").forEach(k -> kinds.add(k.asText()));
+        String refs = r.get("refs").asText()
+            + (kinds.isEmpty() ? "" : " (" + String.join(", ", kinds) + ")");
         out.printf("      %-30s %-5s %s%n", refs, r.get("decision").asText(),
             r.get("reason").asText());
       }
@@ -223,7 +227,8 @@ final class DemoCommand implements Callable<Integer> {
       Map<String, String> env = new LinkedHashMap<>();
       run.get("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
       runEnv = Map.copyOf(env);
-      out.println("    201: run " + runId + " until " + run.get("expiresAt").asText()
+      out.println("    201: run " + runId + " until "
+          + Instant.parse(run.get("expiresAt").asText()).truncatedTo(ChronoUnit.SECONDS)
           + ", with this environment for the agent:");
       env.forEach((k, v) -> out.println("      " + k + "=" + masked(v)));
       expect(env.containsKey("GIT_CONFIG_GLOBAL") && env.containsKey("GH_TOKEN"),
@@ -327,30 +332,44 @@ final class DemoCommand implements Callable<Integer> {
       String forgeUrl = base + LocalForge.CONTEXT_PATH + "/" + REPOSITORY + ".git";
       String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + GatewayConfig.GITHUB_HOST + "/"
           + REPOSITORY + ".git";
-      String basic = Base64.getEncoder().encodeToString(("x-access-token:"
-          + runEnv.get("GH_TOKEN")).getBytes(StandardCharsets.UTF_8));
-      int fetch = status(HttpRequest.newBuilder(
-              URI.create(forgeUrl + "/info/refs?service=git-upload-pack"))
-          .header("Authorization", "Basic " + basic));
-      out.println("    GET " + forgeUrl + "/info/refs?service=git-upload-pack");
-      out.println("      with the run's read token (Basic x-access-token:"
-          + masked(runEnv.get("GH_TOKEN")) + ") -> " + fetch);
-      int push = status(HttpRequest.newBuilder(
-              URI.create(gatewayUrl + "/info/refs?service=git-receive-pack"))
-          .header("Authorization", "Bearer " + runEnv.get("PUSHGATE_RUN_TOKEN")));
-      out.println("    GET " + gatewayUrl + "/info/refs?service=git-receive-pack");
-      out.println("      with the run's gateway credential (Bearer "
-          + masked(runEnv.get("PUSHGATE_RUN_TOKEN")) + ") -> " + push);
-      Git.Result gitPush = new Git(home, Map.of(
+      String readToken = runEnv.get("GH_TOKEN");
+      String credential = runEnv.get("PUSHGATE_RUN_TOKEN");
+
+      out.println("    git with the run's read token (GH_TOKEN=" + masked(readToken)
+          + ") as its credential:");
+      Git.Result fetch = new Git(home, Map.of("GH_TOKEN", readToken,
+              "GIT_CONFIG_COUNT", "1",
+              "GIT_CONFIG_KEY_0", "credential.helper",
+              "GIT_CONFIG_VALUE_0", "!f() { test \"$1\" = get && printf"
+                  + " 'username=x-access-token\\npassword=%s\\n' \"$GH_TOKEN\"; }; f"),
+          out).run(tmp, "ls-remote", forgeUrl);
+      out.println("    git with the run's gateway credential (Bearer " + masked(credential)
+          + ") in its Authorization header:");
+      Git.Result push = new Git(home, Map.of(
               "GIT_CONFIG_COUNT", "1",
               "GIT_CONFIG_KEY_0", "http.extraHeader",
-              "GIT_CONFIG_VALUE_0", "Authorization: Bearer " + runEnv.get("PUSHGATE_RUN_TOKEN")),
+              "GIT_CONFIG_VALUE_0", "Authorization: Bearer " + credential),
           out).run(work, "push", gatewayUrl, "feature/hello:refs/heads/after-teardown");
-      expect(fetch == 401, "the read token still fetches: " + fetch);
-      expect(push == 401, "the gateway still takes the run's credential: " + push);
-      expect(gitPush.exit() != 0, "git push with the old credential succeeded");
+      out.println("    the same first requests, without git:");
+      String basic = Base64.getEncoder().encodeToString(("x-access-token:" + readToken)
+          .getBytes(StandardCharsets.UTF_8));
+      int fetchStatus = status(HttpRequest.newBuilder(
+              URI.create(forgeUrl + "/info/refs?service=git-upload-pack"))
+          .header("Authorization", "Basic " + basic));
+      out.println("      GET " + forgeUrl + "/info/refs?service=git-upload-pack");
+      out.println("        Authorization: Basic x-access-token:" + masked(readToken) + "  -> "
+          + fetchStatus);
+      int pushStatus = status(HttpRequest.newBuilder(
+              URI.create(gatewayUrl + "/info/refs?service=git-receive-pack"))
+          .header("Authorization", "Bearer " + credential));
+      out.println("      GET " + gatewayUrl + "/info/refs?service=git-receive-pack");
+      out.println("        Authorization: Bearer " + masked(credential) + "  -> " + pushStatus);
+      expect(fetchStatus == 401, "the forge answered the old read token " + fetchStatus);
+      expect(pushStatus == 401, "the gateway answered the old run credential " + pushStatus);
+      expect(fetch.exit() != 0, "git ls-remote with the old read token succeeded");
+      expect(push.exit() != 0, "git push with the old run credential succeeded");
       expect(forgeRef("refs/heads/after-teardown") == null, "after-teardown is on the forge");
-      return "401 for the read token at the forge and for the run's credential at the gateway";
+      return "401: the read token at the forge, the run's credential at the gateway";
     }
 
     private String audit() throws Exception {
@@ -525,7 +544,8 @@ final class DemoCommand implements Callable<Integer> {
       cmd.add("git");
       cmd.addAll(List.of(args));
       if (out != null) {
-        out.println("    $ " + Redaction.redact(String.join(" ", cmd)));
+        out.println("    $ " + Redaction.redact(String.join(" ",
+            cmd.stream().map(Git::quoted).toList())));
       }
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
       Map<String, String> e = pb.environment();
@@ -559,13 +579,19 @@ final class DemoCommand implements Callable<Integer> {
         Result r = new Result(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
         if (out != null && !r.output().isBlank()) {
           for (String line : Redaction.redact(r.output().stripTrailing()).split("\n")) {
-            out.println(GIT_OUTPUT + line);
+            out.println((GIT_OUTPUT + line).stripTrailing());
           }
         }
         return r;
       } finally {
         Files.deleteIfExists(output);
       }
+    }
+
+    /** An argument as a shell would need it to be typed. */
+    static String quoted(String arg) {
+      return arg.isEmpty() || arg.matches(".*[\\s'\"$`\\\\|&;()<>*?].*")
+          ? "'" + arg.replace("'", "'\\''") + "'" : arg;
     }
   }
 }

@@ -77,6 +77,15 @@ public final class Bench {
           + " (mvn -B -q -DskipTests package -pl appliance -am), or use bench/run");
       System.exit(2);
     }
+    try (java.util.zip.ZipFile z = new java.util.zip.ZipFile(o.jar().toFile())) {
+      if (z.getEntry("dev/pushgate/appliance/Main.class") == null) {
+        throw new IOException("no dev.pushgate.appliance.Main in it");
+      }
+    } catch (IOException e) {
+      System.err.println("bench: " + o.jar() + " is not a complete appliance jar (is a build"
+          + " writing it right now?): " + e.getMessage());
+      System.exit(2);
+    }
     Path work = null;
     try {
       work = o.work() != null ? Files.createDirectories(o.work())

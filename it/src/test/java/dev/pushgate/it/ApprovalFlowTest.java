@@ -224,11 +224,16 @@ class ApprovalFlowTest {
     }
 
     static LivePush start(Path dir, Map<String, String> env, String... args) throws Exception {
+      return start(dir, tmp.resolve("home"), env, args);
+    }
+
+    static LivePush start(Path dir, Path home, Map<String, String> env, String... args)
+        throws Exception {
       List<String> cmd = new ArrayList<>(List.of("git"));
       cmd.addAll(List.of(args));
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
       pb.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
-      pb.environment().put("HOME", tmp.resolve("home").toString());
+      pb.environment().put("HOME", home.toString());
       pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
       pb.environment().put("GIT_TERMINAL_PROMPT", "0");
       pb.environment().putAll(env);

@@ -34,6 +34,9 @@ public final class ApprovalDesk {
     void onAsked(Question q);
 
     void onEnded(Question q, Answer a);
+
+    /** The desk closed: the appliance is stopping. */
+    default void onClosed() {}
   }
 
   private record Pending(Question question, CompletableFuture<Answer> answer) {}
@@ -47,6 +50,7 @@ public final class ApprovalDesk {
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger streams = new AtomicInteger();
   private volatile Instant lastPoll = Instant.EPOCH;
+  private volatile String closedBecause;
 
   public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store) {
     this.clock = clock;
@@ -71,6 +75,12 @@ public final class ApprovalDesk {
     Question q = new Question(newId(), now, now.plus(timeout), draft.action(), draft.runId(),
         draft.workspaceId(), draft.repository(), draft.ref(), draft.kind(), draft.oldId(),
         draft.newId(), draft.command(), draft.rule(), draft.reason(), draft.commits());
+    if (closedBecause != null) {
+      Answer a = new Answer(Answer.Outcome.DENIED, null, closedBecause);
+      store.asked(q);
+      store.ended(q, a);
+      return a;
+    }
     if (!approverConnected()) {
       Answer a = new Answer(Answer.Outcome.NO_APPROVER, null, "no approver is connected");
       store.asked(q);
@@ -158,10 +168,12 @@ public final class ApprovalDesk {
     };
   }
 
-  /** Denies every pending question: the appliance is stopping. */
-  public void denyAll(String why) {
+  /** Denies every pending question and every later one: the appliance is stopping. */
+  public void close(String why) {
+    closedBecause = why;
     pending.values().forEach(p ->
         p.answer().complete(new Answer(Answer.Outcome.DENIED, null, why)));
+    listeners.forEach(l -> safely(l::onClosed));
   }
 
   private static void safely(Runnable r) {

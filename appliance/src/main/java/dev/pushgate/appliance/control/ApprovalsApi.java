@@ -29,6 +29,7 @@ import org.eclipse.jetty.util.Fields;
  */
 final class ApprovalsApi {
   private static final long KEEPALIVE_SECONDS = 10;
+  private static final String CLOSED = new String("closed");
 
   private final ApprovalDesk desk;
   private final ObjectMapper json;
@@ -111,6 +112,11 @@ final class ApprovalsApi {
         n.put("reason", a.reason());
         events.add(event("ended", n));
       }
+
+      @Override
+      public void onClosed() {
+        events.add(CLOSED);
+      }
     };
     try (AutoCloseable connection = desk.connect(listener)) {
       write(response, ": connected\n\n");
@@ -119,6 +125,11 @@ final class ApprovalsApi {
       }
       while (true) {
         String e = events.poll(KEEPALIVE_SECONDS, TimeUnit.SECONDS);
+        if (e == CLOSED) {
+          write(response, "event: closed\ndata: {}\n\n");
+          response.write(true, null, callback);
+          return;
+        }
         write(response, e == null ? ": keepalive\n\n" : e);
       }
     } catch (IOException e) {

@@ -15,8 +15,8 @@ import java.security.KeyPairGenerator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,18 +28,19 @@ class ForgeApiServletTest {
   private static final String NOT_ACCESSIBLE = "There is at least one repository that does not"
       + " exist or is not accessible to the parent installation.";
 
-  @TempDir Path dir;
-  private TestForge forge;
-  private ForgeRepositories.ForgeRepo widget;
+  @TempDir static Path dir;
+  private static TestForge forge;
+  private static ForgeRepositories.ForgeRepo widget;
 
-  @BeforeEach
-  void start() throws Exception {
+  /** One forge for the class: starting Jetty, Flyway and a key per test costs seconds. */
+  @BeforeAll
+  static void start() throws Exception {
     forge = new TestForge(dir);
     widget = forge.create("acme/widget");
   }
 
-  @AfterEach
-  void stop() throws Exception {
+  @AfterAll
+  static void stop() throws Exception {
     forge.close();
   }
 

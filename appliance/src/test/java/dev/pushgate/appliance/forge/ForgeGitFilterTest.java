@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,18 +19,19 @@ class ForgeGitFilterTest {
   private static final String UNAUTHORIZED =
       "Invalid username or token. Password authentication is not supported for Git operations.\n";
 
-  @TempDir Path dir;
-  private TestForge forge;
+  @TempDir static Path dir;
+  private static TestForge forge;
 
-  @BeforeEach
-  void start() throws Exception {
+  /** One forge for the class: starting Jetty, Flyway and a key per test costs seconds. */
+  @BeforeAll
+  static void start() throws Exception {
     forge = new TestForge(dir);
     forge.create("acme/widget");
     forge.create("acme/other");
   }
 
-  @AfterEach
-  void stop() throws Exception {
+  @AfterAll
+  static void stop() throws Exception {
     forge.close();
   }
 

@@ -79,9 +79,12 @@ final class TestForge implements AutoCloseable {
   private final HttpClient http = HttpClient.newHttpClient();
 
   TestForge(Path dir) throws Exception {
+    long t0 = System.nanoTime();
     repos = new ForgeRepositories(dir.resolve("forge"));
     db = Database.open(dir.resolve("pushgate.db"));
+    System.out.println("TT db " + (System.nanoTime()-t0)/1000000);
     appKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem"));
+    System.out.println("TT key " + (System.nanoTime()-t0)/1000000);
     LocalForge forge = new LocalForge(repos, new ForgeTokens(db, clock, TOKEN_LIFETIME), appKey, clock);
     server = new Server();
     ServerConnector connector = new ServerConnector(server);
@@ -90,6 +93,7 @@ final class TestForge implements AutoCloseable {
     server.addConnector(connector);
     server.setHandler(forge.handler());
     server.start();
+    System.out.println("TT jetty " + (System.nanoTime()-t0)/1000000);
   }
 
   ForgeRepositories.ForgeRepo create(String slug) throws IOException {

@@ -394,6 +394,34 @@ abstract class StorageContract {
   }
 
   @Test
+  void concurrentWritersFromTwoHostsAllLand() throws Exception {
+    Database other = open();
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    for (int t = 0; t < 6; t++) {
+      AuditStore audit = new AuditStore(t % 2 == 0 ? db : other);
+      String run = "run-" + t;
+      threads.add(new Thread(() -> {
+        try {
+          for (int i = 0; i < 20; i++) {
+            audit.record(List.of(push(T0, run, "acme/widget", "refs/heads/b" + i, "allowed",
+                null, "ok")));
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(errors).isEmpty();
+    assertThat(new AuditStore(other).list(new AuditStore.Query(null, null, null, null, 500)))
+        .hasSize(120);
+  }
+
+  @Test
   void reopeningAMigratedStoreChangesNothing() throws SQLException {
     Ledger ledger = new Ledger(db, box, "host-a");
     ledger.insertRun(run("run-1", "hash-1"));

@@ -1,0 +1,241 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code pushgate exec} end to end on this Linux host: the real jar, the real git CLI, and real
+ * bubblewrap (CI installs it and sets SANDBOX_REQUIRE_BWRAP=1, so a missing bwrap fails here).
+ */
+class ExecTest {
+  private static final Pattern RUN_ID = Pattern.compile("pushgate: run (run_[0-9a-f]+) ");
+  private static final String RULES = """
+      # The workspace rules of these tests: bubblewrap cannot deny file-name globs, so the
+      # default list is set to [] explicitly, and main is protected.
+      denyWriteGlobs: []
+      push:
+        - refs: refs/heads/main
+          decision: deny
+          reason: push to main is denied
+      """;
+
+  @TempDir static Path tmp;
+  static Path root;
+  static RunningAppliance app;
+  static Path rules;
+
+  /** What one {@code pushgate exec} did. */
+  record Exec(int exit, String stdout, String stderr) {
+    String runId() {
+      Matcher m = RUN_ID.matcher(stderr);
+      if (!m.find()) {
+        throw new AssertionError("exec named no run:\n" + stderr);
+      }
+      return m.group(1);
+    }
+  }
+
+  @BeforeAll
+  static void start() throws Exception {
+    requireBwrap();
+    // Searchable by the sandbox user (nobody, as these tests run as root in CI).
+    root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.start(root.resolve("data"));
+    app.forgeCreate("acme/widget");
+    rules = Files.writeString(root.resolve("rules.yaml"), RULES);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void aCommandInsideBwrapClonesCommitsPushesABranchAndIsRefusedMainThenEverythingIsRevoked()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-push"));
+    ObjectId mainBefore = forgeRef("refs/heads/main");
+    Exec exec = exec(work, Map.of(), "--workdir", work.toString(), "--rules", rules.toString(),
+        "--", "sh", "-c", """
+            set -e
+            id -u
+            grep -q ' /proc/sys .* ro,' /proc/self/mountinfo && echo proc-sys-read-only
+            git clone -q https://github.com/acme/widget.git widget
+            cd widget
+            printf %s "$GH_TOKEN" > ../token.txt
+            echo change > change.txt
+            git add change.txt
+            git commit -qm change
+            git rev-parse HEAD > ../head.txt
+            git push -q origin HEAD:feature
+            if git push origin HEAD:main; then exit 9; fi
+            echo done
+            """);
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    String[] out = exec.stdout().split("\n");
+    assertThat(out[0]).isNotEqualTo("0");
+    assertThat(out).contains("proc-sys-read-only", "done");
+    assertThat(exec.stderr()).contains("under bubblewrap")
+        .contains("! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
+
+    ObjectId head = ObjectId.fromString(Files.readString(work.resolve("head.txt")).strip());
+    assertThat(forgeRef("refs/heads/feature")).isEqualTo(head);
+    assertThat(forgeRef("refs/heads/main")).isEqualTo(mainBefore);
+
+    // The run ended with the command: its read token no longer reads, nothing is live.
+    String runId = exec.runId();
+    assertThat(exec.stderr()).contains("pushgate: run " + runId + " ended: ");
+    String token = Files.readString(work.resolve("token.txt"));
+    assertThat(token).isNotEmpty();
+    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(401);
+    assertThat(Forge.liveCredentials(app, runId)).isZero();
+    assertThat(app.control().get("/v1/runs/" + runId).body().get("state").asText())
+        .isEqualTo("ended");
+    // The worktree is given back to its owner.
+    assertThat(Files.getAttribute(work.resolve("widget/change.txt"), "unix:uid",
+        LinkOption.NOFOLLOW_LINKS)).isEqualTo(Files.getAttribute(work, "unix:uid"));
+  }
+
+  @Test
+  void theEnvironmentInsideHasNoneOfTheStrippedVariablesEvenWhenTheCallerSetThem()
+      throws Exception {
+    Path cwd = Files.createDirectories(root.resolve("cwd-env"));
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("LD_LIBRARY_PATH", "/nonexistent/lib");
+    env.put("NODE_OPTIONS", "--require /nonexistent/evil.js");
+    env.put("GIT_SSH_COMMAND", "ssh -o ProxyCommand=evil");
+    env.put("BASH_ENV", "/nonexistent/bashenv");
+    env.put("PYTHONPATH", "/nonexistent/py");
+    env.put("GIT_CONFIG_COUNT", "1");
+    env.put("GIT_CONFIG_KEY_0", "core.hooksPath");
+    env.put("GIT_CONFIG_VALUE_0", "/nonexistent/hooks");
+    env.put("GITHUB_TOKEN", "ghp_theCallersOwnToken");
+    env.put("GH_TOKEN", "ghp_theCallersOwnToken");
+    env.put("PUSHGATE_IT_MARKER", "kept");
+    // No --workdir: exec clones ./widget first, inside the sandbox.
+    Exec exec = exec(cwd, env, "--rules", rules.toString(), "--", "sh", "-c",
+        "env; test -d .git && echo cloned-into-workdir");
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stderr()).contains("pushgate: cloning acme/widget into " + cwd.resolve("widget"));
+    Map<String, String> inside = new LinkedHashMap<>();
+    for (String line : exec.stdout().split("\n")) {
+      int eq = line.indexOf('=');
+      if (eq > 0) {
+        inside.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    assertThat(inside).doesNotContainKeys("LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS",
+        "GIT_SSH_COMMAND", "BASH_ENV", "PYTHONPATH", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0",
+        "GIT_CONFIG_VALUE_0", "GITHUB_TOKEN");
+    assertThat(inside.get("GH_TOKEN")).isNotEqualTo("ghp_theCallersOwnToken").isNotEmpty();
+    assertThat(inside).containsEntry("PUSHGATE_IT_MARKER", "kept");
+    assertThat(inside.get("GIT_CONFIG_GLOBAL")).endsWith("/gitconfig");
+    assertThat(exec.stdout()).contains("cloned-into-workdir");
+    assertThat(cwd.resolve("widget/README.md")).exists();
+  }
+
+  @Test
+  void withTheDefaultRulesExecRefusesToLaunchSaysWhyAndNothingRuns() throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-refused"));
+    int liveBefore = app.control().get("/v1/runs").body().get("runs").size();
+    Exec exec = exec(work, Map.of(), "--workdir", work.toString(), "--",
+        "touch", work.resolve("ran.txt").toString());
+    assertThat(exec.exit()).isEqualTo(125);
+    assertThat(exec.stderr())
+        .contains("pushgate: not launched: bubblewrap cannot deny creating .env inside a"
+            + " writable mount")
+        .contains("denyWriteGlobs")
+        .contains("--sandbox off");
+    assertThat(work.resolve("ran.txt")).doesNotExist();
+    assertThat(exec.stdout()).isEmpty();
+    assertThat(Forge.liveCredentials(app, exec.runId())).isZero();
+    assertThat(app.control().get("/v1/runs").body().get("runs").size()).isEqualTo(liveBefore);
+  }
+
+  private static Exec exec(Path cwd, Map<String, String> env, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
+        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
+    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
+    e.put("GIT_AUTHOR_NAME", "Agent");
+    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
+    e.put("GIT_COMMITTER_NAME", "Agent");
+    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
+    e.putAll(env);
+    Path out = Files.createTempFile("exec-out", ".txt");
+    Path err = Files.createTempFile("exec-err", ".txt");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    Process p = pb.start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("pushgate exec did not finish in 120 s:\n" + read(err));
+    }
+    Exec result = new Exec(p.exitValue(), read(out), read(err));
+    Files.delete(out);
+    Files.delete(err);
+    return result;
+  }
+
+  private static String read(Path p) throws IOException {
+    return Files.readString(p, StandardCharsets.UTF_8);
+  }
+
+  private static ObjectId forgeRef(String ref) throws Exception {
+    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+      var found = r.exactRef(ref);
+      return found == null ? null : found.getObjectId();
+    }
+  }
+
+  /** Skips without bwrap, socat and curl, or fails when SANDBOX_REQUIRE_BWRAP=1. */
+  private static void requireBwrap() {
+    List<String> missing = new ArrayList<>();
+    for (String tool : List.of("bwrap", "socat", "curl")) {
+      boolean found = false;
+      for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+          found = true;
+        }
+      }
+      if (!found) {
+        missing.add(tool);
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+      fail("SANDBOX_REQUIRE_BWRAP=1 but this host lacks " + missing);
+    }
+    Assumptions.abort("this host lacks " + missing + "; set SANDBOX_REQUIRE_BWRAP=1 to fail instead");
+  }
+}

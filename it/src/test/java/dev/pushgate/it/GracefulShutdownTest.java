@@ -1,0 +1,74 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.Repository;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Stopping the appliance during a push: git sees an error, no ref moves, the audit keeps it. */
+class GracefulShutdownTest {
+  @TempDir Path tmp;
+
+  @Test
+  void aPushHeldWhenTheApplianceStopsIsRefusedAndNothingMoves() throws Exception {
+    Path data = tmp.resolve("data");
+    RunningAppliance app = RunningAppliance.start(data);
+    Process approver = null;
+    try {
+      app.forgeCreate("acme/widget");
+      JsonNode run = app.createRun("""
+          {"workspaceId": "ws", "repository": "acme/widget",
+           "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask"}]}}""");
+      Map<String, String> env = Map.of(
+          "GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
+          "GH_TOKEN", run.at("/env/GH_TOKEN").asText());
+      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
+      git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
+      Path w = tmp.resolve("w");
+      Files.writeString(w.resolve("f.txt"), "held\n");
+      git.in(w, "add", ".").ok();
+      git.in(w, "commit", "-qm", "held").ok();
+      String before = forgeMain(app);
+
+      // An approver that is connected but never answers.
+      approver = new ProcessBuilder("curl", "-sN", "--unix-socket",
+          data.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream").start();
+      BufferedReader events = new BufferedReader(
+          new InputStreamReader(approver.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(events.readLine()).isEqualTo(": connected");
+
+      ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+          env, "push", "origin", "main");
+      push.awaitStderr("waiting for approval");
+      app.close(); // SIGTERM, as systemd stops it
+
+      assertThat(push.finish()).isNotZero();
+      assertThat(push.stderr()).contains(
+          "! [remote rejected] main -> main (Control Center policy: the appliance is shutting down)");
+      assertThat(forgeMain(app)).isEqualTo(before);
+      assertThat(app.logText()).contains("pushgate stopping");
+    } finally {
+      if (approver != null) {
+        approver.destroy();
+      }
+      app.close();
+    }
+    String audit = RunningAppliance.cli("audit", "--refused", "--data-dir", data.toString());
+    assertThat(audit).contains("the appliance is shutting down");
+  }
+
+  private static String forgeMain(RunningAppliance app) throws Exception {
+    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+      return r.exactRef("refs/heads/main").getObjectId().name();
+    }
+  }
+}
