@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.eclipse.jetty.client.InputStreamResponseListener;
+import dev.pushgate.appliance.approvals.Question;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -42,13 +43,15 @@ final class ApprovalsCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** One question for a terminal; whatever came from an agent is escaped again here. */
   static String line(JsonNode q) {
-    StringBuilder s = new StringBuilder(q.get("id").asText()).append("  ")
-        .append(q.get("summary").asText()).append("  (run ").append(q.get("runId").asText())
-        .append("; rule: ").append(q.path("reason").asText()).append("; until ")
-        .append(q.get("deadline").asText()).append(')');
+    StringBuilder s = new StringBuilder(Question.printable(q.get("id").asText())).append("  ")
+        .append(Question.printable(q.get("summary").asText())).append("  (run ")
+        .append(Question.printable(q.get("runId").asText())).append("; rule: ")
+        .append(Question.printable(q.path("reason").asText())).append("; until ")
+        .append(Question.printable(q.get("deadline").asText())).append(')');
     for (JsonNode c : q.path("commits")) {
-      s.append("\n    ").append(c.asText());
+      s.append("\n    ").append(Question.printable(c.asText()));
     }
     return s.toString();
   }

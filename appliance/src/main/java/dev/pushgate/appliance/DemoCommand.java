@@ -54,15 +54,16 @@ import picocli.CommandLine.Option;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-        "Start a throw-away appliance with its local forge and walk through one agent run with"
-            + " the real git client: clone through a GitHub URL, push a branch (it lands), push"
+        "Try pushgate: one agent run on a throw-away appliance, told with the real git client.",
+        "Starts an appliance with its local forge on a temporary directory and walks through"
+            + " one run: clone through a GitHub URL, push a branch (it lands), push"
             + " main (refused), an ask-first push approved by the demo's own approver, a force"
             + " push (refused), teardown, the run's tokens refused, and the audit of refused"
             + " pushes.",
         "Needs git on the PATH; no network, no GitHub App. Exits 0 only when every step"
             + " behaved as described, 1 naming the step that did not."},
     footer = {"", "Examples:", "  pushgate demo",
-        "  pushgate demo --keep       # keep the temporary directory to look around afterwards",
+        "  pushgate demo --keep       # keep the temporary directory to look around",
         "  pushgate demo --verbose    # with the appliance's own log lines (on stderr)"})
 final class DemoCommand implements Callable<Integer> {
   static final String REPOSITORY = "acme/widget";
@@ -479,11 +480,12 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
 
-      /** What was allowed, or null when no question came. */
+      /** Stops the approver; returns what it allowed, or null when no question came. */
       String answered() throws Exception {
+        close();
         try {
-          return answered.get(35, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
+          return answered.getNow(null);
+        } catch (java.util.concurrent.CompletionException e) {
           throw new Story.Failed("the demo's approver failed: " + e.getCause().getMessage());
         }
       }

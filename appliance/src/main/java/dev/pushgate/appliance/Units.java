@@ -17,16 +17,24 @@ final class Units {
     if (!m.matches()) {
       throw new IllegalArgumentException("not a duration: '" + text + "' (use 90s, 10m, 8h or 7d)");
     }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2).toLowerCase(Locale.ROOT)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s", "" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      case "d" -> Duration.ofDays(n);
-      default -> throw new IllegalArgumentException(
-          "not a duration: '" + text + "' (use 90s, 10m, 8h or 7d)");
-    };
+    try {
+      long n = Long.parseLong(m.group(1));
+      Duration d = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s", "" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        case "h" -> Duration.ofHours(n);
+        case "d" -> Duration.ofDays(n);
+        default -> throw new IllegalArgumentException(
+            "not a duration: '" + text + "' (use 90s, 10m, 8h or 7d)");
+      };
+      if (d.isZero()) {
+        throw new IllegalArgumentException("a duration must be more than zero: '" + text + "'");
+      }
+      return d;
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException("not a duration: '" + text + "' is too long");
+    }
   }
 
   static long bytes(String text) {
@@ -34,7 +42,12 @@ final class Units {
     if (!m.matches()) {
       throw new IllegalArgumentException("not a size: '" + text + "' (use 500k, 100m or 2g)");
     }
-    long n = Long.parseLong(m.group(1));
+    long n;
+    try {
+      n = Long.parseLong(m.group(1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a size: '" + text + "' is too large");
+    }
     long unit = switch (m.group(2).toLowerCase(Locale.ROOT)) {
       case "", "b" -> 1L;
       case "k", "kb", "kib" -> 1L << 10;
@@ -43,7 +56,15 @@ final class Units {
       default -> throw new IllegalArgumentException(
           "not a size: '" + text + "' (use 500k, 100m or 2g)");
     };
-    return Math.multiplyExact(n, unit);
+    try {
+      long bytes = Math.multiplyExact(n, unit);
+      if (bytes == 0) {
+        throw new IllegalArgumentException("a size must be more than zero: '" + text + "'");
+      }
+      return bytes;
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException("not a size: '" + text + "' is too large");
+    }
   }
 
   static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {

@@ -12,7 +12,7 @@ class UnitsTest {
   @ParameterizedTest
   @CsvSource({
       "90s, PT1M30S", "10m, PT10M", "8h, PT8H", "7d, PT168H", "250ms, PT0.25S", "45, PT45S",
-      "' 5m ', PT5M", "2H, PT2H", "1D, PT24H", "0s, PT0S"})
+      "' 5m ', PT5M", "2H, PT2H", "1D, PT24H"})
   void readsDurations(String text, String iso) {
     assertThat(Units.duration(text)).isEqualTo(Duration.parse(iso));
   }
@@ -29,7 +29,7 @@ class UnitsTest {
   @ParameterizedTest
   @CsvSource({
       "100, 100", "100b, 100", "500k, 512000", "1kb, 1024", "1KiB, 1024", "512m, 536870912",
-      "100MB, 104857600", "2g, 2147483648", "1gib, 1073741824", "' 2g ', 2147483648", "0, 0"})
+      "100MB, 104857600", "2g, 2147483648", "1gib, 1073741824", "' 2g ', 2147483648"})
   void readsSizes(String text, long bytes) {
     assertThat(Units.bytes(text)).isEqualTo(bytes);
   }
@@ -40,6 +40,21 @@ class UnitsTest {
     assertThatThrownBy(() -> Units.bytes(text))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("not a size: '" + text + "' (use 500k, 100m or 2g)");
+  }
+
+  @org.junit.jupiter.api.Test
+  void refusesZeroAndWhatOverflows() {
+    assertThatThrownBy(() -> Units.duration("0s"))
+        .hasMessage("a duration must be more than zero: '0s'");
+    assertThatThrownBy(() -> Units.duration("99999999999999999999s"))
+        .hasMessage("not a duration: '99999999999999999999s' is too long");
+    assertThatThrownBy(() -> Units.duration("9999999999999999d"))
+        .hasMessage("not a duration: '9999999999999999d' is too long");
+    assertThatThrownBy(() -> Units.bytes("0")).hasMessage("a size must be more than zero: '0'");
+    assertThatThrownBy(() -> Units.bytes("9999999999g"))
+        .hasMessage("not a size: '9999999999g' is too large");
+    assertThatThrownBy(() -> Units.bytes("99999999999999999999"))
+        .hasMessage("not a size: '99999999999999999999' is too large");
   }
 
   @ParameterizedTest

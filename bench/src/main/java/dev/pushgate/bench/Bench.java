@@ -146,6 +146,10 @@ public final class Bench {
           quiet("concurrency");
           concurrency();
         }
+        if (o.runs("small")) {
+          quiet("small, again");
+          smallAgain();
+        }
       } finally {
         app.close();
         copyQuietly(app.log, o.out().resolve("appliance.log"));
@@ -215,7 +219,7 @@ public final class Bench {
   }
 
   /**
-   * Before each section: waits (up to --max-wait, default two minutes) for other work on the machine (builds, tests)
+   * Before each section: waits (up to --max-wait, default a minute) for other work on the machine (builds, tests)
    * to stop, and notes it in the report when it did not.
    */
   private void quiet(String section) {
@@ -340,9 +344,9 @@ public final class Bench {
       rows.add(List.of(kind, String.valueOf(n), Stats.of(ms).summary(0),
           Stats.of(rss).summary(0), Stats.of(heap).summary(0)));
       if (kind.startsWith("new")) {
-        report.summary("start-up to /healthz 200, ms (new data dir)", "", Stats.of(ms).summary(0),
+        report.summary("6. start-up to /healthz 200, ms (new data dir)", "", Stats.of(ms).summary(0),
             "", "", "");
-        report.summary("idle RSS 2 s after start, MiB", "", Stats.of(rss).summary(0), "", "", "");
+        report.summary("6. idle RSS 2 s after start, MiB", "", Stats.of(rss).summary(0), "", "", "");
       }
     }
     report.heading("6. Start-up and idle memory");
@@ -439,6 +443,45 @@ public final class Bench {
         fmtRatio(ratio), "≤ 1.3×", ratio <= 1.3 ? "yes" : "**no**");
     report.summary("1. small push, upstream moved since the last push, ms", sd.summary(0),
         sm.summary(0), fmtRatio(ratioMoved), "≤ 1.3×", ratioMoved <= 1.3 ? "yes" : "**no**");
+  }
+
+  /**
+   * The small push once more at the end, after every other section has pushed into the same
+   * appliance (the gateway's cache of {@code acme/widget} has taken every push to it since).
+   */
+  private void smallAgain() throws Exception {
+    int n = o.quick() ? 5 : 10;
+    step("small push again after the other sections: " + n + " each");
+    List<Double> d = new ArrayList<>();
+    List<Double> g = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      for (Worktree w : i % 2 == 0 ? List.of(smallDirect, smallGateway)
+          : List.of(smallGateway, smallDirect)) {
+        w.commit();
+        (w == smallDirect ? d : g).add(w.push().ok().millis());
+      }
+    }
+    JsonNode audit = app.control().get("/v1/audit?limit=10000").body().get("decisions");
+    report.heading("1b. Small push again, at the end");
+    report.text(String.format(Locale.ROOT, "The small push of section 1, %d more each after all"
+            + " other sections ran on the same appliance (%d audited ref updates so far). Direct"
+            + " %s ms, gateway %s ms (median [min–max]), gateway / direct **%.2f×**. Packs on disk"
+            + " now: the gateway's cache of `acme/widget` %d, the forge's `acme/widget` %d,"
+            + " `acme/widget-d` %d.", n, audit == null ? -1 : audit.size(),
+        Stats.of(d).summary(0), Stats.of(g).summary(0), Stats.of(g).median() / Stats.of(d).median(),
+        packs(app.cacheDir("acme/widget")), packs(app.forgeDir("acme/widget")),
+        packs(app.forgeDir("acme/widget-d"))));
+    report.summary("1b. small push at the end of the run, ms (n=" + n + ")", Stats.of(d).summary(0),
+        Stats.of(g).summary(0), fmtRatio(Stats.of(g).median() / Stats.of(d).median()), "≤ 1.3×",
+        Stats.of(g).median() / Stats.of(d).median() <= 1.3 ? "yes" : "**no**");
+  }
+
+  private static long packs(Path repo) {
+    try (var s = Files.list(repo.resolve("objects").resolve("pack"))) {
+      return s.filter(p -> p.getFileName().toString().endsWith(".pack")).count();
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   private static List<String> row(String name, Stats s, double cpuMs) {
@@ -727,7 +770,8 @@ public final class Bench {
   }
 
   private static String fmtPeak(MemoryWatch.Peak p) {
-    return p == null ? "" : Stats.fmt(p.rssMb(), 0) + " / " + Stats.fmt(p.liveAfterGcMb(), 0);
+    return p == null ? "" : Stats.fmt(p.rssMb(), 0) + " / "
+        + (p.gcs() == 0 ? "no GC" : Stats.fmt(p.liveAfterGcMb(), 0));
   }
 
   // ---------------------------------------------------------------- 5. denied push
@@ -969,7 +1013,7 @@ public final class Bench {
     jvm.add("-XX:StartFlightRecording=filename=" + recording
         + ",settings=profile,dumponexit=true");
     step("profile: a second appliance with " + jvm.get(jvm.size() - 1));
-    int smallN = o.quick() ? 10 : 20;
+    int smallN = o.quick() ? 15 : 40;
     List<JfrProfile.Window> windows = new ArrayList<>();
     ApplianceProcess saved = app;
     Worktree savedD = smallDirect;
@@ -1001,7 +1045,7 @@ public final class Bench {
           p.forgeUrl("acme/widget"), "refs/heads/small-direct");
       smallGateway = Worktree.cloneOf(runGit(smallRun), template, workSaved.resolve("small-g"),
           GITHUB + "acme/widget.git", "refs/heads/small-gw");
-      for (int i = 0; i < 8; i++) {
+      for (int i = 0; i < 20; i++) { // warm-up: JIT
         for (Worktree w : List.of(smallDirect, smallGateway)) {
           w.commit();
           w.push().ok();

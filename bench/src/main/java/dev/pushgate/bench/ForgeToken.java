@@ -27,7 +27,7 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 /**
  * A write token for the direct baseline, minted the way a GitHub App mints one: an App JWT
  * (RS256, iss "1", iat now-60, exp now+540) signed with the local forge's App key, exchanged at
- * {@code POST /forge/api/v3/app/installations/1/access_tokens}.
+ * {@code POST /forge/api/v3/app/installations/{id}/access_tokens}.
  */
 final class ForgeToken {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,8 +53,16 @@ final class ForgeToken {
     ObjectNode perms = body.putObject("permissions");
     perms.put("contents", "write");
     perms.put("metadata", "read");
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
-            URI.create(app.base() + "/forge/api/v3/app/installations/1/access_tokens"))
+    // The forge has one installation per owner, as GitHub does: look it up like the broker.
+    HttpResponse<String> inst = HTTP.send(HttpRequest.newBuilder(
+            URI.create(app.base() + "/forge/api/v3/repos/acme/" + repositoryNames.get(0)
+                + "/installation"))
+        .header("Authorization", "Bearer " + jwt.serialize())
+        .header("Accept", "application/vnd.github+json").GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    long installation = JSON.readTree(inst.body()).get("id").asLong();
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(app.base()
+            + "/forge/api/v3/app/installations/" + installation + "/access_tokens"))
         .header("Authorization", "Bearer " + jwt.serialize())
         .header("Accept", "application/vnd.github+json")
         .header("Content-Type", "application/json")

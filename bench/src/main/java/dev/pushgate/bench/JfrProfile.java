@@ -62,6 +62,8 @@ final class JfrProfile {
       new Component("gateway: filter, other",
           f -> f.startsWith("dev.pushgate.gateway.")),
       new Component("control API", f -> f.startsWith("dev.pushgate.appliance.control.")),
+      new Component("JGit auto-gc (background repack of forge repositories)",
+          f -> f.startsWith("org.eclipse.jgit.internal.storage.file.GC.")),
       new Component("Jetty / JDK only (no pushgate or JGit frame)", f -> true));
 
   private static final class Acc {
@@ -71,11 +73,19 @@ final class JfrProfile {
     final Map<String, Long> inclusive = new HashMap<>();
     final Map<String, Long> allocByComponent = new LinkedHashMap<>();
     final Map<String, Long> allocBySite = new HashMap<>();
+    long nativeSamples;
+    final Map<String, Long> nativeByComponent = new HashMap<>();
     long allocBytes;
     long gcCount;
     Duration gcPauses = Duration.ZERO;
     Duration compilation = Duration.ZERO;
   }
+
+  /** Frames on nearly every stack of a push, which say nothing about where the time goes. */
+  private static final Set<String> BORING = Set.of(
+      "org.eclipse.jgit.transport.ReceivePack.service",
+      "org.eclipse.jgit.transport.ReceivePack.receive",
+      "dev.pushgate.appliance.forge.ForgeGitFilter.doFilter");
 
   private JfrProfile() {}
 
@@ -94,6 +104,7 @@ final class JfrProfile {
           switch (type) {
             case "jdk.ExecutionSample" -> sample(a, e);
             case "jdk.ObjectAllocationSample" -> allocation(a, e);
+            case "jdk.NativeMethodSample" -> nativeSample(a, e);
             case "jdk.GarbageCollection" -> {
               a.gcCount++;
               a.gcPauses = a.gcPauses.plus(e.getDuration("sumOfPauses"));
@@ -145,10 +156,41 @@ final class JfrProfile {
     a.self.merge(frames.get(0), 1L, Long::sum);
     Set<String> seen = new HashSet<>();
     for (String f : frames) {
-      if ((f.startsWith("dev.pushgate.") || f.startsWith("org.eclipse.jgit.")) && seen.add(f)) {
+      if ((f.startsWith("dev.pushgate.") || f.startsWith("org.eclipse.jgit."))
+          && !BORING.contains(f) && !f.startsWith("org.eclipse.jgit.http.server.")
+          && seen.add(f)) {
         a.inclusive.merge(f, 1L, Long::sum);
       }
     }
+  }
+
+  /**
+   * A thread in native code: blocked on a socket, in SQLite (JNI), in a file operation. Only
+   * threads at work for pushgate or JGit count; idle selectors and pool threads do not.
+   */
+  private static void nativeSample(Acc a, RecordedEvent e) {
+    List<String> frames = frames(e.getStackTrace());
+    if (frames.stream().noneMatch(f -> f.startsWith("dev.pushgate.")
+        || f.startsWith("org.eclipse.jgit."))) {
+      return;
+    }
+    a.nativeSamples++;
+    a.nativeByComponent.merge(componentOf(frames) + " | `" + nativeFrame(frames) + "`", 1L,
+        Long::sum);
+  }
+
+  /** The native method and the first Java frame below it that says what it is for. */
+  private static String nativeFrame(List<String> frames) {
+    String top = frames.get(0);
+    for (String f : frames) {
+      if (f.startsWith("org.sqlite.") || f.startsWith("org.eclipse.jgit.")
+          || f.startsWith("dev.pushgate.") || f.startsWith("okhttp3.")
+          || f.startsWith("sun.net.www.")) {
+        return top.substring(top.lastIndexOf('.', top.lastIndexOf('.') - 1) + 1) + " ← "
+            + f.substring(f.lastIndexOf('.', f.lastIndexOf('.') - 1) + 1);
+      }
+    }
+    return top;
   }
 
   private static void allocation(Acc a, RecordedEvent e) {
@@ -187,6 +229,17 @@ final class JfrProfile {
     top(a.inclusive, 15).forEach(en -> out.append(String.format(Locale.ROOT,
         "| `%s` | %d | %.1f%% |%n",
         en.getKey(), en.getValue(), 100.0 * en.getValue() / Math.max(1, a.samples))));
+    if (a.nativeSamples > 0) {
+      out.append("\nThreads in native code while at work for pushgate or JGit (blocked on a"
+          + " socket, in SQLite, on a file; `jdk.NativeMethodSample`, about 1 per 20 ms per"
+          + " such thread), by component and native frame:\n\n");
+      out.append("| component | native frame ← caller | samples | share |\n|---|---|---:|---:|\n");
+      top(a.nativeByComponent, 12).forEach(en -> {
+        String[] k = en.getKey().split(" \\| ", 2);
+        out.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f%% |%n", k[0], k[1],
+            en.getValue(), 100.0 * en.getValue() / a.nativeSamples));
+      });
+    }
     out.append("\nTop allocation sites (first pushgate or JGit frame):\n\n");
     out.append("| site | MiB | share |\n|---|---:|---:|\n");
     top(a.allocBySite, 8).forEach(en -> out.append(String.format(Locale.ROOT,

@@ -41,7 +41,7 @@ record Options(
         --appliance-jvm  JVM options of the appliance (default: -Xmx512m, as the e2e tests)
         --jar PATH       the appliance jar (default: appliance/target/pushgate.jar)
         --max-wait S     before each section, wait up to S seconds for the machine to be quiet
-                         (under 10% CPU busy); default 120, 0 to not wait
+                         (under 10% CPU busy); default 60, 0 to not wait
       """;
 
   static Options parse(String[] args) {
@@ -54,7 +54,7 @@ record Options(
     boolean keep = false;
     List<String> jvm = List.of("-Xmx512m");
     int runs = -1;
-    int maxWait = 120;
+    int maxWait = 60;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {

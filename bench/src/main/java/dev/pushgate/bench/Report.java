@@ -36,9 +36,12 @@ final class Report {
     summary.add(List.of(measure, direct, gateway, ratio, target, met));
   }
 
+  /** The summary, in the order of the list (the rows' leading numbers). */
   String summaryTable() {
+    List<List<String>> sorted = new ArrayList<>(summary);
+    sorted.sort(java.util.Comparator.comparing(r -> r.get(0).split(" ", 2)[0]));
     return render(List.of("measure", "direct", "gateway", "gateway / direct", "target", "met"),
-        summary);
+        sorted);
   }
 
   String body() {

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
-import org.eclipse.jgit.http.server.GitSmartHttpTools;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +66,9 @@ final class GatewayFilter implements Filter {
       text(rsp, HttpServletResponse.SC_FORBIDDEN, Refusals.render(why));
       return;
     }
-    if (GitSmartHttpTools.isInfoRefs(req)) {
+    // Any info/refs, not only a smart one: without a service, GitServlet would answer git's dumb
+    // protocol and list the cache's refs.
+    if (req.getPathInfo().endsWith("/info/refs")) {
       if (!"git-receive-pack".equals(req.getParameter("service"))) {
         text(rsp, HttpServletResponse.SC_FORBIDDEN,
             "The push gateway serves pushes only; fetches go to upstream.");

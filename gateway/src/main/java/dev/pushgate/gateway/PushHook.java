@@ -107,6 +107,7 @@ final class PushHook implements PreReceiveHook {
   private void judge(ReceivePack rp, List<Item> items) throws IOException {
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
         ? List.of() : rp.getAdvertisedRefs().values();
+    List<Item> asks = new ArrayList<>();
     for (Item i : items) {
       if (i.cmd.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED) {
         i.refuse(RefusalCode.INVALID_COMMAND,
@@ -118,14 +119,23 @@ final class PushHook implements PreReceiveHook {
       if (d == Decision.DENY) {
         i.refuse(RefusalCode.RULE_DENIED, i.judgement.reason());
       } else if (d == Decision.ASK) {
-        ApprovalQuestion q = new ApprovalQuestion(run.runId(), run.workspaceId(), repo.toString(),
-            i.cmd.getRefName(), i.kind.id(), i.cmd.getOldId().name(), i.cmd.getNewId().name(),
-            i.judgement.rule(), i.judgement.reason(),
-            UpdateCommands.summaries(rp.getRepository(), i.cmd, upstreamRefs));
-        Approvals.ApprovalAnswer answer = approvals.ask(q, line -> progress(rp, line));
-        if (!answer.allowed()) {
-          i.refuse(answer.code() == null ? RefusalCode.APPROVAL_DENIED : answer.code(), answer.reason());
-        }
+        asks.add(i);
+      }
+    }
+    // In an atomic push one refusal refuses all: never ask a person about a push that cannot land.
+    for (Item i : asks) {
+      if (rp.isAtomic() && items.stream().anyMatch(x -> !x.allowed())) {
+        i.refuse(RefusalCode.ATOMIC_ABORTED, "atomic push refused because another ref was refused");
+        continue;
+      }
+      ApprovalQuestion q = new ApprovalQuestion(run.runId(), run.workspaceId(), repo.toString(),
+          i.cmd.getRefName(), i.kind.id(), i.cmd.getOldId().name(), i.cmd.getNewId().name(),
+          i.judgement.rule(), i.judgement.reason(),
+          UpdateCommands.summaries(rp.getRepository(), i.cmd, upstreamRefs));
+      Approvals.ApprovalAnswer answer = approvals.ask(q, line -> progress(rp, line));
+      if (!answer.allowed()) {
+        i.refuse(answer.code() == null ? RefusalCode.APPROVAL_DENIED : answer.code(),
+            answer.reason());
       }
     }
   }

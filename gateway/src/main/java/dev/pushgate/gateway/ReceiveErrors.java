@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.errors.PackProtocolException;
 import org.eclipse.jgit.errors.UnpackException;
@@ -24,14 +25,26 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     try {
       r.receive();
     } catch (PackProtocolException | UnpackException | CorruptObjectException e) {
-      log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
+      if (e.getCause() instanceof InterruptedIOException t) {
+        timedOut(rsp, t);
+        return;
+      }
       String why = Forwarder.oneLine(e.getMessage());
+      if (e instanceof UnpackException && e.getCause() != null) {
+        // "Exception while parsing pack stream" alone does not say what was wrong with the pack.
+        Throwable c = e.getCause();
+        why += ": " + (c instanceof IOException ? "" : c.getClass().getSimpleName() + " ")
+            + Forwarder.oneLine(c.getMessage());
+      }
+      log.info("malformed push refused: {}", why);
       if (why.contains("wanted 'old new ref'")) {
         why = "a command is not '<old-id> <new-id> <ref>' with a valid ref name";
       }
       answer(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
     } catch (ServiceMayNotContinueException e) {
       answer(rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
+    } catch (InterruptedIOException e) {
+      timedOut(rsp, e);
     } catch (IOException e) {
       if (isBadInput(e)) {
         log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
@@ -47,6 +60,14 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       answer(rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
           "the push failed inside the gateway; nothing was pushed");
     }
+  }
+
+  /** A client that stopped sending: receive-pack's read timeout ended the push. */
+  private static void timedOut(HttpServletResponse rsp, InterruptedIOException e)
+      throws IOException {
+    log.info("push timed out: {}", Forwarder.oneLine(e.getMessage()));
+    answer(rsp, HttpServletResponse.SC_REQUEST_TIMEOUT, "the push request timed out ("
+        + Forwarder.oneLine(e.getMessage()) + "); nothing was pushed");
   }
 
   /** JGit reports a broken pkt-line or a short body as a plain IOException. */

@@ -57,7 +57,7 @@ final class UpdateCommands {
     }
     try (RevWalk walk = newCommitsWalk(db, List.of(cmd), upstreamRefs)) {
       for (RevCommit c; (c = walk.next()) != null && out.size() < MAX_SUMMARIES; ) {
-        out.add(c.abbreviate(10).name() + " " + c.getShortMessage());
+        out.add(c.abbreviate(10).name() + " " + Forwarder.oneLine(c.getShortMessage()));
       }
     }
     return out;

@@ -337,6 +337,26 @@ class PushHookTest {
     assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
   }
 
+  @Test
+  void anAtomicPushWithARefusedRefAsksNobody() throws Exception {
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+    PushRules rules = PushRules.of(List.of(
+        PushRule.of("refs/heads/main", Decision.ASK, "main needs a human"),
+        PushRule.of("refs/heads/feature", Decision.DENY, "no features")));
+
+    push(rules, true, "refs/heads/main:refs/heads/main", "refs/heads/feature:refs/heads/feature");
+
+    assertThat(questions).isEmpty();
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+  }
+
   // ---- failures
 
   @Test

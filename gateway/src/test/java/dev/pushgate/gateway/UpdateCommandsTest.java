@@ -248,6 +248,19 @@ class UpdateCommandsTest {
         .containsExactly(c.abbreviate(10).name() + " a subject that wraps");
   }
 
+  /**
+   * Subjects are the pushing agent's words and end up on an approver's terminal ({@code pushgate
+   * approvals list}): an escape sequence or a carriage return there could redraw the line the
+   * approver reads.
+   */
+  @Test
+  void summariesFoldControlCharactersOutOfTheSubject() throws IOException {
+    RevCommit c = commit(db, "Fix typo\u001b[2K\r\u0007rm -rf approved\u007f\n", README);
+
+    assertThat(UpdateCommands.summaries(db, create(MAIN, c), List.of()))
+        .containsExactly(c.abbreviate(10).name() + " Fix typo [2K rm -rf approved");
+  }
+
   @Test
   void summariesOfADeleteAreEmpty() throws IOException {
     RevCommit c = commit(db, "base\n", README);

@@ -84,10 +84,12 @@ class ExecTest {
         "--", "sh", "-c", """
             set -e
             id -u
-            grep -q ' /proc/sys .* ro,' /proc/self/mountinfo && echo proc-sys-read-only
+            grep -q ' /proc/sys ro,' /proc/self/mountinfo && echo proc-sys-read-only
             git clone -q https://github.com/acme/widget.git widget
             cd widget
             printf %s "$GH_TOKEN" > ../token.txt
+            printf 'protocol=https\nhost=github.com\n\n' | env -u GH_TOKEN git credential fill \
+              | grep -q '^password=.' && echo credential-helper-answers
             echo change > change.txt
             git add change.txt
             git commit -qm change
@@ -99,7 +101,8 @@ class ExecTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     String[] out = exec.stdout().split("\n");
     assertThat(out[0]).isNotEqualTo("0");
-    assertThat(out).contains("proc-sys-read-only", "done");
+    // The run's credential helper reached the appliance over the bridge (no $GH_TOKEN fallback).
+    assertThat(out).contains("proc-sys-read-only", "credential-helper-answers", "done");
     assertThat(exec.stderr()).contains("under bubblewrap")
         .contains("! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
 

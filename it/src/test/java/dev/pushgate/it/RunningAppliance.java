@@ -100,6 +100,11 @@ final class RunningAppliance implements AutoCloseable {
     return port;
   }
 
+  /** The process id of the running appliance, for what {@code /proc} says about it. */
+  long pid() {
+    return process.pid();
+  }
+
   String gatewayUrl() {
     return gatewayUrl;
   }

@@ -126,8 +126,9 @@ class EgressProxyTest {
   @Test
   void aBaselineNameThatResolvesToThisHostIsRefused() throws Exception {
     RealBwrap.Run run = sh(plan(true, List.of()),
-        curl("-o /dev/null -w '%{http_code}'", "pypi.org", "/simple/"));
-    assertThat(run.stdout()).startsWith("403");
+        curl("-o /dev/null -w '%{http_code}'", "pypi.org", "/simple/") + ";"
+            + curl("-p -o /dev/null", "pypi.org", "/simple/"));
+    assertThat(run.stdout()).startsWith("403 exit=0\n").contains(" exit=56\n");
     assertThat(run.violations()).singleElement().satisfies(v -> {
       assertThat(v.target()).isEqualTo("pypi.org");
       assertThat(v.raw()).contains("resolves to 127.0.0.1, an address of this host");

@@ -32,13 +32,33 @@ public record Question(
     commits = commits == null ? List.of() : List.copyOf(commits);
   }
 
-  /** One line a person reads in git's output or a terminal. */
+  /**
+   * One line a person reads in git's output or a terminal. What an agent wrote (a command, a ref
+   * name) is shown with its control characters escaped, so it cannot redraw the approver's screen.
+   */
   public String summary() {
     if (command != null) {
-      return "run " + runId + " wants to run: " + command;
+      return "run " + runId + " wants to run: " + printable(command);
     }
     String range = oldId == null ? "" : " " + shortId(oldId) + ".." + shortId(newId);
-    return kind + " " + ref + " of " + repository + range;
+    return kind + " " + printable(ref) + " of " + repository + range;
+  }
+
+  /** {@code text} with control and bidirectional-override characters shown as escapes. */
+  public static String printable(String text) {
+    if (text == null) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder(text.length());
+    text.codePoints().forEach(c -> {
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || (c >= 0x202a && c <= 0x202e)
+          || (c >= 0x2066 && c <= 0x2069)) {
+        out.append(c < 0x100 ? String.format("\\x%02x", c) : String.format("\\u%04x", c));
+      } else {
+        out.appendCodePoint(c);
+      }
+    });
+    return out.toString();
   }
 
   private static String shortId(String id) {

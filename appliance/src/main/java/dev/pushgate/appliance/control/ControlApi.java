@@ -243,7 +243,13 @@ public final class ControlApi extends Handler.Abstract {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
           "the request body is larger than " + MAX_BODY + " bytes");
     }
-    String body = Content.Source.asString(request, StandardCharsets.UTF_8);
+    String body;
+    try {
+      body = Content.Source.asString(request, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) { // Jetty's Utf8StringBuilder on bytes that are not UTF-8
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "the request body is not valid UTF-8");
+    }
     if (body.length() > MAX_BODY) {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
           "the request body is larger than " + MAX_BODY + " bytes");
@@ -251,9 +257,11 @@ public final class ControlApi extends Handler.Abstract {
     try {
       return json.readTree(body);
     } catch (JsonProcessingException e) {
+      // A broken constraint (nesting depth, length) has no location.
+      String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
+          + ", column " + e.getLocation().getColumnNr();
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
-          "malformed JSON at line " + e.getLocation().getLineNr() + ", column "
-              + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
+          "malformed JSON" + where + ": " + e.getOriginalMessage());
     }
   }
 

@@ -43,7 +43,7 @@ final class RunRequestParser {
     for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!FIELDS.contains(f)) {
-        throw bad("unknown field '" + f + "'");
+        throw bad("unknown field '" + (f.length() > 60 ? f.substring(0, 60) + "…" : f) + "'");
       }
     }
     String workspaceId = requiredText(body, "workspaceId");
@@ -108,7 +108,12 @@ final class RunRequestParser {
     String dispatch = optionalText(body, "dispatch", null);
     if (dispatch != null) {
       switch (dispatch) {
-        case "harness-bash" -> runner = "harness-bash";
+        case "harness-bash" -> {
+          if (runner != null && !runner.equals("harness-bash")) {
+            throw bad("dispatch harness-bash does not go with runner " + runner);
+          }
+          runner = "harness-bash";
+        }
         case "overlay" -> {
           if ("harness-bash".equals(runner)) {
             throw bad("dispatch overlay does not go with runner harness-bash");

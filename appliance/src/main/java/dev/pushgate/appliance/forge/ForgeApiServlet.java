@@ -124,7 +124,9 @@ final class ForgeApiServlet extends HttpServlet {
 
   private void accessToken(HttpServletRequest req, HttpServletResponse rsp, long installationId)
       throws IOException, SQLException {
-    if (installationId != ForgeAppKey.INSTALLATION_ID) {
+    List<ForgeRepositories.ForgeRepo> installed = repos.all().stream()
+        .filter(r -> ForgeAppKey.installationIdOf(r.slug().owner()) == installationId).toList();
+    if (installed.isEmpty()) {
       error(rsp, 404, "Not Found");
       return;
     }
@@ -145,7 +147,9 @@ final class ForgeApiServlet extends HttpServlet {
     if (!names.isMissingNode() || !ids.isMissingNode()) {
       for (JsonNode n : names) {
         // Like GitHub, names are looked up among the installation's repositories by name alone.
-        Optional<ForgeRepositories.ForgeRepo> r = n.isTextual() ? findByName(n.asText()) : Optional.empty();
+        Optional<ForgeRepositories.ForgeRepo> r = n.isTextual()
+            ? installed.stream().filter(x -> x.slug().name().equalsIgnoreCase(n.asText())).findFirst()
+            : Optional.empty();
         if (r.isEmpty()) {
           error(rsp, 422, "There is at least one repository that does not exist or is not"
               + " accessible to the parent installation.");
@@ -154,7 +158,9 @@ final class ForgeApiServlet extends HttpServlet {
         selected.add(r.get());
       }
       for (JsonNode n : ids) {
-        Optional<ForgeRepositories.ForgeRepo> r = n.canConvertToLong() ? findById(n.asLong()) : Optional.empty();
+        Optional<ForgeRepositories.ForgeRepo> r = n.canConvertToLong()
+            ? installed.stream().filter(x -> x.id() == n.asLong()).findFirst()
+            : Optional.empty();
         if (r.isEmpty()) {
           error(rsp, 422, "There is at least one repository that does not exist or is not"
               + " accessible to the parent installation.");
@@ -259,24 +265,16 @@ final class ForgeApiServlet extends HttpServlet {
     }
   }
 
-  private Optional<ForgeRepositories.ForgeRepo> findByName(String name) {
-    return repos.all().stream().filter(r -> r.slug().name().equalsIgnoreCase(name)).findFirst();
-  }
-
-  private Optional<ForgeRepositories.ForgeRepo> findById(long id) {
-    return repos.all().stream().filter(r -> r.id() == id).findFirst();
-  }
-
   private ObjectNode installationJson(String owner) {
     ObjectNode inst = json.createObjectNode();
-    inst.put("id", ForgeAppKey.INSTALLATION_ID);
+    long id = ForgeAppKey.installationIdOf(owner);
+    inst.put("id", id);
     ObjectNode account = inst.putObject("account");
     account.put("login", owner);
     account.put("id", 1);
     account.put("type", "Organization");
     inst.put("repository_selection", "all");
-    inst.put("access_tokens_url", "/app/installations/" + ForgeAppKey.INSTALLATION_ID
-        + "/access_tokens");
+    inst.put("access_tokens_url", "/app/installations/" + id + "/access_tokens");
     inst.put("repositories_url", "/installation/repositories");
     inst.put("html_url", "http://127.0.0.1/forge/");
     inst.put("app_id", Long.parseLong(ForgeAppKey.APP_ID));

@@ -25,8 +25,16 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 public final class ForgeAppKey {
   /** The App id the forge answers to. */
   public static final String APP_ID = "1";
-  /** The one installation of the forge's App, covering every forge repository. */
-  public static final long INSTALLATION_ID = 1;
+  /**
+   * The installation of the forge's App on {@code owner}: one per owner, as on GitHub, so a
+   * repository name is looked up within its owner only.
+   */
+  public static long installationIdOf(String owner) {
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(owner.toLowerCase(java.util.Locale.ROOT)
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return 1 + crc.getValue();
+  }
 
   private final Path privateKeyFile;
   private final RSAPublicKey publicKey;

@@ -77,8 +77,8 @@ final class ForgeGitFilter implements Filter {
       return Optional.empty();
     }
     String[] parts = pathInfo.split("/");
-    // "", owner, name.git, then the smart-HTTP suffix
-    if (parts.length < 4 || !parts[2].endsWith(".git")) {
+    // "", owner, name[.git], then the smart-HTTP suffix
+    if (parts.length < 4) {
       return Optional.empty();
     }
     try {

@@ -38,6 +38,8 @@ public final class SecretBox {
           PosixFilePermissions.fromString("rw-------")));
       Files.write(keyFile, fresh, StandardOpenOption.TRUNCATE_EXISTING);
     }
+    // A key others could read is no secret: tighten it rather than run with it open.
+    Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
     byte[] key = Files.readAllBytes(keyFile);
     if (key.length != 32) {
       throw new IOException("the ledger key " + keyFile + " is damaged (expected 32 bytes); "

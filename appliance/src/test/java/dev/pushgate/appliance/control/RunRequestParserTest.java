@@ -229,7 +229,8 @@ class RunRequestParserTest {
         .isEqualTo("rules.push[0].decision: bad decision 'maybe' (expected allow, ask or deny)");
     assertThat(error(MINIMAL + ", 'rules': {'push': [{'refs': 'refs/heads/main', 'decision': 'deny'},"
         + " {'refs': 'main', 'decision': 'deny'}]}}"))
-        .startsWith("rules.push[1].refs: bad pattern: ref pattern must start with refs/");
+        .isEqualTo("rules.push[1].refs: bad pattern: ref pattern must start with refs/"
+            + " (for example refs/heads/main): main");
     assertThat(error(MINIMAL + ", 'rules': {'push': [{'decision': 'deny'}]}}"))
         .isEqualTo("rules.push[0]: a push rule is missing 'refs'");
     assertThat(error(MINIMAL + ", 'rules': {'push': [{'refs': 'refs/heads/main', 'decision': 'deny',"
@@ -242,13 +243,17 @@ class RunRequestParserTest {
 
   @Test
   void rulesThatAreNotAMappingAreRefused() {
-    assertThat(error(MINIMAL + ", 'rules': 'deny'}")).startsWith("rules: ");
-    assertThat(error(MINIMAL + ", 'rules': ['deny']}")).startsWith("rules: ");
+    assertThat(error(MINIMAL + ", 'rules': 'deny'}")).isEqualTo("rules: the rules document must be"
+        + " a mapping of action ids to decisions, not the string 'deny'");
+    assertThat(error(MINIMAL + ", 'rules': ['deny']}"))
+        .startsWith("rules: the rules document must be a mapping of action ids to decisions, not ");
   }
 
   @Test
   void anUnknownRuleKeyIsRefused() {
-    assertThat(error(MINIMAL + ", 'rules': {'pushh': 'deny'}}")).startsWith("rules.pushh: unknown key 'pushh'");
+    assertThat(error(MINIMAL + ", 'rules': {'pushh': 'deny'}}")).isEqualTo("rules.pushh: unknown key"
+        + " 'pushh' (expected push, commit, open-pull-request, publish-review-or-merge,"
+        + " write-tracker, install-package, access-network or denyWriteGlobs)");
   }
 
   // ---- ttl

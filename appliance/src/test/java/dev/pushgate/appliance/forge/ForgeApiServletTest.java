@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The local forge's subset of GitHub's App API, asked over HTTP the way the broker asks GitHub. */
 class ForgeApiServletTest {
   private static final String API = "/forge/api/v3";
-  private static final String MINT = API + "/app/installations/1/access_tokens";
+  private static final String MINT =
+      API + "/app/installations/" + ForgeAppKey.installationIdOf("acme") + "/access_tokens";
   private static final String NOT_DECODED = "A JSON web token could not be decoded";
   private static final String NOT_ACCESSIBLE = "There is at least one repository that does not"
       + " exist or is not accessible to the parent installation.";
@@ -164,7 +165,7 @@ class ForgeApiServletTest {
     HttpResponse<String> r = get(API + "/repos/acme/widget/installation", "Bearer " + forge.jwt());
 
     assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(json(r).get("id").asLong()).isEqualTo(ForgeAppKey.INSTALLATION_ID);
+    assertThat(json(r).get("id").asLong()).isEqualTo(ForgeAppKey.installationIdOf("acme"));
     assertThat(json(r).at("/account/login").asText()).isEqualTo("acme");
   }
 

@@ -116,7 +116,6 @@ class ForgeGitFilterTest {
     String token = forge.token(WRITE, "widget");
     for (String path : new String[] {
         "/forge/acme/gadget.git/info/refs?service=git-upload-pack",
-        "/forge/acme/widget/info/refs?service=git-upload-pack",
         "/forge/acme/widget.git",
         "/forge/acme/.git/info/refs?service=git-upload-pack",
         "/forge/widget.git/info/refs?service=git-upload-pack"}) {

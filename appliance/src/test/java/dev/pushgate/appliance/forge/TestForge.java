@@ -79,12 +79,11 @@ final class TestForge implements AutoCloseable {
   private final HttpClient http = HttpClient.newHttpClient();
 
   TestForge(Path dir) throws Exception {
-    long t0 = System.nanoTime();
     repos = new ForgeRepositories(dir.resolve("forge"));
     db = Database.open(dir.resolve("pushgate.db"));
-    System.out.println("TT db " + (System.nanoTime()-t0)/1000000);
-    appKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem"));
-    System.out.println("TT key " + (System.nanoTime()-t0)/1000000);
+    Path keyFile = dir.resolve("forge-app.pem");
+    Files.copy(sharedKey(), keyFile);
+    appKey = ForgeAppKey.openOrCreate(keyFile);
     LocalForge forge = new LocalForge(repos, new ForgeTokens(db, clock, TOKEN_LIFETIME), appKey, clock);
     server = new Server();
     ServerConnector connector = new ServerConnector(server);
@@ -93,7 +92,19 @@ final class TestForge implements AutoCloseable {
     server.addConnector(connector);
     server.setHandler(forge.handler());
     server.start();
-    System.out.println("TT jetty " + (System.nanoTime()-t0)/1000000);
+  }
+
+  private static Path sharedKey;
+
+  /** One App key for every forge of the test run, made by the forge itself: RSA keys are slow. */
+  private static synchronized Path sharedKey() throws IOException {
+    if (sharedKey == null) {
+      Path dir = Files.createTempDirectory("pushgate-forge-key");
+      dir.toFile().deleteOnExit();
+      sharedKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem")).privateKeyFile();
+      sharedKey.toFile().deleteOnExit();
+    }
+    return sharedKey;
   }
 
   ForgeRepositories.ForgeRepo create(String slug) throws IOException {
@@ -155,7 +166,7 @@ final class TestForge implements AutoCloseable {
     for (String n : repositoryNames) {
       names.append(names.length() == 0 ? "" : ",").append('"').append(n).append('"');
     }
-    HttpResponse<String> r = send("POST", "/forge/api/v3/app/installations/1/access_tokens",
+    HttpResponse<String> r = send("POST", "/forge/api/v3/app/installations/" + ForgeAppKey.installationIdOf("acme") + "/access_tokens",
         "Bearer " + jwt(), "{\"repositories\":[" + names + "],\"permissions\":" + permissionsJson + "}");
     if (r.statusCode() != 201) {
       throw new IllegalStateException("token not issued: " + r.statusCode() + " " + r.body());

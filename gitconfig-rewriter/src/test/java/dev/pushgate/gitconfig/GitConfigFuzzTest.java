@@ -1,0 +1,111 @@
+package dev.pushgate.gitconfig;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Coverage-guided fuzzing of the git-config writer against the scanner that reads config files as
+ * git's {@code config.c} does (docs/fuzzing.md; ConfigScannerTest checks the scanner against git).
+ */
+class GitConfigFuzzTest {
+  /**
+   * Any value and subsection name is either refused with an {@link IllegalArgumentException}
+   * (exactly when it holds a NUL, an unpaired surrogate, or, in a subsection, a newline) or reads
+   * back exactly.
+   */
+  @FuzzTest(maxDuration = "2m")
+  void valuesAndSubsectionsReadBackExactlyOrAreRefused(FuzzedDataProvider data) throws Exception {
+    String subsection = data.consumeString(40);
+    String value = data.consumeRemainingAsString();
+    boolean valueOk = value.indexOf('\0') < 0 && !Fuzz.hasUnpairedSurrogate(value);
+    boolean subsectionOk = subsection.indexOf('\0') < 0 && subsection.indexOf('\n') < 0
+        && !Fuzz.hasUnpairedSurrogate(subsection);
+    String text;
+    try {
+      text = "[s " + ConfigSyntax.subsection(subsection) + "]\n\tk = " + ConfigSyntax.value(value)
+          + "\n";
+    } catch (IllegalArgumentException e) {
+      assertThat(valueOk && subsectionOk).as("refused: %s", e.getMessage()).isFalse();
+      return;
+    }
+    assertThat(valueOk && subsectionOk).as("accepted").isTrue();
+    List<ConfigEntry> entries = ConfigScanner.scan(latin1(text));
+    assertThat(entries).hasSize(1);
+    assertThat(entries.get(0).variable()).isEqualTo(latin1("s." + subsection + ".k"));
+    assertThat(entries.get(0).value()).isEqualTo(latin1(value));
+  }
+
+  /**
+   * A run's whole config file, from fuzzed URLs, credential and helper snippet: the config is
+   * refused with an {@link IllegalArgumentException} that does not echo the credential, or the
+   * rendered file reads back as exactly the entries that went in.
+   */
+  @FuzzTest(maxDuration = "2m")
+  void renderedRunConfigReadsBackExactlyOrIsRefused(FuzzedDataProvider data) throws Exception {
+    String gateway = data.consumeString(60);
+    String host = data.pickValue(new String[] {"github.com", "GitHub.COM", "ghe.example.com"});
+    String credential = data.consumeString(40);
+    String forge = data.consumeBoolean() ? data.consumeString(60) : null;
+    String snippet = data.consumeRemainingAsString();
+    RunGitConfig config;
+    try {
+      config = new RunGitConfig(gateway, host, credential, Optional.ofNullable(forge),
+          CredentialCommand.shell(snippet));
+    } catch (IllegalArgumentException e) {
+      boolean elsewhere = gateway.contains(credential) || snippet.contains(credential)
+          || forge != null && forge.contains(credential);
+      if (credential.length() > 3 && !elsewhere) {
+        assertThat(e.getMessage()).doesNotContain(credential);
+      }
+      return;
+    }
+    String text = GitConfigFile.render(config);
+    List<String> read = new ArrayList<>();
+    for (ConfigEntry e : ConfigScanner.scan(latin1(text))) {
+      read.add(e.variable() + "=" + e.value());
+    }
+    assertThat(read).containsExactlyElementsOf(expected(config, snippet));
+  }
+
+  // what the file must hold, written out independently of the renderer (as git --list prints it)
+  private static List<String> expected(RunGitConfig c, String snippet) {
+    String gatewayHost = c.gatewayBaseUrl() + "/git/" + c.gitHost() + "/";
+    List<String> forms = List.of("https://" + c.gitHost() + "/", "git@" + c.gitHost() + ":",
+        "ssh://git@" + c.gitHost() + "/");
+    String forge = c.fetchBaseUrl().orElse(null);
+    List<String> out = new ArrayList<>();
+    forms.forEach(f -> out.add("url." + gatewayHost + ".pushinsteadof=" + f));
+    if (forge != null) {
+      out.add("url." + gatewayHost + ".pushinsteadof=" + forge);
+    }
+    out.add("http." + c.gatewayBaseUrl() + "/git/.extraheader=");
+    out.add("http." + c.gatewayBaseUrl() + "/git/.extraheader=Authorization: Bearer "
+        + c.runCredential());
+    if (forge != null) {
+      forms.forEach(f -> out.add("url." + forge + ".insteadof=" + f));
+    }
+    String scope = forge != null ? forge : "https://" + c.gitHost();
+    out.add("credential." + scope + ".helper=");
+    out.add("credential." + scope + ".helper=!" + snippet);
+    out.add("credential." + scope + ".username=x-access-token");
+    return out.stream().map(GitConfigFuzzTest::latin1).toList();
+  }
+
+  /** UTF-8 bytes as ISO-8859-1 characters, the form the scanner reads. */
+  private static String latin1(String s) {
+    return new String(s.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+  }
+
+  static {
+    if (!StandardCharsets.ISO_8859_1.newEncoder().canEncode('\u00ff')) {
+      fail("ISO-8859-1 must encode every byte");
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** {@code pushgate demo}, as a newcomer runs it: every step behaves as described, exit 0. */
+class DemoTest {
+  @Test
+  void theDemoTellsTheWholeStoryWithTheRealGitClientAndExitsZero() throws Exception {
+    long start = System.nanoTime();
+    String out = RunningAppliance.cli("demo"); // fails unless the exit status is 0
+    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+
+    assertThat(out)
+        .contains("$ git clone https://github.com/acme/widget.git widget")
+        .contains(" * [new branch]      feature/hello -> feature/hello")
+        .contains(" ! [remote rejected] main -> main"
+            + " (Control Center policy: push to main is denied)")
+        .contains("remote: waiting for approval of create refs/heads/release/1.0 of acme/widget")
+        .containsPattern("the demo's approver allowed q_[0-9a-f]+: create refs/heads/release/1\\.0")
+        .contains(" * [new branch]      release/1.0 -> release/1.0")
+        .contains(" ! [remote rejected] feature/hello -> feature/hello"
+            + " (Control Center policy: history is not rewritten here)")
+        .contains("revoked read (acme/widget), gateway; pending none")
+        .contains("Authorization: Basic x-access-token:ghs_\u2026  -> 401")
+        .contains("Authorization: Bearer pgr_\u2026  -> 401")
+        .containsPattern("TIME +REPOSITORY +REF +KIND +CODE +REASON\n")
+        .containsPattern("\\d\\d:\\d\\d:\\d\\d  acme/widget  refs/heads/main +update"
+            + "  RULE_DENIED  push to main is denied\n")
+        .containsPattern("\\d\\d:\\d\\d:\\d\\d  acme/widget  refs/heads/feature/hello  force"
+            + " +RULE_DENIED  history is not rewritten here\n")
+        .contains("\u2714 all 11 steps behaved as described.")
+        .doesNotContain("\u2718");
+    for (int step = 1; step <= 11; step++) {
+      assertThat(out).containsPattern("(?m)^ ?" + step + "\\. .*\n(.*\n)*?    \u2714 ");
+    }
+    assertThat(out).doesNotContainPattern("gh[ps]_[A-Za-z0-9]{16,}")
+        .doesNotContainPattern("pgr_[A-Za-z0-9_-]{16,}");
+    assertThat(seconds).isLessThan(60);
+  }
+}
