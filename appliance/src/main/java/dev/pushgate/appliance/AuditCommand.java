@@ -1,8 +1,7 @@
 package dev.pushgate.appliance;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.RepoSlug;
@@ -32,7 +31,6 @@ import picocli.CommandLine.Option;
         "  pushgate audit --run run_0123abcd --json",
         "  pushgate audit --repo acme/widget --data-dir /var/lib/pushgate"})
 final class AuditCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Option(names = "--refused", description = "Only refused updates (by a rule, an approver, git or upstream).")
   boolean refused;
@@ -122,29 +120,10 @@ final class AuditCommand implements Callable<Integer> {
       List<JsonNode> out = new ArrayList<>();
       for (PushRecord r : new AuditStore(db).list(
           new AuditStore.Query(refused ? Boolean.TRUE : null, run, repo, from, limit))) {
-        out.add(toJson(r));
+        out.add(AuditJson.of(r));
       }
       return out;
     }
-  }
-
-  static JsonNode toJson(PushRecord r) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("at", r.at().toString());
-    n.put("runId", r.runId());
-    n.put("workspaceId", r.workspaceId());
-    n.put("repository", r.repository());
-    n.put("ref", r.ref());
-    n.put("oldId", r.oldId());
-    n.put("newId", r.newId());
-    n.put("kind", r.kind());
-    n.put("decision", r.decision());
-    n.put("rule", r.rule());
-    n.put("code", r.code() == null ? null : r.code().name());
-    n.put("reason", r.reason());
-    n.put("outcome", r.outcome());
-    n.put("durationMillis", r.durationMillis());
-    return n;
   }
 
   static Instant parseSince(String text) {

@@ -41,7 +41,9 @@ public final class ControlApi extends Handler.Abstract {
   private final String gatewayUrl;
   private final java.nio.file.Path gatewaySocket;
   private final ObjectMapper json = new ObjectMapper()
-      .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+      .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+      // "{...} {...}" is not one request with something ignored after it.
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private final RunRequestParser parser;
 
   private final ApprovalsApi approvals;
@@ -190,30 +192,11 @@ public final class ControlApi extends Handler.Abstract {
     ArrayNode list = json.createArrayNode();
     for (PushRecord r : audit.list(new AuditStore.Query(refused, q.getValue("runId"),
         q.getValue("repository"), since, limit))) {
-      list.add(auditJson(r));
+      list.add(AuditJson.of(r));
     }
     ObjectNode out = json.createObjectNode();
     out.set("decisions", list);
     send(response, callback, 200, out);
-  }
-
-  private ObjectNode auditJson(PushRecord r) {
-    ObjectNode n = json.createObjectNode();
-    n.put("at", r.at().toString());
-    n.put("runId", r.runId());
-    n.put("workspaceId", r.workspaceId());
-    n.put("repository", r.repository());
-    n.put("ref", r.ref());
-    n.put("oldId", r.oldId());
-    n.put("newId", r.newId());
-    n.put("kind", r.kind());
-    n.put("decision", r.decision());
-    n.put("rule", r.rule());
-    n.put("code", r.code() == null ? null : r.code().name());
-    n.put("reason", r.reason());
-    n.put("outcome", r.outcome());
-    n.put("durationMillis", r.durationMillis());
-    return n;
   }
 
   private ObjectNode view(Ledger.RunRow row) throws JsonProcessingException {

@@ -1,0 +1,29 @@
+package dev.pushgate.appliance.control;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.gateway.PushRecord;
+
+/** One audited decision as the control API and {@code pushgate audit --json} show it. */
+public final class AuditJson {
+  private AuditJson() {}
+
+  public static ObjectNode of(PushRecord r) {
+    ObjectNode n = JsonNodeFactory.instance.objectNode();
+    n.put("at", r.at().toString());
+    n.put("runId", r.runId());
+    n.put("workspaceId", r.workspaceId());
+    n.put("repository", r.repository());
+    n.put("ref", r.ref());
+    n.put("oldId", r.oldId());
+    n.put("newId", r.newId());
+    n.put("kind", r.kind());
+    n.put("decision", r.decision());
+    n.put("rule", r.rule());
+    n.put("code", r.code() == null ? null : r.code().name());
+    n.put("reason", r.reason());
+    n.put("outcome", r.outcome());
+    n.put("durationMillis", r.durationMillis());
+    return n;
+  }
+}
