@@ -256,6 +256,9 @@ public final class Appliance implements AutoCloseable {
     }
     stop(control);
     stop(server);
+    if (runs != null) {
+      runs.close(); // before the database closes: revocations under way still record
+    }
     for (int i = resources.size() - 1; i >= 0; i--) {
       try {
         resources.get(i).close();

@@ -93,6 +93,17 @@ public final class Runs implements RunAuthenticator {
   private final ObjectMapper json = new ObjectMapper();
   private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
   private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
+  /**
+   * Revokes a push's write token once the push has been answered, so that git does not wait for
+   * it. A token whose revocation has not run when the appliance stops stays in the ledger and is
+   * revoked at its run's teardown at the latest.
+   */
+  private final java.util.concurrent.ExecutorService revoker =
+      java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "pushgate-revoker");
+        t.setDaemon(true);
+        return t;
+      });
 
   public Runs(Ledger ledger, GitHubApp broker, Clock clock, Settings settings) {
     this.ledger = ledger;
@@ -276,9 +287,21 @@ public final class Runs implements RunAuthenticator {
 
       @Override
       public void close() {
-        revokeRecorded(ledgerId, t.token());
+        revoker.execute(() -> revokeRecorded(ledgerId, t.token()));
       }
     };
+  }
+
+  /** Waits a little for revocations under way; what is left is revoked at teardown. */
+  public void close() {
+    revoker.shutdown();
+    try {
+      if (!revoker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        log.warn("write tokens still being revoked at shutdown; their runs' teardown revokes them");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
