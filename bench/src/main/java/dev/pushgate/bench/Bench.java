@@ -39,6 +39,7 @@ public final class Bench {
   private final Path directConfig;
 
   private final List<String> noisy = new ArrayList<>();
+  private final List<List<String>> noise = new ArrayList<>();
   private ApplianceProcess app;
   private Path jar;
   private Path template;
@@ -113,10 +114,13 @@ public final class Bench {
     System.out.print(head);
     if (o.runs("startup")) {
       quiet("startup");
+      Noise n = new Noise("startup");
       startup();
+      n.end();
     }
     Set<String> main = new LinkedHashSet<>(o.only());
     main.remove("startup");
+    main.remove("profile");
     if (!main.isEmpty()) {
       Path data = work.resolve("data");
       app = ApplianceProcess.start(jar, data, jvmOptions(data));
@@ -124,41 +128,64 @@ public final class Bench {
         setUp(app);
         if (o.runs("small")) {
           quiet("small");
+          Noise n = new Noise("small");
           small();
+          n.end();
         }
         if (o.runs("phases")) {
           quiet("phases");
+          Noise n = new Noise("phases");
           phases();
+          n.end();
         }
         if (o.runs("large")) {
           quiet("large");
+          Noise n = new Noise("large");
           large();
+          n.end();
         }
         if (o.runs("memory")) {
           quiet("memory");
+          Noise n = new Noise("memory");
           memory();
+          n.end();
         }
         if (o.runs("deny")) {
           quiet("deny");
+          Noise n = new Noise("deny");
           deny();
+          n.end();
         }
         if (o.runs("concurrency")) {
           quiet("concurrency");
+          Noise n = new Noise("concurrency");
           concurrency();
+          n.end();
         }
         if (o.runs("small")) {
           quiet("small, again");
+          Noise n = new Noise("small, again");
           smallAgain();
+          n.end();
         }
       } finally {
         app.close();
         copyQuietly(app.log, o.out().resolve("appliance.log"));
       }
     }
-    if (o.jfr()) {
+    if (o.runs("profile")) {
       quiet("profile");
+      Noise n = new Noise("profile");
       profile();
+      n.end();
     }
+    report.heading("Other work on the machine");
+    report.text("CPU used by processes other than the bench, its git commands and the appliance"
+        + " while each section ran (machine busy time from `/proc/stat`, minus the bench JVM and"
+        + " its waited-for children, minus the appliance), as a share of all "
+        + Runtime.getRuntime().availableProcessors() + " cores. Sections with a high share ran"
+        + " next to other builds or tests and are noisier.");
+    report.table(List.of("section", "seconds", "other processes"), noise);
     if (!noisy.isEmpty()) {
       report.text("Other work was running on the machine when these sections started (the"
           + " bench waited up to " + o.maxWait() + " s for it to stop): " + String.join("; ", noisy) + ".");
@@ -229,6 +256,33 @@ public final class Bench {
     step(note);
     if (busy > 0.10) {
       noisy.add(note);
+    }
+  }
+
+  /** CPU used by other processes on the machine while a section ran. */
+  private final class Noise {
+    private final String section;
+    private final long start = System.nanoTime();
+    private final long machine0 = Platform.machineBusyTicks();
+    private final long self0 = Platform.selfAndChildrenTicks();
+    private final long app0;
+    private final long pid;
+
+    Noise(String section) {
+      this.section = section;
+      this.pid = app == null ? -1 : app.pid();
+      this.app0 = pid < 0 ? 0 : Platform.processTicks(pid);
+    }
+
+    void end() {
+      double secs = (System.nanoTime() - start) / 1e9;
+      long appTicks = pid < 0 ? 0 : Math.max(0, Platform.processTicks(pid) - app0);
+      long others = Platform.machineBusyTicks() - machine0
+          - (Platform.selfAndChildrenTicks() - self0) - appTicks;
+      double share = Math.max(0, others / (double) Platform.clockTicksPerSecond()
+          / (secs * Runtime.getRuntime().availableProcessors()));
+      noise.add(List.of(section, Stats.fmt(secs, 0), String.format(Locale.ROOT, "%.0f%%",
+          share * 100)));
     }
   }
 
@@ -704,9 +758,11 @@ public final class Bench {
           + Platform.freeDiskMb(work) + " MiB); it needs the source, two forge copies and the"
           + " gateway's cache.";
     } else {
-      step("memory: generating 1 GiB of random blobs in 50 commits");
+      // 500 commits of 2 MiB: the same blob size as the 100 MiB push, ten times the pack, so
+      // that only the pack's size differs
+      step("memory: generating 1 GiB of random blobs in 500 commits");
       Path big = work.resolve("big1g-src.git");
-      Histories.randomBlobs(git(Map.of()), big, 1024L * 1024 * 1024, 50, 9);
+      Histories.randomBlobs(git(Map.of()), big, 1024L * 1024 * 1024, 500, 9);
       cases.add(new Case("1024 MiB, direct", big, "acme/mem1g-d", false, 1024));
       cases.add(new Case("1024 MiB, gateway", big, "acme/mem1g-g", true, 1024));
     }
@@ -744,7 +800,9 @@ public final class Bench {
         + " (eden + survivors + old); *heap after GC* the largest occupancy left after a"
         + " collection (`-Xlog:gc`), i.e. what the push kept alive. The appliance runs with "
         + String.join(" ", o.applianceJvm()) + "; the direct push's numbers are the local"
-        + " forge's own (same process)."
+        + " forge's own (same process). The 1 GiB history is 500 commits of 2 MiB blobs, the"
+        + " blob size of the " + (o.largeBytes() >> 20) + " MiB one, so only the pack's size"
+        + " differs."
         + (rssReset ? "" : " (The kernel refused `clear_refs`; peak RSS is the largest"
         + " sampled VmRSS.)"));
     report.table(List.of("push", "time (s)", "MiB/s", "peak RSS (MiB)", "peak heap used (MiB)",
@@ -1011,7 +1069,7 @@ public final class Bench {
     Files.deleteIfExists(recording);
     List<String> jvm = new ArrayList<>(jvmOptions(data));
     jvm.add("-XX:StartFlightRecording=filename=" + recording
-        + ",settings=profile,dumponexit=true");
+        + ",settings=" + JfrProfile.settings(work) + ",dumponexit=true");
     step("profile: a second appliance with " + jvm.get(jvm.size() - 1));
     int smallN = o.quick() ? 15 : 40;
     List<JfrProfile.Window> windows = new ArrayList<>();
@@ -1076,6 +1134,29 @@ public final class Bench {
       windows.add(new JfrProfile.Window(String.format(Locale.ROOT,
           "large pushes (%d MiB) direct to the forge", o.largeBytes() >> 20), start,
           Instant.now(), 2));
+      // many runs at once on one repository
+      int level = o.quick() ? 8 : 16;
+      List<Worktree> workers = new ArrayList<>();
+      Path dir = Files.createDirectories(workSaved.resolve("workers"));
+      for (int i = 0; i < level; i++) {
+        workers.add(Worktree.cloneOf(runGit(newRun(p, "acme/widget")), template,
+            dir.resolve("w-" + i), GITHUB + "acme/widget.git", "refs/heads/conc-" + i));
+      }
+      ExecutorService pool = Executors.newCachedThreadPool();
+      try {
+        round(pool, workers); // warm-up: creates the branches
+        Thread.sleep(1000);
+        List<Double> ms = new ArrayList<>();
+        start = Instant.now();
+        for (int r = 0; r < 2; r++) {
+          round(pool, workers).results().forEach(x -> ms.add(x.millis()));
+        }
+        windows.add(new JfrProfile.Window(String.format(Locale.ROOT, "%d runs pushing at once to"
+            + " one repository through the gateway, 2 rounds (p50 %.0f ms)", level,
+            Stats.of(ms).median()), start, Instant.now(), 2 * level));
+      } finally {
+        pool.shutdownNow();
+      }
       Thread.sleep(500);
     } finally {
       app = saved;
@@ -1088,7 +1169,8 @@ public final class Bench {
     }
     step("profile: reading " + recording);
     report.heading("Profile (JFR)");
-    report.text("A second appliance started with `-XX:StartFlightRecording=...,settings=profile`"
+    report.text("A second appliance started with `-XX:StartFlightRecording=...`, with the JDK's"
+        + " `profile` settings and lower thresholds for socket reads, locks and fsync"
         + " (recording: `" + recording + "`; `jfr summary` and `jfr print --events"
         + " jdk.ExecutionSample` read it). Samples are aggregated per workload window; each"
         + " sample is put in the first component found on its stack, in the order of the"

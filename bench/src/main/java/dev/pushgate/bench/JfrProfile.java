@@ -46,7 +46,7 @@ final class JfrProfile {
           f -> f.startsWith("dev.pushgate.gateway.Forwarder.")),
       new Component("gateway: cache sync (JGit fetch from upstream)",
           f -> f.startsWith("dev.pushgate.gateway.UpstreamCache.sync")),
-      new Component("gateway: write-token mint (broker client)",
+      new Component("gateway: write-token mint and revoke (broker client)",
           f -> f.startsWith("dev.pushgate.broker.")
               || f.startsWith("dev.pushgate.appliance.runs.Runs.mintWriteToken")
               || f.startsWith("dev.pushgate.appliance.runs.RunUpstream.mintWriteToken")),
@@ -74,6 +74,7 @@ final class JfrProfile {
     final Map<String, Long> allocByComponent = new LinkedHashMap<>();
     final Map<String, Long> allocBySite = new HashMap<>();
     long nativeSamples;
+    final Map<String, long[]> blocked = new HashMap<>();
     final Map<String, Long> nativeByComponent = new HashMap<>();
     long allocBytes;
     long gcCount;
@@ -105,6 +106,8 @@ final class JfrProfile {
             case "jdk.ExecutionSample" -> sample(a, e);
             case "jdk.ObjectAllocationSample" -> allocation(a, e);
             case "jdk.NativeMethodSample" -> nativeSample(a, e);
+            case "jdk.SocketRead", "jdk.FileForce", "jdk.JavaMonitorEnter", "jdk.ThreadPark" ->
+                blocked(a, e, type);
             case "jdk.GarbageCollection" -> {
               a.gcCount++;
               a.gcPauses = a.gcPauses.plus(e.getDuration("sumOfPauses"));
@@ -162,6 +165,60 @@ final class JfrProfile {
         a.inclusive.merge(f, 1L, Long::sum);
       }
     }
+  }
+
+  /** Time a thread at work for pushgate or JGit spent blocked: on a socket, fsync, a lock. */
+  private static void blocked(Acc a, RecordedEvent e, String type) {
+    List<String> frames = frames(e.getStackTrace());
+    if (frames.stream().noneMatch(f -> f.startsWith("dev.pushgate.")
+        || f.startsWith("org.eclipse.jgit."))) {
+      return;
+    }
+    String what = switch (type) {
+      case "jdk.SocketRead" -> "socket read ← " + caller(frames);
+      case "jdk.FileForce" -> "fsync ← " + caller(frames);
+      case "jdk.JavaMonitorEnter" -> "monitor ← " + caller(frames);
+      default -> "park ← " + caller(frames);
+    };
+    long[] v = a.blocked.computeIfAbsent(componentOf(frames) + " | " + what, k -> new long[2]);
+    v[0]++;
+    v[1] += e.getDuration().toNanos();
+  }
+
+  /** The first pushgate, JGit, OkHttp or JDK HTTP frame: what the blocking call was for. */
+  private static String caller(List<String> frames) {
+    for (String f : frames) {
+      if (f.startsWith("org.eclipse.jgit.") || f.startsWith("dev.pushgate.")
+          || f.startsWith("okhttp3.") || f.startsWith("sun.net.www.")
+          || f.startsWith("org.sqlite.")) {
+        return "`" + f.substring(f.lastIndexOf('.', f.lastIndexOf('.') - 1) + 1) + "`";
+      }
+    }
+    return "`" + frames.get(0) + "`";
+  }
+
+  /**
+   * JFR settings for the bench: the JDK's {@code profile.jfc} with lower thresholds, so that the
+   * short waits of a small push are recorded: socket reads, lock waits and parks from 1 ms, every
+   * fsync, and native-method samples every 10 ms.
+   */
+  static Path settings(Path dir) throws IOException {
+    Path profile = Path.of(System.getProperty("java.home"), "lib", "jfr", "profile.jfc");
+    String jfc = java.nio.file.Files.readString(profile);
+    jfc = threshold(jfc, "jdk.SocketRead", "1 ms");
+    jfc = threshold(jfc, "jdk.FileForce", "0 ms");
+    jfc = threshold(jfc, "jdk.JavaMonitorEnter", "1 ms");
+    jfc = threshold(jfc, "jdk.ThreadPark", "1 ms");
+    jfc = jfc.replaceFirst("(<event name=\"jdk.NativeMethodSample\">[\\s\\S]*?<setting name=\"period\"[^>]*>)"
+        + "[^<]*(</setting>)", "$110 ms$2");
+    Path out = dir.resolve("bench.jfc");
+    java.nio.file.Files.writeString(out, jfc);
+    return out;
+  }
+
+  private static String threshold(String jfc, String event, String value) {
+    return jfc.replaceFirst("(<event name=\"" + java.util.regex.Pattern.quote(event)
+        + "\">[\\s\\S]*?<setting name=\"threshold\"[^>]*>)[^<]*(</setting>)", "$1" + value + "$2");
   }
 
   /**
@@ -239,6 +296,19 @@ final class JfrProfile {
         out.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f%% |%n", k[0], k[1],
             en.getValue(), 100.0 * en.getValue() / a.nativeSamples));
       });
+    }
+    if (!a.blocked.isEmpty()) {
+      out.append("\nBlocked time of threads at work for pushgate or JGit (JFR events: socket"
+          + " reads and lock waits or parks of 1 ms and more, every fsync), per push:\n\n");
+      out.append("| component | blocked in ← for | events | ms per push |\n|---|---|---:|---:|\n");
+      a.blocked.entrySet().stream()
+          .sorted((x, y) -> Long.compare(y.getValue()[1], x.getValue()[1]))
+          .limit(12)
+          .forEach(en -> {
+            String[] k = en.getKey().split(" \\| ", 2);
+            out.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f |%n", k[0], k[1],
+                en.getValue()[0], en.getValue()[1] / 1e6 / Math.max(1, w.pushes())));
+          });
     }
     out.append("\nTop allocation sites (first pushgate or JGit frame):\n\n");
     out.append("| site | MiB | share |\n|---|---:|---:|\n");

@@ -20,7 +20,7 @@ record Options(
     int maxWait) {
 
   static final Set<String> SECTIONS =
-      Set.of("startup", "small", "phases", "large", "memory", "deny", "concurrency");
+      Set.of("startup", "small", "phases", "large", "memory", "deny", "concurrency", "profile");
 
   static final String USAGE = """
       usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--out DIR] [--work DIR]
@@ -28,10 +28,10 @@ record Options(
 
         --quick          a short run: fewer repetitions, 20 MiB instead of 100 MiB, no 1 GiB push,
                          concurrency up to 16
-        --jfr            also profile the gateway push: a second appliance started with
-                         -XX:StartFlightRecording, its samples aggregated per workload
+        --jfr            also profile the gateway push (section "profile"): a second appliance
+                         started with -XX:StartFlightRecording, its events aggregated per workload
         --only LIST      run only these sections: startup, small, phases, large, memory, deny,
-                         concurrency (with --jfr the profile runs as well)
+                         concurrency, profile (--jfr adds profile)
         --runs N         measured repetitions of the small and large pushes (default 15 and 5;
                          --quick: 5 and 5)
         --out DIR        where results.md, the JFR recording and the appliance logs go
@@ -47,7 +47,7 @@ record Options(
   static Options parse(String[] args) {
     boolean quick = false;
     boolean jfr = false;
-    Set<String> only = SECTIONS;
+    Set<String> only = null;
     Path jar = Path.of("appliance/target/pushgate.jar");
     Path out = Path.of("bench/target/results");
     Path work = null;
@@ -87,6 +87,17 @@ record Options(
         case "-h", "--help" -> throw new HelpRequested();
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
+    }
+    if (only == null) {
+      only = new java.util.HashSet<>(SECTIONS);
+      if (!jfr) {
+        only.remove("profile");
+      }
+      only = Set.copyOf(only);
+    } else if (jfr) {
+      java.util.Set<String> with = new java.util.HashSet<>(only);
+      with.add("profile");
+      only = Set.copyOf(with);
     }
     if (runs != -1 && runs < 1) {
       throw new IllegalArgumentException("--runs must be at least 1: " + runs);

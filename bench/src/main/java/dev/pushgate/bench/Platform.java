@@ -151,4 +151,41 @@ final class Platform {
     }
     return busy;
   }
+
+  /** Busy jiffies of the whole machine (all CPUs, everything but idle and iowait). */
+  static long machineBusyTicks() {
+    try {
+      long[] t = cpuTimes();
+      return t[0] - t[1];
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * CPU ticks of this JVM and of its children that have been waited for (git, jcmd, the
+   * appliances that were stopped): utime + stime + cutime + cstime of {@code /proc/self/stat}.
+   */
+  static long selfAndChildrenTicks() {
+    return statTicks(Path.of("/proc/self/stat"), true);
+  }
+
+  /** utime + stime of a live process, in ticks (-1 if gone). */
+  static long processTicks(long pid) {
+    return statTicks(Path.of("/proc", String.valueOf(pid), "stat"), false);
+  }
+
+  private static long statTicks(Path stat, boolean children) {
+    try {
+      String s = Files.readString(stat);
+      String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+      long t = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      if (children) {
+        t += Long.parseLong(f[13]) + Long.parseLong(f[14]);
+      }
+      return t;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
 }

@@ -2,17 +2,25 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.broker.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.transport.PreReceiveHook;
+import org.eclipse.jgit.transport.PreReceiveHookChain;
+import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.ReceivePack;
 import org.eclipse.jgit.transport.resolver.ReceivePackFactory;
 import org.eclipse.jgit.transport.resolver.ServiceNotAuthorizedException;
 
 /** Sets up a receive-pack on a repository's cache whose every command goes through the rule. */
 final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletRequest> {
+  /** The largest object one push may carry: GitHub's own limit for a file. */
+  static final long MAX_OBJECT_BYTES = 100L * 1024 * 1024;
+
   private final GatewayConfig config;
   private final UpstreamAccess upstream;
   private final AuditLog audit;
@@ -50,11 +58,29 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setAllowPushOptions(true);
     rp.setCheckReferencedObjectsAreReachable(true);
     rp.setMaxPackSizeLimit(config.maxPackBytes());
+    // JGit allocates a commit, tree or tag at the size its header declares: a few bytes that
+    // claim 2 GB would take the heap. GitHub refuses objects this large anyway.
+    rp.setMaxObjectSizeLimit(MAX_OBJECT_BYTES);
     rp.setTimeout(seconds(config.clientTimeout().toSeconds()));
     rp.setRefFilter(GatewayReceivePackFactory::branchesAndTags);
-    rp.setPreReceiveHook(new PushHook(run, repo, config, upstream, audit, approvals, forwarder,
-        metrics));
+    rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.<PreReceiveHook>of(
+        GatewayReceivePackFactory::refuseFunnyRefNames,
+        new PushHook(run, repo, config, upstream, audit, approvals, forwarder, metrics))));
     return rp;
+  }
+
+  /**
+   * JGit checks {@code .lock} at the end of a ref name only; git refuses it at the end of any
+   * component ({@code refs/heads/x.lock/y}), whose directory would block every update of
+   * {@code refs/heads/x}. Refused here as git's receive-pack does; the push hook then audits it.
+   */
+  private static void refuseFunnyRefNames(ReceivePack rp, Collection<ReceiveCommand> commands) {
+    for (ReceiveCommand c : commands) {
+      if (c.getResult() == ReceiveCommand.Result.NOT_ATTEMPTED
+          && (c.getRefName() + "/").contains(".lock/")) {
+        c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, "funny refname");
+      }
+    }
   }
 
   private static Map<String, Ref> branchesAndTags(Map<String, Ref> refs) {

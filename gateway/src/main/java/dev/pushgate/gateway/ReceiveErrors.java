@@ -4,7 +4,9 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jgit.errors.CorruptObjectException;
+import org.eclipse.jgit.errors.InvalidObjectIdException;
 import org.eclipse.jgit.errors.PackProtocolException;
 import org.eclipse.jgit.errors.UnpackException;
 import org.eclipse.jgit.http.server.ReceivePackErrorHandler;
@@ -25,8 +27,9 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     try {
       r.receive();
     } catch (PackProtocolException | UnpackException | CorruptObjectException e) {
-      if (e.getCause() instanceof InterruptedIOException t) {
-        timedOut(rsp, t);
+      Throwable timeout = timeoutIn(e);
+      if (timeout != null) {
+        timedOut(rsp, timeout);
         return;
       }
       String why = Forwarder.oneLine(e.getMessage());
@@ -43,10 +46,10 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       answer(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
     } catch (ServiceMayNotContinueException e) {
       answer(rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
-    } catch (InterruptedIOException e) {
-      timedOut(rsp, e);
     } catch (IOException e) {
-      if (isBadInput(e)) {
+      if (timeoutIn(e) != null) {
+        timedOut(rsp, timeoutIn(e));
+      } else if (isBadInput(e)) {
         log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
         answer(rsp, HttpServletResponse.SC_BAD_REQUEST,
             "malformed push request: " + Forwarder.oneLine(e.getMessage()));
@@ -55,6 +58,15 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
         answer(rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
             "the push failed inside the gateway; nothing was pushed");
       }
+    } catch (IllegalArgumentException e) {
+      // JGit turns a command whose id is not hexadecimal into a PackProtocolException, but lets
+      // a non-ASCII id through as a bare "Not ASCII string: ..." (found by GatewayFuzzTest).
+      String why = Forwarder.oneLine(e.getMessage());
+      log.info("malformed push refused: {}", why);
+      if (why.startsWith("Not ASCII string") || e instanceof InvalidObjectIdException) {
+        why = "an object id is not 40 hexadecimal digits";
+      }
+      answer(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
     } catch (RuntimeException e) {
       log.warn("push failed: {}", e.toString());
       answer(rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
@@ -62,12 +74,24 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     }
   }
 
-  /** A client that stopped sending: receive-pack's read timeout ended the push. */
-  private static void timedOut(HttpServletResponse rsp, InterruptedIOException e)
-      throws IOException {
+  /** A client that stopped sending: a read timeout ended the push. */
+  private static void timedOut(HttpServletResponse rsp, Throwable e) throws IOException {
     log.info("push timed out: {}", Forwarder.oneLine(e.getMessage()));
     answer(rsp, HttpServletResponse.SC_REQUEST_TIMEOUT, "the push request timed out ("
         + Forwarder.oneLine(e.getMessage()) + "); nothing was pushed");
+  }
+
+  /**
+   * The timeout behind {@code e}, if a timeout ended the read: JGit's own read timeout, or
+   * Jetty's idle timeout, whichever fired first.
+   */
+  private static Throwable timeoutIn(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedIOException || t instanceof TimeoutException) {
+        return t;
+      }
+    }
+    return null;
   }
 
   /** JGit reports a broken pkt-line or a short body as a plain IOException. */

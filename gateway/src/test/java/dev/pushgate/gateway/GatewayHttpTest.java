@@ -8,10 +8,12 @@ import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRule;
 import dev.pushgate.policy.PushRules;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,6 +36,7 @@ import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.URIish;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -200,6 +203,64 @@ class GatewayHttpTest {
       assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
       assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
     }
+  }
+
+  /** Found by GatewayFuzzTest: JGit let a non-ASCII object id through as an internal error. */
+  @Test
+  void aCommandWithANonAsciiObjectIdIs400AndMovesNothing() throws Exception {
+    String repo = "/git/github.com/acme/widget.git";
+    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+        .statusCode()).isEqualTo(200);
+    String id = "0".repeat(39) + "\u00e9";
+    byte[] command = (id + " " + "0".repeat(40) + " refs/heads/main\0report-status\n")
+        .getBytes(StandardCharsets.UTF_8);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(command);
+    body.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
+
+    HttpResponse<String> r = post(repo + "/git-receive-pack", body.toByteArray());
+
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body())
+        .isEqualTo("malformed push request: an object id is not 40 hexadecimal digits\n");
+    assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
+  }
+
+  /**
+   * Found by GatewayFuzzTest, not fixed yet: JGit's PackParser allocates an array as long as the
+   * object count the pack header declares before it reads a single object. This 134-byte push asks
+   * for 8 GB and gets an OutOfMemoryError; 0x0c000000 objects take ~800 MB of the appliance's 1 GB
+   * heap, held as long as the client keeps the request open.
+   */
+  @Disabled("the declared object count of a pack is not bounded yet (docs/fuzzing.md)")
+  @Test
+  void aPackDeclaringMoreObjectsThanAPushCanHoldIsRefusedBeforeItIsRead() throws Exception {
+    String repo = "/git/github.com/acme/widget.git";
+    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+        .statusCode()).isEqualTo(200);
+    byte[] command = ("0".repeat(40) + " " + base.name() + " refs/heads/feature\0report-status\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(command);
+    body.writeBytes("0000PACK".getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(new byte[] {0, 0, 0, 2, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+
+    HttpResponse<String> r = post(repo + "/git-receive-pack", body.toByteArray());
+
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).startsWith("malformed push request: ").doesNotContain("OutOfMemoryError");
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+  }
+
+  private HttpResponse<String> post(String path, byte[] body) throws Exception {
+    return http.send(HttpRequest.newBuilder(server.getURI().resolve(path))
+        .header("Authorization", "Bearer " + CREDENTIAL)
+        .header("Content-Type", "application/x-git-receive-pack-request")
+        .timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> get(String pathAndQuery, String authorization) throws Exception {

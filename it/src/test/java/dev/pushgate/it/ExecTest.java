@@ -80,7 +80,8 @@ class ExecTest {
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-push"));
     ObjectId mainBefore = forgeRef("refs/heads/main");
-    Exec exec = exec(work, Map.of(), "--workdir", work.toString(), "--rules", rules.toString(),
+    Exec exec = exec(work, Map.of("FORGE_URL", app.forgeUrl("acme/widget")),
+        "--workdir", work.toString(), "--rules", rules.toString(),
         "--", "sh", "-c", """
             set -e
             id -u
@@ -88,7 +89,7 @@ class ExecTest {
             git clone -q https://github.com/acme/widget.git widget
             cd widget
             printf %s "$GH_TOKEN" > ../token.txt
-            printf 'protocol=https\nhost=github.com\n\n' | env -u GH_TOKEN git credential fill \
+            printf 'url=%s\n\n' "$FORGE_URL" | env -u GH_TOKEN git credential fill \
               | grep -q '^password=.' && echo credential-helper-answers
             echo change > change.txt
             git add change.txt

@@ -53,6 +53,12 @@ final class Wire {
 
   /** A request to the control API over its Unix socket. */
   static Answer unix(Path socket, String method, String path, byte[] body) throws IOException {
+    return unix(socket, method, path, null, body);
+  }
+
+  /** A request over a Unix socket, with {@code credential} as Bearer when not null. */
+  static Answer unix(Path socket, String method, String path, String credential, byte[] body)
+      throws IOException {
     try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
       return exchange(Channels.newInputStream(ch), new OutputStream() {
         @Override
@@ -67,7 +73,7 @@ final class Wire {
             ch.write(buf);
           }
         }
-      }, method, path, null, body == null ? null : "application/json", body);
+      }, method, path, credential, body == null ? null : "application/json", body);
     }
   }
 

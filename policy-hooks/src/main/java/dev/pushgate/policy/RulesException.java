@@ -15,11 +15,11 @@ public final class RulesException extends Exception {
   private final String problem;
 
   RulesException(int line, int column, String path, String problem) {
-    super(render(line, column, path, problem));
+    super(render(line, column, oneLine(path, "path"), oneLine(problem, "problem")));
     this.line = line;
     this.column = column;
-    this.path = Objects.requireNonNull(path, "path");
-    this.problem = Objects.requireNonNull(problem, "problem");
+    this.path = oneLine(path, "path");
+    this.problem = oneLine(problem, "problem");
   }
 
   /** The 1-based line of the offending text, or 0 when the rules were not read from text. */
@@ -43,6 +43,11 @@ public final class RulesException extends Exception {
   /** The problem alone, without its location. */
   public String problem() {
     return problem;
+  }
+
+  /** Document text quoted in a path or problem (a key, a pattern) may hold a line break. */
+  private static String oneLine(String s, String what) {
+    return Objects.requireNonNull(s, what).replaceAll("[\\x00-\\x1f\\x7f]", " ");
   }
 
   private static String render(int line, int column, String path, String problem) {

@@ -180,7 +180,11 @@ public final class WorkspaceRules {
           }
         }
         rule.put("decision", r.decision().id());
-        rule.put("reason", r.reason());
+        // A default reason is left out, as a document leaves it out: it names the pattern, so it
+        // can be longer than a written reason may be.
+        if (!r.reason().equals(new PushRule(r.refs(), r.kinds(), r.decision(), null).reason())) {
+          rule.put("reason", r.reason());
+        }
       }
     }
     if (denyWriteGlobsExplicit) {

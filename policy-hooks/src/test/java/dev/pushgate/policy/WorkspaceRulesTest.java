@@ -139,6 +139,35 @@ class WorkspaceRulesTest {
             + "\"install-package\":\"allow\",\"access-network\":\"allow\"}");
   }
 
+  /** Found by RulesFuzzTest: the default reason names the pattern and may pass 200 characters. */
+  @Test
+  void theDefaultReasonOfALongPatternReadsBackFromJson() throws Exception {
+    String refs = "refs/heads/" + "x".repeat(190);
+    WorkspaceRules rules =
+        WorkspaceRules.parse("push:\n  - refs: " + refs + "\n    decision: deny\n");
+    assertThat(rules.push().rules().get(0).reason())
+        .isEqualTo("push to " + refs + " is denied")
+        .hasSizeGreaterThan(RulesReader.MAX_REASON);
+    assertThat(rules.toJson().get("push").get(0).has("reason")).isFalse();
+    assertThat(WorkspaceRules.fromJson(rules.toJson())).isEqualTo(rules);
+    assertThat(WorkspaceRules.parse(rules.toJson().toString())).isEqualTo(rules);
+  }
+
+  /** Found by RulesFuzzTest: a pattern or key quoted in the message kept its line break. */
+  @Test
+  void aLineBreakInAQuotedPatternOrKeyStaysOutOfTheMessage() throws Exception {
+    String doc = "push:\n  - refs: \"x\\ny\"\n    decision: deny\n";
+    assertThatThrownBy(() -> WorkspaceRules.parse(doc))
+        .hasMessage("line 2, column 11: bad pattern: ref pattern must start with refs/"
+            + " (for example refs/heads/main): x y");
+    assertThatThrownBy(() -> WorkspaceRules.parse("\"a\\nb\": deny\n"))
+        .hasMessageStartingWith("line 1, column 1: unknown key 'a b' (expected push, ");
+    assertThatThrownBy(() -> WorkspaceRules.fromJson(JSON.readTree("{\"a\\nb\": \"deny\"}")))
+        .hasMessageStartingWith("rules.a b: unknown key 'a b' (expected push, ")
+        .isInstanceOfSatisfying(RulesException.class,
+            e -> assertThat(e.path()).isEqualTo("rules.a b"));
+  }
+
   static Stream<Arguments> badDocuments() {
     return Stream.of(
         Arguments.of("commit: allow\nopen-pull-request: maybe\n",

@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +26,7 @@ public interface HostResolver {
    * machine.
    */
   static HostResolver mapping(Map<String, InetAddress> fixed, HostResolver fallback) {
-    Map<String, InetAddress> copy = new java.util.HashMap<>();
+    Map<String, InetAddress> copy = new HashMap<>();
     fixed.forEach((k, v) -> copy.put(k.toLowerCase(Locale.ROOT), v));
     return host -> {
       InetAddress a = copy.get(host.toLowerCase(Locale.ROOT));

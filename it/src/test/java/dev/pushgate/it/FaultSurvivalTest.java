@@ -1,0 +1,300 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jgit.lib.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults are survived: an upstream that vanishes, cannot store a pack or dies mid-forward, a
+ * GitHub API that answers 5xx, an audit log that cannot be written. The client always gets an
+ * error, no upstream ref moves, and the next push after the fault lands.
+ *
+ * <p>Two appliances: {@code forge} runs the local forge; {@code app} is configured as a GitHub
+ * App whose API and git host are that forge, reached through a {@link FaultProxy}.
+ */
+class FaultSurvivalTest {
+  @TempDir static Path tmp;
+  static RunningAppliance forge;
+  static FaultProxy proxy;
+  static RunningAppliance app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    forge = RunningAppliance.start(tmp.resolve("forge"));
+    for (String repo : new String[] {"acme/widget", "acme/vanish", "acme/full", "acme/audit"}) {
+      forge.forgeCreate(repo);
+    }
+    proxy = FaultProxy.to(forge.port());
+    String upstream = "http://127.0.0.1:" + proxy.port() + "/forge";
+    app = RunningAppliance.start(tmp.resolve("app"), "--github-app-id", "1",
+        "--github-app-key", forge.dataDir.resolve("forge-app.pem").toString(),
+        "--github-api-url", upstream + "/api/v3", "--github-host", upstream,
+        "--sweep-interval", "1s");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    for (AutoCloseable c : new AutoCloseable[] {app, proxy, forge}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+  }
+
+  @AfterEach
+  void heal() {
+    proxy.heal();
+  }
+
+  // --- faults of the local forge, on the forge appliance itself ---
+
+  @Test
+  void anUpstreamRepositoryGoneAfterTheAdvertisementFailsThePushAndMovesNothing() throws Exception {
+    JsonNode run = forge.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/vanish\"}");
+    GitRun git = git(run);
+    Path w = clone(git, "acme/vanish", "vanish");
+    commit(git, w, "one");
+    Path repo = forge.forgeRepo("acme/vanish");
+    Path away = repo.resolveSibling("vanish.git.away");
+    // git runs pre-push after it read the gateway's advertisement and before it sends the pack.
+    Path hook = w.resolve(".git/hooks/pre-push");
+    Files.writeString(hook, "#!/bin/sh\nmv '" + repo + "' '" + away + "'\n");
+    hook.toFile().setExecutable(true);
+    Map<String, ObjectId> before = ForgeRefs.of(repo);
+
+    // Upstream no longer knows the repository, so it mints no write token for it.
+    GitRun.Result r = git.in(w, "push", "origin", "HEAD:refs/heads/feature").failed();
+    assertThat(r.stderr()).contains("! [remote rejected] HEAD -> feature (the gateway could not"
+        + " get a write token for acme/vanish; nothing was pushed)");
+    Files.move(away, repo);
+    assertThat(ForgeRefs.of(repo)).isEqualTo(before);
+    JsonNode audit = forge.control().get("/v1/audit?runId=" + runId(run)).body();
+    assertThat(audit.get("decisions")).anySatisfy(d -> {
+      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/feature");
+      assertThat(d.get("decision").asText()).isEqualTo("allowed");
+      assertThat(d.get("outcome").asText()).isEqualTo("rejected upstream: the gateway could not"
+          + " get a write token for acme/vanish; nothing was pushed");
+    });
+
+    Files.delete(hook);
+    git.in(w, "push", "origin", "HEAD:refs/heads/feature").ok();
+    assertThat(ForgeRefs.of(repo).get("refs/heads/feature")).isEqualTo(head(git, w));
+  }
+
+  @Test
+  void anUpstreamThatCannotBeReadRefusesThePushBeforeAnythingIsSent() throws Exception {
+    JsonNode run = forge.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/vanish\"}");
+    GitRun git = git(run);
+    Path w = clone(git, "acme/vanish", "unreadable");
+    commit(git, w, "two");
+    Path repo = forge.forgeRepo("acme/vanish");
+    Path away = repo.resolveSibling("vanish.git.away");
+    Files.move(repo, away);
+    try {
+      GitRun.Result r = git.in(w, "push", "origin", "HEAD:refs/heads/unreadable").failed();
+      assertThat(r.stderr()).contains("remote: Control Center policy: upstream acme/vanish"
+          + " cannot be read right now; nothing was pushed, try again");
+    } finally {
+      Files.move(away, repo);
+    }
+    assertThat(ForgeRefs.of(repo)).doesNotContainKey("refs/heads/unreadable");
+    git.in(w, "push", "origin", "HEAD:refs/heads/unreadable").ok();
+  }
+
+  @Test
+  void anUpstreamThatCannotStoreThePackRejectsItAndNothingMoves() throws Exception {
+    JsonNode run = forge.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/full\"}");
+    GitRun git = git(run);
+    Path w = clone(git, "acme/full", "full");
+    commit(git, w, "three");
+    Path repo = forge.forgeRepo("acme/full");
+    Map<String, ObjectId> before = ForgeRefs.of(repo);
+    // Where upstream stores received packs is not a directory: as a full or broken disk would,
+    // storing the pack fails.
+    Path packs = repo.resolve("objects/pack");
+    Path saved = repo.resolve("objects/pack.saved");
+    Files.move(packs, saved);
+    Files.writeString(packs, "not a directory\n");
+    try {
+      GitRun.Result r = git.in(w, "push", "origin", "HEAD:refs/heads/full").failed();
+      assertThat(r.stderr()).contains("! [remote rejected] HEAD -> full (upstream push failed:"
+          + " http://127.0.0.1:" + forge.port() + "/forge/acme/full.git: error occurred during"
+          + " unpacking on the remote end: error Creating directories for ");
+    } finally {
+      Files.delete(packs);
+      Files.move(saved, packs);
+    }
+    assertThat(ForgeRefs.of(repo)).isEqualTo(before);
+    git.in(w, "push", "origin", "HEAD:refs/heads/full").ok();
+    assertThat(ForgeRefs.of(repo).get("refs/heads/full")).isEqualTo(head(git, w));
+  }
+
+  @Test
+  void pushesAreRefusedNotUnauditedWhileTheAuditLogCannotBeWritten() throws Exception {
+    JsonNode run = forge.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/audit\"}");
+    GitRun git = git(run);
+    Path w = clone(git, "acme/audit", "audit");
+    commit(git, w, "four");
+    Map<String, ObjectId> before = ForgeRefs.of(forge, "acme/audit");
+    // Another process holds the database's write lock: every write waits, then fails.
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + forge.dataDir.resolve("pushgate.db"));
+        Statement s = c.createStatement()) {
+      s.execute("BEGIN EXCLUSIVE");
+      GitRun.Result r = git.in(w, "push", "origin", "HEAD:refs/heads/unaudited").failed();
+      assertThat(r.stderr()).contains("! [remote rejected] HEAD -> unaudited (Control Center"
+          + " policy: the audit log is unavailable, so nothing can be pushed; try again later)");
+      assertThat(ForgeRefs.of(forge, "acme/audit")).isEqualTo(before);
+      s.execute("ROLLBACK");
+    }
+    assertThat(forge.logText()).contains("audit log unavailable, push to acme/audit refused");
+    git.in(w, "push", "origin", "HEAD:refs/heads/unaudited").ok();
+    JsonNode audit = forge.control().get("/v1/audit?runId=" + runId(run)).body();
+    assertThat(audit.get("decisions")).hasSize(1);
+    assertThat(audit.get("decisions").get(0).get("outcome").asText()).isEqualTo("ok");
+  }
+
+  // --- faults between the gateway and a GitHub-like upstream, through the proxy ---
+
+  @Test
+  void anUpstreamThatDiesMidForwardFailsThePushAndMovesNothing() throws Exception {
+    JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    GitRun git = git(run);
+    Path w = cloneFromForge(git, run, "dies");
+    commit(git, w, "five");
+    Map<String, ObjectId> before = ForgeRefs.of(forge, "acme/widget");
+    proxy.rule(line -> line.startsWith("POST /forge/acme/widget.git/git-receive-pack ")
+        ? FaultProxy.Action.DIE_MID_BODY : FaultProxy.Action.PASS);
+
+    GitRun.Result r = git.in(w, "push", "gh", "HEAD:refs/heads/dies").failed();
+    assertThat(r.stderr()).contains("! [remote rejected] HEAD -> dies (upstream push failed:"
+        + " http://127.0.0.1:" + proxy.port() + "/forge/acme/widget.git: ");
+    assertThat(proxy.seen()).contains("POST /forge/acme/widget.git/git-receive-pack HTTP/1.1");
+    assertThat(ForgeRefs.of(forge, "acme/widget")).isEqualTo(before);
+    JsonNode audit = app.control().get("/v1/audit?runId=" + runId(run)).body();
+    assertThat(audit.get("decisions").get(0).get("outcome").asText())
+        .startsWith("rejected upstream: upstream push failed: ");
+
+    proxy.heal();
+    git.in(w, "push", "gh", "HEAD:refs/heads/dies").ok();
+    assertThat(ForgeRefs.ref(forge, "acme/widget", "refs/heads/dies")).isEqualTo(head(git, w));
+  }
+
+  @Test
+  void gitHubApiErrorsAreRetriedAndThePushStillLands() throws Exception {
+    JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    GitRun git = git(run);
+    Path w = cloneFromForge(git, run, "retried");
+    commit(git, w, "six");
+    AtomicInteger failures = new AtomicInteger();
+    proxy.rule(line -> line.startsWith("POST /forge/api/v3/app/installations/")
+        && failures.getAndIncrement() < 2 ? FaultProxy.Action.FAIL_503 : FaultProxy.Action.PASS);
+
+    git.in(w, "push", "gh", "HEAD:refs/heads/retried").ok();
+    assertThat(ForgeRefs.ref(forge, "acme/widget", "refs/heads/retried")).isEqualTo(head(git, w));
+    assertThat(failures.get()).isGreaterThanOrEqualTo(3);
+    assertThat(metrics(app)).containsPattern(
+        "pushgate_github_calls_total\\{operation=\"issue-token\",status=\"503\"\\} 2");
+  }
+
+  @Test
+  void anApiThatKeepsFailingRefusesThePushWithAClearReason() throws Exception {
+    JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    GitRun git = git(run);
+    Path w = cloneFromForge(git, run, "refused");
+    commit(git, w, "seven");
+    Map<String, ObjectId> before = ForgeRefs.of(forge, "acme/widget");
+    proxy.rule(line -> line.startsWith("POST /forge/api/v3/app/installations/")
+        ? FaultProxy.Action.FAIL_503 : FaultProxy.Action.PASS);
+
+    long start = System.nanoTime();
+    GitRun.Result r = git.in(w, "push", "gh", "HEAD:refs/heads/refused").failed();
+    assertThat(r.stderr()).contains("! [remote rejected] HEAD -> refused (the gateway could not"
+        + " get a write token for acme/widget; nothing was pushed)");
+    assertThat((System.nanoTime() - start) / 1_000_000_000).as("seconds").isLessThan(60);
+    assertThat(ForgeRefs.of(forge, "acme/widget")).isEqualTo(before);
+  }
+
+  @Test
+  void aRevocationThatFailsIsReportedAndRetriedUntilUpstreamConfirmsIt() throws Exception {
+    JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    String token = run.get("env").get("GH_TOKEN").asText();
+    assertThat(Forge.fetchStatus(forge, "acme/widget", token)).isEqualTo(200);
+    proxy.rule(line -> line.startsWith("DELETE /forge/api/v3/installation/token ")
+        ? FaultProxy.Action.FAIL_503 : FaultProxy.Action.PASS);
+
+    ControlClient.Answer down = app.control().delete("/v1/runs/" + runId(run));
+    assertThat(down.status()).isEqualTo(200);
+    assertThat(down.body().get("pending")).anySatisfy(p -> {
+      assertThat(p.get("kind").asText()).isEqualTo("read");
+      assertThat(p.get("error").asText()).isNotBlank();
+    });
+    assertThat(Forge.fetchStatus(forge, "acme/widget", token)).as("not revoked yet").isEqualTo(200);
+    assertThat(Forge.liveCredentials(app, runId(run))).isPositive();
+
+    proxy.heal();
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (Forge.liveCredentials(app, runId(run)) > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    assertThat(Forge.liveCredentials(app, runId(run))).as("the sweeper retried").isZero();
+    assertThat(Forge.fetchStatus(forge, "acme/widget", token)).isEqualTo(401);
+    assertThat(app.logText()).containsPattern("revocation of credential \\d+ failed, will retry");
+  }
+
+  // --- helpers ---
+
+  private static GitRun git(JsonNode run) throws Exception {
+    return new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
+  }
+
+  private static Path clone(GitRun git, String repo, String name) throws Exception {
+    git.in(tmp, "clone", "-q", "https://github.com/" + repo + ".git", name).ok();
+    return tmp.resolve(name);
+  }
+
+  /**
+   * A GitHub App appliance's runs fetch from GitHub itself; here "GitHub" is the forge, so the
+   * test clones from it with the run's read token, and pushes through a {@code gh} remote that
+   * the run's git config rewrites to the gateway.
+   */
+  private static Path cloneFromForge(GitRun git, JsonNode run, String name) throws Exception {
+    String token = run.get("env").get("GH_TOKEN").asText();
+    git.in(tmp, "clone", "-q", "http://x-access-token:" + token + "@127.0.0.1:" + forge.port()
+        + "/forge/acme/widget.git", name).ok();
+    Path w = tmp.resolve(name);
+    git.in(w, "remote", "add", "gh", "https://github.com/acme/widget.git").ok();
+    return w;
+  }
+
+  private static void commit(GitRun git, Path w, String content) throws Exception {
+    Files.writeString(w.resolve(content + ".txt"), content + "\n");
+    git.in(w, "add", ".").ok();
+    git.in(w, "commit", "-q", "-m", content).ok();
+  }
+
+  private static ObjectId head(GitRun git, Path w) throws Exception {
+    return ObjectId.fromString(git.in(w, "rev-parse", "HEAD").ok().stdout().strip());
+  }
+
+  private static String runId(JsonNode run) {
+    return run.get("runId").asText();
+  }
+
+  private static String metrics(RunningAppliance a) throws Exception {
+    return Wire.tcp(a.port(), "GET", "/metrics", null, null, null).body();
+  }
+}

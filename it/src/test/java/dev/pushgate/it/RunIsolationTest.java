@@ -1,0 +1,195 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Isolation between runs. Run A (acme/widget, main denied), run B (acme/other) and run C
+ * (acme/widget, everything allowed) share one appliance. A's credential reaches neither B's
+ * repository nor anything of the control API; objects A pushed and was refused cannot be claimed
+ * by C, which may push anywhere in the same repository.
+ */
+class RunIsolationTest {
+  private static final String AUTH_FAILED =
+      "Authentication failed: the run credential is unknown, expired or revoked.\n";
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+  static JsonNode runA;
+  static JsonNode runB;
+  static JsonNode runC;
+  static GitRun gitA;
+  static Path workA;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate("acme/widget");
+    app.forgeCreate("acme/other");
+    runA = app.createRun("""
+        {"workspaceId": "ws-a", "repository": "acme/widget",
+         "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
+                             "reason": "push to main is denied"}]}}""");
+    runB = app.createRun("{\"workspaceId\": \"ws-b\", \"repository\": \"acme/other\"}");
+    runC = app.createRun("{\"workspaceId\": \"ws-c\", \"repository\": \"acme/widget\"}");
+    gitA = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(runA));
+    gitA.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "a").ok();
+    workA = tmp.resolve("a");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void aRunsCredentialCannotPushToAnotherRunsRepository() throws Exception {
+    Map<String, ObjectId> other = ForgeRefs.of(app, "acme/other");
+    gitA.in(workA, "remote", "add", "other", "https://github.com/acme/other.git").ok();
+    GitRun.Result r = gitA.in(workA, "push", "other", "HEAD:refs/heads/from-a").failed();
+    assertThat(r.stderr()).contains("remote: Control Center policy: acme/other is neither this"
+        + " run's repository nor attached to its workspace");
+
+    String credentialA = ForgeRefs.credential(runA);
+    for (String suffix : List.of("/info/refs?service=git-receive-pack", "/git-receive-pack")) {
+      String path = "/git/github.com/acme/other.git" + suffix;
+      Wire.Answer a = suffix.startsWith("/info") ? Wire.get(app, path, credentialA)
+          : Wire.post(app, path, credentialA, PackBytes.request(RawPush.command(
+              ObjectId.zeroId(), other.get("refs/heads/main"), "refs/heads/from-a"),
+              RawPush.emptyPack()));
+      assertThat(a.status()).as(path).isEqualTo(403);
+      assertThat(a.body()).as(path).isEqualTo("Control Center policy: acme/other is neither this"
+          + " run's repository nor attached to its workspace\n");
+    }
+    assertThat(ForgeRefs.of(app, "acme/other")).isEqualTo(other);
+
+    // A's read token does not read B's repository upstream either.
+    assertThat(Forge.fetchStatus(app, "acme/other", runA.get("env").get("GH_TOKEN").asText()))
+        .isEqualTo(404);
+
+    // Near misses of a credential are nobody's.
+    String near = credentialA.substring(0, credentialA.length() - 1)
+        + (credentialA.endsWith("A") ? "B" : "A");
+    for (String credential : new String[] {near, "", ForgeRefs.credential(runB) + "x"}) {
+      Wire.Answer a = Wire.get(app, "/git/github.com/acme/widget.git/info/refs"
+          + "?service=git-receive-pack", credential.isEmpty() ? null : credential);
+      assertThat(a.status()).isEqualTo(401);
+      assertThat(a.body()).isEqualTo(AUTH_FAILED);
+    }
+  }
+
+  @Test
+  void theRunFacingPortsServeNoControlEndpoint() throws Exception {
+    String credentialA = ForgeRefs.credential(runA);
+    String idB = runB.get("runId").asText();
+    List<String[]> requests = List.of(new String[] {"GET", "/v1/runs"},
+        new String[] {"GET", "/v1/runs/" + idB}, new String[] {"DELETE", "/v1/runs/" + idB},
+        new String[] {"POST", "/v1/runs"}, new String[] {"GET", "/v1/audit"},
+        new String[] {"GET", "/v1/audit?runId=" + idB}, new String[] {"GET", "/v1/approvals"},
+        new String[] {"GET", "/v1/approvals/stream"},
+        new String[] {"POST", "/v1/approvals/q-1"}, new String[] {"GET", "/v1/run/credential/"
+            + idB});
+    Path sandboxSocket = runA.path("gateway").hasNonNull("socket")
+        ? Path.of(runA.get("gateway").get("socket").asText()) : null;
+    for (String[] req : requests) {
+      byte[] body = req[0].equals("POST") ? ("{\"workspaceId\": \"x\", \"repository\":"
+          + " \"acme/other\", \"decision\": \"allow\"}").getBytes(StandardCharsets.UTF_8) : null;
+      String what = req[0] + " " + req[1];
+      Wire.Answer withCredential =
+          Wire.tcp(app.port(), req[0], req[1], credentialA, "application/json", body);
+      assertThat(withCredential.status()).as(what).isEqualTo(404);
+      assertThat(withCredential.body()).as(what).isEqualTo("no such endpoint\n");
+      Wire.Answer without = Wire.tcp(app.port(), req[0], req[1], null, "application/json", body);
+      assertThat(without.status()).as(what).isEqualTo(401);
+      assertThat(without.body()).as(what).isEqualTo(AUTH_FAILED);
+      if (sandboxSocket != null) {
+        Wire.Answer viaSocket = Wire.unix(sandboxSocket, req[0], req[1], credentialA, body);
+        assertThat(viaSocket.status()).as("sandbox socket: " + what).isEqualTo(404);
+      }
+    }
+    // What a run may ask: its own read token, nobody else's.
+    Wire.Answer own = Wire.tcp(app.port(), "GET", "/v1/run/credential", credentialA, null, null);
+    assertThat(own.status()).isEqualTo(200);
+    assertThat(own.body()).isEqualTo("username=x-access-token\npassword="
+        + runA.get("env").get("GH_TOKEN").asText() + "\n");
+
+    // B is untouched, and the control API is a socket only the appliance's user can open.
+    assertThat(app.control().get("/v1/runs/" + idB).body().get("state").asText())
+        .isEqualTo("live");
+    assertThat(PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(app.dataDir.resolve("control.sock")))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(app.dataDir)))
+        .isEqualTo("rwx------");
+
+    // What the port shows everyone names no run, repository or workspace.
+    String metrics = Wire.tcp(app.port(), "GET", "/metrics", null, null, null).body();
+    for (JsonNode run : List.of(runA, runB, runC)) {
+      assertThat(metrics).doesNotContain(run.get("runId").asText());
+    }
+    assertThat(metrics).doesNotContain("acme/").doesNotContain("ws-a").doesNotContain("ws-b");
+  }
+
+  @Test
+  void objectsOneRunPushedAndWasRefusedCannotBeClaimedByAnother() throws Exception {
+    Files.writeString(workA.resolve("secret-plan.txt"), "refused work of run A\n");
+    gitA.in(workA, "add", "secret-plan.txt").ok();
+    gitA.in(workA, "commit", "-q", "-m", "A's refused commit").ok();
+    ObjectId refused =
+        ObjectId.fromString(gitA.in(workA, "rev-parse", "HEAD").ok().stdout().strip());
+    assertThat(gitA.in(workA, "push", "origin", "HEAD:main").failed().stderr())
+        .contains("(Control Center policy: push to main is denied)");
+    // The premise: A's objects now sit in the gateway's cache of acme/widget, unreferenced.
+    try (Repository cache = new FileRepository(
+        app.dataDir.resolve("cache/acme/widget.git").toFile())) {
+      assertThat(cache.getObjectDatabase().has(refused)).isTrue();
+    }
+
+    String credentialC = ForgeRefs.credential(runC);
+    String receivePack = "/git/github.com/acme/widget.git/git-receive-pack";
+    assertThat(Wire.get(app, "/git/github.com/acme/widget.git/info/refs"
+        + "?service=git-receive-pack", credentialC).status()).isEqualTo(200);
+    // C names A's commit without sending it.
+    Wire.Answer claim = Wire.post(app, receivePack, credentialC, PackBytes.request(
+        RawPush.command(ObjectId.zeroId(), refused, "refs/heads/stolen"), RawPush.emptyPack()));
+    assertThat(claim.status()).isEqualTo(400);
+    assertThat(claim.body()).isEqualTo("malformed push request: Exception while parsing pack"
+        + " stream: Missing commit " + refused.name() + "\n");
+
+    // C sends a commit of its own on top of A's, as a thin pack that leaves A's out.
+    ObjectId tree;
+    try (Repository cache = new FileRepository(
+            app.dataDir.resolve("cache/acme/widget.git").toFile());
+        RevWalk walk = new RevWalk(cache)) {
+      tree = walk.parseCommit(refused).getTree().getId();
+    }
+    byte[] child = PackBytes.commit(tree, refused, "C builds on A's refused work");
+    Wire.Answer onTop = Wire.post(app, receivePack, credentialC, PackBytes.request(
+        RawPush.command(ObjectId.zeroId(), PackBytes.id(Constants.OBJ_COMMIT, child),
+            "refs/heads/stolen"), PackBytes.pack(PackBytes.object(Constants.OBJ_COMMIT, child))));
+    assertThat(onTop.status()).isEqualTo(400);
+    assertThat(onTop.body()).startsWith("malformed push request: Exception while parsing pack"
+        + " stream: Missing ");
+
+    assertThat(ForgeRefs.of(app, "acme/widget")).doesNotContainKey("refs/heads/stolen");
+    JsonNode audit = app.control().get("/v1/audit?runId=" + runC.get("runId").asText()).body();
+    assertThat(audit.get("decisions")).isEmpty();
+  }
+}
