@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
     subcommands = {DemoCommand.class, ServeCommand.class, ForgeCommand.class,
         ApprovalsCommand.class,
         ConfigCommand.class, ExecCommand.class, AuditCommand.class, RunsCommand.class,
+        HookCommand.class,
         RewritePushUrlsCommand.class,
         CommandLine.HelpCommand.class},
     footer = {"", "Examples:", "  pushgate serve --data-dir ./pushgate-data --port 7070",

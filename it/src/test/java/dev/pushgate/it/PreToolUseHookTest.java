@@ -22,17 +22,20 @@ class PreToolUseHookTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path EXAMPLES =
       Path.of("src/test/resources/claude-code-pretooluse-examples.json");
-  private static final Path HOOK_SCRIPT = Path.of("../policy-hooks/src/main/dist/pushgate-hook");
 
   @TempDir static Path tmp;
   static RunningAppliance app;
   static JsonNode examples;
   static JsonNode chatRun;
   static JsonNode planRun;
+  static Path hookScript;
 
   @BeforeAll
   static void start() throws Exception {
     app = RunningAppliance.start(tmp.resolve("data"));
+    // The script as the appliance ships it.
+    RunningAppliance.cli("hook", "install", "--to", tmp.resolve("bin").toString());
+    hookScript = tmp.resolve("bin/pushgate-hook");
     app.forgeCreate("acme/widget");
     examples = JSON.readTree(Files.readString(EXAMPLES)).get("input_examples");
     chatRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
@@ -98,7 +101,7 @@ class PreToolUseHookTest {
   private record Result(int exit, String stdout, String stderr) {}
 
   private static Result hookScript(String url, String stdin) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder("sh", HOOK_SCRIPT.toString());
+    ProcessBuilder pb = new ProcessBuilder(hookScript.toString());
     pb.environment().put("PUSHGATE_HOOK_URL", url);
     pb.environment().put("PUSHGATE_RUN_TOKEN", chatRun.at("/env/PUSHGATE_RUN_TOKEN").asText());
     pb.environment().put("PUSHGATE_HOOK_TIMEOUT", "10");

@@ -1,0 +1,57 @@
+package dev.pushgate.appliance;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code pushgate hook}: the Claude Code command hook that ships with the appliance. */
+@Command(
+    name = "hook",
+    mixinStandardHelpOptions = true,
+    description = "Claude Code's PreToolUse command hook (docs/claude-code.md).",
+    subcommands = {HookCommand.Install.class})
+final class HookCommand implements Runnable {
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  @Command(
+      name = "install",
+      mixinStandardHelpOptions = true,
+      description = "Write the pushgate-hook script (POSIX sh + curl) into a directory, mode 0755."
+          + " It forwards the hook input to the appliance and blocks the tool call (exit 2) when"
+          + " the appliance cannot answer.",
+      footer = {"", "Example:", "  pushgate hook install --to /usr/local/bin"})
+  static final class Install implements Callable<Integer> {
+    @Option(names = "--to", defaultValue = ".", paramLabel = "DIR",
+        description = "Where to write pushgate-hook. Default: the current directory")
+    Path dir;
+
+    @Override
+    public Integer call() throws IOException {
+      Path target = dir.resolve("pushgate-hook");
+      try (InputStream script = HookCommand.class.getResourceAsStream(
+          "/dev/pushgate/policy/dist/pushgate-hook")) {
+        if (script == null) {
+          throw new IllegalStateException("this build of pushgate carries no pushgate-hook");
+        }
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, ".pushgate-hook", ".tmp");
+        Files.copy(script, tmp, StandardCopyOption.REPLACE_EXISTING);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      }
+      System.out.println("wrote " + target);
+      return 0;
+    }
+  }
+}
