@@ -142,7 +142,10 @@ class RandomPushScenarioTest {
         ? "update" : "force";
   }
 
-  /** Most specific pattern wins (exact, then literal length, then kind-scoped); deny > ask > allow. */
+  /**
+   * Most specific pattern wins (exact, then literal length, then fewer {@code **}, then
+   * kind-scoped); deny > ask > allow (docs/policy.md).
+   */
   static String decide(List<Rule> rules, String ref, String kind) {
     Rule best = null;
     for (Rule r : rules) {
@@ -167,6 +170,11 @@ class RandomPushScenarioTest {
     int lb = b.refs().replace("*", "").length();
     if (la != lb) {
       return Integer.compare(la, lb);
+    }
+    int sa = a.refs().split("\\*\\*", -1).length;
+    int sb = b.refs().split("\\*\\*", -1).length;
+    if (sa != sb) {
+      return Integer.compare(sb, sa); // fewer ** is narrower: refs/tags/* beats refs/tags/**
     }
     if (a.kinds().isEmpty() != b.kinds().isEmpty()) {
       return a.kinds().isEmpty() ? -1 : 1;
