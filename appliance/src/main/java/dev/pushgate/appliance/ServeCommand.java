@@ -53,6 +53,16 @@ final class ServeCommand implements Callable<Integer> {
       description = "Largest pack one push may send. Default: ${DEFAULT-VALUE}")
   long maxPackBytes;
 
+  @Option(names = "--client-timeout", defaultValue = "2m",
+      converter = Units.DurationConverter.class,
+      description = "How long the gateway waits on a silent git client before it ends the push. Default: ${DEFAULT-VALUE}")
+  Duration clientTimeout;
+
+  @Option(names = "--upstream-timeout", defaultValue = "5m",
+      converter = Units.DurationConverter.class,
+      description = "How long the gateway waits on a silent upstream (sync or forward). Default: ${DEFAULT-VALUE}")
+  Duration upstreamTimeout;
+
   @Option(names = "--sweep-interval", defaultValue = "5s", converter = Units.DurationConverter.class,
       description = "How often expired runs are ended and failed revocations retried. Default: ${DEFAULT-VALUE}")
   Duration sweepInterval;
@@ -129,8 +139,8 @@ final class ServeCommand implements Callable<Integer> {
     }
     Settings d = Settings.defaults(dataDir);
     Settings settings = new Settings(dataDir, bind, port, allowNonLoopback, github, runTtl,
-        d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, d.clientTimeout(),
-        d.upstreamTimeout(), sweepInterval, d.shutdownGrace(),
+        d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, clientTimeout,
+        upstreamTimeout, sweepInterval, d.shutdownGrace(),
         SandboxSwitch.resolve(sandbox, System.getenv(SandboxSwitch.ENV)), approvalTimeout,
         switch (hookAsk) {
           case "approvers" -> RunApi.HookAsk.APPROVERS;
