@@ -86,7 +86,16 @@ final class GatewayFilter implements Filter {
     }
     req.setAttribute(RUN_ATTRIBUTE, run.get());
     req.setAttribute(REPO_ATTRIBUTE, repo.get());
-    chain.doFilter(request, response);
+    if ("POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-receive-pack")) {
+      try {
+        req = PackHeaderGuard.check(req, PackHeaderGuard.maxObjects(config.maxPackBytes()));
+      } catch (PackHeaderGuard.Refused e) {
+        log.info("run {}: push to {} refused: {}", run.get().runId(), repo.get(), e.getMessage());
+        text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
+        return;
+      }
+    }
+    chain.doFilter(req, response);
   }
 
   /**

@@ -233,7 +233,7 @@ class GatewayHttpTest {
    * for 8 GB and gets an OutOfMemoryError; 0x0c000000 objects take ~800 MB of the appliance's 1 GB
    * heap, held as long as the client keeps the request open.
    */
-  @Disabled("the declared object count of a pack is not bounded yet (docs/fuzzing.md)")
+
   @Test
   void aPackDeclaringMoreObjectsThanAPushCanHoldIsRefusedBeforeItIsRead() throws Exception {
     String repo = "/git/github.com/acme/widget.git";

@@ -1,0 +1,127 @@
+package dev.pushgate.gateway;
+
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads a push request up to its pack header and refuses a pack that declares more objects than
+ * a push of the allowed size can hold, before JGit sizes its tables by that count: a few bytes
+ * declaring a billion objects would otherwise take the heap.
+ *
+ * <p>The pack starts at a pkt-line boundary with {@code PACK}, which is never a pkt-line length,
+ * so finding it needs no knowledge of the capabilities in use.
+ */
+final class PackHeaderGuard {
+  /** The smallest an object can be in a pack: a header byte and an empty zlib stream. */
+  static final long MIN_OBJECT_BYTES = 10;
+  /** Far more than any real push (a full clone of Linux has about 10 million objects). */
+  static final long MAX_OBJECTS = 20_000_000;
+  private static final int MAX_COMMAND_BYTES = 16 << 20;
+
+  /** Thrown for a request that must be refused; the message is for the person pushing. */
+  static final class Refused extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message);
+    }
+  }
+
+  private PackHeaderGuard() {}
+
+  static long maxObjects(long maxPackBytes) {
+    return Math.max(1, Math.min(MAX_OBJECTS, maxPackBytes / MIN_OBJECT_BYTES));
+  }
+
+  /** The request with the commands and pack header already checked and replayed to JGit. */
+  static HttpServletRequest check(HttpServletRequest req, long maxObjects) throws IOException {
+    boolean gzip = "gzip".equalsIgnoreCase(req.getHeader("Content-Encoding"));
+    InputStream in = gzip ? new GZIPInputStream(req.getInputStream()) : req.getInputStream();
+    ByteArrayOutputStream seen = new ByteArrayOutputStream();
+    while (true) {
+      byte[] head = in.readNBytes(4);
+      seen.writeBytes(head);
+      if (head.length < 4) {
+        break; // a short body: JGit says what is wrong with it
+      }
+      String h = new String(head, java.nio.charset.StandardCharsets.ISO_8859_1);
+      if (h.equals("PACK")) {
+        byte[] rest = in.readNBytes(8);
+        seen.writeBytes(rest);
+        if (rest.length == 8) {
+          long count = ((rest[4] & 0xffL) << 24) | ((rest[5] & 0xffL) << 16)
+              | ((rest[6] & 0xffL) << 8) | (rest[7] & 0xffL);
+          if (count > maxObjects) {
+            throw new Refused("the pack declares " + count + " objects, more than a push may"
+                + " hold (" + maxObjects + ")");
+          }
+        }
+        break;
+      }
+      int len;
+      try {
+        len = Integer.parseInt(h, 16);
+      } catch (NumberFormatException e) {
+        break; // not a pkt-line: JGit refuses it
+      }
+      if (len > 4) {
+        byte[] payload = in.readNBytes(len - 4);
+        seen.writeBytes(payload);
+        if (payload.length < len - 4) {
+          break;
+        }
+      }
+      if (seen.size() > MAX_COMMAND_BYTES) {
+        throw new Refused("the push's commands exceed " + MAX_COMMAND_BYTES + " bytes");
+      }
+    }
+    InputStream replay = new SequenceInputStream(new ByteArrayInputStream(seen.toByteArray()), in);
+    return new HttpServletRequestWrapper(req) {
+      private final ServletInputStream body = new ServletInputStream() {
+        @Override
+        public int read() throws IOException {
+          return replay.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+          return replay.read(b, off, len);
+        }
+
+        @Override
+        public boolean isFinished() {
+          return false;
+        }
+
+        @Override
+        public boolean isReady() {
+          return true;
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+          throw new UnsupportedOperationException("blocking reads only");
+        }
+      };
+
+      @Override
+      public ServletInputStream getInputStream() {
+        return body;
+      }
+
+      @Override
+      public String getHeader(String name) {
+        // The body is handed on decompressed.
+        return "Content-Encoding".equalsIgnoreCase(name) ? null : super.getHeader(name);
+      }
+    };
+  }
+}
