@@ -68,23 +68,51 @@ final class UpstreamCache {
     long start = System.nanoTime();
     ReentrantLock lock = lockOf(repo);
     lock.lock();
-    try (Repository cache = open(repo); Git git = Git.wrap(cache)) {
-      git.fetch()
-          .setRemote(remoteUrl)
-          .setRefSpecs(MIRRORED)
-          .setRemoveDeletedRefs(true)
-          .setTimeout(timeoutSeconds)
-          .setCredentialsProvider(
-              new UsernamePasswordCredentialsProvider("x-access-token", token.reveal()))
-          .call();
-    } catch (GitAPIException | IOException | RuntimeException e) {
-      metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false);
-      throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
+    try {
+      for (int attempt = 1; ; attempt++) {
+        try (Repository cache = open(repo); Git git = Git.wrap(cache)) {
+          git.fetch()
+              .setRemote(remoteUrl)
+              .setRefSpecs(MIRRORED)
+              .setRemoveDeletedRefs(true)
+              .setTimeout(timeoutSeconds)
+              .setCredentialsProvider(
+                  new UsernamePasswordCredentialsProvider("x-access-token", token.reveal()))
+              .call();
+          break;
+        } catch (GitAPIException | IOException | RuntimeException e) {
+          // A push being settled in the same cache can hold a ref lock for a moment: try again.
+          if (attempt < 3 && mentionsLock(e)) {
+            sleep(50L * attempt);
+            continue;
+          }
+          metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false);
+          throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
+        }
+      }
     } finally {
       lock.unlock();
     }
     metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), true);
     log.debug("synced cache of {} in {} ms", repo, (System.nanoTime() - start) / 1_000_000);
+  }
+
+  private static boolean mentionsLock(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && m.toLowerCase(Locale.ROOT).contains("lock")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private ReentrantLock lockOf(RepoSlug repo) {

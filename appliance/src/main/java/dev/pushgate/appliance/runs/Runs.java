@@ -378,8 +378,15 @@ public final class Runs implements RunAuthenticator {
   private int[] revokeOrphans() throws SQLException {
     int ok = 0;
     int pending = 0;
+    Instant now = clock.instant();
     for (Ledger.LiveCredential c : ledger.liveCredentials()) {
       if (byId.containsKey(c.runId())) {
+        continue;
+      }
+      // A run being created has its first token recorded before it is live in memory: only an
+      // ended (or expired) run's credentials are orphans.
+      Optional<Ledger.RunRow> run = ledger.run(c.runId());
+      if (run.isPresent() && run.get().live(now)) {
         continue;
       }
       if (revokeRecorded(c.id(), c.token())) {
