@@ -32,6 +32,29 @@ class CredentialLifecycleTest {
   }
 
   @Test
+  void runsCreatedWhileTheSweeperRunsKeepTheirTokens() throws Exception {
+    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
+        "--sweep-interval", "20ms")) {
+      app.forgeCreate("acme/widget");
+      java.util.List<java.util.concurrent.Future<JsonNode>> started = new java.util.ArrayList<>();
+      var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+      try {
+        for (int i = 0; i < 24; i++) {
+          started.add(pool.submit(() ->
+              app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}")));
+        }
+        for (var f : started) {
+          JsonNode run = f.get();
+          assertThat(Forge.fetchStatus(app, "acme/widget", run.at("/env/GH_TOKEN").asText()))
+              .as(run.get("runId").asText()).isEqualTo(200);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
   void aRunPastItsTtlIsEndedAndItsTokensRevoked() throws Exception {
     try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
         "--sweep-interval", "1s")) {
