@@ -49,8 +49,14 @@ final class PackHeaderGuard {
     while (true) {
       byte[] head = in.readNBytes(4);
       seen.writeBytes(head);
+      if (head.length == 0 && seen.size() == 0) {
+        throw new Refused("the request holds no command");
+      }
+      if (head.length == 0) {
+        break; // after a flush: a push of deletes only, which sends no pack
+      }
       if (head.length < 4) {
-        break; // a short body: JGit says what is wrong with it
+        throw new Refused("the request ends inside a pkt-line length");
       }
       String h = new String(head, java.nio.charset.StandardCharsets.ISO_8859_1);
       if (h.equals("PACK")) {
@@ -76,7 +82,7 @@ final class PackHeaderGuard {
         byte[] payload = in.readNBytes(len - 4);
         seen.writeBytes(payload);
         if (payload.length < len - 4) {
-          break;
+          throw new Refused("the request ends inside a pkt-line of " + len + " bytes");
         }
       }
       if (seen.size() > MAX_COMMAND_BYTES) {
@@ -94,6 +100,11 @@ final class PackHeaderGuard {
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
           return replay.read(b, off, len);
+        }
+
+        @Override
+        public int available() throws IOException {
+          return replay.available();
         }
 
         @Override
