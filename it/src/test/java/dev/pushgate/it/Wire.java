@@ -60,6 +60,32 @@ final class Wire {
   static Answer unix(Path socket, String method, String path, String credential, byte[] body)
       throws IOException {
     try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+      // A Unix socket channel has no read timeout: close it if the answer never comes.
+      java.util.concurrent.ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
+        try {
+          ch.close();
+        } catch (IOException ignored) {
+          // closing is all we wanted
+        }
+      }, 60, java.util.concurrent.TimeUnit.SECONDS);
+      try {
+        return exchangeOn(ch, method, path, credential, body);
+      } finally {
+        watchdog.cancel(false);
+      }
+    }
+  }
+
+  private static final java.util.concurrent.ScheduledExecutorService WATCHDOG =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "wire-watchdog");
+        t.setDaemon(true);
+        return t;
+      });
+
+  private static Answer exchangeOn(SocketChannel ch, String method, String path,
+      String credential, byte[] body) throws IOException {
+    {
       return exchange(Channels.newInputStream(ch), new OutputStream() {
         @Override
         public void write(int b) throws IOException {
@@ -111,6 +137,9 @@ final class Wire {
     try {
       for (int n; (n = in.read(buf)) > 0; ) {
         all.write(buf, 0, n);
+        if (complete(all.toByteArray())) {
+          break; // framed by Content-Length or chunks: no need to wait for the close
+        }
       }
     } catch (IOException e) {
       if (all.size() == 0) {
@@ -118,6 +147,25 @@ final class Wire {
       }
     }
     return all.toByteArray();
+  }
+
+  /** A whole HTTP answer: headers, and the body its Content-Length or last chunk ends. */
+  private static boolean complete(byte[] raw) {
+    String text = new String(raw, StandardCharsets.ISO_8859_1);
+    int end = text.indexOf("\r\n\r\n");
+    if (end < 0) {
+      return false;
+    }
+    String head = text.substring(0, end).toLowerCase(Locale.ROOT);
+    java.util.regex.Matcher length =
+        java.util.regex.Pattern.compile("\r\ncontent-length: *(\\d+)").matcher(head);
+    if (length.find()) {
+      return text.length() - end - 4 >= Integer.parseInt(length.group(1));
+    }
+    if (head.contains("\r\ntransfer-encoding: chunked")) {
+      return text.endsWith("\r\n0\r\n\r\n") || text.endsWith("\r\n\r\n0\r\n\r\n");
+    }
+    return false;
   }
 
   static Answer parse(byte[] raw) throws IOException {
