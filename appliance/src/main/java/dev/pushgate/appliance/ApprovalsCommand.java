@@ -57,7 +57,9 @@ final class ApprovalsCommand implements Callable<Integer> {
   }
 
   @Command(name = "answer", mixinStandardHelpOptions = true,
-      description = "Answer a pending question: allow or deny.")
+      description = "Answer a pending question: allow or deny.",
+      footer = {"", "Examples:", "  pushgate approvals answer q_1a2b3c4d5e6f7a8b allow --by alice",
+          "  pushgate approvals answer q_1a2b3c4d5e6f7a8b deny --reason 'wait for the review'"})
   static final class Answer implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "ID", description = "The question's id (q_…).")
     String id;
@@ -93,7 +95,8 @@ final class ApprovalsCommand implements Callable<Integer> {
 
   @Command(name = "watch", mixinStandardHelpOptions = true,
       description = "Stay connected as an approver and print questions as they come"
-          + " (while nobody is connected, ask-first pushes are denied at once).")
+          + " (while nobody is connected, ask-first pushes are denied at once).",
+      footer = {"", "Example:", "  pushgate approvals watch --data-dir /var/lib/pushgate"})
   static final class Watch implements Callable<Integer> {
     @Option(names = "--data-dir", defaultValue = "pushgate-data",
         description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")

@@ -15,6 +15,7 @@ import picocli.CommandLine.Option;
     name = "config",
     mixinStandardHelpOptions = true,
     description = "Check the configuration serve would run with.",
+    footer = {"", "Example:", "  pushgate config check --config /etc/pushgate/pushgate.yaml"},
     subcommands = {ConfigCommand.Check.class})
 final class ConfigCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

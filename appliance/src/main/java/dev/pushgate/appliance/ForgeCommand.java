@@ -13,6 +13,7 @@ import picocli.CommandLine.Parameters;
     name = "forge",
     mixinStandardHelpOptions = true,
     description = "Manage the embedded local forge.",
+    footer = {"", "Example:", "  pushgate forge create acme/widget --data-dir ./pushgate-data"},
     subcommands = {ForgeCommand.Create.class})
 final class ForgeCommand implements Runnable {
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;

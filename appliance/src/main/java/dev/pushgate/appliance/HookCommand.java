@@ -15,6 +15,7 @@ import picocli.CommandLine.Option;
     name = "hook",
     mixinStandardHelpOptions = true,
     description = "Claude Code's PreToolUse command hook (docs/claude-code.md).",
+    footer = {"", "Example:", "  pushgate hook install --to /usr/local/bin"},
     subcommands = {HookCommand.Install.class})
 final class HookCommand implements Runnable {
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;

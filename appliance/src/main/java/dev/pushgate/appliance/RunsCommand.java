@@ -42,7 +42,8 @@ final class RunsCommand implements Callable<Integer> {
 
   @Command(name = "stop", mixinStandardHelpOptions = true,
       description = "End a run now: revoke its read token, its write tokens and its gateway"
-          + " credential, and remove its git config.")
+          + " credential, and remove its git config.",
+      footer = {"", "Example:", "  pushgate runs stop run_0123abcd4567ef8901234567"})
   static final class Stop implements Callable<Integer> {
     @Parameters(paramLabel = "ID", description = "The run to end.")
     String id;
