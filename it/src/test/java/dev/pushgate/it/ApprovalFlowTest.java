@@ -31,7 +31,7 @@ class ApprovalFlowTest {
 
   @BeforeAll
   static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"), "--approval-timeout", "4s");
+    app = RunningAppliance.start(tmp.resolve("data"), "--approval-timeout", "15s");
     app.forgeCreate("acme/widget");
   }
 
@@ -132,7 +132,7 @@ class ApprovalFlowTest {
           .contains("\"reason\":\"main needs a human\"");
       assertThat(push.finish()).isNotZero();
       assertThat(push.stderr()).contains(
-          "! [remote rejected] main -> main (Control Center policy: nobody answered within 4 s)");
+          "! [remote rejected] main -> main (Control Center policy: nobody answered within 15 s)");
     } finally {
       stream.destroy();
     }
