@@ -228,6 +228,31 @@ final class ApplianceProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * CPU ticks (user + system) per kind of thread of the appliance, from {@code
+   * /proc/PID/task/&#42;/stat}: thread names with their numbers taken out ("pushgate-http-12" and
+   * "pushgate-http-3" are one kind), as the kernel keeps them (15 characters).
+   */
+  java.util.Map<String, Long> threadTicks() {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid()), "task"))) {
+      for (Path t : tasks.toList()) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+              .replaceAll("[0-9]+", "N");
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          out.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+        } catch (IOException | RuntimeException e) {
+          // the thread ended meanwhile
+        }
+      }
+    } catch (IOException e) {
+      return out;
+    }
+    return out;
+  }
+
   /** {@code jcmd PID GC.heap_info}: heap used and committed, in kB ({-1,-1} when unavailable). */
   long[] heapInfoKb() {
     String out = Platform.run(List.of("jcmd", String.valueOf(pid()), "GC.heap_info"));
