@@ -511,9 +511,27 @@ class HostileInputTest {
     errors.put("a bad rule",
         "rules.push[0].decision: bad decision 'maybe' (expected allow, ask or deny)");
     for (var b : bodies.entrySet()) {
-      Wire.Answer a = Wire.unix(socket, "POST", "/v1/runs", b.getValue());
-      assertThat(a.status()).as(b.getKey() + ": " + a.body()).isEqualTo(400);
-      JsonNode error = new com.fasterxml.jackson.databind.ObjectMapper().readTree(a.body());
+      String answer;
+      if (b.getKey().equals("a body over 1 MiB")) {
+        // Answered before it is read: a client that writes it all first (Wire) can block on a
+        // Unix socket; Jetty's client reads the early answer, as launchers do.
+        // The appliance answers 400 and closes without reading the rest; a client still
+        // writing may see the close first. Either way nothing is created (checked below).
+        try {
+          ControlClient.Answer early = app.control().post("/v1/runs",
+              new String(b.getValue(), java.nio.charset.StandardCharsets.ISO_8859_1));
+          assertThat(early.status()).as(b.getKey()).isEqualTo(400);
+          answer = early.raw();
+        } catch (java.util.concurrent.ExecutionException closedWhileWriting) {
+          assertThat(closedWhileWriting).hasRootCauseInstanceOf(java.io.IOException.class);
+          continue;
+        }
+      } else {
+        Wire.Answer a = Wire.unix(socket, "POST", "/v1/runs", b.getValue());
+        assertThat(a.status()).as(b.getKey() + ": " + a.body()).isEqualTo(400);
+        answer = a.body();
+      }
+      JsonNode error = new com.fasterxml.jackson.databind.ObjectMapper().readTree(answer);
       assertThat(error.get("error").asText()).as(b.getKey()).isEqualTo(errors.get(b.getKey()));
     }
     Wire.Answer answer = Wire.unix(socket, "POST", "/v1/approvals/nope", ascii("{\"decision\":"));
