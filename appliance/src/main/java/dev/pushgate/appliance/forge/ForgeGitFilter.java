@@ -27,10 +27,12 @@ final class ForgeGitFilter implements Filter {
 
   private final ForgeRepositories repos;
   private final ForgeTokens tokens;
+  private final ForgeRefUpdates refUpdates;
 
-  ForgeGitFilter(ForgeRepositories repos, ForgeTokens tokens) {
+  ForgeGitFilter(ForgeRepositories repos, ForgeTokens tokens, ForgeRefUpdates refUpdates) {
     this.repos = repos;
     this.tokens = tokens;
+    this.refUpdates = refUpdates;
   }
 
   @Override
@@ -69,7 +71,11 @@ final class ForgeGitFilter implements Filter {
       return;
     }
     req.setAttribute(REPO_ATTRIBUTE, repo.get());
-    chain.doFilter(request, response);
+    try {
+      chain.doFilter(request, response);
+    } finally {
+      refUpdates.release();
+    }
   }
 
   private Optional<ForgeRepositories.ForgeRepo> repoOf(String pathInfo) {

@@ -25,6 +25,7 @@ public final class LocalForge {
   private final ForgeTokens tokens;
   private final ForgeAppKey appKey;
   private final Clock clock;
+  private final ForgeRefUpdates refUpdates = new ForgeRefUpdates();
 
   public LocalForge(ForgeRepositories repos, ForgeTokens tokens, ForgeAppKey appKey, Clock clock) {
     this.repos = repos;
@@ -56,12 +57,13 @@ public final class LocalForge {
       rp.setAtomic(true);
       rp.setAllowPushOptions(true);
       rp.setCheckReferencedObjectsAreReachable(true);
+      refUpdates.install(rp);
       return rp;
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addServlet(new ServletHolder("forge-api",
         new ForgeApiServlet(repos, tokens, appKey, clock)), API_PATH + "/*");
-    FilterHolder auth = new FilterHolder(new ForgeGitFilter(repos, tokens));
+    FilterHolder auth = new FilterHolder(new ForgeGitFilter(repos, tokens, refUpdates));
     context.addFilter(auth, "/*", EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("forge-git", git), "/*");
     return context;
