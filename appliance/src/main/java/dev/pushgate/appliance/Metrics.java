@@ -63,8 +63,13 @@ final class Metrics implements PushMetrics {
   }
 
   @Override
-  public void onSync(Duration took, boolean ok) {
+  public void onSync(Duration took, boolean ok, boolean fetched) {
     sync.record(took);
+    if (fetched) {
+      Counter.builder("pushgate.cache.fetches")
+          .description("Cache syncs that fetched because upstream's refs had changed")
+          .register(registry).increment();
+    }
     if (!ok) {
       Counter.builder("pushgate.cache.sync.failures").register(registry).increment();
     }

@@ -18,7 +18,6 @@ import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.RemoteRefUpdate;
 import org.eclipse.jgit.transport.Transport;
 import org.eclipse.jgit.transport.URIish;
-import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 
 /**
  * Pushes allowed commands upstream from the cache, each with the client's old id as its lease,
@@ -53,8 +52,7 @@ final class Forwarder {
     Map<ReceiveCommand, RemoteRefUpdate> updates = new LinkedHashMap<>();
     Map<ReceiveCommand, Outcome> outcomes = new LinkedHashMap<>();
     try (Transport transport = Transport.open(db, new URIish(remoteUrl))) {
-      transport.setCredentialsProvider(
-          new UsernamePasswordCredentialsProvider("x-access-token", token.reveal()));
+      UpstreamCache.authenticate(transport, token);
       transport.setTimeout(timeoutSeconds);
       transport.setPushAtomic(atomic);
       if (pushOptions != null && !pushOptions.isEmpty()) {

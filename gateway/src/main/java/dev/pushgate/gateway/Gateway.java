@@ -47,7 +47,7 @@ public final class Gateway {
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addFilter(new FilterHolder(
-        new GatewayFilter(config, authenticator, cache, upstream, audit)), "/*",
+        new GatewayFilter(config, authenticator, cache, upstream, audit, metrics)), "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");
     return context;

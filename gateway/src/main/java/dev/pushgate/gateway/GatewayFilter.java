@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -32,14 +33,16 @@ final class GatewayFilter implements Filter {
   private final UpstreamCache cache;
   private final UpstreamAccess upstream;
   private final AuditLog audit;
+  private final PushMetrics metrics;
 
   GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
-      UpstreamAccess upstream, AuditLog audit) {
+      UpstreamAccess upstream, AuditLog audit, PushMetrics metrics) {
     this.config = config;
     this.authenticator = authenticator;
     this.cache = cache;
     this.upstream = upstream;
     this.audit = audit;
+    this.metrics = metrics;
   }
 
   @Override
@@ -87,11 +90,19 @@ final class GatewayFilter implements Filter {
     req.setAttribute(RUN_ATTRIBUTE, run.get());
     req.setAttribute(REPO_ATTRIBUTE, repo.get());
     if ("POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-receive-pack")) {
+      PackHeaderGuard.Guarded guarded;
       try {
-        req = PackHeaderGuard.check(req, PackHeaderGuard.maxObjects(config.maxPackBytes()));
+        guarded = PackHeaderGuard.check(req, PackHeaderGuard.maxObjects(config.maxPackBytes()));
       } catch (PackHeaderGuard.Refused e) {
         log.info("run {}: push to {} refused: {}", run.get().runId(), repo.get(), e.getMessage());
         text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
+        return;
+      }
+      req = guarded.request();
+      Optional<EarlyRefusal.Request> early =
+          EarlyRefusal.judge(run.get().pushRules(), guarded.commands());
+      if (early.isPresent()) {
+        refuseEarly(run.get(), repo.get(), req, rsp, early.get());
         return;
       }
     }
@@ -121,6 +132,37 @@ final class GatewayFilter implements Filter {
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
+  }
+
+  /** Audits, discards the pack unread, and answers every command with its refusal. */
+  private void refuseEarly(RunContext run, RepoSlug repo, HttpServletRequest req,
+      HttpServletResponse rsp, EarlyRefusal.Request early) throws IOException {
+    List<String> reasons = new ArrayList<>();
+    List<PushRecord> records = new ArrayList<>();
+    for (EarlyRefusal.Refused r : early.refused()) {
+      records.add(new PushRecord(config.clock().instant(), run.runId(), run.workspaceId(),
+          repo.toString(), r.ref(), r.oldId().name(), r.newId().name(), r.kind(), "denied",
+          r.judgement().rule(), RefusalCode.RULE_DENIED, r.judgement().reason(),
+          "not forwarded", 0));
+      reasons.add(Refusals.render(r.judgement().reason()));
+    }
+    try {
+      audit.record(records);
+    } catch (AuditLog.AuditException e) {
+      log.error("run {}: audit log unavailable, push to {} refused", run.runId(), repo, e);
+      reasons.replaceAll(x -> Refusals.render(
+          "the audit log is unavailable, so nothing can be pushed; try again later"));
+    }
+    for (EarlyRefusal.Refused r : early.refused()) {
+      metrics.onDecision(r.kind(), "denied", RefusalCode.RULE_DENIED);
+      log.info("push run={} repo={} ref={} kind={} decision=deny code=RULE_DENIED reason={}"
+          + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), r.judgement().reason());
+    }
+    // Bounded like a pack JGit would read; beyond it the connection is closed after the answer.
+    if (!EarlyRefusal.discard(req.getInputStream(), config.maxPackBytes() + (1 << 20))) {
+      rsp.setHeader("Connection", "close");
+    }
+    EarlyRefusal.respond(rsp, early, reasons);
   }
 
   private void auditRefusal(RunContext run, RepoSlug repo, String reason) {

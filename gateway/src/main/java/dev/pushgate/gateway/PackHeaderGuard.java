@@ -9,6 +9,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -35,6 +38,12 @@ final class PackHeaderGuard {
     }
   }
 
+  /**
+   * The request to hand on, and the pkt-lines of its command list as sent (the first one with
+   * its capabilities after a NUL), for a look before the pack is read.
+   */
+  record Guarded(HttpServletRequest request, List<String> commands) {}
+
   private PackHeaderGuard() {}
 
   static long maxObjects(long maxPackBytes) {
@@ -42,10 +51,12 @@ final class PackHeaderGuard {
   }
 
   /** The request with the commands and pack header already checked and replayed to JGit. */
-  static HttpServletRequest check(HttpServletRequest req, long maxObjects) throws IOException {
+  static Guarded check(HttpServletRequest req, long maxObjects) throws IOException {
     boolean gzip = "gzip".equalsIgnoreCase(req.getHeader("Content-Encoding"));
     InputStream in = gzip ? new GZIPInputStream(req.getInputStream()) : req.getInputStream();
     ByteArrayOutputStream seen = new ByteArrayOutputStream();
+    List<String> commands = new ArrayList<>();
+    boolean inCommands = true;
     while (true) {
       byte[] head = in.readNBytes(4);
       seen.writeBytes(head);
@@ -58,7 +69,7 @@ final class PackHeaderGuard {
       if (head.length < 4) {
         throw new Refused("the request ends inside a pkt-line length");
       }
-      String h = new String(head, java.nio.charset.StandardCharsets.ISO_8859_1);
+      String h = new String(head, StandardCharsets.ISO_8859_1);
       if (h.equals("PACK")) {
         byte[] rest = in.readNBytes(8);
         seen.writeBytes(rest);
@@ -84,12 +95,21 @@ final class PackHeaderGuard {
         if (payload.length < len - 4) {
           throw new Refused("the request ends inside a pkt-line of " + len + " bytes");
         }
+        if (inCommands) {
+          commands.add(new String(payload, StandardCharsets.UTF_8));
+        }
+      } else if (len == 0) {
+        inCommands = false; // push options, when sent, follow until the next flush
       }
       if (seen.size() > MAX_COMMAND_BYTES) {
         throw new Refused("the push's commands exceed " + MAX_COMMAND_BYTES + " bytes");
       }
     }
     InputStream replay = new SequenceInputStream(new ByteArrayInputStream(seen.toByteArray()), in);
+    return new Guarded(replayed(req, replay), List.copyOf(commands));
+  }
+
+  private static HttpServletRequest replayed(HttpServletRequest req, InputStream replay) {
     return new HttpServletRequestWrapper(req) {
       private final ServletInputStream body = new ServletInputStream() {
         @Override

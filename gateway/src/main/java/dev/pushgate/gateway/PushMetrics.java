@@ -12,6 +12,9 @@ public interface PushMetrics {
   /** One forward upstream and how long it took, whatever its outcome. */
   default void onForward(Duration took, boolean ok) {}
 
-  /** One sync of a cache from upstream. */
-  default void onSync(Duration took, boolean ok) {}
+  /**
+   * One sync of a cache from upstream; {@code fetched} when upstream's refs differed from the
+   * cache's, so objects were fetched, not only the ref list read.
+   */
+  default void onSync(Duration took, boolean ok, boolean fetched) {}
 }

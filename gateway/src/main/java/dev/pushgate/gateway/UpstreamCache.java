@@ -7,15 +7,26 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.internal.storage.file.GC;
 import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.RepositoryCache;
+import org.eclipse.jgit.lib.RepositoryCache.FileKey;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.transport.FetchResult;
 import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.Transport;
+import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
+import org.eclipse.jgit.util.FS;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class UpstreamCache {
   private static final Logger log = LoggerFactory.getLogger(UpstreamCache.class);
+  static final int COMPACT_ABOVE_PACKS = 40;
   private static final List<RefSpec> MIRRORED =
       List.of(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*"));
 
@@ -32,6 +44,15 @@ final class UpstreamCache {
   private final int timeoutSeconds;
   private final PushMetrics metrics;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+  private final Set<String> compacting = ConcurrentHashMap.newKeySet();
+  /** One thread at most, gone when idle: compaction is rare and must not load both cores. */
+  private final ThreadPoolExecutor maintenance = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS,
+      new LinkedBlockingQueue<>(), r -> {
+        Thread t = new Thread(r, "pushgate-cache-gc");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        return t;
+      });
 
   UpstreamCache(Path root, int timeoutSeconds, PushMetrics metrics) {
     this.root = root;
@@ -39,46 +60,79 @@ final class UpstreamCache {
     this.metrics = metrics;
   }
 
-  /** Opens the cache of {@code repo}, creating it when missing. The caller closes it. */
+  /**
+   * Opens the cache of {@code repo}, creating it when missing. The caller closes it. The instance
+   * is shared by concurrent requests (JGit's {@link RepositoryCache}), so its pack list and refs
+   * are read once, not once per request.
+   */
   Repository open(RepoSlug repo) throws IOException {
     Path dir = directoryOf(repo);
-    ReentrantLock lock = lockOf(repo);
-    lock.lock();
-    try {
-      if (!Files.isRegularFile(dir.resolve("HEAD"))) {
-        Files.createDirectories(dir.getParent());
-        try (Repository created = new FileRepository(dir.toFile())) {
-          created.create(true);
-          StoredConfig config = created.getConfig();
-          // Objects received from a client stay unreachable until upstream accepts them; never
-          // let a gc in the cache race a push that is being forwarded.
-          config.setBoolean("gc", null, "auto", false);
-          config.setInt("gc", null, "autopacklimit", 0);
-          config.save();
-        }
+    if (!Files.isRegularFile(dir.resolve("HEAD"))) {
+      ReentrantLock lock = lockOf(repo);
+      lock.lock();
+      try {
+        create(dir);
+      } finally {
+        lock.unlock();
       }
-    } finally {
-      lock.unlock();
     }
-    return new FileRepository(dir.toFile());
+    Repository db = RepositoryCache.open(FileKey.exact(dir.toFile(), FS.DETECTED), true);
+    StoredConfig config = db.getConfig();
+    // In memory, for caches made before these were written at creation: the cache is compacted
+    // by compact() under its lock, never by JGit's background auto-gc after a receive.
+    config.setBoolean("receive", null, "autogc", false);
+    config.setInt("gc", null, "auto", 0);
+    config.setInt("gc", null, "autopacklimit", 0);
+    // Protocol v0 lists the refs in the answer to the first request; v2 needs a second request
+    // (ls-refs), which doubled the time of the ref check made before every push. v2's ref
+    // prefixes would only pay off on repositories with very many refs outside heads and tags.
+    config.setInt("protocol", null, "version", 0);
+    return db;
   }
 
-  /** Fetches upstream's branches and tags into the cache, removing what upstream removed. */
+  private static void create(Path dir) throws IOException {
+    if (Files.isRegularFile(dir.resolve("HEAD"))) {
+      return;
+    }
+    Files.createDirectories(dir.getParent());
+    try (Repository created = new FileRepository(dir.toFile())) {
+      created.create(true);
+      StoredConfig config = created.getConfig();
+      // Objects received from a client stay unreachable until upstream accepts them; never
+      // let a gc race a push that is being forwarded.
+      config.setBoolean("receive", null, "autogc", false);
+      config.setInt("gc", null, "auto", 0);
+      config.setInt("gc", null, "autopacklimit", 0);
+      config.save();
+    }
+  }
+
+  /**
+   * Brings the cache's branches and tags to upstream's, removing what upstream removed. When
+   * upstream's refs are those of the cache already, which is the common case of a run pushing
+   * again, this is one request for upstream's ref list.
+   */
   void sync(RepoSlug repo, String remoteUrl, Secret token) throws UpstreamException {
     long start = System.nanoTime();
     ReentrantLock lock = lockOf(repo);
     lock.lock();
+    boolean fetched = false;
     try {
       for (int attempt = 1; ; attempt++) {
-        try (Repository cache = open(repo); Git git = Git.wrap(cache)) {
-          git.fetch()
-              .setRemote(remoteUrl)
-              .setRefSpecs(MIRRORED)
-              .setRemoveDeletedRefs(true)
-              .setTimeout(timeoutSeconds)
-              .setCredentialsProvider(
-                  new UsernamePasswordCredentialsProvider("x-access-token", token.reveal()))
-              .call();
+        try (Repository cache = open(repo)) {
+          try (Git git = Git.wrap(cache)) {
+            FetchResult result = git.fetch()
+                .setRemote(remoteUrl)
+                .setRefSpecs(MIRRORED)
+                .setRemoveDeletedRefs(true)
+                .setTimeout(timeoutSeconds)
+                .setTransportConfigCallback(t -> authenticate(t, token))
+                .call();
+            fetched = !result.getTrackingRefUpdates().isEmpty();
+          }
+          if (packCount(cache) > COMPACT_ABOVE_PACKS) {
+            compactLater(repo);
+          }
           break;
         } catch (GitAPIException | IOException | RuntimeException e) {
           // A push being settled in the same cache can hold a ref lock for a moment: try again.
@@ -86,15 +140,68 @@ final class UpstreamCache {
             sleep(50L * attempt);
             continue;
           }
-          metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false);
+          metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false, fetched);
           throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
         }
       }
     } finally {
       lock.unlock();
     }
-    metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), true);
-    log.debug("synced cache of {} in {} ms", repo, (System.nanoTime() - start) / 1_000_000);
+    metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), true, fetched);
+    log.debug("synced cache of {} in {} ms ({})", repo, (System.nanoTime() - start) / 1_000_000,
+        fetched ? "fetched" : "unchanged");
+  }
+
+  /**
+   * Every push leaves one pack in the cache and every fetch another; JGit opens each. Past
+   * {@link #COMPACT_ABOVE_PACKS}, the cache is repacked in the background, under the same lock as
+   * a sync. A push in flight is safe: JGit keeps the pack it received with a .keep file until the
+   * push is answered, forwarding and any wait for an approver included. What a refused push left
+   * behind is unreachable and goes.
+   */
+  private void compactLater(RepoSlug repo) {
+    if (!compacting.add(repo.key())) {
+      return;
+    }
+    maintenance.execute(() -> {
+      ReentrantLock lock = lockOf(repo);
+      lock.lock();
+      long start = System.nanoTime();
+      try (Repository cache = open(repo)) {
+        int before = packCount(cache);
+        GC gc = new GC((FileRepository) cache);
+        // Replaced packs go at once, or each later compaction would find them all again.
+        gc.setPackExpireAgeMillis(0);
+        gc.gc().get();
+        log.info("compacted the cache of {}: {} packs -> {} in {} ms", repo, before,
+            packCount(cache), (System.nanoTime() - start) / 1_000_000);
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        log.warn("could not compact the cache of {}: {}", repo, e.getMessage());
+      } finally {
+        lock.unlock();
+        compacting.remove(repo.key());
+      }
+    });
+  }
+
+  private static int packCount(Repository cache) {
+    return ((FileRepository) cache).getObjectDatabase().getPacks().size();
+  }
+
+  /**
+   * Sends {@code token} as GitHub expects it for git over HTTPS. Up front over HTTP: GitHub, like
+   * the local forge, answers 401 to a request without it, and waiting for that costs a round trip
+   * on every request.
+   */
+  static void authenticate(Transport transport, Secret token) {
+    transport.setCredentialsProvider(
+        new UsernamePasswordCredentialsProvider("x-access-token", token.reveal()));
+    if (transport instanceof TransportHttp http) {
+      http.setPreemptiveBasicAuthentication("x-access-token", token.reveal());
+    }
   }
 
   private static boolean mentionsLock(Throwable e) {

@@ -347,7 +347,7 @@ class GatewayFuzzTest {
       GatewayConfig c = new GatewayConfig(HOST, dir, 1024, Duration.ofSeconds(5),
           Duration.ofSeconds(5), Clock.systemUTC());
       filter = new GatewayFilter(c, RunAuthenticator.NONE,
-          new UpstreamCache(dir, 5, PushMetrics.NONE), null, null);
+          new UpstreamCache(dir, 5, PushMetrics.NONE), null, null, PushMetrics.NONE);
     }
     return filter;
   }

@@ -205,6 +205,68 @@ class GatewayHttpTest {
     }
   }
 
+  @Test
+  void aPushOfDeniedRefsOnlyIsRefusedInGitsOwnReportWithoutReadingItsPack() throws Exception {
+    Repository client = TestRepos.bare(dir.resolve("client.git"));
+    try (client; Git git = Git.wrap(client)) {
+      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream/widget.git")))
+          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), base);
+      TestRepos.setRef(client, "refs/heads/main", next);
+
+      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
+      PushResult r;
+      try (Transport t = Transport.open(client, uri)) {
+        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
+        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(List.of(
+            new RefSpec("refs/heads/main:refs/heads/main"))));
+      }
+
+      assertThat(r.getRemoteUpdate("refs/heads/main").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+      assertThat(r.getRemoteUpdate("refs/heads/main").getMessage())
+          .isEqualTo("Control Center policy: push to main is denied");
+      assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
+      PushRecord a = audit.records.get(audit.records.size() - 1);
+      assertThat(a.ref()).isEqualTo("refs/heads/main");
+      assertThat(a.kind()).isEqualTo(EarlyRefusal.UPDATE_OR_FORCE);
+      assertThat(a.decision()).isEqualTo("denied");
+      assertThat(a.code()).isEqualTo(RefusalCode.RULE_DENIED);
+      try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+          dir.resolve("cache/acme/widget.git").toFile())) {
+        assertThat(cache.getObjectDatabase().has(next)).as("the pack was not received").isFalse();
+      }
+    }
+  }
+
+  @Test
+  void theEarlyRefusalNeverLooksAtThePackEvenAGarbledOne() throws Exception {
+    String repo = "/git/github.com/acme/widget.git";
+    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+        .statusCode()).isEqualTo(200);
+    byte[] command = (base.name() + " " + "1".repeat(40)
+        + " refs/heads/main\0report-status side-band-64k agent=git/2.39\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(command);
+    body.writeBytes("0000PACK".getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(new byte[] {0, 0, 0, 2, 0, 0, 0, 3});
+    body.writeBytes("not a pack at all".repeat(1000).getBytes(StandardCharsets.US_ASCII));
+
+    HttpResponse<String> r = post(repo + "/git-receive-pack", body.toByteArray());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .contains("application/x-git-receive-pack-result");
+    // pkt-lines: four hex digits of length, the length counting themselves.
+    String report = "000eunpack ok\n"
+        + "0045ng refs/heads/main Control Center policy: push to main is denied\n" + "0000";
+    assertThat(r.body()).isEqualTo(
+        String.format("%04x", report.length() + 5) + "\u0001" + report + "0000");
+    assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
+  }
+
   /** Found by GatewayFuzzTest: JGit let a non-ASCII object id through as an internal error. */
   @Test
   void aCommandWithANonAsciiObjectIdIs400AndMovesNothing() throws Exception {

@@ -90,7 +90,7 @@ class PushPathTest {
       assertThat(d.get("decision").asText()).isEqualTo("denied");
       assertThat(d.get("code").asText()).isEqualTo("RULE_DENIED");
       assertThat(d.get("reason").asText()).isEqualTo("push to main is denied");
-      assertThat(d.get("kind").asText()).isEqualTo("update");
+      assertThat(d.get("kind").asText()).isEqualTo("update-or-force");
     });
   }
 

@@ -7,7 +7,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
-import org.eclipse.jgit.transport.PostReceiveHook;
 import org.eclipse.jgit.transport.PreReceiveHook;
 import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.ReceivePack;
@@ -21,23 +20,27 @@ import org.slf4j.LoggerFactory;
  * GitHub never answers a push to an unrelated branch that way. Packs are received in parallel;
  * only the short update-and-maybe-gc step is one at a time.
  */
-final class ForgeRefUpdates implements PreReceiveHook, PostReceiveHook {
+final class ForgeRefUpdates implements PreReceiveHook {
   private static final Logger log = LoggerFactory.getLogger(ForgeRefUpdates.class);
 
   private final ConcurrentHashMap<File, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final ThreadLocal<ReentrantLock> held = new ThreadLocal<>();
 
-  /** Makes {@code rp} use these hooks instead of JGit's background auto-gc. */
+  /**
+   * Makes {@code rp} use these hooks instead of JGit's background auto-gc. A repository whose
+   * config sets {@code receive.autogc=false} is never compacted.
+   */
   void install(ReceivePack rp) {
     // In memory only: the repository's file keeps whatever an operator set.
     StoredConfig config = rp.getRepository().getConfig();
+    boolean maintain = config.getBoolean("receive", null, "autogc", true);
     config.setBoolean("receive", null, "autogc", false);
     config.setBoolean("gc", null, "autodetach", false);
     // JGit keeps replaced packs for an hour by default, so every push after the limit would
     // repack again; a pack being received is kept by its .keep file, not by its age.
     config.setString("gc", null, "prunepackexpire", "now");
     rp.setPreReceiveHook(this);
-    rp.setPostReceiveHook(this);
+    rp.setPostReceiveHook((r, commands) -> afterReceive(r, commands, maintain));
   }
 
   @Override
@@ -48,13 +51,13 @@ final class ForgeRefUpdates implements PreReceiveHook, PostReceiveHook {
     held.set(lock);
   }
 
-  @Override
-  public void onPostReceive(ReceivePack rp, Collection<ReceiveCommand> commands) {
+  private void afterReceive(ReceivePack rp, Collection<ReceiveCommand> commands,
+      boolean maintain) {
     if (held.get() == null) {
       return;
     }
     try {
-      if (!commands.isEmpty()) {
+      if (maintain && !commands.isEmpty()) {
         maintain(rp.getRepository());
       }
     } finally {

@@ -1,0 +1,170 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Judgement;
+import dev.pushgate.policy.PushRules;
+import dev.pushgate.policy.UpdateKind;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+
+/**
+ * A push whose every command the run's rules deny whatever its pack holds is refused without
+ * reading the pack: the rest of the body is discarded unread, and git gets the refusals as soon as
+ * it has sent the last byte. Receiving a large pack into the cache (inflating, hashing, indexing,
+ * syncing it to disk) took half a second per 100 MiB before a refusal that the command list alone
+ * decided.
+ *
+ * <p>Only a decision that cannot depend on the pack is taken here. A create and a delete are
+ * known from the ids; an update of an existing ref is a fast-forward or a force depending on
+ * history inside the pack, so it is refused early only when the rules give both kinds the same
+ * judgement, and it is audited with the kind {@value #UPDATE_OR_FORCE}. Anything else (a rule that
+ * asks, a malformed line, a ref name git would refuse) goes the usual way, through JGit.
+ */
+final class EarlyRefusal {
+  /** The kind audited for an update refused before its pack told fast-forward from force. */
+  static final String UPDATE_OR_FORCE = "update-or-force";
+
+  /** One command refused, with the judgement that refused it. */
+  record Refused(String ref, ObjectId oldId, ObjectId newId, String kind, Judgement judgement) {}
+
+  /** What the client asked for in the capabilities of its first command. */
+  record Request(List<Refused> refused, Set<String> capabilities) {
+    boolean sideBand() {
+      return capabilities.contains("side-band-64k") || capabilities.contains("side-band");
+    }
+
+    boolean reportStatus() {
+      return capabilities.contains("report-status") || capabilities.contains("report-status-v2");
+    }
+  }
+
+  private EarlyRefusal() {}
+
+  /** The refusals, when the rules deny every command of {@code commandLines} outright. */
+  static Optional<Request> judge(PushRules rules, List<String> commandLines) {
+    if (commandLines.isEmpty()) {
+      return Optional.empty();
+    }
+    List<Refused> refused = new ArrayList<>();
+    Set<String> capabilities = new TreeSet<>();
+    for (int n = 0; n < commandLines.size(); n++) {
+      String line = commandLines.get(n);
+      if (line.endsWith("\n")) {
+        line = line.substring(0, line.length() - 1);
+      }
+      int nul = line.indexOf('\0');
+      if (nul >= 0) {
+        if (n > 0) {
+          return Optional.empty();
+        }
+        capabilities.addAll(Arrays.asList(line.substring(nul + 1).split(" ")));
+        line = line.substring(0, nul);
+      }
+      Optional<Refused> r = denied(rules, line);
+      if (r.isEmpty()) {
+        return Optional.empty();
+      }
+      refused.add(r.get());
+    }
+    return Optional.of(new Request(List.copyOf(refused), Set.copyOf(capabilities)));
+  }
+
+  private static Optional<Refused> denied(PushRules rules, String line) {
+    String[] parts = line.split(" ", -1);
+    if (parts.length != 3 || !ObjectId.isId(parts[0]) || !ObjectId.isId(parts[1])
+        || !parts[2].startsWith("refs/") || !Repository.isValidRefName(parts[2])) {
+      return Optional.empty();
+    }
+    ObjectId oldId = ObjectId.fromString(parts[0]);
+    ObjectId newId = ObjectId.fromString(parts[1]);
+    String ref = parts[2];
+    if (oldId.equals(ObjectId.zeroId()) && newId.equals(ObjectId.zeroId())) {
+      return Optional.empty();
+    }
+    if (oldId.equals(ObjectId.zeroId())) {
+      return deny(ref, oldId, newId, UpdateKind.CREATE.id(), rules.judge(ref, UpdateKind.CREATE));
+    }
+    if (newId.equals(ObjectId.zeroId())) {
+      return deny(ref, oldId, newId, UpdateKind.DELETE.id(), rules.judge(ref, UpdateKind.DELETE));
+    }
+    Judgement update = rules.judge(ref, UpdateKind.UPDATE);
+    Judgement force = rules.judge(ref, UpdateKind.FORCE);
+    if (!update.equals(force)) {
+      return Optional.empty();
+    }
+    return deny(ref, oldId, newId, UPDATE_OR_FORCE, update);
+  }
+
+  private static Optional<Refused> deny(String ref, ObjectId oldId, ObjectId newId, String kind,
+      Judgement j) {
+    return j.decision() == Decision.DENY
+        ? Optional.of(new Refused(ref, oldId, newId, kind, j))
+        : Optional.empty();
+  }
+
+  /**
+   * Reads what is left of the request body without looking at it, at most {@code limit} bytes;
+   * false when there was more (the connection is then not worth keeping).
+   */
+  static boolean discard(InputStream body, long limit) throws IOException {
+    byte[] buffer = new byte[64 * 1024];
+    long total = 0;
+    for (int n; (n = body.read(buffer)) > 0; ) {
+      total += n;
+      if (total > limit) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Answers as receive-pack does: {@code unpack ok}, then an {@code ng} line per command. */
+  static void respond(HttpServletResponse rsp, Request request, List<String> reasons)
+      throws IOException {
+    ByteArrayOutputStream report = new ByteArrayOutputStream();
+    if (request.reportStatus()) {
+      pktLine(report, "unpack ok\n");
+      for (int i = 0; i < request.refused().size(); i++) {
+        pktLine(report, "ng " + request.refused().get(i).ref() + " " + reasons.get(i) + "\n");
+      }
+      report.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
+    }
+    rsp.setStatus(HttpServletResponse.SC_OK);
+    rsp.setContentType("application/x-git-receive-pack-result");
+    rsp.setHeader("Cache-Control", "no-cache, max-age=0, must-revalidate");
+    OutputStream out = rsp.getOutputStream();
+    if (request.sideBand()) {
+      byte[] bytes = report.toByteArray();
+      // side-band (not -64k) packets carry at most 999 bytes of data.
+      int max = request.capabilities().contains("side-band-64k") ? 65515 : 995;
+      for (int off = 0; off < bytes.length; off += max) {
+        int len = Math.min(max, bytes.length - off);
+        out.write(String.format("%04x", len + 5).getBytes(StandardCharsets.US_ASCII));
+        out.write(1);
+        out.write(bytes, off, len);
+      }
+      out.write("0000".getBytes(StandardCharsets.US_ASCII));
+    } else {
+      report.writeTo(out);
+    }
+    out.flush();
+  }
+
+  private static void pktLine(ByteArrayOutputStream out, String payload) {
+    byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+    out.writeBytes(String.format("%04x", bytes.length + 4).getBytes(StandardCharsets.US_ASCII));
+    out.writeBytes(bytes);
+  }
+}

@@ -1,0 +1,156 @@
+package dev.pushgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.broker.Secret;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.RefUpdate;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The cache mirrors upstream's branches and tags, reading only the ref list when in step. */
+class UpstreamCacheTest {
+  private static final RepoSlug REPO = RepoSlug.parse("acme/widget");
+  private static final Secret TOKEN = Secret.of("ghs_readTokenForTheCacheSync000000000000");
+
+  @TempDir Path tmp;
+  private Repository upstream;
+  private UpstreamCache cache;
+  private final List<Boolean> syncs = new ArrayList<>();
+  private final List<Boolean> fetches = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    upstream = TestRepos.bare(tmp.resolve("upstream.git"));
+    RevCommit root = TestRepos.commit(upstream, "root", Map.of("README", "hello"));
+    TestRepos.setRef(upstream, "refs/heads/main", root);
+    TestRepos.setRef(upstream, "refs/heads/old", root);
+    TestRepos.setRef(upstream, "refs/tags/v1", TestRepos.annotatedTag(upstream, "v1", root));
+    TestRepos.setRef(upstream, "refs/pull/1/head", root);
+    cache = new UpstreamCache(tmp.resolve("cache"), 30, new PushMetrics() {
+      @Override
+      public void onSync(Duration took, boolean ok, boolean fetched) {
+        syncs.add(ok);
+        fetches.add(fetched);
+      }
+    });
+  }
+
+  @Test
+  void aFirstSyncMirrorsBranchesAndTagsOnly() throws Exception {
+    cache.sync(REPO, TestRepos.url(tmp.resolve("upstream.git")), TOKEN);
+
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+    assertThat(syncs).containsExactly(true);
+  }
+
+  @Test
+  void aSyncWithUpstreamUnchangedFetchesNothing() throws Exception {
+    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    int packs = packs();
+
+    cache.sync(REPO, url, TOKEN);
+    cache.sync(REPO, url, TOKEN);
+
+    assertThat(fetches).containsExactly(true, false, false);
+    assertThat(packs()).as("no fetch, so no new pack").isEqualTo(packs);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  @Test
+  void aSyncFollowsUpstreamMovingCreatingAndDeletingRefs() throws Exception {
+    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+
+    RevCommit next = TestRepos.commit(upstream, "next", Map.of("README", "hello again"),
+        TestRepos.idOf(upstream, "refs/heads/main"));
+    TestRepos.setRef(upstream, "refs/heads/main", next);
+    TestRepos.setRef(upstream, "refs/heads/feature", next);
+    RefUpdate delete = upstream.updateRef("refs/heads/old");
+    delete.setForceUpdate(true);
+    assertThat(delete.delete()).isEqualTo(RefUpdate.Result.FORCED);
+    cache.sync(REPO, url, TOKEN);
+
+    assertThat(fetches).containsExactly(true, true);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream)).containsKey("refs/heads/feature")
+        .doesNotContainKey("refs/heads/old");
+    try (Repository db = cacheRepo()) {
+      assertThat(db.getObjectDatabase().has(next)).isTrue();
+    }
+  }
+
+  @Test
+  void aCacheRefUpstreamDoesNotHaveIsRemoved() throws Exception {
+    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    try (Repository db = cacheRepo()) {
+      TestRepos.setRef(db, "refs/heads/stale", TestRepos.idOf(db, "refs/heads/main"));
+    }
+
+    cache.sync(REPO, url, TOKEN);
+
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  @Test
+  void anUnreachableUpstreamFailsTheSyncAndSaysWhich() {
+    assertThatThrownBy(() -> cache.sync(REPO, TestRepos.url(tmp.resolve("missing.git")), TOKEN))
+        .isInstanceOf(UpstreamException.class).hasMessageStartingWith("could not read acme/widget")
+        .hasMessageNotContaining(TOKEN.reveal());
+    assertThat(syncs).containsExactly(false);
+  }
+
+  @Test
+  void aCacheWithManyPacksIsCompactedWithoutLosingARef() throws Exception {
+    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    ObjectId tip = TestRepos.idOf(upstream, "refs/heads/main");
+    for (int i = 0; i <= UpstreamCache.COMPACT_ABOVE_PACKS; i++) {
+      tip = TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);
+      TestRepos.setRef(upstream, "refs/heads/main", tip);
+      cache.sync(REPO, url, TOKEN); // one fetch, one pack, each time
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (packs() > 2 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+
+    assertThat(packs()).isLessThanOrEqualTo(2);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+    try (Repository db = cacheRepo()) {
+      assertThat(db.getObjectDatabase().has(tip)).isTrue();
+    }
+  }
+
+  private Repository cacheRepo() throws Exception {
+    return cache.open(REPO);
+  }
+
+  private int packs() throws Exception {
+    try (Repository db = cacheRepo()) {
+      return ((FileRepository) db).getObjectDatabase().getPacks().size();
+    }
+  }
+
+  private static Map<String, ObjectId> refs(Repository db) throws Exception {
+    Map<String, ObjectId> out = new TreeMap<>();
+    for (Ref r : db.getRefDatabase().getRefsByPrefix(Constants.R_HEADS, Constants.R_TAGS)) {
+      out.put(r.getName(), r.getObjectId());
+    }
+    return out;
+  }
+}
