@@ -12,8 +12,9 @@ public interface UpstreamAccess {
   Secret readToken(RunContext run, RepoSlug repo) throws UpstreamException;
 
   /**
-   * Mints a write token scoped to {@code repo} alone, for one push; {@code workflows} when the
-   * pushed commits change {@code .github/workflows/}.
+   * Lends a write token scoped to {@code repo} alone for one push, minted for it or kept from
+   * the run's previous push; {@code workflows} when the pushed commits change
+   * {@code .github/workflows/}.
    */
   WriteTokenLease mintWriteToken(RunContext run, RepoSlug repo, boolean workflows)
       throws UpstreamException;

@@ -2,7 +2,10 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.broker.Secret;
 
-/** A write token minted for one push. Closing it revokes it. */
+/**
+ * A write token lent to one push. Closing it gives it back: the lessor revokes it, at once or
+ * once it is no longer kept for the run's next push, and at the run's end at the latest.
+ */
 public interface WriteTokenLease extends AutoCloseable {
   Secret token();
 

@@ -49,7 +49,7 @@ class OperatorCliTest {
       String table = RunningAppliance.cli("audit", "--refused", "--data-dir", data.toString());
       assertThat(table.lines().findFirst().orElseThrow())
           .startsWith("TIME").contains("REPOSITORY").contains("DECISION");
-      assertThat(table).containsPattern("acme/widget +main +update +denied +push to main is denied");
+      assertThat(table).containsPattern("acme/widget +main +update-or-force +denied +push to main is denied");
       assertThat(table).doesNotContain("feature");
 
       List<JsonNode> live = jsonLines(RunningAppliance.cli("audit", "--json", "--run", runId,

@@ -154,8 +154,10 @@ class RunIsolationTest {
     gitA.in(workA, "commit", "-q", "-m", "A's refused commit").ok();
     ObjectId refused =
         ObjectId.fromString(gitA.in(workA, "rev-parse", "HEAD").ok().stdout().strip());
-    assertThat(gitA.in(workA, "push", "origin", "HEAD:main").failed().stderr())
-        .contains("(Control Center policy: push to main is denied)");
+    // Atomic with an allowed ref, so that the gateway receives the pack before refusing it all (a
+    // push of denied refs only is refused before its pack is read, and leaves nothing behind).
+    assertThat(gitA.in(workA, "push", "--atomic", "origin", "HEAD:main", "HEAD:refs/heads/a-side")
+        .failed().stderr()).contains("(Control Center policy: push to main is denied)");
     // The premise: A's objects now sit in the gateway's cache of acme/widget, unreferenced.
     try (Repository cache = new FileRepository(
         app.dataDir.resolve("cache/acme/widget.git").toFile())) {
