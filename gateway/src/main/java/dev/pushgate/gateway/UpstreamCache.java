@@ -80,15 +80,18 @@ final class UpstreamCache {
     }
     Repository db = RepositoryCache.open(FileKey.exact(dir.toFile(), FS.DETECTED), true);
     StoredConfig config = db.getConfig();
-    // In memory, for caches made before these were written at creation: the cache is compacted
-    // by compact() under its lock, never by JGit's background auto-gc after a receive.
-    config.setBoolean("receive", null, "autogc", false);
-    config.setInt("gc", null, "auto", 0);
-    config.setInt("gc", null, "autopacklimit", 0);
-    // Protocol v0 lists the refs in the answer to the first request; v2 needs a second request
-    // (ls-refs), which doubled the time of the ref check made before every push. v2's ref
-    // prefixes would only pay off on repositories with very many refs outside heads and tags.
-    config.setInt("protocol", null, "version", 0);
+    // In memory, once per instance (and again if JGit reloads the file), also for caches made
+    // before these were written at creation: the cache is compacted by compactLater() under its
+    // lock, never by JGit's background auto-gc after a receive.
+    if (config.getInt("protocol", null, "version", -1) != 0) {
+      config.setBoolean("receive", null, "autogc", false);
+      config.setInt("gc", null, "auto", 0);
+      config.setInt("gc", null, "autopacklimit", 0);
+      // Protocol v0 lists the refs in the answer to the first request; v2 needs a second
+      // request (ls-refs), which doubled the time of the sync made before every push. v2's ref
+      // prefixes would only pay off on repositories with very many refs outside heads and tags.
+      config.setInt("protocol", null, "version", 0);
+    }
     return db;
   }
 
