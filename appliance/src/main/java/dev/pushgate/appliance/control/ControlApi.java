@@ -12,6 +12,10 @@ import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.gateway.PushRecord;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -226,16 +230,25 @@ public final class ControlApi extends Handler.Abstract {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
           "the request body is larger than " + MAX_BODY + " bytes");
     }
-    String body;
-    try {
-      body = Content.Source.asString(request, StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) { // Jetty's Utf8StringBuilder on bytes that are not UTF-8
-      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
-          "the request body is not valid UTF-8");
+    // Bytes first, then a strict decode: Jetty's own string decoding failed part-way through a
+    // body that was not UTF-8, and the request sometimes got no answer at all.
+    byte[] bytes;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      bytes = in.readNBytes(MAX_BODY + 1);
     }
-    if (body.length() > MAX_BODY) {
+    if (bytes.length > MAX_BODY) {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
           "the request body is larger than " + MAX_BODY + " bytes");
+    }
+    String body;
+    try {
+      body = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
+          "the request body is not valid UTF-8");
     }
     try {
       return json.readTree(body);
