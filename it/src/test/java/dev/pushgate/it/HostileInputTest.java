@@ -23,7 +23,6 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -535,7 +534,6 @@ class HostileInputTest {
           throw new AssertionError(b.getKey() + ": no answer after "
               + (System.nanoTime() - t0) / 1_000_000 + " ms", e);
         }
-        System.out.println("WIRE " + b.getKey() + " " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         assertThat(a.status()).as(b.getKey() + ": " + a.body()).isEqualTo(400);
         answer = a.body();
       }
