@@ -39,7 +39,7 @@ public final class Gateway {
         (int) Math.max(1, config.upstreamTimeout().toSeconds()), metrics);
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new GatewayResolver(cache));
-    git.setReceivePackErrorHandler(new ReceiveErrors());
+    git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
     git.setReceivePackFactory(new GatewayReceivePackFactory(config, upstream, audit, approvals, metrics));
     git.setUploadPackFactory((req, db) -> {
       throw new ServiceNotEnabledException(

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The push path's decision point. Each command is judged by the run's push rule (asking an
  * approver where the rule says ask first), the decisions are audited, and the allowed commands are
- * forwarded upstream with a write token leased for this push. Whatever is still undecided
+ * forwarded upstream with a write token minted for this push alone. Whatever is still undecided
  * when anything goes wrong is refused.
  */
 final class PushHook implements PreReceiveHook {

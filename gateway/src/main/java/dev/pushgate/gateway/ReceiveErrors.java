@@ -21,6 +21,13 @@ import org.slf4j.LoggerFactory;
 final class ReceiveErrors implements ReceivePackErrorHandler {
   private static final Logger log = LoggerFactory.getLogger(ReceiveErrors.class);
 
+  private final long maxBodyBytes;
+
+  /** {@code maxBodyBytes}: how much of a failed push's body is read to let git see the answer. */
+  ReceiveErrors(long maxBodyBytes) {
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
   @Override
   public void receive(HttpServletRequest req, HttpServletResponse rsp, ReceivePackRunnable r)
       throws IOException {
@@ -43,19 +50,19 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       if (why.contains("wanted 'old new ref'")) {
         why = "a command is not '<old-id> <new-id> <ref>' with a valid ref name";
       }
-      answer(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
+      answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
     } catch (ServiceMayNotContinueException e) {
-      answer(rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
+      answer(req, rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
     } catch (IOException e) {
       if (timeoutIn(e) != null) {
         timedOut(rsp, timeoutIn(e));
       } else if (isBadInput(e)) {
         log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
-        answer(rsp, HttpServletResponse.SC_BAD_REQUEST,
+        answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST,
             "malformed push request: " + Forwarder.oneLine(e.getMessage()));
       } else {
         log.warn("push failed: {}", e.toString());
-        answer(rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
+        answer(req, rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
             "the push failed inside the gateway; nothing was pushed");
       }
     } catch (IllegalArgumentException e) {
@@ -66,10 +73,10 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       if (why.startsWith("Not ASCII string") || e instanceof InvalidObjectIdException) {
         why = "an object id is not 40 hexadecimal digits";
       }
-      answer(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
+      answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
     } catch (RuntimeException e) {
       log.warn("push failed: {}", e.toString());
-      answer(rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
+      answer(req, rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
           "the push failed inside the gateway; nothing was pushed");
     }
   }
@@ -101,10 +108,27 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
         || m.startsWith("Short read") || m.contains("expected") && m.contains("got");
   }
 
-  private static void answer(HttpServletResponse rsp, int status, String message)
+  /**
+   * Answers after reading what is left of the body (bounded): a server that answers and closes
+   * while git is still sending makes git print "Broken pipe" instead of the answer.
+   */
+  private void answer(HttpServletRequest req, HttpServletResponse rsp, int status, String message)
       throws IOException {
     if (rsp.isCommitted()) {
       return; // git has its answer in-band already
+    }
+    try {
+      EarlyRefusal.discard(req.getInputStream(), maxBodyBytes);
+    } catch (IOException e) {
+      // the client went away, or the body was already closed: answer all the same
+    }
+    answer(rsp, status, message);
+  }
+
+  private static void answer(HttpServletResponse rsp, int status, String message)
+      throws IOException {
+    if (rsp.isCommitted()) {
+      return;
     }
     rsp.reset();
     GatewayFilter.text(rsp, status, message);

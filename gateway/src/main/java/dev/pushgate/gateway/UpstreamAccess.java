@@ -12,9 +12,8 @@ public interface UpstreamAccess {
   Secret readToken(RunContext run, RepoSlug repo) throws UpstreamException;
 
   /**
-   * Lends a write token scoped to {@code repo} alone for one push, minted for it or kept from
-   * the run's previous push; {@code workflows} when the pushed commits change
-   * {@code .github/workflows/}.
+   * Mints a write token scoped to {@code repo} alone, for one push; {@code workflows} when the
+   * pushed commits change {@code .github/workflows/}.
    */
   WriteTokenLease mintWriteToken(RunContext run, RepoSlug repo, boolean workflows)
       throws UpstreamException;

@@ -2,10 +2,7 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.broker.Secret;
 
-/**
- * A write token lent to one push. Closing it gives it back: the lessor revokes it, at once or
- * once it is no longer kept for the run's next push, and at the run's end at the latest.
- */
+/** A write token minted for one push. Closing it revokes it. */
 public interface WriteTokenLease extends AutoCloseable {
   Secret token();
 

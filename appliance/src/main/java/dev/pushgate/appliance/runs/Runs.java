@@ -77,15 +77,12 @@ public final class Runs implements RunAuthenticator {
     final WorkspaceRules rules;
     final Map<String, Long> repositoryIds = new ConcurrentHashMap<>();
     final Map<String, InstallationToken> syncTokens = new ConcurrentHashMap<>();
-    final WriteTokenShelf writeTokens;
     volatile InstallationToken readToken;
 
-    LiveRun(Ledger.RunRow row, RunContext context, WorkspaceRules rules,
-        WriteTokenShelf writeTokens) {
+    LiveRun(Ledger.RunRow row, RunContext context, WorkspaceRules rules) {
       this.row = row;
       this.context = context;
       this.rules = rules;
-      this.writeTokens = writeTokens;
     }
   }
 
@@ -97,9 +94,9 @@ public final class Runs implements RunAuthenticator {
   private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
   private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
   /**
-   * Revokes write tokens put away by their run, off the push's thread. A token whose revocation
-   * has not run when the appliance stops stays in the ledger and is revoked when the appliance
-   * starts again, or at its run's teardown at the latest.
+   * Revokes a push's write token once the push has been answered, so that git does not wait for
+   * it. A token whose revocation has not run when the appliance stops stays in the ledger and is
+   * revoked when the appliance starts again, or at its run's teardown at the latest.
    */
   private final java.util.concurrent.ExecutorService revoker =
       java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -149,7 +146,7 @@ public final class Runs implements RunAuthenticator {
       throw new RunRequestException(RunRequestException.Status.INTERNAL,
           "the appliance cannot write its ledger; no run was started");
     }
-    LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules(), newWriteTokenShelf());
+    LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules());
     try {
       run.readToken = issueRead(run, req.repository(), "read");
       Files.createDirectories(dir);
@@ -264,19 +261,10 @@ public final class Runs implements RunAuthenticator {
     }
   }
 
-  /**
-   * Lends a write token for one push: the run's fresh token for {@code repo} when it has one,
-   * else a newly minted one, which the run keeps for its next pushes (see {@link
-   * WriteTokenShelf}).
-   */
+  /** Mints a write token for one push; closing the lease revokes it. */
   public WriteTokenLease mintWriteToken(RunContext context, RepoSlug repo, boolean workflows)
       throws BrokerException, RunRequestException {
     LiveRun run = liveRun(context.runId());
-    String key = repo.key() + (workflows ? " +workflows" : "");
-    WriteTokenLease lent = run.writeTokens.lend(key);
-    if (lent != null) {
-      return lent;
-    }
     Long knownId = run.repositoryIds.get(repo.key());
     InstallationToken t = broker.issueWriteToken(repo,
         knownId == null ? OptionalLong.empty() : OptionalLong.of(knownId), workflows);
@@ -291,12 +279,17 @@ public final class Runs implements RunAuthenticator {
       throw new BrokerException(BrokerException.Reason.UPSTREAM_ERROR,
           "the appliance cannot record a write token in its ledger");
     }
-    return run.writeTokens.keep(key, new WriteTokenShelf.Recorded(t, ledgerId));
-  }
+    return new WriteTokenLease() {
+      @Override
+      public Secret token() {
+        return t.token();
+      }
 
-  private WriteTokenShelf newWriteTokenShelf() {
-    return new WriteTokenShelf(clock, settings.refreshBefore(),
-        r -> revoker.execute(() -> revokeRecorded(r.ledgerId(), r.token().token())));
+      @Override
+      public void close() {
+        revoker.execute(() -> revokeRecorded(ledgerId, t.token()));
+      }
+    };
   }
 
   /** Waits a little for revocations under way; what is left is revoked at teardown. */
@@ -328,7 +321,7 @@ public final class Runs implements RunAuthenticator {
       }
       try {
         WorkspaceRules rules = WorkspaceRules.fromJson(json.readTree(row.rulesJson()));
-        LiveRun run = new LiveRun(row, contextOf(row, rules), rules, newWriteTokenShelf());
+        LiveRun run = new LiveRun(row, contextOf(row, rules), rules);
         Optional<Ledger.LiveCredential> read = ledger.liveCredentials(row.id()).stream()
             .filter(c -> c.kind().equals("read")).reduce((a, b) -> b);
         if (read.isEmpty()) {
@@ -341,7 +334,7 @@ public final class Runs implements RunAuthenticator {
         byId.put(row.id(), run);
         idByCredentialHash.put(row.credentialHash(), row.id());
         resumed++;
-        // Write tokens were kept in memory only: a resumed run mints new ones.
+        // A write token still live belonged to a push the crash cut short: it serves nothing now.
         for (Ledger.LiveCredential w : ledger.liveCredentials(row.id())) {
           if (w.kind().equals("write")) {
             revokeRecorded(w.id(), w.token());
@@ -373,7 +366,6 @@ public final class Runs implements RunAuthenticator {
           log.warn("could not end expired run {}: {}", run.row.id(), e.getMessage());
         }
       } else {
-        run.writeTokens.putAwayStale();
         try {
           currentReadToken(run.context);
         } catch (BrokerException | RunRequestException e) {
@@ -506,7 +498,6 @@ public final class Runs implements RunAuthenticator {
     LiveRun run = byId.remove(runId);
     if (run != null) {
       idByCredentialHash.remove(run.row.credentialHash());
-      run.writeTokens.close();
     }
   }
 
