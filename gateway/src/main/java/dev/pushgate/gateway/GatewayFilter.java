@@ -13,6 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +28,7 @@ final class GatewayFilter implements Filter {
   private static final Logger log = LoggerFactory.getLogger(GatewayFilter.class);
   static final String RUN_ATTRIBUTE = RunContext.class.getName();
   static final String REPO_ATTRIBUTE = RepoSlug.class.getName();
+  static final String EARLY_TOKEN_ATTRIBUTE = EarlyWriteToken.class.getName();
   private static final List<String> SMART_HTTP_SUFFIXES =
       List.of("/info/refs", "/git-receive-pack", "/git-upload-pack");
 
@@ -34,6 +38,13 @@ final class GatewayFilter implements Filter {
   private final UpstreamAccess upstream;
   private final AuditLog audit;
   private final PushMetrics metrics;
+  /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
+  private final ThreadPoolExecutor minting = new ThreadPoolExecutor(0, 4, 30, TimeUnit.SECONDS,
+      new LinkedBlockingQueue<>(), r -> {
+        Thread t = new Thread(r, "pushgate-mint");
+        t.setDaemon(true);
+        return t;
+      });
 
   GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
       UpstreamAccess upstream, AuditLog audit, PushMetrics metrics) {
@@ -105,6 +116,14 @@ final class GatewayFilter implements Filter {
         refuseEarly(run.get(), repo.get(), req, rsp, early.get());
         return;
       }
+      EarlyWriteToken token = EarlyWriteToken.mint(upstream, run.get(), repo.get(), minting);
+      req.setAttribute(EARLY_TOKEN_ATTRIBUTE, token);
+      try {
+        chain.doFilter(req, response);
+      } finally {
+        token.releaseIfUnused();
+      }
+      return;
     }
     chain.doFilter(req, response);
   }

@@ -65,7 +65,8 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setRefFilter(GatewayReceivePackFactory::branchesAndTags);
     rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.<PreReceiveHook>of(
         GatewayReceivePackFactory::refuseFunnyRefNames,
-        new PushHook(run, repo, config, upstream, audit, approvals, forwarder, metrics))));
+        new PushHook(run, repo, config, upstream, audit, approvals, forwarder, metrics,
+            (EarlyWriteToken) req.getAttribute(GatewayFilter.EARLY_TOKEN_ATTRIBUTE)))));
     return rp;
   }
 

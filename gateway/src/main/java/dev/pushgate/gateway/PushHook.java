@@ -61,9 +61,12 @@ final class PushHook implements PreReceiveHook {
   private final Approvals approvals;
   private final Forwarder forwarder;
   private final PushMetrics metrics;
+  private final EarlyWriteToken earlyToken;
 
+  /** {@code earlyToken}: the token minted while the pack arrived, or null to mint one here. */
   PushHook(RunContext run, RepoSlug repo, GatewayConfig config, UpstreamAccess upstream,
-      AuditLog audit, Approvals approvals, Forwarder forwarder, PushMetrics metrics) {
+      AuditLog audit, Approvals approvals, Forwarder forwarder, PushMetrics metrics,
+      EarlyWriteToken earlyToken) {
     this.run = run;
     this.repo = repo;
     this.config = config;
@@ -72,6 +75,7 @@ final class PushHook implements PreReceiveHook {
     this.approvals = approvals;
     this.forwarder = forwarder;
     this.metrics = metrics;
+    this.earlyToken = earlyToken;
   }
 
   @Override
@@ -148,7 +152,8 @@ final class PushHook implements PreReceiveHook {
     boolean workflows = UpdateCommands.changeWorkflows(db, cmds, upstreamRefs);
     Map<ReceiveCommand, Forwarder.Outcome> outcomes;
     long forwardStart = System.nanoTime();
-    try (WriteTokenLease lease = upstream.mintWriteToken(run, repo, workflows)) {
+    try (WriteTokenLease lease = earlyToken != null && !workflows
+        ? earlyToken.take() : upstream.mintWriteToken(run, repo, workflows)) {
       outcomes = forwarder.forward(db, upstream.remoteUrl(repo), lease.token(), cmds,
           rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
     } catch (UpstreamException e) {

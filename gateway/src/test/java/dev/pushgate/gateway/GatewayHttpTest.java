@@ -54,6 +54,7 @@ class GatewayHttpTest {
   private Repository upstream;
   private RevCommit base;
   private final RecordingAudit audit = new RecordingAudit();
+  private RecordingUpstream access;
   private final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeEach
@@ -62,7 +63,7 @@ class GatewayHttpTest {
     base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
     TestRepos.setRef(upstream, "refs/heads/main", base);
     // acme/docs is attached but has no upstream repository: reading it fails.
-    UpstreamAccess access = new RecordingUpstream(null) {
+    access = new RecordingUpstream(null) {
       @Override
       public String remoteUrl(RepoSlug repo) {
         return TestRepos.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
@@ -202,7 +203,46 @@ class GatewayHttpTest {
           .isEqualTo(RemoteRefUpdate.Status.OK);
       assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
       assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+      // One token for the push, minted while its pack arrived, and given back once.
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
     }
+  }
+
+  @Test
+  void aWriteTokenMintedForAPushThatForwardsNothingIsGivenBackUnused() throws Exception {
+    Repository client = TestRepos.bare(dir.resolve("client.git"));
+    try (client; Git git = Git.wrap(client)) {
+      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream/widget.git")))
+          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), base);
+      TestRepos.setRef(client, "refs/heads/main", next);
+
+      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
+      PushResult r;
+      try (Transport t = Transport.open(client, uri)) {
+        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
+        t.setPushAtomic(true);
+        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(List.of(
+            new RefSpec("refs/heads/main:refs/heads/main"),
+            new RefSpec("refs/heads/main:refs/heads/feature"))));
+      }
+
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+      assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).as("revoked unused").isEqualTo(1));
+    }
+  }
+
+  /** Closes of a lease; the gateway gives an unused one back just after answering. */
+  private static int closesOf(RecordingUpstream.Lease lease) throws InterruptedException {
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (lease.closes.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    return lease.closes.get();
   }
 
   @Test
@@ -236,6 +276,7 @@ class GatewayHttpTest {
           dir.resolve("cache/acme/widget.git").toFile())) {
         assertThat(cache.getObjectDatabase().has(next)).as("the pack was not received").isFalse();
       }
+      assertThat(access.leases).as("no write token for a push refused outright").isEmpty();
     }
   }
 

@@ -255,7 +255,53 @@ class FaultSurvivalTest {
     assertThat(app.logText()).containsPattern("revocation of credential \\d+ failed, will retry");
   }
 
+  @Test
+  void aWriteTokenWhoseRevocationFailsIsRetriedByTheSweeperWhileItsRunLives() throws Exception {
+    JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    GitRun git = git(run);
+    Path w = cloneFromForge(git, run, "revoke-retry");
+    commit(git, w, "revoke-retry");
+    proxy.rule(line -> line.startsWith("DELETE /forge/api/v3/installation/token ")
+        ? FaultProxy.Action.FAIL_503 : FaultProxy.Action.PASS);
+
+    long failuresBefore = revocationFailures();
+    git.in(w, "push", "gh", "HEAD:refs/heads/revoke-retry").ok();
+    long deadline = System.nanoTime() + 90_000_000_000L;
+    while (revocationFailures() == failuresBefore && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertThat(revocationFailures()).as("the revocation after the push failed")
+        .isGreaterThan(failuresBefore);
+    assertThat(liveWriteTokens(runId(run))).isEqualTo(1);
+
+    proxy.heal();
+    while (liveWriteTokens(runId(run)) > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    assertThat(liveWriteTokens(runId(run))).as("the sweeper retried").isZero();
+    assertThat(app.control().get("/v1/runs/" + runId(run)).body().get("state").asText())
+        .isEqualTo("live");
+  }
+
   // --- helpers ---
+
+  private static long revocationFailures() throws Exception {
+    return java.util.regex.Pattern.compile("revocation of credential \\d+ failed, will retry")
+        .matcher(app.logText()).results().count();
+  }
+
+  private static int liveWriteTokens(String runId) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+        java.sql.PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM credentials"
+            + " WHERE run_id = ? AND kind = 'write' AND revoked_at IS NULL")) {
+      ps.setString(1, runId);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
 
   private static GitRun git(JsonNode run) throws Exception {
     return new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));

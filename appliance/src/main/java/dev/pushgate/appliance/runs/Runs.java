@@ -94,6 +94,11 @@ public final class Runs implements RunAuthenticator {
   private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
   private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
   /**
+   * Write tokens of live runs whose revocation after their push failed, by ledger id: the sweeper
+   * retries them, rather than leaving them alive until their run ends.
+   */
+  private final Map<Long, Secret> unrevokedWriteTokens = new ConcurrentHashMap<>();
+  /**
    * Revokes a push's write token once the push has been answered, so that git does not wait for
    * it. A token whose revocation has not run when the appliance stops stays in the ledger and is
    * revoked when the appliance starts again, or at its run's teardown at the latest.
@@ -287,7 +292,11 @@ public final class Runs implements RunAuthenticator {
 
       @Override
       public void close() {
-        revoker.execute(() -> revokeRecorded(ledgerId, t.token()));
+        revoker.execute(() -> {
+          if (!revokeRecorded(ledgerId, t.token())) {
+            unrevokedWriteTokens.put(ledgerId, t.token());
+          }
+        });
       }
     };
   }
@@ -373,6 +382,8 @@ public final class Runs implements RunAuthenticator {
         }
       }
     }
+    unrevokedWriteTokens.entrySet()
+        .removeIf(e -> revokeRecorded(e.getKey(), e.getValue()));
     try {
       revokeOrphans();
     } catch (SQLException e) {
