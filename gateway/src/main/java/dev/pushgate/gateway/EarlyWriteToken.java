@@ -2,6 +2,7 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.broker.RepoSlug;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,7 +29,7 @@ final class EarlyWriteToken {
       try {
         return upstream.mintWriteToken(run, repo, false);
       } catch (UpstreamException e) {
-        throw new java.util.concurrent.CompletionException(e);
+        throw new CompletionException(e);
       }
     }, executor));
   }
