@@ -39,12 +39,7 @@ final class GatewayFilter implements Filter {
   private final AuditLog audit;
   private final PushMetrics metrics;
   /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
-  private final ThreadPoolExecutor minting = new ThreadPoolExecutor(0, 4, 30, TimeUnit.SECONDS,
-      new LinkedBlockingQueue<>(), r -> {
-        Thread t = new Thread(r, "pushgate-mint");
-        t.setDaemon(true);
-        return t;
-      });
+  private final ThreadPoolExecutor minting = mintingPool();
 
   GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
       UpstreamAccess upstream, AuditLog audit, PushMetrics metrics) {
@@ -151,6 +146,18 @@ final class GatewayFilter implements Filter {
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
+  }
+
+  /** Up to 4 threads (core threads: with an unbounded queue no more than the core would start). */
+  private static ThreadPoolExecutor mintingPool() {
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "pushgate-mint");
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   /** Audits, discards the pack unread, and answers every command with its refusal. */
