@@ -345,8 +345,8 @@ public final class Runs implements RunAuthenticator {
         resumed++;
         // A write token still live belonged to a push the crash cut short: it serves nothing now.
         for (Ledger.LiveCredential w : ledger.liveCredentials(row.id())) {
-          if (w.kind().equals("write")) {
-            revokeRecorded(w.id(), w.token());
+          if (w.kind().equals("write") && !revokeRecorded(w.id(), w.token())) {
+            unrevokedWriteTokens.put(w.id(), w.token());
           }
         }
       } catch (IOException | RulesException | RuntimeException e) {
