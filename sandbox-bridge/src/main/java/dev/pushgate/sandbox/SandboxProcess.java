@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,6 +47,12 @@ public final class SandboxProcess {
   private volatile SandboxState state = SandboxState.CREATED;
   private volatile String error;
   private volatile boolean ready;
+  /**
+   * Open once the sandbox is ready or its standard error has ended: the command's output waits
+   * for it, so that no {@code stdout} event comes before {@code ready}. The ready line arrives on
+   * standard error and the command's output on standard output, read by two threads.
+   */
+  private final CountDownLatch readyOrGone = new CountDownLatch(1);
 
   /**
    * @param readyLine the line that says the sandbox is set up and the command starts, or null
@@ -143,6 +150,7 @@ public final class SandboxProcess {
     ready = true;
     state = SandboxState.ACTIVE;
     events.emit(new SandboxEvent.Ready());
+    readyOrGone.countDown();
   }
 
   private void awaitExit(Duration timeout, Thread out, Thread err) {
@@ -189,6 +197,7 @@ public final class SandboxProcess {
       while ((n = in.read(buf)) > 0) {
         String chunk = new String(buf, 0, n);
         if (!stderr) {
+          awaitReadyOrGone();
           events.emit(new SandboxEvent.Stdout(chunk));
           continue;
         }
@@ -236,6 +245,18 @@ public final class SandboxProcess {
       }
     } catch (IOException e) {
       LOG.debug("run {}: output stream closed: {}", sessionId, e.getMessage());
+    } finally {
+      if (stderr) {
+        readyOrGone.countDown();
+      }
+    }
+  }
+
+  private void awaitReadyOrGone() {
+    try {
+      readyOrGone.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
