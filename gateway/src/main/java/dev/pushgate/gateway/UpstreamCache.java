@@ -187,7 +187,10 @@ final class UpstreamCache {
         GC gc = new GC((FileRepository) cache);
         // Replaced packs go at once, or each later compaction would find them all again.
         gc.setPackExpireAgeMillis(0);
-        gc.gc().get();
+        // Objects only: packing refs would race the advertisements read outside the lock (a ref
+        // briefly read from the old packed-refs after its loose file went), and an advertisement
+        // older than upstream fails the push as stale.
+        gc.repack();
         log.info("compacted the cache of {}: {} packs -> {} in {} ms", repo, before,
             packCount(cache), (System.nanoTime() - start) / 1_000_000);
       } catch (Exception e) {

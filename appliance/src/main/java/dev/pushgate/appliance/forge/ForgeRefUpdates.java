@@ -1,10 +1,12 @@
 package dev.pushgate.appliance.forge;
 
 import java.io.File;
+import java.io.IOException;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
-import org.eclipse.jgit.lib.NullProgressMonitor;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.internal.storage.file.GC;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.transport.PreReceiveHook;
@@ -18,10 +20,12 @@ import org.slf4j.LoggerFactory;
  * with them. JGit's own auto-gc after a receive packs refs in the background, taking the lock of
  * every loose ref, so a push to another branch landing meanwhile failed with "failed to lock";
  * GitHub never answers a push to an unrelated branch that way. Packs are received in parallel;
- * only the short update-and-maybe-gc step is one at a time.
+ * only the short update-and-maybe-repack step is one at a time.
  */
 final class ForgeRefUpdates implements PreReceiveHook {
   private static final Logger log = LoggerFactory.getLogger(ForgeRefUpdates.class);
+  /** JGit's and git's own default for {@code gc.autoPackLimit}. */
+  private static final int DEFAULT_PACK_LIMIT = 50;
 
   private final ConcurrentHashMap<File, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final ThreadLocal<ReentrantLock> held = new ThreadLocal<>();
@@ -35,10 +39,6 @@ final class ForgeRefUpdates implements PreReceiveHook {
     StoredConfig config = rp.getRepository().getConfig();
     boolean maintain = config.getBoolean("receive", null, "autogc", true);
     config.setBoolean("receive", null, "autogc", false);
-    config.setBoolean("gc", null, "autodetach", false);
-    // JGit keeps replaced packs for an hour by default, so every push after the limit would
-    // repack again; a pack being received is kept by its .keep file, not by its age.
-    config.setString("gc", null, "prunepackexpire", "now");
     rp.setPreReceiveHook(this);
     rp.setPostReceiveHook((r, commands) -> afterReceive(r, commands, maintain));
   }
@@ -76,10 +76,18 @@ final class ForgeRefUpdates implements PreReceiveHook {
 
   private static void maintain(Repository repo) {
     try {
-      // Auto mode does nothing until there are too many packs or loose objects; in the
-      // foreground (gc.autodetach off above), so that it finishes while the lock is held.
-      repo.autoGC(NullProgressMonitor.INSTANCE);
-    } catch (RuntimeException e) {
+      FileRepository files = (FileRepository) repo;
+      int limit = repo.getConfig().getInt("gc", null, "autopacklimit", DEFAULT_PACK_LIMIT);
+      if (limit <= 0 || files.getObjectDatabase().getPacks().size() <= limit) {
+        return;
+      }
+      GC gc = new GC(files);
+      // Replaced packs go at once, or every later push would repack again.
+      gc.setPackExpireAgeMillis(0);
+      // Objects only: packing refs would race the ref advertisements, which are read without
+      // this lock (a ref briefly read from the old packed-refs after its loose file went).
+      gc.repack();
+    } catch (IOException | RuntimeException e) {
       log.warn("local forge: maintenance of {} failed: {}", repo.getDirectory(), e.getMessage());
     }
   }
