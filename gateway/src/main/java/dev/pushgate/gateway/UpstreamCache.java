@@ -45,8 +45,6 @@ final class UpstreamCache {
   private final PushMetrics metrics;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
-  /** When the last successful sync of each repository began ({@link System#nanoTime()}). */
-  private final ConcurrentHashMap<String, Long> lastGoodSyncStart = new ConcurrentHashMap<>();
   /** One thread at most, gone when idle: compaction is rare and must not load both cores. */
   private final ThreadPoolExecutor maintenance = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS,
       new LinkedBlockingQueue<>(), r -> {
@@ -124,14 +122,6 @@ final class UpstreamCache {
     long start = System.nanoTime();
     boolean fetched = false;
     try {
-      Long lastGood = lastGoodSyncStart.get(repo.key());
-      if (lastGood != null && lastGood - asked > 0) {
-        // A sync that began after this one was asked for has just succeeded: upstream's state is
-        // no older than what this one would read. Runs pushing to one repository at once share
-        // syncs instead of queueing one each.
-        metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, false);
-        return;
-      }
       for (int attempt = 1; ; attempt++) {
         try (Repository cache = open(repo)) {
           try (Git git = Git.wrap(cache)) {
@@ -144,7 +134,6 @@ final class UpstreamCache {
                 .call();
             fetched = !result.getTrackingRefUpdates().isEmpty();
           }
-          lastGoodSyncStart.put(repo.key(), start);
           if (packCount(cache) > COMPACT_ABOVE_PACKS) {
             compactLater(repo);
           }
