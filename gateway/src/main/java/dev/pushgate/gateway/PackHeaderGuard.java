@@ -110,39 +110,8 @@ final class PackHeaderGuard {
   }
 
   private static HttpServletRequest replayed(HttpServletRequest req, InputStream replay) {
+    ServletInputStream body = blocking(replay);
     return new HttpServletRequestWrapper(req) {
-      private final ServletInputStream body = new ServletInputStream() {
-        @Override
-        public int read() throws IOException {
-          return replay.read();
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-          return replay.read(b, off, len);
-        }
-
-        @Override
-        public int available() throws IOException {
-          return replay.available();
-        }
-
-        @Override
-        public boolean isFinished() {
-          return false;
-        }
-
-        @Override
-        public boolean isReady() {
-          return true;
-        }
-
-        @Override
-        public void setReadListener(ReadListener listener) {
-          throw new UnsupportedOperationException("blocking reads only");
-        }
-      };
-
       @Override
       public ServletInputStream getInputStream() {
         return body;
@@ -152,6 +121,41 @@ final class PackHeaderGuard {
       public String getHeader(String name) {
         // The body is handed on decompressed.
         return "Content-Encoding".equalsIgnoreCase(name) ? null : super.getHeader(name);
+      }
+    };
+  }
+
+  /** {@code in} as a servlet body for blocking reads, as JGit reads it. */
+  static ServletInputStream blocking(InputStream in) {
+    return new ServletInputStream() {
+      @Override
+      public int read() throws IOException {
+        return in.read();
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        return in.read(b, off, len);
+      }
+
+      @Override
+      public int available() throws IOException {
+        return in.available();
+      }
+
+      @Override
+      public boolean isFinished() {
+        return false;
+      }
+
+      @Override
+      public boolean isReady() {
+        return true;
+      }
+
+      @Override
+      public void setReadListener(ReadListener listener) {
+        throw new UnsupportedOperationException("blocking reads only");
       }
     };
   }

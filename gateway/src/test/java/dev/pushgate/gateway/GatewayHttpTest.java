@@ -22,6 +22,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jgit.api.Git;
@@ -179,21 +180,10 @@ class GatewayHttpTest {
 
   @Test
   void aGitPushOverHttpGetsPerRefResults() throws Exception {
-    Repository client = TestRepos.bare(dir.resolve("client.git"));
-    try (client; Git git = Git.wrap(client)) {
-      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream/widget.git")))
-          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
-      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), base);
-      TestRepos.setRef(client, "refs/heads/main", next);
-
-      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
-      PushResult r;
-      try (Transport t = Transport.open(client, uri)) {
-        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
-        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(List.of(
-            new RefSpec("refs/heads/main:refs/heads/main"),
-            new RefSpec("refs/heads/main:refs/heads/feature"))));
-      }
+    try (Repository client = clientWithNewMain()) {
+      RevCommit next = client.parseCommit(client.resolve("refs/heads/main"));
+      PushResult r = push(client, false, "refs/heads/main:refs/heads/main",
+          "refs/heads/main:refs/heads/feature");
 
       assertThat(r.getRemoteUpdate("refs/heads/main").getStatus())
           .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
@@ -211,28 +201,39 @@ class GatewayHttpTest {
 
   @Test
   void aWriteTokenMintedForAPushThatForwardsNothingIsGivenBackUnused() throws Exception {
-    Repository client = TestRepos.bare(dir.resolve("client.git"));
-    try (client; Git git = Git.wrap(client)) {
-      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream/widget.git")))
-          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
-      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), base);
-      TestRepos.setRef(client, "refs/heads/main", next);
-
-      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
-      PushResult r;
-      try (Transport t = Transport.open(client, uri)) {
-        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
-        t.setPushAtomic(true);
-        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(List.of(
-            new RefSpec("refs/heads/main:refs/heads/main"),
-            new RefSpec("refs/heads/main:refs/heads/feature"))));
-      }
+    try (Repository client = clientWithNewMain()) {
+      PushResult r = push(client, true, "refs/heads/main:refs/heads/main",
+          "refs/heads/main:refs/heads/feature");
 
       assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
           .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
       assertThat(idOf(upstream, "refs/heads/feature")).isNull();
       assertThat(access.leases).singleElement()
           .satisfies(l -> assertThat(closesOf(l)).as("revoked unused").isEqualTo(1));
+    }
+  }
+
+  /** A client repository holding upstream's branches, with one new commit on main. */
+  private Repository clientWithNewMain() throws Exception {
+    Repository client = TestRepos.bare(dir.resolve("client.git"));
+    try (Git git = Git.wrap(client)) {
+      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream/widget.git")))
+          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
+    }
+    TestRepos.setRef(client, "refs/heads/main",
+        commit(client, "next\n", Map.of("README.md", "next\n"), base));
+    return client;
+  }
+
+  /** Pushes {@code refSpecs} from {@code client} through the gateway, as the run. */
+  private PushResult push(Repository client, boolean atomic, String... refSpecs)
+      throws Exception {
+    URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
+    try (Transport t = Transport.open(client, uri)) {
+      ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
+      t.setPushAtomic(atomic);
+      return t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(
+          Stream.of(refSpecs).map(RefSpec::new).toList()));
     }
   }
 
@@ -247,20 +248,9 @@ class GatewayHttpTest {
 
   @Test
   void aPushOfDeniedRefsOnlyIsRefusedInGitsOwnReportWithoutReadingItsPack() throws Exception {
-    Repository client = TestRepos.bare(dir.resolve("client.git"));
-    try (client; Git git = Git.wrap(client)) {
-      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream/widget.git")))
-          .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
-      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), base);
-      TestRepos.setRef(client, "refs/heads/main", next);
-
-      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
-      PushResult r;
-      try (Transport t = Transport.open(client, uri)) {
-        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
-        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(List.of(
-            new RefSpec("refs/heads/main:refs/heads/main"))));
-      }
+    try (Repository client = clientWithNewMain()) {
+      RevCommit next = client.parseCommit(client.resolve("refs/heads/main"));
+      PushResult r = push(client, false, "refs/heads/main:refs/heads/main");
 
       assertThat(r.getRemoteUpdate("refs/heads/main").getStatus())
           .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);

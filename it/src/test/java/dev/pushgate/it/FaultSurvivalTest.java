@@ -272,13 +272,13 @@ class FaultSurvivalTest {
     }
     assertThat(revocationFailures()).as("the revocation after the push failed")
         .isGreaterThan(failuresBefore);
-    assertThat(liveWriteTokens(runId(run))).isEqualTo(1);
+    assertThat(Forge.liveCredentials(app, runId(run), "write")).isEqualTo(1);
 
     proxy.heal();
-    while (liveWriteTokens(runId(run)) > 0 && System.nanoTime() < deadline) {
+    while (Forge.liveCredentials(app, runId(run), "write") > 0 && System.nanoTime() < deadline) {
       Thread.sleep(200);
     }
-    assertThat(liveWriteTokens(runId(run))).as("the sweeper retried").isZero();
+    assertThat(Forge.liveCredentials(app, runId(run), "write")).as("the sweeper retried").isZero();
     assertThat(app.control().get("/v1/runs/" + runId(run)).body().get("state").asText())
         .isEqualTo("live");
   }
@@ -288,19 +288,6 @@ class FaultSurvivalTest {
   private static long revocationFailures() throws Exception {
     return java.util.regex.Pattern.compile("revocation of credential \\d+ failed, will retry")
         .matcher(app.logText()).results().count();
-  }
-
-  private static int liveWriteTokens(String runId) throws Exception {
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
-        java.sql.PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM credentials"
-            + " WHERE run_id = ? AND kind = 'write' AND revoked_at IS NULL")) {
-      ps.setString(1, runId);
-      try (java.sql.ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
   }
 
   private static GitRun git(JsonNode run) throws Exception {

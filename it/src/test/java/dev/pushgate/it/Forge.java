@@ -39,11 +39,18 @@ final class Forge {
 
   /** Credentials of a run the ledger does not know to be revoked. */
   static int liveCredentials(RunningAppliance app, String runId) throws Exception {
+    return liveCredentials(app, runId, null);
+  }
+
+  /** The run's credentials of {@code kind} (read, write, sync; null for any) not revoked yet. */
+  static int liveCredentials(RunningAppliance app, String runId, String kind) throws Exception {
     try (Connection c = DriverManager.getConnection(
             "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
-        PreparedStatement ps = c.prepareStatement(
-            "SELECT count(*) FROM credentials WHERE run_id = ? AND revoked_at IS NULL")) {
+        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM credentials"
+            + " WHERE run_id = ? AND revoked_at IS NULL AND (? IS NULL OR kind = ?)")) {
       ps.setString(1, runId);
+      ps.setString(2, kind);
+      ps.setString(3, kind);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);
