@@ -17,14 +17,15 @@ record Options(
     boolean keep,
     List<String> applianceJvm,
     int runs,
+    int warmup,
     int maxWait) {
 
   static final Set<String> SECTIONS =
       Set.of("startup", "small", "phases", "large", "memory", "deny", "concurrency", "profile");
 
   static final String USAGE = """
-      usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--out DIR] [--work DIR]
-                       [--keep] [--appliance-jvm "OPTS"] [--jar PATH] [--max-wait SECONDS]
+      usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--warmup N] [--out DIR]
+                       [--work DIR] [--keep] [--appliance-jvm "OPTS"] [--jar PATH] [--max-wait SECONDS]
 
         --quick          a short run: fewer repetitions, 20 MiB instead of 100 MiB, no 1 GiB push,
                          concurrency up to 16
@@ -34,6 +35,9 @@ record Options(
                          concurrency, profile (--jfr adds profile)
         --runs N         measured repetitions of the small and large pushes (default 15 and 5;
                          --quick: 5 and 5)
+        --warmup N       untimed small pushes each, direct and gateway, before the small push is
+                         measured, so that both paths are compiled by the JIT as in a
+                         long-running appliance (default 40; --quick: 10)
         --out DIR        where results.md, the JFR recording and the appliance logs go
                          (default: bench/target/results)
         --work DIR       scratch directory for data dirs and repositories (default: a new
@@ -54,6 +58,7 @@ record Options(
     boolean keep = false;
     List<String> jvm = List.of("-Xmx512m");
     int runs = -1;
+    int warmup = -1;
     int maxWait = 60;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -71,6 +76,7 @@ record Options(
           }
         }
         case "--runs" -> runs = Integer.parseInt(value(args, ++i, a));
+        case "--warmup" -> warmup = Integer.parseInt(value(args, ++i, a));
         case "--max-wait" -> maxWait = Integer.parseInt(value(args, ++i, a));
         case "--jar" -> jar = Path.of(value(args, ++i, a));
         case "--out" -> out = Path.of(value(args, ++i, a));
@@ -102,8 +108,11 @@ record Options(
     if (runs != -1 && runs < 1) {
       throw new IllegalArgumentException("--runs must be at least 1: " + runs);
     }
+    if (warmup < -1) {
+      throw new IllegalArgumentException("--warmup must be at least 0: " + warmup);
+    }
     return new Options(quick, jfr, only, jar.toAbsolutePath(), out.toAbsolutePath(),
-        work == null ? null : work.toAbsolutePath(), keep, jvm, runs, Math.max(0, maxWait));
+        work == null ? null : work.toAbsolutePath(), keep, jvm, runs, warmup, Math.max(0, maxWait));
   }
 
   private static String value(String[] args, int i, String option) {
@@ -119,6 +128,10 @@ record Options(
 
   int smallRuns() {
     return runs > 0 ? runs : quick ? 5 : 15;
+  }
+
+  int smallWarmup() {
+    return warmup >= 0 ? warmup : quick ? 10 : 40;
   }
 
   int largeRuns() {

@@ -1,27 +1,48 @@
 package dev.pushgate.gateway;
 
 import dev.pushgate.broker.Secret;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.ArrayList;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
-import org.eclipse.jgit.errors.NotSupportedException;
-import org.eclipse.jgit.errors.TransportException;
+import java.util.regex.Pattern;
+import org.eclipse.jgit.internal.storage.pack.PackWriter;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectReader;
+import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
-import org.eclipse.jgit.transport.PushResult;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.storage.pack.PackConfig;
+import org.eclipse.jgit.transport.PacketLineOut;
 import org.eclipse.jgit.transport.ReceiveCommand;
-import org.eclipse.jgit.transport.RemoteRefUpdate;
-import org.eclipse.jgit.transport.Transport;
-import org.eclipse.jgit.transport.URIish;
+import org.eclipse.jgit.transport.UserAgent;
 
 /**
  * Pushes allowed commands upstream from the cache, each with the client's old id as its lease,
  * and reports upstream's per-ref verdict back on each command, rejections included.
+ *
+ * <p>The push is one {@code POST git-receive-pack}, without the {@code GET info/refs} a git
+ * client sends first: the gateway read upstream's refs moments ago, to advertise them, and a
+ * second listing would cost every push a round trip to GitHub. Upstream still checks each old
+ * id against its ref when it applies the command, so a ref that moved in between is refused
+ * there, and reported as stale.
  */
 final class Forwarder {
   /** What upstream said of one command. */
@@ -35,89 +56,268 @@ final class Forwarder {
     }
   }
 
+  static final String STALE =
+      "stale info: upstream changed since the gateway read it; fetch and try again";
+  /** What receive-pack (git's or JGit's) answers when a ref is not at the command's old id. */
+  private static final List<String> LEASE_FAILURES = List.of("invalid old id sent",
+      "already exists", "no such ref", "failed to update ref", "failed to lock", "lock error",
+      "stale info", "cannot lock ref");
+  private static final Pattern PROGRESS = Pattern.compile("^[^:]+: +\\d+% \\(\\d+/\\d+\\).*");
+  /** Upstream's answer is a few lines per ref; anything much longer is not a report. */
+  private static final int MAX_REPORT_BYTES = 1 << 20;
+
   private final int timeoutSeconds;
 
   Forwarder(int timeoutSeconds) {
     this.timeoutSeconds = timeoutSeconds;
   }
 
+  /**
+   * @param upstreamRefs upstream's refs as the gateway last read them: what upstream is known to
+   *     have, so that the pack leaves it out
+   */
   Map<ReceiveCommand, Outcome> forward(
       Repository db,
       String remoteUrl,
       Secret token,
       List<ReceiveCommand> commands,
+      Collection<Ref> upstreamRefs,
       boolean atomic,
       List<String> pushOptions,
       Consumer<String> messages) {
-    Map<ReceiveCommand, RemoteRefUpdate> updates = new LinkedHashMap<>();
-    Map<ReceiveCommand, Outcome> outcomes = new LinkedHashMap<>();
-    try (Transport transport = Transport.open(db, new URIish(remoteUrl))) {
-      UpstreamCache.authenticate(transport, token);
-      transport.setTimeout(timeoutSeconds);
-      transport.setPushAtomic(atomic);
-      if (pushOptions != null && !pushOptions.isEmpty()) {
-        transport.setPushOptions(pushOptions);
+    Map<ReceiveCommand, Outcome> refused = notFastForwards(db, commands);
+    if (!refused.isEmpty()) {
+      return withRefused(commands, refused, atomic, db, remoteUrl, token, upstreamRefs,
+          pushOptions, messages);
+    }
+    HttpURLConnection http = null;
+    try {
+      http = open(remoteUrl, token);
+      try (OutputStream body = new BufferedOutputStream(http.getOutputStream(), 64 * 1024)) {
+        writeRequest(body, db, commands, upstreamRefs, atomic, pushOptions);
       }
-      for (ReceiveCommand cmd : commands) {
-        updates.put(cmd, toRemoteUpdate(db, cmd));
+      int status = http.getResponseCode();
+      if (status != HttpURLConnection.HTTP_OK) {
+        discard(http.getErrorStream());
+        return failAll(commands, "upstream push failed: " + remoteUrl + ": " + refusedWith(status));
       }
-      PushResult result =
-          transport.push(NullProgressMonitor.INSTANCE, new ArrayList<>(updates.values()));
-      relay(result.getMessages(), messages);
-      for (Map.Entry<ReceiveCommand, RemoteRefUpdate> e : updates.entrySet()) {
-        RemoteRefUpdate reported = result.getRemoteUpdate(e.getKey().getRefName());
-        outcomes.put(e.getKey(), outcomeOf(reported == null ? e.getValue() : reported));
+      Report report;
+      try (InputStream in = http.getInputStream()) {
+        report = Report.read(in);
+        discard(in);
       }
-    } catch (TransportException | NotSupportedException | URISyntaxException e) {
-      Outcome failed = new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "upstream push failed: " + oneLine(e.getMessage()));
-      commands.forEach(c -> outcomes.put(c, failed));
+      http = null; // answered in full: the connection is kept for the next push
+      relay(report.messages(), messages);
+      return outcomes(commands, report, remoteUrl);
+    } catch (URISyntaxException | IllegalArgumentException e) {
+      return failAll(commands, "upstream push failed: the upstream URL is not valid");
     } catch (IOException | RuntimeException e) {
-      Outcome failed = new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "upstream push failed: " + e.getClass().getSimpleName());
-      commands.forEach(c -> outcomes.put(c, failed));
+      return failAll(commands, "upstream push failed: " + describe(remoteUrl, e));
+    } finally {
+      if (http != null) {
+        http.disconnect();
+      }
+    }
+  }
+
+  private static String describe(String remoteUrl, Exception e) {
+    if (e instanceof java.net.ConnectException) {
+      return remoteUrl + ": connection failed";
+    }
+    if (e instanceof java.net.SocketTimeoutException) {
+      return remoteUrl + ": no answer in time";
+    }
+    if (e instanceof java.net.UnknownHostException) {
+      return remoteUrl + ": unknown host";
+    }
+    return remoteUrl + ": " + (e.getMessage() == null ? e.getClass().getSimpleName()
+        : oneLine(e.getMessage()));
+  }
+
+  private static Map<ReceiveCommand, Outcome> outcomes(List<ReceiveCommand> commands,
+      Report report, String remoteUrl) {
+    String failed = "upstream push failed: " + remoteUrl + ": ";
+    if (report.error() != null) {
+      return failAll(commands, failed + oneLine(report.error()));
+    }
+    if (report.unpack() == null) {
+      return failAll(commands, failed + "upstream sent no report");
+    }
+    if (!"ok".equals(report.unpack())) {
+      return failAll(commands, failed + "error occurred during unpacking on the remote end: "
+          + oneLine(report.unpack()));
+    }
+    Map<ReceiveCommand, Outcome> outcomes = new LinkedHashMap<>();
+    for (ReceiveCommand cmd : commands) {
+      outcomes.put(cmd, outcomeOf(report.refs().get(cmd.getRefName())));
     }
     return outcomes;
   }
 
-  private static RemoteRefUpdate toRemoteUpdate(Repository db, ReceiveCommand cmd)
-      throws IOException {
-    boolean delete = cmd.getType() == ReceiveCommand.Type.DELETE;
-    ObjectId newId = delete ? null : cmd.getNewId();
-    return new RemoteRefUpdate(
-        db,
-        delete ? null : newId.name(),
-        newId,
-        cmd.getRefName(),
-        cmd.getType() == ReceiveCommand.Type.UPDATE_NONFASTFORWARD || delete,
-        null,
-        cmd.getOldId());
+  /**
+   * Upstream cannot tell a fast-forward from a forced update in the protocol, so a command sent
+   * as an update must be one: checked here, in the cache, as git checks before a push.
+   */
+  private static Map<ReceiveCommand, Outcome> notFastForwards(Repository db,
+      List<ReceiveCommand> commands) {
+    Map<ReceiveCommand, Outcome> refused = new LinkedHashMap<>();
+    try (RevWalk walk = new RevWalk(db)) {
+      for (ReceiveCommand cmd : commands) {
+        if (cmd.getType() == ReceiveCommand.Type.UPDATE) {
+          walk.reset();
+          RevObject oldObj = walk.parseAny(cmd.getOldId());
+          RevObject newObj = walk.parseAny(cmd.getNewId());
+          if (!(oldObj instanceof RevCommit o) || !(newObj instanceof RevCommit n)
+              || !walk.isMergedInto(o, n)) {
+            refused.put(cmd, new Outcome(ReceiveCommand.Result.REJECTED_NONFASTFORWARD, null));
+          }
+        }
+      }
+    } catch (IOException e) {
+      commands.forEach(c -> refused.putIfAbsent(c, new Outcome(
+          ReceiveCommand.Result.REJECTED_OTHER_REASON,
+          "upstream push not attempted: the gateway could not read the pushed commits")));
+    }
+    return refused;
   }
 
-  private static Outcome outcomeOf(RemoteRefUpdate u) {
-    return switch (u.getStatus()) {
-      case OK, UP_TO_DATE -> new Outcome(ReceiveCommand.Result.OK, null);
-      case REJECTED_NONFASTFORWARD -> new Outcome(ReceiveCommand.Result.REJECTED_NONFASTFORWARD, null);
-      case REJECTED_NODELETE -> new Outcome(ReceiveCommand.Result.REJECTED_NODELETE, null);
-      case REJECTED_REMOTE_CHANGED -> new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "stale info: upstream changed since the gateway read it; fetch and try again");
-      case REJECTED_OTHER_REASON -> new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "upstream: " + oneLine(u.getMessage()));
-      case NON_EXISTING -> new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "upstream: the ref does not exist");
-      case NOT_ATTEMPTED, AWAITING_REPORT -> new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "upstream did not report on this ref");
+  /** Forwards what is left once {@code refused} is taken out, unless the push is atomic. */
+  private Map<ReceiveCommand, Outcome> withRefused(List<ReceiveCommand> commands,
+      Map<ReceiveCommand, Outcome> refused, boolean atomic, Repository db, String remoteUrl,
+      Secret token, Collection<Ref> upstreamRefs, List<String> pushOptions,
+      Consumer<String> messages) {
+    List<ReceiveCommand> rest = commands.stream().filter(c -> !refused.containsKey(c)).toList();
+    Map<ReceiveCommand, Outcome> outcomes = new LinkedHashMap<>();
+    Map<ReceiveCommand, Outcome> forwarded = atomic || rest.isEmpty()
+        ? failAll(rest, "atomic push refused because another ref was refused")
+        : forward(db, remoteUrl, token, rest, upstreamRefs, false, pushOptions, messages);
+    for (ReceiveCommand cmd : commands) {
+      outcomes.put(cmd, refused.containsKey(cmd) ? refused.get(cmd) : forwarded.get(cmd));
+    }
+    return outcomes;
+  }
+
+  private HttpURLConnection open(String remoteUrl, Secret token)
+      throws IOException, URISyntaxException {
+    URI uri = new URI(remoteUrl + "/git-receive-pack");
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("https") && !scheme.equals("http")) {
+      throw new IllegalArgumentException("not an HTTP URL");
+    }
+    HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
+    http.setRequestMethod("POST");
+    http.setDoOutput(true);
+    http.setInstanceFollowRedirects(false);
+    http.setUseCaches(false);
+    http.setConnectTimeout(timeoutSeconds * 1000);
+    http.setReadTimeout(timeoutSeconds * 1000);
+    // Streamed: a large pack is never held in memory.
+    http.setChunkedStreamingMode(64 * 1024);
+    http.setRequestProperty("Content-Type", "application/x-git-receive-pack-request");
+    http.setRequestProperty("Accept", "application/x-git-receive-pack-result");
+    http.setRequestProperty("User-Agent", UserAgent.get());
+    http.setRequestProperty("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+        ("x-access-token:" + token.reveal()).getBytes(StandardCharsets.UTF_8)));
+    return http;
+  }
+
+  private static void writeRequest(OutputStream body, Repository db, List<ReceiveCommand> commands,
+      Collection<Ref> upstreamRefs, boolean atomic, List<String> pushOptions) throws IOException {
+    boolean withOptions = pushOptions != null && !pushOptions.isEmpty();
+    PacketLineOut pkt = new PacketLineOut(body);
+    String capabilities = "report-status side-band-64k ofs-delta"
+        + (atomic ? " atomic" : "") + (withOptions ? " push-options" : "")
+        + " agent=" + UserAgent.get();
+    boolean first = true;
+    for (ReceiveCommand cmd : commands) {
+      String line = cmd.getOldId().name() + " " + cmd.getNewId().name() + " " + cmd.getRefName();
+      pkt.writeString(first ? line + "\0" + capabilities : line);
+      first = false;
+    }
+    pkt.end();
+    if (withOptions) {
+      for (String option : pushOptions) {
+        pkt.writeString(option);
+      }
+      pkt.end();
+    }
+    Set<ObjectId> wanted = new HashSet<>();
+    for (ReceiveCommand cmd : commands) {
+      if (cmd.getType() != ReceiveCommand.Type.DELETE) {
+        wanted.add(cmd.getNewId());
+      }
+    }
+    if (wanted.isEmpty()) {
+      return; // deletes only: receive-pack expects no pack
+    }
+    Set<ObjectId> upstreamHas = new HashSet<>();
+    for (Ref r : upstreamRefs) {
+      if (r.getObjectId() != null) {
+        upstreamHas.add(r.getObjectId());
+      }
+    }
+    try (ObjectReader reader = db.newObjectReader();
+        PackWriter writer = new PackWriter(new PackConfig(db), reader)) {
+      // As JGit's own push does: the objects upstream has are left out and may be delta bases.
+      writer.setIndexDisabled(true);
+      writer.setUseCachedPacks(true);
+      writer.setUseBitmaps(true);
+      writer.setThin(true);
+      writer.setReuseValidatingObjects(false);
+      writer.setDeltaBaseAsOffset(true);
+      writer.preparePack(NullProgressMonitor.INSTANCE, wanted, upstreamHas);
+      writer.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, body);
+    }
+  }
+
+  private static String refusedWith(int status) {
+    return switch (status) {
+      case HttpURLConnection.HTTP_UNAUTHORIZED, HttpURLConnection.HTTP_FORBIDDEN ->
+          "upstream refused the gateway's write token (HTTP " + status + ")";
+      case HttpURLConnection.HTTP_NOT_FOUND -> "not found (HTTP 404)";
+      default -> "HTTP " + status;
     };
   }
 
-  private static void relay(String upstreamMessages, Consumer<String> messages) {
-    if (upstreamMessages == null || upstreamMessages.isBlank()) {
-      return;
+  private static Outcome outcomeOf(String ng) {
+    if (ng == null) {
+      return new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
+          "upstream did not report on this ref");
     }
-    for (String line : upstreamMessages.split("\\R")) {
-      if (!line.isBlank()) {
-        messages.accept("upstream: " + line.strip());
+    if (ng.isEmpty()) {
+      return new Outcome(ReceiveCommand.Result.OK, null);
+    }
+    String lower = ng.toLowerCase(Locale.ROOT);
+    if (LEASE_FAILURES.stream().anyMatch(lower::startsWith)) {
+      return new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON, STALE);
+    }
+    return new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream: " + oneLine(ng));
+  }
+
+  private static Map<ReceiveCommand, Outcome> failAll(List<ReceiveCommand> commands, String why) {
+    Outcome failed = new Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON, why);
+    Map<ReceiveCommand, Outcome> outcomes = new LinkedHashMap<>();
+    commands.forEach(c -> outcomes.put(c, failed));
+    return outcomes;
+  }
+
+  private static void relay(String upstreamMessages, Consumer<String> messages) {
+    for (String line : upstreamMessages.split("[\r\n]+")) {
+      if (!line.isBlank() && !PROGRESS.matcher(line.strip()).matches()) {
+        messages.accept("upstream: " + oneLine(line));
       }
+    }
+  }
+
+  /** Reads what is left of an answer, bounded, so that the connection can be reused. */
+  private static void discard(InputStream rest) throws IOException {
+    if (rest != null) {
+      byte[] buf = new byte[8192];
+      long left = MAX_REPORT_BYTES;
+      for (int n; left > 0 && (n = rest.read(buf)) > 0; ) {
+        left -= n;
+      }
+      rest.close();
     }
   }
 
@@ -126,5 +326,91 @@ final class Forwarder {
       return "no detail";
     }
     return s.replaceAll("[\\r\\n\\x00-\\x1f\\x7f]+", " ").strip();
+  }
+
+  /**
+   * Upstream's answer: the report-status lines inside side-band channel 1, progress and messages
+   * on channel 2, a fatal error on channel 3.
+   *
+   * @param refs ref name → "" when upstream applied it, else its reason
+   */
+  record Report(String unpack, Map<String, String> refs, String messages, String error) {
+    static Report read(InputStream in) throws IOException {
+      ByteArrayOutputStream report = new ByteArrayOutputStream();
+      StringBuilder messages = new StringBuilder();
+      String error = null;
+      long total = 0;
+      for (byte[] packet; (packet = readPacket(in)) != null; ) {
+        total += packet.length;
+        if (total > MAX_REPORT_BYTES) {
+          throw new IOException("upstream's report is too long");
+        }
+        if (packet.length == 0) {
+          continue;
+        }
+        String text = new String(packet, 1, packet.length - 1, StandardCharsets.UTF_8);
+        switch (packet[0]) {
+          case 1 -> report.write(packet, 1, packet.length - 1);
+          case 2 -> messages.append(text);
+          case 3 -> error = text;
+          default -> throw new IOException("upstream's report has an unknown side-band channel");
+        }
+      }
+      return parseStatus(report.toByteArray(), messages.toString(), error);
+    }
+
+    private static Report parseStatus(byte[] status, String messages, String error)
+        throws IOException {
+      String unpack = null;
+      Map<String, String> refs = new LinkedHashMap<>();
+      InputStream in = new java.io.ByteArrayInputStream(status);
+      for (byte[] packet; (packet = readPacket(in)) != null; ) {
+        String line = new String(packet, StandardCharsets.UTF_8);
+        if (line.endsWith("\n")) {
+          line = line.substring(0, line.length() - 1);
+        }
+        if (line.startsWith("unpack ")) {
+          unpack = line.substring("unpack ".length());
+        } else if (line.startsWith("ok ")) {
+          refs.put(line.substring(3), "");
+        } else if (line.startsWith("ng ")) {
+          String rest = line.substring(3);
+          int sp = rest.indexOf(' ');
+          refs.put(sp < 0 ? rest : rest.substring(0, sp),
+              sp < 0 ? "rejected" : rest.substring(sp + 1));
+        }
+      }
+      return new Report(unpack, refs, messages, error);
+    }
+
+    /** One pkt-line's payload; empty for a delimiter; null at a flush or at the end. */
+    private static byte[] readPacket(InputStream in) throws IOException {
+      byte[] head = in.readNBytes(4);
+      if (head.length == 0) {
+        return null;
+      }
+      if (head.length < 4) {
+        throw new IOException("upstream's report ends inside a pkt-line");
+      }
+      int length = 0;
+      for (byte b : head) {
+        int digit = Character.digit(b, 16);
+        if (digit < 0) {
+          throw new IOException("upstream's report is not made of pkt-lines");
+        }
+        length = length * 16 + digit;
+      }
+      if (length == 0) {
+        return null;
+      }
+      if (length < 4) {
+        return new byte[0];
+      }
+      byte[] payload = in.readNBytes(length - 4);
+      if (payload.length < length - 4) {
+        throw new IOException("upstream's report ends inside a pkt-line");
+      }
+      return payload;
+    }
   }
 }

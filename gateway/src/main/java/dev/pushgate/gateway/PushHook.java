@@ -155,7 +155,7 @@ final class PushHook implements PreReceiveHook {
     try (WriteTokenLease lease = earlyToken != null && !workflows
         ? earlyToken.take() : upstream.mintWriteToken(run, repo, workflows)) {
       outcomes = forwarder.forward(db, upstream.remoteUrl(repo), lease.token(), cmds,
-          rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
+          upstreamRefs, rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
     } catch (UpstreamException e) {
       log.warn("run {}: no write token for {}: {}", run.runId(), repo, e.getMessage());
       Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,

@@ -3,16 +3,21 @@ package dev.pushgate.gateway;
 import static dev.pushgate.gateway.TestRepos.commit;
 import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.broker.Secret;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.revwalk.RevCommit;
@@ -24,8 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The forwarder pushing from a gateway cache to a real upstream: a second bare repository reached
- * by a {@code file://} URL, which JGit serves with its own receive-pack in-process.
+ * The forwarder pushing from a gateway cache to a real upstream: a second bare repository served
+ * over smart HTTP by JGit's own servlet on 127.0.0.1.
  */
 class ForwarderTest {
   private static final String MAIN = "refs/heads/main";
@@ -37,9 +42,11 @@ class ForwarderTest {
   private RevCommit base;
   private final List<String> messages = new ArrayList<>();
   private final Forwarder forwarder = new Forwarder(10);
+  private HttpUpstream http;
 
   @BeforeEach
   void upstreamAndCache() throws Exception {
+    http = new HttpUpstream(dir);
     upstream = TestRepos.bare(dir.resolve("upstream.git"));
     base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
     TestRepos.setRef(upstream, MAIN, base);
@@ -49,9 +56,10 @@ class ForwarderTest {
   }
 
   @AfterEach
-  void close() {
+  void close() throws Exception {
     upstream.close();
     cache.close();
+    http.close();
   }
 
   @Test
@@ -234,7 +242,7 @@ class ForwarderTest {
 
     String url = "http://127.0.0.1:" + port + "/acme/widget.git";
     Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
-        List.of(update, create), true, List.of(), messages::add);
+        List.of(update, create), advertised(), true, List.of(), messages::add);
 
     Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
         "upstream push failed: " + url + ": connection failed");
@@ -250,12 +258,13 @@ class ForwarderTest {
     RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
     ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
 
-    String url = TestRepos.url(dir.resolve("nowhere.git"));
+    String url = http.url(dir.resolve("nowhere.git"));
     Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
-        List.of(cmd), false, List.of(), messages::add);
+        List.of(cmd), advertised(), false, List.of(), messages::add);
 
     assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
-        ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream push failed: " + url + ": not found."));
+        ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "upstream push failed: " + url + ": not found (HTTP 404)"));
   }
 
   @Test
@@ -263,11 +272,123 @@ class ForwarderTest {
     RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
     ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
 
-    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, "::not a url::", TOKEN,
-        List.of(cmd), false, List.of(), messages::add);
+    for (String url : List.of("::not a url::", TestRepos.url(dir.resolve("upstream.git")))) {
+      Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
+          List.of(cmd), advertised(), false, List.of(), messages::add);
 
-    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
-        ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream push failed: ::not a url::: not found."));
+      assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
+          ReceiveCommand.Result.REJECTED_OTHER_REASON,
+          "upstream push failed: the upstream URL is not valid"));
+    }
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+  }
+
+  @Test
+  void aForwardIsOnePostWithTheTokenAndNoSecondRefListing() throws Exception {
+    RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
+    http.requests.clear();
+
+    assertThat(forward(false, cmd).get(cmd).ok()).isTrue();
+
+    assertThat(http.requests).containsExactly(
+        new HttpUpstream.Seen("POST /upstream.git/git-receive-pack", true));
+  }
+
+  @Test
+  void relaysUpstreamsMessagesAndForwardsPushOptions() throws Exception {
+    List<String> optionsSeen = new ArrayList<>();
+    http.hook = (rp, commands) -> {
+      optionsSeen.addAll(rp.getPushOptions() == null ? List.of() : rp.getPushOptions());
+      rp.sendMessage("Create a pull request for 'main' by visiting:");
+      rp.sendMessage("     http://forge.invalid/acme/widget/pull/new/main");
+    };
+    RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
+    ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
+
+    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache,
+        http.url(dir.resolve("upstream.git")), TOKEN, List.of(cmd), advertised(), false,
+        List.of("ci.skip", "reviewer=a"), messages::add);
+
+    assertThat(out.get(cmd).ok()).isTrue();
+    assertThat(optionsSeen).containsExactly("ci.skip", "reviewer=a");
+    assertThat(messages).containsExactly(
+        "upstream: Create a pull request for 'main' by visiting:",
+        "upstream: http://forge.invalid/acme/widget/pull/new/main");
+  }
+
+  @Test
+  void aNonFastForwardInAnAtomicPushSendsNothing() throws Exception {
+    RevCommit rewritten = commit(cache, "rewritten\n", Map.of("README.md", "other\n"));
+    ReceiveCommand notFf = new ReceiveCommand(base, rewritten, MAIN, ReceiveCommand.Type.UPDATE);
+    ReceiveCommand create = new ReceiveCommand(ObjectId.zeroId(), base, "refs/heads/feature");
+    http.requests.clear();
+
+    Map<ReceiveCommand, Forwarder.Outcome> out = forward(true, notFf, create);
+
+    assertThat(out.get(notFf).result()).isEqualTo(ReceiveCommand.Result.REJECTED_NONFASTFORWARD);
+    assertThat(out.get(create).message())
+        .isEqualTo("atomic push refused because another ref was refused");
+    assertThat(http.requests).isEmpty();
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+  }
+
+  @Test
+  void readsASideBandReport() throws Exception {
+    byte[] answer = sideBand(
+        1, pkt("unpack ok\n") + pkt("ok refs/heads/main\n") + pkt("ng refs/heads/x stale info\n")
+            + "0000",
+        2, "Resolving deltas: 100% (1/1)\rdone.\n",
+        3, "");
+    Forwarder.Report r = Forwarder.Report.read(new ByteArrayInputStream(answer));
+
+    assertThat(r.unpack()).isEqualTo("ok");
+    assertThat(r.refs()).containsExactly(Map.entry("refs/heads/main", ""),
+        Map.entry("refs/heads/x", "stale info"));
+    assertThat(r.messages()).isEqualTo("Resolving deltas: 100% (1/1)\rdone.\n");
+  }
+
+  @Test
+  void aMalformedReportIsAnErrorNotAVerdict() {
+    List<byte[]> malformed = List.of(
+        "zzzz".getBytes(StandardCharsets.US_ASCII),            // not a length
+        "+01a".getBytes(StandardCharsets.US_ASCII),            // a sign is not a hex digit
+        "00".getBytes(StandardCharsets.US_ASCII),              // cut inside the length
+        "0010\u0001unpack".getBytes(StandardCharsets.US_ASCII), // cut inside the payload
+        "0006\u0009x".getBytes(StandardCharsets.US_ASCII),     // no such side-band channel
+        sideBand(1, "0010unpack ok"),                          // the inner report is cut
+        repeat(sideBand(2, "x".repeat(60_000)), 20));          // longer than a report can be
+    for (byte[] bytes : malformed) {
+      assertThatThrownBy(() -> Forwarder.Report.read(new ByteArrayInputStream(bytes)))
+          .isInstanceOf(IOException.class);
+    }
+  }
+
+  private static String pkt(String payload) {
+    return String.format("%04x", payload.getBytes(StandardCharsets.UTF_8).length + 4) + payload;
+  }
+
+  /** Side-band packets: channel, text, channel, text...; an empty text is skipped. */
+  private static byte[] sideBand(Object... channelsAndTexts) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < channelsAndTexts.length; i += 2) {
+      byte[] text = ((String) channelsAndTexts[i + 1]).getBytes(StandardCharsets.UTF_8);
+      if (text.length == 0) {
+        continue;
+      }
+      out.writeBytes(String.format("%04x", text.length + 5).getBytes(StandardCharsets.US_ASCII));
+      out.write((Integer) channelsAndTexts[i]);
+      out.writeBytes(text);
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] repeat(byte[] bytes, int times) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < times; i++) {
+      out.writeBytes(bytes);
+    }
+    return out.toByteArray();
   }
 
   @Test
@@ -276,14 +397,20 @@ class ForwarderTest {
     assertThat(Forwarder.oneLine(null)).isEqualTo("no detail");
   }
 
-  private Map<ReceiveCommand, Forwarder.Outcome> forward(boolean atomic, ReceiveCommand... cmds) {
-    return forwarder.forward(cache, TestRepos.url(dir.resolve("upstream.git")), TOKEN,
-        List.of(cmds), atomic, List.of(), messages::add);
+  private Map<ReceiveCommand, Forwarder.Outcome> forward(boolean atomic, ReceiveCommand... cmds)
+      throws IOException {
+    return forwarder.forward(cache, http.url(dir.resolve("upstream.git")), TOKEN,
+        List.of(cmds), advertised(), atomic, List.of(), messages::add);
+  }
+
+  /** What the gateway advertised: the cache's refs, as of its last sync. */
+  private List<Ref> advertised() throws IOException {
+    return cache.getRefDatabase().getRefs();
   }
 
   private void sync() throws Exception {
     try (Git git = Git.wrap(cache)) {
-      git.fetch().setRemote(TestRepos.url(dir.resolve("upstream.git")))
+      git.fetch().setRemote(http.url(dir.resolve("upstream.git")))
           .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*")).call();
     }
   }

@@ -58,8 +58,11 @@ class GatewayHttpTest {
   private RecordingUpstream access;
   private final HttpClient http = HttpClient.newHttpClient();
 
+  private HttpUpstream upstreamServer;
+
   @BeforeEach
   void startGateway() throws Exception {
+    upstreamServer = new HttpUpstream(dir.resolve("upstream"));
     upstream = TestRepos.bare(dir.resolve("upstream/widget.git"));
     base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
     TestRepos.setRef(upstream, "refs/heads/main", base);
@@ -67,7 +70,7 @@ class GatewayHttpTest {
     access = new RecordingUpstream(null) {
       @Override
       public String remoteUrl(RepoSlug repo) {
-        return TestRepos.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
+        return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
       }
     };
     GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
@@ -89,6 +92,7 @@ class GatewayHttpTest {
   void stopGateway() throws Exception {
     server.stop();
     upstream.close();
+    upstreamServer.close();
   }
 
   @Test

@@ -45,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The push path in-process: a client repository pushes over JGit's {@link TestProtocol} into the
  * gateway's cache, whose receive-pack {@link GatewayReceivePackFactory} sets up with the {@link
- * PushHook}; allowed updates are forwarded to a real upstream bare repository at a file:// URL.
+ * PushHook}; allowed updates are forwarded to a real upstream bare repository served over smart
+ * HTTP.
  */
 class PushHookTest {
   private static final RepoSlug REPO = new RepoSlug("acme", "widget");
@@ -64,14 +65,16 @@ class PushHookTest {
   private final List<ApprovalQuestion> questions = new ArrayList<>();
   private Approvals approvals = Approvals.NONE;
   private TestProtocol<HttpServletRequest> protocol;
+  private HttpUpstream http;
 
   @BeforeEach
   void upstreamCacheAndClient() throws Exception {
+    http = new HttpUpstream(dir);
     upstream = TestRepos.bare(dir.resolve("upstream.git"));
     base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
     TestRepos.setRef(upstream, MAIN, base);
     TestRepos.setRef(upstream, "refs/heads/old", base);
-    access = new RecordingUpstream(TestRepos.url(dir.resolve("upstream.git")));
+    access = new RecordingUpstream(http.url(dir.resolve("upstream.git")));
 
     UpstreamCache caches = new UpstreamCache(dir.resolve("cache"), 10, PushMetrics.NONE);
     caches.sync(REPO, access.url, RecordingUpstream.READ_TOKEN);
@@ -85,13 +88,14 @@ class PushHookTest {
   }
 
   @AfterEach
-  void close() {
+  void close() throws Exception {
     if (protocol != null) {
       Transport.unregister(protocol);
     }
     upstream.close();
     cache.close();
     client.close();
+    http.close();
   }
 
   // ---- allowed

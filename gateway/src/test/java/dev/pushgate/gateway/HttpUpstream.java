@@ -1,0 +1,78 @@
+package dev.pushgate.gateway;
+
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jgit.http.server.GitServlet;
+import org.eclipse.jgit.transport.PreReceiveHook;
+import org.eclipse.jgit.transport.ReceivePack;
+import org.eclipse.jgit.transport.resolver.FileResolver;
+
+/**
+ * An upstream for tests: the bare repositories under a directory, served over smart HTTP on
+ * 127.0.0.1 by JGit's own servlet, as the local forge and GitHub serve them. Every request is
+ * recorded ({@code "METHOD path?query"}, and whether it carried credentials).
+ */
+final class HttpUpstream implements AutoCloseable {
+  /** One request upstream saw. */
+  record Seen(String request, boolean authorized) {}
+
+  private final Path root;
+  private final Server server = new Server();
+  final List<Seen> requests = new CopyOnWriteArrayList<>();
+  /** Runs in upstream's receive-pack before it updates refs, when set. */
+  volatile PreReceiveHook hook;
+
+  HttpUpstream(Path root) throws Exception {
+    this.root = root;
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    server.addConnector(connector);
+    GitServlet git = new GitServlet();
+    git.setRepositoryResolver(new FileResolver<>(root.toFile(), true));
+    // Receive-pack's own configuration (receive.denyDeletes, ...) decides, as with git's
+    // http-backend; JGit's default factory would refuse anonymous pushes outright.
+    git.setReceivePackFactory((HttpServletRequest req, org.eclipse.jgit.lib.Repository db) -> {
+      ReceivePack rp = new ReceivePack(db);
+      rp.setAllowPushOptions(true);
+      if (hook != null) {
+        rp.setPreReceiveHook(hook);
+      }
+      return rp;
+    });
+    ServletContextHandler context = new ServletContextHandler();
+    context.setContextPath("/");
+    Filter recorder = (req, rsp, chain) -> {
+      HttpServletRequest http = (HttpServletRequest) req;
+      requests.add(new Seen(http.getMethod() + " " + http.getRequestURI()
+          + (http.getQueryString() == null ? "" : "?" + http.getQueryString()),
+          http.getHeader("Authorization") != null));
+      chain.doFilter(req, rsp);
+    };
+    context.addFilter(new FilterHolder(recorder), "/*",
+        EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    context.addServlet(new ServletHolder(git), "/*");
+    server.setHandler(context);
+    server.start();
+  }
+
+  /** The smart-HTTP URL of the bare repository at {@code dir}, which lies under the root. */
+  String url(Path dir) {
+    int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    return "http://127.0.0.1:" + port + "/" + root.relativize(dir).toString().replace('\\', '/');
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.stop();
+  }
+}
