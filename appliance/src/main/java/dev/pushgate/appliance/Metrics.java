@@ -56,10 +56,10 @@ final class Metrics implements PushMetrics {
   }
 
   @Override
-  public void onForward(Duration took, boolean ok) {
+  public void onForward(Duration took, boolean ok, boolean streamed) {
     forward.record(took);
     Counter.builder("pushgate.forwards").tag("outcome", ok ? "ok" : "failed")
-        .register(registry).increment();
+        .tag("mode", streamed ? "streamed" : "stored").register(registry).increment();
   }
 
   @Override

@@ -37,7 +37,7 @@ record Options(
                          --quick: 5 and 5)
         --warmup N       untimed small pushes each, direct and gateway, before the small push is
                          measured, so that both paths are compiled by the JIT as in a
-                         long-running appliance (default 40; --quick: 10)
+                         long-running appliance (default 100; --quick: 20)
         --out DIR        where results.md, the JFR recording and the appliance logs go
                          (default: bench/target/results)
         --work DIR       scratch directory for data dirs and repositories (default: a new
@@ -131,7 +131,7 @@ record Options(
   }
 
   int smallWarmup() {
-    return warmup >= 0 ? warmup : quick ? 10 : 40;
+    return warmup >= 0 ? warmup : quick ? 20 : 100;
   }
 
   int largeRuns() {

@@ -53,6 +53,10 @@ final class EarlyWriteToken {
     }
   }
 
+  boolean taken() {
+    return taken.get();
+  }
+
   /** Revokes the token unless the push took it, as soon as the mint is done. */
   void releaseIfUnused() {
     if (taken.compareAndSet(false, true)) {

@@ -90,12 +90,34 @@ final class Forwarder {
       return withRefused(commands, refused, atomic, db, remoteUrl, token, upstreamRefs,
           pushOptions, messages);
     }
-    HttpURLConnection http = null;
+    HttpURLConnection http;
     try {
       http = open(remoteUrl, token);
-      try (OutputStream body = new BufferedOutputStream(http.getOutputStream(), 64 * 1024)) {
-        writeRequest(body, db, commands, upstreamRefs, atomic, pushOptions);
-      }
+    } catch (URISyntaxException | IllegalArgumentException e) {
+      return failAll(commands, "upstream push failed: the upstream URL is not valid");
+    } catch (IOException e) {
+      return failAll(commands, "upstream push failed: " + describe(remoteUrl, e));
+    }
+    try (OutputStream body = new BufferedOutputStream(http.getOutputStream(), 64 * 1024)) {
+      writeCommands(body, commands, atomic, pushOptions);
+      writePack(body, db, commands, upstreamRefs);
+    } catch (IOException | RuntimeException e) {
+      http.disconnect();
+      return failAll(commands, "upstream push failed: " + describe(remoteUrl, e));
+    }
+    return answer(http, remoteUrl, commands, messages);
+  }
+
+  Map<ReceiveCommand, Outcome> answerFailed(List<ReceiveCommand> commands, String remoteUrl,
+      Exception e) {
+    return failAll(commands, "upstream push failed: " + describe(remoteUrl, e));
+  }
+
+  /** Reads upstream's answer to a push whose body has been sent in full, and closes it. */
+  Map<ReceiveCommand, Outcome> answer(HttpURLConnection http, String remoteUrl,
+      List<ReceiveCommand> commands, Consumer<String> messages) {
+    boolean reusable = false;
+    try {
       int status = http.getResponseCode();
       if (status != HttpURLConnection.HTTP_OK) {
         discard(http.getErrorStream());
@@ -106,15 +128,13 @@ final class Forwarder {
         report = Report.read(in);
         discard(in);
       }
-      http = null; // answered in full: the connection is kept for the next push
+      reusable = true; // answered in full: the connection is kept for the next push
       relay(report.messages(), messages);
       return outcomes(commands, report, remoteUrl);
-    } catch (URISyntaxException | IllegalArgumentException e) {
-      return failAll(commands, "upstream push failed: the upstream URL is not valid");
     } catch (IOException | RuntimeException e) {
       return failAll(commands, "upstream push failed: " + describe(remoteUrl, e));
     } finally {
-      if (http != null) {
+      if (!reusable) {
         http.disconnect();
       }
     }
@@ -197,7 +217,7 @@ final class Forwarder {
     return outcomes;
   }
 
-  private HttpURLConnection open(String remoteUrl, Secret token)
+  HttpURLConnection open(String remoteUrl, Secret token)
       throws IOException, URISyntaxException {
     URI uri = new URI(remoteUrl + "/git-receive-pack");
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
@@ -221,8 +241,9 @@ final class Forwarder {
     return http;
   }
 
-  private static void writeRequest(OutputStream body, Repository db, List<ReceiveCommand> commands,
-      Collection<Ref> upstreamRefs, boolean atomic, List<String> pushOptions) throws IOException {
+  /** The command list, with the capabilities the gateway asks of upstream, and push options. */
+  static void writeCommands(OutputStream body, List<ReceiveCommand> commands, boolean atomic,
+      List<String> pushOptions) throws IOException {
     boolean withOptions = pushOptions != null && !pushOptions.isEmpty();
     PacketLineOut pkt = new PacketLineOut(body);
     String capabilities = "report-status side-band-64k ofs-delta"
@@ -241,6 +262,10 @@ final class Forwarder {
       }
       pkt.end();
     }
+  }
+
+  private static void writePack(OutputStream body, Repository db, List<ReceiveCommand> commands,
+      Collection<Ref> upstreamRefs) throws IOException {
     Set<ObjectId> wanted = new HashSet<>();
     for (ReceiveCommand cmd : commands) {
       if (cmd.getType() != ReceiveCommand.Type.DELETE) {

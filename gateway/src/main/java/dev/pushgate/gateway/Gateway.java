@@ -35,19 +35,23 @@ public final class Gateway {
 
   /** A servlet context serving the gateway under {@link #CONTEXT_PATH}. */
   public ServletContextHandler handler() {
-    UpstreamCache cache = new UpstreamCache(config.cacheDir(),
-        (int) Math.max(1, config.upstreamTimeout().toSeconds()), metrics);
+    int upstreamSeconds = (int) Math.min(Integer.MAX_VALUE,
+        Math.max(1, config.upstreamTimeout().toSeconds()));
+    UpstreamCache cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, metrics);
+    Forwarder forwarder = new Forwarder(upstreamSeconds);
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
-    git.setReceivePackFactory(new GatewayReceivePackFactory(config, upstream, audit, approvals, metrics));
+    git.setReceivePackFactory(
+        new GatewayReceivePackFactory(config, upstream, audit, approvals, metrics, forwarder));
     git.setUploadPackFactory((req, db) -> {
       throw new ServiceNotEnabledException(
           "fetches are not served by the push gateway; fetch from upstream");
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addFilter(new FilterHolder(
-        new GatewayFilter(config, authenticator, cache, upstream, audit, metrics)), "/*",
+        new GatewayFilter(config, authenticator, cache, upstream, audit, metrics, forwarder)),
+        "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");
     return context;

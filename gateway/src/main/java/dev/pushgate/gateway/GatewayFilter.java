@@ -29,6 +29,7 @@ final class GatewayFilter implements Filter {
   static final String RUN_ATTRIBUTE = RunContext.class.getName();
   static final String REPO_ATTRIBUTE = RepoSlug.class.getName();
   static final String EARLY_TOKEN_ATTRIBUTE = EarlyWriteToken.class.getName();
+  static final String STREAMED_ATTRIBUTE = StreamedForward.class.getName();
   private static final List<String> SMART_HTTP_SUFFIXES =
       List.of("/info/refs", "/git-receive-pack", "/git-upload-pack");
 
@@ -38,12 +39,14 @@ final class GatewayFilter implements Filter {
   private final UpstreamAccess upstream;
   private final AuditLog audit;
   private final PushMetrics metrics;
+  private final Forwarder forwarder;
   /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
   private final ThreadPoolExecutor minting = mintingPool();
 
   GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
-      UpstreamAccess upstream, AuditLog audit, PushMetrics metrics) {
+      UpstreamAccess upstream, AuditLog audit, PushMetrics metrics, Forwarder forwarder) {
     this.config = config;
+    this.forwarder = forwarder;
     this.authenticator = authenticator;
     this.cache = cache;
     this.upstream = upstream;
@@ -104,23 +107,56 @@ final class GatewayFilter implements Filter {
         text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
         return;
       }
-      req = guarded.request();
       Optional<EarlyRefusal.Request> early =
           EarlyRefusal.judge(run.get().pushRules(), guarded.commands());
       if (early.isPresent()) {
-        refuseEarly(run.get(), repo.get(), req, rsp, early.get());
+        refuseEarly(run.get(), repo.get(), guarded.request(), rsp, early.get());
         return;
       }
       EarlyWriteToken token = EarlyWriteToken.mint(upstream, run.get(), repo.get(), minting);
-      req.setAttribute(EARLY_TOKEN_ATTRIBUTE, token);
+      StreamedForward streamed = streamed(run.get(), repo.get(), req, guarded, token);
+      req = streamed == null ? guarded.request() : guarded.request(streamed::tee);
+      if (streamed != null) {
+        req.setAttribute(STREAMED_ATTRIBUTE, streamed);
+      } else if (!token.taken()) {
+        req.setAttribute(EARLY_TOKEN_ATTRIBUTE, token);
+      }
       try {
         chain.doFilter(req, response);
       } finally {
         token.releaseIfUnused();
+        if (streamed != null) {
+          streamed.close();
+        }
       }
       return;
     }
     chain.doFilter(req, response);
+  }
+
+  /**
+   * Starts copying a large push upstream while it is received, when its rules allow that (see
+   * {@link StreamedForward}); null when it is to be stored, then forwarded.
+   */
+  private StreamedForward streamed(RunContext run, RepoSlug repo, HttpServletRequest req,
+      PackHeaderGuard.Guarded guarded, EarlyWriteToken token) {
+    long length = req.getContentLengthLong();
+    if (length >= 0 && length < StreamedForward.MIN_STREAMED_BYTES) {
+      return null;
+    }
+    Optional<StreamedForward.Plan> plan = StreamedForward.plan(run.pushRules(), guarded.commands());
+    if (plan.isEmpty()) {
+      return null;
+    }
+    try {
+      return StreamedForward.start(forwarder, upstream.remoteUrl(repo), token.take(), plan.get(),
+          GatewayReceivePackFactory.MAX_OBJECT_BYTES, config.upstreamTimeout());
+    } catch (UpstreamException | IOException e) {
+      // Stored and forwarded instead; that path mints its own token and reports its own errors.
+      log.warn("run {}: push to {} not streamed upstream: {}", run.runId(), repo,
+          Forwarder.oneLine(e.getMessage()));
+      return null;
+    }
   }
 
   /**

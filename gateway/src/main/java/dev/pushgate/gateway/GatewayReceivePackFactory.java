@@ -29,13 +29,13 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
   private final PushMetrics metrics;
 
   GatewayReceivePackFactory(GatewayConfig config, UpstreamAccess upstream, AuditLog audit,
-      Approvals approvals, PushMetrics metrics) {
+      Approvals approvals, PushMetrics metrics, Forwarder forwarder) {
     this.config = config;
     this.upstream = upstream;
     this.audit = audit;
     this.approvals = approvals;
     this.metrics = metrics;
-    this.forwarder = new Forwarder(seconds(config.upstreamTimeout().toSeconds()));
+    this.forwarder = forwarder;
   }
 
   @Override
@@ -66,7 +66,8 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.<PreReceiveHook>of(
         GatewayReceivePackFactory::refuseFunnyRefNames,
         new PushHook(run, repo, config, upstream, audit, approvals, forwarder, metrics,
-            (EarlyWriteToken) req.getAttribute(GatewayFilter.EARLY_TOKEN_ATTRIBUTE)))));
+            (EarlyWriteToken) req.getAttribute(GatewayFilter.EARLY_TOKEN_ATTRIBUTE),
+            (StreamedForward) req.getAttribute(GatewayFilter.STREAMED_ATTRIBUTE)))));
     return rp;
   }
 

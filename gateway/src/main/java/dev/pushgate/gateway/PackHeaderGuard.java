@@ -12,6 +12,7 @@ import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -39,10 +40,46 @@ final class PackHeaderGuard {
   }
 
   /**
-   * The request to hand on, and the pkt-lines of its command list as sent (the first one with
-   * its capabilities after a NUL), for a look before the pack is read.
+   * A request read up to its pack, to hand on with what was read replayed; and the pkt-lines of
+   * its command list as sent (the first one with its capabilities after a NUL), for a look before
+   * the pack is read.
    */
-  record Guarded(HttpServletRequest request, List<String> commands) {}
+  static final class Guarded {
+    private final HttpServletRequest original;
+    private final List<String> commands;
+    private final byte[] read;
+    private final int packAt;
+    private final InputStream rest;
+
+    private Guarded(HttpServletRequest original, List<String> commands, byte[] read, int packAt,
+        InputStream rest) {
+      this.original = original;
+      this.commands = commands;
+      this.read = read;
+      this.packAt = packAt;
+      this.rest = rest;
+    }
+
+    List<String> commands() {
+      return commands;
+    }
+
+    /** The request to hand on, its body whole again. */
+    HttpServletRequest request() {
+      return replayed(original, new SequenceInputStream(new ByteArrayInputStream(read), rest));
+    }
+
+    /** The same, with the pack (from its header on) read through {@code tap}. */
+    HttpServletRequest request(UnaryOperator<InputStream> tap) {
+      if (packAt < 0) {
+        return request();
+      }
+      InputStream pack = tap.apply(new SequenceInputStream(
+          new ByteArrayInputStream(read, packAt, read.length - packAt), rest));
+      return replayed(original,
+          new SequenceInputStream(new ByteArrayInputStream(read, 0, packAt), pack));
+    }
+  }
 
   private PackHeaderGuard() {}
 
@@ -57,6 +94,7 @@ final class PackHeaderGuard {
     ByteArrayOutputStream seen = new ByteArrayOutputStream();
     List<String> commands = new ArrayList<>();
     boolean inCommands = true;
+    int packAt = -1;
     while (true) {
       byte[] head = in.readNBytes(4);
       seen.writeBytes(head);
@@ -71,6 +109,7 @@ final class PackHeaderGuard {
       }
       String h = new String(head, StandardCharsets.ISO_8859_1);
       if (h.equals("PACK")) {
+        packAt = seen.size() - 4;
         byte[] rest = in.readNBytes(8);
         seen.writeBytes(rest);
         if (rest.length == 8) {
@@ -105,8 +144,7 @@ final class PackHeaderGuard {
         throw new Refused("the push's commands exceed " + MAX_COMMAND_BYTES + " bytes");
       }
     }
-    InputStream replay = new SequenceInputStream(new ByteArrayInputStream(seen.toByteArray()), in);
-    return new Guarded(replayed(req, replay), List.copyOf(commands));
+    return new Guarded(req, List.copyOf(commands), seen.toByteArray(), packAt, in);
   }
 
   private static HttpServletRequest replayed(HttpServletRequest req, InputStream replay) {

@@ -62,11 +62,15 @@ final class PushHook implements PreReceiveHook {
   private final Forwarder forwarder;
   private final PushMetrics metrics;
   private final EarlyWriteToken earlyToken;
+  private final StreamedForward streamed;
 
-  /** {@code earlyToken}: the token minted while the pack arrived, or null to mint one here. */
+  /**
+   * @param earlyToken the token minted while the pack arrived, or null to mint one here
+   * @param streamed the push as copied upstream while it arrived, all but its trailer; or null
+   */
   PushHook(RunContext run, RepoSlug repo, GatewayConfig config, UpstreamAccess upstream,
       AuditLog audit, Approvals approvals, Forwarder forwarder, PushMetrics metrics,
-      EarlyWriteToken earlyToken) {
+      EarlyWriteToken earlyToken, StreamedForward streamed) {
     this.run = run;
     this.repo = repo;
     this.config = config;
@@ -76,6 +80,7 @@ final class PushHook implements PreReceiveHook {
     this.forwarder = forwarder;
     this.metrics = metrics;
     this.earlyToken = earlyToken;
+    this.streamed = streamed;
   }
 
   @Override
@@ -97,7 +102,7 @@ final class PushHook implements PreReceiveHook {
       }
       applyRefusals(items);
       if (!allowed.isEmpty()) {
-        forward(rp, allowed, start);
+        forward(rp, allowed, allowed.size() == items.size(), start);
       }
     } catch (AuditLog.AuditException e) {
       log.error("run {}: audit log unavailable, push to {} refused", run.runId(), repo, e);
@@ -144,7 +149,8 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void forward(ReceivePack rp, List<Item> allowed, long start) throws IOException {
+  private void forward(ReceivePack rp, List<Item> allowed, boolean everyCommand, long start)
+      throws IOException {
     List<ReceiveCommand> cmds = allowed.stream().map(i -> i.cmd).toList();
     Repository db = rp.getRepository();
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
@@ -152,21 +158,24 @@ final class PushHook implements PreReceiveHook {
     boolean workflows = UpdateCommands.changeWorkflows(db, cmds, upstreamRefs);
     Map<ReceiveCommand, Forwarder.Outcome> outcomes;
     long forwardStart = System.nanoTime();
-    try (WriteTokenLease lease = earlyToken != null && !workflows
-        ? earlyToken.take() : upstream.mintWriteToken(run, repo, workflows)) {
-      outcomes = forwarder.forward(db, upstream.remoteUrl(repo), lease.token(), cmds,
-          upstreamRefs, rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
-    } catch (UpstreamException e) {
-      log.warn("run {}: no write token for {}: {}", run.runId(), repo, e.getMessage());
-      Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "the gateway could not get a write token for " + repo + "; nothing was pushed");
-      outcomes = new LinkedHashMap<>();
-      for (ReceiveCommand c : cmds) {
-        outcomes.put(c, failed);
+    boolean streaming = streamed != null && everyCommand && !workflows && streamed.ready(cmds);
+    if (streaming) {
+      try (WriteTokenLease lease = streamed.takeLease()) {
+        outcomes = streamed.finish(cmds, line -> progress(rp, line));
       }
+    } else {
+      WriteTokenLease fromStream = null;
+      if (streamed != null) {
+        log.info("run {}: push to {} stored, then forwarded: {}", run.runId(), repo,
+            workflows ? "it changes workflows" : everyCommand
+                ? streamed.notReadyBecause(cmds) : "not every command was allowed");
+        streamed.abort();
+        fromStream = workflows ? null : streamed.takeLease();
+      }
+      outcomes = storeAndForward(rp, cmds, upstreamRefs, workflows, fromStream);
     }
     metrics.onForward(java.time.Duration.ofNanos(System.nanoTime() - forwardStart),
-        outcomes.values().stream().allMatch(Forwarder.Outcome::ok));
+        outcomes.values().stream().allMatch(Forwarder.Outcome::ok), streaming);
     long took = (System.nanoTime() - start) / 1_000_000;
     for (Item i : allowed) {
       Forwarder.Outcome o = outcomes.get(i.cmd);
@@ -179,6 +188,26 @@ final class PushHook implements PreReceiveHook {
       settle(i, o.describe(), took);
       log.info("push run={} repo={} ref={} kind={} decision=allow upstream={}",
           run.runId(), repo, i.cmd.getRefName(), i.kind.id(), o.describe());
+    }
+  }
+
+  private Map<ReceiveCommand, Forwarder.Outcome> storeAndForward(ReceivePack rp,
+      List<ReceiveCommand> cmds, Collection<Ref> upstreamRefs, boolean workflows,
+      WriteTokenLease minted) throws IOException {
+    try (WriteTokenLease lease = minted != null ? minted
+        : earlyToken != null && !workflows ? earlyToken.take()
+        : upstream.mintWriteToken(run, repo, workflows)) {
+      return forwarder.forward(rp.getRepository(), upstream.remoteUrl(repo), lease.token(), cmds,
+          upstreamRefs, rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
+    } catch (UpstreamException e) {
+      log.warn("run {}: no write token for {}: {}", run.runId(), repo, e.getMessage());
+      Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
+          "the gateway could not get a write token for " + repo + "; nothing was pushed");
+      Map<ReceiveCommand, Forwarder.Outcome> outcomes = new LinkedHashMap<>();
+      for (ReceiveCommand c : cmds) {
+        outcomes.put(c, failed);
+      }
+      return outcomes;
     }
   }
 

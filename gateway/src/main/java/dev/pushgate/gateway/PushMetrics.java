@@ -9,8 +9,11 @@ public interface PushMetrics {
   /** One ref update decided: {@code decision} is allowed or denied, {@code kind} its kind. */
   default void onDecision(String kind, String decision, RefusalCode code) {}
 
-  /** One forward upstream and how long it took, whatever its outcome. */
-  default void onForward(Duration took, boolean ok) {}
+  /**
+   * One forward upstream and how long it took, whatever its outcome; {@code streamed} when the
+   * pack was copied upstream while it arrived, so that only its end was left to send.
+   */
+  default void onForward(Duration took, boolean ok, boolean streamed) {}
 
   /**
    * One sync of a cache from upstream; {@code fetched} when upstream's refs differed from the

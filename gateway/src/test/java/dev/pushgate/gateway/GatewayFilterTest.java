@@ -20,7 +20,7 @@ class GatewayFilterTest {
     GatewayConfig config = new GatewayConfig(gitHost, dir, 1024, Duration.ofSeconds(5),
         Duration.ofSeconds(5), Clock.systemUTC());
     return new GatewayFilter(config, RunAuthenticator.NONE, new UpstreamCache(dir, 5, PushMetrics.NONE),
-        null, null, PushMetrics.NONE);
+        null, null, PushMetrics.NONE, new Forwarder(5));
   }
 
   private Optional<RepoSlug> repositoryOf(String path) {

@@ -281,7 +281,8 @@ class GatewayFuzzTest {
       }
       config = new GatewayConfig(HOST, dir.resolve("cache"), 2048, Duration.ofSeconds(10),
           Duration.ofSeconds(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
-      factory = new GatewayReceivePackFactory(config, null, null, null, PushMetrics.NONE);
+      factory = new GatewayReceivePackFactory(config, null, null, null, PushMetrics.NONE,
+          new Forwarder(10));
     }
     Path copy = dir.resolve("push.git");
     delete(copy);
@@ -348,7 +349,8 @@ class GatewayFuzzTest {
       GatewayConfig c = new GatewayConfig(HOST, dir, 1024, Duration.ofSeconds(5),
           Duration.ofSeconds(5), Clock.systemUTC());
       filter = new GatewayFilter(c, RunAuthenticator.NONE,
-          new UpstreamCache(dir, 5, PushMetrics.NONE), null, null, PushMetrics.NONE);
+          new UpstreamCache(dir, 5, PushMetrics.NONE), null, null, PushMetrics.NONE,
+          new Forwarder(5));
     }
     return filter;
   }

@@ -59,6 +59,14 @@ class GatewayHttpTest {
   private final HttpClient http = HttpClient.newHttpClient();
 
   private HttpUpstream upstreamServer;
+  /** How each forward went: true when it was streamed. */
+  private final List<Boolean> streamedForwards = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final PushMetrics forwards = new PushMetrics() {
+    @Override
+    public void onForward(Duration took, boolean ok, boolean streamed) {
+      streamedForwards.add(streamed);
+    }
+  };
 
   @BeforeEach
   void startGateway() throws Exception {
@@ -77,7 +85,7 @@ class GatewayHttpTest {
         1L << 30, Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
     RunAuthenticator authenticator =
         credential -> CREDENTIAL.equals(credential) ? Optional.of(RUN) : Optional.empty();
-    Gateway gateway = new Gateway(config, authenticator, access, audit, null, null);
+    Gateway gateway = new Gateway(config, authenticator, access, audit, null, forwards);
 
     server = new Server();
     ServerConnector connector = new ServerConnector(server);
@@ -215,6 +223,76 @@ class GatewayHttpTest {
       assertThat(access.leases).singleElement()
           .satisfies(l -> assertThat(closesOf(l)).as("revoked unused").isEqualTo(1));
     }
+  }
+
+  @Test
+  void aLargePushIsCopiedUpstreamWhileItArrivesAndLandsWhole() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of());
+      upstreamServer.requests.clear();
+
+      PushResult r = push(client, false, big.name() + ":refs/heads/big");
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/big")).isEqualTo(big);
+      assertThat(streamedForwards).containsExactly(true);
+      assertThat(upstreamServer.requests).filteredOn(x -> x.request().contains("receive-pack"))
+          .containsExactly(new HttpUpstream.Seen("POST /widget.git/git-receive-pack", true));
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  @Test
+  void aLargePushThatChangesWorkflowsIsBrokenOffAndForwardedWithTheRightToken() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of(".github/workflows/ci.yml", "on: push\n"));
+
+      PushResult r = push(client, false, big.name() + ":refs/heads/big");
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/big")).isEqualTo(big);
+      assertThat(streamedForwards).containsExactly(false);
+      assertThat(access.leases).extracting(l -> l.workflows).containsExactly(false, true);
+      assertThat(access.leases).allSatisfy(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /**
+   * Upstream gets all of the pack but its last 20 bytes while the gateway receives it; the push
+   * is then refused (the audit log is down), and upstream, which never got the trailer, applies
+   * nothing.
+   */
+  @Test
+  void aStreamedPushRefusedAfterItsPackNeverLandsUpstream() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of());
+      audit.down = true;
+      upstreamServer.requests.clear();
+
+      PushResult r = push(client, false, big.name() + ":refs/heads/big");
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+      assertThat(upstreamServer.requests)
+          .contains(new HttpUpstream.Seen("POST /widget.git/git-receive-pack", true));
+      assertThat(idOf(upstream, "refs/heads/big")).isNull();
+      assertThat(upstream.getObjectDatabase().has(big)).isFalse();
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /** A commit on top of main adding 3 MiB that does not compress, and {@code files}. */
+  private RevCommit bigCommit(Repository client, Map<String, String> files) throws Exception {
+    byte[] noise = new byte[3 << 20];
+    new java.util.Random(7).nextBytes(noise);
+    Map<String, String> tree = new java.util.HashMap<>(files);
+    tree.put("README.md", "next\n");
+    tree.put("noise.bin", new String(noise, java.nio.charset.StandardCharsets.ISO_8859_1));
+    return commit(client, "big\n", tree, client.resolve("refs/heads/main"));
   }
 
   /** A client repository holding upstream's branches, with one new commit on main. */

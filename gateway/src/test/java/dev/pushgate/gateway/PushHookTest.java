@@ -472,7 +472,7 @@ class PushHookTest {
   @Test
   void theFactoryRefusesARequestTheFilterDidNotLetThrough() {
     GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE);
+        approvals, PushMetrics.NONE, new Forwarder(10));
 
     assertThatThrownBy(() -> factory.create(request(Map.of()), cache))
         .isInstanceOf(ServiceNotAuthorizedException.class);
@@ -485,7 +485,7 @@ class PushHookTest {
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
     GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE);
+        approvals, PushMetrics.NONE, new Forwarder(10));
     protocol = new TestProtocol<>(null, factory);
     Transport.register(protocol);
     URIish uri = protocol.register(request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(rules),

@@ -1,6 +1,8 @@
 package dev.pushgate.appliance.forge;
 
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.EnumSet;
@@ -8,9 +10,13 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jgit.http.server.GitServlet;
+import org.eclipse.jgit.http.server.ReceivePackErrorHandler;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.transport.ReceivePack;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embedded upstream used when no GitHub App is configured: bare repositories served over
@@ -18,6 +24,7 @@ import org.eclipse.jgit.transport.ReceivePack;
  * /forge/api/v3}, with GitHub's token semantics.
  */
 public final class LocalForge {
+  private static final Logger log = LoggerFactory.getLogger(LocalForge.class);
   public static final String CONTEXT_PATH = "/forge";
   public static final String API_PATH = "/api/v3";
 
@@ -36,6 +43,27 @@ public final class LocalForge {
 
   public ForgeAppKey appKey() {
     return appKey;
+  }
+
+  /**
+   * A push whose sender went away before its end (the gateway breaks off a streamed push it
+   * refused after its pack) is an ordinary event for a git server, logged in a line: GitHub
+   * discards the incomplete pack and says nothing. Anything else goes to JGit's own handling.
+   */
+  private static void brokenOffQuietly(HttpServletRequest req, HttpServletResponse rsp,
+      ReceivePackErrorHandler.ReceivePackRunnable r) throws IOException {
+    try {
+      r.receive();
+    } catch (IOException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof EofException) {
+          log.info("a push to {} broke off before its end; nothing was applied",
+              req.getPathInfo());
+          return;
+        }
+      }
+      throw e;
+    }
   }
 
   public ServletContextHandler handler() {
@@ -60,6 +88,7 @@ public final class LocalForge {
       refUpdates.install(rp);
       return rp;
     });
+    git.setReceivePackErrorHandler(LocalForge::brokenOffQuietly);
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addServlet(new ServletHolder("forge-api",
         new ForgeApiServlet(repos, tokens, appKey, clock)), API_PATH + "/*");

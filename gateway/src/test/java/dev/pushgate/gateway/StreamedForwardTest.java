@@ -1,0 +1,129 @@
+package dev.pushgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.PushRule;
+import dev.pushgate.policy.PushRules;
+import dev.pushgate.policy.RefPattern;
+import dev.pushgate.policy.UpdateKind;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Which pushes are streamed, and an upstream that stops reading mid-pack. */
+class StreamedForwardTest {
+  private static final String A = "1111111111111111111111111111111111111111";
+  private static final String B = "2222222222222222222222222222222222222222";
+  private static final String ZERO = "0000000000000000000000000000000000000000";
+
+  @Test
+  void onlyPushesTheRulesAllowWhateverThePackHoldsAreStreamed() {
+    PushRules noForceOnMain = PushRules.of(List.of(new PushRule(RefPattern.parse("refs/heads/main"),
+        Set.of(UpdateKind.FORCE), Decision.DENY, "no force-push to main")));
+    PushRules askForTags = PushRules.of(List.of(
+        PushRule.of("refs/tags/*", Decision.ASK, "a person approves tags")));
+
+    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL,
+        List.of(A + " " + B + " refs/heads/main\0report-status atomic side-band-64k",
+            ZERO + " " + B + " refs/heads/new\n")))
+        .hasValueSatisfying(p -> {
+          assertThat(p.atomic()).isTrue();
+          assertThat(p.commands()).extracting(c -> c.getRefName())
+              .containsExactly("refs/heads/main", "refs/heads/new");
+        });
+    // an update of main may be a force, which is denied: only the pack can tell
+    assertThat(StreamedForward.plan(noForceOnMain,
+        List.of(A + " " + B + " refs/heads/main\0report-status"))).isEmpty();
+    // a create cannot be a force
+    assertThat(StreamedForward.plan(noForceOnMain,
+        List.of(ZERO + " " + B + " refs/heads/main\0report-status"))).isPresent();
+    assertThat(StreamedForward.plan(askForTags,
+        List.of(ZERO + " " + B + " refs/tags/v1\0report-status"))).isEmpty();
+    // push options follow the commands and would have to be read before the pack
+    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL,
+        List.of(A + " " + B + " refs/heads/x\0report-status push-options"))).isEmpty();
+    for (String malformed : List.of(A + " " + B, A + " " + B + " main", "x y refs/heads/x",
+        ZERO + " " + ZERO + " refs/heads/x", A + " " + B + " refs/heads/a..b")) {
+      assertThat(StreamedForward.plan(PushRules.ALLOW_ALL, List.of(malformed + "\0report-status")))
+          .as(malformed).isEmpty();
+    }
+    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL,
+        List.of(A + " " + B + " refs/heads/x", A + " " + B + " refs/heads/y\0report-status")))
+        .as("capabilities on a later line").isEmpty();
+    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL, List.of())).isEmpty();
+  }
+
+  /**
+   * An upstream that accepts the push and then reads nothing: the client's upload must not hang
+   * on it. After the stall timeout the copy is broken off, the rest of the pack still reaches
+   * the gateway's own receive-pack, and the push is marked for store-and-forward.
+   */
+  @Test
+  void anUpstreamThatStopsReadingIsBrokenOffAndThePackStillArrives() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      AtomicInteger accepted = new AtomicInteger();
+      Thread acceptor = new Thread(() -> {
+        try (Socket s = server.accept()) {
+          accepted.incrementAndGet();
+          Thread.sleep(30_000); // never reads
+        } catch (Exception e) {
+          // closed by the test
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      RecordingUpstream.Lease lease = new RecordingUpstream.Lease(null, false);
+      StreamedForward.Plan plan = StreamedForward.plan(PushRules.ALLOW_ALL,
+          List.of(ZERO + " " + B + " refs/heads/x\0report-status")).orElseThrow();
+      String url = "http://127.0.0.1:" + server.getLocalPort() + "/acme/widget.git";
+      // a pack header announcing one object, then a blob of 64 MiB of stored (raw) deflate
+      byte[] pack = hugeStoredBlobPack(64 << 20);
+
+      long start = System.nanoTime();
+      try (StreamedForward streamed = StreamedForward.start(new Forwarder(5), url, lease, plan,
+          100L << 20, Duration.ofSeconds(1))) {
+        InputStream in = streamed.tee(new ByteArrayInputStream(pack));
+        long read = in.transferTo(java.io.OutputStream.nullOutputStream());
+
+        assertThat(read).isEqualTo(pack.length);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        assertThat(streamed.ready(plan.commands())).isFalse();
+        assertThat(streamed.notReadyBecause(plan.commands())).startsWith("upstream broke off");
+      }
+      assertThat(accepted).hasValue(1);
+      assertThat(lease.closes).as("revoked, as nobody took it").hasValue(1);
+    }
+  }
+
+  private static byte[] hugeStoredBlobPack(int size) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(size + 1024);
+    out.writeBytes(new byte[] {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 1});
+    long s = size;
+    int c = (3 << 4) | (int) (s & 0x0f);
+    s >>>= 4;
+    while (s != 0) {
+      out.write(c | 0x80);
+      c = (int) (s & 0x7f);
+      s >>>= 7;
+    }
+    out.write(c);
+    java.util.zip.Deflater d = new java.util.zip.Deflater(java.util.zip.Deflater.NO_COMPRESSION);
+    d.setInput(new byte[size]);
+    d.finish();
+    byte[] buf = new byte[1 << 16];
+    while (!d.finished()) {
+      out.write(buf, 0, d.deflate(buf));
+    }
+    d.end();
+    out.writeBytes(new byte[20]);
+    return out.toByteArray();
+  }
+}
