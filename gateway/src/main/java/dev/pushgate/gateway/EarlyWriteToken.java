@@ -53,10 +53,6 @@ final class EarlyWriteToken {
     }
   }
 
-  boolean taken() {
-    return taken.get();
-  }
-
   /** Revokes the token unless the push took it, as soon as the mint is done. */
   void releaseIfUnused() {
     if (taken.compareAndSet(false, true)) {

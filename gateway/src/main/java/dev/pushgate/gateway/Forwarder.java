@@ -2,7 +2,6 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.broker.Secret;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -63,8 +62,8 @@ final class Forwarder {
       "already exists", "no such ref", "failed to update ref", "failed to lock", "lock error",
       "stale info", "cannot lock ref");
   private static final Pattern PROGRESS = Pattern.compile("^[^:]+: +\\d+% \\(\\d+/\\d+\\).*");
-  /** Upstream's answer is a few lines per ref; anything much longer is not a report. */
-  private static final int MAX_REPORT_BYTES = 1 << 20;
+  /** How much of an answer is read past its report, so that the connection can be reused. */
+  private static final int MAX_REPORT_BYTES = UpstreamReport.MAX_BYTES;
 
   private final int timeoutSeconds;
 
@@ -123,9 +122,9 @@ final class Forwarder {
         discard(http.getErrorStream());
         return failAll(commands, "upstream push failed: " + remoteUrl + ": " + refusedWith(status));
       }
-      Report report;
+      UpstreamReport report;
       try (InputStream in = http.getInputStream()) {
-        report = Report.read(in);
+        report = UpstreamReport.read(in);
         discard(in);
       }
       reusable = true; // answered in full: the connection is kept for the next push
@@ -155,7 +154,7 @@ final class Forwarder {
   }
 
   private static Map<ReceiveCommand, Outcome> outcomes(List<ReceiveCommand> commands,
-      Report report, String remoteUrl) {
+      UpstreamReport report, String remoteUrl) {
     String failed = "upstream push failed: " + remoteUrl + ": ";
     if (report.error() != null) {
       return failAll(commands, failed + oneLine(report.error()));
@@ -351,91 +350,5 @@ final class Forwarder {
       return "no detail";
     }
     return s.replaceAll("[\\r\\n\\x00-\\x1f\\x7f]+", " ").strip();
-  }
-
-  /**
-   * Upstream's answer: the report-status lines inside side-band channel 1, progress and messages
-   * on channel 2, a fatal error on channel 3.
-   *
-   * @param refs ref name → "" when upstream applied it, else its reason
-   */
-  record Report(String unpack, Map<String, String> refs, String messages, String error) {
-    static Report read(InputStream in) throws IOException {
-      ByteArrayOutputStream report = new ByteArrayOutputStream();
-      StringBuilder messages = new StringBuilder();
-      String error = null;
-      long total = 0;
-      for (byte[] packet; (packet = readPacket(in)) != null; ) {
-        total += packet.length;
-        if (total > MAX_REPORT_BYTES) {
-          throw new IOException("upstream's report is too long");
-        }
-        if (packet.length == 0) {
-          continue;
-        }
-        String text = new String(packet, 1, packet.length - 1, StandardCharsets.UTF_8);
-        switch (packet[0]) {
-          case 1 -> report.write(packet, 1, packet.length - 1);
-          case 2 -> messages.append(text);
-          case 3 -> error = text;
-          default -> throw new IOException("upstream's report has an unknown side-band channel");
-        }
-      }
-      return parseStatus(report.toByteArray(), messages.toString(), error);
-    }
-
-    private static Report parseStatus(byte[] status, String messages, String error)
-        throws IOException {
-      String unpack = null;
-      Map<String, String> refs = new LinkedHashMap<>();
-      InputStream in = new java.io.ByteArrayInputStream(status);
-      for (byte[] packet; (packet = readPacket(in)) != null; ) {
-        String line = new String(packet, StandardCharsets.UTF_8);
-        if (line.endsWith("\n")) {
-          line = line.substring(0, line.length() - 1);
-        }
-        if (line.startsWith("unpack ")) {
-          unpack = line.substring("unpack ".length());
-        } else if (line.startsWith("ok ")) {
-          refs.put(line.substring(3), "");
-        } else if (line.startsWith("ng ")) {
-          String rest = line.substring(3);
-          int sp = rest.indexOf(' ');
-          refs.put(sp < 0 ? rest : rest.substring(0, sp),
-              sp < 0 ? "rejected" : rest.substring(sp + 1));
-        }
-      }
-      return new Report(unpack, refs, messages, error);
-    }
-
-    /** One pkt-line's payload; empty for a delimiter; null at a flush or at the end. */
-    private static byte[] readPacket(InputStream in) throws IOException {
-      byte[] head = in.readNBytes(4);
-      if (head.length == 0) {
-        return null;
-      }
-      if (head.length < 4) {
-        throw new IOException("upstream's report ends inside a pkt-line");
-      }
-      int length = 0;
-      for (byte b : head) {
-        int digit = Character.digit(b, 16);
-        if (digit < 0) {
-          throw new IOException("upstream's report is not made of pkt-lines");
-        }
-        length = length * 16 + digit;
-      }
-      if (length == 0) {
-        return null;
-      }
-      if (length < 4) {
-        return new byte[0];
-      }
-      byte[] payload = in.readNBytes(length - 4);
-      if (payload.length < length - 4) {
-        throw new IOException("upstream's report ends inside a pkt-line");
-      }
-      return payload;
-    }
   }
 }

@@ -114,49 +114,30 @@ final class GatewayFilter implements Filter {
         return;
       }
       EarlyWriteToken token = EarlyWriteToken.mint(upstream, run.get(), repo.get(), minting);
-      StreamedForward streamed = streamed(run.get(), repo.get(), req, guarded, token);
+      Optional<StreamedForward.Plan> plan =
+          StreamedForward.plan(run.get().pushRules(), guarded.commands());
+      StreamedForward streamed = plan.isEmpty() ? null : StreamedForward.start(forwarder,
+          upstream.remoteUrl(repo.get()), token, plan.get(),
+          GatewayReceivePackFactory.MAX_OBJECT_BYTES, config.upstreamTimeout());
       req = streamed == null ? guarded.request() : guarded.request(streamed::tee);
-      if (streamed != null) {
-        req.setAttribute(STREAMED_ATTRIBUTE, streamed);
-      } else if (!token.taken()) {
-        req.setAttribute(EARLY_TOKEN_ATTRIBUTE, token);
-      }
+      req.setAttribute(streamed == null ? EARLY_TOKEN_ATTRIBUTE : STREAMED_ATTRIBUTE,
+          streamed == null ? token : streamed);
       try {
         chain.doFilter(req, response);
       } finally {
-        token.releaseIfUnused();
-        if (streamed != null) {
-          streamed.close();
+        try {
+          if (streamed != null) {
+            streamed.close();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } finally {
+          token.releaseIfUnused();
         }
       }
       return;
     }
     chain.doFilter(req, response);
-  }
-
-  /**
-   * Starts copying a large push upstream while it is received, when its rules allow that (see
-   * {@link StreamedForward}); null when it is to be stored, then forwarded.
-   */
-  private StreamedForward streamed(RunContext run, RepoSlug repo, HttpServletRequest req,
-      PackHeaderGuard.Guarded guarded, EarlyWriteToken token) {
-    long length = req.getContentLengthLong();
-    if (length >= 0 && length < StreamedForward.MIN_STREAMED_BYTES) {
-      return null;
-    }
-    Optional<StreamedForward.Plan> plan = StreamedForward.plan(run.pushRules(), guarded.commands());
-    if (plan.isEmpty()) {
-      return null;
-    }
-    try {
-      return StreamedForward.start(forwarder, upstream.remoteUrl(repo), token.take(), plan.get(),
-          GatewayReceivePackFactory.MAX_OBJECT_BYTES, config.upstreamTimeout());
-    } catch (UpstreamException | IOException e) {
-      // Stored and forwarded instead; that path mints its own token and reports its own errors.
-      log.warn("run {}: push to {} not streamed upstream: {}", run.runId(), repo,
-          Forwarder.oneLine(e.getMessage()));
-      return null;
-    }
   }
 
   /**

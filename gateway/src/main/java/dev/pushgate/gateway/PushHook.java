@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
@@ -150,7 +151,7 @@ final class PushHook implements PreReceiveHook {
   }
 
   private void forward(ReceivePack rp, List<Item> allowed, boolean everyCommand, long start)
-      throws IOException {
+      throws IOException, InterruptedException {
     List<ReceiveCommand> cmds = allowed.stream().map(i -> i.cmd).toList();
     Repository db = rp.getRepository();
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
@@ -158,10 +159,16 @@ final class PushHook implements PreReceiveHook {
     boolean workflows = UpdateCommands.changeWorkflows(db, cmds, upstreamRefs);
     Map<ReceiveCommand, Forwarder.Outcome> outcomes;
     long forwardStart = System.nanoTime();
-    boolean streaming = streamed != null && everyCommand && !workflows && streamed.ready(cmds);
+    Optional<Map<ReceiveCommand, Forwarder.Outcome>> streamedOutcomes = Optional.empty();
+    if (streamed != null && everyCommand && !workflows && streamed.ready(cmds)) {
+      streamedOutcomes = streamed.finish(cmds, line -> progress(rp, line));
+    }
+    boolean streaming = streamedOutcomes.isPresent();
     if (streaming) {
-      try (WriteTokenLease lease = streamed.takeLease()) {
-        outcomes = streamed.finish(cmds, line -> progress(rp, line));
+      outcomes = streamedOutcomes.get();
+      WriteTokenLease used = streamed.takeLease();
+      if (used != null) {
+        used.close(); // revoked now that upstream has answered
       }
     } else {
       WriteTokenLease fromStream = null;

@@ -6,9 +6,9 @@ import dev.pushgate.policy.UpdateKind;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
-import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,19 +17,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.ReceiveCommand;
 
 /**
- * A large push copied upstream while the gateway receives it, all but the pack's 20-byte SHA-1
- * trailer (see {@code docs/streaming-forward.md}). Without the trailer upstream cannot finish the
- * pack and applies nothing. Once the push has been judged and audited, {@link #finish} sends the
+ * A push copied upstream while the gateway receives it, all but the pack's 20-byte SHA-1 trailer
+ * (see {@code docs/streaming-forward.md}). Without the trailer upstream cannot finish the pack
+ * and applies nothing. Once the push has been judged and audited, {@link #finish} sends the
  * trailer and upstream's verdict comes back as from {@link Forwarder}; otherwise {@link #abort}
  * breaks the connection and upstream discards what it got.
  *
@@ -38,17 +43,25 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  * pack (its validity, the objects it claims, whether it changes workflows and so needs another
  * token) is decided before the trailer goes; when it goes another way, the push falls back to
  * store-and-forward.
+ *
+ * <p>A copier thread waits for the push's write token, opens the upstream request and sends
+ * what the gateway's receive-pack has read, so that neither the mint nor upstream slows the
+ * client's upload; at most {@link #MAX_QUEUED_BYTES} wait for it.
  */
 final class StreamedForward implements AutoCloseable {
-  /** Smaller pushes are stored, then forwarded: there is little to overlap. */
-  static final long MIN_STREAMED_BYTES = 1 << 20;
-
+  static final int MAX_QUEUED_BYTES = 8 << 20;
+  private static final byte[] END = new byte[0];
+  private static final ExecutorService COPIERS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "pushgate-stream");
+    t.setDaemon(true);
+    return t;
+  });
   /**
    * Breaks off an upstream that stops reading: a write to a socket has no timeout of its own, and
-   * the client's upload waits on it.
+   * the push waits on it.
    */
-  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(
-      r -> {
+  private static final ScheduledExecutorService WATCHDOG =
+      Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "pushgate-stream-watchdog");
         t.setDaemon(true);
         return t;
@@ -59,26 +72,38 @@ final class StreamedForward implements AutoCloseable {
 
   private final Forwarder forwarder;
   private final String remoteUrl;
-  private final HttpURLConnection http;
-  private final OutputStream body;
+  private final EarlyWriteToken token;
+  private final Plan plan;
   private final PackBoundary boundary;
-  private final List<ReceiveCommand> sent;
-  private WriteTokenLease lease;
-  private IOException broken;
-  private boolean ended;
+  private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
+  private final Semaphore room = new Semaphore(MAX_QUEUED_BYTES);
+  private final CountDownLatch copied = new CountDownLatch(1);
+  private final ScheduledFuture<?> watch;
+  /** Set by the copier; read by the request thread once {@link #copied} is down. */
+  private volatile HttpURLConnection http;
+  private volatile OutputStream body;
+  private volatile Exception broken;
+  private volatile boolean aborted;
   /** When the write under way began (nanoTime), or 0 when none is. */
   private volatile long writingSince;
-  private ScheduledFuture<?> watch;
+  private final AtomicReference<WriteTokenLease> lease = new AtomicReference<>();
+  private boolean ended;
 
-  private StreamedForward(Forwarder forwarder, String remoteUrl, HttpURLConnection http,
-      OutputStream body, PackBoundary boundary, List<ReceiveCommand> sent, WriteTokenLease lease) {
+  private StreamedForward(Forwarder forwarder, String remoteUrl, EarlyWriteToken token, Plan plan,
+      long maxObjectBytes, Duration stallTimeout) {
     this.forwarder = forwarder;
     this.remoteUrl = remoteUrl;
-    this.http = http;
-    this.body = body;
-    this.boundary = boundary;
-    this.sent = sent;
-    this.lease = lease;
+    this.token = token;
+    this.plan = plan;
+    this.boundary = new PackBoundary(maxObjectBytes);
+    long limit = stallTimeout.toNanos();
+    this.watch = WATCHDOG.scheduleWithFixedDelay(() -> {
+      long since = writingSince;
+      HttpURLConnection h = http;
+      if (since != 0 && h != null && System.nanoTime() - since > limit) {
+        h.disconnect(); // the blocked write fails, and the push is stored, then forwarded
+      }
+    }, 1, 1, TimeUnit.SECONDS);
   }
 
   /**
@@ -114,8 +139,9 @@ final class StreamedForward implements AutoCloseable {
       }
       commands.add(cmd);
     }
-    if (commands.isEmpty() || capabilities.contains("push-options")) {
-      return Optional.empty();
+    if (commands.isEmpty() || capabilities.contains("push-options")
+        || commands.stream().allMatch(c -> c.getType() == ReceiveCommand.Type.DELETE)) {
+      return Optional.empty(); // deletes alone send no pack: nothing to stream
     }
     return Optional.of(new Plan(List.copyOf(commands), capabilities.contains("atomic")));
   }
@@ -131,40 +157,19 @@ final class StreamedForward implements AutoCloseable {
   }
 
   /**
-   * Opens the upstream push and sends its commands. The lease is this forward's from here on:
-   * {@link #takeLease} hands it on, {@link #close} revokes it if nobody took it.
+   * Starts the copy upstream; its copier takes {@code token} when the mint is done. The token is
+   * this forward's from then on: {@link #takeLease} hands it on, {@link #close} revokes it if
+   * nobody took it.
    */
-  static StreamedForward start(Forwarder forwarder, String remoteUrl, WriteTokenLease lease,
-      Plan plan, long maxObjectBytes, Duration stallTimeout) throws IOException {
-    HttpURLConnection http = null;
-    try {
-      http = forwarder.open(remoteUrl, lease.token());
-      OutputStream body = http.getOutputStream();
-      Forwarder.writeCommands(body, plan.commands(), plan.atomic(), List.of());
-      StreamedForward streamed = new StreamedForward(forwarder, remoteUrl, http, body,
-          new PackBoundary(maxObjectBytes), plan.commands(), lease);
-      streamed.watch(stallTimeout);
-      return streamed;
-    } catch (IOException | URISyntaxException | RuntimeException e) {
-      if (http != null) {
-        http.disconnect();
-      }
-      lease.close();
-      throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
-    }
+  static StreamedForward start(Forwarder forwarder, String remoteUrl, EarlyWriteToken token,
+      Plan plan, long maxObjectBytes, Duration stallTimeout) {
+    StreamedForward streamed = new StreamedForward(forwarder, remoteUrl, token, plan,
+        maxObjectBytes, stallTimeout);
+    COPIERS.execute(streamed::copy);
+    return streamed;
   }
 
-  private void watch(Duration stallTimeout) {
-    long limit = stallTimeout.toNanos();
-    watch = WATCHDOG.scheduleWithFixedDelay(() -> {
-      long since = writingSince;
-      if (since != 0 && System.nanoTime() - since > limit) {
-        http.disconnect(); // the blocked write fails, and the push is stored, then forwarded
-      }
-    }, 1, 1, TimeUnit.SECONDS);
-  }
-
-  /** {@code pack} as read by the gateway's receive-pack, each byte also copied upstream. */
+  /** {@code pack} as read by the gateway's receive-pack, each byte also queued for upstream. */
   InputStream tee(InputStream pack) {
     return new FilterInputStream(pack) {
       @Override
@@ -178,31 +183,89 @@ final class StreamedForward implements AutoCloseable {
       public int read(byte[] b, int off, int len) throws IOException {
         int n = super.read(b, off, len);
         if (n > 0) {
-          copy(b, off, n);
+          enqueue(b, off, n);
         }
         return n;
       }
     };
   }
 
-  private synchronized void copy(byte[] b, int off, int n) {
+  private void enqueue(byte[] b, int off, int n) throws IOException {
     int forwardable = boundary.feed(b, off, n);
-    if (broken != null || ended || forwardable == 0) {
+    for (int done = 0; done < forwardable; ) {
+      int len = Math.min(forwardable - done, 1 << 20);
+      enqueueChunk(b, off + done, len);
+      done += len;
+    }
+  }
+
+  private void enqueueChunk(byte[] b, int off, int forwardable) throws IOException {
+    if (broken != null || aborted) {
       return;
     }
+    try {
+      // Waits while the copier is behind: the client uploads as fast as upstream takes it.
+      while (!room.tryAcquire(forwardable, 1, TimeUnit.SECONDS)) {
+        if (broken != null || aborted) {
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while copying a push upstream");
+    }
+    queue.add(Arrays.copyOfRange(b, off, off + forwardable));
+  }
+
+  /** The copier: waits for the token, opens the request, sends what is queued until the end. */
+  private void copy() {
+    try {
+      WriteTokenLease taken = token.take();
+      lease.set(taken);
+      HttpURLConnection h = forwarder.open(remoteUrl, taken.token());
+      http = h;
+      if (aborted) {
+        return;
+      }
+      OutputStream out = h.getOutputStream();
+      body = out;
+      watched(() -> Forwarder.writeCommands(out, plan.commands(), plan.atomic(), List.of()));
+      for (byte[] chunk = queue.take(); chunk != END; chunk = queue.take()) {
+        room.release(chunk.length);
+        byte[] c = chunk;
+        watched(() -> out.write(c));
+        if (queue.isEmpty()) {
+          watched(out::flush); // upstream starts on what it has while the client sends more
+        }
+      }
+    } catch (Exception e) {
+      broken = e; // the push falls back to store-and-forward
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+    } finally {
+      queue.clear();
+      room.release(MAX_QUEUED_BYTES);
+      copied.countDown();
+    }
+  }
+
+  private interface Write {
+    void run() throws IOException;
+  }
+
+  private void watched(Write w) throws IOException {
     writingSince = System.nanoTime();
     try {
-      body.write(b, off, forwardable);
-    } catch (IOException e) {
-      broken = e; // upstream went away: the push falls back to store-and-forward
+      w.run();
     } finally {
       writingSince = 0;
     }
   }
 
   /**
-   * Whether upstream has the whole pack but its trailer, and was sent exactly {@code judged}: then
-   * {@link #finish} may complete it.
+   * Whether upstream can have the whole pack but its trailer, and was sent exactly {@code
+   * judged}: then {@link #finish} may complete it.
    */
   synchronized boolean ready(List<ReceiveCommand> judged) {
     return !ended && broken == null && boundary.done() && same(judged);
@@ -214,7 +277,7 @@ final class StreamedForward implements AutoCloseable {
       return "ended";
     }
     if (broken != null) {
-      return "upstream broke off: " + Forwarder.oneLine(broken.getMessage());
+      return "upstream broke off: " + Forwarder.oneLine(String.valueOf(broken.getMessage()));
     }
     if (!boundary.done()) {
       return boundary.failed() ? boundary.failure() : "the pack was not read to its end";
@@ -223,6 +286,7 @@ final class StreamedForward implements AutoCloseable {
   }
 
   private boolean same(List<ReceiveCommand> judged) {
+    List<ReceiveCommand> sent = plan.commands();
     if (judged.size() != sent.size()) {
       return false;
     }
@@ -237,50 +301,73 @@ final class StreamedForward implements AutoCloseable {
     return true;
   }
 
-  /** Sends the trailer, so that upstream applies the push, and returns its verdict per command. */
-  synchronized Map<ReceiveCommand, Forwarder.Outcome> finish(List<ReceiveCommand> judged,
-      Consumer<String> messages) {
+  /**
+   * Waits until upstream has everything but the trailer, sends the trailer, so that upstream
+   * applies the push, and returns its verdict per command. Empty when upstream broke off before
+   * the trailer, so that nothing was applied and the push may be stored, then forwarded.
+   */
+  synchronized Optional<Map<ReceiveCommand, Forwarder.Outcome>> finish(
+      List<ReceiveCommand> judged, Consumer<String> messages) throws InterruptedException {
     if (!ready(judged)) {
       throw new IllegalStateException("not ready: " + notReadyBecause(judged));
     }
     ended = true;
-    writingSince = System.nanoTime();
+    queue.add(END);
+    copied.await();
+    if (broken != null) {
+      return Optional.empty();
+    }
+    HttpURLConnection h = http;
     try {
-      body.write(boundary.trailer());
-      body.close();
+      OutputStream out = body;
+      byte[] trailer = boundary.trailer();
+      watched(() -> {
+        out.write(trailer);
+        out.close();
+      });
     } catch (IOException e) {
-      http.disconnect();
-      return forwarder.answerFailed(judged, remoteUrl, e);
+      h.disconnect();
+      return Optional.of(forwarder.answerFailed(judged, remoteUrl, e));
     } finally {
-      writingSince = 0;
       watch.cancel(false);
     }
-    return forwarder.answer(http, remoteUrl, judged, messages);
+    return Optional.of(forwarder.answer(h, remoteUrl, judged, messages));
   }
 
-  /** Breaks the upstream push off before its trailer: upstream applies nothing. */
-  synchronized void abort() {
+  /** Breaks the upstream push off before its trailer, so that upstream applies nothing. */
+  synchronized void abort() throws InterruptedException {
     if (!ended) {
       ended = true;
-      http.disconnect();
+      aborted = true;
+      queue.add(END);
+      HttpURLConnection h = http;
+      if (h != null) {
+        h.disconnect();
+      }
+      copied.await();
+      h = http;
+      if (h != null) {
+        h.disconnect();
+      }
     }
   }
 
-  /** The write token, for the caller to use and revoke. */
-  synchronized WriteTokenLease takeLease() {
-    WriteTokenLease taken = lease;
-    lease = null;
-    return taken;
+  /** The write token, for the caller to use and revoke; null if there is none (any more). */
+  WriteTokenLease takeLease() {
+    return lease.getAndSet(null);
   }
 
   @Override
-  public synchronized void close() {
-    watch.cancel(false);
-    abort();
-    boundary.release();
-    if (lease != null) {
-      lease.close();
-      lease = null;
+  public synchronized void close() throws InterruptedException {
+    try {
+      abort();
+    } finally {
+      watch.cancel(false);
+      boundary.release();
+      WriteTokenLease unused = lease.getAndSet(null);
+      if (unused != null) {
+        unused.close();
+      }
     }
   }
 }

@@ -5,8 +5,11 @@ import dev.pushgate.broker.Secret;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -17,6 +20,9 @@ import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.GC;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.lib.RepositoryCache.FileKey;
@@ -122,6 +128,10 @@ final class UpstreamCache {
     long start = System.nanoTime();
     boolean fetched = false;
     try {
+      if (unchanged(repo, remoteUrl, token)) {
+        metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, false);
+        return;
+      }
       for (int attempt = 1; ; attempt++) {
         try (Repository cache = open(repo)) {
           try (Git git = Git.wrap(cache)) {
@@ -154,6 +164,29 @@ final class UpstreamCache {
     metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, fetched);
     log.debug("synced cache of {} in {} ms ({})", repo, (System.nanoTime() - start) / 1_000_000,
         fetched ? "fetched" : "unchanged");
+  }
+
+  /**
+   * Whether upstream's branches and tags are those of the cache, read in one request without
+   * JGit's fetch machinery; false also when that cannot be told, and the fetch finds out.
+   */
+  private boolean unchanged(RepoSlug repo, String remoteUrl, Secret token) {
+    Optional<Map<String, ObjectId>> upstream =
+        UpstreamRefList.read(remoteUrl, token, timeoutSeconds);
+    if (upstream.isEmpty()) {
+      return false;
+    }
+    try (Repository cache = open(repo)) {
+      Map<String, ObjectId> mirrored = new HashMap<>();
+      for (Ref r : cache.getRefDatabase().getRefsByPrefix(Constants.R_HEADS, Constants.R_TAGS)) {
+        if (r.getObjectId() != null) {
+          mirrored.put(r.getName(), r.getObjectId());
+        }
+      }
+      return mirrored.equals(upstream.get());
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /**

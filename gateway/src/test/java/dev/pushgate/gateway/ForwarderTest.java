@@ -340,7 +340,7 @@ class ForwarderTest {
             + "0000",
         2, "Resolving deltas: 100% (1/1)\rdone.\n",
         3, "");
-    Forwarder.Report r = Forwarder.Report.read(new ByteArrayInputStream(answer));
+    UpstreamReport r = UpstreamReport.read(new ByteArrayInputStream(answer));
 
     assertThat(r.unpack()).isEqualTo("ok");
     assertThat(r.refs()).containsExactly(Map.entry("refs/heads/main", ""),
@@ -359,7 +359,7 @@ class ForwarderTest {
         sideBand(1, "0010unpack ok"),                          // the inner report is cut
         repeat(sideBand(2, "x".repeat(60_000)), 20));          // longer than a report can be
     for (byte[] bytes : malformed) {
-      assertThatThrownBy(() -> Forwarder.Report.read(new ByteArrayInputStream(bytes)))
+      assertThatThrownBy(() -> UpstreamReport.read(new ByteArrayInputStream(bytes)))
           .isInstanceOf(IOException.class);
     }
   }

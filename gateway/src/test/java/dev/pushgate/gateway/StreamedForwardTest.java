@@ -80,7 +80,8 @@ class StreamedForwardTest {
       });
       acceptor.setDaemon(true);
       acceptor.start();
-      RecordingUpstream.Lease lease = new RecordingUpstream.Lease(null, false);
+      RecordingUpstream upstream = new RecordingUpstream(null);
+      EarlyWriteToken token = EarlyWriteToken.mint(upstream, null, null, Runnable::run);
       StreamedForward.Plan plan = StreamedForward.plan(PushRules.ALLOW_ALL,
           List.of(ZERO + " " + B + " refs/heads/x\0report-status")).orElseThrow();
       String url = "http://127.0.0.1:" + server.getLocalPort() + "/acme/widget.git";
@@ -88,7 +89,7 @@ class StreamedForwardTest {
       byte[] pack = hugeStoredBlobPack(64 << 20);
 
       long start = System.nanoTime();
-      try (StreamedForward streamed = StreamedForward.start(new Forwarder(5), url, lease, plan,
+      try (StreamedForward streamed = StreamedForward.start(new Forwarder(5), url, token, plan,
           100L << 20, Duration.ofSeconds(1))) {
         InputStream in = streamed.tee(new ByteArrayInputStream(pack));
         long read = in.transferTo(java.io.OutputStream.nullOutputStream());
@@ -99,7 +100,8 @@ class StreamedForwardTest {
         assertThat(streamed.notReadyBecause(plan.commands())).startsWith("upstream broke off");
       }
       assertThat(accepted).hasValue(1);
-      assertThat(lease.closes).as("revoked, as nobody took it").hasValue(1);
+      assertThat(upstream.leases).singleElement().satisfies(lease ->
+          assertThat(lease.closes).as("revoked, as nobody took it").hasValue(1));
     }
   }
 

@@ -18,6 +18,7 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,9 +33,11 @@ class UpstreamCacheTest {
   private UpstreamCache cache;
   private final List<Boolean> syncs = new ArrayList<>();
   private final List<Boolean> fetches = new ArrayList<>();
+  private HttpUpstream http;
 
   @BeforeEach
   void setUp() throws Exception {
+    http = new HttpUpstream(tmp);
     upstream = TestRepos.bare(tmp.resolve("upstream.git"));
     RevCommit root = TestRepos.commit(upstream, "root", Map.of("README", "hello"));
     TestRepos.setRef(upstream, "refs/heads/main", root);
@@ -50,9 +53,14 @@ class UpstreamCacheTest {
     });
   }
 
+  @AfterEach
+  void stop() throws Exception {
+    http.close();
+  }
+
   @Test
   void aFirstSyncMirrorsBranchesAndTagsOnly() throws Exception {
-    cache.sync(REPO, TestRepos.url(tmp.resolve("upstream.git")), TOKEN);
+    cache.sync(REPO, http.url(tmp.resolve("upstream.git")), TOKEN);
 
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
     assertThat(syncs).containsExactly(true);
@@ -60,21 +68,25 @@ class UpstreamCacheTest {
 
   @Test
   void aSyncWithUpstreamUnchangedFetchesNothing() throws Exception {
-    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
     int packs = packs();
 
+    http.requests.clear();
     cache.sync(REPO, url, TOKEN);
     cache.sync(REPO, url, TOKEN);
 
     assertThat(fetches).containsExactly(true, false, false);
+    assertThat(http.requests).as("one request each, for the ref list").containsExactly(
+        new HttpUpstream.Seen("GET /upstream.git/info/refs?service=git-upload-pack", true),
+        new HttpUpstream.Seen("GET /upstream.git/info/refs?service=git-upload-pack", true));
     assertThat(packs()).as("no fetch, so no new pack").isEqualTo(packs);
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
   }
 
   @Test
   void aSyncFollowsUpstreamMovingCreatingAndDeletingRefs() throws Exception {
-    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
 
     RevCommit next = TestRepos.commit(upstream, "next", Map.of("README", "hello again"),
@@ -96,7 +108,7 @@ class UpstreamCacheTest {
 
   @Test
   void aCacheRefUpstreamDoesNotHaveIsRemoved() throws Exception {
-    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
     try (Repository db = cacheRepo()) {
       TestRepos.setRef(db, "refs/heads/stale", TestRepos.idOf(db, "refs/heads/main"));
@@ -109,7 +121,7 @@ class UpstreamCacheTest {
 
   @Test
   void anUnreachableUpstreamFailsTheSyncAndSaysWhich() {
-    assertThatThrownBy(() -> cache.sync(REPO, TestRepos.url(tmp.resolve("missing.git")), TOKEN))
+    assertThatThrownBy(() -> cache.sync(REPO, http.url(tmp.resolve("missing.git")), TOKEN))
         .isInstanceOf(UpstreamException.class).hasMessageStartingWith("could not read acme/widget")
         .hasMessageNotContaining(TOKEN.reveal());
     assertThat(syncs).containsExactly(false);
@@ -117,7 +129,7 @@ class UpstreamCacheTest {
 
   @Test
   void aCacheWithManyPacksIsCompactedWithoutLosingARef() throws Exception {
-    String url = TestRepos.url(tmp.resolve("upstream.git"));
+    String url = http.url(tmp.resolve("upstream.git"));
     ObjectId tip = TestRepos.idOf(upstream, "refs/heads/main");
     for (int i = 0; i <= UpstreamCache.COMPACT_ABOVE_PACKS; i++) {
       tip = TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);

@@ -1,18 +1,22 @@
 package dev.pushgate.appliance.forge;
 
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import java.io.EOFException;
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.util.EnumSet;
+import java.util.Enumeration;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jgit.http.server.GitServlet;
-import org.eclipse.jgit.http.server.ReceivePackErrorHandler;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.transport.ReceivePack;
 import org.slf4j.Logger;
@@ -46,28 +50,68 @@ public final class LocalForge {
   }
 
   /**
-   * A push whose sender went away before its end (the gateway breaks off a streamed push it
-   * refused after its pack) is an ordinary event for a git server, logged in a line: GitHub
-   * discards the incomplete pack and says nothing. Anything else goes to JGit's own handling.
+   * JGit's servlet logs a push whose sender went away before its end as an internal error, with
+   * its stack trace. For a git server that is an ordinary event (the gateway breaks off a
+   * streamed push it refused after its pack; GitHub discards the incomplete pack and says
+   * nothing), so the forge logs it in a line. Everything else is logged as JGit logs it.
    */
-  private static void brokenOffQuietly(HttpServletRequest req, HttpServletResponse rsp,
-      ReceivePackErrorHandler.ReceivePackRunnable r) throws IOException {
-    try {
-      r.receive();
-    } catch (IOException e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof EofException) {
-          log.info("a push to {} broke off before its end; nothing was applied",
-              req.getPathInfo());
-          return;
-        }
+  private static ServletConfig quietAboutBrokenOffPushes(ServletConfig config) {
+    ServletContext context = config.getServletContext();
+    ServletContext quiet = (ServletContext) Proxy.newProxyInstance(
+        LocalForge.class.getClassLoader(), new Class<?>[] {ServletContext.class},
+        (proxy, method, args) -> {
+          if (method.getName().equals("log") && args != null && args.length == 2
+              && args[1] instanceof Throwable t && brokenOff(t)) {
+            log.info("a push to the forge broke off before its end; nothing was applied");
+            return null;
+          }
+          try {
+            return method.invoke(context, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    return new ServletConfig() {
+      @Override
+      public String getServletName() {
+        return config.getServletName();
       }
-      throw e;
+
+      @Override
+      public ServletContext getServletContext() {
+        return quiet;
+      }
+
+      @Override
+      public String getInitParameter(String name) {
+        return config.getInitParameter(name);
+      }
+
+      @Override
+      public Enumeration<String> getInitParameterNames() {
+        return config.getInitParameterNames();
+      }
+    };
+  }
+
+  private static boolean brokenOff(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof EofException || t instanceof EOFException) {
+        return true;
+      }
     }
+    return false;
   }
 
   public ServletContextHandler handler() {
-    GitServlet git = new GitServlet();
+    GitServlet git = new GitServlet() {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      public void init(ServletConfig config) throws ServletException {
+        super.init(quietAboutBrokenOffPushes(config));
+      }
+    };
     git.setRepositoryResolver((req, name) -> {
       ForgeRepositories.ForgeRepo repo =
           (ForgeRepositories.ForgeRepo) req.getAttribute(ForgeGitFilter.REPO_ATTRIBUTE);
@@ -88,7 +132,6 @@ public final class LocalForge {
       refUpdates.install(rp);
       return rp;
     });
-    git.setReceivePackErrorHandler(LocalForge::brokenOffQuietly);
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addServlet(new ServletHolder("forge-api",
         new ForgeApiServlet(repos, tokens, appKey, clock)), API_PATH + "/*");

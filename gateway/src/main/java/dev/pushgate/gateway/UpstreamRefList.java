@@ -1,0 +1,147 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.broker.Secret;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.transport.UserAgent;
+
+/**
+ * Upstream's branches and tags, read with the single request a fetch starts with ({@code GET
+ * info/refs?service=git-upload-pack}, protocol v0). Before every push the gateway asks whether
+ * upstream moved; most often it has not, and answering that needs no more than this list.
+ *
+ * <p>The list only ever lets the gateway skip a fetch when it is read whole and well formed; on
+ * anything else {@link #read} is empty, and the caller fetches as usual, which reports the error.
+ */
+final class UpstreamRefList {
+  /** A ref list of a repository with a million refs is about 60 MB; a push gateway stops earlier. */
+  static final int MAX_BYTES = 16 << 20;
+
+  private UpstreamRefList() {}
+
+  /** Upstream's {@code refs/heads/*} and {@code refs/tags/*}, or empty if it cannot tell. */
+  static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds) {
+    HttpURLConnection http = null;
+    boolean reusable = false;
+    try {
+      URI uri = new URI(remoteUrl + "/info/refs?service=git-upload-pack");
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if (!scheme.equals("https") && !scheme.equals("http")) {
+        return Optional.empty();
+      }
+      http = (HttpURLConnection) uri.toURL().openConnection();
+      http.setInstanceFollowRedirects(false);
+      http.setUseCaches(false);
+      http.setConnectTimeout(timeoutSeconds * 1000);
+      http.setReadTimeout(timeoutSeconds * 1000);
+      http.setRequestProperty("Accept", "application/x-git-upload-pack-advertisement");
+      http.setRequestProperty("User-Agent", UserAgent.get());
+      http.setRequestProperty("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+          ("x-access-token:" + token.reveal()).getBytes(StandardCharsets.UTF_8)));
+      if (http.getResponseCode() != HttpURLConnection.HTTP_OK
+          || !"application/x-git-upload-pack-advertisement".equals(http.getContentType())) {
+        return Optional.empty();
+      }
+      Optional<Map<String, ObjectId>> refs;
+      try (InputStream in = http.getInputStream()) {
+        refs = parse(in);
+        reusable = refs.isPresent() && in.read() == -1;
+      }
+      return refs;
+    } catch (IOException | URISyntaxException | IllegalArgumentException e) {
+      return Optional.empty();
+    } finally {
+      if (http != null && !reusable) {
+        http.disconnect();
+      }
+    }
+  }
+
+  /** Parses a smart-HTTP v0 upload-pack advertisement; empty unless it is whole and well formed. */
+  static Optional<Map<String, ObjectId>> parse(InputStream in) throws IOException {
+    Map<String, ObjectId> refs = new HashMap<>();
+    long total = 0;
+    String first = line(in);
+    if (!"# service=git-upload-pack".equals(first)) {
+      return Optional.empty();
+    }
+    if (line(in) != null) {
+      return Optional.empty(); // a flush must follow the service line
+    }
+    boolean firstRef = true;
+    for (String l; (l = line(in)) != null; ) {
+      total += l.length();
+      if (total > MAX_BYTES) {
+        return Optional.empty();
+      }
+      if (firstRef) {
+        int nul = l.indexOf('\0');
+        if (nul < 0) {
+          return Optional.empty();
+        }
+        l = l.substring(0, nul);
+        firstRef = false;
+      } else if (l.indexOf('\0') >= 0) {
+        return Optional.empty();
+      }
+      int sp = l.indexOf(' ');
+      if (sp != Constants.OBJECT_ID_STRING_LENGTH || !ObjectId.isId(l.substring(0, sp))) {
+        return Optional.empty();
+      }
+      String name = l.substring(sp + 1);
+      if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
+        return Optional.empty();
+      }
+      if (name.endsWith("^{}") || !(name.startsWith(Constants.R_HEADS)
+          || name.startsWith(Constants.R_TAGS))) {
+        continue; // peeled tags, HEAD, pull requests: not mirrored
+      }
+      if (refs.put(name, ObjectId.fromString(l.substring(0, sp))) != null) {
+        return Optional.empty();
+      }
+    }
+    if (firstRef) {
+      return Optional.empty(); // not even the capabilities line
+    }
+    return Optional.of(refs);
+  }
+
+  /** One pkt-line without its newline; null for a flush; an exception when cut or malformed. */
+  private static String line(InputStream in) throws IOException {
+    byte[] head = in.readNBytes(4);
+    if (head.length < 4) {
+      throw new IOException("the ref list ends inside a pkt-line");
+    }
+    int length = 0;
+    for (byte b : head) {
+      int digit = Character.digit(b, 16);
+      if (digit < 0) {
+        throw new IOException("the ref list is not made of pkt-lines");
+      }
+      length = length * 16 + digit;
+    }
+    if (length == 0) {
+      return null;
+    }
+    if (length < 5) {
+      throw new IOException("the ref list holds an empty or reserved pkt-line");
+    }
+    byte[] payload = in.readNBytes(length - 4);
+    if (payload.length < length - 4) {
+      throw new IOException("the ref list ends inside a pkt-line");
+    }
+    String s = new String(payload, StandardCharsets.UTF_8);
+    return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+  }
+}
