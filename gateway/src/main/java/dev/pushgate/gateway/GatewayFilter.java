@@ -1,6 +1,7 @@
 package dev.pushgate.gateway;
 
 import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.Decision;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -10,6 +11,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -42,6 +44,7 @@ final class GatewayFilter implements Filter {
   private final Forwarder forwarder;
   /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
   private final ThreadPoolExecutor minting = mintingPool();
+  private final ParkedWriteTokens mintedAhead = new ParkedWriteTokens(Duration.ofSeconds(30));
 
   GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
       UpstreamAccess upstream, AuditLog audit, PushMetrics metrics, Forwarder forwarder) {
@@ -89,6 +92,11 @@ final class GatewayFilter implements Filter {
       try {
         cache.sync(repo.get(), upstream.remoteUrl(repo.get()),
             upstream.readToken(run.get(), repo.get()));
+        if (mayAllowSomething(run.get())) {
+          RunContext r = run.get();
+          RepoSlug slug = repo.get();
+          mintedAhead.mintAhead(r, slug, () -> EarlyWriteToken.mint(upstream, r, slug, minting));
+        }
       } catch (UpstreamException e) {
         log.warn("run {}: sync of {} failed: {}", run.get().runId(), repo.get(), e.getMessage());
         text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(
@@ -110,10 +118,14 @@ final class GatewayFilter implements Filter {
       Optional<EarlyRefusal.Request> early =
           EarlyRefusal.judge(run.get().pushRules(), guarded.commands());
       if (early.isPresent()) {
+        mintedAhead.discard(run.get(), repo.get());
         refuseEarly(run.get(), repo.get(), guarded.request(), rsp, early.get());
         return;
       }
-      EarlyWriteToken token = EarlyWriteToken.mint(upstream, run.get(), repo.get(), minting);
+      RunContext r = run.get();
+      RepoSlug slug = repo.get();
+      EarlyWriteToken token =
+          mintedAhead.take(r, slug, () -> EarlyWriteToken.mint(upstream, r, slug, minting));
       Optional<StreamedForward.Plan> plan =
           StreamedForward.plan(run.get().pushRules(), guarded.commands());
       StreamedForward streamed = plan.isEmpty() ? null : StreamedForward.start(forwarder,
@@ -138,6 +150,17 @@ final class GatewayFilter implements Filter {
       return;
     }
     chain.doFilter(req, response);
+  }
+
+  /** A run whose rules deny every push needs no token minted ahead of its pushes. */
+  private static boolean mayAllowSomething(RunContext run) {
+    return run.pushRules().fallback() != Decision.DENY
+        || run.pushRules().rules().stream().anyMatch(r -> r.decision() != Decision.DENY);
+  }
+
+  @Override
+  public void destroy() {
+    mintedAhead.close();
   }
 
   /**

@@ -295,6 +295,27 @@ class GatewayHttpTest {
     return commit(client, "big\n", tree, client.resolve("refs/heads/main"));
   }
 
+  @Test
+  void theWriteTokenIsMintedWhenGitAsksForTheAdvertisementAndServesThePushThatFollows()
+      throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit next = client.parseCommit(client.resolve("refs/heads/main"));
+      PushResult r = push(client, false, "refs/heads/main:refs/heads/feature");
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+
+      // an advertisement that no push follows (git found nothing to send)
+      HttpResponse<String> ad = get("/git/github.com/acme/widget/info/refs?service=git-receive-pack",
+          "Bearer " + CREDENTIAL);
+      assertThat(ad.statusCode()).isEqualTo(200);
+      assertThat(access.leases).hasSize(2);
+      assertThat(access.leases.get(1).closes).as("still waiting for its push").hasValue(0);
+      assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+    }
+  }
+
   /** A client repository holding upstream's branches, with one new commit on main. */
   private Repository clientWithNewMain() throws Exception {
     Repository client = TestRepos.bare(dir.resolve("client.git"));
@@ -348,7 +369,9 @@ class GatewayHttpTest {
           dir.resolve("cache/acme/widget.git").toFile())) {
         assertThat(cache.getObjectDatabase().has(next)).as("the pack was not received").isFalse();
       }
-      assertThat(access.leases).as("no write token for a push refused outright").isEmpty();
+      // The token minted ahead when git asked for the advertisement is revoked unused.
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
     }
   }
 
