@@ -70,6 +70,11 @@ final class PackBoundary {
     return state == State.FAILED ? 0 : beforeTrailer;
   }
 
+  /** Whether every object has been seen: what follows is the trailer. */
+  boolean objectsEnded() {
+    return state == State.TRAILER || state == State.DONE;
+  }
+
   /** Whether the whole pack, trailer included, has been seen and nothing after it. */
   boolean done() {
     return state == State.DONE;

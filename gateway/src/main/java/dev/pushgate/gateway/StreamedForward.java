@@ -50,6 +50,8 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  */
 final class StreamedForward implements AutoCloseable {
   static final int MAX_QUEUED_BYTES = 8 << 20;
+  private static final int EAGER_FLUSH_BYTES = 256 << 10;
+  private static final int BLOCK_BYTES = 64 << 10;
   private static final byte[] END = new byte[0];
   private static final ExecutorService COPIERS = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "pushgate-stream");
@@ -87,6 +89,9 @@ final class StreamedForward implements AutoCloseable {
   /** When the write under way began (nanoTime), or 0 when none is. */
   private volatile long writingSince;
   private final AtomicReference<WriteTokenLease> lease = new AtomicReference<>();
+  /** What the request thread read and has not handed to the copier yet. */
+  private byte[] block = new byte[BLOCK_BYTES];
+  private int blockFill;
   private boolean ended;
 
   private StreamedForward(Forwarder forwarder, String remoteUrl, EarlyWriteToken token, Plan plan,
@@ -193,19 +198,37 @@ final class StreamedForward implements AutoCloseable {
   private void enqueue(byte[] b, int off, int n) throws IOException {
     int forwardable = boundary.feed(b, off, n);
     for (int done = 0; done < forwardable; ) {
-      int len = Math.min(forwardable - done, 1 << 20);
-      enqueueChunk(b, off + done, len);
+      int len = Math.min(forwardable - done, block.length - blockFill);
+      System.arraycopy(b, off + done, block, blockFill, len);
+      blockFill += len;
       done += len;
+      if (blockFill == block.length) {
+        submitBlock();
+      }
+    }
+    if (boundary.objectsEnded()) {
+      submitBlock(); // the last objects: nothing more is coming before the trailer
     }
   }
 
-  private void enqueueChunk(byte[] b, int off, int forwardable) throws IOException {
+  /**
+   * Hands what was read so far to the copier, in blocks rather than read by read: a hand-over
+   * wakes the copier, and 100 MiB in reads of 8 KiB would wake it 12,800 times.
+   */
+  private void submitBlock() throws IOException {
+    if (blockFill == 0) {
+      return;
+    }
+    int len = blockFill;
+    byte[] full = block;
+    block = new byte[BLOCK_BYTES];
+    blockFill = 0;
     if (broken != null || aborted) {
       return;
     }
     try {
       // Waits while the copier is behind: the client uploads as fast as upstream takes it.
-      while (!room.tryAcquire(forwardable, 1, TimeUnit.SECONDS)) {
+      while (!room.tryAcquire(len, 1, TimeUnit.SECONDS)) {
         if (broken != null || aborted) {
           return;
         }
@@ -214,7 +237,7 @@ final class StreamedForward implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while copying a push upstream");
     }
-    queue.add(Arrays.copyOfRange(b, off, off + forwardable));
+    queue.add(len == full.length ? full : Arrays.copyOf(full, len));
   }
 
   /** The copier: waits for the token, opens the request, sends what is queued until the end. */
@@ -230,12 +253,16 @@ final class StreamedForward implements AutoCloseable {
       OutputStream out = h.getOutputStream();
       body = out;
       watched(() -> Forwarder.writeCommands(out, plan.commands(), plan.atomic(), List.of()));
+      long sent = 0;
       for (byte[] chunk = queue.take(); chunk != END; chunk = queue.take()) {
         room.release(chunk.length);
         byte[] c = chunk;
         watched(() -> out.write(c));
-        if (queue.isEmpty()) {
-          watched(out::flush); // upstream starts on what it has while the client sends more
+        sent += c.length;
+        if (sent < EAGER_FLUSH_BYTES && queue.isEmpty()) {
+          // A small push: upstream starts on what it has while the client sends the rest.
+          // A large one goes in full chunks, cheaper for both sides.
+          watched(out::flush);
         }
       }
     } catch (Exception e) {
