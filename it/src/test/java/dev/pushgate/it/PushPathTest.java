@@ -244,6 +244,24 @@ class PushPathTest {
     assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(1);
   }
 
+  /** A push the rules allow from its commands alone is copied upstream while it arrives. */
+  @Test
+  @Order(9)
+  void aLargePushIsCopiedUpstreamWhileItArrivesAndLandsWhole() throws Exception {
+    byte[] noise = new byte[4 << 20];
+    new java.util.Random(11).nextBytes(noise);
+    Files.write(work.resolve("noise.bin"), noise);
+    git.in(work, "add", "noise.bin").ok();
+    git.in(work, "commit", "-q", "-m", "4 MiB that does not compress").ok();
+
+    git.in(work, "push", "origin", "HEAD:refs/heads/large").ok();
+
+    assertThat(forgeRef("acme/widget", "refs/heads/large")).isEqualTo(head(work));
+    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+      assertThat(r.getObjectDatabase().has(r.resolve("refs/heads/large:noise.bin"))).isTrue();
+    }
+  }
+
   @Test
   @Order(10)
   void teardownRevokesEverythingTheRunHeld() throws Exception {
@@ -321,6 +339,12 @@ class PushPathTest {
     assertThat(m).containsPattern(
         "pushgate_github_calls_total\\{operation=\"issue-token\",status=\"201\"\\} [1-9]");
     assertThat(m).contains("pushgate_forward_seconds_bucket");
+    // pushes the rules allow from their commands alone are streamed; the others (main denied
+    // in the same push) are stored, then forwarded
+    assertThat(m).containsPattern(
+        "pushgate_forwards_total\\{mode=\"streamed\",outcome=\"ok\"\\} [1-9]");
+    assertThat(m).containsPattern(
+        "pushgate_forwards_total\\{mode=\"stored\",outcome=\"ok\"\\} [1-9]");
     assertThat(m).contains("pushgate_cache_sync_seconds_count");
     assertThat(m).contains("pushgate_runs_live");
     assertThat(GITHUB_TOKEN.matcher(m).find()).isFalse();
