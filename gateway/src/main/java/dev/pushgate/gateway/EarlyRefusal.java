@@ -11,13 +11,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.Repository;
 
 /**
  * A push whose every command the run's rules deny whatever its pack holds is refused without
@@ -54,57 +51,40 @@ final class EarlyRefusal {
 
   /** The refusals, when the rules deny every command of {@code commandLines} outright. */
   static Optional<Request> judge(PushRules rules, List<String> commandLines) {
-    if (commandLines.isEmpty()) {
+    Optional<CommandList> list = CommandList.parse(commandLines);
+    if (list.isEmpty()) {
       return Optional.empty();
     }
     List<Refused> refused = new ArrayList<>();
-    Set<String> capabilities = new TreeSet<>();
-    for (int n = 0; n < commandLines.size(); n++) {
-      String line = commandLines.get(n);
-      if (line.endsWith("\n")) {
-        line = line.substring(0, line.length() - 1);
-      }
-      int nul = line.indexOf('\0');
-      if (nul >= 0) {
-        if (n > 0) {
-          return Optional.empty();
-        }
-        capabilities.addAll(Arrays.asList(line.substring(nul + 1).split(" ")));
-        line = line.substring(0, nul);
-      }
-      Optional<Refused> r = denied(rules, line);
+    for (CommandList.Command c : list.get().commands()) {
+      Optional<Refused> r = denied(rules, c);
       if (r.isEmpty()) {
         return Optional.empty();
       }
       refused.add(r.get());
     }
-    return Optional.of(new Request(List.copyOf(refused), Set.copyOf(capabilities)));
+    return Optional.of(new Request(List.copyOf(refused), list.get().capabilities()));
   }
 
-  private static Optional<Refused> denied(PushRules rules, String line) {
-    String[] parts = line.split(" ", -1);
-    if (parts.length != 3 || !ObjectId.isId(parts[0]) || !ObjectId.isId(parts[1])
-        || !parts[2].startsWith("refs/") || !Repository.isValidRefName(parts[2])) {
+  private static Optional<Refused> denied(PushRules rules, CommandList.Command c) {
+    String ref = c.ref();
+    if (c.creates() && c.deletes()) {
       return Optional.empty();
     }
-    ObjectId oldId = ObjectId.fromString(parts[0]);
-    ObjectId newId = ObjectId.fromString(parts[1]);
-    String ref = parts[2];
-    if (oldId.equals(ObjectId.zeroId()) && newId.equals(ObjectId.zeroId())) {
-      return Optional.empty();
+    if (c.creates()) {
+      return deny(ref, c.oldId(), c.newId(), UpdateKind.CREATE.id(),
+          rules.judge(ref, UpdateKind.CREATE));
     }
-    if (oldId.equals(ObjectId.zeroId())) {
-      return deny(ref, oldId, newId, UpdateKind.CREATE.id(), rules.judge(ref, UpdateKind.CREATE));
-    }
-    if (newId.equals(ObjectId.zeroId())) {
-      return deny(ref, oldId, newId, UpdateKind.DELETE.id(), rules.judge(ref, UpdateKind.DELETE));
+    if (c.deletes()) {
+      return deny(ref, c.oldId(), c.newId(), UpdateKind.DELETE.id(),
+          rules.judge(ref, UpdateKind.DELETE));
     }
     Judgement update = rules.judge(ref, UpdateKind.UPDATE);
     Judgement force = rules.judge(ref, UpdateKind.FORCE);
     if (!update.equals(force)) {
       return Optional.empty();
     }
-    return deny(ref, oldId, newId, UPDATE_OR_FORCE, update);
+    return deny(ref, c.oldId(), c.newId(), UPDATE_OR_FORCE, update);
   }
 
   private static Optional<Refused> deny(String ref, ObjectId oldId, ObjectId newId, String kind,

@@ -12,11 +12,9 @@ import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,8 +25,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.ReceiveCommand;
 
 /**
@@ -117,38 +113,23 @@ final class StreamedForward implements AutoCloseable {
    * have to be read first), and the rules allow every command whatever the pack holds.
    */
   static Optional<Plan> plan(PushRules rules, List<String> commandLines) {
+    Optional<CommandList> list = CommandList.parse(commandLines);
+    if (list.isEmpty() || list.get().capabilities().contains("push-options")) {
+      return Optional.empty();
+    }
     List<ReceiveCommand> commands = new ArrayList<>();
-    Set<String> capabilities = new HashSet<>();
-    for (int n = 0; n < commandLines.size(); n++) {
-      String line = commandLines.get(n);
-      if (line.endsWith("\n")) {
-        line = line.substring(0, line.length() - 1);
-      }
-      int nul = line.indexOf('\0');
-      if (nul >= 0) {
-        if (n > 0) {
-          return Optional.empty();
-        }
-        capabilities.addAll(Arrays.asList(line.substring(nul + 1).split(" ")));
-        line = line.substring(0, nul);
-      }
-      String[] parts = line.split(" ", -1);
-      if (parts.length != 3 || !ObjectId.isId(parts[0]) || !ObjectId.isId(parts[1])
-          || !parts[2].startsWith("refs/") || !Repository.isValidRefName(parts[2])) {
-        return Optional.empty();
-      }
-      ReceiveCommand cmd = new ReceiveCommand(ObjectId.fromString(parts[0]),
-          ObjectId.fromString(parts[1]), parts[2]);
-      if (cmd.getOldId().equals(cmd.getNewId()) || !allowedWhateverThePack(rules, cmd)) {
+    for (CommandList.Command c : list.get().commands()) {
+      ReceiveCommand cmd = new ReceiveCommand(c.oldId(), c.newId(), c.ref());
+      if (c.oldId().equals(c.newId()) || !allowedWhateverThePack(rules, cmd)) {
         return Optional.empty();
       }
       commands.add(cmd);
     }
-    if (commands.isEmpty() || capabilities.contains("push-options")
-        || commands.stream().allMatch(c -> c.getType() == ReceiveCommand.Type.DELETE)) {
+    if (commands.stream().allMatch(c -> c.getType() == ReceiveCommand.Type.DELETE)) {
       return Optional.empty(); // deletes alone send no pack: nothing to stream
     }
-    return Optional.of(new Plan(List.copyOf(commands), capabilities.contains("atomic")));
+    return Optional.of(new Plan(List.copyOf(commands),
+        list.get().capabilities().contains("atomic")));
   }
 
   private static boolean allowedWhateverThePack(PushRules rules, ReceiveCommand cmd) {

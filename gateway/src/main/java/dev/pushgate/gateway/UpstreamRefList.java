@@ -119,27 +119,12 @@ final class UpstreamRefList {
 
   /** One pkt-line without its newline; null for a flush; an exception when cut or malformed. */
   private static String line(InputStream in) throws IOException {
-    byte[] head = in.readNBytes(4);
-    if (head.length < 4) {
-      throw new IOException("the ref list ends inside a pkt-line");
-    }
-    int length = 0;
-    for (byte b : head) {
-      int digit = Character.digit(b, 16);
-      if (digit < 0) {
-        throw new IOException("the ref list is not made of pkt-lines");
-      }
-      length = length * 16 + digit;
-    }
-    if (length == 0) {
+    byte[] payload = PktLine.read(in, "the ref list");
+    if (payload == null) {
       return null;
     }
-    if (length < 5) {
+    if (payload.length == 0) {
       throw new IOException("the ref list holds an empty or reserved pkt-line");
-    }
-    byte[] payload = in.readNBytes(length - 4);
-    if (payload.length < length - 4) {
-      throw new IOException("the ref list ends inside a pkt-line");
     }
     String s = new String(payload, StandardCharsets.UTF_8);
     return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;

@@ -2,6 +2,7 @@ package dev.pushgate.gateway;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -68,31 +69,10 @@ record UpstreamReport(String unpack, Map<String, String> refs, String messages, 
 
   /** One pkt-line's payload; empty for a delimiter; null at a flush or at the end. */
   private static byte[] readPacket(InputStream in) throws IOException {
-    byte[] head = in.readNBytes(4);
-    if (head.length == 0) {
+    try {
+      return PktLine.read(in, "upstream's report");
+    } catch (EOFException e) {
       return null;
     }
-    if (head.length < 4) {
-      throw new IOException("upstream's report ends inside a pkt-line");
-    }
-    int length = 0;
-    for (byte b : head) {
-      int digit = Character.digit(b, 16);
-      if (digit < 0) {
-        throw new IOException("upstream's report is not made of pkt-lines");
-      }
-      length = length * 16 + digit;
-    }
-    if (length == 0) {
-      return null;
-    }
-    if (length < 4) {
-      return new byte[0];
-    }
-    byte[] payload = in.readNBytes(length - 4);
-    if (payload.length < length - 4) {
-      throw new IOException("upstream's report ends inside a pkt-line");
-    }
-    return payload;
   }
 }
