@@ -101,14 +101,28 @@ final class Forwarder {
       writeCommands(body, commands, atomic, pushOptions);
       writePack(body, db, commands, upstreamRefs);
     } catch (IOException | RuntimeException e) {
-      http.disconnect();
-      return failAll(commands, "upstream push failed: " + describe(remoteUrl, e));
+      return answerFailed(http, commands, remoteUrl, e);
     }
     return answer(http, remoteUrl, commands, messages);
   }
 
-  Map<ReceiveCommand, Outcome> answerFailed(List<ReceiveCommand> commands, String remoteUrl,
-      Exception e) {
+  /**
+   * The outcome of a push whose body could not be sent in full. Upstream may have answered
+   * before it stopped reading (a repository that is gone, a token it refuses): its status says
+   * more than the broken write.
+   */
+  Map<ReceiveCommand, Outcome> answerFailed(HttpURLConnection http, List<ReceiveCommand> commands,
+      String remoteUrl, Exception e) {
+    try {
+      int status = http.getResponseCode();
+      if (status > 0 && status != HttpURLConnection.HTTP_OK) {
+        return failAll(commands, "upstream push failed: " + remoteUrl + ": " + refusedWith(status));
+      }
+    } catch (IOException | RuntimeException ignored) {
+      // no answer either: the broken write is all there is to say
+    } finally {
+      http.disconnect();
+    }
     return failAll(commands, "upstream push failed: " + describe(remoteUrl, e));
   }
 

@@ -334,8 +334,7 @@ final class StreamedForward implements AutoCloseable {
         out.close();
       });
     } catch (IOException e) {
-      h.disconnect();
-      return Optional.of(forwarder.answerFailed(judged, remoteUrl, e));
+      return Optional.of(forwarder.answerFailed(h, judged, remoteUrl, e));
     } finally {
       watch.cancel(false);
     }

@@ -267,6 +267,24 @@ class ForwarderTest {
         "upstream push failed: " + url + ": not found (HTTP 404)"));
   }
 
+  /** Upstream answers 404 before it reads the pack, and stops reading: its answer is reported. */
+  @Test
+  void aLargePushToAMissingUpstreamRepositoryReportsUpstreamsAnswer() throws Exception {
+    byte[] noise = new byte[8 << 20];
+    new java.util.Random(3).nextBytes(noise);
+    RevCommit big = commit(cache, "big\n",
+        Map.of("noise.bin", new String(noise, StandardCharsets.ISO_8859_1)), base);
+    ReceiveCommand cmd = new ReceiveCommand(base, big, MAIN);
+
+    String url = http.url(dir.resolve("nowhere.git"));
+    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
+        List.of(cmd), advertised(), false, List.of(), messages::add);
+
+    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "upstream push failed: " + url + ": not found (HTTP 404)"));
+  }
+
   @Test
   void aMalformedUpstreamUrlFailsEveryCommand() throws Exception {
     RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
