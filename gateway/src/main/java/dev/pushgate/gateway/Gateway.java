@@ -43,7 +43,8 @@ public final class Gateway {
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
     git.setReceivePackFactory(
-        new GatewayReceivePackFactory(config, upstream, audit, approvals, metrics, forwarder));
+        new GatewayReceivePackFactory(config, upstream, audit, approvals, metrics, forwarder,
+            cache));
     git.setUploadPackFactory((req, db) -> {
       throw new ServiceNotEnabledException(
           "fetches are not served by the push gateway; fetch from upstream");

@@ -45,6 +45,7 @@ final class GatewayFilter implements Filter {
   /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
   private final ThreadPoolExecutor minting = mintingPool();
   private final ParkedWriteTokens mintedAhead = new ParkedWriteTokens(Duration.ofSeconds(30));
+  private final ClientReadTimeout clientReads;
 
   GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
       UpstreamAccess upstream, AuditLog audit, PushMetrics metrics, Forwarder forwarder) {
@@ -55,6 +56,7 @@ final class GatewayFilter implements Filter {
     this.upstream = upstream;
     this.audit = audit;
     this.metrics = metrics;
+    this.clientReads = new ClientReadTimeout(config.clientTimeout());
   }
 
   @Override
@@ -109,11 +111,17 @@ final class GatewayFilter implements Filter {
     if ("POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-receive-pack")) {
       PackHeaderGuard.Guarded guarded;
       try {
-        guarded = PackHeaderGuard.check(req, PackHeaderGuard.maxObjects(config.maxPackBytes()));
+        guarded = PackHeaderGuard.check(clientReads.watch(req),
+            PackHeaderGuard.maxObjects(config.maxPackBytes()));
       } catch (PackHeaderGuard.Refused e) {
         log.info("run {}: push to {} refused: {}", run.get().runId(), repo.get(), e.getMessage());
         text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
         return;
+      } catch (IOException e) {
+        if (ReceiveErrors.answerIfTimedOut(rsp, e)) {
+          return;
+        }
+        throw e;
       }
       Optional<EarlyRefusal.Request> early =
           EarlyRefusal.judge(run.get().pushRules(), guarded.commands());
@@ -161,6 +169,7 @@ final class GatewayFilter implements Filter {
   @Override
   public void destroy() {
     mintedAhead.close();
+    clientReads.close();
   }
 
   /**

@@ -26,16 +26,18 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
   private final AuditLog audit;
   private final Approvals approvals;
   private final Forwarder forwarder;
+  private final UpstreamCache cache;
   private final PushMetrics metrics;
 
   GatewayReceivePackFactory(GatewayConfig config, UpstreamAccess upstream, AuditLog audit,
-      Approvals approvals, PushMetrics metrics, Forwarder forwarder) {
+      Approvals approvals, PushMetrics metrics, Forwarder forwarder, UpstreamCache cache) {
     this.config = config;
     this.upstream = upstream;
     this.audit = audit;
     this.approvals = approvals;
     this.metrics = metrics;
     this.forwarder = forwarder;
+    this.cache = cache;
   }
 
   @Override
@@ -61,11 +63,13 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     // JGit allocates a commit, tree or tag at the size its header declares: a few bytes that
     // claim 2 GB would take the heap. GitHub refuses objects this large anyway.
     rp.setMaxObjectSizeLimit(MAX_OBJECT_BYTES);
-    rp.setTimeout(seconds(config.clientTimeout().toSeconds()));
+    // No rp.setTimeout: it starts a thread for every push. GatewayFilter bounds the client's
+    // reads (ClientReadTimeout); writes to a client that stopped reading end at Jetty's idle
+    // timeout.
     rp.setRefFilter(GatewayReceivePackFactory::branchesAndTags);
     rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.<PreReceiveHook>of(
         GatewayReceivePackFactory::refuseFunnyRefNames,
-        new PushHook(run, repo, config, upstream, audit, approvals, forwarder, metrics,
+        new PushHook(run, repo, config, upstream, audit, approvals, forwarder, cache, metrics,
             (EarlyWriteToken) req.getAttribute(GatewayFilter.EARLY_TOKEN_ATTRIBUTE),
             (StreamedForward) req.getAttribute(GatewayFilter.STREAMED_ATTRIBUTE)))));
     return rp;
@@ -93,9 +97,5 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
       }
     });
     return shown;
-  }
-
-  private static int seconds(long s) {
-    return (int) Math.min(Integer.MAX_VALUE, Math.max(1, s));
   }
 }

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jgit.lib.Ref;
-import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.PreReceiveHook;
 import org.eclipse.jgit.transport.ReceiveCommand;
@@ -61,6 +60,7 @@ final class PushHook implements PreReceiveHook {
   private final AuditLog audit;
   private final Approvals approvals;
   private final Forwarder forwarder;
+  private final UpstreamCache cache;
   private final PushMetrics metrics;
   private final EarlyWriteToken earlyToken;
   private final StreamedForward streamed;
@@ -70,8 +70,8 @@ final class PushHook implements PreReceiveHook {
    * @param streamed the push as copied upstream while it arrived, all but its trailer; or null
    */
   PushHook(RunContext run, RepoSlug repo, GatewayConfig config, UpstreamAccess upstream,
-      AuditLog audit, Approvals approvals, Forwarder forwarder, PushMetrics metrics,
-      EarlyWriteToken earlyToken, StreamedForward streamed) {
+      AuditLog audit, Approvals approvals, Forwarder forwarder, UpstreamCache cache,
+      PushMetrics metrics, EarlyWriteToken earlyToken, StreamedForward streamed) {
     this.run = run;
     this.repo = repo;
     this.config = config;
@@ -79,6 +79,7 @@ final class PushHook implements PreReceiveHook {
     this.audit = audit;
     this.approvals = approvals;
     this.forwarder = forwarder;
+    this.cache = cache;
     this.metrics = metrics;
     this.earlyToken = earlyToken;
     this.streamed = streamed;
@@ -184,10 +185,11 @@ final class PushHook implements PreReceiveHook {
     metrics.onForward(java.time.Duration.ofNanos(System.nanoTime() - forwardStart),
         outcomes.values().stream().allMatch(Forwarder.Outcome::ok), streaming);
     long took = (System.nanoTime() - start) / 1_000_000;
+    cache.landed(repo, allowed.stream().map(i -> i.cmd)
+        .filter(c -> outcomes.get(c).ok()).toList());
     for (Item i : allowed) {
       Forwarder.Outcome o = outcomes.get(i.cmd);
       if (o.ok()) {
-        updateCache(db, i.cmd);
         i.cmd.setResult(ReceiveCommand.Result.OK);
       } else {
         i.cmd.setResult(o.result(), o.message());
@@ -254,24 +256,6 @@ final class PushHook implements PreReceiveHook {
     } catch (AuditLog.AuditException e) {
       log.error("run {}: could not record the upstream outcome of {}", run.runId(),
           i.cmd.getRefName(), e);
-    }
-  }
-
-  private static void updateCache(Repository db, ReceiveCommand cmd) {
-    try {
-      RefUpdate ru = db.updateRef(cmd.getRefName());
-      ru.disableRefLog();
-      ru.setForceUpdate(true);
-      if (cmd.getType() == ReceiveCommand.Type.DELETE) {
-        ru.delete();
-      } else {
-        ru.setExpectedOldObjectId(null);
-        ru.setNewObjectId(cmd.getNewId());
-        ru.update();
-      }
-    } catch (IOException e) {
-      // The cache is only a cache: the next advertisement syncs it from upstream.
-      log.warn("could not update the cache ref {}: {}", cmd.getRefName(), e.getMessage());
     }
   }
 

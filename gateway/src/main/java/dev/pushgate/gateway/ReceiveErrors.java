@@ -92,6 +92,19 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
    * The timeout behind {@code e}, if a timeout ended the read: JGit's own read timeout, or
    * Jetty's idle timeout, whichever fired first.
    */
+  /**
+   * Answers {@code e} as a timed-out push if a timeout ended the read, as when it happens inside
+   * JGit; false for any other failure, which the caller answers.
+   */
+  static boolean answerIfTimedOut(HttpServletResponse rsp, IOException e) throws IOException {
+    Throwable timeout = timeoutIn(e);
+    if (timeout == null) {
+      return false;
+    }
+    timedOut(rsp, timeout);
+    return true;
+  }
+
   private static Throwable timeoutIn(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof InterruptedIOException || t instanceof TimeoutException) {

@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.broker.Secret;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -10,8 +11,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -23,11 +26,13 @@ import org.eclipse.jgit.internal.storage.file.GC;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.lib.RepositoryCache.FileKey;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.transport.FetchResult;
+import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.Transport;
 import org.eclipse.jgit.transport.TransportHttp;
@@ -51,14 +56,15 @@ final class UpstreamCache {
   private final PushMetrics metrics;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
-  /** One thread at most, gone when idle: compaction is rare and must not load both cores. */
-  private final ThreadPoolExecutor maintenance = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS,
-      new LinkedBlockingQueue<>(), r -> {
-        Thread t = new Thread(r, "pushgate-cache-gc");
-        t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
-        return t;
-      });
+  /** Compaction is rare and must not load both cores. */
+  private final ThreadPoolExecutor maintenance =
+      oneThreadWhenBusy("pushgate-cache-gc", Thread.MIN_PRIORITY);
+
+  /** Ref updates upstream took, per repository, not yet written to its cache. */
+  private final ConcurrentHashMap<String, Queue<ReceiveCommand>> landed = new ConcurrentHashMap<>();
+  /** Writes them after the pushes are answered. */
+  private final ThreadPoolExecutor refWriter =
+      oneThreadWhenBusy("pushgate-cache-refs", Thread.NORM_PRIORITY);
 
   UpstreamCache(Path root, int timeoutSeconds, PushMetrics metrics) {
     this.root = root;
@@ -128,7 +134,9 @@ final class UpstreamCache {
     long start = System.nanoTime();
     boolean fetched = false;
     try {
+      writeLanded(repo);
       if (unchanged(repo, remoteUrl, token)) {
+        compactIfCrowded(repo);
         metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, false);
         return;
       }
@@ -144,9 +152,6 @@ final class UpstreamCache {
                 .call();
             fetched = !result.getTrackingRefUpdates().isEmpty();
           }
-          if (packCount(cache) > COMPACT_ABOVE_PACKS) {
-            compactLater(repo);
-          }
           break;
         } catch (GitAPIException | IOException | RuntimeException e) {
           // A push being settled in the same cache can hold a ref lock for a moment: try again.
@@ -158,12 +163,69 @@ final class UpstreamCache {
           throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
         }
       }
+      compactIfCrowded(repo);
     } finally {
       lock.unlock();
     }
     metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, fetched);
     log.debug("synced cache of {} in {} ms ({})", repo, (System.nanoTime() - start) / 1_000_000,
         fetched ? "fetched" : "unchanged");
+  }
+
+  /**
+   * Records that upstream took {@code commands}, so that the next advertisement shows them
+   * without a fetch. They are written in the background, after the push is answered, which spares
+   * the push a ref update on disk. Whatever holds the repository's lock (a sync, a compaction)
+   * writes what is still pending first: no advertisement predates a push answered before it was
+   * asked for, and no compaction drops the objects of a push whose ref is not written yet.
+   */
+  void landed(RepoSlug repo, List<ReceiveCommand> commands) {
+    if (commands.isEmpty()) {
+      return;
+    }
+    landed.computeIfAbsent(repo.key(), k -> new ConcurrentLinkedQueue<>()).addAll(commands);
+    refWriter.execute(() -> {
+      ReentrantLock lock = lockOf(repo);
+      lock.lock();
+      try {
+        writeLanded(repo);
+      } finally {
+        lock.unlock();
+      }
+    });
+  }
+
+  /** Under the repository's lock. */
+  private void writeLanded(RepoSlug repo) {
+    Queue<ReceiveCommand> pending = landed.get(repo.key());
+    if (pending == null || pending.isEmpty()) {
+      return;
+    }
+    try (Repository cache = open(repo)) {
+      for (ReceiveCommand c; (c = pending.poll()) != null; ) {
+        setRef(cache, c);
+      }
+    } catch (IOException e) {
+      log.warn("could not open the cache of {} to record a push: {}", repo, e.getMessage());
+    }
+  }
+
+  private static void setRef(Repository cache, ReceiveCommand cmd) {
+    try {
+      RefUpdate ru = cache.updateRef(cmd.getRefName());
+      ru.disableRefLog();
+      ru.setForceUpdate(true);
+      if (cmd.getType() == ReceiveCommand.Type.DELETE) {
+        ru.delete();
+      } else {
+        ru.setExpectedOldObjectId(null);
+        ru.setNewObjectId(cmd.getNewId());
+        ru.update();
+      }
+    } catch (IOException e) {
+      // The cache is only a cache: the next sync finds it differs and fetches from upstream.
+      log.warn("could not update the cache ref {}: {}", cmd.getRefName(), e.getMessage());
+    }
   }
 
   /**
@@ -190,41 +252,67 @@ final class UpstreamCache {
   }
 
   /**
-   * Every push leaves one pack in the cache and every fetch another; JGit opens each. Past
-   * {@link #COMPACT_ABOVE_PACKS}, the cache is repacked in the background, under the same lock as
-   * a sync. A push in flight is safe: JGit keeps the pack it received with a .keep file until the
-   * push is answered, forwarding and any wait for an approver included. What a refused push left
-   * behind is unreachable and goes.
+   * Every push leaves one pack in the cache and every fetch another. JGit searches each for every
+   * object a push brings, and lists them all again whenever one was added. Past
+   * {@link #COMPACT_ABOVE_PACKS}, counted at every sync, the cache is repacked in the background,
+   * under the same lock as a sync. A push in flight is safe: JGit keeps the pack it received with
+   * a .keep file until the push is answered, forwarding and any wait for an approver included.
+   * What a refused push left behind is unreachable and goes.
    */
-  private void compactLater(RepoSlug repo) {
+  private void compactIfCrowded(RepoSlug repo) {
     if (!compacting.add(repo.key())) {
-      return;
+      return; // a count or a compaction is queued or running
     }
+    // Counted in the background too: the pack directory changed with the last push, so JGit
+    // would list it again here, on the way to the advertisement.
     maintenance.execute(() -> {
-      ReentrantLock lock = lockOf(repo);
-      lock.lock();
-      long start = System.nanoTime();
-      try (Repository cache = open(repo)) {
-        int before = packCount(cache);
-        GC gc = new GC((FileRepository) cache);
-        // Replaced packs go at once, or each later compaction would find them all again.
-        gc.setPackExpireAgeMillis(0);
-        // Objects only: packing refs would race the advertisements read outside the lock (a ref
-        // briefly read from the old packed-refs after its loose file went), and an advertisement
-        // older than upstream fails the push as stale.
-        gc.repack();
-        log.info("compacted the cache of {}: {} packs -> {} in {} ms", repo, before,
-            packCount(cache), (System.nanoTime() - start) / 1_000_000);
-      } catch (Exception e) {
-        if (e instanceof InterruptedException) {
-          Thread.currentThread().interrupt();
+      try {
+        if (packFiles(repo) > COMPACT_ABOVE_PACKS) {
+          compact(repo);
         }
-        log.warn("could not compact the cache of {}: {}", repo, e.getMessage());
       } finally {
-        lock.unlock();
         compacting.remove(repo.key());
       }
     });
+  }
+
+  private void compact(RepoSlug repo) {
+    ReentrantLock lock = lockOf(repo);
+    lock.lock();
+    long start = System.nanoTime();
+    try (Repository cache = open(repo)) {
+      writeLanded(repo);
+      int before = packCount(cache);
+      GC gc = new GC((FileRepository) cache);
+      // Replaced packs go at once, or each later compaction would find them all again.
+      gc.setPackExpireAgeMillis(0);
+      // Objects only: packing refs would race the advertisements read outside the lock (a ref
+      // briefly read from the old packed-refs after its loose file went), and an advertisement
+      // older than upstream fails the push as stale.
+      gc.repack();
+      log.info("compacted the cache of {}: {} packs -> {} in {} ms", repo, before,
+          packCount(cache), (System.nanoTime() - start) / 1_000_000);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      log.warn("could not compact the cache of {}: {}", repo, e.getMessage());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private int packFiles(RepoSlug repo) {
+    int n = 0;
+    try (DirectoryStream<Path> packs =
+        Files.newDirectoryStream(directoryOf(repo).resolve("objects/pack"), "*.pack")) {
+      for (Path ignored : packs) {
+        n++;
+      }
+    } catch (IOException e) {
+      log.debug("could not count the packs of the cache of {}: {}", repo, e.getMessage());
+    }
+    return n;
   }
 
   private static int packCount(Repository cache) {
@@ -260,6 +348,16 @@ final class UpstreamCache {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** One thread at most, gone when idle. */
+  private static ThreadPoolExecutor oneThreadWhenBusy(String name, int priority) {
+    return new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      t.setPriority(priority);
+      return t;
+    });
   }
 
   private ReentrantLock lockOf(RepoSlug repo) {

@@ -282,7 +282,7 @@ class GatewayFuzzTest {
       config = new GatewayConfig(HOST, dir.resolve("cache"), 2048, Duration.ofSeconds(10),
           Duration.ofSeconds(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
       factory = new GatewayReceivePackFactory(config, null, null, null, PushMetrics.NONE,
-          new Forwarder(10));
+          new Forwarder(10), null);
     }
     Path copy = dir.resolve("push.git");
     delete(copy);

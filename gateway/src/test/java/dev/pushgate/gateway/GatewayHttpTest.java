@@ -79,19 +79,23 @@ class GatewayHttpTest {
         return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
       }
     };
+    server = serve(Duration.ofSeconds(30));
+  }
+
+  private Server serve(Duration clientTimeout) throws Exception {
     GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
-        1L << 30, Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
+        1L << 30, clientTimeout, Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
     RunAuthenticator authenticator =
         credential -> CREDENTIAL.equals(credential) ? Optional.of(RUN) : Optional.empty();
     Gateway gateway = new Gateway(config, authenticator, access, audit, null, forwards);
-
-    server = new Server();
-    ServerConnector connector = new ServerConnector(server);
+    Server s = new Server();
+    ServerConnector connector = new ServerConnector(s);
     connector.setHost("127.0.0.1");
     connector.setPort(0);
-    server.addConnector(connector);
-    server.setHandler(gateway.handler());
-    server.start();
+    s.addConnector(connector);
+    s.setHandler(gateway.handler());
+    s.start();
+    return s;
   }
 
   @AfterEach
@@ -448,6 +452,44 @@ class GatewayHttpTest {
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).startsWith("malformed push request: ").doesNotContain("OutOfMemoryError");
     assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+  }
+
+  /** Each read of the body is bounded by the client timeout: in the commands, and in the pack. */
+  @Test
+  void aPushWhoseClientStopsSendingIsEndedByTheClientTimeout() throws Exception {
+    Server quick = serve(Duration.ofSeconds(1));
+    try {
+      String repo = "/git/github.com/acme/widget.git";
+      assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+          .statusCode()).isEqualTo(200);
+      byte[] command = ("0".repeat(40) + " " + base.name() + " refs/heads/stalled\0report-status\n")
+          .getBytes(StandardCharsets.US_ASCII);
+      byte[] body = (String.format("%04x", command.length + 4) + new String(command,
+          StandardCharsets.US_ASCII) + "0000PACK\0\0\0\2\0\0\0\1").getBytes(StandardCharsets.ISO_8859_1);
+      for (int sent : List.of(20, body.length)) {
+        long start = System.nanoTime();
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", quick.getURI().getPort())) {
+          socket.setSoTimeout(30_000);
+          String head = "POST " + repo + "/git-receive-pack HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+              + "Connection: close\r\nAuthorization: Bearer " + CREDENTIAL + "\r\n"
+              + "Content-Type: application/x-git-receive-pack-request\r\n"
+              + "Content-Length: " + (body.length + 100) + "\r\n\r\n";
+          socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+          socket.getOutputStream().write(body, 0, sent);
+          socket.getOutputStream().flush();
+          String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+          assertThat(answer).as("after %d bytes", sent).startsWith("HTTP/1.1 408 ")
+              .contains("the push request timed out (the client sent nothing for 1 s);"
+                  + " nothing was pushed");
+          assertThat(Duration.ofNanos(System.nanoTime() - start))
+              .isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
+        }
+      }
+      assertThat(idOf(upstream, "refs/heads/stalled")).isNull();
+    } finally {
+      quick.stop();
+    }
   }
 
   private HttpResponse<String> post(String path, byte[] body) throws Exception {

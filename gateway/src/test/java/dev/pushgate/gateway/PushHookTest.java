@@ -58,6 +58,8 @@ class PushHookTest {
   @TempDir Path dir;
   private Repository upstream;
   private Repository cache;
+  private UpstreamCache caches;
+  private final List<Boolean> fetches = new java.util.concurrent.CopyOnWriteArrayList<>();
   private Repository client;
   private RevCommit base;
   private RecordingUpstream access;
@@ -76,7 +78,12 @@ class PushHookTest {
     TestRepos.setRef(upstream, "refs/heads/old", base);
     access = new RecordingUpstream(http.url(dir.resolve("upstream.git")));
 
-    UpstreamCache caches = new UpstreamCache(dir.resolve("cache"), 10, PushMetrics.NONE);
+    caches = new UpstreamCache(dir.resolve("cache"), 10, new PushMetrics() {
+      @Override
+      public void onSync(Duration took, boolean ok, boolean fetched) {
+        fetches.add(fetched);
+      }
+    });
     caches.sync(REPO, access.url, RecordingUpstream.READ_TOKEN);
     cache = caches.open(REPO);
 
@@ -109,7 +116,7 @@ class PushHookTest {
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(idOf(upstream, MAIN)).isEqualTo(next);
-    assertThat(idOf(cache, MAIN)).isEqualTo(next);
+    assertThat(idOf(syncedCache(), MAIN)).isEqualTo(next);
     assertThat(audit.records).containsExactly(new PushRecord(NOW, "run-1", "ws-1", "acme/widget",
         MAIN, base.name(), next.name(), "update", "allowed", "push -> allow", null,
         "no push rule matches; push is allowed", "pending", 0));
@@ -137,7 +144,8 @@ class PushHookTest {
     assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(feature);
     assertThat(idOf(upstream, "refs/heads/old")).isNull();
     assertThat(idOf(upstream, MAIN)).isEqualTo(rewritten);
-    assertThat(idOf(cache, "refs/heads/old")).isNull();
+    assertThat(idOf(syncedCache(), "refs/heads/old")).isNull();
+    assertThat(idOf(cache, "refs/heads/feature")).isEqualTo(feature);
     assertThat(audit.records).extracting(PushRecord::ref, PushRecord::kind).containsExactlyInAnyOrder(
         org.assertj.core.groups.Tuple.tuple("refs/heads/feature", "create"),
         org.assertj.core.groups.Tuple.tuple("refs/heads/old", "delete"),
@@ -472,7 +480,7 @@ class PushHookTest {
   @Test
   void theFactoryRefusesARequestTheFilterDidNotLetThrough() {
     GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE, new Forwarder(10));
+        approvals, PushMetrics.NONE, new Forwarder(10), caches);
 
     assertThatThrownBy(() -> factory.create(request(Map.of()), cache))
         .isInstanceOf(ServiceNotAuthorizedException.class);
@@ -485,7 +493,7 @@ class PushHookTest {
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
     GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE, new Forwarder(10));
+        approvals, PushMetrics.NONE, new Forwarder(10), caches);
     protocol = new TestProtocol<>(null, factory);
     Transport.register(protocol);
     URIish uri = protocol.register(request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(rules),
@@ -495,6 +503,17 @@ class PushHookTest {
       List<RefSpec> specs = Arrays.stream(refSpecs).map(RefSpec::new).toList();
       return t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(specs));
     }
+  }
+
+  /**
+   * The cache as the next push's advertisement sees it. A push that landed is written to the
+   * cache after its answer, and the sync before the next advertisement finds it in step: no fetch.
+   */
+  private Repository syncedCache() throws Exception {
+    fetches.clear();
+    caches.sync(REPO, access.url, RecordingUpstream.READ_TOKEN);
+    assertThat(fetches).as("fetched in the sync after the push").containsExactly(false);
+    return cache;
   }
 
   private GatewayConfig config() {

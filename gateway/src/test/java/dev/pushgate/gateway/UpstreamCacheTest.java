@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
@@ -18,6 +19,7 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.transport.RefSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,6 +148,60 @@ class UpstreamCacheTest {
     try (Repository db = cacheRepo()) {
       assertThat(db.getObjectDatabase().has(tip)).isTrue();
     }
+  }
+
+  @Test
+  void aCacheThatGrowsByPushesAloneIsCompactedToo() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    ObjectId tip = TestRepos.idOf(upstream, "refs/heads/main");
+    for (int i = 0; i <= UpstreamCache.COMPACT_ABOVE_PACKS; i++) {
+      tip = TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);
+      TestRepos.setRef(upstream, "refs/heads/main", tip);
+      // As a forwarded push leaves it: the pack received, the ref set to what upstream took.
+      try (Repository db = cacheRepo(); Git git = Git.wrap(db)) {
+        git.fetch().setRemote(upstream.getDirectory().toURI().toString())
+            .setRefSpecs(new RefSpec("+refs/heads/main:refs/heads/main")).call();
+      }
+    }
+    fetches.clear();
+    cache.sync(REPO, url, TOKEN);
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (packs() > 2 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+
+    assertThat(fetches).containsExactly(false);
+    assertThat(packs()).isLessThanOrEqualTo(2);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+    try (Repository db = cacheRepo()) {
+      assertThat(db.getObjectDatabase().has(tip)).isTrue();
+    }
+  }
+
+  @Test
+  void refsAForwardedPushMovedAreInTheNextSyncWithoutAFetch() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    ObjectId old = TestRepos.idOf(upstream, "refs/heads/main");
+    ObjectId pushed = TestRepos.commit(upstream, "pushed", Map.of("README", "pushed"), old);
+    TestRepos.setRef(upstream, "refs/heads/main", pushed);
+    // The push's objects are in the cache, as its receive left them; its ref is not yet.
+    try (Repository db = cacheRepo(); Git git = Git.wrap(db)) {
+      git.fetch().setRemote(upstream.getDirectory().toURI().toString())
+          .setRefSpecs(new RefSpec("+refs/heads/main:refs/received")).call();
+      RefUpdate ru = db.updateRef("refs/received");
+      ru.setForceUpdate(true);
+      ru.delete();
+    }
+    fetches.clear();
+
+    cache.landed(REPO, List.of(new org.eclipse.jgit.transport.ReceiveCommand(
+        old, pushed, "refs/heads/main")));
+    cache.sync(REPO, url, TOKEN); // whether or not the background write came first
+
+    assertThat(fetches).containsExactly(false);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
   }
 
   private Repository cacheRepo() throws Exception {
