@@ -94,6 +94,7 @@ public final class Appliance implements AutoCloseable {
     // JGit measures timestamp resolution on the common pool and waits for it; with 2 cores a
     // busy common pool would stall pushes.
     FS.FileStoreAttributes.setBackground(true);
+    HostGitConfig.ignore();
     checkBindAddress();
     Path dir = settings.dataDir().toAbsolutePath();
     Files.createDirectories(dir);
