@@ -256,12 +256,27 @@ public final class Bench {
    * to stop, and notes it in the report when it did not.
    */
   private void quiet(String section) {
+    flushWrites();
     double busy = Platform.awaitQuiet(o.maxWait());
     String note = String.format(Locale.ROOT, "%s: machine %.0f%% busy before the section",
         section, busy * 100);
     step(note);
     if (busy > 0.10) {
       noisy.add(note);
+    }
+  }
+
+  /**
+   * Writes the kernel still holds back go to disk before a section: after the large pushes that
+   * is gigabytes, whose write-back otherwise slowed the fsyncs of the next section's pushes.
+   */
+  private static void flushWrites() {
+    try {
+      new ProcessBuilder("sync").inheritIO().start().waitFor();
+    } catch (java.io.IOException e) {
+      // no sync(1) here: the section runs all the same
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
