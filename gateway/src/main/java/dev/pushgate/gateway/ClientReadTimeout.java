@@ -77,7 +77,7 @@ final class ClientReadTimeout implements AutoCloseable {
     public int read() throws IOException {
       begin();
       try {
-        return super.read();
+        return in.read();
       } finally {
         end();
       }

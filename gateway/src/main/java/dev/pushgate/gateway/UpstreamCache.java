@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -184,15 +185,20 @@ final class UpstreamCache {
       return;
     }
     landed.computeIfAbsent(repo.key(), k -> new ConcurrentLinkedQueue<>()).addAll(commands);
-    refWriter.execute(() -> {
-      ReentrantLock lock = lockOf(repo);
-      lock.lock();
-      try {
-        writeLanded(repo);
-      } finally {
-        lock.unlock();
-      }
-    });
+    try {
+      refWriter.execute(() -> {
+        ReentrantLock lock = lockOf(repo);
+        lock.lock();
+        try {
+          writeLanded(repo);
+        } finally {
+          lock.unlock();
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // Never fails the push, which has landed: the next sync writes what is pending.
+      log.warn("could not schedule the cache ref update of {}: {}", repo, e.toString());
+    }
   }
 
   /** Under the repository's lock. */
