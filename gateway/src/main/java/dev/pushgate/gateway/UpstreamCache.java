@@ -155,7 +155,7 @@ final class UpstreamCache {
           }
           break;
         } catch (GitAPIException | IOException | RuntimeException e) {
-          // A push being settled in the same cache can hold a ref lock for a moment: try again.
+          // A ref lock held for a moment by another writer fails the fetch: try again.
           if (attempt < 3 && mentionsLock(e)) {
             sleep(50L * attempt);
             continue;
