@@ -133,37 +133,10 @@ final class UpstreamCache {
     ReentrantLock lock = lockOf(repo);
     lock.lock();
     long start = System.nanoTime();
-    boolean fetched = false;
+    boolean fetched;
     try {
       writeLanded(repo);
-      if (unchanged(repo, remoteUrl, token)) {
-        compactIfCrowded(repo);
-        metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, false);
-        return;
-      }
-      for (int attempt = 1; ; attempt++) {
-        try (Repository cache = open(repo)) {
-          try (Git git = Git.wrap(cache)) {
-            FetchResult result = git.fetch()
-                .setRemote(remoteUrl)
-                .setRefSpecs(MIRRORED)
-                .setRemoveDeletedRefs(true)
-                .setTimeout(timeoutSeconds)
-                .setTransportConfigCallback(t -> authenticate(t, token))
-                .call();
-            fetched = !result.getTrackingRefUpdates().isEmpty();
-          }
-          break;
-        } catch (GitAPIException | IOException | RuntimeException e) {
-          // A ref lock held for a moment by another writer fails the fetch: try again.
-          if (attempt < 3 && mentionsLock(e)) {
-            sleep(50L * attempt);
-            continue;
-          }
-          metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false, fetched);
-          throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
-        }
-      }
+      fetched = !unchanged(repo, remoteUrl, token) && fetch(repo, remoteUrl, token, start);
       compactIfCrowded(repo);
     } finally {
       lock.unlock();
@@ -171,6 +144,31 @@ final class UpstreamCache {
     metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, fetched);
     log.debug("synced cache of {} in {} ms ({})", repo, (System.nanoTime() - start) / 1_000_000,
         fetched ? "fetched" : "unchanged");
+  }
+
+  /** Mirrors upstream's branches and tags with JGit; whether a ref moved. Under the lock. */
+  private boolean fetch(RepoSlug repo, String remoteUrl, Secret token, long start)
+      throws UpstreamException {
+    for (int attempt = 1; ; attempt++) {
+      try (Repository cache = open(repo); Git git = Git.wrap(cache)) {
+        FetchResult result = git.fetch()
+            .setRemote(remoteUrl)
+            .setRefSpecs(MIRRORED)
+            .setRemoveDeletedRefs(true)
+            .setTimeout(timeoutSeconds)
+            .setTransportConfigCallback(t -> authenticate(t, token))
+            .call();
+        return !result.getTrackingRefUpdates().isEmpty();
+      } catch (GitAPIException | IOException | RuntimeException e) {
+        // A ref lock held for a moment by another writer fails the fetch: try again.
+        if (attempt < 3 && mentionsLock(e)) {
+          sleep(50L * attempt);
+          continue;
+        }
+        metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false, false);
+        throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
+      }
+    }
   }
 
   /**
@@ -288,7 +286,7 @@ final class UpstreamCache {
     long start = System.nanoTime();
     try (Repository cache = open(repo)) {
       writeLanded(repo);
-      int before = packCount(cache);
+      int before = packFiles(repo);
       GC gc = new GC((FileRepository) cache);
       // Replaced packs go at once, or each later compaction would find them all again.
       gc.setPackExpireAgeMillis(0);
@@ -297,7 +295,7 @@ final class UpstreamCache {
       // older than upstream fails the push as stale.
       gc.repack();
       log.info("compacted the cache of {}: {} packs -> {} in {} ms", repo, before,
-          packCount(cache), (System.nanoTime() - start) / 1_000_000);
+          packFiles(repo), (System.nanoTime() - start) / 1_000_000);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -319,10 +317,6 @@ final class UpstreamCache {
       log.debug("could not count the packs of the cache of {}: {}", repo, e.getMessage());
     }
     return n;
-  }
-
-  private static int packCount(Repository cache) {
-    return ((FileRepository) cache).getObjectDatabase().getPacks().size();
   }
 
   /**

@@ -138,16 +138,7 @@ class UpstreamCacheTest {
       TestRepos.setRef(upstream, "refs/heads/main", tip);
       cache.sync(REPO, url, TOKEN); // one fetch, one pack, each time
     }
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (packs() > 2 && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
-
-    assertThat(packs()).isLessThanOrEqualTo(2);
-    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
-    try (Repository db = cacheRepo()) {
-      assertThat(db.getObjectDatabase().has(tip)).isTrue();
-    }
+    assertCompactedInStepWithUpstream(tip);
   }
 
   @Test
@@ -159,24 +150,13 @@ class UpstreamCacheTest {
       tip = TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);
       TestRepos.setRef(upstream, "refs/heads/main", tip);
       // As a forwarded push leaves it: the pack received, the ref set to what upstream took.
-      try (Repository db = cacheRepo(); Git git = Git.wrap(db)) {
-        git.fetch().setRemote(upstream.getDirectory().toURI().toString())
-            .setRefSpecs(new RefSpec("+refs/heads/main:refs/heads/main")).call();
-      }
+      receiveIntoCache("+refs/heads/main:refs/heads/main");
     }
     fetches.clear();
     cache.sync(REPO, url, TOKEN);
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (packs() > 2 && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
 
     assertThat(fetches).containsExactly(false);
-    assertThat(packs()).isLessThanOrEqualTo(2);
-    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
-    try (Repository db = cacheRepo()) {
-      assertThat(db.getObjectDatabase().has(tip)).isTrue();
-    }
+    assertCompactedInStepWithUpstream(tip);
   }
 
   @Test
@@ -187,9 +167,8 @@ class UpstreamCacheTest {
     ObjectId pushed = TestRepos.commit(upstream, "pushed", Map.of("README", "pushed"), old);
     TestRepos.setRef(upstream, "refs/heads/main", pushed);
     // The push's objects are in the cache, as its receive left them; its ref is not yet.
-    try (Repository db = cacheRepo(); Git git = Git.wrap(db)) {
-      git.fetch().setRemote(upstream.getDirectory().toURI().toString())
-          .setRefSpecs(new RefSpec("+refs/heads/main:refs/received")).call();
+    receiveIntoCache("+refs/heads/main:refs/received");
+    try (Repository db = cacheRepo()) {
       RefUpdate ru = db.updateRef("refs/received");
       ru.setForceUpdate(true);
       ru.delete();
@@ -202,6 +181,28 @@ class UpstreamCacheTest {
 
     assertThat(fetches).containsExactly(false);
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  /** Waits up to 30 s for the background compaction, then checks that nothing was lost. */
+  private void assertCompactedInStepWithUpstream(ObjectId tip) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (packs() > 2 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+
+    assertThat(packs()).isLessThanOrEqualTo(2);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+    try (Repository db = cacheRepo()) {
+      assertThat(db.getObjectDatabase().has(tip)).isTrue();
+    }
+  }
+
+  /** Fetches from upstream straight into the cache, past the sync: one pack each time. */
+  private void receiveIntoCache(String refSpec) throws Exception {
+    try (Repository db = cacheRepo(); Git git = Git.wrap(db)) {
+      git.fetch().setRemote(upstream.getDirectory().toURI().toString())
+          .setRefSpecs(new RefSpec(refSpec)).call();
+    }
   }
 
   private Repository cacheRepo() throws Exception {
