@@ -8,12 +8,13 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedSet;
 import org.eclipse.jgit.lib.Ref;
-import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.PreReceiveHook;
 import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.ReceivePack;
@@ -34,6 +35,8 @@ final class PushHook implements PreReceiveHook {
     final ReceiveCommand cmd;
     final UpdateKind kind;
     Judgement judgement;
+    /** The workflow files this update changes; allowed ones need a token that may change them. */
+    SortedSet<String> workflows = Collections.emptySortedSet();
     RefusalCode code;
     String reason;
     long auditId = -1;
@@ -126,6 +129,13 @@ final class PushHook implements PreReceiveHook {
         continue;
       }
       i.judgement = run.pushRules().judge(i.cmd.getRefName(), i.kind);
+      if (i.judgement.decision() != Decision.DENY) {
+        // Judged on what the pushed objects change, never on the ref or the commit messages.
+        i.workflows = UpdateCommands.workflowFiles(rp.getRepository(), i.cmd, upstreamRefs);
+        if (!i.workflows.isEmpty()) {
+          i.judgement = WorkflowRule.judge(i.judgement, run.pushWorkflows(), i.workflows);
+        }
+      }
       Decision d = i.judgement.decision();
       if (d == Decision.DENY) {
         i.refuse(RefusalCode.RULE_DENIED, i.judgement.reason());
@@ -154,10 +164,11 @@ final class PushHook implements PreReceiveHook {
   private void forward(ReceivePack rp, List<Item> allowed, boolean everyCommand, long start)
       throws IOException, InterruptedException {
     List<ReceiveCommand> cmds = allowed.stream().map(i -> i.cmd).toList();
-    Repository db = rp.getRepository();
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
         ? List.of() : rp.getAdvertisedRefs().values();
-    boolean workflows = UpdateCommands.changeWorkflows(db, cmds, upstreamRefs);
+    // Every allowed update was judged with its workflow files: only a change push-workflows
+    // allowed (or an approver approved) gets a token with the workflows permission.
+    boolean workflows = allowed.stream().anyMatch(i -> !i.workflows.isEmpty());
     Map<ReceiveCommand, Forwarder.Outcome> outcomes;
     long forwardStart = System.nanoTime();
     Optional<Map<ReceiveCommand, Forwarder.Outcome>> streamedOutcomes = Optional.empty();

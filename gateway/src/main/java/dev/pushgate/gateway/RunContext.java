@@ -1,17 +1,28 @@
 package dev.pushgate.gateway;
 
 import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRules;
 import java.util.List;
 import java.util.Objects;
 
-/** What the gateway knows of an authenticated run: who it is and what it may push to. */
+/**
+ * What the gateway knows of an authenticated run: who it is, what it may push to, and whether
+ * its pushes may change CI workflows ({@code push-workflows}).
+ */
 public record RunContext(
     String runId,
     String workspaceId,
     RepoSlug repository,
     List<RepoSlug> attachedRepositories,
-    PushRules pushRules) {
+    PushRules pushRules,
+    Decision pushWorkflows) {
+
+  /** A run whose rules leave {@code push-workflows} at its default, deny. */
+  public RunContext(String runId, String workspaceId, RepoSlug repository,
+      List<RepoSlug> attachedRepositories, PushRules pushRules) {
+    this(runId, workspaceId, repository, attachedRepositories, pushRules, Decision.DENY);
+  }
 
   public RunContext {
     Objects.requireNonNull(runId, "runId");
@@ -19,6 +30,7 @@ public record RunContext(
     Objects.requireNonNull(repository, "repository");
     attachedRepositories = List.copyOf(attachedRepositories);
     Objects.requireNonNull(pushRules, "pushRules");
+    Objects.requireNonNull(pushWorkflows, "pushWorkflows");
   }
 
   /** The run's own repository or one attached to its workspace. */

@@ -5,14 +5,19 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevTree;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.treewalk.EmptyTreeIterator;
 import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
@@ -34,18 +39,53 @@ final class UpdateCommands {
     };
   }
 
-  /** True when a commit new to upstream changes anything under {@code .github/workflows/}. */
+  /** True when {@link #workflowFiles} finds a workflow file changed by any of {@code commands}. */
   static boolean changeWorkflows(
       Repository db, Collection<ReceiveCommand> commands, Collection<Ref> upstreamRefs)
       throws IOException {
-    try (RevWalk walk = newCommitsWalk(db, commands, upstreamRefs)) {
-      for (RevCommit c; (c = walk.next()) != null; ) {
-        if (touchesWorkflows(db, c)) {
-          return true;
-        }
+    for (ReceiveCommand cmd : commands) {
+      if (!workflowFiles(db, cmd, upstreamRefs).isEmpty()) {
+        return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The paths under {@code .github/workflows/} that {@code cmd} creates, changes or removes
+   * (a rename names both paths), read off the pushed objects: every commit new to upstream
+   * against each of its parents (a root commit: every workflow it holds), and, for an update
+   * of an existing ref, the ref's old tree against its new one, so that moving a branch to a
+   * commit upstream already has (a rewind, a force-push onto another branch) is seen too. A
+   * merge that brings in a workflow change from another branch counts, as GitHub counts it.
+   */
+  static SortedSet<String> workflowFiles(
+      Repository db, ReceiveCommand cmd, Collection<Ref> upstreamRefs) throws IOException {
+    SortedSet<String> files = new TreeSet<>();
+    if (cmd.getType() == ReceiveCommand.Type.DELETE) {
+      return files;
+    }
+    try (RevWalk walk = newCommitsWalk(db, List.of(cmd), upstreamRefs)) {
+      for (RevCommit c; (c = walk.next()) != null; ) {
+        if (c.getParentCount() == 0) {
+          changedWorkflows(db, null, c.getTree(), files);
+        }
+        for (RevCommit parent : c.getParents()) {
+          walk.parseHeaders(parent);
+          changedWorkflows(db, parent.getTree(), c.getTree(), files);
+        }
+      }
+    }
+    if (!cmd.getOldId().equals(ObjectId.zeroId())) {
+      try (RevWalk rw = new RevWalk(db)) {
+        RevObject before = rw.peel(rw.parseAny(cmd.getOldId()));
+        RevObject after = rw.peel(rw.parseAny(cmd.getNewId()));
+        if (before instanceof RevCommit b && after instanceof RevCommit a) {
+          changedWorkflows(db, b.getTree(), a.getTree(), files);
+        }
+      }
+    }
+    return files;
   }
 
   /** One-line summaries of the commits new to upstream, newest first, for approvers. */
@@ -92,26 +132,21 @@ final class UpdateCommands {
     }
   }
 
-  private static boolean touchesWorkflows(Repository db, RevCommit c) throws IOException {
+  /** Adds the workflow paths that differ between two trees; {@code before} null: none before. */
+  private static void changedWorkflows(Repository db, RevTree before, RevTree after,
+      Set<String> into) throws IOException {
     try (TreeWalk tw = new TreeWalk(db)) {
       tw.setRecursive(true);
-      if (c.getParentCount() == 0) {
-        tw.addTree(c.getTree());
-        tw.setFilter(PathFilter.create(WORKFLOWS));
-        return tw.next();
+      if (before == null) {
+        tw.addTree(new EmptyTreeIterator());
+      } else {
+        tw.addTree(before);
       }
-      for (RevCommit parent : c.getParents()) {
-        tw.reset();
-        try (RevWalk rw = new RevWalk(db)) {
-          tw.addTree(rw.parseCommit(parent).getTree());
-        }
-        tw.addTree(c.getTree());
-        tw.setFilter(AndTreeFilter.create(PathFilter.create(WORKFLOWS), TreeFilter.ANY_DIFF));
-        if (tw.next()) {
-          return true;
-        }
+      tw.addTree(after);
+      tw.setFilter(AndTreeFilter.create(PathFilter.create(WORKFLOWS), TreeFilter.ANY_DIFF));
+      while (tw.next()) {
+        into.add(tw.getPathString());
       }
-      return false;
     }
   }
 }

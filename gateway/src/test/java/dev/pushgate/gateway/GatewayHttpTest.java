@@ -46,7 +46,8 @@ class GatewayHttpTest {
   private static final RepoSlug WIDGET = new RepoSlug("acme", "widget");
   private static final RepoSlug DOCS = new RepoSlug("acme", "docs");
   private static final RunContext RUN = new RunContext("run-1", "ws-1", WIDGET, List.of(DOCS),
-      PushRules.of(List.of(PushRule.of("refs/heads/main", Decision.DENY, "push to main is denied"))));
+      PushRules.of(List.of(PushRule.of("refs/heads/main", Decision.DENY, "push to main is denied"))),
+      Decision.ALLOW);
 
   @TempDir Path dir;
   private Server server;

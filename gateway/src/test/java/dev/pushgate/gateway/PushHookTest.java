@@ -66,6 +66,7 @@ class PushHookTest {
   private final RecordingAudit audit = new RecordingAudit();
   private final List<ApprovalQuestion> questions = new ArrayList<>();
   private Approvals approvals = Approvals.NONE;
+  private Decision pushWorkflows = Decision.DENY;
   private TestProtocol<HttpServletRequest> protocol;
   private HttpUpstream http;
 
@@ -165,7 +166,8 @@ class PushHookTest {
   }
 
   @Test
-  void asksForAWorkflowsTokenWhenAPushedCommitChangesWorkflows() throws Exception {
+  void mintsAWorkflowsTokenOnlyWhenPushWorkflowsAllowsTheChange() throws Exception {
+    pushWorkflows = Decision.ALLOW;
     RevCommit ci = commit(client, "add ci\n",
         Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base);
     TestRepos.setRef(client, MAIN, ci);
@@ -174,6 +176,96 @@ class PushHookTest {
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.workflows).isTrue());
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.rule()).isEqualTo("push -> allow and push-workflows -> allow");
+      assertThat(rec.reason()).isEqualTo("no push rule matches; push is allowed;"
+          + " it changes CI workflows (.github/workflows/ci.yml)");
+    });
+  }
+
+  // ---- workflow changes (push-workflows)
+
+  @Test
+  void aWorkflowChangeIsRefusedByDefaultNamingItsFilesAndMintsNothing() throws Exception {
+    RevCommit ci = commit(client, "add ci\n",
+        Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base);
+    TestRepos.setRef(client, MAIN, ci);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: pushing a change to CI"
+        + " workflows is denied (push-workflows): .github/workflows/ci.yml");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(access.leases).isEmpty();
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.decision()).isEqualTo("denied");
+      assertThat(rec.code()).isEqualTo(RefusalCode.RULE_DENIED);
+      assertThat(rec.rule()).isEqualTo("push-workflows -> deny");
+    });
+  }
+
+  @Test
+  void aWorkflowChangeThatPushWorkflowsAsksAboutWaitsForAnApprover() throws Exception {
+    pushWorkflows = Decision.ASK;
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    RevCommit ci = commit(client, "add ci\n",
+        Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base);
+    TestRepos.setRef(client, MAIN, ci);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(questions).singleElement().satisfies(q -> {
+      assertThat(q.rule()).isEqualTo("push-workflows -> ask");
+      assertThat(q.reason()).isEqualTo("pushing a change to CI workflows needs approval"
+          + " (push-workflows): .github/workflows/ci.yml");
+    });
+    assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.workflows).isTrue());
+  }
+
+  @Test
+  void aRefThatAlsoNeedsApprovalIsAskedAboutOnceNamingBothRules() throws Exception {
+    pushWorkflows = Decision.ASK;
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_DENIED, "denied by alice");
+    };
+    TestRepos.setRef(client, MAIN, commit(client, "add ci\n",
+        Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base));
+
+    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: denied by alice");
+    assertThat(questions).singleElement().satisfies(q -> {
+      assertThat(q.rule()).isEqualTo("push refs/heads/main -> ask and push-workflows -> ask");
+      assertThat(q.reason()).isEqualTo(
+          "main needs a human; it changes CI workflows (.github/workflows/ci.yml)");
+    });
+    assertThat(access.leases).isEmpty();
+  }
+
+  @Test
+  void onlyTheRefBringingTheWorkflowChangeIsRefusedAndTheRestLandsWithoutTheWorkflowsPermission()
+      throws Exception {
+    TestRepos.setRef(client, "refs/heads/docs", clientCommit("docs", base));
+    Map<String, String> files = new HashMap<>(Map.of("README.md", "base\n"));
+    for (String name : List.of("a", "b", "c", "d")) {
+      files.put(".github/workflows/" + name + ".yml", "on: push\n");
+    }
+    TestRepos.setRef(client, "refs/heads/ci", commit(client, "four workflows\n", files, base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/docs:refs/heads/docs",
+        "refs/heads/ci:refs/heads/ci");
+
+    assertThat(status(r, "refs/heads/docs")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(message(r, "refs/heads/ci")).isEqualTo("Control Center policy: pushing a change"
+        + " to CI workflows is denied (push-workflows): .github/workflows/a.yml,"
+        + " .github/workflows/b.yml, .github/workflows/c.yml and 1 more");
+    assertThat(idOf(upstream, "refs/heads/ci")).isNull();
+    assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.workflows).isFalse());
   }
 
   // ---- refused by the rule
@@ -521,8 +613,8 @@ class PushHookTest {
         Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
   }
 
-  private static RunContext run(PushRules rules) {
-    return new RunContext("run-1", "ws-1", REPO, List.of(), rules);
+  private RunContext run(PushRules rules) {
+    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows);
   }
 
   /** A servlet request carrying what {@link GatewayFilter} leaves on it, and nothing else. */

@@ -227,6 +227,40 @@ class UpdateCommandsTest {
   }
 
   @Test
+  void aRenameOutOfWorkflowsNamesBothPaths() throws IOException {
+    RevCommit ci = commit(db, "add ci\n", WITH_CI);
+    RevCommit moved = commit(db, "move ci\n",
+        Map.of("README.md", "hello\n", "ci/ci.yml", "on: push\n"), ci);
+
+    assertThat(UpdateCommands.workflowFiles(db, update(MAIN, ci, moved), upstream(MAIN, ci)))
+        .containsExactly(".github/workflows/ci.yml");
+    RevCommit back = commit(db, "rename ci\n",
+        Map.of("README.md", "hello\n", ".github/workflows/build.yml", "on: push\n"), ci);
+    assertThat(UpdateCommands.workflowFiles(db, update(MAIN, ci, back), upstream(MAIN, ci)))
+        .containsExactly(".github/workflows/build.yml", ".github/workflows/ci.yml");
+  }
+
+  /**
+   * No commit is new, yet the branch's workflows change: the update is judged on the ref's old
+   * tree against its new one too, not only on the commits it brings.
+   */
+  @Test
+  void movingARefToACommitUpstreamAlreadyHasIsJudgedOnItsTrees() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit ci = commit(db, "add ci\n", WITH_CI, base);
+    List<Ref> upstream = new ArrayList<>(upstream(MAIN, base));
+    upstream.addAll(upstream("refs/heads/ci", ci));
+
+    assertThat(UpdateCommands.workflowFiles(db,
+        new ReceiveCommand(base, ci, MAIN), upstream)).containsExactly(".github/workflows/ci.yml");
+    assertThat(UpdateCommands.workflowFiles(db,
+        new ReceiveCommand(ci, base, "refs/heads/ci", ReceiveCommand.Type.UPDATE_NONFASTFORWARD),
+        upstream)).containsExactly(".github/workflows/ci.yml");
+    assertThat(UpdateCommands.workflowFiles(db, create("refs/heads/copy", ci), upstream))
+        .as("a new branch at a commit upstream has changes no workflow").isEmpty();
+  }
+
+  @Test
   void summariesListTheNewCommitsNewestFirst() throws IOException {
     RevCommit base = commit(db, "base\n", README);
     RevCommit first = commit(db, "First change\n\nwith a body\n", Map.of("README.md", "1\n"), base);

@@ -29,7 +29,7 @@ import java.util.Objects;
  * denyWriteGlobs: [".env", "*.key", "*.pem"]
  * </pre>
  *
- * An action key left out is {@code allow}. {@code push} is a decision or a list of scoped rules; a
+ * An action key left out is {@code allow}, except {@code push-workflows}, which is {@code deny}. {@code push} is a decision or a list of scoped rules; a
  * ref no scoped rule covers is allowed. A document is validated as a whole: a bad one is refused
  * with a {@link RulesException} and nothing of it applies.
  */
@@ -53,7 +53,7 @@ public final class WorkspaceRules {
       boolean denyWriteGlobsExplicit) {
     EnumMap<ActionClass, Decision> all = new EnumMap<>(ActionClass.class);
     for (ActionClass a : ActionClass.values()) {
-      all.put(a, a == ActionClass.PUSH ? push.fallback() : decisions.getOrDefault(a, Decision.ALLOW));
+      all.put(a, a == ActionClass.PUSH ? push.fallback() : decisions.getOrDefault(a, a.defaultDecision()));
     }
     this.decisions = Collections.unmodifiableMap(all);
     this.push = push;
@@ -132,13 +132,27 @@ public final class WorkspaceRules {
     return decisions.get(Objects.requireNonNull(action, "action"));
   }
 
-  /** The most restrictive decision anywhere in these rules, push rules included. */
+  /**
+   * The most restrictive decision these rules give any shell command, push rules included. What
+   * only the gateway judges ({@code push-workflows}) is left out: no command line is classified
+   * as it, so its default of deny must not turn every unclassifiable command into a deny.
+   */
   public Decision strictest() {
     Decision d = push.strictest();
-    for (Decision each : decisions.values()) {
-      d = d.strictest(each);
+    for (Map.Entry<ActionClass, Decision> each : decisions.entrySet()) {
+      if (each.getKey().judgedOnCommands()) {
+        d = d.strictest(each.getValue());
+      }
     }
     return d;
+  }
+
+  /**
+   * Whether a push whose new commits change {@code .github/workflows/} may go upstream: the
+   * {@code push-workflows} decision, deny unless the document says otherwise.
+   */
+  public Decision pushWorkflows() {
+    return decisions.get(ActionClass.PUSH_WORKFLOWS);
   }
 
   /** Filename globs the sandbox must deny writes to; {@code .env, *.key, *.pem} when not given. */

@@ -17,7 +17,8 @@ class ActionClassAndModeTest {
             "publish-review-or-merge=Publish a review or merge",
             "write-tracker=Write to an external tracker",
             "install-package=Install a package",
-            "access-network=Access the network");
+            "access-network=Access the network",
+            "push-workflows=Push a change to CI workflows");
   }
 
   @Test
@@ -28,7 +29,16 @@ class ActionClassAndModeTest {
     assertThatThrownBy(() -> ActionClass.fromId("Push"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("not an action class: Push (expected push, commit, open-pull-request, "
-            + "publish-review-or-merge, write-tracker, install-package, access-network)");
+            + "publish-review-or-merge, write-tracker, install-package, access-network, push-workflows)");
+  }
+
+  @Test
+  void onlyChangingWorkflowsIsDeniedByDefaultAndJudgedAtTheGatewayAlone() {
+    for (ActionClass a : ActionClass.values()) {
+      assertThat(a.defaultDecision()).as(a.id())
+          .isEqualTo(a == ActionClass.PUSH_WORKFLOWS ? Decision.DENY : Decision.ALLOW);
+      assertThat(a.judgedOnCommands()).as(a.id()).isEqualTo(a != ActionClass.PUSH_WORKFLOWS);
+    }
   }
 
   @Test

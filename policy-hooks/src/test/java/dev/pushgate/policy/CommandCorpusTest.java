@@ -77,7 +77,8 @@ class CommandCorpusTest {
     assertThat(cases).hasSizeGreaterThanOrEqualTo(300);
     Set<ActionClass> seen = EnumSet.noneOf(ActionClass.class);
     cases.forEach(c -> seen.addAll(c.actions()));
-    assertThat(seen).containsExactlyInAnyOrder(ActionClass.values());
+    assertThat(seen).containsExactlyInAnyOrder(java.util.Arrays.stream(ActionClass.values())
+        .filter(ActionClass::judgedOnCommands).toArray(ActionClass[]::new));
     for (Mode mode : Mode.values()) {
       Set<Decision> decisions = EnumSet.noneOf(Decision.class);
       cases.forEach(c -> decisions.add(c.decisions().get(mode)));

@@ -75,10 +75,12 @@ class WorkspaceRulesTest {
   }
 
   @Test
-  void defaultAllowsEverything() {
+  void defaultAllowsEverythingButChangingWorkflows() {
     for (ActionClass a : ActionClass.values()) {
-      assertThat(WorkspaceRules.DEFAULT.decisionFor(a)).isEqualTo(Decision.ALLOW);
+      assertThat(WorkspaceRules.DEFAULT.decisionFor(a)).as(a.id())
+          .isEqualTo(a == ActionClass.PUSH_WORKFLOWS ? Decision.DENY : Decision.ALLOW);
     }
+    assertThat(WorkspaceRules.DEFAULT.pushWorkflows()).isEqualTo(Decision.DENY);
     assertThat(WorkspaceRules.DEFAULT.push()).isEqualTo(PushRules.ALLOW_ALL);
     assertThat(WorkspaceRules.DEFAULT.strictest()).isEqualTo(Decision.ALLOW);
     assertThat(WorkspaceRules.DEFAULT.denyWriteGlobs()).containsExactly(".env", "*.key", "*.pem");
@@ -92,6 +94,27 @@ class WorkspaceRulesTest {
     assertThat(WorkspaceRules.parse("~\n")).isEqualTo(WorkspaceRules.DEFAULT);
     assertThat(WorkspaceRules.fromJson(null)).isEqualTo(WorkspaceRules.DEFAULT);
     assertThat(WorkspaceRules.fromJson(NullNode.instance)).isEqualTo(WorkspaceRules.DEFAULT);
+  }
+
+  @Test
+  void pushWorkflowsIsDeniedUnlessTheDocumentAllowsOrAsks() throws RulesException {
+    assertThat(WorkspaceRules.parse("commit: ask\n").pushWorkflows()).isEqualTo(Decision.DENY);
+    assertThat(WorkspaceRules.parse("push-workflows: ask\n").pushWorkflows())
+        .isEqualTo(Decision.ASK);
+    WorkspaceRules allowed = WorkspaceRules.parse("{\"push-workflows\": \"allow\"}");
+    assertThat(allowed.pushWorkflows()).isEqualTo(Decision.ALLOW);
+    assertThat(WorkspaceRules.fromJson(allowed.toJson())).isEqualTo(allowed);
+    assertThat(WorkspaceRules.DEFAULT.toJson().get("push-workflows").asText()).isEqualTo("deny");
+    assertThatThrownBy(() -> WorkspaceRules.parse("push-workflows: maybe\n"))
+        .isInstanceOf(RulesException.class)
+        .hasMessage("line 1, column 17: bad decision 'maybe' (expected allow, ask or deny)");
+  }
+
+  @Test
+  void theDefaultDenyOfWorkflowsDoesNotMakeUnclassifiableCommandsDenied() throws RulesException {
+    assertThat(WorkspaceRules.parse("commit: ask\n").strictest()).isEqualTo(Decision.ASK);
+    assertThat(WorkspaceRules.parse("push-workflows: deny\n").strictest())
+        .isEqualTo(Decision.ALLOW);
   }
 
   @Test
@@ -136,7 +159,7 @@ class WorkspaceRulesTest {
     assertThat(WorkspaceRules.parse("push: ask\n").toJson().toString()).isEqualTo(
         "{\"push\":\"ask\",\"commit\":\"allow\",\"open-pull-request\":\"allow\","
             + "\"publish-review-or-merge\":\"allow\",\"write-tracker\":\"allow\","
-            + "\"install-package\":\"allow\",\"access-network\":\"allow\"}");
+            + "\"install-package\":\"allow\",\"access-network\":\"allow\",\"push-workflows\":\"deny\"}");
   }
 
   /** Found by RulesFuzzTest: the default reason names the pattern and may pass 200 characters. */
@@ -174,7 +197,7 @@ class WorkspaceRulesTest {
             "line 2, column 20: bad decision 'maybe' (expected allow, ask or deny)", "open-pull-request"),
         Arguments.of("commit: allow\ncomit: deny\n",
             "line 2, column 1: unknown key 'comit' (expected push, commit, open-pull-request, "
-                + "publish-review-or-merge, write-tracker, install-package, access-network or "
+                + "publish-review-or-merge, write-tracker, install-package, access-network, push-workflows or "
                 + "denyWriteGlobs)", "comit"),
         Arguments.of("commit: allow\ncommit: deny\n", "line 2, column 1: duplicate key 'commit'",
             "commit"),

@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 final class ForgeGitFilter implements Filter {
   private static final Logger log = LoggerFactory.getLogger(ForgeGitFilter.class);
   static final String REPO_ATTRIBUTE = ForgeRepositories.ForgeRepo.class.getName();
+  static final String GRANT_ATTRIBUTE = ForgeTokens.Grant.class.getName();
 
   private final ForgeRepositories repos;
   private final ForgeTokens tokens;
@@ -71,6 +72,7 @@ final class ForgeGitFilter implements Filter {
       return;
     }
     req.setAttribute(REPO_ATTRIBUTE, repo.get());
+    req.setAttribute(GRANT_ATTRIBUTE, grant.get());
     try {
       chain.doFilter(request, response);
     } finally {

@@ -11,6 +11,7 @@ import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.util.EnumSet;
 import java.util.Enumeration;
+import java.util.List;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -18,6 +19,7 @@ import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jgit.http.server.GitServlet;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.transport.PreReceiveHookChain;
 import org.eclipse.jgit.transport.ReceivePack;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -130,6 +132,10 @@ public final class LocalForge {
       rp.setAllowPushOptions(true);
       rp.setCheckReferencedObjectsAreReachable(true);
       refUpdates.install(rp);
+      ForgeTokens.Grant grant = (ForgeTokens.Grant) req.getAttribute(ForgeGitFilter.GRANT_ATTRIBUTE);
+      // Before the ref lock: GitHub refuses a workflow change whatever else the push holds.
+      rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.of(ForgeWorkflowCheck.forToken(
+          grant != null && "write".equals(grant.permissions().get("workflows"))), refUpdates)));
       return rp;
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);

@@ -548,7 +548,7 @@ public final class Runs implements RunAuthenticator {
       throw new IllegalStateException("damaged run row " + row.id(), e);
     }
     return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
-        attached, rules.push());
+        attached, rules.push(), rules.pushWorkflows());
   }
 
   private String toJson(Object o) {
