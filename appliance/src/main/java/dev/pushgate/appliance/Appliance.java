@@ -191,7 +191,8 @@ public final class Appliance implements AutoCloseable {
     metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());
     Gateway gateway = new Gateway(
         new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
-            settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock),
+            settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock,
+            settings.writeTokensPerMinute()),
         runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics);
     contexts.addHandler(gateway.handler());
     contexts.addHandler(healthz());

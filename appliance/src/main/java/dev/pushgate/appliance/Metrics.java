@@ -75,6 +75,13 @@ final class Metrics implements PushMetrics {
     }
   }
 
+  @Override
+  public void onWriteTokenMint(String outcome) {
+    Counter.builder("pushgate.write.token.mints")
+        .description("Write tokens the gateway asked for, by outcome (rate-limited: not asked)")
+        .tag("outcome", outcome).register(registry).increment();
+  }
+
   /** Counts the approval desk's questions by how they end, around the real log. */
   ApprovalLog counting(ApprovalLog log) {
     return new ApprovalLog() {

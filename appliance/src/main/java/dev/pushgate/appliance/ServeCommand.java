@@ -53,6 +53,10 @@ final class ServeCommand implements Callable<Integer> {
       description = "Largest pack one push may send. Default: ${DEFAULT-VALUE}")
   long maxPackBytes;
 
+  @Option(names = "--max-write-tokens-per-minute", defaultValue = "20", paramLabel = "N",
+      description = "Write tokens one run may have the gateway mint in a minute (a burst of N, then N a minute); a push past it is refused. Default: ${DEFAULT-VALUE}")
+  int maxWriteTokensPerMinute;
+
   @Option(names = "--client-timeout", defaultValue = "2m",
       converter = Units.DurationConverter.class,
       description = "How long the gateway waits on a silent git client before it ends the push. Default: ${DEFAULT-VALUE}")
@@ -149,7 +153,7 @@ final class ServeCommand implements Callable<Integer> {
               "--hook-ask takes approvers or passthrough, not: " + hookAsk);
         },
         databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL"),
-        rules == null ? DefaultRules.NONE : DefaultRules.read(rules));
+        rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute);
     return settings;
   }
 }

@@ -2,6 +2,7 @@ package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,13 +31,18 @@ public record Settings(
     Duration approvalTimeout,
     RunApi.HookAsk hookAsk,
     String databaseUrl,
-    DefaultRules defaultRules) {
+    DefaultRules defaultRules,
+    int writeTokensPerMinute) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
+    }
+    if (writeTokensPerMinute < 1) {
+      throw new IllegalArgumentException(
+          "--max-write-tokens-per-minute must be at least 1: " + writeTokensPerMinute);
     }
   }
 
@@ -45,6 +51,7 @@ public record Settings(
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
         Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
-        RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE);
+        RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
+        GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
   }
 }

@@ -39,11 +39,13 @@ public final class Gateway {
         Math.max(1, config.upstreamTimeout().toSeconds()));
     UpstreamCache cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, metrics);
     Forwarder forwarder = new Forwarder(upstreamSeconds);
+    UpstreamAccess budgeted = new BudgetedUpstream(upstream,
+        new MintBudget(config.writeTokensPerMinute(), config.clock()), metrics);
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
     git.setReceivePackFactory(
-        new GatewayReceivePackFactory(config, upstream, audit, approvals, metrics, forwarder,
+        new GatewayReceivePackFactory(config, budgeted, audit, approvals, metrics, forwarder,
             cache));
     git.setUploadPackFactory((req, db) -> {
       throw new ServiceNotEnabledException(
@@ -51,7 +53,7 @@ public final class Gateway {
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addFilter(new FilterHolder(
-        new GatewayFilter(config, authenticator, cache, upstream, audit, metrics, forwarder)),
+        new GatewayFilter(config, authenticator, cache, budgeted, audit, metrics, forwarder)),
         "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");

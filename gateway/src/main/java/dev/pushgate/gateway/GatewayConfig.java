@@ -7,7 +7,9 @@ import java.util.Objects;
 
 /**
  * Settings of the gateway. {@code gitHost} is the host part of the URLs the gateway serves
- * ({@code /git/<gitHost>/<owner>/<repo>.git}); {@code maxPackBytes} bounds one push.
+ * ({@code /git/<gitHost>/<owner>/<repo>.git}); {@code maxPackBytes} bounds one push;
+ * {@code writeTokensPerMinute} bounds the write tokens one run may have minted (a burst of that
+ * many, then that many a minute).
  */
 public record GatewayConfig(
     String gitHost,
@@ -15,12 +17,26 @@ public record GatewayConfig(
     long maxPackBytes,
     Duration clientTimeout,
     Duration upstreamTimeout,
-    Clock clock) {
+    Clock clock,
+    int writeTokensPerMinute) {
 
   /** The host part of the gateway's URLs for GitHub repositories. */
   public static final String GITHUB_HOST = "github.com";
 
   public static final long DEFAULT_MAX_PACK_BYTES = 2L * 1024 * 1024 * 1024;
+
+  /**
+   * Write tokens one run may have minted per minute. A mint and its revocation are two calls of
+   * the GitHub App's 5,000 an hour; an agent pushing more than this every minute is looping.
+   */
+  public static final int DEFAULT_WRITE_TOKENS_PER_MINUTE = 20;
+
+  /** With the default budget of write tokens. */
+  public GatewayConfig(String gitHost, Path cacheDir, long maxPackBytes, Duration clientTimeout,
+      Duration upstreamTimeout, Clock clock) {
+    this(gitHost, cacheDir, maxPackBytes, clientTimeout, upstreamTimeout, clock,
+        DEFAULT_WRITE_TOKENS_PER_MINUTE);
+  }
 
   public GatewayConfig {
     Objects.requireNonNull(gitHost, "gitHost");
@@ -34,6 +50,10 @@ public record GatewayConfig(
     Objects.requireNonNull(clientTimeout, "clientTimeout");
     Objects.requireNonNull(upstreamTimeout, "upstreamTimeout");
     Objects.requireNonNull(clock, "clock");
+    if (writeTokensPerMinute < 1) {
+      throw new IllegalArgumentException(
+          "writeTokensPerMinute must be at least 1: " + writeTokensPerMinute);
+    }
   }
 
   public static GatewayConfig defaults(Path cacheDir) {

@@ -1,7 +1,6 @@
 package dev.pushgate.gateway;
 
 import dev.pushgate.broker.RepoSlug;
-import dev.pushgate.policy.Decision;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -11,7 +10,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -44,7 +42,6 @@ final class GatewayFilter implements Filter {
   private final Forwarder forwarder;
   /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
   private final ThreadPoolExecutor minting = mintingPool();
-  private final ParkedWriteTokens mintedAhead = new ParkedWriteTokens(Duration.ofSeconds(30));
   private final ClientReadTimeout clientReads;
 
   GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
@@ -94,11 +91,6 @@ final class GatewayFilter implements Filter {
       try {
         cache.sync(repo.get(), upstream.remoteUrl(repo.get()),
             upstream.readToken(run.get(), repo.get()));
-        if (mayAllowSomething(run.get())) {
-          RunContext r = run.get();
-          RepoSlug slug = repo.get();
-          mintedAhead.mintAhead(r, slug, () -> EarlyWriteToken.mint(upstream, r, slug, minting));
-        }
       } catch (UpstreamException e) {
         log.warn("run {}: sync of {} failed: {}", run.get().runId(), repo.get(), e.getMessage());
         text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(
@@ -126,22 +118,26 @@ final class GatewayFilter implements Filter {
       Optional<EarlyRefusal.Request> early =
           EarlyRefusal.judge(run.get().pushRules(), guarded.commands());
       if (early.isPresent()) {
-        mintedAhead.discard(run.get(), repo.get());
         refuseEarly(run.get(), repo.get(), guarded.request(), rsp, early.get());
         return;
       }
+      // Minted while the pack arrives, but only for a command list that the rules allow at
+      // least in part as it stands: an empty or malformed list, or one that only asks, mints
+      // nothing here (the push hook mints once something is allowed).
       RunContext r = run.get();
       RepoSlug slug = repo.get();
-      EarlyWriteToken token =
-          mintedAhead.take(r, slug, () -> EarlyWriteToken.mint(upstream, r, slug, minting));
-      Optional<StreamedForward.Plan> plan =
-          StreamedForward.plan(run.get().pushRules(), guarded.commands());
+      EarlyWriteToken token = EarlyMint.worthIt(r.pushRules(), guarded.commands())
+          ? EarlyWriteToken.mint(upstream, r, slug, minting) : null;
+      Optional<StreamedForward.Plan> plan = token == null ? Optional.empty()
+          : StreamedForward.plan(run.get().pushRules(), guarded.commands());
       StreamedForward streamed = plan.isEmpty() ? null : StreamedForward.start(forwarder,
           upstream.remoteUrl(repo.get()), token, plan.get(),
           GatewayReceivePackFactory.MAX_OBJECT_BYTES, config.upstreamTimeout());
       req = streamed == null ? guarded.request() : guarded.request(streamed::tee);
-      req.setAttribute(streamed == null ? EARLY_TOKEN_ATTRIBUTE : STREAMED_ATTRIBUTE,
-          streamed == null ? token : streamed);
+      if (token != null) {
+        req.setAttribute(streamed == null ? EARLY_TOKEN_ATTRIBUTE : STREAMED_ATTRIBUTE,
+            streamed == null ? token : streamed);
+      }
       try {
         chain.doFilter(req, response);
       } finally {
@@ -152,7 +148,9 @@ final class GatewayFilter implements Filter {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         } finally {
-          token.releaseIfUnused();
+          if (token != null) {
+            token.releaseIfUnused();
+          }
         }
       }
       return;
@@ -160,15 +158,8 @@ final class GatewayFilter implements Filter {
     chain.doFilter(req, response);
   }
 
-  /** A run whose rules deny every push needs no token minted ahead of its pushes. */
-  private static boolean mayAllowSomething(RunContext run) {
-    return run.pushRules().fallback() != Decision.DENY
-        || run.pushRules().rules().stream().anyMatch(r -> r.decision() != Decision.DENY);
-  }
-
   @Override
   public void destroy() {
-    mintedAhead.close();
     clientReads.close();
   }
 

@@ -222,7 +222,8 @@ final class PushHook implements PreReceiveHook {
     } catch (UpstreamException e) {
       log.warn("run {}: no write token for {}: {}", run.runId(), repo, e.getMessage());
       Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-          "the gateway could not get a write token for " + repo + "; nothing was pushed");
+          e.forThePersonPushing() ? e.getMessage()
+              : "the gateway could not get a write token for " + repo + "; nothing was pushed");
       Map<ReceiveCommand, Forwarder.Outcome> outcomes = new LinkedHashMap<>();
       for (ReceiveCommand c : cmds) {
         outcomes.put(c, failed);

@@ -20,4 +20,11 @@ public interface PushMetrics {
    * cache's, so objects were fetched, not only the ref list read.
    */
   default void onSync(Duration took, boolean ok, boolean fetched) {}
+
+  /**
+   * One write token asked for: {@code outcome} is {@code minted}, {@code minted-with-workflows},
+   * {@code failed} (upstream refused or could not be reached) or {@code rate-limited} (the run's
+   * budget was spent, so upstream was not asked).
+   */
+  default void onWriteTokenMint(String outcome) {}
 }

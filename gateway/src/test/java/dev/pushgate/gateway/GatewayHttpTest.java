@@ -60,10 +60,17 @@ class GatewayHttpTest {
   private HttpUpstream upstreamServer;
   /** How each forward went: true when it was streamed. */
   private final List<Boolean> streamedForwards = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Each write token asked for, by outcome. */
+  private final List<String> mints = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PushMetrics forwards = new PushMetrics() {
     @Override
     public void onForward(Duration took, boolean ok, boolean streamed) {
       streamedForwards.add(streamed);
+    }
+
+    @Override
+    public void onWriteTokenMint(String outcome) {
+      mints.add(outcome);
     }
   };
 
@@ -84,8 +91,13 @@ class GatewayHttpTest {
   }
 
   private Server serve(Duration clientTimeout) throws Exception {
+    return serve(clientTimeout, GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
+  }
+
+  private Server serve(Duration clientTimeout, int writeTokensPerMinute) throws Exception {
     GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
-        1L << 30, clientTimeout, Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
+        1L << 30, clientTimeout, Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC),
+        writeTokensPerMinute);
     RunAuthenticator authenticator =
         credential -> CREDENTIAL.equals(credential) ? Optional.of(RUN) : Optional.empty();
     Gateway gateway = new Gateway(config, authenticator, access, audit, null, forwards);
@@ -298,9 +310,18 @@ class GatewayHttpTest {
     return commit(client, "big\n", tree, client.resolve("refs/heads/main"));
   }
 
+  /**
+   * A token is minted once a push's commands are read and one of them is allowed, never for an
+   * advertisement: an agent asking for advertisements in a loop, or posting pushes without
+   * commands, spent two calls of the GitHub App's rate limit each time.
+   */
   @Test
-  void theWriteTokenIsMintedWhenGitAsksForTheAdvertisementAndServesThePushThatFollows()
-      throws Exception {
+  void aPushMintsOneTokenOnceItsCommandsAreReadAndAnAdvertisementMintsNone() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      assertThat(get("/git/github.com/acme/widget/info/refs?service=git-receive-pack",
+          "Bearer " + CREDENTIAL).statusCode()).isEqualTo(200);
+    }
+    assertThat(access.leases).isEmpty();
     try (Repository client = clientWithNewMain()) {
       RevCommit next = client.parseCommit(client.resolve("refs/heads/main"));
       PushResult r = push(client, false, "refs/heads/main:refs/heads/feature");
@@ -308,14 +329,48 @@ class GatewayHttpTest {
           .isEqualTo(RemoteRefUpdate.Status.OK);
       assertThat(access.leases).singleElement()
           .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
-
-      // an advertisement that no push follows (git found nothing to send)
-      HttpResponse<String> ad = get("/git/github.com/acme/widget/info/refs?service=git-receive-pack",
-          "Bearer " + CREDENTIAL);
-      assertThat(ad.statusCode()).isEqualTo(200);
-      assertThat(access.leases).hasSize(2);
-      assertThat(access.leases.get(1).closes).as("still waiting for its push").hasValue(0);
       assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+    }
+  }
+
+  @Test
+  void aPushWithoutCommandsOrWithMalformedOnesMintsNothing() throws Exception {
+    String repo = "/git/github.com/acme/widget.git";
+    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+        .statusCode()).isEqualTo(200);
+    for (int i = 0; i < 20; i++) {
+      assertThat(post(repo + "/git-receive-pack", "0000".getBytes(StandardCharsets.US_ASCII))
+          .statusCode()).isEqualTo(200);
+    }
+    assertThat(post(repo + "/git-receive-pack",
+        "0011not a command0000".getBytes(StandardCharsets.US_ASCII)).statusCode())
+        .isEqualTo(400);
+    assertThat(access.leases).isEmpty();
+    assertThat(mints).isEmpty();
+  }
+
+  @Test
+  void aRunPastItsBudgetOfWriteTokensIsRefusedWithoutAskingUpstream() throws Exception {
+    server.stop();
+    server = serve(Duration.ofSeconds(30), 2);
+    try (Repository client = clientWithNewMain()) {
+      assertThat(push(client, false, "refs/heads/main:refs/heads/one")
+          .getRemoteUpdate("refs/heads/one").getStatus()).isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(push(client, false, "refs/heads/main:refs/heads/two")
+          .getRemoteUpdate("refs/heads/two").getStatus()).isEqualTo(RemoteRefUpdate.Status.OK);
+
+      PushResult r = push(client, false, "refs/heads/main:refs/heads/three");
+
+      assertThat(r.getRemoteUpdate("refs/heads/three").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+      assertThat(r.getRemoteUpdate("refs/heads/three").getMessage()).isEqualTo("this run has"
+          + " pushed more than 2 times in a minute, the most one run may; nothing was pushed,"
+          + " try again in 30 s");
+      assertThat(idOf(upstream, "refs/heads/three")).isNull();
+      assertThat(access.leases).hasSize(2);
+      // The streamed copy and the push hook may each ask; neither reaches upstream.
+      assertThat(mints).startsWith("minted", "minted");
+      assertThat(mints.subList(2, mints.size())).isNotEmpty().containsOnly("rate-limited");
     }
   }
 
@@ -372,9 +427,7 @@ class GatewayHttpTest {
           dir.resolve("cache/acme/widget.git").toFile())) {
         assertThat(cache.getObjectDatabase().has(next)).as("the pack was not received").isFalse();
       }
-      // The token minted ahead when git asked for the advertisement is revoked unused.
-      assertThat(access.leases).singleElement()
-          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+      assertThat(access.leases).as("nothing is minted for a push the rules refuse").isEmpty();
     }
   }
 
