@@ -58,8 +58,9 @@ final class ApplianceProcess implements AutoCloseable {
     Path log = dataDir.resolveSibling(dataDir.getFileName() + ".log");
     List<String> cmd = new ArrayList<>(List.of("java"));
     cmd.addAll(jvmOptions);
+    // One run pushes hundreds of times a minute here, far past what one agent may.
     cmd.addAll(List.of("-jar", jar.toString(), "serve", "--data-dir", dataDir.toString(),
-        "--port", "0"));
+        "--port", "0", "--max-write-tokens-per-minute", "1000000"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("JAVA_TOOL_OPTIONS")
