@@ -43,8 +43,45 @@ class GitConfigFileTest {
         # Written by pushgate for one agent run; removed when the run ends.
         [url "http://127.0.0.1:7070/git/github.com/"]
         \tpushInsteadOf = https://github.com/
-        \tpushInsteadOf = git@github.com:
+        \tpushInsteadOf = https://github.com:443/
+        \tpushInsteadOf = http://github.com/
+        \tpushInsteadOf = http://github.com:80/
+        \tpushInsteadOf = https://github.com./
+        \tpushInsteadOf = https://github.com.:443/
+        \tpushInsteadOf = http://github.com./
+        \tpushInsteadOf = http://github.com.:80/
+        \tpushInsteadOf = ssh://github.com/
+        \tpushInsteadOf = ssh://github.com:22/
+        \tpushInsteadOf = git+ssh://github.com/
+        \tpushInsteadOf = git+ssh://github.com:22/
+        \tpushInsteadOf = ssh+git://github.com/
+        \tpushInsteadOf = ssh+git://github.com:22/
+        \tpushInsteadOf = github.com:
+        \tpushInsteadOf = [github.com]:
         \tpushInsteadOf = ssh://git@github.com/
+        \tpushInsteadOf = ssh://git@github.com:22/
+        \tpushInsteadOf = git+ssh://git@github.com/
+        \tpushInsteadOf = git+ssh://git@github.com:22/
+        \tpushInsteadOf = ssh+git://git@github.com/
+        \tpushInsteadOf = ssh+git://git@github.com:22/
+        \tpushInsteadOf = git@github.com:
+        \tpushInsteadOf = git@[github.com]:
+        \tpushInsteadOf = ssh://github.com./
+        \tpushInsteadOf = ssh://github.com.:22/
+        \tpushInsteadOf = git+ssh://github.com./
+        \tpushInsteadOf = git+ssh://github.com.:22/
+        \tpushInsteadOf = ssh+git://github.com./
+        \tpushInsteadOf = ssh+git://github.com.:22/
+        \tpushInsteadOf = github.com.:
+        \tpushInsteadOf = [github.com.]:
+        \tpushInsteadOf = ssh://git@github.com./
+        \tpushInsteadOf = ssh://git@github.com.:22/
+        \tpushInsteadOf = git+ssh://git@github.com./
+        \tpushInsteadOf = git+ssh://git@github.com.:22/
+        \tpushInsteadOf = ssh+git://git@github.com./
+        \tpushInsteadOf = ssh+git://git@github.com.:22/
+        \tpushInsteadOf = git@github.com.:
+        \tpushInsteadOf = git@[github.com.]:
         [http "http://127.0.0.1:7070/git/"]
         \textraHeader =
         \textraHeader = Authorization: Bearer pgr_run_0123
@@ -96,6 +133,47 @@ class GitConfigFileTest {
     assertThat(fetchUrl(file, repo, "scp")).isEqualTo("git@github.com:acme/widget.git");
     assertThat(fetchUrl(file, repo, "ssh")).isEqualTo("ssh://git@github.com/acme/widget");
     assertThat(pushUrl(file, repo, "other")).isEqualTo("https://gitlab.com/acme/widget.git");
+  }
+
+  @Test
+  void sendsPushesOfEverySpellingGitTakesForTheHostToTheGateway() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    Path repo = dir.resolve("spellings");
+    RealGit run = git.globalConfig(file);
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    List<String> urls = List.of("ssh://github.com/acme/widget.git",
+        "ssh://git@github.com:22/acme/widget.git", "git+ssh://github.com/acme/widget.git",
+        "ssh+git://git@github.com:22/acme/widget.git", "github.com:acme/widget.git",
+        "git@[github.com]:acme/widget.git", "https://github.com:443/acme/widget.git",
+        "http://github.com/acme/widget.git", "https://github.com./acme/widget.git",
+        "git@github.com.:acme/widget.git", "https://github.com/acme/widget.git/");
+    for (int i = 0; i < urls.size(); i++) {
+      run.run(repo, "remote", "add", "r" + i, urls.get(i)).ok();
+      assertThat(pushUrl(file, repo, "r" + i)).as(urls.get(i))
+          .startsWith("http://127.0.0.1:7070/git/github.com/acme/widget.git");
+    }
+  }
+
+  @Test
+  void sendsPushesOfAnEnterpriseHostToTheGatewayUnderThatHostAndLeavesGitHubAlone()
+      throws IOException {
+    RunGitConfig config = RunGitConfig.of(GATEWAY, CREDENTIAL)
+        .withGitHost("https://GHE.example.com/");
+    Path file = write(config);
+    Path repo = dir.resolve("ghes");
+    RealGit run = git.globalConfig(file);
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    run.run(repo, "remote", "add", "https", "https://ghe.example.com/acme/widget.git").ok();
+    run.run(repo, "remote", "add", "scp", "git@ghe.example.com:acme/widget.git").ok();
+    run.run(repo, "remote", "add", "github", "https://github.com/acme/widget.git").ok();
+    String gateway = "http://127.0.0.1:7070/git/ghe.example.com/acme/widget.git";
+    assertThat(pushUrl(file, repo, "https")).isEqualTo(gateway);
+    assertThat(pushUrl(file, repo, "scp")).isEqualTo(gateway);
+    assertThat(pushUrl(file, repo, "github")).isEqualTo("https://github.com/acme/widget.git");
+    assertThat(urlMatch(file, "credential.username", "https://ghe.example.com/acme/widget.git"))
+        .isEqualTo("x-access-token");
+    assertThat(urlMatch(file, "credential.username", "https://github.com/acme/widget.git"))
+        .isNull();
   }
 
   @Test
@@ -362,8 +440,7 @@ class GitConfigFileTest {
   private static List<String> expectedEntries(String gateway, String host, String credential,
       String forge, String helper) {
     String gatewayHost = gateway + "/git/" + host + "/";
-    List<String> forms = List.of("https://" + host + "/", "git@" + host + ":",
-        "ssh://git@" + host + "/");
+    List<String> forms = spellings(host);
     List<String> out = new ArrayList<>();
     forms.forEach(f -> out.add("url." + gatewayHost + ".pushinsteadof=" + f));
     if (forge != null) {
@@ -378,6 +455,26 @@ class GitConfigFileTest {
     out.add("credential." + scope + ".helper=");
     out.add("credential." + scope + ".helper=" + helper);
     out.add("credential." + scope + ".username=x-access-token");
+    return out;
+  }
+
+  /** Every prefix git may be handed for a repository of {@code host}, as a person lists them. */
+  private static List<String> spellings(String host) {
+    List<String> out = new ArrayList<>();
+    for (String h : List.of(host, host + ".")) {
+      out.addAll(List.of("https://" + h + "/", "https://" + h + ":443/", "http://" + h + "/",
+          "http://" + h + ":80/"));
+    }
+    for (String h : List.of(host, host + ".")) {
+      for (String user : List.of("", "git@")) {
+        for (String scheme : List.of("ssh", "git+ssh", "ssh+git")) {
+          out.add(scheme + "://" + user + h + "/");
+          out.add(scheme + "://" + user + h + ":22/");
+        }
+        out.add(user + h + ":");
+        out.add(user + "[" + h + "]:");
+      }
+    }
     return out;
   }
 
