@@ -12,6 +12,7 @@ import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.gitconfig.PushUrlRewrite;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -118,6 +119,10 @@ public final class ControlApi extends Handler.Abstract {
       out.set("sandbox", json.valueToTree(started.sandbox()));
     } else {
       out.putNull("sandbox");
+    }
+    ArrayNode rewrites = out.putArray("pushUrlRewrites");
+    for (PushUrlRewrite r : started.pushUrlRewrites()) {
+      rewrites.addObject().put("remote", r.remote()).put("from", r.from()).put("to", r.to());
     }
     send(response, callback, 201, out);
   }
