@@ -29,9 +29,13 @@ import java.util.Set;
  *       credential.<forge base>.helper}): an empty value that drops inherited helpers, then the run's
  *       {@link CredentialCommand}; and {@code username = x-access-token}. git (2.26 and later)
  *       matches the path of the forge URL as a prefix, so the helper never answers for the gateway.
- *   <li>In local-forge mode, {@code url.<forge base>.insteadOf} for the three GitHub forms, so
+ *   <li>In local-forge mode, {@code url.<forge base>.insteadOf} for the same spellings, so
  *       clone and fetch of {@code https://github.com/acme/widget.git} go to {@code <forge
  *       base>acme/widget.git}.
+ *   <li>{@code core.sshCommand}: the {@link SshPushGuard}, which refuses an SSH push to the git
+ *       host that no prefix above rewrote (another user name, the host in other case), and runs
+ *       {@code ssh} for everything else; {@code ssh.variant = ssh} so that git passes OpenSSH's
+ *       options to it.
  * </ul>
  */
 public final class GitConfigFile {
@@ -68,6 +72,11 @@ public final class GitConfigFile {
     entry(out, "helper", "");
     entry(out, "helper", config.credentialCommand().helperValue());
     entry(out, "username", "x-access-token");
+
+    section(out, "core");
+    entry(out, "sshCommand", SshPushGuard.command(config.gitHost()));
+    section(out, "ssh");
+    entry(out, "variant", "ssh");
     return out.toString();
   }
 
@@ -99,6 +108,10 @@ public final class GitConfigFile {
         Files.deleteIfExists(temp);
       }
     }
+  }
+
+  private static void section(StringBuilder out, String name) {
+    out.append('[').append(name).append("]\n");
   }
 
   private static void section(StringBuilder out, String name, String subsection) {

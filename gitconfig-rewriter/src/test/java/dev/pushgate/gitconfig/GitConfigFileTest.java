@@ -90,6 +90,17 @@ class GitConfigFileTest {
         \thelper = "!f() { test \\"$1\\" = get || exit 0; test -n \\"$GH_TOKEN\\" || exit 0; \
         printf 'username=x-access-token\\\\npassword=%s\\\\n' \\"$GH_TOKEN\\"; }; f"
         \tusername = x-access-token
+        [core]
+        \tsshCommand = "f() { h=; c=; for a; do h=$c; c=$a; done; n=$(printf '%s' \\"${h##*@}\\" | tr\
+         -d '[]' | tr 'A-Z' 'a-z'); n=${n%.}; case \\"$c\\" in git-receive-pack*) case\
+         \\"$n\\" in github.com|ssh.github.com) p=${c#*\\\\'}; p=${p%\\\\'}; p=${p#/};\
+         printf 'pushgate: this push to %s was not sent to the gateway: git rewrites\
+         only the spellings of %s it was given, and this URL spells it otherwise. Push\
+         to %s/%s instead, where the run'\\\\''s rules judge it.\\\\n' \\"$h:$p\\"\
+         github.com https://github.com \\"$p\\" >&2; exit 128;; esac;; esac; exec ssh\
+         \\"$@\\"; }; f"
+        [ssh]
+        \tvariant = ssh
         """);
   }
 
@@ -152,6 +163,37 @@ class GitConfigFileTest {
       assertThat(pushUrl(file, repo, "r" + i)).as(urls.get(i))
           .startsWith("http://127.0.0.1:7070/git/github.com/acme/widget.git");
     }
+  }
+
+  @Test
+  void refusesAnSshPushToTheHostThatNoPrefixRewroteAndPassesEverythingElseToSsh()
+      throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path ssh = bin.resolve("ssh");
+    Files.writeString(ssh, "#!/bin/sh\necho \"fake ssh: $*\" >&2\nexit 1\n");
+    Files.setPosixFilePermissions(ssh, PosixFilePermissions.fromString("rwx------"));
+    RealGit run = git.globalConfig(file).with("PATH", bin + ":" + System.getenv("PATH"));
+    Path repo = dir.resolve("guarded");
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    run.run(repo, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q",
+        "--allow-empty", "-m", "x").ok();
+
+    for (String url : List.of("deploy@GitHub.com:acme/widget.git",
+        "ssh://GITHUB.COM./acme/widget.git", "ssh://git@ssh.github.com:443/acme/widget.git")) {
+      RealGit.Result r = run.run(repo, "push", url, "HEAD:refs/heads/x");
+      assertThat(r.exit()).as(url).isEqualTo(128);
+      assertThat(r.stderr()).as(url).contains("pushgate: this push to ")
+          .contains(" was not sent to the gateway: git rewrites only the spellings of github.com"
+              + " it was given, and this URL spells it otherwise. Push to"
+              + " https://github.com/acme/widget.git instead, where the run's rules judge it.")
+          .doesNotContain("fake ssh");
+    }
+    // a fetch from the host, and a push elsewhere, are ssh's business
+    assertThat(run.run(repo, "fetch", "deploy@GitHub.com:acme/widget.git").stderr())
+        .contains("fake ssh: ").contains("deploy@GitHub.com git-upload-pack 'acme/widget.git'");
+    assertThat(run.run(repo, "push", "git@gitlab.com:acme/widget.git", "HEAD:x").stderr())
+        .contains("fake ssh: ").contains("git@gitlab.com git-receive-pack 'acme/widget.git'");
   }
 
   @Test
@@ -455,6 +497,8 @@ class GitConfigFileTest {
     out.add("credential." + scope + ".helper=");
     out.add("credential." + scope + ".helper=" + helper);
     out.add("credential." + scope + ".username=x-access-token");
+    out.add("core.sshcommand=" + SshPushGuard.command(GitHost.of(host)));
+    out.add("ssh.variant=ssh");
     return out;
   }
 

@@ -115,6 +115,8 @@ class GitConfigFuzzTest {
     out.add("credential." + scope + ".helper=");
     out.add("credential." + scope + ".helper=!" + snippet);
     out.add("credential." + scope + ".username=x-access-token");
+    out.add("core.sshcommand=" + SshPushGuard.command(c.gitHost()));
+    out.add("ssh.variant=ssh");
     return out.stream().map(GitConfigFuzzTest::latin1).toList();
   }
 
