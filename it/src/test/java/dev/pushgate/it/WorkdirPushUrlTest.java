@@ -106,7 +106,8 @@ class WorkdirPushUrlTest {
   /** A run in {@code w}; no glob denies, so bubblewrap can launch it as planned. */
   private static String request(Path w) {
     return "{\"workspaceId\": \"ws-workdir\", \"mode\": \"review\", \"repository\":"
-        + " \"acme/widget\", \"workdir\": \"" + w + "\", \"rules\": {\"denyWriteGlobs\": [],"
+        + " \"acme/widget\", \"workdir\": \"" + w + "\", \"runner\": \"harness-bash\","
+        + " \"rules\": {\"denyWriteGlobs\": [],"
         + " \"push\": [{\"refs\": \"refs/heads/main\", \"decision\": \"deny\","
         + " \"reason\": \"push to main is denied\"}]}}";
   }
