@@ -219,8 +219,8 @@ public final class Appliance implements AutoCloseable {
     UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
     unix.setUnixDomainPath(socket);
     control.addConnector(unix);
-    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl, settings.defaultRules(),
-        gatewaySocket));
+    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl, gitHost.baseUrl(),
+        settings.defaultRules(), gatewaySocket));
     control.start();
     restrict(socket, "rw-------");
 

@@ -29,7 +29,8 @@ final class RewritePushUrlsCommand implements Callable<Integer> {
   String gateway;
 
   @Option(names = "--git-host", defaultValue = "github.com",
-      description = "The git host whose URLs are rewritten. Default: ${DEFAULT-VALUE}")
+      description = "The git host whose URLs are rewritten: a name, or the base URL of a GitHub"
+          + " Enterprise Server (the appliance's github.host). Default: ${DEFAULT-VALUE}")
   String gitHost;
 
   @Override

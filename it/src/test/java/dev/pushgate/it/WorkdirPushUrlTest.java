@@ -57,7 +57,8 @@ class WorkdirPushUrlTest {
         .isEqualTo(to + "\n" + to + "\n");
     commit(git, w, "rewritten");
     Map<String, ObjectId> before = ForgeRefs.of(app, "acme/widget");
-    GitRun.Result refused = git.in(w, "push", "origin", "HEAD:main").failed();
+    // forced, so that git itself has no reason to hold the push back: the rule refuses it
+    GitRun.Result refused = git.in(w, "push", "--force", "origin", "HEAD:main").failed();
     assertThat(refused.stderr()).contains(
         "! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
     assertThat(ForgeRefs.of(app, "acme/widget")).isEqualTo(before);

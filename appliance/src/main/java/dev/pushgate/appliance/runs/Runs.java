@@ -64,7 +64,8 @@ public final class Runs implements RunAuthenticator {
    */
   public record StartedRun(
       String runId, Instant expiresAt, String gitConfigPath, String runCredential,
-      Map<String, String> env, SandboxPlan sandbox, List<PushUrlRewrite> pushUrlRewrites) {}
+      Map<String, String> env, SandboxPlan sandbox, List<PushUrlRewrite> pushUrlRewrites,
+      RepoSlug repository) {}
 
   /** A credential and what became of it at teardown. */
   public record Revocation(String kind, String repository, boolean revoked, String error) {}
@@ -185,7 +186,7 @@ public final class Runs implements RunAuthenticator {
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
       return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan,
-          rewrites);
+          rewrites, req.repository());
     } catch (RunRequestException e) {
       abandon(runId, "failed to start");
       throw e;
