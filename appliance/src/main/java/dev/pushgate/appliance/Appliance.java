@@ -11,6 +11,7 @@ import dev.pushgate.appliance.forge.LocalForge;
 import dev.pushgate.appliance.runs.RunSandbox;
 import dev.pushgate.appliance.runs.RunUpstream;
 import dev.pushgate.appliance.runs.Runs;
+import dev.pushgate.appliance.runs.WorktreePushUrls;
 import dev.pushgate.appliance.store.ApprovalStore;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
@@ -23,6 +24,7 @@ import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.gitconfig.CredentialCommand;
 import dev.pushgate.gitconfig.GitConfigFile;
+import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.gitconfig.RunGitConfig;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -142,6 +144,9 @@ public final class Appliance implements AutoCloseable {
     ContextHandlerCollection contexts = new ContextHandlerCollection();
     GitHubAppConfig brokerConfig;
     String gitBaseUrl;
+    // The host whose pushes the runs' git config sends to the gateway, under its own name: the
+    // local forge stands in for github.com, a GitHub App's git host is GitHub's or its GHES's.
+    GitHost gitHost;
     String forgeLine;
     if (settings.github() == null) {
       ForgeRepositories repos = new ForgeRepositories(dir.resolve("forge"));
@@ -154,9 +159,11 @@ public final class Appliance implements AutoCloseable {
           .withApiBaseUrl(URI.create(gitBaseUrl + LocalForge.API_PATH))
           .withGitHost(URI.create(gitBaseUrl));
       forgeLine = "local forge at " + gitBaseUrl + "/";
+      gitHost = GitHost.GITHUB;
     } else {
       brokerConfig = settings.github();
       gitBaseUrl = brokerConfig.gitHost().toString();
+      gitHost = GitHost.of(gitBaseUrl);
       forgeLine = "GitHub App " + brokerConfig.appId() + " at " + brokerConfig.apiBaseUrl()
           + " (git host " + gitBaseUrl + ")";
     }
@@ -168,10 +175,10 @@ public final class Appliance implements AutoCloseable {
     });
     GitHubApp broker = GitHubApp.create(brokerConfig, http, clock);
 
-    String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + GatewayConfig.GITHUB_HOST + "/";
+    String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + gitHost.segment() + "/";
     String fetchBase = settings.github() == null ? gitBaseUrl + "/" : null;
     Runs.RunFiles files = (runDir, credential) -> {
-      RunGitConfig cfg = RunGitConfig.of(base, credential)
+      RunGitConfig cfg = RunGitConfig.of(base, credential).withGitHost(gitHost)
           .withCredentialCommand(currentTokenHelper(base, credential));
       if (fetchBase != null) {
         cfg = cfg.withFetchBaseUrl(fetchBase);
@@ -183,14 +190,14 @@ public final class Appliance implements AutoCloseable {
     RunSandbox sandbox = RunSandbox.probeHost(settings.sandbox());
     runs = new Runs(ledger, broker, clock, new Runs.Settings(dir.resolve("runs"),
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
-        base + RunApi.HOOK_PATH));
+        base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
         metrics.counting(new ApprovalStore(db)));
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
         () -> desk.pending(null).size());
     metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());
     Gateway gateway = new Gateway(
-        new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
+        new GatewayConfig(gitHost.segment(), dir.resolve("cache"),
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock,
             settings.writeTokensPerMinute()),
         runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics);
@@ -213,8 +220,8 @@ public final class Appliance implements AutoCloseable {
     UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
     unix.setUnixDomainPath(socket);
     control.addConnector(unix);
-    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl, settings.defaultRules(),
-        gatewaySocket));
+    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl, gitHost.baseUrl(),
+        settings.defaultRules(), gatewaySocket));
     control.start();
     restrict(socket, "rw-------");
 

@@ -210,7 +210,8 @@ final class ExecCommand implements Callable<Integer> {
         if (clone) {
           err.println("pushgate: cloning " + slug + " into " + dir + " (in the sandbox)");
           LaunchRequest cloneRequest = new LaunchRequest(forClone(plan), List.of("git", "clone",
-              "--quiet", "https://github.com/" + slug + ".git", "."), base.bridges(), base.files(),
+              "--quiet", run.path("repositoryUrl").asText("https://github.com/" + slug + ".git"),
+              "."), base.bridges(), base.files(),
               false, timeout);
           int code = launch(launcher, cloneRequest, current);
           if (code != 0) {

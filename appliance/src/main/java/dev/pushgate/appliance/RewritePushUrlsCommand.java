@@ -2,7 +2,7 @@ package dev.pushgate.appliance;
 
 import dev.pushgate.gitconfig.PushUrlRewrite;
 import dev.pushgate.gitconfig.PushUrlRewriter;
-import java.nio.file.Files;
+import dev.pushgate.gitconfig.WorktreeConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -29,7 +29,8 @@ final class RewritePushUrlsCommand implements Callable<Integer> {
   String gateway;
 
   @Option(names = "--git-host", defaultValue = "github.com",
-      description = "The git host whose URLs are rewritten. Default: ${DEFAULT-VALUE}")
+      description = "The git host whose URLs are rewritten: a name, or the base URL of a GitHub"
+          + " Enterprise Server (the appliance's github.host). Default: ${DEFAULT-VALUE}")
   String gitHost;
 
   @Override
@@ -45,27 +46,8 @@ final class RewritePushUrlsCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** The repository config of a worktree: {@code .git/config}, or the common dir's for a linked one. */
   static Path configOf(Path dir) throws java.io.IOException {
-    Path dotGit = dir.resolve(".git");
-    if (Files.isDirectory(dotGit)) {
-      return dotGit.resolve("config");
-    }
-    if (Files.isRegularFile(dotGit)) {
-      String line = Files.readString(dotGit).strip();
-      if (!line.startsWith("gitdir: ")) {
-        throw new IllegalArgumentException(dotGit + " is not a gitdir link");
-      }
-      Path gitDir = dir.resolve(line.substring(8)).normalize();
-      Path common = gitDir.resolve("commondir");
-      if (Files.isRegularFile(common)) {
-        gitDir = gitDir.resolve(Files.readString(common).strip()).normalize();
-      }
-      return gitDir.resolve("config");
-    }
-    if (Files.isRegularFile(dir.resolve("config")) && Files.isRegularFile(dir.resolve("HEAD"))) {
-      return dir.resolve("config");
-    }
-    throw new IllegalArgumentException(dir + " is not a git worktree or repository");
+    return WorktreeConfig.of(dir).orElseThrow(() -> new IllegalArgumentException(
+        dir + " is not a git worktree or repository"));
   }
 }

@@ -2,6 +2,7 @@ package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.net.URI;
 import java.nio.file.Path;
@@ -107,7 +108,9 @@ final class ServeCommand implements Callable<Integer> {
   URI githubApiUrl;
 
   @Option(names = "--github-host", defaultValue = "https://github.com",
-      description = "Where repositories are fetched and pushed. Default: ${DEFAULT-VALUE}")
+      description = "Where repositories are fetched and pushed (GitHub Enterprise Server:"
+          + " https://HOST); the runs' pushes to this host go through the gateway."
+          + " Default: ${DEFAULT-VALUE}")
   URI githubHost;
 
   @Option(names = "--config", paramLabel = "FILE",
@@ -140,6 +143,8 @@ final class ServeCommand implements Callable<Integer> {
       }
       github = GitHubAppConfig.of(githubAppId, githubAppKey).withApiBaseUrl(githubApiUrl)
           .withGitHost(githubHost);
+      // the runs' git config and the gateway name this host: refused here, before anything starts
+      GitHost.of(github.gitHost().toString());
     }
     Settings d = Settings.defaults(dataDir);
     Settings settings = new Settings(dataDir, bind, port, allowNonLoopback, github, runTtl,

@@ -167,11 +167,14 @@ final class GatewayFilter implements Filter {
    * {@code /<gitHost>/<owner>/<name>[.git]/<smart-HTTP suffix>} → the repository, if well formed.
    */
   Optional<RepoSlug> repositoryOf(String pathInfo) {
-    String prefix = "/" + config.gitHost() + "/";
-    if (pathInfo == null || !pathInfo.startsWith(prefix)) {
+    // the host as DNS compares it: without regard to case
+    String host = config.gitHost();
+    if (pathInfo == null || pathInfo.length() < host.length() + 2 || pathInfo.charAt(0) != '/'
+        || !pathInfo.regionMatches(true, 1, host, 0, host.length())
+        || pathInfo.charAt(host.length() + 1) != '/') {
       return Optional.empty();
     }
-    String rest = pathInfo.substring(prefix.length());
+    String rest = pathInfo.substring(host.length() + 2);
     String repo = null;
     for (String suffix : SMART_HTTP_SUFFIXES) {
       if (rest.endsWith(suffix)) {

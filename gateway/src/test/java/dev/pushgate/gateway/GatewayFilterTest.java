@@ -50,6 +50,16 @@ class GatewayFilterTest {
         .contains(new RepoSlug("acme", "widget"));
   }
 
+  @Test
+  void readsTheHostWithoutRegardToCaseAsDnsDoes() {
+    assertThat(repositoryOf("/GitHub.COM/acme/widget.git/info/refs"))
+        .contains(new RepoSlug("acme", "widget"));
+    assertThat(filter("ghe.example.com").repositoryOf("/GHE.example.com/acme/widget.git/info/refs"))
+        .contains(new RepoSlug("acme", "widget"));
+    assertThat(filter("ghe.example.com").repositoryOf("/github.com/acme/widget.git/info/refs"))
+        .isEmpty();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {
       // dot segments, as they arrive once %2e%2e has been decoded
@@ -89,6 +99,9 @@ class GatewayFilterTest {
       "/gitlab.com/acme/widget.git/info/refs",
       "/github.com.evil.example/acme/widget.git/info/refs",
       "/github.comacme/widget.git/info/refs",
+      "/github.co/acme/widget.git/info/refs",
+      "/github.com",
+      "/github.com/",
       "/acme/widget.git/info/refs",
       "github.com/acme/widget.git/info/refs",
       // control characters and spaces

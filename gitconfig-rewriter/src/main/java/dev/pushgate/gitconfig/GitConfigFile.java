@@ -17,20 +17,25 @@ import java.util.Set;
  * The run's git config file, used by the run as {@code GIT_CONFIG_GLOBAL}:
  *
  * <ul>
- *   <li>{@code url.<gateway>/git/<host>/.pushInsteadOf} for {@code https://<host>/}, {@code
- *       git@<host>:} and {@code ssh://git@<host>/} (and, in local-forge mode, the forge base), so
- *       pushes go to the gateway. git applies it to the remote's original URL, before any {@code
- *       insteadOf}; it does not apply it to an explicit {@code pushurl} (see {@link
- *       PushUrlRewriter}).
+ *   <li>{@code url.<gateway>/git/<segment>/.pushInsteadOf} for every spelling of the git host
+ *       that {@link GitHost#pushPrefixes()} lists (https and http, ssh and scp-like, with and
+ *       without user {@code git}, default ports and a trailing dot), and, in local-forge mode, the
+ *       forge base, so pushes go to the gateway. git applies it to the remote's original URL,
+ *       before any {@code insteadOf}; it does not apply it to an explicit {@code pushurl} (see
+ *       {@link PushUrlRewriter}).
  *   <li>{@code http.<gateway>/git/.extraHeader = Authorization: Bearer <run credential>}, after an
  *       empty value that drops inherited headers; git sends it to that path only.
- *   <li>{@code credential.https://<host>.helper} (or, in local-forge mode, {@code
+ *   <li>{@code credential.<git host base URL>.helper} (or, in local-forge mode, {@code
  *       credential.<forge base>.helper}): an empty value that drops inherited helpers, then the run's
  *       {@link CredentialCommand}; and {@code username = x-access-token}. git (2.26 and later)
  *       matches the path of the forge URL as a prefix, so the helper never answers for the gateway.
- *   <li>In local-forge mode, {@code url.<forge base>.insteadOf} for the three GitHub forms, so
+ *   <li>In local-forge mode, {@code url.<forge base>.insteadOf} for the same spellings, so
  *       clone and fetch of {@code https://github.com/acme/widget.git} go to {@code <forge
  *       base>acme/widget.git}.
+ *   <li>{@code core.sshCommand}: the {@link SshPushGuard}, which refuses an SSH push to the git
+ *       host that no prefix above rewrote (another user name, the host in other case), and runs
+ *       {@code ssh} for everything else; {@code ssh.variant = ssh} so that git passes OpenSSH's
+ *       options to it.
  * </ul>
  */
 public final class GitConfigFile {
@@ -41,9 +46,7 @@ public final class GitConfigFile {
 
   /** The file's text. Every value and subsection is quoted as git's parser reads it back. */
   public static String render(RunGitConfig config) {
-    String host = config.gitHost();
-    List<String> githubForms = List.of("https://" + host + "/", "git@" + host + ":",
-        "ssh://git@" + host + "/");
+    List<String> githubForms = config.gitHost().pushPrefixes();
     StringBuilder out = new StringBuilder();
     out.append("# Written by pushgate for one agent run; removed when the run ends.\n");
 
@@ -58,7 +61,7 @@ public final class GitConfigFile {
     entry(out, "extraHeader", "");
     entry(out, "extraHeader", "Authorization: Bearer " + config.runCredential());
 
-    String credentialScope = config.fetchBaseUrl().orElse("https://" + host);
+    String credentialScope = config.fetchBaseUrl().orElse(config.gitHost().baseUrl());
     config.fetchBaseUrl().ifPresent(forge -> {
       section(out, "url", forge);
       for (String form : githubForms) {
@@ -69,6 +72,11 @@ public final class GitConfigFile {
     entry(out, "helper", "");
     entry(out, "helper", config.credentialCommand().helperValue());
     entry(out, "username", "x-access-token");
+
+    section(out, "core");
+    entry(out, "sshCommand", SshPushGuard.command(config.gitHost()));
+    section(out, "ssh");
+    entry(out, "variant", "ssh");
     return out.toString();
   }
 
@@ -100,6 +108,10 @@ public final class GitConfigFile {
         Files.deleteIfExists(temp);
       }
     }
+  }
+
+  private static void section(StringBuilder out, String name) {
+    out.append('[').append(name).append("]\n");
   }
 
   private static void section(StringBuilder out, String name, String subsection) {

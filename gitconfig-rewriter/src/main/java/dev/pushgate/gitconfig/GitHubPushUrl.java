@@ -4,9 +4,12 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Recognises a push URL that points at the git host: {@code https://[user@]host[:443]/o/r},
- * {@code ssh://[user@]host[:22]/o/r} (also {@code git+ssh://}, {@code ssh+git://}) and the
- * scp-like {@code [user@]host:o/r}, each with or without {@code .git} and a trailing slash. Such a
+ * Recognises a push URL that points at the git host as git and the network would resolve it: the
+ * host in any case, with or without the trailing dot of a fully qualified name; {@code
+ * http(s)://[user@]host[:port]/<path>/o/r} with the default port implied, {@code
+ * ssh://[user@]host[:22]/o/r} (also {@code git+ssh://}, {@code ssh+git://}) and the scp-like
+ * {@code [user@]host:o/r} or {@code [user@][host]:o/r}, each with or without {@code .git} and a
+ * trailing slash. Such a
  * URL either names a repository safely or is refused; every other URL is left alone.
  */
 final class GitHubPushUrl {
@@ -26,36 +29,46 @@ final class GitHubPushUrl {
 
   private GitHubPushUrl() {}
 
-  static Match match(String url, String gitHost) {
+  static Match match(String url, GitHost gitHost) {
     String path;
     int schemeEnd = url.indexOf("://");
     if (schemeEnd >= 0) {
       String scheme = url.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
-      String defaultPort;
-      switch (scheme) {
-        case "https" -> defaultPort = "443";
-        case "ssh", "git+ssh", "ssh+git" -> defaultPort = "22";
-        default -> {
-          return new Elsewhere();
-        }
-      }
       String rest = url.substring(schemeEnd + 3);
       int slash = rest.indexOf('/');
       String authority = slash < 0 ? rest : rest.substring(0, slash);
       String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
-      if (!hostPort.equalsIgnoreCase(gitHost)
-          && !hostPort.equalsIgnoreCase(gitHost + ":" + defaultPort)) {
-        return new Elsewhere();
+      path = slash < 0 ? "" : rest.substring(slash);
+      switch (scheme) {
+        case "https", "http" -> {
+          if (!sameHttpHost(scheme, hostPort, gitHost)) {
+            return new Elsewhere();
+          }
+          if (!path.startsWith(gitHost.path() + "/")) {
+            return gitHost.path().isEmpty() ? repository(path) : new Elsewhere();
+          }
+          path = path.substring(gitHost.path().length() + 1);
+        }
+        case "ssh", "git+ssh", "ssh+git" -> {
+          if (!sameSshHost(hostPort, gitHost)) {
+            return new Elsewhere();
+          }
+          path = path.isEmpty() ? "" : path.substring(1);
+        }
+        default -> {
+          return new Elsewhere();
+        }
       }
-      path = slash < 0 ? "" : rest.substring(slash + 1);
     } else {
-      // git reads [user@]host:path as scp-like ssh when the colon comes before any slash
-      int colon = url.indexOf(':');
+      // git reads [user@]host:path as scp-like ssh when the colon comes before any slash; a
+      // bracketed host may hold colons of its own
+      int close = url.indexOf("]:");
+      int colon = close >= 0 && url.lastIndexOf('/', close) < 0 ? close + 1 : url.indexOf(':');
       if (colon < 0 || url.lastIndexOf('/', colon) >= 0) {
         return new Elsewhere();
       }
       String userHost = url.substring(0, colon);
-      if (!userHost.substring(userHost.lastIndexOf('@') + 1).equalsIgnoreCase(gitHost)) {
+      if (!sameHost(userHost.substring(userHost.lastIndexOf('@') + 1), gitHost)) {
         return new Elsewhere();
       }
       path = url.substring(colon + 1);
@@ -64,6 +77,49 @@ final class GitHubPushUrl {
       }
     }
     return repository(path);
+  }
+
+  /** As curl connects: host without regard to case or a trailing dot, the default port implied. */
+  private static boolean sameHttpHost(String scheme, String hostPort, GitHost gitHost) {
+    int colon = hostPort.lastIndexOf(':');
+    String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+    int port = GitHost.defaultPort(scheme);
+    if (colon >= 0) {
+      try {
+        port = Integer.parseInt(hostPort.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        return false;
+      }
+    }
+    int wanted = gitHost.port() == -1 ? GitHost.defaultPort(scheme) : gitHost.port();
+    if (gitHost.port() != -1 && !scheme.equals(gitHost.scheme())) {
+      return false;
+    }
+    return sameHost(host, gitHost) && port == wanted;
+  }
+
+  /** As ssh connects: port 22, the host in brackets or not. */
+  private static boolean sameSshHost(String hostPort, GitHost gitHost) {
+    String host = hostPort;
+    if (hostPort.startsWith("[") && hostPort.contains("]")) {
+      String after = hostPort.substring(hostPort.indexOf(']') + 1);
+      host = hostPort.substring(0, hostPort.indexOf(']') + 1);
+      if (!after.isEmpty() && !after.equals(":22")) {
+        return false;
+      }
+    } else if (hostPort.endsWith(":22")) {
+      host = hostPort.substring(0, hostPort.length() - 3);
+    }
+    return sameHost(host, gitHost);
+  }
+
+  private static boolean sameHost(String host, GitHost gitHost) {
+    String h = host.startsWith("[") && host.endsWith("]")
+        ? host.substring(1, host.length() - 1) : host;
+    if (h.endsWith(".")) {
+      h = h.substring(0, h.length() - 1);
+    }
+    return h.equalsIgnoreCase(gitHost.host());
   }
 
   private static Match repository(String path) {

@@ -37,6 +37,12 @@ public final class PushUrlRewriter {
     return rewrite(repoConfigFile, config.gatewayBaseUrl(), config.gitHost());
   }
 
+  /** As {@link #rewrite(Path, String, GitHost)} with a host name or base URL. */
+  public static List<PushUrlRewrite> rewrite(
+      Path repoConfigFile, String gatewayBaseUrl, String gitHost) throws IOException {
+    return rewrite(repoConfigFile, gatewayBaseUrl, GitHost.of(gitHost));
+  }
+
   /**
    * Rewrites every {@code remote.*.pushurl} of {@code gitHost} to the gateway and returns what it
    * changed, in file order; an empty list leaves the file untouched (not even rewritten).
@@ -47,9 +53,9 @@ public final class PushUrlRewriter {
    * @throws IllegalArgumentException when {@code gatewayBaseUrl} or {@code gitHost} is not valid
    */
   public static List<PushUrlRewrite> rewrite(
-      Path repoConfigFile, String gatewayBaseUrl, String gitHost) throws IOException {
-    String host = Urls.gitHost(gitHost);
-    String target = Urls.gatewayHostBase(Urls.base(gatewayBaseUrl, "gateway base URL"), host);
+      Path repoConfigFile, String gatewayBaseUrl, GitHost host) throws IOException {
+    String target = Urls.gatewayHostBase(Urls.base(gatewayBaseUrl, "gateway base URL"),
+        host.segment());
     Path file = repoConfigFile.toAbsolutePath();
     if (Files.isSymbolicLink(file)) {
       throw new RepositoryConfigException(RepositoryConfigException.Reason.NOT_A_REGULAR_FILE,
@@ -112,7 +118,7 @@ public final class PushUrlRewriter {
     }
   }
 
-  private static List<Planned> plan(List<ConfigEntry> entries, String host, String target)
+  private static List<Planned> plan(List<ConfigEntry> entries, GitHost host, String target)
       throws RepositoryConfigException {
     List<Planned> plan = new ArrayList<>();
     for (ConfigEntry e : entries) {

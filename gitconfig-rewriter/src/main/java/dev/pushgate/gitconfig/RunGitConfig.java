@@ -9,7 +9,7 @@ import java.util.Optional;
  * @param gatewayBaseUrl where the gateway listens, e.g. {@code http://127.0.0.1:7070}; it serves
  *     {@code <base>/git/<gitHost>/<owner>/<repo>.git}. Kept without a trailing slash.
  * @param gitHost the GitHub host whose push URLs are sent to the gateway, {@code github.com} by
- *     default; lower-cased
+ *     default; a GitHub Enterprise Server's own host otherwise
  * @param runCredential the run's own gateway bearer token, written to the 0600 file as an
  *     {@code Authorization} header scoped to the gateway; visible ASCII only. Never in
  *     {@link #toString()} or an exception message.
@@ -19,18 +19,18 @@ import java.util.Optional;
  */
 public record RunGitConfig(
     String gatewayBaseUrl,
-    String gitHost,
+    GitHost gitHost,
     String runCredential,
     Optional<String> fetchBaseUrl,
     CredentialCommand credentialCommand) {
 
-  public static final String DEFAULT_GIT_HOST = "github.com";
+  public static final GitHost DEFAULT_GIT_HOST = GitHost.GITHUB;
 
   private static final int MAX_CREDENTIAL_LENGTH = 4096;
 
   public RunGitConfig {
     gatewayBaseUrl = Urls.base(gatewayBaseUrl, "gateway base URL");
-    gitHost = Urls.gitHost(gitHost);
+    Objects.requireNonNull(gitHost, "gitHost");
     checkCredential(runCredential);
     Objects.requireNonNull(fetchBaseUrl, "fetchBaseUrl");
     fetchBaseUrl = fetchBaseUrl.map(u -> Urls.base(u, "fetch base URL") + "/");
@@ -50,7 +50,12 @@ public record RunGitConfig(
         CredentialCommand.fromEnvironment());
   }
 
+  /** Pushes to {@code host} (a name or base URL, see {@link GitHost#of}) go to the gateway. */
   public RunGitConfig withGitHost(String host) {
+    return withGitHost(GitHost.of(host));
+  }
+
+  public RunGitConfig withGitHost(GitHost host) {
     return new RunGitConfig(gatewayBaseUrl, host, runCredential, fetchBaseUrl, credentialCommand);
   }
 
@@ -64,9 +69,9 @@ public record RunGitConfig(
     return new RunGitConfig(gatewayBaseUrl, gitHost, runCredential, fetchBaseUrl, command);
   }
 
-  /** Where pushes of {@code gitHost} repositories go: {@code <gateway>/git/<gitHost>/}. */
+  /** Where pushes of {@code gitHost} repositories go: {@code <gateway>/git/<segment>/}. */
   public String gatewayPushBase() {
-    return Urls.gatewayHostBase(gatewayBaseUrl, gitHost);
+    return Urls.gatewayHostBase(gatewayBaseUrl, gitHost.segment());
   }
 
   @Override

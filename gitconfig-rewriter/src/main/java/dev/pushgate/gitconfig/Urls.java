@@ -4,12 +4,10 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Validation and normalisation of the base URLs and the git host that go into a run's config. */
+/** Validation and normalisation of the base URLs that go into a run's config. */
 final class Urls {
   private static final Pattern HOST_PORT = Pattern.compile(
       "(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::([0-9]{1,5}))?");
-  private static final Pattern DNS_NAME = Pattern.compile(
-      "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*");
 
   private Urls() {}
 
@@ -60,19 +58,6 @@ final class Urls {
       end--;
     }
     return scheme + "://" + authority.toLowerCase(Locale.ROOT) + path.substring(0, end);
-  }
-
-  /** A DNS host name such as {@code github.com}, lower-cased; no port, no user, no path. */
-  static String gitHost(String host) {
-    if (host == null || host.isEmpty()) {
-      throw new IllegalArgumentException("git host is missing");
-    }
-    String lower = host.toLowerCase(Locale.ROOT);
-    if (lower.length() > 253 || !DNS_NAME.matcher(lower).matches()) {
-      throw new IllegalArgumentException(
-          "git host must be a DNS name such as github.com: " + Printable.of(host));
-    }
-    return lower;
   }
 
   /** Where the gateway serves a host's repositories: {@code <base>/git/<host>/}. */

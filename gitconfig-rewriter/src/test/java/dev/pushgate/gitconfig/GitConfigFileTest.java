@@ -43,8 +43,45 @@ class GitConfigFileTest {
         # Written by pushgate for one agent run; removed when the run ends.
         [url "http://127.0.0.1:7070/git/github.com/"]
         \tpushInsteadOf = https://github.com/
-        \tpushInsteadOf = git@github.com:
+        \tpushInsteadOf = https://github.com:443/
+        \tpushInsteadOf = http://github.com/
+        \tpushInsteadOf = http://github.com:80/
+        \tpushInsteadOf = https://github.com./
+        \tpushInsteadOf = https://github.com.:443/
+        \tpushInsteadOf = http://github.com./
+        \tpushInsteadOf = http://github.com.:80/
+        \tpushInsteadOf = ssh://github.com/
+        \tpushInsteadOf = ssh://github.com:22/
+        \tpushInsteadOf = git+ssh://github.com/
+        \tpushInsteadOf = git+ssh://github.com:22/
+        \tpushInsteadOf = ssh+git://github.com/
+        \tpushInsteadOf = ssh+git://github.com:22/
+        \tpushInsteadOf = github.com:
+        \tpushInsteadOf = [github.com]:
         \tpushInsteadOf = ssh://git@github.com/
+        \tpushInsteadOf = ssh://git@github.com:22/
+        \tpushInsteadOf = git+ssh://git@github.com/
+        \tpushInsteadOf = git+ssh://git@github.com:22/
+        \tpushInsteadOf = ssh+git://git@github.com/
+        \tpushInsteadOf = ssh+git://git@github.com:22/
+        \tpushInsteadOf = git@github.com:
+        \tpushInsteadOf = git@[github.com]:
+        \tpushInsteadOf = ssh://github.com./
+        \tpushInsteadOf = ssh://github.com.:22/
+        \tpushInsteadOf = git+ssh://github.com./
+        \tpushInsteadOf = git+ssh://github.com.:22/
+        \tpushInsteadOf = ssh+git://github.com./
+        \tpushInsteadOf = ssh+git://github.com.:22/
+        \tpushInsteadOf = github.com.:
+        \tpushInsteadOf = [github.com.]:
+        \tpushInsteadOf = ssh://git@github.com./
+        \tpushInsteadOf = ssh://git@github.com.:22/
+        \tpushInsteadOf = git+ssh://git@github.com./
+        \tpushInsteadOf = git+ssh://git@github.com.:22/
+        \tpushInsteadOf = ssh+git://git@github.com./
+        \tpushInsteadOf = ssh+git://git@github.com.:22/
+        \tpushInsteadOf = git@github.com.:
+        \tpushInsteadOf = git@[github.com.]:
         [http "http://127.0.0.1:7070/git/"]
         \textraHeader =
         \textraHeader = Authorization: Bearer pgr_run_0123
@@ -53,6 +90,17 @@ class GitConfigFileTest {
         \thelper = "!f() { test \\"$1\\" = get || exit 0; test -n \\"$GH_TOKEN\\" || exit 0; \
         printf 'username=x-access-token\\\\npassword=%s\\\\n' \\"$GH_TOKEN\\"; }; f"
         \tusername = x-access-token
+        [core]
+        \tsshCommand = "f() { h=; c=; for a; do h=$c; c=$a; done; n=$(printf '%s' \\"${h##*@}\\" | tr\
+         -d '[]' | tr 'A-Z' 'a-z'); n=${n%.}; case \\"$c\\" in git-receive-pack*) case\
+         \\"$n\\" in github.com|ssh.github.com) p=${c#*\\\\'}; p=${p%\\\\'}; p=${p#/};\
+         printf 'pushgate: this push to %s was not sent to the gateway: git rewrites\
+         only the spellings of %s it was given, and this URL spells it otherwise. Push\
+         to %s/%s instead, where the run'\\\\''s rules judge it.\\\\n' \\"$h:$p\\"\
+         github.com https://github.com \\"$p\\" >&2; exit 128;; esac;; esac; exec ssh\
+         \\"$@\\"; }; f"
+        [ssh]
+        \tvariant = ssh
         """);
   }
 
@@ -96,6 +144,78 @@ class GitConfigFileTest {
     assertThat(fetchUrl(file, repo, "scp")).isEqualTo("git@github.com:acme/widget.git");
     assertThat(fetchUrl(file, repo, "ssh")).isEqualTo("ssh://git@github.com/acme/widget");
     assertThat(pushUrl(file, repo, "other")).isEqualTo("https://gitlab.com/acme/widget.git");
+  }
+
+  @Test
+  void sendsPushesOfEverySpellingGitTakesForTheHostToTheGateway() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    Path repo = dir.resolve("spellings");
+    RealGit run = git.globalConfig(file);
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    List<String> urls = List.of("ssh://github.com/acme/widget.git",
+        "ssh://git@github.com:22/acme/widget.git", "git+ssh://github.com/acme/widget.git",
+        "ssh+git://git@github.com:22/acme/widget.git", "github.com:acme/widget.git",
+        "git@[github.com]:acme/widget.git", "https://github.com:443/acme/widget.git",
+        "http://github.com/acme/widget.git", "https://github.com./acme/widget.git",
+        "git@github.com.:acme/widget.git", "https://github.com/acme/widget.git/");
+    for (int i = 0; i < urls.size(); i++) {
+      run.run(repo, "remote", "add", "r" + i, urls.get(i)).ok();
+      assertThat(pushUrl(file, repo, "r" + i)).as(urls.get(i))
+          .startsWith("http://127.0.0.1:7070/git/github.com/acme/widget.git");
+    }
+  }
+
+  @Test
+  void refusesAnSshPushToTheHostThatNoPrefixRewroteAndPassesEverythingElseToSsh()
+      throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path ssh = bin.resolve("ssh");
+    Files.writeString(ssh, "#!/bin/sh\necho \"fake ssh: $*\" >&2\nexit 1\n");
+    Files.setPosixFilePermissions(ssh, PosixFilePermissions.fromString("rwx------"));
+    RealGit run = git.globalConfig(file).with("PATH", bin + ":" + System.getenv("PATH"));
+    Path repo = dir.resolve("guarded");
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    run.run(repo, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q",
+        "--allow-empty", "-m", "x").ok();
+
+    for (String url : List.of("deploy@GitHub.com:acme/widget.git",
+        "ssh://GITHUB.COM./acme/widget.git", "ssh://git@ssh.github.com:443/acme/widget.git")) {
+      RealGit.Result r = run.run(repo, "push", url, "HEAD:refs/heads/x");
+      assertThat(r.exit()).as(url).isEqualTo(128);
+      assertThat(r.stderr()).as(url).contains("pushgate: this push to ")
+          .contains(" was not sent to the gateway: git rewrites only the spellings of github.com"
+              + " it was given, and this URL spells it otherwise. Push to"
+              + " https://github.com/acme/widget.git instead, where the run's rules judge it.")
+          .doesNotContain("fake ssh");
+    }
+    // a fetch from the host, and a push elsewhere, are ssh's business
+    assertThat(run.run(repo, "fetch", "deploy@GitHub.com:acme/widget.git").stderr())
+        .contains("fake ssh: ").contains("deploy@GitHub.com git-upload-pack 'acme/widget.git'");
+    assertThat(run.run(repo, "push", "git@gitlab.com:acme/widget.git", "HEAD:x").stderr())
+        .contains("fake ssh: ").contains("git@gitlab.com git-receive-pack 'acme/widget.git'");
+  }
+
+  @Test
+  void sendsPushesOfAnEnterpriseHostToTheGatewayUnderThatHostAndLeavesGitHubAlone()
+      throws IOException {
+    RunGitConfig config = RunGitConfig.of(GATEWAY, CREDENTIAL)
+        .withGitHost("https://GHE.example.com/");
+    Path file = write(config);
+    Path repo = dir.resolve("ghes");
+    RealGit run = git.globalConfig(file);
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    run.run(repo, "remote", "add", "https", "https://ghe.example.com/acme/widget.git").ok();
+    run.run(repo, "remote", "add", "scp", "git@ghe.example.com:acme/widget.git").ok();
+    run.run(repo, "remote", "add", "github", "https://github.com/acme/widget.git").ok();
+    String gateway = "http://127.0.0.1:7070/git/ghe.example.com/acme/widget.git";
+    assertThat(pushUrl(file, repo, "https")).isEqualTo(gateway);
+    assertThat(pushUrl(file, repo, "scp")).isEqualTo(gateway);
+    assertThat(pushUrl(file, repo, "github")).isEqualTo("https://github.com/acme/widget.git");
+    assertThat(urlMatch(file, "credential.username", "https://ghe.example.com/acme/widget.git"))
+        .isEqualTo("x-access-token");
+    assertThat(urlMatch(file, "credential.username", "https://github.com/acme/widget.git"))
+        .isNull();
   }
 
   @Test
@@ -362,8 +482,7 @@ class GitConfigFileTest {
   private static List<String> expectedEntries(String gateway, String host, String credential,
       String forge, String helper) {
     String gatewayHost = gateway + "/git/" + host + "/";
-    List<String> forms = List.of("https://" + host + "/", "git@" + host + ":",
-        "ssh://git@" + host + "/");
+    List<String> forms = spellings(host);
     List<String> out = new ArrayList<>();
     forms.forEach(f -> out.add("url." + gatewayHost + ".pushinsteadof=" + f));
     if (forge != null) {
@@ -378,6 +497,28 @@ class GitConfigFileTest {
     out.add("credential." + scope + ".helper=");
     out.add("credential." + scope + ".helper=" + helper);
     out.add("credential." + scope + ".username=x-access-token");
+    out.add("core.sshcommand=" + SshPushGuard.command(GitHost.of(host)));
+    out.add("ssh.variant=ssh");
+    return out;
+  }
+
+  /** Every prefix git may be handed for a repository of {@code host}, as a person lists them. */
+  private static List<String> spellings(String host) {
+    List<String> out = new ArrayList<>();
+    for (String h : List.of(host, host + ".")) {
+      out.addAll(List.of("https://" + h + "/", "https://" + h + ":443/", "http://" + h + "/",
+          "http://" + h + ":80/"));
+    }
+    for (String h : List.of(host, host + ".")) {
+      for (String user : List.of("", "git@")) {
+        for (String scheme : List.of("ssh", "git+ssh", "ssh+git")) {
+          out.add(scheme + "://" + user + h + "/");
+          out.add(scheme + "://" + user + h + ":22/");
+        }
+        out.add(user + h + ":");
+        out.add(user + "[" + h + "]:");
+      }
+    }
     return out;
   }
 

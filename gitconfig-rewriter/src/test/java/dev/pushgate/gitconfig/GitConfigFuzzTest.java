@@ -55,7 +55,7 @@ class GitConfigFuzzTest {
       return;
     }
     String gateway = parts[0];
-    String host = parts[1].isEmpty() ? RunGitConfig.DEFAULT_GIT_HOST : parts[1];
+    String host = parts[1].isEmpty() ? RunGitConfig.DEFAULT_GIT_HOST.baseUrl() : parts[1];
     String credential = parts[2];
     String forge = parts[3].isEmpty() ? null : parts[3];
     String snippet = parts[4];
@@ -90,15 +90,15 @@ class GitConfigFuzzTest {
 
   private static RunGitConfig config(String gateway, String host, String credential, String forge,
       String snippet) {
-    return new RunGitConfig(gateway, host, credential, Optional.ofNullable(forge),
+    return new RunGitConfig(gateway, GitHost.of(host), credential, Optional.ofNullable(forge),
         CredentialCommand.shell(snippet));
   }
 
   // what the file must hold, written out independently of the renderer (as git --list prints it)
   private static List<String> expected(RunGitConfig c, String snippet) {
-    String gatewayHost = c.gatewayBaseUrl() + "/git/" + c.gitHost() + "/";
-    List<String> forms = List.of("https://" + c.gitHost() + "/", "git@" + c.gitHost() + ":",
-        "ssh://git@" + c.gitHost() + "/");
+    String gatewayHost = c.gatewayBaseUrl() + "/git/" + c.gitHost().segment() + "/";
+    // the spellings themselves are GitHostTest's subject
+    List<String> forms = c.gitHost().pushPrefixes();
     String forge = c.fetchBaseUrl().orElse(null);
     List<String> out = new ArrayList<>();
     forms.forEach(f -> out.add("url." + gatewayHost + ".pushinsteadof=" + f));
@@ -111,10 +111,12 @@ class GitConfigFuzzTest {
     if (forge != null) {
       forms.forEach(f -> out.add("url." + forge + ".insteadof=" + f));
     }
-    String scope = forge != null ? forge : "https://" + c.gitHost();
+    String scope = forge != null ? forge : c.gitHost().baseUrl();
     out.add("credential." + scope + ".helper=");
     out.add("credential." + scope + ".helper=!" + snippet);
     out.add("credential." + scope + ".username=x-access-token");
+    out.add("core.sshcommand=" + SshPushGuard.command(c.gitHost()));
+    out.add("ssh.variant=ssh");
     return out.stream().map(GitConfigFuzzTest::latin1).toList();
   }
 

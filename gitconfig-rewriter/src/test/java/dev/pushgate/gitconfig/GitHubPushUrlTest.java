@@ -25,9 +25,18 @@ class GitHubPushUrlTest {
       "git@github.com:acme/widget.git",
       "git@github.com:/acme/widget.git",
       "github.com:acme/widget",
+      // spellings a pushInsteadOf prefix once missed, which git and the network take as GitHub
+      "http://github.com/acme/widget.git",
+      "http://github.com:80/acme/widget.git",
+      "https://github.com./acme/widget.git",
+      "ssh://GitHub.com./acme/widget",
+      "ssh://deploy@github.com:22/acme/widget/",
+      "user@github.com:acme/widget",
+      "git@[github.com]:acme/widget.git",
+      "[GitHub.com]:acme/widget.git",
   })
   void recognisesEveryFormOfTheSameRepository(String url) {
-    assertThat(GitHubPushUrl.match(url, "github.com"))
+    assertThat(GitHubPushUrl.match(url, GitHost.GITHUB))
         .isEqualTo(new GitHubPushUrl.Repository("acme", "widget"));
   }
 
@@ -37,8 +46,9 @@ class GitHubPushUrlTest {
       "https://github.com.evil.example/acme/widget.git",
       "https://evil.example/github.com/acme/widget.git",
       "https://github.com:8443/acme/widget.git",
-      "http://github.com/acme/widget.git",
+      "http://github.com:443/acme/widget.git",
       "ssh://git@github.com:2222/acme/widget.git",
+      "ssh://git@[github.com]:2222/acme/widget.git",
       "git://github.com/acme/widget.git",
       "file:///srv/github.com/acme/widget.git",
       "/srv/git/github.com:acme/widget.git",
@@ -47,7 +57,7 @@ class GitHubPushUrlTest {
       "",
   })
   void leavesOtherUrlsAlone(String url) {
-    assertThat(GitHubPushUrl.match(url, "github.com")).isEqualTo(new GitHubPushUrl.Elsewhere());
+    assertThat(GitHubPushUrl.match(url, GitHost.GITHUB)).isEqualTo(new GitHubPushUrl.Elsewhere());
   }
 
   @ParameterizedTest
@@ -67,7 +77,7 @@ class GitHubPushUrlTest {
       """)
   void refusesAGitHubUrlThatDoesNotNameARepositorySafely(String url, String why) {
     String decoded = url.replace("\\t", "\t").replace("\\\\", "\\");
-    assertThat(GitHubPushUrl.match(decoded, "github.com")).isEqualTo(new GitHubPushUrl.Unsafe(
+    assertThat(GitHubPushUrl.match(decoded, GitHost.GITHUB)).isEqualTo(new GitHubPushUrl.Unsafe(
         why.replace("\\\\", "\\")));
   }
 

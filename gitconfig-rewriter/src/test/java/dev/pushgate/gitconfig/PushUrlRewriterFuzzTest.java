@@ -69,7 +69,7 @@ class PushUrlRewriterFuzzTest {
         changed.add(o);
       }
       if (isPushUrl(n)) {
-        assertThat(GitHubPushUrl.match(utf8(n.value()), "github.com"))
+        assertThat(GitHubPushUrl.match(utf8(n.value()), GitHost.GITHUB))
             .as("left pointing at the host: %s", n.value())
             .isInstanceOf(GitHubPushUrl.Elsewhere.class);
       }

@@ -14,7 +14,7 @@ class RunGitConfigTest {
   @Test
   void defaultsToGitHubAndTheTokenFromGhToken() {
     RunGitConfig config = RunGitConfig.of("http://127.0.0.1:7070", CREDENTIAL);
-    assertThat(config.gitHost()).isEqualTo("github.com");
+    assertThat(config.gitHost()).isEqualTo(GitHost.GITHUB);
     assertThat(config.fetchBaseUrl()).isEmpty();
     assertThat(config.credentialCommand()).isEqualTo(CredentialCommand.fromEnvironment());
     assertThat(config.gatewayPushBase()).isEqualTo("http://127.0.0.1:7070/git/github.com/");
@@ -25,7 +25,7 @@ class RunGitConfigTest {
     RunGitConfig config = RunGitConfig.of("HTTP://LocalHost:7070/pg//", CREDENTIAL)
         .withGitHost("GHE.Example.com").withFetchBaseUrl("http://127.0.0.1:7070/forge");
     assertThat(config.gatewayBaseUrl()).isEqualTo("http://localhost:7070/pg");
-    assertThat(config.gitHost()).isEqualTo("ghe.example.com");
+    assertThat(config.gitHost()).isEqualTo(GitHost.of("https://ghe.example.com"));
     assertThat(config.fetchBaseUrl()).contains("http://127.0.0.1:7070/forge/");
   }
 
@@ -111,10 +111,10 @@ class RunGitConfigTest {
 
   @Test
   void requiresEveryPart() {
-    assertThatThrownBy(() -> new RunGitConfig("http://h", "github.com", CREDENTIAL, null,
+    assertThatThrownBy(() -> new RunGitConfig("http://h", GitHost.GITHUB, CREDENTIAL, null,
         CredentialCommand.fromEnvironment())).isInstanceOf(NullPointerException.class)
         .hasMessage("fetchBaseUrl");
-    assertThatThrownBy(() -> new RunGitConfig("http://h", "github.com", CREDENTIAL,
+    assertThatThrownBy(() -> new RunGitConfig("http://h", GitHost.GITHUB, CREDENTIAL,
         Optional.empty(), null)).isInstanceOf(NullPointerException.class)
         .hasMessage("credentialCommand");
   }

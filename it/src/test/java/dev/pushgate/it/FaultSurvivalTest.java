@@ -305,16 +305,18 @@ class FaultSurvivalTest {
   }
 
   /**
-   * A GitHub App appliance's runs fetch from GitHub itself; here "GitHub" is the forge, so the
-   * test clones from it with the run's read token, and pushes through a {@code gh} remote that
-   * the run's git config rewrites to the gateway.
+   * A GitHub App appliance's runs fetch from its git host itself; here that host is the forge
+   * behind the proxy, so the test clones from the forge with the run's read token, and pushes
+   * through a {@code gh} remote on the configured git host, which the run's git config rewrites
+   * to the gateway.
    */
   private static Path cloneFromForge(GitRun git, JsonNode run, String name) throws Exception {
     String token = run.get("env").get("GH_TOKEN").asText();
     git.in(tmp, "clone", "-q", "http://x-access-token:" + token + "@127.0.0.1:" + forge.port()
         + "/forge/acme/widget.git", name).ok();
     Path w = tmp.resolve(name);
-    git.in(w, "remote", "add", "gh", "https://github.com/acme/widget.git").ok();
+    git.in(w, "remote", "add", "gh", "http://127.0.0.1:" + proxy.port()
+        + "/forge/acme/widget.git").ok();
     return w;
   }
 

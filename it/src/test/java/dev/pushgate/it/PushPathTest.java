@@ -106,6 +106,27 @@ class PushPathTest {
     assertThat(forgeRef("acme/widget", "refs/heads/via-ssh-url")).isEqualTo(head(work));
     assertThat(git.in(work, "push", "scp", "main").failed().stderr())
         .contains("(Control Center policy: push to main is denied)");
+
+    // every other spelling git takes for github.com, each of which once went around the gateway
+    String[] spellings = {"ssh://github.com/acme/widget", "ssh://git@github.com:22/acme/widget",
+        "github.com:acme/widget.git", "git+ssh://git@github.com/acme/widget.git",
+        "https://github.com:443/acme/widget.git", "http://github.com/acme/widget.git",
+        "https://github.com./acme/widget.git", "https://github.com/acme/widget/"};
+    for (int i = 0; i < spellings.length; i++) {
+      git.in(work, "push", spellings[i], "main:via-spelling-" + i).ok();
+      assertThat(forgeRef("acme/widget", "refs/heads/via-spelling-" + i)).as(spellings[i])
+          .isEqualTo(head(work));
+      assertThat(git.in(work, "push", spellings[i], "main").failed().stderr()).as(spellings[i])
+          .contains("(Control Center policy: push to main is denied)");
+    }
+    // what no prefix can list (another user, the host in other case) is refused before ssh runs
+    for (String url : new String[] {"deploy@github.com:acme/widget",
+        "ssh://GitHub.com/acme/widget"}) {
+      assertThat(git.in(work, "push", url, "main:never").failed().stderr()).as(url)
+          .contains("was not sent to the gateway").contains(
+              "Push to https://github.com/acme/widget instead, where the run's rules judge it.");
+    }
+    assertThat(forgeRef("acme/widget", "refs/heads/never")).isNull();
   }
 
   @Test

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 /** The appliance jar started as a process on a temporary data directory, as a person starts it. */
 final class RunningAppliance implements AutoCloseable {
   private static final Pattern GATEWAY_LINE =
-      Pattern.compile("pushgate gateway at (http://127\\.0\\.0\\.1:(\\d+)/git/github\\.com/)");
+      Pattern.compile("pushgate gateway at (http://127\\.0\\.0\\.1:(\\d+)/git/[^/\\s]+/)");
 
   final Path dataDir;
   final Path log;

@@ -83,6 +83,14 @@ public final class SandboxPlanner {
    * @throws SandboxRequestException naming the field when the request cannot be planned (400)
    */
   public SandboxPlan plan(SandboxRequest request) {
+    return plan(request, null);
+  }
+
+  /**
+   * As {@link #plan(SandboxRequest)}, refused for {@code refusal} (found outside the sandbox, such
+   * as a push URL of the workdir that cannot be sent to the gateway) when it is not null.
+   */
+  public SandboxPlan plan(SandboxRequest request, Verdict refusal) {
     Optional<SandboxBackend> requested;
     try {
       requested = SandboxBackend.parseRequested(request.requestedBackend());
@@ -108,7 +116,7 @@ public final class SandboxPlanner {
     FilesystemPolicy filesystem = filesystem(mounts, paths, request.denyWriteGlobs());
 
     Selection selection = select(requested, request.sessionId());
-    Verdict verdict = selection.refusal;
+    Verdict verdict = refusal != null ? refusal : selection.refusal;
     if (verdict == null
         && selection.backend == SandboxBackend.NATIVE
         && probe.platform().linuxLike()

@@ -400,6 +400,20 @@ class SandboxPlannerTest {
                 + " sudo apt-get install socat");
   }
 
+  @Test
+  void aRefusalFoundOutsideTheSandboxRefusesAPlanThatWouldLaunch() {
+    Verdict pushUrl = Verdict.refused("the workdir's push URLs cannot be sent to the gateway",
+        List.of("fix the push URL"));
+    SandboxPlan plan = planner(MAC).plan(overlay(Runner.CLAUDE_CODE).build(), pushUrl);
+    assertThat(plan.verdict()).isEqualTo(pushUrl);
+    assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
+    assertThat(plan.backendReason())
+        .isEqualTo("not launched: the workdir's push URLs cannot be sent to the gateway");
+    assertThat(plan.enforcement().osSandbox()).isFalse();
+    assertThat(planner(MAC).plan(overlay(Runner.CLAUDE_CODE).build(), null).verdict().launches())
+        .isTrue();
+  }
+
   // ---- file-name glob denies ----
 
   @ParameterizedTest

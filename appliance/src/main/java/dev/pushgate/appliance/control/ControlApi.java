@@ -12,6 +12,7 @@ import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.gitconfig.PushUrlRewrite;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -53,8 +54,12 @@ public final class ControlApi extends Handler.Abstract {
   private final ApprovalsApi approvals;
 
   /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
+  /** Where the runs' git host serves repositories, e.g. {@code https://github.com}. */
+  private final String gitBaseUrl;
+
   public ControlApi(Runs runs, AuditStore audit, ApprovalDesk desk, String gatewayUrl,
-      DefaultRules defaultRules, java.nio.file.Path gatewaySocket) {
+      String gitBaseUrl, DefaultRules defaultRules, java.nio.file.Path gatewaySocket) {
+    this.gitBaseUrl = gitBaseUrl;
     this.parser = new RunRequestParser(json, defaultRules);
     this.runs = runs;
     this.audit = audit;
@@ -111,6 +116,7 @@ public final class ControlApi extends Handler.Abstract {
       // The same server on a Unix socket a sandbox can be given (see docs/sandbox.md).
       gateway.put("socket", gatewaySocket.toString());
     }
+    out.put("repositoryUrl", gitBaseUrl + "/" + started.repository() + ".git");
     out.put("gitConfigPath", started.gitConfigPath());
     ObjectNode env = out.putObject("env");
     started.env().forEach(env::put);
@@ -118,6 +124,10 @@ public final class ControlApi extends Handler.Abstract {
       out.set("sandbox", json.valueToTree(started.sandbox()));
     } else {
       out.putNull("sandbox");
+    }
+    ArrayNode rewrites = out.putArray("pushUrlRewrites");
+    for (PushUrlRewrite r : started.pushUrlRewrites()) {
+      rewrites.addObject().put("remote", r.remote()).put("from", r.from()).put("to", r.to());
     }
     send(response, callback, 201, out);
   }

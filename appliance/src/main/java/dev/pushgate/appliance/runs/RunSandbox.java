@@ -14,6 +14,7 @@ import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxPlanner;
 import dev.pushgate.sandbox.SandboxRequest;
 import dev.pushgate.sandbox.SandboxSwitch;
+import dev.pushgate.sandbox.Verdict;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -47,6 +48,12 @@ public final class RunSandbox {
   /** The plan of {@code req}, with {@code additions} set in its environment. */
   public SandboxPlan plan(NewRun req, String sessionFallback, Map<String, String> additions)
       throws RunRequestException {
+    return plan(req, sessionFallback, additions, null);
+  }
+
+  /** As {@link #plan(NewRun, String, Map)}, refused for {@code refusal} when it is not null. */
+  public SandboxPlan plan(NewRun req, String sessionFallback, Map<String, String> additions,
+      Verdict refusal) throws RunRequestException {
     SandboxInput in = req.sandbox();
     try {
       RunPaths paths = new RunPaths(in.workdir(), in.agentConfigDir(), in.reposDir(),
@@ -65,7 +72,7 @@ public final class RunSandbox {
           .envAdditions(EnvironmentVariables.of(additions))
           .build();
       return new SandboxPlanner(probe, sandboxSwitch, false, home,
-          EnvironmentVariables.fromHost(in.env()), egress).plan(request);
+          EnvironmentVariables.fromHost(in.env()), egress).plan(request, refusal);
     } catch (IllegalArgumentException e) { // SandboxRequestException names the field
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
     }

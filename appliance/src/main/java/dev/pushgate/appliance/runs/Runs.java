@@ -11,6 +11,7 @@ import dev.pushgate.broker.Secret;
 import dev.pushgate.gateway.RunAuthenticator;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.gitconfig.PushUrlRewrite;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.sandbox.SandboxPlan;
@@ -48,7 +49,8 @@ public final class Runs implements RunAuthenticator {
       Duration refreshBefore,
       RunFiles files,
       RunSandbox sandbox,
-      String hookUrl) {}
+      String hookUrl,
+      WorktreePushUrls pushUrls) {}
 
   /** Writes and removes a run's files (its git config). */
   public interface RunFiles {
@@ -56,10 +58,14 @@ public final class Runs implements RunAuthenticator {
     Path writeGitConfig(Path dir, String runCredential) throws IOException;
   }
 
-  /** What a started run is told. {@code env} holds the read token the run is meant to hold. */
+  /**
+   * What a started run is told. {@code env} holds the read token the run is meant to hold;
+   * {@code pushUrlRewrites} are the explicit push URLs of its workdir now sent to the gateway.
+   */
   public record StartedRun(
       String runId, Instant expiresAt, String gitConfigPath, String runCredential,
-      Map<String, String> env, SandboxPlan sandbox) {}
+      Map<String, String> env, SandboxPlan sandbox, List<PushUrlRewrite> pushUrlRewrites,
+      RepoSlug repository) {}
 
   /** A credential and what became of it at teardown. */
   public record Revocation(String kind, String repository, boolean revoked, String error) {}
@@ -164,11 +170,23 @@ public final class Runs implements RunAuthenticator {
       env.put("GIT_TERMINAL_PROMPT", "0");
       env.put("PUSHGATE_RUN_TOKEN", credential);
       env.put("PUSHGATE_HOOK_URL", settings.hookUrl());
-      SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);
+      SandboxPlan plan = null;
+      List<PushUrlRewrite> rewrites = List.of();
+      if (req.sandbox() != null) {
+        WorktreePushUrls.Outcome pushUrls =
+            settings.pushUrls().rewrite(Path.of(req.sandbox().workdir()));
+        rewrites = pushUrls.rewrites();
+        for (PushUrlRewrite r : rewrites) {
+          log.info("run {}: remote.{}.pushurl {} rewritten to {}", runId, r.remote(), r.from(),
+              r.to());
+        }
+        plan = settings.sandbox().plan(req, runId, env, pushUrls.refusal());
+      }
       ledger.setBackend(runId, plan == null ? "none" : plan.effectiveBackend().id());
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
-      return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan);
+      return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan,
+          rewrites, req.repository());
     } catch (RunRequestException e) {
       abandon(runId, "failed to start");
       throw e;

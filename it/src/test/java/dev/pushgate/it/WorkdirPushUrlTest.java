@@ -1,0 +1,121 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.eclipse.jgit.lib.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A run started with a {@code workdir} whose repository has an explicit {@code remote.*.pushurl}
+ * (which git never applies {@code pushInsteadOf} to): the push URL is rewritten to the gateway
+ * and the answer says so, or, when it cannot be, the launch verdict is {@code refused}.
+ */
+class WorkdirPushUrlTest {
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+  static GitRun plainGit;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate("acme/widget");
+    plainGit = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void anExplicitPushUrlOfTheWorkdirIsRewrittenAtLaunchAndItsPushesMeetTheRules()
+      throws Exception {
+    Path w = worktree("rewritten");
+    plainGit.in(w, "config", "remote.origin.pushurl", "https://GitHub.com/acme/widget.git").ok();
+    plainGit.in(w, "config", "--add", "remote.origin.pushurl",
+        "ssh://deploy@github.com:22/acme/widget/").ok();
+
+    JsonNode run = app.createRun(request(w));
+    assertThat(run.get("sandbox").get("verdict").get("launch").asText()).isEqualTo("allowed");
+    String to = app.gatewayUrl() + "acme/widget.git";
+    assertThat(run.get("pushUrlRewrites").toString()).isEqualTo("[{\"remote\":\"origin\","
+        + "\"from\":\"https://GitHub.com/acme/widget.git\",\"to\":\"" + to + "\"},"
+        + "{\"remote\":\"origin\",\"from\":\"ssh://***@github.com:22/acme/widget/\",\"to\":\""
+        + to + "\"}]");
+
+    GitRun git = new GitRun(tmp.resolve("home"), ForgeRefs.env(run));
+    assertThat(git.in(w, "remote", "get-url", "--push", "--all", "origin").ok().stdout())
+        .isEqualTo(to + "\n" + to + "\n");
+    commit(git, w, "rewritten");
+    Map<String, ObjectId> before = ForgeRefs.of(app, "acme/widget");
+    // forced, so that git itself has no reason to hold the push back: the rule refuses it
+    GitRun.Result refused = git.in(w, "push", "--force", "origin", "HEAD:main").failed();
+    assertThat(refused.stderr()).contains(
+        "! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
+    assertThat(ForgeRefs.of(app, "acme/widget")).isEqualTo(before);
+    git.in(w, "push", "origin", "HEAD:refs/heads/rewritten").ok();
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/rewritten"))
+        .isEqualTo(ObjectId.fromString(git.in(w, "rev-parse", "HEAD").ok().stdout().strip()));
+  }
+
+  @Test
+  void aPushUrlThatCannotBeRewrittenRefusesTheLaunchAndChangesNothing() throws Exception {
+    Path w = worktree("unsafe");
+    plainGit.in(w, "config", "remote.origin.pushurl", "https://github.com/acme/widget.git").ok();
+    plainGit.in(w, "config", "remote.evil.pushurl", "git@github.com:../widget.git").ok();
+    Path config = w.resolve(".git/config");
+    String before = Files.readString(config);
+
+    JsonNode run = app.createRun(request(w));
+    JsonNode verdict = run.get("sandbox").get("verdict");
+    assertThat(verdict.get("launch").asText()).isEqualTo("refused");
+    assertThat(verdict.get("reason").asText()).isEqualTo("the workdir's push URLs cannot be sent"
+        + " to the gateway, so a push could go around the rules: remote \"evil\" has a push URL"
+        + " that does not name a safe repository (not a valid owner: \"..\"):"
+        + " git@github.com:../widget.git");
+    assertThat(verdict.get("waysOut").toString()).contains("--unset-all remote.<name>.pushurl");
+    assertThat(run.get("sandbox").get("effectiveBackend").asText()).isEqualTo("none");
+    assertThat(run.get("pushUrlRewrites")).isEmpty();
+    assertThat(Files.readString(config)).isEqualTo(before);
+  }
+
+  @Test
+  void aWorkdirWithoutARepositoryHasNothingToRewrite() throws Exception {
+    Path w = Files.createDirectories(tmp.resolve("empty"));
+    JsonNode run = app.createRun(request(w));
+    assertThat(run.get("sandbox").get("verdict").get("launch").asText()).isEqualTo("allowed");
+    assertThat(run.get("pushUrlRewrites")).isEmpty();
+  }
+
+  private static Path worktree(String name) throws Exception {
+    plainGit.in(tmp, "init", "-q", "-b", "main", name).ok();
+    Path w = tmp.resolve(name);
+    plainGit.in(w, "remote", "add", "origin", "https://github.com/acme/widget.git").ok();
+    commit(plainGit, w, name + "-base");
+    return w;
+  }
+
+  /** A run in {@code w}; no glob denies, so bubblewrap can launch it as planned. */
+  private static String request(Path w) {
+    return "{\"workspaceId\": \"ws-workdir\", \"mode\": \"review\", \"repository\":"
+        + " \"acme/widget\", \"workdir\": \"" + w + "\", \"runner\": \"harness-bash\","
+        + " \"rules\": {\"denyWriteGlobs\": [],"
+        + " \"push\": [{\"refs\": \"refs/heads/main\", \"decision\": \"deny\","
+        + " \"reason\": \"push to main is denied\"}]}}";
+  }
+
+  private static void commit(GitRun git, Path w, String content) throws Exception {
+    Files.writeString(w.resolve(content + ".txt"), content + "\n");
+    git.in(w, "add", ".").ok();
+    git.in(w, "commit", "-q", "-m", content).ok();
+  }
+}
