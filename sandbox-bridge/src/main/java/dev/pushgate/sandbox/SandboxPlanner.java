@@ -27,15 +27,20 @@ public final class SandboxPlanner {
           ".cargo/credentials", ".cargo/credentials.toml");
 
   /** Under every writable root: files that would run code or change policy outside the run. */
-  static final List<String> MANDATORY_WRITE_DENY =
-      List.of(
-          ".bashrc", ".bash_profile", ".bash_login", ".profile",
-          ".zshrc", ".zshenv", ".zprofile", ".zlogin",
-          ".gitconfig", ".vscode", ".idea",
-          ".git/hooks", ".git/config",
-          ".claude/settings.json", ".claude/settings.local.json", ".claude/skills",
-          ".claude/agents", ".claude/commands", ".claude/hooks", ".claude/workflows",
-          ".claude/scheduled_tasks.json", ".mcp.json");
+  static final List<String> MANDATORY_WRITE_DENY = mandatoryWriteDeny();
+
+  private static List<String> mandatoryWriteDeny() {
+    List<String> out = new ArrayList<>(List.of(
+        ".bashrc", ".bash_profile", ".bash_login", ".profile",
+        ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+        ".gitconfig", ".vscode", ".idea"));
+    out.addAll(GitMetadata.deniedUnderWorktree());
+    out.addAll(List.of(
+        ".claude/settings.json", ".claude/settings.local.json", ".claude/skills",
+        ".claude/agents", ".claude/commands", ".claude/hooks", ".claude/workflows",
+        ".claude/scheduled_tasks.json", ".mcp.json"));
+    return List.copyOf(out);
+  }
 
   /** Directly under a runner state dir, which is itself the runner's config dir. */
   static final List<String> RUNNER_STATE_WRITE_DENY =
