@@ -209,9 +209,12 @@ final class ExecCommand implements Callable<Integer> {
             LocalLauncher.Settings.defaults().withSandboxUser(user));
         if (clone) {
           err.println("pushgate: cloning " + slug + " into " + dir + " (in the sandbox)");
-          LaunchRequest cloneRequest = new LaunchRequest(forClone(plan), List.of("git", "clone",
-              "--quiet", "https://github.com/" + slug + ".git", "."), base.bridges(), base.files(),
-              false, timeout);
+          // No template: the clone starts without sample hooks or info/, which the command's
+          // launch then keeps from being created.
+          LaunchRequest cloneRequest = new LaunchRequest(forClone(plan),
+              OwnGit.inRunEnvironment("clone", "--quiet", "--template=",
+                  "https://github.com/" + slug + ".git", "."),
+              base.bridges(), base.files(), false, timeout);
           int code = launch(launcher, cloneRequest, current);
           if (code != 0) {
             err.println("pushgate: the clone failed (exit " + code + "); COMMAND was not run");
