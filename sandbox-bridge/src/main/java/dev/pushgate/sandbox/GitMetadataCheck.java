@@ -71,7 +71,7 @@ final class GitMetadataCheck implements RunEndCheck {
       }
     }
     for (SandboxViolation v : found) {
-      LOG.warn("{}: {}", v.target(), v.raw());
+      LOG.warn("{}", v.raw());
     }
     return found;
   }
