@@ -322,6 +322,19 @@ class SandboxPlannerTest {
         .doesNotContain(workdir.resolve("settings.json").toString());
   }
 
+  @Test
+  void deniesTheGitMetadataThatRunsProgramsOrNamesAnotherRepositoryButNotWhatACommitWrites() {
+    SandboxPlan chat = planner(LINUX).plan(overlay(Runner.ACP).denyWriteGlobs(NO_GLOBS).build());
+    for (String rel : List.of("config", "config.worktree", "hooks", "info", "modules",
+        "worktrees", "branches", "remotes", "objects/info/alternates",
+        "objects/info/http-alternates")) {
+      assertThat(chat.filesystem().writeDeny()).contains(workdir.resolve(".git/" + rel).toString());
+    }
+    assertThat(chat.filesystem().writeDeny()).noneMatch(p -> p.endsWith("/.git")
+        || p.contains("/.git/objects/pack") || p.contains("/.git/refs")
+        || p.endsWith("/.git/index") || p.endsWith("/.git/HEAD") || p.endsWith("/.git/logs"));
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = Mode.class,
