@@ -84,11 +84,11 @@ class SandboxGitMetadataTest {
         printf '[core]\\n\\tfsmonitor = x\\n' >> .git/config 2>/dev/null || echo config-denied
         touch .git/hooks/post-checkout 2>/dev/null || echo hooks-denied
         echo '[core]' > .git/config.worktree 2>/dev/null || echo config-worktree-denied
-        mkdir .git/modules/x 2>/dev/null || echo modules-denied
-        mkdir .git/worktrees/x 2>/dev/null || echo worktrees-denied
+        mkdir -p .git/modules/x 2>/dev/null || echo modules-denied
+        mkdir -p .git/worktrees/x 2>/dev/null || echo worktrees-denied
         echo /tmp > .git/objects/info/alternates 2>/dev/null || echo alternates-denied
         touch .git/info/attributes 2>/dev/null || echo info-denied
-        mkdir .git/remotes/x 2>/dev/null || echo remotes-denied
+        mkdir -p .git/remotes/x 2>/dev/null || echo remotes-denied
         mv .git .git-moved 2>/dev/null || echo rename-denied
         """);
 
