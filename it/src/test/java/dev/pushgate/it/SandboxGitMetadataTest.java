@@ -78,7 +78,9 @@ class SandboxGitMetadataTest {
     Exec exec = exec(work, """
         set -u
         echo change > change.txt
-        git add change.txt && git commit -qm 'in the sandbox' && echo committed
+        git add change.txt
+        git -c user.name=Agent -c user.email=agent@example.com commit -qm 'in the sandbox' \\
+          && echo committed
         """ + evilGitdir(mark) + """
         echo "$PWD/evil" > .git/commondir && echo commondir-written
         printf '[core]\\n\\tfsmonitor = x\\n' >> .git/config 2>/dev/null || echo config-denied
@@ -137,6 +139,38 @@ class SandboxGitMetadataTest {
     assertThat(status.exit()).isNotZero();
     assertThat(status.stderr()).contains("not a git repository");
     assertThat(mark).doesNotExist();
+  }
+
+  @Test
+  void aRepositoryTheAgentCreatesWithAProgramInItsConfigIsMovedAsideAndACleanOneStays()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-created"));
+    Path mark = root.resolve("fsmonitor-ran-created");
+
+    Exec exec = exec(work, evilGitdir(mark) + """
+        set -e
+        git init -q -b main widget
+        git -C widget config core.fsmonitor "$PWD/evil/fsmonitor.sh"
+        git init -q -b main clean
+        git -C clean -c user.name=Agent -c user.email=agent@example.com \\
+          commit -q --allow-empty -m 'clean work'
+        echo created
+        """);
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("created");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve("widget/.git"));
+    assertThat(work.resolve("widget/.git")).doesNotExist();
+    assertThat(work.resolve("widget/.git.planted-by-run/config")).exists();
+    Files.deleteIfExists(mark);
+
+    GitRun operator = new GitRun(home, Map.of());
+    assertThat(operator.in(work.resolve("widget"), "status", "--porcelain").exit()).isNotZero();
+    assertThat(mark).doesNotExist();
+    assertThat(operator.in(work.resolve("clean"), "log", "-1", "--format=%s").ok().stdout().strip())
+        .isEqualTo("clean work");
+    assertThat(exec.stderr()).doesNotContain("git-metadata " + work.resolve("clean"));
   }
 
   private static Exec exec(Path work, String script) throws Exception {

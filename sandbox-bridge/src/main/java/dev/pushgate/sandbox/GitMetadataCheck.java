@@ -1,6 +1,8 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.gitconfig.InertRepositoryConfig;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -23,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * a worktree is (a {@code .git} that became a file or link, or another directory, redirects the
  * next host git to a repository the agent wrote) and where its common directory is (a planted
  * {@code commondir} does the same for a {@code .git} directory). Each is put back as it was at
- * launch and reported. The worktrees looked at are the writable mounts and the directories directly
+ * launch and reported. A repository the run created is the agent's own while it runs; when it
+ * holds anything that would make git on the host run a program, it is moved aside and reported.
+ * The worktrees looked at are the writable mounts and the directories directly
  * inside them, as {@link BubblewrapArgv#gitDirectories} protects them while the run lasts.
  */
 final class GitMetadataCheck implements RunEndCheck {
@@ -82,7 +86,16 @@ final class GitMetadataCheck implements RunEndCheck {
     State now = state(git);
     switch (was.kind()) {
       case MISSING -> {
-        if (now.kind() != Kind.MISSING && now.kind() != Kind.DIRECTORY) {
+        if (now.kind() == Kind.DIRECTORY) {
+          List<String> live = notInert(git);
+          if (!live.isEmpty()) {
+            Path aside = quarantine(git);
+            found.add(violation(git, "a repository created during the run has what git on the"
+                + " host would run or follow: " + String.join(", ", live) + "; moved to "
+                + aside.getFileName() + " (look at it before moving it back)"));
+            now = state(git);
+          }
+        } else if (now.kind() != Kind.MISSING) {
           Path aside = quarantine(git);
           found.add(violation(git, "a .git " + describe(now) + " appeared during the run; moved"
               + " to " + aside.getFileName() + " (git would have used the repository it names)"));
@@ -134,6 +147,50 @@ final class GitMetadataCheck implements RunEndCheck {
       Files.write(commondir, was);
       found.add(violation(commondir, "changed during the run; put back as it was"));
     }
+  }
+
+  /**
+   * What of a repository the run created would make git on the host run a program or read
+   * another repository: its config's settings beyond {@link InertRepositoryConfig}, hooks other
+   * than git's samples, a worktree config, submodule or worktree git directories, alternates.
+   */
+  private static List<String> notInert(Path git) throws IOException {
+    List<String> out = new ArrayList<>();
+    Path config = git.resolve("config");
+    if (Files.isRegularFile(config, LinkOption.NOFOLLOW_LINKS)) {
+      out.addAll(InertRepositoryConfig.unknownSettings(
+          new String(Files.readAllBytes(config), StandardCharsets.ISO_8859_1)));
+    } else if (Files.exists(config, LinkOption.NOFOLLOW_LINKS)) {
+      out.add("config (not a file)");
+    }
+    Path hooks = git.resolve("hooks");
+    if (Files.isDirectory(hooks, LinkOption.NOFOLLOW_LINKS)) {
+      try (var entries = Files.list(hooks)) {
+        entries.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".sample"))
+            .sorted().limit(20).forEach(n -> out.add("hooks/" + n));
+      }
+    } else if (Files.exists(hooks, LinkOption.NOFOLLOW_LINKS)) {
+      out.add("hooks (not a directory)");
+    }
+    for (String name : List.of("config.worktree", "objects/info/alternates",
+        "objects/info/http-alternates")) {
+      if (Files.exists(git.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+        out.add(name);
+      }
+    }
+    for (String name : List.of("modules", "worktrees")) {
+      Path dir = git.resolve(name);
+      if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        try (var entries = Files.list(dir)) {
+          if (entries.findAny().isPresent()) {
+            out.add(name + "/");
+          }
+        }
+      } else if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+        out.add(name);
+      }
+    }
+    return out;
   }
 
   /** The writable roots and the directories directly inside them (never through a symlink). */

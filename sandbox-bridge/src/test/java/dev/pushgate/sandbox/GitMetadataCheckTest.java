@@ -134,6 +134,35 @@ class GitMetadataCheckTest {
   }
 
   @Test
+  void aRepositoryCreatedDuringTheRunThatWouldRunAProgramIsMovedAside() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Path evil = gitDir(Files.createDirectories(work.resolve("evil")));
+    Files.writeString(evil.resolve("config"), "[core]\n\tfsmonitor = /work/evil.sh\n"
+        + "[remote \"origin\"]\n\turl = https://github.com/acme/widget.git\n");
+    Path hooked = gitDir(Files.createDirectories(work.resolve("hooked")));
+    Files.createDirectories(hooked.resolve("hooks"));
+    Files.writeString(hooked.resolve("hooks/pre-commit.sample"), "#!/bin/sh\n");
+    Files.writeString(hooked.resolve("hooks/post-checkout"), "#!/bin/sh\n");
+    Path clean = gitDir(Files.createDirectories(work.resolve("clean")));
+    Files.createDirectories(clean.resolve("hooks"));
+    Files.writeString(clean.resolve("hooks/pre-commit.sample"), "#!/bin/sh\n");
+
+    List<SandboxViolation> found = check.check();
+
+    assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        evil + ": a repository created during the run has what git on the host would run or"
+            + " follow: core.fsmonitor; moved to .git.planted-by-run (look at it before moving"
+            + " it back)",
+        hooked + ": a repository created during the run has what git on the host would run or"
+            + " follow: hooks/post-checkout; moved to .git.planted-by-run (look at it before"
+            + " moving it back)");
+    assertThat(evil).doesNotExist();
+    assertThat(work.resolve("evil/.git.planted-by-run/config")).exists();
+    assertThat(hooked).doesNotExist();
+    assertThat(clean).isDirectory();
+  }
+
+  @Test
   void aRepositoryDirectlyInsideAWritableRootIsCheckedLikeTheRootsOwn() throws IOException {
     Path sub = gitDir(Files.createDirectories(work.resolve("widget")));
     Path fresh = Files.createDirectories(work.resolve("fresh"));
