@@ -18,6 +18,7 @@ import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxUser;
+import dev.pushgate.sandbox.SandboxViolation;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -288,6 +289,10 @@ final class ExecCommand implements Callable<Integer> {
       } else if (event instanceof SandboxEvent.Violation v) {
         err.println("pushgate: sandbox violation: " + v.violation().action() + " "
             + v.violation().target());
+        if (SandboxViolation.GIT_METADATA.equals(v.violation().action())) {
+          // What was undone, and where the planted thing now is: the operator acts on this.
+          err.println("pushgate:   " + v.violation().raw());
+        }
       } else if (event instanceof SandboxEvent.Killed k) {
         err.println("pushgate: killed: " + k.reason());
       }

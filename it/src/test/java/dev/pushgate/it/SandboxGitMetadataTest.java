@@ -100,7 +100,9 @@ class SandboxGitMetadataTest {
         "worktrees-denied", "alternates-denied", "info-denied", "remotes-denied",
         "rename-denied");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git/commondir"));
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git/commondir"))
+        .contains("pushgate:   " + work.resolve(".git/commondir") + ": planted during the run (git"
+            + " would have taken the config and hooks of the directory it names); removed");
     assertThat(work.resolve(".git/commondir")).doesNotExist();
     // The placeholders bwrap needed are gone, the repository is the one it was.
     assertThat(work.resolve(".git/config.worktree")).doesNotExist();
@@ -128,12 +130,14 @@ class SandboxGitMetadataTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stdout()).contains("gitfile-written");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git"));
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git"))
+        .contains("pushgate:   " + work.resolve(".git") + ": a .git file appeared during the run;"
+            + " moved to .git.planted-by-run (git would have used the repository it names)");
     assertThat(work.resolve(".git")).doesNotExist();
     assertThat(work.resolve(".git.planted-by-run")).hasContent("gitdir: " + work + "/evil");
-    // Inside the sandbox the agent's own git may run its own program (it runs as the sandbox
-    // user): that is the mark; what matters is that the operator's git does not run it after.
-    Files.deleteIfExists(mark);
+    // Inside, the agent's git may run the agent's program as the sandbox user, but the mark lies
+    // outside every mount: only git on the host can leave it.
+    assertThat(mark).doesNotExist();
 
     GitRun.Result status = new GitRun(home, Map.of()).in(work, "status", "--porcelain");
     assertThat(status.exit()).isNotZero();
@@ -160,10 +164,13 @@ class SandboxGitMetadataTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stdout()).contains("created");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + work.resolve("widget/.git"));
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve("widget/.git"))
+        .contains("pushgate:   " + work.resolve("widget/.git") + ": a repository created during"
+            + " the run has what git on the host would run or follow: core.fsmonitor; moved to"
+            + " .git.planted-by-run (look at it before moving it back)");
     assertThat(work.resolve("widget/.git")).doesNotExist();
     assertThat(work.resolve("widget/.git.planted-by-run/config")).exists();
-    Files.deleteIfExists(mark);
+    assertThat(mark).doesNotExist();
 
     GitRun operator = new GitRun(home, Map.of());
     assertThat(operator.in(work.resolve("widget"), "status", "--porcelain").exit()).isNotZero();

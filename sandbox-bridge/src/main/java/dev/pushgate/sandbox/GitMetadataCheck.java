@@ -36,7 +36,7 @@ final class GitMetadataCheck implements RunEndCheck {
   /** Where a planted {@code .git} is moved: git never reads it there, a person can still look. */
   static final String QUARANTINE = ".git.planted-by-run";
 
-  static final String ACTION = "git-metadata";
+  static final String ACTION = SandboxViolation.GIT_METADATA;
 
   private enum Kind { DIRECTORY, FILE, LINK, OTHER, MISSING }
 
