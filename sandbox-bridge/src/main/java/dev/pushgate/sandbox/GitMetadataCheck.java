@@ -1,8 +1,6 @@
 package dev.pushgate.sandbox;
 
-import dev.pushgate.gitconfig.InertRepositoryConfig;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -87,7 +85,7 @@ final class GitMetadataCheck implements RunEndCheck {
     switch (was.kind()) {
       case MISSING -> {
         if (now.kind() == Kind.DIRECTORY) {
-          List<String> live = notInert(git);
+          List<String> live = CreatedRepository.whatGitWouldRunOrFollow(git);
           if (!live.isEmpty()) {
             Path aside = quarantine(git);
             found.add(violation(git, "a repository created during the run has what git on the"
@@ -147,50 +145,6 @@ final class GitMetadataCheck implements RunEndCheck {
       Files.write(commondir, was);
       found.add(violation(commondir, "changed during the run; put back as it was"));
     }
-  }
-
-  /**
-   * What of a repository the run created would make git on the host run a program or read
-   * another repository: its config's settings beyond {@link InertRepositoryConfig}, hooks other
-   * than git's samples, a worktree config, submodule or worktree git directories, alternates.
-   */
-  private static List<String> notInert(Path git) throws IOException {
-    List<String> out = new ArrayList<>();
-    Path config = git.resolve("config");
-    if (Files.isRegularFile(config, LinkOption.NOFOLLOW_LINKS)) {
-      out.addAll(InertRepositoryConfig.unknownSettings(
-          new String(Files.readAllBytes(config), StandardCharsets.ISO_8859_1)));
-    } else if (Files.exists(config, LinkOption.NOFOLLOW_LINKS)) {
-      out.add("config (not a file)");
-    }
-    Path hooks = git.resolve("hooks");
-    if (Files.isDirectory(hooks, LinkOption.NOFOLLOW_LINKS)) {
-      try (var entries = Files.list(hooks)) {
-        entries.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".sample"))
-            .sorted().limit(20).forEach(n -> out.add("hooks/" + n));
-      }
-    } else if (Files.exists(hooks, LinkOption.NOFOLLOW_LINKS)) {
-      out.add("hooks (not a directory)");
-    }
-    for (String name : List.of("config.worktree", "objects/info/alternates",
-        "objects/info/http-alternates")) {
-      if (Files.exists(git.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
-        out.add(name);
-      }
-    }
-    for (String name : List.of("modules", "worktrees")) {
-      Path dir = git.resolve(name);
-      if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-        try (var entries = Files.list(dir)) {
-          if (entries.findAny().isPresent()) {
-            out.add(name + "/");
-          }
-        }
-      } else if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-        out.add(name);
-      }
-    }
-    return out;
   }
 
   /** The writable roots and the directories directly inside them (never through a symlink). */
