@@ -543,12 +543,12 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     Result run(Path dir, String... args) throws Exception {
-      List<String> cmd = new ArrayList<>();
-      cmd.add("git");
-      cmd.addAll(List.of(args));
+      List<String> cmd = OwnGit.argv(args);
       if (out != null) {
+        List<String> shown = new ArrayList<>(List.of("git"));
+        shown.addAll(List.of(args));
         out.println("    $ " + Redaction.redact(String.join(" ",
-            cmd.stream().map(Git::quoted).toList())));
+            shown.stream().map(Git::quoted).toList())));
       }
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
       Map<String, String> e = pb.environment();
@@ -556,7 +556,7 @@ final class DemoCommand implements Callable<Integer> {
           || k.startsWith("PUSHGATE_"));
       e.put("HOME", home.toString());
       e.put("XDG_CONFIG_HOME", home.resolve(".config").toString());
-      e.put("GIT_CONFIG_NOSYSTEM", "1");
+      e.put(OwnGit.NO_SYSTEM_CONFIG, "1");
       e.put("GIT_TERMINAL_PROMPT", "0");
       e.put("LC_ALL", "C");
       e.put("GIT_AUTHOR_NAME", "Agent");

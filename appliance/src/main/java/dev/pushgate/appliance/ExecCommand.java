@@ -18,6 +18,7 @@ import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxUser;
+import dev.pushgate.sandbox.SandboxViolation;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -209,10 +210,12 @@ final class ExecCommand implements Callable<Integer> {
             LocalLauncher.Settings.defaults().withSandboxUser(user));
         if (clone) {
           err.println("pushgate: cloning " + slug + " into " + dir + " (in the sandbox)");
-          LaunchRequest cloneRequest = new LaunchRequest(forClone(plan), List.of("git", "clone",
-              "--quiet", run.path("repositoryUrl").asText("https://github.com/" + slug + ".git"),
-              "."), base.bridges(), base.files(),
-              false, timeout);
+          // No template: the clone starts without sample hooks or info/, which the command's
+          // launch then keeps from being created.
+          LaunchRequest cloneRequest = new LaunchRequest(forClone(plan),
+              OwnGit.inRunEnvironment("clone", "--quiet", "--template=",
+                  run.path("repositoryUrl").asText("https://github.com/" + slug + ".git"), "."),
+              base.bridges(), base.files(), false, timeout);
           int code = launch(launcher, cloneRequest, current);
           if (code != 0) {
             err.println("pushgate: the clone failed (exit " + code + "); COMMAND was not run");
@@ -286,6 +289,10 @@ final class ExecCommand implements Callable<Integer> {
       } else if (event instanceof SandboxEvent.Violation v) {
         err.println("pushgate: sandbox violation: " + v.violation().action() + " "
             + v.violation().target());
+        if (SandboxViolation.GIT_METADATA.equals(v.violation().action())) {
+          // What was undone, and where the planted thing now is: the operator acts on this.
+          err.println("pushgate:   " + v.violation().raw());
+        }
       } else if (event instanceof SandboxEvent.Killed k) {
         err.println("pushgate: killed: " + k.reason());
       }

@@ -73,6 +73,32 @@ class SandboxPlanTest {
   }
 
   @Test
+  void aProtectedPatternInsideAWritableMountIsRefusedWithItsWaysOut() throws Exception {
+    Path repos = Files.createDirectories(tmp.resolve("conv/repos"));
+    Files.writeString(repos.resolve("keep.bak"), "the original\n");
+    String glob = repos.toRealPath() + "/*.bak";
+    JsonNode run = app.createRun(request("\"mode\": \"chat\", \"reposDir\": \"" + repos
+        + "\", \"protectedPaths\": [\"" + glob + "\"],"
+        + " \"rules\": {\"denyWriteGlobs\": []}"));
+    JsonNode verdict = run.get("sandbox").get("verdict");
+    assertThat(verdict.get("launch").asText()).isEqualTo("refused");
+    assertThat(verdict.get("reason").asText())
+        .isEqualTo("bubblewrap cannot protect " + glob + " inside the writable mount "
+            + repos.toRealPath() + ": it covers only paths that exist, never a pattern");
+    assertThat(verdict.get("waysOut").toString())
+        .contains("list the protected paths without * or ?").contains("--sandbox off");
+    assertThat(run.get("sandbox").get("effectiveBackend").asText()).isEqualTo("none");
+
+    // The same pattern outside every writable mount, or the path itself, launches.
+    JsonNode literal = app.createRun(request("\"mode\": \"chat\", \"reposDir\": \"" + repos
+        + "\", \"protectedPaths\": [\"" + repos.toRealPath().resolve("keep.bak") + "\", \""
+        + tmp.toRealPath().resolve("elsewhere/*.bak") + "\"],"
+        + " \"rules\": {\"denyWriteGlobs\": []}"));
+    assertThat(literal.get("sandbox").get("verdict").get("launch").asText()).isEqualTo("allowed");
+    assertThat(literal.get("sandbox").get("effectiveBackend").asText()).isEqualTo("native");
+  }
+
+  @Test
   void aRelativePathIsRefusedNamingTheFieldAndNothingIsCreated() throws Exception {
     int before = app.control().get("/v1/runs").body().get("runs").size();
     ControlClient.Answer a = app.control().post("/v1/runs", "{\"workspaceId\": \"ws\","

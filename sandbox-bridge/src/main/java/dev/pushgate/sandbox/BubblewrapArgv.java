@@ -76,12 +76,24 @@ final class BubblewrapArgv {
           return null;
         }
       }
+
+      @Override
+      public List<String> children(String dir) {
+        try (var entries = Files.list(Path.of(dir))) {
+          return entries.map(Path::toString).sorted().toList();
+        } catch (IOException | InvalidPathException | SecurityException e) {
+          return List.of();
+        }
+      }
     };
 
     Kind kind(String path);
 
     /** The target of a symlink as written, or null. */
     String linkTarget(String path);
+
+    /** The entries of a directory, as paths; empty when it cannot be listed. */
+    List<String> children(String dir);
   }
 
   /** The programs the command line names, as absolute paths on the host. */
@@ -101,6 +113,7 @@ final class BubblewrapArgv {
    * @param env the variables set with {@code --setenv}, in order
    * @param home the home directory inside (an empty tmpfs), or null
    * @param emptyDir an empty host directory, bound read-only over deny paths that do not exist
+   * @param emptyFile an empty host file, bound read-only over denied git files that do not exist
    * @param user the user bwrap is started as through setpriv, or null to start it as is
    * @param tools the programs
    * @param nonce tells the script's ready line from anything the command prints
@@ -114,6 +127,7 @@ final class BubblewrapArgv {
       Map<String, String> env,
       String home,
       String emptyDir,
+      String emptyFile,
       SandboxUser user,
       Tools tools,
       String nonce) {
@@ -127,8 +141,8 @@ final class BubblewrapArgv {
   }
 
   /**
-   * The command line, the deny paths that do not exist yet and are blocked by an empty directory
-   * (bwrap creates them on the host as mount points; the launcher removes them afterwards), and
+   * The command line, the deny paths that do not exist yet and are blocked by an empty directory or
+   * file (bwrap creates them on the host as mount points; the launcher removes them afterwards), and
    * what the violation parser needs to know.
    */
   record Built(List<String> argv, List<String> placeholders, ViolationParser.Denials denials) {}
@@ -185,9 +199,28 @@ final class BubblewrapArgv {
         writable.add(m.guestPath());
       }
     }
+    // Each .git of a writable mount, and of a repository directly inside one, is bound onto itself:
+    // a mount point cannot be renamed or removed, so the agent cannot swap in a .git of its own,
+    // and what is denied inside it is denied in every repository the run can write.
+    List<String> gitDirs = gitDirectories(writable, host);
+    for (String g : gitDirs) {
+      a.addAll(List.of("--bind", g, g));
+    }
+    Set<String> denied = new LinkedHashSet<>(fs.writeDeny());
+    Set<String> gitDenied = new LinkedHashSet<>();
+    for (String g : gitDirs) {
+      for (String d : GitMetadata.DENIED_DIRECTORIES) {
+        gitDenied.add(g + "/" + d);
+      }
+      for (String f : GitMetadata.DENIED_FILES) {
+        gitDenied.add(g + "/" + f);
+      }
+    }
+    denied.addAll(gitDenied);
     Set<String> covered = new LinkedHashSet<>();
     Set<String> placeholders = new LinkedHashSet<>();
-    for (String p : fs.writeDeny()) {
+    Set<String> filePlaceholders = new LinkedHashSet<>();
+    for (String p : denied) {
       if (RunPaths.isGlob(p)) {
         continue;
       }
@@ -200,8 +233,13 @@ final class BubblewrapArgv {
         case DIRECTORY, FILE, OTHER -> covered.add(p);
         case MISSING -> {
           String first = firstMissing(root, p, host);
-          if (first != null && !Path.of(first).getFileName().toString().equals(".git")) {
-            placeholders.add(first);
+          // Inside a .git only the denied entry itself is blocked, never a directory git needs
+          // (objects/info of a repository that has none yet).
+          boolean inGit = gitDenied.contains(p) || p.contains("/.git/");
+          if (first != null && !Path.of(first).getFileName().toString().equals(".git")
+              && (!inGit || first.equals(p))) {
+            (first.equals(p) && GitMetadata.isDeniedFile(p) ? filePlaceholders : placeholders)
+                .add(first);
           }
         }
         default -> { /* A symlink: its resolved spelling is a deny path of its own. */ }
@@ -212,6 +250,9 @@ final class BubblewrapArgv {
     }
     for (String p : sortedByDepth(placeholders)) {
       a.addAll(List.of("--ro-bind", layout.emptyDir(), p));
+    }
+    for (String p : sortedByDepth(filePlaceholders)) {
+      a.addAll(List.of("--ro-bind", layout.emptyFile(), p));
     }
 
     // Secret paths inside any mount: an empty read-only directory, or /dev/null for a file.
@@ -252,7 +293,9 @@ final class BubblewrapArgv {
     a.addAll(layout.command());
 
     List<String> readDeny = List.copyOf(fs.readDeny());
-    List<String> blocked = List.copyOf(placeholders);
+    Set<String> allPlaceholders = new LinkedHashSet<>(placeholders);
+    allPlaceholders.addAll(filePlaceholders);
+    List<String> blocked = List.copyOf(allPlaceholders);
     List<String> shown = List.copyOf(visible);
     ViolationParser.Denials denials = new ViolationParser.Denials() {
       @Override
@@ -273,7 +316,33 @@ final class BubblewrapArgv {
         return abs != null && underAny(abs, blocked);
       }
     };
-    return new Built(List.copyOf(a), List.copyOf(placeholders), denials);
+    return new Built(List.copyOf(a), blocked, denials);
+  }
+
+  /**
+   * The {@code .git} directories of the writable mounts and of the directories directly inside
+   * them (a shared {@code repos/} holds one repository per directory). Symlinks are not followed:
+   * a {@code .git} that is a link or a file names a repository elsewhere, which the sandbox shows
+   * only when it is mounted itself.
+   */
+  static List<String> gitDirectories(List<String> writableRoots, HostView host) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String root : writableRoots) {
+      List<String> repos = new ArrayList<>();
+      repos.add(root);
+      for (String child : host.children(root)) {
+        if (host.kind(child) == Kind.DIRECTORY) {
+          repos.add(child);
+        }
+      }
+      for (String repo : repos) {
+        String git = repo.equals("/") ? "/.git" : repo + "/.git";
+        if (host.kind(git) == Kind.DIRECTORY) {
+          out.add(git);
+        }
+      }
+    }
+    return List.copyOf(out);
   }
 
   /**

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
@@ -131,9 +132,11 @@ public final class LocalLauncher implements SandboxLauncher {
     details.put("workdir", workdir);
     details.put("note", "no OS sandbox: " + plan.enforcement().osSandboxNote());
     try {
+      RunEndCheck endCheck = GitMetadataCheck.snapshot(writableRoots(plan));
       Process p = pb.start();
       return new SandboxProcess(plan.spec().sessionId(), SandboxBackend.NONE, p,
-          new SandboxProcess.Events(listener), null, null, List.of(), details, request.timeout());
+          new SandboxProcess.Events(listener), null, null, List.of(), endCheck, details,
+          request.timeout());
     } catch (IOException e) {
       throw new SandboxLaunchException("cannot start " + request.command().get(0) + ": "
           + e.getMessage(), e);
@@ -155,6 +158,8 @@ public final class LocalLauncher implements SandboxLauncher {
       Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwx------"));
       Path empty = Files.createDirectory(staging.resolve("empty"));
       Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("r-xr-xr-x"));
+      Path emptyFile = Files.createFile(staging.resolve("empty-file"));
+      Files.setPosixFilePermissions(emptyFile, PosixFilePermissions.fromString("r--r--r--"));
 
       List<BubblewrapArgv.Staged> staged = new ArrayList<>();
       int n = 0;
@@ -231,7 +236,8 @@ public final class LocalLauncher implements SandboxLauncher {
 
       String nonce = HexFormat.of().formatHex(randomBytes());
       BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
-          staged, secrets.length() > 0, visibleEnv, env.get("HOME"), empty.toString(), user,
+          staged, secrets.length() > 0, visibleEnv, env.get("HOME"), empty.toString(),
+          emptyFile.toString(), user,
           tools, nonce);
       BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
       cleanup.add(() -> removePlaceholders(built.placeholders()));
@@ -245,11 +251,12 @@ public final class LocalLauncher implements SandboxLauncher {
       details.put("staging", staging.toString());
       details.put("proxy", "127.0.0.1:" + proxyPort);
       details.put("user", user == null ? null : user.toString());
+      RunEndCheck endCheck = GitMetadataCheck.snapshot(writableRoots(plan));
       Process p = pb.start();
       LOG.info("run {}: launched under bubblewrap{} (pid {})", spec.sessionId(),
           user == null ? "" : " as uid " + user.uid(), p.pid());
       return new SandboxProcess(spec.sessionId(), SandboxBackend.NATIVE, p, events,
-          BubblewrapArgv.READY + " " + nonce, built.denials(), cleanup, details,
+          BubblewrapArgv.READY + " " + nonce, built.denials(), cleanup, endCheck, details,
           request.timeout());
     } catch (SandboxLaunchException e) {
       close(cleanup);
@@ -258,6 +265,14 @@ public final class LocalLauncher implements SandboxLauncher {
       close(cleanup);
       throw new SandboxLaunchException("the sandbox could not be set up: " + e.getMessage(), e);
     }
+  }
+
+  private static List<Path> writableRoots(SandboxPlan plan) {
+    List<Path> roots = new ArrayList<>();
+    for (String r : plan.filesystem().writableRoots()) {
+      roots.add(Path.of(r));
+    }
+    return roots;
   }
 
   /** The proxy variables: every HTTP client that honours them goes through the run's proxy. */
@@ -339,12 +354,16 @@ public final class LocalLauncher implements SandboxLauncher {
     }
   }
 
-  /** Removes the empty directories bwrap made on the host as mount points for deny paths. */
+  /** Removes the empty directories and files bwrap made on the host as mount points for denies. */
   private static void removePlaceholders(List<String> placeholders) {
     for (String p : placeholders) {
       Path path = Path.of(p);
       try {
-        if (Files.isDirectory(path) && !Files.isSymbolicLink(path)) {
+        if (Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+          if (Files.size(path) == 0) {
+            Files.delete(path);
+          }
+        } else if (Files.isDirectory(path) && !Files.isSymbolicLink(path)) {
           try (var entries = Files.list(path)) {
             if (entries.findAny().isPresent()) {
               continue;

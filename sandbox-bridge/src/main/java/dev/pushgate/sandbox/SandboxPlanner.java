@@ -27,15 +27,20 @@ public final class SandboxPlanner {
           ".cargo/credentials", ".cargo/credentials.toml");
 
   /** Under every writable root: files that would run code or change policy outside the run. */
-  static final List<String> MANDATORY_WRITE_DENY =
-      List.of(
-          ".bashrc", ".bash_profile", ".bash_login", ".profile",
-          ".zshrc", ".zshenv", ".zprofile", ".zlogin",
-          ".gitconfig", ".vscode", ".idea",
-          ".git/hooks", ".git/config",
-          ".claude/settings.json", ".claude/settings.local.json", ".claude/skills",
-          ".claude/agents", ".claude/commands", ".claude/hooks", ".claude/workflows",
-          ".claude/scheduled_tasks.json", ".mcp.json");
+  static final List<String> MANDATORY_WRITE_DENY = mandatoryWriteDeny();
+
+  private static List<String> mandatoryWriteDeny() {
+    List<String> out = new ArrayList<>(List.of(
+        ".bashrc", ".bash_profile", ".bash_login", ".profile",
+        ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+        ".gitconfig", ".vscode", ".idea"));
+    out.addAll(GitMetadata.deniedUnderWorktree());
+    out.addAll(List.of(
+        ".claude/settings.json", ".claude/settings.local.json", ".claude/skills",
+        ".claude/agents", ".claude/commands", ".claude/hooks", ".claude/workflows",
+        ".claude/scheduled_tasks.json", ".mcp.json"));
+    return List.copyOf(out);
+  }
 
   /** Directly under a runner state dir, which is itself the runner's config dir. */
   static final List<String> RUNNER_STATE_WRITE_DENY =
@@ -123,6 +128,11 @@ public final class SandboxPlanner {
         && !filesystem.writeDenyGlobs().isEmpty()
         && !filesystem.writableRoots().isEmpty()) {
       verdict = globRefusal(filesystem.writeDenyGlobs().get(0));
+    }
+    if (verdict == null
+        && selection.backend == SandboxBackend.NATIVE
+        && probe.platform().linuxLike()) {
+      verdict = protectedGlobRefusal(paths.protectedPaths(), filesystem.writableRoots());
     }
     if (verdict == null) {
       verdict = Verdict.allowed();
@@ -216,6 +226,32 @@ public final class SandboxPlanner {
             "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
                 + " under bubblewrap and the enforcement summary reports the explicit weakening",
             "start pushgate with --sandbox off: no confinement at all, reported as such"));
+  }
+
+  /**
+   * bubblewrap covers paths that exist when the sandbox starts; a protected path written as a
+   * pattern names no path it could cover, so inside a writable mount it would not hold at all.
+   */
+  static Verdict protectedGlobRefusal(List<String> protectedPaths, List<String> writableRoots) {
+    for (String p : protectedPaths) {
+      if (!RunPaths.isGlob(p)) {
+        continue;
+      }
+      for (String root : writableRoots) {
+        for (String spelling : DenySpellings.of(root)) {
+          if (PathGlob.mayMatchAtOrBelow(p, spelling)) {
+            return Verdict.refused(
+                "bubblewrap cannot protect " + Text.printable(p) + " inside the writable mount "
+                    + Text.printable(root) + ": it covers only paths that exist, never a pattern",
+                List.of(
+                    "list the protected paths without * or ? (each one that exists is then"
+                        + " covered read-only), or keep the pattern outside every writable mount",
+                    "start pushgate with --sandbox off: no confinement at all, reported as such"));
+          }
+        }
+      }
+    }
+    return null;
   }
 
   private List<SandboxBindMount> mounts(Dispatch dispatch, Mode mode, RunPaths paths) {

@@ -40,6 +40,7 @@ public final class SandboxProcess {
   private final String readyLine;
   private final ViolationParser.Denials denials;
   private final List<AutoCloseable> cleanup;
+  private final RunEndCheck endCheck;
   private final Map<String, Object> details;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
   private final AtomicBoolean killed = new AtomicBoolean();
@@ -59,6 +60,7 @@ public final class SandboxProcess {
    *     when it starts at once (no sandbox)
    * @param denials what the violation parser knows, or null to parse no violations
    * @param cleanup closed in reverse order once the process has ended
+   * @param endCheck run once the process has ended, before the {@code exit} event
    */
   SandboxProcess(
       String sessionId,
@@ -68,6 +70,7 @@ public final class SandboxProcess {
       String readyLine,
       ViolationParser.Denials denials,
       List<AutoCloseable> cleanup,
+      RunEndCheck endCheck,
       Map<String, Object> details,
       Duration timeout) {
     this.sessionId = sessionId;
@@ -77,6 +80,7 @@ public final class SandboxProcess {
     this.readyLine = readyLine;
     this.denials = denials;
     this.cleanup = List.copyOf(cleanup);
+    this.endCheck = endCheck == null ? RunEndCheck.NONE : endCheck;
     this.details = new LinkedHashMap<>(details);
     this.details.put("pid", process.pid());
     events.emit(new SandboxEvent.Starting());
@@ -174,6 +178,7 @@ public final class SandboxProcess {
       state = SandboxState.ERROR;
       LOG.info("run {}: {}", sessionId, error);
     }
+    endCheck();
     events.emit(new SandboxEvent.Exit(code));
     for (int i = cleanup.size() - 1; i >= 0; i--) {
       try {
@@ -186,6 +191,20 @@ public final class SandboxProcess {
       state = SandboxState.DESTROYED;
     }
     exit.complete(code);
+  }
+
+  /** Fails closed: a check that breaks is itself reported, so that nobody trusts the worktree. */
+  private void endCheck() {
+    try {
+      for (SandboxViolation v : endCheck.check()) {
+        events.violation(v);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("run {}: the end-of-run check failed: {}", sessionId, e.toString());
+      events.violation(new SandboxViolation(GitMetadataCheck.ACTION, "(worktree)",
+          "the end-of-run check of the worktree failed (" + e.getMessage() + "); look at its .git"
+              + " before running git there"));
+    }
   }
 
   /** Forwards a stream as events; standard error is also read line by line for violations. */

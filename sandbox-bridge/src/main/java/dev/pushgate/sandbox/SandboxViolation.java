@@ -8,6 +8,12 @@ package dev.pushgate.sandbox;
  * @param raw the raw log line, or null
  */
 public record SandboxViolation(String action, String target, String raw) {
+  /**
+   * The action of what a run left in a worktree's git metadata and the launcher undid when it
+   * ended; {@code raw} says what was found and what was done.
+   */
+  public static final String GIT_METADATA = "git-metadata";
+
   public SandboxViolation {
     if (action == null || action.isBlank()) {
       throw new IllegalArgumentException("a violation needs an action");

@@ -16,6 +16,7 @@ class BubblewrapArgvTest {
   private static final String WORK = "/data/conv/agents/a1/work";
   private static final String CONFIG = "/data/conv/agents/a1/config";
   private static final String EMPTY = "/tmp/pushgate-sandbox-1/empty";
+  private static final String EMPTY_FILE = "/tmp/pushgate-sandbox-1/empty-file";
   private static final BubblewrapArgv.Tools TOOLS = new BubblewrapArgv.Tools(
       "/usr/bin/setpriv", "/usr/bin/bwrap", "/bin/sh", "/usr/bin/socat", "/usr/bin/sleep");
 
@@ -60,6 +61,13 @@ class BubblewrapArgvTest {
     public String linkTarget(String path) {
       return links.get(path);
     }
+
+    @Override
+    public List<String> children(String dir) {
+      return kinds.keySet().stream()
+          .filter(p -> p.startsWith(dir + "/") && p.indexOf('/', dir.length() + 1) < 0)
+          .sorted().toList();
+    }
   }
 
   private static SandboxPlan plan(Mode mode, List<String> writeDeny, List<String> readDeny) {
@@ -89,7 +97,7 @@ class BubblewrapArgvTest {
         List.of(new BubblewrapArgv.Staged("/tmp/pushgate-sandbox-1/file-0",
             "/data/pushgate/runs/r1/gitconfig"),
             new BubblewrapArgv.Staged("/tmp/pushgate-sandbox-1/env", BubblewrapArgv.GUEST_ENV_FILE)),
-        true, env, HOME, EMPTY, user, TOOLS, "n0nce");
+        true, env, HOME, EMPTY, EMPTY_FILE, user, TOOLS, "n0nce");
   }
 
   private static BubblewrapArgv.Built build(SandboxPlan plan, FakeHost host) {
@@ -162,10 +170,66 @@ class BubblewrapArgvTest {
         .isGreaterThan(work);
     assertThat(at(argv, "--ro-bind", EMPTY, WORK + "/.vscode")).isGreaterThan(work);
     assertThat(at(argv, "--ro-bind", EMPTY, WORK + "/.claude")).isGreaterThan(work);
-    assertThat(built.placeholders()).containsExactly(WORK + "/.vscode", WORK + "/.claude");
+    assertThat(built.placeholders()).startsWith(WORK + "/.vscode", WORK + "/.claude");
     // Under a file nothing can be created; outside every mount the path is absent already.
     assertThat(argv).noneMatch(a -> a.startsWith(WORK + "/README.md"));
     assertThat(argv).doesNotContain("/home/u/src/repo");
+  }
+
+  @Test
+  void aGitDirectoryIsPinnedAndWhatGitRunsOrFollowsIsDeniedWhileObjectsAndRefsStayWritable() {
+    String git = WORK + "/.git";
+    FakeHost host = new FakeHost().dir(git).dir(git + "/hooks").file(git + "/config")
+        .dir(git + "/info").dir(git + "/objects").dir(git + "/objects/info").dir(git + "/refs")
+        .file(git + "/HEAD").file(git + "/index");
+    BubblewrapArgv.Built built = build(plan(Mode.CHAT, List.of(), List.of()), host);
+    List<String> argv = built.argv();
+    int work = at(argv, "--bind", WORK, WORK);
+    int pinned = at(argv, "--bind", git, git);
+    assertThat(pinned).isGreaterThan(work);
+    for (String covered : List.of("hooks", "config", "info")) {
+      assertThat(at(argv, "--ro-bind", git + "/" + covered, git + "/" + covered))
+          .isGreaterThan(pinned);
+    }
+    for (String dir : List.of("modules", "worktrees", "branches", "remotes")) {
+      assertThat(at(argv, "--ro-bind", EMPTY, git + "/" + dir)).isGreaterThan(pinned);
+    }
+    for (String file : List.of("config.worktree", "objects/info/alternates",
+        "objects/info/http-alternates")) {
+      assertThat(at(argv, "--ro-bind", EMPTY_FILE, git + "/" + file)).isGreaterThan(pinned);
+    }
+    assertThat(built.placeholders()).containsExactlyInAnyOrder(git + "/modules",
+        git + "/worktrees", git + "/branches", git + "/remotes", git + "/config.worktree",
+        git + "/objects/info/alternates", git + "/objects/info/http-alternates");
+    assertThat(argv).noneMatch(a -> a.startsWith(git + "/objects/pack") || a.startsWith(git + "/refs")
+        || a.equals(git + "/HEAD") || a.equals(git + "/index") || a.endsWith("/commondir"));
+  }
+
+  @Test
+  void aRepositoryDirectlyInsideAWritableMountIsGuardedLikeTheMountsOwn() {
+    String git = WORK + "/widget/.git";
+    FakeHost host = new FakeHost().dir(WORK + "/widget").dir(git).file(git + "/config")
+        .dir(WORK + "/deeper").dir(WORK + "/deeper/down").dir(WORK + "/deeper/down/.git");
+    List<String> argv = build(plan(Mode.CHAT, List.of(), List.of()), host).argv();
+    assertThat(at(argv, "--bind", git, git)).isPositive();
+    assertThat(at(argv, "--ro-bind", git + "/config", git + "/config"))
+        .isGreaterThan(at(argv, "--bind", git, git));
+    assertThat(at(argv, "--ro-bind", EMPTY, git + "/hooks")).isPositive();
+    // Two levels down is not a worktree the sandbox knows of.
+    assertThat(argv).noneMatch(a -> a.startsWith(WORK + "/deeper"));
+  }
+
+  @Test
+  void aGitFileOrLinkIsNeverPinnedNorFollowed() {
+    FakeHost file = new FakeHost().file(WORK + "/.git");
+    assertThat(build(plan(Mode.CHAT, List.of(), List.of()), file).argv())
+        .noneMatch(a -> a.contains("/.git"));
+    FakeHost link = new FakeHost().link(WORK + "/.git", "/elsewhere/.git");
+    assertThat(build(plan(Mode.CHAT, List.of(), List.of()), link).argv())
+        .noneMatch(a -> a.contains("/.git"));
+    FakeHost readOnly = new FakeHost().dir(WORK + "/.git");
+    assertThat(build(plan(Mode.REVIEW, List.of(), List.of()), readOnly).argv())
+        .noneMatch(a -> a.contains("/.git"));
   }
 
   @Test

@@ -322,6 +322,19 @@ class SandboxPlannerTest {
         .doesNotContain(workdir.resolve("settings.json").toString());
   }
 
+  @Test
+  void deniesTheGitMetadataThatRunsProgramsOrNamesAnotherRepositoryButNotWhatACommitWrites() {
+    SandboxPlan chat = planner(LINUX).plan(overlay(Runner.ACP).denyWriteGlobs(NO_GLOBS).build());
+    for (String rel : List.of("config", "config.worktree", "hooks", "info", "modules",
+        "worktrees", "branches", "remotes", "objects/info/alternates",
+        "objects/info/http-alternates")) {
+      assertThat(chat.filesystem().writeDeny()).contains(workdir.resolve(".git/" + rel).toString());
+    }
+    assertThat(chat.filesystem().writeDeny()).noneMatch(p -> p.endsWith("/.git")
+        || p.contains("/.git/objects/pack") || p.contains("/.git/refs")
+        || p.endsWith("/.git/index") || p.endsWith("/.git/HEAD") || p.endsWith("/.git/logs"));
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = Mode.class,
@@ -477,6 +490,67 @@ class SandboxPlannerTest {
                     .mode(Mode.REVIEW)
                     .build());
     assertThat(stateful.verdict().launch()).isEqualTo(Verdict.Launch.REFUSED);
+  }
+
+  // ---- protected paths written as patterns ----
+
+  private SandboxPlan withProtected(ProbeResult probe, Mode mode, String... protectedPaths) {
+    RunPaths paths =
+        new RunPaths(
+            workdir.toString(), configDir.toString(), reposDir.toString(), null,
+            List.of(protectedPaths), List.of(), List.of());
+    return planner(probe)
+        .plan(
+            SandboxRequest.builder("s", "w", Runner.ACP, paths)
+                .mode(mode)
+                .denyWriteGlobs(NO_GLOBS)
+                .build());
+  }
+
+  @Test
+  void linuxRefusesAProtectedPatternInsideAWritableMountWithItsWaysOut() {
+    String glob = reposDir.resolve("*.bak").toString();
+    SandboxPlan plan = withProtected(LINUX, Mode.CHAT, checkout.toString(), glob);
+    assertThat(plan.verdict().launch()).isEqualTo(Verdict.Launch.REFUSED);
+    assertThat(plan.verdict().reason())
+        .isEqualTo("bubblewrap cannot protect " + glob + " inside the writable mount " + reposDir
+            + ": it covers only paths that exist, never a pattern");
+    assertThat(plan.verdict().waysOut())
+        .containsExactly(
+            "list the protected paths without * or ? (each one that exists is then covered"
+                + " read-only), or keep the pattern outside every writable mount",
+            "start pushgate with --sandbox off: no confinement at all, reported as such");
+    assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "conv/agents/a1/work/*.bak",
+    "conv/agents/*/work/secrets/x",
+    "conv/agents/a?/work",
+    "conv/**/x.key",
+    "conv/repos/*/.git/config",
+  })
+  void aPatternThatCanMatchInsideAWritableMountIsRefused(String relative) {
+    SandboxPlan plan =
+        withProtected(WSL2, Mode.CHAT, root.resolve(relative).toString());
+    assertThat(plan.verdict().launch()).isEqualTo(Verdict.Launch.REFUSED);
+    assertThat(plan.verdict().reason()).startsWith("bubblewrap cannot protect ");
+  }
+
+  @Test
+  void aPatternOutsideEveryWritableMountOrARunWithoutOneStillLaunches() {
+    SandboxPlan outside =
+        withProtected(LINUX, Mode.CHAT, root.resolve("home/u/src/*.git").toString(),
+            root.resolve("conv/agents/a2/*").toString(), root.resolve("conv/agents/*").toString());
+    assertThat(outside.verdict()).isEqualTo(Verdict.allowed());
+    assertThat(outside.effectiveBackend()).isEqualTo(SandboxBackend.NATIVE);
+
+    SandboxPlan review = withProtected(LINUX, Mode.REVIEW, reposDir.resolve("*.bak").toString());
+    assertThat(review.verdict()).isEqualTo(Verdict.allowed());
+
+    SandboxPlan mac = withProtected(MAC, Mode.CHAT, reposDir.resolve("*.bak").toString());
+    assertThat(mac.verdict()).isEqualTo(Verdict.allowed());
   }
 
   @Test

@@ -1,0 +1,233 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The agent must not be able to make the operator's next git in its worktree run the agent's
+ * program: {@code pushgate exec} under real bubblewrap, then the real git on the host, as the
+ * operator (root here), in what the run left behind.
+ */
+class SandboxGitMetadataTest {
+  private static final String RULES = "denyWriteGlobs: []\n";
+
+  /**
+   * Builds, inside the sandbox, a git directory of the agent's own whose config runs the agent's
+   * program as fsmonitor: the program leaves {@code mark} when it runs.
+   */
+  private static String evilGitdir(Path mark) {
+    return """
+        mkdir -p evil/objects evil/refs/heads
+        echo 'ref: refs/heads/main' > evil/HEAD
+        printf '#!/bin/sh\\ntouch %s\\n' 'MARK' > evil/fsmonitor.sh
+        chmod +x evil/fsmonitor.sh
+        printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = %s\\n' \\
+          "$PWD/evil/fsmonitor.sh" > evil/config
+        """.replace("MARK", mark.toString());
+  }
+
+  @TempDir static Path tmp;
+  static Path root;
+  static RunningAppliance app;
+  static Path rules;
+  static Path home;
+
+  record Exec(int exit, String stdout, String stderr) {}
+
+  @BeforeAll
+  static void start() throws Exception {
+    requireBwrap();
+    root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.start(root.resolve("data"));
+    app.forgeCreate("acme/widget");
+    rules = Files.writeString(root.resolve("rules.yaml"), RULES);
+    home = Files.createDirectories(root.resolve("home"));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void aPlantedCommondirIsRemovedAndReportedAndTheOperatorsGitRunsNothingOfTheAgents()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-commondir"));
+    GitRun operator = new GitRun(home, Map.of());
+    operator.in(work, "init", "-q", "-b", "main").ok();
+    operator.in(work, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    Path mark = root.resolve("fsmonitor-ran-commondir");
+
+    Exec exec = exec(work, """
+        set -u
+        echo change > change.txt
+        git add change.txt
+        git -c user.name=Agent -c user.email=agent@example.com commit -qm 'in the sandbox' \\
+          && echo committed
+        """ + evilGitdir(mark) + """
+        echo "$PWD/evil" > .git/commondir && echo commondir-written
+        printf '[core]\\n\\tfsmonitor = x\\n' >> .git/config 2>/dev/null || echo config-denied
+        touch .git/hooks/post-checkout 2>/dev/null || echo hooks-denied
+        echo '[core]' > .git/config.worktree 2>/dev/null || echo config-worktree-denied
+        mkdir -p .git/modules/x 2>/dev/null || echo modules-denied
+        mkdir -p .git/worktrees/x 2>/dev/null || echo worktrees-denied
+        echo /tmp > .git/objects/info/alternates 2>/dev/null || echo alternates-denied
+        touch .git/info/attributes 2>/dev/null || echo info-denied
+        mkdir -p .git/remotes/x 2>/dev/null || echo remotes-denied
+        mv .git .git-moved 2>/dev/null || echo rename-denied
+        """);
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout().split("\n")).contains("committed", "commondir-written",
+        "config-denied", "hooks-denied", "config-worktree-denied", "modules-denied",
+        "worktrees-denied", "alternates-denied", "info-denied", "remotes-denied",
+        "rename-denied");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git/commondir"))
+        .contains("pushgate:   " + work.resolve(".git/commondir") + ": planted during the run (git"
+            + " would have taken the config and hooks of the directory it names); removed");
+    assertThat(work.resolve(".git/commondir")).doesNotExist();
+    // The placeholders bwrap needed are gone, the repository is the one it was.
+    assertThat(work.resolve(".git/config.worktree")).doesNotExist();
+    assertThat(work.resolve(".git/modules")).doesNotExist();
+    assertThat(work.resolve(".git/objects/info/alternates")).doesNotExist();
+
+    GitRun.Result status = operator.in(work, "status", "--porcelain").ok();
+    assertThat(status.stdout()).contains("?? evil/");
+    assertThat(operator.in(work, "log", "-1", "--format=%s").ok().stdout().strip())
+        .isEqualTo("in the sandbox");
+    assertThat(operator.in(work, "config", "--get", "core.fsmonitor").exit()).isEqualTo(1);
+    assertThat(mark).doesNotExist();
+  }
+
+  @Test
+  void aGitFileRedirectingTheWorktreeIsMovedAsideAndReported() throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-gitfile"));
+    Path mark = root.resolve("fsmonitor-ran-gitfile");
+
+    Exec exec = exec(work, evilGitdir(mark) + """
+        echo "gitdir: $PWD/evil" > .git && echo gitfile-written
+        git status --porcelain >/dev/null && echo redirected-inside
+        """);
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("gitfile-written");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git"))
+        .contains("pushgate:   " + work.resolve(".git") + ": a .git file appeared during the run;"
+            + " moved to .git.planted-by-run (git would have used the repository it names)");
+    assertThat(work.resolve(".git")).doesNotExist();
+    assertThat(work.resolve(".git.planted-by-run")).hasContent("gitdir: " + work + "/evil");
+    // Inside, the agent's git may run the agent's program as the sandbox user, but the mark lies
+    // outside every mount: only git on the host can leave it.
+    assertThat(mark).doesNotExist();
+
+    GitRun.Result status = new GitRun(home, Map.of()).in(work, "status", "--porcelain");
+    assertThat(status.exit()).isNotZero();
+    assertThat(status.stderr()).contains("not a git repository");
+    assertThat(mark).doesNotExist();
+  }
+
+  @Test
+  void aRepositoryTheAgentCreatesWithAProgramInItsConfigIsMovedAsideAndACleanOneStays()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-created"));
+    Path mark = root.resolve("fsmonitor-ran-created");
+
+    Exec exec = exec(work, evilGitdir(mark) + """
+        set -e
+        git init -q -b main widget
+        git -C widget config core.fsmonitor "$PWD/evil/fsmonitor.sh"
+        git init -q -b main clean
+        git -C clean -c user.name=Agent -c user.email=agent@example.com \\
+          commit -q --allow-empty -m 'clean work'
+        echo created
+        """);
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("created");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve("widget/.git"))
+        .contains("pushgate:   " + work.resolve("widget/.git") + ": a repository created during"
+            + " the run has what git on the host would run or follow: core.fsmonitor; moved to"
+            + " .git.planted-by-run (look at it before moving it back)");
+    assertThat(work.resolve("widget/.git")).doesNotExist();
+    assertThat(work.resolve("widget/.git.planted-by-run/config")).exists();
+    assertThat(mark).doesNotExist();
+
+    GitRun operator = new GitRun(home, Map.of());
+    assertThat(operator.in(work.resolve("widget"), "status", "--porcelain").exit()).isNotZero();
+    assertThat(mark).doesNotExist();
+    assertThat(operator.in(work.resolve("clean"), "log", "-1", "--format=%s").ok().stdout().strip())
+        .isEqualTo("clean work");
+    assertThat(exec.stderr()).doesNotContain("git-metadata " + work.resolve("clean"));
+  }
+
+  private static Exec exec(Path work, String script) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
+        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
+        "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c", script));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile());
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
+    e.put("HOME", home.toString());
+    e.put("GIT_AUTHOR_NAME", "Agent");
+    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
+    e.put("GIT_COMMITTER_NAME", "Agent");
+    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
+    Path out = Files.createTempFile("exec-out", ".txt");
+    Path err = Files.createTempFile("exec-err", ".txt");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    Process p = pb.start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("pushgate exec did not finish in 120 s:\n" + Files.readString(err));
+    }
+    Exec result = new Exec(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    return result;
+  }
+
+  /** Skips without bwrap and socat, or fails when SANDBOX_REQUIRE_BWRAP=1 (as ExecTest). */
+  private static void requireBwrap() {
+    List<String> missing = new ArrayList<>();
+    for (String tool : List.of("bwrap", "socat")) {
+      boolean found = false;
+      for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+          found = true;
+        }
+      }
+      if (!found) {
+        missing.add(tool);
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+      fail("SANDBOX_REQUIRE_BWRAP=1 but this host lacks " + missing);
+    }
+    Assumptions.abort("this host lacks " + missing + "; set SANDBOX_REQUIRE_BWRAP=1 to fail instead");
+  }
+}

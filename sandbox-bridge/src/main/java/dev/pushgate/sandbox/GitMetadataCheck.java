@@ -1,0 +1,287 @@
+package dev.pushgate.sandbox;
+
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end-of-run check of the git metadata a run could write but must not leave: which repository
+ * a worktree is (a {@code .git} that became a file or link, or another directory, redirects the
+ * next host git to a repository the agent wrote) and where its common directory is (a planted
+ * {@code commondir} does the same for a {@code .git} directory). Each is put back as it was at
+ * launch and reported. A repository the run created is the agent's own while it runs; when it
+ * holds anything that would make git on the host run a program, it is moved aside and reported.
+ * The worktrees looked at are the writable mounts and the directories directly
+ * inside them, as {@link BubblewrapArgv#gitDirectories} protects them while the run lasts.
+ */
+final class GitMetadataCheck implements RunEndCheck {
+  private static final Logger LOG = LoggerFactory.getLogger(GitMetadataCheck.class);
+
+  /** Where a planted {@code .git} is moved: git never reads it there, a person can still look. */
+  static final String QUARANTINE = ".git.planted-by-run";
+
+  static final String ACTION = SandboxViolation.GIT_METADATA;
+
+  private enum Kind { DIRECTORY, FILE, LINK, OTHER, MISSING }
+
+  /** A {@code .git} as it was at launch. */
+  private record State(Kind kind, Object fileKey, byte[] content, Path linkTarget,
+      byte[] commondir) {}
+
+  private final List<Path> roots;
+  private final Map<Path, State> before = new LinkedHashMap<>();
+
+  private GitMetadataCheck(List<Path> roots) {
+    this.roots = List.copyOf(roots);
+  }
+
+  /** Records the {@code .git} of every worktree under the writable roots, before the launch. */
+  static GitMetadataCheck snapshot(List<Path> writableRoots) {
+    GitMetadataCheck check = new GitMetadataCheck(writableRoots);
+    for (Path worktree : check.worktrees()) {
+      check.before.put(worktree, state(worktree.resolve(".git")));
+    }
+    return check;
+  }
+
+  @Override
+  public List<SandboxViolation> check() {
+    List<SandboxViolation> found = new ArrayList<>();
+    Set<Path> worktrees = new LinkedHashSet<>(before.keySet());
+    worktrees.addAll(worktrees());
+    for (Path worktree : worktrees) {
+      State was = before.getOrDefault(worktree, missing());
+      try {
+        checkOne(worktree, was, found);
+      } catch (IOException | RuntimeException e) {
+        found.add(violation(worktree.resolve(".git"), "could not be checked after the run ("
+            + e.getMessage() + "); look at it before running git there"));
+      }
+    }
+    for (SandboxViolation v : found) {
+      LOG.warn("{}", v.raw());
+    }
+    return found;
+  }
+
+  private void checkOne(Path worktree, State was, List<SandboxViolation> found)
+      throws IOException {
+    Path git = worktree.resolve(".git");
+    State now = state(git);
+    switch (was.kind()) {
+      case MISSING -> {
+        if (now.kind() == Kind.DIRECTORY) {
+          List<String> live = CreatedRepository.whatGitWouldRunOrFollow(git);
+          if (!live.isEmpty()) {
+            Path aside = quarantine(git);
+            found.add(violation(git, "a repository created during the run has what git on the"
+                + " host would run or follow: " + String.join(", ", live) + "; moved to "
+                + aside.getFileName() + " (look at it before moving it back)"));
+            now = state(git);
+          }
+        } else if (now.kind() != Kind.MISSING) {
+          Path aside = quarantine(git);
+          found.add(violation(git, "a .git " + describe(now) + " appeared during the run; moved"
+              + " to " + aside.getFileName() + " (git would have used the repository it names)"));
+        }
+      }
+      case DIRECTORY -> {
+        if (now.kind() != Kind.DIRECTORY || !Objects.equals(now.fileKey(), was.fileKey())) {
+          Path aside = now.kind() == Kind.MISSING ? null : quarantine(git);
+          Path original = find(worktree, was.fileKey());
+          if (original != null) {
+            Files.move(original, git);
+          }
+          found.add(violation(git, "the .git directory was replaced during the run"
+              + (aside == null ? "" : "; the new one is moved to " + aside.getFileName())
+              + (original == null ? "; the original was not found"
+                  : "; the original is back (it was at " + worktree.relativize(original) + ")")));
+          now = state(git);
+        }
+      }
+      default -> {
+        if (!same(was, now)) {
+          Path aside = now.kind() == Kind.MISSING ? null : quarantine(git);
+          restore(git, was);
+          found.add(violation(git, "the .git " + describe(was) + " was changed during the run;"
+              + " put back as it was" + (aside == null ? "" : ", the new one is moved to "
+              + aside.getFileName())));
+        }
+      }
+    }
+    if (now.kind() == Kind.DIRECTORY) {
+      checkCommondir(git, was.kind() == Kind.DIRECTORY ? was.commondir() : null, found);
+    }
+  }
+
+  /** A {@code commondir} the run planted is removed; one that was there is put back as it was. */
+  private static void checkCommondir(Path git, byte[] was, List<SandboxViolation> found)
+      throws IOException {
+    Path commondir = git.resolve(GitMetadata.COMMONDIR);
+    boolean exists = Files.exists(commondir, LinkOption.NOFOLLOW_LINKS);
+    if (was == null && exists) {
+      deleteTree(commondir);
+      found.add(violation(commondir, "planted during the run (git would have taken the config"
+          + " and hooks of the directory it names); removed"));
+    } else if (was != null && !(Files.isRegularFile(commondir, LinkOption.NOFOLLOW_LINKS)
+        && Arrays.equals(Files.readAllBytes(commondir), was))) {
+      if (exists) {
+        deleteTree(commondir);
+      }
+      Files.write(commondir, was);
+      found.add(violation(commondir, "changed during the run; put back as it was"));
+    }
+  }
+
+  /** The writable roots and the directories directly inside them (never through a symlink). */
+  private List<Path> worktrees() {
+    List<Path> out = new ArrayList<>();
+    for (Path root : roots) {
+      if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      out.add(root);
+      try (var entries = Files.list(root)) {
+        entries.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+            .filter(p -> !p.getFileName().toString().equals(".git"))
+            .sorted().forEach(out::add);
+      } catch (IOException e) {
+        LOG.warn("cannot list {}: {}", root, e.getMessage());
+      }
+    }
+    return out;
+  }
+
+  /** The original {@code .git}, renamed: looked for next to it and one level down. */
+  private Path find(Path worktree, Object fileKey) throws IOException {
+    if (fileKey == null) {
+      return null;
+    }
+    Set<Path> places = new LinkedHashSet<>();
+    places.add(worktree);
+    for (Path root : roots) {
+      if (worktree.startsWith(root)) {
+        places.add(root);
+      }
+    }
+    for (Path place : places) {
+      List<Path> candidates = new ArrayList<>();
+      try (var entries = Files.list(place)) {
+        entries.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).forEach(p -> {
+          candidates.add(p);
+          try (var inner = Files.list(p)) {
+            inner.filter(q -> Files.isDirectory(q, LinkOption.NOFOLLOW_LINKS))
+                .forEach(candidates::add);
+          } catch (IOException e) {
+            // Not listable: not where the original is.
+          }
+        });
+      }
+      for (Path c : candidates) {
+        if (fileKey.equals(state(c).fileKey())) {
+          return c;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static Path quarantine(Path git) throws IOException {
+    Path aside = git.resolveSibling(QUARANTINE);
+    for (int n = 1; Files.exists(aside, LinkOption.NOFOLLOW_LINKS); n++) {
+      aside = git.resolveSibling(QUARANTINE + "-" + n);
+    }
+    Files.move(git, aside);
+    return aside;
+  }
+
+  private static void restore(Path git, State was) throws IOException {
+    if (was.kind() == Kind.FILE) {
+      Files.write(git, was.content());
+    } else if (was.kind() == Kind.LINK) {
+      Files.createSymbolicLink(git, was.linkTarget());
+    }
+  }
+
+  private static boolean same(State a, State b) {
+    return a.kind() == b.kind() && Arrays.equals(a.content(), b.content())
+        && Objects.equals(a.linkTarget(), b.linkTarget());
+  }
+
+  private static State missing() {
+    return new State(Kind.MISSING, null, null, null, null);
+  }
+
+  private static State state(Path git) {
+    BasicFileAttributes a;
+    try {
+      a = Files.readAttributes(git, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (IOException e) {
+      return missing();
+    }
+    try {
+      if (a.isSymbolicLink()) {
+        return new State(Kind.LINK, null, null, Files.readSymbolicLink(git), null);
+      }
+      if (a.isRegularFile()) {
+        return new State(Kind.FILE, a.fileKey(), Files.readAllBytes(git), null, null);
+      }
+      if (a.isDirectory()) {
+        Path c = git.resolve(GitMetadata.COMMONDIR);
+        byte[] commondir = Files.isRegularFile(c, LinkOption.NOFOLLOW_LINKS)
+            ? Files.readAllBytes(c) : null;
+        return new State(Kind.DIRECTORY, a.fileKey(), null, null, commondir);
+      }
+    } catch (IOException e) {
+      return new State(Kind.OTHER, a.fileKey(), null, null, null);
+    }
+    return new State(Kind.OTHER, a.fileKey(), null, null, null);
+  }
+
+  private static String describe(State s) {
+    return switch (s.kind()) {
+      case FILE -> "file";
+      case LINK -> "symlink";
+      case DIRECTORY -> "directory";
+      default -> "special file";
+    };
+  }
+
+  private static SandboxViolation violation(Path path, String what) {
+    return new SandboxViolation(ACTION, path.toString(), path + ": " + what);
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      Files.deleteIfExists(root);
+      return;
+    }
+    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        Files.delete(file);
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+        Files.delete(dir);
+        return FileVisitResult.CONTINUE;
+      }
+    });
+  }
+}

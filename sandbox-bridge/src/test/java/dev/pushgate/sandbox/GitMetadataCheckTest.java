@@ -1,0 +1,181 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The end-of-run check on a real file system, with what an agent could leave behind. */
+class GitMetadataCheckTest {
+  @TempDir Path tmp;
+  private Path work;
+  private Path git;
+
+  @BeforeEach
+  void repository() throws IOException {
+    work = Files.createDirectories(tmp.toRealPath().resolve("work"));
+    git = gitDir(work);
+  }
+
+  private static Path gitDir(Path worktree) throws IOException {
+    Path g = Files.createDirectories(worktree.resolve(".git"));
+    Files.createDirectories(g.resolve("objects"));
+    Files.createDirectories(g.resolve("refs/heads"));
+    Files.writeString(g.resolve("HEAD"), "ref: refs/heads/main\n");
+    Files.writeString(g.resolve("config"), "[core]\n\trepositoryformatversion = 0\n");
+    return g;
+  }
+
+  private GitMetadataCheck snapshot() {
+    return GitMetadataCheck.snapshot(List.of(work));
+  }
+
+  @Test
+  void nothingChangedReportsNothingAndTouchesNothing() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Files.writeString(git.resolve("index"), "changed by a commit");
+    Files.createDirectories(work.resolve("new/.git"));
+    assertThat(check.check()).isEmpty();
+    assertThat(git.resolve("index")).hasContent("changed by a commit");
+    assertThat(work.resolve("new/.git")).isDirectory();
+  }
+
+  @Test
+  void aPlantedCommondirIsRemovedAndReported() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Files.writeString(git.resolve("commondir"), work.resolve("evil") + "\n");
+    List<SandboxViolation> found = check.check();
+    assertThat(found).singleElement().satisfies(v -> {
+      assertThat(v.action()).isEqualTo("git-metadata");
+      assertThat(v.target()).isEqualTo(git.resolve("commondir").toString());
+      assertThat(v.raw()).isEqualTo(git.resolve("commondir") + ": planted during the run (git"
+          + " would have taken the config and hooks of the directory it names); removed");
+    });
+    assertThat(git.resolve("commondir")).doesNotExist();
+    assertThat(git.resolve("config")).exists();
+  }
+
+  @Test
+  void aCommondirPlantedAsADirectoryOrALinkIsRemovedToo() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Files.createDirectories(git.resolve("commondir/inner"));
+    assertThat(check.check()).hasSize(1);
+    assertThat(git.resolve("commondir")).doesNotExist();
+
+    GitMetadataCheck again = snapshot();
+    Files.createSymbolicLink(git.resolve("commondir"), tmp.resolve("elsewhere"));
+    assertThat(again.check()).hasSize(1);
+    assertThat(Files.exists(git.resolve("commondir"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+  }
+
+  @Test
+  void aCommondirThatWasThereIsPutBackAsItWas() throws IOException {
+    Files.writeString(git.resolve("commondir"), "../main/.git\n");
+    GitMetadataCheck check = snapshot();
+    Files.writeString(git.resolve("commondir"), "/evil\n");
+    assertThat(check.check()).singleElement().satisfies(v ->
+        assertThat(v.raw()).endsWith("commondir: changed during the run; put back as it was"));
+    assertThat(git.resolve("commondir")).hasContent("../main/.git\n");
+  }
+
+  @Test
+  void aGitFileOrLinkThatAppearedIsMovedAsideAndReported() throws IOException {
+    Path plain = Files.createDirectories(tmp.resolve("plain"));
+    GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(plain));
+    Files.writeString(plain.resolve(".git"), "gitdir: /evil\n");
+    assertThat(check.check()).singleElement().satisfies(v -> {
+      assertThat(v.target()).isEqualTo(plain.resolve(".git").toString());
+      assertThat(v.raw()).contains("a .git file appeared during the run; moved to"
+          + " .git.planted-by-run");
+    });
+    assertThat(plain.resolve(".git")).doesNotExist();
+    assertThat(plain.resolve(".git.planted-by-run")).hasContent("gitdir: /evil\n");
+
+    GitMetadataCheck again = GitMetadataCheck.snapshot(List.of(plain));
+    Files.createSymbolicLink(plain.resolve(".git"), Path.of("/evil"));
+    assertThat(again.check()).singleElement().satisfies(v ->
+        assertThat(v.raw()).contains("a .git symlink appeared during the run; moved to"
+            + " .git.planted-by-run-1"));
+    assertThat(Files.exists(plain.resolve(".git"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+  }
+
+  @Test
+  void aRenamedGitDirectoryIsPutBackAndTheOneInItsPlaceMovedAside() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Files.move(git, work.resolve("old-git"));
+    Path imposter = Files.createDirectories(work.resolve(".git"));
+    Files.writeString(imposter.resolve("config"), "[core]\n\tfsmonitor = /evil\n");
+    assertThat(check.check()).singleElement().satisfies(v ->
+        assertThat(v.raw()).isEqualTo(git + ": the .git directory was replaced during the run;"
+            + " the new one is moved to .git.planted-by-run; the original is back (it was at"
+            + " old-git)"));
+    assertThat(git.resolve("config")).hasContent("[core]\n\trepositoryformatversion = 0\n");
+    assertThat(work.resolve(".git.planted-by-run/config")).hasContent(
+        "[core]\n\tfsmonitor = /evil\n");
+    assertThat(work.resolve("old-git")).doesNotExist();
+  }
+
+  @Test
+  void aGitFileOfALinkedWorktreeThatWasChangedIsPutBack() throws IOException {
+    Path linked = Files.createDirectories(tmp.resolve("linked"));
+    Files.writeString(linked.resolve(".git"), "gitdir: /main/.git/worktrees/linked\n");
+    GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(linked));
+    Files.writeString(linked.resolve(".git"), "gitdir: /evil\n");
+    assertThat(check.check()).singleElement().satisfies(v ->
+        assertThat(v.raw()).contains("the .git file was changed during the run; put back as it"
+            + " was, the new one is moved to .git.planted-by-run"));
+    assertThat(linked.resolve(".git")).hasContent("gitdir: /main/.git/worktrees/linked\n");
+  }
+
+  @Test
+  void aRepositoryCreatedDuringTheRunThatWouldRunAProgramIsMovedAside() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Path evil = gitDir(Files.createDirectories(work.resolve("evil")));
+    Files.writeString(evil.resolve("config"), "[core]\n\tfsmonitor = /work/evil.sh\n"
+        + "[remote \"origin\"]\n\turl = https://github.com/acme/widget.git\n");
+    Path hooked = gitDir(Files.createDirectories(work.resolve("hooked")));
+    Files.createDirectories(hooked.resolve("hooks"));
+    Files.writeString(hooked.resolve("hooks/pre-commit.sample"), "#!/bin/sh\n");
+    Files.writeString(hooked.resolve("hooks/post-checkout"), "#!/bin/sh\n");
+    Path clean = gitDir(Files.createDirectories(work.resolve("clean")));
+    Files.createDirectories(clean.resolve("hooks"));
+    Files.writeString(clean.resolve("hooks/pre-commit.sample"), "#!/bin/sh\n");
+
+    List<SandboxViolation> found = check.check();
+
+    assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        evil + ": a repository created during the run has what git on the host would run or"
+            + " follow: core.fsmonitor; moved to .git.planted-by-run (look at it before moving"
+            + " it back)",
+        hooked + ": a repository created during the run has what git on the host would run or"
+            + " follow: hooks/post-checkout; moved to .git.planted-by-run (look at it before"
+            + " moving it back)");
+    assertThat(evil).doesNotExist();
+    assertThat(work.resolve("evil/.git.planted-by-run/config")).exists();
+    assertThat(hooked).doesNotExist();
+    assertThat(clean).isDirectory();
+  }
+
+  @Test
+  void aRepositoryDirectlyInsideAWritableRootIsCheckedLikeTheRootsOwn() throws IOException {
+    Path sub = gitDir(Files.createDirectories(work.resolve("widget")));
+    Path fresh = Files.createDirectories(work.resolve("fresh"));
+    GitMetadataCheck check = snapshot();
+    Files.writeString(sub.resolve("commondir"), "/evil\n");
+    Files.writeString(fresh.resolve(".git"), "gitdir: /evil\n");
+    Path made = Files.createDirectories(work.resolve("made-during-the-run/.git"));
+    Files.writeString(made.resolve("commondir"), "/evil\n");
+    assertThat(check.check()).extracting(SandboxViolation::target).containsExactlyInAnyOrder(
+        sub.resolve("commondir").toString(), fresh.resolve(".git").toString(),
+        made.resolve("commondir").toString());
+    assertThat(sub.resolve("commondir")).doesNotExist();
+    assertThat(fresh.resolve(".git")).doesNotExist();
+    assertThat(made.resolve("commondir")).doesNotExist();
+  }
+}
