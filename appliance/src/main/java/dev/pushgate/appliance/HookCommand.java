@@ -14,15 +14,28 @@ import picocli.CommandLine.Option;
 @Command(
     name = "hook",
     mixinStandardHelpOptions = true,
-    description = "Claude Code's PreToolUse command hook (docs/claude-code.md).",
+    description = {"Claude Code's PreToolUse command hook (docs/claude-code.md).",
+        "Without a subcommand this prints its usage on standard error and exits 2, which Claude"
+            + " Code reads as \"block\"."},
     footer = {"", "Example:", "  pushgate hook install --to /usr/local/bin"},
     subcommands = {HookCommand.Install.class})
-final class HookCommand implements Runnable {
+final class HookCommand implements Callable<Integer> {
+  /** What Claude Code reads as "block this tool call"; 0 would read as "allow". */
+  static final int BLOCK = 2;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
+  /**
+   * Without a subcommand there is nothing to do, and this may be a hook configured by mistake as
+   * {@code pushgate hook}: it must block the call, not let it through with exit 0.
+   */
   @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+  public Integer call() {
+    spec.commandLine().getErr().println(
+        "pushgate hook: a subcommand is needed; this is not the hook itself (that is"
+            + " pushgate-hook, see docs/claude-code.md), so the tool call is blocked");
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return BLOCK;
   }
 
   @Command(
