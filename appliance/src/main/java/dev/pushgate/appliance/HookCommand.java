@@ -20,6 +20,12 @@ import picocli.CommandLine.Option;
     footer = {"", "Example:", "  pushgate hook install --to /usr/local/bin"},
     subcommands = {HookCommand.Install.class})
 final class HookCommand implements Callable<Integer> {
+  /**
+   * Where the hook is documented to be (docs/claude-code.md), and where {@code pushgate exec}
+   * mounts it read-only inside the sandbox, so the same settings work on the host and inside.
+   */
+  static final String DOCUMENTED_PATH = "/opt/pushgate/bin/pushgate-hook";
+
   /** What Claude Code reads as "block this tool call"; 0 would read as "allow". */
   static final int BLOCK = 2;
 
@@ -52,20 +58,25 @@ final class HookCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-      Path target = dir.resolve("pushgate-hook");
-      try (InputStream script = HookCommand.class.getResourceAsStream(
-          "/dev/pushgate/policy/dist/pushgate-hook")) {
-        if (script == null) {
-          throw new IllegalStateException("this build of pushgate carries no pushgate-hook");
-        }
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, ".pushgate-hook", ".tmp");
-        Files.copy(script, tmp, StandardCopyOption.REPLACE_EXISTING);
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      }
-      System.out.println("wrote " + target);
+      System.out.println("wrote " + writeScript(dir));
       return 0;
     }
+  }
+
+  /** Writes {@code pushgate-hook} into {@code dir}, mode 0755, atomically; returns its path. */
+  static Path writeScript(Path dir) throws IOException {
+    Path target = dir.resolve("pushgate-hook");
+    try (InputStream script = HookCommand.class.getResourceAsStream(
+        "/dev/pushgate/policy/dist/pushgate-hook")) {
+      if (script == null) {
+        throw new IllegalStateException("this build of pushgate carries no pushgate-hook");
+      }
+      Files.createDirectories(dir);
+      Path tmp = Files.createTempFile(dir, ".pushgate-hook", ".tmp");
+      Files.copy(script, tmp, StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+    return target;
   }
 }
