@@ -136,6 +136,13 @@ final class AuditCommand implements Callable<Integer> {
     }
   }
 
+  /** What happened upstream, and who approved the update when a person did. */
+  private static String approved(JsonNode r) {
+    String outcome = r.path("outcome").asText("");
+    String reason = r.path("reason").asText("");
+    return reason.contains("approved by ") ? outcome + "; " + reason : outcome;
+  }
+
   private static void printTable(List<JsonNode> rows) {
     if (rows.isEmpty()) {
       System.out.println("no audited decision matches");
@@ -148,7 +155,7 @@ final class AuditCommand implements Callable<Integer> {
     for (JsonNode r : rows) {
       String ref = r.hasNonNull("command") ? r.get("command").asText() : r.path("ref").asText("");
       String why = r.path("decision").asText().equals("denied") || !r.hasNonNull("outcome")
-          ? r.path("reason").asText("") : r.path("outcome").asText("");
+          ? r.path("reason").asText("") : approved(r);
       String[] cells = {r.path("at").asText().replaceFirst("\\.\\d+Z$", "Z"),
           r.path("runId").asText(""), r.path("repository").asText(""),
           ref.startsWith("refs/heads/") ? ref.substring(11) : ref, r.path("kind").asText(""),

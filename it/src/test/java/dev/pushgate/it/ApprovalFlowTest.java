@@ -56,6 +56,7 @@ class ApprovalFlowTest {
       assertThat(d.get("ref").asText()).isEqualTo("refs/heads/main");
       assertThat(d.get("decision").asText()).isEqualTo("allowed");
       assertThat(d.get("outcome").asText()).isEqualTo("ok");
+      assertThat(d.get("reason").asText()).isEqualTo("main needs a human (approved by alice)");
     });
   }
 
@@ -108,7 +109,8 @@ class ApprovalFlowTest {
     long start = System.nanoTime();
     GitRun.Result r = git().in(w, "push", "origin", "main").failed();
     assertThat(r.stderr()).contains(
-        "! [remote rejected] main -> main (Control Center policy: no approver is connected)");
+        "! [remote rejected] main -> main (Control Center policy: main needs a human"
+            + " (no approver is connected))");
     assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isLessThan(10);
   }
 
@@ -132,7 +134,8 @@ class ApprovalFlowTest {
           .contains("\"reason\":\"main needs a human\"");
       assertThat(push.finish()).isNotZero();
       assertThat(push.stderr()).contains(
-          "! [remote rejected] main -> main (Control Center policy: nobody answered within 15 s)");
+          "! [remote rejected] main -> main (Control Center policy: main needs a human"
+              + " (nobody answered within 15 s))");
     } finally {
       stream.destroy();
     }
