@@ -97,6 +97,7 @@ class ApproverDisplayTest {
           + branch + "\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
       ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
           env, "push", "origin");
+      push.awaitStderr("waiting for approval");
       String held = watch.awaitLine("update refs/heads/");
       assertThat(held).contains("update refs/heads/\\u200bma\\u200din\\u2028x of acme/widget");
       cli("approvals", "answer", ApprovalEdgesTest.questionId(held), "deny", "--by", "bob");
