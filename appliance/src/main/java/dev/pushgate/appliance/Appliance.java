@@ -192,7 +192,8 @@ public final class Appliance implements AutoCloseable {
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
-        metrics.counting(new ApprovalStore(db)));
+        metrics.counting(new ApprovalStore(db)), runs::isLive);
+    runs.onEnded(desk::cancelRun);
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
         () -> desk.pending(null).size());
     metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());
@@ -205,7 +206,7 @@ public final class Appliance implements AutoCloseable {
     contexts.addHandler(healthz());
     contexts.addHandler(plainText("/metrics", metrics::scrape));
     ContextHandler runApi =
-        new ContextHandler(new RunApi(runs, desk, settings.hookAsk()), "/v1");
+        new ContextHandler(new RunApi(runs, desk, settings.hookAsk(), audit, clock), "/v1");
     contexts.addHandler(runApi);
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(contexts));

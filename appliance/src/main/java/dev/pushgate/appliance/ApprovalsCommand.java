@@ -4,11 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.Response;
 import dev.pushgate.appliance.approvals.Question;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -95,9 +100,14 @@ final class ApprovalsCommand implements Callable<Integer> {
 
   @Command(name = "watch", mixinStandardHelpOptions = true,
       description = "Stay connected as an approver and print questions as they come"
-          + " (while nobody is connected, ask-first pushes are denied at once).",
+          + " (while nobody is connected, ask-first pushes are denied at once). Says"
+          + " \"connected\" only once the appliance counts this watch as an approver; exits 1"
+          + " when the appliance stops or the connection is lost.",
       footer = {"", "Example:", "  pushgate approvals watch --data-dir /var/lib/pushgate"})
   static final class Watch implements Callable<Integer> {
+    /** The comment the appliance writes once the stream counts as a connected approver. */
+    static final String CONNECTED = ": connected";
+
     @Option(names = "--data-dir", defaultValue = "pushgate-data",
         description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
     Path dataDir;
@@ -108,22 +118,60 @@ final class ApprovalsCommand implements Callable<Integer> {
       try (ControlSocket control = ControlSocket.open(dataDir)) {
         InputStreamResponseListener listener = new InputStreamResponseListener();
         control.stream("/v1/approvals/stream").send(listener);
+        Response response = listener.get(30, TimeUnit.SECONDS);
+        if (response.getStatus() != 200) {
+          return gone("the appliance refused the approvals stream (HTTP "
+              + response.getStatus() + ")");
+        }
         BufferedReader events = new BufferedReader(
             new InputStreamReader(listener.getInputStream(), StandardCharsets.UTF_8));
+        // Before this line the appliance does not count us: a push asked then would be refused.
+        if (!CONNECTED.equals(events.readLine())) {
+          return gone("the appliance did not confirm the approvals stream");
+        }
         System.out.println("connected as an approver; answer with: pushgate approvals answer ID allow|deny");
         String event = null;
         for (String line; (line = events.readLine()) != null; ) {
           if (line.startsWith("event: ")) {
             event = line.substring(7);
           } else if (line.startsWith("data: ") && event != null) {
+            if (event.equals("closed")) {
+              return gone("the appliance is stopping");
+            }
             JsonNode data = json.readTree(line.substring(6));
-            System.out.println(event.equals("question") ? "? " + line(data)
-                : "  " + data.get("id").asText() + " " + data.get("outcome").asText()
-                    + (data.hasNonNull("by") ? " by " + data.get("by").asText() : ""));
+            if (event.equals("question")) {
+              System.out.println("? " + line(data));
+            } else if (event.equals("ended")) {
+              System.out.println(ended(data));
+            }
+            event = null;
           }
         }
+        return gone("the appliance closed the stream");
+      } catch (IOException | TimeoutException | ExecutionException e) {
+        return gone("lost the connection to the appliance (" + rootMessage(e) + ")");
       }
-      return 0;
+    }
+
+    /** How a question ended, one line; what an approver typed is escaped like the rest. */
+    static String ended(JsonNode data) {
+      return "  " + Question.printable(data.path("id").asText("?")) + " "
+          + Question.printable(data.path("outcome").asText("?"))
+          + (data.hasNonNull("by") ? " by " + Question.printable(data.get("by").asText()) : "");
+    }
+
+    private static int gone(String why) {
+      System.out.flush();
+      System.err.println("pushgate: " + why + "; no longer connected as an approver");
+      return 1;
+    }
+
+    private static String rootMessage(Throwable e) {
+      Throwable t = e;
+      while (t.getCause() != null && t.getCause() != t) {
+        t = t.getCause();
+      }
+      return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
@@ -25,8 +26,9 @@ import picocli.CommandLine.Option;
 @Command(
     name = "audit",
     mixinStandardHelpOptions = true,
-    description = "List audited push decisions: a table, or JSON lines with --json. Works whether"
-        + " or not the appliance is running.",
+    description = "List audited decisions, of pushes and of the Claude Code hook (allow, ask,"
+        + " deny): a table, or JSON lines with --json. Works whether or not the appliance is"
+        + " running.",
     footer = {"", "Examples:", "  pushgate audit --refused --since 1h",
         "  pushgate audit --run run_0123abcd --json",
         "  pushgate audit --repo acme/widget --data-dir /var/lib/pushgate"})
@@ -134,22 +136,35 @@ final class AuditCommand implements Callable<Integer> {
     }
   }
 
+  /** What happened upstream, and who approved the update when a person did. */
+  private static String approved(JsonNode r) {
+    String outcome = r.path("outcome").asText("");
+    String reason = r.path("reason").asText("");
+    return reason.contains("approved by ") ? outcome + "; " + reason : outcome;
+  }
+
   private static void printTable(List<JsonNode> rows) {
     if (rows.isEmpty()) {
       System.out.println("no audited decision matches");
       return;
     }
-    String[] head = {"TIME", "RUN", "REPOSITORY", "REF", "KIND", "DECISION", "REASON / OUTCOME"};
+    String[] head = {"TIME", "RUN", "REPOSITORY", "REF / COMMAND", "KIND", "DECISION",
+        "REASON / OUTCOME"};
     List<String[]> lines = new ArrayList<>();
     lines.add(head);
     for (JsonNode r : rows) {
-      String ref = r.path("ref").asText("");
-      String why = r.path("decision").asText().equals("denied")
-          ? r.path("reason").asText("") : r.path("outcome").asText("");
-      lines.add(new String[] {r.path("at").asText().replaceFirst("\\.\\d+Z$", "Z"),
+      String ref = r.hasNonNull("command") ? r.get("command").asText() : r.path("ref").asText("");
+      String why = r.path("decision").asText().equals("denied") || !r.hasNonNull("outcome")
+          ? r.path("reason").asText("") : approved(r);
+      String[] cells = {r.path("at").asText().replaceFirst("\\.\\d+Z$", "Z"),
           r.path("runId").asText(""), r.path("repository").asText(""),
           ref.startsWith("refs/heads/") ? ref.substring(11) : ref, r.path("kind").asText(""),
-          r.path("decision").asText(""), why});
+          r.path("decision").asText(""), why};
+      // An agent wrote the refs, commands and reasons: none may redraw or hide part of the table.
+      for (int i = 0; i < cells.length; i++) {
+        cells[i] = VisibleText.of(cells[i]);
+      }
+      lines.add(cells);
     }
     int[] width = new int[head.length];
     for (String[] l : lines) {

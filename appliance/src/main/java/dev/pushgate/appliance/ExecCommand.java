@@ -164,6 +164,7 @@ final class ExecCommand implements Callable<Integer> {
       JsonNode run = answer.body();
       String runId = run.get("runId").asText();
       AtomicReference<SandboxProcess> current = new AtomicReference<>();
+      Path hookDir = null;
       AtomicBoolean ended = new AtomicBoolean();
       Runnable teardown = () -> {
         if (ended.compareAndSet(false, true)) {
@@ -195,8 +196,11 @@ final class ExecCommand implements Callable<Integer> {
           return FAILED;
         }
         describe(runId, dir, plan);
+        hookDir = Files.createTempDirectory("pushgate-hook-");
         LaunchRequest base = LaunchRequest.of(plan, command).withInheritedStdin()
             .withFile(SandboxFile.samePath(Path.of(run.get("gitConfigPath").asText())))
+            .withFile(SandboxFile.program(HookCommand.writeScript(hookDir),
+                HookCommand.DOCUMENTED_PATH))
             .withTimeout(timeout);
         if (plan.effectiveBackend() == SandboxBackend.NATIVE) {
           JsonNode gateway = run.path("gateway");
@@ -230,6 +234,7 @@ final class ExecCommand implements Callable<Integer> {
         }
         return FAILED;
       } finally {
+        deleteHookCopy(hookDir);
         teardown.run();
         try {
           Runtime.getRuntime().removeShutdownHook(hook);
@@ -340,6 +345,19 @@ final class ExecCommand implements Callable<Integer> {
       return WorkspaceRules.parse(Files.readString(file)).toJson().toString();
     } catch (RulesException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage());
+    }
+  }
+
+  /** The launcher copied the hook into the sandbox's staging; this copy is not needed after. */
+  private static void deleteHookCopy(Path hookDir) {
+    if (hookDir == null) {
+      return;
+    }
+    try {
+      Files.deleteIfExists(hookDir.resolve("pushgate-hook"));
+      Files.deleteIfExists(hookDir);
+    } catch (IOException e) {
+      // A temporary file left behind: harmless, it is the script the jar carries.
     }
   }
 

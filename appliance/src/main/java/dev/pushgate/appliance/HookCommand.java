@@ -14,15 +14,34 @@ import picocli.CommandLine.Option;
 @Command(
     name = "hook",
     mixinStandardHelpOptions = true,
-    description = "Claude Code's PreToolUse command hook (docs/claude-code.md).",
+    description = {"Claude Code's PreToolUse command hook (docs/claude-code.md).",
+        "Without a subcommand this prints its usage on standard error and exits 2, which Claude"
+            + " Code reads as \"block\"."},
     footer = {"", "Example:", "  pushgate hook install --to /usr/local/bin"},
     subcommands = {HookCommand.Install.class})
-final class HookCommand implements Runnable {
+final class HookCommand implements Callable<Integer> {
+  /**
+   * Where the hook is documented to be (docs/claude-code.md), and where {@code pushgate exec}
+   * mounts it read-only inside the sandbox, so the same settings work on the host and inside.
+   */
+  static final String DOCUMENTED_PATH = "/opt/pushgate/bin/pushgate-hook";
+
+  /** What Claude Code reads as "block this tool call"; 0 would read as "allow". */
+  static final int BLOCK = 2;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
+  /**
+   * Without a subcommand there is nothing to do, and this may be a hook configured by mistake as
+   * {@code pushgate hook}: it must block the call, not let it through with exit 0.
+   */
   @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+  public Integer call() {
+    spec.commandLine().getErr().println(
+        "pushgate hook: a subcommand is needed; this is not the hook itself (that is"
+            + " pushgate-hook, see docs/claude-code.md), so the tool call is blocked");
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return BLOCK;
   }
 
   @Command(
@@ -39,20 +58,25 @@ final class HookCommand implements Runnable {
 
     @Override
     public Integer call() throws IOException {
-      Path target = dir.resolve("pushgate-hook");
-      try (InputStream script = HookCommand.class.getResourceAsStream(
-          "/dev/pushgate/policy/dist/pushgate-hook")) {
-        if (script == null) {
-          throw new IllegalStateException("this build of pushgate carries no pushgate-hook");
-        }
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, ".pushgate-hook", ".tmp");
-        Files.copy(script, tmp, StandardCopyOption.REPLACE_EXISTING);
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      }
-      System.out.println("wrote " + target);
+      System.out.println("wrote " + writeScript(dir));
       return 0;
     }
+  }
+
+  /** Writes {@code pushgate-hook} into {@code dir}, mode 0755, atomically; returns its path. */
+  static Path writeScript(Path dir) throws IOException {
+    Path target = dir.resolve("pushgate-hook");
+    try (InputStream script = HookCommand.class.getResourceAsStream(
+        "/dev/pushgate/policy/dist/pushgate-hook")) {
+      if (script == null) {
+        throw new IllegalStateException("this build of pushgate carries no pushgate-hook");
+      }
+      Files.createDirectories(dir);
+      Path tmp = Files.createTempFile(dir, ".pushgate-hook", ".tmp");
+      Files.copy(script, tmp, StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+    return target;
   }
 }

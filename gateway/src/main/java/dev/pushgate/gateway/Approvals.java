@@ -8,9 +8,10 @@ import java.util.function.Consumer;
  */
 @FunctionalInterface
 public interface Approvals {
-  /** No approver is ever connected. */
-  Approvals NONE =
-      (question, progress) -> ApprovalAnswer.refuse(RefusalCode.NO_APPROVER, "no approver is connected");
+  /** No approver is ever connected. The refusal keeps the rule's reason. */
+  Approvals NONE = (question, progress) -> ApprovalAnswer.refuse(RefusalCode.NO_APPROVER,
+      question.reason() == null || question.reason().isBlank() ? "no approver is connected"
+          : question.reason() + " (no approver is connected)");
 
   /**
    * Blocks until an approver answers or the wait times out. {@code progress} takes one-line

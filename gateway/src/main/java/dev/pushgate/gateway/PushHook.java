@@ -39,6 +39,8 @@ final class PushHook implements PreReceiveHook {
     SortedSet<String> workflows = Collections.emptySortedSet();
     RefusalCode code;
     String reason;
+    /** Who approved the update when the rule said ask first; null otherwise. */
+    String approvedBy;
     long auditId = -1;
 
     Item(ReceiveCommand cmd) {
@@ -154,7 +156,9 @@ final class PushHook implements PreReceiveHook {
           i.judgement.rule(), i.judgement.reason(),
           UpdateCommands.summaries(rp.getRepository(), i.cmd, upstreamRefs));
       Approvals.ApprovalAnswer answer = approvals.ask(q, line -> progress(rp, line));
-      if (!answer.allowed()) {
+      if (answer.allowed()) {
+        i.approvedBy = answer.answeredBy() == null ? "an approver" : answer.answeredBy();
+      } else {
         i.refuse(answer.code() == null ? RefusalCode.APPROVAL_DENIED : answer.code(),
             answer.reason());
       }
@@ -240,13 +244,23 @@ final class PushHook implements PreReceiveHook {
           i.cmd.getRefName(), i.cmd.getOldId().name(), i.cmd.getNewId().name(), i.kind.id(),
           i.allowed() ? "allowed" : "denied",
           i.judgement == null ? "git" : i.judgement.rule(),
-          i.code, i.allowed() ? i.judgement.reason() : i.reason,
+          i.code, i.allowed() ? allowedBecause(i) : i.reason,
           i.allowed() ? "pending" : "not forwarded", 0));
     }
     List<Long> ids = audit.record(records);
     for (int n = 0; n < items.size(); n++) {
       items.get(n).auditId = ids.get(n);
     }
+  }
+
+  /** The rule's reason, and for an update a person approved, who approved it. */
+  private static String allowedBecause(Item i) {
+    String rule = i.judgement.reason();
+    if (i.approvedBy == null) {
+      return rule;
+    }
+    String approved = "approved by " + i.approvedBy;
+    return rule == null || rule.isBlank() ? approved : rule + " (" + approved + ")";
   }
 
   private void applyRefusals(List<Item> items) {

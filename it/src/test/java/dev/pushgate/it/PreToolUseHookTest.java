@@ -54,7 +54,8 @@ class PreToolUseHookTest {
     assertThat(out.get("hookEventName").asText()).isEqualTo("PreToolUse");
     assertThat(out.get("permissionDecision").asText()).isEqualTo("deny");
     assertThat(out.get("permissionDecisionReason").asText())
-        .isEqualTo("Control Center policy: no approver is connected");
+        .isEqualTo("Control Center policy: `git push` would push to a remote, which needs"
+            + " approval in chat mode (no approver is connected)");
   }
 
   @Test

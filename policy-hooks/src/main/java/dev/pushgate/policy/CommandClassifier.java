@@ -27,10 +27,12 @@ final class CommandClassifier {
 
   private static final Pattern ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*=.*", Pattern.DOTALL);
   private static final Pattern VERSIONED = Pattern.compile("(python|pip)[0-9.]*");
+  // DOTALL: a file name may hold a newline or U+2028, which "." would not match otherwise.
   private static final Pattern DISK = Pattern.compile(
-      "/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|mapper/|md|dm-|loop|mem$|kmem$|port$).*");
+      "/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|mapper/|md|dm-|loop|mem$|kmem$|port$).*",
+      Pattern.DOTALL);
   private static final Pattern SYSTEM_FILE = Pattern.compile(
-      "/(etc|boot|bin|sbin|lib|lib32|lib64|libx32|usr|proc|sys|System)(/.*)?");
+      "/(etc|boot|bin|sbin|lib|lib32|lib64|libx32|usr|proc|sys|System)(/.*)?", Pattern.DOTALL);
 
   private static final Set<String> GIT_READS = Set.of(
       "status", "log", "diff", "show", "blame", "annotate", "grep", "ls-files", "ls-tree",

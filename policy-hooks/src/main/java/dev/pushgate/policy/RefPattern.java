@@ -34,7 +34,9 @@ public final class RefPattern {
         literal++;
       }
     }
-    this.regex = Pattern.compile(re.toString());
+    // DOTALL: a ref may hold U+2028, U+2029 or U+0085, which "." would not match otherwise, and
+    // a ref that no wildcard matches would escape the rule meant for it.
+    this.regex = Pattern.compile(re.toString(), Pattern.DOTALL);
     this.literalChars = literal;
     this.spanningWildcards = spanning;
   }

@@ -26,6 +26,15 @@ class CommandPolicyTest {
     return CommandPolicy.judge(line, mode, rules);
   }
 
+  /** A newline or line separator in the file name must not hide a write under /etc. */
+  @Test
+  void aSystemFileWhoseNameHoldsALineBreakIsStillASystemFile() {
+    for (String line : List.of("echo x > '/etc/a\nb'", "echo x > '/etc/cron.d/a\u2028b'",
+        "echo x > '/dev/sda\n'")) {
+      assertThat(judge(line, Mode.CHAT, DEFAULT).decision()).as(line).isEqualTo(Decision.DENY);
+    }
+  }
+
   @Test
   void readOnlyModesDenyStateChangesNamingTheMode() {
     assertThat(judge("git commit -m x", Mode.PLAN, DEFAULT)).isEqualTo(new CommandJudgement(

@@ -25,6 +25,16 @@ class RefPatternTest {
     assertThat(p.matches("refs/heads/")).isFalse();
   }
 
+  /** Java's "." stops at line terminators; a ref holding one must not slip past a wildcard. */
+  @Test
+  void wildcardsMatchRefsHoldingLineSeparators() {
+    for (String odd : new String[] {"\u2028", "\u2029", "\u0085"}) {
+      assertThat(RefPattern.parse("refs/heads/**").matches("refs/heads/ma" + odd + "in")).isTrue();
+      assertThat(RefPattern.parse("refs/heads/*").matches("refs/heads/x" + odd)).isTrue();
+      assertThat(RefPattern.parse("refs/heads/main").matches("refs/heads/main" + odd)).isFalse();
+    }
+  }
+
   @Test
   void doubleStarSpansSegments() {
     RefPattern p = RefPattern.parse("refs/heads/**");

@@ -166,7 +166,8 @@ public final class LocalLauncher implements SandboxLauncher {
       for (SandboxFile f : request.files()) {
         Path copy = staging.resolve("file-" + n++);
         Files.copy(f.hostPath(), copy, StandardCopyOption.REPLACE_EXISTING);
-        Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r--------"));
+        Files.setPosixFilePermissions(copy,
+            PosixFilePermissions.fromString(f.executable() ? "r-x------" : "r--------"));
         staged.add(new BubblewrapArgv.Staged(copy.toString(), f.guestPath()));
       }
 

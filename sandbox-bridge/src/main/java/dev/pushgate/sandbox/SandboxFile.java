@@ -10,8 +10,14 @@ import java.nio.file.Path;
  *
  * @param hostPath the file on the host
  * @param guestPath where it appears inside (absolute)
+ * @param executable whether the sandbox user may run it (a program such as the Claude Code hook)
  */
-public record SandboxFile(Path hostPath, String guestPath) {
+public record SandboxFile(Path hostPath, String guestPath, boolean executable) {
+  /** A file the sandbox user may read, not run. */
+  public SandboxFile(Path hostPath, String guestPath) {
+    this(hostPath, guestPath, false);
+  }
+
   public SandboxFile {
     if (hostPath == null || !hostPath.isAbsolute()) {
       throw new IllegalArgumentException("a sandbox file needs an absolute host path: " + hostPath);
@@ -25,5 +31,10 @@ public record SandboxFile(Path hostPath, String guestPath) {
   /** The file at the same path inside as outside. */
   public static SandboxFile samePath(Path hostPath) {
     return new SandboxFile(hostPath, hostPath == null ? null : hostPath.toString());
+  }
+
+  /** A program at {@code guestPath} inside, which the sandbox user may run but not change. */
+  public static SandboxFile program(Path hostPath, String guestPath) {
+    return new SandboxFile(hostPath, guestPath, true);
   }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,12 @@ public final class ApprovalDesk {
 
   private record Pending(Question question, CompletableFuture<Answer> answer) {}
 
+  /** The longest command held for an approver; a longer one is refused unasked. */
+  public static final int MAX_COMMAND = 4096;
+  /** The longest ref name held for an approver. */
+  public static final int MAX_REF = 1024;
+
+  private final Predicate<String> runLive;
   private final Clock clock;
   private final Duration timeout;
   private final Duration keepalive;
@@ -52,7 +59,13 @@ public final class ApprovalDesk {
   private volatile Instant lastPoll = Instant.EPOCH;
   private volatile String closedBecause;
 
-  public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store) {
+  /**
+   * @param runLive whether a run has not ended: questions of an ended run are withdrawn, never
+   *     held
+   */
+  public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store,
+      Predicate<String> runLive) {
+    this.runLive = runLive;
     this.clock = clock;
     this.timeout = timeout;
     this.keepalive = keepalive;
@@ -75,20 +88,19 @@ public final class ApprovalDesk {
     Question q = new Question(newId(), now, now.plus(timeout), draft.action(), draft.runId(),
         draft.workspaceId(), draft.repository(), draft.ref(), draft.kind(), draft.oldId(),
         draft.newId(), draft.command(), draft.rule(), draft.reason(), draft.commits());
-    if (closedBecause != null) {
-      Answer a = new Answer(Answer.Outcome.DENIED, null, closedBecause);
+    Optional<Answer> unasked = unaskable(q);
+    if (unasked.isPresent()) {
       store.asked(q);
-      store.ended(q, a);
-      return a;
-    }
-    if (!approverConnected()) {
-      Answer a = new Answer(Answer.Outcome.NO_APPROVER, null, "no approver is connected");
-      store.asked(q);
-      store.ended(q, a);
-      return a;
+      store.ended(q, unasked.get());
+      return unasked.get();
     }
     Pending p = new Pending(q, new CompletableFuture<>());
     pending.put(q.id(), p);
+    // Registered before the run's liveness is read, so a teardown either sees this question and
+    // withdraws it, or ended the run before the check below.
+    if (!runLive.test(q.runId())) {
+      p.answer().complete(cancelled(q, "run " + q.runId() + " has ended"));
+    }
     store.asked(q);
     log.info("approval {} asked: {}", q.id(), q.summary());
     listeners.forEach(l -> safely(() -> l.onAsked(q)));
@@ -106,6 +118,41 @@ public final class ApprovalDesk {
     return answer;
   }
 
+  /** The answer of a question that is never put to anyone, if this is one. */
+  private Optional<Answer> unaskable(Question q) {
+    if (closedBecause != null) {
+      return Optional.of(cancelled(q, closedBecause));
+    }
+    String tooLong = tooLong("command", q.command(), MAX_COMMAND)
+        .or(() -> tooLong("ref", q.ref(), MAX_REF)).orElse(null);
+    if (tooLong != null) {
+      return Optional.of(new Answer(Answer.Outcome.TOO_LONG, null, tooLong));
+    }
+    if (!approverConnected()) {
+      return Optional.of(new Answer(Answer.Outcome.NO_APPROVER, null,
+          withRule(q, "no approver is connected")));
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> tooLong(String what, String text, int max) {
+    if (text == null || text.length() <= max) {
+      return Optional.empty();
+    }
+    return Optional.of("the " + what + " is " + text.length() + " characters long, more than an"
+        + " approver can be asked to read (at most " + max + "); nobody was asked");
+  }
+
+  /** A refusal that keeps the rule's own reason, so the agent learns what the rule wanted. */
+  private static String withRule(Question q, String why) {
+    return q.reason() == null || q.reason().isBlank() ? why : q.reason() + " (" + why + ")";
+  }
+
+  private static Answer cancelled(Question q, String why) {
+    return new Answer(Answer.Outcome.CANCELLED, null,
+        "the question was withdrawn before anyone answered: " + why);
+  }
+
   private Answer waitFor(Pending p, Consumer<String> progress) {
     Question q = p.question();
     progress.accept("waiting for approval of " + q.summary() + " (question " + q.id()
@@ -114,7 +161,7 @@ public final class ApprovalDesk {
       Duration left = Duration.between(clock.instant(), q.deadline());
       if (left.isNegative() || left.isZero()) {
         return new Answer(Answer.Outcome.TIMED_OUT, null,
-            "nobody answered within " + timeout.toSeconds() + " s");
+            withRule(q, "nobody answered within " + timeout.toSeconds() + " s"));
       }
       long wait = Math.min(left.toMillis(), keepalive.toMillis());
       try {
@@ -125,7 +172,7 @@ public final class ApprovalDesk {
             + " s left)");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return new Answer(Answer.Outcome.DENIED, null, "the appliance is shutting down");
+        return cancelled(q, "the appliance is shutting down");
       } catch (ExecutionException e) {
         return new Answer(Answer.Outcome.DENIED, null, "the question failed");
       }
@@ -148,7 +195,7 @@ public final class ApprovalDesk {
 
   /** Pending questions of every run, oldest first; filtered by run when {@code runId} is set. */
   public List<Question> pending(String runId) {
-    return pending.values().stream().map(Pending::question)
+    return pending.values().stream().filter(p -> !p.answer().isDone()).map(Pending::question)
         .filter(q -> runId == null || q.runId().equals(runId))
         .sorted(Comparator.comparing(Question::askedAt)).toList();
   }
@@ -168,11 +215,19 @@ public final class ApprovalDesk {
     };
   }
 
-  /** Denies every pending question and every later one: the appliance is stopping. */
+  /**
+   * Withdraws the questions of a run that ended: nothing it held may go ahead on a later answer,
+   * which now finds no question.
+   */
+  public void cancelRun(String runId) {
+    pending.values().stream().filter(p -> p.question().runId().equals(runId))
+        .forEach(p -> p.answer().complete(cancelled(p.question(), "run " + runId + " has ended")));
+  }
+
+  /** Withdraws every pending question and refuses every later one: the appliance is stopping. */
   public void close(String why) {
     closedBecause = why;
-    pending.values().forEach(p ->
-        p.answer().complete(new Answer(Answer.Outcome.DENIED, null, why)));
+    pending.values().forEach(p -> p.answer().complete(cancelled(p.question(), why)));
     listeners.forEach(l -> safely(l::onClosed));
   }
 

@@ -2,7 +2,6 @@ package dev.pushgate.appliance.approvals;
 
 import dev.pushgate.gateway.ApprovalQuestion;
 import dev.pushgate.gateway.Approvals;
-import dev.pushgate.gateway.RefusalCode;
 import java.util.function.Consumer;
 
 /** The gateway's "ask first" port, answered at the approval desk. */
@@ -18,11 +17,7 @@ public final class GatewayApprovals implements Approvals {
     Answer a = desk.ask(new Question("-", null, null, "push", q.runId(), q.workspaceId(),
         q.repository(), q.ref(), q.kind(), q.oldId(), q.newId(), null, q.rule(), q.reason(),
         q.commitSummaries()), progress);
-    return switch (a.outcome()) {
-      case ALLOWED -> ApprovalAnswer.allow(a.by());
-      case DENIED -> ApprovalAnswer.refuse(RefusalCode.APPROVAL_DENIED, a.reason());
-      case TIMED_OUT -> ApprovalAnswer.refuse(RefusalCode.APPROVAL_TIMEOUT, a.reason());
-      case NO_APPROVER -> ApprovalAnswer.refuse(RefusalCode.NO_APPROVER, a.reason());
-    };
+    return a.allowed() ? ApprovalAnswer.allow(a.by())
+        : ApprovalAnswer.refuse(a.refusalCode(), a.reason());
   }
 }

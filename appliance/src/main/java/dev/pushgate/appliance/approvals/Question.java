@@ -33,8 +33,9 @@ public record Question(
   }
 
   /**
-   * One line a person reads in git's output or a terminal. What an agent wrote (a command, a ref
-   * name) is shown with its control characters escaped, so it cannot redraw the approver's screen.
+   * One line a person reads in git's output or a terminal, never shortened. What an agent wrote (a
+   * command, a ref name) is shown as {@link VisibleText}, so it cannot redraw the approver's
+   * screen, fake a second line or hide part of itself.
    */
   public String summary() {
     if (command != null) {
@@ -44,21 +45,9 @@ public record Question(
     return kind + " " + printable(ref) + " of " + repository + range;
   }
 
-  /** {@code text} with control and bidirectional-override characters shown as escapes. */
+  /** {@code text} as {@link VisibleText#of} shows it to a person. */
   public static String printable(String text) {
-    if (text == null) {
-      return null;
-    }
-    StringBuilder out = new StringBuilder(text.length());
-    text.codePoints().forEach(c -> {
-      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || (c >= 0x202a && c <= 0x202e)
-          || (c >= 0x2066 && c <= 0x2069)) {
-        out.append(c < 0x100 ? String.format("\\x%02x", c) : String.format("\\u%04x", c));
-      } else {
-        out.appendCodePoint(c);
-      }
-    });
-    return out.toString();
+    return VisibleText.of(text);
   }
 
   private static String shortId(String id) {

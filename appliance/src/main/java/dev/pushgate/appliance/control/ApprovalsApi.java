@@ -83,7 +83,8 @@ final class ApprovalsApi {
     Optional<Question> answered = desk.answer(id, decision.equals("allow"), by, reason);
     if (answered.isEmpty()) {
       throw new RunRequestException(RunRequestException.Status.NOT_FOUND,
-          "no pending question " + id + " (answered already, timed out, or never asked)");
+          "no pending question " + id + " (answered already, timed out, withdrawn when its run"
+              + " ended, or never asked)");
     }
     ObjectNode out = json.createObjectNode();
     out.put("id", id);

@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.gateway.PushRecord;
 
-/** One audited decision as the control API and {@code pushgate audit --json} show it. */
+/**
+ * One audited decision, of a push or of the Claude Code hook, as the control API and {@code
+ * pushgate audit --json} show it.
+ */
 public final class AuditJson {
   private AuditJson() {}
 
@@ -14,7 +17,13 @@ public final class AuditJson {
     n.put("runId", r.runId());
     n.put("workspaceId", r.workspaceId());
     n.put("repository", r.repository());
-    n.put("ref", r.ref());
+    boolean command = HookDecisions.KIND.equals(r.kind());
+    n.put("action", command ? "command" : "push");
+    // A hook decision's row keeps the command line where a push's keeps its ref.
+    n.put("ref", command ? null : r.ref());
+    if (command) {
+      n.put("command", r.ref());
+    }
     n.put("oldId", r.oldId());
     n.put("newId", r.newId());
     n.put("kind", r.kind());

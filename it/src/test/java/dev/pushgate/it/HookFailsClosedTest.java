@@ -1,0 +1,138 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Claude Code hook fails closed (issue 14, item 13): {@code pushgate hook} alone blocks, the
+ * hook is at its documented path inside {@code pushgate exec}'s sandbox, read-only, and every
+ * decision it gets (allow, ask, deny) is in the audit that {@code pushgate audit} shows. The
+ * appliance leaves "ask" to Claude Code here ({@code --hook-ask passthrough}), so all three come
+ * back as they are; an approver's answer to a held command is in {@link ApproverDisplayTest}.
+ */
+class HookFailsClosedTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String RULES = """
+      denyWriteGlobs: []
+      push:
+        - refs: refs/heads/main
+          decision: deny
+          reason: push to main is denied
+      """;
+
+  @TempDir static Path tmp;
+  static Path root;
+  static RunningAppliance app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    root = tmp.toRealPath();
+    // Searchable by the sandbox user (nobody, as these tests run as root in CI).
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.start(root.resolve("data"), "--hook-ask", "passthrough");
+    app.forgeCreate("acme/widget");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    app.close();
+  }
+
+  @Test
+  void pushgateHookWithoutASubcommandBlocksWithItsUsageOnStderr() throws Exception {
+    Process p = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(), "hook")
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).isEqualTo(2);
+    assertThat(out).isEmpty();
+    assertThat(err).startsWith("pushgate hook: a subcommand is needed;")
+        .contains("the tool call is blocked").contains("Usage: pushgate hook");
+  }
+
+  @Test
+  void insideExecTheHookIsAtItsDocumentedPathReadOnlyAndEveryDecisionIsAudited()
+      throws Exception {
+    ExecTest.requireBwrap();
+    Path work = Files.createDirectories(root.resolve("work-hook"));
+    Path rules = Files.writeString(root.resolve("rules.yaml"), RULES);
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
+        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
+        "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c", """
+            h=/opt/pushgate/bin/pushgate-hook
+            test -x "$h" && echo hook-runs
+            if (echo x >> "$h") 2>/dev/null; then echo hook-writable; fi
+            for c in 'git status' 'git push origin main' 'git push origin feature'; do
+              printf '{"hook_event_name":"PreToolUse","tool_name":"Bash",'\
+            '"tool_input":{"command":"%s"}}' "$c" | "$h"
+              echo " exit=$?"
+            done
+            """));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    pb.environment().keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
+    pb.environment().put("HOME", Files.createDirectories(root.resolve("home")).toString());
+    Process p = pb.start();
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(err).isZero();
+
+    List<String> lines = out.lines().toList();
+    assertThat(lines).as(err).hasSize(4);
+    assertThat(lines.get(0)).isEqualTo("hook-runs");
+    assertThat(decision(lines.get(1))).isEqualTo("allow");
+    assertThat(decision(lines.get(2))).isEqualTo("deny");
+    assertThat(reason(lines.get(2)))
+        .isEqualTo("Control Center policy: `git push` to refs/heads/main: push to main is denied");
+    assertThat(decision(lines.get(3))).isEqualTo("ask");
+    assertThat(lines.subList(1, 4)).allSatisfy(l -> assertThat(l).endsWith(" exit=0"));
+
+    String runId = err.replaceFirst("(?s).*pushgate: run (run_[0-9a-f]+) .*", "$1");
+    List<JsonNode> audit = new ArrayList<>();
+    for (String l : RunningAppliance.cli("audit", "--run", runId, "--json", "--data-dir",
+        app.dataDir.toString()).lines().toList()) {
+      audit.add(JSON.readTree(l));
+    }
+    assertThat(audit).extracting(a -> a.get("action").asText() + " " + a.get("command").asText()
+            + " -> " + a.get("decision").asText())
+        .containsExactly("command git status -> allowed",
+            "command git push origin main -> denied",
+            "command git push origin feature -> asked");
+    assertThat(audit.get(1).get("code").asText()).isEqualTo("RULE_DENIED");
+    assertThat(audit.get(1).get("reason").asText())
+        .isEqualTo("`git push` to refs/heads/main: push to main is denied");
+    String table = RunningAppliance.cli("audit", "--run", runId, "--data-dir",
+        app.dataDir.toString());
+    assertThat(table).contains("REF / COMMAND").contains("git push origin main")
+        .containsPattern("git push origin feature +command +asked");
+    assertThat(RunningAppliance.cli("audit", "--run", runId, "--refused", "--data-dir",
+        app.dataDir.toString())).contains("git push origin main")
+        .doesNotContain("git status").doesNotContain("origin feature");
+  }
+
+  private static String decision(String line) throws Exception {
+    return JSON.readTree(line.substring(0, line.lastIndexOf(" exit=")))
+        .at("/hookSpecificOutput/permissionDecision").asText();
+  }
+
+  private static String reason(String line) throws Exception {
+    return JSON.readTree(line.substring(0, line.lastIndexOf(" exit=")))
+        .at("/hookSpecificOutput/permissionDecisionReason").asText();
+  }
+}
