@@ -32,6 +32,45 @@ class RedactionTest {
         .doesNotContain("c2VjcmV0c2VjcmV0").doesNotContain("c2lnbmF0dXJl");
   }
 
+  /** Every form a database URL's password takes, in a message or on its own. */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "postgresql://pushgate:hunter2-S3cret@db:5432/pushgate",
+      "postgres://pushgate:hunter2-S3cret@db/pushgate?sslmode=require",
+      "postgresql://:hunter2-S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2-S3cret@@db/pushgate",
+      "postgresql://pushgate:hunter2@S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2@S3cret:x@db/pushgate",
+      "postgresql://pushgate:hunter2/S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2#S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2?S3cret@db/pushgate",
+      "postgresql://pushgate@azure-host:hunter2-S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2%40S3cret@db/pushgate",
+      "jdbc:postgresql://db:5432/pushgate?user=pushgate&password=hunter2-S3cret",
+      "jdbc:postgresql://db:5432/pushgate?password=hunter2-S3cret&ssl=true",
+      "jdbc:postgresql://db:5432/pushgate?password=hunter2@S3cret&ssl=true",
+      "jdbc:postgresql://db:5432/pushgate?PASSWORD=hunter2&S3cret&ssl=true",
+      "jdbc:postgresql://db:5432/pushgate?sslmode=verify-full&sslpassword=hunter2-S3cret",
+      "jdbc:postgresql://pushgate:hunter2@S3cret@db:5432/pushgate",
+      "postgresql://db/pushgate?user=pushgate&password=hunter2-S3cret",
+      "cannot connect to postgresql://pushgate:hunter2@S3cret@db/pushgate: refused",
+  })
+  void cutsEveryFormOfADatabasePasswordOut(String line) {
+    String out = Redaction.redact(line);
+    assertThat(out).contains(Redaction.MASK).doesNotContain("hunter2").doesNotContain("S3cret");
+  }
+
+  @Test
+  void keepsWhatADatabaseUrlSaysBesidesItsPassword() {
+    assertThat(Redaction.redact(
+        "jdbc:postgresql://db:5432/pushgate?user=app&password=hunter2&S3cret&ssl=true"))
+        .isEqualTo("jdbc:postgresql://db:5432/pushgate?user=app&password=[REDACTED]&ssl=true");
+    assertThat(Redaction.redact("cannot connect to postgresql://app:hunter2@S3cret@db/pushgate:"
+        + " refused")).isEqualTo("cannot connect to postgresql://[REDACTED]@db/pushgate: refused");
+    String plain = "fetch https://github.com/acme/widget.git at 127.0.0.1:7070 for a@b";
+    assertThat(Redaction.redact(plain)).isEqualTo(plain);
+  }
+
   @Test
   void leavesOrdinaryTextAlone() {
     String line = "push run=run_0123 repo=acme/widget ref=refs/heads/main kind=update decision=deny";
