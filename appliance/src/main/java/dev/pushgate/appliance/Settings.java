@@ -30,11 +30,13 @@ public record Settings(
     Duration approvalTimeout,
     RunApi.HookAsk hookAsk,
     String databaseUrl,
-    DefaultRules defaultRules) {
+    DefaultRules defaultRules,
+    Limits limits) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
+    Objects.requireNonNull(limits, "limits");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
     }
@@ -45,6 +47,6 @@ public record Settings(
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
         Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
-        RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE);
+        RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE, Limits.defaults());
   }
 }

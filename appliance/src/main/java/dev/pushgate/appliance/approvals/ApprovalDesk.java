@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.approvals;
 
+import dev.pushgate.gateway.RunSlots;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where "ask first" questions wait for a person. A question is asked only while an approver is
- * connected (a stream open on the control API, or a long poll seen lately); otherwise, and when
- * nobody answers in time, the answer is no. Every question and its end is written to the log.
+ * connected (a stream open on the control API, or a long poll seen lately); otherwise, when
+ * nobody answers in time, and when the run already has its share of questions waiting, the answer
+ * is no. Every question and its end is written to the log.
  */
 public final class ApprovalDesk {
   private static final Logger log = LoggerFactory.getLogger(ApprovalDesk.class);
@@ -39,6 +41,9 @@ public final class ApprovalDesk {
     default void onClosed() {}
   }
 
+  /** Questions one run may have waiting at once, unless the appliance says otherwise. */
+  public static final int DEFAULT_HELD_PER_RUN = 8;
+
   private record Pending(Question question, CompletableFuture<Answer> answer) {}
 
   private final Clock clock;
@@ -49,10 +54,18 @@ public final class ApprovalDesk {
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger streams = new AtomicInteger();
+  private final RunSlots heldPerRun;
   private volatile Instant lastPoll = Instant.EPOCH;
   private volatile String closedBecause;
 
   public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store) {
+    this(clock, timeout, keepalive, store, DEFAULT_HELD_PER_RUN);
+  }
+
+  /** {@code heldPerRun}: questions one run may have waiting at once; more are refused unasked. */
+  public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store,
+      int heldPerRun) {
+    this.heldPerRun = new RunSlots(heldPerRun);
     this.clock = clock;
     this.timeout = timeout;
     this.keepalive = keepalive;
@@ -71,65 +84,88 @@ public final class ApprovalDesk {
 
   /** Asks and waits; {@code progress} hears a line at least every keepalive while waiting. */
   public Answer ask(Question draft, Consumer<String> progress) {
-    Instant now = clock.instant();
-    Question q = new Question(newId(), now, now.plus(timeout), draft.action(), draft.runId(),
-        draft.workspaceId(), draft.repository(), draft.ref(), draft.kind(), draft.oldId(),
-        draft.newId(), draft.command(), draft.rule(), draft.reason(), draft.commits());
-    if (closedBecause != null) {
-      Answer a = new Answer(Answer.Outcome.DENIED, null, closedBecause);
-      store.asked(q);
-      store.ended(q, a);
-      return a;
+    Held held = hold(draft);
+    if (!held.waiting()) {
+      return held.ended().join();
     }
-    if (!approverConnected()) {
-      Answer a = new Answer(Answer.Outcome.NO_APPROVER, null, "no approver is connected");
-      store.asked(q);
-      store.ended(q, a);
-      return a;
-    }
-    Pending p = new Pending(q, new CompletableFuture<>());
-    pending.put(q.id(), p);
-    store.asked(q);
-    log.info("approval {} asked: {}", q.id(), q.summary());
-    listeners.forEach(l -> safely(() -> l.onAsked(q)));
-    Answer answer;
-    try {
-      answer = waitFor(p, progress);
-    } finally {
-      pending.remove(q.id());
-    }
-    store.ended(q, answer);
-    log.info("approval {} {}{}", q.id(), answer.outcome().id(),
-        answer.by() == null ? "" : " by " + answer.by());
-    Answer ended = answer;
-    listeners.forEach(l -> safely(() -> l.onEnded(q, ended)));
-    return answer;
-  }
-
-  private Answer waitFor(Pending p, Consumer<String> progress) {
-    Question q = p.question();
+    Question q = held.question();
     progress.accept("waiting for approval of " + q.summary() + " (question " + q.id()
         + ", up to " + timeout.toSeconds() + " s)");
     while (true) {
-      Duration left = Duration.between(clock.instant(), q.deadline());
-      if (left.isNegative() || left.isZero()) {
-        return new Answer(Answer.Outcome.TIMED_OUT, null,
-            "nobody answered within " + timeout.toSeconds() + " s");
-      }
-      long wait = Math.min(left.toMillis(), keepalive.toMillis());
       try {
-        return p.answer().get(wait, TimeUnit.MILLISECONDS);
+        return held.ended().get(keepalive.toMillis(), TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
         progress.accept("still waiting for approval (question " + q.id() + ", "
             + Math.max(0, Duration.between(clock.instant(), q.deadline()).toSeconds())
             + " s left)");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return new Answer(Answer.Outcome.DENIED, null, "the appliance is shutting down");
+        held.answer().complete(
+            new Answer(Answer.Outcome.DENIED, null, "the appliance is shutting down"));
+        return held.ended().join();
       } catch (ExecutionException e) {
         return new Answer(Answer.Outcome.DENIED, null, "the question failed");
       }
     }
+  }
+
+  /**
+   * Asks without waiting: the answer completes when someone answers, the question times out or
+   * the desk closes. A held question holds no thread, so that a run's questions cost memory, not
+   * the request threads every run shares.
+   */
+  public CompletableFuture<Answer> askAsync(Question draft) {
+    return hold(draft).ended();
+  }
+
+  /** A question put to the approvers, or refused at once; {@code ended} follows its recording. */
+  private record Held(Question question, CompletableFuture<Answer> answer,
+      CompletableFuture<Answer> ended, boolean waiting) {}
+
+  private Held hold(Question draft) {
+    Instant now = clock.instant();
+    Question q = new Question(newId(), now, now.plus(timeout), draft.action(), draft.runId(),
+        draft.workspaceId(), draft.repository(), draft.ref(), draft.kind(), draft.oldId(),
+        draft.newId(), draft.command(), draft.rule(), draft.reason(), draft.commits());
+    Optional<RunSlots.Slot> slot = Optional.empty();
+    Answer atOnce = null;
+    if (closedBecause != null) {
+      atOnce = new Answer(Answer.Outcome.DENIED, null, closedBecause);
+    } else if (!approverConnected()) {
+      atOnce = new Answer(Answer.Outcome.NO_APPROVER, null, "no approver is connected");
+    } else {
+      slot = heldPerRun.tryTake(q.runId());
+      if (slot.isEmpty()) {
+        atOnce = new Answer(Answer.Outcome.NO_APPROVER, null, "this run already has "
+            + heldPerRun.perRun() + " questions waiting for an approver; this one was not asked");
+      }
+    }
+    if (atOnce != null) {
+      store.asked(q);
+      store.ended(q, atOnce);
+      CompletableFuture<Answer> done = CompletableFuture.completedFuture(atOnce);
+      return new Held(q, done, done, false);
+    }
+    RunSlots.Slot held = slot.get();
+    Pending p = new Pending(q, new CompletableFuture<>());
+    pending.put(q.id(), p);
+    store.asked(q);
+    log.info("approval {} asked: {}", q.id(), q.summary());
+    listeners.forEach(l -> safely(() -> l.onAsked(q)));
+    p.answer().completeOnTimeout(new Answer(Answer.Outcome.TIMED_OUT, null,
+        "nobody answered within " + timeout.toSeconds() + " s"), timeout.toMillis(),
+        TimeUnit.MILLISECONDS);
+    CompletableFuture<Answer> ended = p.answer().handle((answer, failure) -> {
+      Answer a = failure == null ? answer
+          : new Answer(Answer.Outcome.DENIED, null, "the question failed");
+      pending.remove(q.id());
+      held.close();
+      store.ended(q, a);
+      log.info("approval {} {}{}", q.id(), a.outcome().id(), a.by() == null ? "" : " by " + a.by());
+      listeners.forEach(l -> safely(() -> l.onEnded(q, a)));
+      return a;
+    });
+    return new Held(q, p.answer(), ended, true);
   }
 
   /** Answers a pending question; empty when there is no such question (any more). */
