@@ -85,7 +85,7 @@ class RunResourceBoundsTest {
         asks.add(http.sendAsync(hookCall(app, floodToken, ask),
             HttpResponse.BodyHandlers.ofString()));
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (asks.stream().filter(CompletableFuture::isDone).count() < ASKS - 16) {
         assertThat(System.nanoTime()).as("at most 16 of the run's hook calls may wait, but only "
             + asks.stream().filter(CompletableFuture::isDone).count() + " of " + ASKS
@@ -227,7 +227,7 @@ class RunResourceBoundsTest {
             URI.create("http://127.0.0.1:" + app.port() + "/v1/hooks/pre-tool-use"))
         .header("Authorization", "Bearer " + token)
         .header("Content-Type", "application/json")
-        .timeout(Duration.ofSeconds(60))
+        .timeout(Duration.ofSeconds(120))
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
   }
 
