@@ -27,8 +27,11 @@ public final class Redaction {
   private static final Pattern USER_INFO = Pattern.compile("(?<=://)[^\\s/?#:]*:[^\\s]*(?=@)");
 
   private static final Pattern[] SECRETS = {
-    Pattern.compile("-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)",
-        Pattern.DOTALL),
+    // A key block: the header followed by key material (base64, or an encrypted key's
+    // Proc-Type line); a message that only names the header, "(expected a line -----BEGIN …)",
+    // keeps it.
+    Pattern.compile("-----BEGIN [A-Z ]*PRIVATE KEY-----(?=\\s*[A-Za-z0-9+/=:-]{4,})"
+        + ".*?(-----END [A-Z ]*PRIVATE KEY-----|$)", Pattern.DOTALL),
     Pattern.compile("\\b(gh[pousr]|github_pat)_[A-Za-z0-9_]{16,}"),
     Pattern.compile("\\bpgr_[A-Za-z0-9_-]{16,}"),
     Pattern.compile("(?i)(?<=\\b(bearer|basic|token) )[A-Za-z0-9._~+/=-]{12,}"),

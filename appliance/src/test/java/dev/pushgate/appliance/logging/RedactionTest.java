@@ -24,6 +24,8 @@ class RedactionTest {
       "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
       "jwt eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjMifQ.c2lnbmF0dXJlc2lnbmF0dXJl",
       "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA",
+      "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nMIIEpAIBAAKCAQEA",
   })
   void cutsEverySecretOut(String line) {
     String out = Redaction.redact(line);
@@ -69,6 +71,13 @@ class RedactionTest {
         + " refused")).isEqualTo("cannot connect to postgresql://[REDACTED]@db/pushgate: refused");
     String plain = "fetch https://github.com/acme/widget.git at 127.0.0.1:7070 for a@b";
     assertThat(Redaction.redact(plain)).isEqualTo(plain);
+  }
+
+  @Test
+  void aMessageThatOnlyNamesAKeyHeaderKeepsIt() {
+    String line = "app.pem does not contain a PEM private key (expected a line"
+        + " -----BEGIN RSA PRIVATE KEY-----)";
+    assertThat(Redaction.redact(line)).isEqualTo(line);
   }
 
   @Test
