@@ -44,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import okhttp3.OkHttpClient;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -139,6 +140,13 @@ public final class Appliance implements AutoCloseable {
     sandboxConnector.setUnixDomainPath(gatewaySocket);
     sandboxConnector.setIdleTimeout(Duration.ofMinutes(2).toMillis());
     server.addConnector(sandboxConnector);
+    // File descriptors are finite: past the cap no connection is accepted, and idle ones are
+    // closed after a second, so that a flood of idle sockets gives way to requests that do
+    // something. The control API is a server of its own and is not counted.
+    NetworkConnectionLimit connectionLimit =
+        new NetworkConnectionLimit(settings.limits().connections(), connector, sandboxConnector);
+    connectionLimit.setEndPointIdleTimeout(Duration.ofSeconds(1).toMillis());
+    server.addBean(connectionLimit);
     String base = "http://" + hostForUrl(settings.bindHost()) + ":" + port;
 
     ContextHandlerCollection contexts = new ContextHandlerCollection();
@@ -192,7 +200,8 @@ public final class Appliance implements AutoCloseable {
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
-        metrics.counting(new ApprovalStore(db)), runs::isLive);
+        metrics.counting(new ApprovalStore(db)), runs::isLive,
+        settings.limits().questionsPerRun());
     runs.onEnded(desk::cancelRun);
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
         () -> desk.pending(null).size());
@@ -201,12 +210,14 @@ public final class Appliance implements AutoCloseable {
         new GatewayConfig(gitHost.segment(), dir.resolve("cache"),
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock,
             settings.writeTokensPerMinute()),
-        runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics);
+        runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics)
+        .limitRequestsPerRun(settings.limits().requestsPerRun());
     contexts.addHandler(gateway.handler());
     contexts.addHandler(healthz());
     contexts.addHandler(plainText("/metrics", metrics::scrape));
     ContextHandler runApi =
-        new ContextHandler(new RunApi(runs, desk, settings.hookAsk(), audit, clock), "/v1");
+        new ContextHandler(new RunApi(runs, desk, settings.hookAsk(), audit, clock,
+            settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout()), "/v1");
     contexts.addHandler(runApi);
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(contexts));

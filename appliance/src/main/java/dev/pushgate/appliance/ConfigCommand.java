@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.appliance.store.Database;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +73,9 @@ final class ConfigCommand implements Runnable {
           continue;
         }
         Object value = o.getValue();
-        String shown = value == null ? "~" : Redaction.redact(String.valueOf(value));
+        String shown = value == null ? "~"
+            : key.equals("database-url") ? Database.describeUrl(String.valueOf(value))
+            : Redaction.redact(String.valueOf(value));
         System.out.printf("%-22s %-40s # %s%n", key + ":", shown,
             file.sourceOf(o, argv).name().toLowerCase(java.util.Locale.ROOT));
       }

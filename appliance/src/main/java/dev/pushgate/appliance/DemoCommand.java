@@ -122,7 +122,7 @@ final class DemoCommand implements Callable<Integer> {
         d.refreshBefore(), d.forgeTokenLifetime(), d.maxPackBytes(), d.clientTimeout(),
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(5), d.sandbox(),
         Duration.ofSeconds(30), d.hookAsk(), null, DefaultRules.NONE,
-        d.writeTokensPerMinute());
+        d.writeTokensPerMinute(), d.limits());
   }
 
   private static void deleteTree(Path root) throws IOException {

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance;
 
+import dev.pushgate.appliance.logging.Redaction;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -40,6 +41,7 @@ public final class Main implements Runnable {
     }
   }
 
+  /** Every message printed for a failure is redacted: it may quote a database URL or a token. */
   static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
     if (args.length > 0 && args[0].equals("serve")) {
@@ -47,19 +49,19 @@ public final class Main implements Runnable {
       try {
         serve.setDefaultValueProvider(ConfigFile.load(args, System.getenv(), optionNames(serve)));
       } catch (IllegalArgumentException | java.io.IOException e) {
-        cli.getErr().println("pushgate: " + e.getMessage());
+        cli.getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
         return 2;
       }
     }
     cli.setParameterExceptionHandler((e, argv) -> {
-      e.getCommandLine().getErr().println("pushgate: " + e.getMessage());
+      e.getCommandLine().getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
       e.getCommandLine().getErr().println("See: pushgate "
           + e.getCommandLine().getCommandSpec().qualifiedName(" ").replaceFirst("^pushgate ?", "")
           + " --help");
       return 2;
     });
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      commandLine.getErr().println("pushgate: " + e.getMessage());
+      commandLine.getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
       return 1;
     });
     return cli.execute(args);

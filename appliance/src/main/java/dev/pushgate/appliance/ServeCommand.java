@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.control.RunApi;
+import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.sandbox.SandboxSwitch;
@@ -87,6 +88,33 @@ final class ServeCommand implements Callable<Integer> {
           + " (default), or pass it through to Claude Code.")
   String hookAsk;
 
+  @Option(names = "--max-connections", defaultValue = "0", paramLabel = "N",
+      description = "Connections the loopback port and the sandbox socket hold at once; past"
+          + " it, idle ones are closed after 1 s. 0: half the file descriptor limit, at most 4096."
+          + " Default: ${DEFAULT-VALUE}")
+  int maxConnections;
+
+  @Option(names = "--max-run-requests", defaultValue = "16", paramLabel = "N",
+      description = "Git requests one run may have in flight at once; more get 429."
+          + " Default: ${DEFAULT-VALUE}")
+  int maxRunRequests;
+
+  @Option(names = "--max-run-hook-calls", defaultValue = "16", paramLabel = "N",
+      description = "Claude Code hook calls one run may have in flight at once, held questions"
+          + " included; more are denied. Default: ${DEFAULT-VALUE}")
+  int maxRunHookCalls;
+
+  @Option(names = "--max-run-questions", defaultValue = "8", paramLabel = "N",
+      description = "Questions one run may have waiting for an approver at once; more are denied"
+          + " unasked. Default: ${DEFAULT-VALUE}")
+  int maxRunQuestions;
+
+  @Option(names = "--hook-body-timeout", defaultValue = "10s",
+      converter = Units.DurationConverter.class,
+      description = "How long a hook call's whole body may take to arrive before the call is"
+          + " denied. Default: ${DEFAULT-VALUE}")
+  Duration hookBodyTimeout;
+
   @Option(names = "--log-format", defaultValue = "text", paramLabel = "text|json",
       description = "Log lines as text (default) or one JSON object a line. Secrets are redacted in both.")
   String logFormat;
@@ -146,6 +174,10 @@ final class ServeCommand implements Callable<Integer> {
       // the runs' git config and the gateway name this host: refused here, before anything starts
       GitHost.of(github.gitHost().toString());
     }
+    String database = databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL");
+    if (database != null) {
+      Database.describeUrl(database); // a bad URL is named (redacted) before anything starts
+    }
     Settings d = Settings.defaults(dataDir);
     Settings settings = new Settings(dataDir, bind, port, allowNonLoopback, github, runTtl,
         d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, clientTimeout,
@@ -157,8 +189,10 @@ final class ServeCommand implements Callable<Integer> {
           default -> throw new IllegalArgumentException(
               "--hook-ask takes approvers or passthrough, not: " + hookAsk);
         },
-        databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL"),
-        rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute);
+        database,
+        rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute,
+        new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
+            hookBodyTimeout));
     return settings;
   }
 }

@@ -32,11 +32,13 @@ public record Settings(
     RunApi.HookAsk hookAsk,
     String databaseUrl,
     DefaultRules defaultRules,
-    int writeTokensPerMinute) {
+    int writeTokensPerMinute,
+    Limits limits) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
+    Objects.requireNonNull(limits, "limits");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
     }
@@ -52,6 +54,6 @@ public record Settings(
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
         Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
-        GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
+        GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults());
   }
 }

@@ -15,6 +15,8 @@ import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
  */
 public final class Gateway {
   public static final String CONTEXT_PATH = "/git";
+  /** Git requests one run may have in flight at once, unless the appliance says otherwise. */
+  public static final int DEFAULT_REQUESTS_PER_RUN = 16;
 
   private final GatewayConfig config;
   private final RunAuthenticator authenticator;
@@ -22,6 +24,7 @@ public final class Gateway {
   private final AuditLog audit;
   private final Approvals approvals;
   private final PushMetrics metrics;
+  private int requestsPerRun = DEFAULT_REQUESTS_PER_RUN;
 
   public Gateway(GatewayConfig config, RunAuthenticator authenticator, UpstreamAccess upstream,
       AuditLog audit, Approvals approvals, PushMetrics metrics) {
@@ -31,6 +34,12 @@ public final class Gateway {
     this.audit = Objects.requireNonNull(audit, "audit");
     this.approvals = approvals == null ? Approvals.NONE : approvals;
     this.metrics = metrics == null ? PushMetrics.NONE : metrics;
+  }
+
+  /** At most {@code n} git requests of one run at once; more are refused with 429. */
+  public Gateway limitRequestsPerRun(int n) {
+    this.requestsPerRun = new RunSlots(n).perRun();
+    return this;
   }
 
   /** A servlet context serving the gateway under {@link #CONTEXT_PATH}. */
@@ -52,6 +61,9 @@ public final class Gateway {
           "fetches are not served by the push gateway; fetch from upstream");
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
+    context.addFilter(new FilterHolder(
+        new RunConcurrencyFilter(authenticator, new RunSlots(requestsPerRun))), "/*",
+        EnumSet.of(DispatcherType.REQUEST));
     context.addFilter(new FilterHolder(
         new GatewayFilter(config, authenticator, cache, budgeted, audit, metrics, forwarder)),
         "/*",

@@ -98,6 +98,75 @@ class OperatorCliTest {
     assertThat(serve.out).contains("unknown key bogus-key");
   }
 
+  /**
+   * Every form a database URL takes, from the environment and from the file, in config check's
+   * listing and in the errors of config check, serve and audit: no part of the password shows.
+   */
+  @Test
+  void noFormOfADatabaseUrlShowsItsPasswordInAnyMessage() throws Exception {
+    Path data = Files.createDirectories(tmp.resolve("db-forms"));
+    String secret = "hun@ter2&S3cret";
+    String enc = "hun%40ter2%26S3cret";
+    Map<String, String> good = Map.of(
+        "postgresql://pushgate:" + enc + "@db.internal:5432/pushgate",
+        "postgresql://pushgate:***@db.internal:5432/pushgate",
+        "postgres://db.internal/pushgate?user=pushgate&password=" + enc + "&sslmode=require",
+        "postgresql://pushgate:***@db.internal/pushgate?sslmode=require",
+        "jdbc:postgresql://db.internal:5432/pushgate?user=pushgate&password=" + enc + "&ssl=true",
+        "jdbc:postgresql://db.internal:5432/pushgate?ssl=true&password=***",
+        "jdbc:postgresql://pushgate:" + secret + "@db.internal/pushgate",
+        "jdbc:postgresql://db.internal/pushgate?password=***",
+        "jdbc:postgresql://db.internal/pushgate?sslmode=verify-full&sslpassword=" + enc,
+        "jdbc:postgresql://db.internal/pushgate?sslmode=verify-full&sslpassword=***");
+    for (Map.Entry<String, String> form : good.entrySet()) {
+      Result env = run(Map.of("PUSHGATE_DATABASE_URL", form.getKey()),
+          "config", "check", "--data-dir", data.toString());
+      assertThat(env.exit).as(env.out).isZero();
+      assertThat(env.out).contains("database-url:").contains(form.getValue() + " ");
+      assertNoPartOf(secret, env.out);
+      Files.writeString(data.resolve("pushgate.yaml"),
+          "database-url: '" + form.getKey() + "'\n");
+      Result file = run(Map.of(), "config", "check", "--data-dir", data.toString());
+      assertThat(file.exit).as(file.out).isZero();
+      assertThat(file.out).contains(form.getValue() + " ");
+      assertNoPartOf(secret, file.out);
+      Files.delete(data.resolve("pushgate.yaml"));
+    }
+    List<String> bad = List.of(
+        "postgresql://pushgate:" + secret + "@db.internal:5432/pushgate",
+        "postgresql://pushgate:" + secret + "/x#y@db.internal/pushgate",
+        "postgresql://pushgate:" + secret + "@db.internal:5432",
+        "jdbc:postgresql://db.internal/pushgate?user=pushgate&password=" + secret + "&ssl=true",
+        "jdbc:postgresql://db.internal/pushgate?sslmode=verify-full&sslpassword=" + secret,
+        "mysql://root:" + secret + "@db.internal/pushgate?password=" + secret);
+    for (String url : bad) {
+      Result check = run(Map.of("PUSHGATE_DATABASE_URL", url),
+          "config", "check", "--data-dir", data.toString());
+      assertThat(check.exit).as(check.out).isNotZero();
+      assertThat(check.out).contains("database URL");
+      assertNoPartOf(secret, check.out);
+      Result serve = run(Map.of(), "serve", "--data-dir", data.resolve("serve").toString(),
+          "--port", "0", "--database-url", url);
+      assertThat(serve.exit).as(serve.out).isNotZero();
+      assertNoPartOf(secret, serve.out);
+    }
+    // Nothing listens on port 1: the driver's refusal is printed, and the password is not.
+    for (String url : List.of(
+        "postgresql://pushgate:" + enc + "@127.0.0.1:1/pushgate",
+        "jdbc:postgresql://127.0.0.1:1/pushgate?user=pushgate&password=" + enc,
+        "jdbc:postgresql://pushgate:" + secret + "@127.0.0.1:1/pushgate")) {
+      Result audit = run(Map.of(), "audit", "--data-dir", data.toString(), "--database-url", url);
+      assertThat(audit.exit).as(audit.out).isNotZero();
+      assertThat(audit.out).contains("127.0.0.1:1");
+      assertNoPartOf(secret, audit.out);
+    }
+  }
+
+  private static void assertNoPartOf(String secret, String out) {
+    assertThat(out).doesNotContain("hun@ter2").doesNotContain("ter2").doesNotContain("S3cret")
+        .doesNotContain("hun%40");
+  }
+
   private record Result(int exit, String out) {}
 
   private static Result run(Map<String, String> env, String... args) throws Exception {

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.approvals;
 
+import dev.pushgate.gateway.RunSlots;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,8 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where "ask first" questions wait for a person. A question is asked only while an approver is
- * connected (a stream open on the control API, or a long poll seen lately); otherwise, and when
- * nobody answers in time, the answer is no. Every question and its end is written to the log.
+ * connected (a stream open on the control API, or a long poll seen lately); otherwise, when
+ * nobody answers in time, and when the run already has its share of questions waiting, the answer
+ * is no. Every question and its end is written to the log.
  */
 public final class ApprovalDesk {
   private static final Logger log = LoggerFactory.getLogger(ApprovalDesk.class);
@@ -39,6 +41,9 @@ public final class ApprovalDesk {
     /** The desk closed: the appliance is stopping. */
     default void onClosed() {}
   }
+
+  /** Questions one run may have waiting at once, unless the appliance says otherwise. */
+  public static final int DEFAULT_HELD_PER_RUN = 8;
 
   private record Pending(Question question, CompletableFuture<Answer> answer) {}
 
@@ -56,6 +61,7 @@ public final class ApprovalDesk {
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger streams = new AtomicInteger();
+  private final RunSlots heldPerRun;
   private volatile Instant lastPoll = Instant.EPOCH;
   private volatile String closedBecause;
 
@@ -65,7 +71,19 @@ public final class ApprovalDesk {
    */
   public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store,
       Predicate<String> runLive) {
+    this(clock, timeout, keepalive, store, runLive, DEFAULT_HELD_PER_RUN);
+  }
+
+  /** {@code heldPerRun}: questions one run may have waiting at once; more are refused unasked. */
+  public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store,
+      int heldPerRun) {
+    this(clock, timeout, keepalive, store, runId -> true, heldPerRun);
+  }
+
+  public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store,
+      Predicate<String> runLive, int heldPerRun) {
     this.runLive = runLive;
+    this.heldPerRun = new RunSlots(heldPerRun);
     this.clock = clock;
     this.timeout = timeout;
     this.keepalive = keepalive;
@@ -84,16 +102,64 @@ public final class ApprovalDesk {
 
   /** Asks and waits; {@code progress} hears a line at least every keepalive while waiting. */
   public Answer ask(Question draft, Consumer<String> progress) {
+    Held held = hold(draft);
+    if (!held.waiting()) {
+      return held.ended().join();
+    }
+    Question q = held.question();
+    progress.accept("waiting for approval of " + q.summary() + " (question " + q.id()
+        + ", up to " + timeout.toSeconds() + " s)");
+    while (true) {
+      try {
+        return held.ended().get(keepalive.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        progress.accept("still waiting for approval (question " + q.id() + ", "
+            + Math.max(0, Duration.between(clock.instant(), q.deadline()).toSeconds())
+            + " s left)");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        held.answer().complete(cancelled(q, "the appliance is shutting down"));
+        return held.ended().join();
+      } catch (ExecutionException e) {
+        return new Answer(Answer.Outcome.DENIED, null, "the question failed");
+      }
+    }
+  }
+
+  /**
+   * Asks without waiting: the answer completes when someone answers, the question times out or
+   * the desk closes. A held question holds no thread, so that a run's questions cost memory, not
+   * the request threads every run shares.
+   */
+  public CompletableFuture<Answer> askAsync(Question draft) {
+    return hold(draft).ended();
+  }
+
+  /** A question put to the approvers, or refused at once; {@code ended} follows its recording. */
+  private record Held(Question question, CompletableFuture<Answer> answer,
+      CompletableFuture<Answer> ended, boolean waiting) {}
+
+  private Held hold(Question draft) {
     Instant now = clock.instant();
     Question q = new Question(newId(), now, now.plus(timeout), draft.action(), draft.runId(),
         draft.workspaceId(), draft.repository(), draft.ref(), draft.kind(), draft.oldId(),
         draft.newId(), draft.command(), draft.rule(), draft.reason(), draft.commits());
-    Optional<Answer> unasked = unaskable(q);
-    if (unasked.isPresent()) {
-      store.asked(q);
-      store.ended(q, unasked.get());
-      return unasked.get();
+    Optional<RunSlots.Slot> slot = Optional.empty();
+    Answer atOnce = unaskable(q).orElse(null);
+    if (atOnce == null) {
+      slot = heldPerRun.tryTake(q.runId());
+      if (slot.isEmpty()) {
+        atOnce = new Answer(Answer.Outcome.NO_APPROVER, null, withRule(q, "this run already has "
+            + heldPerRun.perRun() + " questions waiting for an approver; this one was not asked"));
+      }
     }
+    if (atOnce != null) {
+      store.asked(q);
+      store.ended(q, atOnce);
+      CompletableFuture<Answer> done = CompletableFuture.completedFuture(atOnce);
+      return new Held(q, done, done, false);
+    }
+    RunSlots.Slot held = slot.get();
     Pending p = new Pending(q, new CompletableFuture<>());
     pending.put(q.id(), p);
     // Registered before the run's liveness is read, so a teardown either sees this question and
@@ -104,18 +170,20 @@ public final class ApprovalDesk {
     store.asked(q);
     log.info("approval {} asked: {}", q.id(), q.summary());
     listeners.forEach(l -> safely(() -> l.onAsked(q)));
-    Answer answer;
-    try {
-      answer = waitFor(p, progress);
-    } finally {
+    p.answer().completeOnTimeout(new Answer(Answer.Outcome.TIMED_OUT, null,
+        withRule(q, "nobody answered within " + timeout.toSeconds() + " s")), timeout.toMillis(),
+        TimeUnit.MILLISECONDS);
+    CompletableFuture<Answer> ended = p.answer().handle((answer, failure) -> {
+      Answer a = failure == null ? answer
+          : new Answer(Answer.Outcome.DENIED, null, "the question failed");
       pending.remove(q.id());
-    }
-    store.ended(q, answer);
-    log.info("approval {} {}{}", q.id(), answer.outcome().id(),
-        answer.by() == null ? "" : " by " + answer.by());
-    Answer ended = answer;
-    listeners.forEach(l -> safely(() -> l.onEnded(q, ended)));
-    return answer;
+      held.close();
+      store.ended(q, a);
+      log.info("approval {} {}{}", q.id(), a.outcome().id(), a.by() == null ? "" : " by " + a.by());
+      listeners.forEach(l -> safely(() -> l.onEnded(q, a)));
+      return a;
+    });
+    return new Held(q, p.answer(), ended, true);
   }
 
   /** The answer of a question that is never put to anyone, if this is one. */
@@ -151,32 +219,6 @@ public final class ApprovalDesk {
   private static Answer cancelled(Question q, String why) {
     return new Answer(Answer.Outcome.CANCELLED, null,
         "the question was withdrawn before anyone answered: " + why);
-  }
-
-  private Answer waitFor(Pending p, Consumer<String> progress) {
-    Question q = p.question();
-    progress.accept("waiting for approval of " + q.summary() + " (question " + q.id()
-        + ", up to " + timeout.toSeconds() + " s)");
-    while (true) {
-      Duration left = Duration.between(clock.instant(), q.deadline());
-      if (left.isNegative() || left.isZero()) {
-        return new Answer(Answer.Outcome.TIMED_OUT, null,
-            withRule(q, "nobody answered within " + timeout.toSeconds() + " s"));
-      }
-      long wait = Math.min(left.toMillis(), keepalive.toMillis());
-      try {
-        return p.answer().get(wait, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        progress.accept("still waiting for approval (question " + q.id() + ", "
-            + Math.max(0, Duration.between(clock.instant(), q.deadline()).toSeconds())
-            + " s left)");
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return cancelled(q, "the appliance is shutting down");
-      } catch (ExecutionException e) {
-        return new Answer(Answer.Outcome.DENIED, null, "the question failed");
-      }
-    }
   }
 
   /** Answers a pending question; empty when there is no such question (any more). */

@@ -9,14 +9,19 @@ import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.broker.BrokerException;
-import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.PreToolUseHook;
+import dev.pushgate.gateway.RunSlots;
 import java.nio.charset.StandardCharsets;
+import dev.pushgate.gateway.AuditLog;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -43,17 +48,31 @@ public final class RunApi extends Handler.Abstract {
     PASSTHROUGH
   }
 
+  /** Hook calls one run may have in flight at once, held questions included. */
+  public static final int DEFAULT_HOOK_CALLS_PER_RUN = 16;
+  /** How long a hook call's body may take to arrive, whole. */
+  public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(10);
+
   private final Runs runs;
   private final ApprovalDesk desk;
   private final HookAsk hookAsk;
   private final HookDecisions decisions;
+  private final RunSlots hookSlots;
+  private final Duration bodyTimeout;
   private final ObjectMapper json = new ObjectMapper();
 
   public RunApi(Runs runs, ApprovalDesk desk, HookAsk hookAsk, AuditLog audit, Clock clock) {
+    this(runs, desk, hookAsk, audit, clock, DEFAULT_HOOK_CALLS_PER_RUN, DEFAULT_BODY_TIMEOUT);
+  }
+
+  public RunApi(Runs runs, ApprovalDesk desk, HookAsk hookAsk, AuditLog audit, Clock clock,
+      int hookCallsPerRun, Duration bodyTimeout) {
     this.runs = runs;
     this.desk = desk;
     this.hookAsk = hookAsk;
     this.decisions = new HookDecisions(audit, clock);
+    this.hookSlots = new RunSlots(hookCallsPerRun);
+    this.bodyTimeout = bodyTimeout;
   }
 
   @Override
@@ -84,43 +103,80 @@ public final class RunApi extends Handler.Abstract {
   /**
    * Claude Code's {@code PreToolUse} hook. Always answers 200 with a decision: Claude Code reads
    * a failed hook call as "no objection", so bad input must be a deny in the body, never an error.
+   *
+   * <p>Nothing here holds a request thread while it waits: the body is read as it arrives, up to
+   * {@value #MAX_HOOK_BODY} bytes and within the body timeout, and an "ask" waits at the approval
+   * desk as a future. A run gets a bounded number of hook calls at once; past it, a deny.
    */
   private boolean preToolUse(Request request, Response response, Callback callback,
       String credential) {
     Optional<Runs.RunPolicy> policy = runs.policyOf(credential);
-    ObjectNode answer;
     if (policy.isEmpty()) {
       return text(response, callback, 401, "Authentication failed\n");
     }
-    JsonNode input;
-    try {
-      String body = Content.Source.asString(request, StandardCharsets.UTF_8);
-      input = body.length() > MAX_HOOK_BODY ? null : json.readTree(body);
-    } catch (Exception e) {
-      input = null;
+    String runId = policy.get().context().runId();
+    Optional<RunSlots.Slot> slot = hookSlots.tryTake(runId);
+    if (slot.isEmpty()) {
+      log.info("run {}: hook call denied, {} already in flight", runId, hookSlots.perRun());
+      return decide(response, callback, decisions.record(policy.get().context(), null,
+          PreToolUseHook.render(Decision.DENY, "this run already has " + hookSlots.perRun()
+              + " hook calls waiting; denied without looking, retry once they end"), null));
     }
-    Mode mode = Mode.fromId(policy.get().mode());
-    answer = PreToolUseHook.answer(input, mode, policy.get().rules());
-    JsonNode specific = answer.path("hookSpecificOutput");
-    Answer approval = null;
-    if (hookAsk == HookAsk.APPROVERS && "ask".equals(specific.path("permissionDecision").asText())) {
-      approval = askApprovers(policy.get(), input, why(specific));
-      answer = PreToolUseHook.render(approval.allowed() ? Decision.ALLOW : Decision.DENY,
-          approval.allowed() ? why(specific) + " (" + approval.reason() + ")" : approval.reason());
+    Callback done = releasing(callback, slot.get());
+    if (request.getLength() > MAX_HOOK_BODY) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      return decide(response, done,
+          decisions.record(policy.get().context(), null, tooLarge(), null));
     }
-    answer = decisions.record(policy.get().context(), input, answer, approval);
-    response.setStatus(200);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    Content.Sink.write(response, true, answer.toString(), callback);
+    // A body that stops coming is answered at the deadline; the connection is then closed
+    // with what is left of it unread.
+    BoundedBody.read(request, MAX_HOOK_BODY)
+        .orTimeout(bodyTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete((bytes, failure) -> onBody(policy.get(), bytes, failure, response, done));
     return true;
   }
 
-  private Answer askApprovers(Runs.RunPolicy policy, JsonNode input, String why) {
-    String command = input.path("tool_input").path("command").asText();
-    RunContext c = policy.context();
-    return desk.ask(new Question("-", null, null, "command", c.runId(), c.workspaceId(),
-        c.repository().toString(), null, null, null, null, command, "command policy", why,
-        null), line -> { });
+  private void onBody(Runs.RunPolicy policy, byte[] bytes, Throwable failure, Response response,
+      Callback done) {
+    try {
+      if (failure != null) {
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        decide(response, done,
+            decisions.record(policy.context(), null, unreadable(failure), null));
+        return;
+      }
+      answer(policy, bytes, response, done);
+    } catch (RuntimeException e) {
+      log.warn("run {}: hook call failed: {}", policy.context().runId(), e.toString());
+      decide(response, done, PreToolUseHook.render(Decision.DENY,
+          "the hook call failed inside the appliance"));
+    }
+  }
+
+  private void answer(Runs.RunPolicy policy, byte[] bytes, Response response, Callback done) {
+    JsonNode input;
+    try {
+      input = json.readTree(new String(bytes, StandardCharsets.UTF_8));
+    } catch (Exception e) {
+      input = null;
+    }
+    ObjectNode answer = PreToolUseHook.answer(input, Mode.fromId(policy.mode()), policy.rules());
+    JsonNode specific = answer.path("hookSpecificOutput");
+    if (hookAsk != HookAsk.APPROVERS
+        || !"ask".equals(specific.path("permissionDecision").asText())) {
+      decide(response, done, decisions.record(policy.context(), input, answer, null));
+      return;
+    }
+    JsonNode asked = input;
+    String why = why(specific);
+    askApprovers(policy, input, why).whenComplete((a, failure) -> {
+      ObjectNode settled = failure != null
+          ? PreToolUseHook.render(Decision.DENY, "the question failed")
+          : PreToolUseHook.render(a.allowed() ? Decision.ALLOW : Decision.DENY,
+              a.allowed() ? why + " (" + a.reason() + ")" : a.reason());
+      decide(response, done,
+          decisions.record(policy.context(), asked, settled, failure == null ? a : null));
+    });
   }
 
   /** The policy's reason of a hook answer, without the prefix every reason carries. */
@@ -128,6 +184,57 @@ public final class RunApi extends Handler.Abstract {
     String reason = specific.path("permissionDecisionReason").asText();
     return reason.startsWith(PreToolUseHook.REASON_PREFIX)
         ? reason.substring(PreToolUseHook.REASON_PREFIX.length()) : reason;
+  }
+
+  private ObjectNode tooLarge() {
+    return PreToolUseHook.render(Decision.DENY,
+        "the hook's input is larger than " + MAX_HOOK_BODY + " bytes; denied unread");
+  }
+
+  private ObjectNode unreadable(Throwable failure) {
+    Throwable cause = failure instanceof java.util.concurrent.CompletionException
+        && failure.getCause() != null ? failure.getCause() : failure;
+    if (cause instanceof TimeoutException) {
+      return PreToolUseHook.render(Decision.DENY, "the hook's input did not arrive within "
+          + bodyTimeout.toSeconds() + " s; denied unread");
+    }
+    if (cause instanceof BoundedBody.TooLarge) {
+      return tooLarge();
+    }
+    return PreToolUseHook.render(Decision.DENY, "the hook's input could not be read; denied");
+  }
+
+  private CompletableFuture<Answer> askApprovers(Runs.RunPolicy policy, JsonNode input,
+      String why) {
+    String command = input.path("tool_input").path("command").asText();
+    RunContext c = policy.context();
+    return desk.askAsync(new Question("-", null, null, "command", c.runId(), c.workspaceId(),
+        c.repository().toString(), null, null, null, null, command, "command policy", why,
+        null));
+  }
+
+  private static boolean decide(Response response, Callback callback, ObjectNode answer) {
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    Content.Sink.write(response, true, answer.toString(), callback);
+    return true;
+  }
+
+  /** The callback, which gives the run's slot back however the call ends. */
+  private static Callback releasing(Callback callback, RunSlots.Slot slot) {
+    return new Callback() {
+      @Override
+      public void succeeded() {
+        slot.close();
+        callback.succeeded();
+      }
+
+      @Override
+      public void failed(Throwable x) {
+        slot.close();
+        callback.failed(x);
+      }
+    };
   }
 
   static Optional<String> bearer(Request request) {

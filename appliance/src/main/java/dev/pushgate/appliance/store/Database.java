@@ -1,8 +1,10 @@
 package dev.pushgate.appliance.store;
 
+import dev.pushgate.appliance.logging.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -159,6 +161,16 @@ public final class Database implements AutoCloseable {
     connections.close();
   }
 
+  /**
+   * How {@code url} may be printed: the password cut out of every form, the URL checked as
+   * {@link #open(String)} would.
+   *
+   * @throws IllegalArgumentException when {@code url} is no database URL (the message redacted)
+   */
+  public static String describeUrl(String url) {
+    return parse(url).redacted();
+  }
+
   static Target parse(String url) {
     if (url == null || url.isBlank()) {
       throw new IllegalArgumentException("the database URL is empty; " + URL_FORMS);
@@ -223,18 +235,34 @@ public final class Database implements AutoCloseable {
     String jdbc = "jdbc:postgresql://" + hostPort + path + q.rest();
     String shown = "postgresql://" + (user == null ? "" : user + (password == null ? "" : ":***")
         + "@") + hostPort + path + q.rest();
-    return new Target(Dialect.POSTGRESQL, jdbc, user, password, shown);
+    return new Target(Dialect.POSTGRESQL, jdbc, user, password, Redaction.redactUrl(shown));
   }
 
-  /** {@code jdbc:postgresql://HOST:PORT/DATABASE?user=…&password=…}, pgjdbc's own form. */
+  /**
+   * {@code jdbc:postgresql://HOST:PORT/DATABASE?user=…&password=…}, pgjdbc's own form. Credentials
+   * written as user info ({@code jdbc:postgresql://USER:PASSWORD@HOST/…}), which pgjdbc would
+   * take for part of the host and print in its errors, are taken out like those of the query.
+   */
   private static Target postgresJdbc(String url) {
     int qm = url.indexOf('?');
     String base = qm < 0 ? url : url.substring(0, qm);
     Query q = Query.of(qm < 0 ? null : url.substring(qm + 1));
+    String prefix = "jdbc:postgresql://";
+    String user = q.user;
+    String password = q.password;
+    if (base.startsWith(prefix) && base.lastIndexOf('@') > prefix.length() - 1) {
+      int at = base.lastIndexOf('@');
+      String userInfo = base.substring(prefix.length(), at);
+      base = prefix + base.substring(at + 1);
+      int colon = userInfo.indexOf(':');
+      user = user != null ? user : decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+      password = password != null ? password
+          : colon < 0 ? null : decode(userInfo.substring(colon + 1));
+    }
     String jdbc = base + q.rest();
-    String shown = jdbc + (q.password == null ? "" : (q.rest().isEmpty() ? "?" : "&")
+    String shown = jdbc + (password == null ? "" : (q.rest().isEmpty() ? "?" : "&")
         + "password=***");
-    return new Target(Dialect.POSTGRESQL, jdbc, q.user, q.password, shown);
+    return new Target(Dialect.POSTGRESQL, jdbc, user, password, Redaction.redactUrl(shown));
   }
 
   /** A URL's query with {@code user} and {@code password} taken out. */
@@ -246,6 +274,11 @@ public final class Database implements AutoCloseable {
       if (raw != null && !raw.isEmpty()) {
         for (String pair : raw.split("&")) {
           int eq = pair.indexOf('=');
+          if (eq < 0 && !pair.isEmpty()) {
+            // Most likely the tail of a password with an unencoded '&': neither guess nor show.
+            throw new IllegalArgumentException("the database URL's query has a part without '=';"
+                + " percent-encode '&' as %26 (and '@' as %40) in the user and password");
+          }
           String key = eq < 0 ? pair : pair.substring(0, eq);
           String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
           if (key.equals("user")) {
@@ -269,21 +302,23 @@ public final class Database implements AutoCloseable {
     return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
-  /** {@code scheme://user:***@host…}: for URLs that could not be parsed. */
+  /** A URL that could not be parsed, as it may be printed. */
   private static String redactUserInfo(String url) {
-    return url.replaceAll("^([^:/?#]+://[^:/?#@]*):[^@/]*@", "$1:***@")
-        .replaceAll("([?&]password=)[^&]*", "$1***");
+    return Redaction.redactUrl(url);
   }
 
+  /** A driver's or Flyway's message: the password, raw or URL-encoded, never shows. */
   private static String redact(String message, Target target) {
     if (message == null) {
       return "";
     }
     String m = message.strip();
-    if (target.password() != null && !target.password().isEmpty()) {
-      m = m.replace(target.password(), "***");
+    String password = target.password();
+    if (password != null && !password.isEmpty()) {
+      m = m.replace(password, "***")
+          .replace(URLEncoder.encode(password, StandardCharsets.UTF_8), "***");
     }
-    return m;
+    return Redaction.redact(m);
   }
 
   /** How work gets a connection. */

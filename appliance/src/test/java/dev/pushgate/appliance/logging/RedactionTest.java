@@ -24,12 +24,60 @@ class RedactionTest {
       "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
       "jwt eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjMifQ.c2lnbmF0dXJlc2lnbmF0dXJl",
       "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA",
+      "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nMIIEpAIBAAKCAQEA",
   })
   void cutsEverySecretOut(String line) {
     String out = Redaction.redact(line);
     assertThat(out).contains(Redaction.MASK);
     assertThat(out).doesNotContain(TOKEN).doesNotContain(RUN).doesNotContain("MIIEpAIBAAKCAQEA")
         .doesNotContain("c2VjcmV0c2VjcmV0").doesNotContain("c2lnbmF0dXJl");
+  }
+
+  /** Every form a database URL's password takes, in a message or on its own. */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "postgresql://pushgate:hunter2-S3cret@db:5432/pushgate",
+      "postgres://pushgate:hunter2-S3cret@db/pushgate?sslmode=require",
+      "postgresql://:hunter2-S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2-S3cret@@db/pushgate",
+      "postgresql://pushgate:hunter2@S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2@S3cret:x@db/pushgate",
+      "postgresql://pushgate:hunter2/S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2#S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2?S3cret@db/pushgate",
+      "postgresql://pushgate@azure-host:hunter2-S3cret@db/pushgate",
+      "postgresql://pushgate:hunter2%40S3cret@db/pushgate",
+      "jdbc:postgresql://db:5432/pushgate?user=pushgate&password=hunter2-S3cret",
+      "jdbc:postgresql://db:5432/pushgate?password=hunter2-S3cret&ssl=true",
+      "jdbc:postgresql://db:5432/pushgate?password=hunter2@S3cret&ssl=true",
+      "jdbc:postgresql://db:5432/pushgate?PASSWORD=hunter2&S3cret&ssl=true",
+      "jdbc:postgresql://db:5432/pushgate?sslmode=verify-full&sslpassword=hunter2-S3cret",
+      "jdbc:postgresql://pushgate:hunter2@S3cret@db:5432/pushgate",
+      "postgresql://db/pushgate?user=pushgate&password=hunter2-S3cret",
+      "cannot connect to postgresql://pushgate:hunter2@S3cret@db/pushgate: refused",
+  })
+  void cutsEveryFormOfADatabasePasswordOut(String line) {
+    String out = Redaction.redact(line);
+    assertThat(out).contains(Redaction.MASK).doesNotContain("hunter2").doesNotContain("S3cret");
+  }
+
+  @Test
+  void keepsWhatADatabaseUrlSaysBesidesItsPassword() {
+    assertThat(Redaction.redact(
+        "jdbc:postgresql://db:5432/pushgate?user=app&password=hunter2&S3cret&ssl=true"))
+        .isEqualTo("jdbc:postgresql://db:5432/pushgate?user=app&password=[REDACTED]&ssl=true");
+    assertThat(Redaction.redact("cannot connect to postgresql://app:hunter2@S3cret@db/pushgate:"
+        + " refused")).isEqualTo("cannot connect to postgresql://[REDACTED]@db/pushgate: refused");
+    String plain = "fetch https://github.com/acme/widget.git at 127.0.0.1:7070 for a@b";
+    assertThat(Redaction.redact(plain)).isEqualTo(plain);
+  }
+
+  @Test
+  void aMessageThatOnlyNamesAKeyHeaderKeepsIt() {
+    String line = "app.pem does not contain a PEM private key (expected a line"
+        + " -----BEGIN RSA PRIVATE KEY-----)";
+    assertThat(Redaction.redact(line)).isEqualTo(line);
   }
 
   @Test

@@ -50,6 +50,53 @@ class DatabaseUrlTest {
   }
 
   @Test
+  void aJdbcPostgresUrlWithUserInfoHasItTakenOut() {
+    Database.Target t = Database.parse("jdbc:postgresql://pushgate:hun@ter2@db:5432/pushgate");
+    assertThat(t.jdbcUrl()).isEqualTo("jdbc:postgresql://db:5432/pushgate");
+    assertThat(t.user()).isEqualTo("pushgate");
+    assertThat(t.password()).isEqualTo("hun@ter2");
+    assertThat(t.redacted()).isEqualTo("jdbc:postgresql://db:5432/pushgate?password=***");
+  }
+
+  @Test
+  void anUnencodedAtInThePasswordShowsNoPartOfIt() {
+    assertThatThrownBy(() -> Database.parse("postgresql://pushgate:hun@ter2@db:5432/pushgate"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the database URL postgresql://pushgate:***@db:5432/pushgate names no host;"
+            + " give a file path, jdbc:sqlite:FILE, or postgresql://USER:PASSWORD@HOST:PORT/DATABASE")
+        .message().doesNotContain("ter2");
+    assertThatThrownBy(() -> Database.parse("postgresql://pushgate:hun ter2@db/pushgate"))
+        .message().doesNotContain("hun").doesNotContain("ter2");
+    assertThatThrownBy(() -> Database.parse("mysql://root:hun@ter2@db/x?password=hun@ter2"))
+        .message().doesNotContain("hun").doesNotContain("ter2");
+  }
+
+  @Test
+  void anUnencodedAmpersandInAQueryPasswordIsRefusedWithoutShowingIt() {
+    assertThatThrownBy(() -> Database.parse(
+        "jdbc:postgresql://db/pushgate?user=app&password=hun&ter2&ssl=true"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the database URL's query has a part without '='; percent-encode '&' as %26"
+            + " (and '@' as %40) in the user and password");
+  }
+
+  @Test
+  void describeUrlShowsEveryFormWithoutItsPassword() {
+    assertThat(Database.describeUrl(
+        "jdbc:postgresql://db/pushgate?user=app&password=hunter2&ssl=true"))
+        .isEqualTo("jdbc:postgresql://db/pushgate?ssl=true&password=***");
+    assertThat(Database.describeUrl("postgres://app:hunter2@db/pushgate"))
+        .isEqualTo("postgresql://app:***@db/pushgate");
+    assertThat(Database.describeUrl(
+        "jdbc:postgresql://db/pushgate?sslmode=verify-full&sslpassword=hunter2"))
+        .isEqualTo("jdbc:postgresql://db/pushgate?sslmode=verify-full&sslpassword=***");
+    assertThat(Database.describeUrl("postgresql://db/pushgate?sslpassword=hunter2&user=app"))
+        .isEqualTo("postgresql://app@db/pushgate?sslpassword=***");
+    assertThat(Database.describeUrl("jdbc:sqlite:/var/lib/pushgate/pushgate.db"))
+        .isEqualTo("jdbc:sqlite:/var/lib/pushgate/pushgate.db");
+  }
+
+  @Test
   void aPathOrJdbcSqliteUrlIsSqlite() {
     Database.Target path = Database.parse("data/pushgate.db");
     assertThat(path.dialect()).isEqualTo(Database.Dialect.SQLITE);

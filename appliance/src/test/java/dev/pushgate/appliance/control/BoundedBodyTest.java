@@ -1,0 +1,42 @@
+package dev.pushgate.appliance.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.content.AsyncContent;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.Test;
+
+class BoundedBodyTest {
+  @Test
+  void aBodyWithinTheLimitIsReadWholeAsItArrives() throws Exception {
+    AsyncContent content = new AsyncContent();
+    CompletableFuture<byte[]> body = BoundedBody.read(content, 10);
+    assertThat(body).isNotDone();
+    content.write(false, ByteBuffer.wrap("{\"a\":".getBytes(StandardCharsets.UTF_8)), Callback.NOOP);
+    assertThat(body).isNotDone();
+    content.write(true, ByteBuffer.wrap("1}".getBytes(StandardCharsets.UTF_8)), Callback.NOOP);
+    assertThat(new String(body.get(5, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+        .isEqualTo("{\"a\":1}");
+  }
+
+  @Test
+  void theChunkThatPassesTheLimitFailsTheReadWhateverTheBodyAnnounced() throws Exception {
+    AsyncContent content = new AsyncContent();
+    CompletableFuture<byte[]> body = BoundedBody.read(content, 10);
+    content.write(false, ByteBuffer.wrap(new byte[8]), Callback.NOOP);
+    content.write(false, ByteBuffer.wrap(new byte[8]), Callback.NOOP);
+    assertThatThrownBy(() -> body.get(5, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(BoundedBody.TooLarge.class)
+        .cause().hasMessage("the body is larger than 10 bytes");
+    // The source is failed: nothing more is read from it.
+    assertThat(Content.Chunk.isFailure(content.read())).isTrue();
+  }
+}
