@@ -64,6 +64,11 @@ final class GatewayFilter implements Filter {
       throws IOException, ServletException {
     HttpServletRequest req = (HttpServletRequest) request;
     HttpServletResponse rsp = (HttpServletResponse) response;
+    Optional<String> notLiteral = LiteralGitPath.problem(req);
+    if (notLiteral.isPresent()) {
+      text(rsp, HttpServletResponse.SC_BAD_REQUEST, "Bad request: " + notLiteral.get());
+      return;
+    }
     Optional<RunContext> run = credentialOf(req).flatMap(authenticator::authenticate);
     if (run.isEmpty()) {
       text(rsp, HttpServletResponse.SC_UNAUTHORIZED,
