@@ -146,10 +146,13 @@ final class ForgeApiServlet extends HttpServlet {
     JsonNode ids = body.path("repository_ids");
     if (!names.isMissingNode() || !ids.isMissingNode()) {
       for (JsonNode n : names) {
-        // Like GitHub, names are looked up among the installation's repositories by name alone.
-        Optional<ForgeRepositories.ForgeRepo> r = n.isTextual()
-            ? installed.stream().filter(x -> x.slug().name().equalsIgnoreCase(n.asText())).findFirst()
-            : Optional.empty();
+        // Like GitHub, names are looked up among the installation's repositories by name alone,
+        // without regard to case; a name two repositories share but for case names neither.
+        List<ForgeRepositories.ForgeRepo> named = n.isTextual()
+            ? installed.stream().filter(x -> x.slug().name().equalsIgnoreCase(n.asText())).toList()
+            : List.of();
+        Optional<ForgeRepositories.ForgeRepo> r =
+            named.size() == 1 ? Optional.of(named.get(0)) : Optional.empty();
         if (r.isEmpty()) {
           error(rsp, 422, "There is at least one repository that does not exist or is not"
               + " accessible to the parent installation.");

@@ -13,10 +13,29 @@ import java.util.List;
 
 /** The audit log of push decisions, in the appliance's database. */
 public final class AuditStore implements AuditLog {
-  /** What to list: all filters optional. */
+  /**
+   * What to list: all filters optional; a {@code limit} of 0 means the default. Anything else
+   * out of range is refused, never clamped or passed to the database (where a negative LIMIT
+   * lists every row and a far-off instant overflows the milliseconds).
+   */
   public record Query(Boolean refusedOnly, String runId, String repository, Instant since, int limit) {
+    public static final int DEFAULT_LIMIT = 1000;
+    public static final int MAX_LIMIT = 10_000;
+    public static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+
+    public Query {
+      if (limit < 0 || limit > MAX_LIMIT) {
+        throw new IllegalArgumentException(
+            "limit must be a whole number from 1 to " + MAX_LIMIT + ", not " + limit);
+      }
+      if (since != null && (since.isBefore(Instant.EPOCH) || since.isAfter(LATEST))) {
+        throw new IllegalArgumentException("since must lie between " + Instant.EPOCH + " and "
+            + LATEST);
+      }
+    }
+
     public static Query all() {
-      return new Query(null, null, null, null, 1000);
+      return new Query(null, null, null, null, DEFAULT_LIMIT);
     }
   }
 
@@ -110,7 +129,7 @@ public final class AuditStore implements AuditLog {
       args.add(q.since().toEpochMilli());
     }
     sql.append(" ORDER BY id LIMIT ?");
-    args.add(q.limit() <= 0 ? 1000 : q.limit());
+    args.add(q.limit() == 0 ? Query.DEFAULT_LIMIT : q.limit());
     return db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
         for (int i = 0; i < args.size(); i++) {
