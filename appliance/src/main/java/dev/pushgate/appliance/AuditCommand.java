@@ -69,9 +69,10 @@ final class AuditCommand implements Callable<Integer> {
           "--limit must be a whole number from 1 to " + AuditStore.Query.MAX_LIMIT);
     }
     Instant from = since == null ? null : parseSince(since);
-    if (from != null && (from.isBefore(Instant.EPOCH) || from.isAfter(AuditStore.Query.LATEST))) {
-      throw new IllegalArgumentException("--since must lie between " + Instant.EPOCH + " and "
-          + AuditStore.Query.LATEST);
+    if (from != null && (from.isBefore(AuditStore.Query.EARLIEST)
+        || from.isAfter(AuditStore.Query.LATEST))) {
+      throw new IllegalArgumentException("--since must lie between " + AuditStore.Query.EARLIEST
+          + " and " + AuditStore.Query.LATEST);
     }
     List<JsonNode> rows = running() ? fromAppliance(from) : fromDatabase(from);
     if (json) {

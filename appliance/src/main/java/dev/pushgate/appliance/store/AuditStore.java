@@ -21,6 +21,7 @@ public final class AuditStore implements AuditLog {
   public record Query(Boolean refusedOnly, String runId, String repository, Instant since, int limit) {
     public static final int DEFAULT_LIMIT = 1000;
     public static final int MAX_LIMIT = 10_000;
+    public static final Instant EARLIEST = Instant.parse("0000-01-01T00:00:00Z");
     public static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     public Query {
@@ -28,8 +29,8 @@ public final class AuditStore implements AuditLog {
         throw new IllegalArgumentException(
             "limit must be a whole number from 1 to " + MAX_LIMIT + ", not " + limit);
       }
-      if (since != null && (since.isBefore(Instant.EPOCH) || since.isAfter(LATEST))) {
-        throw new IllegalArgumentException("since must lie between " + Instant.EPOCH + " and "
+      if (since != null && (since.isBefore(EARLIEST) || since.isAfter(LATEST))) {
+        throw new IllegalArgumentException("since must lie between " + EARLIEST + " and "
             + LATEST);
       }
     }
