@@ -147,9 +147,8 @@ final class ForgeApiServlet extends HttpServlet {
       for (JsonNode n : names) {
         // Like GitHub, names are looked up among the installation's repositories by name alone,
         // without regard to case; a name two repositories share but for case names neither.
-        List<ForgeRepositories.ForgeRepo> named = n.isTextual()
-            ? installed.stream().filter(x -> x.slug().name().equalsIgnoreCase(n.asText())).toList()
-            : List.of();
+        List<ForgeRepositories.ForgeRepo> named = n.isTextual() ? installed.stream()
+            .filter(x -> x.slug().name().equalsIgnoreCase(n.asText())).toList() : List.of();
         Optional<ForgeRepositories.ForgeRepo> r =
             named.size() == 1 ? Optional.of(named.get(0)) : Optional.empty();
         if (r.isEmpty()) {

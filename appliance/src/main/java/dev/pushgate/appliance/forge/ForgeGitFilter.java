@@ -97,7 +97,8 @@ final class ForgeGitFilter implements Filter {
    * over a sandbox's socket (a run pushes through the gateway, not to its upstream).
    */
   static void authorisePush(HttpServletRequest req) throws ServiceNotEnabledException {
-    ForgeRepositories.ForgeRepo repo = (ForgeRepositories.ForgeRepo) req.getAttribute(REPO_ATTRIBUTE);
+    ForgeRepositories.ForgeRepo repo =
+        (ForgeRepositories.ForgeRepo) req.getAttribute(REPO_ATTRIBUTE);
     ForgeTokens.Grant grant = (ForgeTokens.Grant) req.getAttribute(GRANT_ATTRIBUTE);
     if (repo == null || grant == null || !grant.canWrite(repo.id())) {
       throw new ServiceNotEnabledException(WRITE_NOT_GRANTED);
