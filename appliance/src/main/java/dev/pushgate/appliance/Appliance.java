@@ -220,7 +220,8 @@ public final class Appliance implements AutoCloseable {
             settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout()), "/v1");
     contexts.addHandler(runApi);
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
-    server.setHandler(new GracefulHandler(contexts));
+    server.setHandler(new GracefulHandler(
+        new SandboxSocket(sandboxConnector, settings.github() == null, contexts)));
     server.start();
     restrict(gatewaySocket, "rw-rw-rw-");
 

@@ -66,7 +66,16 @@ final class AuditCommand implements Callable<Integer> {
     if (repo != null) {
       repo = RepoSlug.parse(repo).toString();
     }
+    if (limit < 1 || limit > AuditStore.Query.MAX_LIMIT) {
+      throw new IllegalArgumentException(
+          "--limit must be a whole number from 1 to " + AuditStore.Query.MAX_LIMIT);
+    }
     Instant from = since == null ? null : parseSince(since);
+    if (from != null && (from.isBefore(AuditStore.Query.EARLIEST)
+        || from.isAfter(AuditStore.Query.LATEST))) {
+      throw new IllegalArgumentException("--since must lie between " + AuditStore.Query.EARLIEST
+          + " and " + AuditStore.Query.LATEST);
+    }
     List<JsonNode> rows = running() ? fromAppliance(from) : fromDatabase(from);
     if (json) {
       rows.forEach(r -> System.out.println(r.toString()));
@@ -132,7 +141,11 @@ final class AuditCommand implements Callable<Integer> {
     try {
       return Instant.parse(text);
     } catch (DateTimeParseException e) {
-      return Instant.now().minus(Units.duration(text));
+      try {
+        return Instant.now().minus(Units.duration(text));
+      } catch (java.time.DateTimeException | ArithmeticException tooFar) {
+        throw new IllegalArgumentException("--since " + text + " reaches back before any audit");
+      }
     }
   }
 

@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -36,8 +37,8 @@ final class EarlyRefusal {
   /** One command refused, with the judgement that refused it. */
   record Refused(String ref, ObjectId oldId, ObjectId newId, String kind, Judgement judgement) {}
 
-  /** What the client asked for in the capabilities of its first command. */
-  record Request(List<Refused> refused, Set<String> capabilities) {
+  /** What the client asked for in the capabilities of its first command, and why it is refused. */
+  record Request(List<Refused> refused, Set<String> capabilities, RefusalCode code) {
     boolean sideBand() {
       return capabilities.contains("side-band-64k") || capabilities.contains("side-band");
     }
@@ -63,7 +64,50 @@ final class EarlyRefusal {
       }
       refused.add(r.get());
     }
-    return Optional.of(new Request(List.copyOf(refused), list.get().capabilities()));
+    return Optional.of(new Request(List.copyOf(refused), list.get().capabilities(),
+        RefusalCode.RULE_DENIED));
+  }
+
+  /**
+   * A push naming one ref in more than one command, refused whole as git's receive-pack refuses
+   * it. Judged one by one, one of the commands could land upstream while the cache's atomic
+   * update of both failed and git was told nothing landed.
+   */
+  static Optional<Request> duplicatedRefs(List<String> commandLines) {
+    Optional<CommandList> list = CommandList.parse(commandLines);
+    if (list.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<String> duplicated = firstDuplicate(
+        list.get().commands().stream().map(CommandList.Command::ref).toList());
+    if (duplicated.isEmpty()) {
+      return Optional.empty();
+    }
+    Judgement refusal = new Judgement(Decision.DENY, "git", duplicateReason(duplicated.get()));
+    List<Refused> refused = new ArrayList<>();
+    for (CommandList.Command c : list.get().commands()) {
+      String kind = c.creates() ? UpdateKind.CREATE.id()
+          : c.deletes() ? UpdateKind.DELETE.id() : UPDATE_OR_FORCE;
+      refused.add(new Refused(c.ref(), c.oldId(), c.newId(), kind, refusal));
+    }
+    return Optional.of(new Request(List.copyOf(refused), list.get().capabilities(),
+        RefusalCode.INVALID_COMMAND));
+  }
+
+  /** The first ref name that appears twice, if any. */
+  static Optional<String> firstDuplicate(List<String> refs) {
+    Set<String> seen = new HashSet<>();
+    for (String ref : refs) {
+      if (!seen.add(ref)) {
+        return Optional.of(ref);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** git's own words, and what became of the push. */
+  static String duplicateReason(String ref) {
+    return "multiple updates for ref '" + ref + "' not allowed; nothing was pushed";
   }
 
   private static Optional<Refused> denied(PushRules rules, CommandList.Command c) {

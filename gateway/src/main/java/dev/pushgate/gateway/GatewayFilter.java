@@ -61,6 +61,11 @@ final class GatewayFilter implements Filter {
       throws IOException, ServletException {
     HttpServletRequest req = (HttpServletRequest) request;
     HttpServletResponse rsp = (HttpServletResponse) response;
+    Optional<String> notLiteral = LiteralGitPath.problem(req);
+    if (notLiteral.isPresent()) {
+      text(rsp, HttpServletResponse.SC_BAD_REQUEST, "Bad request: " + notLiteral.get());
+      return;
+    }
     Optional<RunContext> run = credentialOf(req).flatMap(authenticator::authenticate);
     if (run.isEmpty()) {
       text(rsp, HttpServletResponse.SC_UNAUTHORIZED,
@@ -115,8 +120,9 @@ final class GatewayFilter implements Filter {
         }
         throw e;
       }
-      Optional<EarlyRefusal.Request> early =
-          EarlyRefusal.judge(run.get().pushRules(), guarded.commands());
+      RunContext r = run.get();
+      Optional<EarlyRefusal.Request> early = EarlyRefusal.duplicatedRefs(guarded.commands())
+          .or(() -> EarlyRefusal.judge(r.pushRules(), guarded.commands()));
       if (early.isPresent()) {
         refuseEarly(run.get(), repo.get(), guarded.request(), rsp, early.get());
         return;
@@ -124,7 +130,6 @@ final class GatewayFilter implements Filter {
       // Minted while the pack arrives, but only for a command list that the rules allow at
       // least in part as it stands: an empty or malformed list, or one that only asks, mints
       // nothing here (the push hook mints once something is allowed).
-      RunContext r = run.get();
       RepoSlug slug = repo.get();
       EarlyWriteToken token = EarlyMint.worthIt(r.pushRules(), guarded.commands())
           ? EarlyWriteToken.mint(upstream, r, slug, minting) : null;
@@ -211,9 +216,10 @@ final class GatewayFilter implements Filter {
     for (EarlyRefusal.Refused r : early.refused()) {
       records.add(new PushRecord(config.clock().instant(), run.runId(), run.workspaceId(),
           repo.toString(), r.ref(), r.oldId().name(), r.newId().name(), r.kind(), "denied",
-          r.judgement().rule(), RefusalCode.RULE_DENIED, r.judgement().reason(),
-          "not forwarded", 0));
-      reasons.add(Refusals.render(r.judgement().reason()));
+          r.judgement().rule(), early.code(), r.judgement().reason(), "not forwarded", 0));
+      // git's own refusals are shown in git's words, as PushHook shows them.
+      reasons.add(early.code() == RefusalCode.INVALID_COMMAND
+          ? r.judgement().reason() : Refusals.render(r.judgement().reason()));
     }
     try {
       audit.record(records);
@@ -223,9 +229,10 @@ final class GatewayFilter implements Filter {
           "the audit log is unavailable, so nothing can be pushed; try again later"));
     }
     for (EarlyRefusal.Refused r : early.refused()) {
-      metrics.onDecision(r.kind(), "denied", RefusalCode.RULE_DENIED);
-      log.info("push run={} repo={} ref={} kind={} decision=deny code=RULE_DENIED reason={}"
-          + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), r.judgement().reason());
+      metrics.onDecision(r.kind(), "denied", early.code());
+      log.info("push run={} repo={} ref={} kind={} decision=deny code={} reason={}"
+          + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), early.code(),
+          r.judgement().reason());
     }
     // Bounded like a pack JGit would read; beyond it the connection is closed after the answer.
     if (!EarlyRefusal.discard(req.getInputStream(), config.maxPackBytes() + (1 << 20))) {

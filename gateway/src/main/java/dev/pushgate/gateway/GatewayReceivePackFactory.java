@@ -60,6 +60,8 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setAllowPushOptions(true);
     rp.setCheckReferencedObjectsAreReachable(true);
     rp.setMaxPackSizeLimit(config.maxPackBytes());
+    // The same bound PackHeaderGuard refuses with a reason before JGit reads the list.
+    rp.setMaxCommandBytes(PackHeaderGuard.MAX_COMMAND_BYTES);
     // JGit allocates a commit, tree or tag at the size its header declares: a few bytes that
     // claim 2 GB would take the heap. GitHub refuses objects this large anyway.
     rp.setMaxObjectSizeLimit(MAX_OBJECT_BYTES);

@@ -12,6 +12,7 @@ import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.UnaryOperator;
 import java.util.zip.GZIPInputStream;
 
@@ -28,7 +29,12 @@ final class PackHeaderGuard {
   static final long MIN_OBJECT_BYTES = 10;
   /** Far more than any real push (a full clone of Linux has about 10 million objects). */
   static final long MAX_OBJECTS = 20_000_000;
-  private static final int MAX_COMMAND_BYTES = 16 << 20;
+  /**
+   * What JGit's receive-pack reads of a command list at most (its default, about 30,000 refs),
+   * here and upstream on the local forge: refused before the pack with a reason, instead of
+   * failing inside JGit (a 500) after a streamed forward had begun.
+   */
+  static final int MAX_COMMAND_BYTES = 3 << 20;
 
   /** Thrown for a request that must be refused; the message is for the person pushing. */
   static final class Refused extends IOException {
@@ -141,7 +147,9 @@ final class PackHeaderGuard {
         inCommands = false; // push options, when sent, follow until the next flush
       }
       if (seen.size() > MAX_COMMAND_BYTES) {
-        throw new Refused("the push's commands exceed " + MAX_COMMAND_BYTES + " bytes");
+        throw new Refused(String.format(Locale.ROOT, "the push's command list exceeds %,d bytes"
+            + " (%,d refs and more); push fewer refs at a time", MAX_COMMAND_BYTES,
+            commands.size()));
       }
     }
     return new Guarded(req, List.copyOf(commands), seen.toByteArray(), packAt, in);

@@ -124,6 +124,18 @@ final class PushHook implements PreReceiveHook {
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
         ? List.of() : rp.getAdvertisedRefs().values();
     List<Item> asks = new ArrayList<>();
+    // The filter refuses these before the pack; a list it could not read gets here.
+    Optional<String> duplicated = EarlyRefusal.firstDuplicate(
+        items.stream().map(i -> i.cmd.getRefName()).toList());
+    if (duplicated.isPresent()) {
+      for (Item i : items) {
+        i.refuse(RefusalCode.INVALID_COMMAND, EarlyRefusal.duplicateReason(duplicated.get()));
+        if (i.cmd.getResult() == ReceiveCommand.Result.NOT_ATTEMPTED) {
+          i.cmd.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, i.reason);
+        }
+      }
+      return;
+    }
     for (Item i : items) {
       if (i.cmd.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED) {
         i.refuse(RefusalCode.INVALID_COMMAND,

@@ -10,6 +10,7 @@ import org.eclipse.jgit.errors.InvalidObjectIdException;
 import org.eclipse.jgit.errors.PackProtocolException;
 import org.eclipse.jgit.errors.UnpackException;
 import org.eclipse.jgit.http.server.ReceivePackErrorHandler;
+import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.transport.ServiceMayNotContinueException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,10 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     } catch (IOException e) {
       if (timeoutIn(e) != null) {
         timedOut(rsp, timeoutIn(e));
+      } else if (e instanceof PacketLineIn.InputOverLimitIOException) {
+        log.info("malformed push refused: its command list is too long");
+        answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: the push's"
+            + " command list is too long; push fewer refs at a time");
       } else if (isBadInput(e)) {
         log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
         answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST,

@@ -46,6 +46,31 @@ class EarlyRefusalTest {
   }
 
   @Test
+  void aPushNamingOneRefTwiceIsRefusedWholeWithGitsWordsWhateverTheRules() {
+    EarlyRefusal.Request r = EarlyRefusal.duplicatedRefs(List.of(
+        ZERO + " " + B + " refs/heads/ok\0report-status\n", ZERO + " " + A + " refs/heads/x\n",
+        A + " " + ZERO + " refs/heads/x\n")).orElseThrow();
+
+    assertThat(r.code()).isEqualTo(RefusalCode.INVALID_COMMAND);
+    assertThat(r.refused()).extracting(EarlyRefusal.Refused::ref, EarlyRefusal.Refused::kind)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("refs/heads/ok", "create"),
+            org.assertj.core.groups.Tuple.tuple("refs/heads/x", "create"),
+            org.assertj.core.groups.Tuple.tuple("refs/heads/x", "delete"));
+    assertThat(r.refused()).allSatisfy(x -> assertThat(x.judgement().reason())
+        .isEqualTo("multiple updates for ref 'refs/heads/x' not allowed; nothing was pushed"));
+    assertThat(r.reportStatus()).isTrue();
+  }
+
+  @Test
+  void distinctRefsAreNoDuplicate() {
+    assertThat(EarlyRefusal.duplicatedRefs(List.of(
+        ZERO + " " + B + " refs/heads/a\0report-status\n", ZERO + " " + B + " refs/heads/A\n",
+        ZERO + " " + B + " refs/tags/a\n"))).isEmpty();
+    assertThat(judge(ZERO + " " + B + " refs/heads/main\0report-status\n").orElseThrow().code())
+        .isEqualTo(RefusalCode.RULE_DENIED);
+  }
+
+  @Test
   void createsAndDeletesHaveTheirKindFromTheIds() {
     EarlyRefusal.Request r = judge(ZERO + " " + B + " refs/heads/main\0report-status\n",
         A + " " + ZERO + " refs/tags/v1\n").orElseThrow();

@@ -37,9 +37,44 @@ final class Wire {
       byte[] body) throws IOException {
     try (Socket s = new Socket("127.0.0.1", port)) {
       s.setSoTimeout(180_000);
-      return exchange(s.getInputStream(), s.getOutputStream(), method, path, credential,
+      return exchange(s.getInputStream(), s.getOutputStream(), method, path, bearer(credential),
           contentType, body);
     }
+  }
+
+  /** A request to the appliance's loopback port with {@code token} as Basic, as git sends it. */
+  static Answer basic(int port, String method, String path, String token, String contentType,
+      byte[] body) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(180_000);
+      return exchange(s.getInputStream(), s.getOutputStream(), method, path,
+          basicAuthorization(token), contentType, body);
+    }
+  }
+
+  /** A request over a Unix socket with {@code token} as Basic, as git sends it. */
+  static Answer unixBasic(Path socket, String method, String path, String token,
+      String contentType, byte[] body) throws IOException {
+    try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+      java.util.concurrent.ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
+        try {
+          ch.close();
+        } catch (IOException ignored) {
+          // closing is all we wanted
+        }
+      }, 60, java.util.concurrent.TimeUnit.SECONDS);
+      try {
+        return exchange(Channels.newInputStream(ch), Channels.newOutputStream(ch), method, path,
+            basicAuthorization(token), contentType, body);
+      } finally {
+        watchdog.cancel(false);
+      }
+    }
+  }
+
+  private static String basicAuthorization(String token) {
+    return token == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
+        ("x-access-token:" + token).getBytes(StandardCharsets.UTF_8));
   }
 
   static Answer post(RunningAppliance app, String path, String credential, byte[] body)
@@ -99,17 +134,21 @@ final class Wire {
             ch.write(buf);
           }
         }
-      }, method, path, credential, body == null ? null : "application/json", body);
+      }, method, path, bearer(credential), body == null ? null : "application/json", body);
     }
   }
 
+  private static String bearer(String credential) {
+    return credential == null ? null : "Bearer " + credential;
+  }
+
   private static Answer exchange(InputStream in, OutputStream out, String method, String path,
-      String credential, String contentType, byte[] body) throws IOException {
+      String authorization, String contentType, byte[] body) throws IOException {
     StringBuilder head = new StringBuilder()
         .append(method).append(' ').append(path).append(" HTTP/1.1\r\n")
         .append("Host: 127.0.0.1\r\nConnection: close\r\n");
-    if (credential != null) {
-      head.append("Authorization: Bearer ").append(credential).append("\r\n");
+    if (authorization != null) {
+      head.append("Authorization: ").append(authorization).append("\r\n");
     }
     if (contentType != null) {
       head.append("Content-Type: ").append(contentType).append("\r\n");

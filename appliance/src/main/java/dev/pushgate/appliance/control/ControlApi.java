@@ -194,18 +194,28 @@ public final class ControlApi extends Handler.Abstract {
             "since must be an ISO-8601 instant such as 2026-12-01T10:00:00Z");
       }
     }
-    int limit = 1000;
-    if (q.getValue("limit") != null) {
+    int limit = AuditStore.Query.DEFAULT_LIMIT;
+    String limitText = q.getValue("limit");
+    if (limitText != null) {
       try {
-        limit = Math.max(1, Math.min(10_000, Integer.parseInt(q.getValue("limit"))));
+        limit = Integer.parseInt(limitText);
       } catch (NumberFormatException e) {
+        limit = -1;
+      }
+      if (limit < 1 || limit > AuditStore.Query.MAX_LIMIT) {
         throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
-            "limit must be a whole number");
+            "limit must be a whole number from 1 to " + AuditStore.Query.MAX_LIMIT);
       }
     }
+    AuditStore.Query query;
+    try {
+      query = new AuditStore.Query(refused, q.getValue("runId"), q.getValue("repository"), since,
+          limit);
+    } catch (IllegalArgumentException e) {
+      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
+    }
     ArrayNode list = json.createArrayNode();
-    for (PushRecord r : audit.list(new AuditStore.Query(refused, q.getValue("runId"),
-        q.getValue("repository"), since, limit))) {
+    for (PushRecord r : audit.list(query)) {
       list.add(AuditJson.of(r));
     }
     ObjectNode out = json.createObjectNode();

@@ -24,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -43,9 +42,12 @@ final class ForgeApiServlet extends HttpServlet {
       Pattern.compile("/repos/([^/]+)/([^/]+)/installation");
   private static final Pattern ACCESS_TOKENS =
       Pattern.compile("/app/installations/([0-9]+)/access_tokens");
-  private static final Set<String> LEVELS = Set.of("read", "write");
-  private static final Set<String> PERMISSIONS = Set.of("contents", "metadata", "pull_requests",
-      "workflows", "issues", "checks", "statuses", "actions");
+  /**
+   * What the forge's App declares, and so all an installation token can be granted: a request
+   * for more (another permission, or write where the App reads) is refused, as GitHub does.
+   */
+  private static final Map<String, String> APP_PERMISSIONS = orderedPermissions();
+  private static final List<String> LEVELS = List.of("read", "write");
 
   private final transient ForgeRepositories repos;
   private final transient ForgeTokens tokens;
@@ -104,10 +106,7 @@ final class ForgeApiServlet extends HttpServlet {
     app.put("created_at", "2026-01-01T00:00:00Z");
     app.put("updated_at", "2026-01-01T00:00:00Z");
     ObjectNode perms = app.putObject("permissions");
-    perms.put("contents", "write");
-    perms.put("metadata", "read");
-    perms.put("pull_requests", "write");
-    perms.put("workflows", "write");
+    APP_PERMISSIONS.forEach(perms::put);
     app.putArray("events");
     send(rsp, 200, app);
   }
@@ -146,10 +145,12 @@ final class ForgeApiServlet extends HttpServlet {
     JsonNode ids = body.path("repository_ids");
     if (!names.isMissingNode() || !ids.isMissingNode()) {
       for (JsonNode n : names) {
-        // Like GitHub, names are looked up among the installation's repositories by name alone.
-        Optional<ForgeRepositories.ForgeRepo> r = n.isTextual()
-            ? installed.stream().filter(x -> x.slug().name().equalsIgnoreCase(n.asText())).findFirst()
-            : Optional.empty();
+        // Like GitHub, names are looked up among the installation's repositories by name alone,
+        // without regard to case; a name two repositories share but for case names neither.
+        List<ForgeRepositories.ForgeRepo> named = n.isTextual() ? installed.stream()
+            .filter(x -> x.slug().name().equalsIgnoreCase(n.asText())).toList() : List.of();
+        Optional<ForgeRepositories.ForgeRepo> r =
+            named.size() == 1 ? Optional.of(named.get(0)) : Optional.empty();
         if (r.isEmpty()) {
           error(rsp, 422, "There is at least one repository that does not exist or is not"
               + " accessible to the parent installation.");
@@ -176,9 +177,15 @@ final class ForgeApiServlet extends HttpServlet {
     }
     Map<String, String> permissions = new LinkedHashMap<>();
     JsonNode asked = body.path("permissions");
+    if (!asked.isMissingNode() && !asked.isObject()) {
+      // GitHub's words for a field of the wrong type; the default is never taken instead.
+      error(rsp, 422, "Invalid request.\n\nFor 'properties/permissions', " + asked
+          + " is not an object.");
+      return;
+    }
     for (Iterator<Map.Entry<String, JsonNode>> it = asked.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
-      if (!PERMISSIONS.contains(e.getKey()) || !LEVELS.contains(e.getValue().asText())) {
+      if (!granted(e.getKey(), e.getValue())) {
         error(rsp, 422, "The permissions requested are not granted to this installation.");
         return;
       }
@@ -202,6 +209,22 @@ final class ForgeApiServlet extends HttpServlet {
       list.add(repositoryJson(r));
     }
     send(rsp, 201, out);
+  }
+
+  /** A permission the App declares, asked at its declared level or below. */
+  private static boolean granted(String permission, JsonNode level) {
+    String declared = APP_PERMISSIONS.get(permission);
+    return declared != null && level.isTextual() && LEVELS.contains(level.asText())
+        && LEVELS.indexOf(level.asText()) <= LEVELS.indexOf(declared);
+  }
+
+  private static Map<String, String> orderedPermissions() {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("contents", "write");
+    p.put("metadata", "read");
+    p.put("pull_requests", "write");
+    p.put("workflows", "write");
+    return java.util.Collections.unmodifiableMap(p);
   }
 
   private void revoke(HttpServletRequest req, HttpServletResponse rsp)
@@ -281,10 +304,7 @@ final class ForgeApiServlet extends HttpServlet {
     inst.put("target_id", 1);
     inst.put("target_type", "Organization");
     ObjectNode perms = inst.putObject("permissions");
-    perms.put("contents", "write");
-    perms.put("metadata", "read");
-    perms.put("pull_requests", "write");
-    perms.put("workflows", "write");
+    APP_PERMISSIONS.forEach(perms::put);
     inst.putArray("events");
     inst.put("created_at", "2026-01-01T00:00:00Z");
     inst.put("updated_at", "2026-01-01T00:00:00Z");

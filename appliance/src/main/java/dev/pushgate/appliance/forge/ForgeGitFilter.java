@@ -1,6 +1,8 @@
 package dev.pushgate.appliance.forge;
 
+import dev.pushgate.appliance.SandboxSocket;
 import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.gateway.LiteralGitPath;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -13,7 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.Base64;
 import java.util.Optional;
-import org.eclipse.jgit.http.server.GitSmartHttpTools;
+import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +27,7 @@ final class ForgeGitFilter implements Filter {
   private static final Logger log = LoggerFactory.getLogger(ForgeGitFilter.class);
   static final String REPO_ATTRIBUTE = ForgeRepositories.ForgeRepo.class.getName();
   static final String GRANT_ATTRIBUTE = ForgeTokens.Grant.class.getName();
+  static final String WRITE_NOT_GRANTED = "Write access to repository not granted.";
 
   private final ForgeRepositories repos;
   private final ForgeTokens tokens;
@@ -43,6 +46,11 @@ final class ForgeGitFilter implements Filter {
     HttpServletResponse rsp = (HttpServletResponse) response;
     if (LocalForge.API_PATH.equals(req.getServletPath())) {
       chain.doFilter(request, response); // the App API authenticates by itself
+      return;
+    }
+    Optional<String> notLiteral = LiteralGitPath.problem(req);
+    if (notLiteral.isPresent()) {
+      text(rsp, 400, "Bad request: " + notLiteral.get());
       return;
     }
     Optional<ForgeRepositories.ForgeRepo> repo = repoOf(req.getPathInfo());
@@ -65,10 +73,13 @@ final class ForgeGitFilter implements Filter {
       text(rsp, 404, "Repository not found.");
       return;
     }
-    boolean push = GitSmartHttpTools.isReceivePack(req)
+    // GitHub's answer to a push the token may not make, before JGit starts. It is a courtesy,
+    // not the check: authorisePush decides where JGit creates the receive-pack, whatever the
+    // path looked like.
+    boolean push = req.getPathInfo().endsWith("/git-receive-pack")
         || "git-receive-pack".equals(req.getParameter("service"));
     if (push && !grant.get().canWrite(repo.get().id())) {
-      text(rsp, 403, "Write access to repository not granted.");
+      text(rsp, 403, WRITE_NOT_GRANTED);
       return;
     }
     req.setAttribute(REPO_ATTRIBUTE, repo.get());
@@ -77,6 +88,24 @@ final class ForgeGitFilter implements Filter {
       chain.doFilter(request, response);
     } finally {
       refUpdates.release();
+    }
+  }
+
+  /**
+   * Called where JGit creates a receive-pack, for the info/refs advertisement and the push
+   * alike: only a token granted {@code contents: write} on this repository gets one, and never
+   * over a sandbox's socket (a run pushes through the gateway, not to its upstream).
+   */
+  static void authorisePush(HttpServletRequest req) throws ServiceNotEnabledException {
+    ForgeRepositories.ForgeRepo repo =
+        (ForgeRepositories.ForgeRepo) req.getAttribute(REPO_ATTRIBUTE);
+    ForgeTokens.Grant grant = (ForgeTokens.Grant) req.getAttribute(GRANT_ATTRIBUTE);
+    if (repo == null || grant == null || !grant.canWrite(repo.id())) {
+      throw new ServiceNotEnabledException(WRITE_NOT_GRANTED);
+    }
+    if (req.getAttribute(SandboxSocket.ATTRIBUTE) != null) {
+      throw new ServiceNotEnabledException(
+          "The local forge takes no pushes from a sandbox; push through the gateway.");
     }
   }
 

@@ -7,7 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
@@ -19,12 +22,15 @@ import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.lib.TreeFormatter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The local forge's repositories: bare repositories at {@code <root>/<owner>/<name>.git}, each
  * with an immutable numeric id, as GitHub gives every repository one.
  */
 public final class ForgeRepositories {
+  private static final Logger log = LoggerFactory.getLogger(ForgeRepositories.class);
   /** A repository found on the forge. */
   public record ForgeRepo(RepoSlug slug, long id, Path dir) {}
 
@@ -46,8 +52,11 @@ public final class ForgeRepositories {
    * exists already.
    */
   public ForgeRepo create(RepoSlug slug) throws IOException {
-    if (find(slug).isPresent()) {
-      throw new IOException("repository " + slug + " already exists on the local forge");
+    List<ForgeRepo> existing = spellingsOf(slug);
+    if (!existing.isEmpty()) {
+      throw new IOException("repository " + slug + " already exists on the local forge as "
+          + existing.get(0).slug() + " (names are compared without regard to case, as on"
+          + " GitHub)");
     }
     Path dir = dirOf(slug);
     Files.createDirectories(dir.getParent());
@@ -65,8 +74,53 @@ public final class ForgeRepositories {
     return new ForgeRepo(slug, id, dir);
   }
 
+  /**
+   * The repository {@code slug} names, in any case of its letters, as GitHub finds it; its slug
+   * is spelled as it was created. Two repositories whose names differ only in case (a data
+   * directory from before the forge refused the second) are ambiguous: neither is found, so no
+   * token, push or fetch can be bound to the wrong one.
+   */
   public Optional<ForgeRepo> find(RepoSlug slug) {
-    Path dir = dirOf(slug);
+    List<ForgeRepo> found = spellingsOf(slug);
+    if (found.size() > 1) {
+      log.warn("local forge: {} repositories are named {} but for case ({}); none is served until"
+          + " all but one are removed", found.size(), slug,
+          found.stream().map(r -> r.slug().toString()).toList());
+      return Optional.empty();
+    }
+    return found.stream().findFirst();
+  }
+
+  /** Every repository whose owner and name equal {@code slug}'s without regard to case. */
+  private List<ForgeRepo> spellingsOf(RepoSlug slug) {
+    List<ForgeRepo> out = new ArrayList<>();
+    for (Path owner : entries(root, slug.owner())) {
+      for (Path dir : entries(owner, slug.name() + ".git")) {
+        String n = dir.getFileName().toString();
+        try {
+          open(new RepoSlug(owner.getFileName().toString(), n.substring(0, n.length() - 4)), dir)
+              .ifPresent(out::add);
+        } catch (IllegalArgumentException ignored) {
+          // not a repository the forge made
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The entries of {@code parent} named {@code name} without regard to case. */
+  private static List<Path> entries(Path parent, String name) {
+    if (!Files.isDirectory(parent)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.list(parent)) {
+      return s.filter(p -> p.getFileName().toString().equalsIgnoreCase(name)).sorted().toList();
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
+  private static Optional<ForgeRepo> open(RepoSlug slug, Path dir) {
     if (!Files.isRegularFile(dir.resolve("HEAD"))) {
       return Optional.empty();
     }
@@ -79,19 +133,20 @@ public final class ForgeRepositories {
   }
 
   /** Every repository on the forge. */
-  public java.util.List<ForgeRepo> all() {
-    java.util.List<ForgeRepo> out = new java.util.ArrayList<>();
+  public List<ForgeRepo> all() {
+    List<ForgeRepo> out = new ArrayList<>();
     if (!Files.isDirectory(root)) {
       return out;
     }
-    try (java.util.stream.Stream<Path> owners = Files.list(root)) {
+    try (Stream<Path> owners = Files.list(root)) {
       for (Path owner : owners.filter(Files::isDirectory).toList()) {
-        try (java.util.stream.Stream<Path> names = Files.list(owner)) {
+        try (Stream<Path> names = Files.list(owner)) {
           for (Path dir : names.filter(p -> p.getFileName().toString().endsWith(".git")).toList()) {
             String n = dir.getFileName().toString();
             try {
-              find(new RepoSlug(owner.getFileName().toString(), n.substring(0, n.length() - 4)))
-                  .ifPresent(out::add);
+              RepoSlug slug =
+                  new RepoSlug(owner.getFileName().toString(), n.substring(0, n.length() - 4));
+              open(slug, dir).ifPresent(out::add);
             } catch (IllegalArgumentException ignored) {
               // not a repository the forge made
             }

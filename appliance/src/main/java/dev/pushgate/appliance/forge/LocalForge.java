@@ -127,6 +127,7 @@ public final class LocalForge {
       }
     });
     git.setReceivePackFactory((req, db) -> {
+      ForgeGitFilter.authorisePush(req);
       ReceivePack rp = new ReceivePack(db);
       rp.setAtomic(true);
       rp.setAllowPushOptions(true);

@@ -13,10 +13,30 @@ import java.util.List;
 
 /** The audit log of push decisions, in the appliance's database. */
 public final class AuditStore implements AuditLog {
-  /** What to list: all filters optional. */
+  /**
+   * What to list: all filters optional; a {@code limit} of 0 means the default. Anything else
+   * out of range is refused, never clamped or passed to the database (where a negative LIMIT
+   * lists every row and a far-off instant overflows the milliseconds).
+   */
   public record Query(Boolean refusedOnly, String runId, String repository, Instant since, int limit) {
+    public static final int DEFAULT_LIMIT = 1000;
+    public static final int MAX_LIMIT = 10_000;
+    public static final Instant EARLIEST = Instant.parse("0000-01-01T00:00:00Z");
+    public static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+
+    public Query {
+      if (limit < 0 || limit > MAX_LIMIT) {
+        throw new IllegalArgumentException(
+            "limit must be a whole number from 1 to " + MAX_LIMIT + ", not " + limit);
+      }
+      if (since != null && (since.isBefore(EARLIEST) || since.isAfter(LATEST))) {
+        throw new IllegalArgumentException("since must lie between " + EARLIEST + " and "
+            + LATEST);
+      }
+    }
+
     public static Query all() {
-      return new Query(null, null, null, null, 1000);
+      return new Query(null, null, null, null, DEFAULT_LIMIT);
     }
   }
 
@@ -110,7 +130,7 @@ public final class AuditStore implements AuditLog {
       args.add(q.since().toEpochMilli());
     }
     sql.append(" ORDER BY id LIMIT ?");
-    args.add(q.limit() <= 0 ? 1000 : q.limit());
+    args.add(q.limit() == 0 ? Query.DEFAULT_LIMIT : q.limit());
     return db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
         for (int i = 0; i < args.size(); i++) {

@@ -242,10 +242,32 @@ class ForgeApiServletTest {
     String message = "The permissions requested are not granted to this installation.";
     for (String permissions : new String[] {
         "{\"administration\":\"write\"}", "{\"contents\":\"admin\"}", "{\"contents\":\"WRITE\"}",
-        "{\"contents\":1}", "{\"contents\":null}", "{\"contents\":\"read\",\"secrets\":\"read\"}"}) {
+        "{\"contents\":1}", "{\"contents\":null}", "{\"contents\":\"read\",\"secrets\":\"read\"}",
+        // Known to GitHub, but not declared by the forge's App, or above its declared level.
+        "{\"actions\":\"write\"}", "{\"actions\":\"read\"}", "{\"issues\":\"read\"}",
+        "{\"metadata\":\"write\"}", "{\"contents\":\"read\",\"metadata\":\"write\"}"}) {
       assertGitHubError(send("POST", MINT, "Bearer " + forge.jwt(),
           "{\"repositories\":[\"widget\"],\"permissions\":" + permissions + "}"), 422, message);
     }
+  }
+
+  @Test
+  void aPermissionsFieldThatIsNotAnObjectIsUnprocessableNotDefaulted() throws Exception {
+    for (String permissions : new String[] {"\"contents:write\"", "[\"contents\"]", "7", "null",
+        "true"}) {
+      assertGitHubError(send("POST", MINT, "Bearer " + forge.jwt(),
+          "{\"repositories\":[\"widget\"],\"permissions\":" + permissions + "}"), 422,
+          "Invalid request.\n\nFor 'properties/permissions', " + permissions
+              + " is not an object.");
+    }
+  }
+
+  @Test
+  void everyPermissionTheAppDeclaresCanBeAskedAtItsLevelOrBelow() throws Exception {
+    HttpResponse<String> r = send("POST", MINT, "Bearer " + forge.jwt(),
+        "{\"repositories\":[\"widget\"],\"permissions\":{\"contents\":\"write\","
+            + "\"metadata\":\"read\",\"pull_requests\":\"read\",\"workflows\":\"write\"}}");
+    assertThat(r.statusCode()).isEqualTo(201);
   }
 
   @Test

@@ -80,6 +80,31 @@ class ForgeGitFilterTest {
   }
 
   @Test
+  void aPathWithParametersOrEscapesIsRefusedWhateverTheToken() throws Exception {
+    for (String token : new String[] {forge.token(READ, "widget"), forge.token(WRITE, "widget")}) {
+      for (String path : new String[] {"/forge/acme/widget.git/git-receive-pack;x",
+          "/forge/acme/widget.git/git-receive-pac%6b", "/forge/acme/widget.git;x/git-receive-pack",
+          "/forge/acme/widget.git/info/refs;x?service=git-receive-pack",
+          "/forge/acme/widge%74.git/info/refs?service=git-upload-pack"}) {
+        HttpResponse<String> r = forge.send(path.contains("info/refs") ? "GET" : "POST", path,
+            basic(token), path.contains("info/refs") ? null : "0000",
+            "application/x-git-receive-pack-request");
+        assertThat(r.statusCode()).as(path).isEqualTo(400);
+        assertThat(r.body()).as(path).startsWith("Bad request: git paths take no ");
+      }
+    }
+  }
+
+  @Test
+  void aNameInAnotherCaseIsTheSameRepository() throws Exception {
+    HttpResponse<String> r = forge.send("GET",
+        "/forge/ACME/Widget.git/info/refs?service=git-upload-pack",
+        basic(forge.token(READ, "widget")), null);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void aWriteTokenIsOfferedThePush() throws Exception {
     HttpResponse<String> r = forge.send("GET", PUSH_ADVERTISEMENT, basic(forge.token(WRITE, "widget")), null);
 

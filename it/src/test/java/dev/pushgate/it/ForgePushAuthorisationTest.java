@@ -1,0 +1,164 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.broker.GitHubApp;
+import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.broker.InstallationToken;
+import dev.pushgate.broker.RepoSlug;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.OptionalLong;
+import okhttp3.OkHttpClient;
+import org.eclipse.jgit.lib.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Who may push to the local forge, asked the way an attacker holding a run's read token would:
+ * by every spelling of the receive-pack path, and over the socket bridged into sandboxes.
+ */
+class ForgePushAuthorisationTest {
+  private static final String RULES = """
+      {"workspaceId": "ws-forge", "mode": "chat", "repository": "acme/widget",
+       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
+                           "reason": "push to main is denied"}]}}""";
+  private static final String LITERAL = "Bad request: git paths take no ";
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+  static JsonNode run;
+  static ObjectId main;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate("acme/widget");
+    run = app.createRun(RULES);
+    main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void theReadTokenPushesNothingByAnySpellingOfTheReceivePackPath() throws Exception {
+    String token = run.get("env").get("GH_TOKEN").asText();
+    String repo = "/forge/acme/widget.git";
+    for (String path : List.of(repo + "/git-receive-pack;x", repo + "/git-receive-pac%6b",
+        repo + "/git-receive-pack;", repo + "/git%2dreceive-pack", repo + ";x/git-receive-pack")) {
+      Wire.Answer a = Wire.basic(app.port(), "POST", path, token, Wire.RECEIVE_PACK_REQUEST,
+          push("refs/heads/sneak"));
+      assertThat(a.status()).as(path).isEqualTo(400);
+      assertThat(a.body()).as(path).startsWith(LITERAL);
+    }
+    // Jetty itself refuses an encoded slash, before the forge sees it.
+    for (String path : List.of(repo + "%2fgit-receive-pack",
+        "/forge/acme%2fwidget.git/git-receive-pack")) {
+      Wire.Answer a = Wire.basic(app.port(), "POST", path, token, Wire.RECEIVE_PACK_REQUEST,
+          push("refs/heads/sneak"));
+      assertThat(a.status()).as(path).isEqualTo(400);
+      assertThat(a.body()).as(path).contains("Ambiguous URI path separator");
+    }
+    for (String path : List.of(repo + "/info/refs;x?service=git-receive-pack",
+        repo + "/info/ref%73?service=git-receive-pack")) {
+      Wire.Answer a = Wire.basic(app.port(), "GET", path, token, null, null);
+      assertThat(a.status()).as(path).isEqualTo(400);
+      assertThat(a.body()).as(path).startsWith(LITERAL);
+    }
+    // The path git itself uses is refused as GitHub refuses it.
+    Wire.Answer plain = Wire.basic(app.port(), "POST", repo + "/git-receive-pack", token,
+        Wire.RECEIVE_PACK_REQUEST, push("refs/heads/sneak"));
+    assertThat(plain.status()).isEqualTo(403);
+    assertThat(plain.body()).isEqualTo("Write access to repository not granted.\n");
+    assertThat(ForgeRefs.of(app, "acme/widget")).containsOnlyKeys("refs/heads/main");
+    // Fetching with the read token still works.
+    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
+  }
+
+  @Test
+  void theGatewayRefusesPathParametersAndEncodingsToo() throws Exception {
+    String credential = ForgeRefs.credential(run);
+    String repo = "/git/github.com/acme/widget.git";
+    for (String path : List.of(repo + "/git-receive-pack;x", repo + "/git-receive-pac%6b",
+        repo + ";x/git-receive-pack", "/git/github.com/acme/widge%74.git/git-receive-pack")) {
+      Wire.Answer a = Wire.post(app, path, credential, push("refs/heads/main"));
+      assertThat(a.status()).as(path).isEqualTo(400);
+      assertThat(a.body()).as(path).startsWith(LITERAL);
+    }
+    Wire.Answer a = Wire.get(app, repo + "/info/refs;x?service=git-receive-pack", credential);
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.body()).startsWith(LITERAL);
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/main")).isEqualTo(main);
+  }
+
+  @Test
+  void theSandboxSocketServesOnlyWhatARunNeedsAndTheForgeTakesNoPushOverIt() throws Exception {
+    Path socket = Path.of(run.get("gateway").get("socket").asText());
+    String credential = ForgeRefs.credential(run);
+    for (String path : List.of("/healthz", "/metrics", "/forge/api/v3/app",
+        "/forge/api/v3/repos/acme/widget/installation", "/v1/runs", "/", "/nothing")) {
+      Wire.Answer a = Wire.unix(socket, "GET", path, credential, null);
+      assertThat(a.status()).as(path).isEqualTo(404);
+      assertThat(a.body()).as(path).startsWith("Not served to sandboxes");
+    }
+    // What a run needs: the gateway, its credential helper, and fetches from the local forge.
+    assertThat(Wire.unix(socket, "GET", "/v1/run/credential", credential, null).status())
+        .isEqualTo(200);
+    assertThat(Wire.unix(socket, "GET",
+        "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack", credential, null)
+        .status()).isEqualTo(200);
+    String readToken = run.get("env").get("GH_TOKEN").asText();
+    assertThat(Wire.unixBasic(socket, "GET",
+        "/forge/acme/widget.git/info/refs?service=git-upload-pack", readToken, null, null)
+        .status()).isEqualTo(200);
+
+    // Even a write token pushes nothing to the forge over the sandbox's socket; over loopback
+    // the same token and request land, so it is the socket that is refused.
+    InstallationToken write = writeToken();
+    String path = "/forge/acme/widget.git/git-receive-pack";
+    Wire.Answer refused = Wire.unixBasic(socket, "POST", path, write.token().reveal(),
+        Wire.RECEIVE_PACK_REQUEST, push("refs/heads/from-sandbox"));
+    assertThat(refused.status()).isEqualTo(403);
+    assertThat(refused.body()).contains("The local forge takes no pushes from a sandbox");
+    Wire.Answer advertised = Wire.unixBasic(socket, "GET",
+        "/forge/acme/widget.git/info/refs?service=git-receive-pack", write.token().reveal(),
+        null, null);
+    assertThat(advertised.status()).isEqualTo(403);
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/from-sandbox")).isNull();
+
+    Wire.Answer landed = Wire.basic(app.port(), "POST", path, write.token().reveal(),
+        Wire.RECEIVE_PACK_REQUEST, push("refs/heads/from-loopback"));
+    assertThat(landed.status()).isEqualTo(200);
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/from-loopback")).isEqualTo(main);
+  }
+
+  /** A push creating {@code ref} at main's commit, which the forge already holds. */
+  private static byte[] push(String ref) throws Exception {
+    return RawPush.request(RawPush.command(ObjectId.zeroId(), main, ref), RawPush.emptyPack());
+  }
+
+  /** A write token for acme/widget, minted with the forge's App key as the operator could. */
+  private static InstallationToken writeToken() throws Exception {
+    String forge = "http://127.0.0.1:" + app.port() + "/forge";
+    GitHubAppConfig config = GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
+        .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge));
+    OkHttpClient http = new OkHttpClient();
+    try {
+      return GitHubApp.create(config, http, Clock.systemUTC())
+          .issueWriteToken(new RepoSlug("acme", "widget"), OptionalLong.empty(), false);
+    } finally {
+      http.dispatcher().executorService().shutdown();
+      http.connectionPool().evictAll();
+    }
+  }
+}

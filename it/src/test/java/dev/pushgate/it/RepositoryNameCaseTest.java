@@ -1,0 +1,119 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.StoredConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Repository names that differ only in case are one repository, as on GitHub: the local forge
+ * refuses to create the second spelling, a run for any spelling works on that one repository
+ * under its own rules, and two spellings an older forge left behind are served to nobody.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RepositoryNameCaseTest {
+  private static final String DENY_MAIN = """
+      {"workspaceId": "ws-case", "mode": "chat", "repository": "%s",
+       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
+                           "reason": "push to main is denied"}]}}""";
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate("acme/widget");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void forgeCreateRefusesASecondSpellingOfARepository() throws Exception {
+    for (String spelling : List.of("ACME/widget", "acme/Widget", "Acme/WIDGET")) {
+      Process p = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(), "forge",
+          "create", spelling, "--data-dir", app.dataDir.toString())
+          .redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as(out).isNotZero();
+      assertThat(out).as(spelling).contains("repository " + spelling
+          + " already exists on the local forge as acme/widget (names are compared without"
+          + " regard to case, as on GitHub)");
+    }
+    assertThat(app.dataDir.resolve("forge")).isDirectoryNotContaining("glob:**/ACME")
+        .isDirectoryNotContaining("glob:**/Acme");
+  }
+
+  @Test
+  @Order(2)
+  void aRunForAnotherSpellingWorksOnTheOneRepositoryUnderItsOwnRules() throws Exception {
+    JsonNode run = app.createRun(DENY_MAIN.formatted("ACME/Widget"));
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
+    git.in(tmp, "clone", "https://github.com/ACME/Widget.git", "widget").ok();
+    Path work = tmp.resolve("widget");
+    ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+    assertThat(git.in(work, "rev-parse", "HEAD").ok().stdout().strip()).isEqualTo(main.name());
+
+    Files.writeString(work.resolve("change.txt"), "change\n");
+    git.in(work, "add", "change.txt").ok();
+    git.in(work, "commit", "-q", "-m", "change").ok();
+    git.in(work, "push", "origin", "HEAD:feature").ok();
+    ObjectId head = ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip());
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/feature")).isEqualTo(head);
+
+    assertThat(git.in(work, "push", "origin", "HEAD:main").failed().stderr())
+        .contains("(Control Center policy: push to main is denied)");
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/main")).isEqualTo(main);
+
+    // The run's read token reads the one repository by either spelling.
+    String token = run.get("env").get("GH_TOKEN").asText();
+    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
+    assertThat(Forge.fetchStatus(app, "ACME/Widget", token)).isEqualTo(200);
+  }
+
+  @Test
+  @Order(3)
+  void twoSpellingsAnOlderForgeLeftBehindAreServedToNobody() throws Exception {
+    JsonNode before = app.createRun(DENY_MAIN.formatted("acme/widget"));
+    String token = before.get("env").get("GH_TOKEN").asText();
+    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
+
+    Path planted = app.dataDir.resolve("forge").resolve("ACME").resolve("widget.git");
+    Files.createDirectories(planted.getParent());
+    try (Repository r = new FileRepository(planted.toFile())) {
+      r.create(true);
+      StoredConfig c = r.getConfig();
+      c.setLong("pushgate", null, "repositoryId", 424242);
+      c.save();
+    }
+
+    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(404);
+    assertThat(Forge.fetchStatus(app, "ACME/widget", token)).isEqualTo(404);
+    ControlClient.Answer refused =
+        app.control().post("/v1/runs", DENY_MAIN.formatted("ACME/widget"));
+    assertThat(refused.status()).as(refused.raw()).isBetween(400, 599).isNotEqualTo(500);
+    assertThat(refused.raw()).contains("ACME/widget");
+  }
+}

@@ -1,0 +1,141 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jgit.lib.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * From inside {@code pushgate exec}'s bubblewrap sandbox, the run's read token reaches the local
+ * forge only to fetch: no spelling of the receive-pack path pushes, and the appliance's other
+ * endpoints are not bridged in at all.
+ */
+class SandboxForgeAccessTest {
+  private static final String RULES = """
+      denyWriteGlobs: []
+      push:
+        - refs: refs/heads/main
+          decision: deny
+          reason: push to main is denied
+      """;
+
+  @TempDir static Path tmp;
+  static Path root;
+  static RunningAppliance app;
+  static Path rules;
+
+  @BeforeAll
+  static void start() throws Exception {
+    for (String tool : List.of("bwrap", "socat", "curl")) {
+      if (!onPath(tool)) {
+        if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+          fail("SANDBOX_REQUIRE_BWRAP=1 but this host lacks " + tool);
+        }
+        Assumptions.abort("this host lacks " + tool);
+      }
+    }
+    root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.start(root.resolve("data"));
+    app.forgeCreate("acme/widget");
+    rules = Files.writeString(root.resolve("rules.yaml"), RULES);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void theReadTokenInsideTheSandboxFetchesButPushesToTheForgeByNoSpelling() throws Exception {
+    Path work = Files.createDirectories(root.resolve("work"));
+    ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+    Files.write(work.resolve("push.bin"), RawPush.request(
+        RawPush.command(ObjectId.zeroId(), main, "refs/heads/sneak"), RawPush.emptyPack()));
+    Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
+    String base = "http://127.0.0.1:" + app.port();
+    String script = """
+        code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+        push() { code -u "x-access-token:$GH_TOKEN" \
+          -H 'Content-Type: application/x-git-receive-pack-request' \
+          --data-binary @push.bin "$BASE/forge/acme/widget.git/$1"; }
+        echo "semicolon $(push 'git-receive-pack;x')"
+        echo "encoded $(push 'git-receive-pac%6b')"
+        echo "plain $(push git-receive-pack)"
+        echo "metrics $(code "$BASE/metrics")"
+        echo "healthz $(code "$BASE/healthz")"
+        echo "app-api $(code "$BASE/forge/api/v3/app")"
+        git clone -q https://github.com/acme/widget.git widget && echo cloned
+        cd widget
+        # Around the run's git config, which would send the push to the gateway.
+        GIT_CONFIG_GLOBAL=/dev/null git -c credential.helper= \
+          -c credential.helper='!f() { echo username=x-access-token; echo "password=$GH_TOKEN"; }; f' \
+          push "$BASE/forge/acme/widget.git" HEAD:refs/heads/direct 2>&1 || echo push-failed
+        """;
+    Exec exec = exec(work, Map.of("BASE", base), "--workdir", work.toString(),
+        "--rules", rules.toString(), "--", "sh", "-c", script);
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stderr()).contains("under bubblewrap");
+    assertThat(exec.stdout()).contains("semicolon 400", "encoded 400", "plain 403",
+        "metrics 404", "healthz 404", "app-api 404", "cloned",
+        "Write access to repository not granted.", "push-failed");
+    assertThat(ForgeRefs.of(app, "acme/widget")).containsOnlyKeys("refs/heads/main");
+  }
+
+  /** What one {@code pushgate exec} did. */
+  private record Exec(int exit, String stdout, String stderr) {}
+
+  private static Exec exec(Path cwd, Map<String, String> env, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
+        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
+    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
+    e.put("GIT_AUTHOR_NAME", "Agent");
+    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
+    e.put("GIT_COMMITTER_NAME", "Agent");
+    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
+    e.putAll(env);
+    Path out = Files.createTempFile("exec-out", ".txt");
+    Path err = Files.createTempFile("exec-err", ".txt");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    Process p = pb.start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("pushgate exec did not finish in 120 s:\n" + Files.readString(err));
+    }
+    Exec result = new Exec(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    return result;
+  }
+
+  private static boolean onPath(String tool) {
+    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
