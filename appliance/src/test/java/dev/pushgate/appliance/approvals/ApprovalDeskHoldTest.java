@@ -39,8 +39,8 @@ class ApprovalDeskHoldTest {
     Answer refused = desk.askAsync(question("run_flood")).getNow(null);
     assertThat(refused).isNotNull();
     assertThat(refused.outcome()).isEqualTo(Answer.Outcome.NO_APPROVER);
-    assertThat(refused.reason()).isEqualTo(
-        "this run already has 3 questions waiting for an approver; this one was not asked");
+    assertThat(refused.reason()).isEqualTo("ask first (this run already has 3 questions waiting"
+        + " for an approver; this one was not asked)");
     assertThat(desk.pending("run_flood")).hasSize(3);
 
     CompletableFuture<Answer> other = desk.askAsync(question("run_quiet"));
@@ -76,9 +76,12 @@ class ApprovalDeskHoldTest {
     desk.connect(new Listening());
     CompletableFuture<Answer> a = desk.askAsync(question("run_1"));
     desk.close("the appliance is shutting down");
-    assertThat(a.get(10, TimeUnit.SECONDS).reason()).isEqualTo("the appliance is shutting down");
+    Answer withdrawn = a.get(10, TimeUnit.SECONDS);
+    assertThat(withdrawn.outcome()).isEqualTo(Answer.Outcome.CANCELLED);
+    assertThat(withdrawn.reason()).isEqualTo(
+        "the question was withdrawn before anyone answered: the appliance is shutting down");
     assertThat(desk.askAsync(question("run_1")).getNow(null).outcome())
-        .isEqualTo(Answer.Outcome.DENIED);
+        .isEqualTo(Answer.Outcome.CANCELLED);
   }
 
   private static Question question(String runId) {
