@@ -173,18 +173,19 @@ public final class LocalLauncher implements SandboxLauncher {
       Path proxySocket = staging.resolve("proxy.sock");
       Map<String, String> env = new LinkedHashMap<>(plan.env().asMap());
       proxyEnvironment(env, proxyPort);
-      StringBuilder secrets = new StringBuilder();
-      Map<String, String> visibleEnv = new LinkedHashMap<>();
+      // Every value through a file only the sandbox user can read, none on bwrap's command line.
+      StringBuilder exports = new StringBuilder();
       for (Map.Entry<String, String> e : env.entrySet()) {
-        if (BubblewrapArgv.secret(e.getKey())) {
-          secrets.append(BubblewrapArgv.exportLine(e.getKey(), e.getValue()));
-        } else {
-          visibleEnv.put(e.getKey(), e.getValue());
+        if (!BubblewrapArgv.exportable(e.getKey())) {
+          throw new SandboxLaunchException("the run's environment variable "
+              + Text.printable(e.getKey()) + " has a name the shell cannot set", List.of(
+                  "leave it out of the run's environment: names are letters, digits and _"));
         }
+        exports.append(BubblewrapArgv.exportLine(e.getKey(), e.getValue()));
       }
-      if (secrets.length() > 0) {
+      if (exports.length() > 0) {
         Path envFile = staging.resolve("env");
-        Files.writeString(envFile, secrets, StandardCharsets.UTF_8);
+        Files.writeString(envFile, exports, StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(envFile, PosixFilePermissions.fromString("r--------"));
         staged.add(new BubblewrapArgv.Staged(envFile.toString(), BubblewrapArgv.GUEST_ENV_FILE));
       }
