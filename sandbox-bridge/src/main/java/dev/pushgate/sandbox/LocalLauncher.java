@@ -203,6 +203,15 @@ public final class LocalLauncher implements SandboxLauncher {
       bridges.add(new Bridge(PROXY_BRIDGE, proxySocket, proxyPort));
 
       List<SandboxBindMount> mounts = BubblewrapArgv.mounts(spec);
+      // The appliance refuses such plans; a plan from anywhere else is checked again here, before
+      // a writable mount is lent to the sandbox user.
+      for (SandboxBindMount m : mounts) {
+        String why = m.readOnly() ? null : MountGuard.SYSTEM.problem(m.hostPath());
+        if (why != null) {
+          throw new SandboxLaunchException("the plan mounts " + Text.printable(m.hostPath())
+              + " writable, which " + why, List.of("give the run a directory of its own"));
+        }
+      }
       if (user != null) {
         List<Path> reached = new ArrayList<>();
         for (SandboxBindMount m : mounts) {
@@ -232,8 +241,7 @@ public final class LocalLauncher implements SandboxLauncher {
 
       String nonce = HexFormat.of().formatHex(randomBytes());
       BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
-          staged, secrets.length() > 0, visibleEnv, env.get("HOME"), empty.toString(), user,
-          tools, nonce);
+          staged, exports.length() > 0, env.get("HOME"), empty.toString(), user, tools, nonce);
       BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
       cleanup.add(() -> removePlaceholders(built.placeholders()));
 
