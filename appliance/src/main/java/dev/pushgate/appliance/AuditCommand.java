@@ -65,6 +65,10 @@ final class AuditCommand implements Callable<Integer> {
       repo = RepoSlug.parse(repo).toString();
     }
     Instant from = since == null ? null : parseSince(since);
+    if (databaseUrl == null && System.getenv("PUSHGATE_DATABASE_URL") == null) {
+      // Both the live appliance and the stopped one's database are read from here.
+      dataDir = DataDirectory.existing(dataDir);
+    }
     List<JsonNode> rows = running() ? fromAppliance(from) : fromDatabase(from);
     if (json) {
       rows.forEach(r -> System.out.println(r.toString()));

@@ -2,6 +2,7 @@ package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,7 +10,8 @@ import java.util.Objects;
 
 /**
  * What {@code serve} runs with. {@code github} is null for the embedded local forge;
- * {@code databaseUrl} is null for SQLite in the data directory.
+ * {@code databaseUrl} is null for SQLite in the data directory; {@code passEnv} names the
+ * launcher variables runs get beyond the basics.
  */
 public record Settings(
     Path dataDir,
@@ -30,11 +32,13 @@ public record Settings(
     Duration approvalTimeout,
     RunApi.HookAsk hookAsk,
     String databaseUrl,
-    DefaultRules defaultRules) {
+    DefaultRules defaultRules,
+    PassedVariables passEnv) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
+    passEnv = passEnv == null ? PassedVariables.NONE : passEnv;
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
     }
@@ -45,6 +49,6 @@ public record Settings(
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
         Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
-        RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE);
+        RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE, PassedVariables.NONE);
   }
 }
