@@ -25,8 +25,8 @@ final class DataDirectory {
   /** The data directory a command reads, checked; it must exist. */
   static Path existing(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
-      throw new UntrustedDataDirectoryException("the data directory " + dir + " does not exist;"
-          + " give the appliance's --data-dir");
+      throw new IOException("the data directory " + dir + " does not exist; give the"
+          + " appliance's --data-dir");
     }
     Path real = dir.toRealPath();
     checkAbove(real.getParent());
@@ -58,11 +58,11 @@ final class DataDirectory {
     PosixFileAttributes a = attributes(socket);
     String what = "the control socket " + socket;
     if (a.isSymbolicLink()) {
-      throw new UntrustedDataDirectoryException(what + " is a symbolic link, not the appliance's"
-          + " socket; remove it and restart the appliance");
+      throw new UntrustedDataDirectoryException(what, "it is a symbolic link, not the"
+          + " appliance's socket; remove it and restart the appliance");
     }
     if (!a.isOther()) {
-      throw new UntrustedDataDirectoryException(what + " is not a socket; remove it and restart"
+      throw new UntrustedDataDirectoryException(what, "it is not a socket; remove it and restart"
           + " the appliance");
     }
     checkOwner(socket, a, false, what);
@@ -91,7 +91,7 @@ final class DataDirectory {
     int owner = uid(p);
     int self = currentUid();
     if (owner != self && !(rootToo && owner == ROOT)) {
-      throw new UntrustedDataDirectoryException(what + " belongs to uid " + owner + " ("
+      throw new UntrustedDataDirectoryException(what, "it belongs to uid " + owner + " ("
           + a.owner().getName() + "), not to uid " + self + " who runs pushgate; another user"
           + " could replace the appliance's control socket. Use a data directory of your own, or"
           + " run pushgate as its owner");
@@ -104,7 +104,7 @@ final class DataDirectory {
     boolean writable = perms.contains(PosixFilePermission.GROUP_WRITE)
         || perms.contains(PosixFilePermission.OTHERS_WRITE);
     if (writable && !(stickyOk && sticky(p))) {
-      throw new UntrustedDataDirectoryException(what + " can be written by other users (mode "
+      throw new UntrustedDataDirectoryException(what, "it can be written by other users (mode "
           + PosixFilePermissions.toString(perms) + "); another user could replace the"
           + " appliance's control socket. Fix it with: chmod go-w " + p);
     }
@@ -136,8 +136,8 @@ final class DataDirectory {
   static final class UntrustedDataDirectoryException extends IOException {
     private static final long serialVersionUID = 1L;
 
-    UntrustedDataDirectoryException(String message) {
-      super("refusing " + message);
+    UntrustedDataDirectoryException(String what, String why) {
+      super("refusing " + what + ": " + why);
     }
   }
 }
