@@ -85,6 +85,11 @@ public final class MountGuard {
 
   private String problem(Path p, boolean resolved) {
     String via = resolved ? " (it resolves to " + p + ")" : "";
+    for (String tree : SYSTEM_TREES) {
+      if (p.startsWith(Path.of(tree))) {
+        return "lies in the system tree " + tree + via + "; a run never mounts the system";
+      }
+    }
     if (p.getNameCount() <= 1) {
       return "is / or a top-level directory" + via + ", which holds the system's or other users'"
           + " files; give a directory of the run's own";
@@ -93,11 +98,6 @@ public final class MountGuard {
       if (p.equals(Path.of(shared))) {
         return "is " + shared + via + ", which holds the system's or other users' files; give a"
             + " directory of the run's own";
-      }
-    }
-    for (String tree : SYSTEM_TREES) {
-      if (p.startsWith(Path.of(tree))) {
-        return "lies in the system tree " + tree + via + "; a run never mounts the system";
       }
     }
     for (Path root : privateRoots) {
