@@ -107,10 +107,12 @@ class SandboxPlanTest {
     for (String[] c : cases) {
       String field = c[0].replaceFirst("\\[0]$", "");
       String value = field.equals(c[0]) ? "\"" + c[1] + "\"" : "[\"" + c[1] + "\"]";
-      String body = field.equals("workdir")
-          ? "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"agentConfigDir\": \""
-              + config + "\", \"workdir\": " + value + "}"
-          : request("\"" + field + "\": " + value);
+      String workdirValue = field.equals("workdir") ? value : "\"" + workdir + "\"";
+      String configValue = field.equals("agentConfigDir") ? value : "\"" + config + "\"";
+      String other = field.equals("workdir") || field.equals("agentConfigDir") ? ""
+          : ", \"" + field + "\": " + value;
+      String body = "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"workdir\": "
+          + workdirValue + ", \"agentConfigDir\": " + configValue + other + "}";
       ControlClient.Answer a = app.control().post("/v1/runs", body);
       assertThat(a.status()).as(c[0] + " " + c[1] + ": " + a.raw()).isEqualTo(400);
       assertThat(a.body().get("error").asText()).as(c[0] + " " + c[1])
