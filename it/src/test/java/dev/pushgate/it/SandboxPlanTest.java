@@ -22,7 +22,7 @@ class SandboxPlanTest {
 
   @BeforeAll
   static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"));
+    app = RunningAppliance.start(tmp.resolve("data"), "--pass-env", "ANTHROPIC_API_KEY");
     app.forgeCreate("acme/widget");
     workdir = Files.createDirectories(tmp.resolve("agents/a1/work"));
     config = Files.createDirectories(tmp.resolve("agents/a1/config"));
@@ -128,7 +128,8 @@ class SandboxPlanTest {
         + " \"rules\": {\"denyWriteGlobs\": [], \"access-network\": \"deny\"},"
         + " \"env\": {\"LD_PRELOAD\": \"/evil.so\", \"LANG\": \"C.UTF-8\","
         + " \"AWS_SECRET_ACCESS_KEY\": \"aws-secret\", \"VAULT_TOKEN\": \"hvs.x\","
-        + " \"GITHUB_PAT\": \"ghp_x\", \"PUSHGATE_DATABASE_URL\": \"postgresql://u:p@db/x\"}"));
+        + " \"GITHUB_PAT\": \"ghp_x\", \"PUSHGATE_DATABASE_URL\": \"postgresql://u:p@db/x\","
+        + " \"ANTHROPIC_API_KEY\": \"sk-ant-passed\", \"EDITOR\": \"vi\"}"));
     JsonNode sandbox = run.get("sandbox");
     assertThat(sandbox.get("verdict").get("launch").asText()).isEqualTo("allowed");
     assertThat(sandbox.get("effectiveBackend").asText()).isEqualTo("native");
@@ -142,6 +143,9 @@ class SandboxPlanTest {
     assertThat(sandbox.get("env").has("VAULT_TOKEN")).isFalse();
     assertThat(sandbox.get("env").has("GITHUB_PAT")).isFalse();
     assertThat(sandbox.get("env").has("PUSHGATE_DATABASE_URL")).isFalse();
+    assertThat(sandbox.get("env").has("EDITOR")).isFalse();
+    // The one name the operator passes (serve --pass-env) is kept.
+    assertThat(sandbox.get("env").get("ANTHROPIC_API_KEY").asText()).isEqualTo("sk-ant-passed");
     assertThat(sandbox.get("env").get("LANG").asText()).isEqualTo("C.UTF-8");
     assertThat(sandbox.get("env").get("GIT_CONFIG_GLOBAL").asText())
         .isEqualTo(run.get("gitConfigPath").asText());
