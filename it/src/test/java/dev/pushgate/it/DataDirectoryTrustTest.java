@@ -144,16 +144,24 @@ class DataDirectoryTrustTest {
   private static Result run(Path cwd, List<String> args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString()));
     cmd.addAll(args);
+    // Output to a file, so that a command that does not refuse (serve would keep running) is
+    // killed at the deadline instead of blocking a read.
+    Path output = Files.createTempFile("pushgate-cli", ".txt");
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true)
+        .redirectOutput(output.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     pb.environment().putAll(Map.of("AWS_SECRET_ACCESS_KEY", SECRET));
     Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+    try {
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        fail("pushgate " + args + " did not finish:\n" + Files.readString(output));
+      }
+      return new Result(p.exitValue(), Files.readString(output));
+    } finally {
       p.destroyForcibly();
-      fail("pushgate " + args + " did not finish:\n" + out);
+      Files.deleteIfExists(output);
     }
-    return new Result(p.exitValue(), out);
   }
 
   private static void chown(Path p, int uid) throws IOException {
