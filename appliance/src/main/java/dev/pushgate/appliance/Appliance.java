@@ -99,8 +99,7 @@ public final class Appliance implements AutoCloseable {
     FS.FileStoreAttributes.setBackground(true);
     HostGitConfig.ignore();
     checkBindAddress();
-    Path dir = settings.dataDir().toAbsolutePath();
-    Files.createDirectories(dir);
+    Path dir = DataDirectory.prepare(settings.dataDir());
     restrict(dir, "rwx------");
     Clock clock = Clock.systemUTC();
 
@@ -195,7 +194,10 @@ public final class Appliance implements AutoCloseable {
       GitConfigFile.write(file, cfg);
       return file;
     };
-    RunSandbox sandbox = RunSandbox.probeHost(settings.sandbox());
+    // The data directory holds the control socket, the keys and the forge; the socket directory
+    // the gateway socket: a run never mounts either.
+    RunSandbox sandbox = RunSandbox.probeHost(settings.sandbox(), List.of(dir, sandboxSockets),
+        settings.passEnv());
     runs = new Runs(ledger, broker, clock, new Runs.Settings(dir.resolve("runs"),
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));

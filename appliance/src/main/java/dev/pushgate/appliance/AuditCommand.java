@@ -76,6 +76,10 @@ final class AuditCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--since must lie between " + AuditStore.Query.EARLIEST
           + " and " + AuditStore.Query.LATEST);
     }
+    if (databaseUrl == null && System.getenv("PUSHGATE_DATABASE_URL") == null) {
+      // Both the live appliance and the stopped one's database are read from here.
+      dataDir = DataDirectory.existing(dataDir);
+    }
     List<JsonNode> rows = running() ? fromAppliance(from) : fromDatabase(from);
     if (json) {
       rows.forEach(r -> System.out.println(r.toString()));

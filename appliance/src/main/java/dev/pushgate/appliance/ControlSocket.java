@@ -3,6 +3,7 @@ package dev.pushgate.appliance;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.ContentResponse;
@@ -37,14 +38,17 @@ final class ControlSocket implements AutoCloseable {
     client.start();
   }
 
-  /** Connects to the appliance of {@code dataDir}, or says how to start one. */
+  /**
+   * Connects to the appliance of {@code dataDir}, or says how to start one. Refuses a data
+   * directory or socket another user could have put there ({@link DataDirectory}).
+   */
   static ControlSocket open(Path dataDir) throws Exception {
-    Path socket = dataDir.toAbsolutePath().resolve("control.sock");
-    if (!Files.exists(socket)) {
+    Path dir = DataDirectory.existing(dataDir);
+    if (!Files.exists(dir.resolve("control.sock"), LinkOption.NOFOLLOW_LINKS)) {
       throw new IllegalStateException("no appliance is running on " + dataDir
           + " (no control.sock); start one with: pushgate serve --data-dir " + dataDir);
     }
-    return new ControlSocket(socket);
+    return new ControlSocket(DataDirectory.socket(dir));
   }
 
   Answer get(String path) throws Exception {

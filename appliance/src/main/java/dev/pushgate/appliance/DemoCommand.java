@@ -122,7 +122,8 @@ final class DemoCommand implements Callable<Integer> {
         d.refreshBefore(), d.forgeTokenLifetime(), d.maxPackBytes(), d.clientTimeout(),
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(5), d.sandbox(),
         Duration.ofSeconds(30), d.hookAsk(), null, DefaultRules.NONE,
-        d.writeTokensPerMinute(), d.limits());
+        d.writeTokensPerMinute(), d.limits(),
+        d.passEnv());
   }
 
   private static void deleteTree(Path root) throws IOException {

@@ -8,9 +8,12 @@ import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.sandbox.Bridge;
+import dev.pushgate.sandbox.EnvironmentSanitiser;
+import dev.pushgate.sandbox.EnvironmentVariables;
 import dev.pushgate.sandbox.FilesystemPolicy;
 import dev.pushgate.sandbox.LaunchRequest;
 import dev.pushgate.sandbox.LocalLauncher;
+import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.SandboxEvent;
 import dev.pushgate.sandbox.SandboxFile;
@@ -108,6 +111,12 @@ final class ExecCommand implements Callable<Integer> {
       description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
   Path dataDir;
 
+  @Option(names = "--pass-env", split = ",", paramLabel = "NAME",
+      description = "A variable of this environment that COMMAND gets, on top of PATH, HOME,"
+          + " USER, SHELL, LANG, LC_*, TERM, TZ, TMPDIR and git's author and committer; every"
+          + " other variable is dropped. Repeatable, or comma-separated.")
+  List<String> passEnv = new ArrayList<>();
+
   @Parameters(paramLabel = "COMMAND", arity = "1..*",
       description = "The command and its arguments, after --.")
   List<String> command;
@@ -123,6 +132,7 @@ final class ExecCommand implements Callable<Integer> {
     RepoSlug slug;
     SandboxUser user;
     String rulesJson;
+    PassedVariables passed;
     try {
       slug = RepoSlug.parse(repo);
       for (String a : attach) {
@@ -130,6 +140,7 @@ final class ExecCommand implements Callable<Integer> {
       }
       user = SandboxUser.parse(sandboxUser);
       rulesJson = rules == null ? null : readRules(rules);
+      passed = PassedVariables.of(passEnv);
     } catch (IllegalArgumentException | IOException e) {
       return fail(e.getMessage());
     }
@@ -154,10 +165,24 @@ final class ExecCommand implements Callable<Integer> {
     }
     dir = dir.toRealPath();
 
-    try (ControlSocket control = ControlSocket.open(dataDir)) {
+    ControlSocket socket;
+    try {
+      socket = ControlSocket.open(dataDir);
+    } catch (IOException | IllegalStateException e) {
+      removeIfCreated(created, dir);
+      return fail(e.getMessage());
+    }
+    try (ControlSocket control = socket) {
       ControlSocket.Answer answer = control.post("/v1/runs", request(dir, rulesJson));
       if (answer.status() != 201) {
         removeIfCreated(created, dir);
+        JsonNode verdict = answer.body() == null ? null
+            : answer.body().path("sandbox").path("verdict");
+        if (verdict != null && verdict.path("launch").asText().equals("refused")) {
+          List<String> waysOut = new ArrayList<>();
+          verdict.path("waysOut").forEach(w -> waysOut.add(w.asText()));
+          return notLaunched(verdict.path("reason").asText(), waysOut);
+        }
         return fail(answer.body() != null && answer.body().hasNonNull("error")
             ? answer.body().get("error").asText() : "the control API answered " + answer.status());
       }
@@ -185,15 +210,11 @@ final class ExecCommand implements Callable<Integer> {
       }, "pushgate-exec-teardown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
-        SandboxPlan plan = JSON.treeToValue(run.get("sandbox"), SandboxPlan.class);
+        SandboxPlan plan = withLocalBasics(
+            JSON.treeToValue(run.get("sandbox"), SandboxPlan.class), passed);
         if (!plan.verdict().launches()) {
           removeIfCreated(created, dir);
-          err.println("pushgate: not launched: " + plan.verdict().reason());
-          err.println("pushgate: the ways out:");
-          for (String way : plan.verdict().waysOut()) {
-            err.println("pushgate:   - " + way);
-          }
-          return FAILED;
+          return notLaunched(plan.verdict().reason(), plan.verdict().waysOut());
         }
         describe(runId, dir, plan);
         hookDir = Files.createTempDirectory("pushgate-hook-");
@@ -260,6 +281,28 @@ final class ExecCommand implements Callable<Integer> {
         p.egress());
   }
 
+  /**
+   * The plan with this process's basics and passed variables added under the run's own: exec
+   * never sends its environment to the control socket, so it is filtered here, by the same
+   * allowlist the appliance applies to a launcher's {@code env}.
+   */
+  private static SandboxPlan withLocalBasics(SandboxPlan p, PassedVariables passed) {
+    EnvironmentVariables env = EnvironmentSanitiser.sanitise(
+        EnvironmentVariables.fromHost(System.getenv()), p.env(), passed);
+    return new SandboxPlan(p.spec(), p.requestedBackend(), p.effectiveBackend(),
+        p.backendReason(), p.verdict(), p.probeNote(), env, p.enforcement(), p.filesystem(),
+        p.egress());
+  }
+
+  private int notLaunched(String reason, List<String> waysOut) {
+    err.println("pushgate: not launched: " + reason);
+    err.println("pushgate: the ways out:");
+    for (String way : waysOut) {
+      err.println("pushgate:   - " + way);
+    }
+    return FAILED;
+  }
+
   private String request(Path dir, String rulesJson) throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("workspaceId", workspace);
@@ -275,9 +318,7 @@ final class ExecCommand implements Callable<Integer> {
     }
     body.put("workdir", dir.toString());
     body.put("runner", "harness-bash");
-    // This process's environment, sanitised by the appliance before anything starts.
-    ObjectNode env = body.putObject("env");
-    System.getenv().forEach(env::put);
+    // No "env": this process's environment stays here (see withLocalBasics).
     return JSON.writeValueAsString(body);
   }
 

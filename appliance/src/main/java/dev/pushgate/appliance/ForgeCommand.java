@@ -41,7 +41,7 @@ final class ForgeCommand implements Runnable {
     public Integer call() throws Exception {
       RepoSlug slug = RepoSlug.parse(repository);
       ForgeRepositories.ForgeRepo repo =
-          new ForgeRepositories(dataDir.toAbsolutePath().resolve("forge")).create(slug);
+          new ForgeRepositories(DataDirectory.prepare(dataDir).resolve("forge")).create(slug);
       System.out.println("created " + slug + " on the local forge (repository id " + repo.id()
           + ")");
       return 0;

@@ -4,10 +4,13 @@ import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gitconfig.GitHost;
+import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -146,6 +149,12 @@ final class ServeCommand implements Callable<Integer> {
           + " Precedence: flags > PUSHGATE_* environment > file > defaults.")
   Path config;
 
+  @Option(names = "--pass-env", split = ",", paramLabel = "NAME",
+      description = "A variable of the launcher's environment that runs get, on top of PATH, HOME,"
+          + " USER, SHELL, LANG, LC_*, TERM, TZ, TMPDIR and git's author and committer; every"
+          + " other variable is dropped. Repeatable, or comma-separated. Example: ANTHROPIC_API_KEY")
+  List<String> passEnv = new ArrayList<>();
+
   @Option(names = "--rules", paramLabel = "FILE",
       description = "Workspace rules (YAML or JSON) for runs whose request brings none.")
   Path rules;
@@ -192,7 +201,8 @@ final class ServeCommand implements Callable<Integer> {
         database,
         rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute,
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
-            hookBodyTimeout));
+            hookBodyTimeout),
+        PassedVariables.of(passEnv));
     return settings;
   }
 }

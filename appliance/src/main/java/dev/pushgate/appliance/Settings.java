@@ -3,6 +3,7 @@ package dev.pushgate.appliance;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.GatewayConfig;
+import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,7 +11,8 @@ import java.util.Objects;
 
 /**
  * What {@code serve} runs with. {@code github} is null for the embedded local forge;
- * {@code databaseUrl} is null for SQLite in the data directory.
+ * {@code databaseUrl} is null for SQLite in the data directory; {@code passEnv} names the
+ * launcher variables runs get beyond the basics.
  */
 public record Settings(
     Path dataDir,
@@ -33,12 +35,14 @@ public record Settings(
     String databaseUrl,
     DefaultRules defaultRules,
     int writeTokensPerMinute,
-    Limits limits) {
+    Limits limits,
+    PassedVariables passEnv) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
     Objects.requireNonNull(limits, "limits");
+    passEnv = passEnv == null ? PassedVariables.NONE : passEnv;
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
     }
@@ -54,6 +58,7 @@ public record Settings(
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
         Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
-        GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults());
+        GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults(),
+        PassedVariables.NONE);
   }
 }

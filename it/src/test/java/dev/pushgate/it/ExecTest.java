@@ -81,7 +81,7 @@ class ExecTest {
     Path work = Files.createDirectories(root.resolve("work-push"));
     ObjectId mainBefore = forgeRef("refs/heads/main");
     Exec exec = exec(work, Map.of("FORGE_URL", app.forgeUrl("acme/widget")),
-        "--workdir", work.toString(), "--rules", rules.toString(),
+        "--workdir", work.toString(), "--rules", rules.toString(), "--pass-env", "FORGE_URL",
         "--", "sh", "-c", """
             set -e
             id -u
@@ -141,9 +141,17 @@ class ExecTest {
     env.put("GITHUB_TOKEN", "ghp_theCallersOwnToken");
     env.put("GH_TOKEN", "ghp_theCallersOwnToken");
     env.put("PUSHGATE_IT_MARKER", "kept");
+    // Issue 14, item 6: secrets of the operator's with names no denylist knows, and a harmless
+    // name nobody passed, never reach the agent; a name passed with --pass-env does.
+    env.put("AWS_SECRET_ACCESS_KEY", "aws-secret-of-the-operator");
+    env.put("VAULT_TOKEN", "hvs.operatorsVaultToken");
+    env.put("GITHUB_PAT", "ghp_operatorsPersonalToken");
+    env.put("PUSHGATE_DATABASE_URL", "postgresql://pushgate:hunter2@db.internal/pushgate");
+    env.put("EDITOR", "vi");
+    env.put("LC_ALL", "C.UTF-8");
     // No --workdir: exec clones ./widget first, inside the sandbox.
-    Exec exec = exec(cwd, env, "--rules", rules.toString(), "--", "sh", "-c",
-        "env; test -d .git && echo cloned-into-workdir");
+    Exec exec = exec(cwd, env, "--rules", rules.toString(), "--pass-env", "PUSHGATE_IT_MARKER",
+        "--", "sh", "-c", "env; test -d .git && echo cloned-into-workdir");
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stderr()).contains("pushgate: cloning acme/widget into " + cwd.resolve("widget"));
     Map<String, String> inside = new LinkedHashMap<>();
@@ -155,9 +163,13 @@ class ExecTest {
     }
     assertThat(inside).doesNotContainKeys("LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS",
         "GIT_SSH_COMMAND", "BASH_ENV", "PYTHONPATH", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0",
-        "GIT_CONFIG_VALUE_0", "GITHUB_TOKEN");
+        "GIT_CONFIG_VALUE_0", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN", "GITHUB_PAT",
+        "PUSHGATE_DATABASE_URL", "EDITOR");
+    assertThat(exec.stdout()).doesNotContain("aws-secret").doesNotContain("hvs.")
+        .doesNotContain("ghp_").doesNotContain("hunter2");
     assertThat(inside.get("GH_TOKEN")).isNotEqualTo("ghp_theCallersOwnToken").isNotEmpty();
-    assertThat(inside).containsEntry("PUSHGATE_IT_MARKER", "kept");
+    assertThat(inside).containsEntry("PUSHGATE_IT_MARKER", "kept")
+        .containsEntry("LC_ALL", "C.UTF-8").containsEntry("GIT_AUTHOR_NAME", "Agent");
     assertThat(inside.get("GIT_CONFIG_GLOBAL")).endsWith("/gitconfig");
     assertThat(exec.stdout()).contains("cloned-into-workdir");
     assertThat(cwd.resolve("widget/README.md")).exists();
@@ -167,6 +179,8 @@ class ExecTest {
   void withTheDefaultRulesExecRefusesToLaunchSaysWhyAndNothingRuns() throws Exception {
     Path work = Files.createDirectories(root.resolve("work-refused"));
     int liveBefore = app.control().get("/v1/runs").body().get("runs").size();
+    int recordedBefore = Forge.recordedRuns(app);
+    int tokensBefore = Forge.liveForgeTokens(app);
     Exec exec = exec(work, Map.of(), "--workdir", work.toString(), "--",
         "touch", work.resolve("ran.txt").toString());
     assertThat(exec.exit()).isEqualTo(125);
@@ -177,11 +191,72 @@ class ExecTest {
         .contains("--sandbox off");
     assertThat(work.resolve("ran.txt")).doesNotExist();
     assertThat(exec.stdout()).isEmpty();
-    assertThat(Forge.liveCredentials(app, exec.runId())).isZero();
+    // Issue 14, item 16: a run that may not launch was never created, so nothing was issued.
+    assertThat(exec.stderr()).doesNotContain("pushgate: run run_");
+    assertThat(Forge.recordedRuns(app)).isEqualTo(recordedBefore);
+    assertThat(Forge.liveForgeTokens(app)).isEqualTo(tokensBefore);
     assertThat(app.control().get("/v1/runs").body().get("runs").size()).isEqualTo(liveBefore);
   }
 
+  /**
+   * Issue 14, item 6: a value whose name looks harmless used to be put on bubblewrap's command
+   * line, which every local user can read in {@code /proc/PID/cmdline}.
+   */
+  @Test
+  void noEnvironmentValueIsOnAnyCommandLineWhileTheSandboxRuns() throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-cmdline"));
+    String marker = "pushgate-it-value-" + System.nanoTime();
+    Started started = start(work, Map.of("PUSHGATE_IT_MARKER", marker, "LANG", marker),
+        "--workdir", work.toString(), "--rules", rules.toString(),
+        "--pass-env", "PUSHGATE_IT_MARKER", "--", "sh", "-c",
+        "test \"$PUSHGATE_IT_MARKER\" = \"$LANG\" && echo marker-inside;"
+            + " touch ready; while [ ! -e go ]; do sleep 0.05; done");
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (!Files.exists(work.resolve("ready"))) {
+        if (!started.process().isAlive() || System.nanoTime() > deadline) {
+          fail("the sandboxed command never got ready:\n" + read(started.err()));
+        }
+        Thread.sleep(20);
+      }
+      List<String> seen = new ArrayList<>();
+      try (var procs = Files.list(Path.of("/proc"))) {
+        for (Path proc : procs.toList()) {
+          Path cmdline = proc.resolve("cmdline");
+          if (!proc.getFileName().toString().matches("\\d+") || !Files.isReadable(cmdline)) {
+            continue;
+          }
+          String text;
+          try {
+            text = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            continue; // the process ended meanwhile
+          }
+          if (text.contains("bwrap")) {
+            seen.add(text.replace('\0', ' '));
+          }
+          assertThat(text).as("the command line of pid " + proc.getFileName())
+              .doesNotContain(marker);
+        }
+      }
+      assertThat(seen).as("bubblewrap's command line was looked at").isNotEmpty();
+    } finally {
+      Files.writeString(work.resolve("go"), "");
+    }
+    Exec exec = finish(started);
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("marker-inside");
+  }
+
+  /** A {@code pushgate exec} still running, and where its output goes. */
+  record Started(Process process, Path out, Path err) {}
+
   private static Exec exec(Path cwd, Map<String, String> env, String... args) throws Exception {
+    return finish(start(cwd, env, args));
+  }
+
+  private static Started start(Path cwd, Map<String, String> env, String... args)
+      throws Exception {
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
         "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget"));
     cmd.addAll(List.of(args));
@@ -198,14 +273,18 @@ class ExecTest {
     Path err = Files.createTempFile("exec-err", ".txt");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    Process p = pb.start();
+    return new Started(pb.start(), out, err);
+  }
+
+  private static Exec finish(Started started) throws Exception {
+    Process p = started.process();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
-      fail("pushgate exec did not finish in 120 s:\n" + read(err));
+      fail("pushgate exec did not finish in 120 s:\n" + read(started.err()));
     }
-    Exec result = new Exec(p.exitValue(), read(out), read(err));
-    Files.delete(out);
-    Files.delete(err);
+    Exec result = new Exec(p.exitValue(), read(started.out()), read(started.err()));
+    Files.delete(started.out());
+    Files.delete(started.err());
     return result;
   }
 

@@ -37,6 +37,26 @@ final class Forge {
     return r.statusCode();
   }
 
+  /** Tokens the local forge would still accept, of every run: none is revoked or expired. */
+  static int liveForgeTokens(RunningAppliance app) throws Exception {
+    return count(app, "SELECT count(*) FROM forge_tokens WHERE revoked_at IS NULL");
+  }
+
+  /** Runs the ledger has ever recorded, live or ended. */
+  static int recordedRuns(RunningAppliance app) throws Exception {
+    return count(app, "SELECT count(*) FROM runs");
+  }
+
+  private static int count(RunningAppliance app, String sql) throws Exception {
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+        PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
   /** Credentials of a run the ledger does not know to be revoked. */
   static int liveCredentials(RunningAppliance app, String runId) throws Exception {
     return liveCredentials(app, runId, null);

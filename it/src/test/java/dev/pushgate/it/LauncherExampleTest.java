@@ -62,16 +62,23 @@ class LauncherExampleTest {
           .isEqualTo(run.get("gitConfigPath").asText());
 
       if (run.get("sandbox").get("effectiveBackend").asText().equals("native")) {
+        int recorded = Forge.recordedRuns(app);
+        int liveTokens = Forge.liveForgeTokens(app);
         ControlClient.Answer refused = app.control().post("/v1/runs",
             request.replace("\"denyWriteGlobs\": []", "\"commit\": \"allow\""));
-        assertThat(refused.status()).isEqualTo(201);
+        // A plan that may not launch issues nothing: 422 with the plan, no run to delete.
+        assertThat(refused.status()).as(refused.raw()).isEqualTo(422);
+        assertThat(refused.body().get("error").asText()).isEqualTo("not launched: "
+            + refused.body().get("sandbox").get("verdict").get("reason").asText());
+        assertThat(refused.body().has("runId")).isFalse();
+        assertThat(Forge.recordedRuns(app)).isEqualTo(recorded);
+        assertThat(Forge.liveForgeTokens(app)).isEqualTo(liveTokens);
         ObjectNode verdictAndBackend = JSON.createObjectNode();
         verdictAndBackend.set("effectiveBackend", refused.body().get("sandbox")
             .get("effectiveBackend"));
         verdictAndBackend.set("verdict", refused.body().get("sandbox").get("verdict"));
         save("refused-verdict.json", verdictAndBackend);
         assertThat(verdictAndBackend).isEqualTo(JSON.readTree(block(doc, "refused-verdict")));
-        app.control().delete("/v1/runs/" + refused.body().get("runId").asText());
       }
 
       assertThat(gitConfig).isEqualTo(block(doc, "gitconfig", "ini") + "\n");

@@ -22,7 +22,7 @@ class SandboxPlanTest {
 
   @BeforeAll
   static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"));
+    app = RunningAppliance.start(tmp.resolve("data"), "--pass-env", "ANTHROPIC_API_KEY");
     app.forgeCreate("acme/widget");
     workdir = Files.createDirectories(tmp.resolve("agents/a1/work"));
     config = Files.createDirectories(tmp.resolve("agents/a1/config"));
@@ -39,24 +39,97 @@ class SandboxPlanTest {
         "agent sandbox ON: bubblewrap — namespace-level isolation, no kernel boundary");
   }
 
+  /**
+   * Issue 14, item 16: a run that may not launch holds nothing live. It used to be created (201)
+   * with a read token and a gateway credential the launcher had to remember to delete.
+   */
   @Test
-  void defaultGlobDeniesAreNotLaunchableOnLinuxButTheRunIsCreated() throws Exception {
-    JsonNode run = app.createRun(request("\"mode\": \"chat\""));
-    JsonNode sandbox = run.get("sandbox");
+  void aPlanThatMayNotLaunchIsAnsweredWithItsVerdictAndIssuesNothing() throws Exception {
+    int runsBefore = app.control().get("/v1/runs").body().get("runs").size();
+    int recordedBefore = Forge.recordedRuns(app);
+    int tokensBefore = Forge.liveForgeTokens(app);
+    ControlClient.Answer a = app.control().post("/v1/runs", request("\"mode\": \"chat\""));
+    assertThat(a.status()).as(a.raw()).isEqualTo(422);
+    assertThat(a.body().get("error").asText())
+        .isEqualTo("not launched: bubblewrap cannot deny creating .env inside a writable mount");
+    JsonNode sandbox = a.body().get("sandbox");
     assertThat(sandbox.get("verdict").get("launch").asText()).isEqualTo("refused");
     assertThat(sandbox.get("verdict").get("reason").asText())
         .isEqualTo("bubblewrap cannot deny creating .env inside a writable mount");
     assertThat(sandbox.get("verdict").get("waysOut").toString())
         .contains("denyWriteGlobs").contains("--sandbox off");
     assertThat(sandbox.get("effectiveBackend").asText()).isEqualTo("none");
-    assertThat(run.get("env").get("GH_TOKEN").asText()).isNotEmpty();
+    // Nothing live: no run id, no token, no credential, no ledger row, nothing on the forge.
+    assertThat(a.body().has("runId")).isFalse();
+    assertThat(a.body().has("env")).isFalse();
+    assertThat(a.raw()).doesNotContain("ghs_").doesNotContain("pgr_").doesNotContain("GH_TOKEN");
+    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
+    assertThat(Forge.recordedRuns(app)).isEqualTo(recordedBefore);
+    assertThat(Forge.liveForgeTokens(app)).isEqualTo(tokensBefore);
+  }
+
+  /**
+   * Issue 14, item 5: any absolute path used to be a mount, writable in chat mode: the system, the
+   * appliance's data directory (control socket, ledger key, forge key) and the forge.
+   */
+  @Test
+  void mountsOfTheSystemOrOfTheAppliancesOwnDirectoriesAreRefusedNamingTheField()
+      throws Exception {
+    Path data = app.dataDir.toRealPath();
+    Path forgeRepo = app.forgeRepo("acme/widget").toRealPath();
+    Path linkToEtc = Files.createSymbolicLink(tmp.resolve("link-to-etc"), Path.of("/etc"));
+    Path linkToData = Files.createSymbolicLink(tmp.resolve("link-to-data"), data);
+    String gatewaySocketDir = app.logText().lines()
+        .filter(l -> l.startsWith("pushgate gateway socket for sandboxes at "))
+        .map(l -> Path.of(l.substring(l.lastIndexOf(' ') + 1)).getParent().toString())
+        .findFirst().orElseThrow();
+    String[][] cases = {
+        {"workdir", "/", "is / or a top-level directory"},
+        {"workdir", "/etc", "lies in the system tree /etc"},
+        {"workdir", "/usr/local/lib", "lies in the system tree /usr"},
+        {"workdir", "/tmp", "is / or a top-level directory"},
+        {"workdir", "/var/lib", "is /var/lib"},
+        {"workdir", data.toString(), "is or lies inside " + data},
+        {"workdir", data.resolve("runs").toString(), "is or lies inside " + data},
+        {"workdir", forgeRepo.toString(), "is or lies inside " + data},
+        {"workdir", data.getParent().toString(), "contains " + data},
+        {"workdir", linkToEtc.toString(), "lies in the system tree /etc (it resolves to /etc)"},
+        {"workdir", linkToData.resolve("forge").toString(), "is or lies inside " + data},
+        {"workdir", gatewaySocketDir, "is or lies inside " + gatewaySocketDir},
+        {"agentConfigDir", "/etc/ssh", "lies in the system tree /etc"},
+        {"reposDir", data.resolve("forge").toString(), "is or lies inside " + data},
+        {"attachmentsDir", "/root", "is / or a top-level directory"},
+        {"runnerStateDirs[0]", data.resolve("cache").toString(), "is or lies inside " + data},
+        {"execGrantRoots[0]", "/usr", "lies in the system tree /usr"},
+    };
+    int before = app.control().get("/v1/runs").body().get("runs").size();
+    int recordedBefore = Forge.recordedRuns(app);
+    for (String[] c : cases) {
+      String field = c[0].replaceFirst("\\[0]$", "");
+      String value = field.equals(c[0]) ? "\"" + c[1] + "\"" : "[\"" + c[1] + "\"]";
+      String workdirValue = field.equals("workdir") ? value : "\"" + workdir + "\"";
+      String configValue = field.equals("agentConfigDir") ? value : "\"" + config + "\"";
+      String other = field.equals("workdir") || field.equals("agentConfigDir") ? ""
+          : ", \"" + field + "\": " + value;
+      String body = "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"workdir\": "
+          + workdirValue + ", \"agentConfigDir\": " + configValue + other + "}";
+      ControlClient.Answer a = app.control().post("/v1/runs", body);
+      assertThat(a.status()).as(c[0] + " " + c[1] + ": " + a.raw()).isEqualTo(400);
+      assertThat(a.body().get("error").asText()).as(c[0] + " " + c[1])
+          .startsWith(c[0] + " ").contains(c[2]);
+    }
+    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(before);
+    assertThat(Forge.recordedRuns(app)).isEqualTo(recordedBefore);
   }
 
   @Test
   void anExplicitEmptyGlobListLaunchesNativelyAndSaysItWeakened() throws Exception {
     JsonNode run = app.createRun(request("\"mode\": \"review\","
         + " \"rules\": {\"denyWriteGlobs\": [], \"access-network\": \"deny\"},"
-        + " \"env\": {\"LD_PRELOAD\": \"/evil.so\", \"LANG\": \"C.UTF-8\"}"));
+        + " \"env\": {\"LD_PRELOAD\": \"/evil.so\", \"LANG\": \"C.UTF-8\","
+        + " \"AWS_SECRET_ACCESS_KEY\": \"aws-secret\", \"VAULT_TOKEN\": \"hvs.x\","
+        + " \"GITHUB_PAT\": \"ghp_x\", \"PUSHGATE_DATABASE_URL\": \"postgresql://u:p@db/x\","
+        + " \"ANTHROPIC_API_KEY\": \"sk-ant-passed\", \"EDITOR\": \"vi\"}"));
     JsonNode sandbox = run.get("sandbox");
     assertThat(sandbox.get("verdict").get("launch").asText()).isEqualTo("allowed");
     assertThat(sandbox.get("effectiveBackend").asText()).isEqualTo("native");
@@ -65,6 +138,14 @@ class SandboxPlanTest {
         assertThat(m.get("readOnly").asBoolean()).isTrue());
     assertThat(sandbox.get("enforcement").get("weakenings").toString()).contains("denyWriteGlobs");
     assertThat(sandbox.get("env").has("LD_PRELOAD")).isFalse();
+    // Issue 14, item 6: an allowlist, so the operator's secrets never reach the agent.
+    assertThat(sandbox.get("env").has("AWS_SECRET_ACCESS_KEY")).isFalse();
+    assertThat(sandbox.get("env").has("VAULT_TOKEN")).isFalse();
+    assertThat(sandbox.get("env").has("GITHUB_PAT")).isFalse();
+    assertThat(sandbox.get("env").has("PUSHGATE_DATABASE_URL")).isFalse();
+    assertThat(sandbox.get("env").has("EDITOR")).isFalse();
+    // The one name the operator passes (serve --pass-env) is kept.
+    assertThat(sandbox.get("env").get("ANTHROPIC_API_KEY").asText()).isEqualTo("sk-ant-passed");
     assertThat(sandbox.get("env").get("LANG").asText()).isEqualTo("C.UTF-8");
     assertThat(sandbox.get("env").get("GIT_CONFIG_GLOBAL").asText())
         .isEqualTo(run.get("gitConfigPath").asText());

@@ -8,11 +8,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -32,12 +30,14 @@ final class BubblewrapArgv {
   /** The line the bridge script writes to standard error when the command is about to start. */
   static final String READY = "pushgate-sandbox-ready";
 
-  /** Where the bridge script reads the variables kept off the command line. */
+  /**
+   * Where the bridge script reads the run's environment. Every variable goes there, none on the
+   * command line: every local user can read a command line in {@code /proc/PID/cmdline}, and a
+   * harmless name can hold a secret value.
+   */
   static final String GUEST_ENV_FILE = "/run/pushgate/env";
 
   private static final Pattern SHELL_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final List<String> SECRET_WORDS =
-      List.of("TOKEN", "SECRET", "PASSW", "CREDENTIAL", "KEY", "AUTH", "COOKIE");
 
   private BubblewrapArgv() {}
 
@@ -110,7 +110,6 @@ final class BubblewrapArgv {
    * @param bridges the bridges; {@code hostSocket} is what gets bound
    * @param files staged files, bound read-only
    * @param envFile whether {@link #GUEST_ENV_FILE} is staged and to be read before the command
-   * @param env the variables set with {@code --setenv}, in order
    * @param home the home directory inside (an empty tmpfs), or null
    * @param emptyDir an empty host directory, bound read-only over deny paths that do not exist
    * @param emptyFile an empty host file, bound read-only over denied git files that do not exist
@@ -124,7 +123,6 @@ final class BubblewrapArgv {
       List<Bridge> bridges,
       List<Staged> files,
       boolean envFile,
-      Map<String, String> env,
       String home,
       String emptyDir,
       String emptyFile,
@@ -136,7 +134,6 @@ final class BubblewrapArgv {
       command = List.copyOf(command);
       bridges = List.copyOf(bridges);
       files = List.copyOf(files);
-      env = new LinkedHashMap<>(env);
     }
   }
 
@@ -286,9 +283,6 @@ final class BubblewrapArgv {
     String workdir = spec.guestWorkdir() != null ? spec.guestWorkdir()
         : mounts.isEmpty() ? "/" : mounts.get(0).guestPath();
     a.addAll(List.of("--remount-ro", "/", "--chdir", workdir, "--clearenv"));
-    for (Map.Entry<String, String> e : layout.env().entrySet()) {
-      a.addAll(List.of("--setenv", e.getKey(), e.getValue()));
-    }
     a.addAll(List.of("--", layout.tools().shell(), "-c", script(layout), "pushgate-sandbox"));
     a.addAll(layout.command());
 
@@ -396,21 +390,9 @@ final class BubblewrapArgv {
     return s.toString();
   }
 
-  /**
-   * Whether a variable's value is kept off the command line, where every local user could read it
-   * with {@code ps}: its name looks like a credential and the shell can export it.
-   */
-  static boolean secret(String name) {
-    if (!SHELL_NAME.matcher(name).matches()) {
-      return false;
-    }
-    String upper = name.toUpperCase(Locale.ROOT);
-    for (String w : SECRET_WORDS) {
-      if (upper.contains(w)) {
-        return true;
-      }
-    }
-    return false;
+  /** Whether the shell can export a variable of this name (the env file's only way to set it). */
+  static boolean exportable(String name) {
+    return SHELL_NAME.matcher(name).matches();
   }
 
   /** The env file's line for one variable. */

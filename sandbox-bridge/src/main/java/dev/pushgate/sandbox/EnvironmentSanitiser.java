@@ -8,12 +8,28 @@ import java.util.Set;
 
 /**
  * Builds the environment a run's process starts with. The sanitised form (ACP, the harness bash
- * tool, and Claude Code under a native wrapper) drops the dynamic-linker and interpreter injection
- * vectors, the host's own git and GitHub credentials, and git's config overrides, then adds the
- * run's variables. Claude Code without a sandbox inherits the host environment.
+ * tool, and Claude Code under a native wrapper) is an allowlist: of the launcher's variables only
+ * the basics ({@link #basic}) and the names the operator passes ({@link PassedVariables}) are
+ * kept, so a secret of the operator's (a cloud key, a vault token, the database URL) never
+ * reaches the agent because somebody forgot to list it. The run's own variables are then added.
+ * Claude Code without a sandbox inherits the host environment.
  */
 public final class EnvironmentSanitiser {
-  /** Whole families: every name starting with one of these (compared without regard to case). */
+  /** Variables every run may have from its launcher: locale, terminal, who and where it is. */
+  static final Set<String> BASIC_NAMES =
+      Set.of(
+          "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "COLORTERM",
+          "TZ", "TMPDIR",
+          // Who commits: the agent's commits carry the operator's chosen identity.
+          "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL");
+
+  /** The locale categories, LC_ALL, LC_CTYPE, …. */
+  static final String LOCALE_PREFIX = "LC_";
+
+  /**
+   * Never kept, not even when the operator names them. Whole families: every name starting with
+   * one of these (compared without regard to case).
+   */
   static final List<String> REMOVED_PREFIXES =
       List.of(
           "LD_", // LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, …: every variable ld.so reads
@@ -43,7 +59,12 @@ public final class EnvironmentSanitiser {
 
   private EnvironmentSanitiser() {}
 
-  /** Whether the sanitised environment drops a host variable of this name. */
+  /** Whether a launcher variable of this name is one of the basics every run gets. */
+  public static boolean basic(String name) {
+    return BASIC_NAMES.contains(name) || name.startsWith(LOCALE_PREFIX);
+  }
+
+  /** Whether this name may never be passed to a run, whoever asks for it. */
   public static boolean removes(String name) {
     String upper = name.toUpperCase(Locale.ROOT);
     if (REMOVED_NAMES.contains(upper)) {
@@ -57,17 +78,24 @@ public final class EnvironmentSanitiser {
     return false;
   }
 
-  /**
-   * The host environment without the removed variables, then the run's additions (which win, and
-   * are taken as given: they are the appliance's own, such as {@code GIT_CONFIG_GLOBAL}, {@code
-   * GH_TOKEN} and the proxy variables).
-   */
+  /** {@link #sanitise(EnvironmentVariables, EnvironmentVariables, PassedVariables)}, no names passed. */
   public static EnvironmentVariables sanitise(
       EnvironmentVariables host, EnvironmentVariables additions) {
+    return sanitise(host, additions, PassedVariables.NONE);
+  }
+
+  /**
+   * The launcher's basics and the variables the operator passes, then the run's additions (which
+   * win, and are taken as given: they are the appliance's own, such as {@code GIT_CONFIG_GLOBAL},
+   * {@code GH_TOKEN} and the proxy variables).
+   */
+  public static EnvironmentVariables sanitise(
+      EnvironmentVariables host, EnvironmentVariables additions, PassedVariables passed) {
     Map<String, String> out = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : host.asMap().entrySet()) {
-      if (!removes(e.getKey())) {
-        out.put(e.getKey(), e.getValue());
+      String name = e.getKey();
+      if ((basic(name) || passed.contains(name)) && !removes(name)) {
+        out.put(name, e.getValue());
       }
     }
     out.putAll(additions.asMap());

@@ -179,18 +179,19 @@ public final class LocalLauncher implements SandboxLauncher {
       Path proxySocket = staging.resolve("proxy.sock");
       Map<String, String> env = new LinkedHashMap<>(plan.env().asMap());
       proxyEnvironment(env, proxyPort);
-      StringBuilder secrets = new StringBuilder();
-      Map<String, String> visibleEnv = new LinkedHashMap<>();
+      // Every value through a file only the sandbox user can read, none on bwrap's command line.
+      StringBuilder exports = new StringBuilder();
       for (Map.Entry<String, String> e : env.entrySet()) {
-        if (BubblewrapArgv.secret(e.getKey())) {
-          secrets.append(BubblewrapArgv.exportLine(e.getKey(), e.getValue()));
-        } else {
-          visibleEnv.put(e.getKey(), e.getValue());
+        if (!BubblewrapArgv.exportable(e.getKey())) {
+          throw new SandboxLaunchException("the run's environment variable "
+              + Text.printable(e.getKey()) + " has a name the shell cannot set", List.of(
+                  "leave it out of the run's environment: names are letters, digits and _"));
         }
+        exports.append(BubblewrapArgv.exportLine(e.getKey(), e.getValue()));
       }
-      if (secrets.length() > 0) {
+      if (exports.length() > 0) {
         Path envFile = staging.resolve("env");
-        Files.writeString(envFile, secrets, StandardCharsets.UTF_8);
+        Files.writeString(envFile, exports, StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(envFile, PosixFilePermissions.fromString("r--------"));
         staged.add(new BubblewrapArgv.Staged(envFile.toString(), BubblewrapArgv.GUEST_ENV_FILE));
       }
@@ -208,6 +209,15 @@ public final class LocalLauncher implements SandboxLauncher {
       bridges.add(new Bridge(PROXY_BRIDGE, proxySocket, proxyPort));
 
       List<SandboxBindMount> mounts = BubblewrapArgv.mounts(spec);
+      // The appliance refuses such plans; a plan from anywhere else is checked again here, before
+      // a writable mount is lent to the sandbox user.
+      for (SandboxBindMount m : mounts) {
+        String why = m.readOnly() ? null : MountGuard.SYSTEM.problem(m.hostPath());
+        if (why != null) {
+          throw new SandboxLaunchException("the plan mounts " + Text.printable(m.hostPath())
+              + " writable, which " + why, List.of("give the run a directory of its own"));
+        }
+      }
       if (user != null) {
         List<Path> reached = new ArrayList<>();
         for (SandboxBindMount m : mounts) {
@@ -237,9 +247,8 @@ public final class LocalLauncher implements SandboxLauncher {
 
       String nonce = HexFormat.of().formatHex(randomBytes());
       BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
-          staged, secrets.length() > 0, visibleEnv, env.get("HOME"), empty.toString(),
-          emptyFile.toString(), user,
-          tools, nonce);
+          staged, exports.length() > 0, env.get("HOME"), empty.toString(), emptyFile.toString(),
+          user, tools, nonce);
       BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
       cleanup.add(() -> removePlaceholders(built.placeholders()));
 

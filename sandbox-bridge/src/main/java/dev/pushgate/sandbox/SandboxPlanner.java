@@ -52,6 +52,18 @@ public final class SandboxPlanner {
   private final Path home;
   private final EnvironmentVariables hostEnv;
   private final EgressLists egressLists;
+  private final PassedVariables passedVariables;
+
+  /** A planner that passes no launcher variable beyond the basics. */
+  public SandboxPlanner(
+      ProbeResult probe,
+      SandboxSwitch sandboxSwitch,
+      boolean microVmAvailable,
+      Path home,
+      EnvironmentVariables hostEnv,
+      EgressLists egressLists) {
+    this(probe, sandboxSwitch, microVmAvailable, home, hostEnv, egressLists, PassedVariables.NONE);
+  }
 
   /**
    * @param probe the start-up probe's result
@@ -60,6 +72,7 @@ public final class SandboxPlanner {
    * @param home the user's home directory (for the secret read denies), or null when there is none
    * @param hostEnv the appliance's environment, the base of every run's
    * @param egressLists the baseline, GitHub and deny lists
+   * @param passedVariables the launcher variables the operator lets through beyond the basics
    */
   public SandboxPlanner(
       ProbeResult probe,
@@ -67,8 +80,10 @@ public final class SandboxPlanner {
       boolean microVmAvailable,
       Path home,
       EnvironmentVariables hostEnv,
-      EgressLists egressLists) {
-    if (probe == null || sandboxSwitch == null || hostEnv == null || egressLists == null) {
+      EgressLists egressLists,
+      PassedVariables passedVariables) {
+    if (probe == null || sandboxSwitch == null || hostEnv == null || egressLists == null
+        || passedVariables == null) {
       throw new IllegalArgumentException("a sandbox planner needs the probe, switch, env and lists");
     }
     if (home != null && !home.isAbsolute()) {
@@ -80,6 +95,7 @@ public final class SandboxPlanner {
     this.home = home;
     this.hostEnv = hostEnv;
     this.egressLists = egressLists;
+    this.passedVariables = passedVariables;
   }
 
   /**
@@ -147,7 +163,7 @@ public final class SandboxPlanner {
     EnvironmentVariables env =
         inherit
             ? EnvironmentSanitiser.inherit(hostEnv, request.envAdditions())
-            : EnvironmentSanitiser.sanitise(hostEnv, request.envAdditions());
+            : EnvironmentSanitiser.sanitise(hostEnv, request.envAdditions(), passedVariables);
 
     Enforcement enforcement =
         enforcement(effective, verdict, backendReason, egress, request, filesystem, inherit);
@@ -397,9 +413,9 @@ public final class SandboxPlanner {
         inherit
             ? "inherited from the host: Claude Code without a sandbox runs through the no-sandbox"
                 + " adapter"
-            : "sanitised: dynamic-linker and interpreter injection variables (LD_*, DYLD_*,"
-                + " NODE_OPTIONS, GIT_SSH_COMMAND, …) and the host's git credentials removed"
-                + " before start";
+            : "sanitised: an allowlist (PATH, HOME, USER, SHELL, LANG, LC_*, TERM, TZ, TMPDIR, git's"
+                + " author and committer, the names the operator passes) and the run's own"
+                + " variables; everything else of the launcher's environment is dropped";
 
     // Under bubblewrap a launched run has no writable mount whenever globs are set (otherwise it
     // was refused), so nothing matching them can be created.

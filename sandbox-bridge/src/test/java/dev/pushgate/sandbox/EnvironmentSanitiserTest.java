@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,10 +40,44 @@ class EnvironmentSanitiserTest {
 
   @ParameterizedTest
   @ValueSource(
-      strings = {"PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR", "PYTHONUNBUFFERED",
-          "NODE_ENV", "GIT_AUTHOR_NAME", "EDITOR", "LDFLAGS", "ANTHROPIC_API_KEY"})
-  void keepsOrdinaryVariables(String name) {
-    assertThat(EnvironmentSanitiser.removes(name)).isFalse();
+      strings = {"PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "COLORTERM",
+          "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "GIT_AUTHOR_NAME", "GIT_COMMITTER_EMAIL"})
+  void keepsTheBasics(String name) {
+    assertThat(EnvironmentSanitiser.basic(name)).isTrue();
+    EnvironmentVariables out =
+        EnvironmentSanitiser.sanitise(
+            EnvironmentVariables.of(Map.of(name, "x")), EnvironmentVariables.empty());
+    assertThat(out.asMap()).containsExactly(Map.entry(name, "x"));
+  }
+
+  /** The allowlist: what is not a basic is dropped, however harmless or secret its name. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "VAULT_TOKEN", "GITHUB_PAT",
+          "PUSHGATE_DATABASE_URL", "DATABASE_URL", "ANTHROPIC_API_KEY", "NPM_CONFIG__AUTH",
+          "PYTHONUNBUFFERED", "NODE_ENV", "EDITOR", "LDFLAGS", "HTTPS_PROXY", "path", "Home"})
+  void dropsEveryOtherVariableUnlessTheOperatorPassesIt(String name) {
+    EnvironmentVariables host = EnvironmentVariables.of(Map.of(name, "value", "PATH", "/usr/bin"));
+    assertThat(EnvironmentSanitiser.sanitise(host, EnvironmentVariables.empty()).asMap())
+        .containsExactly(Map.entry("PATH", "/usr/bin"));
+    assertThat(EnvironmentSanitiser.sanitise(host, EnvironmentVariables.empty(),
+            PassedVariables.of(List.of(name))).asMap())
+        .containsOnly(Map.entry("PATH", "/usr/bin"), Map.entry(name, "value"));
+  }
+
+  @Test
+  void theOperatorCanNeverPassAnInjectionVectorOrAnUnexportableName() {
+    assertThatThrownBy(() -> PassedVariables.of(List.of("ANTHROPIC_API_KEY", "LD_PRELOAD")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("cannot pass the variable LD_PRELOAD to runs: it injects code into the run's"
+            + " processes or carries the host's git credentials");
+    assertThatThrownBy(() -> PassedVariables.of(List.of("GITHUB_TOKEN")))
+        .hasMessageContaining("GITHUB_TOKEN");
+    assertThatThrownBy(() -> PassedVariables.of(List.of("A-B")))
+        .hasMessage("cannot pass the variable A-B to runs: a name is letters, digits and _, not"
+            + " starting with a digit");
+    assertThat(PassedVariables.of(List.of(" ANTHROPIC_API_KEY ", "")).names())
+        .containsExactly("ANTHROPIC_API_KEY");
   }
 
   @Test

@@ -54,6 +54,9 @@ class LocalLauncherTest {
     env.put("BASH_ENV", "/nonexistent/bashenv");
     env.put("GITHUB_TOKEN", "ghp_theHostsOwnToken");
     env.put("GH_TOKEN", "ghp_theHostsOwnToken");
+    env.put("AWS_SECRET_ACCESS_KEY", "aws-secret-of-the-operator");
+    env.put("VAULT_TOKEN", "hvs.operator");
+    env.put("EDITOR", "vi");
     return env;
   }
 
@@ -162,7 +165,8 @@ class LocalLauncherTest {
       }
     }
     assertThat(inside).doesNotContainKeys("LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS",
-        "GIT_SSH_COMMAND", "BASH_ENV", "GITHUB_TOKEN");
+        "GIT_SSH_COMMAND", "BASH_ENV", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN",
+        "EDITOR");
     assertThat(inside).containsEntry("GH_TOKEN", "ghs_theRunsReadToken")
         .containsEntry("LANG", "C.UTF-8")
         .containsEntry("NO_PROXY", "127.0.0.1,localhost");

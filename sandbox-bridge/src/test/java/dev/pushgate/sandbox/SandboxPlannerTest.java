@@ -647,9 +647,9 @@ class SandboxPlannerTest {
     assertThat(plan.enforcement().environmentNote())
         .isEqualTo(
             sanitised
-                ? "sanitised: dynamic-linker and interpreter injection variables (LD_*, DYLD_*,"
-                    + " NODE_OPTIONS, GIT_SSH_COMMAND, …) and the host's git credentials removed"
-                    + " before start"
+                ? "sanitised: an allowlist (PATH, HOME, USER, SHELL, LANG, LC_*, TERM, TZ, TMPDIR,"
+                    + " git's author and committer, the names the operator passes) and the run's"
+                    + " own variables; everything else of the launcher's environment is dropped"
                 : "inherited from the host: Claude Code without a sandbox runs through the"
                     + " no-sandbox adapter");
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.runs.RunNotLaunched;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
@@ -107,7 +108,17 @@ public final class ControlApi extends Handler.Abstract {
 
   private void createRun(Request request, Response response, Callback callback) throws Exception {
     JsonNode body = readJson(request);
-    Runs.StartedRun started = runs.create(parser.parse(body));
+    Runs.StartedRun started;
+    try {
+      started = runs.create(parser.parse(body));
+    } catch (RunNotLaunched e) {
+      // The plan and its verdict, and nothing live: no run id, no token, no credential.
+      ObjectNode out = json.createObjectNode();
+      out.put("error", e.getMessage());
+      out.set("sandbox", json.valueToTree(e.plan()));
+      send(response, callback, 422, out);
+      return;
+    }
     ObjectNode out = json.createObjectNode();
     out.put("runId", started.runId());
     out.put("expiresAt", started.expiresAt().toString());

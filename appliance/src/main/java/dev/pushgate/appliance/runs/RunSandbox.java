@@ -7,6 +7,8 @@ import dev.pushgate.sandbox.DenyWriteGlobs;
 import dev.pushgate.sandbox.EgressLists;
 import dev.pushgate.sandbox.EnvironmentVariables;
 import dev.pushgate.sandbox.Mode;
+import dev.pushgate.sandbox.MountGuard;
+import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.ProbeResult;
 import dev.pushgate.sandbox.RunPaths;
 import dev.pushgate.sandbox.Runner;
@@ -16,29 +18,43 @@ import dev.pushgate.sandbox.SandboxRequest;
 import dev.pushgate.sandbox.SandboxSwitch;
 import dev.pushgate.sandbox.Verdict;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Turns a run request into its sandbox plan: the spec, the effective backend, the launch verdict
- * and the sanitised environment, from what the host was found to offer at start-up.
+ * and the sanitised environment, from what the host was found to offer at start-up. A mount of
+ * the system or of the appliance's own directories is refused (see {@link MountGuard}).
  */
 public final class RunSandbox {
   private final ProbeResult probe;
   private final SandboxSwitch sandboxSwitch;
   private final Path home;
   private final EgressLists egress;
+  private final MountGuard mounts;
+  private final PassedVariables passed;
 
-  public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress) {
+  public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress,
+      MountGuard mounts, PassedVariables passed) {
     this.probe = probe;
     this.sandboxSwitch = sandboxSwitch;
     this.home = home;
     this.egress = egress;
+    this.mounts = mounts;
+    this.passed = passed;
   }
 
-  /** What this host offers, probed now. */
-  public static RunSandbox probeHost(SandboxSwitch sandboxSwitch) {
+  /**
+   * What this host offers, probed now.
+   *
+   * @param privateRoots the appliance's own directories, never mounted into a run
+   * @param passed the launcher variables the operator lets through beyond the basics
+   */
+  public static RunSandbox probeHost(SandboxSwitch sandboxSwitch, List<Path> privateRoots,
+      PassedVariables passed) {
     return new RunSandbox(BackendProbe.probe(), sandboxSwitch,
-        Path.of(System.getProperty("user.home")), EgressLists.embedded());
+        Path.of(System.getProperty("user.home")), EgressLists.embedded(),
+        new MountGuard(privateRoots), passed);
   }
 
   public String startupLine() {
@@ -58,6 +74,7 @@ public final class RunSandbox {
     try {
       RunPaths paths = new RunPaths(in.workdir(), in.agentConfigDir(), in.reposDir(),
           in.attachmentsDir(), in.protectedPaths(), in.runnerStateDirs(), in.execGrantRoots());
+      mounts.check(paths);
       Runner runner = in.runner() == null ? Runner.CLAUDE_CODE : Runner.fromId(in.runner());
       SandboxRequest request = SandboxRequest.builder(
               req.sessionId() == null ? sessionFallback : req.sessionId(), req.workspaceId(),
@@ -72,7 +89,7 @@ public final class RunSandbox {
           .envAdditions(EnvironmentVariables.of(additions))
           .build();
       return new SandboxPlanner(probe, sandboxSwitch, false, home,
-          EnvironmentVariables.fromHost(in.env()), egress).plan(request, refusal);
+          EnvironmentVariables.fromHost(in.env()), egress, passed).plan(request, refusal);
     } catch (IllegalArgumentException e) { // SandboxRequestException names the field
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
     }

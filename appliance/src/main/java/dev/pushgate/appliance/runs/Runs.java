@@ -126,8 +126,11 @@ public final class Runs implements RunAuthenticator {
     this.settings = settings;
   }
 
-  /** Starts a run. Nothing is left behind when it fails: what was issued is revoked. */
-  public StartedRun create(NewRun req) throws RunRequestException {
+  /**
+   * Starts a run. Nothing is left behind when it fails: what was issued is revoked. A run whose
+   * sandbox may not launch is refused before anything is issued.
+   */
+  public StartedRun create(NewRun req) throws RunRequestException, RunNotLaunched {
     List<RepoSlug> all = new ArrayList<>();
     all.add(req.repository());
     all.addAll(req.attachedRepositories());
@@ -145,8 +148,12 @@ public final class Runs implements RunAuthenticator {
     Path dir = settings.runsDir().resolve(runId);
     Path gitConfigPath = dir.resolve("gitconfig");
     if (req.sandbox() != null) {
-      // Validate the paths before anything is issued: a bad request creates nothing.
-      settings.sandbox().plan(req, runId, Map.of("GIT_CONFIG_GLOBAL", gitConfigPath.toString()));
+      // Planned before anything is issued: a bad request creates nothing, and neither does a run
+      // that may not launch, whose live credentials a launcher would have to remember to delete.
+      SandboxPlan preview = settings.sandbox().plan(req, runId, Map.of());
+      if (!preview.verdict().launches()) {
+        throw new RunNotLaunched(preview);
+      }
     }
     Ledger.RunRow row = new Ledger.RunRow(runId, req.workspaceId(), req.sessionId(),
         req.agentId(), req.mode(), req.repository().toString(), null,
