@@ -158,9 +158,12 @@ class SandboxPlanTest {
     Path repos = Files.createDirectories(tmp.resolve("conv/repos"));
     Files.writeString(repos.resolve("keep.bak"), "the original\n");
     String glob = repos.toRealPath() + "/*.bak";
-    JsonNode run = app.createRun(request("\"mode\": \"chat\", \"reposDir\": \"" + repos
-        + "\", \"protectedPaths\": [\"" + glob + "\"],"
+    ControlClient.Answer a = app.control().post("/v1/runs", request("\"mode\": \"chat\","
+        + " \"reposDir\": \"" + repos + "\", \"protectedPaths\": [\"" + glob + "\"],"
         + " \"rules\": {\"denyWriteGlobs\": []}"));
+    assertThat(a.status()).as(a.raw()).isEqualTo(422);
+    assertThat(a.body().has("runId")).isFalse();
+    JsonNode run = a.body();
     JsonNode verdict = run.get("sandbox").get("verdict");
     assertThat(verdict.get("launch").asText()).isEqualTo("refused");
     assertThat(verdict.get("reason").asText())

@@ -75,16 +75,21 @@ class WorkdirPushUrlTest {
     Path config = w.resolve(".git/config");
     String before = Files.readString(config);
 
-    JsonNode run = app.createRun(request(w));
-    JsonNode verdict = run.get("sandbox").get("verdict");
+    int runsBefore = app.control().get("/v1/runs").body().get("runs").size();
+    ControlClient.Answer a = app.control().post("/v1/runs", request(w));
+    assertThat(a.status()).as(a.raw()).isEqualTo(422);
+    JsonNode verdict = a.body().get("sandbox").get("verdict");
     assertThat(verdict.get("launch").asText()).isEqualTo("refused");
     assertThat(verdict.get("reason").asText()).isEqualTo("the workdir's push URLs cannot be sent"
         + " to the gateway, so a push could go around the rules: remote \"evil\" has a push URL"
         + " that does not name a safe repository (not a valid owner: \"..\"):"
         + " git@github.com:../widget.git");
     assertThat(verdict.get("waysOut").toString()).contains("--unset-all remote.<name>.pushurl");
-    assertThat(run.get("sandbox").get("effectiveBackend").asText()).isEqualTo("none");
-    assertThat(run.get("pushUrlRewrites")).isEmpty();
+    assertThat(a.body().get("sandbox").get("effectiveBackend").asText()).isEqualTo("none");
+    // A run that may not launch holds nothing live (item 16).
+    assertThat(a.body().has("runId")).isFalse();
+    assertThat(a.raw()).doesNotContain("ghs_").doesNotContain("pgr_");
+    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
     assertThat(Files.readString(config)).isEqualTo(before);
   }
 

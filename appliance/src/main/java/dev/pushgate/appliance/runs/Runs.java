@@ -155,6 +155,19 @@ public final class Runs implements RunAuthenticator {
         throw new RunNotLaunched(preview);
       }
     }
+    List<PushUrlRewrite> rewrites = List.of();
+    if (req.sandbox() != null) {
+      WorktreePushUrls.Outcome pushUrls =
+          settings.pushUrls().rewrite(Path.of(req.sandbox().workdir()));
+      if (pushUrls.refusal() != null) {
+        throw new RunNotLaunched(settings.sandbox().plan(req, runId, Map.of(), pushUrls.refusal()));
+      }
+      rewrites = pushUrls.rewrites();
+      for (PushUrlRewrite r : rewrites) {
+        log.info("run {}: remote.{}.pushurl {} rewritten to {}", runId, r.remote(), r.from(),
+            r.to());
+      }
+    }
     Ledger.RunRow row = new Ledger.RunRow(runId, req.workspaceId(), req.sessionId(),
         req.agentId(), req.mode(), req.repository().toString(), null,
         toJson(req.attachedRepositories().stream().map(RepoSlug::toString).toList()),
@@ -180,18 +193,7 @@ public final class Runs implements RunAuthenticator {
       env.put("GIT_TERMINAL_PROMPT", "0");
       env.put("PUSHGATE_RUN_TOKEN", credential);
       env.put("PUSHGATE_HOOK_URL", settings.hookUrl());
-      SandboxPlan plan = null;
-      List<PushUrlRewrite> rewrites = List.of();
-      if (req.sandbox() != null) {
-        WorktreePushUrls.Outcome pushUrls =
-            settings.pushUrls().rewrite(Path.of(req.sandbox().workdir()));
-        rewrites = pushUrls.rewrites();
-        for (PushUrlRewrite r : rewrites) {
-          log.info("run {}: remote.{}.pushurl {} rewritten to {}", runId, r.remote(), r.from(),
-              r.to());
-        }
-        plan = settings.sandbox().plan(req, runId, env, pushUrls.refusal());
-      }
+      SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);
       ledger.setBackend(runId, plan == null ? "none" : plan.effectiveBackend().id());
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
