@@ -184,7 +184,8 @@ class WorkflowChangesTest {
 
     GitRun.Result r = git.in(work, "push", "origin", "HEAD:asked").failed();
 
-    assertThat(r.stderr()).contains("(Control Center policy: no approver is connected");
+    assertThat(r.stderr()).contains("(Control Center policy: pushing a change to CI workflows needs"
+        + " approval (push-workflows): .github/workflows/ci.yml (no approver is connected))");
     assertThat(r.stderr()).doesNotContain(FORGE_REFUSAL);
     assertThat(ForgeRefs.ref(app, REPO, "refs/heads/asked")).isNull();
   }
