@@ -148,6 +148,8 @@ final class ApprovalsCommand implements Callable<Integer> {
           }
         }
         return gone("the appliance closed the stream");
+      } catch (DataDirectory.UntrustedDataDirectoryException e) {
+        throw e; // not a lost connection: there was none to lose, and the reason says why
       } catch (IOException | TimeoutException | ExecutionException e) {
         return gone("lost the connection to the appliance (" + rootMessage(e) + ")");
       }

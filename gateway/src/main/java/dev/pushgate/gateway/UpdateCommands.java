@@ -20,12 +20,10 @@ import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.treewalk.EmptyTreeIterator;
 import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
-import org.eclipse.jgit.treewalk.filter.PathFilter;
 import org.eclipse.jgit.treewalk.filter.TreeFilter;
 
 /** What the gateway reads off the commands of a push: their kind and the commits they bring. */
 final class UpdateCommands {
-  private static final String WORKFLOWS = ".github/workflows";
   private static final int MAX_SUMMARIES = 20;
   /** Past this many commits an approver is told "more than", so a huge push is not walked whole. */
   private static final int MAX_COUNTED = 10_000;
@@ -168,7 +166,7 @@ final class UpdateCommands {
         tw.addTree(before);
       }
       tw.addTree(after);
-      tw.setFilter(AndTreeFilter.create(PathFilter.create(WORKFLOWS), TreeFilter.ANY_DIFF));
+      tw.setFilter(AndTreeFilter.create(WorkflowPaths.INSTANCE, TreeFilter.ANY_DIFF));
       while (tw.next()) {
         into.add(tw.getPathString());
       }

@@ -241,6 +241,31 @@ class UpdateCommandsTest {
   }
 
   /**
+   * GitHub compares the workflow path byte for byte; the gateway fails closed on what could stand
+   * for it: another case, and a link or submodule at {@code .github} or {@code .github/workflows}.
+   */
+  @Test
+  void whatCouldStandForTheWorkflowDirectoryCountsToo() throws IOException {
+    RevCommit base = commit(db, "base\n", README);
+    RevCommit otherCase = commit(db, "ci in another case\n",
+        Map.of("README.md", "hello\n", ".GitHub/Workflows/ci.yml", "on: push\n"), base);
+    RevCommit link = commit(db, "link .github elsewhere\n",
+        Map.of("README.md", "hello\n", ".github", "ci\n", "ci/workflows/ci.yml", "on: push\n"),
+        base);
+    RevCommit lookalike = commit(db, "not workflows\n",
+        Map.of("README.md", "hello\n", ".github/workflows.md", "notes\n",
+            ".github/CODEOWNERS", "* @acme\n", "docs/.github/workflows/x.yml", "on: push\n"),
+        base);
+
+    assertThat(UpdateCommands.workflowFiles(db, update(MAIN, base, otherCase),
+        upstream(MAIN, base))).containsExactly(".GitHub/Workflows/ci.yml");
+    assertThat(UpdateCommands.workflowFiles(db, update(MAIN, base, link), upstream(MAIN, base)))
+        .containsExactly(".github");
+    assertThat(UpdateCommands.workflowFiles(db, update(MAIN, base, lookalike),
+        upstream(MAIN, base))).isEmpty();
+  }
+
+  /**
    * No commit is new, yet the branch's workflows change: the update is judged on the ref's old
    * tree against its new one too, not only on the commits it brings.
    */

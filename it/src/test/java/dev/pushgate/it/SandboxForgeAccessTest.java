@@ -89,7 +89,7 @@ class SandboxForgeAccessTest {
           push "$BASE/forge/acme/widget.git" HEAD:refs/heads/direct 2>&1 || echo push-failed
         """;
     Exec exec = exec(work, Map.of("BASE", base), "--workdir", work.toString(),
-        "--rules", rules.toString(), "--", "sh", "-c", script);
+        "--rules", rules.toString(), "--pass-env", "BASE", "--", "sh", "-c", script);
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stderr()).contains("under bubblewrap");
     assertThat(exec.stdout()).contains("semicolon 400", "encoded 400", "plain 403",
