@@ -171,9 +171,22 @@ final class ApprovalsCommand implements Callable<Integer> {
     private static String rootMessage(Throwable e) {
       Throwable t = e;
       while (t.getCause() != null && t.getCause() != t) {
+        if (endOfStream(t)) {
+          break;
+        }
         t = t.getCause();
       }
+      // Jetty's end-of-stream exceptions carry a dump of its connection objects as a message.
+      if (endOfStream(t)) {
+        return "the appliance closed the connection";
+      }
       return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+
+    private static boolean endOfStream(Throwable t) {
+      // Jetty's EofException is an EOFException
+      return t instanceof java.io.EOFException
+          || t instanceof java.nio.channels.ClosedChannelException;
     }
   }
 }
