@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -111,6 +112,37 @@ class NoSecretOnCommandLineTest {
     assertThat(answer).contains("\"permissionDecision\":\"allow\"");
     assertThat(hook.curlCalls()).isEqualTo(1);
     assertThat(hook.leaks()).isEmpty();
+  }
+
+  /** Inside bubblewrap, where the host sees the sandbox's processes like any other. */
+  @Test
+  void theCredentialHelperInsideTheSandboxShowsNoSecret() throws Exception {
+    ExecTest.requireBwrap();
+    // searchable by the sandbox's user, as ExecTest's root
+    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
+    Path root = Files.createDirectories(tmp.resolve("sandboxed")).toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    Path work = Files.createDirectories(root.resolve("work"));
+    CurlGate gate = CurlGate.in(work);
+    Path rules = Files.writeString(root.resolve("rules.yaml"), "denyWriteGlobs: []\n");
+    ProcessBuilder pb = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(),
+        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
+        "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c",
+        "PATH=" + gate.path() + "; git clone -q https://github.com/acme/widget.git w"
+            + " && git -C w fetch -q origin && echo fetched-inside")
+        .directory(work.toFile());
+    pb.environment().keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
+    pb.environment().put("HOME", Files.createDirectories(root.resolve("home")).toString());
+    Path out = root.resolve("exec.txt");
+    pb.redirectOutput(out.toFile()).redirectErrorStream(true)
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+
+    Watched exec = watch(gate, pb.start());
+    String output = Files.readString(out);
+    assertThat(exec.exit()).as(output).isZero();
+    assertThat(output).contains("fetched-inside");
+    assertThat(exec.curlCalls()).as("the helper asked the appliance while we looked").isPositive();
+    assertThat(exec.leaks()).isEmpty();
   }
 
   private static Watched watch(CurlGate gate, Path dir, GitRun git, String... args)
