@@ -186,7 +186,7 @@ public final class Appliance implements AutoCloseable {
     String fetchBase = settings.github() == null ? gitBaseUrl + "/" : null;
     Runs.RunFiles files = (runDir, credential) -> {
       RunGitConfig cfg = RunGitConfig.of(base, credential).withGitHost(gitHost)
-          .withCredentialCommand(currentTokenHelper(base, credential));
+          .withCredentialCommand(currentTokenHelper(base));
       if (fetchBase != null) {
         cfg = cfg.withFetchBaseUrl(fetchBase);
       }
@@ -293,16 +293,11 @@ public final class Appliance implements AutoCloseable {
   }
 
   /**
-   * The run's git credential helper asks the appliance for the run's current read token, so that
-   * a run longer than a token's hour keeps fetching; {@code $GH_TOKEN}, a snapshot taken at
-   * launch, is the fallback when curl is missing or the appliance does not answer.
+   * The run's git credential helper asks the appliance for the run's current read token (see
+   * {@link CredentialCommand#askingGateway}); the run's credential stays in the 0600 config file.
    */
-  static CredentialCommand currentTokenHelper(String base, String credential) {
-    return CredentialCommand.shell("f() { test \"$1\" = get || exit 0;"
-        + " curl -fsS --max-time 10 -H 'Authorization: Bearer " + credential + "' "
-        + base + RunApi.CREDENTIAL_PATH + " 2>/dev/null"
-        + " || { test -n \"$GH_TOKEN\" && printf 'username=x-access-token\\npassword=%s\\n'"
-        + " \"$GH_TOKEN\"; }; }; f");
+  static CredentialCommand currentTokenHelper(String base) {
+    return CredentialCommand.askingGateway(base, base + RunApi.CREDENTIAL_PATH);
   }
 
   private static Handler plainText(String path, Supplier<String> body) {

@@ -57,7 +57,7 @@ public final class GitConfigFile {
     // a clone made straight from the forge pushes to the gateway too
     config.fetchBaseUrl().ifPresent(forge -> entry(out, "pushInsteadOf", forge));
 
-    section(out, "http", config.gatewayBaseUrl() + "/git/");
+    section(out, "http", gatewayHeaderScope(config.gatewayBaseUrl()));
     entry(out, "extraHeader", "");
     entry(out, "extraHeader", "Authorization: Bearer " + config.runCredential());
 
@@ -78,6 +78,18 @@ public final class GitConfigFile {
     section(out, "ssh");
     entry(out, "variant", "ssh");
     return out.toString();
+  }
+
+  /**
+   * The key under which the file holds the run credential's header, as {@code git config --get}
+   * takes it: the subsection is the gateway's git path, exactly as written.
+   */
+  static String gatewayHeaderKey(String gatewayBaseUrl) {
+    return "http." + gatewayHeaderScope(gatewayBaseUrl) + ".extraheader";
+  }
+
+  private static String gatewayHeaderScope(String gatewayBaseUrl) {
+    return Urls.base(gatewayBaseUrl, "gateway base URL") + "/git/";
   }
 
   /**

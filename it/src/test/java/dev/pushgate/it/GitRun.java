@@ -47,6 +47,24 @@ final class GitRun {
   }
 
   Result in(Path dir, String... args) throws IOException, InterruptedException {
+    Path out = Files.createTempFile("git-out", ".txt");
+    Path err = Files.createTempFile("git-err", ".txt");
+    Process p = start(dir, out, err, args);
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("git " + String.join(" ", args) + " did not finish in 120 s");
+    }
+    Result r = new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    TRANSCRIPT.append("$ git ").append(String.join(" ", args)).append('\n')
+        .append(r.stdout()).append(r.stderr());
+    return r;
+  }
+
+  /** Starts git without waiting, its output going to {@code out} and {@code err}. */
+  Process start(Path dir, Path out, Path err, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
     cmd.addAll(List.of(args));
@@ -61,20 +79,7 @@ final class GitRun {
     e.put("GIT_COMMITTER_NAME", "Agent");
     e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
     e.putAll(env);
-    Path out = Files.createTempFile("git-out", ".txt");
-    Path err = Files.createTempFile("git-err", ".txt");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-    Process p = pb.start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("git " + String.join(" ", args) + " did not finish in 120 s");
-    }
-    Result r = new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-    Files.delete(out);
-    Files.delete(err);
-    TRANSCRIPT.append("$ git ").append(String.join(" ", args)).append('\n')
-        .append(r.stdout()).append(r.stderr());
-    return r;
+    return pb.start();
   }
 }
