@@ -184,9 +184,17 @@ final class GitMetadataCheck implements RunEndCheck {
       List<String> live = CreatedRepository.whatGitWouldRunOrFollow(dir);
       if (!live.isEmpty()) {
         Path aside = quarantine(dir);
+        // Moved aside it is still a git directory: a person (or a git-aware prompt) looking
+        // into it would run git there. Without HEAD, no git takes it for a repository.
+        boolean defused = Files.exists(aside.resolve("HEAD"), LinkOption.NOFOLLOW_LINKS);
+        if (defused) {
+          quarantine(aside.resolve("HEAD"));
+        }
         found.add(violation(dir, "a repository created during the run has what git on the"
             + " host would run or follow: " + String.join(", ", live) + "; moved to "
-            + aside.getFileName() + " (look at it before moving it back)"));
+            + aside.getFileName() + " (look at it before moving it back)"
+            + (defused ? "; its HEAD is renamed HEAD" + QUARANTINE_SUFFIX
+                + " so that no git takes it for a repository meanwhile" : "")));
       }
       return;
     }

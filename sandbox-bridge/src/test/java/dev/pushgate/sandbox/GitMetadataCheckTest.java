@@ -13,6 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The end-of-run check on a real file system, with what an agent could leave behind. */
 class GitMetadataCheckTest {
+  private static final String DEFUSED = "; its HEAD is renamed HEAD.planted-by-run so that no"
+      + " git takes it for a repository meanwhile";
+
   @TempDir Path tmp;
   private Path work;
   private Path git;
@@ -152,10 +155,10 @@ class GitMetadataCheckTest {
     assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
         evil + ": a repository created during the run has what git on the host would run or"
             + " follow: core.fsmonitor; moved to .git.planted-by-run (look at it before moving"
-            + " it back)",
+            + " it back)" + DEFUSED,
         hooked + ": a repository created during the run has what git on the host would run or"
             + " follow: hooks/post-checkout; moved to .git.planted-by-run (look at it before"
-            + " moving it back)");
+            + " moving it back)" + DEFUSED);
     assertThat(evil).doesNotExist();
     assertThat(work.resolve("evil/.git.planted-by-run/config")).exists();
     assertThat(hooked).doesNotExist();
@@ -189,9 +192,11 @@ class GitMetadataCheckTest {
     assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
         tools + ": a repository created during the run has what git on the host would run or"
             + " follow: core.worktree, core.fsmonitor; moved to tools.planted-by-run (look at it"
-            + " before moving it back)");
+            + " before moving it back)" + DEFUSED);
     assertThat(tools).doesNotExist();
     assertThat(widget.resolve("tools.planted-by-run/config")).exists();
+    assertThat(widget.resolve("tools.planted-by-run/HEAD")).doesNotExist();
+    assertThat(RepositoryWalk.isGitDirectory(widget.resolve("tools.planted-by-run"))).isFalse();
   }
 
   @Test
