@@ -109,8 +109,9 @@ class SandboxGitMetadataTest {
     assertThat(work.resolve(".git/modules")).doesNotExist();
     assertThat(work.resolve(".git/objects/info/alternates")).doesNotExist();
 
+    // The agent's evil/ is a git directory of its own whose config runs a program: moved aside.
     GitRun.Result status = operator.in(work, "status", "--porcelain").ok();
-    assertThat(status.stdout()).contains("?? evil/");
+    assertThat(status.stdout()).contains("?? evil.planted-by-run/");
     assertThat(operator.in(work, "log", "-1", "--format=%s").ok().stdout().strip())
         .isEqualTo("in the sandbox");
     assertThat(operator.in(work, "config", "--get", "core.fsmonitor").exit()).isEqualTo(1);
@@ -178,6 +179,126 @@ class SandboxGitMetadataTest {
     assertThat(operator.in(work.resolve("clean"), "log", "-1", "--format=%s").ok().stdout().strip())
         .isEqualTo("clean work");
     assertThat(exec.stderr()).doesNotContain("git-metadata " + work.resolve("clean"));
+  }
+
+  @Test
+  void aBareRepositoryPlantedAsAPlainDirectoryIsMovedAsideAndTheOperatorsGitRunsNothing()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-bare"));
+    GitRun operator = new GitRun(home, Map.of());
+    Path widget = Files.createDirectories(work.resolve("widget"));
+    operator.in(widget, "init", "-q", "-b", "main").ok();
+    operator.in(widget, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    Path mark = root.resolve("fsmonitor-ran-bare");
+
+    Exec exec = exec(work, """
+        set -e
+        git init -q --bare widget/tools
+        git config --file widget/tools/config core.bare false
+        git config --file widget/tools/config core.worktree ..
+        git config --file widget/tools/config core.fsmonitor "touch MARK; false"
+        echo planted
+        """.replace("MARK", mark.toString()));
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("planted");
+    Path tools = widget.resolve("tools");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: git-metadata " + tools)
+        .contains("pushgate:   " + tools + ": a repository created during the run has what git"
+            + " on the host would run or follow: core.worktree, core.fsmonitor; moved to"
+            + " tools.planted-by-run (look at it before moving it back)");
+    assertThat(tools).doesNotExist();
+    Path aside = widget.resolve("tools.planted-by-run");
+    assertThat(aside.resolve("config")).exists();
+
+    // Root's git, where the agent meant it to run and in the moved-aside copy a person inspects.
+    operator.in(widget, "status", "--porcelain").ok();
+    GitRun.Result inAside = operator.in(aside, "status", "--porcelain");
+    assertThat(mark).doesNotExist();
+    assertThat(inAside.exit()).isZero(); // the widget's own repository, not the planted one
+    assertThat(operator.in(aside, "rev-parse", "--show-toplevel").ok().stdout().strip())
+        .isEqualTo(widget.toString());
+    assertThat(mark).doesNotExist();
+  }
+
+  @Test
+  void aGitFileTwoLevelsBelowTheMountIsMovedAsideAndTheOperatorsGitRunsNothing()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-deep"));
+    Path mark = root.resolve("fsmonitor-ran-deep");
+
+    Exec exec = exec(work, """
+        set -e
+        mkdir -p s3/deep
+        git init -q --bare .evil3
+        git config --file .evil3/config core.bare false
+        git config --file .evil3/config core.fsmonitor "touch MARK; false"
+        echo 'gitdir: ../../.evil3' > s3/deep/.git
+        mkdir -p a/b/c && git init -q -b main a/b/c/lib
+        git -C a/b/c/lib config core.hooksPath "$PWD/hooks"
+        echo planted
+        """.replace("MARK", mark.toString()));
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("planted");
+    Path deepGit = work.resolve("s3/deep/.git");
+    assertThat(exec.stderr())
+        .contains("pushgate:   " + deepGit + ": a .git file appeared during the run; moved to"
+            + " .git.planted-by-run (git would have used the repository it names)")
+        .contains("pushgate:   " + work.resolve(".evil3") + ": a repository created during the"
+            + " run has what git on the host would run or follow: core.fsmonitor")
+        .contains("pushgate:   " + work.resolve("a/b/c/lib/.git") + ": a repository created"
+            + " during the run has what git on the host would run or follow: core.hookspath");
+    assertThat(deepGit).doesNotExist();
+
+    GitRun operator = new GitRun(home, Map.of());
+    GitRun.Result status = operator.in(work.resolve("s3/deep"), "status", "--porcelain");
+    assertThat(status.exit()).isNotZero();
+    assertThat(status.stderr()).contains("not a git repository");
+    assertThat(operator.in(work.resolve("a/b/c/lib"), "status").exit()).isNotZero();
+    assertThat(mark).doesNotExist();
+  }
+
+  @Test
+  void theObjectsDirectoryCannotBeRenamedAndAnAlternatesFileIsRemovedAtTheEnd()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-alternates"));
+    GitRun operator = new GitRun(home, Map.of());
+    operator.in(work, "init", "-q", "-b", "main").ok();
+    operator.in(work, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    Path vendor = Files.createDirectories(work.resolve("vendor/lib"));
+    operator.in(vendor, "init", "-q", "-b", "main").ok();
+    operator.in(vendor, "commit", "-q", "--allow-empty", "-m", "vendored").ok();
+    Path foreign = Files.createDirectories(root.resolve("foreign"));
+    operator.in(foreign, "init", "-q", "-b", "main").ok();
+    operator.in(foreign, "commit", "-q", "--allow-empty", "-m", "not yours").ok();
+    String foreignCommit = operator.in(foreign, "rev-parse", "HEAD").ok().stdout().strip();
+    String objects = foreign.resolve(".git/objects").toString();
+
+    Exec exec = exec(work, """
+        mv .git/objects .git/objects.old 2>/dev/null && echo objects-renamed \
+          || echo objects-rename-denied
+        mkdir -p .git/objects/info
+        echo FOREIGN > .git/objects/info/alternates 2>/dev/null || echo alternates-denied
+        mkdir -p vendor/lib/.git/objects/info
+        echo FOREIGN > vendor/lib/.git/objects/info/alternates && echo deep-alternates-written
+        """.replace("FOREIGN", objects));
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout().split("\n")).contains("objects-rename-denied", "alternates-denied",
+        "deep-alternates-written");
+    Path deepAlternates = vendor.resolve(".git/objects/info/alternates");
+    assertThat(exec.stderr()).contains("pushgate:   " + deepAlternates
+        + ": changed during the run; put back as it was (removed)");
+    assertThat(work.resolve(".git/objects.old")).doesNotExist();
+    assertThat(work.resolve(".git/objects/info/alternates")).doesNotExist();
+    assertThat(deepAlternates).doesNotExist();
+    for (Path repo : List.of(work, vendor)) {
+      assertThat(operator.in(repo, "cat-file", "-e", foreignCommit).exit()).isNotZero();
+    }
+    assertThat(operator.in(work, "log", "-1", "--format=%s").ok().stdout().strip())
+        .isEqualTo("start");
   }
 
   private static Exec exec(Path work, String script) throws Exception {

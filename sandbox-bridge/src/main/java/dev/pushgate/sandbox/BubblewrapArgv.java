@@ -199,9 +199,14 @@ final class BubblewrapArgv {
     // Each .git of a writable mount, and of a repository directly inside one, is bound onto itself:
     // a mount point cannot be renamed or removed, so the agent cannot swap in a .git of its own,
     // and what is denied inside it is denied in every repository the run can write.
+    // Its objects/ too: renamed, it would take the read-only objects/info/alternates placeholder
+    // with it and leave room for an alternates file of the agent's own.
     List<String> gitDirs = gitDirectories(writable, host);
     for (String g : gitDirs) {
       a.addAll(List.of("--bind", g, g));
+      if (host.kind(g + "/objects") == Kind.DIRECTORY) {
+        a.addAll(List.of("--bind", g + "/objects", g + "/objects"));
+      }
     }
     Set<String> denied = new LinkedHashSet<>(fs.writeDeny());
     Set<String> gitDenied = new LinkedHashSet<>();

@@ -25,35 +25,66 @@ import org.slf4j.LoggerFactory;
  * {@code commondir} does the same for a {@code .git} directory). Each is put back as it was at
  * launch and reported. A repository the run created is the agent's own while it runs; when it
  * holds anything that would make git on the host run a program, it is moved aside and reported.
- * The worktrees looked at are the writable mounts and the directories directly
- * inside them, as {@link BubblewrapArgv#gitDirectories} protects them while the run lasts.
+ * The repositories looked at are every one git could discover under the writable mounts, at any
+ * depth ({@link RepositoryWalk}): each {@code .git} entry and each directory that is itself a git
+ * directory (a bare repository planted as a plain directory). {@link BubblewrapArgv#gitDirectories}
+ * protects only those of the mounts and of the directories directly inside them while the run
+ * lasts; what the agent could write in any other is judged here. A walk that stops at its bounds
+ * is itself reported, with what it did not check.
  */
 final class GitMetadataCheck implements RunEndCheck {
   private static final Logger LOG = LoggerFactory.getLogger(GitMetadataCheck.class);
 
   /** Where a planted {@code .git} is moved: git never reads it there, a person can still look. */
-  static final String QUARANTINE = ".git.planted-by-run";
+  static final String QUARANTINE_SUFFIX = ".planted-by-run";
 
   static final String ACTION = SandboxViolation.GIT_METADATA;
 
   private enum Kind { DIRECTORY, FILE, LINK, OTHER, MISSING }
 
   /** A {@code .git} as it was at launch. */
-  private record State(Kind kind, Object fileKey, byte[] content, Path linkTarget,
-      byte[] commondir) {}
+  private record State(Kind kind, Object fileKey, byte[] content, Path linkTarget) {}
 
   private final List<Path> roots;
+  private final RepositoryWalk.Limits limits;
+  /** Each worktree's {@code .git} at launch, by worktree. */
   private final Map<Path, State> before = new LinkedHashMap<>();
+  /** Each git directory at launch (a {@code .git} directory or a bare one), by its path. */
+  private final Map<Path, GitDirectoryState> beforeDirs = new LinkedHashMap<>();
 
-  private GitMetadataCheck(List<Path> roots) {
+  private GitMetadataCheck(List<Path> roots, RepositoryWalk.Limits limits) {
     this.roots = List.copyOf(roots);
+    this.limits = limits;
   }
 
-  /** Records the {@code .git} of every worktree under the writable roots, before the launch. */
+  /** Records every repository under the writable roots, before the launch. */
   static GitMetadataCheck snapshot(List<Path> writableRoots) {
-    GitMetadataCheck check = new GitMetadataCheck(writableRoots);
-    for (Path worktree : check.worktrees()) {
-      check.before.put(worktree, state(worktree.resolve(".git")));
+    return snapshot(writableRoots, RepositoryWalk.Limits.DEFAULT);
+  }
+
+  /**
+   * As {@link #snapshot(List)}, with other bounds. A repository the snapshot did not reach is
+   * judged at the end as one the run created: stricter, never laxer.
+   */
+  static GitMetadataCheck snapshot(List<Path> writableRoots, RepositoryWalk.Limits limits) {
+    GitMetadataCheck check = new GitMetadataCheck(writableRoots, limits);
+    RepositoryWalk.Found found = RepositoryWalk.walk(check.roots, limits);
+    for (Path root : check.roots) {
+      check.before.put(root, state(root.resolve(".git")));
+    }
+    for (Path git : found.dotGits()) {
+      check.before.put(git.getParent(), state(git));
+    }
+    Set<Path> dirs = new LinkedHashSet<>(found.gitDirectories());
+    dirs.addAll(found.dotGits());
+    for (Path dir : dirs) {
+      try {
+        if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+          check.beforeDirs.put(dir, GitDirectoryState.of(dir));
+        }
+      } catch (IOException e) {
+        LOG.warn("cannot read {} before the run: {}", dir, e.getMessage());
+      }
     }
     return check;
   }
@@ -61,8 +92,16 @@ final class GitMetadataCheck implements RunEndCheck {
   @Override
   public List<SandboxViolation> check() {
     List<SandboxViolation> found = new ArrayList<>();
+    RepositoryWalk.Found now = RepositoryWalk.walk(roots, limits);
+    for (String place : now.unchecked()) {
+      found.add(new SandboxViolation(ACTION, place, "not checked after the run: " + place
+          + "; look for repositories there (a .git, or a directory with HEAD, objects and refs)"
+          + " before running git in or under it"));
+    }
     Set<Path> worktrees = new LinkedHashSet<>(before.keySet());
-    worktrees.addAll(worktrees());
+    for (Path git : now.dotGits()) {
+      worktrees.add(git.getParent());
+    }
     for (Path worktree : worktrees) {
       State was = before.getOrDefault(worktree, missing());
       try {
@@ -70,6 +109,20 @@ final class GitMetadataCheck implements RunEndCheck {
       } catch (IOException | RuntimeException e) {
         found.add(violation(worktree.resolve(".git"), "could not be checked after the run ("
             + e.getMessage() + "); look at it before running git there"));
+      }
+    }
+    Set<Path> dirs = new LinkedHashSet<>(beforeDirs.keySet());
+    dirs.addAll(now.gitDirectories());
+    dirs.addAll(now.dotGits());
+    for (Path dir : dirs) {
+      if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        continue; // moved aside or put back above, or gone
+      }
+      try {
+        judge(dir, beforeDirs.get(dir), found);
+      } catch (IOException | RuntimeException e) {
+        found.add(violation(dir, "could not be checked after the run (" + e.getMessage()
+            + "); look at it before running git there"));
       }
     }
     for (SandboxViolation v : found) {
@@ -84,16 +137,8 @@ final class GitMetadataCheck implements RunEndCheck {
     State now = state(git);
     switch (was.kind()) {
       case MISSING -> {
-        if (now.kind() == Kind.DIRECTORY) {
-          List<String> live = CreatedRepository.whatGitWouldRunOrFollow(git);
-          if (!live.isEmpty()) {
-            Path aside = quarantine(git);
-            found.add(violation(git, "a repository created during the run has what git on the"
-                + " host would run or follow: " + String.join(", ", live) + "; moved to "
-                + aside.getFileName() + " (look at it before moving it back)"));
-            now = state(git);
-          }
-        } else if (now.kind() != Kind.MISSING) {
+        // A new .git directory is a new repository: judge() looks at it with every other.
+        if (now.kind() != Kind.DIRECTORY && now.kind() != Kind.MISSING) {
           Path aside = quarantine(git);
           found.add(violation(git, "a .git " + describe(now) + " appeared during the run; moved"
               + " to " + aside.getFileName() + " (git would have used the repository it names)"));
@@ -110,7 +155,6 @@ final class GitMetadataCheck implements RunEndCheck {
               + (aside == null ? "" : "; the new one is moved to " + aside.getFileName())
               + (original == null ? "; the original was not found"
                   : "; the original is back (it was at " + worktree.relativize(original) + ")")));
-          now = state(git);
         }
       }
       default -> {
@@ -123,8 +167,56 @@ final class GitMetadataCheck implements RunEndCheck {
         }
       }
     }
-    if (now.kind() == Kind.DIRECTORY) {
-      checkCommondir(git, was.kind() == Kind.DIRECTORY ? was.commondir() : null, found);
+  }
+
+  /**
+   * One git directory that is there after the run. One the run created (or put in the place of
+   * another) is moved aside when git on the host would run or follow anything of it; in one that
+   * was there, what the run changed of {@link GitDirectoryState#FILES} is put back and new hooks
+   * are moved aside. A planted {@code commondir} is removed from either.
+   */
+  private void judge(Path dir, GitDirectoryState was, List<SandboxViolation> found)
+      throws IOException {
+    GitDirectoryState now = GitDirectoryState.of(dir);
+    boolean created = was == null || !was.sameDirectory(now);
+    checkCommondir(dir, created ? null : was.files().get(GitMetadata.COMMONDIR), found);
+    if (created) {
+      List<String> live = CreatedRepository.whatGitWouldRunOrFollow(dir);
+      if (!live.isEmpty()) {
+        Path aside = quarantine(dir);
+        // Moved aside it is still a git directory: a person (or a git-aware prompt) looking
+        // into it would run git there. Without HEAD, no git takes it for a repository.
+        boolean defused = Files.exists(aside.resolve("HEAD"), LinkOption.NOFOLLOW_LINKS);
+        if (defused) {
+          quarantine(aside.resolve("HEAD"));
+        }
+        found.add(violation(dir, "a repository created during the run has what git on the"
+            + " host would run or follow: " + String.join(", ", live) + "; moved to "
+            + aside.getFileName() + " (look at it before moving it back)"
+            + (defused ? "; its HEAD is renamed HEAD" + QUARANTINE_SUFFIX
+                + " so that no git takes it for a repository meanwhile" : "")));
+      }
+      return;
+    }
+    for (String name : was.changedFiles(now)) {
+      if (name.equals(GitMetadata.COMMONDIR)) {
+        continue;
+      }
+      Path file = dir.resolve(name);
+      deleteTree(file);
+      byte[] bytes = was.files().get(name);
+      if (bytes != null) {
+        Files.write(file, bytes);
+      }
+      found.add(violation(file, "changed during the run; put back as it was"
+          + (bytes == null ? " (removed)" : "")));
+    }
+    for (String hook : now.hooks()) {
+      if (!was.hooks().contains(hook)) {
+        Path aside = quarantine(dir.resolve("hooks").resolve(hook));
+        found.add(violation(dir.resolve("hooks").resolve(hook), "a hook added during the run;"
+            + " moved to " + aside.getFileName() + " (git does not run it there)"));
+      }
     }
   }
 
@@ -145,25 +237,6 @@ final class GitMetadataCheck implements RunEndCheck {
       Files.write(commondir, was);
       found.add(violation(commondir, "changed during the run; put back as it was"));
     }
-  }
-
-  /** The writable roots and the directories directly inside them (never through a symlink). */
-  private List<Path> worktrees() {
-    List<Path> out = new ArrayList<>();
-    for (Path root : roots) {
-      if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-        continue;
-      }
-      out.add(root);
-      try (var entries = Files.list(root)) {
-        entries.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
-            .filter(p -> !p.getFileName().toString().equals(".git"))
-            .sorted().forEach(out::add);
-      } catch (IOException e) {
-        LOG.warn("cannot list {}: {}", root, e.getMessage());
-      }
-    }
-    return out;
   }
 
   /** The original {@code .git}, renamed: looked for next to it and one level down. */
@@ -200,12 +273,14 @@ final class GitMetadataCheck implements RunEndCheck {
     return null;
   }
 
-  private static Path quarantine(Path git) throws IOException {
-    Path aside = git.resolveSibling(QUARANTINE);
+  /** Moves {@code path} aside to {@code <name>.planted-by-run}, a name git never looks for. */
+  private static Path quarantine(Path path) throws IOException {
+    String name = path.getFileName() + QUARANTINE_SUFFIX;
+    Path aside = path.resolveSibling(name);
     for (int n = 1; Files.exists(aside, LinkOption.NOFOLLOW_LINKS); n++) {
-      aside = git.resolveSibling(QUARANTINE + "-" + n);
+      aside = path.resolveSibling(name + "-" + n);
     }
-    Files.move(git, aside);
+    Files.move(path, aside);
     return aside;
   }
 
@@ -223,7 +298,7 @@ final class GitMetadataCheck implements RunEndCheck {
   }
 
   private static State missing() {
-    return new State(Kind.MISSING, null, null, null, null);
+    return new State(Kind.MISSING, null, null, null);
   }
 
   private static State state(Path git) {
@@ -235,21 +310,18 @@ final class GitMetadataCheck implements RunEndCheck {
     }
     try {
       if (a.isSymbolicLink()) {
-        return new State(Kind.LINK, null, null, Files.readSymbolicLink(git), null);
+        return new State(Kind.LINK, null, null, Files.readSymbolicLink(git));
       }
       if (a.isRegularFile()) {
-        return new State(Kind.FILE, a.fileKey(), Files.readAllBytes(git), null, null);
+        return new State(Kind.FILE, a.fileKey(), Files.readAllBytes(git), null);
       }
       if (a.isDirectory()) {
-        Path c = git.resolve(GitMetadata.COMMONDIR);
-        byte[] commondir = Files.isRegularFile(c, LinkOption.NOFOLLOW_LINKS)
-            ? Files.readAllBytes(c) : null;
-        return new State(Kind.DIRECTORY, a.fileKey(), null, null, commondir);
+        return new State(Kind.DIRECTORY, a.fileKey(), null, null);
       }
     } catch (IOException e) {
-      return new State(Kind.OTHER, a.fileKey(), null, null, null);
+      return new State(Kind.OTHER, a.fileKey(), null, null);
     }
-    return new State(Kind.OTHER, a.fileKey(), null, null, null);
+    return new State(Kind.OTHER, a.fileKey(), null, null);
   }
 
   private static String describe(State s) {

@@ -183,10 +183,16 @@ class BubblewrapArgvTest {
     int work = at(argv, "--bind", WORK, WORK);
     int pinned = at(argv, "--bind", git, git);
     assertThat(pinned).isGreaterThan(work);
+    // objects/ is pinned too, before the placeholders inside it: renamed, it would carry the
+    // alternates placeholder away.
+    int objects = at(argv, "--bind", git + "/objects", git + "/objects");
+    assertThat(objects).isGreaterThan(pinned);
     for (String covered : List.of("hooks", "config", "info")) {
       assertThat(at(argv, "--ro-bind", git + "/" + covered, git + "/" + covered))
           .isGreaterThan(pinned);
     }
+    assertThat(at(argv, "--ro-bind", EMPTY_FILE, git + "/objects/info/alternates"))
+        .isGreaterThan(objects);
     for (String dir : List.of("modules", "worktrees", "branches", "remotes")) {
       assertThat(at(argv, "--ro-bind", EMPTY, git + "/" + dir)).isGreaterThan(pinned);
     }

@@ -13,6 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The end-of-run check on a real file system, with what an agent could leave behind. */
 class GitMetadataCheckTest {
+  private static final String DEFUSED = "; its HEAD is renamed HEAD.planted-by-run so that no"
+      + " git takes it for a repository meanwhile";
+
   @TempDir Path tmp;
   private Path work;
   private Path git;
@@ -152,10 +155,10 @@ class GitMetadataCheckTest {
     assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
         evil + ": a repository created during the run has what git on the host would run or"
             + " follow: core.fsmonitor; moved to .git.planted-by-run (look at it before moving"
-            + " it back)",
+            + " it back)" + DEFUSED,
         hooked + ": a repository created during the run has what git on the host would run or"
             + " follow: hooks/post-checkout; moved to .git.planted-by-run (look at it before"
-            + " moving it back)");
+            + " moving it back)" + DEFUSED);
     assertThat(evil).doesNotExist();
     assertThat(work.resolve("evil/.git.planted-by-run/config")).exists();
     assertThat(hooked).doesNotExist();
@@ -177,5 +180,110 @@ class GitMetadataCheckTest {
     assertThat(sub.resolve("commondir")).doesNotExist();
     assertThat(fresh.resolve(".git")).doesNotExist();
     assertThat(made.resolve("commondir")).doesNotExist();
+  }
+
+  @Test
+  void aBareRepositoryPlantedAsAPlainDirectoryIsMovedAside() throws IOException {
+    Path widget = Files.createDirectories(work.resolve("widget"));
+    GitMetadataCheck check = snapshot();
+    Path tools = bare(widget.resolve("tools"),
+        "[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = touch /tmp/PWNED; false\n");
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        tools + ": a repository created during the run has what git on the host would run or"
+            + " follow: core.worktree, core.fsmonitor; moved to tools.planted-by-run (look at it"
+            + " before moving it back)" + DEFUSED);
+    assertThat(tools).doesNotExist();
+    assertThat(widget.resolve("tools.planted-by-run/config")).exists();
+    assertThat(widget.resolve("tools.planted-by-run/HEAD")).doesNotExist();
+    assertThat(RepositoryWalk.isGitDirectory(widget.resolve("tools.planted-by-run"))).isFalse();
+  }
+
+  @Test
+  void aGitFileOrDirectoryAnyLevelDeepIsCheckedLikeTheRootsOwn() throws IOException {
+    Path deep = Files.createDirectories(work.resolve("s3/deep"));
+    Path deeper = Files.createDirectories(work.resolve("a/b/c/d"));
+    GitMetadataCheck check = snapshot();
+    Files.writeString(deep.resolve(".git"), "gitdir: ../../.evil3\n");
+    Path made = gitDir(deeper);
+    Files.writeString(made.resolve("config"), "[core]\n\thooksPath = /evil\n");
+
+    assertThat(check.check()).extracting(SandboxViolation::target).containsExactlyInAnyOrder(
+        deep.resolve(".git").toString(), made.toString());
+    assertThat(deep.resolve(".git")).doesNotExist();
+    assertThat(deep.resolve(".git.planted-by-run")).hasContent("gitdir: ../../.evil3\n");
+    assertThat(made).doesNotExist();
+  }
+
+  @Test
+  void whatTheRunChangedInARepositoryThatWasThereIsPutBack() throws IOException {
+    Path deep = gitDir(Files.createDirectories(work.resolve("vendor/lib")));
+    Files.createDirectories(deep.resolve("hooks"));
+    GitMetadataCheck check = snapshot();
+    Files.writeString(deep.resolve("config"), "[core]\n\tfsmonitor = /evil\n");
+    Files.createDirectories(deep.resolve("objects/info"));
+    Files.writeString(deep.resolve("objects/info/alternates"), "/elsewhere/objects\n");
+    Files.writeString(deep.resolve("hooks/post-checkout"), "#!/bin/sh\n");
+    Files.createDirectories(git.resolve("objects/info"));
+    Files.writeString(git.resolve("objects/info/alternates"), "/elsewhere/objects\n");
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        deep.resolve("config") + ": changed during the run; put back as it was",
+        deep.resolve("objects/info/alternates") + ": changed during the run; put back as it was"
+            + " (removed)",
+        deep.resolve("hooks/post-checkout") + ": a hook added during the run; moved to"
+            + " post-checkout.planted-by-run (git does not run it there)",
+        git.resolve("objects/info/alternates") + ": changed during the run; put back as it was"
+            + " (removed)");
+    assertThat(deep.resolve("config")).hasContent("[core]\n\trepositoryformatversion = 0\n");
+    assertThat(deep.resolve("objects/info/alternates")).doesNotExist();
+    assertThat(git.resolve("objects/info/alternates")).doesNotExist();
+    assertThat(deep.resolve("hooks/post-checkout")).doesNotExist();
+  }
+
+  @Test
+  void anEmptyPlaceholderBwrapLeftIsNotAChange() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Files.createDirectories(git.resolve("objects/info"));
+    Files.createFile(git.resolve("objects/info/alternates"));
+    Files.createFile(git.resolve("config.worktree"));
+    Files.createDirectories(git.resolve("hooks"));
+    assertThat(check.check()).isEmpty();
+  }
+
+  @Test
+  void aWalkThatHitsItsBoundIsReportedWithWhatItDidNotCheck() throws IOException {
+    for (int i = 0; i < 20; i++) {
+      Files.createDirectories(work.resolve("many/d" + i));
+    }
+    GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(work),
+        new RepositoryWalk.Limits(10, java.time.Duration.ofSeconds(30)));
+    assertThat(check.check()).anySatisfy(v -> {
+      assertThat(v.action()).isEqualTo("git-metadata");
+      assertThat(v.raw()).startsWith("not checked after the run: ")
+          .contains("stopped after 10 entries").contains("before running git in or under it");
+    });
+  }
+
+  @Test
+  void theWalkNeitherFollowsSymlinksNorEntersObjects() throws IOException {
+    Path outside = Files.createDirectories(tmp.toRealPath().resolve("outside"));
+    gitDir(outside);
+    Files.createSymbolicLink(work.resolve("link"), outside);
+    Path packed = Files.createDirectories(git.resolve("objects/pack/x/.git"));
+    RepositoryWalk.Found found =
+        RepositoryWalk.walk(List.of(work), RepositoryWalk.Limits.DEFAULT);
+    assertThat(found.dotGits()).containsExactly(git);
+    assertThat(found.gitDirectories()).containsExactly(git);
+    assertThat(found.unchecked()).isEmpty();
+    assertThat(packed).isDirectory();
+  }
+
+  private static Path bare(Path dir, String config) throws IOException {
+    Files.createDirectories(dir.resolve("objects"));
+    Files.createDirectories(dir.resolve("refs/heads"));
+    Files.writeString(dir.resolve("HEAD"), "ref: refs/heads/main\n");
+    Files.writeString(dir.resolve("config"), config);
+    return dir;
   }
 }

@@ -1,0 +1,70 @@
+package dev.pushgate.sandbox;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What of one git directory decides which programs git runs and which repository it reads: the
+ * files of {@link #FILES} and the hooks. Recorded before the run so that a repository that was
+ * there can be put back, and one that changed can be told from one that did not.
+ *
+ * @param fileKey the directory's identity: another directory in its place is a new repository
+ * @param files each of {@link #FILES} that is a non-empty regular file, by name, with its bytes
+ *     (git reads an empty one as nothing set; bwrap leaves empty ones as mount points)
+ * @param oddFiles each of {@link #FILES} that exists but is not a regular file
+ * @param hooks the hooks git would run: names in {@code hooks/} other than git's samples
+ */
+record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> oddFiles,
+    Set<String> hooks) {
+
+  /** The files of a git directory that name a program or another repository. */
+  static final List<String> FILES = List.of("config", "config.worktree", GitMetadata.COMMONDIR,
+      "objects/info/alternates", "objects/info/http-alternates");
+
+  static GitDirectoryState of(Path dir) throws IOException {
+    Object key = Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+        .fileKey();
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    Set<String> odd = new TreeSet<>();
+    for (String name : FILES) {
+      Path p = dir.resolve(name);
+      if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+        byte[] bytes = Files.readAllBytes(p);
+        if (bytes.length > 0) {
+          files.put(name, bytes);
+        }
+      } else if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+        odd.add(name);
+      }
+    }
+    Set<String> hooks = new TreeSet<>();
+    Path h = dir.resolve("hooks");
+    if (Files.isDirectory(h, LinkOption.NOFOLLOW_LINKS)) {
+      try (var entries = Files.list(h)) {
+        entries.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".sample"))
+            .forEach(hooks::add);
+      }
+    }
+    return new GitDirectoryState(key, files, odd, hooks);
+  }
+
+  boolean sameDirectory(GitDirectoryState other) {
+    return Objects.equals(fileKey, other.fileKey);
+  }
+
+  /** The names of {@link #FILES} that differ between this state and {@code now}. */
+  List<String> changedFiles(GitDirectoryState now) {
+    return FILES.stream().filter(n -> !Arrays.equals(files.get(n), now.files.get(n))
+        || oddFiles.contains(n) != now.oddFiles.contains(n)).toList();
+  }
+}
