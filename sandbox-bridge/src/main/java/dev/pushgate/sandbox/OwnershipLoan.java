@@ -7,6 +7,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,36 +20,74 @@ import org.slf4j.LoggerFactory;
  * sandbox user could not write them otherwise), and given back afterwards: every file that existed
  * gets its owner back, every file the run created goes to the owner of its mount. Symlinks are
  * changed themselves, never followed.
+ *
+ * <p>A tree is lent once at a time on the whole host ({@link LoanRegister}): a second loan would
+ * record the sandbox user as the "original" owner and give the tree to it for good. For the same
+ * reason the sandbox user is never recorded as anyone's owner, and a file with a hard link outside
+ * the lent tree is neither lent nor given back: changing its owner would change the outside file.
  */
 final class OwnershipLoan implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OwnershipLoan.class);
 
   private record Owner(int uid, int gid) {}
 
+  /** What the walk saw of one file, without following a symlink. */
+  private record Seen(Path path, Owner owner, boolean directory, int links, Object key) {}
+
   private final Map<Path, Map<Path, Owner>> owners = new LinkedHashMap<>();
+  private LoanRegister.Entry entry;
 
   private OwnershipLoan() {}
 
-  /** Lends every file under the roots to the user. On failure, what was lent is given back. */
-  static OwnershipLoan lend(List<Path> roots, SandboxUser user) throws IOException {
+  /**
+   * Lends every file under the roots to the user, once the register has them as lent by the
+   * holder. On failure, what was lent is given back.
+   *
+   * @throws SandboxLaunchException when a root is already lent, or still belongs to the user
+   */
+  static OwnershipLoan lend(List<Path> roots, SandboxUser user, LoanRegister register,
+      String holder) throws IOException, SandboxLaunchException {
+    List<Path> outermost = outermost(roots);
     OwnershipLoan loan = new OwnershipLoan();
     try {
-      for (Path root : roots) {
+      try {
+        loan.entry = register.record(outermost, holder);
+      } catch (LoanRegister.AlreadyLent e) {
+        throw new SandboxLaunchException("not launched: " + e.getMessage()
+            + "; a directory is lent to one run at a time", List.of(
+                "wait until that run has ended, then launch again",
+                "give this run a directory of its own"));
+      }
+      for (Path root : outermost) {
+        Owner rootOwner = owner(root);
+        if (rootOwner.uid() == user.uid() || rootOwner.gid() == user.gid()) {
+          throw new SandboxLaunchException("not launched: " + root + " belongs to the sandbox user"
+              + " (" + rootOwner.uid() + ":" + rootOwner.gid() + "), so nobody is left to give it"
+              + " back to after the run", List.of(
+                  "when a launcher that was killed left it lent, give it back to its owner:"
+                      + " chown -R OWNER:GROUP " + root,
+                  "when it is that user's own directory, run pushgate exec as that user instead of"
+                      + " root"));
+        }
         Map<Path, Owner> before = new LinkedHashMap<>();
         loan.owners.put(root, before);
-        walk(root, p -> {
-          before.put(p, owner(p));
-          chown(p, user.uid(), user.gid());
-        });
+        for (Seen s : outsideLinksLeftOut(root, walk(root))) {
+          // The sandbox user owns nothing before a loan: whatever it holds goes to the mount's
+          // owner afterwards, as what the run creates does.
+          before.put(s.path(), new Owner(
+              s.owner().uid() == user.uid() ? rootOwner.uid() : s.owner().uid(),
+              s.owner().gid() == user.gid() ? rootOwner.gid() : s.owner().gid()));
+          chown(s.path(), user.uid(), user.gid());
+        }
       }
       return loan;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | SandboxLaunchException | RuntimeException e) {
       loan.close();
       throw e;
     }
   }
 
-  /** Gives everything back. Never throws; a file that cannot be changed is logged. */
+  /** Gives everything back, then takes the loan off the register. Never throws. */
   @Override
   public void close() {
     for (Map.Entry<Path, Map<Path, Owner>> e : owners.entrySet()) {
@@ -57,37 +97,88 @@ final class OwnershipLoan implements AutoCloseable {
         continue;
       }
       try {
-        walk(e.getKey(), p -> {
-          Owner o = before.getOrDefault(p, rootOwner);
+        for (Seen s : outsideLinksLeftOut(e.getKey(), walk(e.getKey()))) {
+          Owner o = before.getOrDefault(s.path(), rootOwner);
           try {
-            chown(p, o.uid(), o.gid());
+            chown(s.path(), o.uid(), o.gid());
           } catch (IOException x) {
-            LOG.warn("cannot give {} back to {}:{}: {}", p, o.uid(), o.gid(), x.getMessage());
+            LOG.warn("cannot give {} back to {}:{}: {}", s.path(), o.uid(), o.gid(),
+                x.getMessage());
           }
-        });
+        }
       } catch (IOException x) {
         LOG.warn("cannot give {} back: {}", e.getKey(), x.getMessage());
       }
     }
     owners.clear();
+    if (entry != null) {
+      try {
+        entry.close();
+      } catch (IOException x) {
+        LOG.warn("cannot take a loan off the register: {}", x.getMessage());
+      }
+      entry = null;
+    }
   }
 
-  private interface Visit {
-    void on(Path p) throws IOException;
+  /** The roots without those inside another: a tree lent twice would be recorded as the user's. */
+  static List<Path> outermost(List<Path> roots) throws IOException {
+    List<Path> real = new ArrayList<>();
+    for (Path r : roots) {
+      real.add(r.toRealPath());
+    }
+    List<Path> kept = new ArrayList<>();
+    for (Path r : real) {
+      boolean inside = false;
+      for (Path o : real) {
+        if (!o.equals(r) && r.startsWith(o)) {
+          inside = true;
+        }
+      }
+      if (!inside && !kept.contains(r)) {
+        kept.add(r);
+      }
+    }
+    return kept;
   }
 
-  private static void walk(Path root, Visit visit) throws IOException {
+  /**
+   * The files of the walk without those that have a hard link outside the tree (more links than
+   * the walk met): their owner is the outside file's owner too. Such a file stays as it is; the
+   * run can still read it where its mode lets others read.
+   */
+  private static List<Seen> outsideLinksLeftOut(Path root, List<Seen> seen) {
+    Map<Object, Integer> met = new HashMap<>();
+    for (Seen s : seen) {
+      if (!s.directory() && s.key() != null) {
+        met.merge(s.key(), 1, Integer::sum);
+      }
+    }
+    List<Seen> kept = new ArrayList<>();
+    for (Seen s : seen) {
+      if (!s.directory() && s.links() > 1
+          && (s.key() == null || met.get(s.key()) < s.links())) {
+        LOG.warn("{} has a hard link outside {}: its owner is left as it is", s.path(), root);
+        continue;
+      }
+      kept.add(s);
+    }
+    return kept;
+  }
+
+  private static List<Seen> walk(Path root) throws IOException {
+    List<Seen> seen = new ArrayList<>();
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
           throws IOException {
-        visit.on(dir);
+        seen.add(see(dir));
         return FileVisitResult.CONTINUE;
       }
 
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        visit.on(file);
+        seen.add(see(file));
         return FileVisitResult.CONTINUE;
       }
 
@@ -96,6 +187,15 @@ final class OwnershipLoan implements AutoCloseable {
         throw exc;
       }
     });
+    return seen;
+  }
+
+  private static Seen see(Path p) throws IOException {
+    Map<String, Object> a = Files.readAttributes(p, "unix:uid,gid,nlink,ino,dev,isDirectory",
+        LinkOption.NOFOLLOW_LINKS);
+    return new Seen(p, new Owner((Integer) a.get("uid"), (Integer) a.get("gid")),
+        (Boolean) a.get("isDirectory"), (Integer) a.get("nlink"),
+        List.of(a.get("dev"), a.get("ino")));
   }
 
   private static Owner owner(Path p) throws IOException {
