@@ -32,9 +32,16 @@ final class OwnershipLoan implements AutoCloseable {
   private record Owner(int uid, int gid) {}
 
   /** What the walk saw of one file, without following a symlink. */
-  private record Seen(Path path, Owner owner, boolean directory, int links, Object key) {}
+  private record Seen(Path path, Owner owner, int mode, boolean directory, boolean regular,
+      int links, Object key) {}
 
-  private final Map<Path, Map<Path, Owner>> owners = new LinkedHashMap<>();
+  /** What a loan records of a file: its owner, and its mode to tell what the run added. */
+  private record Before(Owner owner, int mode) {}
+
+  /** Bits that let others than the owner change a file, or run it as its owner. */
+  private static final int OTHERS_CHANGE = 06022;
+
+  private final Map<Path, Map<Path, Before>> owners = new LinkedHashMap<>();
   private LoanRegister.Entry entry;
 
   private OwnershipLoan() {}
@@ -69,14 +76,14 @@ final class OwnershipLoan implements AutoCloseable {
                   "when it is that user's own directory, run pushgate exec as that user instead of"
                       + " root"));
         }
-        Map<Path, Owner> before = new LinkedHashMap<>();
+        Map<Path, Before> before = new LinkedHashMap<>();
         loan.owners.put(root, before);
         for (Seen s : outsideLinksLeftOut(root, walk(root))) {
           // The sandbox user owns nothing before a loan: whatever it holds goes to the mount's
           // owner afterwards, as what the run creates does.
-          before.put(s.path(), new Owner(
+          before.put(s.path(), new Before(new Owner(
               s.owner().uid() == user.uid() ? rootOwner.uid() : s.owner().uid(),
-              s.owner().gid() == user.gid() ? rootOwner.gid() : s.owner().gid()));
+              s.owner().gid() == user.gid() ? rootOwner.gid() : s.owner().gid()), s.mode()));
           chown(s.path(), user.uid(), user.gid());
         }
       }
@@ -90,17 +97,19 @@ final class OwnershipLoan implements AutoCloseable {
   /** Gives everything back, then takes the loan off the register. Never throws. */
   @Override
   public void close() {
-    for (Map.Entry<Path, Map<Path, Owner>> e : owners.entrySet()) {
-      Map<Path, Owner> before = e.getValue();
-      Owner rootOwner = before.get(e.getKey());
-      if (rootOwner == null) {
+    for (Map.Entry<Path, Map<Path, Before>> e : owners.entrySet()) {
+      Map<Path, Before> before = e.getValue();
+      Before root = before.get(e.getKey());
+      if (root == null) {
         continue;
       }
       try {
         for (Seen s : outsideLinksLeftOut(e.getKey(), walk(e.getKey()))) {
-          Owner o = before.getOrDefault(s.path(), rootOwner);
+          Before b = before.get(s.path());
+          Owner o = b == null ? root.owner() : b.owner();
           try {
             chown(s.path(), o.uid(), o.gid());
+            takeBackAddedRights(s, b == null ? s.mode() & ~OTHERS_CHANGE : b.mode());
           } catch (IOException x) {
             LOG.warn("cannot give {} back to {}:{}: {}", s.path(), o.uid(), o.gid(),
                 x.getMessage());
@@ -191,11 +200,25 @@ final class OwnershipLoan implements AutoCloseable {
   }
 
   private static Seen see(Path p) throws IOException {
-    Map<String, Object> a = Files.readAttributes(p, "unix:uid,gid,nlink,ino,dev,isDirectory",
-        LinkOption.NOFOLLOW_LINKS);
+    Map<String, Object> a = Files.readAttributes(p,
+        "unix:uid,gid,mode,nlink,ino,dev,isDirectory,isRegularFile", LinkOption.NOFOLLOW_LINKS);
     return new Seen(p, new Owner((Integer) a.get("uid"), (Integer) a.get("gid")),
-        (Boolean) a.get("isDirectory"), (Integer) a.get("nlink"),
+        (Integer) a.get("mode") & 07777, (Boolean) a.get("isDirectory"),
+        (Boolean) a.get("isRegularFile"), (Integer) a.get("nlink"),
         List.of(a.get("dev"), a.get("ino")));
+  }
+
+  /**
+   * Removes the group and other write bits, setuid and setgid that the run added while it owned
+   * the file (all of them on a file it created): a {@code .git} made writable for all would let
+   * anyone replace its config after the give-back. Other mode changes (an executable bit) stay.
+   * Only regular files and directories: opening anything else to change its mode could block.
+   */
+  private static void takeBackAddedRights(Seen s, int modeBefore) throws IOException {
+    int added = s.mode() & ~modeBefore & OTHERS_CHANGE;
+    if (added != 0 && (s.directory() || s.regular())) {
+      Files.setAttribute(s.path(), "unix:mode", s.mode() & ~added, LinkOption.NOFOLLOW_LINKS);
+    }
   }
 
   private static Owner owner(Path p) throws IOException {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
@@ -163,10 +164,40 @@ class OwnershipLoanTest {
   }
 
   @Test
+  void rightsForOthersThatTheRunAddedAreTakenBackWithTheOwnership() throws Exception {
+    Path git = work.resolve(".git");
+    Files.setPosixFilePermissions(git, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path script = Files.writeString(work.resolve("build.sh"), "true\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rw-r--r--"));
+    Path shared = Files.writeString(work.resolve("shared.txt"), "x");
+    Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rw-rw-rw-"));
+    OwnershipLoan loan = OwnershipLoan.lend(List.of(work), NOBODY, register, "run run_a");
+
+    // What the run does while it owns the tree.
+    Files.setPosixFilePermissions(git, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxrwxr-x"));
+    Path created = Files.writeString(work.resolve("created.txt"), "x");
+    Files.setPosixFilePermissions(created, PosixFilePermissions.fromString("rw-rw-rw-"));
+    Path made = Files.createDirectory(work.resolve("made"));
+    Files.setAttribute(made, "unix:mode", 02777);
+    loan.close();
+
+    assertThat(Files.getPosixFilePermissions(git))
+        .isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertThat(Files.getPosixFilePermissions(script))
+        .isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertThat(Files.getPosixFilePermissions(shared))
+        .isEqualTo(PosixFilePermissions.fromString("rw-rw-rw-"));
+    assertThat(Files.getPosixFilePermissions(created))
+        .isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
+    assertThat((Integer) Files.getAttribute(made, "unix:mode") & 07777).isEqualTo(0755);
+  }
+
+  @Test
   void aRegisterOthersCouldChangeIsRefused() throws Exception {
     Path open = Files.createDirectories(tmp.resolve("open"));
     Files.setPosixFilePermissions(open,
-        java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        PosixFilePermissions.fromString("rwxrwxrwx"));
     assertThatThrownBy(() -> OwnershipLoan.lend(List.of(work), NOBODY, new LoanRegister(open),
         "run run_a"))
         .hasMessageContaining("the loan register " + open + " must be a directory of uid 0 with"
