@@ -284,6 +284,11 @@ class ExecTest {
     Files.writeString(work.resolve("go-second"), "");
     Exec secondExec = finish(second);
 
+    // Before the fix the second ran, and this tree ended with uid 65534.
+    for (Path p : List.of(work, work.resolve(".git"), config, work.resolve(".git/HEAD"),
+        work.resolve("started-first"))) {
+      assertThat(owner(p)).as("the owner of " + p).isZero();
+    }
     assertThat(firstExec.exit()).as(firstExec.stderr()).isZero();
     assertThat(secondExec.exit()).as(secondExec.stderr()).isEqualTo(125);
     assertThat(secondExec.stderr())
@@ -293,10 +298,6 @@ class ExecTest {
         .contains("pushgate:   - wait until that run has ended, then launch again")
         .contains("pushgate: run " + secondExec.runId() + " ended: ");
     assertThat(work.resolve("started-second")).doesNotExist();
-    for (Path p : List.of(work, work.resolve(".git"), config, work.resolve(".git/HEAD"),
-        work.resolve("started-first"))) {
-      assertThat(owner(p)).as("the owner of " + p).isZero();
-    }
   }
 
   /** A {@code pushgate exec} still running, and where its output goes. */
