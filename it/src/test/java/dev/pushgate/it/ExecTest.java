@@ -248,6 +248,58 @@ class ExecTest {
     assertThat(exec.stdout()).contains("marker-inside");
   }
 
+  /**
+   * Issue 14 review, group i: two execs lending the same workdir. The second used to record the
+   * sandbox user as the "original" owner; whichever ended last gave the tree, {@code .git/config}
+   * included, to {@code nobody} for good. The second launch is now refused, and the owner comes
+   * back.
+   */
+  @Test
+  void aSecondExecOnAWorkdirAlreadyLentIsRefusedAndTheOwnerComesBack() throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-lent-twice"));
+    git(work, "init", "-q");
+    Path config = work.resolve(".git/config");
+    assertThat(owner(work)).isZero();
+    Started first = start(work, Map.of(), "--workdir", work.toString(), "--rules",
+        rules.toString(), "--", "sh", "-c",
+        "touch started-first; while [ ! -e go-first ]; do sleep 0.05; done");
+    Started second = null;
+    try {
+      awaitFile(work.resolve("started-first"), first);
+      assertThat(owner(config)).isEqualTo(65534);
+      second = start(work, Map.of(), "--workdir", work.toString(), "--rules", rules.toString(),
+          "--", "sh", "-c", "touch started-second; while [ ! -e go-second ]; do sleep 0.05; done");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (second.process().isAlive() && !Files.exists(work.resolve("started-second"))) {
+        if (System.nanoTime() > deadline) {
+          fail("the second exec neither ended nor started:\n" + read(second.err()));
+        }
+        Thread.sleep(20);
+      }
+    } finally {
+      // The first ends first, as in the review; the second (if it ran) after it.
+      Files.writeString(work.resolve("go-first"), "");
+    }
+    Exec firstExec = finish(first);
+    Files.writeString(work.resolve("go-second"), "");
+    Exec secondExec = finish(second);
+
+    // Before the fix the second ran, and this tree ended with uid 65534.
+    for (Path p : List.of(work, work.resolve(".git"), config, work.resolve(".git/HEAD"),
+        work.resolve("started-first"))) {
+      assertThat(owner(p)).as("the owner of " + p).isZero();
+    }
+    assertThat(firstExec.exit()).as(firstExec.stderr()).isZero();
+    assertThat(secondExec.exit()).as(secondExec.stderr()).isEqualTo(125);
+    assertThat(secondExec.stderr())
+        .containsPattern("pushgate: not launched: " + Pattern.quote(work.toString())
+            + " is already lent to the sandbox user by run " + firstExec.runId()
+            + " \\(pid \\d+\\); a directory is lent to one run at a time")
+        .contains("pushgate:   - wait until that run has ended, then launch again")
+        .contains("pushgate: run " + secondExec.runId() + " ended: ");
+    assertThat(work.resolve("started-second")).doesNotExist();
+  }
+
   /** A {@code pushgate exec} still running, and where its output goes. */
   record Started(Process process, Path out, Path err) {}
 
@@ -286,6 +338,28 @@ class ExecTest {
     Files.delete(started.out());
     Files.delete(started.err());
     return result;
+  }
+
+  private static void awaitFile(Path file, Started started) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (!Files.exists(file)) {
+      if (!started.process().isAlive() || System.nanoTime() > deadline) {
+        fail("the sandboxed command never got ready:\n" + read(started.err()));
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private static int owner(Path p) throws IOException {
+    return (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+  }
+
+  private static void git(Path dir, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git", "-C", dir.toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
   }
 
   private static String read(Path p) throws IOException {

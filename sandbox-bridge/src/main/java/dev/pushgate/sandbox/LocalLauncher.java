@@ -50,19 +50,28 @@ public final class LocalLauncher implements SandboxLauncher {
    * @param stagingParent where per-launch staging directories are made (must let the sandbox user
    *     through: the system temporary directory does)
    * @param searchPath where bwrap, setpriv, socat and sleep are looked up
+   * @param loanRegister where every launcher of the host records the directories it lends (a
+   *     directory only root can enter; {@code /run/pushgate/loans})
    */
   public record Settings(
       Platform platform,
       SandboxUser sandboxUser,
       HostResolver resolver,
       Path stagingParent,
-      String searchPath) {
+      String searchPath,
+      Path loanRegister) {
 
     public Settings {
       if (platform == null || sandboxUser == null || resolver == null || stagingParent == null) {
         throw new IllegalArgumentException("launcher settings are incomplete");
       }
       searchPath = searchPath == null ? SAFE_PATH : searchPath;
+      loanRegister = loanRegister == null ? LoanRegister.HOST : loanRegister;
+    }
+
+    public Settings(Platform platform, SandboxUser sandboxUser, HostResolver resolver,
+        Path stagingParent, String searchPath) {
+      this(platform, sandboxUser, resolver, stagingParent, searchPath, LoanRegister.HOST);
     }
 
     /** This host: the detected platform, {@code nobody}, the system resolver, the temp dir. */
@@ -73,11 +82,16 @@ public final class LocalLauncher implements SandboxLauncher {
     }
 
     public Settings withSandboxUser(SandboxUser user) {
-      return new Settings(platform, user, resolver, stagingParent, searchPath);
+      return new Settings(platform, user, resolver, stagingParent, searchPath, loanRegister);
     }
 
     public Settings withResolver(HostResolver resolver) {
-      return new Settings(platform, sandboxUser, resolver, stagingParent, searchPath);
+      return new Settings(platform, sandboxUser, resolver, stagingParent, searchPath,
+          loanRegister);
+    }
+
+    public Settings withLoanRegister(Path dir) {
+      return new Settings(platform, sandboxUser, resolver, stagingParent, searchPath, dir);
     }
   }
 
@@ -242,7 +256,9 @@ public final class LocalLauncher implements SandboxLauncher {
             writable.add(Path.of(m.hostPath()));
           }
         }
-        cleanup.add(OwnershipLoan.lend(writable, user));
+        cleanup.add(OwnershipLoan.lend(writable, user,
+            new LoanRegister(settings.loanRegister()),
+            "run " + spec.sessionId() + " (pid " + ProcessHandle.current().pid() + ")"));
       }
 
       String nonce = HexFormat.of().formatHex(randomBytes());

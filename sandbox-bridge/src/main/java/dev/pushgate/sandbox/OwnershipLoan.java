@@ -7,6 +7,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,76 +20,174 @@ import org.slf4j.LoggerFactory;
  * sandbox user could not write them otherwise), and given back afterwards: every file that existed
  * gets its owner back, every file the run created goes to the owner of its mount. Symlinks are
  * changed themselves, never followed.
+ *
+ * <p>A tree is lent once at a time on the whole host ({@link LoanRegister}): a second loan would
+ * record the sandbox user as the "original" owner and give the tree to it for good. For the same
+ * reason the sandbox user is never recorded as anyone's owner, and a file with a hard link outside
+ * the lent tree is neither lent nor given back: changing its owner would change the outside file.
  */
 final class OwnershipLoan implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OwnershipLoan.class);
 
   private record Owner(int uid, int gid) {}
 
-  private final Map<Path, Map<Path, Owner>> owners = new LinkedHashMap<>();
+  /** What the walk saw of one file, without following a symlink. */
+  private record Seen(Path path, Owner owner, int mode, boolean directory, boolean regular,
+      int links, Object key) {}
+
+  /** What a loan records of a file: its owner, and its mode to tell what the run added. */
+  private record Before(Owner owner, int mode) {}
+
+  /** Bits that let others than the owner change a file, or run it as its owner. */
+  private static final int OTHERS_CHANGE = 06022;
+
+  private final Map<Path, Map<Path, Before>> owners = new LinkedHashMap<>();
+  private LoanRegister.Entry entry;
 
   private OwnershipLoan() {}
 
-  /** Lends every file under the roots to the user. On failure, what was lent is given back. */
-  static OwnershipLoan lend(List<Path> roots, SandboxUser user) throws IOException {
+  /**
+   * Lends every file under the roots to the user, once the register has them as lent by the
+   * holder. On failure, what was lent is given back.
+   *
+   * @throws SandboxLaunchException when a root is already lent, or still belongs to the user
+   */
+  static OwnershipLoan lend(List<Path> roots, SandboxUser user, LoanRegister register,
+      String holder) throws IOException, SandboxLaunchException {
+    List<Path> outermost = outermost(roots);
     OwnershipLoan loan = new OwnershipLoan();
     try {
-      for (Path root : roots) {
-        Map<Path, Owner> before = new LinkedHashMap<>();
+      try {
+        loan.entry = register.record(outermost, holder);
+      } catch (LoanRegister.AlreadyLent e) {
+        throw new SandboxLaunchException("not launched: " + e.getMessage()
+            + "; a directory is lent to one run at a time", List.of(
+                "wait until that run has ended, then launch again",
+                "give this run a directory of its own"));
+      }
+      for (Path root : outermost) {
+        Owner rootOwner = owner(root);
+        if (rootOwner.uid() == user.uid() || rootOwner.gid() == user.gid()) {
+          throw new SandboxLaunchException("not launched: " + root + " belongs to the sandbox user"
+              + " (" + rootOwner.uid() + ":" + rootOwner.gid() + "), so nobody is left to give it"
+              + " back to after the run", List.of(
+                  "when a launcher that was killed left it lent, give it back to its owner:"
+                      + " chown -R OWNER:GROUP " + root,
+                  "when it is that user's own directory, run pushgate exec as that user instead of"
+                      + " root"));
+        }
+        Map<Path, Before> before = new LinkedHashMap<>();
         loan.owners.put(root, before);
-        walk(root, p -> {
-          before.put(p, owner(p));
-          chown(p, user.uid(), user.gid());
-        });
+        for (Seen s : outsideLinksLeftOut(root, walk(root))) {
+          // The sandbox user owns nothing before a loan: whatever it holds goes to the mount's
+          // owner afterwards, as what the run creates does.
+          before.put(s.path(), new Before(new Owner(
+              s.owner().uid() == user.uid() ? rootOwner.uid() : s.owner().uid(),
+              s.owner().gid() == user.gid() ? rootOwner.gid() : s.owner().gid()), s.mode()));
+          chown(s.path(), user.uid(), user.gid());
+        }
       }
       return loan;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | SandboxLaunchException | RuntimeException e) {
       loan.close();
       throw e;
     }
   }
 
-  /** Gives everything back. Never throws; a file that cannot be changed is logged. */
+  /** Gives everything back, then takes the loan off the register. Never throws. */
   @Override
   public void close() {
-    for (Map.Entry<Path, Map<Path, Owner>> e : owners.entrySet()) {
-      Map<Path, Owner> before = e.getValue();
-      Owner rootOwner = before.get(e.getKey());
-      if (rootOwner == null) {
+    for (Map.Entry<Path, Map<Path, Before>> e : owners.entrySet()) {
+      Map<Path, Before> before = e.getValue();
+      Before root = before.get(e.getKey());
+      if (root == null) {
         continue;
       }
       try {
-        walk(e.getKey(), p -> {
-          Owner o = before.getOrDefault(p, rootOwner);
+        for (Seen s : outsideLinksLeftOut(e.getKey(), walk(e.getKey()))) {
+          Before b = before.get(s.path());
+          Owner o = b == null ? root.owner() : b.owner();
           try {
-            chown(p, o.uid(), o.gid());
+            chown(s.path(), o.uid(), o.gid());
+            takeBackAddedRights(s, b == null ? s.mode() & ~OTHERS_CHANGE : b.mode());
           } catch (IOException x) {
-            LOG.warn("cannot give {} back to {}:{}: {}", p, o.uid(), o.gid(), x.getMessage());
+            LOG.warn("cannot give {} back to {}:{}: {}", s.path(), o.uid(), o.gid(),
+                x.getMessage());
           }
-        });
+        }
       } catch (IOException x) {
         LOG.warn("cannot give {} back: {}", e.getKey(), x.getMessage());
       }
     }
     owners.clear();
+    if (entry != null) {
+      try {
+        entry.close();
+      } catch (IOException x) {
+        LOG.warn("cannot take a loan off the register: {}", x.getMessage());
+      }
+      entry = null;
+    }
   }
 
-  private interface Visit {
-    void on(Path p) throws IOException;
+  /** The roots without those inside another: a tree lent twice would be recorded as the user's. */
+  static List<Path> outermost(List<Path> roots) throws IOException {
+    List<Path> real = new ArrayList<>();
+    for (Path r : roots) {
+      real.add(r.toRealPath());
+    }
+    List<Path> kept = new ArrayList<>();
+    for (Path r : real) {
+      boolean inside = false;
+      for (Path o : real) {
+        if (!o.equals(r) && r.startsWith(o)) {
+          inside = true;
+        }
+      }
+      if (!inside && !kept.contains(r)) {
+        kept.add(r);
+      }
+    }
+    return kept;
   }
 
-  private static void walk(Path root, Visit visit) throws IOException {
+  /**
+   * The files of the walk without those that have a hard link outside the tree (more links than
+   * the walk met): their owner is the outside file's owner too. Such a file stays as it is; the
+   * run can still read it where its mode lets others read.
+   */
+  private static List<Seen> outsideLinksLeftOut(Path root, List<Seen> seen) {
+    Map<Object, Integer> met = new HashMap<>();
+    for (Seen s : seen) {
+      if (!s.directory() && s.key() != null) {
+        met.merge(s.key(), 1, Integer::sum);
+      }
+    }
+    List<Seen> kept = new ArrayList<>();
+    for (Seen s : seen) {
+      if (!s.directory() && s.links() > 1
+          && (s.key() == null || met.get(s.key()) < s.links())) {
+        LOG.warn("{} has a hard link outside {}: its owner is left as it is", s.path(), root);
+        continue;
+      }
+      kept.add(s);
+    }
+    return kept;
+  }
+
+  private static List<Seen> walk(Path root) throws IOException {
+    List<Seen> seen = new ArrayList<>();
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
           throws IOException {
-        visit.on(dir);
+        seen.add(see(dir));
         return FileVisitResult.CONTINUE;
       }
 
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        visit.on(file);
+        seen.add(see(file));
         return FileVisitResult.CONTINUE;
       }
 
@@ -96,6 +196,29 @@ final class OwnershipLoan implements AutoCloseable {
         throw exc;
       }
     });
+    return seen;
+  }
+
+  private static Seen see(Path p) throws IOException {
+    Map<String, Object> a = Files.readAttributes(p,
+        "unix:uid,gid,mode,nlink,ino,dev,isDirectory,isRegularFile", LinkOption.NOFOLLOW_LINKS);
+    return new Seen(p, new Owner((Integer) a.get("uid"), (Integer) a.get("gid")),
+        (Integer) a.get("mode") & 07777, (Boolean) a.get("isDirectory"),
+        (Boolean) a.get("isRegularFile"), (Integer) a.get("nlink"),
+        List.of(a.get("dev"), a.get("ino")));
+  }
+
+  /**
+   * Removes the group and other write bits, setuid and setgid that the run added while it owned
+   * the file (all of them on a file it created): a {@code .git} made writable for all would let
+   * anyone replace its config after the give-back. Other mode changes (an executable bit) stay.
+   * Only regular files and directories: opening anything else to change its mode could block.
+   */
+  private static void takeBackAddedRights(Seen s, int modeBefore) throws IOException {
+    int added = s.mode() & ~modeBefore & OTHERS_CHANGE;
+    if (added != 0 && (s.directory() || s.regular())) {
+      Files.setAttribute(s.path(), "unix:mode", s.mode() & ~added, LinkOption.NOFOLLOW_LINKS);
+    }
   }
 
   private static Owner owner(Path p) throws IOException {
