@@ -202,8 +202,9 @@ class SandboxUserIsolationTest {
       p.destroyForcibly();
       fail("setpriv did not finish in 30 s");
     }
-    assertThat(output).as("what nobody got").doesNotContain("PUSHGATE_RUN_TOKEN")
-        .doesNotContain("GH_TOKEN");
+    // Only whether it got a token: a failure must not print the token it got.
+    assertThat(output.contains("PUSHGATE_RUN_TOKEN") || output.contains("GH_TOKEN"))
+        .as("nobody got the run's tokens from %s", String.join(" ", command)).isFalse();
     return p.exitValue();
   }
 

@@ -119,8 +119,9 @@ public final class OwnSandboxUsers {
   /** The lock directory, made when missing; refused unless it is ours alone. */
   private Path safeLockDir() throws IOException {
     Path parent = lockDir.getParent();
-    if (parent != null && !Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
-      Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    if (parent == null || !Files.isDirectory(parent)) {
+      throw new IOException("the sandbox user holds directory " + lockDir + " cannot be made: "
+          + parent + " is not a directory; create it, or name a sandbox user with --sandbox-user");
     }
     if (!Files.exists(lockDir, LinkOption.NOFOLLOW_LINKS)) {
       try {

@@ -155,6 +155,16 @@ class OwnSandboxUsersTest {
   }
 
   @Test
+  void aHoldsDirectoryWhoseParentIsMissingIsRefusedAndNotMade() {
+    OwnSandboxUsers users = new OwnSandboxUsers(tmp.resolve("missing/holds"), BASE,
+        OwnSandboxUsers.DEFAULT_LAST, id -> null, offsets(1));
+    assertThatThrownBy(users::lease)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("is not a directory");
+    assertThat(tmp.resolve("missing")).doesNotExist();
+  }
+
+  @Test
   void aRangeThatCouldMeetSystemUsersIsRefused() {
     assertThatThrownBy(() -> new OwnSandboxUsers(tmp, 1000, 2000, id -> null,
         new java.security.SecureRandom()))
