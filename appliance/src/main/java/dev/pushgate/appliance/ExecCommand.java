@@ -103,8 +103,11 @@ final class ExecCommand implements Callable<Integer> {
       description = "Kill COMMAND after this long. Default: no limit.")
   Duration timeout;
 
-  @Option(names = "--sandbox-user", defaultValue = "65534:65534", paramLabel = "UID[:GID]",
-      description = "Who the sandbox runs as when pushgate runs as root. Default: ${DEFAULT-VALUE}")
+  @Option(names = "--sandbox-user", paramLabel = "UID[:GID]",
+      description = "Who the sandbox runs as when pushgate runs as root. Default: a user id of"
+          + " each launch's own, from 2100000000 up, that no account or process on the host has."
+          + " A user named here is shared by every launch that names it, and by every process"
+          + " of the host running as it: they can read the run's tokens.")
   String sandboxUser;
 
   @Option(names = "--data-dir", defaultValue = "pushgate-data",
@@ -138,7 +141,7 @@ final class ExecCommand implements Callable<Integer> {
       for (String a : attach) {
         RepoSlug.parse(a);
       }
-      user = SandboxUser.parse(sandboxUser);
+      user = sandboxUser == null ? null : SandboxUser.parse(sandboxUser);
       rulesJson = rules == null ? null : readRules(rules);
       passed = PassedVariables.of(passEnv);
     } catch (IllegalArgumentException | IOException e) {

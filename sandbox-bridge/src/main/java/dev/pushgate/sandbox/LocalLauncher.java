@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The launcher of this host. Under the {@code native} backend on Linux and WSL2 it starts the
  * command in bubblewrap ({@link BubblewrapArgv}), with a per-launch {@link EgressProxy} as the only
  * way out to the network and the launch's bridges on the sandbox's loopback; as root it starts
- * bwrap as the {@link SandboxUser} through setpriv and lends it the writable mounts for the run.
+ * bwrap through setpriv as a user id of the launch's own ({@link OwnSandboxUsers}), or as the
+ * {@link SandboxUser} the operator named, and lends it the writable mounts for the run.
  * Under {@code none} it starts the command on the host with the plan's environment and says so.
  * A refused plan is never launched.
  */
@@ -45,7 +46,9 @@ public final class LocalLauncher implements SandboxLauncher {
    * What the launcher needs of the host.
    *
    * @param platform the host platform
-   * @param sandboxUser who bwrap runs as when this process is root
+   * @param sandboxUser who bwrap runs as when this process is root, or null for a user id of each
+   *     launch's own, from ownUsers
+   * @param ownUsers where a launch's own user id comes from
    * @param resolver how the egress proxy resolves host names
    * @param stagingParent where per-launch staging directories are made (must let the sandbox user
    *     through: the system temporary directory does)
@@ -56,13 +59,14 @@ public final class LocalLauncher implements SandboxLauncher {
   public record Settings(
       Platform platform,
       SandboxUser sandboxUser,
+      OwnSandboxUsers ownUsers,
       HostResolver resolver,
       Path stagingParent,
       String searchPath,
       Path loanRegister) {
 
     public Settings {
-      if (platform == null || sandboxUser == null || resolver == null || stagingParent == null) {
+      if (platform == null || ownUsers == null || resolver == null || stagingParent == null) {
         throw new IllegalArgumentException("launcher settings are incomplete");
       }
       searchPath = searchPath == null ? SAFE_PATH : searchPath;
@@ -71,27 +75,45 @@ public final class LocalLauncher implements SandboxLauncher {
 
     public Settings(Platform platform, SandboxUser sandboxUser, HostResolver resolver,
         Path stagingParent, String searchPath) {
-      this(platform, sandboxUser, resolver, stagingParent, searchPath, LoanRegister.HOST);
+      this(platform, sandboxUser, OwnSandboxUsers.system(), resolver, stagingParent, searchPath,
+          LoanRegister.HOST);
     }
 
-    /** This host: the detected platform, {@code nobody}, the system resolver, the temp dir. */
+    public Settings(Platform platform, SandboxUser sandboxUser, OwnSandboxUsers ownUsers,
+        HostResolver resolver, Path stagingParent, String searchPath) {
+      this(platform, sandboxUser, ownUsers, resolver, stagingParent, searchPath,
+          LoanRegister.HOST);
+    }
+
+    /**
+     * This host: the detected platform, a user id of each launch's own, the system resolver, the
+     * temp dir.
+     */
     public static Settings defaults() {
-      return new Settings(Platform.current(), SandboxUser.NOBODY, HostResolver.SYSTEM,
+      return new Settings(Platform.current(), null, OwnSandboxUsers.system(), HostResolver.SYSTEM,
           Path.of(System.getProperty("java.io.tmpdir")),
           SAFE_PATH + File.pathSeparator + System.getenv().getOrDefault("PATH", ""));
     }
 
+    /** Every launch as this user, shared by all of them; null for a user id of each one's own. */
     public Settings withSandboxUser(SandboxUser user) {
-      return new Settings(platform, user, resolver, stagingParent, searchPath, loanRegister);
+      return new Settings(platform, user, ownUsers, resolver, stagingParent, searchPath,
+          loanRegister);
+    }
+
+    public Settings withOwnUsers(OwnSandboxUsers users) {
+      return new Settings(platform, sandboxUser, users, resolver, stagingParent, searchPath,
+          loanRegister);
     }
 
     public Settings withResolver(HostResolver resolver) {
-      return new Settings(platform, sandboxUser, resolver, stagingParent, searchPath,
+      return new Settings(platform, sandboxUser, ownUsers, resolver, stagingParent, searchPath,
           loanRegister);
     }
 
     public Settings withLoanRegister(Path dir) {
-      return new Settings(platform, sandboxUser, resolver, stagingParent, searchPath, dir);
+      return new Settings(platform, sandboxUser, ownUsers, resolver, stagingParent, searchPath,
+          dir);
     }
   }
 
@@ -162,11 +184,13 @@ public final class LocalLauncher implements SandboxLauncher {
       throws SandboxLaunchException {
     SandboxPlan plan = request.plan();
     SandboxSpec spec = plan.spec();
-    SandboxUser user = currentUid() == 0 ? settings.sandboxUser() : null;
-    BubblewrapArgv.Tools tools = tools(user != null);
+    boolean dropping = currentUid() == 0;
+    BubblewrapArgv.Tools tools = tools(dropping);
     SandboxProcess.Events events = new SandboxProcess.Events(listener);
     List<AutoCloseable> cleanup = new ArrayList<>();
     try {
+      // First in, so last out: the id is let go only after the mounts lent to it are given back.
+      SandboxUser user = dropping ? sandboxUser(cleanup) : null;
       Path staging = Files.createTempDirectory(settings.stagingParent(), "pushgate-sandbox-");
       cleanup.add(() -> deleteTree(staging));
       Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwx------"));
@@ -290,6 +314,22 @@ public final class LocalLauncher implements SandboxLauncher {
     } catch (IOException | RuntimeException e) {
       close(cleanup);
       throw new SandboxLaunchException("the sandbox could not be set up: " + e.getMessage(), e);
+    }
+  }
+
+  /** The operator's sandbox user, or a user id of this launch's own, held until it ends. */
+  private SandboxUser sandboxUser(List<AutoCloseable> cleanup) throws SandboxLaunchException {
+    if (settings.sandboxUser() != null) {
+      return settings.sandboxUser();
+    }
+    try {
+      OwnSandboxUsers.Lease lease = settings.ownUsers().lease();
+      cleanup.add(lease);
+      return lease.user();
+    } catch (IOException e) {
+      throw new SandboxLaunchException("no user id of its own for the sandbox: " + e.getMessage(),
+          List.of("name a sandbox user with --sandbox-user UID[:GID]; every launch that names it"
+              + " shares it"));
     }
   }
 

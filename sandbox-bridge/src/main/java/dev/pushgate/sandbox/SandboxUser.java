@@ -4,12 +4,15 @@ package dev.pushgate.sandbox;
  * The unprivileged user a sandbox starts as when pushgate itself runs as root. As root, a process
  * inside bubblewrap would still be real root to every host file it can reach; so bwrap is started
  * through {@code setpriv} as this user instead, and the run's writable mounts are lent to it.
+ * By default it is an id of the launch's own ({@link OwnSandboxUsers}); one the operator names is
+ * shared by every launch and every host process that runs as it, all of which can read the run's
+ * tokens.
  *
  * @param uid the user id; never 0
  * @param gid the group id; never 0
  */
 public record SandboxUser(int uid, int gid) {
-  /** {@code nobody:nogroup} on Debian and most distributions. */
+  /** {@code nobody:nogroup} on Debian and most distributions: shared, never a default. */
   public static final SandboxUser NOBODY = new SandboxUser(65534, 65534);
 
   public SandboxUser {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,13 +84,34 @@ class LocalLauncherTest {
   }
 
   @Test
+  void asRootEachLaunchHasAUserIdOfItsOwnUnlessTheOperatorNamesOne() throws Exception {
+    Assumptions.assumeTrue(root(), "only root drops to a sandbox user");
+    String first = sh(chat(), "id -u; id -g").stdout();
+    String second = sh(chat(), "id -u; id -g").stdout();
+    assertThat(first).isNotEqualTo(second);
+    for (String ids : List.of(first, second)) {
+      String[] out = ids.split("\n");
+      assertThat(out[1]).isEqualTo(out[0]);
+      assertThat(Integer.parseInt(out[0]))
+          .isBetween(OwnSandboxUsers.DEFAULT_BASE, OwnSandboxUsers.DEFAULT_LAST);
+    }
+    LocalLauncher shared = new LocalLauncher(
+        LocalLauncher.Settings.defaults().withSandboxUser(SandboxUser.parse("65533:65532")));
+    RealBwrap.Run named = RealBwrap.run(shared,
+        LaunchRequest.of(chat(), List.of("/bin/sh", "-c", "id -u; id -g")));
+    assertThat(named.stdout().split("\n")).containsExactly("65533", "65532");
+  }
+
+  @Test
   void theCommandIsNotRootAndProcSysIsReadOnly() throws Exception {
     RealBwrap.Run run = sh(chat(), "id -u; echo sandbox > /proc/sys/kernel/hostname;"
         + " grep ' /proc/sys ' /proc/self/mountinfo");
     String[] out = run.stdout().split("\n");
     assertThat(out[0]).isNotEqualTo("0");
     if (root()) {
-      assertThat(out[0]).isEqualTo("65534");
+      // Issue 14, item j: a user id of the launch's own, never the host's shared nobody.
+      assertThat(Integer.parseInt(out[0])).isNotEqualTo(SandboxUser.NOBODY.uid())
+          .isBetween(OwnSandboxUsers.DEFAULT_BASE, OwnSandboxUsers.DEFAULT_LAST);
     }
     assertThat(out[1].split(" ")[5]).startsWith("ro");
     assertThat(run.stderr()).contains("/proc/sys/kernel/hostname: Read-only file system");
