@@ -1,11 +1,9 @@
 package dev.pushgate.sandbox;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -203,7 +201,7 @@ final class GitMetadataCheck implements RunEndCheck {
         continue;
       }
       Path file = dir.resolve(name);
-      deleteTree(file);
+      FileTrees.delete(file);
       byte[] bytes = was.files().get(name);
       if (bytes != null) {
         Files.write(file, bytes);
@@ -226,13 +224,13 @@ final class GitMetadataCheck implements RunEndCheck {
     Path commondir = git.resolve(GitMetadata.COMMONDIR);
     boolean exists = Files.exists(commondir, LinkOption.NOFOLLOW_LINKS);
     if (was == null && exists) {
-      deleteTree(commondir);
+      FileTrees.delete(commondir);
       found.add(violation(commondir, "planted during the run (git would have taken the config"
           + " and hooks of the directory it names); removed"));
     } else if (was != null && !(Files.isRegularFile(commondir, LinkOption.NOFOLLOW_LINKS)
         && Arrays.equals(Files.readAllBytes(commondir), was))) {
       if (exists) {
-        deleteTree(commondir);
+        FileTrees.delete(commondir);
       }
       Files.write(commondir, was);
       found.add(violation(commondir, "changed during the run; put back as it was"));
@@ -337,23 +335,4 @@ final class GitMetadataCheck implements RunEndCheck {
     return new SandboxViolation(ACTION, path.toString(), path + ": " + what);
   }
 
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-      Files.deleteIfExists(root);
-      return;
-    }
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Files.delete(file);
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-        Files.delete(dir);
-        return FileVisitResult.CONTINUE;
-      }
-    });
-  }
 }

@@ -3,13 +3,10 @@ package dev.pushgate.sandbox;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -192,7 +189,7 @@ public final class LocalLauncher implements SandboxLauncher {
       // First in, so last out: the id is let go only after the mounts lent to it are given back.
       SandboxUser user = dropping ? sandboxUser(cleanup) : null;
       Path staging = Files.createTempDirectory(settings.stagingParent(), "pushgate-sandbox-");
-      cleanup.add(() -> deleteTree(staging));
+      cleanup.add(() -> FileTrees.delete(staging));
       Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwx------"));
       Path empty = Files.createDirectory(staging.resolve("empty"));
       Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("r-xr-xr-x"));
@@ -443,24 +440,6 @@ public final class LocalLauncher implements SandboxLauncher {
     }
   }
 
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Files.delete(file);
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-        Files.delete(dir);
-        return FileVisitResult.CONTINUE;
-      }
-    });
-  }
 
   private static void close(List<AutoCloseable> cleanup) {
     for (int i = cleanup.size() - 1; i >= 0; i--) {
