@@ -15,6 +15,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -70,10 +71,11 @@ class StreamedForwardTest {
   void anUpstreamThatStopsReadingIsBrokenOffAndThePackStillArrives() throws Exception {
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       AtomicInteger accepted = new AtomicInteger();
+      CountDownLatch testOver = new CountDownLatch(1);
       Thread acceptor = new Thread(() -> {
         try (Socket s = server.accept()) {
           accepted.incrementAndGet();
-          Thread.sleep(30_000); // never reads
+          testOver.await(); // holds the connection open and never reads
         } catch (Exception e) {
           // closed by the test
         }
@@ -102,6 +104,7 @@ class StreamedForwardTest {
       assertThat(accepted).hasValue(1);
       assertThat(upstream.leases).singleElement().satisfies(lease ->
           assertThat(lease.closes).as("revoked, as nobody took it").hasValue(1));
+      testOver.countDown();
     }
   }
 

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,14 +39,7 @@ class SandboxForgeAccessTest {
 
   @BeforeAll
   static void start() throws Exception {
-    for (String tool : List.of("bwrap", "socat", "curl")) {
-      if (!onPath(tool)) {
-        if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
-          fail("SANDBOX_REQUIRE_BWRAP=1 but this host lacks " + tool);
-        }
-        Assumptions.abort("this host lacks " + tool);
-      }
-    }
+    ExecTest.requireBwrap();
     root = tmp.toRealPath();
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
     app = RunningAppliance.start(root.resolve("data"));
@@ -130,12 +122,4 @@ class SandboxForgeAccessTest {
     return result;
   }
 
-  private static boolean onPath(String tool) {
-    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-        return true;
-      }
-    }
-    return false;
-  }
 }

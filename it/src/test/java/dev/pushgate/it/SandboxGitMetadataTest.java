@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,7 +49,7 @@ class SandboxGitMetadataTest {
 
   @BeforeAll
   static void start() throws Exception {
-    requireBwrap();
+    ExecTest.requireBwrap();
     root = tmp.toRealPath();
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
     app = RunningAppliance.start(root.resolve("data"));
@@ -329,26 +328,4 @@ class SandboxGitMetadataTest {
     return result;
   }
 
-  /** Skips without bwrap and socat, or fails when SANDBOX_REQUIRE_BWRAP=1 (as ExecTest). */
-  private static void requireBwrap() {
-    List<String> missing = new ArrayList<>();
-    for (String tool : List.of("bwrap", "socat")) {
-      boolean found = false;
-      for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-          found = true;
-        }
-      }
-      if (!found) {
-        missing.add(tool);
-      }
-    }
-    if (missing.isEmpty()) {
-      return;
-    }
-    if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
-      fail("SANDBOX_REQUIRE_BWRAP=1 but this host lacks " + missing);
-    }
-    Assumptions.abort("this host lacks " + missing + "; set SANDBOX_REQUIRE_BWRAP=1 to fail instead");
-  }
 }
