@@ -9,13 +9,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.transport.PacketLineOut;
+import org.eclipse.jgit.transport.SideBandOutputStream;
 
 /**
  * A push whose every command the run's rules deny whatever its pack holds is refused without
@@ -157,38 +158,29 @@ final class EarlyRefusal {
   /** Answers as receive-pack does: {@code unpack ok}, then an {@code ng} line per command. */
   static void respond(HttpServletResponse rsp, Request request, List<String> reasons)
       throws IOException {
-    ByteArrayOutputStream report = new ByteArrayOutputStream();
+    // Built whole first: a few hundred bytes, sent in one write.
+    ByteArrayOutputStream answer = new ByteArrayOutputStream();
     if (request.reportStatus()) {
-      pktLine(report, "unpack ok\n");
+      OutputStream report = request.sideBand()
+          ? new SideBandOutputStream(SideBandOutputStream.CH_DATA, request.capabilities()
+              .contains("side-band-64k") ? SideBandOutputStream.MAX_BUF
+              : SideBandOutputStream.SMALL_BUF, answer)
+          : answer;
+      PacketLineOut status = new PacketLineOut(report);
+      status.writeString("unpack ok\n");
       for (int i = 0; i < request.refused().size(); i++) {
-        pktLine(report, "ng " + request.refused().get(i).ref() + " " + reasons.get(i) + "\n");
+        status.writeString("ng " + request.refused().get(i).ref() + " " + reasons.get(i) + "\n");
       }
-      report.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
+      status.end();
+    }
+    if (request.sideBand()) {
+      new PacketLineOut(answer).end();
     }
     rsp.setStatus(HttpServletResponse.SC_OK);
     rsp.setContentType("application/x-git-receive-pack-result");
     rsp.setHeader("Cache-Control", "no-cache, max-age=0, must-revalidate");
     OutputStream out = rsp.getOutputStream();
-    if (request.sideBand()) {
-      byte[] bytes = report.toByteArray();
-      // side-band (not -64k) packets carry at most 999 bytes of data.
-      int max = request.capabilities().contains("side-band-64k") ? 65515 : 995;
-      for (int off = 0; off < bytes.length; off += max) {
-        int len = Math.min(max, bytes.length - off);
-        out.write(String.format("%04x", len + 5).getBytes(StandardCharsets.US_ASCII));
-        out.write(1);
-        out.write(bytes, off, len);
-      }
-      out.write("0000".getBytes(StandardCharsets.US_ASCII));
-    } else {
-      report.writeTo(out);
-    }
+    answer.writeTo(out);
     out.flush();
-  }
-
-  private static void pktLine(ByteArrayOutputStream out, String payload) {
-    byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
-    out.writeBytes(String.format("%04x", bytes.length + 4).getBytes(StandardCharsets.US_ASCII));
-    out.writeBytes(bytes);
   }
 }

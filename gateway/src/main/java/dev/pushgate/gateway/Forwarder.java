@@ -6,10 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
-import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -65,10 +62,10 @@ final class Forwarder {
   /** How much of an answer is read past its report, so that the connection can be reused. */
   private static final int MAX_REPORT_BYTES = UpstreamReport.MAX_BYTES;
 
-  private final int timeoutSeconds;
+  private final UpstreamHttp upstream;
 
   Forwarder(int timeoutSeconds) {
-    this.timeoutSeconds = timeoutSeconds;
+    this.upstream = new UpstreamHttp(timeoutSeconds);
   }
 
   /**
@@ -230,28 +227,10 @@ final class Forwarder {
     return outcomes;
   }
 
+  /** The push request to upstream, not yet sent. */
   HttpURLConnection open(String remoteUrl, Secret token)
       throws IOException, URISyntaxException {
-    URI uri = new URI(remoteUrl + "/git-receive-pack");
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("https") && !scheme.equals("http")) {
-      throw new IllegalArgumentException("not an HTTP URL");
-    }
-    HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
-    http.setRequestMethod("POST");
-    http.setDoOutput(true);
-    http.setInstanceFollowRedirects(false);
-    http.setUseCaches(false);
-    http.setConnectTimeout(timeoutSeconds * 1000);
-    http.setReadTimeout(timeoutSeconds * 1000);
-    // Streamed: a large pack is never held in memory.
-    http.setChunkedStreamingMode(64 * 1024);
-    http.setRequestProperty("Content-Type", "application/x-git-receive-pack-request");
-    http.setRequestProperty("Accept", "application/x-git-receive-pack-result");
-    http.setRequestProperty("User-Agent", UserAgent.get());
-    http.setRequestProperty("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-        ("x-access-token:" + token.reveal()).getBytes(StandardCharsets.UTF_8)));
-    return http;
+    return upstream.receivePack(remoteUrl, token);
   }
 
   /** The command list, with the capabilities the gateway asks of upstream, and push options. */

@@ -7,14 +7,20 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.EOFException;
+import java.io.FilterInputStream;
 import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.io.SequenceInputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
 import java.util.zip.GZIPInputStream;
+import org.eclipse.jgit.transport.PacketLineIn;
+import org.eclipse.jgit.util.NB;
+import org.eclipse.jgit.util.RawParseUtils;
 
 /**
  * Reads a push request up to its pack header and refuses a pack that declares more objects than
@@ -35,6 +41,8 @@ final class PackHeaderGuard {
    * failing inside JGit (a 500) after a streamed forward had begun.
    */
   static final int MAX_COMMAND_BYTES = 3 << 20;
+
+  private static final byte[] PACK = {'P', 'A', 'C', 'K'};
 
   /** Thrown for a request that must be refused; the message is for the person pushing. */
   static final class Refused extends IOException {
@@ -97,13 +105,16 @@ final class PackHeaderGuard {
   static Guarded check(HttpServletRequest req, long maxObjects) throws IOException {
     boolean gzip = "gzip".equalsIgnoreCase(req.getHeader("Content-Encoding"));
     InputStream in = gzip ? new GZIPInputStream(req.getInputStream()) : req.getInputStream();
+    PushbackInputStream body = new PushbackInputStream(in, 4);
     ByteArrayOutputStream seen = new ByteArrayOutputStream();
+    // Read as JGit's receive-pack reads it, so that the commands looked at here are those it runs.
+    PacketLineIn pkt = new PacketLineIn(new Recorded(body, seen));
     List<String> commands = new ArrayList<>();
     boolean inCommands = true;
     int packAt = -1;
     while (true) {
-      byte[] head = in.readNBytes(4);
-      seen.writeBytes(head);
+      byte[] head = body.readNBytes(4);
+      body.unread(head);
       if (head.length == 0 && seen.size() == 0) {
         throw new Refused("the request holds no command");
       }
@@ -113,14 +124,12 @@ final class PackHeaderGuard {
       if (head.length < 4) {
         throw new Refused("the request ends inside a pkt-line length");
       }
-      String h = new String(head, StandardCharsets.ISO_8859_1);
-      if (h.equals("PACK")) {
-        packAt = seen.size() - 4;
-        byte[] rest = in.readNBytes(8);
-        seen.writeBytes(rest);
-        if (rest.length == 8) {
-          long count = ((rest[4] & 0xffL) << 24) | ((rest[5] & 0xffL) << 16)
-              | ((rest[6] & 0xffL) << 8) | (rest[7] & 0xffL);
+      if (Arrays.equals(head, PACK)) {
+        packAt = seen.size();
+        byte[] header = body.readNBytes(12);
+        seen.writeBytes(header);
+        if (header.length == 12) {
+          long count = NB.decodeUInt32(header, 8);
           if (count > maxObjects) {
             throw new Refused("the pack declares " + count + " objects, more than a push may"
                 + " hold (" + maxObjects + ")");
@@ -128,23 +137,23 @@ final class PackHeaderGuard {
         }
         break;
       }
-      int len;
-      try {
-        len = Integer.parseInt(h, 16);
-      } catch (NumberFormatException e) {
-        break; // not a pkt-line: JGit refuses it
+      int len = lengthOf(head);
+      if (len < 0) {
+        break; // not a pkt-line: JGit refuses it, in its own words
       }
-      if (len > 4) {
-        byte[] payload = in.readNBytes(len - 4);
-        seen.writeBytes(payload);
-        if (payload.length < len - 4) {
-          throw new Refused("the request ends inside a pkt-line of " + len + " bytes");
+      String line;
+      try {
+        line = pkt.readStringRaw();
+      } catch (EOFException e) {
+        if (e.getClass() != EOFException.class) {
+          throw e; // the connection's end (Jetty's EofException), not a cut pkt-line
         }
-        if (inCommands) {
-          commands.add(new String(payload, StandardCharsets.UTF_8));
-        }
-      } else if (len == 0) {
+        throw new Refused("the request ends inside a pkt-line of " + len + " bytes");
+      }
+      if (PacketLineIn.isEnd(line)) {
         inCommands = false; // push options, when sent, follow until the next flush
+      } else if (inCommands && len > 4) {
+        commands.add(line);
       }
       if (seen.size() > MAX_COMMAND_BYTES) {
         throw new Refused(String.format(Locale.ROOT, "the push's command list exceeds %,d bytes"
@@ -152,7 +161,55 @@ final class PackHeaderGuard {
             commands.size()));
       }
     }
-    return new Guarded(req, List.copyOf(commands), seen.toByteArray(), packAt, in);
+    return new Guarded(req, List.copyOf(commands), seen.toByteArray(), packAt, body);
+  }
+
+  /**
+   * A pkt-line's length as JGit's reader takes it (0 a flush, 1 a delimiter, 4 and more a line);
+   * -1 for anything it refuses.
+   */
+  private static int lengthOf(byte[] head) {
+    int len;
+    try {
+      len = RawParseUtils.parseHexInt16(head, 0);
+    } catch (ArrayIndexOutOfBoundsException e) {
+      return -1;
+    }
+    return len == 2 || len == 3 ? -1 : len;
+  }
+
+  /** What is read through it, copied into {@code seen}: to replay the request to JGit whole. */
+  private static final class Recorded extends FilterInputStream {
+    private final ByteArrayOutputStream seen;
+
+    Recorded(InputStream in, ByteArrayOutputStream seen) {
+      super(in);
+      this.seen = seen;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        seen.write(b);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = in.read(b, off, len);
+      if (n > 0) {
+        seen.write(b, off, n);
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      // JGit reads every byte of a command list; skipping would lose bytes from the replay.
+      throw new IOException("a pkt-line is read, not skipped");
+    }
   }
 
   private static HttpServletRequest replayed(HttpServletRequest req, InputStream replay) {

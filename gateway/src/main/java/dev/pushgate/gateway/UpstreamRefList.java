@@ -4,17 +4,13 @@ import dev.pushgate.broker.Secret;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.transport.UserAgent;
+import org.eclipse.jgit.transport.PacketLineIn;
 
 /**
  * Upstream's branches and tags, read with the single request a fetch starts with ({@code GET
@@ -35,22 +31,9 @@ final class UpstreamRefList {
     HttpURLConnection http = null;
     boolean reusable = false;
     try {
-      URI uri = new URI(remoteUrl + "/info/refs?service=git-upload-pack");
-      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-      if (!scheme.equals("https") && !scheme.equals("http")) {
-        return Optional.empty();
-      }
-      http = (HttpURLConnection) uri.toURL().openConnection();
-      http.setInstanceFollowRedirects(false);
-      http.setUseCaches(false);
-      http.setConnectTimeout(timeoutSeconds * 1000);
-      http.setReadTimeout(timeoutSeconds * 1000);
-      http.setRequestProperty("Accept", "application/x-git-upload-pack-advertisement");
-      http.setRequestProperty("User-Agent", UserAgent.get());
-      http.setRequestProperty("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-          ("x-access-token:" + token.reveal()).getBytes(StandardCharsets.UTF_8)));
+      http = new UpstreamHttp(timeoutSeconds).refAdvertisement(remoteUrl, token);
       if (http.getResponseCode() != HttpURLConnection.HTTP_OK
-          || !"application/x-git-upload-pack-advertisement".equals(http.getContentType())) {
+          || !UpstreamHttp.UPLOAD_PACK_ADVERTISEMENT.equals(http.getContentType())) {
         return Optional.empty();
       }
       Optional<Map<String, ObjectId>> refs;
@@ -69,7 +52,8 @@ final class UpstreamRefList {
   }
 
   /** Parses a smart-HTTP v0 upload-pack advertisement; empty unless it is whole and well formed. */
-  static Optional<Map<String, ObjectId>> parse(InputStream in) throws IOException {
+  static Optional<Map<String, ObjectId>> parse(InputStream body) throws IOException {
+    PacketLineIn in = new PacketLineIn(body);
     Map<String, ObjectId> refs = new HashMap<>();
     long total = 0;
     String first = line(in);
@@ -118,15 +102,14 @@ final class UpstreamRefList {
   }
 
   /** One pkt-line without its newline; null for a flush; an exception when cut or malformed. */
-  private static String line(InputStream in) throws IOException {
-    byte[] payload = PktLine.read(in, "the ref list");
-    if (payload == null) {
+  private static String line(PacketLineIn in) throws IOException {
+    String line = in.readString();
+    if (PacketLineIn.isEnd(line)) {
       return null;
     }
-    if (payload.length == 0) {
+    if (PacketLineIn.isDelimiter(line) || line.isEmpty()) {
       throw new IOException("the ref list holds an empty or reserved pkt-line");
     }
-    String s = new String(payload, StandardCharsets.UTF_8);
-    return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+    return line;
   }
 }

@@ -1,0 +1,72 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.broker.Secret;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Locale;
+import org.eclipse.jgit.transport.UserAgent;
+
+/**
+ * Opens git's smart-HTTP requests to upstream: the ref list read before a push and the push
+ * itself go out with the same timeouts, credentials and headers, and to HTTP(S) URLs only.
+ * Nothing is sent until the caller asks for the answer or the request body.
+ */
+final class UpstreamHttp {
+  static final String UPLOAD_PACK_ADVERTISEMENT = "application/x-git-upload-pack-advertisement";
+  static final String RECEIVE_PACK_REQUEST = "application/x-git-receive-pack-request";
+  static final String RECEIVE_PACK_RESULT = "application/x-git-receive-pack-result";
+
+  /** A push's body is streamed in chunks of this size: a large pack is never held in memory. */
+  private static final int CHUNK_BYTES = 64 * 1024;
+
+  private final int timeoutSeconds;
+
+  UpstreamHttp(int timeoutSeconds) {
+    this.timeoutSeconds = timeoutSeconds;
+  }
+
+  /** {@code GET info/refs?service=git-upload-pack}: upstream's refs, protocol v0. */
+  HttpURLConnection refAdvertisement(String remoteUrl, Secret token)
+      throws IOException, URISyntaxException {
+    return open(remoteUrl + "/info/refs?service=git-upload-pack", token,
+        UPLOAD_PACK_ADVERTISEMENT);
+  }
+
+  /** {@code POST git-receive-pack}, its body streamed. */
+  HttpURLConnection receivePack(String remoteUrl, Secret token)
+      throws IOException, URISyntaxException {
+    HttpURLConnection http = open(remoteUrl + "/git-receive-pack", token, RECEIVE_PACK_RESULT);
+    http.setRequestMethod("POST");
+    http.setDoOutput(true);
+    http.setChunkedStreamingMode(CHUNK_BYTES);
+    http.setRequestProperty("Content-Type", RECEIVE_PACK_REQUEST);
+    return http;
+  }
+
+  /**
+   * @throws IllegalArgumentException when {@code url} is not an HTTP(S) URL
+   */
+  private HttpURLConnection open(String url, Secret token, String accept)
+      throws IOException, URISyntaxException {
+    URI uri = new URI(url);
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("https") && !scheme.equals("http")) {
+      throw new IllegalArgumentException("not an HTTP URL");
+    }
+    HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
+    // A redirect would carry the token to wherever upstream points.
+    http.setInstanceFollowRedirects(false);
+    http.setUseCaches(false);
+    http.setConnectTimeout(timeoutSeconds * 1000);
+    http.setReadTimeout(timeoutSeconds * 1000);
+    http.setRequestProperty("Accept", accept);
+    http.setRequestProperty("User-Agent", UserAgent.get());
+    http.setRequestProperty("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+        ("x-access-token:" + token.reveal()).getBytes(StandardCharsets.UTF_8)));
+    return http;
+  }
+}
