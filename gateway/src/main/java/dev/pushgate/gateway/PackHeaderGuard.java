@@ -143,7 +143,8 @@ final class PackHeaderGuard {
       }
       String line;
       try {
-        line = pkt.readStringRaw();
+        // readStringRaw keeps the newline as sent, but fails on a delimiter (JGit 7.5).
+        line = len == 1 ? pkt.readString() : pkt.readStringRaw();
       } catch (EOFException e) {
         if (e.getClass() != EOFException.class) {
           throw e; // the connection's end (Jetty's EofException), not a cut pkt-line

@@ -67,6 +67,36 @@ class UpstreamRefListTest {
     }
   }
 
+  @Test
+  void reservedLengthsAndMisplacedBytesAreNotAListEither() {
+    String head = pkt("# service=git-upload-pack\n") + "0000";
+    String caps = pkt(A + " refs/heads/main\0" + CAPS + "\n");
+    List<String> malformed = List.of(
+        head + "0001" + caps + "0000",                              // a delimiter
+        head + caps + "0004" + "0000",                              // an empty line
+        head + caps + "0002" + "0000",                              // a v2 response end
+        head + caps + "+010" + "0000",                              // a sign for a length
+        head + caps + "00",                                         // cut inside a length
+        head + caps + pkt(B + " refs/heads/a\0b\n") + "0000",      // a NUL in a later ref
+        head + caps + pkt(B + "\0refs/heads/a\n") + "0000",        // a NUL for the space
+        head + caps + pkt(B + " refs/heads/a b\n") + "0000",        // a space in the name
+        head + caps + pkt(B + " \n") + "0000",                      // no name
+        "0000" + caps + "0000",                                     // no service line
+        head + caps + "fff0" + "x".repeat(100));                    // cut inside a long line
+    for (String list : malformed) {
+      assertThat(parse(list)).as(list).isEmpty();
+    }
+  }
+
+  @Test
+  void theLongestPktLineIsReadAsALine() {
+    String name = "refs/heads/" + "n".repeat(0xfff0 - 4 - 41 - 12);
+    String list = pkt("# service=git-upload-pack\n") + "0000"
+        + pkt(A + " refs/heads/main\0" + CAPS + "\n") + pkt(B + " " + name + "\n") + "0000";
+
+    assertThat(parse(list).orElseThrow()).containsEntry(name, ObjectId.fromString(B));
+  }
+
   private static Optional<Map<String, ObjectId>> parse(String list) {
     try {
       return UpstreamRefList.parse(

@@ -1,0 +1,112 @@
+package dev.pushgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpServer;
+import dev.pushgate.broker.Secret;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.eclipse.jgit.transport.UserAgent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The ref list and the push go to upstream with one set of headers, and nowhere else. */
+class UpstreamHttpTest {
+  private static final Secret TOKEN = Secret.of("ghs_test-token");
+
+  /** What upstream saw: method, path and query, headers. */
+  record Seen(String request, Headers headers) {}
+
+  private final List<Seen> seen = new CopyOnWriteArrayList<>();
+  private HttpServer server;
+  private String url;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/", exchange -> {
+      seen.add(new Seen(exchange.getRequestMethod() + " " + exchange.getRequestURI(),
+          exchange.getRequestHeaders()));
+      exchange.getRequestBody().readAllBytes();
+      if (exchange.getRequestURI().getPath().startsWith("/moved")) {
+        exchange.getResponseHeaders().add("Location", url + "/elsewhere/info/refs");
+        exchange.sendResponseHeaders(302, -1);
+      } else {
+        exchange.sendResponseHeaders(404, -1);
+      }
+      exchange.close();
+    });
+    server.start();
+    url = "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  @Test
+  void theRefListAndThePushCarryTheSameCredentialsAndAgent() throws Exception {
+    UpstreamHttp upstream = new UpstreamHttp(5);
+
+    HttpURLConnection get = upstream.refAdvertisement(url + "/acme/widget.git", TOKEN);
+    assertThat(get.getResponseCode()).isEqualTo(404);
+    HttpURLConnection post = upstream.receivePack(url + "/acme/widget.git", TOKEN);
+    try (OutputStream body = post.getOutputStream()) {
+      body.write("0000".getBytes(StandardCharsets.US_ASCII));
+    }
+    assertThat(post.getResponseCode()).isEqualTo(404);
+
+    assertThat(seen).extracting(Seen::request).containsExactly(
+        "GET /acme/widget.git/info/refs?service=git-upload-pack",
+        "POST /acme/widget.git/git-receive-pack");
+    String basic = "Basic " + Base64.getEncoder().encodeToString(
+        "x-access-token:ghs_test-token".getBytes(StandardCharsets.UTF_8));
+    for (Seen s : seen) {
+      assertThat(s.headers().getFirst("Authorization")).as(s.request()).isEqualTo(basic);
+      assertThat(s.headers().getFirst("User-Agent")).as(s.request()).isEqualTo(UserAgent.get());
+    }
+    Map<String, List<String>> getHeaders = seen.get(0).headers();
+    assertThat(getHeaders.get("Accept"))
+        .containsExactly("application/x-git-upload-pack-advertisement");
+    Headers postHeaders = seen.get(1).headers();
+    assertThat(postHeaders.getFirst("Accept")).isEqualTo("application/x-git-receive-pack-result");
+    assertThat(postHeaders.getFirst("Content-Type"))
+        .isEqualTo("application/x-git-receive-pack-request");
+    assertThat(postHeaders.getFirst("Transfer-Encoding")).isEqualTo("chunked");
+  }
+
+  @Test
+  void aRedirectIsNotFollowedSoTheTokenGoesNowhereElse() throws Exception {
+    HttpURLConnection get = new UpstreamHttp(5).refAdvertisement(url + "/moved.git", TOKEN);
+
+    assertThat(get.getResponseCode()).isEqualTo(302);
+    assertThat(seen).extracting(Seen::request)
+        .containsExactly("GET /moved.git/info/refs?service=git-upload-pack");
+    assertThat(UpstreamRefList.read(url + "/moved.git", TOKEN, 5)).isEmpty();
+  }
+
+  @Test
+  void onlyHttpUrlsAreOpened() {
+    UpstreamHttp upstream = new UpstreamHttp(5);
+    for (String remote : List.of("file:///srv/git/widget.git", "ssh://git@example.com/w.git",
+        "ftp://127.0.0.1/w.git", "/srv/git/widget.git")) {
+      assertThatThrownBy(() -> upstream.receivePack(remote, TOKEN)).as(remote)
+          .isInstanceOf(IllegalArgumentException.class).hasMessage("not an HTTP URL");
+      assertThatThrownBy(() -> upstream.refAdvertisement(remote, TOKEN)).as(remote)
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(UpstreamRefList.read(remote, TOKEN, 5)).as(remote).isEmpty();
+    }
+    assertThat(seen).isEmpty();
+  }
+}
