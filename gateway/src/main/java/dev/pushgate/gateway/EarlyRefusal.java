@@ -161,11 +161,10 @@ final class EarlyRefusal {
     // Built whole first: a few hundred bytes, sent in one write.
     ByteArrayOutputStream answer = new ByteArrayOutputStream();
     if (request.reportStatus()) {
+      int packet = request.capabilities().contains("side-band-64k")
+          ? SideBandOutputStream.MAX_BUF : SideBandOutputStream.SMALL_BUF;
       OutputStream report = request.sideBand()
-          ? new SideBandOutputStream(SideBandOutputStream.CH_DATA, request.capabilities()
-              .contains("side-band-64k") ? SideBandOutputStream.MAX_BUF
-              : SideBandOutputStream.SMALL_BUF, answer)
-          : answer;
+          ? new SideBandOutputStream(SideBandOutputStream.CH_DATA, packet, answer) : answer;
       PacketLineOut status = new PacketLineOut(report);
       status.writeString("unpack ok\n");
       for (int i = 0; i < request.refused().size(); i++) {
