@@ -372,7 +372,7 @@ public final class Appliance implements AutoCloseable {
    * The run's git credential helper asks the appliance for the run's current read token (see
    * {@link CredentialCommand#askingGateway}); the run's credential stays in the 0600 config file.
    */
-  static CredentialCommand currentTokenHelper(String base) {
+  private static CredentialCommand currentTokenHelper(String base) {
     return CredentialCommand.askingGateway(base, base + RunApi.CREDENTIAL_PATH);
   }
 
