@@ -68,6 +68,7 @@ public final class Appliance implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Appliance.class);
 
   private final Settings settings;
+  private final Clock clock = Clock.systemUTC();
   private final List<AutoCloseable> resources = new ArrayList<>();
   private Server server;
   private Server control;
@@ -93,16 +94,58 @@ public final class Appliance implements AutoCloseable {
     }
   }
 
+  /** The steps of a start, in order; each one adds what it opens to what {@link #close} stops. */
   private void doStart(PrintStream out) throws Exception {
+    prepareProcess();
+    Path dir = openDataDirectory();
+    Store store = openStore(dir);
+    Listeners listeners = openListeners();
+    ContextHandlerCollection contexts = new ContextHandlerCollection();
+    Upstream upstream = chooseUpstream(dir, store.db(), listeners.base(), contexts);
+    Metrics metrics = new Metrics();
+    GitHubApp broker = startBroker(upstream.brokerConfig(), metrics);
+    RunSandbox sandbox = probeSandbox(dir, listeners);
+    startRuns(dir, store, broker, sandbox, upstream, listeners.base(), metrics);
+    startGateway(dir, store, upstream, metrics, contexts);
+    serveHttp(listeners, contexts, store.audit(), metrics);
+    runs.recover();
+    Path socket = startControlApi(dir, store.audit(), upstream, listeners);
+    startSweeper();
+    ready = true;
+    announce(out, listeners, upstream, socket, store.db(), sandbox);
+  }
+
+  /** What the data directory holds for the appliance's life: the database and what lives in it. */
+  private record Store(Database db, Ledger ledger, AuditStore audit) {}
+
+  /** Where runs reach the appliance: the loopback port ({@code base}) and the sandboxes' socket. */
+  private record Listeners(String base, UnixDomainServerConnector sandboxConnector,
+      Path sandboxSockets, Path gatewaySocket) {}
+
+  /**
+   * Where runs' repositories live: the local forge, or a GitHub App's API and git host. {@code
+   * gitHost} is the host whose pushes the runs' git config sends to the gateway, under its own
+   * name: the local forge stands in for github.com, a GitHub App's git host is GitHub's or its
+   * GHES's.
+   */
+  private record Upstream(GitHubAppConfig brokerConfig, String gitBaseUrl, GitHost gitHost,
+      String forgeLine) {}
+
+  private void prepareProcess() throws IOException {
     // JGit measures timestamp resolution on the common pool and waits for it; with 2 cores a
     // busy common pool would stall pushes.
     FS.FileStoreAttributes.setBackground(true);
     HostGitConfig.ignore();
     checkBindAddress();
+  }
+
+  private Path openDataDirectory() throws IOException {
     Path dir = DataDirectory.prepare(settings.dataDir());
     restrict(dir, "rwx------");
-    Clock clock = Clock.systemUTC();
+    return dir;
+  }
 
+  private Store openStore(Path dir) throws Exception {
     Database db = settings.databaseUrl() == null
         ? Database.open(dir.resolve("pushgate.db"))
         : Database.open(settings.databaseUrl());
@@ -112,8 +155,11 @@ public final class Appliance implements AutoCloseable {
     }
     Ledger ledger = new Ledger(db, SecretBox.openOrCreate(dir.resolve("ledger.key")),
         HostId.openOrCreate(dir.resolve("host.id")));
-    AuditStore audit = new AuditStore(db);
+    return new Store(db, ledger, new AuditStore(db));
+  }
 
+  /** Binds the loopback port (so that {@link #port} is known) and prepares the sandbox socket. */
+  private Listeners openListeners() throws IOException {
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     threads.setName("pushgate-http");
     server = new Server(threads);
@@ -147,43 +193,53 @@ public final class Appliance implements AutoCloseable {
     connectionLimit.setEndPointIdleTimeout(Duration.ofSeconds(1).toMillis());
     server.addBean(connectionLimit);
     String base = "http://" + hostForUrl(settings.bindHost()) + ":" + port;
+    return new Listeners(base, sandboxConnector, sandboxSockets, gatewaySocket);
+  }
 
-    ContextHandlerCollection contexts = new ContextHandlerCollection();
-    GitHubAppConfig brokerConfig;
-    String gitBaseUrl;
-    // The host whose pushes the runs' git config sends to the gateway, under its own name: the
-    // local forge stands in for github.com, a GitHub App's git host is GitHub's or its GHES's.
-    GitHost gitHost;
-    String forgeLine;
-    if (settings.github() == null) {
-      ForgeRepositories repos = new ForgeRepositories(dir.resolve("forge"));
-      ForgeAppKey appKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem"));
-      LocalForge forge = new LocalForge(repos,
-          new ForgeTokens(db, clock, settings.forgeTokenLifetime()), appKey, clock);
-      contexts.addHandler(forge.handler());
-      gitBaseUrl = base + LocalForge.CONTEXT_PATH;
-      brokerConfig = GitHubAppConfig.of(ForgeAppKey.APP_ID, appKey.privateKeyFile())
-          .withApiBaseUrl(URI.create(gitBaseUrl + LocalForge.API_PATH))
-          .withGitHost(URI.create(gitBaseUrl));
-      forgeLine = "local forge at " + gitBaseUrl + "/";
-      gitHost = GitHost.GITHUB;
-    } else {
-      brokerConfig = settings.github();
-      gitBaseUrl = brokerConfig.gitHost().toString();
-      gitHost = GitHost.of(gitBaseUrl);
-      forgeLine = "GitHub App " + brokerConfig.appId() + " at " + brokerConfig.apiBaseUrl()
-          + " (git host " + gitBaseUrl + ")";
+  /** Without a GitHub App, the local forge: its handler is the first one served. */
+  private Upstream chooseUpstream(Path dir, Database db, String base,
+      ContextHandlerCollection contexts) throws Exception {
+    if (settings.github() != null) {
+      GitHubAppConfig brokerConfig = settings.github();
+      String gitBaseUrl = brokerConfig.gitHost().toString();
+      return new Upstream(brokerConfig, gitBaseUrl, GitHost.of(gitBaseUrl),
+          "GitHub App " + brokerConfig.appId() + " at " + brokerConfig.apiBaseUrl()
+              + " (git host " + gitBaseUrl + ")");
     }
-    Metrics metrics = new Metrics();
+    ForgeRepositories repos = new ForgeRepositories(dir.resolve("forge"));
+    ForgeAppKey appKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem"));
+    LocalForge forge = new LocalForge(repos,
+        new ForgeTokens(db, clock, settings.forgeTokenLifetime()), appKey, clock);
+    contexts.addHandler(forge.handler());
+    String gitBaseUrl = base + LocalForge.CONTEXT_PATH;
+    GitHubAppConfig brokerConfig = GitHubAppConfig.of(ForgeAppKey.APP_ID, appKey.privateKeyFile())
+        .withApiBaseUrl(URI.create(gitBaseUrl + LocalForge.API_PATH))
+        .withGitHost(URI.create(gitBaseUrl));
+    return new Upstream(brokerConfig, gitBaseUrl, GitHost.GITHUB,
+        "local forge at " + gitBaseUrl + "/");
+  }
+
+  private GitHubApp startBroker(GitHubAppConfig brokerConfig, Metrics metrics) throws Exception {
     OkHttpClient http = new OkHttpClient.Builder().addInterceptor(metrics.githubCalls()).build();
     resources.add(() -> {
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();
     });
-    GitHubApp broker = GitHubApp.create(brokerConfig, http, clock);
+    return GitHubApp.create(brokerConfig, http, clock);
+  }
 
-    String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + gitHost.segment() + "/";
-    String fetchBase = settings.github() == null ? gitBaseUrl + "/" : null;
+  private RunSandbox probeSandbox(Path dir, Listeners listeners) {
+    // The data directory holds the control socket, the keys and the forge; the socket directory
+    // the gateway socket: a run never mounts either.
+    return RunSandbox.probeHost(settings.sandbox(), List.of(dir, listeners.sandboxSockets()),
+        settings.passEnv());
+  }
+
+  /** The run lifecycle and the approval desk its ask-first pushes and hooks wait at. */
+  private void startRuns(Path dir, Store store, GitHubApp broker, RunSandbox sandbox,
+      Upstream upstream, String base, Metrics metrics) {
+    GitHost gitHost = upstream.gitHost();
+    String fetchBase = settings.github() == null ? upstream.gitBaseUrl() + "/" : null;
     Runs.RunFiles files = (runDir, credential) -> {
       RunGitConfig cfg = RunGitConfig.of(base, credential).withGitHost(gitHost)
           .withCredentialCommand(currentTokenHelper(base));
@@ -194,20 +250,23 @@ public final class Appliance implements AutoCloseable {
       GitConfigFile.write(file, cfg);
       return file;
     };
-    // The data directory holds the control socket, the keys and the forge; the socket directory
-    // the gateway socket: a run never mounts either.
-    RunSandbox sandbox = RunSandbox.probeHost(settings.sandbox(), List.of(dir, sandboxSockets),
-        settings.passEnv());
-    runs = new Runs(ledger, broker, clock, new Runs.Settings(dir.resolve("runs"),
+    runs = new Runs(store.ledger(), broker, clock, new Runs.Settings(dir.resolve("runs"),
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
-        metrics.counting(new ApprovalStore(db)), runs::isLive,
+        metrics.counting(new ApprovalStore(store.db())), runs::isLive,
         settings.limits().questionsPerRun());
     runs.onEnded(desk::cancelRun);
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
         () -> desk.pending(null).size());
     metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());
+  }
+
+  private void startGateway(Path dir, Store store, Upstream upstream, Metrics metrics,
+      ContextHandlerCollection contexts) {
+    GitHost gitHost = upstream.gitHost();
+    String gitBaseUrl = upstream.gitBaseUrl();
+    AuditStore audit = store.audit();
     Gateway gateway = new Gateway(
         new GatewayConfig(gitHost.segment(), dir.resolve("cache"),
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock,
@@ -215,6 +274,11 @@ public final class Appliance implements AutoCloseable {
         runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics)
         .limitRequestsPerRun(settings.limits().requestsPerRun());
     contexts.addHandler(gateway.handler());
+  }
+
+  /** The loopback port and the sandbox socket: gateway, forge, health, metrics, the runs' API. */
+  private void serveHttp(Listeners listeners, ContextHandlerCollection contexts, AuditStore audit,
+      Metrics metrics) throws Exception {
     contexts.addHandler(healthz());
     contexts.addHandler(plainText("/metrics", metrics::scrape));
     ContextHandler runApi =
@@ -223,23 +287,29 @@ public final class Appliance implements AutoCloseable {
     contexts.addHandler(runApi);
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(
-        new SandboxSocket(sandboxConnector, settings.github() == null, contexts)));
+        new SandboxSocket(listeners.sandboxConnector(), settings.github() == null, contexts)));
     server.start();
-    restrict(gatewaySocket, "rw-rw-rw-");
+    restrict(listeners.gatewaySocket(), "rw-rw-rw-");
+  }
 
-    runs.recover();
-
+  /** The control API on a Unix socket in the data directory, which only our user can open. */
+  private Path startControlApi(Path dir, AuditStore audit, Upstream upstream, Listeners listeners)
+      throws Exception {
     Path socket = dir.resolve("control.sock");
     Files.deleteIfExists(socket);
     control = new Server(new QueuedThreadPool(64, 2));
     UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
     unix.setUnixDomainPath(socket);
     control.addConnector(unix);
-    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl, gitHost.baseUrl(),
-        settings.defaultRules(), gatewaySocket));
+    control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl(listeners, upstream),
+        upstream.gitHost().baseUrl(), settings.defaultRules(), listeners.gatewaySocket()));
     control.start();
     restrict(socket, "rw-------");
+    return socket;
+  }
 
+  /** Ends expired runs, retries revocations and refreshes read tokens, every sweep interval. */
+  private void startSweeper() {
     sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "pushgate-sweeper");
       t.setDaemon(true);
@@ -247,16 +317,22 @@ public final class Appliance implements AutoCloseable {
     });
     long every = settings.sweepInterval().toMillis();
     sweeper.scheduleWithFixedDelay(runs::sweep, every, every, TimeUnit.MILLISECONDS);
-    ready = true;
+  }
 
-    out.println("pushgate gateway at " + gatewayUrl);
+  private void announce(PrintStream out, Listeners listeners, Upstream upstream, Path socket,
+      Database db, RunSandbox sandbox) {
+    out.println("pushgate gateway at " + gatewayUrl(listeners, upstream));
     out.println("pushgate control API on " + socket);
-    out.println("pushgate gateway socket for sandboxes at " + gatewaySocket);
-    out.println("pushgate upstream: " + forgeLine);
+    out.println("pushgate gateway socket for sandboxes at " + listeners.gatewaySocket());
+    out.println("pushgate upstream: " + upstream.forgeLine());
     out.println("pushgate database: " + db.describe());
     out.println(sandbox.startupLine());
     out.flush();
-    log.info("pushgate ready on {}", base);
+    log.info("pushgate ready on {}", listeners.base());
+  }
+
+  private static String gatewayUrl(Listeners listeners, Upstream upstream) {
+    return listeners.base() + Gateway.CONTEXT_PATH + "/" + upstream.gitHost().segment() + "/";
   }
 
   public int port() {
@@ -296,7 +372,7 @@ public final class Appliance implements AutoCloseable {
    * The run's git credential helper asks the appliance for the run's current read token (see
    * {@link CredentialCommand#askingGateway}); the run's credential stays in the 0600 config file.
    */
-  static CredentialCommand currentTokenHelper(String base) {
+  private static CredentialCommand currentTokenHelper(String base) {
     return CredentialCommand.askingGateway(base, base + RunApi.CREDENTIAL_PATH);
   }
 

@@ -17,13 +17,13 @@ import java.util.Set;
  * in a control socket of their own, and {@code pushgate exec} would run the plan it answers.
  * Judged on the path the kernel resolves, never following a link at the socket.
  */
-final class DataDirectory {
+public final class DataDirectory {
   private static final int ROOT = 0;
 
   private DataDirectory() {}
 
   /** The data directory a command reads, checked; it must exist. */
-  static Path existing(Path dir) throws IOException {
+  public static Path existing(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
       throw new IOException("the data directory " + dir + " does not exist; give the"
           + " appliance's --data-dir");
@@ -38,7 +38,7 @@ final class DataDirectory {
    * The data directory {@code serve} or {@code forge create} works in, checked, and made (0700)
    * when missing once the directory it is made in is checked.
    */
-  static Path prepare(Path dir) throws IOException {
+  public static Path prepare(Path dir) throws IOException {
     Path abs = dir.toAbsolutePath().normalize();
     if (!Files.exists(abs)) {
       Path existing = abs.getParent();
@@ -53,7 +53,7 @@ final class DataDirectory {
   }
 
   /** The control socket of a checked data directory: the appliance's, not another user's. */
-  static Path socket(Path realDir) throws IOException {
+  public static Path socket(Path realDir) throws IOException {
     Path socket = realDir.resolve("control.sock");
     PosixFileAttributes a = attributes(socket);
     String what = "the control socket " + socket;
@@ -133,7 +133,7 @@ final class DataDirectory {
   }
 
   /** A data directory, socket or parent that another user owns or could change. */
-  static final class UntrustedDataDirectoryException extends IOException {
+  public static final class UntrustedDataDirectoryException extends IOException {
     private static final long serialVersionUID = 1L;
 
     UntrustedDataDirectoryException(String what, String why) {

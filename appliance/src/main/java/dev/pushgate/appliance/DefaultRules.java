@@ -11,7 +11,7 @@ public record DefaultRules(WorkspaceRules rules, String json) {
   public static final DefaultRules NONE = new DefaultRules(WorkspaceRules.DEFAULT, "{}");
 
   /** Reads a rules file; a bad one is refused whole, with its line and the problem. */
-  static DefaultRules read(Path file) throws IOException {
+  public static DefaultRules read(Path file) throws IOException {
     if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException("the rules file " + file + " does not exist");
     }

@@ -81,8 +81,8 @@ public final class Bench {
       System.exit(2);
     }
     try (java.util.zip.ZipFile z = new java.util.zip.ZipFile(o.jar().toFile())) {
-      if (z.getEntry("dev/pushgate/appliance/Main.class") == null) {
-        throw new IOException("no dev.pushgate.appliance.Main in it");
+      if (z.getEntry("dev/pushgate/appliance/cli/Main.class") == null) {
+        throw new IOException("no dev.pushgate.appliance.cli.Main in it");
       }
     } catch (IOException e) {
       System.err.println("bench: " + o.jar() + " is not a complete appliance jar (is a build"

@@ -1,10 +1,13 @@
 package dev.pushgate.policy;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /**
  * The mode of a conversation. {@code plan}, {@code review} and {@code orchestrate} are read-only:
- * their command policy denies every state-changing command outright.
+ * their command policy denies every state-changing command outright, and their sandbox mounts
+ * everything read-only.
  */
 public enum Mode {
   CHAT,
@@ -12,7 +15,8 @@ public enum Mode {
   REVIEW,
   ORCHESTRATE;
 
-  /** The lower-case id used by the control API: {@code chat}, {@code plan}, … */
+  /** The lower-case id used by the control API and the run spec: {@code chat}, {@code plan}, … */
+  @JsonValue
   public String id() {
     return name().toLowerCase(Locale.ROOT);
   }
@@ -21,6 +25,7 @@ public enum Mode {
     return this != CHAT;
   }
 
+  @JsonCreator
   public static Mode fromId(String id) {
     for (Mode m : values()) {
       if (m.id().equals(id)) {
@@ -28,6 +33,22 @@ public enum Mode {
       }
     }
     throw new IllegalArgumentException(
-        "not a mode: " + id + " (expected chat, plan, review or orchestrate)");
+        "not a mode: " + printable(id) + " (expected chat, plan, review or orchestrate)");
+  }
+
+  /** The id is untrusted input (a run spec): control characters escaped, length bounded. */
+  private static String printable(String s) {
+    if (s == null) {
+      return "(none)";
+    }
+    if (s.isEmpty()) {
+      return "\"\"";
+    }
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < s.length() && b.length() <= 200; i++) {
+      char c = s.charAt(i);
+      b.append(c < 0x20 || c == 0x7f ? String.format("\\x%02x", (int) c) : String.valueOf(c));
+    }
+    return b.length() > 200 ? b.substring(0, 200) + "…" : b.toString();
   }
 }

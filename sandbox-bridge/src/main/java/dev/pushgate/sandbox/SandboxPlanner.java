@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.policy.Mode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -271,7 +272,7 @@ public final class SandboxPlanner {
   }
 
   private List<SandboxBindMount> mounts(Dispatch dispatch, Mode mode, RunPaths paths) {
-    boolean writable = !mode.readOnly();
+    boolean writable = !mode.isReadOnly();
     requireDirectory(paths.workdir(), "workdir");
     List<SandboxBindMount> mounts = new ArrayList<>();
     mounts.add(SandboxBindMount.of(paths.workdir(), !writable));

@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.policy.Mode;
 import java.util.List;
 
 /**

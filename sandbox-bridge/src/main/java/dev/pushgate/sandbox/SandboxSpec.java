@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.pushgate.policy.Mode;
 import java.util.List;
 
 /**

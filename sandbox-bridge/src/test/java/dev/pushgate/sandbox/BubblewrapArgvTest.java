@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.policy.Mode;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
@@ -72,7 +73,7 @@ class BubblewrapArgvTest {
 
   private static SandboxPlan plan(Mode mode, List<String> writeDeny, List<String> readDeny) {
     SandboxSpec spec = new SandboxSpec("space-1", "ws-1", "a1",
-        List.of(SandboxBindMount.of(WORK, mode.readOnly()), SandboxBindMount.of(CONFIG, true)),
+        List.of(SandboxBindMount.of(WORK, mode.isReadOnly()), SandboxBindMount.of(CONFIG, true)),
         true, List.of(), WORK, mode, List.of("/home/u/src/repo"), List.of(), List.of());
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PATH", "/usr/bin:/bin");

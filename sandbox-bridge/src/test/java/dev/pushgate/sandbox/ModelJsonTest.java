@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.policy.Mode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,7 +94,7 @@ class ModelJsonTest {
                     "{\"sessionId\":\"s\",\"workspaceId\":\"w\",\"mode\":\"yolo\"}",
                     SandboxSpec.class))
         .hasRootCauseMessage(
-            "not a mode: yolo (expected chat, review, plan or orchestrate)");
+            "not a mode: yolo (expected chat, plan, review or orchestrate)");
     assertThatThrownBy(
             () ->
                 json.readValue(
@@ -185,7 +186,7 @@ class ModelJsonTest {
     String text = json.writeValueAsString(mode);
     assertThat(text).isEqualTo("\"" + mode.name().toLowerCase(java.util.Locale.ROOT) + "\"");
     assertThat(json.readValue(text, Mode.class)).isEqualTo(mode);
-    assertThat(mode.readOnly()).isEqualTo(mode != Mode.CHAT);
+    assertThat(mode.isReadOnly()).isEqualTo(mode != Mode.CHAT);
   }
 
   @ParameterizedTest

@@ -2,11 +2,11 @@ package dev.pushgate.appliance.runs;
 
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Mode;
 import dev.pushgate.sandbox.BackendProbe;
 import dev.pushgate.sandbox.DenyWriteGlobs;
 import dev.pushgate.sandbox.EgressLists;
 import dev.pushgate.sandbox.EnvironmentVariables;
-import dev.pushgate.sandbox.Mode;
 import dev.pushgate.sandbox.MountGuard;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.ProbeResult;

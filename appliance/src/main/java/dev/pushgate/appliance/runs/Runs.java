@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.broker.BrokerException;
 import dev.pushgate.broker.GitHubApp;
-import dev.pushgate.broker.InstallationToken;
 import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.broker.Secret;
 import dev.pushgate.gateway.RunAuthenticator;
@@ -28,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -38,7 +36,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The run lifecycle: a run gets a read-only token, a gateway credential and a git config at
  * start; at its end (teardown, TTL, or found orphaned after a crash) every credential it had is
- * revoked and confirmed, retried until upstream says it is gone.
+ * revoked and confirmed, retried until upstream says it is gone. The tokens themselves (issue,
+ * refresh, revocation and its retries) are {@link RunCredentials}' work.
  */
 public final class Runs implements RunAuthenticator {
   private static final Logger log = LoggerFactory.getLogger(Runs.class);
@@ -83,45 +82,29 @@ public final class Runs implements RunAuthenticator {
     final Ledger.RunRow row;
     final RunContext context;
     final WorkspaceRules rules;
-    final Map<String, Long> repositoryIds = new ConcurrentHashMap<>();
-    final Map<String, InstallationToken> syncTokens = new ConcurrentHashMap<>();
-    volatile InstallationToken readToken;
+    final RunCredentials.Held tokens;
 
-    LiveRun(Ledger.RunRow row, RunContext context, WorkspaceRules rules) {
+    LiveRun(Ledger.RunRow row, RunContext context, WorkspaceRules rules,
+        RunCredentials.Held tokens) {
       this.row = row;
       this.context = context;
       this.rules = rules;
+      this.tokens = tokens;
     }
   }
 
   private final Ledger ledger;
-  private final GitHubApp broker;
+  private final RunCredentials credentials;
   private final Clock clock;
   private final Settings settings;
   private final ObjectMapper json = new ObjectMapper();
   private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
   private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
-  /**
-   * Write tokens of live runs whose revocation after their push failed, by ledger id: the sweeper
-   * retries them, rather than leaving them alive until their run ends.
-   */
-  private final Map<Long, Secret> unrevokedWriteTokens = new ConcurrentHashMap<>();
   private final List<Consumer<String>> endListeners = new CopyOnWriteArrayList<>();
-  /**
-   * Revokes a push's write token once the push has been answered, so that git does not wait for
-   * it. A token whose revocation has not run when the appliance stops stays in the ledger and is
-   * revoked when the appliance starts again, or at its run's teardown at the latest.
-   */
-  private final java.util.concurrent.ExecutorService revoker =
-      java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "pushgate-revoker");
-        t.setDaemon(true);
-        return t;
-      });
 
   public Runs(Ledger ledger, GitHubApp broker, Clock clock, Settings settings) {
     this.ledger = ledger;
-    this.broker = broker;
+    this.credentials = new RunCredentials(ledger, broker, clock, settings.refreshBefore());
     this.clock = clock;
     this.settings = settings;
   }
@@ -135,7 +118,7 @@ public final class Runs implements RunAuthenticator {
     all.add(req.repository());
     all.addAll(req.attachedRepositories());
     for (RepoSlug r : all) {
-      checkInstalled(r);
+      credentials.checkInstalled(r);
     }
     Instant now = clock.instant();
     Duration ttl = req.ttl() == null ? settings.defaultTtl() : req.ttl();
@@ -180,16 +163,17 @@ public final class Runs implements RunAuthenticator {
       throw new RunRequestException(RunRequestException.Status.INTERNAL,
           "the appliance cannot write its ledger; no run was started");
     }
-    LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules());
+    LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules(),
+        new RunCredentials.Held(runId));
     try {
-      run.readToken = issueRead(run, req.repository(), "read");
+      Secret readToken = credentials.issueReadToken(run.tokens, req.repository());
       Files.createDirectories(dir);
       Path gitConfig = settings.files().writeGitConfig(dir, credential);
       byId.put(runId, run);
       idByCredentialHash.put(row.credentialHash(), runId);
       Map<String, String> env = new LinkedHashMap<>();
       env.put("GIT_CONFIG_GLOBAL", gitConfig.toString());
-      env.put("GH_TOKEN", run.readToken.token().reveal());
+      env.put("GH_TOKEN", readToken.reveal());
       env.put("GIT_TERMINAL_PROMPT", "0");
       env.put("PUSHGATE_RUN_TOKEN", credential);
       env.put("PUSHGATE_HOOK_URL", settings.hookUrl());
@@ -204,8 +188,8 @@ public final class Runs implements RunAuthenticator {
       throw e;
     } catch (BrokerException e) {
       abandon(runId, "failed to start");
-      throw new RunRequestException(upstreamStatus(e), "could not issue the run's read token: "
-          + e.getMessage());
+      throw new RunRequestException(RunCredentials.upstreamStatus(e),
+          "could not issue the run's read token: " + e.getMessage());
     } catch (IOException | SQLException | RuntimeException e) {
       log.error("run {} failed to start", runId, e);
       abandon(runId, "failed to start");
@@ -232,7 +216,7 @@ public final class Runs implements RunAuthenticator {
     } catch (SQLException e) {
       log.error("cannot record the end of run {}", runId, e);
     }
-    List<Revocation> revocations = revokeAll(runId);
+    List<Revocation> revocations = credentials.revokeAll(runId);
     boolean removed = removeFiles(runId);
     log.info("run {} ended ({}): {} credential(s) revoked, {} pending", runId, reason,
         revocations.stream().filter(Revocation::revoked).count(),
@@ -269,15 +253,7 @@ public final class Runs implements RunAuthenticator {
 
   /** The run's current read token, re-issued when it is close to expiry. */
   public Secret currentReadToken(RunContext context) throws BrokerException, RunRequestException {
-    LiveRun run = liveRun(context.runId());
-    synchronized (run) {
-      if (run.readToken.expiresAt().minus(settings.refreshBefore()).isBefore(clock.instant())) {
-        InstallationToken old = run.readToken;
-        run.readToken = issueRead(run, context.repository(), "read");
-        revokeQuietly(context.runId(), old.token());
-      }
-      return run.readToken.token();
-    }
+    return credentials.currentReadToken(liveRun(context.runId()).tokens, context.repository());
   }
 
   /** A token that can read {@code repo} for this run: its own read token, or one per attachment. */
@@ -285,62 +261,18 @@ public final class Runs implements RunAuthenticator {
     if (repo.sameAs(context.repository())) {
       return currentReadToken(context);
     }
-    LiveRun run = liveRun(context.runId());
-    synchronized (run) {
-      InstallationToken t = run.syncTokens.get(repo.key());
-      if (t == null || t.expiresAt().minus(settings.refreshBefore()).isBefore(clock.instant())) {
-        t = issueRead(run, repo, "sync");
-        run.syncTokens.put(repo.key(), t);
-      }
-      return t.token();
-    }
+    return credentials.syncToken(liveRun(context.runId()).tokens, repo);
   }
 
   /** Mints a write token for one push; closing the lease revokes it. */
   public WriteTokenLease mintWriteToken(RunContext context, RepoSlug repo, boolean workflows)
       throws BrokerException, RunRequestException {
-    LiveRun run = liveRun(context.runId());
-    Long knownId = run.repositoryIds.get(repo.key());
-    InstallationToken t = broker.issueWriteToken(repo,
-        knownId == null ? OptionalLong.empty() : OptionalLong.of(knownId), workflows);
-    run.repositoryIds.put(repo.key(), t.repositoryId());
-    long ledgerId;
-    try {
-      ledgerId = ledger.recordCredential(context.runId(), "write", repo.toString(), t.token(),
-          clock.instant(), t.expiresAt());
-    } catch (SQLException e) {
-      // A token the ledger does not know could outlive a crash: never use it.
-      revokeQuietly(context.runId(), t.token());
-      throw new BrokerException(BrokerException.Reason.UPSTREAM_ERROR,
-          "the appliance cannot record a write token in its ledger");
-    }
-    return new WriteTokenLease() {
-      @Override
-      public Secret token() {
-        return t.token();
-      }
-
-      @Override
-      public void close() {
-        revoker.execute(() -> {
-          if (!revokeRecorded(ledgerId, t.token())) {
-            unrevokedWriteTokens.put(ledgerId, t.token());
-          }
-        });
-      }
-    };
+    return credentials.mintWriteToken(liveRun(context.runId()).tokens, repo, workflows);
   }
 
   /** Waits a little for revocations under way; what is left is revoked at teardown. */
   public void close() {
-    revoker.shutdown();
-    try {
-      if (!revoker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)) {
-        log.warn("write tokens still being revoked at shutdown; their runs' teardown revokes them");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    credentials.close();
   }
 
   /**
@@ -360,25 +292,12 @@ public final class Runs implements RunAuthenticator {
       }
       try {
         WorkspaceRules rules = WorkspaceRules.fromJson(json.readTree(row.rulesJson()));
-        LiveRun run = new LiveRun(row, contextOf(row, rules), rules);
-        Optional<Ledger.LiveCredential> read = ledger.liveCredentials(row.id()).stream()
-            .filter(c -> c.kind().equals("read")).reduce((a, b) -> b);
-        if (read.isEmpty()) {
-          throw new IllegalStateException("no live read token");
-        }
-        Ledger.LiveCredential c = read.get();
-        run.readToken = new InstallationToken(c.token(),
-            c.expiresAt() == null ? now : c.expiresAt(),
-            row.repositoryId() == null ? 1 : row.repositoryId(), Map.of());
+        LiveRun run = new LiveRun(row, contextOf(row, rules), rules,
+            credentials.resume(row, now));
         byId.put(row.id(), run);
         idByCredentialHash.put(row.credentialHash(), row.id());
         resumed++;
-        // A write token still live belonged to a push the crash cut short: it serves nothing now.
-        for (Ledger.LiveCredential w : ledger.liveCredentials(row.id())) {
-          if (w.kind().equals("write") && !revokeRecorded(w.id(), w.token())) {
-            unrevokedWriteTokens.put(w.id(), w.token());
-          }
-        }
+        credentials.revokeCutShortWrites(row.id());
       } catch (IOException | RulesException | RuntimeException e) {
         log.warn("run {} cannot be resumed ({}); ending it", row.id(), e.getMessage());
         ledger.endRun(row.id(), "could not be resumed", now);
@@ -386,9 +305,9 @@ public final class Runs implements RunAuthenticator {
         ended++;
       }
     }
-    int[] result = revokeOrphans();
+    RunCredentials.Revoked orphans = credentials.revokeOrphans(byId::containsKey);
     log.info("recovery: {} run(s) resumed, {} ended, {} credential(s) revoked, {} still pending",
-        resumed, ended, result[0], result[1]);
+        resumed, ended, orphans.confirmed(), orphans.pending());
   }
 
   /**
@@ -412,115 +331,11 @@ public final class Runs implements RunAuthenticator {
         }
       }
     }
-    unrevokedWriteTokens.entrySet()
-        .removeIf(e -> revokeRecorded(e.getKey(), e.getValue()));
+    credentials.retryFailedWriteRevocations();
     try {
-      revokeOrphans();
+      credentials.revokeOrphans(byId::containsKey);
     } catch (SQLException e) {
       log.error("cannot read the ledger to retry revocations", e);
-    }
-  }
-
-  /** Revokes live credentials whose run has ended; returns {revoked, still pending}. */
-  private int[] revokeOrphans() throws SQLException {
-    int ok = 0;
-    int pending = 0;
-    Instant now = clock.instant();
-    for (Ledger.LiveCredential c : ledger.liveCredentials()) {
-      if (byId.containsKey(c.runId())) {
-        continue;
-      }
-      // A run being created has its first token recorded before it is live in memory: only an
-      // ended (or expired) run's credentials are orphans.
-      Optional<Ledger.RunRow> run = ledger.run(c.runId());
-      if (run.isPresent() && run.get().live(now)) {
-        continue;
-      }
-      if (revokeRecorded(c.id(), c.token())) {
-        ok++;
-      } else {
-        pending++;
-      }
-    }
-    return new int[] {ok, pending};
-  }
-
-  private List<Revocation> revokeAll(String runId) {
-    List<Revocation> out = new ArrayList<>();
-    List<Ledger.LiveCredential> live;
-    try {
-      live = ledger.liveCredentials(runId);
-    } catch (SQLException e) {
-      log.error("cannot read the ledger for run {}", runId, e);
-      return out;
-    }
-    for (Ledger.LiveCredential c : live) {
-      String error = revokeReporting(c.id(), c.token());
-      out.add(new Revocation(c.kind(), c.repository(), error == null, error));
-    }
-    out.add(new Revocation("gateway", null, true, null));
-    return out;
-  }
-
-  private boolean revokeRecorded(long ledgerId, Secret token) {
-    return revokeReporting(ledgerId, token) == null;
-  }
-
-  /** Revokes and records the outcome; returns null when confirmed, else the error. */
-  private String revokeReporting(long ledgerId, Secret token) {
-    try {
-      broker.revoke(token);
-      ledger.markRevoked(ledgerId, clock.instant());
-      return null;
-    } catch (BrokerException e) {
-      log.warn("revocation of credential {} failed, will retry: {}", ledgerId, e.getMessage());
-      try {
-        ledger.markRevokeFailed(ledgerId, e.getMessage());
-      } catch (SQLException s) {
-        log.error("cannot record a failed revocation", s);
-      }
-      return e.getMessage();
-    } catch (SQLException e) {
-      log.error("credential {} revoked but not recorded; it will be revoked again", ledgerId, e);
-      return null;
-    }
-  }
-
-  private InstallationToken issueRead(LiveRun run, RepoSlug repo, String kind)
-      throws BrokerException {
-    Long knownId = run.repositoryIds.get(repo.key());
-    InstallationToken t = broker.issueReadToken(repo,
-        knownId == null ? OptionalLong.empty() : OptionalLong.of(knownId));
-    run.repositoryIds.put(repo.key(), t.repositoryId());
-    try {
-      ledger.recordCredential(run.row.id(), kind, repo.toString(), t.token(), clock.instant(),
-          t.expiresAt());
-    } catch (SQLException e) {
-      // A token the ledger does not know could outlive a crash: never hand it out.
-      revokeQuietly(run.row.id(), t.token());
-      throw new BrokerException(BrokerException.Reason.UPSTREAM_ERROR,
-          "the appliance cannot record a token in its ledger");
-    }
-    return t;
-  }
-
-  private void revokeQuietly(String runId, Secret token) {
-    try {
-      broker.revoke(token);
-    } catch (BrokerException e) {
-      log.warn("run {}: a token could not be revoked at once: {}", runId, e.getMessage());
-    }
-  }
-
-  private void checkInstalled(RepoSlug repo) throws RunRequestException {
-    try {
-      broker.installationId(repo);
-    } catch (BrokerException e) {
-      if (e.reason() == BrokerException.Reason.NOT_INSTALLED) {
-        throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
-            "unknown repository " + repo + ": " + e.getMessage());
-      }
-      throw new RunRequestException(upstreamStatus(e), e.getMessage());
     }
   }
 
@@ -531,7 +346,7 @@ public final class Runs implements RunAuthenticator {
     } catch (SQLException e) {
       log.error("cannot record the end of run {}", runId, e);
     }
-    revokeAll(runId);
+    credentials.revokeAll(runId);
     removeFiles(runId);
   }
 
@@ -608,12 +423,4 @@ public final class Runs implements RunAuthenticator {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static RunRequestException.Status upstreamStatus(BrokerException e) {
-    return switch (e.reason()) {
-      case NOT_INSTALLED, VALIDATION_FAILED -> RunRequestException.Status.BAD_REQUEST;
-      default -> RunRequestException.Status.UPSTREAM_UNAVAILABLE;
-    };
-  }
-}
+  }}

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.logging.Redaction;
 import dev.pushgate.appliance.store.Database;

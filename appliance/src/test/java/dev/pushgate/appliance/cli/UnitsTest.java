@@ -1,4 +1,4 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,5 +1,6 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
+import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.broker.RepoSlug;
 import java.nio.file.Path;

@@ -1,11 +1,14 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
-import static dev.pushgate.appliance.Story.expect;
+import static dev.pushgate.appliance.cli.Story.expect;
 
 import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.Appliance;
+import dev.pushgate.appliance.DefaultRules;
+import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.LocalForge;
 import dev.pushgate.appliance.logging.Redaction;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;

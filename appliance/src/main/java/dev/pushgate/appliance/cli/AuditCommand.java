@@ -1,6 +1,7 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;

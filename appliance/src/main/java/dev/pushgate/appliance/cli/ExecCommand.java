@@ -1,9 +1,10 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.Settings;
 import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
 import dev.pushgate.gitconfig.PushUrlRewrite;
 import dev.pushgate.gitconfig.PushUrlRewriter;

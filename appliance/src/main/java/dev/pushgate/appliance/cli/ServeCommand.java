@@ -1,5 +1,9 @@
-package dev.pushgate.appliance;
+package dev.pushgate.appliance.cli;
 
+import dev.pushgate.appliance.Appliance;
+import dev.pushgate.appliance.DefaultRules;
+import dev.pushgate.appliance.Limits;
+import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.GitHubAppConfig;
