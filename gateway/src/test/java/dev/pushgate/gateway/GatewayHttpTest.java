@@ -420,7 +420,7 @@ class GatewayHttpTest {
       assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
       PushRecord a = audit.records.get(audit.records.size() - 1);
       assertThat(a.ref()).isEqualTo("refs/heads/main");
-      assertThat(a.kind()).isEqualTo(EarlyRefusal.UPDATE_OR_FORCE);
+      assertThat(a.kind()).isEqualTo(Verdict.UPDATE_OR_FORCE);
       assertThat(a.decision()).isEqualTo("denied");
       assertThat(a.code()).isEqualTo(RefusalCode.RULE_DENIED);
       try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(

@@ -69,6 +69,7 @@ class PushHookTest {
   private Decision pushWorkflows = Decision.DENY;
   private TestProtocol<HttpServletRequest> protocol;
   private HttpUpstream http;
+  private final GatewayThreads threads = new GatewayThreads();
 
   @BeforeEach
   void upstreamCacheAndClient() throws Exception {
@@ -104,6 +105,7 @@ class PushHookTest {
     cache.close();
     client.close();
     http.close();
+    threads.close();
   }
 
   // ---- allowed
@@ -573,26 +575,25 @@ class PushHookTest {
 
   @Test
   void theFactoryRefusesARequestTheFilterDidNotLetThrough() {
-    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE, new Forwarder(10), caches);
+    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(services());
 
     assertThatThrownBy(() -> factory.create(request(Map.of()), cache))
         .isInstanceOf(ServiceNotAuthorizedException.class);
     assertThatThrownBy(() -> factory.create(
-        request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(PushRules.ALLOW_ALL))), cache))
+        request(Map.of(RunContext.class.getName(), run(PushRules.ALLOW_ALL))), cache))
         .isInstanceOf(ServiceNotAuthorizedException.class);
   }
 
   // ---- helpers
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
-    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE, new Forwarder(10), caches);
+    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(services());
     protocol = new TestProtocol<>(null, factory);
     Transport.register(protocol);
-    URIish uri = protocol.register(request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(rules),
-        GatewayFilter.REPO_ATTRIBUTE, REPO)), cache);
-    try (Transport t = Transport.open(client, uri)) {
+    // As a push whose command list the filter could not read: the hook judges every command.
+    Push pushed = new Push(run(rules), REPO, java.util.Optional.empty(), access);
+    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
+    try (pushed; Transport t = Transport.open(client, uri)) {
       t.setPushAtomic(atomic);
       List<RefSpec> specs = Arrays.stream(refSpecs).map(RefSpec::new).toList();
       return t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(specs));
@@ -608,6 +609,11 @@ class PushHookTest {
     caches.sync(REPO, access.url, RecordingUpstream.READ_TOKEN);
     assertThat(fetches).as("fetched in the sync after the push").containsExactly(false);
     return cache;
+  }
+
+  private GatewayServices services() {
+    return new GatewayServices(config(), access, audit, approvals, PushMetrics.NONE,
+        new Forwarder(10), caches, threads);
   }
 
   private GatewayConfig config() {
