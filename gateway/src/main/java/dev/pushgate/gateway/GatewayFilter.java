@@ -187,8 +187,9 @@ final class GatewayFilter implements Filter {
     List<PushRecord> records = new ArrayList<>();
     for (EarlyRefusal.Refused r : early.refused()) {
       records.add(new PushRecord(config.clock().instant(), run.runId(), run.workspaceId(),
-          repo.toString(), r.ref(), r.oldId().name(), r.newId().name(), r.kind(), "denied",
-          r.judgement().rule(), early.code(), r.judgement().reason(), "not forwarded", 0));
+          repo.toString(), r.ref(), r.oldId().name(), r.newId().name(), r.kind(),
+          PushRecord.Decision.DENIED, r.judgement().rule(), early.code(), r.judgement().reason(),
+          PushRecord.Outcome.NOT_FORWARDED, 0));
       // git's own refusals are shown in git's words, as PushHook shows them.
       reasons.add(early.code() == RefusalCode.INVALID_COMMAND
           ? r.judgement().reason() : Refusals.render(r.judgement().reason()));
@@ -216,8 +217,9 @@ final class GatewayFilter implements Filter {
   private void auditRefusal(RunContext run, RepoSlug repo, String reason) {
     try {
       services.audit().record(List.of(new PushRecord(config.clock().instant(), run.runId(),
-          run.workspaceId(), repo.toString(), null, null, null, null, "denied",
-          "repository attachment", RefusalCode.REPO_NOT_ATTACHED, reason, "not forwarded", 0)));
+          run.workspaceId(), repo.toString(), null, null, null, null,
+          PushRecord.Decision.DENIED, "repository attachment", RefusalCode.REPO_NOT_ATTACHED,
+          reason, PushRecord.Outcome.NOT_FORWARDED, 0)));
     } catch (AuditLog.AuditException e) {
       log.error("could not audit a refused repository for run {}", run.runId(), e);
     }

@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import dev.pushgate.policy.PushRules;
 import java.util.List;
 import java.util.Optional;
+import org.eclipse.jgit.lib.ObjectId;
 
 /**
  * A push's command list, read once before its pack, with the rules' {@link Verdict} on each of
@@ -38,8 +39,7 @@ record JudgedCommands(CommandList list, List<Verdict> verdicts) {
   }
 
   /** The verdict on {@code ref} moving from {@code oldId} to {@code newId}, if judged here. */
-  Optional<Verdict> verdictOf(String ref, org.eclipse.jgit.lib.ObjectId oldId,
-      org.eclipse.jgit.lib.ObjectId newId) {
+  Optional<Verdict> verdictOf(String ref, ObjectId oldId, ObjectId newId) {
     for (int i = 0; i < verdicts.size(); i++) {
       CommandList.Command c = list.commands().get(i);
       if (c.ref().equals(ref) && c.oldId().equals(oldId) && c.newId().equals(newId)) {

@@ -46,7 +46,7 @@ final class PushHook implements PreReceiveHook {
     String reason;
     /** Who approved the update when the rule said ask first; null otherwise. */
     String approvedBy;
-    long auditId = -1;
+    AuditLog.Handle audited;
 
     Item(ReceiveCommand cmd, Verdict verdict) {
       this.cmd = cmd;
@@ -206,7 +206,7 @@ final class PushHook implements PreReceiveHook {
       } else {
         i.cmd.setResult(o.result(), o.message());
       }
-      settle(i, o.describe(), took);
+      settle(i, o.audited(), took);
       log.info("push run={} repo={} ref={} kind={} decision=allow upstream={}",
           run.runId(), repo, i.cmd.getRefName(), i.kind.id(), o.describe());
     }
@@ -239,14 +239,14 @@ final class PushHook implements PreReceiveHook {
     for (Item i : items) {
       records.add(new PushRecord(now, run.runId(), run.workspaceId(), repo.toString(),
           i.cmd.getRefName(), i.cmd.getOldId().name(), i.cmd.getNewId().name(), i.kind.id(),
-          i.allowed() ? "allowed" : "denied",
+          i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED,
           i.judgement == null ? "git" : i.judgement.rule(),
           i.code, i.allowed() ? allowedBecause(i) : i.reason,
-          i.allowed() ? "pending" : "not forwarded", 0));
+          i.allowed() ? PushRecord.Outcome.PENDING : PushRecord.Outcome.NOT_FORWARDED, 0));
     }
-    List<Long> ids = services.audit().record(records);
+    List<? extends AuditLog.Handle> handles = services.audit().record(records);
     for (int n = 0; n < items.size(); n++) {
-      items.get(n).auditId = ids.get(n);
+      items.get(n).audited = handles.get(n);
     }
   }
 
@@ -273,9 +273,9 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void settle(Item i, String outcome, long took) {
+  private void settle(Item i, PushRecord.Outcome outcome, long took) {
     try {
-      services.audit().settle(i.auditId, outcome, took);
+      services.audit().settle(i.audited, outcome, took);
     } catch (AuditLog.AuditException e) {
       log.error("run {}: could not record the upstream outcome of {}", run.runId(),
           i.cmd.getRefName(), e);

@@ -121,8 +121,8 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(next);
     assertThat(idOf(syncedCache(), MAIN)).isEqualTo(next);
     assertThat(audit.records).containsExactly(new PushRecord(NOW, "run-1", "ws-1", "acme/widget",
-        MAIN, base.name(), next.name(), "update", "allowed", "push -> allow", null,
-        "no push rule matches; push is allowed", "pending", 0));
+        MAIN, base.name(), next.name(), "update", PushRecord.Decision.ALLOWED, "push -> allow", null,
+        "no push rule matches; push is allowed", PushRecord.Outcome.PENDING, 0));
     assertThat(audit.outcomeOf(0)).isEqualTo("ok");
     assertThat(access.leases).singleElement().satisfies(l -> {
       assertThat(l.closes).hasValue(1);
@@ -200,7 +200,7 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
     assertThat(access.leases).isEmpty();
     assertThat(audit.records).singleElement().satisfies(rec -> {
-      assertThat(rec.decision()).isEqualTo("denied");
+      assertThat(rec.decision().id()).isEqualTo("denied");
       assertThat(rec.code()).isEqualTo(RefusalCode.RULE_DENIED);
       assertThat(rec.rule()).isEqualTo("push-workflows -> deny");
     });
@@ -284,11 +284,11 @@ class PushHookTest {
     assertThat(idOf(cache, MAIN)).isEqualTo(base);
     assertThat(access.leases).isEmpty();
     assertThat(audit.records).singleElement().satisfies(rec -> {
-      assertThat(rec.decision()).isEqualTo("denied");
+      assertThat(rec.decision().id()).isEqualTo("denied");
       assertThat(rec.code()).isEqualTo(RefusalCode.RULE_DENIED);
       assertThat(rec.rule()).isEqualTo("push refs/heads/main -> deny");
       assertThat(rec.reason()).isEqualTo("push to main is denied");
-      assertThat(rec.outcome()).isEqualTo("not forwarded");
+      assertThat(rec.outcome().text()).isEqualTo("not forwarded");
     });
   }
 
@@ -422,7 +422,7 @@ class PushHookTest {
         List.of(second.abbreviate(10).name() + " second change",
             first.abbreviate(10).name() + " first change")));
     assertThat(audit.records).singleElement().satisfies(rec -> {
-      assertThat(rec.decision()).isEqualTo("allowed");
+      assertThat(rec.decision().id()).isEqualTo("allowed");
       assertThat(rec.code()).isNull();
       assertThat(rec.reason()).isEqualTo("main needs a human (approved by alice)");
     });
