@@ -82,6 +82,10 @@ public final class Gateway implements AutoCloseable {
     return context;
   }
 
+  GatewayThreads threads() {
+    return threads;
+  }
+
   /** Stops the gateway's threads and its caches' maintenance; pushes still running fail. */
   @Override
   public void close() {

@@ -46,6 +46,10 @@ final class GatewayThreads implements AutoCloseable {
     return ticker;
   }
 
+  boolean closed() {
+    return minting.isShutdown() && copiers.isShutdown() && ticker.isShutdown();
+  }
+
   /** Stops every thread; work under way is interrupted (the pushes it served are over). */
   @Override
   public void close() {
