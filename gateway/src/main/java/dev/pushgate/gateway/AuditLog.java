@@ -8,13 +8,20 @@ import java.util.List;
  */
 public interface AuditLog {
   /**
-   * Writes the records and returns their ids, in order; throws when they could not be made
-   * durable.
+   * A record written, to settle it once upstream has answered. Opaque: only the log that handed
+   * it out reads it.
    */
-  List<Long> record(List<PushRecord> records) throws AuditException;
+  interface Handle {}
+
+  /**
+   * Writes the records and returns a handle for each, in order; throws when they could not be
+   * made durable.
+   */
+  List<? extends Handle> record(List<PushRecord> records) throws AuditException;
 
   /** Records what happened upstream to an update recorded earlier. */
-  void settle(long id, String outcome, long durationMillis) throws AuditException;
+  void settle(Handle record, PushRecord.Outcome outcome, long durationMillis)
+      throws AuditException;
 
   /** Thrown when the audit log cannot take a record. */
   final class AuditException extends Exception {

@@ -10,8 +10,8 @@ import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,21 +19,21 @@ import java.util.concurrent.TimeUnit;
  * thread. JGit's receive-pack timeout does the same with a new thread for each push, whose start
  * and end cost more than half a millisecond of a small push. A stalled read is interrupted;
  * Jetty's blocking read then fails and the push is answered as timed out.
+ *
+ * <p>Measured with {@link System#nanoTime}, not the gateway's clock: this bounds how long a
+ * thread is really blocked, and the configured clock may be fixed (tests) or stepped (NTP).
  */
 final class ClientReadTimeout implements AutoCloseable {
   private final long timeoutNanos;
   private final Set<Watched> reading = ConcurrentHashMap.newKeySet();
-  private final ScheduledExecutorService ticker;
+  private final ScheduledFuture<?> ticking;
 
-  ClientReadTimeout(Duration timeout) {
+  /** Checks every read on {@code ticker}, which the caller owns. */
+  ClientReadTimeout(Duration timeout, ScheduledExecutorService ticker) {
     this.timeoutNanos = timeout.toNanos();
     long tick = Math.max(10, Math.min(1000, timeout.toMillis() / 4));
-    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "pushgate-client-timeout");
-      t.setDaemon(true);
-      return t;
-    });
-    ticker.scheduleWithFixedDelay(this::expireStalled, tick, tick, TimeUnit.MILLISECONDS);
+    this.ticking =
+        ticker.scheduleWithFixedDelay(this::expireStalled, tick, tick, TimeUnit.MILLISECONDS);
   }
 
   /** {@code req} with a body each of whose reads fails once it has waited past the timeout. */
@@ -54,7 +54,7 @@ final class ClientReadTimeout implements AutoCloseable {
 
   @Override
   public void close() {
-    ticker.shutdownNow();
+    ticking.cancel(false);
   }
 
   private void expireStalled() {

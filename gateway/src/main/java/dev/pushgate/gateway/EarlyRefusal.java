@@ -2,7 +2,6 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
-import dev.pushgate.policy.PushRules;
 import dev.pushgate.policy.UpdateKind;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayOutputStream;
@@ -28,13 +27,11 @@ import org.eclipse.jgit.transport.SideBandOutputStream;
  * <p>Only a decision that cannot depend on the pack is taken here. A create and a delete are
  * known from the ids; an update of an existing ref is a fast-forward or a force depending on
  * history inside the pack, so it is refused early only when the rules give both kinds the same
- * judgement, and it is audited with the kind {@value #UPDATE_OR_FORCE}. Anything else (a rule that
- * asks, a malformed line, a ref name git would refuse) goes the usual way, through JGit.
+ * judgement ({@link Verdict.Case#DENIED}), and it is audited with the kind {@value
+ * Verdict#UPDATE_OR_FORCE}. Anything else (a rule that asks, a malformed line, a ref name git
+ * would refuse) goes the usual way, through JGit.
  */
 final class EarlyRefusal {
-  /** The kind audited for an update refused before its pack told fast-forward from force. */
-  static final String UPDATE_OR_FORCE = "update-or-force";
-
   /** One command refused, with the judgement that refused it. */
   record Refused(String ref, ObjectId oldId, ObjectId newId, String kind, Judgement judgement) {}
 
@@ -51,21 +48,19 @@ final class EarlyRefusal {
 
   private EarlyRefusal() {}
 
-  /** The refusals, when the rules deny every command of {@code commandLines} outright. */
-  static Optional<Request> judge(PushRules rules, List<String> commandLines) {
-    Optional<CommandList> list = CommandList.parse(commandLines);
-    if (list.isEmpty()) {
+  /** The refusals, when the rules deny every command of the list whatever its pack holds. */
+  static Optional<Request> judge(JudgedCommands judged) {
+    if (!judged.everyCommandDenied()) {
       return Optional.empty();
     }
     List<Refused> refused = new ArrayList<>();
-    for (CommandList.Command c : list.get().commands()) {
-      Optional<Refused> r = denied(rules, c);
-      if (r.isEmpty()) {
-        return Optional.empty();
-      }
-      refused.add(r.get());
+    for (int i = 0; i < judged.verdicts().size(); i++) {
+      CommandList.Command c = judged.list().commands().get(i);
+      Verdict v = judged.verdicts().get(i);
+      refused.add(new Refused(c.ref(), c.oldId(), c.newId(), v.kindBeforeThePack(),
+          v.judgementWhateverThePack()));
     }
-    return Optional.of(new Request(List.copyOf(refused), list.get().capabilities(),
+    return Optional.of(new Request(List.copyOf(refused), judged.list().capabilities(),
         RefusalCode.RULE_DENIED));
   }
 
@@ -74,24 +69,20 @@ final class EarlyRefusal {
    * it. Judged one by one, one of the commands could land upstream while the cache's atomic
    * update of both failed and git was told nothing landed.
    */
-  static Optional<Request> duplicatedRefs(List<String> commandLines) {
-    Optional<CommandList> list = CommandList.parse(commandLines);
-    if (list.isEmpty()) {
-      return Optional.empty();
-    }
+  static Optional<Request> duplicatedRefs(CommandList list) {
     Optional<String> duplicated = firstDuplicate(
-        list.get().commands().stream().map(CommandList.Command::ref).toList());
+        list.commands().stream().map(CommandList.Command::ref).toList());
     if (duplicated.isEmpty()) {
       return Optional.empty();
     }
     Judgement refusal = new Judgement(Decision.DENY, "git", duplicateReason(duplicated.get()));
     List<Refused> refused = new ArrayList<>();
-    for (CommandList.Command c : list.get().commands()) {
+    for (CommandList.Command c : list.commands()) {
       String kind = c.creates() ? UpdateKind.CREATE.id()
-          : c.deletes() ? UpdateKind.DELETE.id() : UPDATE_OR_FORCE;
+          : c.deletes() ? UpdateKind.DELETE.id() : Verdict.UPDATE_OR_FORCE;
       refused.add(new Refused(c.ref(), c.oldId(), c.newId(), kind, refusal));
     }
-    return Optional.of(new Request(List.copyOf(refused), list.get().capabilities(),
+    return Optional.of(new Request(List.copyOf(refused), list.capabilities(),
         RefusalCode.INVALID_COMMAND));
   }
 
@@ -109,34 +100,6 @@ final class EarlyRefusal {
   /** git's own words, and what became of the push. */
   static String duplicateReason(String ref) {
     return "multiple updates for ref '" + ref + "' not allowed; nothing was pushed";
-  }
-
-  private static Optional<Refused> denied(PushRules rules, CommandList.Command c) {
-    String ref = c.ref();
-    if (c.creates() && c.deletes()) {
-      return Optional.empty();
-    }
-    if (c.creates()) {
-      return deny(ref, c.oldId(), c.newId(), UpdateKind.CREATE.id(),
-          rules.judge(ref, UpdateKind.CREATE));
-    }
-    if (c.deletes()) {
-      return deny(ref, c.oldId(), c.newId(), UpdateKind.DELETE.id(),
-          rules.judge(ref, UpdateKind.DELETE));
-    }
-    Judgement update = rules.judge(ref, UpdateKind.UPDATE);
-    Judgement force = rules.judge(ref, UpdateKind.FORCE);
-    if (!update.equals(force)) {
-      return Optional.empty();
-    }
-    return deny(ref, c.oldId(), c.newId(), UPDATE_OR_FORCE, update);
-  }
-
-  private static Optional<Refused> deny(String ref, ObjectId oldId, ObjectId newId, String kind,
-      Judgement j) {
-    return j.decision() == Decision.DENY
-        ? Optional.of(new Refused(ref, oldId, newId, kind, j))
-        : Optional.empty();
   }
 
   /**

@@ -50,6 +50,11 @@ final class Forwarder {
     String describe() {
       return ok() ? "ok" : "rejected upstream: " + (message == null ? result.name() : message);
     }
+
+    /** As the audit log records it: the words of {@link #describe}. */
+    PushRecord.Outcome audited() {
+      return ok() ? PushRecord.Outcome.OK : new PushRecord.Outcome.Rejected(describe());
+    }
   }
 
   static final String STALE =

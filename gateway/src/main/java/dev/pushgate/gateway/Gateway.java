@@ -6,14 +6,16 @@ import java.util.Objects;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jgit.http.server.GitServlet;
 import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
 
 /**
  * The push gateway: JGit smart HTTP (receive-pack only) mounted at {@code /git}, behind run
- * authentication. Fetches are not served here; they go to upstream directly.
+ * authentication. Fetches are not served here; they go to upstream directly. Its threads stop
+ * when its {@link #handler} stops, or on {@link #close}.
  */
-public final class Gateway {
+public final class Gateway implements AutoCloseable {
   public static final String CONTEXT_PATH = "/git";
   /** Git requests one run may have in flight at once, unless the appliance says otherwise. */
   public static final int DEFAULT_REQUESTS_PER_RUN = 16;
@@ -25,6 +27,8 @@ public final class Gateway {
   private final Approvals approvals;
   private final PushMetrics metrics;
   private int requestsPerRun = DEFAULT_REQUESTS_PER_RUN;
+  private final GatewayThreads threads = new GatewayThreads();
+  private UpstreamCache cache;
 
   public Gateway(GatewayConfig config, RunAuthenticator authenticator, UpstreamAccess upstream,
       AuditLog audit, Approvals approvals, PushMetrics metrics) {
@@ -46,16 +50,18 @@ public final class Gateway {
   public ServletContextHandler handler() {
     int upstreamSeconds = (int) Math.min(Integer.MAX_VALUE,
         Math.max(1, config.upstreamTimeout().toSeconds()));
-    UpstreamCache cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, metrics);
-    Forwarder forwarder = new Forwarder(upstreamSeconds);
+    if (cache != null) {
+      throw new IllegalStateException("a gateway serves one handler");
+    }
+    cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, metrics);
     UpstreamAccess budgeted = new BudgetedUpstream(upstream,
         new MintBudget(config.writeTokensPerMinute(), config.clock()), metrics);
+    GatewayServices services = new GatewayServices(config, budgeted, audit, approvals, metrics,
+        new Forwarder(upstreamSeconds), cache, threads);
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
-    git.setReceivePackFactory(
-        new GatewayReceivePackFactory(config, budgeted, audit, approvals, metrics, forwarder,
-            cache));
+    git.setReceivePackFactory(new GatewayReceivePackFactory(services));
     git.setUploadPackFactory((req, db) -> {
       throw new ServiceNotEnabledException(
           "fetches are not served by the push gateway; fetch from upstream");
@@ -64,11 +70,28 @@ public final class Gateway {
     context.addFilter(new FilterHolder(
         new RunConcurrencyFilter(authenticator, new RunSlots(requestsPerRun))), "/*",
         EnumSet.of(DispatcherType.REQUEST));
-    context.addFilter(new FilterHolder(
-        new GatewayFilter(config, authenticator, cache, budgeted, audit, metrics, forwarder)),
-        "/*",
+    context.addFilter(new FilterHolder(new GatewayFilter(services, authenticator)), "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");
+    context.addEventListener(new LifeCycle.Listener() {
+      @Override
+      public void lifeCycleStopped(LifeCycle event) {
+        close();
+      }
+    });
     return context;
+  }
+
+  GatewayThreads threads() {
+    return threads;
+  }
+
+  /** Stops the gateway's threads and its caches' maintenance; pushes still running fail. */
+  @Override
+  public void close() {
+    threads.close();
+    if (cache != null) {
+      cache.close();
+    }
   }
 }

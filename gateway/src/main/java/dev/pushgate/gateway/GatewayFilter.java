@@ -13,9 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,34 +23,20 @@ import org.slf4j.LoggerFactory;
  */
 final class GatewayFilter implements Filter {
   private static final Logger log = LoggerFactory.getLogger(GatewayFilter.class);
-  static final String RUN_ATTRIBUTE = RunContext.class.getName();
-  static final String REPO_ATTRIBUTE = RepoSlug.class.getName();
-  static final String EARLY_TOKEN_ATTRIBUTE = EarlyWriteToken.class.getName();
-  static final String STREAMED_ATTRIBUTE = StreamedForward.class.getName();
   private static final List<String> SMART_HTTP_SUFFIXES =
       List.of("/info/refs", "/git-receive-pack", "/git-upload-pack");
 
+  private final GatewayServices services;
   private final GatewayConfig config;
   private final RunAuthenticator authenticator;
-  private final UpstreamCache cache;
-  private final UpstreamAccess upstream;
-  private final AuditLog audit;
-  private final PushMetrics metrics;
-  private final Forwarder forwarder;
-  /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
-  private final ThreadPoolExecutor minting = mintingPool();
   private final ClientReadTimeout clientReads;
 
-  GatewayFilter(GatewayConfig config, RunAuthenticator authenticator, UpstreamCache cache,
-      UpstreamAccess upstream, AuditLog audit, PushMetrics metrics, Forwarder forwarder) {
-    this.config = config;
-    this.forwarder = forwarder;
+  GatewayFilter(GatewayServices services, RunAuthenticator authenticator) {
+    this.services = services;
+    this.config = services.config();
     this.authenticator = authenticator;
-    this.cache = cache;
-    this.upstream = upstream;
-    this.audit = audit;
-    this.metrics = metrics;
-    this.clientReads = new ClientReadTimeout(config.clientTimeout());
+    this.clientReads =
+        new ClientReadTimeout(config.clientTimeout(), services.threads().ticker());
   }
 
   @Override
@@ -94,7 +77,8 @@ final class GatewayFilter implements Filter {
         return;
       }
       try {
-        cache.sync(repo.get(), upstream.remoteUrl(repo.get()),
+        UpstreamAccess upstream = services.upstream();
+        services.cache().sync(repo.get(), upstream.remoteUrl(repo.get()),
             upstream.readToken(run.get(), repo.get()));
       } catch (UpstreamException e) {
         log.warn("run {}: sync of {} failed: {}", run.get().runId(), repo.get(), e.getMessage());
@@ -103,64 +87,64 @@ final class GatewayFilter implements Filter {
         return;
       }
     }
-    req.setAttribute(RUN_ATTRIBUTE, run.get());
-    req.setAttribute(REPO_ATTRIBUTE, repo.get());
     if ("POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-receive-pack")) {
-      PackHeaderGuard.Guarded guarded;
-      try {
-        guarded = PackHeaderGuard.check(clientReads.watch(req),
-            PackHeaderGuard.maxObjects(config.maxPackBytes()));
-      } catch (PackHeaderGuard.Refused e) {
-        log.info("run {}: push to {} refused: {}", run.get().runId(), repo.get(), e.getMessage());
-        text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
+      receive(run.get(), repo.get(), req, rsp, chain);
+      return;
+    }
+    // An advertisement: JGit sets up a receive-pack for it too, and finds the run on the request.
+    new Push(run.get(), repo.get(), Optional.empty(), services.upstream()).attachTo(req);
+    chain.doFilter(req, response);
+  }
+
+  /**
+   * A push: its command list is read and judged before the pack; a push denied whatever its pack
+   * holds is answered at once, anything else goes to JGit's receive-pack as one {@link Push},
+   * with its write token minted while the pack arrives when something is allowed outright, and
+   * its pack streamed upstream as it arrives when everything is.
+   */
+  private void receive(RunContext run, RepoSlug repo, HttpServletRequest req,
+      HttpServletResponse rsp, FilterChain chain) throws IOException, ServletException {
+    PackHeaderGuard.Guarded guarded;
+    try {
+      guarded = PackHeaderGuard.check(clientReads.watch(req),
+          PackHeaderGuard.maxObjects(config.maxPackBytes()));
+    } catch (PackHeaderGuard.Refused e) {
+      log.info("run {}: push to {} refused: {}", run.runId(), repo, e.getMessage());
+      text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
+      return;
+    } catch (IOException e) {
+      if (ReceiveErrors.answerIfTimedOut(rsp, e)) {
         return;
-      } catch (IOException e) {
-        if (ReceiveErrors.answerIfTimedOut(rsp, e)) {
-          return;
-        }
-        throw e;
       }
-      RunContext r = run.get();
-      Optional<EarlyRefusal.Request> early = EarlyRefusal.duplicatedRefs(guarded.commands())
-          .or(() -> EarlyRefusal.judge(r.pushRules(), guarded.commands()));
-      if (early.isPresent()) {
-        refuseEarly(run.get(), repo.get(), guarded.request(), rsp, early.get());
-        return;
-      }
+      throw e;
+    }
+    Optional<JudgedCommands> judged = JudgedCommands.read(run.pushRules(), guarded.commands());
+    Optional<EarlyRefusal.Request> early = judged.flatMap(
+        j -> EarlyRefusal.duplicatedRefs(j.list()).or(() -> EarlyRefusal.judge(j)));
+    if (early.isPresent()) {
+      refuseEarly(run, repo, guarded.request(), rsp, early.get());
+      return;
+    }
+    try (Push push = new Push(run, repo, judged, services.upstream())) {
+      HttpServletRequest received = guarded.request();
       // Minted while the pack arrives, but only for a command list that the rules allow at
       // least in part as it stands: an empty or malformed list, or one that only asks, mints
       // nothing here (the push hook mints once something is allowed).
-      RepoSlug slug = repo.get();
-      EarlyWriteToken token = EarlyMint.worthIt(r.pushRules(), guarded.commands())
-          ? EarlyWriteToken.mint(upstream, r, slug, minting) : null;
-      Optional<StreamedForward.Plan> plan = token == null ? Optional.empty()
-          : StreamedForward.plan(run.get().pushRules(), guarded.commands());
-      StreamedForward streamed = plan.isEmpty() ? null : StreamedForward.start(forwarder,
-          upstream.remoteUrl(repo.get()), token, plan.get(),
-          GatewayReceivePackFactory.MAX_OBJECT_BYTES, config.upstreamTimeout());
-      req = streamed == null ? guarded.request() : guarded.request(streamed::tee);
-      if (token != null) {
-        req.setAttribute(streamed == null ? EARLY_TOKEN_ATTRIBUTE : STREAMED_ATTRIBUTE,
-            streamed == null ? token : streamed);
-      }
-      try {
-        chain.doFilter(req, response);
-      } finally {
-        try {
-          if (streamed != null) {
-            streamed.close();
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } finally {
-          if (token != null) {
-            token.releaseIfUnused();
-          }
+      if (judged.isPresent() && judged.get().anyAllowedOutright()) {
+        push.mintAhead(services.threads().minting());
+        Optional<StreamedForward.Plan> plan = StreamedForward.plan(judged.get());
+        if (plan.isPresent()) {
+          StreamedForward streamed = StreamedForward.start(services.forwarder(),
+              services.upstream().remoteUrl(repo), () -> push.writeToken(false), plan.get(),
+              GatewayReceivePackFactory.MAX_OBJECT_BYTES, config.upstreamTimeout(),
+              services.threads());
+          push.stream(streamed);
+          received = guarded.request(streamed::tee);
         }
       }
-      return;
+      push.attachTo(received);
+      chain.doFilter(received, rsp);
     }
-    chain.doFilter(req, response);
   }
 
   @Override
@@ -196,18 +180,6 @@ final class GatewayFilter implements Filter {
     }
   }
 
-  /** Up to 4 threads (core threads: with an unbounded queue no more than the core would start). */
-  private static ThreadPoolExecutor mintingPool() {
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "pushgate-mint");
-          t.setDaemon(true);
-          return t;
-        });
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
-  }
-
   /** Audits, discards the pack unread, and answers every command with its refusal. */
   private void refuseEarly(RunContext run, RepoSlug repo, HttpServletRequest req,
       HttpServletResponse rsp, EarlyRefusal.Request early) throws IOException {
@@ -215,21 +187,22 @@ final class GatewayFilter implements Filter {
     List<PushRecord> records = new ArrayList<>();
     for (EarlyRefusal.Refused r : early.refused()) {
       records.add(new PushRecord(config.clock().instant(), run.runId(), run.workspaceId(),
-          repo.toString(), r.ref(), r.oldId().name(), r.newId().name(), r.kind(), "denied",
-          r.judgement().rule(), early.code(), r.judgement().reason(), "not forwarded", 0));
+          repo.toString(), r.ref(), r.oldId().name(), r.newId().name(), r.kind(),
+          PushRecord.Decision.DENIED, r.judgement().rule(), early.code(), r.judgement().reason(),
+          PushRecord.Outcome.NOT_FORWARDED, 0));
       // git's own refusals are shown in git's words, as PushHook shows them.
       reasons.add(early.code() == RefusalCode.INVALID_COMMAND
           ? r.judgement().reason() : Refusals.render(r.judgement().reason()));
     }
     try {
-      audit.record(records);
+      services.audit().record(records);
     } catch (AuditLog.AuditException e) {
       log.error("run {}: audit log unavailable, push to {} refused", run.runId(), repo, e);
       reasons.replaceAll(x -> Refusals.render(
           "the audit log is unavailable, so nothing can be pushed; try again later"));
     }
     for (EarlyRefusal.Refused r : early.refused()) {
-      metrics.onDecision(r.kind(), "denied", early.code());
+      services.metrics().onDecision(r.kind(), "denied", early.code());
       log.info("push run={} repo={} ref={} kind={} decision=deny code={} reason={}"
           + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), early.code(),
           r.judgement().reason());
@@ -243,9 +216,10 @@ final class GatewayFilter implements Filter {
 
   private void auditRefusal(RunContext run, RepoSlug repo, String reason) {
     try {
-      audit.record(List.of(new PushRecord(config.clock().instant(), run.runId(),
-          run.workspaceId(), repo.toString(), null, null, null, null, "denied",
-          "repository attachment", RefusalCode.REPO_NOT_ATTACHED, reason, "not forwarded", 0)));
+      services.audit().record(List.of(new PushRecord(config.clock().instant(), run.runId(),
+          run.workspaceId(), repo.toString(), null, null, null, null,
+          PushRecord.Decision.DENIED, "repository attachment", RefusalCode.REPO_NOT_ATTACHED,
+          reason, PushRecord.Outcome.NOT_FORWARDED, 0)));
     } catch (AuditLog.AuditException e) {
       log.error("could not audit a refused repository for run {}", run.runId(), e);
     }

@@ -1,6 +1,5 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -21,36 +20,17 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
   /** The largest object one push may carry: GitHub's own limit for a file. */
   static final long MAX_OBJECT_BYTES = 100L * 1024 * 1024;
 
-  private final GatewayConfig config;
-  private final UpstreamAccess upstream;
-  private final AuditLog audit;
-  private final Approvals approvals;
-  private final Forwarder forwarder;
-  private final UpstreamCache cache;
-  private final PushMetrics metrics;
+  private final GatewayServices services;
 
-  GatewayReceivePackFactory(GatewayConfig config, UpstreamAccess upstream, AuditLog audit,
-      Approvals approvals, PushMetrics metrics, Forwarder forwarder, UpstreamCache cache) {
-    this.config = config;
-    this.upstream = upstream;
-    this.audit = audit;
-    this.approvals = approvals;
-    this.metrics = metrics;
-    this.forwarder = forwarder;
-    this.cache = cache;
+  GatewayReceivePackFactory(GatewayServices services) {
+    this.services = services;
   }
 
+  /** A receive-pack for the {@link Push} the filter let through; none for any other request. */
   @Override
   public ReceivePack create(HttpServletRequest req, Repository db)
       throws ServiceNotAuthorizedException {
-    RunContext run = (RunContext) req.getAttribute(GatewayFilter.RUN_ATTRIBUTE);
-    if (run == null) {
-      throw new ServiceNotAuthorizedException();
-    }
-    RepoSlug repo = (RepoSlug) req.getAttribute(GatewayFilter.REPO_ATTRIBUTE);
-    if (repo == null) {
-      throw new ServiceNotAuthorizedException();
-    }
+    Push push = Push.of(req).orElseThrow(ServiceNotAuthorizedException::new);
     ReceivePack rp = new ReceivePack(db);
     // The rule decides about creates, deletes and force-pushes, not receive-pack's defaults.
     rp.setAllowCreates(true);
@@ -59,7 +39,7 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setAtomic(true);
     rp.setAllowPushOptions(true);
     rp.setCheckReferencedObjectsAreReachable(true);
-    rp.setMaxPackSizeLimit(config.maxPackBytes());
+    rp.setMaxPackSizeLimit(services.config().maxPackBytes());
     // The same bound PackHeaderGuard refuses with a reason before JGit reads the list.
     rp.setMaxCommandBytes(PackHeaderGuard.MAX_COMMAND_BYTES);
     // JGit allocates a commit, tree or tag at the size its header declares: a few bytes that
@@ -71,9 +51,7 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setRefFilter(GatewayReceivePackFactory::branchesAndTags);
     rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.<PreReceiveHook>of(
         GatewayReceivePackFactory::refuseFunnyRefNames,
-        new PushHook(run, repo, config, upstream, audit, approvals, forwarder, cache, metrics,
-            (EarlyWriteToken) req.getAttribute(GatewayFilter.EARLY_TOKEN_ATTRIBUTE),
-            (StreamedForward) req.getAttribute(GatewayFilter.STREAMED_ATTRIBUTE)))));
+        new PushHook(push, services))));
     return rp;
   }
 

@@ -8,7 +8,7 @@ import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.resolver.RepositoryResolver;
 import org.eclipse.jgit.transport.resolver.ServiceNotAuthorizedException;
 
-/** Opens the cache of the repository {@link GatewayFilter} checked for this request. */
+/** Opens the cache of the repository of the {@link Push} {@link GatewayFilter} let through. */
 final class GatewayResolver implements RepositoryResolver<HttpServletRequest> {
   private final UpstreamCache cache;
 
@@ -19,9 +19,9 @@ final class GatewayResolver implements RepositoryResolver<HttpServletRequest> {
   @Override
   public Repository open(HttpServletRequest req, String name)
       throws RepositoryNotFoundException, ServiceNotAuthorizedException {
-    RunContext run = (RunContext) req.getAttribute(GatewayFilter.RUN_ATTRIBUTE);
-    RepoSlug repo = (RepoSlug) req.getAttribute(GatewayFilter.REPO_ATTRIBUTE);
-    if (run == null || repo == null || !run.mayReach(repo)) {
+    Push push = Push.of(req).orElseThrow(ServiceNotAuthorizedException::new);
+    RepoSlug repo = push.repo();
+    if (!push.run().mayReach(repo)) {
       throw new ServiceNotAuthorizedException();
     }
     try {

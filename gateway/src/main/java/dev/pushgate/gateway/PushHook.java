@@ -5,6 +5,8 @@ import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.UpdateKind;
 import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,10 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The push path's decision point. Each command is judged by the run's push rule (asking an
- * approver where the rule says ask first), the decisions are audited, and the allowed commands are
- * forwarded upstream with a write token minted for this push alone. Whatever is still undecided
- * when anything goes wrong is refused.
+ * The push path's decision point, once JGit has received the pack. Each command's {@link
+ * Verdict}, judged before the pack, is finished with what only the pack tells (fast-forward or
+ * force, the workflow files it changes); an approver is asked where the rule says ask first; the
+ * decisions are audited, and the allowed commands are forwarded upstream with the push's write
+ * token (the streamed copy finished, or the push stored, then forwarded). Whatever is still
+ * undecided when anything goes wrong is refused.
  */
 final class PushHook implements PreReceiveHook {
   private static final Logger log = LoggerFactory.getLogger(PushHook.class);
@@ -33,6 +37,7 @@ final class PushHook implements PreReceiveHook {
   /** One command and what the gateway decided about it. */
   private static final class Item {
     final ReceiveCommand cmd;
+    final Verdict verdict;
     final UpdateKind kind;
     Judgement judgement;
     /** The workflow files this update changes; allowed ones need a token that may change them. */
@@ -41,11 +46,12 @@ final class PushHook implements PreReceiveHook {
     String reason;
     /** Who approved the update when the rule said ask first; null otherwise. */
     String approvedBy;
-    long auditId = -1;
+    AuditLog.Handle audited;
 
-    Item(ReceiveCommand cmd) {
+    Item(ReceiveCommand cmd, Verdict verdict) {
       this.cmd = cmd;
-      this.kind = UpdateCommands.kindOf(cmd);
+      this.verdict = verdict;
+      this.kind = Verdict.kindOf(cmd);
     }
 
     boolean allowed() {
@@ -58,42 +64,24 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
+  private final Push push;
   private final RunContext run;
   private final RepoSlug repo;
-  private final GatewayConfig config;
-  private final UpstreamAccess upstream;
-  private final AuditLog audit;
-  private final Approvals approvals;
-  private final Forwarder forwarder;
-  private final UpstreamCache cache;
-  private final PushMetrics metrics;
-  private final EarlyWriteToken earlyToken;
-  private final StreamedForward streamed;
+  private final GatewayServices services;
+  private final Clock clock;
 
-  /**
-   * @param earlyToken the token minted while the pack arrived, or null to mint one here
-   * @param streamed the push as copied upstream while it arrived, all but its trailer; or null
-   */
-  PushHook(RunContext run, RepoSlug repo, GatewayConfig config, UpstreamAccess upstream,
-      AuditLog audit, Approvals approvals, Forwarder forwarder, UpstreamCache cache,
-      PushMetrics metrics, EarlyWriteToken earlyToken, StreamedForward streamed) {
-    this.run = run;
-    this.repo = repo;
-    this.config = config;
-    this.upstream = upstream;
-    this.audit = audit;
-    this.approvals = approvals;
-    this.forwarder = forwarder;
-    this.cache = cache;
-    this.metrics = metrics;
-    this.earlyToken = earlyToken;
-    this.streamed = streamed;
+  PushHook(Push push, GatewayServices services) {
+    this.push = push;
+    this.run = push.run();
+    this.repo = push.repo();
+    this.services = services;
+    this.clock = services.config().clock();
   }
 
   @Override
   public void onPreReceive(ReceivePack rp, Collection<ReceiveCommand> commands) {
-    long start = System.nanoTime();
-    List<Item> items = commands.stream().map(Item::new).toList();
+    Instant start = clock.instant();
+    List<Item> items = commands.stream().map(c -> new Item(c, push.verdictOf(c))).toList();
     try {
       judge(rp, items);
       List<Item> allowed = items.stream().filter(Item::allowed).toList();
@@ -105,7 +93,7 @@ final class PushHook implements PreReceiveHook {
       }
       recordDecisions(items);
       for (Item i : items) {
-        metrics.onDecision(i.kind.id(), i.allowed() ? "allowed" : "denied", i.code);
+        services.metrics().onDecision(i.kind.id(), i.allowed() ? "allowed" : "denied", i.code);
       }
       applyRefusals(items);
       if (!allowed.isEmpty()) {
@@ -142,7 +130,7 @@ final class PushHook implements PreReceiveHook {
             i.cmd.getMessage() != null ? i.cmd.getMessage() : i.cmd.getResult().name());
         continue;
       }
-      i.judgement = run.pushRules().judge(i.cmd.getRefName(), i.kind);
+      i.judgement = i.verdict.judgement(i.cmd);
       if (i.judgement.decision() != Decision.DENY) {
         // Judged on what the pushed objects change, never on the ref or the commit messages.
         i.workflows = UpdateCommands.workflowFiles(rp.getRepository(), i.cmd, upstreamRefs);
@@ -167,7 +155,7 @@ final class PushHook implements PreReceiveHook {
           i.cmd.getRefName(), i.kind.id(), i.cmd.getOldId().name(), i.cmd.getNewId().name(),
           i.judgement.rule(), i.judgement.reason(),
           UpdateCommands.summaries(rp.getRepository(), i.cmd, upstreamRefs));
-      Approvals.ApprovalAnswer answer = approvals.ask(q, line -> progress(rp, line));
+      Approvals.ApprovalAnswer answer = services.approvals().ask(q, line -> progress(rp, line));
       if (answer.allowed()) {
         i.approvedBy = answer.answeredBy() == null ? "an approver" : answer.answeredBy();
       } else {
@@ -177,7 +165,7 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void forward(ReceivePack rp, List<Item> allowed, boolean everyCommand, long start)
+  private void forward(ReceivePack rp, List<Item> allowed, boolean everyCommand, Instant start)
       throws IOException, InterruptedException {
     List<ReceiveCommand> cmds = allowed.stream().map(i -> i.cmd).toList();
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
@@ -186,33 +174,30 @@ final class PushHook implements PreReceiveHook {
     // allowed (or an approver approved) gets a token with the workflows permission.
     boolean workflows = allowed.stream().anyMatch(i -> !i.workflows.isEmpty());
     Map<ReceiveCommand, Forwarder.Outcome> outcomes;
-    long forwardStart = System.nanoTime();
+    Instant forwardStart = clock.instant();
+    Optional<StreamedForward> streamed = push.streamed();
     Optional<Map<ReceiveCommand, Forwarder.Outcome>> streamedOutcomes = Optional.empty();
-    if (streamed != null && everyCommand && !workflows && streamed.ready(cmds)) {
-      streamedOutcomes = streamed.finish(cmds, line -> progress(rp, line));
+    if (streamed.isPresent() && everyCommand && !workflows && streamed.get().ready(cmds)) {
+      streamedOutcomes = streamed.get().finish(cmds, line -> progress(rp, line));
     }
     boolean streaming = streamedOutcomes.isPresent();
     if (streaming) {
       outcomes = streamedOutcomes.get();
-      WriteTokenLease used = streamed.takeLease();
-      if (used != null) {
-        used.close(); // revoked now that upstream has answered
-      }
     } else {
-      WriteTokenLease fromStream = null;
-      if (streamed != null) {
+      if (streamed.isPresent()) {
         log.info("run {}: push to {} stored, then forwarded: {}", run.runId(), repo,
             workflows ? "it changes workflows" : everyCommand
-                ? streamed.notReadyBecause(cmds) : "not every command was allowed");
-        streamed.abort();
-        fromStream = workflows ? null : streamed.takeLease();
+                ? streamed.get().notReadyBecause(cmds) : "not every command was allowed");
+        streamed.get().abort();
       }
-      outcomes = storeAndForward(rp, cmds, upstreamRefs, workflows, fromStream);
+      outcomes = storeAndForward(rp, cmds, upstreamRefs, workflows);
     }
-    metrics.onForward(java.time.Duration.ofNanos(System.nanoTime() - forwardStart),
+    push.revokeWriteTokens(); // upstream has answered
+    Instant forwarded = clock.instant();
+    services.metrics().onForward(Duration.between(forwardStart, forwarded),
         outcomes.values().stream().allMatch(Forwarder.Outcome::ok), streaming);
-    long took = (System.nanoTime() - start) / 1_000_000;
-    cache.landed(repo, allowed.stream().map(i -> i.cmd)
+    long took = Duration.between(start, forwarded).toMillis();
+    services.cache().landed(repo, allowed.stream().map(i -> i.cmd)
         .filter(c -> outcomes.get(c).ok()).toList());
     for (Item i : allowed) {
       Forwarder.Outcome o = outcomes.get(i.cmd);
@@ -221,20 +206,20 @@ final class PushHook implements PreReceiveHook {
       } else {
         i.cmd.setResult(o.result(), o.message());
       }
-      settle(i, o.describe(), took);
+      settle(i, o.audited(), took);
       log.info("push run={} repo={} ref={} kind={} decision=allow upstream={}",
           run.runId(), repo, i.cmd.getRefName(), i.kind.id(), o.describe());
     }
   }
 
   private Map<ReceiveCommand, Forwarder.Outcome> storeAndForward(ReceivePack rp,
-      List<ReceiveCommand> cmds, Collection<Ref> upstreamRefs, boolean workflows,
-      WriteTokenLease minted) throws IOException {
-    try (WriteTokenLease lease = minted != null ? minted
-        : earlyToken != null && !workflows ? earlyToken.take()
-        : upstream.mintWriteToken(run, repo, workflows)) {
-      return forwarder.forward(rp.getRepository(), upstream.remoteUrl(repo), lease.token(), cmds,
-          upstreamRefs, rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
+      List<ReceiveCommand> cmds, Collection<Ref> upstreamRefs, boolean workflows)
+      throws IOException {
+    try {
+      WriteTokenLease lease = push.writeToken(workflows);
+      return services.forwarder().forward(rp.getRepository(),
+          services.upstream().remoteUrl(repo), lease.token(), cmds, upstreamRefs,
+          rp.isAtomic(), rp.getPushOptions(), line -> progress(rp, line));
     } catch (UpstreamException e) {
       log.warn("run {}: no write token for {}: {}", run.runId(), repo, e.getMessage());
       Forwarder.Outcome failed = new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
@@ -249,19 +234,19 @@ final class PushHook implements PreReceiveHook {
   }
 
   private void recordDecisions(List<Item> items) throws AuditLog.AuditException {
-    Instant now = config.clock().instant();
+    Instant now = clock.instant();
     List<PushRecord> records = new ArrayList<>();
     for (Item i : items) {
       records.add(new PushRecord(now, run.runId(), run.workspaceId(), repo.toString(),
           i.cmd.getRefName(), i.cmd.getOldId().name(), i.cmd.getNewId().name(), i.kind.id(),
-          i.allowed() ? "allowed" : "denied",
+          i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED,
           i.judgement == null ? "git" : i.judgement.rule(),
           i.code, i.allowed() ? allowedBecause(i) : i.reason,
-          i.allowed() ? "pending" : "not forwarded", 0));
+          i.allowed() ? PushRecord.Outcome.PENDING : PushRecord.Outcome.NOT_FORWARDED, 0));
     }
-    List<Long> ids = audit.record(records);
+    List<? extends AuditLog.Handle> handles = services.audit().record(records);
     for (int n = 0; n < items.size(); n++) {
-      items.get(n).auditId = ids.get(n);
+      items.get(n).audited = handles.get(n);
     }
   }
 
@@ -288,9 +273,9 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void settle(Item i, String outcome, long took) {
+  private void settle(Item i, PushRecord.Outcome outcome, long took) {
     try {
-      audit.settle(i.auditId, outcome, took);
+      services.audit().settle(i.audited, outcome, took);
     } catch (AuditLog.AuditException e) {
       log.error("run {}: could not record the upstream outcome of {}", run.runId(),
           i.cmd.getRefName(), e);

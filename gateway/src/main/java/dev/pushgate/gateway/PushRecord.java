@@ -16,12 +16,95 @@ public record PushRecord(
     String oldId,
     String newId,
     String kind,
-    String decision,
+    Decision decision,
     String rule,
     RefusalCode code,
     String reason,
-    String outcome,
+    Outcome outcome,
     long durationMillis) {
+
+  /** What was decided; {@link #id} is the word the audit stores and shows. */
+  public enum Decision {
+    ALLOWED("allowed"),
+    DENIED("denied"),
+    /** Left to the person at the agent, by the command hook. */
+    ASKED("asked");
+
+    private final String id;
+
+    Decision(String id) {
+      this.id = id;
+    }
+
+    public String id() {
+      return id;
+    }
+
+    /** The decision stored as {@code id}. */
+    public static Decision of(String id) {
+      for (Decision d : values()) {
+        if (d.id.equals(id)) {
+          return d;
+        }
+      }
+      throw new IllegalArgumentException("not an audited decision: " + id);
+    }
+  }
+
+  /**
+   * What became of an update: one of the {@link Settled} states, or upstream's (or the
+   * forward's) rejection in the words the person pushing was shown. {@link #text} is what the
+   * audit stores and shows.
+   */
+  public sealed interface Outcome permits Outcome.Settled, Outcome.Rejected {
+    Outcome OK = Settled.OK;
+    Outcome PENDING = Settled.PENDING;
+    Outcome NOT_FORWARDED = Settled.NOT_FORWARDED;
+    Outcome NOT_RUN = Settled.NOT_RUN;
+
+    String text();
+
+    /** The outcome stored as {@code text}; null for null (a decision without an outcome). */
+    static Outcome of(String text) {
+      if (text == null) {
+        return null;
+      }
+      for (Settled s : Settled.values()) {
+        if (s.text.equals(text)) {
+          return s;
+        }
+      }
+      return new Rejected(text);
+    }
+
+    /** The outcomes the gateway names itself. */
+    enum Settled implements Outcome {
+      OK("ok"),
+      /** Allowed and audited; upstream has not answered yet. */
+      PENDING("pending"),
+      NOT_FORWARDED("not forwarded"),
+      /** A command the command hook refused. */
+      NOT_RUN("not run");
+
+      private final String text;
+
+      Settled(String text) {
+        this.text = text;
+      }
+
+      @Override
+      public String text() {
+        return text;
+      }
+    }
+
+    /** Refused on the way upstream or by upstream itself. */
+    record Rejected(String text) implements Outcome {
+      public Rejected {
+        Objects.requireNonNull(text, "text");
+      }
+    }
+  }
 
   public PushRecord {
     Objects.requireNonNull(at, "at");
@@ -31,6 +114,6 @@ public record PushRecord(
   }
 
   public boolean refused() {
-    return code != null || !"ok".equals(outcome);
+    return code != null || outcome != Outcome.OK;
   }
 }

@@ -1,8 +1,5 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.policy.Decision;
-import dev.pushgate.policy.PushRules;
-import dev.pushgate.policy.UpdateKind;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,14 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.eclipse.jgit.transport.ReceiveCommand;
 
@@ -49,28 +42,17 @@ final class StreamedForward implements AutoCloseable {
   private static final int EAGER_FLUSH_BYTES = 256 << 10;
   private static final int BLOCK_BYTES = 64 << 10;
   private static final byte[] END = new byte[0];
-  private static final ExecutorService COPIERS = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "pushgate-stream");
-    t.setDaemon(true);
-    return t;
-  });
-  /**
-   * Breaks off an upstream that stops reading: a write to a socket has no timeout of its own, and
-   * the push waits on it.
-   */
-  private static final ScheduledExecutorService WATCHDOG =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "pushgate-stream-watchdog");
-        t.setDaemon(true);
-        return t;
-      });
-
   /** The commands of a push that may be streamed, and whether the client asked for atomic. */
   record Plan(List<ReceiveCommand> commands, boolean atomic) {}
 
+  /** The push's write token, once minted; the push owns it and revokes it. */
+  interface Token {
+    WriteTokenLease take() throws UpstreamException;
+  }
+
   private final Forwarder forwarder;
   private final String remoteUrl;
-  private final EarlyWriteToken token;
+  private final Token token;
   private final Plan plan;
   private final PackBoundary boundary;
   private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
@@ -84,21 +66,22 @@ final class StreamedForward implements AutoCloseable {
   private volatile boolean aborted;
   /** When the write under way began (nanoTime), or 0 when none is. */
   private volatile long writingSince;
-  private final AtomicReference<WriteTokenLease> lease = new AtomicReference<>();
   /** What the request thread read and has not handed to the copier yet. */
   private byte[] block = new byte[BLOCK_BYTES];
   private int blockFill;
   private boolean ended;
 
-  private StreamedForward(Forwarder forwarder, String remoteUrl, EarlyWriteToken token, Plan plan,
-      long maxObjectBytes, Duration stallTimeout) {
+  private StreamedForward(Forwarder forwarder, String remoteUrl, Token token, Plan plan,
+      long maxObjectBytes, Duration stallTimeout, GatewayThreads threads) {
     this.forwarder = forwarder;
     this.remoteUrl = remoteUrl;
     this.token = token;
     this.plan = plan;
     this.boundary = new PackBoundary(maxObjectBytes);
     long limit = stallTimeout.toNanos();
-    this.watch = WATCHDOG.scheduleWithFixedDelay(() -> {
+    // Breaks off an upstream that stops reading: a write to a socket has no timeout of its own,
+    // and the push waits on it. nanoTime, as ClientReadTimeout: a real stall, whatever the clock.
+    this.watch = threads.ticker().scheduleWithFixedDelay(() -> {
       long since = writingSince;
       HttpURLConnection h = http;
       if (since != 0 && h != null && System.nanoTime() - since > limit) {
@@ -112,46 +95,30 @@ final class StreamedForward implements AutoCloseable {
    * capabilities) are well formed, it sends no push options (they follow the commands, and would
    * have to be read first), and the rules allow every command whatever the pack holds.
    */
-  static Optional<Plan> plan(PushRules rules, List<String> commandLines) {
-    Optional<CommandList> list = CommandList.parse(commandLines);
-    if (list.isEmpty() || list.get().capabilities().contains("push-options")) {
+  static Optional<Plan> plan(JudgedCommands judged) {
+    CommandList list = judged.list();
+    if (list.capabilities().contains("push-options") || !judged.everyCommandAllowed()) {
       return Optional.empty();
     }
-    List<ReceiveCommand> commands = new ArrayList<>();
-    for (CommandList.Command c : list.get().commands()) {
-      ReceiveCommand cmd = new ReceiveCommand(c.oldId(), c.newId(), c.ref());
-      if (c.oldId().equals(c.newId()) || !allowedWhateverThePack(rules, cmd)) {
-        return Optional.empty();
-      }
-      commands.add(cmd);
-    }
-    if (commands.stream().allMatch(c -> c.getType() == ReceiveCommand.Type.DELETE)) {
+    if (list.commands().stream().allMatch(CommandList.Command::deletes)) {
       return Optional.empty(); // deletes alone send no pack: nothing to stream
     }
-    return Optional.of(new Plan(List.copyOf(commands),
-        list.get().capabilities().contains("atomic")));
-  }
-
-  private static boolean allowedWhateverThePack(PushRules rules, ReceiveCommand cmd) {
-    String ref = cmd.getRefName();
-    List<UpdateKind> kinds = switch (cmd.getType()) {
-      case CREATE -> List.of(UpdateKind.CREATE);
-      case DELETE -> List.of(UpdateKind.DELETE);
-      default -> List.of(UpdateKind.UPDATE, UpdateKind.FORCE);
-    };
-    return kinds.stream().allMatch(k -> rules.judge(ref, k).decision() == Decision.ALLOW);
+    List<ReceiveCommand> commands = new ArrayList<>();
+    for (CommandList.Command c : list.commands()) {
+      commands.add(new ReceiveCommand(c.oldId(), c.newId(), c.ref()));
+    }
+    return Optional.of(new Plan(List.copyOf(commands), list.capabilities().contains("atomic")));
   }
 
   /**
-   * Starts the copy upstream; its copier takes {@code token} when the mint is done. The token is
-   * this forward's from then on: {@link #takeLease} hands it on, {@link #close} revokes it if
-   * nobody took it.
+   * Starts the copy upstream on one of {@code threads}' copiers, which takes {@code token} when
+   * the mint is done. The token stays the push's: the push revokes it.
    */
-  static StreamedForward start(Forwarder forwarder, String remoteUrl, EarlyWriteToken token,
-      Plan plan, long maxObjectBytes, Duration stallTimeout) {
+  static StreamedForward start(Forwarder forwarder, String remoteUrl, Token token,
+      Plan plan, long maxObjectBytes, Duration stallTimeout, GatewayThreads threads) {
     StreamedForward streamed = new StreamedForward(forwarder, remoteUrl, token, plan,
-        maxObjectBytes, stallTimeout);
-    COPIERS.execute(streamed::copy);
+        maxObjectBytes, stallTimeout, threads);
+    threads.copiers().execute(streamed::copy);
     return streamed;
   }
 
@@ -225,7 +192,6 @@ final class StreamedForward implements AutoCloseable {
   private void copy() {
     try {
       WriteTokenLease taken = token.take();
-      lease.set(taken);
       HttpURLConnection h = forwarder.open(remoteUrl, taken.token());
       http = h;
       if (aborted) {
@@ -359,11 +325,6 @@ final class StreamedForward implements AutoCloseable {
     }
   }
 
-  /** The write token, for the caller to use and revoke; null if there is none (any more). */
-  WriteTokenLease takeLease() {
-    return lease.getAndSet(null);
-  }
-
   @Override
   public synchronized void close() throws InterruptedException {
     try {
@@ -371,10 +332,6 @@ final class StreamedForward implements AutoCloseable {
     } finally {
       watch.cancel(false);
       boundary.release();
-      WriteTokenLease unused = lease.getAndSet(null);
-      if (unused != null) {
-        unused.close();
-      }
     }
   }
 }

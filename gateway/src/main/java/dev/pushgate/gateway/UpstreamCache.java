@@ -351,6 +351,12 @@ final class UpstreamCache {
   }
 
   /** One thread at most, gone when idle. */
+  /** Stops compaction and ref writing; refs not written yet are fetched by the next sync. */
+  void close() {
+    maintenance.shutdownNow();
+    refWriter.shutdownNow();
+  }
+
   private static ThreadPoolExecutor oneThreadWhenBusy(String name, int priority) {
     return new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
       Thread t = new Thread(r, name);

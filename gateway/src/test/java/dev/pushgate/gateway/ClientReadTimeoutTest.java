@@ -17,12 +17,15 @@ import org.junit.jupiter.api.Test;
 
 /** Each read of a client's body waits at most the timeout; the reading thread is left clean. */
 class ClientReadTimeoutTest {
-  private final ClientReadTimeout timeout = new ClientReadTimeout(Duration.ofMillis(300));
+  private final GatewayThreads threads = new GatewayThreads();
+  private final ClientReadTimeout timeout =
+      new ClientReadTimeout(Duration.ofMillis(300), threads.ticker());
   private final ExecutorService readers = Executors.newCachedThreadPool();
 
   @AfterEach
   void stop() {
     timeout.close();
+    threads.close();
     readers.shutdownNow();
   }
 

@@ -27,7 +27,11 @@ class EarlyRefusalTest {
           "tags stay")));
 
   private static Optional<EarlyRefusal.Request> judge(String... lines) {
-    return EarlyRefusal.judge(RULES, List.of(lines));
+    return JudgedCommands.read(RULES, List.of(lines)).flatMap(EarlyRefusal::judge);
+  }
+
+  private static Optional<EarlyRefusal.Request> duplicatedRefs(List<String> lines) {
+    return CommandList.parse(lines).flatMap(EarlyRefusal::duplicatedRefs);
   }
 
   @Test
@@ -37,7 +41,7 @@ class EarlyRefusalTest {
 
     assertThat(r.refused()).singleElement().satisfies(x -> {
       assertThat(x.ref()).isEqualTo("refs/heads/main");
-      assertThat(x.kind()).isEqualTo(EarlyRefusal.UPDATE_OR_FORCE);
+      assertThat(x.kind()).isEqualTo(Verdict.UPDATE_OR_FORCE);
       assertThat(x.judgement().reason()).isEqualTo("push to main is denied");
     });
     assertThat(r.capabilities()).contains("report-status", "side-band-64k", "atomic");
@@ -47,7 +51,7 @@ class EarlyRefusalTest {
 
   @Test
   void aPushNamingOneRefTwiceIsRefusedWholeWithGitsWordsWhateverTheRules() {
-    EarlyRefusal.Request r = EarlyRefusal.duplicatedRefs(List.of(
+    EarlyRefusal.Request r = duplicatedRefs(List.of(
         ZERO + " " + B + " refs/heads/ok\0report-status\n", ZERO + " " + A + " refs/heads/x\n",
         A + " " + ZERO + " refs/heads/x\n")).orElseThrow();
 
@@ -63,7 +67,7 @@ class EarlyRefusalTest {
 
   @Test
   void distinctRefsAreNoDuplicate() {
-    assertThat(EarlyRefusal.duplicatedRefs(List.of(
+    assertThat(duplicatedRefs(List.of(
         ZERO + " " + B + " refs/heads/a\0report-status\n", ZERO + " " + B + " refs/heads/A\n",
         ZERO + " " + B + " refs/tags/a\n"))).isEmpty();
     assertThat(judge(ZERO + " " + B + " refs/heads/main\0report-status\n").orElseThrow().code())

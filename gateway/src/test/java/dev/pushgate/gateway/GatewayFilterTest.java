@@ -19,8 +19,9 @@ class GatewayFilterTest {
   private GatewayFilter filter(String gitHost) {
     GatewayConfig config = new GatewayConfig(gitHost, dir, 1024, Duration.ofSeconds(5),
         Duration.ofSeconds(5), Clock.systemUTC());
-    return new GatewayFilter(config, RunAuthenticator.NONE, new UpstreamCache(dir, 5, PushMetrics.NONE),
-        null, null, PushMetrics.NONE, new Forwarder(5));
+    return new GatewayFilter(new GatewayServices(config, null, null, null, PushMetrics.NONE,
+        new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads()),
+        RunAuthenticator.NONE);
   }
 
   private Optional<RepoSlug> repositoryOf(String path) {

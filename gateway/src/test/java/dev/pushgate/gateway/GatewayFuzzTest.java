@@ -140,9 +140,9 @@ class GatewayFuzzTest {
     Path gitDir = freshRepository();
     try (Repository db = new FileRepository(gitDir.toFile())) {
       Map<String, Object> attributes = new HashMap<>();
-      attributes.put(GatewayFilter.RUN_ATTRIBUTE,
-          new RunContext("run-1", "ws-1", REPO, List.of(), PushRules.ALLOW_ALL));
-      attributes.put(GatewayFilter.REPO_ATTRIBUTE, REPO);
+      attributes.put(Push.ATTRIBUTE,
+          new Push(new RunContext("run-1", "ws-1", REPO, List.of(), PushRules.ALLOW_ALL), REPO,
+              java.util.Optional.empty(), null));
       HttpServletRequest req = request(attributes);
       ReceivePack rp = factory.create(req, db);
       Map<String, ReceiveCommand> allowed = new HashMap<>();
@@ -281,8 +281,8 @@ class GatewayFuzzTest {
       }
       config = new GatewayConfig(HOST, dir.resolve("cache"), 2048, Duration.ofSeconds(10),
           Duration.ofSeconds(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
-      factory = new GatewayReceivePackFactory(config, null, null, null, PushMetrics.NONE,
-          new Forwarder(10), null);
+      factory = new GatewayReceivePackFactory(new GatewayServices(config, null, null, null,
+          PushMetrics.NONE, new Forwarder(10), null, new GatewayThreads()));
     }
     Path copy = dir.resolve("push.git");
     delete(copy);
@@ -348,9 +348,9 @@ class GatewayFuzzTest {
     if (filter == null) {
       GatewayConfig c = new GatewayConfig(HOST, dir, 1024, Duration.ofSeconds(5),
           Duration.ofSeconds(5), Clock.systemUTC());
-      filter = new GatewayFilter(c, RunAuthenticator.NONE,
-          new UpstreamCache(dir, 5, PushMetrics.NONE), null, null, PushMetrics.NONE,
-          new Forwarder(5));
+      filter = new GatewayFilter(new GatewayServices(c, null, null, null, PushMetrics.NONE,
+          new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads()),
+          RunAuthenticator.NONE);
     }
     return filter;
   }

@@ -170,9 +170,10 @@ class GatewayHttpTest {
     assertThat(r.body()).isEqualTo("Control Center policy: acme/secret is neither this run's"
         + " repository nor attached to its workspace\n");
     assertThat(audit.records).containsExactly(new PushRecord(NOW, "run-1", "ws-1", "acme/secret",
-        null, null, null, null, "denied", "repository attachment", RefusalCode.REPO_NOT_ATTACHED,
+        null, null, null, null, PushRecord.Decision.DENIED, "repository attachment",
+        RefusalCode.REPO_NOT_ATTACHED,
         "acme/secret is neither this run's repository nor attached to its workspace",
-        "not forwarded", 0));
+        PushRecord.Outcome.NOT_FORWARDED, 0));
   }
 
   @Test
@@ -420,8 +421,8 @@ class GatewayHttpTest {
       assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
       PushRecord a = audit.records.get(audit.records.size() - 1);
       assertThat(a.ref()).isEqualTo("refs/heads/main");
-      assertThat(a.kind()).isEqualTo(EarlyRefusal.UPDATE_OR_FORCE);
-      assertThat(a.decision()).isEqualTo("denied");
+      assertThat(a.kind()).isEqualTo(Verdict.UPDATE_OR_FORCE);
+      assertThat(a.decision().id()).isEqualTo("denied");
       assertThat(a.code()).isEqualTo(RefusalCode.RULE_DENIED);
       try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
           dir.resolve("cache/acme/widget.git").toFile())) {

@@ -69,6 +69,7 @@ class PushHookTest {
   private Decision pushWorkflows = Decision.DENY;
   private TestProtocol<HttpServletRequest> protocol;
   private HttpUpstream http;
+  private final GatewayThreads threads = new GatewayThreads();
 
   @BeforeEach
   void upstreamCacheAndClient() throws Exception {
@@ -104,6 +105,7 @@ class PushHookTest {
     cache.close();
     client.close();
     http.close();
+    threads.close();
   }
 
   // ---- allowed
@@ -119,8 +121,8 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(next);
     assertThat(idOf(syncedCache(), MAIN)).isEqualTo(next);
     assertThat(audit.records).containsExactly(new PushRecord(NOW, "run-1", "ws-1", "acme/widget",
-        MAIN, base.name(), next.name(), "update", "allowed", "push -> allow", null,
-        "no push rule matches; push is allowed", "pending", 0));
+        MAIN, base.name(), next.name(), "update", PushRecord.Decision.ALLOWED, "push -> allow", null,
+        "no push rule matches; push is allowed", PushRecord.Outcome.PENDING, 0));
     assertThat(audit.outcomeOf(0)).isEqualTo("ok");
     assertThat(access.leases).singleElement().satisfies(l -> {
       assertThat(l.closes).hasValue(1);
@@ -198,7 +200,7 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
     assertThat(access.leases).isEmpty();
     assertThat(audit.records).singleElement().satisfies(rec -> {
-      assertThat(rec.decision()).isEqualTo("denied");
+      assertThat(rec.decision().id()).isEqualTo("denied");
       assertThat(rec.code()).isEqualTo(RefusalCode.RULE_DENIED);
       assertThat(rec.rule()).isEqualTo("push-workflows -> deny");
     });
@@ -282,11 +284,11 @@ class PushHookTest {
     assertThat(idOf(cache, MAIN)).isEqualTo(base);
     assertThat(access.leases).isEmpty();
     assertThat(audit.records).singleElement().satisfies(rec -> {
-      assertThat(rec.decision()).isEqualTo("denied");
+      assertThat(rec.decision().id()).isEqualTo("denied");
       assertThat(rec.code()).isEqualTo(RefusalCode.RULE_DENIED);
       assertThat(rec.rule()).isEqualTo("push refs/heads/main -> deny");
       assertThat(rec.reason()).isEqualTo("push to main is denied");
-      assertThat(rec.outcome()).isEqualTo("not forwarded");
+      assertThat(rec.outcome().text()).isEqualTo("not forwarded");
     });
   }
 
@@ -420,7 +422,7 @@ class PushHookTest {
         List.of(second.abbreviate(10).name() + " second change",
             first.abbreviate(10).name() + " first change")));
     assertThat(audit.records).singleElement().satisfies(rec -> {
-      assertThat(rec.decision()).isEqualTo("allowed");
+      assertThat(rec.decision().id()).isEqualTo("allowed");
       assertThat(rec.code()).isNull();
       assertThat(rec.reason()).isEqualTo("main needs a human (approved by alice)");
     });
@@ -573,26 +575,25 @@ class PushHookTest {
 
   @Test
   void theFactoryRefusesARequestTheFilterDidNotLetThrough() {
-    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE, new Forwarder(10), caches);
+    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(services());
 
     assertThatThrownBy(() -> factory.create(request(Map.of()), cache))
         .isInstanceOf(ServiceNotAuthorizedException.class);
     assertThatThrownBy(() -> factory.create(
-        request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(PushRules.ALLOW_ALL))), cache))
+        request(Map.of(RunContext.class.getName(), run(PushRules.ALLOW_ALL))), cache))
         .isInstanceOf(ServiceNotAuthorizedException.class);
   }
 
   // ---- helpers
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
-    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(config(), access, audit,
-        approvals, PushMetrics.NONE, new Forwarder(10), caches);
+    GatewayReceivePackFactory factory = new GatewayReceivePackFactory(services());
     protocol = new TestProtocol<>(null, factory);
     Transport.register(protocol);
-    URIish uri = protocol.register(request(Map.of(GatewayFilter.RUN_ATTRIBUTE, run(rules),
-        GatewayFilter.REPO_ATTRIBUTE, REPO)), cache);
-    try (Transport t = Transport.open(client, uri)) {
+    // As a push whose command list the filter could not read: the hook judges every command.
+    Push pushed = new Push(run(rules), REPO, java.util.Optional.empty(), access);
+    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
+    try (pushed; Transport t = Transport.open(client, uri)) {
       t.setPushAtomic(atomic);
       List<RefSpec> specs = Arrays.stream(refSpecs).map(RefSpec::new).toList();
       return t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(specs));
@@ -608,6 +609,11 @@ class PushHookTest {
     caches.sync(REPO, access.url, RecordingUpstream.READ_TOKEN);
     assertThat(fetches).as("fetched in the sync after the push").containsExactly(false);
     return cache;
+  }
+
+  private GatewayServices services() {
+    return new GatewayServices(config(), access, audit, approvals, PushMetrics.NONE,
+        new Forwarder(10), caches, threads);
   }
 
   private GatewayConfig config() {

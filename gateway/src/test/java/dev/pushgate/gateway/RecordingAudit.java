@@ -8,36 +8,39 @@ import java.util.Map;
 
 /** An audit log kept in memory; {@link #down} makes every write fail as a dead database would. */
 final class RecordingAudit implements AuditLog {
+  /** The n-th record written (1-based). */
+  private record Row(int n) implements AuditLog.Handle {}
+
   final List<PushRecord> records = new ArrayList<>();
-  final Map<Long, String> outcomes = new LinkedHashMap<>();
+  final Map<Integer, PushRecord.Outcome> outcomes = new LinkedHashMap<>();
   boolean down;
   boolean settleDown;
 
   @Override
-  public synchronized List<Long> record(List<PushRecord> batch) throws AuditException {
+  public synchronized List<Row> record(List<PushRecord> batch) throws AuditException {
     if (down) {
       throw new AuditException("could not write the audit log",
           new SQLException("[SQLITE_BUSY] The database file is locked"));
     }
-    List<Long> ids = new ArrayList<>();
+    List<Row> rows = new ArrayList<>();
     for (PushRecord r : batch) {
       records.add(r);
-      ids.add((long) records.size());
+      rows.add(new Row(records.size()));
     }
-    return ids;
+    return rows;
   }
 
   @Override
-  public synchronized void settle(long id, String outcome, long durationMillis)
+  public synchronized void settle(Handle record, PushRecord.Outcome outcome, long durationMillis)
       throws AuditException {
     if (settleDown) {
       throw new AuditException("could not write the audit log", new SQLException("disk I/O error"));
     }
-    outcomes.put(id, outcome);
+    outcomes.put(((Row) record).n(), outcome);
   }
 
-  /** The outcome recorded for the n-th record (0-based), or the record's own outcome. */
+  /** The outcome recorded for the n-th record (0-based), or the record's own outcome, as shown. */
   synchronized String outcomeOf(int n) {
-    return outcomes.getOrDefault((long) n + 1, records.get(n).outcome());
+    return outcomes.getOrDefault(n + 1, records.get(n).outcome()).text();
   }
 }

@@ -25,6 +25,11 @@ class StreamedForwardTest {
   private static final String B = "2222222222222222222222222222222222222222";
   private static final String ZERO = "0000000000000000000000000000000000000000";
 
+  private static java.util.Optional<StreamedForward.Plan> plan(PushRules rules,
+      List<String> commandLines) {
+    return JudgedCommands.read(rules, commandLines).flatMap(StreamedForward::plan);
+  }
+
   @Test
   void onlyPushesTheRulesAllowWhateverThePackHoldsAreStreamed() {
     PushRules noForceOnMain = PushRules.of(List.of(new PushRule(RefPattern.parse("refs/heads/main"),
@@ -32,7 +37,7 @@ class StreamedForwardTest {
     PushRules askForTags = PushRules.of(List.of(
         PushRule.of("refs/tags/*", Decision.ASK, "a person approves tags")));
 
-    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL,
+    assertThat(plan(PushRules.ALLOW_ALL,
         List.of(A + " " + B + " refs/heads/main\0report-status atomic side-band-64k",
             ZERO + " " + B + " refs/heads/new\n")))
         .hasValueSatisfying(p -> {
@@ -41,25 +46,25 @@ class StreamedForwardTest {
               .containsExactly("refs/heads/main", "refs/heads/new");
         });
     // an update of main may be a force, which is denied: only the pack can tell
-    assertThat(StreamedForward.plan(noForceOnMain,
+    assertThat(plan(noForceOnMain,
         List.of(A + " " + B + " refs/heads/main\0report-status"))).isEmpty();
     // a create cannot be a force
-    assertThat(StreamedForward.plan(noForceOnMain,
+    assertThat(plan(noForceOnMain,
         List.of(ZERO + " " + B + " refs/heads/main\0report-status"))).isPresent();
-    assertThat(StreamedForward.plan(askForTags,
+    assertThat(plan(askForTags,
         List.of(ZERO + " " + B + " refs/tags/v1\0report-status"))).isEmpty();
     // push options follow the commands and would have to be read before the pack
-    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL,
+    assertThat(plan(PushRules.ALLOW_ALL,
         List.of(A + " " + B + " refs/heads/x\0report-status push-options"))).isEmpty();
     for (String malformed : List.of(A + " " + B, A + " " + B + " main", "x y refs/heads/x",
         ZERO + " " + ZERO + " refs/heads/x", A + " " + B + " refs/heads/a..b")) {
-      assertThat(StreamedForward.plan(PushRules.ALLOW_ALL, List.of(malformed + "\0report-status")))
+      assertThat(plan(PushRules.ALLOW_ALL, List.of(malformed + "\0report-status")))
           .as(malformed).isEmpty();
     }
-    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL,
+    assertThat(plan(PushRules.ALLOW_ALL,
         List.of(A + " " + B + " refs/heads/x", A + " " + B + " refs/heads/y\0report-status")))
         .as("capabilities on a later line").isEmpty();
-    assertThat(StreamedForward.plan(PushRules.ALLOW_ALL, List.of())).isEmpty();
+    assertThat(plan(PushRules.ALLOW_ALL, List.of())).isEmpty();
   }
 
   /**
@@ -83,16 +88,18 @@ class StreamedForwardTest {
       acceptor.setDaemon(true);
       acceptor.start();
       RecordingUpstream upstream = new RecordingUpstream(null);
-      EarlyWriteToken token = EarlyWriteToken.mint(upstream, null, null, Runnable::run);
-      StreamedForward.Plan plan = StreamedForward.plan(PushRules.ALLOW_ALL,
+      Push push = new Push(null, null, java.util.Optional.empty(), upstream);
+      push.mintAhead(Runnable::run);
+      StreamedForward.Plan plan = plan(PushRules.ALLOW_ALL,
           List.of(ZERO + " " + B + " refs/heads/x\0report-status")).orElseThrow();
       String url = "http://127.0.0.1:" + server.getLocalPort() + "/acme/widget.git";
       // a pack header announcing one object, then a blob of 64 MiB of stored (raw) deflate
       byte[] pack = hugeStoredBlobPack(64 << 20);
 
       long start = System.nanoTime();
-      try (StreamedForward streamed = StreamedForward.start(new Forwarder(5), url, token, plan,
-          100L << 20, Duration.ofSeconds(1))) {
+      try (GatewayThreads threads = new GatewayThreads(); push;
+          StreamedForward streamed = StreamedForward.start(new Forwarder(5), url,
+              () -> push.writeToken(false), plan, 100L << 20, Duration.ofSeconds(1), threads)) {
         InputStream in = streamed.tee(new ByteArrayInputStream(pack));
         long read = in.transferTo(java.io.OutputStream.nullOutputStream());
 

@@ -47,12 +47,12 @@ class UpdateCommandsTest {
     ObjectId b = ObjectId.fromString("2222222222222222222222222222222222222222");
     ObjectId zero = ObjectId.zeroId();
 
-    assertThat(UpdateCommands.kindOf(new ReceiveCommand(zero, a, MAIN))).isEqualTo(UpdateKind.CREATE);
-    assertThat(UpdateCommands.kindOf(new ReceiveCommand(a, b, MAIN))).isEqualTo(UpdateKind.UPDATE);
-    assertThat(UpdateCommands.kindOf(
+    assertThat(Verdict.kindOf(new ReceiveCommand(zero, a, MAIN))).isEqualTo(UpdateKind.CREATE);
+    assertThat(Verdict.kindOf(new ReceiveCommand(a, b, MAIN))).isEqualTo(UpdateKind.UPDATE);
+    assertThat(Verdict.kindOf(
         new ReceiveCommand(a, b, MAIN, ReceiveCommand.Type.UPDATE_NONFASTFORWARD)))
         .isEqualTo(UpdateKind.FORCE);
-    assertThat(UpdateCommands.kindOf(new ReceiveCommand(a, zero, MAIN))).isEqualTo(UpdateKind.DELETE);
+    assertThat(Verdict.kindOf(new ReceiveCommand(a, zero, MAIN))).isEqualTo(UpdateKind.DELETE);
   }
 
   @Test

@@ -27,11 +27,11 @@ public final class AuditJson {
     n.put("oldId", r.oldId());
     n.put("newId", r.newId());
     n.put("kind", r.kind());
-    n.put("decision", r.decision());
+    n.put("decision", r.decision().id());
     n.put("rule", r.rule());
     n.put("code", r.code() == null ? null : r.code().name());
     n.put("reason", r.reason());
-    n.put("outcome", r.outcome());
+    n.put("outcome", r.outcome() == null ? null : r.outcome().text());
     n.put("durationMillis", r.durationMillis());
     return n;
   }

@@ -59,12 +59,12 @@ final class HookDecisions {
     PushRecord row = new PushRecord(clock.instant(), run.runId(), run.workspaceId(),
         run.repository().toString(), recorded(commandOf(input)), null, null, KIND,
         switch (decision) {
-          case "allow" -> "allowed";
-          case "ask" -> "asked";
-          default -> "denied";
+          case "allow" -> PushRecord.Decision.ALLOWED;
+          case "ask" -> PushRecord.Decision.ASKED;
+          default -> PushRecord.Decision.DENIED;
         },
         approval != null ? "command policy, asked an approver" : "command policy", code, reason,
-        decision.equals("deny") ? "not run" : null, 0);
+        decision.equals("deny") ? PushRecord.Outcome.NOT_RUN : null, 0);
     try {
       audit.record(List.of(row));
       return answer;

@@ -40,6 +40,9 @@ public final class AuditStore implements AuditLog {
     }
   }
 
+  /** A record written: its row. */
+  public record Row(long id) implements AuditLog.Handle {}
+
   private final Database db;
 
   public AuditStore(Database db) {
@@ -47,10 +50,10 @@ public final class AuditStore implements AuditLog {
   }
 
   @Override
-  public List<Long> record(List<PushRecord> records) throws AuditException {
+  public List<Row> record(List<PushRecord> records) throws AuditException {
     try {
       return db.inTransaction(c -> {
-        List<Long> ids = new ArrayList<>();
+        List<Row> rows = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO audit(at, run_id, workspace_id, repository, ref, old_id, new_id, kind,"
                 + " decision, rule, code, reason, outcome, duration_ms)"
@@ -65,7 +68,7 @@ public final class AuditStore implements AuditLog {
             ps.setString(6, r.oldId());
             ps.setString(7, r.newId());
             ps.setString(8, r.kind());
-            ps.setString(9, r.decision());
+            ps.setString(9, r.decision().id());
             ps.setString(10, r.rule());
             if (r.code() == null) {
               ps.setNull(11, Types.VARCHAR);
@@ -73,16 +76,16 @@ public final class AuditStore implements AuditLog {
               ps.setString(11, r.code().name());
             }
             ps.setString(12, r.reason());
-            ps.setString(13, r.outcome());
+            ps.setString(13, r.outcome() == null ? null : r.outcome().text());
             ps.setLong(14, r.durationMillis());
             ps.executeUpdate();
             try (ResultSet keys = ps.getGeneratedKeys()) {
               keys.next();
-              ids.add(keys.getLong(1));
+              rows.add(new Row(keys.getLong(1)));
             }
           }
         }
-        return ids;
+        return rows;
       });
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
@@ -90,14 +93,18 @@ public final class AuditStore implements AuditLog {
   }
 
   @Override
-  public void settle(long id, String outcome, long durationMillis) throws AuditException {
+  public void settle(Handle record, PushRecord.Outcome outcome, long durationMillis)
+      throws AuditException {
+    if (!(record instanceof Row row)) {
+      throw new IllegalArgumentException("not a record of this audit log: " + record);
+    }
     try {
       db.with(c -> {
         try (PreparedStatement ps =
             c.prepareStatement("UPDATE audit SET outcome = ?, duration_ms = ? WHERE id = ?")) {
-          ps.setString(1, outcome);
+          ps.setString(1, outcome.text());
           ps.setLong(2, durationMillis);
-          ps.setLong(3, id);
+          ps.setLong(3, row.id());
           return ps.executeUpdate();
         }
       });
@@ -142,9 +149,9 @@ public final class AuditStore implements AuditLog {
             String code = rs.getString(11);
             out.add(new PushRecord(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2),
                 rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6),
-                rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10),
-                code == null ? null : RefusalCode.valueOf(code), rs.getString(12),
-                rs.getString(13), rs.getLong(14)));
+                rs.getString(7), rs.getString(8), PushRecord.Decision.of(rs.getString(9)),
+                rs.getString(10), code == null ? null : RefusalCode.valueOf(code),
+                rs.getString(12), PushRecord.Outcome.of(rs.getString(13)), rs.getLong(14)));
           }
         }
         return out;

@@ -32,16 +32,16 @@ class HookDecisionsTest {
     boolean down;
 
     @Override
-    public List<Long> record(List<PushRecord> r) throws AuditException {
+    public List<Handle> record(List<PushRecord> r) throws AuditException {
       if (down) {
         throw new AuditException("database is locked", null);
       }
       records.addAll(r);
-      return List.of((long) records.size());
+      return r.stream().map(x -> (Handle) new Handle() {}).toList();
     }
 
     @Override
-    public void settle(long id, String outcome, long durationMillis) {}
+    public void settle(Handle record, PushRecord.Outcome outcome, long durationMillis) {}
   }
 
   private final Audit audit = new Audit();
@@ -55,8 +55,9 @@ class HookDecisionsTest {
     assertThat(decisions.record(RUN, bash("git push origin main"), answer, null)).isSameAs(answer);
 
     assertThat(audit.records).containsExactly(new PushRecord(NOW, "run_1", "ws-1",
-        "acme/widget", "git push origin main", null, null, "command", "denied", "command policy",
-        RefusalCode.RULE_DENIED, "push to main is denied", "not run", 0));
+        "acme/widget", "git push origin main", null, null, "command", PushRecord.Decision.DENIED,
+        "command policy", RefusalCode.RULE_DENIED, "push to main is denied",
+        PushRecord.Outcome.NOT_RUN, 0));
   }
 
   @Test
@@ -77,7 +78,7 @@ class HookDecisionsTest {
         null);
 
     assertThat(audit.records).singleElement().satisfies(r -> {
-      assertThat(r.decision()).isEqualTo("asked");
+      assertThat(r.decision().id()).isEqualTo("asked");
       assertThat(r.code()).isNull();
       assertThat(r.outcome()).isNull();
     });

@@ -180,14 +180,14 @@ abstract class StorageContract {
   @Test
   void auditRecordsSettlesAndListsInOrder() throws Exception {
     AuditStore audit = new AuditStore(db);
-    List<Long> ids = audit.record(List.of(
+    List<AuditStore.Row> ids = audit.record(List.of(
         push(T0, "run-1", "acme/widget", "refs/heads/feature", "allowed", null, "pending"),
         push(T0, "run-1", "acme/widget", "refs/heads/main", "denied", RefusalCode.RULE_DENIED,
             "not forwarded")));
     assertThat(ids).hasSize(2);
-    assertThat(ids.get(1)).isGreaterThan(ids.get(0));
+    assertThat(ids.get(1).id()).isGreaterThan(ids.get(0).id());
 
-    audit.settle(ids.get(0), "ok", 420);
+    audit.settle(ids.get(0), PushRecord.Outcome.OK, 420);
 
     List<PushRecord> all = audit.list(AuditStore.Query.all());
     assertThat(all).hasSize(2);
@@ -199,7 +199,7 @@ abstract class StorageContract {
     assertThat(first.kind()).isEqualTo("update");
     assertThat(first.rule()).isEqualTo("push refs/heads/*");
     assertThat(first.code()).isNull();
-    assertThat(first.outcome()).isEqualTo("ok");
+    assertThat(first.outcome().text()).isEqualTo("ok");
     assertThat(first.durationMillis()).isEqualTo(420);
     assertThat(all.get(1).code()).isEqualTo(RefusalCode.RULE_DENIED);
     assertThat(all.get(1).reason()).isEqualTo("because refs/heads/main");
@@ -456,8 +456,8 @@ abstract class StorageContract {
   static PushRecord push(Instant at, String runId, String repository, String ref,
       String decision, RefusalCode code, String outcome) {
     return new PushRecord(at, runId, "ws-1", repository, ref, "0".repeat(40), "1".repeat(40),
-        "update", decision, "push refs/heads/*", code, code == null ? null : "because " + ref,
-        outcome, 0);
+        "update", PushRecord.Decision.of(decision), "push refs/heads/*", code,
+        code == null ? null : "because " + ref, PushRecord.Outcome.of(outcome), 0);
   }
 
   private static List<String> refs(AuditStore audit, AuditStore.Query q) throws SQLException {

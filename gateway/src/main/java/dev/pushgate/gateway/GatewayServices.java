@@ -1,0 +1,27 @@
+package dev.pushgate.gateway;
+
+import java.util.Objects;
+
+/**
+ * What every push through the gateway shares: its settings, upstream (every mint within the
+ * run's budget), the audit log, the approvers, the metrics, the forwarder, the repository caches
+ * and the threads.
+ */
+record GatewayServices(
+    GatewayConfig config,
+    UpstreamAccess upstream,
+    AuditLog audit,
+    Approvals approvals,
+    PushMetrics metrics,
+    Forwarder forwarder,
+    UpstreamCache cache,
+    GatewayThreads threads) {
+
+  GatewayServices {
+    Objects.requireNonNull(config, "config");
+    approvals = approvals == null ? Approvals.NONE : approvals;
+    metrics = metrics == null ? PushMetrics.NONE : metrics;
+    Objects.requireNonNull(forwarder, "forwarder");
+    Objects.requireNonNull(threads, "threads");
+  }
+}

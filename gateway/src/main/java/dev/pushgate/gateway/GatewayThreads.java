@@ -1,0 +1,68 @@
+package dev.pushgate.gateway;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every thread the gateway starts of its own, and the one place that stops them. Threads are
+ * started when first needed and end when idle, so an owner nobody pushes through costs nothing.
+ */
+final class GatewayThreads implements AutoCloseable {
+  /** Mints write tokens while packs arrive: a round trip to GitHub each, so a few threads. */
+  private final ThreadPoolExecutor minting =
+      new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+          daemons("pushgate-mint"));
+  /** One per push streamed upstream, copying its pack while it arrives. */
+  private final ThreadPoolExecutor copiers =
+      new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+          daemons("pushgate-stream"));
+  /**
+   * Ticks the deadlines of every push at once: clients that stopped sending, upstreams that
+   * stopped reading a streamed pack.
+   */
+  private final ScheduledThreadPoolExecutor ticker =
+      new ScheduledThreadPoolExecutor(1, daemons("pushgate-ticker"));
+
+  GatewayThreads() {
+    // Core threads: with an unbounded queue no more than the core would start.
+    minting.allowCoreThreadTimeOut(true);
+    ticker.setRemoveOnCancelPolicy(true);
+  }
+
+  ExecutorService minting() {
+    return minting;
+  }
+
+  ExecutorService copiers() {
+    return copiers;
+  }
+
+  ScheduledExecutorService ticker() {
+    return ticker;
+  }
+
+  boolean closed() {
+    return minting.isShutdown() && copiers.isShutdown() && ticker.isShutdown();
+  }
+
+  /** Stops every thread; work under way is interrupted (the pushes it served are over). */
+  @Override
+  public void close() {
+    minting.shutdownNow();
+    copiers.shutdownNow();
+    ticker.shutdownNow();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemons(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

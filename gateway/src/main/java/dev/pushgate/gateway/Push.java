@@ -1,0 +1,188 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.broker.RepoSlug;
+import jakarta.servlet.ServletRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import org.eclipse.jgit.transport.ReceiveCommand;
+
+/**
+ * One push, from the filter that authenticated it to the hook that forwarded it: the run, the
+ * repository, its command list as read before the pack and judged once, the write tokens minted
+ * for it, and the copy streamed upstream while it arrives, if any. It crosses into JGit as the
+ * one request attribute {@link #ATTRIBUTE}.
+ *
+ * <p>The push owns its write tokens: every token minted for it is revoked by {@link
+ * #revokeWriteTokens}, exactly once, at the latest when the push is {@linkplain #close closed},
+ * whichever way it went.
+ */
+final class Push implements AutoCloseable {
+  static final String ATTRIBUTE = Push.class.getName();
+
+  private final RunContext run;
+  private final RepoSlug repo;
+  private final Optional<JudgedCommands> judged;
+  private final UpstreamAccess upstream;
+  /** The token minted while the pack arrives, without the workflows permission; or null. */
+  private CompletableFuture<WriteTokenLease> mintedAhead;
+  /** Tokens minted once the push was judged. */
+  private final List<WriteTokenLease> minted = new ArrayList<>();
+  private boolean revoked;
+  private StreamedForward streamed;
+
+  /**
+   * @param judged the command list as read before the pack, empty when it could not be read
+   *     (JGit then reads it, and the hook judges each command as received)
+   * @param upstream where the push's write tokens are minted
+   */
+  Push(RunContext run, RepoSlug repo, Optional<JudgedCommands> judged, UpstreamAccess upstream) {
+    this.run = run;
+    this.repo = repo;
+    this.judged = Objects.requireNonNull(judged, "judged");
+    this.upstream = upstream;
+  }
+
+  /** The push the filter left on {@code req}, if it did. */
+  static Optional<Push> of(ServletRequest req) {
+    return req.getAttribute(ATTRIBUTE) instanceof Push p ? Optional.of(p) : Optional.empty();
+  }
+
+  /** Leaves this push on {@code req}, for the receive-pack JGit sets up for it. */
+  void attachTo(ServletRequest req) {
+    req.setAttribute(ATTRIBUTE, this);
+  }
+
+  RunContext run() {
+    return run;
+  }
+
+  RepoSlug repo() {
+    return repo;
+  }
+
+  Optional<JudgedCommands> judged() {
+    return judged;
+  }
+
+  /**
+   * The rules' verdict on a command JGit received: the one judged before the pack, or, for a list
+   * the filter could not read, judged now.
+   */
+  Verdict verdictOf(ReceiveCommand cmd) {
+    return judged.flatMap(j -> j.verdictOf(cmd.getRefName(), cmd.getOldId(), cmd.getNewId()))
+        .orElseGet(() -> Verdict.of(run.pushRules(), cmd.getRefName(), cmd.getOldId(),
+            cmd.getNewId()));
+  }
+
+  /** Starts minting the push's token (without the workflows permission) on {@code executor}. */
+  synchronized void mintAhead(Executor executor) {
+    if (mintedAhead != null || revoked) {
+      throw new IllegalStateException("a token is minted ahead once, before the push ends");
+    }
+    mintedAhead = CompletableFuture.supplyAsync(() -> {
+      try {
+        return upstream.mintWriteToken(run, repo, false);
+      } catch (UpstreamException e) {
+        throw new CompletionException(e);
+      }
+    }, executor);
+  }
+
+  /**
+   * A write token for this push: the one minted ahead when it fits ({@code workflows} false),
+   * waiting for its mint if needed; otherwise one minted now. The push keeps it, and revokes it.
+   */
+  WriteTokenLease writeToken(boolean workflows) throws UpstreamException {
+    CompletableFuture<WriteTokenLease> ahead;
+    synchronized (this) {
+      ensureNotRevoked();
+      ahead = workflows ? null : mintedAhead;
+    }
+    if (ahead == null) {
+      WriteTokenLease lease = upstream.mintWriteToken(run, repo, workflows);
+      synchronized (this) {
+        minted.add(lease);
+        if (revoked) {
+          lease.close();
+          throw new UpstreamException("the push ended while its write token was minted");
+        }
+      }
+      return lease;
+    }
+    try {
+      return ahead.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UpstreamException("interrupted while the write token was minted", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UpstreamException u) {
+        throw u;
+      }
+      throw new UpstreamException("the write token could not be minted: "
+          + e.getCause().getClass().getSimpleName(), e.getCause());
+    }
+  }
+
+  private void ensureNotRevoked() throws UpstreamException {
+    if (revoked) {
+      throw new UpstreamException("the push's write tokens were revoked already");
+    }
+  }
+
+  /** The copy streamed upstream while the pack arrives, if the push is streamed. */
+  synchronized Optional<StreamedForward> streamed() {
+    return Optional.ofNullable(streamed);
+  }
+
+  synchronized void stream(StreamedForward forward) {
+    if (streamed != null) {
+      throw new IllegalStateException("a push is streamed once");
+    }
+    streamed = forward;
+  }
+
+  /**
+   * Revokes every token minted for the push, once; the one minted ahead as soon as its mint is
+   * done. Upstream has answered, or never will: no token of this push is used after this.
+   */
+  void revokeWriteTokens() {
+    List<WriteTokenLease> leases;
+    CompletableFuture<WriteTokenLease> ahead;
+    synchronized (this) {
+      if (revoked) {
+        return;
+      }
+      revoked = true;
+      leases = List.copyOf(minted);
+      ahead = mintedAhead;
+    }
+    if (ahead != null) {
+      ahead.thenAccept(WriteTokenLease::close);
+    }
+    leases.forEach(WriteTokenLease::close);
+  }
+
+  /**
+   * Ends the push: an unfinished streamed copy is broken off before its trailer (upstream applies
+   * nothing), then whatever token is left is revoked.
+   */
+  @Override
+  public void close() {
+    try {
+      StreamedForward s = streamed().orElse(null);
+      if (s != null) {
+        s.close();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      revokeWriteTokens();
+    }
+  }
+}
