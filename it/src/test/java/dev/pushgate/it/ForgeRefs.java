@@ -1,5 +1,6 @@
 package dev.pushgate.it;
 
+import dev.pushgate.testkit.RunningAppliance;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.Map;

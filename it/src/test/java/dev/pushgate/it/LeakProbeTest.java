@@ -2,6 +2,8 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,7 +50,7 @@ class LeakProbeTest {
 
   @Test
   void noWriteTokenNorKeyMaterialSurfacesAnywhereAfterAFullScenario() throws Exception {
-    int transcriptStart = GitRun.TRANSCRIPT.length();
+    StringBuffer gitOutput = new StringBuffer();
     try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
         "--sweep-interval", "1s")) {
       app.forgeCreate("acme/widget");
@@ -65,7 +67,8 @@ class LeakProbeTest {
       String credential = ForgeRefs.credential(run);
       String gitConfig = Files.readString(Path.of(run.get("gitConfigPath").asText()));
 
-      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
+      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run))
+          .withTranscript(gitOutput);
       git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
       Path w = tmp.resolve("w");
       commit(git, w, "one");
@@ -149,7 +152,7 @@ class LeakProbeTest {
         }
       }
       // Everything git printed, the whole traced HTTP conversation included (Basic decoded).
-      String transcript = decodeBasic(GitRun.TRANSCRIPT.substring(transcriptStart));
+      String transcript = decodeBasic(gitOutput.toString());
       assertThat(transcript).contains("Authorization: Bearer " + credential);
       assertThat(tokensIn(transcript)).as("tokens in git's output").isSubsetOf(allowed);
       assertClean("git output", transcript, keyLines);
