@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.Wait;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -119,7 +121,8 @@ class LeakProbeTest {
       JsonNode shortRun = app.createRun(
           "{\"workspaceId\": \"ws-leak\", \"repository\": \"acme/widget\", \"ttlSeconds\": 1}");
       String shortToken = shortRun.get("env").get("GH_TOKEN").asText();
-      Thread.sleep(3_000);
+      Wait.until(Duration.ofSeconds(60), "the sweeper to end the run past its TTL",
+          () -> Forge.liveCredentials(app, shortRun.get("runId").asText()) == 0);
       assertThat(Forge.liveCredentials(app, shortRun.get("runId").asText())).isZero();
       answers.put("ended run", app.control().get("/v1/runs/" + shortRun.get("runId").asText())
           .raw());
