@@ -702,9 +702,8 @@ public final class Bench {
           w.commit();
           proxy.drain();
           GitRun.Result r = w.push("-c", viaProxy).ok();
-          Thread.sleep(50); // let the relay threads see the last bytes
           byKind.computeIfAbsent(w == smallDirect ? "small, direct" : "small, gateway",
-              k -> new ArrayList<>()).add(phasesOf(r, proxy.drain()));
+              k -> new ArrayList<>()).add(phasesOf(r, proxy.drainAnswered()));
         }
       }
       m1 = GatewayMetrics.scrape(app);
@@ -713,13 +712,11 @@ public final class Bench {
       proxy.drain();
       GitRun.Result rd = directGit(token).in(src, "-c", viaProxy, "push",
           app.forgeUrl("acme/ph-d-1"), "main:refs/heads/big").ok();
-      Thread.sleep(50);
-      byKind.put("large, direct", List.of(phasesOf(rd, proxy.drain())));
+      byKind.put("large, direct", List.of(phasesOf(rd, proxy.drainAnswered())));
       JsonNode run = newRun(app, "acme/ph-g-1");
       GitRun.Result rg = runGit(run).in(src, "-c", viaProxy, "push", GITHUB + "acme/ph-g-1.git",
           "main:refs/heads/big").ok();
-      Thread.sleep(50);
-      byKind.put("large, gateway", List.of(phasesOf(rg, proxy.drain())));
+      byKind.put("large, gateway", List.of(phasesOf(rg, proxy.drainAnswered())));
     }
     GatewayMetrics m2 = GatewayMetrics.scrape(app);
     List<Double> smallSyncs = new ArrayList<>();
@@ -986,8 +983,7 @@ public final class Bench {
         proxy.drain();
         GitRun.Result r = w.push("-c", viaProxy);
         checkRefused(r);
-        Thread.sleep(50);
-        List<TimingProxy.Exchange> ex = proxy.drain();
+        List<TimingProxy.Exchange> ex = proxy.drainAnswered();
         if (i > 0) {
           small.add(phasesOf(r, ex));
         }
@@ -1005,8 +1001,7 @@ public final class Bench {
         GitRun.Result r = bigGit.in(src, "-c", viaProxy, "push", GITHUB + "acme/deny-big.git",
             "+main:refs/heads/main");
         checkRefused(r);
-        Thread.sleep(50);
-        big.add(phasesOf(r, proxy.drain()));
+        big.add(phasesOf(r, proxy.drainAnswered()));
       }
       cacheAfter = Platform.du(app.cacheRepo("acme/deny-big"));
     }

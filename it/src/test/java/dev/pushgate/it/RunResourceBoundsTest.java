@@ -202,10 +202,7 @@ class RunResourceBoundsTest {
       assertThat(openDescriptors(app.pid()) - before).isLessThanOrEqualTo(64 + 16);
       // /healthz waits behind the idle connections the kernel queued, each closed within 1 s
       // once the cap is reached: 400 / 64 rounds.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (app.healthz() != 200) {
-        assertThat(System.nanoTime()).as("/healthz never answered").isLessThan(deadline);
-      }
+      Wait.until(Duration.ofSeconds(30), "/healthz to answer 200", () -> app.healthz() == 200);
       int closedByTheAppliance = 0;
       for (Socket s : idle) {
         s.setSoTimeout(1);
