@@ -2,9 +2,9 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.Wait;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -35,10 +35,11 @@ class ApprovalFlowTest {
 
   @BeforeAll
   static void start() throws Exception {
-    // A short poll grace: an approver that stopped polling stops counting soon (a long poll
-    // counts for all its length, so a waiting approver counts throughout).
-    app = RunningAppliance.start(tmp.resolve("data"), "--approval-timeout", "15s",
-        "--approver-poll-grace", "2s");
+    // The default approval timeout: an approver answers whatever the machine's load; the time
+    // out has a test and an appliance of its own. A short poll grace: an approver that stopped
+    // polling stops counting soon (a long poll counts for all its length, so a waiting approver
+    // counts throughout).
+    app = RunningAppliance.start(tmp.resolve("data"), "--approver-poll-grace", "2s");
     app.forgeCreate("acme/widget");
   }
 
@@ -125,9 +126,20 @@ class ApprovalFlowTest {
 
   @Test
   void anUnansweredQuestionTimesOutAsADeny() throws Exception {
-    Path w = worktree("timeout");
+    // An appliance of its own: no approver of another test may answer, and the approval timeout
+    // is short here only, where it is what the test waits for.
+    try (RunningAppliance timing = RunningAppliance.start(tmp.resolve("data-timeout"),
+        "--approval-timeout", "15s")) {
+      timing.forgeCreate("acme/widget");
+      unansweredTimesOut(timing, RunningAppliance.runEnv(timing.createRun(ASK_MAIN)));
+    }
+  }
+
+  private static void unansweredTimesOut(RunningAppliance timing, Map<String, String> env)
+      throws Exception {
+    Path w = worktree(env, "timeout");
     Process stream = new ProcessBuilder("curl", "-sN", "--unix-socket",
-        app.dataDir.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream")
+        timing.dataDir.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream")
         .redirectErrorStream(true).start();
     try {
       BufferedReader events = new BufferedReader(
@@ -165,13 +177,18 @@ class ApprovalFlowTest {
       runId = run.get("runId").asText();
       env = Map.of("GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),
           "GH_TOKEN", run.get("env").get("GH_TOKEN").asText());
-      Files.createDirectories(tmp.resolve("home"));
     }
-    git().in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    return worktree(env, name);
+  }
+
+  /** A clone of acme/widget with one new commit, made with the run's environment {@code env}. */
+  private static Path worktree(Map<String, String> env, String name) throws Exception {
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
+    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
     Path w = tmp.resolve(name);
     Files.writeString(w.resolve(name + ".txt"), name + "\n");
-    git().in(w, "add", ".").ok();
-    git().in(w, "commit", "-qm", "ask " + name).ok();
+    git.in(w, "add", ".").ok();
+    git.in(w, "commit", "-qm", "ask " + name).ok();
     return w;
   }
 

@@ -2,9 +2,9 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.Wait;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.testkit.ControlClient;
-import dev.pushgate.testkit.RunningAppliance;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,10 +2,10 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

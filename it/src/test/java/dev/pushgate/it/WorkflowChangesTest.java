@@ -2,13 +2,13 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.broker.InstallationToken;
 import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package dev.pushgate.appliance.approvals;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.Wait;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -146,16 +147,9 @@ class ApprovalDeskTest {
     assertThat(recorded).containsExactly(a);
   }
 
-  private Question awaitPending() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < deadline) {
-      List<Question> p = desk.pending(null);
-      if (!p.isEmpty()) {
-        return p.get(0);
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError("no question was held");
+  private Question awaitPending() throws Exception {
+    return Wait.forPresent(Duration.ofSeconds(10), "a question to be held",
+        () -> desk.pending(null).stream().findFirst());
   }
 
   private static Question push(String runId) {
