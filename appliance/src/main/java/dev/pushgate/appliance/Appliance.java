@@ -254,7 +254,8 @@ public final class Appliance implements AutoCloseable {
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
-        metrics.counting(new ApprovalStore(store.db())), runs::isLive,
+        settings.approverPollGrace(), metrics.counting(new ApprovalStore(store.db())),
+        runs::isLive,
         settings.limits().questionsPerRun());
     runs.onEnded(desk::cancelRun);
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",

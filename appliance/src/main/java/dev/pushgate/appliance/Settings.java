@@ -1,5 +1,6 @@
 package dev.pushgate.appliance;
 
+import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.GatewayConfig;
@@ -12,7 +13,8 @@ import java.util.Objects;
 /**
  * What {@code serve} runs with. {@code github} is null for the embedded local forge;
  * {@code databaseUrl} is null for SQLite in the data directory; {@code passEnv} names the
- * launcher variables runs get beyond the basics.
+ * launcher variables runs get beyond the basics; {@code approverPollGrace} is how long a long poll
+ * of the control API counts as a connected approver.
  */
 public record Settings(
     Path dataDir,
@@ -31,6 +33,7 @@ public record Settings(
     Duration shutdownGrace,
     SandboxSwitch sandbox,
     Duration approvalTimeout,
+    Duration approverPollGrace,
     RunApi.HookAsk hookAsk,
     String databaseUrl,
     DefaultRules defaultRules,
@@ -57,6 +60,7 @@ public record Settings(
         Duration.ofDays(7), Duration.ofMinutes(10), Duration.ofHours(1),
         2L * 1024 * 1024 * 1024, Duration.ofMinutes(2), Duration.ofMinutes(5),
         Duration.ofSeconds(5), Duration.ofSeconds(30), SandboxSwitch.ON, Duration.ofMinutes(5),
+        ApprovalDesk.DEFAULT_POLL_GRACE,
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults(),
         PassedVariables.NONE);

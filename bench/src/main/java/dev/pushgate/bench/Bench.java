@@ -1,6 +1,8 @@
 package dev.pushgate.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -40,7 +42,7 @@ public final class Bench {
 
   private final List<String> noisy = new ArrayList<>();
   private final List<List<String>> noise = new ArrayList<>();
-  private ApplianceProcess app;
+  private RunningAppliance app;
   private Path jar;
   private Path template;
   private Path bigSource;
@@ -129,7 +131,7 @@ public final class Bench {
     main.remove("profile");
     if (!main.isEmpty()) {
       Path data = work.resolve("data");
-      app = ApplianceProcess.start(jar, data, jvmOptions(data));
+      app = startAppliance(jar, data, jvmOptions(data));
       try {
         setUp(app);
         if (o.runs("small")) {
@@ -223,7 +225,7 @@ public final class Bench {
     h.append("- machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (")
         .append(Platform.cpuModel()).append("), ").append(Platform.memTotalMb())
         .append(" MiB RAM\n");
-    h.append("- ").append(Git.version()).append('\n');
+    h.append("- ").append(GitRun.version()).append('\n');
     h.append("- java -version: ").append(Platform.javaVersion().replace("\n", "; ")).append('\n');
     h.append("- appliance: ").append(o.jar()).append(" (built ").append(jarTime)
         .append(", commit ").append(commit.isEmpty() ? "?" : commit)
@@ -342,13 +344,13 @@ public final class Bench {
     return repos;
   }
 
-  private void setUp(ApplianceProcess a) throws Exception {
+  private void setUp(RunningAppliance a) throws Exception {
     List<String> repos = repositories();
     step("creating " + repos.size() + " forge repositories");
     createForgeRepositories(a, repos);
     step("writing a 200-commit history into acme/widget");
     String token = ForgeToken.mintWrite(a, List.of("widget", "widget-d"));
-    Git direct = directGit(token);
+    GitRun direct = directGit(token);
     template = work.resolve("template");
     direct.in(work, "clone", "-q", a.forgeUrl("acme/widget"), "template").ok();
     String root = direct.in(template, "rev-parse", "HEAD").ok().stdout().strip();
@@ -368,11 +370,11 @@ public final class Bench {
    * repack in the background, and old packs stay for an hour, so this goes on; that would load
    * the two cores at random, and more on the side whose repository took more pushes.)
    */
-  private void createForgeRepositories(ApplianceProcess a, List<String> repos) throws Exception {
+  private void createForgeRepositories(RunningAppliance a, List<String> repos) throws Exception {
     a.forgeCreate(repos);
-    Git git = git(Map.of());
+    GitRun git = git(Map.of());
     for (String repo : repos) {
-      git.in(work, "config", "--file", a.forgeDir(repo).resolve("config").toString(),
+      git.in(work, "config", "--file", a.forgeRepo(repo).resolve("config").toString(),
           "receive.autogc", "false").ok();
     }
   }
@@ -387,12 +389,26 @@ public final class Bench {
     return bigSource;
   }
 
-  private Git git(Map<String, String> env) {
-    return new Git(home, env);
+  private GitRun git(Map<String, String> env) {
+    // a bound on a broken run: the 100 MiB pushes of a loaded machine take far less
+    return new GitRun(home, env).withTimeout(java.time.Duration.ofMinutes(30));
+  }
+
+  /**
+   * The jar under test as a person starts it, its log beside its data directory (appended to
+   * across restarts); one run pushes hundreds of times a minute here, far past what one agent
+   * may.
+   */
+  private static RunningAppliance startAppliance(Path jar, Path dataDir, List<String> jvm)
+      throws Exception {
+    Files.createDirectories(dataDir.getParent());
+    return RunningAppliance.on(dataDir).jar(jar).jvm(jvm)
+        .serve(List.of("--max-write-tokens-per-minute", "1000000"))
+        .log(dataDir.resolveSibling(dataDir.getFileName() + ".log")).start();
   }
 
   /** git for the direct baseline: only a credential helper with a write token, no rewrites. */
-  private Git directGit(String token) {
+  private GitRun directGit(String token) {
     return git(Map.of("GIT_CONFIG_GLOBAL", directConfig.toString(), "GH_TOKEN", token));
   }
 
@@ -401,12 +417,12 @@ public final class Bench {
         + (rules == null ? "" : ",\"rules\":" + rules) + "}";
   }
 
-  private JsonNode newRun(ApplianceProcess a, String repo) throws Exception {
+  private JsonNode newRun(RunningAppliance a, String repo) throws Exception {
     return a.createRun(runJson(repo, null));
   }
 
-  private Git runGit(JsonNode run) {
-    return git(ApplianceProcess.runEnv(run));
+  private GitRun runGit(JsonNode run) {
+    return git(RunningAppliance.runEnv(run));
   }
 
   // ---------------------------------------------------------------- 6. start-up
@@ -425,11 +441,11 @@ public final class Bench {
       for (int i = 0; i < n; i++) {
         Path data = kind.startsWith("new")
             ? work.resolve("startup").resolve("fresh-" + i).resolve("data") : first;
-        try (ApplianceProcess a = ApplianceProcess.start(jar, data, jvmOptions(data))) {
+        try (RunningAppliance a = startAppliance(jar, data, jvmOptions(data))) {
           ms.add(a.startupNanos() / 1e6);
           Thread.sleep(2000);
-          rss.add(a.statusKb("VmRSS") / 1024.0);
-          heap.add(a.heapInfoKb()[0] / 1024.0);
+          rss.add(ApplianceProbe.statusKb(a, "VmRSS") / 1024.0);
+          heap.add(ApplianceProbe.heapInfoKb(a)[0] / 1024.0);
         }
       }
       rows.add(List.of(kind, String.valueOf(n), Stats.of(ms).summary(0),
@@ -483,9 +499,9 @@ public final class Bench {
    * packed in the background.
    */
   private void compactSmallForgeRepositories() throws Exception {
-    Git git = git(Map.of());
+    GitRun git = git(Map.of());
     for (String repo : List.of("acme/widget", "acme/widget-d")) {
-      git.in(work, "-C", app.forgeDir(repo).toString(), "repack", "-a", "-d", "-q").ok();
+      git.in(work, "-C", app.forgeRepo(repo).toString(), "repack", "-a", "-d", "-q").ok();
     }
   }
 
@@ -504,9 +520,9 @@ public final class Bench {
           : List.of(smallGateway, smallDirect);
       for (Worktree w : order) {
         w.commit();
-        long cpu0 = app.cpuNanos();
-        Git.Result r = w.push().ok();
-        long cpu = app.cpuNanos() - cpu0;
+        long cpu0 = ApplianceProbe.cpuNanos(app);
+        GitRun.Result r = w.push().ok();
+        long cpu = ApplianceProbe.cpuNanos(app) - cpu0;
         if (w == smallDirect) {
           d.add(r.millis());
           cpuD += cpu;
@@ -527,9 +543,9 @@ public final class Bench {
       mover.commit();
       mover.push().ok();
       smallGateway.commit();
-      long cpu0 = app.cpuNanos();
+      long cpu0 = ApplianceProbe.cpuNanos(app);
       moved.add(smallGateway.push().ok().millis());
-      cpuM += app.cpuNanos() - cpu0;
+      cpuM += ApplianceProbe.cpuNanos(app) - cpu0;
     }
     Stats sd = Stats.of(d);
     Stats sg = Stats.of(g);
@@ -585,11 +601,11 @@ public final class Bench {
       for (Worktree w : i % 2 == 0 ? List.of(smallDirect, smallGateway)
           : List.of(smallGateway, smallDirect)) {
         w.commit();
-        Map<String, Long> t0 = app.threadTicks();
-        long cpu0 = app.cpuNanos();
+        Map<String, Long> t0 = ApplianceProbe.threadTicks(app);
+        long cpu0 = ApplianceProbe.cpuNanos(app);
         (w == smallDirect ? d : g).add(w.push().ok().millis());
-        long cpu = app.cpuNanos() - cpu0;
-        Map<String, Long> t1 = app.threadTicks();
+        long cpu = ApplianceProbe.cpuNanos(app) - cpu0;
+        Map<String, Long> t1 = ApplianceProbe.threadTicks(app);
         Map<String, Long> into = w == smallDirect ? threadsD : threadsG;
         t1.forEach((k, v) -> into.merge(k, v - t0.getOrDefault(k, 0L), Long::sum));
         if (w == smallDirect) {
@@ -608,8 +624,8 @@ public final class Bench {
             + " now: the gateway's cache of `acme/widget` %d, the forge's `acme/widget` %d,"
             + " `acme/widget-d` %d.", n, audit == null ? -1 : audit.size(),
         Stats.of(d).summary(0), Stats.of(g).summary(0), Stats.of(g).median() / Stats.of(d).median(),
-        cpuD / 1e6 / n, cpuG / 1e6 / n, packs(app.cacheDir("acme/widget")), packs(app.forgeDir("acme/widget")),
-        packs(app.forgeDir("acme/widget-d"))));
+        cpuD / 1e6 / n, cpuG / 1e6 / n, packs(app.cacheRepo("acme/widget")), packs(app.forgeRepo("acme/widget")),
+        packs(app.forgeRepo("acme/widget-d"))));
     double msPerTick = 1000.0 / Platform.clockTicksPerSecond();
     List<List<String>> threadRows = new ArrayList<>();
     Set<String> kinds = new java.util.TreeSet<>(threadsG.keySet());
@@ -653,7 +669,7 @@ public final class Bench {
   private record Phases(double total, double authRetry, double refs, double upload,
       double afterPack) {}
 
-  private static Phases phasesOf(Git.Result r, List<TimingProxy.Exchange> ex) {
+  private static Phases phasesOf(GitRun.Result r, List<TimingProxy.Exchange> ex) {
     double auth = 0;
     double refs = Double.NaN;
     TimingProxy.Exchange post = null;
@@ -685,25 +701,22 @@ public final class Bench {
         for (Worktree w : List.of(smallDirect, smallGateway)) {
           w.commit();
           proxy.drain();
-          Git.Result r = w.push("-c", viaProxy).ok();
-          Thread.sleep(50); // let the relay threads see the last bytes
+          GitRun.Result r = w.push("-c", viaProxy).ok();
           byKind.computeIfAbsent(w == smallDirect ? "small, direct" : "small, gateway",
-              k -> new ArrayList<>()).add(phasesOf(r, proxy.drain()));
+              k -> new ArrayList<>()).add(phasesOf(r, proxy.drainAnswered()));
         }
       }
       m1 = GatewayMetrics.scrape(app);
       Path src = bigSource();
       String token = ForgeToken.mintWrite(app, List.of("ph-d-1"));
       proxy.drain();
-      Git.Result rd = directGit(token).in(src, "-c", viaProxy, "push",
+      GitRun.Result rd = directGit(token).in(src, "-c", viaProxy, "push",
           app.forgeUrl("acme/ph-d-1"), "main:refs/heads/big").ok();
-      Thread.sleep(50);
-      byKind.put("large, direct", List.of(phasesOf(rd, proxy.drain())));
+      byKind.put("large, direct", List.of(phasesOf(rd, proxy.drainAnswered())));
       JsonNode run = newRun(app, "acme/ph-g-1");
-      Git.Result rg = runGit(run).in(src, "-c", viaProxy, "push", GITHUB + "acme/ph-g-1.git",
+      GitRun.Result rg = runGit(run).in(src, "-c", viaProxy, "push", GITHUB + "acme/ph-g-1.git",
           "main:refs/heads/big").ok();
-      Thread.sleep(50);
-      byKind.put("large, gateway", List.of(phasesOf(rg, proxy.drain())));
+      byKind.put("large, gateway", List.of(phasesOf(rg, proxy.drainAnswered())));
     }
     GatewayMetrics m2 = GatewayMetrics.scrape(app);
     List<Double> smallSyncs = new ArrayList<>();
@@ -778,23 +791,23 @@ public final class Bench {
     for (int i = 0; i <= n; i++) {
       names.add("big-d-" + i);
     }
-    Git direct = directGit(ForgeToken.mintWrite(app, names));
+    GitRun direct = directGit(ForgeToken.mintWrite(app, names));
     List<Double> d = new ArrayList<>();
     List<Double> g = new ArrayList<>();
     long cpuD = 0;
     long cpuG = 0;
     for (int i = 0; i <= n; i++) {
       JsonNode run = newRun(app, "acme/big-g-" + i);
-      Git gateway = runGit(run);
+      GitRun gateway = runGit(run);
       boolean directFirst = i % 2 == 0;
       for (int side = 0; side < 2; side++) {
         boolean isDirect = (side == 0) == directFirst;
-        long cpu0 = app.cpuNanos();
-        Git.Result r = isDirect
+        long cpu0 = ApplianceProbe.cpuNanos(app);
+        GitRun.Result r = isDirect
             ? direct.in(src, "push", app.forgeUrl("acme/big-d-" + i), "main:refs/heads/big").ok()
             : gateway.in(src, "push", GITHUB + "acme/big-g-" + i + ".git", "main:refs/heads/big")
                 .ok();
-        long cpu = app.cpuNanos() - cpu0;
+        long cpu = ApplianceProbe.cpuNanos(app) - cpu0;
         if (i == 0) {
           continue; // warm-up
         }
@@ -842,8 +855,8 @@ public final class Bench {
     step("memory: peak RSS and heap during large pushes");
     Platform.run(List.of("jcmd", String.valueOf(app.pid()), "GC.run"));
     Thread.sleep(1000);
-    long[] idleHeap = app.heapInfoKb();
-    long idleRss = app.statusKb("VmRSS");
+    long[] idleHeap = ApplianceProbe.heapInfoKb(app);
+    long idleRss = ApplianceProbe.statusKb(app, "VmRSS");
     record Case(String label, Path src, String repo, boolean gateway, long mib) {}
     List<Case> cases = new ArrayList<>();
     long mib = o.largeBytes() >> 20;
@@ -875,13 +888,13 @@ public final class Bench {
     boolean rssReset = true;
     for (Case c : cases) {
       step("memory: " + c.label());
-      Git git = c.gateway() ? runGit(newRun(app, c.repo()))
+      GitRun git = c.gateway() ? runGit(newRun(app, c.repo()))
           : directGit(ForgeToken.mintWrite(app, List.of(c.repo().substring(5))));
       String url = c.gateway() ? GITHUB + c.repo() + ".git" : app.forgeUrl(c.repo());
       Platform.run(List.of("jcmd", String.valueOf(app.pid()), "GC.run"));
       Thread.sleep(500);
       MemoryWatch.Peak p;
-      Git.Result r;
+      GitRun.Result r;
       try (MemoryWatch w = MemoryWatch.start(app, gcLog)) {
         r = git.in(c.src(), "push", url, "main:refs/heads/big").ok();
         p = w.stop();
@@ -889,7 +902,7 @@ public final class Bench {
       rssReset &= p.rssReset();
       peaks.put(c.label(), p);
       Platform.run(List.of("jcmd", String.valueOf(app.pid()), "GC.run"));
-      double retained = app.heapInfoKb()[0] / 1024.0;
+      double retained = ApplianceProbe.heapInfoKb(app)[0] / 1024.0;
       retainedMb.put(c.label(), retained);
       rows.add(List.of(c.label(), Stats.fmt(r.millis() / 1000, 1), Stats.fmt(c.mib() / (r.millis()
               / 1000), 0), Stats.fmt(p.rssMb(), 0), Stats.fmt(p.heapUsedMb(), 0),
@@ -956,7 +969,7 @@ public final class Bench {
     String rules = "{\"push\":[{\"refs\":\"refs/heads/main\",\"decision\":\"deny\","
         + "\"reason\":\"bench\"}]}";
     JsonNode run = app.createRun(runJson("acme/widget", rules));
-    Git git = runGit(run);
+    GitRun git = runGit(run);
     Worktree w = Worktree.cloneOf(git, template, work.resolve("deny-w"), GITHUB
         + "acme/widget.git", "refs/heads/main");
     w.commit();
@@ -968,31 +981,29 @@ public final class Bench {
       String viaProxy = "http.proxy=" + proxy.url();
       for (int i = 0; i <= n; i++) {
         proxy.drain();
-        Git.Result r = w.push("-c", viaProxy);
+        GitRun.Result r = w.push("-c", viaProxy);
         checkRefused(r);
-        Thread.sleep(50);
-        List<TimingProxy.Exchange> ex = proxy.drain();
+        List<TimingProxy.Exchange> ex = proxy.drainAnswered();
         if (i > 0) {
           small.add(phasesOf(r, ex));
         }
       }
       Path src = bigSource();
       JsonNode bigRun = app.createRun(runJson("acme/deny-big", rules));
-      Git bigGit = runGit(bigRun);
+      GitRun bigGit = runGit(bigRun);
       // one push to create the cache, so that its growth below is the refused packs alone
       bigGit.in(template, "push", GITHUB + "acme/deny-big.git", "main:refs/heads/seed").ok();
-      cacheBefore = Platform.du(app.cacheDir("acme/deny-big"));
+      cacheBefore = Platform.du(app.cacheRepo("acme/deny-big"));
       for (int i = 0; i < nBig; i++) {
         proxy.drain();
         // forced: the history is unrelated to main's, and git would not even send a
         // non-fast-forward update otherwise; the rule refuses any update of main
-        Git.Result r = bigGit.in(src, "-c", viaProxy, "push", GITHUB + "acme/deny-big.git",
+        GitRun.Result r = bigGit.in(src, "-c", viaProxy, "push", GITHUB + "acme/deny-big.git",
             "+main:refs/heads/main");
         checkRefused(r);
-        Thread.sleep(50);
-        big.add(phasesOf(r, proxy.drain()));
+        big.add(phasesOf(r, proxy.drainAnswered()));
       }
-      cacheAfter = Platform.du(app.cacheDir("acme/deny-big"));
+      cacheAfter = Platform.du(app.cacheRepo("acme/deny-big"));
     }
     Stats totalSmall = Stats.of(small.stream().map(Phases::total).toList());
     Stats afterSmall = Stats.of(small.stream().map(Phases::afterPack).toList());
@@ -1022,7 +1033,7 @@ public final class Bench {
         worst < 100 ? "yes" : "**no**");
   }
 
-  private static void checkRefused(Git.Result r) {
+  private static void checkRefused(GitRun.Result r) {
     if (r.exit() == 0 || !r.stderr().contains("Control Center policy: bench")) {
       throw new IllegalStateException("the push to main should have been refused by the rule:\n"
           + r.stderr());
@@ -1054,7 +1065,7 @@ public final class Bench {
     for (int i = 0; i < max; i++) {
       names.add("r-" + i);
     }
-    Git direct = directGit(ForgeToken.mintWrite(app, names));
+    GitRun direct = directGit(ForgeToken.mintWrite(app, names));
     for (int i = 0; i < max; i++) {
       // the same 200 commits in every repository, under a branch of its own
       direct.in(template, "push", "-q", app.forgeUrl("acme/r-" + i), "main:refs/heads/base")
@@ -1064,8 +1075,8 @@ public final class Bench {
     List<Worktree> ownRepo = new ArrayList<>();
     Path dir = Files.createDirectories(work.resolve("workers"));
     for (int i = 0; i < max; i++) {
-      Git same = runGit(newRun(app, "acme/widget"));
-      Git own = runGit(newRun(app, "acme/r-" + i));
+      GitRun same = runGit(newRun(app, "acme/widget"));
+      GitRun own = runGit(newRun(app, "acme/r-" + i));
       Worktree w = Worktree.cloneOf(same, template, dir.resolve("w-" + i),
           GITHUB + "acme/widget.git", "refs/heads/conc-" + i);
       sameRepo.add(w);
@@ -1086,7 +1097,7 @@ public final class Bench {
           for (int r = 0; r < rounds(level); r++) {
             RoundResult rr = round(pool, workers.subList(0, level));
             wall += rr.wallMs();
-            for (Git.Result res : rr.results()) {
+            for (GitRun.Result res : rr.results()) {
               latencies.add(res.millis());
               if (res.exit() != 0) {
                 errors++;
@@ -1137,7 +1148,7 @@ public final class Bench {
     return s.toString();
   }
 
-  private record RoundResult(List<Git.Result> results, double wallMs) {}
+  private record RoundResult(List<GitRun.Result> results, double wallMs) {}
 
   private RoundResult round(ExecutorService pool, List<Worktree> workers) throws Exception {
     // commits first, four at a time, not timed
@@ -1158,7 +1169,7 @@ public final class Bench {
     }
     CountDownLatch ready = new CountDownLatch(workers.size());
     CountDownLatch go = new CountDownLatch(1);
-    List<Future<Git.Result>> pushes = new ArrayList<>();
+    List<Future<GitRun.Result>> pushes = new ArrayList<>();
     for (Worktree w : workers) {
       pushes.add(pool.submit(() -> {
         ready.countDown();
@@ -1169,8 +1180,8 @@ public final class Bench {
     ready.await();
     long start = System.nanoTime();
     go.countDown();
-    List<Git.Result> results = new ArrayList<>();
-    for (Future<Git.Result> f : pushes) {
+    List<GitRun.Result> results = new ArrayList<>();
+    for (Future<GitRun.Result> f : pushes) {
       results.add(f.get());
     }
     return new RoundResult(results, (System.nanoTime() - start) / 1e6);
@@ -1189,12 +1200,12 @@ public final class Bench {
     step("profile: a second appliance with " + jvm.get(jvm.size() - 1));
     int smallN = o.quick() ? 15 : 40;
     List<JfrProfile.Window> windows = new ArrayList<>();
-    ApplianceProcess saved = app;
+    RunningAppliance saved = app;
     Worktree savedD = smallDirect;
     Worktree savedG = smallGateway;
     JsonNode savedRun = smallRun;
     Path savedTemplate = template;
-    try (ApplianceProcess p = ApplianceProcess.start(jar, data, jvm)) {
+    try (RunningAppliance p = startAppliance(jar, data, jvm)) {
       app = p;
       smallDirect = null;
       smallGateway = null;
@@ -1207,7 +1218,7 @@ public final class Bench {
       }
       createForgeRepositories(p, repos);
       String token = ForgeToken.mintWrite(p, List.of("widget"));
-      Git d = directGit(token);
+      GitRun d = directGit(token);
       template = workSaved.resolve("template");
       d.in(workSaved, "clone", "-q", p.forgeUrl("acme/widget"), "template").ok();
       Histories.smallCommits(d, template, d.in(template, "rev-parse", "HEAD").ok().stdout()
@@ -1228,11 +1239,11 @@ public final class Bench {
       windows.add(window("small pushes through the gateway", smallGateway, smallN));
       windows.add(window("small pushes direct to the forge", smallDirect, smallN / 2));
       Path src = bigSource();
-      Git bigDirect = directGit(ForgeToken.mintWrite(p, List.of("pr-d-0", "pr-d-1", "pr-d-2")));
+      GitRun bigDirect = directGit(ForgeToken.mintWrite(p, List.of("pr-d-0", "pr-d-1", "pr-d-2")));
       bigDirect.in(src, "push", p.forgeUrl("acme/pr-d-0"), "main:refs/heads/big").ok();
       runGit(newRun(p, "acme/pr-g-0")).in(src, "push", GITHUB + "acme/pr-g-0.git",
           "main:refs/heads/big").ok();
-      List<Git> gits = List.of(runGit(newRun(p, "acme/pr-g-1")), runGit(newRun(p, "acme/pr-g-2")));
+      List<GitRun> gits = List.of(runGit(newRun(p, "acme/pr-g-1")), runGit(newRun(p, "acme/pr-g-2")));
       Thread.sleep(1000);
       Instant start = Instant.now();
       for (int i = 1; i <= 2; i++) {

@@ -8,6 +8,7 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.Reader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,7 +38,7 @@ final class ForgeToken {
   private ForgeToken() {}
 
   /** Mints a {@code contents: write} token for the named repositories (names alone, as GitHub). */
-  static String mintWrite(ApplianceProcess app, List<String> repositoryNames) throws Exception {
+  static String mintWrite(RunningAppliance app, List<String> repositoryNames) throws Exception {
     PrivateKey key = readPkcs1(app.dataDir.resolve("forge-app.pem"));
     Instant now = Instant.now();
     JWTClaimsSet claims = new JWTClaimsSet.Builder()

@@ -1,5 +1,6 @@
 package dev.pushgate.bench;
 
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,7 +19,7 @@ record GatewayMetrics(Map<String, Double> values) {
       HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
 
   /** An empty scrape where the appliance has no {@code /metrics} (older builds). */
-  static GatewayMetrics scrape(ApplianceProcess app) {
+  static GatewayMetrics scrape(RunningAppliance app) {
     Map<String, Double> v = new HashMap<>();
     try {
       HttpResponse<String> r = HTTP.send(

@@ -1,5 +1,6 @@
 package dev.pushgate.bench;
 
+import dev.pushgate.testkit.GitRun;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,7 +16,7 @@ final class Histories {
    * Adds {@code commits} small commits on top of {@code from} to {@code refs/heads/main}, each
    * changing one of 20 text files (about 1.5 KB each), and checks the result out.
    */
-  static void smallCommits(Git git, Path repo, String from, int commits)
+  static void smallCommits(GitRun git, Path repo, String from, int commits)
       throws IOException, InterruptedException {
     git.run(repo, out -> {
       OutputStream w = new BufferedOutputStream(out, 1 << 16);
@@ -44,7 +45,7 @@ final class Histories {
    * A new repository whose {@code main} holds {@code commits} commits adding one file of random
    * (incompressible) bytes each, {@code totalBytes} in all.
    */
-  static void randomBlobs(Git git, Path repo, long totalBytes, int commits, long seed)
+  static void randomBlobs(GitRun git, Path repo, long totalBytes, int commits, long seed)
       throws IOException, InterruptedException {
     git.in(repo.getParent(), "init", "-q", "--bare", repo.getFileName().toString()).ok();
     long each = totalBytes / commits;

@@ -1,5 +1,6 @@
 package dev.pushgate.bench;
 
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,7 +25,7 @@ final class MemoryWatch implements AutoCloseable {
   private static final Pattern GC_LINE =
       Pattern.compile("GC\\(\\d+\\) Pause.*? (\\d+)M->(\\d+)M\\((\\d+)M\\)");
 
-  private final ApplianceProcess app;
+  private final RunningAppliance app;
   private final Path gcLog;
   private final long gcLogOffset;
   private final boolean rssReset;
@@ -34,12 +35,12 @@ final class MemoryWatch implements AutoCloseable {
   private volatile long maxCommittedKb;
   private volatile long maxRssKb;
 
-  private MemoryWatch(ApplianceProcess app, Path gcLog) throws IOException {
+  private MemoryWatch(RunningAppliance app, Path gcLog) throws IOException {
     this.app = app;
     this.gcLog = gcLog;
     this.gcLogOffset = gcLog != null && Files.exists(gcLog) ? Files.size(gcLog) : 0;
-    this.rssReset = app.resetPeakRss();
-    this.maxRssKb = app.statusKb("VmRSS");
+    this.rssReset = ApplianceProbe.resetPeakRss(app);
+    this.maxRssKb = ApplianceProbe.statusKb(app, "VmRSS");
     this.jstat = new ProcessBuilder("jstat", "-gc", String.valueOf(app.pid()), "100")
         .redirectErrorStream(true).start();
     this.reader = new Thread(this::read, "jstat-reader");
@@ -47,7 +48,7 @@ final class MemoryWatch implements AutoCloseable {
     reader.start();
   }
 
-  static MemoryWatch start(ApplianceProcess app, Path gcLog) throws IOException {
+  static MemoryWatch start(RunningAppliance app, Path gcLog) throws IOException {
     return new MemoryWatch(app, gcLog);
   }
 
@@ -72,7 +73,7 @@ final class MemoryWatch implements AutoCloseable {
               + col(header, f, "OC");
           maxUsedKb = Math.max(maxUsedKb, (long) used);
           maxCommittedKb = Math.max(maxCommittedKb, (long) committed);
-          maxRssKb = Math.max(maxRssKb, app.statusKb("VmRSS"));
+          maxRssKb = Math.max(maxRssKb, ApplianceProbe.statusKb(app, "VmRSS"));
         } catch (NumberFormatException e) {
           // a partial line
         }
@@ -89,13 +90,13 @@ final class MemoryWatch implements AutoCloseable {
 
   Peak stop() throws Exception {
     // one last sample of the heap, so a short push is not missed between two jstat lines
-    long[] heap = app.heapInfoKb();
+    long[] heap = ApplianceProbe.heapInfoKb(app);
     maxUsedKb = Math.max(maxUsedKb, heap[0]);
     maxCommittedKb = Math.max(maxCommittedKb, heap[1]);
     jstat.destroy();
     jstat.waitFor();
     reader.join(2000);
-    long hwm = app.statusKb("VmHWM");
+    long hwm = ApplianceProbe.statusKb(app, "VmHWM");
     double liveAfterGc = 0;
     int gcs = 0;
     if (gcLog != null && Files.exists(gcLog)) {

@@ -1,5 +1,6 @@
 package dev.pushgate.bench;
 
+import dev.pushgate.testkit.Wait;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -67,6 +69,24 @@ final class TimingProxy implements AutoCloseable {
 
   String url() {
     return "http://127.0.0.1:" + server.getLocalPort();
+  }
+
+  /**
+   * The exchanges since the last call, once the relay has seen each one's response to its end
+   * (after git exits it has, but its threads may not have recorded the last bytes yet); a
+   * response that never comes (a refusal that cut the connection) is waited for at most 2 s.
+   */
+  List<Exchange> drainAnswered() throws Exception {
+    try {
+      Wait.until(Duration.ofSeconds(2), "the relay to see every response end", this::allAnswered);
+    } catch (AssertionError unanswered) {
+      // drained as it is: the exchange shows no response
+    }
+    return drain();
+  }
+
+  private synchronized boolean allAnswered() {
+    return exchanges.stream().allMatch(e -> e.responseLastByte >= 0);
   }
 
   /** The exchanges completed or begun since the last call. */

@@ -1,5 +1,6 @@
 package dev.pushgate.bench;
 
+import dev.pushgate.testkit.GitRun;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,13 +13,13 @@ import java.util.List;
  */
 final class Worktree {
   final Path dir;
-  final Git git;
+  final GitRun git;
   final String url;
   final String ref;
   private static final java.util.concurrent.atomic.AtomicLong SEQUENCE =
       new java.util.concurrent.atomic.AtomicLong();
 
-  private Worktree(Path dir, Git git, String url, String ref) {
+  private Worktree(Path dir, GitRun git, String url, String ref) {
     this.dir = dir;
     this.git = git;
     this.url = url;
@@ -26,14 +27,14 @@ final class Worktree {
   }
 
   /** A local clone sharing {@code template}'s objects (no network), on its {@code main}. */
-  static Worktree cloneOf(Git git, Path template, Path dir, String url, String ref)
+  static Worktree cloneOf(GitRun git, Path template, Path dir, String url, String ref)
       throws IOException, InterruptedException {
     git.in(dir.getParent(), "clone", "-q", "--shared", template.toString(),
         dir.getFileName().toString()).ok();
     return new Worktree(dir, git, url, ref);
   }
 
-  Worktree as(Git other, String otherUrl, String otherRef) {
+  Worktree as(GitRun other, String otherUrl, String otherRef) {
     return new Worktree(dir, other, otherUrl, otherRef);
   }
 
@@ -48,7 +49,7 @@ final class Worktree {
   }
 
   /** {@code git [options] push URL HEAD:REF}, timed by {@link Git}. */
-  Git.Result push(String... gitOptions) throws IOException, InterruptedException {
+  GitRun.Result push(String... gitOptions) throws IOException, InterruptedException {
     List<String> args = new ArrayList<>(List.of(gitOptions));
     args.addAll(List.of("push", url, "HEAD:" + ref));
     return git.in(dir, args.toArray(String[]::new));

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

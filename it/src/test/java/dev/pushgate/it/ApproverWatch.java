@@ -1,5 +1,6 @@
 package dev.pushgate.it;
 
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

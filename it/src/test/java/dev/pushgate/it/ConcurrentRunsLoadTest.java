@@ -3,8 +3,12 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -224,13 +228,20 @@ class ConcurrentRunsLoadTest {
   }
 
   /**
-   * Counted after a full GC and a few seconds: the JGit HTTP connections the gateway opens
-   * upstream (cache syncs, forwards) are released by the JDK's keep-alive cache after 5 s idle,
-   * or by the garbage collector when their streams were not read to the end.
+   * Counted after a full GC once the JDK's keep-alive cache is empty: the JGit HTTP connections
+   * the gateway opens upstream (cache syncs, forwards) are released by that cache after 5 s idle
+   * (its "Keep-Alive-Timer" thread ends when the cache is empty), or by the garbage collector
+   * when their streams were not read to the end.
    */
   private static Usage usage(long pid) throws Exception {
-    jcmd(pid, "GC.run");
-    Thread.sleep(6_000);
+    return Wait.forValue(Duration.ofSeconds(90),
+        "the JDK's keep-alive cache to release the idle upstream connections", () -> {
+          jcmd(pid, "GC.run");
+          return measure(pid);
+        }, u -> !u.threadsByName().containsKey("Keep-Alive-Timer"));
+  }
+
+  private static Usage measure(long pid) throws Exception {
     long heap = heapAfterGc(pid);
     int threads = 0;
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {

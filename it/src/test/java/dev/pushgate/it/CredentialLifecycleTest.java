@@ -3,8 +3,13 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -24,7 +29,8 @@ class CredentialLifecycleTest {
       git.in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
       String launchToken = run.get("env").get("GH_TOKEN").asText();
 
-      Thread.sleep(9_000);
+      Wait.until(Duration.ofSeconds(60), "the launch token to expire",
+          () -> Forge.fetchStatus(app, "acme/widget", launchToken) == 401);
       assertThat(Forge.fetchStatus(app, "acme/widget", launchToken)).isEqualTo(401);
       git.in(tmp.resolve("w"), "fetch", "origin").ok();
       git.in(tmp.resolve("w"), "push", "origin", "main:later").ok();
@@ -65,7 +71,8 @@ class CredentialLifecycleTest {
       String credential = credential(run);
       assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
 
-      Thread.sleep(4_000);
+      Wait.until(Duration.ofSeconds(60), "the sweeper to end the run past its TTL",
+          () -> Forge.fetchStatus(app, "acme/widget", token) == 401);
       assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(401);
       assertThat(Forge.gatewayStatus(app, "acme/widget", credential)).isEqualTo(401);
       assertThat(Forge.liveCredentials(app, run.get("runId").asText())).isZero();
@@ -86,7 +93,10 @@ class CredentialLifecycleTest {
       git.in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
 
       app.kill9();
-      Thread.sleep(4_000);
+      // The short run's TTL runs out while the appliance is down: the restart finds it expired.
+      Instant expires = Instant.parse(shortRun.get("expiresAt").asText());
+      Wait.until(Duration.ofSeconds(30), "the short run's TTL to run out (" + expires + ")",
+          () -> Instant.now().isAfter(expires));
       app.restart();
 
       assertThat(Forge.fetchStatus(app, "acme/widget", shortToken)).isEqualTo(401);

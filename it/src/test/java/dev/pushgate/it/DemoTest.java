@@ -2,6 +2,7 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.RunningAppliance;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

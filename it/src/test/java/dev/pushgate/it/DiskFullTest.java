@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -3,12 +3,15 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -212,13 +215,7 @@ class ExecTest {
         "test \"$PUSHGATE_IT_MARKER\" = \"$LANG\" && echo marker-inside;"
             + " touch ready; while [ ! -e go ]; do sleep 0.05; done");
     try {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-      while (!Files.exists(work.resolve("ready"))) {
-        if (!started.process().isAlive() || System.nanoTime() > deadline) {
-          fail("the sandboxed command never got ready:\n" + read(started.err()));
-        }
-        Thread.sleep(20);
-      }
+      awaitFile(work.resolve("ready"), started);
       List<String> seen = new ArrayList<>();
       try (var procs = Files.list(Path.of("/proc"))) {
         for (Path proc : procs.toList()) {
@@ -270,13 +267,9 @@ class ExecTest {
       assertThat(owner(config)).isNotZero().isNotEqualTo(65534);
       second = start(work, Map.of(), "--workdir", work.toString(), "--rules", rules.toString(),
           "--", "sh", "-c", "touch started-second; while [ ! -e go-second ]; do sleep 0.05; done");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-      while (second.process().isAlive() && !Files.exists(work.resolve("started-second"))) {
-        if (System.nanoTime() > deadline) {
-          fail("the second exec neither ended nor started:\n" + read(second.err()));
-        }
-        Thread.sleep(20);
-      }
+      Started waitingFor = second;
+      Wait.until(Duration.ofSeconds(90), "the second exec to end or start",
+          () -> !waitingFor.process().isAlive() || Files.exists(work.resolve("started-second")));
     } finally {
       // The first ends first, as in the review; the second (if it ran) after it.
       Files.writeString(work.resolve("go-first"), "");
@@ -342,13 +335,15 @@ class ExecTest {
   }
 
   private static void awaitFile(Path file, Started started) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (!Files.exists(file)) {
-      if (!started.process().isAlive() || System.nanoTime() > deadline) {
+    Wait.until(Duration.ofSeconds(90), "the sandboxed command to create " + file, () -> {
+      if (Files.exists(file)) {
+        return true;
+      }
+      if (!started.process().isAlive()) {
         fail("the sandboxed command never got ready:\n" + read(started.err()));
       }
-      Thread.sleep(20);
-    }
+      return false;
+    });
   }
 
   private static int owner(Path p) throws IOException {

@@ -3,11 +3,16 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jgit.lib.ObjectId;
@@ -251,10 +256,8 @@ class FaultSurvivalTest {
     assertThat(Forge.liveCredentials(app, runId(run))).isPositive();
 
     proxy.heal();
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (Forge.liveCredentials(app, runId(run)) > 0 && System.nanoTime() < deadline) {
-      Thread.sleep(200);
-    }
+    Wait.until(Duration.ofSeconds(30), "the sweeper to revoke the run's credentials",
+        () -> Forge.liveCredentials(app, runId(run)) == 0);
     assertThat(Forge.liveCredentials(app, runId(run))).as("the sweeper retried").isZero();
     assertThat(Forge.fetchStatus(forge, "acme/widget", token)).isEqualTo(401);
     assertThat(app.logText()).containsPattern("revocation of credential \\d+ failed, will retry");
@@ -271,18 +274,15 @@ class FaultSurvivalTest {
 
     long failuresBefore = revocationFailures();
     git.in(w, "push", "gh", "HEAD:refs/heads/revoke-retry").ok();
-    long deadline = System.nanoTime() + 90_000_000_000L;
-    while (revocationFailures() == failuresBefore && System.nanoTime() < deadline) {
-      Thread.sleep(100);
-    }
+    Wait.until(Duration.ofSeconds(90), "the revocation after the push to fail",
+        () -> revocationFailures() != failuresBefore);
     assertThat(revocationFailures()).as("the revocation after the push failed")
         .isGreaterThan(failuresBefore);
     assertThat(Forge.liveCredentials(app, runId(run), "write")).isEqualTo(1);
 
     proxy.heal();
-    while (Forge.liveCredentials(app, runId(run), "write") > 0 && System.nanoTime() < deadline) {
-      Thread.sleep(200);
-    }
+    Wait.until(Duration.ofSeconds(90), "the sweeper to revoke the write token",
+        () -> Forge.liveCredentials(app, runId(run), "write") == 0);
     assertThat(Forge.liveCredentials(app, runId(run), "write")).as("the sweeper retried").isZero();
     assertThat(app.control().get("/v1/runs/" + runId(run)).body().get("state").asText())
         .isEqualTo("live");

@@ -1,5 +1,6 @@
 package dev.pushgate.it;
 
+import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

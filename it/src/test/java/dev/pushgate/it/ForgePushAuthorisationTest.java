@@ -7,6 +7,7 @@ import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.broker.InstallationToken;
 import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,6 +1,7 @@
 package dev.pushgate.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,6 +3,9 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +13,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -48,7 +52,7 @@ class LeakProbeTest {
 
   @Test
   void noWriteTokenNorKeyMaterialSurfacesAnywhereAfterAFullScenario() throws Exception {
-    int transcriptStart = GitRun.TRANSCRIPT.length();
+    StringBuffer gitOutput = new StringBuffer();
     try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
         "--sweep-interval", "1s")) {
       app.forgeCreate("acme/widget");
@@ -65,7 +69,8 @@ class LeakProbeTest {
       String credential = ForgeRefs.credential(run);
       String gitConfig = Files.readString(Path.of(run.get("gitConfigPath").asText()));
 
-      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
+      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run))
+          .withTranscript(gitOutput);
       git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
       Path w = tmp.resolve("w");
       commit(git, w, "one");
@@ -116,7 +121,8 @@ class LeakProbeTest {
       JsonNode shortRun = app.createRun(
           "{\"workspaceId\": \"ws-leak\", \"repository\": \"acme/widget\", \"ttlSeconds\": 1}");
       String shortToken = shortRun.get("env").get("GH_TOKEN").asText();
-      Thread.sleep(3_000);
+      Wait.until(Duration.ofSeconds(60), "the sweeper to end the run past its TTL",
+          () -> Forge.liveCredentials(app, shortRun.get("runId").asText()) == 0);
       assertThat(Forge.liveCredentials(app, shortRun.get("runId").asText())).isZero();
       answers.put("ended run", app.control().get("/v1/runs/" + shortRun.get("runId").asText())
           .raw());
@@ -149,7 +155,7 @@ class LeakProbeTest {
         }
       }
       // Everything git printed, the whole traced HTTP conversation included (Basic decoded).
-      String transcript = decodeBasic(GitRun.TRANSCRIPT.substring(transcriptStart));
+      String transcript = decodeBasic(gitOutput.toString());
       assertThat(transcript).contains("Authorization: Bearer " + credential);
       assertThat(tokensIn(transcript)).as("tokens in git's output").isSubsetOf(allowed);
       assertClean("git output", transcript, keyLines);

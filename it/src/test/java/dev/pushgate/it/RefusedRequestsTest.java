@@ -10,6 +10,8 @@ import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.broker.AppKeyLoader;
+import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;

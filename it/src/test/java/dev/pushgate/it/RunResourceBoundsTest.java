@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,13 +89,9 @@ class RunResourceBoundsTest {
         asks.add(http.sendAsync(hookCall(app, floodToken, ask),
             HttpResponse.BodyHandlers.ofString()));
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (asks.stream().filter(CompletableFuture::isDone).count() < ASKS - 16) {
-        assertThat(System.nanoTime()).as("at most 16 of the run's hook calls may wait, but only "
-            + asks.stream().filter(CompletableFuture::isDone).count() + " of " + ASKS
-            + " were answered").isLessThan(deadline);
-        Thread.sleep(50);
-      }
+      Wait.forValue(Duration.ofSeconds(30), "all but 16 of the run's " + ASKS
+          + " hook calls to be answered (at most 16 may wait); answered so far",
+          () -> asks.stream().filter(CompletableFuture::isDone).count(), n -> n >= ASKS - 16);
       for (CompletableFuture<HttpResponse<String>> a : asks) {
         if (a.isDone()) {
           HttpResponse<String> r = a.get();
@@ -202,10 +202,7 @@ class RunResourceBoundsTest {
       assertThat(openDescriptors(app.pid()) - before).isLessThanOrEqualTo(64 + 16);
       // /healthz waits behind the idle connections the kernel queued, each closed within 1 s
       // once the cap is reached: 400 / 64 rounds.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (app.healthz() != 200) {
-        assertThat(System.nanoTime()).as("/healthz never answered").isLessThan(deadline);
-      }
+      Wait.until(Duration.ofSeconds(30), "/healthz to answer 200", () -> app.healthz() == 200);
       int closedByTheAppliance = 0;
       for (Socket s : idle) {
         s.setSoTimeout(1);

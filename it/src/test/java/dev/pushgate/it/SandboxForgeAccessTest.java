@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

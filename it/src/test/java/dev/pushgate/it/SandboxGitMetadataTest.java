@@ -3,6 +3,8 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,6 +3,8 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;

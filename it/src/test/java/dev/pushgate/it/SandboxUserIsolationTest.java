@@ -3,12 +3,15 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -133,13 +136,15 @@ class SandboxUserIsolationTest {
   }
 
   private static void awaitReady(Started s) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (!Files.exists(s.work().resolve("ready"))) {
-      if (!s.process().isAlive() || System.nanoTime() > deadline) {
+    Wait.until(Duration.ofSeconds(90), "the sandboxed command to get ready", () -> {
+      if (Files.exists(s.work().resolve("ready"))) {
+        return true;
+      }
+      if (!s.process().isAlive()) {
         fail("the sandboxed command never got ready:\n" + Files.readString(s.err()));
       }
-      Thread.sleep(20);
-    }
+      return false;
+    });
   }
 
   private static void finish(Started s) throws Exception {

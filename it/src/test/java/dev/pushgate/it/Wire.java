@@ -1,5 +1,6 @@
 package dev.pushgate.it;
 
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

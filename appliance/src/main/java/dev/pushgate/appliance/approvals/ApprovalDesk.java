@@ -44,6 +44,8 @@ public final class ApprovalDesk {
 
   /** Questions one run may have waiting at once, unless the appliance says otherwise. */
   public static final int DEFAULT_HELD_PER_RUN = 8;
+  /** How long a long poll counts as a connected approver, unless the appliance says otherwise. */
+  public static final Duration DEFAULT_POLL_GRACE = Duration.ofSeconds(10);
 
   private record Pending(Question question, CompletableFuture<Answer> answer) {}
 
@@ -82,12 +84,25 @@ public final class ApprovalDesk {
 
   public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, ApprovalLog store,
       Predicate<String> runLive, int heldPerRun) {
+    this(clock, timeout, keepalive, DEFAULT_POLL_GRACE, store, runLive, heldPerRun);
+  }
+
+  /**
+   * {@code pollGrace}: how long after a long poll an approver still counts as connected, so that
+   * the gap between one poll and the next does not turn questions into refusals.
+   */
+  public ApprovalDesk(Clock clock, Duration timeout, Duration keepalive, Duration pollGrace,
+      ApprovalLog store, Predicate<String> runLive, int heldPerRun) {
+    if (pollGrace.isNegative()) {
+      throw new IllegalArgumentException("the approver poll grace must not be negative: "
+          + pollGrace);
+    }
     this.runLive = runLive;
     this.heldPerRun = new RunSlots(heldPerRun);
     this.clock = clock;
     this.timeout = timeout;
     this.keepalive = keepalive;
-    this.pollGrace = Duration.ofSeconds(10);
+    this.pollGrace = pollGrace;
     this.store = store;
   }
 
@@ -95,7 +110,7 @@ public final class ApprovalDesk {
     return timeout;
   }
 
-  /** An approver is connected: a stream is open, or someone polled in the last 10 s. */
+  /** An approver is connected: a stream is open, or someone polled within the poll grace. */
   public boolean approverConnected() {
     return streams.get() > 0 || lastPoll.plus(pollGrace).isAfter(clock.instant());
   }

@@ -124,7 +124,7 @@ final class DemoCommand implements Callable<Integer> {
     return new Settings(dataDir, "127.0.0.1", 0, false, null, d.runTtl(), d.maxRunTtl(),
         d.refreshBefore(), d.forgeTokenLifetime(), d.maxPackBytes(), d.clientTimeout(),
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(5), d.sandbox(),
-        Duration.ofSeconds(30), d.hookAsk(), null, DefaultRules.NONE,
+        Duration.ofSeconds(30), d.approverPollGrace(), d.hookAsk(), null, DefaultRules.NONE,
         d.writeTokensPerMinute(), d.limits(),
         d.passEnv());
   }

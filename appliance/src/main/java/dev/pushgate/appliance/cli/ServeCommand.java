@@ -90,6 +90,13 @@ final class ServeCommand implements Callable<Integer> {
       description = "How long an ask-first push is held for an approver before it is denied. Default: ${DEFAULT-VALUE}")
   Duration approvalTimeout;
 
+  @Option(names = "--approver-poll-grace", defaultValue = "10s",
+      converter = Units.DurationConverter.class,
+      description = "How long after a long poll of /v1/approvals an approver still counts as"
+          + " connected; with none connected, an ask-first push is denied at once."
+          + " Default: ${DEFAULT-VALUE}")
+  Duration approverPollGrace;
+
   @Option(names = "--hook-ask", defaultValue = "approvers", paramLabel = "approvers|passthrough",
       description = "What the Claude Code hook does with ask: hold it for pushgate's approvers"
           + " (default), or pass it through to Claude Code.")
@@ -196,6 +203,7 @@ final class ServeCommand implements Callable<Integer> {
         d.maxRunTtl(), refreshBefore, forgeTokenLifetime, maxPackBytes, clientTimeout,
         upstreamTimeout, sweepInterval, d.shutdownGrace(),
         SandboxSwitch.resolve(sandbox, System.getenv(SandboxSwitch.ENV)), approvalTimeout,
+        approverPollGrace,
         switch (hookAsk) {
           case "approvers" -> RunApi.HookAsk.APPROVERS;
           case "passthrough" -> RunApi.HookAsk.PASSTHROUGH;

