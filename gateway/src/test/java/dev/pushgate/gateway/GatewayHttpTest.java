@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import dev.pushgate.testkit.Wait;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -400,10 +401,12 @@ class GatewayHttpTest {
   }
 
   /** Closes of a lease; the gateway gives an unused one back just after answering. */
-  private static int closesOf(RecordingUpstream.Lease lease) throws InterruptedException {
-    long deadline = System.nanoTime() + 5_000_000_000L;
-    while (lease.closes.get() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
+  private static int closesOf(RecordingUpstream.Lease lease) {
+    try {
+      Wait.until(Duration.ofSeconds(30), "the push's write token to be revoked",
+          () -> lease.closes.get() > 0);
+    } catch (Exception e) {
+      throw new AssertionError(e.getMessage(), e);
     }
     return lease.closes.get();
   }

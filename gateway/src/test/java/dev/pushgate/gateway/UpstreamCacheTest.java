@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.broker.Secret;
+import dev.pushgate.testkit.Wait;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -183,12 +184,10 @@ class UpstreamCacheTest {
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
   }
 
-  /** Waits up to 30 s for the background compaction, then checks that nothing was lost. */
+  /** Waits for the background compaction, then checks that nothing was lost. */
   private void assertCompactedInStepWithUpstream(ObjectId tip) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (packs() > 2 && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
+    Wait.until(Duration.ofSeconds(60), "the cache's packs to be compacted to two at most",
+        () -> packs() <= 2);
 
     assertThat(packs()).isLessThanOrEqualTo(2);
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
