@@ -83,7 +83,10 @@ class CredentialLifecycleTest {
 
   @Test
   void afterKillDashNineARestartRevokesWhatEndedAndResumesWhatLives() throws Exception {
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"))) {
+    // No sweep while the appliance runs: on a busy machine the clone below can outlast the short
+    // run's 3 s, and a sweep would end it before the crash this test is about.
+    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
+        "--sweep-interval", "1h")) {
       app.forgeCreate("acme/widget");
       JsonNode shortRun = app.createRun(
           "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 3}");
