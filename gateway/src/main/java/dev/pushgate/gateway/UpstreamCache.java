@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -84,7 +85,7 @@ final class UpstreamCache {
    */
   private final ConcurrentHashMap<String, CompletableFuture<Void>> fetching =
       new ConcurrentHashMap<>();
-  /** Runs those fetches: a round trip to upstream each, for different repositories at once. */
+  /** Runs those fetches: round trips to upstream, for different repositories at once. */
   private final ThreadPoolExecutor fetcher = fetchPool();
 
   UpstreamCache(Path root, int timeoutSeconds, PushMetrics metrics) {
@@ -194,7 +195,8 @@ final class UpstreamCache {
       try {
         fetcher.execute(() -> fetchAhead(repo, remoteUrl, token, asked, fetched));
       } catch (RejectedExecutionException e) {
-        fetchAhead(repo, remoteUrl, token, asked, fetched); // under the lock already: reentrant
+        // four fetches at once already: this one here, before its advertisement
+        fetchAhead(repo, remoteUrl, token, asked, fetched);
       }
       return upstream;
     } finally {
@@ -464,16 +466,16 @@ final class UpstreamCache {
     });
   }
 
-  /** Up to 4 threads, gone when idle; more fetches queue. */
+  /**
+   * Up to 4 threads, gone a second after their fetch: upstream moving is the rarer case, and
+   * they should not linger. A fifth fetch at once runs in its advertisement's request instead.
+   */
   private static ThreadPoolExecutor fetchPool() {
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "pushgate-cache-fetch");
-          t.setDaemon(true);
-          return t;
-        });
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
+    return new ThreadPoolExecutor(0, 4, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+      Thread t = new Thread(r, "pushgate-cache-fetch");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   private ReentrantLock lockOf(RepoSlug repo) {
