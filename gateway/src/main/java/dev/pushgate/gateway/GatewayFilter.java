@@ -30,7 +30,6 @@ final class GatewayFilter implements Filter {
   static final String REPO_ATTRIBUTE = RepoSlug.class.getName();
   static final String EARLY_TOKEN_ATTRIBUTE = EarlyWriteToken.class.getName();
   static final String STREAMED_ATTRIBUTE = StreamedForward.class.getName();
-  static final String ADVERTISEMENT_ATTRIBUTE = UpstreamAdvertisement.class.getName();
   private static final List<String> SMART_HTTP_SUFFIXES =
       List.of("/info/refs", "/git-receive-pack", "/git-upload-pack");
 
@@ -94,7 +93,13 @@ final class GatewayFilter implements Filter {
             "The push gateway serves pushes only; fetches go to upstream.");
         return;
       }
-      if (!syncForAdvertisement(req, rsp, run.get(), repo.get())) {
+      try {
+        cache.sync(repo.get(), upstream.remoteUrl(repo.get()),
+            upstream.readToken(run.get(), repo.get()));
+      } catch (UpstreamException e) {
+        log.warn("run {}: sync of {} failed: {}", run.get().runId(), repo.get(), e.getMessage());
+        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(
+            "upstream " + repo.get() + " cannot be read right now; nothing was pushed, try again"));
         return;
       }
     }
@@ -156,25 +161,6 @@ final class GatewayFilter implements Filter {
       return;
     }
     chain.doFilter(req, response);
-  }
-
-  /**
-   * Syncs the cache before an advertisement; false when the request is answered. When upstream
-   * moved, JGit advertises upstream's refs while the cache fetches their objects.
-   */
-  private boolean syncForAdvertisement(HttpServletRequest req, HttpServletResponse rsp,
-      RunContext run, RepoSlug repo) throws IOException {
-    try {
-      cache.syncAhead(repo, upstream.remoteUrl(repo), upstream.readToken(run, repo))
-          .ifPresent(refs ->
-              req.setAttribute(ADVERTISEMENT_ATTRIBUTE, new UpstreamAdvertisement(refs)));
-      return true;
-    } catch (UpstreamException e) {
-      log.warn("run {}: sync of {} failed: {}", run.runId(), repo, e.getMessage());
-      text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(
-          "upstream " + repo + " cannot be read right now; nothing was pushed, try again"));
-      return false;
-    }
   }
 
   @Override

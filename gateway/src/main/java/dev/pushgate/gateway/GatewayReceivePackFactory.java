@@ -69,11 +69,6 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     // reads (ClientReadTimeout); writes to a client that stopped reading end at Jetty's idle
     // timeout.
     rp.setRefFilter(GatewayReceivePackFactory::branchesAndTags);
-    // Upstream moved: its refs are advertised while the cache fetches them.
-    Object ahead = req.getAttribute(GatewayFilter.ADVERTISEMENT_ATTRIBUTE);
-    if (ahead instanceof UpstreamAdvertisement advertisement) {
-      rp.setAdvertiseRefsHook(advertisement);
-    }
     rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.<PreReceiveHook>of(
         GatewayReceivePackFactory::refuseFunnyRefNames,
         new PushHook(run, repo, config, upstream, audit, approvals, forwarder, cache, metrics,

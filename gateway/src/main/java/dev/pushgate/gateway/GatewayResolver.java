@@ -2,23 +2,14 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.broker.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.lib.Repository;
-import org.eclipse.jgit.transport.ServiceMayNotContinueException;
 import org.eclipse.jgit.transport.resolver.RepositoryResolver;
 import org.eclipse.jgit.transport.resolver.ServiceNotAuthorizedException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-/**
- * Opens the cache of the repository {@link GatewayFilter} checked for this request; for a push,
- * once the cache holds what its advertisement showed.
- */
+/** Opens the cache of the repository {@link GatewayFilter} checked for this request. */
 final class GatewayResolver implements RepositoryResolver<HttpServletRequest> {
-  private static final Logger log = LoggerFactory.getLogger(GatewayResolver.class);
-
   private final UpstreamCache cache;
 
   GatewayResolver(UpstreamCache cache) {
@@ -27,23 +18,11 @@ final class GatewayResolver implements RepositoryResolver<HttpServletRequest> {
 
   @Override
   public Repository open(HttpServletRequest req, String name)
-      throws RepositoryNotFoundException, ServiceNotAuthorizedException,
-      ServiceMayNotContinueException {
+      throws RepositoryNotFoundException, ServiceNotAuthorizedException {
     RunContext run = (RunContext) req.getAttribute(GatewayFilter.RUN_ATTRIBUTE);
     RepoSlug repo = (RepoSlug) req.getAttribute(GatewayFilter.REPO_ATTRIBUTE);
     if (run == null || repo == null || !run.mayReach(repo)) {
       throw new ServiceNotAuthorizedException();
-    }
-    if ("POST".equals(req.getMethod())) {
-      // Before JGit reads the cache's refs or resolves a thin pack against it.
-      try {
-        cache.awaitFetch(repo);
-      } catch (UpstreamException e) {
-        log.warn("run {}: sync of {} failed: {}", run.runId(), repo, e.getMessage());
-        throw new ServiceMayNotContinueException(Refusals.render("upstream " + repo
-            + " cannot be read right now; nothing was pushed, try again"),
-            HttpServletResponse.SC_BAD_GATEWAY);
-      }
     }
     try {
       return cache.open(repo);

@@ -13,16 +13,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
@@ -49,13 +45,6 @@ import org.slf4j.LoggerFactory;
 /**
  * One bare repository per upstream repository, kept in step with upstream so that a client's thin
  * pack resolves and non-fast-forward updates are recognised. Only branches and tags are mirrored.
- *
- * <p>When upstream moved, the advertisement need not wait for the fetch ({@link #syncAhead}): it
- * shows upstream's refs as listed, and the fetch of their objects runs while the client computes
- * and sends its pack. The push that follows waits for that fetch ({@link #awaitFetch}) before JGit
- * reads the cache, so JGit checks the commands' old ids against refs that hold what was
- * advertised, and resolves a thin pack against objects the cache has; a fetch that failed fails
- * that push.
  */
 final class UpstreamCache {
   private static final Logger log = LoggerFactory.getLogger(UpstreamCache.class);
@@ -77,16 +66,6 @@ final class UpstreamCache {
   /** Writes them after the pushes are answered. */
   private final ThreadPoolExecutor refWriter =
       oneThreadWhenBusy("pushgate-cache-refs", Thread.NORM_PRIORITY);
-
-  /**
-   * The latest fetch an advertisement did not wait for, per repository. Done ones are removed;
-   * failed ones stay, so that the push which follows the advertisement fails, until the next sync
-   * of the repository.
-   */
-  private final ConcurrentHashMap<String, CompletableFuture<Void>> fetching =
-      new ConcurrentHashMap<>();
-  /** Runs those fetches: round trips to upstream, for different repositories at once. */
-  private final ThreadPoolExecutor fetcher = fetchPool();
 
   UpstreamCache(Path root, int timeoutSeconds, PushMetrics metrics) {
     this.root = root;
@@ -150,111 +129,18 @@ final class UpstreamCache {
    * again, this is one request for upstream's ref list.
    */
   void sync(RepoSlug repo, String remoteUrl, Secret token) throws UpstreamException {
-    syncAhead(repo, remoteUrl, token);
-    awaitFetch(repo);
-  }
-
-  /**
-   * Syncs the cache for an advertisement. Empty when the cache holds upstream's refs on return
-   * (they were in step, or the ref list could not be read and the fetch ran here). Otherwise
-   * upstream's branches and tags as just listed, to be advertised, while their objects are
-   * fetched in the background: whatever then reads the cache's refs or objects for a push calls
-   * {@link #awaitFetch} first.
-   */
-  Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token)
-      throws UpstreamException {
     long asked = System.nanoTime();
-    // Compared with a cache that an earlier fetch is about to change, the list would differ
-    // and fetch again; whether that fetch failed is found below.
-    awaitQuietly(repo);
     ReentrantLock lock = lockOf(repo);
     lock.lock();
     long start = System.nanoTime();
+    boolean fetched;
     try {
       writeLanded(repo);
-      CompletableFuture<Void> earlier = fetching.get(repo.key());
-      if (earlier != null && earlier.isDone()) {
-        fetching.remove(repo.key(), earlier); // failed: this sync decides afresh
-      }
-      Optional<Map<String, ObjectId>> upstream =
-          UpstreamRefList.read(remoteUrl, token, timeoutSeconds);
-      if (upstream.isPresent() && upstream.get().equals(mirrored(repo))) {
-        compactIfCrowded(repo);
-        onSynced(repo, asked, start, false);
-        return Optional.empty();
-      }
-      if (upstream.isEmpty()) {
-        // the fetch finds out why, and says so
-        boolean moved = fetch(repo, remoteUrl, token, start);
-        compactIfCrowded(repo);
-        onSynced(repo, asked, start, moved);
-        return Optional.empty();
-      }
-      CompletableFuture<Void> fetched = new CompletableFuture<>();
-      fetching.put(repo.key(), fetched);
-      try {
-        fetcher.execute(() -> fetchAhead(repo, remoteUrl, token, asked, fetched));
-      } catch (RejectedExecutionException e) {
-        // four fetches at once already: this one here, before its advertisement
-        fetchAhead(repo, remoteUrl, token, asked, fetched);
-      }
-      return upstream;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * Waits for the fetch a {@link #syncAhead} of {@code repo} left running, if any; fails if it
-   * failed, or if it does not end within three upstream timeouts (one for the lock, two for the
-   * fetch's requests).
-   */
-  void awaitFetch(RepoSlug repo) throws UpstreamException {
-    CompletableFuture<Void> pending = fetching.get(repo.key());
-    if (pending == null) {
-      return;
-    }
-    try {
-      pending.get(3L * timeoutSeconds, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof UpstreamException u ? u
-          : new UpstreamException("could not read " + repo + " upstream", e.getCause());
-    } catch (TimeoutException e) {
-      throw new UpstreamException("reading " + repo + " upstream took too long", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new UpstreamException("interrupted while reading " + repo + " upstream", e);
-    }
-  }
-
-  private void awaitQuietly(RepoSlug repo) {
-    try {
-      awaitFetch(repo);
-    } catch (UpstreamException e) {
-      // this sync tries again
-    }
-  }
-
-  private void fetchAhead(RepoSlug repo, String remoteUrl, Secret token, long asked,
-      CompletableFuture<Void> done) {
-    ReentrantLock lock = lockOf(repo);
-    lock.lock();
-    long start = System.nanoTime();
-    try {
-      writeLanded(repo);
-      boolean moved = fetch(repo, remoteUrl, token, start);
+      fetched = !unchanged(repo, remoteUrl, token) && fetch(repo, remoteUrl, token, start);
       compactIfCrowded(repo);
-      onSynced(repo, asked, start, moved);
-      fetching.remove(repo.key(), done);
-      done.complete(null);
-    } catch (UpstreamException | RuntimeException e) {
-      done.completeExceptionally(e);
     } finally {
       lock.unlock();
     }
-  }
-
-  private void onSynced(RepoSlug repo, long asked, long start, boolean fetched) {
     metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, fetched);
     log.debug("synced cache of {} in {} ms ({})", repo, (System.nanoTime() - start) / 1_000_000,
         fetched ? "fetched" : "unchanged");
@@ -346,19 +232,27 @@ final class UpstreamCache {
     }
   }
 
-  /** The cache's branches and tags; none when it cannot be read, and the fetch finds out. */
-  private Map<String, ObjectId> mirrored(RepoSlug repo) {
-    Map<String, ObjectId> mirrored = new HashMap<>();
+  /**
+   * Whether upstream's branches and tags are those of the cache, read in one request without
+   * JGit's fetch machinery; false also when that cannot be told, and the fetch finds out.
+   */
+  private boolean unchanged(RepoSlug repo, String remoteUrl, Secret token) {
+    Optional<Map<String, ObjectId>> upstream =
+        UpstreamRefList.read(remoteUrl, token, timeoutSeconds);
+    if (upstream.isEmpty()) {
+      return false;
+    }
     try (Repository cache = open(repo)) {
+      Map<String, ObjectId> mirrored = new HashMap<>();
       for (Ref r : cache.getRefDatabase().getRefsByPrefix(Constants.R_HEADS, Constants.R_TAGS)) {
         if (r.getObjectId() != null) {
           mirrored.put(r.getName(), r.getObjectId());
         }
       }
+      return mirrored.equals(upstream.get());
     } catch (IOException e) {
-      mirrored.put("(unreadable)", ObjectId.zeroId()); // never equal to a ref list
+      return false;
     }
-    return mirrored;
   }
 
   /**
@@ -462,18 +356,6 @@ final class UpstreamCache {
       Thread t = new Thread(r, name);
       t.setDaemon(true);
       t.setPriority(priority);
-      return t;
-    });
-  }
-
-  /**
-   * Up to 4 threads, gone a second after their fetch: upstream moving is the rarer case, and
-   * they should not linger. A fifth fetch at once runs in its advertisement's request instead.
-   */
-  private static ThreadPoolExecutor fetchPool() {
-    return new ThreadPoolExecutor(0, 4, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, "pushgate-cache-fetch");
-      t.setDaemon(true);
       return t;
     });
   }

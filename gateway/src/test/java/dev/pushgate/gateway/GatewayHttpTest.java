@@ -3,7 +3,6 @@ package dev.pushgate.gateway;
 import static dev.pushgate.gateway.TestRepos.commit;
 import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.broker.RepoSlug;
 import dev.pushgate.policy.Decision;
@@ -373,65 +372,6 @@ class GatewayHttpTest {
       assertThat(mints).startsWith("minted", "minted");
       assertThat(mints.subList(2, mints.size())).isNotEmpty().containsOnly("rate-limited");
     }
-  }
-
-  @Test
-  void whenUpstreamMovedThePushIsAdvertisedBeforeTheCacheFetchedAndWaitsForIt() throws Exception {
-    syncTheCache();
-    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
-    // The cache's fetch goes only once the push's commands are read (its token is asked for):
-    // the advertisement did not wait for it.
-    upstreamServer.beforeUploadPack = () -> {
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (mints.isEmpty()) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the push never came");
-        }
-        Thread.onSpinWait();
-      }
-    };
-    try (Repository client = clientWithNewMain()) {
-      // Built on what upstream has now, so its thin pack leaves out objects the cache has only
-      // once it has fetched.
-      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), moved);
-      TestRepos.setRef(client, "refs/heads/feature", next);
-
-      PushResult r = push(client, false, "refs/heads/feature:refs/heads/feature");
-
-      assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
-          .isEqualTo(RemoteRefUpdate.Status.OK);
-      assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
-    }
-  }
-
-  @Test
-  void aCacheFetchThatFailsAfterTheAdvertisementFailsThePushAndNothingLands() throws Exception {
-    syncTheCache();
-    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
-    upstreamServer.beforeUploadPack = () -> {
-      throw new IllegalStateException("upstream broke");
-    };
-    try (Repository client = clientWithNewMain()) {
-      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), moved);
-      TestRepos.setRef(client, "refs/heads/feature", next);
-
-      assertThatThrownBy(() -> push(client, false, "refs/heads/feature:refs/heads/feature"))
-          .hasMessageContaining("502 Bad Gateway");
-      assertThat(upstream.exactRef("refs/heads/feature")).isNull();
-    }
-  }
-
-  /** The second waits for the fetch the first may have left running: then the cache is in step. */
-  private void syncTheCache() throws Exception {
-    assertThat(advertisement().statusCode()).isEqualTo(200);
-    assertThat(advertisement().statusCode()).isEqualTo(200);
-  }
-
-  private HttpResponse<String> advertisement() throws Exception {
-    return get("/git/github.com/acme/widget.git/info/refs?service=git-receive-pack",
-        "Bearer " + CREDENTIAL);
   }
 
   /** A client repository holding upstream's branches, with one new commit on main. */

@@ -30,8 +30,6 @@ final class HttpUpstream implements AutoCloseable {
   final List<Seen> requests = new CopyOnWriteArrayList<>();
   /** Runs in upstream's receive-pack before it updates refs, when set. */
   volatile PreReceiveHook hook;
-  /** Runs before upstream answers a fetch's {@code POST git-upload-pack}, when set. */
-  volatile Runnable beforeUploadPack;
 
   HttpUpstream(Path root) throws Exception {
     this.root = root;
@@ -58,11 +56,6 @@ final class HttpUpstream implements AutoCloseable {
       requests.add(new Seen(http.getMethod() + " " + http.getRequestURI()
           + (http.getQueryString() == null ? "" : "?" + http.getQueryString()),
           http.getHeader("Authorization") != null));
-      Runnable before = beforeUploadPack;
-      if (before != null && "POST".equals(http.getMethod())
-          && http.getRequestURI().endsWith("/git-upload-pack")) {
-        before.run();
-      }
       chain.doFilter(req, rsp);
     };
     context.addFilter(new FilterHolder(recorder), "/*",

@@ -10,11 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Constants;
@@ -185,92 +181,6 @@ class UpstreamCacheTest {
 
     assertThat(fetches).containsExactly(false);
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
-  }
-
-  @Test
-  void whenUpstreamMovedItsRefsComeAtOnceAndTheAwaitEndsOnceTheCacheHoldsThem() throws Exception {
-    String url = http.url(tmp.resolve("upstream.git"));
-    cache.sync(REPO, url, TOKEN);
-    Map<String, ObjectId> before = refs(cacheRepo());
-    moveMain();
-    CountDownLatch fetchMayGo = new CountDownLatch(1);
-    http.beforeUploadPack = () -> awaitUninterruptibly(fetchMayGo);
-
-    Optional<Map<String, ObjectId>> ahead = cache.syncAhead(REPO, url, TOKEN);
-
-    assertThat(ahead).contains(refs(upstream));
-    assertThat(refs(cacheRepo())).as("the fetch is held up").isEqualTo(before);
-    AtomicReference<Map<String, ObjectId>> seenAfterAwait = new AtomicReference<>();
-    Thread awaiting = new Thread(() -> {
-      try {
-        cache.awaitFetch(REPO);
-        seenAfterAwait.set(refs(cacheRepo()));
-      } catch (Exception e) {
-        seenAfterAwait.set(Map.of("failed: " + e, ObjectId.zeroId()));
-      }
-    });
-    awaiting.start();
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (awaiting.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(awaiting.getState()).as("waiting for the fetch")
-        .isEqualTo(Thread.State.TIMED_WAITING);
-    fetchMayGo.countDown();
-    awaiting.join(Duration.ofSeconds(30).toMillis());
-
-    assertThat(seenAfterAwait.get()).isEqualTo(refs(upstream));
-    assertThat(fetches).containsExactly(true, true);
-  }
-
-  @Test
-  void aSyncAheadWithUpstreamUnchangedHasNothingToAdvertiseOrAwait() throws Exception {
-    String url = http.url(tmp.resolve("upstream.git"));
-    cache.sync(REPO, url, TOKEN);
-
-    assertThat(cache.syncAhead(REPO, url, TOKEN)).isEmpty();
-    cache.awaitFetch(REPO);
-    assertThat(fetches).containsExactly(true, false);
-  }
-
-  @Test
-  void aFetchThatFailsAfterTheAdvertisementFailsTheAwaitUntilTheNextSync() throws Exception {
-    String url = http.url(tmp.resolve("upstream.git"));
-    cache.sync(REPO, url, TOKEN);
-    moveMain();
-    http.beforeUploadPack = () -> {
-      throw new IllegalStateException("upstream broke");
-    };
-
-    assertThat(cache.syncAhead(REPO, url, TOKEN)).contains(refs(upstream));
-    assertThatThrownBy(() -> cache.awaitFetch(REPO)).isInstanceOf(UpstreamException.class)
-        .hasMessageStartingWith("could not read acme/widget")
-        .hasMessageNotContaining(TOKEN.reveal());
-    assertThatThrownBy(() -> cache.awaitFetch(REPO)).as("still, for any push after it")
-        .isInstanceOf(UpstreamException.class);
-
-    http.beforeUploadPack = null;
-    assertThat(cache.syncAhead(REPO, url, TOKEN)).contains(refs(upstream));
-    cache.awaitFetch(REPO);
-    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
-    assertThat(syncs).containsExactly(true, false, true);
-  }
-
-  private void moveMain() throws Exception {
-    RevCommit next = TestRepos.commit(upstream, "moved", Map.of("README", "moved"),
-        TestRepos.idOf(upstream, "refs/heads/main"));
-    TestRepos.setRef(upstream, "refs/heads/main", next);
-  }
-
-  private static void awaitUninterruptibly(CountDownLatch latch) {
-    try {
-      if (!latch.await(30, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("the test never let the fetch go");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   /** Waits up to 30 s for the background compaction, then checks that nothing was lost. */
