@@ -552,6 +552,9 @@ public final class Bench {
     Stats sm = Stats.of(moved);
     double ratio = sg.median() / sd.median();
     double ratioMoved = sm.median() / sd.median();
+    Stats firstD = Stats.of(coldDirect);
+    Stats firstG = Stats.of(coldGateway);
+    double ratioFirst = firstG.median() / firstD.median();
     report.heading("1. Small push");
     report.text("One new commit changing one small file, pushed onto an existing branch of a"
         + " repository with 200 commits in 20 files (`acme/widget` through the gateway,"
@@ -571,16 +574,18 @@ public final class Bench {
             "appliance CPU per push (ms)"),
         List.of(row("direct to the forge", sd, cpuD / 1e6 / n),
             row("through the gateway", sg, cpuG / 1e6 / n),
-            row("direct, first pushes after start-up", Stats.of(coldDirect), Double.NaN),
-            row("through the gateway, first pushes after start-up", Stats.of(coldGateway),
-                Double.NaN),
+            row("direct, first pushes after start-up", firstD, Double.NaN),
+            row("through the gateway, first pushes after start-up", firstG, Double.NaN),
             row("through the gateway, upstream moved", sm, cpuM / 1e6 / n)));
-    report.text(String.format(Locale.ROOT, "gateway / direct (medians): **%.2f×**, upstream"
-        + " moved **%.2f×** (target ≤ 1.3×)", ratio, ratioMoved));
+    report.text(String.format(Locale.ROOT, "gateway / direct (medians): **%.2f×** (target ≤"
+        + " 1.2×), upstream moved **%.2f×** (target ≤ 1.5×), first pushes after start-up"
+        + " **%.2f×** (target ≤ 1.6×)", ratio, ratioMoved, ratioFirst));
     report.summary("1. small push, ms (n=" + n + ")", sd.summary(0), sg.summary(0),
-        fmtRatio(ratio), "≤ 1.3×", ratio <= 1.3 ? "yes" : "**no**");
+        fmtRatio(ratio), "≤ 1.2×", ratio <= 1.2 ? "yes" : "**no**");
     report.summary("1. small push, upstream moved since the last push, ms", sd.summary(0),
-        sm.summary(0), fmtRatio(ratioMoved), "≤ 1.3×", ratioMoved <= 1.3 ? "yes" : "**no**");
+        sm.summary(0), fmtRatio(ratioMoved), "≤ 1.5×", ratioMoved <= 1.5 ? "yes" : "**no**");
+    report.summary("1. small push, the first 3 after start-up, ms", firstD.summary(0),
+        firstG.summary(0), fmtRatio(ratioFirst), "≤ 1.6×", ratioFirst <= 1.6 ? "yes" : "**no**");
   }
 
   /**
@@ -641,8 +646,8 @@ public final class Bench {
         + (long) msPerTick + " ms, so small values are coarse):");
     report.table(List.of("thread", "direct (ms per push)", "gateway (ms per push)"), threadRows);
     report.summary("1b. small push at the end of the run, ms (n=" + n + ")", Stats.of(d).summary(0),
-        Stats.of(g).summary(0), fmtRatio(Stats.of(g).median() / Stats.of(d).median()), "≤ 1.3×",
-        Stats.of(g).median() / Stats.of(d).median() <= 1.3 ? "yes" : "**no**");
+        Stats.of(g).summary(0), fmtRatio(Stats.of(g).median() / Stats.of(d).median()), "≤ 1.2×",
+        Stats.of(g).median() / Stats.of(d).median() <= 1.2 ? "yes" : "**no**");
   }
 
   private static long packs(Path repo) {
