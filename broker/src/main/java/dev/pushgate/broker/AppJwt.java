@@ -9,6 +9,7 @@ import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.broker.BrokerException.Reason;
+import dev.pushgate.types.Secret;
 import java.security.interfaces.RSAPrivateKey;
 import java.time.Clock;
 import java.time.Duration;

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.broker.BrokerException.Reason;
 import dev.pushgate.broker.GitHubRest.Method;
 import dev.pushgate.broker.TokenGrant.GrantedRepository;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.security.interfaces.RSAPrivateKey;
 import java.time.Clock;

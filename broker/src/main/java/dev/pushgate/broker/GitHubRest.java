@@ -2,6 +2,7 @@ package dev.pushgate.broker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.broker.BrokerException.Reason;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;

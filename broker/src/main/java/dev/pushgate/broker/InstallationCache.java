@@ -1,5 +1,6 @@
 package dev.pushgate.broker;
 
+import dev.pushgate.types.RepoSlug;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

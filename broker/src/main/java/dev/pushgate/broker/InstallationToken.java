@@ -1,5 +1,6 @@
 package dev.pushgate.broker;
 
+import dev.pushgate.types.Secret;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.Map;

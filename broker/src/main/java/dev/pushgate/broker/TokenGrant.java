@@ -3,6 +3,7 @@ package dev.pushgate.broker;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.OffsetDateTime;

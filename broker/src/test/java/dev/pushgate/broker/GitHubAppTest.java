@@ -19,6 +19,8 @@ import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.nimbusds.jose.crypto.RSASSAVerifier;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.broker.BrokerException.Reason;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 import java.nio.file.Path;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package dev.pushgate.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.types.Secret;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;

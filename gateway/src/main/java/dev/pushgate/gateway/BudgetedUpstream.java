@@ -1,7 +1,7 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 
 /**
  * The upstream as the gateway's push path uses it: every write token is taken from the run's

@@ -1,6 +1,6 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

@@ -1,6 +1,6 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;

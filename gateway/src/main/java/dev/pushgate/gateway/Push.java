@@ -1,6 +1,6 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.ServletRequest;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRules;
 import java.util.List;

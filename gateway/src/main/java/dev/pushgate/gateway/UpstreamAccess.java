@@ -1,7 +1,7 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 
 /** How the gateway reaches a repository upstream. Port owned by the gateway. */
 public interface UpstreamAccess {

@@ -1,7 +1,7 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.RepoSlug;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

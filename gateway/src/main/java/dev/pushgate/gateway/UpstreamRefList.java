@@ -1,6 +1,6 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;

@@ -1,6 +1,6 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 
 /** A write token minted for one push. Closing it revokes it. */
 public interface WriteTokenLease extends AutoCloseable {

@@ -2,7 +2,7 @@ package dev.pushgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

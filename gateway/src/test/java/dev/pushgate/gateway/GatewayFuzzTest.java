@@ -3,7 +3,7 @@ package dev.pushgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.PushRules;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;

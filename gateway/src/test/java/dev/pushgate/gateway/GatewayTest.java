@@ -2,8 +2,8 @@ package dev.pushgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.broker.RepoSlug;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRule;
 import dev.pushgate.policy.PushRules;

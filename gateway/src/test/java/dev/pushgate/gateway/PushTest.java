@@ -3,7 +3,7 @@ package dev.pushgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.PushRules;
 import java.util.List;
 import java.util.Optional;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpServer;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;

@@ -6,7 +6,7 @@ import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.gateway.PushRecord;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -12,7 +12,7 @@ import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.LocalForge;
 import dev.pushgate.appliance.logging.Redaction;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
 import java.io.ByteArrayOutputStream;

@@ -2,7 +2,7 @@ package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.forge.ForgeRepositories;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

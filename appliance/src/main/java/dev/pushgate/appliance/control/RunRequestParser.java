@@ -6,7 +6,7 @@ import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.runs.NewRun;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.SandboxInput;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
 import java.time.Duration;

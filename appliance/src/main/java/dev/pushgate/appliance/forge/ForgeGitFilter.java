@@ -1,7 +1,7 @@
 package dev.pushgate.appliance.forge;
 
 import dev.pushgate.appliance.SandboxSocket;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.gateway.LiteralGitPath;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;

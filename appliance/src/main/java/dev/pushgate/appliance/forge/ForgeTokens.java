@@ -1,7 +1,7 @@
 package dev.pushgate.appliance.forge;
 
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

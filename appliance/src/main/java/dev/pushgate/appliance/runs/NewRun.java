@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.runs;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.WorkspaceRules;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.pushgate.appliance.runs;
 
 import dev.pushgate.broker.BrokerException;
-import dev.pushgate.broker.RepoSlug;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.UpstreamAccess;
 import dev.pushgate.gateway.UpstreamException;

@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.store;
 
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import java.security.GeneralSecurityException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

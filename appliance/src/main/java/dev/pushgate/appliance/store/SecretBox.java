@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.store;
 
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.runs.NewRun;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.SandboxInput;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.WorkspaceRules;
 import java.time.Duration;

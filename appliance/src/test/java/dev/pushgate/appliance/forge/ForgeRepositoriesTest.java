@@ -3,7 +3,7 @@ package dev.pushgate.appliance.forge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

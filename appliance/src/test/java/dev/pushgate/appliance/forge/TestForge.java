@@ -9,7 +9,7 @@ import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.broker.RepoSlug;
+import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.URI;

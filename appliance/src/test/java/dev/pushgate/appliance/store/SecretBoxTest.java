@@ -3,7 +3,7 @@ package dev.pushgate.appliance.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

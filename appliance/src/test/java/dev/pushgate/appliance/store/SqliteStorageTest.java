@@ -2,7 +2,7 @@ package dev.pushgate.appliance.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.forge.ForgeTokens;
-import dev.pushgate.broker.Secret;
+import dev.pushgate.types.Secret;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.pushgate.broker;
+package dev.pushgate.types;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

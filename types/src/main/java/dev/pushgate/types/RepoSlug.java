@@ -1,4 +1,4 @@
-package dev.pushgate.broker;
+package dev.pushgate.types;
 
 import java.util.Locale;
 import java.util.regex.Pattern;
