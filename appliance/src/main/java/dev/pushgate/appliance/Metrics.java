@@ -4,6 +4,7 @@ import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.ApprovalLog;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.gateway.PushMetrics;
+import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -49,9 +50,9 @@ final class Metrics implements PushMetrics {
   }
 
   @Override
-  public void onDecision(String kind, String decision, RefusalCode code) {
+  public void onDecision(String kind, PushRecord.Decision decision, RefusalCode code) {
     Counter.builder("pushgate.push.decisions").description("Ref updates decided by the gateway")
-        .tag("kind", kind == null ? "none" : kind).tag("decision", decision)
+        .tag("kind", kind == null ? "none" : kind).tag("decision", decision.id())
         .tag("code", code == null ? "none" : code.name()).register(registry).increment();
   }
 

@@ -202,7 +202,7 @@ final class GatewayFilter implements Filter {
           "the audit log is unavailable, so nothing can be pushed; try again later"));
     }
     for (EarlyRefusal.Refused r : early.refused()) {
-      services.metrics().onDecision(r.kind(), "denied", early.code());
+      services.metrics().onDecision(r.kind(), PushRecord.Decision.DENIED, early.code());
       log.info("push run={} repo={} ref={} kind={} decision=deny code={} reason={}"
           + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), early.code(),
           r.judgement().reason());

@@ -1,9 +1,9 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.UpdateKind;
+import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -93,7 +93,8 @@ final class PushHook implements PreReceiveHook {
       }
       recordDecisions(items);
       for (Item i : items) {
-        services.metrics().onDecision(i.kind.id(), i.allowed() ? "allowed" : "denied", i.code);
+        services.metrics().onDecision(i.kind.id(),
+            i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED, i.code);
       }
       applyRefusals(items);
       if (!allowed.isEmpty()) {

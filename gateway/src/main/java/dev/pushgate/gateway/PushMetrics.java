@@ -6,8 +6,8 @@ import java.time.Duration;
 public interface PushMetrics {
   PushMetrics NONE = new PushMetrics() {};
 
-  /** One ref update decided: {@code decision} is allowed or denied, {@code kind} its kind. */
-  default void onDecision(String kind, String decision, RefusalCode code) {}
+  /** One ref update decided, {@code kind} its kind; {@code code} is null when allowed. */
+  default void onDecision(String kind, PushRecord.Decision decision, RefusalCode code) {}
 
   /**
    * One forward upstream and how long it took, whatever its outcome; {@code streamed} when the

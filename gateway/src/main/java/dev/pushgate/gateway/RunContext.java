@@ -1,8 +1,8 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRules;
+import dev.pushgate.types.RepoSlug;
 import java.util.List;
 import java.util.Objects;
 

@@ -3,8 +3,8 @@ package dev.pushgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.PushRules;
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;

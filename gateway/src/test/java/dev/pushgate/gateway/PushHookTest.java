@@ -5,12 +5,12 @@ import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRule;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.policy.RefPattern;
 import dev.pushgate.policy.UpdateKind;
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Proxy;
 import java.net.ServerSocket;

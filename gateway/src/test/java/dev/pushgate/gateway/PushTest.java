@@ -3,8 +3,8 @@ package dev.pushgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.PushRules;
+import dev.pushgate.types.RepoSlug;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

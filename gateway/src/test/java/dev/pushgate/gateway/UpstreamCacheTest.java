@@ -3,9 +3,9 @@ package dev.pushgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.testkit.Wait;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
-import dev.pushgate.testkit.Wait;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,15 +6,15 @@ import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.runs.NewRun;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.SandboxInput;
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
+import dev.pushgate.types.RepoSlug;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Turns the JSON of {@code POST /v1/runs} into a {@link NewRun}, or a 400 that names the field. */

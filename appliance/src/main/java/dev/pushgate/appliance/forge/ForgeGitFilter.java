@@ -1,8 +1,8 @@
 package dev.pushgate.appliance.forge;
 
 import dev.pushgate.appliance.SandboxSocket;
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.gateway.LiteralGitPath;
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

@@ -1,7 +1,7 @@
 package dev.pushgate.appliance.runs;
 
-import dev.pushgate.types.RepoSlug;
 import dev.pushgate.policy.WorkspaceRules;
+import dev.pushgate.types.RepoSlug;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

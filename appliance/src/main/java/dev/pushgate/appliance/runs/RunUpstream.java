@@ -1,12 +1,12 @@
 package dev.pushgate.appliance.runs;
 
 import dev.pushgate.broker.BrokerException;
-import dev.pushgate.types.RepoSlug;
-import dev.pushgate.types.Secret;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.UpstreamAccess;
 import dev.pushgate.gateway.UpstreamException;
 import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
 
 /** The gateway's way upstream: URLs under the git host, tokens from the run lifecycle. */
 public final class RunUpstream implements UpstreamAccess {
