@@ -109,7 +109,7 @@ final class UpstreamFetch {
       if (line.equals("NAK")) {
         return;
       }
-      if (line.startsWith("ACK ") && ObjectId.isId(line.substring(4, Math.min(line.length(), 44)))) {
+      if (line.startsWith("ACK ") && line.length() >= 44 && ObjectId.isId(line.substring(4, 44))) {
         if (line.length() == 44) {
           return; // the final ACK; "ACK <id> common" and the like come before it
         }

@@ -11,9 +11,9 @@ import java.util.Locale;
 import org.eclipse.jgit.transport.UserAgent;
 
 /**
- * Opens git's smart-HTTP requests to upstream: the ref list read before a push, the cache's fetch
- * and the push itself go out with the same timeouts, credentials and headers, and to HTTP(S) URLs only.
- * Nothing is sent until the caller asks for the answer or the request body.
+ * Opens git's smart-HTTP requests to upstream: the ref list read before a push, the cache's
+ * fetch and the push itself go out with the same timeouts, credentials and headers, and to
+ * HTTP(S) URLs only. Nothing is sent until the caller asks for the answer or the request body.
  */
 final class UpstreamHttp {
   static final String UPLOAD_PACK_ADVERTISEMENT = "application/x-git-upload-pack-advertisement";
