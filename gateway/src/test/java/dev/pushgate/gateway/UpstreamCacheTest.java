@@ -192,6 +192,21 @@ class UpstreamCacheTest {
   }
 
   @Test
+  void progressOnTheSideBandIsSkipped() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    http.uploadPackAnswer = answer -> {
+      byte[] head = Arrays.copyOf(answer, 8);
+      assertThat(new String(head, UTF_8)).isEqualTo("0008NAK\n");
+      return concat(concat(head, sideBand(2, "Counting objects: 3\r"), ""),
+          Arrays.copyOfRange(answer, 8, answer.length), "");
+    };
+
+    cache.sync(REPO, url, TOKEN);
+
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  @Test
   void aPackPastTheBoundIsFetchedByJgitInstead() throws Exception {
     UpstreamCache bounded = new UpstreamCache(tmp.resolve("small"), 30, 64, PushMetrics.NONE);
     String url = http.url(tmp.resolve("upstream.git"));
