@@ -54,13 +54,12 @@ import org.slf4j.LoggerFactory;
 final class UpstreamCache {
   private static final Logger log = LoggerFactory.getLogger(UpstreamCache.class);
   static final int COMPACT_ABOVE_PACKS = 40;
+  /** The default of the gateway's bound on a push, which bounds the quick fetch too. */
+  static final long DEFAULT_MAX_FETCH_BYTES = 2L << 30;
   private static final List<RefSpec> MIRRORED =
       List.of(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*"));
 
   private final Path root;
-  /** The default of the gateway's bound on a push, which bounds the quick fetch too. */
-  static final long DEFAULT_MAX_FETCH_BYTES = 2L << 30;
-
   private final int timeoutSeconds;
   private final long maxFetchBytes;
   private final UpstreamFetch fetcher;
