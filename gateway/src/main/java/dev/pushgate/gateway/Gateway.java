@@ -53,7 +53,8 @@ public final class Gateway implements AutoCloseable {
     if (cache != null) {
       throw new IllegalStateException("a gateway serves one handler");
     }
-    cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, metrics);
+    cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, config.maxPackBytes(),
+        metrics);
     UpstreamAccess budgeted = new BudgetedUpstream(upstream,
         new MintBudget(config.writeTokensPerMinute(), config.clock()), metrics);
     GatewayServices services = new GatewayServices(config, budgeted, audit, approvals, metrics,

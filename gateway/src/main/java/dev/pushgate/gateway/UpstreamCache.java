@@ -7,6 +7,8 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,7 +26,9 @@ import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.GC;
+import org.eclipse.jgit.lib.BatchRefUpdate;
 import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
@@ -32,6 +36,7 @@ import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.RepositoryCache.FileKey;
 import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.transport.FetchResult;
 import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.RefSpec;
@@ -49,11 +54,15 @@ import org.slf4j.LoggerFactory;
 final class UpstreamCache {
   private static final Logger log = LoggerFactory.getLogger(UpstreamCache.class);
   static final int COMPACT_ABOVE_PACKS = 40;
+  /** The default of the gateway's bound on a push, which bounds the quick fetch too. */
+  static final long DEFAULT_MAX_FETCH_BYTES = 2L << 30;
   private static final List<RefSpec> MIRRORED =
       List.of(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*"));
 
   private final Path root;
   private final int timeoutSeconds;
+  private final long maxFetchBytes;
+  private final UpstreamFetch fetcher;
   private final PushMetrics metrics;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
@@ -68,9 +77,19 @@ final class UpstreamCache {
       oneThreadWhenBusy("pushgate-cache-refs", Thread.NORM_PRIORITY);
 
   UpstreamCache(Path root, int timeoutSeconds, PushMetrics metrics) {
+    this(root, timeoutSeconds, DEFAULT_MAX_FETCH_BYTES, metrics);
+  }
+
+  /**
+   * @param maxFetchBytes the largest answer the quick fetch reads; past it JGit's fetch, which is
+   *     not bounded, brings the objects
+   */
+  UpstreamCache(Path root, int timeoutSeconds, long maxFetchBytes, PushMetrics metrics) {
     this.root = root;
     this.timeoutSeconds = timeoutSeconds;
+    this.maxFetchBytes = maxFetchBytes;
     this.metrics = metrics;
+    this.fetcher = new UpstreamFetch(new UpstreamHttp(timeoutSeconds), maxFetchBytes);
   }
 
   /**
@@ -126,7 +145,8 @@ final class UpstreamCache {
   /**
    * Brings the cache's branches and tags to upstream's, removing what upstream removed. When
    * upstream's refs are those of the cache already, which is the common case of a run pushing
-   * again, this is one request for upstream's ref list.
+   * again, this is one request for upstream's ref list; when upstream moved, one more, for the
+   * objects the cache lacks ({@link UpstreamFetch}), and the refs move in one batch.
    */
   void sync(RepoSlug repo, String remoteUrl, Secret token) throws UpstreamException {
     long asked = System.nanoTime();
@@ -136,7 +156,7 @@ final class UpstreamCache {
     boolean fetched;
     try {
       writeLanded(repo);
-      fetched = !unchanged(repo, remoteUrl, token) && fetch(repo, remoteUrl, token, start);
+      fetched = follow(repo, remoteUrl, token, start);
       compactIfCrowded(repo);
     } finally {
       lock.unlock();
@@ -146,7 +166,10 @@ final class UpstreamCache {
         fetched ? "fetched" : "unchanged");
   }
 
-  /** Mirrors upstream's branches and tags with JGit; whether a ref moved. Under the lock. */
+  /**
+   * Mirrors upstream's branches and tags with JGit's fetch, which reads the ref list again;
+   * whether a ref moved. Under the lock.
+   */
   private boolean fetch(RepoSlug repo, String remoteUrl, Secret token, long start)
       throws UpstreamException {
     for (int attempt = 1; ; attempt++) {
@@ -233,26 +256,103 @@ final class UpstreamCache {
   }
 
   /**
-   * Whether upstream's branches and tags are those of the cache, read in one request without
-   * JGit's fetch machinery; false also when that cannot be told, and the fetch finds out.
+   * Moves the cache's branches and tags to those upstream lists; whether one moved. Under the
+   * lock. The ref list read for the question "did upstream move?" is the one the cache follows,
+   * so a fetch costs one more request, not JGit's two. JGit's fetch remains for what that cannot
+   * do: a ref list that does not read (it reads it again and says why), and a pack past the
+   * bound of the quick fetch (a first sync of a large repository).
    */
-  private boolean unchanged(RepoSlug repo, String remoteUrl, Secret token) {
-    Optional<Map<String, ObjectId>> upstream =
+  private boolean follow(RepoSlug repo, String remoteUrl, Secret token, long start)
+      throws UpstreamException {
+    Optional<Map<String, ObjectId>> listed =
         UpstreamRefList.read(remoteUrl, token, timeoutSeconds);
-    if (upstream.isEmpty()) {
-      return false;
+    if (listed.isEmpty()) {
+      return fetch(repo, remoteUrl, token, start);
     }
     try (Repository cache = open(repo)) {
-      Map<String, ObjectId> mirrored = new HashMap<>();
-      for (Ref r : cache.getRefDatabase().getRefsByPrefix(Constants.R_HEADS, Constants.R_TAGS)) {
-        if (r.getObjectId() != null) {
-          mirrored.put(r.getName(), r.getObjectId());
-        }
-      }
-      return mirrored.equals(upstream.get());
-    } catch (IOException e) {
+      return mirror(cache, remoteUrl, token, listed.get());
+    } catch (SideBandPackIn.TooLarge e) {
+      log.info("the fetch of {} is larger than {} bytes; fetching it with JGit", repo,
+          maxFetchBytes);
+      return fetch(repo, remoteUrl, token, start);
+    } catch (IOException | RuntimeException e) {
+      // The refs did not move: the cache has at most objects no ref reaches, and the next sync
+      // asks again.
+      metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false, false);
+      throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
+    }
+  }
+
+  private boolean mirror(Repository cache, String remoteUrl, Secret token,
+      Map<String, ObjectId> listed) throws IOException {
+    Map<String, ObjectId> mirrored = mirrored(cache);
+    if (mirrored.equals(listed)) {
       return false;
     }
+    Set<ObjectId> wants = new LinkedHashSet<>();
+    for (ObjectId id : listed.values()) {
+      if (!cache.getObjectDatabase().has(id)) {
+        wants.add(id);
+      }
+    }
+    if (!wants.isEmpty()) {
+      // Every ref tip of the cache is whole: fetched, or received with its connectivity checked.
+      fetcher.fetch(cache, remoteUrl, token, wants, new HashSet<>(mirrored.values()));
+    }
+    for (int attempt = 1; !moveRefs(cache, listed); attempt++) {
+      // A ref lock held for a moment by another writer fails the batch whole: try again.
+      if (attempt == 3) {
+        throw new IOException("the cache's refs stayed locked");
+      }
+      sleep(50L * attempt);
+    }
+    return true;
+  }
+
+  /** Forces the cache's branches and tags to {@code listed}, all or none; false on a lock. */
+  private static boolean moveRefs(Repository cache, Map<String, ObjectId> listed)
+      throws IOException {
+    Map<String, ObjectId> mirrored = mirrored(cache);
+    BatchRefUpdate batch = cache.getRefDatabase().newBatchUpdate();
+    batch.setAllowNonFastForwards(true);
+    batch.disableRefLog();
+    listed.forEach((name, id) -> {
+      ObjectId old = mirrored.getOrDefault(name, ObjectId.zeroId());
+      if (!old.equals(id)) {
+        batch.addCommand(new ReceiveCommand(old, id, name));
+      }
+    });
+    mirrored.forEach((name, old) -> {
+      if (!listed.containsKey(name)) {
+        batch.addCommand(new ReceiveCommand(old, ObjectId.zeroId(), name));
+      }
+    });
+    if (batch.getCommands().isEmpty()) {
+      return true;
+    }
+    try (RevWalk walk = new RevWalk(cache)) {
+      batch.execute(walk, NullProgressMonitor.INSTANCE);
+    }
+    for (ReceiveCommand c : batch.getCommands()) {
+      if (c.getResult() == ReceiveCommand.Result.LOCK_FAILURE) {
+        return false;
+      }
+      if (c.getResult() != ReceiveCommand.Result.OK) {
+        throw new IOException("could not move the cache's " + c.getRefName() + ": "
+            + c.getResult());
+      }
+    }
+    return true;
+  }
+
+  private static Map<String, ObjectId> mirrored(Repository cache) throws IOException {
+    Map<String, ObjectId> mirrored = new HashMap<>();
+    for (Ref r : cache.getRefDatabase().getRefsByPrefix(Constants.R_HEADS, Constants.R_TAGS)) {
+      if (r.getObjectId() != null) {
+        mirrored.put(r.getName(), r.getObjectId());
+      }
+    }
+    return mirrored;
   }
 
   /**

@@ -11,12 +11,14 @@ import java.util.Locale;
 import org.eclipse.jgit.transport.UserAgent;
 
 /**
- * Opens git's smart-HTTP requests to upstream: the ref list read before a push and the push
- * itself go out with the same timeouts, credentials and headers, and to HTTP(S) URLs only.
- * Nothing is sent until the caller asks for the answer or the request body.
+ * Opens git's smart-HTTP requests to upstream: the ref list read before a push, the cache's
+ * fetch and the push itself go out with the same timeouts, credentials and headers, and to
+ * HTTP(S) URLs only. Nothing is sent until the caller asks for the answer or the request body.
  */
 final class UpstreamHttp {
   static final String UPLOAD_PACK_ADVERTISEMENT = "application/x-git-upload-pack-advertisement";
+  static final String UPLOAD_PACK_REQUEST = "application/x-git-upload-pack-request";
+  static final String UPLOAD_PACK_RESULT = "application/x-git-upload-pack-result";
   static final String RECEIVE_PACK_REQUEST = "application/x-git-receive-pack-request";
   static final String RECEIVE_PACK_RESULT = "application/x-git-receive-pack-result";
 
@@ -34,6 +36,17 @@ final class UpstreamHttp {
       throws IOException, URISyntaxException {
     return open(remoteUrl + "/info/refs?service=git-upload-pack", token,
         UPLOAD_PACK_ADVERTISEMENT);
+  }
+
+  /** {@code POST git-upload-pack} with a body of {@code length} bytes (a fetch's wants). */
+  HttpURLConnection uploadPack(String remoteUrl, Secret token, int length)
+      throws IOException, URISyntaxException {
+    HttpURLConnection http = open(remoteUrl + "/git-upload-pack", token, UPLOAD_PACK_RESULT);
+    http.setRequestMethod("POST");
+    http.setDoOutput(true);
+    http.setFixedLengthStreamingMode(length);
+    http.setRequestProperty("Content-Type", UPLOAD_PACK_REQUEST);
+    return http;
   }
 
   /** {@code POST git-receive-pack}, its body streamed. */

@@ -1,11 +1,17 @@
 package dev.pushgate.gateway;
 
 import jakarta.servlet.Filter;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -30,6 +36,8 @@ final class HttpUpstream implements AutoCloseable {
   final List<Seen> requests = new CopyOnWriteArrayList<>();
   /** Runs in upstream's receive-pack before it updates refs, when set. */
   volatile PreReceiveHook hook;
+  /** Rewrites the body of upload-pack's answers to a fetch, when set: a faulty upstream. */
+  volatile UnaryOperator<byte[]> uploadPackAnswer;
 
   HttpUpstream(Path root) throws Exception {
     this.root = root;
@@ -56,13 +64,55 @@ final class HttpUpstream implements AutoCloseable {
       requests.add(new Seen(http.getMethod() + " " + http.getRequestURI()
           + (http.getQueryString() == null ? "" : "?" + http.getQueryString()),
           http.getHeader("Authorization") != null));
-      chain.doFilter(req, rsp);
+      UnaryOperator<byte[]> rewrite = uploadPackAnswer;
+      if (rewrite == null || !http.getRequestURI().endsWith("/git-upload-pack")) {
+        chain.doFilter(req, rsp);
+        return;
+      }
+      Captured answer = new Captured((HttpServletResponse) rsp);
+      chain.doFilter(req, answer);
+      byte[] body = rewrite.apply(answer.body.toByteArray());
+      rsp.setContentLength(body.length);
+      rsp.getOutputStream().write(body);
     };
     context.addFilter(new FilterHolder(recorder), "/*",
         EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     context.addServlet(new ServletHolder(git), "/*");
     server.setHandler(context);
     server.start();
+  }
+
+  /** Keeps what the servlet writes, headers aside, for {@link #uploadPackAnswer}. */
+  private static final class Captured extends HttpServletResponseWrapper {
+    final ByteArrayOutputStream body = new ByteArrayOutputStream();
+
+    Captured(HttpServletResponse rsp) {
+      super(rsp);
+    }
+
+    @Override
+    public void setContentLength(int len) {}
+
+    @Override
+    public void setContentLengthLong(long len) {}
+
+    @Override
+    public ServletOutputStream getOutputStream() {
+      return new ServletOutputStream() {
+        @Override
+        public void write(int b) {
+          body.write(b);
+        }
+
+        @Override
+        public boolean isReady() {
+          return true;
+        }
+
+        @Override
+        public void setWriteListener(WriteListener listener) {}
+      };
+    }
   }
 
   /** The smart-HTTP URL of the bare repository at {@code dir}, which lies under the root. */

@@ -1,17 +1,23 @@
 package dev.pushgate.gateway;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.testkit.Wait;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Constants;
@@ -20,6 +26,7 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.transport.PacketLineOut;
 import org.eclipse.jgit.transport.RefSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -107,6 +114,115 @@ class UpstreamCacheTest {
     try (Repository db = cacheRepo()) {
       assertThat(db.getObjectDatabase().has(next)).isTrue();
     }
+  }
+
+  @Test
+  void aSyncAfterUpstreamMovedAsksOnceForThePackWithoutListingRefsAgain() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    ObjectId root = TestRepos.idOf(upstream, "refs/heads/main");
+    RevCommit forced = TestRepos.commit(upstream, "rewritten", Map.of("README", "rewritten"));
+    RevCommit ahead = TestRepos.commit(upstream, "ahead", Map.of("NEW", "new"), root);
+    TestRepos.setRef(upstream, "refs/heads/main", forced); // not a fast-forward
+    TestRepos.setRef(upstream, "refs/heads/old", ahead); // a fast-forward
+    TestRepos.setRef(upstream, "refs/tags/v2", TestRepos.annotatedTag(upstream, "v2", ahead));
+    http.requests.clear();
+
+    cache.sync(REPO, url, TOKEN);
+
+    assertThat(fetches).containsExactly(true, true);
+    assertThat(http.requests).as("the ref list, then the pack").containsExactly(
+        new HttpUpstream.Seen("GET /upstream.git/info/refs?service=git-upload-pack", true),
+        new HttpUpstream.Seen("POST /upstream.git/git-upload-pack", true));
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream)).containsKey("refs/tags/v2");
+  }
+
+  @Test
+  void aRefMovedToAnObjectTheCacheHasNeedsNoPack() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    TestRepos.setRef(upstream, "refs/heads/copy", TestRepos.idOf(upstream, "refs/heads/main"));
+    http.requests.clear();
+
+    cache.sync(REPO, url, TOKEN);
+
+    assertThat(http.requests).extracting(HttpUpstream.Seen::request)
+        .containsExactly("GET /upstream.git/info/refs?service=git-upload-pack");
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  @Test
+  void aFaultyAnswerToTheFetchFailsTheSyncAndMovesNoRef() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    Map<String, ObjectId> before = refs(cacheRepo());
+    RevCommit next = TestRepos.commit(upstream, "next", Map.of("README", "next"),
+        TestRepos.idOf(upstream, "refs/heads/main"));
+    TestRepos.setRef(upstream, "refs/heads/main", next);
+    TestRepos.setRef(upstream, "refs/heads/feature", next);
+    record Fault(String what, String says, UnaryOperator<byte[]> answer) {}
+    List<Fault> faults = List.of(
+        new Fault("a malformed answer", "malformed", answer -> "0009JUNK\n".getBytes(UTF_8)),
+        new Fault("an error on channel 3", "upload-pack failed: upload-pack: not our ref",
+            answer -> concat(pkt("NAK\n".getBytes(UTF_8)),
+                sideBand(3, "upload-pack: not our ref"), "0000")),
+        new Fault("a pack cut short", "cut short",
+            answer -> Arrays.copyOf(answer, answer.length / 2 + 20)),
+        new Fault("a pack without the wanted objects", "pack lacks " + next.name(),
+            answer -> concat(pkt("NAK\n".getBytes(UTF_8)), sideBand(1, emptyPack()), "0000")),
+        new Fault("no flush after the pack", "Short read",
+            answer -> Arrays.copyOf(answer, answer.length - 4)));
+
+    for (Fault fault : faults) {
+      http.uploadPackAnswer = fault.answer();
+      syncs.clear();
+
+      assertThatThrownBy(() -> cache.sync(REPO, url, TOKEN)).as(fault.what())
+          .isInstanceOf(UpstreamException.class)
+          .hasMessageStartingWith("could not read acme/widget")
+          .hasMessageContaining(fault.says())
+          .hasMessageNotContaining(TOKEN.reveal());
+      assertThat(syncs).as(fault.what()).containsExactly(false);
+      assertThat(refs(cacheRepo())).as(fault.what()).isEqualTo(before);
+    }
+
+    http.uploadPackAnswer = null;
+    cache.sync(REPO, url, TOKEN);
+    assertThat(refs(cacheRepo())).as("the next sync tries again").isEqualTo(refs(upstream));
+  }
+
+  @Test
+  void progressOnTheSideBandIsSkipped() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    http.uploadPackAnswer = answer -> {
+      byte[] head = Arrays.copyOf(answer, 8);
+      assertThat(new String(head, UTF_8)).isEqualTo("0008NAK\n");
+      return concat(concat(head, sideBand(2, "Counting objects: 3\r"), ""),
+          Arrays.copyOfRange(answer, 8, answer.length), "");
+    };
+
+    cache.sync(REPO, url, TOKEN);
+
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  @Test
+  void aPackPastTheBoundIsFetchedByJgitInstead() throws Exception {
+    UpstreamCache bounded = new UpstreamCache(tmp.resolve("small"), 30, 64, PushMetrics.NONE);
+    String url = http.url(tmp.resolve("upstream.git"));
+    http.requests.clear();
+
+    bounded.sync(REPO, url, TOKEN);
+
+    assertThat(http.requests).extracting(HttpUpstream.Seen::request).containsExactly(
+        "GET /upstream.git/info/refs?service=git-upload-pack",
+        "POST /upstream.git/git-upload-pack",
+        "GET /upstream.git/info/refs?service=git-upload-pack",
+        "POST /upstream.git/git-upload-pack");
+    try (Repository db = bounded.open(REPO)) {
+      assertThat(refs(db)).isEqualTo(refs(upstream));
+    }
+    bounded.close();
   }
 
   @Test
@@ -220,5 +336,41 @@ class UpstreamCacheTest {
       out.put(r.getName(), r.getObjectId());
     }
     return out;
+  }
+
+  private static byte[] pkt(byte[] payload) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      new PacketLineOut(out).writePacket(payload);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] sideBand(int channel, String message) {
+    return sideBand(channel, message.getBytes(UTF_8));
+  }
+
+  private static byte[] sideBand(int channel, byte[] data) {
+    byte[] payload = new byte[data.length + 1];
+    payload[0] = (byte) channel;
+    System.arraycopy(data, 0, payload, 1, data.length);
+    return pkt(payload);
+  }
+
+  /** A well-formed pack of no object. */
+  private static byte[] emptyPack() {
+    byte[] header = {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0};
+    byte[] sum = Constants.newMessageDigest().digest(header);
+    return concat(header, sum, "");
+  }
+
+  private static byte[] concat(byte[] a, byte[] b, String tail) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(a);
+    out.writeBytes(b);
+    out.writeBytes(tail.getBytes(UTF_8));
+    return out.toByteArray();
   }
 }
