@@ -218,7 +218,8 @@ public final class GatewayWarmUp {
     connector.setPort(0);
     server.addConnector(connector);
     server.setHandler(handler);
-    server.setStopTimeout(1000);
+    // Nothing to drain: the warm-up stops its servers once its last push has been answered.
+    server.setStopTimeout(0);
     server.start();
     return server;
   }

@@ -26,8 +26,8 @@ class GatewayWarmUpTest {
     try (Stream<Path> left = Files.list(tmp)) {
       assertThat(left).isEmpty();
     }
-    Wait.until(Duration.ofSeconds(30), "the warm-up's threads to end",
-        () -> newThreads(before).isEmpty());
+    Wait.forValue(Duration.ofSeconds(30), "the warm-up's threads to end",
+        () -> newThreads(before), Set::isEmpty);
   }
 
   @Test
