@@ -22,7 +22,6 @@ import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
-import dev.pushgate.gateway.GatewayWarmUp;
 import dev.pushgate.gitconfig.CredentialCommand;
 import dev.pushgate.gitconfig.GitConfigFile;
 import dev.pushgate.gitconfig.GitHost;
@@ -112,7 +111,6 @@ public final class Appliance implements AutoCloseable {
     runs.recover();
     Path socket = startControlApi(dir, store.audit(), upstream, listeners);
     startSweeper();
-    GatewayWarmUp.run(settings.warmUpPushes());
     ready = true;
     announce(out, listeners, upstream, socket, store.db(), sandbox);
   }

@@ -4,7 +4,6 @@ import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.GatewayConfig;
-import dev.pushgate.gateway.GatewayWarmUp;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.nio.file.Path;
@@ -15,8 +14,7 @@ import java.util.Objects;
  * What {@code serve} runs with. {@code github} is null for the embedded local forge;
  * {@code databaseUrl} is null for SQLite in the data directory; {@code passEnv} names the
  * launcher variables runs get beyond the basics; {@code approverPollGrace} is how long a long poll
- * of the control API counts as a connected approver; {@code warmUpPushes} is how many pushes
- * go through a throwaway gateway before the appliance says it is ready (0 for none).
+ * of the control API counts as a connected approver.
  */
 public record Settings(
     Path dataDir,
@@ -41,8 +39,7 @@ public record Settings(
     DefaultRules defaultRules,
     int writeTokensPerMinute,
     Limits limits,
-    PassedVariables passEnv,
-    int warmUpPushes) {
+    PassedVariables passEnv) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -51,9 +48,6 @@ public record Settings(
     passEnv = passEnv == null ? PassedVariables.NONE : passEnv;
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
-    }
-    if (warmUpPushes < 0) {
-      throw new IllegalArgumentException("--warm-up-pushes must be at least 0: " + warmUpPushes);
     }
     if (writeTokensPerMinute < 1) {
       throw new IllegalArgumentException(
@@ -69,6 +63,6 @@ public record Settings(
         ApprovalDesk.DEFAULT_POLL_GRACE,
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults(),
-        PassedVariables.NONE, GatewayWarmUp.DEFAULT_PUSHES);
+        PassedVariables.NONE);
   }
 }

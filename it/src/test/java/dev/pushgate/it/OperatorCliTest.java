@@ -73,28 +73,6 @@ class OperatorCliTest {
     });
   }
 
-  /**
-   * The start-up warm-up pushes through a gateway of its own: no audit row, no run, no push
-   * counted, no file left in the temporary directory.
-   */
-  @Test
-  void theStartUpWarmUpLeavesNoTrace() throws Exception {
-    Path data = tmp.resolve("warm");
-    Path tmpdir = Files.createDirectories(tmp.resolve("jvm-tmp"));
-    try (RunningAppliance app = RunningAppliance.on(data)
-        .jvm(List.of("-Xmx512m", "-Djava.io.tmpdir=" + tmpdir)).start()) {
-      assertThat(app.logText()).contains("warm-up: 6 of 6 pushes through a throwaway gateway");
-      assertThat(RunningAppliance.cli("audit", "--data-dir", data.toString()).strip())
-          .isEqualTo("no audited decision matches");
-      assertThat(RunningAppliance.cli("runs", "--data-dir", data.toString()))
-          .contains("no live run");
-      try (var left = Files.list(tmpdir)) {
-        assertThat(left.map(p -> p.getFileName().toString()))
-            .noneMatch(n -> n.startsWith("pushgate-warm-up-"));
-      }
-    }
-  }
-
   @Test
   void configPrecedenceIsFlagsThenEnvironmentThenFileThenDefaults() throws Exception {
     Path data = Files.createDirectories(tmp.resolve("cfg"));

@@ -129,12 +129,6 @@ final class ServeCommand implements Callable<Integer> {
           + " denied. Default: ${DEFAULT-VALUE}")
   Duration hookBodyTimeout;
 
-  @Option(names = "--warm-up-pushes", defaultValue = "6", paramLabel = "N",
-      description = "Pushes through a throwaway gateway on loopback before the appliance says it"
-          + " is ready, so that the first pushes of runs run compiled code; 0 for none."
-          + " Default: ${DEFAULT-VALUE}")
-  int warmUpPushes;
-
   @Option(names = "--log-format", defaultValue = "text", paramLabel = "text|json",
       description = "Log lines as text (default) or one JSON object a line. Secrets are redacted in both.")
   String logFormat;
@@ -220,7 +214,7 @@ final class ServeCommand implements Callable<Integer> {
         rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute,
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
             hookBodyTimeout),
-        PassedVariables.of(passEnv), warmUpPushes);
+        PassedVariables.of(passEnv));
     return settings;
   }
 }
