@@ -19,6 +19,7 @@ import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.nimbusds.jose.crypto.RSASSAVerifier;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.broker.BrokerException.Reason;
+import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.nio.file.Path;

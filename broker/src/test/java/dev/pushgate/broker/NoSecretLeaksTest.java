@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tomakehurst.wiremock.client.WireMock;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.types.Secret;
 import java.io.PrintWriter;
 import java.io.StringWriter;

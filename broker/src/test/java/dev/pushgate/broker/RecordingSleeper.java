@@ -1,5 +1,6 @@
 package dev.pushgate.broker;
 
+import dev.pushgate.testkit.MutableClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -87,7 +87,8 @@ final class SideBandPackIn extends InputStream {
       case CH_ERROR -> {
         byte[] message = new byte[Math.min(payload, MAX_ERROR_CHARS)];
         IO.readFully(in, message, 0, message.length);
-        throw new IOException("upstream's upload-pack failed: " + printable(message));
+        throw new IOException("upstream's upload-pack failed: "
+            + Forwarder.oneLine(new String(message, StandardCharsets.UTF_8)));
       }
       default -> throw new IOException("upstream's answer uses side-band channel " + header[4]);
     }
@@ -101,10 +102,5 @@ final class SideBandPackIn extends InputStream {
     TooLarge(long maxBytes) {
       super("upstream's pack is larger than " + maxBytes + " bytes");
     }
-  }
-
-  private static String printable(byte[] message) {
-    return new String(message, StandardCharsets.UTF_8).strip()
-        .replaceAll("[\\p{Cntrl}]", " ");
   }
 }

@@ -1,6 +1,5 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.policy.UpdateKind;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,7 +21,7 @@ import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.TreeFilter;
 
-/** What the gateway reads off the commands of a push: their kind and the commits they bring. */
+/** What the gateway reads off the commands of a push: the commits they bring, and what they change. */
 final class UpdateCommands {
   private static final int MAX_SUMMARIES = 20;
   /** Past this many commits an approver is told "more than", so a huge push is not walked whole. */
@@ -31,15 +30,6 @@ final class UpdateCommands {
   private static final int MAX_SUBJECT = 200;
 
   private UpdateCommands() {}
-
-  static UpdateKind kindOf(ReceiveCommand cmd) {
-    return switch (cmd.getType()) {
-      case CREATE -> UpdateKind.CREATE;
-      case UPDATE -> UpdateKind.UPDATE;
-      case UPDATE_NONFASTFORWARD -> UpdateKind.FORCE;
-      case DELETE -> UpdateKind.DELETE;
-    };
-  }
 
   /** True when {@link #workflowFiles} finds a workflow file changed by any of {@code commands}. */
   static boolean changeWorkflows(

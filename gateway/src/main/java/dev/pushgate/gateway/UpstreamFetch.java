@@ -115,7 +115,8 @@ final class UpstreamFetch {
         continue;
       }
       if (line.startsWith("ERR ")) {
-        throw new IOException("upstream refused the fetch: " + printable(line.substring(4)));
+        throw new IOException(
+            "upstream refused the fetch: " + Forwarder.oneLine(line.substring(4)));
       }
       throw new IOException("upstream's answer to the fetch is malformed");
     }
@@ -135,10 +136,5 @@ final class UpstreamFetch {
       parser.parse(NullProgressMonitor.INSTANCE);
       ins.flush();
     }
-  }
-
-  private static String printable(String message) {
-    String s = message.strip().replaceAll("\\p{Cntrl}", " ");
-    return s.length() > 200 ? s.substring(0, 200) : s;
   }
 }

@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
-import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.WriteListener;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -105,37 +100,10 @@ class EarlyRefusalAnswerTest {
       refused.add(new EarlyRefusal.Refused("refs/heads/r" + i, A, B, "update",
           new Judgement(Decision.DENY, "policy", reason)));
     }
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    EarlyRefusal.respond(response(body),
+    CapturedResponse answer = new CapturedResponse();
+    EarlyRefusal.respond(answer.response(),
         new EarlyRefusal.Request(refused, capabilities, RefusalCode.RULE_DENIED),
         Collections.nCopies(refs, reason));
-    return body.toByteArray();
-  }
-
-  private static HttpServletResponse response(ByteArrayOutputStream body) {
-    ServletOutputStream out = new ServletOutputStream() {
-      @Override
-      public boolean isReady() {
-        return true;
-      }
-
-      @Override
-      public void setWriteListener(WriteListener listener) {}
-
-      @Override
-      public void write(int b) {
-        body.write(b);
-      }
-    };
-    return (HttpServletResponse) Proxy.newProxyInstance(
-        EarlyRefusalAnswerTest.class.getClassLoader(), new Class<?>[] {HttpServletResponse.class},
-        (proxy, method, args) -> switch (method.getName()) {
-          case "getOutputStream" -> out;
-          case "setStatus", "setContentType", "setHeader" -> null;
-          case "hashCode" -> System.identityHashCode(proxy);
-          case "equals" -> proxy == args[0];
-          case "toString" -> "response";
-          default -> throw new UnsupportedOperationException(method.getName());
-        });
+    return answer.body.toByteArray();
   }
 }

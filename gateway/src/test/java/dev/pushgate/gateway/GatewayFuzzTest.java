@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.types.RepoSlug;
-import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;
@@ -157,7 +154,7 @@ class GatewayFuzzTest {
           }
         }
       });
-      Answer answer = new Answer();
+      CapturedResponse answer = new CapturedResponse();
       new ReceiveErrors(1 << 20).receive(req, answer.response(), () -> {
         rp.setBiDirectionalPipe(false);
         rp.receive(new ByteArrayInputStream(body), answer.body, null);
@@ -368,57 +365,5 @@ class GatewayFuzzTest {
           case "toString" -> "request" + attributes.keySet();
           default -> throw new UnsupportedOperationException(method.getName());
         });
-  }
-
-  /** What the error handler answers: a status and a text body; the receive-pack output too. */
-  private static final class Answer {
-    int status = HttpServletResponse.SC_OK;
-    final ByteArrayOutputStream body = new ByteArrayOutputStream();
-
-    String text() {
-      return body.toString(StandardCharsets.UTF_8);
-    }
-
-    HttpServletResponse response() {
-      ServletOutputStream out = new ServletOutputStream() {
-        @Override
-        public boolean isReady() {
-          return true;
-        }
-
-        @Override
-        public void setWriteListener(WriteListener listener) {}
-
-        @Override
-        public void write(int b) {
-          body.write(b);
-        }
-      };
-      return (HttpServletResponse) Proxy.newProxyInstance(GatewayFuzzTest.class.getClassLoader(),
-          new Class<?>[] {HttpServletResponse.class}, (proxy, method, args) -> {
-            switch (method.getName()) {
-              case "setStatus" -> status = (Integer) args[0];
-              case "isCommitted" -> {
-                return false;
-              }
-              case "reset" -> body.reset();
-              case "getOutputStream" -> {
-                return out;
-              }
-              case "setContentType", "flushBuffer" -> { }
-              case "hashCode" -> {
-                return System.identityHashCode(proxy);
-              }
-              case "equals" -> {
-                return proxy == args[0];
-              }
-              case "toString" -> {
-                return "response " + status;
-              }
-              default -> throw new UnsupportedOperationException(method.getName());
-            }
-            return null;
-          });
-    }
   }
 }

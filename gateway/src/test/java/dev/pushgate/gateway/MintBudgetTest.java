@@ -3,35 +3,14 @@ package dev.pushgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Clock;
+import dev.pushgate.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class MintBudgetTest {
-  /** A clock the test moves. */
-  private static final class MovingClock extends Clock {
-    Instant now = Instant.parse("2026-03-01T12:00:00Z");
 
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
-  private final MovingClock clock = new MovingClock();
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-03-01T12:00:00Z"));
 
   @Test
   void aRunMayMintItsBurstThenOneEachShareOfAMinute() throws Exception {
@@ -45,7 +24,7 @@ class MintBudgetTest {
             + " nothing was pushed, try again in 10 s")
         .satisfies(e -> assertThat(((UpstreamException) e).forThePersonPushing()).isTrue());
 
-    clock.now = clock.now.plus(Duration.ofSeconds(10));
+    clock.advance(Duration.ofSeconds(10));
     budget.spend("run-1");
     assertThatThrownBy(() -> budget.spend("run-1")).isInstanceOf(UpstreamException.class);
   }

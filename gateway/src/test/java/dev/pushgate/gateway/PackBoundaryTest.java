@@ -1,6 +1,7 @@
 package dev.pushgate.gateway;
 
 import static dev.pushgate.gateway.TestRepos.commit;
+import static dev.pushgate.gateway.WireBytes.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
@@ -143,13 +144,5 @@ class PackBoundaryTest {
     byte[] out = new byte[n];
     Arrays.fill(out, b);
     return out;
-  }
-
-  private static byte[] concat(byte[]... parts) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (byte[] p : parts) {
-      out.writeBytes(p);
-    }
-    return out.toByteArray();
   }
 }

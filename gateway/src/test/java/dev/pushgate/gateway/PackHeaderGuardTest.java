@@ -1,5 +1,7 @@
 package dev.pushgate.gateway;
 
+import static dev.pushgate.gateway.WireBytes.ascii;
+import static dev.pushgate.gateway.WireBytes.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,7 +11,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
@@ -191,18 +192,6 @@ class PackHeaderGuardTest {
       }
     } catch (IOException e) {
       throw new AssertionError(e);
-    }
-    return out.toByteArray();
-  }
-
-  private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.ISO_8859_1);
-  }
-
-  private static byte[] concat(byte[]... parts) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (byte[] p : parts) {
-      out.writeBytes(p);
     }
     return out.toByteArray();
   }

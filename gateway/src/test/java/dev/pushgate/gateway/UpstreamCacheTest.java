@@ -1,5 +1,9 @@
 package dev.pushgate.gateway;
 
+import static dev.pushgate.gateway.WireBytes.ascii;
+import static dev.pushgate.gateway.WireBytes.concat;
+import static dev.pushgate.gateway.WireBytes.pkt;
+import static dev.pushgate.gateway.WireBytes.sideBand;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,9 +11,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pushgate.testkit.Wait;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +27,6 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
-import org.eclipse.jgit.transport.PacketLineOut;
 import org.eclipse.jgit.transport.RefSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -165,11 +165,11 @@ class UpstreamCacheTest {
         new Fault("a malformed answer", "malformed", answer -> "0009JUNK\n".getBytes(UTF_8)),
         new Fault("an error on channel 3", "upload-pack failed: upload-pack: not our ref",
             answer -> concat(pkt("NAK\n".getBytes(UTF_8)),
-                sideBand(3, "upload-pack: not our ref"), "0000")),
+                sideBand(3, "upload-pack: not our ref"), ascii("0000"))),
         new Fault("a pack cut short", "cut short",
             answer -> Arrays.copyOf(answer, answer.length / 2 + 20)),
         new Fault("a pack without the wanted objects", "pack lacks " + next.name(),
-            answer -> concat(pkt("NAK\n".getBytes(UTF_8)), sideBand(1, emptyPack()), "0000")),
+            answer -> concat(pkt("NAK\n".getBytes(UTF_8)), sideBand(1, emptyPack()), ascii("0000"))),
         new Fault("no flush after the pack", "Short read",
             answer -> Arrays.copyOf(answer, answer.length - 4)));
 
@@ -197,8 +197,8 @@ class UpstreamCacheTest {
     http.uploadPackAnswer = answer -> {
       byte[] head = Arrays.copyOf(answer, 8);
       assertThat(new String(head, UTF_8)).isEqualTo("0008NAK\n");
-      return concat(concat(head, sideBand(2, "Counting objects: 3\r"), ""),
-          Arrays.copyOfRange(answer, 8, answer.length), "");
+      return concat(head, sideBand(2, "Counting objects: 3\r"),
+          Arrays.copyOfRange(answer, 8, answer.length));
     };
 
     cache.sync(REPO, url, TOKEN);
@@ -338,39 +338,10 @@ class UpstreamCacheTest {
     return out;
   }
 
-  private static byte[] pkt(byte[] payload) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try {
-      new PacketLineOut(out).writePacket(payload);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toByteArray();
-  }
-
-  private static byte[] sideBand(int channel, String message) {
-    return sideBand(channel, message.getBytes(UTF_8));
-  }
-
-  private static byte[] sideBand(int channel, byte[] data) {
-    byte[] payload = new byte[data.length + 1];
-    payload[0] = (byte) channel;
-    System.arraycopy(data, 0, payload, 1, data.length);
-    return pkt(payload);
-  }
-
   /** A well-formed pack of no object. */
   private static byte[] emptyPack() {
     byte[] header = {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0};
     byte[] sum = Constants.newMessageDigest().digest(header);
-    return concat(header, sum, "");
-  }
-
-  private static byte[] concat(byte[] a, byte[] b, String tail) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.writeBytes(a);
-    out.writeBytes(b);
-    out.writeBytes(tail.getBytes(UTF_8));
-    return out.toByteArray();
+    return concat(header, sum);
   }
 }

@@ -1,5 +1,8 @@
 package dev.pushgate.gateway;
 
+import static dev.pushgate.gateway.WireBytes.ascii;
+import static dev.pushgate.gateway.WireBytes.concat;
+import static dev.pushgate.gateway.WireBytes.sideBand;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -86,7 +89,7 @@ class UpstreamReportTest {
         "000eunpack ok\n00zz",   // not a length
         "000eunpack ok\n00");    // cut inside a length
     for (String status : malformed) {
-      byte[] answer = concat(channel(1, status), ascii("0000"));
+      byte[] answer = concat(sideBand(1, ascii(status)), ascii("0000"));
       assertThatThrownBy(() -> UpstreamReport.read(new ByteArrayInputStream(answer)))
           .as(status).isInstanceOf(IOException.class);
     }
@@ -133,22 +136,5 @@ class UpstreamReportTest {
         SideBandOutputStream.MAX_BUF, answer);
     out.write(text.getBytes(StandardCharsets.UTF_8));
     out.flush();
-  }
-
-  private static byte[] channel(int channel, String text) {
-    byte[] t = ascii(text);
-    return concat(ascii(String.format("%04x", t.length + 5)), new byte[] {(byte) channel}, t);
-  }
-
-  private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.ISO_8859_1);
-  }
-
-  private static byte[] concat(byte[]... parts) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (byte[] p : parts) {
-      out.writeBytes(p);
-    }
-    return out.toByteArray();
   }
 }

@@ -2,6 +2,7 @@ package dev.pushgate.policy;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 import java.util.Locale;
 
 /**
@@ -32,23 +33,7 @@ public enum Mode {
         return m;
       }
     }
-    throw new IllegalArgumentException(
-        "not a mode: " + printable(id) + " (expected chat, plan, review or orchestrate)");
-  }
-
-  /** The id is untrusted input (a run spec): control characters escaped, length bounded. */
-  private static String printable(String s) {
-    if (s == null) {
-      return "(none)";
-    }
-    if (s.isEmpty()) {
-      return "\"\"";
-    }
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < s.length() && b.length() <= 200; i++) {
-      char c = s.charAt(i);
-      b.append(c < 0x20 || c == 0x7f ? String.format("\\x%02x", (int) c) : String.valueOf(c));
-    }
-    return b.length() > 200 ? b.substring(0, 200) + "…" : b.toString();
+    throw new IllegalArgumentException("not a mode: " + UntrustedText.printable(id)
+        + " (expected chat, plan, review or orchestrate)");
   }
 }

@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
 
@@ -20,7 +21,7 @@ public record Bridge(String name, Path hostSocket, int guestPort) {
   public Bridge {
     if (name == null || !NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
-          "a bridge name is a short lower-case word, not: " + Text.printable(name));
+          "a bridge name is a short lower-case word, not: " + UntrustedText.printable(name));
     }
     if (hostSocket == null || !hostSocket.isAbsolute()) {
       throw new IllegalArgumentException(

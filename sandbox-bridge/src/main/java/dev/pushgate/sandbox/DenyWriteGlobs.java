@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.List;
 
 /**
@@ -25,9 +26,9 @@ public record DenyWriteGlobs(List<String> globs, boolean explicit) {
       if (g == null || g.isBlank()) {
         throw new SandboxRequestException(field, field + " is empty");
       }
-      if (g.indexOf('/') >= 0 || g.indexOf('\\') >= 0 || Text.hasControl(g)) {
+      if (g.indexOf('/') >= 0 || g.indexOf('\\') >= 0 || UntrustedText.hasControl(g)) {
         throw new SandboxRequestException(
-            field, field + " must be a file name pattern without /: " + Text.printable(g));
+            field, field + " must be a file name pattern without /: " + UntrustedText.printable(g));
       }
     }
     globs = List.copyOf(globs);

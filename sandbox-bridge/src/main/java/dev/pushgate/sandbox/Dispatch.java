@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 
 /** How a run's process is dispatched; it decides which paths are mounted. */
 public enum Dispatch {
@@ -29,6 +30,6 @@ public enum Dispatch {
       }
     }
     throw new IllegalArgumentException(
-        "not a dispatch: " + Text.printable(id) + " (expected overlay or harness-bash)");
+        "not a dispatch: " + UntrustedText.printable(id) + " (expected overlay or harness-bash)");
   }
 }

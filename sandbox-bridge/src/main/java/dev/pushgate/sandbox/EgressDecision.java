@@ -1,5 +1,7 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
+
 /**
  * Whether a connection to a host may leave the sandbox, and why.
  *
@@ -48,7 +50,7 @@ public record EgressDecision(Basis basis, String host, EgressRule rule) {
       case NOT_ALLOWLISTED:
         return "denied: " + host + " is not on the egress allowlist";
       default:
-        return "denied: not a host name: " + Text.printable(host);
+        return "denied: not a host name: " + UntrustedText.printable(host);
     }
   }
 }

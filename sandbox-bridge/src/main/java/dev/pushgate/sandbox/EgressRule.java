@@ -3,6 +3,7 @@ package dev.pushgate.sandbox;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 
 /**
  * One entry of the effective allow or deny list, in canonical spelling, with where it came from.
@@ -38,7 +39,7 @@ public record EgressRule(String pattern, Source source) {
           return s;
         }
       }
-      throw new IllegalArgumentException("not an egress rule source: " + Text.printable(id));
+      throw new IllegalArgumentException("not an egress rule source: " + UntrustedText.printable(id));
     }
   }
 

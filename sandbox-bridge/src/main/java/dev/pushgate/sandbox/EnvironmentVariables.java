@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -65,13 +66,13 @@ public final class EnvironmentVariables {
       return "an environment variable has no name";
     }
     if (name.indexOf('=') >= 0 || name.indexOf('\0') >= 0) {
-      return "environment variable name has = or NUL: " + Text.printable(name);
+      return "environment variable name has = or NUL: " + UntrustedText.printable(name);
     }
     if (value == null) {
-      return "environment variable " + Text.printable(name) + " has no value";
+      return "environment variable " + UntrustedText.printable(name) + " has no value";
     }
     if (value.indexOf('\0') >= 0) {
-      return "environment variable " + Text.printable(name) + " has a NUL in its value";
+      return "environment variable " + UntrustedText.printable(name) + " has a NUL in its value";
     }
     return null;
   }

@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.List;
 
 /**
@@ -38,7 +39,7 @@ final class HostPattern {
     if (entry.contains("://") || entry.indexOf('/') >= 0) {
       throw new IllegalArgumentException(
           "egress entry must be a bare host name (no scheme, port or path): "
-              + Text.printable(entry));
+              + UntrustedText.printable(entry));
     }
     for (int i = 0; i < entry.length(); i++) {
       char c = entry.charAt(i);
@@ -46,7 +47,7 @@ final class HostPattern {
         throw new IllegalArgumentException(
             String.format(
                 "egress entry has a forbidden character %#04x at %d: %s",
-                (int) c, i, Text.printable(entry)));
+                (int) c, i, UntrustedText.printable(entry)));
       }
     }
     int stars = 0;
@@ -57,12 +58,12 @@ final class HostPattern {
     }
     if (stars > 1) {
       throw new IllegalArgumentException(
-          "egress entry has more than one *: " + Text.printable(entry));
+          "egress entry has more than one *: " + UntrustedText.printable(entry));
     }
     if (entry.startsWith("[")) {
       if (stars > 0) {
         throw new IllegalArgumentException(
-            "an IP address cannot have a wildcard: " + Text.printable(entry));
+            "an IP address cannot have a wildcard: " + UntrustedText.printable(entry));
       }
       return exact(entry);
     }
@@ -70,10 +71,10 @@ final class HostPattern {
       if (entry.matches("[^:]*:[0-9]*")) {
         throw new IllegalArgumentException(
             "egress entry must be a bare host name (no scheme, port or path): "
-                + Text.printable(entry));
+                + UntrustedText.printable(entry));
       }
       throw new IllegalArgumentException(
-          "IPv6 addresses are written in brackets: [" + Text.printable(entry) + "]");
+          "IPv6 addresses are written in brackets: [" + UntrustedText.printable(entry) + "]");
     }
     if (stars == 0) {
       return exact(entry);
@@ -81,21 +82,21 @@ final class HostPattern {
     List<String> labels = Hosts.asciiLabels(entry);
     int star = labels.indexOf("*");
     if (star < 0) {
-      throw new IllegalArgumentException("* must be a whole label: " + Text.printable(entry));
+      throw new IllegalArgumentException("* must be a whole label: " + UntrustedText.printable(entry));
     }
     if (star == labels.size() - 1) {
       throw new IllegalArgumentException(
           "a wildcard must be the first label (*.example.com) or a middle label"
-              + " (bedrock.*.amazonaws.com): " + Text.printable(entry));
+              + " (bedrock.*.amazonaws.com): " + UntrustedText.printable(entry));
     }
     List<String> rest = labels.subList(star + 1, labels.size());
     if (Hosts.endsInNumber(rest)) {
       throw new IllegalArgumentException(
-          "an IP address cannot have a wildcard: " + Text.printable(entry));
+          "an IP address cannot have a wildcard: " + UntrustedText.printable(entry));
     }
     if (star == 0 && rest.size() < 2) {
       throw new IllegalArgumentException(
-          "wildcard is too broad, it covers a whole top-level domain: " + Text.printable(entry));
+          "wildcard is too broad, it covers a whole top-level domain: " + UntrustedText.printable(entry));
     }
     for (int i = 0; i < labels.size(); i++) {
       if (i != star) {

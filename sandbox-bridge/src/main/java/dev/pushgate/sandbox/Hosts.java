@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.net.IDN;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ final class Hosts {
     checkCharacters(raw, "host");
     if (raw.startsWith("[")) {
       if (!raw.endsWith("]") || raw.length() < 3) {
-        throw new IllegalArgumentException("not a valid IPv6 address: " + Text.printable(raw));
+        throw new IllegalArgumentException("not a valid IPv6 address: " + UntrustedText.printable(raw));
       }
       return ipv6(raw.substring(1, raw.length() - 1), raw);
     }
@@ -65,7 +66,7 @@ final class Hosts {
     for (int i = 0; i < n; i++) {
       String part = parts[i];
       if (part.isEmpty()) {
-        throw new IllegalArgumentException("host has an empty label: " + Text.printable(raw));
+        throw new IllegalArgumentException("host has an empty label: " + UntrustedText.printable(raw));
       }
       String label;
       if (isAscii(part)) {
@@ -75,12 +76,12 @@ final class Hosts {
           label = IDN.toASCII(part, IDN.ALLOW_UNASSIGNED).toLowerCase(Locale.ROOT);
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
-              "not a valid internationalised domain name: " + Text.printable(raw));
+              "not a valid internationalised domain name: " + UntrustedText.printable(raw));
         }
       }
       if (label.length() > 63) {
         throw new IllegalArgumentException(
-            "host has a label longer than 63 characters: " + Text.printable(raw));
+            "host has a label longer than 63 characters: " + UntrustedText.printable(raw));
       }
       length += label.length() + (i > 0 ? 1 : 0);
       labels.add(label);
@@ -103,14 +104,14 @@ final class Hosts {
   static void checkLabel(String label, String raw) {
     if (label.length() > 63) {
       throw new IllegalArgumentException(
-          "host has a label longer than 63 characters: " + Text.printable(raw));
+          "host has a label longer than 63 characters: " + UntrustedText.printable(raw));
     }
     for (int i = 0; i < label.length(); i++) {
       char c = label.charAt(i);
       boolean ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
       if (!ok) {
         throw new IllegalArgumentException(
-            String.format("host has a forbidden character %#04x: %s", (int) c, Text.printable(raw)));
+            String.format("host has a forbidden character %#04x: %s", (int) c, UntrustedText.printable(raw)));
       }
     }
   }
@@ -121,7 +122,7 @@ final class Hosts {
       if (c <= 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '@' || c == '#' || c == '?') {
         throw new IllegalArgumentException(
             String.format(
-                "%s has a forbidden character %#04x at %d: %s", what, (int) c, i, Text.printable(raw)));
+                "%s has a forbidden character %#04x at %d: %s", what, (int) c, i, UntrustedText.printable(raw)));
       }
     }
   }
@@ -140,7 +141,7 @@ final class Hosts {
 
   private static String ipv4(List<String> parts, String raw) {
     if (parts.size() > 4) {
-      throw new IllegalArgumentException("not a valid IPv4 address: " + Text.printable(raw));
+      throw new IllegalArgumentException("not a valid IPv4 address: " + UntrustedText.printable(raw));
     }
     long[] numbers = new long[parts.size()];
     for (int i = 0; i < parts.size(); i++) {
@@ -148,12 +149,12 @@ final class Hosts {
     }
     for (int i = 0; i < numbers.length - 1; i++) {
       if (numbers[i] > 255) {
-        throw new IllegalArgumentException("not a valid IPv4 address: " + Text.printable(raw));
+        throw new IllegalArgumentException("not a valid IPv4 address: " + UntrustedText.printable(raw));
       }
     }
     long last = numbers[numbers.length - 1];
     if (last >= 1L << (8 * (5 - numbers.length))) {
-      throw new IllegalArgumentException("not a valid IPv4 address: " + Text.printable(raw));
+      throw new IllegalArgumentException("not a valid IPv4 address: " + UntrustedText.printable(raw));
     }
     long value = last;
     for (int i = 0; i < numbers.length - 1; i++) {
@@ -178,12 +179,12 @@ final class Hosts {
     }
     // Longer than any valid part: refuse before it can overflow.
     if (digits.isEmpty() || digits.length() > 12) {
-      throw new IllegalArgumentException("not a valid IPv4 address: " + Text.printable(raw));
+      throw new IllegalArgumentException("not a valid IPv4 address: " + UntrustedText.printable(raw));
     }
     try {
       return Long.parseLong(digits, radix);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("not a valid IPv4 address: " + Text.printable(raw));
+      throw new IllegalArgumentException("not a valid IPv4 address: " + UntrustedText.printable(raw));
     }
   }
 
@@ -202,7 +203,7 @@ final class Hosts {
 
   private static int[] parseIpv6(String text, String raw) {
     Supplier<IllegalArgumentException> bad =
-        () -> new IllegalArgumentException("not a valid IPv6 address: " + Text.printable(raw));
+        () -> new IllegalArgumentException("not a valid IPv6 address: " + UntrustedText.printable(raw));
     if (text.isEmpty() || text.indexOf('%') >= 0) {
       throw bad.get();
     }

@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -219,7 +220,7 @@ public final class LocalLauncher implements SandboxLauncher {
       for (Map.Entry<String, String> e : env.entrySet()) {
         if (!BubblewrapArgv.exportable(e.getKey())) {
           throw new SandboxLaunchException("the run's environment variable "
-              + Text.printable(e.getKey()) + " has a name the shell cannot set", List.of(
+              + UntrustedText.printable(e.getKey()) + " has a name the shell cannot set", List.of(
                   "leave it out of the run's environment: names are letters, digits and _"));
         }
         exports.append(BubblewrapArgv.exportLine(e.getKey(), e.getValue()));
@@ -249,7 +250,7 @@ public final class LocalLauncher implements SandboxLauncher {
       for (SandboxBindMount m : mounts) {
         String why = m.readOnly() ? null : MountGuard.SYSTEM.problem(m.hostPath());
         if (why != null) {
-          throw new SandboxLaunchException("the plan mounts " + Text.printable(m.hostPath())
+          throw new SandboxLaunchException("the plan mounts " + UntrustedText.printable(m.hostPath())
               + " writable, which " + why, List.of("give the run a directory of its own"));
         }
       }

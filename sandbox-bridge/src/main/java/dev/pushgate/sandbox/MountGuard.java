@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -52,7 +53,7 @@ public final class MountGuard {
   public void check(String field, String path) {
     String why = problem(path);
     if (why != null) {
-      throw new SandboxRequestException(field, field + " " + Text.printable(path) + " " + why);
+      throw new SandboxRequestException(field, field + " " + UntrustedText.printable(path) + " " + why);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -38,7 +39,7 @@ public final class PassedVariables {
         continue;
       }
       if (!SHELL_NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException("cannot pass the variable " + Text.printable(name)
+        throw new IllegalArgumentException("cannot pass the variable " + UntrustedText.printable(name)
             + " to runs: a name is letters, digits and _, not starting with a digit");
       }
       if (EnvironmentSanitiser.removes(name)) {

@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,7 +31,7 @@ public enum Platform {
       }
     }
     throw new IllegalArgumentException(
-        "not a platform: " + Text.printable(id) + " (expected macos, linux, wsl2, windows or other)");
+        "not a platform: " + UntrustedText.printable(id) + " (expected macos, linux, wsl2, windows or other)");
   }
 
   /** Linux and WSL2 share the bubblewrap backend and its limits. */

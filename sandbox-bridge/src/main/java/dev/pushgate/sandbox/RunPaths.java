@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -71,24 +72,24 @@ public record RunPaths(
     if (p.isEmpty()) {
       throw new SandboxRequestException(field, field + " is missing");
     }
-    if (Text.hasControl(p)) {
+    if (UntrustedText.hasControl(p)) {
       throw new SandboxRequestException(
-          field, field + " has a control character: " + Text.printable(p));
+          field, field + " has a control character: " + UntrustedText.printable(p));
     }
     if (isGlob(p) && !globAllowed) {
       throw new SandboxRequestException(
-          field, field + " must be a path, not a pattern: " + Text.printable(p));
+          field, field + " must be a path, not a pattern: " + UntrustedText.printable(p));
     }
     for (String segment : p.split("/", -1)) {
       if (segment.equals(".") || segment.equals("..")) {
         throw new SandboxRequestException(
-            field, field + " must not contain . or .. segments: " + Text.printable(p));
+            field, field + " must not contain . or .. segments: " + UntrustedText.printable(p));
       }
     }
     if (isGlob(p)) {
       if (!p.startsWith("/")) {
         throw new SandboxRequestException(
-            field, field + " must be an absolute path: " + Text.printable(p));
+            field, field + " must be an absolute path: " + UntrustedText.printable(p));
       }
       return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
     }
@@ -96,11 +97,11 @@ public record RunPaths(
     try {
       path = Path.of(p);
     } catch (InvalidPathException e) {
-      throw new SandboxRequestException(field, field + " is not a valid path: " + Text.printable(p));
+      throw new SandboxRequestException(field, field + " is not a valid path: " + UntrustedText.printable(p));
     }
     if (!path.isAbsolute()) {
       throw new SandboxRequestException(
-          field, field + " must be an absolute path: " + Text.printable(p));
+          field, field + " must be an absolute path: " + UntrustedText.printable(p));
     }
     return path.toString();
   }

@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 
 /**
  * What runs the agent. Decides the dispatch, and whether the environment is sanitised when no
@@ -38,6 +39,6 @@ public enum Runner {
       }
     }
     throw new IllegalArgumentException(
-        "not a runner: " + Text.printable(id) + " (expected claude-code, acp or harness-bash)");
+        "not a runner: " + UntrustedText.printable(id) + " (expected claude-code, acp or harness-bash)");
   }
 }

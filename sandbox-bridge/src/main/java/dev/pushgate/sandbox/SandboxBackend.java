@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -66,6 +67,6 @@ public enum SandboxBackend {
       }
     }
     throw new IllegalArgumentException(
-        "unknown sandbox backend: " + Text.printable(name) + " (expected native, none or microvm)");
+        "unknown sandbox backend: " + UntrustedText.printable(name) + " (expected native, none or microvm)");
   }
 }

@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.pushgate.types.UntrustedText;
 
 /**
  * A host path visible inside the sandbox.
@@ -35,9 +36,9 @@ public record SandboxBindMount(String hostPath, String guestPath, boolean readOn
     if (p == null || p.isBlank()) {
       throw new IllegalArgumentException("a bind mount needs a " + field);
     }
-    if (Text.hasControl(p)) {
+    if (UntrustedText.hasControl(p)) {
       throw new IllegalArgumentException(
-          "a bind mount " + field + " has a control character: " + Text.printable(p));
+          "a bind mount " + field + " has a control character: " + UntrustedText.printable(p));
     }
   }
 }

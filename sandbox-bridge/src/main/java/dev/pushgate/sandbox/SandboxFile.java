@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.nio.file.Path;
 
 /**
@@ -22,9 +23,9 @@ public record SandboxFile(Path hostPath, String guestPath, boolean executable) {
     if (hostPath == null || !hostPath.isAbsolute()) {
       throw new IllegalArgumentException("a sandbox file needs an absolute host path: " + hostPath);
     }
-    if (guestPath == null || !guestPath.startsWith("/") || Text.hasControl(guestPath)) {
+    if (guestPath == null || !guestPath.startsWith("/") || UntrustedText.hasControl(guestPath)) {
       throw new IllegalArgumentException(
-          "a sandbox file needs an absolute guest path: " + Text.printable(guestPath));
+          "a sandbox file needs an absolute guest path: " + UntrustedText.printable(guestPath));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.pushgate.sandbox;
 
 import dev.pushgate.policy.Mode;
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -258,8 +259,8 @@ public final class SandboxPlanner {
         for (String spelling : DenySpellings.of(root)) {
           if (PathGlob.mayMatchAtOrBelow(p, spelling)) {
             return Verdict.refused(
-                "bubblewrap cannot protect " + Text.printable(p) + " inside the writable mount "
-                    + Text.printable(root) + ": it covers only paths that exist, never a pattern",
+                "bubblewrap cannot protect " + UntrustedText.printable(p) + " inside the writable mount "
+                    + UntrustedText.printable(root) + ": it covers only paths that exist, never a pattern",
                 List.of(
                     "list the protected paths without * or ? (each one that exists is then"
                         + " covered read-only), or keep the pattern outside every writable mount",
@@ -306,7 +307,7 @@ public final class SandboxPlanner {
   private static void requireDirectory(String path, String field) {
     if (!Files.isDirectory(Path.of(path))) {
       throw new SandboxRequestException(
-          field, field + " does not exist or is not a directory: " + Text.printable(path));
+          field, field + " does not exist or is not a directory: " + UntrustedText.printable(path));
     }
   }
 
@@ -327,8 +328,8 @@ public final class SandboxPlanner {
     if (contains) {
       throw new SandboxRequestException(
           sharedField,
-          sharedField + " " + Text.printable(shared) + " contains " + ownField + " "
-              + Text.printable(own) + ": mounting it would expose sibling agents' directories");
+          sharedField + " " + UntrustedText.printable(shared) + " contains " + ownField + " "
+              + UntrustedText.printable(own) + ": mounting it would expose sibling agents' directories");
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.pushgate.sandbox;
 
 import dev.pushgate.policy.Mode;
+import dev.pushgate.types.UntrustedText;
 import java.util.List;
 
 /**
@@ -74,9 +75,9 @@ public record SandboxRequest(
     if (value.isBlank()) {
       throw new SandboxRequestException(field, field + " is empty");
     }
-    if (Text.hasControl(value)) {
+    if (UntrustedText.hasControl(value)) {
       throw new SandboxRequestException(
-          field, field + " has a control character: " + Text.printable(value));
+          field, field + " has a control character: " + UntrustedText.printable(value));
     }
   }
 

@@ -3,6 +3,7 @@ package dev.pushgate.sandbox;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.pushgate.policy.Mode;
+import dev.pushgate.types.UntrustedText;
 import java.util.List;
 
 /**
@@ -74,8 +75,8 @@ public record SandboxSpec(
     if (id == null || id.isBlank()) {
       throw new IllegalArgumentException(field + " is missing");
     }
-    if (Text.hasControl(id)) {
-      throw new IllegalArgumentException(field + " has a control character: " + Text.printable(id));
+    if (UntrustedText.hasControl(id)) {
+      throw new IllegalArgumentException(field + " has a control character: " + UntrustedText.printable(id));
     }
   }
 

@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 import java.util.Locale;
 
 /** Lifecycle state of a sandbox. */
@@ -32,7 +33,7 @@ public enum SandboxState {
       }
     }
     throw new IllegalArgumentException(
-        "not a sandbox state: " + Text.printable(id)
+        "not a sandbox state: " + UntrustedText.printable(id)
             + " (expected created, warm, active, suspended, destroyed or error)");
   }
 }

@@ -1,6 +1,7 @@
 package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 import java.util.Locale;
 
 /**
@@ -47,6 +48,6 @@ public enum SandboxSwitch {
       return OFF;
     }
     throw new IllegalArgumentException(
-        source + " takes on or off, not: " + Text.printable(value));
+        source + " takes on or off, not: " + UntrustedText.printable(value));
   }
 }

@@ -1,5 +1,7 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
+
 /**
  * The unprivileged user a sandbox starts as when pushgate itself runs as root. As root, a process
  * inside bubblewrap would still be real root to every host file it can reach; so bwrap is started
@@ -44,7 +46,7 @@ public record SandboxUser(int uid, int gid) {
       // fall through to the message below
     }
     throw new IllegalArgumentException(
-        "a sandbox user is UID or UID:GID with numbers, not: " + Text.printable(text));
+        "a sandbox user is UID or UID:GID with numbers, not: " + UntrustedText.printable(text));
   }
 
   @Override

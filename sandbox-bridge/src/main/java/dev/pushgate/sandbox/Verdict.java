@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.pushgate.types.UntrustedText;
 import java.util.List;
 import java.util.Locale;
 
@@ -33,7 +34,7 @@ public record Verdict(Launch launch, String reason, List<String> waysOut) {
         }
       }
       throw new IllegalArgumentException(
-          "not a launch verdict: " + Text.printable(id) + " (expected allowed or refused)");
+          "not a launch verdict: " + UntrustedText.printable(id) + " (expected allowed or refused)");
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -111,7 +112,7 @@ final class ViolationParser {
   }
 
   private static SandboxViolation violation(String action, String target, String line) {
-    return new SandboxViolation(action, target, Text.printable(line));
+    return new SandboxViolation(action, target, UntrustedText.printable(line));
   }
 
   private static boolean writes(String lower) {

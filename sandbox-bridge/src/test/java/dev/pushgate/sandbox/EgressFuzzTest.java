@@ -3,6 +3,7 @@ package dev.pushgate.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.pushgate.types.UntrustedText;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -72,7 +73,7 @@ class EgressFuzzTest {
     } catch (IllegalArgumentException e) {
       assertThat(e).isExactlyInstanceOf(IllegalArgumentException.class);
       assertThat(e.getMessage()).isNotBlank().doesNotContain("\n", "\r").hasSizeLessThan(320);
-      assertThat(Text.hasControl(e.getMessage())).isFalse();
+      assertThat(UntrustedText.hasControl(e.getMessage())).isFalse();
       return;
     }
     String canonical = pattern.toString();

@@ -2,19 +2,17 @@ package dev.pushgate.appliance.approvals;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.testkit.Wait;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class ApprovalDeskTest {
@@ -97,23 +95,7 @@ class ApprovalDeskTest {
   @Test
   void aLongPollCountsAsAnApproverForThePollGraceOnly() {
     Instant start = Instant.parse("2026-01-01T00:00:00Z");
-    AtomicReference<Instant> now = new AtomicReference<>(start);
-    Clock clock = new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public Instant instant() {
-        return now.get();
-      }
-    };
+    MutableClock clock = new MutableClock(start);
     ApprovalDesk graced = new ApprovalDesk(clock, Duration.ofSeconds(30), Duration.ofSeconds(1),
         Duration.ofMillis(1500), new ApprovalLog() {
           @Override
@@ -124,9 +106,9 @@ class ApprovalDeskTest {
         }, runId -> true, ApprovalDesk.DEFAULT_HELD_PER_RUN);
 
     graced.polled();
-    now.set(start.plusMillis(1499));
+    clock.set(start.plusMillis(1499));
     assertThat(graced.approverConnected()).isTrue();
-    now.set(start.plusMillis(1500));
+    clock.set(start.plusMillis(1500));
     assertThat(graced.approverConnected()).isFalse();
     assertThat(graced.ask(push("run_1"), l -> { })).isEqualTo(new Answer(
         Answer.Outcome.NO_APPROVER, null, "main needs a human (no approver is connected)"));

@@ -9,6 +9,7 @@ import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.io.Reader;
@@ -20,15 +21,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivateKey;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.Date;
-import java.util.concurrent.atomic.AtomicReference;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
@@ -43,35 +40,8 @@ final class TestForge implements AutoCloseable {
   static final Duration TOKEN_LIFETIME = Duration.ofHours(1);
   static final ObjectMapper JSON = new ObjectMapper();
 
-  /** A clock tests move by hand. */
-  static final class MovableClock extends Clock {
-    private final AtomicReference<Instant> now;
 
-    MovableClock(Instant start) {
-      now = new AtomicReference<>(start);
-    }
-
-    void advance(Duration d) {
-      now.updateAndGet(t -> t.plus(d));
-    }
-
-    @Override
-    public Instant instant() {
-      return now.get();
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-  }
-
-  final MovableClock clock = new MovableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+  final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
   final ForgeRepositories repos;
   final ForgeAppKey appKey;
   private final Database db;

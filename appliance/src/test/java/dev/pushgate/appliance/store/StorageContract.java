@@ -7,17 +7,15 @@ import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.forge.ForgeTokens;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
+import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.types.Secret;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -505,31 +503,4 @@ abstract class StorageContract {
     });
   }
 
-  /** A clock the test moves. */
-  static final class MutableClock extends Clock {
-    private volatile Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    void set(Instant instant) {
-      now = instant;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
 }

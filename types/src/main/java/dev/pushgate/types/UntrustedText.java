@@ -1,10 +1,10 @@
-package dev.pushgate.sandbox;
+package dev.pushgate.types;
 
 /** Renders untrusted text for an error message: control characters escaped, length bounded. */
-final class Text {
-  private Text() {}
+public final class UntrustedText {
+  private UntrustedText() {}
 
-  static String printable(String s) {
+  public static String printable(String s) {
     if (s == null) {
       return "(none)";
     }
@@ -20,7 +20,7 @@ final class Text {
   }
 
   /** True when the text has a control character (including NUL, CR and LF). */
-  static boolean hasControl(String s) {
+  public static boolean hasControl(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c < 0x20 || c == 0x7f) {
