@@ -1,0 +1,83 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.eclipse.jgit.lib.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Attack (issue 15 review): one push of 6,000 refs (well under the 3 MiB command list the gateway
+ * accepts, about 30,000 refs) leaves 6,000 audit records. {@code pushgate audit --limit 10000}
+ * (docs/operations.md: "--limit ... is 1 to 10,000") against the running appliance then fails with
+ * "the appliance does not answer on its control socket (Buffering capacity 2097152 exceeded); is it
+ * running?": the CLI's client buffers at most 2 MiB of the control API's answer. One run can thus
+ * make the operator's documented audit query fail, with a message that blames the appliance.
+ */
+class AttackAuditCliLargeAnswerTest {
+  private static final int REFS = 6_000;
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate("acme/widget");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void theAuditOfOneLargePushCanBeReadWithTheDocumentedLimit() throws Exception {
+    JsonNode run = app.createRun("""
+        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget"}""");
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
+    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
+    Path work = tmp.resolve("w");
+    git.in(work, "commit", "-q", "--allow-empty", "-m", "one").ok();
+    git.in(work, "push", "-q", "origin", "HEAD:main").ok();
+    ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    for (int i = 0; i < REFS; i++) {
+      String line = RawPush.command(ObjectId.zeroId(), main, String.format("refs/heads/many/%05d", i))
+          + (i == 0 ? "\0report-status agent=it" : "") + "\n";
+      byte[] b = line.getBytes(StandardCharsets.UTF_8);
+      body.write(String.format("%04x", b.length + 4).getBytes(StandardCharsets.US_ASCII));
+      body.write(b);
+    }
+    body.write("0000".getBytes(StandardCharsets.US_ASCII));
+    body.write(RawPush.emptyPack());
+    HttpResponse<String> rsp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.gatewayUrl() + "acme/widget.git/git-receive-pack"))
+        .header("Authorization", "Bearer " + ForgeRefs.credential(run))
+        .header("Content-Type", "application/x-git-receive-pack-request")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
+    assertThat(rsp.statusCode()).isEqualTo(200);
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/many/05999")).isEqualTo(main);
+
+    String audit = RunningAppliance.cli("audit", "--json", "--limit", "10000", "--data-dir",
+        tmp.resolve("data").toString());
+    assertThat(audit).contains("refs/heads/many/05999");
+  }
+}
