@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedSet;
+import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.transport.PreReceiveHook;
 import org.eclipse.jgit.transport.ReceiveCommand;
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
  */
 final class PushHook implements PreReceiveHook {
   private static final Logger log = LoggerFactory.getLogger(PushHook.class);
+  static final String NOTHING_TO_NOTHING =
+      "an update from no object to no object is neither a create nor a delete; nothing was pushed";
 
   /** One command and what the gateway decided about it. */
   private static final class Item {
@@ -129,6 +132,14 @@ final class PushHook implements PreReceiveHook {
       if (i.cmd.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED) {
         i.refuse(RefusalCode.INVALID_COMMAND,
             i.cmd.getMessage() != null ? i.cmd.getMessage() : i.cmd.getResult().name());
+        continue;
+      }
+      if (i.cmd.getOldId().equals(ObjectId.zeroId())
+          && i.cmd.getNewId().equals(ObjectId.zeroId())) {
+        // Neither a create nor a delete: git never sends it, and an upstream may read it as a
+        // delete that skips its check of the old value.
+        i.refuse(RefusalCode.INVALID_COMMAND, NOTHING_TO_NOTHING);
+        i.cmd.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, i.reason);
         continue;
       }
       i.judgement = i.verdict.judgement(i.cmd);

@@ -49,7 +49,8 @@ final class Verdict {
     boolean creates = oldId.equals(ObjectId.zeroId());
     boolean deletes = newId.equals(ObjectId.zeroId());
     Map<UpdateKind, Judgement> byKind = new EnumMap<>(UpdateKind.class);
-    // The kinds JGit's ReceiveCommand can give these ids, and nothing else.
+    // The kinds JGit's ReceiveCommand can give these ids (zero to zero aside: PushHook refuses
+    // it before any judgement is read).
     if (creates) {
       byKind.put(UpdateKind.CREATE, rules.judge(ref, UpdateKind.CREATE));
     } else if (deletes) {
@@ -66,7 +67,7 @@ final class Verdict {
   private static Case caseOf(Map<UpdateKind, Judgement> byKind, boolean noChange,
       boolean nothingToNothing) {
     if (nothingToNothing) {
-      return Case.BY_THE_PACK; // not a command git sends; JGit answers it
+      return Case.BY_THE_PACK; // not a command git sends; the hook refuses it
     }
     if (byKind.values().stream().allMatch(j -> j.decision() == Decision.ALLOW)) {
       // A command that changes nothing is JGit's to answer; nothing is minted or streamed for it.

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
@@ -30,6 +31,11 @@ final class ControlSocket implements AutoCloseable {
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * The largest answer read: the audit's 10,000 rows at most take a few MiB; beyond this bound
+   * the command says so instead of holding whatever the socket sends.
+   */
+  static final int MAX_ANSWER_BYTES = 64 << 20;
 
   private final HttpClient client = new HttpClient();
   private final Transport.TCPUnix transport;
@@ -79,8 +85,13 @@ final class ControlSocket implements AutoCloseable {
     }
     ContentResponse r;
     try {
-      r = req.send();
+      r = new CompletableResponseListener(req, MAX_ANSWER_BYTES).send().get();
     } catch (java.util.concurrent.ExecutionException e) {
+      // Jetty's words when the answer outgrows the listener's buffer.
+      if (String.valueOf(e.getCause().getMessage()).startsWith("Buffering capacity")) {
+        throw new IllegalStateException("the appliance's answer is larger than "
+            + (MAX_ANSWER_BYTES >> 20) + " MiB; ask for less (for the audit: a smaller --limit)");
+      }
       throw new IllegalStateException("the appliance does not answer on its control socket ("
           + e.getCause().getMessage() + "); is it running?");
     }

@@ -19,18 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Attack (issue 15 review): a hand-built command {@code 0{40} 0{40} <ref>}. The filter's {@link
- * Verdict} judges it a create (it tests "old is zero" first); JGit's {@code ReceiveCommand} types
- * it a delete (it tests "new is zero" first). Verdict's comment says its kinds are "the kinds
- * JGit's ReceiveCommand can give these ids, and nothing else" - they are not. The push hook then
- * throws {@code IllegalStateException: ... is not the command judged}: the push is answered
- * "internal error in the push gateway", with an ERROR and a stack trace in the log. It fails
- * closed (nothing moves), but promise 4 of docs/security.md ("bad input ... gets a clear answer",
- * "the log holds no ERROR and no stack trace") is broken, and the early verdict judged a create
- * where git (JGit here, and C git's receive-pack, which deletes an existing ref without an old-id
- * check for this command) sees a delete.
+ * A hand-built command {@code 0{40} 0{40} <ref>} (found by the issue 15 review). The verdict
+ * before the pack reads it as a create, JGit as a delete, and C git's receive-pack deletes an
+ * existing ref for it without checking the old value. The gateway refuses it in git's words,
+ * audits the refusal, moves nothing, and logs no ERROR (it used to answer "internal error").
  */
-class AttackNullToNullCommandTest {
+class NullToNullCommandTest {
   private static final String RUN = """
       {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/tags/**", "kinds": ["update", "force", "delete"],
@@ -76,7 +70,12 @@ class AttackNullToNullCommandTest {
         HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
 
     assertThat(ForgeRefs.ref(app, "acme/widget", "refs/tags/v1")).isEqualTo(v1);
-    assertThat(rsp.body()).doesNotContain("internal error in the push gateway");
+    assertThat(rsp.body()).doesNotContain("internal error in the push gateway")
+        .contains("ng refs/tags/v1 an update from no object to no object is neither a create"
+            + " nor a delete; nothing was pushed");
+    assertThat(RunningAppliance.cli("audit", "--json", "--data-dir",
+        tmp.resolve("data").toString()))
+        .as("the refusal is audited").contains("INVALID_COMMAND").contains("refs/tags/v1");
     assertThat(app.logText()).doesNotContain("is not the command judged")
         .doesNotContain(" ERROR ");
   }
