@@ -78,12 +78,28 @@ final class EarlyRefusal {
     Judgement refusal = new Judgement(Decision.DENY, "git", duplicateReason(duplicated.get()));
     List<Refused> refused = new ArrayList<>();
     for (CommandList.Command c : list.commands()) {
-      String kind = c.creates() ? UpdateKind.CREATE.id()
-          : c.deletes() ? UpdateKind.DELETE.id() : Verdict.UPDATE_OR_FORCE;
-      refused.add(new Refused(c.ref(), c.oldId(), c.newId(), kind, refusal));
+      refused.add(new Refused(c.ref(), c.oldId(), c.newId(), kindBeforeThePack(c), refusal));
     }
     return Optional.of(new Request(List.copyOf(refused), list.capabilities(),
         RefusalCode.INVALID_COMMAND));
+  }
+
+  /**
+   * Every command of a push refused because the cache could not fetch what its advertisement
+   * showed; no rule was asked.
+   */
+  static Request upstreamUnreadable(CommandList list, String reason) {
+    Judgement refusal = new Judgement(Decision.DENY, "upstream", reason);
+    List<Refused> refused = new ArrayList<>();
+    for (CommandList.Command c : list.commands()) {
+      refused.add(new Refused(c.ref(), c.oldId(), c.newId(), kindBeforeThePack(c), refusal));
+    }
+    return new Request(List.copyOf(refused), list.capabilities(), RefusalCode.UPSTREAM_REJECTED);
+  }
+
+  private static String kindBeforeThePack(CommandList.Command c) {
+    return c.creates() ? UpdateKind.CREATE.id()
+        : c.deletes() ? UpdateKind.DELETE.id() : Verdict.UPDATE_OR_FORCE;
   }
 
   /** The first ref name that appears twice, if any. */

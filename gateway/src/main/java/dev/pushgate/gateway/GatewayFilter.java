@@ -12,7 +12,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.eclipse.jgit.lib.ObjectId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,24 +78,39 @@ final class GatewayFilter implements Filter {
             "The push gateway serves pushes only; fetches go to upstream.");
         return;
       }
+      Optional<Map<String, ObjectId>> listed;
       try {
         UpstreamAccess upstream = services.upstream();
-        services.cache().sync(repo.get(), upstream.remoteUrl(repo.get()),
+        listed = services.cache().syncAhead(repo.get(), upstream.remoteUrl(repo.get()),
             upstream.readToken(run.get(), repo.get()));
       } catch (UpstreamException e) {
         log.warn("run {}: sync of {} failed: {}", run.get().runId(), repo.get(), e.getMessage());
-        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(
-            "upstream " + repo.get() + " cannot be read right now; nothing was pushed, try again"));
+        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, upstreamUnreadable(repo.get()));
         return;
       }
+      Push advertisement = new Push(run.get(), repo.get(), Optional.empty(), services.upstream());
+      listed.ifPresent(advertisement::advertiseUpstream);
+      advertisement.attachTo(req);
+      chain.doFilter(req, response);
+      return;
     }
     if ("POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-receive-pack")) {
       receive(run.get(), repo.get(), req, rsp, chain);
       return;
     }
-    // An advertisement: JGit sets up a receive-pack for it too, and finds the run on the request.
+    // Any other request JGit serves: it sets up a receive-pack for it too, and finds the run on
+    // the request.
     new Push(run.get(), repo.get(), Optional.empty(), services.upstream()).attachTo(req);
     chain.doFilter(req, response);
+  }
+
+  /** Said when upstream's refs or objects could not be read. */
+  static String upstreamUnreadable(RepoSlug repo) {
+    return Refusals.render(unreadableReason(repo));
+  }
+
+  private static String unreadableReason(RepoSlug repo) {
+    return "upstream " + repo + " cannot be read right now; nothing was pushed, try again";
   }
 
   /**
@@ -126,12 +143,18 @@ final class GatewayFilter implements Filter {
       return;
     }
     try (Push push = new Push(run, repo, judged, services.upstream())) {
-      HttpServletRequest received = guarded.request();
-      // Minted while the pack arrives, but only for a command list that the rules allow at
-      // least in part as it stands: an empty or malformed list, or one that only asks, mints
-      // nothing here (the push hook mints once something is allowed).
-      if (judged.isPresent() && judged.get().anyAllowedOutright()) {
+      // Minted while the pack arrives (and while the cache ends a fetch), but only for a command
+      // list that the rules allow at least in part as it stands: an empty or malformed list, or
+      // one that only asks, mints nothing here (the push hook mints once something is allowed).
+      boolean allowedOutright = judged.isPresent() && judged.get().anyAllowedOutright();
+      if (allowedOutright) {
         push.mintAhead(services.threads().minting());
+      }
+      if (judged.isPresent() && !cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged.get())) {
+        return;
+      }
+      HttpServletRequest received = guarded.request();
+      if (allowedOutright) {
         Optional<StreamedForward.Plan> plan = StreamedForward.plan(judged.get());
         if (plan.isPresent()) {
           StreamedForward streamed = StreamedForward.start(services.forwarder(),
@@ -144,6 +167,25 @@ final class GatewayFilter implements Filter {
       }
       push.attachTo(received);
       chain.doFilter(received, rsp);
+    }
+  }
+
+  /**
+   * Waits for the fetch of what the push's advertisement showed, if the cache was still at it; when
+   * that failed, refuses every command in git's words (the push then revokes its token) and
+   * answers false. A list not read here waits in {@link GatewayResolver}.
+   */
+  private boolean cacheHoldsTheAdvertisement(RunContext run, RepoSlug repo,
+      PackHeaderGuard.Guarded guarded, HttpServletResponse rsp, JudgedCommands judged)
+      throws IOException {
+    try {
+      services.cache().awaitFetch(repo);
+      return true;
+    } catch (UpstreamException e) {
+      log.warn("run {}: sync of {} failed: {}", run.runId(), repo, e.getMessage());
+      refuseEarly(run, repo, guarded.request(), rsp,
+          EarlyRefusal.upstreamUnreadable(judged.list(), unreadableReason(repo)));
+      return false;
     }
   }
 

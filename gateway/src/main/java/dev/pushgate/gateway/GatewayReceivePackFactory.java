@@ -49,6 +49,7 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     // reads (ClientReadTimeout); writes to a client that stopped reading end at Jetty's idle
     // timeout.
     rp.setRefFilter(GatewayReceivePackFactory::branchesAndTags);
+    push.upstreamRefs().ifPresent(refs -> rp.setAdvertiseRefsHook(new UpstreamAdvertisement(refs)));
     rp.setPreReceiveHook(PreReceiveHookChain.newChain(List.<PreReceiveHook>of(
         GatewayReceivePackFactory::refuseFunnyRefNames,
         new PushHook(push, services))));

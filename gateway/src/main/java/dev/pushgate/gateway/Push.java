@@ -4,12 +4,14 @@ import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.ServletRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.transport.ReceiveCommand;
 
 /**
@@ -35,6 +37,8 @@ final class Push implements AutoCloseable {
   private final List<WriteTokenLease> minted = new ArrayList<>();
   private boolean revoked;
   private StreamedForward streamed;
+  /** Upstream's refs, for an advertisement made while the cache fetches them; or null. */
+  private Map<String, ObjectId> upstreamRefs;
 
   /**
    * @param judged the command list as read before the pack, empty when it could not be read
@@ -133,6 +137,19 @@ final class Push implements AutoCloseable {
     if (revoked) {
       throw new UpstreamException("the push's write tokens were revoked already");
     }
+  }
+
+  /**
+   * For an advertisement: shows {@code listed}, upstream's refs as just read, instead of the
+   * cache's, which are still being brought to them.
+   */
+  synchronized void advertiseUpstream(Map<String, ObjectId> listed) {
+    upstreamRefs = Map.copyOf(listed);
+  }
+
+  /** What {@link #advertiseUpstream} was given, if it was. */
+  synchronized Optional<Map<String, ObjectId>> upstreamRefs() {
+    return Optional.ofNullable(upstreamRefs);
   }
 
   /** The copy streamed upstream while the pack arrives, if the push is streamed. */

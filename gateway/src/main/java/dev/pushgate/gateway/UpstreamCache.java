@@ -15,10 +15,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,6 +53,13 @@ import org.slf4j.LoggerFactory;
 /**
  * One bare repository per upstream repository, kept in step with upstream so that a client's thin
  * pack resolves and non-fast-forward updates are recognised. Only branches and tags are mirrored.
+ *
+ * <p>When upstream moved, an advertisement need not wait for the objects ({@link #syncAhead}): it
+ * shows upstream's refs as listed, and the cache fetches their objects while the client computes
+ * and sends its pack. The push that follows waits for that fetch ({@link #awaitFetch}) before
+ * JGit reads the cache, so JGit checks the commands' old ids against refs that hold what was
+ * advertised and completes a thin pack against objects the cache has; a fetch that failed fails
+ * that push, with nothing forwarded.
  */
 final class UpstreamCache {
   private static final Logger log = LoggerFactory.getLogger(UpstreamCache.class);
@@ -75,6 +85,25 @@ final class UpstreamCache {
   /** Writes them after the pushes are answered. */
   private final ThreadPoolExecutor refWriter =
       oneThreadWhenBusy("pushgate-cache-refs", Thread.NORM_PRIORITY);
+
+  /**
+   * The latest fetch an advertisement did not wait for, per repository. A done one is removed; a
+   * failed one stays, so that the push which follows its advertisement fails, until the next sync
+   * of the repository decides afresh.
+   */
+  private final ConcurrentHashMap<String, CompletableFuture<Void>> fetching =
+      new ConcurrentHashMap<>();
+  /**
+   * Runs those fetches, for different repositories at once: up to 4 threads, gone a second after
+   * their fetch (upstream moving is the rarer case). A fifth at once runs in its advertisement's
+   * request instead, as a sync did before.
+   */
+  private final ThreadPoolExecutor fetchers = new ThreadPoolExecutor(0, 4, 1, TimeUnit.SECONDS,
+      new SynchronousQueue<>(), r -> {
+        Thread t = new Thread(r, "pushgate-cache-fetch");
+        t.setDaemon(true);
+        return t;
+      });
 
   UpstreamCache(Path root, int timeoutSeconds, PushMetrics metrics) {
     this(root, timeoutSeconds, DEFAULT_MAX_FETCH_BYTES, metrics);
@@ -149,21 +178,141 @@ final class UpstreamCache {
    * objects the cache lacks ({@link UpstreamFetch}), and the refs move in one batch.
    */
   void sync(RepoSlug repo, String remoteUrl, Secret token) throws UpstreamException {
+    syncAhead(repo, remoteUrl, token);
+    awaitFetch(repo);
+  }
+
+  /**
+   * Syncs the cache for an advertisement. Empty when the cache holds upstream's refs on return:
+   * they were in step, the cache had every object already, or the ref list could not be read and
+   * JGit's fetch ran here. Otherwise upstream's branches and tags as just listed, to be
+   * advertised, while their objects are fetched in the background: whatever then reads the
+   * cache's refs or objects for a push calls {@link #awaitFetch} first.
+   */
+  Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token)
+      throws UpstreamException {
     long asked = System.nanoTime();
+    ReentrantLock lock = lockOf(repo);
+    lockWithNoFetchPending(repo, lock);
+    long start = System.nanoTime();
+    try {
+      writeLanded(repo);
+      fetching.remove(repo.key()); // one that failed: this sync decides afresh
+      Optional<Map<String, ObjectId>> listed =
+          UpstreamRefList.read(remoteUrl, token, timeoutSeconds);
+      if (listed.isEmpty()) {
+        onSynced(repo, asked, start, fetch(repo, remoteUrl, token, start));
+        return Optional.empty();
+      }
+      try (Repository cache = open(repo)) {
+        Map<String, ObjectId> mirrored = mirrored(cache);
+        if (mirrored.equals(listed.get())) {
+          onSynced(repo, asked, start, false);
+          return Optional.empty();
+        }
+        if (wanted(cache, listed.get()).isEmpty()) {
+          moveRefs(cache, listed.get());
+          onSynced(repo, asked, start, true);
+          return Optional.empty();
+        }
+      } catch (IOException | RuntimeException e) {
+        throw failed(repo, start, e);
+      }
+      CompletableFuture<Void> fetched = new CompletableFuture<>();
+      fetching.put(repo.key(), fetched);
+      try {
+        fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched));
+      } catch (RejectedExecutionException e) {
+        // four fetches at once already: this one here, before its advertisement (the lock is
+        // reentrant), which fails if it failed
+        fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched);
+        awaitFetch(repo);
+        return Optional.empty();
+      }
+      return listed;
+    } finally {
+      if (!fetching.containsKey(repo.key())) {
+        compactIfCrowded(repo); // else once the fetch has added its pack
+      }
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits for the fetch a {@link #syncAhead} of {@code repo} left running, if any, and fails if it
+   * failed. No deadline of its own: each of the fetch's reads is bounded by the upstream timeout,
+   * as the sync's were when the advertisement waited for it.
+   */
+  void awaitFetch(RepoSlug repo) throws UpstreamException {
+    CompletableFuture<Void> pending = fetching.get(repo.key());
+    if (pending == null) {
+      return;
+    }
+    try {
+      pending.get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof UpstreamException u ? u
+          : new UpstreamException("could not read " + repo + " upstream", e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UpstreamException("interrupted while reading " + repo + " upstream", e);
+    }
+  }
+
+  /**
+   * Takes {@code lock} once no fetch of {@code repo} is pending, so that at most one is, and a
+   * sync never decides on refs that a pending fetch is about to move (nor moves them back to an
+   * older list after it).
+   */
+  private void lockWithNoFetchPending(RepoSlug repo, ReentrantLock lock) {
+    for (;;) {
+      CompletableFuture<Void> pending = fetching.get(repo.key());
+      if (pending != null && !pending.isDone()) {
+        pending.exceptionally(e -> null).join(); // whether it failed, the caller decides afresh
+      }
+      lock.lock();
+      pending = fetching.get(repo.key());
+      if (pending == null || pending.isDone()) {
+        return;
+      }
+      lock.unlock(); // another sync started one meanwhile
+    }
+  }
+
+  /** Fetches what {@code listed} needs and moves the cache's refs to it; under the lock. */
+  private void fetchAhead(RepoSlug repo, String remoteUrl, Secret token,
+      Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done) {
     ReentrantLock lock = lockOf(repo);
     lock.lock();
     long start = System.nanoTime();
-    boolean fetched;
     try {
       writeLanded(repo);
-      fetched = follow(repo, remoteUrl, token, start);
-      compactIfCrowded(repo);
+      follow(repo, remoteUrl, token, listed, start);
+      onSynced(repo, asked, start, true);
+      fetching.remove(repo.key(), done);
+      done.complete(null);
+    } catch (UpstreamException | RuntimeException e) {
+      done.completeExceptionally(e);
     } finally {
+      compactIfCrowded(repo);
       lock.unlock();
+      if (!done.isDone()) { // an Error: no push waits for ever
+        done.completeExceptionally(new UpstreamException("the fetch of " + repo + " failed", null));
+      }
     }
+  }
+
+  private void onSynced(RepoSlug repo, long asked, long start, boolean fetched) {
     metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - asked), true, fetched);
     log.debug("synced cache of {} in {} ms ({})", repo, (System.nanoTime() - start) / 1_000_000,
         fetched ? "fetched" : "unchanged");
+  }
+
+  private UpstreamException failed(RepoSlug repo, long start, Exception e) {
+    // The refs did not move: the cache has at most objects no ref reaches, and the next sync
+    // asks again.
+    metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false, false);
+    return new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
   }
 
   /**
@@ -256,61 +405,55 @@ final class UpstreamCache {
   }
 
   /**
-   * Moves the cache's branches and tags to those upstream lists; whether one moved. Under the
-   * lock. The ref list read for the question "did upstream move?" is the one the cache follows,
-   * so a fetch costs one more request, not JGit's two. JGit's fetch remains for what that cannot
-   * do: a ref list that does not read (it reads it again and says why), and a pack past the
-   * bound of the quick fetch (a first sync of a large repository).
+   * Moves the cache's branches and tags to those upstream listed, with the objects they need; under
+   * the lock. The ref list read for the question "did upstream move?" is the one the cache follows,
+   * so a fetch costs one more request, not JGit's two. JGit's fetch remains for a pack past the
+   * bound of the quick fetch (a first sync of a large repository); it reads the list again.
    */
-  private boolean follow(RepoSlug repo, String remoteUrl, Secret token, long start)
-      throws UpstreamException {
-    Optional<Map<String, ObjectId>> listed =
-        UpstreamRefList.read(remoteUrl, token, timeoutSeconds);
-    if (listed.isEmpty()) {
-      return fetch(repo, remoteUrl, token, start);
-    }
+  private void follow(RepoSlug repo, String remoteUrl, Secret token,
+      Map<String, ObjectId> listed, long start) throws UpstreamException {
     try (Repository cache = open(repo)) {
-      return mirror(cache, remoteUrl, token, listed.get());
+      Set<ObjectId> wants = wanted(cache, listed);
+      if (!wants.isEmpty()) {
+        // Every ref tip of the cache is whole: fetched, or received with its connectivity checked.
+        fetcher.fetch(cache, remoteUrl, token, wants, new HashSet<>(mirrored(cache).values()));
+      }
+      moveRefs(cache, listed);
     } catch (SideBandPackIn.TooLarge e) {
       log.info("the fetch of {} is larger than {} bytes; fetching it with JGit", repo,
           maxFetchBytes);
-      return fetch(repo, remoteUrl, token, start);
+      fetch(repo, remoteUrl, token, start);
     } catch (IOException | RuntimeException e) {
-      // The refs did not move: the cache has at most objects no ref reaches, and the next sync
-      // asks again.
-      metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false, false);
-      throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
+      throw failed(repo, start, e);
     }
   }
 
-  private boolean mirror(Repository cache, String remoteUrl, Secret token,
-      Map<String, ObjectId> listed) throws IOException {
-    Map<String, ObjectId> mirrored = mirrored(cache);
-    if (mirrored.equals(listed)) {
-      return false;
-    }
+  /** The ids upstream listed whose objects the cache lacks. */
+  private static Set<ObjectId> wanted(Repository cache, Map<String, ObjectId> listed)
+      throws IOException {
     Set<ObjectId> wants = new LinkedHashSet<>();
     for (ObjectId id : listed.values()) {
       if (!cache.getObjectDatabase().has(id)) {
         wants.add(id);
       }
     }
-    if (!wants.isEmpty()) {
-      // Every ref tip of the cache is whole: fetched, or received with its connectivity checked.
-      fetcher.fetch(cache, remoteUrl, token, wants, new HashSet<>(mirrored.values()));
-    }
-    for (int attempt = 1; !moveRefs(cache, listed); attempt++) {
+    return wants;
+  }
+
+  /** {@link #moveRefsOnce}, again while another writer holds a ref's lock for a moment. */
+  private static void moveRefs(Repository cache, Map<String, ObjectId> listed)
+      throws IOException {
+    for (int attempt = 1; !moveRefsOnce(cache, listed); attempt++) {
       // A ref lock held for a moment by another writer fails the batch whole: try again.
       if (attempt == 3) {
         throw new IOException("the cache's refs stayed locked");
       }
       sleep(50L * attempt);
     }
-    return true;
   }
 
   /** Forces the cache's branches and tags to {@code listed}, all or none; false on a lock. */
-  private static boolean moveRefs(Repository cache, Map<String, ObjectId> listed)
+  private static boolean moveRefsOnce(Repository cache, Map<String, ObjectId> listed)
       throws IOException {
     Map<String, ObjectId> mirrored = mirrored(cache);
     BatchRefUpdate batch = cache.getRefDatabase().newBatchUpdate();
@@ -450,13 +593,19 @@ final class UpstreamCache {
     }
   }
 
-  /** One thread at most, gone when idle. */
-  /** Stops compaction and ref writing; refs not written yet are fetched by the next sync. */
+  /**
+   * Stops compaction, ref writing and fetching; refs not written yet are fetched by the next sync,
+   * and a push waiting for a fetch that was stopped fails.
+   */
   void close() {
     maintenance.shutdownNow();
     refWriter.shutdownNow();
+    fetchers.shutdownNow();
+    fetching.values().forEach(f -> f.completeExceptionally(
+        new UpstreamException("the gateway is stopping", null)));
   }
 
+  /** One thread at most, gone when idle. */
   private static ThreadPoolExecutor oneThreadWhenBusy(String name, int priority) {
     return new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
       Thread t = new Thread(r, name);

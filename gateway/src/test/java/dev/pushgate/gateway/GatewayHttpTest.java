@@ -376,6 +376,69 @@ class GatewayHttpTest {
     }
   }
 
+  @Test
+  void whenUpstreamMovedThePushIsAdvertisedBeforeTheCacheFetchedAndWaitsForIt() throws Exception {
+    syncTheCache();
+    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    // Upstream answers the cache's fetch only once the push's POST has come (its token is
+    // minted): the advertisement did not wait for the fetch.
+    upstreamServer.uploadPackAnswer = answer -> {
+      try {
+        Wait.until(Duration.ofSeconds(30), "the push's POST", () -> !mints.isEmpty());
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+      return answer;
+    };
+    try (Repository client = clientWithNewMain()) {
+      // Built on what upstream has now (the client fetched it before it moved its own main), so
+      // its thin pack leaves out objects the cache has only once it has fetched.
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), moved);
+      TestRepos.setRef(client, "refs/heads/feature", next);
+
+      PushResult r = push(client, false, "refs/heads/feature:refs/heads/feature");
+
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+    }
+  }
+
+  @Test
+  void aCacheFetchThatFailsAfterTheAdvertisementFailsThePushAndNothingLands() throws Exception {
+    syncTheCache();
+    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    upstreamServer.uploadPackAnswer = answer -> "0009JUNK\n".getBytes(StandardCharsets.UTF_8);
+    try (Repository client = clientWithNewMain()) {
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), moved);
+      TestRepos.setRef(client, "refs/heads/feature", next);
+
+      PushResult r = push(client, false, "refs/heads/feature:refs/heads/feature");
+
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getMessage()).isEqualTo("Control Center"
+          + " policy: upstream acme/widget cannot be read right now; nothing was pushed, try again");
+      assertThat(upstream.exactRef("refs/heads/feature")).isNull();
+      PushRecord a = audit.records.get(audit.records.size() - 1);
+      assertThat(a.ref()).isEqualTo("refs/heads/feature");
+      assertThat(a.code()).isEqualTo(RefusalCode.UPSTREAM_REJECTED);
+      assertThat(a.outcome()).isEqualTo(PushRecord.Outcome.NOT_FORWARDED);
+      assertThat(access.leases).as("the token minted while the fetch ran is revoked")
+          .allSatisfy(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /** Two advertisements: the second waits for any fetch the first left running. */
+  private void syncTheCache() throws Exception {
+    for (int i = 0; i < 2; i++) {
+      assertThat(get("/git/github.com/acme/widget.git/info/refs?service=git-receive-pack",
+          "Bearer " + CREDENTIAL).statusCode()).isEqualTo(200);
+    }
+  }
+
   /** A client repository holding upstream's branches, with one new commit on main. */
   private Repository clientWithNewMain() throws Exception {
     Repository client = TestRepos.bare(dir.resolve("client.git"));

@@ -17,7 +17,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
@@ -31,6 +36,7 @@ import org.eclipse.jgit.transport.RefSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The cache mirrors upstream's branches and tags, reading only the ref list when in step. */
@@ -135,6 +141,90 @@ class UpstreamCacheTest {
         new HttpUpstream.Seen("GET /upstream.git/info/refs?service=git-upload-pack", true),
         new HttpUpstream.Seen("POST /upstream.git/git-upload-pack", true));
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream)).containsKey("refs/tags/v2");
+  }
+
+  @Test
+  @Timeout(60)
+  void whenUpstreamMovedTheAdvertisementHasItsRefsBeforeTheCacheFetchedThem() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    Map<String, ObjectId> before = refs(cacheRepo());
+    RevCommit next = TestRepos.commit(upstream, "next", Map.of("README", "next"),
+        TestRepos.idOf(upstream, "refs/heads/main"));
+    TestRepos.setRef(upstream, "refs/heads/main", next);
+    CountDownLatch release = new CountDownLatch(1);
+    http.uploadPackAnswer = answer -> {
+      awaitQuietly(release);
+      return answer;
+    };
+
+    // Returns while upstream holds the answer to the fetch: it did not wait for it.
+    Optional<Map<String, ObjectId>> listed = cache.syncAhead(REPO, url, TOKEN);
+
+    assertThat(listed).hasValue(refs(upstream));
+    assertThat(refs(cacheRepo())).as("the cache's refs wait for their objects").isEqualTo(before);
+    CompletableFuture<Void> push = CompletableFuture.runAsync(() -> {
+      try {
+        cache.awaitFetch(REPO);
+      } catch (UpstreamException e) {
+        throw new CompletionException(e);
+      }
+    });
+    assertThat(push).as("the push waits for the fetch").isNotDone();
+    release.countDown();
+    push.get(30, TimeUnit.SECONDS);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+    try (Repository db = cacheRepo()) {
+      assertThat(db.getObjectDatabase().has(next)).isTrue();
+    }
+    assertThat(fetches).containsExactly(true, true);
+  }
+
+  @Test
+  void aFetchThatFailsAfterItsAdvertisementFailsThePushUntilTheNextSyncTriesAgain()
+      throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    Map<String, ObjectId> before = refs(cacheRepo());
+    TestRepos.setRef(upstream, "refs/heads/main", TestRepos.commit(upstream, "next",
+        Map.of("README", "next"), TestRepos.idOf(upstream, "refs/heads/main")));
+    http.uploadPackAnswer = answer -> "0009JUNK\n".getBytes(UTF_8);
+
+    assertThat(cache.syncAhead(REPO, url, TOKEN)).isPresent();
+
+    for (int push = 0; push < 2; push++) {
+      assertThatThrownBy(() -> cache.awaitFetch(REPO)).isInstanceOf(UpstreamException.class)
+          .hasMessageStartingWith("could not read acme/widget").hasMessageContaining("malformed")
+          .hasMessageNotContaining(TOKEN.reveal());
+    }
+    assertThat(refs(cacheRepo())).isEqualTo(before);
+
+    http.uploadPackAnswer = null;
+    cache.sync(REPO, url, TOKEN);
+    cache.awaitFetch(REPO);
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  @Test
+  void anAdvertisementWaitsForNothingWhenTheCacheHasEveryObjectAlready() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    assertThat(cache.syncAhead(REPO, url, TOKEN)).as("in step").isEmpty();
+    TestRepos.setRef(upstream, "refs/heads/copy", TestRepos.idOf(upstream, "refs/heads/main"));
+
+    assertThat(cache.syncAhead(REPO, url, TOKEN)).as("moved to an object the cache has").isEmpty();
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the test never released the answer");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test

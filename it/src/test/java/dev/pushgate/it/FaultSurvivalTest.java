@@ -125,6 +125,38 @@ class FaultSurvivalTest {
   }
 
   @Test
+  void aCacheFetchThatFailsAfterTheAdvertisementFailsThePushAndMovesNothing() throws Exception {
+    JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    GitRun git = git(run);
+    Path w = cloneFromForge(git, run, "fetch-fails");
+    commit(git, w, "before-the-move");
+    git.in(w, "push", "gh", "HEAD:refs/heads/fetch-fails").ok(); // the cache is in step
+    // Upstream moves past the gateway, and then answers the cache's fetch with 503: the
+    // advertisement, made before the fetch, showed upstream's refs.
+    Path other = tmp.resolve("fetch-fails-other");
+    git.in(tmp, "clone", "-q", forge.forgeRepo("acme/widget").toString(), other.toString()).ok();
+    commit(git, other, "moved-upstream");
+    git.in(other, "push", "-q", "origin", "HEAD:refs/heads/moved-upstream").ok();
+    proxy.rule(line -> line.startsWith("POST") && line.contains("/git-upload-pack")
+        ? FaultProxy.Action.FAIL_503
+        : FaultProxy.Action.PASS);
+    commit(git, w, "after-the-move");
+    Map<String, ObjectId> before = ForgeRefs.of(forge.forgeRepo("acme/widget"));
+
+    GitRun.Result r = git.in(w, "push", "gh", "HEAD:refs/heads/fetch-fails").failed();
+
+    assertThat(r.stderr()).contains("upstream acme/widget cannot be read right now; nothing was"
+        + " pushed, try again");
+    assertThat(proxy.seen()).as("the advertisement came first, then the fetch failed")
+        .anyMatch(l -> l.startsWith("POST") && l.contains("/git-upload-pack"));
+    assertThat(ForgeRefs.of(forge.forgeRepo("acme/widget"))).isEqualTo(before);
+    proxy.heal();
+    git.in(w, "push", "gh", "HEAD:refs/heads/fetch-fails").ok();
+    assertThat(ForgeRefs.of(forge.forgeRepo("acme/widget")).get("refs/heads/fetch-fails"))
+        .isEqualTo(head(git, w));
+  }
+
+  @Test
   void anUpstreamThatCannotStoreThePackRejectsItAndNothingMoves() throws Exception {
     JsonNode run = forge.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/full\"}");
     GitRun git = git(run);

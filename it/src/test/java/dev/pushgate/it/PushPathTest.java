@@ -196,6 +196,40 @@ class PushPathTest {
   }
 
   @Test
+  @Order(6)
+  void afterUpstreamMovedThePushSeesItsRefsAndBuildsOnThem() throws Exception {
+    // A run of its own: each run may push 20 times a minute, and this class's run pushes a lot.
+    JsonNode mover = app.createRun(DENY_MAIN);
+    GitRun moverGit = new GitRun(Files.createDirectories(tmp.resolve("mover-home")), env(mover))
+        .withTranscript(transcript);
+    moverGit.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "mover").ok();
+    Path w = tmp.resolve("mover");
+    commit(moverGit, w, "moving.txt", "one");
+    moverGit.in(w, "push", "origin", "HEAD:moving").ok();
+    // Someone else pushes upstream, past the gateway: onto the run's branch and onto another.
+    Path other = tmp.resolve("someone-else");
+    git.in(tmp, "clone", "-q", app.forgeRepo("acme/widget").toString(), other.toString()).ok();
+    git.in(other, "checkout", "-q", "moving").ok();
+    commit(git, other, "theirs.txt", "theirs");
+    git.in(other, "push", "-q", "origin", "moving", "moving:elsewhere").ok();
+    ObjectId theirs = head(other);
+
+    // The gateway advertises upstream's refs as they are now, before its cache has their
+    // objects: git itself sees that the branch moved.
+    GitRun.Result behind = moverGit.in(w, "push", "origin", "HEAD:moving").failed();
+    assertThat(behind.stderr()).containsPattern("! \\[rejected\\] +HEAD -> moving \\(fetch first\\)");
+    assertThat(forgeRef("acme/widget", "refs/heads/moving")).isEqualTo(theirs);
+
+    // Built on theirs, the push's thin pack leaves out their objects: the cache has them by then.
+    moverGit.in(w, "pull", "-q", "--no-rebase", "--no-edit", "origin", "moving").ok();
+    commit(moverGit, w, "moving.txt", "two");
+    moverGit.in(w, "push", "origin", "HEAD:moving").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/moving")).isEqualTo(head(w));
+    assertThat(app.control().delete("/v1/runs/" + mover.get("runId").asText()).status())
+        .isEqualTo(200);
+  }
+
+  @Test
   @Order(7)
   void deletesAndForcePushesOfOtherBranchesWorkAndAreAuditedWithTheirKind() throws Exception {
     git.in(work, "push", "origin", "--delete", "via-scp").ok();
@@ -414,6 +448,10 @@ class PushPathTest {
   }
 
   private static void commit(Path dir, String file, String content) throws Exception {
+    commit(git, dir, file, content);
+  }
+
+  private static void commit(GitRun git, Path dir, String file, String content) throws Exception {
     Files.writeString(dir.resolve(file), content + "\n");
     git.in(dir, "add", file).ok();
     git.in(dir, "commit", "-q", "-m", "change " + file + " to " + content).ok();
