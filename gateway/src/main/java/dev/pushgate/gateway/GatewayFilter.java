@@ -150,7 +150,8 @@ final class GatewayFilter implements Filter {
       if (allowedOutright) {
         push.mintAhead(services.threads().minting());
       }
-      if (judged.isPresent() && !cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged.get())) {
+      if (judged.isPresent()
+          && !cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged.get())) {
         return;
       }
       HttpServletRequest received = guarded.request();

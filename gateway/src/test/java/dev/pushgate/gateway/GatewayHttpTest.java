@@ -22,11 +22,14 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.NullProgressMonitor;
+import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.transport.PushResult;
@@ -402,6 +405,40 @@ class GatewayHttpTest {
       assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
           .isEqualTo(RemoteRefUpdate.Status.OK);
       assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+    }
+  }
+
+  @Test
+  void anAdvertisementMadeBeforeTheFetchShowsUpstreamsNewBranchesAndTagsAsListed() throws Exception {
+    syncTheCache();
+    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
+    ObjectId tag = TestRepos.annotatedTag(upstream, "v9", moved);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    TestRepos.setRef(upstream, "refs/tags/v9", tag);
+    CountDownLatch release = new CountDownLatch(1);
+    upstreamServer.uploadPackAnswer = answer -> {
+      try {
+        release.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return answer;
+    };
+    try {
+      HttpResponse<String> r = get(
+          "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack",
+          "Bearer " + CREDENTIAL);
+
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).contains(moved.name() + " refs/heads/main")
+          .contains(tag.name() + " refs/tags/v9").doesNotContain("^{}");
+      try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+          dir.resolve("cache/acme/widget.git").toFile())) {
+        assertThat(cache.getObjectDatabase().has(moved)).as("advertised before it was fetched")
+            .isFalse();
+      }
+    } finally {
+      release.countDown();
     }
   }
 
