@@ -22,8 +22,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -386,14 +385,7 @@ class GatewayHttpTest {
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     // Upstream answers the cache's fetch only once the push's POST has come (its token is
     // minted): the advertisement did not wait for the fetch.
-    upstreamServer.uploadPackAnswer = answer -> {
-      try {
-        Wait.until(Duration.ofSeconds(30), "the push's POST", () -> !mints.isEmpty());
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-      return answer;
-    };
+    holdTheCacheFetchUntil("the push's POST", () -> !mints.isEmpty());
     try (Repository client = clientWithNewMain()) {
       // Built on what upstream has now (the client fetched it before it moved its own main), so
       // its thin pack leaves out objects the cache has only once it has fetched.
@@ -415,15 +407,8 @@ class GatewayHttpTest {
     ObjectId tag = TestRepos.annotatedTag(upstream, "v9", moved);
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     TestRepos.setRef(upstream, "refs/tags/v9", tag);
-    CountDownLatch release = new CountDownLatch(1);
-    upstreamServer.uploadPackAnswer = answer -> {
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return answer;
-    };
+    AtomicBoolean released = new AtomicBoolean();
+    holdTheCacheFetchUntil("the test to release it", released::get);
     try {
       HttpResponse<String> r = get(
           "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack",
@@ -438,7 +423,7 @@ class GatewayHttpTest {
             .isFalse();
       }
     } finally {
-      release.countDown();
+      released.set(true);
     }
   }
 
@@ -466,6 +451,18 @@ class GatewayHttpTest {
       assertThat(access.leases).as("the token minted while the fetch ran is revoked")
           .allSatisfy(l -> assertThat(closesOf(l)).isEqualTo(1));
     }
+  }
+
+  /** Upstream answers the cache's fetch once {@code condition} holds (at most 30 s). */
+  private void holdTheCacheFetchUntil(String what, Wait.Condition condition) {
+    upstreamServer.uploadPackAnswer = answer -> {
+      try {
+        Wait.until(Duration.ofSeconds(30), what, condition);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+      return answer;
+    };
   }
 
   /** Two advertisements: the second waits for any fetch the first left running. */

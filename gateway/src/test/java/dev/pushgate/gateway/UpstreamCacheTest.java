@@ -149,9 +149,7 @@ class UpstreamCacheTest {
     String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
     Map<String, ObjectId> before = refs(cacheRepo());
-    RevCommit next = TestRepos.commit(upstream, "next", Map.of("README", "next"),
-        TestRepos.idOf(upstream, "refs/heads/main"));
-    TestRepos.setRef(upstream, "refs/heads/main", next);
+    RevCommit next = moveUpstreamMain();
     CountDownLatch release = new CountDownLatch(1);
     http.uploadPackAnswer = answer -> {
       awaitQuietly(release);
@@ -186,8 +184,7 @@ class UpstreamCacheTest {
     String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
     Map<String, ObjectId> before = refs(cacheRepo());
-    TestRepos.setRef(upstream, "refs/heads/main", TestRepos.commit(upstream, "next",
-        Map.of("README", "next"), TestRepos.idOf(upstream, "refs/heads/main")));
+    moveUpstreamMain();
     http.uploadPackAnswer = answer -> "0009JUNK\n".getBytes(UTF_8);
 
     assertThat(cache.syncAhead(REPO, url, TOKEN)).isPresent();
@@ -214,6 +211,14 @@ class UpstreamCacheTest {
 
     assertThat(cache.syncAhead(REPO, url, TOKEN)).as("moved to an object the cache has").isEmpty();
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  /** A new commit on upstream's main, which moves there. */
+  private RevCommit moveUpstreamMain() throws Exception {
+    RevCommit next = TestRepos.commit(upstream, "next", Map.of("README", "next"),
+        TestRepos.idOf(upstream, "refs/heads/main"));
+    TestRepos.setRef(upstream, "refs/heads/main", next);
+    return next;
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
@@ -246,9 +251,7 @@ class UpstreamCacheTest {
     String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
     Map<String, ObjectId> before = refs(cacheRepo());
-    RevCommit next = TestRepos.commit(upstream, "next", Map.of("README", "next"),
-        TestRepos.idOf(upstream, "refs/heads/main"));
-    TestRepos.setRef(upstream, "refs/heads/main", next);
+    RevCommit next = moveUpstreamMain();
     TestRepos.setRef(upstream, "refs/heads/feature", next);
     record Fault(String what, String says, UnaryOperator<byte[]> answer) {}
     List<Fault> faults = List.of(
