@@ -18,13 +18,15 @@ record Options(
     List<String> applianceJvm,
     int runs,
     int warmup,
+    int starts,
     int maxWait) {
 
   static final Set<String> SECTIONS =
       Set.of("startup", "small", "phases", "large", "memory", "deny", "concurrency", "profile");
 
   static final String USAGE = """
-      usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--warmup N] [--out DIR]
+      usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--warmup N] [--starts N]
+                       [--out DIR]
                        [--work DIR] [--keep] [--appliance-jvm "OPTS"] [--jar PATH] [--max-wait SECONDS]
 
         --quick          a short run: fewer repetitions, 20 MiB instead of 100 MiB, no 1 GiB push,
@@ -33,12 +35,14 @@ record Options(
                          started with -XX:StartFlightRecording, its events aggregated per workload
         --only LIST      run only these sections: startup, small, phases, large, memory, deny,
                          concurrency, profile (--jfr adds profile)
-        --runs N         measured repetitions of the small and large pushes (default 15 and 5;
-                         --quick: 5 and 5)
+        --runs N         measured repetitions of the small and large pushes (default 60 and 7;
+                         --quick: 10 and 5)
         --warmup N       untimed small pushes each, direct and gateway, before the small push is
                          measured, so that both paths are compiled by the JIT as in a
                          long-running appliance (default 400; --quick: 20). After 100,
                          the JIT still took 10 ms of CPU per push; after 400, 0-6 ms
+        --starts N       start-ups whose first 3 pushes are timed (default 3; --quick: 1): the
+                         first, then restarts of the appliance after the other sections
         --out DIR        where results.md, the JFR recording and the appliance logs go
                          (default: bench/target/results)
         --work DIR       scratch directory for data dirs and repositories (default: a new
@@ -60,6 +64,7 @@ record Options(
     List<String> jvm = List.of("-Xmx512m");
     int runs = -1;
     int warmup = -1;
+    int starts = -1;
     int maxWait = 60;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -78,6 +83,7 @@ record Options(
         }
         case "--runs" -> runs = Integer.parseInt(value(args, ++i, a));
         case "--warmup" -> warmup = Integer.parseInt(value(args, ++i, a));
+        case "--starts" -> starts = Integer.parseInt(value(args, ++i, a));
         case "--max-wait" -> maxWait = Integer.parseInt(value(args, ++i, a));
         case "--jar" -> jar = Path.of(value(args, ++i, a));
         case "--out" -> out = Path.of(value(args, ++i, a));
@@ -109,11 +115,15 @@ record Options(
     if (runs != -1 && runs < 1) {
       throw new IllegalArgumentException("--runs must be at least 1: " + runs);
     }
+    if (starts != -1 && starts < 1) {
+      throw new IllegalArgumentException("--starts must be at least 1: " + starts);
+    }
     if (warmup < -1) {
       throw new IllegalArgumentException("--warmup must be at least 0: " + warmup);
     }
     return new Options(quick, jfr, only, jar.toAbsolutePath(), out.toAbsolutePath(),
-        work == null ? null : work.toAbsolutePath(), keep, jvm, runs, warmup, Math.max(0, maxWait));
+        work == null ? null : work.toAbsolutePath(), keep, jvm, runs, warmup,
+        starts == -1 ? (quick ? 1 : 3) : starts, Math.max(0, maxWait));
   }
 
   private static String value(String[] args, int i, String option) {
@@ -128,7 +138,7 @@ record Options(
   }
 
   int smallRuns() {
-    return runs > 0 ? runs : quick ? 5 : 15;
+    return runs > 0 ? runs : quick ? 10 : 60;
   }
 
   int smallWarmup() {
@@ -136,7 +146,7 @@ record Options(
   }
 
   int largeRuns() {
-    return runs > 0 ? Math.min(runs, 10) : 5;
+    return runs > 0 ? Math.min(runs, 10) : quick ? 5 : 7;
   }
 
   long largeBytes() {
