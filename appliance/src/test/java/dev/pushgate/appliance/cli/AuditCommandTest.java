@@ -117,6 +117,21 @@ class AuditCommandTest {
     assertThat(table.out).doesNotContain("ghs_x");
   }
 
+  @Test
+  void theSinksAreKeysOfTheConfigurationFile() throws Exception {
+    Path yaml = tmp.resolve("pushgate.yaml");
+    java.nio.file.Files.writeString(yaml, "audit:\n  file: " + tmp.resolve("audit.jsonl")
+        + "\n  syslog: 127.0.0.1:5514\n");
+    Result r = run("config", "check", "--config", yaml.toString(), "--data-dir", data.toString());
+    assertThat(r.status).isZero();
+    assertThat(r.out).containsPattern("audit-file: +" + tmp.resolve("audit.jsonl") + " +# file")
+        .containsPattern("audit-syslog: +127.0.0.1:5514 +# file");
+
+    java.nio.file.Files.writeString(yaml, "audit:\n  syslog: 127.0.0.1:port\n");
+    assertThat(run("config", "check", "--config", yaml.toString(), "--data-dir",
+        data.toString()).status).isNotZero();
+  }
+
   private record Result(int status, String out) {}
 
   private static Result run(String... args) {
