@@ -4,7 +4,6 @@ import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.store.Database;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
 
 /** The database the audit commands read: {@code --database-url}, its variable, or the data dir's. */
 final class AuditDatabase {
@@ -24,10 +23,6 @@ final class AuditDatabase {
       throw new IllegalStateException("no audit here: " + file + " does not exist; give the"
           + " appliance's --data-dir or --database-url");
     }
-    return openFile(file);
-  }
-
-  private static Database openFile(Path file) throws SQLException {
     return Database.open(file);
   }
 }

@@ -68,7 +68,7 @@ public final class AuditChain {
     try {
       return write(work, false);
     } catch (AuditSink.SinkException e) {
-      throw new IllegalStateException("unreachable: sink failures are logged here", e);
+      throw new AssertionError("write(work, false) logs sink failures", e);
     }
   }
 

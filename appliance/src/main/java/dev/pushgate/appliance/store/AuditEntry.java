@@ -70,21 +70,4 @@ public record AuditEntry(
     Objects.requireNonNull(repository, "repository");
     Objects.requireNonNull(decision, "decision");
   }
-
-  /** A record with only the columns every type has; the others are added with {@code with…}. */
-  public static AuditEntry of(Type type, Instant at, String runId, String repository,
-      String decision) {
-    return new AuditEntry(type, at, runId, null, repository, null, null, null, null, decision,
-        null, null, null, null, null, null, null, null);
-  }
-
-  public AuditEntry withSubject(String kind, String subject) {
-    return new AuditEntry(type, at, runId, workspaceId, repository, ref, oldId, newId, kind,
-        decision, rule, code, reason, outcome, durationMillis, settles, subject, actor);
-  }
-
-  public AuditEntry withReason(String rule, String reason) {
-    return new AuditEntry(type, at, runId, workspaceId, repository, ref, oldId, newId, kind,
-        decision, rule, code, reason, outcome, durationMillis, settles, subject, actor);
-  }
 }

@@ -46,8 +46,8 @@ public final class AuditStore implements AuditLog {
   /** A record written: its row. */
   public record Row(long id) implements AuditLog.Handle {}
 
-  /** The {@code kind} of a hook decision's record (see HookDecisions), which holds a command. */
-  static final String COMMAND_KIND = "command";
+  /** The {@code kind} of a hook decision's record, which holds a command where a push's a ref. */
+  public static final String COMMAND_KIND = "command";
 
   private final AuditChain chain;
   private final Database db;
