@@ -152,7 +152,8 @@ public final class AuditStore implements AuditLog {
             + " a.decision, a.rule, a.code, a.reason, COALESCE(s.outcome, a.outcome),"
             + " COALESCE(s.duration_ms, a.duration_ms) FROM audit a LEFT JOIN audit s ON s.id ="
             + " (SELECT MAX(o.id) FROM audit o WHERE o.settles = a.id)"
-            + " WHERE a.record_type IN ('push', 'command')");
+            // A row without a type is a decision a host not yet upgraded wrote (unchained).
+            + " WHERE (a.record_type IS NULL OR a.record_type IN ('push', 'command'))");
     List<Object> args = new ArrayList<>();
     if (Boolean.TRUE.equals(q.refusedOnly())) {
       sql.append(" AND (a.decision = 'denied' OR (COALESCE(s.outcome, a.outcome) IS NOT NULL"

@@ -272,6 +272,19 @@ abstract class AuditChainContract {
   }
 
   @Test
+  void aRowOfAHostNotYetUpgradedIsListedAndReportedUnchained() throws Exception {
+    List<Long> ids = writeFive();
+    sql("INSERT INTO audit(at, run_id, repository, ref, kind, decision, outcome, duration_ms)"
+        + " VALUES (0, 'run-old', 'acme/widget', 'refs/heads/old', 'update', 'allowed', 'ok', 0)");
+    AuditStore audit = new AuditStore(db);
+    assertThat(audit.list(new AuditStore.Query(null, "run-old", null, null, 0)))
+        .extracting(PushRecord::ref).containsExactly("refs/heads/old");
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken().id()).isGreaterThan(ids.get(4));
+    assertThat(r.broken().what()).isEqualTo("not chained (no host or no hash)");
+  }
+
+  @Test
   void aDecisionWhoseSinkFailsIsRefusedButKept() throws Exception {
     AuditSink broken = records -> {
       throw new java.io.IOException("disk full");
