@@ -2,6 +2,7 @@ package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.approvals.GatewayApprovals;
+import dev.pushgate.appliance.audit.Sinks;
 import dev.pushgate.appliance.control.ControlApi;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.forge.ForgeAppKey;
@@ -13,6 +14,7 @@ import dev.pushgate.appliance.runs.RunUpstream;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.runs.WorktreePushUrls;
 import dev.pushgate.appliance.store.ApprovalStore;
+import dev.pushgate.appliance.store.AuditChain;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.appliance.store.HostId;
@@ -112,11 +114,12 @@ public final class Appliance implements AutoCloseable {
     Path socket = startControlApi(dir, store.audit(), upstream, listeners);
     startSweeper();
     ready = true;
-    announce(out, listeners, upstream, socket, store.db(), sandbox);
+    announce(out, listeners, upstream, socket, store.db(), store.sinks(), sandbox);
   }
 
   /** What the data directory holds for the appliance's life: the database and what lives in it. */
-  private record Store(Database db, Ledger ledger, AuditStore audit) {}
+  private record Store(Database db, Ledger ledger, AuditStore audit, AuditChain chain,
+      Sinks sinks) {}
 
   /** Where runs reach the appliance: the loopback port ({@code base}) and the sandboxes' socket. */
   private record Listeners(String base, UnixDomainServerConnector sandboxConnector,
@@ -153,9 +156,14 @@ public final class Appliance implements AutoCloseable {
     if (settings.databaseUrl() == null) {
       restrict(dir.resolve("pushgate.db"), "rw-------");
     }
-    Ledger ledger = new Ledger(db, SecretBox.openOrCreate(dir.resolve("ledger.key")),
-        HostId.openOrCreate(dir.resolve("host.id")));
-    return new Store(db, ledger, new AuditStore(db));
+    String host = HostId.openOrCreate(dir.resolve("host.id"));
+    Sinks sinks = settings.auditSinks().open(host);
+    resources.add(sinks);
+    // One chain for every audit writer of this appliance: decisions, outcomes, approvals, tokens.
+    AuditChain chain = new AuditChain(db, host, sinks);
+    Ledger ledger =
+        new Ledger(db, SecretBox.openOrCreate(dir.resolve("ledger.key")), host, chain);
+    return new Store(db, ledger, new AuditStore(chain), chain, sinks);
   }
 
   /** Binds the loopback port (so that {@link #port} is known) and prepares the sandbox socket. */
@@ -254,7 +262,7 @@ public final class Appliance implements AutoCloseable {
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
-        settings.approverPollGrace(), metrics.counting(new ApprovalStore(store.db())),
+        settings.approverPollGrace(), metrics.counting(new ApprovalStore(store.chain(), clock)),
         runs::isLive,
         settings.limits().questionsPerRun());
     runs.onEnded(desk::cancelRun);
@@ -321,12 +329,13 @@ public final class Appliance implements AutoCloseable {
   }
 
   private void announce(PrintStream out, Listeners listeners, Upstream upstream, Path socket,
-      Database db, RunSandbox sandbox) {
+      Database db, Sinks sinks, RunSandbox sandbox) {
     out.println("pushgate gateway at " + gatewayUrl(listeners, upstream));
     out.println("pushgate control API on " + socket);
     out.println("pushgate gateway socket for sandboxes at " + listeners.gatewaySocket());
     out.println("pushgate upstream: " + upstream.forgeLine());
     out.println("pushgate database: " + db.describe());
+    out.println("pushgate audit sinks: " + sinks);
     out.println(sandbox.startupLine());
     out.flush();
     log.info("pushgate ready on {}", listeners.base());

@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.GatewayConfig;
@@ -14,7 +15,8 @@ import java.util.Objects;
  * What {@code serve} runs with. {@code github} is null for the embedded local forge;
  * {@code databaseUrl} is null for SQLite in the data directory; {@code passEnv} names the
  * launcher variables runs get beyond the basics; {@code approverPollGrace} is how long a long poll
- * of the control API counts as a connected approver.
+ * of the control API counts as a connected approver; {@code auditSinks} where audit records are
+ * copied beyond the database.
  */
 public record Settings(
     Path dataDir,
@@ -39,13 +41,15 @@ public record Settings(
     DefaultRules defaultRules,
     int writeTokensPerMinute,
     Limits limits,
-    PassedVariables passEnv) {
+    PassedVariables passEnv,
+    SinkSettings auditSinks) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
     Objects.requireNonNull(limits, "limits");
     passEnv = passEnv == null ? PassedVariables.NONE : passEnv;
+    auditSinks = auditSinks == null ? SinkSettings.NONE : auditSinks;
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
     }
@@ -63,6 +67,6 @@ public record Settings(
         ApprovalDesk.DEFAULT_POLL_GRACE,
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults(),
-        PassedVariables.NONE);
+        PassedVariables.NONE, SinkSettings.NONE);
   }
 }

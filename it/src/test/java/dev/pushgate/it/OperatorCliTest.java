@@ -25,8 +25,9 @@ class OperatorCliTest {
   @Test
   void runsAndAuditWorkWhileRunningAndAuditAfterwards() throws Exception {
     Path data = tmp.resolve("data");
+    Path sink = tmp.resolve("audit.jsonl");
     String runId;
-    try (RunningAppliance app = RunningAppliance.start(data)) {
+    try (RunningAppliance app = RunningAppliance.start(data, "--audit-file", sink.toString())) {
       app.forgeCreate("acme/widget");
       JsonNode run = app.createRun("""
           {"workspaceId": "ws-ops", "repository": "acme/widget", "mode": "chat",
@@ -71,6 +72,34 @@ class OperatorCliTest {
       assertThat(n.get("runId").asText()).isEqualTo(runId);
       assertThat(n.get("code").asText()).isEqualTo("RULE_DENIED");
     });
+    checkTheChain(data, sink, runId);
+  }
+
+  /** The chain the appliance wrote verifies, the run's timeline is whole, the sink has it all. */
+  private void checkTheChain(Path data, Path sink, String runId) throws Exception {
+    String intact = RunningAppliance.cli("audit", "verify", "--data-dir", data.toString());
+    String host = Files.readString(data.resolve("host.id")).strip();
+    assertThat(intact).matches("audit chain intact: \\d+ records \\(hosts: " + host + "\\)\n");
+    long records = Long.parseLong(intact.replaceAll("\\D+(\\d+) records[\\s\\S]*", "$1"));
+    assertThat(Files.readAllLines(sink)).hasSize((int) records);
+
+    List<JsonNode> timeline = jsonLines(RunningAppliance.cli("audit", "--run", runId,
+        "--timeline", "--json", "--data-dir", data.toString()));
+    List<String> types = timeline.stream().map(n -> n.get("record_type").asText()).toList();
+    assertThat(types.get(0)).isEqualTo("token-issued");
+    assertThat(types).contains("push", "push-outcome", "token-revoked");
+    assertThat(types.indexOf("push-outcome")).isGreaterThan(types.indexOf("push"));
+    assertThat(timeline.toString()).doesNotContain("ghs_").doesNotContain("pgr_");
+
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+        "jdbc:sqlite:" + data.resolve("pushgate.db"));
+        java.sql.Statement s = c.createStatement()) {
+      s.executeUpdate("UPDATE audit SET decision = 'allowed' WHERE decision = 'denied'");
+    }
+    Result broken = run(Map.of(), "audit", "verify", "--data-dir", data.toString());
+    assertThat(broken.exit()).isEqualTo(3);
+    assertThat(broken.out()).startsWith("audit chain broken at record ")
+        .contains("(host " + host + ", seq ").endsWith("): hash mismatch\n");
   }
 
   @Test

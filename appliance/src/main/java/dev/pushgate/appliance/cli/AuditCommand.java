@@ -3,8 +3,10 @@ package dev.pushgate.appliance.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.approvals.VisibleText;
+import dev.pushgate.appliance.audit.AuditRecordJson;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
+import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.types.RepoSlug;
@@ -27,11 +29,14 @@ import picocli.CommandLine.Option;
 @Command(
     name = "audit",
     mixinStandardHelpOptions = true,
+    subcommands = AuditVerifyCommand.class,
     description = "List audited decisions, of pushes and of the Claude Code hook (allow, ask,"
-        + " deny): a table, or JSON lines with --json. Works whether or not the appliance is"
-        + " running.",
+        + " deny): a table, or JSON lines with --json; with --run ID --timeline, everything"
+        + " audited of one run in order. Works whether or not the appliance is running.",
     footer = {"", "Examples:", "  pushgate audit --refused --since 1h",
         "  pushgate audit --run run_0123abcd --json",
+        "  pushgate audit --run run_0123abcd --timeline",
+        "  pushgate audit verify --data-dir /var/lib/pushgate",
         "  pushgate audit --repo acme/widget --data-dir /var/lib/pushgate"})
 final class AuditCommand implements Callable<Integer> {
 
@@ -47,6 +52,11 @@ final class AuditCommand implements Callable<Integer> {
   @Option(names = "--since", paramLabel = "AGE|INSTANT",
       description = "Only decisions newer than this: a duration (90s, 10m, 1h, 7d) or an ISO instant.")
   String since;
+
+  @Option(names = "--timeline", description = "With --run: every record of the run in the order"
+      + " written (commands judged, pushes and their outcomes, approvals, tokens issued and"
+      + " revoked), read from the database.")
+  boolean timeline;
 
   @Option(names = "--json", description = "One JSON object a line.")
   boolean json;
@@ -64,6 +74,9 @@ final class AuditCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (timeline) {
+      return printTimeline();
+    }
     if (repo != null) {
       repo = RepoSlug.parse(repo).toString();
     }
@@ -125,14 +138,31 @@ final class AuditCommand implements Callable<Integer> {
     }
   }
 
-  private List<JsonNode> fromDatabase(Instant from) throws Exception {
-    String url = databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL");
-    Path file = dataDir.resolve("pushgate.db");
-    if (url == null && !Files.exists(file)) {
-      throw new IllegalStateException("no audit here: " + file + " does not exist; give the"
-          + " appliance's --data-dir or --database-url");
+  /**
+   * The run's timeline, straight from the database (SQLite's WAL lets it be read while the
+   * appliance writes): the chained records are what the timeline shows, and the control API
+   * lists decisions only.
+   */
+  private int printTimeline() throws Exception {
+    if (run == null) {
+      throw new IllegalArgumentException("--timeline needs --run ID");
     }
-    try (Database db = url == null ? Database.open(file) : Database.open(url)) {
+    if (refused || repo != null || since != null) {
+      throw new IllegalArgumentException("--timeline takes --run only; it shows every record");
+    }
+    try (Database db = AuditDatabase.open(dataDir, databaseUrl)) {
+      List<ChainedRecord> records = new AuditStore(db).timeline(run);
+      if (json) {
+        records.forEach(r -> System.out.println(AuditRecordJson.of(r).toString()));
+      } else {
+        System.out.print(Timeline.table(records));
+      }
+    }
+    return 0;
+  }
+
+  private List<JsonNode> fromDatabase(Instant from) throws Exception {
+    try (Database db = AuditDatabase.open(dataDir, databaseUrl)) {
       List<JsonNode> out = new ArrayList<>();
       for (PushRecord r : new AuditStore(db).list(
           new AuditStore.Query(refused ? Boolean.TRUE : null, run, repo, from, limit))) {

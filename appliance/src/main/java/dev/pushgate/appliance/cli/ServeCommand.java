@@ -4,6 +4,7 @@ import dev.pushgate.appliance.Appliance;
 import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.Limits;
 import dev.pushgate.appliance.Settings;
+import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.GitHubAppConfig;
@@ -139,6 +140,17 @@ final class ServeCommand implements Callable<Integer> {
           + " Also PUSHGATE_DATABASE_URL, which keeps the password off the command line.")
   String databaseUrl;
 
+  @Option(names = "--audit-file", paramLabel = "FILE",
+      description = "Also append every audit record to FILE as a JSON line, forced to disk before"
+          + " the decision is answered; a decision whose line cannot be written is refused"
+          + " (docs/audit.md).")
+  Path auditFile;
+
+  @Option(names = "--audit-syslog", paramLabel = "HOST:PORT",
+      description = "Also send every audit record to syslog at HOST:PORT (RFC 5424 over UDP,"
+          + " best effort), e.g. 127.0.0.1:514.")
+  String auditSyslog;
+
   @Option(names = "--github-app-id", description = "GitHub App ID or client ID; with --github-app-key, serve against GitHub instead of the local forge.")
   String githubAppId;
 
@@ -214,7 +226,7 @@ final class ServeCommand implements Callable<Integer> {
         rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute,
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
             hookBodyTimeout),
-        PassedVariables.of(passEnv));
+        PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog));
     return settings;
   }
 }

@@ -3,6 +3,7 @@ package dev.pushgate.appliance.control;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HookDecisions {
   /** The audit row kind of a hook decision. */
-  static final String KIND = "command";
+  static final String KIND = AuditStore.COMMAND_KIND;
   /** The longest command line kept in a row; a longer one is cut and the row says by how much. */
   static final int MAX_RECORDED = 8192;
 

@@ -6,6 +6,7 @@ import dev.pushgate.appliance.approvals.Question;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,20 +16,49 @@ public final class ApprovalStore implements ApprovalLog {
 
   private final Database db;
   private final Clock clock;
+  /** Where questions and answers are audited; null for tests, which audit none. */
+  private final AuditChain audit;
 
   public ApprovalStore(Database db) {
     this(db, Clock.systemUTC());
   }
 
   public ApprovalStore(Database db, Clock clock) {
+    this(db, clock, null);
+  }
+
+  /** Questions and their ends, each also chained in {@code audit} in the same transaction. */
+  public ApprovalStore(AuditChain audit, Clock clock) {
+    this(audit.database(), clock, audit);
+  }
+
+  private ApprovalStore(Database db, Clock clock, AuditChain audit) {
     this.db = db;
     this.clock = clock;
+    this.audit = audit;
+  }
+
+  /** Runs {@code work}, and appends its audit record when there is an audit. */
+  private void write(Database.Work<Integer> work, AuditEntry entry) throws SQLException {
+    if (audit == null) {
+      db.with(work);
+      return;
+    }
+    audit.append((c, chain) -> {
+      work.run(c);
+      return chain.append(entry);
+    });
+  }
+
+  /** What a question is about: its ref, or the command line of a command question. */
+  private static String about(Question q) {
+    return q.command() != null ? q.command() : q.ref();
   }
 
   @Override
   public void asked(Question q) {
     try {
-      db.with(c -> {
+      write(c -> {
         try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO approvals(id, action, run_id, workspace_id, repository, ref, kind,"
                 + " old_id, new_id, command, rule, reason, asked_at)"
@@ -48,7 +78,10 @@ public final class ApprovalStore implements ApprovalLog {
           ps.setLong(13, q.askedAt().toEpochMilli());
           return ps.executeUpdate();
         }
-      });
+      }, new AuditEntry(AuditEntry.Type.APPROVAL_ASKED, q.askedAt(), q.runId(), q.workspaceId(),
+          q.repository() == null ? "" : q.repository(), about(q), q.oldId(), q.newId(),
+          q.kind() != null ? q.kind() : q.action(), "asked", q.rule(), null, q.reason(), null,
+          null, null, q.id(), null));
     } catch (SQLException e) {
       log.error("could not record approval question {}", q.id(), e);
     }
@@ -56,19 +89,24 @@ public final class ApprovalStore implements ApprovalLog {
 
   @Override
   public void ended(Question q, Answer a) {
+    Instant now = clock.instant();
     try {
-      db.with(c -> {
+      write(c -> {
         try (PreparedStatement ps = c.prepareStatement(
             "UPDATE approvals SET ended_at = ?, outcome = ?, answered_by = ?, answer_reason = ?"
                 + " WHERE id = ?")) {
-          ps.setLong(1, clock.millis());
+          ps.setLong(1, now.toEpochMilli());
           ps.setString(2, a.outcome().id());
           ps.setString(3, a.by());
           ps.setString(4, a.reason());
           ps.setString(5, q.id());
           return ps.executeUpdate();
         }
-      });
+      }, new AuditEntry(AuditEntry.Type.APPROVAL_ANSWERED, now, q.runId(), q.workspaceId(),
+          q.repository() == null ? "" : q.repository(), about(q), q.oldId(), q.newId(),
+          q.kind() != null ? q.kind() : q.action(), a.outcome().id(), null,
+          a.refusalCode() == null ? null : a.refusalCode().name(), a.reason(), null, null,
+          null, q.id(), a.by()));
     } catch (SQLException e) {
       log.error("could not record the end of approval question {}", q.id(), e);
     }

@@ -3,15 +3,18 @@ package dev.pushgate.appliance.store;
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The audit log of push decisions, in the appliance's database. */
+/**
+ * The audit log of push and hook decisions, in the appliance's database, chained (see {@link
+ * AuditChain}); its listing shows decisions with their latest outcome.
+ */
 public final class AuditStore implements AuditLog {
   /**
    * What to list: all filters optional; a {@code limit} of 0 means the default. Anything else
@@ -43,55 +46,55 @@ public final class AuditStore implements AuditLog {
   /** A record written: its row. */
   public record Row(long id) implements AuditLog.Handle {}
 
+  /** The {@code kind} of a hook decision's record, which holds a command where a push's a ref. */
+  public static final String COMMAND_KIND = "command";
+
+  private final AuditChain chain;
   private final Database db;
 
+  /** The audit of tools and tests, which write under {@link AuditChain#UNNAMED_HOST}. */
   public AuditStore(Database db) {
-    this.db = db;
+    this(new AuditChain(db, AuditChain.UNNAMED_HOST, AuditSink.NONE));
   }
 
+  public AuditStore(AuditChain chain) {
+    this.chain = chain;
+    this.db = chain.database();
+  }
+
+  /**
+   * Chains the decisions. A decision whose record cannot reach the file sink is refused like one
+   * the database cannot take: nothing moves unaudited (docs/audit.md).
+   */
   @Override
   public List<Row> record(List<PushRecord> records) throws AuditException {
     try {
-      return db.inTransaction(c -> {
+      return chain.appendReachingSink((c, a) -> {
         List<Row> rows = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-            "INSERT INTO audit(at, run_id, workspace_id, repository, ref, old_id, new_id, kind,"
-                + " decision, rule, code, reason, outcome, duration_ms)"
-                + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            new String[] {"id"})) {
-          for (PushRecord r : records) {
-            ps.setLong(1, r.at().toEpochMilli());
-            ps.setString(2, r.runId());
-            ps.setString(3, r.workspaceId());
-            ps.setString(4, r.repository());
-            ps.setString(5, r.ref());
-            ps.setString(6, r.oldId());
-            ps.setString(7, r.newId());
-            ps.setString(8, r.kind());
-            ps.setString(9, r.decision().id());
-            ps.setString(10, r.rule());
-            if (r.code() == null) {
-              ps.setNull(11, Types.VARCHAR);
-            } else {
-              ps.setString(11, r.code().name());
-            }
-            ps.setString(12, r.reason());
-            ps.setString(13, r.outcome() == null ? null : r.outcome().text());
-            ps.setLong(14, r.durationMillis());
-            ps.executeUpdate();
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-              keys.next();
-              rows.add(new Row(keys.getLong(1)));
-            }
-          }
+        for (PushRecord r : records) {
+          rows.add(new Row(a.append(entry(r)).id()));
         }
         return rows;
       });
-    } catch (SQLException e) {
+    } catch (SQLException | AuditSink.SinkException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
     }
   }
 
+  private static AuditEntry entry(PushRecord r) {
+    return new AuditEntry(
+        COMMAND_KIND.equals(r.kind()) ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH,
+        r.at(), r.runId(), r.workspaceId(), r.repository(), r.ref(), r.oldId(), r.newId(),
+        r.kind(), r.decision().id(), r.rule(), r.code() == null ? null : r.code().name(),
+        r.reason(), r.outcome() == null ? null : r.outcome().text(), r.durationMillis(), null,
+        null, null);
+  }
+
+  /**
+   * Appends an outcome record that settles the decision {@code record}; the decision's row is
+   * never changed. The outcome repeats what the decision was about, so that it reads alone (in a
+   * sink, say). The push has already happened: a sink failure is logged, not thrown.
+   */
   @Override
   public void settle(Handle record, PushRecord.Outcome outcome, long durationMillis)
       throws AuditException {
@@ -99,44 +102,78 @@ public final class AuditStore implements AuditLog {
       throw new IllegalArgumentException("not a record of this audit log: " + record);
     }
     try {
-      db.with(c -> {
-        try (PreparedStatement ps =
-            c.prepareStatement("UPDATE audit SET outcome = ?, duration_ms = ? WHERE id = ?")) {
-          ps.setString(1, outcome.text());
-          ps.setLong(2, durationMillis);
-          ps.setLong(3, row.id());
-          return ps.executeUpdate();
-        }
+      chain.append((c, a) -> {
+        AuditEntry d = decision(c, row.id());
+        return a.append(new AuditEntry(AuditEntry.Type.PUSH_OUTCOME, Instant.now(), d.runId(),
+            d.workspaceId(), d.repository(), d.ref(), d.oldId(), d.newId(), d.kind(),
+            d.decision(), null, null, null, outcome.text(), durationMillis, row.id(), null,
+            null));
       });
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
     }
   }
 
+  private static AuditEntry decision(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT " + AuditRows.COLUMNS + " FROM audit WHERE id = ?")) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("no audit record " + id + " to settle");
+        }
+        return AuditRows.read(rs).entry();
+      }
+    }
+  }
+
+  /** Every record of a run, of every type, in the order they were written. */
+  public List<ChainedRecord> timeline(String runId) throws SQLException {
+    return db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT " + AuditRows.COLUMNS + " FROM audit WHERE run_id = ? ORDER BY id")) {
+        ps.setString(1, runId);
+        List<ChainedRecord> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(AuditRows.read(rs));
+          }
+        }
+        return out;
+      }
+    });
+  }
+
   public List<PushRecord> list(Query q) throws SQLException {
+    // A decision with its latest outcome: settling appends a record rather than changing the
+    // decision's row, and the listing shows the two as one, as it did when settling updated it.
     StringBuilder sql = new StringBuilder(
-        "SELECT at, run_id, workspace_id, repository, ref, old_id, new_id, kind, decision, rule,"
-            + " code, reason, outcome, duration_ms FROM audit WHERE 1=1");
+        "SELECT a.at, a.run_id, a.workspace_id, a.repository, a.ref, a.old_id, a.new_id, a.kind,"
+            + " a.decision, a.rule, a.code, a.reason, COALESCE(s.outcome, a.outcome),"
+            + " COALESCE(s.duration_ms, a.duration_ms) FROM audit a LEFT JOIN audit s ON s.id ="
+            + " (SELECT MAX(o.id) FROM audit o WHERE o.settles = a.id)"
+            // A row without a type is a decision a host not yet upgraded wrote (unchained).
+            + " WHERE (a.record_type IS NULL OR a.record_type IN ('push', 'command'))");
     List<Object> args = new ArrayList<>();
     if (Boolean.TRUE.equals(q.refusedOnly())) {
-      sql.append(" AND (decision = 'denied' OR (outcome IS NOT NULL AND outcome <> 'ok'"
-          + " AND outcome <> 'pending'))");
+      sql.append(" AND (a.decision = 'denied' OR (COALESCE(s.outcome, a.outcome) IS NOT NULL"
+          + " AND COALESCE(s.outcome, a.outcome) NOT IN ('ok', 'pending')))");
     } else if (Boolean.FALSE.equals(q.refusedOnly())) {
-      sql.append(" AND decision = 'allowed'");
+      sql.append(" AND a.decision = 'allowed'");
     }
     if (q.runId() != null) {
-      sql.append(" AND run_id = ?");
+      sql.append(" AND a.run_id = ?");
       args.add(q.runId());
     }
     if (q.repository() != null) {
-      sql.append(" AND lower(repository) = lower(?)");
+      sql.append(" AND lower(a.repository) = lower(?)");
       args.add(q.repository());
     }
     if (q.since() != null) {
-      sql.append(" AND at >= ?");
+      sql.append(" AND a.at >= ?");
       args.add(q.since().toEpochMilli());
     }
-    sql.append(" ORDER BY id LIMIT ?");
+    sql.append(" ORDER BY a.id LIMIT ?");
     args.add(q.limit() == 0 ? Query.DEFAULT_LIMIT : q.limit());
     return db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(sql.toString())) {

@@ -117,6 +117,9 @@ public final class Database implements AutoCloseable {
       Flyway.configure(Database.class.getClassLoader())
           .dataSource(target.jdbcUrl(), target.user(), target.password())
           .locations("classpath:db/migration/" + target.dialect().id())
+          // Chains the audit rows written before the chain (SQL cannot compute SHA-256 alike
+          // in both databases).
+          .javaMigrations(new V3_1__Chain_existing_audit())
           .loggers("slf4j")
           // A SQLite file written by pushgate before Flyway has the V1 tables and no history:
           // record it at version 1 and apply only what came later. PostgreSQL never had a

@@ -2,6 +2,7 @@ package dev.pushgate.appliance.store;
 
 import dev.pushgate.types.Secret;
 import java.security.GeneralSecurityException;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -62,17 +63,28 @@ public final class Ledger {
   private final Database db;
   private final SecretBox box;
   private final String host;
+  /** Where tokens issued and revoked are audited; null for tools and tests, which audit none. */
+  private final AuditChain audit;
 
   /** A ledger that sees every host's runs, for tools that read the database. */
   public Ledger(Database db, SecretBox box) {
     this(db, box, null);
   }
 
-  /** The ledger of the appliance on {@code host}. */
+  /** The ledger of the appliance on {@code host}, auditing nothing. */
   public Ledger(Database db, SecretBox box, String host) {
+    this(db, box, host, null);
+  }
+
+  /**
+   * The ledger of the appliance on {@code host}: each token issued and each revocation confirmed
+   * is also chained in {@code audit}, in the transaction that records it here.
+   */
+  public Ledger(Database db, SecretBox box, String host, AuditChain audit) {
     this.db = db;
     this.box = box;
     this.host = host;
+    this.audit = audit;
   }
 
   public void insertRun(RunRow r) throws SQLException {
@@ -141,26 +153,41 @@ public final class Ledger {
     });
   }
 
+  /** Records a token issued (sealed; the audit gets its kind and id, never the token). */
   public long recordCredential(String runId, String kind, String repository, Secret token,
       Instant issuedAt, Instant expiresAt) throws SQLException {
     byte[] sealed = box.seal(token);
-    return db.with(c -> {
-      try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO credentials(run_id, kind, repository, token, issued_at, expires_at)"
-              + " VALUES (?,?,?,?,?,?)", new String[] {"id"})) {
-        ps.setString(1, runId);
-        ps.setString(2, kind);
-        ps.setString(3, repository);
-        ps.setBytes(4, sealed);
-        ps.setLong(5, issuedAt.toEpochMilli());
-        setMillis(ps, 6, expiresAt);
-        ps.executeUpdate();
-        try (ResultSet keys = ps.getGeneratedKeys()) {
-          keys.next();
-          return keys.getLong(1);
-        }
-      }
+    if (audit == null) {
+      return db.with(c -> insertCredential(c, runId, kind, repository, sealed, issuedAt,
+          expiresAt));
+    }
+    return audit.append((c, chain) -> {
+      long id = insertCredential(c, runId, kind, repository, sealed, issuedAt, expiresAt);
+      chain.append(new AuditEntry(AuditEntry.Type.TOKEN_ISSUED, issuedAt, runId, null,
+          repository, null, null, null, kind, "issued", null, null,
+          expiresAt == null ? null : "expires " + expiresAt, null, null, null,
+          String.valueOf(id), null));
+      return id;
     });
+  }
+
+  private static long insertCredential(Connection c, String runId, String kind,
+      String repository, byte[] sealed, Instant issuedAt, Instant expiresAt) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO credentials(run_id, kind, repository, token, issued_at, expires_at)"
+            + " VALUES (?,?,?,?,?,?)", new String[] {"id"})) {
+      ps.setString(1, runId);
+      ps.setString(2, kind);
+      ps.setString(3, repository);
+      ps.setBytes(4, sealed);
+      ps.setLong(5, issuedAt.toEpochMilli());
+      setMillis(ps, 6, expiresAt);
+      ps.executeUpdate();
+      try (ResultSet keys = ps.getGeneratedKeys()) {
+        keys.next();
+        return keys.getLong(1);
+      }
+    }
   }
 
   /** Credentials of {@code runId} not confirmed revoked, whichever host holds the run. */
@@ -180,16 +207,42 @@ public final class Ledger {
         + " WHERE r.id = credentials.run_id AND r.ended_at IS NULL AND r.host <> ?)", host);
   }
 
+  /** Records a revocation GitHub confirmed; the first one of a credential is audited. */
   public void markRevoked(long credentialId, Instant at) throws SQLException {
-    db.with(c -> {
-      try (PreparedStatement ps = c.prepareStatement(
-          "UPDATE credentials SET revoked_at = ?, last_error = NULL,"
-              + " revoke_attempts = revoke_attempts + 1 WHERE id = ?")) {
-        ps.setLong(1, at.toEpochMilli());
-        ps.setLong(2, credentialId);
-        return ps.executeUpdate();
+    if (audit == null) {
+      db.with(c -> setRevoked(c, credentialId, at));
+      return;
+    }
+    audit.append((c, chain) -> {
+      AuditEntry revoked = null;
+      try (PreparedStatement ps = c.prepareStatement("SELECT run_id, kind, repository FROM"
+          + " credentials WHERE id = ? AND revoked_at IS NULL")) {
+        ps.setLong(1, credentialId);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            revoked = new AuditEntry(AuditEntry.Type.TOKEN_REVOKED, at, rs.getString(1), null,
+                rs.getString(3), null, null, null, rs.getString(2), "revoked", null, null, null,
+                null, null, null, String.valueOf(credentialId), null);
+          }
+        }
       }
+      setRevoked(c, credentialId, at);
+      if (revoked != null) {
+        chain.append(revoked);
+      }
+      return null;
     });
+  }
+
+  private static int setRevoked(Connection c, long credentialId, Instant at)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "UPDATE credentials SET revoked_at = ?, last_error = NULL,"
+            + " revoke_attempts = revoke_attempts + 1 WHERE id = ?")) {
+      ps.setLong(1, at.toEpochMilli());
+      ps.setLong(2, credentialId);
+      return ps.executeUpdate();
+    }
   }
 
   public void markRevokeFailed(long credentialId, String error) throws SQLException {

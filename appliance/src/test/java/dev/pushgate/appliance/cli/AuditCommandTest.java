@@ -1,0 +1,148 @@
+package dev.pushgate.appliance.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.appliance.DataDirectory;
+import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.appliance.store.ApprovalStore;
+import dev.pushgate.appliance.store.AuditChain;
+import dev.pushgate.appliance.store.AuditSink;
+import dev.pushgate.appliance.store.AuditStore;
+import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.store.Ledger;
+import dev.pushgate.appliance.store.SecretBox;
+import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.gateway.RefusalCode;
+import dev.pushgate.testkit.MutableClock;
+import dev.pushgate.types.Secret;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code pushgate audit verify}'s exit status and {@code audit --run ID --timeline}'s order. */
+class AuditCommandTest {
+  private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
+
+  @TempDir Path tmp;
+  Path data;
+  long tokenId;
+  long pushId;
+
+  @BeforeEach
+  void writeARun() throws Exception {
+    data = DataDirectory.prepare(tmp.resolve("data"));
+    try (Database db = Database.open(data.resolve("pushgate.db"))) {
+      AuditChain chain = new AuditChain(db, "host-a", AuditSink.NONE);
+      AuditStore audit = new AuditStore(chain);
+      Ledger ledger = new Ledger(db, SecretBox.openOrCreate(tmp.resolve("key")), "host-a", chain);
+      tokenId = ledger.recordCredential("run-1", "read", "acme/widget", Secret.of("ghs_x"), T0,
+          null);
+      audit.record(List.of(new PushRecord(T0.plusSeconds(1), "run-1", "ws", "acme/widget",
+          "git push --force", null, null, "command", PushRecord.Decision.ASKED,
+          "command policy", null, "force asks first", null, 0)));
+      Question q = new Question("q-1", T0.plusSeconds(2), T0.plusSeconds(60), "command",
+          "run-1", "ws", "acme/widget", null, null, null, null, "git push --force",
+          "ask force", "force asks first", List.of());
+      ApprovalStore approvals = new ApprovalStore(chain, new MutableClock(T0.plusSeconds(3)));
+      approvals.asked(q);
+      approvals.ended(q, new Answer(Answer.Outcome.DENIED, "bob", "not today"));
+      pushId = audit.record(List.of(new PushRecord(T0.plusSeconds(4), "run-1", "ws",
+          "acme/widget", "refs/heads/main", "0".repeat(40), "1".repeat(40), "update",
+          PushRecord.Decision.DENIED, "push refs/heads/main", RefusalCode.RULE_DENIED, "no",
+          PushRecord.Outcome.NOT_FORWARDED, 0))).get(0).id();
+      audit.record(List.of(new PushRecord(T0.plusSeconds(5), "run-2", "ws", "acme/widget",
+          "refs/heads/x", null, null, "update", PushRecord.Decision.ALLOWED, "r", null, null,
+          PushRecord.Outcome.PENDING, 0)));
+      ledger.markRevoked(tokenId, T0.plusSeconds(6));
+    }
+  }
+
+  @Test
+  void verifyExitsZeroOnAnIntactChainAndThreeOnABrokenOne() throws Exception {
+    Result ok = run("audit", "verify", "--data-dir", data.toString());
+    assertThat(ok.status).isZero();
+    assertThat(ok.out).isEqualTo("audit chain intact: 7 records (hosts: host-a)\n");
+
+    try (Database db = Database.open(data.resolve("pushgate.db"))) {
+      db.with(c -> {
+        try (Statement s = c.createStatement()) {
+          return s.executeUpdate("UPDATE audit SET decision = 'allowed' WHERE id = " + pushId);
+        }
+      });
+    }
+    Result broken = run("audit", "verify", "--data-dir", data.toString());
+    assertThat(broken.status).isEqualTo(AuditVerifyCommand.BROKEN).isEqualTo(3);
+    assertThat(broken.out).isEqualTo("audit chain broken at record " + pushId
+        + " (host host-a, seq 5): hash mismatch\n");
+  }
+
+  @Test
+  void verifyWithoutADatabaseIsAnErrorNotABreak() {
+    Result r = run("audit", "verify", "--data-dir", tmp.resolve("nowhere").toString());
+    assertThat(r.status).isEqualTo(1);
+  }
+
+  @Test
+  void theTimelineListsTheRunsRecordsInOrder() throws Exception {
+    Result json = run("audit", "--run", "run-1", "--timeline", "--json", "--data-dir",
+        data.toString());
+    assertThat(json.status).isZero();
+    List<String> types = new ArrayList<>();
+    ObjectMapper m = new ObjectMapper();
+    for (String line : json.out.split("\n")) {
+      types.add(m.readTree(line).get("record_type").asText());
+    }
+    assertThat(types).containsExactly("token-issued", "command", "approval-asked",
+        "approval-answered", "push", "token-revoked");
+
+    Result table = run("audit", "--run", "run-1", "--timeline", "--data-dir", data.toString());
+    assertThat(table.status).isZero();
+    String[] lines = table.out.split("\n");
+    assertThat(lines).hasSize(7);
+    assertThat(lines[0]).startsWith("TIME").contains("TYPE", "WHAT", "DECISION", "DETAIL");
+    assertThat(lines[1]).contains("token-issued", "read token " + tokenId + " on acme/widget");
+    assertThat(lines[4]).contains("approval-answered", "denied", "by bob; not today");
+    assertThat(lines[5]).contains("push", "main (acme/widget)", "denied");
+    assertThat(lines[6]).contains("token-revoked", "revoked");
+    assertThat(table.out).doesNotContain("ghs_x");
+  }
+
+  @Test
+  void theSinksAreKeysOfTheConfigurationFile() throws Exception {
+    Path yaml = tmp.resolve("pushgate.yaml");
+    java.nio.file.Files.writeString(yaml, "audit:\n  file: " + tmp.resolve("audit.jsonl")
+        + "\n  syslog: 127.0.0.1:5514\n");
+    Result r = run("config", "check", "--config", yaml.toString(), "--data-dir", data.toString());
+    assertThat(r.status).isZero();
+    assertThat(r.out).containsPattern("audit-file: +" + tmp.resolve("audit.jsonl") + " +# file")
+        .containsPattern("audit-syslog: +127.0.0.1:5514 +# file");
+
+    java.nio.file.Files.writeString(yaml, "audit:\n  syslog: 127.0.0.1:port\n");
+    assertThat(run("config", "check", "--config", yaml.toString(), "--data-dir",
+        data.toString()).status).isNotZero();
+  }
+
+  private record Result(int status, String out) {}
+
+  private static Result run(String... args) {
+    PrintStream saved = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      int status = Main.run(args);
+      return new Result(status, out.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(saved);
+    }
+  }
+}

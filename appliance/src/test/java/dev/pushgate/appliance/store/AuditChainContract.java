@@ -1,0 +1,383 @@
+package dev.pushgate.appliance.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.gateway.AuditLog;
+import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.gateway.RefusalCode;
+import dev.pushgate.testkit.MutableClock;
+import dev.pushgate.types.Secret;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The audit chain on every database: what is written verifies, and an edit, a deletion or a
+ * reordering made straight in the database is named by {@link AuditVerifier}. A subclass says
+ * where a fresh, empty store is.
+ */
+abstract class AuditChainContract {
+  static final Instant T0 = Instant.ofEpochMilli(1_767_225_600_123L);
+
+  @TempDir Path tmp;
+
+  private final List<Database> opened = new ArrayList<>();
+  String url;
+  Database db;
+
+  abstract String freshStore() throws Exception;
+
+  @BeforeEach
+  void openStore() throws Exception {
+    url = freshStore();
+    db = open();
+  }
+
+  @AfterEach
+  void closeStores() throws SQLException {
+    for (Database d : opened) {
+      d.close();
+    }
+  }
+
+  Database open() throws SQLException {
+    Database d = Database.open(url);
+    opened.add(d);
+    return d;
+  }
+
+  @Test
+  void aFreshDatabaseVerifiesClean() throws SQLException {
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.intact()).isTrue();
+    assertThat(r.records()).isZero();
+    assertThat(r.hosts()).isEmpty();
+  }
+
+  @Test
+  void everyKindOfRecordChainsAndVerifies() throws Exception {
+    AuditChain chain = new AuditChain(db, "host-a", AuditSink.NONE);
+    AuditStore audit = new AuditStore(chain);
+    Ledger ledger = new Ledger(db, SecretBox.openOrCreate(tmp.resolve("key")), "host-a", chain);
+    ApprovalStore approvals = new ApprovalStore(chain, new MutableClock(T0.plusSeconds(5)));
+
+    long token = ledger.recordCredential("run-1", "read", "acme/widget", Secret.of("ghs_secret1"),
+        T0, T0.plusSeconds(3600));
+    audit.record(List.of(command(T0.plusSeconds(1), "run-1", "git push origin main")));
+    Question q = new Question("q-1", T0.plusSeconds(2), T0.plusSeconds(300), "push", "run-1",
+        "ws-1", "acme/widget", "refs/heads/main", "update", "0".repeat(40), "1".repeat(40), null,
+        "ask refs/heads/main", "main asks first", List.of());
+    approvals.asked(q);
+    approvals.ended(q, new Answer(Answer.Outcome.ALLOWED, "alice", "looks fine"));
+    List<AuditStore.Row> rows = audit.record(List.of(
+        push(T0.plusSeconds(6), "run-1", "refs/heads/main", "allowed", null, "pending")));
+    audit.settle(rows.get(0), PushRecord.Outcome.OK, 42);
+    ledger.markRevoked(token, T0.plusSeconds(7));
+    ledger.markRevoked(token, T0.plusSeconds(8)); // confirmed twice, audited once
+
+    assertThat(audit.timeline("run-1")).extracting(r -> r.entry().type().id())
+        .containsExactly("token-issued", "command", "approval-asked", "approval-answered",
+            "push", "push-outcome", "token-revoked");
+    List<ChainedRecord> all = audit.timeline("run-1");
+    assertThat(all).extracting(ChainedRecord::seq).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L);
+    assertThat(all.get(3).entry().actor()).isEqualTo("alice");
+    assertThat(all.get(5).entry().settles()).isEqualTo(rows.get(0).id());
+    assertThat(all.toString()).doesNotContain("ghs_secret1");
+    // The listing still shows the decision with its outcome, as when settling updated it.
+    assertThat(audit.list(new AuditStore.Query(null, "run-1", null, null, 0)))
+        .extracting(r -> r.outcome() == null ? null : r.outcome().text())
+        .containsExactly("not run", "ok");
+
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(7);
+    assertThat(r.hosts()).containsExactly("host-a");
+  }
+
+  @Test
+  void anEditedColumnIsNamed() throws Exception {
+    List<Long> ids = writeFive();
+    sql("UPDATE audit SET reason = 'nothing to see' WHERE id = " + ids.get(2));
+    assertBroken(ids.get(2), 3, "hash mismatch");
+  }
+
+  @Test
+  void anEditedChainColumnIsNamed() throws Exception {
+    List<Long> ids = writeFive();
+    sql("UPDATE audit SET at = at + 1 WHERE id = " + ids.get(1));
+    assertBroken(ids.get(1), 2, "hash mismatch");
+  }
+
+  @Test
+  void aDeletedRecordIsNamedByTheNextOne() throws Exception {
+    List<Long> ids = writeFive();
+    sql("DELETE FROM audit WHERE id = " + ids.get(2));
+    assertBroken(ids.get(3), 4, "missing seq 3");
+  }
+
+  @Test
+  void rowsWhoseContentsAreSwappedAreNamed() throws Exception {
+    List<Long> ids = writeFive();
+    // Every column but the id trades places: the chain columns travel with the contents.
+    swapContents(ids.get(1), ids.get(2));
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNotNull();
+    assertThat(r.broken().id()).isIn(ids.get(1), ids.get(2));
+    assertThat(r.broken().what()).isEqualTo("hash mismatch");
+  }
+
+  @Test
+  void reorderedSequenceNumbersAreNamed() throws Exception {
+    List<Long> ids = writeFive();
+    sql("UPDATE audit SET seq = -1 WHERE id = " + ids.get(1));
+    sql("UPDATE audit SET seq = 2 WHERE id = " + ids.get(2));
+    sql("UPDATE audit SET seq = 3 WHERE id = " + ids.get(1));
+    assertBroken(ids.get(2), 2, "prev mismatch");
+  }
+
+  @Test
+  void aCutOffEndIsNamedByTheHead() throws Exception {
+    List<Long> ids = writeFive();
+    sql("DELETE FROM audit WHERE id = " + ids.get(4));
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isEqualTo(new AuditVerifier.Break(ids.get(3), "host-a", 4,
+        "missing seq 5 at the end (the head says seq 5)"));
+  }
+
+  @Test
+  void aCutOffEndWithItsHeadRewrittenIsTheKnownBlindSpot() throws Exception {
+    List<Long> ids = writeFive();
+    // What docs/audit.md says a chain alone cannot see: the last records and the head, both
+    // rewritten by someone who can write the database. The sink's copy is the remedy.
+    String hash = db.with(c -> {
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT hash FROM audit WHERE id = " + ids.get(3))) {
+        rs.next();
+        return rs.getString(1);
+      }
+    });
+    sql("DELETE FROM audit WHERE id = " + ids.get(4));
+    sql("UPDATE audit_heads SET seq = 4, hash = '" + hash + "' WHERE host = 'host-a'");
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
+  @Test
+  void twoHostsChainsInterleavedInOneDatabaseVerify() throws Exception {
+    AuditStore a = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    AuditStore b = new AuditStore(new AuditChain(open(), "host-b", AuditSink.NONE));
+    for (int i = 0; i < 5; i++) {
+      a.record(List.of(push(T0.plusSeconds(i), "run-a", "refs/heads/a" + i, "allowed", null,
+          "pending")));
+      b.settle(b.record(List.of(push(T0.plusSeconds(i), "run-b", "refs/heads/b" + i, "allowed",
+          null, "pending"))).get(0), PushRecord.Outcome.OK, i);
+    }
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(15);
+    assertThat(r.hosts()).containsExactlyInAnyOrder("host-a", "host-b");
+  }
+
+  @Test
+  void concurrentAppendsKeepTheChainIntact() throws Exception {
+    AuditChain chain = new AuditChain(db, "host-a", AuditSink.NONE);
+    AuditStore shared = new AuditStore(chain);
+    // A second handle on the same host's chain, as a second chain object would be: the head row
+    // serialises it with the first rather than letting it fork the chain.
+    AuditStore second = new AuditStore(new AuditChain(open(), "host-a", AuditSink.NONE));
+    List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      AuditStore audit = t == 7 ? second : shared;
+      String run = "run-" + t;
+      threads.add(new Thread(() -> {
+        try {
+          for (int i = 0; i < 20; i++) {
+            audit.settle(audit.record(List.of(push(T0, run, "refs/heads/b" + i, "allowed", null,
+                "pending"))).get(0), PushRecord.Outcome.OK, i);
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(errors).isEmpty();
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(320);
+  }
+
+  @Test
+  void twoRecordsAtOneSequenceNumberAreRefused() throws Exception {
+    writeFive();
+    // A writer that got the head wrong (a second process with the same host id) is refused.
+    assertThatThrownBy(() -> sql("INSERT INTO audit(record_type, at, run_id, repository,"
+        + " decision, host, seq, prev_hash, hash, chained) VALUES ('push', 0, 'run-x', 'a/b',"
+        + " 'allowed', 'host-a', 3, 'x', 'y', 'write')")).isInstanceOf(SQLException.class);
+  }
+
+  @Test
+  void rowsWrittenBeforeTheChainAreChainedAtUpgrade() throws Exception {
+    String older = freshStore();
+    Database.Target target = Database.parse(older);
+    Flyway.configure(Database.class.getClassLoader())
+        .dataSource(target.jdbcUrl(), target.user(), target.password())
+        .locations("classpath:db/migration/" + target.dialect().id())
+        .target("2").load().migrate();
+    try (Connection c = DriverManager.getConnection(target.jdbcUrl(), target.user(),
+        target.password()); Statement s = c.createStatement()) {
+      for (int i = 0; i < 3; i++) {
+        s.executeUpdate("INSERT INTO audit(at, run_id, workspace_id, repository, ref, kind,"
+            + " decision, outcome, duration_ms) VALUES (" + (T0.toEpochMilli() + i)
+            + ", 'run-old', 'ws', 'acme/widget', 'refs/heads/x" + i + "', '"
+            + (i == 1 ? "command" : "update") + "', 'allowed', '" + (i == 2 ? "pending" : "ok")
+            + "', 0)");
+      }
+    }
+    url = older;
+    Database upgraded = open();
+    AuditStore audit = new AuditStore(new AuditChain(upgraded, "host-a", AuditSink.NONE));
+    List<ChainedRecord> old = audit.timeline("run-old");
+    assertThat(old).extracting(ChainedRecord::host).containsOnly("(before-chain)");
+    assertThat(old).extracting(ChainedRecord::chained).containsOnly("upgrade");
+    assertThat(old).extracting(r -> r.entry().type().id())
+        .containsExactly("push", "command", "push");
+    // A decision pending at the upgrade is settled by a record of the new chain.
+    audit.settle(new AuditStore.Row(old.get(2).id()), PushRecord.Outcome.OK, 9);
+    assertThat(audit.list(new AuditStore.Query(null, "run-old", null, null, 0)))
+        .extracting(r -> r.outcome().text()).containsExactly("ok", "ok", "ok");
+    AuditVerifier.Result r = new AuditVerifier(upgraded).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.hosts()).containsExactlyInAnyOrder("(before-chain)", "host-a");
+    assertThat(r.records()).isEqualTo(4);
+  }
+
+  @Test
+  void aRowOfAHostNotYetUpgradedIsListedAndReportedUnchained() throws Exception {
+    List<Long> ids = writeFive();
+    sql("INSERT INTO audit(at, run_id, repository, ref, kind, decision, outcome, duration_ms)"
+        + " VALUES (0, 'run-old', 'acme/widget', 'refs/heads/old', 'update', 'allowed', 'ok', 0)");
+    AuditStore audit = new AuditStore(db);
+    assertThat(audit.list(new AuditStore.Query(null, "run-old", null, null, 0)))
+        .extracting(PushRecord::ref).containsExactly("refs/heads/old");
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken().id()).isGreaterThan(ids.get(4));
+    assertThat(r.broken().what()).isEqualTo("not chained (no host or no hash)");
+  }
+
+  @Test
+  void aDecisionWhoseSinkFailsIsRefusedButKept() throws Exception {
+    AuditSink broken = records -> {
+      throw new java.io.IOException("disk full");
+    };
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", broken));
+    assertThatThrownBy(() -> audit.record(List.of(push(T0, "run-1", "refs/heads/a", "allowed",
+        null, "pending")))).isInstanceOf(AuditLog.AuditException.class)
+        .hasMessageContaining("disk full");
+    // What already happened is not refused: the outcome is kept, the failure logged.
+    audit.settle(new AuditStore.Row(audit.timeline("run-1").get(0).id()),
+        PushRecord.Outcome.OK, 1);
+    assertThat(audit.timeline("run-1")).hasSize(2);
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
+  /** Five push decisions of host-a; their ids. */
+  List<Long> writeFive() throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(audit.record(List.of(push(T0.plusSeconds(i), "run-1", "refs/heads/b" + i,
+          i == 2 ? "denied" : "allowed", i == 2 ? RefusalCode.RULE_DENIED : null,
+          i == 2 ? "not forwarded" : "ok"))).get(0).id());
+    }
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+    return ids;
+  }
+
+  void assertBroken(long id, long seq, String what) throws SQLException {
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isEqualTo(new AuditVerifier.Break(id, "host-a", seq, what));
+  }
+
+  void sql(String statement) throws SQLException {
+    db.with(c -> {
+      try (Statement s = c.createStatement()) {
+        return s.executeUpdate(statement);
+      }
+    });
+  }
+
+  private void swapContents(long a, long b) throws SQLException {
+    String cols = AuditRows.COLUMNS.substring("id, ".length());
+    db.inTransaction(c -> {
+      List<Object[]> values = new ArrayList<>();
+      for (long id : new long[] {a, b}) {
+        try (PreparedStatement ps =
+            c.prepareStatement("SELECT " + cols + " FROM audit WHERE id = ?")) {
+          ps.setLong(1, id);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            Object[] row = new Object[rs.getMetaData().getColumnCount()];
+            for (int i = 0; i < row.length; i++) {
+              row[i] = rs.getObject(i + 1);
+            }
+            values.add(row);
+          }
+        }
+      }
+      String[] names = cols.split(", ");
+      // Park the first row's seq first: (host, seq) is unique.
+      try (Statement s = c.createStatement()) {
+        s.executeUpdate("UPDATE audit SET seq = -seq WHERE id IN (" + a + ", " + b + ")");
+      }
+      for (int k = 0; k < 2; k++) {
+        StringBuilder set = new StringBuilder();
+        for (String n : names) {
+          set.append(set.length() == 0 ? "" : ", ").append(n).append(" = ?");
+        }
+        try (PreparedStatement ps = c.prepareStatement(
+            "UPDATE audit SET " + set + " WHERE id = ?")) {
+          Object[] row = values.get(1 - k);
+          for (int i = 0; i < row.length; i++) {
+            ps.setObject(i + 1, row[i]);
+          }
+          ps.setLong(row.length + 1, k == 0 ? a : b);
+          ps.executeUpdate();
+        }
+      }
+      return null;
+    });
+  }
+
+  static PushRecord push(Instant at, String runId, String ref, String decision,
+      RefusalCode code, String outcome) {
+    return new PushRecord(at, runId, "ws-1", "acme/widget", ref, "0".repeat(40),
+        "1".repeat(40), "update", PushRecord.Decision.of(decision), "push refs/heads/*", code,
+        code == null ? null : "because " + ref, PushRecord.Outcome.of(outcome), 0);
+  }
+
+  static PushRecord command(Instant at, String runId, String line) {
+    return new PushRecord(at, runId, "ws-1", "acme/widget", line, null, null, "command",
+        PushRecord.Decision.DENIED, "command policy", RefusalCode.RULE_DENIED, "no pushes",
+        PushRecord.Outcome.NOT_RUN, 0);
+  }
+}
