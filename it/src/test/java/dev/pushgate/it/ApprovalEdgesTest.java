@@ -102,7 +102,7 @@ class ApprovalEdgesTest {
       assertThat(d.get("reason").asText()).isEqualTo("main needs a human (approved by alice)");
       assertThat(d.get("outcome").asText()).isEqualTo("ok");
     });
-    assertThat(RunningAppliance.cli("audit", "--run", runId, "--data-dir",
+    assertThat(RunningAppliance.cli("audit", "--run", runId, "--decisions", "--data-dir",
         app.dataDir.toString())).contains("ok; main needs a human (approved by alice)");
   }
 

@@ -68,7 +68,7 @@ class ApproverDisplayTest {
       assertThat(answer.get(30, TimeUnit.SECONDS).at("/hookSpecificOutput/permissionDecision")
           .asText()).isEqualTo("deny");
     }
-    assertThat(cli("audit", "--run", run.get("runId").asText()))
+    assertThat(cli("audit", "--run", run.get("runId").asText(), "--decisions"))
         .contains(shown())
         .contains("denied by alice: read it whole");
   }
@@ -105,7 +105,7 @@ class ApproverDisplayTest {
       cli("approvals", "answer", ApprovalEdgesTest.questionId(held), "deny", "--by", "bob");
       assertThat(push.finish()).isNotZero();
     }
-    String table = cli("audit", "--run", run.get("runId").asText());
+    String table = cli("audit", "--run", run.get("runId").asText(), "--decisions");
     assertThat(table).contains("\\u200bma\\u200din\\u2028x")
         .contains("feature\\u2028approved: yes\\u200b\\u202e\\u2066x")
         .doesNotContain("\u2028").doesNotContain("\u200b").doesNotContain("\u202e");

@@ -106,7 +106,8 @@ class HookFailsClosedTest {
 
     String runId = err.replaceFirst("(?s).*pushgate: run (run_[0-9a-f]+) .*", "$1");
     List<JsonNode> audit = new ArrayList<>();
-    for (String l : RunningAppliance.cli("audit", "--run", runId, "--json", "--data-dir",
+    for (String l : RunningAppliance.cli("audit", "--run", runId, "--decisions", "--json",
+        "--data-dir",
         app.dataDir.toString()).lines().toList()) {
       audit.add(JSON.readTree(l));
     }
@@ -118,7 +119,7 @@ class HookFailsClosedTest {
     assertThat(audit.get(1).get("code").asText()).isEqualTo("RULE_DENIED");
     assertThat(audit.get(1).get("reason").asText())
         .isEqualTo("`git push` to refs/heads/main: push to main is denied");
-    String table = RunningAppliance.cli("audit", "--run", runId, "--data-dir",
+    String table = RunningAppliance.cli("audit", "--run", runId, "--decisions", "--data-dir",
         app.dataDir.toString());
     assertThat(table).contains("REF / COMMAND").contains("git push origin main")
         .containsPattern("git push origin feature +command +asked");

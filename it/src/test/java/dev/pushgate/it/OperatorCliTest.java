@@ -56,7 +56,7 @@ class OperatorCliTest {
       assertThat(table).doesNotContain("feature");
 
       List<JsonNode> live = jsonLines(RunningAppliance.cli("audit", "--json", "--run", runId,
-          "--data-dir", data.toString()));
+          "--decisions", "--data-dir", data.toString()));
       assertThat(live).hasSize(2);
       assertThat(live).extracting(n -> n.get("ref").asText())
           .containsExactlyInAnyOrder("refs/heads/feature", "refs/heads/main");
@@ -84,7 +84,7 @@ class OperatorCliTest {
     assertThat(Files.readAllLines(sink)).hasSize((int) records);
 
     List<JsonNode> timeline = jsonLines(RunningAppliance.cli("audit", "--run", runId,
-        "--timeline", "--json", "--data-dir", data.toString()));
+        "--json", "--data-dir", data.toString()));
     List<String> types = timeline.stream().map(n -> n.get("record_type").asText()).toList();
     assertThat(types.get(0)).isEqualTo("token-issued");
     assertThat(types).contains("push", "push-outcome", "token-revoked");

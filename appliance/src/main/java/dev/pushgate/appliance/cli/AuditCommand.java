@@ -31,11 +31,12 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     subcommands = AuditVerifyCommand.class,
     description = "List audited decisions, of pushes and of the Claude Code hook (allow, ask,"
-        + " deny): a table, or JSON lines with --json; with --run ID --timeline, everything"
-        + " audited of one run in order. Works whether or not the appliance is running.",
+        + " deny): a table, or JSON lines with --json. With --run ID alone: that run's timeline,"
+        + " everything audited of it in order (commands judged, pushes and their outcomes,"
+        + " approvals, tokens issued and revoked). Works whether or not the appliance is running.",
     footer = {"", "Examples:", "  pushgate audit --refused --since 1h",
-        "  pushgate audit --run run_0123abcd --json",
-        "  pushgate audit --run run_0123abcd --timeline",
+        "  pushgate audit --run run_0123abcd",
+        "  pushgate audit --run run_0123abcd --decisions --json",
         "  pushgate audit verify --data-dir /var/lib/pushgate",
         "  pushgate audit --repo acme/widget --data-dir /var/lib/pushgate"})
 final class AuditCommand implements Callable<Integer> {
@@ -43,7 +44,8 @@ final class AuditCommand implements Callable<Integer> {
   @Option(names = "--refused", description = "Only refused updates (by a rule, an approver, git or upstream).")
   boolean refused;
 
-  @Option(names = "--run", paramLabel = "ID", description = "Only this run.")
+  @Option(names = "--run", paramLabel = "ID", description = "This run: its timeline, or only its"
+      + " decisions with --decisions or another filter.")
   String run;
 
   @Option(names = "--repo", paramLabel = "OWNER/NAME", description = "Only this repository.")
@@ -53,10 +55,9 @@ final class AuditCommand implements Callable<Integer> {
       description = "Only decisions newer than this: a duration (90s, 10m, 1h, 7d) or an ISO instant.")
   String since;
 
-  @Option(names = "--timeline", description = "With --run: every record of the run in the order"
-      + " written (commands judged, pushes and their outcomes, approvals, tokens issued and"
-      + " revoked), read from the database.")
-  boolean timeline;
+  @Option(names = "--decisions", description = "With --run: list the run's decisions, as without"
+      + " --run, instead of its timeline.")
+  boolean decisions;
 
   @Option(names = "--json", description = "One JSON object a line.")
   boolean json;
@@ -74,7 +75,7 @@ final class AuditCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (timeline) {
+    if (run != null && !decisions && !refused && repo == null && since == null) {
       return printTimeline();
     }
     if (repo != null) {
@@ -144,12 +145,6 @@ final class AuditCommand implements Callable<Integer> {
    * lists decisions only.
    */
   private int printTimeline() throws Exception {
-    if (run == null) {
-      throw new IllegalArgumentException("--timeline needs --run ID");
-    }
-    if (refused || repo != null || since != null) {
-      throw new IllegalArgumentException("--timeline takes --run only; it shows every record");
-    }
     try (Database db = AuditDatabase.open(dataDir, databaseUrl)) {
       List<ChainedRecord> records = new AuditStore(db).timeline(run);
       if (json) {

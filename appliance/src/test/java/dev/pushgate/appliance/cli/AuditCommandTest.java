@@ -29,7 +29,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code pushgate audit verify}'s exit status and {@code audit --run ID --timeline}'s order. */
+/** {@code pushgate audit verify}'s exit status and {@code audit --run ID}'s order. */
 class AuditCommandTest {
   private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
 
@@ -94,7 +94,7 @@ class AuditCommandTest {
 
   @Test
   void theTimelineListsTheRunsRecordsInOrder() throws Exception {
-    Result json = run("audit", "--run", "run-1", "--timeline", "--json", "--data-dir",
+    Result json = run("audit", "--run", "run-1", "--json", "--data-dir",
         data.toString());
     assertThat(json.status).isZero();
     List<String> types = new ArrayList<>();
@@ -105,7 +105,7 @@ class AuditCommandTest {
     assertThat(types).containsExactly("token-issued", "command", "approval-asked",
         "approval-answered", "push", "token-revoked");
 
-    Result table = run("audit", "--run", "run-1", "--timeline", "--data-dir", data.toString());
+    Result table = run("audit", "--run", "run-1", "--data-dir", data.toString());
     assertThat(table.status).isZero();
     String[] lines = table.out.split("\n");
     assertThat(lines).hasSize(7);
@@ -115,6 +115,12 @@ class AuditCommandTest {
     assertThat(lines[5]).contains("push", "main (acme/widget)", "denied");
     assertThat(lines[6]).contains("token-revoked", "revoked");
     assertThat(table.out).doesNotContain("ghs_x");
+
+    Result decisions = run("audit", "--run", "run-1", "--decisions", "--data-dir",
+        data.toString());
+    assertThat(decisions.status).isZero();
+    assertThat(decisions.out).startsWith("TIME").contains("REF / COMMAND")
+        .doesNotContain("token-issued").doesNotContain("approval-asked");
   }
 
   @Test
