@@ -1,0 +1,87 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The release archive {@code mvn package} builds, unpacked as an operator unpacks it (with
+ * {@code tar}) and run through its own {@code bin/pushgate}, also through a symlink to it.
+ */
+class ReleaseArchiveTest {
+  @TempDir Path tmp;
+
+  @Test
+  void unpacksToARunnableInstallWhoseExampleConfigIsAccepted() throws Exception {
+    Path archive = Path.of(System.getProperty("pushgate.archive"));
+    String version = System.getProperty("pushgate.version");
+    assertThat(archive).isRegularFile().hasFileName("pushgate-" + version + ".tar.gz");
+    run(tmp, Map.of(), "tar", "xzf", archive.toString()).expectOk();
+
+    Path home = tmp.resolve("pushgate-" + version);
+    for (String f : List.of("lib/pushgate.jar", "bin/pushgate", "bin/pushgate-hook",
+        "share/systemd/pushgate.service", "etc/pushgate.yaml.example", "README.md",
+        "docs/operations.md")) {
+      assertThat(home.resolve(f)).as(f).isRegularFile();
+    }
+    assertThat(Files.isExecutable(home.resolve("bin/pushgate"))).isTrue();
+    assertThat(Files.isExecutable(home.resolve("bin/pushgate-hook"))).isTrue();
+
+    Path launcher = home.resolve("bin/pushgate");
+    assertThat(run(tmp, Map.of(), launcher.toString(), "--version").expectOk())
+        .contains("pushgate ");
+    // As installed in a PATH directory: the script finds its jar through the link.
+    Path links = Files.createDirectories(tmp.resolve("usr/local/bin"));
+    Files.createSymbolicLink(links.resolve("pushgate"), launcher);
+    String check = run(tmp, Map.of("JAVA_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"),
+        links.resolve("pushgate").toString(), "config", "check", "--config",
+        home.resolve("etc/pushgate.yaml.example").toString(),
+        "--data-dir", tmp.resolve("data").toString()).expectOk();
+    assertThat(check).contains("# configuration file: " + home.resolve("etc/pushgate.yaml.example"))
+        .containsPattern("port: +7070 +# file").contains("# ok");
+  }
+
+  @Test
+  void javaAndJavaOptsAreHonoured() throws Exception {
+    Path archive = Path.of(System.getProperty("pushgate.archive"));
+    run(tmp, Map.of(), "tar", "xzf", archive.toString()).expectOk();
+    Path launcher = tmp.resolve("pushgate-" + System.getProperty("pushgate.version"))
+        .resolve("bin/pushgate");
+    // A JAVA that prints what it was given shows the options and the jar the script passes.
+    Path fakeJava = tmp.resolve("fake-java");
+    Files.writeString(fakeJava, "#!/bin/sh\necho \"ARGS $*\"\n");
+    fakeJava.toFile().setExecutable(true);
+    String out = run(tmp, Map.of("JAVA", fakeJava.toString(), "JAVA_OPTS", "-Xmx64m -Dx=y"),
+        launcher.toString(), "serve", "--port", "0").expectOk();
+    assertThat(out.strip()).matches("ARGS -Xmx64m -Dx=y -jar /.*/lib/pushgate\\.jar serve --port 0");
+  }
+
+  private record Result(int exit, String output, List<String> command) {
+    String expectOk() {
+      assertThat(exit).as(String.join(" ", command) + " exits 0; output:\n" + output).isZero();
+      return output;
+    }
+  }
+
+  private static Result run(Path dir, Map<String, String> env, String... command)
+      throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+        .redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError(String.join(" ", command) + " did not finish:\n" + out);
+    }
+    return new Result(p.exitValue(), out, new ArrayList<>(List.of(command)));
+  }
+}
