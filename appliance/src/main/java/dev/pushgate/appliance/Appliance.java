@@ -101,7 +101,7 @@ public final class Appliance implements AutoCloseable {
     prepareProcess();
     Path dir = openDataDirectory();
     Store store = openStore(dir);
-    Listeners listeners = openListeners();
+    Listeners listeners = openListeners(dir);
     ContextHandlerCollection contexts = new ContextHandlerCollection();
     Upstream upstream = chooseUpstream(dir, store.db(), listeners.base(), contexts);
     Metrics metrics = new Metrics();
@@ -167,7 +167,7 @@ public final class Appliance implements AutoCloseable {
   }
 
   /** Binds the loopback port (so that {@link #port} is known) and prepares the sandbox socket. */
-  private Listeners openListeners() throws IOException {
+  private Listeners openListeners(Path dataDir) throws IOException {
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     threads.setName("pushgate-http");
     server = new Server(threads);
@@ -182,13 +182,12 @@ public final class Appliance implements AutoCloseable {
     // The same handlers on a Unix socket that sandboxed runs are given, bridged inside to
     // 127.0.0.1:PORT (docs/sandbox.md). Outside the private data directory, so that the sandbox
     // user can reach it; it grants no more than the loopback port does.
-    Path sandboxSockets = Files.createTempDirectory("pushgate-gateway-");
-    restrict(sandboxSockets, "rwx--x--x");
-    Path gatewaySocket = sandboxSockets.resolve("gateway.sock");
-    resources.add(() -> {
-      Files.deleteIfExists(gatewaySocket);
-      Files.deleteIfExists(sandboxSockets);
-    });
+    RuntimeDirectory runtime = RuntimeDirectory.open(settings.runtimeDir(), dataDir);
+    Path sandboxSockets = runtime.dir();
+    Path gatewaySocket = runtime.gatewaySocket();
+    // a socket left by an appliance that crashed: binding over it would fail
+    Files.deleteIfExists(gatewaySocket);
+    resources.add(runtime::clean);
     UnixDomainServerConnector sandboxConnector = new UnixDomainServerConnector(server);
     sandboxConnector.setUnixDomainPath(gatewaySocket);
     sandboxConnector.setIdleTimeout(Duration.ofMinutes(2).toMillis());

@@ -16,7 +16,8 @@ import java.util.Objects;
  * {@code databaseUrl} is null for SQLite in the data directory; {@code passEnv} names the
  * launcher variables runs get beyond the basics; {@code approverPollGrace} is how long a long poll
  * of the control API counts as a connected approver; {@code auditSinks} where audit records are
- * copied beyond the database.
+ * copied beyond the database; {@code runtimeDir} where the gateway socket for sandboxed runs
+ * lives, null for a fresh temporary directory.
  */
 public record Settings(
     Path dataDir,
@@ -42,7 +43,8 @@ public record Settings(
     int writeTokensPerMinute,
     Limits limits,
     PassedVariables passEnv,
-    SinkSettings auditSinks) {
+    SinkSettings auditSinks,
+    Path runtimeDir) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -67,6 +69,6 @@ public record Settings(
         ApprovalDesk.DEFAULT_POLL_GRACE,
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults(),
-        PassedVariables.NONE, SinkSettings.NONE);
+        PassedVariables.NONE, SinkSettings.NONE, null);
   }
 }

@@ -64,6 +64,31 @@ class ReleaseArchiveTest {
     assertThat(out.strip()).matches("ARGS -Xmx64m -Dx=y -jar /.*/lib/pushgate\\.jar serve --port 0");
   }
 
+  @Test
+  void theUnitStartsWithoutAConfigFileAndStopsAndReloadsCleanly() throws Exception {
+    Path archive = Path.of(System.getProperty("pushgate.archive"));
+    run(tmp, Map.of(), "tar", "xzf", archive.toString()).expectOk();
+    Path home = tmp.resolve("pushgate-" + System.getProperty("pushgate.version"));
+    String unit = Files.readString(home.resolve("share/systemd/pushgate.service"));
+    String execStart = unit.substring(unit.indexOf("ExecStart="));
+    execStart = execStart.substring(0, execStart.indexOf("\n", execStart.indexOf("--data-dir")));
+    // a configuration file named on the command line that nothing creates restart-loops the unit
+    assertThat(execStart).doesNotContain("--config").contains("--runtime-dir %t/pushgate");
+    assertThat(unit).contains("\nRuntimeDirectory=pushgate\n", "\nRuntimeDirectoryMode=0750\n",
+        "\nSuccessExitStatus=143\n", "\nExecReload=/bin/kill -HUP $MAINPID\n",
+        "\nEnvironmentFile=-/etc/pushgate/pushgate.env\n");
+    Path analyze = Path.of("/usr/bin/systemd-analyze");
+    if (Files.isExecutable(analyze)) {
+      // verify wants the ExecStart binary to exist: point it at the unpacked launcher
+      Path copy = tmp.resolve("pushgate.service");
+      Files.writeString(copy, unit.replace("/opt/pushgate/bin/pushgate",
+          home.resolve("bin/pushgate").toString()));
+      Result verify = run(tmp, Map.of(), analyze.toString(), "verify", copy.toString());
+      assertThat(verify.output()).doesNotContain("pushgate.service:");
+      verify.expectOk();
+    }
+  }
+
   private record Result(int exit, String output, List<String> command) {
     String expectOk() {
       assertThat(exit).as(String.join(" ", command) + " exits 0; output:\n" + output).isZero();

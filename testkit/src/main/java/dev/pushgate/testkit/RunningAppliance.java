@@ -270,6 +270,11 @@ public final class RunningAppliance implements AutoCloseable {
     return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
   }
 
+  /** The exit status of a process that has ended ({@link #close} waits for it). */
+  public int exitValue() {
+    return process.exitValue();
+  }
+
   /** Kills the process without letting it clean up, as a crash would. */
   public void kill9() throws Exception {
     closeControl();

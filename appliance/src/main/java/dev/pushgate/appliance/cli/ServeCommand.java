@@ -167,6 +167,12 @@ final class ServeCommand implements Callable<Integer> {
           + " Default: ${DEFAULT-VALUE}")
   URI githubHost;
 
+  @Option(names = "--runtime-dir", paramLabel = "DIR",
+      description = "Where the gateway socket for sandboxed runs lives (made 0750 when missing;"
+          + " it must be the appliance user's alone). Default: a new directory under the JVM's"
+          + " temporary directory. The systemd unit gives its RuntimeDirectory, /run/pushgate.")
+  Path runtimeDir;
+
   @Option(names = "--config", paramLabel = "FILE",
       description = "YAML configuration file. Default: DATA-DIR/pushgate.yaml when it exists."
           + " Precedence: flags > PUSHGATE_* environment > file > defaults.")
@@ -226,7 +232,7 @@ final class ServeCommand implements Callable<Integer> {
         rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute,
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
             hookBodyTimeout),
-        PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog));
+        PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog), runtimeDir);
     return settings;
   }
 }
