@@ -79,10 +79,29 @@ public final class Appliance implements AutoCloseable {
   private ApprovalDesk desk;
   private int port;
   private volatile boolean ready;
+  /** The rules of runs that bring none; a reload replaces them. */
+  private final java.util.concurrent.atomic.AtomicReference<DefaultRules> defaultRules =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   private Appliance(Settings settings) {
     this.settings = settings;
+    this.defaultRules.set(settings.defaultRules());
   }
+
+  /**
+   * Applies what a reload (SIGHUP) may change while runs, pushes and questions go on: the default
+   * rules of runs created from now on, and the approval timeout of questions asked from now on.
+   * Everything else in {@code next} waits for a restart. {@code next} was checked as a start
+   * checks its settings.
+   */
+  public void reload(Settings next) {
+    defaultRules.set(next.defaultRules());
+    desk.retime(next.approvalTimeout());
+  }
+
+  /** The settings keys {@link #reload} applies; the others need a restart. */
+  public static final java.util.Set<String> RELOADABLE = java.util.Set.of("rules",
+      "approval-timeout");
 
   /** Starts everything, or nothing: a failure stops what had started. */
   public static Appliance start(Settings settings, PrintStream out) throws Exception {
@@ -310,7 +329,7 @@ public final class Appliance implements AutoCloseable {
     unix.setUnixDomainPath(socket);
     control.addConnector(unix);
     control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl(listeners, upstream),
-        upstream.gitHost().baseUrl(), settings.defaultRules(), listeners.gatewaySocket()));
+        upstream.gitHost().baseUrl(), defaultRules::get, listeners.gatewaySocket()));
     control.start();
     restrict(socket, "rw-------");
     return socket;

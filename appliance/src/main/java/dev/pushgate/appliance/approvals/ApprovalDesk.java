@@ -56,7 +56,8 @@ public final class ApprovalDesk {
 
   private final Predicate<String> runLive;
   private final Clock clock;
-  private final Duration timeout;
+  /** Replaced by a reload (SIGHUP); a question keeps the deadline it was asked with. */
+  private volatile Duration timeout;
   private final Duration keepalive;
   private final Duration pollGrace;
   private final ApprovalLog store;
@@ -110,6 +111,14 @@ public final class ApprovalDesk {
     return timeout;
   }
 
+  /** The wait of questions asked from now on; those already held keep theirs. */
+  public void retime(Duration next) {
+    if (next.isNegative() || next.isZero()) {
+      throw new IllegalArgumentException("the approval timeout must be positive: " + next);
+    }
+    this.timeout = next;
+  }
+
   /** An approver is connected: a stream is open, or someone polled within the poll grace. */
   public boolean approverConnected() {
     return streams.get() > 0 || lastPoll.plus(pollGrace).isAfter(clock.instant());
@@ -123,7 +132,7 @@ public final class ApprovalDesk {
     }
     Question q = held.question();
     progress.accept("waiting for approval of " + q.summary() + " (question " + q.id()
-        + ", up to " + timeout.toSeconds() + " s)");
+        + ", up to " + Duration.between(q.askedAt(), q.deadline()).toSeconds() + " s)");
     while (true) {
       try {
         return held.ended().get(keepalive.toMillis(), TimeUnit.MILLISECONDS);
@@ -156,7 +165,8 @@ public final class ApprovalDesk {
 
   private Held hold(Question draft) {
     Instant now = clock.instant();
-    Question q = new Question(newId(), now, now.plus(timeout), draft.action(), draft.runId(),
+    Duration wait = timeout; // read once: a reload may change it while this question is put
+    Question q = new Question(newId(), now, now.plus(wait), draft.action(), draft.runId(),
         draft.workspaceId(), draft.repository(), draft.ref(), draft.kind(), draft.oldId(),
         draft.newId(), draft.command(), draft.rule(), draft.reason(), draft.commits());
     Optional<RunSlots.Slot> slot = Optional.empty();
@@ -186,7 +196,7 @@ public final class ApprovalDesk {
     log.info("approval {} asked: {}", q.id(), q.summary());
     listeners.forEach(l -> safely(() -> l.onAsked(q)));
     p.answer().completeOnTimeout(new Answer(Answer.Outcome.TIMED_OUT, null,
-        withRule(q, "nobody answered within " + timeout.toSeconds() + " s")), timeout.toMillis(),
+        withRule(q, "nobody answered within " + wait.toSeconds() + " s")), wait.toMillis(),
         TimeUnit.MILLISECONDS);
     CompletableFuture<Answer> ended = p.answer().handle((answer, failure) -> {
       Answer a = failure == null ? answer

@@ -48,6 +48,8 @@ public final class Main implements Runnable {
       CommandLine serve = cli.getSubcommands().get("serve");
       try {
         serve.setDefaultValueProvider(ConfigFile.load(args, System.getenv(), optionNames(serve)));
+        ((ServeCommand) serve.getCommand()).args =
+            java.util.Arrays.copyOfRange(args, 1, args.length);
       } catch (IllegalArgumentException | java.io.IOException e) {
         cli.getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
         return 2;

@@ -188,10 +188,16 @@ final class ServeCommand implements Callable<Integer> {
       description = "Workspace rules (YAML or JSON) for runs whose request brings none.")
   Path rules;
 
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  /** The command line after {@code serve}, as given: a reload parses it again. */
+  String[] args = new String[0];
+
   @Override
   public Integer call() throws Exception {
     Appliance appliance = Appliance.start(settings(), System.out);
     Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
+    new Reloader(args, appliance, spec).onHangUp();
     appliance.join();
     return 0;
   }

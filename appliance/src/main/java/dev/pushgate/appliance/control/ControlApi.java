@@ -59,7 +59,8 @@ public final class ControlApi extends Handler.Abstract {
   private final String gitBaseUrl;
 
   public ControlApi(Runs runs, AuditStore audit, ApprovalDesk desk, String gatewayUrl,
-      String gitBaseUrl, DefaultRules defaultRules, java.nio.file.Path gatewaySocket) {
+      String gitBaseUrl, java.util.function.Supplier<DefaultRules> defaultRules,
+      java.nio.file.Path gatewaySocket) {
     this.gitBaseUrl = gitBaseUrl;
     this.parser = new RunRequestParser(json, defaultRules);
     this.runs = runs;

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /** Turns the JSON of {@code POST /v1/runs} into a {@link NewRun}, or a 400 that names the field. */
 final class RunRequestParser {
@@ -29,9 +30,14 @@ final class RunRequestParser {
   private static final Set<String> MODES = Set.of("chat", "plan", "review", "orchestrate");
 
   private final ObjectMapper json;
-  private final DefaultRules defaults;
+  /** Read at each request: a reload (SIGHUP) may replace them between two runs. */
+  private final Supplier<DefaultRules> defaults;
 
   RunRequestParser(ObjectMapper json, DefaultRules defaults) {
+    this(json, () -> defaults);
+  }
+
+  RunRequestParser(ObjectMapper json, Supplier<DefaultRules> defaults) {
     this.json = json;
     this.defaults = defaults;
   }
@@ -69,8 +75,9 @@ final class RunRequestParser {
     WorkspaceRules rules;
     String rulesJson;
     if (rulesNode.isMissingNode() || rulesNode.isNull()) {
-      rules = defaults.rules();
-      rulesJson = defaults.json();
+      DefaultRules current = defaults.get();
+      rules = current.rules();
+      rulesJson = current.json();
     } else {
       try {
         rules = WorkspaceRules.fromJson(rulesNode, "rules");

@@ -60,6 +60,22 @@ class ApprovalDeskTest {
   }
 
   @Test
+  void aReloadedTimeoutTimesNewQuestionsAndLeavesHeldOnesTheirDeadline() throws Exception {
+    desk.connect(listener());
+    CompletableFuture<Answer> first =
+        CompletableFuture.supplyAsync(() -> desk.ask(push("run_1"), l -> { }));
+    Question held = awaitPending();
+
+    desk.retime(Duration.ofMillis(50));
+
+    Answer second = desk.ask(push("run_2"), l -> { });
+    assertThat(second.outcome()).isEqualTo(Answer.Outcome.TIMED_OUT);
+    assertThat(Duration.between(held.askedAt(), held.deadline())).isEqualTo(Duration.ofSeconds(30));
+    assertThat(desk.answer(held.id(), true, "alice", null)).isPresent();
+    assertThat(first.get(10, TimeUnit.SECONDS).outcome()).isEqualTo(Answer.Outcome.ALLOWED);
+  }
+
+  @Test
   void aQuestionOfARunThatHasEndedIsNeverHeld() {
     desk.connect(listener());
     ended.add("run_1");
