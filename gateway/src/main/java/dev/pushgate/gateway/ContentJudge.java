@@ -197,6 +197,10 @@ final class ContentJudge implements AutoCloseable {
         found.addAll(scanner.scan(in, path, this::anyRuleRuns));
       }
     }
+    // A specific detector names the secret better than gitleaks' generic ones (as gitleaks
+    // itself prefers it when both match the same text).
+    found.sort(java.util.Comparator.comparing((SecretFinding f) -> f.detectorId()
+        .startsWith("generic")).thenComparingLong(SecretFinding::line));
     secrets.put(key, found);
     return found;
   }
