@@ -304,6 +304,30 @@ class GatewayHttpTest {
     }
   }
 
+  /**
+   * A push every command of which the ref rules allow is streamed upstream as it arrives; a
+   * secret file its commits bring is found in the hook, and the streamed copy is broken off
+   * before its trailer: upstream applies nothing.
+   */
+  @Test
+  void aStreamedPushBringingASecretFileIsRefusedAndNeverLandsUpstream() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of("deploy/id_rsa", "not really a key\n"));
+      upstreamServer.requests.clear();
+
+      PushResult r = push(client, false, big.name() + ":refs/heads/big");
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getMessage()).isEqualTo(
+          "Control Center policy: deploy/id_rsa matches \"no secret files\"");
+      assertThat(upstreamServer.requests)
+          .contains(new HttpUpstream.Seen("POST /widget.git/git-receive-pack", true));
+      assertThat(idOf(upstream, "refs/heads/big")).isNull();
+      assertThat(upstream.getObjectDatabase().has(big)).isFalse();
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
   /** A commit on top of main adding 3 MiB that does not compress, and {@code files}. */
   private RevCommit bigCommit(Repository client, Map<String, String> files) throws Exception {
     byte[] noise = new byte[3 << 20];
