@@ -13,6 +13,12 @@ import java.util.List;
  * detector whose keywords do not occur in a chunk never runs its regex on it.
  */
 final class KeywordIndex {
+  /**
+   * Each byte's class: the bytes no keyword holds share class 0, so the table has a row of a few
+   * dozen entries per state instead of 256, small enough to stay in the CPU's cache.
+   */
+  private final int[] classOf = new int[256];
+  private final int classes;
   private final int[] next;
   /** For each state, the keywords that end there (own and by suffix links). */
   private final int[][] output;
@@ -59,12 +65,40 @@ final class KeywordIndex {
         }
       }
     }
-    next = new int[go.size() * 256];
+    int n = 1;
+    for (String k : keywords) {
+      for (byte b : k.getBytes(StandardCharsets.ISO_8859_1)) {
+        if (classOf[lower(b)] == 0) {
+          classOf[lower(b)] = n++;
+        }
+      }
+    }
+    for (int c = 'A'; c <= 'Z'; c++) {
+      classOf[c] = classOf[c + 32];
+    }
+    classes = n;
+    int[] representative = new int[n];
+    for (int c = 255; c >= 0; c--) {
+      representative[classOf[c]] = c; // class 0 ends up with some byte no keyword holds
+    }
+    representative[0] = firstOutside(classOf);
+    next = new int[go.size() * n];
     output = new int[go.size()][];
     for (int s = 0; s < go.size(); s++) {
-      System.arraycopy(go.get(s), 0, next, s * 256, 256);
+      for (int c = 0; c < n; c++) {
+        next[s * n + c] = go.get(s)[lower((byte) representative[c])];
+      }
       output[s] = out.get(s).stream().mapToInt(Integer::intValue).distinct().toArray();
     }
+  }
+
+  private static int firstOutside(int[] classOf) {
+    for (int c = 0; c < 256; c++) {
+      if (classOf[c] == 0) {
+        return c;
+      }
+    }
+    throw new IllegalStateException("every byte is in a keyword");
   }
 
   private static int[] newRow() {
@@ -78,12 +112,28 @@ final class KeywordIndex {
     return c >= 'A' && c <= 'Z' ? c + 32 : c;
   }
 
+  /** Receives each occurrence: the keyword's index and the offset just past its end. */
+  interface Hits {
+    void hit(int keyword, int end);
+  }
+
+  /** Every occurrence of every keyword in {@code buf[0, len)}, in order of their ends. */
+  void forEach(byte[] buf, int len, Hits hits) {
+    int state = 0;
+    for (int i = 0; i < len; i++) {
+      state = next[state * classes + classOf[buf[i] & 0xff]];
+      for (int k : output[state]) {
+        hits.hit(k, i + 1);
+      }
+    }
+  }
+
   /** The indexes of the keywords that occur in {@code buf[0, len)}. */
   BitSet find(byte[] buf, int len) {
     BitSet found = new BitSet();
     int state = 0;
     for (int i = 0; i < len; i++) {
-      state = next[(state << 8) + lower(buf[i])];
+      state = next[state * classes + classOf[buf[i] & 0xff]];
       int[] o = output[state];
       for (int k : o) {
         found.set(k);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 
 /**
@@ -28,6 +29,8 @@ final class SecretScanner {
   static final int OVERLAP = 8 * 1024;
   /** A blob's scan stops at this many findings: one is enough to judge, the rest is noise. */
   static final int MAX_FINDINGS = 5;
+  /** How far left of a fast candidate its full match may start: the stripped prefixes' length. */
+  private static final int WIDEN = 128;
 
   private final SecretDetectors detectors;
   private final List<SecretDetector> withRegex;
@@ -36,16 +39,27 @@ final class SecretScanner {
   private final List<int[]> keywordsOf;
   private final int chunk;
   private final int overlap;
+  private final int maxFindings;
+  /** The texts every match of some detectors starts with: their regexes run only there. */
+  private final KeywordIndex anchors;
+  private final int[] anchorLength;
+  /** For each anchor, the detectors (indexes in {@link #withRegex}) anchored on it. */
+  private final int[][] anchorUsers;
 
   SecretScanner(SecretDetectors detectors) {
     this(detectors, CHUNK, OVERLAP);
   }
 
   SecretScanner(SecretDetectors detectors, int chunk, int overlap) {
+    this(detectors, chunk, overlap, MAX_FINDINGS);
+  }
+
+  SecretScanner(SecretDetectors detectors, int chunk, int overlap, int maxFindings) {
     if (chunk <= 0 || overlap < 0) {
       throw new IllegalArgumentException("chunk " + chunk + ", overlap " + overlap);
     }
     this.detectors = detectors;
+    this.maxFindings = maxFindings;
     this.chunk = chunk;
     this.overlap = overlap;
     this.withRegex = detectors.all().stream().filter(d -> d.regex() != null).toList();
@@ -61,6 +75,24 @@ final class SecretScanner {
     }
     this.keywords = new KeywordIndex(all);
     this.keywordsOf = of;
+    List<String> anchorTexts = new ArrayList<>();
+    Map<String, Integer> anchorIndex = new HashMap<>();
+    List<List<Integer>> users = new ArrayList<>();
+    for (int d = 0; d < withRegex.size(); d++) {
+      for (String a : withRegex.get(d).anchors()) {
+        int k = anchorIndex.computeIfAbsent(a, x -> {
+          anchorTexts.add(x);
+          users.add(new ArrayList<>());
+          return anchorTexts.size() - 1;
+        });
+        users.get(k).add(d);
+      }
+    }
+    this.anchors = new KeywordIndex(anchorTexts);
+    this.anchorLength = anchorTexts.stream().mapToInt(a -> a.getBytes(
+        StandardCharsets.ISO_8859_1).length).toArray();
+    this.anchorUsers = users.stream().map(u -> u.stream().mapToInt(Integer::intValue).toArray())
+        .toArray(int[][]::new);
   }
 
   private static final class Standard {
@@ -95,7 +127,7 @@ final class SecretScanner {
     return detectors.globalAllowlist().paths().stream().anyMatch(p -> p.matcher(path).find());
   }
 
-  /** Scans a blob's content, read to its end; at most {@value #MAX_FINDINGS} findings. */
+  /** Scans a blob's content, read to its end or to the last finding it reports. */
   List<SecretFinding> scan(InputStream in, String path, Predicate<String> selected)
       throws IOException {
     List<SecretFinding> found = new ArrayList<>();
@@ -126,14 +158,25 @@ final class SecretScanner {
       int len = carried + n;
       String text = new String(buf, 0, len, StandardCharsets.ISO_8859_1);
       BitSet present = keywords.find(buf, len);
+      boolean[] active = new boolean[withRegex.size()];
+      for (int i : candidates) {
+        active[i] = anyPresent(keywordsOf.get(i), present);
+      }
+      int[][] starts = anchoredStarts(buf, len, active);
       Set<String> seenNow = new HashSet<>();
       for (int i : candidates) {
-        if (!anyPresent(keywordsOf.get(i), present)) {
+        if (!active[i]) {
           continue;
         }
         SecretDetector d = withRegex.get(i);
-        Matcher m = d.regex().matcher(text);
-        while (m.find()) {
+        Matcher hits = (d.fast() != null ? d.fast() : d.regex()).matcher(text);
+        hits.useTransparentBounds(true).useAnchoringBounds(false);
+        Starts at = new Starts(starts[i]);
+        while (at.next(hits, len)) {
+          if (!strongEnough(d, d.secretOf(hits))) {
+            continue; // the fast match holds the same secret group; most candidates end here
+          }
+          MatchResult m = d.fast() != null ? widen(d, text, hits) : hits.toMatchResult();
           if (!first && m.end() <= carried) {
             continue; // wholly in the overlap: the buffer before saw it whole
           }
@@ -142,7 +185,7 @@ final class SecretScanner {
             continue;
           }
           found.add(new SecretFinding(d.id(), linesBefore + newlines(buf, 0, m.start()) + 1));
-          if (found.size() >= MAX_FINDINGS) {
+          if (found.size() >= maxFindings) {
             return found;
           }
         }
@@ -161,6 +204,102 @@ final class SecretScanner {
     return found;
   }
 
+  /**
+   * For each active anchored detector, the sorted offsets where one of its anchors starts; null
+   * for a detector that is not anchored (its regex is run over the whole buffer).
+   */
+  private int[][] anchoredStarts(byte[] buf, int len, boolean[] active) {
+    int[][] starts = new int[withRegex.size()][];
+    int[] counts = new int[withRegex.size()];
+    boolean any = false;
+    for (int d = 0; d < withRegex.size(); d++) {
+      if (active[d] && !withRegex.get(d).anchors().isEmpty()) {
+        starts[d] = new int[16];
+        any = true;
+      }
+    }
+    if (!any) {
+      return starts;
+    }
+    anchors.forEach(buf, len, (k, end) -> {
+      for (int d : anchorUsers[k]) {
+        if (starts[d] != null) {
+          if (counts[d] == starts[d].length) {
+            starts[d] = java.util.Arrays.copyOf(starts[d], counts[d] * 2);
+          }
+          starts[d][counts[d]++] = end - anchorLength[k];
+        }
+      }
+    });
+    for (int d = 0; d < starts.length; d++) {
+      if (starts[d] != null) {
+        starts[d] = java.util.Arrays.stream(starts[d], 0, counts[d]).sorted().distinct()
+            .toArray();
+      }
+    }
+    return starts;
+  }
+
+  /**
+   * The next match of a detector's regex: anywhere in the buffer ({@code find}), or, for an
+   * anchored detector, only at the offsets where its anchors start ({@code lookingAt} there),
+   * which is where every one of its matches starts.
+   */
+  private static final class Starts {
+    private final int[] offsets;
+    private int next;
+    private int free;
+
+    Starts(int[] offsets) {
+      this.offsets = offsets;
+    }
+
+    boolean next(Matcher m, int len) {
+      if (offsets == null) {
+        return m.find();
+      }
+      while (next < offsets.length) {
+        int at = offsets[next++];
+        if (at < free) {
+          continue; // inside the match before, as find() would skip it
+        }
+        m.region(at, len);
+        if (m.lookingAt()) {
+          free = Math.max(m.end(), at + 1);
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The detector's own match around a candidate its fast regex found: the full regex, run only
+   * near the candidate, gives the match gitleaks would report (its allowlists may look at the
+   * part the fast regex leaves out). Falls back to the candidate itself.
+   */
+  private static MatchResult widen(SecretDetector d, String text, Matcher candidate) {
+    Matcher full = d.regex().matcher(text);
+    full.useTransparentBounds(true).useAnchoringBounds(false);
+    // The stripped prefixes match only [\w.-]: the full match starts in the run of those just
+    // left of the candidate.
+    int from = candidate.start();
+    while (from > 0 && candidate.start() - from < WIDEN && wordish(text.charAt(from - 1))) {
+      from--;
+    }
+    full.region(from, candidate.end());
+    while (full.find()) {
+      if (full.end() > candidate.start()) {
+        return full.toMatchResult();
+      }
+    }
+    return candidate.toMatchResult();
+  }
+
+  private static boolean wordish(char c) {
+    return c == '.' || c == '-' || c == '_' || Character.isLetterOrDigit(c);
+  }
+
   private static boolean anyPresent(int[] keywordIndexes, BitSet present) {
     if (keywordIndexes.length == 0) {
       return true;
@@ -174,15 +313,21 @@ final class SecretScanner {
   }
 
   /** Gitleaks' checks after a regex match: entropy, its digit rule, the allowlists. */
-  private boolean isFinding(SecretDetector d, Matcher m, String text, String path) {
-    String secret = d.secretOf(m);
+  /** Gitleaks' entropy check, and for its generic rules a digit in the secret. */
+  private static boolean strongEnough(SecretDetector d, String secret) {
     if (d.entropy() > 0) {
       if (SecretDetector.shannonEntropy(secret) <= d.entropy()) {
         return false;
       }
-      if (d.id().startsWith("generic") && secret.chars().noneMatch(Character::isDigit)) {
-        return false;
-      }
+      return !d.id().startsWith("generic") || secret.chars().anyMatch(Character::isDigit);
+    }
+    return true;
+  }
+
+  private boolean isFinding(SecretDetector d, MatchResult m, String text, String path) {
+    String secret = d.secretOf(m);
+    if (!strongEnough(d, secret)) {
+      return false;
     }
     String match = m.group();
     String line = lineAround(text, m.start(), m.end());

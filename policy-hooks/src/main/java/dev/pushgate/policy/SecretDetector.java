@@ -2,7 +2,6 @@ package dev.pushgate.policy;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -11,22 +10,31 @@ import java.util.regex.Pattern;
  * holds a keyword), the least Shannon entropy a real one has, and the rule's own allowlists.
  *
  * @param regex null for a rule that matches file paths only
+ * @param fast null, or {@code regex} without its leading lazy {@code [\w.-]{0,50}?}: it finds
+ *     the same secrets at the same ends (the prefix only widens a match to the left), without
+ *     trying 50 prefix lengths at every offset of the text; a scanner finds candidates with it
+ *     and takes the match itself from {@code regex} around each
  * @param path null unless the rule applies to (or, without a regex, is) matching paths only
  * @param secretGroup the regex group holding the secret; 0: the first group that matched, or the
  *     whole match when the regex has no group (gitleaks' own choice)
+ * @param anchors empty, or the lower-cased texts every match of {@code fast} (or {@code regex})
+ *     starts with: a scanner need try the regex only where one of them occurs
  * @param entropy 0 for none; a candidate whose secret has no more entropy is not a finding
  */
 public record SecretDetector(
     String id,
     String description,
     Pattern regex,
+    Pattern fast,
     Pattern path,
     int secretGroup,
     double entropy,
     List<String> keywords,
+    List<String> anchors,
     List<Allowlist> allowlists) {
   public SecretDetector {
     keywords = List.copyOf(keywords);
+    anchors = List.copyOf(anchors);
     allowlists = List.copyOf(allowlists);
   }
 
@@ -78,7 +86,7 @@ public record SecretDetector(
   }
 
   /** The secret of a match: {@link #secretGroup}'s text, as gitleaks picks it. */
-  public String secretOf(Matcher m) {
+  public String secretOf(java.util.regex.MatchResult m) {
     if (secretGroup > 0 && secretGroup <= m.groupCount()) {
       String s = m.group(secretGroup);
       return s == null ? m.group() : s;

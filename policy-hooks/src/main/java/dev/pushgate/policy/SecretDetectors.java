@@ -82,6 +82,9 @@ public final class SecretDetectors {
       String id = r.path("id").asText();
       try {
         Pattern regex = r.has("regex") ? compile(r.get("regex").asText()) : null;
+        String stripped = r.has("regex") ? withoutLazyPrefix(r.get("regex").asText()) : null;
+        Pattern fast = stripped == null || stripped.equals(r.get("regex").asText()) ? null
+            : compile(stripped);
         Pattern path = r.has("path") ? compile(r.get("path").asText()) : null;
         if (regex == null && path == null) {
           skipped.put(id, "neither regex nor path");
@@ -96,9 +99,11 @@ public final class SecretDetectors {
         if (r.has("allowlist")) {
           allowlists.add(allowlist(r.get("allowlist")));
         }
-        detectors.put(id, new SecretDetector(id, r.path("description").asText(), regex, path,
-            r.path("secretGroup").asInt(0), r.path("entropy").asDouble(0), keywords,
-            allowlists));
+        List<String> anchors = stripped == null ? List.of()
+            : List.copyOf(LeadingLiterals.of(stripped).orElse(Set.of()));
+        detectors.put(id, new SecretDetector(id, r.path("description").asText(), regex, fast,
+            path, r.path("secretGroup").asInt(0), r.path("entropy").asDouble(0), keywords,
+            anchors, allowlists));
       } catch (PatternSyntaxException e) {
         skipped.put(id, "regex does not compile in Java: " + e.getDescription());
       }
@@ -168,6 +173,25 @@ public final class SecretDetectors {
         .replace("[:punct:]", "\\p{Punct}")
         .replace("[:word:]", "\\w");
     return Pattern.compile(java);
+  }
+
+  private static final Pattern LAZY_PREFIX =
+      Pattern.compile("^((?:\\(\\?i\\)|\\(\\?i:)*)\\[\\\\w\\.-\\]\\{0,[0-9]+\\}\\?");
+
+  /**
+   * The regex without the lazy {@code [\w.-]{0,N}?} gitleaks' generated rules start with (also
+   * nested at the start of a leading {@code (?i:} group). Each is optional and only extends a
+   * match to the left, so every match of the original ends where a match of this one ends.
+   */
+  static String withoutLazyPrefix(String re2) {
+    String s = re2;
+    while (true) {
+      String t = LAZY_PREFIX.matcher(s).replaceFirst("$1");
+      if (t.equals(s)) {
+        return s;
+      }
+      s = t;
+    }
   }
 
   /** {@code (?P<key_ops>} to {@code (?<keyops>}: Java's group names are letters and digits. */
