@@ -114,7 +114,7 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void judge(ReceivePack rp, List<Item> items) throws IOException {
+  private void judge(ReceivePack rp, List<Item> items) throws IOException, InterruptedException {
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
         ? List.of() : rp.getAdvertisedRefs().values();
     List<Item> asks = new ArrayList<>();
@@ -180,7 +180,16 @@ final class PushHook implements PreReceiveHook {
   }
 
   private void askApprovers(ReceivePack rp, List<Item> items, Collection<Ref> upstreamRefs,
-      List<Item> asks) throws IOException {
+      List<Item> asks) throws IOException, InterruptedException {
+    Optional<StreamedForward> streamed = push.streamed();
+    if (!asks.isEmpty() && streamed.isPresent()) {
+      // A content rule asks about a push whose ref rules allowed it whatever the pack: upstream
+      // is not kept waiting on a half-sent pack while a person decides; an approved push is
+      // stored, then forwarded.
+      log.info("run {}: push to {} stored, then forwarded: a content rule asks first",
+          run.runId(), repo);
+      streamed.get().abort();
+    }
     // In an atomic push one refusal refuses all: never ask a person about a push that cannot land.
     for (Item i : asks) {
       if (rp.isAtomic() && items.stream().anyMatch(x -> !x.allowed())) {
