@@ -193,8 +193,9 @@ final class ContentJudge implements AutoCloseable {
     }
     List<SecretFinding> found = new ArrayList<>(scanner.byPath(path, this::anyRuleRuns));
     if (!isBinary) {
-      try (InputStream in = reader.open(id, Constants.OBJ_BLOB).openStream()) {
-        found.addAll(scanner.scan(in, path, this::anyRuleRuns));
+      ObjectLoader loader = reader.open(id, Constants.OBJ_BLOB);
+      try (InputStream in = loader.openStream()) {
+        found.addAll(scanner.scan(in, loader.getSize(), path, this::anyRuleRuns));
       }
     }
     // A specific detector names the secret better than gitleaks' generic ones (as gitleaks

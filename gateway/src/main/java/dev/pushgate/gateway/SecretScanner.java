@@ -130,6 +130,16 @@ final class SecretScanner {
   /** Scans a blob's content, read to its end or to the last finding it reports. */
   List<SecretFinding> scan(InputStream in, String path, Predicate<String> selected)
       throws IOException {
+    return scan(in, -1, path, selected);
+  }
+
+  /**
+   * As {@link #scan(InputStream, String, Predicate)}, for a blob of about {@code size} bytes (-1:
+   * unknown): a small blob gets a buffer of its own size, not a whole chunk, so that a push of
+   * many small files does not allocate a chunk for each.
+   */
+  List<SecretFinding> scan(InputStream in, long size, String path, Predicate<String> selected)
+      throws IOException {
     List<SecretFinding> found = new ArrayList<>();
     if (globallyAllowed(path)) {
       return found;
@@ -144,14 +154,19 @@ final class SecretScanner {
     if (candidates.isEmpty()) {
       return found;
     }
-    byte[] buf = new byte[overlap + chunk];
+    byte[] buf = new byte[size < 0 ? overlap + chunk : (int) Math.min(overlap + chunk, size + 1)];
     int carried = 0;
     long linesBefore = 0;
     long startOfBuffer = 0;
     Set<String> seenInOverlap = new HashSet<>();
     boolean first = true;
     while (true) {
-      int n = in.readNBytes(buf, carried, chunk);
+      if (!first && buf.length < overlap + chunk) {
+        // the small buffer filled up: the size was only a hint
+        buf = java.util.Arrays.copyOf(buf, overlap + chunk);
+      }
+      int wanted = Math.min(chunk, buf.length - carried);
+      int n = in.readNBytes(buf, carried, wanted);
       if (n == 0 && !first) {
         break;
       }
@@ -190,7 +205,7 @@ final class SecretScanner {
           }
         }
       }
-      if (n < chunk) {
+      if (n < wanted) {
         break; // the end of the blob
       }
       int keep = Math.min(overlap, len);

@@ -84,6 +84,17 @@ class SecretScannerTest {
   }
 
   @Test
+  void aSizeHintTooSmallStillScansTheWholeBlob() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 64, 256);
+    String text = "z".repeat(500) + "\n" + FakeSecrets.githubPat() + "\n";
+
+    assertThat(small.scan(stream(text), 10, "a.txt", id -> true))
+        .containsExactly(new SecretFinding("github-pat", 2));
+    assertThat(small.scan(stream(text), text.length(), "a.txt", id -> true))
+        .containsExactly(new SecretFinding("github-pat", 2));
+  }
+
+  @Test
   void onlySelectedDetectorsRun() throws IOException {
     String text = FakeSecrets.githubPat() + "\n" + FakeSecrets.awsAccessKey() + "\n";
 
