@@ -143,6 +143,9 @@ final class ContentJudge implements AutoCloseable {
               Long.toString(size));
         }
       }
+      if (!r.binary() && r.secrets().isEmpty()) {
+        continue; // a size rule only, and the file is within it
+      }
       boolean isBinary = isBinary(id);
       if (r.binary() && isBinary) {
         return new ContentFinding(path, commit, r, ContentFinding.Kind.BINARY, "");
