@@ -39,6 +39,11 @@ final class ContentJudge implements AutoCloseable {
   static final int MAX_FINDINGS = 20;
   /** Git's binary heuristic: a NUL byte in the first 8000 bytes. */
   static final int BINARY_PROBE = 8000;
+  /**
+   * Blobs larger than this are streamed from the pack, never loaded whole: the binary test reads
+   * 8000 bytes of a 2 MiB blob, not 2 MiB, and a blob of any size costs the scanner's buffer only.
+   */
+  static final int STREAM_ABOVE = 1 << 20;
 
   private final Repository db;
   private final ObjectReader reader;
@@ -50,6 +55,7 @@ final class ContentJudge implements AutoCloseable {
   ContentJudge(Repository db, ContentRules rules, SecretScanner scanner) {
     this.db = db;
     this.reader = db.newObjectReader();
+    this.reader.setStreamFileThreshold(STREAM_ABOVE);
     this.rules = rules;
     this.scanner = scanner;
   }

@@ -639,6 +639,23 @@ class PushHookTest {
   }
 
   @Test
+  void aSecretNearTheEndOfABlobStreamedFromThePackIsFoundOnItsLine() throws Exception {
+    StringBuilder big = new StringBuilder();
+    for (int n = 0; n < 60_000; n++) {
+      big.append("log line ").append(n).append(" of a large text file\n");
+    }
+    big.append("stripe = ").append(FakeSecrets.stripeLive()).append('\n');
+    assertThat(big.length()).isGreaterThan(ContentJudge.STREAM_ABOVE);
+    TestRepos.setRef(client, MAIN, commit(client, "log\n",
+        Map.of("README.md", "base\n", "logs/app.log", big.toString()), base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: logs/app.log:60001 holds a"
+        + " Stripe API key (rule \"no secrets\", gitleaks id stripe-access-token)");
+  }
+
+  @Test
   void renamingAFileUpstreamHasOntoADeniedNameIsRefused() throws Exception {
     RevCommit notes = commit(client, "notes\n",
         Map.of("README.md", "base\n", "notes.txt", "DEBUG=1\n"), base);
