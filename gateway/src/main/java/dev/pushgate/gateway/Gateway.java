@@ -55,6 +55,7 @@ public final class Gateway implements AutoCloseable {
     }
     cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, config.maxPackBytes(),
         metrics);
+    SecretScanner.standard(); // read and compile the detectors now, not in the first push
     UpstreamAccess budgeted = new BudgetedUpstream(upstream,
         new MintBudget(config.writeTokensPerMinute(), config.clock()), metrics);
     GatewayServices services = new GatewayServices(config, budgeted, audit, approvals, metrics,

@@ -45,6 +45,8 @@ final class PushHook implements PreReceiveHook {
     Judgement judgement;
     /** The workflow files this update changes; allowed ones need a token that may change them. */
     SortedSet<String> workflows = Collections.emptySortedSet();
+    /** The audit's reason when the content rules found something: every finding and commit. */
+    String contentAudited;
     RefusalCode code;
     String reason;
     /** Who approved the update when the rule said ask first; null otherwise. */
@@ -112,7 +114,7 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void judge(ReceivePack rp, List<Item> items) throws IOException {
+  private void judge(ReceivePack rp, List<Item> items) throws IOException, InterruptedException {
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
         ? List.of() : rp.getAdvertisedRefs().values();
     List<Item> asks = new ArrayList<>();
@@ -128,6 +130,15 @@ final class PushHook implements PreReceiveHook {
       }
       return;
     }
+    try (ContentJudge content = new ContentJudge(rp.getRepository(), run.content(),
+        SecretScanner.standard())) {
+      judgeEach(rp, items, upstreamRefs, content, asks);
+    }
+    askApprovers(rp, items, upstreamRefs, asks);
+  }
+
+  private void judgeEach(ReceivePack rp, List<Item> items, Collection<Ref> upstreamRefs,
+      ContentJudge content, List<Item> asks) throws IOException {
     for (Item i : items) {
       if (i.cmd.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED) {
         i.refuse(RefusalCode.INVALID_COMMAND,
@@ -150,12 +161,34 @@ final class PushHook implements PreReceiveHook {
           i.judgement = WorkflowRule.judge(i.judgement, run.pushWorkflows(), i.workflows);
         }
       }
+      if (i.judgement.decision() != Decision.DENY) {
+        // What the new commits contain: secret files, secrets, sizes, binaries.
+        List<ContentFinding> findings = content.findings(i.cmd, upstreamRefs);
+        if (!findings.isEmpty()) {
+          ContentVerdict v = ContentVerdict.judge(i.judgement, findings);
+          i.judgement = v.judgement();
+          i.contentAudited = v.audited();
+        }
+      }
       Decision d = i.judgement.decision();
       if (d == Decision.DENY) {
         i.refuse(RefusalCode.RULE_DENIED, i.judgement.reason());
       } else if (d == Decision.ASK) {
         asks.add(i);
       }
+    }
+  }
+
+  private void askApprovers(ReceivePack rp, List<Item> items, Collection<Ref> upstreamRefs,
+      List<Item> asks) throws IOException, InterruptedException {
+    Optional<StreamedForward> streamed = push.streamed();
+    if (!asks.isEmpty() && streamed.isPresent()) {
+      // A content rule asks about a push whose ref rules allowed it whatever the pack: upstream
+      // is not kept waiting on a half-sent pack while a person decides; an approved push is
+      // stored, then forwarded.
+      log.info("run {}: push to {} stored, then forwarded: a content rule asks first",
+          run.runId(), repo);
+      streamed.get().abort();
     }
     // In an atomic push one refusal refuses all: never ask a person about a push that cannot land.
     for (Item i : asks) {
@@ -253,7 +286,7 @@ final class PushHook implements PreReceiveHook {
           i.cmd.getRefName(), i.cmd.getOldId().name(), i.cmd.getNewId().name(), i.kind.id(),
           i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED,
           i.judgement == null ? "git" : i.judgement.rule(),
-          i.code, i.allowed() ? allowedBecause(i) : i.reason,
+          i.code, i.allowed() ? allowedBecause(i) : refusedBecause(i),
           i.allowed() ? PushRecord.Outcome.PENDING : PushRecord.Outcome.NOT_FORWARDED, 0));
     }
     List<? extends AuditLog.Handle> handles = services.audit().record(records);
@@ -262,9 +295,15 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
+  /** What git is told, or for a content refusal every finding with its commit. */
+  private static String refusedBecause(Item i) {
+    return i.contentAudited != null && i.code == RefusalCode.RULE_DENIED
+        ? i.contentAudited : i.reason;
+  }
+
   /** The rule's reason, and for an update a person approved, who approved it. */
   private static String allowedBecause(Item i) {
-    String rule = i.judgement.reason();
+    String rule = i.contentAudited != null ? i.contentAudited : i.judgement.reason();
     if (i.approvedBy == null) {
       return rule;
     }

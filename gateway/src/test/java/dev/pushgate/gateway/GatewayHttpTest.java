@@ -53,6 +53,9 @@ class GatewayHttpTest {
       Decision.ALLOW);
 
   @TempDir Path dir;
+  /** The run the credential stands for; a test may give it other rules before it pushes. */
+  private RunContext run = RUN;
+  private Approvals approvals = Approvals.NONE;
   private Server server;
   private Repository upstream;
   private RevCommit base;
@@ -102,8 +105,9 @@ class GatewayHttpTest {
         1L << 30, clientTimeout, Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC),
         writeTokensPerMinute);
     RunAuthenticator authenticator =
-        credential -> CREDENTIAL.equals(credential) ? Optional.of(RUN) : Optional.empty();
-    Gateway gateway = new Gateway(config, authenticator, access, audit, null, forwards);
+        credential -> CREDENTIAL.equals(credential) ? Optional.of(run) : Optional.empty();
+    Approvals asked = (q, progress) -> approvals.ask(q, progress);
+    Gateway gateway = new Gateway(config, authenticator, access, audit, asked, forwards);
     Server s = new Server();
     ServerConnector connector = new ServerConnector(s);
     connector.setHost("127.0.0.1");
@@ -301,6 +305,59 @@ class GatewayHttpTest {
       assertThat(upstream.getObjectDatabase().has(big)).isFalse();
       assertThat(access.leases).singleElement()
           .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /**
+   * A push every command of which the ref rules allow is streamed upstream as it arrives; a
+   * secret file its commits bring is found in the hook, and the streamed copy is broken off
+   * before its trailer: upstream applies nothing.
+   */
+  @Test
+  void aStreamedPushBringingASecretFileIsRefusedAndNeverLandsUpstream() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of("deploy/id_rsa", "not really a key\n"));
+      upstreamServer.requests.clear();
+
+      PushResult r = push(client, false, big.name() + ":refs/heads/big");
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getMessage()).isEqualTo(
+          "Control Center policy: deploy/id_rsa matches \"no secret files\"");
+      assertThat(upstreamServer.requests)
+          .contains(new HttpUpstream.Seen("POST /widget.git/git-receive-pack", true));
+      assertThat(idOf(upstream, "refs/heads/big")).isNull();
+      assertThat(upstream.getObjectDatabase().has(big)).isFalse();
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /**
+   * A content rule that asks about a push its ref rules allow whatever the pack: the streamed
+   * copy is broken off before the question (upstream is not kept waiting on a person), and the
+   * approved push is stored, then forwarded.
+   */
+  @Test
+  void aStreamedPushAContentRuleAsksAboutIsStoredThenForwardedOnceApproved() throws Exception {
+    run = new RunContext("run-1", "ws-1", WIDGET, List.of(DOCS), RUN.pushRules(),
+        Decision.ALLOW, dev.pushgate.policy.WorkspaceRules.parse(
+            "content: [{name: binaries need a look, binary: true, decision: ask}]").content());
+    List<ApprovalQuestion> questions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of());
+
+      PushResult r = push(client, false, big.name() + ":refs/heads/big");
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(questions).singleElement().satisfies(q -> assertThat(q.reason())
+          .isEqualTo("noise.bin is a binary file (rule \"binaries need a look\")"));
+      assertThat(streamedForwards).containsExactly(false);
+      assertThat(idOf(upstream, "refs/heads/big")).isEqualTo(big);
     }
   }
 

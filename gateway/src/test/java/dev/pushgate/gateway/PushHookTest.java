@@ -5,7 +5,9 @@ import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.policy.PushRule;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.policy.RefPattern;
@@ -67,6 +69,7 @@ class PushHookTest {
   private final List<ApprovalQuestion> questions = new ArrayList<>();
   private Approvals approvals = Approvals.NONE;
   private Decision pushWorkflows = Decision.DENY;
+  private ContentRules content = ContentRules.DEFAULT;
   private TestProtocol<HttpServletRequest> protocol;
   private HttpUpstream http;
   private final GatewayThreads threads = new GatewayThreads();
@@ -584,6 +587,178 @@ class PushHookTest {
         .isInstanceOf(ServiceNotAuthorizedException.class);
   }
 
+  // ---- content rules
+
+  @Test
+  void aSecretFileIsRefusedByTheDefaultRulesNamingTheFileAndTheRule() throws Exception {
+    RevCommit env = commit(client, "config\n",
+        Map.of("README.md", "base\n", "config/.env", "DEBUG=1\n"), base);
+    TestRepos.setRef(client, MAIN, env);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN))
+        .isEqualTo("Control Center policy: config/.env matches \"no secret files\"");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.rule()).isEqualTo("content \"no secret files\" -> deny");
+      assertThat(rec.reason()).isEqualTo("config/.env matches \"no secret files\" in commit "
+          + env.abbreviate(7).name());
+    });
+  }
+
+  @Test
+  void aDetectedSecretIsRefusedWithItsLineAndNeverShown() throws Exception {
+    String secret = FakeSecrets.githubPat();
+    TestRepos.setRef(client, MAIN, commit(client, "app\n",
+        Map.of("README.md", "base\n", "src/app.py", "import os\nTOKEN = \"" + secret + "\"\n"),
+        base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: src/app.py:2 holds a GitHub"
+        + " personal access token (rule \"no secrets\", gitleaks id github-pat)");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(audit.records.toString()).doesNotContain(secret).contains("github-pat");
+  }
+
+  @Test
+  void aSecretAddedThenDeletedInTheSamePushIsStillRefused() throws Exception {
+    String secret = FakeSecrets.awsAccessKey();
+    RevCommit added = commit(client, "oops\n",
+        Map.of("README.md", "base\n", "deploy.sh", "export KEY=" + secret + "\n"), base);
+    RevCommit removed = commit(client, "remove it\n",
+        Map.of("README.md", "base\n", "deploy.sh", "export KEY=$KEY\n"), added);
+    TestRepos.setRef(client, MAIN, removed);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).startsWith("Control Center policy: deploy.sh:1 holds an AWS");
+    assertThat(audit.records).singleElement().satisfies(rec -> assertThat(rec.reason())
+        .endsWith("in commit " + added.abbreviate(7).name()));
+  }
+
+  @Test
+  void aSecretNearTheEndOfABlobStreamedFromThePackIsFoundOnItsLine() throws Exception {
+    StringBuilder big = new StringBuilder();
+    for (int n = 0; n < 60_000; n++) {
+      big.append("log line ").append(n).append(" of a large text file\n");
+    }
+    big.append("stripe = ").append(FakeSecrets.stripeLive()).append('\n');
+    assertThat(big.length()).isGreaterThan(ContentJudge.STREAM_ABOVE);
+    TestRepos.setRef(client, MAIN, commit(client, "log\n",
+        Map.of("README.md", "base\n", "logs/app.log", big.toString()), base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: logs/app.log:60001 holds a"
+        + " Stripe API key (rule \"no secrets\", gitleaks id stripe-access-token)");
+  }
+
+  @Test
+  void renamingAFileUpstreamHasOntoADeniedNameIsRefused() throws Exception {
+    RevCommit notes = commit(client, "notes\n",
+        Map.of("README.md", "base\n", "notes.txt", "DEBUG=1\n"), base);
+    TestRepos.setRef(client, MAIN, notes);
+    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
+        .isEqualTo(RemoteRefUpdate.Status.OK);
+    syncedCache();
+    TestRepos.setRef(client, MAIN, commit(client, "rename\n",
+        Map.of("README.md", "base\n", ".env", "DEBUG=1\n"), notes));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN))
+        .isEqualTo("Control Center policy: .env matches \"no secret files\"");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(notes);
+  }
+
+  @Test
+  void eachRuleKindAllowsAsksAndDenies() throws Exception {
+    content = WorkspaceRules.parse("""
+        content:
+          - name: fixtures
+            paths: ["tests/fixtures/**"]
+            decision: allow
+          - name: no big files
+            maxSize: 1KiB
+            decision: deny
+          - name: binaries need a look
+            binary: true
+            decision: ask
+          - name: no secrets
+            secrets: [github-pat]
+            decision: deny
+        """).content();
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_DENIED, "denied by alice");
+    };
+    String secret = FakeSecrets.githubPat();
+    TestRepos.setRef(client, "refs/heads/fixture", commit(client, "fixture\n", Map.of(
+        "README.md", "base\n", "tests/fixtures/token.txt", secret + "\n" + "x".repeat(2000)),
+        base));
+    TestRepos.setRef(client, "refs/heads/big", commit(client, "big\n",
+        Map.of("README.md", "base\n", "data.csv", "1,2\n".repeat(400)), base));
+    TestRepos.setRef(client, "refs/heads/bin", commit(client, "bin\n",
+        Map.of("README.md", "base\n", "logo.png", "PNG\0\0data"), base));
+    TestRepos.setRef(client, "refs/heads/token", commit(client, "token\n",
+        Map.of("README.md", "base\n", "a.txt", secret + "\n"), base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/fixture:refs/heads/fixture",
+        "refs/heads/big:refs/heads/big", "refs/heads/bin:refs/heads/bin",
+        "refs/heads/token:refs/heads/token");
+
+    assertThat(status(r, "refs/heads/fixture")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(message(r, "refs/heads/big")).isEqualTo("Control Center policy: data.csv is"
+        + " larger than 1 KiB (rule \"no big files\")");
+    assertThat(message(r, "refs/heads/bin")).isEqualTo("Control Center policy: denied by alice");
+    assertThat(questions).singleElement().satisfies(q -> {
+      assertThat(q.rule()).isEqualTo("content \"binaries need a look\" -> ask");
+      assertThat(q.reason()).isEqualTo("logo.png is a binary file (rule \"binaries need a look\")");
+    });
+    assertThat(message(r, "refs/heads/token")).isEqualTo("Control Center policy: a.txt:1 holds a"
+        + " GitHub personal access token (rule \"no secrets\", gitleaks id github-pat)");
+  }
+
+  @Test
+  void noContentRulesLetASecretFileThrough() throws Exception {
+    content = WorkspaceRules.parse("content: []").content();
+    RevCommit env = commit(client, "env\n", Map.of("README.md", "base\n", ".env", "A=1\n"),
+        base);
+    TestRepos.setRef(client, MAIN, env);
+
+    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
+        .isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(env);
+  }
+
+  @Test
+  void aPushOfManyCommitsIsJudgedWholeAndNamesTheCommitThatBroughtTheSecret() throws Exception {
+    RevCommit tip = base;
+    Map<String, String> files = new HashMap<>(Map.of("README.md", "base\n"));
+    RevCommit culprit = null;
+    for (int n = 0; n < 200; n++) {
+      files.put("src/f" + n + ".txt", "line " + n + "\n");
+      if (n == 150) {
+        files.put("src/f" + n + ".txt", "slack = " + FakeSecrets.slackBot() + "\n");
+      }
+      tip = commit(client, "c" + n + "\n", Map.copyOf(files), tip);
+      if (n == 150) {
+        culprit = tip;
+      }
+    }
+    TestRepos.setRef(client, MAIN, tip);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: src/f150.txt:1 holds a Slack"
+        + " bot token (rule \"no secrets\", gitleaks id slack-bot-token)");
+    String commit = culprit.abbreviate(7).name();
+    assertThat(audit.records).singleElement()
+        .satisfies(rec -> assertThat(rec.reason()).endsWith("in commit " + commit));
+  }
+
   // ---- helpers
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
@@ -622,7 +797,7 @@ class PushHookTest {
   }
 
   private RunContext run(PushRules rules) {
-    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows);
+    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows, content);
   }
 
   /** A servlet request carrying what {@link GatewayFilter} leaves on it, and nothing else. */

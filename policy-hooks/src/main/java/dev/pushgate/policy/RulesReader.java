@@ -28,6 +28,7 @@ final class RulesReader {
   static final int MAX_CHARS = 256 * 1024;
   static final int MAX_REASON = 200;
   private static final int MAX_DEPTH = 16;
+  static final String CONTENT = "content";
   private static final String UNSUPPORTED =
       "unsupported value (only mappings, lists, strings, numbers, booleans and null)";
 
@@ -242,15 +243,20 @@ final class RulesReader {
     Map<ActionClass, Decision> decisions = new EnumMap<>(ActionClass.class);
     PushRules push = PushRules.ALLOW_ALL;
     List<String> globs = null;
+    ContentRules content = ContentRules.DEFAULT;
     for (Entry e : map.entries()) {
       if (e.key().equals("denyWriteGlobs")) {
         globs = globs(e.value());
         continue;
       }
+      if (e.key().equals(CONTENT)) {
+        content = ContentRulesReader.content(e.value());
+        continue;
+      }
       ActionClass action = actionFor(e.key());
       if (action == null) {
         throw fail(e.keyWhere(), "unknown key '" + e.key() + "' (expected "
-            + ActionClass.ids() + " or denyWriteGlobs)");
+            + ActionClass.ids() + ", content or denyWriteGlobs)");
       }
       if (action == ActionClass.PUSH) {
         push = push(e.value());
@@ -258,7 +264,7 @@ final class RulesReader {
         decisions.put(action, decision(e.value(), e.key()));
       }
     }
-    return WorkspaceRules.validated(decisions, push, globs);
+    return WorkspaceRules.validated(decisions, push, globs, content);
   }
 
   private static ActionClass actionFor(String key) {
@@ -270,7 +276,7 @@ final class RulesReader {
     return null;
   }
 
-  private static Decision decision(Node n, String what) throws RulesException {
+  static Decision decision(Node n, String what) throws RulesException {
     if (n instanceof ScalarNode s) {
       if (s.kind() == ScalarKind.NULL || s.text().isEmpty()) {
         throw fail(n.where(), "missing decision for '" + what + "' (expected allow, ask or deny)");
@@ -366,7 +372,7 @@ final class RulesReader {
     return kinds;
   }
 
-  private static String reason(Node n) throws RulesException {
+  static String reason(Node n) throws RulesException {
     String text = string(n, "reason");
     String r = text.strip();
     if (r.indexOf('\n') >= 0 || r.indexOf('\r') >= 0) {
@@ -406,7 +412,7 @@ final class RulesReader {
     return globs;
   }
 
-  private static String string(Node n, String what) throws RulesException {
+  static String string(Node n, String what) throws RulesException {
     if (n instanceof ScalarNode s && s.kind() == ScalarKind.STRING) {
       return s.text();
     }
@@ -418,7 +424,7 @@ final class RulesReader {
     return what.startsWith("a ") ? what : "'" + what + "'";
   }
 
-  private static String describe(Node n) {
+  static String describe(Node n) {
     if (n instanceof MapNode) {
       return "a mapping";
     }
@@ -435,7 +441,7 @@ final class RulesReader {
   }
 
   /** Keeps quoted document text short and on one line inside an error message. */
-  private static String shorten(String s) {
+  static String shorten(String s) {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < s.length() && b.length() < 60; i++) {
       char c = s.charAt(i);
@@ -444,7 +450,7 @@ final class RulesReader {
     return s.length() > 60 ? b + "…" : b.toString();
   }
 
-  private static RulesException fail(Where w, String problem) {
+  static RulesException fail(Where w, String problem) {
     return new RulesException(w.line(), w.column(), w.path(), problem);
   }
 }

@@ -39,18 +39,21 @@ public final class WorkspaceRules {
 
   /** The rules of a workspace that has none: every action allowed, the default write-deny globs. */
   public static final WorkspaceRules DEFAULT =
-      new WorkspaceRules(Map.of(), PushRules.ALLOW_ALL, DEFAULT_DENY_WRITE_GLOBS, false);
+      new WorkspaceRules(Map.of(), PushRules.ALLOW_ALL, DEFAULT_DENY_WRITE_GLOBS, false,
+          ContentRules.DEFAULT);
 
   private final Map<ActionClass, Decision> decisions;
   private final PushRules push;
   private final List<String> denyWriteGlobs;
   private final boolean denyWriteGlobsExplicit;
+  private final ContentRules content;
 
   private WorkspaceRules(
       Map<ActionClass, Decision> decisions,
       PushRules push,
       List<String> denyWriteGlobs,
-      boolean denyWriteGlobsExplicit) {
+      boolean denyWriteGlobsExplicit,
+      ContentRules content) {
     EnumMap<ActionClass, Decision> all = new EnumMap<>(ActionClass.class);
     for (ActionClass a : ActionClass.values()) {
       all.put(a, a == ActionClass.PUSH ? push.fallback() : decisions.getOrDefault(a, a.defaultDecision()));
@@ -59,6 +62,7 @@ public final class WorkspaceRules {
     this.push = push;
     this.denyWriteGlobs = List.copyOf(denyWriteGlobs);
     this.denyWriteGlobsExplicit = denyWriteGlobsExplicit;
+    this.content = Objects.requireNonNull(content, "content");
   }
 
   /**
@@ -114,9 +118,27 @@ public final class WorkspaceRules {
 
   static WorkspaceRules validated(
       Map<ActionClass, Decision> decisions, PushRules push, List<String> denyWriteGlobs) {
+    return validated(decisions, push, denyWriteGlobs, ContentRules.DEFAULT);
+  }
+
+  static WorkspaceRules validated(Map<ActionClass, Decision> decisions, PushRules push,
+      List<String> denyWriteGlobs, ContentRules content) {
     return denyWriteGlobs == null
-        ? new WorkspaceRules(decisions, push, DEFAULT_DENY_WRITE_GLOBS, false)
-        : new WorkspaceRules(decisions, push, denyWriteGlobs, true);
+        ? new WorkspaceRules(decisions, push, DEFAULT_DENY_WRITE_GLOBS, false, content)
+        : new WorkspaceRules(decisions, push, denyWriteGlobs, true, content);
+  }
+
+  /** These rules with other content rules. */
+  public WorkspaceRules withContent(ContentRules content) {
+    return new WorkspaceRules(decisions, push, denyWriteGlobs, denyWriteGlobsExplicit, content);
+  }
+
+  /**
+   * The content rules the gateway judges pushed files by: {@link ContentRules#DEFAULT} (secret
+   * files and detected secrets denied) unless the document gives {@code content}.
+   */
+  public ContentRules content() {
+    return content;
   }
 
   /** The "Push to a remote" rules, which the gateway consults per ref update. */
@@ -205,7 +227,41 @@ public final class WorkspaceRules {
       ArrayNode globs = doc.putArray("denyWriteGlobs");
       denyWriteGlobs.forEach(globs::add);
     }
+    if (content.explicit()) {
+      ArrayNode list = doc.putArray(RulesReader.CONTENT);
+      for (ContentRule r : content.rules()) {
+        list.add(contentJson(r));
+      }
+    }
     return doc;
+  }
+
+  private static ObjectNode contentJson(ContentRule r) {
+    ObjectNode rule = JsonNodeFactory.instance.objectNode();
+    rule.put("name", r.name());
+    if (!r.paths().isEmpty()) {
+      ArrayNode a = rule.putArray("paths");
+      r.paths().forEach(g -> a.add(g.toString()));
+    }
+    if (!r.files().isEmpty()) {
+      ArrayNode a = rule.putArray("files");
+      r.files().forEach(g -> a.add(g.toString()));
+    }
+    r.maxSize().ifPresent(size -> rule.put("maxSize", size));
+    if (r.binary()) {
+      rule.put("binary", true);
+    }
+    if (r.secrets().equals(ContentRule.ALL_SECRETS)) {
+      rule.put("secrets", "all");
+    } else if (!r.secrets().isEmpty()) {
+      ArrayNode a = rule.putArray("secrets");
+      r.secrets().stream().sorted().forEach(a::add);
+    }
+    rule.put("decision", r.decision().id());
+    if (r.reason() != null) {
+      rule.put("reason", r.reason());
+    }
+    return rule;
   }
 
   @Override
@@ -214,12 +270,13 @@ public final class WorkspaceRules {
         && r.decisions.equals(decisions)
         && r.push.equals(push)
         && r.denyWriteGlobs.equals(denyWriteGlobs)
-        && r.denyWriteGlobsExplicit == denyWriteGlobsExplicit;
+        && r.denyWriteGlobsExplicit == denyWriteGlobsExplicit
+        && r.content.equals(content);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(decisions, push, denyWriteGlobs, denyWriteGlobsExplicit);
+    return Objects.hash(decisions, push, denyWriteGlobs, denyWriteGlobsExplicit, content);
   }
 
   @Override

@@ -197,7 +197,7 @@ class WorkspaceRulesTest {
             "line 2, column 20: bad decision 'maybe' (expected allow, ask or deny)", "open-pull-request"),
         Arguments.of("commit: allow\ncomit: deny\n",
             "line 2, column 1: unknown key 'comit' (expected push, commit, open-pull-request, "
-                + "publish-review-or-merge, write-tracker, install-package, access-network, push-workflows or "
+                + "publish-review-or-merge, write-tracker, install-package, access-network, push-workflows, content or "
                 + "denyWriteGlobs)", "comit"),
         Arguments.of("commit: allow\ncommit: deny\n", "line 2, column 1: duplicate key 'commit'",
             "commit"),

@@ -414,7 +414,7 @@ public final class Runs implements RunAuthenticator {
       throw new IllegalStateException("damaged run row " + row.id(), e);
     }
     return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
-        attached, rules.push(), rules.pushWorkflows());
+        attached, rules.push(), rules.pushWorkflows(), rules.content());
   }
 
   private String toJson(Object o) {

@@ -253,7 +253,7 @@ class RunRequestParserTest {
   void anUnknownRuleKeyIsRefused() {
     assertThat(error(MINIMAL + ", 'rules': {'pushh': 'deny'}}")).isEqualTo("rules.pushh: unknown key"
         + " 'pushh' (expected push, commit, open-pull-request, publish-review-or-merge,"
-        + " write-tracker, install-package, access-network, push-workflows or denyWriteGlobs)");
+        + " write-tracker, install-package, access-network, push-workflows, content or denyWriteGlobs)");
   }
 
   // ---- ttl

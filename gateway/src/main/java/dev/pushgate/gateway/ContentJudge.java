@@ -1,0 +1,231 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.policy.ContentRule;
+import dev.pushgate.policy.ContentRules;
+import dev.pushgate.policy.Decision;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.FileMode;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectLoader;
+import org.eclipse.jgit.lib.ObjectReader;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.treewalk.EmptyTreeIterator;
+import org.eclipse.jgit.treewalk.TreeWalk;
+import org.eclipse.jgit.treewalk.filter.TreeFilter;
+
+/**
+ * Judges what the commits of a push contain, by the run's content rules, on the objects new to
+ * upstream only: the commits reachable from the commands' new ids and from no ref upstream
+ * advertised, and in each the files it adds or changes against every one of its parents (a
+ * rename is an add of the new path; a merge's files taken unchanged from a parent are not new).
+ * Each blob is read at most once per push and streamed, so a huge blob costs no memory.
+ *
+ * <p>One instance per push: it caches what it read of each blob across the push's commands.
+ */
+final class ContentJudge implements AutoCloseable {
+  /** A command's findings stop here: enough to refuse and audit, bounded for a huge push. */
+  static final int MAX_FINDINGS = 20;
+  /** Git's binary heuristic: a NUL byte in the first 8000 bytes. */
+  static final int BINARY_PROBE = 8000;
+  /**
+   * Blobs larger than this are streamed from the pack, never loaded whole: the binary test reads
+   * 8000 bytes of a 2 MiB blob, not 2 MiB, and a blob of any size costs the scanner's buffer only.
+   */
+  static final int STREAM_ABOVE = 1 << 20;
+
+  private final Repository db;
+  private final ObjectReader reader;
+  private final ContentRules rules;
+  private final SecretScanner scanner;
+  private final Map<ObjectId, Boolean> binary = new HashMap<>();
+  private final Map<String, List<SecretFinding>> secrets = new HashMap<>();
+
+  ContentJudge(Repository db, ContentRules rules, SecretScanner scanner) {
+    this.db = db;
+    this.reader = db.newObjectReader();
+    this.reader.setStreamFileThreshold(STREAM_ABOVE);
+    this.rules = rules;
+    this.scanner = scanner;
+  }
+
+  /** The ask and deny findings of one command, at most {@value #MAX_FINDINGS}, oldest first. */
+  List<ContentFinding> findings(ReceiveCommand cmd, Collection<Ref> upstreamRefs)
+      throws IOException {
+    List<ContentFinding> out = new ArrayList<>();
+    if (rules.rules().isEmpty() || cmd.getType() == ReceiveCommand.Type.DELETE
+        || rules.strictest() == Decision.ALLOW) {
+      return out;
+    }
+    try (RevWalk walk = new RevWalk(reader)) {
+      RevObject tip = walk.peel(walk.parseAny(cmd.getNewId()));
+      if (!(tip instanceof RevCommit start)) {
+        return out; // a tag of a tree or blob brings no commits to judge
+      }
+      walk.markStart(start);
+      for (Ref ref : upstreamRefs) {
+        ObjectId id = ref.getObjectId();
+        if (id != null && reader.has(id)) {
+          RevObject o = walk.peel(walk.parseAny(id));
+          if (o instanceof RevCommit c) {
+            walk.markUninteresting(c);
+          }
+        }
+      }
+      walk.sort(org.eclipse.jgit.revwalk.RevSort.REVERSE);
+      for (RevCommit c; (c = walk.next()) != null && out.size() < MAX_FINDINGS; ) {
+        judgeCommit(walk, c, out);
+      }
+    }
+    return out;
+  }
+
+  private void judgeCommit(RevWalk walk, RevCommit c, List<ContentFinding> out)
+      throws IOException {
+    try (TreeWalk tw = new TreeWalk(reader)) {
+      tw.setRecursive(true);
+      int parents = c.getParentCount();
+      if (parents == 0) {
+        tw.addTree(new EmptyTreeIterator());
+      }
+      for (RevCommit p : c.getParents()) {
+        walk.parseHeaders(p);
+        tw.addTree(p.getTree());
+      }
+      int self = tw.addTree(c.getTree());
+      tw.setFilter(TreeFilter.ANY_DIFF);
+      String commit = c.abbreviate(7).name();
+      while (tw.next() && out.size() < MAX_FINDINGS) {
+        if (tw.getRawMode(self) == 0 || takenFromAParent(tw, self)) {
+          continue; // deleted here, or the file of a parent a merge kept
+        }
+        ContentFinding f = judgeFile(tw.getPathString(), tw.getObjectId(self),
+            FileMode.fromBits(tw.getRawMode(self)), commit);
+        if (f != null && f.decision() != Decision.ALLOW) {
+          out.add(f);
+        }
+      }
+    }
+  }
+
+  private static boolean takenFromAParent(TreeWalk tw, int self) {
+    for (int p = 0; p < self; p++) {
+      if (tw.getRawMode(p) != 0 && tw.idEqual(p, self)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The finding of the first rule that matches the file, or null when none does. */
+  private ContentFinding judgeFile(String path, ObjectId id, FileMode mode, String commit)
+      throws IOException {
+    boolean blob = (mode.getObjectType() == Constants.OBJ_BLOB);
+    for (ContentRule r : rules.rules()) {
+      if (!r.covers(path)) {
+        continue;
+      }
+      if (!r.readsContent()) {
+        return new ContentFinding(path, commit, r, ContentFinding.Kind.PATH, "");
+      }
+      if (!blob) {
+        continue; // a submodule has no content here to judge
+      }
+      if (r.maxSize().isPresent()) {
+        long size = reader.getObjectSize(id, Constants.OBJ_BLOB);
+        if (size > r.maxSize().getAsLong()) {
+          return new ContentFinding(path, commit, r, ContentFinding.Kind.SIZE,
+              Long.toString(size));
+        }
+      }
+      if (!r.binary() && r.secrets().isEmpty()) {
+        continue; // a size rule only, and the file is within it
+      }
+      boolean isBinary = isBinary(id);
+      if (r.binary() && isBinary) {
+        return new ContentFinding(path, commit, r, ContentFinding.Kind.BINARY, "");
+      }
+      if (!r.secrets().isEmpty()) {
+        for (SecretFinding s : secretsOf(path, id, isBinary)) {
+          if (r.runsDetector(s.detectorId())) {
+            return new ContentFinding(path, commit, r, ContentFinding.Kind.SECRET,
+                s.detectorId() + ":" + s.line());
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private boolean isBinary(ObjectId id) throws IOException {
+    Boolean known = binary.get(id);
+    if (known != null) {
+      return known;
+    }
+    ObjectLoader loader = reader.open(id, Constants.OBJ_BLOB);
+    boolean nul = false;
+    try (InputStream in = loader.openStream()) {
+      byte[] head = in.readNBytes(BINARY_PROBE);
+      for (byte b : head) {
+        if (b == 0) {
+          nul = true;
+          break;
+        }
+      }
+    }
+    binary.put(id.copy(), nul);
+    return nul;
+  }
+
+  /**
+   * Every detector any rule runs, over the blob at the path (gitleaks' path conditions depend on
+   * it). Binary blobs are not scanned for secrets (gitleaks skips them too); their path-only
+   * detectors still apply.
+   */
+  private List<SecretFinding> secretsOf(String path, ObjectId id, boolean isBinary)
+      throws IOException {
+    String key = id.name() + " " + path;
+    List<SecretFinding> known = secrets.get(key);
+    if (known != null) {
+      return known;
+    }
+    List<SecretFinding> found = new ArrayList<>(scanner.byPath(path, this::anyRuleRuns));
+    if (!isBinary) {
+      ObjectLoader loader = reader.open(id, Constants.OBJ_BLOB);
+      try (InputStream in = loader.openStream()) {
+        found.addAll(scanner.scan(in, loader.getSize(), path, this::anyRuleRuns));
+      }
+    }
+    // A specific detector names the secret better than gitleaks' generic ones (as gitleaks
+    // itself prefers it when both match the same text).
+    found.sort(java.util.Comparator.comparing((SecretFinding f) -> f.detectorId()
+        .startsWith("generic")).thenComparingLong(SecretFinding::line));
+    secrets.put(key, found);
+    return found;
+  }
+
+  private boolean anyRuleRuns(String detectorId) {
+    for (ContentRule r : rules.rules()) {
+      if (r.runsDetector(detectorId)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void close() {
+    reader.close();
+  }
+}

@@ -1,0 +1,375 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.policy.SecretDetector;
+import dev.pushgate.policy.SecretDetectors;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.MatchResult;
+import java.util.regex.Matcher;
+
+/**
+ * Runs gitleaks' detectors over a blob as it streams, in constant memory whatever its size: the
+ * blob is read in chunks, each scanned together with the tail of the one before ({@link
+ * #overlap} bytes), so a secret that straddles a chunk boundary is still whole in one buffer.
+ * Bytes are read as ISO-8859-1, one character each, so offsets and line numbers are the blob's
+ * own. A detector runs its regex on a buffer only when one of its keywords occurs in it.
+ */
+final class SecretScanner {
+  static final int CHUNK = 256 * 1024;
+  /** Longer than any secret the detectors look for; a 4096-bit RSA key in PEM is about 3.3 KiB. */
+  static final int OVERLAP = 8 * 1024;
+  /** A blob's scan stops at this many findings: one is enough to judge, the rest is noise. */
+  static final int MAX_FINDINGS = 5;
+  /** How far left of a fast candidate its full match may start: the stripped prefixes' length. */
+  private static final int WIDEN = 128;
+
+  private final SecretDetectors detectors;
+  private final List<SecretDetector> withRegex;
+  private final KeywordIndex keywords;
+  /** For each detector in {@link #withRegex}, its keywords' indexes; empty: always runs. */
+  private final List<int[]> keywordsOf;
+  private final int chunk;
+  private final int overlap;
+  private final int maxFindings;
+  /** The texts every match of some detectors starts with: their regexes run only there. */
+  private final KeywordIndex anchors;
+  private final int[] anchorLength;
+  /** For each anchor, the detectors (indexes in {@link #withRegex}) anchored on it. */
+  private final int[][] anchorUsers;
+
+  SecretScanner(SecretDetectors detectors) {
+    this(detectors, CHUNK, OVERLAP);
+  }
+
+  SecretScanner(SecretDetectors detectors, int chunk, int overlap) {
+    this(detectors, chunk, overlap, MAX_FINDINGS);
+  }
+
+  SecretScanner(SecretDetectors detectors, int chunk, int overlap, int maxFindings) {
+    if (chunk <= 0 || overlap < 0) {
+      throw new IllegalArgumentException("chunk " + chunk + ", overlap " + overlap);
+    }
+    this.detectors = detectors;
+    this.maxFindings = maxFindings;
+    this.chunk = chunk;
+    this.overlap = overlap;
+    this.withRegex = detectors.all().stream().filter(d -> d.regex() != null).toList();
+    List<String> all = new ArrayList<>();
+    Map<String, Integer> index = new HashMap<>();
+    List<int[]> of = new ArrayList<>();
+    for (SecretDetector d : withRegex) {
+      of.add(d.keywords().stream()
+          .mapToInt(k -> index.computeIfAbsent(k, x -> {
+            all.add(x);
+            return all.size() - 1;
+          })).toArray());
+    }
+    this.keywords = new KeywordIndex(all);
+    this.keywordsOf = of;
+    List<String> anchorTexts = new ArrayList<>();
+    Map<String, Integer> anchorIndex = new HashMap<>();
+    List<List<Integer>> users = new ArrayList<>();
+    for (int d = 0; d < withRegex.size(); d++) {
+      for (String a : withRegex.get(d).anchors()) {
+        int k = anchorIndex.computeIfAbsent(a, x -> {
+          anchorTexts.add(x);
+          users.add(new ArrayList<>());
+          return anchorTexts.size() - 1;
+        });
+        users.get(k).add(d);
+      }
+    }
+    this.anchors = new KeywordIndex(anchorTexts);
+    this.anchorLength = anchorTexts.stream().mapToInt(a -> a.getBytes(
+        StandardCharsets.ISO_8859_1).length).toArray();
+    this.anchorUsers = users.stream().map(u -> u.stream().mapToInt(Integer::intValue).toArray())
+        .toArray(int[][]::new);
+  }
+
+  private static final class Standard {
+    static final SecretScanner INSTANCE = new SecretScanner(SecretDetectors.standard());
+  }
+
+  static SecretScanner standard() {
+    return Standard.INSTANCE;
+  }
+
+  SecretDetectors detectors() {
+    return detectors;
+  }
+
+  /**
+   * The detectors among {@code selected} that flag the file at {@code path} by its path alone
+   * (gitleaks rules without a regex, such as PKCS#12 files).
+   */
+  List<SecretFinding> byPath(String path, Predicate<String> selected) {
+    List<SecretFinding> out = new ArrayList<>();
+    for (SecretDetector d : detectors.all()) {
+      if (d.regex() == null && selected.test(d.id()) && d.appliesTo(path)
+          && !globallyAllowed(path)) {
+        out.add(new SecretFinding(d.id(), 0));
+      }
+    }
+    return out;
+  }
+
+  /** Whether gitleaks' global allowlist exempts the path (lock files, vendored code, images). */
+  boolean globallyAllowed(String path) {
+    return detectors.globalAllowlist().paths().stream().anyMatch(p -> p.matcher(path).find());
+  }
+
+  /** Scans a blob's content, read to its end or to the last finding it reports. */
+  List<SecretFinding> scan(InputStream in, String path, Predicate<String> selected)
+      throws IOException {
+    return scan(in, -1, path, selected);
+  }
+
+  /**
+   * As {@link #scan(InputStream, String, Predicate)}, for a blob of about {@code size} bytes (-1:
+   * unknown): a small blob gets a buffer of its own size, not a whole chunk, so that a push of
+   * many small files does not allocate a chunk for each.
+   */
+  List<SecretFinding> scan(InputStream in, long size, String path, Predicate<String> selected)
+      throws IOException {
+    List<SecretFinding> found = new ArrayList<>();
+    if (globallyAllowed(path)) {
+      return found;
+    }
+    List<Integer> candidates = new ArrayList<>();
+    for (int i = 0; i < withRegex.size(); i++) {
+      SecretDetector d = withRegex.get(i);
+      if (selected.test(d.id()) && d.appliesTo(path)) {
+        candidates.add(i);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return found;
+    }
+    byte[] buf = new byte[size < 0 ? overlap + chunk : (int) Math.min(overlap + chunk, size + 1)];
+    int carried = 0;
+    long linesBefore = 0;
+    long startOfBuffer = 0;
+    Set<String> seenInOverlap = new HashSet<>();
+    boolean first = true;
+    while (true) {
+      if (!first && buf.length < overlap + chunk) {
+        // the small buffer filled up: the size was only a hint
+        buf = java.util.Arrays.copyOf(buf, overlap + chunk);
+      }
+      int wanted = Math.min(chunk, buf.length - carried);
+      int n = in.readNBytes(buf, carried, wanted);
+      if (n == 0 && !first) {
+        break;
+      }
+      int len = carried + n;
+      String text = new String(buf, 0, len, StandardCharsets.ISO_8859_1);
+      BitSet present = keywords.find(buf, len);
+      boolean[] active = new boolean[withRegex.size()];
+      for (int i : candidates) {
+        active[i] = anyPresent(keywordsOf.get(i), present);
+      }
+      int[][] starts = anchoredStarts(buf, len, active);
+      Set<String> seenNow = new HashSet<>();
+      for (int i : candidates) {
+        if (!active[i]) {
+          continue;
+        }
+        SecretDetector d = withRegex.get(i);
+        Matcher hits = (d.fast() != null ? d.fast() : d.regex()).matcher(text);
+        hits.useTransparentBounds(true).useAnchoringBounds(false);
+        Starts at = new Starts(starts[i]);
+        while (at.next(hits, len)) {
+          if (!strongEnough(d, d.secretOf(hits))) {
+            continue; // the fast match holds the same secret group; most candidates end here
+          }
+          MatchResult m = d.fast() != null ? widen(d, text, hits) : hits.toMatchResult();
+          if (!first && m.end() <= carried) {
+            continue; // wholly in the overlap: the buffer before saw it whole
+          }
+          String key = d.id() + "@" + (startOfBuffer + m.start());
+          if (seenInOverlap.contains(key) || !seenNow.add(key) || !isFinding(d, m, text, path)) {
+            continue;
+          }
+          found.add(new SecretFinding(d.id(), linesBefore + newlines(buf, 0, m.start()) + 1));
+          if (found.size() >= maxFindings) {
+            return found;
+          }
+        }
+      }
+      if (n < wanted) {
+        break; // the end of the blob
+      }
+      int keep = Math.min(overlap, len);
+      linesBefore += newlines(buf, 0, len - keep);
+      startOfBuffer += len - keep;
+      System.arraycopy(buf, len - keep, buf, 0, keep);
+      carried = keep;
+      seenInOverlap = seenNow;
+      first = false;
+    }
+    return found;
+  }
+
+  /**
+   * For each active anchored detector, the sorted offsets where one of its anchors starts; null
+   * for a detector that is not anchored (its regex is run over the whole buffer).
+   */
+  private int[][] anchoredStarts(byte[] buf, int len, boolean[] active) {
+    int[][] starts = new int[withRegex.size()][];
+    int[] counts = new int[withRegex.size()];
+    boolean any = false;
+    for (int d = 0; d < withRegex.size(); d++) {
+      if (active[d] && !withRegex.get(d).anchors().isEmpty()) {
+        starts[d] = new int[16];
+        any = true;
+      }
+    }
+    if (!any) {
+      return starts;
+    }
+    anchors.forEach(buf, len, (k, end) -> {
+      for (int d : anchorUsers[k]) {
+        if (starts[d] != null) {
+          if (counts[d] == starts[d].length) {
+            starts[d] = java.util.Arrays.copyOf(starts[d], counts[d] * 2);
+          }
+          starts[d][counts[d]++] = end - anchorLength[k];
+        }
+      }
+    });
+    for (int d = 0; d < starts.length; d++) {
+      if (starts[d] != null) {
+        starts[d] = java.util.Arrays.stream(starts[d], 0, counts[d]).sorted().distinct()
+            .toArray();
+      }
+    }
+    return starts;
+  }
+
+  /**
+   * The next match of a detector's regex: anywhere in the buffer ({@code find}), or, for an
+   * anchored detector, only at the offsets where its anchors start ({@code lookingAt} there),
+   * which is where every one of its matches starts.
+   */
+  private static final class Starts {
+    private final int[] offsets;
+    private int next;
+    private int free;
+
+    Starts(int[] offsets) {
+      this.offsets = offsets;
+    }
+
+    boolean next(Matcher m, int len) {
+      if (offsets == null) {
+        return m.find();
+      }
+      while (next < offsets.length) {
+        int at = offsets[next++];
+        if (at < free) {
+          continue; // inside the match before, as find() would skip it
+        }
+        m.region(at, len);
+        if (m.lookingAt()) {
+          free = Math.max(m.end(), at + 1);
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The detector's own match around a candidate its fast regex found: the full regex, run only
+   * near the candidate, gives the match gitleaks would report (its allowlists may look at the
+   * part the fast regex leaves out). Falls back to the candidate itself.
+   */
+  private static MatchResult widen(SecretDetector d, String text, Matcher candidate) {
+    Matcher full = d.regex().matcher(text);
+    full.useTransparentBounds(true).useAnchoringBounds(false);
+    // The stripped prefixes match only [\w.-]: the full match starts in the run of those just
+    // left of the candidate.
+    int from = candidate.start();
+    while (from > 0 && candidate.start() - from < WIDEN && wordish(text.charAt(from - 1))) {
+      from--;
+    }
+    full.region(from, candidate.end());
+    while (full.find()) {
+      if (full.end() > candidate.start()) {
+        return full.toMatchResult();
+      }
+    }
+    return candidate.toMatchResult();
+  }
+
+  private static boolean wordish(char c) {
+    return c == '.' || c == '-' || c == '_' || Character.isLetterOrDigit(c);
+  }
+
+  private static boolean anyPresent(int[] keywordIndexes, BitSet present) {
+    if (keywordIndexes.length == 0) {
+      return true;
+    }
+    for (int k : keywordIndexes) {
+      if (present.get(k)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Gitleaks' checks after a regex match: entropy, its digit rule, the allowlists. */
+  /** Gitleaks' entropy check, and for its generic rules a digit in the secret. */
+  private static boolean strongEnough(SecretDetector d, String secret) {
+    if (d.entropy() > 0) {
+      if (SecretDetector.shannonEntropy(secret) <= d.entropy()) {
+        return false;
+      }
+      return !d.id().startsWith("generic") || secret.chars().anyMatch(Character::isDigit);
+    }
+    return true;
+  }
+
+  private boolean isFinding(SecretDetector d, MatchResult m, String text, String path) {
+    String secret = d.secretOf(m);
+    if (!strongEnough(d, secret)) {
+      return false;
+    }
+    String match = m.group();
+    String line = lineAround(text, m.start(), m.end());
+    if (detectors.globalAllowlist().allows(path, secret, match, line)) {
+      return false;
+    }
+    for (SecretDetector.Allowlist a : d.allowlists()) {
+      if (a.allows(path, secret, match, line)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String lineAround(String text, int start, int end) {
+    int from = start == 0 ? 0 : text.lastIndexOf('\n', start - 1) + 1;
+    int to = text.indexOf('\n', end);
+    return text.substring(from, to < 0 ? text.length() : to);
+  }
+
+  private static long newlines(byte[] buf, int from, int to) {
+    long n = 0;
+    for (int i = from; i < to; i++) {
+      if (buf[i] == '\n') {
+        n++;
+      }
+    }
+    return n;
+  }
+}

@@ -1,0 +1,118 @@
+package dev.pushgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.policy.SecretDetectors;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SecretScannerTest {
+  private static final SecretScanner SCANNER = SecretScanner.standard();
+
+  static Stream<Arguments> providers() {
+    return Stream.of(
+        Arguments.of("github-pat", (Supplier<String>) FakeSecrets::githubPat),
+        Arguments.of("github-fine-grained-pat", (Supplier<String>) FakeSecrets::githubFineGrained),
+        Arguments.of("aws-access-token", (Supplier<String>) FakeSecrets::awsAccessKey),
+        Arguments.of("gcp-api-key", (Supplier<String>) FakeSecrets::gcpApiKey),
+        Arguments.of("slack-bot-token", (Supplier<String>) FakeSecrets::slackBot),
+        Arguments.of("stripe-access-token", (Supplier<String>) FakeSecrets::stripeLive),
+        Arguments.of("npm-access-token", (Supplier<String>) FakeSecrets::npm),
+        Arguments.of("pypi-upload-token", (Supplier<String>) FakeSecrets::pypi),
+        Arguments.of("private-key", (Supplier<String>) FakeSecrets::privateKey));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("providers")
+  void findsEachProvidersSecretOnItsLine(String id, Supplier<String> secret) throws IOException {
+    String text = "first line\nsecond line\nvalue = \"" + secret.get() + "\"\nlast\n";
+
+    assertThat(scan(text)).extracting(SecretFinding::detectorId, SecretFinding::line)
+        .contains(org.assertj.core.groups.Tuple.tuple(id, 3L));
+  }
+
+  @Test
+  void findsTheKeyOfAGcpServiceAccountFile() throws IOException {
+    assertThat(scan(FakeSecrets.gcpServiceAccount())).extracting(SecretFinding::detectorId,
+        SecretFinding::line).contains(org.assertj.core.groups.Tuple.tuple("private-key", 4L));
+  }
+
+  @Test
+  void plainCodeHasNoFindings() throws IOException {
+    String code = "def key_for(name):\n    token = lookup(name)\n    return token\n"
+        + "password = os.environ[\"PASSWORD\"]\napi_version = 3\n";
+
+    assertThat(scan(code)).isEmpty();
+  }
+
+  @Test
+  void gitleaksOwnAllowlistsApply() throws IOException {
+    // AWS's documented example key ends in EXAMPLE, which the rule's allowlist lets pass.
+    assertThat(scan("aws_key = " + "AK" + "IAIOSFODNN7EXAMPLE\n")).isEmpty();
+  }
+
+  @Test
+  void aSecretStraddlingAChunkBoundaryIsFoundOnceOnItsLine() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 64, 256);
+    String secret = FakeSecrets.githubPat();
+    for (int offset = 0; offset < 80; offset += 7) {
+      String text = "x".repeat(offset) + "\n" + "y".repeat(50) + " " + secret + " tail\n"
+          + "z".repeat(200) + "\n";
+
+      List<SecretFinding> found = small.scan(stream(text), "a.txt", id -> true);
+
+      assertThat(found).as("offset %d", offset).containsExactly(new SecretFinding("github-pat", 2));
+    }
+  }
+
+  @Test
+  void aPrivateKeyLongerThanAChunkIsFoundWithinTheOverlap() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 128, 1024);
+    String text = "header\n".repeat(40) + FakeSecrets.privateKey() + "footer\n".repeat(40);
+
+    assertThat(small.scan(stream(text), "k.txt", id -> true))
+        .containsExactly(new SecretFinding("private-key", 41));
+  }
+
+  @Test
+  void aSizeHintTooSmallStillScansTheWholeBlob() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 64, 256);
+    String text = "z".repeat(500) + "\n" + FakeSecrets.githubPat() + "\n";
+
+    assertThat(small.scan(stream(text), 10, "a.txt", id -> true))
+        .containsExactly(new SecretFinding("github-pat", 2));
+    assertThat(small.scan(stream(text), text.length(), "a.txt", id -> true))
+        .containsExactly(new SecretFinding("github-pat", 2));
+  }
+
+  @Test
+  void onlySelectedDetectorsRun() throws IOException {
+    String text = FakeSecrets.githubPat() + "\n" + FakeSecrets.awsAccessKey() + "\n";
+
+    assertThat(SCANNER.scan(stream(text), "a.txt", id -> id.equals("aws-access-token")))
+        .extracting(SecretFinding::detectorId).containsExactly("aws-access-token");
+  }
+
+  @Test
+  void pathsGitleaksAllowsGloballyAreNotScanned() throws IOException {
+    assertThat(SCANNER.scan(stream(FakeSecrets.githubPat()), "web/package-lock.json", id -> true))
+        .isEmpty();
+  }
+
+  private static List<SecretFinding> scan(String text) throws IOException {
+    return SCANNER.scan(stream(text), "src/app.py", id -> true);
+  }
+
+  private static InputStream stream(String text) {
+    return new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,217 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.broker.GitHubApp;
+import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.broker.InstallationToken;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.types.RepoSlug;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import okhttp3.OkHttpClient;
+import org.eclipse.jgit.lib.ObjectId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Content rules end to end: real git pushes through the appliance's gateway, judged on what their
+ * new commits contain, refused in git's own output, and never a secret in what anyone is shown.
+ */
+class ContentRulesTest {
+  private static final String REPO = "acme/widget";
+  private static final String POLICY = "(Control Center policy: ";
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+  /** Everything git printed for the pushes of these tests, searched for planted secrets. */
+  static final List<String> gitOutput = new ArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate(REPO);
+    String forge = "http://127.0.0.1:" + app.port() + "/forge";
+    GitHubApp forgeApp = GitHubApp.create(
+        GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
+            .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge)),
+        new OkHttpClient(), Clock.systemUTC());
+    InstallationToken t = forgeApp.issueWriteToken(RepoSlug.parse(REPO), OptionalLong.empty(),
+        false);
+    Path config = tmp.resolve("direct.gitconfig");
+    Files.writeString(config, "[credential]\n\thelper = \"!f() { test \\\"$1\\\" = get || exit 0;"
+        + " echo username=x-access-token; echo password=$GH_TOKEN; }; f\"\n");
+    GitRun direct = new GitRun(Files.createDirectories(tmp.resolve("home-direct")),
+        Map.of("GIT_CONFIG_GLOBAL", config.toString(), "GH_TOKEN", t.token().reveal()));
+    direct.in(tmp, "clone", "-q", app.forgeUrl(REPO), "seed").ok();
+    Path seed = tmp.resolve("seed");
+    write(seed, "README.md", "widget\n");
+    write(seed, "notes.txt", "DEBUG=1\n");
+    commitAll(direct, seed, "seed");
+    direct.in(seed, "push", "-q", "origin", "HEAD:main").ok();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void theDefaultRulesRefuseSecretFilesAndSecretsAndNothingShowsTheSecret() throws Exception {
+    JsonNode run = app.createRun("""
+        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
+         "rules": {"push": "allow"}}""");
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-default")),
+        ForgeRefs.env(run));
+    Path work = clone(git, "default");
+    String secret = FakeSecrets.githubPat();
+
+    write(work, "src/app.py", "import os\nTOKEN = \"" + secret + "\"\n");
+    commitAll(git, work, "app");
+    assertRefused(git, work, "app", "src/app.py:2 holds a GitHub personal access token"
+        + " (rule \"no secrets\", gitleaks id github-pat)");
+
+    // Added, then deleted in a later commit of the same push: the first commit still brings it.
+    write(work, "src/app.py", "import os\nTOKEN = os.environ[\"TOKEN\"]\n");
+    commitAll(git, work, "read the token from the environment");
+    assertRefused(git, work, "app-fixed", "src/app.py:2 holds a GitHub personal access token");
+
+    git.in(work, "reset", "-q", "--hard", "origin/main").ok();
+    write(work, "config/.env", "DEBUG=1\n");
+    commitAll(git, work, "config");
+    assertRefused(git, work, "env", "config/.env matches \"no secret files\")");
+
+    // A rename of a file upstream already has, onto a denied name: the path is new.
+    git.in(work, "reset", "-q", "--hard", "origin/main").ok();
+    git.in(work, "mv", "notes.txt", ".env").ok();
+    commitAll(git, work, "rename");
+    assertRefused(git, work, "renamed", ".env matches \"no secret files\")");
+
+    // Many commits: the one in the middle brings a secret.
+    git.in(work, "reset", "-q", "--hard", "origin/main").ok();
+    for (int n = 0; n < 200; n++) {
+      write(work, "log/" + n + ".txt", n == 120 ? "key = " + FakeSecrets.awsAccessKey() + "\n"
+          : "entry " + n + "\n");
+      commitAll(git, work, "entry " + n);
+    }
+    assertRefused(git, work, "many", "log/120.txt:1 holds an AWS access key");
+
+    String runId = run.get("runId").asText();
+    String audit = app.control().get("/v1/audit?runId=" + runId).body().toString();
+    assertThat(audit).contains("github-pat", "in commit ", "no secret files");
+    String table = RunningAppliance.cli("audit", "--run", runId, "--data-dir",
+        app.dataDir.toString());
+    for (String planted : List.of(secret, FakeSecrets.awsAccessKey())) {
+      assertThat(audit).doesNotContain(planted);
+      assertThat(table).doesNotContain(planted);
+      assertThat(app.logText()).doesNotContain(planted);
+      assertThat(String.join("\n", gitOutput)).doesNotContain(planted);
+    }
+  }
+
+  @Test
+  void eachRuleKindIsAllowedAskedAndDenied() throws Exception {
+    JsonNode run = app.createRun("""
+        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
+         "rules": {"push": "allow", "content": [
+           {"name": "fixtures", "paths": ["tests/fixtures/**"], "decision": "allow"},
+           {"name": "no keys", "files": ["*.key"], "decision": "deny"},
+           {"name": "docs need a look", "paths": ["docs/**"], "decision": "ask"},
+           {"name": "no big files", "maxSize": "4KiB", "decision": "deny"},
+           {"name": "binaries need a look", "binary": true, "decision": "ask"},
+           {"name": "no tokens", "secrets": ["github-pat", "npm-access-token"],
+            "decision": "deny"}]}}""");
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-kinds")),
+        ForgeRefs.env(run));
+    Path work = clone(git, "kinds");
+
+    write(work, "tests/fixtures/token.txt", FakeSecrets.githubPat() + "\n" + "x".repeat(9000));
+    write(work, "tests/fixtures/server.key", "fixture\n");
+    commitAll(git, work, "fixtures");
+    assertLands(git, work, "fixtures");
+
+    reset(git, work);
+    write(work, "deploy/server.key", "not a real key\n");
+    commitAll(git, work, "key");
+    assertRefused(git, work, "key", "deploy/server.key matches \"no keys\")");
+
+    reset(git, work);
+    write(work, "docs/guide.md", "# guide\n");
+    commitAll(git, work, "docs");
+    assertRefused(git, work, "docs",
+        "docs/guide.md matches \"docs need a look\" (no approver is connected))");
+
+    reset(git, work);
+    write(work, "data.csv", "1,2\n".repeat(2000));
+    commitAll(git, work, "data");
+    assertRefused(git, work, "data", "data.csv is larger than 4 KiB (rule \"no big files\"))");
+
+    reset(git, work);
+    Files.write(work.resolve("logo.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 0, 0, 1});
+    commitAll(git, work, "logo");
+    assertRefused(git, work, "logo", "logo.png is a binary file (rule \"binaries need a look\")"
+        + " (no approver is connected))");
+
+    reset(git, work);
+    write(work, "ci/publish.sh", "npm config set //registry.npmjs.org/:_authToken "
+        + FakeSecrets.npm() + "\n");
+    commitAll(git, work, "publish");
+    assertRefused(git, work, "publish", "ci/publish.sh:1 holds an npm access token"
+        + " (rule \"no tokens\", gitleaks id npm-access-token))");
+
+    // Not a kind this workspace looks for: the default set no longer applies.
+    reset(git, work);
+    write(work, "src/.env", "DEBUG=1\n");
+    commitAll(git, work, "env");
+    assertLands(git, work, "env");
+  }
+
+  private static void assertRefused(GitRun git, Path work, String branch, String why)
+      throws Exception {
+    ObjectId before = ForgeRefs.ref(app, REPO, "refs/heads/" + branch);
+    GitRun.Result r = git.in(work, "push", "origin", "HEAD:" + branch).failed();
+    gitOutput.add(r.stdout() + r.stderr());
+    assertThat(r.stderr()).as(branch).contains("! [remote rejected] HEAD -> " + branch + " "
+        + POLICY).contains(why);
+    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/" + branch)).as(branch).isEqualTo(before);
+  }
+
+  private static void assertLands(GitRun git, Path work, String branch) throws Exception {
+    GitRun.Result r = git.in(work, "push", "origin", "HEAD:" + branch).ok();
+    gitOutput.add(r.stdout() + r.stderr());
+    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/" + branch)).isEqualTo(
+        ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip()));
+  }
+
+  private static Path clone(GitRun git, String name) throws Exception {
+    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    return tmp.resolve(name);
+  }
+
+  private static void reset(GitRun git, Path work) throws Exception {
+    git.in(work, "reset", "-q", "--hard", "origin/main").ok();
+  }
+
+  private static void write(Path work, String file, String content) throws Exception {
+    Path p = work.resolve(file);
+    Files.createDirectories(p.getParent());
+    Files.writeString(p, content);
+  }
+
+  private static void commitAll(GitRun git, Path work, String message) throws Exception {
+    git.in(work, "add", "-A").ok();
+    git.in(work, "commit", "-q", "-m", message).ok();
+  }
+}

@@ -1,0 +1,113 @@
+package dev.pushgate.policy;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * A glob of a content rule, matched against a pushed file's path ({@code paths}) or its name, the
+ * last path segment ({@code files}). {@code *} matches within one segment, {@code ?} one character
+ * of a segment, {@code **} any number of whole segments. Matching ignores case: a checkout on a
+ * case-insensitive disk makes {@code .ENV} the same file as {@code .env}, and the rules fail closed.
+ */
+public final class ContentGlob {
+  private final String text;
+  private final Pattern pattern;
+
+  private ContentGlob(String text, Pattern pattern) {
+    this.text = text;
+    this.pattern = pattern;
+  }
+
+  /** A glob over whole paths ({@code src/**}{@code /*.py}). */
+  public static ContentGlob path(String glob) {
+    check(glob);
+    if (glob.startsWith("/") || glob.endsWith("/") || glob.contains("//")) {
+      throw new IllegalArgumentException("a path glob has no leading or trailing '/' and no"
+          + " empty segment: " + glob);
+    }
+    for (String segment : glob.split("/")) {
+      if (segment.contains("**") && !segment.equals("**")) {
+        throw new IllegalArgumentException("'**' must be a whole path segment: " + glob);
+      }
+    }
+    return new ContentGlob(glob, compile(glob));
+  }
+
+  /** A glob over file names, the last segment of a path ({@code *.pem}). */
+  public static ContentGlob name(String glob) {
+    check(glob);
+    if (glob.contains("/")) {
+      throw new IllegalArgumentException("a file-name glob has no '/' (use paths for that): "
+          + glob);
+    }
+    if (glob.contains("**")) {
+      throw new IllegalArgumentException("'**' means nothing in a file-name glob: " + glob);
+    }
+    return new ContentGlob(glob, compile(glob));
+  }
+
+  private static void check(String glob) {
+    if (glob.isEmpty()) {
+      throw new IllegalArgumentException("empty glob");
+    }
+    for (int i = 0; i < glob.length(); i++) {
+      char c = glob.charAt(i);
+      if (c < 0x20 || c == 0x7f) {
+        throw new IllegalArgumentException(
+            String.format("glob has a control character %#04x", (int) c));
+      }
+      if (c == '[' || c == ']' || c == '\\' || c == '{' || c == '}') {
+        throw new IllegalArgumentException("unsupported character '" + c + "' in glob " + glob
+            + " (only *, ? and ** are special)");
+      }
+    }
+  }
+
+  private static Pattern compile(String glob) {
+    StringBuilder re = new StringBuilder();
+    String[] segments = glob.split("/", -1);
+    for (int s = 0; s < segments.length; s++) {
+      String seg = segments[s];
+      boolean last = s == segments.length - 1;
+      if (seg.equals("**")) {
+        // Any number of whole segments, none included: a/**/b matches a/b.
+        re.append(last ? ".*" : "(?:[^/]*/)*");
+        continue;
+      }
+      for (int i = 0; i < seg.length(); i++) {
+        char c = seg.charAt(i);
+        re.append(switch (c) {
+          case '*' -> "[^/]*";
+          case '?' -> "[^/]";
+          default -> Pattern.quote(String.valueOf(c));
+        });
+      }
+      if (!last) {
+        re.append('/');
+      }
+    }
+    return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE
+        | Pattern.DOTALL);
+  }
+
+  /** Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case. */
+  public boolean matches(String s) {
+    return pattern.matcher(s.toLowerCase(Locale.ROOT)).matches()
+        || pattern.matcher(s).matches();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ContentGlob g && g.text.equals(text);
+  }
+
+  @Override
+  public int hashCode() {
+    return text.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return text;
+  }
+}
