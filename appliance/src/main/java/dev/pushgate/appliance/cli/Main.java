@@ -44,6 +44,8 @@ public final class Main implements Runnable {
   /** Every message printed for a failure is redacted: it may quote a database URL or a token. */
   static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
+    // every command's options, admin commands' too; serve's own provider below adds its file
+    cli.setDefaultValueProvider(new EnvDefaults(System.getenv()));
     if (args.length > 0 && args[0].equals("serve")) {
       CommandLine serve = cli.getSubcommands().get("serve");
       try {
