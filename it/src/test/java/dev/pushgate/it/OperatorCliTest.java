@@ -115,7 +115,7 @@ class OperatorCliTest {
     Result r = run(Map.of("PUSHGATE_RUN_TTL", "3h"), "config", "check", "--data-dir", data.toString());
     assertThat(r.exit).isZero();
     assertThat(r.out).containsPattern("port: +7171 +# file");
-    assertThat(r.out).containsPattern("run-ttl: +PT3H +# env");
+    assertThat(r.out).containsPattern("run-ttl: +3h +# env");
     assertThat(r.out).containsPattern("github-api-url: +https://ghe.example.com/api/v3 +# file");
     assertThat(r.out).containsPattern("bind: +127.0.0.1 +# default");
     assertThat(r.out).doesNotContain("s3cret-password");

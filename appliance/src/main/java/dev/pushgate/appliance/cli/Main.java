@@ -58,7 +58,8 @@ public final class Main implements Runnable {
       }
     }
     cli.setParameterExceptionHandler((e, argv) -> {
-      e.getCommandLine().getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
+      e.getCommandLine().getErr().println("pushgate: " + Redaction.redact(e.getMessage())
+          + (e instanceof CommandLine.UnmatchedArgumentException u ? didYouMean(u) : ""));
       e.getCommandLine().getErr().println("See: pushgate "
           + e.getCommandLine().getCommandSpec().qualifiedName(" ").replaceFirst("^pushgate ?", "")
           + " --help");
@@ -69,6 +70,22 @@ public final class Main implements Runnable {
       return 1;
     });
     return cli.execute(args);
+  }
+
+  /** The option or subcommand a misspelt argument most likely meant, as a hint. */
+  static String didYouMean(CommandLine.UnmatchedArgumentException e) {
+    if (e.getUnmatched().isEmpty()) {
+      return "";
+    }
+    String arg = e.getUnmatched().get(0);
+    CommandLine.Model.CommandSpec spec = e.getCommandLine().getCommandSpec();
+    if (arg.startsWith("-")) {
+      java.util.List<String> names = spec.options().stream()
+          .flatMap(o -> java.util.Arrays.stream(o.names())).filter(n -> n.startsWith("--"))
+          .toList();
+      return Suggest.hint(arg.replaceFirst("=.*", ""), names);
+    }
+    return Suggest.hint(arg, spec.subcommands().keySet());
   }
 
   /** The long option names of a command, without their dashes. */

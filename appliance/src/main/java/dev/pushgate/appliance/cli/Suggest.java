@@ -20,7 +20,8 @@ final class Suggest {
     int bestEdits = MAX_EDITS + 1;
     for (String k : known) {
       int d = edits(u, k.toLowerCase(Locale.ROOT));
-      if (d < bestEdits) {
+      // two edits turn any short name into another ("-x" into "-h"): only longer names count
+      if (d < bestEdits && d < k.length() - 1) {
         best = k;
         bestEdits = d;
       }
