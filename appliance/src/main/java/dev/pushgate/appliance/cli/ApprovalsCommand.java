@@ -181,7 +181,7 @@ final class ApprovalsCommand implements Callable<Integer> {
       if (endOfStream(t)) {
         return "the appliance closed the connection";
       }
-      return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+      return Failure.message(t);
     }
 
     private static boolean endOfStream(Throwable t) {

@@ -1,6 +1,5 @@
 package dev.pushgate.appliance.cli;
 
-import dev.pushgate.appliance.logging.Redaction;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -41,7 +40,10 @@ public final class Main implements Runnable {
     }
   }
 
-  /** Every message printed for a failure is redacted: it may quote a database URL or a token. */
+  /**
+   * Every message printed for a failure is redacted (it may quote a database URL or a token) and
+   * plain ({@link Failure}): no stack trace, no class name.
+   */
   static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
     // every command's options, admin commands' too; serve's own provider below adds its file
@@ -53,12 +55,12 @@ public final class Main implements Runnable {
         ((ServeCommand) serve.getCommand()).args =
             java.util.Arrays.copyOfRange(args, 1, args.length);
       } catch (IllegalArgumentException | java.io.IOException e) {
-        cli.getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
+        cli.getErr().println("pushgate: " + Failure.message(e));
         return 2;
       }
     }
     cli.setParameterExceptionHandler((e, argv) -> {
-      e.getCommandLine().getErr().println("pushgate: " + Redaction.redact(e.getMessage())
+      e.getCommandLine().getErr().println("pushgate: " + Failure.message(e)
           + (e instanceof CommandLine.UnmatchedArgumentException u ? didYouMean(u) : ""));
       e.getCommandLine().getErr().println("See: pushgate "
           + e.getCommandLine().getCommandSpec().qualifiedName(" ").replaceFirst("^pushgate ?", "")
@@ -66,7 +68,7 @@ public final class Main implements Runnable {
       return 2;
     });
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      commandLine.getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
+      commandLine.getErr().println("pushgate: " + Failure.message(e));
       return 1;
     });
     return cli.execute(args);

@@ -98,14 +98,23 @@ final class Units {
   static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
-      return duration(value);
+      try {
+        return duration(value);
+      } catch (IllegalArgumentException e) {
+        // picocli prints a TypeConversionException's message alone, any other with its class
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
     }
   }
 
   static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
-      return bytes(value);
+      try {
+        return bytes(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
     }
   }
 }
