@@ -44,7 +44,7 @@ final class ApprovalsCommand implements Callable<Integer> {
     try (ControlSocket control = ControlSocket.open(dataDir)) {
       JsonNode questions = control.get("/v1/approvals").orThrow().get("questions");
       if (json) {
-        questions.forEach(q -> System.out.println(q.toString()));
+        questions.forEach(q -> System.out.println(JsonLines.of(q)));
         return 0;
       }
       if (questions.isEmpty()) {
@@ -158,7 +158,7 @@ final class ApprovalsCommand implements Callable<Integer> {
                 && (event.equals("question") || event.equals("ended"))) {
               ObjectNode out = json.createObjectNode().put("event", event);
               out.setAll(o);
-              System.out.println(out);
+              System.out.println(JsonLines.of(out));
             } else if (event.equals("question")) {
               System.out.println("? " + line(data));
             } else if (event.equals("ended")) {

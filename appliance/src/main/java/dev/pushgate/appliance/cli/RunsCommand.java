@@ -32,7 +32,7 @@ final class RunsCommand implements Callable<Integer> {
     try (ControlSocket control = ControlSocket.open(dataDir)) {
       JsonNode runs = control.get("/v1/runs").orThrow().get("runs");
       if (json) {
-        runs.forEach(r -> System.out.println(r.toString()));
+        runs.forEach(r -> System.out.println(JsonLines.of(r)));
         return 0;
       }
       if (runs.isEmpty()) {
