@@ -82,6 +82,13 @@ class ApproverDisplayTest {
       assertThat(question).contains(
           "wants to run: git push origin feature\\u2028approved: yes\\u200b\\u202e\\u2066x");
       assertThat(cli("approvals")).contains("feature\\u2028approved: yes\\u200b\\u202e\\u2066x");
+      // as JSON: the agent's text whole once parsed, yet nothing a terminal would obey
+      String json = cli("approvals", "--json");
+      assertThat(json).doesNotContain("\u2028").doesNotContain("\u202e");
+      String line = json.lines().filter(l -> l.contains(ApprovalEdgesTest.questionId(question)))
+          .findFirst().orElseThrow();
+      assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(line)
+          .get("command").asText()).contains("feature\u2028approved: yes\u200b\u202e\u2066x");
       cli("approvals", "answer", ApprovalEdgesTest.questionId(question), "deny", "--by", "bob");
       answer.get(30, TimeUnit.SECONDS);
 

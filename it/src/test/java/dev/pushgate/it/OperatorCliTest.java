@@ -48,11 +48,23 @@ class OperatorCliTest {
       String runs = RunningAppliance.cli("runs", "--data-dir", data.toString());
       assertThat(runs).contains("RUN").contains(runId).contains("acme/widget").contains("chat")
           .doesNotContain("ghs_").doesNotContain("pgr_");
+      assertThat(runs.lines().findFirst().orElseThrow()).contains("BACKEND", "STARTED", "EXPIRES");
+      assertThat(runs).containsPattern("\\(in \\d+[smhd]\\)");
+      List<JsonNode> runsJson = jsonLines(RunningAppliance.cli("runs", "--json", "--data-dir",
+          data.toString()));
+      assertThat(runsJson).singleElement().satisfies(n -> {
+        assertThat(n.get("runId").asText()).isEqualTo(runId);
+        assertThat(n.get("backend").isTextual()).isTrue();
+      });
+      assertThat(RunningAppliance.cli("approvals", "--json", "--data-dir", data.toString()))
+          .isEmpty();
 
       String table = RunningAppliance.cli("audit", "--refused", "--data-dir", data.toString());
       assertThat(table.lines().findFirst().orElseThrow())
           .startsWith("TIME").contains("REPOSITORY").contains("DECISION");
-      assertThat(table).containsPattern("acme/widget +main +update-or-force +denied +push to main is denied");
+      assertThat(table).containsPattern(
+          "acme/widget +main +update-or-force +denied +RULE_DENIED +push to main is denied");
+      assertThat(table).containsPattern("(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ ");
       assertThat(table).doesNotContain("feature");
 
       List<JsonNode> live = jsonLines(RunningAppliance.cli("audit", "--json", "--run", runId,
@@ -115,7 +127,7 @@ class OperatorCliTest {
     Result r = run(Map.of("PUSHGATE_RUN_TTL", "3h"), "config", "check", "--data-dir", data.toString());
     assertThat(r.exit).isZero();
     assertThat(r.out).containsPattern("port: +7171 +# file");
-    assertThat(r.out).containsPattern("run-ttl: +PT3H +# env");
+    assertThat(r.out).containsPattern("run-ttl: +3h +# env");
     assertThat(r.out).containsPattern("github-api-url: +https://ghe.example.com/api/v3 +# file");
     assertThat(r.out).containsPattern("bind: +127.0.0.1 +# default");
     assertThat(r.out).doesNotContain("s3cret-password");

@@ -153,6 +153,10 @@ class SandboxPlanTest {
         .isEqualTo(run.get("gitConfigPath").asText());
     assertThat(app.control().get("/v1/runs/" + run.get("runId").asText()).body()
         .get("backend").asText()).isEqualTo("native");
+    // the list (what `pushgate runs` shows) has it too, not only the ledger
+    assertThat(app.control().get("/v1/runs").body().get("runs")).filteredOn(r ->
+        r.get("runId").asText().equals(run.get("runId").asText())).singleElement()
+        .satisfies(r -> assertThat(r.get("backend").asText()).isEqualTo("native"));
   }
 
   @Test

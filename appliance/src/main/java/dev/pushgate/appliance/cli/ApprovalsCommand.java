@@ -35,10 +35,18 @@ final class ApprovalsCommand implements Callable<Integer> {
       description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
   Path dataDir;
 
+  @Option(names = "--json", description = "One JSON object a line, a question each"
+      + " (docs/operations.md lists the fields).")
+  boolean json;
+
   @Override
   public Integer call() throws Exception {
     try (ControlSocket control = ControlSocket.open(dataDir)) {
       JsonNode questions = control.get("/v1/approvals").orThrow().get("questions");
+      if (json) {
+        questions.forEach(q -> System.out.println(JsonLines.of(q)));
+        return 0;
+      }
       if (questions.isEmpty()) {
         System.out.println("no pending question");
       }
@@ -55,7 +63,8 @@ final class ApprovalsCommand implements Callable<Integer> {
         .append(Question.printable(q.get("summary").asText())).append("  (run ")
         .append(Question.printable(q.get("runId").asText())).append("; rule: ")
         .append(Question.printable(q.path("reason").asText())).append("; until ")
-        .append(Question.printable(q.get("deadline").asText())).append(')');
+        .append(Question.printable(Times.atAndRelative(q.get("deadline").asText(),
+            java.time.Instant.now()))).append(')');
     for (JsonNode c : q.path("commits")) {
       s.append("\n    ").append(Question.printable(c.asText()));
     }
@@ -113,6 +122,10 @@ final class ApprovalsCommand implements Callable<Integer> {
         description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
     Path dataDir;
 
+    @Option(names = "--json", description = "One JSON object a line: {\"event\": \"connected\"},"
+        + " then each question (event question) and how each ended (event ended).")
+    boolean jsonLines;
+
     @Override
     public Integer call() throws Exception {
       ObjectMapper json = new ObjectMapper();
@@ -130,7 +143,8 @@ final class ApprovalsCommand implements Callable<Integer> {
         if (!CONNECTED.equals(events.readLine())) {
           return gone("the appliance did not confirm the approvals stream");
         }
-        System.out.println("connected as an approver; answer with: pushgate approvals answer ID allow|deny");
+        System.out.println(jsonLines ? "{\"event\":\"connected\"}"
+            : "connected as an approver; answer with: pushgate approvals answer ID allow|deny");
         String event = null;
         for (String line; (line = events.readLine()) != null; ) {
           if (line.startsWith("event: ")) {
@@ -140,7 +154,12 @@ final class ApprovalsCommand implements Callable<Integer> {
               return gone("the appliance is stopping");
             }
             JsonNode data = json.readTree(line.substring(6));
-            if (event.equals("question")) {
+            if (jsonLines && data instanceof ObjectNode o
+                && (event.equals("question") || event.equals("ended"))) {
+              ObjectNode out = json.createObjectNode().put("event", event);
+              out.setAll(o);
+              System.out.println(JsonLines.of(out));
+            } else if (event.equals("question")) {
               System.out.println("? " + line(data));
             } else if (event.equals("ended")) {
               System.out.println(ended(data));
@@ -181,7 +200,7 @@ final class ApprovalsCommand implements Callable<Integer> {
       if (endOfStream(t)) {
         return "the appliance closed the connection";
       }
-      return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+      return Failure.message(t);
     }
 
     private static boolean endOfStream(Throwable t) {

@@ -2,7 +2,6 @@ package dev.pushgate.appliance.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.appliance.DataDirectory;
-import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.appliance.audit.AuditRecordJson;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
@@ -191,36 +190,22 @@ final class AuditCommand implements Callable<Integer> {
       System.out.println("no audited decision matches");
       return;
     }
-    String[] head = {"TIME", "RUN", "REPOSITORY", "REF / COMMAND", "KIND", "DECISION",
-        "REASON / OUTCOME"};
-    List<String[]> lines = new ArrayList<>();
-    lines.add(head);
+    System.out.print(table(rows));
+  }
+
+  /** The decisions for a terminal; CODE is the refusal's code (RULE_DENIED, …), as in --json. */
+  static String table(List<JsonNode> rows) {
+    Table t = new Table("TIME", "RUN", "REPOSITORY", "REF / COMMAND", "KIND", "DECISION", "CODE",
+        "REASON / OUTCOME");
     for (JsonNode r : rows) {
       String ref = r.hasNonNull("command") ? r.get("command").asText() : r.path("ref").asText("");
       String why = r.path("decision").asText().equals("denied") || !r.hasNonNull("outcome")
           ? r.path("reason").asText("") : approved(r);
-      String[] cells = {r.path("at").asText().replaceFirst("\\.\\d+Z$", "Z"),
-          r.path("runId").asText(""), r.path("repository").asText(""),
+      t.row(Times.at(r.path("at").asText()), r.path("runId").asText(""),
+          r.path("repository").asText(""),
           ref.startsWith("refs/heads/") ? ref.substring(11) : ref, r.path("kind").asText(""),
-          r.path("decision").asText(""), why};
-      // An agent wrote the refs, commands and reasons: none may redraw or hide part of the table.
-      for (int i = 0; i < cells.length; i++) {
-        cells[i] = VisibleText.of(cells[i]);
-      }
-      lines.add(cells);
+          r.path("decision").asText(""), r.path("code").asText("-"), why);
     }
-    int[] width = new int[head.length];
-    for (String[] l : lines) {
-      for (int i = 0; i < l.length - 1; i++) {
-        width[i] = Math.max(width[i], l[i].length());
-      }
-    }
-    for (String[] l : lines) {
-      StringBuilder s = new StringBuilder();
-      for (int i = 0; i < l.length; i++) {
-        s.append(i == l.length - 1 ? l[i] : String.format("%-" + width[i] + "s  ", l[i]));
-      }
-      System.out.println(s.toString().stripTrailing());
-    }
+    return t.toString();
   }
 }

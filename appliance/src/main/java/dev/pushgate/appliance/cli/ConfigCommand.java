@@ -30,7 +30,8 @@ final class ConfigCommand implements Runnable {
       name = "check",
       mixinStandardHelpOptions = true,
       description = "Validate the YAML file, the PUSHGATE_* environment and the defaults together,"
-          + " and print the effective configuration (secrets redacted) with where each value"
+          + " with exactly the checks serve makes before it starts (the GitHub App's id and key,"
+          + " the bind address, the database URL, the rules file), and print the effective configuration (secrets redacted) with where each value"
           + " comes from. Exits non-zero, naming the problem, when anything is wrong.",
       footer = {"", "Examples:", "  pushgate config check --config /etc/pushgate/pushgate.yaml",
           "  PUSHGATE_PORT=7171 pushgate config check --data-dir /var/lib/pushgate"})
@@ -72,15 +73,31 @@ final class ConfigCommand implements Runnable {
         if (o.usageHelp() || o.versionHelp() || key.equals("config")) {
           continue;
         }
-        Object value = o.getValue();
-        String shown = value == null ? "~"
-            : key.equals("database-url") ? Database.describeUrl(String.valueOf(value))
-            : Redaction.redact(String.valueOf(value));
+        String shown = shown(o, key);
         System.out.printf("%-22s %-40s # %s%n", key + ":", shown,
             file.sourceOf(o, argv).name().toLowerCase(java.util.Locale.ROOT));
       }
       System.out.println("# ok");
       return 0;
+    }
+
+    /** A value as the file or a flag would give it, so that it can be copied back (90s, 2g). */
+    private static String shown(OptionSpec o, String key) {
+      Object value = o.getValue();
+      if (value == null) {
+        return "~";
+      }
+      if (value instanceof java.time.Duration d) {
+        return Units.format(d);
+      }
+      if (o.converters().length > 0 && o.converters()[0] instanceof Units.SizeConverter) {
+        return Units.formatBytes((Long) value);
+      }
+      if (value instanceof List<?> list) {
+        return String.join(",", list.stream().map(String::valueOf).toList());
+      }
+      return key.equals("database-url") ? Database.describeUrl(String.valueOf(value))
+          : Redaction.redact(String.valueOf(value));
     }
   }
 }

@@ -25,7 +25,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * environment variables, then the YAML file ({@code --config}, default {@code DIR/pushgate.yaml}),
  * then the built-in defaults. Every flag is a key of the file as written after {@code --}; keys
  * may nest under their first word ({@code github: {app-id: 1}} is {@code github-app-id}). Unknown
- * keys are errors.
+ * keys are errors, and so are {@code PUSHGATE_*} variables no option takes ({@link EnvDefaults}).
  */
 final class ConfigFile implements CommandLine.IDefaultValueProvider {
   static final String ENV_PREFIX = "PUSHGATE_";
@@ -50,6 +50,12 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
    */
   static ConfigFile load(String[] args, Map<String, String> env, List<String> optionNames)
       throws IOException {
+    List<String> unknownEnv = EnvDefaults.unknown(env);
+    if (!unknownEnv.isEmpty()) {
+      throw new IllegalArgumentException("unknown environment variable"
+          + (unknownEnv.size() > 1 ? "s " : " ") + String.join(", ", unknownEnv)
+          + "; every PUSHGATE_* variable names an option (--foo-bar is PUSHGATE_FOO_BAR)");
+    }
     String explicit = flagValue(args, "--config");
     if (explicit == null) {
       explicit = env.get(ENV_PREFIX + "CONFIG");
@@ -131,7 +137,8 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
     List<String> unknown = new ArrayList<>();
     for (String k : out.keySet()) {
       if (!optionNames.contains(k) || NOT_IN_FILE.contains(k)) {
-        unknown.add(k);
+        unknown.add(k + Suggest.hint(k,
+            optionNames.stream().filter(n -> !NOT_IN_FILE.contains(n)).toList()));
       }
     }
     if (!unknown.isEmpty()) {

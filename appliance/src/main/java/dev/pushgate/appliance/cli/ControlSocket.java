@@ -6,6 +6,7 @@ import dev.pushgate.appliance.DataDirectory;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
@@ -40,7 +41,10 @@ final class ControlSocket implements AutoCloseable {
   private final HttpClient client = new HttpClient();
   private final Transport.TCPUnix transport;
 
+  private final Path socket;
+
   private ControlSocket(Path socket) throws Exception {
+    this.socket = socket;
     this.transport = new Transport.TCPUnix(socket);
     client.start();
   }
@@ -51,11 +55,35 @@ final class ControlSocket implements AutoCloseable {
    */
   static ControlSocket open(Path dataDir) throws Exception {
     Path dir = DataDirectory.existing(dataDir);
-    if (!Files.exists(dir.resolve("control.sock"), LinkOption.NOFOLLOW_LINKS)) {
+    Path socket = dir.resolve("control.sock");
+    if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
       throw new IllegalStateException("no appliance is running on " + dataDir
           + " (no control.sock); start one with: pushgate serve --data-dir " + dataDir);
     }
+    notSomeoneElses(socket);
     return new ControlSocket(DataDirectory.socket(dir));
+  }
+
+  /**
+   * A socket that is there but not this user's, or no socket at all, is not an appliance that
+   * stopped: say whose it is and what to do, rather than "is it running?".
+   */
+  private static void notSomeoneElses(Path socket) throws java.io.IOException {
+    PosixFileAttributes a = Files.readAttributes(socket, PosixFileAttributes.class,
+        LinkOption.NOFOLLOW_LINKS);
+    int owner = (Integer) Files.getAttribute(socket, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    int self = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    if (owner != self) {
+      String name = a.owner().getName();
+      throw new IllegalStateException(socket + " belongs to user " + name + ", not to you (uid "
+          + self + "): run as " + name + " (sudo -u " + name + " pushgate …) or pass --data-dir"
+          + " with a data directory of your own");
+    }
+    if (!a.isOther() || a.isSymbolicLink()) {
+      throw new IllegalStateException(socket + " is not a socket but a "
+          + (a.isSymbolicLink() ? "symbolic link" : a.isDirectory() ? "directory" : "file")
+          + ", so no appliance's: remove it and start the appliance, or pass --data-dir");
+    }
   }
 
   Answer get(String path) throws Exception {
@@ -92,8 +120,14 @@ final class ControlSocket implements AutoCloseable {
         throw new IllegalStateException("the appliance's answer is larger than "
             + (MAX_ANSWER_BYTES >> 20) + " MiB; ask for less (for the audit: a smaller --limit)");
       }
-      throw new IllegalStateException("the appliance does not answer on its control socket ("
-          + e.getCause().getMessage() + "); is it running?");
+      String why = String.valueOf(e.getCause().getMessage());
+      if (why.contains("Permission denied")) {
+        throw new IllegalStateException("permission denied on the control socket " + socket
+            + ": run as the user the appliance runs as, or pass --data-dir");
+      }
+      throw new IllegalStateException("the appliance does not answer on its control socket "
+          + socket + " (" + Failure.message(e.getCause()) + "); is it running? A socket left by"
+          + " one that stopped is replaced when it starts again");
     }
     String raw = r.getContentAsString();
     JsonNode json = null;

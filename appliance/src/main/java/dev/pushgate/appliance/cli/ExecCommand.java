@@ -146,7 +146,7 @@ final class ExecCommand implements Callable<Integer> {
       rulesJson = rules == null ? null : readRules(rules);
       passed = PassedVariables.of(passEnv);
     } catch (IllegalArgumentException | IOException e) {
-      return fail(e.getMessage());
+      return fail(Failure.message(e));
     }
 
     Path dir;
@@ -174,7 +174,7 @@ final class ExecCommand implements Callable<Integer> {
       socket = ControlSocket.open(dataDir);
     } catch (IOException | IllegalStateException e) {
       removeIfCreated(created, dir);
-      return fail(e.getMessage());
+      return fail(Failure.message(e));
     }
     try (ControlSocket control = socket) {
       ControlSocket.Answer answer = control.post("/v1/runs", request(dir, rulesJson));
@@ -377,7 +377,7 @@ final class ExecCommand implements Callable<Integer> {
       err.println("pushgate: run " + runId + " ended: " + revoked + " credential(s) revoked"
           + (pending == 0 ? "" : ", " + pending + " still being revoked (the appliance retries)"));
     } catch (Exception e) {
-      err.println("pushgate: could not end run " + runId + " (" + e.getMessage()
+      err.println("pushgate: could not end run " + runId + " (" + Failure.message(e)
           + "); its credentials end with its TTL");
     }
   }

@@ -1,6 +1,5 @@
 package dev.pushgate.appliance.cli;
 
-import dev.pushgate.appliance.logging.Redaction;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -41,9 +40,14 @@ public final class Main implements Runnable {
     }
   }
 
-  /** Every message printed for a failure is redacted: it may quote a database URL or a token. */
+  /**
+   * Every message printed for a failure is redacted (it may quote a database URL or a token) and
+   * plain ({@link Failure}): no stack trace, no class name.
+   */
   static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
+    // every command's options, admin commands' too; serve's own provider below adds its file
+    cli.setDefaultValueProvider(new EnvDefaults(System.getenv()));
     if (args.length > 0 && args[0].equals("serve")) {
       CommandLine serve = cli.getSubcommands().get("serve");
       try {
@@ -51,22 +55,39 @@ public final class Main implements Runnable {
         ((ServeCommand) serve.getCommand()).args =
             java.util.Arrays.copyOfRange(args, 1, args.length);
       } catch (IllegalArgumentException | java.io.IOException e) {
-        cli.getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
+        cli.getErr().println("pushgate: " + Failure.message(e));
         return 2;
       }
     }
     cli.setParameterExceptionHandler((e, argv) -> {
-      e.getCommandLine().getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
+      e.getCommandLine().getErr().println("pushgate: " + Failure.message(e)
+          + (e instanceof CommandLine.UnmatchedArgumentException u ? didYouMean(u) : ""));
       e.getCommandLine().getErr().println("See: pushgate "
           + e.getCommandLine().getCommandSpec().qualifiedName(" ").replaceFirst("^pushgate ?", "")
           + " --help");
       return 2;
     });
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      commandLine.getErr().println("pushgate: " + Redaction.redact(e.getMessage()));
+      commandLine.getErr().println("pushgate: " + Failure.message(e));
       return 1;
     });
     return cli.execute(args);
+  }
+
+  /** The option or subcommand a misspelt argument most likely meant, as a hint. */
+  static String didYouMean(CommandLine.UnmatchedArgumentException e) {
+    if (e.getUnmatched().isEmpty()) {
+      return "";
+    }
+    String arg = e.getUnmatched().get(0);
+    CommandLine.Model.CommandSpec spec = e.getCommandLine().getCommandSpec();
+    if (arg.startsWith("-")) {
+      java.util.List<String> names = spec.options().stream()
+          .flatMap(o -> java.util.Arrays.stream(o.names())).filter(n -> n.startsWith("--"))
+          .toList();
+      return Suggest.hint(arg.replaceFirst("=.*", ""), names);
+    }
+    return Suggest.hint(arg, spec.subcommands().keySet());
   }
 
   /** The long option names of a command, without their dashes. */

@@ -2,6 +2,7 @@ package dev.pushgate.appliance.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -11,33 +12,50 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "runs",
     mixinStandardHelpOptions = true,
-    description = "List live runs: repository, mode, sandbox backend, expiry. Never a secret.",
+    description = "List live runs: repository, mode, sandbox backend, start and expiry; or one"
+        + " JSON object a line with --json. Never a secret.",
     subcommands = {RunsCommand.Stop.class},
     footer = {"", "Examples:", "  pushgate runs --data-dir /var/lib/pushgate",
+        "  pushgate runs --json | jq -r .runId",
         "  pushgate runs stop run_0123abcd4567ef8901234567"})
 final class RunsCommand implements Callable<Integer> {
   @Option(names = "--data-dir", defaultValue = "pushgate-data",
       description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
   Path dataDir;
 
+  @Option(names = "--json", description = "One JSON object a line, a run each"
+      + " (docs/operations.md lists the fields).")
+  boolean json;
+
   @Override
   public Integer call() throws Exception {
     try (ControlSocket control = ControlSocket.open(dataDir)) {
       JsonNode runs = control.get("/v1/runs").orThrow().get("runs");
+      if (json) {
+        runs.forEach(r -> System.out.println(JsonLines.of(r)));
+        return 0;
+      }
       if (runs.isEmpty()) {
         System.out.println("no live run");
         return 0;
       }
-      System.out.printf("%-28s  %-24s  %-11s  %-8s  %-14s  %s%n", "RUN", "REPOSITORY", "MODE",
-          "BACKEND", "WORKSPACE", "EXPIRES");
-      for (JsonNode r : runs) {
-        System.out.printf("%-28s  %-24s  %-11s  %-8s  %-14s  %s%n", r.get("runId").asText(),
-            r.get("repository").asText(), r.get("mode").asText(),
-            r.path("backend").asText("none"), r.get("workspaceId").asText(),
-            r.get("expiresAt").asText());
-      }
+      System.out.print(table(runs, Instant.now()));
     }
     return 0;
+  }
+
+  /** The runs for a terminal: the backend the run was launched with, times to read. */
+  static String table(JsonNode runs, Instant now) {
+    Table t = new Table("RUN", "REPOSITORY", "MODE", "BACKEND", "WORKSPACE", "STARTED",
+        "EXPIRES");
+    for (JsonNode r : runs) {
+      t.row(r.path("runId").asText(), r.path("repository").asText(), r.path("mode").asText(),
+          r.path("backend").asText("none"), r.path("workspaceId").asText(),
+          r.hasNonNull("createdAt") ? Times.relative(Instant.parse(r.get("createdAt").asText()),
+              now) : "",
+          Times.atAndRelative(r.path("expiresAt").asText(), now));
+    }
+    return t.toString();
   }
 
   @Command(name = "stop", mixinStandardHelpOptions = true,

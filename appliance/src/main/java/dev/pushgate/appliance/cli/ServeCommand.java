@@ -7,6 +7,7 @@ import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.sandbox.PassedVariables;
@@ -202,7 +203,29 @@ final class ServeCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** The settings these options make; every value is checked here, before anything starts. */
+  /**
+   * The address to listen on: it must resolve, and be loopback unless allowed. The appliance
+   * checks the same when it binds; checked here too so that {@code config check} and a reload
+   * refuse it, as they share this method with a start.
+   */
+  private void checkBind() {
+    java.net.InetAddress address;
+    try {
+      address = java.net.InetAddress.getByName(bind);
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalArgumentException("--bind " + bind + " is not an address of this host");
+    }
+    if (!address.isLoopbackAddress() && !allowNonLoopback) {
+      throw new IllegalArgumentException("refusing to listen on " + bind + ": the gateway is a"
+          + " loopback service. Use 127.0.0.1, or pass --allow-non-loopback if you really mean to"
+          + " expose it");
+    }
+  }
+
+  /**
+   * The settings these options make; every value is checked here, before anything starts. {@code
+   * serve}, its reload and {@code config check} all call this one method, so they refuse alike.
+   */
   Settings settings() throws Exception {
     if (!logFormat.equals("text") && !logFormat.equals("json")) {
       throw new IllegalArgumentException("--log-format takes text or json, not: " + logFormat);
@@ -217,7 +240,9 @@ final class ServeCommand implements Callable<Integer> {
           .withGitHost(githubHost);
       // the runs' git config and the gateway name this host: refused here, before anything starts
       GitHost.of(github.gitHost().toString());
+      AppKeyLoader.load(githubAppKey); // a missing, open or foreign key file, named now
     }
+    checkBind();
     String database = databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL");
     if (database != null) {
       Database.describeUrl(database); // a bad URL is named (redacted) before anything starts

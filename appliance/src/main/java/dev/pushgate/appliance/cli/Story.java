@@ -61,7 +61,7 @@ final class Story {
         Thread.currentThread().interrupt();
         why = "interrupted";
       } catch (Exception e) {
-        why = e.getClass().getSimpleName() + ": " + e.getMessage();
+        why = Failure.message(e);
       }
       out.println("    \u2718 " + why);
       out.println();

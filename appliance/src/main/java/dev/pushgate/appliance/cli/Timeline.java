@@ -19,7 +19,7 @@ final class Timeline {
     lines.add(head);
     for (ChainedRecord r : records) {
       AuditEntry e = r.entry();
-      String[] cells = {e.at().toString().replaceFirst("\\.\\d+Z$", "Z"),
+      String[] cells = {Times.at(e.at()),
           String.valueOf(r.id()), e.type().id(), what(e), e.decision(), detail(e)};
       // Refs, commands and reasons come from the agent: none may redraw the table.
       for (int i = 0; i < cells.length; i++) {

@@ -37,6 +37,34 @@ final class Units {
     }
   }
 
+  /**
+   * {@code d} as {@link #duration} reads it back: in the largest unit that holds it whole
+   * ({@code 90s}, {@code 10m}, {@code 8h}, {@code 7d}, {@code 250ms}).
+   */
+  static String format(Duration d) {
+    long ms = d.toMillis();
+    long[] size = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+    String[] unit = {"d", "h", "m", "s"};
+    for (int i = 0; i < size.length; i++) {
+      if (ms % size[i] == 0) {
+        return ms / size[i] + unit[i];
+      }
+    }
+    return ms + "ms";
+  }
+
+  /** {@code bytes} as {@link #bytes} reads it back, in the largest unit that holds it whole. */
+  static String formatBytes(long bytes) {
+    long[] size = {1L << 30, 1L << 20, 1L << 10};
+    String[] unit = {"g", "m", "k"};
+    for (int i = 0; i < size.length; i++) {
+      if (bytes % size[i] == 0) {
+        return bytes / size[i] + unit[i];
+      }
+    }
+    return String.valueOf(bytes);
+  }
+
   static long bytes(String text) {
     Matcher m = AMOUNT.matcher(text.strip());
     if (!m.matches()) {
@@ -70,14 +98,23 @@ final class Units {
   static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
-      return duration(value);
+      try {
+        return duration(value);
+      } catch (IllegalArgumentException e) {
+        // picocli prints a TypeConversionException's message alone, any other with its class
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
     }
   }
 
   static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
-      return bytes(value);
+      try {
+        return bytes(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
     }
   }
 }

@@ -79,7 +79,8 @@ public final class Runs implements RunAuthenticator {
   public record RunPolicy(RunContext context, String mode, WorkspaceRules rules) {}
 
   private static final class LiveRun {
-    final Ledger.RunRow row;
+    /** Replaced once, when the run's sandbox backend is known; read by other threads. */
+    volatile Ledger.RunRow row;
     final RunContext context;
     final WorkspaceRules rules;
     final RunCredentials.Held tokens;
@@ -178,7 +179,10 @@ public final class Runs implements RunAuthenticator {
       env.put("PUSHGATE_RUN_TOKEN", credential);
       env.put("PUSHGATE_HOOK_URL", settings.hookUrl());
       SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);
-      ledger.setBackend(runId, plan == null ? "none" : plan.effectiveBackend().id());
+      String backend = plan == null ? "none" : plan.effectiveBackend().id();
+      ledger.setBackend(runId, backend);
+      // the live row is what GET /v1/runs shows: without this it said no backend until a restart
+      run.row = run.row.withBackend(backend);
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
       return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan,

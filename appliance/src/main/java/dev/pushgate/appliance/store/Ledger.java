@@ -49,6 +49,13 @@ public final class Ledger {
     public boolean live(Instant now) {
       return endedAt == null && expiresAt.isAfter(now);
     }
+
+    /** This run as {@link Ledger#setBackend} records it once its sandbox plan is known. */
+    public RunRow withBackend(String b) {
+      return new RunRow(id, workspaceId, sessionId, agentId, mode, repository, repositoryId,
+          attachedJson, rulesJson, credentialHash, gitConfigPath, b, createdAt, expiresAt,
+          endedAt, endReason);
+    }
   }
 
   /** A credential that has not been confirmed revoked. */

@@ -63,7 +63,7 @@ class StoryTest {
         .tell();
 
     assertThat(outcome.passed()).isFalse();
-    assertThat(outcome.why()).isEqualTo("IOException: address already in use");
+    assertThat(outcome.why()).isEqualTo("address already in use");
     assertThat(text()).doesNotContain("\tat ");
   }
 

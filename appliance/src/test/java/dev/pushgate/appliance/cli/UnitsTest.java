@@ -68,4 +68,28 @@ class UnitsTest {
   void thePicocliConverterReadsSizes(String text) throws Exception {
     assertThat(new Units.SizeConverter().convert(text)).isEqualTo(Units.bytes(text));
   }
+
+  @ParameterizedTest
+  @CsvSource({"PT1M30S, 90s", "PT10M, 10m", "PT8H, 8h", "PT168H, 7d", "PT0.25S, 250ms",
+      "PT25H, 25h", "PT1H1S, 3601s", "PT5M, 5m"})
+  void printsDurationsInTheFormItReads(String iso, String text) {
+    Duration d = Duration.parse(iso);
+    assertThat(Units.format(d)).isEqualTo(text);
+    assertThat(Units.duration(Units.format(d))).isEqualTo(d);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"1s", "59s", "61s", "1m", "90m", "1h", "23h", "24h", "7d", "1ms",
+      "1001ms", "2h", "10s", "300s"})
+  void everyPrintedDurationReadsBackToItself(String text) {
+    Duration d = Units.duration(text);
+    assertThat(Units.duration(Units.format(d))).isEqualTo(d);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"2147483648, 2g", "536870912, 512m", "512000, 500k", "100, 100", "1025, 1025"})
+  void printsSizesInTheFormItReads(long bytes, String text) {
+    assertThat(Units.formatBytes(bytes)).isEqualTo(text);
+    assertThat(Units.bytes(Units.formatBytes(bytes))).isEqualTo(bytes);
+  }
 }

@@ -1,0 +1,78 @@
+package dev.pushgate.appliance.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code config check}: serve's own checks, values printed as they are written. */
+class ConfigCheckTest {
+  @TempDir Path tmp;
+
+  private CliRun check(String yaml) throws Exception {
+    Path file = tmp.resolve("pushgate.yaml");
+    Files.writeString(file, yaml);
+    return CliRun.of("config", "check", "--config", file.toString(), "--data-dir",
+        tmp.resolve("data").toString());
+  }
+
+  @Test
+  void printsDurationsAndSizesInTheFormTheFileTakes() throws Exception {
+    CliRun r = check("approval-timeout: 90s\nrun-ttl: 25h\nmax-pack-size: 512m\n");
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out()).containsPattern("approval-timeout: +90s +# file")
+        .containsPattern("run-ttl: +25h +# file").containsPattern("max-pack-size: +512m +# file")
+        .containsPattern("refresh-before: +10m +# default").doesNotContain("PT");
+    // every value printed is one the file takes: the listing, as a file, checks the same
+    StringBuilder again = new StringBuilder();
+    Matcher m = Pattern.compile("(?m)^([a-z-]+): +(\\S+) +# (file|default)$").matcher(r.out());
+    while (m.find()) {
+      if (!m.group(2).equals("~") && !m.group(1).equals("data-dir")) {
+        again.append(m.group(1)).append(": '").append(m.group(2)).append("'\n");
+      }
+    }
+    CliRun back = check(again.toString());
+    assertThat(back.status()).as(back.err()).isZero();
+    assertThat(back.out().replace("# default", "# file")).isEqualTo(r.out()
+        .replace("# default", "# file"));
+  }
+
+  @Test
+  void refusesANonLoopbackBindAsServeDoes() throws Exception {
+    CliRun r = check("bind: 0.0.0.0\n");
+    assertThat(r.status()).isNotZero();
+    assertThat(r.err()).contains("refusing to listen on 0.0.0.0");
+    assertThat(check("bind: 0.0.0.0\nallow-non-loopback: true\n").status()).isZero();
+    assertThat(check("bind: no-such-host.invalid\n").err())
+        .contains("--bind no-such-host.invalid is not an address of this host");
+  }
+
+  @Test
+  void refusesTheAppsKeyAsServeDoes() throws Exception {
+    CliRun missing = check("github:\n  app-id: 123456\n  app-key: " + tmp.resolve("none.pem")
+        + "\n");
+    assertThat(missing.status()).isNotZero();
+    assertThat(missing.err()).contains("GitHub App private key " + tmp.resolve("none.pem"));
+    Path notAKey = Files.writeString(tmp.resolve("app.pem"), "hello\n");
+    CliRun bad = check("github:\n  app-id: 123456\n  app-key: " + notAKey + "\n");
+    assertThat(bad.err()).contains("does not contain a PEM private key");
+    CliRun badId = check("github:\n  app-id: 'not an id'\n  app-key: " + notAKey + "\n");
+    assertThat(badId.err()).contains("not a GitHub App ID");
+  }
+
+  @Test
+  void namesTheKeyOrOptionAMisspeltOneMeant() throws Exception {
+    assertThat(check("aproval-timeout: 5m\n").err())
+        .contains("unknown key aproval-timeout (did you mean approval-timeout?)");
+    CliRun flag = CliRun.of("serve", "--aproval-timeout", "5m", "--data-dir",
+        tmp.resolve("data").toString());
+    assertThat(flag.status()).isEqualTo(2);
+    assertThat(flag.err()).contains("'--aproval-timeout'")
+        .contains("(did you mean --approval-timeout?)");
+    assertThat(CliRun.of("rnus").err()).contains("(did you mean runs?)");
+  }
+}
