@@ -136,6 +136,7 @@ public final class Appliance implements AutoCloseable {
     ContextHandlerCollection contexts = new ContextHandlerCollection();
     Upstream upstream = chooseUpstream(dir, store.db(), listeners.base(), contexts);
     Metrics metrics = new Metrics();
+    resources.add(metrics);
     GitHubApp broker = startBroker(upstream.brokerConfig(), metrics);
     RunSandbox sandbox = probeSandbox(dir, listeners);
     checkReadiness(store.db(), sandbox);
@@ -337,7 +338,8 @@ public final class Appliance implements AutoCloseable {
     contexts.addHandler(plainText("/metrics", metrics::scrape));
     ContextHandler runApi =
         new ContextHandler(new RunApi(runs, desk, settings.hookAsk(), audit, clock,
-            settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout()), "/v1");
+            settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout())
+            .countingHookDecisions(metrics::onHookDecision), "/v1");
     contexts.addHandler(runApi);
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(

@@ -54,6 +54,17 @@ class StructuredLogTest {
       String log = app.logText();
       assertThat(log).doesNotContain(PLANTED).doesNotContain(ForgeRefs.credential(run))
           .doesNotContain(run.get("env").get("GH_TOKEN").asText());
+
+      // the counters registered at zero moved; the jar names its version
+      String m = Wire.tcp(app.port(), "GET", "/metrics", null, null, null).body();
+      assertThat(m).containsPattern("pushgate_push_decisions_total\\{code=\"RULE_DENIED\","
+          + "decision=\"denied\",kind=\"[a-z-]+\"\\} [1-9]");
+      assertThat(m).containsPattern(
+          "pushgate_token_mints_total\\{kind=\"read\",outcome=\"ok\"\\} [1-9]");
+      assertThat(m).containsPattern(
+          "pushgate_github_requests_total\\{route=\"issue-token\",status=\"2xx\"\\} [1-9]");
+      assertThat(m).contains("pushgate_build_info{version=\"0.1.0-SNAPSHOT\"} 1");
+      assertThat(m).doesNotContain(runId).doesNotContain(PLANTED);
     }
   }
 
