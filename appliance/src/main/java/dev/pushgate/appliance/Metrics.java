@@ -19,11 +19,8 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import okhttp3.Interceptor;
-import okhttp3.Request;
-import okhttp3.Response;
 
 /**
  * The appliance's metrics, scraped in Prometheus format at {@code GET /metrics}: push and hook
@@ -41,26 +38,18 @@ final class Metrics implements PushMetrics, AutoCloseable {
   /** Push kinds, as {@code PushRecord}'s kind ids. */
   private static final java.util.List<String> KINDS =
       java.util.List.of("create", "update", "force", "delete", "update-or-force");
-  /** The routes of the App API, as {@link #operation} names them. */
-  private static final java.util.List<String> ROUTES =
-      java.util.List.of("app", "installation", "issue-token", "revoke", "other");
-  private static final java.util.List<String> STATUS_CLASSES =
-      java.util.List.of("2xx", "3xx", "4xx", "5xx", "network");
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Timer forward;
   private final Timer sync;
-  private final AtomicLong rateLimitRemaining = new AtomicLong(-1);
   private final JvmGcMetrics gc = new JvmGcMetrics();
+  private final GitHubCallMetrics github = new GitHubCallMetrics(registry);
 
   Metrics() {
     forward = Timer.builder("pushgate.forward").description("Forwarding a push upstream")
         .serviceLevelObjectives(BUCKETS).register(registry);
     sync = Timer.builder("pushgate.cache.sync").description("Syncing a cache from upstream")
         .serviceLevelObjectives(BUCKETS).register(registry);
-    Gauge.builder("pushgate.github.rate.limit.remaining", rateLimitRemaining, AtomicLong::get)
-        .description("x-ratelimit-remaining of the last GitHub API answer (-1: none yet)")
-        .register(registry);
     new JvmMemoryMetrics().bindTo(registry);
     gc.bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -87,22 +76,6 @@ final class Metrics implements PushMetrics, AutoCloseable {
     for (String outcome : java.util.List.of("minted", "minted-with-workflows", "failed",
         "rate-limited")) {
       writeTokenMints(outcome);
-    }
-    for (String event : java.util.List.of("issued", "issue-failed", "revoked", "revoke-failed")) {
-      tokens(event);
-    }
-    for (String kind : java.util.List.of("read", "write")) {
-      for (String outcome : java.util.List.of("ok", "failed")) {
-        mints(kind, outcome);
-      }
-    }
-    for (String outcome : java.util.List.of("ok", "failed")) {
-      revocations(outcome);
-    }
-    for (String route : ROUTES) {
-      for (String status : STATUS_CLASSES) {
-        githubRequests(route, status);
-      }
     }
   }
 
@@ -133,28 +106,6 @@ final class Metrics implements PushMetrics, AutoCloseable {
     return Counter.builder("pushgate.write.token.mints")
         .description("Write tokens the gateway asked for, by outcome (rate-limited: not asked)")
         .tag("outcome", outcome).register(registry);
-  }
-
-  private Counter tokens(String event) {
-    return Counter.builder("pushgate.tokens").tag("event", event).register(registry);
-  }
-
-  private Counter mints(String kind, String outcome) {
-    return Counter.builder("pushgate.token.mints")
-        .description("Installation tokens asked of the App API, by kind (read, write) and outcome")
-        .tag("kind", kind).tag("outcome", outcome).register(registry);
-  }
-
-  private Counter revocations(String outcome) {
-    return Counter.builder("pushgate.token.revocations")
-        .description("Installation tokens revoked at the App API, by outcome")
-        .tag("outcome", outcome).register(registry);
-  }
-
-  private Counter githubRequests(String route, String status) {
-    return Counter.builder("pushgate.github.requests")
-        .description("App API requests by route class and status class (network: no answer)")
-        .tag("route", route).tag("status", status).register(registry);
   }
 
   /** Counts one decision of the Claude Code hook: {@code allow}, {@code ask} or {@code deny}. */
@@ -219,86 +170,8 @@ final class Metrics implements PushMetrics, AutoCloseable {
     };
   }
 
-  /**
-   * Counts GitHub API calls by operation and status, tokens issued and revoked, and keeps the
-   * rate limit left. Never reads a header that carries a credential.
-   */
+  /** Counts the App API's calls, tokens minted and revoked; keeps the rate limit left. */
   Interceptor githubCalls() {
-    return chain -> {
-      Request req = chain.request();
-      String op = operation(req);
-      String kind = op.equals("issue-token") ? mintKind(req) : null;
-      Response rsp;
-      try {
-        rsp = chain.proceed(req);
-      } catch (java.io.IOException e) {
-        Counter.builder("pushgate.github.calls").tag("operation", op).tag("status", "network")
-            .register(registry).increment();
-        githubRequests(op, "network").increment();
-        count(op, kind, false);
-        throw e;
-      }
-      Counter.builder("pushgate.github.calls").tag("operation", op)
-          .tag("status", String.valueOf(rsp.code())).register(registry).increment();
-      int statusClass = rsp.code() / 100;
-      githubRequests(op, statusClass >= 2 && statusClass <= 5 ? statusClass + "xx" : "other")
-          .increment();
-      String remaining = rsp.header("x-ratelimit-remaining");
-      if (remaining != null && remaining.matches("[0-9]{1,9}")) {
-        rateLimitRemaining.set(Long.parseLong(remaining));
-      }
-      count(op, kind,
-          rsp.code() == 201 || rsp.code() == 204 || op.equals("revoke") && rsp.code() == 401);
-      return rsp;
-    };
-  }
-
-  private void count(String op, String kind, boolean ok) {
-    switch (op) {
-      case "issue-token" -> {
-        tokens(ok ? "issued" : "issue-failed").increment();
-        mints(kind, ok ? "ok" : "failed").increment();
-      }
-      case "revoke" -> {
-        tokens(ok ? "revoked" : "revoke-failed").increment();
-        revocations(ok ? "ok" : "failed").increment();
-      }
-      default -> { }
-    }
-  }
-
-  /**
-   * {@code write} when the mint asks for contents:write, else {@code read}: from the request's
-   * JSON body of permissions, which carries no credential.
-   */
-  private static String mintKind(Request req) {
-    try {
-      if (req.body() == null || req.body().contentLength() > 64 * 1024) {
-        return "read";
-      }
-      okio.Buffer buffer = new okio.Buffer();
-      req.body().writeTo(buffer);
-      return buffer.readUtf8().replace(" ", "").contains("\"contents\":\"write\"")
-          ? "write" : "read";
-    } catch (java.io.IOException e) {
-      return "read";
-    }
-  }
-
-  private static String operation(Request req) {
-    String path = req.url().encodedPath();
-    if (path.endsWith("/access_tokens")) {
-      return "issue-token";
-    }
-    if (path.endsWith("/installation/token")) {
-      return "revoke";
-    }
-    if (path.endsWith("/installation")) {
-      return "installation";
-    }
-    if (path.endsWith("/app")) {
-      return "app";
-    }
-    return "other";
+    return github.interceptor();
   }
 }
