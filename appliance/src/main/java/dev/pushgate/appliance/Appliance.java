@@ -69,7 +69,13 @@ import org.slf4j.LoggerFactory;
 public final class Appliance implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Appliance.class);
 
+  /** How often the GitHub App's readiness is decided (docs/operations.md#readiness). */
+  static final Duration READINESS_INTERVAL = Duration.ofSeconds(30);
+
   private final Settings settings;
+  private final Duration readinessInterval;
+  private final Readiness readiness = new Readiness();
+  private final AppCheck appCheck = new AppCheck();
   private final Clock clock = Clock.systemUTC();
   private final List<AutoCloseable> resources = new ArrayList<>();
   private Server server;
@@ -83,8 +89,9 @@ public final class Appliance implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicReference<DefaultRules> defaultRules =
       new java.util.concurrent.atomic.AtomicReference<>();
 
-  private Appliance(Settings settings) {
+  private Appliance(Settings settings, Duration readinessInterval) {
     this.settings = settings;
+    this.readinessInterval = readinessInterval;
     this.defaultRules.set(settings.defaultRules());
   }
 
@@ -105,7 +112,12 @@ public final class Appliance implements AutoCloseable {
 
   /** Starts everything, or nothing: a failure stops what had started. */
   public static Appliance start(Settings settings, PrintStream out) throws Exception {
-    Appliance a = new Appliance(settings);
+    return start(settings, out, READINESS_INTERVAL);
+  }
+
+  /** As {@link #start(Settings, PrintStream)}, deciding the App's readiness every {@code every}. */
+  static Appliance start(Settings settings, PrintStream out, Duration every) throws Exception {
+    Appliance a = new Appliance(settings, every);
     try {
       a.doStart(out);
       return a;
@@ -124,11 +136,15 @@ public final class Appliance implements AutoCloseable {
     ContextHandlerCollection contexts = new ContextHandlerCollection();
     Upstream upstream = chooseUpstream(dir, store.db(), listeners.base(), contexts);
     Metrics metrics = new Metrics();
+    resources.add(metrics);
     GitHubApp broker = startBroker(upstream.brokerConfig(), metrics);
     RunSandbox sandbox = probeSandbox(dir, listeners);
+    checkReadiness(store.db(), sandbox);
     startRuns(dir, store, broker, sandbox, upstream, listeners.base(), metrics);
     startGateway(dir, store, upstream, metrics, contexts);
     serveHttp(listeners, contexts, store.audit(), metrics);
+    // after the server: the local forge's App API is served by it
+    appCheck.start(broker, readinessInterval);
     runs.recover();
     Path socket = startControlApi(dir, store.audit(), upstream, listeners);
     startSweeper();
@@ -246,12 +262,23 @@ public final class Appliance implements AutoCloseable {
   }
 
   private GitHubApp startBroker(GitHubAppConfig brokerConfig, Metrics metrics) throws Exception {
-    OkHttpClient http = new OkHttpClient.Builder().addInterceptor(metrics.githubCalls()).build();
+    OkHttpClient http = new OkHttpClient.Builder().addInterceptor(metrics.githubCalls())
+        .addInterceptor(appCheck.observer()).build();
     resources.add(() -> {
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();
     });
+    resources.add(appCheck);
     return GitHubApp.create(brokerConfig, http, clock);
+  }
+
+  /** {@code /readyz}: the start and stop, the database, the App, the sandbox. */
+  private void checkReadiness(Database db, RunSandbox sandbox) throws IOException {
+    DatabaseCheck database = new DatabaseCheck(db, Duration.ofSeconds(2));
+    resources.add(database);
+    readiness.check("appliance", () -> ready ? null : "starting or stopping")
+        .check("database", database).check("github-app", appCheck)
+        .check("sandbox", sandbox::notReady);
   }
 
   private RunSandbox probeSandbox(Path dir, Listeners listeners) {
@@ -307,10 +334,12 @@ public final class Appliance implements AutoCloseable {
   private void serveHttp(Listeners listeners, ContextHandlerCollection contexts, AuditStore audit,
       Metrics metrics) throws Exception {
     contexts.addHandler(healthz());
+    contexts.addHandler(readyz());
     contexts.addHandler(plainText("/metrics", metrics::scrape));
     ContextHandler runApi =
         new ContextHandler(new RunApi(runs, desk, settings.hookAsk(), audit, clock,
-            settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout()), "/v1");
+            settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout())
+            .countingHookDecisions(metrics::onHookDecision), "/v1");
     contexts.addHandler(runApi);
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(
@@ -429,6 +458,24 @@ public final class Appliance implements AutoCloseable {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain");
         response.write(true, java.nio.ByteBuffer.wrap((ready ? "ok\n" : "starting\n")
             .getBytes(java.nio.charset.StandardCharsets.US_ASCII)), callback);
+        return true;
+      }
+    });
+    return context;
+  }
+
+  /** Cheap: the checks' slow parts run in the background or under a short timeout. */
+  private Handler readyz() {
+    ContextHandler context = new ContextHandler("/readyz");
+    context.setAllowNullPathInContext(true);
+    context.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        Readiness.Answer answer = readiness.answer();
+        response.setStatus(answer.status());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        org.eclipse.jetty.io.Content.Sink.write(response, true, answer.body(), callback);
         return true;
       }
     });

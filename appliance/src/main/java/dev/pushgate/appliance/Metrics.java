@@ -9,36 +9,108 @@ import dev.pushgate.gateway.RefusalCode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import okhttp3.Interceptor;
-import okhttp3.Request;
-import okhttp3.Response;
 
 /**
- * The appliance's metrics, scraped in Prometheus format at {@code GET /metrics}: push decisions,
- * forward and sync latency, approvals, tokens issued and revoked, GitHub API calls and the rate
- * limit left, live runs.
+ * The appliance's metrics, scraped in Prometheus format at {@code GET /metrics}: push and hook
+ * decisions, forward and sync latency, approvals, tokens minted and revoked, GitHub API calls and
+ * the rate limit left, live runs; the JVM's and the process's; {@code pushgate_build_info}.
+ * Counters whose labels are known in advance are registered at zero at start, so that a rate over
+ * them is defined before the first event. Histograms have the fixed buckets of {@link #BUCKETS}.
+ * The list, with types and labels, is in docs/operations.md#metrics.
  */
-final class Metrics implements PushMetrics {
+final class Metrics implements PushMetrics, AutoCloseable {
+  /** The buckets of every latency histogram: 15, from 5 ms to 5 min (a forward's bound). */
+  static final Duration[] BUCKETS = java.util.stream.Stream.of(5L, 10L, 25L, 50L, 100L, 250L,
+      500L, 1_000L, 2_500L, 5_000L, 10_000L, 30_000L, 60_000L, 120_000L, 300_000L)
+      .map(Duration::ofMillis).toArray(Duration[]::new);
+  /** Push kinds, as {@code PushRecord}'s kind ids. */
+  private static final java.util.List<String> KINDS =
+      java.util.List.of("create", "update", "force", "delete", "update-or-force");
+
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Timer forward;
   private final Timer sync;
-  private final AtomicLong rateLimitRemaining = new AtomicLong(-1);
+  private final JvmGcMetrics gc = new JvmGcMetrics();
+  private final GitHubCallMetrics github = new GitHubCallMetrics(registry);
 
   Metrics() {
     forward = Timer.builder("pushgate.forward").description("Forwarding a push upstream")
-        .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(5))
-        .maximumExpectedValue(Duration.ofMinutes(5)).register(registry);
+        .serviceLevelObjectives(BUCKETS).register(registry);
     sync = Timer.builder("pushgate.cache.sync").description("Syncing a cache from upstream")
-        .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofMinutes(5)).register(registry);
-    Gauge.builder("pushgate.github.rate.limit.remaining", rateLimitRemaining, AtomicLong::get)
-        .description("x-ratelimit-remaining of the last GitHub API answer (-1: none yet)")
-        .register(registry);
+        .serviceLevelObjectives(BUCKETS).register(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    gc.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+    Gauge.builder("pushgate.build.info", () -> 1).description("The running build; always 1")
+        .tag("version", version()).strongReference(true).register(registry);
+    registerZeros();
+  }
+
+  /** Every counter whose labels are known, at zero. */
+  private void registerZeros() {
+    for (String kind : KINDS) {
+      pushDecisions(kind, PushRecord.Decision.ALLOWED, null);
+      for (RefusalCode code : RefusalCode.values()) {
+        pushDecisions(kind, PushRecord.Decision.DENIED, code);
+      }
+    }
+    for (String decision : java.util.List.of("allow", "ask", "deny")) {
+      hookDecisions(decision);
+    }
+    for (String outcome : java.util.List.of("minted", "minted-with-workflows", "failed",
+        "rate-limited")) {
+      writeTokenMints(outcome);
+    }
+  }
+
+  /** The jar's version (its manifest's), or {@code dev} when run from classes. */
+  private static String version() {
+    String v = Metrics.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+
+  @Override
+  public void close() {
+    gc.close();
+  }
+
+  private Counter pushDecisions(String kind, PushRecord.Decision decision, RefusalCode code) {
+    return Counter.builder("pushgate.push.decisions").description("Ref updates decided by the gateway")
+        .tag("kind", kind == null ? "none" : kind).tag("decision", decision.id())
+        .tag("code", code == null ? "none" : code.name()).register(registry);
+  }
+
+  private Counter hookDecisions(String decision) {
+    return Counter.builder("pushgate.hook.decisions")
+        .description("Claude Code hook calls decided, by decision (allow, ask, deny)")
+        .tag("decision", decision).register(registry);
+  }
+
+  private Counter writeTokenMints(String outcome) {
+    return Counter.builder("pushgate.write.token.mints")
+        .description("Write tokens the gateway asked for, by outcome (rate-limited: not asked)")
+        .tag("outcome", outcome).register(registry);
+  }
+
+  /** Counts one decision of the Claude Code hook: {@code allow}, {@code ask} or {@code deny}. */
+  void onHookDecision(String decision) {
+    hookDecisions(decision).increment();
   }
 
   String scrape() {
@@ -51,9 +123,7 @@ final class Metrics implements PushMetrics {
 
   @Override
   public void onDecision(String kind, PushRecord.Decision decision, RefusalCode code) {
-    Counter.builder("pushgate.push.decisions").description("Ref updates decided by the gateway")
-        .tag("kind", kind == null ? "none" : kind).tag("decision", decision.id())
-        .tag("code", code == null ? "none" : code.name()).register(registry).increment();
+    pushDecisions(kind, decision, code).increment();
   }
 
   @Override
@@ -78,9 +148,7 @@ final class Metrics implements PushMetrics {
 
   @Override
   public void onWriteTokenMint(String outcome) {
-    Counter.builder("pushgate.write.token.mints")
-        .description("Write tokens the gateway asked for, by outcome (rate-limited: not asked)")
-        .tag("outcome", outcome).register(registry).increment();
+    writeTokenMints(outcome).increment();
   }
 
   /** Counts the approval desk's questions by how they end, around the real log. */
@@ -102,58 +170,8 @@ final class Metrics implements PushMetrics {
     };
   }
 
-  /**
-   * Counts GitHub API calls by operation and status, tokens issued and revoked, and keeps the
-   * rate limit left. Never reads a header that carries a credential.
-   */
+  /** Counts the App API's calls, tokens minted and revoked; keeps the rate limit left. */
   Interceptor githubCalls() {
-    return chain -> {
-      Request req = chain.request();
-      String op = operation(req);
-      Response rsp;
-      try {
-        rsp = chain.proceed(req);
-      } catch (java.io.IOException e) {
-        Counter.builder("pushgate.github.calls").tag("operation", op).tag("status", "network")
-            .register(registry).increment();
-        count(op, false);
-        throw e;
-      }
-      Counter.builder("pushgate.github.calls").tag("operation", op)
-          .tag("status", String.valueOf(rsp.code())).register(registry).increment();
-      String remaining = rsp.header("x-ratelimit-remaining");
-      if (remaining != null && remaining.matches("[0-9]{1,9}")) {
-        rateLimitRemaining.set(Long.parseLong(remaining));
-      }
-      count(op, rsp.code() == 201 || rsp.code() == 204 || op.equals("revoke") && rsp.code() == 401);
-      return rsp;
-    };
-  }
-
-  private void count(String op, boolean ok) {
-    switch (op) {
-      case "issue-token" -> Counter.builder("pushgate.tokens").tag("event", ok ? "issued" : "issue-failed")
-          .register(registry).increment();
-      case "revoke" -> Counter.builder("pushgate.tokens").tag("event", ok ? "revoked" : "revoke-failed")
-          .register(registry).increment();
-      default -> { }
-    }
-  }
-
-  private static String operation(Request req) {
-    String path = req.url().encodedPath();
-    if (path.endsWith("/access_tokens")) {
-      return "issue-token";
-    }
-    if (path.endsWith("/installation/token")) {
-      return "revoke";
-    }
-    if (path.endsWith("/installation")) {
-      return "installation";
-    }
-    if (path.endsWith("/app")) {
-      return "app";
-    }
-    return "other";
+    return github.interceptor();
   }
 }

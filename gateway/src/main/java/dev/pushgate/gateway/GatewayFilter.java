@@ -246,7 +246,10 @@ final class GatewayFilter implements Filter {
     }
     for (EarlyRefusal.Refused r : early.refused()) {
       services.metrics().onDecision(r.kind(), PushRecord.Decision.DENIED, early.code());
-      log.info("push run={} repo={} ref={} kind={} decision=deny code={} reason={}"
+      log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
+          .addKeyValue("ref", r.ref()).addKeyValue("decision", "deny")
+          .addKeyValue("code", early.code())
+          .log("push run={} repo={} ref={} kind={} decision=deny code={} reason={}"
           + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), early.code(),
           r.judgement().reason());
     }
@@ -266,7 +269,9 @@ final class GatewayFilter implements Filter {
     } catch (AuditLog.AuditException e) {
       log.error("could not audit a refused repository for run {}", run.runId(), e);
     }
-    log.info("push run={} repo={} decision=deny code=REPO_NOT_ATTACHED", run.runId(), repo);
+    log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
+        .addKeyValue("decision", "deny").addKeyValue("code", RefusalCode.REPO_NOT_ATTACHED)
+        .log("push run={} repo={} decision=deny code=REPO_NOT_ATTACHED", run.runId(), repo);
   }
 
   static Optional<String> credentialOf(HttpServletRequest req) {

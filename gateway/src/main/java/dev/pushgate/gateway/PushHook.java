@@ -252,7 +252,9 @@ final class PushHook implements PreReceiveHook {
         i.cmd.setResult(o.result(), o.message());
       }
       settle(i, o.audited(), took);
-      log.info("push run={} repo={} ref={} kind={} decision=allow upstream={}",
+      log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
+          .addKeyValue("ref", i.cmd.getRefName()).addKeyValue("decision", "allow")
+          .log("push run={} repo={} ref={} kind={} decision=allow upstream={}",
           run.runId(), repo, i.cmd.getRefName(), i.kind.id(), o.describe());
     }
   }
@@ -316,7 +318,10 @@ final class PushHook implements PreReceiveHook {
       if (i.allowed()) {
         continue;
       }
-      log.info("push run={} repo={} ref={} kind={} decision=deny code={} reason={}",
+      log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
+          .addKeyValue("ref", i.cmd.getRefName()).addKeyValue("decision", "deny")
+          .addKeyValue("code", i.code)
+          .log("push run={} repo={} ref={} kind={} decision=deny code={} reason={}",
           run.runId(), repo, i.cmd.getRefName(), i.kind.id(), i.code, i.reason);
       if (i.code != RefusalCode.INVALID_COMMAND) {
         i.cmd.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, Refusals.render(i.reason));

@@ -6,6 +6,7 @@ import dev.pushgate.appliance.Limits;
 import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
+import dev.pushgate.appliance.logging.LogLevel;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.broker.GitHubAppConfig;
@@ -135,6 +136,11 @@ final class ServeCommand implements Callable<Integer> {
       description = "Log lines as text (default) or one JSON object a line. Secrets are redacted in both.")
   String logFormat;
 
+  @Option(names = "--log-level", defaultValue = "info", paramLabel = "error|warn|info|debug",
+      description = "The least severe log lines written. Also PUSHGATE_LOG_LEVEL."
+          + " Default: ${DEFAULT-VALUE}")
+  String logLevel;
+
   @Option(names = "--database-url", paramLabel = "URL",
       description = "Where the ledger and audit log live: SQLite in the data directory (default),"
           + " a SQLite file path, or postgresql://USER:PASSWORD@HOST:PORT/DATABASE for a fleet."
@@ -196,7 +202,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Appliance appliance = Appliance.start(settings(), System.out);
+    Settings settings = settings();
+    LogLevel.apply(logLevel);
+    Appliance appliance = Appliance.start(settings, System.out);
     Runtime.getRuntime().addShutdownHook(new Thread(appliance::close, "pushgate-shutdown"));
     new Reloader(args, appliance, spec).onHangUp();
     appliance.join();
@@ -230,6 +238,7 @@ final class ServeCommand implements Callable<Integer> {
     if (!logFormat.equals("text") && !logFormat.equals("json")) {
       throw new IllegalArgumentException("--log-format takes text or json, not: " + logFormat);
     }
+    LogLevel.check(logLevel);
     GitHubAppConfig github = null;
     if (githubAppId != null || githubAppKey != null) {
       if (githubAppId == null || githubAppKey == null) {

@@ -32,6 +32,13 @@ final class HookDecisions {
   private final AuditLog audit;
   private final Clock clock;
 
+  /** Told every decision recorded ({@code allow}, {@code ask}, {@code deny}): the metrics. */
+  private volatile java.util.function.Consumer<String> counter = decision -> { };
+
+  void countingWith(java.util.function.Consumer<String> counter) {
+    this.counter = counter;
+  }
+
   HookDecisions(AuditLog audit, Clock clock) {
     this.audit = audit;
     this.clock = clock;
@@ -66,8 +73,14 @@ final class HookDecisions {
         },
         approval != null ? "command policy, asked an approver" : "command policy", code, reason,
         decision.equals("deny") ? PushRecord.Outcome.NOT_RUN : null, 0);
+    // the command line stays out of the log (it may carry anything); the audit row has it
+    log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", run.repository())
+        .addKeyValue("decision", decision).addKeyValue("code", code)
+        .log("hook run={} repo={} decision={} code={}", run.runId(), run.repository(), decision,
+            code == null ? "none" : code);
     try {
       audit.record(List.of(row));
+      counter.accept(decision);
       return answer;
     } catch (AuditLog.AuditException e) {
       log.error("run {}: audit log unavailable, hook call denied", run.runId(), e);

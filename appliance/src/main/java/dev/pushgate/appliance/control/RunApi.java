@@ -75,6 +75,12 @@ public final class RunApi extends Handler.Abstract {
     this.bodyTimeout = bodyTimeout;
   }
 
+  /** Tells {@code counter} every hook decision recorded: allow, ask or deny. */
+  public RunApi countingHookDecisions(java.util.function.Consumer<String> counter) {
+    decisions.countingWith(counter);
+    return this;
+  }
+
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     Optional<RunContext> run = bearer(request).flatMap(runs::authenticate);

@@ -57,6 +57,15 @@ public final class RunSandbox {
         new MountGuard(privateRoots), passed);
   }
 
+  /**
+   * Why runs cannot be sandboxed as asked, for {@code /readyz}: null when the sandbox is off or
+   * the host offers a backend, else the probe's hint.
+   */
+  public String notReady() {
+    return sandboxSwitch == SandboxSwitch.OFF || probe.available() ? null
+        : "the sandbox is on but this host offers none: " + probe.hint();
+  }
+
   public String startupLine() {
     return probe.startupLine(sandboxSwitch);
   }

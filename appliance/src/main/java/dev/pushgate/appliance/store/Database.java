@@ -139,6 +139,12 @@ public final class Database implements AutoCloseable {
     return target.dialect();
   }
 
+  /** SQLite's file, or null for PostgreSQL. */
+  public java.nio.file.Path sqliteFile() {
+    return target.dialect() == Dialect.SQLITE
+        ? java.nio.file.Path.of(target.jdbcUrl().substring("jdbc:sqlite:".length())) : null;
+  }
+
   /** Where the database is, with its password redacted. */
   public String describe() {
     return target.redacted();

@@ -103,6 +103,27 @@ class RedactionTest {
     assertThat(text).doesNotContain(TOKEN).doesNotContain(RUN);
   }
 
+  @Test
+  void theJsonLogFormatCarriesKeyValuesAsFieldsRedacted() throws Exception {
+    String text = logThroughConfiguration("/logback-json.xml");
+    com.fasterxml.jackson.databind.JsonNode line = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(text.lines().filter(l -> l.contains("decision=deny")).findFirst().orElseThrow());
+    assertThat(line.get("run").asText()).isEqualTo("run_0123");
+    assertThat(line.get("repository").asText()).isEqualTo("acme/widget");
+    assertThat(line.get("ref").asText()).isEqualTo("refs/heads/[REDACTED]");
+    assertThat(line.get("decision").asText()).isEqualTo("deny");
+    assertThat(line.get("code").asText()).isEqualTo("RULE_DENIED");
+    assertThat(line.get("level").asText()).as("a pair never replaces a fixed field")
+        .isEqualTo("INFO");
+  }
+
+  @Test
+  void theLogLevelIsOneOfFour() {
+    assertThat(LogLevel.check("debug")).isEqualTo("debug");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> LogLevel.check("verbose"))
+        .hasMessage("--log-level takes error, warn, info, debug, not: verbose");
+  }
+
   private static String logThroughConfiguration(String resource) throws Exception {
     PrintStream original = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -116,6 +137,10 @@ class RedactionTest {
       var log = context.getLogger("dev.pushgate.test");
       log.info("minted {} for acme/widget", TOKEN);
       log.warn("revocation failed", new IllegalStateException("bad " + RUN));
+      log.atInfo().addKeyValue("run", "run_0123").addKeyValue("repository", "acme/widget")
+          .addKeyValue("ref", "refs/heads/" + TOKEN).addKeyValue("decision", "deny")
+          .addKeyValue("code", "RULE_DENIED").addKeyValue("level", "forged")
+          .log("push decision=deny");
     } finally {
       context.stop();
       System.setErr(original);

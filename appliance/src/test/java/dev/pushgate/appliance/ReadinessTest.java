@@ -1,0 +1,96 @@
+package dev.pushgate.appliance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.testkit.Wait;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPairGenerator;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code /readyz} of the real appliance: ready, then not while a dependency fails, then again. */
+class ReadinessTest {
+  private static final Duration WITHIN = Duration.ofSeconds(20);
+
+  @TempDir Path tmp;
+
+  @Test
+  void aFreshApplianceIsReadyAndNotWhileItsDatabaseFileIsGone() throws Exception {
+    Path data = tmp.resolve("data");
+    try (TestAppliance a = TestAppliance.start(data, null)) {
+      awaitStatus(a, 200);
+      assertThat(a.get("/readyz").body()).isEqualTo("{\"status\":\"ready\"}\n");
+      assertThat(a.get("/healthz").statusCode()).isEqualTo(200);
+
+      Path db = data.resolve("pushgate.db");
+      Path aside = tmp.resolve("aside.db");
+      Files.move(db, aside);
+      HttpResponse<String> down = awaitStatus(a, 503);
+      assertThat(down.body()).contains("\"status\":\"not ready\"")
+          .contains("{\"check\":\"database\",\"reason\":\"the database file " + db + " is gone\"}")
+          .doesNotContain("github-app").doesNotContain("sandbox");
+      assertThat(a.get("/healthz").statusCode()).as("liveness is not readiness").isEqualTo(200);
+
+      Files.move(aside, db);
+      awaitStatus(a, 200);
+    }
+  }
+
+  @Test
+  void notReadyWhileTheAppApiFailsAndReadyOnceItAnswers() throws Exception {
+    AtomicInteger status = new AtomicInteger(200);
+    HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    api.createContext("/app", x -> {
+      byte[] body = "{\"id\":1,\"slug\":\"fake\",\"name\":\"fake\"}"
+          .getBytes(StandardCharsets.UTF_8);
+      x.sendResponseHeaders(status.get(), body.length);
+      x.getResponseBody().write(body);
+      x.close();
+    });
+    api.start();
+    try (TestAppliance a = TestAppliance.start(tmp.resolve("data"), app(api))) {
+      awaitStatus(a, 200);
+
+      status.set(503);
+      HttpResponse<String> down = awaitStatus(a, 503);
+      assertThat(down.body()).contains("{\"check\":\"github-app\",\"reason\":\"the App API at http://127.0.0.1:")
+          .doesNotContain("BEGIN").doesNotContain("Bearer").doesNotContain("\"database\"");
+
+      status.set(200);
+      awaitStatus(a, 200);
+    } finally {
+      api.stop(0);
+    }
+  }
+
+  /** A GitHub App of a fresh key whose API is {@code api}, asked once a call. */
+  private GitHubAppConfig app(HttpServer api) throws Exception {
+    var gen = KeyPairGenerator.getInstance("RSA");
+    gen.initialize(2048);
+    Path key = tmp.resolve("app.pem");
+    Files.writeString(key, "-----BEGIN PRIVATE KEY-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+            .encodeToString(gen.generateKeyPair().getPrivate().getEncoded())
+        + "\n-----END PRIVATE KEY-----\n");
+    Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    return GitHubAppConfig.of("1", key)
+        .withApiBaseUrl(URI.create("http://127.0.0.1:" + api.getAddress().getPort()))
+        .withGitHost(URI.create("https://github.com"))
+        .withRetries(Duration.ofSeconds(5), 1);
+  }
+
+  private static HttpResponse<String> awaitStatus(TestAppliance a, int status) throws Exception {
+    return Wait.forValue(WITHIN, "/readyz to answer " + status, () -> a.get("/readyz"),
+        r -> r.statusCode() == status);
+  }
+}

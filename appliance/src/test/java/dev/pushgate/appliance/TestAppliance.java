@@ -1,0 +1,50 @@
+package dev.pushgate.appliance;
+
+import dev.pushgate.broker.GitHubAppConfig;
+import dev.pushgate.sandbox.SandboxSwitch;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The appliance started in this JVM on port 0, for tests of what it serves over HTTP. */
+final class TestAppliance implements AutoCloseable {
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY).build();
+
+  final Appliance appliance;
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+  private TestAppliance(Settings settings, Duration readinessInterval) throws Exception {
+    appliance = Appliance.start(settings,
+        new PrintStream(out, true, StandardCharsets.UTF_8), readinessInterval);
+  }
+
+  /** The local forge (or {@code github}), sandbox off, the App's readiness decided every 100 ms. */
+  static TestAppliance start(Path dataDir, GitHubAppConfig github) throws Exception {
+    Settings d = Settings.defaults(dataDir);
+    Settings s = new Settings(dataDir, d.bindHost(), 0, false, github, d.runTtl(), d.maxRunTtl(),
+        d.refreshBefore(), d.forgeTokenLifetime(), d.maxPackBytes(), d.clientTimeout(),
+        d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(2), SandboxSwitch.OFF,
+        d.approvalTimeout(), d.approverPollGrace(), d.hookAsk(), null, d.defaultRules(),
+        d.writeTokensPerMinute(), d.limits(), d.passEnv(), d.auditSinks(),
+        null);
+    return new TestAppliance(s, Duration.ofMillis(100));
+  }
+
+  HttpResponse<String> get(String path) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + appliance.port() + path))
+        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Override
+  public void close() {
+    appliance.close();
+  }
+}
