@@ -1,5 +1,7 @@
 package dev.pushgate.appliance.cli;
 
+import java.util.Map;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -26,18 +28,32 @@ public final class Main implements Runnable {
   }
 
   /**
-   * {@code --log-format json} must take effect before the first logger exists, so it is read
-   * here, ahead of the command line parser (which also knows the option, for --help).
+   * {@code --log-format json} (or {@code PUSHGATE_LOG_FORMAT=json}, as for every flag) must take
+   * effect before the first logger exists, so it is read here, ahead of the command line parser
+   * (which also knows the option, for --help). The flag wins over the variable.
    */
   static void chooseLogFormat(String[] args) {
+    chooseLogFormat(args, System.getenv());
+  }
+
+  static void chooseLogFormat(String[] args, Map<String, String> env) {
+    if ("json".equals(logFormat(args, env))) {
+      System.setProperty("logback.configurationFile", "logback-json.xml");
+    }
+  }
+
+  /** The log format asked for: the last {@code --log-format}, else the variable, else null. */
+  static String logFormat(String[] args, Map<String, String> env) {
+    String chosen = null;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       String value = a.startsWith("--log-format=") ? a.substring(13)
           : a.equals("--log-format") && i + 1 < args.length ? args[i + 1] : null;
-      if ("json".equals(value)) {
-        System.setProperty("logback.configurationFile", "logback-json.xml");
+      if (value != null) {
+        chosen = value;
       }
     }
+    return chosen != null ? chosen : env.get("PUSHGATE_LOG_FORMAT");
   }
 
   /**

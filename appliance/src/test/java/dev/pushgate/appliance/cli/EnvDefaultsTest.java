@@ -69,4 +69,15 @@ class EnvDefaultsTest {
         .hasMessageContaining("unknown environment variable PUSHGATE_APPROVAL_TIMOUT"
             .replace("TIMEOUT", "TIMOUT") + " (did you mean PUSHGATE_APPROVAL_TIMEOUT?)");
   }
+
+  @Test
+  void theLogFormatIsChosenBeforeLoggingStartsFromTheFlagOrElseTheVariable() {
+    Map<String, String> json = Map.of("PUSHGATE_LOG_FORMAT", "json");
+    assertThat(Main.logFormat(new String[] {"serve"}, json)).isEqualTo("json");
+    assertThat(Main.logFormat(new String[] {"serve", "--log-format", "text"}, json))
+        .isEqualTo("text");
+    assertThat(Main.logFormat(new String[] {"serve", "--log-format=json"}, Map.of()))
+        .isEqualTo("json");
+    assertThat(Main.logFormat(new String[] {"serve"}, Map.of())).isNull();
+  }
 }
