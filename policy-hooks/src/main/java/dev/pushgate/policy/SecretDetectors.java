@@ -11,16 +11,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 
 /**
  * The secret detectors: gitleaks' default rule set, shipped as data ({@code gitleaks.toml} next to
  * this class, MIT licence in {@code gitleaks-LICENSE.txt}, source commit in {@code
- * gitleaks-SOURCE.txt}). Gitleaks writes Go RE2 regexes; each is translated where the two
- * dialects spell a feature differently (POSIX classes, {@code (?P<name>}) and compiled with
- * java.util.regex. A rule that still does not compile is left out and listed in {@link
- * #skipped()}, so a new gitleaks version cannot silently lose detectors.
+ * gitleaks-SOURCE.txt}). Gitleaks writes Go RE2 regexes; each is compiled as written with RE2/J,
+ * the same dialect, which matches in time linear in the text (java.util.regex backtracks, and a
+ * crafted file could hold a push for minutes). A rule that does not compile is left out and
+ * listed in {@link #skipped()}, so a new gitleaks version cannot silently lose detectors.
  */
 public final class SecretDetectors {
   static final String RESOURCE = "gitleaks.toml";
@@ -105,13 +105,13 @@ public final class SecretDetectors {
             path, r.path("secretGroup").asInt(0), r.path("entropy").asDouble(0), keywords,
             anchors, allowlists));
       } catch (PatternSyntaxException e) {
-        skipped.put(id, "regex does not compile in Java: " + e.getDescription());
+        skipped.put(id, "regex does not compile in RE2/J: " + e.getMessage());
       }
     }
     return new SecretDetectors(detectors, skipped, globalAllowlist(doc.path("allowlist")));
   }
 
-  /** Gitleaks' global allowlist, leaving out the regexes Java cannot compile (fail closed). */
+  /** Gitleaks' global allowlist, leaving out the regexes RE2/J cannot compile (fail closed). */
   private static SecretDetector.Allowlist globalAllowlist(JsonNode a) {
     return new SecretDetector.Allowlist(compileEach(a.path("regexes")), target(a),
         words(a.path("stopwords")), compileEach(a.path("paths")), isAnd(a));
@@ -160,23 +160,13 @@ public final class SecretDetectors {
     return out;
   }
 
-  /** Compiles a Go RE2 regex with java.util.regex, translating what the dialects spell apart. */
+  /** Compiles a Go RE2 regex with RE2/J, as written. */
   static Pattern compile(String re2) {
-    String java = literalBraces(javaGroupNames(re2))
-        .replace("[:alnum:]", "\\p{Alnum}")
-        .replace("[:alpha:]", "\\p{Alpha}")
-        .replace("[:digit:]", "\\p{Digit}")
-        .replace("[:xdigit:]", "\\p{XDigit}")
-        .replace("[:upper:]", "\\p{Upper}")
-        .replace("[:lower:]", "\\p{Lower}")
-        .replace("[:space:]", "\\s")
-        .replace("[:punct:]", "\\p{Punct}")
-        .replace("[:word:]", "\\w");
-    return Pattern.compile(java);
+    return Pattern.compile(re2);
   }
 
-  private static final Pattern LAZY_PREFIX =
-      Pattern.compile("^((?:\\(\\?i\\)|\\(\\?i:)*)\\[\\\\w\\.-\\]\\{0,[0-9]+\\}\\?");
+  private static final java.util.regex.Pattern LAZY_PREFIX =
+      java.util.regex.Pattern.compile("^((?:\\(\\?i\\)|\\(\\?i:)*)\\[\\\\w\\.-\\]\\{0,[0-9]+\\}\\?");
 
   /**
    * The regex without the lazy {@code [\w.-]{0,N}?} gitleaks' generated rules start with (also
@@ -192,55 +182,5 @@ public final class SecretDetectors {
       }
       s = t;
     }
-  }
-
-  /** {@code (?P<key_ops>} to {@code (?<keyops>}: Java's group names are letters and digits. */
-  private static String javaGroupNames(String re) {
-    java.util.regex.Matcher m = Pattern.compile("\\(\\?P<([^>]*)>").matcher(re);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(
-          "(?<" + m.group(1).replaceAll("[^A-Za-z0-9]", "") + ">"));
-    }
-    return m.appendTail(out).toString();
-  }
-
-  /** RE2 reads a brace that starts no repetition as itself; Java refuses it unless escaped. */
-  private static String literalBraces(String re) {
-    StringBuilder out = new StringBuilder(re.length() + 8);
-    boolean inClass = false;
-    for (int i = 0; i < re.length(); i++) {
-      char c = re.charAt(i);
-      if (c == '\\' && i + 1 < re.length()) {
-        out.append(c).append(re.charAt(++i));
-        continue;
-      }
-      if (inClass) {
-        inClass = c != ']' || out.charAt(out.length() - 1) == '[';
-        out.append(c);
-        continue;
-      }
-      if (c == '[') {
-        inClass = true;
-        out.append(c);
-        if (i + 1 < re.length() && re.charAt(i + 1) == '^') {
-          out.append(re.charAt(++i));
-        }
-        continue;
-      }
-      if (c == '{') {
-        int close = re.indexOf('}', i);
-        boolean repetition = close > i && re.substring(i + 1, close).matches("[0-9]+(,[0-9]*)?");
-        if (repetition) {
-          out.append(re, i, close + 1);
-          i = close;
-          continue;
-        }
-        out.append("\\{");
-        continue;
-      }
-      out.append(c == '}' ? "\\}" : String.valueOf(c));
-    }
-    return out.toString();
   }
 }
