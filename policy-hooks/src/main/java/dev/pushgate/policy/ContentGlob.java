@@ -90,10 +90,47 @@ public final class ContentGlob {
         | Pattern.DOTALL);
   }
 
-  /** Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case. */
+  /**
+   * Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case, as written
+   * or as a checkout would name the file ({@link #asCheckedOut}).
+   */
   public boolean matches(String s) {
+    String seen = asCheckedOut(s);
     return pattern.matcher(s.toLowerCase(Locale.ROOT)).matches()
-        || pattern.matcher(s).matches();
+        || pattern.matcher(s).matches()
+        || pattern.matcher(seen).matches()
+        || pattern.matcher(seen.toLowerCase(Locale.ROOT)).matches();
+  }
+
+  /**
+   * The name a checkout may give a path on some disk: each segment without the code points HFS+
+   * ignores (zero-width joiners, direction marks, BOM: git's own list for {@code .git}), without
+   * trailing spaces and dots (Windows drops them: {@code ".env "} is {@code .env}), in Unicode NFC
+   * (macOS decomposes). Look-alike letters of other scripts are other names on every disk and
+   * are not folded.
+   */
+  static String asCheckedOut(String path) {
+    StringBuilder out = new StringBuilder(path.length());
+    for (String segment : path.split("/", -1)) {
+      if (out.length() > 0 || path.startsWith("/")) {
+        out.append('/');
+      }
+      StringBuilder seg = new StringBuilder(segment.length());
+      segment.codePoints().filter(c -> !hfsIgnored(c)).forEach(seg::appendCodePoint);
+      int end = seg.length();
+      while (end > 0 && (seg.charAt(end - 1) == ' ' || seg.charAt(end - 1) == '.')) {
+        end--;
+      }
+      String kept = end == 0 ? seg.toString() : seg.substring(0, end);
+      out.append(java.text.Normalizer.normalize(kept, java.text.Normalizer.Form.NFC));
+    }
+    return out.toString();
+  }
+
+  /** The code points HFS+ ignores in names (git's is_hfs_dotgit list). */
+  private static boolean hfsIgnored(int c) {
+    return c == 0x200c || c == 0x200d || c == 0x200e || c == 0x200f
+        || (c >= 0x202a && c <= 0x202e) || (c >= 0x206a && c <= 0x206f) || c == 0xfeff;
   }
 
   @Override
