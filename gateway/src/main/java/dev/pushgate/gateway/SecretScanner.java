@@ -194,7 +194,8 @@ final class SecretScanner {
           continue;
         }
         SecretDetector d = withRegex.get(i);
-        Starts at = new Starts(text, len, starts[i], searchOf.get(i), anchoredOf.get(i));
+        Starts at = new Starts(text, len, starts[i], searchOf.get(i), anchoredOf.get(i),
+            d.prefilter(), c -> strongEnough(d, d.secretOf(c)));
         for (Match candidate; (candidate = at.next()) != null; ) {
           if (!strongEnough(d, d.secretOf(candidate))) {
             continue; // the fast match holds the same secret group; most candidates end here
@@ -264,14 +265,17 @@ final class SecretScanner {
   }
 
   /**
-   * The matches of one detector in one buffer, left to right. An unanchored detector: RE2/J's
-   * search from where the match before ended, one pass over the buffer. An anchored detector: an
-   * anchored match at each offset where one of its anchors starts (every one of its matches
-   * starts at one), which for ordinary text reads a few dozen characters per anchor. Such a match
-   * may read far (gitleaks' curl rules read to the end of the line: a line of "curl curl …"
-   * would cost its length squared), so the anchored matches of a buffer may read {@value
-   * #READ_BUDGET} times its length in all; past that, the detector goes on with the search, from
-   * the next anchor. Either way a buffer costs each detector a few passes at most.
+   * The matches of one detector in one buffer, left to right, every one of them RE2/J's. An
+   * unanchored detector: RE2/J's search from where the match before ended, one pass over the
+   * buffer. An anchored detector: at each offset where one of its anchors starts (every one of its
+   * matches starts at one), java.util.regex first says cheaply whether a match can start there
+   * (RE2/J has no DFA, and its NFA costs some 30 µs an anchor: 40 times slower on ordinary code),
+   * and only then RE2/J's anchored match gives it. Such a match may read far (gitleaks' curl
+   * rules read to the end of the line, and java.util.regex backtracks: a line of "curl curl …"
+   * cost its length squared or worse), so the anchored matches of a buffer, Java's and RE2/J's,
+   * may read {@value #READ_BUDGET} times its length in all; past that, the detector goes on with
+   * RE2/J's search alone, from the next anchor. Either way a buffer costs each detector a few
+   * passes at most.
    */
   private static final class Starts {
     private final String text;
@@ -282,11 +286,17 @@ final class SecretScanner {
     private final long[] budget;
     private Matcher searching;
     private Matcher anchoring;
+    private final java.util.regex.Pattern prefilter;
+    private java.util.regex.Matcher quick;
+    private final Predicate<Match> worthIt;
     private int next;
     private int free;
 
     Starts(String text, int len, int[] offsets, com.google.re2j.Pattern search,
-        com.google.re2j.Pattern anchored) {
+        com.google.re2j.Pattern anchored, java.util.regex.Pattern prefilter,
+        Predicate<Match> worthIt) {
+      this.prefilter = prefilter;
+      this.worthIt = worthIt;
       this.text = text;
       this.len = len;
       this.offsets = offsets;
@@ -297,7 +307,7 @@ final class SecretScanner {
 
     Match next() {
       if (offsets == null) {
-        return searchFrom(free);
+        return prefilter == null || searching != null ? searchFrom(free) : quickSearch();
       }
       while (next < offsets.length) {
         int at = offsets[next++];
@@ -308,19 +318,16 @@ final class SecretScanner {
           return searchFrom(at);
         }
         try {
-          // One character before the anchor, so that a leading \b sees what precedes it.
-          int from = Math.max(0, at - 1);
-          Counted view = new Counted(text, from, len, budget);
-          Matcher m;
-          if (at == 0) {
-            m = search.matcher(view);
-          } else if (anchoring == null) {
-            m = anchoring = anchored.matcher(view);
-          } else {
-            m = anchoring.reset(view);
+          if (prefilter != null) {
+            if (!quickMatcher().region(at, len).lookingAt()) {
+              continue; // no match starts here: RE2/J need not be asked
+            }
+            if (!worthIt.test(javaMatch(quick))) {
+              continue; // its secret is too weak (RE2/J's match holds the same groups)
+            }
           }
-          if (m.lookingAt()) {
-            Match found = at == 0 ? Match.of(m, 0) : withoutFirst(m, from);
+          Match found = anchoredAt(at);
+          if (found != null) {
             free = Math.max(found.end(), at + 1);
             return found;
           }
@@ -329,6 +336,54 @@ final class SecretScanner {
         }
       }
       return null;
+    }
+
+    /** An unanchored detector: Java finds where a match may start, RE2/J matches there. */
+    private Match quickSearch() {
+      try {
+        while (free <= len && quickMatcher().region(free, len).find()) {
+          int at = quick.start();
+          if (worthIt.test(javaMatch(quick))) {
+            Match found = anchoredAt(at);
+            if (found != null) {
+              free = Math.max(found.end(), at + 1);
+              return found;
+            }
+          }
+          free = Math.max(quick.end(), at + 1);
+        }
+        free = len + 1;
+        return null;
+      } catch (Counted.Spent e) {
+        return searchFrom(free);
+      }
+    }
+
+    private java.util.regex.Matcher quickMatcher() {
+      if (quick == null) {
+        quick = prefilter.matcher(new Counted(text, 0, len, budget));
+        quick.useTransparentBounds(true).useAnchoringBounds(false);
+      }
+      return quick;
+    }
+
+    /** RE2/J's match starting at {@code at}, or null. */
+    private Match anchoredAt(int at) {
+      // One character before the anchor, so that a leading \b sees what precedes it.
+      int from = Math.max(0, at - 1);
+      Counted view = new Counted(text, from, len, budget);
+      Matcher m;
+      if (at == 0) {
+        m = search.matcher(view);
+      } else if (anchoring == null) {
+        m = anchoring = anchored.matcher(view);
+      } else {
+        m = anchoring.reset(view);
+      }
+      if (!m.lookingAt()) {
+        return null;
+      }
+      return at == 0 ? Match.of(m, 0) : withoutFirst(m, from);
     }
 
     private Match searchFrom(int from) {
@@ -344,6 +399,14 @@ final class SecretScanner {
       return Match.of(searching, 0);
     }
 
+    private static Match javaMatch(java.util.regex.Matcher m) {
+      List<String> groups = new ArrayList<>(m.groupCount() + 1);
+      for (int g = 0; g <= m.groupCount(); g++) {
+        groups.add(m.start(g) < 0 ? null : m.group(g));
+      }
+      return new Match(m.start(), m.end(), groups);
+    }
+
     /** A match of {@code (?s:.)(?:regex)} on text from {@code from}: regex's own match. */
     private static Match withoutFirst(Matcher m, int from) {
       List<String> groups = new ArrayList<>(m.groupCount() + 1);
@@ -356,7 +419,7 @@ final class SecretScanner {
   }
 
   /** How many characters the anchored matches of one buffer may read, per character of it. */
-  static final int READ_BUDGET = 2;
+  static final int READ_BUDGET = 16;
 
   /** Text from an offset, whose reads are counted against a budget shared by its views. */
   private static final class Counted implements CharSequence {

@@ -16,6 +16,9 @@ import com.google.re2j.Pattern;
  *     the same secrets at the same ends (the prefix only widens a match to the left), without
  *     trying 50 prefix lengths at every offset of the text; a scanner finds candidates with it
  *     and takes the match itself from {@code regex} around each
+ * @param prefilter null, or {@code fast} (else {@code regex}) for java.util.regex: never the
+ *     judge of a match, only a quick "no match starts here" at an anchor, under a read budget
+ *     (it backtracks), before RE2/J is asked
  * @param path null unless the rule applies to (or, without a regex, is) matching paths only
  * @param secretGroup the regex group holding the secret; 0: the first group that matched, or the
  *     whole match when the regex has no group (gitleaks' own choice)
@@ -28,6 +31,7 @@ public record SecretDetector(
     String description,
     Pattern regex,
     Pattern fast,
+    java.util.regex.Pattern prefilter,
     Pattern path,
     int secretGroup,
     double entropy,

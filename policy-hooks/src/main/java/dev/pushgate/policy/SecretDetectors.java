@@ -102,7 +102,7 @@ public final class SecretDetectors {
         List<String> anchors = stripped == null ? List.of()
             : List.copyOf(LeadingLiterals.of(stripped).orElse(Set.of()));
         detectors.put(id, new SecretDetector(id, r.path("description").asText(), regex, fast,
-            path, r.path("secretGroup").asInt(0), r.path("entropy").asDouble(0), keywords,
+            stripped == null ? null : javaPrefilter(stripped), path, r.path("secretGroup").asInt(0), r.path("entropy").asDouble(0), keywords,
             anchors, allowlists));
       } catch (PatternSyntaxException e) {
         skipped.put(id, "regex does not compile in RE2/J: " + e.getMessage());
@@ -182,5 +182,78 @@ public final class SecretDetectors {
       }
       s = t;
     }
+  }
+
+  /**
+   * The same regex for java.util.regex, translating what the dialects spell apart, or null when
+   * Java cannot compile it. Only a prefilter: a scanner asks it, under a read budget, whether an
+   * anchored match can start at an offset, and takes every match itself from RE2/J.
+   */
+  static java.util.regex.Pattern javaPrefilter(String re2) {
+    String translated = literalBraces(javaGroupNames(re2))
+        .replace("[:alnum:]", "\\p{Alnum}")
+        .replace("[:alpha:]", "\\p{Alpha}")
+        .replace("[:digit:]", "\\p{Digit}")
+        .replace("[:xdigit:]", "\\p{XDigit}")
+        .replace("[:upper:]", "\\p{Upper}")
+        .replace("[:lower:]", "\\p{Lower}")
+        .replace("[:space:]", "\\s")
+        .replace("[:punct:]", "\\p{Punct}")
+        .replace("[:word:]", "\\w");
+    try {
+      return java.util.regex.Pattern.compile(translated);
+    } catch (java.util.regex.PatternSyntaxException e) {
+      return null;
+    }
+  }
+
+  /** {@code (?P<key_ops>} to {@code (?<keyops>}: Java's group names are letters and digits. */
+  private static String javaGroupNames(String re) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(\\?P<([^>]*)>").matcher(re);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(
+          "(?<" + m.group(1).replaceAll("[^A-Za-z0-9]", "") + ">"));
+    }
+    return m.appendTail(out).toString();
+  }
+
+  /** RE2 reads a brace that starts no repetition as itself; Java refuses it unless escaped. */
+  private static String literalBraces(String re) {
+    StringBuilder out = new StringBuilder(re.length() + 8);
+    boolean inClass = false;
+    for (int i = 0; i < re.length(); i++) {
+      char c = re.charAt(i);
+      if (c == '\\' && i + 1 < re.length()) {
+        out.append(c).append(re.charAt(++i));
+        continue;
+      }
+      if (inClass) {
+        inClass = c != ']' || out.charAt(out.length() - 1) == '[';
+        out.append(c);
+        continue;
+      }
+      if (c == '[') {
+        inClass = true;
+        out.append(c);
+        if (i + 1 < re.length() && re.charAt(i + 1) == '^') {
+          out.append(re.charAt(++i));
+        }
+        continue;
+      }
+      if (c == '{') {
+        int close = re.indexOf('}', i);
+        boolean repetition = close > i && re.substring(i + 1, close).matches("[0-9]+(,[0-9]*)?");
+        if (repetition) {
+          out.append(re, i, close + 1);
+          i = close;
+          continue;
+        }
+        out.append("\\{");
+        continue;
+      }
+      out.append(c == '}' ? "\\}" : String.valueOf(c));
+    }
+    return out.toString();
   }
 }
