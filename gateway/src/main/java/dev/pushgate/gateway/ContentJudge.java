@@ -51,6 +51,13 @@ final class ContentJudge implements AutoCloseable {
   private final ObjectReader reader;
   private final ContentRules rules;
   private final SecretScanner scanner;
+  /**
+   * What the push's blobs were found to be, so a blob in many commits is read once. Bounded: a
+   * push of millions of small blobs would otherwise grow the heap with them; past the bound the
+   * cache starts over, and a blob seen again is read again (the verdict is the same).
+   */
+  static final int MAX_CACHED = 50_000;
+
   private final Map<ObjectId, Boolean> binary = new HashMap<>();
   private final Map<String, List<SecretFinding>> secrets = new HashMap<>();
 
@@ -223,6 +230,9 @@ final class ContentJudge implements AutoCloseable {
         }
       }
     }
+    if (binary.size() >= MAX_CACHED) {
+      binary.clear();
+    }
     binary.put(id.copy(), nul);
     return nul;
   }
@@ -250,6 +260,9 @@ final class ContentJudge implements AutoCloseable {
     // itself prefers it when both match the same text).
     found.sort(java.util.Comparator.comparing((SecretFinding f) -> f.detectorId()
         .startsWith("generic")).thenComparingLong(SecretFinding::line));
+    if (secrets.size() >= MAX_CACHED) {
+      secrets.clear();
+    }
     secrets.put(key, found);
     return found;
   }
