@@ -844,7 +844,8 @@ class PushHookTest {
     List<ObjectId> bad = List.of(tree(FileMode.REGULAR_FILE, "..", a),
         tree(FileMode.REGULAR_FILE, ".git", a), tree(FileMode.TREE, ".GIT",
             tree(FileMode.REGULAR_FILE, "config", a)),
-        tree(FileMode.REGULAR_FILE, ".git\u200c", a));
+        tree(FileMode.REGULAR_FILE, ".git\u200c", a), tree(FileMode.REGULAR_FILE, "a/.env", a),
+        tree(FileMode.REGULAR_FILE, ".env", a, ".env", clientBlob("b\n")));
     for (ObjectId t : bad) {
       TestRepos.setRef(client, MAIN, commitOfTree(t));
 
@@ -855,6 +856,53 @@ class PushHookTest {
       Transport.unregister(protocol);
       protocol = null;
     }
+  }
+
+  @Test
+  void aNulBytePastGitsBinaryProbeLeavesTheFileTextAndItIsScanned() throws Exception {
+    String text = "x".repeat(ContentJudge.BINARY_PROBE + 1000) + "\0\n" + "TOKEN = \""
+        + FakeSecrets.githubPat() + "\"\n";
+    TestRepos.setRef(client, MAIN, commit(client, "nul\n",
+        Map.of("README.md", "base\n", "data.txt", text), base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: data.txt:2 holds a GitHub"
+        + " personal access token (rule \"no secrets\", gitleaks id github-pat)");
+  }
+
+  @Test
+  void aFileSentAsADeltaAgainstAnUpstreamBlobIsJudgedByItsOwnContent() throws Exception {
+    StringBuilder big = new StringBuilder();
+    for (int n = 0; n < 5000; n++) {
+      big.append("row ").append(n).append(" of a table that upstream already has\n");
+    }
+    RevCommit first = commit(client, "table\n",
+        Map.of("README.md", "base\n", "table.txt", big.toString()), base);
+    TestRepos.setRef(client, MAIN, first);
+    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
+        .isEqualTo(RemoteRefUpdate.Status.OK);
+    syncedCache();
+    Transport.unregister(protocol);
+    TestRepos.setRef(client, MAIN, commit(client, "one more row\n", Map.of("README.md",
+        "base\n", "table.txt", big + "stripe = " + FakeSecrets.stripeLive() + "\n"), first));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: table.txt:5001 holds a"
+        + " Stripe API key (rule \"no secrets\", gitleaks id stripe-access-token)");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(first);
+  }
+
+  /** A decision, pinned: messages are not content (gitleaks scans files, not messages). */
+  @Test
+  void aSecretInACommitOrTagMessageIsNotJudged() throws Exception {
+    RevCommit c = commit(client, "token " + FakeSecrets.githubPat() + "\n",
+        Map.of("README.md", "base\n", "a.txt", "a\n"), base);
+    TestRepos.setRef(client, MAIN, c);
+
+    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
+        .isEqualTo(RemoteRefUpdate.Status.OK);
   }
 
   // ---- helpers
@@ -920,10 +968,13 @@ class PushHookTest {
     }
   }
 
-  /** A tree of one entry, written as given: no check of its name. */
-  private ObjectId tree(FileMode mode, String name, ObjectId id) throws Exception {
+  /** A tree of entries of one mode, written as given: no check of names or order. */
+  private ObjectId tree(FileMode mode, String name, ObjectId id, Object... more) throws Exception {
     org.eclipse.jgit.lib.TreeFormatter f = new org.eclipse.jgit.lib.TreeFormatter();
     f.append(name, mode, id);
+    for (int i = 0; i < more.length; i += 2) {
+      f.append((String) more[i], mode, (ObjectId) more[i + 1]);
+    }
     try (org.eclipse.jgit.lib.ObjectInserter ins = client.newObjectInserter()) {
       ObjectId t = ins.insert(f);
       ins.flush();
