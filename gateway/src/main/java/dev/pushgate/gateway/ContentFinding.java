@@ -5,7 +5,8 @@ import dev.pushgate.policy.Decision;
 import java.util.Map;
 
 /**
- * One pushed file a content rule matched: the path, the commit that brought it (short id), the
+ * One pushed file a content rule matched: the path, what brought it ({@code commit 1a2b3c4}, or
+ * {@code tree …} / {@code blob …} for a ref straight at one), the
  * rule, and what the rule saw. Its text names the file and the rule, never a secret's value.
  */
 record ContentFinding(String path, String commit, ContentRule rule, Kind kind, String detail) {
@@ -67,7 +68,7 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
 
   /** The audited line: the text and the commit. */
   String audited() {
-    return text() + " in commit " + commit;
+    return text() + " in " + commit;
   }
 
   static String bytes(long n) {

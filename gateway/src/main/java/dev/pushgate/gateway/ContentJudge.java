@@ -18,7 +18,9 @@ import org.eclipse.jgit.lib.ObjectReader;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevBlob;
 import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevTree;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.treewalk.EmptyTreeIterator;
@@ -49,6 +51,13 @@ final class ContentJudge implements AutoCloseable {
   private final ObjectReader reader;
   private final ContentRules rules;
   private final SecretScanner scanner;
+  /**
+   * What the push's blobs were found to be, so a blob in many commits is read once. Bounded: a
+   * push of millions of small blobs would otherwise grow the heap with them; past the bound the
+   * cache starts over, and a blob seen again is read again (the verdict is the same).
+   */
+  static final int MAX_CACHED = 50_000;
+
   private final Map<ObjectId, Boolean> binary = new HashMap<>();
   private final Map<String, List<SecretFinding>> secrets = new HashMap<>();
 
@@ -70,8 +79,22 @@ final class ContentJudge implements AutoCloseable {
     }
     try (RevWalk walk = new RevWalk(reader)) {
       RevObject tip = walk.peel(walk.parseAny(cmd.getNewId()));
+      if (tip instanceof RevTree tree) {
+        // A ref at a tree (or a tag of one): every file in it, paths from the tree's root.
+        judgeTree(tree, "tree " + tree.abbreviate(7).name(), out);
+        return out;
+      }
+      if (tip instanceof RevBlob blob) {
+        // A ref at a blob: content only; it has no name, so only rules for every file apply.
+        String name = "blob " + blob.abbreviate(7).name();
+        ContentFinding f = judgeFile(null, name, blob, FileMode.REGULAR_FILE, name);
+        if (f != null && f.decision() != Decision.ALLOW) {
+          out.add(f);
+        }
+        return out;
+      }
       if (!(tip instanceof RevCommit start)) {
-        return out; // a tag of a tree or blob brings no commits to judge
+        return out;
       }
       walk.markStart(start);
       for (Ref ref : upstreamRefs) {
@@ -105,13 +128,30 @@ final class ContentJudge implements AutoCloseable {
       }
       int self = tw.addTree(c.getTree());
       tw.setFilter(TreeFilter.ANY_DIFF);
-      String commit = c.abbreviate(7).name();
+      String commit = "commit " + c.abbreviate(7).name();
       while (tw.next() && out.size() < MAX_FINDINGS) {
         if (tw.getRawMode(self) == 0 || takenFromAParent(tw, self)) {
           continue; // deleted here, or the file of a parent a merge kept
         }
-        ContentFinding f = judgeFile(tw.getPathString(), tw.getObjectId(self),
+        String path = tw.getPathString();
+        ContentFinding f = judgeFile(path, path, tw.getObjectId(self),
             FileMode.fromBits(tw.getRawMode(self)), commit);
+        if (f != null && f.decision() != Decision.ALLOW) {
+          out.add(f);
+        }
+      }
+    }
+  }
+
+  private void judgeTree(RevTree tree, String where, List<ContentFinding> out)
+      throws IOException {
+    try (TreeWalk tw = new TreeWalk(reader)) {
+      tw.setRecursive(true);
+      tw.addTree(tree);
+      while (tw.next() && out.size() < MAX_FINDINGS) {
+        String path = tw.getPathString();
+        ContentFinding f = judgeFile(path, path, tw.getObjectId(0),
+            FileMode.fromBits(tw.getRawMode(0)), where);
         if (f != null && f.decision() != Decision.ALLOW) {
           out.add(f);
         }
@@ -128,16 +168,22 @@ final class ContentJudge implements AutoCloseable {
     return false;
   }
 
-  /** The finding of the first rule that matches the file, or null when none does. */
-  private ContentFinding judgeFile(String path, ObjectId id, FileMode mode, String commit)
-      throws IOException {
+  /**
+   * The finding of the first rule that matches the file, or null when none does.
+   *
+   * @param path null for a blob a ref points at: it has no path, and only rules without {@code
+   *     paths} and {@code files} apply to it
+   * @param shown what a finding calls the file
+   */
+  private ContentFinding judgeFile(String path, String shown, ObjectId id, FileMode mode,
+      String commit) throws IOException {
     boolean blob = (mode.getObjectType() == Constants.OBJ_BLOB);
     for (ContentRule r : rules.rules()) {
-      if (!r.covers(path)) {
+      if (path == null ? !r.paths().isEmpty() || !r.files().isEmpty() : !r.covers(path)) {
         continue;
       }
       if (!r.readsContent()) {
-        return new ContentFinding(path, commit, r, ContentFinding.Kind.PATH, "");
+        return new ContentFinding(shown, commit, r, ContentFinding.Kind.PATH, "");
       }
       if (!blob) {
         continue; // a submodule has no content here to judge
@@ -145,7 +191,7 @@ final class ContentJudge implements AutoCloseable {
       if (r.maxSize().isPresent()) {
         long size = reader.getObjectSize(id, Constants.OBJ_BLOB);
         if (size > r.maxSize().getAsLong()) {
-          return new ContentFinding(path, commit, r, ContentFinding.Kind.SIZE,
+          return new ContentFinding(shown, commit, r, ContentFinding.Kind.SIZE,
               Long.toString(size));
         }
       }
@@ -154,12 +200,12 @@ final class ContentJudge implements AutoCloseable {
       }
       boolean isBinary = isBinary(id);
       if (r.binary() && isBinary) {
-        return new ContentFinding(path, commit, r, ContentFinding.Kind.BINARY, "");
+        return new ContentFinding(shown, commit, r, ContentFinding.Kind.BINARY, "");
       }
       if (!r.secrets().isEmpty()) {
-        for (SecretFinding s : secretsOf(path, id, isBinary)) {
+        for (SecretFinding s : secretsOf(path == null ? "" : path, id, isBinary)) {
           if (r.runsDetector(s.detectorId())) {
-            return new ContentFinding(path, commit, r, ContentFinding.Kind.SECRET,
+            return new ContentFinding(shown, commit, r, ContentFinding.Kind.SECRET,
                 s.detectorId() + ":" + s.line());
           }
         }
@@ -183,6 +229,9 @@ final class ContentJudge implements AutoCloseable {
           break;
         }
       }
+    }
+    if (binary.size() >= MAX_CACHED) {
+      binary.clear();
     }
     binary.put(id.copy(), nul);
     return nul;
@@ -211,6 +260,9 @@ final class ContentJudge implements AutoCloseable {
     // itself prefers it when both match the same text).
     found.sort(java.util.Comparator.comparing((SecretFinding f) -> f.detectorId()
         .startsWith("generic")).thenComparingLong(SecretFinding::line));
+    if (secrets.size() >= MAX_CACHED) {
+      secrets.clear();
+    }
     secrets.put(key, found);
     return found;
   }

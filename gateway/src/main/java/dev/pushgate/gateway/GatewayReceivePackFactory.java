@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.PreReceiveHook;
@@ -39,6 +40,14 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     rp.setAtomic(true);
     rp.setAllowPushOptions(true);
     rp.setCheckReferencedObjectsAreReachable(true);
+    // Git's fsck on every received object, as GitHub runs it: a tree naming an entry "..",
+    // ".git" (in any case, or with what HFS+ or NTFS ignore), holding a '/' or a name twice,
+    // is refused here, before any rule judges paths a checkout would never write.
+    rp.setObjectChecker(new ObjectChecker().setSafeForMacOS(true).setSafeForWindows(false)
+        .setIgnore(java.util.EnumSet.of(ObjectChecker.ErrorType.ZERO_PADDED_FILEMODE,
+            ObjectChecker.ErrorType.MISSING_EMAIL, ObjectChecker.ErrorType.BAD_EMAIL,
+            ObjectChecker.ErrorType.MISSING_SPACE_BEFORE_DATE, ObjectChecker.ErrorType.BAD_DATE,
+            ObjectChecker.ErrorType.BAD_TIMEZONE)));
     rp.setMaxPackSizeLimit(services.config().maxPackBytes());
     // The same bound PackHeaderGuard refuses with a reason before JGit reads the list.
     rp.setMaxCommandBytes(PackHeaderGuard.MAX_COMMAND_BYTES);

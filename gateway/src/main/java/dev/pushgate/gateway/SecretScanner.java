@@ -13,15 +13,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
-import java.util.regex.MatchResult;
-import java.util.regex.Matcher;
+import com.google.re2j.Matcher;
+import dev.pushgate.policy.SecretDetector.Match;
 
 /**
  * Runs gitleaks' detectors over a blob as it streams, in constant memory whatever its size: the
  * blob is read in chunks, each scanned together with the tail of the one before ({@link
  * #overlap} bytes), so a secret that straddles a chunk boundary is still whole in one buffer.
  * Bytes are read as ISO-8859-1, one character each, so offsets and line numbers are the blob's
- * own. A detector runs its regex on a buffer only when one of its keywords occurs in it.
+ * own. A detector runs its regex on a buffer only when one of its keywords occurs in it, and from
+ * the first place one of its leading literals occurs. The regexes are RE2/J's: each search is
+ * linear in the text it reads, and a detector's searches in a buffer go left to right, each from
+ * where the match before ended, so a buffer costs each detector about one pass, whatever the text.
  */
 final class SecretScanner {
   static final int CHUNK = 256 * 1024;
@@ -34,6 +37,10 @@ final class SecretScanner {
 
   private final SecretDetectors detectors;
   private final List<SecretDetector> withRegex;
+  /** For each detector in {@link #withRegex}: the regex its search runs ({@code fast}, or the
+   * whole regex), and the same after any one character, for an anchored match at an offset. */
+  private final List<com.google.re2j.Pattern> searchOf;
+  private final List<com.google.re2j.Pattern> anchoredOf;
   private final KeywordIndex keywords;
   /** For each detector in {@link #withRegex}, its keywords' indexes; empty: always runs. */
   private final List<int[]> keywordsOf;
@@ -63,6 +70,9 @@ final class SecretScanner {
     this.chunk = chunk;
     this.overlap = overlap;
     this.withRegex = detectors.all().stream().filter(d -> d.regex() != null).toList();
+    this.searchOf = withRegex.stream().map(d -> d.fast() != null ? d.fast() : d.regex()).toList();
+    this.anchoredOf = searchOf.stream().map(p -> com.google.re2j.Pattern.compile(
+        "(?s:.)(?:" + p.pattern() + ")", p.flags())).toList();
     List<String> all = new ArrayList<>();
     Map<String, Integer> index = new HashMap<>();
     List<int[]> of = new ArrayList<>();
@@ -184,14 +194,13 @@ final class SecretScanner {
           continue;
         }
         SecretDetector d = withRegex.get(i);
-        Matcher hits = (d.fast() != null ? d.fast() : d.regex()).matcher(text);
-        hits.useTransparentBounds(true).useAnchoringBounds(false);
-        Starts at = new Starts(starts[i]);
-        while (at.next(hits, len)) {
-          if (!strongEnough(d, d.secretOf(hits))) {
+        Starts at = new Starts(text, len, starts[i], searchOf.get(i), anchoredOf.get(i),
+            d.prefilter(), c -> strongEnough(d, d.secretOf(c)));
+        for (Match candidate; (candidate = at.next()) != null; ) {
+          if (!strongEnough(d, d.secretOf(candidate))) {
             continue; // the fast match holds the same secret group; most candidates end here
           }
-          MatchResult m = d.fast() != null ? widen(d, text, hits) : hits.toMatchResult();
+          Match m = d.fast() != null ? widen(d, text, candidate) : candidate;
           if (!first && m.end() <= carried) {
             continue; // wholly in the overlap: the buffer before saw it whole
           }
@@ -256,35 +265,204 @@ final class SecretScanner {
   }
 
   /**
-   * The next match of a detector's regex: anywhere in the buffer ({@code find}), or, for an
-   * anchored detector, only at the offsets where its anchors start ({@code lookingAt} there),
-   * which is where every one of its matches starts.
+   * The matches of one detector in one buffer, left to right, every one of them RE2/J's. An
+   * unanchored detector: RE2/J's search from where the match before ended, one pass over the
+   * buffer. An anchored detector: at each offset where one of its anchors starts (every one of its
+   * matches starts at one), java.util.regex first says cheaply whether a match can start there
+   * (RE2/J has no DFA, and its NFA costs some 30 µs an anchor: 40 times slower on ordinary code),
+   * and only then RE2/J's anchored match gives it. Such a match may read far (gitleaks' curl
+   * rules read to the end of the line, and java.util.regex backtracks: a line of "curl curl …"
+   * cost its length squared or worse), so the anchored matches of a buffer, Java's and RE2/J's,
+   * may read {@value #READ_BUDGET} times its length in all; past that, the detector goes on with
+   * RE2/J's search alone, from the next anchor. Either way a buffer costs each detector a few
+   * passes at most.
    */
   private static final class Starts {
+    private final String text;
+    private final int len;
     private final int[] offsets;
+    private final com.google.re2j.Pattern search;
+    private final com.google.re2j.Pattern anchored;
+    private final long[] budget;
+    private Matcher searching;
+    private Matcher anchoring;
+    private final java.util.regex.Pattern prefilter;
+    private java.util.regex.Matcher quick;
+    private final Predicate<Match> worthIt;
     private int next;
     private int free;
 
-    Starts(int[] offsets) {
+    Starts(String text, int len, int[] offsets, com.google.re2j.Pattern search,
+        com.google.re2j.Pattern anchored, java.util.regex.Pattern prefilter,
+        Predicate<Match> worthIt) {
+      this.prefilter = prefilter;
+      this.worthIt = worthIt;
+      this.text = text;
+      this.len = len;
       this.offsets = offsets;
+      this.search = search;
+      this.anchored = anchored;
+      this.budget = new long[] {(long) READ_BUDGET * len};
     }
 
-    boolean next(Matcher m, int len) {
+    Match next() {
       if (offsets == null) {
-        return m.find();
+        return prefilter == null || searching != null ? searchFrom(free) : quickSearch();
       }
       while (next < offsets.length) {
         int at = offsets[next++];
         if (at < free) {
-          continue; // inside the match before, as find() would skip it
+          continue; // inside the match before, as a search would skip it
         }
-        m.region(at, len);
-        if (m.lookingAt()) {
-          free = Math.max(m.end(), at + 1);
-          return true;
+        if (searching != null || budget[0] < 0) {
+          return searchFrom(at);
+        }
+        try {
+          if (prefilter != null) {
+            if (!quickMatcher().region(at, len).lookingAt()) {
+              continue; // no match starts here: RE2/J need not be asked
+            }
+            if (!worthIt.test(javaMatch(quick))) {
+              continue; // its secret is too weak (RE2/J's match holds the same groups)
+            }
+          }
+          Match found = anchoredAt(at);
+          if (found != null) {
+            free = Math.max(found.end(), at + 1);
+            return found;
+          }
+        } catch (Counted.Spent e) {
+          return searchFrom(at);
         }
       }
-      return false;
+      return null;
+    }
+
+    /** An unanchored detector: Java finds where a match may start, RE2/J matches there. */
+    private Match quickSearch() {
+      try {
+        while (free <= len && quickMatcher().region(free, len).find()) {
+          int at = quick.start();
+          if (worthIt.test(javaMatch(quick))) {
+            Match found = anchoredAt(at);
+            if (found != null) {
+              free = Math.max(found.end(), at + 1);
+              return found;
+            }
+          }
+          free = Math.max(quick.end(), at + 1);
+        }
+        free = len + 1;
+        return null;
+      } catch (Counted.Spent e) {
+        return searchFrom(free);
+      }
+    }
+
+    private java.util.regex.Matcher quickMatcher() {
+      if (quick == null) {
+        quick = prefilter.matcher(new Counted(text, 0, len, budget));
+        quick.useTransparentBounds(true).useAnchoringBounds(false);
+      }
+      return quick;
+    }
+
+    /** RE2/J's match starting at {@code at}, or null. */
+    private Match anchoredAt(int at) {
+      // One character before the anchor, so that a leading \b sees what precedes it.
+      int from = Math.max(0, at - 1);
+      Counted view = new Counted(text, from, len, budget);
+      Matcher m;
+      if (at == 0) {
+        m = search.matcher(view);
+      } else if (anchoring == null) {
+        m = anchoring = anchored.matcher(view);
+      } else {
+        m = anchoring.reset(view);
+      }
+      if (!m.lookingAt()) {
+        return null;
+      }
+      return at == 0 ? Match.of(m, 0) : withoutFirst(m, from);
+    }
+
+    private Match searchFrom(int from) {
+      if (searching == null) {
+        searching = search.matcher(text);
+      }
+      if (from > len || !searching.find(from)) {
+        free = len + 1;
+        next = offsets == null ? 0 : offsets.length;
+        return null;
+      }
+      free = Math.max(searching.end(), searching.start() + 1);
+      return Match.of(searching, 0);
+    }
+
+    private static Match javaMatch(java.util.regex.Matcher m) {
+      List<String> groups = new ArrayList<>(m.groupCount() + 1);
+      for (int g = 0; g <= m.groupCount(); g++) {
+        groups.add(m.start(g) < 0 ? null : m.group(g));
+      }
+      return new Match(m.start(), m.end(), groups);
+    }
+
+    /** A match of {@code (?s:.)(?:regex)} on text from {@code from}: regex's own match. */
+    private static Match withoutFirst(Matcher m, int from) {
+      List<String> groups = new ArrayList<>(m.groupCount() + 1);
+      groups.add(m.group().substring(1));
+      for (int g = 1; g <= m.groupCount(); g++) {
+        groups.add(m.group(g));
+      }
+      return new Match(from + m.start() + 1, from + m.end(), groups);
+    }
+  }
+
+  /** How many characters the anchored matches of one buffer may read, per character of it. */
+  static final int READ_BUDGET = 16;
+
+  /** Text from an offset, whose reads are counted against a budget shared by its views. */
+  private static final class Counted implements CharSequence {
+    /** Thrown when the budget is spent: no stack trace, it is not an error. */
+    static final class Spent extends RuntimeException {
+      Spent() {
+        super("read budget spent", null, false, false);
+      }
+    }
+
+    private final String text;
+    private final int from;
+    private final int to;
+    private final long[] budget;
+
+    Counted(String text, int from, int to, long[] budget) {
+      this.text = text;
+      this.from = from;
+      this.to = to;
+      this.budget = budget;
+    }
+
+    @Override
+    public char charAt(int i) {
+      if (--budget[0] < 0) {
+        throw new Spent();
+      }
+      return text.charAt(from + i);
+    }
+
+    @Override
+    public int length() {
+      return to - from;
+    }
+
+    @Override
+    public CharSequence subSequence(int start, int end) {
+      return text.substring(from + start, from + end);
+    }
+
+    @Override
+    public String toString() {
+      return text.substring(from, to);
     }
   }
 
@@ -293,22 +471,20 @@ final class SecretScanner {
    * near the candidate, gives the match gitleaks would report (its allowlists may look at the
    * part the fast regex leaves out). Falls back to the candidate itself.
    */
-  private static MatchResult widen(SecretDetector d, String text, Matcher candidate) {
-    Matcher full = d.regex().matcher(text);
-    full.useTransparentBounds(true).useAnchoringBounds(false);
+  private static Match widen(SecretDetector d, String text, Match candidate) {
     // The stripped prefixes match only [\w.-]: the full match starts in the run of those just
     // left of the candidate.
     int from = candidate.start();
     while (from > 0 && candidate.start() - from < WIDEN && wordish(text.charAt(from - 1))) {
       from--;
     }
-    full.region(from, candidate.end());
+    Matcher full = d.regex().matcher(text.substring(from, candidate.end()));
     while (full.find()) {
-      if (full.end() > candidate.start()) {
-        return full.toMatchResult();
+      if (full.end() + from > candidate.start()) {
+        return Match.of(full, from);
       }
     }
-    return candidate.toMatchResult();
+    return candidate;
   }
 
   private static boolean wordish(char c) {
@@ -339,7 +515,7 @@ final class SecretScanner {
     return true;
   }
 
-  private boolean isFinding(SecretDetector d, MatchResult m, String text, String path) {
+  private boolean isFinding(SecretDetector d, Match m, String text, String path) {
     String secret = d.secretOf(m);
     if (!strongEnough(d, secret)) {
       return false;
@@ -357,10 +533,24 @@ final class SecretScanner {
     return true;
   }
 
+  /**
+   * How much of a match's line the allowlists see on either side of it. Gitleaks gives them the
+   * whole line; a line of a quarter MiB holding thousands of candidates would then cost its
+   * length for each (1.5 s for one such chunk). Cut, an allowlist regex can only find less to
+   * allow, unless it looks at where the cut falls.
+   */
+  static final int LINE_CONTEXT = 1024;
+
   private static String lineAround(String text, int start, int end) {
-    int from = start == 0 ? 0 : text.lastIndexOf('\n', start - 1) + 1;
-    int to = text.indexOf('\n', end);
-    return text.substring(from, to < 0 ? text.length() : to);
+    int from = start;
+    while (from > 0 && start - from < LINE_CONTEXT && text.charAt(from - 1) != '\n') {
+      from--;
+    }
+    int to = end;
+    while (to < text.length() && to - end < LINE_CONTEXT && text.charAt(to) != '\n') {
+      to++;
+    }
+    return text.substring(from, to);
   }
 
   private static long newlines(byte[] buf, int from, int to) {

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
@@ -759,6 +760,151 @@ class PushHookTest {
         .satisfies(rec -> assertThat(rec.reason()).endsWith("in commit " + commit));
   }
 
+  @Test
+  void aRefStraightAtABlobIsJudgedByItsContent() throws Exception {
+    ObjectId blob = clientBlob("TOKEN=" + FakeSecrets.githubPat() + "\n");
+    TestRepos.setRef(client, "refs/tags/x", blob);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/tags/x:refs/tags/x");
+
+    assertThat(message(r, "refs/tags/x")).isEqualTo("Control Center policy: blob "
+        + blob.abbreviate(7).name() + ":1 holds a GitHub personal access token (rule \"no"
+        + " secrets\", gitleaks id github-pat)");
+    assertThat(idOf(upstream, "refs/tags/x")).isNull();
+    assertThat(audit.records).singleElement().satisfies(rec -> assertThat(rec.reason())
+        .endsWith("in blob " + blob.abbreviate(7).name()));
+  }
+
+  @Test
+  void aRefStraightAtATreeIsJudgedByItsEntriesPathsAndContent() throws Exception {
+    ObjectId envTree = commit(client, "t\n", Map.of("config/.env", "A=1\n")).getTree();
+    ObjectId secretTree = commit(client, "t\n",
+        Map.of("src/app.py", "x = \"" + FakeSecrets.awsAccessKey() + "\"\n")).getTree();
+    TestRepos.setRef(client, "refs/tags/env", envTree);
+    TestRepos.setRef(client, "refs/tags/secret", secretTree);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/tags/env:refs/tags/env",
+        "refs/tags/secret:refs/tags/secret");
+
+    assertThat(message(r, "refs/tags/env"))
+        .isEqualTo("Control Center policy: config/.env matches \"no secret files\"");
+    assertThat(message(r, "refs/tags/secret")).startsWith("Control Center policy: src/app.py:1"
+        + " holds an AWS");
+    assertThat(idOf(upstream, "refs/tags/env")).isNull();
+    assertThat(idOf(upstream, "refs/tags/secret")).isNull();
+  }
+
+  @Test
+  void anAnnotatedTagOfABlobOrATreeIsJudgedByWhatItPointsAt() throws Exception {
+    ObjectId blob = clientBlob(FakeSecrets.privateKey());
+    TestRepos.setRef(client, "refs/tags/b", TestRepos.annotatedTag(client, "b", blob));
+    ObjectId tree = commit(client, "t\n", Map.of("id_rsa", "k\n")).getTree();
+    ObjectId tagOfTag = TestRepos.annotatedTag(client, "t2",
+        TestRepos.annotatedTag(client, "t1", tree));
+    TestRepos.setRef(client, "refs/tags/t", tagOfTag);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/tags/b:refs/tags/b",
+        "refs/tags/t:refs/tags/t");
+
+    assertThat(message(r, "refs/tags/b")).isEqualTo("Control Center policy: blob "
+        + blob.abbreviate(7).name() + ":1 holds a private key (rule \"no secrets\", gitleaks id"
+        + " private-key)");
+    assertThat(message(r, "refs/tags/t"))
+        .isEqualTo("Control Center policy: id_rsa matches \"no secret files\"");
+  }
+
+  @Test
+  void aSecretFileNameIsRefusedHoweverItIsSpelledOrWhateverKindOfEntryItIs() throws Exception {
+    ObjectId a = clientBlob("A=1\n");
+    Map<String, ObjectId> spelled = new java.util.LinkedHashMap<>();
+    spelled.put("upper", tree(FileMode.REGULAR_FILE, ".ENV", a));
+    spelled.put("space", tree(FileMode.REGULAR_FILE, ".env ", a));
+    spelled.put("dot", tree(FileMode.REGULAR_FILE, "x.pem.", a));
+    spelled.put("zwnj", tree(FileMode.REGULAR_FILE, ".e\u200cnv", a));
+    spelled.put("symlink", tree(FileMode.SYMLINK, ".env", clientBlob("/etc/passwd")));
+    spelled.put("gitlink", tree(FileMode.GITLINK, ".env", base));
+    List<String> specs = new ArrayList<>();
+    for (Map.Entry<String, ObjectId> e : spelled.entrySet()) {
+      RevCommit c = commitOfTree(e.getValue());
+      TestRepos.setRef(client, "refs/heads/" + e.getKey(), c);
+      specs.add("refs/heads/" + e.getKey() + ":refs/heads/" + e.getKey());
+    }
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, specs.toArray(String[]::new));
+
+    for (String ref : spelled.keySet()) {
+      assertThat(message(r, "refs/heads/" + ref)).as(ref).endsWith("matches \"no secret files\"");
+      assertThat(idOf(upstream, "refs/heads/" + ref)).as(ref).isNull();
+    }
+  }
+
+  @Test
+  void treesGitWouldRefuseAreRefusedBeforeAnyJudgement() throws Exception {
+    ObjectId a = clientBlob("a\n");
+    List<ObjectId> bad = List.of(tree(FileMode.REGULAR_FILE, "..", a),
+        tree(FileMode.REGULAR_FILE, ".git", a), tree(FileMode.TREE, ".GIT",
+            tree(FileMode.REGULAR_FILE, "config", a)),
+        tree(FileMode.REGULAR_FILE, ".git\u200c", a), tree(FileMode.REGULAR_FILE, "a/.env", a),
+        tree(FileMode.REGULAR_FILE, ".env", a, ".env", clientBlob("b\n")));
+    for (ObjectId t : bad) {
+      TestRepos.setRef(client, MAIN, commitOfTree(t));
+
+      assertThatThrownBy(() -> push(PushRules.ALLOW_ALL, false,
+          "refs/heads/main:refs/heads/main")).hasMessageContaining("error occurred during"
+          + " unpacking on the remote end").hasMessageContaining(t.name());
+      assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+      Transport.unregister(protocol);
+      protocol = null;
+    }
+  }
+
+  @Test
+  void aNulBytePastGitsBinaryProbeLeavesTheFileTextAndItIsScanned() throws Exception {
+    String text = "x".repeat(ContentJudge.BINARY_PROBE + 1000) + "\0\n" + "TOKEN = \""
+        + FakeSecrets.githubPat() + "\"\n";
+    TestRepos.setRef(client, MAIN, commit(client, "nul\n",
+        Map.of("README.md", "base\n", "data.txt", text), base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: data.txt:2 holds a GitHub"
+        + " personal access token (rule \"no secrets\", gitleaks id github-pat)");
+  }
+
+  @Test
+  void aFileSentAsADeltaAgainstAnUpstreamBlobIsJudgedByItsOwnContent() throws Exception {
+    StringBuilder big = new StringBuilder();
+    for (int n = 0; n < 5000; n++) {
+      big.append("row ").append(n).append(" of a table that upstream already has\n");
+    }
+    RevCommit first = commit(client, "table\n",
+        Map.of("README.md", "base\n", "table.txt", big.toString()), base);
+    TestRepos.setRef(client, MAIN, first);
+    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
+        .isEqualTo(RemoteRefUpdate.Status.OK);
+    syncedCache();
+    Transport.unregister(protocol);
+    TestRepos.setRef(client, MAIN, commit(client, "one more row\n", Map.of("README.md",
+        "base\n", "table.txt", big + "stripe = " + FakeSecrets.stripeLive() + "\n"), first));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: table.txt:5001 holds a"
+        + " Stripe API key (rule \"no secrets\", gitleaks id stripe-access-token)");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(first);
+  }
+
+  /** A decision, pinned: messages are not content (gitleaks scans files, not messages). */
+  @Test
+  void aSecretInACommitOrTagMessageIsNotJudged() throws Exception {
+    RevCommit c = commit(client, "token " + FakeSecrets.githubPat() + "\n",
+        Map.of("README.md", "base\n", "a.txt", "a\n"), base);
+    TestRepos.setRef(client, MAIN, c);
+
+    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
+        .isEqualTo(RemoteRefUpdate.Status.OK);
+  }
+
   // ---- helpers
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
@@ -811,6 +957,46 @@ class PushHookTest {
           case "toString" -> "request" + attrs.keySet();
           default -> throw new UnsupportedOperationException(method.getName());
         });
+  }
+
+  private ObjectId clientBlob(String text) throws Exception {
+    try (org.eclipse.jgit.lib.ObjectInserter ins = client.newObjectInserter()) {
+      ObjectId id = ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB,
+          text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      ins.flush();
+      return id;
+    }
+  }
+
+  /** A tree of entries of one mode, written as given: no check of names or order. */
+  private ObjectId tree(FileMode mode, String name, ObjectId id, Object... more) throws Exception {
+    org.eclipse.jgit.lib.TreeFormatter f = new org.eclipse.jgit.lib.TreeFormatter();
+    f.append(name, mode, id);
+    for (int i = 0; i < more.length; i += 2) {
+      f.append((String) more[i], mode, (ObjectId) more[i + 1]);
+    }
+    try (org.eclipse.jgit.lib.ObjectInserter ins = client.newObjectInserter()) {
+      ObjectId t = ins.insert(f);
+      ins.flush();
+      return t;
+    }
+  }
+
+  private RevCommit commitOfTree(ObjectId tree) throws Exception {
+    try (org.eclipse.jgit.lib.ObjectInserter ins = client.newObjectInserter();
+        org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(client)) {
+      org.eclipse.jgit.lib.CommitBuilder c = new org.eclipse.jgit.lib.CommitBuilder();
+      org.eclipse.jgit.lib.PersonIdent who = new org.eclipse.jgit.lib.PersonIdent("Agent",
+          "agent@example.invalid", NOW, ZoneOffset.UTC);
+      c.setTreeId(tree);
+      c.setParentIds(base);
+      c.setAuthor(who);
+      c.setCommitter(who);
+      c.setMessage("tree\n");
+      ObjectId id = ins.insert(c);
+      ins.flush();
+      return walk.parseCommit(id);
+    }
   }
 
   private RevCommit clientCommit(String message, RevCommit parent) throws Exception {

@@ -108,6 +108,30 @@ class SecretScannerTest {
         .isEmpty();
   }
 
+  @Test
+  void aSecretAtTheVeryStartOrEndOfABlobOrBetweenCrlfLinesIsFound() throws IOException {
+    String secret = FakeSecrets.githubPat();
+
+    assertThat(scan(secret)).containsExactly(new SecretFinding("github-pat", 1));
+    assertThat(scan("a\n" + secret)).containsExactly(new SecretFinding("github-pat", 2));
+    assertThat(scan("a\r\nb\r\nTOKEN=" + secret + "\r\n"))
+        .contains(new SecretFinding("github-pat", 3));
+  }
+
+  /**
+   * A line of "curl curl …" made java.util.regex read the rest of the line from every "curl". The
+   * anchored matches spend their read budget, the search takes over, and the secrets at the end
+   * are still found, the curl rule's own and another's (the timing is in docs/benchmarks.md).
+   */
+  @Test
+  void aCraftedLineSpendsTheReadBudgetAndTheSearchStillFindsWhatFollows() throws IOException {
+    String text = "curl ".repeat(20_000) + "-u admin:" + FakeSecrets.mixed(20, 9) + " "
+        + FakeSecrets.githubPat() + "\n";
+
+    assertThat(scan(text)).extracting(SecretFinding::detectorId)
+        .contains("curl-auth-user", "github-pat");
+  }
+
   private static List<SecretFinding> scan(String text) throws IOException {
     return SCANNER.scan(stream(text), "src/app.py", id -> true);
   }

@@ -46,6 +46,31 @@ class SecretScannerThroughput {
         codeSeconds, mib / codeSeconds, inCode.size());
     inCode.stream().map(SecretFinding::detectorId).distinct()
         .forEach(id -> System.out.println("scanner: found in the sources: " + id));
+    // A crafted blob: one line of "curl " repeated. Gitleaks' curl rules start with
+    // \bcurl\b(?:.*?|.*?(?:[\r\n]{1,2}.*?){1,5}): a backtracking engine tries each "curl" and
+    // scans the rest of the line from it, quadratic in the line's length.
+    for (long kib : new long[] {Long.getLong("scan.redos.kib", 64) / 2,
+        Long.getLong("scan.redos.kib", 64)}) {
+      byte[] crafted = "curl ".repeat((int) (kib * 1024 / 5)).getBytes(
+          java.nio.charset.StandardCharsets.ISO_8859_1);
+      long craftedStart = System.nanoTime();
+      scanner.scan(new java.io.ByteArrayInputStream(crafted), "run.sh", id -> true);
+      System.out.printf(Locale.ROOT, "scanner: crafted %d KiB line of \"curl \" in %.2f s%n", kib,
+          (System.nanoTime() - craftedStart) / 1e9);
+    }
+    // Another: one line of many generic-api-key candidates, each strong enough and each let
+    // through by a stopword of the rule's allowlist, which also holds regexes on the whole line.
+    {
+      StringBuilder line = new StringBuilder();
+      for (int n = 0; line.length() < Long.getLong("scan.redos.kib", 64) * 1024; n++) {
+        line.append("key=zsh_").append(FakeSecrets.mixed(16, n)).append(n).append(' ');
+      }
+      byte[] crafted = line.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+      long craftedStart = System.nanoTime();
+      scanner.scan(new java.io.ByteArrayInputStream(crafted), "run.sh", id -> true);
+      System.out.printf(Locale.ROOT, "scanner: crafted %d KiB line of allowed candidates in %.2f s%n",
+          crafted.length >> 10, (System.nanoTime() - craftedStart) / 1e9);
+    }
     long binStart = System.nanoTime();
     RandomStream random = new RandomStream(mib << 20);
     byte[] head = random.readNBytes(ContentJudge.BINARY_PROBE);

@@ -1,13 +1,14 @@
 package dev.pushgate.policy;
 
 import java.util.Locale;
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
 
 /**
  * A glob of a content rule, matched against a pushed file's path ({@code paths}) or its name, the
  * last path segment ({@code files}). {@code *} matches within one segment, {@code ?} one character
  * of a segment, {@code **} any number of whole segments. Matching ignores case: a checkout on a
  * case-insensitive disk makes {@code .ENV} the same file as {@code .env}, and the rules fail closed.
+ * Matched by RE2/J, in time linear in the path: the path is the agent's to choose.
  */
 public final class ContentGlob {
   private final String text;
@@ -86,14 +87,50 @@ public final class ContentGlob {
         re.append('/');
       }
     }
-    return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE
-        | Pattern.DOTALL);
+    return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   }
 
-  /** Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case. */
+  /**
+   * Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case, as written
+   * or as a checkout would name the file ({@link #asCheckedOut}).
+   */
   public boolean matches(String s) {
+    String seen = asCheckedOut(s);
     return pattern.matcher(s.toLowerCase(Locale.ROOT)).matches()
-        || pattern.matcher(s).matches();
+        || pattern.matcher(s).matches()
+        || pattern.matcher(seen).matches()
+        || pattern.matcher(seen.toLowerCase(Locale.ROOT)).matches();
+  }
+
+  /**
+   * The name a checkout may give a path on some disk: each segment without the code points HFS+
+   * ignores (zero-width joiners, direction marks, BOM: git's own list for {@code .git}), without
+   * trailing spaces and dots (Windows drops them: {@code ".env "} is {@code .env}), in Unicode NFC
+   * (macOS decomposes). Look-alike letters of other scripts are other names on every disk and
+   * are not folded.
+   */
+  static String asCheckedOut(String path) {
+    StringBuilder out = new StringBuilder(path.length());
+    for (String segment : path.split("/", -1)) {
+      if (out.length() > 0 || path.startsWith("/")) {
+        out.append('/');
+      }
+      StringBuilder seg = new StringBuilder(segment.length());
+      segment.codePoints().filter(c -> !hfsIgnored(c)).forEach(seg::appendCodePoint);
+      int end = seg.length();
+      while (end > 0 && (seg.charAt(end - 1) == ' ' || seg.charAt(end - 1) == '.')) {
+        end--;
+      }
+      String kept = end == 0 ? seg.toString() : seg.substring(0, end);
+      out.append(java.text.Normalizer.normalize(kept, java.text.Normalizer.Form.NFC));
+    }
+    return out.toString();
+  }
+
+  /** The code points HFS+ ignores in names (git's is_hfs_dotgit list). */
+  private static boolean hfsIgnored(int c) {
+    return c == 0x200c || c == 0x200d || c == 0x200e || c == 0x200f
+        || (c >= 0x202a && c <= 0x202e) || (c >= 0x206a && c <= 0x206f) || c == 0xfeff;
   }
 
   @Override

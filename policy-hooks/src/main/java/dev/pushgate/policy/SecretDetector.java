@@ -2,10 +2,12 @@ package dev.pushgate.policy;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
 
 /**
- * One gitleaks rule, compiled for java.util.regex: what a secret of one kind looks like, the
+ * One gitleaks rule, compiled with RE2/J (Go's RE2 dialect, as gitleaks writes it, in time linear
+ * in the text whatever the text): what a secret of one kind looks like, the
  * keywords one of which must occur near it (a cheap prefilter: the regex runs only on text that
  * holds a keyword), the least Shannon entropy a real one has, and the rule's own allowlists.
  *
@@ -14,6 +16,9 @@ import java.util.regex.Pattern;
  *     the same secrets at the same ends (the prefix only widens a match to the left), without
  *     trying 50 prefix lengths at every offset of the text; a scanner finds candidates with it
  *     and takes the match itself from {@code regex} around each
+ * @param prefilter null, or {@code fast} (else {@code regex}) for java.util.regex: never the
+ *     judge of a match, only a quick "no match starts here" at an anchor, under a read budget
+ *     (it backtracks), before RE2/J is asked
  * @param path null unless the rule applies to (or, without a regex, is) matching paths only
  * @param secretGroup the regex group holding the secret; 0: the first group that matched, or the
  *     whole match when the regex has no group (gitleaks' own choice)
@@ -26,6 +31,7 @@ public record SecretDetector(
     String description,
     Pattern regex,
     Pattern fast,
+    java.util.regex.Pattern prefilter,
     Pattern path,
     int secretGroup,
     double entropy,
@@ -85,8 +91,39 @@ public record SecretDetector(
     return this.path == null || this.path.matcher(path).find();
   }
 
+  /**
+   * One match of a detector's regex: where it is in the scanned text, and its groups' texts
+   * (index 0 the whole match; null for a group that did not take part).
+   */
+  public record Match(int start, int end, List<String> groups) {
+    public Match {
+      groups = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(groups));
+    }
+
+    /** The matcher's current match, its offsets moved by {@code offset}. */
+    public static Match of(Matcher m, int offset) {
+      List<String> groups = new java.util.ArrayList<>(m.groupCount() + 1);
+      for (int g = 0; g <= m.groupCount(); g++) {
+        groups.add(m.group(g));
+      }
+      return new Match(m.start() + offset, m.end() + offset, groups);
+    }
+
+    public String group() {
+      return groups.get(0);
+    }
+
+    public int groupCount() {
+      return groups.size() - 1;
+    }
+
+    public String group(int g) {
+      return groups.get(g);
+    }
+  }
+
   /** The secret of a match: {@link #secretGroup}'s text, as gitleaks picks it. */
-  public String secretOf(java.util.regex.MatchResult m) {
+  public String secretOf(Match m) {
     if (secretGroup > 0 && secretGroup <= m.groupCount()) {
       String s = m.group(secretGroup);
       return s == null ? m.group() : s;

@@ -11,16 +11,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 
 /**
  * The secret detectors: gitleaks' default rule set, shipped as data ({@code gitleaks.toml} next to
  * this class, MIT licence in {@code gitleaks-LICENSE.txt}, source commit in {@code
- * gitleaks-SOURCE.txt}). Gitleaks writes Go RE2 regexes; each is translated where the two
- * dialects spell a feature differently (POSIX classes, {@code (?P<name>}) and compiled with
- * java.util.regex. A rule that still does not compile is left out and listed in {@link
- * #skipped()}, so a new gitleaks version cannot silently lose detectors.
+ * gitleaks-SOURCE.txt}). Gitleaks writes Go RE2 regexes; each is compiled as written with RE2/J,
+ * the same dialect, which matches in time linear in the text (java.util.regex backtracks, and a
+ * crafted file could hold a push for minutes). A rule that does not compile is left out and
+ * listed in {@link #skipped()}, so a new gitleaks version cannot silently lose detectors.
  */
 public final class SecretDetectors {
   static final String RESOURCE = "gitleaks.toml";
@@ -102,16 +102,16 @@ public final class SecretDetectors {
         List<String> anchors = stripped == null ? List.of()
             : List.copyOf(LeadingLiterals.of(stripped).orElse(Set.of()));
         detectors.put(id, new SecretDetector(id, r.path("description").asText(), regex, fast,
-            path, r.path("secretGroup").asInt(0), r.path("entropy").asDouble(0), keywords,
+            stripped == null ? null : javaPrefilter(stripped), path, r.path("secretGroup").asInt(0), r.path("entropy").asDouble(0), keywords,
             anchors, allowlists));
       } catch (PatternSyntaxException e) {
-        skipped.put(id, "regex does not compile in Java: " + e.getDescription());
+        skipped.put(id, "regex does not compile in RE2/J: " + e.getMessage());
       }
     }
     return new SecretDetectors(detectors, skipped, globalAllowlist(doc.path("allowlist")));
   }
 
-  /** Gitleaks' global allowlist, leaving out the regexes Java cannot compile (fail closed). */
+  /** Gitleaks' global allowlist, leaving out the regexes RE2/J cannot compile (fail closed). */
   private static SecretDetector.Allowlist globalAllowlist(JsonNode a) {
     return new SecretDetector.Allowlist(compileEach(a.path("regexes")), target(a),
         words(a.path("stopwords")), compileEach(a.path("paths")), isAnd(a));
@@ -160,23 +160,13 @@ public final class SecretDetectors {
     return out;
   }
 
-  /** Compiles a Go RE2 regex with java.util.regex, translating what the dialects spell apart. */
+  /** Compiles a Go RE2 regex with RE2/J, as written. */
   static Pattern compile(String re2) {
-    String java = literalBraces(javaGroupNames(re2))
-        .replace("[:alnum:]", "\\p{Alnum}")
-        .replace("[:alpha:]", "\\p{Alpha}")
-        .replace("[:digit:]", "\\p{Digit}")
-        .replace("[:xdigit:]", "\\p{XDigit}")
-        .replace("[:upper:]", "\\p{Upper}")
-        .replace("[:lower:]", "\\p{Lower}")
-        .replace("[:space:]", "\\s")
-        .replace("[:punct:]", "\\p{Punct}")
-        .replace("[:word:]", "\\w");
-    return Pattern.compile(java);
+    return Pattern.compile(re2);
   }
 
-  private static final Pattern LAZY_PREFIX =
-      Pattern.compile("^((?:\\(\\?i\\)|\\(\\?i:)*)\\[\\\\w\\.-\\]\\{0,[0-9]+\\}\\?");
+  private static final java.util.regex.Pattern LAZY_PREFIX =
+      java.util.regex.Pattern.compile("^((?:\\(\\?i\\)|\\(\\?i:)*)\\[\\\\w\\.-\\]\\{0,[0-9]+\\}\\?");
 
   /**
    * The regex without the lazy {@code [\w.-]{0,N}?} gitleaks' generated rules start with (also
@@ -194,9 +184,32 @@ public final class SecretDetectors {
     }
   }
 
+  /**
+   * The same regex for java.util.regex, translating what the dialects spell apart, or null when
+   * Java cannot compile it. Only a prefilter: a scanner asks it, under a read budget, whether an
+   * anchored match can start at an offset, and takes every match itself from RE2/J.
+   */
+  static java.util.regex.Pattern javaPrefilter(String re2) {
+    String translated = literalBraces(javaGroupNames(re2))
+        .replace("[:alnum:]", "\\p{Alnum}")
+        .replace("[:alpha:]", "\\p{Alpha}")
+        .replace("[:digit:]", "\\p{Digit}")
+        .replace("[:xdigit:]", "\\p{XDigit}")
+        .replace("[:upper:]", "\\p{Upper}")
+        .replace("[:lower:]", "\\p{Lower}")
+        .replace("[:space:]", "\\s")
+        .replace("[:punct:]", "\\p{Punct}")
+        .replace("[:word:]", "\\w");
+    try {
+      return java.util.regex.Pattern.compile(translated);
+    } catch (java.util.regex.PatternSyntaxException e) {
+      return null;
+    }
+  }
+
   /** {@code (?P<key_ops>} to {@code (?<keyops>}: Java's group names are letters and digits. */
   private static String javaGroupNames(String re) {
-    java.util.regex.Matcher m = Pattern.compile("\\(\\?P<([^>]*)>").matcher(re);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(\\?P<([^>]*)>").matcher(re);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
       m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(

@@ -96,4 +96,19 @@ class ContentRulesTest {
     assertThatThrownBy(() -> WorkspaceRules.fromJson(doc))
         .hasMessageStartingWith("rules.content[0].maxSize: bad size 'big'");
   }
+
+  /**
+   * A name is the agent's to choose and may be long; a glob with several stars, matched by a
+   * backtracking engine, cost the name's length to the power of the stars (java.util.regex did
+   * not finish this in a minute). Globs are matched by RE2/J.
+   */
+  @Test
+  void aGlobWithManyStarsMatchesALongNameInLinearTime() {
+    ContentGlob glob = ContentGlob.name("*a*a*a*a*b");
+
+    assertThat(glob.matches("a".repeat(5000))).isFalse();
+    assertThat(glob.matches("a".repeat(5000) + "b")).isTrue();
+    assertThat(ContentGlob.path("src/**/*a*a*a*b").matches("src/x/" + "a".repeat(5000)))
+        .isFalse();
+  }
 }
