@@ -19,7 +19,9 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
     /** A binary file. */
     BINARY,
     /** A detected secret; detail: {@code detectorId:line}. */
-    SECRET
+    SECRET,
+    /** Not judged within the push's time budget; detail: the budget in seconds. */
+    NOT_JUDGED
   }
 
   /** How a person is told what a few gitleaks detectors found; the others say "a secret". */
@@ -43,8 +45,9 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
       Map.entry("anthropic-api-key", "an Anthropic API key"),
       Map.entry("gitlab-pat", "a GitLab personal access token"));
 
+  /** The rule's decision; a file that could not be judged is refused (fail closed). */
   Decision decision() {
-    return rule.decision();
+    return kind == Kind.NOT_JUDGED ? Decision.DENY : rule.decision();
   }
 
   /** The one line git shows: {@code config/.env matches "no secret files"}. */
@@ -55,6 +58,8 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
       case SIZE -> path + " is larger than " + bytes(rule.maxSize().orElse(0)) + " (rule "
           + named + ")";
       case BINARY -> path + " is a binary file (rule " + named + ")";
+      case NOT_JUDGED -> path + " could not be scanned within " + detail + " s (rule " + named
+          + "); nothing was pushed";
       case SECRET -> {
         String id = detail.substring(0, detail.indexOf(':'));
         String line = detail.substring(detail.indexOf(':') + 1);
@@ -63,7 +68,7 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
             + id + ")";
       }
     };
-    return rule.reason() == null ? s : s + ": " + rule.reason();
+    return rule.reason() == null || kind == Kind.NOT_JUDGED ? s : s + ": " + rule.reason();
   }
 
   /** The audited line: the text and the commit. */

@@ -46,6 +46,13 @@ final class ContentJudge implements AutoCloseable {
    * 8000 bytes of a 2 MiB blob, not 2 MiB, and a blob of any size costs the scanner's buffer only.
    */
   static final int STREAM_ABOVE = 1 << 20;
+  /**
+   * How long one push's content may take to judge. A push of the largest pack the gateway takes
+   * (2 GiB) of ordinary code scans in about a minute here; a file crafted to be slow to scan (see
+   * docs/benchmarks.md, "Secret scanner") would hold a core for many minutes. Past this, the
+   * file being read is refused as not judged: fail closed.
+   */
+  static final java.time.Duration BUDGET = java.time.Duration.ofMinutes(3);
 
   private final Repository db;
   private final ObjectReader reader;
@@ -61,7 +68,16 @@ final class ContentJudge implements AutoCloseable {
   private final Map<ObjectId, Boolean> binary = new HashMap<>();
   private final Map<String, List<SecretFinding>> secrets = new HashMap<>();
 
+  /** When this push's judging must end, on the monotonic clock. */
+  private final long deadlineNanos;
+
   ContentJudge(Repository db, ContentRules rules, SecretScanner scanner) {
+    this(db, rules, scanner, BUDGET);
+  }
+
+  ContentJudge(Repository db, ContentRules rules, SecretScanner scanner,
+      java.time.Duration budget) {
+    this.deadlineNanos = System.nanoTime() + budget.toNanos();
     this.db = db;
     this.reader = db.newObjectReader();
     this.reader.setStreamFileThreshold(STREAM_ABOVE);
@@ -203,7 +219,14 @@ final class ContentJudge implements AutoCloseable {
         return new ContentFinding(shown, commit, r, ContentFinding.Kind.BINARY, "");
       }
       if (!r.secrets().isEmpty()) {
-        for (SecretFinding s : secretsOf(path == null ? "" : path, id, isBinary)) {
+        List<SecretFinding> found;
+        try {
+          found = secretsOf(path == null ? "" : path, id, isBinary);
+        } catch (OutOfTime e) {
+          return new ContentFinding(shown, commit, r, ContentFinding.Kind.NOT_JUDGED,
+              Long.toString(BUDGET.toSeconds()));
+        }
+        for (SecretFinding s : found) {
           if (r.runsDetector(s.detectorId())) {
             return new ContentFinding(shown, commit, r, ContentFinding.Kind.SECRET,
                 s.detectorId() + ":" + s.line());
@@ -252,7 +275,7 @@ final class ContentJudge implements AutoCloseable {
     List<SecretFinding> found = new ArrayList<>(scanner.byPath(path, this::anyRuleRuns));
     if (!isBinary) {
       ObjectLoader loader = reader.open(id, Constants.OBJ_BLOB);
-      try (InputStream in = loader.openStream()) {
+      try (InputStream in = new Deadline(loader.openStream())) {
         found.addAll(scanner.scan(in, loader.getSize(), path, this::anyRuleRuns));
       }
     }
@@ -279,5 +302,39 @@ final class ContentJudge implements AutoCloseable {
   @Override
   public void close() {
     reader.close();
+  }
+
+  /** The push's judging went past {@link #BUDGET}. */
+  static final class OutOfTime extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    OutOfTime() {
+      super("content not judged within " + BUDGET.toSeconds() + " s", null);
+    }
+  }
+
+  /** A blob's stream that ends the scan once the push's deadline has passed. */
+  private final class Deadline extends java.io.FilterInputStream {
+    Deadline(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      check();
+      return super.read();
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      check();
+      return super.read(b, off, len);
+    }
+
+    private void check() throws OutOfTime {
+      if (System.nanoTime() - deadlineNanos > 0) {
+        throw new OutOfTime();
+      }
+    }
   }
 }
