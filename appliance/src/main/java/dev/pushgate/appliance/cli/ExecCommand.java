@@ -130,8 +130,24 @@ final class ExecCommand implements Callable<Integer> {
   private final PrintStream err =
       new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
 
+  /** The directory this exec made for its clone, removed again when nothing came of it. */
+  private Path createdDir;
+
+  /**
+   * Every failure of pushgate's own, a thrown one included, exits {@link #FAILED} (never picocli's
+   * 1, which COMMAND could have returned) and leaves no directory of exec's own making behind.
+   */
   @Override
   public Integer call() throws Exception {
+    try {
+      return execute();
+    } catch (Exception e) {
+      removeIfCreated();
+      return fail(Failure.message(e));
+    }
+  }
+
+  private int execute() throws Exception {
     quietLogs();
     RepoSlug slug;
     SandboxUser user;
@@ -149,9 +165,22 @@ final class ExecCommand implements Callable<Integer> {
       return fail(Failure.message(e));
     }
 
+    // The appliance first: without one, exec makes nothing (no directory, no clone).
+    ControlSocket socket;
+    try {
+      socket = ControlSocket.open(dataDir);
+    } catch (Exception e) {
+      return fail(Failure.message(e));
+    }
+    try (ControlSocket control = socket) {
+      return execute(control, slug, user, rulesJson, passed);
+    }
+  }
+
+  private int execute(ControlSocket control, RepoSlug slug, SandboxUser user, String rulesJson,
+      PassedVariables passed) throws Exception {
     Path dir;
     boolean clone = false;
-    boolean created = false;
     if (workdir != null) {
       dir = workdir.toAbsolutePath().normalize();
       if (!Files.isDirectory(dir)) {
@@ -161,111 +190,115 @@ final class ExecCommand implements Callable<Integer> {
       dir = Path.of(slug.name()).toAbsolutePath().normalize();
       if (!Files.exists(dir)) {
         Files.createDirectory(dir);
+        createdDir = dir;
         clone = true;
-        created = true;
       } else if (!Files.isDirectory(dir.resolve(".git"))) {
         return fail(dir + " exists and is not a git checkout; pass --workdir to run in it");
       }
     }
     dir = dir.toRealPath();
+    if (createdDir != null) {
+      createdDir = dir;
+    }
 
-    ControlSocket socket;
+    ControlSocket.Answer answer;
     try {
-      socket = ControlSocket.open(dataDir);
-    } catch (IOException | IllegalStateException e) {
-      removeIfCreated(created, dir);
+      answer = control.post("/v1/runs", request(dir, rulesJson));
+    } catch (Exception e) {
+      // A socket left by an appliance that stopped: nobody answers.
+      removeIfCreated();
       return fail(Failure.message(e));
     }
-    try (ControlSocket control = socket) {
-      ControlSocket.Answer answer = control.post("/v1/runs", request(dir, rulesJson));
-      if (answer.status() != 201) {
-        removeIfCreated(created, dir);
-        JsonNode verdict = answer.body() == null ? null
-            : answer.body().path("sandbox").path("verdict");
-        if (verdict != null && verdict.path("launch").asText().equals("refused")) {
-          List<String> waysOut = new ArrayList<>();
-          verdict.path("waysOut").forEach(w -> waysOut.add(w.asText()));
-          return notLaunched(verdict.path("reason").asText(), waysOut);
-        }
-        return fail(answer.body() != null && answer.body().hasNonNull("error")
-            ? answer.body().get("error").asText() : "the control API answered " + answer.status());
+    if (answer.status() != 201) {
+      removeIfCreated();
+      JsonNode verdict = answer.body() == null ? null
+          : answer.body().path("sandbox").path("verdict");
+      if (verdict != null && verdict.path("launch").asText().equals("refused")) {
+        List<String> waysOut = new ArrayList<>();
+        verdict.path("waysOut").forEach(w -> waysOut.add(w.asText()));
+        return notLaunched(verdict.path("reason").asText(), waysOut);
       }
-      JsonNode run = answer.body();
-      String runId = run.get("runId").asText();
-      AtomicReference<SandboxProcess> current = new AtomicReference<>();
-      Path hookDir = null;
-      AtomicBoolean ended = new AtomicBoolean();
-      Runnable teardown = () -> {
-        if (ended.compareAndSet(false, true)) {
-          end(control, runId);
-        }
-      };
-      Thread hook = new Thread(() -> {
-        SandboxProcess p = current.get();
-        if (p != null) {
-          p.kill("pushgate exec was interrupted");
-          try {
-            p.waitFor(Duration.ofSeconds(10));
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-        teardown.run();
-      }, "pushgate-exec-teardown");
-      Runtime.getRuntime().addShutdownHook(hook);
-      try {
-        SandboxPlan plan = withLocalBasics(
-            JSON.treeToValue(run.get("sandbox"), SandboxPlan.class), passed);
-        if (!plan.verdict().launches()) {
-          removeIfCreated(created, dir);
-          return notLaunched(plan.verdict().reason(), plan.verdict().waysOut());
-        }
-        describe(runId, dir, plan);
-        hookDir = Files.createTempDirectory("pushgate-hook-");
-        LaunchRequest base = LaunchRequest.of(plan, command).withInheritedStdin()
-            .withFile(SandboxFile.samePath(Path.of(run.get("gitConfigPath").asText())))
-            .withFile(SandboxFile.program(HookCommand.writeScript(hookDir),
-                HookCommand.DOCUMENTED_PATH))
-            .withTimeout(timeout);
-        if (plan.effectiveBackend() == SandboxBackend.NATIVE) {
-          JsonNode gateway = run.path("gateway");
-          if (!gateway.hasNonNull("socket")) {
-            return fail("the appliance offers no gateway socket for sandboxes; upgrade it");
-          }
-          base = base.withBridge(new Bridge("gateway", Path.of(gateway.get("socket").asText()),
-              URI.create(gateway.get("url").asText()).getPort()));
-        }
-        LocalLauncher launcher = new LocalLauncher(
-            LocalLauncher.Settings.defaults().withSandboxUser(user));
-        if (clone) {
-          err.println("pushgate: cloning " + slug + " into " + dir + " (in the sandbox)");
-          // No template: the clone starts without sample hooks or info/, which the command's
-          // launch then keeps from being created.
-          LaunchRequest cloneRequest = new LaunchRequest(forClone(plan),
-              OwnGit.inRunEnvironment("clone", "--quiet", "--template=",
-                  run.path("repositoryUrl").asText("https://github.com/" + slug + ".git"), "."),
-              base.bridges(), base.files(), false, timeout);
-          int code = launch(launcher, cloneRequest, current);
-          if (code != 0) {
-            err.println("pushgate: the clone failed (exit " + code + "); COMMAND was not run");
-            return code;
-          }
-        }
-        return launch(launcher, base, current);
-      } catch (SandboxLaunchException e) {
-        err.println("pushgate: " + e.getMessage());
-        for (String way : e.waysOut()) {
-          err.println("pushgate:   - " + way);
-        }
-        return FAILED;
-      } finally {
-        deleteHookCopy(hookDir);
-        teardown.run();
+      return fail(answer.body() != null && answer.body().hasNonNull("error")
+          ? answer.body().get("error").asText() : "the control API answered " + answer.status());
+    }
+    JsonNode run = answer.body();
+    String runId = run.get("runId").asText();
+    AtomicReference<SandboxProcess> current = new AtomicReference<>();
+    Path hookDir = null;
+    AtomicBoolean ended = new AtomicBoolean();
+    Runnable teardown = () -> {
+      if (ended.compareAndSet(false, true)) {
+        end(control, runId);
+      }
+    };
+    Thread hook = new Thread(() -> {
+      SandboxProcess p = current.get();
+      if (p != null) {
+        p.kill("pushgate exec was interrupted");
         try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-          // Already shutting down: the hook is running.
+          p.waitFor(Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
+      }
+      teardown.run();
+    }, "pushgate-exec-teardown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      SandboxPlan plan = withLocalBasics(
+          JSON.treeToValue(run.get("sandbox"), SandboxPlan.class), passed);
+      if (!plan.verdict().launches()) {
+        removeIfCreated();
+        return notLaunched(plan.verdict().reason(), plan.verdict().waysOut());
+      }
+      describe(runId, dir, plan);
+      hookDir = Files.createTempDirectory("pushgate-hook-");
+      LaunchRequest base = LaunchRequest.of(plan, command).withInheritedStdin()
+          .withFile(SandboxFile.samePath(Path.of(run.get("gitConfigPath").asText())))
+          .withFile(SandboxFile.program(HookCommand.writeScript(hookDir),
+              HookCommand.DOCUMENTED_PATH))
+          .withTimeout(timeout);
+      if (plan.effectiveBackend() == SandboxBackend.NATIVE) {
+        JsonNode gateway = run.path("gateway");
+        if (!gateway.hasNonNull("socket")) {
+          return fail("the appliance offers no gateway socket for sandboxes; upgrade it");
+        }
+        base = base.withBridge(new Bridge("gateway", Path.of(gateway.get("socket").asText()),
+            URI.create(gateway.get("url").asText()).getPort()));
+      }
+      LocalLauncher launcher = new LocalLauncher(
+          LocalLauncher.Settings.defaults().withSandboxUser(user));
+      if (clone) {
+        err.println("pushgate: cloning " + slug + " into " + dir + " (in the sandbox)");
+        // No template: the clone starts without sample hooks or info/, which the command's
+        // launch then keeps from being created.
+        LaunchRequest cloneRequest = new LaunchRequest(forClone(plan),
+            OwnGit.inRunEnvironment("clone", "--quiet", "--template=",
+                run.path("repositoryUrl").asText("https://github.com/" + slug + ".git"), "."),
+            base.bridges(), base.files(), false, timeout);
+        int code = launch(launcher, cloneRequest, current);
+        if (code != 0) {
+          removeIfCreated();
+          err.println("pushgate: the clone failed (exit " + code + "); COMMAND was not run");
+          return code;
+        }
+        createdDir = null;
+      }
+      return launch(launcher, base, current);
+    } catch (SandboxLaunchException e) {
+      err.println("pushgate: " + e.getMessage());
+      for (String way : e.waysOut()) {
+        err.println("pushgate:   - " + way);
+      }
+      return FAILED;
+    } finally {
+      removeIfCreated();
+      deleteHookCopy(hookDir);
+      teardown.run();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // Already shutting down: the hook is running.
       }
     }
   }
@@ -406,13 +439,15 @@ final class ExecCommand implements Callable<Integer> {
     }
   }
 
-  private static void removeIfCreated(boolean created, Path dir) {
-    if (created) {
+  /** The directory exec made, if it is still empty: a failed clone's leftovers stay to read. */
+  private void removeIfCreated() {
+    if (createdDir != null) {
       try {
-        Files.deleteIfExists(dir);
+        Files.deleteIfExists(createdDir);
       } catch (IOException e) {
         // Not empty after all: leave it.
       }
+      createdDir = null;
     }
   }
 
