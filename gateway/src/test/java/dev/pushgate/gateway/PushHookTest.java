@@ -44,6 +44,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.pushgate.testkit.FakeSecrets;
 
 /**
  * The push path in-process: a client repository pushes over JGit's {@link TestProtocol} into the

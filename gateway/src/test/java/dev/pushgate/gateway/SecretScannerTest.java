@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import dev.pushgate.testkit.FakeSecrets;
 
 class SecretScannerTest {
   private static final SecretScanner SCANNER = SecretScanner.standard();

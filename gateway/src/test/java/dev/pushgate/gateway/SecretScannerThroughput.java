@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import dev.pushgate.testkit.FakeSecrets;
 
 /**
  * Measures the secret scanner, on demand (not part of {@code mvn test}: the name does not end in

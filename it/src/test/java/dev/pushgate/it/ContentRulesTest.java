@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.pushgate.testkit.FakeSecrets;
 
 /**
  * Content rules end to end: real git pushes through the appliance's gateway, judged on what their
