@@ -25,7 +25,21 @@ java.security.jgss,java.sql,java.xml,jdk.crypto.ec,jdk.management,jdk.security.a
 jdk.unsupported,jdk.zipfs
 
 root=$out/rootfs
-rm -rf "$root" "$out/base.tar" "$out/layer.tar"
+# What the base is made of: this script, the JDK, the user, and the host libraries it copied.
+# The same inputs give the same base, so a build that changes none of them keeps the last one
+# (jlink is most of the cost of an `it` build's image step).
+inputs() {
+  sha256sum "$0" "$java_home/release"
+  echo "$java_home $uid"
+  if [[ -d $root ]]; then
+    (cd "$root" && find lib lib64 -type f | sort | sed 's|^|/|' | xargs sha256sum)
+  fi
+}
+if [[ -f $out/base.tar && -f $out/inputs && "$(inputs)" == "$(cat "$out/inputs")" ]]; then
+  echo "build-base.sh: $out/base.tar is up to date"
+  exit 0
+fi
+rm -rf "$root" "$out/base.tar" "$out/layer.tar" "$out/inputs"
 mkdir -p "$root"/opt "$root"/etc "$root"/tmp "$root"/data "$root"/run/pushgate "$root"/lib64
 "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
   --compress=2 --output "$root/opt/java"
@@ -86,3 +100,4 @@ echo '[{"Config":"config.json","RepoTags":["pushgate-base:local"],"Layers":["lay
 (cd "$out" && tar -cf base.tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
   manifest.json config.json layer.tar)
 rm -f "$out/layer.tar"
+inputs > "$out/inputs"
