@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The control API, JSON over the appliance's Unix socket: runs are created, read, launched (a
- * streamed answer, {@link LaunchApi}) and torn down here, and the audit is read. Never a secret in an answer but the run's own read token and
- * credential at creation.
+ * streamed answer, {@link LaunchApi}) and torn down here, and the audit is read. Never a secret
+ * in an answer but the run's own read token and credential at creation (and what a launched
+ * command prints itself).
  */
 public final class ControlApi extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(ControlApi.class);
