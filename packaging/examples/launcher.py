@@ -103,8 +103,10 @@ def launch(sock, run_id, command):
                 sys.stderr.write(line["data"])
                 sys.stderr.flush()
             elif kind == "started":
-                print(f"launcher: started pid {line['pid']} under {line['backend']}",
-                      file=sys.stderr)
+                print(f"launcher: started pid {line['pid']} under "
+                      f"{line.get('sandbox', line['backend'])}", file=sys.stderr)
+                for weakening in line.get("weakenings", []):
+                    print(f"launcher: weakened: {weakening}", file=sys.stderr)
             elif kind == "event":
                 detail = {k: v for k, v in line.items() if k != "type"}
                 print(f"launcher: sandbox event: {json.dumps(detail)}", file=sys.stderr)

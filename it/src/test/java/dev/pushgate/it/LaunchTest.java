@@ -95,6 +95,9 @@ class LaunchTest {
     assertThat(started.get("runId").asText()).isEqualTo(runId);
     assertThat(started.get("backend").asText()).isEqualTo("native");
     assertThat(started.get("workdir").asText()).isEqualTo(work.toString());
+    assertThat(started.get("sandbox").asText()).startsWith("bubblewrap");
+    assertThat(started.get("weakenings").get(0).asText())
+        .startsWith("denyWriteGlobs set by the rules to []");
     assertThat(lines.get(lines.size() - 1)).isEqualTo(JSON.readTree("{\"type\":\"exit\",\"code\":3}"));
     assertThat(data(lines, "stdout")).isEqualTo("out\nhas-the-run-tokens\nhas-the-git-config\n");
     assertThat(data(lines, "stderr")).startsWith("err\n").contains("Read-only file system");
@@ -239,7 +242,10 @@ class LaunchTest {
     assertThat(cli.exit()).as(cli.stderr()).isEqualTo(7);
     assertThat(cli.stdout()).isEqualTo(work.resolve("sub") + "\n");
     assertThat(cli.stderr()).contains("to-stderr\n")
-        .contains("pushgate: launched in run " + runId + " (native, pid ")
+        .contains("pushgate: launched in run " + runId + " in " + work.resolve("sub")
+            + " (native, pid ")
+        .contains(") under bubblewrap")
+        .contains("pushgate: weakened: denyWriteGlobs set by the rules to []")
         .contains("pushgate: sandbox violation: file-write* /usr/pushgate-it\n");
     app.control().delete("/v1/runs/" + runId);
   }

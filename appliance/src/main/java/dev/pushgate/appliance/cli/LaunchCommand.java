@@ -125,8 +125,12 @@ final class LaunchCommand implements Callable<Integer> {
           err.print(n.path("data").asText());
           err.flush();
         }
-        case "started" -> err.println("pushgate: launched in run " + n.path("runId").asText()
-            + " (" + n.path("backend").asText() + ", pid " + n.path("pid").asText() + ")");
+        case "started" -> {
+          err.println("pushgate: launched in run " + n.path("runId").asText() + " in "
+              + n.path("workdir").asText() + " (" + n.path("backend").asText() + ", pid "
+              + n.path("pid").asText() + ") under " + n.path("sandbox").asText());
+          n.path("weakenings").forEach(w -> err.println("pushgate: weakened: " + w.asText()));
+        }
         case "event" -> event(n);
         case "exit" -> {
           if (n.hasNonNull("error")) {

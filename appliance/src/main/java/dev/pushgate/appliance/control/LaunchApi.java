@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.SandboxEvent;
 import dev.pushgate.sandbox.SandboxListener;
+import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxViolation;
 import java.io.IOException;
@@ -154,6 +156,11 @@ final class LaunchApi {
     n.put("type", "started").put("runId", launch.runId()).put("pid", p.pid())
         .put("backend", p.handle().backend().id());
     n.put("workdir", workdir == null ? null : workdir.toString());
+    SandboxPlan plan = launch.plan();
+    n.put("sandbox", plan.effectiveBackend() == SandboxBackend.NONE
+        ? "no OS sandbox: " + plan.backendReason() : plan.enforcement().osSandboxNote());
+    ArrayNode weakenings = n.putArray("weakenings");
+    plan.enforcement().weakenings().forEach(weakenings::add);
     return n + "\n";
   }
 

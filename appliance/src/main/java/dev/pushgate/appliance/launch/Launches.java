@@ -79,16 +79,23 @@ public final class Launches implements AutoCloseable {
   /** One launched command of a run. */
   public final class Launch {
     private final String runId;
+    private final SandboxPlan plan;
     private final List<String> secrets;
     private volatile SandboxProcess process;
 
-    private Launch(String runId, List<String> secrets) {
+    private Launch(String runId, SandboxPlan plan, List<String> secrets) {
       this.runId = runId;
+      this.plan = plan;
       this.secrets = secrets;
     }
 
     public String runId() {
       return runId;
+    }
+
+    /** What the command runs under; its environment holds the run's tokens. */
+    public SandboxPlan plan() {
+      return plan;
     }
 
     /** The process; set once the launch has started. */
@@ -210,7 +217,7 @@ public final class Launches implements AutoCloseable {
         plan.backendReason(), plan.verdict(), plan.probeNote(), EnvironmentVariables.of(env),
         plan.enforcement(), plan.filesystem(), plan.egress());
 
-    Launch launch = new Launch(runId, List.copyOf(secrets));
+    Launch launch = new Launch(runId, plan, List.copyOf(secrets));
     Launch other = running.putIfAbsent(runId, launch);
     if (other != null) {
       SandboxProcess p = other.process();
