@@ -9,6 +9,8 @@ import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.ForgeTokens;
 import dev.pushgate.appliance.forge.LocalForge;
+import dev.pushgate.appliance.launch.HookScript;
+import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.runs.RunSandbox;
 import dev.pushgate.appliance.runs.RunUpstream;
 import dev.pushgate.appliance.runs.Runs;
@@ -28,6 +30,7 @@ import dev.pushgate.gitconfig.CredentialCommand;
 import dev.pushgate.gitconfig.GitConfigFile;
 import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.gitconfig.RunGitConfig;
+import dev.pushgate.sandbox.LocalLauncher;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -83,6 +86,7 @@ public final class Appliance implements AutoCloseable {
   private ScheduledExecutorService sweeper;
   private Runs runs;
   private ApprovalDesk desk;
+  private Launches launches;
   private int port;
   private volatile boolean ready;
   /** The rules of runs that bring none; a reload replaces them. */
@@ -357,8 +361,12 @@ public final class Appliance implements AutoCloseable {
     UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
     unix.setUnixDomainPath(socket);
     control.addConnector(unix);
+    launches = new Launches(runs, new LocalLauncher(LocalLauncher.Settings.defaults()),
+        HookScript.write(dir.resolve("launch")), gatewayUrl(listeners, upstream),
+        listeners.gatewaySocket(), Launches.DEFAULT_MAX);
+    runs.onEnded(launches::onRunEnded);
     control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl(listeners, upstream),
-        upstream.gitHost().baseUrl(), defaultRules::get, listeners.gatewaySocket()));
+        upstream.gitHost().baseUrl(), defaultRules::get, listeners.gatewaySocket(), launches));
     control.start();
     restrict(socket, "rw-------");
     return socket;
@@ -410,6 +418,9 @@ public final class Appliance implements AutoCloseable {
     }
     if (sweeper != null) {
       sweeper.shutdownNow();
+    }
+    if (launches != null) {
+      launches.close(); // the commands launched over the control API end with the appliance
     }
     stop(control);
     stop(server);

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.Settings;
+import dev.pushgate.appliance.launch.RunLaunchRequest;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
-import dev.pushgate.sandbox.Bridge;
 import dev.pushgate.sandbox.EnvironmentSanitiser;
 import dev.pushgate.sandbox.EnvironmentVariables;
 import dev.pushgate.sandbox.FilesystemPolicy;
@@ -16,7 +16,6 @@ import dev.pushgate.sandbox.LocalLauncher;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.SandboxEvent;
-import dev.pushgate.sandbox.SandboxFile;
 import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
@@ -27,7 +26,6 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -253,19 +251,12 @@ final class ExecCommand implements Callable<Integer> {
       }
       describe(runId, dir, plan);
       hookDir = Files.createTempDirectory("pushgate-hook-");
-      LaunchRequest base = LaunchRequest.of(plan, command).withInheritedStdin()
-          .withFile(SandboxFile.samePath(Path.of(run.get("gitConfigPath").asText())))
-          .withFile(SandboxFile.program(HookCommand.writeScript(hookDir),
-              HookCommand.DOCUMENTED_PATH))
-          .withTimeout(timeout);
-      if (plan.effectiveBackend() == SandboxBackend.NATIVE) {
-        JsonNode gateway = run.path("gateway");
-        if (!gateway.hasNonNull("socket")) {
-          return fail("the appliance offers no gateway socket for sandboxes; upgrade it");
-        }
-        base = base.withBridge(new Bridge("gateway", Path.of(gateway.get("socket").asText()),
-            URI.create(gateway.get("url").asText()).getPort()));
-      }
+      JsonNode gateway = run.path("gateway");
+      LaunchRequest base = RunLaunchRequest.of(plan, command,
+              Path.of(run.get("gitConfigPath").asText()), HookCommand.writeScript(hookDir),
+              gateway.path("url").asText(),
+              gateway.hasNonNull("socket") ? Path.of(gateway.get("socket").asText()) : null)
+          .withInheritedStdin().withTimeout(timeout);
       LocalLauncher launcher = new LocalLauncher(
           LocalLauncher.Settings.defaults().withSandboxUser(user));
       if (clone) {

@@ -1,11 +1,8 @@
 package dev.pushgate.appliance.cli;
 
+import dev.pushgate.appliance.launch.HookScript;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,7 +21,7 @@ final class HookCommand implements Callable<Integer> {
    * Where the hook is documented to be (docs/claude-code.md), and where {@code pushgate exec}
    * mounts it read-only inside the sandbox, so the same settings work on the host and inside.
    */
-  static final String DOCUMENTED_PATH = "/opt/pushgate/bin/pushgate-hook";
+  static final String DOCUMENTED_PATH = HookScript.GUEST_PATH;
 
   /** What Claude Code reads as "block this tool call"; 0 would read as "allow". */
   static final int BLOCK = 2;
@@ -65,18 +62,6 @@ final class HookCommand implements Callable<Integer> {
 
   /** Writes {@code pushgate-hook} into {@code dir}, mode 0755, atomically; returns its path. */
   static Path writeScript(Path dir) throws IOException {
-    Path target = dir.resolve("pushgate-hook");
-    try (InputStream script = HookCommand.class.getResourceAsStream(
-        "/dev/pushgate/policy/dist/pushgate-hook")) {
-      if (script == null) {
-        throw new IllegalStateException("this build of pushgate carries no pushgate-hook");
-      }
-      Files.createDirectories(dir);
-      Path tmp = Files.createTempFile(dir, ".pushgate-hook", ".tmp");
-      Files.copy(script, tmp, StandardCopyOption.REPLACE_EXISTING);
-      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
-      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    }
-    return target;
+    return HookScript.write(dir);
   }
 }

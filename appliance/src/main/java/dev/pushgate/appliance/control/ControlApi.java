@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.runs.RunNotLaunched;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.runs.RunRequestException;
@@ -34,13 +35,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The control API, JSON over the appliance's Unix socket: runs are created, read and torn down
- * here, and the audit is read. Never a secret in an answer but the run's own read token and
- * credential at creation.
+ * The control API, JSON over the appliance's Unix socket: runs are created, read, launched (a
+ * streamed answer, {@link LaunchApi}) and torn down here, and the audit is read. Never a secret
+ * in an answer but the run's own read token and credential at creation (and what a launched
+ * command prints itself).
  */
 public final class ControlApi extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(ControlApi.class);
   private static final int MAX_BODY = 1 << 20;
+  private static final String LAUNCH = "/launch";
 
   private final Runs runs;
   private final AuditStore audit;
@@ -53,6 +56,8 @@ public final class ControlApi extends Handler.Abstract {
   private final RunRequestParser parser;
 
   private final ApprovalsApi approvals;
+  private final Launches launches;
+  private final LaunchApi launchApi;
 
   /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
   /** Where the runs' git host serves repositories, e.g. {@code https://github.com}. */
@@ -60,7 +65,9 @@ public final class ControlApi extends Handler.Abstract {
 
   public ControlApi(Runs runs, AuditStore audit, ApprovalDesk desk, String gatewayUrl,
       String gitBaseUrl, java.util.function.Supplier<DefaultRules> defaultRules,
-      java.nio.file.Path gatewaySocket) {
+      java.nio.file.Path gatewaySocket, Launches launches) {
+    this.launches = launches;
+    this.launchApi = new LaunchApi(launches, json);
     this.gitBaseUrl = gitBaseUrl;
     this.parser = new RunRequestParser(json, defaultRules);
     this.runs = runs;
@@ -79,6 +86,15 @@ public final class ControlApi extends Handler.Abstract {
         createRun(request, response, callback);
       } else if (path.equals("/v1/runs") && method.equals("GET")) {
         listRuns(response, callback);
+      } else if (path.startsWith("/v1/runs/") && path.endsWith(LAUNCH)
+          && path.indexOf('/', 9) == path.length() - LAUNCH.length()) {
+        if (!method.equals("POST")) {
+          error(response, callback, 405, "use POST to launch a command in a run");
+        } else {
+          String id = path.substring(9, path.length() - LAUNCH.length());
+          launchApi.launch(id, readJson(request), response, callback,
+              (status, body) -> send(response, callback, status, body));
+        }
       } else if (path.startsWith("/v1/runs/") && path.indexOf('/', 9) < 0) {
         String id = path.substring(9);
         switch (method) {
@@ -120,6 +136,7 @@ public final class ControlApi extends Handler.Abstract {
       send(response, callback, 422, out);
       return;
     }
+    launches.remember(started);
     ObjectNode out = json.createObjectNode();
     out.put("runId", started.runId());
     out.put("expiresAt", started.expiresAt().toString());
