@@ -318,6 +318,7 @@ public final class Appliance implements AutoCloseable {
           metrics::onWebhookDelivery);
       resources.add(webhooks);
       desk.observe(webhooks);
+      log.info("approval events go to webhooks: {}", settings.webhooks().describe());
     }
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
         () -> desk.pending(null).size());
