@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.approvals.VisibleText;
+import dev.pushgate.appliance.logging.Redaction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -14,7 +15,8 @@ import java.util.List;
  * The bodies webhooks receive (docs/operations.md#webhooks). What an agent wrote (a ref name, a
  * command, commit subjects) is data: JSON-escaped in both formats, and in Slack's also shown as
  * {@link VisibleText} with Slack's control characters escaped, so that it can neither mention a
- * channel nor make a link. No token, key or session value is part of a question, so none is here.
+ * channel nor make a link. A question holds no key of the appliance's; a token an agent wrote into
+ * its text is cut out as logs cut it.
  */
 final class Payloads {
   /** The generic payload's schema version; a change that removes or retypes a key bumps it. */
@@ -49,21 +51,21 @@ final class Payloads {
     n.put("run", q.runId());
     n.put("workspace", q.workspaceId());
     n.put("repository", q.repository());
-    n.put("ref", q.ref());
+    n.put("ref", text(q.ref()));
     n.put("kind", q.kind());
     n.put("old_id", q.oldId());
     n.put("new_id", q.newId());
-    n.put("command", q.command());
-    n.put("rule", q.rule());
-    n.put("reason", q.reason());
+    n.put("command", text(q.command()));
+    n.put("rule", text(q.rule()));
+    n.put("reason", text(q.reason()));
     ArrayNode commits = n.putArray("commits");
-    q.commits().forEach(commits::add);
-    n.put("summary", q.summary());
+    q.commits().forEach(c -> commits.add(text(c)));
+    n.put("summary", text(q.summary()));
     n.put("asked_at", q.askedAt().toString());
     n.put("deadline", q.deadline().toString());
     n.put("outcome", a == null ? null : a.outcome().id());
-    n.put("by", a == null ? null : a.by());
-    n.put("answer", a == null ? null : a.reason());
+    n.put("by", a == null ? null : text(a.by()));
+    n.put("answer", a == null ? null : text(a.reason()));
     return n;
   }
 
@@ -136,12 +138,21 @@ final class Payloads {
   }
 
   /**
+   * Text as a payload carries it: a token or key an agent put in a command or a commit subject is
+   * cut out ({@link Redaction}), as it is from logs, for a webhook's readers are more and farther
+   * than the approver's.
+   */
+  static String text(String s) {
+    return Redaction.redact(s);
+  }
+
+  /**
    * Text for Slack's mrkdwn: visible (no control or invisible characters), shortened, and with
    * {@code & < >} escaped as Slack asks, so that {@code <!channel>} or {@code <https://x|y>} in a
    * ref name or commit subject is shown, not acted on.
    */
   static String slackText(String text) {
-    String visible = VisibleText.of(text);
+    String visible = VisibleText.of(text(text));
     if (visible.length() > SLACK_FIELD) {
       visible = visible.substring(0, SLACK_FIELD) + "…";
     }

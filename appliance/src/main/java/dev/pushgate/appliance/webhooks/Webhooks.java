@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import javax.net.ssl.SSLException;
+import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -71,6 +72,10 @@ public final class Webhooks implements ApprovalDesk.Listener, AutoCloseable {
   private final Outcomes outcomes;
   private final OkHttpClient http;
   private final ThreadPoolExecutor worker;
+  /** Set when the close grace is over: a delivery under way gives up instead of retrying. */
+  private volatile boolean stopped;
+  /** The post under way, cancelled by a close whose grace is over (a read ignores interrupts). */
+  private volatile Call current;
 
   public Webhooks(WebhookSettings settings, Tuning tuning, Outcomes outcomes) {
     this.settings = settings;
@@ -139,11 +144,11 @@ public final class Webhooks implements ApprovalDesk.Listener, AutoCloseable {
           outcomes.onDelivery("ok");
           return;
         }
-        if (!result.retry || attempt >= tuning.attempts()) {
+        if (!result.retry || attempt >= tuning.attempts() || stopped) {
           outcomes.onDelivery("failed");
           log.warn("webhook {}: {} of question {} not delivered after {} attempt{}: {}", webhook,
               event.type().id(), event.question().id(), attempt, attempt == 1 ? "" : "s",
-              result.why);
+              stopped ? result.why + " (the appliance is stopping)" : result.why);
           return;
         }
         log.info("webhook {}: {} of question {}, attempt {}: {}; again in {} ms", webhook,
@@ -168,7 +173,12 @@ public final class Webhooks implements ApprovalDesk.Listener, AutoCloseable {
       if (webhook.signed()) {
         request.header(SIGNATURE_HEADER, signature(webhook, body));
       }
-      try (Response response = http.newCall(request.build()).execute()) {
+      Call call = http.newCall(request.build());
+      current = call;
+      if (stopped) {
+        call.cancel();
+      }
+      try (Response response = call.execute()) {
         int status = response.code();
         if (status >= 200 && status < 300) {
           return new Attempt(true, false, null);
@@ -179,6 +189,8 @@ public final class Webhooks implements ApprovalDesk.Listener, AutoCloseable {
         return new Attempt(false, true, describe(e));
       } catch (RuntimeException e) {
         return new Attempt(false, false, "the request could not be made");
+      } finally {
+        current = null;
       }
     }
   }
@@ -226,7 +238,12 @@ public final class Webhooks implements ApprovalDesk.Listener, AutoCloseable {
     worker.shutdown();
     try {
       if (!worker.awaitTermination(tuning.closeGrace().toMillis(), TimeUnit.MILLISECONDS)) {
-        int left = worker.shutdownNow().size();
+        stopped = true;
+        int left = worker.shutdownNow().size(); // first: the queue is emptied before the cancel
+        Call under = current;
+        if (under != null) {
+          under.cancel();
+        }
         for (int i = 0; i < left; i++) {
           outcomes.onDelivery("dropped");
         }
@@ -235,7 +252,12 @@ public final class Webhooks implements ApprovalDesk.Listener, AutoCloseable {
         }
       }
     } catch (InterruptedException e) {
+      stopped = true;
       worker.shutdownNow();
+      Call under = current;
+      if (under != null) {
+        under.cancel();
+      }
       Thread.currentThread().interrupt();
     }
     http.connectionPool().evictAll();

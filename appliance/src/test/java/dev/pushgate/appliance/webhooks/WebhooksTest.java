@@ -74,7 +74,7 @@ class WebhooksTest {
     Webhook w = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH, format,
         secret == null ? null : Secret.of(secret));
     webhooks = new Webhooks(new WebhookSettings(List.of(w)), tuning,
-        outcome -> outcomes.computeIfAbsent(outcome, k -> new AtomicInteger()).incrementAndGet());
+        counting());
     return webhooks;
   }
 
@@ -234,7 +234,7 @@ class WebhooksTest {
     webhooks = new Webhooks(new WebhookSettings(List.of(slow, down)),
         new Webhooks.Tuning(16, 2, Duration.ofMillis(50), Duration.ofSeconds(1),
             Duration.ofSeconds(1)),
-        outcome -> outcomes.computeIfAbsent(outcome, k -> new AtomicInteger()).incrementAndGet());
+        counting());
     ApprovalDesk desk = desk();
     desk.observe(webhooks);
     try (AutoCloseable approver = desk.connect(new ApprovalDesk.Listener() {
@@ -303,6 +303,79 @@ class WebhooksTest {
     assertThat(String.join("\n", lines)).doesNotContain("secretpath").doesNotContain("services")
         .doesNotContain(SIGNING_KEY);
     assertThat(w.toString()).doesNotContain("secretpath");
+  }
+
+  @Test
+  void aTokenAnAgentWroteIsCutOutOfBothFormats() throws Exception {
+    server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(ok()));
+    String token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0".repeat(2);
+    Instant at = Instant.parse("2026-12-04T10:00:00Z");
+    Question command = new Question("q_0123456789abcdef", at, at.plusSeconds(300), "command",
+        "r_run1", "ws", "acme/widget", null, null, null, null,
+        "curl -H 'Authorization: token " + token + "' https://api.github.com/user",
+        "command policy", "network calls need a human", List.of("abc " + token));
+    Webhook generic = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH,
+        Webhook.Format.GENERIC, null);
+    Webhook slack = Webhook.of("webhook 2", server.baseUrl() + SECRET_PATH,
+        Webhook.Format.SLACK, null);
+    webhooks = new Webhooks(new WebhookSettings(List.of(generic, slack)), FAST, counting());
+    webhooks.onAsked(command);
+
+    List<LoggedRequest> got = received(2);
+    JsonNode body = JSON.readTree(got.get(0).getBodyAsString());
+    assertThat(body.get("command").asText()).isEqualTo(
+        "curl -H 'Authorization: token [REDACTED]' https://api.github.com/user");
+    assertThat(body.get("ref").isNull()).isTrue();
+    for (LoggedRequest r : got) {
+      assertThat(r.getBodyAsString()).doesNotContain(token).contains("[REDACTED]");
+    }
+  }
+
+  @Test
+  void aRedirectIsNotFollowed() throws Exception {
+    server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(aResponse().withStatus(307)
+        .withHeader("Location", server.baseUrl() + "/elsewhere")));
+    server.stubFor(post(urlEqualTo("/elsewhere")).willReturn(ok()));
+    webhooks(Webhook.Format.GENERIC, SIGNING_KEY, FAST).onAsked(push("refs/heads/main", List.of()));
+    Wait.until(WITHIN, "the delivery to fail", () -> count("failed") == 1);
+    assertThat(server.findAll(postRequestedFor(urlEqualTo("/elsewhere")))).isEmpty();
+    assertThat(messages()).anySatisfy(m -> assertThat(m).contains("status 307"));
+  }
+
+  @Test
+  void aCloseSendsWhatIsQueuedWithinItsGrace() throws Exception {
+    server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(ok()));
+    Webhooks w = webhooks(Webhook.Format.GENERIC, null, FAST);
+    for (int i = 0; i < 3; i++) {
+      w.onAsked(push("refs/heads/main", List.of()));
+    }
+    w.close();
+    assertThat(count("ok")).isEqualTo(3);
+    w.onAsked(push("refs/heads/main", List.of()));
+    assertThat(count("dropped")).isEqualTo(1);
+    assertThat(messages()).anySatisfy(m -> assertThat(m).endsWith("the appliance is stopping"));
+  }
+
+  @Test
+  void aCloseStopsASlowDeliveryAfterItsGrace() throws Exception {
+    server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(ok().withFixedDelay(10_000)));
+    Webhooks w = webhooks(Webhook.Format.GENERIC, null, new Webhooks.Tuning(16, 4,
+        Duration.ofMillis(50), Duration.ofSeconds(20), Duration.ofMillis(300)));
+    for (int i = 0; i < 3; i++) {
+      w.onAsked(push("refs/heads/main", List.of()));
+    }
+    received(1);
+    long start = System.nanoTime();
+    w.close();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    assertThat(count("dropped")).isEqualTo(2);
+    // the one under way gives up without retrying
+    Wait.until(WITHIN, "the delivery under way to fail", () -> count("failed") == 1);
+    assertThat(server.findAll(postRequestedFor(urlEqualTo(SECRET_PATH)))).hasSize(1);
+  }
+
+  private Webhooks.Outcomes counting() {
+    return outcome -> outcomes.computeIfAbsent(outcome, k -> new AtomicInteger()).incrementAndGet();
   }
 
   private List<String> messages() {
