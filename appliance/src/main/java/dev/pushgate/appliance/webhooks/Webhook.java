@@ -69,7 +69,12 @@ public final class Webhook {
       throw new IllegalArgumentException(name + ": the url must not have a #fragment");
     }
     String host = uri.getHost();
-    if (scheme.equals("http") && !isLoopback(host)) {
+    okhttp3.HttpUrl sent = okhttp3.HttpUrl.parse(uri.toString());
+    if (sent == null) {
+      throw new IllegalArgumentException(name + ": the url is not a valid URL");
+    }
+    // the host posted to is OkHttp's reading of the URL: both readings must be loopback
+    if (scheme.equals("http") && !(isLoopback(host) && isLoopback(sent.host()))) {
       throw new IllegalArgumentException(name + ": plain http is allowed only to a loopback"
           + " address (" + host + " is not one); use https, so that the events and the url"
           + " itself are not readable on the network");
