@@ -1,6 +1,7 @@
 package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.webhooks.Webhooks;
 import dev.pushgate.appliance.approvals.GatewayApprovals;
 import dev.pushgate.appliance.audit.Sinks;
 import dev.pushgate.appliance.control.ControlApi;
@@ -315,6 +316,14 @@ public final class Appliance implements AutoCloseable {
         runs::isLive,
         settings.limits().questionsPerRun());
     runs.onEnded(desk::cancelRun);
+    if (!settings.webhooks().webhooks().isEmpty()) {
+      // closed after the desk: the ends of the questions it withdraws still go out
+      Webhooks webhooks = new Webhooks(settings.webhooks(), Webhooks.Tuning.DEFAULT,
+          metrics::onWebhookDelivery);
+      resources.add(webhooks);
+      desk.observe(webhooks);
+      log.info("approval events go to webhooks: {}", settings.webhooks().describe());
+    }
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
         () -> desk.pending(null).size());
     metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());

@@ -77,6 +77,21 @@ final class Metrics implements PushMetrics, AutoCloseable {
         "rate-limited")) {
       writeTokenMints(outcome);
     }
+    for (String outcome : java.util.List.of("ok", "failed", "dropped")) {
+      webhookDeliveries(outcome);
+    }
+  }
+
+  private Counter webhookDeliveries(String outcome) {
+    return Counter.builder("pushgate.webhook.deliveries")
+        .description("Approval events for webhooks, by outcome (ok, failed after its retries,"
+            + " dropped unsent: queue full or stopping)")
+        .tag("outcome", outcome).register(registry);
+  }
+
+  /** Counts one webhook delivery's outcome: {@code ok}, {@code failed} or {@code dropped}. */
+  void onWebhookDelivery(String outcome) {
+    webhookDeliveries(outcome).increment();
   }
 
   /** The jar's version (its manifest's), or {@code dev} when run from classes. */

@@ -3,6 +3,7 @@ package dev.pushgate.appliance;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
+import dev.pushgate.appliance.webhooks.WebhookSettings;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.sandbox.PassedVariables;
@@ -17,7 +18,7 @@ import java.util.Objects;
  * launcher variables runs get beyond the basics; {@code approverPollGrace} is how long a long poll
  * of the control API counts as a connected approver; {@code auditSinks} where audit records are
  * copied beyond the database; {@code runtimeDir} where the gateway socket for sandboxed runs
- * lives, null for a fresh temporary directory.
+ * lives, null for a fresh temporary directory; {@code webhooks} where approval events are posted.
  */
 public record Settings(
     Path dataDir,
@@ -44,7 +45,8 @@ public record Settings(
     Limits limits,
     PassedVariables passEnv,
     SinkSettings auditSinks,
-    Path runtimeDir) {
+    Path runtimeDir,
+    WebhookSettings webhooks) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -52,6 +54,7 @@ public record Settings(
     Objects.requireNonNull(limits, "limits");
     passEnv = passEnv == null ? PassedVariables.NONE : passEnv;
     auditSinks = auditSinks == null ? SinkSettings.NONE : auditSinks;
+    webhooks = webhooks == null ? WebhookSettings.NONE : webhooks;
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
     }
@@ -69,6 +72,6 @@ public record Settings(
         ApprovalDesk.DEFAULT_POLL_GRACE,
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults(),
-        PassedVariables.NONE, SinkSettings.NONE, null);
+        PassedVariables.NONE, SinkSettings.NONE, null, WebhookSettings.NONE);
   }
 }

@@ -33,7 +33,7 @@ final class TestAppliance implements AutoCloseable {
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(2), SandboxSwitch.OFF,
         d.approvalTimeout(), d.approverPollGrace(), d.hookAsk(), null, d.defaultRules(),
         d.writeTokensPerMinute(), d.limits(), d.passEnv(), d.auditSinks(),
-        null);
+        null, d.webhooks());
     return new TestAppliance(s, Duration.ofMillis(100));
   }
 

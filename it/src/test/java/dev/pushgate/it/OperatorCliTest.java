@@ -141,6 +141,25 @@ class OperatorCliTest {
     assertThat(serve.out).contains("unknown key bogus-key");
   }
 
+  @Test
+  void webhooksFromTheEnvironmentAreCheckedAndShownWithoutTheirUrlsOrSecrets() throws Exception {
+    Path data = Files.createDirectories(tmp.resolve("hooks"));
+    Result r = run(Map.of("PUSHGATE_WEBHOOKS", "[{\"url\": \"https://hooks.slack.com/services/"
+        + "T0/B0/env-secretpath\", \"format\": \"slack\", \"secret\": \"env-key-s3cret\"}]"),
+        "config", "check", "--data-dir", data.toString());
+    assertThat(r.exit).as(r.out).isZero();
+    assertThat(r.out).containsPattern(
+        "webhooks: +slack https://hooks.slack.com/\\*\\*\\* \\(signed\\) +# env")
+        .doesNotContain("env-secretpath").doesNotContain("env-key-s3cret");
+
+    Result bad = run(Map.of("PUSHGATE_WEBHOOKS",
+        "[{\"url\": \"http://hooks.example.com/env-secretpath\"}]"), "serve", "--data-dir",
+        data.toString());
+    assertThat(bad.exit).isNotZero();
+    assertThat(bad.out).contains("webhook 1: plain http is allowed only to a loopback address")
+        .doesNotContain("env-secretpath").doesNotContain("Exception");
+  }
+
   /**
    * Every form a database URL takes, from the environment and from the file, in config check's
    * listing and in the errors of config check, serve and audit: no part of the password shows.

@@ -283,6 +283,15 @@ public final class ApprovalDesk {
   }
 
   /**
+   * Tells {@code listener} of every question and its end without counting it as an approver (a
+   * webhook): it never makes a question askable. The returned handle removes it.
+   */
+  public AutoCloseable observe(Listener listener) {
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
+  }
+
+  /**
    * Withdraws the questions of a run that ended: nothing it held may go ahead on a later answer,
    * which now finds no question.
    */

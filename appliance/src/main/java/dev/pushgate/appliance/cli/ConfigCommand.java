@@ -2,6 +2,7 @@ package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.logging.Redaction;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.webhooks.WebhookSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,6 +96,9 @@ final class ConfigCommand implements Runnable {
       }
       if (value instanceof List<?> list) {
         return String.join(",", list.stream().map(String::valueOf).toList());
+      }
+      if (key.equals("webhooks")) {
+        return WebhookSettings.parse(String.valueOf(value)).describe(); // URLs are secrets
       }
       return key.equals("database-url") ? Database.describeUrl(String.valueOf(value))
           : Redaction.redact(String.valueOf(value));

@@ -26,10 +26,13 @@ import picocli.CommandLine.Model.OptionSpec;
  * then the built-in defaults. Every flag is a key of the file as written after {@code --}; keys
  * may nest under their first word ({@code github: {app-id: 1}} is {@code github-app-id}). Unknown
  * keys are errors, and so are {@code PUSHGATE_*} variables no option takes ({@link EnvDefaults}).
+ * A key of {@link #LISTS} takes a list of mappings, which its option reads as JSON.
  */
 final class ConfigFile implements CommandLine.IDefaultValueProvider {
   static final String ENV_PREFIX = "PUSHGATE_";
   private static final Set<String> NOT_IN_FILE = Set.of("config", "help", "version", "data-dir");
+  /** Keys whose value is a list of mappings, handed to their option as JSON. */
+  private static final Set<String> LISTS = Set.of("webhooks");
 
   /** Where a value came from, for {@code config check}. */
   enum Source { FLAG, ENV, FILE, DEFAULT }
@@ -158,6 +161,8 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
         flatten(v, key, out, path);
       } else if (v.isValueNode() && !v.isNull()) {
         out.put(key, v.asText());
+      } else if (v.isArray() && LISTS.contains(key)) {
+        out.put(key, v.toString()); // the option reads the list as JSON
       } else {
         throw new IllegalArgumentException(path + ": " + key + " must be a single value");
       }

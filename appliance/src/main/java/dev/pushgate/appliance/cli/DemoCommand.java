@@ -126,7 +126,7 @@ final class DemoCommand implements Callable<Integer> {
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(5), d.sandbox(),
         Duration.ofSeconds(30), d.approverPollGrace(), d.hookAsk(), null, DefaultRules.NONE,
         d.writeTokensPerMinute(), d.limits(),
-        d.passEnv(), d.auditSinks(), null);
+        d.passEnv(), d.auditSinks(), null, d.webhooks());
   }
 
   private static void deleteTree(Path root) throws IOException {

@@ -7,6 +7,7 @@ import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.logging.LogLevel;
+import dev.pushgate.appliance.webhooks.WebhookSettings;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.broker.GitHubAppConfig;
@@ -158,6 +159,13 @@ final class ServeCommand implements Callable<Integer> {
           + " best effort), e.g. 127.0.0.1:514.")
   String auditSyslog;
 
+  @Option(names = "--webhooks", paramLabel = "JSON",
+      description = "Where approval events (a question asked, a question ended) are posted: a"
+          + " JSON list of {\"url\": ..., \"format\": \"generic\"|\"slack\", \"secret\": ...}"
+          + " (docs/operations.md#webhooks). Best as the file's webhooks: list or"
+          + " PUSHGATE_WEBHOOKS: the URLs and secrets stay off the command line.")
+  String webhooks;
+
   @Option(names = "--github-app-id", description = "GitHub App ID or client ID; with --github-app-key, serve against GitHub instead of the local forge.")
   String githubAppId;
 
@@ -272,7 +280,8 @@ final class ServeCommand implements Callable<Integer> {
         rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute,
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
             hookBodyTimeout),
-        PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog), runtimeDir);
+        PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog), runtimeDir,
+        WebhookSettings.parse(webhooks));
     return settings;
   }
 }

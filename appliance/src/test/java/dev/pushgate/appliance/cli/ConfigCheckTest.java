@@ -75,4 +75,30 @@ class ConfigCheckTest {
         .contains("(did you mean --approval-timeout?)");
     assertThat(CliRun.of("rnus").err()).contains("(did you mean runs?)");
   }
+
+  @Test
+  void takesTheWebhooksListAndShowsNeitherItsUrlsNorItsSecrets() throws Exception {
+    CliRun r = check("""
+        webhooks:
+          - url: https://hooks.slack.com/services/T0/B0/secretpath
+            format: slack
+          - url: http://127.0.0.1:9000/relay
+            secret: signing-key-do-not-show
+        """);
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out()).containsPattern("webhooks: +slack https://hooks.slack.com/\\*\\*\\*;"
+        + " generic http://127.0.0.1:9000/\\*\\*\\* \\(signed\\) +# file")
+        .doesNotContain("secretpath").doesNotContain("relay").doesNotContain("signing-key");
+  }
+
+  @Test
+  void refusesAWebhookAsServeDoesWithoutShowingItsUrl() throws Exception {
+    CliRun r = check("webhooks:\n  - url: http://hooks.example.com/secretpath\n");
+    assertThat(r.status()).isNotZero();
+    assertThat(r.err()).contains("webhook 1: plain http is allowed only to a loopback address"
+        + " (hooks.example.com is not one)").doesNotContain("secretpath");
+    CliRun mapping = check("webhooks:\n  url: https://hooks.example.com/secretpath\n");
+    assertThat(mapping.status()).isNotZero();
+    assertThat(mapping.err()).contains("unknown key webhooks-url").doesNotContain("secretpath");
+  }
 }
