@@ -52,6 +52,23 @@ public final class DataDirectory {
     return existing(abs);
   }
 
+  /**
+   * What {@link #prepare} would refuse, without making anything: {@code config check} judges the
+   * data directory as {@code serve} will.
+   */
+  public static void check(Path dir) throws IOException {
+    Path abs = dir.toAbsolutePath().normalize();
+    if (Files.exists(abs)) {
+      existing(abs);
+      return;
+    }
+    Path existing = abs.getParent();
+    while (!Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    checkAbove(existing.toRealPath());
+  }
+
   /** The control socket of a checked data directory: the appliance's, not another user's. */
   public static Path socket(Path realDir) throws IOException {
     Path socket = realDir.resolve("control.sock");

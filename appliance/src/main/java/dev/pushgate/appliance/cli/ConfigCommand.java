@@ -1,5 +1,7 @@
 package dev.pushgate.appliance.cli;
 
+import dev.pushgate.appliance.DataDirectory;
+import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.logging.Redaction;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.appliance.webhooks.WebhookSettings;
@@ -37,6 +39,8 @@ final class ConfigCommand implements Runnable {
       footer = {"", "Examples:", "  pushgate config check --config /etc/pushgate/pushgate.yaml",
           "  PUSHGATE_PORT=7171 pushgate config check --data-dir /var/lib/pushgate"})
   static final class Check implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--config", paramLabel = "FILE", description = "The YAML file to check.")
     Path config;
 
@@ -56,6 +60,9 @@ final class ConfigCommand implements Runnable {
         args.add(dataDir.toString());
       }
       String[] argv = args.toArray(String[]::new);
+      // A --data-dir that came from PUSHGATE_DATA_DIR is passed on, but shown as from the environment.
+      String[] typed = spec.commandLine().getParseResult().hasMatchedOption("--data-dir") ? argv
+          : config == null ? new String[0] : new String[] {"--config", config.toString()};
       ServeCommand serve = new ServeCommand();
       CommandLine cli = new CommandLine(serve);
       ConfigFile file = ConfigFile.load(argv, System.getenv(), Main.optionNames(cli));
@@ -66,7 +73,8 @@ final class ConfigCommand implements Runnable {
         throw new IllegalArgumentException(e.getMessage() + " (from "
             + (file.file() == null ? "the environment" : file.file() + " or the environment") + ")");
       }
-      serve.settings();
+      Settings settings = serve.settings();
+      DataDirectory.check(settings.dataDir());
       System.out.println("# configuration file: "
           + (file.file() == null ? "none (defaults and environment only)" : file.file()));
       for (OptionSpec o : cli.getCommandSpec().options()) {
@@ -76,7 +84,7 @@ final class ConfigCommand implements Runnable {
         }
         String shown = shown(o, key);
         System.out.printf("%-22s %-40s # %s%n", key + ":", shown,
-            file.sourceOf(o, argv).name().toLowerCase(java.util.Locale.ROOT));
+            file.sourceOf(o, typed).name().toLowerCase(java.util.Locale.ROOT));
       }
       System.out.println("# ok");
       return 0;

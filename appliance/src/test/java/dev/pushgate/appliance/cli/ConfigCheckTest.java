@@ -42,6 +42,25 @@ class ConfigCheckTest {
   }
 
   @Test
+  void refusesADataDirectoryServeWouldRefuse() throws Exception {
+    Path data = Files.createDirectories(tmp.resolve("data"));
+    Files.setPosixFilePermissions(data, java.nio.file.attribute.PosixFilePermissions
+        .fromString("rwxrwxrwx"));
+    CliRun r = check("");
+    assertThat(r.status()).isNotZero();
+    assertThat(r.err()).contains("the data directory").contains("can be written by other users")
+        .doesNotContain("Exception");
+    // a data directory that does not exist yet is judged by where serve would make it
+    Path open = Files.createDirectories(tmp.resolve("open"));
+    Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions
+        .fromString("rwxrwxrwx"));
+    CliRun below = CliRun.of("config", "check", "--data-dir", open.resolve("data").toString());
+    assertThat(below.status()).isNotZero();
+    assertThat(below.err()).contains("above the data directory");
+    assertThat(Files.exists(open.resolve("data"))).as("config check makes nothing").isFalse();
+  }
+
+  @Test
   void refusesANonLoopbackBindAsServeDoes() throws Exception {
     CliRun r = check("bind: 0.0.0.0\n");
     assertThat(r.status()).isNotZero();
