@@ -224,7 +224,7 @@ final class ServeCommand implements Callable<Integer> {
    * checks the same when it binds; checked here too so that {@code config check} and a reload
    * refuse it, as they share this method with a start.
    */
-  private void checkBind() {
+  private void checkBind(boolean localForge) {
     java.net.InetAddress address;
     try {
       address = java.net.InetAddress.getByName(bind);
@@ -235,6 +235,11 @@ final class ServeCommand implements Callable<Integer> {
       throw new IllegalArgumentException("refusing to listen on " + bind + ": the gateway is a"
           + " loopback service. Use 127.0.0.1, or pass --allow-non-loopback if you really mean to"
           + " expose it");
+    }
+    if (!address.isLoopbackAddress() && localForge) {
+      throw new IllegalArgumentException("refusing to listen on " + bind + ": the local forge"
+          + " serves on loopback only (its tokens would travel in clear). Give the GitHub App"
+          + " (--github-app-id and --github-app-key) to listen elsewhere");
     }
   }
 
@@ -259,7 +264,7 @@ final class ServeCommand implements Callable<Integer> {
       GitHost.of(github.gitHost().toString());
       AppKeyLoader.load(githubAppKey); // a missing, open or foreign key file, named now
     }
-    checkBind();
+    checkBind(github == null);
     String database = databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL");
     if (database != null) {
       Database.describeUrl(database); // a bad URL is named (redacted) before anything starts
