@@ -55,7 +55,10 @@ public record Diffstat(List<File> files, int added, int removed, int unlisted,
   public static Diffstat of(Repository db, String oldId, String newId) throws IOException {
     ObjectId before = parse(oldId);
     ObjectId after = parse(newId);
-    if (after == null || after.equals(ObjectId.zeroId())) {
+    if (after == null) {
+      return unavailable("the question names no commit to count");
+    }
+    if (after.equals(ObjectId.zeroId())) {
       return unavailable("a delete: nothing lands, the ref goes away");
     }
     try (RevWalk walk = new RevWalk(db)) {
