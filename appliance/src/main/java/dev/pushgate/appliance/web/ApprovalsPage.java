@@ -173,8 +173,8 @@ public final class ApprovalsPage extends Handler.Abstract {
       }
       return;
     }
-    if (!method.equals("GET") && !method.equals("HEAD")) {
-      response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD, POST");
+    if (!method.equals("GET")) {
+      response.getHeaders().put(HttpHeader.ALLOW, "GET, POST");
       throw new RefusedRequest(405, "use GET to read and POST to answer");
     }
     Asset asset = assets.get(path);

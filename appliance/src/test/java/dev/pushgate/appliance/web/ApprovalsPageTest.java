@@ -154,7 +154,9 @@ class ApprovalsPageTest {
   void withoutASessionEveryEndpointIsRefused() throws Exception {
     Question q = holdQuestion("refs/heads/main");
     for (String cookie : new String[] {null, "pushgate_approvals_" + port + "=forged",
-        "pushgate_approvals_1=" + "x".repeat(43)}) {
+        "pushgate_approvals_1=" + "x".repeat(43), "pushgate_approvals_" + port + "=",
+        "pushgate_approvals_" + port + "=\"a;b\"; ;;==; x", "=; pushgate_approvals_" + port,
+        "pushgate_approvals_" + port + "=" + "y".repeat(4000)}) {
       for (String path : List.of("/approvals/", "/approvals/app.js", "/approvals/app.css",
           "/approvals/session", "/approvals/events", "/approvals/audit",
           "/approvals/diffstat?id=" + q.id(), "/approvals/nothing-here")) {
