@@ -22,6 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Cookie;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -108,6 +110,13 @@ class ApprovalsWebPageTest {
     browser.get(link);
     await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
     assertThat(browser.getCurrentUrl()).isEqualTo(app.base() + "/approvals/");
+    // The session as the browser keeps it; the page's script cannot read it.
+    Cookie session = browser.manage().getCookieNamed("pushgate_approvals_" + app.port());
+    assertThat(session.isHttpOnly()).isTrue();
+    assertThat(session.getSameSite()).isEqualTo("Strict");
+    assertThat(session.getPath()).isEqualTo("/approvals");
+    assertThat(((JavascriptExecutor) browser).executeScript("return document.cookie"))
+        .isEqualTo("");
     awaitApprover();
     // The link was spent by signing in.
     HttpResponse<String> again = HttpClient.newHttpClient().send(
@@ -140,6 +149,9 @@ class ApprovalsWebPageTest {
     assertThat(browser.findElements(By.cssSelector("li.question"))).isEmpty();
     await().until(ExpectedConditions.textToBePresentInElementLocated(By.id("audit"),
         "every push needs a human (approved by alice in the browser)"));
+    String token = link.substring(link.indexOf("token=") + 6);
+    assertThat(app.logText()).contains("approvals page: an approver signed in")
+        .doesNotContain(token).doesNotContain(session.getValue());
   }
 
   @Test
