@@ -300,6 +300,46 @@ class ApprovalsPageTest {
     assertThat(desk.pending(null)).containsExactly(q);
   }
 
+  @Test
+  void signingOutEndsTheSessionAndNeedsTheCsrfTokenToo() throws Exception {
+    String cookie = signIn();
+    String origin = "Origin: http://127.0.0.1:" + port;
+    assertThat(post("/approvals/signout", cookie, origin, "{}").status()).isEqualTo(403);
+    assertThat(get("/approvals/session", cookie).status()).isEqualTo(200);
+
+    RawHttp.Reply out = post("/approvals/signout", cookie,
+        origin + "\nX-CSRF-Token: " + csrf(cookie), "{}");
+    assertThat(out.status()).isEqualTo(401);
+    assertThat(out.body()).contains("You signed out.");
+    assertThat(out.header("Set-Cookie")).isEqualTo("pushgate_approvals_" + port
+        + "=; Path=/approvals; HttpOnly; SameSite=Strict; Max-Age=0");
+    assertThat(get("/approvals/session", cookie).status()).isEqualTo(401);
+  }
+
+  @Test
+  void eventStreamsAreBoundedAcrossSessions() throws Exception {
+    String cookie = signIn();
+    List<Socket> open = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < ApprovalsPage.MAX_STREAMS; i++) {
+        Socket s = new Socket("127.0.0.1", port);
+        s.setSoTimeout(20_000);
+        s.getOutputStream().write(("GET /approvals/events HTTP/1.1\r\nHost: 127.0.0.1:" + port
+            + "\r\nCookie: " + cookie + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        readUntil(new BufferedReader(new InputStreamReader(s.getInputStream(),
+            StandardCharsets.UTF_8)), "event: connected");
+        open.add(s);
+      }
+      RawHttp.Reply r = get("/approvals/events", signIn());
+      assertThat(r.status()).isEqualTo(429);
+      assertThat(r.body()).contains("too many approvals pages are open; close one");
+    } finally {
+      for (Socket s : open) {
+        s.close();
+      }
+    }
+  }
+
   // --- Host
 
   @Test
