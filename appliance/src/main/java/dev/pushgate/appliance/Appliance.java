@@ -6,6 +6,9 @@ import dev.pushgate.appliance.approvals.GatewayApprovals;
 import dev.pushgate.appliance.audit.Sinks;
 import dev.pushgate.appliance.control.ControlApi;
 import dev.pushgate.appliance.control.RunApi;
+import dev.pushgate.appliance.web.ApprovalsPage;
+import dev.pushgate.appliance.web.Sessions;
+import dev.pushgate.appliance.web.SignInTokens;
 import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.ForgeTokens;
@@ -88,6 +91,8 @@ public final class Appliance implements AutoCloseable {
   private Runs runs;
   private ApprovalDesk desk;
   private Launches launches;
+  private Gateway gateway;
+  private ApprovalsPage approvalsPage;
   private int port;
   private volatile boolean ready;
   /** The rules of runs that bring none; a reload replaces them. */
@@ -334,7 +339,7 @@ public final class Appliance implements AutoCloseable {
     GitHost gitHost = upstream.gitHost();
     String gitBaseUrl = upstream.gitBaseUrl();
     AuditStore audit = store.audit();
-    Gateway gateway = new Gateway(
+    gateway = new Gateway(
         new GatewayConfig(gitHost.segment(), dir.resolve("cache"),
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock,
             settings.writeTokensPerMinute()),
@@ -354,11 +359,27 @@ public final class Appliance implements AutoCloseable {
             settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout())
             .countingHookDecisions(metrics::onHookDecision), "/v1");
     contexts.addHandler(runApi);
+    contexts.addHandler(approvalsPage(audit));
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(
         new SandboxSocket(listeners.sandboxConnector(), settings.github() == null, contexts)));
     server.start();
     restrict(listeners.gatewaySocket(), "rw-rw-rw-");
+  }
+
+  /**
+   * The approvers' web page (docs/approvals.md): sessions start from links the control API
+   * issues. Behind {@link SandboxSocket}, which does not serve it to sandboxes.
+   */
+  private Handler approvalsPage(AuditStore audit) {
+    approvalsPage = new ApprovalsPage(desk, audit,
+        q -> gateway.diffstat(q.repository(), q.oldId(), q.newId()),
+        new SignInTokens(clock, SignInTokens.DEFAULT_LIFETIME),
+        new Sessions(clock, Sessions.DEFAULT_IDLE, Sessions.DEFAULT_ABSOLUTE),
+        settings.bindHost(), port, Duration.ofSeconds(10));
+    ContextHandler context = new ContextHandler(approvalsPage, ApprovalsPage.PATH);
+    context.setAllowNullPathInContext(true);
+    return context;
   }
 
   /** The control API on a Unix socket in the data directory, which only our user can open. */
@@ -375,7 +396,8 @@ public final class Appliance implements AutoCloseable {
         listeners.gatewaySocket(), Launches.DEFAULT_MAX);
     runs.onEnded(launches::onRunEnded);
     control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl(listeners, upstream),
-        upstream.gitHost().baseUrl(), defaultRules::get, listeners.gatewaySocket(), launches));
+        upstream.gitHost().baseUrl(), defaultRules::get, listeners.gatewaySocket(), launches)
+        .servingApprovalsPage(approvalsPage));
     control.start();
     restrict(socket, "rw-------");
     return socket;

@@ -1,7 +1,13 @@
 package dev.pushgate.gateway;
 
 import jakarta.servlet.DispatcherType;
+import dev.pushgate.types.RepoSlug;
+import java.io.IOException;
 import java.util.EnumSet;
+import java.util.Optional;
+import org.eclipse.jgit.lib.Repository;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.Objects;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -16,6 +22,7 @@ import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
  * when its {@link #handler} stops, or on {@link #close}.
  */
 public final class Gateway implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Gateway.class);
   public static final String CONTEXT_PATH = "/git";
   /** Git requests one run may have in flight at once, unless the appliance says otherwise. */
   public static final int DEFAULT_REQUESTS_PER_RUN = 16;
@@ -82,6 +89,36 @@ public final class Gateway implements AutoCloseable {
       }
     });
     return context;
+  }
+
+  /**
+   * What moving a ref of {@code repository} from {@code oldId} to {@code newId} would change, read
+   * off the gateway's cache, which holds a held push's objects: for approvers. Never fails; when it
+   * cannot be computed the answer says why.
+   */
+  public Diffstat diffstat(String repository, String oldId, String newId) {
+    UpstreamCache c = cache;
+    if (c == null) {
+      return Diffstat.unavailable("the gateway is not serving");
+    }
+    RepoSlug repo;
+    try {
+      repo = RepoSlug.parse(repository);
+    } catch (IllegalArgumentException e) {
+      return Diffstat.unavailable("not a repository the gateway serves");
+    }
+    try {
+      Optional<Repository> db = c.openExisting(repo);
+      if (db.isEmpty()) {
+        return Diffstat.unavailable("the gateway holds no objects of " + repo);
+      }
+      try (Repository r = db.get()) {
+        return Diffstat.of(r, oldId, newId);
+      }
+    } catch (IOException | RuntimeException e) {
+      log.warn("could not compute the diffstat of a held push to {}: {}", repo, e.toString());
+      return Diffstat.unavailable("the gateway could not read the pushed objects; see its log");
+    }
   }
 
   GatewayThreads threads() {

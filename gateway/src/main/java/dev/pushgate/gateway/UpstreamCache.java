@@ -154,6 +154,17 @@ final class UpstreamCache {
     return db;
   }
 
+  /**
+   * Opens the cache of {@code repo} if there is one, never creating it: for readers that are not
+   * serving a push. The caller closes it.
+   */
+  java.util.Optional<Repository> openExisting(RepoSlug repo) throws IOException {
+    if (!Files.isRegularFile(directoryOf(repo).resolve("HEAD"))) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(open(repo));
+  }
+
   private static void create(Path dir) throws IOException {
     if (Files.isRegularFile(dir.resolve("HEAD"))) {
       return;

@@ -25,11 +25,13 @@ import picocli.CommandLine.Parameters;
     name = "approvals",
     mixinStandardHelpOptions = true,
     description = "List pending ask-first questions, answer one, or watch them as an approver.",
-    subcommands = {ApprovalsCommand.Answer.class, ApprovalsCommand.Watch.class},
+    subcommands = {ApprovalsCommand.Answer.class, ApprovalsCommand.Watch.class,
+        ApprovalsCommand.Open.class},
     footer = {"", "Examples:", "  pushgate approvals --data-dir ./pushgate-data",
         "  pushgate approvals answer q_1a2b3c4d5e6f7a8b allow --by alice",
         "  pushgate approvals answer q_1a2b3c4d5e6f7a8b deny --by alice --reason 'not before review'",
-        "  pushgate approvals watch --data-dir ./pushgate-data"})
+        "  pushgate approvals watch --data-dir ./pushgate-data",
+        "  pushgate approvals open --data-dir ./pushgate-data"})
 final class ApprovalsCommand implements Callable<Integer> {
   @Option(names = "--data-dir", defaultValue = "pushgate-data",
       description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
@@ -104,6 +106,32 @@ final class ApprovalsCommand implements Callable<Integer> {
         control.post("/v1/approvals/" + id, body.toString()).orThrow();
       }
       System.out.println(id + ": " + decision);
+      return 0;
+    }
+  }
+
+  @Command(name = "open", mixinStandardHelpOptions = true,
+      description = "Print a one-time sign-in link to the approvals web page, served by the"
+          + " appliance on its loopback port: open it in a browser on this machine. The link works"
+          + " once, for a few minutes; anyone holding it until then can sign in, so do not share"
+          + " it (docs/approvals.md).",
+      footer = {"", "Example:", "  pushgate approvals open --data-dir /var/lib/pushgate"})
+  static final class Open implements Callable<Integer> {
+    @Option(names = "--data-dir", defaultValue = "pushgate-data",
+        description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
+    Path dataDir;
+
+    @Override
+    public Integer call() throws Exception {
+      JsonNode link;
+      try (ControlSocket control = ControlSocket.open(dataDir)) {
+        link = control.post(dev.pushgate.appliance.control.ControlApi.SIGNIN_LINK_PATH, "{}")
+            .orThrow();
+      }
+      System.out.println(link.get("url").asText());
+      System.err.println("Open this link in a browser on this machine. It signs in once and works"
+          + " until " + Times.atAndRelative(link.get("expiresAt").asText(),
+              java.time.Instant.now()) + "; keep it to yourself.");
       return 0;
     }
   }

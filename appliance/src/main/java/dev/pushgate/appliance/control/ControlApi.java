@@ -13,6 +13,7 @@ import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Ledger;
+import dev.pushgate.appliance.web.ApprovalsPage;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gitconfig.PushUrlRewrite;
 import java.io.InputStream;
@@ -77,6 +78,15 @@ public final class ControlApi extends Handler.Abstract {
     this.approvals = new ApprovalsApi(desk, json);
   }
 
+  /** Issues sign-in links to the approvals web page; none until the appliance serves it. */
+  private volatile java.util.function.Supplier<ApprovalsPage.Link> signInLinks;
+
+  /** Lets {@code POST /v1/approvals/signin-link} issue links to {@code page}. */
+  public ControlApi servingApprovalsPage(ApprovalsPage page) {
+    this.signInLinks = page::signInLink;
+    return this;
+  }
+
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
@@ -106,6 +116,8 @@ public final class ControlApi extends Handler.Abstract {
         approvals.stream(response, callback);
       } else if (path.equals("/v1/approvals") && method.equals("GET")) {
         send(response, callback, 200, approvals.list(request));
+      } else if (path.equals(SIGNIN_LINK_PATH) && method.equals("POST")) {
+        signInLink(response, callback);
       } else if (path.startsWith("/v1/approvals/") && method.equals("POST")) {
         send(response, callback, 200,
             approvals.answer(path.substring("/v1/approvals/".length()), readJson(request)));
@@ -121,6 +133,23 @@ public final class ControlApi extends Handler.Abstract {
       error(response, callback, 500, "internal error; see the appliance log");
     }
     return true;
+  }
+
+  /** Where {@code pushgate approvals open} asks for a sign-in link to the approvals page. */
+  public static final String SIGNIN_LINK_PATH = "/v1/approvals/signin-link";
+
+  /** A one-time link; the token is in the answer to the appliance's own user, never in a log. */
+  private void signInLink(Response response, Callback callback) {
+    java.util.function.Supplier<ApprovalsPage.Link> links = signInLinks;
+    if (links == null) {
+      error(response, callback, 404, "this appliance does not serve the approvals page");
+      return;
+    }
+    ApprovalsPage.Link link = links.get();
+    ObjectNode out = json.createObjectNode();
+    out.put("url", link.url());
+    out.put("expiresAt", link.expiresAt().toString());
+    send(response, callback, 201, out);
   }
 
   private void createRun(Request request, Response response, Callback callback) throws Exception {

@@ -145,6 +145,15 @@ public final class AuditStore implements AuditLog {
   }
 
   public List<PushRecord> list(Query q) throws SQLException {
+    return list(q, false);
+  }
+
+  /** The latest decisions matching {@code q} (up to its limit), newest first. */
+  public List<PushRecord> latest(Query q) throws SQLException {
+    return list(q, true);
+  }
+
+  private List<PushRecord> list(Query q, boolean newestFirst) throws SQLException {
     // A decision with its latest outcome: settling appends a record rather than changing the
     // decision's row, and the listing shows the two as one, as it did when settling updated it.
     StringBuilder sql = new StringBuilder(
@@ -173,7 +182,7 @@ public final class AuditStore implements AuditLog {
       sql.append(" AND a.at >= ?");
       args.add(q.since().toEpochMilli());
     }
-    sql.append(" ORDER BY a.id LIMIT ?");
+    sql.append(newestFirst ? " ORDER BY a.id DESC LIMIT ?" : " ORDER BY a.id LIMIT ?");
     args.add(q.limit() == 0 ? Query.DEFAULT_LIMIT : q.limit());
     return db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(sql.toString())) {

@@ -233,6 +233,28 @@ abstract class StorageContract {
   }
 
   @Test
+  void latestListsTheNewestDecisionsFirstWithTheirOutcomes() throws Exception {
+    AuditStore audit = new AuditStore(db);
+    List<AuditStore.Row> rows = audit.record(List.of(
+        push(T0, "run-1", "acme/widget", "refs/heads/a", "allowed", null, "pending"),
+        push(T0.plusSeconds(10), "run-1", "acme/widget", "refs/heads/b", "allowed", null, "ok"),
+        push(T0.plusSeconds(20), "run-2", "acme/widget", "refs/heads/c", "denied",
+            RefusalCode.RULE_DENIED, "not forwarded")));
+    audit.settle(rows.get(0), PushRecord.Outcome.OK, 5);
+
+    List<PushRecord> latest = audit.latest(new AuditStore.Query(null, null, null, null, 2));
+    assertThat(latest).extracting(PushRecord::ref)
+        .containsExactly("refs/heads/c", "refs/heads/b");
+    assertThat(audit.latest(new AuditStore.Query(null, null, null, null, 10)))
+        .extracting(PushRecord::ref).containsExactly("refs/heads/c", "refs/heads/b",
+            "refs/heads/a");
+    assertThat(audit.latest(new AuditStore.Query(null, null, null, null, 10)).get(2).outcome()
+        .text()).isEqualTo("ok");
+    assertThat(audit.latest(new AuditStore.Query(null, "run-1", null, null, 1)))
+        .extracting(PushRecord::ref).containsExactly("refs/heads/b");
+  }
+
+  @Test
   void approvalsRecordTheQuestionAndHowItEnded() throws SQLException {
     MutableClock clock = new MutableClock(T0.plusSeconds(42));
     ApprovalStore approvals = new ApprovalStore(db, clock);

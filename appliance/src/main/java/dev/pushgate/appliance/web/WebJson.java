@@ -1,0 +1,71 @@
+package dev.pushgate.appliance.web;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.gateway.Diffstat;
+
+/**
+ * What the page is sent. Every text an agent chose (ref, command, commit subjects, reasons) goes
+ * through {@link Question#printable} as it does for a terminal; the page then shows it as text,
+ * never as markup.
+ */
+final class WebJson {
+  private WebJson() {}
+
+  static ObjectNode question(ObjectMapper json, Question q) {
+    ObjectNode n = json.createObjectNode();
+    n.put("id", q.id());
+    n.put("action", q.action());
+    n.put("runId", Question.printable(q.runId()));
+    n.put("workspaceId", Question.printable(q.workspaceId()));
+    n.put("repository", Question.printable(q.repository()));
+    n.put("ref", Question.printable(q.ref()));
+    n.put("kind", q.kind());
+    n.put("oldId", q.oldId());
+    n.put("newId", q.newId());
+    n.put("command", Question.printable(q.command()));
+    n.put("rule", Question.printable(q.rule()));
+    n.put("reason", Question.printable(q.reason()));
+    n.put("summary", q.summary());
+    n.put("askedAt", q.askedAt().toString());
+    n.put("deadline", q.deadline().toString());
+    var commits = n.putArray("commits");
+    q.commits().forEach(c -> commits.add(Question.printable(c)));
+    return n;
+  }
+
+  static ObjectNode ended(ObjectMapper json, Question q, Answer a) {
+    ObjectNode n = json.createObjectNode();
+    n.put("id", q.id());
+    n.put("outcome", a.outcome().id());
+    n.put("by", Question.printable(a.by()));
+    n.put("reason", Question.printable(a.reason()));
+    return n;
+  }
+
+  static ObjectNode diffstat(ObjectMapper json, String id, Diffstat d) {
+    ObjectNode n = json.createObjectNode();
+    n.put("id", id);
+    if (d.unavailable() != null) {
+      n.put("unavailable", d.unavailable());
+      return n;
+    }
+    n.put("base", d.base());
+    n.put("added", d.added());
+    n.put("removed", d.removed());
+    n.put("unlisted", d.unlisted());
+    var files = n.putArray("files");
+    for (Diffstat.File f : d.files()) {
+      ObjectNode o = files.addObject();
+      o.put("path", Question.printable(f.path()));
+      o.put("oldPath", Question.printable(f.oldPath()));
+      o.put("change", f.change());
+      o.put("added", f.added());
+      o.put("removed", f.removed());
+      o.put("binary", f.binary());
+    }
+    return n;
+  }
+}

@@ -1,0 +1,224 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.Repository;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Cookie;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The approvals web page end to end, in a real headless Chromium: a link from {@code pushgate
+ * approvals open}, sign-in, a held push appearing live, answered with a click, and the push
+ * landing (or refused) in the same {@code git push}.
+ */
+class ApprovalsWebPageTest {
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  /** Generous: a busy machine renders slowly, and a push is held until someone clicks. */
+  private static final Duration PATIENCE = Duration.ofSeconds(90);
+  private static final String ASK_EVERY_BRANCH = """
+      {"workspaceId": "ws", "repository": "acme/widget",
+       "rules": {"push": [{"refs": "refs/heads/**", "decision": "ask",
+                           "reason": "every push needs a human"}]}}""";
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+  static WebDriver browser;
+  static Map<String, String> env;
+
+  @BeforeAll
+  static void start() throws Exception {
+    boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+    if (!present && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("CI needs Debian's chromium and chromium-driver (.ci/run installs"
+          + " them): " + CHROMIUM + " or " + CHROMEDRIVER + " is missing");
+    }
+    Assumptions.assumeTrue(present, "apt-get install chromium chromium-driver to run this test");
+    app = RunningAppliance.start(tmp.resolve("data"));
+    app.forgeCreate("acme/widget");
+    env = RunningAppliance.runEnv(app.createRun(ASK_EVERY_BRANCH));
+    browser = chromium();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  /** Debian's chromium and its driver; nothing downloaded (no Selenium Manager). */
+  private static WebDriver chromium() throws Exception {
+    System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort()
+        .withLogFile(tmp.resolve("chromedriver.log").toFile()).build();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--disable-dev-shm-usage",
+        "--user-data-dir=" + Files.createDirectories(tmp.resolve("chromium-profile")));
+    return new ChromeDriver(service, options);
+  }
+
+  @Test
+  void anApproverSignsInWithTheLinkSeesTheHeldPushAndAllowsIt() throws Exception {
+    // Without a session the page is refused, to a browser as to anything else.
+    HttpResponse<String> refused = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(app.base() + "/approvals/")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(refused.statusCode()).isEqualTo(401);
+    assertThat(refused.body()).contains("pushgate approvals open");
+    browser.get(app.base() + "/approvals/"); // a page of this origin, to drop its cookies on
+    browser.manage().deleteAllCookies();
+    browser.get(app.base() + "/approvals/");
+    assertThat(browser.findElement(By.id("why")).getText())
+        .isEqualTo("You are not signed in, or your session ended.");
+
+    String link = signInLink();
+    assertThat(link).startsWith(app.base() + "/approvals/signin?token=");
+    browser.get(link);
+    await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
+    assertThat(browser.getCurrentUrl()).isEqualTo(app.base() + "/approvals/");
+    // The session as the browser keeps it; the page's script cannot read it.
+    Cookie session = browser.manage().getCookieNamed("pushgate_approvals_" + app.port());
+    assertThat(session.isHttpOnly()).isTrue();
+    assertThat(session.getSameSite()).isEqualTo("Strict");
+    assertThat(session.getPath()).isEqualTo("/approvals");
+    assertThat(((JavascriptExecutor) browser).executeScript("return document.cookie"))
+        .isEqualTo("");
+    awaitApprover();
+    // The link was spent by signing in.
+    HttpResponse<String> again = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(link)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(again.statusCode()).isEqualTo(401);
+
+    Path w = worktree("approve", "one\ntwo\nthree\n");
+    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"), env,
+        "push", "origin", "main");
+    WebElement question = await().until(
+        ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
+    assertThat(question.findElement(By.className("summary")).getText())
+        .startsWith("update refs/heads/main of acme/widget");
+    assertThat(question.getText()).contains("ask approve").contains("every push needs a human");
+    await().until(d -> question.findElement(By.className("diffstat")).getText()
+        .contains("file(s) changed"));
+    assertThat(question.findElement(By.className("diffstat")).getText())
+        .contains("1 file(s) changed, +3 -0").contains("approve.txt (add) +3 -0");
+
+    WebElement by = browser.findElement(By.id("by"));
+    by.clear();
+    by.sendKeys("alice in the browser");
+    question.findElement(By.className("allow")).click();
+
+    assertThat(push.finish()).as(push.stderr()).isZero();
+    assertThat(push.stderr()).contains("main -> main").doesNotContain("rejected");
+    assertThat(forgeRef("refs/heads/main")).isEqualTo(head(w));
+    await().until(ExpectedConditions.textToBePresentInElementLocated(By.id("ended"),
+        "allowed by alice in the browser"));
+    assertThat(browser.findElements(By.cssSelector("li.question"))).isEmpty();
+    await().until(ExpectedConditions.textToBePresentInElementLocated(By.id("audit"),
+        "every push needs a human (approved by alice in the browser)"));
+    String token = link.substring(link.indexOf("token=") + 6);
+    assertThat(app.logText()).contains("approvals page: an approver signed in")
+        .doesNotContain(token).doesNotContain(session.getValue());
+  }
+
+  @Test
+  void aBranchNamedLikeMarkupIsShownAsTextAndDeniedWithTheNote() throws Exception {
+    browser.get(signInLink());
+    await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
+    awaitApprover();
+    String branch = "evil<script>document.title='pwned'</script><img/src=x/onerror=alert(1)>";
+    Path w = worktree("markup", "x\n");
+    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"), env,
+        "push", "origin", "HEAD:refs/heads/" + branch);
+    WebElement question = await().until(
+        ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
+    assertThat(question.findElement(By.className("summary")).getText())
+        .startsWith("create refs/heads/" + branch + " of acme/widget 0000000000..");
+    assertThat(question.findElements(By.tagName("script"))).isEmpty();
+    assertThat(question.findElements(By.tagName("img"))).isEmpty();
+    assertThat(browser.getTitle()).isEqualTo("pushgate approvals");
+
+    question.findElement(By.className("note")).sendKeys("no markup in branch names");
+    question.findElement(By.className("deny")).click();
+
+    assertThat(push.finish()).isNotZero();
+    assertThat(push.stderr()).contains("(Control Center policy: denied by ")
+        .contains(": no markup in branch names)");
+    assertThat(forgeRef("refs/heads/" + branch)).isNull();
+  }
+
+  // --- fixtures
+
+  private static WebDriverWait await() {
+    return new WebDriverWait(browser, PATIENCE, Duration.ofMillis(250));
+  }
+
+  private static String signInLink() throws Exception {
+    String out = RunningAppliance.cli("approvals", "open", "--data-dir", app.dataDir.toString());
+    return out.lines().filter(l -> l.startsWith("http://")).findFirst()
+        .orElseThrow(() -> new AssertionError("no link in:\n" + out));
+  }
+
+  /** Until the appliance counts the page's stream as an approver. */
+  private static void awaitApprover() throws Exception {
+    Wait.until(PATIENCE, "the appliance to count the page as a connected approver", () -> {
+      JsonNode answer = app.control().get("/v1/approvals").body();
+      return answer.get("approverConnected").asBoolean();
+    });
+  }
+
+  /** A clone of acme/widget with one new commit adding {@code name}.txt. */
+  private static Path worktree(String name, String content) throws Exception {
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
+    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    Path w = tmp.resolve(name);
+    Files.writeString(w.resolve(name + ".txt"), content);
+    git.in(w, "add", ".").ok();
+    git.in(w, "commit", "-qm", "ask " + name).ok();
+    return w;
+  }
+
+  private static String head(Path w) throws Exception {
+    return new GitRun(tmp.resolve("home"), env).in(w, "rev-parse", "HEAD").ok().stdout().strip();
+  }
+
+  private static String forgeRef(String ref) throws Exception {
+    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+      var found = r.exactRef(ref);
+      return found == null ? null : found.getObjectId().name();
+    }
+  }
+}
