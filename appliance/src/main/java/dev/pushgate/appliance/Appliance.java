@@ -5,6 +5,7 @@ import dev.pushgate.appliance.approvals.GatewayApprovals;
 import dev.pushgate.appliance.audit.Sinks;
 import dev.pushgate.appliance.control.ControlApi;
 import dev.pushgate.appliance.control.RunApi;
+import dev.pushgate.appliance.fleet.Fleet;
 import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.ForgeTokens;
@@ -141,6 +142,7 @@ public final class Appliance implements AutoCloseable {
     RunSandbox sandbox = probeSandbox(dir, listeners);
     checkReadiness(store.db(), sandbox);
     startRuns(dir, store, broker, sandbox, upstream, listeners.base(), metrics);
+    joinFleet(store);
     startGateway(dir, store, upstream, metrics, contexts);
     serveHttp(listeners, contexts, store.audit(), metrics);
     // after the server: the local forge's App API is served by it
@@ -312,7 +314,7 @@ public final class Appliance implements AutoCloseable {
         settings.limits().questionsPerRun());
     runs.onEnded(desk::cancelRun);
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
-        () -> desk.pending(null).size());
+        () -> desk.heldHere(null).size());
     metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());
   }
 
@@ -346,6 +348,30 @@ public final class Appliance implements AutoCloseable {
         new SandboxSocket(listeners.sandboxConnector(), settings.github() == null, contexts)));
     server.start();
     restrict(listeners.gatewaySocket(), "rw-rw-rw-");
+  }
+
+  /**
+   * On PostgreSQL, this appliance is one of a fleet: questions, approvers and run teardowns are
+   * shared with the others on the database (docs/operations.md#a-fleet-on-one-database).
+   */
+  private void joinFleet(Store store) throws java.sql.SQLException {
+    if (store.db().dialect() != Database.Dialect.POSTGRESQL) {
+      return;
+    }
+    runs.shareLedger();
+    Fleet fleet = Fleet.join(store.db(), store.chain().host(), desk, new Fleet.RunsHere() {
+      @Override
+      public java.util.Set<String> liveIds() {
+        return runs.liveIds();
+      }
+
+      @Override
+      public boolean endedElsewhere(String runId) {
+        return runs.endedElsewhere(runId);
+      }
+    });
+    resources.add(fleet);
+    runs.onEnded(fleet::runEnded);
   }
 
   /** The control API on a Unix socket in the data directory, which only our user can open. */
