@@ -371,7 +371,7 @@ public final class Appliance implements AutoCloseable {
       }
     });
     resources.add(fleet);
-    runs.onEnded(fleet::runEnded);
+    runs.onEndRecorded(fleet::runEnded);
   }
 
   /** The control API on a Unix socket in the data directory, which only our user can open. */

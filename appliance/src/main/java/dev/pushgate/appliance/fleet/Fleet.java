@@ -444,9 +444,21 @@ public final class Fleet implements FleetDesk, AutoCloseable {
     String outcome = rs.getString(18);
     rs.getLong(17);
     boolean ended = !rs.wasNull();
-    Answer a = ended && outcome != null ? new Answer(outcomeOf(outcome), rs.getString(19),
-        rs.getString(20)) : null;
+    Answer a = ended && outcome != null ? new Answer(outcomeOf(outcome),
+        oneLine(rs.getString(19)), oneLine(rs.getString(20))) : null;
     return new Row(q, rs.getString(16), a);
+  }
+
+  /**
+   * Who answered and why, as another appliance wrote them: shown in git's output and to
+   * approvers, so on one line of printable text whatever the row holds.
+   */
+  private static String oneLine(String text) {
+    if (text == null) {
+      return null;
+    }
+    String line = text.replaceAll("[\\r\\n\\x00-\\x1f\\x7f\\u0080-\\u009f]+", " ").strip();
+    return line.length() > 1000 ? line.substring(0, 1000) : line;
   }
 
   /** An outcome as stored; one this version does not know ends as denied, never allowed. */

@@ -102,6 +102,7 @@ public final class Runs implements RunAuthenticator {
   private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
   private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
   private final List<Consumer<String>> endListeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<String>> endRecordedListeners = new CopyOnWriteArrayList<>();
   /** Whether other appliances share the ledger, and may end this one's runs (a fleet). */
   private volatile boolean ledgerShared;
 
@@ -219,6 +220,7 @@ public final class Runs implements RunAuthenticator {
     forget(runId);
     try {
       ledger.endRun(runId, reason, clock.instant());
+      tell(endRecordedListeners, runId);
     } catch (SQLException e) {
       log.error("cannot record the end of run {}", runId, e);
     }
@@ -412,13 +414,25 @@ public final class Runs implements RunAuthenticator {
     if (run != null) {
       idByCredentialHash.remove(run.row.credentialHash());
     }
-    for (Consumer<String> l : endListeners) {
+    tell(endListeners, runId);
+  }
+
+  private static void tell(List<Consumer<String>> listeners, String runId) {
+    for (Consumer<String> l : listeners) {
       try {
         l.accept(runId);
       } catch (RuntimeException e) {
         log.warn("run {}: a listener of its end failed: {}", runId, e.toString());
       }
     }
+  }
+
+  /**
+   * {@code listener} hears the id of every run this appliance tore down or expired, once its end
+   * is in the ledger, where another appliance sharing it reads it.
+   */
+  public void onEndRecorded(Consumer<String> listener) {
+    endRecordedListeners.add(listener);
   }
 
   /**

@@ -274,6 +274,20 @@ class FleetRacesTest {
   }
 
   @Test
+  void anAnswerWrittenInTheDatabaseIsShownOnOneLine() throws Exception {
+    b.connectApprover();
+    awaitApproverSeenBy(a);
+    CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
+    Question q = awaitPendingOn(b);
+    // No notice: A's heartbeat finds the answer by itself.
+    sql("UPDATE " + schema + ".approvals SET ended_at = 1, outcome = 'denied',"
+        + " answered_by = E'mal\\rlory', answer_reason = E'no\\n\\x1b[2Jfake line'"
+        + " WHERE id = '" + q.id() + "'");
+    assertThat(held.get(10, TimeUnit.SECONDS))
+        .isEqualTo(new Answer(Answer.Outcome.DENIED, "mal lory", "no [2Jfake line"));
+  }
+
+  @Test
   void malformedNoticesAreIgnored() throws Exception {
     b.connectApprover();
     awaitApproverSeenBy(a);
