@@ -154,11 +154,17 @@ class FleetTest {
         .anySatisfy(r -> assertThat(r.get("runId").asText()).isEqualTo(runId));
     assertThat(RunningAppliance.cli("runs", "--data-dir", b.dataDir.toString())).contains(runId);
 
+    // What an agent could keep of its run: the git config, with the gateway credential in it
+    // (the teardown removes the run's own copy).
+    Path kept = tmp.resolve("kept-gitconfig");
+    Files.copy(Path.of(env.get("GIT_CONFIG_GLOBAL")), kept);
+    Map<String, String> keptEnv = Map.of("GIT_CONFIG_GLOBAL", kept.toString(),
+        "GH_TOKEN", env.get("GH_TOKEN"));
     assertThat(b.control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
 
-    // At once, before A hears of it: A reads the run's row on every request.
-    commit(env, w, "after teardown");
-    GitRun.Result refused = git(env).in(w, "push", "origin", "feature/fleet").failed();
+    // At once, whether or not A heard of it yet: A reads the run's row on every request.
+    commit(keptEnv, w, "after teardown");
+    GitRun.Result refused = git(keptEnv).in(w, "push", "origin", "feature/fleet").failed();
     // The gateway answered 401: git, which may not prompt, asks for a user name it cannot get.
     assertThat(refused.stderr()).contains("could not read Username");
     assertThat(forgeRef("refs/heads/feature/fleet")).isEqualTo(landed);
