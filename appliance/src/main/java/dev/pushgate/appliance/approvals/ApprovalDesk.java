@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * Where "ask first" questions wait for a person. A question is asked only while an approver is
  * connected (a stream open on the control API, or a long poll seen lately); otherwise, when
  * nobody answers in time, and when the run already has its share of questions waiting, the answer
- * is no. Every question and its end is written to the log.
+ * is no. Every question and its end is written to the log. In a fleet on one database (see
+ * {@link FleetDesk}) the approvers and questions of every appliance count and show here, and the
+ * first end of a question, wherever it was given, is the one that counts.
  */
 public final class ApprovalDesk {
   private static final Logger log = LoggerFactory.getLogger(ApprovalDesk.class);
@@ -316,7 +319,7 @@ public final class ApprovalDesk {
     if (elsewhere.isEmpty()) {
       return here;
     }
-    return java.util.stream.Stream.concat(here.stream(), elsewhere.stream())
+    return Stream.concat(here.stream(), elsewhere.stream())
         .sorted(Comparator.comparing(Question::askedAt)).toList();
   }
 
