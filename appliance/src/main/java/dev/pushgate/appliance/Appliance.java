@@ -9,6 +9,7 @@ import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.web.ApprovalsPage;
 import dev.pushgate.appliance.web.Sessions;
 import dev.pushgate.appliance.web.SignInTokens;
+import dev.pushgate.appliance.fleet.Fleet;
 import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.ForgeTokens;
@@ -151,6 +152,7 @@ public final class Appliance implements AutoCloseable {
     RunSandbox sandbox = probeSandbox(dir, listeners);
     checkReadiness(store.db(), sandbox);
     startRuns(dir, store, broker, sandbox, upstream, listeners.base(), metrics);
+    joinFleet(store);
     startGateway(dir, store, upstream, metrics, contexts);
     serveHttp(listeners, contexts, store.audit(), metrics);
     // after the server: the local forge's App API is served by it
@@ -330,7 +332,7 @@ public final class Appliance implements AutoCloseable {
       log.info("approval events go to webhooks: {}", settings.webhooks().describe());
     }
     metrics.gauge("pushgate.approvals.pending", "Questions waiting for an approver",
-        () -> desk.pending(null).size());
+        () -> desk.heldHere(null).size());
     metrics.gauge("pushgate.runs.live", "Runs not yet ended", () -> runs.live().size());
   }
 
@@ -380,6 +382,30 @@ public final class Appliance implements AutoCloseable {
     ContextHandler context = new ContextHandler(approvalsPage, ApprovalsPage.PATH);
     context.setAllowNullPathInContext(true);
     return context;
+  }
+
+  /**
+   * On PostgreSQL, this appliance is one of a fleet: questions, approvers and run teardowns are
+   * shared with the others on the database (docs/operations.md#a-fleet-on-one-database).
+   */
+  private void joinFleet(Store store) throws java.sql.SQLException {
+    if (store.db().dialect() != Database.Dialect.POSTGRESQL) {
+      return;
+    }
+    runs.shareLedger();
+    Fleet fleet = Fleet.join(store.db(), store.chain().host(), desk, new Fleet.RunsHere() {
+      @Override
+      public java.util.Set<String> liveIds() {
+        return runs.liveIds();
+      }
+
+      @Override
+      public boolean endedElsewhere(String runId) {
+        return runs.endedElsewhere(runId);
+      }
+    });
+    resources.add(fleet);
+    runs.onEndRecorded(fleet::runEnded);
   }
 
   /** The control API on a Unix socket in the data directory, which only our user can open. */

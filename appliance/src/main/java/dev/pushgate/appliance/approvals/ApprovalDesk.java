@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * Where "ask first" questions wait for a person. A question is asked only while an approver is
  * connected (a stream open on the control API, or a long poll seen lately); otherwise, when
  * nobody answers in time, and when the run already has its share of questions waiting, the answer
- * is no. Every question and its end is written to the log.
+ * is no. Every question and its end is written to the log. In a fleet on one database (see
+ * {@link FleetDesk}) the approvers and questions of every appliance count and show here, and the
+ * first end of a question, wherever it was given, is the one that counts.
  */
 public final class ApprovalDesk {
   private static final Logger log = LoggerFactory.getLogger(ApprovalDesk.class);
@@ -63,10 +66,17 @@ public final class ApprovalDesk {
   private final ApprovalLog store;
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  /**
+   * Told only of the questions this appliance holds (webhooks): in a fleet each question is
+   * announced once, by its holder, not once per appliance.
+   */
+  private final List<Listener> observers = new CopyOnWriteArrayList<>();
   private final AtomicInteger streams = new AtomicInteger();
   private final RunSlots heldPerRun;
   private volatile Instant lastPoll = Instant.EPOCH;
   private volatile String closedBecause;
+  /** The other appliances sharing this one's database; nobody for a single host. */
+  private volatile FleetDesk fleet = FleetDesk.NONE;
 
   /**
    * @param runLive whether a run has not ended: questions of an ended run are withdrawn, never
@@ -119,8 +129,21 @@ public final class ApprovalDesk {
     this.timeout = next;
   }
 
-  /** An approver is connected: a stream is open, or someone polled within the poll grace. */
+  /**
+   * Joins a fleet sharing one database: its approvers count, its questions are listed and
+   * answered here, and every end of a question held here is settled in the shared record.
+   */
+  public void joinFleet(FleetDesk fleet) {
+    this.fleet = fleet;
+  }
+
+  /** An approver is connected, here or to another appliance of the fleet. */
   public boolean approverConnected() {
+    return approverHere() || fleet.approverElsewhere();
+  }
+
+  /** An approver is connected here: a stream is open, or someone polled within the poll grace. */
+  public boolean approverHere() {
     return streams.get() > 0 || lastPoll.plus(pollGrace).isAfter(clock.instant());
   }
 
@@ -193,19 +216,22 @@ public final class ApprovalDesk {
       p.answer().complete(cancelled(q, "run " + q.runId() + " has ended"));
     }
     store.asked(q);
+    fleet.held(q);
     log.info("approval {} asked: {}", q.id(), q.summary());
     listeners.forEach(l -> safely(() -> l.onAsked(q)));
+    observers.forEach(l -> safely(() -> l.onAsked(q)));
     p.answer().completeOnTimeout(new Answer(Answer.Outcome.TIMED_OUT, null,
         withRule(q, "nobody answered within " + wait.toSeconds() + " s")), wait.toMillis(),
         TimeUnit.MILLISECONDS);
     CompletableFuture<Answer> ended = p.answer().handle((answer, failure) -> {
-      Answer a = failure == null ? answer
-          : new Answer(Answer.Outcome.DENIED, null, "the question failed");
+      Answer a = fleet.settle(q, failure == null ? answer
+          : new Answer(Answer.Outcome.DENIED, null, "the question failed"));
       pending.remove(q.id());
       held.close();
       store.ended(q, a);
       log.info("approval {} {}{}", q.id(), a.outcome().id(), a.by() == null ? "" : " by " + a.by());
       listeners.forEach(l -> safely(() -> l.onEnded(q, a)));
+      observers.forEach(l -> safely(() -> l.onEnded(q, a)));
       return a;
     });
     return new Held(q, p.answer(), ended, true);
@@ -246,22 +272,66 @@ public final class ApprovalDesk {
         "the question was withdrawn before anyone answered: " + why);
   }
 
-  /** Answers a pending question; empty when there is no such question (any more). */
+  /**
+   * Answers a pending question, held here or by another appliance of the fleet; empty when there
+   * is no such question (any more), or another answer came first.
+   */
   public Optional<Question> answer(String id, boolean allow, String by, String reason) {
-    Pending p = pending.get(id);
-    if (p == null) {
-      return Optional.empty();
-    }
     String who = by == null || by.isBlank() ? "an approver" : by;
     String why = allow ? "approved by " + who
         : "denied by " + who + (reason == null || reason.isBlank() ? "" : ": " + reason);
-    boolean won = p.answer().complete(
-        new Answer(allow ? Answer.Outcome.ALLOWED : Answer.Outcome.DENIED, who, why));
-    return won ? Optional.of(p.question()) : Optional.empty();
+    Answer mine = new Answer(allow ? Answer.Outcome.ALLOWED : Answer.Outcome.DENIED, who, why);
+    Pending p = pending.get(id);
+    if (p == null) {
+      return fleet.answerElsewhere(id, mine);
+    }
+    if (p.answer().isDone()) {
+      return Optional.empty();
+    }
+    // The shared record first: an approver on another appliance may have answered already.
+    Answer won = fleet.settle(p.question(), mine);
+    // The fleet's catch-up may end the question with this very answer, read back from the record.
+    boolean ended = p.answer().complete(won) || won.equals(p.answer().getNow(null));
+    return ended && won.equals(mine) ? Optional.of(p.question()) : Optional.empty();
   }
 
-  /** Pending questions of every run, oldest first; filtered by run when {@code runId} is set. */
+  /**
+   * A question held here ended in the shared record (answered on another appliance, or withdrawn
+   * there because this one seemed down): it ends so here too. Nothing when it is not held here.
+   */
+  public void settledElsewhere(String id, Answer a) {
+    Pending p = pending.get(id);
+    if (p != null) {
+      p.answer().complete(a);
+    }
+  }
+
+  /** Another appliance of the fleet holds a new question: this one's approvers hear of it. */
+  public void heardAsked(Question q) {
+    listeners.forEach(l -> safely(() -> l.onAsked(q)));
+  }
+
+  /** A question another appliance held ended: this one's approvers hear of it. */
+  public void heardEnded(Question q, Answer a) {
+    listeners.forEach(l -> safely(() -> l.onEnded(q, a)));
+  }
+
+  /**
+   * Pending questions of every run, here and on the fleet's other appliances, oldest first;
+   * filtered by run when {@code runId} is set.
+   */
   public List<Question> pending(String runId) {
+    List<Question> here = heldHere(runId);
+    List<Question> elsewhere = fleet.pendingElsewhere(runId);
+    if (elsewhere.isEmpty()) {
+      return here;
+    }
+    return Stream.concat(here.stream(), elsewhere.stream())
+        .sorted(Comparator.comparing(Question::askedAt)).toList();
+  }
+
+  /** Pending questions held by this appliance, oldest first; of one run when set. */
+  public List<Question> heldHere(String runId) {
     return pending.values().stream().filter(p -> !p.answer().isDone()).map(Pending::question)
         .filter(q -> runId == null || q.runId().equals(runId))
         .sorted(Comparator.comparing(Question::askedAt)).toList();
@@ -269,26 +339,33 @@ public final class ApprovalDesk {
 
   /** A long poll was made: an approver is around. */
   public void polled() {
+    boolean was = approverHere();
     lastPoll = clock.instant();
+    if (!was) {
+      fleet.presenceChanged();
+    }
   }
 
   /** An approver's stream opened; the returned handle closes it. */
   public AutoCloseable connect(Listener listener) {
     listeners.add(listener);
     streams.incrementAndGet();
+    fleet.presenceChanged();
     return () -> {
       listeners.remove(listener);
       streams.decrementAndGet();
+      fleet.presenceChanged();
     };
   }
 
   /**
    * Tells {@code listener} of every question and its end without counting it as an approver (a
-   * webhook): it never makes a question askable. The returned handle removes it.
+   * webhook): it never makes a question askable, and it hears only the questions this appliance
+   * holds, never those another appliance of the fleet announced. The returned handle removes it.
    */
   public AutoCloseable observe(Listener listener) {
-    listeners.add(listener);
-    return () -> listeners.remove(listener);
+    observers.add(listener);
+    return () -> observers.remove(listener);
   }
 
   /**
@@ -305,6 +382,7 @@ public final class ApprovalDesk {
     closedBecause = why;
     pending.values().forEach(p -> p.answer().complete(cancelled(p.question(), why)));
     listeners.forEach(l -> safely(l::onClosed));
+    observers.forEach(l -> safely(l::onClosed));
   }
 
   private static void safely(Runnable r) {

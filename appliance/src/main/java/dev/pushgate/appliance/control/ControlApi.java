@@ -192,7 +192,7 @@ public final class ControlApi extends Handler.Abstract {
 
   private void listRuns(Response response, Callback callback) throws Exception {
     ArrayNode list = json.createArrayNode();
-    for (Ledger.RunRow row : runs.live()) {
+    for (Ledger.RunRow row : runs.liveEverywhere()) {
       list.add(view(row));
     }
     ObjectNode out = json.createObjectNode();

@@ -102,6 +102,9 @@ public final class Runs implements RunAuthenticator {
   private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
   private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
   private final List<Consumer<String>> endListeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<String>> endRecordedListeners = new CopyOnWriteArrayList<>();
+  /** Whether other appliances share the ledger, and may end this one's runs (a fleet). */
+  private volatile boolean ledgerShared;
 
   public Runs(Ledger ledger, GitHubApp broker, Clock clock, Settings settings) {
     this.ledger = ledger;
@@ -217,6 +220,7 @@ public final class Runs implements RunAuthenticator {
     forget(runId);
     try {
       ledger.endRun(runId, reason, clock.instant());
+      tell(endRecordedListeners, runId);
     } catch (SQLException e) {
       log.error("cannot record the end of run {}", runId, e);
     }
@@ -237,14 +241,65 @@ public final class Runs implements RunAuthenticator {
         .sorted(Comparator.comparing(Ledger.RunRow::createdAt)).toList();
   }
 
+  /**
+   * The ledger is shared by a fleet: another appliance may end this one's runs (a teardown on
+   * any host). From now on every authentication also reads the run's row, so that such an end
+   * holds here at once, before the fleet's notice of it arrives; a row that cannot be read
+   * authenticates nobody.
+   */
+  public void shareLedger() {
+    ledgerShared = true;
+  }
+
+  /** The live runs of every appliance sharing the ledger; this one's alone for a single host. */
+  public List<Ledger.RunRow> liveEverywhere() throws SQLException {
+    return ledgerShared ? ledger.liveRunsOfEveryHost(clock.instant()) : live();
+  }
+
+  /** The ids of the runs live here. */
+  public java.util.Set<String> liveIds() {
+    return java.util.Set.copyOf(byId.keySet());
+  }
+
+  /**
+   * Another appliance ended run {@code runId} in the shared ledger: if it is live here, it ends
+   * here as a teardown would (nothing authenticates as it, its questions are withdrawn, its
+   * credentials revoked, its files removed). Idempotent.
+   */
+  public boolean endedElsewhere(String runId) {
+    if (!byId.containsKey(runId)) {
+      return false;
+    }
+    forget(runId);
+    List<Revocation> revocations = credentials.revokeAll(runId);
+    removeFiles(runId);
+    log.info("run {} ended on another appliance: {} credential(s) revoked here, {} pending",
+        runId, revocations.stream().filter(Revocation::revoked).count(),
+        revocations.stream().filter(r -> !r.revoked()).count());
+    return true;
+  }
+
   @Override
   public Optional<RunContext> authenticate(String credential) {
     String id = idByCredentialHash.get(Credentials.hash(credential));
     LiveRun run = id == null ? null : byId.get(id);
-    if (run == null || !run.row.live(clock.instant())) {
+    if (run == null || !run.row.live(clock.instant()) || endedInSharedLedger(id)) {
       return Optional.empty();
     }
     return Optional.of(run.context);
+  }
+
+  private boolean endedInSharedLedger(String runId) {
+    if (!ledgerShared) {
+      return false;
+    }
+    try {
+      return ledger.hasEnded(runId);
+    } catch (SQLException e) {
+      log.warn("run {}: cannot read its row in the shared ledger, so it is refused: {}", runId,
+          e.getMessage());
+      return true;
+    }
   }
 
   /** The mode and rules of the live run holding {@code credential}. */
@@ -359,13 +414,25 @@ public final class Runs implements RunAuthenticator {
     if (run != null) {
       idByCredentialHash.remove(run.row.credentialHash());
     }
-    for (Consumer<String> l : endListeners) {
+    tell(endListeners, runId);
+  }
+
+  private static void tell(List<Consumer<String>> listeners, String runId) {
+    for (Consumer<String> l : listeners) {
       try {
         l.accept(runId);
       } catch (RuntimeException e) {
         log.warn("run {}: a listener of its end failed: {}", runId, e.toString());
       }
     }
+  }
+
+  /**
+   * {@code listener} hears the id of every run this appliance tore down or expired, once its end
+   * is in the ledger, where another appliance sharing it reads it.
+   */
+  public void onEndRecorded(Consumer<String> listener) {
+    endRecordedListeners.add(listener);
   }
 
   /**

@@ -13,6 +13,8 @@ import org.slf4j.LoggerFactory;
 /** Every question asked of an approver, its answer, who gave it, or its timeout. */
 public final class ApprovalStore implements ApprovalLog {
   private static final Logger log = LoggerFactory.getLogger(ApprovalStore.class);
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   private final Database db;
   private final Clock clock;
@@ -61,8 +63,8 @@ public final class ApprovalStore implements ApprovalLog {
       write(c -> {
         try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO approvals(id, action, run_id, workspace_id, repository, ref, kind,"
-                + " old_id, new_id, command, rule, reason, asked_at)"
-                + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+                + " old_id, new_id, command, rule, reason, asked_at, host, deadline, commits)"
+                + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
           ps.setString(1, q.id());
           ps.setString(2, q.action());
           ps.setString(3, q.runId());
@@ -76,6 +78,14 @@ public final class ApprovalStore implements ApprovalLog {
           ps.setString(11, q.rule());
           ps.setString(12, q.reason());
           ps.setLong(13, q.askedAt().toEpochMilli());
+          // Which appliance holds the question, and what an approver on another one is shown.
+          ps.setString(14, audit == null ? null : audit.host());
+          if (q.deadline() == null) {
+            ps.setNull(15, java.sql.Types.BIGINT);
+          } else {
+            ps.setLong(15, q.deadline().toEpochMilli());
+          }
+          ps.setString(16, commitsJson(q));
           return ps.executeUpdate();
         }
       }, new AuditEntry(AuditEntry.Type.APPROVAL_ASKED, q.askedAt(), q.runId(), q.workspaceId(),
@@ -84,6 +94,14 @@ public final class ApprovalStore implements ApprovalLog {
           null, null, q.id(), null));
     } catch (SQLException e) {
       log.error("could not record approval question {}", q.id(), e);
+    }
+  }
+
+  private static String commitsJson(Question q) {
+    try {
+      return JSON.writeValueAsString(q.commits());
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
     }
   }
 

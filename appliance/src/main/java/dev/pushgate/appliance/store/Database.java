@@ -165,6 +165,19 @@ public final class Database implements AutoCloseable {
     return connections.use(work, true);
   }
 
+  /**
+   * A PostgreSQL connection of its own, outside the pool, for a session that lives long (a
+   * {@code LISTEN}); the caller closes it.
+   *
+   * @throws IllegalStateException for SQLite, whose one connection is shared
+   */
+  public Connection openDedicated() throws SQLException {
+    if (!(connections instanceof Pool pool)) {
+      throw new IllegalStateException("only a PostgreSQL database has connections of their own");
+    }
+    return pool.connect();
+  }
+
   @Override
   public void close() throws SQLException {
     connections.close();
@@ -432,6 +445,11 @@ public final class Database implements AutoCloseable {
         }
         closeQuietly(i.connection());
       }
+      return connect();
+    }
+
+    /** A new connection, its errors redacted. */
+    Connection connect() throws SQLException {
       try {
         return DriverManager.getConnection(target.jdbcUrl(), properties);
       } catch (SQLException e) {

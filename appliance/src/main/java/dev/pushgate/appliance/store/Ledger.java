@@ -138,6 +138,28 @@ public final class Ledger {
         host);
   }
 
+  /** The runs of every host not yet ended nor expired at {@code now}, oldest first. */
+  public List<RunRow> liveRunsOfEveryHost(Instant now) throws SQLException {
+    return queryRuns("WHERE ended_at IS NULL AND expires_at > ? ORDER BY created_at",
+        now.toEpochMilli());
+  }
+
+  /** Whether run {@code id} has ended, or is not in the ledger at all. */
+  public boolean hasEnded(String id) throws SQLException {
+    return db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement("SELECT ended_at FROM runs WHERE id = ?")) {
+        ps.setString(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return true;
+          }
+          rs.getLong(1);
+          return !rs.wasNull();
+        }
+      }
+    });
+  }
+
   public void setBackend(String id, String backend) throws SQLException {
     db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE runs SET backend = ? WHERE id = ?")) {

@@ -76,8 +76,8 @@ class SqliteStorageTest extends StorageContract {
     }
 
     try (Database adopted = Database.open(file)) {
-      assertThat(history(adopted)).containsExactly("1", "2", "3", "3.1");
-      assertThat(historyTypes(adopted)).containsExactly("BASELINE", "SQL", "SQL", "JDBC");
+      assertThat(history(adopted)).containsExactly("1", "2", "3", "3.1", "4");
+      assertThat(historyTypes(adopted)).containsExactly("BASELINE", "SQL", "SQL", "JDBC", "SQL");
       Ledger ledger = new Ledger(adopted, box, "host-a");
       assertThat(ledger.unendedRuns()).extracting(Ledger.RunRow::id).containsExactly("run-old");
       assertThat(ledger.liveCredentials()).extracting(Ledger.LiveCredential::id)
@@ -111,7 +111,7 @@ class SqliteStorageTest extends StorageContract {
     });
     try (Database older = Database.open(tmp.resolve("pushgate.db"))) {
       new Ledger(older, box, "host-a").insertRun(run("run-1", "hash-1"));
-      assertThat(history(older)).containsExactly("1", "2", "3", "3.1", "99");
+      assertThat(history(older)).containsExactly("1", "2", "3", "3.1", "4", "99");
     }
   }
 
