@@ -2,6 +2,9 @@ package dev.pushgate.appliance.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.pushgate.appliance.SandboxSocket;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
@@ -37,6 +40,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** The approvals page over the wire: sign-in, session, CSRF, Host, and the sandboxes' socket. */
 class ApprovalsPageTest {
@@ -136,6 +140,24 @@ class ApprovalsPageTest {
     }
     // the refusals spent nothing: the real token still signs in once
     assertThat(get("/approvals/signin?token=" + token, null).status()).isEqualTo(200);
+  }
+
+  @Test
+  void aFloodOfRefusedSignInsDoesNotFloodTheLog() throws Exception {
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    Logger logger = (Logger) LoggerFactory.getLogger(ApprovalsPage.class);
+    logger.addAppender(logs);
+    try {
+      // any web page the approver opens can make the browser request this path
+      for (int i = 0; i < 50; i++) {
+        assertThat(get("/approvals/signin?token=guess" + i, null).status()).isEqualTo(401);
+      }
+    } finally {
+      logger.detachAppender(logs);
+    }
+    assertThat(logs.list).filteredOn(e -> e.getFormattedMessage().contains("sign-in link was"
+        + " refused")).hasSize(1);
   }
 
   @Test
@@ -278,6 +300,13 @@ class ApprovalsPageTest {
             "every field must be a string"),
         new Case("application/json", "{\"id\":\"" + id + "\",\"decision\":\"allow\",\"by\":\""
             + "b".repeat(201) + "\"}", 400, "'by' must be at most 200 characters"),
+        // a field given twice: the JSON reader would take the last, the form the first
+        new Case("application/json", "{\"id\":\"" + id + "\",\"decision\":\"deny\","
+            + "\"decision\":\"allow\"}", 400, "every field may be given once"),
+        new Case("application/x-www-form-urlencoded", "id=" + id + "&decision=allow"
+            + "&decision=deny", 400, "every field may be given once"),
+        new Case("application/x-www-form-urlencoded", "id=" + id + "&id=" + id
+            + "&decision=allow", 400, "every field may be given once"),
         new Case("text/plain", "id=" + id + "&decision=allow", 415, "send application/json"),
         new Case("application/json", "{\"pad\":\"" + "x".repeat(20_000) + "\"}", 413,
             "larger than 16384 bytes"))) {
