@@ -16,6 +16,7 @@ import dev.pushgate.gateway.PushRecord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -109,9 +110,7 @@ public final class ApprovalsPage extends Handler.Abstract {
     this.tokens = tokens;
     this.sessions = sessions;
     this.guard = new RequestGuard(bindHost, port);
-    String host = bindHost.contains(":") && !bindHost.startsWith("[") ? "[" + bindHost + "]"
-        : bindHost;
-    this.base = "http://" + host + ":" + port + PATH;
+    this.base = "http://" + linkHost(bindHost) + ":" + port + PATH;
     // Cookies are not kept apart by port: two appliances on one machine each keep their own.
     this.cookieName = "pushgate_approvals_" + port;
     this.stream = new ApproverStream(desk, json, keepalive);
@@ -140,6 +139,13 @@ public final class ApprovalsPage extends Handler.Abstract {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     try {
+      if (!fromThisMachine(request)) {
+        // Bound to a non-loopback address (--allow-non-loopback), the port is reachable from the
+        // network, where the sign-in link and the cookie would cross in plain HTTP.
+        text(response, callback, 403, "The approvals page answers only on the machine the"
+            + " appliance runs on (a loopback address); open it there.\n");
+        return true;
+      }
       Optional<String> badHost = guard.badHost(request);
       if (badHost.isPresent()) {
         // 421: this server is not the one the browser meant (a rebound name, say).
@@ -426,6 +432,22 @@ public final class ApprovalsPage extends Handler.Abstract {
     List<HttpCookie> all = Request.getCookies(request);
     return all == null ? List.of()
         : all.stream().filter(c -> c.getName().equals(cookieName)).limit(4).toList();
+  }
+
+  /** Whether the client connected from a loopback address. */
+  private static boolean fromThisMachine(Request request) {
+    return request.getConnectionMetaData().getRemoteSocketAddress()
+        instanceof InetSocketAddress a && a.getAddress() != null
+        && a.getAddress().isLoopbackAddress();
+  }
+
+  /** The host a link names: a wildcard bind address is reached as 127.0.0.1. */
+  static String linkHost(String bindHost) {
+    String h = bindHost.startsWith("[") ? bindHost.substring(1, bindHost.length() - 1) : bindHost;
+    if (h.equals("0.0.0.0") || h.equals("::") || h.equals("0:0:0:0:0:0:0:0")) {
+      return "127.0.0.1";
+    }
+    return h.contains(":") ? "[" + h + "]" : h;
   }
 
   private static void secureHeaders(Response response) {

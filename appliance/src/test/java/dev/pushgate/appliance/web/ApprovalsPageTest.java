@@ -161,6 +161,54 @@ class ApprovalsPageTest {
   }
 
   @Test
+  void aClientOnAnotherAddressIsRefusedEvenWithAValidLink() throws Exception {
+    java.net.InetAddress other = java.util.Collections.list(
+        java.net.NetworkInterface.getNetworkInterfaces()).stream()
+        .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+        .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress())
+        .findFirst().orElse(null);
+    org.junit.jupiter.api.Assumptions.assumeTrue(other != null,
+        "this machine has no non-loopback IPv4 address");
+    // what --bind 0.0.0.0 --allow-non-loopback does: the port is on the network too
+    Server wide = new Server();
+    ServerConnector any = new ServerConnector(wide);
+    any.setHost("0.0.0.0");
+    wide.addConnector(any);
+    any.open();
+    int widePort = any.getLocalPort();
+    ApprovalsPage widePage = new ApprovalsPage(desk,
+        new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE)),
+        q -> Diffstat.unavailable("no gateway in this test"),
+        new SignInTokens(clock, Duration.ofMinutes(5)),
+        new Sessions(clock, Duration.ofMinutes(30), Duration.ofHours(12)),
+        "0.0.0.0", widePort, Duration.ofMillis(200));
+    ContextHandler context = new ContextHandler(widePage, ApprovalsPage.PATH);
+    context.setAllowNullPathInContext(true);
+    wide.setHandler(context);
+    wide.start();
+    try {
+      ApprovalsPage.Link link = widePage.signInLink();
+      assertThat(link.url()).startsWith("http://127.0.0.1:" + widePort + "/approvals/signin?");
+      String request = "GET /approvals/signin?token=" + token(link) + " HTTP/1.1\r\nHost: "
+          + "127.0.0.1:" + widePort + "\r\nConnection: close\r\n\r\n";
+      try (Socket s = new Socket(other, widePort)) {
+        s.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+        String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(answer).startsWith("HTTP/1.1 403").doesNotContain("Set-Cookie")
+            .contains("answers only on the machine the appliance runs on");
+      }
+      // the link was not spent: from loopback it signs in
+      try (Socket s = new Socket("127.0.0.1", widePort)) {
+        s.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+        String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(answer).startsWith("HTTP/1.1 200").contains("Set-Cookie: pushgate_approvals_");
+      }
+    } finally {
+      wide.stop();
+    }
+  }
+
+  @Test
   void theLinkIsOnTheLoopbackPortAndTheTokenHas256RandomBits() {
     ApprovalsPage.Link link = page.signInLink();
     assertThat(link.url()).startsWith("http://127.0.0.1:" + port + "/approvals/signin?token=");
