@@ -111,6 +111,42 @@ class LaunchLimitsTest {
     }
   }
 
+  @Test
+  void aWorkdirSwappedForALinkAfterTheRunWasCreatedIsNotLaunchedIn() throws Exception {
+    Path data = tmp.resolve("data");
+    try (TestAppliance a = TestAppliance.start(data, null)) {
+      new ForgeRepositories(data.resolve("forge")).create(RepoSlug.parse("acme/widget"));
+      try (ControlClient control = new ControlClient(data.resolve("control.sock"))) {
+        Path work = Files.createDirectories(tmp.resolve("work"));
+        String workPath = work.toRealPath().toString();
+        String runId = createRun(control, work);
+        ControlClient.Answer first = control.post("/v1/runs/" + runId + "/launch",
+            "{\"command\": [\"true\"]}");
+        assertThat(first.raw()).endsWith("{\"type\":\"exit\",\"code\":0}\n");
+
+        // Whoever can write the workdir's parent puts a link in its place: to the appliance's
+        // own data directory (control socket, ledger key), or anywhere else.
+        for (Path target : List.of(data, Files.createDirectories(tmp.resolve("elsewhere")))) {
+          Files.delete(work);
+          Files.createSymbolicLink(work, target);
+          ControlClient.Answer refused = control.post("/v1/runs/" + runId + "/launch",
+              "{\"command\": [\"sh\", \"-c\", \"cat ledger.key; touch planted\"]}");
+          assertThat(refused.status()).as(refused.raw()).isEqualTo(422);
+          assertThat(refused.body().get("error").asText()).startsWith("not launched: "
+              + workPath + " now leads to "
+              + target.toRealPath() + ", not to ");
+          assertThat(target.resolve("planted")).doesNotExist();
+          Files.delete(work);
+          Files.createDirectory(work);
+        }
+        // put back as it was, it launches again
+        assertThat(control.post("/v1/runs/" + runId + "/launch", "{\"command\": [\"true\"]}")
+            .raw()).endsWith("{\"type\":\"exit\",\"code\":0}\n");
+        control.delete("/v1/runs/" + runId);
+      }
+    }
+  }
+
   private static String createRun(ControlClient control, Path work) throws Exception {
     ControlClient.Answer a = control.post("/v1/runs", JSON.writeValueAsString(
         JSON.createObjectNode().put("workspaceId", "ws-1").put("repository", "acme/widget")

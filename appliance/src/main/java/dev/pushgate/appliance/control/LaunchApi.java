@@ -36,8 +36,13 @@ import org.eclipse.jetty.util.Callback;
  */
 final class LaunchApi {
   static final Duration HEARTBEAT = Duration.ofSeconds(5);
-  /** Output waiting for a client that reads too slowly; past it the command is killed. */
+  /**
+   * Output waiting for the client. Past it the command's output is held back (its pipe fills and
+   * it waits on its writes, as with any pipe); a client that reads nothing for {@link
+   * #SLOW_CLIENT} with this much waiting has the command killed.
+   */
   static final long MAX_PENDING_CHARS = 4L << 20;
+  static final Duration SLOW_CLIENT = Duration.ofSeconds(10);
   /** The exit code of a command pushgate could not run to its end, as {@code pushgate exec}'s. */
   static final int FAILED = 125;
 
@@ -53,7 +58,7 @@ final class LaunchApi {
   void launch(String runId, JsonNode body, Response response, Callback callback,
       ErrorAnswer error) throws RunRequestException {
     LaunchBody parsed = LaunchBody.parse(body);
-    Output output = new Output();
+    Output output = new Output(MAX_PENDING_CHARS, SLOW_CLIENT);
     Launches.Launch launch;
     try {
       launch = launches.start(runId, parsed.command(), parsed.workdir(), output);
@@ -85,6 +90,8 @@ final class LaunchApi {
     } catch (RuntimeException e) {
       launch.stop("the launch's stream failed");
       callback.failed(e);
+    } finally {
+      output.close();
     }
   }
 
@@ -126,10 +133,10 @@ final class LaunchApi {
   private String line(SandboxEvent e, Launches.Launch launch, Output output) {
     ObjectNode n = json.createObjectNode();
     if (e instanceof SandboxEvent.Stdout s) {
-      output.pending.addAndGet(-s.data().length());
+      output.taken(s.data().length());
       n.put("type", "stdout").put("data", s.data());
     } else if (e instanceof SandboxEvent.Stderr s) {
-      output.pending.addAndGet(-s.data().length());
+      output.taken(s.data().length());
       n.put("type", "stderr").put("data", s.data());
     } else if (e instanceof SandboxEvent.Violation v) {
       SandboxViolation violation = v.violation();
@@ -192,27 +199,79 @@ final class LaunchApi {
   }
 
   /**
-   * The launch's listener: queues events for the stream and never blocks (the sandbox's readers
-   * call it). Output beyond {@link #MAX_PENDING_CHARS} is dropped and the command killed.
+   * The launch's listener: queues events for the stream. Output beyond {@code maxPending} waits
+   * for the stream to take some (the sandbox's reader thread waits, so the command waits on its
+   * pipe): a command that writes faster than the appliance streams is slowed, not killed. Only a
+   * client that takes nothing for {@code slowClient} has its command killed, and its output
+   * dropped. The wait is bounded because the sandbox delivers events one at a time: a kill's
+   * event waits behind it.
    */
-  private static final class Output implements SandboxListener {
+  static final class Output implements SandboxListener {
     final BlockingQueue<SandboxEvent> events = new LinkedBlockingQueue<>();
     final AtomicLong pending = new AtomicLong();
     final AtomicBoolean overflowed = new AtomicBoolean();
     final AtomicReference<Launches.Launch> launch = new AtomicReference<>();
+    private final long maxPending;
+    private final long slowClientNanos;
+    private final Object room = new Object();
+    private volatile boolean closed;
+
+    Output(long maxPending, Duration slowClient) {
+      this.maxPending = maxPending;
+      this.slowClientNanos = slowClient.toNanos();
+    }
 
     @Override
     public void onEvent(SandboxEvent event) {
       String data = event instanceof SandboxEvent.Stdout s ? s.data()
           : event instanceof SandboxEvent.Stderr s ? s.data() : null;
-      if (data != null && pending.addAndGet(data.length()) > MAX_PENDING_CHARS) {
-        pending.addAndGet(-data.length());
+      if (data != null && !awaitRoom(data.length())) {
         if (overflowed.compareAndSet(false, true)) {
           stopSlowClient(launch.get());
         }
         return;
       }
       events.add(event);
+    }
+
+    /** Counts {@code chars} as waiting once there is room; false when the client took none. */
+    private boolean awaitRoom(int chars) {
+      if (overflowed.get()) {
+        return false;
+      }
+      long deadline = System.nanoTime() + slowClientNanos;
+      synchronized (room) {
+        while (pending.get() > 0 && pending.get() + chars > maxPending) {
+          long left = deadline - System.nanoTime();
+          if (closed || left <= 0) {
+            return false;
+          }
+          try {
+            room.wait(Math.max(1, left / 1_000_000));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+        }
+        pending.addAndGet(chars);
+        return true;
+      }
+    }
+
+    /** The stream took {@code chars} of output off the queue. */
+    void taken(int chars) {
+      synchronized (room) {
+        pending.addAndGet(-chars);
+        room.notifyAll();
+      }
+    }
+
+    /** The stream has ended: nothing more is taken, so nobody waits for room. */
+    void close() {
+      synchronized (room) {
+        closed = true;
+        room.notifyAll();
+      }
     }
 
     /** The launch has started: an overflow before it knew the launch is acted on now. */
@@ -228,8 +287,9 @@ final class LaunchApi {
         return; // attach() sees the overflow
       }
       // Not on the caller's thread: the kill reports itself through this listener.
-      Thread t = new Thread(() -> l.stop("the client reads the output too slowly (over "
-          + (MAX_PENDING_CHARS >> 20) + " MiB waiting)"), "pushgate-launch-overflow");
+      Thread t = new Thread(() -> l.stop("the client read none of the output for "
+          + SLOW_CLIENT.toSeconds() + " s while " + (MAX_PENDING_CHARS >> 20)
+          + " MiB of it waited"), "pushgate-launch-overflow");
       t.setDaemon(true);
       t.start();
     }

@@ -6,6 +6,7 @@ import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.broker.BrokerException;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.sandbox.EnvironmentVariables;
+import dev.pushgate.sandbox.SandboxBindMount;
 import dev.pushgate.sandbox.LaunchRequest;
 import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxLauncher;
@@ -15,7 +16,9 @@ import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxSpec;
 import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -73,8 +76,13 @@ public final class Launches implements AutoCloseable {
     }
   }
 
-  /** What a run's launch needs from its start; {@code plan} is null for a run without one. */
-  private record Launchable(SandboxPlan plan, Path gitConfig, String credential) {}
+  /**
+   * What a run's launch needs from its start; {@code plan} is null for a run without one. {@code
+   * resolved}: where each of the plan's host paths led when the run was created and its paths
+   * were judged.
+   */
+  private record Launchable(SandboxPlan plan, Path gitConfig, String credential,
+      Map<String, Path> resolved) {}
 
   /** One launched command of a run. */
   public final class Launch {
@@ -168,7 +176,7 @@ public final class Launches implements AutoCloseable {
   /** Keeps what a launch of {@code run} needs, for as long as the run lives. */
   public void remember(Runs.StartedRun run) {
     launchable.put(run.runId(), new Launchable(run.sandbox(), Path.of(run.gitConfigPath()),
-        run.runCredential()));
+        run.runCredential(), resolvedMounts(run.sandbox())));
     if (!runs.isLive(run.runId())) {
       launchable.remove(run.runId()); // it ended meanwhile: its end has already been heard
     }
@@ -201,6 +209,14 @@ public final class Launches implements AutoCloseable {
       throw new Refused(422, "run " + runId + " has no sandbox plan: it was created without a"
           + " workdir, so there is nothing to launch it under",
           List.of("create the run with a workdir (and the other sandbox fields you need)"));
+    }
+    String moved = movedMount(run);
+    if (moved != null) {
+      throw new Refused(422, "not launched: " + moved + "; the run's paths were judged where they"
+          + " led when it was created, and a link put in since could lead anywhere (the"
+          + " appliance's own data directory among them)", List.of(
+              "put the directory back as it was when the run was created",
+              "tear the run down and create a new one for the directory as it is now"));
     }
     SandboxPlan plan = withWorkdir(run.plan(), workdir);
     Map<String, String> env = new LinkedHashMap<>(plan.env().asMap());
@@ -332,6 +348,51 @@ public final class Launches implements AutoCloseable {
    * The plan with the command starting in {@code workdir}, which must be the run's workdir or a
    * directory inside it, as written and with symbolic links followed.
    */
+  /** Where each host path of the plan leads now; a run without a plan has none. */
+  private static Map<String, Path> resolvedMounts(SandboxPlan plan) {
+    Map<String, Path> out = new LinkedHashMap<>();
+    if (plan != null) {
+      for (SandboxBindMount m : plan.spec().bindMounts()) {
+        out.put(m.hostPath(), resolved(m.hostPath()));
+      }
+    }
+    return out;
+  }
+
+  /** Which host path of the run now leads elsewhere than at its creation, in words; or null. */
+  private static String movedMount(Launchable run) {
+    for (Map.Entry<String, Path> e : run.resolved().entrySet()) {
+      Path now = resolved(e.getKey());
+      if (!now.equals(e.getValue())) {
+        return UntrustedText.printable(e.getKey()) + " now leads to "
+            + UntrustedText.printable(now.toString()) + ", not to "
+            + UntrustedText.printable(e.getValue().toString()) + " as when the run was created";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The path as the kernel resolves it: the longest part that exists with its symbolic links
+   * followed, then the rest as written (a mount made only when it exists may not exist yet).
+   */
+  static Path resolved(String hostPath) {
+    Path literal = Path.of(hostPath).toAbsolutePath().normalize();
+    Path existing = literal;
+    while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return literal;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(literal)).normalize();
+    } catch (IOException | SecurityException e) {
+      // A link that leads nowhere, or a directory on the way we may not search: as written.
+      return literal;
+    }
+  }
+
   static SandboxPlan withWorkdir(SandboxPlan plan, String workdir) throws Refused {
     if (workdir == null) {
       return plan;

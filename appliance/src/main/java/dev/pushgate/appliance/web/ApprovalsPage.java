@@ -1,5 +1,7 @@
 package dev.pushgate.appliance.web;
 
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,6 +16,7 @@ import dev.pushgate.gateway.PushRecord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -80,8 +83,17 @@ public final class ApprovalsPage extends Handler.Abstract {
   private final ApproverStream stream;
   private final AtomicInteger streams = new AtomicInteger();
   private final ObjectMapper json = new ObjectMapper();
+  /** Reads answers: a key given twice is an error, not the last one winning. */
+  private static final ObjectMapper STRICT_JSON = new ObjectMapper()
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
   private final Map<String, Diffstat> diffstatCache = new ConcurrentHashMap<>();
   private final Map<String, Asset> assets;
+  /**
+   * Refused sign-ins are logged at most once a minute, with a count: any local process, and any
+   * web page the approver's browser opens, can request the sign-in path, and must not be able to
+   * fill the appliance's log.
+   */
+  private final RefusedSignIns refusedSignIns = new RefusedSignIns(Duration.ofMinutes(1));
 
   /** A file of the page, read from the classpath once. */
   private record Asset(String type, byte[] bytes) {}
@@ -98,9 +110,7 @@ public final class ApprovalsPage extends Handler.Abstract {
     this.tokens = tokens;
     this.sessions = sessions;
     this.guard = new RequestGuard(bindHost, port);
-    String host = bindHost.contains(":") && !bindHost.startsWith("[") ? "[" + bindHost + "]"
-        : bindHost;
-    this.base = "http://" + host + ":" + port + PATH;
+    this.base = "http://" + linkHost(bindHost) + ":" + port + PATH;
     // Cookies are not kept apart by port: two appliances on one machine each keep their own.
     this.cookieName = "pushgate_approvals_" + port;
     this.stream = new ApproverStream(desk, json, keepalive);
@@ -129,6 +139,13 @@ public final class ApprovalsPage extends Handler.Abstract {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     try {
+      if (!fromThisMachine(request)) {
+        // Bound to a non-loopback address (--allow-non-loopback), the port is reachable from the
+        // network, where the sign-in link and the cookie would cross in plain HTTP.
+        text(response, callback, 403, "The approvals page answers only on the machine the"
+            + " appliance runs on (a loopback address); open it there.\n");
+        return true;
+      }
       Optional<String> badHost = guard.badHost(request);
       if (badHost.isPresent()) {
         // 421: this server is not the one the browser meant (a rebound name, say).
@@ -201,7 +218,7 @@ public final class ApprovalsPage extends Handler.Abstract {
     List<String> values = query(request).map(q -> q.getValues("token")).orElse(null);
     String token = values == null || values.size() != 1 ? null : values.get(0);
     if (!tokens.redeem(token)) {
-      log.info("approvals page: a sign-in link was refused (used already, expired or unknown)");
+      refusedSignIns.refused();
       signedOut(response, callback, "This sign-in link is not valid: it was used already, it"
           + " expired, or it is not one this appliance issued.");
       return;
@@ -346,7 +363,12 @@ public final class ApprovalsPage extends Handler.Abstract {
     } else if (mime.equals("application/json")) {
       JsonNode n;
       try {
-        n = body.isBlank() ? json.createObjectNode() : json.readTree(body);
+        n = body.isBlank() ? json.createObjectNode() : STRICT_JSON.readTree(body);
+      } catch (JsonParseException e) {
+        if (e.getMessage() != null && e.getMessage().startsWith("Duplicate field")) {
+          throw new RefusedRequest(400, "every field may be given once");
+        }
+        throw new RefusedRequest(400, "the request body is not valid JSON");
       } catch (JsonProcessingException e) {
         throw new RefusedRequest(400, "the request body is not valid JSON");
       }
@@ -361,6 +383,13 @@ public final class ApprovalsPage extends Handler.Abstract {
       }
     } else {
       throw new RefusedRequest(415, "send application/json or a url-encoded form");
+    }
+    // A field given twice is ambiguous ({"decision":"deny","decision":"allow"}: the JSON reader
+    // would take the last, the form the first): refused, never guessed.
+    for (Fields.Field f : fields) {
+      if (f.getValues().size() > 1) {
+        throw new RefusedRequest(400, "every field may be given once");
+      }
     }
     return fields;
   }
@@ -403,6 +432,22 @@ public final class ApprovalsPage extends Handler.Abstract {
     List<HttpCookie> all = Request.getCookies(request);
     return all == null ? List.of()
         : all.stream().filter(c -> c.getName().equals(cookieName)).limit(4).toList();
+  }
+
+  /** Whether the client connected from a loopback address. */
+  private static boolean fromThisMachine(Request request) {
+    return request.getConnectionMetaData().getRemoteSocketAddress()
+        instanceof InetSocketAddress a && a.getAddress() != null
+        && a.getAddress().isLoopbackAddress();
+  }
+
+  /** The host a link names: a wildcard bind address is reached as 127.0.0.1. */
+  static String linkHost(String bindHost) {
+    String h = bindHost.startsWith("[") ? bindHost.substring(1, bindHost.length() - 1) : bindHost;
+    if (h.equals("0.0.0.0") || h.equals("::") || h.equals("0:0:0:0:0:0:0:0")) {
+      return "127.0.0.1";
+    }
+    return h.contains(":") ? "[" + h + "]" : h;
   }
 
   private static void secureHeaders(Response response) {
@@ -473,6 +518,32 @@ public final class ApprovalsPage extends Handler.Abstract {
       return new Asset(type, in.readAllBytes());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Logs refused sign-in links: the first at once, then at most one line per period. */
+  static final class RefusedSignIns {
+    private final long periodNanos;
+    private long windowStart;
+    private boolean windowOpen;
+    private int unlogged;
+
+    RefusedSignIns(Duration period) {
+      this.periodNanos = period.toNanos();
+    }
+
+    synchronized void refused() {
+      long now = System.nanoTime();
+      if (windowOpen && now - windowStart < periodNanos) {
+        unlogged++;
+        return;
+      }
+      int before = unlogged;
+      unlogged = 0;
+      windowOpen = true;
+      windowStart = now;
+      log.info("approvals page: a sign-in link was refused (used already, expired or unknown){}",
+          before == 0 ? "" : "; " + before + " more refused since the last such line");
     }
   }
 

@@ -102,7 +102,7 @@ final class Payloads {
     context.put("type", "context");
     context.putArray("elements").addObject().put("type", "mrkdwn").put("text",
         "question " + slackText(q.id()) + " · asked " + q.askedAt()
-            + (a == null ? " · answer by " + q.deadline() : ""));
+            + (a == null ? " · answer by " + q.deadline() : "")).put("verbatim", true);
     return n;
   }
 
@@ -134,7 +134,9 @@ final class Payloads {
   private static void section(ArrayNode blocks, String mrkdwn) {
     ObjectNode s = blocks.addObject();
     s.put("type", "section");
-    s.putObject("text").put("type", "mrkdwn").put("text", mrkdwn);
+    // verbatim: Slack does not turn plain @here, @channel, #channel or a bare URL in agent text
+    // into a mention or a link; the escaping of & < > covers Slack's explicit forms.
+    s.putObject("text").put("type", "mrkdwn").put("text", mrkdwn).put("verbatim", true);
   }
 
   /**

@@ -2,6 +2,9 @@ package dev.pushgate.appliance.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.pushgate.appliance.SandboxSocket;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
@@ -37,6 +40,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** The approvals page over the wire: sign-in, session, CSRF, Host, and the sandboxes' socket. */
 class ApprovalsPageTest {
@@ -136,6 +140,72 @@ class ApprovalsPageTest {
     }
     // the refusals spent nothing: the real token still signs in once
     assertThat(get("/approvals/signin?token=" + token, null).status()).isEqualTo(200);
+  }
+
+  @Test
+  void aFloodOfRefusedSignInsDoesNotFloodTheLog() throws Exception {
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    Logger logger = (Logger) LoggerFactory.getLogger(ApprovalsPage.class);
+    logger.addAppender(logs);
+    try {
+      // any web page the approver opens can make the browser request this path
+      for (int i = 0; i < 50; i++) {
+        assertThat(get("/approvals/signin?token=guess" + i, null).status()).isEqualTo(401);
+      }
+    } finally {
+      logger.detachAppender(logs);
+    }
+    assertThat(logs.list).filteredOn(e -> e.getFormattedMessage().contains("sign-in link was"
+        + " refused")).hasSize(1);
+  }
+
+  @Test
+  void aClientOnAnotherAddressIsRefusedEvenWithAValidLink() throws Exception {
+    java.net.InetAddress other = java.util.Collections.list(
+        java.net.NetworkInterface.getNetworkInterfaces()).stream()
+        .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+        .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress())
+        .findFirst().orElse(null);
+    org.junit.jupiter.api.Assumptions.assumeTrue(other != null,
+        "this machine has no non-loopback IPv4 address");
+    // what --bind 0.0.0.0 --allow-non-loopback does: the port is on the network too
+    Server wide = new Server();
+    ServerConnector any = new ServerConnector(wide);
+    any.setHost("0.0.0.0");
+    wide.addConnector(any);
+    any.open();
+    int widePort = any.getLocalPort();
+    ApprovalsPage widePage = new ApprovalsPage(desk,
+        new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE)),
+        q -> Diffstat.unavailable("no gateway in this test"),
+        new SignInTokens(clock, Duration.ofMinutes(5)),
+        new Sessions(clock, Duration.ofMinutes(30), Duration.ofHours(12)),
+        "0.0.0.0", widePort, Duration.ofMillis(200));
+    ContextHandler context = new ContextHandler(widePage, ApprovalsPage.PATH);
+    context.setAllowNullPathInContext(true);
+    wide.setHandler(context);
+    wide.start();
+    try {
+      ApprovalsPage.Link link = widePage.signInLink();
+      assertThat(link.url()).startsWith("http://127.0.0.1:" + widePort + "/approvals/signin?");
+      String request = "GET /approvals/signin?token=" + token(link) + " HTTP/1.1\r\nHost: "
+          + "127.0.0.1:" + widePort + "\r\nConnection: close\r\n\r\n";
+      try (Socket s = new Socket(other, widePort)) {
+        s.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+        String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(answer).startsWith("HTTP/1.1 403").doesNotContain("Set-Cookie")
+            .contains("answers only on the machine the appliance runs on");
+      }
+      // the link was not spent: from loopback it signs in
+      try (Socket s = new Socket("127.0.0.1", widePort)) {
+        s.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+        String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(answer).startsWith("HTTP/1.1 200").contains("Set-Cookie: pushgate_approvals_");
+      }
+    } finally {
+      wide.stop();
+    }
   }
 
   @Test
@@ -278,6 +348,13 @@ class ApprovalsPageTest {
             "every field must be a string"),
         new Case("application/json", "{\"id\":\"" + id + "\",\"decision\":\"allow\",\"by\":\""
             + "b".repeat(201) + "\"}", 400, "'by' must be at most 200 characters"),
+        // a field given twice: the JSON reader would take the last, the form the first
+        new Case("application/json", "{\"id\":\"" + id + "\",\"decision\":\"deny\","
+            + "\"decision\":\"allow\"}", 400, "every field may be given once"),
+        new Case("application/x-www-form-urlencoded", "id=" + id + "&decision=allow"
+            + "&decision=deny", 400, "every field may be given once"),
+        new Case("application/x-www-form-urlencoded", "id=" + id + "&id=" + id
+            + "&decision=allow", 400, "every field may be given once"),
         new Case("text/plain", "id=" + id + "&decision=allow", 415, "send application/json"),
         new Case("application/json", "{\"pad\":\"" + "x".repeat(20_000) + "\"}", 413,
             "larger than 16384 bytes"))) {

@@ -161,6 +161,9 @@ class WebhooksTest {
             + " 1111111111..2222222222");
     assertThat(asked.get("blocks")).isNotEmpty().allSatisfy(b ->
         assertThat(b.get("type").asText()).isIn("section", "context"));
+    // plain @here or a bare URL in agent text is not parsed into a mention or a link
+    assertThat(asked.findValues("verbatim")).hasSize(asked.get("blocks").size())
+        .allSatisfy(v -> assertThat(v.asBoolean()).isTrue());
     String all = asked.toString();
     assertThat(all).doesNotContain("<!channel>").doesNotContain("<https://")
         .doesNotContain("\u001b").contains("&lt;https://evil.example|here&gt; &amp; \\\\x1b[2J")
