@@ -1,0 +1,206 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code pushgate shell} in a real terminal: tmux runs the jar on a pane of its own, the test
+ * types into it (send-keys) and reads the screen (capture-pane). The home is a fake one in a
+ * temporary directory, holding a file in every secret directory, so the real home is never
+ * touched. Needs tmux, bwrap and script (skipped without them, failed when
+ * SANDBOX_REQUIRE_BWRAP=1, as CI sets it and installs them).
+ */
+class ShellTerminalTest {
+  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final List<String> SECRET_DIRS =
+      List.of(".ssh", ".aws", ".gnupg", ".config/gh", "Library/Keychains");
+
+  @TempDir Path tmp;
+  private Path home;
+  private Path work;
+  private final String server = "pushgate-it-" + ProcessHandle.current().pid() + "-"
+      + System.nanoTime();
+
+  @BeforeEach
+  void fakeHome() throws IOException {
+    requireTools();
+    Path root = tmp.toRealPath();
+    home = Files.createDirectories(root.resolve("home"));
+    work = Files.createDirectories(root.resolve("work"));
+    for (String d : SECRET_DIRS) {
+      Files.createDirectories(home.resolve(d));
+      Files.writeString(home.resolve(d).resolve("id_test"), "TOP-SECRET-" + d + "\n");
+    }
+    // Another spelling of ~/.ssh: a link in the home.
+    Files.createSymbolicLink(home.resolve("keys"), home.resolve(".ssh"));
+  }
+
+  @AfterEach
+  void killServer() throws Exception {
+    run(List.of("tmux", "-L", server, "kill-server"));
+  }
+
+  @Test
+  void deniedReadsFailWritablePathsWorkAndTheShellHasATerminal() throws Exception {
+    start("PATH=/usr/bin:/bin");
+    await("the banner", Pattern.compile("pushgate: sandboxed terminal"));
+    awaitShell();
+
+    for (String d : SECRET_DIRS) {
+      type("cat ~/" + d + "/id_test; echo \"read " + d + " rc=$?\"");
+      assertThat(awaitGroup(Pattern.compile("read " + Pattern.quote(d) + " rc=(\\d+)")))
+          .as("reading ~/%s/id_test", d).isNotEqualTo("0");
+    }
+    type("cat ~/keys/id_test; echo \"read link rc=$?\"");
+    assertThat(awaitGroup(Pattern.compile("read link rc=(\\d+)"))).isNotEqualTo("0");
+    type("ls ~/.ssh; echo \"list rc=$?\"");
+    assertThat(awaitGroup(Pattern.compile("list rc=(\\d+)"))).isNotEqualTo("0");
+    assertThat(screen()).contains("Permission denied").doesNotContain("TOP-SECRET");
+
+    type("echo h > ~/home-file && echo w > " + work + "/work-file && echo \"writes-$((1+1))\"");
+    await("writes in the home and the workdir", Pattern.compile("writes-2"));
+    type("touch /etc/pushgate-shell-test; echo \"etc rc=$?\"");
+    assertThat(awaitGroup(Pattern.compile("etc rc=(\\d+)"))).isNotEqualTo("0");
+    type("touch /usr/pushgate-shell-test; echo \"usr rc=$?\"");
+    assertThat(awaitGroup(Pattern.compile("usr rc=(\\d+)"))).isNotEqualTo("0");
+    type("echo \"token=[${GH_TOKEN:-none}]\"");
+    await("the token check", Pattern.compile("token=\\[none\\]"));
+    type("tty; echo \"tty rc=$?\"");
+    assertThat(awaitGroup(Pattern.compile("tty rc=(\\d+)"))).isEqualTo("0");
+    assertThat(screen()).containsPattern("(?m)^/dev/pts/\\d+");
+
+    type("exit 7");
+    assertThat(awaitGroup(Pattern.compile("shell-exit=(\\d+)"))).isEqualTo("7");
+    assertThat(home.resolve("home-file")).hasContent("h");
+    assertThat(work.resolve("work-file")).hasContent("w");
+    assertThat(Path.of("/etc/pushgate-shell-test")).doesNotExist();
+    assertThat(Path.of("/usr/pushgate-shell-test")).doesNotExist();
+  }
+
+  @Test
+  void aHostWithoutBwrapRefusesAndOpensNoShell() throws Exception {
+    start("PATH=/nonexistent");
+    assertThat(awaitGroup(Pattern.compile("shell-exit=(\\d+)"))).isEqualTo("125");
+    assertThat(screen()).contains("bubblewrap (bwrap) is not installed")
+        .contains("never opens an unsandboxed one")
+        .doesNotContain("pushgate: sandboxed terminal");
+  }
+
+  /** Starts the jar's shell on a 200x50 pane; the line after it reports the exit code. */
+  private void start(String path) throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    String command = "env -i HOME=" + home + " " + path + " TERM=xterm-256color SHELL=/bin/sh"
+        + " GH_TOKEN=ghp_fake_for_the_test " + java + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+        + " -jar " + RunningAppliance.jar() + " shell --workdir " + work + " --shell /bin/sh;"
+        + " echo \"shell-exit=$?\"; sleep 600";
+    List<String> cmd = List.of("tmux", "-L", server, "-f", "/dev/null", "new-session", "-d",
+        "-x", "200", "-y", "50", command);
+    assertThat(run(cmd)).as("tmux new-session").isEqualTo(0);
+  }
+
+  /** Types until the shell answers: keys typed before it reads the terminal may be dropped. */
+  private void awaitShell() throws Exception {
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (true) {
+      type("echo \"ready-$((6*7))\"");
+      try {
+        Wait.until(Duration.ofSeconds(3), "the shell to answer", () -> screen().contains("ready-42"));
+        return;
+      } catch (AssertionError e) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the sandboxed shell never answered; the pane:\n" + screen(), e);
+        }
+      }
+    }
+  }
+
+  private void type(String line) throws Exception {
+    assertThat(run(List.of("tmux", "-L", server, "send-keys", "-t", "0", "-l", line)))
+        .isEqualTo(0);
+    assertThat(run(List.of("tmux", "-L", server, "send-keys", "-t", "0", "Enter"))).isEqualTo(0);
+  }
+
+  private String screen() throws Exception {
+    Process p = new ProcessBuilder("tmux", "-L", server, "capture-pane", "-p", "-J", "-S", "-3000",
+        "-t", "0").redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(30, TimeUnit.SECONDS);
+    return out;
+  }
+
+  private void await(String what, Pattern pattern) throws Exception {
+    awaitMatch(what, pattern);
+  }
+
+  private String awaitGroup(Pattern pattern) throws Exception {
+    return awaitMatch(pattern.pattern(), pattern).group(1);
+  }
+
+  private Matcher awaitMatch(String what, Pattern pattern) throws Exception {
+    String[] last = {""};
+    try {
+      return Wait.forValue(DEADLINE, what, () -> {
+        last[0] = screen();
+        // The typed line holds $? and $((…)) where the answer holds digits: it never matches.
+        Matcher m = pattern.matcher(last[0]);
+        return m.find() ? m : null;
+      }, m -> m != null);
+    } catch (AssertionError e) {
+      throw new AssertionError(what + " never appeared; the pane:\n" + last[0], e);
+    }
+  }
+
+  private static int run(List<String> cmd) throws Exception {
+    List<String> c = new ArrayList<>(cmd);
+    ProcessBuilder pb = new ProcessBuilder(c).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    pb.environment().remove("TMUX");
+    pb.environment().put("SHELL", "/bin/sh");
+    Process p = pb.start();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      return -1;
+    }
+    return p.exitValue();
+  }
+
+  private static void requireTools() {
+    List<String> missing = new ArrayList<>();
+    for (String tool : List.of("tmux", "bwrap", "script")) {
+      boolean found = false;
+      for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+          found = true;
+        }
+      }
+      if (!found) {
+        missing.add(tool);
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+      fail("SANDBOX_REQUIRE_BWRAP=1 (CI) but this host lacks " + missing);
+    }
+    Assumptions.abort("this host lacks " + missing + "; set SANDBOX_REQUIRE_BWRAP=1 to fail");
+  }
+}
