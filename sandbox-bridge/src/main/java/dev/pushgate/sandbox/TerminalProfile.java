@@ -1,6 +1,8 @@
 package dev.pushgate.sandbox;
 
+import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -162,6 +165,35 @@ public final class TerminalProfile {
         "/dev/null"));
     return new Session(a, environment(r.callerEnv(), r.home().toString(), shell), home, workdir,
         shell, denied);
+  }
+
+  /**
+   * Starts the session's sandbox once with a shell that does nothing, so that a bwrap that cannot
+   * work here (no user namespaces, a container's seccomp policy) is a refusal with bwrap's reason
+   * rather than a terminal that opens and dies. Null when it works, else the reason.
+   */
+  public static String trial(Session session) throws IOException, InterruptedException {
+    List<String> argv = new ArrayList<>(session.argv().subList(0, session.argv().indexOf("--")));
+    argv.addAll(List.of("--", session.shell(), "-c", ":"));
+    ProcessBuilder pb = new ProcessBuilder(argv)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    pb.environment().clear();
+    pb.environment().putAll(session.env());
+    Process p = pb.start();
+    byte[] said = p.getErrorStream().readNBytes(4096);
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      return "bwrap did not start within 30 seconds";
+    }
+    if (p.exitValue() == 0) {
+      return null;
+    }
+    String text = new String(said, StandardCharsets.UTF_8).strip();
+    int nl = text.indexOf('\n');
+    text = nl < 0 ? text : text.substring(0, nl);
+    return text.isEmpty() ? "bwrap exited " + p.exitValue()
+        : dev.pushgate.types.UntrustedText.printable(text);
   }
 
   /** The environment of the shell: the caller's basics, its home and shell, nothing else. */

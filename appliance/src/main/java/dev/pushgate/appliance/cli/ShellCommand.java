@@ -2,18 +2,13 @@ package dev.pushgate.appliance.cli;
 
 import dev.pushgate.sandbox.Platform;
 import dev.pushgate.sandbox.TerminalProfile;
-import dev.pushgate.types.UntrustedText;
-import java.io.File;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -75,7 +70,7 @@ final class ShellCommand implements Callable<Integer> {
           + " that hosts terminals asks the appliance for the command instead (POST"
           + " /v1/terminals, see docs/sandbox.md)");
     }
-    String trial = trial(session);
+    String trial = TerminalProfile.trial(session);
     if (trial != null) {
       return fail("bubblewrap cannot start a sandbox on this host (" + trial + "); no shell was"
           + " started: pushgate never opens an unsandboxed one");
@@ -89,34 +84,6 @@ final class ShellCommand implements Callable<Integer> {
     pb.environment().putAll(session.env());
     Process p = pb.start();
     return p.waitFor();
-  }
-
-  /**
-   * Starts the same sandbox once with a command that does nothing, so that a bwrap that cannot
-   * work here (no user namespaces, a seccomp policy of the container) is a refusal with bwrap's
-   * reason rather than a half-opened terminal. Null when it works.
-   */
-  private static String trial(TerminalProfile.Session session) throws Exception {
-    List<String> argv = new ArrayList<>(session.argv().subList(0, session.argv().indexOf("--")));
-    argv.addAll(List.of("--", session.shell(), "-c", ":"));
-    ProcessBuilder pb = new ProcessBuilder(argv)
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-    pb.environment().clear();
-    pb.environment().putAll(session.env());
-    Process p = pb.start();
-    byte[] out = p.getErrorStream().readNBytes(4096);
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      return "it did not start within 30 seconds";
-    }
-    if (p.exitValue() == 0) {
-      return null;
-    }
-    String said = new String(out, StandardCharsets.UTF_8).strip();
-    int nl = said.indexOf('\n');
-    said = nl < 0 ? said : said.substring(0, nl);
-    return said.isEmpty() ? "it exited " + p.exitValue() : UntrustedText.printable(said);
   }
 
   private int fail(String message) {
