@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
@@ -102,6 +103,55 @@ class ShellTerminalTest {
     assertThat(screen()).contains("bubblewrap (bwrap) is not installed")
         .contains("never opens an unsandboxed one")
         .doesNotContain("pushgate: sandboxed terminal");
+  }
+
+  /**
+   * A launcher that hosts terminals: it asks the appliance (whose HOME is the fake one) for a
+   * terminal and runs exactly the command line and environment of the answer in a PTY of its own
+   * (here a tmux pane). The profile holds there as it does for {@code pushgate shell}.
+   */
+  @Test
+  void aLauncherRunsTheTerminalTheControlApiDescribesInItsOwnPty() throws Exception {
+    Path data = Files.createDirectories(tmp.resolve("data"));
+    Files.setPosixFilePermissions(data, java.nio.file.attribute.PosixFilePermissions.fromString(
+        "rwx------"));
+    try (RunningAppliance app = RunningAppliance.on(data)
+        .env(java.util.Map.of("HOME", home.toString(), "GH_TOKEN", "ghp_fake_for_the_test"))
+        .start()) {
+      ControlClient.Answer answer = app.control().post("/v1/terminals",
+          "{\"workdir\":\"" + work + "\",\"shell\":\"/bin/sh\"}");
+      assertThat(answer.status()).as(answer.raw()).isEqualTo(200);
+      assertThat(answer.raw()).doesNotContain("ghp_fake_for_the_test");
+      StringBuilder line = new StringBuilder("env -i");
+      answer.body().path("env").fields().forEachRemaining(e ->
+          line.append(' ').append(quote(e.getKey() + "=" + e.getValue().asText())));
+      answer.body().path("argv").forEach(a -> line.append(' ').append(quote(a.asText())));
+      Path launcher = tmp.resolve("launcher.sh");
+      Files.writeString(launcher, line + "\necho \"shell-exit=$?\"\nsleep 600\n");
+      List<String> cmd = List.of("tmux", "-L", server, "-f", "/dev/null", "new-session", "-d",
+          "-x", "200", "-y", "50", "/bin/sh " + launcher);
+      assertThat(run(cmd)).as("tmux new-session").isEqualTo(0);
+      awaitShell();
+
+      type("cat ~/.ssh/id_test; echo \"read ssh rc=$?\"");
+      assertThat(awaitGroup(Pattern.compile("read ssh rc=(\\d+)"))).isNotEqualTo("0");
+      type("cat ~/.config/gh/id_test; echo \"read gh rc=$?\"");
+      assertThat(awaitGroup(Pattern.compile("read gh rc=(\\d+)"))).isNotEqualTo("0");
+      type("echo w > " + work + "/from-api && echo \"write-$((2+2))\"");
+      await("a write in the workdir", Pattern.compile("write-4"));
+      type("touch /etc/pushgate-shell-test; echo \"etc rc=$?\"");
+      assertThat(awaitGroup(Pattern.compile("etc rc=(\\d+)"))).isNotEqualTo("0");
+      type("echo \"token=[${GH_TOKEN:-none}]\"");
+      await("the token check", Pattern.compile("token=\\[none\\]"));
+      type("exit 5");
+      assertThat(awaitGroup(Pattern.compile("shell-exit=(\\d+)"))).isEqualTo("5");
+      assertThat(screen()).doesNotContain("TOP-SECRET");
+      assertThat(work.resolve("from-api")).hasContent("w");
+    }
+  }
+
+  private static String quote(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
   }
 
   /** Starts the jar's shell on a 200x50 pane; the line after it reports the exit code. */
