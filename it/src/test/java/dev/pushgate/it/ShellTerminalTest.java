@@ -87,6 +87,10 @@ class ShellTerminalTest {
     type("tty; echo \"tty rc=$?\"");
     assertThat(awaitGroup(Pattern.compile("tty rc=(\\d+)"))).isEqualTo("0");
     assertThat(screen()).containsPattern("(?m)^/dev/pts/\\d+");
+    // A resize of the outer terminal reaches the shell's terminal (pushgate shell passes it on).
+    assertThat(run(List.of("tmux", "-L", server, "resize-window", "-t", "0", "-x", "150", "-y",
+        "30"))).isEqualTo(0);
+    typeUntil("echo \"size=$(stty size)\"", "size=30 150");
 
     type("exit 7");
     assertThat(awaitGroup(Pattern.compile("shell-exit=(\\d+)"))).isEqualTo("7");
@@ -168,15 +172,20 @@ class ShellTerminalTest {
 
   /** Types until the shell answers: keys typed before it reads the terminal may be dropped. */
   private void awaitShell() throws Exception {
+    typeUntil("echo \"ready-$((6*7))\"", "ready-42");
+  }
+
+  /** Types {@code line} again until the pane shows {@code answer}, each try with a deadline. */
+  private void typeUntil(String line, String answer) throws Exception {
     long deadline = System.nanoTime() + DEADLINE.toNanos();
     while (true) {
-      type("echo \"ready-$((6*7))\"");
+      type(line);
       try {
-        Wait.until(Duration.ofSeconds(3), "the shell to answer", () -> screen().contains("ready-42"));
+        Wait.until(Duration.ofSeconds(3), answer, () -> screen().contains(answer));
         return;
       } catch (AssertionError e) {
         if (System.nanoTime() > deadline) {
-          throw new AssertionError("the sandboxed shell never answered; the pane:\n" + screen(), e);
+          throw new AssertionError(answer + " never appeared; the pane:\n" + screen(), e);
         }
       }
     }

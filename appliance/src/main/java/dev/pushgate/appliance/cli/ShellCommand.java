@@ -83,6 +83,7 @@ final class ShellCommand implements Callable<Integer> {
     pb.environment().clear();
     pb.environment().putAll(session.env());
     Process p = pb.start();
+    TerminalResize.forward(p);
     return p.waitFor();
   }
 

@@ -83,6 +83,10 @@ final class TerminalApi {
     out.put("shell", session.shell());
     session.deniedPaths().forEach(out.putArray("deniedPaths")::add);
     out.put("network", "open");
+    // The sandbox is a session of its own, so the PTY's SIGWINCH does not reach script: the
+    // launcher passes it on after each resize, as pushgate shell does.
+    out.putObject("resize").put("signal", "SIGWINCH").put("process",
+        session.argv().get(session.argv().indexOf("--") + 1));
     return new Answer(200, out);
   }
 

@@ -83,6 +83,7 @@ class TerminalApiTest {
     assertThat(a.body().path("env").path("HOME").asText()).isEqualTo(home.toString());
     assertThat(a.body().toString()).doesNotContain("ghp_not_for_terminals")
         .doesNotContain("postgresql://x");
+    assertThat(a.body().path("resize").path("process").asText()).endsWith("/script");
     assertThat(a.body().path("deniedPaths").toString()).contains(home.resolve(".ssh").toString());
   }
 }
