@@ -45,6 +45,10 @@ public final class TerminalProfile {
   /** Host sockets of the user's desktop session (keyrings, gpg-agent, ssh-agent, D-Bus). */
   static final String USER_RUNTIME = "/run/user";
 
+  /** Sockets that are root for whoever may open them (the docker group): never reachable. */
+  static final List<String> PRIVILEGED_SOCKETS = List.of("/run/docker.sock",
+      "/var/run/docker.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock");
+
   private TerminalProfile() {}
 
   /**
@@ -151,6 +155,9 @@ public final class TerminalProfile {
     for (String w : writable) {
       a.addAll(List.of("--bind", w, w));
     }
+    for (String socket : existing(PRIVILEGED_SOCKETS)) {
+      a.addAll(List.of("--ro-bind", "/dev/null", socket));
+    }
     // Last, so no bind above can uncover them: each secret directory an empty tmpfs of mode 000,
     // read-only so that not even chmod can open it; a secret file becomes /dev/null.
     for (String d : denied) {
@@ -233,6 +240,22 @@ public final class TerminalProfile {
     List<String> sorted = new ArrayList<>(out);
     sorted.sort(Comparator.comparingInt(p -> Path.of(p).getNameCount()));
     return sorted;
+  }
+
+  /** The real paths of those of {@code paths} that exist and are not directories. */
+  static List<String> existing(List<String> paths) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String p : paths) {
+      try {
+        Path real = Path.of(p).toRealPath();
+        if (!Files.isDirectory(real)) {
+          out.add(real.toString());
+        }
+      } catch (IOException | InvalidPathException | SecurityException e) {
+        // Not on this host.
+      }
+    }
+    return List.copyOf(out);
   }
 
   private static String shell(Request r) throws Unsupported {

@@ -198,6 +198,18 @@ class TerminalProfileTest {
     assertThat(s.argv()).contains("exec '" + root + "/it'\\''s sh'");
   }
 
+  @Test
+  void privilegedSocketsAreCoveredWhereTheyReallyAreOnce() throws Exception {
+    Path run = Files.createDirectories(root.resolve("run"));
+    Files.writeString(run.resolve("docker.sock"), "");
+    Files.createSymbolicLink(root.resolve("var-run"), run);
+    assertThat(TerminalProfile.existing(List.of(run.resolve("docker.sock").toString(),
+        root.resolve("var-run/docker.sock").toString(), run.resolve("missing.sock").toString(),
+        run.toString()))).containsExactly(run.resolve("docker.sock").toString());
+    assertThat(TerminalProfile.PRIVILEGED_SOCKETS).contains("/run/docker.sock",
+        "/var/run/docker.sock");
+  }
+
   private static void deleteTree(Path p) throws IOException {
     try (var walk = Files.walk(p)) {
       for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
