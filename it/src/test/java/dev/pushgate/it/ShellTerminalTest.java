@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code pushgate shell} in a real terminal: tmux runs the jar on a pane of its own, the test
  * types into it (send-keys) and reads the screen (capture-pane). The home is a fake one in a
  * temporary directory, holding a file in every secret directory, so the real home is never
- * touched. Needs tmux, bwrap and script (skipped without them, failed when
+ * touched. Needs tmux, bwrap, script and python3 (skipped without them, failed when
  * SANDBOX_REQUIRE_BWRAP=1, as CI sets it and installs them).
  */
 class ShellTerminalTest {
@@ -92,6 +92,23 @@ class ShellTerminalTest {
         "30"))).isEqualTo(0);
     typeUntil("echo \"size=$(stty size)\"", "size=30 150");
 
+    // TIOCSTI: the sandbox can reach the caller's terminal only through script's descriptors, and
+    // it is not the shell's controlling terminal there, so nothing can be typed into it.
+    Files.writeString(work.resolve("tiocsti.py"), String.join("\n",
+        "import fcntl, os, termios",
+        "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:",
+        "    try:",
+        "        if open('/proc/%s/comm' % pid).read().strip() != 'script':",
+        "            continue",
+        "        fd = os.open('/proc/%s/fd/0' % pid, os.O_RDWR | os.O_NOCTTY)",
+        "        fcntl.ioctl(fd, termios.TIOCSTI, b'x')",
+        "        print('outer-injected')",
+        "    except OSError as e:",
+        "        print('outer-refused-%d' % e.errno)",
+        "print('tiocsti-done')", ""));
+    type("python3 " + work.resolve("tiocsti.py"));
+    await("the TIOCSTI attempt", Pattern.compile("(?m)^tiocsti-done"));
+    assertThat(screen()).contains("outer-refused-").doesNotContain("outer-injected");
     type("exit 7");
     assertThat(awaitGroup(Pattern.compile("shell-exit=(\\d+)"))).isEqualTo("7");
     assertThat(home.resolve("home-file")).hasContent("h");
@@ -241,16 +258,19 @@ class ShellTerminalTest {
     return p.exitValue();
   }
 
+  private static boolean onPath(String tool) {
+    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static void requireTools() {
     List<String> missing = new ArrayList<>();
-    for (String tool : List.of("tmux", "bwrap", "script")) {
-      boolean found = false;
-      for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-          found = true;
-        }
-      }
-      if (!found) {
+    for (String tool : List.of("tmux", "bwrap", "script", "python3")) {
+      if (!onPath(tool)) {
         missing.add(tool);
       }
     }

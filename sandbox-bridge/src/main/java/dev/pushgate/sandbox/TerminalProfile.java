@@ -45,9 +45,16 @@ public final class TerminalProfile {
   /** Host sockets of the user's desktop session (keyrings, gpg-agent, ssh-agent, D-Bus). */
   static final String USER_RUNTIME = "/run/user";
 
-  /** Sockets that are root for whoever may open them (the docker group): never reachable. */
-  static final List<String> PRIVILEGED_SOCKETS = List.of("/run/docker.sock",
-      "/var/run/docker.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock");
+  /**
+   * Sockets that run programs outside the sandbox for whoever may connect: the container engines
+   * (root for the docker group), systemd's private socket and the system D-Bus (root outside, for
+   * a caller that is root). A read-only mount does not stop connect(2), so each is covered.
+   */
+  static final List<String> PRIVILEGED_SOCKETS = List.of(
+      "/run/docker.sock", "/var/run/docker.sock",
+      "/run/podman/podman.sock", "/var/run/podman/podman.sock",
+      "/run/containerd/containerd.sock", "/run/snapd.socket", "/run/libvirt/libvirt-sock",
+      "/run/systemd/private", "/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket");
 
   private TerminalProfile() {}
 
