@@ -117,6 +117,44 @@ class ShellTerminalTest {
     assertThat(Path.of("/usr/pushgate-shell-test")).doesNotExist();
   }
 
+  /**
+   * The usual caller is not root: bwrap then runs in a user namespace where the user owns the
+   * mode-000 covers, and still cannot enter them (no capability, read-only, so no chmod either).
+   * Run as nobody when the test runs as root (as CI does); as any other user the test above is
+   * this one already.
+   */
+  @Test
+  void anUnprivilegedCallerIsDeniedTheSameReads() throws Exception {
+    Assumptions.assumeTrue(isRoot() && onPath("runuser"), "only as root: runs the shell as nobody");
+    Path root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, java.nio.file.attribute.PosixFilePermissions.fromString(
+        "rwxr-xr-x"));
+    Path jar = Files.copy(RunningAppliance.jar(), root.resolve("pushgate.jar"));
+    Files.setPosixFilePermissions(jar, java.nio.file.attribute.PosixFilePermissions.fromString(
+        "rw-r--r--"));
+    var nobody = root.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(
+        "nobody");
+    for (Path top : List.of(home, work)) {
+      try (var walk = Files.walk(top)) {
+        for (Path p : walk.toList()) {
+          Files.setOwner(p, nobody);
+        }
+      }
+    }
+    start("runuser -u nobody -- ", "PATH=/usr/bin:/bin", jar);
+    awaitShell();
+    type("id -u; cat ~/.ssh/id_test; echo \"read ssh rc=$?\"");
+    assertThat(awaitGroup(Pattern.compile("read ssh rc=(\\d+)"))).isNotEqualTo("0");
+    type("chmod 700 ~/.ssh; echo \"chmod rc=$?\"");
+    assertThat(awaitGroup(Pattern.compile("chmod rc=(\\d+)"))).isNotEqualTo("0");
+    type("echo h > ~/home-file && echo \"write-$((3+3))\"");
+    await("a write in the home", Pattern.compile("write-6"));
+    type("exit 4");
+    assertThat(awaitGroup(Pattern.compile("shell-exit=(\\d+)"))).isEqualTo("4");
+    assertThat(screen()).contains("Permission denied").doesNotContain("TOP-SECRET")
+        .containsPattern("(?m)^65534$");
+  }
+
   @Test
   void aHostWithoutBwrapRefusesAndOpensNoShell() throws Exception {
     start("PATH=/nonexistent");
@@ -177,10 +215,14 @@ class ShellTerminalTest {
 
   /** Starts the jar's shell on a 200x50 pane; the line after it reports the exit code. */
   private void start(String path) throws Exception {
+    start("", path, RunningAppliance.jar());
+  }
+
+  private void start(String as, String path, Path jar) throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
-    String command = "env -i HOME=" + home + " " + path + " TERM=xterm-256color SHELL=/bin/sh"
+    String command = as + "env -i HOME=" + home + " " + path + " TERM=xterm-256color SHELL=/bin/sh"
         + " GH_TOKEN=ghp_fake_for_the_test " + java + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-        + " -jar " + RunningAppliance.jar() + " shell --workdir " + work + " --shell /bin/sh;"
+        + " -jar " + jar + " shell --workdir " + work + " --shell /bin/sh;"
         + " echo \"shell-exit=$?\"; sleep 600";
     List<String> cmd = List.of("tmux", "-L", server, "-f", "/dev/null", "new-session", "-d",
         "-x", "200", "-y", "50", command);
@@ -256,6 +298,10 @@ class ShellTerminalTest {
       return -1;
     }
     return p.exitValue();
+  }
+
+  private static boolean isRoot() throws IOException {
+    return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
   }
 
   private static boolean onPath(String tool) {
