@@ -99,6 +99,15 @@ public final class TerminalProfile {
 
   /** Decides the session, or says why this host or request gets none. */
   public static Session plan(Request r) throws Unsupported {
+    return plan(r, TerminalProfile::rootOwned);
+  }
+
+  /**
+   * {@code trusted} says whether a tool found on the search path may be run: the shell can write
+   * the home, so a {@code bwrap} it planted in {@code ~/.local/bin} must never be what opens the
+   * next terminal (as the host shell it is).
+   */
+  static Session plan(Request r, java.util.function.Predicate<Path> trusted) throws Unsupported {
     if (r.platform() == null || !r.platform().linuxLike()) {
       String what = r.platform() == Platform.MACOS
           ? "the Seatbelt terminal profile is not built yet"
@@ -106,13 +115,14 @@ public final class TerminalProfile {
       throw new Unsupported("a sandboxed terminal is offered on Linux and WSL2 (bubblewrap) only;"
           + " " + what + ". No shell was started: pushgate never opens an unsandboxed one.");
     }
-    String bwrap = find(r.searchPath(), "bwrap");
+    String bwrap = find(r.searchPath(), "bwrap", trusted);
     if (bwrap == null) {
       throw new Unsupported("bubblewrap (bwrap) is not installed on this host, so the terminal"
-          + " cannot be sandboxed; install it (sudo apt-get install bubblewrap). No shell was"
+          + " cannot be sandboxed; install it (sudo apt-get install bubblewrap). Only a bwrap in"
+          + " a PATH directory that root owns and nobody else can write counts. No shell was"
           + " started: pushgate never opens an unsandboxed one.");
     }
-    String script = find(r.searchPath(), "script");
+    String script = find(r.searchPath(), "script", trusted);
     if (script == null) {
       throw new Unsupported("script (util-linux) is not installed on this host; the terminal"
           + " needs it for a terminal of its own inside the sandbox (sudo apt-get install"
@@ -303,7 +313,24 @@ public final class TerminalProfile {
     }
   }
 
-  private static String find(String searchPath, String name) {
+  /** Whether a tool and its directory belong to root and nobody else can write them. */
+  static boolean rootOwned(Path tool) {
+    try {
+      for (Path p : List.of(tool.toRealPath(), tool.toRealPath().getParent())) {
+        int uid = (Integer) Files.getAttribute(p, "unix:uid");
+        int mode = (Integer) Files.getAttribute(p, "unix:mode");
+        if (uid != 0 || (mode & 0022) != 0) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static String find(String searchPath, String name,
+      java.util.function.Predicate<Path> trusted) {
     if (searchPath == null) {
       return null;
     }
@@ -313,7 +340,7 @@ public final class TerminalProfile {
       }
       try {
         Path p = Path.of(dir, name);
-        if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        if (Files.isRegularFile(p) && Files.isExecutable(p) && trusted.test(p)) {
           return p.toString();
         }
       } catch (InvalidPathException e) {

@@ -45,7 +45,12 @@ class TerminalProfileTest {
   }
 
   private TerminalProfile.Session plan() throws Exception {
-    return TerminalProfile.plan(request(work, Map.of()));
+    return plan(request(work, Map.of()));
+  }
+
+  /** The fake tools belong to whoever runs the test: trusted here, see the test of rootOwned. */
+  private static TerminalProfile.Session plan(TerminalProfile.Request r) throws Exception {
+    return TerminalProfile.plan(r, tool -> true);
   }
 
   @Test
@@ -136,7 +141,7 @@ class TerminalProfileTest {
         Map.entry("LD_PRELOAD", "/tmp/x.so"), Map.entry("TMPDIR", "/var/tmp/alice"),
         Map.entry("GIT_AUTHOR_NAME", "Alice"));
 
-    TerminalProfile.Session s = TerminalProfile.plan(request(work, caller));
+    TerminalProfile.Session s = plan(request(work, caller));
 
     assertThat(s.env()).containsOnlyKeys("PATH", "TERM", "LANG", "LC_ALL", "USER", "HOME",
         "SHELL", "GIT_AUTHOR_NAME");
@@ -153,7 +158,7 @@ class TerminalProfileTest {
   @Test
   void anUnsupportedPlatformIsRefusedWithTheReason() {
     for (Platform p : List.of(Platform.WINDOWS, Platform.OTHER, Platform.MACOS)) {
-      assertThatThrownBy(() -> TerminalProfile.plan(new TerminalProfile.Request(p,
+      assertThatThrownBy(() -> plan(new TerminalProfile.Request(p,
           bin.toString(), home, work, null, Map.of())))
           .isInstanceOf(TerminalProfile.Unsupported.class)
           .hasMessageContaining("Linux and WSL2 (bubblewrap) only")
@@ -171,18 +176,18 @@ class TerminalProfileTest {
 
   @Test
   void aWorkdirInsideASecretDirectoryOrTheRootIsRefused() {
-    assertThatThrownBy(() -> TerminalProfile.plan(request(home.resolve(".ssh"), Map.of())))
+    assertThatThrownBy(() -> plan(request(home.resolve(".ssh"), Map.of())))
         .isInstanceOf(TerminalProfile.Unsupported.class).hasMessageContaining("may not read");
-    assertThatThrownBy(() -> TerminalProfile.plan(request(Path.of("/"), Map.of())))
+    assertThatThrownBy(() -> plan(request(Path.of("/"), Map.of())))
         .isInstanceOf(TerminalProfile.Unsupported.class).hasMessageContaining("whole host");
-    assertThatThrownBy(() -> TerminalProfile.plan(request(root.resolve("missing"), Map.of())))
+    assertThatThrownBy(() -> plan(request(root.resolve("missing"), Map.of())))
         .isInstanceOf(TerminalProfile.Unsupported.class).hasMessageContaining("does not exist");
   }
 
   @Test
   void aShellMustBeAnAbsoluteExecutable() {
     for (String shell : List.of("bash", "/no/such/shell", "/bin/sh\nrm -rf ~")) {
-      assertThatThrownBy(() -> TerminalProfile.plan(new TerminalProfile.Request(Platform.LINUX,
+      assertThatThrownBy(() -> plan(new TerminalProfile.Request(Platform.LINUX,
           bin.toString(), home, work, shell, Map.of())))
           .isInstanceOf(TerminalProfile.Unsupported.class);
     }
@@ -193,7 +198,7 @@ class TerminalProfileTest {
     Path odd = root.resolve("it's sh");
     Files.writeString(odd, "#!/bin/sh\n");
     Files.setPosixFilePermissions(odd, PosixFilePermissions.fromString("rwxr-xr-x"));
-    TerminalProfile.Session s = TerminalProfile.plan(new TerminalProfile.Request(Platform.LINUX,
+    TerminalProfile.Session s = plan(new TerminalProfile.Request(Platform.LINUX,
         bin.toString(), home, work, odd.toString(), Map.of()));
     assertThat(s.argv()).contains("exec '" + root + "/it'\\''s sh'");
   }
@@ -208,6 +213,20 @@ class TerminalProfileTest {
         run.toString()))).containsExactly(run.resolve("docker.sock").toString());
     assertThat(TerminalProfile.PRIVILEGED_SOCKETS).contains("/run/docker.sock",
         "/var/run/docker.sock");
+  }
+
+  @Test
+  void aToolTheUserCouldHavePlantedIsNeverRun() throws Exception {
+    // A directory anyone can write (as a home directory is to the terminal): its bwrap is not run.
+    Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxrwxrwx"));
+    assertThat(TerminalProfile.rootOwned(bin.resolve("bwrap"))).isFalse();
+    assertThatThrownBy(() -> TerminalProfile.plan(request(work, Map.of())))
+        .isInstanceOf(TerminalProfile.Unsupported.class)
+        .hasMessageContaining("root owns and nobody else can write");
+    Path system = Path.of("/bin/sh");
+    if (Files.getAttribute(system.toRealPath(), "unix:uid").equals(0)) {
+      assertThat(TerminalProfile.rootOwned(system)).isTrue();
+    }
   }
 
   private static void deleteTree(Path p) throws IOException {
