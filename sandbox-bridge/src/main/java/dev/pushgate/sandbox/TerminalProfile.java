@@ -67,11 +67,18 @@ public final class TerminalProfile {
    * @param workdir the session's working directory
    * @param shell the shell to run (absolute), or null for the caller's {@code SHELL} or /bin/sh
    * @param callerEnv the caller's environment; only the basics survive
+   * @param accountHome the home the account database gives the user, or null: its credential
+   *     paths are denied too, so that a {@code HOME} pointing elsewhere does not uncover them
    */
   public record Request(Platform platform, String searchPath, Path home, Path workdir,
-      String shell, Map<String, String> callerEnv) {
+      String shell, Map<String, String> callerEnv, Path accountHome) {
     public Request {
       callerEnv = callerEnv == null ? Map.of() : Map.copyOf(callerEnv);
+    }
+
+    public Request(Platform platform, String searchPath, Path home, Path workdir, String shell,
+        Map<String, String> callerEnv) {
+      this(platform, searchPath, home, workdir, shell, callerEnv, null);
     }
   }
 
@@ -140,7 +147,12 @@ public final class TerminalProfile {
     }
     String shell = shell(r);
 
-    List<String> denied = deniedPaths(Path.of(home));
+    Set<String> deniedSet = new LinkedHashSet<>(deniedPaths(Path.of(home)));
+    if (r.accountHome() != null && r.accountHome().isAbsolute()) {
+      deniedSet.addAll(deniedPaths(r.accountHome()));
+    }
+    List<String> denied = new ArrayList<>(deniedSet);
+    denied.sort(Comparator.comparingInt(p -> Path.of(p).getNameCount()));
     for (String d : denied) {
       if (BubblewrapArgv.under(workdir, d)) {
         throw new Unsupported("the working directory " + workdir + " is inside " + d

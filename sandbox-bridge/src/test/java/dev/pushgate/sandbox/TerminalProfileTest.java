@@ -229,6 +229,18 @@ class TerminalProfileTest {
     }
   }
 
+  @Test
+  void theAccountsHomeIsDeniedTooWhenHomePointsElsewhere() throws Exception {
+    Path scratch = Files.createDirectories(root.resolve("scratch"));
+    TerminalProfile.Session s = plan(new TerminalProfile.Request(Platform.LINUX, bin.toString(),
+        scratch, work, "/bin/sh", Map.of(), home));
+    assertThat(s.home()).isEqualTo(scratch.toString());
+    String ssh = home.resolve(".ssh").toString();
+    assertThat(Collections.indexOfSubList(s.argv(),
+        List.of("--perms", "0000", "--tmpfs", ssh, "--remount-ro", ssh))).isNotNegative();
+    assertThat(s.deniedPaths()).contains(ssh, home.resolve(".netrc").toString());
+  }
+
   private static void deleteTree(Path p) throws IOException {
     try (var walk = Files.walk(p)) {
       for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {

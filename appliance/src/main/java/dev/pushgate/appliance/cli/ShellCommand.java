@@ -61,7 +61,8 @@ final class ShellCommand implements Callable<Integer> {
     try {
       session = TerminalProfile.plan(new TerminalProfile.Request(Platform.current(),
           env.get("PATH"), home == null || home.isEmpty() ? null : Path.of(home),
-          workdir != null ? workdir : Path.of("").toAbsolutePath(), shell, env));
+          workdir != null ? workdir : Path.of("").toAbsolutePath(), shell, env,
+          accountHome()));
     } catch (TerminalProfile.Unsupported e) {
       return fail(e.getMessage());
     }
@@ -85,6 +86,12 @@ final class ShellCommand implements Callable<Integer> {
     Process p = pb.start();
     TerminalResize.forward(p);
     return p.waitFor();
+  }
+
+  /** The account's home (Java takes it from the password database), whatever HOME says. */
+  static Path accountHome() {
+    String home = System.getProperty("user.home");
+    return home == null || home.isEmpty() || home.equals("?") ? null : Path.of(home);
   }
 
   private int fail(String message) {

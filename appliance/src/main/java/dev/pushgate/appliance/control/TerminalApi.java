@@ -53,7 +53,7 @@ final class TerminalApi {
     try {
       session = TerminalProfile.plan(new TerminalProfile.Request(platform, searchPath,
           home == null || home.isEmpty() ? null : Path.of(home), Path.of(workdir), shell,
-          environment));
+          environment, accountHome()));
       String trial = TerminalProfile.trial(session);
       if (trial != null) {
         throw new TerminalProfile.Unsupported("bubblewrap cannot start a sandbox on this host ("
@@ -88,6 +88,12 @@ final class TerminalApi {
     out.putObject("resize").put("signal", "SIGWINCH").put("process",
         session.argv().get(session.argv().indexOf("--") + 1));
     return new Answer(200, out);
+  }
+
+  /** The account's home (from the password database), denied too whatever HOME says. */
+  private static Path accountHome() {
+    String home = System.getProperty("user.home");
+    return home == null || home.isEmpty() || home.equals("?") ? null : Path.of(home);
   }
 
   private static String path(JsonNode body, String field, boolean required)
