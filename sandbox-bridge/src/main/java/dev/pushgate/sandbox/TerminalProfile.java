@@ -151,8 +151,10 @@ public final class TerminalProfile {
     if (r.accountHome() != null && r.accountHome().isAbsolute()) {
       deniedSet.addAll(deniedPaths(r.accountHome()));
     }
+    // Deepest first: a cover mounted inside a cover already there would need a mount point in an
+    // empty read-only directory; the other way round the outer one simply hides the inner one.
     List<String> denied = new ArrayList<>(deniedSet);
-    denied.sort(Comparator.comparingInt(p -> Path.of(p).getNameCount()));
+    denied.sort(Comparator.comparingInt((String p) -> Path.of(p).getNameCount()).reversed());
     for (String d : denied) {
       if (BubblewrapArgv.under(workdir, d)) {
         throw new Unsupported("the working directory " + workdir + " is inside " + d
@@ -166,8 +168,9 @@ public final class TerminalProfile {
         // or gpg-agent holding keys).
         "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent",
-        // A session of its own: the shell loses the caller's terminal as controlling terminal, so
-        // TIOCSTI cannot push keystrokes into it; script gives it a terminal of its own inside.
+        // TIOCSTI: the shell's controlling terminal is script's PTY inside the sandbox, never the
+        // caller's; and in a session of its own, not even script (which a process of the same
+        // user may ptrace) has the caller's terminal as its controlling terminal.
         "--new-session",
         "--cap-drop", "ALL",
         "--ro-bind", "/", "/",

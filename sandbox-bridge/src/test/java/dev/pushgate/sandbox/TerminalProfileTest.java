@@ -241,6 +241,17 @@ class TerminalProfileTest {
     assertThat(s.deniedPaths()).contains(ssh, home.resolve(".netrc").toString());
   }
 
+  @Test
+  void aCoverInsideAnotherIsMountedFirstSoTheOuterOneHidesIt() throws Exception {
+    Path inner = Files.createDirectories(home.resolve(".aws/ssh"));
+    deleteTree(home.resolve(".ssh"));
+    Files.createSymbolicLink(home.resolve(".ssh"), inner);
+    List<String> argv = plan().argv();
+    int innerCover = argv.indexOf(inner.toString());
+    int outerCover = argv.indexOf(home.resolve(".aws").toString());
+    assertThat(innerCover).isNotNegative().isLessThan(outerCover);
+  }
+
   private static void deleteTree(Path p) throws IOException {
     try (var walk = Files.walk(p)) {
       for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
