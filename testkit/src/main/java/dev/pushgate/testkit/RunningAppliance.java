@@ -43,6 +43,7 @@ public final class RunningAppliance implements AutoCloseable {
     private List<String> jvm = List.of("-Xmx512m");
     private List<String> serve = List.of();
     private Path log;
+    private Map<String, String> env = Map.of();
 
     private Builder(Path dataDir) {
       this.dataDir = dataDir;
@@ -72,10 +73,16 @@ public final class RunningAppliance implements AutoCloseable {
       return this;
     }
 
+    /** Variables set in the appliance's environment on top of this process's (HOME, say). */
+    public Builder env(Map<String, String> variables) {
+      this.env = Map.copyOf(variables);
+      return this;
+    }
+
     public RunningAppliance start() throws Exception {
       Path logFile = log != null ? log : Files.createTempFile("pushgate-it", ".log");
       RunningAppliance a = new RunningAppliance(jar != null ? jar : RunningAppliance.jar(), dataDir, logFile,
-          jvm, serve);
+          jvm, serve, env);
       a.launch(0);
       return a;
     }
@@ -86,13 +93,16 @@ public final class RunningAppliance implements AutoCloseable {
   public final Path log;
   private final List<String> jvm;
   private final List<String> serve;
+  private final Map<String, String> env;
   private Process process;
   private int port;
   private String gatewayUrl;
   private long startupNanos;
   private ControlClient control;
 
-  private RunningAppliance(Path jar, Path dataDir, Path log, List<String> jvm, List<String> serve) {
+  private RunningAppliance(Path jar, Path dataDir, Path log, List<String> jvm, List<String> serve,
+      Map<String, String> env) {
+    this.env = env;
     this.jar = jar;
     this.dataDir = dataDir;
     this.log = log;
@@ -177,6 +187,7 @@ public final class RunningAppliance implements AutoCloseable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("JAVA_TOOL_OPTIONS")
         || k.equals("JDK_JAVA_OPTIONS") || k.equals("_JAVA_OPTIONS"));
+    pb.environment().putAll(env);
     // the log is appended to across restarts: only what follows is this start's
     int logStart = logText().length();
     long start = System.nanoTime();

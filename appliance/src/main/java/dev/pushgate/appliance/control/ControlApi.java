@@ -59,6 +59,7 @@ public final class ControlApi extends Handler.Abstract {
   private final ApprovalsApi approvals;
   private final Launches launches;
   private final LaunchApi launchApi;
+  private final TerminalApi terminals;
 
   /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
   /** Where the runs' git host serves repositories, e.g. {@code https://github.com}. */
@@ -69,6 +70,7 @@ public final class ControlApi extends Handler.Abstract {
       java.nio.file.Path gatewaySocket, Launches launches) {
     this.launches = launches;
     this.launchApi = new LaunchApi(launches, json);
+    this.terminals = TerminalApi.ofThisHost(json);
     this.gitBaseUrl = gitBaseUrl;
     this.parser = new RunRequestParser(json, defaultRules);
     this.runs = runs;
@@ -111,6 +113,13 @@ public final class ControlApi extends Handler.Abstract {
           case "GET" -> getRun(id, response, callback);
           case "DELETE" -> deleteRun(id, response, callback);
           default -> error(response, callback, 405, "use GET or DELETE on a run");
+        }
+      } else if (path.equals("/v1/terminals")) {
+        if (!method.equals("POST")) {
+          error(response, callback, 405, "use POST to ask for a terminal");
+        } else {
+          TerminalApi.Answer answer = terminals.open(readJson(request));
+          send(response, callback, answer.status(), answer.body());
         }
       } else if (path.equals("/v1/approvals/stream") && method.equals("GET")) {
         approvals.stream(response, callback);
