@@ -61,6 +61,11 @@ public final class NameDenyLayer implements AutoCloseable {
       return helper != null;
     }
 
+    /** Why a refusal names the layer: null when the host was not probed for it. */
+    String missing() {
+      return available() || this.equals(NOT_PROBED) ? null : reason;
+    }
+
     /** This host: the helper, {@code /dev/fuse} and {@code fusermount3} (for auto_unmount). */
     static Availability probe(String searchPath) {
       String helper = System.getProperty("pushgate.denyfs");

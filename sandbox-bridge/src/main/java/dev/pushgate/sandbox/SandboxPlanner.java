@@ -177,9 +177,9 @@ public final class SandboxPlanner {
         && selection.backend == SandboxBackend.NATIVE
         && probe.platform().linuxLike()) {
       Verdict needs = !filesystem.writeDenyGlobs().isEmpty() && !filesystem.writableRoots().isEmpty()
-          ? globRefusal(filesystem.writeDenyGlobs().get(0), denyLayer.reason())
+          ? globRefusal(filesystem.writeDenyGlobs().get(0), denyLayer.missing())
           : protectedGlobRefusal(paths.protectedPaths(), filesystem.writableRoots(),
-              denyLayer.reason());
+              denyLayer.missing());
       if (needs != null && denyLayer.available()) {
         layered = true;
       } else {
@@ -280,11 +280,20 @@ public final class SandboxPlanner {
     return Verdict.refused(
         "bubblewrap cannot deny creating " + glob + " inside a writable mount"
             + (layerMissing == null ? "" : ", and the name-deny layer cannot run: " + layerMissing),
-        List.of(
-            NameDenyLayer.INSTALL,
+        waysOut(layerMissing,
             "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
                 + " under bubblewrap and the enforcement summary reports the explicit weakening",
             "start pushgate with --sandbox off: no confinement at all, reported as such"));
+  }
+
+  /** The ways out, led by installing the name-deny layer when the host was probed for it. */
+  private static List<String> waysOut(String layerMissing, String... others) {
+    List<String> out = new ArrayList<>();
+    if (layerMissing != null) {
+      out.add(NameDenyLayer.INSTALL);
+    }
+    out.addAll(List.of(others));
+    return out;
   }
 
   /**
@@ -309,8 +318,7 @@ public final class SandboxPlanner {
                     + UntrustedText.printable(root) + ": it covers only paths that exist, never a pattern"
                     + (layerMissing == null ? ""
                         : ", and the name-deny layer cannot run: " + layerMissing),
-                List.of(
-                    NameDenyLayer.INSTALL,
+                waysOut(layerMissing,
                     "list the protected paths without * or ? (each one that exists is then"
                         + " covered read-only), or keep the pattern outside every writable mount",
                     "start pushgate with --sandbox off: no confinement at all, reported as such"));
