@@ -334,7 +334,17 @@ static int dfs_link(const char *from, const char *to) {
   return err;
 }
 
+/* An attribute change through an open descriptor still names a path when the file has one (a file
+ * opened for reading is not thereby opened for fchmod, fchown or futimens). */
+#define DENY_IF_NAMED(p)              \
+  do {                                \
+    if ((p) != NULL && denied(p)) {   \
+      return refuse(p);               \
+    }                                 \
+  } while (0)
+
 static int dfs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi) {
+  DENY_IF_NAMED(path);
   if (fi != NULL) {
     return fchmod((int) fi->fh, mode) == 0 ? 0 : -errno;
   }
@@ -344,6 +354,7 @@ static int dfs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi) {
 }
 
 static int dfs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi) {
+  DENY_IF_NAMED(path);
   if (fi != NULL) {
     return fchown((int) fi->fh, uid, gid) == 0 ? 0 : -errno;
   }
@@ -353,6 +364,7 @@ static int dfs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_in
 }
 
 static int dfs_truncate(const char *path, off_t size, struct fuse_file_info *fi) {
+  DENY_IF_NAMED(path);
   if (fi != NULL) {
     /* Only a descriptor opened for write can truncate, and open refused those on denied names. */
     return ftruncate((int) fi->fh, size) == 0 ? 0 : -errno;
@@ -371,6 +383,7 @@ static int dfs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 }
 
 static int dfs_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi) {
+  DENY_IF_NAMED(path);
   if (fi != NULL) {
     return futimens((int) fi->fh, tv) == 0 ? 0 : -errno;
   }
@@ -553,14 +566,13 @@ static const struct fuse_operations ops = {
 static struct fuse *the_fuse;
 
 /* The launcher holds our standard input open for the run; its end (closed, or the launcher died)
- * ends the layer. Unmounting makes the session loop return. */
+ * ends the layer. Exiting closes the FUSE descriptor, and fusermount3 (auto_unmount) unmounts:
+ * the one way out, the same as when this process is killed. */
 static void *watch_stdin(void *arg) {
   (void) arg;
   char b[256];
   while (read(STDIN_FILENO, b, sizeof b) > 0) {
   }
-  fuse_exit(the_fuse);
-  fuse_unmount(the_fuse);
   _exit(0);
   return NULL;
 }
