@@ -178,7 +178,8 @@ class SandboxPlanTest {
     assertThat(verdict.get("launch").asText()).isEqualTo("refused");
     assertThat(verdict.get("reason").asText())
         .isEqualTo("bubblewrap cannot protect " + glob + " inside the writable mount "
-            + repos.toRealPath() + ": it covers only paths that exist, never a pattern");
+            + repos.toRealPath() + ": it covers only paths that exist, never a pattern, and the"
+            + " name-deny layer cannot run: this host lacks pushgate-denyfs");
     assertThat(verdict.get("waysOut").toString())
         .contains("list the protected paths without * or ?").contains("--sandbox off");
     assertThat(run.get("sandbox").get("effectiveBackend").asText()).isEqualTo("none");
