@@ -566,13 +566,15 @@ static const struct fuse_operations ops = {
 static struct fuse *the_fuse;
 
 /* The launcher holds our standard input open for the run; its end (closed, or the launcher died)
- * ends the layer. Exiting closes the FUSE descriptor, and fusermount3 (auto_unmount) unmounts:
- * the one way out, the same as when this process is killed. */
+ * ends the layer: unmount, then exit. (auto_unmount covers this process being killed; as a user
+ * other than root, fusermount3's watchdog was seen not to unmount, so the way out that does not
+ * depend on it unmounts itself. fusermount3 may then say "failed to unmount": already done.) */
 static void *watch_stdin(void *arg) {
   (void) arg;
   char b[256];
   while (read(STDIN_FILENO, b, sizeof b) > 0) {
   }
+  fuse_unmount(the_fuse);
   _exit(0);
   return NULL;
 }

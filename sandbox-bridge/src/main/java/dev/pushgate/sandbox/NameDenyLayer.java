@@ -294,6 +294,9 @@ public final class NameDenyLayer implements AutoCloseable {
     boolean clean = true;
     for (Layered l : layered) {
       if (!awaitUnmounted(l.mountpoint())) {
+        lazyUnmount(l.mountpoint());
+      }
+      if (!awaitUnmounted(l.mountpoint())) {
         LOG.warn("the name-deny layer's mount {} is still mounted; left in place",
             l.mountpoint());
         clean = false;
@@ -312,6 +315,24 @@ public final class NameDenyLayer implements AutoCloseable {
       } catch (IOException e) {
         LOG.warn("cannot remove {}: {}", dir, e.getMessage());
       }
+    }
+  }
+
+  /**
+   * A daemon that was killed leaves its mount to fusermount3's auto_unmount, which was seen not to
+   * act when the daemon ran as a user other than root: then unmount it here (lazily: nothing in it
+   * can be reached any more anyway).
+   */
+  private static void lazyUnmount(Path mountpoint) {
+    try {
+      Process p = new ProcessBuilder("fusermount3", "-u", "-z", mountpoint.toString())
+          .redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      p.waitFor(10, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      LOG.warn("cannot run fusermount3 -u on {}: {}", mountpoint, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
