@@ -169,6 +169,33 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void anExistingWorktreeKeepsItsGitGuardsUnderTheLayer() throws Exception {
+    git("init", "-q", "-b", "main", work.toString());
+    git("-C", work.toString(), "add", "notes.txt");
+    git("-C", work.toString(), "-c", "user.name=t", "-c", "user.email=t@example.com",
+        "commit", "-qm", "base");
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "echo more >> notes.txt",
+        "git -c user.name=t -c user.email=t@example.com commit -qam two && echo committed",
+        "echo evil > .git/hooks/pre-commit || echo hook-refused",
+        "echo '[core]' >> .git/config || echo config-refused",
+        "echo x > .git/x.pem || echo pem-refused",
+        "git log --format=%s | tr '\\n' ' '"));
+    assertThat(run.stdout()).isEqualTo(
+        "committed\nhook-refused\nconfig-refused\npem-refused\ntwo base ");
+    assertThat(work.resolve(".git/x.pem")).doesNotExist();
+    assertThat(layerTargets(run)).contains(work + "/.git/x.pem");
+  }
+
+  private static void git(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git", "-c", "core.hooksPath=/dev/null"));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
+  }
+
+  @Test
   void aProtectedPathPatternIsDeniedToo() throws Exception {
     SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/**/*.bak"));
     assertThat(plan.verdict().launches()).isTrue();
