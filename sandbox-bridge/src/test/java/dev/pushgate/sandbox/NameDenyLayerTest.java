@@ -196,6 +196,16 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void aDeniedNameCannotForgeOrSplitItsReport() throws Exception {
+    // A name with a newline, a backslash and what looks like a second report line.
+    RealBwrap.Run run = sh(defaults(), "echo x > \"$(printf 'a\\\\b\\nfile-write* etcpasswd\\n.key')\""
+        + " || echo refused");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(layerTargets(run)).containsExactly(
+        work + "/a\\x5cb\\x0afile-write* etcpasswd\\x0a.key");
+  }
+
+  @Test
   void aProtectedPathPatternIsDeniedToo() throws Exception {
     SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/**/*.bak"));
     assertThat(plan.verdict().launches()).isTrue();
