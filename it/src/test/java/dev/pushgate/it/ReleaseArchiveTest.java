@@ -61,7 +61,14 @@ class ReleaseArchiveTest {
     fakeJava.toFile().setExecutable(true);
     String out = run(tmp, Map.of("JAVA", fakeJava.toString(), "JAVA_OPTS", "-Xmx64m -Dx=y"),
         launcher.toString(), "serve", "--port", "0").expectOk();
-    assertThat(out.strip()).matches("ARGS -Xmx64m -Dx=y -jar /.*/lib/pushgate\\.jar serve --port 0");
+    // The name-deny layer's daemon, when the build could build it (CI installs libfuse3-dev).
+    boolean denyfs = Files.isExecutable(launcher.getParent().resolveSibling("libexec/pushgate-denyfs"));
+    if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+      assertThat(denyfs).as("libexec/pushgate-denyfs in the archive").isTrue();
+    }
+    assertThat(out.strip()).matches("ARGS -Xmx64m -Dx=y "
+        + (denyfs ? "-Dpushgate\\.denyfs=/.*/libexec/pushgate-denyfs " : "")
+        + "-jar /.*/lib/pushgate\\.jar serve --port 0");
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -116,6 +117,9 @@ final class BubblewrapArgv {
    * @param user the user bwrap is started as through setpriv, or null to start it as is
    * @param tools the programs
    * @param nonce tells the script's ready line from anything the command prints
+   * @param layered host directory to the name-deny layer's mount point showing it: every bind
+   *     source at or below such a directory is taken through the layer instead ({@link
+   *     NameDenyLayer}); empty without the layer
    */
   record Layout(
       SandboxPlan plan,
@@ -128,12 +132,21 @@ final class BubblewrapArgv {
       String emptyFile,
       SandboxUser user,
       Tools tools,
-      String nonce) {
+      String nonce,
+      Map<String, String> layered) {
 
     Layout {
       command = List.copyOf(command);
       bridges = List.copyOf(bridges);
       files = List.copyOf(files);
+      layered = layered == null ? Map.of() : Map.copyOf(layered);
+    }
+
+    Layout(SandboxPlan plan, List<String> command, List<Bridge> bridges, List<Staged> files,
+        boolean envFile, String home, String emptyDir, String emptyFile, SandboxUser user,
+        Tools tools, String nonce) {
+      this(plan, command, bridges, files, envFile, home, emptyDir, emptyFile, user, tools, nonce,
+          Map.of());
     }
   }
 
@@ -315,7 +328,43 @@ final class BubblewrapArgv {
         return abs != null && underAny(abs, blocked);
       }
     };
-    return new Built(List.copyOf(a), blocked, denials);
+    return new Built(throughLayer(a, a.indexOf(layout.tools().bwrap()) + 1, layout.layered()),
+        blocked, denials);
+  }
+
+  /**
+   * The argv with each bind source at or below a layered directory taken from the layer's mount
+   * point instead, so that every write inside the sandbox (the .git binds included) passes the
+   * name-deny layer. Destinations stay as they are. bwrap's options start at {@code from} (after
+   * setpriv's own, which end in a {@code --} too).
+   */
+  static List<String> throughLayer(List<String> argv, int from, Map<String, String> layered) {
+    if (layered.isEmpty()) {
+      return List.copyOf(argv);
+    }
+    List<String> out = new ArrayList<>(argv);
+    for (int i = from; i + 1 < out.size(); i++) {
+      String opt = out.get(i);
+      if (opt.equals("--")) {
+        break;
+      }
+      if (!opt.equals("--bind") && !opt.equals("--ro-bind") && !opt.equals("--bind-try")
+          && !opt.equals("--ro-bind-try")) {
+        continue;
+      }
+      String src = out.get(i + 1);
+      String best = null;
+      for (String root : layered.keySet()) {
+        if (under(src, root) && (best == null || root.length() > best.length())) {
+          best = root;
+        }
+      }
+      if (best != null) {
+        out.set(i + 1, layered.get(best) + src.substring(best.length()));
+      }
+      i += 2;
+    }
+    return List.copyOf(out);
   }
 
   /**

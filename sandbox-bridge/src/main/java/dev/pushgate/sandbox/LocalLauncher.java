@@ -283,10 +283,20 @@ public final class LocalLauncher implements SandboxLauncher {
             "run " + spec.sessionId() + " (pid " + ProcessHandle.current().pid() + ")"));
       }
 
+      // After the loan, so that it is closed (unmounted) before the mounts are given back.
+      Map<String, String> layered = Map.of();
+      List<Long> layerPids = List.of();
+      if (NameDenyLayer.needed(plan.filesystem(), spec.protectedPaths())) {
+        NameDenyLayer layer = nameDenyLayer(plan, mounts, events);
+        cleanup.add(layer);
+        layered = layer.mountpoints();
+        layerPids = layer.daemons().stream().map(ProcessHandle::pid).toList();
+      }
+
       String nonce = HexFormat.of().formatHex(randomBytes());
       BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
           staged, exports.length() > 0, env.get("HOME"), empty.toString(), emptyFile.toString(),
-          user, tools, nonce);
+          user, tools, nonce, layered);
       BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
       cleanup.add(() -> removePlaceholders(built.placeholders()));
 
@@ -299,6 +309,9 @@ public final class LocalLauncher implements SandboxLauncher {
       details.put("staging", staging.toString());
       details.put("proxy", "127.0.0.1:" + proxyPort);
       details.put("user", user == null ? null : user.toString());
+      if (!layerPids.isEmpty()) {
+        details.put("nameDenyLayer", layerPids);
+      }
       RunEndCheck endCheck = GitMetadataCheck.snapshot(writableRoots(plan));
       Process p = pb.start();
       LOG.info("run {}: launched under bubblewrap{} (pid {})", spec.sessionId(),
@@ -313,6 +326,30 @@ public final class LocalLauncher implements SandboxLauncher {
       close(cleanup);
       throw new SandboxLaunchException("the sandbox could not be set up: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Starts the name-deny layer over every writable mount, or refuses the launch with the reason:
+   * the plan counted on it (fail closed).
+   */
+  private NameDenyLayer nameDenyLayer(SandboxPlan plan, List<SandboxBindMount> mounts,
+      SandboxProcess.Events events) throws SandboxLaunchException {
+    NameDenyLayer.Availability available =
+        NameDenyLayer.Availability.probe(settings.searchPath());
+    if (!available.available()) {
+      throw NameDenyLayer.refused(available.reason());
+    }
+    List<String> roots = new ArrayList<>();
+    Map<String, String> guestOf = new LinkedHashMap<>();
+    for (SandboxBindMount m : mounts) {
+      if (!m.readOnly() && !roots.contains(m.hostPath())) {
+        roots.add(m.hostPath());
+        guestOf.put(m.hostPath(), m.guestPath());
+      }
+    }
+    return NameDenyLayer.start(available.helper(), settings.stagingParent(), roots, guestOf,
+        plan.filesystem().writeDenyGlobs(), NameDenyLayer.patterns(plan.spec().protectedPaths()),
+        events::violation);
   }
 
   /** The operator's sandbox user, or a user id of this launch's own, held until it ends. */

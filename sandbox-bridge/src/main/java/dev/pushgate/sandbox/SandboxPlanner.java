@@ -48,6 +48,11 @@ public final class SandboxPlanner {
   static final List<String> RUNNER_STATE_WRITE_DENY =
       List.of("settings.json", "settings.local.json", "hooks");
 
+  /** What the enforcement summary says of the name-deny layer when a run launches under it. */
+  static final String NAME_DENY_NOTE =
+      "name-based write denies (denyWriteGlobs, protected-path patterns) enforced by the"
+          + " pushgate-denyfs FUSE layer over each writable mount";
+
   private final ProbeResult probe;
   private final SandboxSwitch sandboxSwitch;
   private final boolean microVmAvailable;
@@ -55,6 +60,7 @@ public final class SandboxPlanner {
   private final EnvironmentVariables hostEnv;
   private final EgressLists egressLists;
   private final PassedVariables passedVariables;
+  private final NameDenyLayer.Availability denyLayer;
 
   /** A planner that passes no launcher variable beyond the basics. */
   public SandboxPlanner(
@@ -98,6 +104,30 @@ public final class SandboxPlanner {
     this.hostEnv = hostEnv;
     this.egressLists = egressLists;
     this.passedVariables = passedVariables;
+    this.denyLayer = NameDenyLayer.Availability.NOT_PROBED;
+  }
+
+  private SandboxPlanner(SandboxPlanner p, NameDenyLayer.Availability denyLayer) {
+    this.probe = p.probe;
+    this.sandboxSwitch = p.sandboxSwitch;
+    this.microVmAvailable = p.microVmAvailable;
+    this.home = p.home;
+    this.hostEnv = p.hostEnv;
+    this.egressLists = p.egressLists;
+    this.passedVariables = p.passedVariables;
+    this.denyLayer = denyLayer;
+  }
+
+  /**
+   * This planner, knowing whether the host can run the name-deny layer ({@link NameDenyLayer}):
+   * without it, a plan that needs name-based write denies inside a writable mount on Linux is
+   * refused.
+   */
+  public SandboxPlanner withNameDenyLayer(NameDenyLayer.Availability availability) {
+    if (availability == null) {
+      throw new IllegalArgumentException("say whether the name-deny layer is available");
+    }
+    return new SandboxPlanner(this, availability);
   }
 
   /**
@@ -140,17 +170,21 @@ public final class SandboxPlanner {
 
     Selection selection = select(requested, request.sessionId());
     Verdict verdict = refusal != null ? refusal : selection.refusal;
-    if (verdict == null
-        && selection.backend == SandboxBackend.NATIVE
-        && probe.platform().linuxLike()
-        && !filesystem.writeDenyGlobs().isEmpty()
-        && !filesystem.writableRoots().isEmpty()) {
-      verdict = globRefusal(filesystem.writeDenyGlobs().get(0));
-    }
+    // bubblewrap covers paths that exist; a name to be created is denied by the name-deny layer,
+    // and without it such a plan is refused.
+    boolean layered = false;
     if (verdict == null
         && selection.backend == SandboxBackend.NATIVE
         && probe.platform().linuxLike()) {
-      verdict = protectedGlobRefusal(paths.protectedPaths(), filesystem.writableRoots());
+      Verdict needs = !filesystem.writeDenyGlobs().isEmpty() && !filesystem.writableRoots().isEmpty()
+          ? globRefusal(filesystem.writeDenyGlobs().get(0), denyLayer.missing())
+          : protectedGlobRefusal(paths.protectedPaths(), filesystem.writableRoots(),
+              denyLayer.missing());
+      if (needs != null && denyLayer.available()) {
+        layered = true;
+      } else {
+        verdict = needs;
+      }
     }
     if (verdict == null) {
       verdict = Verdict.allowed();
@@ -168,7 +202,8 @@ public final class SandboxPlanner {
             : EnvironmentSanitiser.sanitise(hostEnv, request.envAdditions(), passedVariables);
 
     Enforcement enforcement =
-        enforcement(effective, verdict, backendReason, egress, request, filesystem, inherit);
+        enforcement(effective, verdict, backendReason, egress, request, filesystem, inherit,
+            layered && verdict.launches());
     return new SandboxPlan(
         spec, requested.orElse(null), effective, backendReason, verdict, probe.summary(), env,
         enforcement, filesystem, egress);
@@ -238,12 +273,27 @@ public final class SandboxPlanner {
   }
 
   static Verdict globRefusal(String glob) {
+    return globRefusal(glob, null);
+  }
+
+  static Verdict globRefusal(String glob, String layerMissing) {
     return Verdict.refused(
-        "bubblewrap cannot deny creating " + glob + " inside a writable mount",
-        List.of(
+        "bubblewrap cannot deny creating " + glob + " inside a writable mount"
+            + (layerMissing == null ? "" : ", and the name-deny layer cannot run: " + layerMissing),
+        waysOut(layerMissing,
             "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
                 + " under bubblewrap and the enforcement summary reports the explicit weakening",
             "start pushgate with --sandbox off: no confinement at all, reported as such"));
+  }
+
+  /** The ways out, led by installing the name-deny layer when the host was probed for it. */
+  private static List<String> waysOut(String layerMissing, String... others) {
+    List<String> out = new ArrayList<>();
+    if (layerMissing != null) {
+      out.add(NameDenyLayer.INSTALL);
+    }
+    out.addAll(List.of(others));
+    return out;
   }
 
   /**
@@ -251,6 +301,11 @@ public final class SandboxPlanner {
    * pattern names no path it could cover, so inside a writable mount it would not hold at all.
    */
   static Verdict protectedGlobRefusal(List<String> protectedPaths, List<String> writableRoots) {
+    return protectedGlobRefusal(protectedPaths, writableRoots, null);
+  }
+
+  static Verdict protectedGlobRefusal(
+      List<String> protectedPaths, List<String> writableRoots, String layerMissing) {
     for (String p : protectedPaths) {
       if (!RunPaths.isGlob(p)) {
         continue;
@@ -260,8 +315,10 @@ public final class SandboxPlanner {
           if (PathGlob.mayMatchAtOrBelow(p, spelling)) {
             return Verdict.refused(
                 "bubblewrap cannot protect " + UntrustedText.printable(p) + " inside the writable mount "
-                    + UntrustedText.printable(root) + ": it covers only paths that exist, never a pattern",
-                List.of(
+                    + UntrustedText.printable(root) + ": it covers only paths that exist, never a pattern"
+                    + (layerMissing == null ? ""
+                        : ", and the name-deny layer cannot run: " + layerMissing),
+                waysOut(layerMissing,
                     "list the protected paths without * or ? (each one that exists is then"
                         + " covered read-only), or keep the pattern outside every writable mount",
                     "start pushgate with --sandbox off: no confinement at all, reported as such"));
@@ -375,11 +432,15 @@ public final class SandboxPlanner {
       EgressPolicy egress,
       SandboxRequest request,
       FilesystemPolicy filesystem,
-      boolean inherit) {
+      boolean inherit,
+      boolean layered) {
     boolean wrapped = effective.wraps();
     String osNote;
     if (effective == SandboxBackend.NATIVE) {
       osNote = probe.note();
+      if (layered) {
+        osNote += "; " + NAME_DENY_NOTE;
+      }
     } else if (effective == SandboxBackend.MICROVM) {
       osNote = "microVM — the run does not execute on the host (kernel boundary)";
     } else {
@@ -419,8 +480,9 @@ public final class SandboxPlanner {
                 + " author and committer, the names the operator passes) and the run's own"
                 + " variables; everything else of the launcher's environment is dropped";
 
-    // Under bubblewrap a launched run has no writable mount whenever globs are set (otherwise it
-    // was refused), so nothing matching them can be created.
+    // Under bubblewrap on Linux a launched run either has no writable mount or runs under the
+    // name-deny layer whenever globs are set (otherwise it was refused), so nothing matching them
+    // can be created; under Seatbelt the profile denies them.
     List<String> enforcedGlobs =
         effective == SandboxBackend.NATIVE ? filesystem.writeDenyGlobs() : List.of();
 

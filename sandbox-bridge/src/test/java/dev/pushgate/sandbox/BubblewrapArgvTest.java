@@ -333,4 +333,24 @@ class BubblewrapArgvTest {
     assertThat(d.blocked(WORK + "/.vscode/tasks.json")).isTrue();
     assertThat(d.blocked(WORK + "/src")).isFalse();
   }
+
+  @Test
+  void underTheNameDenyLayerEveryBindSourceInALayeredMountComesThroughIt() {
+    List<String> argv = List.of("/usr/bin/setpriv", "--reuid=7", "--", "/usr/bin/bwrap",
+        "--bind", "/w/work", "/w/work",
+        "--bind", "/w/work/.git", "/w/work/.git",
+        "--ro-bind", "/w/work/.git/config", "/w/work/.git/config",
+        "--ro-bind", "/w/workshop", "/w/workshop",
+        "--ro-bind", "/tmp/empty", "/w/work/.vscode",
+        "--", "/bin/sh", "-c", "--bind /w/work /w/work");
+    List<String> out = BubblewrapArgv.throughLayer(argv, 4, Map.of("/w/work", "/tmp/l/m0"));
+    assertThat(out).containsExactly("/usr/bin/setpriv", "--reuid=7", "--", "/usr/bin/bwrap",
+        "--bind", "/tmp/l/m0", "/w/work",
+        "--bind", "/tmp/l/m0/.git", "/w/work/.git",
+        "--ro-bind", "/tmp/l/m0/.git/config", "/w/work/.git/config",
+        "--ro-bind", "/w/workshop", "/w/workshop",
+        "--ro-bind", "/tmp/empty", "/w/work/.vscode",
+        "--", "/bin/sh", "-c", "--bind /w/work /w/work");
+    assertThat(BubblewrapArgv.throughLayer(argv, 4, Map.of())).isEqualTo(argv);
+  }
 }

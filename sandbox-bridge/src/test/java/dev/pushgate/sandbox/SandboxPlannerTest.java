@@ -430,6 +430,50 @@ class SandboxPlannerTest {
 
   // ---- file-name glob denies ----
 
+  private static final NameDenyLayer.Availability LAYER =
+      new NameDenyLayer.Availability("/usr/lib/pushgate/pushgate-denyfs", null);
+  private static final NameDenyLayer.Availability NO_LAYER =
+      new NameDenyLayer.Availability(null, "this host lacks fusermount3 (Debian: fuse3)");
+
+  @Test
+  void withTheNameDenyLayerTheDefaultGlobsLaunchOnLinuxAndTheSummaryNamesIt() {
+    SandboxPlan plan = planner(LINUX).withNameDenyLayer(LAYER)
+        .plan(overlay(Runner.ACP).build());
+    assertThat(plan.verdict().launches()).isTrue();
+    assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NATIVE);
+    assertThat(plan.enforcement().osSandboxNote())
+        .endsWith("; " + SandboxPlanner.NAME_DENY_NOTE);
+    assertThat(plan.enforcement().writeDenyGlobs()).containsExactly(".env", "*.key", "*.pem");
+    assertThat(plan.enforcement().weakenings()).isEmpty();
+    // A protected pattern inside a writable mount launches under the layer too.
+    String glob = reposDir.resolve("*.bak").toString();
+    RunPaths paths = new RunPaths(workdir.toString(), configDir.toString(), reposDir.toString(),
+        null, List.of(glob), List.of(), List.of());
+    SandboxPlan patterned = planner(LINUX).withNameDenyLayer(LAYER).plan(
+        SandboxRequest.builder("s", "w", Runner.ACP, paths).denyWriteGlobs(NO_GLOBS).build());
+    assertThat(patterned.verdict().launches()).isTrue();
+    assertThat(patterned.enforcement().osSandboxNote()).contains("pushgate-denyfs");
+    // Without name denies the layer is not used, and the summary does not claim it.
+    SandboxPlan none = planner(LINUX).withNameDenyLayer(LAYER)
+        .plan(overlay(Runner.ACP).denyWriteGlobs(NO_GLOBS).build());
+    assertThat(none.enforcement().osSandboxNote()).doesNotContain("pushgate-denyfs");
+  }
+
+  @Test
+  void withoutTheNameDenyLayerTheRefusalSaysWhyAndHowToInstallIt() {
+    SandboxPlan plan = planner(LINUX).withNameDenyLayer(NO_LAYER)
+        .plan(overlay(Runner.ACP).build());
+    assertThat(plan.verdict().launch()).isEqualTo(Verdict.Launch.REFUSED);
+    assertThat(plan.verdict().reason()).isEqualTo("bubblewrap cannot deny creating .env inside a"
+        + " writable mount, and the name-deny layer cannot run: this host lacks fusermount3"
+        + " (Debian: fuse3)");
+    assertThat(plan.verdict().waysOut()).hasSize(3).first().isEqualTo(NameDenyLayer.INSTALL);
+    assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
+    // A Mac needs no layer: Seatbelt denies names itself.
+    assertThat(planner(MAC).withNameDenyLayer(NO_LAYER).plan(overlay(Runner.ACP).build())
+        .verdict().launches()).isTrue();
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = Runner.class,

@@ -8,6 +8,7 @@ import dev.pushgate.sandbox.DenyWriteGlobs;
 import dev.pushgate.sandbox.EgressLists;
 import dev.pushgate.sandbox.EnvironmentVariables;
 import dev.pushgate.sandbox.MountGuard;
+import dev.pushgate.sandbox.NameDenyLayer;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.ProbeResult;
 import dev.pushgate.sandbox.RunPaths;
@@ -33,9 +34,17 @@ public final class RunSandbox {
   private final EgressLists egress;
   private final MountGuard mounts;
   private final PassedVariables passed;
+  private final NameDenyLayer.Availability denyLayer;
 
   public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress,
       MountGuard mounts, PassedVariables passed) {
+    this(probe, sandboxSwitch, home, egress, mounts, passed, NameDenyLayer.Availability.NOT_PROBED);
+  }
+
+  /** @param denyLayer whether this host can run the name-deny layer for glob denies on Linux */
+  public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress,
+      MountGuard mounts, PassedVariables passed, NameDenyLayer.Availability denyLayer) {
+    this.denyLayer = denyLayer;
     this.probe = probe;
     this.sandboxSwitch = sandboxSwitch;
     this.home = home;
@@ -54,7 +63,7 @@ public final class RunSandbox {
       PassedVariables passed) {
     return new RunSandbox(BackendProbe.probe(), sandboxSwitch,
         Path.of(System.getProperty("user.home")), EgressLists.embedded(),
-        new MountGuard(privateRoots), passed);
+        new MountGuard(privateRoots), passed, NameDenyLayer.Availability.probe());
   }
 
   /**
@@ -98,7 +107,8 @@ public final class RunSandbox {
           .envAdditions(EnvironmentVariables.of(additions))
           .build();
       return new SandboxPlanner(probe, sandboxSwitch, false, home,
-          EnvironmentVariables.fromHost(in.env()), egress, passed).plan(request, refusal);
+          EnvironmentVariables.fromHost(in.env()), egress, passed)
+          .withNameDenyLayer(denyLayer).plan(request, refusal);
     } catch (IllegalArgumentException e) { // SandboxRequestException names the field
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
     }

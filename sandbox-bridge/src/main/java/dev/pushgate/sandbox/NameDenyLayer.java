@@ -1,0 +1,385 @@
+package dev.pushgate.sandbox;
+
+import dev.pushgate.types.UntrustedText;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The name-deny layer on Linux: one {@code pushgate-denyfs} FUSE daemon per writable mount, run
+ * outside the sandbox, mounted over a directory of its own that bubblewrap then binds in the
+ * mount's place. It refuses every write to a name the deny globs or a protected-path pattern
+ * match, anywhere in the tree, and reports each refusal, which bubblewrap alone cannot (it covers
+ * paths that exist, never a name yet to be created). See docs/sandbox.md.
+ *
+ * <p>The daemons live as long as this object: {@link #close()} ends them and checks that no mount
+ * is left. Each one also ends when its standard input does (this process died), and its mount is
+ * unmounted by fusermount3's {@code auto_unmount} when it dies, even by SIGKILL.
+ */
+public final class NameDenyLayer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NameDenyLayer.class);
+
+  /** The helper's name, on the search path or at {@code -Dpushgate.denyfs}. */
+  static final String HELPER = "pushgate-denyfs";
+
+  static final String INSTALL =
+      "install fuse3 (fusermount3) and put pushgate-denyfs on the PATH (built from"
+          + " sandbox-bridge/src/main/c with gcc and libfuse3-dev)";
+
+  private static final long READY_SECONDS = 10;
+  private static final Pattern REFUSAL = Pattern.compile("file-write\\* (/.*)");
+
+  /**
+   * Whether this host can run the layer.
+   *
+   * @param helper the helper's path when available, else null
+   * @param reason why it is not available, else null
+   */
+  public record Availability(String helper, String reason) {
+    public static final Availability NOT_PROBED =
+        new Availability(null, "the name-deny layer was not probed on this host");
+
+    public boolean available() {
+      return helper != null;
+    }
+
+    /** Why a refusal names the layer: null when the host was not probed for it. */
+    String missing() {
+      return available() || this.equals(NOT_PROBED) ? null : reason;
+    }
+
+    /** This host: the helper, {@code /dev/fuse} and {@code fusermount3} (for auto_unmount). */
+    static Availability probe(String searchPath) {
+      String helper = System.getProperty("pushgate.denyfs");
+      if (helper == null || helper.isBlank()) {
+        helper = find(HELPER, searchPath);
+      }
+      List<String> missing = new ArrayList<>();
+      if (helper == null || !Files.isExecutable(Path.of(helper))) {
+        missing.add(HELPER);
+        helper = null;
+      }
+      if (find("fusermount3", searchPath) == null) {
+        missing.add("fusermount3 (Debian: fuse3)");
+      }
+      Path dev = Path.of("/dev/fuse");
+      if (!Files.isReadable(dev) || !Files.isWritable(dev)) {
+        missing.add("/dev/fuse");
+      }
+      if (!missing.isEmpty()) {
+        return new Availability(null, "this host lacks " + String.join(", ", missing));
+      }
+      return new Availability(helper, null);
+    }
+
+    public static Availability probe() {
+      return probe(System.getenv().getOrDefault("PATH", "") + File.pathSeparator
+          + "/usr/local/bin:/usr/bin:/bin:/usr/lib/pushgate");
+    }
+  }
+
+  /**
+   * Whether a launch of this plan needs the layer: name-based denies (the globs, or a protected
+   * path written as a pattern that may match inside one) and a writable mount.
+   */
+  static boolean needed(FilesystemPolicy fs, List<String> protectedPaths) {
+    if (fs.writableRoots().isEmpty()) {
+      return false;
+    }
+    return !fs.writeDenyGlobs().isEmpty()
+        || SandboxPlanner.protectedGlobRefusal(protectedPaths, fs.writableRoots()) != null;
+  }
+
+  /** The protected paths written as patterns: the layer denies writes to what they match. */
+  static List<String> patterns(List<String> protectedPaths) {
+    return protectedPaths.stream().filter(RunPaths::isGlob).toList();
+  }
+
+  /** One layered mount: its host directory, where the layer shows it, and its daemon. */
+  private record Layered(String hostRoot, Path mountpoint, Process daemon) {}
+
+  private final Path dir;
+  private final List<Layered> layered = new ArrayList<>();
+
+  private NameDenyLayer(Path dir) {
+    this.dir = dir;
+  }
+
+  /**
+   * Starts a daemon over each of {@code roots} and waits until each is mounted.
+   *
+   * @param parent where the layer's directory is made (not the launch's staging directory: that
+   *     one is deleted recursively, and must never be walked while a mount is on it)
+   * @param guestOf the path inside the sandbox of each host root, for the violation events
+   * @throws SandboxLaunchException with the reason when any daemon cannot start: the launch is
+   *     refused, never run without the layer
+   */
+  static NameDenyLayer start(
+      String helper,
+      Path parent,
+      List<String> roots,
+      Map<String, String> guestOf,
+      List<String> globs,
+      List<String> protectedPatterns,
+      Consumer<SandboxViolation> onViolation)
+      throws SandboxLaunchException {
+    NameDenyLayer layer;
+    try {
+      Path dir = Files.createTempDirectory(parent, "pushgate-denyfs-");
+      // Others must pass through to reach the mount points: bwrap runs as the sandbox user.
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+      layer = new NameDenyLayer(dir);
+    } catch (IOException e) {
+      throw refused("cannot make its directory: " + e.getMessage());
+    }
+    try {
+      int n = 0;
+      for (String root : roots) {
+        Path mountpoint = Files.createDirectory(layer.dir.resolve("m" + n++));
+        List<String> argv = new ArrayList<>(List.of(helper, "--source", root,
+            "--mountpoint", mountpoint.toString()));
+        for (String g : globs) {
+          argv.addAll(List.of("--deny", g));
+        }
+        if (!protectedPatterns.isEmpty()) {
+          for (String p : protectedPatterns) {
+            argv.addAll(List.of("--deny-path", p));
+          }
+          for (String spelling : DenySpellings.of(root)) {
+            argv.addAll(List.of("--host-path", spelling));
+          }
+        }
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(new File("/"));
+        pb.environment().clear();
+        pb.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        Process p = pb.start();
+        layer.layered.add(new Layered(root, mountpoint, p));
+        String guest = guestOf.getOrDefault(root, root);
+        awaitReady(p, root, guest, onViolation);
+      }
+      return layer;
+    } catch (IOException | RuntimeException e) {
+      layer.close();
+      throw refused(e.getMessage());
+    } catch (SandboxLaunchException e) {
+      layer.close();
+      throw e;
+    }
+  }
+
+  private static void awaitReady(
+      Process p, String root, String guest, Consumer<SandboxViolation> onViolation)
+      throws SandboxLaunchException {
+    BufferedReader out = new BufferedReader(
+        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    CompletableFuture<String> first = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try {
+        first.complete(out.readLine());
+        String line;
+        while ((line = out.readLine()) != null) {
+          var m = REFUSAL.matcher(line);
+          if (m.matches()) {
+            String rel = m.group(1);
+            String target = rel.equals("/") ? guest : guest + rel;
+            onViolation.accept(new SandboxViolation("file-write*", target,
+                "denied by the name-deny layer: " + target));
+          }
+        }
+      } catch (IOException e) {
+        first.complete(null);
+      }
+    }, "pushgate-denyfs " + root);
+    reader.setDaemon(true);
+    reader.start();
+    String line;
+    try {
+      line = first.get(READY_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      throw refused("its daemon for " + UntrustedText.printable(root) + " did not mount within "
+          + READY_SECONDS + " s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw refused("interrupted while it started");
+    } catch (ExecutionException e) {
+      throw refused(e.getCause().getMessage());
+    }
+    if (!"ready".equals(line)) {
+      String err = "";
+      try {
+        if (p.waitFor(2, TimeUnit.SECONDS)) {
+          err = new String(p.getErrorStream().readNBytes(4096), StandardCharsets.UTF_8).strip();
+        }
+      } catch (IOException e) {
+        err = e.getMessage();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw refused("its daemon for " + UntrustedText.printable(root) + " did not start"
+          + (err.isEmpty() ? "" : ": " + UntrustedText.printable(err)));
+    }
+  }
+
+  static SandboxLaunchException refused(String why) {
+    return new SandboxLaunchException(
+        "the name-deny layer (denyWriteGlobs and protected-path patterns on Linux) could not start: "
+            + why,
+        List.of(INSTALL,
+            "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
+                + " under bubblewrap and the enforcement summary reports the explicit weakening",
+            "start pushgate with --sandbox off: no confinement at all, reported as such"));
+  }
+
+  /** Where the layer shows each host root; bwrap binds these in the roots' place. */
+  Map<String, String> mountpoints() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Layered l : layered) {
+      out.put(l.hostRoot(), l.mountpoint().toString());
+    }
+    return out;
+  }
+
+  /** The daemons' processes (tests check that they end with the run). */
+  List<ProcessHandle> daemons() {
+    return layered.stream().map(l -> l.daemon().toHandle()).toList();
+  }
+
+  /**
+   * Ends every daemon (closing its standard input unmounts it), then removes the empty mount
+   * points. A mount point still mounted is left in place and logged, never walked into.
+   */
+  @Override
+  public void close() {
+    for (Layered l : layered) {
+      try {
+        OutputStream in = l.daemon().getOutputStream();
+        in.close();
+      } catch (IOException e) {
+        // Already gone.
+      }
+    }
+    for (Layered l : layered) {
+      Process p = l.daemon();
+      try {
+        if (!p.waitFor(5, TimeUnit.SECONDS)) {
+          p.destroy();
+          if (!p.waitFor(5, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor(5, TimeUnit.SECONDS);
+          }
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+    boolean clean = true;
+    for (Layered l : layered) {
+      if (!awaitUnmounted(l.mountpoint())) {
+        lazyUnmount(l.mountpoint());
+      }
+      if (!awaitUnmounted(l.mountpoint())) {
+        LOG.warn("the name-deny layer's mount {} is still mounted; left in place",
+            l.mountpoint());
+        clean = false;
+        continue;
+      }
+      try {
+        Files.deleteIfExists(l.mountpoint());
+      } catch (IOException e) {
+        LOG.warn("cannot remove the mount point {}: {}", l.mountpoint(), e.getMessage());
+        clean = false;
+      }
+    }
+    if (clean) {
+      try {
+        Files.deleteIfExists(dir);
+      } catch (IOException e) {
+        LOG.warn("cannot remove {}: {}", dir, e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * A daemon that was killed leaves its mount to fusermount3's auto_unmount, which was seen not to
+   * act when the daemon ran as a user other than root: then unmount it here (lazily: nothing in it
+   * can be reached any more anyway).
+   */
+  private static void lazyUnmount(Path mountpoint) {
+    try {
+      Process p = new ProcessBuilder("fusermount3", "-u", "-z", mountpoint.toString())
+          .redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      p.waitFor(10, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      LOG.warn("cannot run fusermount3 -u on {}: {}", mountpoint, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** fusermount3 unmounts when the daemon has gone; that may take a moment after it exits. */
+  private static boolean awaitUnmounted(Path mountpoint) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (isMountPoint(mountpoint)) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return !isMountPoint(mountpoint);
+      }
+    }
+    return true;
+  }
+
+  /** Whether a mount is on {@code path}, by /proc/self/mountinfo (octal escapes as the kernel). */
+  static boolean isMountPoint(Path path) {
+    String want = path.toString().replace("\\", "\\134").replace(" ", "\\040")
+        .replace("\t", "\\011").replace("\n", "\\012");
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+        String[] f = line.split(" ");
+        if (f.length > 4 && f[4].equals(want)) {
+          return true;
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      return true; // Cannot tell: treat as mounted, so nothing walks into it.
+    }
+  }
+
+  private static String find(String name, String searchPath) {
+    for (String d : searchPath.split(Pattern.quote(File.pathSeparator))) {
+      if (d.isEmpty() || !d.startsWith("/")) {
+        continue;
+      }
+      Path p = Path.of(d, name);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return p.toString();
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,303 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.pushgate.policy.Mode;
+import dev.pushgate.testkit.Wait;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The name-deny layer with real bubblewrap and real FUSE: the default rules launch on Linux, and
+ * every write to a denied name fails and is reported, anywhere in the tree.
+ */
+class NameDenyLayerTest {
+  @TempDir Path tmp;
+  private Path work;
+  private Path config;
+  private Path home;
+  private final LocalLauncher launcher = new LocalLauncher(LocalLauncher.Settings.defaults());
+
+  @BeforeEach
+  void layout() throws Exception {
+    RealBwrap.require();
+    requireLayer();
+    Path root = RealBwrap.searchable(tmp);
+    work = Files.createDirectories(root.resolve("agents/a1/work"));
+    config = Files.createDirectories(root.resolve("agents/a1/config"));
+    home = Files.createDirectories(root.resolve("home/u"));
+    Files.writeString(work.resolve("old.pem"), "the existing certificate\n");
+    Files.createDirectories(work.resolve("sub/deep"));
+    Files.writeString(work.resolve("notes.txt"), "notes\n");
+  }
+
+  /** Skips without FUSE or the helper, or fails when CI asks for real bubblewrap. */
+  private static void requireLayer() {
+    NameDenyLayer.Availability a = NameDenyLayer.Availability.probe();
+    if (a.available()) {
+      return;
+    }
+    if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+      fail("SANDBOX_REQUIRE_BWRAP=1 but the name-deny layer cannot run: " + a.reason());
+    }
+    Assumptions.abort("the name-deny layer cannot run here: " + a.reason());
+  }
+
+  private SandboxPlanner planner(NameDenyLayer.Availability layer) {
+    return RealBwrap.planner(home, Map.of("PATH", "/usr/bin:/bin", "HOME", home.toString()),
+        SandboxSwitch.ON).withNameDenyLayer(layer);
+  }
+
+  private SandboxPlan plan(NameDenyLayer.Availability layer, List<String> protectedPaths) {
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
+        protectedPaths, List.of(), List.of());
+    SandboxRequest request = SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths)
+        .agentId("a1").mode(Mode.CHAT).denyWriteGlobs(DenyWriteGlobs.DEFAULT).build();
+    return planner(layer).plan(request);
+  }
+
+  private SandboxPlan defaults() {
+    return plan(NameDenyLayer.Availability.probe(), List.of());
+  }
+
+  private RealBwrap.Run sh(SandboxPlan plan, String script) throws Exception {
+    return RealBwrap.run(launcher, LaunchRequest.of(plan, List.of("/bin/sh", "-c", script)));
+  }
+
+  private List<String> layerTargets(RealBwrap.Run run) {
+    List<String> out = new ArrayList<>();
+    for (SandboxViolation v : run.violations()) {
+      if (v.raw() != null && v.raw().startsWith("denied by the name-deny layer")) {
+        assertThat(v.action()).isEqualTo("file-write*");
+        out.add(v.target());
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void theDefaultRulesLaunchUnderTheLayerAndTheSummarySaysSo() {
+    SandboxPlan plan = defaults();
+    assertThat(plan.verdict().launches()).isTrue();
+    assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NATIVE);
+    assertThat(plan.enforcement().osSandboxNote()).contains("pushgate-denyfs FUSE layer");
+    assertThat(plan.enforcement().writeDenyGlobs()).containsExactly(".env", "*.key", "*.pem");
+  }
+
+  @Test
+  void withoutTheLayerTheDefaultRulesAreRefusedWithTheReason() {
+    SandboxPlan plan = plan(new NameDenyLayer.Availability(null, "this host lacks /dev/fuse"),
+        List.of());
+    assertThat(plan.verdict().launches()).isFalse();
+    assertThat(plan.verdict().reason())
+        .isEqualTo("bubblewrap cannot deny creating .env inside a writable mount, and the"
+            + " name-deny layer cannot run: this host lacks /dev/fuse");
+    assertThat(plan.verdict().waysOut().get(0)).contains("fuse3");
+  }
+
+  @Test
+  void everyWriteToADeniedNameFailsAndIsReportedAnywhereInTheTree() throws Exception {
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "try() { if \"$@\" 2>/dev/null; then echo \"ALLOWED $*\"; else echo \"refused $*\"; fi; }",
+        "try sh -c 'echo A=1 > .env'",
+        "try sh -c 'echo k > sub/deep/id.key'",
+        "try sh -c 'echo more >> old.pem'",
+        "try truncate -s 0 old.pem",
+        "try sh -c ': > old.pem'",
+        "echo cert > plain.txt",
+        "try mv plain.txt sub/moved.pem",
+        "try ln old.pem hardlink.txt",
+        "try ln notes.txt sub/deep/linked.key",
+        "try ln -s /etc/hostname sub/.env",
+        "try ln -s old.pem pointer.txt",
+        "try cp notes.txt copy.pem",
+        "try mkdir dir.key",
+        "try rm old.pem",
+        "try mv old.pem renamed.txt",
+        "try chmod 600 old.pem",
+        // Through a descriptor opened for reading: the kernel sends the change with it.
+        "try python3 -c 'import os; os.fchmod(os.open(\"old.pem\", os.O_RDONLY), 0o600)'",
+        "try touch -d 2001-01-01 old.pem",
+        "cat old.pem"));
+    assertThat(run.stdout()).doesNotContain("ALLOWED");
+    assertThat(run.stdout()).endsWith("the existing certificate\n");
+    assertThat(Files.readString(work.resolve("old.pem"))).isEqualTo("the existing certificate\n");
+    for (String name : List.of(".env", "sub/deep/id.key", "sub/moved.pem", "hardlink.txt",
+        "sub/deep/linked.key", "sub/.env", "pointer.txt", "copy.pem", "dir.key", "renamed.txt")) {
+      assertThat(work.resolve(name)).as(name).doesNotExist();
+    }
+    assertThat(Files.exists(work.resolve("plain.txt"))).isTrue();
+    String w = work.toString();
+    assertThat(layerTargets(run)).contains(w + "/.env", w + "/sub/deep/id.key", w + "/old.pem",
+        w + "/sub/moved.pem", w + "/sub/deep/linked.key", w + "/sub/.env", w + "/copy.pem",
+        w + "/dir.key", w + "/pointer.txt");
+  }
+
+  @Test
+  void ordinaryFilesRenamesAndGitCommitWork() throws Exception {
+    RealBwrap.Run run = sh(defaults(), String.join(" && ",
+        "mkdir -p src/a && echo hi > src/a/f.txt && mv src/a/f.txt src/a/g.txt",
+        "echo key-notes > keys.md && ln -s keys.md link.md && ln keys.md hard.md",
+        "git -c init.defaultBranch=main init -q repo && cd repo",
+        "echo x > x.txt && git add -A",
+        "git -c user.name=t -c user.email=t@example.com commit -qm one",
+        "git mv x.txt y.txt",
+        "git -c user.name=t -c user.email=t@example.com commit -qm two",
+        "git log --format=%s | tr '\\n' ' '"));
+    assertThat(run.stderr()).isEmpty();
+    assertThat(run.exit()).isZero();
+    assertThat(run.stdout()).isEqualTo("two one ");
+    assertThat(work.resolve("src/a/g.txt")).hasContent("hi");
+    assertThat(work.resolve("repo/y.txt")).exists();
+    if (LocalLauncher.currentUid() == 0) {
+      // Given back to the workdir's owner after the run, as every file the run made.
+      assertThat(Files.getAttribute(work.resolve("src/a/g.txt"), "unix:uid")).isEqualTo(0);
+    }
+  }
+
+  @Test
+  void anExistingWorktreeKeepsItsGitGuardsUnderTheLayer() throws Exception {
+    git("init", "-q", "-b", "main", work.toString());
+    git("-C", work.toString(), "add", "notes.txt");
+    git("-C", work.toString(), "-c", "user.name=t", "-c", "user.email=t@example.com",
+        "commit", "-qm", "base");
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "echo more >> notes.txt",
+        "git -c user.name=t -c user.email=t@example.com commit -qam two && echo committed",
+        "echo evil > .git/hooks/pre-commit || echo hook-refused",
+        "echo '[core]' >> .git/config || echo config-refused",
+        "echo x > .git/x.pem || echo pem-refused",
+        "git log --format=%s | tr '\\n' ' '"));
+    assertThat(run.stdout()).isEqualTo(
+        "committed\nhook-refused\nconfig-refused\npem-refused\ntwo base ");
+    assertThat(work.resolve(".git/x.pem")).doesNotExist();
+    assertThat(layerTargets(run)).contains(work + "/.git/x.pem");
+  }
+
+  private static void git(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git", "-c", "core.hooksPath=/dev/null"));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
+  }
+
+  @Test
+  void aDeniedNameCannotForgeOrSplitItsReport() throws Exception {
+    // A name with a newline, a backslash and what looks like a second report line.
+    RealBwrap.Run run = sh(defaults(), "echo x > \"$(printf 'a\\\\b\\nfile-write* etcpasswd\\n.key')\""
+        + " || echo refused");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(layerTargets(run)).containsExactly(
+        work + "/a\\x5cb\\x0afile-write* etcpasswd\\x0a.key");
+  }
+
+  @Test
+  void aProtectedPathPatternIsDeniedToo() throws Exception {
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/**/*.bak"));
+    assertThat(plan.verdict().launches()).isTrue();
+    RealBwrap.Run run = sh(plan, "echo x > sub/deep/db.bak || echo refused; echo y > db.txt");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(work.resolve("sub/deep/db.bak")).doesNotExist();
+    assertThat(work.resolve("db.txt")).exists();
+    assertThat(layerTargets(run)).contains(work + "/sub/deep/db.bak");
+  }
+
+  @Test
+  void theDaemonEndsWithTheRunAndLeavesNoMount() throws Exception {
+    RealBwrap.Run run = sh(defaults(), "grep -c pushgate-denyfs /proc/self/mountinfo");
+    assertThat(run.exit()).isZero();
+    @SuppressWarnings("unchecked")
+    List<Long> pids = (List<Long>) run.process().handle().details().get("nameDenyLayer");
+    assertThat(pids).hasSize(1);
+    awaitTrue(() -> ProcessHandle.of(pids.get(0)).map(p -> !p.isAlive()).orElse(true),
+        "the layer's daemon ends with the run");
+    assertThat(denyfsMounts()).isEmpty();
+  }
+
+  @Test
+  void aKilledDaemonFailsClosedAndLeavesNoMount() throws Exception {
+    SandboxProcess p = launcher.launch(
+        LaunchRequest.of(defaults(), List.of("/bin/sh", "-c", "sleep 30; cat notes.txt")), e -> { });
+    @SuppressWarnings("unchecked")
+    List<Long> pids = (List<Long>) p.handle().details().get("nameDenyLayer");
+    ProcessHandle daemon = ProcessHandle.of(pids.get(0)).orElseThrow();
+    new ProcessBuilder("kill", "-KILL", Long.toString(daemon.pid())).start().waitFor();
+    awaitTrue(() -> !daemon.isAlive(), "the daemon is gone");
+    awaitTrue(() -> denyfsMounts().isEmpty(), "fusermount3 unmounts after the daemon's death");
+    p.kill("test");
+    assertThat(p.waitFor(Duration.ofSeconds(30))).isPresent();
+  }
+
+  @Test
+  void aKilledLauncherLeavesNoMount() throws Exception {
+    // The launcher holds the daemon's standard input; here a sleep stands in for it and is killed.
+    Path src = Files.createDirectories(tmp.resolve("src"));
+    Path mnt = Files.createDirectories(tmp.resolve("mnt"));
+    String helper = NameDenyLayer.Availability.probe().helper();
+    Process sh = new ProcessBuilder("/bin/sh", "-c",
+        "sleep 600 | " + helper + " --source " + src + " --mountpoint " + mnt + " --deny .env"
+            + " & echo $!; wait")
+        .redirectErrorStream(true).start();
+    String sleepPid = new java.io.BufferedReader(new java.io.InputStreamReader(
+        sh.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+    awaitTrue(() -> NameDenyLayer.isMountPoint(mnt), "the layer mounts");
+    assertThatThrownBy(() -> Files.writeString(mnt.resolve(".env"), "x"))
+        .isInstanceOf(IOException.class);
+    // $! is the last process of the pipeline: the helper. Its writer is the sleep before it.
+    long helperPid = Long.parseLong(sleepPid.strip());
+    ProcessHandle helperHandle = ProcessHandle.of(helperPid).orElseThrow();
+    for (ProcessHandle c : ProcessHandle.of(sh.pid()).orElseThrow().children().toList()) {
+      if (c.pid() != helperPid && c.info().command().orElse("").endsWith("sleep")) {
+        new ProcessBuilder("kill", "-KILL", Long.toString(c.pid())).start().waitFor();
+      }
+    }
+    awaitTrue(() -> !helperHandle.isAlive(), "the daemon ends when its standard input does");
+    awaitTrue(() -> !NameDenyLayer.isMountPoint(mnt), "and no mount is left");
+    assertThat(sh.waitFor(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aLayerThatCannotStartRefusesTheLaunch() {
+    SandboxPlan plan = defaults();
+    LocalLauncher broken = new LocalLauncher(LocalLauncher.Settings.defaults());
+    String saved = System.getProperty("pushgate.denyfs");
+    System.setProperty("pushgate.denyfs", "/bin/false");
+    try {
+      assertThatThrownBy(() -> broken.launch(
+          LaunchRequest.of(plan, List.of("/bin/true")), e -> { }))
+          .isInstanceOf(SandboxLaunchException.class)
+          .hasMessageStartingWith("the name-deny layer (denyWriteGlobs and protected-path patterns"
+              + " on Linux) could not start: its daemon for " + work + " did not start");
+    } finally {
+      System.setProperty("pushgate.denyfs", saved);
+    }
+    assertThat(denyfsMounts()).isEmpty();
+  }
+
+  private static List<String> denyfsMounts() {
+    try {
+      return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+          .filter(l -> l.contains("pushgate-denyfs")).toList();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void awaitTrue(Wait.Condition condition, String what) throws Exception {
+    Wait.until(Duration.ofSeconds(30), what, condition);
+  }
+}
