@@ -43,6 +43,12 @@
 #include <unistd.h>
 
 #define MAX_PATTERNS 256
+/* How long the kernel may keep a name's lookup (found or not found) and a file's attributes
+ * without asking again. Every write of a name is an operation (create, mknod, mkdir, rename,
+ * link, symlink, unlink, open for write, setattr) that reaches the daemon whatever is cached, so a
+ * cache cannot let a write bypass a deny; what it delays is seeing a change made to the source
+ * directory from outside the layer (the host, not the sandbox), by at most this long. */
+#define CACHE_SECONDS 60.0
 
 static int root_fd = -1;
 static const char *deny_globs[MAX_PATTERNS];
@@ -220,9 +226,9 @@ static void *dfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
   cfg->readdir_ino = 1;
   cfg->nullpath_ok = 1;
   cfg->hard_remove = 1;
-  cfg->entry_timeout = 1.0;
-  cfg->attr_timeout = 1.0;
-  cfg->negative_timeout = 0;
+  cfg->entry_timeout = CACHE_SECONDS;
+  cfg->attr_timeout = CACHE_SECONDS;
+  cfg->negative_timeout = CACHE_SECONDS;
   return NULL;
 }
 
@@ -442,16 +448,9 @@ static int dfs_statfs(const char *path, struct statvfs *st) {
   return fstatvfs(root_fd, st) == 0 ? 0 : -errno;
 }
 
-static int dfs_flush(const char *path, struct fuse_file_info *fi) {
-  (void) path;
-  /* close() of a dup reports deferred write errors, as close() on the source would. */
-  int fd = dup((int) fi->fh);
-  if (fd < 0) {
-    return -errno;
-  }
-  return close(fd) == 0 ? 0 : -errno;
-}
-
+/* No flush: the daemon's writes are pwrite calls that report their errors at once, so close()
+ * of the source descriptor has nothing deferred to report. Without it the kernel stops sending
+ * FLUSH (one per close() inside the sandbox, two for a shell redirection) after the first. */
 static int dfs_release(const char *path, struct fuse_file_info *fi) {
   (void) path;
   close((int) fi->fh);
@@ -507,10 +506,17 @@ static int dfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
   errno = 0;
   while ((e = readdir(d)) != NULL) {
     struct stat st;
+    enum fuse_fill_dir_flags fill_flags = 0;
     memset(&st, 0, sizeof st);
     st.st_ino = e->d_ino;
     st.st_mode = (mode_t) (DTTOIF(e->d_type));
-    if (fill(buf, e->d_name, &st, e->d_off, 0)) {
+    /* readdirplus: the entry's attributes with it, which spares the kernel a lookup per name
+     * (rm -r, find, git status). One component, not followed: safe as every other fstatat. */
+    if ((flags & FUSE_READDIR_PLUS) && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0
+        && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      fill_flags = FUSE_FILL_DIR_PLUS;
+    }
+    if (fill(buf, e->d_name, &st, e->d_off, fill_flags)) { /* full: the kernel asks again */
       break;
     }
   }
@@ -548,7 +554,6 @@ static const struct fuse_operations ops = {
     .read = dfs_read,
     .write = dfs_write,
     .statfs = dfs_statfs,
-    .flush = dfs_flush,
     .release = dfs_release,
     .fsync = dfs_fsync,
     .opendir = dfs_opendir,
