@@ -178,8 +178,85 @@ class ExecTest {
     assertThat(cwd.resolve("widget/README.md")).exists();
   }
 
+  /**
+   * Issue 17: with the name-deny layer the default rules (.env, *.key, *.pem) launch under real
+   * bubblewrap; the denied names fail inside with EACCES and are reported as violations, the
+   * rest of the work (a commit) goes on, and the run leaves no mount and no daemon behind.
+   */
+  @Test
+  void withTheDefaultRulesAndTheLayerDeniedNamesFailAndAreReportedAndNothingIsLeft()
+      throws Exception {
+    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
+        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    Path work = Files.createDirectories(root.resolve("work-default-rules"));
+    Exec exec = exec(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
+        set -e
+        git clone -q https://github.com/acme/widget.git widget
+        cd widget
+        denied() { if "$@" 2>../err.txt; then echo "written: $*"; else cat ../err.txt; fi; }
+        denied sh -c 'echo s > .env'
+        denied sh -c 'echo s > x.pem'
+        echo k > plain.txt
+        denied mv plain.txt a.key
+        echo ok > ok.txt
+        git add ok.txt plain.txt
+        git commit -qm ok
+        echo committed
+        """);
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    Path widget = work.resolve("widget");
+    assertThat(exec.stdout()).as(exec.stderr()).doesNotContain("written:")
+        .contains("committed");
+    assertThat(exec.stdout().lines().filter(l -> l.contains("Permission denied")).count())
+        .as(exec.stdout()).isEqualTo(3);
+    assertThat(exec.stderr()).contains("under bubblewrap")
+        .contains("pushgate: sandbox violation: file-write* " + widget.resolve(".env") + "\n")
+        .contains("pushgate: sandbox violation: file-write* " + widget.resolve("x.pem") + "\n")
+        .contains("pushgate: sandbox violation: file-write* " + widget.resolve("a.key") + "\n");
+    assertThat(widget.resolve(".env")).doesNotExist();
+    assertThat(widget.resolve("x.pem")).doesNotExist();
+    assertThat(widget.resolve("a.key")).doesNotExist();
+    assertThat(widget.resolve("ok.txt")).hasContent("ok");
+    try (Repository repo = new FileRepository(widget.resolve(".git").toFile())) {
+      assertThat(repo.parseCommit(repo.resolve("HEAD")).getShortMessage()).isEqualTo("ok");
+    }
+    // Nothing left: no FUSE mount of the layer in this mount namespace (the launcher's), and no
+    // daemon serving this run's workdir.
+    List<String> mounts = Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+        .filter(l -> l.contains("pushgate-denyfs") && l.contains(root.toString())).toList();
+    assertThat(mounts).isEmpty();
+    assertThat(denyfsDaemonsUnder(root)).isEmpty();
+  }
+
+  /** The live pushgate-denyfs daemons whose source ({@code --source DIR}) is under {@code dir}. */
+  private static List<String> denyfsDaemonsUnder(Path dir) throws IOException {
+    List<String> found = new ArrayList<>();
+    try (var procs = Files.list(Path.of("/proc"))) {
+      for (Path proc : procs.toList()) {
+        if (!proc.getFileName().toString().matches("\\d+")) {
+          continue;
+        }
+        String text;
+        try {
+          text = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8)
+              .replace('\0', ' ');
+        } catch (IOException e) {
+          continue; // the process ended meanwhile
+        }
+        if (text.split(" ")[0].endsWith("pushgate-denyfs")
+            && text.contains("--source " + dir)) {
+          found.add(proc.getFileName() + ": " + text);
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Without the layer (not built here) the default rules cannot be held, and exec says so. */
   @Test
   void withTheDefaultRulesExecRefusesToLaunchSaysWhyAndNothingRuns() throws Exception {
+    Assumptions.assumeTrue(RunningAppliance.denyfs().isEmpty(),
+        "the layer is built: SandboxPlanTest checks the refusal on an appliance without it");
     Path work = Files.createDirectories(root.resolve("work-refused"));
     int liveBefore = app.control().get("/v1/runs").body().get("runs").size();
     int recordedBefore = Forge.recordedRuns(app);
@@ -303,7 +380,10 @@ class ExecTest {
 
   private static Started start(Path cwd, Map<String, String> env, String... args)
       throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
+    List<String> cmd = new ArrayList<>(List.of("java"));
+    // The launcher mounts the layer, so it is given the daemon as bin/pushgate gives it.
+    RunningAppliance.denyfs().ifPresent(d -> cmd.add("-Dpushgate.denyfs=" + d.toAbsolutePath()));
+    cmd.addAll(List.of("-jar", RunningAppliance.jar().toString(),
         "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget"));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());

@@ -35,7 +35,9 @@ class LauncherExampleTest {
   @Test
   void theDocumentedRequestGetsTheDocumentedAnswersFieldForField() throws Exception {
     String doc = Files.readString(DOC);
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"))) {
+    // Without the name-deny layer: the documented refused verdict is that of a host lacking it.
+    try (RunningAppliance app =
+        RunningAppliance.on(tmp.resolve("data")).withoutDenyLayer().start()) {
       app.forgeCreate("acme/widget");
       app.forgeCreate("acme/shared");
       Path agents = Files.createDirectories(tmp.resolve("agents")).toRealPath();

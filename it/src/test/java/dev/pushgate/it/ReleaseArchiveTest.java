@@ -84,6 +84,11 @@ class ReleaseArchiveTest {
     assertThat(unit).contains("\nRuntimeDirectory=pushgate\n", "\nRuntimeDirectoryMode=0750\n",
         "\nSuccessExitStatus=143\n", "\nExecReload=/bin/kill -HUP $MAINPID\n",
         "\nEnvironmentFile=-/etc/pushgate/pushgate.env\n");
+    // The name-deny layer needs /dev/fuse visible to the appliance's probe (docs/operations.md):
+    // the device cgroup, not PrivateDevices' private /dev without it.
+    assertThat(unit).contains("\nPrivateDevices=false\n", "\nDevicePolicy=closed\n",
+        "\nDeviceAllow=/dev/fuse rw\n", "\nNoNewPrivileges=true\n", "\nCapabilityBoundingSet=\n")
+        .doesNotContain("\nPrivateDevices=true");
     Path analyze = Path.of("/usr/bin/systemd-analyze");
     if (Files.isExecutable(analyze)) {
       // verify wants the ExecStart binary to exist: point it at the unpacked launcher
@@ -93,6 +98,18 @@ class ReleaseArchiveTest {
       Result verify = run(tmp, Map.of(), analyze.toString(), "verify", copy.toString());
       assertThat(verify.output()).doesNotContain("pushgate.service:");
       verify.expectOk();
+      // The drop-in docs/operations.md gives hosts whose service launches runs is valid too.
+      String dropIn = Files.readString(Path.of("../docs/operations.md"));
+      dropIn = dropIn.substring(dropIn.indexOf("```ini\n"));
+      dropIn = dropIn.substring(dropIn.indexOf("[Service]\n") + "[Service]\n".length());
+      dropIn = dropIn.substring(0, dropIn.indexOf("```")).replaceAll("(?m)^ +", "");
+      assertThat(dropIn).contains("RestrictNamespaces=false", "NoNewPrivileges=false");
+      Path combined = tmp.resolve("combined.service");
+      Files.writeString(combined, Files.readString(copy).replace("\n[Install]",
+          "\n" + dropIn + "\n[Install]"));
+      Result withDropIn = run(tmp, Map.of(), analyze.toString(), "verify", combined.toString());
+      assertThat(withDropIn.output()).doesNotContain("combined.service:");
+      withDropIn.expectOk();
     }
   }
 

@@ -7,6 +7,7 @@ import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,10 @@ class SandboxPlanTest {
 
   @BeforeAll
   static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"), "--pass-env", "ANTHROPIC_API_KEY");
+    // Without the name-deny layer, as on a host lacking pushgate-denyfs: these tests check the
+    // refusal such a host gets (ExecTest shows the default rules launching with the layer).
+    app = RunningAppliance.on(tmp.resolve("data")).withoutDenyLayer()
+        .serve(List.of("--pass-env", "ANTHROPIC_API_KEY")).start();
     app.forgeCreate("acme/widget");
     workdir = Files.createDirectories(tmp.resolve("agents/a1/work"));
     config = Files.createDirectories(tmp.resolve("agents/a1/config"));
@@ -56,7 +60,7 @@ class SandboxPlanTest {
         .startsWith("not launched: bubblewrap cannot deny creating .env inside a writable mount");
     JsonNode sandbox = a.body().get("sandbox");
     assertThat(sandbox.get("verdict").get("launch").asText()).isEqualTo("refused");
-    // The appliance of these tests has no pushgate-denyfs on its PATH: the name-deny layer that
+    // The appliance of these tests runs without pushgate-denyfs: the name-deny layer that
     // would let the default rules launch (sandbox-bridge's NameDenyLayerTest) is missing, and the
     // reason says so.
     assertThat(sandbox.get("verdict").get("reason").asText())

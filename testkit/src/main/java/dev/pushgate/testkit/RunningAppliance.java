@@ -44,6 +44,7 @@ public final class RunningAppliance implements AutoCloseable {
     private List<String> serve = List.of();
     private Path log;
     private Map<String, String> env = Map.of();
+    private boolean denyLayer = true;
 
     private Builder(Path dataDir) {
       this.dataDir = dataDir;
@@ -79,10 +80,23 @@ public final class RunningAppliance implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Starts the appliance without the name-deny layer, as on a host lacking pushgate-denyfs: for
+     * the tests of the refusal that host gets.
+     */
+    public Builder withoutDenyLayer() {
+      this.denyLayer = false;
+      return this;
+    }
+
     public RunningAppliance start() throws Exception {
       Path logFile = log != null ? log : Files.createTempFile("pushgate-it", ".log");
-      RunningAppliance a = new RunningAppliance(jar != null ? jar : RunningAppliance.jar(), dataDir, logFile,
-          jvm, serve, env);
+      List<String> jvmOptions = new ArrayList<>(jvm);
+      if (denyLayer) {
+        denyfs().ifPresent(d -> jvmOptions.add("-Dpushgate.denyfs=" + d.toAbsolutePath()));
+      }
+      RunningAppliance a = new RunningAppliance(jar != null ? jar : RunningAppliance.jar(), dataDir,
+          logFile, List.copyOf(jvmOptions), serve, env);
       a.launch(0);
       return a;
     }
@@ -126,6 +140,25 @@ public final class RunningAppliance implements AutoCloseable {
       throw new IllegalStateException("build the appliance first: " + jar + " is missing");
     }
     return jar;
+  }
+
+  /**
+   * The name-deny layer's daemon built by sandbox-bridge ({@code -Dpushgate.denyfs} overrides), as
+   * bin/pushgate passes it; empty when it was not built (no libfuse3-dev). Under {@code CI=true}
+   * it must be there: .ci/run installs libfuse3-dev, and a CI run silently testing only the
+   * refusal would hide a broken build of the layer.
+   */
+  public static Optional<Path> denyfs() {
+    Path daemon = Path.of(System.getProperty("pushgate.denyfs",
+        "../sandbox-bridge/target/native/pushgate-denyfs"));
+    if (Files.isExecutable(daemon)) {
+      return Optional.of(daemon);
+    }
+    if ("true".equals(System.getenv("CI"))) {
+      throw new IllegalStateException("CI=true but the name-deny layer's daemon " + daemon
+          + " is missing: install gcc and libfuse3-dev (.ci/run does) and build sandbox-bridge");
+    }
+    return Optional.empty();
   }
 
   /** Runs a one-shot CLI command of the jar under test; fails on a non-zero exit. */
