@@ -77,13 +77,13 @@ final class ConfigCommand implements Runnable {
       DataDirectory.check(settings.dataDir());
       System.out.println("# configuration file: "
           + (file.file() == null ? "none (defaults and environment only)" : file.file()));
-      for (OptionSpec o : cli.getCommandSpec().options()) {
+      List<OptionSpec> listed = cli.getCommandSpec().options().stream()
+          .filter(o -> !o.usageHelp() && !o.versionHelp() && !ConfigFile.key(o).equals("config"))
+          .toList();
+      int width = listed.stream().mapToInt(o -> ConfigFile.key(o).length() + 1).max().orElse(1);
+      for (OptionSpec o : listed) {
         String key = ConfigFile.key(o);
-        if (o.usageHelp() || o.versionHelp() || key.equals("config")) {
-          continue;
-        }
-        String shown = shown(o, key);
-        System.out.printf("%-22s %-40s # %s%n", key + ":", shown,
+        System.out.printf("%-" + width + "s %-40s # %s%n", key + ":", shown(o, key),
             file.sourceOf(o, typed).name().toLowerCase(java.util.Locale.ROOT));
       }
       System.out.println("# ok");

@@ -27,6 +27,9 @@ class ConfigCheckTest {
     assertThat(r.out()).containsPattern("approval-timeout: +90s +# file")
         .containsPattern("run-ttl: +25h +# file").containsPattern("max-pack-size: +512m +# file")
         .containsPattern("refresh-before: +10m +# default").doesNotContain("PT");
+    // one column of sources, however long the longest key (every value here is short)
+    assertThat(r.out().lines().filter(l -> !l.startsWith("#")).map(l -> l.lastIndexOf(" # "))
+        .distinct()).hasSize(1);
     // every value printed is one the file takes: the listing, as a file, checks the same
     StringBuilder again = new StringBuilder();
     Matcher m = Pattern.compile("(?m)^([a-z-]+): +(\\S+) +# (file|default)$").matcher(r.out());
