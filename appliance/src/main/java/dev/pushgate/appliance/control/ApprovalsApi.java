@@ -144,25 +144,7 @@ final class ApprovalsApi {
   }
 
   ObjectNode questionJson(Question q) {
-    ObjectNode n = json.createObjectNode();
-    n.put("id", q.id());
-    n.put("action", q.action());
-    n.put("runId", q.runId());
-    n.put("workspaceId", q.workspaceId());
-    n.put("repository", q.repository());
-    n.put("ref", q.ref());
-    n.put("kind", q.kind());
-    n.put("oldId", q.oldId());
-    n.put("newId", q.newId());
-    n.put("command", q.command());
-    n.put("rule", q.rule());
-    n.put("reason", q.reason());
-    n.put("summary", q.summary());
-    n.put("askedAt", q.askedAt().toString());
-    n.put("deadline", q.deadline().toString());
-    var commits = n.putArray("commits");
-    q.commits().forEach(commits::add);
-    return n;
+    return QuestionJson.of(json, q, text -> text);
   }
 
   private String event(String name, JsonNode data) {

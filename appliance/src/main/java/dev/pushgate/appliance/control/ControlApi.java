@@ -25,7 +25,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -355,15 +354,7 @@ public final class ControlApi extends Handler.Abstract {
   }
 
   private void send(Response response, Callback callback, int status, JsonNode body) {
-    response.setStatus(status);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    String text;
-    try {
-      text = json.writeValueAsString(body) + "\n";
-    } catch (JsonProcessingException e) {
-      text = "{\"error\":\"internal error\"}\n";
-    }
-    Content.Sink.write(response, true, text, callback);
+    JsonAnswer.send(json, response, callback, status, body);
   }
 
 }

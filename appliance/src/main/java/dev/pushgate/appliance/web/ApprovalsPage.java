@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.web;
 
+import dev.pushgate.appliance.control.JsonAnswer;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -498,15 +499,7 @@ public final class ApprovalsPage extends Handler.Abstract {
   }
 
   private void send(Response response, Callback callback, int status, JsonNode body) {
-    response.setStatus(status);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    String text;
-    try {
-      text = json.writeValueAsString(body) + "\n";
-    } catch (JsonProcessingException e) {
-      text = "{\"error\":\"internal error\"}\n";
-    }
-    Content.Sink.write(response, true, text, callback);
+    JsonAnswer.send(json, response, callback, status, body);
   }
 
   private static Asset asset(String name, String type) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.appliance.control.QuestionJson;
 import dev.pushgate.gateway.Diffstat;
 
 /**
@@ -15,25 +16,7 @@ final class WebJson {
   private WebJson() {}
 
   static ObjectNode question(ObjectMapper json, Question q) {
-    ObjectNode n = json.createObjectNode();
-    n.put("id", q.id());
-    n.put("action", q.action());
-    n.put("runId", Question.printable(q.runId()));
-    n.put("workspaceId", Question.printable(q.workspaceId()));
-    n.put("repository", Question.printable(q.repository()));
-    n.put("ref", Question.printable(q.ref()));
-    n.put("kind", q.kind());
-    n.put("oldId", q.oldId());
-    n.put("newId", q.newId());
-    n.put("command", Question.printable(q.command()));
-    n.put("rule", Question.printable(q.rule()));
-    n.put("reason", Question.printable(q.reason()));
-    n.put("summary", q.summary());
-    n.put("askedAt", q.askedAt().toString());
-    n.put("deadline", q.deadline().toString());
-    var commits = n.putArray("commits");
-    q.commits().forEach(c -> commits.add(Question.printable(c)));
-    return n;
+    return QuestionJson.of(json, q, Question::printable);
   }
 
   static ObjectNode ended(ObjectMapper json, Question q, Answer a) {
