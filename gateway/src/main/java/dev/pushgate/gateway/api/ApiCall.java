@@ -1,0 +1,16 @@
+package dev.pushgate.gateway.api;
+
+/**
+ * One GitHub API request as it crosses the boundary, decrypted: what the judge reads. {@code path}
+ * is the raw path as sent (percent-encoded, no query), {@code host} the name the client asked for
+ * (api.github.com, uploads.github.com or the GHES host), {@code body} the whole request body
+ * (empty, never null).
+ */
+public record ApiCall(String method, String host, String path, String query, String contentType,
+    byte[] body) {
+  public ApiCall {
+    query = query == null ? "" : query;
+    contentType = contentType == null ? "" : contentType;
+    body = body == null ? new byte[0] : body;
+  }
+}
