@@ -561,9 +561,19 @@ final class CommandClassifier {
 
   private void git(List<String> w, int i) {
     int k = i + 1;
+    boolean remoteConfigOnLine = false;
     while (k < w.size()) {
       String a = w.get(k);
-      if (Set.of("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+      if (a.equals("-c") || a.equals("--config-env")) {
+        // -c remote.origin.pushurl=… or url.….pushInsteadOf=… sends a push elsewhere
+        String kv = k + 1 < w.size() ? w.get(k + 1).toLowerCase(Locale.ROOT) : "";
+        remoteConfigOnLine |= a.equals("--config-env") || kv.startsWith("remote.")
+            || kv.startsWith("url.") || dynamic(kv);
+        k += 2;
+      } else if (a.startsWith("--config-env=")) {
+        remoteConfigOnLine = true;
+        k++;
+      } else if (Set.of("-C", "--git-dir", "--work-tree", "--namespace",
           "--super-prefix", "--attr-source", "--list-cmds").contains(a)) {
         k += 2;
       } else if (a.startsWith("-")) {
@@ -587,7 +597,8 @@ final class CommandClassifier {
       if (targets != null) {
         Finding push =
             new Finding(Kind.ACTION, ActionClass.PUSH, label, "would push to a remote", targets);
-        out.add(GitHubTargets.pushGoesToGitHost(args) ? push.judgedAt(Boundary.GIT_PUSH) : push);
+        out.add(!remoteConfigOnLine && GitHubTargets.pushGoesToGitHost(args)
+            ? push.judgedAt(Boundary.GIT_PUSH) : push);
       }
       return;
     }

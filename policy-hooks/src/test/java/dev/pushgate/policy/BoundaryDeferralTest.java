@@ -75,7 +75,10 @@ class BoundaryDeferralTest {
       "git push ../mirror feature",
       "git push \"$REMOTE\" feature",
       "git push --receive-pack='sh -c id' origin feature",
-      "git push --exec=x origin feature"})
+      "git push --exec=x origin feature",
+      "git -c remote.origin.pushurl=https://gitlab.com/x/y.git push origin feature",
+      "git -c url.https://gitlab.com/.pushInsteadOf=https://github.com/ push origin feature",
+      "git --config-env=remote.origin.pushurl=URL push origin feature"})
   void aPushTheGatewayMayNotSeeStillAsks(String line) {
     assertThat(judge(line, Mode.CHAT, DEFAULT, BOTH).decision()).as(line).isEqualTo(Decision.ASK);
   }
