@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.appliance.runs.RunBoundary;
 import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,6 +30,8 @@ class PreToolUseHookTest {
   static JsonNode examples;
   static JsonNode chatRun;
   static JsonNode planRun;
+  /** A chat run wrapped in bubblewrap: its pushes are judged at the gateway. */
+  static JsonNode sandboxedChatRun;
   static Path hookScript;
 
   @BeforeAll
@@ -42,6 +45,11 @@ class PreToolUseHookTest {
     chatRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
     planRun = app.createRun(
         "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"mode\": \"plan\"}");
+    Path workdir = Files.createDirectories(tmp.resolve("work"));
+    // harness-bash needs no agent config directory; no glob denies, so bubblewrap launches it
+    sandboxedChatRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\":"
+        + " \"acme/widget\", \"workdir\": \"" + workdir + "\", \"runner\": \"harness-bash\","
+        + " \"rules\": {\"denyWriteGlobs\": []}}");
   }
 
   @AfterAll
@@ -57,6 +65,44 @@ class PreToolUseHookTest {
     assertThat(out.get("permissionDecisionReason").asText())
         .isEqualTo("Control Center policy: `git push` would push to a remote, which needs"
             + " approval in chat mode (no approver is connected)");
+  }
+
+  @Test
+  void aPushOfASandboxedRunIsLetThroughToTheGatewayThatJudgesIt() throws Exception {
+    assertThat(sandboxedChatRun.at("/sandbox/effectiveBackend").asText())
+        .as("bubblewrap runs here (.ci/run installs it)").isEqualTo("native");
+    String push = bash("git push origin feature");
+
+    JsonNode out = post(sandboxedChatRun, push).get("hookSpecificOutput");
+    assertThat(out.get("permissionDecision").asText()).isEqualTo("allow");
+    assertThat(out.get("permissionDecisionReason").asText()).isEqualTo("Control Center policy:"
+        + " `git push` would push to a remote, which is judged at the push gateway");
+
+    // Without the boundary (no OS sandbox: the host's SSH keys are within reach) it still asks,
+    // and with nobody to answer that is a deny.
+    assertThat(chatRun.at("/sandbox").isMissingNode() || chatRun.at("/sandbox").isNull()).isTrue();
+    JsonNode unwrapped = post(chatRun, push).get("hookSpecificOutput");
+    assertThat(unwrapped.get("permissionDecision").asText()).isEqualTo("deny");
+    assertThat(unwrapped.get("permissionDecisionReason").asText()).isEqualTo("Control Center"
+        + " policy: `git push` would push to a remote, which needs approval in chat mode (no"
+        + " approver is connected)");
+  }
+
+  @Test
+  void aGhCallOfASandboxedRunIsLetThroughOnlyOnceTheApiBoundaryIsInForce() throws Exception {
+    JsonNode out = post(sandboxedChatRun, bash("gh pr create --fill")).get("hookSpecificOutput");
+    if (RunBoundary.GITHUB_API_BOUNDARY_IN_FORCE) {
+      assertThat(out.get("permissionDecision").asText()).isEqualTo("allow");
+      assertThat(out.get("permissionDecisionReason").asText()).isEqualTo("Control Center policy:"
+          + " `gh pr create` would open a pull request, which is judged at the GitHub API"
+          + " boundary");
+    } else {
+      // not in force: gh keeps asking, here denied for want of an approver
+      assertThat(out.get("permissionDecision").asText()).isEqualTo("deny");
+      assertThat(out.get("permissionDecisionReason").asText()).isEqualTo("Control Center policy:"
+          + " `gh pr create` would open a pull request, which needs approval in chat mode (no"
+          + " approver is connected)");
+    }
   }
 
   @Test
@@ -101,6 +147,14 @@ class PreToolUseHookTest {
   }
 
   private record Result(int exit, String stdout, String stderr) {}
+
+  private static String bash(String command) {
+    com.fasterxml.jackson.databind.node.ObjectNode input = JSON.createObjectNode();
+    input.put("hook_event_name", "PreToolUse");
+    input.put("tool_name", "Bash");
+    input.putObject("tool_input").put("command", command);
+    return input.toString();
+  }
 
   private static Result hookScript(String url, String stdin) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(hookScript.toString());

@@ -211,9 +211,15 @@ final class CommandClassifier {
       }
       case "curl" -> curl(w, i);
       case "wget" -> wget(w, i);
-      case "nc", "ncat", "netcat", "socat", "telnet", "http", "https", "xh", "xhs" -> {
+      case "nc", "ncat", "netcat", "socat", "telnet" -> {
         if (!onlyInfo(w, i)) {
           action(ActionClass.ACCESS_NETWORK, name);
+        }
+      }
+      case "http", "https", "xh", "xhs" -> {
+        if (!onlyInfo(w, i)) {
+          action(ActionClass.ACCESS_NETWORK, name,
+              GitHubTargets.httpieReachesApi(name, w, i) ? Boundary.GITHUB_API : null);
         }
       }
       case "ssh" -> {
@@ -555,9 +561,19 @@ final class CommandClassifier {
 
   private void git(List<String> w, int i) {
     int k = i + 1;
+    boolean remoteConfigOnLine = false;
     while (k < w.size()) {
       String a = w.get(k);
-      if (Set.of("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+      if (a.equals("-c") || a.equals("--config-env")) {
+        // -c remote.origin.pushurl=… or url.….pushInsteadOf=… sends a push elsewhere
+        String kv = k + 1 < w.size() ? w.get(k + 1).toLowerCase(Locale.ROOT) : "";
+        remoteConfigOnLine |= a.equals("--config-env") || kv.startsWith("remote.")
+            || kv.startsWith("url.") || dynamic(kv);
+        k += 2;
+      } else if (a.startsWith("--config-env=")) {
+        remoteConfigOnLine = true;
+        k++;
+      } else if (Set.of("-C", "--git-dir", "--work-tree", "--namespace",
           "--super-prefix", "--attr-source", "--list-cmds").contains(a)) {
         k += 2;
       } else if (a.startsWith("-")) {
@@ -579,7 +595,10 @@ final class CommandClassifier {
     if (sub.equals("push")) {
       List<PushTarget> targets = pushTargets(args);
       if (targets != null) {
-        out.add(new Finding(Kind.ACTION, ActionClass.PUSH, label, "would push to a remote", targets));
+        Finding push =
+            new Finding(Kind.ACTION, ActionClass.PUSH, label, "would push to a remote", targets);
+        out.add(!remoteConfigOnLine && GitHubTargets.pushGoesToGitHost(args)
+            ? push.judgedAt(Boundary.GIT_PUSH) : push);
       }
       return;
     }
@@ -823,6 +842,23 @@ final class CommandClassifier {
       opaque(label, "is a gh command only known at run time");
       return;
     }
+    int from = out.size();
+    boolean github = gh(group, sub, label, w, i) && GitHubTargets.ghTalksToGitHub(w, i);
+    if (github) {
+      // What changes GitHub's state goes through GitHub's API; local effects (a checkout, gh's
+      // own credentials, an extension installed) stay the command policy's.
+      for (int k = from; k < out.size(); k++) {
+        Finding f = out.get(k);
+        if (f.kind() == Kind.REMOTE_CHANGE || (f.kind() == Kind.ACTION
+            && f.action() != ActionClass.INSTALL_PACKAGE)) {
+          out.set(k, f.judgedAt(Boundary.GITHUB_API));
+        }
+      }
+    }
+  }
+
+  /** The findings of one gh command; false when it may talk to another place than GitHub's API. */
+  private boolean gh(String group, String sub, String label, List<String> w, int i) {
     switch (group) {
       case "pr" -> {
         switch (sub) {
@@ -853,7 +889,9 @@ final class CommandClassifier {
           change(label, "changes local files");
         }
       }
-      case "api" -> ghApi(w, i);
+      case "api" -> {
+        return ghApi(w, i);
+      }
       case "workflow", "run", "cache" -> {
         if (Set.of("run", "enable", "disable", "rerun", "cancel", "delete").contains(sub)) {
           remote(label, "changes state on GitHub");
@@ -878,9 +916,11 @@ final class CommandClassifier {
       }
       default -> { }
     }
+    return true;
   }
 
-  private void ghApi(List<String> w, int i) {
+  /** The finding of a {@code gh api} call; false when its endpoint is a URL of another host. */
+  private boolean ghApi(List<String> w, int i) {
     String method = null;
     String endpoint = "";
     boolean fields = false;
@@ -922,12 +962,13 @@ final class CommandClassifier {
       if (mutation) {
         remote("gh api graphql", "changes state on GitHub");
       }
-      return;
+      return true;
     }
     String m = method != null ? method.toUpperCase(Locale.ROOT) : fields ? "POST" : "GET";
     if (!m.equals("GET") && !m.equals("HEAD")) {
       remote("gh api -X " + display(m), "changes state on GitHub");
     }
+    return GitHubTargets.ghEndpointIsGitHub(endpoint);
   }
 
   // ---- packages
@@ -1240,7 +1281,8 @@ final class CommandClassifier {
     if (!network) {
       return;
     }
-    action(ActionClass.ACCESS_NETWORK, "curl");
+    action(ActionClass.ACCESS_NETWORK, "curl",
+        GitHubTargets.curlReachesOnlyApi(w, i) ? Boundary.GITHUB_API : null);
     if (writes) {
       change("curl", "writes a file");
     }
@@ -1277,7 +1319,8 @@ final class CommandClassifier {
         }
       }
     }
-    action(ActionClass.ACCESS_NETWORK, "wget");
+    action(ActionClass.ACCESS_NETWORK, "wget",
+        GitHubTargets.wgetReachesOnlyApi(w, i) ? Boundary.GITHUB_API : null);
     if (!toStdout) {
       change("wget", "writes a file");
     }
@@ -1634,7 +1677,12 @@ final class CommandClassifier {
   // ---- findings
 
   private void action(ActionClass action, String label) {
-    out.add(new Finding(Kind.ACTION, action, display(label), "would " + action.inSentence(), null));
+    action(action, label, null);
+  }
+
+  private void action(ActionClass action, String label, Boundary judgedAt) {
+    out.add(new Finding(Kind.ACTION, action, display(label), "would " + action.inSentence(), null,
+        judgedAt));
   }
 
   private void change(String label, String what) {

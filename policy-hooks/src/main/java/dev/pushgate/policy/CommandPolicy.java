@@ -23,6 +23,13 @@ import java.util.Set;
  *       read-only mode, otherwise the strictest of ask and every workspace rule. Never allow.
  * </ul>
  *
+ * <p>Where a boundary is in force for the run ({@link Boundary}), what it judges is let through to
+ * it instead of asking first: a {@code git push} to the git host when pushes go through the
+ * gateway, a gh call or an HTTP request to GitHub's API when the API goes through the run's
+ * proxy. The refusal or the approval then comes from the boundary, with the rule's own reason.
+ * What does not depend on the boundary stays: a read-only mode still denies, and so does a
+ * workspace rule that denies the action whatever the refs (the boundary would refuse it too).
+ *
  * This is a soft gate: it recognises the conventional spelling of an action. Pushes never depend
  * on it; the gateway enforces them.
  */
@@ -37,17 +44,30 @@ public final class CommandPolicy {
 
   private CommandPolicy() {}
 
-  /** Judges one command line. Never returns null and never throws for any line. */
+  /**
+   * Judges one command line for a run where no boundary is in force. Never returns null and never
+   * throws for any line.
+   */
   public static CommandJudgement judge(String commandLine, Mode mode, WorkspaceRules rules) {
+    return judge(commandLine, mode, rules, Set.of());
+  }
+
+  /**
+   * Judges one command line for a run where {@code boundaries} are in force. Never returns null
+   * and never throws for any line.
+   */
+  public static CommandJudgement judge(String commandLine, Mode mode, WorkspaceRules rules,
+      Set<Boundary> boundaries) {
     Objects.requireNonNull(commandLine, "commandLine");
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(rules, "rules");
+    Objects.requireNonNull(boundaries, "boundaries");
     if (commandLine.isBlank()) {
       return new CommandJudgement(Decision.ALLOW, Set.of(), "the command is empty");
     }
     try {
       List<SimpleCommand> commands = ShellParser.parse(commandLine);
-      return combine(CommandClassifier.classify(commands), mode, rules);
+      return combine(CommandClassifier.classify(commands), mode, rules, boundaries);
     } catch (ShellSyntaxException e) {
       return new CommandJudgement(failClosed(mode, rules), Set.of(), "cannot parse the command ("
           + CommandClassifier.display(e.getMessage()) + " at character " + (e.offset() + 1) + "), "
@@ -67,35 +87,47 @@ public final class CommandPolicy {
     return mode.isReadOnly() ? Decision.DENY : Decision.ASK.strictest(rules.strictest());
   }
 
-  private record Verdict(Decision decision, String reason) {}
+  /** @param deferred whether it lets the command through to a boundary that judges it */
+  private record Verdict(Decision decision, String reason, boolean deferred) {
+    Verdict(Decision decision, String reason) {
+      this(decision, reason, false);
+    }
+  }
 
-  private static CommandJudgement combine(List<Finding> findings, Mode mode, WorkspaceRules rules) {
+  private static CommandJudgement combine(List<Finding> findings, Mode mode, WorkspaceRules rules,
+      Set<Boundary> boundaries) {
     Decision decision = Decision.ALLOW;
     String reason = null;
     boolean forbidden = false;
+    boolean deferred = false;
     EnumSet<ActionClass> actions = EnumSet.noneOf(ActionClass.class);
     for (Finding f : findings) {
       if (f.action() != null) {
         actions.add(f.action());
       }
-      Verdict v = verdict(f, mode, rules);
+      Verdict v = verdict(f, mode, rules, boundaries);
       boolean isForbidden = f.kind() == Finding.Kind.FORBIDDEN;
       int stricter = v.decision().compareTo(decision);
       // The first of the strictest findings gives the reason, except that "never allowed" says
-      // more than "read-only" about a line that is both.
-      if (stricter > 0 || (stricter == 0 && (reason == null || (isForbidden && !forbidden)))) {
+      // more than "read-only" about a line that is both, and an allow that a boundary will judge
+      // says more than one that nothing judges.
+      if (stricter > 0 || (stricter == 0 && (reason == null || (isForbidden && !forbidden)
+          || (v.deferred() && !deferred)))) {
         decision = v.decision();
         reason = v.reason();
         forbidden = isForbidden;
+        deferred = v.deferred();
       }
     }
     return new CommandJudgement(decision, actions,
         reason == null ? "no rule restricts this command" : reason);
   }
 
-  private static Verdict verdict(Finding f, Mode mode, WorkspaceRules rules) {
+  private static Verdict verdict(Finding f, Mode mode, WorkspaceRules rules,
+      Set<Boundary> boundaries) {
     String subject = "`" + f.label() + "` " + f.what();
     String readOnly = subject + ", and " + mode.id() + " mode is read-only";
+    boolean atBoundary = f.judgedAt() != null && boundaries.contains(f.judgedAt());
     return switch (f.kind()) {
       case FORBIDDEN -> new Verdict(Decision.DENY, "`" + f.label() + "` is never allowed: " + f.what());
       case OPAQUE -> new Verdict(failClosed(mode, rules), subject + ", " + STRICT);
@@ -104,8 +136,17 @@ public final class CommandPolicy {
           : new Verdict(Decision.ALLOW, null);
       case REMOTE_CHANGE -> mode.isReadOnly()
           ? new Verdict(Decision.DENY, readOnly)
-          : new Verdict(Decision.ASK, subject + ", which needs approval in chat mode");
+          : atBoundary
+              ? deferred(subject, f.judgedAt())
+              : new Verdict(Decision.ASK, subject + ", which needs approval in chat mode");
       case ACTION -> {
+        // A read-only mode's deny does not depend on a boundary: the gateway does not know the
+        // mode. Network reads are not the mode's to deny.
+        boolean modeDenies = mode.isReadOnly() && f.action() != ActionClass.ACCESS_NETWORK;
+        if (atBoundary && !modeDenies) {
+          Verdict denied = deniedWhatever(f, subject, rules);
+          yield denied != null ? denied : deferred(subject, f.judgedAt());
+        }
         Verdict byMode;
         if (mode.isReadOnly()) {
           byMode = f.action() == ActionClass.ACCESS_NETWORK
@@ -121,6 +162,30 @@ public final class CommandPolicy {
         yield byRules.decision().compareTo(byMode.decision()) >= 0 ? byRules : byMode;
       }
     };
+  }
+
+  private static Verdict deferred(String subject, Boundary boundary) {
+    return new Verdict(Decision.ALLOW, subject + ", which is judged at " + boundary.place(), true);
+  }
+
+  /**
+   * The deny of a workspace rule that refuses this action whatever it touches, or null. The
+   * boundary would refuse it by the same rule; saying so now spares a round trip. A push is
+   * denied here only when every ref is denied ({@code push: deny}, or only deny rules, one of them
+   * on {@code refs/**}): which refs and kinds of update a line makes is the gateway's to see, not
+   * a guess from the line.
+   */
+  private static Verdict deniedWhatever(Finding f, String subject, WorkspaceRules rules) {
+    if (f.action() == ActionClass.PUSH) {
+      PushRules push = rules.push();
+      boolean everyRefDenied = push.fallback() == Decision.DENY || push.rules().stream()
+          .anyMatch(r -> r.kinds().isEmpty() && r.refs().toString().equals("refs/**"));
+      boolean allDeny = everyRefDenied
+          && push.rules().stream().allMatch(r -> r.decision() == Decision.DENY);
+      return allDeny ? byPushRules(f, subject, push) : null;
+    }
+    Decision d = rules.decisionFor(f.action());
+    return d == Decision.DENY ? byDecision(d, subject) : null;
   }
 
   private static Verdict byRules(Finding f, String subject, WorkspaceRules rules) {

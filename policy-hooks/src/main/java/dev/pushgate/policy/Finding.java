@@ -12,8 +12,11 @@ import java.util.Objects;
  * @param label the command as a person would name it, e.g. {@code git push}, already one line
  * @param what what it does, completing "`label` …", e.g. {@code changes files}
  * @param pushTargets for a push, the refs it would update (empty when unknown)
+ * @param judgedAt the boundary that judges what this finding does whatever the command line says,
+ *     or null when none does (the command policy defers to it only where it is in force)
  */
-record Finding(Kind kind, ActionClass action, String label, String what, List<PushTarget> pushTargets) {
+record Finding(Kind kind, ActionClass action, String label, String what, List<PushTarget> pushTargets,
+    Boundary judgedAt) {
   enum Kind {
     /** An action class the workspace rules decide. */
     ACTION,
@@ -35,5 +38,14 @@ record Finding(Kind kind, ActionClass action, String label, String what, List<Pu
       throw new IllegalArgumentException("an action finding needs an action, and only it");
     }
     pushTargets = pushTargets == null ? List.of() : List.copyOf(pushTargets);
+  }
+
+  Finding(Kind kind, ActionClass action, String label, String what, List<PushTarget> pushTargets) {
+    this(kind, action, label, what, pushTargets, null);
+  }
+
+  /** The same finding, judged at {@code boundary}. */
+  Finding judgedAt(Boundary boundary) {
+    return new Finding(kind, action, label, what, pushTargets, boundary);
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Answers Claude Code's {@code PreToolUse} hook. Pure: JSON in, JSON out, no I/O.
@@ -26,10 +27,23 @@ public final class PreToolUseHook {
 
   private PreToolUseHook() {}
 
-  /** The hook's answer for one tool call. Never null; never throws for any input. */
+  /**
+   * The hook's answer for one tool call of a run where no boundary is in force. Never null; never
+   * throws for any input.
+   */
   public static ObjectNode answer(JsonNode hookInput, Mode mode, WorkspaceRules rules) {
+    return answer(hookInput, mode, rules, Set.of());
+  }
+
+  /**
+   * The hook's answer for one tool call of a run where {@code boundaries} are in force: what they
+   * judge is let through to them ({@link CommandPolicy}). Never null; never throws for any input.
+   */
+  public static ObjectNode answer(JsonNode hookInput, Mode mode, WorkspaceRules rules,
+      Set<Boundary> boundaries) {
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(rules, "rules");
+    Objects.requireNonNull(boundaries, "boundaries");
     if (hookInput == null || !hookInput.isObject()) {
       return render(Decision.DENY, "malformed hook input: expected a JSON object");
     }
@@ -51,7 +65,7 @@ public final class PreToolUseHook {
       return render(Decision.DENY,
           "malformed hook input: tool_input.command is missing or not a string");
     }
-    CommandJudgement j = CommandPolicy.judge(command.textValue(), mode, rules);
+    CommandJudgement j = CommandPolicy.judge(command.textValue(), mode, rules, boundaries);
     return render(j.decision(), j.reason());
   }
 

@@ -166,7 +166,8 @@ public final class RunApi extends Handler.Abstract {
     } catch (Exception e) {
       input = null;
     }
-    ObjectNode answer = PreToolUseHook.answer(input, Mode.fromId(policy.mode()), policy.rules());
+    ObjectNode answer = PreToolUseHook.answer(input, Mode.fromId(policy.mode()), policy.rules(),
+        policy.boundaries());
     JsonNode specific = answer.path("hookSpecificOutput");
     if (hookAsk != HookAsk.APPROVERS
         || !"ask".equals(specific.path("permissionDecision").asText())) {

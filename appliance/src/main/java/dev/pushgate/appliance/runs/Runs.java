@@ -75,8 +75,12 @@ public final class Runs implements RunAuthenticator {
   public record Teardown(String runId, String reason, List<Revocation> credentials,
       boolean gitConfigRemoved) {}
 
-  /** What the run's own hooks are judged by. */
-  public record RunPolicy(RunContext context, String mode, WorkspaceRules rules) {}
+  /**
+   * What the run's own hooks are judged by; {@code boundaries} is what is judged at pushgate's
+   * boundary for it ({@link RunBoundary}), which the hook lets through.
+   */
+  public record RunPolicy(RunContext context, String mode, WorkspaceRules rules,
+      java.util.Set<dev.pushgate.policy.Boundary> boundaries) {}
 
   private static final class LiveRun {
     /** Replaced once, when the run's sandbox backend is known; read by other threads. */
@@ -306,7 +310,8 @@ public final class Runs implements RunAuthenticator {
   public Optional<RunPolicy> policyOf(String credential) {
     return authenticate(credential).map(c -> {
       LiveRun run = byId.get(c.runId());
-      return new RunPolicy(c, run.row.mode(), run.rules);
+      // the backend is the run's own, recorded when it started and kept across a restart
+      return new RunPolicy(c, run.row.mode(), run.rules, RunBoundary.forBackend(run.row.backend()));
     });
   }
 
