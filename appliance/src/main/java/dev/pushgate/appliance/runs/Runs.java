@@ -9,6 +9,7 @@ import dev.pushgate.gateway.RunAuthenticator;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.gitconfig.PushUrlRewrite;
+import dev.pushgate.policy.Boundary;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.sandbox.SandboxPlan;
@@ -27,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -80,7 +82,7 @@ public final class Runs implements RunAuthenticator {
    * boundary for it ({@link RunBoundary}), which the hook lets through.
    */
   public record RunPolicy(RunContext context, String mode, WorkspaceRules rules,
-      java.util.Set<dev.pushgate.policy.Boundary> boundaries) {}
+      Set<Boundary> boundaries) {}
 
   private static final class LiveRun {
     /** Replaced once, when the run's sandbox backend is known; read by other threads. */
@@ -261,7 +263,7 @@ public final class Runs implements RunAuthenticator {
   }
 
   /** The ids of the runs live here. */
-  public java.util.Set<String> liveIds() {
+  public Set<String> liveIds() {
     return java.util.Set.copyOf(byId.keySet());
   }
 
