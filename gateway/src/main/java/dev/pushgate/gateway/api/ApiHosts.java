@@ -15,7 +15,8 @@ public record ApiHosts(Optional<String> enterprise) {
   public static final ApiHosts GITHUB_COM = new ApiHosts(Optional.empty());
 
   public ApiHosts {
-    enterprise = enterprise.map(h -> h.toLowerCase(Locale.ROOT));
+    enterprise = enterprise == null ? Optional.empty()
+        : enterprise.map(ApiHosts::normalised);
   }
 
   /** github.com's hosts and the GitHub Enterprise Server at {@code host}. */
