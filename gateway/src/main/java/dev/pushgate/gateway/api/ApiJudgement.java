@@ -42,7 +42,8 @@ public record ApiJudgement(List<ApiAction> actions, boolean needsWriteToken) {
    * One action of a call.
    *
    * @param kind an action class id ({@code open-pull-request}, {@code publish-review-or-merge},
-   *     {@code write-tracker}, {@code push}) or {@code read}, {@code admin}, {@code unknown}
+   *     {@code write-tracker}, {@code push}, {@code push-workflows}) or {@code read}, {@code admin},
+   *     {@code git-objects} (blobs, trees, commits, tags: they move no ref), {@code unknown}
    * @param repository {@code owner/name}, or null when the call names none
    * @param target what is acted on, for the audit: a ref ({@code refs/heads/main}), a pull request
    *     ({@code #12}), a GraphQL field ({@code mergePullRequest}) or the route

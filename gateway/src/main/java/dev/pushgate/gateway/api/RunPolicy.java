@@ -1,0 +1,170 @@
+package dev.pushgate.gateway.api;
+
+import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
+import dev.pushgate.policy.ActionClass;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Judgement;
+import dev.pushgate.policy.Mode;
+import dev.pushgate.policy.UpdateKind;
+import dev.pushgate.policy.WorkspaceRules;
+import dev.pushgate.types.RepoSlug;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * A run's rules, mode and repositories turned into {@link ApiAction}s. REST and GraphQL both end
+ * here, so a merge or a push reads the same whichever API asked for it.
+ *
+ * <p>The mode is applied first: a read-only mode denies every write. In chat mode a merge is
+ * denied outright ({@link #merge}); every other action gets its rule's decision, with no extra
+ * question for being in chat mode (the boundary is where the rule is enforced, with its reason).
+ */
+final class RunPolicy {
+  static final String PUSH = ActionClass.PUSH.id();
+  static final String READ = "read";
+  static final String ADMIN = "admin";
+  static final String UNKNOWN = "unknown";
+  /** Creating blobs, trees, commits or tags: a write that moves no ref. */
+  static final String GIT_OBJECTS = "git-objects";
+
+  private final WorkspaceRules rules;
+  private final Mode mode;
+  private final List<RepoSlug> repositories;
+
+  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories) {
+    this.rules = rules;
+    this.mode = mode;
+    this.repositories = List.copyOf(repositories);
+  }
+
+  /** The run's own spelling of {@code owner/name}, compared without regard to case as GitHub does. */
+  Optional<RepoSlug> runRepository(String owner, String name) {
+    String key = (owner + "/" + name).toLowerCase(Locale.ROOT);
+    return repositories.stream().filter(r -> r.key().equals(key)).findFirst();
+  }
+
+  ApiAction read(RepoSlug repo, String target) {
+    return new ApiAction(READ, name(repo), target, Decision.ALLOW,
+        "reading " + (repo == null ? target : repo.toString()) + " is allowed");
+  }
+
+  static ApiAction otherRepository(String owner, String name, String target) {
+    String slug = owner + "/" + name;
+    return new ApiAction(READ, slug, target, Decision.DENY,
+        slug + " is not one of this run's repositories");
+  }
+
+  static ApiAction denied(String kind, String repo, String target, String reason) {
+    return new ApiAction(kind, repo, target, Decision.DENY, reason);
+  }
+
+  /**
+   * An action of class {@code action}: {@code what} is a phrase such as "opening a pull request".
+   */
+  ApiAction act(ActionClass action, RepoSlug repo, String target, String what) {
+    if (mode.isReadOnly()) {
+      return readOnly(action.id(), repo, target, what);
+    }
+    Decision d = rules.decisionFor(action);
+    String reason = switch (d) {
+      case ALLOW -> what + " is allowed (" + action.id() + ")";
+      case ASK -> what + " needs approval (" + action.id() + ")";
+      case DENY -> what + " is denied (" + action.id() + ")";
+    };
+    return new ApiAction(action.id(), name(repo), target, d, reason);
+  }
+
+  /**
+   * A merge (a pull request's, a branch into another, or one queued by auto-merge or the merge
+   * queue). Denied in every mode: read-only modes deny every write, and chat mode denies merges,
+   * because a merge moves the base branch upstream with commits that were judged as pushes to
+   * the head branch, not to the base, and the base is not in the call to judge.
+   */
+  ApiAction merge(RepoSlug repo, String target, String what) {
+    if (mode.isReadOnly()) {
+      return readOnly(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), repo, target, what);
+    }
+    return new ApiAction(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), name(repo), target,
+        Decision.DENY, what + " is denied in " + mode.id() + " mode");
+  }
+
+  /**
+   * A ref update judged by the push rules, worded as the gateway words a push's refusal: the
+   * rule's own reason. {@code contentUnseen} adds the workflow rule: the update moves the ref to
+   * commits the boundary cannot read, which may change CI workflows.
+   */
+  List<ApiAction> push(RepoSlug repo, String ref, UpdateKind kind, boolean contentUnseen) {
+    if (mode.isReadOnly()) {
+      return List.of(readOnly(PUSH, repo, ref, "push to " + ref));
+    }
+    Judgement j = rules.push().judge(ref, kind);
+    List<ApiAction> out = new ArrayList<>();
+    out.add(new ApiAction(PUSH, name(repo), ref, j.decision(), j.reason()));
+    if (contentUnseen && kind != UpdateKind.DELETE) {
+      out.add(workflows(repo, ref, "it moves " + ref
+          + " to commits the boundary cannot read, which may change CI workflows"));
+    }
+    return out;
+  }
+
+  /**
+   * A ref update whose ref the call does not name (a node id, a pull request's head branch): as
+   * strict as the strictest push rule, and as the workflow rule when it moves to unseen commits.
+   */
+  List<ApiAction> pushToUnnamedRef(RepoSlug repo, String target, String what,
+      boolean contentUnseen) {
+    if (mode.isReadOnly()) {
+      return List.of(readOnly(PUSH, repo, target, what));
+    }
+    Decision d = rules.push().strictest();
+    String reason = switch (d) {
+      case ALLOW -> what + " is allowed: every push rule allows it";
+      case ASK -> what + " needs approval: the call does not name the ref, so it is judged as"
+          + " strictly as the strictest push rule";
+      case DENY -> what + " is denied: the call does not name the ref, so it is judged as"
+          + " strictly as the strictest push rule";
+    };
+    List<ApiAction> out = new ArrayList<>();
+    out.add(new ApiAction(PUSH, name(repo), target, d, reason));
+    if (contentUnseen) {
+      out.add(workflows(repo, target,
+          "it moves a ref to commits the boundary cannot read, which may change CI workflows"));
+    }
+    return out;
+  }
+
+  /** The workflow rule for a write that changes {@code paths}, worded as the gateway's. */
+  ApiAction workflowFiles(RepoSlug repo, String ref, List<String> paths) {
+    return workflows(repo, ref, "it changes CI workflows (" + String.join(", ", paths) + ")");
+  }
+
+  private ApiAction workflows(RepoSlug repo, String target, String because) {
+    Decision d = rules.pushWorkflows();
+    String reason = switch (d) {
+      case ALLOW -> "pushing a change to CI workflows is allowed (push-workflows): " + because;
+      case ASK -> "pushing a change to CI workflows needs approval (push-workflows): " + because;
+      case DENY -> "pushing a change to CI workflows is denied (push-workflows): " + because;
+    };
+    return new ApiAction(ActionClass.PUSH_WORKFLOWS.id(), name(repo), target, d, reason);
+  }
+
+  /** A write a read-only mode refuses; the rules are not consulted. */
+  ApiAction readOnlyWrite(String kind, RepoSlug repo, String target, String what) {
+    return readOnly(kind, repo, target, what);
+  }
+
+  boolean readOnly() {
+    return mode.isReadOnly();
+  }
+
+  private ApiAction readOnly(String kind, RepoSlug repo, String target, String what) {
+    return new ApiAction(kind, name(repo), target, Decision.DENY,
+        what + " is denied in " + mode.id() + " mode, which is read-only");
+  }
+
+  private static String name(RepoSlug repo) {
+    return repo == null ? null : repo.toString();
+  }
+}

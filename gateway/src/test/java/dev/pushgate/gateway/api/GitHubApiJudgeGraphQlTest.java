@@ -1,0 +1,322 @@
+package dev.pushgate.gateway.api;
+
+import static dev.pushgate.gateway.api.ApiJudgeFixture.STRICT;
+import static dev.pushgate.gateway.api.ApiJudgeFixture.chat;
+import static dev.pushgate.gateway.api.ApiJudgeFixture.graphQl;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Mode;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** GraphQL documents: each root field of the operation GitHub would run, mapped and decided. */
+class GitHubApiJudgeGraphQlTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final GitHubApiJudge strict = chat(STRICT);
+
+  /** The body gh sends: the document, its variables, and optionally an operation name. */
+  private static String body(String document, Map<String, Object> variables, String operation) {
+    ObjectNode b = JSON.createObjectNode();
+    b.put("query", document);
+    b.set("variables", JSON.valueToTree(variables));
+    if (operation != null) {
+      b.put("operationName", operation);
+    }
+    return b.toString();
+  }
+
+  private static String body(String document) {
+    return body(document, Map.of(), null);
+  }
+
+  private ApiJudgement judge(GitHubApiJudge j, String document) {
+    return j.judge(graphQl(body(document)));
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+      "createPullRequest, open-pull-request",
+      "updatePullRequest, open-pull-request",
+      "closePullRequest, open-pull-request",
+      "reopenPullRequest, open-pull-request",
+      "addPullRequestReview, publish-review-or-merge",
+      "submitPullRequestReview, publish-review-or-merge",
+      "addPullRequestReviewComment, publish-review-or-merge",
+      "addPullRequestReviewThread, publish-review-or-merge",
+      "addComment, write-tracker",
+      "createIssue, write-tracker",
+      "updateIssue, write-tracker",
+      "closeIssue, write-tracker",
+      "reopenIssue, write-tracker",
+      "addLabelsToLabelable, write-tracker",
+      "removeLabelsFromLabelable, write-tracker",
+      "addReaction, write-tracker",
+      "removeReaction, write-tracker",
+      "updateIssueComment, write-tracker",
+      "deleteIssueComment, write-tracker",
+  })
+  void mutationsMapToTheirActionClass(String field, String kind) {
+    ApiJudgement j = judge(strict,
+        "mutation($i: X!) { " + field + "(input: $i) { clientMutationId } }");
+
+    assertThat(j.actions()).singleElement().satisfies(a -> {
+      assertThat(a.kind()).isEqualTo(kind);
+      assertThat(a.target()).isEqualTo(field);
+      assertThat(a.repository()).isNull();
+    });
+    assertThat(j.decision()).isEqualTo(switch (kind) {
+      case "open-pull-request" -> Decision.ALLOW;
+      case "publish-review-or-merge" -> Decision.ASK;
+      default -> Decision.DENY;
+    });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Decision.class)
+  void createPullRequestGetsTheRulesDecisionWhateverItsAlias(Decision d) {
+    ApiJudgement j = judge(chat("open-pull-request: " + d.id()),
+        "mutation { pr: createPullRequest(input: {repositoryId: \"R_1\", baseRefName: \"main\","
+            + " headRefName: \"f\", title: \"t\"}) { pullRequest { url } } }");
+
+    assertThat(j.decision()).isEqualTo(d);
+    assertThat(j.actions().get(0).target()).isEqualTo("createPullRequest");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"mergePullRequest", "enablePullRequestAutoMerge", "enqueuePullRequest",
+      "mergeBranch"})
+  void mergesAreDeniedInChatMode(String field) {
+    ApiJudgement j = judge(chat(""), "mutation { " + field + "(input: {}) { clientMutationId } }");
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).endsWith(" is denied in chat mode");
+  }
+
+  @Test
+  void mergePullRequestReadsAsGhPrMergeDoes() {
+    ApiJudgement j = chat("").judge(graphQl(body("mutation PullRequestMerge($input:"
+        + " MergePullRequestInput!) { mergePullRequest(input: $input) { clientMutationId } }",
+        Map.of("input", Map.of("pullRequestId", "PR_1", "mergeMethod", "MERGE")), null)));
+
+    assertThat(j.reason()).isEqualTo("merging a pull request is denied in chat mode");
+  }
+
+  @Test
+  void anUnknownMutationIsDeniedNamingIt() {
+    ApiJudgement j = judge(chat(""), "mutation { deleteRepository(input: {}) { x } }");
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).isEqualTo(
+        "the GraphQL mutation deleteRepository is not one the boundary knows, so it is denied");
+  }
+
+  @Test
+  void everyRootFieldIsJudgedAndTheStrictestWins() {
+    ApiJudgement j = judge(strict, "mutation { a: createPullRequest(input: {}) { x }"
+        + " b: addComment(input: {}) { x } __typename }");
+
+    assertThat(j.actions()).extracting(ApiAction::target)
+        .containsExactly("createPullRequest", "addComment");
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).isEqualTo("writing to the tracker (addComment) is denied (write-tracker)");
+  }
+
+  @Test
+  void fragmentsAtTheRootAreResolved() {
+    ApiJudgement spread = judge(chat(""), "mutation { ...M } fragment M on Mutation {"
+        + " mergePullRequest(input: {}) { x } }");
+    ApiJudgement inline = judge(chat(""),
+        "mutation { ... on Mutation { ... { mergePullRequest(input: {}) { x } } } }");
+    ApiJudgement loop = judge(chat(""), "mutation { ...A } fragment A on Mutation { ...B }"
+        + " fragment B on Mutation { ...A }");
+    ApiJudgement missing = judge(chat(""), "mutation { ...Nowhere }");
+
+    assertThat(spread.reason()).isEqualTo("merging a pull request is denied in chat mode");
+    assertThat(inline.reason()).isEqualTo("merging a pull request is denied in chat mode");
+    assertThat(loop.decision()).isEqualTo(Decision.DENY);
+    assertThat(missing.reason()).endsWith("its fragments cannot be resolved");
+  }
+
+  @Test
+  void createCommitOnBranchIsAPushToItsBranch() {
+    String doc = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input:"
+        + " $input) { commit { url } } }";
+    Map<String, Object> files = Map.of("additions", java.util.List.of(Map.of("path", "a.txt",
+        "contents", "eA==")));
+
+    ApiJudgement main = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "main"),
+        "fileChanges", files, "expectedHeadOid", "a".repeat(40))), null)));
+    ApiJudgement feature = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        Map.of("repositoryNameWithOwner", "ACME/widget", "branchName", "feature"),
+        "fileChanges", files)), null)));
+    ApiJudgement other = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        Map.of("repositoryNameWithOwner", "evil/widget", "branchName", "feature"),
+        "fileChanges", files)), null)));
+
+    assertThat(main.decision()).isEqualTo(Decision.DENY);
+    assertThat(main.reason()).isEqualTo("push to refs/heads/main is denied");
+    assertThat(main.needsWriteToken()).isTrue();
+    assertThat(feature.decision()).isEqualTo(Decision.ALLOW);
+    assertThat(feature.actions().get(0).repository()).isEqualTo("acme/widget");
+    assertThat(other.reason()).isEqualTo("evil/widget is not one of this run's repositories");
+  }
+
+  @Test
+  void createCommitOnBranchChangingAWorkflowFollowsTheWorkflowRule() {
+    ApiJudgement j = judge(chat(""), "mutation { createCommitOnBranch(input: {branch:"
+        + " {repositoryNameWithOwner: \"acme/widget\", branchName: \"f\"}, fileChanges:"
+        + " {deletions: [{path: \".github/workflows/ci.yml\"}]}, expectedHeadOid: \"a\"})"
+        + " { commit { url } } }");
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).isEqualTo("pushing a change to CI workflows is denied"
+        + " (push-workflows): it changes CI workflows (.github/workflows/ci.yml)");
+  }
+
+  @Test
+  void createCommitOnBranchNamedByIdIsJudgedAsTheStrictestPushRule() {
+    ApiJudgement j = judge(strict, "mutation { createCommitOnBranch(input: {branch: {id:"
+        + " \"REF_1\"}, expectedHeadOid: \"a\"}) { commit { url } } }");
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).startsWith("committing to a branch named by its id is denied");
+  }
+
+  @Test
+  void refMutationsArePushes() {
+    GitHubApiJudge j = chat(STRICT + "push-workflows: allow\n");
+
+    ApiJudgement create = judge(j, "mutation { createRef(input: {repositoryId: \"R\", name:"
+        + " \"refs/heads/release/2\", oid: \"a\"}) { ref { name } } }");
+    ApiJudgement force = judge(j, "mutation { updateRefs(input: {repositoryId: \"R\","
+        + " refUpdates: [{name: \"refs/heads/f\", afterOid: \"b\", beforeOid: \"a\", force: true}]})"
+        + " { clientMutationId } }");
+    ApiJudgement update = judge(j, "mutation { updateRefs(input: {repositoryId: \"R\","
+        + " refUpdates: [{name: \"refs/heads/f\", afterOid: \"b\", beforeOid: \"a\"}]}) { x } }");
+    ApiJudgement delete = judge(j, "mutation { updateRefs(input: {repositoryId: \"R\","
+        + " refUpdates: [{name: \"refs/heads/f\", afterOid: \"" + "0".repeat(40) + "\"}]}) { x } }");
+    ApiJudgement byId = judge(j, "mutation { deleteRef(input: {refId: \"REF\"}) { x } }");
+
+    assertThat(create.decision()).isEqualTo(Decision.ASK);
+    assertThat(create.reason()).isEqualTo("push to refs/heads/release/* needs approval");
+    assertThat(create.needsWriteToken()).isTrue();
+    assertThat(force.reason()).isEqualTo("no force-push or delete of branches");
+    assertThat(update.decision()).isEqualTo(Decision.ALLOW);
+    assertThat(delete.reason()).isEqualTo("no force-push or delete of branches");
+    assertThat(byId.decision()).isEqualTo(Decision.DENY);
+  }
+
+  @Test
+  void aRefMovedToCommitsTheBoundaryCannotReadFollowsTheWorkflowRule() {
+    ApiJudgement j = judge(chat(""), "mutation { updateRef(input: {refId: \"REF\", oid: \"a\"})"
+        + " { x } }");
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).startsWith("pushing a change to CI workflows is denied");
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Mode.class, names = {"PLAN", "REVIEW", "ORCHESTRATE"})
+  void readOnlyModesDenyEveryMutationAndAllowQueries(Mode mode) {
+    GitHubApiJudge j = ApiJudgeFixture.judge("", mode);
+
+    assertThat(judge(j, "mutation { addComment(input: {}) { x } }").reason())
+        .isEqualTo("writing to the tracker (addComment) is denied in " + mode.id()
+            + " mode, which is read-only");
+    assertThat(judge(j, "{ viewer { login } }").decision()).isEqualTo(Decision.ALLOW);
+  }
+
+  @Test
+  void queriesReadOnlyTheRunsRepositories() {
+    GitHubApiJudge j = chat("");
+    String doc = "query($o: String!, $n: String!) { repository(owner: $o, name: $n) { id } }";
+
+    assertThat(j.judge(graphQl(body(doc, Map.of("o", "acme", "n", "Gadget"), null))).decision())
+        .isEqualTo(Decision.ALLOW);
+    assertThat(j.judge(graphQl(body(doc, Map.of("o", "evil", "n", "x"), null))).reason())
+        .isEqualTo("evil/x is not one of this run's repositories");
+    assertThat(judge(j, "{ repository(owner: \"acme\") { id } }").decision())
+        .isEqualTo(Decision.DENY);
+    assertThat(judge(j, "{ viewer { login } rateLimit { remaining } }").decision())
+        .isEqualTo(Decision.ALLOW);
+    assertThat(judge(j, "{ search(query: \"x\", type: REPOSITORY, first: 1) { repositoryCount } }")
+        .reason()).isEqualTo("the GraphQL field search reads outside this run's repositories, so"
+        + " it is denied");
+  }
+
+  @Test
+  void theOperationIsPickedByItsName() {
+    GitHubApiJudge j = chat("");
+    String doc = "query Q { viewer { login } } mutation M { mergePullRequest(input: {}) { x } }";
+
+    assertThat(j.judge(graphQl(body(doc, Map.of(), "Q"))).decision()).isEqualTo(Decision.ALLOW);
+    assertThat(j.judge(graphQl(body(doc, Map.of(), "M"))).decision()).isEqualTo(Decision.DENY);
+    assertThat(j.judge(graphQl(body(doc, Map.of(), null))).reason()).isEqualTo("POST /graphql is"
+        + " denied: the document has several operations (or none) and names none to run");
+    assertThat(j.judge(graphQl(body(doc, Map.of(), "Nope"))).reason())
+        .isEqualTo("POST /graphql is denied: the document has no operation named Nope");
+    assertThat(judge(j, "query Q { viewer { id } } query Q { viewer { id } }").decision())
+        .isEqualTo(Decision.DENY);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "", "not json", "[]", "{}", "{\"query\": 1}", "{\"query\": \"{ viewer { id } }\","
+          + " \"variables\": []}", "{\"query\": \"{ viewer { id } }\", \"operationName\": 1}",
+      "{\"query\": \"{ viewer { id } }\", \"query\": \"mutation { mergePullRequest }\"}",
+      "{\"query\": \"mutation { \"}", "{\"query\": \"subscription { x }\"}",
+      "{\"query\": \"type Query { x: Int }\"}", "{\"query\": \"\"}",
+      "{\"query\": \"mutation { addComment(input: {}, input: {}) { x } }\"}",
+      "{\"query\": \"mutation { createRef(input: {name: \\\"refs/heads/a\\\","
+          + " name: \\\"refs/heads/b\\\"}) { x } }\"}",
+      "{\"query\": \"mutation($a: X, $a: X) { addComment(input: $a) { x } }\"}",
+      "{\"query\": \"mutation { createRef(input: {name: \\\"main\\\"}) { x } }\"}",
+      "{\"query\": \"mutation { createCommitOnBranch(input: {branch: {branchName: \\\"x\\\"}}) { x } }\"}",
+      "{\"query\": \"mutation { updateRefs(input: {refUpdates: []}) { x } }\"}",
+  })
+  void malformedCallsAreDenied(String raw) {
+    ApiJudgement j = chat("").judge(new ApiCall("POST", ApiHosts.API, "/graphql", "", "",
+        raw.getBytes(StandardCharsets.UTF_8)));
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+  }
+
+  @Test
+  void hugeAndDeepDocumentsAreDeniedNotThrown() {
+    String huge = "{ viewer { login } }" + " ".repeat(GraphQlCalls.MAX_DOCUMENT);
+    String deep = "{ " + "a { ".repeat(3000) + "b" + " }".repeat(3001);
+    String manyTokens = "{ viewer { " + "login ".repeat(60_000) + "} }";
+    String deepValue = "mutation { addComment(input: " + "[".repeat(3000) + "]".repeat(3000)
+        + ") { x } }";
+
+    for (String doc : new String[] {huge, deep, manyTokens, deepValue}) {
+      ApiJudgement j = judge(chat(""), doc);
+      assertThat(j.decision()).isEqualTo(Decision.DENY);
+    }
+    assertThat(judge(chat(""), huge).reason()).endsWith("larger than 256 KiB");
+  }
+
+  @Test
+  void graphQlIsAPostWithoutAQueryString() {
+    GitHubApiJudge j = chat("");
+
+    assertThat(j.judge(new ApiCall("GET", ApiHosts.API, "/graphql", "query=x", "", null))
+        .reason()).isEqualTo("GET /graphql is denied: GraphQL calls are POST requests");
+    assertThat(j.judge(new ApiCall("POST", ApiHosts.API, "/graphql", "x=1", "",
+        body("{ viewer { id } }").getBytes(StandardCharsets.UTF_8))).decision())
+        .isEqualTo(Decision.DENY);
+    assertThat(j.judge(new ApiCall("POST", ApiJudgeFixture.GHES, "/api/graphql", "", "",
+        body("{ viewer { id } }").getBytes(StandardCharsets.UTF_8))).decision())
+        .isEqualTo(Decision.ALLOW);
+  }
+}
