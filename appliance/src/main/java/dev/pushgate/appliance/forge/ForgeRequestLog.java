@@ -6,7 +6,8 @@ import java.util.Deque;
 import java.util.List;
 
 /**
- * The last requests the forge's repository API answered, with the credential each presented,
+ * The last requests the forge's repository API and its git endpoints answered (a git request's
+ * path is {@code git /<owner>/<name>.git/...}), with the credential each presented,
  * named by its SHA-256 (the form {@code forge_tokens.hash} stores): a test aid, so an end-to-end
  * test can show that the upstream saw the real installation token and never the run's sentinel.
  * Bounded; in memory only; holds no token and no request body.

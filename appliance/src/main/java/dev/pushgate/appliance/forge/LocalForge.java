@@ -150,7 +150,8 @@ public final class LocalForge {
         new ForgeApiServlet(repos, tokens, appKey, clock,
             new ForgeRepoApi(repos, pulls, commits), new ForgeGraphql(repos, pulls),
             requestLog)), API_PATH + "/*");
-    FilterHolder auth = new FilterHolder(new ForgeGitFilter(repos, tokens, refUpdates));
+    FilterHolder auth = new FilterHolder(
+        new ForgeGitFilter(repos, tokens, refUpdates, requestLog, clock));
     context.addFilter(auth, "/*", EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("forge-git", git), "/*");
     return context;

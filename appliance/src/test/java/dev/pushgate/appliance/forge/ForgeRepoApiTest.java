@@ -356,6 +356,21 @@ class ForgeRepoApiTest {
     assertThat(log.toString()).doesNotContain(t);
   }
 
+  @Test
+  void theRequestLogShowsWhichTokenAGitRequestPresented() throws Exception {
+    String t = forge.token("{\"contents\":\"read\"}", "widget");
+    assertThat(forge.send("GET", "/forge/acme/widget.git/info/refs?service=git-upload-pack",
+        TestForge.basic(t), null).statusCode()).isEqualTo(200);
+
+    JsonNode log = json(forge.send("GET", "/forge/api/v3/_forge/requests", null, null));
+
+    JsonNode last = log.get(log.size() - 1);
+    assertThat(last.get("path").asText()).isEqualTo("git /acme/widget.git/info/refs");
+    assertThat(last.get("credential").asText()).isEqualTo("installation-token");
+    assertThat(last.get("token_sha256").asText()).isEqualTo(ForgeTokens.hash(t));
+    assertThat(last.get("status").asInt()).isEqualTo(200);
+  }
+
   static String b64(String s) {
     return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
   }
