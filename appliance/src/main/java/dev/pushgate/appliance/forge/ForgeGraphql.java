@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.forge;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.forge.ForgeCommits.Refused;
@@ -8,6 +9,7 @@ import graphql.ExecutionResult;
 import graphql.GraphQL;
 import graphql.GraphqlErrorBuilder;
 import graphql.Scalars;
+import graphql.analysis.MaxQueryDepthInstrumentation;
 import graphql.execution.DataFetcherResult;
 import graphql.schema.DataFetcher;
 import graphql.schema.DataFetchingEnvironment;
@@ -48,6 +50,8 @@ final class ForgeGraphql {
   private static final Pattern PULL_ID = Pattern.compile("PR_([0-9]+)_([0-9]+)");
   private static final Pattern REPO_ID = Pattern.compile("R_([0-9]+)");
   private static final String NOT_ACCESSIBLE = "Resource not accessible by integration";
+  private static final int MAX_DEPTH = 25;
+  private static final TypeReference<Map<String, Object>> VARIABLES = new TypeReference<>() {};
 
   private final ForgeRepositories repos;
   private final ForgePullRequests pulls;
@@ -56,7 +60,9 @@ final class ForgeGraphql {
   ForgeGraphql(ForgeRepositories repos, ForgePullRequests pulls) {
     this.repos = repos;
     this.pulls = pulls;
-    this.graphql = GraphQL.newGraphQL(schema()).build();
+    // gh's deepest query (pr view's status checks) is 12 levels; a deeper one is refused
+    this.graphql = GraphQL.newGraphQL(schema())
+        .instrumentation(new MaxQueryDepthInstrumentation(MAX_DEPTH)).build();
   }
 
   void handle(HttpServletRequest req, HttpServletResponse rsp, ForgeCaller caller)
@@ -84,7 +90,7 @@ final class ForgeGraphql {
       return;
     }
     Map<String, Object> variables = body.path("variables").isObject()
-        ? ForgeJson.JSON.convertValue(body.get("variables"), Map.class) : Map.of();
+        ? ForgeJson.JSON.convertValue(body.get("variables"), VARIABLES) : Map.of();
     ExecutionInput input = ExecutionInput.newExecutionInput(body.get("query").asText())
         .operationName(body.path("operationName").isTextual()
             ? body.get("operationName").asText() : null)
