@@ -136,6 +136,23 @@ class ForgeGhTest {
   }
 
   @Test
+  void aSquashMergeWithDeleteBranchMakesOneCommitAndDeletesTheHead() throws Exception {
+    forge.branch(widget, "squashed", "squash.txt", "s\n");
+    String base = forge.tip(widget, "main");
+    gh("pr", "create", "-R", "acme/widget", "--head", "squashed", "--base", "main",
+        "--title", "Squash me", "--body", "b").ok();
+
+    gh("pr", "merge", "squashed", "-R", "acme/widget", "--squash", "--delete-branch").ok();
+
+    try (Repository git = ForgeCommits.open(widget); RevWalk walk = new RevWalk(git)) {
+      RevCommit c = walk.parseCommit(git.resolve("main"));
+      assertThat(c.getParents()).extracting(p -> p.name()).containsExactly(base);
+      assertThat(ForgeCommits.file(git, "main", "squash.txt")).isPresent();
+    }
+    assertThat(forge.tip(widget, "squashed")).isNull();
+  }
+
+  @Test
   void prCreateFromABranchTheForgeDoesNotHaveFailsWithGitHubsMessage() throws Exception {
     Result r = gh("pr", "create", "-R", "acme/widget", "--head", "no-such-branch", "--base",
         "main", "--title", "t", "--body", "b");
