@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The subset of GitHub's App API that pushgate's broker uses, served by the local forge with
  * GitHub's shapes and status codes: {@code GET /app}, {@code GET /repos/{owner}/{repo}/installation},
- * {@code POST /app/installations/{id}/access_tokens}, {@code DELETE /installation/token}.
+ * {@code POST /app/installations/{id}/access_tokens}, {@code DELETE /installation/token}; and,
+ * for installation tokens, the repository REST API ({@link ForgeRepoApi}) and GraphQL ({@link
+ * ForgeGraphql}) that {@code gh} uses.
  */
 final class ForgeApiServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -48,6 +50,8 @@ final class ForgeApiServlet extends HttpServlet {
    */
   private static final Map<String, String> APP_PERMISSIONS = orderedPermissions();
   private static final List<String> LEVELS = List.of("read", "write");
+  /** The request log's path under the API (a test aid). */
+  static final String REQUESTS_PATH = "/_forge/requests";
 
   private final transient ForgeRepositories repos;
   private final transient ForgeTokens tokens;
@@ -55,11 +59,67 @@ final class ForgeApiServlet extends HttpServlet {
   private final transient Clock clock;
   private final transient ObjectMapper json = new ObjectMapper();
 
-  ForgeApiServlet(ForgeRepositories repos, ForgeTokens tokens, ForgeAppKey appKey, Clock clock) {
+  private final transient ForgeRepoApi repoApi;
+  private final transient ForgeGraphql graphql;
+  private final transient ForgeRequestLog requestLog;
+
+  ForgeApiServlet(ForgeRepositories repos, ForgeTokens tokens, ForgeAppKey appKey, Clock clock,
+      ForgeRepoApi repoApi, ForgeGraphql graphql, ForgeRequestLog requestLog) {
     this.repos = repos;
     this.tokens = tokens;
     this.appKey = appKey;
     this.clock = clock;
+    this.repoApi = repoApi;
+    this.graphql = graphql;
+    this.requestLog = requestLog;
+  }
+
+  /**
+   * The repository API and GraphQL, authorised by installation tokens; every request is
+   * recorded in the request log with the credential it presented and the status answered.
+   */
+  private boolean tokenApi(HttpServletRequest req, HttpServletResponse rsp, String path)
+      throws IOException, SQLException {
+    Matcher m = ForgeRepoApi.REPO_PATH.matcher(path);
+    boolean repoRoute = m.matches() && !REPO_INSTALLATION.matcher(path).matches();
+    boolean graphqlRoute = path.equals(ForgeGraphql.PATH);
+    if (!repoRoute && !graphqlRoute) {
+      return false;
+    }
+    ForgeCaller caller = ForgeCaller.of(req, tokens);
+    try {
+      if (repoRoute) {
+        repoApi.handle(req, rsp, m, caller);
+      } else {
+        graphql.handle(req, rsp, caller);
+      }
+    } finally {
+      requestLog.add(new ForgeRequestLog.Entry(clock.instant(), req.getMethod(), path,
+          caller.credential(), caller.tokenSha256(), rsp.getStatus()));
+    }
+    return true;
+  }
+
+  /**
+   * {@code GET /_forge/requests}: the request log, a test aid (see {@link ForgeRequestLog}). Only
+   * to loopback callers; the sandboxes' socket never serves the API path.
+   */
+  private void requests(HttpServletRequest req, HttpServletResponse rsp) throws IOException {
+    if (!java.net.InetAddress.getByName(req.getRemoteAddr()).isLoopbackAddress()) {
+      error(rsp, 404, "Not Found");
+      return;
+    }
+    ArrayNode list = json.createArrayNode();
+    for (ForgeRequestLog.Entry e : requestLog.entries()) {
+      ObjectNode o = list.addObject();
+      o.put("at", e.at().toString());
+      o.put("method", e.method());
+      o.put("path", e.path());
+      o.put("credential", e.credential());
+      o.put("token_sha256", e.tokenSha256());
+      o.put("status", e.status());
+    }
+    send(rsp, 200, list);
   }
 
   @Override
@@ -70,6 +130,13 @@ final class ForgeApiServlet extends HttpServlet {
       String method = req.getMethod();
       if (method.equals("DELETE") && path.equals("/installation/token")) {
         revoke(req, rsp);
+        return;
+      }
+      if (method.equals("GET") && path.equals(REQUESTS_PATH)) {
+        requests(req, rsp);
+        return;
+      }
+      if (tokenApi(req, rsp, path)) {
         return;
       }
       Optional<String> jwtProblem = checkAppJwt(req);
@@ -223,6 +290,7 @@ final class ForgeApiServlet extends HttpServlet {
     p.put("contents", "write");
     p.put("metadata", "read");
     p.put("pull_requests", "write");
+    p.put("issues", "write");
     p.put("workflows", "write");
     return java.util.Collections.unmodifiableMap(p);
   }

@@ -13,6 +13,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.util.Base64;
 import java.util.Optional;
 import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
@@ -33,10 +34,16 @@ final class ForgeGitFilter implements Filter {
   private final ForgeTokens tokens;
   private final ForgeRefUpdates refUpdates;
 
-  ForgeGitFilter(ForgeRepositories repos, ForgeTokens tokens, ForgeRefUpdates refUpdates) {
+  private final ForgeRequestLog requestLog;
+  private final Clock clock;
+
+  ForgeGitFilter(ForgeRepositories repos, ForgeTokens tokens, ForgeRefUpdates refUpdates,
+      ForgeRequestLog requestLog, Clock clock) {
     this.repos = repos;
     this.tokens = tokens;
     this.refUpdates = refUpdates;
+    this.requestLog = requestLog;
+    this.clock = clock;
   }
 
   @Override
@@ -48,6 +55,21 @@ final class ForgeGitFilter implements Filter {
       chain.doFilter(request, response); // the App API authenticates by itself
       return;
     }
+    String password = passwordOf(req);
+    boolean[] live = new boolean[1];
+    try {
+      filter(req, rsp, chain, password, live);
+    } finally {
+      // git's requests in the request log too, as "git <path>": which token fetched or pushed
+      requestLog.add(new ForgeRequestLog.Entry(clock.instant(), req.getMethod(),
+          "git " + req.getPathInfo(),
+          password == null ? "none" : live[0] ? "installation-token" : "unknown-token",
+          password == null ? null : ForgeTokens.hash(password), rsp.getStatus()));
+    }
+  }
+
+  private void filter(HttpServletRequest req, HttpServletResponse rsp, FilterChain chain,
+      String password, boolean[] live) throws IOException, ServletException {
     Optional<String> notLiteral = LiteralGitPath.problem(req);
     if (notLiteral.isPresent()) {
       text(rsp, 400, "Bad request: " + notLiteral.get());
@@ -56,7 +78,8 @@ final class ForgeGitFilter implements Filter {
     Optional<ForgeRepositories.ForgeRepo> repo = repoOf(req.getPathInfo());
     Optional<ForgeTokens.Grant> grant;
     try {
-      grant = tokens.check(passwordOf(req));
+      grant = tokens.check(password);
+      live[0] = grant.isPresent();
     } catch (SQLException e) {
       log.error("local forge cannot read its tokens", e);
       rsp.sendError(500);
@@ -85,7 +108,7 @@ final class ForgeGitFilter implements Filter {
     req.setAttribute(REPO_ATTRIBUTE, repo.get());
     req.setAttribute(GRANT_ATTRIBUTE, grant.get());
     try {
-      chain.doFilter(request, response);
+      chain.doFilter(req, rsp);
     } finally {
       refUpdates.release();
     }

@@ -65,6 +65,21 @@ final class ForgeRefUpdates implements PreReceiveHook {
     }
   }
 
+  /** What the forge's API does to a repository's refs, one at a time with pushes to it. */
+  interface RefWork<T> {
+    T run() throws IOException;
+  }
+
+  <T> T exclusively(File repositoryDir, RefWork<T> work) throws IOException {
+    ReentrantLock lock = locks.computeIfAbsent(repositoryDir, k -> new ReentrantLock());
+    lock.lock();
+    try {
+      return work.run();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Lets go of a lock this thread still holds; for a request that ended without post-receive. */
   void release() {
     ReentrantLock lock = held.get();

@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedded upstream used when no GitHub App is configured: bare repositories served over
- * smart HTTP at {@code /forge/<owner>/<name>.git}, and the GitHub App API subset at {@code
- * /forge/api/v3}, with GitHub's token semantics.
+ * smart HTTP at {@code /forge/<owner>/<name>.git}, and the GitHub API subset at {@code
+ * /forge/api/v3} (the App API, the repository REST API {@code gh} uses, GraphQL at {@code
+ * /forge/api/v3/graphql}), with GitHub's token semantics. The API base URL is {@code
+ * http://<host>:<port>/forge/api/v3}; {@code https://api.github.com/<path>} maps to it plus
+ * {@code <path>}.
  */
 public final class LocalForge {
   private static final Logger log = LoggerFactory.getLogger(LocalForge.class);
@@ -39,6 +42,7 @@ public final class LocalForge {
   private final ForgeAppKey appKey;
   private final Clock clock;
   private final ForgeRefUpdates refUpdates = new ForgeRefUpdates();
+  private final ForgeRequestLog requestLog = new ForgeRequestLog();
 
   public LocalForge(ForgeRepositories repos, ForgeTokens tokens, ForgeAppKey appKey, Clock clock) {
     this.repos = repos;
@@ -140,9 +144,14 @@ public final class LocalForge {
       return rp;
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
+    ForgeCommits commits = new ForgeCommits(refUpdates);
+    ForgePullRequests pulls = new ForgePullRequests(new ForgePulls(), commits, clock);
     context.addServlet(new ServletHolder("forge-api",
-        new ForgeApiServlet(repos, tokens, appKey, clock)), API_PATH + "/*");
-    FilterHolder auth = new FilterHolder(new ForgeGitFilter(repos, tokens, refUpdates));
+        new ForgeApiServlet(repos, tokens, appKey, clock,
+            new ForgeRepoApi(repos, pulls, commits), new ForgeGraphql(repos, pulls),
+            requestLog)), API_PATH + "/*");
+    FilterHolder auth = new FilterHolder(
+        new ForgeGitFilter(repos, tokens, refUpdates, requestLog, clock));
     context.addFilter(auth, "/*", EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("forge-git", git), "/*");
     return context;

@@ -244,7 +244,7 @@ class ForgeApiServletTest {
         "{\"administration\":\"write\"}", "{\"contents\":\"admin\"}", "{\"contents\":\"WRITE\"}",
         "{\"contents\":1}", "{\"contents\":null}", "{\"contents\":\"read\",\"secrets\":\"read\"}",
         // Known to GitHub, but not declared by the forge's App, or above its declared level.
-        "{\"actions\":\"write\"}", "{\"actions\":\"read\"}", "{\"issues\":\"read\"}",
+        "{\"actions\":\"write\"}", "{\"actions\":\"read\"}", "{\"checks\":\"read\"}",
         "{\"metadata\":\"write\"}", "{\"contents\":\"read\",\"metadata\":\"write\"}"}) {
       assertGitHubError(send("POST", MINT, "Bearer " + forge.jwt(),
           "{\"repositories\":[\"widget\"],\"permissions\":" + permissions + "}"), 422, message);

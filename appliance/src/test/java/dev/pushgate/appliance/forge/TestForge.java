@@ -29,7 +29,12 @@ import java.util.Date;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
@@ -60,8 +65,55 @@ final class TestForge implements AutoCloseable {
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
-    server.setHandler(forge.handler());
+    server.setHandler(new GhApiHost(forge.handler()));
     server.start();
+  }
+
+  /**
+   * What pushgate's API proxy does for the forge, for {@code gh} in tests: {@code gh} with
+   * {@code GH_HOST=github.localhost} sends its API requests to {@code http://api.github.localhost/}
+   * (through {@code HTTP_PROXY}, this server), and they are served at the forge's API base.
+   */
+  static final class GhApiHost extends Handler.Wrapper {
+    static final String HOST = "api.github.localhost";
+
+    GhApiHost(Handler forge) {
+      super(forge);
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      HttpURI uri = request.getHttpURI();
+      if (HOST.equalsIgnoreCase(Request.getServerName(request))) {
+        request = Request.serveAs(request, HttpURI.build(uri)
+            .path(LocalForge.CONTEXT_PATH + LocalForge.API_PATH + uri.getPath()));
+      }
+      return super.handle(request, response, callback);
+    }
+  }
+
+  int port() {
+    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  /** A branch {@code branch} of {@code repo} from main, with one commit writing {@code path}. */
+  String branch(ForgeRepositories.ForgeRepo repo, String branch, String path, String content)
+      throws Exception {
+    ForgeCommits commits = new ForgeCommits(new ForgeRefUpdates());
+    try (org.eclipse.jgit.lib.Repository git = ForgeCommits.open(repo)) {
+      if (ForgeCommits.branch(git, branch).isEmpty()) {
+        commits.createRef(repo, "refs/heads/" + branch, ForgeCommits.branch(git, "main").get());
+      }
+      java.util.Optional<ForgeCommits.FileAt> old = ForgeCommits.file(git, branch, path);
+      return commits.putFile(repo, branch, path, content.getBytes(StandardCharsets.UTF_8),
+          "change " + path, old.map(f -> f.blob().name()).orElse(null),
+          ForgeCommits.forgeIdent(clock.instant())).commit().name();
+    }
+  }
+
+  /** The commit {@code branch} of {@code repo} points at, or null. */
+  String tip(ForgeRepositories.ForgeRepo repo, String branch) throws Exception {
+    return ForgePullRequests.tip(repo, branch);
   }
 
   private static Path sharedKey;
@@ -82,8 +134,7 @@ final class TestForge implements AutoCloseable {
   }
 
   URI uri(String path) {
-    return URI.create("http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort()
-        + path);
+    return URI.create("http://127.0.0.1:" + port() + path);
   }
 
   /** A well-formed App JWT as the broker makes it: iat backdated 60 s, exp in 9 minutes. */
