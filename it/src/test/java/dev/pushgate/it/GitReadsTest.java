@@ -53,6 +53,7 @@ class GitReadsTest {
     Path seed = tmp.resolve("seed");
     outside.in(tmp, "clone", "-q", app.forgeRepo("acme/widget").toString(), seed.toString()).ok();
     Files.writeString(seed.resolve("README.md"), "changed\n");
+    outside.in(seed, "add", "README.md").ok();
     commit(outside, seed, "second.txt", "two");
     outside.in(seed, "push", "-q", "origin", "HEAD").ok();
   }
