@@ -31,7 +31,6 @@ import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
-import dev.pushgate.gitconfig.CredentialCommand;
 import dev.pushgate.gitconfig.GitConfigFile;
 import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.gitconfig.RunGitConfig;
@@ -306,8 +305,8 @@ public final class Appliance implements AutoCloseable {
     GitHost gitHost = upstream.gitHost();
     String fetchBase = settings.github() == null ? upstream.gitBaseUrl() + "/" : null;
     Runs.RunFiles files = (runDir, credential) -> {
-      RunGitConfig cfg = RunGitConfig.of(base, credential).withGitHost(gitHost)
-          .withCredentialCommand(currentTokenHelper(base));
+      // No token for the git host: fetches and pushes go to the gateway (docs/push-path.md).
+      RunGitConfig cfg = RunGitConfig.of(base, credential).withGitHost(gitHost);
       if (fetchBase != null) {
         cfg = cfg.withFetchBaseUrl(fetchBase);
       }
@@ -491,14 +490,6 @@ public final class Appliance implements AutoCloseable {
         log.warn("error while closing: {}", e.getMessage());
       }
     }
-  }
-
-  /**
-   * The run's git credential helper asks the appliance for the run's current read token (see
-   * {@link CredentialCommand#askingGateway}); the run's credential stays in the 0600 config file.
-   */
-  private static CredentialCommand currentTokenHelper(String base) {
-    return CredentialCommand.askingGateway(base, base + RunApi.CREDENTIAL_PATH);
   }
 
   private static Handler plainText(String path, Supplier<String> body) {

@@ -14,12 +14,13 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jgit.http.server.GitServlet;
-import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
 
 /**
- * The push gateway: JGit smart HTTP (receive-pack only) mounted at {@code /git}, behind run
- * authentication. Fetches are not served here; they go to upstream directly. Its threads stop
- * when its {@link #handler} stops, or on {@link #close}.
+ * The git gateway: JGit smart HTTP mounted at {@code /git}, behind run authentication. Pushes
+ * (receive-pack) are judged and forwarded upstream with a write token minted for them; reads
+ * (upload-pack: clone, fetch, ls-remote) are served from the gateway's cache, synced with upstream
+ * first, so the run needs no token of its own. Its threads stop when its {@link #handler} stops,
+ * or on {@link #close}.
  */
 public final class Gateway implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Gateway.class);
@@ -71,10 +72,7 @@ public final class Gateway implements AutoCloseable {
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
     git.setReceivePackFactory(new GatewayReceivePackFactory(services));
-    git.setUploadPackFactory((req, db) -> {
-      throw new ServiceNotEnabledException(
-          "fetches are not served by the push gateway; fetch from upstream");
-    });
+    git.setUploadPackFactory(new GatewayUploadPackFactory());
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addFilter(new FilterHolder(
         new RunConcurrencyFilter(authenticator, new RunSlots(requestsPerRun))), "/*",

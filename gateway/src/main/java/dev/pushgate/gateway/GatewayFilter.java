@@ -70,12 +70,20 @@ final class GatewayFilter implements Filter {
       text(rsp, HttpServletResponse.SC_FORBIDDEN, Refusals.render(why));
       return;
     }
-    // Any info/refs, not only a smart one: without a service, GitServlet would answer git's dumb
-    // protocol and list the cache's refs.
-    if (req.getPathInfo().endsWith("/info/refs")) {
-      if (!"git-receive-pack".equals(req.getParameter("service"))) {
+    boolean infoRefs = req.getPathInfo().endsWith("/info/refs");
+    String service = infoRefs ? req.getParameter("service") : null;
+    if (infoRefs && "git-upload-pack".equals(service)
+        || "POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-upload-pack")) {
+      fetch(run.get(), repo.get(), infoRefs, req, rsp, chain);
+      return;
+    }
+    // Any other info/refs, not only a smart one: without a service, GitServlet would answer git's
+    // dumb protocol and list the cache's refs.
+    if (infoRefs) {
+      if (!"git-receive-pack".equals(service)) {
         text(rsp, HttpServletResponse.SC_FORBIDDEN,
-            "The push gateway serves pushes only; fetches go to upstream.");
+            "The gateway serves git's smart HTTP protocol only (git-upload-pack and"
+                + " git-receive-pack).");
         return;
       }
       Optional<Map<String, ObjectId>> listed;
@@ -102,6 +110,41 @@ final class GatewayFilter implements Filter {
     // the request.
     new Push(run.get(), repo.get(), Optional.empty(), services.upstream()).attachTo(req);
     chain.doFilter(req, response);
+  }
+
+  /**
+   * A read (clone, fetch, ls-remote): served by JGit's upload-pack from the cache. Its first
+   * request, the advertisement ({@code info/refs}; in protocol v2 the capabilities, which the
+   * ref listing follows at once), brings the cache in step with upstream first, all of upstream's
+   * branches and tags with the objects it lacks, so that the client sees upstream's refs as they
+   * are now, even after pushes that did not go through the gateway. While it is served, the
+   * cache is not compacted.
+   */
+  private void fetch(RunContext run, RepoSlug repo, boolean advertisement,
+      HttpServletRequest req, HttpServletResponse rsp, FilterChain chain)
+      throws IOException, ServletException {
+    if (advertisement) {
+      try {
+        UpstreamAccess upstream = services.upstream();
+        services.cache().sync(repo, upstream.remoteUrl(repo), upstream.readToken(run, repo));
+      } catch (UpstreamException e) {
+        log.warn("run {}: sync of {} for a fetch failed: {}", run.runId(), repo, e.getMessage());
+        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render("upstream " + repo
+            + " cannot be read right now, so the gateway cannot serve it; try again"));
+        return;
+      }
+    }
+    HttpServletRequest served = advertisement ? req : clientReads.watch(req);
+    new Fetch(run, repo).attachTo(served);
+    log.debug("run {}: fetch from {} ({})", run.runId(), repo,
+        advertisement ? "advertisement" : "negotiation and pack");
+    try (AutoCloseable reading = services.cache().reading(repo)) {
+      chain.doFilter(served, rsp);
+    } catch (IOException | ServletException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e); // closing a reading throws nothing
+    }
   }
 
   /** Said when upstream's refs or objects could not be read. */

@@ -4,6 +4,7 @@ import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Optional;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.ServiceMayNotContinueException;
@@ -13,8 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens the cache of the repository of the {@link Push} {@link GatewayFilter} let through; for a
- * push, once the cache holds what its advertisement showed.
+ * Opens the cache of the repository of the {@link Push} or {@link Fetch} {@link GatewayFilter}
+ * let through; for a push, once the cache holds what its advertisement showed.
  */
 final class GatewayResolver implements RepositoryResolver<HttpServletRequest> {
   private static final Logger log = LoggerFactory.getLogger(GatewayResolver.class);
@@ -29,6 +30,14 @@ final class GatewayResolver implements RepositoryResolver<HttpServletRequest> {
   public Repository open(HttpServletRequest req, String name)
       throws RepositoryNotFoundException, ServiceNotAuthorizedException,
       ServiceMayNotContinueException {
+    Optional<Fetch> fetch = Fetch.of(req);
+    if (fetch.isPresent()) {
+      // GatewayFilter synced the cache for the fetch's advertisement
+      if (!fetch.get().run().mayReach(fetch.get().repo())) {
+        throw new ServiceNotAuthorizedException();
+      }
+      return open(fetch.get().repo());
+    }
     Push push = Push.of(req).orElseThrow(ServiceNotAuthorizedException::new);
     RepoSlug repo = push.repo();
     if (!push.run().mayReach(repo)) {
@@ -44,6 +53,10 @@ final class GatewayResolver implements RepositoryResolver<HttpServletRequest> {
             HttpServletResponse.SC_BAD_GATEWAY);
       }
     }
+    return open(repo);
+  }
+
+  private Repository open(RepoSlug repo) throws RepositoryNotFoundException {
     try {
       return cache.open(repo);
     } catch (IOException e) {

@@ -76,6 +76,8 @@ final class UpstreamCache {
   private final PushMetrics metrics;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
+  /** Fetches being served from each repository's cache ({@link #reading}). */
+  private final ConcurrentHashMap<String, Integer> readers = new ConcurrentHashMap<>();
   /** Compaction is rare and must not load both cores. */
   private final ThreadPoolExecutor maintenance =
       oneThreadWhenBusy("pushgate-cache-gc", Thread.MIN_PRIORITY);
@@ -209,8 +211,12 @@ final class UpstreamCache {
     try {
       writeLanded(repo);
       fetching.remove(repo.key()); // one that failed: this sync decides afresh
+      String[] head = {null};
       Optional<Map<String, ObjectId>> listed =
-          UpstreamRefList.read(remoteUrl, token, timeoutSeconds);
+          UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h);
+      if (head[0] != null) {
+        followHead(repo, head[0]);
+      }
       if (listed.isEmpty()) {
         onSynced(repo, asked, start, fetch(repo, remoteUrl, token, start));
         return Optional.empty();
@@ -247,6 +253,47 @@ final class UpstreamCache {
       }
       lock.unlock();
     }
+  }
+
+  /**
+   * Points the cache's HEAD where upstream's points, so that a clone from the cache checks out
+   * upstream's default branch; under the lock. A failure leaves HEAD as it was: the cache is
+   * only a cache, and pushes never read its HEAD.
+   */
+  private void followHead(RepoSlug repo, String branch) {
+    try (Repository cache = open(repo)) {
+      Ref head = cache.exactRef(Constants.HEAD);
+      if (head != null && head.isSymbolic() && head.getTarget().getName().equals(branch)) {
+        return;
+      }
+      RefUpdate ru = cache.updateRef(Constants.HEAD);
+      ru.disableRefLog();
+      ru.link(branch);
+    } catch (IOException e) {
+      log.warn("could not point the cache's HEAD of {} at {}: {}", repo, branch, e.getMessage());
+    }
+  }
+
+  /**
+   * Marks a fetch of {@code repo} served from the cache until the answer is closed: compaction,
+   * which deletes the packs it replaces, waits for a repository nobody is reading. Taken under the
+   * repository's lock, so a compaction either started before (and finished) or sees the reader.
+   */
+  AutoCloseable reading(RepoSlug repo) {
+    ReentrantLock lock = lockOf(repo);
+    lock.lock();
+    try {
+      readers.merge(repo.key(), 1, Integer::sum);
+    } finally {
+      lock.unlock();
+    }
+    boolean[] closed = {false};
+    return () -> {
+      if (!closed[0]) {
+        closed[0] = true;
+        readers.computeIfPresent(repo.key(), (k, n) -> n <= 1 ? null : n - 1);
+      }
+    };
   }
 
   /**
@@ -540,6 +587,11 @@ final class UpstreamCache {
     long start = System.nanoTime();
     try (Repository cache = open(repo)) {
       writeLanded(repo);
+      if (readers.containsKey(repo.key())) {
+        // replaced packs would go from under a clone; the next sync counts again
+        log.debug("not compacting the cache of {} while a fetch reads it", repo);
+        return;
+      }
       int before = packFiles(repo);
       GC gc = new GC((FileRepository) cache);
       // Replaced packs go at once, or each later compaction would find them all again.

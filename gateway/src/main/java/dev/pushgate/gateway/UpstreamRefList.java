@@ -8,6 +8,7 @@ import java.net.URISyntaxException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.transport.PacketLineIn;
@@ -28,6 +29,15 @@ final class UpstreamRefList {
 
   /** Upstream's {@code refs/heads/*} and {@code refs/tags/*}, or empty if it cannot tell. */
   static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds) {
+    return read(remoteUrl, token, timeoutSeconds, head -> { });
+  }
+
+  /**
+   * As {@link #read(String, Secret, int)}, also handing {@code onHead} the branch upstream's HEAD
+   * names ({@code symref=HEAD:refs/heads/main}), when the list is whole and says.
+   */
+  static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds,
+      Consumer<String> onHead) {
     HttpURLConnection http = null;
     boolean reusable = false;
     try {
@@ -38,7 +48,7 @@ final class UpstreamRefList {
       }
       Optional<Map<String, ObjectId>> refs;
       try (InputStream in = http.getInputStream()) {
-        refs = parse(in);
+        refs = parse(in, onHead);
         reusable = refs.isPresent() && in.read() == -1;
       }
       return refs;
@@ -53,6 +63,12 @@ final class UpstreamRefList {
 
   /** Parses a smart-HTTP v0 upload-pack advertisement; empty unless it is whole and well formed. */
   static Optional<Map<String, ObjectId>> parse(InputStream body) throws IOException {
+    return parse(body, head -> { });
+  }
+
+  private static Optional<Map<String, ObjectId>> parse(InputStream body, Consumer<String> onHead)
+      throws IOException {
+    String head = null;
     PacketLineIn in = new PacketLineIn(body);
     Map<String, ObjectId> refs = new HashMap<>();
     long total = 0;
@@ -74,6 +90,7 @@ final class UpstreamRefList {
         if (nul < 0) {
           return Optional.empty();
         }
+        head = symrefHead(l.substring(nul + 1));
         l = l.substring(0, nul);
         firstRef = false;
       } else if (l.indexOf('\0') >= 0) {
@@ -98,7 +115,20 @@ final class UpstreamRefList {
     if (firstRef) {
       return Optional.empty(); // not even the capabilities line
     }
+    if (head != null && refs.containsKey(head)) {
+      onHead.accept(head);
+    }
     return Optional.of(refs);
+  }
+
+  /** The branch of {@code symref=HEAD:<branch>} among the capabilities, or null. */
+  private static String symrefHead(String capabilities) {
+    for (String c : capabilities.split(" ")) {
+      if (c.startsWith("symref=HEAD:refs/heads/")) {
+        return c.substring("symref=HEAD:".length());
+      }
+    }
+    return null;
   }
 
   /** One pkt-line without its newline; null for a flush; an exception when cut or malformed. */

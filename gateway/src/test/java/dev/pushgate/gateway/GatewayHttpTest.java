@@ -184,12 +184,14 @@ class GatewayHttpTest {
   }
 
   @Test
-  void fetchesAreNotServed() throws Exception {
+  void fetchAdvertisementsAreServedFromTheSyncedCache() throws Exception {
     HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack",
         "Bearer " + CREDENTIAL);
 
-    assertThat(r.statusCode()).isEqualTo(403);
-    assertThat(r.body()).isEqualTo("The push gateway serves pushes only; fetches go to upstream.\n");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .contains("application/x-git-upload-pack-advertisement");
+    assertThat(r.body()).contains(base.name() + " refs/heads/main");
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -17,21 +18,20 @@ import java.util.Set;
  * The run's git config file, used by the run as {@code GIT_CONFIG_GLOBAL}:
  *
  * <ul>
- *   <li>{@code url.<gateway>/git/<segment>/.pushInsteadOf} for every spelling of the git host
- *       that {@link GitHost#pushPrefixes()} lists (https and http, ssh and scp-like, with and
- *       without user {@code git}, default ports and a trailing dot), and, in local-forge mode, the
- *       forge base, so pushes go to the gateway. git applies it to the remote's original URL,
- *       before any {@code insteadOf}; it does not apply it to an explicit {@code pushurl} (see
- *       {@link PushUrlRewriter}).
+ *   <li>{@code url.<gateway>/git/<segment>/.insteadOf} and {@code .pushInsteadOf} for every
+ *       spelling of the git host that {@link GitHost#pushPrefixes()} lists (https and http, ssh
+ *       and scp-like, with and without user {@code git}, default ports and a trailing dot), and, in
+ *       local-forge mode, the forge base: clone, fetch, ls-remote, pull and push all go to the
+ *       gateway, which serves reads from its cache and judges pushes. {@code pushInsteadOf} stays
+ *       because git applies it to a remote's original URL before any {@code insteadOf}; git applies
+ *       {@code insteadOf} to an explicit {@code pushurl} too, {@code pushInsteadOf} not (see {@link
+ *       PushUrlRewriter}).
  *   <li>{@code http.<gateway>/git/.extraHeader = Authorization: Bearer <run credential>}, after an
- *       empty value that drops inherited headers; git sends it to that path only.
- *   <li>{@code credential.<git host base URL>.helper} (or, in local-forge mode, {@code
- *       credential.<forge base>.helper}): an empty value that drops inherited helpers, then the run's
- *       {@link CredentialCommand}; and {@code username = x-access-token}. git (2.26 and later)
- *       matches the path of the forge URL as a prefix, so the helper never answers for the gateway.
- *   <li>In local-forge mode, {@code url.<forge base>.insteadOf} for the same spellings, so
- *       clone and fetch of {@code https://github.com/acme/widget.git} go to {@code <forge
- *       base>acme/widget.git}.
+ *       empty value that drops inherited headers; git sends it to that path only, for fetches and
+ *       pushes alike.
+ *   <li>{@code credential.helper} set empty, which drops every helper inherited from the system
+ *       config: the file holds no token and git is never given one. The run credential is the only
+ *       secret git holds, and it goes to the gateway only.
  *   <li>{@code core.sshCommand}: the {@link SshPushGuard}, which refuses an SSH push to the git
  *       host that no prefix above rewrote (another user name, the host in other case), and runs
  *       {@code ssh} for everything else; {@code ssh.variant = ssh} so that git passes OpenSSH's
@@ -46,7 +46,9 @@ public final class GitConfigFile {
 
   /** The file's text. Every value and subsection is quoted as git's parser reads it back. */
   public static String render(RunGitConfig config) {
-    List<String> githubForms = config.gitHost().pushPrefixes();
+    List<String> githubForms = new ArrayList<>(config.gitHost().pushPrefixes());
+    // a clone made straight from the forge fetches from and pushes to the gateway too
+    config.fetchBaseUrl().ifPresent(githubForms::add);
     StringBuilder out = new StringBuilder();
     out.append("# Written by pushgate for one agent run; removed when the run ends.\n");
 
@@ -54,38 +56,24 @@ public final class GitConfigFile {
     for (String form : githubForms) {
       entry(out, "pushInsteadOf", form);
     }
-    // a clone made straight from the forge pushes to the gateway too
-    config.fetchBaseUrl().ifPresent(forge -> entry(out, "pushInsteadOf", forge));
+    // Reads go through the gateway too: the run holds no token upstream would accept.
+    for (String form : githubForms) {
+      entry(out, "insteadOf", form);
+    }
 
     section(out, "http", gatewayHeaderScope(config.gatewayBaseUrl()));
     entry(out, "extraHeader", "");
     entry(out, "extraHeader", "Authorization: Bearer " + config.runCredential());
 
-    String credentialScope = config.fetchBaseUrl().orElse(config.gitHost().baseUrl());
-    config.fetchBaseUrl().ifPresent(forge -> {
-      section(out, "url", forge);
-      for (String form : githubForms) {
-        entry(out, "insteadOf", form);
-      }
-    });
-    section(out, "credential", credentialScope);
+    // No helper at all, not even one inherited from the system config: git has no token to give.
+    section(out, "credential");
     entry(out, "helper", "");
-    entry(out, "helper", config.credentialCommand().helperValue());
-    entry(out, "username", "x-access-token");
 
     section(out, "core");
     entry(out, "sshCommand", SshPushGuard.command(config.gitHost()));
     section(out, "ssh");
     entry(out, "variant", "ssh");
     return out.toString();
-  }
-
-  /**
-   * The key under which the file holds the run credential's header, as {@code git config --get}
-   * takes it: the subsection is the gateway's git path, exactly as written.
-   */
-  static String gatewayHeaderKey(String gatewayBaseUrl) {
-    return "http." + gatewayHeaderScope(gatewayBaseUrl) + ".extraheader";
   }
 
   private static String gatewayHeaderScope(String gatewayBaseUrl) {

@@ -13,16 +13,18 @@ import java.util.Optional;
  * @param runCredential the run's own gateway bearer token, written to the 0600 file as an
  *     {@code Authorization} header scoped to the gateway; visible ASCII only. Never in
  *     {@link #toString()} or an exception message.
- * @param fetchBaseUrl in local-forge mode, where fetches of GitHub URLs go instead, e.g. {@code
- *     http://127.0.0.1:7070/forge/}; kept with a trailing slash
- * @param credentialCommand answers git's credential requests for the fetch host
+ * @param fetchBaseUrl in local-forge mode, the forge's base, e.g. {@code
+ *     http://127.0.0.1:7070/forge/}, kept with a trailing slash: a clone made straight from it
+ *     is sent to the gateway too, for fetches as for pushes
+ *
+ * <p>No credential for the git host: fetches and pushes both go to the gateway, which reads
+ * upstream with the read token the appliance keeps. The run holds nothing GitHub accepts.
  */
 public record RunGitConfig(
     String gatewayBaseUrl,
     GitHost gitHost,
     String runCredential,
-    Optional<String> fetchBaseUrl,
-    CredentialCommand credentialCommand) {
+    Optional<String> fetchBaseUrl) {
 
   public static final GitHost DEFAULT_GIT_HOST = GitHost.GITHUB;
 
@@ -34,20 +36,18 @@ public record RunGitConfig(
     checkCredential(runCredential);
     Objects.requireNonNull(fetchBaseUrl, "fetchBaseUrl");
     fetchBaseUrl = fetchBaseUrl.map(u -> Urls.base(u, "fetch base URL") + "/");
-    Objects.requireNonNull(credentialCommand, "credentialCommand");
     String gatewayGit = gatewayBaseUrl + "/git/";
     if (fetchBaseUrl.isPresent()
         && (gatewayGit.startsWith(fetchBaseUrl.get()) || fetchBaseUrl.get().startsWith(gatewayGit))) {
-      // the read-token helper and the run credential header would then answer for the same paths
+      // the rewrite would send the gateway's own URLs back to the gateway, or the forge's away
       throw new IllegalArgumentException("fetch base URL " + fetchBaseUrl.get()
           + " overlaps the gateway's " + gatewayGit + "; give the forge a path of its own");
     }
   }
 
-  /** GitHub mode on {@code github.com}, the read token taken from {@code $GH_TOKEN}. */
+  /** GitHub mode on {@code github.com}. */
   public static RunGitConfig of(String gatewayBaseUrl, String runCredential) {
-    return new RunGitConfig(gatewayBaseUrl, DEFAULT_GIT_HOST, runCredential, Optional.empty(),
-        CredentialCommand.fromEnvironment());
+    return new RunGitConfig(gatewayBaseUrl, DEFAULT_GIT_HOST, runCredential, Optional.empty());
   }
 
   /** Pushes to {@code host} (a name or base URL, see {@link GitHost#of}) go to the gateway. */
@@ -56,20 +56,16 @@ public record RunGitConfig(
   }
 
   public RunGitConfig withGitHost(GitHost host) {
-    return new RunGitConfig(gatewayBaseUrl, host, runCredential, fetchBaseUrl, credentialCommand);
+    return new RunGitConfig(gatewayBaseUrl, host, runCredential, fetchBaseUrl);
   }
 
-  /** Local-forge mode: fetches of GitHub URLs go to {@code url} instead. */
+  /** Local-forge mode: URLs under the forge's base {@code url} go to the gateway too. */
   public RunGitConfig withFetchBaseUrl(String url) {
     return new RunGitConfig(gatewayBaseUrl, gitHost, runCredential,
-        Optional.of(Objects.requireNonNull(url, "fetch base URL")), credentialCommand);
+        Optional.of(Objects.requireNonNull(url, "fetch base URL")));
   }
 
-  public RunGitConfig withCredentialCommand(CredentialCommand command) {
-    return new RunGitConfig(gatewayBaseUrl, gitHost, runCredential, fetchBaseUrl, command);
-  }
-
-  /** Where pushes of {@code gitHost} repositories go: {@code <gateway>/git/<segment>/}. */
+  /** Where fetches and pushes of {@code gitHost} repositories go: {@code <gateway>/git/<seg>/}. */
   public String gatewayPushBase() {
     return Urls.gatewayHostBase(gatewayBaseUrl, gitHost.segment());
   }
@@ -77,8 +73,7 @@ public record RunGitConfig(
   @Override
   public String toString() {
     return "RunGitConfig[gatewayBaseUrl=" + gatewayBaseUrl + ", gitHost=" + gitHost
-        + ", runCredential=***, fetchBaseUrl=" + fetchBaseUrl.orElse("(none)")
-        + ", credentialCommand=" + credentialCommand + "]";
+        + ", runCredential=***, fetchBaseUrl=" + fetchBaseUrl.orElse("(none)") + "]";
   }
 
   private static void checkCredential(String credential) {

@@ -43,31 +43,29 @@ class GitConfigFuzzTest {
 
   /**
    * A run's whole config file. The input is UTF-8 lines: gateway base URL, git host (empty for
-   * github.com), run credential, forge base URL (empty for none), then the credential helper
-   * snippet (the rest, newlines included). The config is refused with an {@link
+   * github.com), run credential, then the forge base URL (the rest; empty for none). The config is refused with an {@link
    * IllegalArgumentException} that does not depend on the credential (or says only what is wrong
    * with it), or the rendered file reads back as exactly the entries that went in.
    */
   @FuzzTest(maxDuration = "2m")
   void renderedRunConfigReadsBackExactlyOrIsRefused(byte[] input) throws Exception {
-    String[] parts = new String(input, StandardCharsets.UTF_8).split("\n", 5);
-    if (parts.length < 5) {
+    String[] parts = new String(input, StandardCharsets.UTF_8).split("\n", 4);
+    if (parts.length < 4) {
       return;
     }
     String gateway = parts[0];
     String host = parts[1].isEmpty() ? RunGitConfig.DEFAULT_GIT_HOST.baseUrl() : parts[1];
     String credential = parts[2];
     String forge = parts[3].isEmpty() ? null : parts[3];
-    String snippet = parts[4];
     RunGitConfig config;
     try {
-      config = config(gateway, host, credential, forge, snippet);
+      config = config(gateway, host, credential, forge);
     } catch (IllegalArgumentException e) {
       // Refused for another part, the answer is the same whatever the credential; refused for the
       // credential, it says what is wrong with it without a character of it.
       String otherwise;
       try {
-        config(gateway, host, "pgr_canary_0", forge, snippet);
+        config(gateway, host, "pgr_canary_0", forge);
         otherwise = null;
       } catch (IllegalArgumentException canary) {
         otherwise = canary.getMessage();
@@ -82,39 +80,30 @@ class GitConfigFuzzTest {
     for (ConfigEntry e : ConfigScanner.scan(latin1(text))) {
       read.add(e.variable() + "=" + e.value());
     }
-    assertThat(read).containsExactlyElementsOf(expected(config, snippet));
+    assertThat(read).containsExactlyElementsOf(expected(config));
   }
 
   private static final String CREDENTIAL_REFUSAL = "run credential (is empty|is longer than [0-9]+"
       + " characters|must be visible ASCII; found 0x[0-9a-f]+ at index [0-9]+)";
 
-  private static RunGitConfig config(String gateway, String host, String credential, String forge,
-      String snippet) {
-    return new RunGitConfig(gateway, GitHost.of(host), credential, Optional.ofNullable(forge),
-        CredentialCommand.shell(snippet));
+  private static RunGitConfig config(String gateway, String host, String credential,
+      String forge) {
+    return new RunGitConfig(gateway, GitHost.of(host), credential, Optional.ofNullable(forge));
   }
 
   // what the file must hold, written out independently of the renderer (as git --list prints it)
-  private static List<String> expected(RunGitConfig c, String snippet) {
+  private static List<String> expected(RunGitConfig c) {
     String gatewayHost = c.gatewayBaseUrl() + "/git/" + c.gitHost().segment() + "/";
     // the spellings themselves are GitHostTest's subject
-    List<String> forms = c.gitHost().pushPrefixes();
-    String forge = c.fetchBaseUrl().orElse(null);
+    List<String> forms = new ArrayList<>(c.gitHost().pushPrefixes());
+    c.fetchBaseUrl().ifPresent(forms::add);
     List<String> out = new ArrayList<>();
     forms.forEach(f -> out.add("url." + gatewayHost + ".pushinsteadof=" + f));
-    if (forge != null) {
-      out.add("url." + gatewayHost + ".pushinsteadof=" + forge);
-    }
+    forms.forEach(f -> out.add("url." + gatewayHost + ".insteadof=" + f));
     out.add("http." + c.gatewayBaseUrl() + "/git/.extraheader=");
     out.add("http." + c.gatewayBaseUrl() + "/git/.extraheader=Authorization: Bearer "
         + c.runCredential());
-    if (forge != null) {
-      forms.forEach(f -> out.add("url." + forge + ".insteadof=" + f));
-    }
-    String scope = forge != null ? forge : c.gitHost().baseUrl();
-    out.add("credential." + scope + ".helper=");
-    out.add("credential." + scope + ".helper=!" + snippet);
-    out.add("credential." + scope + ".username=x-access-token");
+    out.add("credential.helper=");
     out.add("core.sshcommand=" + SshPushGuard.command(c.gitHost()));
     out.add("ssh.variant=ssh");
     return out.stream().map(GitConfigFuzzTest::latin1).toList();

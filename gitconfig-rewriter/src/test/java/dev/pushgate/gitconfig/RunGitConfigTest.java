@@ -12,11 +12,10 @@ class RunGitConfigTest {
   private static final String CREDENTIAL = "pgr_secret_value";
 
   @Test
-  void defaultsToGitHubAndTheTokenFromGhToken() {
+  void defaultsToGitHub() {
     RunGitConfig config = RunGitConfig.of("http://127.0.0.1:7070", CREDENTIAL);
     assertThat(config.gitHost()).isEqualTo(GitHost.GITHUB);
     assertThat(config.fetchBaseUrl()).isEmpty();
-    assertThat(config.credentialCommand()).isEqualTo(CredentialCommand.fromEnvironment());
     assertThat(config.gatewayPushBase()).isEqualTo("http://127.0.0.1:7070/git/github.com/");
   }
 
@@ -111,11 +110,9 @@ class RunGitConfigTest {
 
   @Test
   void requiresEveryPart() {
-    assertThatThrownBy(() -> new RunGitConfig("http://h", GitHost.GITHUB, CREDENTIAL, null,
-        CredentialCommand.fromEnvironment())).isInstanceOf(NullPointerException.class)
-        .hasMessage("fetchBaseUrl");
-    assertThatThrownBy(() -> new RunGitConfig("http://h", GitHost.GITHUB, CREDENTIAL,
-        Optional.empty(), null)).isInstanceOf(NullPointerException.class)
-        .hasMessage("credentialCommand");
+    assertThatThrownBy(() -> new RunGitConfig("http://h", GitHost.GITHUB, CREDENTIAL, null))
+        .isInstanceOf(NullPointerException.class).hasMessage("fetchBaseUrl");
+    assertThatThrownBy(() -> new RunGitConfig("http://h", null, CREDENTIAL, Optional.empty()))
+        .isInstanceOf(NullPointerException.class).hasMessage("gitHost");
   }
 }

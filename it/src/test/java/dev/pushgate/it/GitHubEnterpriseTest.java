@@ -59,7 +59,7 @@ class GitHubEnterpriseTest {
         + "/");
     JsonNode run = ghes.createRun(DENY_MAIN);
     GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
-    // the run's credential helper answers for the enterprise host: no token in the URL
+    // the clone goes through the gateway too, which reads the enterprise host with its own token
     git.in(tmp, "clone", "-q", "http://" + host + "/forge/acme/widget.git", "widget").ok();
     Path w = tmp.resolve("widget");
     Files.writeString(w.resolve("ghes.txt"), "ghes\n");

@@ -354,14 +354,13 @@ class HostileInputTest {
         }
       }
     }
-    // The gateway serves smart-HTTP pushes only: no dumb-protocol listing, no loose files.
+    // The gateway serves smart HTTP only: no dumb-protocol listing, no loose files.
     for (String path : List.of("/git/github.com/acme/widget.git/info/refs",
-        "/git/github.com/acme/widget.git/info/refs?service=git-upload-pack",
         "/git/github.com/acme/widget.git/info/refs?service=frobnicate")) {
       Wire.Answer a = Wire.get(app, path, credential);
       assertThat(a.status()).as(path).isEqualTo(403);
-      assertThat(a.body()).as(path)
-          .isEqualTo("The push gateway serves pushes only; fetches go to upstream.\n");
+      assertThat(a.body()).as(path).isEqualTo("The gateway serves git's smart HTTP protocol only"
+          + " (git-upload-pack and git-receive-pack).\n");
     }
     for (String path : List.of("/git/github.com/acme/widget.git/HEAD",
         "/git/github.com/acme/widget.git/objects/info/packs",

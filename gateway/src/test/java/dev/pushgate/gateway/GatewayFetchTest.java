@@ -1,0 +1,265 @@
+package dev.pushgate.gateway;
+
+import static dev.pushgate.gateway.TestRepos.commit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pushgate.policy.PushRules;
+import dev.pushgate.types.RepoSlug;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.errors.TransportException;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.transport.FetchResult;
+import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.TransportHttp;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reads through the gateway, with JGit as the client over HTTP: served from the cache, synced
+ * with upstream before each advertisement, for the run's repositories only.
+ */
+class GatewayFetchTest {
+  private static final String CREDENTIAL = "pgr_runCredential0123456789";
+  private static final RepoSlug WIDGET = new RepoSlug("acme", "widget");
+  private static final RepoSlug DOCS = new RepoSlug("acme", "docs");
+  private static final RunContext RUN =
+      new RunContext("run-1", "ws-1", WIDGET, List.of(DOCS), PushRules.of(List.of()));
+
+  @TempDir Path dir;
+  private HttpUpstream upstreamServer;
+  private Repository upstream;
+  private RevCommit base;
+  private Server server;
+  private final RecordingAudit audit = new RecordingAudit();
+
+  @BeforeEach
+  void start() throws Exception {
+    upstreamServer = new HttpUpstream(dir.resolve("upstream"));
+    upstream = TestRepos.bare(dir.resolve("upstream/widget.git"));
+    base = commit(upstream, "base\n", Map.of("README.md", "base\n", "src/a.txt", "a\n"));
+    TestRepos.setRef(upstream, "refs/heads/main", base);
+    TestRepos.setRef(upstream, "refs/tags/v1",
+        TestRepos.annotatedTag(upstream, "v1", base));
+    upstream.updateRef(Constants.HEAD).link("refs/heads/main");
+    // acme/docs is attached but has no upstream repository: reading it fails.
+    UpstreamAccess access = new RecordingUpstream(null) {
+      @Override
+      public String remoteUrl(RepoSlug repo) {
+        return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
+      }
+    };
+    GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
+        1L << 30, Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.systemUTC(),
+        GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
+    Gateway gateway = new Gateway(config,
+        c -> CREDENTIAL.equals(c) ? java.util.Optional.of(RUN) : java.util.Optional.empty(),
+        access, audit, Approvals.NONE, PushMetrics.NONE);
+    server = new Server();
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    server.addConnector(connector);
+    server.setHandler(gateway.handler());
+    server.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.stop();
+    upstream.close();
+    upstreamServer.close();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void fetchesUpstreamsBranchesTagsAndHeadFromTheCache(String protocol) throws Exception {
+    try (Repository client = client(protocol)) {
+      FetchResult r = fetch(client, 0);
+      assertThat(r.getAdvertisedRef("refs/heads/main").getObjectId()).isEqualTo(base);
+      assertThat(r.getAdvertisedRef("refs/tags/v1")).isNotNull();
+      assertThat(TestRepos.idOf(client, "refs/remotes/origin/main")).isEqualTo(base);
+      assertThat(client.getObjectDatabase().has(base.getTree())).isTrue();
+    }
+    // the client read upstream's refs through the gateway's token, never its own
+    assertThat(upstreamServer.requests).isNotEmpty()
+        .allSatisfy(s -> assertThat(s.authorized()).isTrue());
+    try (Repository cache = org.eclipse.jgit.lib.RepositoryCache.open(
+        org.eclipse.jgit.lib.RepositoryCache.FileKey.exact(
+            dir.resolve("cache/acme/widget.git").toFile(), org.eclipse.jgit.util.FS.DETECTED))) {
+      assertThat(cache.exactRef(Constants.HEAD).getTarget().getName())
+          .isEqualTo("refs/heads/main");
+    }
+  }
+
+  @Test
+  void aFetchSeesWhereUpstreamIsNowAfterItMovedBehindTheGateway() throws Exception {
+    try (Repository client = client("2")) {
+      fetch(client, 0);
+      RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
+      TestRepos.setRef(upstream, "refs/heads/main", moved);
+      TestRepos.setRef(upstream, "refs/heads/topic", base);
+      fetch(client, 0);
+      assertThat(TestRepos.idOf(client, "refs/remotes/origin/main")).isEqualTo(moved);
+      assertThat(TestRepos.idOf(client, "refs/remotes/origin/topic")).isEqualTo(base);
+    }
+  }
+
+  @Test
+  void aShallowFetchBringsOneCommit() throws Exception {
+    RevCommit second = commit(upstream, "second\n", Map.of("README.md", "two\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/main", second);
+    org.eclipse.jgit.lib.RefUpdate tag = upstream.updateRef("refs/tags/v1");
+    tag.setForceUpdate(true);
+    tag.delete();
+    try (Repository client = client("2")) {
+      fetch(client, 1);
+      assertThat(client.getObjectDatabase().has(second)).isTrue();
+      assertThat(client.getObjectDatabase().has(base)).isFalse();
+    }
+  }
+
+  /** What a push left in the cache without upstream taking it is no one's to read. */
+  @Test
+  void anObjectNoBranchOrTagReachesIsNotServed() throws Exception {
+    try (Repository client = client("2")) {
+      fetch(client, 0);
+    }
+    RevCommit stray;
+    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+        dir.resolve("cache/acme/widget.git").toFile())) {
+      stray = commit(cache, "refused push\n", Map.of("secret.txt", "s\n"), base);
+    }
+    for (String protocol : List.of("0", "2")) {
+      try (Repository client = client(protocol)) {
+        assertThatThrownBy(() -> fetchIds(client, stray.name())).as(protocol)
+            .isInstanceOf(TransportException.class).hasMessageContaining(stray.name());
+        assertThat(client.getObjectDatabase().has(stray)).isFalse();
+      }
+    }
+    // a blob the branches reach is served by id: what a partial clone asks for later
+    ObjectId blob;
+    try (org.eclipse.jgit.treewalk.TreeWalk tw = org.eclipse.jgit.treewalk.TreeWalk.forPath(
+        upstream, "README.md", base.getTree())) {
+      blob = tw.getObjectId(0);
+    }
+    try (Repository client = client("2")) {
+      fetchIds(client, blob.name());
+      assertThat(client.getObjectDatabase().has(blob)).isTrue();
+    }
+  }
+
+  @Test
+  void aRepositoryNotAttachedIsRefusedAndAudited() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/secret.git/info/refs?service=git-upload-pack");
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(r.body()).isEqualTo("Control Center policy: acme/secret is neither this run's"
+        + " repository nor attached to its workspace\n");
+    assertThat(audit.records).anySatisfy(rec ->
+        assertThat(rec.code()).isEqualTo(RefusalCode.REPO_NOT_ATTACHED));
+  }
+
+  @Test
+  void anUpstreamThatCannotBeReadFailsTheFetchIn502() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/docs.git/info/refs?service=git-upload-pack");
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.body()).isEqualTo("Control Center policy: upstream acme/docs cannot be read right"
+        + " now, so the gateway cannot serve it; try again\n");
+  }
+
+  @Test
+  void theDumbProtocolIsNotServed() throws Exception {
+    HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs");
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(r.body()).isEqualTo("The gateway serves git's smart HTTP protocol only"
+        + " (git-upload-pack and git-receive-pack).\n");
+  }
+
+  @Test
+  void severalFetchesOfOneRepositoryAtOnceAllSeeUpstream() throws Exception {
+    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<ObjectId>> results = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        String protocol = i % 2 == 0 ? "0" : "2";
+        results.add(pool.submit(() -> {
+          try (Repository client = client(protocol)) {
+            fetch(client, 0);
+            return TestRepos.idOf(client, "refs/remotes/origin/main");
+          }
+        }));
+      }
+      for (Future<ObjectId> f : results) {
+        assertThat(f.get()).isEqualTo(moved);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private Repository client(String protocol) throws Exception {
+    Path d = dir.resolve("client-" + System.nanoTime());
+    Repository client = Git.init().setDirectory(d.toFile()).call().getRepository();
+    StoredConfig c = client.getConfig();
+    c.setString("protocol", null, "version", protocol);
+    c.save();
+    return client;
+  }
+
+  private FetchResult fetch(Repository client, int depth) throws Exception {
+    try (Git git = Git.wrap(client)) {
+      var cmd = git.fetch().setRemote(url())
+          .setRefSpecs(new RefSpec("+refs/heads/*:refs/remotes/origin/*"),
+              new RefSpec("+refs/tags/*:refs/tags/*"))
+          .setTransportConfigCallback(t -> ((TransportHttp) t).setAdditionalHeaders(
+              Map.of("Authorization", "Bearer " + CREDENTIAL)));
+      if (depth > 0) {
+        cmd.setDepth(depth);
+      }
+      return cmd.call();
+    }
+  }
+
+  private void fetchIds(Repository client, String id) throws Exception {
+    try (Git git = Git.wrap(client)) {
+      git.fetch().setRemote(url()).setRefSpecs(new RefSpec(id + ":refs/heads/fetched"))
+          .setTransportConfigCallback(t -> ((TransportHttp) t).setAdditionalHeaders(
+              Map.of("Authorization", "Bearer " + CREDENTIAL)))
+          .call();
+    }
+  }
+
+  private String url() {
+    return server.getURI().resolve("/git/github.com/acme/widget.git").toString();
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.getURI().resolve(path))
+        .header("Authorization", "Bearer " + CREDENTIAL).timeout(Duration.ofSeconds(30)).GET()
+        .build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
