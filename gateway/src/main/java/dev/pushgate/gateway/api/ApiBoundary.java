@@ -391,7 +391,7 @@ public final class ApiBoundary implements AutoCloseable {
       for (ApiJudgement.ApiAction a : judgement.actions()) {
         records.add(new ApiRecord(at, run.runId(), run.workspaceId(), call.method(), call.host(),
             call.path(), a.kind(), a.repository(), a.target(), decision,
-            a.decision() == judgement.decision() ? reason : a.reason(), Math.max(status, 0),
+            a.decision() == judgement.decision() ? reason : a.reason(), status,
             millis));
       }
       try {

@@ -9,7 +9,7 @@ import java.time.Instant;
  *
  * @param decision {@code allowed}, {@code denied}, or {@code asked} (then {@code reason} says who
  *     answered what)
- * @param status the status upstream answered, or 0 when the call was not forwarded
+ * @param status 0 when the call was not forwarded, -1 when it was (written before it goes)
  */
 public record ApiRecord(
     Instant at,
