@@ -78,6 +78,15 @@ class GitHubApiBoundaryTest {
         .contains("sentinel-in-gh-token", "same-in-github-token", "tokens-in-env: 0",
             "\"full_name\":\"acme/widget\"", "without-sentinel 401", "system-bundle 401",
             "Control Center policy:", "tls-failed");
+
+    // Every decision is in the audit beside the pushes, without the sentinel or the token.
+    java.util.regex.Matcher id = java.util.regex.Pattern.compile("run (run_[0-9a-f]+)")
+        .matcher(exec.stderr());
+    assertThat(id.find()).as(exec.stderr()).isTrue();
+    String audit = RunningAppliance.cli("audit", "--run", id.group(1), "--decisions",
+        "--data-dir", app.dataDir.toString());
+    assertThat(audit).contains("GET api.github.com/installation/repositories",
+        "POST api.github.com/repos/acme/widget/issues", "denied").doesNotContain("ghs_");
   }
 
   private record Exec(int exit, String stdout, String stderr) {}
