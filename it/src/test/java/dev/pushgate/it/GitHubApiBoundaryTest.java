@@ -89,11 +89,37 @@ class GitHubApiBoundaryTest {
         "POST api.github.com/repos/acme/widget/issues", "denied").doesNotContain("ghs_");
   }
 
+  @Test
+  void withoutAnOsSandboxTheSameGoesThroughHttpsProxyCooperatively() throws Exception {
+    Path data = root.resolve("data-none");
+    try (RunningAppliance none = RunningAppliance.on(data)
+        .jvm(List.of("-Dpushgate.github-api-boundary=true"))
+        .serve(List.of("--sandbox", "off")).start()) {
+      none.forgeCreate("acme/widget");
+      Path work = Files.createDirectories(root.resolve("work-none"));
+      String script = """
+          case "$HTTPS_PROXY" in http://127.0.0.1:*) echo "proxy-set" ;; esac
+          curl -sS --max-time 30 -H "Authorization: token $GH_TOKEN" \
+            https://api.github.com/installation/repositories; echo
+          echo "write $(curl -s --max-time 30 -X POST -H "Authorization: token $GH_TOKEN" \
+            -d '{}' https://api.github.com/repos/acme/widget/issues)"
+          """;
+      Exec exec = exec(data, work, "--workdir", work.toString(), "--", "sh", "-c", script);
+      assertThat(exec.exit()).as(exec.stderr()).isZero();
+      assertThat(exec.stdout()).as(exec.stderr()).contains("proxy-set",
+          "\"full_name\":\"acme/widget\"", "Control Center policy:");
+    }
+  }
+
   private record Exec(int exit, String stdout, String stderr) {}
 
   private static Exec exec(Path cwd, String... args) throws Exception {
+    return exec(app.dataDir, cwd, args);
+  }
+
+  private static Exec exec(Path dataDir, Path cwd, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget"));
+        "exec", "--data-dir", dataDir.toString(), "--repo", "acme/widget"));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
     Map<String, String> e = pb.environment();
