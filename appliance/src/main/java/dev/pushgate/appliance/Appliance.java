@@ -10,6 +10,11 @@ import dev.pushgate.appliance.web.ApprovalsPage;
 import dev.pushgate.appliance.web.Sessions;
 import dev.pushgate.appliance.web.SignInTokens;
 import dev.pushgate.appliance.fleet.Fleet;
+import dev.pushgate.appliance.api.ApiBoundaries;
+import dev.pushgate.appliance.api.AuditedApiCalls;
+import dev.pushgate.appliance.api.ReadsOnlyApiJudge;
+import dev.pushgate.gateway.api.ApiBoundary;
+import dev.pushgate.gateway.api.ApiUpstream;
 import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.ForgeTokens;
@@ -347,6 +352,28 @@ public final class Appliance implements AutoCloseable {
         runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics)
         .limitRequestsPerRun(settings.limits().requestsPerRun());
     contexts.addHandler(gateway.handler());
+    if (Runs.GITHUB_API_BOUNDARY) {
+      ApiBoundaries boundaries = new ApiBoundaries(new ApiBoundary.Shared(
+          ApiUpstream.of(upstream.brokerConfig().apiBaseUrl()), new GatewayApprovals(desk),
+          new AuditedApiCalls(audit), ApiBoundary.Shared.newClient(), clock),
+          context -> new ReadsOnlyApiJudge(), new ApiBoundaries.RunTokens() {
+            @Override
+            public dev.pushgate.types.Secret readToken(dev.pushgate.gateway.RunContext run)
+                throws Exception {
+              return runs.currentReadToken(run);
+            }
+
+            @Override
+            public dev.pushgate.gateway.WriteTokenLease mintWriteToken(
+                dev.pushgate.gateway.RunContext run, dev.pushgate.types.RepoSlug repo)
+                throws Exception {
+              return runs.mintWriteToken(run, repo, false);
+            }
+          }, settings.writeTokensPerMinute(), clock);
+      resources.add(boundaries);
+      runs.useApiBoundaries(boundaries);
+      log.info("GitHub API boundary on: runs hold a sentinel, not a GitHub token");
+    }
   }
 
   /** The loopback port and the sandbox socket: gateway, forge, health, metrics, the runs' API. */

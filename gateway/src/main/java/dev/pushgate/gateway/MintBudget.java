@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * at that rate. Every mint and its revocation are two calls against the GitHub App's rate limit,
  * which every run and every host of the App share; one run pushing in a loop must not spend it.
  */
-final class MintBudget {
+public final class MintBudget {
   private static final class Bucket {
     double tokens;
     long refilledAtNanos;
@@ -28,7 +28,7 @@ final class MintBudget {
   private final Clock clock;
   private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
 
-  MintBudget(int perMinute, Clock clock) {
+  public MintBudget(int perMinute, Clock clock) {
     if (perMinute < 1) {
       throw new IllegalArgumentException("write tokens per minute must be at least 1: " + perMinute);
     }
@@ -41,7 +41,7 @@ final class MintBudget {
    *
    * @throws UpstreamException for the person pushing, saying when the run may mint again
    */
-  void spend(String runId) throws UpstreamException {
+  public void spend(String runId) throws UpstreamException {
     long now = nanos();
     if (buckets.size() > FORGET_ABOVE) {
       forgetIdle();

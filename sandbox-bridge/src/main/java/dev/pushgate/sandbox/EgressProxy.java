@@ -42,10 +42,12 @@ public final class EgressProxy implements AutoCloseable {
 
   private final Server server;
   private final Path socket;
+  private final int port;
 
-  private EgressProxy(Server server, Path socket) {
+  private EgressProxy(Server server, Path socket, int port) {
     this.server = server;
     this.socket = socket;
+    this.port = port;
   }
 
   /**
@@ -57,19 +59,26 @@ public final class EgressProxy implements AutoCloseable {
   public static EgressProxy start(
       Path socket, EgressPolicy policy, HostResolver resolver, Consumer<SandboxViolation> onRefusal)
       throws IOException {
+    return start(socket, policy, resolver, onRefusal, null);
+  }
+
+  /**
+   * As {@link #start(Path, EgressPolicy, HostResolver, Consumer)}, with the GitHub API host names
+   * tunnelled to the API boundary ({@code interception}, or null for none) before the gate.
+   */
+  public static EgressProxy start(Path socket, EgressPolicy policy, HostResolver resolver,
+      Consumer<SandboxViolation> onRefusal, ApiInterception interception) throws IOException {
     if (socket == null || policy == null || resolver == null || onRefusal == null) {
       throw new IllegalArgumentException("an egress proxy needs a socket, policy, resolver and listener");
     }
     Gate gate = new Gate(policy, resolver, onRefusal);
-    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
-    threads.setName("pushgate-egress");
-    Server server = new Server(threads);
+    Server server = newServer();
     UnixDomainServerConnector connector = new UnixDomainServerConnector(server, 1, 1);
     connector.setUnixDomainPath(socket);
     server.addConnector(connector);
     Forward forward = new Forward(gate);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward));
+    server.setHandler(new Tunnel(gate, forward, interception));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -82,7 +91,52 @@ public final class EgressProxy implements AutoCloseable {
       }
       throw new IOException("cannot start the egress proxy on " + socket + ": " + e.getMessage(), e);
     }
-    return new EgressProxy(server, socket);
+    return new EgressProxy(server, socket, 0);
+  }
+
+  /**
+   * A proxy for a run without an OS sandbox (backend {@code none}), on an ephemeral port of this
+   * host's loopback: it admits every host (nothing is enforced there) and tunnels the GitHub API
+   * host names to the boundary. Cooperative: only programs that honour {@code HTTPS_PROXY} use it.
+   */
+  public static EgressProxy startLoopback(HostResolver resolver, ApiInterception interception)
+      throws IOException {
+    if (resolver == null || interception == null) {
+      throw new IllegalArgumentException("a loopback proxy needs a resolver and an interception");
+    }
+    Gate gate = Gate.open(resolver);
+    Server server = newServer();
+    org.eclipse.jetty.server.ServerConnector connector =
+        new org.eclipse.jetty.server.ServerConnector(server, 1, 1);
+    connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
+    connector.setPort(0);
+    server.addConnector(connector);
+    Forward forward = new Forward(gate);
+    forward.setViaHost("pushgate");
+    server.setHandler(new Tunnel(gate, forward, interception));
+    server.setStopTimeout(1000);
+    try {
+      server.start();
+    } catch (Exception e) {
+      try {
+        server.stop();
+      } catch (Exception x) {
+        e.addSuppressed(x);
+      }
+      throw new IOException("cannot start the run's API proxy: " + e.getMessage(), e);
+    }
+    return new EgressProxy(server, null, connector.getLocalPort());
+  }
+
+  private static Server newServer() {
+    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+    threads.setName("pushgate-egress");
+    return new Server(threads);
+  }
+
+  /** The loopback port of a {@link #startLoopback} proxy; 0 for one on a Unix socket. */
+  public int port() {
+    return port;
   }
 
   public Path socket() {
@@ -97,7 +151,9 @@ public final class EgressProxy implements AutoCloseable {
       LOG.warn("error while stopping the egress proxy on {}: {}", socket, e.getMessage());
     }
     try {
-      Files.deleteIfExists(socket);
+      if (socket != null) {
+        Files.deleteIfExists(socket);
+      }
     } catch (IOException e) {
       LOG.debug("cannot remove {}: {}", socket, e.getMessage());
     }
@@ -124,8 +180,16 @@ public final class EgressProxy implements AutoCloseable {
       this.onRefusal = onRefusal;
     }
 
+    /** A gate that admits every host: a run without an OS sandbox, whose egress nothing holds. */
+    static Gate open(HostResolver resolver) {
+      return new Gate(null, resolver, v -> { });
+    }
+
     /** Null when the host may be reached, else the refusal (already reported). */
     String admit(String host, int port, String method) {
+      if (policy == null) {
+        return null;
+      }
       EgressDecision d = policy.allows(host);
       if (d.allowed()) {
         return null;
@@ -135,6 +199,15 @@ public final class EgressProxy implements AutoCloseable {
 
     /** Where to connect for an admitted host; refuses (and reports) a forbidden address. */
     InetSocketAddress address(String host, int port) throws IOException {
+      if (policy == null) {
+        String name = host.startsWith("[") && host.endsWith("]")
+            ? host.substring(1, host.length() - 1) : host;
+        List<InetAddress> any = resolver.resolve(name);
+        if (any.isEmpty()) {
+          throw new UnknownHostException(name);
+        }
+        return new InetSocketAddress(any.get(0), port);
+      }
       EgressDecision d = policy.allows(host);
       if (!d.allowed()) {
         throw new Refused(refuse(d.host(), "connect " + d.host() + ":" + port, d.reason()));
@@ -182,19 +255,29 @@ public final class EgressProxy implements AutoCloseable {
   /** CONNECT tunnels; anything else goes to the forward proxy. */
   private static final class Tunnel extends ConnectHandler {
     private final Gate gate;
+    private final ApiInterception interception;
 
-    Tunnel(Gate gate, Forward next) {
+    Tunnel(Gate gate, Forward next, ApiInterception interception) {
       super(next);
       this.gate = gate;
+      this.interception = interception;
     }
 
     @Override
     public boolean validateDestination(String host, int port) {
+      // The API hosts go to the boundary, which judges every request: the gate is not asked.
+      if (interception != null && interception.target(host, port) != null) {
+        return true;
+      }
       return gate.admit(host, port, "CONNECT") == null;
     }
 
     @Override
     protected InetSocketAddress newConnectAddress(String host, int port) {
+      InetSocketAddress boundary = interception == null ? null : interception.target(host, port);
+      if (boundary != null) {
+        return boundary;
+      }
       try {
         return gate.address(host, port);
       } catch (IOException e) {

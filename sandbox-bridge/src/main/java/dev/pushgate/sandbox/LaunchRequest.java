@@ -14,6 +14,8 @@ import java.util.List;
  * @param inheritStdin whether the command reads this process's standard input; otherwise it reads
  *     an empty input
  * @param timeout how long the command may run before it is killed, or null for no limit
+ * @param apiInterception the GitHub API host names the run's proxy tunnels to the appliance's API
+ *     boundary, or null for none
  */
 public record LaunchRequest(
     SandboxPlan plan,
@@ -21,7 +23,14 @@ public record LaunchRequest(
     List<Bridge> bridges,
     List<SandboxFile> files,
     boolean inheritStdin,
-    Duration timeout) {
+    Duration timeout,
+    ApiInterception apiInterception) {
+
+  /** A launch whose proxy intercepts nothing. */
+  public LaunchRequest(SandboxPlan plan, List<String> command, List<Bridge> bridges,
+      List<SandboxFile> files, boolean inheritStdin, Duration timeout) {
+    this(plan, command, bridges, files, inheritStdin, timeout, null);
+  }
 
   public LaunchRequest {
     if (plan == null) {
@@ -66,25 +75,30 @@ public record LaunchRequest(
   public LaunchRequest withBridge(Bridge bridge) {
     List<Bridge> b = new ArrayList<>(bridges);
     b.add(bridge);
-    return new LaunchRequest(plan, command, b, files, inheritStdin, timeout);
+    return new LaunchRequest(plan, command, b, files, inheritStdin, timeout, apiInterception);
   }
 
   public LaunchRequest withFile(SandboxFile file) {
     List<SandboxFile> f = new ArrayList<>(files);
     f.add(file);
-    return new LaunchRequest(plan, command, bridges, f, inheritStdin, timeout);
+    return new LaunchRequest(plan, command, bridges, f, inheritStdin, timeout, apiInterception);
   }
 
   public LaunchRequest withInheritedStdin() {
-    return new LaunchRequest(plan, command, bridges, files, true, timeout);
+    return new LaunchRequest(plan, command, bridges, files, true, timeout, apiInterception);
   }
 
   public LaunchRequest withTimeout(Duration timeout) {
-    return new LaunchRequest(plan, command, bridges, files, inheritStdin, timeout);
+    return new LaunchRequest(plan, command, bridges, files, inheritStdin, timeout, apiInterception);
+  }
+
+  /** The same launch with the GitHub API host names tunnelled to the boundary. */
+  public LaunchRequest withApiInterception(ApiInterception interception) {
+    return new LaunchRequest(plan, command, bridges, files, inheritStdin, timeout, interception);
   }
 
   /** The same launch with another command (the clone before the command, say). */
   public LaunchRequest withCommand(List<String> command) {
-    return new LaunchRequest(plan, command, bridges, files, inheritStdin, timeout);
+    return new LaunchRequest(plan, command, bridges, files, inheritStdin, timeout, apiInterception);
   }
 }

@@ -165,13 +165,30 @@ public final class LocalLauncher implements SandboxLauncher {
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("workdir", workdir);
     details.put("note", "no OS sandbox: " + plan.enforcement().osSandboxNote());
+    List<AutoCloseable> cleanup = new ArrayList<>();
     try {
+      if (request.apiInterception() != null) {
+        // Nothing holds a run's network here: the GitHub API goes through the boundary only
+        // for the programs that honour HTTPS_PROXY (cooperative, docs/github-api.md).
+        EgressProxy proxy = EgressProxy.startLoopback(settings.resolver(),
+            request.apiInterception());
+        cleanup.add(proxy);
+        proxyEnvironment(pb.environment(), proxy.port());
+        details.put("apiProxy", "127.0.0.1:" + proxy.port());
+      }
       RunEndCheck endCheck = GitMetadataCheck.snapshot(writableRoots(plan));
       Process p = pb.start();
       return new SandboxProcess(plan.spec().sessionId(), SandboxBackend.NONE, p,
-          new SandboxProcess.Events(listener), null, null, List.of(), endCheck, details,
+          new SandboxProcess.Events(listener), null, null, cleanup, endCheck, details,
           request.timeout());
     } catch (IOException e) {
+      for (AutoCloseable c : cleanup) {
+        try {
+          c.close();
+        } catch (Exception x) {
+          e.addSuppressed(x);
+        }
+      }
       throw new SandboxLaunchException("cannot start " + request.command().get(0) + ": "
           + e.getMessage(), e);
     }
@@ -240,7 +257,7 @@ public final class LocalLauncher implements SandboxLauncher {
       }
 
       EgressProxy proxy = EgressProxy.start(proxySocket, plan.egress(), settings.resolver(),
-          events::violation);
+          events::violation, request.apiInterception());
       cleanup.add(proxy);
       bridges.add(new Bridge(PROXY_BRIDGE, proxySocket, proxyPort));
 

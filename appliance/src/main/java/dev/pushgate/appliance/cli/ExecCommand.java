@@ -256,7 +256,8 @@ final class ExecCommand implements Callable<Integer> {
               Path.of(run.get("gitConfigPath").asText()), HookCommand.writeScript(hookDir),
               gateway.path("url").asText(),
               gateway.hasNonNull("socket") ? Path.of(gateway.get("socket").asText()) : null)
-          .withInheritedStdin().withTimeout(timeout);
+          .withInheritedStdin().withTimeout(timeout)
+          .withApiInterception(apiInterception(run.path("githubApi")));
       LocalLauncher launcher = new LocalLauncher(
           LocalLauncher.Settings.defaults().withSandboxUser(user));
       if (clone) {
@@ -348,6 +349,17 @@ final class ExecCommand implements Callable<Integer> {
     body.put("runner", "harness-bash");
     // No "env": this process's environment stays here (see withLocalBasics).
     return JSON.writeValueAsString(body);
+  }
+
+  /** The run's GitHub API boundary as the control API names it; null when it has none. */
+  private static dev.pushgate.sandbox.ApiInterception apiInterception(JsonNode githubApi) {
+    if (githubApi.isMissingNode() || githubApi.isNull() || !githubApi.hasNonNull("boundaryPort")) {
+      return null;
+    }
+    List<String> hosts = new ArrayList<>();
+    githubApi.path("hosts").forEach(h -> hosts.add(h.asText()));
+    return new dev.pushgate.sandbox.ApiInterception(hosts, new java.net.InetSocketAddress(
+        java.net.InetAddress.getLoopbackAddress(), githubApi.get("boundaryPort").asInt()));
   }
 
   private int launch(LocalLauncher launcher, LaunchRequest request,

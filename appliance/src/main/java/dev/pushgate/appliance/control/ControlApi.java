@@ -191,6 +191,13 @@ public final class ControlApi extends Handler.Abstract {
     } else {
       out.putNull("sandbox");
     }
+    dev.pushgate.sandbox.ApiInterception api = runs.apiInterception(started.runId());
+    if (api != null) {
+      // Where a launcher's run proxy sends the GitHub API names (docs/github-api.md).
+      ObjectNode githubApi = out.putObject("githubApi");
+      api.hosts().forEach(githubApi.putArray("hosts")::add);
+      githubApi.put("boundaryPort", api.boundary().getPort());
+    }
     ArrayNode rewrites = out.putArray("pushUrlRewrites");
     for (PushUrlRewrite r : started.pushUrlRewrites()) {
       rewrites.addObject().put("remote", r.remote()).put("from", r.from()).put("to", r.to());

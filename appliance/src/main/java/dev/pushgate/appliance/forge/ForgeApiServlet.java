@@ -132,6 +132,10 @@ final class ForgeApiServlet extends HttpServlet {
         revoke(req, rsp);
         return;
       }
+      if (method.equals("GET") && path.equals("/installation/repositories")) {
+        installationRepositories(req, rsp);
+        return;
+      }
       if (method.equals("GET") && path.equals(REQUESTS_PATH)) {
         requests(req, rsp);
         return;
@@ -293,6 +297,36 @@ final class ForgeApiServlet extends HttpServlet {
     p.put("issues", "write");
     p.put("workflows", "write");
     return java.util.Collections.unmodifiableMap(p);
+  }
+
+  /**
+   * The repositories an installation token reads, as GitHub lists them: the one read an
+   * installation token alone can make, used by the GitHub API boundary's end-to-end test.
+   */
+  private void installationRepositories(HttpServletRequest req, HttpServletResponse rsp)
+      throws IOException, SQLException {
+    String auth = req.getHeader("Authorization");
+    String token = null;
+    if (auth != null && (auth.regionMatches(true, 0, "Bearer ", 0, 7)
+        || auth.regionMatches(true, 0, "token ", 0, 6))) {
+      token = auth.substring(auth.indexOf(' ') + 1).strip();
+    }
+    Optional<ForgeTokens.Grant> grant = token == null ? Optional.empty() : tokens.check(token);
+    if (grant.isEmpty()) {
+      error(rsp, 401, "Bad credentials");
+      return;
+    }
+    ObjectNode out = json.createObjectNode();
+    var list = out.putArray("repositories");
+    for (ForgeRepositories.ForgeRepo r : repos.all()) {
+      if (grant.get().canRead(r.id())) {
+        ObjectNode n = list.addObject();
+        n.put("id", r.id());
+        n.put("full_name", r.slug().toString());
+      }
+    }
+    out.put("total_count", list.size());
+    send(rsp, 200, out);
   }
 
   private void revoke(HttpServletRequest req, HttpServletResponse rsp)

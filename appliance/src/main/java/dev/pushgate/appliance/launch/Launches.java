@@ -250,7 +250,7 @@ public final class Launches implements AutoCloseable {
     SandboxProcess process;
     try {
       LaunchRequest request = RunLaunchRequest.of(plan, command, run.gitConfig(), hookScript,
-          gatewayUrl, gatewaySocket);
+          gatewayUrl, gatewaySocket).withApiInterception(runs.apiInterception(runId));
       process = launcher.launch(request, listener);
     } catch (SandboxLaunchException e) {
       release(launch);
@@ -329,8 +329,9 @@ public final class Launches implements AutoCloseable {
 
   /** The run's current read token in place of the one of its start, which may have expired. */
   private void freshReadToken(String runId, String credential, Map<String, String> env) {
-    if (!env.containsKey("GH_TOKEN")) {
-      return;
+    if (!env.containsKey("GH_TOKEN")
+        || env.get("GH_TOKEN").startsWith(dev.pushgate.gateway.api.ApiSentinel.PREFIX)) {
+      return; // no token at all, or the sentinel of the run's GitHub API boundary: it never expires
     }
     Optional<RunContext> context = runs.authenticate(credential);
     if (context.isEmpty()) {

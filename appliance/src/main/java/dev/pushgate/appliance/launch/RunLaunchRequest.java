@@ -31,6 +31,7 @@ public final class RunLaunchRequest {
     LaunchRequest request = LaunchRequest.of(plan, command)
         .withFile(SandboxFile.samePath(gitConfig))
         .withFile(SandboxFile.program(hookScript, HookScript.GUEST_PATH));
+    request = withApiCaFiles(request, plan);
     if (plan.effectiveBackend() == SandboxBackend.NATIVE) {
       if (gatewaySocket == null) {
         throw new SandboxLaunchException(
@@ -38,6 +39,29 @@ public final class RunLaunchRequest {
       }
       request = request.withBridge(new Bridge("gateway", gatewaySocket,
           URI.create(gatewayUrl).getPort()));
+    }
+    return request;
+  }
+
+  /** The system's CA bundle, which a sandbox sees replaced by the run's bundle. */
+  static final String SYSTEM_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
+
+  /**
+   * The run CA and bundle of the run's GitHub API boundary (docs/github-api.md), handed in at the
+   * paths the run's variables name; under bubblewrap the bundle also stands in for the system's,
+   * for the programs that read it without looking at any variable.
+   */
+  private static LaunchRequest withApiCaFiles(LaunchRequest request, SandboxPlan plan) {
+    String bundle = plan.env().get("SSL_CERT_FILE");
+    String ca = plan.env().get("NODE_EXTRA_CA_CERTS");
+    if (bundle == null || ca == null || !java.nio.file.Files.isRegularFile(Path.of(bundle))) {
+      return request;
+    }
+    request = request.withFile(SandboxFile.samePath(Path.of(bundle)))
+        .withFile(SandboxFile.samePath(Path.of(ca)));
+    if (plan.effectiveBackend() == SandboxBackend.NATIVE
+        && java.nio.file.Files.isRegularFile(Path.of(SYSTEM_BUNDLE))) {
+      request = request.withFile(new SandboxFile(Path.of(bundle), SYSTEM_BUNDLE));
     }
     return request;
   }

@@ -6,6 +6,7 @@ import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.broker.BrokerException;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.gateway.RunAuthenticator;
+import dev.pushgate.appliance.api.ApiBoundaries;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.gitconfig.PushUrlRewrite;
@@ -43,6 +44,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class Runs implements RunAuthenticator {
   private static final Logger log = LoggerFactory.getLogger(Runs.class);
+
+  /**
+   * THE switch of issue 16's GitHub API boundary (docs/github-api.md). On: a run's {@code GH_TOKEN}
+   * and {@code GITHUB_TOKEN} hold a sentinel GitHub refuses, the real read token stays in the
+   * appliance, and the run's proxy sends the GitHub API hosts to the run's boundary, which judges
+   * each call and swaps the sentinel for the real token. Off: the run holds its real read token,
+   * as before. Off until git fetches go through the gateway too: the run's git credential helper
+   * still reads {@code GH_TOKEN}. The system property {@code pushgate.github-api-boundary} (true
+   * or false) overrides it, for the end-to-end tests.
+   */
+  public static final boolean GITHUB_API_BOUNDARY = Boolean.parseBoolean(
+      System.getProperty("pushgate.github-api-boundary", "false"));
 
   /** Fixed settings of the lifecycle. */
   public record Settings(
@@ -111,6 +124,8 @@ public final class Runs implements RunAuthenticator {
   private final List<Consumer<String>> endRecordedListeners = new CopyOnWriteArrayList<>();
   /** Whether other appliances share the ledger, and may end this one's runs (a fleet). */
   private volatile boolean ledgerShared;
+  /** The runs' GitHub API boundaries, when {@link #GITHUB_API_BOUNDARY} is on. */
+  private volatile ApiBoundaries apiBoundaries;
 
   public Runs(Ledger ledger, GitHubApp broker, Clock clock, Settings settings) {
     this.ledger = ledger;
@@ -184,10 +199,19 @@ public final class Runs implements RunAuthenticator {
       Map<String, String> env = new LinkedHashMap<>();
       env.put("GIT_CONFIG_GLOBAL", gitConfig.toString());
       env.put("GH_TOKEN", readToken.reveal());
+      ApiBoundaries boundaries = apiBoundaries;
+      if (GITHUB_API_BOUNDARY && boundaries != null) {
+        // The sentinel in GH_TOKEN's place; the read token stays here (docs/github-api.md).
+        env.putAll(boundaries.open(run.context, ttl, dir));
+      }
       env.put("GIT_TERMINAL_PROMPT", "0");
       env.put("PUSHGATE_RUN_TOKEN", credential);
       env.put("PUSHGATE_HOOK_URL", settings.hookUrl());
       SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);
+      if (plan != null && env.containsKey("GITHUB_TOKEN") && boundaries != null
+          && GITHUB_API_BOUNDARY) {
+        plan = withApiBoundaryNote(plan);
+      }
       String backend = plan == null ? "none" : plan.effectiveBackend().id();
       ledger.setBackend(runId, backend);
       // the live row is what GET /v1/runs shows: without this it said no backend until a restart
@@ -245,6 +269,37 @@ public final class Runs implements RunAuthenticator {
   public List<Ledger.RunRow> live() {
     return byId.values().stream().map(r -> r.row)
         .sorted(Comparator.comparing(Ledger.RunRow::createdAt)).toList();
+  }
+
+  /** The plan whose network note says where the GitHub API goes, and how firmly. */
+  private static SandboxPlan withApiBoundaryNote(SandboxPlan plan) {
+    dev.pushgate.sandbox.Enforcement e = plan.enforcement();
+    String note = e.networkNote() + (plan.effectiveBackend() == dev.pushgate.sandbox.SandboxBackend.NONE
+        ? "; GitHub API calls go through pushgate's API boundary only for programs that honour"
+            + " HTTPS_PROXY (cooperative: no OS sandbox holds the rest)"
+        : "; GitHub API calls go through pushgate's API boundary, which holds the real token");
+    dev.pushgate.sandbox.Enforcement amended = new dev.pushgate.sandbox.Enforcement(e.worktree(),
+        e.readOnlyToken(), e.pushGateway(), e.commandPolicy(), e.osSandbox(), e.osSandboxNote(),
+        e.networkAllowlist(), note, e.environmentSanitised(), e.environmentNote(),
+        e.writeDenyGlobs(), e.weakenings());
+    return new SandboxPlan(plan.spec(), plan.requestedBackend(), plan.effectiveBackend(),
+        plan.backendReason(), plan.verdict(), plan.probeNote(), plan.env(), amended,
+        plan.filesystem(), plan.egress());
+  }
+
+  /**
+   * Gives every run started from now on its GitHub API boundary, when {@link
+   * #GITHUB_API_BOUNDARY} is on; each is closed when its run ends.
+   */
+  public void useApiBoundaries(ApiBoundaries boundaries) {
+    this.apiBoundaries = boundaries;
+    onEnded(boundaries::close);
+  }
+
+  /** Where the run's proxy sends the GitHub API host names; null when it has no boundary. */
+  public dev.pushgate.sandbox.ApiInterception apiInterception(String runId) {
+    ApiBoundaries b = apiBoundaries;
+    return b == null ? null : b.interception(runId);
   }
 
   /**

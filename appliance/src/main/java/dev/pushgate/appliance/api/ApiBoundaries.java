@@ -1,0 +1,162 @@
+package dev.pushgate.appliance.api;
+
+import dev.pushgate.broker.BrokerException;
+import dev.pushgate.gateway.MintBudget;
+import dev.pushgate.gateway.RunContext;
+import dev.pushgate.gateway.UpstreamException;
+import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.gateway.api.ApiBoundary;
+import dev.pushgate.gateway.api.ApiJudge;
+import dev.pushgate.gateway.api.ApiSentinel;
+import dev.pushgate.gateway.api.ApiTokens;
+import dev.pushgate.gateway.api.RunCa;
+import dev.pushgate.sandbox.ApiInterception;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every live run's GitHub API boundary (docs/github-api.md): made at the run's start with its own
+ * CA, handed to each launch of the run as the proxy's interception, closed at the run's end.
+ */
+public final class ApiBoundaries implements AutoCloseable {
+  /** The run CA outlives the run's TTL by this much, for a clock that drifts. */
+  static final Duration CA_MARGIN = Duration.ofMinutes(15);
+  /** The system's trusted CAs, which the run's bundle starts with. */
+  static final Path SYSTEM_BUNDLE = Path.of("/etc/ssl/certs/ca-certificates.crt");
+
+  private static final Logger log = LoggerFactory.getLogger(ApiBoundaries.class);
+
+  /** What the appliance's run lifecycle lends the boundaries: its tokens. */
+  public interface RunTokens {
+    Secret readToken(RunContext run) throws BrokerException, Exception;
+
+    WriteTokenLease mintWriteToken(RunContext run, RepoSlug repo) throws BrokerException, Exception;
+  }
+
+  private record Open(ApiBoundary boundary, ApiInterception interception) {}
+
+  private final ApiBoundary.Shared shared;
+  private final Function<RunContext, ApiJudge> judges;
+  private final RunTokens tokens;
+  private final MintBudget budget;
+  private final Map<String, Open> open = new ConcurrentHashMap<>();
+
+  /**
+   * @param judges the judge of each run's calls, made from its context (the GitHub API judge)
+   * @param writeTokensPerMinute the most write tokens a run's API calls may have minted a minute
+   */
+  public ApiBoundaries(ApiBoundary.Shared shared, Function<RunContext, ApiJudge> judges,
+      RunTokens tokens, int writeTokensPerMinute, Clock clock) {
+    this.shared = shared;
+    this.judges = judges;
+    this.tokens = tokens;
+    this.budget = new MintBudget(writeTokensPerMinute, clock);
+  }
+
+  /**
+   * Starts {@code run}'s boundary and returns what the run's environment gets: the sentinel in
+   * {@code GH_TOKEN} and {@code GITHUB_TOKEN}, and the CA variables naming the files written into
+   * {@code runDir}.
+   */
+  public Map<String, String> open(RunContext run, Duration ttl, Path runDir) throws IOException {
+    RunCa ca = RunCa.create(run.runId(), shared.upstream().hostNames(), ttl.plus(CA_MARGIN));
+    Path caFile = runDir.resolve("github-api-ca.pem");
+    Path bundle = runDir.resolve("ca-bundle.pem");
+    Files.writeString(caFile, ca.certificatePem(), StandardCharsets.US_ASCII);
+    StringBuilder all = new StringBuilder();
+    if (Files.isReadable(SYSTEM_BUNDLE)) {
+      all.append(Files.readString(SYSTEM_BUNDLE, StandardCharsets.UTF_8));
+      if (all.length() > 0 && all.charAt(all.length() - 1) != '\n') {
+        all.append('\n');
+      }
+    }
+    all.append(ca.certificatePem());
+    Files.writeString(bundle, all, StandardCharsets.UTF_8);
+    String sentinel = ApiSentinel.newValue();
+    ApiBoundary boundary = ApiBoundary.start(ca, new ApiBoundary.RunApi(run.runId(),
+        run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)), shared);
+    Open previous = open.put(run.runId(), new Open(boundary,
+        new ApiInterception(shared.upstream().hostNames(), boundary.address())));
+    if (previous != null) {
+      previous.boundary().close();
+    }
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("GH_TOKEN", sentinel);
+    env.put("GITHUB_TOKEN", sentinel);
+    env.put("SSL_CERT_FILE", bundle.toString());
+    env.put("CURL_CA_BUNDLE", bundle.toString());
+    env.put("REQUESTS_CA_BUNDLE", bundle.toString());
+    env.put("GIT_SSL_CAINFO", bundle.toString());
+    env.put("NODE_EXTRA_CA_CERTS", caFile.toString());
+    log.info("run {}: GitHub API boundary on {} for {}", run.runId(), boundary.address(),
+        shared.upstream().hostNames());
+    return env;
+  }
+
+  /** Where the run's proxy sends the API host names; null when the run has no boundary. */
+  public ApiInterception interception(String runId) {
+    Open o = open.get(runId);
+    return o == null ? null : o.interception();
+  }
+
+  /** The run ended. */
+  public void close(String runId) {
+    Open o = open.remove(runId);
+    if (o != null) {
+      o.boundary().close();
+    }
+  }
+
+  @Override
+  public void close() {
+    for (String id : java.util.List.copyOf(open.keySet())) {
+      close(id);
+    }
+  }
+
+  private ApiTokens tokensOf(RunContext run) {
+    return new ApiTokens() {
+      @Override
+      public Secret readToken() throws UpstreamException {
+        try {
+          return tokens.readToken(run);
+        } catch (Exception e) {
+          throw new UpstreamException("pushgate has no read token for this run: "
+              + e.getClass().getSimpleName());
+        }
+      }
+
+      @Override
+      public WriteTokenLease writeToken(String repository) throws UpstreamException {
+        RepoSlug repo;
+        try {
+          repo = RepoSlug.parse(repository);
+        } catch (IllegalArgumentException e) {
+          throw new UpstreamException("not a repository: " + repository);
+        }
+        if (!run.mayReach(repo)) {
+          throw new UpstreamException(repository + " is not this run's repository");
+        }
+        budget.spend(run.runId());
+        try {
+          return tokens.mintWriteToken(run, repo);
+        } catch (Exception e) {
+          throw new UpstreamException("pushgate could not mint a write token: "
+              + e.getClass().getSimpleName());
+        }
+      }
+    };
+  }
+}

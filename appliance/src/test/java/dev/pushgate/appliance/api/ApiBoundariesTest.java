@@ -1,0 +1,103 @@
+package dev.pushgate.appliance.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.gateway.AuditLog;
+import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.gateway.RunContext;
+import dev.pushgate.gateway.api.ApiBoundary;
+import dev.pushgate.gateway.api.ApiRecord;
+import dev.pushgate.gateway.api.ApiSentinel;
+import dev.pushgate.gateway.api.ApiUpstream;
+import dev.pushgate.policy.PushRules;
+import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.Secret;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ApiBoundariesTest {
+  @TempDir Path dir;
+
+  @Test
+  void aRunGetsTheSentinelAndTheCaFilesAndNoKey() throws Exception {
+    ApiBoundaries boundaries = new ApiBoundaries(new ApiBoundary.Shared(
+        ApiUpstream.of(URI.create("https://api.github.com")),
+        dev.pushgate.gateway.Approvals.NONE, records -> { }, ApiBoundary.Shared.newClient(),
+        Clock.systemUTC()), c -> new ReadsOnlyApiJudge(), new ApiBoundaries.RunTokens() {
+          @Override
+          public Secret readToken(RunContext run) {
+            return Secret.of("ghs_real");
+          }
+
+          @Override
+          public dev.pushgate.gateway.WriteTokenLease mintWriteToken(RunContext run,
+              RepoSlug repo) {
+            throw new AssertionError();
+          }
+        }, 10, Clock.systemUTC());
+    RunContext run = new RunContext("run-1", "ws", RepoSlug.parse("acme/app"), List.of(),
+        PushRules.ALLOW_ALL);
+    try {
+      Map<String, String> env = boundaries.open(run, Duration.ofHours(1), dir);
+      assertThat(env.get("GH_TOKEN")).startsWith(ApiSentinel.PREFIX)
+          .isEqualTo(env.get("GITHUB_TOKEN")).hasSizeGreaterThanOrEqualTo(44);
+      assertThat(env.get("SSL_CERT_FILE")).isEqualTo(env.get("CURL_CA_BUNDLE"))
+          .isEqualTo(env.get("REQUESTS_CA_BUNDLE")).isEqualTo(env.get("GIT_SSL_CAINFO"))
+          .isEqualTo(dir.resolve("ca-bundle.pem").toString());
+      String ca = Files.readString(Path.of(env.get("NODE_EXTRA_CA_CERTS")));
+      String bundle = Files.readString(Path.of(env.get("SSL_CERT_FILE")));
+      assertThat(bundle).endsWith(ca);
+      for (Path f : List.of(dir.resolve("ca-bundle.pem"), dir.resolve("github-api-ca.pem"))) {
+        assertThat(Files.readString(f)).doesNotContain("PRIVATE KEY");
+      }
+      try (var files = Files.list(dir)) {
+        assertThat(files.map(p -> p.getFileName().toString()))
+            .containsExactlyInAnyOrder("ca-bundle.pem", "github-api-ca.pem");
+      }
+      assertThat(boundaries.interception("run-1").hosts())
+          .containsExactly("api.github.com", "uploads.github.com");
+    } finally {
+      boundaries.close("run-1");
+    }
+    assertThat(boundaries.interception("run-1")).isNull();
+  }
+
+  @Test
+  void apiDecisionsAreAuditedBesideThePushesWithoutTokenOrBody() throws Exception {
+    List<PushRecord> written = new ArrayList<>();
+    AuditLog log = new AuditLog() {
+      @Override
+      public List<? extends Handle> record(List<PushRecord> records) {
+        written.addAll(records);
+        return List.of();
+      }
+
+      @Override
+      public void settle(Handle record, PushRecord.Outcome outcome, long durationMillis) {}
+    };
+    new AuditedApiCalls(log).record(List.of(
+        new ApiRecord(Instant.EPOCH, "run-1", "ws", "POST", "api.github.com",
+            "/repos/acme/app/pulls", "open-pull-request", "acme/app", "#new", "denied",
+            "no pull requests in chat mode", 0, 3),
+        new ApiRecord(Instant.EPOCH, "run-1", "ws", "GET", "api.github.com", "/user", "read",
+            null, "/user", "allowed", "reads pass", -1, 1)));
+    assertThat(written).hasSize(2);
+    assertThat(written.get(0).kind()).isEqualTo("api:open-pull-request");
+    assertThat(written.get(0).ref()).isEqualTo("POST api.github.com/repos/acme/app/pulls");
+    assertThat(written.get(0).decision()).isEqualTo(PushRecord.Decision.DENIED);
+    assertThat(written.get(0).outcome()).isEqualTo(PushRecord.Outcome.NOT_FORWARDED);
+    assertThat(written.get(0).code()).isNotNull();
+    assertThat(written.get(1).outcome()).isEqualTo(PushRecord.Outcome.OK);
+    assertThat(written.get(1).code()).isNull();
+    assertThat(written.get(1).repository()).isEmpty();
+  }
+}

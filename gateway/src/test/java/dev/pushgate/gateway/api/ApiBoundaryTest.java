@@ -1,0 +1,351 @@
+package dev.pushgate.gateway.api;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.any;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.pushgate.gateway.ApprovalQuestion;
+import dev.pushgate.gateway.Approvals;
+import dev.pushgate.gateway.RefusalCode;
+import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.types.Secret;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class ApiBoundaryTest {
+  private static final String READ_TOKEN = "ghs_REALreadTOKEN000000000000000000000";
+  private static final String WRITE_TOKEN = "ghs_REALwriteTOKEN00000000000000000000";
+
+  private WireMockServer github;
+  private RunCa ca;
+  private ApiBoundary boundary;
+  private final String sentinel = ApiSentinel.newValue();
+  private final List<ApiRecord> audited = new ArrayList<>();
+  private final List<ApprovalQuestion> asked = new ArrayList<>();
+  private final AtomicInteger revoked = new AtomicInteger();
+  private final AtomicReference<ApiJudge> judge = new AtomicReference<>();
+  private final AtomicReference<Approvals> approvals = new AtomicReference<>(Approvals.NONE);
+
+  @BeforeEach
+  void start() throws IOException {
+    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+    github.start();
+    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200)
+        .withHeader("Content-Type", "application/json").withHeader("X-GitHub-Request-Id", "abc")
+        .withBody("{\"ok\":true}")));
+    ca = RunCa.create("run-1", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
+        Duration.ofHours(1));
+    ApiTokens tokens = new ApiTokens() {
+      @Override
+      public Secret readToken() {
+        return Secret.of(READ_TOKEN);
+      }
+
+      @Override
+      public WriteTokenLease writeToken(String repository) {
+        return new WriteTokenLease() {
+          @Override
+          public Secret token() {
+            return Secret.of(WRITE_TOKEN);
+          }
+
+          @Override
+          public void close() {
+            revoked.incrementAndGet();
+          }
+        };
+      }
+    };
+    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
+        URI.create(github.baseUrl() + "/uploads"), null);
+    boundary = ApiBoundary.start(ca,
+        new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
+            call -> judge.get().judge(call), tokens),
+        new ApiBoundary.Shared(upstream, (q, progress) -> {
+          asked.add(q);
+          return approvals.get().ask(q, progress);
+        }, records -> audited.addAll(records), ApiBoundary.Shared.newClient(),
+            Clock.systemUTC()));
+    judge.set(call -> judgement(call.method().equals("GET") ? Decision.ALLOW : Decision.DENY,
+        "write-tracker", "commenting is denied in chat mode", false));
+  }
+
+  @AfterEach
+  void stop() {
+    boundary.close();
+    github.stop();
+  }
+
+  @Test
+  void anAllowedReadGoesUpstreamWithTheReadTokenInTheSentinelsPlace() throws Exception {
+    Answer a = call("GET", "api.github.com", "/repos/acme/app/pulls?state=open",
+        "token " + sentinel, "");
+    assertThat(a.status).isEqualTo(200);
+    assertThat(a.body).isEqualTo("{\"ok\":true}");
+    assertThat(a.headers).containsIgnoringCase("X-GitHub-Request-Id: abc");
+    LoggedRequest seen = github.findAll(anyRequestedFor(anyUrl())).get(0);
+    assertThat(seen.getUrl()).isEqualTo("/repos/acme/app/pulls?state=open");
+    assertThat(seen.getHeader("Authorization")).isEqualTo("token " + READ_TOKEN);
+    assertThat(seen.toString()).doesNotContain(sentinel);
+    assertThat(a.raw).doesNotContain(READ_TOKEN).doesNotContain(sentinel);
+    assertThat(audited).singleElement().satisfies(r -> {
+      assertThat(r.decision()).isEqualTo("allowed");
+      assertThat(r.method()).isEqualTo("GET");
+      assertThat(r.path()).isEqualTo("/repos/acme/app/pulls");
+      assertThat(r.toString()).doesNotContain(READ_TOKEN).doesNotContain(sentinel);
+    });
+  }
+
+  @Test
+  void bearerAndGitsBasicSpellingsOfTheSentinelAreAccepted() throws Exception {
+    assertThat(call("GET", "api.github.com", "/user", "Bearer " + sentinel, "").status)
+        .isEqualTo(200);
+    String basic = Base64.getEncoder().encodeToString(
+        ("x-access-token:" + sentinel).getBytes(StandardCharsets.UTF_8));
+    assertThat(call("GET", "api.github.com", "/user", "Basic " + basic, "").status)
+        .isEqualTo(200);
+    github.verify(2, getRequestedFor(urlEqualTo("/user"))
+        .withHeader("Authorization", equalTo("token " + READ_TOKEN)));
+  }
+
+  @Test
+  void uploadsGoToTheUploadsBase() throws Exception {
+    assertThat(call("GET", "uploads.github.com", "/repos/acme/app/releases/1/assets",
+        "token " + sentinel, "").status).isEqualTo(200);
+    github.verify(getRequestedFor(urlEqualTo("/uploads/repos/acme/app/releases/1/assets")));
+  }
+
+  @Test
+  void withoutTheSentinelNothingGoesUpstream() throws Exception {
+    for (String auth : List.of("", "token " + READ_TOKEN, "token " + sentinel + "x",
+        "Basic !!!", "Bearer")) {
+      Answer a = call("GET", "api.github.com", "/user", auth, "");
+      assertThat(a.status).as(auth).isEqualTo(401);
+      assertThat(a.body).contains("\"message\":\"Bad credentials")
+          .contains("\"documentation_url\"");
+    }
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+    assertThat(audited).isEmpty();
+  }
+
+  @Test
+  void aDeniedCallIsRefusedInGitHubsShapeAndAudited() throws Exception {
+    Answer a = call("POST", "api.github.com", "/repos/acme/app/issues/1/comments",
+        "token " + sentinel, "{\"body\":\"hi\"}");
+    assertThat(a.status).isEqualTo(403);
+    assertThat(a.body).isEqualTo("{\"message\":\"Control Center policy: commenting is denied in"
+        + " chat mode\",\"documentation_url\":\"" + ApiBoundary.DOCS + "\"}\n");
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+    assertThat(audited).singleElement().satisfies(r -> {
+      assertThat(r.decision()).isEqualTo("denied");
+      assertThat(r.kind()).isEqualTo("write-tracker");
+      assertThat(r.repository()).isEqualTo("acme/app");
+      assertThat(r.status()).isZero();
+      assertThat(r.toString()).doesNotContain("hi\"");
+    });
+  }
+
+  @Test
+  void theJudgeReadsTheWholeBody() throws Exception {
+    AtomicReference<ApiCall> seen = new AtomicReference<>();
+    judge.set(call -> {
+      seen.set(call);
+      return judgement(Decision.DENY, "open-pull-request", "no", false);
+    });
+    call("POST", "api.github.com", "/repos/acme/app/pulls", "token " + sentinel,
+        "{\"title\":\"x\"}");
+    assertThat(new String(seen.get().body(), StandardCharsets.UTF_8)).isEqualTo("{\"title\":\"x\"}");
+    assertThat(seen.get().host()).isEqualTo("api.github.com");
+    assertThat(seen.get().path()).isEqualTo("/repos/acme/app/pulls");
+  }
+
+  @Test
+  void anAskIsPutToTheApproversAndTheirRefusalIsTheAnswer() throws Exception {
+    judge.set(call -> judgement(Decision.ASK, "open-pull-request",
+        "opening a pull request asks in chat mode", false));
+    approvals.set((q, p) -> Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_DENIED,
+        "denied by alice: not today"));
+    Answer a = call("POST", "api.github.com", "/repos/acme/app/pulls", "token " + sentinel,
+        "{}");
+    assertThat(a.status).isEqualTo(403);
+    assertThat(a.body).contains("Control Center policy: denied by alice: not today");
+    assertThat(asked).singleElement().satisfies(q -> {
+      assertThat(q.kind()).isEqualTo("api open-pull-request");
+      assertThat(q.repository()).isEqualTo("acme/app");
+      assertThat(q.reason()).isEqualTo("opening a pull request asks in chat mode");
+      assertThat(q.commitSummaries()).containsExactly("POST api.github.com/repos/acme/app/pulls");
+    });
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+    assertThat(audited).singleElement().extracting(ApiRecord::decision).isEqualTo("asked");
+  }
+
+  @Test
+  void anApprovedAskGoesUpstream() throws Exception {
+    judge.set(call -> judgement(Decision.ASK, "open-pull-request", "asks", false));
+    approvals.set((q, p) -> Approvals.ApprovalAnswer.allow("alice"));
+    assertThat(call("POST", "api.github.com", "/repos/acme/app/pulls", "token " + sentinel,
+        "{}").status).isEqualTo(200);
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(1);
+  }
+
+  @Test
+  void aContentsWriteGoesWithAWriteTokenRevokedAfter() throws Exception {
+    judge.set(call -> judgement(Decision.ALLOW, "push", "allowed", true));
+    assertThat(call("PUT", "api.github.com", "/repos/acme/app/contents/a.txt",
+        "token " + sentinel, "{}").status).isEqualTo(200);
+    assertThat(github.findAll(anyRequestedFor(anyUrl())).get(0).getHeader("Authorization"))
+        .isEqualTo("token " + WRITE_TOKEN);
+    assertThat(revoked).hasValue(1);
+  }
+
+  @Test
+  void anOversizedBodyIsRefusedUnjudged() throws Exception {
+    judge.set(call -> {
+      throw new AssertionError("judged");
+    });
+    String big = "x".repeat(ApiBoundary.MAX_BODY + 1);
+    Answer a = call("POST", "api.github.com", "/graphql", "token " + sentinel, big);
+    assertThat(a.status).isEqualTo(413);
+    assertThat(a.body).contains("\"message\"");
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  @Test
+  void aCallNobodyCanAuditIsRefused() throws Exception {
+    boundary.close();
+    boundary = ApiBoundary.start(ca,
+        new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
+            call -> judgement(Decision.ALLOW, "read", "reads", false), new ApiTokens() {
+              @Override
+              public Secret readToken() {
+                return Secret.of(READ_TOKEN);
+              }
+
+              @Override
+              public WriteTokenLease writeToken(String repository) {
+                throw new AssertionError();
+              }
+            }),
+        new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
+            records -> {
+              throw new dev.pushgate.gateway.AuditLog.AuditException("down", null);
+            }, ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+    assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
+        .isEqualTo(503);
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  @Test
+  void theTokenNeverEchoesEvenWhenUpstreamRepeatsTheRequest() throws Exception {
+    // An upstream that reflects what it was sent (a stand-in might): the Authorization we sent
+    // is upstream's to see, but what the run gets back must still be GitHub's answer only.
+    github.resetAll();
+    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200).withBody("plain")));
+    Answer a = call("GET", "api.github.com", "/user", "token " + sentinel, "");
+    assertThat(a.raw).doesNotContain(READ_TOKEN);
+    assertThat(a.headers.toLowerCase()).doesNotContain("authorization");
+  }
+
+  private static ApiJudgement judgement(Decision d, String kind, String reason, boolean write) {
+    return new ApiJudgement(List.of(new ApiJudgement.ApiAction(kind, "acme/app", "#1", d, reason)),
+        write);
+  }
+
+  private record Answer(int status, String headers, String body, String raw) {}
+
+  /** One HTTP/1.1 request over TLS, trusting the run CA alone and checking the host name. */
+  private Answer call(String method, String host, String target, String authorization,
+      String body) throws Exception {
+    KeyStore trust = KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    trust.setCertificateEntry("run-ca", ca.certificate());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(null, tmf.getTrustManagers(), null);
+    Socket plain = new Socket(boundary.address().getAddress(), boundary.address().getPort());
+    try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, host,
+        boundary.address().getPort(), true)) {
+      SSLParameters p = s.getSSLParameters();
+      p.setServerNames(List.of(new SNIHostName(host)));
+      p.setEndpointIdentificationAlgorithm("HTTPS");
+      s.setSSLParameters(p);
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: " + host
+          + "\r\nConnection: close\r\nContent-Length: " + bytes.length + "\r\n");
+      if (!authorization.isEmpty()) {
+        head.append("Authorization: ").append(authorization).append("\r\n");
+      }
+      head.append("\r\n");
+      OutputStream out = s.getOutputStream();
+      out.write(head.toString().getBytes(StandardCharsets.UTF_8));
+      try {
+        out.write(bytes);
+        out.flush();
+      } catch (IOException e) {
+        // the boundary may answer 413 and close before reading it all
+      }
+      InputStream in = s.getInputStream();
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      try {
+        in.transferTo(all);
+      } catch (IOException e) {
+        // a reset after the answer
+      }
+      String raw = all.toString(StandardCharsets.UTF_8);
+      int split = raw.indexOf("\r\n\r\n");
+      String headers = raw.substring(0, split);
+      String rest = raw.substring(split + 4);
+      if (headers.toLowerCase().contains("transfer-encoding: chunked")) {
+        rest = dechunk(rest);
+      }
+      int status = Integer.parseInt(headers.substring(9, 12));
+      return new Answer(status, headers, rest, raw);
+    }
+  }
+
+  private static String dechunk(String s) {
+    StringBuilder b = new StringBuilder();
+    int i = 0;
+    while (true) {
+      int eol = s.indexOf("\r\n", i);
+      int n = Integer.parseInt(s.substring(i, eol).trim(), 16);
+      if (n == 0) {
+        return b.toString();
+      }
+      b.append(s, eol + 2, eol + 2 + n);
+      i = eol + 2 + n + 2;
+    }
+  }
+}

@@ -1,0 +1,143 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.pushgate.testkit.RunningAppliance;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 16's GitHub API boundary, end to end: real curl in {@code pushgate exec}'s bubblewrap
+ * sandbox calls {@code https://api.github.com/...}; the run's proxy sends it to the run's boundary,
+ * curl verifies the boundary's certificate with the run CA from {@code CURL_CA_BUNDLE} (no
+ * {@code -k}), and the local forge, standing in for GitHub, answers only because it was sent the
+ * real installation token: the run itself holds a sentinel the forge refuses.
+ */
+class GitHubApiBoundaryTest {
+  @TempDir static Path tmp;
+  static Path root;
+  static RunningAppliance app;
+  static Path rules;
+
+  @BeforeAll
+  static void start() throws Exception {
+    ExecTest.requireBwrap();
+    root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.on(root.resolve("data"))
+        .jvm(List.of("-Dpushgate.github-api-boundary=true")).start();
+    app.forgeCreate("acme/widget");
+    rules = Files.writeString(root.resolve("rules.yaml"), "denyWriteGlobs: []\n");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void curlReachesTheApiThroughTheBoundaryWhichSwapsTheSentinelForTheRealToken()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work"));
+    Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
+    String script = """
+        case "$GH_TOKEN" in ghs_pushgate*) echo "sentinel-in-gh-token" ;; esac
+        test "$GITHUB_TOKEN" = "$GH_TOKEN" && echo "same-in-github-token"
+        echo "tokens-in-env: $(env | grep -o 'gh[su]_[A-Za-z0-9_]*' | grep -vc '^ghs_pushgate')"
+        curl -sS --max-time 30 -H "Authorization: token $GH_TOKEN" \
+          https://api.github.com/installation/repositories; echo
+        echo "without-sentinel $(curl -s -o /dev/null -w '%{http_code}' --max-time 30 \
+          https://api.github.com/installation/repositories)"
+        echo "write $(curl -s --max-time 30 -X POST -H "Authorization: token $GH_TOKEN" \
+          -d '{"title":"x"}' https://api.github.com/repos/acme/widget/issues)"
+        echo "system-bundle $(curl -s -o /dev/null -w '%{http_code}' --max-time 30 \
+          --cacert /etc/ssl/certs/ca-certificates.crt \
+          https://api.github.com/installation/repositories)"
+        echo "insecure-refused $(curl -s -o /dev/null -w '%{http_code}' --max-time 30 \
+          --cacert /dev/null --capath /dev/null \
+          https://api.github.com/installation/repositories || echo tls-failed)"
+        """;
+    Exec exec = exec(work, "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c", script);
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stderr()).contains("under bubblewrap");
+    assertThat(exec.stdout()).as(exec.stderr())
+        .contains("sentinel-in-gh-token", "same-in-github-token", "tokens-in-env: 0",
+            "\"full_name\":\"acme/widget\"", "without-sentinel 401", "system-bundle 401",
+            "Control Center policy:", "tls-failed");
+
+    // Every decision is in the audit beside the pushes, without the sentinel or the token.
+    java.util.regex.Matcher id = java.util.regex.Pattern.compile("run (run_[0-9a-f]+)")
+        .matcher(exec.stderr());
+    assertThat(id.find()).as(exec.stderr()).isTrue();
+    String audit = RunningAppliance.cli("audit", "--run", id.group(1), "--decisions",
+        "--data-dir", app.dataDir.toString());
+    assertThat(audit).contains("GET api.github.com/installation/repositories",
+        "POST api.github.com/repos/acme/widget/issues", "denied").doesNotContain("ghs_");
+  }
+
+  @Test
+  void withoutAnOsSandboxTheSameGoesThroughHttpsProxyCooperatively() throws Exception {
+    Path data = root.resolve("data-none");
+    try (RunningAppliance none = RunningAppliance.on(data)
+        .jvm(List.of("-Dpushgate.github-api-boundary=true"))
+        .serve(List.of("--sandbox", "off")).start()) {
+      none.forgeCreate("acme/widget");
+      Path work = Files.createDirectories(root.resolve("work-none"));
+      String script = """
+          case "$HTTPS_PROXY" in http://127.0.0.1:*) echo "proxy-set" ;; esac
+          curl -sS --max-time 30 -H "Authorization: token $GH_TOKEN" \
+            https://api.github.com/installation/repositories; echo
+          echo "write $(curl -s --max-time 30 -X POST -H "Authorization: token $GH_TOKEN" \
+            -d '{}' https://api.github.com/repos/acme/widget/issues)"
+          """;
+      Exec exec = exec(data, work, "--workdir", work.toString(), "--", "sh", "-c", script);
+      assertThat(exec.exit()).as(exec.stderr()).isZero();
+      assertThat(exec.stdout()).as(exec.stderr()).contains("proxy-set",
+          "\"full_name\":\"acme/widget\"", "Control Center policy:");
+    }
+  }
+
+  private record Exec(int exit, String stdout, String stderr) {}
+
+  private static Exec exec(Path cwd, String... args) throws Exception {
+    return exec(app.dataDir, cwd, args);
+  }
+
+  private static Exec exec(Path dataDir, Path cwd, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
+        "exec", "--data-dir", dataDir.toString(), "--repo", "acme/widget"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
+    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
+    Path out = Files.createTempFile("exec-out", ".txt");
+    Path err = Files.createTempFile("exec-err", ".txt");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    Process p = pb.start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("pushgate exec did not finish in 120 s:\n" + Files.readString(err));
+    }
+    Exec result = new Exec(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    return result;
+  }
+}
