@@ -12,8 +12,8 @@ import dev.pushgate.appliance.web.SignInTokens;
 import dev.pushgate.appliance.fleet.Fleet;
 import dev.pushgate.appliance.api.ApiBoundaries;
 import dev.pushgate.appliance.api.AuditedApiCalls;
-import dev.pushgate.appliance.api.ReadsOnlyApiJudge;
 import dev.pushgate.gateway.api.ApiBoundary;
+import dev.pushgate.gateway.api.ApiHosts;
 import dev.pushgate.gateway.api.ApiUpstream;
 import dev.pushgate.appliance.forge.ForgeAppKey;
 import dev.pushgate.appliance.forge.ForgeRepositories;
@@ -353,10 +353,13 @@ public final class Appliance implements AutoCloseable {
         .limitRequestsPerRun(settings.limits().requestsPerRun());
     contexts.addHandler(gateway.handler());
     if (Runs.GITHUB_API_BOUNDARY) {
+      ApiUpstream apiUpstream = ApiUpstream.of(upstream.brokerConfig().apiBaseUrl());
+      ApiHosts apiHosts = apiUpstream.enterpriseHost() == null ? ApiHosts.GITHUB_COM
+          : ApiHosts.withEnterprise(apiUpstream.enterpriseHost());
       ApiBoundaries boundaries = new ApiBoundaries(new ApiBoundary.Shared(
-          ApiUpstream.of(upstream.brokerConfig().apiBaseUrl()), new GatewayApprovals(desk),
+          apiUpstream, new GatewayApprovals(desk),
           new AuditedApiCalls(audit), ApiBoundary.Shared.newClient(), clock),
-          context -> new ReadsOnlyApiJudge(), new ApiBoundaries.RunTokens() {
+          context -> runs.apiJudgeOf(context, apiHosts), new ApiBoundaries.RunTokens() {
             @Override
             public dev.pushgate.types.Secret readToken(dev.pushgate.gateway.RunContext run)
                 throws Exception {

@@ -23,14 +23,8 @@ import java.util.Set;
  * </ul>
  */
 public final class RunBoundary {
-  /**
-   * Whether the GitHub API boundary (issue 16: the run's egress proxy terminates TLS for GitHub's
-   * API hosts, swaps the run's sentinel for the real token and judges every request) is in force
-   * for sandboxed runs. Off until that boundary is wired into every sandboxed run; set it to true
-   * in the same change. While off, gh calls and HTTP calls to the API are judged by the command
-   * policy as before: in chat they ask.
-   */
-  public static final boolean GITHUB_API_BOUNDARY_IN_FORCE = false;
+  /** Whether the GitHub API boundary judges sandboxed runs' API calls ({@link Runs#GITHUB_API_BOUNDARY}). */
+  public static final boolean GITHUB_API_BOUNDARY_IN_FORCE = Runs.GITHUB_API_BOUNDARY;
 
   private RunBoundary() {}
 

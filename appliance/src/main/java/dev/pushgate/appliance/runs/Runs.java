@@ -10,7 +10,14 @@ import dev.pushgate.appliance.api.ApiBoundaries;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.gitconfig.PushUrlRewrite;
+import dev.pushgate.gateway.api.ApiHosts;
+import dev.pushgate.gateway.api.ApiJudge;
+import dev.pushgate.gateway.api.ApiJudgement;
+import dev.pushgate.gateway.api.DefaultBranches;
+import dev.pushgate.gateway.api.GitHubApiJudge;
 import dev.pushgate.policy.Boundary;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.sandbox.SandboxPlan;
@@ -46,16 +53,15 @@ public final class Runs implements RunAuthenticator {
   private static final Logger log = LoggerFactory.getLogger(Runs.class);
 
   /**
-   * THE switch of issue 16's GitHub API boundary (docs/github-api.md). On: a run's {@code GH_TOKEN}
+   * Whether runs get issue 16's GitHub API boundary (docs/github-api.md): a run's {@code GH_TOKEN}
    * and {@code GITHUB_TOKEN} hold a sentinel GitHub refuses, the real read token stays in the
    * appliance, and the run's proxy sends the GitHub API hosts to the run's boundary, which judges
-   * each call and swaps the sentinel for the real token. Off: the run holds its real read token,
-   * as before. Off until git fetches go through the gateway too: the run's git credential helper
-   * still reads {@code GH_TOKEN}. The system property {@code pushgate.github-api-boundary} (true
-   * or false) overrides it, for the end-to-end tests.
+   * each call and swaps the sentinel for the real token. On. The system property
+   * {@code pushgate.github-api-boundary=false} turns it off for tests of what came before it; a
+   * run then holds its real read token (a weakening: docs/github-api.md).
    */
   public static final boolean GITHUB_API_BOUNDARY = Boolean.parseBoolean(
-      System.getProperty("pushgate.github-api-boundary", "false"));
+      System.getProperty("pushgate.github-api-boundary", "true"));
 
   /** Fixed settings of the lifecycle. */
   public record Settings(
@@ -503,6 +509,20 @@ public final class Runs implements RunAuthenticator {
    */
   public void onEnded(Consumer<String> listener) {
     endListeners.add(listener);
+  }
+
+  /**
+   * The judge of a live run's GitHub API calls: its rules and mode, its repositories. A run this
+   * appliance does not hold gets a judge that denies everything (fail closed).
+   */
+  public ApiJudge apiJudgeOf(RunContext context, ApiHosts hosts) {
+    LiveRun run = byId.get(context.runId());
+    if (run == null) {
+      return call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
+          call.path(), Decision.DENY, "this run is not held by this appliance")), false);
+    }
+    return new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()), context.repository(),
+        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN);
   }
 
   /** Whether {@code runId} names a run that has not ended. */

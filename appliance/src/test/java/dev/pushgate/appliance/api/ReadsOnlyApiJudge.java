@@ -7,10 +7,10 @@ import dev.pushgate.policy.Decision;
 import java.util.List;
 
 /**
- * A stand-in until the GitHub API judge (routes and GraphQL, per the run's rules) is wired in:
+ * A judge for tests of the boundaries' plumbing, not of judging:
  * reads pass, every other call is denied. Fail closed: nothing writes that was not judged.
  */
-public final class ReadsOnlyApiJudge implements ApiJudge {
+final class ReadsOnlyApiJudge implements ApiJudge {
   @Override
   public ApiJudgement judge(ApiCall call) {
     boolean read = call.method().equals("GET") || call.method().equals("HEAD");
