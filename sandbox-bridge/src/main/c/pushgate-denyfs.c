@@ -343,34 +343,36 @@ static int inode_denied(struct inode *i, char *path_out, size_t size) {
  * allow_other), so the daemon's own ids are the caller's. Files the caller makes are its own. */
 static __thread uid_t thread_fsuid;
 static __thread gid_t thread_fsgid;
-static __thread int thread_groups_cleared;
+/* Set once a thread has set all three: libfuse starts a new worker from a worker, and the new
+ * thread inherits that worker's ids, not root's. */
+static __thread int thread_ids_set;
 
 static int become_caller(fuse_req_t req) {
   if (!running_as_root) {
     return 0;
   }
   const struct fuse_ctx *c = fuse_req_ctx(req);
-  if (!thread_groups_cleared) {
+  if (!thread_ids_set) {
     /* the raw call: glibc's setgroups would change every thread */
     if (syscall(SYS_setgroups, 0, NULL) != 0) {
       return EPERM;
     }
-    thread_groups_cleared = 1;
   }
-  if (c->gid != thread_fsgid) {
+  if (!thread_ids_set || c->gid != thread_fsgid) {
     syscall(SYS_setfsgid, c->gid);
     if ((gid_t) syscall(SYS_setfsgid, -1) != c->gid) {
       return EPERM;
     }
     thread_fsgid = c->gid;
   }
-  if (c->uid != thread_fsuid) {
+  if (!thread_ids_set || c->uid != thread_fsuid) {
     syscall(SYS_setfsuid, c->uid);
     if ((uid_t) syscall(SYS_setfsuid, -1) != c->uid) {
       return EPERM;
     }
     thread_fsuid = c->uid;
   }
+  thread_ids_set = 1;
   return 0;
 }
 
