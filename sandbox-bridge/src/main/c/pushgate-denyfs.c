@@ -10,11 +10,14 @@
  * its own: then allow_other, and files it creates are given to the caller). See docs/sandbox.md,
  * "Name-based write denies on Linux".
  *
- * Every path the kernel sends is resolved beneath the source directory with openat2
- * (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS) and the last component is never
- * followed: the kernel resolves symlinks itself inside the sandbox, so a path that leads through a
- * symlink here was raced into existence, and as root the daemon must not follow it out of the
- * tree.
+ * Built on libfuse's low-level API in the manner of libfuse's passthrough_hp example: the kernel
+ * names files by inode, and the daemon keeps, for every inode the kernel knows, an O_PATH
+ * descriptor of the file underneath. A request is served on that descriptor (fstat, openat of one
+ * name, /proc/self/fd/N), never by resolving a path again. Every descriptor in the table was
+ * opened by one name (never "." or "..", never containing "/") relative to its parent's descriptor
+ * with O_NOFOLLOW, starting from the source directory: no symlink is ever followed, so one swapped
+ * in cannot lead the daemon out of the tree, and a descriptor keeps naming the file it was opened
+ * on whatever is renamed or replaced after.
  *
  * Usage: pushgate-denyfs --source DIR --mountpoint DIR [--deny GLOB]... [--deny-path PATTERN]...
  *            [--host-path SPELLING]...
@@ -24,22 +27,22 @@
  */
 #define FUSE_USE_VERSION 312
 #define _GNU_SOURCE
-#include <fuse.h>
+#include <fuse_lowlevel.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #define MAX_PATTERNS 256
@@ -50,7 +53,6 @@
  * directory from outside the layer (the host, not the sandbox), by at most this long. */
 #define CACHE_SECONDS 60.0
 
-static int root_fd = -1;
 static const char *deny_globs[MAX_PATTERNS];
 static int n_deny_globs;
 static const char *deny_paths[MAX_PATTERNS];
@@ -58,9 +60,12 @@ static int n_deny_paths;
 static const char *host_paths[MAX_PATTERNS];
 static int n_host_paths;
 static int running_as_root;
+static int writeback; /* the kernel caches writes (FUSE_CAP_WRITEBACK_CACHE) */
+static char root_path[PATH_MAX]; /* the source as the kernel spells it (/proc/self/fd) */
+static size_t root_path_len;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* ---- deny decisions ---- */
+/* ---- deny decisions (on paths relative to the mount, starting with /) ---- */
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -117,14 +122,16 @@ static int path_matches(const char *pattern, const char *path) {
   return path_matches(pend, nend);
 }
 
-/* Whether the file at PATH (relative to the mount, starting with /) may not be written. */
-static int denied(const char *path) {
-  const char *name = base_name(path);
+static int name_matches_glob(const char *name) {
   for (int i = 0; i < n_deny_globs; i++) {
     if (fnmatch(deny_globs[i], name, FNM_NOESCAPE) == 0) {
       return 1;
     }
   }
+  return 0;
+}
+
+static int path_matches_pattern(const char *path) {
   char full[PATH_MAX * 2];
   for (int h = 0; h < n_host_paths; h++) {
     snprintf(full, sizeof full, "%s%s", host_paths[h], strcmp(path, "/") == 0 ? "" : path);
@@ -137,8 +144,13 @@ static int denied(const char *path) {
   return 0;
 }
 
+/* Whether the file at PATH (relative to the mount, starting with /) may not be written. */
+static int denied(const char *path) {
+  return name_matches_glob(base_name(path)) || path_matches_pattern(path);
+}
+
 /* Reports a refusal: one line, every byte that is not printable ASCII as \xNN. */
-static int refuse(const char *path) {
+static int report(const char *path) {
   char line[PATH_MAX * 4 + 32];
   size_t n = (size_t) snprintf(line, sizeof line, "file-write* ");
   for (const unsigned char *p = (const unsigned char *) path; *p && n < sizeof line - 6; p++) {
@@ -153,392 +165,871 @@ static int refuse(const char *path) {
   fwrite(line, 1, n, stdout);
   fflush(stdout);
   pthread_mutex_unlock(&out_lock);
-  return -EACCES;
+  return EACCES;
 }
 
-#define DENY_IF(p)        \
-  do {                    \
-    if (denied(p)) {      \
-      return refuse(p);   \
-    }                     \
-  } while (0)
+/* ---- the inode table ---- */
 
-/* ---- safe resolution beneath the source ---- */
+struct inode {
+  int fd;               /* O_PATH | O_NOFOLLOW, opened by one name beneath the source */
+  mode_t type;          /* S_IFMT bits: a file's type never changes */
+  dev_t dev;
+  ino_t ino;
+  uint64_t nlookup;     /* the kernel's references: freed when they are all forgotten */
+  char *denied_as;      /* when looked up by a denied name: that path (for the report), else NULL */
+  struct inode *next;   /* hash chain */
+};
 
-static int open_beneath(const char *rel, int flags) {
-  struct open_how how;
-  memset(&how, 0, sizeof how);
-  how.flags = (unsigned long long) (flags | O_CLOEXEC);
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  int fd = (int) syscall(SYS_openat2, root_fd, rel, &how, sizeof how);
-  return fd < 0 ? -errno : fd;
+static struct inode root;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct inode **buckets;
+static size_t n_buckets = 1 << 12;
+static size_t n_inodes;
+
+static size_t bucket_of(dev_t dev, ino_t ino) {
+  uint64_t h = (uint64_t) ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t) dev;
+  return (size_t) (h >> 20) & (n_buckets - 1);
 }
 
-/* The parent directory of PATH as an O_PATH descriptor, and its last component in *name. */
-static int parent_of(const char *path, char *name) {
-  const char *slash = strrchr(path, '/');
-  if (slash == NULL || slash[1] == 0) {
-    strcpy(name, ".");
-    return open_beneath(".", O_PATH | O_DIRECTORY);
+/* Called with table_lock held. */
+static void grow_table(void) {
+  size_t old_n = n_buckets;
+  struct inode **old = buckets;
+  struct inode **fresh = calloc(old_n * 2, sizeof *fresh);
+  if (fresh == NULL) {
+    return; /* longer chains, still correct */
   }
-  if (strlen(slash + 1) > NAME_MAX) {
-    return -ENAMETOOLONG;
-  }
-  strcpy(name, slash + 1);
-  size_t len = (size_t) (slash - path);
-  char dir[PATH_MAX];
-  if (len >= sizeof dir - 2) {
-    return -ENAMETOOLONG;
-  }
-  dir[0] = '.';
-  memcpy(dir + 1, path, len);
-  dir[len + 1] = 0;
-  return open_beneath(dir, O_PATH | O_DIRECTORY);
-}
-
-#define WITH_PARENT(path)          \
-  char name[NAME_MAX + 1];         \
-  int dfd = parent_of(path, name); \
-  if (dfd < 0) {                   \
-    return dfd;                    \
-  }
-
-static int done(int dfd, int res) {
-  int err = res < 0 ? -errno : 0;
-  close(dfd);
-  return err;
-}
-
-static void give_to_caller(int dfd, const char *name) {
-  if (running_as_root) {
-    struct fuse_context *c = fuse_get_context();
-    if (fchownat(dfd, name, c->uid, c->gid, AT_SYMLINK_NOFOLLOW) != 0) {
-      /* The file stays root's; the caller cannot change it, which fails closed. */
+  buckets = fresh;
+  n_buckets = old_n * 2;
+  for (size_t b = 0; b < old_n; b++) {
+    for (struct inode *i = old[b], *next; i != NULL; i = next) {
+      next = i->next;
+      size_t nb = bucket_of(i->dev, i->ino);
+      i->next = buckets[nb];
+      buckets[nb] = i;
     }
   }
+  free(old);
 }
 
-/* ---- operations ---- */
-
-static void *dfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
-  (void) conn;
-  cfg->use_ino = 1;
-  cfg->readdir_ino = 1;
-  cfg->nullpath_ok = 1;
-  cfg->hard_remove = 1;
-  cfg->entry_timeout = CACHE_SECONDS;
-  cfg->attr_timeout = CACHE_SECONDS;
-  cfg->negative_timeout = CACHE_SECONDS;
-  return NULL;
+static struct inode *inode_of(fuse_ino_t ino) {
+  return ino == FUSE_ROOT_ID ? &root : (struct inode *) (uintptr_t) ino;
 }
 
-static int dfs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi) {
+static fuse_ino_t ino_of(struct inode *i) {
+  return i == &root ? FUSE_ROOT_ID : (fuse_ino_t) (uintptr_t) i;
+}
+
+static void forget_one(struct inode *i, uint64_t n) {
+  if (i == &root) {
+    return;
+  }
+  pthread_mutex_lock(&table_lock);
+  if (i->nlookup <= n) {
+    struct inode **p = &buckets[bucket_of(i->dev, i->ino)];
+    while (*p != NULL && *p != i) {
+      p = &(*p)->next;
+    }
+    if (*p == i) {
+      *p = i->next;
+    }
+    n_inodes--;
+    pthread_mutex_unlock(&table_lock);
+    close(i->fd);
+    free(i->denied_as);
+    free(i);
+    return;
+  }
+  i->nlookup -= n;
+  pthread_mutex_unlock(&table_lock);
+}
+
+/* ---- paths, only for the refusal lines and protected-path patterns ---- */
+
+/* The path of a descriptor relative to the source ("/" for the source itself), as the kernel
+ * knows it now (it follows renames). -1 when it has none (deleted, or moved out of the tree from
+ * outside the layer). */
+static int rel_path_of_fd(int fd, char *out, size_t size) {
+  char proc[64], full[PATH_MAX];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(proc, full, sizeof full - 1);
+  if (n < 0) {
+    return -1;
+  }
+  full[n] = 0;
+  if (n >= 10 && strcmp(full + n - 10, " (deleted)") == 0) {
+    return -1;
+  }
+  const char *rest;
+  if (root_path_len == 1) { /* the source is / */
+    rest = full;
+  } else if (strncmp(full, root_path, root_path_len) == 0
+      && (full[root_path_len] == '/' || full[root_path_len] == 0)) {
+    rest = full + root_path_len;
+  } else {
+    return -1;
+  }
+  snprintf(out, size, "%s", *rest ? rest : "/");
+  return 0;
+}
+
+/* PARENT/NAME relative to the source; -1 when the parent has no path. */
+static int rel_path_of_name(struct inode *parent, const char *name, char *out, size_t size) {
+  char dir[PATH_MAX];
+  if (rel_path_of_fd(parent->fd, dir, sizeof dir) != 0) {
+    return -1;
+  }
+  snprintf(out, size, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
+  return 0;
+}
+
+/* Whether NAME in PARENT may not be written; *PATH_OUT then holds the path to report. Without
+ * protected-path patterns only the name counts, and no path is computed unless it is refused. A
+ * parent whose path cannot be told (moved out of the tree from outside) fails closed when
+ * patterns apply. */
+static int name_denied(struct inode *parent, const char *name, char *path_out, size_t size) {
+  int glob = name_matches_glob(name);
+  if (!glob && n_deny_paths == 0) {
+    return 0;
+  }
+  if (rel_path_of_name(parent, name, path_out, size) != 0) {
+    snprintf(path_out, size, "/%s", name);
+    return glob || n_deny_paths > 0;
+  }
+  return glob || path_matches_pattern(path_out);
+}
+
+#define REFUSE_NAME(req, parent, name)                                  \
+  do {                                                                  \
+    char denied_path_[PATH_MAX + NAME_MAX + 2];                          \
+    if (name_denied((parent), (name), denied_path_, sizeof denied_path_)) { \
+      fuse_reply_err((req), report(denied_path_));                      \
+      return;                                                           \
+    }                                                                   \
+  } while (0)
+
+/* Whether the file of inode I may not be written: it was ever looked up by a denied name (so a
+ * second, harmless-looking hard link to it is no way around), or its present path matches a
+ * protected-path pattern (a directory above it may have been renamed since). A file with no path
+ * (deleted while open) has no name to deny. */
+static int inode_denied(struct inode *i, char *path_out, size_t size) {
+  if (i->denied_as != NULL) {
+    snprintf(path_out, size, "%s", i->denied_as);
+    return 1;
+  }
+  if (n_deny_paths == 0 || rel_path_of_fd(i->fd, path_out, size) != 0) {
+    return 0;
+  }
+  return path_matches_pattern(path_out);
+}
+
+#define REFUSE_INODE(req, i)                                            \
+  do {                                                                  \
+    char denied_path_[PATH_MAX + NAME_MAX + 2];                          \
+    if (inode_denied((i), denied_path_, sizeof denied_path_)) {         \
+      fuse_reply_err((req), report(denied_path_));                      \
+      return;                                                           \
+    }                                                                   \
+  } while (0)
+
+/* ---- whose operation ---- */
+
+/* The kernel checks no permissions (no default_permissions: with it, every create or unlink in a
+ * directory would cost a GETATTR of the directory before the next name in it could be looked up).
+ * The file system underneath checks them instead: as root, each request is performed with the
+ * caller's file-system ids (setfsuid/setfsgid, per thread, which also drops root's file
+ * capabilities while they are not 0) and no supplementary groups (pushgate's sandbox users have
+ * none: setpriv clears them); as another user, the kernel lets only that same user in (no
+ * allow_other), so the daemon's own ids are the caller's. Files the caller makes are its own. */
+static __thread uid_t thread_fsuid;
+static __thread gid_t thread_fsgid;
+/* Set once a thread has set all three: libfuse starts a new worker from a worker, and the new
+ * thread inherits that worker's ids, not root's. */
+static __thread int thread_ids_set;
+
+static int become_caller(fuse_req_t req) {
+  if (!running_as_root) {
+    return 0;
+  }
+  const struct fuse_ctx *c = fuse_req_ctx(req);
+  if (!thread_ids_set) {
+    /* the raw call: glibc's setgroups would change every thread */
+    if (syscall(SYS_setgroups, 0, NULL) != 0) {
+      return EPERM;
+    }
+  }
+  if (!thread_ids_set || c->gid != thread_fsgid) {
+    syscall(SYS_setfsgid, c->gid);
+    if ((gid_t) syscall(SYS_setfsgid, -1) != c->gid) {
+      return EPERM;
+    }
+    thread_fsgid = c->gid;
+  }
+  if (!thread_ids_set || c->uid != thread_fsuid) {
+    syscall(SYS_setfsuid, c->uid);
+    if ((uid_t) syscall(SYS_setfsuid, -1) != c->uid) {
+      return EPERM;
+    }
+    thread_fsuid = c->uid;
+  }
+  thread_ids_set = 1;
+  return 0;
+}
+
+#define AS_CALLER(req)                \
+  do {                                \
+    int as_caller_err_ = become_caller(req); \
+    if (as_caller_err_ != 0) {        \
+      fuse_reply_err((req), as_caller_err_); \
+      return;                         \
+    }                                 \
+  } while (0)
+
+/* ---- lookups ---- */
+
+/* Registers FD (O_PATH, owned by the table from here on) as NAME in PARENT and fills E. */
+static int remember(struct inode *parent, const char *name, int fd, struct fuse_entry_param *e) {
+  memset(e, 0, sizeof *e);
+  if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    int err = errno;
+    close(fd);
+    return err;
+  }
+  char path[PATH_MAX + NAME_MAX + 2];
+  int deny = name_denied(parent, name, path, sizeof path);
+  pthread_mutex_lock(&table_lock);
+  struct inode *i = buckets[bucket_of(e->attr.st_dev, e->attr.st_ino)];
+  while (i != NULL && (i->ino != e->attr.st_ino || i->dev != e->attr.st_dev)) {
+    i = i->next;
+  }
+  if (i != NULL) {
+    i->nlookup++;
+    close(fd);
+  } else {
+    i = calloc(1, sizeof *i);
+    if (i == NULL) {
+      pthread_mutex_unlock(&table_lock);
+      close(fd);
+      return ENOMEM;
+    }
+    i->fd = fd;
+    i->type = e->attr.st_mode & S_IFMT;
+    i->dev = e->attr.st_dev;
+    i->ino = e->attr.st_ino;
+    i->nlookup = 1;
+    size_t b = bucket_of(i->dev, i->ino);
+    i->next = buckets[b];
+    buckets[b] = i;
+    if (++n_inodes > n_buckets) {
+      grow_table();
+    }
+  }
+  if (deny && i->denied_as == NULL) {
+    i->denied_as = strdup(path); /* NULL when out of memory: then the patterns still judge it */
+  }
+  pthread_mutex_unlock(&table_lock);
+  e->ino = ino_of(i);
+  e->attr_timeout = CACHE_SECONDS;
+  e->entry_timeout = CACHE_SECONDS;
+  return 0;
+}
+
+static int bad_name(const char *name) {
+  return strchr(name, '/') != NULL || strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+static int do_lookup(struct inode *parent, const char *name, struct fuse_entry_param *e) {
+  if (bad_name(name)) {
+    return EINVAL; /* the kernel sends one component, never . or .. (no export support) */
+  }
+  int fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    return errno;
+  }
+  return remember(parent, name, fd, e);
+}
+
+static void dfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name) {
+  AS_CALLER(req);
+  struct fuse_entry_param e;
+  int err = do_lookup(inode_of(parent), name, &e);
+  if (err == ENOENT) {
+    /* A cached "not found": creating the name is still a CREATE/MKNOD/MKDIR that comes here. */
+    memset(&e, 0, sizeof e);
+    e.entry_timeout = CACHE_SECONDS;
+    fuse_reply_entry(req, &e);
+  } else if (err != 0) {
+    fuse_reply_err(req, err);
+  } else {
+    fuse_reply_entry(req, &e);
+  }
+}
+
+static void dfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  forget_one(inode_of(ino), nlookup);
+  fuse_reply_none(req);
+}
+
+static void dfs_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets) {
+  for (size_t k = 0; k < count; k++) {
+    forget_one(inode_of(forgets[k].ino), forgets[k].nlookup);
+  }
+  fuse_reply_none(req);
+}
+
+/* A name just made in PARENT by the daemon (as the caller: the file is the caller's): its
+ * descriptor, registered. OPEN_FD is the new file's descriptor when one is open (create), else
+ * -1. */
+static void reply_made(fuse_req_t req, struct inode *parent, const char *name, int open_fd,
+    struct fuse_file_info *fi) {
+  int fd;
+  if (open_fd >= 0) {
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", open_fd);
+    fd = open(proc, O_PATH | O_CLOEXEC); /* the very file created, however the name moves */
+  } else {
+    fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  }
+  if (fd < 0) {
+    int err = errno;
+    if (open_fd >= 0) {
+      close(open_fd);
+    }
+    fuse_reply_err(req, err);
+    return;
+  }
+  struct fuse_entry_param e;
+  int err = remember(parent, name, fd, &e);
+  if (err != 0) {
+    if (open_fd >= 0) {
+      close(open_fd);
+    }
+    fuse_reply_err(req, err);
+    return;
+  }
   if (fi != NULL) {
-    return fstat((int) fi->fh, st) == 0 ? 0 : -errno;
+    fi->fh = (uint64_t) open_fd;
+    fi->keep_cache = 1;
+    if (fuse_reply_create(req, &e, fi) == -ENOENT) { /* interrupted: the kernel forgot it */
+      close(open_fd);
+      forget_one(inode_of(e.ino), 1);
+    }
+  } else if (fuse_reply_entry(req, &e) == -ENOENT) {
+    forget_one(inode_of(e.ino), 1);
   }
-  WITH_PARENT(path);
-  return done(dfd, fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
 }
 
-static int dfs_readlink(const char *path, char *buf, size_t size) {
-  WITH_PARENT(path);
-  ssize_t n = readlinkat(dfd, name, buf, size - 1);
-  int err = n < 0 ? -errno : 0;
-  close(dfd);
-  if (n >= 0) {
+/* ---- attributes ---- */
+
+static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
+  (void) fi;
+  struct stat st;
+  if (fstatat(inode_of(ino)->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    fuse_reply_err(req, errno);
+    return;
+  }
+  fuse_reply_attr(req, &st, CACHE_SECONDS);
+}
+
+/* /proc/self/fd/N of an O_PATH descriptor: opening or changing it reaches that very file (the
+ * magic link is not a path walked by name; no symlink is followed from it). */
+static void proc_path(int fd, char *buf, size_t size) {
+  snprintf(buf, size, "/proc/self/fd/%d", fd);
+}
+
+#define CHANGES (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID | FUSE_SET_ATTR_SIZE \
+    | FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW \
+    | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME)
+
+static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+    struct fuse_file_info *fi) {
+  AS_CALLER(req);
+  struct inode *i = inode_of(ino);
+  if (valid & CHANGES) {
+    /* chmod, chown, truncate and utimens of a denied name, through a descriptor too (a file
+     * opened for reading is not thereby opened for fchmod, fchown or futimens). */
+    REFUSE_INODE(req, i);
+  }
+  int ofd = fi != NULL ? (int) fi->fh : -1;
+  char proc[64];
+  proc_path(i->fd, proc, sizeof proc);
+  int res = 0;
+  if (valid & FUSE_SET_ATTR_MODE) {
+    /* A symlink has no mode of its own (and chmod on the magic link would reach its inode). */
+    res = S_ISLNK(i->type) ? (errno = EOPNOTSUPP, -1)
+        : ofd >= 0 ? fchmod(ofd, attr->st_mode) : chmod(proc, attr->st_mode);
+  }
+  if (res == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+    uid_t uid = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t) -1;
+    gid_t gid = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t) -1;
+    res = fchownat(i->fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+  }
+  if (res == 0 && (valid & FUSE_SET_ATTR_SIZE)) {
+    /* Only a descriptor opened for write can truncate, and open refused those on denied names. */
+    res = ofd >= 0 ? ftruncate(ofd, attr->st_size)
+        : S_ISREG(i->type) ? truncate(proc, attr->st_size) : (errno = EINVAL, -1);
+  }
+  if (res == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+    struct timespec tv[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+    if (valid & FUSE_SET_ATTR_ATIME_NOW) {
+      tv[0].tv_nsec = UTIME_NOW;
+    } else if (valid & FUSE_SET_ATTR_ATIME) {
+      tv[0] = attr->st_atim;
+    }
+    if (valid & FUSE_SET_ATTR_MTIME_NOW) {
+      tv[1].tv_nsec = UTIME_NOW;
+    } else if (valid & FUSE_SET_ATTR_MTIME) {
+      tv[1] = attr->st_mtim;
+    }
+    res = ofd >= 0 ? futimens(ofd, tv) : utimensat(i->fd, "", tv, AT_EMPTY_PATH);
+    if (res != 0 && errno == EPERM && writeback && (valid & FUSE_SET_ATTR_CTIME)) {
+      /* The writeback cache's own times after writes, on a file the caller may write but does
+       * not own: the writes set the times underneath already; "now" needs only write access. */
+      tv[0].tv_nsec = UTIME_OMIT;
+      tv[1].tv_nsec = UTIME_NOW;
+      res = ofd >= 0 ? futimens(ofd, tv) : utimensat(i->fd, "", tv, AT_EMPTY_PATH);
+    }
+  }
+  if (res != 0) {
+    fuse_reply_err(req, errno);
+    return;
+  }
+  dfs_getattr(req, ino, fi);
+}
+
+static void dfs_readlink(fuse_req_t req, fuse_ino_t ino) {
+  char buf[PATH_MAX + 1];
+  ssize_t n = readlinkat(inode_of(ino)->fd, "", buf, sizeof buf);
+  if (n < 0) {
+    fuse_reply_err(req, errno);
+  } else if (n >= (ssize_t) sizeof buf) {
+    fuse_reply_err(req, ENAMETOOLONG);
+  } else {
     buf[n] = 0;
+    fuse_reply_readlink(req, buf);
   }
-  return err;
 }
 
-static int dfs_mknod(const char *path, mode_t mode, dev_t rdev) {
-  DENY_IF(path);
-  WITH_PARENT(path);
-  int res = mknodat(dfd, name, mode, rdev);
-  if (res == 0) {
-    give_to_caller(dfd, name);
+static void dfs_statfs(fuse_req_t req, fuse_ino_t ino) {
+  struct statvfs st;
+  if (fstatvfs(inode_of(ino)->fd, &st) != 0) {
+    fuse_reply_err(req, errno);
+  } else {
+    fuse_reply_statfs(req, &st);
   }
-  return done(dfd, res);
 }
 
-static int dfs_mkdir(const char *path, mode_t mode) {
-  DENY_IF(path);
-  WITH_PARENT(path);
-  int res = mkdirat(dfd, name, mode);
-  if (res == 0) {
-    give_to_caller(dfd, name);
+/* ---- names ---- */
+
+static void dfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+    dev_t rdev) {
+  AS_CALLER(req);
+  struct inode *p = inode_of(parent);
+  REFUSE_NAME(req, p, name);
+  if (bad_name(name) || mknodat(p->fd, name, mode, rdev) != 0) {
+    fuse_reply_err(req, bad_name(name) ? EINVAL : errno);
+    return;
   }
-  return done(dfd, res);
+  reply_made(req, p, name, -1, NULL);
 }
 
-static int dfs_unlink(const char *path) {
-  DENY_IF(path);
-  WITH_PARENT(path);
-  return done(dfd, unlinkat(dfd, name, 0));
+static void dfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode) {
+  AS_CALLER(req);
+  struct inode *p = inode_of(parent);
+  REFUSE_NAME(req, p, name);
+  if (bad_name(name) || mkdirat(p->fd, name, mode) != 0) {
+    fuse_reply_err(req, bad_name(name) ? EINVAL : errno);
+    return;
+  }
+  reply_made(req, p, name, -1, NULL);
 }
 
-static int dfs_rmdir(const char *path) {
-  DENY_IF(path);
-  WITH_PARENT(path);
-  return done(dfd, unlinkat(dfd, name, AT_REMOVEDIR));
-}
-
-static int dfs_symlink(const char *target, const char *path) {
-  DENY_IF(path);
+static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name) {
+  AS_CALLER(req);
+  struct inode *p = inode_of(parent);
+  REFUSE_NAME(req, p, name);
   /* A link whose target is a denied name adds no way to write it (the kernel resolves the link
    * and the write is judged on the target), but it is refused all the same: it has no use other
    * than to reach the denied name. */
   if (denied(target)) {
-    return refuse(path);
+    char path[PATH_MAX + NAME_MAX + 2];
+    if (rel_path_of_name(p, name, path, sizeof path) != 0) {
+      snprintf(path, sizeof path, "/%s", name);
+    }
+    fuse_reply_err(req, report(path));
+    return;
   }
-  WITH_PARENT(path);
-  int res = symlinkat(target, dfd, name);
-  if (res == 0) {
-    give_to_caller(dfd, name);
+  if (bad_name(name) || symlinkat(target, p->fd, name) != 0) {
+    fuse_reply_err(req, bad_name(name) ? EINVAL : errno);
+    return;
   }
-  return done(dfd, res);
+  reply_made(req, p, name, -1, NULL);
 }
 
-static int dfs_rename(const char *from, const char *to, unsigned int flags) {
-  DENY_IF(from);
-  DENY_IF(to);
-  char fname[NAME_MAX + 1], tname[NAME_MAX + 1];
-  int ffd = parent_of(from, fname);
-  if (ffd < 0) {
-    return ffd;
-  }
-  int tfd = parent_of(to, tname);
-  if (tfd < 0) {
-    close(ffd);
-    return tfd;
-  }
-  int res = renameat2(ffd, fname, tfd, tname, flags);
-  int err = res < 0 ? -errno : 0;
-  close(ffd);
-  close(tfd);
-  return err;
+static void dfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name) {
+  AS_CALLER(req);
+  struct inode *p = inode_of(parent);
+  REFUSE_NAME(req, p, name);
+  fuse_reply_err(req, unlinkat(p->fd, name, 0) == 0 ? 0 : errno);
 }
 
-static int dfs_link(const char *from, const char *to) {
+static void dfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name) {
+  AS_CALLER(req);
+  struct inode *p = inode_of(parent);
+  REFUSE_NAME(req, p, name);
+  fuse_reply_err(req, unlinkat(p->fd, name, AT_REMOVEDIR) == 0 ? 0 : errno);
+}
+
+static void dfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+    const char *newname, unsigned int flags) {
+  AS_CALLER(req);
+  struct inode *p = inode_of(parent), *np = inode_of(newparent);
+  REFUSE_NAME(req, p, name);
+  REFUSE_NAME(req, np, newname);
+  if (bad_name(name) || bad_name(newname)) {
+    fuse_reply_err(req, EINVAL);
+    return;
+  }
+  fuse_reply_err(req, renameat2(p->fd, name, np->fd, newname, flags) == 0 ? 0 : errno);
+}
+
+static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname) {
+  AS_CALLER(req);
+  struct inode *i = inode_of(ino), *np = inode_of(newparent);
   /* A second name for a denied file would be a name that is not denied. */
-  DENY_IF(from);
-  DENY_IF(to);
-  char fname[NAME_MAX + 1], tname[NAME_MAX + 1];
-  int ffd = parent_of(from, fname);
-  if (ffd < 0) {
-    return ffd;
+  REFUSE_INODE(req, i);
+  REFUSE_NAME(req, np, newname);
+  if (bad_name(newname)) {
+    fuse_reply_err(req, EINVAL);
+    return;
   }
-  int tfd = parent_of(to, tname);
-  if (tfd < 0) {
-    close(ffd);
-    return tfd;
+  char proc[64];
+  proc_path(i->fd, proc, sizeof proc);
+  /* AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH; the magic link names the same file. */
+  if (linkat(AT_FDCWD, proc, np->fd, newname, AT_SYMLINK_FOLLOW) != 0) {
+    fuse_reply_err(req, errno);
+    return;
   }
-  int res = linkat(ffd, fname, tfd, tname, 0);
-  int err = res < 0 ? -errno : 0;
-  close(ffd);
-  close(tfd);
-  return err;
+  struct fuse_entry_param e;
+  int err = do_lookup(np, newname, &e);
+  if (err != 0) {
+    fuse_reply_err(req, err);
+  } else if (fuse_reply_entry(req, &e) == -ENOENT) {
+    forget_one(inode_of(e.ino), 1);
+  }
 }
 
-/* An attribute change through an open descriptor still names a path when the file has one (a file
- * opened for reading is not thereby opened for fchmod, fchown or futimens). */
-#define DENY_IF_NAMED(p)              \
-  do {                                \
-    if ((p) != NULL && denied(p)) {   \
-      return refuse(p);               \
-    }                                 \
-  } while (0)
-
-static int dfs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi) {
-  DENY_IF_NAMED(path);
-  if (fi != NULL) {
-    return fchmod((int) fi->fh, mode) == 0 ? 0 : -errno;
-  }
-  DENY_IF(path);
-  WITH_PARENT(path);
-  return done(dfd, fchmodat(dfd, name, mode, AT_SYMLINK_NOFOLLOW));
-}
-
-static int dfs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi) {
-  DENY_IF_NAMED(path);
-  if (fi != NULL) {
-    return fchown((int) fi->fh, uid, gid) == 0 ? 0 : -errno;
-  }
-  DENY_IF(path);
-  WITH_PARENT(path);
-  return done(dfd, fchownat(dfd, name, uid, gid, AT_SYMLINK_NOFOLLOW));
-}
-
-static int dfs_truncate(const char *path, off_t size, struct fuse_file_info *fi) {
-  DENY_IF_NAMED(path);
-  if (fi != NULL) {
-    /* Only a descriptor opened for write can truncate, and open refused those on denied names. */
-    return ftruncate((int) fi->fh, size) == 0 ? 0 : -errno;
-  }
-  DENY_IF(path);
-  char rel[PATH_MAX + 2];
-  snprintf(rel, sizeof rel, ".%s", path);
-  int fd = open_beneath(rel, O_WRONLY | O_NOFOLLOW);
-  if (fd < 0) {
-    return fd;
-  }
-  int res = ftruncate(fd, size);
-  int err = res < 0 ? -errno : 0;
-  close(fd);
-  return err;
-}
-
-static int dfs_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi) {
-  DENY_IF_NAMED(path);
-  if (fi != NULL) {
-    return futimens((int) fi->fh, tv) == 0 ? 0 : -errno;
-  }
-  DENY_IF(path);
-  WITH_PARENT(path);
-  return done(dfd, utimensat(dfd, name, tv, AT_SYMLINK_NOFOLLOW));
-}
+/* ---- files ---- */
 
 static int writes(int flags) {
   return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) != 0;
 }
 
-static int dfs_open(const char *path, struct fuse_file_info *fi) {
+/* The flags to open the file underneath with. Under the writeback cache the kernel may read pages
+ * of a file opened write-only (to fill a partly written page), and it keeps the file's size
+ * itself, so appends arrive as writes at an offset. */
+static int source_flags(int flags) {
+  flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
+  if (writeback) {
+    if ((flags & O_ACCMODE) == O_WRONLY) {
+      flags = (flags & ~O_ACCMODE) | O_RDWR;
+    }
+    flags &= ~O_APPEND;
+  }
+  return flags | O_CLOEXEC;
+}
+
+static void dfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
+  AS_CALLER(req);
+  struct inode *i = inode_of(ino);
   if (writes(fi->flags)) {
-    DENY_IF(path);
+    REFUSE_INODE(req, i);
   }
-  char rel[PATH_MAX + 2];
-  snprintf(rel, sizeof rel, ".%s", path);
-  int fd = open_beneath(rel, (fi->flags & ~(O_CREAT | O_EXCL)) | O_NOFOLLOW);
+  if (!S_ISREG(i->type)) {
+    fuse_reply_err(req, S_ISLNK(i->type) ? ELOOP : EACCES); /* the kernel opens no other kind */
+    return;
+  }
+  char proc[64];
+  proc_path(i->fd, proc, sizeof proc);
+  int fd = open(proc, source_flags(fi->flags));
+  if (fd < 0 && errno == EACCES && (fi->flags & O_ACCMODE) == O_WRONLY) {
+    fd = open(proc, (source_flags(fi->flags) & ~O_ACCMODE) | O_WRONLY); /* a write-only file */
+  }
   if (fd < 0) {
-    return fd;
+    fuse_reply_err(req, errno);
+    return;
   }
   fi->fh = (uint64_t) fd;
-  return 0;
-}
-
-static int dfs_create(const char *path, mode_t mode, struct fuse_file_info *fi) {
-  DENY_IF(path);
-  WITH_PARENT(path);
-  int fd = openat(dfd, name, fi->flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) {
-    return done(dfd, -1);
-  }
-  give_to_caller(dfd, name);
-  close(dfd);
-  fi->fh = (uint64_t) fd;
-  return 0;
-}
-
-static int dfs_read(const char *path, char *buf, size_t size, off_t off,
-    struct fuse_file_info *fi) {
-  (void) path;
-  ssize_t n = pread((int) fi->fh, buf, size, off);
-  return n < 0 ? -errno : (int) n;
-}
-
-static int dfs_write(const char *path, const char *buf, size_t size, off_t off,
-    struct fuse_file_info *fi) {
-  (void) path;
-  ssize_t n = pwrite((int) fi->fh, buf, size, off);
-  return n < 0 ? -errno : (int) n;
-}
-
-static int dfs_statfs(const char *path, struct statvfs *st) {
-  (void) path;
-  return fstatvfs(root_fd, st) == 0 ? 0 : -errno;
-}
-
-/* No flush: the daemon's writes are pwrite calls that report their errors at once, so close()
- * of the source descriptor has nothing deferred to report. Without it the kernel stops sending
- * FLUSH (one per close() inside the sandbox, two for a shell redirection) after the first. */
-static int dfs_release(const char *path, struct fuse_file_info *fi) {
-  (void) path;
-  close((int) fi->fh);
-  return 0;
-}
-
-static int dfs_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
-  (void) path;
-  int res = datasync ? fdatasync((int) fi->fh) : fsync((int) fi->fh);
-  return res == 0 ? 0 : -errno;
-}
-
-static int dfs_fallocate(const char *path, int mode, off_t off, off_t len,
-    struct fuse_file_info *fi) {
-  (void) path;
-  return fallocate((int) fi->fh, mode, off, len) == 0 ? 0 : -errno;
-}
-
-static off_t dfs_lseek(const char *path, off_t off, int whence, struct fuse_file_info *fi) {
-  (void) path;
-  off_t res = lseek((int) fi->fh, off, whence);
-  return res < 0 ? -errno : res;
-}
-
-static int dfs_opendir(const char *path, struct fuse_file_info *fi) {
-  char rel[PATH_MAX + 2];
-  snprintf(rel, sizeof rel, ".%s", path);
-  int fd = open_beneath(rel, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) {
-    return fd;
-  }
-  DIR *d = fdopendir(fd);
-  if (d == NULL) {
-    int err = -errno;
+  /* The kernel keeps the file's pages from one open to the next; it drops them when the file's
+   * size or modification time changes (FUSE_CAP_AUTO_INVAL_DATA), as after a host-side edit. */
+  fi->keep_cache = 1;
+  if (fuse_reply_open(req, fi) == -ENOENT) {
     close(fd);
-    return err;
+  }
+}
+
+static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+    struct fuse_file_info *fi) {
+  AS_CALLER(req);
+  struct inode *p = inode_of(parent);
+  REFUSE_NAME(req, p, name);
+  if (bad_name(name)) {
+    fuse_reply_err(req, EINVAL);
+    return;
+  }
+  int fd = openat(p->fd, name, source_flags(fi->flags) | (fi->flags & O_EXCL) | O_CREAT | O_NOFOLLOW,
+      mode);
+  if (fd < 0) {
+    fuse_reply_err(req, errno);
+    return;
+  }
+  reply_made(req, p, name, fd, fi);
+}
+
+static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+    struct fuse_file_info *fi) {
+  (void) ino;
+  /* Handed to libfuse as a descriptor: it splices the file's pages to the kernel when it can. */
+  struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+  buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+  buf.buf[0].fd = (int) fi->fh;
+  buf.buf[0].pos = off;
+  fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+}
+
+static void dfs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in, off_t off,
+    struct fuse_file_info *fi) {
+  (void) ino;
+  struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
+  out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+  out.buf[0].fd = (int) fi->fh;
+  out.buf[0].pos = off;
+  ssize_t n = fuse_buf_copy(&out, in, 0);
+  if (n < 0) {
+    fuse_reply_err(req, (int) -n);
+  } else {
+    fuse_reply_write(req, (size_t) n);
+  }
+}
+
+/* No flush operation: the daemon's writes report their errors at once, so close() of the source
+ * descriptor has nothing deferred to report, and without the operation the kernel stops sending
+ * FLUSH (one per close() inside the sandbox, two for a shell redirection) after the first. */
+static void dfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
+  (void) ino;
+  close((int) fi->fh);
+  fuse_reply_err(req, 0);
+}
+
+static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi) {
+  (void) ino;
+  int res = datasync ? fdatasync((int) fi->fh) : fsync((int) fi->fh);
+  fuse_reply_err(req, res == 0 ? 0 : errno);
+}
+
+static void dfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+    struct fuse_file_info *fi) {
+  (void) ino;
+  fuse_reply_err(req, fallocate((int) fi->fh, mode, off, len) == 0 ? 0 : errno);
+}
+
+static void dfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+    struct fuse_file_info *fi) {
+  (void) ino;
+  off_t res = lseek((int) fi->fh, off, whence);
+  if (res < 0) {
+    fuse_reply_err(req, errno);
+  } else {
+    fuse_reply_lseek(req, res);
+  }
+}
+
+/* access(2) and chdir: the kernel asks, as it checks no permissions itself. */
+static void dfs_access(fuse_req_t req, fuse_ino_t ino, int mask) {
+  AS_CALLER(req);
+  struct inode *i = inode_of(ino);
+  if (S_ISLNK(i->type)) {
+    fuse_reply_err(req, 0); /* a link's own bits are never checked */
+    return;
+  }
+  char proc[64];
+  proc_path(i->fd, proc, sizeof proc);
+  fuse_reply_err(req, faccessat(AT_FDCWD, proc, mask, AT_EACCESS) == 0 ? 0 : errno);
+}
+
+/* ---- directories ---- */
+
+struct dir {
+  DIR *dp;
+  struct dirent *entry; /* read but not yet handed out (the buffer was full) */
+  off_t offset;
+};
+
+static void dfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
+  AS_CALLER(req);
+  struct dir *d = calloc(1, sizeof *d);
+  if (d == NULL) {
+    fuse_reply_err(req, ENOMEM);
+    return;
+  }
+  int fd = openat(inode_of(ino)->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (d->dp = fdopendir(fd)) == NULL) {
+    int err = errno;
+    if (fd >= 0) {
+      close(fd);
+    }
+    free(d);
+    fuse_reply_err(req, err);
+    return;
   }
   fi->fh = (uint64_t) (uintptr_t) d;
-  return 0;
+  /* The kernel may keep a listing until the directory changes (through the layer, or its
+   * modification time when its attributes are next fetched). */
+  fi->keep_cache = 1;
+  fi->cache_readdir = 1;
+  if (fuse_reply_open(req, fi) == -ENOENT) {
+    closedir(d->dp);
+    free(d);
+  }
 }
 
-static int dfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
-    struct fuse_file_info *fi, enum fuse_readdir_flags flags) {
-  (void) path;
-  (void) flags;
-  DIR *d = (DIR *) (uintptr_t) fi->fh;
-  if (off == 0) {
-    rewinddir(d);
+static int dot_or_dotdot(const char *name) {
+  return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+    struct fuse_file_info *fi, int plus) {
+  struct dir *d = (struct dir *) (uintptr_t) fi->fh;
+  struct inode *parent = inode_of(ino);
+  char *buf = malloc(size);
+  if (buf == NULL) {
+    fuse_reply_err(req, ENOMEM);
+    return;
+  }
+  if (off != d->offset) {
+    seekdir(d->dp, off);
+    d->entry = NULL;
+    d->offset = off;
+  }
+  size_t used = 0;
+  int err = 0;
+  for (;;) {
+    if (d->entry == NULL) {
+      errno = 0;
+      d->entry = readdir(d->dp);
+      if (d->entry == NULL) {
+        err = errno;
+        break;
+      }
+    }
+    struct dirent *de = d->entry;
+    off_t next = de->d_off;
+    size_t n;
+    if (plus) {
+      /* readdirplus: each entry with its attributes, as a lookup (which the kernel forgets as
+       * it forgets a lookup), sparing a LOOKUP per name for rm -r, find and git status. */
+      struct fuse_entry_param e;
+      memset(&e, 0, sizeof e);
+      if (dot_or_dotdot(de->d_name)) {
+        e.attr.st_ino = de->d_ino;
+        e.attr.st_mode = (mode_t) DTTOIF(de->d_type);
+      } else if (do_lookup(parent, de->d_name, &e) != 0) {
+        /* gone since it was listed, or no descriptor left: listed without attributes */
+        memset(&e, 0, sizeof e);
+        e.attr.st_ino = de->d_ino;
+        e.attr.st_mode = (mode_t) DTTOIF(de->d_type);
+      }
+      n = fuse_add_direntry_plus(req, buf + used, size - used, de->d_name, &e, next);
+      if (n > size - used) {
+        if (e.ino != 0) {
+          forget_one(inode_of(e.ino), 1);
+        }
+        break;
+      }
+    } else {
+      struct stat st;
+      memset(&st, 0, sizeof st);
+      st.st_ino = de->d_ino;
+      st.st_mode = (mode_t) DTTOIF(de->d_type);
+      n = fuse_add_direntry(req, buf + used, size - used, de->d_name, &st, next);
+      if (n > size - used) {
+        break;
+      }
+    }
+    used += n;
+    d->entry = NULL;
+    d->offset = next;
+  }
+  if (err != 0 && used == 0) {
+    fuse_reply_err(req, err);
   } else {
-    seekdir(d, off);
+    fuse_reply_buf(req, buf, used);
   }
-  struct dirent *e;
-  errno = 0;
-  while ((e = readdir(d)) != NULL) {
-    struct stat st;
-    enum fuse_fill_dir_flags fill_flags = 0;
-    memset(&st, 0, sizeof st);
-    st.st_ino = e->d_ino;
-    st.st_mode = (mode_t) (DTTOIF(e->d_type));
-    /* readdirplus: the entry's attributes with it, which spares the kernel a lookup per name
-     * (rm -r, find, git status). One component, not followed: safe as every other fstatat. */
-    if ((flags & FUSE_READDIR_PLUS) && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0
-        && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-      fill_flags = FUSE_FILL_DIR_PLUS;
-    }
-    if (fill(buf, e->d_name, &st, e->d_off, fill_flags)) { /* full: the kernel asks again */
-      break;
-    }
-  }
-  return 0;
+  free(buf);
 }
 
-static int dfs_releasedir(const char *path, struct fuse_file_info *fi) {
-  (void) path;
-  closedir((DIR *) (uintptr_t) fi->fh);
-  return 0;
+static void dfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+    struct fuse_file_info *fi) {
+  do_readdir(req, ino, size, off, fi, 0);
 }
 
-static int dfs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi) {
-  (void) path;
-  int fd = dirfd((DIR *) (uintptr_t) fi->fh);
+static void dfs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+    struct fuse_file_info *fi) {
+  AS_CALLER(req);
+  do_readdir(req, ino, size, off, fi, 1);
+}
+
+static void dfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
+  (void) ino;
+  struct dir *d = (struct dir *) (uintptr_t) fi->fh;
+  closedir(d->dp);
+  free(d);
+  fuse_reply_err(req, 0);
+}
+
+static void dfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+    struct fuse_file_info *fi) {
+  (void) ino;
+  int fd = dirfd(((struct dir *) (uintptr_t) fi->fh)->dp);
   int res = datasync ? fdatasync(fd) : fsync(fd);
-  return res == 0 ? 0 : -errno;
+  fuse_reply_err(req, res == 0 ? 0 : errno);
 }
 
-static const struct fuse_operations ops = {
+/* ---- the connection ---- */
+
+static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
+  (void) userdata;
+  /* Writes up to 1 MiB per request (the kernel's cap), fewer round trips for large files. */
+  conn->max_write = 1 << 20;
+  unsigned want = FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE | FUSE_CAP_AUTO_INVAL_DATA
+      | FUSE_CAP_READDIRPLUS | FUSE_CAP_PARALLEL_DIROPS | FUSE_CAP_ATOMIC_O_TRUNC
+      | FUSE_CAP_ASYNC_READ;
+  conn->want |= want & conn->capable;
+  /* Always readdirplus (not only for the first listing): see do_readdir. */
+  conn->want &= ~(unsigned) FUSE_CAP_READDIRPLUS_AUTO;
+  /* Not splice_read: the kernel would then hand every request (a lookup, a create) through a
+   * pipe, two more system calls each, for a gain only on large writes. No writeback cache: see
+   * docs/sandbox.md. */
+  conn->want &= ~(unsigned) FUSE_CAP_SPLICE_READ;
+  /* The writeback cache: the kernel gathers a file's writes and sends them when it is closed
+   * (tar's 10 KiB writes become one), and keeps the pages it wrote for the next read. It cannot
+   * let a denied name be written: a write needs a descriptor opened for write, and that open
+   * (or the truncation, the create) came here and was judged. See docs/sandbox.md. */
+  if (conn->capable & FUSE_CAP_WRITEBACK_CACHE) {
+    conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+    writeback = 1;
+  }
+  /* The kernel clears set-user-ID bits on write and chown itself (a SETATTR, as the caller). */
+  conn->want &= ~(unsigned) FUSE_CAP_HANDLE_KILLPRIV;
+}
+
+static const struct fuse_lowlevel_ops ops = {
     .init = dfs_init,
+    .lookup = dfs_lookup,
+    .forget = dfs_forget,
+    .forget_multi = dfs_forget_multi,
     .getattr = dfs_getattr,
+    .setattr = dfs_setattr,
     .readlink = dfs_readlink,
     .mknod = dfs_mknod,
     .mkdir = dfs_mkdir,
@@ -547,28 +1038,29 @@ static const struct fuse_operations ops = {
     .symlink = dfs_symlink,
     .rename = dfs_rename,
     .link = dfs_link,
-    .chmod = dfs_chmod,
-    .chown = dfs_chown,
-    .truncate = dfs_truncate,
     .open = dfs_open,
     .read = dfs_read,
-    .write = dfs_write,
-    .statfs = dfs_statfs,
+    .write_buf = dfs_write_buf,
     .release = dfs_release,
     .fsync = dfs_fsync,
     .opendir = dfs_opendir,
     .readdir = dfs_readdir,
+    .readdirplus = dfs_readdirplus,
     .releasedir = dfs_releasedir,
     .fsyncdir = dfs_fsyncdir,
-    .utimens = dfs_utimens,
+    .statfs = dfs_statfs,
     .create = dfs_create,
     .fallocate = dfs_fallocate,
     .lseek = dfs_lseek,
+    .access = dfs_access,
 };
 
 /* ---- lifetime ---- */
 
-static struct fuse *the_fuse;
+static struct fuse_session *the_session;
+/* Who ends the session: the first to take it unmounts, and the other never touches the session
+ * again (the watcher exits; the main thread would free what the watcher still uses). */
+static pthread_mutex_t ending = PTHREAD_MUTEX_INITIALIZER;
 
 /* The launcher holds our standard input open for the run; its end (closed, or the launcher died)
  * ends the layer: unmount, then exit. (auto_unmount covers this process being killed; as a user
@@ -579,7 +1071,8 @@ static void *watch_stdin(void *arg) {
   char b[256];
   while (read(STDIN_FILENO, b, sizeof b) > 0) {
   }
-  fuse_unmount(the_fuse);
+  pthread_mutex_lock(&ending);
+  fuse_session_unmount(the_session);
   _exit(0);
   return NULL;
 }
@@ -587,6 +1080,30 @@ static void *watch_stdin(void *arg) {
 static void usage(const char *why) {
   fprintf(stderr, "pushgate-denyfs: %s\n", why);
   exit(2);
+}
+
+/* One O_PATH descriptor per inode the kernel holds: as many as the limit allows (as root, up to
+ * the system's ceiling). */
+static void raise_fd_limit(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+    return;
+  }
+  if (running_as_root) {
+    FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+    unsigned long ceiling;
+    if (f != NULL && fscanf(f, "%lu", &ceiling) == 1 && ceiling > rl.rlim_max) {
+      struct rlimit up = {ceiling, ceiling};
+      if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+        rl = up;
+      }
+    }
+    if (f != NULL) {
+      fclose(f);
+    }
+  }
+  rl.rlim_cur = rl.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 int main(int argc, char **argv) {
@@ -614,12 +1131,32 @@ int main(int argc, char **argv) {
   if (source == NULL || mountpoint == NULL) {
     usage("--source and --mountpoint are required");
   }
-  root_fd = open(source, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root_fd < 0) {
+  running_as_root = geteuid() == 0;
+  raise_fd_limit();
+  root.fd = open(source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+  if (root.fd < 0 || fstat(root.fd, &st) != 0) {
     fprintf(stderr, "pushgate-denyfs: cannot open %s: %s\n", source, strerror(errno));
     return 1;
   }
-  running_as_root = geteuid() == 0;
+  root.type = S_IFDIR;
+  root.dev = st.st_dev;
+  root.ino = st.st_ino;
+  root.nlookup = 2;
+  if (rel_path_of_fd(root.fd, root_path, sizeof root_path) != 0) { /* root_path_len is 0 here */
+    fprintf(stderr, "pushgate-denyfs: cannot tell the path of %s\n", source);
+    return 1;
+  }
+  root_path_len = strlen(root_path);
+  if (root_path[0] != '/') {
+    fprintf(stderr, "pushgate-denyfs: %s has no absolute path\n", source);
+    return 1;
+  }
+  buckets = calloc(n_buckets, sizeof *buckets);
+  if (buckets == NULL) {
+    fprintf(stderr, "pushgate-denyfs: out of memory\n");
+    return 1;
+  }
   umask(0); /* the kernel applied the caller's umask already */
 
   char *fargv[8];
@@ -627,29 +1164,34 @@ int main(int argc, char **argv) {
   fargv[fargc++] = argv[0];
   fargv[fargc++] = "-o";
   fargv[fargc++] = running_as_root
-      ? "default_permissions,allow_other,auto_unmount,fsname=pushgate-denyfs,subtype=denyfs"
-      : "default_permissions,auto_unmount,fsname=pushgate-denyfs,subtype=denyfs";
+      ? "allow_other,auto_unmount,fsname=pushgate-denyfs,subtype=denyfs"
+      : "auto_unmount,fsname=pushgate-denyfs,subtype=denyfs";
   struct fuse_args args = FUSE_ARGS_INIT(fargc, fargv);
-  the_fuse = fuse_new(&args, &ops, sizeof ops, NULL);
-  if (the_fuse == NULL) {
+  the_session = fuse_session_new(&args, &ops, sizeof ops, NULL);
+  if (the_session == NULL) {
     fprintf(stderr, "pushgate-denyfs: cannot set up the file system\n");
     return 1;
   }
-  if (fuse_mount(the_fuse, mountpoint) != 0) {
+  if (fuse_session_mount(the_session, mountpoint) != 0) {
     fprintf(stderr, "pushgate-denyfs: cannot mount on %s (is /dev/fuse there, fusermount3 "
         "installed?)\n", mountpoint);
     return 1;
   }
   pthread_t watcher;
   if (pthread_create(&watcher, NULL, watch_stdin, NULL) != 0) {
-    fuse_unmount(the_fuse);
+    fuse_session_unmount(the_session);
     return 1;
   }
   printf("ready\n");
   fflush(stdout);
   struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-  int res = fuse_loop_mt(the_fuse, cfg);
-  fuse_unmount(the_fuse);
-  fuse_destroy(the_fuse);
+  /* Enough threads waiting that a request rarely waits for one to be made: git and make run
+   * several processes at once. */
+  fuse_loop_cfg_set_max_threads(cfg, 16);
+  fuse_loop_cfg_set_idle_threads(cfg, 8);
+  int res = fuse_session_loop_mt(the_session, cfg);
+  pthread_mutex_lock(&ending); /* held for good when the watcher is ending it: it exits */
+  fuse_session_unmount(the_session);
+  fuse_session_destroy(the_session);
   return res == 0 ? 0 : 1;
 }

@@ -196,6 +196,51 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void theFilesOwnPermissionsStillHoldUnderTheLayer() throws Exception {
+    // The daemon acts with the caller's ids (the kernel checks no modes for it): a file the
+    // sandbox user may not write stays unwritable, and one made in the run is the caller's.
+    Path readOnly = work.resolve("read-only.txt");
+    Files.writeString(readOnly, "fixed\n");
+    Files.setPosixFilePermissions(readOnly, java.nio.file.attribute.PosixFilePermissions
+        .fromString("r--r--r--"));
+    List<String> script = new ArrayList<>(List.of(
+        "echo more >> read-only.txt 2>/dev/null && echo ALLOWED-write || echo write-refused",
+        "cat read-only.txt",
+        "echo mine > made.txt && [ \"$(stat -c %u made.txt)\" = \"$(id -u)\" ] && echo made-mine"));
+    if (LocalLauncher.currentUid() == 0) {
+      // Linked from outside the lent tree: not lent, so it stays root's, and 0600 keeps it
+      // from the sandbox user even though the daemon runs as root.
+      Path outside = Files.createDirectories(tmp.resolve("outside"));
+      Path secret = Files.writeString(outside.resolve("secret.txt"), "root only\n");
+      Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions
+          .fromString("rw-------"));
+      Files.createLink(work.resolve("secret.txt"), secret);
+      script.add("cat secret.txt 2>/dev/null && echo ALLOWED-read || echo read-refused");
+    }
+    RealBwrap.Run run = sh(defaults(), String.join("\n", script));
+    assertThat(run.stdout()).doesNotContain("ALLOWED")
+        .startsWith("write-refused\nfixed\nmade-mine\n");
+    if (LocalLauncher.currentUid() == 0) {
+      assertThat(run.stdout()).endsWith("read-refused\n");
+    }
+    assertThat(readOnly).hasContent("fixed");
+    assertThat(layerTargets(run)).isEmpty();
+  }
+
+  @Test
+  void aSecondNameOfADeniedFileIsNotAWayToWriteIt() throws Exception {
+    // A hard link made outside the sandbox: once the layer has seen the file by its denied
+    // name, writing it by the other name is refused too.
+    Files.createLink(work.resolve("alias.txt"), work.resolve("old.pem"));
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "cat old.pem > /dev/null",
+        "echo more >> alias.txt 2>/dev/null && echo ALLOWED || echo refused",
+        "cat alias.txt"));
+    assertThat(run.stdout()).isEqualTo("refused\nthe existing certificate\n");
+    assertThat(layerTargets(run)).containsExactly(work + "/old.pem");
+  }
+
+  @Test
   void aDeniedNameCannotForgeOrSplitItsReport() throws Exception {
     // A name with a newline, a backslash and what looks like a second report line.
     RealBwrap.Run run = sh(defaults(), "echo x > \"$(printf 'a\\\\b\\nfile-write* etcpasswd\\n.key')\""
