@@ -17,6 +17,7 @@ import dev.pushgate.gateway.Approvals;
 import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.testkit.Wait;
 import dev.pushgate.types.Secret;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -225,7 +226,8 @@ class ApiBoundaryTest {
         "token " + sentinel, "{}").status).isEqualTo(200);
     assertThat(github.findAll(anyRequestedFor(anyUrl())).get(0).getHeader("Authorization"))
         .isEqualTo("token " + WRITE_TOKEN);
-    assertThat(revoked).hasValue(1);
+    // Revoked once the answer has been sent on: after the client has it, not before.
+    Wait.until(Duration.ofSeconds(10), "the write token to be revoked", () -> revoked.get() == 1);
   }
 
   @Test
