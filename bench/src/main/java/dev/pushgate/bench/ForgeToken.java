@@ -39,6 +39,12 @@ final class ForgeToken {
 
   /** Mints a {@code contents: write} token for the named repositories (names alone, as GitHub). */
   static String mintWrite(RunningAppliance app, List<String> repositoryNames) throws Exception {
+    return mint(app, repositoryNames, java.util.Map.of("contents", "write", "metadata", "read"));
+  }
+
+  /** Mints a token with the given permissions for the named repositories. */
+  static String mint(RunningAppliance app, List<String> repositoryNames,
+      java.util.Map<String, String> permissions) throws Exception {
     PrivateKey key = readPkcs1(app.dataDir.resolve("forge-app.pem"));
     Instant now = Instant.now();
     JWTClaimsSet claims = new JWTClaimsSet.Builder()
@@ -52,8 +58,7 @@ final class ForgeToken {
     ObjectNode body = JSON.createObjectNode();
     repositoryNames.forEach(body.putArray("repositories")::add);
     ObjectNode perms = body.putObject("permissions");
-    perms.put("contents", "write");
-    perms.put("metadata", "read");
+    permissions.forEach(perms::put);
     // The forge has one installation per owner, as GitHub does: look it up like the broker.
     HttpResponse<String> inst = HTTP.send(HttpRequest.newBuilder(
             URI.create(app.base() + "/forge/api/v3/repos/acme/" + repositoryNames.get(0)

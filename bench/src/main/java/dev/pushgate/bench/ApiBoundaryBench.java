@@ -1,0 +1,224 @@
+package dev.pushgate.bench;
+
+import dev.pushgate.testkit.RunningAppliance;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The GitHub API boundary's cost (issue 16: at most 5 ms added at p50 per request on loopback).
+ * Starts the packaged appliance without an OS sandbox (backend none, the boundary on), puts a
+ * pull request on its local forge, then runs {@link ApiBoundaryClient} in {@code pushgate exec}:
+ * the client's requests to api.github.com take the run's real path (the launcher's loopback
+ * {@code HTTPS_PROXY}, CONNECT, the run's boundary with its run CA, the judge, the audit, the
+ * sentinel swapped for the real token, the forward to the forge), and the same requests go
+ * straight to the forge's API as the baseline. Prints a table; nothing here is asserted.
+ *
+ * <p>Usage (see {@code bench/api/run}): {@code ApiBoundaryBench --jar JAR [--rounds N]
+ * [--warmup N] [--keep]}.
+ */
+public final class ApiBoundaryBench {
+  private static final double TARGET_MS = 5.0;
+
+  private ApiBoundaryBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Path jar = null;
+    int rounds = 300;
+    int warmup = 300;
+    boolean keep = false;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--jar" -> jar = Path.of(args[++i]);
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+        case "--keep" -> keep = true;
+        default -> throw new IllegalArgumentException("unknown option " + args[i]
+            + " (--jar JAR --rounds N --warmup N --keep)");
+      }
+    }
+    if (jar == null) {
+      throw new IllegalArgumentException("--jar JAR is required");
+    }
+    Path work = Files.createTempDirectory("pushgate-api-bench-");
+    Path benchJar = Path.of(ApiBoundaryBench.class.getProtectionDomain().getCodeSource()
+        .getLocation().toURI());
+    String java = ProcessHandle.current().info().command().orElse("java");
+    try (RunningAppliance app = RunningAppliance.on(work.resolve("data")).jar(jar)
+        .log(work.resolve("appliance.log"))
+        .jvm(List.of("-Xmx512m", "-Dpushgate.github-api-boundary=true"))
+        .serve(List.of("--sandbox", "off")).withoutDenyLayer().start()) {
+      app.forgeCreate("acme/widget");
+      String token = ForgeToken.mint(app, List.of("widget"), Map.of("contents", "write",
+          "metadata", "read", "pull_requests", "write", "issues", "write"));
+      Path tokenFile = work.resolve("token");
+      Files.writeString(tokenFile, token);
+      String api = app.base() + "/forge/api/v3";
+      pullRequestToCommentOn(app, work, token, api);
+      Path rules = Files.writeString(work.resolve("rules.yaml"),
+          "write-tracker: allow\npublish-review-or-merge: allow\ndenyWriteGlobs: []\n");
+      Path run = Files.createDirectories(work.resolve("run"));
+
+      System.err.printf(Locale.ROOT, "bench: %d rounds after %d warm-up rounds, load average %s%n",
+          rounds, warmup, loadAverage());
+      List<String> cmd = List.of(java, "-jar", jar.toString(), "exec", "--data-dir",
+          app.dataDir.toString(), "--repo", "acme/widget", "--workdir", run.toString(),
+          "--rules", rules.toString(), "--", java, "-cp", benchJar.toString(),
+          ApiBoundaryClient.class.getName(), api, tokenFile.toString(),
+          Integer.toString(rounds), Integer.toString(warmup));
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(run.toFile());
+      pb.environment().keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN")
+          || k.equalsIgnoreCase("https_proxy") || k.equalsIgnoreCase("http_proxy"));
+      Path out = work.resolve("client.out");
+      Path err = work.resolve("client.err");
+      pb.redirectOutput(out.toFile()).redirectError(err.toFile())
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+      String loadBefore = loadAverage();
+      Process p = pb.start();
+      if (!p.waitFor(30, TimeUnit.MINUTES)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("the client did not finish in 30 minutes");
+      }
+      String loadAfter = loadAverage();
+      if (p.exitValue() != 0) {
+        throw new IllegalStateException("pushgate exec failed (exit " + p.exitValue() + "):\n"
+            + Files.readString(err));
+      }
+      print(Files.readAllLines(out), rounds, warmup, loadBefore, loadAfter);
+      judgedIn(app, Files.readString(err));
+    } finally {
+      if (keep) {
+        System.err.println("bench: kept " + work);
+      } else {
+        deleteTree(work);
+      }
+    }
+  }
+
+  /** Pushes a branch straight to the forge and opens pull request #1 from it. */
+  private static void pullRequestToCommentOn(RunningAppliance app, Path work, String token,
+      String api) throws Exception {
+    Path src = work.resolve("src");
+    String basic = "http.extraHeader=Authorization: Basic " + java.util.Base64.getEncoder()
+        .encodeToString(("x-access-token:" + token).getBytes(StandardCharsets.UTF_8));
+    git(work, "-c", basic, "clone", "-q", app.forgeUrl("acme/widget"), src.toString());
+    git(src, "checkout", "-qb", "topic");
+    Files.writeString(src.resolve("topic.txt"), "topic\n");
+    git(src, "add", "topic.txt");
+    git(src, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm",
+        "topic");
+    git(src, "-c", basic, "push", "-q", "origin", "topic");
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(api + "/repos/acme/widget/pulls"))
+        .header("Authorization", "token " + token)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(
+            "{\"title\":\"bench\",\"head\":\"topic\",\"base\":\"main\"}"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 201 || !r.body().contains("\"number\":1")) {
+      throw new IllegalStateException("the forge did not open pull request #1 ("
+          + r.statusCode() + "): " + r.body());
+    }
+  }
+
+  private static void print(List<String> lines, int rounds, int warmup, String loadBefore,
+      String loadAfter) {
+    Map<String, double[]> direct = new LinkedHashMap<>();
+    Map<String, double[]> boundary = new LinkedHashMap<>();
+    for (String line : lines) {
+      String[] f = line.split("\t");
+      if (f.length != 6) {
+        continue;
+      }
+      double[] v = {Double.parseDouble(f[3]), Double.parseDouble(f[4]), Double.parseDouble(f[5])};
+      (f[1].equals("direct") ? direct : boundary).put(f[0], v);
+    }
+    if (direct.isEmpty() || !direct.keySet().equals(boundary.keySet())) {
+      throw new IllegalStateException("the client printed no figures:\n" + String.join("\n",
+          lines));
+    }
+    List<String> rows = new ArrayList<>();
+    rows.add("| request | direct p50 / p90 / p99 | through the boundary p50 / p90 / p99 |"
+        + " added p50 | target |");
+    rows.add("|---|---|---|---:|---|");
+    for (String kind : direct.keySet()) {
+      double[] a = direct.get(kind);
+      double[] b = boundary.get(kind);
+      double added = b[0] - a[0];
+      rows.add(String.format(Locale.ROOT, "| %s | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f |"
+              + " **%.2f ms** | ≤ %.0f ms: %s |", kind, a[0], a[1], a[2], b[0], b[1], b[2],
+          added, TARGET_MS, added <= TARGET_MS ? "met" : "NOT met"));
+    }
+    System.out.println();
+    System.out.println("GitHub API boundary: " + rounds + " requests of each kind on each side"
+        + " after " + warmup + " warm-up rounds, alternating; ms");
+    rows.forEach(System.out::println);
+    System.out.println("load average before: " + loadBefore + "; after: " + loadAfter);
+  }
+
+  /**
+   * What the boundary's own audit says of its share: each record holds the time from the call's
+   * arrival to its audit (sentinel check, body read, judge), in whole milliseconds.
+   */
+  private static void judgedIn(RunningAppliance app, String execStderr) throws Exception {
+    java.util.regex.Matcher id = java.util.regex.Pattern.compile("run (run_[0-9a-f]+)")
+        .matcher(execStderr);
+    if (!id.find()) {
+      return;
+    }
+    var decisions = app.control().get("/v1/audit?runId=" + id.group(1) + "&limit=10000").body()
+        .path("decisions");
+    List<Double> ms = new ArrayList<>();
+    decisions.forEach(d -> {
+      if (d.path("kind").asText().startsWith("api:")) {
+        ms.add(d.path("durationMillis").asDouble());
+      }
+    });
+    Stats s = Stats.of(ms);
+    System.out.printf(Locale.ROOT, "arrival to audit in the boundary (judge included), %d calls:"
+        + " p50 %.0f ms, p90 %.0f ms, p99 %.0f ms (whole ms)%n", s.count(), s.percentile(50),
+        s.percentile(90), s.percentile(99));
+  }
+
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (Exception e) {
+      return "n/a";
+    }
+  }
+
+  private static void git(Path dir, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+    pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
+    pb.environment().put("GIT_CONFIG_GLOBAL", "/dev/null");
+    Process p = pb.start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("git " + String.join(" ", args).replaceAll(
+          "Basic [A-Za-z0-9+/=]+", "Basic ***") + " failed: " + output);
+    }
+  }
+
+  private static void deleteTree(Path root) {
+    try (var walk = Files.walk(root)) {
+      walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (Exception e) {
+      System.err.println("bench: could not delete " + root + ": " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package dev.pushgate.bench;
+
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * The client half of the GitHub API boundary bench (issue 16), run inside {@code pushgate exec}
+ * so that it reaches the boundary exactly as a run's program does: {@code HTTPS_PROXY} (the
+ * run's loopback egress proxy, which tunnels a CONNECT to api.github.com to the run's boundary),
+ * the run CA from {@code SSL_CERT_FILE}, the sentinel from {@code GH_TOKEN}. The baseline sends
+ * the same requests straight to the upstream the boundary forwards to (the local forge's API),
+ * with a real token. One keep-alive HTTP/1.1 client per side, as {@code gh} and SDKs keep one;
+ * the two sides alternate within every round (which goes first alternates too), so a change in
+ * the machine's load hits both alike.
+ *
+ * <p>Usage: {@code ApiBoundaryClient FORGE_API_BASE TOKEN_FILE ROUNDS WARMUP}. Prints one line
+ * per request kind and side: {@code kind side n p50 p90 p99} (ms), then nothing else on stdout.
+ */
+public final class ApiBoundaryClient {
+  private ApiBoundaryClient() {}
+
+  /** One of the bench's requests, sent to a base URL with a credential. */
+  private record Call(String kind, String method, String path, String body, int expected) {
+    HttpRequest request(String base, String token) {
+      HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+          .timeout(Duration.ofSeconds(30))
+          .header("Authorization", "token " + token)
+          .header("Accept", "application/vnd.github+json")
+          .header("User-Agent", "pushgate-bench");
+      if (body == null) {
+        return b.GET().build();
+      }
+      return b.header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+  }
+
+  private static final List<Call> CALLS = List.of(
+      new Call("REST GET /repos/{o}/{r}", "GET", "/repos/acme/widget", null, 200),
+      new Call("REST POST /repos/{o}/{r}/issues/1/comments (judged write)", "POST",
+          "/repos/acme/widget/issues/1/comments", "{\"body\":\"bench comment\"}", 201),
+      new Call("GraphQL query repository(owner, name)", "POST", "/graphql",
+          "{\"query\":\"query { repository(owner: \\\"acme\\\", name: \\\"widget\\\")"
+              + " { nameWithOwner defaultBranchRef { name } } }\"}", 200));
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 4) {
+      throw new IllegalArgumentException("usage: ApiBoundaryClient FORGE_API_BASE TOKEN_FILE"
+          + " ROUNDS WARMUP");
+    }
+    String directBase = args[0];
+    String realToken = Files.readString(Path.of(args[1])).strip();
+    int rounds = Integer.parseInt(args[2]);
+    int warmup = Integer.parseInt(args[3]);
+    String sentinel = need("GH_TOKEN");
+    URI proxy = URI.create(need("HTTPS_PROXY"));
+
+    HttpClient direct = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .proxy(HttpClient.Builder.NO_PROXY).build();
+    HttpClient boundary = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort())))
+        .sslContext(trusting(Path.of(need("SSL_CERT_FILE")))).build();
+    String boundaryBase = "https://api.github.com";
+
+    Map<String, List<Long>> times = new LinkedHashMap<>();
+    for (Call c : CALLS) {
+      times.put(c.kind() + "\tdirect", new ArrayList<>());
+      times.put(c.kind() + "\tboundary", new ArrayList<>());
+    }
+    for (int i = -warmup; i < rounds; i++) {
+      for (Call c : CALLS) {
+        boolean directFirst = (i & 1) == 0;
+        for (int side = 0; side < 2; side++) {
+          boolean isDirect = (side == 0) == directFirst;
+          long ns = send(isDirect ? direct : boundary, c,
+              c.request(isDirect ? directBase : boundaryBase, isDirect ? realToken : sentinel));
+          if (i >= 0) {
+            times.get(c.kind() + (isDirect ? "\tdirect" : "\tboundary")).add(ns);
+          }
+        }
+      }
+    }
+    for (Map.Entry<String, List<Long>> e : times.entrySet()) {
+      Stats s = Stats.ofNanosAsMillis(e.getValue());
+      System.out.println(String.format(Locale.ROOT, "%s\t%d\t%.3f\t%.3f\t%.3f", e.getKey(),
+          s.count(), s.percentile(50), s.percentile(90), s.percentile(99)));
+    }
+  }
+
+  /** Sends one request and reads its whole answer; fails on an unexpected status. */
+  private static long send(HttpClient client, Call c, HttpRequest request) throws Exception {
+    long t0 = System.nanoTime();
+    HttpResponse<byte[]> r = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    long ns = System.nanoTime() - t0;
+    if (r.statusCode() != c.expected()) {
+      // A refusal is answered fast and never forwarded: it would flatter the boundary.
+      throw new IllegalStateException(c.kind() + " to " + request.uri() + ": status "
+          + r.statusCode() + " (expected " + c.expected() + "): "
+          + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return ns;
+  }
+
+  /** An SSL context trusting exactly the certificates of the run's bundle. */
+  private static SSLContext trusting(Path bundle) throws Exception {
+    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+    store.load(null, null);
+    try (InputStream in = Files.newInputStream(bundle)) {
+      int n = 0;
+      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        store.setCertificateEntry("ca-" + n++, c);
+      }
+    }
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(store);
+    SSLContext ctx = SSLContext.getInstance("TLS");
+    ctx.init(null, tmf.getTrustManagers(), null);
+    return ctx;
+  }
+
+  private static String need(String name) {
+    String v = System.getenv(name);
+    if (v == null || v.isBlank()) {
+      throw new IllegalStateException("$" + name + " is not set: run this inside pushgate exec"
+          + " on an appliance with the GitHub API boundary");
+    }
+    return v;
+  }
+}
