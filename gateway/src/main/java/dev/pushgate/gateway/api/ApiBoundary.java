@@ -268,6 +268,14 @@ public final class ApiBoundary implements AutoCloseable {
             + override + "): send the method itself, which is what the boundary judges");
         return;
       }
+      String encoding = request.getHeaders().get(HttpHeader.CONTENT_ENCODING);
+      if (encoding != null && !encoding.strip().equalsIgnoreCase("identity")) {
+        // The judge reads the body's bytes as JSON; an upstream decoding them first would read
+        // another document than the one judged.
+        GitHubError.write(response, callback, 415, "pushgate does not forward encoded request"
+            + " bodies (Content-Encoding): send the body as it is, which is what it judges");
+        return;
+      }
       long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
       if (declared > MAX_BODY) {
         GitHubError.write(response, callback, 413, "the request body is larger than the "
@@ -404,48 +412,68 @@ public final class ApiBoundary implements AutoCloseable {
 
     private void refuse(Response response, Callback callback, ApiCall call,
         ApiJudgement judgement, String decision, String reason, long started) {
+      refuse(response, callback, call, judgement, decision, reason, 403, started);
+    }
+
+    private void refuse(Response response, Callback callback, ApiCall call,
+        ApiJudgement judgement, String decision, String reason, int status, long started) {
       if (!audit(call, judgement, decision, reason, 0, started)) {
         GitHubError.write(response, callback, 503, "pushgate cannot write its audit log;"
             + " nothing was sent to GitHub");
         return;
       }
-      GitHubError.write(response, callback, 403, POLICY_PREFIX + reason);
+      GitHubError.write(response, callback, status,
+          status == 403 ? POLICY_PREFIX + reason : reason);
     }
 
     private void forward(Request request, Response response, Callback callback, ApiCall call,
         ApiJudgement judgement, String decision, String reason, long started) {
-      URI target = shared.upstream().target(call.host(), call.path(), call.query());
-      if (!audit(call, judgement, decision, reason, -1, started)) {
-        GitHubError.write(response, callback, 503, "pushgate cannot write its audit log;"
-            + " nothing was sent to GitHub");
-        return;
-      }
       WriteTokenLease lease = null;
       try {
+        // Everything that can still stop the call happens before its record says "sent".
         Secret token;
         if (judgement.needsWriteToken()) {
           String repo = judgement.actions().get(0).repository();
           if (repo == null) {
-            GitHubError.write(response, callback, 403, POLICY_PREFIX
-                + "a write names no repository; pushgate mints no token for it");
+            refuse(response, callback, call, judgement, "denied",
+                "a write names no repository; pushgate mints no token for it", started);
             return;
           }
-          lease = run.tokens().writeToken(repo);
+          try {
+            lease = run.tokens().writeToken(repo);
+          } catch (UpstreamException e) {
+            refuse(response, callback, call, judgement, "denied", e.getMessage(), started);
+            return;
+          }
           token = lease.token();
         } else {
           token = run.tokens().readToken();
         }
-        HttpRequest.Builder up = HttpRequest.newBuilder(target)
-            .timeout(Duration.ofMinutes(2))
-            .method(call.method(), call.body().length == 0
-                ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(call.body()));
-        for (HttpField f : request.getHeaders()) {
-          if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
-            up.header(f.getName(), f.getValue());
+        HttpRequest.Builder up;
+        try {
+          URI target = shared.upstream().target(call.host(), call.path(), call.query());
+          up = HttpRequest.newBuilder(target)
+              .timeout(Duration.ofMinutes(2))
+              .method(call.method(), call.body().length == 0
+                  ? HttpRequest.BodyPublishers.noBody()
+                  : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+          for (HttpField f : request.getHeaders()) {
+            if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
+              up.header(f.getName(), f.getValue());
+            }
           }
+        } catch (IllegalArgumentException | NullPointerException e) {
+          // Never the exception's text: it quotes the header.
+          refuse(response, callback, call, judgement, "denied", "the call has a header or"
+              + " target pushgate cannot send on", 400, started);
+          return;
         }
         up.header("Authorization", "token " + token.reveal());
+        if (!audit(call, judgement, decision, reason, -1, started)) {
+          GitHubError.write(response, callback, 503, "pushgate cannot write its audit log;"
+              + " nothing was sent to GitHub");
+          return;
+        }
         HttpResponse<InputStream> answer =
             shared.client().send(up.build(), HttpResponse.BodyHandlers.ofInputStream());
         response.setStatus(answer.statusCode());
@@ -460,12 +488,17 @@ public final class ApiBoundary implements AutoCloseable {
         try (InputStream in = answer.body();
             OutputStream out = Content.Sink.asOutputStream(response)) {
           in.transferTo(out);
+          if (lease != null) {
+            // Revoked before the answer's end reaches the run: no call of its races the token.
+            lease.close();
+            lease = null;
+          }
         }
         callback.succeeded();
         LOG.info("run {}: {} {}{} {} upstream {}", run.runId(), call.method(), call.host(),
             call.path(), decision, answer.statusCode());
-      } catch (UpstreamException e) {
-        GitHubError.write(response, callback, 403, POLICY_PREFIX + e.getMessage());
+      } catch (UpstreamException e) { // no read token: nothing was sent or recorded as sent
+        refuse(response, callback, call, judgement, "denied", e.getMessage(), started);
       } catch (IOException e) {
         LOG.warn("run {}: GitHub did not answer {} {}: {}", run.runId(), call.method(),
             call.path(), e.getClass().getSimpleName());

@@ -128,6 +128,19 @@ class ApiBoundaryAttackTest {
   }
 
   @Test
+  void anEncodedBodyIsRefused() throws Exception {
+    // The judge reads the bytes as sent; an upstream inflating them would read another document.
+    for (String encoding : List.of("gzip", "br", "deflate", "identity, gzip")) {
+      String a = send("api.github.com", "POST /repos/acme/widget/pulls HTTP/1.1\r\n"
+          + "Host: api.github.com\r\n" + auth() + "Content-Encoding: " + encoding + "\r\n"
+          + "Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+      assertThat(status(a)).as(encoding).isEqualTo(415);
+      assertThat(a).contains("pushgate does not forward encoded request bodies");
+    }
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  @Test
   void oneRunCannotHoldMoreConnectionsThanItsLimit() throws Exception {
     List<Socket> held = new ArrayList<>();
     try {
