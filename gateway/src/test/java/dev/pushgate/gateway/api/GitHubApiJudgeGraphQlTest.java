@@ -11,6 +11,7 @@ import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -108,6 +109,23 @@ class GitHubApiJudgeGraphQlTest {
         Map.of("input", Map.of("pullRequestId", "PR_1", "mergeMethod", "MERGE")), null)));
 
     assertThat(j.reason()).isEqualTo("merging a pull request is denied in chat mode");
+  }
+
+  @Test
+  void aBodyWithFieldsTheJudgeDoesNotReadIsDenied() {
+    // A harmless read in "query", and a mutation where a server with persisted queries or a
+    // case-folding reader would look: the judge reads only query, variables and operationName.
+    for (String extra : List.of(
+        "\"extensions\":{\"persistedQuery\":{\"version\":1,\"sha256Hash\":\"abc\"}}",
+        "\"Query\":\"mutation { mergePullRequest(input: {}) { x } }\"",
+        "\"id\":\"merge-it\"", "\"doc_id\":\"1\"")) {
+      ApiJudgement j = chat("").judge(graphQl("{\"query\":\"{ viewer { login } }\"," + extra + "}"));
+      assertThat(j.decision()).as(extra).isEqualTo(Decision.DENY);
+      assertThat(j.reason()).as(extra).contains("the body has a field the boundary does not read");
+    }
+    ApiJudgement plain = chat("").judge(graphQl("{\"query\":\"{ viewer { login } }\","
+        + "\"variables\":{},\"operationName\":null}"));
+    assertThat(plain.decision()).isEqualTo(Decision.ALLOW);
   }
 
   @Test
