@@ -335,7 +335,7 @@ final class GraphQlCalls {
     String field = "createCommitOnBranch";
     JsonNode branch = input.path("branch");
     Optional<List<String>> paths = changedPaths(input.path("fileChanges"));
-    if (!branch.isObject() || paths.isEmpty()) {
+    if (!branch.isObject() || paths.isEmpty() || !namesItsBranchOneWay(branch)) {
       return List.of(unreadable(field));
     }
     RepoSlug repo = null;
@@ -377,6 +377,21 @@ final class GraphQlCalls {
       out.add(policy.workflowFiles(repo, ref, workflows));
     }
     return out;
+  }
+
+  /**
+   * Whether a {@code CommittableBranch} names its branch by node id alone, or by repository and
+   * name alone: with both, the judge would read the name while GitHub might commit to the ref the
+   * id names (main, say), with the write token minted for the named repository.
+   */
+  private static boolean namesItsBranchOneWay(JsonNode branch) {
+    Set<String> keys = new java.util.HashSet<>();
+    branch.fields().forEachRemaining(e -> {
+      if (!e.getValue().isNull()) { // an explicit null is GraphQL's "not given"
+        keys.add(e.getKey());
+      }
+    });
+    return keys.equals(Set.of("id")) || keys.equals(Set.of("repositoryNameWithOwner", "branchName"));
   }
 
   /** The paths of {@code fileChanges.additions} and {@code .deletions}; empty when unreadable. */

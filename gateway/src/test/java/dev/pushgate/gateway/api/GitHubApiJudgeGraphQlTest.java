@@ -190,6 +190,25 @@ class GitHubApiJudgeGraphQlTest {
   }
 
   @Test
+  void createCommitOnBranchNamingItsBranchTwoWaysIsDenied() {
+    // An allowed branch by name, and main's ref by node id: GitHub could take either.
+    String doc = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input:"
+        + " $input) { commit { url } } }";
+    Map<String, Object> files = Map.of("additions", java.util.List.of(Map.of("path", "a.txt",
+        "contents", "eA==")));
+    ApiJudgement both = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "feature",
+            "id", "REF_kwDOmain"), "fileChanges", files)), null)));
+    ApiJudgement extra = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "feature",
+            "ref", "refs/heads/main"), "fileChanges", files)), null)));
+
+    assertThat(both.decision()).isEqualTo(Decision.DENY);
+    assertThat(both.reason()).contains("createCommitOnBranch has an input the boundary cannot read");
+    assertThat(extra.decision()).isEqualTo(Decision.DENY);
+  }
+
+  @Test
   void createCommitOnBranchChangingAWorkflowFollowsTheWorkflowRule() {
     ApiJudgement j = judge(chat(""), "mutation { createCommitOnBranch(input: {branch:"
         + " {repositoryNameWithOwner: \"acme/widget\", branchName: \"f\"}, fileChanges:"
