@@ -300,6 +300,38 @@ class ApiBoundaryAttackTest {
   }
 
   @Test
+  void aRedirectIsHandedToTheRunNotFollowedWithTheRealToken() throws Exception {
+    github.stubFor(any(com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo(
+        "/repos/acme/widget")).willReturn(aResponse().withStatus(307)
+        .withHeader("Location", github.baseUrl() + "/elsewhere")));
+    String a = send("api.github.com", "GET /repos/acme/widget HTTP/1.1\r\nHost: api.github.com\r\n"
+        + auth() + "Connection: close\r\n\r\n");
+    assertThat(status(a)).isEqualTo(307);
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).extracting(LoggedRequest::getUrl)
+        .containsExactly("/repos/acme/widget");
+    assertThat(a).doesNotContain(READ_TOKEN);
+  }
+
+  @Test
+  void upgradesAndExpectationsAreNotForwarded() throws Exception {
+    String ws = send("api.github.com", "GET /repos/acme/widget HTTP/1.1\r\nHost: api.github.com\r\n"
+        + auth() + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: websocket, h2c\r\n"
+        + "HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\nSec-WebSocket-Version: 13\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n");
+    assertThat(status(ws)).isEqualTo(200);
+    String expect = send("api.github.com", "POST /repos/acme/widget/issues HTTP/1.1\r\n"
+        + "Host: api.github.com\r\n" + auth() + "Expect: 100-continue\r\n"
+        + "Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+    assertThat(expect).contains("HTTP/1.1 403");
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).singleElement().satisfies(r -> {
+      assertThat(r.getUrl()).isEqualTo("/repos/acme/widget");
+      // (Java's client may ask a plain-http stand-in for h2c itself: its own values, not ours.)
+      assertThat(r.getHeader("Upgrade")).isIn(null, "h2c");
+      assertThat(r.getHeader("HTTP2-Settings")).isNotEqualTo("AAMAAABkAAQCAAAAAAIAAAAA");
+    });
+  }
+
+  @Test
   void hugeHeadersAreRefusedBeforeAnythingIsJudged() throws Exception {
     String a = send("api.github.com", "GET /repos/acme/widget HTTP/1.1\r\nHost: api.github.com\r\n"
         + auth() + "X-Pad: " + "a".repeat(64 * 1024) + "\r\nConnection: close\r\n\r\n");
