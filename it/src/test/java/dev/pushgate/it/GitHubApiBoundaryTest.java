@@ -39,7 +39,8 @@ class GitHubApiBoundaryTest {
     app = RunningAppliance.on(root.resolve("data"))
         .jvm(List.of("-Dpushgate.github-api-boundary=true")).start();
     app.forgeCreate("acme/widget");
-    rules = Files.writeString(root.resolve("rules.yaml"), "denyWriteGlobs: []\n");
+    // The tracker denied: the issue write below is refused by the boundary with the rule's reason.
+    rules = Files.writeString(root.resolve("rules.yaml"), "denyWriteGlobs: []\nwrite-tracker: deny\n");
   }
 
   @AfterAll
@@ -104,7 +105,8 @@ class GitHubApiBoundaryTest {
           echo "write $(curl -s --max-time 30 -X POST -H "Authorization: token $GH_TOKEN" \
             -d '{}' https://api.github.com/repos/acme/widget/issues)"
           """;
-      Exec exec = exec(data, work, "--workdir", work.toString(), "--", "sh", "-c", script);
+      Exec exec = exec(data, work, "--workdir", work.toString(), "--rules", rules.toString(),
+          "--", "sh", "-c", script);
       assertThat(exec.exit()).as(exec.stderr()).isZero();
       assertThat(exec.stdout()).as(exec.stderr()).contains("proxy-set",
           "\"full_name\":\"acme/widget\"", "Control Center policy:");

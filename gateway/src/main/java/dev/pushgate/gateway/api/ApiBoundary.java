@@ -13,6 +13,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -27,12 +28,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -56,6 +59,25 @@ import org.slf4j.LoggerFactory;
 public final class ApiBoundary implements AutoCloseable {
   /** The largest request body judged; GitHub's own limits are lower for everything but uploads. */
   public static final int MAX_BODY = 10 * 1024 * 1024;
+  /**
+   * The most connections one run holds open to its boundary at once: the appliance's file
+   * descriptors are every run's. Over it the boundary stops accepting until one closes.
+   */
+  public static final int MAX_CONNECTIONS = 64;
+  /**
+   * The most request-body bytes one run's calls may have buffered here at once (bodies are held
+   * whole to be judged): without it 32 threads of 10 MiB bodies per run would fill the heap that
+   * every run shares. Over it a call is answered 429.
+   */
+  public static final int BUFFERED_BYTES = 2 * MAX_BODY;
+  /**
+   * Headers asking a server to run another method than the request line's. GitHub documents none,
+   * but an upstream (or a framework in front of it) honouring one would run a method the judge
+   * never saw on the judged path; the boundary refuses them rather than bet on it.
+   */
+  private static final Set<String> METHOD_OVERRIDES = Set.of("x-http-method-override",
+      "x-http-method", "x-method-override");
+  private static final int READ_CHUNK = 64 * 1024;
 
   static final String DOCS = "https://github.com/pushgate/pushgate/blob/main/docs/github-api.md";
   static final String POLICY_PREFIX = "Control Center policy: ";
@@ -127,6 +149,7 @@ public final class ApiBoundary implements AutoCloseable {
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
+    server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
     server.setHandler(new Calls(run, shared));
     server.setStopTimeout(1000);
     try {
@@ -197,6 +220,8 @@ public final class ApiBoundary implements AutoCloseable {
   private static final class Calls extends Handler.Abstract {
     private final RunApi run;
     private final Shared shared;
+    /** Body bytes this run's calls may still buffer (see {@link #BUFFERED_BYTES}). */
+    private final Semaphore bodyBudget = new Semaphore(BUFFERED_BYTES);
 
     Calls(RunApi run, Shared shared) {
       this.run = run;
@@ -237,24 +262,109 @@ public final class ApiBoundary implements AutoCloseable {
             + " GH_TOKEN; no other credential reaches GitHub from a run)");
         return;
       }
+      String override = methodOverride(request, query);
+      if (override != null) {
+        GitHubError.write(response, callback, 400, "pushgate does not forward method overrides ("
+            + override + "): send the method itself, which is what the boundary judges");
+        return;
+      }
+      String encoding = request.getHeaders().get(HttpHeader.CONTENT_ENCODING);
+      if (encoding != null && !encoding.strip().equalsIgnoreCase("identity")) {
+        // The judge reads the body's bytes as JSON; an upstream decoding them first would read
+        // another document than the one judged.
+        GitHubError.write(response, callback, 415, "pushgate does not forward encoded request"
+            + " bodies (Content-Encoding): send the body as it is, which is what it judges");
+        return;
+      }
       long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
       if (declared > MAX_BODY) {
         GitHubError.write(response, callback, 413, "the request body is larger than the "
             + MAX_BODY + " bytes pushgate judges");
         return;
       }
-      byte[] body;
-      try (InputStream in = Content.Source.asInputStream(request)) {
-        body = in.readNBytes(MAX_BODY + 1);
-      } catch (IOException e) {
-        GitHubError.write(response, callback, 400, "the request body could not be read");
-        return;
+      Body body = new Body();
+      try {
+        if (!body.read(request, response, callback)) {
+          return;
+        }
+        if (body.bytes.length > 0 && (method.equals("GET") || method.equals("HEAD"))) {
+          // A read is judged by its path alone: a body nobody judged is not sent on.
+          GitHubError.write(response, callback, 400, "a " + method + " request with a body is"
+              + " not forwarded by pushgate: reads are judged by their path alone");
+          return;
+        }
+        judgeAndForward(request, response, callback, host, method, path, query, body.bytes,
+            started);
+      } finally {
+        body.release();
       }
-      if (body.length > MAX_BODY) {
-        GitHubError.write(response, callback, 413, "the request body is larger than the "
-            + MAX_BODY + " bytes pushgate judges");
-        return;
+    }
+
+    /** The first method-override header or {@code _method} parameter the call carries, or null. */
+    private static String methodOverride(Request request, String query) {
+      for (HttpField f : request.getHeaders()) {
+        if (METHOD_OVERRIDES.contains(f.getLowerCaseName())) {
+          return f.getName();
+        }
       }
+      if (query != null) {
+        for (String pair : query.split("&")) {
+          String name = pair.contains("=") ? pair.substring(0, pair.indexOf('=')) : pair;
+          try {
+            name = URLDecoder.decode(name, StandardCharsets.UTF_8);
+          } catch (IllegalArgumentException e) {
+            return "an unreadable query parameter";
+          }
+          if (name.strip().equalsIgnoreCase("_method")) {
+            return "_method";
+          }
+        }
+      }
+      return null;
+    }
+
+    /** A request body read whole, its bytes counted against the run's {@link #bodyBudget}. */
+    private final class Body {
+      byte[] bytes = new byte[0];
+      private int held;
+
+      /** Reads the body; false when it was refused (the answer written). */
+      boolean read(Request request, Response response, Callback callback) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        byte[] chunk = new byte[READ_CHUNK];
+        try (InputStream in = Content.Source.asInputStream(request)) {
+          int n;
+          while ((n = in.read(chunk)) > 0) {
+            if (all.size() + n > MAX_BODY) {
+              GitHubError.write(response, callback, 413, "the request body is larger than the "
+                  + MAX_BODY + " bytes pushgate judges");
+              return false;
+            }
+            if (!bodyBudget.tryAcquire(n)) {
+              GitHubError.write(response, callback, 429, "pushgate is already holding "
+                  + BUFFERED_BYTES + " bytes of this run's request bodies; send fewer large"
+                  + " calls at once");
+              return false;
+            }
+            held += n;
+            all.write(chunk, 0, n);
+          }
+        } catch (IOException e) {
+          GitHubError.write(response, callback, 400, "the request body could not be read");
+          return false;
+        }
+        bytes = all.toByteArray();
+        return true;
+      }
+
+      void release() {
+        bodyBudget.release(held);
+        held = 0;
+      }
+    }
+
+    private void judgeAndForward(Request request, Response response, Callback callback,
+        String host, String method, String path, String query, byte[] body, long started) {
       ApiCall call = new ApiCall(method, host.toLowerCase(Locale.ROOT), path, query,
           request.getHeaders().get(HttpHeader.CONTENT_TYPE), body);
       ApiJudgement judgement;
@@ -302,48 +412,68 @@ public final class ApiBoundary implements AutoCloseable {
 
     private void refuse(Response response, Callback callback, ApiCall call,
         ApiJudgement judgement, String decision, String reason, long started) {
+      refuse(response, callback, call, judgement, decision, reason, 403, started);
+    }
+
+    private void refuse(Response response, Callback callback, ApiCall call,
+        ApiJudgement judgement, String decision, String reason, int status, long started) {
       if (!audit(call, judgement, decision, reason, 0, started)) {
         GitHubError.write(response, callback, 503, "pushgate cannot write its audit log;"
             + " nothing was sent to GitHub");
         return;
       }
-      GitHubError.write(response, callback, 403, POLICY_PREFIX + reason);
+      GitHubError.write(response, callback, status,
+          status == 403 ? POLICY_PREFIX + reason : reason);
     }
 
     private void forward(Request request, Response response, Callback callback, ApiCall call,
         ApiJudgement judgement, String decision, String reason, long started) {
-      URI target = shared.upstream().target(call.host(), call.path(), call.query());
-      if (!audit(call, judgement, decision, reason, -1, started)) {
-        GitHubError.write(response, callback, 503, "pushgate cannot write its audit log;"
-            + " nothing was sent to GitHub");
-        return;
-      }
       WriteTokenLease lease = null;
       try {
+        // Everything that can still stop the call happens before its record says "sent".
         Secret token;
         if (judgement.needsWriteToken()) {
           String repo = judgement.actions().get(0).repository();
           if (repo == null) {
-            GitHubError.write(response, callback, 403, POLICY_PREFIX
-                + "a write names no repository; pushgate mints no token for it");
+            refuse(response, callback, call, judgement, "denied",
+                "a write names no repository; pushgate mints no token for it", started);
             return;
           }
-          lease = run.tokens().writeToken(repo);
+          try {
+            lease = run.tokens().writeToken(repo);
+          } catch (UpstreamException e) {
+            refuse(response, callback, call, judgement, "denied", e.getMessage(), started);
+            return;
+          }
           token = lease.token();
         } else {
           token = run.tokens().readToken();
         }
-        HttpRequest.Builder up = HttpRequest.newBuilder(target)
-            .timeout(Duration.ofMinutes(2))
-            .method(call.method(), call.body().length == 0
-                ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(call.body()));
-        for (HttpField f : request.getHeaders()) {
-          if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
-            up.header(f.getName(), f.getValue());
+        HttpRequest.Builder up;
+        try {
+          URI target = shared.upstream().target(call.host(), call.path(), call.query());
+          up = HttpRequest.newBuilder(target)
+              .timeout(Duration.ofMinutes(2))
+              .method(call.method(), call.body().length == 0
+                  ? HttpRequest.BodyPublishers.noBody()
+                  : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+          for (HttpField f : request.getHeaders()) {
+            if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
+              up.header(f.getName(), f.getValue());
+            }
           }
+        } catch (IllegalArgumentException | NullPointerException e) {
+          // Never the exception's text: it quotes the header.
+          refuse(response, callback, call, judgement, "denied", "the call has a header or"
+              + " target pushgate cannot send on", 400, started);
+          return;
         }
         up.header("Authorization", "token " + token.reveal());
+        if (!audit(call, judgement, decision, reason, -1, started)) {
+          GitHubError.write(response, callback, 503, "pushgate cannot write its audit log;"
+              + " nothing was sent to GitHub");
+          return;
+        }
         HttpResponse<InputStream> answer =
             shared.client().send(up.build(), HttpResponse.BodyHandlers.ofInputStream());
         response.setStatus(answer.statusCode());
@@ -358,12 +488,17 @@ public final class ApiBoundary implements AutoCloseable {
         try (InputStream in = answer.body();
             OutputStream out = Content.Sink.asOutputStream(response)) {
           in.transferTo(out);
+          if (lease != null) {
+            // Revoked before the answer's end reaches the run: no call of its races the token.
+            lease.close();
+            lease = null;
+          }
         }
         callback.succeeded();
         LOG.info("run {}: {} {}{} {} upstream {}", run.runId(), call.method(), call.host(),
             call.path(), decision, answer.statusCode());
-      } catch (UpstreamException e) {
-        GitHubError.write(response, callback, 403, POLICY_PREFIX + e.getMessage());
+      } catch (UpstreamException e) { // no read token: nothing was sent or recorded as sent
+        refuse(response, callback, call, judgement, "denied", e.getMessage(), started);
       } catch (IOException e) {
         LOG.warn("run {}: GitHub did not answer {} {}: {}", run.runId(), call.method(),
             call.path(), e.getClass().getSimpleName());

@@ -107,6 +107,9 @@ final class GraphQlCalls {
     }
   }
 
+  /** What a GraphQL request body may hold: GitHub documents these three and no other. */
+  private static final Set<String> BODY_FIELDS = Set.of("query", "variables", "operationName");
+
   private final RunPolicy policy;
 
   GraphQlCalls(RunPolicy policy) {
@@ -117,6 +120,15 @@ final class GraphQlCalls {
     Optional<JsonNode> json = JsonBody.object(body);
     if (json.isEmpty()) {
       return denied(route, "the body is not a JSON object");
+    }
+    for (java.util.Iterator<String> names = json.get().fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!BODY_FIELDS.contains(name)) {
+        // A persisted-query id or "extensions", or a key a lenient server would fold to "query":
+        // another document than the judged one could run.
+        return denied(route, "the body has a field the boundary does not read ("
+            + RestRoutes.shown(name) + "); send only query, variables and operationName");
+      }
     }
     JsonNode query = json.get().get("query");
     JsonNode variables = json.get().get("variables");
@@ -323,7 +335,7 @@ final class GraphQlCalls {
     String field = "createCommitOnBranch";
     JsonNode branch = input.path("branch");
     Optional<List<String>> paths = changedPaths(input.path("fileChanges"));
-    if (!branch.isObject() || paths.isEmpty()) {
+    if (!branch.isObject() || paths.isEmpty() || !namesItsBranchOneWay(branch)) {
       return List.of(unreadable(field));
     }
     RepoSlug repo = null;
@@ -365,6 +377,21 @@ final class GraphQlCalls {
       out.add(policy.workflowFiles(repo, ref, workflows));
     }
     return out;
+  }
+
+  /**
+   * Whether a {@code CommittableBranch} names its branch by node id alone, or by repository and
+   * name alone: with both, the judge would read the name while GitHub might commit to the ref the
+   * id names (main, say), with the write token minted for the named repository.
+   */
+  private static boolean namesItsBranchOneWay(JsonNode branch) {
+    Set<String> keys = new java.util.HashSet<>();
+    branch.fields().forEachRemaining(e -> {
+      if (!e.getValue().isNull()) { // an explicit null is GraphQL's "not given"
+        keys.add(e.getKey());
+      }
+    });
+    return keys.equals(Set.of("id")) || keys.equals(Set.of("repositoryNameWithOwner", "branchName"));
   }
 
   /** The paths of {@code fileChanges.additions} and {@code .deletions}; empty when unreadable. */

@@ -231,6 +231,33 @@ class ApiBoundaryTest {
   }
 
   @Test
+  void aWriteThatGetsNoTokenIsAuditedAsNotSent() throws Exception {
+    // A write naming no repository: no token is minted, and the record must not say it was sent.
+    judge.set(call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("push", null,
+        "updateRef", Decision.ALLOW, "allowed")), true));
+    Answer a = call("POST", "api.github.com", "/graphql", "token " + sentinel, "{}");
+    assertThat(a.status).isEqualTo(403);
+    assertThat(a.body).contains("a write names no repository");
+    assertThat(audited).singleElement().satisfies(r -> {
+      assertThat(r.status()).as("not forwarded").isZero();
+      assertThat(r.decision()).isEqualTo("denied");
+    });
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  @Test
+  void aTargetTheClientCannotSendIsRefusedAndAuditedAsNotSent() throws Exception {
+    judge.set(call -> judgement(Decision.ALLOW, "read", "reads", false));
+    // Jetty takes a raw '|' in the query, java.net.URI does not: before, the call failed with a
+    // 502 after nothing was recorded; now it is refused and recorded as not sent.
+    Answer a = call("GET", "api.github.com", "/repos/acme/app/pulls?q=a|b", "token " + sentinel, "");
+    assertThat(a.status).isEqualTo(400);
+    assertThat(a.body).contains("a header or target pushgate cannot send on");
+    assertThat(audited).singleElement().satisfies(r -> assertThat(r.status()).isZero());
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  @Test
   void anOversizedBodyIsRefusedUnjudged() throws Exception {
     judge.set(call -> {
       throw new AssertionError("judged");

@@ -11,6 +11,7 @@ import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -111,6 +112,23 @@ class GitHubApiJudgeGraphQlTest {
   }
 
   @Test
+  void aBodyWithFieldsTheJudgeDoesNotReadIsDenied() {
+    // A harmless read in "query", and a mutation where a server with persisted queries or a
+    // case-folding reader would look: the judge reads only query, variables and operationName.
+    for (String extra : List.of(
+        "\"extensions\":{\"persistedQuery\":{\"version\":1,\"sha256Hash\":\"abc\"}}",
+        "\"Query\":\"mutation { mergePullRequest(input: {}) { x } }\"",
+        "\"id\":\"merge-it\"", "\"doc_id\":\"1\"")) {
+      ApiJudgement j = chat("").judge(graphQl("{\"query\":\"{ viewer { login } }\"," + extra + "}"));
+      assertThat(j.decision()).as(extra).isEqualTo(Decision.DENY);
+      assertThat(j.reason()).as(extra).contains("the body has a field the boundary does not read");
+    }
+    ApiJudgement plain = chat("").judge(graphQl("{\"query\":\"{ viewer { login } }\","
+        + "\"variables\":{},\"operationName\":null}"));
+    assertThat(plain.decision()).isEqualTo(Decision.ALLOW);
+  }
+
+  @Test
   void anUnknownMutationIsDeniedNamingIt() {
     ApiJudgement j = judge(chat(""), "mutation { deleteRepository(input: {}) { x } }");
 
@@ -169,6 +187,25 @@ class GitHubApiJudgeGraphQlTest {
     assertThat(feature.decision()).isEqualTo(Decision.ALLOW);
     assertThat(feature.actions().get(0).repository()).isEqualTo("acme/widget");
     assertThat(other.reason()).isEqualTo("evil/widget is not one of this run's repositories");
+  }
+
+  @Test
+  void createCommitOnBranchNamingItsBranchTwoWaysIsDenied() {
+    // An allowed branch by name, and main's ref by node id: GitHub could take either.
+    String doc = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input:"
+        + " $input) { commit { url } } }";
+    Map<String, Object> files = Map.of("additions", java.util.List.of(Map.of("path", "a.txt",
+        "contents", "eA==")));
+    ApiJudgement both = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "feature",
+            "id", "REF_kwDOmain"), "fileChanges", files)), null)));
+    ApiJudgement extra = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "feature",
+            "ref", "refs/heads/main"), "fileChanges", files)), null)));
+
+    assertThat(both.decision()).isEqualTo(Decision.DENY);
+    assertThat(both.reason()).contains("createCommitOnBranch has an input the boundary cannot read");
+    assertThat(extra.decision()).isEqualTo(Decision.DENY);
   }
 
   @Test
