@@ -24,8 +24,10 @@ import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.GeneralSubtree;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.asn1.x509.NameConstraints;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
@@ -86,9 +88,17 @@ public final class RunCa {
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       // The run id is printable and names the CA in a browser's or openssl's view; no secret.
       X500Name caName = new X500Name("CN=pushgate run CA " + printable(runId) + ",O=pushgate");
+      List<GeneralSubtree> permitted = new ArrayList<>();
+      for (String h : hostNames) {
+        permitted.add(new GeneralSubtree(new GeneralName(GeneralName.dNSName, h)));
+      }
       X509v3CertificateBuilder ca = new JcaX509v3CertificateBuilder(caName, serial(), from, until,
           caName, caKeys.getPublic())
           .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
+          // The run trusts this CA for every name; the constraint keeps what it can vouch for
+          // to the API hosts, whatever happens to a key (RFC 5280 4.2.1.10: critical).
+          .addExtension(Extension.nameConstraints, true,
+              new NameConstraints(permitted.toArray(GeneralSubtree[]::new), null))
           .addExtension(Extension.keyUsage, true,
               new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
           .addExtension(Extension.subjectKeyIdentifier, false,

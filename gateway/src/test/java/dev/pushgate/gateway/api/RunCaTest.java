@@ -12,6 +12,7 @@ import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -35,6 +36,21 @@ class RunCaTest {
     assertThat(sans).containsExactlyInAnyOrderElementsOf(HOSTS);
     assertThat(ca.certificate().getBasicConstraints()).isEqualTo(0);
     assertThat(ca.leafCertificate().getBasicConstraints()).isEqualTo(-1);
+  }
+
+  @Test
+  void theCaCanVouchOnlyForTheApiHosts() throws Exception {
+    RunCa ca = RunCa.create("run-1", HOSTS, Duration.ofHours(1));
+    org.bouncycastle.asn1.x509.Extension ext =
+        new org.bouncycastle.cert.jcajce.JcaX509CertificateHolder(ca.certificate())
+            .getExtension(org.bouncycastle.asn1.x509.Extension.nameConstraints);
+    assertThat(ext).isNotNull();
+    assertThat(ext.isCritical()).isTrue();
+    org.bouncycastle.asn1.x509.NameConstraints nc =
+        org.bouncycastle.asn1.x509.NameConstraints.getInstance(ext.getParsedValue());
+    assertThat(nc.getExcludedSubtrees()).isNull();
+    assertThat(Arrays.stream(nc.getPermittedSubtrees())
+        .map(t -> t.getBase().getName().toString())).containsExactlyInAnyOrderElementsOf(HOSTS);
   }
 
   @Test
