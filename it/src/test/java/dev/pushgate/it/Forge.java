@@ -87,6 +87,20 @@ final class Forge {
     }
   }
 
+  /** When the first read token the appliance was issued for a run expires, in epoch millis. */
+  static long firstReadTokenExpiry(RunningAppliance app, String runId) throws Exception {
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+        PreparedStatement ps = c.prepareStatement("SELECT min(expires_at) FROM credentials"
+            + " WHERE run_id = ? AND kind = 'read'")) {
+      ps.setString(1, runId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** Tokens the local forge would still accept, of every run: none is revoked or expired. */
   static int liveForgeTokens(RunningAppliance app) throws Exception {
     return count(app, "SELECT count(*) FROM forge_tokens WHERE revoked_at IS NULL");
