@@ -12,6 +12,7 @@ import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.LocalForge;
 import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.gateway.api.ApiSentinel;
@@ -247,6 +248,10 @@ final class DemoCommand implements Callable<Integer> {
               && config.output().contains(".insteadof https://github.com/"),
           "the run's git config does not send GitHub URLs to the gateway");
       expect(!config.output().contains("ghs_"), "the run's git config holds a token");
+      // The demo tells the story of the default: with the boundary turned off, a run holds its
+      // read token, and the steps below would not be true.
+      expect(Runs.GITHUB_API_BOUNDARY, "the GitHub API boundary is off"
+          + " (-Dpushgate.github-api-boundary=false): the run holds a real read token");
       expect(env.get("GH_TOKEN").startsWith(ApiSentinel.PREFIX),
           "the run's GH_TOKEN is not the sentinel of its GitHub API boundary");
       return "the run holds no GitHub token: GH_TOKEN is a sentinel that only pushgate's API"
