@@ -1,6 +1,5 @@
 package dev.pushgate.appliance;
 
-import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.forge.LocalForge;
 import dev.pushgate.gateway.Gateway;
 import java.nio.ByteBuffer;
@@ -13,8 +12,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * What the gateway socket bridged into sandboxes serves: the gateway, the run's own credential
- * and hook endpoints, and with the local forge its fetches (the forge stands in for github.com,
+ * What the gateway socket bridged into sandboxes serves: the gateway, the run's hook endpoint, and with the local forge its fetches (the forge stands in for github.com,
  * which a sandbox fetches from). Everything else (the forge's App API, {@code /metrics}, {@code
  * /healthz}, whatever is added later) answers 404 there. The path judged is the one Jetty routes
  * on, decoded and normalised. Requests that came this way are marked, so that the forge refuses
@@ -44,8 +42,8 @@ public final class SandboxSocket extends Handler.Wrapper {
     if (path == null || !served(path)) {
       response.setStatus(404);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=UTF-8");
-      response.write(true, ByteBuffer.wrap(("Not served to sandboxes: a run reaches the gateway,"
-          + " " + RunApi.CREDENTIAL_PATH + " and " + HOOKS + " here.\n")
+      response.write(true, ByteBuffer.wrap(("Not served to sandboxes: a run reaches the gateway and "
+          + HOOKS + " here.\n")
           .getBytes(StandardCharsets.UTF_8)), callback);
       return true;
     }
@@ -54,8 +52,7 @@ public final class SandboxSocket extends Handler.Wrapper {
   }
 
   boolean served(String path) {
-    if (path.startsWith(Gateway.CONTEXT_PATH + "/") || path.equals(RunApi.CREDENTIAL_PATH)
-        || path.startsWith(HOOKS)) {
+    if (path.startsWith(Gateway.CONTEXT_PATH + "/") || path.startsWith(HOOKS)) {
       return true;
     }
     String api = LocalForge.CONTEXT_PATH + LocalForge.API_PATH;

@@ -11,11 +11,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** No credential outlives its run: token expiry, TTL, and a crash of the appliance. */
+/**
+ * No credential outlives its run: token expiry, TTL, and a crash of the appliance. The run holds
+ * no GitHub token (its {@code GH_TOKEN} is a sentinel the forge refuses); the read tokens are the
+ * appliance's, seen here through the ledger and through the gateway's fetches that use them.
+ */
 class CredentialLifecycleTest {
   @TempDir Path tmp;
 
@@ -27,13 +30,18 @@ class CredentialLifecycleTest {
       JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
       GitRun git = git(run);
       git.in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
-      String launchToken = run.get("env").get("GH_TOKEN").asText();
+      String runId = run.get("runId").asText();
+      assertThat(Forge.fetchStatus(app, "acme/widget", run.get("env").get("GH_TOKEN").asText()))
+          .isEqualTo(401);
 
-      Wait.until(Duration.ofSeconds(60), "the launch token to expire",
-          () -> Forge.fetchStatus(app, "acme/widget", launchToken) == 401);
-      assertThat(Forge.fetchStatus(app, "acme/widget", launchToken)).isEqualTo(401);
+      long expiry = Forge.firstReadTokenExpiry(app, runId);
+      assertThat(expiry).isPositive();
+      Wait.until(Duration.ofSeconds(60), "the launch read token to expire",
+          () -> System.currentTimeMillis() > expiry);
       git.in(tmp.resolve("w"), "fetch", "origin").ok();
       git.in(tmp.resolve("w"), "push", "origin", "main:later").ok();
+      // The gateway's fetch was made with a fresh read token, not the expired one.
+      assertThat(Forge.readTokensIssued(app, runId)).isGreaterThanOrEqualTo(2);
     }
   }
 
@@ -51,8 +59,10 @@ class CredentialLifecycleTest {
         }
         for (var f : started) {
           JsonNode run = f.get();
-          assertThat(Forge.fetchStatus(app, "acme/widget", run.at("/env/GH_TOKEN").asText()))
-              .as(run.get("runId").asText()).isEqualTo(200);
+          String runId = run.get("runId").asText();
+          assertThat(Forge.liveCredentials(app, runId, "read")).as(runId).isEqualTo(1);
+          assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential(run)))
+              .as(runId).isEqualTo(200);
         }
       } finally {
         pool.shutdownNow();
@@ -67,15 +77,17 @@ class CredentialLifecycleTest {
       app.forgeCreate("acme/widget");
       JsonNode run = app.createRun(
           "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 2}");
-      String token = run.get("env").get("GH_TOKEN").asText();
       String credential = credential(run);
-      assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
+      String runId = run.get("runId").asText();
+      assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential)).isEqualTo(200);
 
       Wait.until(Duration.ofSeconds(60), "the sweeper to end the run past its TTL",
-          () -> Forge.fetchStatus(app, "acme/widget", token) == 401);
-      assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(401);
+          () -> Forge.liveCredentials(app, runId) == 0);
+      assertThat(Forge.liveCredentials(app, runId)).isZero();
+      // Revoked upstream, not only in the ledger: the forge takes none of them any more.
+      assertThat(Forge.liveForgeTokens(app)).isZero();
+      assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential)).isEqualTo(401);
       assertThat(Forge.gatewayStatus(app, "acme/widget", credential)).isEqualTo(401);
-      assertThat(Forge.liveCredentials(app, run.get("runId").asText())).isZero();
       assertThat(app.control().get("/v1/runs/" + run.get("runId").asText()).body()
           .get("endReason").asText()).isEqualTo("expired");
     }
@@ -91,7 +103,6 @@ class CredentialLifecycleTest {
       JsonNode shortRun = app.createRun(
           "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 3}");
       JsonNode longRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
-      String shortToken = shortRun.get("env").get("GH_TOKEN").asText();
       GitRun git = git(longRun);
       git.in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
 
@@ -102,8 +113,9 @@ class CredentialLifecycleTest {
           () -> Instant.now().isAfter(expires));
       app.restart();
 
-      assertThat(Forge.fetchStatus(app, "acme/widget", shortToken)).isEqualTo(401);
       assertThat(Forge.liveCredentials(app, shortRun.get("runId").asText())).isZero();
+      assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential(shortRun)))
+          .isEqualTo(401);
       assertThat(app.logText()).contains("recovery: 1 run(s) resumed, 1 ended");
 
       Path w = tmp.resolve("w");
@@ -112,11 +124,11 @@ class CredentialLifecycleTest {
       git.in(w, "commit", "-qm", "after the crash").ok();
       git.in(w, "push", "origin", "main:after-crash").ok();
 
-      String longToken = longRun.get("env").get("GH_TOKEN").asText();
       assertThat(app.control().delete("/v1/runs/" + longRun.get("runId").asText()).status())
           .isEqualTo(200);
-      assertThat(Forge.fetchStatus(app, "acme/widget", longToken)).isEqualTo(401);
       assertThat(Forge.liveCredentials(app, longRun.get("runId").asText())).isZero();
+      assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential(longRun)))
+          .isEqualTo(401);
     }
   }
 
@@ -126,10 +138,7 @@ class CredentialLifecycleTest {
         "GH_TOKEN", run.get("env").get("GH_TOKEN").asText()));
   }
 
-  private static String credential(JsonNode run) throws Exception {
-    var m = Pattern.compile("Bearer (pgr_[A-Za-z0-9_-]+)")
-        .matcher(Files.readString(Path.of(run.get("gitConfigPath").asText())));
-    assertThat(m.find()).isTrue();
-    return m.group(1);
+  private static String credential(JsonNode run) {
+    return ForgeRefs.credential(run);
   }
 }

@@ -28,16 +28,21 @@ class DemoTest {
         // answer; the teardown that follows at once may still find it live, and revokes it.
         .containsPattern("revoked read \\(acme/widget\\), (write \\(acme/widget\\), )?gateway;"
             + " pending none")
-        .contains("Authorization: Basic x-access-token:ghs_\u2026  -> 401")
-        .contains("Authorization: Bearer pgr_\u2026  -> 401")
+        // The run holds no GitHub token: its GH_TOKEN is a sentinel the forge refuses while the
+        // run is live, and its git reads went through the gateway.
+        .contains("GH_TOKEN=ghs_pushgate\u2026")
+        .contains("fetched through the gateway")
+        .contains("Authorization: Basic x-access-token:ghs_pushgate\u2026  -> 401")
+        .contains("git-upload-pack\n        Authorization: Bearer pgr_\u2026  -> 401")
+        .contains("git-receive-pack\n        Authorization: Bearer pgr_\u2026  -> 401")
         .containsPattern("TIME +REPOSITORY +REF +KIND +CODE +REASON\n")
         .containsPattern("\\d\\d:\\d\\d:\\d\\d  acme/widget  refs/heads/main +update-or-force"
             + "  RULE_DENIED  push to main is denied\n")
         .containsPattern("\\d\\d:\\d\\d:\\d\\d  acme/widget  refs/heads/feature/hello  force"
             + " +RULE_DENIED  history is not rewritten here\n")
-        .contains("\u2714 all 11 steps behaved as described.")
+        .contains("\u2714 all 12 steps behaved as described.")
         .doesNotContain("\u2718");
-    for (int step = 1; step <= 11; step++) {
+    for (int step = 1; step <= 12; step++) {
       assertThat(out).containsPattern("(?m)^ ?" + step + "\\. .*\n(.*\n)*?    \u2714 ");
     }
     assertThat(out).doesNotContainPattern("gh[ps]_[A-Za-z0-9]{16,}")

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
@@ -92,6 +93,8 @@ class ExecTest {
             git clone -q https://github.com/acme/widget.git widget
             cd widget
             printf %s "$GH_TOKEN" > ../token.txt
+            echo "sentinel-read $(curl -s -o /dev/null -w '%{http_code}' \
+              -u "x-access-token:$GH_TOKEN" "$FORGE_URL/info/refs?service=git-upload-pack")"
             if printf 'url=%s\n\n' "$FORGE_URL" | env -u GH_TOKEN git credential fill \
               2>/dev/null | grep -q '^password=.'; then echo credential-helper-answers;
             else echo no-credential-helper; fi
@@ -106,8 +109,10 @@ class ExecTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     String[] out = exec.stdout().split("\n");
     assertThat(out[0]).isNotEqualTo("0");
-    // The clone went through the gateway over the bridge; git has no credential to give anyone.
-    assertThat(out).contains("proc-sys-read-only", "no-credential-helper", "done")
+    // The clone went through the gateway over the bridge; git has no credential to give anyone,
+    // and the run's GH_TOKEN, a sentinel, reads nothing straight from the forge while it lives.
+    assertThat(out).contains("proc-sys-read-only", "no-credential-helper", "sentinel-read 401",
+            "done")
         .doesNotContain("credential-helper-answers");
     assertThat(exec.stderr()).contains("under bubblewrap")
         .contains("! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
@@ -116,11 +121,12 @@ class ExecTest {
     assertThat(forgeRef("refs/heads/feature")).isEqualTo(head);
     assertThat(forgeRef("refs/heads/main")).isEqualTo(mainBefore);
 
-    // The run ended with the command: its read token no longer reads, nothing is live.
+    // The run ended with the command: nothing of it is live, the read token the appliance kept
+    // for it included; what the command held was only the sentinel.
     String runId = exec.runId();
     assertThat(exec.stderr()).contains("pushgate: run " + runId + " ended: ");
     String token = Files.readString(work.resolve("token.txt"));
-    assertThat(token).isNotEmpty();
+    assertThat(token).startsWith(ApiSentinel.PREFIX);
     assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(401);
     assertThat(Forge.liveCredentials(app, runId)).isZero();
     assertThat(app.control().get("/v1/runs/" + runId).body().get("state").asText())
@@ -168,11 +174,13 @@ class ExecTest {
     }
     assertThat(inside).doesNotContainKeys("LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS",
         "GIT_SSH_COMMAND", "BASH_ENV", "PYTHONPATH", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0",
-        "GIT_CONFIG_VALUE_0", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN", "GITHUB_PAT",
+        "GIT_CONFIG_VALUE_0", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN", "GITHUB_PAT",
         "PUSHGATE_DATABASE_URL", "EDITOR");
     assertThat(exec.stdout()).doesNotContain("aws-secret").doesNotContain("hvs.")
         .doesNotContain("ghp_").doesNotContain("hunter2");
-    assertThat(inside.get("GH_TOKEN")).isNotEqualTo("ghp_theCallersOwnToken").isNotEmpty();
+    // GH_TOKEN and GITHUB_TOKEN inside are the run's sentinel, never the caller's token.
+    assertThat(inside.get("GH_TOKEN")).startsWith(ApiSentinel.PREFIX);
+    assertThat(inside.get("GITHUB_TOKEN")).isEqualTo(inside.get("GH_TOKEN"));
     assertThat(inside).containsEntry("PUSHGATE_IT_MARKER", "kept")
         .containsEntry("LC_ALL", "C.UTF-8").containsEntry("GIT_AUTHOR_NAME", "Agent");
     assertThat(inside.get("GIT_CONFIG_GLOBAL")).endsWith("/gitconfig");

@@ -273,8 +273,10 @@ class FaultSurvivalTest {
   @Test
   void aRevocationThatFailsIsReportedAndRetriedUntilUpstreamConfirmsIt() throws Exception {
     JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
-    String token = run.get("env").get("GH_TOKEN").asText();
-    assertThat(Forge.fetchStatus(forge, "acme/widget", token)).isEqualTo(200);
+    // The run holds a sentinel; its read token stays in the appliance. The forge's newest token
+    // is that one: the run's creation issued it, and nothing else was issued since.
+    String readToken = newestForgeToken();
+    assertThat(forgeTokenRevoked(readToken)).isFalse();
     proxy.rule(line -> line.startsWith("DELETE /forge/api/v3/installation/token ")
         ? FaultProxy.Action.FAIL_503 : FaultProxy.Action.PASS);
 
@@ -284,14 +286,14 @@ class FaultSurvivalTest {
       assertThat(p.get("kind").asText()).isEqualTo("read");
       assertThat(p.get("error").asText()).isNotBlank();
     });
-    assertThat(Forge.fetchStatus(forge, "acme/widget", token)).as("not revoked yet").isEqualTo(200);
+    assertThat(forgeTokenRevoked(readToken)).as("not revoked yet").isFalse();
     assertThat(Forge.liveCredentials(app, runId(run))).isPositive();
 
     proxy.heal();
     Wait.until(Duration.ofSeconds(30), "the sweeper to revoke the run's credentials",
         () -> Forge.liveCredentials(app, runId(run)) == 0);
     assertThat(Forge.liveCredentials(app, runId(run))).as("the sweeper retried").isZero();
-    assertThat(Forge.fetchStatus(forge, "acme/widget", token)).isEqualTo(401);
+    assertThat(forgeTokenRevoked(readToken)).as("revoked upstream").isTrue();
     assertThat(app.logText()).containsPattern("revocation of credential \\d+ failed, will retry");
   }
 
@@ -337,19 +339,45 @@ class FaultSurvivalTest {
   }
 
   /**
-   * A GitHub App appliance's runs fetch from its git host itself; here that host is the forge
-   * behind the proxy, so the test clones from the forge with the run's read token, and pushes
+   * The forge behind the proxy is this appliance's upstream; the test clones from the forge
+   * with a read token minted there (a run holds none: its GH_TOKEN is a sentinel), and pushes
    * through a {@code gh} remote on the configured git host, which the run's git config rewrites
    * to the gateway.
    */
   private static Path cloneFromForge(GitRun git, JsonNode run, String name) throws Exception {
-    String token = run.get("env").get("GH_TOKEN").asText();
+    String token = Forge.mintReadToken(forge, "acme/widget");
     git.in(tmp, "clone", "-q", "http://x-access-token:" + token + "@127.0.0.1:" + forge.port()
         + "/forge/acme/widget.git", name).ok();
     Path w = tmp.resolve(name);
     git.in(w, "remote", "add", "gh", "http://127.0.0.1:" + proxy.port()
         + "/forge/acme/widget.git").ok();
     return w;
+  }
+
+  /** The hash of the token the forge issued last (they all live as long). */
+  private static String newestForgeToken() throws Exception {
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + forge.dataDir.resolve("pushgate.db"));
+        Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery(
+            "SELECT hash FROM forge_tokens ORDER BY expires_at DESC LIMIT 1")) {
+      assertThat(rs.next()).as("the forge issued a token").isTrue();
+      return rs.getString(1);
+    }
+  }
+
+  private static boolean forgeTokenRevoked(String hash) throws Exception {
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + forge.dataDir.resolve("pushgate.db"));
+        java.sql.PreparedStatement ps =
+            c.prepareStatement("SELECT revoked_at FROM forge_tokens WHERE hash = ?")) {
+      ps.setString(1, hash);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        rs.getLong(1);
+        return !rs.wasNull();
+      }
+    }
   }
 
   private static void commit(GitRun git, Path w, String content) throws Exception {

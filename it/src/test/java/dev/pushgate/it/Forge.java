@@ -1,6 +1,9 @@
 package dev.pushgate.it;
 
+import dev.pushgate.broker.GitHubApp;
+import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.types.RepoSlug;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,12 +13,33 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.OptionalLong;
+import okhttp3.OkHttpClient;
 
 /** What the local forge and the ledger say, asked directly, without git. */
 final class Forge {
   private Forge() {}
+
+  /**
+   * A read token for {@code repo}, minted with the forge's App key as the appliance mints the one
+   * it keeps for a run: a run itself holds none (its {@code GH_TOKEN} is a sentinel).
+   */
+  static String mintReadToken(RunningAppliance app, String repo) throws Exception {
+    String forge = "http://127.0.0.1:" + app.port() + "/forge";
+    GitHubAppConfig config = GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
+        .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge));
+    OkHttpClient http = new OkHttpClient();
+    try {
+      return GitHubApp.create(config, http, Clock.systemUTC())
+          .issueReadToken(RepoSlug.parse(repo), OptionalLong.empty()).token().reveal();
+    } finally {
+      http.dispatcher().executorService().shutdown();
+      http.connectionPool().evictAll();
+    }
+  }
 
   /** The status the forge answers a fetch advertisement made with {@code token}. */
   static int fetchStatus(RunningAppliance app, String repo, String token) throws Exception {
@@ -36,6 +60,45 @@ final class Forge {
         .header("Authorization", "Bearer " + credential).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     return r.statusCode();
+  }
+
+  /** The status the gateway answers a fetch advertisement made with a run credential. */
+  static int gatewayFetchStatus(RunningAppliance app, String repo, String credential)
+      throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.gatewayUrl() + repo + ".git/info/refs?service=git-upload-pack"))
+        .timeout(Duration.ofSeconds(30))
+        .header("Authorization", "Bearer " + credential).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    return r.statusCode();
+  }
+
+  /** Read tokens the appliance was ever issued for a run (it keeps them; the run holds none). */
+  static int readTokensIssued(RunningAppliance app, String runId) throws Exception {
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM credentials"
+            + " WHERE run_id = ? AND kind = 'read'")) {
+      ps.setString(1, runId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  /** When the first read token the appliance was issued for a run expires, in epoch millis. */
+  static long firstReadTokenExpiry(RunningAppliance app, String runId) throws Exception {
+    try (Connection c = DriverManager.getConnection(
+            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+        PreparedStatement ps = c.prepareStatement("SELECT min(expires_at) FROM credentials"
+            + " WHERE run_id = ? AND kind = 'read'")) {
+      ps.setString(1, runId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   /** Tokens the local forge would still accept, of every run: none is revoked or expired. */

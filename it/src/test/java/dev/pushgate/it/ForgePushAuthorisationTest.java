@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.broker.InstallationToken;
+import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.types.RepoSlug;
 import java.net.URI;
@@ -52,8 +53,21 @@ class ForgePushAuthorisationTest {
   }
 
   @Test
+  void theRunsGitHubTokenIsASentinelTheForgeRefuses() throws Exception {
+    String sentinel = run.get("env").get("GH_TOKEN").asText();
+    assertThat(sentinel).startsWith(ApiSentinel.PREFIX);
+    assertThat(Forge.fetchStatus(app, "acme/widget", sentinel)).isEqualTo(401);
+    Wire.Answer push = Wire.basic(app.port(), "POST", "/forge/acme/widget.git/git-receive-pack",
+        sentinel, Wire.RECEIVE_PACK_REQUEST, push("refs/heads/by-sentinel"));
+    assertThat(push.status()).isEqualTo(401);
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/by-sentinel")).isNull();
+  }
+
+  @Test
   void theReadTokenPushesNothingByAnySpellingOfTheReceivePackPath() throws Exception {
-    String token = run.get("env").get("GH_TOKEN").asText();
+    // The read token the appliance keeps for its own fetches (a run holds none): minted as the
+    // appliance mints it.
+    String token = token(false).token().reveal();
     String repo = "/forge/acme/widget.git";
     for (String path : List.of(repo + "/git-receive-pack;x", repo + "/git-receive-pac%6b",
         repo + "/git-receive-pack;", repo + "/git%2dreceive-pack", repo + ";x/git-receive-pack")) {
@@ -112,20 +126,23 @@ class ForgePushAuthorisationTest {
       assertThat(a.status()).as(path).isEqualTo(404);
       assertThat(a.body()).as(path).startsWith("Not served to sandboxes");
     }
-    // What a run needs: the gateway, its credential helper, and fetches from the local forge.
-    assertThat(Wire.unix(socket, "GET", "/v1/run/credential", credential, null).status())
-        .isEqualTo(200);
+    // The endpoint that once handed a run its read token is gone, over the socket as well.
+    Wire.Answer gone = Wire.unix(socket, "GET", "/v1/run/credential", credential, null);
+    assertThat(gone.status()).isEqualTo(404);
+    assertThat(gone.body()).startsWith("Not served to sandboxes");
+    // What a run needs: the gateway, and fetches from the local forge (with a token a run does
+    // not hold; the socket does not decide who may read, the forge does).
     assertThat(Wire.unix(socket, "GET",
         "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack", credential, null)
         .status()).isEqualTo(200);
-    String readToken = run.get("env").get("GH_TOKEN").asText();
+    String readToken = token(false).token().reveal();
     assertThat(Wire.unixBasic(socket, "GET",
         "/forge/acme/widget.git/info/refs?service=git-upload-pack", readToken, null, null)
         .status()).isEqualTo(200);
 
     // Even a write token pushes nothing to the forge over the sandbox's socket; over loopback
     // the same token and request land, so it is the socket that is refused.
-    InstallationToken write = writeToken();
+    InstallationToken write = token(true);
     String path = "/forge/acme/widget.git/git-receive-pack";
     Wire.Answer refused = Wire.unixBasic(socket, "POST", path, write.token().reveal(),
         Wire.RECEIVE_PACK_REQUEST, push("refs/heads/from-sandbox"));
@@ -148,15 +165,17 @@ class ForgePushAuthorisationTest {
     return RawPush.request(RawPush.command(ObjectId.zeroId(), main, ref), RawPush.emptyPack());
   }
 
-  /** A write token for acme/widget, minted with the forge's App key as the operator could. */
-  private static InstallationToken writeToken() throws Exception {
+  /** A write or read token for acme/widget, minted with the forge's App key as the operator could. */
+  private static InstallationToken token(boolean write) throws Exception {
     String forge = "http://127.0.0.1:" + app.port() + "/forge";
     GitHubAppConfig config = GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
         .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge));
     OkHttpClient http = new OkHttpClient();
     try {
-      return GitHubApp.create(config, http, Clock.systemUTC())
-          .issueWriteToken(new RepoSlug("acme", "widget"), OptionalLong.empty(), false);
+      GitHubApp github = GitHubApp.create(config, http, Clock.systemUTC());
+      RepoSlug widget = new RepoSlug("acme", "widget");
+      return write ? github.issueWriteToken(widget, OptionalLong.empty(), false)
+          : github.issueReadToken(widget, OptionalLong.empty());
     } finally {
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();

@@ -95,8 +95,12 @@ class LauncherExampleTest {
       expected.put("runId", runId);
       assertThat(ended.body()).isEqualTo(expected);
 
+      // The run held no GitHub token (its GH_TOKEN is a sentinel the forge refuses), and its one
+      // credential is dead at the gateway once the run has ended.
       assertThat(Forge.fetchStatus(app, "acme/widget", run.get("env").get("GH_TOKEN").asText()))
           .isEqualTo(401);
+      assertThat(Forge.gatewayStatus(app, "acme/widget",
+          run.get("env").get("PUSHGATE_RUN_TOKEN").asText())).isEqualTo(401);
       assertThat(app.control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
       JsonNode after = app.control().get("/v1/runs/" + runId).body();
       assertThat(after.get("state").asText()).isEqualTo("ended");

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
@@ -35,9 +36,10 @@ import org.junit.jupiter.api.io.TempDir;
  * whole HTTP conversation), the appliance's log, command line and environment, every HTTP answer,
  * the audit, every data file.
  *
- * <p>A run holds exactly two secrets: its read token ({@code GH_TOKEN}) and its gateway credential.
- * No other installation token ({@code ghs_} + 36 characters on the forge) may appear anywhere, so
- * neither may a write token the gateway minted, a sync token, nor the App's JWT; the forge App
+ * <p>A run holds exactly two secrets, both pushgate's: the sentinel of its GitHub API boundary
+ * ({@code GH_TOKEN}, which GitHub refuses) and its gateway credential. No installation token
+ * ({@code ghs_} + 36 characters on the forge) may appear anywhere, so neither may the read token
+ * the appliance keeps, a write token the gateway minted, a sync token, nor the App's JWT; the forge App
  * key's base64 body appears in {@code forge-app.pem} only. The database holds no token in the
  * clear: the ledger is encrypted and the forge keeps hashes.
  */
@@ -65,7 +67,8 @@ class LeakProbeTest {
              {"refs": "refs/heads/main", "decision": "deny", "reason": "push to main is denied"},
              {"refs": "refs/heads/ask/*", "decision": "ask", "reason": "asked"}]}}""");
       String runId = run.get("runId").asText();
-      String readToken = run.get("env").get("GH_TOKEN").asText();
+      String sentinel = run.get("env").get("GH_TOKEN").asText();
+      assertThat(sentinel).startsWith(ApiSentinel.PREFIX);
       String credential = ForgeRefs.credential(run);
       String gitConfig = Files.readString(Path.of(run.get("gitConfigPath").asText()));
 
@@ -101,8 +104,10 @@ class LeakProbeTest {
       Files.move(away, lib);
       assertThat(unreadable.stderr()).contains("cannot be read right now");
 
-      answers.put("run credential endpoint",
-          Wire.tcp(app.port(), "GET", "/v1/run/credential", credential, null, null).body());
+      // The endpoint that once handed a run its read token is gone.
+      Wire.Answer gone = Wire.tcp(app.port(), "GET", "/v1/run/credential", credential, null, null);
+      assertThat(gone.status()).isEqualTo(404);
+      answers.put("run credential endpoint", gone.body());
       for (String path : List.of("/v1/runs", "/v1/runs/" + runId, "/v1/audit",
           "/v1/audit?runId=" + runId, "/v1/approvals")) {
         answers.put("control " + path, app.control().get(path).raw());
@@ -120,31 +125,30 @@ class LeakProbeTest {
       // A second run ends by TTL, on the sweeper's clock.
       JsonNode shortRun = app.createRun(
           "{\"workspaceId\": \"ws-leak\", \"repository\": \"acme/widget\", \"ttlSeconds\": 1}");
-      String shortToken = shortRun.get("env").get("GH_TOKEN").asText();
+      String shortSentinel = shortRun.get("env").get("GH_TOKEN").asText();
+      assertThat(shortSentinel).startsWith(ApiSentinel.PREFIX);
       Wait.until(Duration.ofSeconds(60), "the sweeper to end the run past its TTL",
           () -> Forge.liveCredentials(app, shortRun.get("runId").asText()) == 0);
       assertThat(Forge.liveCredentials(app, shortRun.get("runId").asText())).isZero();
       answers.put("ended run", app.control().get("/v1/runs/" + shortRun.get("runId").asText())
           .raw());
 
-      Set<String> allowed = Set.of(readToken, shortToken);
+      Set<String> sentinels = Set.of(sentinel, shortSentinel);
       List<String> keyLines = keyBody(app.dataDir.resolve("forge-app.pem"));
 
-      // The run's environment: its read token, its credential, and nothing else secret.
+      // The run's environment: its sentinel, its credential, and no token.
       for (var it = run.get("env").fields(); it.hasNext(); ) {
         var e = it.next();
         String v = e.getValue().asText();
-        if (!e.getKey().equals("GH_TOKEN")) {
-          assertThat(TOKEN.matcher(v).find()).as("env " + e.getKey()).isFalse();
-        }
+        assertThat(tokensIn(without(v, sentinels))).as("env " + e.getKey()).isEmpty();
         assertClean("env " + e.getKey(), v, keyLines);
       }
-      // Its git config and files: the credential by design, never a token (git reads the read
-      // token from the environment or the appliance).
-      assertThat(TOKEN.matcher(gitConfig).find()).as("git config").isFalse();
+      // Its git config and files: the credential by design, never a token, nor the sentinel in
+      // git's config (git reads through the gateway, with the credential only).
+      assertThat(tokensIn(gitConfig)).as("git config").isEmpty();
       assertClean("git config", gitConfig, keyLines);
       for (String f : runFiles) {
-        assertThat(TOKEN.matcher(f).find()).as(f).isFalse();
+        assertThat(tokensIn(without(f, sentinels))).as(f).isEmpty();
         assertClean(f, f, keyLines);
       }
       try (Stream<Path> files = Files.walk(w)) {
@@ -157,15 +161,12 @@ class LeakProbeTest {
       // Everything git printed, the whole traced HTTP conversation included (Basic decoded).
       String transcript = decodeBasic(gitOutput.toString());
       assertThat(transcript).contains("Authorization: Bearer " + credential);
-      assertThat(tokensIn(transcript)).as("tokens in git's output").isSubsetOf(allowed);
+      assertThat(tokensIn(transcript)).as("tokens in git's output").isEmpty();
       assertClean("git output", transcript, keyLines);
 
-      // Every HTTP answer; only the run's own credential endpoint carries its read token.
+      // Every HTTP answer: no token, and no sentinel either.
       for (var a : answers.entrySet()) {
-        assertThat(tokensIn(a.getValue())).as(a.getKey()).isSubsetOf(allowed);
-        if (!a.getKey().equals("run credential endpoint")) {
-          assertThat(tokensIn(a.getValue())).as(a.getKey()).isEmpty();
-        }
+        assertThat(tokensIn(a.getValue())).as(a.getKey()).isEmpty();
         assertThat(RUN_CREDENTIAL.matcher(a.getValue()).find()).as(a.getKey()).isFalse();
         assertClean(a.getKey(), a.getValue(), keyLines);
       }
@@ -219,6 +220,15 @@ class LeakProbeTest {
       found.add(m.group());
     }
     return found;
+  }
+
+  /** {@code text} with the given sentinels taken out, where a run's own sentinel may be. */
+  private static String without(String text, Set<String> sentinels) {
+    String out = text;
+    for (String s : sentinels) {
+      out = out.replace(s, "");
+    }
+    return out;
   }
 
   /** No App JWT, no line of the App key, no PEM armour. */

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
@@ -150,10 +151,12 @@ class PushPathTest {
 
   @Test
   @Order(4)
-  void theReadTokenCannotPushToTheForgeDirectly() throws Exception {
+  void theRunsTokenCannotPushToTheForgeDirectly() throws Exception {
+    // The run's GH_TOKEN is the sentinel of its API boundary: the forge does not know it at all.
+    assertThat(readToken()).startsWith(ApiSentinel.PREFIX);
     GitRun.Result r =
         direct(readToken()).in(work, "push", app.forgeUrl("acme/widget"), "main:direct").failed();
-    assertThat(r.stderr()).contains("Write access to repository not granted.");
+    assertThat(r.stderr()).contains("Invalid username or token");
     assertThat(forgeRef("acme/widget", "refs/heads/direct")).isNull();
   }
 
@@ -416,6 +419,7 @@ class PushPathTest {
         "GH_TOKEN", run.get("env").get("GH_TOKEN").asText());
   }
 
+  /** The run's GH_TOKEN: the sentinel of its API boundary, not a GitHub token. */
   private static String readToken() {
     return run.get("env").get("GH_TOKEN").asText();
   }

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.charset.StandardCharsets;
@@ -83,9 +84,13 @@ class RunIsolationTest {
     }
     assertThat(ForgeRefs.of(app, "acme/other")).isEqualTo(other);
 
-    // A's read token does not read B's repository upstream either.
-    assertThat(Forge.fetchStatus(app, "acme/other", runA.get("env").get("GH_TOKEN").asText()))
-        .isEqualTo(404);
+    // Nor does A hold anything that reads upstream: its GH_TOKEN is the sentinel of its API
+    // boundary, which the forge refuses for B's repository and for A's own alike.
+    String tokenA = runA.get("env").get("GH_TOKEN").asText();
+    assertThat(tokenA).startsWith(ApiSentinel.PREFIX);
+    for (String repo : List.of("acme/other", "acme/widget")) {
+      assertThat(Forge.fetchStatus(app, repo, tokenA)).as(repo).isEqualTo(401);
+    }
 
     // Near misses of a credential are nobody's.
     String near = credentialA.substring(0, credentialA.length() - 1)
@@ -108,7 +113,9 @@ class RunIsolationTest {
         new String[] {"GET", "/v1/audit?runId=" + idB}, new String[] {"GET", "/v1/approvals"},
         new String[] {"GET", "/v1/approvals/stream"}, new String[] {"POST", "/v1/terminals"},
         new String[] {"POST", "/v1/approvals/q-1"}, new String[] {"GET", "/v1/run/credential/"
-            + idB});
+            + idB},
+        // Once a run's read token in git's helper format; a run holds no GitHub token now.
+        new String[] {"GET", "/v1/run/credential"});
     Path sandboxSocket = runA.path("gateway").hasNonNull("socket")
         ? Path.of(runA.get("gateway").get("socket").asText()) : null;
     for (String[] req : requests) {
@@ -127,12 +134,6 @@ class RunIsolationTest {
         assertThat(viaSocket.status()).as("sandbox socket: " + what).isEqualTo(404);
       }
     }
-    // What a run may ask: its own read token, nobody else's.
-    Wire.Answer own = Wire.tcp(app.port(), "GET", "/v1/run/credential", credentialA, null, null);
-    assertThat(own.status()).isEqualTo(200);
-    assertThat(own.body()).isEqualTo("username=x-access-token\npassword="
-        + runA.get("env").get("GH_TOKEN").asText() + "\n");
-
     // B is untouched, and the control API is a socket only the appliance's user can open.
     assertThat(app.control().get("/v1/runs/" + idB).body().get("state").asText())
         .isEqualTo("live");

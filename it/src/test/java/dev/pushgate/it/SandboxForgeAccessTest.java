@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * From inside {@code pushgate exec}'s bubblewrap sandbox, the run's read token reaches the local
- * forge only to fetch: no spelling of the receive-pack path pushes, and the appliance's other
- * endpoints are not bridged in at all.
+ * From inside {@code pushgate exec}'s bubblewrap sandbox, the run clones through the gateway and
+ * holds no token the local forge takes: its {@code GH_TOKEN} sentinel neither reads nor pushes by
+ * any spelling of the receive-pack path, and the appliance's other endpoints are not bridged in.
  */
 class SandboxForgeAccessTest {
   private static final String RULES = """
@@ -56,7 +56,8 @@ class SandboxForgeAccessTest {
   }
 
   @Test
-  void theReadTokenInsideTheSandboxFetchesButPushesToTheForgeByNoSpelling() throws Exception {
+  void theRunInsideTheSandboxFetchesButHoldsNoTokenThatReadsOrPushesByAnySpelling()
+      throws Exception {
     Path work = Files.createDirectories(root.resolve("work"));
     ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
     Files.write(work.resolve("push.bin"), RawPush.request(
@@ -74,6 +75,9 @@ class SandboxForgeAccessTest {
         echo "metrics $(code "$BASE/metrics")"
         echo "healthz $(code "$BASE/healthz")"
         echo "app-api $(code "$BASE/forge/api/v3/app")"
+        case "$GH_TOKEN" in ghs_pushgate?*) echo "GH_TOKEN is the sentinel";; esac
+        echo "direct-read $(code -u "x-access-token:$GH_TOKEN" \
+          "$BASE/forge/acme/widget.git/info/refs?service=git-upload-pack")"
         git clone -q https://github.com/acme/widget.git widget && echo cloned
         cd widget
         # Around the run's git config, which would send the push to the gateway.
@@ -85,9 +89,11 @@ class SandboxForgeAccessTest {
         "--rules", rules.toString(), "--pass-env", "BASE", "--", "sh", "-c", script);
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stderr()).contains("under bubblewrap");
-    assertThat(exec.stdout()).contains("semicolon 400", "encoded 400", "plain 403",
-        "metrics 404", "healthz 404", "app-api 404", "cloned",
-        "Write access to repository not granted.", "push-failed");
+    // The clone went through the gateway; the run's GH_TOKEN is a sentinel the forge refuses
+    // for a read and for a push by any spelling (the literal-path check answers first).
+    assertThat(exec.stdout()).contains("semicolon 400", "encoded 400", "plain 401",
+        "metrics 404", "healthz 404", "app-api 404", "GH_TOKEN is the sentinel",
+        "direct-read 401", "cloned", "Invalid username or token", "push-failed");
     assertThat(ForgeRefs.of(app, "acme/widget")).containsOnlyKeys("refs/heads/main");
   }
 

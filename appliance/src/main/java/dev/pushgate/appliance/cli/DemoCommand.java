@@ -12,8 +12,10 @@ import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.forge.ForgeRepositories;
 import dev.pushgate.appliance.forge.LocalForge;
 import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
+import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.types.RepoSlug;
 import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
@@ -59,9 +61,10 @@ import picocli.CommandLine.Option;
     description = {
         "Try pushgate: one agent run on a throw-away appliance, told with the real git client.",
         "Starts an appliance with its local forge on a temporary directory and walks through"
-            + " one run: clone through a GitHub URL, push a branch (it lands), push"
+            + " one run: clone through a GitHub URL (through pushgate: the run holds no GitHub"
+            + " token, only a sentinel GitHub refuses), push a branch (it lands), push"
             + " main (refused), an ask-first push approved by the demo's own approver, a force"
-            + " push (refused), teardown, the run's tokens refused, and the audit of refused"
+            + " push (refused), teardown, the run's credential refused, and the audit of refused"
             + " pushes.",
         "Needs git on the PATH; no network, no GitHub App. Exits 0 only when every step"
             + " behaved as described, 1 naming the step that did not."},
@@ -173,13 +176,14 @@ final class DemoCommand implements Callable<Integer> {
           .step("Create " + REPOSITORY + " on the local forge", this::createRepository)
           .step("Create a run for " + REPOSITORY + " (POST /v1/runs)", this::createRun)
           .step("Clone through the GitHub URL", this::cloneThroughGitHubUrl)
+          .step("The run's GH_TOKEN is a sentinel: GitHub refuses it", this::sentinelRefused)
           .step("Push a branch: it lands", this::pushBranch)
           .step("Push main: refused by the run's rules", this::pushMain)
           .step("Push a release branch: held until the demo's approver allows it",
               this::pushRelease)
           .step("Force-push a rewritten branch: refused", this::forcePush)
           .step("Tear the run down (DELETE /v1/runs/{id})", this::teardown)
-          .step("The run's tokens are now refused", this::tokensRefused)
+          .step("The run's credential is now refused", this::credentialRefused)
           .step("The audit of refused pushes (GET /v1/audit?decision=denied)", this::audit)
           .tell();
     }
@@ -240,10 +244,19 @@ final class DemoCommand implements Callable<Integer> {
       expect(env.containsKey("GIT_CONFIG_GLOBAL") && env.containsKey("GH_TOKEN"),
           "the run's environment lacks GIT_CONFIG_GLOBAL or GH_TOKEN");
       Git.Result config = git(tmp, "config", "--global", "--get-regexp", "^url\\.");
-      expect(config.exit() == 0 && config.output().contains(".pushinsteadof https://github.com/"),
-          "the run's git config does not rewrite GitHub push URLs");
-      return "the run's token can read but not push; its git config sends every GitHub push to"
-          + " the gateway";
+      expect(config.exit() == 0 && config.output().contains(".pushinsteadof https://github.com/")
+              && config.output().contains(".insteadof https://github.com/"),
+          "the run's git config does not send GitHub URLs to the gateway");
+      expect(!config.output().contains("ghs_"), "the run's git config holds a token");
+      // The demo tells the story of the default: with the boundary turned off, a run holds its
+      // read token, and the steps below would not be true.
+      expect(Runs.GITHUB_API_BOUNDARY, "the GitHub API boundary is off"
+          + " (-Dpushgate.github-api-boundary=false): the run holds a real read token");
+      expect(env.get("GH_TOKEN").startsWith(ApiSentinel.PREFIX),
+          "the run's GH_TOKEN is not the sentinel of its GitHub API boundary");
+      return "the run holds no GitHub token: GH_TOKEN is a sentinel that only pushgate's API"
+          + " boundary takes, and its git config sends every GitHub fetch and push to the"
+          + " gateway, with the run's credential";
     }
 
     private String cloneThroughGitHubUrl() throws Exception {
@@ -253,7 +266,8 @@ final class DemoCommand implements Callable<Integer> {
       String head = head();
       expect(head.equals(forgeRef("refs/heads/main")),
           "the clone's main is not the forge's main");
-      return "fetched from the local forge with the run's read-only token";
+      return "fetched through the gateway, from its copy synced with the read token pushgate"
+          + " keeps; git was given no token";
     }
 
     private String pushBranch() throws Exception {
@@ -334,48 +348,71 @@ final class DemoCommand implements Callable<Integer> {
       return "every credential of the run is revoked and confirmed";
     }
 
-    private String tokensRefused() throws Exception {
+    /**
+     * While the run is live: the token in its environment, used straight against the forge (which
+     * stands in for GitHub) as a stolen token would be, reads nothing. Its API calls go through
+     * the run's API boundary, which judges each one and swaps the sentinel for the real token.
+     */
+    private String sentinelRefused() throws Exception {
       String forgeUrl = base + LocalForge.CONTEXT_PATH + "/" + REPOSITORY + ".git";
-      String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + GatewayConfig.GITHUB_HOST + "/"
-          + REPOSITORY + ".git";
-      String readToken = runEnv.get("GH_TOKEN");
-      String credential = runEnv.get("PUSHGATE_RUN_TOKEN");
-
-      out.println("    git with the run's read token (GH_TOKEN=" + masked(readToken)
-          + ") as its credential:");
-      Git.Result fetch = new Git(home, Map.of("GH_TOKEN", readToken,
+      String sentinel = runEnv.get("GH_TOKEN");
+      out.println("    git straight to the forge, with GH_TOKEN=" + masked(sentinel)
+          + " as its credential:");
+      Git.Result fetch = new Git(home, Map.of("GH_TOKEN", sentinel,
               "GIT_CONFIG_COUNT", "1",
               "GIT_CONFIG_KEY_0", "credential.helper",
               "GIT_CONFIG_VALUE_0", "!f() { test \"$1\" = get && printf"
                   + " 'username=x-access-token\\npassword=%s\\n' \"$GH_TOKEN\"; }; f"),
           out).run(tmp, "ls-remote", forgeUrl);
-      out.println("    git with the run's gateway credential (Bearer " + masked(credential)
-          + ") in its Authorization header:");
-      Git.Result push = new Git(home, Map.of(
-              "GIT_CONFIG_COUNT", "1",
-              "GIT_CONFIG_KEY_0", "http.extraHeader",
-              "GIT_CONFIG_VALUE_0", "Authorization: Bearer " + credential),
-          out).run(work, "push", gatewayUrl, "feature/hello:refs/heads/after-teardown");
-      out.println("    the same first requests, without git:");
-      String basic = Base64.getEncoder().encodeToString(("x-access-token:" + readToken)
+      String basic = Base64.getEncoder().encodeToString(("x-access-token:" + sentinel)
           .getBytes(StandardCharsets.UTF_8));
       int fetchStatus = status(HttpRequest.newBuilder(
               URI.create(forgeUrl + "/info/refs?service=git-upload-pack"))
           .header("Authorization", "Basic " + basic));
+      out.println("    the same first request, without git:");
       out.println("      GET " + forgeUrl + "/info/refs?service=git-upload-pack");
-      out.println("        Authorization: Basic x-access-token:" + masked(readToken) + "  -> "
+      out.println("        Authorization: Basic x-access-token:" + masked(sentinel) + "  -> "
           + fetchStatus);
+      expect(fetchStatus == 401, "the forge answered the run's GH_TOKEN " + fetchStatus);
+      expect(fetch.exit() != 0, "git ls-remote with the run's GH_TOKEN succeeded");
+      return "401 at the forge while the run is live: the run holds nothing GitHub takes; its"
+          + " git goes through the gateway, its API calls through its API boundary, which"
+          + " judges each and swaps the sentinel for the real token (docs/github-api.md)";
+    }
+
+    private String credentialRefused() throws Exception {
+      String gatewayUrl = base + Gateway.CONTEXT_PATH + "/" + GatewayConfig.GITHUB_HOST + "/"
+          + REPOSITORY + ".git";
+      String credential = runEnv.get("PUSHGATE_RUN_TOKEN");
+
+      out.println("    git with the run's gateway credential (Bearer " + masked(credential)
+          + ") in its Authorization header:");
+      Map<String, String> bearer = Map.of(
+          "GIT_CONFIG_COUNT", "1",
+          "GIT_CONFIG_KEY_0", "http.extraHeader",
+          "GIT_CONFIG_VALUE_0", "Authorization: Bearer " + credential);
+      Git.Result fetch = new Git(home, bearer, out).run(tmp, "ls-remote", gatewayUrl);
+      Git.Result push = new Git(home, bearer, out)
+          .run(work, "push", gatewayUrl, "feature/hello:refs/heads/after-teardown");
+      out.println("    the same first requests, without git:");
+      int fetchStatus = status(HttpRequest.newBuilder(
+              URI.create(gatewayUrl + "/info/refs?service=git-upload-pack"))
+          .header("Authorization", "Bearer " + credential));
+      out.println("      GET " + gatewayUrl + "/info/refs?service=git-upload-pack");
+      out.println("        Authorization: Bearer " + masked(credential) + "  -> " + fetchStatus);
       int pushStatus = status(HttpRequest.newBuilder(
               URI.create(gatewayUrl + "/info/refs?service=git-receive-pack"))
           .header("Authorization", "Bearer " + credential));
       out.println("      GET " + gatewayUrl + "/info/refs?service=git-receive-pack");
       out.println("        Authorization: Bearer " + masked(credential) + "  -> " + pushStatus);
-      expect(fetchStatus == 401, "the forge answered the old read token " + fetchStatus);
+      expect(fetchStatus == 401, "the gateway answered a fetch with the old run credential "
+          + fetchStatus);
       expect(pushStatus == 401, "the gateway answered the old run credential " + pushStatus);
-      expect(fetch.exit() != 0, "git ls-remote with the old read token succeeded");
+      expect(fetch.exit() != 0, "git ls-remote with the old run credential succeeded");
       expect(push.exit() != 0, "git push with the old run credential succeeded");
       expect(forgeRef("refs/heads/after-teardown") == null, "after-teardown is on the forge");
-      return "401: the read token at the forge, the run's credential at the gateway";
+      return "401 at the gateway, for fetches and pushes alike: the run's only credential is"
+          + " dead";
     }
 
     private String audit() throws Exception {
@@ -519,6 +556,9 @@ final class DemoCommand implements Callable<Integer> {
 
   /** {@code value} with a secret cut to its prefix: {@code ghs_…}, {@code pgr_…}. */
   static String masked(String value) {
+    if (value != null && value.startsWith(ApiSentinel.PREFIX)) {
+      return ApiSentinel.PREFIX + "\u2026"; // says whose it is; the random part is the secret
+    }
     if (value == null || Redaction.redact(value).equals(value)) {
       return value;
     }

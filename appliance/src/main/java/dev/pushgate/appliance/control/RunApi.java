@@ -6,9 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.approvals.Question;
-import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.runs.Runs;
-import dev.pushgate.broker.BrokerException;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
@@ -33,12 +31,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a run itself may ask of the appliance on the loopback port, authenticated with its
- * gateway credential: its current read token, in git's credential-helper format, so that a run
- * longer than a token's hour keeps fetching.
+ * gateway credential: the Claude Code hook. It serves no GitHub token: a run holds none (its
+ * git reads go through the gateway, its GitHub API calls through its API boundary), and an
+ * endpoint handing one to the holder of the run credential would give the run one.
  */
 public final class RunApi extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(RunApi.class);
-  public static final String CREDENTIAL_PATH = "/v1/run/credential";
   public static final String HOOK_PATH = "/v1/hooks/pre-tool-use";
   private static final int MAX_HOOK_BODY = 1 << 20;
 
@@ -91,17 +89,6 @@ public final class RunApi extends Handler.Abstract {
     String path = request.getHttpURI().getPath();
     if (path.equals(HOOK_PATH) && request.getMethod().equals("POST")) {
       return preToolUse(request, response, callback, bearer(request).orElseThrow());
-    }
-    if (path.equals(CREDENTIAL_PATH) && request.getMethod().equals("GET")) {
-      try {
-        String token = runs.currentReadToken(run.get()).reveal();
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        return text(response, callback, 200,
-            "username=x-access-token\npassword=" + token + "\n");
-      } catch (BrokerException | RunRequestException e) {
-        log.warn("run {}: no read token to serve: {}", run.get().runId(), e.getMessage());
-        return text(response, callback, 503, "no read token right now; try again\n");
-      }
     }
     return text(response, callback, 404, "no such endpoint\n");
   }

@@ -73,6 +73,9 @@ class StoryTest {
         .isEqualTo("ghs_\u2026");
     assertThat(DemoCommand.masked("pgr_" + "Zm9vYmFyYmF6cXV4cXV1eHh5enp5eHh5enp5"))
         .isEqualTo("pgr_\u2026");
+    // A run's sentinel keeps the marker that says whose it is; its random part is cut.
+    assertThat(DemoCommand.masked(dev.pushgate.gateway.api.ApiSentinel.newValue()))
+        .isEqualTo("ghs_pushgate\u2026");
     assertThat(DemoCommand.masked("/tmp/run/gitconfig")).isEqualTo("/tmp/run/gitconfig");
   }
 
