@@ -41,6 +41,18 @@ final class GitHubTargets {
   private static final String WGET_SHORT_VALUED = "oaeiBtOTwQPUDRAIXl";
   private static final String WGET_SHORT_ELSEWHERE = "eiB";
 
+  /**
+   * How a URL-fetching command's options read: which take a value, and which send it elsewhere
+   * than its URLs say (then nothing is deferred to the boundary).
+   */
+  private record UrlClient(Set<String> valued, Set<String> elsewhere, String shortValued,
+      String shortElsewhere, boolean anyProxyOptionElsewhere, boolean urlOption) {}
+
+  private static final UrlClient CURL =
+      new UrlClient(CURL_VALUED, CURL_ELSEWHERE, CURL_SHORT_VALUED, "Kx", false, true);
+  private static final UrlClient WGET =
+      new UrlClient(WGET_VALUED, WGET_ELSEWHERE, WGET_SHORT_VALUED, WGET_SHORT_ELSEWHERE, true, false);
+
   private static final Set<String> HTTPIE_VALUED = Set.of("--auth", "-a", "--auth-type", "-A",
       "--output", "-o", "--session", "--session-read-only", "--verify", "--cert", "--cert-key",
       "--cert-key-pass", "--timeout", "--max-redirects", "--pretty", "--style", "-s", "--print",
@@ -159,22 +171,32 @@ final class GitHubTargets {
 
   /** Whether every URL a curl command line reaches is on GitHub's API hosts, and there is one. */
   static boolean curlReachesOnlyApi(List<String> w, int i) {
+    return reachesOnlyApi(CURL, w, i);
+  }
+
+  /** Whether every URL a wget command line fetches is on GitHub's API hosts, and there is one. */
+  static boolean wgetReachesOnlyApi(List<String> w, int i) {
+    return reachesOnlyApi(WGET, w, i);
+  }
+
+  private static boolean reachesOnlyApi(UrlClient client, List<String> w, int i) {
     boolean any = false;
     for (int k = i + 1; k < w.size(); k++) {
       String a = w.get(k);
       if (a.startsWith("--")) {
         int eq = a.indexOf('=');
         String opt = eq < 0 ? a : a.substring(0, eq);
-        if (CURL_ELSEWHERE.contains(opt)) {
+        if (client.elsewhere().contains(opt)
+            || (client.anyProxyOptionElsewhere() && opt.contains("proxy"))) {
           return false;
         }
-        if (opt.equals("--url")) {
+        if (client.urlOption() && opt.equals("--url")) {
           String v = eq >= 0 ? a.substring(eq + 1) : k + 1 < w.size() ? w.get(++k) : "";
           if (!isApiUrl(v)) {
             return false;
           }
           any = true;
-        } else if (eq < 0 && CURL_VALUED.contains(opt)) {
+        } else if (eq < 0 && client.valued().contains(opt)) {
           k++;
         }
         continue;
@@ -182,49 +204,10 @@ final class GitHubTargets {
       if (a.startsWith("-") && a.length() > 1) {
         for (int c = 1; c < a.length(); c++) {
           char ch = a.charAt(c);
-          if (ch == 'K' || ch == 'x') {
+          if (client.shortElsewhere().indexOf(ch) >= 0) {
             return false;
           }
-          if (CURL_SHORT_VALUED.indexOf(ch) >= 0) {
-            if (c == a.length() - 1) {
-              k++;
-            }
-            break;
-          }
-        }
-        continue;
-      }
-      if (!isApiUrl(a)) {
-        return false;
-      }
-      any = true;
-    }
-    return any;
-  }
-
-  /** Whether every URL a wget command line fetches is on GitHub's API hosts, and there is one. */
-  static boolean wgetReachesOnlyApi(List<String> w, int i) {
-    boolean any = false;
-    for (int k = i + 1; k < w.size(); k++) {
-      String a = w.get(k);
-      if (a.startsWith("--")) {
-        int eq = a.indexOf('=');
-        String opt = eq < 0 ? a : a.substring(0, eq);
-        if (WGET_ELSEWHERE.contains(opt) || opt.contains("proxy")) {
-          return false;
-        }
-        if (eq < 0 && WGET_VALUED.contains(opt)) {
-          k++;
-        }
-        continue;
-      }
-      if (a.startsWith("-") && a.length() > 1) {
-        for (int c = 1; c < a.length(); c++) {
-          char ch = a.charAt(c);
-          if (WGET_SHORT_ELSEWHERE.indexOf(ch) >= 0) {
-            return false;
-          }
-          if (WGET_SHORT_VALUED.indexOf(ch) >= 0) {
+          if (client.shortValued().indexOf(ch) >= 0) {
             if (c == a.length() - 1) {
               k++;
             }
