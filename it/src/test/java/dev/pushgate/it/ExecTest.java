@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.gateway.api.ApiSentinel;
+import dev.pushgate.it.PushgateExec.Result;
+import dev.pushgate.it.PushgateExec.Started;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
@@ -17,8 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.ObjectId;
@@ -34,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  * bubblewrap (CI installs it and sets SANDBOX_REQUIRE_BWRAP=1, so a missing bwrap fails here).
  */
 class ExecTest {
-  private static final Pattern RUN_ID = Pattern.compile("pushgate: run (run_[0-9a-f]+) ");
   private static final String RULES = """
       # The workspace rules of these tests: bubblewrap cannot deny file-name globs, so the
       # default list is set to [] explicitly, and main is protected.
@@ -48,18 +47,8 @@ class ExecTest {
   @TempDir static Path tmp;
   static Path root;
   static RunningAppliance app;
+  static PushgateExec launcher;
   static Path rules;
-
-  /** What one {@code pushgate exec} did. */
-  record Exec(int exit, String stdout, String stderr) {
-    String runId() {
-      Matcher m = RUN_ID.matcher(stderr);
-      if (!m.find()) {
-        throw new AssertionError("exec named no run:\n" + stderr);
-      }
-      return m.group(1);
-    }
-  }
 
   @BeforeAll
   static void start() throws Exception {
@@ -68,6 +57,7 @@ class ExecTest {
     root = tmp.toRealPath();
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
     app = RunningAppliance.start(root.resolve("data"));
+    launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
     app.forgeCreate("acme/widget");
     rules = Files.writeString(root.resolve("rules.yaml"), RULES);
   }
@@ -84,7 +74,7 @@ class ExecTest {
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-push"));
     ObjectId mainBefore = forgeRef("refs/heads/main");
-    Exec exec = exec(work, Map.of("FORGE_URL", app.forgeUrl("acme/widget")),
+    Result exec = launcher.run(work, Map.of("FORGE_URL", app.forgeUrl("acme/widget")),
         "--workdir", work.toString(), "--rules", rules.toString(), "--pass-env", "FORGE_URL",
         "--", "sh", "-c", """
             set -e
@@ -161,7 +151,7 @@ class ExecTest {
     env.put("EDITOR", "vi");
     env.put("LC_ALL", "C.UTF-8");
     // No --workdir: exec clones ./widget first, inside the sandbox.
-    Exec exec = exec(cwd, env, "--rules", rules.toString(), "--pass-env", "PUSHGATE_IT_MARKER",
+    Result exec = launcher.run(cwd, env, "--rules", rules.toString(), "--pass-env", "PUSHGATE_IT_MARKER",
         "--", "sh", "-c", "env; test -d .git && echo cloned-into-workdir");
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stderr()).contains("pushgate: cloning acme/widget into " + cwd.resolve("widget"));
@@ -199,7 +189,7 @@ class ExecTest {
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
     Path work = Files.createDirectories(root.resolve("work-default-rules"));
-    Exec exec = exec(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
+    Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
         set -e
         git clone -q https://github.com/acme/widget.git widget
         cd widget
@@ -271,7 +261,7 @@ class ExecTest {
     int liveBefore = app.control().get("/v1/runs").body().get("runs").size();
     int recordedBefore = Forge.recordedRuns(app);
     int tokensBefore = Forge.liveForgeTokens(app);
-    Exec exec = exec(work, Map.of(), "--workdir", work.toString(), "--",
+    Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--",
         "touch", work.resolve("ran.txt").toString());
     assertThat(exec.exit()).isEqualTo(125);
     assertThat(exec.stderr())
@@ -296,7 +286,7 @@ class ExecTest {
   void noEnvironmentValueIsOnAnyCommandLineWhileTheSandboxRuns() throws Exception {
     Path work = Files.createDirectories(root.resolve("work-cmdline"));
     String marker = "pushgate-it-value-" + System.nanoTime();
-    Started started = start(work, Map.of("PUSHGATE_IT_MARKER", marker, "LANG", marker),
+    Started started = launcher.start(work, Map.of("PUSHGATE_IT_MARKER", marker, "LANG", marker),
         "--workdir", work.toString(), "--rules", rules.toString(),
         "--pass-env", "PUSHGATE_IT_MARKER", "--", "sh", "-c",
         "test \"$PUSHGATE_IT_MARKER\" = \"$LANG\" && echo marker-inside;"
@@ -327,7 +317,7 @@ class ExecTest {
     } finally {
       Files.writeString(work.resolve("go"), "");
     }
-    Exec exec = finish(started);
+    Result exec = PushgateExec.finish(started);
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stdout()).contains("marker-inside");
   }
@@ -344,7 +334,7 @@ class ExecTest {
     git(work, "init", "-q");
     Path config = work.resolve(".git/config");
     assertThat(owner(work)).isZero();
-    Started first = start(work, Map.of(), "--workdir", work.toString(), "--rules",
+    Started first = launcher.start(work, Map.of(), "--workdir", work.toString(), "--rules",
         rules.toString(), "--", "sh", "-c",
         "touch started-first; while [ ! -e go-first ]; do sleep 0.05; done");
     Started second = null;
@@ -352,7 +342,7 @@ class ExecTest {
       awaitFile(work.resolve("started-first"), first);
       // Lent to the first run's own user id (neither root nor a user the host shares).
       assertThat(owner(config)).isNotZero().isNotEqualTo(65534);
-      second = start(work, Map.of(), "--workdir", work.toString(), "--rules", rules.toString(),
+      second = launcher.start(work, Map.of(), "--workdir", work.toString(), "--rules", rules.toString(),
           "--", "sh", "-c", "touch started-second; while [ ! -e go-second ]; do sleep 0.05; done");
       Started waitingFor = second;
       Wait.until(Duration.ofSeconds(90), "the second exec to end or start",
@@ -361,9 +351,9 @@ class ExecTest {
       // The first ends first, as in the review; the second (if it ran) after it.
       Files.writeString(work.resolve("go-first"), "");
     }
-    Exec firstExec = finish(first);
+    Result firstExec = PushgateExec.finish(first);
     Files.writeString(work.resolve("go-second"), "");
-    Exec secondExec = finish(second);
+    Result secondExec = PushgateExec.finish(second);
 
     // Before the fix the second ran, and this tree ended with uid 65534.
     for (Path p : List.of(work, work.resolve(".git"), config, work.resolve(".git/HEAD"),
@@ -381,56 +371,13 @@ class ExecTest {
     assertThat(work.resolve("started-second")).doesNotExist();
   }
 
-  /** A {@code pushgate exec} still running, and where its output goes. */
-  record Started(Process process, Path out, Path err) {}
-
-  private static Exec exec(Path cwd, Map<String, String> env, String... args) throws Exception {
-    return finish(start(cwd, env, args));
-  }
-
-  private static Started start(Path cwd, Map<String, String> env, String... args)
-      throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java"));
-    // The launcher mounts the layer, so it is given the daemon as bin/pushgate gives it.
-    RunningAppliance.denyfs().ifPresent(d -> cmd.add("-Dpushgate.denyfs=" + d.toAbsolutePath()));
-    cmd.addAll(List.of("-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget"));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
-    Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
-    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
-    e.put("GIT_AUTHOR_NAME", "Agent");
-    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
-    e.put("GIT_COMMITTER_NAME", "Agent");
-    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
-    e.putAll(env);
-    Path out = Files.createTempFile("exec-out", ".txt");
-    Path err = Files.createTempFile("exec-err", ".txt");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    return new Started(pb.start(), out, err);
-  }
-
-  private static Exec finish(Started started) throws Exception {
-    Process p = started.process();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("pushgate exec did not finish in 120 s:\n" + read(started.err()));
-    }
-    Exec result = new Exec(p.exitValue(), read(started.out()), read(started.err()));
-    Files.delete(started.out());
-    Files.delete(started.err());
-    return result;
-  }
-
   private static void awaitFile(Path file, Started started) throws Exception {
     Wait.until(Duration.ofSeconds(90), "the sandboxed command to create " + file, () -> {
       if (Files.exists(file)) {
         return true;
       }
       if (!started.process().isAlive()) {
-        fail("the sandboxed command never got ready:\n" + read(started.err()));
+        fail("the sandboxed command never got ready:\n" + PushgateExec.read(started.err()));
       }
       return false;
     });
@@ -446,10 +393,6 @@ class ExecTest {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(out).isZero();
-  }
-
-  private static String read(Path p) throws IOException {
-    return Files.readString(p, StandardCharsets.UTF_8);
   }
 
   private static ObjectId forgeRef(String ref) throws Exception {

@@ -1,18 +1,13 @@
 package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.testkit.RunningAppliance;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,7 +67,7 @@ class GitHubApiBoundaryTest {
           --cacert /dev/null --capath /dev/null \
           https://api.github.com/installation/repositories || echo tls-failed)"
         """;
-    Exec exec = exec(work, "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c", script);
+    PushgateExec.Result exec = exec(work, "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c", script);
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stderr()).contains("under bubblewrap");
     assertThat(exec.stdout()).as(exec.stderr())
@@ -81,10 +76,7 @@ class GitHubApiBoundaryTest {
             "Control Center policy:", "tls-failed");
 
     // Every decision is in the audit beside the pushes, without the sentinel or the token.
-    java.util.regex.Matcher id = java.util.regex.Pattern.compile("run (run_[0-9a-f]+)")
-        .matcher(exec.stderr());
-    assertThat(id.find()).as(exec.stderr()).isTrue();
-    String audit = RunningAppliance.cli("audit", "--run", id.group(1), "--decisions",
+    String audit = RunningAppliance.cli("audit", "--run", exec.runId(), "--decisions",
         "--data-dir", app.dataDir.toString());
     assertThat(audit).contains("GET api.github.com/installation/repositories",
         "POST api.github.com/repos/acme/widget/issues", "denied").doesNotContain("ghs_");
@@ -105,7 +97,7 @@ class GitHubApiBoundaryTest {
           echo "write $(curl -s --max-time 30 -X POST -H "Authorization: token $GH_TOKEN" \
             -d '{}' https://api.github.com/repos/acme/widget/issues)"
           """;
-      Exec exec = exec(data, work, "--workdir", work.toString(), "--rules", rules.toString(),
+      PushgateExec.Result exec = exec(data, work, "--workdir", work.toString(), "--rules", rules.toString(),
           "--", "sh", "-c", script);
       assertThat(exec.exit()).as(exec.stderr()).isZero();
       assertThat(exec.stdout()).as(exec.stderr()).contains("proxy-set",
@@ -113,33 +105,12 @@ class GitHubApiBoundaryTest {
     }
   }
 
-  private record Exec(int exit, String stdout, String stderr) {}
-
-  private static Exec exec(Path cwd, String... args) throws Exception {
+  private static PushgateExec.Result exec(Path cwd, String... args) throws Exception {
     return exec(app.dataDir, cwd, args);
   }
 
-  private static Exec exec(Path dataDir, Path cwd, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", dataDir.toString(), "--repo", "acme/widget"));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
-    Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
-    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
-    Path out = Files.createTempFile("exec-out", ".txt");
-    Path err = Files.createTempFile("exec-err", ".txt");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    Process p = pb.start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("pushgate exec did not finish in 120 s:\n" + Files.readString(err));
-    }
-    Exec result = new Exec(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-    Files.delete(out);
-    Files.delete(err);
-    return result;
+  private static PushgateExec.Result exec(Path dataDir, Path cwd, String... args)
+      throws Exception {
+    return PushgateExec.on(dataDir, root.resolve("home")).run(cwd, Map.of(), args);
   }
 }

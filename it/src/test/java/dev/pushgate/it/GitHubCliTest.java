@@ -24,9 +24,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  * allowed ones, with the real installation token, to the local forge standing in for GitHub.
  */
 class GitHubCliTest {
-  private static final Pattern RUN_ID = Pattern.compile("pushgate: run (run_[0-9a-f]+) ");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** gh as a headless agent runs it: no prompts, no update checks, its config in the workdir. */
@@ -60,16 +56,6 @@ class GitHubCliTest {
   @TempDir static Path tmp;
   static Path root;
   static RunningAppliance app;
-
-  record Exec(int exit, String stdout, String stderr) {
-    String runId() {
-      Matcher m = RUN_ID.matcher(stderr);
-      if (!m.find()) {
-        throw new AssertionError("exec named no run:\n" + stderr);
-      }
-      return m.group(1);
-    }
-  }
 
   @BeforeAll
   static void start() throws Exception {
@@ -95,7 +81,7 @@ class GitHubCliTest {
   @Test
   void allowedPullRequestOpensWhileMergesMainAndOtherRepositoriesAreRefusedAndNoRealTokenIsHeld()
       throws Exception {
-    Exec exec = exec("allowed", """
+    PushgateExec.Result exec = exec("allowed", """
         open-pull-request: allow
         push:
           - refs: refs/heads/main
@@ -167,7 +153,7 @@ class GitHubCliTest {
 
   @Test
   void deniedPullRequestIsRefusedWithTheRulesReasonInGhsOutput() throws Exception {
-    Exec exec = exec("denied", """
+    PushgateExec.Result exec = exec("denied", """
         open-pull-request: deny
         push: allow
         """, GH_PRELUDE + """
@@ -200,7 +186,7 @@ class GitHubCliTest {
     approver.start();
     Wait.until(Duration.ofSeconds(30), "the appliance to count the approver connected",
         () -> app.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
-    Exec exec = exec("asked", """
+    PushgateExec.Result exec = exec("asked", """
         open-pull-request: ask
         push: allow
         """, GH_PRELUDE + """
@@ -261,33 +247,14 @@ class GitHubCliTest {
     return root.resolve("work-" + name);
   }
 
-  private static Exec exec(String branch, String rules, String script) throws Exception {
+  private static PushgateExec.Result exec(String branch, String rules, String script)
+      throws Exception {
     Path work = Files.createDirectories(workdir(branch));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
     Path rulesFile = Files.writeString(root.resolve("rules-" + branch + ".yaml"),
         "denyWriteGlobs: []\n" + rules);
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
-        "--workdir", work.toString(), "--rules", rulesFile.toString(),
-        "--pass-env", "BRANCH", "--", "sh", "-c", script));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile());
-    Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.startsWith("GH_") || k.equals("GITHUB_TOKEN"));
-    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
-    e.put("BRANCH", branch);
-    Path out = Files.createTempFile("exec-out", ".txt");
-    Path err = Files.createTempFile("exec-err", ".txt");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    Process p = pb.start();
-    if (!p.waitFor(180, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("pushgate exec did not finish in 180 s:\n" + Files.readString(err));
-    }
-    Exec result = new Exec(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-    Files.delete(out);
-    Files.delete(err);
-    return result;
+    return PushgateExec.on(app.dataDir, root.resolve("home")).run(work, Map.of("BRANCH", branch),
+        "--workdir", work.toString(), "--rules", rulesFile.toString(), "--pass-env", "BRANCH",
+        "--", "sh", "-c", script);
   }
 }

@@ -1,18 +1,12 @@
 package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.testkit.RunningAppliance;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -85,7 +79,7 @@ class SandboxForgeAccessTest {
           -c credential.helper='!f() { echo username=x-access-token; echo "password=$GH_TOKEN"; }; f' \
           push "$BASE/forge/acme/widget.git" HEAD:refs/heads/direct 2>&1 || echo push-failed
         """;
-    Exec exec = exec(work, Map.of("BASE", base), "--workdir", work.toString(),
+    PushgateExec.Result exec = exec(work, Map.of("BASE", base), "--workdir", work.toString(),
         "--rules", rules.toString(), "--pass-env", "BASE", "--", "sh", "-c", script);
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stderr()).contains("under bubblewrap");
@@ -97,36 +91,8 @@ class SandboxForgeAccessTest {
     assertThat(ForgeRefs.of(app, "acme/widget")).containsOnlyKeys("refs/heads/main");
   }
 
-  /** What one {@code pushgate exec} did. */
-  private record Exec(int exit, String stdout, String stderr) {}
-
-  private static Exec exec(Path cwd, Map<String, String> env, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget"));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
-    Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
-    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
-    e.put("GIT_AUTHOR_NAME", "Agent");
-    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
-    e.put("GIT_COMMITTER_NAME", "Agent");
-    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
-    e.putAll(env);
-    Path out = Files.createTempFile("exec-out", ".txt");
-    Path err = Files.createTempFile("exec-err", ".txt");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    Process p = pb.start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("pushgate exec did not finish in 120 s:\n" + Files.readString(err));
-    }
-    Exec result = new Exec(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-    Files.delete(out);
-    Files.delete(err);
-    return result;
+  private static PushgateExec.Result exec(Path cwd, Map<String, String> env, String... args)
+      throws Exception {
+    return PushgateExec.on(app.dataDir, root.resolve("home")).run(cwd, env, args);
   }
-
 }

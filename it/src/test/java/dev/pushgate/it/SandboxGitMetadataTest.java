@@ -1,18 +1,14 @@
 package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +43,6 @@ class SandboxGitMetadataTest {
   static Path rules;
   static Path home;
 
-  record Exec(int exit, String stdout, String stderr) {}
 
   @BeforeAll
   static void start() throws Exception {
@@ -76,7 +71,7 @@ class SandboxGitMetadataTest {
     operator.in(work, "commit", "-q", "--allow-empty", "-m", "start").ok();
     Path mark = root.resolve("fsmonitor-ran-commondir");
 
-    Exec exec = exec(work, """
+    PushgateExec.Result exec = exec(work, """
         set -u
         echo change > change.txt
         git add change.txt
@@ -124,7 +119,7 @@ class SandboxGitMetadataTest {
     Path work = Files.createDirectories(root.resolve("work-gitfile"));
     Path mark = root.resolve("fsmonitor-ran-gitfile");
 
-    Exec exec = exec(work, evilGitdir(mark) + """
+    PushgateExec.Result exec = exec(work, evilGitdir(mark) + """
         echo "gitdir: $PWD/evil" > .git && echo gitfile-written
         git status --porcelain >/dev/null && echo redirected-inside
         """);
@@ -153,7 +148,7 @@ class SandboxGitMetadataTest {
     Path work = Files.createDirectories(root.resolve("work-created"));
     Path mark = root.resolve("fsmonitor-ran-created");
 
-    Exec exec = exec(work, evilGitdir(mark) + """
+    PushgateExec.Result exec = exec(work, evilGitdir(mark) + """
         set -e
         git init -q -b main widget
         git -C widget config core.fsmonitor "$PWD/evil/fsmonitor.sh"
@@ -192,7 +187,7 @@ class SandboxGitMetadataTest {
     operator.in(widget, "commit", "-q", "--allow-empty", "-m", "start").ok();
     Path mark = root.resolve("fsmonitor-ran-bare");
 
-    Exec exec = exec(work, """
+    PushgateExec.Result exec = exec(work, """
         set -e
         git init -q --bare widget/tools
         git config --file widget/tools/config core.bare false
@@ -229,7 +224,7 @@ class SandboxGitMetadataTest {
     Path work = Files.createDirectories(root.resolve("work-deep"));
     Path mark = root.resolve("fsmonitor-ran-deep");
 
-    Exec exec = exec(work, """
+    PushgateExec.Result exec = exec(work, """
         set -e
         mkdir -p s3/deep
         git init -q --bare .evil3
@@ -277,7 +272,7 @@ class SandboxGitMetadataTest {
     String foreignCommit = operator.in(foreign, "rev-parse", "HEAD").ok().stdout().strip();
     String objects = foreign.resolve(".git/objects").toString();
 
-    Exec exec = exec(work, """
+    PushgateExec.Result exec = exec(work, """
         mv .git/objects .git/objects.old 2>/dev/null && echo objects-renamed \
           || echo objects-rename-denied
         mkdir -p .git/objects/info
@@ -302,32 +297,8 @@ class SandboxGitMetadataTest {
         .isEqualTo("start");
   }
 
-  private static Exec exec(Path work, String script) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
-        "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c", script));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile());
-    Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
-    e.put("HOME", home.toString());
-    e.put("GIT_AUTHOR_NAME", "Agent");
-    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
-    e.put("GIT_COMMITTER_NAME", "Agent");
-    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
-    Path out = Files.createTempFile("exec-out", ".txt");
-    Path err = Files.createTempFile("exec-err", ".txt");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    Process p = pb.start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("pushgate exec did not finish in 120 s:\n" + Files.readString(err));
-    }
-    Exec result = new Exec(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-    Files.delete(out);
-    Files.delete(err);
-    return result;
+  private static PushgateExec.Result exec(Path work, String script) throws Exception {
+    return PushgateExec.on(app.dataDir, home).run(work, Map.of(), "--workdir", work.toString(),
+        "--rules", rules.toString(), "--", "sh", "-c", script);
   }
-
 }
