@@ -221,6 +221,39 @@ class GatewayFetchTest {
     }
   }
 
+  /**
+   * A fetch request's body is read whole into memory by JGit (every {@code have} of a v2 fetch):
+   * gzip lets a few hundred KiB stand for far more, so the gateway bounds it as decoded.
+   */
+  @Test
+  void aFetchRequestLargerThanTheBoundIsRefusedAsGitReadsIt() throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // sync the cache
+    java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+    long decoded = 0;
+    try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(zipped)) {
+      byte[] head = ("0011command=fetch0001000dthin-pack0032want " + base.name() + "\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      gz.write(head);
+      byte[] have = ("0032have " + "1".repeat(40) + "\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      while (decoded <= GatewayFilter.MAX_FETCH_REQUEST_BYTES) {
+        gz.write(have);
+        decoded += have.length;
+      }
+      gz.write("0009done\n0000".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            server.getURI().resolve("/git/github.com/acme/widget.git/git-upload-pack"))
+        .header("Authorization", "Bearer " + CREDENTIAL).header("Git-Protocol", "version=2")
+        .header("Content-Type", "application/x-git-upload-pack-request")
+        .header("Content-Encoding", "gzip").timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(zipped.toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(zipped.size()).isLessThan(1 << 20);
+    assertThat(r.body()).contains("ERR ").contains("fetch request")
+        .doesNotContain("PACK");
+  }
+
   private Repository client(String protocol) throws Exception {
     Path d = dir.resolve("client-" + System.nanoTime());
     Repository client = Git.init().setDirectory(d.toFile()).call().getRepository();
