@@ -254,6 +254,24 @@ class GatewayFetchTest {
         .doesNotContain("PACK");
   }
 
+  /** No spelling of a repository not attached reaches its upstream or makes a cache for it. */
+  @ParameterizedTest
+  @ValueSource(strings = {"acme/SECRET.git", "acme/secret", "acme/secret.git/",
+      "acme/widget.git/../secret.git", "acme/widget/../../acme/secret.git", "acme//secret.git",
+      "acme/%73ecret.git", "acme%2Fsecret.git", "acme/secret.git;x=1", "acme/widget.git%2F..%2Fsecret.git",
+      "acme/.secret.git", "acme/secret.git.git", "ACME/widget.git/../../acme/secret"})
+  void noSpellingReadsARepositoryNotAttached(String spelling) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            java.net.URI.create(server.getURI().toString().replaceAll("/$", "")
+                + "/git/github.com/" + spelling + "/info/refs?service=git-upload-pack"))
+        .header("Authorization", "Bearer " + CREDENTIAL).timeout(Duration.ofSeconds(30)).GET()
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(spelling).isGreaterThanOrEqualTo(400);
+    assertThat(upstreamServer.requests).isEmpty();
+    assertThat(dir.resolve("cache/acme/secret.git")).doesNotExist();
+    assertThat(dir.resolve("cache/acme/secret.git.git")).doesNotExist();
+  }
+
   private Repository client(String protocol) throws Exception {
     Path d = dir.resolve("client-" + System.nanoTime());
     Repository client = Git.init().setDirectory(d.toFile()).call().getRepository();
