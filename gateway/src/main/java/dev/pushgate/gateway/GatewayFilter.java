@@ -27,6 +27,8 @@ final class GatewayFilter implements Filter {
   private static final Logger log = LoggerFactory.getLogger(GatewayFilter.class);
   private static final List<String> SMART_HTTP_SUFFIXES =
       List.of("/info/refs", "/git-receive-pack", "/git-upload-pack");
+  /** The largest fetch request body, as decoded ({@link FetchRequestBound}). */
+  static final long MAX_FETCH_REQUEST_BYTES = 16L << 20;
 
   private final GatewayServices services;
   private final GatewayConfig config;
@@ -134,7 +136,15 @@ final class GatewayFilter implements Filter {
         return;
       }
     }
-    HttpServletRequest served = advertisement ? req : clientReads.watch(req);
+    HttpServletRequest served = req;
+    if (!advertisement) {
+      try {
+        served = clientReads.watch(FetchRequestBound.bound(req, MAX_FETCH_REQUEST_BYTES));
+      } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
+        text(rsp, e.getStatusCode(), e.getMessage());
+        return;
+      }
+    }
     new Fetch(run, repo).attachTo(served);
     log.debug("run {}: fetch from {} ({})", run.runId(), repo,
         advertisement ? "advertisement" : "negotiation and pack");

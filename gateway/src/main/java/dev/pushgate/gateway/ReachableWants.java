@@ -43,9 +43,10 @@ final class ReachableWants implements UploadPack.RequestValidator {
       return;
     }
     try (ObjectWalk walk = new ObjectWalk(db)) {
+      boolean treesOrBlobsWanted = false; // or tags: nextObject() meets those too
       for (ObjectId want : unseen) {
         try {
-          walk.parseAny(want);
+          treesOrBlobsWanted |= walk.parseAny(want).getType() != Constants.OBJ_COMMIT;
         } catch (MissingObjectException e) {
           throw new WantNotValidException(want);
         }
@@ -59,6 +60,11 @@ final class ReachableWants implements UploadPack.RequestValidator {
         if (unseen.remove(c) && unseen.isEmpty()) {
           return;
         }
+      }
+      if (!treesOrBlobsWanted) {
+        // Only commits left, none reached: walking every tree and blob of the history
+        // would find none of them, and would let a run spend the gateway's CPU at will.
+        throw new WantNotValidException(unseen.iterator().next());
       }
       for (RevObject o; (o = walk.nextObject()) != null; ) {
         if (unseen.remove(o) && unseen.isEmpty()) {

@@ -221,6 +221,57 @@ class GatewayFetchTest {
     }
   }
 
+  /**
+   * A fetch request's body is read whole into memory by JGit (every {@code have} of a v2 fetch):
+   * gzip lets a few hundred KiB stand for far more, so the gateway bounds it as decoded.
+   */
+  @Test
+  void aFetchRequestLargerThanTheBoundIsRefusedAsGitReadsIt() throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // sync the cache
+    java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+    long decoded = 0;
+    try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(zipped)) {
+      byte[] head = ("0011command=fetch0001000dthin-pack0032want " + base.name() + "\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      gz.write(head);
+      byte[] have = ("0032have " + "1".repeat(40) + "\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      while (decoded <= GatewayFilter.MAX_FETCH_REQUEST_BYTES) {
+        gz.write(have);
+        decoded += have.length;
+      }
+      gz.write("0009done\n0000".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            server.getURI().resolve("/git/github.com/acme/widget.git/git-upload-pack"))
+        .header("Authorization", "Bearer " + CREDENTIAL).header("Git-Protocol", "version=2")
+        .header("Content-Type", "application/x-git-upload-pack-request")
+        .header("Content-Encoding", "gzip").timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(zipped.toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(zipped.size()).isLessThan(1 << 20);
+    assertThat(r.body()).contains("ERR ").contains("fetch request")
+        .doesNotContain("PACK");
+  }
+
+  /** No spelling of a repository not attached reaches its upstream or makes a cache for it. */
+  @ParameterizedTest
+  @ValueSource(strings = {"acme/SECRET.git", "acme/secret", "acme/secret.git/",
+      "acme/widget.git/../secret.git", "acme/widget/../../acme/secret.git", "acme//secret.git",
+      "acme/%73ecret.git", "acme%2Fsecret.git", "acme/secret.git;x=1", "acme/widget.git%2F..%2Fsecret.git",
+      "acme/.secret.git", "acme/secret.git.git", "ACME/widget.git/../../acme/secret"})
+  void noSpellingReadsARepositoryNotAttached(String spelling) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            java.net.URI.create(server.getURI().toString().replaceAll("/$", "")
+                + "/git/github.com/" + spelling + "/info/refs?service=git-upload-pack"))
+        .header("Authorization", "Bearer " + CREDENTIAL).timeout(Duration.ofSeconds(30)).GET()
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(spelling).isGreaterThanOrEqualTo(400);
+    assertThat(upstreamServer.requests).isEmpty();
+    assertThat(dir.resolve("cache/acme/secret.git")).doesNotExist();
+    assertThat(dir.resolve("cache/acme/secret.git.git")).doesNotExist();
+  }
+
   private Repository client(String protocol) throws Exception {
     Path d = dir.resolve("client-" + System.nanoTime());
     Repository client = Git.init().setDirectory(d.toFile()).call().getRepository();
