@@ -208,19 +208,21 @@ final class GatewayFilter implements Filter {
         return;
       }
       HttpServletRequest received = guarded.request();
+      PackCopy copy = PackCopy.NONE;
       if (allowedOutright) {
         Optional<StreamedForward.Plan> plan = StreamedForward.plan(judged.get());
         if (plan.isPresent()) {
           StreamedForward streamed = StreamedForward.start(services.forwarder(),
               services.upstream().remoteUrl(repo), () -> push.writeToken(false), plan.get(),
-              GatewayReceivePackFactory.MAX_OBJECT_BYTES, config.upstreamTimeout(),
-              services.threads());
+              config.upstreamTimeout(), services.threads());
           push.stream(streamed);
-          received = guarded.request(streamed::tee);
+          copy = streamed; // the cache's pack parser hands it the pack as it reads it
         }
       }
       push.attachTo(received);
-      chain.doFilter(received, rsp);
+      try (CacheRepository.Receiving r = CacheRepository.receiving(copy)) {
+        chain.doFilter(received, rsp);
+      }
     }
   }
 

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.UnaryOperator;
 import java.util.zip.GZIPInputStream;
 import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.util.NB;
@@ -62,15 +61,13 @@ final class PackHeaderGuard {
     private final HttpServletRequest original;
     private final List<String> commands;
     private final byte[] read;
-    private final int packAt;
     private final InputStream rest;
 
-    private Guarded(HttpServletRequest original, List<String> commands, byte[] read, int packAt,
+    private Guarded(HttpServletRequest original, List<String> commands, byte[] read,
         InputStream rest) {
       this.original = original;
       this.commands = commands;
       this.read = read;
-      this.packAt = packAt;
       this.rest = rest;
     }
 
@@ -81,17 +78,6 @@ final class PackHeaderGuard {
     /** The request to hand on, its body whole again. */
     HttpServletRequest request() {
       return replayed(original, new SequenceInputStream(new ByteArrayInputStream(read), rest));
-    }
-
-    /** The same, with the pack (from its header on) read through {@code tap}. */
-    HttpServletRequest request(UnaryOperator<InputStream> tap) {
-      if (packAt < 0) {
-        return request();
-      }
-      InputStream pack = tap.apply(new SequenceInputStream(
-          new ByteArrayInputStream(read, packAt, read.length - packAt), rest));
-      return replayed(original,
-          new SequenceInputStream(new ByteArrayInputStream(read, 0, packAt), pack));
     }
   }
 
@@ -111,7 +97,6 @@ final class PackHeaderGuard {
     PacketLineIn pkt = new PacketLineIn(new Recorded(body, seen));
     List<String> commands = new ArrayList<>();
     boolean inCommands = true;
-    int packAt = -1;
     while (true) {
       byte[] head = body.readNBytes(4);
       body.unread(head);
@@ -125,7 +110,6 @@ final class PackHeaderGuard {
         throw new Refused("the request ends inside a pkt-line length");
       }
       if (Arrays.equals(head, PACK)) {
-        packAt = seen.size();
         byte[] header = body.readNBytes(12);
         seen.writeBytes(header);
         if (header.length == 12) {
@@ -162,7 +146,7 @@ final class PackHeaderGuard {
             commands.size()));
       }
     }
-    return new Guarded(req, List.copyOf(commands), seen.toByteArray(), packAt, body);
+    return new Guarded(req, List.copyOf(commands), seen.toByteArray(), body);
   }
 
   /**

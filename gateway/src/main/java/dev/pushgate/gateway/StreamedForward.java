@@ -1,8 +1,6 @@
 package dev.pushgate.gateway;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
@@ -33,11 +31,17 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  * token) is decided before the trailer goes; when it goes another way, the push falls back to
  * store-and-forward.
  *
+ * <p>The pack comes from the cache's pack parser ({@link CachePackParser}, as a {@link PackCopy}):
+ * each byte as the parser consumes it, except the trailer, which the parser reads apart and
+ * hands over only once it has read every object, checked the pack's checksum and seen the
+ * request end. So the parser, which reads every object anyway, tells where the objects end; a
+ * second pass over the stream did that before, inflating each object a second time.
+ *
  * <p>A copier thread waits for the push's write token, opens the upstream request and sends
  * what the gateway's receive-pack has read, so that neither the mint nor upstream slows the
  * client's upload; at most {@link #MAX_QUEUED_BYTES} wait for it.
  */
-final class StreamedForward implements AutoCloseable {
+final class StreamedForward implements PackCopy, AutoCloseable {
   static final int MAX_QUEUED_BYTES = 8 << 20;
   private static final int EAGER_FLUSH_BYTES = 256 << 10;
   private static final int BLOCK_BYTES = 64 << 10;
@@ -54,7 +58,6 @@ final class StreamedForward implements AutoCloseable {
   private final String remoteUrl;
   private final Token token;
   private final Plan plan;
-  private final PackBoundary boundary;
   private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
   private final Semaphore room = new Semaphore(MAX_QUEUED_BYTES);
   private final CountDownLatch copied = new CountDownLatch(1);
@@ -69,15 +72,16 @@ final class StreamedForward implements AutoCloseable {
   /** What the request thread read and has not handed to the copier yet. */
   private byte[] block = new byte[BLOCK_BYTES];
   private int blockFill;
+  /** The pack's trailer, once the parser has read the whole pack; on the request thread. */
+  private byte[] trailer;
   private boolean ended;
 
   private StreamedForward(Forwarder forwarder, String remoteUrl, Token token, Plan plan,
-      long maxObjectBytes, Duration stallTimeout, GatewayThreads threads) {
+      Duration stallTimeout, GatewayThreads threads) {
     this.forwarder = forwarder;
     this.remoteUrl = remoteUrl;
     this.token = token;
     this.plan = plan;
-    this.boundary = new PackBoundary(maxObjectBytes);
     long limit = stallTimeout.toNanos();
     // Breaks off an upstream that stops reading: a write to a socket has no timeout of its own,
     // and the push waits on it. nanoTime, as ClientReadTimeout: a real stall, whatever the clock.
@@ -115,38 +119,18 @@ final class StreamedForward implements AutoCloseable {
    * the mint is done. The token stays the push's: the push revokes it.
    */
   static StreamedForward start(Forwarder forwarder, String remoteUrl, Token token,
-      Plan plan, long maxObjectBytes, Duration stallTimeout, GatewayThreads threads) {
+      Plan plan, Duration stallTimeout, GatewayThreads threads) {
     StreamedForward streamed = new StreamedForward(forwarder, remoteUrl, token, plan,
-        maxObjectBytes, stallTimeout, threads);
+        stallTimeout, threads);
     threads.copiers().execute(streamed::copy);
     return streamed;
   }
 
-  /** {@code pack} as read by the gateway's receive-pack, each byte also queued for upstream. */
-  InputStream tee(InputStream pack) {
-    return new FilterInputStream(pack) {
-      @Override
-      public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        int n = super.read(b, off, len);
-        if (n > 0) {
-          enqueue(b, off, n);
-        }
-        return n;
-      }
-    };
-  }
-
-  private void enqueue(byte[] b, int off, int n) throws IOException {
-    int forwardable = boundary.feed(b, off, n);
-    for (int done = 0; done < forwardable; ) {
-      int len = Math.min(forwardable - done, block.length - blockFill);
+  /** Queues the next bytes of the pack for upstream, in blocks. */
+  @Override
+  public void objects(byte[] b, int off, int n) throws IOException {
+    for (int done = 0; done < n; ) {
+      int len = Math.min(n - done, block.length - blockFill);
       System.arraycopy(b, off + done, block, blockFill, len);
       blockFill += len;
       done += len;
@@ -154,9 +138,13 @@ final class StreamedForward implements AutoCloseable {
         submitBlock();
       }
     }
-    if (boundary.objectsEnded()) {
-      submitBlock(); // the last objects: nothing more is coming before the trailer
-    }
+  }
+
+  /** The last objects go at once; the trailer waits for {@link #finish}. */
+  @Override
+  public void objectsEnd(byte[] packTrailer) throws IOException {
+    submitBlock();
+    trailer = packTrailer.clone();
   }
 
   /**
@@ -242,7 +230,7 @@ final class StreamedForward implements AutoCloseable {
    * judged}: then {@link #finish} may complete it.
    */
   synchronized boolean ready(List<ReceiveCommand> judged) {
-    return !ended && broken == null && boundary.done() && same(judged);
+    return !ended && broken == null && trailer != null && same(judged);
   }
 
   /** Why {@link #ready} is false, for the log. */
@@ -253,8 +241,8 @@ final class StreamedForward implements AutoCloseable {
     if (broken != null) {
       return "upstream broke off: " + Forwarder.oneLine(String.valueOf(broken.getMessage()));
     }
-    if (!boundary.done()) {
-      return boundary.failed() ? boundary.failure() : "the pack was not read to its end";
+    if (trailer == null) {
+      return "the pack was not read to its end";
     }
     return same(judged) ? "ready" : "not every command was allowed";
   }
@@ -294,9 +282,9 @@ final class StreamedForward implements AutoCloseable {
     HttpURLConnection h = http;
     try {
       OutputStream out = body;
-      byte[] trailer = boundary.trailer();
+      byte[] last = trailer;
       watched(() -> {
-        out.write(trailer);
+        out.write(last);
         out.close();
       });
     } catch (IOException e) {
@@ -331,7 +319,6 @@ final class StreamedForward implements AutoCloseable {
       abort();
     } finally {
       watch.cancel(false);
-      boundary.release();
     }
   }
 }

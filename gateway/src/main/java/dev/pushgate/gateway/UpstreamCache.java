@@ -36,7 +36,6 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
-import org.eclipse.jgit.lib.RepositoryCache.FileKey;
 import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.revwalk.RevWalk;
@@ -46,7 +45,6 @@ import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.Transport;
 import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
-import org.eclipse.jgit.util.FS;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,7 +137,7 @@ final class UpstreamCache {
         lock.unlock();
       }
     }
-    Repository db = RepositoryCache.open(FileKey.exact(dir.toFile(), FS.DETECTED), true);
+    Repository db = RepositoryCache.open(CacheRepository.key(dir.toFile()), true);
     StoredConfig config = db.getConfig();
     // In memory, once per instance (and again if JGit reloads the file), also for caches made
     // before these were written at creation: the cache is compacted by compactLater() under its
@@ -436,11 +434,13 @@ final class UpstreamCache {
       return;
     }
     try (Repository cache = open(repo)) {
+      // The pushes' packs first: no ref of the cache names an object a crash could lose.
+      CacheRepository.forceReceived(cache);
       for (ReceiveCommand c; (c = pending.poll()) != null; ) {
         setRef(cache, c);
       }
     } catch (IOException e) {
-      log.warn("could not open the cache of {} to record a push: {}", repo, e.getMessage());
+      log.warn("could not record a push in the cache of {}: {}", repo, e.getMessage());
     }
   }
 
@@ -501,6 +501,8 @@ final class UpstreamCache {
   /** {@link #moveRefsOnce}, again while another writer holds a ref's lock for a moment. */
   private static void moveRefs(Repository cache, Map<String, ObjectId> listed)
       throws IOException {
+    // Upstream may have moved to objects a push brought into the cache: force them first.
+    CacheRepository.forceReceived(cache);
     for (int attempt = 1; !moveRefsOnce(cache, listed); attempt++) {
       // A ref lock held for a moment by another writer fails the batch whole: try again.
       if (attempt == 3) {

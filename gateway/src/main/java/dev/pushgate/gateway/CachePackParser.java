@@ -1,0 +1,335 @@
+package dev.pushgate.gateway;
+
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.RandomAccessFile;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
+import org.eclipse.jgit.errors.LockFailedException;
+import org.eclipse.jgit.internal.storage.file.BasePackIndexWriter;
+import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
+import org.eclipse.jgit.internal.storage.file.PackFile;
+import org.eclipse.jgit.internal.storage.file.PackLockImpl;
+import org.eclipse.jgit.internal.storage.pack.PackExt;
+import org.eclipse.jgit.lib.AnyObjectId;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ProgressMonitor;
+import org.eclipse.jgit.transport.PackLock;
+import org.eclipse.jgit.transport.PackParser;
+import org.eclipse.jgit.transport.PackedObjectInfo;
+import org.eclipse.jgit.util.FS;
+import org.eclipse.jgit.util.FileUtils;
+import org.eclipse.jgit.util.NB;
+
+/**
+ * Stores a pack received into a gateway cache as a pack file and its index, as JGit's own parser
+ * for a file repository does ({@code ObjectDirectoryPackParser}), but for a push without forcing
+ * either to disk. JGit's parser calls {@code fsync} on every pack it stores, whatever the
+ * configuration: about 100 ms for a 100 MiB push here, on the push's critical path (the trailer
+ * goes upstream only after the gateway's own receive has ended). A push's pack is forced later
+ * instead, before a ref of the cache names its objects ({@link CacheRepository#forceReceived}).
+ * Other packs (a sync's fetch) are forced before they are put in place, as JGit does.
+ *
+ * <p>Everything else is as JGit's parser: each object's id, its collision check, git's checks of
+ * the object (JGit's {@link PackParser} does those, not this class); a thin pack completed with
+ * its bases from the cache, its object count and checksum rewritten; a {@code .keep} file while
+ * the receive is under way; the pack opened for reads only once its index is in place.
+ *
+ * <p>{@link PackCopy}, when the push is streamed upstream, is handed every byte of the pack as
+ * received but its 20-byte trailer, as the parser consumes them, and the trailer once the parser
+ * has checked it and the end of the request: the parser, not a second pass over the stream, tells
+ * where the objects end.
+ */
+final class CachePackParser extends PackParser {
+  private final ObjectDirectory odb;
+  private final FS fs;
+  private final PackCopy copy;
+  /** Whether the pack and its index are forced to disk before they are put in place. */
+  private final boolean force;
+  private final CacheRepository cache;
+  private final CRC32 crc = new CRC32();
+  /** Of the bases appended to complete a thin pack, to check them when they are read back. */
+  private final MessageDigest appendedDigest = Constants.newMessageDigest();
+  private File tmpPack;
+  private File tmpIdx;
+  private RandomAccessFile out;
+  /** The end of the pack's objects in {@link #tmpPack}: where its trailer goes. */
+  private long packEnd;
+  /** The end of the objects as received, before any base was appended. */
+  private long receivedEnd;
+  private byte[] receivedHash;
+  private byte[] packHash;
+  private Deflater deflater;
+
+  CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force) {
+    super(cache.getObjectDatabase(), in);
+    this.cache = cache;
+    this.odb = cache.getObjectDatabase();
+    this.fs = cache.getFS();
+    this.copy = copy;
+    this.force = force;
+  }
+
+  @Override
+  public PackLock parse(ProgressMonitor receiving, ProgressMonitor resolving)
+      throws IOException {
+    File dir = odb.getDirectory();
+    tmpPack = File.createTempFile("incoming_", ".pack", dir);
+    String base = tmpPack.getName().substring(0, tmpPack.getName().length() - ".pack".length());
+    tmpIdx = new File(dir, base + ".idx");
+    try {
+      out = new RandomAccessFile(tmpPack, "rw");
+      super.parse(receiving, resolving);
+      out.seek(packEnd);
+      out.write(packHash);
+      if (force) {
+        out.getChannel().force(true);
+      }
+      out.close();
+      List<PackedObjectInfo> byId = getSortedObjectList(null);
+      try (FileOutputStream idx = new FileOutputStream(tmpIdx)) {
+        BasePackIndexWriter.createVersion(idx, 2).write(byId, packHash); // JGit's default
+        if (force) {
+          idx.getChannel().force(true);
+        }
+      }
+      return install(byId);
+    } finally {
+      if (deflater != null) {
+        deflater.end();
+      }
+      if (out != null) {
+        try {
+          out.close();
+        } catch (IOException ignored) {
+          // the temporary file is deleted below either way
+        }
+      }
+      deleteTemporaryFiles();
+    }
+  }
+
+  /**
+   * Moves the pack and its index into the cache's pack directory, named as JGit names them (by
+   * the ids of their objects), and opens the pack for reads. Null when there was nothing to keep:
+   * no objects, or a pack of the same objects already there.
+   */
+  private PackLock install(List<PackedObjectInfo> byId) throws IOException {
+    if (byId.isEmpty()) {
+      return null;
+    }
+    MessageDigest names = Constants.newMessageDigest();
+    byte[] raw = new byte[Constants.OBJECT_ID_LENGTH];
+    for (PackedObjectInfo o : byId) {
+      o.copyRawTo(raw, 0);
+      names.update(raw);
+    }
+    File packDir = new File(odb.getDirectory(), "pack");
+    if (!packDir.isDirectory() && !packDir.mkdir() && !packDir.isDirectory()) {
+      throw new IOException("cannot create " + packDir);
+    }
+    PackFile pack = new PackFile(packDir, ObjectId.fromRaw(names.digest()), PackExt.PACK);
+    PackFile idx = pack.create(PackExt.INDEX);
+    if (pack.exists()) {
+      return null; // the same objects, stored already: never replace a pack readers may hold
+    }
+    String message = getLockMessage();
+    PackLockImpl keep = new PackLockImpl(pack, fs);
+    if (message != null && !keep.lock(message)) {
+      throw new LockFailedException(pack, "cannot lock pack in " + pack);
+    }
+    try {
+      FileUtils.rename(tmpPack, pack, StandardCopyOption.ATOMIC_MOVE);
+      try {
+        FileUtils.rename(tmpIdx, idx, StandardCopyOption.ATOMIC_MOVE);
+        if (!force) {
+          cache.receivedUnforced(pack, idx);
+        }
+        odb.openPack(pack);
+      } catch (IOException e) {
+        FileUtils.delete(idx, FileUtils.SKIP_MISSING);
+        FileUtils.delete(pack, FileUtils.SKIP_MISSING);
+        throw e;
+      }
+    } catch (IOException e) {
+      keep.unlock();
+      throw e;
+    }
+    return message != null ? keep : null;
+  }
+
+  private void deleteTemporaryFiles() {
+    for (File f : new File[] {tmpIdx, tmpPack}) {
+      if (f != null && !f.delete() && f.exists()) {
+        f.deleteOnExit();
+      }
+    }
+  }
+
+  @Override
+  protected void onStoreStream(byte[] raw, int pos, int len) throws IOException {
+    out.write(raw, pos, len);
+    copy.objects(raw, pos, len);
+  }
+
+  @Override
+  protected void onPackFooter(byte[] hash) throws IOException {
+    packEnd = out.getFilePointer();
+    receivedEnd = packEnd;
+    receivedHash = hash;
+    packHash = hash;
+    copy.objectsEnd(hash.clone());
+  }
+
+  @Override
+  protected void onPackHeader(long objectCount) {
+    // the parser sizes its own tables; nothing to do here
+  }
+
+  @Override
+  protected void onBeginWholeObject(long streamPosition, int type, long inflatedSize) {
+    crc.reset();
+  }
+
+  @Override
+  protected void onEndWholeObject(PackedObjectInfo info) {
+    info.setCRC((int) crc.getValue());
+  }
+
+  @Override
+  protected void onBeginOfsDelta(long streamPosition, long baseStreamPosition,
+      long inflatedSize) {
+    crc.reset();
+  }
+
+  @Override
+  protected void onBeginRefDelta(long streamPosition, AnyObjectId baseId, long inflatedSize) {
+    crc.reset();
+  }
+
+  @Override
+  protected UnresolvedDelta onEndDelta() {
+    UnresolvedDelta delta = new UnresolvedDelta();
+    delta.setCRC((int) crc.getValue());
+    return delta;
+  }
+
+  @Override
+  protected void onInflatedObjectData(PackedObjectInfo obj, int typeCode, byte[] data) {
+    // the pack file holds the objects as received; nothing else is kept
+  }
+
+  @Override
+  protected void onObjectHeader(Source src, byte[] raw, int pos, int len) {
+    crc.update(raw, pos, len);
+  }
+
+  @Override
+  protected void onObjectData(Source src, byte[] raw, int pos, int len) {
+    crc.update(raw, pos, len);
+  }
+
+  @Override
+  protected ObjectTypeAndSize seekDatabase(PackedObjectInfo obj, ObjectTypeAndSize info)
+      throws IOException {
+    out.seek(obj.getOffset());
+    crc.reset();
+    return readObjectHeader(info);
+  }
+
+  @Override
+  protected ObjectTypeAndSize seekDatabase(UnresolvedDelta delta, ObjectTypeAndSize info)
+      throws IOException {
+    out.seek(delta.getOffset());
+    crc.reset();
+    return readObjectHeader(info);
+  }
+
+  @Override
+  protected int readDatabase(byte[] dst, int pos, int cnt) throws IOException {
+    return out.read(dst, pos, cnt);
+  }
+
+  @Override
+  protected boolean checkCRC(int oldCRC) {
+    return oldCRC == (int) crc.getValue();
+  }
+
+  /** A base of a thin pack's delta, from the cache: appended to the pack, whole. */
+  @Override
+  protected boolean onAppendBase(int typeCode, byte[] data, PackedObjectInfo info)
+      throws IOException {
+    info.setOffset(packEnd);
+    byte[] buf = buffer();
+    int n = 0;
+    long size = data.length;
+    buf[n++] = (byte) ((typeCode << 4) | (size & 15));
+    size >>>= 4;
+    while (size > 0) {
+      buf[n - 1] |= (byte) 0x80;
+      buf[n++] = (byte) (size & 0x7f);
+      size >>>= 7;
+    }
+    crc.reset();
+    out.seek(packEnd);
+    append(buf, n);
+    if (deflater == null) {
+      deflater = new Deflater(Deflater.DEFAULT_COMPRESSION);
+    } else {
+      deflater.reset();
+    }
+    deflater.setInput(data);
+    deflater.finish();
+    while (!deflater.finished()) {
+      append(buf, deflater.deflate(buf));
+    }
+    info.setCRC((int) crc.getValue());
+    return true;
+  }
+
+  private void append(byte[] buf, int n) throws IOException {
+    appendedDigest.update(buf, 0, n);
+    crc.update(buf, 0, n);
+    out.write(buf, 0, n);
+    packEnd += n;
+  }
+
+  /**
+   * After the bases were appended: the header's object count rewritten and the checksum computed
+   * over the whole file, reading it back once; what was received and what was appended are
+   * checked against what was written, as JGit does.
+   */
+  @Override
+  protected void onEndThinPack() throws IOException {
+    byte[] buf = buffer();
+    MessageDigest received = Constants.newMessageDigest();
+    MessageDigest appended = Constants.newMessageDigest();
+    MessageDigest whole = Constants.newMessageDigest();
+    out.seek(0);
+    out.readFully(buf, 0, 12);
+    received.update(buf, 0, 12);
+    NB.encodeInt32(buf, 8, getObjectCount());
+    out.seek(0);
+    out.write(buf, 0, 12);
+    whole.update(buf, 0, 12);
+    long receivedLeft = receivedEnd - 12;
+    for (int n; (n = out.read(buf)) > 0; ) {
+      int fromReceived = (int) Math.min(n, receivedLeft);
+      received.update(buf, 0, fromReceived);
+      appended.update(buf, fromReceived, n - fromReceived);
+      receivedLeft -= fromReceived;
+      whole.update(buf, 0, n);
+    }
+    if (!MessageDigest.isEqual(received.digest(), receivedHash)
+        || !MessageDigest.isEqual(appended.digest(), appendedDigest.digest())) {
+      throw new IOException("the pack was corrupted while it was written to the cache");
+    }
+    packHash = whole.digest();
+  }
+}

@@ -1,0 +1,148 @@
+package dev.pushgate.gateway;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.jgit.errors.RepositoryNotFoundException;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.RepositoryCache;
+import org.eclipse.jgit.transport.PackParser;
+import org.eclipse.jgit.util.FS;
+
+/**
+ * A gateway cache: a file repository whose received packs are stored by {@link CachePackParser}.
+ *
+ * <p>A pack a push brings is not forced to disk while the push waits for it: JGit forces every
+ * pack it receives, about 100 ms for 100 MiB here, and the push's trailer goes upstream only
+ * after the gateway's own receive. The pack is forced instead before any ref of the cache is
+ * written ({@link #forceReceived}), which happens after the push is answered
+ * ({@link UpstreamCache#landed}) or when a sync moves the refs. So, as with JGit's own parser,
+ * no ref of the cache names an object whose pack a crash of the machine could lose. The packs a
+ * sync fetches are forced before they are put in place, as JGit does: JGit's own fetch writes
+ * refs right after its pack.
+ */
+final class CacheRepository extends FileRepository {
+  /**
+   * How the push being received on this thread stores its pack. JGit's receive-pack makes its
+   * pack parser itself, from the repository, with no seam for a push; it runs on the request's
+   * thread, which sets this around it ({@link #receiving}). The first parser made on the thread
+   * takes it: receive-pack's.
+   */
+  private static final ThreadLocal<PackCopy> RECEIVING = new ThreadLocal<>();
+
+  /** The files of packs received and not forced to disk yet. */
+  private final Set<Path> unforced = ConcurrentHashMap.newKeySet();
+
+  /** Undoes {@link #receiving}. */
+  interface Receiving extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  private CacheRepository(File gitDir) throws IOException {
+    super(gitDir);
+  }
+
+  /**
+   * The key under which JGit's {@link RepositoryCache} shares the cache of {@code gitDir}: equal
+   * to JGit's own key of that directory, but it opens a {@link CacheRepository}.
+   */
+  static RepositoryCache.FileKey key(File gitDir) {
+    return new Key(gitDir);
+  }
+
+  /**
+   * Until closed, the next pack received into a cache on this thread is a push's: it is not
+   * forced to disk before a ref names it, and {@code copy} is handed it as its parser consumes it.
+   */
+  static Receiving receiving(PackCopy copy) {
+    RECEIVING.set(copy);
+    return RECEIVING::remove;
+  }
+
+  /**
+   * Forces to disk the packs {@code cache} received and did not force yet; called before a ref of
+   * the cache is written. Nothing for a repository that is not a cache.
+   */
+  static void forceReceived(Repository cache) throws IOException {
+    if (cache instanceof CacheRepository c) {
+      c.forceReceived();
+    }
+  }
+
+  private void forceReceived() throws IOException {
+    for (Path p : List.copyOf(unforced)) {
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+        ch.force(true);
+      } catch (NoSuchFileException e) {
+        // replaced by a compaction, which forced the pack it wrote instead
+      }
+      unforced.remove(p);
+    }
+  }
+
+  /** The files of packs received and not forced to disk yet. */
+  Set<Path> unforced() {
+    return Set.copyOf(unforced);
+  }
+
+  /** Called by the parser once a pack it did not force is in place. */
+  void receivedUnforced(File pack, File idx) {
+    unforced.add(pack.toPath());
+    unforced.add(idx.toPath());
+  }
+
+  @Override
+  public ObjectInserter newObjectInserter() {
+    ObjectInserter inserter = super.newObjectInserter();
+    return new ObjectInserter.Filter() {
+      @Override
+      protected ObjectInserter delegate() {
+        return inserter;
+      }
+
+      @Override
+      public PackParser newPackParser(InputStream in) {
+        PackCopy push = RECEIVING.get();
+        RECEIVING.remove();
+        return push == null
+            ? new CachePackParser(CacheRepository.this, in, PackCopy.NONE, true)
+            : new CachePackParser(CacheRepository.this, in, push, false);
+      }
+    };
+  }
+
+  /** The packs still unforced when the cache is closed for good are forced now. */
+  @Override
+  protected void doClose() {
+    try {
+      forceReceived();
+    } catch (IOException e) {
+      // nothing names them yet; a later ref write would have forced them
+    }
+    super.doClose();
+  }
+
+  private static final class Key extends RepositoryCache.FileKey {
+    Key(File gitDir) {
+      super(gitDir, FS.DETECTED);
+    }
+
+    @Override
+    public Repository open(boolean mustExist) throws IOException {
+      if (mustExist && !isGitRepository(getFile(), FS.DETECTED)) {
+        throw new RepositoryNotFoundException(getFile());
+      }
+      return new CacheRepository(getFile());
+    }
+  }
+}

@@ -1,0 +1,289 @@
+package dev.pushgate.gateway;
+
+import static dev.pushgate.gateway.TestRepos.commit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.internal.storage.pack.PackWriter;
+import org.eclipse.jgit.lib.NullProgressMonitor;
+import org.eclipse.jgit.lib.ObjectChecker;
+import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.ObjectWalk;
+import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.storage.pack.PackConfig;
+import org.eclipse.jgit.transport.PackLock;
+import org.eclipse.jgit.transport.PackParser;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cache's pack parser against packs JGit writes, whole, thin and broken: what it stores, and
+ * what it hands to a streamed copy (never the trailer before the pack is whole and checked).
+ */
+class CachePackParserTest {
+  @TempDir Path dir;
+
+  /** A client's history: three commits, the later ones deltas of the first. */
+  private Repository client;
+  private RevCommit base;
+  private RevCommit third;
+
+  @Test
+  void storesAPackAndHandsTheCopyEveryByteButTheTrailerThenTheTrailer() throws Exception {
+    byte[] pack = clientPack(false);
+    try (Repository cache = cache("c.git")) {
+      Copy copy = new Copy();
+      PackLock lock = parse(cache, new Trickle(pack, new Random(42)), copy);
+
+      assertThat(copy.objects.toByteArray()).isEqualTo(Arrays.copyOf(pack, pack.length - 20));
+      assertThat(copy.trailer).isEqualTo(Arrays.copyOfRange(pack, pack.length - 20, pack.length));
+      assertThat(copy.endsSeen).isEqualTo(1);
+      assertEveryObjectReadable(cache, third);
+      CacheRepository c = (CacheRepository) cache;
+      assertThat(c.unforced()).as("a push's pack and index, forced before a ref names them")
+          .hasSize(2).allSatisfy(p -> assertThat(p).exists());
+      CacheRepository.forceReceived(cache);
+      assertThat(c.unforced()).isEmpty();
+      assertThat(keepFiles(cache)).as("kept while the receive runs").hasSize(1);
+      lock.unlock();
+      assertThat(keepFiles(cache)).isEmpty();
+      assertThat(incomingFiles(cache)).isEmpty();
+    }
+  }
+
+  @Test
+  void aThinPackIsCompletedFromTheCacheAndUpstreamGetsItAsSent() throws Exception {
+    byte[] pack = clientPack(true);
+    try (Repository cache = cache("c.git")) {
+      commitsOf(base, cache);
+      Copy copy = new Copy();
+      parse(cache, new Trickle(pack, new Random(7)), copy).unlock();
+
+      assertThat(copy.objects.toByteArray()).isEqualTo(Arrays.copyOf(pack, pack.length - 20));
+      assertThat(copy.trailer).isEqualTo(Arrays.copyOfRange(pack, pack.length - 20, pack.length));
+      // read back through a repository opened afresh: the completed pack and its index as stored
+      try (FileRepository reopened = new FileRepository(cache.getDirectory())) {
+        assertEveryObjectReadable(reopened, third);
+        long received = org.eclipse.jgit.util.NB.decodeUInt32(pack, 8);
+        long stored = reopened.getObjectDatabase().getPacks().stream()
+            .mapToLong(p -> {
+              try {
+                return p.getIndex().getObjectCount();
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            }).sum();
+        assertThat(stored).as("the base's pack of 4, the push's with the bases it lacked")
+            .isGreaterThan(4 + received);
+      }
+      assertThat(incomingFiles(cache)).isEmpty();
+    }
+  }
+
+  @Test
+  void bytesAfterTheTrailerFailTheParseAndTheTrailerIsNeverHanded() throws Exception {
+    byte[] pack = clientPack(false);
+    byte[] longer = Arrays.copyOf(pack, pack.length + 30);
+    assertRefusedWithoutTrailer(longer, pack.length - 20);
+  }
+
+  @Test
+  void aPackWithAWrongChecksumFailsTheParseAndTheTrailerIsNeverHanded() throws Exception {
+    byte[] pack = clientPack(false);
+    pack[pack.length - 1] ^= 1;
+    assertRefusedWithoutTrailer(pack, pack.length - 20);
+  }
+
+  @Test
+  void aPackCutShortFailsTheParseAndTheTrailerIsNeverHanded() throws Exception {
+    byte[] pack = clientPack(false);
+    assertRefusedWithoutTrailer(Arrays.copyOf(pack, pack.length - 1), pack.length - 20);
+  }
+
+  @Test
+  void aPackReceivedOutsideAPushIsForcedBeforeItIsInPlace() throws Exception {
+    byte[] pack = clientPack(false);
+    try (Repository cache = cache("c.git"); ObjectInserter ins = cache.newObjectInserter()) {
+      ins.newPackParser(new java.io.ByteArrayInputStream(pack)).parse(NullProgressMonitor.INSTANCE);
+      ins.flush();
+
+      assertEveryObjectReadable(cache, third);
+      assertThat(((CacheRepository) cache).unforced()).isEmpty();
+    }
+  }
+
+  @Test
+  void theCachesOfTheGatewayAreCacheRepositories() throws Exception {
+    try (Repository created = new FileRepository(dir.resolve("x.git").toFile())) {
+      created.create(true);
+    }
+    try (Repository opened = CacheRepository.key(dir.resolve("x.git").toFile()).open(true);
+        ObjectInserter ins = opened.newObjectInserter()) {
+      assertThat(ins.newPackParser(InputStream.nullInputStream()))
+          .isInstanceOf(CachePackParser.class);
+    }
+  }
+
+  private void assertRefusedWithoutTrailer(byte[] sent, int objectBytes) throws Exception {
+    try (Repository cache = cache("c.git")) {
+      Copy copy = new Copy();
+      assertThatThrownBy(() -> parse(cache, new Trickle(sent, new Random(3)), copy))
+          .isInstanceOf(IOException.class);
+      assertThat(copy.trailer).isNull();
+      assertThat(copy.objects.size()).isLessThanOrEqualTo(objectBytes);
+      assertThat(incomingFiles(cache)).isEmpty();
+      assertThat(cache.getObjectDatabase().has(third)).isFalse();
+    }
+  }
+
+  /** Parsed as the gateway's receive-pack parses a push over HTTP. */
+  private static PackLock parse(Repository cache, InputStream in, PackCopy copy)
+      throws IOException {
+    try (ObjectInserter ins = cache.newObjectInserter();
+        CacheRepository.Receiving r = CacheRepository.receiving(copy)) {
+      PackParser parser = ins.newPackParser(in);
+      parser.setAllowThin(true);
+      parser.setNeedNewObjectIds(true);
+      parser.setNeedBaseObjectIds(true);
+      parser.setCheckEofAfterPackFooter(true);
+      parser.setObjectChecker(new ObjectChecker());
+      parser.setLockMessage("receiving");
+      PackLock lock = parser.parse(NullProgressMonitor.INSTANCE);
+      ins.flush();
+      return lock;
+    }
+  }
+
+  private Repository cache(String name) throws IOException {
+    Path gitDir = dir.resolve(name);
+    try (Repository created = new FileRepository(gitDir.toFile())) {
+      created.create(true);
+    }
+    return CacheRepository.key(gitDir.toFile()).open(true);
+  }
+
+  /** The client's pack of its three commits; thin: on top of the first, which it leaves out. */
+  private byte[] clientPack(boolean thin) throws Exception {
+    client = TestRepos.bare(dir.resolve("client.git"));
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 400; i++) {
+      text.append("line ").append(i).append(" of a file that deltas well\n");
+    }
+    base = commit(client, "base\n", Map.of("a.txt", text.toString(), "b.txt", "b\n"));
+    RevCommit second = commit(client, "second\n", Map.of("a.txt", text + "one more\n"), base);
+    third = commit(client, "third\n", Map.of("a.txt", text + "two more\n", "c", "c"), second);
+    try (PackWriter w = new PackWriter(new PackConfig(client), client.newObjectReader())) {
+      w.setThin(thin);
+      w.setDeltaBaseAsOffset(true);
+      w.preparePack(NullProgressMonitor.INSTANCE, Set.of(third), thin ? Set.of(base) : Set.of());
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      w.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, out);
+      if (thin) {
+        assertThat(w.getObjectCount()).as("the pack leaves the base out").isLessThan(11);
+      }
+      return out.toByteArray();
+    }
+  }
+
+  /** Copies the objects of {@code tip} from the client into {@code cache}, as a fetch would. */
+  private void commitsOf(RevCommit tip, Repository cache) throws Exception {
+    try (PackWriter w = new PackWriter(new PackConfig(client), client.newObjectReader())) {
+      w.preparePack(NullProgressMonitor.INSTANCE, Set.of(tip), Set.of());
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      w.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, out);
+      try (ObjectInserter ins = cache.newObjectInserter()) {
+        ins.newPackParser(new java.io.ByteArrayInputStream(out.toByteArray()))
+            .parse(NullProgressMonitor.INSTANCE);
+        ins.flush();
+      }
+    }
+  }
+
+  private static void assertEveryObjectReadable(Repository db, RevCommit tip) throws Exception {
+    int objects = 0;
+    try (ObjectWalk walk = new ObjectWalk(db)) {
+      walk.markStart(walk.parseCommit(tip));
+      while (walk.next() != null) {
+        objects++;
+      }
+      for (RevObject o; (o = walk.nextObject()) != null; ) {
+        db.open(o).getBytes();
+        objects++;
+      }
+    }
+    assertThat(objects).as("3 commits, 3 trees, 5 blobs").isEqualTo(11);
+  }
+
+  private static List<Path> keepFiles(Repository db) throws IOException {
+    try (Stream<Path> s = Files.list(db.getDirectory().toPath().resolve("objects/pack"))) {
+      return s.filter(p -> p.toString().endsWith(".keep")).toList();
+    }
+  }
+
+  private static List<Path> incomingFiles(Repository db) throws IOException {
+    try (Stream<Path> s = Files.list(db.getDirectory().toPath().resolve("objects"))) {
+      return s.filter(p -> p.getFileName().toString().startsWith("incoming_")).toList();
+    }
+  }
+
+  /** What the parser handed over. */
+  private static final class Copy implements PackCopy {
+    final ByteArrayOutputStream objects = new ByteArrayOutputStream();
+    byte[] trailer;
+    int endsSeen;
+
+    @Override
+    public void objects(byte[] b, int off, int len) {
+      assertThat(trailer).as("nothing after the trailer").isNull();
+      objects.write(b, off, len);
+    }
+
+    @Override
+    public void objectsEnd(byte[] packTrailer) {
+      trailer = packTrailer.clone();
+      endsSeen++;
+    }
+  }
+
+  /** Gives the bytes in reads of random small sizes, as a network does. */
+  private static final class Trickle extends InputStream {
+    private final byte[] data;
+    private final Random random;
+    private int pos;
+
+    Trickle(byte[] data, Random random) {
+      this.data = data;
+      this.random = random;
+    }
+
+    @Override
+    public int read() {
+      return pos < data.length ? data[pos++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      if (pos == data.length) {
+        return -1;
+      }
+      int n = Math.min(Math.min(len, data.length - pos), 1 + random.nextInt(300));
+      System.arraycopy(data, pos, b, off, n);
+      pos += n;
+      return n;
+    }
+  }
+}
