@@ -182,7 +182,7 @@ struct inode {
   ino_t ino;
   uint64_t nlookup;     /* the kernel's references: freed when they are all forgotten */
   char *denied_as;      /* when looked up by a denied name: that path (for the report), else NULL */
-  int backing_id;       /* passthrough: the kernel's id of the file underneath while open, else 0 */
+  int backing_id;       /* passthrough: the kernel's id of the file underneath, else 0 */
   int backing_mode;     /* O_RDONLY, O_WRONLY or O_RDWR: what the backing file was opened for */
   unsigned n_open;      /* passthrough opens of this inode not yet released */
   struct inode *next;   /* hash chain */
@@ -843,10 +843,11 @@ static int session_fd(void) {
 }
 
 /* The backing file for an open of I with FLAGS whose descriptor (the caller's, judged) is FD:
- * its id, or a negative errno. All opens of an inode share one backing file (the kernel refuses
- * two), so the first is opened for reading and writing when the caller may: a later open for
- * write then finds it writable. The kernel still checks each open's own mode before a read or a
- * write. Called as the caller. */
+ * its id, 0 to serve the open without passthrough, or a negative errno. Opens of an inode that
+ * overlap share one backing file (the kernel refuses two), so it is opened for reading and writing
+ * when the caller may: a later open for write then finds it writable. It is kept until the kernel
+ * forgets the inode, so the next open costs nothing (a file written, then read back). The kernel
+ * still checks each open's own mode before a read or a write. Called as the caller. */
 static int backing_for(struct inode *i, int fd, int flags) {
   int want = flags & O_ACCMODE;
   pthread_mutex_lock(&table_lock);
@@ -856,14 +857,19 @@ static int backing_for(struct inode *i, int fd, int flags) {
   }
   if (i->backing_id > 0) {
     int fits = i->backing_mode == O_RDWR || i->backing_mode == want;
-    int id = i->backing_id;
-    if (fits) {
-      i->n_open++;
+    if (fits || i->n_open > 0) {
+      int id = i->backing_id;
+      if (fits) {
+        i->n_open++;
+      }
+      pthread_mutex_unlock(&table_lock);
+      /* The file is open already under a mode that does not cover this one: its permissions
+       * changed in between. The open fails rather than a read or write failing later. */
+      return fits ? id : -EBUSY;
     }
-    pthread_mutex_unlock(&table_lock);
-    /* The file is open already under a mode that does not cover this one: its permissions
-     * changed in between. The open fails rather than a read or write failing later. */
-    return fits ? id : -EBUSY;
+    uint32_t old = (uint32_t) i->backing_id; /* unused now: replaced by a wider one */
+    ioctl(session_fd(), PT_DEV_IOC_BACKING_CLOSE, &old);
+    i->backing_id = 0;
   }
   int bfd = fd, mode = (fcntl(fd, F_GETFL) & O_ACCMODE);
   if (mode != O_RDWR) {
@@ -897,17 +903,16 @@ static int backing_for(struct inode *i, int fd, int flags) {
   return id >= 0 ? id : -err;
 }
 
-/* One passthrough open of I released: the last one gives the backing file back. */
+/* One passthrough open of I released (the backing file stays until the inode is forgotten). */
 static void release_backing(struct inode *i) {
   pthread_mutex_lock(&table_lock);
-  if (i->n_open > 0 && --i->n_open == 0) {
-    uint32_t id = (uint32_t) i->backing_id;
-    i->backing_id = 0;
-    ioctl(session_fd(), PT_DEV_IOC_BACKING_CLOSE, &id);
+  if (i->n_open > 0) {
+    i->n_open--;
   }
   pthread_mutex_unlock(&table_lock);
 }
 
+/* The inode is forgotten: no open of it is left. */
 static void drop_backing(struct inode *i) {
   if (i->backing_id > 0) {
     uint32_t id = (uint32_t) i->backing_id;
