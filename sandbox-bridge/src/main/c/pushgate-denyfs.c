@@ -20,7 +20,7 @@
  * on whatever is renamed or replaced after.
  *
  * Usage: pushgate-denyfs --source DIR --mountpoint DIR [--deny GLOB]... [--deny-path PATTERN]...
- *            [--host-path SPELLING]...
+ *            [--host-path SPELLING]... [--passthrough auto|off]
  * It prints "ready" once mounted, and unmounts and exits when its standard input ends (the
  * launcher closed it, or died). The mount uses auto_unmount: fusermount3 unmounts it when this
  * process dies, even by SIGKILL.
@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -61,6 +62,10 @@ static const char *host_paths[MAX_PATTERNS];
 static int n_host_paths;
 static int running_as_root;
 static int writeback; /* the kernel caches writes (FUSE_CAP_WRITEBACK_CACHE) */
+static int passthrough_allowed = 1; /* --passthrough off clears it (for measuring) */
+static int kernel_offers_passthrough; /* read from the kernel's INIT request */
+static int passthrough; /* asked for in the INIT reply: opens hand the kernel the file underneath */
+static int backing_registered; /* a backing file was ever registered (under table_lock) */
 static char root_path[PATH_MAX]; /* the source as the kernel spells it (/proc/self/fd) */
 static size_t root_path_len;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -177,8 +182,19 @@ struct inode {
   ino_t ino;
   uint64_t nlookup;     /* the kernel's references: freed when they are all forgotten */
   char *denied_as;      /* when looked up by a denied name: that path (for the report), else NULL */
+  int backing_id;       /* passthrough: the kernel's id of the file underneath, else 0 */
+  int backing_mode;     /* O_RDONLY, O_WRONLY or O_RDWR: what the backing file was opened for */
+  unsigned n_open;      /* passthrough opens of this inode not yet released */
   struct inode *next;   /* hash chain */
 };
+
+/* fi->fh: the descriptor in the low 32 bits; this bit when the open holds a share of its inode's
+ * backing file. */
+#define FH_PASSTHROUGH (1ULL << 32)
+
+static int fh_fd(const struct fuse_file_info *fi) {
+  return (int) (fi->fh & 0xffffffffULL);
+}
 
 static struct inode root;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -220,6 +236,8 @@ static fuse_ino_t ino_of(struct inode *i) {
   return i == &root ? FUSE_ROOT_ID : (fuse_ino_t) (uintptr_t) i;
 }
 
+static void drop_backing(struct inode *i);
+
 static void forget_one(struct inode *i, uint64_t n) {
   if (i == &root) {
     return;
@@ -235,6 +253,7 @@ static void forget_one(struct inode *i, uint64_t n) {
     }
     n_inodes--;
     pthread_mutex_unlock(&table_lock);
+    drop_backing(i);
     close(i->fd);
     free(i->denied_as);
     free(i);
@@ -480,6 +499,9 @@ static void dfs_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_da
 /* A name just made in PARENT by the daemon (as the caller: the file is the caller's): its
  * descriptor, registered. OPEN_FD is the new file's descriptor when one is open (create), else
  * -1. */
+static void reply_opened(fuse_req_t req, struct inode *i, int fd, struct fuse_file_info *fi,
+    const struct fuse_entry_param *entry);
+
 static void reply_made(fuse_req_t req, struct inode *parent, const char *name, int open_fd,
     struct fuse_file_info *fi) {
   int fd;
@@ -508,12 +530,7 @@ static void reply_made(fuse_req_t req, struct inode *parent, const char *name, i
     return;
   }
   if (fi != NULL) {
-    fi->fh = (uint64_t) open_fd;
-    fi->keep_cache = 1;
-    if (fuse_reply_create(req, &e, fi) == -ENOENT) { /* interrupted: the kernel forgot it */
-      close(open_fd);
-      forget_one(inode_of(e.ino), 1);
-    }
+    reply_opened(req, inode_of(e.ino), open_fd, fi, &e);
   } else if (fuse_reply_entry(req, &e) == -ENOENT) {
     forget_one(inode_of(e.ino), 1);
   }
@@ -550,7 +567,7 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int v
      * opened for reading is not thereby opened for fchmod, fchown or futimens). */
     REFUSE_INODE(req, i);
   }
-  int ofd = fi != NULL ? (int) fi->fh : -1;
+  int ofd = fi != NULL ? fh_fd(fi) : -1;
   char proc[64];
   proc_path(i->fd, proc, sizeof proc);
   int res = 0;
@@ -721,19 +738,237 @@ static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
 
 /* ---- files ---- */
 
+/* ---- passthrough: the kernel reads and writes the file underneath itself ----
+ *
+ * Linux 6.9 and later can hand a FUSE file's reads, writes and mmap straight to a file the daemon
+ * opened (FUSE_PASSTHROUGH): no request per read or write. Nothing about a name changes: a
+ * descriptor the sandbox holds was opened (or created) here, after the judgement, and the kernel
+ * still checks it was opened for writing before any write. libfuse 3.14 (Debian 12) predates the
+ * feature, so the daemon speaks that part of the protocol itself, through libfuse's custom I/O:
+ * it reads the kernel's offer in the INIT request, adds its answer to the INIT reply, and adds the
+ * backing file's id to the replies to OPEN and CREATE. Registering a backing file needs
+ * CAP_SYS_ADMIN, so only a daemon running as root asks for it; others keep the writeback cache
+ * (the kernel allows one or the other). */
+
+#define PT_FUSE_INIT 26
+#define PT_FUSE_OPEN 14
+#define PT_FUSE_CREATE 35
+#define PT_INIT_EXT (1u << 30)
+#define PT_PASSTHROUGH_FLAGS2 (1u << 5)  /* FUSE_PASSTHROUGH: bit 37 of the INIT flags */
+#define PT_FOPEN_PASSTHROUGH (1u << 7)
+#define PT_IN_HEADER 40                  /* sizeof(struct fuse_in_header) */
+#define PT_ENTRY_OUT 128                 /* sizeof(struct fuse_entry_out) */
+/* The largest stack depth of the file system underneath plus one: overlayfs (1) beneath allowed. */
+#define PT_MAX_STACK_DEPTH 2
+
+struct pt_backing_map {
+  int32_t fd;
+  uint32_t flags;
+  uint64_t padding;
+};
+#define PT_DEV_IOC_BACKING_OPEN _IOW(229, 1, struct pt_backing_map)
+#define PT_DEV_IOC_BACKING_CLOSE _IOW(229, 2, uint32_t)
+
+/* libfuse serves a request on the thread that read it: these describe that request. */
+static __thread uint32_t thread_opcode;
+static __thread uint64_t thread_unique;
+/* Set while the thread replies to an OPEN or CREATE served by passthrough. */
+static __thread int thread_backing_id;
+
+static uint32_t u32_at(const void *p, size_t off) {
+  uint32_t v;
+  memcpy(&v, (const char *) p + off, sizeof v);
+  return v;
+}
+
+static void put_u32(void *p, size_t off, uint32_t v) {
+  memcpy((char *) p + off, &v, sizeof v);
+}
+
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata) {
+  (void) userdata;
+  ssize_t n = read(fd, buf, len);
+  if (n >= PT_IN_HEADER) {
+    thread_opcode = u32_at(buf, 4);
+    memcpy(&thread_unique, (char *) buf + 8, sizeof thread_unique);
+    /* fuse_init_in: major, minor, max_readahead, flags, flags2 */
+    if (thread_opcode == PT_FUSE_INIT && n >= PT_IN_HEADER + 20
+        && (u32_at(buf, PT_IN_HEADER + 12) & PT_INIT_EXT)
+        && (u32_at(buf, PT_IN_HEADER + 16) & PT_PASSTHROUGH_FLAGS2)) {
+      kernel_offers_passthrough = 1;
+    }
+  }
+  return n;
+}
+
+/* The reply to the request this thread read, if IOV is one: its argument, else NULL. */
+static void *reply_arg(struct iovec *iov, int count, size_t *len) {
+  uint64_t unique;
+  if (count != 2 || iov[0].iov_len < 16) {
+    return NULL;
+  }
+  memcpy(&unique, (char *) iov[0].iov_base + 8, sizeof unique);
+  if (unique != thread_unique) {
+    return NULL;
+  }
+  *len = iov[1].iov_len;
+  return iov[1].iov_base;
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata) {
+  (void) userdata;
+  size_t len;
+  char *arg;
+  if (passthrough && thread_opcode == PT_FUSE_INIT
+      && (arg = reply_arg(iov, count, &len)) != NULL && len >= 40) {
+    /* fuse_init_out: flags at 12, flags2 at 32, max_stack_depth at 36 */
+    put_u32(arg, 12, u32_at(arg, 12) | PT_INIT_EXT);
+    put_u32(arg, 32, u32_at(arg, 32) | PT_PASSTHROUGH_FLAGS2);
+    put_u32(arg, 36, PT_MAX_STACK_DEPTH);
+  } else if (thread_backing_id > 0 && (arg = reply_arg(iov, count, &len)) != NULL) {
+    /* fuse_open_out (fh, open_flags, backing_id), after a fuse_entry_out for CREATE */
+    size_t at = thread_opcode == PT_FUSE_CREATE ? PT_ENTRY_OUT : 0;
+    if (len == at + 16) {
+      put_u32(arg, at + 8, u32_at(arg, at + 8) | PT_FOPEN_PASSTHROUGH);
+      put_u32(arg, at + 12, (uint32_t) thread_backing_id);
+    }
+  }
+  return writev(fd, iov, count);
+}
+
+static struct fuse_session *the_session;
+
+static int session_fd(void) {
+  return fuse_session_fd(the_session);
+}
+
+/* The backing file for an open of I with FLAGS whose descriptor (the caller's, judged) is FD:
+ * its id, 0 to serve the open without passthrough, or a negative errno. Opens of an inode that
+ * overlap share one backing file (the kernel refuses two), so it is opened for reading and writing
+ * when the caller may: a later open for write then finds it writable. It is kept until the kernel
+ * forgets the inode, so the next open costs nothing (a file written, then read back). The kernel
+ * still checks each open's own mode before a read or a write. Called as the caller. */
+static int backing_for(struct inode *i, int fd, int flags) {
+  int want = flags & O_ACCMODE;
+  pthread_mutex_lock(&table_lock);
+  if (!passthrough) {
+    pthread_mutex_unlock(&table_lock);
+    return 0;
+  }
+  if (i->backing_id > 0) {
+    int fits = i->backing_mode == O_RDWR || i->backing_mode == want;
+    if (fits || i->n_open > 0) {
+      int id = i->backing_id;
+      if (fits) {
+        i->n_open++;
+      }
+      pthread_mutex_unlock(&table_lock);
+      /* The file is open already under a mode that does not cover this one: its permissions
+       * changed in between. The open fails rather than a read or write failing later. */
+      return fits ? id : -EBUSY;
+    }
+    uint32_t old = (uint32_t) i->backing_id; /* unused now: replaced by a wider one */
+    ioctl(session_fd(), PT_DEV_IOC_BACKING_CLOSE, &old);
+    i->backing_id = 0;
+  }
+  int bfd = fd, mode = (fcntl(fd, F_GETFL) & O_ACCMODE);
+  if (mode != O_RDWR) {
+    char proc[64];
+    proc_path(i->fd, proc, sizeof proc);
+    int rw = open(proc, O_RDWR | O_CLOEXEC);
+    if (rw >= 0) {
+      bfd = rw;
+      mode = O_RDWR;
+    }
+  }
+  struct pt_backing_map map = {bfd, 0, 0};
+  int id = ioctl(session_fd(), PT_DEV_IOC_BACKING_OPEN, &map);
+  int err = errno;
+  if (bfd != fd) {
+    close(bfd); /* the kernel holds its own reference */
+  }
+  if (id > 0) {
+    i->backing_id = id;
+    i->backing_mode = mode;
+    i->n_open = 1;
+    backing_registered = 1;
+  } else if (!backing_registered
+      && (err == EPERM || err == EOPNOTSUPP || err == ENOTTY || err == EINVAL)) {
+    /* The kernel did not take up the offer (or refuses this daemon): as no open has a backing
+     * file yet, every open from here on is served the plain way, consistently. */
+    passthrough = 0;
+    id = 0;
+  }
+  pthread_mutex_unlock(&table_lock);
+  return id >= 0 ? id : -err;
+}
+
+/* One passthrough open of I released (the backing file stays until the inode is forgotten). */
+static void release_backing(struct inode *i) {
+  pthread_mutex_lock(&table_lock);
+  if (i->n_open > 0) {
+    i->n_open--;
+  }
+  pthread_mutex_unlock(&table_lock);
+}
+
+/* The inode is forgotten: no open of it is left. */
+static void drop_backing(struct inode *i) {
+  if (i->backing_id > 0) {
+    uint32_t id = (uint32_t) i->backing_id;
+    ioctl(session_fd(), PT_DEV_IOC_BACKING_CLOSE, &id);
+  }
+}
+
+/* Replies to an OPEN or CREATE of I whose descriptor is FD: through passthrough when it is on.
+ * ENTRY is the new name for a CREATE, else NULL. On failure the descriptor is closed. */
+static void reply_opened(fuse_req_t req, struct inode *i, int fd, struct fuse_file_info *fi,
+    const struct fuse_entry_param *entry) {
+  int id = 0;
+  if (passthrough) { /* read without the lock: a stale 1 finds out in backing_for */
+    id = backing_for(i, fd, fi->flags);
+    if (id < 0) {
+      close(fd);
+      if (entry != NULL) {
+        forget_one(inode_of(entry->ino), 1);
+      }
+      fuse_reply_err(req, -id);
+      return;
+    }
+  }
+  fi->fh = (uint64_t) (unsigned) fd | (id > 0 ? FH_PASSTHROUGH : 0);
+  /* The kernel keeps the file's pages from one open to the next; it drops them when the file's
+   * size or modification time changes (FUSE_CAP_AUTO_INVAL_DATA), as after a host-side edit.
+   * Under passthrough the pages are the file underneath's own. */
+  fi->keep_cache = id == 0;
+  thread_backing_id = id;
+  int res = entry != NULL ? fuse_reply_create(req, entry, fi) : fuse_reply_open(req, fi);
+  thread_backing_id = 0;
+  if (res == -ENOENT) { /* interrupted: the kernel forgot it */
+    close(fd);
+    if (id > 0) {
+      release_backing(i);
+    }
+    if (entry != NULL) {
+      forget_one(inode_of(entry->ino), 1);
+    }
+  }
+}
+
 static int writes(int flags) {
   return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) != 0;
 }
 
 /* The flags to open the file underneath with. Under the writeback cache the kernel may read pages
  * of a file opened write-only (to fill a partly written page), and it keeps the file's size
- * itself, so appends arrive as writes at an offset. */
+ * itself, so appends arrive as writes at an offset. Under passthrough the descriptor may become
+ * the inode's backing file, which later opens for reading share. */
 static int source_flags(int flags) {
   flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
+  if ((writeback || passthrough) && (flags & O_ACCMODE) == O_WRONLY) {
+    flags = (flags & ~O_ACCMODE) | O_RDWR;
+  }
   if (writeback) {
-    if ((flags & O_ACCMODE) == O_WRONLY) {
-      flags = (flags & ~O_ACCMODE) | O_RDWR;
-    }
     flags &= ~O_APPEND;
   }
   return flags | O_CLOEXEC;
@@ -759,13 +994,7 @@ static void dfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) 
     fuse_reply_err(req, errno);
     return;
   }
-  fi->fh = (uint64_t) fd;
-  /* The kernel keeps the file's pages from one open to the next; it drops them when the file's
-   * size or modification time changes (FUSE_CAP_AUTO_INVAL_DATA), as after a host-side edit. */
-  fi->keep_cache = 1;
-  if (fuse_reply_open(req, fi) == -ENOENT) {
-    close(fd);
-  }
+  reply_opened(req, i, fd, fi, NULL);
 }
 
 static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -792,7 +1021,7 @@ static void dfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
   /* Handed to libfuse as a descriptor: it splices the file's pages to the kernel when it can. */
   struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
   buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-  buf.buf[0].fd = (int) fi->fh;
+  buf.buf[0].fd = fh_fd(fi);
   buf.buf[0].pos = off;
   fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
@@ -802,7 +1031,7 @@ static void dfs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in
   (void) ino;
   struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
   out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-  out.buf[0].fd = (int) fi->fh;
+  out.buf[0].fd = fh_fd(fi);
   out.buf[0].pos = off;
   ssize_t n = fuse_buf_copy(&out, in, 0);
   if (n < 0) {
@@ -816,27 +1045,29 @@ static void dfs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in
  * descriptor has nothing deferred to report, and without the operation the kernel stops sending
  * FLUSH (one per close() inside the sandbox, two for a shell redirection) after the first. */
 static void dfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
-  (void) ino;
-  close((int) fi->fh);
+  close(fh_fd(fi));
+  if (fi->fh & FH_PASSTHROUGH) {
+    release_backing(inode_of(ino)); /* the kernel holds the inode until this release is done */
+  }
   fuse_reply_err(req, 0);
 }
 
 static void dfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi) {
   (void) ino;
-  int res = datasync ? fdatasync((int) fi->fh) : fsync((int) fi->fh);
+  int res = datasync ? fdatasync(fh_fd(fi)) : fsync(fh_fd(fi));
   fuse_reply_err(req, res == 0 ? 0 : errno);
 }
 
 static void dfs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
     struct fuse_file_info *fi) {
   (void) ino;
-  fuse_reply_err(req, fallocate((int) fi->fh, mode, off, len) == 0 ? 0 : errno);
+  fuse_reply_err(req, fallocate(fh_fd(fi), mode, off, len) == 0 ? 0 : errno);
 }
 
 static void dfs_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
     struct fuse_file_info *fi) {
   (void) ino;
-  off_t res = lseek((int) fi->fh, off, whence);
+  off_t res = lseek(fh_fd(fi), off, whence);
   if (res < 0) {
     fuse_reply_err(req, errno);
   } else {
@@ -1008,10 +1239,19 @@ static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
   /* Always readdirplus (not only for the first listing): see do_readdir. */
   conn->want &= ~(unsigned) FUSE_CAP_READDIRPLUS_AUTO;
   /* Not splice_read: the kernel would then hand every request (a lookup, a create) through a
-   * pipe, two more system calls each, for a gain only on large writes. No writeback cache: see
-   * docs/sandbox.md. */
+   * pipe, two more system calls each, for a gain only on large writes. */
   conn->want &= ~(unsigned) FUSE_CAP_SPLICE_READ;
-  /* The writeback cache: the kernel gathers a file's writes and sends them when it is closed
+  /* The kernel clears set-user-ID bits on write and chown itself (a SETATTR, as the caller). */
+  conn->want &= ~(unsigned) FUSE_CAP_HANDLE_KILLPRIV;
+  /* Passthrough when the kernel offers it and the daemon may register backing files (root):
+   * reads and writes never come here. See "passthrough" above. The kernel turns it down when
+   * the writeback cache is asked for too. */
+  if (passthrough_allowed && kernel_offers_passthrough && running_as_root) {
+    conn->want &= ~(unsigned) FUSE_CAP_WRITEBACK_CACHE;
+    passthrough = 1;
+    return;
+  }
+  /* Else the writeback cache: the kernel gathers a file's writes and sends them when it is closed
    * (tar's 10 KiB writes become one), and keeps the pages it wrote for the next read. It cannot
    * let a denied name be written: a write needs a descriptor opened for write, and that open
    * (or the truncation, the create) came here and was judged. See docs/sandbox.md. */
@@ -1019,8 +1259,6 @@ static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
     conn->want |= FUSE_CAP_WRITEBACK_CACHE;
     writeback = 1;
   }
-  /* The kernel clears set-user-ID bits on write and chown itself (a SETATTR, as the caller). */
-  conn->want &= ~(unsigned) FUSE_CAP_HANDLE_KILLPRIV;
 }
 
 static const struct fuse_lowlevel_ops ops = {
@@ -1057,7 +1295,6 @@ static const struct fuse_lowlevel_ops ops = {
 
 /* ---- lifetime ---- */
 
-static struct fuse_session *the_session;
 /* Who ends the session: the first to take it unmounts, and the other never touches the session
  * again (the watcher exits; the main thread would free what the watcher still uses). */
 static pthread_mutex_t ending = PTHREAD_MUTEX_INITIALIZER;
@@ -1124,6 +1361,8 @@ int main(int argc, char **argv) {
       deny_paths[n_deny_paths++] = v;
     } else if (strcmp(a, "--host-path") == 0 && n_host_paths < MAX_PATTERNS) {
       host_paths[n_host_paths++] = v;
+    } else if (strcmp(a, "--passthrough") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
+      passthrough_allowed = strcmp(v, "auto") == 0;
     } else {
       usage("unknown option or too many patterns");
     }
@@ -1175,6 +1414,12 @@ int main(int argc, char **argv) {
   if (fuse_session_mount(the_session, mountpoint) != 0) {
     fprintf(stderr, "pushgate-denyfs: cannot mount on %s (is /dev/fuse there, fusermount3 "
         "installed?)\n", mountpoint);
+    return 1;
+  }
+  static const struct fuse_custom_io io = {.writev = io_writev, .read = io_read};
+  if (fuse_session_custom_io(the_session, &io, fuse_session_fd(the_session)) != 0) {
+    fprintf(stderr, "pushgate-denyfs: cannot set up the connection's I/O\n");
+    fuse_session_unmount(the_session);
     return 1;
   }
   pthread_t watcher;

@@ -228,6 +228,60 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void opensOfOneFileSeeEachOthersBytesWhateverTheirModes() throws Exception {
+    // Under passthrough every open of an inode shares one file underneath (docs/sandbox.md):
+    // readers, writers, mappings and large files must all see the same bytes, and a descriptor
+    // opened for reading must stay read-only, also on a denied name.
+    String py = String.join("\n",
+        "import hashlib, mmap, os",
+        "def say(*a): print(*a, flush=True)",
+        "r = os.open('log.txt', os.O_RDONLY | os.O_CREAT, 0o644)",
+        "w = os.open('log.txt', os.O_WRONLY | os.O_APPEND)",
+        "os.write(w, b'one\\n'); os.write(w, b'two\\n'); os.close(w)",
+        "say('reader sees', os.read(r, 100))",
+        "wo = os.open('wo.txt', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)",
+        "os.write(wo, b'written'); os.close(wo)",
+        "say('write-only then read', open('wo.txt', 'rb').read())",
+        "m = os.open('map.bin', os.O_RDWR | os.O_CREAT, 0o644); os.ftruncate(m, 8192)",
+        "mm = mmap.mmap(m, 8192); mm[4096:4101] = b'paged'; mm.flush(); mm.close(); os.close(m)",
+        "say('mapped', open('map.bin', 'rb').read()[4096:4101])",
+        "big = os.urandom(8 << 20)",
+        "with open('big.bin', 'wb') as f: f.write(big)",
+        "say('big same', hashlib.sha256(open('big.bin', 'rb').read()).digest() =="
+            + " hashlib.sha256(big).digest())",
+        "pem = os.open('old.pem', os.O_RDONLY)",
+        "for how in ('reopen', 'mmap', 'write'):",
+        "  try:",
+        "    if how == 'reopen': os.open('/proc/self/fd/%d' % pem, os.O_WRONLY)",
+        "    if how == 'mmap': mmap.mmap(pem, 0, mmap.MAP_SHARED, mmap.PROT_WRITE)",
+        "    if how == 'write': os.write(pem, b'x')",
+        "    say('ALLOWED', how)",
+        "  except OSError as e: say('refused', how)",
+        "say('pem', os.read(pem, 100))",
+        "os.chmod('log.txt', 0o444); r2 = os.open('log.txt', os.O_RDONLY)",
+        "os.chmod('log.txt', 0o644)",
+        "try:",
+        "  w2 = os.open('log.txt', os.O_WRONLY | os.O_APPEND); os.write(w2, b'three\\n')",
+        "  os.close(w2); say('late writer', open('log.txt', 'rb').read())",
+        "except OSError as e: say('late writer busy', e.errno == 16)",
+        "say('old reader', os.pread(r2, 100, 0))");
+    Files.writeString(work.resolve("shared.py"), py + "\n");
+    RealBwrap.Run run = sh(defaults(), "python3 shared.py");
+    assertThat(run.stderr()).isEmpty();
+    String out = run.stdout();
+    assertThat(out).contains("reader sees b'one\\ntwo\\n'\n", "write-only then read b'written'\n",
+        "mapped b'paged'\n", "big same True\n", "refused reopen\n", "refused mmap\n",
+        "refused write\n", "pem b'the existing certificate\\n'\n").doesNotContain("ALLOWED");
+    // A file opened while its mode let the caller only read, then written after a chmod while
+    // that open lasts: written whole, or refused (EBUSY) under passthrough; never half.
+    assertThat(out).containsAnyOf("late writer b'one\\ntwo\\nthree\\n'\n",
+        "late writer busy True\n");
+    assertThat(out).contains("old reader b'one\\ntwo\\n");
+    assertThat(work.resolve("old.pem")).hasContent("the existing certificate");
+    assertThat(layerTargets(run)).containsExactly(work + "/old.pem");
+  }
+
+  @Test
   void aSecondNameOfADeniedFileIsNotAWayToWriteIt() throws Exception {
     // A hard link made outside the sandbox: once the layer has seen the file by its denied
     // name, writing it by the other name is refused too.
