@@ -183,15 +183,10 @@ struct inode {
   uint64_t nlookup;     /* the kernel's references: freed when they are all forgotten */
   char *denied_as;      /* when looked up by a denied name: that path (for the report), else NULL */
   int backing_id;       /* passthrough: the kernel's id of the file underneath, else 0 */
-  int backing_mode;     /* O_RDONLY, O_WRONLY or O_RDWR: what the backing file was opened for */
-  unsigned n_open;      /* passthrough opens of this inode not yet released */
   struct inode *next;   /* hash chain */
 };
 
-/* fi->fh: the descriptor in the low 32 bits; this bit when the open holds a share of its inode's
- * backing file. */
-#define FH_PASSTHROUGH (1ULL << 32)
-
+/* fi->fh: the open file's descriptor underneath. */
 static int fh_fd(const struct fuse_file_info *fi) {
   return (int) (fi->fh & 0xffffffffULL);
 }
@@ -842,55 +837,32 @@ static int session_fd(void) {
   return fuse_session_fd(the_session);
 }
 
-/* The backing file for an open of I with FLAGS whose descriptor (the caller's, judged) is FD:
- * its id, 0 to serve the open without passthrough, or a negative errno. Opens of an inode that
- * overlap share one backing file (the kernel refuses two), so it is opened for reading and writing
- * when the caller may: a later open for write then finds it writable. It is kept until the kernel
- * forgets the inode, so the next open costs nothing (a file written, then read back). The kernel
- * still checks each open's own mode before a read or a write. Called as the caller. */
-static int backing_for(struct inode *i, int fd, int flags) {
-  int want = flags & O_ACCMODE;
+/* The backing file for an open of I whose descriptor (the caller's, judged) is FD: its id, 0 to
+ * serve the open without passthrough, or a negative errno. The kernel opens a backing file of its
+ * own for every FUSE open, with that open's flags, on the path of the registered file
+ * (fuse_passthrough_open: backing_file_open(..., file->f_flags, &fb->file->f_path, ...)): the
+ * registered file's own mode and flags are never used for a read or a write. So the caller's judged
+ * descriptor is registered as it is, and every later open of the inode reuses it whatever its
+ * mode. Nothing is opened for write that the caller did not ask to write: on an overlayfs
+ * underneath, an open for write copies the file up, and anywhere it counts as a writer (a
+ * host-side exec of the file fails with ETXTBSY). It is kept until the kernel forgets the inode,
+ * so the next open costs nothing (a file written, then read back). Called as the caller. */
+static int backing_for(struct inode *i, int fd) {
   pthread_mutex_lock(&table_lock);
   if (!passthrough) {
     pthread_mutex_unlock(&table_lock);
     return 0;
   }
   if (i->backing_id > 0) {
-    int fits = i->backing_mode == O_RDWR || i->backing_mode == want;
-    if (fits || i->n_open > 0) {
-      int id = i->backing_id;
-      if (fits) {
-        i->n_open++;
-      }
-      pthread_mutex_unlock(&table_lock);
-      /* The file is open already under a mode that does not cover this one: its permissions
-       * changed in between. The open fails rather than a read or write failing later. */
-      return fits ? id : -EBUSY;
-    }
-    uint32_t old = (uint32_t) i->backing_id; /* unused now: replaced by a wider one */
-    ioctl(session_fd(), PT_DEV_IOC_BACKING_CLOSE, &old);
-    i->backing_id = 0;
+    int id = i->backing_id;
+    pthread_mutex_unlock(&table_lock);
+    return id;
   }
-  int bfd = fd, mode = (fcntl(fd, F_GETFL) & O_ACCMODE);
-  if (mode != O_RDWR) {
-    char proc[64];
-    proc_path(i->fd, proc, sizeof proc);
-    int rw = open(proc, O_RDWR | O_CLOEXEC);
-    if (rw >= 0) {
-      bfd = rw;
-      mode = O_RDWR;
-    }
-  }
-  struct pt_backing_map map = {bfd, 0, 0};
+  struct pt_backing_map map = {fd, 0, 0};
   int id = ioctl(session_fd(), PT_DEV_IOC_BACKING_OPEN, &map);
   int err = errno;
-  if (bfd != fd) {
-    close(bfd); /* the kernel holds its own reference */
-  }
   if (id > 0) {
     i->backing_id = id;
-    i->backing_mode = mode;
-    i->n_open = 1;
     backing_registered = 1;
   } else if (!backing_registered
       && (err == EPERM || err == EOPNOTSUPP || err == ENOTTY || err == EINVAL)) {
@@ -901,15 +873,6 @@ static int backing_for(struct inode *i, int fd, int flags) {
   }
   pthread_mutex_unlock(&table_lock);
   return id >= 0 ? id : -err;
-}
-
-/* One passthrough open of I released (the backing file stays until the inode is forgotten). */
-static void release_backing(struct inode *i) {
-  pthread_mutex_lock(&table_lock);
-  if (i->n_open > 0) {
-    i->n_open--;
-  }
-  pthread_mutex_unlock(&table_lock);
 }
 
 /* The inode is forgotten: no open of it is left. */
@@ -926,7 +889,7 @@ static void reply_opened(fuse_req_t req, struct inode *i, int fd, struct fuse_fi
     const struct fuse_entry_param *entry) {
   int id = 0;
   if (passthrough) { /* read without the lock: a stale 1 finds out in backing_for */
-    id = backing_for(i, fd, fi->flags);
+    id = backing_for(i, fd);
     if (id < 0) {
       close(fd);
       if (entry != NULL) {
@@ -936,7 +899,7 @@ static void reply_opened(fuse_req_t req, struct inode *i, int fd, struct fuse_fi
       return;
     }
   }
-  fi->fh = (uint64_t) (unsigned) fd | (id > 0 ? FH_PASSTHROUGH : 0);
+  fi->fh = (uint64_t) (unsigned) fd;
   /* The kernel keeps the file's pages from one open to the next; it drops them when the file's
    * size or modification time changes (FUSE_CAP_AUTO_INVAL_DATA), as after a host-side edit.
    * Under passthrough the pages are the file underneath's own. */
@@ -946,9 +909,6 @@ static void reply_opened(fuse_req_t req, struct inode *i, int fd, struct fuse_fi
   thread_backing_id = 0;
   if (res == -ENOENT) { /* interrupted: the kernel forgot it */
     close(fd);
-    if (id > 0) {
-      release_backing(i);
-    }
     if (entry != NULL) {
       forget_one(inode_of(entry->ino), 1);
     }
@@ -961,11 +921,11 @@ static int writes(int flags) {
 
 /* The flags to open the file underneath with. Under the writeback cache the kernel may read pages
  * of a file opened write-only (to fill a partly written page), and it keeps the file's size
- * itself, so appends arrive as writes at an offset. Under passthrough the descriptor may become
- * the inode's backing file, which later opens for reading share. */
+ * itself, so appends arrive as writes at an offset. (Under passthrough the kernel opens its own
+ * backing file per open, with the open's own flags: the descriptor is opened as asked.) */
 static int source_flags(int flags) {
   flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
-  if ((writeback || passthrough) && (flags & O_ACCMODE) == O_WRONLY) {
+  if (writeback && (flags & O_ACCMODE) == O_WRONLY) {
     flags = (flags & ~O_ACCMODE) | O_RDWR;
   }
   if (writeback) {
@@ -1045,10 +1005,8 @@ static void dfs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in
  * descriptor has nothing deferred to report, and without the operation the kernel stops sending
  * FLUSH (one per close() inside the sandbox, two for a shell redirection) after the first. */
 static void dfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
+  (void) ino;
   close(fh_fd(fi));
-  if (fi->fh & FH_PASSTHROUGH) {
-    release_backing(inode_of(ino)); /* the kernel holds the inode until this release is done */
-  }
   fuse_reply_err(req, 0);
 }
 
