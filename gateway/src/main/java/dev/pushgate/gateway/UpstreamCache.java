@@ -379,6 +379,9 @@ final class UpstreamCache {
       throws UpstreamException {
     for (int attempt = 1; ; attempt++) {
       try (Repository cache = open(repo); Git git = Git.wrap(cache)) {
+        // JGit's fetch writes the refs itself, and fetches nothing the cache has: a ref it moves
+        // may name an object of a push's pack, not forced yet (as moveRefs does first).
+        CacheRepository.forceReceived(cache);
         FetchResult result = git.fetch()
             .setRemote(remoteUrl)
             .setRefSpecs(MIRRORED)

@@ -319,6 +319,63 @@ class UpstreamCacheTest {
   }
 
   @Test
+  void jgitsFetchForcesAPushsPackBeforeItWritesARefNamingIt() throws Exception {
+    // A push's pack is stored unforced (CachePackParser); the fetch past the bound is JGit's,
+    // which writes refs itself: one naming an object of that pack must not precede its force.
+    UpstreamCache bounded = new UpstreamCache(tmp.resolve("small"), 30, 64, PushMetrics.NONE);
+    String url = http.url(tmp.resolve("upstream.git"));
+    bounded.sync(REPO, url, TOKEN);
+    ObjectId root = TestRepos.idOf(upstream, "refs/heads/main");
+    RevCommit pushed = TestRepos.commit(upstream, "pushed", Map.of("README", "pushed"), root);
+    try (Repository db = bounded.open(REPO)) {
+      receiveAsAPush(db, pushed, root);
+      assertThat(((CacheRepository) db).unforced()).hasSize(2);
+    }
+    // upstream took the push, and moved on with more than the bound: JGit's fetch follows both
+    TestRepos.setRef(upstream, "refs/heads/main", pushed);
+    TestRepos.setRef(upstream, "refs/heads/big",
+        TestRepos.commit(upstream, "big", Map.of("big", "x".repeat(4096)), pushed));
+
+    bounded.sync(REPO, url, TOKEN);
+
+    try (Repository db = bounded.open(REPO)) {
+      assertThat(refs(db)).isEqualTo(refs(upstream));
+      assertThat(((CacheRepository) db).unforced()).as("forced before the refs named them")
+          .isEmpty();
+    }
+    bounded.close();
+  }
+
+  /** {@code tip}'s objects not in {@code have}, received into {@code db} as a push's pack. */
+  private void receiveAsAPush(Repository db, ObjectId tip, ObjectId have) throws Exception {
+    java.io.ByteArrayOutputStream pack = new java.io.ByteArrayOutputStream();
+    try (org.eclipse.jgit.internal.storage.pack.PackWriter w =
+        new org.eclipse.jgit.internal.storage.pack.PackWriter(upstream)) {
+      w.preparePack(org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE, java.util.Set.of(tip),
+          java.util.Set.of(have));
+      w.writePack(org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE,
+          org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE, pack);
+    }
+    PackCopy streamed = new PackCopy() {
+      @Override
+      public void objects(byte[] b, int off, int len) {
+        // upstream's copy is not the point here
+      }
+
+      @Override
+      public void objectsEnd(byte[] trailer) {
+        // nor its trailer
+      }
+    };
+    try (org.eclipse.jgit.lib.ObjectInserter ins = db.newObjectInserter();
+        CacheRepository.Receiving r = CacheRepository.receiving(streamed)) {
+      ins.newPackParser(new java.io.ByteArrayInputStream(pack.toByteArray()))
+          .parse(org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE);
+      ins.flush();
+    }
+  }
+
+  @Test
   void aCacheRefUpstreamDoesNotHaveIsRemoved() throws Exception {
     String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
