@@ -31,10 +31,14 @@ class NameDenyLayerTest {
   private Path home;
   private final LocalLauncher launcher = new LocalLauncher(LocalLauncher.Settings.defaults());
 
+  /** The layer's mounts on the host before the test: others' (a parallel build) are not ours. */
+  private List<String> mountsBefore;
+
   @BeforeEach
   void layout() throws Exception {
     RealBwrap.require();
     requireLayer();
+    mountsBefore = allDenyfsMounts();
     Path root = RealBwrap.searchable(tmp);
     work = Files.createDirectories(root.resolve("agents/a1/work"));
     config = Files.createDirectories(root.resolve("agents/a1/config"));
@@ -428,7 +432,12 @@ class NameDenyLayerTest {
     assertThat(denyfsMounts()).isEmpty();
   }
 
-  private static List<String> denyfsMounts() {
+  /** The layer's mounts made since the test began and still there. */
+  private List<String> denyfsMounts() {
+    return allDenyfsMounts().stream().filter(m -> !mountsBefore.contains(m)).toList();
+  }
+
+  private static List<String> allDenyfsMounts() {
     try {
       return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
           .filter(l -> l.contains("pushgate-denyfs")).toList();
