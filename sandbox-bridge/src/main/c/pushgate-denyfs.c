@@ -188,7 +188,7 @@ struct inode {
 
 /* fi->fh: the open file's descriptor underneath. */
 static int fh_fd(const struct fuse_file_info *fi) {
-  return (int) (fi->fh & 0xffffffffULL);
+  return (int) fi->fh;
 }
 
 static struct inode root;
@@ -746,7 +746,6 @@ static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
  * (the kernel allows one or the other). */
 
 #define PT_FUSE_INIT 26
-#define PT_FUSE_OPEN 14
 #define PT_FUSE_CREATE 35
 #define PT_INIT_EXT (1u << 30)
 #define PT_PASSTHROUGH_FLAGS2 (1u << 5)  /* FUSE_PASSTHROUGH: bit 37 of the INIT flags */
@@ -925,10 +924,10 @@ static int writes(int flags) {
  * backing file per open, with the open's own flags: the descriptor is opened as asked.) */
 static int source_flags(int flags) {
   flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
-  if (writeback && (flags & O_ACCMODE) == O_WRONLY) {
-    flags = (flags & ~O_ACCMODE) | O_RDWR;
-  }
   if (writeback) {
+    if ((flags & O_ACCMODE) == O_WRONLY) {
+      flags = (flags & ~O_ACCMODE) | O_RDWR;
+    }
     flags &= ~O_APPEND;
   }
   return flags | O_CLOEXEC;
