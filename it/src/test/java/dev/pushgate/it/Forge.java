@@ -75,23 +75,20 @@ final class Forge {
 
   /** Read tokens the appliance was ever issued for a run (it keeps them; the run holds none). */
   static int readTokensIssued(RunningAppliance app, String runId) throws Exception {
-    try (Connection c = DriverManager.getConnection(
-            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
-        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM credentials"
-            + " WHERE run_id = ? AND kind = 'read'")) {
-      ps.setString(1, runId);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
+    return (int) overReadTokens(app, runId, "count(*)");
   }
 
   /** When the first read token the appliance was issued for a run expires, in epoch millis. */
   static long firstReadTokenExpiry(RunningAppliance app, String runId) throws Exception {
+    return overReadTokens(app, runId, "min(expires_at)");
+  }
+
+  /** {@code aggregate} over the rows of the read tokens issued for a run. */
+  private static long overReadTokens(RunningAppliance app, String runId, String aggregate)
+      throws Exception {
     try (Connection c = DriverManager.getConnection(
             "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
-        PreparedStatement ps = c.prepareStatement("SELECT min(expires_at) FROM credentials"
+        PreparedStatement ps = c.prepareStatement("SELECT " + aggregate + " FROM credentials"
             + " WHERE run_id = ? AND kind = 'read'")) {
       ps.setString(1, runId);
       try (ResultSet rs = ps.executeQuery()) {

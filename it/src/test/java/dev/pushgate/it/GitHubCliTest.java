@@ -40,6 +40,12 @@ class GitHubCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** gh as a headless agent runs it: no prompts, no update checks, its config in the workdir. */
+  /** Opens a pull request of the run's branch; prints create=EXIT (its output in create.out). */
+  private static final String PR_CREATE = """
+      gh pr create -R acme/widget --head "$BRANCH" --base main --title "Add $BRANCH" \
+        --body "from the agent" > create.out 2>&1; echo "create=$?"
+      """;
+
   private static final String GH_PRELUDE = """
       set -u
       export GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 GH_CONFIG_DIR="$PWD/gh-config"
@@ -89,9 +95,7 @@ class GitHubCliTest {
             reason: push to main is denied
           - refs: "refs/heads/**"
             decision: allow
-        """, GH_PRELUDE + """
-        gh pr create -R acme/widget --head "$BRANCH" --base main --title "Add $BRANCH" \
-          --body "from the agent" > create.out 2>&1; echo "create=$?"
+        """, GH_PRELUDE + PR_CREATE + """
         gh pr list -R acme/widget > list.out 2>&1; echo "list=$?"
         gh pr merge 1 -R acme/widget --merge > merge.out 2>&1; echo "merge=$?"
         id=$(gh api repos/acme/widget/pulls/1 --jq .node_id)
@@ -156,9 +160,7 @@ class GitHubCliTest {
     PushgateExec.Result exec = exec("denied", """
         open-pull-request: deny
         push: allow
-        """, GH_PRELUDE + """
-        gh pr create -R acme/widget --head "$BRANCH" --base main --title "Add $BRANCH" \
-          --body "from the agent" > create.out 2>&1; echo "create=$?"
+        """, GH_PRELUDE + PR_CREATE + """
         cat create.out
         """);
     assertThat(exec.exit()).as(exec.stderr()).isZero();
@@ -189,9 +191,7 @@ class GitHubCliTest {
     PushgateExec.Result exec = exec("asked", """
         open-pull-request: ask
         push: allow
-        """, GH_PRELUDE + """
-        gh pr create -R acme/widget --head "$BRANCH" --base main --title "Add $BRANCH" \
-          --body "from the agent" > create.out 2>&1; echo "create=$?"
+        """, GH_PRELUDE + PR_CREATE + """
         cat create.out
         """);
     approver.join(60_000);
