@@ -4,6 +4,7 @@ import static dev.pushgate.gateway.TestRepos.commit;
 import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
@@ -850,12 +851,9 @@ class PushHookTest {
     for (ObjectId t : bad) {
       TestRepos.setRef(client, MAIN, commitOfTree(t));
 
-      assertThatThrownBy(() -> push(PushRules.ALLOW_ALL, false,
-          "refs/heads/main:refs/heads/main")).hasMessageContaining("error occurred during"
-          + " unpacking on the remote end").hasMessageContaining(t.name());
+      assertThat(unpackRefusal("refs/heads/main:refs/heads/main")).hasMessageContaining(
+          "error occurred during unpacking on the remote end").hasMessageContaining(t.name());
       assertThat(idOf(upstream, MAIN)).isEqualTo(base);
-      Transport.unregister(protocol);
-      protocol = null;
     }
   }
 
@@ -919,6 +917,24 @@ class PushHookTest {
       t.setPushAtomic(atomic);
       List<RefSpec> specs = Arrays.stream(refSpecs).map(RefSpec::new).toList();
       return t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(specs));
+    }
+  }
+
+  /**
+   * A push refused while its pack is unpacked, as the client sees the answer. JGit's in-process
+   * transport closes the server's end of the pipe as soon as the answer is written, so a client
+   * still writing the pack's last bytes can get "Pipe closed" instead of the answer (over HTTP,
+   * JGit's servlet drains the body first). Such a push changed nothing; it is tried again.
+   */
+  private Throwable unpackRefusal(String... refSpecs) {
+    for (int attempt = 1; ; attempt++) {
+      Throwable thrown = catchThrowable(() -> push(PushRules.ALLOW_ALL, false, refSpecs));
+      Transport.unregister(protocol);
+      protocol = null;
+      boolean cutOff = thrown != null && String.valueOf(thrown.getMessage()).endsWith("Pipe closed");
+      if (!cutOff || attempt == 10) {
+        return thrown;
+      }
     }
   }
 
