@@ -14,6 +14,13 @@ fi
 if [[ "$out/pushgate-denyfs" -nt "$src" ]]; then
   exit 0
 fi
+# FUSE over io_uring needs liburing (Debian: liburing-dev); without it the layer uses /dev/fuse.
+uring=()
+if pkg-config --exists liburing 2>/dev/null; then
+  read -r -a uring <<<"-DHAVE_LIBURING $(pkg-config --cflags --libs liburing)"
+else
+  echo "[pushgate-denyfs] built without FUSE over io_uring: needs liburing-dev" >&2
+fi
 # shellcheck disable=SC2046
 gcc -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
-  -o "$out/pushgate-denyfs" "$src" $(pkg-config --cflags --libs fuse3) -lpthread
+  -o "$out/pushgate-denyfs" "$src" $(pkg-config --cflags --libs fuse3) "${uring[@]}" -lpthread

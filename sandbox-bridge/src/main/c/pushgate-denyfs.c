@@ -20,10 +20,10 @@
  * on whatever is renamed or replaced after.
  *
  * Usage: pushgate-denyfs --source DIR --mountpoint DIR [--deny GLOB]... [--deny-path PATTERN]...
- *            [--host-path SPELLING]... [--passthrough auto|off]
- * It prints "ready" once mounted, and unmounts and exits when its standard input ends (the
- * launcher closed it, or died). The mount uses auto_unmount: fusermount3 unmounts it when this
- * process dies, even by SIGKILL.
+ *            [--host-path SPELLING]... [--passthrough auto|off] [--uring auto|off]
+ * It prints "ready" once mounted ("transport io_uring" when the first request comes that way), and
+ * unmounts and exits when its standard input ends (the launcher closed it, or died). The mount
+ * uses auto_unmount: fusermount3 unmounts it when this process dies, even by SIGKILL.
  */
 #define FUSE_USE_VERSION 312
 #define _GNU_SOURCE
@@ -40,9 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -779,6 +781,316 @@ static void put_u32(void *p, size_t off, uint32_t v) {
   memcpy((char *) p + off, &v, sizeof v);
 }
 
+static struct fuse_session *the_session;
+
+/* ---- FUSE over io_uring ----
+ *
+ * Each request costs the process that made it a wake-up of a daemon thread and the daemon's
+ * read and write of /dev/fuse; on a virtual machine the wake-up of a thread on another core is
+ * most of the cost (docs/sandbox.md, "Cost"). Since Linux 6.14 the kernel can hand requests over
+ * io_uring instead, when the host allows it (the fuse module's enable_uring parameter): one queue
+ * per core, a request is queued on the core of the process that made it, and one daemon thread
+ * pinned to that core serves it; the reply and the wait for the next request are one system call.
+ * libfuse 3.14 predates it, so the daemon does this part itself: a queue's thread lays each
+ * request out as /dev/fuse would have delivered it and hands it to libfuse, and the writev hook
+ * puts libfuse's reply into the ring entry instead of writing it to /dev/fuse. Interrupts and
+ * forgets still come through /dev/fuse, served by libfuse's own loop as before.
+ *
+ * The kernel blocks every request from the INIT reply that asks for io_uring until every queue
+ * has an entry; so the rings, buffers and threads are all made before that reply (and it does not
+ * ask if any cannot be), and the threads register their entries right after it. A registration
+ * the kernel refuses turns io_uring off for the connection: requests go through /dev/fuse. */
+
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#include <stddef.h>
+#include <sched.h>
+
+#define UR_OVER_IO_URING_FLAGS2 (1u << 9) /* FUSE_OVER_IO_URING: bit 41 of the INIT flags */
+#define UR_CMD_REGISTER 1
+#define UR_CMD_COMMIT_AND_FETCH 2
+#define UR_DEPTH 4                        /* entries per queue */
+#define UR_PAYLOAD (1u << 20)             /* the largest request or reply: max_write, 256 pages */
+#define UR_PREFIX 256                     /* room for a fuse_in_header and the op's header */
+#define UR_OUT_HEADER 16                  /* sizeof(struct fuse_out_header) */
+
+struct ur_ent_in_out {
+  uint64_t flags;
+  uint64_t commit_id;
+  uint32_t payload_sz;
+  uint32_t padding;
+  uint64_t reserved;
+};
+
+struct ur_req_header {
+  char in_out[128];
+  char op_in[128];
+  struct ur_ent_in_out ent_in_out;
+};
+
+struct ur_cmd_req {
+  uint64_t flags;
+  uint64_t commit_id;
+  uint16_t qid;
+  uint8_t padding[6];
+};
+
+struct ur_queue;
+
+struct ur_entry {
+  struct ur_queue *queue;
+  struct ur_req_header header;
+  char *buffer;        /* UR_PREFIX bytes, then the payload the kernel reads and writes */
+  struct iovec iov[2];
+  uint64_t unique;     /* the request being served */
+  int replied;
+};
+
+struct ur_queue {
+  int qid;
+  struct io_uring ring;
+  struct ur_entry entries[UR_DEPTH];
+  pthread_t thread;
+};
+
+static int uring_allowed = 1;  /* --uring off clears it (for measuring) */
+static int kernel_offers_uring;
+static int uring;              /* asked for in the INIT reply */
+static struct ur_queue *queues;
+static int n_queues;
+static int ur_fd;
+static pthread_mutex_t ur_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ur_changed = PTHREAD_COND_INITIALIZER;
+static int ur_ready_count, ur_failed, ur_go; /* ur_go: 1 register, -1 give up */
+static int ur_said;
+/* The ring entry whose request this thread serves, if it came by io_uring. */
+static __thread struct ur_entry *thread_entry;
+
+/* The kernel makes one queue per possible CPU (num_possible_cpus). */
+static int possible_cpus(void) {
+  FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+  int n = 0, lo, hi;
+  if (f == NULL) {
+    return 0;
+  }
+  while (fscanf(f, "%d", &lo) == 1) {
+    hi = lo;
+    int c = fgetc(f);
+    if (c == '-') {
+      if (fscanf(f, "%d", &hi) != 1) {
+        break;
+      }
+      c = fgetc(f);
+    }
+    n = hi + 1 > n ? hi + 1 : n;
+    if (c != ',') {
+      break;
+    }
+  }
+  fclose(f);
+  return n;
+}
+
+static void ur_prep(struct ur_entry *e, uint32_t cmd, uint64_t commit_id) {
+  struct io_uring_sqe *sqe = io_uring_get_sqe(&e->queue->ring); /* never NULL: one per entry */
+  /* Not a registered (fixed) file: the ring would then hold /dev/fuse open after this process
+   * dies, until the kernel's asynchronous ring teardown, and fusermount3's auto_unmount, which
+   * unmounts only a connection already ended, would find it alive and leave the mount. */
+  io_uring_prep_rw(IORING_OP_URING_CMD, sqe, ur_fd, e->iov, 2, 0);
+  sqe->cmd_op = cmd;
+  /* The command is in the second half of the 128-byte entry (IORING_SETUP_SQE128). */
+  struct ur_cmd_req req = {.commit_id = commit_id, .qid = (uint16_t) e->queue->qid};
+  memcpy((char *) (uintptr_t) sqe + offsetof(struct io_uring_sqe, cmd), &req, sizeof req);
+  io_uring_sqe_set_data(sqe, e);
+}
+
+/* Serves the request the kernel put in E, then hands the reply back with the next fetch. */
+static void ur_serve(struct ur_entry *e) {
+  struct ur_req_header *h = &e->header;
+  uint32_t len = u32_at(h->in_out, 0);
+  uint32_t payload = h->ent_in_out.payload_sz;
+  char *at = e->buffer + UR_PREFIX;
+  size_t op = len >= PT_IN_HEADER + (size_t) payload ? len - PT_IN_HEADER - payload : SIZE_MAX;
+  memcpy(&e->unique, h->in_out + 8, sizeof e->unique);
+  e->replied = 0;
+  if (op <= sizeof h->op_in && payload <= UR_PAYLOAD) {
+    /* As /dev/fuse delivers it: the in header, the op's header, the payload. */
+    memcpy(at - op, h->op_in, op);
+    memcpy(at - op - PT_IN_HEADER, h->in_out, PT_IN_HEADER);
+    struct fuse_buf buf = {.size = len, .mem = at - op - PT_IN_HEADER};
+    thread_entry = e;
+    thread_opcode = u32_at(h->in_out, 4);
+    thread_unique = e->unique;
+    fuse_session_process_buf(the_session, &buf);
+    thread_entry = NULL;
+  }
+  if (!e->replied) { /* a request laid out unlike any the kernel sends: refuse it */
+    int32_t err = -EIO;
+    memset(h->in_out, 0, UR_OUT_HEADER);
+    put_u32(h->in_out, 0, UR_OUT_HEADER);
+    memcpy(h->in_out + 4, &err, sizeof err);
+    memcpy(h->in_out + 8, &e->unique, sizeof e->unique);
+    h->ent_in_out.payload_sz = 0;
+  }
+  ur_prep(e, UR_CMD_COMMIT_AND_FETCH, h->ent_in_out.commit_id);
+}
+
+/* libfuse's reply to the request this thread serves from a ring entry, if IOV is one: put in the
+ * entry (the out header, then the arguments as the payload). Returns the bytes taken, or -1. */
+static ssize_t ur_reply(struct iovec *iov, int count) {
+  struct ur_entry *e = thread_entry;
+  uint64_t unique;
+  if (e == NULL || count < 1 || iov[0].iov_len != UR_OUT_HEADER) {
+    return -1;
+  }
+  memcpy(&unique, (char *) iov[0].iov_base + 8, sizeof unique);
+  if (unique != e->unique) {
+    return -1;
+  }
+  size_t payload = 0;
+  for (int i = 1; i < count; i++) {
+    payload += iov[i].iov_len;
+  }
+  if (payload > UR_PAYLOAD) {
+    errno = EINVAL;
+    return -2;
+  }
+  char *to = e->buffer + UR_PREFIX;
+  for (int i = 1; i < count; i++) {
+    memmove(to, iov[i].iov_base, iov[i].iov_len);
+    to += iov[i].iov_len;
+  }
+  memcpy(e->header.in_out, iov[0].iov_base, UR_OUT_HEADER);
+  e->header.ent_in_out.payload_sz = (uint32_t) payload;
+  e->replied = 1;
+  return (ssize_t) (UR_OUT_HEADER + payload);
+}
+
+static void ur_report(int ok) {
+  pthread_mutex_lock(&ur_lock);
+  ur_ready_count++;
+  ur_failed |= !ok;
+  pthread_cond_broadcast(&ur_changed);
+  while (ur_go == 0) {
+    pthread_cond_wait(&ur_changed, &ur_lock);
+  }
+  pthread_mutex_unlock(&ur_lock);
+}
+
+static int ur_setup(struct ur_queue *q) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(q->qid, &cpus);
+  /* Served on the core whose processes made the requests; an offline core's queue stays idle. */
+  sched_setaffinity(0, sizeof cpus, &cpus);
+  struct io_uring_params p = {0};
+  p.flags = IORING_SETUP_SQE128 | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+  if (io_uring_queue_init_params(UR_DEPTH * 2, &q->ring, &p) != 0) {
+    return 0;
+  }
+  for (int i = 0; i < UR_DEPTH; i++) {
+    struct ur_entry *e = &q->entries[i];
+    e->queue = q;
+    e->buffer = malloc(UR_PREFIX + UR_PAYLOAD);
+    if (e->buffer == NULL) {
+      return 0;
+    }
+    e->iov[0] = (struct iovec){&e->header, sizeof e->header};
+    e->iov[1] = (struct iovec){e->buffer + UR_PREFIX, UR_PAYLOAD};
+  }
+  return 1;
+}
+
+static void *ur_loop(void *arg) {
+  struct ur_queue *q = arg;
+  char name[16];
+  snprintf(name, sizeof name, "denyfs-uring%d", q->qid);
+  pthread_setname_np(pthread_self(), name);
+  ur_report(ur_setup(q));
+  if (ur_go < 0) {
+    return NULL;
+  }
+  for (int i = 0; i < UR_DEPTH; i++) {
+    ur_prep(&q->entries[i], UR_CMD_REGISTER, 0);
+  }
+  int waiting = UR_DEPTH; /* entries the kernel holds */
+  while (waiting > 0) {
+    int r = io_uring_submit_and_wait(&q->ring, 1);
+    if (r < 0 && r != -EINTR) {
+      return NULL;
+    }
+    struct io_uring_cqe *cqe;
+    while (io_uring_peek_cqe(&q->ring, &cqe) == 0) {
+      struct ur_entry *e = io_uring_cqe_get_data(cqe);
+      int res = cqe->res;
+      io_uring_cqe_seen(&q->ring, cqe);
+      if (res < 0) {
+        /* The connection ends (ENOTCONN, ECANCELED), or the kernel refused the registration
+         * and serves the connection through /dev/fuse: this entry is done. */
+        waiting--;
+        continue;
+      }
+      if (!__atomic_exchange_n(&ur_said, 1, __ATOMIC_RELAXED)) {
+        /* For the launcher's log and the tests: the kernel took the offer. */
+        pthread_mutex_lock(&out_lock);
+        fputs("transport io_uring\n", stdout);
+        fflush(stdout);
+        pthread_mutex_unlock(&out_lock);
+      }
+      ur_serve(e);
+    }
+  }
+  return NULL;
+}
+
+/* Called from the INIT callback: makes the queues and their threads, each with its ring and
+ * buffers, and says whether all were made. */
+static int ur_prepare(int fd) {
+  n_queues = possible_cpus();
+  if (n_queues <= 0 || n_queues > 4096) {
+    return 0;
+  }
+  queues = calloc((size_t) n_queues, sizeof *queues);
+  if (queues == NULL) {
+    return 0;
+  }
+  ur_fd = fd;
+  int started = 0;
+  for (; started < n_queues; started++) {
+    queues[started].qid = started;
+    if (pthread_create(&queues[started].thread, NULL, ur_loop, &queues[started]) != 0) {
+      break;
+    }
+  }
+  pthread_mutex_lock(&ur_lock);
+  while (ur_ready_count < started) {
+    pthread_cond_wait(&ur_changed, &ur_lock);
+  }
+  int ok = started == n_queues && !ur_failed;
+  if (!ok) {
+    ur_go = -1;
+    pthread_cond_broadcast(&ur_changed);
+  }
+  pthread_mutex_unlock(&ur_lock);
+  return ok;
+}
+
+/* After the INIT reply: the queues register their entries. */
+static void ur_start(void) {
+  pthread_mutex_lock(&ur_lock);
+  ur_go = 1;
+  pthread_cond_broadcast(&ur_changed);
+  pthread_mutex_unlock(&ur_lock);
+}
+#else
+#define uring 0
+static ssize_t ur_reply(struct iovec *iov, int count) {
+  (void) iov;
+  (void) count;
+  return -1;
+}
+#endif
+
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata) {
   (void) userdata;
   ssize_t n = read(fd, buf, len);
@@ -787,9 +1099,12 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata) {
     memcpy(&thread_unique, (char *) buf + 8, sizeof thread_unique);
     /* fuse_init_in: major, minor, max_readahead, flags, flags2 */
     if (thread_opcode == PT_FUSE_INIT && n >= PT_IN_HEADER + 20
-        && (u32_at(buf, PT_IN_HEADER + 12) & PT_INIT_EXT)
-        && (u32_at(buf, PT_IN_HEADER + 16) & PT_PASSTHROUGH_FLAGS2)) {
-      kernel_offers_passthrough = 1;
+        && (u32_at(buf, PT_IN_HEADER + 12) & PT_INIT_EXT)) {
+      uint32_t flags2 = u32_at(buf, PT_IN_HEADER + 16);
+      kernel_offers_passthrough = (flags2 & PT_PASSTHROUGH_FLAGS2) != 0;
+#ifdef HAVE_LIBURING
+      kernel_offers_uring = (flags2 & UR_OVER_IO_URING_FLAGS2) != 0;
+#endif
     }
   }
   return n;
@@ -813,12 +1128,22 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata) {
   (void) userdata;
   size_t len;
   char *arg;
-  if (passthrough && thread_opcode == PT_FUSE_INIT
+  if ((passthrough || uring) && thread_opcode == PT_FUSE_INIT
       && (arg = reply_arg(iov, count, &len)) != NULL && len >= 40) {
     /* fuse_init_out: flags at 12, flags2 at 32, max_stack_depth at 36 */
     put_u32(arg, 12, u32_at(arg, 12) | PT_INIT_EXT);
-    put_u32(arg, 32, u32_at(arg, 32) | PT_PASSTHROUGH_FLAGS2);
-    put_u32(arg, 36, PT_MAX_STACK_DEPTH);
+    if (passthrough) {
+      put_u32(arg, 32, u32_at(arg, 32) | PT_PASSTHROUGH_FLAGS2);
+      put_u32(arg, 36, PT_MAX_STACK_DEPTH);
+    }
+#ifdef HAVE_LIBURING
+    if (uring) {
+      put_u32(arg, 32, u32_at(arg, 32) | UR_OVER_IO_URING_FLAGS2);
+      ssize_t n = writev(fd, iov, count);
+      ur_start(); /* the kernel took the reply (or the connection is gone: the threads end) */
+      return n;
+    }
+#endif
   } else if (thread_backing_id > 0 && (arg = reply_arg(iov, count, &len)) != NULL) {
     /* fuse_open_out (fh, open_flags, backing_id), after a fuse_entry_out for CREATE */
     size_t at = thread_opcode == PT_FUSE_CREATE ? PT_ENTRY_OUT : 0;
@@ -827,10 +1152,12 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata) {
       put_u32(arg, at + 12, (uint32_t) thread_backing_id);
     }
   }
+  ssize_t taken = ur_reply(iov, count);
+  if (taken != -1) {
+    return taken >= 0 ? taken : -1;
+  }
   return writev(fd, iov, count);
 }
-
-static struct fuse_session *the_session;
 
 static int session_fd(void) {
   return fuse_session_fd(the_session);
@@ -1203,6 +1530,13 @@ static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
   /* Passthrough when the kernel offers it and the daemon may register backing files (root):
    * reads and writes never come here. See "passthrough" above. The kernel turns it down when
    * the writeback cache is asked for too. */
+#ifdef HAVE_LIBURING
+  /* Replies go into ring entries through the writev hook; a spliced reply would bypass it. */
+  if (uring_allowed && kernel_offers_uring) {
+    conn->want &= ~(unsigned) (FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
+    uring = ur_prepare(session_fd());
+  }
+#endif
   if (passthrough_allowed && kernel_offers_passthrough && running_as_root) {
     conn->want &= ~(unsigned) FUSE_CAP_WRITEBACK_CACHE;
     passthrough = 1;
@@ -1271,6 +1605,67 @@ static void *watch_stdin(void *arg) {
   return NULL;
 }
 
+/* auto_unmount: fusermount3 unmounts when this process's end of their socket closes, if it then
+ * finds the connection ended (opening the mount fails with ENOTCONN), never a live one. With
+ * io_uring the kernel ends a killed daemon's connection only when it tears the rings down, just
+ * after the process is gone: fusermount3 would look too early, find it alive and leave the mount.
+ * So a child holds the socket instead: when this process ends it waits (up to a minute) until a
+ * statfs of the mount says the connection ended (ENOTCONN, what fusermount3 looks for) or the
+ * mount is gone, then exits, and fusermount3 looks. The child holds nothing else. */
+#define UNMOUNT_FUSE_MAGIC 0x65735546 /* FUSE_SUPER_MAGIC */
+static void hand_auto_unmount_to_child(const char *mountpoint) {
+  int sock = -1, sockets = 0;
+  DIR *d = opendir("/proc/self/fd");
+  if (d == NULL) {
+    return;
+  }
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char target[64];
+    ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+    if (n > 0 && (target[n] = 0, strncmp(target, "socket:", 7) == 0)) {
+      sock = atoi(e->d_name);
+      sockets++;
+    }
+  }
+  closedir(d);
+  int alive[2];
+  if (sockets != 1 || pipe(alive) != 0) {
+    return;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_NAME, "denyfs-unmount");
+    if (dup2(sock, 3) < 0 || dup2(alive[0], 4) < 0) {
+      _exit(1);
+    }
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3; fd++) {
+      dup2(null, fd);
+    }
+    syscall(SYS_close_range, 5u, ~0u, 0u); /* the /dev/fuse descriptor above all */
+    char b;
+    while (read(4, &b, 1) != 0 && (errno == EINTR || errno == EAGAIN)) {
+    }
+    alarm(60);
+    for (;;) {
+      struct statfs sf;
+      if (statfs(mountpoint, &sf) == 0 ? sf.f_type != UNMOUNT_FUSE_MAGIC
+          : errno == ENOTCONN || errno == ENOENT) {
+        _exit(0);
+      }
+      /* ECONNABORTED, ECANCELED: a request cut off while the kernel ends the connection */
+      struct timespec pause = {0, 10 * 1000 * 1000};
+      nanosleep(&pause, NULL);
+    }
+  }
+  close(alive[0]);
+  if (pid > 0) {
+    close(sock);
+  } else {
+    close(alive[1]);
+  }
+}
+
 static void usage(const char *why) {
   fprintf(stderr, "pushgate-denyfs: %s\n", why);
   exit(2);
@@ -1318,6 +1713,10 @@ int main(int argc, char **argv) {
       deny_paths[n_deny_paths++] = v;
     } else if (strcmp(a, "--host-path") == 0 && n_host_paths < MAX_PATTERNS) {
       host_paths[n_host_paths++] = v;
+    } else if (strcmp(a, "--uring") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
+#ifdef HAVE_LIBURING
+      uring_allowed = strcmp(v, "auto") == 0;
+#endif
     } else if (strcmp(a, "--passthrough") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
       passthrough_allowed = strcmp(v, "auto") == 0;
     } else {
@@ -1373,6 +1772,7 @@ int main(int argc, char **argv) {
         "installed?)\n", mountpoint);
     return 1;
   }
+  hand_auto_unmount_to_child(mountpoint);
   static const struct fuse_custom_io io = {.writev = io_writev, .read = io_read};
   if (fuse_session_custom_io(the_session, &io, fuse_session_fd(the_session)) != 0) {
     fprintf(stderr, "pushgate-denyfs: cannot set up the connection's I/O\n");
@@ -1394,6 +1794,9 @@ int main(int argc, char **argv) {
   int res = fuse_session_loop_mt(the_session, cfg);
   pthread_mutex_lock(&ending); /* held for good when the watcher is ending it: it exits */
   fuse_session_unmount(the_session);
+  if (uring) {
+    _exit(res == 0 ? 0 : 1); /* a queue's thread may still be in the session */
+  }
   fuse_session_destroy(the_session);
   return res == 0 ? 0 : 1;
 }

@@ -202,6 +202,8 @@ public final class NameDenyLayer implements AutoCloseable {
             String target = rel.equals("/") ? guest : guest + rel;
             onViolation.accept(new SandboxViolation("file-write*", target,
                 "denied by the name-deny layer: " + target));
+          } else if (line.equals("transport io_uring")) {
+            LOG.debug("the name-deny layer for {} serves requests over io_uring", root);
           }
         }
       } catch (IOException e) {

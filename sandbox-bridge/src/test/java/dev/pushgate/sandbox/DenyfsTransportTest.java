@@ -1,0 +1,112 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.pushgate.testkit.Wait;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The name-deny daemon's two ways of taking requests from the kernel: FUSE over io_uring (where
+ * the host allows it: the fuse module's enable_uring) and /dev/fuse. The same file-heavy work,
+ * run directly on the mount, gives the same results either way; the daemon says which way the
+ * kernel used, and that is the way the host allows.
+ */
+class DenyfsTransportTest {
+  private static final String WORK = String.join("\n",
+      "set -e",
+      "mkdir -p a/b",
+      "i=0; while [ $i -lt 300 ]; do i=$((i + 1)); echo \"file $i\" > a/b/f$i.txt; done",
+      "mv a/b/f1.txt a/moved.txt && ln -s moved.txt a/link && cat a/link",
+      "echo files $(ls a/b | wc -l)",
+      "head -c 3145728 /dev/urandom > big.bin && cp big.bin copy.bin && cmp big.bin copy.bin",
+      "echo big $(wc -c < copy.bin)",
+      "(echo x > .env) 2>/dev/null && echo env written || echo env refused",
+      "(echo x > a/b/f2.txt.pem) 2>/dev/null && echo pem written || echo pem refused",
+      "git init -q r && cd r",
+      "i=0; while [ $i -lt 50 ]; do i=$((i + 1)); echo $i > g$i; done",
+      "git add -A && git -c user.email=t@example.com -c user.name=t commit -qm one",
+      "echo commits $(git rev-list --count HEAD) changed $(git status --short | wc -l)",
+      "cd .. && rm -rf a r copy.bin",
+      "echo left $(ls -A)");
+
+  @org.junit.jupiter.api.io.TempDir Path tmp;
+  private String helper;
+
+  @BeforeEach
+  void requireLayer() {
+    NameDenyLayer.Availability a = NameDenyLayer.Availability.probe();
+    if (!a.available()) {
+      if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
+        fail("SANDBOX_REQUIRE_BWRAP=1 but the name-deny layer cannot run: " + a.reason());
+      }
+      Assumptions.abort("the name-deny layer cannot run here: " + a.reason());
+    }
+    helper = a.helper();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"auto", "off"})
+  void theSameWorkGivesTheSameResultsOverEitherTransport(String uring) throws Exception {
+    Path source = Files.createDirectories(tmp.resolve("source"));
+    Path mount = Files.createDirectories(tmp.resolve("mount"));
+    Process daemon = new ProcessBuilder(helper, "--source", source.toString(), "--mountpoint",
+        mount.toString(), "--deny", ".env", "--deny", "*.pem", "--uring", uring).start();
+    List<String> said = new CopyOnWriteArrayList<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader out = new BufferedReader(
+          new InputStreamReader(daemon.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = out.readLine()) != null; ) {
+          said.add(line);
+        }
+      } catch (IOException e) {
+        // the daemon ended
+      }
+    });
+    reader.start();
+    try {
+      Wait.until(Duration.ofSeconds(20), "the daemon mounted", () -> said.contains("ready"));
+
+      Process work = new ProcessBuilder("/bin/sh", "-c", WORK).directory(mount.toFile())
+          .redirectErrorStream(true).start();
+      String out = new String(work.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(work.waitFor(120, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(out).isEqualTo(String.join("\n", "file 1", "files 299", "big 3145728",
+          "env refused", "pem refused", "commits 1 changed 0", "left big.bin", ""));
+      assertThat(work.exitValue()).isZero();
+      assertThat(Files.size(source.resolve("big.bin"))).isEqualTo(3145728);
+      assertThat(source.resolve(".env")).doesNotExist();
+      Wait.until(Duration.ofSeconds(10), "both refusals reported",
+          () -> said.containsAll(List.of("file-write* /.env", "file-write* /a/b/f2.txt.pem")));
+      boolean hostAllows = "auto".equals(uring) && hostAllowsFuseOverIoUring();
+      assertThat(said.contains("transport io_uring"))
+          .as("requests came over io_uring (host allows: %s)", hostAllows).isEqualTo(hostAllows);
+    } finally {
+      daemon.getOutputStream().close();
+      assertThat(daemon.waitFor(20, TimeUnit.SECONDS)).as("the daemon ended").isTrue();
+      reader.join(5000);
+    }
+    assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo")))
+        .noneMatch(l -> l.contains(" " + mount + " "));
+  }
+
+  /** The kernel offers FUSE over io_uring (Linux 6.14+) only when its fuse module allows it. */
+  private static boolean hostAllowsFuseOverIoUring() throws IOException {
+    Path p = Path.of("/sys/module/fuse/parameters/enable_uring");
+    return Files.exists(p) && Files.readString(p).strip().equals("Y");
+  }
+}
