@@ -747,7 +747,9 @@ static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
  * CAP_SYS_ADMIN, so only a daemon running as root asks for it; others keep the writeback cache
  * (the kernel allows one or the other). */
 
+#define PT_FUSE_FORGET 2
 #define PT_FUSE_INIT 26
+#define PT_FUSE_BATCH_FORGET 42
 #define PT_FUSE_CREATE 35
 #define PT_INIT_EXT (1u << 30)
 #define PT_PASSTHROUGH_FLAGS2 (1u << 5)  /* FUSE_PASSTHROUGH: bit 37 of the INIT flags */
@@ -1091,9 +1093,32 @@ static ssize_t ur_reply(struct iovec *iov, int count) {
 }
 #endif
 
+/* Once requests come over io_uring, /dev/fuse brings only forgets (and interrupts). The kernel
+ * hands over all the forgets queued at a read in one message: a short pause after each lets them
+ * gather, one wake-up and one read for many instead of one each. */
+static pthread_mutex_t forgets_lock = PTHREAD_MUTEX_INITIALIZER;
+#define FORGET_PAUSE_NS (2 * 1000 * 1000)
+
+static ssize_t read_request(int fd, void *buf, size_t len) {
+#ifdef HAVE_LIBURING
+  if (__atomic_load_n(&ur_said, __ATOMIC_RELAXED)) {
+    pthread_mutex_lock(&forgets_lock);
+    ssize_t n = read(fd, buf, len);
+    uint32_t opcode = n >= PT_IN_HEADER ? u32_at(buf, 4) : 0;
+    if (opcode == PT_FUSE_FORGET || opcode == PT_FUSE_BATCH_FORGET) {
+      struct timespec pause = {0, FORGET_PAUSE_NS};
+      nanosleep(&pause, NULL);
+    }
+    pthread_mutex_unlock(&forgets_lock);
+    return n;
+  }
+#endif
+  return read(fd, buf, len);
+}
+
 static ssize_t io_read(int fd, void *buf, size_t len, void *userdata) {
   (void) userdata;
-  ssize_t n = read(fd, buf, len);
+  ssize_t n = read_request(fd, buf, len);
   if (n >= PT_IN_HEADER) {
     thread_opcode = u32_at(buf, 4);
     memcpy(&thread_unique, (char *) buf + 8, sizeof thread_unique);
