@@ -968,7 +968,8 @@ static ssize_t ur_reply(struct iovec *iov, int count) {
   return (ssize_t) (UR_OUT_HEADER + payload);
 }
 
-static void ur_report(int ok) {
+/* Says whether this queue was made, then waits for the INIT reply: 1 to register, -1 not. */
+static int ur_report(int ok) {
   pthread_mutex_lock(&ur_lock);
   ur_ready_count++;
   ur_failed |= !ok;
@@ -976,7 +977,9 @@ static void ur_report(int ok) {
   while (ur_go == 0) {
     pthread_cond_wait(&ur_changed, &ur_lock);
   }
+  int go = ur_go;
   pthread_mutex_unlock(&ur_lock);
+  return go;
 }
 
 static int ur_setup(struct ur_queue *q) {
@@ -1008,8 +1011,7 @@ static void *ur_loop(void *arg) {
   char name[16];
   snprintf(name, sizeof name, "denyfs-uring%d", q->qid);
   pthread_setname_np(pthread_self(), name);
-  ur_report(ur_setup(q));
-  if (ur_go < 0) {
+  if (ur_report(ur_setup(q)) < 0) {
     return NULL;
   }
   for (int i = 0; i < UR_DEPTH; i++) {
@@ -1018,8 +1020,12 @@ static void *ur_loop(void *arg) {
   int waiting = UR_DEPTH; /* entries the kernel holds */
   while (waiting > 0) {
     int r = io_uring_submit_and_wait(&q->ring, 1);
-    if (r < 0 && r != -EINTR) {
-      return NULL;
+    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
+      /* The kernel holds this queue's entries: without this thread, requests from this core
+       * would wait for ever. Ending the daemon fails closed (the mount answers ENOTCONN) and the
+       * mount goes (see hand_auto_unmount_to_child). */
+      fprintf(stderr, "pushgate-denyfs: io_uring queue %d: %s\n", q->qid, strerror(-r));
+      _exit(1);
     }
     struct io_uring_cqe *cqe;
     while (io_uring_peek_cqe(&q->ring, &cqe) == 0) {
