@@ -16,11 +16,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -73,6 +75,8 @@ public final class Fleet implements FleetDesk, AutoCloseable {
   private final ScheduledExecutorService beat;
   private final ExecutorService work;
   private final Notices notices;
+  /** The other appliances' open questions this one's approvers have heard of. */
+  private final Set<String> announced = ConcurrentHashMap.newKeySet();
 
   /** The runs this appliance holds, as the fleet ends them when another appliance did. */
   public interface RunsHere {
@@ -241,28 +245,32 @@ public final class Fleet implements FleetDesk, AutoCloseable {
   @Override
   public List<Question> pendingElsewhere(String runId) {
     try {
-      return db.with(c -> {
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + QUESTION_COLUMNS
-            + " FROM approvals WHERE ended_at IS NULL AND host <> ? AND host IN (" + LIVE_HOSTS
-            + ")" + (runId == null ? "" : " AND run_id = ?") + " ORDER BY asked_at LIMIT 1000")) {
-          ps.setQueryTimeout(QUERY_SECONDS);
-          ps.setString(1, host);
-          if (runId != null) {
-            ps.setString(2, runId);
-          }
-          List<Question> out = new ArrayList<>();
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              out.add(row(rs).question());
-            }
-          }
-          return out;
-        }
-      });
+      return openElsewhere(runId);
     } catch (SQLException e) {
       log.warn("fleet: cannot read the other appliances' questions: {}", message(e));
       return List.of();
     }
+  }
+
+  private List<Question> openElsewhere(String runId) throws SQLException {
+    return db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement("SELECT " + QUESTION_COLUMNS
+          + " FROM approvals WHERE ended_at IS NULL AND host <> ? AND host IN (" + LIVE_HOSTS
+          + ")" + (runId == null ? "" : " AND run_id = ?") + " ORDER BY asked_at LIMIT 1000")) {
+        ps.setQueryTimeout(QUERY_SECONDS);
+        ps.setString(1, host);
+        if (runId != null) {
+          ps.setString(2, runId);
+        }
+        List<Question> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(row(rs).question());
+          }
+        }
+        return out;
+      }
+    });
   }
 
   @Override
@@ -289,11 +297,12 @@ public final class Fleet implements FleetDesk, AutoCloseable {
     run(() -> {
       switch (kind) {
         case "asked" -> question(id).filter(r -> !host.equals(r.host()) && r.answer() == null)
-            .ifPresent(r -> desk.heardAsked(r.question()));
+            .ifPresent(r -> announceAsked(r.question()));
         case "ended" -> question(id).filter(r -> r.answer() != null).ifPresent(r -> {
           if (host.equals(r.host())) {
             desk.settledElsewhere(id, r.answer());
           } else {
+            announced.remove(id);
             desk.heardEnded(r.question(), r.answer());
           }
         });
@@ -390,7 +399,34 @@ public final class Fleet implements FleetDesk, AutoCloseable {
           .forEach(r -> desk.settledElsewhere(r.question().id(), r.answer()));
     }
     endIfEndedElsewhere(runs.liveIds());
+    catchUpElsewhere();
     return null;
+  }
+
+  /**
+   * The other appliances' questions as this one's approvers should have heard of them: an open
+   * one not yet announced (its notice was lost, or came before this appliance listened), an
+   * announced one that ended.
+   */
+  private void catchUpElsewhere() throws SQLException {
+    Set<String> open = new HashSet<>();
+    for (Question q : openElsewhere(null)) {
+      open.add(q.id());
+      announceAsked(q);
+    }
+    for (String id : List.copyOf(announced)) {
+      if (!open.contains(id)) {
+        announced.remove(id);
+        question(id).filter(r -> r.answer() != null)
+            .ifPresent(r -> desk.heardEnded(r.question(), r.answer()));
+      }
+    }
+  }
+
+  private void announceAsked(Question q) {
+    if (announced.add(q.id())) {
+      desk.heardAsked(q);
+    }
   }
 
   private void endIfEndedElsewhere(Set<String> runIds) throws SQLException {

@@ -156,6 +156,26 @@ class FleetRacesTest {
     assertThat(a.desk.answer(q.id(), false, "eve", null)).isEmpty();
   }
 
+  /** A notice only wakes early: one lost (here, sent before C listened) is read at catch-up. */
+  @Test
+  void aQuestionWhoseNoticeWasLostIsStillHeardAndItsEndToo() throws Exception {
+    a.connectApprover();
+    awaitApproverSeenBy(a);
+    CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
+    Question q = awaitPendingOn(a);
+    Host c = new Host("host-c", Duration.ofSeconds(60));
+    c.connectApprover();
+    Wait.until(Duration.ofSeconds(10), "C's approver to hear of A's question, asked before C joined",
+        () -> c.heard.contains("asked " + q.id()));
+
+    assertThat(a.desk.answer(q.id(), false, "alice", null)).isPresent();
+    assertThat(held.get(10, TimeUnit.SECONDS).outcome()).isEqualTo(Answer.Outcome.DENIED);
+    Wait.until(Duration.ofSeconds(10), "C's approver to hear the question ended",
+        () -> c.heard.contains("ended " + q.id() + " denied"));
+    assertThat(c.heard).as("each heard once").containsExactly("asked " + q.id(),
+        "ended " + q.id() + " denied");
+  }
+
   @Test
   void anObserverHearsOnlyTheQuestionsItsOwnHostHolds() throws Exception {
     List<String> observedOnA = new CopyOnWriteArrayList<>();
