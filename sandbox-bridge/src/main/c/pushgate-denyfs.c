@@ -1279,9 +1279,12 @@ static int writes(int flags) {
 /* The flags to open the file underneath with. Under the writeback cache the kernel may read pages
  * of a file opened write-only (to fill a partly written page), and it keeps the file's size
  * itself, so appends arrive as writes at an offset. (Under passthrough the kernel opens its own
- * backing file per open, with the open's own flags: the descriptor is opened as asked.) */
+ * backing file per open, with the open's own flags: the descriptor is opened as asked, but for
+ * O_DIRECT.) Not O_DIRECT: the kernel already sends such a file's reads and writes here uncached,
+ * and a write's data lies in the request (after its headers, in /dev/fuse's buffer or a ring
+ * entry's) with no block alignment, which the file system underneath refuses (EINVAL). */
 static int source_flags(int flags) {
-  flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
+  flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_DIRECT);
   if (writeback) {
     if ((flags & O_ACCMODE) == O_WRONLY) {
       flags = (flags & ~O_ACCMODE) | O_RDWR;

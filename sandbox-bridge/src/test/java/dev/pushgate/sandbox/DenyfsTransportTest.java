@@ -104,6 +104,37 @@ class DenyfsTransportTest {
         .noneMatch(l -> l.contains(" " + mount + " "));
   }
 
+  /**
+   * Without passthrough (a daemon not run as root, or a kernel without it) the daemon writes the
+   * file itself: a write opened with O_DIRECT arrives in a buffer with no block alignment, which
+   * the file system underneath refuses (EINVAL) if the daemon's descriptor is O_DIRECT too.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"auto", "off"})
+  void directWritesReachTheFileWithoutPassthrough(String uring) throws Exception {
+    Path source = Files.createDirectories(tmp.resolve("source"));
+    Path mount = Files.createDirectories(tmp.resolve("mount"));
+    Process daemon = new ProcessBuilder(helper, "--source", source.toString(), "--mountpoint",
+        mount.toString(), "--deny", ".env", "--uring", uring, "--passthrough", "off")
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    BufferedReader said = new BufferedReader(
+        new InputStreamReader(daemon.getInputStream(), StandardCharsets.UTF_8));
+    try {
+      assertThat(said.readLine()).isEqualTo("ready");
+      Process work = new ProcessBuilder("/bin/sh", "-c", String.join("\n",
+          "head -c 3145728 /dev/urandom > ../data.bin",
+          "dd if=../data.bin of=direct.bin bs=1M oflag=direct status=none && echo written",
+          "cmp ../data.bin direct.bin && echo same"))
+          .directory(mount.toFile()).redirectErrorStream(true).start();
+      String out = new String(work.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(work.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(out).isEqualTo("written\nsame\n");
+    } finally {
+      daemon.getOutputStream().close();
+      assertThat(daemon.waitFor(20, TimeUnit.SECONDS)).as("the daemon ended").isTrue();
+    }
+  }
+
   /** The kernel offers FUSE over io_uring (Linux 6.14+) only when its fuse module allows it. */
   private static boolean hostAllowsFuseOverIoUring() throws IOException {
     Path p = Path.of("/sys/module/fuse/parameters/enable_uring");
