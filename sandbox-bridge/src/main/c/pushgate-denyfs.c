@@ -846,6 +846,8 @@ struct ur_entry {
   struct iovec iov[2];
   uint64_t unique;     /* the request being served */
   int replied;
+  uint32_t cmd;        /* the command last submitted for this entry, and its commit id */
+  uint64_t commit_id;
 };
 
 struct ur_queue {
@@ -895,6 +897,8 @@ static int possible_cpus(void) {
 
 static void ur_prep(struct ur_entry *e, uint32_t cmd, uint64_t commit_id) {
   struct io_uring_sqe *sqe = io_uring_get_sqe(&e->queue->ring); /* never NULL: one per entry */
+  e->cmd = cmd;
+  e->commit_id = commit_id;
   /* Not a registered (fixed) file: the ring would then hold /dev/fuse open after this process
    * dies, until the kernel's asynchronous ring teardown, and fusermount3's auto_unmount, which
    * unmounts only a connection already ended, would find it alive and leave the mount. */
@@ -1032,6 +1036,10 @@ static void *ur_loop(void *arg) {
       struct ur_entry *e = io_uring_cqe_get_data(cqe);
       int res = cqe->res;
       io_uring_cqe_seen(&q->ring, cqe);
+      if (res == -EAGAIN || res == -EINTR) { /* try the same command again, as libfuse does */
+        ur_prep(e, e->cmd, e->commit_id);
+        continue;
+      }
       if (res < 0) {
         /* The connection ends (ENOTCONN, ECANCELED), or the kernel refused the registration
          * and serves the connection through /dev/fuse: this entry is done. */
