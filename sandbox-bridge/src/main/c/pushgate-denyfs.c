@@ -1670,8 +1670,8 @@ static void hand_auto_unmount_to_child(const char *mountpoint) {
     }
   }
   closedir(d);
-  int alive[2];
-  if (sockets != 1 || pipe(alive) != 0) {
+  int alive[2]; /* the write end stays here (and out of any program this process runs) */
+  if (sockets != 1 || pipe2(alive, O_CLOEXEC) != 0) {
     return;
   }
   pid_t pid = fork();
@@ -1686,8 +1686,9 @@ static void hand_auto_unmount_to_child(const char *mountpoint) {
     }
     syscall(SYS_close_range, 5u, ~0u, 0u); /* the /dev/fuse descriptor above all */
     char b;
-    while (read(4, &b, 1) != 0 && (errno == EINTR || errno == EAGAIN)) {
-    }
+    ssize_t r;
+    while ((r = read(4, &b, 1)) > 0 || (r < 0 && errno == EINTR)) {
+    } /* end of file: this process has ended */
     alarm(60);
     for (;;) {
       struct statfs sf;
