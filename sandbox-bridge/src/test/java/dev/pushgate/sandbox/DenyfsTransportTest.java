@@ -135,9 +135,14 @@ class DenyfsTransportTest {
     }
   }
 
-  /** The kernel offers FUSE over io_uring (Linux 6.14+) only when its fuse module allows it. */
+  /**
+   * The kernel offers FUSE over io_uring (Linux 6.14+) only when its fuse module allows it, and
+   * the daemon can make rings only where io_uring itself is not switched off.
+   */
   private static boolean hostAllowsFuseOverIoUring() throws IOException {
     Path p = Path.of("/sys/module/fuse/parameters/enable_uring");
-    return Files.exists(p) && Files.readString(p).strip().equals("Y");
+    Path off = Path.of("/proc/sys/kernel/io_uring_disabled");
+    return Files.exists(p) && Files.readString(p).strip().equals("Y")
+        && !(Files.exists(off) && Files.readString(off).strip().equals("2"));
   }
 }
