@@ -138,12 +138,77 @@ static int name_matches_glob(const char *name) {
   return 0;
 }
 
+/* Whether a protected-path pattern could match a path strictly below PATH. */
+static int pattern_reaches_below(const char *pattern, const char *path) {
+  while (*pattern == '/') {
+    pattern++;
+  }
+  while (*path == '/') {
+    path++;
+  }
+  if (*pattern == 0) {
+    return 0;
+  }
+  if (*path == 0) {
+    return 1;
+  }
+  const char *pend = strchrnul(pattern, '/');
+  size_t plen = (size_t) (pend - pattern);
+  if (plen == 2 && pattern[0] == '*' && pattern[1] == '*') {
+    return 1;
+  }
+  const char *nend = strchrnul(path, '/');
+  if (!component_matches(pattern, plen, path, (size_t) (nend - path))) {
+    return 0;
+  }
+  return pattern_reaches_below(pend, nend);
+}
+
+/* PATH (relative to the mount) under each spelling of the mount's host path, in FULL; 0 when too
+ * long to judge. */
+static int host_spelling(int h, const char *path, char *full, size_t size) {
+  int n = snprintf(full, size, "%s%s", host_paths[h], strcmp(path, "/") == 0 ? "" : path);
+  return n >= 0 && (size_t) n < size;
+}
+
+/* Whether PATH or a directory above it matches a protected-path pattern: a pattern protects what
+ * it names and everything below, as a protected path given literally does (bubblewrap binds it
+ * read-only whole). A path too long to judge is protected. */
 static int path_matches_pattern(const char *path) {
   char full[PATH_MAX * 2];
   for (int h = 0; h < n_host_paths; h++) {
-    snprintf(full, sizeof full, "%s%s", host_paths[h], strcmp(path, "/") == 0 ? "" : path);
+    if (!host_spelling(h, path, full, sizeof full)) {
+      return 1;
+    }
+    size_t len = strlen(full);
+    for (size_t end = 1; end <= len; end++) {
+      if (end < len && full[end] != '/') {
+        continue;
+      }
+      char c = full[end];
+      full[end] = 0;
+      for (int i = 0; i < n_deny_paths; i++) {
+        if (path_matches(deny_paths[i], full)) {
+          return 1;
+        }
+      }
+      full[end] = c;
+    }
+  }
+  return 0;
+}
+
+/* Whether a protected-path pattern could match something below PATH (relative to the mount): a
+ * directory or symlink put there, or taken away from there, would carry files into or out of the
+ * pattern's reach. */
+static int protected_below(const char *path) {
+  char full[PATH_MAX * 2];
+  for (int h = 0; h < n_host_paths; h++) {
+    if (!host_spelling(h, path, full, sizeof full)) {
+      return 1;
+    }
     for (int i = 0; i < n_deny_paths; i++) {
-      if (path_matches(deny_paths[i], full)) {
+      if (pattern_reaches_below(deny_paths[i], full)) {
         return 1;
       }
     }
@@ -665,11 +730,14 @@ static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, c
   /* A link whose target is a denied name adds no way to write it (the kernel resolves the link
    * and the write is judged on the target), but it is refused all the same: it has no use other
    * than to reach the denied name. */
-  if (denied(target)) {
-    char path[PATH_MAX + NAME_MAX + 2];
-    if (rel_path_of_name(p, name, path, sizeof path) != 0) {
-      snprintf(path, sizeof path, "/%s", name);
-    }
+  char path[PATH_MAX + NAME_MAX + 2];
+  int placed = rel_path_of_name(p, name, path, sizeof path) == 0;
+  if (!placed) {
+    snprintf(path, sizeof path, "/%s", name);
+  }
+  /* A link where a protected-path pattern could match below would show, there, files written
+   * elsewhere unprotected. */
+  if (denied(target) || (n_deny_paths > 0 && (!placed || protected_below(path)))) {
     fuse_reply_err(req, report(path));
     return;
   }
@@ -694,6 +762,36 @@ static void dfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name) {
   fuse_reply_err(req, unlinkat(p->fd, name, AT_REMOVEDIR) == 0 ? 0 : errno);
 }
 
+/* Whether NAME in P is a directory or a symlink: what carries a tree under its name. */
+static int names_tree(struct inode *p, const char *name) {
+  struct stat st;
+  return fstatat(p->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+      && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+/* A directory or symlink renamed from or to a name below which a protected-path pattern could
+ * match would carry protected files out of the pattern's reach, or files written unprotected
+ * (or a link to them) into it: refused, with the name in PATH_OUT. The kernel holds both
+ * directories locked for the rename, so the sandbox cannot swap what the names are meanwhile. */
+static int tree_move_denied(struct inode *p, const char *name, struct inode *np,
+    const char *newname, unsigned int flags, char *path_out, size_t size) {
+  if (n_deny_paths == 0
+      || !(names_tree(p, name) || ((flags & RENAME_EXCHANGE) && names_tree(np, newname)))) {
+    return 0;
+  }
+  char from[PATH_MAX + NAME_MAX + 2];
+  if (rel_path_of_name(p, name, from, sizeof from) != 0
+      || rel_path_of_name(np, newname, path_out, size) != 0) {
+    snprintf(path_out, size, "/%s", newname);
+    return 1;
+  }
+  if (protected_below(from)) {
+    snprintf(path_out, size, "%s", from);
+    return 1;
+  }
+  return protected_below(path_out);
+}
+
 static void dfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
     const char *newname, unsigned int flags) {
   AS_CALLER(req);
@@ -702,6 +800,11 @@ static void dfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse
   REFUSE_NAME(req, np, newname);
   if (bad_name(name) || bad_name(newname)) {
     fuse_reply_err(req, EINVAL);
+    return;
+  }
+  char path[PATH_MAX + NAME_MAX + 2];
+  if (tree_move_denied(p, name, np, newname, flags, path, sizeof path)) {
+    fuse_reply_err(req, report(path));
     return;
   }
   fuse_reply_err(req, renameat2(p->fd, name, np->fd, newname, flags) == 0 ? 0 : errno);

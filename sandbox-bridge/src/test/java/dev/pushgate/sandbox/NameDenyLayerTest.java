@@ -361,6 +361,42 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void aProtectedPatternCoversItsTreeAndNoTreeIsMovedIntoOrOutOfItsReach() throws Exception {
+    // Found by the attack on stop 27: a directory filled elsewhere and renamed (or linked) to
+    // where a pattern matches its files, or the protected directory renamed away, got past the
+    // layer; and a pattern naming a directory did not protect what is inside it.
+    Files.createDirectories(work.resolve("x.bak"));
+    Files.writeString(work.resolve("x.bak/file"), "orig\n");
+    Files.createDirectories(work.resolve("secrets"));
+    Files.writeString(work.resolve("secrets/key"), "orig\n");
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(),
+        List.of(work + "/*.bak", work + "/secrets/*", work + "/vault/*"));
+    String script = String.join("\n",
+        "t() { if (eval \"$2\") 2>/dev/null; then echo \"allowed $1\"; else echo \"refused $1\"; fi; }",
+        "t inside 'echo evil > x.bak/file'",
+        "t dir-inside 'mkdir x.bak/sub'",
+        "mkdir t && echo evil > t/key",
+        "t away 'mv secrets old'",
+        "t moved-in 'mv t vault'",
+        "t linked-in 'ln -s t vault'",
+        "t exchanged 'python3 -c \"import ctypes, os; l = ctypes.CDLL(None, use_errno=True);"
+            + " r = l.renameat2(-100, b\\\"t\\\", -100, b\\\"secrets\\\", 2);"
+            + " os._exit(0 if r == 0 else 1)\"'",
+        "t ordinary 'mkdir a && mv a b && ln -s b c && mv c d && echo ok > b/f && mv b/f b/g'");
+    RealBwrap.Run run = sh(plan, script);
+    assertThat(run.stdout()).isEqualTo(String.join("\n", "refused inside", "refused dir-inside",
+        "refused away", "refused moved-in", "refused linked-in", "refused exchanged",
+        "allowed ordinary", ""));
+    assertThat(work.resolve("x.bak/file")).hasContent("orig");
+    assertThat(work.resolve("secrets/key")).hasContent("orig");
+    assertThat(work.resolve("vault")).doesNotExist();
+    assertThat(work.resolve("old")).doesNotExist();
+    assertThat(work.resolve("b/g")).hasContent("ok");
+    assertThat(layerTargets(run)).contains(work + "/x.bak/file", work + "/secrets",
+        work + "/vault");
+  }
+
+  @Test
   void theDaemonEndsWithTheRunAndLeavesNoMount() throws Exception {
     RealBwrap.Run run = sh(defaults(), "grep -c pushgate-denyfs /proc/self/mountinfo");
     assertThat(run.exit()).isZero();
