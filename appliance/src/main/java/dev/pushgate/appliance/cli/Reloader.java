@@ -72,10 +72,18 @@ final class Reloader {
   /**
    * Reloads on SIGHUP, which otherwise ends the JVM as SIGTERM does. {@code sun.misc.Signal}
    * (module jdk.unsupported) is the only way the JDK offers to handle a signal; it stays
-   * supported for this use (JEP 260). Its handler runs on a thread of its own.
+   * supported for this use (JEP 260). Its handler runs on a thread of its own. A SIGHUP ignored by
+   * whoever started the JVM (nohup) stays ignored: the JVM installs no handler for it, silently,
+   * so that is said at start rather than found out at the first reload that does nothing.
    */
   void onHangUp() {
-    sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reload());
+    sun.misc.SignalHandler before =
+        sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reload());
+    if (before == sun.misc.SignalHandler.SIG_IGN) {
+      log.warn("pushgate: SIGHUP was ignored when pushgate started (nohup?), so a reload by"
+          + " signal (kill -HUP, systemctl reload) does nothing; restart to apply a changed"
+          + " configuration, or start pushgate without ignoring SIGHUP");
+    }
   }
 
   private static Map<String, String> values(CommandSpec spec) {
