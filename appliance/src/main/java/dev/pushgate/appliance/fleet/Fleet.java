@@ -301,8 +301,7 @@ public final class Fleet implements FleetDesk, AutoCloseable {
         case "ended" -> question(id).filter(r -> r.answer() != null).ifPresent(r -> {
           if (host.equals(r.host())) {
             desk.settledElsewhere(id, r.answer());
-          } else {
-            announced.remove(id);
+          } else if (announced.remove(id)) { // once: the catch-up may have told it already
             desk.heardEnded(r.question(), r.answer());
           }
         });
@@ -406,7 +405,8 @@ public final class Fleet implements FleetDesk, AutoCloseable {
   /**
    * The other appliances' questions as this one's approvers should have heard of them: an open
    * one not yet announced (its notice was lost, or came before this appliance listened), an
-   * announced one that ended.
+   * announced one that ended. Each is announced asked once and ended once (notices and this
+   * catch-up run on the one work thread).
    */
   private void catchUpElsewhere() throws SQLException {
     Set<String> open = new HashSet<>();
