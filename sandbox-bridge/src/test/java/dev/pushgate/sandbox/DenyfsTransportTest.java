@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -61,47 +62,18 @@ class DenyfsTransportTest {
   @ParameterizedTest
   @ValueSource(strings = {"auto", "off"})
   void theSameWorkGivesTheSameResultsOverEitherTransport(String uring) throws Exception {
-    Path source = Files.createDirectories(tmp.resolve("source"));
-    Path mount = Files.createDirectories(tmp.resolve("mount"));
-    Process daemon = new ProcessBuilder(helper, "--source", source.toString(), "--mountpoint",
-        mount.toString(), "--deny", ".env", "--deny", "*.pem", "--uring", uring).start();
-    List<String> said = new CopyOnWriteArrayList<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader out = new BufferedReader(
-          new InputStreamReader(daemon.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = out.readLine()) != null; ) {
-          said.add(line);
-        }
-      } catch (IOException e) {
-        // the daemon ended
-      }
-    });
-    reader.start();
-    try {
-      Wait.until(Duration.ofSeconds(20), "the daemon mounted", () -> said.contains("ready"));
-
-      Process work = new ProcessBuilder("/bin/sh", "-c", WORK).directory(mount.toFile())
-          .redirectErrorStream(true).start();
-      String out = new String(work.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(work.waitFor(120, TimeUnit.SECONDS)).isTrue();
-
-      assertThat(out).isEqualTo(String.join("\n", "file 1", "files 299", "big 3145728",
-          "env refused", "pem refused", "commits 1 changed 0", "left big.bin", ""));
-      assertThat(work.exitValue()).isZero();
-      assertThat(Files.size(source.resolve("big.bin"))).isEqualTo(3145728);
-      assertThat(source.resolve(".env")).doesNotExist();
-      Wait.until(Duration.ofSeconds(10), "both refusals reported",
-          () -> said.containsAll(List.of("file-write* /.env", "file-write* /a/b/f2.txt.pem")));
+    try (Daemon daemon = new Daemon("--deny", ".env", "--deny", "*.pem", "--uring", uring)) {
+      assertThat(daemon.sh(WORK)).isEqualTo(String.join("\n", "file 1", "files 299",
+          "big 3145728", "env refused", "pem refused", "commits 1 changed 0", "left big.bin",
+          ""));
+      assertThat(Files.size(daemon.source.resolve("big.bin"))).isEqualTo(3145728);
+      assertThat(daemon.source.resolve(".env")).doesNotExist();
+      Wait.until(Duration.ofSeconds(10), "both refusals reported", () -> daemon.said
+          .containsAll(List.of("file-write* /.env", "file-write* /a/b/f2.txt.pem")));
       boolean hostAllows = "auto".equals(uring) && hostAllowsFuseOverIoUring();
-      assertThat(said.contains("transport io_uring"))
+      assertThat(daemon.said.contains("transport io_uring"))
           .as("requests came over io_uring (host allows: %s)", hostAllows).isEqualTo(hostAllows);
-    } finally {
-      daemon.getOutputStream().close();
-      assertThat(daemon.waitFor(20, TimeUnit.SECONDS)).as("the daemon ended").isTrue();
-      reader.join(5000);
     }
-    assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo")))
-        .noneMatch(l -> l.contains(" " + mount + " "));
   }
 
   /**
@@ -112,26 +84,61 @@ class DenyfsTransportTest {
   @ParameterizedTest
   @ValueSource(strings = {"auto", "off"})
   void directWritesReachTheFileWithoutPassthrough(String uring) throws Exception {
-    Path source = Files.createDirectories(tmp.resolve("source"));
-    Path mount = Files.createDirectories(tmp.resolve("mount"));
-    Process daemon = new ProcessBuilder(helper, "--source", source.toString(), "--mountpoint",
-        mount.toString(), "--deny", ".env", "--uring", uring, "--passthrough", "off")
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    BufferedReader said = new BufferedReader(
-        new InputStreamReader(daemon.getInputStream(), StandardCharsets.UTF_8));
-    try {
-      assertThat(said.readLine()).isEqualTo("ready");
-      Process work = new ProcessBuilder("/bin/sh", "-c", String.join("\n",
+    try (Daemon daemon = new Daemon("--deny", ".env", "--uring", uring, "--passthrough", "off")) {
+      assertThat(daemon.sh(String.join("\n",
           "head -c 3145728 /dev/urandom > ../data.bin",
           "dd if=../data.bin of=direct.bin bs=1M oflag=direct status=none && echo written",
-          "cmp ../data.bin direct.bin && echo same"))
-          .directory(mount.toFile()).redirectErrorStream(true).start();
+          "cmp ../data.bin direct.bin && echo same"))).isEqualTo("written\nsame\n");
+    }
+  }
+
+  /** The daemon on a fresh source and mount, its output lines collected; closing ends it. */
+  private final class Daemon implements AutoCloseable {
+    final Path source;
+    final Path mount;
+    final List<String> said = new CopyOnWriteArrayList<>();
+    private final Process process;
+    private final Thread reader;
+
+    Daemon(String... options) throws Exception {
+      source = Files.createDirectories(tmp.resolve("source"));
+      mount = Files.createDirectories(tmp.resolve("mount"));
+      List<String> argv = new ArrayList<>(List.of(helper, "--source", source.toString(),
+          "--mountpoint", mount.toString()));
+      argv.addAll(List.of(options));
+      process = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      reader = new Thread(() -> {
+        try (BufferedReader out = new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+          for (String line; (line = out.readLine()) != null; ) {
+            said.add(line);
+          }
+        } catch (IOException e) {
+          // the daemon ended
+        }
+      });
+      reader.start();
+      Wait.until(Duration.ofSeconds(20), "the daemon mounted", () -> said.contains("ready"));
+    }
+
+    /** Runs SCRIPT in the mount: its output, once it exited 0. */
+    String sh(String script) throws Exception {
+      Process work = new ProcessBuilder("/bin/sh", "-c", script).directory(mount.toFile())
+          .redirectErrorStream(true).start();
       String out = new String(work.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(work.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(out).isEqualTo("written\nsame\n");
-    } finally {
-      daemon.getOutputStream().close();
-      assertThat(daemon.waitFor(20, TimeUnit.SECONDS)).as("the daemon ended").isTrue();
+      assertThat(work.waitFor(120, TimeUnit.SECONDS)).isTrue();
+      assertThat(work.exitValue()).as(out).isZero();
+      return out;
+    }
+
+    /** Ends the daemon as the launcher does (its standard input closed): no mount is left. */
+    @Override
+    public void close() throws Exception {
+      process.getOutputStream().close();
+      assertThat(process.waitFor(20, TimeUnit.SECONDS)).as("the daemon ended").isTrue();
+      reader.join(5000);
+      assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo")))
+          .noneMatch(l -> l.contains(" " + mount + " "));
     }
   }
 

@@ -97,6 +97,12 @@ class FleetRacesTest {
       open.add(fleet);
     }
 
+    /** Waits until this host's approver heard EVENT ("asked ID", "ended ID OUTCOME"). */
+    void awaitHeard(String event) throws Exception {
+      Wait.until(Duration.ofSeconds(10), id + "'s approver to hear " + event,
+          () -> heard.contains(event));
+    }
+
     /** An approver's stream on this host, hearing questions and ends. */
     void connectApprover() {
       desk.connect(new ApprovalDesk.Listener() {
@@ -140,15 +146,13 @@ class FleetRacesTest {
     Question q = awaitPendingOn(b);
     assertThat(q.summary()).isEqualTo("update refs/heads/main of acme/widget 1111111111..2222222222");
     assertThat(q.commits()).containsExactly("abc fix it");
-    Wait.until(Duration.ofSeconds(10), "B's approver to hear of A's question",
-        () -> b.heard.contains("asked " + q.id()));
+    b.awaitHeard("asked " + q.id());
 
     assertThat(b.desk.answer(q.id(), true, "bob", null)).isPresent();
 
     assertThat(held.get(10, TimeUnit.SECONDS))
         .isEqualTo(new Answer(Answer.Outcome.ALLOWED, "bob", "approved by bob"));
-    Wait.until(Duration.ofSeconds(10), "B's approver to hear the question ended",
-        () -> b.heard.contains("ended " + q.id() + " allowed"));
+    b.awaitHeard("ended " + q.id() + " allowed");
     assertThat(outcome(q.id())).isEqualTo("allowed");
     assertThat(b.desk.pending(null)).isEmpty();
     // A second answer, on either host, finds nothing.
@@ -165,13 +169,11 @@ class FleetRacesTest {
     Question q = awaitPendingOn(a);
     Host c = new Host("host-c", Duration.ofSeconds(60));
     c.connectApprover();
-    Wait.until(Duration.ofSeconds(10), "C's approver to hear of A's question, asked before C joined",
-        () -> c.heard.contains("asked " + q.id()));
+    c.awaitHeard("asked " + q.id());
 
     assertThat(a.desk.answer(q.id(), false, "alice", null)).isPresent();
     assertThat(held.get(10, TimeUnit.SECONDS).outcome()).isEqualTo(Answer.Outcome.DENIED);
-    Wait.until(Duration.ofSeconds(10), "C's approver to hear the question ended",
-        () -> c.heard.contains("ended " + q.id() + " denied"));
+    c.awaitHeard("ended " + q.id() + " denied");
     assertThat(c.heard).as("each heard once").containsExactly("asked " + q.id(),
         "ended " + q.id() + " denied");
   }
@@ -197,12 +199,10 @@ class FleetRacesTest {
     awaitApproverSeenBy(a);
     CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
     Question q = awaitPendingOn(b);
-    Wait.until(Duration.ofSeconds(10), "B's approver to hear of A's question",
-        () -> b.heard.contains("asked " + q.id()));
+    b.awaitHeard("asked " + q.id());
     assertThat(b.desk.answer(q.id(), true, "bob", null)).isPresent();
     held.get(10, TimeUnit.SECONDS);
-    Wait.until(Duration.ofSeconds(10), "B's approver to hear the question ended",
-        () -> b.heard.contains("ended " + q.id() + " allowed"));
+    b.awaitHeard("ended " + q.id() + " allowed");
     Wait.until(Duration.ofSeconds(10), "A's observer to hear the end",
         () -> observedOnA.contains("ended " + q.id()));
     // a webhook on each appliance: the question goes out once, from the one holding it
