@@ -382,11 +382,13 @@ class NameDenyLayerTest {
         "t exchanged 'python3 -c \"import ctypes, os; l = ctypes.CDLL(None, use_errno=True);"
             + " r = l.renameat2(-100, b\\\"t\\\", -100, b\\\"secrets\\\", 2);"
             + " os._exit(0 if r == 0 else 1)\"'",
-        "t ordinary 'mkdir a && mv a b && ln -s b c && mv c d && echo ok > b/f && mv b/f b/g'");
+        "t hard-linked-in 'ln -s t l && ln -P l vault'",
+        "t ordinary 'mkdir a && mv a b && ln -s b c && mv c d && echo ok > b/f && mv b/f b/g"
+            + " && ln -P d e'");
     RealBwrap.Run run = sh(plan, script);
     assertThat(run.stdout()).isEqualTo(String.join("\n", "refused inside", "refused dir-inside",
         "refused away", "refused moved-in", "refused linked-in", "refused exchanged",
-        "allowed ordinary", ""));
+        "refused hard-linked-in", "allowed ordinary", ""));
     assertThat(work.resolve("x.bak/file")).hasContent("orig");
     assertThat(work.resolve("secrets/key")).hasContent("orig");
     assertThat(work.resolve("vault")).doesNotExist();
