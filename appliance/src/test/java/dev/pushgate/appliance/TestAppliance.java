@@ -27,11 +27,17 @@ final class TestAppliance implements AutoCloseable {
 
   /** The local forge (or {@code github}), sandbox off, the App's readiness decided every 100 ms. */
   static TestAppliance start(Path dataDir, GitHubAppConfig github) throws Exception {
+    return start(dataDir, github, null);
+  }
+
+  /** As {@link #start(Path, GitHubAppConfig)}, on {@code databaseUrl} (null: the data dir's file). */
+  static TestAppliance start(Path dataDir, GitHubAppConfig github, String databaseUrl)
+      throws Exception {
     Settings d = Settings.defaults(dataDir);
     Settings s = new Settings(dataDir, d.bindHost(), 0, false, github, d.runTtl(), d.maxRunTtl(),
         d.refreshBefore(), d.forgeTokenLifetime(), d.maxPackBytes(), d.clientTimeout(),
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(2), SandboxSwitch.OFF,
-        d.approvalTimeout(), d.approverPollGrace(), d.hookAsk(), null, d.defaultRules(),
+        d.approvalTimeout(), d.approverPollGrace(), d.hookAsk(), databaseUrl, d.defaultRules(),
         d.writeTokensPerMinute(), d.limits(), d.passEnv(), d.auditSinks(),
         null, d.webhooks());
     return new TestAppliance(s, Duration.ofMillis(100));

@@ -7,17 +7,11 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
 
-/** Run ids and run credentials: random, unguessable, and stored only as hashes. */
+/** Run credentials: random, unguessable, and stored only as hashes. */
 final class Credentials {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private Credentials() {}
-
-  static String newRunId() {
-    byte[] b = new byte[12];
-    RANDOM.nextBytes(b);
-    return "run_" + HexFormat.of().formatHex(b);
-  }
 
   /** A gateway credential: {@code pgr_} and 256 random bits. */
   static String newRunCredential() {

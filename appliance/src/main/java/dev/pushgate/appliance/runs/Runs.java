@@ -23,6 +23,7 @@ import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -157,7 +158,7 @@ public final class Runs implements RunAuthenticator {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
           "ttlSeconds must be between 1 and " + settings.maxTtl().toSeconds());
     }
-    String runId = Credentials.newRunId();
+    String runId = RunId.next();
     String credential = Credentials.newRunCredential();
     Path dir = settings.runsDir().resolve(runId);
     Path gitConfigPath = dir.resolve("gitconfig");
@@ -410,7 +411,17 @@ public final class Runs implements RunAuthenticator {
     Instant now = clock.instant();
     int ended = 0;
     int resumed = 0;
+    int refused = 0;
     for (Ledger.RunRow row : ledger.unendedRuns()) {
+      if (!RunId.isWellFormed(row.id())) {
+        // Not a row this appliance wrote: its id must not name a file (runs/../../victim).
+        log.error("ledger: run {} has an id pushgate never makes (run_ and 24 hex digits), so"
+            + " it is not resumed and no file is touched for it; it is ended in the ledger and"
+            + " its credentials revoked", UntrustedText.printable(row.id()));
+        ledger.endRun(row.id(), "refused: not a run id", now);
+        refused++;
+        continue;
+      }
       if (!row.live(now)) {
         ledger.endRun(row.id(), "expired", now);
         removeFiles(row.id());
@@ -433,8 +444,8 @@ public final class Runs implements RunAuthenticator {
       }
     }
     RunCredentials.Revoked orphans = credentials.revokeOrphans(byId::containsKey);
-    log.info("recovery: {} run(s) resumed, {} ended, {} credential(s) revoked, {} still pending",
-        resumed, ended, orphans.confirmed(), orphans.pending());
+    log.info("recovery: {} run(s) resumed, {} ended, {} refused, {} credential(s) revoked, {}"
+        + " still pending", resumed, ended, refused, orphans.confirmed(), orphans.pending());
   }
 
   /**
@@ -540,17 +551,19 @@ public final class Runs implements RunAuthenticator {
     return run;
   }
 
+  /**
+   * Removes the run's directory, {@code runs/<id>}, never anything outside it: an id that is not
+   * one pushgate makes names no file, and the removal follows no link (a run directory that is
+   * a link is left in place).
+   */
   private boolean removeFiles(String runId) {
-    Path dir = settings.runsDir().resolve(runId);
+    if (!RunId.isWellFormed(runId)) {
+      log.error("run {}: not a run id, so no file is removed for it",
+          UntrustedText.printable(runId));
+      return false;
+    }
     try {
-      if (!Files.exists(dir)) {
-        return true;
-      }
-      try (var files = Files.walk(dir)) {
-        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      DirectoryRemoval.removeChild(settings.runsDir(), runId);
       return true;
     } catch (IOException e) {
       log.warn("could not remove the files of run {}: {}", runId, e.getMessage());

@@ -1,15 +1,6 @@
 package dev.pushgate.appliance.store;
 
-import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -19,42 +10,20 @@ import org.junit.jupiter.api.BeforeAll;
  * failed without it under {@code CI=true}.
  */
 class AuditChainPostgresTest extends AuditChainContract {
-  private static Database.Target server;
-  private final List<String> schemas = new ArrayList<>();
+  private static TestPostgres postgres;
 
   @BeforeAll
   static void requirePostgres() {
-    String url = System.getenv(PostgresStorageTest.ENV);
-    if (url == null || url.isBlank()) {
-      if ("true".equals(System.getenv("CI"))) {
-        fail(PostgresStorageTest.ENV + " is not set under CI=true");
-      }
-      assumeTrue(false, PostgresStorageTest.ENV + " is not set; skipped");
-    }
-    server = Database.parse(url);
+    postgres = TestPostgres.require();
   }
 
   @Override
   String freshStore() throws SQLException {
-    String schema = "pushgate_audit_" + UUID.randomUUID().toString().replace("-", "");
-    try (Connection c = connect(); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-    }
-    schemas.add(schema);
-    String url = System.getenv(PostgresStorageTest.ENV).strip();
-    return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
-  }
-
-  private static Connection connect() throws SQLException {
-    return DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+    return postgres.freshStore();
   }
 
   @AfterEach
   void dropSchemas() throws SQLException {
-    try (Connection c = connect(); Statement s = c.createStatement()) {
-      for (String schema : schemas) {
-        s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-      }
-    }
+    postgres.close();
   }
 }
