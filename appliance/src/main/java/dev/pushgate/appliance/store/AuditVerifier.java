@@ -1,8 +1,11 @@
 package dev.pushgate.appliance.store;
 
+import dev.pushgate.types.UntrustedText;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +15,8 @@ import java.util.Map;
  * Checks every host's audit chain (docs/audit.md): sequence numbers without gaps (a deleted
  * record), each record's previous hash equal to its predecessor's hash (reordered or replaced
  * records), each hash recomputed from the record's columns (an edited record), and the chain's
- * end against the host's head (records cut off the end, unless the head was rewritten too).
+ * end against the host's head: records cut off the end, the head deleted or rewritten to a seq or
+ * hash its chain does not end at (undetected only when the head is rewritten to match exactly).
  */
 public final class AuditVerifier {
   /** What a walk found: how many records, whose chains, and the first break or null. */
@@ -41,20 +45,27 @@ public final class AuditVerifier {
   }
 
   public Result verify() throws SQLException {
-    Map<String, Head> heads = heads();
     return db.inTransaction(c -> {
-      // One transaction: one snapshot of the table on PostgreSQL, and a cursor that streams.
+      // One transaction, one snapshot of heads and records: on PostgreSQL a repeatable read,
+      // since under read committed an append between the two reads would look like a head
+      // behind its chain. The records come through a cursor that streams.
+      if (db.dialect() == Database.Dialect.POSTGRESQL) {
+        try (Statement s = c.createStatement()) {
+          s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        }
+      }
+      Map<String, Head> heads = heads(c);
       try (PreparedStatement ps = c.prepareStatement("SELECT " + AuditRows.COLUMNS
           + " FROM audit ORDER BY host IS NULL, host, seq, id")) {
         ps.setFetchSize(1000);
         try (ResultSet rs = ps.executeQuery()) {
-          return walk(rs, heads);
+          return walk(c, rs, heads);
         }
       }
     });
   }
 
-  private Result walk(ResultSet rs, Map<String, Head> heads) throws SQLException {
+  private Result walk(Connection c, ResultSet rs, Map<String, Head> heads) throws SQLException {
     List<String> hosts = new ArrayList<>();
     long count = 0;
     String host = null;
@@ -68,7 +79,7 @@ public final class AuditVerifier {
       }
       ChainedRecord r = AuditRows.read(rs);
       if (!r.host().equals(host)) {
-        Break end = checkEnd(host, last, heads);
+        Break end = checkEnd(c, host, last, heads);
         if (end != null) {
           return new Result(count, hosts, end);
         }
@@ -86,15 +97,9 @@ public final class AuditVerifier {
       prev = r.hash();
       last = r;
     }
-    Break end = checkEnd(host, last, heads);
+    Break end = checkEnd(c, host, last, heads);
     if (end == null) {
-      for (Map.Entry<String, Head> h : heads.entrySet()) {
-        if (h.getValue().seq() > 0 && !hosts.contains(h.getKey())) {
-          end = new Break(null, h.getKey(), h.getValue().seq(),
-              "every record missing (the head says seq " + h.getValue().seq() + ")");
-          break;
-        }
-      }
+      end = headsWithoutRecords(heads, hosts);
     }
     return new Result(count, hosts, end);
   }
@@ -113,38 +118,86 @@ public final class AuditVerifier {
     return null;
   }
 
-  /** A chain's last record against its head: records cut off the end show here. */
-  private static Break checkEnd(String host, ChainedRecord last, Map<String, Head> heads) {
+  /**
+   * A chain's last record against its head, the row every append moves in the same transaction:
+   * records cut off the end, records added behind the appender's back, a head rewritten, or a
+   * head deleted with the records it would have shown missing.
+   */
+  private static Break checkEnd(Connection c, String host, ChainedRecord last,
+      Map<String, Head> heads) throws SQLException {
     if (host == null) {
       return null;
     }
     Head head = heads.get(host);
     if (head == null) {
-      return null;
+      return new Break(last.id(), host, last.seq(), "no head (the host has records up to seq "
+          + last.seq() + " but no row in audit_heads, so records cut off the end would not"
+          + " show)");
     }
     if (head.seq() > last.seq()) {
       return new Break(last.id(), host, last.seq(), "missing seq " + (last.seq() + 1)
           + (head.seq() > last.seq() + 1 ? ".." + head.seq() : "")
           + " at the end (the head says seq " + head.seq() + ")");
     }
-    if (head.seq() == last.seq() && !head.hash().equals(last.hash())) {
-      return new Break(last.id(), host, last.seq(), "head mismatch (the head's hash is not the"
-          + " last record's)");
+    if (head.seq() < last.seq()) {
+      return new Break(last.id(), host, last.seq(), "head behind (the head says seq "
+          + head.seq() + ", the records go on to seq " + last.seq() + ")");
+    }
+    if (last.hash().equals(head.hash())) {
+      return null;
+    }
+    Long owner = recordWithHash(c, host, head.hash());
+    return new Break(last.id(), host, last.seq(), owner == null
+        ? "head names a hash no record has (" + shortHash(head.hash()) + ")"
+        : "head mismatch (the head's hash is record " + owner + "'s, not the last record's)");
+  }
+
+  /** A head whose host has no record left: it must still be where a chain starts. */
+  private static Break headsWithoutRecords(Map<String, Head> heads, List<String> hosts) {
+    for (Map.Entry<String, Head> h : heads.entrySet()) {
+      Head head = h.getValue();
+      if (hosts.contains(h.getKey())) {
+        continue;
+      }
+      if (head.seq() > 0) {
+        return new Break(null, h.getKey(), head.seq(),
+            "every record missing (the head says seq " + head.seq() + ")");
+      }
+      if (!AuditHash.GENESIS.equals(head.hash())) {
+        return new Break(null, h.getKey(), 0,
+            "head names a hash no record has (" + shortHash(head.hash()) + ")");
+      }
     }
     return null;
   }
 
-  /** Each host's head sequence number. */
-  private Map<String, Head> heads() throws SQLException {
-    return db.with(c -> {
-      Map<String, Head> out = new LinkedHashMap<>();
-      try (PreparedStatement ps = c.prepareStatement("SELECT host, seq, hash FROM audit_heads");
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.put(rs.getString(1), new Head(rs.getLong(2), rs.getString(3)));
-        }
+  private static Long recordWithHash(Connection c, String host, String hash)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT id FROM audit WHERE host = ? AND hash = ? ORDER BY id")) {
+      ps.setString(1, host);
+      ps.setString(2, hash);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : null;
       }
-      return out;
-    });
+    }
+  }
+
+  /** A hash as a message shows it: its first 12 digits, printable whatever the row holds. */
+  private static String shortHash(String hash) {
+    return UntrustedText.printable(hash == null || hash.length() <= 12 ? hash
+        : hash.substring(0, 12) + "…");
+  }
+
+  /** Each host's head. */
+  private static Map<String, Head> heads(Connection c) throws SQLException {
+    Map<String, Head> out = new LinkedHashMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT host, seq, hash FROM audit_heads");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.put(rs.getString(1), new Head(rs.getLong(2), rs.getString(3)));
+      }
+    }
+    return out;
   }
 }

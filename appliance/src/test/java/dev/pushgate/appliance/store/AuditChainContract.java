@@ -161,6 +161,67 @@ abstract class AuditChainContract {
   }
 
   @Test
+  void aCutOffEndOfSeveralRecordsIsNamedByTheHead() throws Exception {
+    List<Long> ids = writeFive();
+    sql("DELETE FROM audit WHERE id IN (" + ids.get(3) + ", " + ids.get(4) + ")");
+    assertBroken(ids.get(2), 3, "missing seq 4..5 at the end (the head says seq 5)");
+  }
+
+  @Test
+  void aCutOffEndWithItsHeadDeletedIsNamed() throws Exception {
+    List<Long> ids = writeFive();
+    // issue 29: the blind end, until the missing head was a break of its own
+    sql("DELETE FROM audit WHERE id IN (" + ids.get(3) + ", " + ids.get(4) + ")");
+    sql("DELETE FROM audit_heads WHERE host = 'host-a'");
+    assertBroken(ids.get(2), 3, "no head (the host has records up to seq 3 but no row in"
+        + " audit_heads, so records cut off the end would not show)");
+  }
+
+  @Test
+  void aDeletedHeadIsNamed() throws Exception {
+    List<Long> ids = writeFive();
+    sql("DELETE FROM audit_heads WHERE host = 'host-a'");
+    assertBroken(ids.get(4), 5, "no head (the host has records up to seq 5 but no row in"
+        + " audit_heads, so records cut off the end would not show)");
+  }
+
+  @Test
+  void aHeadBehindItsLastRecordIsNamed() throws Exception {
+    List<Long> ids = writeFive();
+    sql("UPDATE audit_heads SET seq = 3, hash = '" + hashOf(ids.get(2))
+        + "' WHERE host = 'host-a'");
+    assertBroken(ids.get(4), 5, "head behind (the head says seq 3, the records go on to seq 5)");
+  }
+
+  @Test
+  void aHeadNamingAHashNoRecordHasIsNamed() throws Exception {
+    List<Long> ids = writeFive();
+    sql("UPDATE audit_heads SET hash = '" + "ab".repeat(32) + "' WHERE host = 'host-a'");
+    assertBroken(ids.get(4), 5, "head names a hash no record has (abababababab…)");
+  }
+
+  @Test
+  void aHeadNamingAnotherRecordsHashIsNamed() throws Exception {
+    List<Long> ids = writeFive();
+    sql("UPDATE audit_heads SET hash = '" + hashOf(ids.get(1)) + "' WHERE host = 'host-a'");
+    assertBroken(ids.get(4), 5, "head mismatch (the head's hash is record " + ids.get(1)
+        + "'s, not the last record's)");
+  }
+
+  @Test
+  void aHeadWithoutRecordsMustBeAtTheStart() throws Exception {
+    writeFive();
+    sql("DELETE FROM audit");
+    sql("UPDATE audit_heads SET seq = 0 WHERE host = 'host-a'");
+    AuditVerifier.Break b = new AuditVerifier(db).verify().broken();
+    assertThat(b).isNotNull();
+    assertThat(b.id()).isNull();
+    assertThat(b.host()).isEqualTo("host-a");
+    assertThat(b.seq()).isZero();
+    assertThat(b.what()).matches("head names a hash no record has \\([0-9a-f]{12}…\\)");
+  }
+
+  @Test
   void aCutOffEndWithItsHeadRewrittenIsTheKnownBlindSpot() throws Exception {
     List<Long> ids = writeFive();
     // What docs/audit.md says a chain alone cannot see: the last records and the head, both
@@ -311,6 +372,16 @@ abstract class AuditChainContract {
     }
     assertThat(new AuditVerifier(db).verify().intact()).isTrue();
     return ids;
+  }
+
+  String hashOf(long id) throws SQLException {
+    return db.with(c -> {
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT hash FROM audit WHERE id = " + id)) {
+        rs.next();
+        return rs.getString(1);
+      }
+    });
   }
 
   void assertBroken(long id, long seq, String what) throws SQLException {
