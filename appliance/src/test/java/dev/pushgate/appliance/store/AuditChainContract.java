@@ -288,6 +288,37 @@ abstract class AuditChainContract {
   }
 
   @Test
+  void verifyWhileAnotherConnectionAppendsSeesNoBreak() throws Exception {
+    // The head and the records are read in one snapshot: an append between the two reads would
+    // otherwise look like a head behind (or ahead of) its chain.
+    AuditStore writer = new AuditStore(new AuditChain(open(), "host-a", AuditSink.NONE));
+    Database reader = open();
+    List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+    Thread appends = new Thread(() -> {
+      try {
+        for (int i = 0; i < 300; i++) {
+          writer.record(List.of(push(T0, "run-1", "refs/heads/b" + i, "allowed", null, "ok")));
+        }
+      } catch (Throwable e) {
+        errors.add(e);
+      }
+    });
+    appends.start();
+    List<AuditVerifier.Break> breaks = new ArrayList<>();
+    int checks = 0;
+    while (appends.isAlive() || checks == 0) {
+      AuditVerifier.Result r = new AuditVerifier(reader).verify();
+      if (!r.intact()) {
+        breaks.add(r.broken());
+      }
+      checks++;
+    }
+    appends.join();
+    assertThat(errors).isEmpty();
+    assertThat(breaks).as("breaks seen in %d checks", checks).isEmpty();
+  }
+
+  @Test
   void twoRecordsAtOneSequenceNumberAreRefused() throws Exception {
     writeFive();
     // A writer that got the head wrong (a second process with the same host id) is refused.
