@@ -8,13 +8,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code pushgate audit verify}: walks every host's audit chain in the database and names the
- * first broken record. Reads the database directly, whether or not the appliance runs.
+ * {@code pushgate audit verify}: walks every host's audit chain in the database, holds its end
+ * against the host's head, and names the first broken record (docs/audit.md). Reads the database directly, whether or not the appliance runs.
  */
 @Command(
     name = "verify",
     mixinStandardHelpOptions = true,
-    description = "Check the audit chain of every host: no record edited, deleted or reordered."
+    description = "Check the audit chain of every host: no record edited, deleted or reordered,"
+        + " none cut off the end, and the host's head where its chain ends."
         + " Exit status: 0 intact, " + AuditVerifyCommand.BROKEN + " broken, 1 could not check.",
     footer = {"", "Examples:", "  pushgate audit verify --data-dir /var/lib/pushgate",
         "  PUSHGATE_DATABASE_URL=postgresql://… pushgate audit verify"})

@@ -42,20 +42,14 @@ class AuditVerifyCommandTest {
   void aTailCutWithOrWithoutItsHeadIsABreak(String database) throws Exception {
     String url = store(database);
     List<Long> ids = writeFive(url);
-    CliRun intact = CliRun.of("audit", "verify", "--database-url", url);
-    assertThat(intact.status()).isZero();
-    assertThat(intact.out()).isEqualTo("audit chain intact: 5 records (hosts: host-a)\n");
+    assertVerify(url, 0, "audit chain intact: 5 records (hosts: host-a)\n");
 
     sql(url, "DELETE FROM audit WHERE id = " + ids.get(4));
-    CliRun cut = CliRun.of("audit", "verify", "--database-url", url);
-    assertThat(cut.status()).isEqualTo(AuditVerifyCommand.BROKEN);
-    assertThat(cut.out()).isEqualTo("audit chain broken at record " + ids.get(3)
+    assertVerify(url, AuditVerifyCommand.BROKEN, "audit chain broken at record " + ids.get(3)
         + " (host host-a, seq 4): missing seq 5 at the end (the head says seq 5)\n");
 
     sql(url, "DELETE FROM audit_heads WHERE host = 'host-a'");
-    CliRun headless = CliRun.of("audit", "verify", "--database-url", url);
-    assertThat(headless.status()).isEqualTo(AuditVerifyCommand.BROKEN);
-    assertThat(headless.out()).isEqualTo("audit chain broken at record " + ids.get(3)
+    assertVerify(url, AuditVerifyCommand.BROKEN, "audit chain broken at record " + ids.get(3)
         + " (host host-a, seq 4): no head (the host has records up to seq 4 but no row in"
         + " audit_heads, so records cut off the end would not show)\n");
   }
@@ -66,11 +60,15 @@ class AuditVerifyCommandTest {
     String url = store(database);
     List<Long> ids = writeFive(url);
     sql(url, "UPDATE audit_heads SET seq = 4 WHERE host = 'host-a'");
-    CliRun behind = CliRun.of("audit", "verify", "--database-url", url);
-    assertThat(behind.status()).isEqualTo(AuditVerifyCommand.BROKEN);
-    assertThat(behind.out()).isEqualTo("audit chain broken at record " + ids.get(4)
+    assertVerify(url, AuditVerifyCommand.BROKEN, "audit chain broken at record " + ids.get(4)
         + " (host host-a, seq 5): head behind (the head says seq 4, the records go on to"
         + " seq 5)\n");
+  }
+
+  private static void assertVerify(String url, int status, String out) {
+    CliRun verify = CliRun.of("audit", "verify", "--database-url", url);
+    assertThat(verify.out()).isEqualTo(out);
+    assertThat(verify.status()).isEqualTo(status);
   }
 
   private String store(String database) throws SQLException {
