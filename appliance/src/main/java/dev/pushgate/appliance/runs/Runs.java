@@ -411,7 +411,6 @@ public final class Runs implements RunAuthenticator {
     Instant now = clock.instant();
     int ended = 0;
     int resumed = 0;
-    int refused = 0;
     for (Ledger.RunRow row : ledger.unendedRuns()) {
       if (!RunId.isWellFormed(row.id())) {
         // Not a row this appliance wrote: its id must not name a file (runs/../../victim).
@@ -419,7 +418,7 @@ public final class Runs implements RunAuthenticator {
             + " it is not resumed and no file is touched for it; it is ended in the ledger and"
             + " its credentials revoked", UntrustedText.printable(row.id()));
         ledger.endRun(row.id(), "refused: not a run id", now);
-        refused++;
+        ended++;
         continue;
       }
       if (!row.live(now)) {
@@ -444,8 +443,8 @@ public final class Runs implements RunAuthenticator {
       }
     }
     RunCredentials.Revoked orphans = credentials.revokeOrphans(byId::containsKey);
-    log.info("recovery: {} run(s) resumed, {} ended, {} refused, {} credential(s) revoked, {}"
-        + " still pending", resumed, ended, refused, orphans.confirmed(), orphans.pending());
+    log.info("recovery: {} run(s) resumed, {} ended, {} credential(s) revoked, {} still pending",
+        resumed, ended, orphans.confirmed(), orphans.pending());
   }
 
   /**
