@@ -27,13 +27,16 @@ final class DirectoryRemoval {
   private DirectoryRemoval() {}
 
   /**
-   * Removes {@code parent/name} and its tree; nothing when it does not exist.
+   * Removes {@code parent/name} and its tree; nothing when it (or {@code parent}) does not exist.
    *
    * @throws IOException when {@code name} is not one plain name, the entry is a symbolic link or
    *     not a directory, or the file system cannot remove without following links
    */
   static void removeChild(Path parent, String name) throws IOException {
     Path entry = plainName(parent, name);
+    if (!Files.isDirectory(parent)) {
+      return; // no runs directory yet: nothing in it to remove
+    }
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(parent)) {
       if (!(stream instanceof SecureDirectoryStream<Path> dir)) {
         throw new IOException("this file system cannot remove " + parent.resolve(entry)

@@ -58,6 +58,8 @@ class DirectoryRemovalTest {
     Path runs = Files.createDirectories(root.resolve("runs"));
     DirectoryRemoval.removeChild(runs, "run");
     assertThat(runs).isEmptyDirectory();
+    DirectoryRemoval.removeChild(root.resolve("no-runs-yet"), "run");
+    assertThat(root.resolve("no-runs-yet")).doesNotExist();
   }
 
   private static Path precious(Path dir) throws IOException {
