@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.policy.Mode;
+import dev.pushgate.policy.SecretFiles;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -157,6 +158,8 @@ class NameDenyLayerTest {
    */
   @Test
   void theSecretFilesListIsDeniedAndItsExceptionsAreWritable() throws Exception {
+    assertThat(DenyWriteGlobs.DEFAULT_GLOBS).isSameAs(SecretFiles.GLOBS);
+    assertThat(defaults().filesystem().writeDenyGlobs()).isEqualTo(SecretFiles.GLOBS);
     Files.writeString(work.resolve(".env"), "DB_URL=from-the-host\n");
     List<String> denied = new ArrayList<>();
     List<String> allowed = new ArrayList<>();
