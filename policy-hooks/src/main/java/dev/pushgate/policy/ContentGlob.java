@@ -152,7 +152,8 @@ public final class ContentGlob {
 
   /**
    * Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case, as written
-   * or as a checkout would name the file ({@link #asCheckedOut}).
+   * or as a checkout would name the file ({@link #asCheckedOut}). For an exception: whether it
+   * would except {@code s}; a list is judged by {@link #listMatches}.
    */
   public boolean matches(String s) {
     return spellings(s).stream().anyMatch(v -> pattern.matcher(v).matches());
