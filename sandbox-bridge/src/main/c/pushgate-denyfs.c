@@ -2,8 +2,9 @@
  * pushgate-denyfs: a FUSE file system layered over one writable mount of a sandboxed run. It passes
  * every operation through to the directory underneath, except that it refuses (EACCES) every
  * write to a denied name: creating, opening for write, truncating, renaming onto or away from,
- * hard-linking, symlinking, removing or changing the attributes of a file whose name matches a
- * deny glob (.env, *.key, *.pem) or whose host path matches a protected-path pattern. Reading
+ * hard-linking, symlinking, removing or changing the attributes of a file whose name matches the
+ * deny globs (.env, .env.*, *.key, ... but not the exceptions, "!.env.example"; as the content
+ * rules match them) or whose host path matches a protected-path pattern. Reading
  * stays allowed. Each refusal is one line on standard output: "file-write* RELATIVE/PATH".
  *
  * It runs outside the sandbox, as the launcher's user (root when bwrap is started as a user id of
@@ -129,13 +130,80 @@ static int path_matches(const char *pattern, const char *path) {
   return path_matches(pend, nend);
 }
 
-static int name_matches_glob(const char *name) {
+/* One spelling of a name against the deny globs, as the content rules judge a list of globs
+ * (ContentGlob.listMatches): a glob matches it and no exception (a glob written with a leading
+ * "!") does, whatever their order, ignoring case. FNM_CASEFOLD folds ASCII only (the daemon keeps
+ * the C locale); checked_out folds the two other letters Unicode folds to ASCII ones. */
+static int spelling_matches_globs(const char *name) {
+  int in = 0, excepted = 0;
   for (int i = 0; i < n_deny_globs; i++) {
-    if (fnmatch(deny_globs[i], name, FNM_NOESCAPE) == 0) {
-      return 1;
+    int exception = deny_globs[i][0] == '!';
+    if (fnmatch(deny_globs[i] + exception, name, FNM_NOESCAPE | FNM_CASEFOLD) == 0) {
+      excepted |= exception;
+      in |= !exception;
     }
   }
+  return in && !excepted;
+}
+
+/* Whether the UTF-8 sequence at S is a code point HFS+ ignores in names (git's is_hfs_dotgit
+ * list: zero-width joiners, direction marks, BOM); its length then, else 0. */
+static size_t hfs_ignored(const unsigned char *s) {
+  if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf) {
+    return 3; /* U+FEFF */
+  }
+  if (s[0] != 0xe2) {
+    return 0;
+  }
+  if ((s[1] == 0x80 && ((s[2] >= 0x8c && s[2] <= 0x8f) || (s[2] >= 0xaa && s[2] <= 0xae)))
+      || (s[1] == 0x81 && s[2] >= 0xaa && s[2] <= 0xaf)) {
+    return 3; /* U+200C..200F, U+202A..202E, U+206A..206F */
+  }
   return 0;
+}
+
+/* NAME as a checkout on another disk may spell it, as ContentGlob.asCheckedOut: without the code
+ * points HFS+ ignores, without trailing spaces and dots (Windows drops them), with the Kelvin sign
+ * and the long s as the ASCII letters case folding makes them. Not NFC: an ASCII glob matches no
+ * other composed name. 0 when the name is too long. */
+static int checked_out(const char *name, char *out, size_t size) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *) name; *p;) {
+    size_t skip = hfs_ignored(p);
+    char c = 0;
+    if (skip == 0 && p[0] == 0xe2 && p[1] == 0x84 && p[2] == 0xaa) {
+      skip = 3, c = 'k'; /* U+212A KELVIN SIGN */
+    } else if (skip == 0 && p[0] == 0xc5 && p[1] == 0xbf) {
+      skip = 2, c = 's'; /* U+017F LATIN SMALL LETTER LONG S */
+    }
+    if (skip == 0) {
+      skip = 1, c = (char) *p;
+    }
+    p += skip;
+    if (c != 0) {
+      if (n + 1 >= size) {
+        return 0;
+      }
+      out[n++] = c;
+    }
+  }
+  size_t end = n;
+  while (end > 0 && (out[end - 1] == ' ' || out[end - 1] == '.')) {
+    end--;
+  }
+  out[end == 0 ? n : end] = 0;
+  return 1;
+}
+
+/* Whether NAME is denied by the deny globs, as written or as checked out: each spelling judged
+ * whole, so an exception covering one spelling does not excuse the other. */
+static int name_matches_glob(const char *name) {
+  char seen[NAME_MAX * 2 + 1];
+  if (n_deny_globs == 0) {
+    return 0;
+  }
+  return spelling_matches_globs(name)
+      || !checked_out(name, seen, sizeof seen) || spelling_matches_globs(seen);
 }
 
 /* Whether a protected-path pattern could match a path strictly below PATH. */

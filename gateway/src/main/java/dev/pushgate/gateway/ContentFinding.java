@@ -2,6 +2,7 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.policy.ContentRule;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.SecretDetectors;
 import java.util.Map;
 
 /**
@@ -43,7 +44,8 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
       Map.entry("private-key", "a private key"),
       Map.entry("openai-api-key", "an OpenAI API key"),
       Map.entry("anthropic-api-key", "an Anthropic API key"),
-      Map.entry("gitlab-pat", "a GitLab personal access token"));
+      Map.entry("gitlab-pat", "a GitLab personal access token"),
+      Map.entry("connection-url-password", "a password in a connection URL"));
 
   /** The rule's decision; a file that could not be judged is refused (fail closed). */
   Decision decision() {
@@ -64,8 +66,8 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
         String id = detail.substring(0, detail.indexOf(':'));
         String line = detail.substring(detail.indexOf(':') + 1);
         yield path + (line.equals("0") ? "" : ":" + line) + " holds "
-            + SECRET_NAMES.getOrDefault(id, "a secret") + " (rule " + named + ", gitleaks id "
-            + id + ")";
+            + SECRET_NAMES.getOrDefault(id, "a secret") + " (rule " + named + ", "
+            + (SecretDetectors.OWN_IDS.contains(id) ? "pushgate" : "gitleaks") + " id " + id + ")";
       }
     };
     return rule.reason() == null || kind == Kind.NOT_JUDGED ? s : s + ": " + rule.reason();

@@ -71,12 +71,10 @@ class ContentRulesTest {
 
   @Test
   void theDefaultRulesRefuseSecretFilesAndSecretsAndNothingShowsTheSecret() throws Exception {
-    JsonNode run = app.createRun("""
-        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
-         "rules": {"push": "allow"}}""");
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-default")),
-        ForgeRefs.env(run));
-    Path work = clone(git, "default");
+    DefaultRun d = defaultRun("default");
+    JsonNode run = d.run();
+    GitRun git = d.git();
+    Path work = d.work();
     String secret = FakeSecrets.githubPat();
 
     write(work, "src/app.py", "import os\nTOKEN = \"" + secret + "\"\n");
@@ -120,6 +118,64 @@ class ContentRulesTest {
       assertThat(app.logText()).doesNotContain(planted);
       assertThat(String.join("\n", gitOutput)).doesNotContain(planted);
     }
+  }
+
+  /**
+   * Issues 29 and 30: the default rules refuse every file of the one list of secret files
+   * ({@code .env.production}, an ssh private key, a PKCS #12 bundle), let the templates through
+   * ({@code .env.example}, a public key), and still scan a template: a password inside a
+   * connection URL is refused wherever it is.
+   */
+  @Test
+  void theSecretFilesListIsRefusedItsTemplatesLandAndAUrlPasswordIsFoundInThem()
+      throws Exception {
+    DefaultRun d = defaultRun("secret-files");
+    JsonNode run = d.run();
+    GitRun git = d.git();
+    Path work = d.work();
+    String password = FakeSecrets.mixed(18, 29);
+    String url = "postgres://app:" + password + "@db.example.com:5432/app";
+
+    write(work, ".env.production", "DEBUG=0\n");
+    commitAll(git, work, "production settings");
+    assertRefused(git, work, "env-production",
+        ".env.production matches \"no secret files\")");
+
+    reset(git, work);
+    write(work, ".env.production", "DEBUG=0\nDATABASE_URL=" + url + "\n");
+    commitAll(git, work, "production database");
+    assertRefused(git, work, "env-production-url",
+        ".env.production matches \"no secret files\")");
+
+    reset(git, work);
+    write(work, "deploy/id_ed25519", "not really a key\n");
+    commitAll(git, work, "deploy key");
+    assertRefused(git, work, "ssh-key", "deploy/id_ed25519 matches \"no secret files\")");
+
+    reset(git, work);
+    Files.createDirectories(work.resolve("certs"));
+    Files.write(work.resolve("certs/server.p12"), new byte[] {0x30, (byte) 0x82, 0, 1, 2, 0});
+    commitAll(git, work, "certificate bundle");
+    assertRefused(git, work, "p12", "certs/server.p12 matches \"no secret files\")");
+
+    reset(git, work);
+    write(work, ".env.example",
+        "DEBUG=1\nDATABASE_URL=postgres://app:${DB_PASSWORD}@db.example.com:5432/app\n");
+    write(work, "deploy/id_ed25519.pub", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI deploy\n");
+    commitAll(git, work, "templates");
+    assertLands(git, work, "templates");
+
+    write(work, ".env.example", "DEBUG=1\nDATABASE_URL=" + url + "\n");
+    commitAll(git, work, "a real password in the template");
+    assertRefused(git, work, "template-url", ".env.example:2 holds a password in a connection"
+        + " URL (rule \"no secrets\", pushgate id connection-url-password)");
+
+    String runId = run.get("runId").asText();
+    String audit = app.control().get("/v1/audit?runId=" + runId).body().toString();
+    assertThat(audit).contains("connection-url-password");
+    assertThat(audit).doesNotContain(password);
+    assertThat(app.logText()).doesNotContain(password);
+    assertThat(String.join("\n", gitOutput)).doesNotContain(password);
   }
 
   @Test
@@ -194,6 +250,18 @@ class ContentRulesTest {
     gitOutput.add(r.stdout() + r.stderr());
     assertThat(ForgeRefs.ref(app, REPO, "refs/heads/" + branch)).isEqualTo(
         ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip()));
+  }
+
+  /** A run with the default content rules (pushes allowed), its git, and its clone. */
+  private record DefaultRun(JsonNode run, GitRun git, Path work) {}
+
+  private static DefaultRun defaultRun(String name) throws Exception {
+    JsonNode run = app.createRun("""
+        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
+         "rules": {"push": "allow"}}""");
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-" + name)),
+        ForgeRefs.env(run));
+    return new DefaultRun(run, git, clone(git, name));
   }
 
   private static Path clone(GitRun git, String name) throws Exception {

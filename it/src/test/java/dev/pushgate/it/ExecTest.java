@@ -228,6 +228,41 @@ class ExecTest {
     assertThat(denyfsDaemonsUnder(root)).isEmpty();
   }
 
+  /**
+   * Issue 29: the sandbox denies the same list of secret files the push refuses, exceptions
+   * included: {@code id_rsa} and {@code .env.local} fail inside, {@code .env.example} is
+   * written, and renaming the template onto a denied name fails too.
+   */
+  @Test
+  void theSecretFilesListIsDeniedInTheSandboxAndItsTemplatesAreWritable() throws Exception {
+    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
+        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    Path work = Files.createDirectories(root.resolve("work-secret-files"));
+    Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
+        denied() { if "$@" 2>err.txt; then echo "written: $*"; else cat err.txt; fi; }
+        denied sh -c 'echo k > id_rsa'
+        denied sh -c 'echo DB=x > .env.local'
+        echo 'DB_URL=postgres://app:${DB_PASSWORD}@db/app' > .env.example && echo template-written
+        denied mv .env.example .env.production
+        rm -f err.txt
+        """);
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).as(exec.stderr()).doesNotContain("written:")
+        .contains("template-written");
+    assertThat(exec.stdout().lines().filter(l -> l.contains("Permission denied")).count())
+        .as(exec.stdout()).isEqualTo(3);
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: file-write* " + work.resolve("id_rsa") + "\n")
+        .contains("pushgate: sandbox violation: file-write* " + work.resolve(".env.local") + "\n")
+        .contains("pushgate: sandbox violation: file-write* "
+            + work.resolve(".env.production") + "\n");
+    assertThat(work.resolve("id_rsa")).doesNotExist();
+    assertThat(work.resolve(".env.local")).doesNotExist();
+    assertThat(work.resolve(".env.production")).doesNotExist();
+    assertThat(work.resolve(".env.example")).hasContent(
+        "DB_URL=postgres://app:${DB_PASSWORD}@db/app");
+  }
+
   /** The live pushgate-denyfs daemons whose source ({@code --source DIR}) is under {@code dir}. */
   private static List<String> denyfsDaemonsUnder(Path dir) throws IOException {
     List<String> found = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.pushgate.policy;
 
+import java.util.List;
 import java.util.Locale;
 import com.google.re2j.Pattern;
 
@@ -9,19 +10,26 @@ import com.google.re2j.Pattern;
  * of a segment, {@code **} any number of whole segments. Matching ignores case: a checkout on a
  * case-insensitive disk makes {@code .ENV} the same file as {@code .env}, and the rules fail closed.
  * Matched by RE2/J, in time linear in the path: the path is the agent's to choose.
+ *
+ * <p>A glob written with a leading {@code !} is an exception: a list of globs ({@link
+ * #listMatches}) matches what one of its globs matches and none of its exceptions, whatever their
+ * order ({@code [".env.*", "!.env.example"]}). The same language names a workspace's {@code
+ * denyWriteGlobs}, which the sandbox's name-deny layer matches the same way.
  */
 public final class ContentGlob {
   private final String text;
+  private final boolean exception;
   private final Pattern pattern;
 
-  private ContentGlob(String text, Pattern pattern) {
+  private ContentGlob(String text, boolean exception, Pattern pattern) {
     this.text = text;
+    this.exception = exception;
     this.pattern = pattern;
   }
 
   /** A glob over whole paths ({@code src/**}{@code /*.py}). */
-  public static ContentGlob path(String glob) {
-    check(glob);
+  public static ContentGlob path(String written) {
+    String glob = withoutBang(written);
     if (glob.startsWith("/") || glob.endsWith("/") || glob.contains("//")) {
       throw new IllegalArgumentException("a path glob has no leading or trailing '/' and no"
           + " empty segment: " + glob);
@@ -31,12 +39,12 @@ public final class ContentGlob {
         throw new IllegalArgumentException("'**' must be a whole path segment: " + glob);
       }
     }
-    return new ContentGlob(glob, compile(glob));
+    return new ContentGlob(written, !glob.equals(written), compile(glob));
   }
 
   /** A glob over file names, the last segment of a path ({@code *.pem}). */
-  public static ContentGlob name(String glob) {
-    check(glob);
+  public static ContentGlob name(String written) {
+    String glob = withoutBang(written);
     if (glob.contains("/")) {
       throw new IllegalArgumentException("a file-name glob has no '/' (use paths for that): "
           + glob);
@@ -44,7 +52,59 @@ public final class ContentGlob {
     if (glob.contains("**")) {
       throw new IllegalArgumentException("'**' means nothing in a file-name glob: " + glob);
     }
-    return new ContentGlob(glob, compile(glob));
+    return new ContentGlob(written, !glob.equals(written), compile(glob));
+  }
+
+  /** The glob an exception excepts ({@code !.env.example}: {@code .env.example}), checked. */
+  private static String withoutBang(String written) {
+    String glob = written.startsWith("!") ? written.substring(1) : written;
+    check(glob);
+    if (glob.startsWith("!")) {
+      throw new IllegalArgumentException("one '!' makes an exception; '!!' means nothing: "
+          + written);
+    }
+    return glob;
+  }
+
+  /**
+   * Checks a list of globs as one: an exception excepts from the list's other globs, so a list of
+   * exceptions alone would match nothing.
+   *
+   * @throws IllegalArgumentException naming the first exception, when the list has no other glob
+   */
+  public static void checkList(List<ContentGlob> globs) {
+    if (!globs.isEmpty() && globs.stream().allMatch(ContentGlob::exception)) {
+      throw new IllegalArgumentException("'" + globs.get(0) + "' is an exception, and the list"
+          + " has no glob for it to except from (add one, such as '.env.*')");
+    }
+  }
+
+  /**
+   * Whether {@code s} matches the list: one of its globs matches it and none of its exceptions,
+   * on one of the spellings {@link #matches} tries. Each spelling is judged whole, so a name
+   * whose checked-out spelling is excepted ({@code ".env.example\u200c"} is {@code
+   * .env.example} on macOS) is still matched by the spelling the exception does not cover.
+   */
+  public static boolean listMatches(List<ContentGlob> globs, String s) {
+    for (String spelling : spellings(s)) {
+      boolean in = false;
+      boolean excepted = false;
+      for (ContentGlob g : globs) {
+        if (g.pattern.matcher(spelling).matches()) {
+          excepted |= g.exception;
+          in |= !g.exception;
+        }
+      }
+      if (in && !excepted) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether this glob is an exception, written with a leading {@code !}. */
+  public boolean exception() {
+    return exception;
   }
 
   private static void check(String glob) {
@@ -92,14 +152,17 @@ public final class ContentGlob {
 
   /**
    * Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case, as written
-   * or as a checkout would name the file ({@link #asCheckedOut}).
+   * or as a checkout would name the file ({@link #asCheckedOut}). For an exception: whether it
+   * would except {@code s}; a list is judged by {@link #listMatches}.
    */
   public boolean matches(String s) {
+    return spellings(s).stream().anyMatch(v -> pattern.matcher(v).matches());
+  }
+
+  /** {@code s} as written and as checked out, each also lower-cased. */
+  private static List<String> spellings(String s) {
     String seen = asCheckedOut(s);
-    return pattern.matcher(s.toLowerCase(Locale.ROOT)).matches()
-        || pattern.matcher(s).matches()
-        || pattern.matcher(seen).matches()
-        || pattern.matcher(seen.toLowerCase(Locale.ROOT)).matches();
+    return List.of(s.toLowerCase(Locale.ROOT), s, seen, seen.toLowerCase(Locale.ROOT));
   }
 
   /**

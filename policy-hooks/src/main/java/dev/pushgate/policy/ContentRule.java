@@ -31,6 +31,8 @@ public record ContentRule(
     Objects.requireNonNull(name, "name");
     paths = List.copyOf(paths);
     files = List.copyOf(files);
+    ContentGlob.checkList(paths);
+    ContentGlob.checkList(files);
     Objects.requireNonNull(maxSize, "maxSize");
     secrets = Set.copyOf(secrets);
     Objects.requireNonNull(decision, "decision");
@@ -44,8 +46,8 @@ public record ContentRule(
   /** Whether the path is in the rule's scope: every given glob list has a match. */
   public boolean covers(String path) {
     String name = path.substring(path.lastIndexOf('/') + 1);
-    return (paths.isEmpty() || paths.stream().anyMatch(g -> g.matches(path)))
-        && (files.isEmpty() || files.stream().anyMatch(g -> g.matches(name)));
+    return (paths.isEmpty() || ContentGlob.listMatches(paths, path))
+        && (files.isEmpty() || ContentGlob.listMatches(files, name));
   }
 
   /** Whether the rule runs the detector with this gitleaks id. */

@@ -15,8 +15,7 @@ public record ContentRules(List<ContentRule> rules, boolean explicit) {
   /** What a document without {@code content} gets: secret files and detected secrets denied. */
   public static final ContentRules DEFAULT = new ContentRules(List.of(
       new ContentRule("no secret files", List.of(),
-          List.of(ContentGlob.name(".env"), ContentGlob.name("*.pem"), ContentGlob.name("*.key"),
-              ContentGlob.name("id_rsa*")),
+          SecretFiles.NAME_GLOBS,
           OptionalLong.empty(), false, Set.of(), Decision.DENY, null),
       new ContentRule("no secrets", List.of(), List.of(), OptionalLong.empty(), false,
           ContentRule.ALL_SECRETS, Decision.DENY, null)), false);

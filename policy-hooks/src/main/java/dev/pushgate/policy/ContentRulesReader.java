@@ -129,6 +129,11 @@ final class ContentRulesReader {
         throw fail(item.where(), "bad glob: " + e.getMessage());
       }
     }
+    try {
+      ContentGlob.checkList(out);
+    } catch (IllegalArgumentException e) {
+      throw fail(n.where(), "bad '" + key + "': " + e.getMessage());
+    }
     return out;
   }
 

@@ -396,6 +396,7 @@ final class RulesReader {
           + describe(n));
     }
     List<String> globs = new ArrayList<>();
+    List<ContentGlob> parsed = new ArrayList<>();
     for (Node item : list.items()) {
       String g = string(item, "a glob");
       if (g.isEmpty()) {
@@ -407,7 +408,19 @@ final class RulesReader {
               (int) g.charAt(i)));
         }
       }
+      // One glob language: the sandbox's name-deny layer matches these as content rules match
+      // their files (SecretFiles names both lists' default).
+      try {
+        parsed.add(ContentGlob.name(g));
+      } catch (IllegalArgumentException e) {
+        throw fail(item.where(), "bad glob: " + e.getMessage());
+      }
       globs.add(g);
+    }
+    try {
+      ContentGlob.checkList(parsed);
+    } catch (IllegalArgumentException e) {
+      throw fail(n.where(), "bad 'denyWriteGlobs': " + e.getMessage());
     }
     return globs;
   }

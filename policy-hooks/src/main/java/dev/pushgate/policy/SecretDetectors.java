@@ -20,7 +20,8 @@ import com.google.re2j.PatternSyntaxException;
  * gitleaks-SOURCE.txt}). Gitleaks writes Go RE2 regexes; each is compiled as written with RE2/J,
  * the same dialect, which matches in time linear in the text (java.util.regex backtracks, and a
  * crafted file could hold a push for minutes). A rule that does not compile is left out and
- * listed in {@link #skipped()}, so a new gitleaks version cannot silently lose detectors.
+ * listed in {@link #skipped()}, so a new gitleaks version cannot silently lose detectors. After
+ * them come pushgate's own detectors ({@link #OWN_IDS}), for secrets gitleaks has no rule for.
  */
 public final class SecretDetectors {
   static final String RESOURCE = "gitleaks.toml";
@@ -45,7 +46,19 @@ public final class SecretDetectors {
     return Standard.INSTANCE;
   }
 
-  /** Every detector that compiled, by gitleaks id, in file order. */
+  /** pushgate's own detectors' ids: not gitleaks rules, refusals say so. */
+  public static final Set<String> OWN_IDS = Set.of(ConnectionUrlPassword.ID);
+
+  /** These detectors and {@code own}, after them. */
+  private SecretDetectors with(SecretDetector own) {
+    Map<String, SecretDetector> all = new LinkedHashMap<>(detectors);
+    if (all.putIfAbsent(own.id(), own) != null) {
+      throw new IllegalStateException("gitleaks has a rule with pushgate's id " + own.id());
+    }
+    return new SecretDetectors(all, skipped, global);
+  }
+
+  /** Every detector that compiled, by gitleaks id, in file order, then pushgate's own. */
   public List<SecretDetector> all() {
     return List.copyOf(detectors.values());
   }
@@ -69,7 +82,7 @@ public final class SecretDetectors {
       if (in == null) {
         throw new IllegalStateException(RESOURCE + " is missing from the classpath");
       }
-      return read(new TomlMapper().readTree(in));
+      return read(new TomlMapper().readTree(in)).with(ConnectionUrlPassword.DETECTOR);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + RESOURCE, e);
     }

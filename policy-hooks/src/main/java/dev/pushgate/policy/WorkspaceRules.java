@@ -34,8 +34,8 @@ import java.util.Objects;
  * with a {@link RulesException} and nothing of it applies.
  */
 public final class WorkspaceRules {
-  /** What {@code denyWriteGlobs} is when a document leaves it out. */
-  public static final List<String> DEFAULT_DENY_WRITE_GLOBS = List.of(".env", "*.key", "*.pem");
+  /** What {@code denyWriteGlobs} is when a document leaves it out: the secret files. */
+  public static final List<String> DEFAULT_DENY_WRITE_GLOBS = SecretFiles.GLOBS;
 
   /** The rules of a workspace that has none: every action allowed, the default write-deny globs. */
   public static final WorkspaceRules DEFAULT =
@@ -112,6 +112,7 @@ public final class WorkspaceRules {
           throw new IllegalArgumentException("empty glob in denyWriteGlobs");
         }
       }
+      ContentGlob.checkList(denyWriteGlobs.stream().map(ContentGlob::name).toList());
     }
     return validated(decisions, push, denyWriteGlobs);
   }

@@ -21,7 +21,8 @@ class ContentRulesTest {
     ContentRule files = rules.rules().get(0);
     assertThat(files.covers("config/.env")).isTrue();
     assertThat(files.covers("certs/server.PEM")).isTrue();
-    assertThat(files.covers("home/.ssh/id_rsa.pub")).isTrue();
+    assertThat(files.covers("home/.ssh/id_rsa")).isTrue();
+    assertThat(files.covers("home/.ssh/id_rsa.pub")).isFalse();
     assertThat(files.covers("src/env.py")).isFalse();
     assertThat(rules.rules().get(1).runsDetector("github-pat")).isTrue();
   }

@@ -14,7 +14,9 @@ class SecretDetectorsTest {
   @Test
   void everyShippedRuleIsLoadedAndNoneIsSkipped() {
     assertThat(detectors.skipped()).isEmpty();
-    assertThat(detectors.all()).hasSize(222);
+    assertThat(detectors.all()).hasSize(222 + SecretDetectors.OWN_IDS.size());
+    assertThat(detectors.all().subList(222, detectors.all().size()))
+        .extracting(SecretDetector::id).containsExactlyElementsOf(SecretDetectors.OWN_IDS);
   }
 
   @Test

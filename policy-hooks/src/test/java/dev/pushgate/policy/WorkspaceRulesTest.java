@@ -70,7 +70,7 @@ class WorkspaceRulesTest {
         ActionClass.WRITE_TRACKER, ActionClass.INSTALL_PACKAGE)) {
       assertThat(rules.decisionFor(a)).as(a.id()).isEqualTo(Decision.ALLOW);
     }
-    assertThat(rules.denyWriteGlobs()).containsExactly(".env", "*.key", "*.pem");
+    assertThat(rules.denyWriteGlobs()).isEqualTo(SecretFiles.GLOBS);
     assertThat(rules.denyWriteGlobsExplicit()).isFalse();
   }
 
@@ -83,7 +83,7 @@ class WorkspaceRulesTest {
     assertThat(WorkspaceRules.DEFAULT.pushWorkflows()).isEqualTo(Decision.DENY);
     assertThat(WorkspaceRules.DEFAULT.push()).isEqualTo(PushRules.ALLOW_ALL);
     assertThat(WorkspaceRules.DEFAULT.strictest()).isEqualTo(Decision.ALLOW);
-    assertThat(WorkspaceRules.DEFAULT.denyWriteGlobs()).containsExactly(".env", "*.key", "*.pem");
+    assertThat(WorkspaceRules.DEFAULT.denyWriteGlobs()).isEqualTo(SecretFiles.GLOBS);
   }
 
   @Test

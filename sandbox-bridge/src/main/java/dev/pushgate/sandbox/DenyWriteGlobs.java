@@ -1,17 +1,24 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.policy.ContentGlob;
+import dev.pushgate.policy.SecretFiles;
 import dev.pushgate.types.UntrustedText;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * File-name patterns no run may write inside a writable mount, and whether the rules set them.
+ * File-name patterns no run may write inside a writable mount, and whether the rules set them. The
+ * patterns are {@link ContentGlob} file-name globs, the content rules' language: {@code *} and
+ * {@code ?}, matched ignoring case, {@code !} for an exception ({@code !.env.example}); the
+ * name-deny layer matches them as {@link ContentGlob#listMatches} does.
  *
- * @param globs file-name patterns ({@code .env}, {@code *.key}); no {@code /}
+ * @param globs file-name patterns ({@code .env}, {@code *.key}, {@code !.env.example}); no
+ *     {@code /}
  * @param explicit true when the workspace rules set the list, false for the default
  */
 public record DenyWriteGlobs(List<String> globs, boolean explicit) {
-  /** The default list, used when the rules say nothing. */
-  public static final List<String> DEFAULT_GLOBS = List.of(".env", "*.key", "*.pem");
+  /** The default list, used when the rules say nothing: the secret files. */
+  public static final List<String> DEFAULT_GLOBS = SecretFiles.GLOBS;
 
   /** The default, not set by the rules. */
   public static final DenyWriteGlobs DEFAULT = new DenyWriteGlobs(DEFAULT_GLOBS, false);
@@ -30,8 +37,39 @@ public record DenyWriteGlobs(List<String> globs, boolean explicit) {
         throw new SandboxRequestException(
             field, field + " must be a file name pattern without /: " + UntrustedText.printable(g));
       }
+      try {
+        ContentGlob.name(g);
+      } catch (IllegalArgumentException e) {
+        throw new SandboxRequestException(field, field + " is not a file-name glob: "
+            + UntrustedText.printable(e.getMessage()));
+      }
+    }
+    try {
+      ContentGlob.checkList(globs.stream().map(ContentGlob::name).toList());
+    } catch (IllegalArgumentException e) {
+      throw new SandboxRequestException("denyWriteGlobs",
+          "denyWriteGlobs: " + UntrustedText.printable(e.getMessage()));
     }
     globs = List.copyOf(globs);
+  }
+
+  /**
+   * How this list weakens the default, as far as its text shows: the default's globs it lacks
+   * and the exceptions it adds. Empty when it keeps every glob and adds no exception.
+   */
+  public List<String> weakenedFromDefault() {
+    List<String> out = new ArrayList<>();
+    for (String g : DEFAULT_GLOBS) {
+      if (!g.startsWith("!") && !globs.contains(g)) {
+        out.add(g);
+      }
+    }
+    for (String g : globs) {
+      if (g.startsWith("!") && !DEFAULT_GLOBS.contains(g)) {
+        out.add(g);
+      }
+    }
+    return out;
   }
 
   /** A list the rules set. */

@@ -489,13 +489,12 @@ public final class SandboxPlanner {
     List<String> weakenings = new ArrayList<>();
     DenyWriteGlobs globs = request.denyWriteGlobs();
     if (globs.explicit()) {
-      List<String> dropped = new ArrayList<>(DenyWriteGlobs.DEFAULT_GLOBS);
-      dropped.removeAll(globs.globs());
-      if (!dropped.isEmpty()) {
+      List<String> weakened = globs.weakenedFromDefault();
+      if (!weakened.isEmpty()) {
         weakenings.add(
-            "denyWriteGlobs set by the rules to " + globs.globs() + " (default "
-                + DenyWriteGlobs.DEFAULT_GLOBS + "): " + String.join(", ", dropped)
-                + " may be written inside writable mounts");
+            "denyWriteGlobs set by the rules to " + globs.globs() + ", not the default secret"
+                + " files: what " + String.join(", ", weakened) + " names may be written inside"
+                + " writable mounts");
       }
     }
     if (verdict.launches() && !wrapped) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.policy.Mode;
+import dev.pushgate.policy.SecretFiles;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -98,7 +99,7 @@ class NameDenyLayerTest {
     assertThat(plan.verdict().launches()).isTrue();
     assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NATIVE);
     assertThat(plan.enforcement().osSandboxNote()).contains("pushgate-denyfs FUSE layer");
-    assertThat(plan.enforcement().writeDenyGlobs()).containsExactly(".env", "*.key", "*.pem");
+    assertThat(plan.enforcement().writeDenyGlobs()).isEqualTo(DenyWriteGlobs.DEFAULT_GLOBS);
   }
 
   @Test
@@ -148,6 +149,67 @@ class NameDenyLayerTest {
     assertThat(layerTargets(run)).contains(w + "/.env", w + "/sub/deep/id.key", w + "/old.pem",
         w + "/sub/moved.pem", w + "/sub/deep/linked.key", w + "/sub/.env", w + "/copy.pem",
         w + "/dir.key", w + "/pointer.txt");
+  }
+
+  /**
+   * The one list of secret files (policy-hooks' SecretFiles, also the content rule "no secret
+   * files"): each glob's names are refused, each exception's are writable, and the exceptions
+   * open no door to a denied name (rename, hard link, symlink, other spellings).
+   */
+  @Test
+  void theSecretFilesListIsDeniedAndItsExceptionsAreWritable() throws Exception {
+    assertThat(DenyWriteGlobs.DEFAULT_GLOBS).isSameAs(SecretFiles.GLOBS);
+    assertThat(defaults().filesystem().writeDenyGlobs()).isEqualTo(SecretFiles.GLOBS);
+    Files.writeString(work.resolve(".env"), "DB_URL=from-the-host\n");
+    List<String> denied = new ArrayList<>();
+    List<String> allowed = new ArrayList<>();
+    for (String g : DenyWriteGlobs.DEFAULT_GLOBS) {
+      String name = g.replace("!", "").replace("*", "x");
+      (g.startsWith("!") ? allowed : denied).add(name);
+    }
+    denied.addAll(List.of(".ENV.production", ".env.example.local", ".Env.Local", "ID_RSA",
+        "id_rsa.pub.bak", "$(printf '.env.example\\342\\200\\214')",
+        "$(printf 'tls.\\342\\204\\252ey')", "'.env.example '"));
+    allowed.addAll(List.of(".ENV.EXAMPLE", "id_ed25519.pub", "notes.env.txt"));
+    List<String> script = new ArrayList<>(List.of(
+        "try() { if \"$@\" 2>/dev/null; then echo \"ALLOWED $*\"; else echo \"refused $*\"; fi; }",
+        "write() { sh -c 'echo x > \"$1\"' _ \"$1\"; }"));
+    for (String name : denied) {
+      script.add("try write " + name);
+    }
+    for (String name : allowed) {
+      script.add("write " + name + " || echo REFUSED " + name);
+    }
+    script.addAll(List.of(
+        "try mv .env.example .env.local",
+        "try ln .env .env.sample2.example",
+        "try ln .env .env.example2",
+        "rm .env.sample && try ln .env .env.sample",
+        "rm .env.template && try ln -s .env .env.template",
+        "try ln -s ../.env sub/.env.dist",
+        "mv .env.example .env.dist.tmp 2>/dev/null; echo moved-to-denied-name-$?",
+        "ln -s .env.dist link-to-template && echo link-ok",
+        "echo y > .env.example && mv .env.example sub/.env.example && echo excepted-rename-ok",
+        "cat .env"));
+    RealBwrap.Run run = sh(defaults(), String.join("\n", script));
+    assertThat(run.stdout()).doesNotContain("ALLOWED").doesNotContain("REFUSED");
+    assertThat(run.stdout()).contains("moved-to-denied-name-1\n", "link-ok\n",
+        "excepted-rename-ok\n");
+    assertThat(run.stdout()).endsWith("DB_URL=from-the-host\n");
+    assertThat(work.resolve(".env.local")).doesNotExist();
+    assertThat(work.resolve(".env.sample")).doesNotExist();
+    assertThat(work.resolve(".env.template")).doesNotExist();
+    assertThat(work.resolve("sub/.env.dist")).doesNotExist();
+    assertThat(work.resolve("sub/.env.example")).hasContent("y");
+    for (String name : List.of(".env.x", "x.pem", "id_rsax", ".ENV.production", "ID_RSA")) {
+      assertThat(work.resolve(name)).as(name).doesNotExist();
+    }
+    for (String name : List.of("id_x.pub", ".ENV.EXAMPLE", ".env.dist", "id_ed25519.pub")) {
+      assertThat(work.resolve(name)).as(name).exists();
+    }
+    String w = work.toString();
+    assertThat(layerTargets(run)).contains(w + "/.env.x", w + "/.ENV.production",
+        w + "/.env.local", w + "/.env.example\\xe2\\x80\\x8c");
   }
 
   @Test

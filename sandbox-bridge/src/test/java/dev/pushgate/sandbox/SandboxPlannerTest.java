@@ -443,7 +443,7 @@ class SandboxPlannerTest {
     assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NATIVE);
     assertThat(plan.enforcement().osSandboxNote())
         .endsWith("; " + SandboxPlanner.NAME_DENY_NOTE);
-    assertThat(plan.enforcement().writeDenyGlobs()).containsExactly(".env", "*.key", "*.pem");
+    assertThat(plan.enforcement().writeDenyGlobs()).isEqualTo(DenyWriteGlobs.DEFAULT_GLOBS);
     assertThat(plan.enforcement().weakenings()).isEmpty();
     // A protected pattern inside a writable mount launches under the layer too.
     String glob = reposDir.resolve("*.bak").toString();
@@ -512,8 +512,33 @@ class SandboxPlannerTest {
     assertThat(plan.enforcement().writeDenyGlobs()).isEmpty();
     assertThat(plan.enforcement().weakenings())
         .containsExactly(
-            "denyWriteGlobs set by the rules to [] (default [.env, *.key, *.pem]): .env, *.key,"
-                + " *.pem may be written inside writable mounts");
+            "denyWriteGlobs set by the rules to [], not the default secret files: what "
+                + DenyWriteGlobs.DEFAULT_GLOBS.stream().filter(g -> !g.startsWith("!"))
+                    .collect(java.util.stream.Collectors.joining(", "))
+                + " names may be written inside writable mounts");
+  }
+
+  @Test
+  void anExplicitListThatAddsAnExceptionIsReportedAsAWeakening() {
+    List<String> withException = new java.util.ArrayList<>(DenyWriteGlobs.DEFAULT_GLOBS);
+    withException.add("!server.pem");
+    SandboxPlan plan = planner(LINUX).plan(overlay(Runner.ACP)
+        .denyWriteGlobs(DenyWriteGlobs.explicit(withException)).build());
+    assertThat(plan.enforcement().weakenings()).containsExactly("denyWriteGlobs set by the rules"
+        + " to " + withException + ", not the default secret files: what !server.pem names may"
+        + " be written inside writable mounts");
+  }
+
+  @Test
+  void aDenyWriteGlobOutsideTheContentRulesLanguageIsRefused() {
+    assertThatThrownBy(() -> DenyWriteGlobs.explicit(List.of("[ab].key")))
+        .isInstanceOf(SandboxRequestException.class)
+        .hasMessage("denyWriteGlobs[0] is not a file-name glob: unsupported character '[' in glob"
+            + " [ab].key (only *, ? and ** are special)");
+    assertThatThrownBy(() -> DenyWriteGlobs.explicit(List.of("!.env.example")))
+        .isInstanceOf(SandboxRequestException.class)
+        .hasMessage("denyWriteGlobs: '!.env.example' is an exception, and the list has no glob"
+            + " for it to except from (add one, such as '.env.*')");
   }
 
   @Test
@@ -521,7 +546,7 @@ class SandboxPlannerTest {
     SandboxPlan review = planner(LINUX).plan(overlay(Runner.ACP).mode(Mode.REVIEW).build());
     assertThat(review.verdict()).isEqualTo(Verdict.allowed());
     assertThat(review.filesystem().writableRoots()).isEmpty();
-    assertThat(review.enforcement().writeDenyGlobs()).containsExactly(".env", "*.key", "*.pem");
+    assertThat(review.enforcement().writeDenyGlobs()).isEqualTo(DenyWriteGlobs.DEFAULT_GLOBS);
     assertThat(review.enforcement().weakenings()).isEmpty();
 
     RunPaths withState =
@@ -603,8 +628,8 @@ class SandboxPlannerTest {
     SandboxPlan plan = planner(MAC).plan(overlay(Runner.CLAUDE_CODE).build());
     assertThat(plan.verdict()).isEqualTo(Verdict.allowed());
     assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NATIVE);
-    assertThat(plan.filesystem().writeDenyGlobs()).containsExactly(".env", "*.key", "*.pem");
-    assertThat(plan.enforcement().writeDenyGlobs()).containsExactly(".env", "*.key", "*.pem");
+    assertThat(plan.filesystem().writeDenyGlobs()).isEqualTo(DenyWriteGlobs.DEFAULT_GLOBS);
+    assertThat(plan.enforcement().writeDenyGlobs()).isEqualTo(DenyWriteGlobs.DEFAULT_GLOBS);
     assertThat(plan.enforcement().weakenings()).isEmpty();
   }
 
@@ -721,7 +746,7 @@ class SandboxPlannerTest {
         .isEqualTo("{\"pattern\":\"169.254.169.254\",\"source\":\"deny-list\"}");
     assertThat(tree.get("enforcement").get("osSandbox").asBoolean()).isFalse();
     assertThat(tree.get("filesystem").get("writeDenyGlobs").toString())
-        .isEqualTo("[\".env\",\"*.key\",\"*.pem\"]");
+        .isEqualTo(json.writeValueAsString(DenyWriteGlobs.DEFAULT_GLOBS));
 
     SandboxPlan back = json.readValue(json.writeValueAsString(plan), SandboxPlan.class);
     assertThat(back).isEqualTo(plan);
