@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
  * {@code commondir} does the same for a {@code .git} directory). Each is put back as it was at
  * launch and reported. A repository the run created is the agent's own while it runs; when it
  * holds anything that would make git on the host run a program, it is moved aside and reported.
+ * In every git directory, created or not, an operation the run left in progress (a rebase whose
+ * todo runs {@code exec} lines on {@code --continue}) and any new entry that git's ordinary work
+ * does not leave are moved aside ({@link UntrustedEntries}).
  * The repositories looked at are every one git could discover under the writable mounts, at any
  * depth ({@link RepositoryWalk}): each {@code .git} entry and each directory that is itself a git
  * directory (a bare repository planted as a plain directory). {@link BubblewrapArgv#gitDirectories}
@@ -177,6 +180,7 @@ final class GitMetadataCheck implements RunEndCheck {
       throws IOException {
     GitDirectoryState now = GitDirectoryState.of(dir);
     boolean created = was == null || !was.sameDirectory(now);
+    UntrustedEntries.judge(dir, created ? null : was, now, found);
     checkCommondir(dir, created ? null : was.files().get(GitMetadata.COMMONDIR), found);
     if (created) {
       List<String> live = CreatedRepository.whatGitWouldRunOrFollow(dir);
@@ -272,7 +276,7 @@ final class GitMetadataCheck implements RunEndCheck {
   }
 
   /** Moves {@code path} aside to {@code <name>.planted-by-run}, a name git never looks for. */
-  private static Path quarantine(Path path) throws IOException {
+  static Path quarantine(Path path) throws IOException {
     String name = path.getFileName() + QUARANTINE_SUFFIX;
     Path aside = path.resolveSibling(name);
     for (int n = 1; Files.exists(aside, LinkOption.NOFOLLOW_LINKS); n++) {
@@ -331,7 +335,7 @@ final class GitMetadataCheck implements RunEndCheck {
     };
   }
 
-  private static SandboxViolation violation(Path path, String what) {
+  static SandboxViolation violation(Path path, String what) {
     return new SandboxViolation(ACTION, path.toString(), path + ": " + what);
   }
 
