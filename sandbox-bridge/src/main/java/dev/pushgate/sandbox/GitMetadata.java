@@ -41,7 +41,7 @@ final class GitMetadata {
    * starting with {@link #BISECT_PREFIX} is one too.
    */
   static final List<String> OPERATION_STATE = List.of("rebase-merge", "rebase-apply",
-      "sequencer", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_AUTOSTASH", "AUTO_MERGE",
+      "sequencer", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_AUTOSTASH",
       "REBASE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "SQUASH_MSG", "NOTES_MERGE_PARTIAL",
       "NOTES_MERGE_REF", "NOTES_MERGE_WORKTREE");
 
@@ -56,7 +56,7 @@ final class GitMetadata {
    */
   static final List<String> TRUSTED_AFTER_RUN = List.of("objects", "refs", "logs", "index",
       "HEAD", "ORIG_HEAD", "FETCH_HEAD", "packed-refs", "COMMIT_EDITMSG", "TAG_EDITMSG",
-      "NOTES_EDITMSG", "EDIT_DESCRIPTION", "description", "shallow", "gc.pid", "gc.log", "lfs",
+      "NOTES_EDITMSG", "EDIT_DESCRIPTION", "AUTO_MERGE", "description", "shallow", "gc.pid", "gc.log", "lfs",
       "gitdir", "reftable");
 
   /**

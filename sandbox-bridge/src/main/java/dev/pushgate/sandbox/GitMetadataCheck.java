@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * holds anything that would make git on the host run a program, it is moved aside and reported.
  * In every git directory, created or not, an operation the run left in progress (a rebase whose
  * todo runs {@code exec} lines on {@code --continue}) and any new entry that git's ordinary work
- * does not leave are moved aside ({@link UntrustedEntries}).
+ * does not leave are moved aside ({@link UntrustedEntries}). At each worktree's root, what the
+ * run created or changed of the files a tool on the operator's side runs is reported
+ * ({@link HostToolFiles}).
  * The repositories looked at are every one git could discover under the writable mounts, at any
  * depth ({@link RepositoryWalk}): each {@code .git} entry and each directory that is itself a git
  * directory (a bare repository planted as a plain directory). {@link BubblewrapArgv#gitDirectories}
@@ -53,6 +55,13 @@ final class GitMetadataCheck implements RunEndCheck {
   /** Each git directory at launch (a {@code .git} directory or a bare one), by its path. */
   private final Map<Path, GitDirectoryState> beforeDirs = new LinkedHashMap<>();
 
+  /**
+   * What of {@link HostToolFiles#ENTRIES} each worktree held at launch. A root that was empty at
+   * launch is not in it: what the run puts there is all its own (exec's clone fills it).
+   */
+  private final Map<Path, Map<String, String>> toolFiles = new LinkedHashMap<>();
+  private final Set<Path> emptyRoots = new LinkedHashSet<>();
+
   private GitMetadataCheck(List<Path> roots, RepositoryWalk.Limits limits) {
     this.roots = List.copyOf(roots);
     this.limits = limits;
@@ -75,6 +84,14 @@ final class GitMetadataCheck implements RunEndCheck {
     }
     for (Path git : found.dotGits()) {
       check.before.put(git.getParent(), state(git));
+    }
+    for (Path root : check.roots) {
+      if (isEmptyDirectory(root)) {
+        check.emptyRoots.add(root);
+      }
+    }
+    for (Path worktree : check.before.keySet()) {
+      check.toolFiles.put(worktree, HostToolFiles.snapshot(worktree));
     }
     Set<Path> dirs = new LinkedHashSet<>(found.gitDirectories());
     dirs.addAll(found.dotGits());
@@ -110,6 +127,11 @@ final class GitMetadataCheck implements RunEndCheck {
       } catch (IOException | RuntimeException e) {
         found.add(violation(worktree.resolve(".git"), "could not be checked after the run ("
             + e.getMessage() + "); look at it before running git there"));
+      }
+    }
+    for (Path worktree : worktrees) {
+      if (!emptyRoots.contains(worktree)) {
+        found.addAll(HostToolFiles.changes(worktree, toolFiles.getOrDefault(worktree, Map.of())));
       }
     }
     Set<Path> dirs = new LinkedHashSet<>(beforeDirs.keySet());
@@ -284,6 +306,17 @@ final class GitMetadataCheck implements RunEndCheck {
     }
     Files.move(path, aside);
     return aside;
+  }
+
+  private static boolean isEmptyDirectory(Path dir) {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    try (var entries = Files.list(dir)) {
+      return entries.findAny().isEmpty();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static void restore(Path git, State was) throws IOException {

