@@ -67,8 +67,7 @@ class SandboxGitMetadataTest {
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-commondir"));
     GitRun operator = new GitRun(home, Map.of());
-    operator.in(work, "init", "-q", "-b", "main").ok();
-    operator.in(work, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    operatorRepository(work, "start");
     Path mark = root.resolve("fsmonitor-ran-commondir");
 
     PushgateExec.Result exec = exec(work, """
@@ -183,8 +182,7 @@ class SandboxGitMetadataTest {
     Path work = Files.createDirectories(root.resolve("work-bare"));
     GitRun operator = new GitRun(home, Map.of());
     Path widget = Files.createDirectories(work.resolve("widget"));
-    operator.in(widget, "init", "-q", "-b", "main").ok();
-    operator.in(widget, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    operatorRepository(widget, "start");
     Path mark = root.resolve("fsmonitor-ran-bare");
 
     PushgateExec.Result exec = exec(work, """
@@ -261,14 +259,11 @@ class SandboxGitMetadataTest {
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-alternates"));
     GitRun operator = new GitRun(home, Map.of());
-    operator.in(work, "init", "-q", "-b", "main").ok();
-    operator.in(work, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    operatorRepository(work, "start");
     Path vendor = Files.createDirectories(work.resolve("vendor/lib"));
-    operator.in(vendor, "init", "-q", "-b", "main").ok();
-    operator.in(vendor, "commit", "-q", "--allow-empty", "-m", "vendored").ok();
+    operatorRepository(vendor, "vendored");
     Path foreign = Files.createDirectories(root.resolve("foreign"));
-    operator.in(foreign, "init", "-q", "-b", "main").ok();
-    operator.in(foreign, "commit", "-q", "--allow-empty", "-m", "not yours").ok();
+    operatorRepository(foreign, "not yours");
     String foreignCommit = operator.in(foreign, "rev-parse", "HEAD").ok().stdout().strip();
     String objects = foreign.resolve(".git/objects").toString();
 
@@ -321,8 +316,7 @@ class SandboxGitMetadataTest {
     Path nested = Files.createDirectories(work.resolve("vendor/deep/lib"));
     Path tools = Files.createDirectories(work.resolve("tools"));
     for (Path repo : List.of(work, nested, tools)) {
-      operator.in(repo, "init", "-q", "-b", "main").ok();
-      operator.in(repo, "commit", "-q", "--allow-empty", "-m", "start").ok();
+      operatorRepository(repo, "start");
     }
     Path mark = root.resolve("rebase-exec-ran");
 
@@ -367,16 +361,19 @@ class SandboxGitMetadataTest {
     assertThat(operator.in(tools, "am", "--continue").exit()).isNotZero();
     assertThat(operator.in(tools, "cherry-pick", "--continue").exit()).isNotZero();
     assertThat(mark).doesNotExist();
+    // The run's audit timeline lists each of them too.
+    String timeline = RunningAppliance.cli("audit", "--run", exec.runId(), "--data-dir",
+        app.dataDir.toString());
+    assertThat(timeline).contains("run-end-finding")
+        .contains("git-metadata " + nested.resolve(".git/rebase-merge"))
+        .contains("git-metadata " + tools.resolve(".git/sequencer"));
   }
 
   @Test
   void theAgentsOwnRebaseCherryPickMergeAndStashStillWorkInsideTheSandbox() throws Exception {
     Path work = Files.createDirectories(root.resolve("work-own-rebase"));
     GitRun operator = new GitRun(home, Map.of());
-    operator.in(work, "init", "-q", "-b", "main").ok();
-    for (String m : List.of("one", "two", "three")) {
-      operator.in(work, "commit", "-q", "--allow-empty", "-m", m).ok();
-    }
+    operatorRepository(work, "one", "two", "three");
 
     PushgateExec.Result exec = execUnderDefaultRules(work, """
         set -e
@@ -405,12 +402,11 @@ class SandboxGitMetadataTest {
   void whatAHostToolWouldRunThatTheAgentCreatedOrChangedIsReportedWhenTheRunEnds()
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-host-tools"));
-    GitRun operator = new GitRun(home, Map.of());
-    operator.in(work, "init", "-q", "-b", "main").ok();
+    operatorRepository(work);
     Files.writeString(work.resolve("Makefile"), "all:\n\ttrue\n");
     Files.writeString(work.resolve("README.md"), "widget\n");
     Path inner = Files.createDirectories(work.resolve("inner"));
-    operator.in(inner, "init", "-q", "-b", "main").ok();
+    operatorRepository(inner);
 
     PushgateExec.Result exec = execUnderDefaultRules(work, """
         set -e
@@ -439,6 +435,17 @@ class SandboxGitMetadataTest {
         .doesNotContain("host-tool-file " + work.resolve(".vscode"))
         .doesNotContain("host-tool-file " + work.resolve(".idea"));
     assertThat(work.resolve(".envrc")).exists();
+    assertThat(RunningAppliance.cli("audit", "--run", exec.runId(), "--data-dir",
+        app.dataDir.toString())).contains("host-tool-file " + work.resolve(".envrc"));
+  }
+
+  /** Makes {@code dir} a repository of the operator's, with one empty commit per message. */
+  private static void operatorRepository(Path dir, String... commits) throws Exception {
+    GitRun operator = new GitRun(home, Map.of());
+    operator.in(dir, "init", "-q", "-b", "main").ok();
+    for (String message : commits) {
+      operator.in(dir, "commit", "-q", "--allow-empty", "-m", message).ok();
+    }
   }
 
   /** {@code exec} under the default rules: the name-deny layer over the worktree. */

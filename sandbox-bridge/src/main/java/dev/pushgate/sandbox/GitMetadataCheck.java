@@ -148,8 +148,11 @@ final class GitMetadataCheck implements RunEndCheck {
             + "); look at it before running git there"));
       }
     }
-    for (SandboxViolation v : found) {
-      LOG.warn("{}", v.raw());
+    if (!found.isEmpty()) {
+      // Counted, not quoted: the findings name paths the agent chose, which the launcher's
+      // readers redact (the run's tokens) before they show them.
+      LOG.warn("the end-of-run check found {} thing(s) in the worktrees; see the run's events",
+          found.size());
     }
     return found;
   }

@@ -44,6 +44,7 @@ public final class ControlApi extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(ControlApi.class);
   private static final int MAX_BODY = 1 << 20;
   private static final String LAUNCH = "/launch";
+  private static final String FINDINGS = "/findings";
 
   private final Runs runs;
   private final AuditStore audit;
@@ -58,6 +59,7 @@ public final class ControlApi extends Handler.Abstract {
   private final ApprovalsApi approvals;
   private final Launches launches;
   private final LaunchApi launchApi;
+  private final RunEndFindings findings;
   private final TerminalApi terminals;
 
   /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
@@ -68,7 +70,8 @@ public final class ControlApi extends Handler.Abstract {
       String gitBaseUrl, java.util.function.Supplier<DefaultRules> defaultRules,
       java.nio.file.Path gatewaySocket, Launches launches) {
     this.launches = launches;
-    this.launchApi = new LaunchApi(launches, json);
+    this.findings = new RunEndFindings(runs, audit);
+    this.launchApi = new LaunchApi(launches, json, findings);
     this.terminals = TerminalApi.ofThisHost(json);
     this.gitBaseUrl = gitBaseUrl;
     this.parser = new RunRequestParser(json, defaultRules);
@@ -105,6 +108,15 @@ public final class ControlApi extends Handler.Abstract {
           String id = path.substring(9, path.length() - LAUNCH.length());
           launchApi.launch(id, readJson(request), response, callback,
               (status, body) -> send(response, callback, status, body));
+        }
+      } else if (path.startsWith("/v1/runs/") && path.endsWith(FINDINGS)
+          && path.indexOf('/', 9) == path.length() - FINDINGS.length()) {
+        if (!method.equals("POST")) {
+          error(response, callback, 405, "use POST to record a run's end-of-run findings");
+        } else {
+          String id = path.substring(9, path.length() - FINDINGS.length());
+          int n = findings.record(id, readJson(request));
+          send(response, callback, 200, json.createObjectNode().put("recorded", n));
         }
       } else if (path.startsWith("/v1/runs/") && path.indexOf('/', 9) < 0) {
         String id = path.substring(9);
