@@ -100,22 +100,18 @@ public final class ControlApi extends Handler.Abstract {
         createRun(request, response, callback);
       } else if (path.equals("/v1/runs") && method.equals("GET")) {
         listRuns(response, callback);
-      } else if (path.startsWith("/v1/runs/") && path.endsWith(LAUNCH)
-          && path.indexOf('/', 9) == path.length() - LAUNCH.length()) {
+      } else if (runIdOf(path, LAUNCH) != null) {
         if (!method.equals("POST")) {
           error(response, callback, 405, "use POST to launch a command in a run");
         } else {
-          String id = path.substring(9, path.length() - LAUNCH.length());
-          launchApi.launch(id, readJson(request), response, callback,
+          launchApi.launch(runIdOf(path, LAUNCH), readJson(request), response, callback,
               (status, body) -> send(response, callback, status, body));
         }
-      } else if (path.startsWith("/v1/runs/") && path.endsWith(FINDINGS)
-          && path.indexOf('/', 9) == path.length() - FINDINGS.length()) {
+      } else if (runIdOf(path, FINDINGS) != null) {
         if (!method.equals("POST")) {
           error(response, callback, 405, "use POST to record a run's end-of-run findings");
         } else {
-          String id = path.substring(9, path.length() - FINDINGS.length());
-          int n = findings.record(id, readJson(request));
+          int n = findings.record(runIdOf(path, FINDINGS), readJson(request));
           send(response, callback, 200, json.createObjectNode().put("recorded", n));
         }
       } else if (path.startsWith("/v1/runs/") && path.indexOf('/', 9) < 0) {
@@ -234,6 +230,13 @@ public final class ControlApi extends Handler.Abstract {
       return;
     }
     send(response, callback, 200, view(row.get()));
+  }
+
+  /** The run id of {@code /v1/runs/{id}SUFFIX}, or null when {@code path} is not that. */
+  private static String runIdOf(String path, String suffix) {
+    return path.startsWith("/v1/runs/") && path.endsWith(suffix)
+        && path.indexOf('/', 9) == path.length() - suffix.length()
+        ? path.substring(9, path.length() - suffix.length()) : null;
   }
 
   private void deleteRun(String id, Response response, Callback callback) throws Exception {
