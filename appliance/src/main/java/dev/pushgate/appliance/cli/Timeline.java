@@ -53,6 +53,7 @@ final class Timeline {
       case APPROVAL_ASKED, APPROVAL_ANSWERED -> "question " + e.subject() + ": "
           + shortRef(e.ref());
       case COMMAND -> e.ref();
+      case RUN_END_FINDING -> e.kind() + " " + e.ref();
     };
   }
 

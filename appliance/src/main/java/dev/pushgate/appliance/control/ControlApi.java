@@ -44,6 +44,7 @@ public final class ControlApi extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(ControlApi.class);
   private static final int MAX_BODY = 1 << 20;
   private static final String LAUNCH = "/launch";
+  private static final String FINDINGS = "/findings";
 
   private final Runs runs;
   private final AuditStore audit;
@@ -58,6 +59,7 @@ public final class ControlApi extends Handler.Abstract {
   private final ApprovalsApi approvals;
   private final Launches launches;
   private final LaunchApi launchApi;
+  private final RunEndFindings findings;
   private final TerminalApi terminals;
 
   /** {@code gatewayUrl}: the base git URL pushes are rewritten to. */
@@ -68,7 +70,8 @@ public final class ControlApi extends Handler.Abstract {
       String gitBaseUrl, java.util.function.Supplier<DefaultRules> defaultRules,
       java.nio.file.Path gatewaySocket, Launches launches) {
     this.launches = launches;
-    this.launchApi = new LaunchApi(launches, json);
+    this.findings = new RunEndFindings(runs, audit);
+    this.launchApi = new LaunchApi(launches, json, findings);
     this.terminals = TerminalApi.ofThisHost(json);
     this.gitBaseUrl = gitBaseUrl;
     this.parser = new RunRequestParser(json, defaultRules);
@@ -97,14 +100,19 @@ public final class ControlApi extends Handler.Abstract {
         createRun(request, response, callback);
       } else if (path.equals("/v1/runs") && method.equals("GET")) {
         listRuns(response, callback);
-      } else if (path.startsWith("/v1/runs/") && path.endsWith(LAUNCH)
-          && path.indexOf('/', 9) == path.length() - LAUNCH.length()) {
+      } else if (runIdOf(path, LAUNCH) != null) {
         if (!method.equals("POST")) {
           error(response, callback, 405, "use POST to launch a command in a run");
         } else {
-          String id = path.substring(9, path.length() - LAUNCH.length());
-          launchApi.launch(id, readJson(request), response, callback,
+          launchApi.launch(runIdOf(path, LAUNCH), readJson(request), response, callback,
               (status, body) -> send(response, callback, status, body));
+        }
+      } else if (runIdOf(path, FINDINGS) != null) {
+        if (!method.equals("POST")) {
+          error(response, callback, 405, "use POST to record a run's end-of-run findings");
+        } else {
+          int n = findings.record(runIdOf(path, FINDINGS), readJson(request));
+          send(response, callback, 200, json.createObjectNode().put("recorded", n));
         }
       } else if (path.startsWith("/v1/runs/") && path.indexOf('/', 9) < 0) {
         String id = path.substring(9);
@@ -222,6 +230,13 @@ public final class ControlApi extends Handler.Abstract {
       return;
     }
     send(response, callback, 200, view(row.get()));
+  }
+
+  /** The run id of {@code /v1/runs/{id}SUFFIX}, or null when {@code path} is not that. */
+  private static String runIdOf(String path, String suffix) {
+    return path.startsWith("/v1/runs/") && path.endsWith(suffix)
+        && path.indexOf('/', 9) == path.length() - suffix.length()
+        ? path.substring(9, path.length() - suffix.length()) : null;
   }
 
   private void deleteRun(String id, Response response, Callback callback) throws Exception {

@@ -48,10 +48,12 @@ final class LaunchApi {
 
   private final Launches launches;
   private final ObjectMapper json;
+  private final RunEndFindings findings;
 
-  LaunchApi(Launches launches, ObjectMapper json) {
+  LaunchApi(Launches launches, ObjectMapper json, RunEndFindings findings) {
     this.launches = launches;
     this.json = json;
+    this.findings = findings;
   }
 
   /** Answers the launch: an error before anything started, else the stream until the exit. */
@@ -61,7 +63,13 @@ final class LaunchApi {
     Output output = new Output(MAX_PENDING_CHARS, SLOW_CLIENT);
     Launches.Launch launch;
     try {
-      launch = launches.start(runId, parsed.command(), parsed.workdir(), output);
+      // The audit hears the end-of-run findings whether or not a client still reads the stream.
+      launch = launches.start(runId, parsed.command(), parsed.workdir(), event -> {
+        if (event instanceof SandboxEvent.Violation v) {
+          findings.onViolation(runId, v.violation());
+        }
+        output.onEvent(event);
+      });
     } catch (Launches.Refused r) {
       ObjectNode e = json.createObjectNode();
       e.put("error", r.getMessage());
@@ -143,7 +151,7 @@ final class LaunchApi {
       n.put("type", "event").put("event", "violation")
           .put("action", launch.redact(violation.action()))
           .put("target", launch.redact(violation.target()));
-      if (SandboxViolation.GIT_METADATA.equals(violation.action())) {
+      if (violation.endOfRun()) {
         // What was undone, and where the planted thing now is: the operator acts on this.
         n.put("detail", launch.redact(violation.raw()));
       }

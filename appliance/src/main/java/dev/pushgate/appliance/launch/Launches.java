@@ -7,6 +7,7 @@ import dev.pushgate.broker.BrokerException;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.sandbox.EnvironmentVariables;
 import dev.pushgate.sandbox.SandboxBindMount;
+import dev.pushgate.sandbox.SandboxEvent;
 import dev.pushgate.sandbox.LaunchRequest;
 import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxLauncher;
@@ -14,6 +15,7 @@ import dev.pushgate.sandbox.SandboxListener;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxSpec;
+import dev.pushgate.sandbox.SandboxViolation;
 import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,6 +27,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -85,6 +88,24 @@ public final class Launches implements AutoCloseable {
       Map<String, Path> resolved) {}
 
   /** One launched command of a run. */
+  /** {@code text} with each of {@code secrets} (none empty) as {@code ***}. */
+  public static String redact(String text, Collection<String> secrets) {
+    if (text == null) {
+      return null;
+    }
+    String out = text;
+    for (String s : secrets) {
+      out = out.replace(s, "***");
+    }
+    return out;
+  }
+
+  /** {@code v} with each of {@code secrets} as {@code ***} in its action, target and text. */
+  public static SandboxViolation redact(SandboxViolation v, Collection<String> secrets) {
+    return new SandboxViolation(redact(v.action(), secrets), redact(v.target(), secrets),
+        redact(v.raw(), secrets));
+  }
+
   public final class Launch {
     private final String runId;
     private final SandboxPlan plan;
@@ -116,14 +137,15 @@ public final class Launches implements AutoCloseable {
      * command's own output (a violation quotes a line of its standard error).
      */
     public String redact(String text) {
-      if (text == null) {
-        return null;
+      return Launches.redact(text, secrets);
+    }
+
+    /** {@code event}, a violation with the run's tokens as {@code ***}; output as it is. */
+    SandboxEvent redacted(SandboxEvent event) {
+      if (!(event instanceof SandboxEvent.Violation v)) {
+        return event;
       }
-      String out = text;
-      for (String s : secrets) {
-        out = out.replace(s, "***");
-      }
-      return out;
+      return new SandboxEvent.Violation(Launches.redact(v.violation(), secrets));
     }
 
     /** Kills the command (if it still runs) and waits a bounded time for it to be gone. */
@@ -251,7 +273,9 @@ public final class Launches implements AutoCloseable {
     try {
       LaunchRequest request = RunLaunchRequest.of(plan, command, run.gitConfig(), hookScript,
           gatewayUrl, gatewaySocket).withApiInterception(runs.apiInterception(runId));
-      process = launcher.launch(request, listener);
+      // A violation quotes paths and lines the agent chose: the run's tokens leave it here, so
+      // that no listener (the stream, the audit) ever holds them.
+      process = launcher.launch(request, event -> listener.onEvent(launch.redacted(event)));
     } catch (SandboxLaunchException e) {
       release(launch);
       throw new Refused(422, launch.redact("not launched: " + e.getMessage()), e.waysOut());

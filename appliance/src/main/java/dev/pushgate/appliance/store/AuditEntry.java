@@ -41,7 +41,9 @@ public record AuditEntry(
     APPROVAL_ASKED("approval-asked"),
     APPROVAL_ANSWERED("approval-answered"),
     TOKEN_ISSUED("token-issued"),
-    TOKEN_REVOKED("token-revoked");
+    TOKEN_REVOKED("token-revoked"),
+    /** What the end-of-run check found in the run's worktrees and undid or reports. */
+    RUN_END_FINDING("run-end-finding");
 
     private final String id;
 

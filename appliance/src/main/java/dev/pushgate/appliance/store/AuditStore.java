@@ -114,6 +114,22 @@ public final class AuditStore implements AuditLog {
     }
   }
 
+  /**
+   * Records one finding of a run's end-of-run check: {@code kind} is its action
+   * ({@code git-metadata}, {@code host-tool-file}), {@code target} the path, {@code detail} what
+   * was found and done. It has already happened: a sink failure is logged, not thrown.
+   */
+  public void recordFinding(String runId, String repository, String kind, String target,
+      String detail) throws AuditException {
+    try {
+      chain.append((c, a) -> a.append(new AuditEntry(AuditEntry.Type.RUN_END_FINDING,
+          Instant.now(), runId, null, repository, target, null, null, kind, "reported", null,
+          null, detail, null, null, null, null, null)));
+    } catch (SQLException e) {
+      throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
+    }
+  }
+
   private static AuditEntry decision(Connection c, long id) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT " + AuditRows.COLUMNS + " FROM audit WHERE id = ?")) {
