@@ -232,6 +232,15 @@ public final class LocalLauncher implements SandboxLauncher {
       Path proxySocket = staging.resolve("proxy.sock");
       Map<String, String> env = new LinkedHashMap<>(plan.env().asMap());
       proxyEnvironment(env, proxyPort);
+      if (user != null) {
+        // The user id of the launch's own has no name on the host: give it one inside.
+        SandboxAccount account = SandboxAccount.of(user, env.get("HOME"),
+            hostFile("/etc/passwd"), hostFile("/etc/group"));
+        staged.add(stage(staging, "passwd", account.passwd(), "/etc/passwd"));
+        staged.add(stage(staging, "group", account.group(), "/etc/group"));
+        env.put("USER", account.name());
+        env.put("LOGNAME", account.name());
+      }
       // Every value through a file only the sandbox user can read, none on bwrap's command line.
       StringBuilder exports = new StringBuilder();
       for (Map.Entry<String, String> e : env.entrySet()) {
@@ -343,6 +352,21 @@ public final class LocalLauncher implements SandboxLauncher {
       close(cleanup);
       throw new SandboxLaunchException("the sandbox could not be set up: " + e.getMessage(), e);
     }
+  }
+
+  /** A file of the sandbox's own, readable by all inside, bound read-only at {@code guestPath}. */
+  private static BubblewrapArgv.Staged stage(Path staging, String name, String text,
+      String guestPath) throws IOException {
+    Path file = staging.resolve(name);
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
+    return new BubblewrapArgv.Staged(file.toString(), guestPath);
+  }
+
+  /** A host file the sandbox's own copy starts from; empty when the host has none. */
+  private static String hostFile(String path) throws IOException {
+    Path p = Path.of(path);
+    return Files.isRegularFile(p) ? Files.readString(p, StandardCharsets.UTF_8) : "";
   }
 
   /**

@@ -104,6 +104,17 @@ class LocalLauncherTest {
   }
 
   @Test
+  void asRootTheSandboxUserHasANameThatEveryToolFinds() throws Exception {
+    Assumptions.assumeTrue(root(), "only root drops to a user id of the launch's own");
+    RealBwrap.Run run = sh(chat(), "whoami; id -un; id -gn; echo \"$USER $LOGNAME $HOME\";"
+        + " python3 -c 'import getpass; print(getpass.getuser())';"
+        + " ssh-keygen -q -t ed25519 -N '' -f /tmp/k && ssh-keygen -y -f /tmp/k | cut -d' ' -f1");
+    assertThat(run.stdout().split("\n")).as(run.stderr()).containsExactly("agent", "agent",
+        "agent", "agent agent " + home, "agent", "ssh-ed25519");
+    assertThat(run.exit()).isZero();
+  }
+
+  @Test
   void theCommandIsNotRootAndProcSysIsReadOnly() throws Exception {
     RealBwrap.Run run = sh(chat(), "id -u; echo sandbox > /proc/sys/kernel/hostname;"
         + " grep ' /proc/sys ' /proc/self/mountinfo");
