@@ -38,6 +38,14 @@ final class BubblewrapArgv {
    */
   static final String GUEST_ENV_FILE = "/run/pushgate/env";
 
+  /**
+   * The run's writable git config inside: a tmpfs of the sandbox's own, so that nothing written
+   * there ever reaches the host, where no git process reads it (docs/sandbox.md, "The agent's git
+   * config").
+   */
+  static final String GUEST_GIT_DIR = "/run/pushgate-git";
+  static final String GUEST_GIT_CONFIG = GUEST_GIT_DIR + "/config";
+
   private static final Pattern SHELL_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private BubblewrapArgv() {}
@@ -186,8 +194,8 @@ final class BubblewrapArgv {
       }
     }
     a.addAll(List.of("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
-        "--tmpfs", "/tmp"));
-    visible.addAll(List.of("/dev", "/proc", "/run/pushgate"));
+        "--tmpfs", "/tmp", "--tmpfs", GUEST_GIT_DIR));
+    visible.addAll(List.of("/dev", "/proc", "/run/pushgate", GUEST_GIT_DIR));
 
     List<SandboxBindMount> mounts = mounts(spec);
     String home = layout.home();
@@ -418,6 +426,7 @@ final class BubblewrapArgv {
     if (layout.envFile()) {
       s.append(". ").append(quote(GUEST_ENV_FILE)).append('\n');
     }
+    s.append(writableGitConfig());
     StringBuilder hexPorts = new StringBuilder();
     for (Bridge b : layout.bridges()) {
       s.append(quote(layout.tools().socat())).append(" TCP-LISTEN:").append(b.guestPort())
@@ -442,6 +451,22 @@ final class BubblewrapArgv {
     s.append("printf '%s\\n' ").append(quote(READY + " " + layout.nonce())).append(" >&2\n");
     s.append("exec \"$@\"\n");
     return s.toString();
+  }
+
+  /**
+   * The script's lines that give the run a git config it can write: a file on the sandbox's own
+   * tmpfs that includes the run's read-only one (the gateway rewrite, its header, the identity),
+   * which then becomes {@code GIT_CONFIG_GLOBAL}, so {@code git config --global user.name X}
+   * works and wins over what it includes. A path git's include syntax cannot hold as written
+   * (a quote, a backslash) leaves the run's config as it is.
+   */
+  static String writableGitConfig() {
+    return "case \"${GIT_CONFIG_GLOBAL:-}\" in\n"
+        + "  ''|*'\"'*|*'\\'*) ;;\n"
+        + "  *) printf '# The run'\\''s git config: yours to change; it ends with the run.\\n"
+        + "[include]\\n\\tpath = \"%s\"\\n' \"$GIT_CONFIG_GLOBAL\" > " + GUEST_GIT_CONFIG
+        + " && GIT_CONFIG_GLOBAL=" + GUEST_GIT_CONFIG + " && export GIT_CONFIG_GLOBAL ;;\n"
+        + "esac\n";
   }
 
   /** Whether the shell can export a variable of this name (the env file's only way to set it). */

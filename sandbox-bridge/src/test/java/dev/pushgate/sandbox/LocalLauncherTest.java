@@ -115,6 +115,29 @@ class LocalLauncherTest {
   }
 
   @Test
+  void theAgentWritesItsOwnGitConfigWhichIncludesTheRunsAndNeverReachesTheHost() throws Exception {
+    Path runConfig = Files.writeString(root.resolve("run-gitconfig"),
+        "[url \"http://127.0.0.1:9/git/github.com/\"]\n\tinsteadOf = https://github.com/\n"
+            + "[user]\n\tname = pushgate agent\n");
+    String before = Files.readString(runConfig);
+    RunPaths paths = RunPaths.workdirOnly(work.toString());
+    SandboxRequest request = SandboxRequest.builder("space-3", "ws-1", Runner.HARNESS_BASH, paths)
+        .denyWriteGlobs(NO_GLOBS)
+        .envAdditions(EnvironmentVariables.of(Map.of("GIT_CONFIG_GLOBAL", runConfig.toString())))
+        .build();
+    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(request);
+    RealBwrap.Run run = RealBwrap.run(launcher, LaunchRequest.of(plan, List.of("/bin/sh", "-c",
+            "git config user.name; git config --global user.name Ada && git config user.name;"
+                + " git config --get url.http://127.0.0.1:9/git/github.com/.insteadof;"
+                + " echo \"$GIT_CONFIG_GLOBAL\"; echo x >> " + runConfig + " || echo refused"))
+        .withFile(SandboxFile.samePath(runConfig)));
+    assertThat(run.stdout().split("\n")).as(run.stderr()).containsExactly("pushgate agent", "Ada",
+        "https://github.com/", BubblewrapArgv.GUEST_GIT_CONFIG, "refused");
+    assertThat(Files.readString(runConfig)).isEqualTo(before);
+    assertThat(Files.exists(Path.of(BubblewrapArgv.GUEST_GIT_CONFIG))).isFalse();
+  }
+
+  @Test
   void theCommandIsNotRootAndProcSysIsReadOnly() throws Exception {
     RealBwrap.Run run = sh(chat(), "id -u; echo sandbox > /proc/sys/kernel/hostname;"
         + " grep ' /proc/sys ' /proc/self/mountinfo");
