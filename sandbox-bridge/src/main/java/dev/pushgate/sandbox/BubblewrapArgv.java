@@ -128,6 +128,8 @@ final class BubblewrapArgv {
    * @param layered host directory to the name-deny layer's mount point showing it: every bind
    *     source at or below such a directory is taken through the layer instead ({@link
    *     NameDenyLayer}); empty without the layer
+   * @param toolchains the launcher's toolchain directories under {@code home}, shown read-only at
+   *     the same paths over the home's tmpfs ({@link HomeToolchains}); empty for none
    */
   record Layout(
       SandboxPlan plan,
@@ -141,13 +143,22 @@ final class BubblewrapArgv {
       SandboxUser user,
       Tools tools,
       String nonce,
-      Map<String, String> layered) {
+      Map<String, String> layered,
+      List<String> toolchains) {
 
     Layout {
       command = List.copyOf(command);
       bridges = List.copyOf(bridges);
       files = List.copyOf(files);
       layered = layered == null ? Map.of() : Map.copyOf(layered);
+      toolchains = toolchains == null ? List.of() : List.copyOf(toolchains);
+    }
+
+    Layout(SandboxPlan plan, List<String> command, List<Bridge> bridges, List<Staged> files,
+        boolean envFile, String home, String emptyDir, String emptyFile, SandboxUser user,
+        Tools tools, String nonce, Map<String, String> layered) {
+      this(plan, command, bridges, files, envFile, home, emptyDir, emptyFile, user, tools, nonce,
+          layered, List.of());
     }
 
     Layout(SandboxPlan plan, List<String> command, List<Bridge> bridges, List<Staged> files,
@@ -198,11 +209,21 @@ final class BubblewrapArgv {
     visible.addAll(List.of("/dev", "/proc", "/run/pushgate", GUEST_GIT_DIR));
 
     List<SandboxBindMount> mounts = mounts(spec);
+    List<String> shownToolchains = new ArrayList<>();
     String home = layout.home();
     if (home != null && home.startsWith("/") && !home.equals("/") && !home.equals("/tmp")
         && !underAny(home, SYSTEM_PATHS) && !underAny(home, List.of("/dev", "/proc", "/run"))
         && mounts.stream().noneMatch(m -> under(home, m.guestPath()))) {
       a.addAll(List.of("--tmpfs", home));
+      // The toolchains on PATH under the home, read-only; never one a mount overlaps.
+      for (String t : layout.toolchains()) {
+        if (under(t, home) && host.kind(t) == Kind.DIRECTORY
+            && mounts.stream().noneMatch(m -> under(t, m.guestPath()) || under(m.guestPath(), t))) {
+          a.addAll(List.of("--ro-bind", t, t));
+          visible.add(t);
+          shownToolchains.add(t);
+        }
+      }
     }
     for (SandboxBindMount m : mounts) {
       a.addAll(List.of(m.readOnly() ? "--ro-bind" : "--bind", m.hostPath(), m.guestPath()));
@@ -278,8 +299,13 @@ final class BubblewrapArgv {
       a.addAll(List.of("--ro-bind", layout.emptyFile(), p));
     }
 
-    // Secret paths inside any mount: an empty read-only directory, or /dev/null for a file.
-    for (String p : sortedByDepth(new LinkedHashSet<>(fs.readDeny()))) {
+    // Secret paths inside any mount: an empty read-only directory, or /dev/null for a file. The
+    // home's own are named again for the toolchains shown from it: the plan's are the appliance's.
+    Set<String> secrets = new LinkedHashSet<>(fs.readDeny());
+    if (!shownToolchains.isEmpty()) {
+      secrets.addAll(HomeToolchains.secretsInside(home, shownToolchains));
+    }
+    for (String p : sortedByDepth(secrets)) {
       if (RunPaths.isGlob(p) || !underAny(p, visible)) {
         continue;
       }
@@ -312,7 +338,7 @@ final class BubblewrapArgv {
     a.addAll(List.of("--", layout.tools().shell(), "-c", script(layout), "pushgate-sandbox"));
     a.addAll(layout.command());
 
-    List<String> readDeny = List.copyOf(fs.readDeny());
+    List<String> readDeny = List.copyOf(secrets);
     Set<String> allPlaceholders = new LinkedHashSet<>(placeholders);
     allPlaceholders.addAll(filePlaceholders);
     List<String> blocked = List.copyOf(allPlaceholders);

@@ -322,7 +322,7 @@ public final class LocalLauncher implements SandboxLauncher {
       String nonce = HexFormat.of().formatHex(randomBytes());
       BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
           staged, exports.length() > 0, env.get("HOME"), empty.toString(), emptyFile.toString(),
-          user, tools, nonce, layered);
+          user, tools, nonce, layered, toolchains(env, user));
       BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
       cleanup.add(() -> removePlaceholders(built.placeholders()));
 
@@ -352,6 +352,25 @@ public final class LocalLauncher implements SandboxLauncher {
       close(cleanup);
       throw new SandboxLaunchException("the sandbox could not be set up: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The launcher's toolchains under its home that the sandbox shows ({@link HomeToolchains}):
+   * those the sandbox user can reach. One it cannot (root's home is mode 0700) is left out and
+   * said so, rather than the launch failing on it.
+   */
+  private static List<String> toolchains(Map<String, String> env, SandboxUser user) {
+    List<String> out = new ArrayList<>();
+    for (String t : HomeToolchains.of(env.get("HOME"), env.get("PATH"))) {
+      String why = user == null ? null : OwnershipLoan.unreachable(Path.of(t), user);
+      if (why == null) {
+        out.add(t);
+      } else {
+        LOG.warn("{} on PATH is not shown in the sandbox: {}; let others search the directories"
+            + " on the way (chmod o+x) to show it", t, why);
+      }
+    }
+    return out;
   }
 
   /** A file of the sandbox's own, readable by all inside, bound read-only at {@code guestPath}. */

@@ -138,6 +138,29 @@ class LocalLauncherTest {
   }
 
   @Test
+  void theToolchainsOnPathUnderHomeRunReadOnlyWhileItsSecretsStayHidden() throws Exception {
+    Path shims = Files.createDirectories(home.resolve(".pyenv/shims"));
+    Path python = Files.writeString(shims.resolve("python3"),
+        "#!/bin/sh\necho pyenv-python; exec /usr/bin/python3 \"$@\"\n");
+    Files.setPosixFilePermissions(python, java.nio.file.attribute.PosixFilePermissions
+        .fromString("rwxr-xr-x"));
+    Files.createDirectories(home.resolve(".cargo/bin"));
+    Files.writeString(home.resolve(".cargo/credentials.toml"), "token = \"cio_SECRET\"\n");
+    Map<String, String> env = hostEnv();
+    env.put("PATH", shims + ":" + home.resolve(".cargo/bin") + ":/usr/bin:/bin");
+    RunPaths paths = RunPaths.workdirOnly(work.toString());
+    SandboxRequest request = SandboxRequest.builder("space-4", "ws-1", Runner.HARNESS_BASH, paths)
+        .denyWriteGlobs(NO_GLOBS).build();
+    SandboxPlan plan = RealBwrap.planner(home, env, SandboxSwitch.ON).plan(request);
+    RealBwrap.Run run = sh(plan, "python3 -c 'print(6 * 7)'; ls -a " + home + ";"
+        + " cat " + home + "/.cargo/credentials.toml; cat " + home + "/.ssh/id_ed25519;"
+        + " touch " + shims + "/new || echo read-only");
+    assertThat(run.stdout().split("\n")).as(run.stderr()).containsExactly("pyenv-python", "42",
+        ".", "..", ".cargo", ".pyenv", "read-only");
+    assertThat(run.stdout() + run.stderr()).doesNotContain("cio_SECRET", "PRIVATE KEY");
+  }
+
+  @Test
   void theCommandIsNotRootAndProcSysIsReadOnly() throws Exception {
     RealBwrap.Run run = sh(chat(), "id -u; echo sandbox > /proc/sys/kernel/hostname;"
         + " grep ' /proc/sys ' /proc/self/mountinfo");
