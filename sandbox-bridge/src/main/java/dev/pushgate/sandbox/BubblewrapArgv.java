@@ -454,10 +454,13 @@ final class BubblewrapArgv {
     }
     s.append(writableGitConfig());
     StringBuilder hexPorts = new StringBuilder();
+    if (!layout.bridges().isEmpty()) {
+      s.append(BRIDGE_LOG_FILTER);
+    }
     for (Bridge b : layout.bridges()) {
       s.append(quote(layout.tools().socat())).append(" TCP-LISTEN:").append(b.guestPort())
           .append(",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:").append(b.guestSocket())
-          .append(" &\n");
+          .append(" 2>&1 | bridge_log &\n");
       hexPorts.append(' ').append(String.format(Locale.ROOT, "%04X", b.guestPort()));
     }
     if (!layout.bridges().isEmpty()) {
@@ -478,6 +481,20 @@ final class BubblewrapArgv {
     s.append("exec \"$@\"\n");
     return s.toString();
   }
+
+  /**
+   * The shell function every bridge's messages pass through on their way to the command's standard
+   * error. A client that closes its end first (gh does, after the answer it needed) leaves socat
+   * writing or reading a connection that is gone: {@code E write(6, …): Broken pipe}, {@code E
+   * read(…): Connection reset by peer}, {@code E shutdown(…): Transport endpoint is not
+   * connected}. Those are the end of a connection, not a failure, and are dropped; every other line
+   * (a bridge that cannot listen or connect) goes on as it was.
+   */
+  static final String BRIDGE_LOG_FILTER = "bridge_log() { while IFS= read -r l; do case \"$l\" in"
+      + " *' socat['*'] E write('*'): Broken pipe'|*' socat['*'] E read('*'): Connection reset by"
+      + " peer'|*' socat['*'] E write('*'): Connection reset by peer'|*' socat['*'] E shutdown('*'):"
+      + " Transport endpoint is not connected') ;; *) printf '%s\\n' \"$l\" >&2 ;; esac;"
+      + " done; }\n";
 
   /**
    * The script's lines that give the run a git config it can write: a file on the sandbox's own
