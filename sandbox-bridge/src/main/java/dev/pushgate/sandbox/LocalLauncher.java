@@ -201,7 +201,8 @@ public final class LocalLauncher implements SandboxLauncher {
     SandboxSpec spec = plan.spec();
     boolean dropping = currentUid() == 0;
     BubblewrapArgv.Tools tools = tools(dropping);
-    SandboxProcess.Events events = new SandboxProcess.Events(listener);
+    ViolationLog violationLog = new ViolationLog(listener);
+    SandboxProcess.Events events = new SandboxProcess.Events(violationLog);
     List<AutoCloseable> cleanup = new ArrayList<>();
     try {
       // First in, so last out: the id is let go only after the mounts lent to it are given back.
@@ -232,6 +233,9 @@ public final class LocalLauncher implements SandboxLauncher {
       Path proxySocket = staging.resolve("proxy.sock");
       Map<String, String> env = new LinkedHashMap<>(plan.env().asMap());
       proxyEnvironment(env, proxyPort);
+      staged.add(new BubblewrapArgv.Staged(violationLog.create(staging).toString(),
+          ViolationLog.GUEST_PATH));
+      env.put(ViolationLog.VARIABLE, ViolationLog.GUEST_PATH);
       if (user != null) {
         // The user id of the launch's own has no name on the host: give it one inside.
         SandboxAccount account = SandboxAccount.of(user, env.get("HOME"),

@@ -16,6 +16,7 @@ import dev.pushgate.sandbox.LocalLauncher;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.SandboxEvent;
+import dev.pushgate.sandbox.RefusalReason;
 import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
@@ -378,6 +379,8 @@ final class ExecCommand implements Callable<Integer> {
         if (SandboxViolation.GIT_METADATA.equals(v.violation().action())) {
           // What was undone, and where the planted thing now is: the operator acts on this.
           err.println("pushgate:   " + v.violation().raw());
+        } else {
+          err.println("pushgate:   why: " + RefusalReason.of(v.violation()));
         }
       } else if (event instanceof SandboxEvent.Killed k) {
         err.println("pushgate: killed: " + k.reason());
