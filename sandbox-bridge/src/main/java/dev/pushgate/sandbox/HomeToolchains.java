@@ -89,6 +89,31 @@ final class HomeToolchains {
     return false;
   }
 
+  /**
+   * Why {@code dir} may not be shown after all, or null: followed through its symbolic links it
+   * is, or lies inside, a secret path (a {@code ~/tools} that links to {@code ~/.ssh} would show
+   * the keys at {@code ~/tools}). A directory that cannot be resolved is not shown either.
+   */
+  static String leadsToASecret(String home, Path dir) {
+    Path real;
+    try {
+      real = dir.toRealPath();
+    } catch (java.io.IOException | SecurityException e) {
+      return "it cannot be resolved (" + e.getMessage() + ")";
+    }
+    for (String rel : SandboxPlanner.SECRET_READ_DENY) {
+      Path secret = Path.of(home).resolve(rel);
+      try {
+        if (real.startsWith(secret.toRealPath())) {
+          return "it leads to " + secret + ", which a run may not read";
+        }
+      } catch (java.io.IOException | SecurityException e) {
+        // No such secret here.
+      }
+    }
+    return null;
+  }
+
   /** The secret paths of the home that lie inside one of {@code shown}, in every spelling. */
   static List<String> secretsInside(String home, List<String> shown) {
     Set<String> out = new LinkedHashSet<>();

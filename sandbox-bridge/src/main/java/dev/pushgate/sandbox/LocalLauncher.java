@@ -365,8 +365,12 @@ public final class LocalLauncher implements SandboxLauncher {
    */
   private static List<String> toolchains(Map<String, String> env, SandboxUser user) {
     List<String> out = new ArrayList<>();
-    for (String t : HomeToolchains.of(env.get("HOME"), env.get("PATH"))) {
-      String why = user == null ? null : OwnershipLoan.unreachable(Path.of(t), user);
+    String home = env.get("HOME");
+    for (String t : HomeToolchains.of(home, env.get("PATH"))) {
+      String why = HomeToolchains.leadsToASecret(home, Path.of(t));
+      if (why == null && user != null) {
+        why = OwnershipLoan.unreachable(Path.of(t), user);
+      }
       if (why == null) {
         out.add(t);
       } else {

@@ -300,6 +300,8 @@ public final class SandboxProcess {
    */
   static final class Events {
     private final SandboxListener listener;
+    private static final int MAX_AWAITED = 1024;
+
     /** The layer's reports whose command error line has not come yet, by absolute path. */
     private final Map<String, Integer> awaitingErrorLine = new HashMap<>();
 
@@ -318,6 +320,11 @@ public final class SandboxProcess {
 
     synchronized void violation(SandboxViolation v) {
       if (RefusalReason.fromNameDenyLayer(v)) {
+        if (awaitingErrorLine.size() >= MAX_AWAITED) {
+          // Refusals whose error lines never came (sent to /dev/null): forget them rather than
+          // grow without end; at worst a later error line is shown beside the layer's report.
+          awaitingErrorLine.clear();
+        }
         awaitingErrorLine.merge(v.target(), 1, Integer::sum);
       } else if (ViolationParser.FILE_WRITE.equals(v.action()) && pairedWithLayer(v.target())) {
         return;

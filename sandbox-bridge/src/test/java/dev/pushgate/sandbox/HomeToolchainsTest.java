@@ -28,4 +28,15 @@ class HomeToolchainsTest {
         .contains("/home/u/.cargo/credentials", "/home/u/.cargo/credentials.toml")
         .noneMatch(p -> p.contains(".ssh"));
   }
+
+  @Test
+  void aToolchainThatLinksIntoASecretPathIsNotShown(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path home) throws Exception {
+    java.nio.file.Files.createDirectories(home.resolve(".ssh"));
+    java.nio.file.Files.createDirectories(home.resolve(".pyenv"));
+    java.nio.file.Files.createSymbolicLink(home.resolve("tools"), home.resolve(".ssh"));
+    assertThat(HomeToolchains.leadsToASecret(home.toString(), home.resolve("tools")))
+        .isEqualTo("it leads to " + home.resolve(".ssh") + ", which a run may not read");
+    assertThat(HomeToolchains.leadsToASecret(home.toString(), home.resolve(".pyenv"))).isNull();
+  }
 }
