@@ -370,12 +370,14 @@ public final class LocalLauncher implements SandboxLauncher {
       String why = HomeToolchains.leadsToASecret(home, Path.of(t));
       if (why == null && user != null) {
         why = OwnershipLoan.unreachable(Path.of(t), user);
+        if (why != null) {
+          why += "; let others search the directories on the way (chmod o+x) to show it";
+        }
       }
       if (why == null) {
         out.add(t);
       } else {
-        LOG.warn("{} on PATH is not shown in the sandbox: {}; let others search the directories"
-            + " on the way (chmod o+x) to show it", t, why);
+        LOG.warn("{} on PATH is not shown in the sandbox: {}", t, why);
       }
     }
     return out;
