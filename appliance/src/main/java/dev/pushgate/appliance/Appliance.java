@@ -321,7 +321,7 @@ public final class Appliance implements AutoCloseable {
     };
     runs = new Runs(store.ledger(), broker, clock, new Runs.Settings(dir.resolve("runs"),
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
-        base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost)));
+        base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost), gitHost));
     desk = new ApprovalDesk(clock, settings.approvalTimeout(), Duration.ofSeconds(5),
         settings.approverPollGrace(), metrics.counting(new ApprovalStore(store.chain(), clock)),
         runs::isLive,

@@ -36,11 +36,19 @@ import java.util.Set;
  *       host that no prefix above rewrote (another user name, the host in other case), and runs
  *       {@code ssh} for everything else; {@code ssh.variant = ssh} so that git passes OpenSSH's
  *       options to it.
+ *   <li>{@code user.name} and {@code user.email}: {@value #DEFAULT_NAME} {@code <}{@value
+ *       #DEFAULT_EMAIL}{@code >}, so the first commit works; {@code branch.autoSetupMerge = false}
+ *       and {@code push.default = current}, since the run cannot store a branch's upstream.
  * </ul>
  */
 public final class GitConfigFile {
   private static final Set<PosixFilePermission> OWNER_ONLY =
       PosixFilePermissions.fromString("rw-------");
+
+  /** Who a run commits as unless the repository, the agent or the environment says otherwise. */
+  public static final String DEFAULT_NAME = "pushgate agent";
+
+  public static final String DEFAULT_EMAIL = "agent@pushgate.invalid";
 
   private GitConfigFile() {}
 
@@ -73,6 +81,18 @@ public final class GitConfigFile {
     entry(out, "sshCommand", SshPushGuard.command(config.gitHost()));
     section(out, "ssh");
     entry(out, "variant", "ssh");
+
+    // The first commit works: an identity the agent may change in its own writable config.
+    section(out, "user");
+    entry(out, "name", DEFAULT_NAME);
+    entry(out, "email", DEFAULT_EMAIL);
+    // The repository's .git/config is read-only in a run, so tracking could never be stored:
+    // no branch sets it up by itself (git would print "set up to track" after failing to), and a
+    // plain `git push` pushes the branch to its own name without needing it.
+    section(out, "branch");
+    entry(out, "autoSetupMerge", "false");
+    section(out, "push");
+    entry(out, "default", "current");
     return out.toString();
   }
 

@@ -84,6 +84,15 @@ public record GitHost(String scheme, String host, int port, String path) {
     return port == -1 ? host : host + ":" + port;
   }
 
+  /**
+   * How {@code gh} names a repository of this host in {@code GH_REPO}: {@code OWNER/REPO} on
+   * github.com, {@code HOST/OWNER/REPO} (with the port when it is not the default) elsewhere, as
+   * {@code gh}'s {@code [HOST/]OWNER/REPO} form has it.
+   */
+  public String ghRepo(String ownerAndName) {
+    return equals(GITHUB) ? ownerAndName : segment() + "/" + ownerAndName;
+  }
+
   /** Where git reaches repositories: {@code https://github.com}, without a trailing slash. */
   public String baseUrl() {
     return scheme + "://" + segment() + path;

@@ -134,6 +134,13 @@ class GitConfigFileTest {
          \\"$@\\"; }; f"
         [ssh]
         \tvariant = ssh
+        [user]
+        \tname = pushgate agent
+        \temail = agent@pushgate.invalid
+        [branch]
+        \tautoSetupMerge = false
+        [push]
+        \tdefault = current
         """);
   }
 
@@ -477,6 +484,10 @@ class GitConfigFileTest {
     out.add("credential.helper=");
     out.add("core.sshcommand=" + SshPushGuard.command(GitHost.of(host)));
     out.add("ssh.variant=ssh");
+    out.add("user.name=pushgate agent");
+    out.add("user.email=agent@pushgate.invalid");
+    out.add("branch.autosetupmerge=false");
+    out.add("push.default=current");
     return out;
   }
 

@@ -45,4 +45,13 @@ class GitHostTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("git host path must be empty or /a/b");
   }
+
+  @Test
+  void namesARepositoryAsGhReadsGhRepo() {
+    assertThat(GitHost.GITHUB.ghRepo("acme/widget")).isEqualTo("acme/widget");
+    assertThat(GitHost.of("GHE.example.com").ghRepo("acme/widget"))
+        .isEqualTo("ghe.example.com/acme/widget");
+    assertThat(GitHost.of("https://ghe.example.com:8443").ghRepo("acme/widget"))
+        .isEqualTo("ghe.example.com:8443/acme/widget");
+  }
 }

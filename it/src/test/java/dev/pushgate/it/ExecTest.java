@@ -173,7 +173,8 @@ class ExecTest {
     assertThat(inside.get("GITHUB_TOKEN")).isEqualTo(inside.get("GH_TOKEN"));
     assertThat(inside).containsEntry("PUSHGATE_IT_MARKER", "kept")
         .containsEntry("LC_ALL", "C.UTF-8").containsEntry("GIT_AUTHOR_NAME", "Agent");
-    assertThat(inside.get("GIT_CONFIG_GLOBAL")).endsWith("/gitconfig");
+    // The sandbox's own writable git config, which includes the run's (docs/sandbox.md).
+    assertThat(inside.get("GIT_CONFIG_GLOBAL")).isEqualTo("/run/pushgate-git/config");
     assertThat(exec.stdout()).contains("cloned-into-workdir");
     assertThat(cwd.resolve("widget/README.md")).exists();
   }

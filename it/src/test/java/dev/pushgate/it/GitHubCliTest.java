@@ -66,15 +66,20 @@ class GitHubCliTest {
   @BeforeAll
   static void start() throws Exception {
     ExecTest.requireBwrap();
+    requireGh();
+    root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.start(root.resolve("data"));
+    app.forgeCreate(List.of("acme/widget", "acme/other"));
+  }
+
+  /** Skips without gh, or fails in CI, whose .ci/run installs it. */
+  static void requireGh() {
     boolean gh = new File("/usr/bin/gh").canExecute();
     if (!gh && "true".equals(System.getenv("CI"))) {
       fail("gh is not installed: .ci/run installs Debian's package gh");
     }
     Assumptions.assumeTrue(gh, "gh is not installed");
-    root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
-    app.forgeCreate(List.of("acme/widget", "acme/other"));
   }
 
   @AfterAll

@@ -137,4 +137,48 @@ class PushgateHookScriptTest {
         .isEqualTo(new Run(2, "", "pushgate-hook: PUSHGATE_HOOK_TIMEOUT must be a whole number of "
             + "seconds; the tool call is blocked\n"));
   }
+
+  @Test
+  void afterAToolCallTellsTheModelWhatTheSandboxRefusedSinceItLastRanAndNothingTwice()
+      throws Exception {
+    Path dir = Files.createTempDirectory("hook-post");
+    Path log = dir.resolve("violations");
+    Files.writeString(log, "file-write* /w/.env: the run's rules deny writing a file of this name\n"
+        + "file-write* /w/a \"quoted\" \\ name: read-only\n");
+    Map<String, String> env = Map.of("PUSHGATE_VIOLATIONS", log.toString(),
+        "TMPDIR", dir.toString());
+    Run first = postToolUse(env);
+    assertThat(first.exit()).isZero();
+    com.fasterxml.jackson.databind.JsonNode out =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(first.stdout());
+    assertThat(out.path("hookSpecificOutput").path("hookEventName").asText())
+        .isEqualTo("PostToolUse");
+    assertThat(out.path("hookSpecificOutput").path("additionalContext").asText()).isEqualTo(
+        "pushgate: the sandbox refused what the command tried (a policy refusal, not a broken"
+            + " disk):\nfile-write* /w/.env: the run's rules deny writing a file of this name\n"
+            + "file-write* /w/a \"quoted\" \\ name: read-only\n");
+    assertThat(postToolUse(env).stdout()).isEmpty();
+    Files.writeString(log, "network-outbound evil.example: not allowed\n",
+        java.nio.file.StandardOpenOption.APPEND);
+    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(postToolUse(env).stdout())
+        .path("hookSpecificOutput").path("additionalContext").asText())
+        .endsWith("disk):\nnetwork-outbound evil.example: not allowed\n");
+    assertThat(postToolUse(Map.of("PUSHGATE_VIOLATIONS", dir.resolve("none").toString(),
+        "TMPDIR", dir.toString())).stdout()).isEmpty();
+  }
+
+  private static Run postToolUse(Map<String, String> env) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("sh", SCRIPT.toString(), "--post-tool-use");
+    pb.environment().keySet().removeIf(k -> k.startsWith("PUSHGATE_"));
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    try (OutputStream in = p.getOutputStream()) {
+      in.write("{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\"}".getBytes(
+          StandardCharsets.UTF_8));
+    }
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    return new Run(p.exitValue(), out, err);
+  }
 }

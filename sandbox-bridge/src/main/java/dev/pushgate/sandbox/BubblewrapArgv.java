@@ -38,6 +38,14 @@ final class BubblewrapArgv {
    */
   static final String GUEST_ENV_FILE = "/run/pushgate/env";
 
+  /**
+   * The run's writable git config inside: a tmpfs of the sandbox's own, so that nothing written
+   * there ever reaches the host, where no git process reads it (docs/sandbox.md, "The agent's git
+   * config").
+   */
+  static final String GUEST_GIT_DIR = "/run/pushgate-git";
+  static final String GUEST_GIT_CONFIG = GUEST_GIT_DIR + "/config";
+
   private static final Pattern SHELL_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private BubblewrapArgv() {}
@@ -120,6 +128,8 @@ final class BubblewrapArgv {
    * @param layered host directory to the name-deny layer's mount point showing it: every bind
    *     source at or below such a directory is taken through the layer instead ({@link
    *     NameDenyLayer}); empty without the layer
+   * @param toolchains the launcher's toolchain directories under {@code home}, shown read-only at
+   *     the same paths over the home's tmpfs ({@link HomeToolchains}); empty for none
    */
   record Layout(
       SandboxPlan plan,
@@ -133,13 +143,22 @@ final class BubblewrapArgv {
       SandboxUser user,
       Tools tools,
       String nonce,
-      Map<String, String> layered) {
+      Map<String, String> layered,
+      List<String> toolchains) {
 
     Layout {
       command = List.copyOf(command);
       bridges = List.copyOf(bridges);
       files = List.copyOf(files);
       layered = layered == null ? Map.of() : Map.copyOf(layered);
+      toolchains = toolchains == null ? List.of() : List.copyOf(toolchains);
+    }
+
+    Layout(SandboxPlan plan, List<String> command, List<Bridge> bridges, List<Staged> files,
+        boolean envFile, String home, String emptyDir, String emptyFile, SandboxUser user,
+        Tools tools, String nonce, Map<String, String> layered) {
+      this(plan, command, bridges, files, envFile, home, emptyDir, emptyFile, user, tools, nonce,
+          layered, List.of());
     }
 
     Layout(SandboxPlan plan, List<String> command, List<Bridge> bridges, List<Staged> files,
@@ -186,15 +205,25 @@ final class BubblewrapArgv {
       }
     }
     a.addAll(List.of("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
-        "--tmpfs", "/tmp"));
-    visible.addAll(List.of("/dev", "/proc", "/run/pushgate"));
+        "--tmpfs", "/tmp", "--tmpfs", GUEST_GIT_DIR));
+    visible.addAll(List.of("/dev", "/proc", "/run/pushgate", GUEST_GIT_DIR));
 
     List<SandboxBindMount> mounts = mounts(spec);
+    List<String> shownToolchains = new ArrayList<>();
     String home = layout.home();
     if (home != null && home.startsWith("/") && !home.equals("/") && !home.equals("/tmp")
         && !underAny(home, SYSTEM_PATHS) && !underAny(home, List.of("/dev", "/proc", "/run"))
         && mounts.stream().noneMatch(m -> under(home, m.guestPath()))) {
       a.addAll(List.of("--tmpfs", home));
+      // The toolchains on PATH under the home, read-only; never one a mount overlaps.
+      for (String t : layout.toolchains()) {
+        if (under(t, home) && host.kind(t) == Kind.DIRECTORY
+            && mounts.stream().noneMatch(m -> under(t, m.guestPath()) || under(m.guestPath(), t))) {
+          a.addAll(List.of("--ro-bind", t, t));
+          visible.add(t);
+          shownToolchains.add(t);
+        }
+      }
     }
     for (SandboxBindMount m : mounts) {
       a.addAll(List.of(m.readOnly() ? "--ro-bind" : "--bind", m.hostPath(), m.guestPath()));
@@ -270,8 +299,13 @@ final class BubblewrapArgv {
       a.addAll(List.of("--ro-bind", layout.emptyFile(), p));
     }
 
-    // Secret paths inside any mount: an empty read-only directory, or /dev/null for a file.
-    for (String p : sortedByDepth(new LinkedHashSet<>(fs.readDeny()))) {
+    // Secret paths inside any mount: an empty read-only directory, or /dev/null for a file. The
+    // home's own are named again for the toolchains shown from it: the plan's are the appliance's.
+    Set<String> secrets = new LinkedHashSet<>(fs.readDeny());
+    if (!shownToolchains.isEmpty()) {
+      secrets.addAll(HomeToolchains.secretsInside(home, shownToolchains));
+    }
+    for (String p : sortedByDepth(secrets)) {
       if (RunPaths.isGlob(p) || !underAny(p, visible)) {
         continue;
       }
@@ -304,7 +338,7 @@ final class BubblewrapArgv {
     a.addAll(List.of("--", layout.tools().shell(), "-c", script(layout), "pushgate-sandbox"));
     a.addAll(layout.command());
 
-    List<String> readDeny = List.copyOf(fs.readDeny());
+    List<String> readDeny = List.copyOf(secrets);
     Set<String> allPlaceholders = new LinkedHashSet<>(placeholders);
     allPlaceholders.addAll(filePlaceholders);
     List<String> blocked = List.copyOf(allPlaceholders);
@@ -418,11 +452,15 @@ final class BubblewrapArgv {
     if (layout.envFile()) {
       s.append(". ").append(quote(GUEST_ENV_FILE)).append('\n');
     }
+    s.append(writableGitConfig());
     StringBuilder hexPorts = new StringBuilder();
+    if (!layout.bridges().isEmpty()) {
+      s.append(BRIDGE_LOG_FILTER);
+    }
     for (Bridge b : layout.bridges()) {
       s.append(quote(layout.tools().socat())).append(" TCP-LISTEN:").append(b.guestPort())
           .append(",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:").append(b.guestSocket())
-          .append(" &\n");
+          .append(" 2>&1 | bridge_log &\n");
       hexPorts.append(' ').append(String.format(Locale.ROOT, "%04X", b.guestPort()));
     }
     if (!layout.bridges().isEmpty()) {
@@ -442,6 +480,36 @@ final class BubblewrapArgv {
     s.append("printf '%s\\n' ").append(quote(READY + " " + layout.nonce())).append(" >&2\n");
     s.append("exec \"$@\"\n");
     return s.toString();
+  }
+
+  /**
+   * The shell function every bridge's messages pass through on their way to the command's standard
+   * error. A client that closes its end first (gh does, after the answer it needed) leaves socat
+   * writing or reading a connection that is gone: {@code E write(6, …): Broken pipe}, {@code E
+   * read(…): Connection reset by peer}, {@code E shutdown(…): Transport endpoint is not
+   * connected}. Those are the end of a connection, not a failure, and are dropped; every other line
+   * (a bridge that cannot listen or connect) goes on as it was.
+   */
+  static final String BRIDGE_LOG_FILTER = "bridge_log() { while IFS= read -r l; do case \"$l\" in"
+      + " *' socat['*'] E write('*'): Broken pipe'|*' socat['*'] E read('*'): Connection reset by"
+      + " peer'|*' socat['*'] E write('*'): Connection reset by peer'|*' socat['*'] E shutdown('*'):"
+      + " Transport endpoint is not connected') ;; *) printf '%s\\n' \"$l\" >&2 ;; esac;"
+      + " done; }\n";
+
+  /**
+   * The script's lines that give the run a git config it can write: a file on the sandbox's own
+   * tmpfs that includes the run's read-only one (the gateway rewrite, its header, the identity),
+   * which then becomes {@code GIT_CONFIG_GLOBAL}, so {@code git config --global user.name X}
+   * works and wins over what it includes. A path git's include syntax cannot hold as written
+   * (a quote, a backslash) leaves the run's config as it is.
+   */
+  static String writableGitConfig() {
+    return "case \"${GIT_CONFIG_GLOBAL:-}\" in\n"
+        + "  ''|*'\"'*|*'\\'*) ;;\n"
+        + "  *) printf '# The run'\\''s git config: yours to change; it ends with the run.\\n"
+        + "[include]\\n\\tpath = \"%s\"\\n' \"$GIT_CONFIG_GLOBAL\" > " + GUEST_GIT_CONFIG
+        + " && GIT_CONFIG_GLOBAL=" + GUEST_GIT_CONFIG + " && export GIT_CONFIG_GLOBAL ;;\n"
+        + "esac\n";
   }
 
   /** Whether the shell can export a variable of this name (the env file's only way to set it). */

@@ -201,7 +201,8 @@ public final class LocalLauncher implements SandboxLauncher {
     SandboxSpec spec = plan.spec();
     boolean dropping = currentUid() == 0;
     BubblewrapArgv.Tools tools = tools(dropping);
-    SandboxProcess.Events events = new SandboxProcess.Events(listener);
+    ViolationLog violationLog = new ViolationLog(listener);
+    SandboxProcess.Events events = new SandboxProcess.Events(violationLog);
     List<AutoCloseable> cleanup = new ArrayList<>();
     try {
       // First in, so last out: the id is let go only after the mounts lent to it are given back.
@@ -232,6 +233,18 @@ public final class LocalLauncher implements SandboxLauncher {
       Path proxySocket = staging.resolve("proxy.sock");
       Map<String, String> env = new LinkedHashMap<>(plan.env().asMap());
       proxyEnvironment(env, proxyPort);
+      staged.add(new BubblewrapArgv.Staged(violationLog.create(staging).toString(),
+          ViolationLog.GUEST_PATH));
+      env.put(ViolationLog.VARIABLE, ViolationLog.GUEST_PATH);
+      if (user != null) {
+        // The user id of the launch's own has no name on the host: give it one inside.
+        SandboxAccount account = SandboxAccount.of(user, env.get("HOME"),
+            hostFile("/etc/passwd"), hostFile("/etc/group"));
+        staged.add(stage(staging, "passwd", account.passwd(), "/etc/passwd"));
+        staged.add(stage(staging, "group", account.group(), "/etc/group"));
+        env.put("USER", account.name());
+        env.put("LOGNAME", account.name());
+      }
       // Every value through a file only the sandbox user can read, none on bwrap's command line.
       StringBuilder exports = new StringBuilder();
       for (Map.Entry<String, String> e : env.entrySet()) {
@@ -313,7 +326,7 @@ public final class LocalLauncher implements SandboxLauncher {
       String nonce = HexFormat.of().formatHex(randomBytes());
       BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
           staged, exports.length() > 0, env.get("HOME"), empty.toString(), emptyFile.toString(),
-          user, tools, nonce, layered);
+          user, tools, nonce, layered, toolchains(env, user));
       BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
       cleanup.add(() -> removePlaceholders(built.placeholders()));
 
@@ -343,6 +356,46 @@ public final class LocalLauncher implements SandboxLauncher {
       close(cleanup);
       throw new SandboxLaunchException("the sandbox could not be set up: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The launcher's toolchains under its home that the sandbox shows ({@link HomeToolchains}):
+   * those the sandbox user can reach. One it cannot (root's home is mode 0700) is left out and
+   * said so, rather than the launch failing on it.
+   */
+  private static List<String> toolchains(Map<String, String> env, SandboxUser user) {
+    List<String> out = new ArrayList<>();
+    String home = env.get("HOME");
+    for (String t : HomeToolchains.of(home, env.get("PATH"))) {
+      String why = HomeToolchains.leadsToASecret(home, Path.of(t));
+      if (why == null && user != null) {
+        why = OwnershipLoan.unreachable(Path.of(t), user);
+        if (why != null) {
+          why += "; let others search the directories on the way (chmod o+x) to show it";
+        }
+      }
+      if (why == null) {
+        out.add(t);
+      } else {
+        LOG.warn("{} on PATH is not shown in the sandbox: {}", t, why);
+      }
+    }
+    return out;
+  }
+
+  /** A file of the sandbox's own, readable by all inside, bound read-only at {@code guestPath}. */
+  private static BubblewrapArgv.Staged stage(Path staging, String name, String text,
+      String guestPath) throws IOException {
+    Path file = staging.resolve(name);
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
+    return new BubblewrapArgv.Staged(file.toString(), guestPath);
+  }
+
+  /** A host file the sandbox's own copy starts from; empty when the host has none. */
+  private static String hostFile(String path) throws IOException {
+    Path p = Path.of(path);
+    return Files.isRegularFile(p) ? Files.readString(p, StandardCharsets.UTF_8) : "";
   }
 
   /**

@@ -7,12 +7,11 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -292,10 +291,19 @@ public final class SandboxProcess {
     return t;
   }
 
-  /** Delivers events one at a time; each violation once per launch. */
+  /**
+   * Delivers events one at a time. Every refused attempt is reported, a later one on the same
+   * path again: an agent that tries twice must hear why twice. The one thing dropped is the
+   * second report of one attempt: the name-deny layer reports a refusal before the command prints
+   * its error for it, and that error line, read as a violation of the same path (spelled
+   * relative, perhaps), would say it again with a vaguer reason.
+   */
   static final class Events {
     private final SandboxListener listener;
-    private final Set<List<String>> seen = new HashSet<>();
+    private static final int MAX_AWAITED = 1024;
+
+    /** The layer's reports whose command error line has not come yet, by absolute path. */
+    private final Map<String, Integer> awaitingErrorLine = new HashMap<>();
 
     Events(SandboxListener listener) {
       this.listener = listener == null ? SandboxListener.NULL : listener;
@@ -311,9 +319,34 @@ public final class SandboxProcess {
     }
 
     synchronized void violation(SandboxViolation v) {
-      if (seen.add(new ArrayList<>(List.of(v.action(), v.target())))) {
-        emit(new SandboxEvent.Violation(v));
+      if (RefusalReason.fromNameDenyLayer(v)) {
+        if (awaitingErrorLine.size() >= MAX_AWAITED) {
+          // Refusals whose error lines never came (sent to /dev/null): forget them rather than
+          // grow without end; at worst a later error line is shown beside the layer's report.
+          awaitingErrorLine.clear();
+        }
+        awaitingErrorLine.merge(v.target(), 1, Integer::sum);
+      } else if (ViolationParser.FILE_WRITE.equals(v.action()) && pairedWithLayer(v.target())) {
+        return;
       }
+      emit(new SandboxEvent.Violation(v));
+    }
+
+    /** Takes the layer's report this error line repeats, if one awaits it. */
+    private boolean pairedWithLayer(String target) {
+      for (Map.Entry<String, Integer> e : awaitingErrorLine.entrySet()) {
+        String reported = e.getKey();
+        if (reported.equals(target)
+            || !target.isEmpty() && !target.startsWith("/") && reported.endsWith("/" + target)) {
+          if (e.getValue() == 1) {
+            awaitingErrorLine.remove(reported);
+          } else {
+            e.setValue(e.getValue() - 1);
+          }
+          return true;
+        }
+      }
+      return false;
     }
   }
 }

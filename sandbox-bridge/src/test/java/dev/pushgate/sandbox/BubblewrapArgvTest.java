@@ -291,9 +291,9 @@ class BubblewrapArgvTest {
     assertThat(script)
         .contains(". '/run/pushgate/env'\n")
         .contains("'/usr/bin/socat' TCP-LISTEN:7070,bind=127.0.0.1,fork,reuseaddr"
-            + " UNIX-CONNECT:/run/pushgate/gateway.sock &\n")
+            + " UNIX-CONNECT:/run/pushgate/gateway.sock 2>&1 | bridge_log &\n")
         .contains("'/usr/bin/socat' TCP-LISTEN:3128,bind=127.0.0.1,fork,reuseaddr"
-            + " UNIX-CONNECT:/run/pushgate/proxy.sock &\n")
+            + " UNIX-CONNECT:/run/pushgate/proxy.sock 2>&1 | bridge_log &\n")
         .contains("for p in 1B9E 0C38; do")
         .contains("< /proc/net/tcp")
         .endsWith("printf '%s\\n' 'pushgate-sandbox-ready n0nce' >&2\nexec \"$@\"\n");
@@ -352,5 +352,27 @@ class BubblewrapArgvTest {
         "--ro-bind", "/tmp/empty", "/w/work/.vscode",
         "--", "/bin/sh", "-c", "--bind /w/work /w/work");
     assertThat(BubblewrapArgv.throughLayer(argv, 4, Map.of())).isEqualTo(argv);
+  }
+
+  @Test
+  void theBridgesDropOnlyTheEndsOfConnectionsTheClientClosedFirst() throws Exception {
+    String lines = String.join("\n",
+        "2026/12/04 10:11:12 socat[812] E write(6, 0x55d1c0a3e000, 8192): Broken pipe",
+        "2026/12/04 10:11:12 socat[813] E read(5, 0x55d1c0a3e000, 8192): Connection reset by peer",
+        "2026/12/04 10:11:12 socat[814] E shutdown(6, 1): Transport endpoint is not connected",
+        "2026/12/04 10:11:13 socat[7] E bind(5, {AF=2 127.0.0.1:7070}, 16): Address in use",
+        "2026/12/04 10:11:13 socat[9] E connect(5, AF=1 \"/run/pushgate/gateway.sock\", 29):"
+            + " Connection refused",
+        "Broken pipe from the command itself") + "\n";
+    Process p = new ProcessBuilder("/bin/sh", "-c",
+        BubblewrapArgv.BRIDGE_LOG_FILTER + "printf '%s' \"$1\" | bridge_log", "sh", lines)
+        .start();
+    String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).isZero();
+    assertThat(err.split("\n")).containsExactly(
+        "2026/12/04 10:11:13 socat[7] E bind(5, {AF=2 127.0.0.1:7070}, 16): Address in use",
+        "2026/12/04 10:11:13 socat[9] E connect(5, AF=1 \"/run/pushgate/gateway.sock\", 29):"
+            + " Connection refused",
+        "Broken pipe from the command itself");
   }
 }

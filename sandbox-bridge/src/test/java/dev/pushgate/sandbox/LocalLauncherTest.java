@@ -104,6 +104,63 @@ class LocalLauncherTest {
   }
 
   @Test
+  void asRootTheSandboxUserHasANameThatEveryToolFinds() throws Exception {
+    Assumptions.assumeTrue(root(), "only root drops to a user id of the launch's own");
+    RealBwrap.Run run = sh(chat(), "whoami; id -un; id -gn; echo \"$USER $LOGNAME $HOME\";"
+        + " python3 -c 'import getpass; print(getpass.getuser())';"
+        + " ssh-keygen -q -t ed25519 -N '' -f /tmp/k && ssh-keygen -y -f /tmp/k | cut -d' ' -f1");
+    assertThat(run.stdout().split("\n")).as(run.stderr()).containsExactly("agent", "agent",
+        "agent", "agent agent " + home, "agent", "ssh-ed25519");
+    assertThat(run.exit()).isZero();
+  }
+
+  @Test
+  void theAgentWritesItsOwnGitConfigWhichIncludesTheRunsAndNeverReachesTheHost() throws Exception {
+    Path runConfig = Files.writeString(root.resolve("run-gitconfig"),
+        "[url \"http://127.0.0.1:9/git/github.com/\"]\n\tinsteadOf = https://github.com/\n"
+            + "[user]\n\tname = pushgate agent\n");
+    String before = Files.readString(runConfig);
+    RunPaths paths = RunPaths.workdirOnly(work.toString());
+    SandboxRequest request = SandboxRequest.builder("space-3", "ws-1", Runner.HARNESS_BASH, paths)
+        .denyWriteGlobs(NO_GLOBS)
+        .envAdditions(EnvironmentVariables.of(Map.of("GIT_CONFIG_GLOBAL", runConfig.toString())))
+        .build();
+    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(request);
+    RealBwrap.Run run = RealBwrap.run(launcher, LaunchRequest.of(plan, List.of("/bin/sh", "-c",
+            "git config user.name; git config --global user.name Ada && git config user.name;"
+                + " git config --get url.http://127.0.0.1:9/git/github.com/.insteadof;"
+                + " echo \"$GIT_CONFIG_GLOBAL\"; echo x >> " + runConfig + " || echo refused"))
+        .withFile(SandboxFile.samePath(runConfig)));
+    assertThat(run.stdout().split("\n")).as(run.stderr()).containsExactly("pushgate agent", "Ada",
+        "https://github.com/", BubblewrapArgv.GUEST_GIT_CONFIG, "refused");
+    assertThat(Files.readString(runConfig)).isEqualTo(before);
+    assertThat(Files.exists(Path.of(BubblewrapArgv.GUEST_GIT_CONFIG))).isFalse();
+  }
+
+  @Test
+  void theToolchainsOnPathUnderHomeRunReadOnlyWhileItsSecretsStayHidden() throws Exception {
+    Path shims = Files.createDirectories(home.resolve(".pyenv/shims"));
+    Path python = Files.writeString(shims.resolve("python3"),
+        "#!/bin/sh\necho pyenv-python; exec /usr/bin/python3 \"$@\"\n");
+    Files.setPosixFilePermissions(python, java.nio.file.attribute.PosixFilePermissions
+        .fromString("rwxr-xr-x"));
+    Files.createDirectories(home.resolve(".cargo/bin"));
+    Files.writeString(home.resolve(".cargo/credentials.toml"), "token = \"cio_SECRET\"\n");
+    Map<String, String> env = hostEnv();
+    env.put("PATH", shims + ":" + home.resolve(".cargo/bin") + ":/usr/bin:/bin");
+    RunPaths paths = RunPaths.workdirOnly(work.toString());
+    SandboxRequest request = SandboxRequest.builder("space-4", "ws-1", Runner.HARNESS_BASH, paths)
+        .denyWriteGlobs(NO_GLOBS).build();
+    SandboxPlan plan = RealBwrap.planner(home, env, SandboxSwitch.ON).plan(request);
+    RealBwrap.Run run = sh(plan, "python3 -c 'print(6 * 7)'; ls -a " + home + ";"
+        + " cat " + home + "/.cargo/credentials.toml; cat " + home + "/.ssh/id_ed25519;"
+        + " touch " + shims + "/new || echo read-only");
+    assertThat(run.stdout().split("\n")).as(run.stderr()).containsExactly("pyenv-python", "42",
+        ".", "..", ".cargo", ".pyenv", "read-only");
+    assertThat(run.stdout() + run.stderr()).doesNotContain("cio_SECRET", "PRIVATE KEY");
+  }
+
+  @Test
   void theCommandIsNotRootAndProcSysIsReadOnly() throws Exception {
     RealBwrap.Run run = sh(chat(), "id -u; echo sandbox > /proc/sys/kernel/hostname;"
         + " grep ' /proc/sys ' /proc/self/mountinfo");

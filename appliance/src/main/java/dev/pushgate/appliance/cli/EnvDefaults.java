@@ -22,7 +22,7 @@ final class EnvDefaults implements CommandLine.IDefaultValueProvider {
    * CLI; and {@code PUSHGATE_TEST_*}, the test suites' own. None of them is a misspelt option.
    */
   static final Set<String> NOT_OPTIONS = Set.of("PUSHGATE_CONFIG", "PUSHGATE_RUN_TOKEN",
-      "PUSHGATE_HOOK_URL", "PUSHGATE_HOOK_TIMEOUT", "PUSHGATE_READ_TOKEN");
+      "PUSHGATE_HOOK_URL", "PUSHGATE_HOOK_TIMEOUT", "PUSHGATE_READ_TOKEN", "PUSHGATE_VIOLATIONS");
 
   private final Map<String, String> env;
 

@@ -17,6 +17,7 @@ import dev.pushgate.sandbox.LocalLauncher;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.SandboxEvent;
+import dev.pushgate.sandbox.RefusalReason;
 import dev.pushgate.sandbox.SandboxLaunchException;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.sandbox.SandboxProcess;
@@ -383,6 +384,8 @@ final class ExecCommand implements Callable<Integer> {
           // What was undone, and where the planted thing now is: the operator acts on this.
           err.println("pushgate:   " + v.raw());
           recordFinding(control, runId, v);
+        } else {
+          err.println("pushgate:   why: " + RefusalReason.of(v));
         }
       } else if (event instanceof SandboxEvent.Killed k) {
         err.println("pushgate: killed: " + k.reason());

@@ -155,6 +155,9 @@ final class LaunchCommand implements Callable<Integer> {
         if (n.hasNonNull("detail")) {
           err.println("pushgate:   " + n.get("detail").asText());
         }
+        if (n.hasNonNull("reason")) {
+          err.println("pushgate:   why: " + n.get("reason").asText());
+        }
       }
       case "killed" -> err.println("pushgate: killed: " + n.path("reason").asText());
       default -> err.println("pushgate: sandbox event: " + n);

@@ -7,7 +7,9 @@ import java.util.List;
  * git as pushgate itself runs it on a worktree: an agent may have written that worktree's
  * metadata, so nothing git would take from it or from the host's config runs a program. Hooks and
  * fsmonitor are off whatever any config says, and the system config is not read; the global
- * config is the run's own (pushgate writes it, without includes) or none.
+ * config is the run's own (pushgate writes it, without includes) or none. Inside a launch that is
+ * the launch's fresh writable config, which includes only the run's own (written by the sandbox's
+ * start script before any command of the agent runs).
  */
 final class OwnGit {
   /** Set in git's environment. */

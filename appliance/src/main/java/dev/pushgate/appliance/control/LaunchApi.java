@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.sandbox.RefusalReason;
 import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.SandboxEvent;
 import dev.pushgate.sandbox.SandboxListener;
@@ -154,6 +155,8 @@ final class LaunchApi {
       if (violation.endOfRun()) {
         // What was undone, and where the planted thing now is: the operator acts on this.
         n.put("detail", launch.redact(violation.raw()));
+      } else {
+        n.put("reason", RefusalReason.of(violation));
       }
     } else if (e instanceof SandboxEvent.Killed k) {
       n.put("type", "event").put("event", "killed")

@@ -9,6 +9,7 @@ import dev.pushgate.gateway.RunAuthenticator;
 import dev.pushgate.appliance.api.ApiBoundaries;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.gitconfig.PushUrlRewrite;
 import dev.pushgate.gateway.api.ApiHosts;
 import dev.pushgate.gateway.api.ApiJudge;
@@ -73,7 +74,8 @@ public final class Runs implements RunAuthenticator {
       RunFiles files,
       RunSandbox sandbox,
       String hookUrl,
-      WorktreePushUrls pushUrls) {}
+      WorktreePushUrls pushUrls,
+      GitHost gitHost) {}
 
   /** Writes and removes a run's files (its git config). */
   public interface RunFiles {
@@ -212,6 +214,8 @@ public final class Runs implements RunAuthenticator {
         env.putAll(boundaries.open(run.context, ttl, dir));
       }
       env.put("GIT_TERMINAL_PROMPT", "0");
+      // gh finds its repository in `git remote -v`, which shows the gateway's URL (docs/launcher.md).
+      env.put("GH_REPO", settings.gitHost().ghRepo(req.repository().toString()));
       env.put("PUSHGATE_RUN_TOKEN", credential);
       env.put("PUSHGATE_HOOK_URL", settings.hookUrl());
       SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);

@@ -1,0 +1,166 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.RunningAppliance;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 30: an agent's ordinary day inside {@code pushgate exec} under the default sandbox rules
+ * (real bubblewrap, the name-deny layer with the default .env, *.key, *.pem denies, the local
+ * forge), as the agent works it: clone, branch, commit with no identity of its own, set one,
+ * {@code whoami}, push a branch, list and view pull requests with {@code gh} and no {@code -R}
+ * (gh 2.23's {@code pr create} reads the remotes whatever GH_REPO says: it is given {@code -R}),
+ * a push to main refused with its reason, a write of .env refused with its reason handed to the
+ * model by the {@code PostToolUse} hook. Each step's exit code and message is asserted, so a
+ * regression in the day fails here.
+ */
+class AgentDayTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The default sandbox rules (no denyWriteGlobs: .env, *.key, *.pem), main protected. */
+  private static final String RULES = """
+      open-pull-request: allow
+      push:
+        - refs: refs/heads/main
+          decision: deny
+          reason: push to main is denied
+      """;
+
+  /** Each step prints "== NAME EXIT" and then its output. */
+  private static final String DAY = """
+      set -u
+      unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+      export GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 GH_CONFIG_DIR=/tmp/gh-config
+      step() { name=$1; shift; "$@" > /tmp/step.out 2>&1; echo "== $name $?"; cat /tmp/step.out; }
+      step whoami whoami
+      step user sh -c 'echo "$USER $LOGNAME"'
+      step branch git switch -c feature/day
+      echo day > day.txt
+      step first-commit sh -c 'git add day.txt && git commit -qm "first commit" \
+        && git log -1 --format="%an <%ae>"'
+      step set-name git config --global user.name "Day Agent"
+      step second-commit sh -c 'echo more >> day.txt && git commit -qam second \
+        && git log -1 --format=%an'
+      step push git push origin HEAD
+      step pr-create gh pr create -R "$GH_REPO" --head feature/day --base main --title "Day" \
+        --body "the agent's day"
+      step pr-list gh pr list
+      step pr-view gh pr view 1
+      step push-main git push origin HEAD:main
+      step env-file cp day.txt .env
+      step why /opt/pushgate/bin/pushgate-hook --post-tool-use < /dev/null
+      echo "== end"
+      """;
+
+  @TempDir static Path tmp;
+  static Path root;
+  static RunningAppliance app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    ExecTest.requireBwrap();
+    GitHubCliTest.requireGh();
+    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
+        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.start(root.resolve("data"));
+    app.forgeCreate("acme/widget");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void theOrdinaryDayRunsWithoutAFalseRefusalAndEveryRefusalSaysWhy() throws Exception {
+    Path cwd = Files.createDirectories(root.resolve("agent"));
+    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path rules = Files.writeString(root.resolve("rules.yaml"), RULES);
+    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
+        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", DAY);
+    assertThat(exec.exit()).as(exec.stderr() + exec.stdout()).isZero();
+    Map<String, Step> day = steps(exec.stdout());
+    String all = exec.stdout() + "\n" + exec.stderr();
+    assertThat(day).as(all).containsKey("end");
+
+    if (new ProcessBuilder("id", "-u").start().inputReader().readLine().equals("0")) {
+      // As root the sandbox runs as a user id of its own, which has a name inside.
+      assertThat(day.get("whoami")).as(all).isEqualTo(new Step(0, "agent\n"));
+      assertThat(day.get("user")).isEqualTo(new Step(0, "agent agent\n"));
+    } else {
+      assertThat(day.get("whoami").exit()).as(all).isZero();
+    }
+    assertThat(day.get("branch").exit()).as(all).isZero();
+    assertThat(day.get("first-commit"))
+        .isEqualTo(new Step(0, "pushgate agent <agent@pushgate.invalid>\n"));
+    assertThat(day.get("set-name")).as(all).isEqualTo(new Step(0, ""));
+    assertThat(day.get("second-commit")).isEqualTo(new Step(0, "Day Agent\n"));
+    assertThat(day.get("push").exit()).as(all).isZero();
+    assertThat(day.get("push").output()).contains("HEAD -> feature/day");
+    assertThat(day.get("pr-create").exit()).as(all).isZero();
+    assertThat(day.get("pr-create").output()).contains("/acme/widget/pull/1");
+    assertThat(day.get("pr-list").exit()).as(all).isZero();
+    assertThat(day.get("pr-list").output()).contains("Day");
+    assertThat(day.get("pr-view").exit()).as(all).isZero();
+    assertThat(day.get("pr-view").output()).contains("the agent's day");
+    assertThat(day.get("push-main").exit()).isEqualTo(1);
+    assertThat(day.get("push-main").output())
+        .contains("(Control Center policy: push to main is denied)");
+    assertThat(day.get("env-file").exit()).isEqualTo(1);
+    assertThat(day.get("env-file").output()).contains("Permission denied");
+
+    // The model hears why the write failed, through the PostToolUse hook.
+    Step why = day.get("why");
+    assertThat(why.exit()).as(all).isZero();
+    JsonNode hook = JSON.readTree(why.output());
+    assertThat(hook.path("hookSpecificOutput").path("hookEventName").asText())
+        .isEqualTo("PostToolUse");
+    Path checkout = cwd.resolve("widget");
+    assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
+        .contains("file-write* " + checkout.resolve(".env") + ": the run's rules deny writing a"
+            + " file of this name");
+    // And the operator, on exec's own standard error; no bridge noise there.
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: file-write* " + checkout.resolve(".env") + "\n"
+            + "pushgate:   why: the run's rules deny writing a file of this name")
+        .doesNotContain("Broken pipe");
+    assertThat(checkout.resolve(".env")).doesNotExist();
+  }
+
+  /** What one step of the day did. */
+  record Step(int exit, String output) {}
+
+  private static Map<String, Step> steps(String out) {
+    Map<String, Step> steps = new LinkedHashMap<>();
+    String[] parts = ("\n" + out).split("\n== ");
+    for (int i = 1; i < parts.length; i++) {
+      String part = parts[i];
+      int nl = part.indexOf('\n');
+      String head = nl < 0 ? part : part.substring(0, nl);
+      String body = nl < 0 ? "" : part.substring(nl + 1);
+      String[] h = head.split(" ");
+      if (h.length == 2) {
+        steps.put(h[0], new Step(Integer.parseInt(h[1]), body.isEmpty() ? "" : body + "\n"));
+      } else {
+        steps.put(h[0], new Step(0, ""));
+      }
+    }
+    return steps;
+  }
+}
