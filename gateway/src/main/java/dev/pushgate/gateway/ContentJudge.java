@@ -175,6 +175,93 @@ final class ContentJudge implements AutoCloseable {
     }
   }
 
+  /**
+   * The ask and deny findings of files a write describes without a push (an API call): each file
+   * judged as a pushed file at its path would be, its blob already in this judge's repository.
+   *
+   * @param files each path with its blob, or with null when the call names the path but places
+   *     an object it does not carry (a tree entry by id): then only rules on names apply
+   * @param blobs blobs with no name yet (an uploaded blob): only rules for every file apply
+   * @param texts text that becomes visible (messages, names), by what a finding calls it: only
+   *     the provider-specific secret detectors of rules for every file apply (see {@link
+   *     #judgeText})
+   * @param where what a finding says brought the file, for the audit
+   */
+  List<ContentFinding> findings(Map<String, ObjectId> files, List<ObjectId> blobs,
+      Map<String, ObjectId> texts, String where) throws IOException {
+    List<ContentFinding> out = new ArrayList<>();
+    if (rules.rules().isEmpty() || rules.strictest() == Decision.ALLOW) {
+      return out;
+    }
+    for (Map.Entry<String, ObjectId> f : files.entrySet()) {
+      if (out.size() >= MAX_FINDINGS) {
+        return out;
+      }
+      addIfNotAllowed(f.getValue() == null
+          ? judgeName(f.getKey(), where)
+          : judgeFile(f.getKey(), f.getKey(), f.getValue(), FileMode.REGULAR_FILE, where), out);
+    }
+    for (ObjectId blob : blobs) {
+      if (out.size() >= MAX_FINDINGS) {
+        return out;
+      }
+      String name = "blob " + blob.abbreviate(7).name();
+      addIfNotAllowed(judgeFile(null, name, blob, FileMode.REGULAR_FILE, name), out);
+    }
+    for (Map.Entry<String, ObjectId> t : texts.entrySet()) {
+      if (out.size() >= MAX_FINDINGS) {
+        return out;
+      }
+      addIfNotAllowed(judgeText(t.getKey(), t.getValue(), where), out);
+    }
+    return out;
+  }
+
+  private static void addIfNotAllowed(ContentFinding f, List<ContentFinding> out) {
+    if (f != null && f.decision() != Decision.ALLOW) {
+      out.add(f);
+    }
+  }
+
+  /** A path whose object is not at hand: the first rule on names alone that matches it. */
+  private ContentFinding judgeName(String path, String where) {
+    for (ContentRule r : rules.rules()) {
+      if (r.covers(path) && !r.readsContent()) {
+        return new ContentFinding(path, where, r, ContentFinding.Kind.PATH, "");
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Text that becomes visible on GitHub (a message, a name): judged by the rules for every file
+   * that look for secrets, with their provider-specific detectors only. The generic, entropy-based
+   * ones read every identifier-like word of prose as a candidate; a token with a known shape is a
+   * secret wherever it is written.
+   */
+  private ContentFinding judgeText(String shown, ObjectId id, String where) throws IOException {
+    for (ContentRule r : rules.rules()) {
+      if (!r.paths().isEmpty() || !r.files().isEmpty() || r.secrets().isEmpty()) {
+        continue;
+      }
+      List<SecretFinding> found;
+      try {
+        found = secretsOf("", id, false);
+      } catch (OutOfTime e) {
+        return new ContentFinding(shown, where, r, ContentFinding.Kind.NOT_JUDGED,
+            Long.toString(BUDGET.toSeconds()));
+      }
+      for (SecretFinding s : found) {
+        if (!SecretScanner.isGeneric(s.detectorId()) && r.runsDetector(s.detectorId())) {
+          // No line: "the commit message holds …".
+          return new ContentFinding(shown, where, r, ContentFinding.Kind.SECRET,
+              s.detectorId() + ":0");
+        }
+      }
+    }
+    return null;
+  }
+
   private static boolean takenFromAParent(TreeWalk tw, int self) {
     for (int p = 0; p < self; p++) {
       if (tw.getRawMode(p) != 0 && tw.idEqual(p, self)) {
@@ -281,8 +368,8 @@ final class ContentJudge implements AutoCloseable {
     }
     // A specific detector names the secret better than gitleaks' generic ones (as gitleaks
     // itself prefers it when both match the same text).
-    found.sort(java.util.Comparator.comparing((SecretFinding f) -> f.detectorId()
-        .startsWith("generic")).thenComparingLong(SecretFinding::line));
+    found.sort(java.util.Comparator.comparing((SecretFinding f) ->
+        SecretScanner.isGeneric(f.detectorId())).thenComparingLong(SecretFinding::line));
     if (secrets.size() >= MAX_CACHED) {
       secrets.clear();
     }

@@ -132,6 +132,14 @@ final class SecretScanner {
     return out;
   }
 
+  /**
+   * Whether a detector is one of gitleaks' generic, entropy-based ones ({@code generic-api-key}),
+   * rather than one for a token with a known shape (GitHub, AWS, Slack, private keys, …).
+   */
+  static boolean isGeneric(String detectorId) {
+    return detectorId.startsWith("generic");
+  }
+
   /** Whether gitleaks' global allowlist exempts the path (lock files, vendored code, images). */
   boolean globallyAllowed(String path) {
     return detectors.globalAllowlist().paths().stream().anyMatch(p -> p.matcher(path).find());
@@ -510,7 +518,7 @@ final class SecretScanner {
       if (SecretDetector.shannonEntropy(secret) <= d.entropy()) {
         return false;
       }
-      return !d.id().startsWith("generic") || secret.chars().anyMatch(Character::isDigit);
+      return !isGeneric(d.id()) || secret.chars().anyMatch(Character::isDigit);
     }
     return true;
   }

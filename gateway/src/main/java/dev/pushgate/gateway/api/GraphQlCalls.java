@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.gateway.ProposedContent;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.UpdateKind;
@@ -335,7 +336,9 @@ final class GraphQlCalls {
     String field = "createCommitOnBranch";
     JsonNode branch = input.path("branch");
     Optional<List<String>> paths = changedPaths(input.path("fileChanges"));
-    if (!branch.isObject() || paths.isEmpty() || !namesItsBranchOneWay(branch)) {
+    Optional<ProposedContent> proposed = ContentReaders.commitOnBranch(input);
+    if (!branch.isObject() || paths.isEmpty() || proposed.isEmpty()
+        || !namesItsBranchOneWay(branch)) {
       return List.of(unreadable(field));
     }
     RepoSlug repo = null;
@@ -376,6 +379,7 @@ final class GraphQlCalls {
     if (!workflows.isEmpty() && !policy.readOnly()) {
       out.add(policy.workflowFiles(repo, ref, workflows));
     }
+    out.addAll(policy.content(RunPolicy.PUSH, repo, ref, proposed.get(), out));
     return out;
   }
 

@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.gateway.ProposedContent;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.Decision;
@@ -127,7 +128,7 @@ final class RestRoutes {
     }
     // Contents and git data: pushes.
     if (r.size() >= 2 && r.get(0).equals("contents") && oneOf(method, "PUT", "DELETE")) {
-      return contents(repo, String.join("/", r.subList(1, r.size())), body, route);
+      return contents(method, repo, String.join("/", r.subList(1, r.size())), body, route);
     }
     if (r.size() >= 2 && r.get(0).equals("git")) {
       return gitData(method, repo, r, body, route);
@@ -184,9 +185,12 @@ final class RestRoutes {
    * A contents write commits to a branch: a push to it, fast-forward (GitHub makes the commit on
    * the branch's tip), judged as an update even when GitHub would create the branch.
    */
-  private ApiJudgement contents(RepoSlug repo, String file, byte[] body, String route) {
+  private ApiJudgement contents(String method, RepoSlug repo, String file, byte[] body,
+      String route) {
     Optional<JsonNode> json = JsonBody.object(body);
-    if (json.isEmpty()) {
+    Optional<ProposedContent> proposed = json.flatMap(j ->
+        ContentReaders.contents(method.equals("PUT"), file, j));
+    if (proposed.isEmpty()) {
       return one(unreadable(repo, route));
     }
     JsonNode branchNode = json.get().get("branch");
@@ -214,19 +218,33 @@ final class RestRoutes {
     if (!policy.readOnly() && isWorkflowPath(file)) {
       actions.add(policy.workflowFiles(repo, ref.get(), List.of(shown(file))));
     }
+    actions.addAll(policy.content(RunPolicy.PUSH, repo, ref.get(), proposed.get(), actions));
     return new ApiJudgement(actions, true);
   }
 
   private ApiJudgement gitData(String method, RepoSlug repo, List<String> r, byte[] body,
       String route) {
     if (r.size() == 2 && GIT_OBJECTS.contains(r.get(1)) && method.equals("POST")) {
+      Optional<ProposedContent> proposed = JsonBody.object(body).flatMap(j ->
+          switch (r.get(1)) {
+            case "blobs" -> ContentReaders.blob(j);
+            case "trees" -> ContentReaders.tree(j);
+            case "commits" -> ContentReaders.commit(j);
+            default -> ContentReaders.tag(j);
+          });
+      if (proposed.isEmpty()) {
+        return one(unreadable(repo, route));
+      }
       // Objects alone move no ref: the ref update that would publish them is judged itself.
       ApiAction a = policy.readOnly()
           ? policy.readOnlyWrite(RunPolicy.GIT_OBJECTS, repo, route, "creating git objects")
           : new ApiAction(RunPolicy.GIT_OBJECTS, repo.toString(), route,
               Decision.ALLOW,
               "creating git objects is allowed: objects alone move no ref");
-      return new ApiJudgement(List.of(a), true);
+      List<ApiAction> actions = new ArrayList<>(List.of(a));
+      actions.addAll(policy.content(RunPolicy.GIT_OBJECTS, repo, route, proposed.get(),
+          actions));
+      return new ApiJudgement(actions, true);
     }
     if (is(r, "git", "refs") && method.equals("POST")) {
       Optional<JsonNode> json = JsonBody.object(body);

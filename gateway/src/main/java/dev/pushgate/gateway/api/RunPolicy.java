@@ -1,5 +1,6 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.gateway.ProposedContent;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.Decision;
@@ -133,6 +134,26 @@ final class RunPolicy {
           "it moves a ref to commits the boundary cannot read, which may change CI workflows"));
     }
     return out;
+  }
+
+  /**
+   * What a write puts on GitHub judged by the run's content rules, by the push path's own judge
+   * and in its words ({@code config/.env matches "no secret files"}): one more action beside the
+   * write's own, or none when no content rule asks or denies. Not judged when {@code others}
+   * already deny the write (as a push refused by its ref rule is not scanned), nor in a read-only
+   * mode, which denies the write anyway.
+   *
+   * @param kind the write's action class ({@code push}, {@code git-objects})
+   */
+  List<ApiAction> content(String kind, RepoSlug repo, String target, ProposedContent proposed,
+      List<ApiAction> others) {
+    boolean denied = others.stream().anyMatch(a -> a.decision() == Decision.DENY);
+    if (mode.isReadOnly() || denied) {
+      return List.of();
+    }
+    return proposed.judge(rules.content(), target).map(j ->
+        List.of(new ApiAction(kind, name(repo), target, j.decision(), j.reason())))
+        .orElse(List.of());
   }
 
   /** The workflow rule for a write that changes {@code paths}, worded as the gateway's. */

@@ -213,9 +213,13 @@ class GitHubApiJudgeRestTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"blobs", "trees", "commits", "tags"})
-  void gitObjectsAreAllowedButNeedTheWriteToken(String kind) {
-    ApiJudgement j = rest("POST", "/repos/acme/widget/git/" + kind, "{}");
+  @CsvSource(delimiter = '|', value = {
+      "blobs|{\"content\":\"hello\"}",
+      "trees|{\"tree\":[{\"path\":\"a.txt\",\"mode\":\"100644\",\"content\":\"hi\"}]}",
+      "commits|{\"message\":\"fix\",\"tree\":\"abc\"}",
+      "tags|{\"tag\":\"v1\",\"message\":\"one\",\"object\":\"abc\",\"type\":\"commit\"}"})
+  void gitObjectsAreAllowedButNeedTheWriteToken(String kind, String body) {
+    ApiJudgement j = rest("POST", "/repos/acme/widget/git/" + kind, body);
 
     assertThat(j.decision()).isEqualTo(Decision.ALLOW);
     assertThat(j.needsWriteToken()).isTrue();
