@@ -235,13 +235,7 @@ final class RestRoutes {
       if (proposed.isEmpty()) {
         return one(unreadable(repo, route));
       }
-      // Objects alone move no ref: the ref update that would publish them is judged itself.
-      ApiAction a = policy.readOnly()
-          ? policy.readOnlyWrite(RunPolicy.GIT_OBJECTS, repo, route, "creating git objects")
-          : new ApiAction(RunPolicy.GIT_OBJECTS, repo.toString(), route,
-              Decision.ALLOW,
-              "creating git objects is allowed: objects alone move no ref");
-      List<ApiAction> actions = new ArrayList<>(List.of(a));
+      List<ApiAction> actions = new ArrayList<>(List.of(policy.gitObjects(repo, route)));
       actions.addAll(policy.content(RunPolicy.GIT_OBJECTS, repo, route, proposed.get(),
           actions));
       return new ApiJudgement(actions, true);

@@ -6,6 +6,7 @@ import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.Mode;
+import dev.pushgate.policy.PushRules;
 import dev.pushgate.policy.UpdateKind;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.types.RepoSlug;
@@ -137,6 +138,38 @@ final class RunPolicy {
   }
 
   /**
+   * Creating blobs, trees, commits or tags. They move no ref, but an uploaded object is readable
+   * in the repository by its id, so they are refused where no push could publish anything: a
+   * read-only mode, or push rules that deny every ref (the default and every scoped rule deny).
+   * Otherwise allowed: the ref update that would publish them is judged itself.
+   */
+  ApiAction gitObjects(RepoSlug repo, String target) {
+    String what = "creating git objects";
+    if (mode.isReadOnly()) {
+      return readOnly(GIT_OBJECTS, repo, target, what);
+    }
+    return somePushCouldLand()
+        ? new ApiAction(GIT_OBJECTS, name(repo), target, Decision.ALLOW,
+            what + " is allowed: objects alone move no ref")
+        : new ApiAction(GIT_OBJECTS, name(repo), target, Decision.DENY, what + " is denied: no"
+            + " push rule of " + repo + " lets any ref be pushed, and an uploaded object is"
+            + " readable by its id");
+  }
+
+  /**
+   * Whether some ref update could be allowed or asked about under the push rules: a scoped rule
+   * that does not deny, or a default that does not deny and is not shadowed by a rule for every
+   * ref and kind ({@code refs/**}, which matches every ref name). Errs towards yes.
+   */
+  private boolean somePushCouldLand() {
+    PushRules push = rules.push();
+    boolean defaultReachable = push.rules().stream()
+        .noneMatch(r -> r.kinds().isEmpty() && r.refs().toString().equals("refs/**"));
+    return defaultReachable && push.fallback() != Decision.DENY
+        || push.rules().stream().anyMatch(r -> r.decision() != Decision.DENY);
+  }
+
+  /**
    * What a write puts on GitHub judged by the run's content rules, by the push path's own judge
    * and in its words ({@code config/.env matches "no secret files"}): one more action beside the
    * write's own, or none when no content rule asks or denies. Not judged when {@code others}
@@ -169,11 +202,6 @@ final class RunPolicy {
       case DENY -> "pushing a change to CI workflows is denied (push-workflows): " + because;
     };
     return new ApiAction(ActionClass.PUSH_WORKFLOWS.id(), name(repo), target, d, reason);
-  }
-
-  /** A write a read-only mode refuses; the rules are not consulted. */
-  ApiAction readOnlyWrite(String kind, RepoSlug repo, String target, String what) {
-    return readOnly(kind, repo, target, what);
   }
 
   boolean readOnly() {

@@ -226,6 +226,27 @@ class GitHubApiJudgeRestTest {
     assertThat(j.actions().get(0).kind()).isEqualTo("git-objects");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"push: deny\n", "push:\n  - refs: \"refs/**\"\n    decision: deny\n",
+      "push:\n  - refs: refs/heads/main\n    decision: deny\n  - refs: \"refs/**\"\n"
+          + "    decision: deny\n"})
+  void gitObjectsAreDeniedWhereNoPushCouldLand(String rules) {
+    // An uploaded blob is readable by its id: with no ref pushable, it has no business there.
+    ApiJudgement j = chat(rules).judge(call("POST", "/repos/acme/widget/git/blobs",
+        "{\"content\":\"hello\"}"));
+    ApiJudgement readOnly = judge("push: allow\n", Mode.PLAN).judge(call("POST",
+        "/repos/acme/widget/git/trees", "{\"tree\":[]}"));
+    ApiJudgement oneBranch = chat("push:\n  - refs: \"refs/**\"\n    decision: deny\n"
+        + "  - refs: \"refs/heads/agent/*\"\n    decision: ask\n").judge(call("POST",
+        "/repos/acme/widget/git/commits", "{\"message\":\"m\",\"tree\":\"abc\"}"));
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).isEqualTo("creating git objects is denied: no push rule of"
+        + " acme/widget lets any ref be pushed, and an uploaded object is readable by its id");
+    assertThat(readOnly.decision()).isEqualTo(Decision.DENY);
+    assertThat(oneBranch.decision()).isEqualTo(Decision.ALLOW);
+  }
+
   @Test
   void updatingAPullRequestBranchIsJudgedAsTheStrictestPushRule() {
     ApiJudgement strictRules = rest("PUT", "/repos/acme/widget/pulls/12/update-branch", "{}");
