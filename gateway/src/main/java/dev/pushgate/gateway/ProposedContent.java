@@ -100,11 +100,11 @@ public final class ProposedContent {
       files.forEach((p, b) -> fileIds.put(p, insert(in, b)));
       names.forEach(p -> fileIds.put(p, null));
       List<ObjectId> blobIds = blobs.stream().map(b -> insert(in, b)).toList();
-      Map<String, ObjectId> textIds = new LinkedHashMap<>();
-      texts.forEach((w, t) -> textIds.put(w, insert(in, t.getBytes(StandardCharsets.UTF_8))));
+      Map<String, byte[]> textBytes = new LinkedHashMap<>();
+      texts.forEach((w, t) -> textBytes.put(w, t.getBytes(StandardCharsets.UTF_8)));
       in.flush();
       try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard())) {
-        List<ContentFinding> findings = judge.findings(fileIds, blobIds, textIds, where);
+        List<ContentFinding> findings = judge.findings(fileIds, blobIds, textBytes, where);
         if (findings.isEmpty()) {
           return Optional.empty();
         }
