@@ -3,13 +3,13 @@ package dev.pushgate.gateway;
 import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
-import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.internal.storage.dfs.DfsRepositoryDescription;
@@ -34,12 +34,13 @@ public final class ProposedContent {
   private final List<String> names = new ArrayList<>();
   private final List<byte[]> blobs = new ArrayList<>();
   private final Map<String, String> texts = new LinkedHashMap<>();
-  private String duplicated;
+  private boolean duplicated;
+
 
   /** A file at {@code path} (from the repository's root) with these bytes. */
   public ProposedContent file(String path, byte[] bytes) {
     if (files.put(path, bytes.clone()) != null || names.contains(path)) {
-      duplicated = path;
+      duplicated = true;
     }
     return this;
   }
@@ -47,7 +48,7 @@ public final class ProposedContent {
   /** A file or submodule placed at {@code path} by an object id: its name alone is judged here. */
   public ProposedContent name(String path) {
     if (files.containsKey(path) || names.contains(path)) {
-      duplicated = path;
+      duplicated = true;
     }
     names.add(path);
     return this;
@@ -77,21 +78,24 @@ public final class ProposedContent {
    * @param where what the audit says brought the files (e.g. {@code PUT contents})
    */
   public Optional<Judgement> judge(ContentRules rules, String where) {
+    Objects.requireNonNull(rules, "rules");
     int parts = files.size() + names.size() + blobs.size() + texts.size();
     if (parts > MAX_PARTS) {
       return Optional.of(refused("it writes " + parts + " files, blobs or texts at once; pushgate"
           + " judges at most " + MAX_PARTS + " in one call"));
     }
-    if (duplicated != null) {
-      return Optional.of(refused(shown(duplicated) + " is given twice in one write"));
+    // The refusals below never quote a path: it may be the very secret (it is judged as text
+    // only once it is a path git takes).
+    if (duplicated) {
+      return Optional.of(refused("it gives one path twice"));
     }
     ObjectChecker checker = new ObjectChecker();
     for (String path : allPaths()) {
       try {
         checker.checkPath(path);
       } catch (CorruptObjectException e) {
-        return Optional.of(refused(shown(path) + " is not a path git takes (" + e.getMessage()
-            + ")"));
+        return Optional.of(refused("it names a path git does not take (an empty, ., .. or .git"
+            + " segment, a leading or trailing slash, or a NUL)"));
       }
     }
     try (InMemoryRepository db = new InMemoryRepository(new DfsRepositoryDescription("api"));
@@ -101,6 +105,11 @@ public final class ProposedContent {
       names.forEach(p -> fileIds.put(p, null));
       List<ObjectId> blobIds = blobs.stream().map(b -> insert(in, b)).toList();
       Map<String, byte[]> textBytes = new LinkedHashMap<>();
+      if (!allPaths().isEmpty()) {
+        // A finding says "a path of the write", never the path: it may be the secret.
+        textBytes.put("a path of the write", String.join("\n", allPaths())
+            .getBytes(StandardCharsets.UTF_8));
+      }
       texts.forEach((w, t) -> textBytes.put(w, t.getBytes(StandardCharsets.UTF_8)));
       in.flush();
       try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard())) {
@@ -132,10 +141,5 @@ public final class ProposedContent {
 
   private static Judgement refused(String why) {
     return new Judgement(Decision.DENY, "content", why + ", so it is denied");
-  }
-
-  private static String shown(String s) {
-    String p = UntrustedText.printable(s);
-    return p.length() <= 200 ? p : p.substring(0, 200) + "…";
   }
 }

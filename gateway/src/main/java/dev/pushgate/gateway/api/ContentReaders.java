@@ -34,6 +34,35 @@ final class ContentReaders {
     return text(out, COMMIT_MESSAGE, body.get("message"), true);
   }
 
+  /**
+   * Every text value of a pull request, review or tracker write (title, body, each comment's
+   * body, a label's name), each called by its place in the body ({@code the body}, {@code the
+   * comments[0].body}): whatever the call puts on GitHub is read, not a list of known fields.
+   */
+  static ProposedContent visibleText(JsonNode body) {
+    ProposedContent out = new ProposedContent();
+    addTexts(out, "", body);
+    return out;
+  }
+
+  private static void addTexts(ProposedContent out, String at, JsonNode v) {
+    if (v.isTextual()) {
+      out.text("the " + (at.isEmpty() ? "text" : at), v.asText());
+    } else if (v.isArray()) {
+      for (int i = 0; i < v.size(); i++) {
+        addTexts(out, at + "[" + i + "]", v.get(i));
+      }
+    } else if (v.isObject()) {
+      v.fields().forEachRemaining(e -> addTexts(out, at.isEmpty() ? shownKey(e.getKey())
+          : at + "." + shownKey(e.getKey()), e.getValue()));
+    }
+  }
+
+  /** A JSON key as a finding names it: printable and short (it is the caller's text). */
+  private static String shownKey(String key) {
+    return RestRoutes.shown(key.length() > 40 ? key.substring(0, 40) : key);
+  }
+
   /** {@code POST git/blobs}: {@code content} in {@code encoding} utf-8 (the default) or base64. */
   static Optional<ProposedContent> blob(JsonNode body) {
     JsonNode content = body.get("content");

@@ -296,12 +296,22 @@ final class GraphQlCalls {
       }
       Mapping m = MUTATIONS.get(name);
       if (m != null) {
-        actions.add(switch (m.kind()) {
+        ApiAction a = switch (m.kind()) {
           case OPEN_PR -> policy.act(ActionClass.OPEN_PULL_REQUEST, null, name, m.what());
           case REVIEW -> policy.act(ActionClass.PUBLISH_REVIEW_OR_MERGE, null, name, m.what());
           case MERGE -> policy.merge(null, name, m.what());
           case TRACKER -> policy.act(ActionClass.WRITE_TRACKER, null, name, m.what());
-        });
+        };
+        actions.add(a);
+        if (m.kind() != Kind.MERGE) {
+          // Titles, bodies, comments: whatever text the mutation's arguments carry.
+          ObjectNode args = JsonNodeFactory.instance.objectNode();
+          for (Argument arg : f.getArguments()) {
+            args.set(arg.getName(), value(arg.getValue(), vars));
+          }
+          actions.addAll(policy.content(a.kind(), null, name,
+              ContentReaders.visibleText(args), List.of(a)));
+        }
         continue;
       }
       JsonNode input = argument(f, "input", vars);

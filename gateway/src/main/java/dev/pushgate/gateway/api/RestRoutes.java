@@ -40,6 +40,9 @@ final class RestRoutes {
       "secret-scanning", "merge-upstream", "security-advisories", "attestations",
       "deployment_protection_rules", "immutable-releases");
   private static final Set<String> GIT_OBJECTS = Set.of("blobs", "trees", "commits", "tags");
+  /** The action classes whose calls put text on GitHub: titles, bodies, comments, labels. */
+  static final Set<String> TEXT_WRITES = Set.of(ActionClass.OPEN_PULL_REQUEST.id(),
+      ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), ActionClass.WRITE_TRACKER.id());
   static final String RELEASES_DENIED = "publishing a release is denied: a release creates a tag"
       + " and publishes files, and no rule of this workspace speaks for either";
   private static final int MAX_ROUTE_SHOWN = 200;
@@ -83,7 +86,27 @@ final class RestRoutes {
     return write(method, repo.get(), path.subList(3, path.size()), body, route);
   }
 
+  /**
+   * A write, and the text it makes visible when it is a pull request, review or tracker write
+   * (titles, bodies, comments): judged for secrets as a commit message is.
+   */
   private ApiJudgement write(String method, RepoSlug repo, List<String> r, byte[] body,
+      String route) {
+    ApiJudgement j = writeAction(method, repo, r, body, route);
+    ApiAction a = j.actions().get(0);
+    if (j.actions().size() != 1 || !TEXT_WRITES.contains(a.kind()) || body.length == 0) {
+      return j;
+    }
+    Optional<ProposedContent> text = JsonBody.object(body).map(ContentReaders::visibleText);
+    if (text.isEmpty()) {
+      return one(unreadable(repo, route));
+    }
+    List<ApiAction> actions = new ArrayList<>(j.actions());
+    actions.addAll(policy.content(a.kind(), repo, a.target(), text.get(), actions));
+    return new ApiJudgement(actions, j.needsWriteToken());
+  }
+
+  private ApiJudgement writeAction(String method, RepoSlug repo, List<String> r, byte[] body,
       String route) {
     String n = r.size() >= 2 ? r.get(1) : "";
     // Pull requests.

@@ -104,6 +104,11 @@ final class RunPolicy {
     Judgement j = rules.push().judge(ref, kind);
     List<ApiAction> out = new ArrayList<>();
     out.add(new ApiAction(PUSH, name(repo), ref, j.decision(), j.reason()));
+    if (kind != UpdateKind.DELETE) {
+      // A ref's name is visible on GitHub as a file is: judged as the push path judges it.
+      out.addAll(content(PUSH, repo, ref, new ProposedContent().text("the ref name", ref),
+          out));
+    }
     if (contentUnseen && kind != UpdateKind.DELETE) {
       out.add(workflows(repo, ref, "it moves " + ref
           + " to commits the boundary cannot read, which may change CI workflows"));

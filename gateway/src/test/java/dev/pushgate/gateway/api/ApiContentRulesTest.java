@@ -150,6 +150,44 @@ class ApiContentRulesTest {
         "message", "m", "object", "abc", "type", "commit")), "the tag name" + PAT_RULE);
   }
 
+  @Test
+  void pullRequestIssueAndCommentTextHoldingATokenIsRefused() {
+    String aws = " holds an AWS access key (rule \"no secrets\", gitleaks id aws-access-token)";
+    GitHubApiJudge all = chat("push: allow\nopen-pull-request: allow\nwrite-tracker: allow\n"
+        + "publish-review-or-merge: allow\n");
+    refused(all.judge(call("POST", "/repos/acme/widget/pulls", json(Map.of("title", "Add",
+        "head", "f", "base", "main", "body", "key " + FakeSecrets.awsAccessKey())))),
+        "the body" + aws);
+    refused(all.judge(call("POST", "/repos/acme/widget/issues/4/comments", json(Map.of("body",
+        "try " + FakeSecrets.githubPat())))), "the body" + PAT_RULE);
+    refused(all.judge(call("POST", "/repos/acme/widget/pulls/3/reviews", json(Map.of("event",
+        "COMMENT", "comments", List.of(Map.of("path", "a", "body", FakeSecrets.awsAccessKey())))))),
+        "the comments[0].body" + aws);
+    refused(all.judge(graphQl(json(Map.of("query", "mutation($b: String!) { a: addComment(input:"
+        + " {subjectId: \"PR_1\", body: $b}) { clientMutationId } }", "variables",
+        Map.of("b", "see " + FakeSecrets.awsAccessKey()))))), "the input.body" + aws);
+    refused(all.judge(graphQl(json(Map.of("query", "mutation { createPullRequest(input:"
+        + " {repositoryId: \"R_1\", baseRefName: \"main\", headRefName: \"f\", title: \""
+        + FakeSecrets.githubPat() + "\"}) { clientMutationId } }")))), "the input.title"
+        + PAT_RULE);
+    // Prose is not read by the generic, entropy-based detector: only tokens with a known shape.
+    assertThat(all.judge(call("POST", "/repos/acme/widget/issues", json(Map.of("title", "x",
+        "body", "api_key = \"" + FakeSecrets.mixed(32, 7) + "\"")))).decision())
+        .isEqualTo(Decision.ALLOW);
+  }
+
+  @Test
+  void refNamesAndPathsHoldingATokenAreRefusedWithoutQuotingThem() {
+    String pat = FakeSecrets.githubPat();
+    ApiJudgement ref = rest("POST", "/repos/acme/widget/git/refs", Map.of("ref",
+        "refs/heads/" + pat, "sha", "a".repeat(40)));
+    ApiJudgement path = rest("POST", "/repos/acme/widget/git/trees", Map.of("tree",
+        List.of(Map.of("path", "keys/" + pat + "/a.txt", "mode", "100644", "content", "x"))));
+
+    refused(ref, "the ref name" + PAT_RULE);
+    refused(path, "a path of the write" + PAT_RULE);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"not base64!", "eA=x", "eA-_"})
   void contentThatIsNotPlainBase64IsRefusedUnread(String content) {
@@ -179,12 +217,12 @@ class ApiContentRulesTest {
   void aPathGitWouldNotTakeOrOneGivenTwiceIsRefused() {
     String route = "/repos/acme/widget/git/trees";
     assertThat(rest("POST", route, Map.of("tree", List.of(Map.of("path", "a//.env",
-        "content", "x")))).reason()).startsWith("a//.env is not a path git takes");
+        "content", "x")))).reason()).startsWith("it names a path git does not take");
     assertThat(rest("POST", route, Map.of("tree", List.of(Map.of("path", "../x",
         "content", "x")))).decision()).isEqualTo(Decision.DENY);
     assertThat(commitOnBranch(List.of(Map.of("path", "a.txt", "contents", b64("x")),
         Map.of("path", "a.txt", "contents", b64("y"))), "m").reason())
-        .isEqualTo("a.txt is given twice in one write, so it is denied");
+        .isEqualTo("it gives one path twice, so it is denied");
   }
 
   @Test
