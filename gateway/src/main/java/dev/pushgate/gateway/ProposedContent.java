@@ -70,6 +70,24 @@ public final class ProposedContent {
   }
 
   /**
+   * The files this write adds or changes, for an approver: {@code a.txt (12 bytes), b/c.py (3
+   * bytes)}, at most ten, then how many more; names placed by id say so. Empty when none.
+   */
+  public String files() {
+    List<String> shown = new ArrayList<>();
+    files.forEach((p, b) -> shown.add(printable(p) + " (" + b.length + " bytes)"));
+    names.forEach(p -> shown.add(printable(p) + " (an object by id)"));
+    int more = shown.size() - 10;
+    return more > 0 ? String.join(", ", shown.subList(0, 10)) + " and " + more + " more"
+        : String.join(", ", shown);
+  }
+
+  private static String printable(String s) {
+    String p = dev.pushgate.types.UntrustedText.printable(s);
+    return p.length() <= 200 ? p : p.substring(0, 200) + "…";
+  }
+
+  /**
    * The content rules' judgement of everything proposed, in the words a push's refusal uses
    * ({@code config/.env matches "no secret files"}), or empty when no rule asks or denies. A path
    * git would not take (empty, {@code .}, {@code ..} or {@code .git} segments, a NUL) or a path

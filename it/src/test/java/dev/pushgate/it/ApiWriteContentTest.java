@@ -171,6 +171,106 @@ class ApiWriteContentTest {
     assertThat(forgeApiRequests()).noneMatch(r -> r.contains("/git/"));
   }
 
+  @Test
+  void aPullRequestBodyOrACommentHoldingAnAwsKeyIsRefusedAndNothingIsPosted() throws Exception {
+    Path work = workdir("text");
+    String aws = FakeSecrets.awsAccessKey();
+    Files.writeString(work.resolve("comment.json"), JSON.writeValueAsString(Map.of("query",
+        "mutation($b: String!) { addComment(input: {subjectId: \"PR_kwDO1\", body: $b})"
+            + " { clientMutationId } }", "variables", Map.of("b", "use " + aws))));
+    PushgateExec.Result exec = exec(work, "push: allow\nopen-pull-request: allow\n"
+        + "write-tracker: allow\n", GH + """
+        git clone -q https://github.com/acme/widget.git widget && cd widget
+        git checkout -q -b text && echo t > t.txt && git add t.txt
+        git -c user.name=a -c user.email=a@example.com commit -qm text && git push -q origin text
+        cd ..
+        call pr gh pr create -R acme/widget --head text --base main --title "Add text" \
+          --body "deploy with AKIA_KEY"
+        call comment gh api repos/acme/widget/issues/1/comments -f body="key AKIA_KEY"
+        call graphql-comment gh api graphql --input comment.json
+        for f in *.out; do echo "== $f"; cat "$f"; echo; done
+        """.replace("AKIA_KEY", aws));
+    String out = exec.stdout();
+    String refused = " holds an AWS access key (rule \"no secrets\", gitleaks id aws-access-token)";
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("pr=1", "comment=1", "graphql-comment=1");
+    // gh opens pull requests with GraphQL's createPullRequest.
+    assertThat(section(out, "pr")).contains(POLICY + "the input.body" + refused);
+    assertThat(section(out, "comment")).contains(POLICY + "the body" + refused);
+    assertThat(section(out, "graphql-comment")).contains(POLICY + "the input.body" + refused);
+    // gh's GraphQL reads reach the forge; no pull request and no comment does.
+    assertThat(forgeApiRequests()).noneMatch(r -> r.startsWith("POST /repos/acme/widget/pulls")
+        || r.contains("/comments"));
+    assertThat(app.forgeRepo("acme/widget").resolve("pushgate-pulls.json")).doesNotExist();
+    String audit = RunningAppliance.cli("audit", "--run", exec.runId(), "--decisions",
+        "--data-dir", app.dataDir.toString());
+    assertThat(audit).contains("aws-access-token").doesNotContain(aws);
+  }
+
+  @Test
+  void oneGraphQlCallWithThreeAskingMutationsShowsAllThreeAndPostsNothingOnDeny()
+      throws Exception {
+    Path work = workdir("question");
+    java.util.concurrent.atomic.AtomicReference<String> shown =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread approver = new Thread(() -> {
+      try {
+        for (int i = 0; i < 60; i++) {
+          JsonNode pending = app.control().get("/v1/approvals?wait=5").body().get("questions");
+          for (JsonNode q : pending) {
+            shown.set(RunningAppliance.cli("approvals", "--json", "--data-dir",
+                app.dataDir.toString()));
+            app.control().post("/v1/approvals/" + q.get("id").asText(),
+                "{\"decision\": \"deny\", \"by\": \"carol\", \"reason\": \"not these\"}");
+            return;
+          }
+        }
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    approver.setDaemon(true);
+    approver.start();
+    dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30), "an approver to be connected",
+        () -> app.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
+    Files.writeString(work.resolve("three.json"), JSON.writeValueAsString(Map.of("query", """
+        mutation {
+          pr: createPullRequest(input: {repositoryId: "R_1", baseRefName: "main",
+            headRefName: "feat", title: "Add feat", body: "the pull request"}) { clientMutationId }
+          c1: addComment(input: {subjectId: "PR_1", body: "first comment\\nits second line"}) {
+            clientMutationId }
+          c2: addComment(input: {subjectId: "PR_1", body: "another comment"}) {
+            clientMutationId }
+        }""")));
+    int before = forgeApiRequests().size();
+
+    PushgateExec.Result exec = exec(work, "push: allow\nopen-pull-request: ask\n"
+        + "write-tracker: ask\n", GH + """
+        call three gh api graphql --input three.json
+        for f in *.out; do echo "== $f"; cat "$f"; echo; done
+        """);
+    approver.join(60_000);
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("three=1");
+    assertThat(section(out, "three")).contains(POLICY + "denied by carol: not these");
+    // Nothing of the call reached the forge.
+    assertThat(forgeApiRequests()).hasSize(before);
+
+    JsonNode q = JSON.readTree(shown.get().lines().filter(l -> l.startsWith("{")).findFirst()
+        .orElseThrow(() -> new AssertionError("no question in: " + shown.get())));
+    assertThat(q.get("action").asText()).isEqualTo("open-pull-request, write-tracker");
+    assertThat(q.get("repository").asText()).isEqualTo("acme/widget");
+    List<String> covered = new ArrayList<>();
+    q.get("commits").forEach(c -> covered.add(c.asText()));
+    assertThat(covered).containsExactly("POST api.github.com/graphql",
+        "needs approval: open-pull-request createPullRequest on acme/widget: title \"Add feat\","
+            + " base \"main\", head \"feat\", body \"the pull request\"",
+        "needs approval: write-tracker addComment on acme/widget: body \"first comment / its"
+            + " second line\"",
+        "needs approval: write-tracker addComment on acme/widget: body \"another comment\"");
+  }
+
   private static String b64(String s) {
     return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
   }

@@ -296,21 +296,27 @@ final class GraphQlCalls {
       }
       Mapping m = MUTATIONS.get(name);
       if (m != null) {
+        // Keyed by node ids, these name no repository: the run's own is the one named (the
+        // token reaches no other but the attached ones).
+        RepoSlug repo = policy.primary();
         ApiAction a = switch (m.kind()) {
-          case OPEN_PR -> policy.act(ActionClass.OPEN_PULL_REQUEST, null, name, m.what());
-          case REVIEW -> policy.act(ActionClass.PUBLISH_REVIEW_OR_MERGE, null, name, m.what());
-          case MERGE -> policy.merge(null, name, m.what());
-          case TRACKER -> policy.act(ActionClass.WRITE_TRACKER, null, name, m.what());
+          case OPEN_PR -> policy.act(ActionClass.OPEN_PULL_REQUEST, repo, name, m.what());
+          case REVIEW -> policy.act(ActionClass.PUBLISH_REVIEW_OR_MERGE, repo, name, m.what());
+          case MERGE -> policy.merge(repo, name, m.what());
+          case TRACKER -> policy.act(ActionClass.WRITE_TRACKER, repo, name, m.what());
         };
-        actions.add(a);
         if (m.kind() != Kind.MERGE) {
           // Titles, bodies, comments: whatever text the mutation's arguments carry.
           ObjectNode args = JsonNodeFactory.instance.objectNode();
           for (Argument arg : f.getArguments()) {
             args.set(arg.getName(), value(arg.getValue(), vars));
           }
-          actions.addAll(policy.content(a.kind(), null, name,
+          a = a.saying(WhatItSays.of(args));
+          actions.add(a);
+          actions.addAll(policy.content(a.kind(), repo, name,
               ContentReaders.visibleText(args), List.of(a)));
+        } else {
+          actions.add(a);
         }
         continue;
       }
@@ -389,6 +395,9 @@ final class GraphQlCalls {
     if (!workflows.isEmpty() && !policy.readOnly()) {
       out.add(policy.workflowFiles(repo, ref, workflows));
     }
+    out.set(0, out.get(0).saying("commits " + (proposed.get().files().isEmpty() ? "no files"
+        : proposed.get().files()) + (paths.get().isEmpty() ? "" : "; changes "
+        + paths.get().stream().map(RestRoutes::shown).toList())));
     out.addAll(policy.content(RunPolicy.PUSH, repo, ref, proposed.get(), out));
     return out;
   }

@@ -101,7 +101,8 @@ final class RestRoutes {
     if (text.isEmpty()) {
       return one(unreadable(repo, route));
     }
-    List<ApiAction> actions = new ArrayList<>(j.actions());
+    List<ApiAction> actions = new ArrayList<>(List.of(a.saying(WhatItSays.of(
+        JsonBody.object(body).orElseThrow()))));
     actions.addAll(policy.content(a.kind(), repo, a.target(), text.get(), actions));
     return new ApiJudgement(actions, j.needsWriteToken());
   }
@@ -238,6 +239,8 @@ final class RestRoutes {
     }
     List<ApiAction> actions = new ArrayList<>(policy.push(repo, ref.get(), UpdateKind.UPDATE,
         false));
+    actions.set(0, actions.get(0).saying(method.equals("PUT")
+        ? "writes " + proposed.get().files() : "deletes " + shown(file)));
     if (!policy.readOnly() && isWorkflowPath(file)) {
       actions.add(policy.workflowFiles(repo, ref.get(), List.of(shown(file))));
     }

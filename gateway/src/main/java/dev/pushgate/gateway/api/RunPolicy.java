@@ -41,6 +41,11 @@ final class RunPolicy {
     this.repositories = List.copyOf(repositories);
   }
 
+  /** The run's own repository (not an attached one). */
+  RepoSlug primary() {
+    return repositories.get(0);
+  }
+
   /** The run's own spelling of {@code owner/name}, compared without regard to case as GitHub does. */
   Optional<RepoSlug> runRepository(String owner, String name) {
     String key = (owner + "/" + name).toLowerCase(Locale.ROOT);

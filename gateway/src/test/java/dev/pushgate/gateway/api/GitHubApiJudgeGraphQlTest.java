@@ -72,7 +72,8 @@ class GitHubApiJudgeGraphQlTest {
     assertThat(j.actions()).singleElement().satisfies(a -> {
       assertThat(a.kind()).isEqualTo(kind);
       assertThat(a.target()).isEqualTo(field);
-      assertThat(a.repository()).isNull();
+      // Keyed by node ids: the run's own repository is the one named.
+      assertThat(a.repository()).isEqualTo("acme/widget");
     });
     assertThat(j.decision()).isEqualTo(switch (kind) {
       case "open-pull-request" -> Decision.ALLOW;

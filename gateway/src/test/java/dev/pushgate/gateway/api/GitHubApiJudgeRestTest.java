@@ -131,7 +131,8 @@ class GitHubApiJudgeRestTest {
     assertThat(main.reason()).isEqualTo("push to refs/heads/main is denied");
     assertThat(main.needsWriteToken()).isTrue();
     assertThat(main.actions().get(0)).isEqualTo(new ApiAction("push", "acme/widget",
-        "refs/heads/main", Decision.DENY, "push to refs/heads/main is denied"));
+        "refs/heads/main", Decision.DENY, "push to refs/heads/main is denied",
+        "writes src/a.txt (1 bytes)"));
     assertThat(feature.decision()).isEqualTo(Decision.ALLOW);
     assertThat(release.decision()).isEqualTo(Decision.ASK);
     assertThat(release.reason()).isEqualTo("push to refs/heads/release/* needs approval");
