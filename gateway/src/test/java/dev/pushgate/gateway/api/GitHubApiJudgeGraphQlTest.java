@@ -43,6 +43,20 @@ class GitHubApiJudgeGraphQlTest {
     return j.judge(graphQl(body(document)));
   }
 
+  @Test
+  void eachActionSaysWhatItWouldPutOnGitHubForTheApprover() {
+    ApiJudgement j = judge(chat("open-pull-request: ask\nwrite-tracker: ask\n"), "mutation {"
+        + " pr: createPullRequest(input: {repositoryId: \"R\", baseRefName: \"main\","
+        + " headRefName: \"f\", title: \"Add f\", body: \"1\\n2\\n3\\n4\"}) { clientMutationId }"
+        + " c: addComment(input: {subjectId: \"PR\", body: \"" + "x".repeat(400) + "\"})"
+        + " { clientMutationId } }");
+
+    assertThat(j.actions()).extracting(ApiAction::says).containsExactly(
+        "title \"Add f\", base \"main\", head \"f\", body \"1 / 2 / 3\" (cut; 7 characters in all)",
+        "body \"" + "x".repeat(300) + "\" (cut; 400 characters in all)");
+    assertThat(j.actions()).extracting(ApiAction::repository).containsOnly("acme/widget");
+  }
+
   @ParameterizedTest
   @CsvSource({
       "createPullRequest, open-pull-request",
