@@ -15,7 +15,7 @@ import java.util.List;
 final class WhatItSays {
   /** A body shows at most this many of its lines and characters. */
   static final int BODY_LINES = 3;
-  static final int MAX_TEXT = 300;
+  static final int MAX_TEXT = 200;
 
   private static final String[][] FIELDS = {{"title", "title"}, {"base", "base"},
       {"baseRefName", "base"}, {"head", "head"}, {"headRefName", "head"}, {"event", "event"},
@@ -53,11 +53,9 @@ final class WhatItSays {
     for (int i = 0; i < Math.min(lines.length, BODY_LINES); i++) {
       b.append(i == 0 ? "" : " / ").append(lines[i]);
     }
-    String shown = UntrustedText.printable(b.toString());
-    boolean cut = lines.length > BODY_LINES || shown.length() > MAX_TEXT;
-    if (shown.length() > MAX_TEXT) {
-      shown = shown.substring(0, MAX_TEXT);
-    }
+    // printable escapes control characters and cuts past MAX_TEXT with "…".
+    String shown = b.length() == 0 ? "" : UntrustedText.printable(b.toString());
+    boolean cut = lines.length > BODY_LINES || b.length() > MAX_TEXT;
     return "\"" + shown + "\"" + (cut ? " (cut; " + text.length() + " characters in all)" : "");
   }
 }
