@@ -1,13 +1,11 @@
 package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.testkit.FakeSecrets;
 import dev.pushgate.testkit.RunningAppliance;
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,7 +20,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,12 +49,7 @@ class ApiWriteContentTest {
 
   @BeforeAll
   static void start() throws Exception {
-    ExecTest.requireBwrap();
-    boolean gh = new File("/usr/bin/gh").canExecute();
-    if (!gh && "true".equals(System.getenv("CI"))) {
-      fail("gh is not installed: .ci/run installs Debian's package gh");
-    }
-    Assumptions.assumeTrue(gh, "gh is not installed");
+    GitHubCliTest.requireGhAndBwrap();
     root = tmp.toRealPath();
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
     app = RunningAppliance.start(root.resolve("data"));
