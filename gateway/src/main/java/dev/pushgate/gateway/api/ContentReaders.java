@@ -23,7 +23,7 @@ final class ContentReaders {
    * the file at {@code path} and the commit's message.
    */
   static Optional<ProposedContent> contents(boolean put, String path, JsonNode body) {
-    ProposedContent out = new ProposedContent();
+    ProposedContent out = people(body, "author", "committer");
     if (put) {
       Optional<byte[]> bytes = base64(body.get("content"));
       if (bytes.isEmpty()) {
@@ -118,12 +118,27 @@ final class ContentReaders {
 
   /** {@code POST git/commits}: its message. */
   static Optional<ProposedContent> commit(JsonNode body) {
-    return text(new ProposedContent(), COMMIT_MESSAGE, body.get("message"), true);
+    return text(people(body, "author", "committer"), COMMIT_MESSAGE, body.get("message"), true);
+  }
+
+  /**
+   * The text of the identities a body names ({@code author}, {@code committer}, {@code tagger}):
+   * their lines are visible on GitHub as the message is.
+   */
+  private static ProposedContent people(JsonNode body, String... who) {
+    ProposedContent out = new ProposedContent();
+    for (String w : who) {
+      JsonNode v = body.get(w);
+      if (v != null && v.isObject()) {
+        addTexts(out, w, v);
+      }
+    }
+    return out;
   }
 
   /** {@code POST git/tags}: the tag's name and message. */
   static Optional<ProposedContent> tag(JsonNode body) {
-    return text(new ProposedContent(), "the tag name", body.get("tag"), true)
+    return text(people(body, "tagger"), "the tag name", body.get("tag"), true)
         .flatMap(p -> text(p, "the tag message", body.get("message"), true));
   }
 

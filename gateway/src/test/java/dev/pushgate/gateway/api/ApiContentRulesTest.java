@@ -82,6 +82,13 @@ class ApiContentRulesTest {
   }
 
   @Test
+  void aContentsWritesCommitterHoldingATokenIsRefused() {
+    refused(rest("PUT", "/repos/acme/widget/contents/a.txt", Map.of("message", "m",
+        "content", b64("x"), "branch", "feature", "committer", Map.of("name",
+            FakeSecrets.githubPat(), "email", "a@example.com"))), "the committer.name" + PAT_RULE);
+  }
+
+  @Test
   void aCommitMessageHoldingATokenIsRefused() {
     refused(rest("DELETE", "/repos/acme/widget/contents/a.txt", Map.of("message",
         "remove " + FakeSecrets.githubPat(), "sha", "abc", "branch", "feature")),
