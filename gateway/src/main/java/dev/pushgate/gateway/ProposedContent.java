@@ -34,22 +34,20 @@ public final class ProposedContent {
   private final List<String> names = new ArrayList<>();
   private final List<byte[]> blobs = new ArrayList<>();
   private final Map<String, String> texts = new LinkedHashMap<>();
+  /** Every path given, to find one given twice in constant time per path. */
+  private final java.util.Set<String> paths = new java.util.HashSet<>();
   private boolean duplicated;
-
 
   /** A file at {@code path} (from the repository's root) with these bytes. */
   public ProposedContent file(String path, byte[] bytes) {
-    if (files.put(path, bytes.clone()) != null || names.contains(path)) {
-      duplicated = true;
-    }
+    duplicated |= !paths.add(path);
+    files.put(path, bytes.clone());
     return this;
   }
 
   /** A file or submodule placed at {@code path} by an object id: its name alone is judged here. */
   public ProposedContent name(String path) {
-    if (files.containsKey(path) || names.contains(path)) {
-      duplicated = true;
-    }
+    duplicated |= !paths.add(path);
     names.add(path);
     return this;
   }
@@ -83,8 +81,7 @@ public final class ProposedContent {
   }
 
   private static String printable(String s) {
-    String p = dev.pushgate.types.UntrustedText.printable(s);
-    return p.length() <= 200 ? p : p.substring(0, 200) + "…";
+    return dev.pushgate.types.UntrustedText.printable(s); // bounded, escaped
   }
 
   /**
