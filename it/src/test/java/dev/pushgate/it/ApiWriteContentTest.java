@@ -23,6 +23,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Issue 28 end to end: every GitHub API door that can carry a file or a message, driven by the
@@ -202,65 +207,76 @@ class ApiWriteContentTest {
   @Test
   void oneGraphQlCallWithThreeAskingMutationsShowsAllThreeAndPostsNothingOnDeny()
       throws Exception {
+    ApprovalsWebPageTest.requireChromium();
     Path work = workdir("question");
-    java.util.concurrent.atomic.AtomicReference<String> shown =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    Thread approver = new Thread(() -> {
-      try {
-        for (int i = 0; i < 60; i++) {
-          JsonNode pending = app.control().get("/v1/approvals?wait=5").body().get("questions");
-          for (JsonNode q : pending) {
-            shown.set(RunningAppliance.cli("approvals", "--json", "--data-dir",
-                app.dataDir.toString()));
-            app.control().post("/v1/approvals/" + q.get("id").asText(),
-                "{\"decision\": \"deny\", \"by\": \"carol\", \"reason\": \"not these\"}");
-            return;
-          }
-        }
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    approver.setDaemon(true);
-    approver.start();
-    dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30), "an approver to be connected",
-        () -> app.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
-    Files.writeString(work.resolve("three.json"), JSON.writeValueAsString(Map.of("query", """
-        mutation {
-          pr: createPullRequest(input: {repositoryId: "R_1", baseRefName: "main",
-            headRefName: "feat", title: "Add feat", body: "the pull request"}) { clientMutationId }
-          c1: addComment(input: {subjectId: "PR_1", body: "first comment\\nits second line"}) {
-            clientMutationId }
-          c2: addComment(input: {subjectId: "PR_1", body: "another comment"}) {
-            clientMutationId }
-        }""")));
-    int before = forgeApiRequests().size();
+    WebDriver browser = ApprovalsWebPageTest.chromium(Files.createDirectories(
+        root.resolve("browser")));
+    try {
+      // The approver is the approvals page, signed in with the one-time link.
+      browser.get(ApprovalsWebPageTest.signInLink(app));
+      WebDriverWait page = new WebDriverWait(browser, Duration.ofSeconds(90),
+          Duration.ofMillis(250));
+      page.until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
+      dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30), "the page to count as an approver",
+          () -> app.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
+      Files.writeString(work.resolve("three.json"), JSON.writeValueAsString(Map.of("query", """
+          mutation {
+            pr: createPullRequest(input: {repositoryId: "R_1", baseRefName: "main",
+              headRefName: "feat", title: "Add feat", body: "the pull request"}) {
+              clientMutationId }
+            c1: addComment(input: {subjectId: "PR_1", body: "first comment\\nits second line"}) {
+              clientMutationId }
+            c2: addComment(input: {subjectId: "PR_1", body: "another comment"}) {
+              clientMutationId }
+          }""")));
+      int before = forgeApiRequests().size();
+      java.util.concurrent.CompletableFuture<PushgateExec.Result> running =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+              return exec(work, "push: allow\nopen-pull-request: ask\nwrite-tracker: ask\n",
+                  GH + """
+                  call three gh api graphql --input three.json
+                  for f in *.out; do echo "== $f"; cat "$f"; echo; done
+                  """);
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          });
 
-    PushgateExec.Result exec = exec(work, "push: allow\nopen-pull-request: ask\n"
-        + "write-tracker: ask\n", GH + """
-        call three gh api graphql --input three.json
-        for f in *.out; do echo "== $f"; cat "$f"; echo; done
-        """);
-    approver.join(60_000);
-    String out = exec.stdout();
-    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
-    assertThat(out).as(out).contains("three=1");
-    assertThat(section(out, "three")).contains(POLICY + "denied by carol: not these");
-    // Nothing of the call reached the forge.
-    assertThat(forgeApiRequests()).hasSize(before);
+      WebElement question = page.until(
+          ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
+      String onPage = question.getText();
+      String json = RunningAppliance.cli("approvals", "--json", "--data-dir",
+          app.dataDir.toString());
+      question.findElement(By.className("note")).sendKeys("not these");
+      question.findElement(By.className("deny")).click();
+      PushgateExec.Result exec = running.get(3, java.util.concurrent.TimeUnit.MINUTES);
 
-    JsonNode q = JSON.readTree(shown.get().lines().filter(l -> l.startsWith("{")).findFirst()
-        .orElseThrow(() -> new AssertionError("no question in: " + shown.get())));
-    assertThat(q.get("action").asText()).isEqualTo("open-pull-request, write-tracker");
-    assertThat(q.get("repository").asText()).isEqualTo("acme/widget");
-    List<String> covered = new ArrayList<>();
-    q.get("commits").forEach(c -> covered.add(c.asText()));
-    assertThat(covered).containsExactly("POST api.github.com/graphql",
-        "needs approval: open-pull-request createPullRequest on acme/widget: title \"Add feat\","
-            + " base \"main\", head \"feat\", body \"the pull request\"",
-        "needs approval: write-tracker addComment on acme/widget: body \"first comment / its"
-            + " second line\"",
-        "needs approval: write-tracker addComment on acme/widget: body \"another comment\"");
+      String out = exec.stdout();
+      assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+      assertThat(out).as(out).contains("three=1");
+      assertThat(section(out, "three")).contains(POLICY + "denied by ").contains(": not these");
+      // Nothing of the call reached the forge.
+      assertThat(forgeApiRequests()).hasSize(before);
+
+      String pr = "needs approval: open-pull-request createPullRequest on acme/widget: title"
+          + " \"Add feat\", base \"main\", head \"feat\", body \"the pull request\"";
+      String first = "needs approval: write-tracker addComment on acme/widget: body \"first"
+          + " comment / its second line\"";
+      String second = "needs approval: write-tracker addComment on acme/widget: body"
+          + " \"another comment\"";
+      assertThat(onPage).contains("the call does, all covered by one answer:", pr, first,
+          second);
+      JsonNode q = JSON.readTree(json.lines().filter(l -> l.startsWith("{")).findFirst()
+          .orElseThrow(() -> new AssertionError("no question in: " + json)));
+      assertThat(q.get("action").asText()).isEqualTo("open-pull-request, write-tracker");
+      assertThat(q.get("repository").asText()).isEqualTo("acme/widget");
+      List<String> covered = new ArrayList<>();
+      q.get("commits").forEach(c -> covered.add(c.asText()));
+      assertThat(covered).containsExactly("POST api.github.com/graphql", pr, first, second);
+    } finally {
+      browser.quit();
+    }
   }
 
   private static String b64(String s) {
