@@ -2,7 +2,14 @@ package dev.pushgate.gateway;
 
 import java.util.List;
 
-/** What an approver is asked about one ref update held by the gateway. */
+/**
+ * What an approver is asked about: one ref update held by the gateway, or one GitHub API call.
+ *
+ * @param action what is asked about: {@code push}, or the action classes of an API call ({@code
+ *     open-pull-request, write-tracker})
+ * @param commitSummaries what the answer covers, one line each: the commits new to the
+ *     repository for a push; every action of an API call, with what it says
+ */
 public record ApprovalQuestion(
     String runId,
     String workspaceId,
@@ -13,9 +20,19 @@ public record ApprovalQuestion(
     String newId,
     String rule,
     String reason,
-    List<String> commitSummaries) {
+    List<String> commitSummaries,
+    String action) {
 
   public ApprovalQuestion {
     commitSummaries = List.copyOf(commitSummaries);
+    action = action == null ? "push" : action;
+  }
+
+  /** A question about a ref update of a push. */
+  public ApprovalQuestion(String runId, String workspaceId, String repository, String ref,
+      String kind, String oldId, String newId, String rule, String reason,
+      List<String> commitSummaries) {
+    this(runId, workspaceId, repository, ref, kind, oldId, newId, rule, reason, commitSummaries,
+        "push");
   }
 }

@@ -20,6 +20,7 @@ import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevBlob;
 import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevTag;
 import org.eclipse.jgit.revwalk.RevTree;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.transport.ReceiveCommand;
@@ -41,6 +42,8 @@ final class ContentJudge implements AutoCloseable {
   static final int MAX_FINDINGS = 20;
   /** Git's binary heuristic: a NUL byte in the first 8000 bytes. */
   static final int BINARY_PROBE = 8000;
+  /** Tags of tags followed this deep for their names and messages; git itself allows any. */
+  static final int MAX_TAG_CHAIN = 16;
   /**
    * Blobs larger than this are streamed from the pack, never loaded whole: the binary test reads
    * 8000 bytes of a 2 MiB blob, not 2 MiB, and a blob of any size costs the scanner's buffer only.
@@ -93,8 +96,19 @@ final class ContentJudge implements AutoCloseable {
         || rules.strictest() == Decision.ALLOW) {
       return out;
     }
+    // Names and messages become visible on GitHub as much as files do.
+    // Never the ref as where: it may be the secret.
+    addIfNotAllowed(judgeText("the ref name", utf8(cmd.getRefName()), "the push"), out);
     try (RevWalk walk = new RevWalk(reader)) {
-      RevObject tip = walk.peel(walk.parseAny(cmd.getNewId()));
+      RevObject named = walk.parseAny(cmd.getNewId());
+      for (int depth = 0; named instanceof RevTag tag && depth < MAX_TAG_CHAIN
+          && out.size() < MAX_FINDINGS; depth++) {
+        String where = "tag " + tag.abbreviate(7).name();
+        addIfNotAllowed(judgeText("the tag name", utf8(tag.getTagName()), where), out);
+        addIfNotAllowed(judgeText("the tag message", utf8(tag.getFullMessage()), where), out);
+        named = walk.parseAny(tag.getObject());
+      }
+      RevObject tip = walk.peel(named);
       if (tip instanceof RevTree tree) {
         // A ref at a tree (or a tag of one): every file in it, paths from the tree's root.
         judgeTree(tree, "tree " + tree.abbreviate(7).name(), out);
@@ -145,18 +159,55 @@ final class ContentJudge implements AutoCloseable {
       int self = tw.addTree(c.getTree());
       tw.setFilter(TreeFilter.ANY_DIFF);
       String commit = "commit " + c.abbreviate(7).name();
+      addIfNotAllowed(judgeText("the message of " + commit, c.getRawBuffer(), commit), out);
+      PathNames names = new PathNames(commit);
       while (tw.next() && out.size() < MAX_FINDINGS) {
         if (tw.getRawMode(self) == 0 || takenFromAParent(tw, self)) {
           continue; // deleted here, or the file of a parent a merge kept
         }
         String path = tw.getPathString();
+        names.add(out, tw.getRawPath());
         ContentFinding f = judgeFile(path, path, tw.getObjectId(self),
             FileMode.fromBits(tw.getRawMode(self)), commit);
         if (f != null && f.decision() != Decision.ALLOW) {
           out.add(f);
         }
       }
+      names.finish(out);
     }
+  }
+
+  /**
+   * The paths a commit or tree brings, judged as text in batches (a token can be a file's or a
+   * directory's name). A finding says where, never the path: the path holds the secret.
+   */
+  private final class PathNames {
+    private static final int BATCH = 64 * 1024;
+    private final String where;
+    private final java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+
+    PathNames(String where) {
+      this.where = where;
+    }
+
+    void add(List<ContentFinding> out, byte[] path) throws IOException {
+      batch.write(path, 0, path.length);
+      batch.write('\n');
+      if (batch.size() >= BATCH) {
+        finish(out);
+      }
+    }
+
+    void finish(List<ContentFinding> out) throws IOException {
+      if (batch.size() > 0 && out.size() < MAX_FINDINGS) {
+        addIfNotAllowed(judgeText("a path in " + where, batch.toByteArray(), where), out);
+      }
+      batch.reset();
+    }
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   private void judgeTree(RevTree tree, String where, List<ContentFinding> out)
@@ -164,15 +215,108 @@ final class ContentJudge implements AutoCloseable {
     try (TreeWalk tw = new TreeWalk(reader)) {
       tw.setRecursive(true);
       tw.addTree(tree);
+      PathNames names = new PathNames(where);
       while (tw.next() && out.size() < MAX_FINDINGS) {
         String path = tw.getPathString();
+        names.add(out, tw.getRawPath());
         ContentFinding f = judgeFile(path, path, tw.getObjectId(0),
             FileMode.fromBits(tw.getRawMode(0)), where);
         if (f != null && f.decision() != Decision.ALLOW) {
           out.add(f);
         }
       }
+      names.finish(out);
     }
+  }
+
+  /**
+   * The ask and deny findings of files a write describes without a push (an API call): each file
+   * judged as a pushed file at its path would be, its blob already in this judge's repository.
+   *
+   * @param files each path with its blob, or with null when the call names the path but places
+   *     an object it does not carry (a tree entry by id): then only rules on names apply
+   * @param blobs blobs with no name yet (an uploaded blob): only rules for every file apply
+   * @param texts text that becomes visible (messages, names), by what a finding calls it: only
+   *     the provider-specific secret detectors of rules for every file apply (see {@link
+   *     #judgeText})
+   * @param where what a finding says brought the file, for the audit
+   */
+  List<ContentFinding> findings(Map<String, ObjectId> files, List<ObjectId> blobs,
+      Map<String, byte[]> texts, String where) throws IOException {
+    List<ContentFinding> out = new ArrayList<>();
+    if (rules.rules().isEmpty() || rules.strictest() == Decision.ALLOW) {
+      return out;
+    }
+    for (Map.Entry<String, ObjectId> f : files.entrySet()) {
+      if (out.size() >= MAX_FINDINGS) {
+        return out;
+      }
+      addIfNotAllowed(f.getValue() == null
+          ? judgeName(f.getKey(), where)
+          : judgeFile(f.getKey(), f.getKey(), f.getValue(), FileMode.REGULAR_FILE, where), out);
+    }
+    for (ObjectId blob : blobs) {
+      if (out.size() >= MAX_FINDINGS) {
+        return out;
+      }
+      String name = "blob " + blob.abbreviate(7).name();
+      addIfNotAllowed(judgeFile(null, name, blob, FileMode.REGULAR_FILE, name), out);
+    }
+    for (Map.Entry<String, byte[]> t : texts.entrySet()) {
+      if (out.size() >= MAX_FINDINGS) {
+        return out;
+      }
+      addIfNotAllowed(judgeText(t.getKey(), t.getValue(), where), out);
+    }
+    return out;
+  }
+
+  private static void addIfNotAllowed(ContentFinding f, List<ContentFinding> out) {
+    if (f != null && f.decision() != Decision.ALLOW) {
+      out.add(f);
+    }
+  }
+
+  /** A path whose object is not at hand: the first rule on names alone that matches it. */
+  private ContentFinding judgeName(String path, String where) {
+    for (ContentRule r : rules.rules()) {
+      if (r.covers(path) && !r.readsContent()) {
+        return new ContentFinding(path, where, r, ContentFinding.Kind.PATH, "");
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Text that becomes visible on GitHub (a message, a name): judged by the rules for every file
+   * that look for secrets, with their provider-specific detectors only. The generic, entropy-based
+   * ones read every identifier-like word of prose as a candidate; a token with a known shape is a
+   * secret wherever it is written.
+   */
+  ContentFinding judgeText(String shown, byte[] text, String where) throws IOException {
+    List<SecretFinding> found = null;
+    for (ContentRule r : rules.rules()) {
+      if (!r.paths().isEmpty() || !r.files().isEmpty() || r.secrets().isEmpty()) {
+        continue;
+      }
+      try {
+        if (found == null) {
+          found = scanner.scan(new Deadline(new java.io.ByteArrayInputStream(text)), text.length,
+              "", id -> !SecretScanner.isGeneric(id) && anyRuleRuns(id));
+        }
+      } catch (OutOfTime e) {
+        return new ContentFinding(shown, where, r, ContentFinding.Kind.NOT_JUDGED,
+            Long.toString(BUDGET.toSeconds()));
+      }
+      for (SecretFinding s : found) {
+        if (!SecretScanner.isGeneric(s.detectorId()) && r.runsDetector(s.detectorId())) {
+          // No line: "the commit message holds …".
+          return new ContentFinding(shown, where, r, ContentFinding.Kind.SECRET,
+              s.detectorId() + ":0");
+        }
+      }
+    }
+    return null;
   }
 
   private static boolean takenFromAParent(TreeWalk tw, int self) {
@@ -281,8 +425,8 @@ final class ContentJudge implements AutoCloseable {
     }
     // A specific detector names the secret better than gitleaks' generic ones (as gitleaks
     // itself prefers it when both match the same text).
-    found.sort(java.util.Comparator.comparing((SecretFinding f) -> f.detectorId()
-        .startsWith("generic")).thenComparingLong(SecretFinding::line));
+    found.sort(java.util.Comparator.comparing((SecretFinding f) ->
+        SecretScanner.isGeneric(f.detectorId())).thenComparingLong(SecretFinding::line));
     if (secrets.size() >= MAX_CACHED) {
       secrets.clear();
     }

@@ -73,6 +73,7 @@ public final class Gateway implements AutoCloseable {
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
     git.setReceivePackFactory(new GatewayReceivePackFactory(services));
     git.setUploadPackFactory(new GatewayUploadPackFactory());
+    git.setUploadPackErrorHandler(new FetchErrors());
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     context.addFilter(new FilterHolder(
         new RunConcurrencyFilter(authenticator, new RunSlots(requestsPerRun))), "/*",

@@ -125,16 +125,34 @@ final class SecretScanner {
     List<SecretFinding> out = new ArrayList<>();
     for (SecretDetector d : detectors.all()) {
       if (d.regex() == null && selected.test(d.id()) && d.appliesTo(path)
-          && !globallyAllowed(path)) {
+          && !quietedByPath(d, path)) {
         out.add(new SecretFinding(d.id(), 0));
       }
     }
     return out;
   }
 
+  /**
+   * Whether a detector is one of gitleaks' generic, entropy-based ones ({@code generic-api-key}),
+   * rather than one for a token with a known shape (GitHub, AWS, Slack, private keys, …).
+   */
+  static boolean isGeneric(String detectorId) {
+    return detectorId.startsWith("generic");
+  }
+
   /** Whether gitleaks' global allowlist exempts the path (lock files, vendored code, images). */
   boolean globallyAllowed(String path) {
     return detectors.globalAllowlist().paths().stream().anyMatch(p -> p.matcher(path).find());
+  }
+
+  /**
+   * Whether gitleaks' global path allowlist quiets the detector at this path: only for the generic,
+   * entropy-based detectors. The path is the pusher's choice (a token in {@code logo.png}, under
+   * {@code node_modules/}, in a file named {@code gitleaks.toml}); a token with a known shape is a
+   * secret whatever the file is called.
+   */
+  private boolean quietedByPath(SecretDetector d, String path) {
+    return isGeneric(d.id()) && globallyAllowed(path);
   }
 
   /** Scans a blob's content, read to its end or to the last finding it reports. */
@@ -151,13 +169,10 @@ final class SecretScanner {
   List<SecretFinding> scan(InputStream in, long size, String path, Predicate<String> selected)
       throws IOException {
     List<SecretFinding> found = new ArrayList<>();
-    if (globallyAllowed(path)) {
-      return found;
-    }
     List<Integer> candidates = new ArrayList<>();
     for (int i = 0; i < withRegex.size(); i++) {
       SecretDetector d = withRegex.get(i);
-      if (selected.test(d.id()) && d.appliesTo(path)) {
+      if (selected.test(d.id()) && d.appliesTo(path) && !quietedByPath(d, path)) {
         candidates.add(i);
       }
     }
@@ -510,7 +525,7 @@ final class SecretScanner {
       if (SecretDetector.shannonEntropy(secret) <= d.entropy()) {
         return false;
       }
-      return !d.id().startsWith("generic") || secret.chars().anyMatch(Character::isDigit);
+      return !isGeneric(d.id()) || secret.chars().anyMatch(Character::isDigit);
     }
     return true;
   }
@@ -522,7 +537,9 @@ final class SecretScanner {
     }
     String match = m.group();
     String line = lineAround(text, m.start(), m.end());
-    if (detectors.globalAllowlist().allows(path, secret, match, line)) {
+    // The global allowlist's paths quiet only the generic detectors (see quietedByPath); its
+    // regexes and stopwords, which read the candidate itself, apply to all.
+    if (detectors.globalAllowlist().allows(isGeneric(d.id()) ? path : "", secret, match, line)) {
       return false;
     }
     for (SecretDetector.Allowlist a : d.allowlists()) {

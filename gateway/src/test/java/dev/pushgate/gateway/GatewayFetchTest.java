@@ -152,13 +152,24 @@ class GatewayFetchTest {
         dir.resolve("cache/acme/widget.git").toFile())) {
       stray = commit(cache, "refused push\n", Map.of("secret.txt", "s\n"), base);
     }
-    for (String protocol : List.of("0", "2")) {
-      try (Repository client = client(protocol)) {
-        assertThatThrownBy(() -> fetchIds(client, stray.name())).as(protocol)
-            .isInstanceOf(TransportException.class).hasMessageContaining(stray.name());
-        assertThat(client.getObjectDatabase().has(stray)).isFalse();
+    java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream err = System.err;
+    System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      for (String protocol : List.of("0", "2")) {
+        try (Repository client = client(protocol)) {
+          assertThatThrownBy(() -> fetchIds(client, stray.name())).as(protocol)
+              .isInstanceOf(TransportException.class).hasMessageContaining(stray.name());
+          assertThat(client.getObjectDatabase().has(stray)).isFalse();
+        }
       }
+    } finally {
+      System.setErr(err);
     }
+    // A refusal, logged as one line a request: no stack trace.
+    String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(log).contains("fetch refused: want " + stray.name() + " not valid")
+        .doesNotContain("WantNotValidException").doesNotContain("\tat ");
     // a blob the branches reach is served by id: what a partial clone asks for later
     ObjectId blob;
     try (org.eclipse.jgit.treewalk.TreeWalk tw = org.eclipse.jgit.treewalk.TreeWalk.forPath(

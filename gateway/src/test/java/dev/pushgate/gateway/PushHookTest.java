@@ -626,6 +626,76 @@ class PushHookTest {
   }
 
   @Test
+  void aTokenInACommitMessageIsRefusedAndNeverShown() throws Exception {
+    String secret = FakeSecrets.githubPat();
+    RevCommit c = commit(client, "fix\n\nused " + secret + " to test\n",
+        Map.of("README.md", "base\n", "a.txt", "a\n"), base);
+    TestRepos.setRef(client, MAIN, c);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: the message of commit "
+        + c.abbreviate(7).name() + " holds a GitHub personal access token (rule \"no secrets\","
+        + " gitleaks id github-pat)");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(audit.records.toString()).doesNotContain(secret);
+  }
+
+  @Test
+  void aTokenInAFileOrDirectoryNameIsRefusedWithoutShowingThePath() throws Exception {
+    String secret = FakeSecrets.awsAccessKey();
+    RevCommit c = commit(client, "keys\n",
+        Map.of("README.md", "base\n", "keys/" + secret + "/notes.txt", "n\n"), base);
+    TestRepos.setRef(client, MAIN, c);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: a path in commit "
+        + c.abbreviate(7).name() + " holds an AWS access key (rule \"no secrets\", gitleaks id"
+        + " aws-access-token)");
+    assertThat(audit.records.toString()).doesNotContain(secret);
+  }
+
+  @Test
+  void aTokenInAnAnnotatedTagsMessageOrARefNameIsRefused() throws Exception {
+    String secret = FakeSecrets.githubPat();
+    ObjectId tag;
+    try (org.eclipse.jgit.lib.ObjectInserter ins = client.newObjectInserter()) {
+      org.eclipse.jgit.lib.TagBuilder t = new org.eclipse.jgit.lib.TagBuilder();
+      t.setTag("v9");
+      t.setObjectId(base, org.eclipse.jgit.lib.Constants.OBJ_COMMIT);
+      t.setTagger(new org.eclipse.jgit.lib.PersonIdent("Agent", "agent@example.invalid"));
+      t.setMessage("release\n" + secret + "\n");
+      tag = ins.insert(t);
+      ins.flush();
+    }
+    TestRepos.setRef(client, "refs/tags/v9", tag);
+    TestRepos.setRef(client, "refs/heads/x-" + secret, base);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/tags/v9:refs/tags/v9",
+        "refs/heads/x-" + secret + ":refs/heads/x-" + secret);
+
+    assertThat(message(r, "refs/tags/v9")).isEqualTo("Control Center policy: the tag message"
+        + " holds a GitHub personal access token (rule \"no secrets\", gitleaks id github-pat)");
+    assertThat(message(r, "refs/heads/x-" + secret)).isEqualTo("Control Center policy: the ref"
+        + " name holds a GitHub personal access token (rule \"no secrets\", gitleaks id"
+        + " github-pat)");
+  }
+
+  @Test
+  void aTokenInAFileGitleaksAllowsByNameIsStillRefused() throws Exception {
+    // A text file named like an image, or under node_modules/: the name is the pusher's choice.
+    RevCommit c = commit(client, "assets\n", Map.of("README.md", "base\n",
+        "web/node_modules/x/logo.png", "TOKEN=" + FakeSecrets.githubPat() + "\n"), base);
+    TestRepos.setRef(client, MAIN, c);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: web/node_modules/x/logo.png:1"
+        + " holds a GitHub personal access token (rule \"no secrets\", gitleaks id github-pat)");
+  }
+
+  @Test
   void aSecretAddedThenDeletedInTheSamePushIsStillRefused() throws Exception {
     String secret = FakeSecrets.awsAccessKey();
     RevCommit added = commit(client, "oops\n",
@@ -891,17 +961,6 @@ class PushHookTest {
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: table.txt:5001 holds a"
         + " Stripe API key (rule \"no secrets\", gitleaks id stripe-access-token)");
     assertThat(idOf(upstream, MAIN)).isEqualTo(first);
-  }
-
-  /** A decision, pinned: messages are not content (gitleaks scans files, not messages). */
-  @Test
-  void aSecretInACommitOrTagMessageIsNotJudged() throws Exception {
-    RevCommit c = commit(client, "token " + FakeSecrets.githubPat() + "\n",
-        Map.of("README.md", "base\n", "a.txt", "a\n"), base);
-    TestRepos.setRef(client, MAIN, c);
-
-    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
-        .isEqualTo(RemoteRefUpdate.Status.OK);
   }
 
   // ---- helpers

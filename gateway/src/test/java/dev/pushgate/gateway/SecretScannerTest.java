@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import dev.pushgate.testkit.FakeSecrets;
@@ -103,10 +104,22 @@ class SecretScannerTest {
         .extracting(SecretFinding::detectorId).containsExactly("aws-access-token");
   }
 
-  @Test
-  void pathsGitleaksAllowsGloballyAreNotScanned() throws IOException {
-    assertThat(SCANNER.scan(stream(FakeSecrets.githubPat()), "web/package-lock.json", id -> true))
-        .isEmpty();
+  /**
+   * Gitleaks' global path allowlist is the pusher's to choose (name the file logo.png, put it
+   * under node_modules/): it quiets only the generic, entropy-based detector, never a token with a
+   * known shape.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"web/package-lock.json", "logo.png", "node_modules/x/index.js",
+      "conf/gitleaks.toml", "go.sum"})
+  void pathsGitleaksAllowsGloballyQuietOnlyTheGenericDetector(String path) throws IOException {
+    String generic = "api_key = \"" + FakeSecrets.mixed(32, 7) + "\"\n";
+    String text = generic + "TOKEN=" + FakeSecrets.githubPat() + "\n";
+
+    assertThat(SCANNER.scan(stream(text), path, id -> true))
+        .containsExactly(new SecretFinding("github-pat", 2));
+    assertThat(SCANNER.scan(stream(generic), "src/app.py", id -> true))
+        .extracting(SecretFinding::detectorId).containsExactly("generic-api-key");
   }
 
   @Test

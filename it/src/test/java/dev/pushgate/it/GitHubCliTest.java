@@ -65,6 +65,15 @@ class GitHubCliTest {
 
   @BeforeAll
   static void start() throws Exception {
+    requireGhAndBwrap();
+    root = tmp.toRealPath();
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    app = RunningAppliance.start(root.resolve("data"));
+    app.forgeCreate(List.of("acme/widget", "acme/other"));
+  }
+
+  /** Skips the test class without bubblewrap or gh; on CI, which installs both, fails instead. */
+  static void requireGhAndBwrap() {
     ExecTest.requireBwrap();
     requireGh();
     root = tmp.toRealPath();

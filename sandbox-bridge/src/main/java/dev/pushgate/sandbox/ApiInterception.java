@@ -2,7 +2,6 @@ package dev.pushgate.sandbox;
 
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -20,7 +19,7 @@ public record ApiInterception(List<String> hosts, InetSocketAddress boundary) {
     if (hosts == null || hosts.isEmpty()) {
       throw new IllegalArgumentException("an interception names at least one host");
     }
-    hosts = hosts.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+    hosts = hosts.stream().map(dev.pushgate.types.HostNames::normalised).toList();
     Objects.requireNonNull(boundary, "boundary");
   }
 
@@ -29,10 +28,7 @@ public record ApiInterception(List<String> hosts, InetSocketAddress boundary) {
     if (host == null || port != 443) {
       return null;
     }
-    String h = host.toLowerCase(Locale.ROOT);
-    if (h.endsWith(".")) {
-      h = h.substring(0, h.length() - 1);
-    }
-    return hosts.contains(h) ? boundary : null;
+    // The boundary compares with the same function: what is intercepted is answered there.
+    return hosts.contains(dev.pushgate.types.HostNames.normalised(host)) ? boundary : null;
   }
 }

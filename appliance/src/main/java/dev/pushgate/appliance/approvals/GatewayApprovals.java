@@ -14,7 +14,7 @@ public final class GatewayApprovals implements Approvals {
 
   @Override
   public ApprovalAnswer ask(ApprovalQuestion q, Consumer<String> progress) {
-    Answer a = desk.ask(new Question("-", null, null, "push", q.runId(), q.workspaceId(),
+    Answer a = desk.ask(new Question("-", null, null, q.action(), q.runId(), q.workspaceId(),
         q.repository(), q.ref(), q.kind(), q.oldId(), q.newId(), null, q.rule(), q.reason(),
         q.commitSummaries()), progress);
     return a.allowed() ? ApprovalAnswer.allow(a.by())

@@ -66,7 +66,8 @@ function showQuestion(q) {
   deny.addEventListener('click', () => answer(q.id, 'deny', note.value, message, allow, deny));
   const item = el('li', { class: 'question', 'data-id': q.id },
     el('div', { class: 'summary' }, q.summary), dl,
-    q.commits && q.commits.length ? el('div', {}, 'commits new to the repository:') : null,
+    q.commits && q.commits.length ? el('div', {}, q.action === 'push' || q.action === 'command'
+      ? 'commits new to the repository:' : 'the call does, all covered by one answer:') : null,
     commits, diffstat, el('div', { class: 'answer' }, note, allow, deny), message);
   document.getElementById('pending').append(item);
   document.getElementById('none').hidden = true;

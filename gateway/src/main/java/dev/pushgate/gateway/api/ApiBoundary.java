@@ -78,6 +78,11 @@ public final class ApiBoundary implements AutoCloseable {
   private static final Set<String> METHOD_OVERRIDES = Set.of("x-http-method-override",
       "x-http-method", "x-method-override");
   private static final int READ_CHUNK = 64 * 1024;
+  /**
+   * A call that needs approval and does more than this many things is refused unasked: one
+   * question lists every one, and a person cannot weigh a long list in one answer.
+   */
+  public static final int MAX_ASKED_ACTIONS = 10;
 
   static final String DOCS = "https://github.com/pushgate/pushgate/blob/main/docs/github-api.md";
   static final String POLICY_PREFIX = "Control Center policy: ";
@@ -379,6 +384,12 @@ public final class ApiBoundary implements AutoCloseable {
       Decision decision = judgement.decision();
       String auditedDecision = decision == Decision.ALLOW ? "allowed" : "denied";
       String reason = judgement.reason();
+      if (decision == Decision.ASK && judgement.actions().size() > MAX_ASKED_ACTIONS) {
+        refuse(response, callback, call, judgement, "denied", "the call does "
+            + judgement.actions().size() + " things at once and needs approval; pushgate puts at"
+            + " most " + MAX_ASKED_ACTIONS + " in one question: split the call", started);
+        return;
+      }
       if (decision == Decision.ASK) {
         Approvals.ApprovalAnswer answer = ask(call, judgement);
         auditedDecision = "asked";
@@ -394,13 +405,32 @@ public final class ApiBoundary implements AutoCloseable {
       forward(request, response, callback, call, judgement, auditedDecision, reason, started);
     }
 
+    /**
+     * One question for the whole call: every action it does is listed (class, target,
+     * repository, what it says, and whether its rule asks or allows), so that an allow covers
+     * exactly what the approver was shown.
+     */
     private Approvals.ApprovalAnswer ask(ApiCall call, ApiJudgement judgement) {
-      ApiJudgement.ApiAction first = judgement.actions().stream()
-          .filter(a -> a.decision() == Decision.ASK).findFirst().orElseThrow();
-      ApprovalQuestion q = new ApprovalQuestion(run.runId(), run.workspaceId(),
-          first.repository() == null ? "" : first.repository(), first.target(),
-          "api " + first.kind(), null, null, first.kind(), first.reason(),
-          List.of(call.method() + " " + call.host() + call.path()));
+      List<ApiJudgement.ApiAction> asking = judgement.actions().stream()
+          .filter(a -> a.decision() == Decision.ASK).toList();
+      ApiJudgement.ApiAction first = asking.get(0);
+      String classes = String.join(", ", asking.stream().map(ApiJudgement.ApiAction::kind)
+          .distinct().toList());
+      String repositories = String.join(", ", judgement.actions().stream()
+          .map(ApiJudgement.ApiAction::repository).filter(Objects::nonNull).distinct().toList());
+      List<String> covered = new ArrayList<>();
+      covered.add(call.method() + " " + call.host() + call.path());
+      for (ApiJudgement.ApiAction a : judgement.actions()) {
+        covered.add((a.decision() == Decision.ASK ? "needs approval: " : "allowed by its rule: ")
+            + a.kind() + " " + a.target() + (a.repository() == null ? "" : " on "
+            + a.repository()) + (a.says().isEmpty() ? "" : ": " + a.says()));
+      }
+      ApprovalQuestion q = new ApprovalQuestion(run.runId(), run.workspaceId(), repositories,
+          asking.size() == 1 ? first.target() : asking.size() + " actions: " + String.join(", ",
+              asking.stream().map(ApiJudgement.ApiAction::target).toList()),
+          "api " + classes, null, null, classes,
+          String.join("; ", asking.stream().map(ApiJudgement.ApiAction::reason).distinct()
+              .toList()), covered, classes);
       try {
         return shared.approvals().ask(q, line -> { });
       } catch (RuntimeException e) {
@@ -433,10 +463,14 @@ public final class ApiBoundary implements AutoCloseable {
         // Everything that can still stop the call happens before its record says "sent".
         Secret token;
         if (judgement.needsWriteToken()) {
-          String repo = judgement.actions().get(0).repository();
+          // One token for one repository: every action of the call must name the same one.
+          List<String> repos = judgement.actions().stream()
+              .map(ApiJudgement.ApiAction::repository).distinct().toList();
+          String repo = repos.size() == 1 ? repos.get(0) : null;
           if (repo == null) {
-            refuse(response, callback, call, judgement, "denied",
-                "a write names no repository; pushgate mints no token for it", started);
+            refuse(response, callback, call, judgement, "denied", repos.size() > 1
+                ? "a write names more than one repository; pushgate mints a token for one"
+                : "a write names no repository; pushgate mints no token for it", started);
             return;
           }
           try {

@@ -1,6 +1,5 @@
 package dev.pushgate.gateway.api;
 
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -45,13 +44,6 @@ public record ApiHosts(Optional<String> enterprise) {
 
   /** Lower case, without a trailing dot or the default port :443 (what a TLS client may send). */
   static String normalised(String host) {
-    String h = host == null ? "" : host.toLowerCase(Locale.ROOT);
-    if (h.endsWith(":443")) {
-      h = h.substring(0, h.length() - 4);
-    }
-    if (h.endsWith(".")) {
-      h = h.substring(0, h.length() - 1);
-    }
-    return h;
+    return dev.pushgate.types.HostNames.normalised(host);
   }
 }

@@ -49,7 +49,23 @@ public record ApiJudgement(List<ApiAction> actions, boolean needsWriteToken) {
    *     ({@code #12}), a GraphQL field ({@code mergePullRequest}) or the route
    * @param reason one line a person reads, e.g. {@code merging a pull request is denied in chat
    *     mode}; the boundary prefixes "Control Center policy: "
+   * @param says what the action would put on GitHub, for an approver: a pull request's title,
+   *     base and head, a comment's first lines, the files of a contents write ("" when nothing)
    */
   public record ApiAction(String kind, String repository, String target, Decision decision,
-      String reason) {}
+      String reason, String says) {
+    public ApiAction {
+      says = says == null ? "" : says;
+    }
+
+    public ApiAction(String kind, String repository, String target, Decision decision,
+        String reason) {
+      this(kind, repository, target, decision, reason, "");
+    }
+
+    /** This action, saying {@code says}. */
+    public ApiAction saying(String says) {
+      return new ApiAction(kind, repository, target, decision, reason, says);
+    }
+  }
 }

@@ -56,12 +56,12 @@ public record ApiUpstream(URI apiBase, URI uploadsBase, String enterpriseHost) {
 
   /** Whether the boundary answers for {@code host}. */
   public boolean intercepts(String host) {
-    return host != null && hostNames().contains(host.toLowerCase(Locale.ROOT));
+    return host != null && hostNames().contains(ApiHosts.normalised(host));
   }
 
   /** Where a call to {@code host} for {@code rawPath}?{@code rawQuery} goes, or null. */
   public URI target(String host, String rawPath, String rawQuery) {
-    String h = host == null ? "" : host.toLowerCase(Locale.ROOT);
+    String h = ApiHosts.normalised(host);
     String base;
     if (h.equals(API_HOST)) {
       base = apiBase.toString();

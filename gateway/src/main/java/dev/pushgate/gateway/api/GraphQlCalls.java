@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.gateway.ProposedContent;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.UpdateKind;
@@ -295,12 +296,28 @@ final class GraphQlCalls {
       }
       Mapping m = MUTATIONS.get(name);
       if (m != null) {
-        actions.add(switch (m.kind()) {
-          case OPEN_PR -> policy.act(ActionClass.OPEN_PULL_REQUEST, null, name, m.what());
-          case REVIEW -> policy.act(ActionClass.PUBLISH_REVIEW_OR_MERGE, null, name, m.what());
-          case MERGE -> policy.merge(null, name, m.what());
-          case TRACKER -> policy.act(ActionClass.WRITE_TRACKER, null, name, m.what());
-        });
+        // Keyed by node ids, these name no repository: the run's own is the one named (the
+        // token reaches no other but the attached ones).
+        RepoSlug repo = policy.primary();
+        ApiAction a = switch (m.kind()) {
+          case OPEN_PR -> policy.act(ActionClass.OPEN_PULL_REQUEST, repo, name, m.what());
+          case REVIEW -> policy.act(ActionClass.PUBLISH_REVIEW_OR_MERGE, repo, name, m.what());
+          case MERGE -> policy.merge(repo, name, m.what());
+          case TRACKER -> policy.act(ActionClass.WRITE_TRACKER, repo, name, m.what());
+        };
+        if (m.kind() != Kind.MERGE) {
+          // Titles, bodies, comments: whatever text the mutation's arguments carry.
+          ObjectNode args = JsonNodeFactory.instance.objectNode();
+          for (Argument arg : f.getArguments()) {
+            args.set(arg.getName(), value(arg.getValue(), vars));
+          }
+          a = a.saying(WhatItSays.of(args));
+          actions.add(a);
+          actions.addAll(policy.content(a.kind(), repo, name,
+              ContentReaders.visibleText(args), List.of(a)));
+        } else {
+          actions.add(a);
+        }
         continue;
       }
       JsonNode input = argument(f, "input", vars);
@@ -335,7 +352,9 @@ final class GraphQlCalls {
     String field = "createCommitOnBranch";
     JsonNode branch = input.path("branch");
     Optional<List<String>> paths = changedPaths(input.path("fileChanges"));
-    if (!branch.isObject() || paths.isEmpty() || !namesItsBranchOneWay(branch)) {
+    Optional<ProposedContent> proposed = ContentReaders.commitOnBranch(input);
+    if (!branch.isObject() || paths.isEmpty() || proposed.isEmpty()
+        || !namesItsBranchOneWay(branch)) {
       return List.of(unreadable(field));
     }
     RepoSlug repo = null;
@@ -376,6 +395,10 @@ final class GraphQlCalls {
     if (!workflows.isEmpty() && !policy.readOnly()) {
       out.add(policy.workflowFiles(repo, ref, workflows));
     }
+    out.set(0, out.get(0).saying("commits " + (proposed.get().files().isEmpty() ? "no files"
+        : proposed.get().files()) + (paths.get().isEmpty() ? "" : "; changes "
+        + paths.get().stream().map(RestRoutes::shown).toList())));
+    out.addAll(policy.content(RunPolicy.PUSH, repo, ref, proposed.get(), out));
     return out;
   }
 

@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.gateway.ProposedContent;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.Decision;
@@ -39,6 +40,9 @@ final class RestRoutes {
       "secret-scanning", "merge-upstream", "security-advisories", "attestations",
       "deployment_protection_rules", "immutable-releases");
   private static final Set<String> GIT_OBJECTS = Set.of("blobs", "trees", "commits", "tags");
+  /** The action classes whose calls put text on GitHub: titles, bodies, comments, labels. */
+  static final Set<String> TEXT_WRITES = Set.of(ActionClass.OPEN_PULL_REQUEST.id(),
+      ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), ActionClass.WRITE_TRACKER.id());
   static final String RELEASES_DENIED = "publishing a release is denied: a release creates a tag"
       + " and publishes files, and no rule of this workspace speaks for either";
   private static final int MAX_ROUTE_SHOWN = 200;
@@ -82,7 +86,28 @@ final class RestRoutes {
     return write(method, repo.get(), path.subList(3, path.size()), body, route);
   }
 
+  /**
+   * A write, and the text it makes visible when it is a pull request, review or tracker write
+   * (titles, bodies, comments): judged for secrets as a commit message is.
+   */
   private ApiJudgement write(String method, RepoSlug repo, List<String> r, byte[] body,
+      String route) {
+    ApiJudgement j = writeAction(method, repo, r, body, route);
+    ApiAction a = j.actions().get(0);
+    if (j.actions().size() != 1 || !TEXT_WRITES.contains(a.kind()) || body.length == 0) {
+      return j;
+    }
+    Optional<ProposedContent> text = JsonBody.object(body).map(ContentReaders::visibleText);
+    if (text.isEmpty()) {
+      return one(unreadable(repo, route));
+    }
+    List<ApiAction> actions = new ArrayList<>(List.of(a.saying(WhatItSays.of(
+        JsonBody.object(body).orElseThrow()))));
+    actions.addAll(policy.content(a.kind(), repo, a.target(), text.get(), actions));
+    return new ApiJudgement(actions, j.needsWriteToken());
+  }
+
+  private ApiJudgement writeAction(String method, RepoSlug repo, List<String> r, byte[] body,
       String route) {
     String n = r.size() >= 2 ? r.get(1) : "";
     // Pull requests.
@@ -127,7 +152,7 @@ final class RestRoutes {
     }
     // Contents and git data: pushes.
     if (r.size() >= 2 && r.get(0).equals("contents") && oneOf(method, "PUT", "DELETE")) {
-      return contents(repo, String.join("/", r.subList(1, r.size())), body, route);
+      return contents(method, repo, String.join("/", r.subList(1, r.size())), body, route);
     }
     if (r.size() >= 2 && r.get(0).equals("git")) {
       return gitData(method, repo, r, body, route);
@@ -184,9 +209,12 @@ final class RestRoutes {
    * A contents write commits to a branch: a push to it, fast-forward (GitHub makes the commit on
    * the branch's tip), judged as an update even when GitHub would create the branch.
    */
-  private ApiJudgement contents(RepoSlug repo, String file, byte[] body, String route) {
+  private ApiJudgement contents(String method, RepoSlug repo, String file, byte[] body,
+      String route) {
     Optional<JsonNode> json = JsonBody.object(body);
-    if (json.isEmpty()) {
+    Optional<ProposedContent> proposed = json.flatMap(j ->
+        ContentReaders.contents(method.equals("PUT"), file, j));
+    if (proposed.isEmpty()) {
       return one(unreadable(repo, route));
     }
     JsonNode branchNode = json.get().get("branch");
@@ -211,22 +239,32 @@ final class RestRoutes {
     }
     List<ApiAction> actions = new ArrayList<>(policy.push(repo, ref.get(), UpdateKind.UPDATE,
         false));
+    actions.set(0, actions.get(0).saying(method.equals("PUT")
+        ? "writes " + proposed.get().files() : "deletes " + shown(file)));
     if (!policy.readOnly() && isWorkflowPath(file)) {
       actions.add(policy.workflowFiles(repo, ref.get(), List.of(shown(file))));
     }
+    actions.addAll(policy.content(RunPolicy.PUSH, repo, ref.get(), proposed.get(), actions));
     return new ApiJudgement(actions, true);
   }
 
   private ApiJudgement gitData(String method, RepoSlug repo, List<String> r, byte[] body,
       String route) {
     if (r.size() == 2 && GIT_OBJECTS.contains(r.get(1)) && method.equals("POST")) {
-      // Objects alone move no ref: the ref update that would publish them is judged itself.
-      ApiAction a = policy.readOnly()
-          ? policy.readOnlyWrite(RunPolicy.GIT_OBJECTS, repo, route, "creating git objects")
-          : new ApiAction(RunPolicy.GIT_OBJECTS, repo.toString(), route,
-              Decision.ALLOW,
-              "creating git objects is allowed: objects alone move no ref");
-      return new ApiJudgement(List.of(a), true);
+      Optional<ProposedContent> proposed = JsonBody.object(body).flatMap(j ->
+          switch (r.get(1)) {
+            case "blobs" -> ContentReaders.blob(j);
+            case "trees" -> ContentReaders.tree(j);
+            case "commits" -> ContentReaders.commit(j);
+            default -> ContentReaders.tag(j);
+          });
+      if (proposed.isEmpty()) {
+        return one(unreadable(repo, route));
+      }
+      List<ApiAction> actions = new ArrayList<>(List.of(policy.gitObjects(repo, route)));
+      actions.addAll(policy.content(RunPolicy.GIT_OBJECTS, repo, route, proposed.get(),
+          actions));
+      return new ApiJudgement(actions, true);
     }
     if (is(r, "git", "refs") && method.equals("POST")) {
       Optional<JsonNode> json = JsonBody.object(body);

@@ -1,10 +1,12 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.gateway.ProposedContent;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.Mode;
+import dev.pushgate.policy.PushRules;
 import dev.pushgate.policy.UpdateKind;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.types.RepoSlug;
@@ -37,6 +39,11 @@ final class RunPolicy {
     this.rules = rules;
     this.mode = mode;
     this.repositories = List.copyOf(repositories);
+  }
+
+  /** The run's own repository (not an attached one). */
+  RepoSlug primary() {
+    return repositories.get(0);
   }
 
   /** The run's own spelling of {@code owner/name}, compared without regard to case as GitHub does. */
@@ -102,6 +109,11 @@ final class RunPolicy {
     Judgement j = rules.push().judge(ref, kind);
     List<ApiAction> out = new ArrayList<>();
     out.add(new ApiAction(PUSH, name(repo), ref, j.decision(), j.reason()));
+    if (kind != UpdateKind.DELETE) {
+      // A ref's name is visible on GitHub as a file is: judged as the push path judges it.
+      out.addAll(content(PUSH, repo, ref, new ProposedContent().text("the ref name", ref),
+          out));
+    }
     if (contentUnseen && kind != UpdateKind.DELETE) {
       out.add(workflows(repo, ref, "it moves " + ref
           + " to commits the boundary cannot read, which may change CI workflows"));
@@ -135,6 +147,58 @@ final class RunPolicy {
     return out;
   }
 
+  /**
+   * Creating blobs, trees, commits or tags. They move no ref, but an uploaded object is readable
+   * in the repository by its id, so they are refused where no push could publish anything: a
+   * read-only mode, or push rules that deny every ref (the default and every scoped rule deny).
+   * Otherwise allowed: the ref update that would publish them is judged itself.
+   */
+  ApiAction gitObjects(RepoSlug repo, String target) {
+    String what = "creating git objects";
+    if (mode.isReadOnly()) {
+      return readOnly(GIT_OBJECTS, repo, target, what);
+    }
+    return somePushCouldLand()
+        ? new ApiAction(GIT_OBJECTS, name(repo), target, Decision.ALLOW,
+            what + " is allowed: objects alone move no ref")
+        : new ApiAction(GIT_OBJECTS, name(repo), target, Decision.DENY, what + " is denied: no"
+            + " push rule of " + repo + " lets any ref be pushed, and an uploaded object is"
+            + " readable by its id");
+  }
+
+  /**
+   * Whether some ref update could be allowed or asked about under the push rules: a scoped rule
+   * that does not deny, or a default that does not deny and is not shadowed by a rule for every
+   * ref and kind ({@code refs/**}, which matches every ref name). Errs towards yes.
+   */
+  private boolean somePushCouldLand() {
+    PushRules push = rules.push();
+    boolean defaultReachable = push.rules().stream()
+        .noneMatch(r -> r.kinds().isEmpty() && r.refs().toString().equals("refs/**"));
+    return defaultReachable && push.fallback() != Decision.DENY
+        || push.rules().stream().anyMatch(r -> r.decision() != Decision.DENY);
+  }
+
+  /**
+   * What a write puts on GitHub judged by the run's content rules, by the push path's own judge
+   * and in its words ({@code config/.env matches "no secret files"}): one more action beside the
+   * write's own, or none when no content rule asks or denies. Not judged when {@code others}
+   * already deny the write (as a push refused by its ref rule is not scanned), nor in a read-only
+   * mode, which denies the write anyway.
+   *
+   * @param kind the write's action class ({@code push}, {@code git-objects})
+   */
+  List<ApiAction> content(String kind, RepoSlug repo, String target, ProposedContent proposed,
+      List<ApiAction> others) {
+    boolean denied = others.stream().anyMatch(a -> a.decision() == Decision.DENY);
+    if (mode.isReadOnly() || denied) {
+      return List.of();
+    }
+    return proposed.judge(rules.content(), target).map(j ->
+        List.of(new ApiAction(kind, name(repo), target, j.decision(), j.reason())))
+        .orElse(List.of());
+  }
+
   /** The workflow rule for a write that changes {@code paths}, worded as the gateway's. */
   ApiAction workflowFiles(RepoSlug repo, String ref, List<String> paths) {
     return workflows(repo, ref, "it changes CI workflows (" + String.join(", ", paths) + ")");
@@ -148,11 +212,6 @@ final class RunPolicy {
       case DENY -> "pushing a change to CI workflows is denied (push-workflows): " + because;
     };
     return new ApiAction(ActionClass.PUSH_WORKFLOWS.id(), name(repo), target, d, reason);
-  }
-
-  /** A write a read-only mode refuses; the rules are not consulted. */
-  ApiAction readOnlyWrite(String kind, RepoSlug repo, String target, String what) {
-    return readOnly(kind, repo, target, what);
   }
 
   boolean readOnly() {

@@ -253,6 +253,22 @@ class ApiBoundaryAttackTest {
   }
 
   @Test
+  void aFullyQualifiedHostNameTheProxyInterceptsIsAnsweredByTheBoundary() throws Exception {
+    // The proxy intercepts "api.github.com." (HostNames.normalised on both sides): the boundary
+    // must answer it as api.github.com, not 421, and judge it the same way.
+    String a = send("api.github.com", "GET /repos/acme/widget/pulls HTTP/1.1\r\n"
+        + "Host: API.GitHub.com.\r\n" + auth() + "Connection: close\r\n\r\n");
+    String write = send("api.github.com", "POST /repos/acme/other/issues HTTP/1.1\r\n"
+        + "Host: api.github.com.\r\n" + auth() + "Content-Length: 2\r\n"
+        + "Connection: close\r\n\r\n{}");
+
+    assertThat(status(a)).isNotEqualTo(421).isNotEqualTo(403);
+    assertThat(status(write)).isEqualTo(403);
+    assertThat(github.findAll(anyRequestedFor(anyUrl())))
+        .noneMatch(r -> r.getUrl().contains("issues"));
+  }
+
+  @Test
   void pathSpellingsOfAMergeAreJudgedAsTheMergeOrRefused() throws Exception {
     for (String path : List.of("/repos/acme/widget/pulls/1/%6derge", "/repos/acme/widget/pulls/1/merge/",
         "/repos/acme/widget//pulls/1/merge", "/repos/acme/widget/pulls/1/./merge",

@@ -204,10 +204,58 @@ class ApiBoundaryTest {
       assertThat(q.kind()).isEqualTo("api open-pull-request");
       assertThat(q.repository()).isEqualTo("acme/app");
       assertThat(q.reason()).isEqualTo("opening a pull request asks in chat mode");
-      assertThat(q.commitSummaries()).containsExactly("POST api.github.com/repos/acme/app/pulls");
+      assertThat(q.commitSummaries()).containsExactly("POST api.github.com/repos/acme/app/pulls",
+          "needs approval: open-pull-request #1 on acme/app");
+      assertThat(q.action()).isEqualTo("open-pull-request");
     });
     assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
     assertThat(audited).singleElement().extracting(ApiRecord::decision).isEqualTo("asked");
+  }
+
+  @Test
+  void oneQuestionListsEveryActionOfTheCallAndItsClassNotPush() throws Exception {
+    judge.set(call -> new ApiJudgement(List.of(
+        new ApiJudgement.ApiAction("open-pull-request", "acme/app", "createPullRequest",
+            Decision.ASK, "opening a pull request needs approval", "title \"Add x\""),
+        new ApiJudgement.ApiAction("write-tracker", "acme/app", "addComment", Decision.ASK,
+            "writing to the tracker needs approval", "body \"first\""),
+        new ApiJudgement.ApiAction("write-tracker", "acme/app", "addComment", Decision.ALLOW,
+            "allowed", "body \"second\"")), false));
+    approvals.set((q, p) -> Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_DENIED,
+        "denied by alice"));
+
+    Answer a = call("POST", "api.github.com", "/graphql", "token " + sentinel, "{}");
+
+    assertThat(a.status).isEqualTo(403);
+    assertThat(asked).singleElement().satisfies(q -> {
+      assertThat(q.action()).isEqualTo("open-pull-request, write-tracker");
+      assertThat(q.kind()).isEqualTo("api open-pull-request, write-tracker");
+      assertThat(q.repository()).isEqualTo("acme/app");
+      assertThat(q.ref()).isEqualTo("2 actions: createPullRequest, addComment");
+      assertThat(q.commitSummaries()).containsExactly("POST api.github.com/graphql",
+          "needs approval: open-pull-request createPullRequest on acme/app: title \"Add x\"",
+          "needs approval: write-tracker addComment on acme/app: body \"first\"",
+          "allowed by its rule: write-tracker addComment on acme/app: body \"second\"");
+    });
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  @Test
+  void aCallAskingAboutTooManyThingsAtOnceIsRefusedUnasked() throws Exception {
+    List<ApiJudgement.ApiAction> many = new java.util.ArrayList<>();
+    for (int i = 0; i <= ApiBoundary.MAX_ASKED_ACTIONS; i++) {
+      many.add(new ApiJudgement.ApiAction("write-tracker", "acme/app", "c" + i, Decision.ASK,
+          "asks"));
+    }
+    judge.set(call -> new ApiJudgement(many, false));
+
+    Answer a = call("POST", "api.github.com", "/graphql", "token " + sentinel, "{}");
+
+    assertThat(a.status).isEqualTo(403);
+    assertThat(a.body).contains("the call does 11 things at once and needs approval; pushgate"
+        + " puts at most 10 in one question: split the call");
+    assertThat(asked).isEmpty();
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
   }
 
   @Test

@@ -43,6 +43,20 @@ class GitHubApiJudgeGraphQlTest {
     return j.judge(graphQl(body(document)));
   }
 
+  @Test
+  void eachActionSaysWhatItWouldPutOnGitHubForTheApprover() {
+    ApiJudgement j = judge(chat("open-pull-request: ask\nwrite-tracker: ask\n"), "mutation {"
+        + " pr: createPullRequest(input: {repositoryId: \"R\", baseRefName: \"main\","
+        + " headRefName: \"f\", title: \"Add f\", body: \"1\\n2\\n3\\n4\"}) { clientMutationId }"
+        + " c: addComment(input: {subjectId: \"PR\", body: \"" + "x".repeat(400) + "\"})"
+        + " { clientMutationId } }");
+
+    assertThat(j.actions()).extracting(ApiAction::says).containsExactly(
+        "title \"Add f\", base \"main\", head \"f\", body \"1 / 2 / 3\" (cut; 7 characters in all)",
+        "body \"" + "x".repeat(200) + "…\" (cut; 400 characters in all)");
+    assertThat(j.actions()).extracting(ApiAction::repository).containsOnly("acme/widget");
+  }
+
   @ParameterizedTest
   @CsvSource({
       "createPullRequest, open-pull-request",
@@ -72,7 +86,8 @@ class GitHubApiJudgeGraphQlTest {
     assertThat(j.actions()).singleElement().satisfies(a -> {
       assertThat(a.kind()).isEqualTo(kind);
       assertThat(a.target()).isEqualTo(field);
-      assertThat(a.repository()).isNull();
+      // Keyed by node ids: the run's own repository is the one named.
+      assertThat(a.repository()).isEqualTo("acme/widget");
     });
     assertThat(j.decision()).isEqualTo(switch (kind) {
       case "open-pull-request" -> Decision.ALLOW;

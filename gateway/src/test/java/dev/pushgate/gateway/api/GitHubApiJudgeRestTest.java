@@ -131,7 +131,8 @@ class GitHubApiJudgeRestTest {
     assertThat(main.reason()).isEqualTo("push to refs/heads/main is denied");
     assertThat(main.needsWriteToken()).isTrue();
     assertThat(main.actions().get(0)).isEqualTo(new ApiAction("push", "acme/widget",
-        "refs/heads/main", Decision.DENY, "push to refs/heads/main is denied"));
+        "refs/heads/main", Decision.DENY, "push to refs/heads/main is denied",
+        "writes src/a.txt (1 bytes)"));
     assertThat(feature.decision()).isEqualTo(Decision.ALLOW);
     assertThat(release.decision()).isEqualTo(Decision.ASK);
     assertThat(release.reason()).isEqualTo("push to refs/heads/release/* needs approval");
@@ -213,13 +214,38 @@ class GitHubApiJudgeRestTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"blobs", "trees", "commits", "tags"})
-  void gitObjectsAreAllowedButNeedTheWriteToken(String kind) {
-    ApiJudgement j = rest("POST", "/repos/acme/widget/git/" + kind, "{}");
+  @CsvSource(delimiter = '|', value = {
+      "blobs|{\"content\":\"hello\"}",
+      "trees|{\"tree\":[{\"path\":\"a.txt\",\"mode\":\"100644\",\"content\":\"hi\"}]}",
+      "commits|{\"message\":\"fix\",\"tree\":\"abc\"}",
+      "tags|{\"tag\":\"v1\",\"message\":\"one\",\"object\":\"abc\",\"type\":\"commit\"}"})
+  void gitObjectsAreAllowedButNeedTheWriteToken(String kind, String body) {
+    ApiJudgement j = rest("POST", "/repos/acme/widget/git/" + kind, body);
 
     assertThat(j.decision()).isEqualTo(Decision.ALLOW);
     assertThat(j.needsWriteToken()).isTrue();
     assertThat(j.actions().get(0).kind()).isEqualTo("git-objects");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"push: deny\n", "push:\n  - refs: \"refs/**\"\n    decision: deny\n",
+      "push:\n  - refs: refs/heads/main\n    decision: deny\n  - refs: \"refs/**\"\n"
+          + "    decision: deny\n"})
+  void gitObjectsAreDeniedWhereNoPushCouldLand(String rules) {
+    // An uploaded blob is readable by its id: with no ref pushable, it has no business there.
+    ApiJudgement j = chat(rules).judge(call("POST", "/repos/acme/widget/git/blobs",
+        "{\"content\":\"hello\"}"));
+    ApiJudgement readOnly = judge("push: allow\n", Mode.PLAN).judge(call("POST",
+        "/repos/acme/widget/git/trees", "{\"tree\":[]}"));
+    ApiJudgement oneBranch = chat("push:\n  - refs: \"refs/**\"\n    decision: deny\n"
+        + "  - refs: \"refs/heads/agent/*\"\n    decision: ask\n").judge(call("POST",
+        "/repos/acme/widget/git/commits", "{\"message\":\"m\",\"tree\":\"abc\"}"));
+
+    assertThat(j.decision()).isEqualTo(Decision.DENY);
+    assertThat(j.reason()).isEqualTo("creating git objects is denied: no push rule of"
+        + " acme/widget lets any ref be pushed, and an uploaded object is readable by its id");
+    assertThat(readOnly.decision()).isEqualTo(Decision.DENY);
+    assertThat(oneBranch.decision()).isEqualTo(Decision.ALLOW);
   }
 
   @Test
