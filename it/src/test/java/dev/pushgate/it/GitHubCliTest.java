@@ -76,10 +76,6 @@ class GitHubCliTest {
   static void requireGhAndBwrap() {
     ExecTest.requireBwrap();
     requireGh();
-    root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
-    app.forgeCreate(List.of("acme/widget", "acme/other"));
   }
 
   /** Skips without gh, or fails in CI, whose .ci/run installs it. */
