@@ -192,7 +192,8 @@ class LocalLauncherTest {
         "EDITOR");
     assertThat(inside).containsEntry("GH_TOKEN", "ghs_theRunsReadToken")
         .containsEntry("LANG", "C.UTF-8")
-        .containsEntry("NO_PROXY", "127.0.0.1,localhost");
+        .containsEntry("NO_PROXY", "127.0.0.1,localhost")
+        .containsEntry("NODE_USE_ENV_PROXY", "1");
     assertThat(inside.get("HTTPS_PROXY")).startsWith("http://127.0.0.1:");
     assertThat(run.stderr()).doesNotContain("LD_PRELOAD").doesNotContain("cannot be preloaded");
   }
