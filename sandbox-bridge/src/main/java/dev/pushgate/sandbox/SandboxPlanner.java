@@ -339,7 +339,10 @@ public final class SandboxPlanner {
     }
     if (paths.agentConfigDir() == null) {
       throw new SandboxRequestException(
-          "agentConfigDir", "agentConfigDir is required for overlay dispatch");
+          "agentConfigDir", "agentConfigDir is required for the claude-code and acp runners"
+              + " (claude-code is the default): give the agent's config directory as"
+              + " agentConfigDir, or \"runner\": \"harness-bash\" for a run that needs only its"
+              + " workdir");
     }
     requireDirectory(paths.agentConfigDir(), "agentConfigDir");
     mounts.add(SandboxBindMount.of(paths.agentConfigDir(), true));

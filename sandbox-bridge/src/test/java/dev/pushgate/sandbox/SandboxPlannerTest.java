@@ -217,7 +217,9 @@ class SandboxPlannerTest {
             () -> planner(MAC).plan(SandboxRequest.builder("s", "w", Runner.ACP, noConfig).build()))
         .isInstanceOfSatisfying(
             SandboxRequestException.class, e -> assertThat(e.field()).isEqualTo("agentConfigDir"))
-        .hasMessage("agentConfigDir is required for overlay dispatch");
+        .hasMessage("agentConfigDir is required for the claude-code and acp runners (claude-code"
+            + " is the default): give the agent's config directory as agentConfigDir, or"
+            + " \"runner\": \"harness-bash\" for a run that needs only its workdir");
     RunPaths gone = RunPaths.workdirOnly(root.resolve("gone").toString());
     assertThatThrownBy(
             () ->
