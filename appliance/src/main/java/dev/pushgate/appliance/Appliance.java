@@ -142,6 +142,23 @@ public final class Appliance implements AutoCloseable {
     }
   }
 
+  /**
+   * Jetty's "Failed to bind to /127.0.0.1:7070" as what to do: the port is another program's (or
+   * another appliance's), and {@code --port} picks another.
+   */
+  static IOException portTaken(IOException e, String host, int port) {
+    Throwable cause = e;
+    while (cause != null && !(cause instanceof java.net.BindException)) {
+      cause = cause.getCause();
+    }
+    if (cause == null) {
+      return e;
+    }
+    return new IOException("cannot listen on " + host + ":" + port + " (" + cause.getMessage()
+        + "): another pushgate or another program has it. Stop that one, or start this one with"
+        + " --port N (--port 0 picks a free port)", e);
+  }
+
   /** The steps of a start, in order; each one adds what it opens to what {@link #close} stops. */
   private void doStart(PrintStream out) throws Exception {
     prepareProcess();
@@ -394,7 +411,11 @@ public final class Appliance implements AutoCloseable {
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(
         new SandboxSocket(listeners.sandboxConnector(), settings.github() == null, contexts)));
-    server.start();
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw portTaken(e, settings.bindHost(), settings.port());
+    }
     restrict(listeners.gatewaySocket(), "rw-rw-rw-");
   }
 
@@ -498,7 +519,11 @@ public final class Appliance implements AutoCloseable {
   @Override
   public void close() {
     ready = false;
-    log.info("pushgate stopping: held pushes are refused, pushes in flight finish");
+    if (server.isStarted()) {
+      log.info("pushgate stopping: held pushes are refused, pushes in flight finish");
+    } else {
+      log.info("pushgate did not start: closing what had opened");
+    }
     if (desk != null) {
       desk.close("the appliance is shutting down");
     }
