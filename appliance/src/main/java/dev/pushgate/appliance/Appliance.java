@@ -500,7 +500,14 @@ public final class Appliance implements AutoCloseable {
     out.println("pushgate audit sinks: " + sinks);
     out.println(sandbox.startupLine());
     out.flush();
-    log.info("pushgate ready on {}", listeners.base());
+    // the same checks as /readyz, so that this line and its answer agree
+    String problems = readiness.problems();
+    if (problems == null) {
+      log.info("pushgate ready on {}", listeners.base());
+    } else {
+      log.warn("pushgate serving on {} but not ready ({}/readyz answers 503): {}",
+          listeners.base(), listeners.base(), problems);
+    }
   }
 
   private static String gatewayUrl(Listeners listeners, Upstream upstream) {
