@@ -136,6 +136,9 @@ public final class Appliance implements AutoCloseable {
     try {
       a.doStart(out);
       return a;
+    } catch (IOException e) {
+      a.close();
+      throw portTaken(e, settings.bindHost(), settings.port());
     } catch (Exception e) {
       a.close();
       throw e;
@@ -411,11 +414,7 @@ public final class Appliance implements AutoCloseable {
     // Graceful stop: new requests are refused while those in flight finish (or fail) cleanly.
     server.setHandler(new GracefulHandler(
         new SandboxSocket(listeners.sandboxConnector(), settings.github() == null, contexts)));
-    try {
-      server.start();
-    } catch (IOException e) {
-      throw portTaken(e, settings.bindHost(), settings.port());
-    }
+    server.start();
     restrict(listeners.gatewaySocket(), "rw-rw-rw-");
   }
 
