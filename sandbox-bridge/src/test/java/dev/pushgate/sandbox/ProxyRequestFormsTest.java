@@ -147,8 +147,11 @@ class ProxyRequestFormsTest {
     }
   }
 
-  /** CONNECTs through the proxy, sends "ping", and returns what {@code expected} received. */
-  private String tunnel(EgressProxy proxy, String request, ServerSocket expected)
+  /**
+   * Sends {@code request} (a CONNECT) through the proxy, expects 200, sends "ping", and returns
+   * what {@code expected} received (ApiInterceptionTest's tunnels too).
+   */
+  static String tunnel(EgressProxy proxy, String request, ServerSocket expected)
       throws Exception {
     CompletableFuture<String> got = CompletableFuture.supplyAsync(() -> {
       try (Socket s = expected.accept()) {
@@ -168,7 +171,7 @@ class ProxyRequestFormsTest {
   }
 
   /** Sends {@code request} and returns the whole answer, up to the proxy's close. */
-  private String send(EgressProxy proxy, String request) throws Exception {
+  private static String send(EgressProxy proxy, String request) throws Exception {
     try (Connection c = connect(proxy)) {
       c.out.write(request.getBytes(StandardCharsets.US_ASCII));
       c.out.flush();
