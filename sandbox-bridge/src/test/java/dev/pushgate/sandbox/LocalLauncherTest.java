@@ -256,7 +256,7 @@ class LocalLauncherTest {
     assertThat(run.stdout()).startsWith(work + "\n[]\n");
     assertThat(run.process().handle().backend()).isEqualTo(SandboxBackend.NONE);
     assertThat((String) run.process().handle().details().get("note"))
-        .startsWith("no OS sandbox: agent sandbox DISABLED by --sandbox off");
+        .startsWith("no OS sandbox: agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)");
     assertThat(run.violations()).isEmpty();
   }
 
