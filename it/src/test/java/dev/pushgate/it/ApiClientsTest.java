@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -77,10 +78,11 @@ class ApiClientsTest {
   @BeforeAll
   static void start() throws Exception {
     ExecTest.requireBwrap();
-    if (!Files.isDirectory(NODE_CLIENTS.resolve("node_modules/@octokit/rest"))) {
-      fail("Octokit is not installed: .ci/run runs npm ci in it/node-clients"
-          + " (or run it there by hand)");
+    boolean octokit = Files.isDirectory(NODE_CLIENTS.resolve("node_modules/@octokit/rest"));
+    if (!octokit && "true".equals(System.getenv("CI"))) {
+      fail("Octokit is not installed: .ci/run runs npm ci in it/node-clients");
     }
+    Assumptions.assumeTrue(octokit, "Octokit is not installed: run npm ci in it/node-clients");
     root = tmp.toRealPath();
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
     sandboxed = RunningAppliance.start(root.resolve("data"));

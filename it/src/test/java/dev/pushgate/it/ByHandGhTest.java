@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,9 +49,10 @@ class ByHandGhTest {
   @BeforeAll
   static void start() throws Exception {
     boolean gh = new File("/usr/bin/gh").canExecute();
-    if (!gh) {
+    if (!gh && "true".equals(System.getenv("CI"))) {
       fail("gh is not installed: .ci/run installs Debian's package gh");
     }
+    Assumptions.assumeTrue(gh, "gh is not installed");
     app = RunningAppliance.start(tmp.toRealPath().resolve("data"));
     app.forgeCreate("acme/widget");
   }
