@@ -38,10 +38,15 @@ final class AppCheck implements Supplier<String>, AutoCloseable {
     };
   }
 
-  /** Checks {@code broker} now, then every {@code interval}. */
+  /**
+   * Checks {@code broker} now, on the caller's thread, then every {@code interval}: the start's
+   * "ready" line is written after the first answer, so that it and {@code /readyz} agree.
+   */
   void start(GitHubApp broker, Duration interval) {
     this.broker = broker;
-    timer.scheduleWithFixedDelay(this::check, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    check();
+    timer.scheduleWithFixedDelay(this::check, interval.toMillis(), interval.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   private void check() {

@@ -136,10 +136,30 @@ public final class Appliance implements AutoCloseable {
     try {
       a.doStart(out);
       return a;
+    } catch (IOException e) {
+      a.close();
+      throw portTaken(e, settings.bindHost(), settings.port());
     } catch (Exception e) {
       a.close();
       throw e;
     }
+  }
+
+  /**
+   * Jetty's "Failed to bind to /127.0.0.1:7070" as what to do: the port is another program's (or
+   * another appliance's), and {@code --port} picks another.
+   */
+  static IOException portTaken(IOException e, String host, int port) {
+    Throwable cause = e;
+    while (cause != null && !(cause instanceof java.net.BindException)) {
+      cause = cause.getCause();
+    }
+    if (cause == null) {
+      return e;
+    }
+    return new IOException("cannot listen on " + host + ":" + port + " (" + cause.getMessage()
+        + "): another pushgate or another program has it. Stop that one, or start this one with"
+        + " --port N (--port 0 picks a free port)", e);
   }
 
   /** The steps of a start, in order; each one adds what it opens to what {@link #close} stops. */
@@ -479,7 +499,14 @@ public final class Appliance implements AutoCloseable {
     out.println("pushgate audit sinks: " + sinks);
     out.println(sandbox.startupLine());
     out.flush();
-    log.info("pushgate ready on {}", listeners.base());
+    // the same checks as /readyz, so that this line and its answer agree
+    String problems = readiness.problems();
+    if (problems == null) {
+      log.info("pushgate ready on {}", listeners.base());
+    } else {
+      log.warn("pushgate serving on {} but not ready ({}/readyz answers 503): {}",
+          listeners.base(), listeners.base(), problems);
+    }
   }
 
   private static String gatewayUrl(Listeners listeners, Upstream upstream) {
@@ -498,7 +525,11 @@ public final class Appliance implements AutoCloseable {
   @Override
   public void close() {
     ready = false;
-    log.info("pushgate stopping: held pushes are refused, pushes in flight finish");
+    if (server.isStarted()) {
+      log.info("pushgate stopping: held pushes are refused, pushes in flight finish");
+    } else {
+      log.info("pushgate did not start: closing what had opened");
+    }
     if (desk != null) {
       desk.close("the appliance is shutting down");
     }

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.logging.Redaction;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -31,6 +33,29 @@ final class Readiness {
 
   Answer answer() {
     ArrayNode failing = json.createArrayNode();
+    failing().forEach((name, why) -> failing.addObject().put("check", name).put("reason", why));
+    ObjectNode body = json.createObjectNode();
+    if (failing.isEmpty()) {
+      return new Answer(200, body.put("status", "ready") + "\n");
+    }
+    body.put("status", "not ready").set("failing", failing);
+    return new Answer(503, body + "\n");
+  }
+
+  /** The failing checks as one line ("github-app: …; database: …"), or null when ready. */
+  String problems() {
+    Map<String, String> failing = failing();
+    if (failing.isEmpty()) {
+      return null;
+    }
+    List<String> lines = new ArrayList<>();
+    failing.forEach((name, why) -> lines.add(name + ": " + why));
+    return String.join("; ", lines);
+  }
+
+  /** Each failing check's name and reason, in the order added. */
+  private Map<String, String> failing() {
+    Map<String, String> failing = new LinkedHashMap<>();
     checks.forEach((name, check) -> {
       String why;
       try {
@@ -39,15 +64,10 @@ final class Readiness {
         why = "the check failed: " + e;
       }
       if (why != null) {
-        failing.addObject().put("check", name).put("reason", clean(why));
+        failing.put(name, clean(why));
       }
     });
-    ObjectNode body = json.createObjectNode();
-    if (failing.isEmpty()) {
-      return new Answer(200, body.put("status", "ready") + "\n");
-    }
-    body.put("status", "not ready").set("failing", failing);
-    return new Answer(503, body + "\n");
+    return failing;
   }
 
   private static String clean(String why) {

@@ -73,6 +73,36 @@ class ReadinessTest {
     }
   }
 
+  /**
+   * Issue 32: the start does not end (and serve does not say "pushgate ready") before the App
+   * API's first answer, so /readyz agrees from the first request; a slow App API (here one that
+   * takes two seconds, as a far GitHub may) no longer leaves "github-app: not checked yet".
+   */
+  @Test
+  void readyzAgreesWithTheStartTheMomentItReturns() throws Exception {
+    HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    api.createContext("/app", x -> {
+      try {
+        Thread.sleep(2000); // the fake App API is slow, as a distant one is
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      byte[] body = "{\"id\":1,\"slug\":\"fake\",\"name\":\"fake\"}"
+          .getBytes(StandardCharsets.UTF_8);
+      x.sendResponseHeaders(200, body.length);
+      x.getResponseBody().write(body);
+      x.close();
+    });
+    api.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+    api.start();
+    try (TestAppliance a = TestAppliance.start(tmp.resolve("data"), app(api))) {
+      HttpResponse<String> first = a.get("/readyz");
+      assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+    } finally {
+      api.stop(0);
+    }
+  }
+
   /** A GitHub App of a fresh key whose API is {@code api}, asked once a call. */
   private GitHubAppConfig app(HttpServer api) throws Exception {
     var gen = KeyPairGenerator.getInstance("RSA");

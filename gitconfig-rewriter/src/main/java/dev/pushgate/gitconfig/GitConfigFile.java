@@ -32,9 +32,13 @@ import java.util.Set;
  *   <li>{@code credential.helper} set empty, which drops every helper inherited from the system
  *       config: the file holds no token and git is never given one. The run credential is the only
  *       secret git holds, and it goes to the gateway only.
- *   <li>{@code core.sshCommand}: the {@link SshPushGuard}, which refuses an SSH push to the git
- *       host that no prefix above rewrote (another user name, the host in other case), and runs
- *       {@code ssh} for everything else; {@code ssh.variant = ssh} so that git passes OpenSSH's
+ *   <li>{@code http.<scope>.proxy} for every {@link GitHost#httpScopes()} scope: a proxy that
+ *       cannot exist, so that an http(s) spelling of the host no prefix above rewrote (another
+ *       case, a user name, a subdomain) fails with its name instead of reaching the host;
+ *       {@code protocol.git.allow = never}.
+ *   <li>{@code core.sshCommand}: the {@link SshPushGuard}, which refuses an SSH fetch or push to
+ *       the git host that no prefix above rewrote (another user name, the host in other case),
+ *       and runs {@code ssh} for everything else; {@code ssh.variant = ssh} so that git passes OpenSSH's
  *       options to it.
  *   <li>{@code user.name} and {@code user.email}: {@value #DEFAULT_NAME} {@code <}{@value
  *       #DEFAULT_EMAIL}{@code >}, so the first commit works; {@code branch.autoSetupMerge = false}
@@ -72,6 +76,20 @@ public final class GitConfigFile {
     section(out, "http", gatewayHeaderScope(config.gatewayBaseUrl()));
     entry(out, "extraHeader", "");
     entry(out, "extraHeader", "Authorization: Bearer " + config.runCredential());
+
+    // insteadOf compares bytes, so every other http(s) spelling of the host (another case, a
+    // user name, port 443, a subdomain) meets a proxy that cannot exist, named for what to do.
+    String gateway = config.gatewayBaseUrl().toLowerCase(java.util.Locale.ROOT);
+    for (String scope : config.gitHost().httpScopes()) {
+      if (gateway.startsWith(scope)) {
+        continue; // a git host on the gateway's own origin: the gateway must stay reachable
+      }
+      section(out, "http", scope);
+      entry(out, "proxy", config.gitHost().refusingProxy());
+    }
+    // git:// is unauthenticated and never the gateway.
+    section(out, "protocol", "git");
+    entry(out, "allow", "never");
 
     // No helper at all, not even one inherited from the system config: git has no token to give.
     section(out, "credential");

@@ -132,6 +132,41 @@ public record GitHost(String scheme, String host, int port, String path) {
     return List.copyOf(out);
   }
 
+  /**
+   * The {@code http.<url>} scopes that meet every http(s) spelling of the host that {@link
+   * #pushPrefixes()} cannot list: git matches them with the host's case ignored, any user name,
+   * the default port and a trailing dot folded, and {@code *.} for its subdomains (which GitHub
+   * redirects to the host, and git follows the first redirect).
+   */
+  public List<String> httpScopes() {
+    List<String> hosts = IPV4.matcher(host).matches() ? List.of(host) : List.of(host, "*." + host);
+    List<String> out = new ArrayList<>();
+    for (String h : hosts) {
+      if (port == -1) {
+        for (String s : List.of("https", "http")) {
+          out.add(s + "://" + h + path + "/");
+        }
+      } else {
+        out.add(scheme + "://" + h + ":" + port + path + "/");
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * A proxy that cannot exist ({@code .invalid}, RFC 6761) whose name says what to do: git
+   * answers a URL in a {@link #httpScopes()} scope with "Could not resolve proxy: NAME", and
+   * never connects to the host.
+   */
+  public String refusingProxy() {
+    String hint = ("use-" + host.replace('.', '-') + "-in-lowercase-as-in-the-run-s-git-config");
+    if (hint.length() > 63) {
+      hint = hint.substring(0, 63);
+    }
+    hint = hint.replaceAll("-+$", "");
+    return "http://" + hint + ".pushgate-refused.invalid";
+  }
+
   @Override
   public String toString() {
     return baseUrl();

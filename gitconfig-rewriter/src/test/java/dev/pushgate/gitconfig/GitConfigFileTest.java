@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -121,15 +122,26 @@ class GitConfigFileTest {
         [http "http://127.0.0.1:7070/git/"]
         \textraHeader =
         \textraHeader = Authorization: Bearer pgr_run_0123
+        [http "https://github.com/"]
+        \tproxy = http://use-github-com-in-lowercase-as-in-the-run-s-git-config.pushgate-refused.invalid
+        [http "http://github.com/"]
+        \tproxy = http://use-github-com-in-lowercase-as-in-the-run-s-git-config.pushgate-refused.invalid
+        [http "https://*.github.com/"]
+        \tproxy = http://use-github-com-in-lowercase-as-in-the-run-s-git-config.pushgate-refused.invalid
+        [http "http://*.github.com/"]
+        \tproxy = http://use-github-com-in-lowercase-as-in-the-run-s-git-config.pushgate-refused.invalid
+        [protocol "git"]
+        \tallow = never
         [credential]
         \thelper =
         [core]
         \tsshCommand = "f() { h=; c=; for a; do h=$c; c=$a; done; n=$(printf '%s' \\"${h##*@}\\" | tr\
-         -d '[]' | tr 'A-Z' 'a-z'); n=${n%.}; case \\"$c\\" in git-receive-pack*) case\
-         \\"$n\\" in github.com|ssh.github.com) p=${c#*\\\\'}; p=${p%\\\\'}; p=${p#/};\
-         printf 'pushgate: this push to %s was not sent to the gateway: git rewrites\
-         only the spellings of %s it was given, and this URL spells it otherwise. Push\
-         to %s/%s instead, where the run'\\\\''s rules judge it.\\\\n' \\"$h:$p\\"\
+         -d '[]' | tr 'A-Z' 'a-z'); n=${n%.}; case \\"$c\\" in\
+         git-receive-pack*|git-upload-pack*|git-upload-archive*) case \\"$n\\" in\
+         github.com|ssh.github.com) p=${c#*\\\\'}; p=${p%\\\\'}; p=${p#/}; printf\
+         'pushgate: this fetch or push of %s was not sent to the gateway: git rewrites\
+         only the spellings of %s it was given, and this URL spells it otherwise. Use\
+         %s/%s instead, where the run'\\\\''s rules judge it.\\\\n' \\"$h:$p\\"\
          github.com https://github.com \\"$p\\" >&2; exit 128;; esac;; esac; exec ssh\
          \\"$@\\"; }; f"
         [ssh]
@@ -207,7 +219,7 @@ class GitConfigFileTest {
   }
 
   @Test
-  void refusesAnSshPushToTheHostThatNoPrefixRewroteAndPassesEverythingElseToSsh()
+  void refusesAnSshFetchOrPushToTheHostThatNoPrefixRewroteAndPassesEverythingElseToSsh()
       throws IOException {
     Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
     Path bin = Files.createDirectories(dir.resolve("bin"));
@@ -221,20 +233,69 @@ class GitConfigFileTest {
         "--allow-empty", "-m", "x").ok();
 
     for (String url : List.of("deploy@GitHub.com:acme/widget.git",
-        "ssh://GITHUB.COM./acme/widget.git", "ssh://git@ssh.github.com:443/acme/widget.git")) {
-      RealGit.Result r = run.run(repo, "push", url, "HEAD:refs/heads/x");
-      assertThat(r.exit()).as(url).isEqualTo(128);
-      assertThat(r.stderr()).as(url).contains("pushgate: this push to ")
-          .contains(" was not sent to the gateway: git rewrites only the spellings of github.com"
-              + " it was given, and this URL spells it otherwise. Push to"
-              + " https://github.com/acme/widget.git instead, where the run's rules judge it.")
-          .doesNotContain("fake ssh");
+        "ssh://GITHUB.COM./acme/widget.git", "ssh://git@ssh.github.com:443/acme/widget.git",
+        "git@GitHub.com:acme/widget.git", "ssh://git@GitHub.com/acme/widget.git")) {
+      for (List<String> op : List.of(List.of("push", url, "HEAD:refs/heads/x"),
+          List.of("fetch", url), List.of("ls-remote", url))) {
+        RealGit.Result r = run.run(repo, op.toArray(String[]::new));
+        assertThat(r.exit()).as(op.toString()).isEqualTo(128);
+        assertThat(r.stderr()).as(op.toString()).contains("pushgate: this fetch or push of ")
+            .contains(" was not sent to the gateway: git rewrites only the spellings of github.com"
+                + " it was given, and this URL spells it otherwise. Use"
+                + " https://github.com/acme/widget.git instead, where the run's rules judge it.")
+            .doesNotContain("fake ssh");
+      }
     }
-    // a fetch from the host, and a push elsewhere, are ssh's business
-    assertThat(run.run(repo, "fetch", "deploy@GitHub.com:acme/widget.git").stderr())
-        .contains("fake ssh: ").contains("deploy@GitHub.com git-upload-pack 'acme/widget.git'");
+    // another host is ssh's business
     assertThat(run.run(repo, "push", "git@gitlab.com:acme/widget.git", "HEAD:x").stderr())
         .contains("fake ssh: ").contains("git@gitlab.com git-receive-pack 'acme/widget.git'");
+    assertThat(run.run(repo, "fetch", "git@gitlab.com:acme/widget.git").stderr())
+        .contains("fake ssh: ").contains("git@gitlab.com git-upload-pack 'acme/widget.git'");
+  }
+
+  /**
+   * Every http(s) and git:// spelling of the host git accepts is rewritten to the gateway (whose
+   * port here refuses connections) or fails closed naming what to do; none reaches the host.
+   */
+  @Test
+  void everyHttpSpellingOfTheHostIsRewrittenOrFailsClosedForFetchAndPush() throws IOException {
+    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    RealGit run = git.globalConfig(file).with("HTTPS_PROXY", "http://127.0.0.1:9")
+        .with("GIT_TERMINAL_PROMPT", "0");
+    Path repo = dir.resolve("spellings");
+    run.run(dir, "init", "-q", repo.toString()).ok();
+    run.run(repo, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q",
+        "--allow-empty", "-m", "x").ok();
+    String refused = "Could not resolve proxy: use-github-com-in-lowercase-as-in-the-run-s-git-config"
+        + ".pushgate-refused.invalid";
+    String gateway = "127.0.0.1 port 7070";
+    Map<String, String> spellings = new java.util.LinkedHashMap<>();
+    spellings.put("https://github.com/acme/widget.git", gateway);
+    spellings.put("https://github.com:443/acme/widget.git", gateway);
+    spellings.put("https://github.com./acme/widget.git", gateway);
+    spellings.put("http://github.com/acme/widget.git", gateway);
+    spellings.put("https://GitHub.com/acme/widget.git", refused);
+    spellings.put("https://GITHUB.COM/acme/widget.git", refused);
+    spellings.put("https://gitHUB.com./acme/widget.git", refused);
+    spellings.put("https://GitHub.com:443/acme/widget.git", refused);
+    spellings.put("https://github.com:0443/acme/widget.git", refused);
+    spellings.put("https://x@github.com/acme/widget.git", refused);
+    spellings.put("https://x:y@GitHub.com/acme/widget.git", refused);
+    spellings.put("http://GitHub.com/acme/widget.git", refused);
+    spellings.put("http://github.com:80/acme/widget.git", gateway);
+    spellings.put("https://www.github.com/acme/widget.git", refused);
+    spellings.put("https://WWW.GitHub.com/acme/widget.git", refused);
+    spellings.put("git://github.com/acme/widget.git", "transport 'git' not allowed");
+    spellings.put("git://GitHub.com/acme/widget.git", "transport 'git' not allowed");
+    for (Map.Entry<String, String> e : spellings.entrySet()) {
+      for (List<String> op : List.of(List.of("ls-remote", e.getKey()),
+          List.of("fetch", e.getKey()), List.of("push", e.getKey(), "HEAD:refs/heads/x"))) {
+        RealGit.Result r = run.run(repo, op.toArray(String[]::new));
+        assertThat(r.exit()).as(op.toString()).isNotZero();
+        assertThat(r.stderr()).as(op.toString()).contains(e.getValue())
+            .doesNotContain("Could not resolve host: ");
+      }
+    }
   }
 
   @Test
@@ -481,6 +542,12 @@ class GitConfigFileTest {
     forms.forEach(f -> out.add("url." + gatewayHost + ".insteadof=" + f));
     out.add("http." + gateway + "/git/.extraheader=");
     out.add("http." + gateway + "/git/.extraheader=Authorization: Bearer " + credential);
+    for (String h : List.of(host, "*." + host)) {
+      for (String scheme : List.of("https", "http")) {
+        out.add("http." + scheme + "://" + h + "/.proxy=" + GitHost.of(host).refusingProxy());
+      }
+    }
+    out.add("protocol.git.allow=never");
     out.add("credential.helper=");
     out.add("core.sshcommand=" + SshPushGuard.command(GitHost.of(host)));
     out.add("ssh.variant=ssh");

@@ -142,7 +142,10 @@ class ContainerImageTest {
         .contains("# ok");
     String log = podman("logs", name).output();
     assertThat(log).contains("pushgate control API on /data/control.sock",
-        "agent sandbox DISABLED");
+        "agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the"
+            + " config file; pushgate config check says which)")
+        // the image sets PUSHGATE_SANDBOX, not the flag: no line may say the flag did it
+        .doesNotContain("by --sandbox off");
 
     podman("stop", "-t", "60", name).expectOk();
     // SIGTERM: held pushes refused, the audit flushed, then the JVM's 143

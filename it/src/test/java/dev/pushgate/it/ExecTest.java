@@ -264,6 +264,28 @@ class ExecTest {
         "DB_URL=postgres://app:${DB_PASSWORD}@db/app");
   }
 
+  /**
+   * Issue 32: {@code java -jar pushgate.jar exec} given no {@code -Dpushgate.denyfs} and no
+   * helper on its PATH, against an appliance that has the layer, finds the helper beside its jar
+   * as {@code ./pushgate} and {@code bin/pushgate} pass it: the layer the plan says is enforced is
+   * mounted, never "enforced" followed by a refusal.
+   */
+  @Test
+  void execWithoutTheHelperOnItsPathFindsItBesideTheJarAndTheLayerIsApplied() throws Exception {
+    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
+        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    Path work = Files.createDirectories(root.resolve("work-helper-beside-jar"));
+    Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).run(work,
+        Map.of("PATH", "/usr/local/bin:/usr/bin:/bin"), "--workdir", work.toString(), "--", "sh",
+        "-c", "if echo s > .env 2>/dev/null; then echo written; else echo refused; fi");
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).isEqualTo("refused\n");
+    assertThat(exec.stderr()).doesNotContain("not launched")
+        .contains("pushgate: sandbox violation: file-write* " + work.resolve(".env") + "\n");
+    assertThat(work.resolve(".env")).doesNotExist();
+  }
+
   /** The live pushgate-denyfs daemons whose source ({@code --source DIR}) is under {@code dir}. */
   private static List<String> denyfsDaemonsUnder(Path dir) throws IOException {
     List<String> found = new ArrayList<>();

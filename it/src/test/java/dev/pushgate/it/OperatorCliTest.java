@@ -231,6 +231,21 @@ class OperatorCliTest {
 
   private record Result(int exit, String out) {}
 
+  @Test
+  void serveOnATakenPortSaysSoAndHowToPickAnother() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getByName("127.0.0.1"))) {
+      int port = taken.getLocalPort();
+      Result serve = run(Map.of(), "serve", "--data-dir", tmp.resolve("taken").toString(),
+          "--port", String.valueOf(port));
+      assertThat(serve.exit).as(serve.out).isNotZero();
+      assertThat(serve.out).contains("pushgate: cannot listen on 127.0.0.1:" + port
+              + " (Address already in use): another pushgate or another program has it. Stop that"
+              + " one, or start this one with --port N (--port 0 picks a free port)")
+          .doesNotContain("pushgate stopping").doesNotContain("Failed to bind");
+    }
+  }
+
   private static Result run(Map<String, String> env, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString()));
     cmd.addAll(List.of(args));

@@ -131,7 +131,7 @@ class PushPathTest {
         "ssh://GitHub.com/acme/widget"}) {
       assertThat(git.in(work, "push", url, "main:never").failed().stderr()).as(url)
           .contains("was not sent to the gateway").contains(
-              "Push to https://github.com/acme/widget instead, where the run's rules judge it.");
+              "Use https://github.com/acme/widget instead, where the run's rules judge it.");
     }
     assertThat(forgeRef("acme/widget", "refs/heads/never")).isNull();
   }

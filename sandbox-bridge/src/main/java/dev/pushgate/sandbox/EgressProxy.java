@@ -5,6 +5,8 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -12,18 +14,26 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.transport.HttpClientTransportDynamic;
+import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.proxy.ProxyHandler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.ConnectHandler;
+import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
+import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.HostPort;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +83,8 @@ public final class EgressProxy implements AutoCloseable {
     }
     Gate gate = new Gate(policy, resolver, onRefusal);
     Server server = newServer();
-    UnixDomainServerConnector connector = new UnixDomainServerConnector(server, 1, 1);
+    UnixDomainServerConnector connector =
+        new UnixDomainServerConnector(server, 1, 1, proxyConnections());
     connector.setUnixDomainPath(socket);
     server.addConnector(connector);
     Forward forward = new Forward(gate);
@@ -107,7 +118,7 @@ public final class EgressProxy implements AutoCloseable {
     Gate gate = Gate.open(resolver);
     Server server = newServer();
     org.eclipse.jetty.server.ServerConnector connector =
-        new org.eclipse.jetty.server.ServerConnector(server, 1, 1);
+        new org.eclipse.jetty.server.ServerConnector(server, 1, 1, proxyConnections());
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
@@ -128,10 +139,71 @@ public final class EgressProxy implements AutoCloseable {
     return new EgressProxy(server, null, connector.getLocalPort());
   }
 
+  /**
+   * HTTP/1.1 as proxy clients speak it. RFC 9110 lets a CONNECT's {@code Host} differ from its
+   * authority-form target, and undici (Octokit's documented proxy recipe) sends
+   * {@code CONNECT api.github.com:443} with {@code Host: api.github.com}: Jetty's default
+   * compliance answers that a bare 400 ("Authority!=Host"). The header never decides here: a
+   * tunnel goes to the CONNECT target (ConnectHandler reads the request URI's authority) and a
+   * forwarded request to its absolute URI, whose host {@link Forward} also sends as {@code Host}.
+   */
+  private static HttpConnectionFactory proxyConnections() {
+    HttpConfiguration config = new HttpConfiguration();
+    config.setHttpCompliance(HttpCompliance.RFC9110.with("pushgate-egress-proxy",
+        HttpCompliance.Violation.MISMATCHED_AUTHORITY));
+    config.setSendServerVersion(false);
+    return new HttpConnectionFactory(config);
+  }
+
   private static Server newServer() {
     QueuedThreadPool threads = new QueuedThreadPool(32, 2);
     threads.setName("pushgate-egress");
-    return new Server(threads);
+    Server server = new Server(threads);
+    server.setErrorHandler(new Errors());
+    return server;
+  }
+
+  /**
+   * Every refusal the proxy or Jetty's parser gives, as one plain-text line a person or an agent
+   * can act on: Jetty's default writes no body for a CONNECT and only a reason for a request it
+   * cannot parse.
+   */
+  static final class Errors extends ErrorHandler {
+    @Override
+    public boolean errorPageForMethod(String method) {
+      return true;
+    }
+
+    @Override
+    protected void generateResponse(Request request, Response response, int code, String message,
+        Throwable cause, Callback callback) {
+      byte[] body = line(code, message).getBytes(StandardCharsets.UTF_8);
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+      // A CONNECT's answer was sized 0 before this handler was asked for a body.
+      response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+      response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+      fields.put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+      return BufferUtil.toBuffer(line(status, reason), StandardCharsets.UTF_8);
+    }
+
+    private static String line(int code, String message) {
+      String why = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
+      if (why.startsWith("pushgate: ")) {
+        return why + "\n";
+      }
+      if ("No Host".equals(why)) {
+        why = "an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)";
+      } else if (code == 400 && why.equals(HttpStatus.getMessage(code))) {
+        why = "it is not HTTP/1.1 as a proxy reads it; for https send CONNECT host:port "
+            + "(e.g. CONNECT api.github.com:443), for http an absolute http:// URL";
+      }
+      return "pushgate: this proxy cannot take the request: " + why + "\n";
+    }
   }
 
   /** The loopback port of a {@link #startLoopback} proxy; 0 for one on a Unix socket. */
@@ -263,6 +335,36 @@ public final class EgressProxy implements AutoCloseable {
       this.interception = interception;
     }
 
+    /**
+     * The CONNECT target alone decides where the tunnel goes; it must be RFC 9110's authority
+     * form, {@code host:port}. Jetty would read a target without a port as port 80: refuse that,
+     * and anything else that is not a host and a port, saying what to send.
+     */
+    @Override
+    protected void handleConnect(
+        Request request, Response response, Callback callback, String serverAddress) {
+      if (!authorityForm(serverAddress)) {
+        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+        Response.writeError(request, response, callback, 400,
+            "pushgate: a CONNECT names its target as host:port (RFC 9110 authority-form), e.g. "
+                + "CONNECT api.github.com:443");
+        return;
+      }
+      super.handleConnect(request, response, callback, serverAddress);
+    }
+
+    static boolean authorityForm(String target) {
+      if (target == null || target.isEmpty()) {
+        return false;
+      }
+      try {
+        HostPort hp = new HostPort(target);
+        return !hp.getHost().isEmpty() && hp.getPort() > 0 && hp.getPort() <= 65535;
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
+    }
+
     @Override
     public boolean validateDestination(String host, int port) {
       // The API hosts go to the boundary, which judges every request: the gate is not asked.
@@ -336,6 +438,17 @@ public final class EgressProxy implements AutoCloseable {
         }
       });
       return client;
+    }
+
+    /**
+     * The absolute URI decides where a request goes, so it also names the host the server is
+     * told: a client's {@code Host} is dropped and Jetty's client writes the URI's.
+     */
+    @Override
+    protected void copyRequestHeaders(
+        Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest) {
+      super.copyRequestHeaders(clientToProxyRequest, proxyToServerRequest);
+      proxyToServerRequest.headers(h -> h.remove(HttpHeader.HOST));
     }
 
     @Override

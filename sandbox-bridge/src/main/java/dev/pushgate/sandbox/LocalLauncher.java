@@ -447,7 +447,7 @@ public final class LocalLauncher implements SandboxLauncher {
   }
 
   /** The proxy variables: every HTTP client that honours them goes through the run's proxy. */
-  static void proxyEnvironment(Map<String, String> env, int proxyPort) {
+  public static void proxyEnvironment(Map<String, String> env, int proxyPort) {
     String proxy = "http://127.0.0.1:" + proxyPort;
     for (String name : List.of("ALL_PROXY", "all_proxy", "FTP_PROXY", "ftp_proxy")) {
       env.remove(name);
@@ -458,6 +458,9 @@ public final class LocalLauncher implements SandboxLauncher {
     env.put("https_proxy", proxy);
     env.put("NO_PROXY", "127.0.0.1,localhost");
     env.put("no_proxy", "127.0.0.1,localhost");
+    // Node 24+ sends fetch and https through these only when told (docs/github-api.md says
+    // what older Node needs); the same for every launch, so no Node client goes direct.
+    env.put("NODE_USE_ENV_PROXY", "1");
   }
 
   private static byte[] randomBytes() {

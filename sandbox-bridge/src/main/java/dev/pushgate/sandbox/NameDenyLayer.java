@@ -37,7 +37,10 @@ import org.slf4j.LoggerFactory;
 public final class NameDenyLayer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NameDenyLayer.class);
 
-  /** The helper's name, on the search path or at {@code -Dpushgate.denyfs}. */
+  /**
+   * The helper's name: at {@code -Dpushgate.denyfs} (set empty: none), else beside the jar
+   * ({@link Availability#besideTheJar}), else on the search path.
+   */
   static final String HELPER = "pushgate-denyfs";
 
   static final String INSTALL =
@@ -69,8 +72,13 @@ public final class NameDenyLayer implements AutoCloseable {
     /** This host: the helper, {@code /dev/fuse} and {@code fusermount3} (for auto_unmount). */
     static Availability probe(String searchPath) {
       String helper = System.getProperty("pushgate.denyfs");
-      if (helper == null || helper.isBlank()) {
-        helper = find(HELPER, searchPath);
+      if (helper == null) {
+        helper = besideTheJar(jarOf(NameDenyLayer.class));
+        if (helper == null) {
+          helper = find(HELPER, searchPath);
+        }
+      } else if (helper.isBlank()) {
+        helper = null; // -Dpushgate.denyfs= : none, as on a host without it
       }
       List<String> missing = new ArrayList<>();
       if (helper == null || !Files.isExecutable(Path.of(helper))) {
@@ -88,6 +96,44 @@ public final class NameDenyLayer implements AutoCloseable {
         return new Availability(null, "this host lacks " + String.join(", ", missing));
       }
       return new Availability(helper, null);
+    }
+
+    /**
+     * The helper where the jar's own launchers pass it ({@code bin/pushgate} of the release
+     * archive: {@code libexec/} beside {@code lib/pushgate.jar}; {@code ./pushgate} of the source
+     * tree: sandbox-bridge's build beside {@code appliance/target/pushgate.jar}), so that
+     * {@code java -jar pushgate.jar} finds the same helper as the appliance it talks to; null
+     * when neither is there.
+     */
+    static String besideTheJar(Path jar) {
+      if (jar == null || jar.getParent() == null || jar.getParent().getParent() == null) {
+        return null;
+      }
+      Path home = jar.getParent().getParent();
+      List<Path> candidates = new ArrayList<>(List.of(home.resolve("libexec").resolve(HELPER)));
+      if (home.getParent() != null) {
+        candidates.add(home.getParent().resolve("sandbox-bridge/target/native").resolve(HELPER));
+      }
+      for (Path candidate : candidates) {
+        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+          return candidate.toAbsolutePath().toString();
+        }
+      }
+      return null;
+    }
+
+    /** The jar {@code type} was loaded from; null when it was not loaded from a jar file. */
+    static Path jarOf(Class<?> type) {
+      try {
+        java.security.CodeSource source = type.getProtectionDomain().getCodeSource();
+        if (source == null) {
+          return null;
+        }
+        Path path = Path.of(source.getLocation().toURI());
+        return Files.isRegularFile(path) && path.toString().endsWith(".jar") ? path : null;
+      } catch (java.net.URISyntaxException | RuntimeException e) {
+        return null;
+      }
     }
 
     public static Availability probe() {

@@ -44,7 +44,7 @@ public record ProbeResult(
   /** The one line the appliance logs at start. */
   public String startupLine(SandboxSwitch sandboxSwitch) {
     if (sandboxSwitch == SandboxSwitch.OFF) {
-      return "agent sandbox DISABLED by --sandbox off";
+      return SandboxSwitch.DISABLED;
     }
     if (available) {
       return "agent sandbox ON: " + note;

@@ -224,7 +224,7 @@ public final class SandboxPlanner {
   private Selection select(Optional<SandboxBackend> requested, String sessionId) {
     if (requested.isEmpty()) {
       if (sandboxSwitch == SandboxSwitch.OFF) {
-        return new Selection(SandboxBackend.NONE, "agent sandbox DISABLED by --sandbox off", null);
+        return new Selection(SandboxBackend.NONE, SandboxSwitch.DISABLED, null);
       }
       if (probe.available()) {
         LOG.info(
@@ -243,7 +243,7 @@ public final class SandboxPlanner {
     String unspecified = "leave the backend unspecified to wrap the run when the host offers a sandbox";
     if (sandboxSwitch == SandboxSwitch.OFF) {
       return refusedSelection(
-          asked.id() + " sandbox requested, but the agent sandbox is DISABLED by --sandbox off",
+          asked.id() + " sandbox requested, but " + SandboxSwitch.DISABLED,
           List.of("start pushgate with --sandbox on", unspecified));
     }
     if (asked == SandboxBackend.MICROVM) {
@@ -339,7 +339,10 @@ public final class SandboxPlanner {
     }
     if (paths.agentConfigDir() == null) {
       throw new SandboxRequestException(
-          "agentConfigDir", "agentConfigDir is required for overlay dispatch");
+          "agentConfigDir", "agentConfigDir is required for the claude-code and acp runners"
+              + " (claude-code is the default): give the agent's config directory as"
+              + " agentConfigDir, or \"runner\": \"harness-bash\" for a run that needs only its"
+              + " workdir");
     }
     requireDirectory(paths.agentConfigDir(), "agentConfigDir");
     mounts.add(SandboxBindMount.of(paths.agentConfigDir(), true));
@@ -499,7 +502,7 @@ public final class SandboxPlanner {
     }
     if (verdict.launches() && !wrapped) {
       if (sandboxSwitch == SandboxSwitch.OFF) {
-        weakenings.add("agent sandbox DISABLED by --sandbox off: no OS confinement");
+        weakenings.add(SandboxSwitch.DISABLED + ": no OS confinement");
       } else if (request.requestedBackend() != null) {
         weakenings.add("backend none requested: no OS confinement");
       }

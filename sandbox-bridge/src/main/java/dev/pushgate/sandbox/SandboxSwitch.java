@@ -18,6 +18,14 @@ public enum SandboxSwitch {
   /** The command-line flag. */
   public static final String FLAG = "--sandbox";
 
+  /**
+   * What every line says of a switched-off sandbox. The setting may come from the flag, from
+   * {@code PUSHGATE_SANDBOX} (the container image sets it) or from the configuration file: the
+   * line names them all and where to look, never one that may not be the one.
+   */
+  public static final String DISABLED = "agent sandbox DISABLED by the sandbox setting off"
+      + " (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)";
+
   @JsonValue
   public String id() {
     return name().toLowerCase(Locale.ROOT);

@@ -74,7 +74,7 @@ class BackendProbeTest {
   void startupLineSaysDisabledWhateverTheHost() {
     for (Platform p : Platform.values()) {
       assertThat(BackendProbe.probe(p, name -> true).startupLine(SandboxSwitch.OFF))
-          .isEqualTo("agent sandbox DISABLED by --sandbox off");
+          .isEqualTo("agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)");
     }
   }
 

@@ -249,7 +249,8 @@ class LocalLauncherTest {
         "EDITOR");
     assertThat(inside).containsEntry("GH_TOKEN", "ghs_theRunsReadToken")
         .containsEntry("LANG", "C.UTF-8")
-        .containsEntry("NO_PROXY", "127.0.0.1,localhost");
+        .containsEntry("NO_PROXY", "127.0.0.1,localhost")
+        .containsEntry("NODE_USE_ENV_PROXY", "1");
     assertThat(inside.get("HTTPS_PROXY")).startsWith("http://127.0.0.1:");
     assertThat(run.stderr()).doesNotContain("LD_PRELOAD").doesNotContain("cannot be preloaded");
   }
@@ -312,7 +313,7 @@ class LocalLauncherTest {
     assertThat(run.stdout()).startsWith(work + "\n[]\n");
     assertThat(run.process().handle().backend()).isEqualTo(SandboxBackend.NONE);
     assertThat((String) run.process().handle().details().get("note"))
-        .startsWith("no OS sandbox: agent sandbox DISABLED by --sandbox off");
+        .startsWith("no OS sandbox: agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)");
     assertThat(run.violations()).isEmpty();
   }
 

@@ -217,7 +217,9 @@ class SandboxPlannerTest {
             () -> planner(MAC).plan(SandboxRequest.builder("s", "w", Runner.ACP, noConfig).build()))
         .isInstanceOfSatisfying(
             SandboxRequestException.class, e -> assertThat(e.field()).isEqualTo("agentConfigDir"))
-        .hasMessage("agentConfigDir is required for overlay dispatch");
+        .hasMessage("agentConfigDir is required for the claude-code and acp runners (claude-code"
+            + " is the default): give the agent's config directory as agentConfigDir, or"
+            + " \"runner\": \"harness-bash\" for a run that needs only its workdir");
     RunPaths gone = RunPaths.workdirOnly(root.resolve("gone").toString());
     assertThatThrownBy(
             () ->
@@ -366,12 +368,12 @@ class SandboxPlannerTest {
         "MAC        | ON  | native  | false | NATIVE  | allowed | native requested (sandbox-exec)",
         "MAC        | ON  | docker  | false | NATIVE  | allowed | native requested (sandbox-exec)",
         "MAC        | ON  | none    | false | NONE    | allowed | backend none requested",
-        "MAC        | OFF | -       | false | NONE    | allowed | agent sandbox DISABLED by --sandbox off",
-        "MAC        | OFF | native  | false | NONE    | refused | not launched: native sandbox requested, but the agent sandbox is DISABLED by --sandbox off",
+        "MAC        | OFF | -       | false | NONE    | allowed | agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)",
+        "MAC        | OFF | native  | false | NONE    | refused | not launched: native sandbox requested, but agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)",
         "MAC        | OFF | none    | false | NONE    | allowed | backend none requested",
         "MAC        | ON  | microvm | false | NONE    | refused | not launched: microvm sandbox requested, but this host has no microVM runtime",
         "MAC        | ON  | microvm | true  | MICROVM | allowed | microvm requested",
-        "MAC        | OFF | microvm | true  | NONE    | refused | not launched: microvm sandbox requested, but the agent sandbox is DISABLED by --sandbox off",
+        "MAC        | OFF | microvm | true  | NONE    | refused | not launched: microvm sandbox requested, but agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)",
         "MAC        | ON  | -       | true  | NATIVE  | allowed | backend not specified: native (sandbox-exec)",
         "LINUX      | ON  | -       | false | NATIVE  | allowed | backend not specified: native (bwrap)",
         "LINUX_NO_SOCAT | ON | -    | false | NONE    | allowed | no OS-native agent sandbox on this host: sudo apt-get install socat",
@@ -660,9 +662,9 @@ class SandboxPlannerTest {
     assertThat(plan.verdict()).isEqualTo(Verdict.allowed());
     assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
     assertThat(plan.enforcement().osSandboxNote())
-        .isEqualTo("agent sandbox DISABLED by --sandbox off");
+        .isEqualTo("agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)");
     assertThat(plan.enforcement().weakenings())
-        .containsExactly("agent sandbox DISABLED by --sandbox off: no OS confinement");
+        .containsExactly("agent sandbox DISABLED by the sandbox setting off (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which): no OS confinement");
   }
 
   @Test

@@ -94,6 +94,8 @@ public final class RunningAppliance implements AutoCloseable {
       List<String> jvmOptions = new ArrayList<>(jvm);
       if (denyLayer) {
         denyfs().ifPresent(d -> jvmOptions.add("-Dpushgate.denyfs=" + d.toAbsolutePath()));
+      } else {
+        jvmOptions.add("-Dpushgate.denyfs="); // none, not even the one beside the jar
       }
       RunningAppliance a = new RunningAppliance(jar != null ? jar : RunningAppliance.jar(), dataDir,
           logFile, List.copyOf(jvmOptions), serve, env);

@@ -11,6 +11,9 @@ import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiTokens;
 import dev.pushgate.gateway.api.RunCa;
 import dev.pushgate.sandbox.ApiInterception;
+import dev.pushgate.sandbox.EgressProxy;
+import dev.pushgate.sandbox.HostResolver;
+import dev.pushgate.sandbox.LocalLauncher;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.io.IOException;
@@ -45,7 +48,20 @@ public final class ApiBoundaries implements AutoCloseable {
     WriteTokenLease mintWriteToken(RunContext run, RepoSlug repo) throws BrokerException, Exception;
   }
 
-  private record Open(ApiBoundary boundary, ApiInterception interception) {}
+  /**
+   * A run's boundary, where its proxies send the API names, and, for a run without a sandbox
+   * plan, its own loopback proxy: the one a run used by hand (its {@code env} loaded into a shell,
+   * no launcher) reaches the API through. A launch gives its process a proxy of its own and
+   * these variables are replaced.
+   */
+  private record Open(ApiBoundary boundary, ApiInterception interception, EgressProxy proxy) {
+    void close() {
+      if (proxy != null) {
+        proxy.close();
+      }
+      boundary.close();
+    }
+  }
 
   private final ApiBoundary.Shared shared;
   private final Function<RunContext, ApiJudge> judges;
@@ -67,10 +83,12 @@ public final class ApiBoundaries implements AutoCloseable {
 
   /**
    * Starts {@code run}'s boundary and returns what the run's environment gets: the sentinel in
-   * {@code GH_TOKEN} and {@code GITHUB_TOKEN}, and the CA variables naming the files written into
-   * {@code runDir}.
+   * {@code GH_TOKEN} and {@code GITHUB_TOKEN}, the CA variables naming the files written into
+   * {@code runDir}, and, when {@code byHand} (a run without a sandbox plan, which no launcher
+   * gives a proxy), the variables ({@code HTTPS_PROXY}, …) of a loopback proxy of its own.
    */
-  public Map<String, String> open(RunContext run, Duration ttl, Path runDir) throws IOException {
+  public Map<String, String> open(RunContext run, Duration ttl, Path runDir, boolean byHand)
+      throws IOException {
     RunCa ca = RunCa.create(run.runId(), shared.upstream().hostNames(), ttl.plus(CA_MARGIN));
     Path caFile = runDir.resolve("github-api-ca.pem");
     Path bundle = runDir.resolve("ca-bundle.pem");
@@ -87,12 +105,25 @@ public final class ApiBoundaries implements AutoCloseable {
     String sentinel = ApiSentinel.newValue();
     ApiBoundary boundary = ApiBoundary.start(ca, new ApiBoundary.RunApi(run.runId(),
         run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)), shared);
-    Open previous = open.put(run.runId(), new Open(boundary,
-        new ApiInterception(shared.upstream().hostNames(), boundary.address())));
+    ApiInterception interception =
+        new ApiInterception(shared.upstream().hostNames(), boundary.address());
+    EgressProxy proxy = null;
+    if (byHand) {
+      try {
+        proxy = EgressProxy.startLoopback(HostResolver.SYSTEM, interception);
+      } catch (IOException | RuntimeException e) {
+        boundary.close();
+        throw e;
+      }
+    }
+    Open previous = open.put(run.runId(), new Open(boundary, interception, proxy));
     if (previous != null) {
-      previous.boundary().close();
+      previous.close();
     }
     Map<String, String> env = new LinkedHashMap<>();
+    if (proxy != null) {
+      LocalLauncher.proxyEnvironment(env, proxy.port());
+    }
     env.put("GH_TOKEN", sentinel);
     env.put("GITHUB_TOKEN", sentinel);
     env.put("SSL_CERT_FILE", bundle.toString());
@@ -100,8 +131,9 @@ public final class ApiBoundaries implements AutoCloseable {
     env.put("REQUESTS_CA_BUNDLE", bundle.toString());
     env.put("GIT_SSL_CAINFO", bundle.toString());
     env.put("NODE_EXTRA_CA_CERTS", caFile.toString());
-    log.info("run {}: GitHub API boundary on {} for {}", run.runId(), boundary.address(),
-        shared.upstream().hostNames());
+    log.info("run {}: GitHub API boundary on {} for {}{}", run.runId(), boundary.address(),
+        shared.upstream().hostNames(),
+        proxy == null ? "" : ", its own proxy on 127.0.0.1:" + proxy.port());
     return env;
   }
 
@@ -115,7 +147,7 @@ public final class ApiBoundaries implements AutoCloseable {
   public void close(String runId) {
     Open o = open.remove(runId);
     if (o != null) {
-      o.boundary().close();
+      o.close();
     }
   }
 

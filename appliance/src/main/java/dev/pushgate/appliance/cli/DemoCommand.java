@@ -70,6 +70,7 @@ import picocli.CommandLine.Option;
             + " behaved as described, 1 naming the step that did not."},
     footer = {"", "Examples:", "  pushgate demo",
         "  pushgate demo --keep       # keep the temporary directory to look around",
+        "  pushgate demo --port 7171  # on a port of your choice (default: a free one)",
         "  pushgate demo --verbose    # with the appliance's own log lines (on stderr)"})
 final class DemoCommand implements Callable<Integer> {
   static final String REPOSITORY = "acme/widget";
@@ -90,6 +91,10 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--verbose", description = "Show the appliance's log lines (on stderr).")
   boolean verbose;
 
+  @Option(names = "--port", paramLabel = "N",
+      description = "The throw-away appliance's port on 127.0.0.1 (default: 0, a free one).")
+  int port;
+
   @Override
   public Integer call() throws Exception {
     // UTF-8 whatever the locale says, so that ✔ and ✘ survive a POSIX locale.
@@ -100,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     Path tmp = Files.createTempDirectory("pushgate-demo-");
     Story.Outcome outcome;
-    try (Demo demo = new Demo(tmp, out)) {
+    try (Demo demo = new Demo(tmp, out, port)) {
       outcome = demo.tell();
     } finally {
       if (keep) {
@@ -121,10 +126,10 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** The appliance's settings for the demo: its defaults, on a free port, with a short wait. */
-  static Settings settings(Path dataDir) {
+  /** The appliance's settings for the demo: its defaults, on {@code port} (0: a free one), with a short wait. */
+  static Settings settings(Path dataDir, int port) {
     Settings d = Settings.defaults(dataDir);
-    return new Settings(dataDir, "127.0.0.1", 0, false, null, d.runTtl(), d.maxRunTtl(),
+    return new Settings(dataDir, "127.0.0.1", port, false, null, d.runTtl(), d.maxRunTtl(),
         d.refreshBefore(), d.forgeTokenLifetime(), d.maxPackBytes(), d.clientTimeout(),
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(5), d.sandbox(),
         Duration.ofSeconds(30), d.approverPollGrace(), d.hookAsk(), null, DefaultRules.NONE,
@@ -153,6 +158,7 @@ final class DemoCommand implements Callable<Integer> {
     private final HttpClient http = HttpClient.newBuilder()
         .connectTimeout(Duration.ofSeconds(10)).build();
 
+    private final int port;
     private Appliance appliance;
     private ControlSocket control;
     private Path forgeRepo;
@@ -160,8 +166,9 @@ final class DemoCommand implements Callable<Integer> {
     private String runId;
     private Map<String, String> runEnv = Map.of();
 
-    Demo(Path tmp, PrintStream out) throws IOException {
+    Demo(Path tmp, PrintStream out, int port) throws IOException {
       this.tmp = tmp;
+      this.port = port;
       this.dataDir = tmp.resolve("data");
       this.home = Files.createDirectories(tmp.resolve("home"));
       this.work = tmp.resolve("widget");
@@ -193,14 +200,15 @@ final class DemoCommand implements Callable<Integer> {
     private String start() throws Exception {
       ByteArrayOutputStream lines = new ByteArrayOutputStream();
       try (PrintStream startup = new PrintStream(lines, true, StandardCharsets.UTF_8)) {
-        appliance = Appliance.start(settings(dataDir), startup);
+        appliance = Appliance.start(settings(dataDir, port), startup);
       }
       printIndented("    ", lines.toString(StandardCharsets.UTF_8));
       base = "http://127.0.0.1:" + appliance.port();
       control = ControlSocket.open(dataDir);
       int health = status(HttpRequest.newBuilder(URI.create(base + "/healthz")));
       expect(health == 200, "GET /healthz answered " + health + ", not 200");
-      return "serving on 127.0.0.1:" + appliance.port() + " (a free port), data in " + dataDir;
+      return "serving on 127.0.0.1:" + appliance.port() + (port == 0 ? " (a free port)" : "")
+          + ", data in " + dataDir;
     }
 
     private String createRepository() throws Exception {

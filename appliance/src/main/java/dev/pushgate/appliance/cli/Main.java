@@ -78,8 +78,9 @@ public final class Main implements Runnable {
       }
     }
     cli.setParameterExceptionHandler((e, argv) -> {
-      e.getCommandLine().getErr().println("pushgate: " + Failure.message(e)
-          + (e instanceof CommandLine.UnmatchedArgumentException u ? didYouMean(u) : ""));
+      e.getCommandLine().getErr().println("pushgate: "
+          + (e instanceof CommandLine.UnmatchedArgumentException u
+              ? unmatched(u) : Failure.message(e)));
       e.getCommandLine().getErr().println("See: pushgate "
           + e.getCommandLine().getCommandSpec().qualifiedName(" ").replaceFirst("^pushgate ?", "")
           + " --help");
@@ -90,6 +91,42 @@ public final class Main implements Runnable {
       return 1;
     });
     return cli.execute(args);
+  }
+
+  /** An option or subcommand name: shown back; anything else may be a value. */
+  private static final java.util.regex.Pattern NAME =
+      java.util.regex.Pattern.compile("-{0,2}[A-Za-z][A-Za-z0-9-]{0,39}");
+
+  /**
+   * What picocli did not take, naming options and words but never a value: an unknown option's
+   * value may be a secret (a Slack webhook's path is its key), so it is counted, not echoed.
+   */
+  static String unmatched(CommandLine.UnmatchedArgumentException e) {
+    java.util.List<String> names = new java.util.ArrayList<>();
+    int hidden = 0;
+    for (String arg : e.getUnmatched()) {
+      String name = arg.startsWith("-") ? arg.replaceFirst("=.*", "") : arg;
+      if (NAME.matcher(name).matches()) {
+        names.add("'" + name + "'");
+      }
+      if (!name.equals(arg) || !NAME.matcher(name).matches()) {
+        hidden++;
+      }
+    }
+    boolean options = names.stream().anyMatch(n -> n.startsWith("'-"));
+    String what = options ? "unknown option" : "unexpected argument";
+    String shown = names.isEmpty() ? "" : (names.size() == 1 ? what : what + "s") + " "
+        + String.join(", ", names);
+    String values = hidden == 0 ? "" : (hidden == 1 ? "1 value" : hidden + " values")
+        + " not shown (it may be a secret)";
+    if (hidden > 1) {
+      values = values.replace("(it may", "(they may");
+    }
+    if (shown.isEmpty()) {
+      return hidden == 1 ? "an unexpected argument, not shown (it may be a secret)"
+          : hidden + " unexpected arguments, not shown (they may be secrets)";
+    }
+    return shown + didYouMean(e) + (values.isEmpty() ? "" : "; " + values);
   }
 
   /** The option or subcommand a misspelt argument most likely meant, as a hint. */

@@ -78,7 +78,8 @@ final class ShellCommand implements Callable<Integer> {
     }
     err.println("pushgate: sandboxed terminal (bubblewrap) in " + session.workdir()
         + ": writable " + session.home() + " and " + session.workdir() + ", the rest read-only,"
-        + " network open, " + session.deniedPaths().size() + " credential paths of your home"
+        + " network open, " + Units.count(session.deniedPaths().size(), "credential path")
+        + " of your home"
         + " unreadable. exit leaves it.");
     ProcessBuilder pb = new ProcessBuilder(session.argv()).inheritIO();
     pb.environment().clear();

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.cli;
 
+import dev.pushgate.appliance.api.AuditedApiCalls;
 import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.ChainedRecord;
@@ -20,7 +21,7 @@ final class Timeline {
     for (ChainedRecord r : records) {
       AuditEntry e = r.entry();
       String[] cells = {Times.at(e.at()),
-          String.valueOf(r.id()), e.type().id(), what(e), e.decision(), detail(e)};
+          String.valueOf(r.id()), type(e), what(e), e.decision(), detail(e)};
       // Refs, commands and reasons come from the agent: none may redraw the table.
       for (int i = 0; i < cells.length; i++) {
         cells[i] = VisibleText.of(cells[i] == null ? "" : cells[i]);
@@ -42,6 +43,19 @@ final class Timeline {
       out.append(s.toString().stripTrailing()).append('\n');
     }
     return out.toString();
+  }
+
+  /**
+   * The record's type as a reader names it: a GitHub API call is kept as a push record (one
+   * record type per kind of act, DESIGN §13) but is no push; its kind says which it is.
+   */
+  static String type(AuditEntry e) {
+    boolean api = e.kind() != null && e.kind().startsWith(AuditedApiCalls.KIND_PREFIX);
+    return switch (e.type()) {
+      case PUSH -> api ? "api-call" : e.type().id();
+      case PUSH_OUTCOME -> api ? "api-call-outcome" : e.type().id();
+      default -> e.type().id();
+    };
   }
 
   /** What the record is about: the command, the ref updated, the token. */

@@ -6,7 +6,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
-/** Durations ({@code 90s}, {@code 10m}, {@code 8h}, {@code 7d}) and sizes ({@code 512m}, {@code 2g}). */
+/**
+ * Durations ({@code 90s}, {@code 10m}, {@code 8h}, {@code 7d}), sizes ({@code 512m}, {@code 2g})
+ * and counts of things.
+ */
 final class Units {
   private static final Pattern AMOUNT = Pattern.compile("([0-9]+)([a-zA-Z]*)");
 
@@ -116,5 +119,10 @@ final class Units {
         throw new CommandLine.TypeConversionException(e.getMessage());
       }
     }
+  }
+
+  /** {@code n} and the noun, plural unless there is one: "1 credential path", "3 credential paths". */
+  static String count(int n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 }

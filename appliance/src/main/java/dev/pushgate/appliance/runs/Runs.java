@@ -211,7 +211,8 @@ public final class Runs implements RunAuthenticator {
       ApiBoundaries boundaries = apiBoundaries;
       if (GITHUB_API_BOUNDARY && boundaries != null) {
         // The sentinel in GH_TOKEN's place; the read token stays here (docs/github-api.md).
-        env.putAll(boundaries.open(run.context, ttl, dir));
+        // a run without a sandbox plan may be used by hand: it gets a proxy of its own
+        env.putAll(boundaries.open(run.context, ttl, dir, req.sandbox() == null));
       }
       env.put("GIT_TERMINAL_PROMPT", "0");
       // gh finds its repository in `git remote -v`, which shows the gateway's URL (docs/launcher.md).

@@ -1,6 +1,7 @@
 package dev.pushgate.appliance.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.PushRecord;
@@ -29,25 +30,17 @@ class ApiBoundariesTest {
 
   @Test
   void aRunGetsTheSentinelAndTheCaFilesAndNoKey() throws Exception {
-    ApiBoundaries boundaries = new ApiBoundaries(new ApiBoundary.Shared(
-        ApiUpstream.of(URI.create("https://api.github.com")),
-        dev.pushgate.gateway.Approvals.NONE, records -> { }, ApiBoundary.Shared.newClient(),
-        Clock.systemUTC()), c -> new ReadsOnlyApiJudge(), new ApiBoundaries.RunTokens() {
-          @Override
-          public Secret readToken(RunContext run) {
-            return Secret.of("ghs_real");
-          }
-
-          @Override
-          public dev.pushgate.gateway.WriteTokenLease mintWriteToken(RunContext run,
-              RepoSlug repo) {
-            throw new AssertionError();
-          }
-        }, 10, Clock.systemUTC());
+    ApiBoundaries boundaries = newBoundaries();
     RunContext run = new RunContext("run-1", "ws", RepoSlug.parse("acme/app"), List.of(),
         PushRules.ALLOW_ALL);
+    int proxyPort;
     try {
-      Map<String, String> env = boundaries.open(run, Duration.ofHours(1), dir);
+      Map<String, String> env = boundaries.open(run, Duration.ofHours(1), dir, true);
+      // a run used by hand reaches the API through a proxy of its own, open while the run is
+      assertThat(env.get("HTTPS_PROXY")).startsWith("http://127.0.0.1:");
+      assertThat(env).containsEntry("NODE_USE_ENV_PROXY", "1");
+      proxyPort = java.net.URI.create(env.get("HTTPS_PROXY")).getPort();
+      new java.net.Socket("127.0.0.1", proxyPort).close();
       assertThat(env.get("GH_TOKEN")).startsWith(ApiSentinel.PREFIX)
           .isEqualTo(env.get("GITHUB_TOKEN")).hasSizeGreaterThanOrEqualTo(44);
       assertThat(env.get("SSL_CERT_FILE")).isEqualTo(env.get("CURL_CA_BUNDLE"))
@@ -69,6 +62,21 @@ class ApiBoundariesTest {
       boundaries.close("run-1");
     }
     assertThat(boundaries.interception("run-1")).isNull();
+    assertThatThrownBy(() -> new java.net.Socket("127.0.0.1", proxyPort).close())
+        .isInstanceOf(java.net.ConnectException.class);
+  }
+
+  @Test
+  void aRunWithASandboxPlanGetsNoProxyOfItsOwnItsLauncherGivesOne() throws Exception {
+    ApiBoundaries boundaries = newBoundaries();
+    RunContext run = new RunContext("run-2", "ws", RepoSlug.parse("acme/app"), List.of(),
+        PushRules.ALLOW_ALL);
+    try {
+      assertThat(boundaries.open(run, Duration.ofHours(1), dir, false))
+          .doesNotContainKeys("HTTPS_PROXY", "HTTP_PROXY", "NODE_USE_ENV_PROXY");
+    } finally {
+      boundaries.close("run-2");
+    }
   }
 
   @Test
@@ -99,5 +107,24 @@ class ApiBoundariesTest {
     assertThat(written.get(1).outcome()).isEqualTo(PushRecord.Outcome.OK);
     assertThat(written.get(1).code()).isNull();
     assertThat(written.get(1).repository()).isEmpty();
+  }
+
+  /** Boundaries for api.github.com whose runs read with a fixed token and never write. */
+  private static ApiBoundaries newBoundaries() {
+    return new ApiBoundaries(new ApiBoundary.Shared(
+        ApiUpstream.of(URI.create("https://api.github.com")),
+        dev.pushgate.gateway.Approvals.NONE, records -> { }, ApiBoundary.Shared.newClient(),
+        Clock.systemUTC()), c -> new ReadsOnlyApiJudge(), new ApiBoundaries.RunTokens() {
+          @Override
+          public Secret readToken(RunContext run) {
+            return Secret.of("ghs_real");
+          }
+
+          @Override
+          public dev.pushgate.gateway.WriteTokenLease mintWriteToken(RunContext run,
+              RepoSlug repo) {
+            throw new AssertionError();
+          }
+        }, 10, Clock.systemUTC());
   }
 }

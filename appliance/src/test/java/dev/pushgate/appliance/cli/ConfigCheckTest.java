@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -98,6 +99,22 @@ class ConfigCheckTest {
     assertThat(flag.err()).contains("'--aproval-timeout'")
         .contains("(did you mean --approval-timeout?)");
     assertThat(CliRun.of("rnus").err()).contains("(did you mean runs?)");
+  }
+
+  @Test
+  void anUnknownOptionsValueIsNeverEchoedForItMayBeAWebhooksKey() {
+    String slack = "https://hooks.slack.com/services/T0/B0/s3cretpath";
+    for (String[] args : List.of(new String[] {"config", "check", "--webhooks", slack},
+        new String[] {"config", "check", "--webhooks=" + slack})) {
+      CliRun r = CliRun.of(args);
+      assertThat(r.status()).isEqualTo(2);
+      assertThat(r.err()).startsWith("pushgate: unknown option '--webhooks'; 1 value not shown"
+              + " (it may be a secret)\n")
+          .doesNotContain("s3cretpath").doesNotContain("hooks.slack.com");
+    }
+    CliRun positional = CliRun.of("config", "check", slack);
+    assertThat(positional.err()).startsWith("pushgate: an unexpected argument, not shown (it may"
+        + " be a secret)\n").doesNotContain("s3cretpath");
   }
 
   @Test

@@ -92,4 +92,11 @@ class UnitsTest {
     assertThat(Units.formatBytes(bytes)).isEqualTo(text);
     assertThat(Units.bytes(Units.formatBytes(bytes))).isEqualTo(bytes);
   }
+
+  @org.junit.jupiter.api.Test
+  void countsInTheSingularForOneOnly() {
+    assertThat(Units.count(1, "credential path")).isEqualTo("1 credential path");
+    assertThat(Units.count(0, "credential path")).isEqualTo("0 credential paths");
+    assertThat(Units.count(11, "credential path")).isEqualTo("11 credential paths");
+  }
 }

@@ -1,0 +1,130 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's by-hand run with the real {@code gh}, outside any sandbox: a run created with
+ * {@code POST /v1/runs}, its {@code env} loaded into a shell, {@code gh pr create} refused by one
+ * run's rules and allowed by another's. The answer carries {@code HTTPS_PROXY}, a proxy started
+ * with the run and stopped with it.
+ */
+class ByHandGhTest {
+  /** The README's by-hand steps after loading the run's env, then {@code gh pr create}. */
+  private static final String BY_HAND = """
+      export GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 GH_CONFIG_DIR="$PWD/gh-config"
+      git clone -q https://github.com/acme/widget.git widget && cd widget
+      git config user.name Agent && git config user.email agent@example.com
+      git checkout -q -b "$BRANCH"
+      echo change > change.txt && git add change.txt && git commit -qm change
+      git push -q origin "$BRANCH"
+      gh pr create -R acme/widget --head "$BRANCH" --base main --title "Add $BRANCH" --body "by hand"
+      echo "create=$?"
+      """;
+
+  @TempDir static Path tmp;
+  static RunningAppliance app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    boolean gh = new File("/usr/bin/gh").canExecute();
+    if (!gh && "true".equals(System.getenv("CI"))) {
+      fail("gh is not installed: .ci/run installs Debian's package gh");
+    }
+    Assumptions.assumeTrue(gh, "gh is not installed");
+    app = RunningAppliance.start(tmp.toRealPath().resolve("data"));
+    app.forgeCreate("acme/widget");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @Test
+  void ghPrCreateIsRefusedByTheRunsRuleWithItsReason() throws Exception {
+    JsonNode run = createRun("denied", "{\"open-pull-request\": \"deny\"}");
+    String out = byHand(run, "denied");
+    assertThat(out).contains("create=1",
+        "Control Center policy: opening a pull request is denied (open-pull-request)");
+  }
+
+  @Test
+  void ghPrCreateOpensThePullRequestWhenTheRunAllowsItAndTheProxyEndsWithTheRun()
+      throws Exception {
+    JsonNode run = createRun("allowed", "{\"open-pull-request\": \"allow\"}");
+    String proxy = run.get("env").get("HTTPS_PROXY").asText();
+    assertThat(proxy).startsWith("http://127.0.0.1:");
+    assertThat(run.get("env").get("NODE_USE_ENV_PROXY").asText()).isEqualTo("1");
+    String out = byHand(run, "allowed");
+    assertThat(out).contains("create=0", "/acme/widget/pull/");
+
+    int port = URI.create(proxy).getPort();
+    assertThat(accepts(port)).isTrue();
+    ControlClient.Answer ended =
+        app.control().delete("/v1/runs/" + run.get("runId").asText());
+    assertThat(ended.status()).as(ended.raw()).isEqualTo(200);
+    Wait.until(Duration.ofSeconds(30), "the run's proxy to stop with the run",
+        () -> !accepts(port));
+  }
+
+  private static JsonNode createRun(String name, String rules) throws Exception {
+    ControlClient.Answer created = app.control().post("/v1/runs", "{\"workspaceId\": \"ws-"
+        + name + "\", \"mode\": \"chat\", \"repository\": \"acme/widget\", \"rules\": {"
+        + "\"push\": \"allow\", " + rules.substring(1) + "}");
+    assertThat(created.status()).as(created.raw()).isEqualTo(201);
+    return created.body();
+  }
+
+  /** Runs {@link #BY_HAND} with exactly the run's env (and a PATH and HOME), as the README does. */
+  private static String byHand(JsonNode run, String branch) throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("by-hand-" + branch));
+    ProcessBuilder pb = new ProcessBuilder("sh", "-c", BY_HAND).directory(dir.toFile())
+        .redirectErrorStream(true);
+    Map<String, String> env = pb.environment();
+    env.clear();
+    env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+    env.put("HOME", dir.toString());
+    env.put("BRANCH", branch);
+    run.get("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+    Process p = pb.start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("the by-hand steps did not finish:\n" + out);
+    }
+    return out;
+  }
+
+  private static boolean accepts(int port) {
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
