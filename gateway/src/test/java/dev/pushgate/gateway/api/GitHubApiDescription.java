@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -37,17 +36,34 @@ final class GitHubApiDescription {
         .resolve("node_modules").resolve("@octokit");
   }
 
-  static Path restFile() {
-    return directory().resolve("openapi/generated/api.github.com.json");
+  /** GitHub's REST descriptions: one per product, as {@code @octokit/openapi} names them. */
+  enum Rest {
+    GITHUB_COM("api.github.com", ApiHosts.API, ""),
+    ENTERPRISE_CLOUD("ghec", ApiHosts.API, ""),
+    ENTERPRISE_SERVER("ghes-3.19", ApiJudgeFixture.GHES, "/api/v3");
+
+    private final String file;
+    private final String host;
+    private final String pathPrefix;
+
+    Rest(String file, String host, String pathPrefix) {
+      this.file = file;
+      this.host = host;
+      this.pathPrefix = pathPrefix;
+    }
+
+    Path file() {
+      return directory().resolve("openapi/generated/" + file + ".json");
+    }
   }
 
   static Path graphQlFile() {
     return directory().resolve("graphql-schema/schema.json");
   }
 
-  /** Every POST, PUT, PATCH and DELETE of api.github.com's description, in its order. */
-  static List<Operation> restWrites() throws IOException {
-    JsonNode root = JSON.readTree(restFile().toFile());
+  /** Every POST, PUT, PATCH and DELETE of the description, in its order, on its host. */
+  static List<Operation> restWrites(Rest description) throws IOException {
+    JsonNode root = JSON.readTree(description.file().toFile());
     List<Operation> out = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> paths = root.get("paths").fields();
         paths.hasNext(); ) {
@@ -61,7 +77,8 @@ final class GitHubApiDescription {
         byte[] body = JSON.writeValueAsBytes(exampleBody(root, op));
         String upper = method.toUpperCase(java.util.Locale.ROOT);
         out.add(new Operation(upper + " " + path.getKey(),
-            new ApiCall(upper, ApiHosts.API, concrete, "", "application/json", body)));
+            new ApiCall(upper, description.host, description.pathPrefix + concrete, "",
+                "application/json", body)));
       }
     }
     return out;
