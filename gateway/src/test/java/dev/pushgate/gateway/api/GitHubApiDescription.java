@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -36,20 +37,20 @@ final class GitHubApiDescription {
         .resolve("node_modules").resolve("@octokit");
   }
 
-  /** GitHub's REST descriptions: one per product, as {@code @octokit/openapi} names them. */
+  /**
+   * GitHub's REST descriptions: one per product, as {@code @octokit/openapi} names them. Each says
+   * its server (GitHub Enterprise Server's is {@code {protocol}://{hostname}/api/v3}, here the
+   * run's GHES host), and an operation may name another (release assets: the uploads host).
+   */
   enum Rest {
-    GITHUB_COM("api.github.com", ApiHosts.API, ""),
-    ENTERPRISE_CLOUD("ghec", ApiHosts.API, ""),
-    ENTERPRISE_SERVER("ghes-3.19", ApiJudgeFixture.GHES, "/api/v3");
+    GITHUB_COM("api.github.com"),
+    ENTERPRISE_CLOUD("ghec"),
+    ENTERPRISE_SERVER("ghes-3.19");
 
     private final String file;
-    private final String host;
-    private final String pathPrefix;
 
-    Rest(String file, String host, String pathPrefix) {
+    Rest(String file) {
       this.file = file;
-      this.host = host;
-      this.pathPrefix = pathPrefix;
     }
 
     Path file() {
@@ -64,6 +65,7 @@ final class GitHubApiDescription {
   /** Every POST, PUT, PATCH and DELETE of the description, in its order, on its host. */
   static List<Operation> restWrites(Rest description) throws IOException {
     JsonNode root = JSON.readTree(description.file().toFile());
+    URI server = server(root);
     List<Operation> out = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> paths = root.get("paths").fields();
         paths.hasNext(); ) {
@@ -76,12 +78,22 @@ final class GitHubApiDescription {
         String concrete = concretePath(root, path.getKey(), path.getValue(), op);
         byte[] body = JSON.writeValueAsBytes(exampleBody(root, op));
         String upper = method.toUpperCase(java.util.Locale.ROOT);
-        out.add(new Operation(upper + " " + path.getKey(),
-            new ApiCall(upper, description.host, description.pathPrefix + concrete, "",
-                "application/json", body)));
+        URI at = op.has("servers") ? server(op) : server;
+        out.add(new Operation(upper + " " + path.getKey(), new ApiCall(upper, at.getHost(),
+            at.getPath() + concrete, "", "application/json", body)));
       }
     }
     return out;
+  }
+
+  /** The first server a description or operation names, with the run's GHES host for its own. */
+  private static URI server(JsonNode node) {
+    String url = node.get("servers").get(0).get("url").asText()
+        .replace("{protocol}", "https").replace("{hostname}", ApiJudgeFixture.GHES)
+        .replace("HOSTNAME", ApiJudgeFixture.GHES);
+    URI uri = URI.create(url);
+    String path = uri.getPath() == null || uri.getPath().equals("/") ? "" : uri.getPath();
+    return URI.create("https://" + uri.getHost() + path);
   }
 
   /** Every field of the schema's mutation type, each sent alone in one GraphQL call. */

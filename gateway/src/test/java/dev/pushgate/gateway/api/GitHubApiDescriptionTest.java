@@ -140,10 +140,25 @@ class GitHubApiDescriptionTest {
       Files.writeString(TABLE, now, StandardCharsets.UTF_8);
       return;
     }
-    assertThat(doc).as(TABLE + " differs from what the judge says now; regenerate it with: mvn -B"
-        + " -pl gateway -am verify -Dtest=GitHubApiDescriptionTest"
-        + " -Dsurefire.failIfNoSpecifiedTests=false -D" + REGENERATE_PROPERTY + "=true")
-        .isEqualTo(now);
+    if (!doc.equals(now)) {
+      fail(TABLE + " differs from what the judge says now (first at " + firstDifference(doc, now)
+          + "); regenerate it with: mvn -B -pl gateway -am verify -Dtest=GitHubApiDescriptionTest"
+          + " -Dsurefire.failIfNoSpecifiedTests=false -D" + REGENERATE_PROPERTY + "=true");
+    }
+  }
+
+  /** The first line where the two texts differ, as the file has it and as the judge says. */
+  private static String firstDifference(String file, String judged) {
+    List<String> a = file.lines().toList();
+    List<String> b = judged.lines().toList();
+    for (int i = 0; i < Math.max(a.size(), b.size()); i++) {
+      String x = i < a.size() ? a.get(i) : "(end of file)";
+      String y = i < b.size() ? b.get(i) : "(end of table)";
+      if (!x.equals(y)) {
+        return "line " + (i + 1) + ": the file says " + x + ", the judge says " + y;
+      }
+    }
+    return "the line endings";
   }
 
   private static String table() {
