@@ -116,8 +116,10 @@ public final class GitHubApiJudge implements ApiJudge {
     return method.equals("GET") || method.equals("HEAD");
   }
 
+  /** The uploads host takes release assets only: denied as releases are on the API host. */
   private static ApiJudgement uploads() {
-    return denied(RestRoutes.RELEASES_DENIED);
+    return new ApiJudgement(List.of(RunPolicy.denied(RunPolicy.ADMIN, null, null,
+        RestRoutes.RELEASES_DENIED)), false);
   }
 
   private static boolean under(String path, String prefix) {

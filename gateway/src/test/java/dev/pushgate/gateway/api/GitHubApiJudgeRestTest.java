@@ -313,6 +313,9 @@ class GitHubApiJudgeRestTest {
     assertThat(create.reason()).startsWith("publishing a release is denied");
     assertThat(asset.decision()).isEqualTo(Decision.DENY);
     assertThat(asset.reason()).isEqualTo(create.reason());
+    // Audited as what it is on either host: administration, not an unknown route.
+    assertThat(asset.actions()).extracting(ApiAction::kind).containsExactly(RunPolicy.ADMIN);
+    assertThat(create.actions()).extracting(ApiAction::kind).containsExactly(RunPolicy.ADMIN);
   }
 
   @Test
