@@ -87,15 +87,17 @@ final class ForgeApiServlet extends HttpServlet {
       return false;
     }
     ForgeCaller caller = ForgeCaller.of(req, tokens);
+    LoggedResponse logged = new LoggedResponse(rsp, status -> requestLog.add(
+        new ForgeRequestLog.Entry(clock.instant(), req.getMethod(), path, caller.credential(),
+            caller.tokenSha256(), status)));
     try {
       if (repoRoute) {
-        repoApi.handle(req, rsp, m, caller);
+        repoApi.handle(req, logged, m, caller);
       } else {
-        graphql.handle(req, rsp, caller);
+        graphql.handle(req, logged, caller);
       }
     } finally {
-      requestLog.add(new ForgeRequestLog.Entry(clock.instant(), req.getMethod(), path,
-          caller.credential(), caller.tokenSha256(), rsp.getStatus()));
+      logged.recordOnce();
     }
     return true;
   }
