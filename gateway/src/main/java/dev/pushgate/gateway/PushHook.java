@@ -105,6 +105,11 @@ final class PushHook implements PreReceiveHook {
       if (!allowed.isEmpty()) {
         forward(rp, allowed, allowed.size() == items.size(), start);
       }
+    } catch (JudgementBudget.Abandoned e) {
+      // Nobody waits for the answer (the client went, or the appliance stops): one line, and
+      // nothing is pushed.
+      log.info("run {}: push to {} not judged further, {}", run.runId(), repo, e.getMessage());
+      refuseUndecided(commands, e.getMessage() + "; nothing was pushed, push again");
     } catch (AuditLog.AuditException e) {
       log.error("run {}: audit log unavailable, push to {} refused", run.runId(), repo, e);
       refuseUndecided(commands, "the audit log is unavailable, so nothing can be pushed; try again later");
@@ -131,7 +136,7 @@ final class PushHook implements PreReceiveHook {
       return;
     }
     try (ContentJudge content = new ContentJudge(rp.getRepository(), run.content(),
-        SecretScanner.standard())) {
+        SecretScanner.standard(), push.judgementBudget(ContentJudge.BUDGET))) {
       judgeEach(rp, items, upstreamRefs, content, asks);
     }
     askApprovers(rp, items, upstreamRefs, asks);
