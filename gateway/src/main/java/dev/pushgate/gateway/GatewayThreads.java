@@ -28,7 +28,22 @@ final class GatewayThreads implements AutoCloseable {
   private final ScheduledThreadPoolExecutor ticker =
       new ScheduledThreadPoolExecutor(1, daemons("pushgate-ticker"));
 
+  /**
+   * Content judgements one run may have running at once: its share of the cores (half of them,
+   * at least one), so that one run pushing in a loop leaves the others' pushes their usual
+   * latency. The run's other pushes wait for a slot (bounded by {@link RunSlots} per run).
+   */
+  static final int JUDGEMENTS_PER_RUN =
+      Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+  private final RunSlots judgements;
+
   GatewayThreads() {
+    this(JUDGEMENTS_PER_RUN);
+  }
+
+  GatewayThreads(int judgementsPerRun) {
+    this.judgements = new RunSlots(judgementsPerRun);
     // Core threads: with an unbounded queue no more than the core would start.
     minting.allowCoreThreadTimeOut(true);
     ticker.setRemoveOnCancelPolicy(true);
@@ -44,6 +59,11 @@ final class GatewayThreads implements AutoCloseable {
 
   ScheduledExecutorService ticker() {
     return ticker;
+  }
+
+  /** The slots of content judgements, per run. */
+  RunSlots judgements() {
+    return judgements;
   }
 
   boolean closed() {

@@ -18,6 +18,7 @@ final class JudgementBudget {
   private final long deadlineNanos;
   private final BooleanSupplier clientGone;
   private final LongSupplier nanoTime;
+  private final BooleanSupplier stopping;
 
   /**
    * @param budget the time the whole judgement may take
@@ -25,15 +26,22 @@ final class JudgementBudget {
    *     judgement is then abandoned, nobody is waiting for its answer
    */
   JudgementBudget(Duration budget, BooleanSupplier clientGone) {
-    this(budget, clientGone, System::nanoTime);
+    this(budget, clientGone, () -> false);
+  }
+
+  /** @param stopping true once the appliance stops: nobody will be told the answer */
+  JudgementBudget(Duration budget, BooleanSupplier clientGone, BooleanSupplier stopping) {
+    this(budget, clientGone, stopping, System::nanoTime);
   }
 
   /** @param nanoTime the monotonic clock (a test's steps it) */
-  JudgementBudget(Duration budget, BooleanSupplier clientGone, LongSupplier nanoTime) {
+  JudgementBudget(Duration budget, BooleanSupplier clientGone, BooleanSupplier stopping,
+      LongSupplier nanoTime) {
     this.budget = budget;
     this.nanoTime = nanoTime;
     this.deadlineNanos = nanoTime.getAsLong() + budget.toNanos();
     this.clientGone = clientGone;
+    this.stopping = stopping;
   }
 
   /** A budget of {@code budget} for a caller that stays (a test, an API call judged inline). */
@@ -52,7 +60,7 @@ final class JudgementBudget {
    * @throws Abandoned the client has gone or the thread was interrupted (the appliance stops)
    */
   void check() throws OutOfTime, Abandoned {
-    if (Thread.currentThread().isInterrupted()) {
+    if (Thread.currentThread().isInterrupted() || stopping.getAsBoolean()) {
       throw new Abandoned("the appliance is stopping");
     }
     if (nanoTime.getAsLong() - deadlineNanos > 0) {

@@ -69,9 +69,13 @@ final class Push implements AutoCloseable {
     clientGone = ClientGone.of(req);
   }
 
-  /** The budget of this push's judgement: {@code budget} long, while its client is there. */
-  JudgementBudget judgementBudget(java.time.Duration budget) {
-    return new JudgementBudget(budget, clientGone);
+  /**
+   * The budget of this push's judgement: {@code budget} long, while its client is there and the
+   * gateway is not {@code stopping}.
+   */
+  JudgementBudget judgementBudget(java.time.Duration budget,
+      java.util.function.BooleanSupplier stopping) {
+    return new JudgementBudget(budget, clientGone, stopping);
   }
 
   RunContext run() {

@@ -69,6 +69,9 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
+  /** How long a push waits for its run's other judgements before it is refused, to retry. */
+  static final Duration JUDGEMENT_WAIT = Duration.ofSeconds(60);
+
   private final Push push;
   private final RunContext run;
   private final RepoSlug repo;
@@ -135,8 +138,24 @@ final class PushHook implements PreReceiveHook {
       }
       return;
     }
-    try (ContentJudge content = new ContentJudge(rp.getRepository(), run.content(),
-        SecretScanner.standard(), push.judgementBudget(ContentJudge.BUDGET))) {
+    GatewayThreads threads = services.threads();
+    JudgementBudget budget = push.judgementBudget(ContentJudge.BUDGET, threads::closed);
+    // One run's judgements take at most its share of the cores; its other pushes wait here.
+    Optional<RunSlots.Slot> slot = threads.judgements().take(run.runId(), JUDGEMENT_WAIT,
+        budget::check);
+    if (slot.isEmpty()) {
+      String why = "this run already has " + threads.judgements().perRun() + " push"
+          + (threads.judgements().perRun() == 1 ? "" : "es") + " being judged (one run may use"
+          + " its share of the appliance's cores) and this one waited "
+          + JUDGEMENT_WAIT.toSeconds() + " s; nothing was pushed, push again once those finish";
+      for (Item i : items) {
+        i.refuse(RefusalCode.JUDGE_BUSY, why);
+      }
+      return;
+    }
+    try (RunSlots.Slot held = slot.get();
+        ContentJudge content = new ContentJudge(rp.getRepository(), run.content(),
+            SecretScanner.standard(), budget)) {
       judgeEach(rp, items, upstreamRefs, content, asks);
     }
     askApprovers(rp, items, upstreamRefs, asks);
