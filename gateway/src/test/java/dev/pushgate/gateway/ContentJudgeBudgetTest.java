@@ -9,15 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.ObjectInserter;
-import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.transport.ReceiveCommand;
@@ -31,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ContentJudgeBudgetTest {
   /** Files each commit of the pathological push swaps between two contents. */
   private static final int FILES = 2_000;
-  private static final int COMMITS = 60;
+  private static final int COMMITS = 20;
 
   @TempDir Path tmp;
 
@@ -63,7 +59,7 @@ class ContentJudgeBudgetTest {
   @Test
   void aWalkOfFilesSwappedBetweenSeenContentsStopsAtTheBudget() throws Exception {
     try (Repository db = TestRepos.bare(tmp.resolve("cache.git"))) {
-      RevCommit tip = swappingHistory(db);
+      RevCommit tip = TestRepos.swappingHistory(db, FILES, COMMITS);
       ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), tip, "refs/heads/feature");
       // A clock that moves a millisecond each time the judgement looks at it: 1 s of budget is
       // about a thousand steps, whatever the machine's speed.
@@ -90,7 +86,7 @@ class ContentJudgeBudgetTest {
   @Test
   void theSameWalkWithinTheBudgetIsAllowed() throws Exception {
     try (Repository db = TestRepos.bare(tmp.resolve("cache.git"))) {
-      RevCommit tip = swappingHistory(db);
+      RevCommit tip = TestRepos.swappingHistory(db, FILES, COMMITS);
       ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), tip, "refs/heads/feature");
       try (ContentJudge judge = new ContentJudge(db, ContentRules.DEFAULT,
           SecretScanner.standard())) {
@@ -102,7 +98,7 @@ class ContentJudgeBudgetTest {
   @Test
   void aJudgementWhoseClientWentAwayIsAbandonedAndItsThreadReleased() throws Exception {
     try (Repository db = TestRepos.bare(tmp.resolve("cache.git"))) {
-      RevCommit tip = swappingHistory(db);
+      RevCommit tip = TestRepos.swappingHistory(db, FILES, COMMITS);
       ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), tip, "refs/heads/feature");
       CountDownLatch walking = new CountDownLatch(100);
       AtomicLong afterGone = new AtomicLong();
@@ -138,7 +134,7 @@ class ContentJudgeBudgetTest {
   @Test
   void aJudgementOnAnInterruptedThreadIsAbandoned() throws Exception {
     try (Repository db = TestRepos.bare(tmp.resolve("cache.git"))) {
-      RevCommit tip = swappingHistory(db);
+      RevCommit tip = TestRepos.swappingHistory(db, FILES, COMMITS);
       ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), tip, "refs/heads/feature");
       Thread.currentThread().interrupt(); // the appliance stops
       try (ContentJudge judge = new ContentJudge(db, ContentRules.DEFAULT,
@@ -149,38 +145,6 @@ class ContentJudgeBudgetTest {
       } finally {
         Thread.interrupted();
       }
-    }
-  }
-
-  /**
-   * {@value #COMMITS} commits, each swapping {@value #FILES} files between two contents the
-   * first two commits already brought: nothing new to scan, every file a diff to walk.
-   */
-  private static RevCommit swappingHistory(Repository db) throws Exception {
-    Map<String, String> even = new TreeMap<>();
-    Map<String, String> odd = new TreeMap<>();
-    for (int i = 0; i < FILES; i++) {
-      even.put("f" + i + ".txt", i % 2 == 0 ? "one\n" : "two\n");
-      odd.put("f" + i + ".txt", i % 2 == 0 ? "two\n" : "one\n");
-    }
-    RevCommit a = TestRepos.commit(db, "even", even);
-    RevCommit b = TestRepos.commit(db, "odd", odd, a);
-    ObjectId parent = b;
-    PersonIdent who = new PersonIdent("Agent", "agent@example.invalid");
-    try (ObjectInserter ins = db.newObjectInserter()) {
-      for (int i = 0; i < COMMITS; i++) {
-        CommitBuilder c = new CommitBuilder();
-        c.setTreeId((i % 2 == 0 ? a : b).getTree());
-        c.setParentId(parent);
-        c.setAuthor(who);
-        c.setCommitter(who);
-        c.setMessage("swap " + i);
-        parent = ins.insert(c);
-      }
-      ins.flush();
-    }
-    try (org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(db)) {
-      return walk.parseCommit(parent);
     }
   }
 }
