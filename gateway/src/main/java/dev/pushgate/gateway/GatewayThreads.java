@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -36,14 +37,19 @@ final class GatewayThreads implements AutoCloseable {
   static final int JUDGEMENTS_PER_RUN =
       Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
+  /** How long a push waits for its run's other judgements before it is refused, to retry. */
+  static final Duration JUDGEMENT_WAIT = Duration.ofSeconds(60);
+
   private final RunSlots judgements;
+  private final Duration judgementWait;
 
   GatewayThreads() {
-    this(JUDGEMENTS_PER_RUN);
+    this(JUDGEMENTS_PER_RUN, JUDGEMENT_WAIT);
   }
 
-  GatewayThreads(int judgementsPerRun) {
+  GatewayThreads(int judgementsPerRun, Duration judgementWait) {
     this.judgements = new RunSlots(judgementsPerRun);
+    this.judgementWait = judgementWait;
     // Core threads: with an unbounded queue no more than the core would start.
     minting.allowCoreThreadTimeOut(true);
     ticker.setRemoveOnCancelPolicy(true);
@@ -64,6 +70,11 @@ final class GatewayThreads implements AutoCloseable {
   /** The slots of content judgements, per run. */
   RunSlots judgements() {
     return judgements;
+  }
+
+  /** How long a push waits for one of its run's {@link #judgements} slots. */
+  Duration judgementWait() {
+    return judgementWait;
   }
 
   boolean closed() {

@@ -69,9 +69,6 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  /** How long a push waits for its run's other judgements before it is refused, to retry. */
-  static final Duration JUDGEMENT_WAIT = Duration.ofSeconds(60);
-
   private final Push push;
   private final RunContext run;
   private final RepoSlug repo;
@@ -141,13 +138,13 @@ final class PushHook implements PreReceiveHook {
     GatewayThreads threads = services.threads();
     JudgementBudget budget = push.judgementBudget(ContentJudge.BUDGET, threads::closed);
     // One run's judgements take at most its share of the cores; its other pushes wait here.
-    Optional<RunSlots.Slot> slot = threads.judgements().take(run.runId(), JUDGEMENT_WAIT,
-        budget::check);
+    Optional<RunSlots.Slot> slot = threads.judgements().take(run.runId(),
+        threads.judgementWait(), budget::check);
     if (slot.isEmpty()) {
       String why = "this run already has " + threads.judgements().perRun() + " push"
           + (threads.judgements().perRun() == 1 ? "" : "es") + " being judged (one run may use"
           + " its share of the appliance's cores) and this one waited "
-          + JUDGEMENT_WAIT.toSeconds() + " s; nothing was pushed, push again once those finish";
+          + threads.judgementWait().toSeconds() + " s; nothing was pushed, push again once those finish";
       for (Item i : items) {
         i.refuse(RefusalCode.JUDGE_BUSY, why);
       }
