@@ -144,7 +144,8 @@ final class PushHook implements PreReceiveHook {
       String why = "this run already has " + threads.judgements().perRun() + " push"
           + (threads.judgements().perRun() == 1 ? "" : "es") + " being judged (one run may use"
           + " its share of the appliance's cores) and this one waited "
-          + threads.judgementWait().toSeconds() + " s; nothing was pushed, push again once those finish";
+          + threads.judgementWait().toSeconds()
+          + " s; nothing was pushed, push again once those finish";
       for (Item i : items) {
         i.refuse(RefusalCode.JUDGE_BUSY, why);
       }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
@@ -102,7 +103,7 @@ class ContentJudgeBudgetTest {
       ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), tip, "refs/heads/feature");
       CountDownLatch walking = new CountDownLatch(100);
       AtomicLong afterGone = new AtomicLong();
-      java.util.concurrent.atomic.AtomicBoolean gone = new java.util.concurrent.atomic.AtomicBoolean();
+      AtomicBoolean gone = new AtomicBoolean();
       JudgementBudget budget = new JudgementBudget(ContentJudge.BUDGET, () -> {
         walking.countDown();
         if (gone.get()) {
