@@ -7,9 +7,11 @@ import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.io.EndPoint;
 
 /**
- * Whether the client of a request has gone: Jetty reported the request failed (the connection
- * closed or timed out) or the connection's end point is no longer open. A judgement nobody waits
- * for is abandoned on it (see {@link JudgementBudget}) rather than holding a core for minutes.
+ * Whether the client of a request has gone, as far as Jetty knows: it reported the request failed
+ * or the connection's end point is no longer open. A judgement is abandoned on it (see {@link
+ * JudgementBudget}). Jetty learns of a closed connection only when it reads or writes it, which
+ * it does not while a push is judged (docs/push-path.md, "The judge's budget"): this catches a
+ * connection Jetty itself closed, not yet a git client killed mid-judgement.
  */
 final class ClientGone {
   private ClientGone() {}
