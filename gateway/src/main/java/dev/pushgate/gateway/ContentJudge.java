@@ -71,8 +71,8 @@ final class ContentJudge implements AutoCloseable {
   private final Map<ObjectId, Boolean> binary = new HashMap<>();
   private final Map<String, List<SecretFinding>> secrets = new HashMap<>();
 
-  /** When this push's judging must end, on the monotonic clock. */
-  private final long deadlineNanos;
+  /** What this push's judging may still spend: checked at every step, not only in a scan. */
+  private final JudgementBudget budget;
 
   ContentJudge(Repository db, ContentRules rules, SecretScanner scanner) {
     this(db, rules, scanner, BUDGET);
@@ -80,7 +80,12 @@ final class ContentJudge implements AutoCloseable {
 
   ContentJudge(Repository db, ContentRules rules, SecretScanner scanner,
       java.time.Duration budget) {
-    this.deadlineNanos = System.nanoTime() + budget.toNanos();
+    this(db, rules, scanner, JudgementBudget.of(budget));
+  }
+
+  ContentJudge(Repository db, ContentRules rules, SecretScanner scanner,
+      JudgementBudget budget) {
+    this.budget = budget;
     this.db = db;
     this.reader = db.newObjectReader();
     this.reader.setStreamFileThreshold(STREAM_ABOVE);
@@ -111,7 +116,12 @@ final class ContentJudge implements AutoCloseable {
       RevObject tip = walk.peel(named);
       if (tip instanceof RevTree tree) {
         // A ref at a tree (or a tag of one): every file in it, paths from the tree's root.
-        judgeTree(tree, "tree " + tree.abbreviate(7).name(), out);
+        String where = "tree " + tree.abbreviate(7).name();
+        try {
+          judgeTree(tree, where, out);
+        } catch (JudgementBudget.OutOfTime e) {
+          out.add(notJudged(where, where));
+        }
         return out;
       }
       if (tip instanceof RevBlob blob) {
@@ -137,11 +147,27 @@ final class ContentJudge implements AutoCloseable {
         }
       }
       walk.sort(org.eclipse.jgit.revwalk.RevSort.REVERSE);
-      for (RevCommit c; (c = walk.next()) != null && out.size() < MAX_FINDINGS; ) {
-        judgeCommit(walk, c, out);
+      RevCommit c = null;
+      try {
+        while ((c = walk.next()) != null && out.size() < MAX_FINDINGS) {
+          budget.check();
+          judgeCommit(walk, c, out);
+        }
+      } catch (JudgementBudget.OutOfTime e) {
+        // The walk stops here: what it did not reach is not judged, so the push is refused.
+        out.add(notJudged(c == null ? "the push's commits" : "commit " + c.abbreviate(7).name(),
+            "the push"));
       }
     }
     return out;
+  }
+
+  /** What could not be judged in time: refused by the first rule that would have read it. */
+  private ContentFinding notJudged(String shown, String where) {
+    ContentRule by = rules.rules().stream().filter(ContentRule::readsContent).findFirst()
+        .orElse(rules.rules().get(0));
+    return new ContentFinding(shown, where, by, ContentFinding.Kind.NOT_JUDGED,
+        Long.toString(budget.budget().toSeconds()));
   }
 
   private void judgeCommit(RevWalk walk, RevCommit c, List<ContentFinding> out)
@@ -162,6 +188,7 @@ final class ContentJudge implements AutoCloseable {
       addIfNotAllowed(judgeText("the message of " + commit, c.getRawBuffer(), commit), out);
       PathNames names = new PathNames(commit);
       while (tw.next() && out.size() < MAX_FINDINGS) {
+        budget.check(); // a commit may swap many files between contents already judged
         if (tw.getRawMode(self) == 0 || takenFromAParent(tw, self)) {
           continue; // deleted here, or the file of a parent a merge kept
         }
@@ -217,6 +244,7 @@ final class ContentJudge implements AutoCloseable {
       tw.addTree(tree);
       PathNames names = new PathNames(where);
       while (tw.next() && out.size() < MAX_FINDINGS) {
+        budget.check();
         String path = tw.getPathString();
         names.add(out, tw.getRawPath());
         ContentFinding f = judgeFile(path, path, tw.getObjectId(0),
@@ -247,28 +275,40 @@ final class ContentJudge implements AutoCloseable {
     if (rules.rules().isEmpty() || rules.strictest() == Decision.ALLOW) {
       return out;
     }
+    try {
+      judgeParts(files, blobs, texts, where, out);
+    } catch (JudgementBudget.OutOfTime e) {
+      out.add(notJudged("the write", where));
+    }
+    return out;
+  }
+
+  private void judgeParts(Map<String, ObjectId> files, List<ObjectId> blobs,
+      Map<String, byte[]> texts, String where, List<ContentFinding> out) throws IOException {
     for (Map.Entry<String, ObjectId> f : files.entrySet()) {
       if (out.size() >= MAX_FINDINGS) {
-        return out;
+        return;
       }
+      budget.check();
       addIfNotAllowed(f.getValue() == null
           ? judgeName(f.getKey(), where)
           : judgeFile(f.getKey(), f.getKey(), f.getValue(), FileMode.REGULAR_FILE, where), out);
     }
     for (ObjectId blob : blobs) {
       if (out.size() >= MAX_FINDINGS) {
-        return out;
+        return;
       }
+      budget.check();
       String name = "blob " + blob.abbreviate(7).name();
       addIfNotAllowed(judgeFile(null, name, blob, FileMode.REGULAR_FILE, name), out);
     }
     for (Map.Entry<String, byte[]> t : texts.entrySet()) {
       if (out.size() >= MAX_FINDINGS) {
-        return out;
+        return;
       }
+      budget.check();
       addIfNotAllowed(judgeText(t.getKey(), t.getValue(), where), out);
     }
-    return out;
   }
 
   private static void addIfNotAllowed(ContentFinding f, List<ContentFinding> out) {
@@ -304,9 +344,9 @@ final class ContentJudge implements AutoCloseable {
           found = scanner.scan(new Deadline(new java.io.ByteArrayInputStream(text)), text.length,
               "", id -> !SecretScanner.isGeneric(id) && anyRuleRuns(id));
         }
-      } catch (OutOfTime e) {
+      } catch (JudgementBudget.OutOfTime e) {
         return new ContentFinding(shown, where, r, ContentFinding.Kind.NOT_JUDGED,
-            Long.toString(BUDGET.toSeconds()));
+            Long.toString(budget.budget().toSeconds()));
       }
       for (SecretFinding s : found) {
         if (!SecretScanner.isGeneric(s.detectorId()) && r.runsDetector(s.detectorId())) {
@@ -366,9 +406,9 @@ final class ContentJudge implements AutoCloseable {
         List<SecretFinding> found;
         try {
           found = secretsOf(path == null ? "" : path, id, isBinary);
-        } catch (OutOfTime e) {
+        } catch (JudgementBudget.OutOfTime e) {
           return new ContentFinding(shown, commit, r, ContentFinding.Kind.NOT_JUDGED,
-              Long.toString(BUDGET.toSeconds()));
+              Long.toString(budget.budget().toSeconds()));
         }
         for (SecretFinding s : found) {
           if (r.runsDetector(s.detectorId())) {
@@ -448,16 +488,7 @@ final class ContentJudge implements AutoCloseable {
     reader.close();
   }
 
-  /** The push's judging went past {@link #BUDGET}. */
-  static final class OutOfTime extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    OutOfTime() {
-      super("content not judged within " + BUDGET.toSeconds() + " s", null);
-    }
-  }
-
-  /** A blob's stream that ends the scan once the push's deadline has passed. */
+  /** A blob's stream that ends the scan once the push's budget is spent or nobody waits. */
   private final class Deadline extends java.io.FilterInputStream {
     Deadline(InputStream in) {
       super(in);
@@ -475,10 +506,8 @@ final class ContentJudge implements AutoCloseable {
       return super.read(b, off, len);
     }
 
-    private void check() throws OutOfTime {
-      if (System.nanoTime() - deadlineNanos > 0) {
-        throw new OutOfTime();
-      }
+    private void check() throws IOException {
+      budget.check();
     }
   }
 }

@@ -83,6 +83,12 @@ public final class Gateway implements AutoCloseable {
     context.addServlet(new ServletHolder("git", git), "/*");
     context.addEventListener(new LifeCycle.Listener() {
       @Override
+      public void lifeCycleStopping(LifeCycle event) {
+        // Judgements under way see it at their next step and end: nobody will get their answer.
+        threads.close();
+      }
+
+      @Override
       public void lifeCycleStopped(LifeCycle event) {
         close();
       }

@@ -32,6 +32,7 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
   public ReceivePack create(HttpServletRequest req, Repository db)
       throws ServiceNotAuthorizedException {
     Push push = Push.of(req).orElseThrow(ServiceNotAuthorizedException::new);
+    push.watchClient(req);
     ReceivePack rp = new ReceivePack(db);
     // The rule decides about creates, deletes and force-pushes, not receive-pack's defaults.
     rp.setAllowCreates(true);

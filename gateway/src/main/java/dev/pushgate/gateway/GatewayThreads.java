@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,7 +29,27 @@ final class GatewayThreads implements AutoCloseable {
   private final ScheduledThreadPoolExecutor ticker =
       new ScheduledThreadPoolExecutor(1, daemons("pushgate-ticker"));
 
+  /**
+   * Content judgements one run may have running at once: its share of the cores (half of them,
+   * at least one), so that one run pushing in a loop leaves the others' pushes their usual
+   * latency. The run's other pushes wait for a slot (bounded by {@link RunSlots} per run).
+   */
+  static final int JUDGEMENTS_PER_RUN =
+      Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+  /** How long a push waits for its run's other judgements before it is refused, to retry. */
+  static final Duration JUDGEMENT_WAIT = Duration.ofSeconds(60);
+
+  private final RunSlots judgements;
+  private final Duration judgementWait;
+
   GatewayThreads() {
+    this(JUDGEMENTS_PER_RUN, JUDGEMENT_WAIT);
+  }
+
+  GatewayThreads(int judgementsPerRun, Duration judgementWait) {
+    this.judgements = new RunSlots(judgementsPerRun);
+    this.judgementWait = judgementWait;
     // Core threads: with an unbounded queue no more than the core would start.
     minting.allowCoreThreadTimeOut(true);
     ticker.setRemoveOnCancelPolicy(true);
@@ -44,6 +65,16 @@ final class GatewayThreads implements AutoCloseable {
 
   ScheduledExecutorService ticker() {
     return ticker;
+  }
+
+  /** The slots of content judgements, per run. */
+  RunSlots judgements() {
+    return judgements;
+  }
+
+  /** How long a push waits for one of its run's {@link #judgements} slots. */
+  Duration judgementWait() {
+    return judgementWait;
   }
 
   boolean closed() {

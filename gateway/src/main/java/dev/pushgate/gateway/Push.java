@@ -39,6 +39,8 @@ final class Push implements AutoCloseable {
   private StreamedForward streamed;
   /** Upstream's refs, for an advertisement made while the cache fetches them; or null. */
   private Map<String, ObjectId> upstreamRefs;
+  /** True once the git client has gone: its judgement is then abandoned. */
+  private volatile java.util.function.BooleanSupplier clientGone = () -> false;
 
   /**
    * @param judged the command list as read before the pack, empty when it could not be read
@@ -60,6 +62,20 @@ final class Push implements AutoCloseable {
   /** Leaves this push on {@code req}, for the receive-pack JGit sets up for it. */
   void attachTo(ServletRequest req) {
     req.setAttribute(ATTRIBUTE, this);
+  }
+
+  /** Watches {@code req}'s connection: a push whose client has gone is not judged further. */
+  void watchClient(ServletRequest req) {
+    clientGone = ClientGone.of(req);
+  }
+
+  /**
+   * The budget of this push's judgement: {@code budget} long, while its client is there and the
+   * gateway is not {@code stopping}.
+   */
+  JudgementBudget judgementBudget(java.time.Duration budget,
+      java.util.function.BooleanSupplier stopping) {
+    return new JudgementBudget(budget, clientGone, stopping);
   }
 
   RunContext run() {

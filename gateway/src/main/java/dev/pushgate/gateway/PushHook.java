@@ -105,6 +105,11 @@ final class PushHook implements PreReceiveHook {
       if (!allowed.isEmpty()) {
         forward(rp, allowed, allowed.size() == items.size(), start);
       }
+    } catch (JudgementBudget.Abandoned e) {
+      // Nobody waits for the answer (the client went, or the appliance stops): one line, and
+      // nothing is pushed.
+      log.info("run {}: push to {} not judged further, {}", run.runId(), repo, e.getMessage());
+      refuseUndecided(commands, e.getMessage() + "; nothing was pushed, push again");
     } catch (AuditLog.AuditException e) {
       log.error("run {}: audit log unavailable, push to {} refused", run.runId(), repo, e);
       refuseUndecided(commands, "the audit log is unavailable, so nothing can be pushed; try again later");
@@ -130,8 +135,25 @@ final class PushHook implements PreReceiveHook {
       }
       return;
     }
-    try (ContentJudge content = new ContentJudge(rp.getRepository(), run.content(),
-        SecretScanner.standard())) {
+    GatewayThreads threads = services.threads();
+    JudgementBudget budget = push.judgementBudget(ContentJudge.BUDGET, threads::closed);
+    // One run's judgements take at most its share of the cores; its other pushes wait here.
+    Optional<RunSlots.Slot> slot = threads.judgements().take(run.runId(),
+        threads.judgementWait(), budget::check);
+    if (slot.isEmpty()) {
+      String why = "this run already has " + threads.judgements().perRun() + " push"
+          + (threads.judgements().perRun() == 1 ? "" : "es") + " being judged (one run may use"
+          + " its share of the appliance's cores) and this one waited "
+          + threads.judgementWait().toSeconds()
+          + " s; nothing was pushed, push again once those finish";
+      for (Item i : items) {
+        i.refuse(RefusalCode.JUDGE_BUSY, why);
+      }
+      return;
+    }
+    try (RunSlots.Slot held = slot.get();
+        ContentJudge content = new ContentJudge(rp.getRepository(), run.content(),
+            SecretScanner.standard(), budget)) {
       judgeEach(rp, items, upstreamRefs, content, asks);
     }
     askApprovers(rp, items, upstreamRefs, asks);

@@ -22,6 +22,8 @@ public enum RefusalCode {
   INVALID_COMMAND,
   /** Upstream refused the update or could not be reached. */
   UPSTREAM_REJECTED,
+  /** The run's other pushes took its share of the judge, and this one waited too long: retry. */
+  JUDGE_BUSY,
   /** Something failed inside the gateway; the push is refused, never let through. */
   INTERNAL
 }

@@ -38,6 +38,43 @@ public final class RunSlots {
     return taken[0] ? Optional.of(new Slot(runId)) : Optional.empty();
   }
 
+  /**
+   * A slot for {@code runId}, waiting up to {@code maxWait} for one of its own to be released;
+   * empty when none was in time.
+   *
+   * @param stillWanted checked while waiting: it throws when the caller no longer waits (its
+   *     client has gone, the appliance stops), and the wait ends with it
+   */
+  public Optional<Slot> take(String runId, java.time.Duration maxWait, StillWanted stillWanted)
+      throws java.io.IOException, InterruptedException {
+    long end = System.nanoTime() + maxWait.toNanos();
+    synchronized (this) {
+      while (true) {
+        Optional<Slot> slot = tryTake(runId);
+        if (slot.isPresent()) {
+          return slot;
+        }
+        stillWanted.check();
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          return Optional.empty();
+        }
+        // Woken when a slot is released; the slice bounds how late a gone client is noticed.
+        wait(Math.max(1, Math.min(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left),
+            STILL_WANTED_EVERY_MS)));
+      }
+    }
+  }
+
+  /** How often a waiting caller is asked whether it still waits. */
+  private static final long STILL_WANTED_EVERY_MS = 200;
+
+  /** Whether a waiting caller still waits; throws when not. */
+  @FunctionalInterface
+  public interface StillWanted {
+    void check() throws java.io.IOException;
+  }
+
   /** Requests of {@code runId} in flight now. */
   public int inFlight(String runId) {
     return inFlight.getOrDefault(runId, 0);
@@ -59,6 +96,9 @@ public final class RunSlots {
       }
       released = true;
       inFlight.computeIfPresent(runId, (id, n) -> n <= 1 ? null : n - 1);
+      synchronized (RunSlots.this) {
+        RunSlots.this.notifyAll(); // a caller of take may be waiting for this slot
+      }
     }
   }
 }

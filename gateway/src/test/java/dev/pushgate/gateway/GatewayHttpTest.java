@@ -51,12 +51,17 @@ class GatewayHttpTest {
   private static final RunContext RUN = new RunContext("run-1", "ws-1", WIDGET, List.of(DOCS),
       PushRules.of(List.of(PushRule.of("refs/heads/main", Decision.DENY, "push to main is denied"))),
       Decision.ALLOW);
+  /** A second run of the same workspace, pushing in a loop. */
+  private static final String FLOOD_CREDENTIAL = "pgr_floodCredential012345678";
+  private static final RunContext FLOOD_RUN = new RunContext("run-flood", "ws-1", WIDGET,
+      List.of(), PushRules.ALLOW_ALL);
 
   @TempDir Path dir;
   /** The run the credential stands for; a test may give it other rules before it pushes. */
   private RunContext run = RUN;
   private Approvals approvals = Approvals.NONE;
   private Server server;
+  private Gateway gateway;
   private Repository upstream;
   private RevCommit base;
   private final RecordingAudit audit = new RecordingAudit();
@@ -105,9 +110,10 @@ class GatewayHttpTest {
         1L << 30, clientTimeout, Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC),
         writeTokensPerMinute);
     RunAuthenticator authenticator =
-        credential -> CREDENTIAL.equals(credential) ? Optional.of(run) : Optional.empty();
+        credential -> CREDENTIAL.equals(credential) ? Optional.of(run)
+            : FLOOD_CREDENTIAL.equals(credential) ? Optional.of(FLOOD_RUN) : Optional.empty();
     Approvals asked = (q, progress) -> approvals.ask(q, progress);
-    Gateway gateway = new Gateway(config, authenticator, access, audit, asked, forwards);
+    gateway = new Gateway(config, authenticator, access, audit, asked, forwards);
     Server s = new Server();
     ServerConnector connector = new ServerConnector(s);
     connector.setHost("127.0.0.1");
@@ -550,9 +556,15 @@ class GatewayHttpTest {
   /** Pushes {@code refSpecs} from {@code client} through the gateway, as the run. */
   private PushResult push(Repository client, boolean atomic, String... refSpecs)
       throws Exception {
+    return push(CREDENTIAL, client, atomic, refSpecs);
+  }
+
+  /** Pushes {@code refSpecs} from {@code client} through the gateway, as the run of credential. */
+  private PushResult push(String credential, Repository client, boolean atomic,
+      String... refSpecs) throws Exception {
     URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
     try (Transport t = Transport.open(client, uri)) {
-      ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
+      ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + credential));
       t.setPushAtomic(atomic);
       return t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(
           Stream.of(refSpecs).map(RefSpec::new).toList()));
@@ -568,6 +580,53 @@ class GatewayHttpTest {
       throw new AssertionError(e.getMessage(), e);
     }
     return lease.closes.get();
+  }
+
+  /**
+   * One run pushing, in parallel, histories that are slow to judge (thousands of files swapped
+   * between contents already seen, in every commit) takes its share of the judge, not all of it:
+   * another run's push is judged and lands while the flood runs, and a stopping gateway ends the
+   * flood's judgements.
+   */
+  @Test
+  void oneRunFloodingTheJudgeDoesNotStopAnotherRunsPush() throws Exception {
+    int floods = GatewayThreads.JUDGEMENTS_PER_RUN + 2;
+    List<java.util.concurrent.CompletableFuture<PushResult>> flood = new java.util.ArrayList<>();
+    try (Repository slow = TestRepos.bare(dir.resolve("flood.git"));
+        Repository client = clientWithNewMain()) {
+      RevCommit tip = TestRepos.swappingHistory(slow, 2_000, 400);
+      for (int i = 0; i < floods; i++) {
+        String spec = tip.name() + ":refs/heads/flood-" + i;
+        flood.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            return push(FLOOD_CREDENTIAL, slow, false, spec);
+          } catch (Exception e) {
+            throw new java.util.concurrent.CompletionException(e);
+          }
+        }));
+      }
+      RunSlots judging = gateway.threads().judgements();
+      Wait.until(Duration.ofSeconds(60), "the flood to be judged",
+          () -> judging.inFlight("run-flood") > 0);
+
+      TestRepos.setRef(client, "refs/heads/feature", client.resolve("refs/heads/main"));
+      PushResult quiet = push(client, false, "refs/heads/feature:refs/heads/feature");
+
+      assertThat(quiet.getRemoteUpdate("refs/heads/feature").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(client.resolve("refs/heads/main"));
+      assertThat(flood).as("the flood still runs").anyMatch(f -> !f.isDone());
+      assertThat(judging.inFlight("run-flood")).isLessThanOrEqualTo(judging.perRun());
+
+      // Stopping the gateway abandons the flood's judgements: every flood push ends.
+      server.stop();
+      Wait.until(Duration.ofSeconds(60), "the flood's pushes to end",
+          () -> flood.stream().allMatch(java.util.concurrent.CompletableFuture::isDone));
+      assertThat(judging.inFlight("run-flood")).isZero();
+      for (int i = 0; i < floods; i++) {
+        assertThat(idOf(upstream, "refs/heads/flood-" + i)).as("flood-" + i).isNull();
+      }
+    }
   }
 
   @Test

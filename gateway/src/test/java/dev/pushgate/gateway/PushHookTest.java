@@ -75,7 +75,7 @@ class PushHookTest {
   private ContentRules content = ContentRules.DEFAULT;
   private TestProtocol<HttpServletRequest> protocol;
   private HttpUpstream http;
-  private final GatewayThreads threads = new GatewayThreads();
+  private GatewayThreads threads = new GatewayThreads();
 
   @BeforeEach
   void upstreamCacheAndClient() throws Exception {
@@ -374,6 +374,25 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
     assertThat(audit.records).singleElement()
         .satisfies(rec -> assertThat(rec.code()).isEqualTo(RefusalCode.NO_APPROVER));
+  }
+
+  @Test
+  void aPushWaitingTooLongForItsRunsOtherJudgementsIsRefusedToRetry() throws Exception {
+    threads.close();
+    threads = new GatewayThreads(1, Duration.ZERO);
+    TestRepos.setRef(client, "refs/heads/feature", clientCommit("next", base));
+    try (RunSlots.Slot busy = threads.judgements().tryTake("run-1").orElseThrow()) {
+      PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/feature:refs/heads/feature");
+
+      assertThat(message(r, "refs/heads/feature")).isEqualTo("Control Center policy: this run"
+          + " already has 1 push being judged (one run may use its share of the appliance's"
+          + " cores) and this one waited 0 s; nothing was pushed, push again once those finish");
+    }
+    assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+    assertThat(access.leases).isEmpty();
+    assertThat(audit.records).singleElement()
+        .satisfies(rec -> assertThat(rec.code()).isEqualTo(RefusalCode.JUDGE_BUSY));
+    assertThat(threads.judgements().inFlight("run-1")).isZero();
   }
 
   @Test

@@ -30,4 +30,47 @@ class RunSlotsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a run needs at least one slot, not 0");
   }
+
+  @Test
+  void aWaitingCallerGetsTheSlotItsRunReleases() throws Exception {
+    RunSlots slots = new RunSlots(1);
+    RunSlots.Slot held = slots.tryTake("run-a").orElseThrow();
+    java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CompletableFuture<Optional<RunSlots.Slot>> waiting =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            return slots.take("run-a", java.time.Duration.ofMinutes(5), asked::countDown);
+          } catch (Exception e) {
+            throw new java.util.concurrent.CompletionException(e);
+          }
+        });
+    assertThat(asked.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    // Another run is not kept waiting by run-a's slots.
+    assertThat(slots.take("run-b", java.time.Duration.ZERO, () -> { })).isPresent();
+
+    held.close();
+
+    assertThat(waiting.get(60, java.util.concurrent.TimeUnit.SECONDS)).isPresent();
+    assertThat(slots.inFlight("run-a")).isEqualTo(1);
+  }
+
+  @Test
+  void aCallerThatWaitedItsMaximumGetsNone() throws Exception {
+    RunSlots slots = new RunSlots(1);
+    slots.tryTake("run-a").orElseThrow();
+
+    assertThat(slots.take("run-a", java.time.Duration.ofMillis(1), () -> { })).isEmpty();
+    assertThat(slots.inFlight("run-a")).isEqualTo(1);
+  }
+
+  @Test
+  void aCallerNoLongerWantedStopsWaiting() throws Exception {
+    RunSlots slots = new RunSlots(1);
+    slots.tryTake("run-a").orElseThrow();
+
+    assertThatThrownBy(() -> slots.take("run-a", java.time.Duration.ofMinutes(5), () -> {
+      throw new JudgementBudget.Abandoned("the client closed its connection");
+    })).isInstanceOf(JudgementBudget.Abandoned.class);
+    assertThat(slots.inFlight("run-a")).isEqualTo(1);
+  }
 }

@@ -100,4 +100,36 @@ final class TestRepos {
   static String url(Path dir) {
     return dir.toUri().toString();
   }
+
+  /**
+   * A history of {@code commits} commits after two, each swapping {@code files} files between
+   * two contents the first two already brought: nothing new to scan, every file a diff to walk.
+   */
+  static RevCommit swappingHistory(Repository db, int files, int commits) throws IOException {
+    Map<String, String> even = new java.util.TreeMap<>();
+    Map<String, String> odd = new java.util.TreeMap<>();
+    for (int i = 0; i < files; i++) {
+      even.put("f" + i + ".txt", i % 2 == 0 ? "one\n" : "two\n");
+      odd.put("f" + i + ".txt", i % 2 == 0 ? "two\n" : "one\n");
+    }
+    RevCommit a = TestRepos.commit(db, "even", even);
+    RevCommit b = TestRepos.commit(db, "odd", odd, a);
+    ObjectId parent = b;
+    PersonIdent who = new PersonIdent("Agent", "agent@example.invalid");
+    try (ObjectInserter ins = db.newObjectInserter()) {
+      for (int i = 0; i < commits; i++) {
+        org.eclipse.jgit.lib.CommitBuilder c = new org.eclipse.jgit.lib.CommitBuilder();
+        c.setTreeId((i % 2 == 0 ? a : b).getTree());
+        c.setParentId(parent);
+        c.setAuthor(who);
+        c.setCommitter(who);
+        c.setMessage("swap " + i);
+        parent = ins.insert(c);
+      }
+      ins.flush();
+    }
+    try (org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(db)) {
+      return walk.parseCommit(parent);
+    }
+  }
 }
