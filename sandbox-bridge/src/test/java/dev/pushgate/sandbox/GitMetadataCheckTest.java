@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -239,6 +240,64 @@ class GitMetadataCheckTest {
     assertThat(deep.resolve("objects/info/alternates")).doesNotExist();
     assertThat(git.resolve("objects/info/alternates")).doesNotExist();
     assertThat(deep.resolve("hooks/post-checkout")).doesNotExist();
+  }
+
+  @Test
+  void aHookTheRunChangedInARepositoryThatWasThereIsMovedAsideWhateverItsName() throws IOException {
+    Path r1 = repositoryWithHook(work.resolve("d/r1"));
+    Path r5 = repositoryWithHook(work.resolve("d/r5"));
+    Path r7 = repositoryWithHook(work.resolve("d/r7"));
+    Files.writeString(r7.resolve("hooks/post-checkout"), "#!/bin/sh\necho op\n");
+    Path untouched = repositoryWithHook(work.resolve("d/r0"));
+    GitMetadataCheck check = snapshot();
+    Files.writeString(r1.resolve("hooks/pre-commit"), "#!/bin/sh\ntouch /tmp/PWN\n");
+    Path script = Files.writeString(work.resolve("hl.sh"), "#!/bin/sh\ntouch /tmp/PWN\n");
+    Files.delete(r5.resolve("hooks/pre-commit"));
+    Files.createSymbolicLink(r5.resolve("hooks/pre-commit"), script);
+    Files.setPosixFilePermissions(r7.resolve("hooks/post-checkout"),
+        PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    String changed = ": a hook changed during the run (its bytes, its mode or what it is); moved to ";
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        r1.resolve("hooks/pre-commit") + changed + "pre-commit.planted-by-run (git does not run"
+            + " it there)",
+        r5.resolve("hooks/pre-commit") + changed + "pre-commit.planted-by-run (git does not run"
+            + " it there)",
+        r7.resolve("hooks/post-checkout") + changed + "post-checkout.planted-by-run (git does not"
+            + " run it there)");
+    assertThat(r1.resolve("hooks/pre-commit")).doesNotExist();
+    assertThat(Files.exists(r5.resolve("hooks/pre-commit"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(r7.resolve("hooks/post-checkout")).doesNotExist();
+    assertThat(untouched.resolve("hooks/pre-commit")).hasContent("#!/bin/sh\necho operator\n");
+  }
+
+  @Test
+  void aHooksDirectorySwappedForALinkIsMovedAside() throws IOException {
+    Path r2 = repositoryWithHook(work.resolve("d/r2"));
+    GitMetadataCheck check = snapshot();
+    Path mine = Files.createDirectories(work.resolve("myh"));
+    Files.writeString(mine.resolve("pre-commit"), "#!/bin/sh\ntouch /tmp/PWN\n");
+    Files.move(r2.resolve("hooks"), r2.resolve("hooks.old"));
+    Files.createSymbolicLink(r2.resolve("hooks"), mine);
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        r2.resolve("hooks.old") + ": created during the run and not something git's ordinary"
+            + " work leaves in a git directory; moved to hooks.old.planted-by-run (git does not"
+            + " read it there)",
+        r2.resolve("hooks") + ": not a directory after the run (a symlink or another file: git"
+            + " would run the hooks of wherever it leads); moved to hooks.planted-by-run (git"
+            + " does not read it there)");
+    assertThat(Files.exists(r2.resolve("hooks"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(mine.resolve("pre-commit")).exists();
+  }
+
+  private static Path repositoryWithHook(Path worktree) throws IOException {
+    Path g = gitDir(Files.createDirectories(worktree));
+    Files.createDirectories(g.resolve("hooks"));
+    Files.writeString(g.resolve("hooks/pre-commit"), "#!/bin/sh\necho operator\n");
+    Files.setPosixFilePermissions(g.resolve("hooks/pre-commit"),
+        PosixFilePermissions.fromString("rwxr-xr-x"));
+    return g;
   }
 
   @Test
