@@ -487,6 +487,27 @@ class GitMetadataCheckTest {
   }
 
   @Test
+  void theEditorTaskRunnerAndAgentFilesOfIssue29AreReportedWhenTheRunCreatesThem()
+      throws IOException {
+    GitMetadataCheck check = snapshot();
+    List<String> names = List.of(".vimrc", ".gvimrc", "_vimrc", ".nvimrc", ".mise/config.toml",
+        ".config/mise.toml", ".config/mise/config.toml", "mise.toml", ".mise.toml",
+        ".gemini/settings.json", "Justfile", "justfile", ".justfile", "Taskfile.yml",
+        "Taskfile.yaml", "Rakefile", ".zed/tasks.json");
+    for (String name : names) {
+      Files.createDirectories(work.resolve(name).getParent());
+      Files.writeString(work.resolve(name), "run evil\n");
+    }
+
+    List<String> reported = check.check().stream().map(SandboxViolation::target).toList();
+
+    for (String name : names) {
+      Path entry = work.resolve(name);
+      assertThat(reported).as(name).anyMatch(t -> entry.startsWith(Path.of(t)));
+    }
+  }
+
+  @Test
   void aRootThatWasEmptyAtLaunchIsTheRunsOwnAndNotReportedOn() throws IOException {
     Path clone = Files.createDirectories(tmp.resolve("clone"));
     GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(clone));
