@@ -325,6 +325,44 @@ class GitMetadataCheckTest {
   }
 
   @Test
+  void aWalkExhaustedByABulkDirectoryStillFindsTheRepositoryBesideItAndNamesWhatItDidNotFinish()
+      throws IOException {
+    Path bulk = Files.createDirectories(work.resolve("!bulk"));
+    Files.createDirectories(work.resolve("other/sub"));
+    Files.createDirectories(work.resolve("planted"));
+    RepositoryWalk.Limits limits = new RepositoryWalk.Limits(40, java.time.Duration.ofSeconds(30));
+    GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(work), limits);
+    for (int i = 0; i < 100; i++) {
+      Files.createLink(bulk.resolve("l" + i), git.resolve("HEAD"));
+    }
+    Files.writeString(work.resolve("planted/.git"), "gitdir: ../evil\n");
+
+    List<String> raw = check.check().stream().map(SandboxViolation::raw).toList();
+
+    assertThat(raw).contains(work.resolve("planted/.git") + ": a .git file appeared during the"
+        + " run; moved to .git.planted-by-run (git would have used the repository it names)");
+    assertThat(raw).anySatisfy(r -> assertThat(r).startsWith("not checked after the run: "
+        + bulk + " (the walk stopped after 40 entries; bounds 40 entries, 30 s)"));
+    assertThat(raw).noneSatisfy(r -> assertThat(r).contains("what the walk had not reached"));
+  }
+
+  @Test
+  void aWalkThatStopsNamesEveryTopLevelDirectoryItDidNotFinishBounded() throws IOException {
+    for (int i = 0; i < 30; i++) {
+      Files.createDirectories(work.resolve("d" + i + "/inner"));
+    }
+    RepositoryWalk.Found found =
+        RepositoryWalk.walk(List.of(work), new RepositoryWalk.Limits(40,
+            java.time.Duration.ofSeconds(30)));
+
+    assertThat(found.unchecked()).hasSize(RepositoryWalk.MAX_NAMED + 1);
+    assertThat(found.unchecked().subList(0, RepositoryWalk.MAX_NAMED))
+        .allSatisfy(u -> assertThat(u).startsWith(work + "/"));
+    assertThat(found.unchecked().get(RepositoryWalk.MAX_NAMED)).endsWith(
+        " more directories directly in " + work + " (not walked to the end)");
+  }
+
+  @Test
   void theWalkNeitherFollowsSymlinksNorEntersObjects() throws IOException {
     Path outside = Files.createDirectories(tmp.toRealPath().resolve("outside"));
     gitDir(outside);
