@@ -127,7 +127,7 @@ final class RepositoryWalk {
         return;
       }
       if (named == 0) {
-        unchecked.add(top + " (the walk stopped after " + limits.maxEntries() + " entries"
+        unchecked.add(top + " (the walk stopped after " + (entries - 1) + " entries"
             + (top.equals(at) ? "" : ", in " + at) + "; bounds " + limits.maxEntries()
             + " entries, " + limits.maxTime().toSeconds() + " s)");
       } else {
