@@ -24,7 +24,8 @@ import java.util.TreeSet;
  *     (git reads an empty one as nothing set; bwrap leaves empty ones as mount points)
  * @param oddFiles each of {@link #FILES} that exists but is not a regular file
  * @param hooks the hooks git would run: names in {@code hooks/} other than git's samples, each
- *     with the {@link TreeDigest} of what it is (bytes, mode, kind, link target)
+ *     with the {@link TreeDigest} of what it is (bytes, mode, kind, link target) and, for a
+ *     symlink, of what it leads to
  * @param entries every top-level entry by name, with the {@link TreeDigest} of each that holds
  *     an operation in progress ({@link GitMetadata#isOperationState}) and "" for the others
  */
@@ -59,7 +60,7 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
     if (Files.isDirectory(h, LinkOption.NOFOLLOW_LINKS)) {
       try (var entries = Files.list(h)) {
         entries.filter(p -> !p.getFileName().toString().endsWith(".sample"))
-            .forEach(p -> hooks.put(p.getFileName().toString(), TreeDigest.of(p)));
+            .forEach(p -> hooks.put(p.getFileName().toString(), hookDigest(p)));
       }
     }
     Map<String, String> entries = new LinkedHashMap<>();
@@ -70,6 +71,22 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
       });
     }
     return new GitDirectoryState(key, files, odd, hooks, entries);
+  }
+
+  /**
+   * What git runs for one hook: the entry itself and, for a symlink, what it leads to (a hook
+   * the operator linked to a script in the worktree runs whatever the run wrote there).
+   */
+  private static String hookDigest(Path hook) {
+    String digest = TreeDigest.of(hook);
+    if (!Files.isSymbolicLink(hook)) {
+      return digest;
+    }
+    try {
+      return digest + " -> " + TreeDigest.of(hook.toRealPath());
+    } catch (IOException e) {
+      return digest + " -> nothing";
+    }
   }
 
   boolean sameDirectory(GitDirectoryState other) {

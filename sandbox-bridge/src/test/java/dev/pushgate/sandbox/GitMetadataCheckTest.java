@@ -272,6 +272,26 @@ class GitMetadataCheckTest {
   }
 
   @Test
+  void aHookThatLinksToAScriptTheRunChangedIsMovedAsideAndTheScriptLeftAlone()
+      throws IOException {
+    Path deep = gitDir(Files.createDirectories(work.resolve("d/linked")));
+    Path script = Files.writeString(Files.createDirectories(work.resolve("scripts"))
+        .resolve("pre-commit"), "#!/bin/sh\necho operator\n");
+    Files.createDirectories(deep.resolve("hooks"));
+    Files.createSymbolicLink(deep.resolve("hooks/pre-commit"),
+        Path.of("../../../../scripts/pre-commit"));
+    GitMetadataCheck check = snapshot();
+    Files.writeString(script, "#!/bin/sh\ntouch /tmp/PWN\n");
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        deep.resolve("hooks/pre-commit") + ": a hook changed during the run (its bytes, its mode"
+            + " or what it is); moved to pre-commit.planted-by-run (git does not run it there)");
+    assertThat(Files.exists(deep.resolve("hooks/pre-commit"), LinkOption.NOFOLLOW_LINKS))
+        .isFalse();
+    assertThat(script).exists();
+  }
+
+  @Test
   void aHooksDirectorySwappedForALinkIsMovedAside() throws IOException {
     Path r2 = repositoryWithHook(work.resolve("d/r2"));
     GitMetadataCheck check = snapshot();
