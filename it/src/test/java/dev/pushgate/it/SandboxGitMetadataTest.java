@@ -439,6 +439,58 @@ class SandboxGitMetadataTest {
         app.dataDir.toString())).contains("host-tool-file " + work.resolve(".envrc"));
   }
 
+  @Test
+  void hooksTheAgentChangedInTheOperatorsDeepRepositoriesAreMovedAsideAndRunNothing()
+      throws Exception {
+    Path work = Files.createDirectories(root.resolve("work-hooks"));
+    for (String r : List.of("d/r1", "d/r2", "d/r5", "d/r7")) {
+      Path repo = Files.createDirectories(work.resolve(r));
+      operatorRepository(repo, "first");
+      Path hook = Files.writeString(repo.resolve(".git/hooks/pre-commit"),
+          "#!/bin/sh\necho operator-hook\n");
+      Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+    Files.writeString(work.resolve("d/r7/.git/hooks/post-checkout"), "#!/bin/sh\necho op\n");
+    Path marks = Files.createDirectories(root.resolve("hook-marks"));
+
+    PushgateExec.Result exec = exec(work, """
+        set -e
+        printf '#!/bin/sh\ntouch MARKS/modhook\n' > d/r1/.git/hooks/pre-commit
+        mkdir myh; printf '#!/bin/sh\ntouch MARKS/hooksym\n' > myh/pre-commit
+        chmod +x myh/pre-commit
+        mv d/r2/.git/hooks d/r2/.git/hooks.old; ln -s ../../../myh d/r2/.git/hooks
+        printf '#!/bin/sh\ntouch MARKS/hooklink\n' > hl.sh; chmod +x hl.sh
+        rm d/r5/.git/hooks/pre-commit; ln -s ../../../../hl.sh d/r5/.git/hooks/pre-commit
+        printf '#!/bin/sh\ntouch MARKS/r7\n' > d/r7/.git/hooks/post-checkout
+        chmod +x d/r7/.git/hooks/post-checkout
+        echo planted
+        """.replace("MARKS", marks.toString()));
+
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    assertThat(exec.stdout()).contains("planted");
+    String changed = ": a hook changed during the run (its bytes, its mode or what it is); moved"
+        + " to ";
+    assertThat(exec.stderr())
+        .contains("pushgate:   " + work.resolve("d/r1/.git/hooks/pre-commit") + changed
+            + "pre-commit.planted-by-run (git does not run it there)")
+        .contains("pushgate:   " + work.resolve("d/r5/.git/hooks/pre-commit") + changed
+            + "pre-commit.planted-by-run (git does not run it there)")
+        .contains("pushgate:   " + work.resolve("d/r7/.git/hooks/post-checkout") + changed
+            + "post-checkout.planted-by-run (git does not run it there)")
+        .contains("pushgate:   " + work.resolve("d/r2/.git/hooks") + ": not a directory after"
+            + " the run (a symlink or another file: git would run the hooks of wherever it"
+            + " leads); moved to hooks.planted-by-run (git does not read it there)");
+
+    GitRun operator = new GitRun(home, Map.of());
+    for (String r : List.of("d/r1", "d/r2", "d/r5", "d/r7")) {
+      operator.in(work.resolve(r), "commit", "-q", "--allow-empty", "-m", "operator").ok();
+      operator.in(work.resolve(r), "checkout", "-q", "-b", "operator-branch").ok();
+    }
+    try (var left = Files.list(marks)) {
+      assertThat(left).as("programs of the agent's that the operator's git ran").isEmpty();
+    }
+  }
+
   /** Makes {@code dir} a repository of the operator's, with one empty commit per message. */
   private static void operatorRepository(Path dir, String... commits) throws Exception {
     GitRun operator = new GitRun(home, Map.of());

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -22,16 +23,21 @@ import java.util.TreeSet;
  * @param files each of {@link #FILES} that is a non-empty regular file, by name, with its bytes
  *     (git reads an empty one as nothing set; bwrap leaves empty ones as mount points)
  * @param oddFiles each of {@link #FILES} that exists but is not a regular file
- * @param hooks the hooks git would run: names in {@code hooks/} other than git's samples
+ * @param hooks the hooks git would run: names in {@code hooks/} other than git's samples, each
+ *     with the {@link TreeDigest} of what it is (bytes, mode, kind, link target) and, for a
+ *     symlink, of what it leads to
  * @param entries every top-level entry by name, with the {@link TreeDigest} of each that holds
  *     an operation in progress ({@link GitMetadata#isOperationState}) and "" for the others
  */
 record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> oddFiles,
-    Set<String> hooks, Map<String, String> entries) {
+    Map<String, String> hooks, Map<String, String> entries) {
 
   /** The files of a git directory that name a program or another repository. */
   static final List<String> FILES = List.of("config", "config.worktree", GitMetadata.COMMONDIR,
       "objects/info/alternates", "objects/info/http-alternates");
+
+  /** The directory of a git directory whose entries git runs as hooks. */
+  static final String HOOKS = "hooks";
 
   static GitDirectoryState of(Path dir) throws IOException {
     Object key = Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
@@ -49,12 +55,12 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
         odd.add(name);
       }
     }
-    Set<String> hooks = new TreeSet<>();
-    Path h = dir.resolve("hooks");
+    Map<String, String> hooks = new TreeMap<>();
+    Path h = dir.resolve(HOOKS);
     if (Files.isDirectory(h, LinkOption.NOFOLLOW_LINKS)) {
       try (var entries = Files.list(h)) {
-        entries.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".sample"))
-            .forEach(hooks::add);
+        entries.filter(p -> !p.getFileName().toString().endsWith(".sample"))
+            .forEach(p -> hooks.put(p.getFileName().toString(), hookDigest(p)));
       }
     }
     Map<String, String> entries = new LinkedHashMap<>();
@@ -65,6 +71,22 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
       });
     }
     return new GitDirectoryState(key, files, odd, hooks, entries);
+  }
+
+  /**
+   * What git runs for one hook: the entry itself and, for a symlink, what it leads to (a hook
+   * the operator linked to a script in the worktree runs whatever the run wrote there).
+   */
+  private static String hookDigest(Path hook) {
+    String digest = TreeDigest.of(hook);
+    if (!Files.isSymbolicLink(hook)) {
+      return digest;
+    }
+    try {
+      return digest + " -> " + TreeDigest.of(hook.toRealPath());
+    } catch (IOException e) {
+      return digest + " -> nothing";
+    }
   }
 
   boolean sameDirectory(GitDirectoryState other) {

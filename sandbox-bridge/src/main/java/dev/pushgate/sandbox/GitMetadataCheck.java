@@ -198,8 +198,8 @@ final class GitMetadataCheck implements RunEndCheck {
   /**
    * One git directory that is there after the run. One the run created (or put in the place of
    * another) is moved aside when git on the host would run or follow anything of it; in one that
-   * was there, what the run changed of {@link GitDirectoryState#FILES} is put back and new hooks
-   * are moved aside. A planted {@code commondir} is removed from either.
+   * was there, what the run changed of {@link GitDirectoryState#FILES} is put back and new or
+   * changed hooks are moved aside ({@link ChangedHooks}). A planted {@code commondir} is removed from either.
    */
   private void judge(Path dir, GitDirectoryState was, List<SandboxViolation> found)
       throws IOException {
@@ -238,13 +238,7 @@ final class GitMetadataCheck implements RunEndCheck {
       found.add(violation(file, "changed during the run; put back as it was"
           + (bytes == null ? " (removed)" : "")));
     }
-    for (String hook : now.hooks()) {
-      if (!was.hooks().contains(hook)) {
-        Path aside = quarantine(dir.resolve("hooks").resolve(hook));
-        found.add(violation(dir.resolve("hooks").resolve(hook), "a hook added during the run;"
-            + " moved to " + aside.getFileName() + " (git does not run it there)"));
-      }
-    }
+    ChangedHooks.judge(dir, was, now, found);
   }
 
   /** A {@code commondir} the run planted is removed; one that was there is put back as it was. */

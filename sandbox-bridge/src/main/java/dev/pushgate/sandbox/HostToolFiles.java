@@ -23,6 +23,12 @@ final class HostToolFiles {
   /** One name at a worktree's root and what on the operator's side runs it. */
   record Entry(String name, String runBy) {}
 
+  private static final String MISE = "mise runs its hooks and tasks, once trusted";
+  private static final String EXRC = "vim and Neovim with 'exrc' run it";
+  private static final String JUST = "just runs its recipes";
+  private static final String TASK = "Task (go-task) runs its tasks";
+  private static final String RAKE = "rake runs it";
+
   static final List<Entry> ENTRIES = List.of(
       new Entry(".envrc", "direnv runs it on entering the directory, once allowed"),
       new Entry(".devcontainer", "a dev container build runs its commands, initializeCommand"
@@ -41,10 +47,32 @@ final class HostToolFiles {
       new Entry("Makefile", "make runs it"),
       new Entry("GNUmakefile", "make runs it"),
       new Entry("makefile", "make runs it"),
-      new Entry("mise.toml", "mise runs its hooks and tasks, once trusted"),
-      new Entry(".mise.toml", "mise runs its hooks and tasks, once trusted"),
+      new Entry("mise.toml", MISE),
+      new Entry(".mise.toml", MISE),
+      new Entry(".mise", MISE),
+      new Entry(".config/mise.toml", MISE),
+      new Entry(".config/mise", MISE),
       new Entry(".nvim.lua", "Neovim with 'exrc' runs it, once trusted"),
-      new Entry(".exrc", "vim with 'exrc' runs it"));
+      new Entry(".nvimrc", "Neovim with 'exrc' runs it, once trusted"),
+      new Entry(".exrc", EXRC),
+      new Entry(".vimrc", EXRC),
+      new Entry(".gvimrc", EXRC),
+      new Entry("_vimrc", EXRC),
+      new Entry(".gemini", "Gemini CLI takes its settings and starts the MCP servers they name"),
+      new Entry(".zed", "Zed runs its tasks and takes its settings"),
+      new Entry("Justfile", JUST),
+      new Entry("justfile", JUST),
+      new Entry(".justfile", JUST),
+      new Entry("Taskfile.yml", TASK),
+      new Entry("Taskfile.yaml", TASK),
+      new Entry("taskfile.yml", TASK),
+      new Entry("taskfile.yaml", TASK),
+      new Entry("Taskfile.dist.yml", TASK),
+      new Entry("Taskfile.dist.yaml", TASK),
+      new Entry("Rakefile", RAKE),
+      new Entry("rakefile", RAKE),
+      new Entry("Rakefile.rb", RAKE),
+      new Entry("rakefile.rb", RAKE));
 
   private HostToolFiles() {}
 

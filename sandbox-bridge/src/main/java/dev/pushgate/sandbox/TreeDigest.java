@@ -7,13 +7,16 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 
 /**
- * What a file or a directory tree holds, as one SHA-256: names, kinds, bytes and link targets,
+ * What a file or a directory tree holds, as one SHA-256: names, kinds, bytes, whether a file is
+ * executable, and link targets,
  * never following a link. Two digests are equal when nothing of the tree changed, so that what a
  * run left can be told from what was there before it.
  */
@@ -66,7 +69,9 @@ final class TreeDigest {
     if (a.isSymbolicLink()) {
       sha.update(("L" + Files.readSymbolicLink(path) + "\0").getBytes(StandardCharsets.UTF_8));
     } else if (a.isRegularFile()) {
-      sha.update(("F" + a.size() + "\0").getBytes(StandardCharsets.UTF_8));
+      // The mode counts: a hook git skipped at launch runs once it is made executable.
+      sha.update(("F" + a.size() + (isExecutable(path) ? "x" : "") + "\0")
+          .getBytes(StandardCharsets.UTF_8));
       try (InputStream in = Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS)) {
         byte[] buf = new byte[8192];
         for (int n; (n = in.read(buf)) > 0; ) {
@@ -85,5 +90,13 @@ final class TreeDigest {
     } else {
       sha.update("O\0".getBytes(StandardCharsets.UTF_8));
     }
+  }
+
+  /** Whether any execute bit is set: git runs a hook that any of them lets it run. */
+  private static boolean isExecutable(Path file) throws IOException {
+    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
+    return mode.contains(PosixFilePermission.OWNER_EXECUTE)
+        || mode.contains(PosixFilePermission.GROUP_EXECUTE)
+        || mode.contains(PosixFilePermission.OTHERS_EXECUTE);
   }
 }

@@ -43,11 +43,16 @@ final class UntrustedEntries {
    * system); failing that, removes it. Either way git no longer finds it; when neither works, the
    * report says so and what to do.
    */
-  private static void moveAside(Path entry, String what, List<SandboxViolation> found) {
+  static void moveAside(Path entry, String what, List<SandboxViolation> found) {
+    moveAside(entry, what, "git does not read it there", found);
+  }
+
+  /** As {@link #moveAside(Path, String, List)}, saying {@code there} of the new place. */
+  static void moveAside(Path entry, String what, String there, List<SandboxViolation> found) {
     try {
       Path aside = GitMetadataCheck.quarantine(entry);
       found.add(GitMetadataCheck.violation(entry, what + "; moved to " + aside.getFileName()
-          + " (git does not read it there)"));
+          + " (" + there + ")"));
     } catch (IOException moving) {
       try {
         FileTrees.delete(entry);

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -242,6 +243,84 @@ class GitMetadataCheckTest {
   }
 
   @Test
+  void aHookTheRunChangedInARepositoryThatWasThereIsMovedAsideWhateverItsName() throws IOException {
+    Path r1 = repositoryWithHook(work.resolve("d/r1"));
+    Path r5 = repositoryWithHook(work.resolve("d/r5"));
+    Path r7 = repositoryWithHook(work.resolve("d/r7"));
+    Files.writeString(r7.resolve("hooks/post-checkout"), "#!/bin/sh\necho op\n");
+    Path untouched = repositoryWithHook(work.resolve("d/r0"));
+    GitMetadataCheck check = snapshot();
+    Files.writeString(r1.resolve("hooks/pre-commit"), "#!/bin/sh\ntouch /tmp/PWN\n");
+    Path script = Files.writeString(work.resolve("hl.sh"), "#!/bin/sh\ntouch /tmp/PWN\n");
+    Files.delete(r5.resolve("hooks/pre-commit"));
+    Files.createSymbolicLink(r5.resolve("hooks/pre-commit"), script);
+    Files.setPosixFilePermissions(r7.resolve("hooks/post-checkout"),
+        PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    String changed = ": a hook changed during the run (its bytes, its mode or what it is); moved to ";
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        r1.resolve("hooks/pre-commit") + changed + "pre-commit.planted-by-run (git does not run"
+            + " it there)",
+        r5.resolve("hooks/pre-commit") + changed + "pre-commit.planted-by-run (git does not run"
+            + " it there)",
+        r7.resolve("hooks/post-checkout") + changed + "post-checkout.planted-by-run (git does not"
+            + " run it there)");
+    assertThat(r1.resolve("hooks/pre-commit")).doesNotExist();
+    assertThat(Files.exists(r5.resolve("hooks/pre-commit"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(r7.resolve("hooks/post-checkout")).doesNotExist();
+    assertThat(untouched.resolve("hooks/pre-commit")).hasContent("#!/bin/sh\necho operator\n");
+  }
+
+  @Test
+  void aHookThatLinksToAScriptTheRunChangedIsMovedAsideAndTheScriptLeftAlone()
+      throws IOException {
+    Path deep = gitDir(Files.createDirectories(work.resolve("d/linked")));
+    Path script = Files.writeString(Files.createDirectories(work.resolve("scripts"))
+        .resolve("pre-commit"), "#!/bin/sh\necho operator\n");
+    Files.createDirectories(deep.resolve("hooks"));
+    Files.createSymbolicLink(deep.resolve("hooks/pre-commit"),
+        Path.of("../../../../scripts/pre-commit"));
+    GitMetadataCheck check = snapshot();
+    Files.writeString(script, "#!/bin/sh\ntouch /tmp/PWN\n");
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        deep.resolve("hooks/pre-commit") + ": a hook changed during the run (its bytes, its mode"
+            + " or what it is); moved to pre-commit.planted-by-run (git does not run it there)");
+    assertThat(Files.exists(deep.resolve("hooks/pre-commit"), LinkOption.NOFOLLOW_LINKS))
+        .isFalse();
+    assertThat(script).exists();
+  }
+
+  @Test
+  void aHooksDirectorySwappedForALinkIsMovedAside() throws IOException {
+    Path r2 = repositoryWithHook(work.resolve("d/r2"));
+    GitMetadataCheck check = snapshot();
+    Path mine = Files.createDirectories(work.resolve("myh"));
+    Files.writeString(mine.resolve("pre-commit"), "#!/bin/sh\ntouch /tmp/PWN\n");
+    Files.move(r2.resolve("hooks"), r2.resolve("hooks.old"));
+    Files.createSymbolicLink(r2.resolve("hooks"), mine);
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
+        r2.resolve("hooks.old") + ": created during the run and not something git's ordinary"
+            + " work leaves in a git directory; moved to hooks.old.planted-by-run (git does not"
+            + " read it there)",
+        r2.resolve("hooks") + ": not a directory after the run (a symlink or another file: git"
+            + " would run the hooks of wherever it leads); moved to hooks.planted-by-run (git"
+            + " does not read it there)");
+    assertThat(Files.exists(r2.resolve("hooks"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(mine.resolve("pre-commit")).exists();
+  }
+
+  private static Path repositoryWithHook(Path worktree) throws IOException {
+    Path g = gitDir(Files.createDirectories(worktree));
+    Files.createDirectories(g.resolve("hooks"));
+    Files.writeString(g.resolve("hooks/pre-commit"), "#!/bin/sh\necho operator\n");
+    Files.setPosixFilePermissions(g.resolve("hooks/pre-commit"),
+        PosixFilePermissions.fromString("rwxr-xr-x"));
+    return g;
+  }
+
+  @Test
   void anEmptyPlaceholderBwrapLeftIsNotAChange() throws IOException {
     GitMetadataCheck check = snapshot();
     Files.createDirectories(git.resolve("objects/info"));
@@ -263,6 +342,44 @@ class GitMetadataCheckTest {
       assertThat(v.raw()).startsWith("not checked after the run: ")
           .contains("stopped after 10 entries").contains("before running git in or under it");
     });
+  }
+
+  @Test
+  void aWalkExhaustedByABulkDirectoryStillFindsTheRepositoryBesideItAndNamesWhatItDidNotFinish()
+      throws IOException {
+    Path bulk = Files.createDirectories(work.resolve("!bulk"));
+    Files.createDirectories(work.resolve("other/sub"));
+    Files.createDirectories(work.resolve("planted"));
+    RepositoryWalk.Limits limits = new RepositoryWalk.Limits(40, java.time.Duration.ofSeconds(30));
+    GitMetadataCheck check = GitMetadataCheck.snapshot(List.of(work), limits);
+    for (int i = 0; i < 100; i++) {
+      Files.createLink(bulk.resolve("l" + i), git.resolve("HEAD"));
+    }
+    Files.writeString(work.resolve("planted/.git"), "gitdir: ../evil\n");
+
+    List<String> raw = check.check().stream().map(SandboxViolation::raw).toList();
+
+    assertThat(raw).contains(work.resolve("planted/.git") + ": a .git file appeared during the"
+        + " run; moved to .git.planted-by-run (git would have used the repository it names)");
+    assertThat(raw).anySatisfy(r -> assertThat(r).startsWith("not checked after the run: "
+        + bulk + " (the walk stopped after 40 entries; bounds 40 entries, 30 s)"));
+    assertThat(raw).noneSatisfy(r -> assertThat(r).contains("what the walk had not reached"));
+  }
+
+  @Test
+  void aWalkThatStopsNamesEveryTopLevelDirectoryItDidNotFinishBounded() throws IOException {
+    for (int i = 0; i < 30; i++) {
+      Files.createDirectories(work.resolve("d" + i + "/inner"));
+    }
+    RepositoryWalk.Found found =
+        RepositoryWalk.walk(List.of(work), new RepositoryWalk.Limits(40,
+            java.time.Duration.ofSeconds(30)));
+
+    assertThat(found.unchecked()).hasSize(RepositoryWalk.MAX_NAMED + 1);
+    assertThat(found.unchecked().subList(0, RepositoryWalk.MAX_NAMED))
+        .allSatisfy(u -> assertThat(u).startsWith(work + "/"));
+    assertThat(found.unchecked().get(RepositoryWalk.MAX_NAMED)).endsWith(
+        " more directories directly in " + work + " (not walked to the end)");
   }
 
   @Test
@@ -425,6 +542,27 @@ class GitMetadataCheckTest {
             + " before using that tool here");
     assertThat(found).allSatisfy(v -> assertThat(v.endOfRun()).isTrue());
     assertThat(work.resolve(".envrc")).exists();
+  }
+
+  @Test
+  void theEditorTaskRunnerAndAgentFilesOfIssue29AreReportedWhenTheRunCreatesThem()
+      throws IOException {
+    GitMetadataCheck check = snapshot();
+    List<String> names = List.of(".vimrc", ".gvimrc", "_vimrc", ".nvimrc", ".mise/config.toml",
+        ".config/mise.toml", ".config/mise/config.toml", "mise.toml", ".mise.toml",
+        ".gemini/settings.json", "Justfile", "justfile", ".justfile", "Taskfile.yml",
+        "Taskfile.yaml", "Rakefile", ".zed/tasks.json");
+    for (String name : names) {
+      Files.createDirectories(work.resolve(name).getParent());
+      Files.writeString(work.resolve(name), "run evil\n");
+    }
+
+    List<String> reported = check.check().stream().map(SandboxViolation::target).toList();
+
+    for (String name : names) {
+      Path entry = work.resolve(name);
+      assertThat(reported).as(name).anyMatch(t -> entry.startsWith(Path.of(t)));
+    }
   }
 
   @Test
