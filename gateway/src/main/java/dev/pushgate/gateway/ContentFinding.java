@@ -13,7 +13,10 @@ import java.util.Map;
 record ContentFinding(String path, String commit, ContentRule rule, Kind kind, String detail) {
   /** What made the rule match. */
   enum Kind {
-    /** The file's path or name (a rule without content conditions). */
+    /**
+     * The file's path or name (a rule without content conditions); detail: empty, or what a
+     * symlink points to.
+     */
     PATH,
     /** Larger than the rule's maxSize; detail: the size in bytes. */
     SIZE,
@@ -56,7 +59,7 @@ record ContentFinding(String path, String commit, ContentRule rule, Kind kind, S
   String text() {
     String named = "\"" + rule.name() + "\"";
     String s = switch (kind) {
-      case PATH -> path + " matches " + named;
+      case PATH -> path + " matches " + named + (detail.isEmpty() ? "" : " (" + detail + ")");
       case SIZE -> path + " is larger than " + bytes(rule.maxSize().orElse(0)) + " (rule "
           + named + ")";
       case BINARY -> path + " is a binary file (rule " + named + ")";

@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import dev.pushgate.policy.ContentRule;
 import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ final class ContentJudge implements AutoCloseable {
   static final int MAX_FINDINGS = 20;
   /** Git's binary heuristic: a NUL byte in the first 8000 bytes. */
   static final int BINARY_PROBE = 8000;
+  /** Linux's PATH_MAX: no longer symlink target can be checked out. */
+  private static final int LINK_TARGET_MAX = 4096;
   /** Tags of tags followed this deep for their names and messages; git itself allows any. */
   static final int MAX_TAG_CHAIN = 16;
   /**
@@ -378,7 +381,12 @@ final class ContentJudge implements AutoCloseable {
   private ContentFinding judgeFile(String path, String shown, ObjectId id, FileMode mode,
       String commit) throws IOException {
     boolean blob = (mode.getObjectType() == Constants.OBJ_BLOB);
+    String linkTarget = path != null && mode == FileMode.SYMLINK ? linkTarget(id) : null;
     for (ContentRule r : rules.rules()) {
+      if (linkTarget != null && !r.covers(path) && r.coversLinkTarget(linkTarget)) {
+        return new ContentFinding(shown, commit, r, ContentFinding.Kind.PATH,
+            "a symlink to " + UntrustedText.printable(linkTarget));
+      }
       if (path == null ? !r.paths().isEmpty() || !r.files().isEmpty() : !r.covers(path)) {
         continue;
       }
@@ -419,6 +427,13 @@ final class ContentJudge implements AutoCloseable {
       }
     }
     return null;
+  }
+
+  /** A symlink's target as git stores it, its blob: at most a path's length is read. */
+  private String linkTarget(ObjectId id) throws IOException {
+    try (InputStream in = reader.open(id, Constants.OBJ_BLOB).openStream()) {
+      return new String(in.readNBytes(LINK_TARGET_MAX), java.nio.charset.StandardCharsets.UTF_8);
+    }
   }
 
   private boolean isBinary(ObjectId id) throws IOException {

@@ -747,6 +747,34 @@ class PushHookTest {
         + " Stripe API key (rule \"no secrets\", gitleaks id stripe-access-token)");
   }
 
+  /**
+   * Issue 29: the sandbox refuses {@code mkdir .env} and a symlink to {@code .env}; the push
+   * refuses a file under such a directory and such a symlink by the same rule, in its words.
+   */
+  @Test
+  void aSecretFileNameAsADirectoryOrASymlinkTargetIsRefused() throws Exception {
+    Map<String, String> refused = Map.of(
+        ".env/config", "Control Center policy: .env/config matches \"no secret files\"",
+        "deploy/id_rsa/key", "Control Center policy: deploy/id_rsa/key matches \"no secret"
+            + " files\"",
+        "link", "Control Center policy: link matches \"no secret files\" (a symlink to"
+            + " ../config/.env)");
+    for (Map.Entry<String, String> f : refused.entrySet()) {
+      TestRepos.setRef(client, MAIN, commit(client, f.getKey() + "\n", Map.of("README.md",
+          "base\n", f.getKey(), f.getKey().equals("link")
+              ? TestRepos.link("../config/.env") : "DEBUG=1\n"), base));
+
+      PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+      assertThat(message(r, MAIN)).as(f.getKey()).isEqualTo(f.getValue());
+      assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    }
+    TestRepos.setRef(client, MAIN, commit(client, "templates\n", Map.of("README.md", "base\n",
+        ".env.example/readme", "see\n", "example", TestRepos.link(".env.example")), base));
+    assertThat(status(push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main"), MAIN))
+        .isEqualTo(RemoteRefUpdate.Status.OK);
+  }
+
   @Test
   void renamingAFileUpstreamHasOntoADeniedNameIsRefused() throws Exception {
     RevCommit notes = commit(client, "notes\n",

@@ -38,6 +38,14 @@ final class TestRepos {
   }
 
   /** A commit whose tree holds exactly {@code files} (path → content), with these parents. */
+  /** What a file's content in {@link #commit} starts with to make it a symlink to the rest. */
+  private static final String LINK = "\0symlink to ";
+
+  /** A file content for {@link #commit} that makes the file a symlink to {@code target}. */
+  static String link(String target) {
+    return LINK + target;
+  }
+
   static RevCommit commit(Repository db, String message, Map<String, String> files,
       ObjectId... parents) throws IOException {
     try (ObjectInserter ins = db.newObjectInserter(); RevWalk walk = new RevWalk(db)) {
@@ -45,8 +53,10 @@ final class TestRepos {
       DirCacheBuilder b = index.builder();
       for (Map.Entry<String, String> f : files.entrySet()) {
         DirCacheEntry e = new DirCacheEntry(f.getKey());
-        e.setFileMode(FileMode.REGULAR_FILE);
-        e.setObjectId(ins.insert(Constants.OBJ_BLOB, f.getValue().getBytes(StandardCharsets.UTF_8)));
+        boolean link = f.getValue().startsWith(LINK);
+        e.setFileMode(link ? FileMode.SYMLINK : FileMode.REGULAR_FILE);
+        e.setObjectId(ins.insert(Constants.OBJ_BLOB, (link
+            ? f.getValue().substring(LINK.length()) : f.getValue()).getBytes(StandardCharsets.UTF_8)));
         b.add(e);
       }
       b.finish();

@@ -124,7 +124,8 @@ class ContentRulesTest {
    * Issues 29 and 30: the default rules refuse every file of the one list of secret files
    * ({@code .env.production}, an ssh private key, a PKCS #12 bundle), let the templates through
    * ({@code .env.example}, a public key), and still scan a template: a password inside a
-   * connection URL is refused wherever it is.
+   * connection URL is refused wherever it is. A secret-file name as a directory, or as what a
+   * symlink points to, is refused too: the sandbox refuses making either.
    */
   @Test
   void theSecretFilesListIsRefusedItsTemplatesLandAndAUrlPasswordIsFoundInThem()
@@ -157,6 +158,24 @@ class ContentRulesTest {
     Files.write(work.resolve("certs/server.p12"), new byte[] {0x30, (byte) 0x82, 0, 1, 2, 0});
     commitAll(git, work, "certificate bundle");
     assertRefused(git, work, "p12", "certs/server.p12 matches \"no secret files\")");
+
+    // Issue 29: what the sandbox refuses to make (mkdir .env, a symlink to .env) the push
+    // refuses to bring, by the same list.
+    reset(git, work);
+    write(work, "config/.env/settings", "DEBUG=0\n");
+    commitAll(git, work, "a secret-file name as a directory");
+    assertRefused(git, work, "env-dir", "config/.env/settings matches \"no secret files\")");
+
+    reset(git, work);
+    write(work, "id_rsa/key", "not really a key\n");
+    commitAll(git, work, "a key name as a directory");
+    assertRefused(git, work, "key-dir", "id_rsa/key matches \"no secret files\")");
+
+    reset(git, work);
+    Files.createSymbolicLink(work.resolve("settings"), Path.of(".env"));
+    commitAll(git, work, "a symlink to a secret file");
+    assertRefused(git, work, "env-link",
+        "settings matches \"no secret files\" (a symlink to .env))");
 
     reset(git, work);
     write(work, ".env.example",

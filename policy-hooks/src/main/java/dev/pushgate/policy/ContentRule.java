@@ -43,11 +43,37 @@ public record ContentRule(
     return maxSize.isPresent() || binary || !secrets.isEmpty();
   }
 
-  /** Whether the path is in the rule's scope: every given glob list has a match. */
+  /**
+   * Whether the path is in the rule's scope: every given glob list has a match. {@code files}
+   * match the file's name and, for a rule that refuses or asks, the name of any directory on its
+   * path: the sandbox's name-deny layer refuses {@code mkdir .env} by the same globs, so a push
+   * of {@code .env/config} is refused too (docs/policy.md). An allow is an exception to the
+   * rules after it and is read narrowly: its {@code files} match the file's name only.
+   */
   public boolean covers(String path) {
-    String name = path.substring(path.lastIndexOf('/') + 1);
     return (paths.isEmpty() || ContentGlob.listMatches(paths, path))
-        && (files.isEmpty() || ContentGlob.listMatches(files, name));
+        && (files.isEmpty() || namesIn(decision == Decision.ALLOW
+            ? path.substring(path.lastIndexOf('/') + 1) : path));
+  }
+
+  /**
+   * Whether a symlink to {@code target} is in the scope of a rule that refuses or asks by {@code
+   * files} alone: a segment of the target matches them. The sandbox refuses making such a link
+   * ({@code link -> .env}); the push refuses bringing one, in the rule's words.
+   */
+  public boolean coversLinkTarget(String target) {
+    return decision != Decision.ALLOW && paths.isEmpty() && !files.isEmpty() && !readsContent()
+        && namesIn(target);
+  }
+
+  /** Whether one of the path's segments matches {@code files}, each judged with its exceptions. */
+  private boolean namesIn(String path) {
+    for (String segment : path.split("/")) {
+      if (!segment.isEmpty() && ContentGlob.listMatches(files, segment)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether the rule runs the detector with this gitleaks id. */

@@ -27,6 +27,44 @@ class ContentRulesTest {
     assertThat(rules.rules().get(1).runsDetector("github-pat")).isTrue();
   }
 
+  /**
+   * Issue 29: the sandbox refuses {@code mkdir .env} and a symlink to {@code .env}, so the push
+   * refuses a file under such a directory and a symlink naming one, by the same list.
+   */
+  @Test
+  void aSecretFileNameAsADirectoryOrALinkTargetIsCovered() {
+    ContentRule files = ContentRules.DEFAULT.rules().get(0);
+    assertThat(files.covers(".env/config")).isTrue();
+    assertThat(files.covers("id_rsa/key")).isTrue();
+    assertThat(files.covers("deploy/.ENV/a/b")).isTrue();
+    assertThat(files.covers("certs.pem/readme")).isTrue();
+    assertThat(files.covers(".env.example/readme")).isFalse(); // the exceptions hold per segment
+    assertThat(files.covers("keys/id_rsa.pub/readme")).isFalse();
+    assertThat(files.covers("src/env/config")).isFalse();
+
+    assertThat(files.coversLinkTarget(".env")).isTrue();
+    assertThat(files.coversLinkTarget("../config/.env")).isTrue();
+    assertThat(files.coversLinkTarget("/home/u/.ssh/id_rsa")).isTrue();
+    assertThat(files.coversLinkTarget(".env/")).isTrue();
+    assertThat(files.coversLinkTarget(".env.example")).isFalse();
+    assertThat(files.coversLinkTarget("README.md")).isFalse();
+  }
+
+  /** A refusing rule's {@code files} reach directories too; an allow is not widened by them. */
+  @Test
+  void onlyARuleThatRefusesOrAsksMatchesDirectoriesByItsFiles() {
+    ContentRule pem = new ContentRule("no pem", java.util.List.of(),
+        java.util.List.of(ContentGlob.name("*.pem")), OptionalLong.empty(), false,
+        java.util.Set.of(), Decision.DENY, null);
+    assertThat(pem.covers("certs.pem/readme")).isTrue();
+    ContentRule docs = new ContentRule("docs", java.util.List.of(),
+        java.util.List.of(ContentGlob.name("*.md")), OptionalLong.empty(), false,
+        java.util.Set.of(), Decision.ALLOW, null);
+    assertThat(docs.covers("notes.md/.env")).isFalse();
+    assertThat(docs.covers("notes/a.md")).isTrue();
+    assertThat(docs.coversLinkTarget("a.md")).isFalse();
+  }
+
   @Test
   void anEmptyListTurnsContentRulesOff() throws RulesException {
     ContentRules rules = WorkspaceRules.parse("content: []").content();

@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.List;
 
 /** How chained audit records are written to and read from the {@code audit} table. */
 final class AuditRows {
@@ -12,6 +13,9 @@ final class AuditRows {
   static final String COLUMNS = "id, host, seq, prev_hash, hash, chained, record_type, at,"
       + " run_id, workspace_id, repository, ref, old_id, new_id, kind, decision, rule, code,"
       + " reason, outcome, duration_ms, settles, subject, actor";
+
+  /** {@link #COLUMNS} one by one. */
+  static final List<String> COLUMN_NAMES = List.of(COLUMNS.split(", "));
 
   /** The entry's columns, for an INSERT of {@link #ENTRY_COLUMNS}. */
   static final String ENTRY_COLUMNS = "record_type, at, run_id, workspace_id, repository, ref,"

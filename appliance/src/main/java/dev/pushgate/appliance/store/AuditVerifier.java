@@ -35,8 +35,11 @@ public final class AuditVerifier {
     }
   }
 
-  /** A host's last record as the appends left it. */
-  private record Head(long seq, String hash) {}
+  /**
+   * A host's last record as the appends left it, and why its row's values may not be trusted
+   * (a column of another storage type) or null.
+   */
+  private record Head(long seq, String hash, String misstored) {}
 
   private final Database db;
 
@@ -54,9 +57,12 @@ public final class AuditVerifier {
           s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
         }
       }
-      Map<String, Head> heads = heads(c);
-      try (PreparedStatement ps = c.prepareStatement("SELECT " + AuditRows.COLUMNS
-          + " FROM audit ORDER BY host IS NULL, host, seq, id")) {
+      Map<String, Head> heads = heads(c, db.dialect());
+      // Ordered by seq as an integer: SQLite sorts a seq re-stored as text after every number,
+      // where it would be named as a gap rather than as the re-typed record it is.
+      try (PreparedStatement ps = c.prepareStatement("SELECT " + AuditRows.COLUMNS + ", "
+          + AuditStorage.typesOf(db.dialect(), AuditRows.COLUMN_NAMES)
+          + " FROM audit ORDER BY host IS NULL, host, CAST(seq AS BIGINT), seq, id")) {
         ps.setFetchSize(1000);
         try (ResultSet rs = ps.executeQuery()) {
           return walk(c, rs, heads);
@@ -73,6 +79,11 @@ public final class AuditVerifier {
     String prev = null;
     ChainedRecord last = null;
     while (rs.next()) {
+      String misstored = AuditStorage.misstored(rs, AuditRows.COLUMN_NAMES, "");
+      if (misstored != null) {
+        return new Result(count, hosts, new Break(rs.getLong(1), rs.getString(2),
+            rs.getLong(3), misstored));
+      }
       if (rs.getString(2) == null || rs.getString(5) == null) {
         return new Result(count, hosts, new Break(rs.getLong(1), rs.getString(2),
             rs.getLong(3), "not chained (no host or no hash)"));
@@ -134,6 +145,9 @@ public final class AuditVerifier {
           + last.seq() + " but no row in audit_heads, so records cut off the end would not"
           + " show)");
     }
+    if (head.misstored() != null) {
+      return new Break(last.id(), host, last.seq(), head.misstored());
+    }
     if (head.seq() > last.seq()) {
       return new Break(last.id(), host, last.seq(), "missing seq " + (last.seq() + 1)
           + (head.seq() > last.seq() + 1 ? ".." + head.seq() : "")
@@ -158,6 +172,9 @@ public final class AuditVerifier {
       Head head = h.getValue();
       if (hosts.contains(h.getKey())) {
         continue;
+      }
+      if (head.misstored() != null) {
+        return new Break(null, h.getKey(), head.seq(), head.misstored());
       }
       if (head.seq() > 0) {
         return new Break(null, h.getKey(), head.seq(),
@@ -190,12 +207,16 @@ public final class AuditVerifier {
   }
 
   /** Each host's head. */
-  private static Map<String, Head> heads(Connection c) throws SQLException {
+  private static Map<String, Head> heads(Connection c, Database.Dialect dialect)
+      throws SQLException {
+    List<String> names = List.of("host", "seq", "hash");
     Map<String, Head> out = new LinkedHashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT host, seq, hash FROM audit_heads");
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + String.join(", ", names) + ", "
+            + AuditStorage.typesOf(dialect, names) + " FROM audit_heads");
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        out.put(rs.getString(1), new Head(rs.getLong(2), rs.getString(3)));
+        out.put(rs.getString(1), new Head(rs.getLong(2), rs.getString(3),
+            AuditStorage.misstored(rs, names, "audit_heads.")));
       }
     }
     return out;

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +64,18 @@ class AuditVerifyCommandTest {
     assertVerify(url, AuditVerifyCommand.BROKEN, "audit chain broken at record " + ids.get(4)
         + " (host host-a, seq 5): head behind (the head says seq 4, the records go on to"
         + " seq 5)\n");
+  }
+
+  @Test
+  void aRunIdReStoredAsABlobIsABreak() throws Exception {
+    // SQLite only: PostgreSQL's column types refuse the re-typing.
+    String url = store("sqlite");
+    List<Long> ids = writeFive(url);
+    sql(url, "UPDATE audit SET run_id = CAST(run_id AS BLOB) WHERE id = " + ids.get(1));
+    assertVerify(url, AuditVerifyCommand.BROKEN, "audit chain broken at record " + ids.get(1)
+        + " (host host-a, seq 2): run_id stored as blob, not text (a value of another type"
+        + " hashes alike but escapes the appliance's own lookups, such as the run's"
+        + " timeline)\n");
   }
 
   private static void assertVerify(String url, int status, String out) {
