@@ -525,7 +525,9 @@ public final class Appliance implements AutoCloseable {
   @Override
   public void close() {
     ready = false;
-    if (server.isStarted()) {
+    // server is null when start-up failed before the listeners were made (an untrusted data
+    // directory, say): the error that stopped it must reach the operator, not a null dereference.
+    if (server != null && server.isStarted()) {
       log.info("pushgate stopping: held pushes are refused, pushes in flight finish");
     } else {
       log.info("pushgate did not start: closing what had opened");
