@@ -259,12 +259,13 @@ class ApiWriteContentTest {
       // Nothing of the call reached the forge.
       assertThat(forgeApiRequests()).hasSize(before);
 
-      String pr = "needs approval: open-pull-request createPullRequest on acme/widget: title"
-          + " \"Add feat\", base \"main\", head \"feat\", body \"the pull request\"";
-      String first = "needs approval: write-tracker addComment on acme/widget: body \"first"
-          + " comment / its second line\"";
-      String second = "needs approval: write-tracker addComment on acme/widget: body"
-          + " \"another comment\"";
+      String pr = "needs approval: open-pull-request createPullRequest on acme/widget:"
+          + " repositoryId \"R_1\", baseRefName \"main\", headRefName \"feat\", title"
+          + " \"Add feat\", body \"the pull request\"";
+      String first = "needs approval: write-tracker addComment on acme/widget: subjectId"
+          + " \"PR_1\", body \"first comment / its second line\"";
+      String second = "needs approval: write-tracker addComment on acme/widget: subjectId"
+          + " \"PR_1\", body \"another comment\"";
       assertThat(onPage).contains("the call does, all covered by one answer:", pr, first,
           second);
       JsonNode q = JSON.readTree(json.lines().filter(l -> l.startsWith("{")).findFirst()

@@ -311,7 +311,7 @@ final class GraphQlCalls {
           for (Argument arg : f.getArguments()) {
             args.set(arg.getName(), value(arg.getValue(), vars));
           }
-          a = a.saying(WhatItSays.of(args));
+          a = a.saying(WhatItSays.ofMutation(args));
           actions.add(a);
           actions.addAll(policy.content(a.kind(), repo, name,
               ContentReaders.visibleText(args), List.of(a)));

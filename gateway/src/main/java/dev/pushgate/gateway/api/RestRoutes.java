@@ -101,7 +101,7 @@ final class RestRoutes {
     if (text.isEmpty()) {
       return one(unreadable(repo, route));
     }
-    List<ApiAction> actions = new ArrayList<>(List.of(a.saying(WhatItSays.of(
+    List<ApiAction> actions = new ArrayList<>(List.of(a.saying(WhatItSays.ofRestBody(
         JsonBody.object(body).orElseThrow()))));
     actions.addAll(policy.content(a.kind(), repo, a.target(), text.get(), actions));
     return new ApiJudgement(actions, j.needsWriteToken());

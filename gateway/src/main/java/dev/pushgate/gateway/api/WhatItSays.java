@@ -7,43 +7,71 @@ import java.util.List;
 
 /**
  * What a pull request, review or tracker write would put on GitHub, in one line for an approver:
- * its title, base and head, event, label names and the first lines of its body, read from a REST
- * body or a GraphQL mutation's arguments ({@code input} looked into). An approver's "allow"
- * covers what this shows, so it leaves out nothing it names only partly: a long body is cut and
- * says so.
+ * every field the call gives, in its order, nested fields by their dotted names ({@code
+ * comments[1].body}), each text's first lines. An approver's "allow" covers what this shows, so it
+ * shows every field, not a chosen few: a fixed list once let a REST body carry an {@code input}
+ * object that the question showed while GitHub, which ignores it, applied the top-level fields,
+ * and left {@code state}, {@code milestone} or a second review comment unshown. A GraphQL
+ * mutation's {@code input} is what it does, so its fields are shown by their own names; a long
+ * text is cut and says so.
  */
 final class WhatItSays {
   /** A body shows at most this many of its lines and characters. */
   static final int BODY_LINES = 3;
   static final int MAX_TEXT = 200;
 
-  private static final String[][] FIELDS = {{"title", "title"}, {"base", "base"},
-      {"baseRefName", "base"}, {"head", "head"}, {"headRefName", "head"}, {"event", "event"},
-      {"name", "name"}, {"path", "path"}, {"body", "body"}};
-
   private WhatItSays() {}
 
-  static String of(JsonNode call) {
-    JsonNode n = call.path("input").isObject() ? call.get("input") : call;
+  /** A REST body: every field as given (an {@code input} object is just another field). */
+  static String ofRestBody(JsonNode body) {
     List<String> parts = new ArrayList<>();
-    for (String[] f : FIELDS) {
-      JsonNode v = n.get(f[0]);
-      if (v != null && v.isTextual()) {
-        parts.add(f[1] + " " + quoted(v.asText()));
-      }
-    }
-    for (String list : List.of("labels", "labelIds", "assignees")) {
-      JsonNode v = n.get(list);
-      if (v != null && v.isArray() && !v.isEmpty()) {
-        parts.add(list + " " + quoted(v.toString()));
-      }
-    }
-    JsonNode comments = n.get("comments");
-    if (comments != null && comments.isArray() && !comments.isEmpty()) {
-      parts.add(comments.size() + " review comment" + (comments.size() == 1 ? "" : "s")
-          + ", the first " + quoted(comments.get(0).path("body").asText("")));
-    }
+    fields("", body, parts);
     return String.join(", ", parts);
+  }
+
+  /** A GraphQL mutation's arguments: {@code input}'s fields by their names, then the others. */
+  static String ofMutation(JsonNode args) {
+    List<String> parts = new ArrayList<>();
+    JsonNode input = args.path("input");
+    if (input.isObject()) {
+      fields("", input, parts);
+    }
+    args.fields().forEachRemaining(e -> {
+      if (!(e.getKey().equals("input") && input.isObject())) {
+        value(UntrustedText.printable(e.getKey()), e.getValue(), parts);
+      }
+    });
+    return String.join(", ", parts);
+  }
+
+  private static void fields(String prefix, JsonNode object, List<String> parts) {
+    object.fields().forEachRemaining(
+        e -> value(prefix + UntrustedText.printable(e.getKey()), e.getValue(), parts));
+  }
+
+  private static void value(String name, JsonNode v, List<String> parts) {
+    if (v.isObject()) {
+      fields(name + ".", v, parts);
+    } else if (v.isArray() && containsObject(v)) {
+      for (int i = 0; i < v.size(); i++) {
+        value(name + "[" + i + "]", v.get(i), parts);
+      }
+    } else if (v.isTextual()) {
+      parts.add(name + " " + quoted(v.asText()));
+    } else if (v.isArray() && v.isEmpty()) {
+      parts.add(name + " []");
+    } else {
+      parts.add(name + " " + (v.isArray() ? quoted(v.toString()) : v.toString()));
+    }
+  }
+
+  private static boolean containsObject(JsonNode array) {
+    for (JsonNode e : array) {
+      if (e.isContainerNode()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The text's first lines, cut, as one printable line in quotes. */

@@ -52,8 +52,9 @@ class GitHubApiJudgeGraphQlTest {
         + " { clientMutationId } }");
 
     assertThat(j.actions()).extracting(ApiAction::says).containsExactly(
-        "title \"Add f\", base \"main\", head \"f\", body \"1 / 2 / 3\" (cut; 7 characters in all)",
-        "body \"" + "x".repeat(200) + "…\" (cut; 400 characters in all)");
+        "repositoryId \"R\", baseRefName \"main\", headRefName \"f\", title \"Add f\","
+            + " body \"1 / 2 / 3\" (cut; 7 characters in all)",
+        "subjectId \"PR\", body \"" + "x".repeat(200) + "…\" (cut; 400 characters in all)");
     assertThat(j.actions()).extracting(ApiAction::repository).containsOnly("acme/widget");
   }
 

@@ -61,6 +61,37 @@ class GitHubApiJudgeRestTest {
     assertThat(j.needsWriteToken()).isFalse();
   }
 
+  /**
+   * Found by attack: the question showed a fixed list of fields, read from an {@code input}
+   * object when the body had one. GitHub ignores {@code input} in a REST body and applies the
+   * top-level fields, so an approver allowed "Fix typo in README" and "Disable auth checks"
+   * landed; {@code state}, {@code milestone} and a second review comment were never shown. Every
+   * field the call gives is shown now, by its own name.
+   */
+  @Test
+  void theQuestionShowsEveryFieldTheRestBodyGivesAndAnInputObjectAsJustAField() {
+    GitHubApiJudge asking = chat("open-pull-request: ask\nwrite-tracker: ask\n"
+        + "publish-review-or-merge: ask\n");
+
+    ApiJudgement pr = asking.judge(call("POST", "/repos/acme/widget/pulls", "{\"title\":"
+        + "\"Disable auth checks\",\"head\":\"pr2\",\"base\":\"main\",\"input\":{\"title\":"
+        + "\"Fix typo in README\"},\"head_repo\":\"attacker/widget\",\"issue\":1}"));
+    ApiJudgement issue = asking.judge(call("PATCH", "/repos/acme/widget/issues/1",
+        "{\"title\":\"same title\",\"state\":\"closed\",\"milestone\":3}"));
+    ApiJudgement review = asking.judge(call("POST", "/repos/acme/widget/pulls/1/reviews",
+        "{\"event\":\"COMMENT\",\"comments\":[{\"path\":\"a\",\"body\":\"nit: spacing\"},"
+            + "{\"path\":\"b\",\"body\":\"the second one\"}]}"));
+
+    assertThat(pr.actions().get(0).says()).isEqualTo("title \"Disable auth checks\", head"
+        + " \"pr2\", base \"main\", input.title \"Fix typo in README\", head_repo"
+        + " \"attacker/widget\", issue 1");
+    assertThat(issue.actions().get(0).says())
+        .isEqualTo("title \"same title\", state \"closed\", milestone 3");
+    assertThat(review.actions().get(0).says()).isEqualTo("event \"COMMENT\", comments[0].path"
+        + " \"a\", comments[0].body \"nit: spacing\", comments[1].path \"b\","
+        + " comments[1].body \"the second one\"");
+  }
+
   @ParameterizedTest
   @EnumSource(Decision.class)
   void openingAPullRequestGetsTheRulesDecision(Decision d) {
