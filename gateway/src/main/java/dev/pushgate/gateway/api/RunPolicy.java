@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A run's rules, mode and repositories turned into {@link ApiAction}s. REST and GraphQL both end
@@ -169,14 +170,17 @@ final class RunPolicy {
   /**
    * Whether some ref update could be allowed or asked about under the push rules: a scoped rule
    * that does not deny, or a default that does not deny and is not shadowed by a rule for every
-   * ref and kind ({@code refs/**}, which matches every ref name). Errs towards yes.
+   * ref and kind ({@code refs/**}, which matches every ref name). A rule that lets only deletes
+   * through places no object, so it does not count (found by attack: a delete-only allow let
+   * blobs be uploaded while every push that brings objects was refused). Errs towards yes.
    */
   private boolean somePushCouldLand() {
     PushRules push = rules.push();
     boolean defaultReachable = push.rules().stream()
         .noneMatch(r -> r.kinds().isEmpty() && r.refs().toString().equals("refs/**"));
     return defaultReachable && push.fallback() != Decision.DENY
-        || push.rules().stream().anyMatch(r -> r.decision() != Decision.DENY);
+        || push.rules().stream().anyMatch(r -> r.decision() != Decision.DENY
+            && !r.kinds().equals(Set.of(UpdateKind.DELETE)));
   }
 
   /**

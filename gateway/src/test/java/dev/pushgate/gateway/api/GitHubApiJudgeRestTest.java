@@ -261,7 +261,10 @@ class GitHubApiJudgeRestTest {
   @ParameterizedTest
   @ValueSource(strings = {"push: deny\n", "push:\n  - refs: \"refs/**\"\n    decision: deny\n",
       "push:\n  - refs: refs/heads/main\n    decision: deny\n  - refs: \"refs/**\"\n"
-          + "    decision: deny\n"})
+          + "    decision: deny\n",
+      // found by attack: a rule that lets only deletes through places no object
+      "push:\n  - refs: \"refs/**\"\n    decision: deny\n  - refs: \"refs/heads/**\"\n"
+          + "    kinds: [delete]\n    decision: allow\n"})
   void gitObjectsAreDeniedWhereNoPushCouldLand(String rules) {
     // An uploaded blob is readable by its id: with no ref pushable, it has no business there.
     ApiJudgement j = chat(rules).judge(call("POST", "/repos/acme/widget/git/blobs",
