@@ -14,6 +14,11 @@ import java.nio.file.Path;
 import java.security.KeyPairGenerator;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,10 +85,15 @@ class ReadinessTest {
    */
   @Test
   void readyzAgreesWithTheStartTheMomentItReturns() throws Exception {
+    // The fake App API holds its first answer until the test has seen the start still waiting
+    // for it, as a distant one would: events, not a fixed pause.
+    CountDownLatch asked = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
     HttpServer api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     api.createContext("/app", x -> {
+      asked.countDown();
       try {
-        Thread.sleep(2000); // the fake App API is slow, as a distant one is
+        answer.await(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -93,12 +103,27 @@ class ReadinessTest {
       x.getResponseBody().write(body);
       x.close();
     });
-    api.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+    api.setExecutor(Executors.newCachedThreadPool());
     api.start();
-    try (TestAppliance a = TestAppliance.start(tmp.resolve("data"), app(api))) {
-      HttpResponse<String> first = a.get("/readyz");
-      assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+    GitHubAppConfig app = app(api);
+    CompletableFuture<TestAppliance> starting = CompletableFuture.supplyAsync(() -> {
+      try {
+        return TestAppliance.start(tmp.resolve("data"), app);
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    });
+    try {
+      assertThat(asked.await(WITHIN.toMillis(), TimeUnit.MILLISECONDS))
+          .as("the start asks the App API").isTrue();
+      assertThat(starting).as("the start waits for the App API's first answer").isNotDone();
+      answer.countDown();
+      try (TestAppliance a = starting.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
+        HttpResponse<String> first = a.get("/readyz");
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+      }
     } finally {
+      answer.countDown();
       api.stop(0);
     }
   }
