@@ -418,13 +418,34 @@ public final class Appliance implements AutoCloseable {
     restrict(listeners.gatewaySocket(), "rw-rw-rw-");
   }
 
+  /** What the launcher said of a run when it created it, for an approver deciding on its push. */
+  private java.util.Map<String, String> asker(String runId) {
+    java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+    try {
+      runs.find(runId).ifPresent(r -> {
+        out.put("agent", r.agentId());
+        out.put("session", r.sessionId());
+        out.put("mode", r.mode());
+        out.put("sandbox", r.backend());
+        out.put("started", r.createdAt() == null ? null : r.createdAt().toString());
+      });
+    } catch (java.sql.SQLException e) {
+      log.warn("run {}: could not read its row for the approvals page: {}", runId,
+          e.getMessage());
+    }
+    out.values().removeIf(java.util.Objects::isNull);
+    return out;
+  }
+
   /**
    * The approvers' web page (docs/approvals.md): sessions start from links the control API
    * issues. Behind {@link SandboxSocket}, which does not serve it to sandboxes.
    */
   private Handler approvalsPage(AuditStore audit) {
     approvalsPage = new ApprovalsPage(desk, audit,
-        q -> gateway.diffstat(q.repository(), q.oldId(), q.newId()),
+        q -> gateway.diffstat(q.repository(), q.ref(), q.oldId(), q.newId(),
+            runs.contentRulesOf(q.runId()).orElse(null)),
+        this::asker,
         new SignInTokens(clock, SignInTokens.DEFAULT_LIFETIME),
         new Sessions(clock, Sessions.DEFAULT_IDLE, Sessions.DEFAULT_ABSOLUTE),
         settings.bindHost(), port, Duration.ofSeconds(10));

@@ -102,6 +102,15 @@ public final class Gateway implements AutoCloseable {
    * cannot be computed the answer says why.
    */
   public Diffstat diffstat(String repository, String oldId, String newId) {
+    return diffstat(repository, null, oldId, newId, null);
+  }
+
+  /**
+   * {@link #diffstat(String, String, String)} with the diff marked with what the run's content
+   * rules find in the new commits (null rules: nothing marked).
+   */
+  public Diffstat diffstat(String repository, String ref, String oldId, String newId,
+      dev.pushgate.policy.ContentRules rules) {
     UpstreamCache c = cache;
     if (c == null) {
       return Diffstat.unavailable("the gateway is not serving");
@@ -118,7 +127,7 @@ public final class Gateway implements AutoCloseable {
         return Diffstat.unavailable("the gateway holds no objects of " + repo);
       }
       try (Repository r = db.get()) {
-        return Diffstat.of(r, oldId, newId);
+        return Diffstat.of(r, ref, oldId, newId, rules);
       }
     } catch (IOException | RuntimeException e) {
       log.warn("could not compute the diffstat of a held push to {}: {}", repo, e.toString());

@@ -109,6 +109,40 @@ final class UpdateCommands {
     return out;
   }
 
+  /**
+   * Who wrote the commits new to the repository, {@code Name <email>} each once, oldest first
+   * seen; past {@code max} the rest are counted in a last line.
+   */
+  static List<String> authors(Repository db, ReceiveCommand cmd, Collection<Ref> upstreamRefs,
+      int max) throws IOException {
+    java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+    if (cmd.getType() == ReceiveCommand.Type.DELETE) {
+      return List.of();
+    }
+    int more = 0;
+    try (RevWalk walk = newCommitsWalk(db, List.of(cmd), upstreamRefs)) {
+      for (RevCommit c; (c = walk.next()) != null; ) {
+        var a = c.getAuthorIdent();
+        String who = Forwarder.oneLine(a.getName()) + " <" + Forwarder.oneLine(a.getEmailAddress())
+            + ">";
+        if (out.size() < max) {
+          out.add(who);
+        } else if (!out.contains(who)) {
+          more++;
+        }
+        if (more >= MAX_COUNTED) {
+          break;
+        }
+      }
+    }
+    List<String> list = new ArrayList<>(out);
+    if (more > 0) {
+      list.add("… and " + (more >= MAX_COUNTED ? "more than " + MAX_COUNTED : more)
+          + " more commits by others");
+    }
+    return list;
+  }
+
   private static String subject(RevCommit c) {
     String s = Forwarder.oneLine(c.getShortMessage());
     int cut = s.offsetByCodePoints(0, Math.min(MAX_SUBJECT, s.codePointCount(0, s.length())));

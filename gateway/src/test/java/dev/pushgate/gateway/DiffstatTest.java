@@ -4,6 +4,7 @@ import static dev.pushgate.gateway.TestRepos.annotatedTag;
 import static dev.pushgate.gateway.TestRepos.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.FakeSecrets;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -136,5 +137,78 @@ class DiffstatTest {
     }
     assertThat(Diffstat.of(db, c.name(), null).unavailable())
         .isEqualTo("the question names no commit to count");
+  }
+
+  @Test
+  void theDiffItselfComesWithEachLinesNumbersInTheOldAndTheNewFile() throws IOException {
+    RevCommit old = commit(db, "one\n", Map.of("README.md", "a\nb\nc\n"));
+    RevCommit next = commit(db, "two\n", Map.of("README.md", "a\nB\nc\n\tindented\n",
+        "<script>alert(1)</script>.txt", "<script>alert(2)</script>\n"), old);
+
+    Diffstat d = Diffstat.of(db, old.name(), next.name());
+
+    assertThat(d.diffs()).hasSameSizeAs(d.files());
+    Diffstat.FileDiff readme = d.diffs().get(indexOf(d, "README.md"));
+    assertThat(readme.lines()).containsExactly(
+        new Diffstat.Line(Diffstat.Line.Kind.HUNK, 0, 0, "@@ -1,3 +1,4 @@", null),
+        new Diffstat.Line(Diffstat.Line.Kind.CONTEXT, 1, 1, "a", null),
+        new Diffstat.Line(Diffstat.Line.Kind.REMOVED, 2, 0, "b", null),
+        new Diffstat.Line(Diffstat.Line.Kind.ADDED, 0, 2, "B", null),
+        new Diffstat.Line(Diffstat.Line.Kind.CONTEXT, 3, 3, "c", null),
+        new Diffstat.Line(Diffstat.Line.Kind.ADDED, 0, 4, "\tindented", null));
+    // The pushed text as it is: the page, not the diff, keeps it from being read as markup.
+    assertThat(d.diffs().get(indexOf(d, "<script>alert(1)</script>.txt")).lines())
+        .extracting(Diffstat.Line::text).contains("<script>alert(2)</script>");
+    assertThat(d.authors()).isNotEmpty();
+  }
+
+  @Test
+  void aHugeDiffShowsItsFirstLinesAndCountsTheRest() throws IOException {
+    RevCommit old = commit(db, "one\n", Map.of("README.md", "a\n"));
+    String many = "line\n".repeat(Diffstat.MAX_LINES + 10);
+    String wide = "x".repeat(Diffstat.MAX_LINE_CHARS + 5) + "\n";
+    RevCommit next = commit(db, "two\n", Map.of("README.md", "a\n", "a-wide.txt", wide,
+        "b-many.txt", many, "c-after.txt", "after\n"), old);
+
+    Diffstat d = Diffstat.of(db, old.name(), next.name());
+
+    assertThat(d.diffs().get(indexOf(d, "a-wide.txt")).lines().get(1).text())
+        .isEqualTo("x".repeat(Diffstat.MAX_LINE_CHARS) + "… (5 more characters)");
+    Diffstat.FileDiff big = d.diffs().get(indexOf(d, "b-many.txt"));
+    assertThat(big.lines()).hasSize(Diffstat.MAX_LINES - 2);
+    assertThat(big.hiddenLines()).isEqualTo(13); // its hunk header is one of the lines shown
+    assertThat(d.diffs().get(indexOf(d, "c-after.txt"))).isEqualTo(
+        new Diffstat.FileDiff(List.of(), 1));
+    assertThat(d.files().get(indexOf(d, "c-after.txt")).added()).isEqualTo(1);
+  }
+
+  @Test
+  void aSecretTheContentRulesFindIsMarkedOnItsLineAndNeverShown() throws IOException {
+    String secret = FakeSecrets.githubPat();
+    RevCommit main = commit(db, "main\n", Map.of("README.md", "a\n"));
+    TestRepos.setRef(db, "refs/heads/main", main);
+    RevCommit next = commit(db, "app\n", Map.of("README.md", "a\n",
+        "src/app.py", "import os\nTOKEN = \"" + secret + "\"\nprint(TOKEN)\n"), main);
+
+    Diffstat d = Diffstat.of(db, "refs/heads/main", main.name(), next.name(),
+        dev.pushgate.policy.ContentRules.DEFAULT);
+
+    assertThat(d.findings()).containsExactly(new Diffstat.Finding("src/app.py", 2,
+        "src/app.py:2 holds a GitHub personal access token (rule \"no secrets\", gitleaks id"
+            + " github-pat)", "deny"));
+    List<Diffstat.Line> lines = d.diffs().get(indexOf(d, "src/app.py")).lines();
+    assertThat(lines.get(2).newLine()).isEqualTo(2);
+    assertThat(lines.get(2).finding()).isEqualTo(d.findings().get(0).text());
+    assertThat(lines.get(3).finding()).isNull();
+    assertThat(d.toString()).doesNotContain(secret);
+  }
+
+  private static int indexOf(Diffstat d, String path) {
+    for (int i = 0; i < d.files().size(); i++) {
+      if (d.files().get(i).path().equals(path)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no " + path + " in " + d.files());
   }
 }

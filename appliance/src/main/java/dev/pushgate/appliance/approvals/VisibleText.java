@@ -21,6 +21,18 @@ public final class VisibleText {
    * #SPACE_RUN} or more spaces shown as {@code [N spaces]}. Null stays null.
    */
   public static String of(String text) {
+    return of(text, false);
+  }
+
+  /**
+   * A line of a file (a diff an approver reads): as {@link #of}, except that tabs and runs of
+   * spaces are kept, since indentation is part of code and changes nothing else on the line.
+   */
+  public static String ofLine(String text) {
+    return of(text, true);
+  }
+
+  private static String of(String text, boolean keepIndentation) {
     if (text == null) {
       return null;
     }
@@ -34,7 +46,7 @@ public final class VisibleText {
           end++;
         }
         int run = end - i;
-        if (run >= SPACE_RUN) {
+        if (run >= SPACE_RUN && !keepIndentation) {
           out.append('[').append(run).append(" spaces]");
         } else {
           out.append(" ".repeat(run));
@@ -42,7 +54,7 @@ public final class VisibleText {
         i = end;
         continue;
       }
-      if (hidden(c)) {
+      if (hidden(c) && !(keepIndentation && c == '\t')) {
         out.append(c < 0x100 ? String.format("\\x%02x", c)
             : c < 0x10000 ? String.format("\\u%04x", c) : String.format("\\U%08x", c));
       } else {

@@ -540,6 +540,13 @@ public final class Runs implements RunAuthenticator {
         context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN);
   }
 
+  /** The content rules of a live run of this appliance; empty for any other. */
+  public Optional<dev.pushgate.policy.ContentRules> contentRulesOf(String runId) {
+    LiveRun run = byId.get(runId);
+    return run == null || !run.row.live(clock.instant()) ? Optional.empty()
+        : Optional.of(run.context.content());
+  }
+
   /** Whether {@code runId} names a run that has not ended. */
   public boolean isLive(String runId) {
     LiveRun run = byId.get(runId);

@@ -73,9 +73,21 @@ public final class ApprovalsPage extends Handler.Abstract {
     Diffstat of(Question q);
   }
 
+  /**
+   * Who asks: what the launcher said of a run when it created it (session, agent, mode…), by
+   * label, in the order to show; empty when the run is not known here.
+   */
+  @FunctionalInterface
+  public interface Askers {
+    Askers NONE = runId -> Map.of();
+
+    Map<String, String> of(String runId);
+  }
+
   private final ApprovalDesk desk;
   private final AuditStore audit;
   private final Diffstats diffstats;
+  private final Askers askers;
   private final SignInTokens tokens;
   private final Sessions sessions;
   private final RequestGuard guard;
@@ -105,9 +117,15 @@ public final class ApprovalsPage extends Handler.Abstract {
    */
   public ApprovalsPage(ApprovalDesk desk, AuditStore audit, Diffstats diffstats,
       SignInTokens tokens, Sessions sessions, String bindHost, int port, Duration keepalive) {
+    this(desk, audit, diffstats, Askers.NONE, tokens, sessions, bindHost, port, keepalive);
+  }
+
+  public ApprovalsPage(ApprovalDesk desk, AuditStore audit, Diffstats diffstats, Askers askers,
+      SignInTokens tokens, Sessions sessions, String bindHost, int port, Duration keepalive) {
     this.desk = desk;
     this.audit = audit;
     this.diffstats = diffstats;
+    this.askers = askers;
     this.tokens = tokens;
     this.sessions = sessions;
     this.guard = new RequestGuard(bindHost, port);
@@ -323,7 +341,8 @@ public final class ApprovalsPage extends Handler.Abstract {
     Diffstat d = diffstatCache.computeIfAbsent(id, k -> q.command() != null
         ? Diffstat.unavailable("a command an agent wants to run, not a push: nothing to diff")
         : diffstats.of(q));
-    send(response, callback, 200, WebJson.diffstat(json, id, d));
+    send(response, callback, 200,
+        WebJson.diffstat(json, id, d).set("asker", WebJson.asker(json, askers.of(q.runId()))));
   }
 
   /** The query's parameters; empty when they are not validly encoded (a malformed link). */

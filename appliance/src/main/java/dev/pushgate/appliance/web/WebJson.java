@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.control.QuestionJson;
+import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.gateway.Diffstat;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * What the page is sent. Every text an agent chose (ref, command, commit subjects, reasons) goes
@@ -40,6 +43,7 @@ final class WebJson {
     n.put("removed", d.removed());
     n.put("unlisted", d.unlisted());
     var files = n.putArray("files");
+    int i = 0;
     for (Diffstat.File f : d.files()) {
       ObjectNode o = files.addObject();
       o.put("path", Question.printable(f.path()));
@@ -48,7 +52,33 @@ final class WebJson {
       o.put("added", f.added());
       o.put("removed", f.removed());
       o.put("binary", f.binary());
+      Diffstat.FileDiff diff = d.diffs().get(i++);
+      o.put("hiddenLines", diff.hiddenLines());
+      var lines = o.putArray("lines");
+      for (Diffstat.Line l : diff.lines()) {
+        ObjectNode line = lines.addObject();
+        line.put("kind", l.kind().name().toLowerCase(Locale.ROOT));
+        line.put("old", l.oldLine());
+        line.put("new", l.newLine());
+        // A file's own indentation is kept; every other invisible character is escaped.
+        line.put("text", VisibleText.ofLine(l.text()));
+        line.put("finding", Question.printable(l.finding()));
+      }
     }
+    var authors = n.putArray("authors");
+    d.authors().forEach(a -> authors.add(Question.printable(a)));
+    var findings = n.putArray("findings");
+    for (Diffstat.Finding f : d.findings()) {
+      findings.addObject().put("path", Question.printable(f.path())).put("line", f.line())
+          .put("text", Question.printable(f.text())).put("decision", f.decision());
+    }
+    return n;
+  }
+
+  /** Who asks, label by label, as text to show. */
+  static ObjectNode asker(ObjectMapper json, Map<String, String> labels) {
+    ObjectNode n = json.createObjectNode();
+    labels.forEach((k, v) -> n.put(k, Question.printable(v)));
     return n;
   }
 }
