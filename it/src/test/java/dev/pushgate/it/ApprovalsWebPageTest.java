@@ -43,14 +43,25 @@ class ApprovalsWebPageTest {
   /** Generous: a busy machine renders slowly, and a push is held until someone clicks. */
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String ASK_EVERY_BRANCH = """
-      {"workspaceId": "ws", "repository": "acme/widget",
+      {"workspaceId": "ws", "repository": "acme/widget", "agentId": "claude-code",
+       "sessionId": "fix the login form",
        "rules": {"push": [{"refs": "refs/heads/**", "decision": "ask",
                            "reason": "every push needs a human"}]}}""";
+  private static final String ASK_ABOUT_TOKENS = """
+      {"workspaceId": "ws", "repository": "acme/widget", "agentId": "claude-code",
+       "sessionId": "rotate the deploy key",
+       "rules": {"push": [{"refs": "refs/heads/**", "decision": "ask",
+                           "reason": "every push needs a human"}],
+                 "content": [{"name": "tokens need a look", "secrets": ["github-pat"],
+                              "decision": "ask", "reason": "is it a test fixture?"}]}}""";
+  /** Where the test leaves its screenshots; docs/approvals.md shows copies of them. */
+  private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
   @TempDir static Path tmp;
   static RunningAppliance app;
   static WebDriver browser;
   static Map<String, String> env;
+  static Map<String, String> tokensEnv;
 
   @BeforeAll
   static void start() throws Exception {
@@ -58,6 +69,7 @@ class ApprovalsWebPageTest {
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
     env = RunningAppliance.runEnv(app.createRun(ASK_EVERY_BRANCH));
+    tokensEnv = RunningAppliance.runEnv(app.createRun(ASK_ABOUT_TOKENS));
     browser = chromium(tmp);
   }
 
@@ -138,8 +150,28 @@ class ApprovalsWebPageTest {
     assertThat(question.getText()).contains("ask approve").contains("every push needs a human");
     await().until(d -> question.findElement(By.className("diffstat")).getText()
         .contains("file(s) changed"));
-    assertThat(question.findElement(By.className("diffstat")).getText())
-        .contains("1 file(s) changed, +3 -0").contains("approve.txt (add) +3 -0");
+    WebElement diff = question.findElement(By.className("diffstat"));
+    assertThat(diff.getText()).contains("1 file(s) changed, +3 -0")
+        .contains("approve.txt (add) +3 -0");
+    // The diff itself, each file folded under its name, with the lines' numbers.
+    WebElement file = diff.findElement(By.cssSelector("details.file"));
+    assertThat(file.getAttribute("open")).isNotNull();
+    assertThat(file.findElements(By.cssSelector("tr.added td.text")))
+        .extracting(WebElement::getText).containsExactly("+one", "+two", "+three");
+    file.findElement(By.tagName("summary")).click();
+    assertThat(file.getAttribute("open")).isNull();
+    // Who asks: what the launcher named the run, and who wrote the commits.
+    WebElement who = question.findElement(By.className("who"));
+    await().until(d -> who.getText().contains("commit authors"));
+    assertThat(who.getText()).contains("claude-code").contains("fix the login form")
+        .contains("ws");
+    // The deadline in the approver's zone, and the time left counting down.
+    WebElement left = question.findElement(By.cssSelector(".countdown .left"));
+    String first = left.getText();
+    assertThat(first).matches("\\d+:\\d\\d left");
+    await().until(d -> !left.getText().equals(first));
+    assertThat(question.findElement(By.className("countdown")).getText())
+        .contains("answer by").contains("(" + browserZone() + ")");
 
     WebElement by = browser.findElement(By.id("by"));
     by.clear();
@@ -171,7 +203,8 @@ class ApprovalsWebPageTest {
     WebElement question = await().until(
         ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
     assertThat(question.findElement(By.className("summary")).getText())
-        .startsWith("create refs/heads/" + branch + " of acme/widget 0000000000..");
+        .startsWith("create refs/heads/" + branch + " of acme/widget new, at ")
+        .doesNotContain("0000000");
     assertThat(question.findElements(By.tagName("script"))).isEmpty();
     assertThat(question.findElements(By.tagName("img"))).isEmpty();
     assertThat(browser.getTitle()).isEqualTo("pushgate approvals");
@@ -185,7 +218,114 @@ class ApprovalsWebPageTest {
     assertThat(forgeRef("refs/heads/" + branch)).isNull();
   }
 
+  @Test
+  void aFindingIsMarkedOnItsLineAndMarkupInTheDiffIsShownAsText() throws Exception {
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 1000));
+    browser.get(signInLink());
+    await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
+    awaitApprover();
+    String secret = dev.pushgate.testkit.FakeSecrets.githubPat();
+    String markup = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>";
+    Path w = worktree("fixture", "import os\nTOKEN = \"" + secret + "\"\nprint(TOKEN)\n",
+        tokensEnv);
+    // (a file name cannot hold the closing tag's slash)
+    Files.writeString(w.resolve("<script>alert(1)<script>.html"), markup + "\n");
+    GitRun git = new GitRun(tmp.resolve("home"), tokensEnv);
+    git.in(w, "add", ".").ok();
+    git.in(w, "commit", "-qm", "add a fixture and a page").ok();
+    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+        tokensEnv, "push", "origin", "HEAD:refs/heads/fixture");
+    WebElement question = await().until(
+        ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
+    WebElement diff = question.findElement(By.className("diffstat"));
+    await().until(d -> diff.getText().contains("file(s) changed"));
+
+    // The finding, listed and on its line; the line's secret is not on the page.
+    String finding = "fixture.txt:2 holds a GitHub personal access token (rule \"tokens need a"
+        + " look\", gitleaks id github-pat): is it a test fixture?";
+    assertThat(diff.findElement(By.className("findings")).getText()).contains("ask: " + finding);
+    WebElement marked = diff.findElement(By.cssSelector("tr.finding"));
+    assertThat(marked.findElements(By.tagName("td")).get(1).getText()).isEqualTo("2");
+    assertThat(marked.findElement(By.xpath("following-sibling::tr[1]")).getText())
+        .contains(finding);
+    assertThat(browser.getPageSource()).doesNotContain(secret);
+    // Markup in a file's name and in its lines is text: no element, no script ran.
+    assertThat(diff.getText()).contains("<script>alert(1)<script>.html (add)")
+        .contains("+" + markup);
+    assertThat(question.findElements(By.tagName("script"))).isEmpty();
+    assertThat(question.findElements(By.tagName("img"))).isEmpty();
+    assertThat(browser.getTitle()).isEqualTo("pushgate approvals");
+
+    screenshot("approvals-page.png");
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 1400));
+    assertThat(question.findElement(By.className("allow")).getSize().getWidth())
+        .as("on a narrow screen the buttons take the card's width")
+        .isGreaterThan(question.getSize().getWidth() / 2);
+    screenshot("approvals-page-narrow.png");
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 1000));
+
+    question.findElement(By.className("deny")).click();
+    assertThat(push.finish()).isNotZero();
+    assertThat(push.stderr()).doesNotContain(secret);
+  }
+
+  @Test
+  void aForcePushNeedsTheAllowConfirmed() throws Exception {
+    browser.get(signInLink());
+    await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
+    awaitApprover();
+    Path w = worktree("forced", "first\n");
+    ApprovalFlowTest.LivePush create = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+        env, "push", "origin", "HEAD:refs/heads/forced");
+    // A create is allowed at the first click: it drops nothing.
+    await().until(ExpectedConditions.visibilityOfElementLocated(
+        By.cssSelector("li.question[data-kind='create']"))).findElement(By.className("allow"))
+        .click();
+    assertThat(create.finish()).as(create.stderr()).isZero();
+    await().until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("li.question")));
+
+    GitRun git = new GitRun(tmp.resolve("home"), env);
+    git.in(w, "commit", "-q", "--amend", "-m", "rewritten").ok();
+    ApprovalFlowTest.LivePush force = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+        env, "push", "--force", "origin", "HEAD:refs/heads/forced");
+    WebElement question = await().until(ExpectedConditions.visibilityOfElementLocated(
+        By.cssSelector("li.question[data-kind='force']")));
+    // The keyboard: "a" on the selected question asks for the confirmation, as the click does.
+    new org.openqa.selenium.interactions.Actions(browser).sendKeys("a").perform();
+    WebElement confirm = question.findElement(By.className("confirm"));
+    await().until(ExpectedConditions.visibilityOf(confirm));
+    assertThat(confirm.getText()).contains("A force push rewrites refs/heads/forced")
+        .contains("Allow it anyway?");
+    assertThat(question.isDisplayed()).isTrue();
+    assertThat(forgeRef("refs/heads/forced")).isNotEqualTo(head(w));
+    confirm.findElement(By.className("confirm-allow")).click();
+
+    assertThat(force.finish()).as(force.stderr()).isZero();
+    assertThat(forgeRef("refs/heads/forced")).isEqualTo(head(w));
+  }
+
+  @Test
+  void theEmptyPageSaysWhatWillAppear() throws Exception {
+    browser.get(signInLink());
+    await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
+    await().until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("li.question")));
+    assertThat(browser.findElement(By.id("none")).getText()).contains("No question is waiting.")
+        .contains("who asks, what would land");
+  }
+
   // --- fixtures
+
+  private static String browserZone() {
+    return (String) ((JavascriptExecutor) browser).executeScript(
+        "return Intl.DateTimeFormat().resolvedOptions().timeZone");
+  }
+
+  private static void screenshot(String name) throws Exception {
+    byte[] png = ((org.openqa.selenium.TakesScreenshot) browser)
+        .getScreenshotAs(org.openqa.selenium.OutputType.BYTES);
+    Files.createDirectories(SCREENSHOTS);
+    Files.write(SCREENSHOTS.resolve(name), png);
+  }
 
   private static WebDriverWait await() {
     return new WebDriverWait(browser, PATIENCE, Duration.ofMillis(250));
@@ -212,6 +352,11 @@ class ApprovalsWebPageTest {
 
   /** A clone of acme/widget with one new commit adding {@code name}.txt. */
   private static Path worktree(String name, String content) throws Exception {
+    return worktree(name, content, env);
+  }
+
+  private static Path worktree(String name, String content, Map<String, String> env)
+      throws Exception {
     GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
     git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
     Path w = tmp.resolve(name);

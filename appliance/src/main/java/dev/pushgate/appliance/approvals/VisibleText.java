@@ -14,6 +14,23 @@ public final class VisibleText {
   private VisibleText() {}
 
   /**
+   * A line of a file (a diff an approver reads): as {@link #of}, except that the line's
+   * indentation (its leading tabs and spaces) is kept as it is, since it is part of code. After
+   * the first visible character the rules of {@link #of} hold: a run of spaces or a tab there
+   * could push the rest of the line out of sight.
+   */
+  public static String ofLine(String text) {
+    if (text == null) {
+      return null;
+    }
+    int indent = 0;
+    while (indent < text.length() && (text.charAt(indent) == ' ' || text.charAt(indent) == '\t')) {
+      indent++;
+    }
+    return text.substring(0, indent) + of(text.substring(indent));
+  }
+
+  /**
    * {@code text} with control, format (zero-width, bidirectional), line and paragraph separator,
    * private-use, unassigned and surrogate characters, invisible fillers and variation selectors,
    * and every space other than U+0020, shown as
@@ -21,18 +38,6 @@ public final class VisibleText {
    * #SPACE_RUN} or more spaces shown as {@code [N spaces]}. Null stays null.
    */
   public static String of(String text) {
-    return of(text, false);
-  }
-
-  /**
-   * A line of a file (a diff an approver reads): as {@link #of}, except that tabs and runs of
-   * spaces are kept, since indentation is part of code and changes nothing else on the line.
-   */
-  public static String ofLine(String text) {
-    return of(text, true);
-  }
-
-  private static String of(String text, boolean keepIndentation) {
     if (text == null) {
       return null;
     }
@@ -46,7 +51,7 @@ public final class VisibleText {
           end++;
         }
         int run = end - i;
-        if (run >= SPACE_RUN && !keepIndentation) {
+        if (run >= SPACE_RUN) {
           out.append('[').append(run).append(" spaces]");
         } else {
           out.append(" ".repeat(run));
@@ -54,7 +59,7 @@ public final class VisibleText {
         i = end;
         continue;
       }
-      if (hidden(c) && !(keepIndentation && c == '\t')) {
+      if (hidden(c)) {
         out.append(c < 0x100 ? String.format("\\x%02x", c)
             : c < 0x10000 ? String.format("\\u%04x", c) : String.format("\\U%08x", c));
       } else {

@@ -87,7 +87,8 @@ function showQuestion(q) {
   const deadline = new Date(q.deadline);
   const when = el('span', { class: 'countdown', 'data-deadline': String(deadline.getTime()) },
     el('span', { class: 'left' }), ` — answer by ${deadline.toLocaleString(undefined,
-      { dateStyle: 'medium', timeStyle: 'medium', timeZoneName: 'short' })} (${ZONE})`);
+      { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit',
+        second: '2-digit', timeZoneName: 'short' })} (${ZONE})`);
   countdown(when, deadline.getTime());
 
   const who = el('dl', { class: 'who' });
@@ -114,7 +115,7 @@ function showQuestion(q) {
   const loss = lossOf(q);
   allow.addEventListener('click', () => {
     if (!loss) { answer(q.id, 'allow', note.value, message, ...buttons); return; }
-    const yes = el('button', { class: 'confirm-allow', type: 'button' }, `Yes, allow the ${q.kind}`);
+    const yes = el('button', { class: 'confirm-allow', type: 'button' }, q.kind === 'force' ? 'Yes, allow the force push' : 'Yes, allow the delete');
     const no = el('button', { class: 'plain cancel', type: 'button' }, 'Cancel');
     yes.addEventListener('click', () => {
       confirm.hidden = true;

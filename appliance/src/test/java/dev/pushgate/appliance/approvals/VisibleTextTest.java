@@ -50,4 +50,12 @@ class VisibleTextTest {
     assertThat(VisibleText.of(text)).isEqualTo(text);
     assertThat(VisibleText.of(null)).isNull();
   }
+
+  @Test
+  void aLineOfAFileKeepsItsIndentationAndNothingElse() {
+    assertThat(VisibleText.ofLine("\t        return x;")).isEqualTo("\t        return x;");
+    assertThat(VisibleText.ofLine("  ok();" + " ".repeat(120) + "evil();\t\u202e"))
+        .isEqualTo("  ok();[120 spaces]evil();\\x09\\u202e");
+    assertThat(VisibleText.ofLine(null)).isNull();
+  }
 }
