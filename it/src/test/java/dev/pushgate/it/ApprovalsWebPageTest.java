@@ -220,7 +220,8 @@ class ApprovalsWebPageTest {
 
   @Test
   void aFindingIsMarkedOnItsLineAndMarkupInTheDiffIsShownAsText() throws Exception {
-    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 1000));
+    // Tall enough that the screenshot shows the answer's buttons under the diff.
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 1500));
     browser.get(signInLink());
     await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
     awaitApprover();
