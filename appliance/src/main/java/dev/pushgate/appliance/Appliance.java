@@ -518,7 +518,7 @@ public final class Appliance implements AutoCloseable {
     out.println("pushgate upstream: " + upstream.forgeLine());
     out.println("pushgate database: " + db.describe());
     out.println("pushgate audit sinks: " + sinks);
-    out.println(sandbox.startupLine());
+    out.println(sandbox.startupLine(settings.sandboxSource()));
     out.flush();
     // the same checks as /readyz, so that this line and its answer agree
     String problems = readiness.problems();

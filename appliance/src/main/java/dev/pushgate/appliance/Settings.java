@@ -46,7 +46,8 @@ public record Settings(
     PassedVariables passEnv,
     SinkSettings auditSinks,
     Path runtimeDir,
-    WebhookSettings webhooks) {
+    WebhookSettings webhooks,
+    String sandboxSource) {
 
   public Settings {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -72,6 +73,6 @@ public record Settings(
         ApprovalDesk.DEFAULT_POLL_GRACE,
         RunApi.HookAsk.APPROVERS, null, DefaultRules.NONE,
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE, Limits.defaults(),
-        PassedVariables.NONE, SinkSettings.NONE, null, WebhookSettings.NONE);
+        PassedVariables.NONE, SinkSettings.NONE, null, WebhookSettings.NONE, null);
   }
 }

@@ -39,7 +39,7 @@ final class TestAppliance implements AutoCloseable {
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(2), SandboxSwitch.OFF,
         d.approvalTimeout(), d.approverPollGrace(), d.hookAsk(), databaseUrl, d.defaultRules(),
         d.writeTokensPerMinute(), d.limits(), d.passEnv(), d.auditSinks(),
-        null, d.webhooks());
+        null, d.webhooks(), null);
     return new TestAppliance(s, Duration.ofMillis(100));
   }
 

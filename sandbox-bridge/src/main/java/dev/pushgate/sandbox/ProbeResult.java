@@ -43,8 +43,16 @@ public record ProbeResult(
 
   /** The one line the appliance logs at start. */
   public String startupLine(SandboxSwitch sandboxSwitch) {
+    return startupLine(sandboxSwitch, null);
+  }
+
+  /**
+   * The one line the appliance logs at start; {@code offSource} names where a switched-off
+   * setting came from ({@link SandboxSwitch#disabledBy}), null when not known.
+   */
+  public String startupLine(SandboxSwitch sandboxSwitch, String offSource) {
     if (sandboxSwitch == SandboxSwitch.OFF) {
-      return SandboxSwitch.DISABLED;
+      return SandboxSwitch.disabledBy(offSource);
     }
     if (available) {
       return "agent sandbox ON: " + note;

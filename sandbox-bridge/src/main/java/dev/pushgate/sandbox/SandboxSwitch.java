@@ -26,6 +26,15 @@ public enum SandboxSwitch {
   public static final String DISABLED = "agent sandbox DISABLED by the sandbox setting off"
       + " (--sandbox, PUSHGATE_SANDBOX or the config file; pushgate config check says which)";
 
+  /**
+   * The start-up line of a switched-off sandbox, naming the one place the setting came from
+   * ({@code --sandbox off}, {@code PUSHGATE_SANDBOX=off}, {@code sandbox: off in FILE}, {@code
+   * CC_SERVER_SANDBOX=off}); {@link #DISABLED}, which names them all, when it is not known.
+   */
+  public static String disabledBy(String source) {
+    return source == null ? DISABLED : "agent sandbox DISABLED by " + source;
+  }
+
   @JsonValue
   public String id() {
     return name().toLowerCase(Locale.ROOT);

@@ -78,6 +78,15 @@ class BackendProbeTest {
     }
   }
 
+  @Test
+  void startupLineNamesWhereTheSettingCameFromWhenKnown() {
+    ProbeResult r = BackendProbe.probe(Platform.LINUX, name -> true);
+    assertThat(r.startupLine(SandboxSwitch.OFF, "PUSHGATE_SANDBOX=off"))
+        .isEqualTo("agent sandbox DISABLED by PUSHGATE_SANDBOX=off");
+    assertThat(r.startupLine(SandboxSwitch.OFF, null)).isEqualTo(SandboxSwitch.DISABLED);
+    assertThat(r.startupLine(SandboxSwitch.ON, "--sandbox on")).startsWith("agent sandbox ON: ");
+  }
+
   @ParameterizedTest(name = "{0} / {1} -> {2}")
   @CsvSource(
       delimiter = '|',

@@ -134,7 +134,7 @@ final class DemoCommand implements Callable<Integer> {
         d.upstreamTimeout(), d.sweepInterval(), Duration.ofSeconds(5), d.sandbox(),
         Duration.ofSeconds(30), d.approverPollGrace(), d.hookAsk(), null, DefaultRules.NONE,
         d.writeTokensPerMinute(), d.limits(),
-        d.passEnv(), d.auditSinks(), null, d.webhooks());
+        d.passEnv(), d.auditSinks(), null, d.webhooks(), null);
   }
 
   private static void deleteTree(Path root) throws IOException {

@@ -286,7 +286,31 @@ final class ServeCommand implements Callable<Integer> {
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
             hookBodyTimeout),
         PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog), runtimeDir,
-        WebhookSettings.parse(webhooks));
+        WebhookSettings.parse(webhooks), sandboxSource());
     return settings;
+  }
+
+  /**
+   * Where the sandbox setting came from, for the start-up line: the flag, {@code
+   * PUSHGATE_SANDBOX}, the configuration file or {@code CC_SERVER_SANDBOX}, as {@link
+   * ConfigFile#sourceOf} tells them apart (the same answer {@code config check} prints); null
+   * when the setting is the default.
+   */
+  private String sandboxSource() {
+    if (sandbox == null) {
+      String cc = System.getenv(SandboxSwitch.ENV);
+      return cc == null || cc.isEmpty() ? null : SandboxSwitch.ENV + "=" + cc.strip();
+    }
+    String value = sandbox.strip();
+    if (!(spec.commandLine().getDefaultValueProvider() instanceof ConfigFile file)
+        || args == null) {
+      return null; // not started by Main: where it came from is not known
+    }
+    return switch (file.sourceOf(spec.findOption(SandboxSwitch.FLAG), args)) {
+      case FLAG -> SandboxSwitch.FLAG + " " + value;
+      case ENV -> ConfigFile.envName("sandbox") + "=" + value;
+      case FILE -> "sandbox: " + value + " in " + file.file();
+      case DEFAULT -> null;
+    };
   }
 }

@@ -75,8 +75,9 @@ public final class RunSandbox {
         : "the sandbox is on but this host offers none: " + probe.hint();
   }
 
-  public String startupLine() {
-    return probe.startupLine(sandboxSwitch);
+  /** @param offSource where a switched-off setting came from, null when not known */
+  public String startupLine(String offSource) {
+    return probe.startupLine(sandboxSwitch, offSource);
   }
 
   /** The plan of {@code req}, with {@code additions} set in its environment. */
