@@ -42,6 +42,7 @@ final class WebJson {
     n.put("added", d.added());
     n.put("removed", d.removed());
     n.put("unlisted", d.unlisted());
+    n.put("maxLines", Diffstat.MAX_LINES);
     var files = n.putArray("files");
     int i = 0;
     for (Diffstat.File f : d.files()) {

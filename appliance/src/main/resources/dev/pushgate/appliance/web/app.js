@@ -207,7 +207,7 @@ async function loadDiff(q, box, who) {
       if (f.lines.length) details.append(diffTable(f));
       if (f.hiddenLines) {
         details.append(el('p', { class: 'cut' }, `${f.hiddenLines} more lines not shown: the page ` +
-          'shows at most 5000 lines of one push; fetch the pushed commit to read the rest.'));
+          `shows at most ${d.maxLines} lines of one push; fetch the pushed commit to read the rest.`));
       }
       box.append(details);
     }

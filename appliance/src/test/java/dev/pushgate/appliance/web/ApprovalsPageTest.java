@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -54,6 +55,9 @@ class ApprovalsPageTest {
   private ApprovalsPage page;
   private int port;
   private Path sandboxSocket;
+  /** What the page's gateway answers for every question; a test may set its own. */
+  private Diffstat diffstat = Diffstat.unavailable("no gateway in this test");
+  private Map<String, String> asker = Map.of();
 
   @BeforeEach
   void start() throws Exception {
@@ -78,8 +82,7 @@ class ApprovalsPageTest {
     sandboxSocket = tmp.resolve("gateway.sock");
     unix.setUnixDomainPath(sandboxSocket);
     server.addConnector(unix);
-    page = new ApprovalsPage(desk, audit,
-        q -> Diffstat.unavailable("no gateway in this test"),
+    page = new ApprovalsPage(desk, audit, q -> diffstat, runId -> asker,
         new SignInTokens(clock, Duration.ofMinutes(5)),
         new Sessions(clock, Duration.ofMinutes(30), Duration.ofHours(12)),
         "127.0.0.1", port, Duration.ofMillis(200));
@@ -515,6 +518,28 @@ class ApprovalsPageTest {
     assertThat(post.status()).isEqualTo(404);
     // the token was not spent there
     assertThat(get("/approvals/signin?token=" + token, null).status()).isEqualTo(200);
+  }
+
+  @Test
+  void theDiffAndWhoAsksAreSentAsTextWithEveryInvisibleCharacterEscaped() throws Exception {
+    diffstat = new Diffstat(List.of(new Diffstat.File("<b>x</b>.txt", null, "add", 1, 0, false)),
+        1, 0, 0, "nothing", null, List.of(new Diffstat.FileDiff(List.of(new Diffstat.Line(
+            Diffstat.Line.Kind.ADDED, 0, 1, "\tok();\u202e evil", null)), 0)),
+        List.of("A\u200b <a@example.com>"), List.of());
+    asker = Map.of("agent", "claude\u202e");
+    Question q = holdQuestion("refs/heads/main");
+    String cookie = signIn();
+
+    RawHttp.Reply r = get("/approvals/diffstat?id=" + q.id(), cookie);
+
+    assertThat(r.status()).isEqualTo(200);
+    var n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body());
+    assertThat(n.at("/files/0/path").asText()).isEqualTo("<b>x</b>.txt");
+    assertThat(n.at("/files/0/lines/0/text").asText()).isEqualTo("\tok();\\u202e evil");
+    assertThat(n.at("/files/0/lines/0/new").asInt()).isEqualTo(1);
+    assertThat(n.at("/authors/0").asText()).isEqualTo("A\\u200b <a@example.com>");
+    assertThat(n.at("/asker/agent").asText()).isEqualTo("claude\\u202e");
+    assertThat(n.at("/maxLines").asInt()).isEqualTo(Diffstat.MAX_LINES);
   }
 
   // --- helpers
