@@ -37,7 +37,8 @@ class SandboxOffLineTest {
 
   @Test
   void theFileIsNamedWhenTheConfigurationFileSwitchedItOff() throws Exception {
-    Path config = Files.writeString(tmp.resolve("pushgate.yaml"), "sandbox: off\n");
+    // Quoted: YAML reads a bare off as false, which is refused saying so.
+    Path config = Files.writeString(tmp.resolve("pushgate.yaml"), "sandbox: \"off\"\n");
     try (RunningAppliance app = RunningAppliance.on(tmp.resolve("file"))
         .serve(List.of("--config", config.toString())).start()) {
       assertThat(app.logText())

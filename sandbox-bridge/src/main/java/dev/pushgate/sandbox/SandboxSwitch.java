@@ -64,7 +64,11 @@ public enum SandboxSwitch {
     if (v.equals("off")) {
       return OFF;
     }
+    // YAML 1.1 reads an unquoted on or off as a boolean, which reaches here as true or false.
+    String yaml = source.equals(FLAG) && (v.equals("true") || v.equals("false"))
+        ? " (in a YAML configuration file an unquoted on or off is read as true or false: write"
+            + " sandbox: \"" + (v.equals("true") ? "on" : "off") + "\")" : "";
     throw new IllegalArgumentException(
-        source + " takes on or off, not: " + UntrustedText.printable(value));
+        source + " takes on or off, not: " + UntrustedText.printable(value) + yaml);
   }
 }

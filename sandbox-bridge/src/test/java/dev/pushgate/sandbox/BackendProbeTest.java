@@ -79,6 +79,13 @@ class BackendProbeTest {
   }
 
   @Test
+  void anUnquotedOffInTheConfigurationFileIsRefusedSayingHowToWriteIt() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SandboxSwitch.resolve("false", null))
+        .hasMessage("--sandbox takes on or off, not: false (in a YAML configuration file an"
+            + " unquoted on or off is read as true or false: write sandbox: \"off\")");
+  }
+
+  @Test
   void startupLineNamesWhereTheSettingCameFromWhenKnown() {
     ProbeResult r = BackendProbe.probe(Platform.LINUX, name -> true);
     assertThat(r.startupLine(SandboxSwitch.OFF, "PUSHGATE_SANDBOX=off"))
