@@ -143,6 +143,97 @@ class AgentDayTest {
     assertThat(checkout.resolve(".env")).doesNotExist();
   }
 
+  /**
+   * The dependency trees of the day: what a package manager puts beneath {@code site-packages/}
+   * and {@code node_modules/} is not the agent's own file, so a package that ships a {@code .pem}
+   * installs, as pip itself does (its vendored certifi has one). The agent's own key files stay
+   * refused, so does carrying a dependency tree's file or directory out of it, and pushing one.
+   */
+  private static final String DEPENDENCIES = """
+      set -u
+      step() { name=$1; shift; "$@" > /tmp/step.out 2>&1; echo "== $name $?"; cat /tmp/step.out; }
+      python3 - <<'PY'
+      import base64, hashlib, zipfile
+      files = {
+          "pemkit/__init__.py": b"",
+          "pemkit/ca.pem": b"-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----\\n",
+          "pemkit-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\\nName: pemkit\\nVersion: 1.0\\n",
+          "pemkit-1.0.dist-info/WHEEL":
+              b"Wheel-Version: 1.0\\nGenerator: hand\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+      }
+      record = []
+      for name, data in files.items():
+          digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+          record.append(f"{name},sha256={digest},{len(data)}")
+      record.append("pemkit-1.0.dist-info/RECORD,,")
+      files["pemkit-1.0.dist-info/RECORD"] = ("\\n".join(record) + "\\n").encode()
+      with zipfile.ZipFile("/tmp/pemkit-1.0-py3-none-any.whl", "w") as wheel:
+          for name, data in files.items():
+              wheel.writestr(name, data)
+      PY
+      mkdir -p /tmp/pemjs && cd /tmp/pemjs
+      echo '{"name": "pemjs", "version": "1.0.0"}' > package.json
+      echo 'not a key' > cert.pem
+      npm pack --silent > /dev/null
+      cd - > /dev/null
+      step venv python3 -m venv .venv
+      step pip .venv/bin/pip install --no-index --no-cache-dir --disable-pip-version-check \\
+        /tmp/pemkit-1.0-py3-none-any.whl
+      step pip-files sh -c 'head -1 .venv/lib/python3*/site-packages/pemkit/ca.pem'
+      step npm npm install --offline --no-audit --no-fund /tmp/pemjs/pemjs-1.0.0.tgz
+      step npm-files ls node_modules/pemjs
+      step own-key sh -c 'echo x > own.pem'
+      step own-key-below sh -c 'mkdir -p src && echo x > src/own.key'
+      step carry-file mv node_modules/pemjs/cert.pem cert.pem
+      step carry-link ln node_modules/pemjs/cert.pem cert.pem
+      step carry-tree mv node_modules/pemjs carried
+      step carry-all mv node_modules vendored
+      step push-cert sh -c 'git switch -qc feature/deps && git add -f node_modules/pemjs/cert.pem \\
+        && git commit -qm deps && git push origin HEAD'
+      echo "== end"
+      """;
+
+  @Test
+  void dependencyTreesBuildInTheCheckoutAndTheAgentsOwnKeysStayRefused() throws Exception {
+    Path cwd = Files.createDirectories(root.resolve("agent-deps"));
+    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path rules = Files.writeString(root.resolve("rules-deps.yaml"), RULES);
+    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
+        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", DEPENDENCIES);
+    String all = exec.stdout() + "\n" + exec.stderr();
+    assertThat(exec.exit()).as(all).isZero();
+    Map<String, Step> day = steps(exec.stdout());
+    assertThat(day).as(all).containsKey("end");
+
+    assertThat(day.get("venv")).as(all).isEqualTo(new Step(0, ""));
+    assertThat(day.get("pip").exit()).as(all).isZero();
+    assertThat(day.get("pip").output()).contains("Successfully installed pemkit-1.0");
+    assertThat(day.get("pip-files")).as(all)
+        .isEqualTo(new Step(0, "-----BEGIN CERTIFICATE-----\n"));
+    assertThat(day.get("npm").exit()).as(all).isZero();
+    assertThat(day.get("npm-files")).as(all).isEqualTo(new Step(0, "cert.pem\npackage.json\n"));
+
+    for (String refused : new String[] {"own-key", "own-key-below", "carry-file", "carry-link",
+        "carry-tree", "carry-all"}) {
+      assertThat(day.get(refused).exit()).as(refused + "\n" + all).isNotZero();
+      assertThat(day.get(refused).output()).as(refused).contains("Permission denied");
+    }
+    Path checkout = cwd.resolve("widget");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: file-write* " + checkout.resolve("own.pem") + "\n"
+            + "pushgate:   why: the run's rules deny writing a file of this name")
+        .contains("pushgate: sandbox violation: file-write* "
+            + checkout.resolve("node_modules/pemjs") + "\n");
+    assertThat(checkout.resolve("node_modules/pemjs/cert.pem")).isRegularFile();
+    assertThat(checkout.resolve("own.pem")).doesNotExist();
+    assertThat(checkout.resolve("carried")).doesNotExist();
+
+    // What is pushed is judged by the push's content rules, wherever it was written.
+    assertThat(day.get("push-cert").exit()).as(all).isEqualTo(1);
+    assertThat(day.get("push-cert").output()).contains(
+        "(Control Center policy: node_modules/pemjs/cert.pem matches \"no secret files\")");
+  }
+
   /** What one step of the day did. */
   record Step(int exit, String output) {}
 

@@ -205,6 +205,9 @@ public final class NameDenyLayer implements AutoCloseable {
         for (String g : globs) {
           argv.addAll(List.of("--deny", g));
         }
+        for (String d : DenyWriteGlobs.DEPENDENCY_TREES) {
+          argv.addAll(List.of("--dependency-dir", d));
+        }
         if (!protectedPatterns.isEmpty()) {
           for (String p : protectedPatterns) {
             argv.addAll(List.of("--deny-path", p));

@@ -411,6 +411,53 @@ class NameDenyLayerTest {
         work + "/a\\x5cb\\x0afile-write* etcpasswd\\x0a.key");
   }
 
+  /**
+   * Issue 30: a package manager writes what a package ships (pip's vendored certifi/cacert.pem,
+   * npm packages' test keys) below site-packages or node_modules; there the globs do not apply.
+   * Nothing carries such a file, or the tree holding it, out to where the globs apply again.
+   */
+  @Test
+  void belowADependencyTreeTheGlobsDoNotApplyAndNothingIsCarriedOut() throws Exception {
+    String script = String.join("\n",
+        "t() { if (eval \"$2\") 2>/dev/null; then echo \"allowed $1\"; else echo \"refused $1\"; fi; }",
+        "t pip 'mkdir -p .venv/lib/python3.11/site-packages/certifi"
+            + " && echo c > .venv/lib/python3.11/site-packages/certifi/cacert.pem'",
+        "t debian 'mkdir -p lib/dist-packages/k && echo k > lib/dist-packages/k/test.key'",
+        "t npm 'mkdir -p node_modules/pkg/test && echo k > node_modules/pkg/test/server.pem"
+            + " && echo e > node_modules/pkg/.env'",
+        "t npm-retire 'mv node_modules/pkg node_modules/.pkg-old && mv node_modules/.pkg-old"
+            + " node_modules/pkg'",
+        "t into-tree 'mkdir plain && mv plain node_modules/plain'",
+        "t own-key 'echo k > own.pem'",
+        "t look-alike 'mkdir -p Node_Modules node_modules.d && (echo k > Node_Modules/a.pem"
+            + " || echo k > node_modules.d/a.pem)'",
+        "t named-tree 'echo k > node_modules.pem'",
+        "t link-to-root 'ln -s . sub/node_modules && echo k > sub/node_modules/b.pem'",
+        "t file-out 'mv node_modules/pkg/test/server.pem server.pem'",
+        "t hard-link-out 'ln node_modules/pkg/test/server.pem server.pem'",
+        "t symlink-out 'ln -s node_modules/pkg/test/server.pem server.pem'",
+        "t dir-out 'mv node_modules/pkg/test carried'",
+        "t tree-out 'mv node_modules vendored'",
+        "t exchanged 'mkdir other && python3 -c \"import ctypes, os;"
+            + " l = ctypes.CDLL(None, use_errno=True);"
+            + " r = l.renameat2(-100, b\\\"other\\\", -100, b\\\"node_modules\\\", 2);"
+            + " os._exit(0 if r == 0 else 1)\"'");
+    RealBwrap.Run run = sh(defaults(), script);
+    assertThat(run.stdout()).isEqualTo(String.join("\n", "allowed pip", "allowed debian",
+        "allowed npm", "allowed npm-retire", "allowed into-tree", "refused own-key",
+        "refused look-alike", "refused named-tree", "refused link-to-root", "refused file-out",
+        "refused hard-link-out", "refused symlink-out", "refused dir-out", "refused tree-out",
+        "refused exchanged", ""));
+    assertThat(work.resolve(".venv/lib/python3.11/site-packages/certifi/cacert.pem")).exists();
+    assertThat(work.resolve("node_modules/pkg/test/server.pem")).hasContent("k");
+    for (String name : List.of("own.pem", "Node_Modules/a.pem", "node_modules.d/a.pem",
+        "node_modules.pem", "sub/b.pem", "server.pem", "carried", "vendored")) {
+      assertThat(work.resolve(name)).as(name).doesNotExist();
+    }
+    assertThat(layerTargets(run)).contains(work + "/own.pem", work + "/sub/b.pem",
+        work + "/server.pem", work + "/node_modules/pkg/test", work + "/node_modules");
+  }
+
   @Test
   void aProtectedPathPatternIsDeniedToo() throws Exception {
     SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/**/*.bak"));
