@@ -60,6 +60,8 @@ class AgentDayTest {
       step pr-view gh pr view 1
       step push-main git push origin HEAD:main
       step env-file cp day.txt .env
+      step mcp cat .mcp.json
+      step vscode mkdir .vscode
       step why /opt/pushgate/bin/pushgate-hook --post-tool-use < /dev/null
       echo "== end"
       """;
@@ -124,6 +126,10 @@ class AgentDayTest {
         .contains("(Control Center policy: push to main is denied)");
     assertThat(day.get("env-file").exit()).isEqualTo(1);
     assertThat(day.get("env-file").output()).contains("Permission denied");
+    // A protected path that is not there reads as not there, and cannot be made.
+    assertThat(day.get("mcp")).isEqualTo(new Step(1, "cat: .mcp.json: No such file or directory\n"));
+    assertThat(day.get("vscode").exit()).isEqualTo(1);
+    assertThat(day.get("vscode").output()).contains("Permission denied");
 
     // The model hears why the write failed, through the PostToolUse hook.
     Step why = day.get("why");

@@ -458,6 +458,43 @@ class NameDenyLayerTest {
         work + "/server.pem", work + "/node_modules/pkg/test", work + "/node_modules");
   }
 
+  /**
+   * Issue 30: a protected path that does not exist (.mcp.json, .vscode, .bashrc, Claude Code's
+   * settings) is refused by the layer by its name, not shown as an empty read-only directory that
+   * reads as a broken file ({@code cat .mcp.json}: {@code Is a directory}).
+   */
+  @Test
+  void aMissingProtectedPathIsRefusedByNameNotShownAsAnEmptyDirectory() throws Exception {
+    Files.createDirectories(work.resolve("elsewhere"));
+    Files.writeString(work.resolve("elsewhere/tasks.json"), "{}\n");
+    Path kept = work.resolve("kept[1]");
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(kept.toString()));
+    String script = String.join("\n",
+        "t() { if (eval \"$2\") 2>/dev/null; then echo \"allowed $1\"; else echo \"refused $1\"; fi; }",
+        "ls -A",
+        "cat .mcp.json 2>&1",
+        "t mcp 'echo {} > .mcp.json'",
+        "t bashrc 'touch .bashrc'",
+        "t vscode 'mkdir .vscode'",
+        "t vscode-moved-in 'mv elsewhere .vscode'",
+        "t idea-link 'ln -s elsewhere .idea'",
+        "t claude-settings 'mkdir -p .claude && echo {} > .claude/settings.json'",
+        "t protected-literal 'echo x > kept[1]'",
+        "t ordinary 'echo x > kept1 && mkdir -p .claude/notes'");
+    RealBwrap.Run run = sh(plan, script);
+    assertThat(run.stdout()).isEqualTo(String.join("\n", "elsewhere", "notes.txt", "old.pem",
+        "sub", "cat: .mcp.json: No such file or directory", "refused mcp", "refused bashrc",
+        "refused vscode", "refused vscode-moved-in", "refused idea-link",
+        "refused claude-settings", "refused protected-literal", "allowed ordinary", ""));
+    for (String name : List.of(".mcp.json", ".bashrc", ".vscode", ".idea",
+        ".claude/settings.json", "kept[1]")) {
+      assertThat(work.resolve(name)).as(name).doesNotExist();
+    }
+    String w = work.toString();
+    assertThat(layerTargets(run)).contains(w + "/.mcp.json", w + "/.bashrc", w + "/.vscode",
+        w + "/.idea", w + "/.claude/settings.json", w + "/kept[1]");
+  }
+
   @Test
   void aProtectedPathPatternIsDeniedToo() throws Exception {
     SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/**/*.bak"));
