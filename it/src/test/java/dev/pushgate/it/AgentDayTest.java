@@ -44,6 +44,7 @@ class AgentDayTest {
       unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
       export GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 GH_CONFIG_DIR=/tmp/gh-config
       step() { name=$1; shift; "$@" > /tmp/step.out 2>&1; echo "== $name $?"; cat /tmp/step.out; }
+      exec 3>&2  # a step that writes here is read by the launcher, as a command's errors are
       step whoami whoami
       step user sh -c 'echo "$USER $LOGNAME"'
       step branch git switch -c feature/day
@@ -54,6 +55,7 @@ class AgentDayTest {
       step second-commit sh -c 'echo more >> day.txt && git commit -qam second \
         && git log -1 --format=%an'
       step push git push origin HEAD
+      step push-u sh -c 'git push -u origin HEAD 2>&3'
       step pr-create gh pr create -R "$GH_REPO" --head feature/day --base main --title "Day" \
         --body "the agent's day"
       step pr-list gh pr list
@@ -91,11 +93,8 @@ class AgentDayTest {
 
   @Test
   void theOrdinaryDayRunsWithoutAFalseRefusalAndEveryRefusalSaysWhy() throws Exception {
-    Path cwd = Files.createDirectories(root.resolve("agent"));
-    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
-    Path rules = Files.writeString(root.resolve("rules.yaml"), RULES);
-    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
-        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", DAY);
+    Path cwd = root.resolve("agent");
+    PushgateExec.Result exec = runDay(cwd, DAY);
     assertThat(exec.exit()).as(exec.stderr() + exec.stdout()).isZero();
     Map<String, Step> day = steps(exec.stdout());
     String all = exec.stdout() + "\n" + exec.stderr();
@@ -115,6 +114,7 @@ class AgentDayTest {
     assertThat(day.get("second-commit")).isEqualTo(new Step(0, "Day Agent\n"));
     assertThat(day.get("push").exit()).as(all).isZero();
     assertThat(day.get("push").output()).contains("HEAD -> feature/day");
+    assertThat(exec.stderr()).contains("could not write config file .git/config");
     assertThat(day.get("pr-create").exit()).as(all).isZero();
     assertThat(day.get("pr-create").output()).contains("/acme/widget/pull/1");
     assertThat(day.get("pr-list").exit()).as(all).isZero();
@@ -127,7 +127,8 @@ class AgentDayTest {
     assertThat(day.get("env-file").exit()).isEqualTo(1);
     assertThat(day.get("env-file").output()).contains("Permission denied");
     // A protected path that is not there reads as not there, and cannot be made.
-    assertThat(day.get("mcp")).isEqualTo(new Step(1, "cat: .mcp.json: No such file or directory\n"));
+    assertThat(day.get("mcp"))
+        .isEqualTo(new Step(1, "cat: .mcp.json: No such file or directory\n"));
     assertThat(day.get("vscode").exit()).isEqualTo(1);
     assertThat(day.get("vscode").output()).contains("Permission denied");
 
@@ -141,6 +142,12 @@ class AgentDayTest {
     assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
         .contains("file-write* " + checkout.resolve(".env") + ": the run's rules deny writing a"
             + " file of this name");
+    // git push -u cannot store the upstream, and the model hears that git's "set up to
+    // track" is not true, and what to do instead.
+    assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
+        .contains(".git/config: the sandbox keeps the repository's .git/config read-only (a git"
+            + " on the host may read it while the run lives), so git stored nothing there: an"
+            + " upstream it says it set up is not set; push with git push origin HEAD");
     // And the operator, on exec's own standard error; no bridge noise there.
     assertThat(exec.stderr())
         .contains("pushgate: sandbox violation: file-write* " + checkout.resolve(".env") + "\n"
@@ -201,11 +208,8 @@ class AgentDayTest {
 
   @Test
   void dependencyTreesBuildInTheCheckoutAndTheAgentsOwnKeysStayRefused() throws Exception {
-    Path cwd = Files.createDirectories(root.resolve("agent-deps"));
-    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
-    Path rules = Files.writeString(root.resolve("rules-deps.yaml"), RULES);
-    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
-        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", DEPENDENCIES);
+    Path cwd = root.resolve("agent-deps");
+    PushgateExec.Result exec = runDay(cwd, DEPENDENCIES);
     String all = exec.stdout() + "\n" + exec.stderr();
     assertThat(exec.exit()).as(all).isZero();
     Map<String, Step> day = steps(exec.stdout());
@@ -238,6 +242,15 @@ class AgentDayTest {
     assertThat(day.get("push-cert").exit()).as(all).isEqualTo(1);
     assertThat(day.get("push-cert").output()).contains(
         "(Control Center policy: node_modules/pemjs/cert.pem matches \"no secret files\")");
+  }
+
+  /** Runs {@code script} in {@code pushgate exec} under {@link #RULES}, working in {@code cwd}. */
+  private static PushgateExec.Result runDay(Path cwd, String script) throws Exception {
+    Files.createDirectories(cwd);
+    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path rules = Files.writeString(cwd.resolveSibling(cwd.getFileName() + "-rules.yaml"), RULES);
+    return PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
+        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", script);
   }
 
   /** What one step of the day did. */

@@ -349,6 +349,7 @@ final class BubblewrapArgv {
     Set<String> allPlaceholders = new LinkedHashSet<>(placeholders);
     allPlaceholders.addAll(filePlaceholders);
     List<String> blocked = List.copyOf(allPlaceholders);
+    Set<String> coveredPaths = Set.copyOf(covered);
     List<String> shown = List.copyOf(visible);
     ViolationParser.Denials denials = new ViolationParser.Denials() {
       @Override
@@ -367,6 +368,12 @@ final class BubblewrapArgv {
       public boolean blocked(String path) {
         String abs = absolute(path, workdir);
         return abs != null && underAny(abs, blocked);
+      }
+
+      @Override
+      public boolean mountedOver(String path) {
+        String abs = absolute(path, workdir);
+        return abs != null && (underAny(abs, blocked) || coveredPaths.contains(abs));
       }
     };
     return new Built(throughLayer(a, a.indexOf(layout.tools().bwrap()) + 1, layout.layered()),

@@ -102,6 +102,39 @@ class ViolationParserTest {
         ViolationParser.Denials.NONE)).isEmpty();
   }
 
+  /**
+   * Issue 30: git push -u renames config.lock onto the read-only .git/config (a mount point) and
+   * fails with EBUSY, then says the upstream was set up; the agent hears it was not, and why.
+   */
+  @Test
+  void gitFailingToStoreAnUpstreamInTheReadOnlyConfigIsARefusalThatSaysSo() {
+    ViolationParser.Denials covered = new ViolationParser.Denials() {
+      @Override
+      public boolean hidden(String path) {
+        return false;
+      }
+
+      @Override
+      public boolean blocked(String path) {
+        return false;
+      }
+
+      @Override
+      public boolean mountedOver(String path) {
+        return path.equals(".git/config");
+      }
+    };
+    SandboxViolation v = ViolationParser.parse(
+        "error: could not write config file .git/config: Device or resource busy", covered)
+        .orElseThrow();
+    assertThat(v.action()).isEqualTo("file-write*");
+    assertThat(v.target()).isEqualTo(".git/config");
+    assertThat(RefusalReason.of(v)).isEqualTo(RefusalReason.REPOSITORY_CONFIG)
+        .startsWith("the sandbox keeps the repository's .git/config read-only");
+    // A path bound read-only over itself is a real directory or file: reading it is no refusal.
+    assertThat(ViolationParser.parse("cat: .git/config: Is a directory", covered)).isEmpty();
+  }
+
   @Test
   void controlCharactersInTheRawLineAreEscaped() {
     SandboxViolation v = parse("touch: cannot touch '/etc/x': Read-only file system\r");
