@@ -833,6 +833,15 @@ static int placing_tree_denied(struct inode *p, const char *name, char *path_out
   return n_deny_paths > 0 && protected_below(path_out);
 }
 
+/* Whether a symlink at PATH (relative to the mount) with TARGET leads from outside a dependency
+ * tree into one: what a package manager wrote there under a denied name would then be reached by
+ * a name where the globs apply (a home's missing ~/.ssh made a link to node_modules/k/). Links
+ * within a tree (npm's node_modules/.bin) are the package manager's own. */
+static int leads_into_dependency_tree(const char *path, const char *target) {
+  return n_dependency_dirs > 0 && n_deny_globs > 0 && !in_dependency_tree(path, 0)
+      && in_dependency_tree(target, 1);
+}
+
 static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name) {
   AS_CALLER(req);
   struct inode *p = inode_of(parent);
@@ -841,7 +850,8 @@ static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, c
    * and the write is judged on the target), but it is refused all the same: it has no use other
    * than to reach the denied name. */
   char path[PATH_MAX + NAME_MAX + 2];
-  if (placing_tree_denied(p, name, path, sizeof path) || denied(target)) {
+  if (placing_tree_denied(p, name, path, sizeof path) || denied(target)
+      || leads_into_dependency_tree(path, target)) {
     fuse_reply_err(req, report(path));
     return;
   }
@@ -943,10 +953,15 @@ static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
   }
   /* A second name of a symlink is a symlink put there (`ln -s t l; ln -P l secrets`, found by
    * attack): judged as dfs_symlink judges one. */
-  char path[PATH_MAX + NAME_MAX + 2];
-  if (i->type == S_IFLNK && placing_tree_denied(np, newname, path, sizeof path)) {
-    fuse_reply_err(req, report(path));
-    return;
+  char path[PATH_MAX + NAME_MAX + 2], target[PATH_MAX];
+  if (i->type == S_IFLNK) {
+    ssize_t n = readlinkat(i->fd, "", target, sizeof target - 1);
+    target[n < 0 ? 0 : n] = 0;
+    if (placing_tree_denied(np, newname, path, sizeof path) || n < 0
+        || leads_into_dependency_tree(path, target)) {
+      fuse_reply_err(req, report(path));
+      return;
+    }
   }
   char proc[64];
   proc_path(i->fd, proc, sizeof proc);

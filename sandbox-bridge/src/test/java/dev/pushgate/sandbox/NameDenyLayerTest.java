@@ -436,6 +436,10 @@ class NameDenyLayerTest {
         "t file-out 'mv node_modules/pkg/test/server.pem server.pem'",
         "t hard-link-out 'ln node_modules/pkg/test/server.pem server.pem'",
         "t symlink-out 'ln -s node_modules/pkg/test/server.pem server.pem'",
+        "t link-into 'ln -s node_modules/pkg/test keys'",
+        "t link-within 'ln -s ../pkg/test node_modules/pkg2 && ln -s \"$PWD/node_modules/pkg\""
+            + " node_modules/abs'",
+        "t second-link-into 'ln -P node_modules/abs keys'",
         "t dir-out 'mv node_modules/pkg/test carried'",
         "t tree-out 'mv node_modules vendored'",
         "t exchanged 'mkdir other && python3 -c \"import ctypes, os;"
@@ -446,12 +450,13 @@ class NameDenyLayerTest {
     assertThat(run.stdout()).isEqualTo(String.join("\n", "allowed pip", "allowed debian",
         "allowed npm", "allowed npm-retire", "allowed into-tree", "refused own-key",
         "refused look-alike", "refused named-tree", "refused link-to-root", "refused file-out",
-        "refused hard-link-out", "refused symlink-out", "refused dir-out", "refused tree-out",
+        "refused hard-link-out", "refused symlink-out", "refused link-into", "allowed link-within",
+        "refused second-link-into", "refused dir-out", "refused tree-out",
         "refused exchanged", ""));
     assertThat(work.resolve(".venv/lib/python3.11/site-packages/certifi/cacert.pem")).exists();
     assertThat(work.resolve("node_modules/pkg/test/server.pem")).hasContent("k");
     for (String name : List.of("own.pem", "Node_Modules/a.pem", "node_modules.d/a.pem",
-        "node_modules.pem", "sub/b.pem", "server.pem", "carried", "vendored")) {
+        "node_modules.pem", "sub/b.pem", "server.pem", "keys", "carried", "vendored")) {
       assertThat(work.resolve(name)).as(name).doesNotExist();
     }
     assertThat(layerTargets(run)).contains(work + "/own.pem", work + "/sub/b.pem",
