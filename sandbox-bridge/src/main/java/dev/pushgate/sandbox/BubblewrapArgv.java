@@ -233,9 +233,13 @@ final class BubblewrapArgv {
     // Deny paths inside a writable mount: covered read-only where they exist, blocked by an empty
     // read-only directory where they do not (so git add -A still works: git skips empty dirs).
     List<String> writable = new ArrayList<>();
+    Set<String> layeredRoots = new LinkedHashSet<>();
     for (SandboxBindMount m : mounts) {
       if (!m.readOnly()) {
         writable.add(m.guestPath());
+        if (layout.layered().containsKey(m.hostPath())) {
+          layeredRoots.add(m.guestPath());
+        }
       }
     }
     // Each .git of a writable mount, and of a repository directly inside one, is bound onto itself:
@@ -276,6 +280,9 @@ final class BubblewrapArgv {
       switch (host.kind(p)) {
         case DIRECTORY, FILE, OTHER -> covered.add(p);
         case MISSING -> {
+          if (layeredRoots.contains(root) && NameDenyLayer.refusesInPlace(p)) {
+            continue; // the name-deny layer refuses creating it, and nothing shows in its place
+          }
           String first = firstMissing(root, p, host);
           // Inside a .git only the denied entry itself is blocked, never a directory git needs
           // (objects/info of a repository that has none yet).
@@ -342,6 +349,7 @@ final class BubblewrapArgv {
     Set<String> allPlaceholders = new LinkedHashSet<>(placeholders);
     allPlaceholders.addAll(filePlaceholders);
     List<String> blocked = List.copyOf(allPlaceholders);
+    Set<String> coveredPaths = Set.copyOf(covered);
     List<String> shown = List.copyOf(visible);
     ViolationParser.Denials denials = new ViolationParser.Denials() {
       @Override
@@ -360,6 +368,12 @@ final class BubblewrapArgv {
       public boolean blocked(String path) {
         String abs = absolute(path, workdir);
         return abs != null && underAny(abs, blocked);
+      }
+
+      @Override
+      public boolean mountedOver(String path) {
+        String abs = absolute(path, workdir);
+        return abs != null && (underAny(abs, blocked) || coveredPaths.contains(abs));
       }
     };
     return new Built(throughLayer(a, a.indexOf(layout.tools().bwrap()) + 1, layout.layered()),

@@ -20,6 +20,17 @@ public record DenyWriteGlobs(List<String> globs, boolean explicit) {
   /** The default list, used when the rules say nothing: the secret files. */
   public static final List<String> DEFAULT_GLOBS = SecretFiles.GLOBS;
 
+  /**
+   * The directories a package manager fills with what packages ship: pip's {@code site-packages}
+   * (Debian's {@code dist-packages}) and npm's {@code node_modules}. Below one, the name-deny
+   * layer lets a name the globs deny be written (pip vendors certifi's {@code cacert.pem}; npm
+   * packages ship test keys), and refuses carrying a directory out of one. Only the sandbox reads
+   * this list: a push is judged by the content rules wherever its files lie. docs/sandbox.md,
+   * "Dependency trees", says why this opens no way to a secret file.
+   */
+  public static final List<String> DEPENDENCY_TREES =
+      List.of("site-packages", "dist-packages", "node_modules");
+
   /** The default, not set by the rules. */
   public static final DenyWriteGlobs DEFAULT = new DenyWriteGlobs(DEFAULT_GLOBS, false);
 

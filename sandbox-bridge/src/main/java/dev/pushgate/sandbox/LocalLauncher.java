@@ -417,9 +417,10 @@ public final class LocalLauncher implements SandboxLauncher {
         guestOf.put(m.hostPath(), m.guestPath());
       }
     }
+    List<String> denyPaths = new ArrayList<>(NameDenyLayer.patterns(plan.spec().protectedPaths()));
+    denyPaths.addAll(NameDenyLayer.literalDenyPaths(plan.filesystem().writeDeny()));
     return NameDenyLayer.start(available.helper(), settings.stagingParent(), roots, guestOf,
-        plan.filesystem().writeDenyGlobs(), NameDenyLayer.patterns(plan.spec().protectedPaths()),
-        events::violation);
+        plan.filesystem().writeDenyGlobs(), denyPaths, events::violation);
   }
 
   /** The operator's sandbox user, or a user id of this launch's own, held until it ends. */

@@ -159,6 +159,41 @@ public final class NameDenyLayer implements AutoCloseable {
     return protectedPaths.stream().filter(RunPaths::isGlob).toList();
   }
 
+  /**
+   * Whether the layer, where it runs, refuses writing this literal deny path (a protected path,
+   * an agent's or editor's settings, a shell start-up file) by its name, so that bubblewrap need
+   * not leave an empty read-only directory where it does not exist: such a placeholder reads as
+   * a file that is broken ({@code cat .mcp.json}: {@code Is a directory}). Inside a {@code .git}
+   * bubblewrap still blocks them: the run-end check reads those, and git skips what it finds
+   * there empty.
+   */
+  static boolean refusesInPlace(String path) {
+    return !RunPaths.isGlob(path) && !path.contains("/.git/") && !path.endsWith("/.git");
+  }
+
+  /** The literal deny paths the layer refuses ({@link #refusesInPlace}). */
+  static List<String> literalDenyPaths(List<String> writeDeny) {
+    return writeDeny.stream().filter(NameDenyLayer::refusesInPlace).toList();
+  }
+
+  /**
+   * The daemon's {@code --deny-path} patterns for the mount at {@code spellings}: every pattern,
+   * and each literal path inside the mount, written as a pattern of itself: a {@code [} is the
+   * one character left that the daemon's fnmatch reads as more than itself (it reads no
+   * escapes), so it becomes the bracket expression {@code [[]}.
+   */
+  static List<String> denyPathsFor(List<String> spellings, List<String> protectedPaths) {
+    List<String> out = new ArrayList<>();
+    for (String p : protectedPaths) {
+      if (RunPaths.isGlob(p)) {
+        out.add(p);
+      } else if (spellings.stream().anyMatch(r -> p.startsWith(r.endsWith("/") ? r : r + "/"))) {
+        out.add(p.replace("[", "[[]"));
+      }
+    }
+    return out;
+  }
+
   /** One layered mount: its host directory, where the layer shows it, and its daemon. */
   private record Layered(String hostRoot, Path mountpoint, Process daemon) {}
 
@@ -175,6 +210,8 @@ public final class NameDenyLayer implements AutoCloseable {
    * @param parent where the layer's directory is made (not the launch's staging directory: that
    *     one is deleted recursively, and must never be walked while a mount is on it)
    * @param guestOf the path inside the sandbox of each host root, for the violation events
+   * @param protectedPaths the protected paths written as patterns, and the literal deny paths
+   *     the layer refuses in place of bubblewrap's placeholders ({@link #literalDenyPaths})
    * @throws SandboxLaunchException with the reason when any daemon cannot start: the launch is
    *     refused, never run without the layer
    */
@@ -184,7 +221,7 @@ public final class NameDenyLayer implements AutoCloseable {
       List<String> roots,
       Map<String, String> guestOf,
       List<String> globs,
-      List<String> protectedPatterns,
+      List<String> protectedPaths,
       Consumer<SandboxViolation> onViolation)
       throws SandboxLaunchException {
     NameDenyLayer layer;
@@ -205,11 +242,16 @@ public final class NameDenyLayer implements AutoCloseable {
         for (String g : globs) {
           argv.addAll(List.of("--deny", g));
         }
-        if (!protectedPatterns.isEmpty()) {
-          for (String p : protectedPatterns) {
+        for (String d : DenyWriteGlobs.DEPENDENCY_TREES) {
+          argv.addAll(List.of("--dependency-dir", d));
+        }
+        List<String> spellings = DenySpellings.of(root);
+        List<String> mine = denyPathsFor(spellings, protectedPaths);
+        if (!mine.isEmpty()) {
+          for (String p : mine) {
             argv.addAll(List.of("--deny-path", p));
           }
-          for (String spelling : DenySpellings.of(root)) {
+          for (String spelling : spellings) {
             argv.addAll(List.of("--host-path", spelling));
           }
         }

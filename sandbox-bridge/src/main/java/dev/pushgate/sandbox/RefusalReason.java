@@ -12,7 +12,23 @@ public final class RefusalReason {
   /** What the name-deny layer's reports start with (written in {@link NameDenyLayer}). */
   static final String NAME_DENY_LAYER = "denied by the name-deny layer";
 
+  /**
+   * Why git could not write a repository's config: most often {@code git push -u} or {@code git
+   * branch --set-upstream-to} storing an upstream, after which git 2.39 still prints "set up to
+   * track" (it ignores the failed write). docs/sandbox.md, "The agent's git config".
+   */
+  static final String REPOSITORY_CONFIG = "the sandbox keeps the repository's .git/config read-only"
+      + " (a git on the host may read it while the run lives), so git stored nothing there: an"
+      + " upstream it says it set up is not set; push with git push origin HEAD, pull with git"
+      + " pull --rebase origin BRANCH, or store the upstream with git config --global"
+      + " branch.BRANCH.remote origin and git config --global branch.BRANCH.merge"
+      + " refs/heads/BRANCH";
+
   private RefusalReason() {}
+
+  private static boolean isRepositoryConfig(String target) {
+    return target != null && (target.equals(".git/config") || target.endsWith("/.git/config"));
+  }
 
   /** Whether the name-deny layer made this report (not a line of the command's errors). */
   static boolean fromNameDenyLayer(SandboxViolation v) {
@@ -28,6 +44,7 @@ public final class RefusalReason {
           ? "the run's rules deny writing a file of this name (a secret file such as .env, *.key or"
               + " *.pem, or a protected path); keep such a file out of the checkout, or ask the"
               + " operator to change the rules"
+          : isRepositoryConfig(v.target()) ? REPOSITORY_CONFIG
           : "the sandbox keeps this path read-only: it is outside the run's writable directories,"
               + " or one the run may not change (git metadata such as .git/config and hooks, agent"
               + " and editor settings, shell startup files)";

@@ -80,9 +80,10 @@ final class ViolationParser {
       }
     }
     if (lower.contains("is a directory") || lower.contains("device or resource busy")) {
-      String at = lower.contains("is a directory") ? "is a directory" : "device or resource busy";
-      String target = target(line, phraseAt(lower, at));
-      if (!target.isEmpty() && denials.blocked(target)) {
+      boolean busy = !lower.contains("is a directory");
+      String target =
+          target(line, phraseAt(lower, busy ? "device or resource busy" : "is a directory"));
+      if (!target.isEmpty() && (busy ? denials.mountedOver(target) : denials.blocked(target))) {
         return Optional.of(violation(FILE_WRITE, target, line));
       }
     }
@@ -109,6 +110,15 @@ final class ViolationParser {
 
     /** Whether this path is a deny path the sandbox blocks with an empty read-only directory. */
     boolean blocked(String path);
+
+    /**
+     * Whether the sandbox mounts something over this deny path: a placeholder, or the path itself
+     * bound read-only (.git/config). Replacing a mount point (git writes its config by renaming
+     * config.lock onto it) fails with {@code Device or resource busy}.
+     */
+    default boolean mountedOver(String path) {
+      return blocked(path);
+    }
   }
 
   private static SandboxViolation violation(String action, String target, String line) {

@@ -411,6 +411,95 @@ class NameDenyLayerTest {
         work + "/a\\x5cb\\x0afile-write* etcpasswd\\x0a.key");
   }
 
+  /**
+   * Issue 30: a package manager writes what a package ships (pip's vendored certifi/cacert.pem,
+   * npm packages' test keys) below site-packages or node_modules; there the globs do not apply.
+   * Nothing carries such a file, or the tree holding it, out to where the globs apply again.
+   */
+  @Test
+  void belowADependencyTreeTheGlobsDoNotApplyAndNothingIsCarriedOut() throws Exception {
+    String script = String.join("\n",
+        "t() { if (eval \"$2\") 2>/dev/null; then echo \"allowed $1\"; else echo \"refused $1\"; fi; }",
+        "t pip 'mkdir -p .venv/lib/python3.11/site-packages/certifi"
+            + " && echo c > .venv/lib/python3.11/site-packages/certifi/cacert.pem'",
+        "t debian 'mkdir -p lib/dist-packages/k && echo k > lib/dist-packages/k/test.key'",
+        "t npm 'mkdir -p node_modules/pkg/test && echo k > node_modules/pkg/test/server.pem"
+            + " && echo e > node_modules/pkg/.env'",
+        "t npm-retire 'mv node_modules/pkg node_modules/.pkg-old && mv node_modules/.pkg-old"
+            + " node_modules/pkg'",
+        "t into-tree 'mkdir plain && mv plain node_modules/plain'",
+        "t own-key 'echo k > own.pem'",
+        "t look-alike 'mkdir -p Node_Modules node_modules.d && (echo k > Node_Modules/a.pem"
+            + " || echo k > node_modules.d/a.pem)'",
+        "t named-tree 'echo k > node_modules.pem'",
+        "t link-to-root 'ln -s . sub/node_modules && echo k > sub/node_modules/b.pem'",
+        "t file-out 'mv node_modules/pkg/test/server.pem server.pem'",
+        "t hard-link-out 'ln node_modules/pkg/test/server.pem server.pem'",
+        "t symlink-out 'ln -s node_modules/pkg/test/server.pem server.pem'",
+        "t link-into 'ln -s node_modules/pkg/test keys'",
+        "t link-within 'ln -s ../pkg/test node_modules/pkg2 && ln -s \"$PWD/node_modules/pkg\""
+            + " node_modules/abs'",
+        "t second-link-into 'ln -P node_modules/abs keys'",
+        "t dir-out 'mv node_modules/pkg/test carried'",
+        "t tree-out 'mv node_modules vendored'",
+        "t exchanged 'mkdir other && python3 -c \"import ctypes, os;"
+            + " l = ctypes.CDLL(None, use_errno=True);"
+            + " r = l.renameat2(-100, b\\\"other\\\", -100, b\\\"node_modules\\\", 2);"
+            + " os._exit(0 if r == 0 else 1)\"'");
+    RealBwrap.Run run = sh(defaults(), script);
+    assertThat(run.stdout()).isEqualTo(String.join("\n", "allowed pip", "allowed debian",
+        "allowed npm", "allowed npm-retire", "allowed into-tree", "refused own-key",
+        "refused look-alike", "refused named-tree", "refused link-to-root", "refused file-out",
+        "refused hard-link-out", "refused symlink-out", "refused link-into", "allowed link-within",
+        "refused second-link-into", "refused dir-out", "refused tree-out",
+        "refused exchanged", ""));
+    assertThat(work.resolve(".venv/lib/python3.11/site-packages/certifi/cacert.pem")).exists();
+    assertThat(work.resolve("node_modules/pkg/test/server.pem")).hasContent("k");
+    for (String name : List.of("own.pem", "Node_Modules/a.pem", "node_modules.d/a.pem",
+        "node_modules.pem", "sub/b.pem", "server.pem", "keys", "carried", "vendored")) {
+      assertThat(work.resolve(name)).as(name).doesNotExist();
+    }
+    assertThat(layerTargets(run)).contains(work + "/own.pem", work + "/sub/b.pem",
+        work + "/server.pem", work + "/node_modules/pkg/test", work + "/node_modules");
+  }
+
+  /**
+   * Issue 30: a protected path that does not exist (.mcp.json, .vscode, .bashrc, Claude Code's
+   * settings) is refused by the layer by its name, not shown as an empty read-only directory that
+   * reads as a broken file ({@code cat .mcp.json}: {@code Is a directory}).
+   */
+  @Test
+  void aMissingProtectedPathIsRefusedByNameNotShownAsAnEmptyDirectory() throws Exception {
+    Files.createDirectories(work.resolve("elsewhere"));
+    Files.writeString(work.resolve("elsewhere/tasks.json"), "{}\n");
+    Path kept = work.resolve("kept[1]");
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(kept.toString()));
+    String script = String.join("\n",
+        "t() { if (eval \"$2\") 2>/dev/null; then echo \"allowed $1\"; else echo \"refused $1\"; fi; }",
+        "ls -A",
+        "cat .mcp.json 2>&1",
+        "t mcp 'echo {} > .mcp.json'",
+        "t bashrc 'touch .bashrc'",
+        "t vscode 'mkdir .vscode'",
+        "t vscode-moved-in 'mv elsewhere .vscode'",
+        "t idea-link 'ln -s elsewhere .idea'",
+        "t claude-settings 'mkdir -p .claude && echo {} > .claude/settings.json'",
+        "t protected-literal 'echo x > kept[1]'",
+        "t ordinary 'echo x > kept1 && mkdir -p .claude/notes'");
+    RealBwrap.Run run = sh(plan, script);
+    assertThat(run.stdout()).isEqualTo(String.join("\n", "elsewhere", "notes.txt", "old.pem",
+        "sub", "cat: .mcp.json: No such file or directory", "refused mcp", "refused bashrc",
+        "refused vscode", "refused vscode-moved-in", "refused idea-link",
+        "refused claude-settings", "refused protected-literal", "allowed ordinary", ""));
+    for (String name : List.of(".mcp.json", ".bashrc", ".vscode", ".idea",
+        ".claude/settings.json", "kept[1]")) {
+      assertThat(work.resolve(name)).as(name).doesNotExist();
+    }
+    String w = work.toString();
+    assertThat(layerTargets(run)).contains(w + "/.mcp.json", w + "/.bashrc", w + "/.vscode",
+        w + "/.idea", w + "/.claude/settings.json", w + "/kept[1]");
+  }
+
   @Test
   void aProtectedPathPatternIsDeniedToo() throws Exception {
     SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/**/*.bak"));

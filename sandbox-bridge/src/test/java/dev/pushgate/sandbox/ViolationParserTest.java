@@ -9,7 +9,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class ViolationParserTest {
-  /** The home's .ssh and a sibling's directory are hidden; .vscode in the workdir is blocked. */
+  /**
+   * The home's .ssh and a sibling's directory are hidden; .vscode in the workdir is blocked;
+   * .git/config is bound read-only over itself.
+   */
   private static final ViolationParser.Denials DENIALS = new ViolationParser.Denials() {
     @Override
     public boolean hidden(String path) {
@@ -19,6 +22,11 @@ class ViolationParserTest {
     @Override
     public boolean blocked(String path) {
       return path.equals(".vscode") || path.startsWith("/work/.vscode");
+    }
+
+    @Override
+    public boolean mountedOver(String path) {
+      return blocked(path) || path.equals(".git/config");
     }
   };
 
@@ -100,6 +108,23 @@ class ViolationParserTest {
   void withoutDenialsAMissingFileIsNeverAViolation() {
     assertThat(ViolationParser.parse("cat: /home/u/.ssh/id: No such file or directory",
         ViolationParser.Denials.NONE)).isEmpty();
+  }
+
+  /**
+   * Issue 30: git push -u renames config.lock onto the read-only .git/config (a mount point) and
+   * fails with EBUSY, then says the upstream was set up; the agent hears it was not, and why.
+   */
+  @Test
+  void gitFailingToStoreAnUpstreamInTheReadOnlyConfigIsARefusalThatSaysSo() {
+    SandboxViolation v = ViolationParser.parse(
+        "error: could not write config file .git/config: Device or resource busy", DENIALS)
+        .orElseThrow();
+    assertThat(v.action()).isEqualTo("file-write*");
+    assertThat(v.target()).isEqualTo(".git/config");
+    assertThat(RefusalReason.of(v)).isEqualTo(RefusalReason.REPOSITORY_CONFIG)
+        .startsWith("the sandbox keeps the repository's .git/config read-only");
+    // A path bound read-only over itself is a real directory or file: reading it is no refusal.
+    assertThat(ViolationParser.parse("cat: .git/config: Is a directory", DENIALS)).isEmpty();
   }
 
   @Test
