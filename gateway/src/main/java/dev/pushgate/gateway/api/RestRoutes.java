@@ -237,8 +237,7 @@ final class RestRoutes {
       return one(RunPolicy.denied(RunPolicy.PUSH, repo.toString(), route, route
           + ": the branch " + shown(branch) + " is not a plain branch name, so it is denied"));
     }
-    List<ApiAction> actions = new ArrayList<>(policy.push(repo, ref.get(), UpdateKind.UPDATE,
-        false));
+    List<ApiAction> actions = new ArrayList<>(policy.push(repo, ref.get(), UpdateKind.UPDATE));
     actions.set(0, actions.get(0).saying(method.equals("PUT")
         ? "writes " + proposed.get().files() : "deletes " + shown(file)));
     if (!policy.readOnly() && isWorkflowPath(file)) {
@@ -269,14 +268,15 @@ final class RestRoutes {
     if (is(r, "git", "refs") && method.equals("POST")) {
       Optional<JsonNode> json = JsonBody.object(body);
       Optional<String> ref = json.flatMap(j -> JsonBody.text(j, "ref"));
-      if (ref.isEmpty()) {
+      Optional<String> sha = json.flatMap(j -> JsonBody.text(j, "sha"));
+      if (ref.isEmpty() || sha.isEmpty()) {
         return one(unreadable(repo, route));
       }
       if (!validRef(ref.get())) {
         return one(RunPolicy.denied(RunPolicy.PUSH, repo.toString(), route, route
             + ": " + shown(ref.get()) + " is not a full ref name, so it is denied"));
       }
-      return new ApiJudgement(policy.push(repo, ref.get(), UpdateKind.CREATE, true), true);
+      return new ApiJudgement(policy.move(repo, ref.get(), UpdateKind.CREATE, sha.get()), true);
     }
     if (r.size() >= 4 && r.get(1).equals("refs") && oneOf(method, "PATCH", "DELETE")) {
       String ref = "refs/" + String.join("/", r.subList(2, r.size()));
@@ -285,16 +285,17 @@ final class RestRoutes {
             + " does not name a ref plainly, so it is denied"));
       }
       if (method.equals("DELETE")) {
-        return new ApiJudgement(policy.push(repo, ref, UpdateKind.DELETE, false), true);
+        return new ApiJudgement(policy.push(repo, ref, UpdateKind.DELETE), true);
       }
       Optional<JsonNode> json = JsonBody.object(body);
       JsonNode force = json.map(j -> j.get("force")).orElse(null);
-      if (json.isEmpty() || force != null && !force.isNull() && !force.isBoolean()) {
+      Optional<String> sha = json.flatMap(j -> JsonBody.text(j, "sha"));
+      if (sha.isEmpty() || force != null && !force.isNull() && !force.isBoolean()) {
         return one(unreadable(repo, route));
       }
       UpdateKind kind = force != null && force.asBoolean(false) ? UpdateKind.FORCE
           : UpdateKind.UPDATE;
-      return new ApiJudgement(policy.push(repo, ref, kind, true), true);
+      return new ApiJudgement(policy.move(repo, ref, kind, sha.get()), true);
     }
     return one(unknownRoute(repo, route));
   }

@@ -35,11 +35,14 @@ final class RunPolicy {
   private final WorkspaceRules rules;
   private final Mode mode;
   private final List<RepoSlug> repositories;
+  private final UnseenCommits unseen;
 
-  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories) {
+  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories,
+      UnseenCommits unseen) {
     this.rules = rules;
     this.mode = mode;
     this.repositories = List.copyOf(repositories);
+    this.unseen = unseen;
   }
 
   /** The run's own repository (not an attached one). */
@@ -100,10 +103,9 @@ final class RunPolicy {
 
   /**
    * A ref update judged by the push rules, worded as the gateway words a push's refusal: the
-   * rule's own reason. {@code contentUnseen} adds the workflow rule: the update moves the ref to
-   * commits the boundary cannot read, which may change CI workflows.
+   * rule's own reason; the ref's name judged by the content rules as a push's is.
    */
-  List<ApiAction> push(RepoSlug repo, String ref, UpdateKind kind, boolean contentUnseen) {
+  List<ApiAction> push(RepoSlug repo, String ref, UpdateKind kind) {
     if (mode.isReadOnly()) {
       return List.of(readOnly(PUSH, repo, ref, "push to " + ref));
     }
@@ -115,10 +117,45 @@ final class RunPolicy {
       out.addAll(content(PUSH, repo, ref, new ProposedContent().text("the ref name", ref),
           out));
     }
-    if (contentUnseen && kind != UpdateKind.DELETE) {
-      out.add(workflows(repo, ref, "it moves " + ref
-          + " to commits the boundary cannot read, which may change CI workflows"));
+    return out;
+  }
+
+  /**
+   * A ref moved to {@code newId}, an object the call names by id: judged as a push of the
+   * commits it brings ({@link #commitsBrought}).
+   */
+  List<ApiAction> move(RepoSlug repo, String ref, UpdateKind kind, String newId) {
+    List<ApiAction> out = new ArrayList<>(push(repo, ref, kind));
+    out.addAll(commitsBrought(repo, ref, newId, out));
+    return out;
+  }
+
+  /**
+   * What moving a ref to {@code newId} brings that no branch or tag upstream has, fetched and
+   * judged as a push of it is: by the content rules and, for the CI workflow files it changes,
+   * by {@code push-workflows}. Refused when the commits cannot be fetched or read. Not read when
+   * {@code others} already deny the move (as a push refused by its ref rule is not scanned), nor
+   * in a read-only mode. A call naming its repository by node id reads the run's own.
+   */
+  List<ApiAction> commitsBrought(RepoSlug repo, String target, String newId,
+      List<ApiAction> others) {
+    if (mode.isReadOnly() || others.stream().anyMatch(a -> a.decision() == Decision.DENY)) {
+      return List.of();
     }
+    UnseenCommits.Brought brought;
+    try {
+      brought = unseen.judge(repo == null ? primary() : repo, target, newId, rules.content());
+    } catch (UnseenCommits.Unreadable e) {
+      return List.of(new ApiAction(PUSH, name(repo), target, Decision.DENY, "moving "
+          + RestRoutes.shown(target) + " to " + RestRoutes.shown(newId) + " is denied: its"
+          + " commits cannot be judged as a push's: " + e.getMessage()));
+    }
+    List<ApiAction> out = new ArrayList<>();
+    if (!brought.workflows().isEmpty()) {
+      out.add(workflowFiles(repo, target, brought.workflows()));
+    }
+    brought.content().ifPresent(j ->
+        out.add(new ApiAction(PUSH, name(repo), target, j.decision(), j.reason())));
     return out;
   }
 

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.Mode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -206,20 +207,39 @@ class GitHubApiJudgeRestTest {
   }
 
   @Test
-  void creatingARefIsAPushCreateAndMovesToCommitsTheBoundaryCannotRead() {
+  void creatingARefIsAPushCreateJudgedByWhatItsCommitsBring() {
     String body = "{\"ref\":\"refs/heads/feature/x\",\"sha\":\"" + "a".repeat(40) + "\"}";
+    UnseenCommits workflow = (repo, ref, id, rules) -> new UnseenCommits.Brought(
+        Optional.empty(), List.of(".github/workflows/ci.yml"));
+    UnseenCommits secret = (repo, ref, id, rules) -> new UnseenCommits.Brought(Optional.of(
+        new Judgement(Decision.DENY, "content", "app.py:2 holds a GitHub personal access token")),
+        List.of());
+    UnseenCommits unfetchable = (repo, ref, id, rules) -> {
+      throw new UnseenCommits.Unreadable("upstream does not serve it");
+    };
 
-    ApiJudgement byDefault = chat("").judge(call("POST", "/repos/acme/widget/git/refs", body));
-    ApiJudgement workflowsAllowed = open.judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement clean = chat("").judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement workflows = ApiJudgeFixture.judge("", Mode.CHAT, workflow)
+        .judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement leaks = ApiJudgeFixture.judge("", Mode.CHAT, secret)
+        .judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement unread = ApiJudgeFixture.judge("", Mode.CHAT, unfetchable)
+        .judge(call("POST", "/repos/acme/widget/git/refs", body));
     ApiJudgement main = strict.judge(call("POST", "/repos/acme/widget/git/refs",
         "{\"ref\":\"refs/heads/main\",\"sha\":\"" + "a".repeat(40) + "\"}"));
+    ApiJudgement noSha = chat("").judge(call("POST", "/repos/acme/widget/git/refs",
+        "{\"ref\":\"refs/heads/feature/x\"}"));
 
-    assertThat(byDefault.decision()).isEqualTo(Decision.DENY);
-    assertThat(byDefault.reason()).startsWith("pushing a change to CI workflows is denied"
-        + " (push-workflows): it moves refs/heads/feature/x to commits the boundary cannot read");
-    assertThat(workflowsAllowed.decision()).isEqualTo(Decision.ALLOW);
-    assertThat(workflowsAllowed.needsWriteToken()).isTrue();
+    assertThat(clean.decision()).isEqualTo(Decision.ALLOW);
+    assertThat(clean.needsWriteToken()).isTrue();
+    assertThat(workflows.decision()).isEqualTo(Decision.DENY);
+    assertThat(workflows.reason()).isEqualTo("pushing a change to CI workflows is denied"
+        + " (push-workflows): it changes CI workflows (.github/workflows/ci.yml)");
+    assertThat(leaks.reason()).isEqualTo("app.py:2 holds a GitHub personal access token");
+    assertThat(unread.reason()).isEqualTo("moving refs/heads/feature/x to " + "a".repeat(40)
+        + " is denied: its commits cannot be judged as a push's: upstream does not serve it");
     assertThat(main.reason()).isEqualTo("push to refs/heads/main is denied");
+    assertThat(noSha.decision()).isEqualTo(Decision.DENY);
   }
 
   @Test
