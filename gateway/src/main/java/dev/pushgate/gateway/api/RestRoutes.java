@@ -238,8 +238,8 @@ final class RestRoutes {
           + ": the branch " + shown(branch) + " is not a plain branch name, so it is denied"));
     }
     List<ApiAction> actions = new ArrayList<>(policy.push(repo, ref.get(), UpdateKind.UPDATE));
-    actions.set(0, actions.get(0).saying(method.equals("PUT")
-        ? "writes " + proposed.get().files() : "deletes " + shown(file)));
+    actions.set(0, actions.get(0).saying(WhatItSays.ofContentsWrite(method.equals("PUT")
+        ? "writes " + proposed.get().files() : "deletes " + shown(file), json.get())));
     if (!policy.readOnly() && isWorkflowPath(file)) {
       actions.add(policy.workflowFiles(repo, ref.get(), List.of(shown(file))));
     }

@@ -150,6 +150,46 @@ class GitHubApiJudgeRestTest {
         .isEqualTo(Decision.ALLOW);
   }
 
+  /** Found by a docs-only attack of issue 28: the question showed the file, not the commit. */
+  @Test
+  void aContentsWriteShowsItsCommitMessageAuthorAndCommitterToTheApprover() {
+    ApiJudgement put = chat("push: ask\n").judge(call("PUT",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"fix the build\\nsecond line\","
+            + "\"content\":\"eA==\",\"branch\":\"feature\",\"author\":{\"name\":\"Ann\","
+            + "\"email\":\"ann@example.com\"},\"committer\":{\"name\":\"Bob\","
+            + "\"email\":\"bob@example.com\",\"date\":\"2026-12-01T00:00:00Z\"}}"));
+    ApiJudgement delete = chat("push: ask\n").judge(call("DELETE",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"drop a\",\"sha\":\"abc\","
+            + "\"branch\":\"feature\",\"author\":{\"name\":\"Ann\"}}"));
+
+    assertThat(put.decision()).isEqualTo(Decision.ASK);
+    assertThat(put.actions().get(0).says()).isEqualTo("writes a.txt (1 bytes), message"
+        + " \"fix the build / second line\", branch \"feature\", author.name \"Ann\","
+        + " author.email \"ann@example.com\", committer.name \"Bob\", committer.email"
+        + " \"bob@example.com\", committer.date \"2026-12-01T00:00:00Z\"");
+    assertThat(delete.actions().get(0).says()).isEqualTo("deletes a.txt, message \"drop a\","
+        + " sha \"abc\", branch \"feature\", author.name \"Ann\"");
+  }
+
+  /** A secret in a contents write's commit identities is refused as in a commit message. */
+  @Test
+  void aSecretInAContentsWritesAuthorOrCommitterIsRefusedAsInACommitMessage() {
+    String pat = dev.pushgate.testkit.FakeSecrets.githubPat();
+    ApiJudgement author = chat("push: allow\n").judge(call("PUT",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"m\",\"content\":\"eA==\","
+            + "\"branch\":\"feature\",\"author\":{\"name\":\"" + pat + "\","
+            + "\"email\":\"a@example.com\"}}"));
+    ApiJudgement committer = chat("push: allow\n").judge(call("DELETE",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"m\",\"sha\":\"abc\","
+            + "\"branch\":\"feature\",\"committer\":{\"name\":\"c\",\"email\":\"" + pat
+            + "@example.com\"}}"));
+
+    assertThat(author.decision()).isEqualTo(Decision.DENY);
+    assertThat(author.reason()).contains("holds a GitHub personal access token");
+    assertThat(committer.decision()).isEqualTo(Decision.DENY);
+    assertThat(committer.reason()).contains("holds a GitHub personal access token");
+  }
+
   @Test
   void aContentsWriteIsAPushToItsBranchWordedAsTheGatewayWordsIt() {
     ApiJudgement main = rest("PUT", "/repos/acme/widget/contents/src/a.txt",
@@ -164,7 +204,7 @@ class GitHubApiJudgeRestTest {
     assertThat(main.needsWriteToken()).isTrue();
     assertThat(main.actions().get(0)).isEqualTo(new ApiAction("push", "acme/widget",
         "refs/heads/main", Decision.DENY, "push to refs/heads/main is denied",
-        "writes src/a.txt (1 bytes)"));
+        "writes src/a.txt (1 bytes), message \"m\", branch \"main\""));
     assertThat(feature.decision()).isEqualTo(Decision.ALLOW);
     assertThat(release.decision()).isEqualTo(Decision.ASK);
     assertThat(release.reason()).isEqualTo("push to refs/heads/release/* needs approval");
