@@ -278,7 +278,7 @@ final class GraphQlCalls {
     }
     return policy.runRepository(owner.asText(), name.asText())
         .map(r -> policy.read(r, "repository"))
-        .orElseGet(() -> RunPolicy.otherRepository(RestRoutes.shown(owner.asText()),
+        .orElseGet(() -> RunPolicy.otherRepository(RunPolicy.READ, RestRoutes.shown(owner.asText()),
             RestRoutes.shown(name.asText()), "repository"));
   }
 
@@ -369,7 +369,7 @@ final class GraphQlCalls {
       }
       Optional<RepoSlug> ours = policy.runRepository(parts[0], parts[1]);
       if (ours.isEmpty()) {
-        return List.of(RunPolicy.otherRepository(RestRoutes.shown(parts[0]),
+        return List.of(RunPolicy.otherRepository(RunPolicy.PUSH, RestRoutes.shown(parts[0]),
             RestRoutes.shown(parts[1]), field));
       }
       repo = ours.get();

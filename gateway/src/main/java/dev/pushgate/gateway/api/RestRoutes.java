@@ -78,12 +78,33 @@ final class RestRoutes {
     }
     Optional<RepoSlug> repo = policy.runRepository(path.get(1), path.get(2));
     if (repo.isEmpty()) {
-      return one(RunPolicy.otherRepository(shown(path.get(1)), shown(path.get(2)), route));
+      return read ? one(RunPolicy.otherRepository(RunPolicy.READ, shown(path.get(1)),
+          shown(path.get(2)), route)) : anotherRepository(method, path, body, route);
     }
     if (read) {
       return one(policy.read(repo.get(), route));
     }
     return write(method, repo.get(), path.subList(3, path.size()), body, route);
+  }
+
+  /**
+   * A write to a repository that is not the run's, denied as the action it is (audited as a
+   * pull request, a push, …, not as a read): the route read as for the run's own repository by a
+   * policy that refuses every action for the repository.
+   */
+  private ApiJudgement anotherRepository(String method, List<String> path, byte[] body,
+      String route) {
+    RepoSlug other;
+    try {
+      other = new RepoSlug(path.get(1), path.get(2));
+    } catch (IllegalArgumentException e) {
+      return one(RunPolicy.otherRepository(RunPolicy.UNKNOWN, shown(path.get(1)),
+          shown(path.get(2)), route));
+    }
+    ApiJudgement j = new RestRoutes(policy.onAnotherRepository(other), defaultBranches)
+        .write(method, other, path.subList(3, path.size()), body, route);
+    return new ApiJudgement(j.actions().stream().map(a -> RunPolicy.otherRepository(a.kind(),
+        shown(path.get(1)), shown(path.get(2)), a.target())).toList(), false);
   }
 
   /**

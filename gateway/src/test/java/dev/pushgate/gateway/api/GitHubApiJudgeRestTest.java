@@ -432,6 +432,40 @@ class GitHubApiJudgeRestTest {
     assertThat(write.reason()).isEqualTo("evil/widget is not one of this run's repositories");
   }
 
+  /** A write to another repository is audited as the write it is, not as a read. */
+  @Test
+  void aWriteToAnotherRepositoryKeepsItsOwnKind() {
+    GitHubApiJudge j = chat("push: allow\nopen-pull-request: allow\nwrite-tracker: allow\n");
+
+    ApiJudgement pull = j.judge(call("POST", "/repos/evil/x/pulls", "{\"title\":\"t\"}"));
+    ApiJudgement contents = j.judge(call("PUT", "/repos/evil/x/contents/a.txt",
+        "{\"message\":\"m\",\"content\":\"eA==\",\"branch\":\"main\"}"));
+    ApiJudgement ref = j.judge(call("PATCH", "/repos/evil/x/git/refs/heads/main",
+        "{\"sha\":\"" + "a".repeat(40) + "\"}"));
+    ApiJudgement comment = j.judge(call("POST", "/repos/evil/x/issues/1/comments",
+        "{\"body\":\"hi\"}"));
+    ApiJudgement hook = j.judge(call("POST", "/repos/evil/x/hooks", "{}"));
+    ApiJudgement cob = j.judge(graphQlCall("mutation { createCommitOnBranch(input: {branch:"
+        + " {repositoryNameWithOwner: \\\"evil/x\\\", branchName: \\\"main\\\"},"
+        + " expectedHeadOid: \\\"a\\\", message: {headline: \\\"m\\\"}}) { x } }"));
+
+    assertThat(pull.actions()).extracting(ApiAction::kind).containsExactly("open-pull-request");
+    assertThat(contents.actions().get(0).kind()).isEqualTo("push");
+    assertThat(ref.actions().get(0).kind()).isEqualTo("push");
+    assertThat(comment.actions().get(0).kind()).isEqualTo("write-tracker");
+    assertThat(hook.actions().get(0).kind()).isEqualTo("admin");
+    assertThat(cob.actions().get(0).kind()).isEqualTo("push");
+    assertThat(List.of(pull, contents, ref, comment, hook, cob)).allSatisfy(a -> {
+      assertThat(a.decision()).isEqualTo(Decision.DENY);
+      assertThat(a.reason()).isEqualTo("evil/x is not one of this run's repositories");
+      assertThat(a.actions()).allSatisfy(x -> assertThat(x.repository()).isEqualTo("evil/x"));
+    });
+  }
+
+  private static ApiCall graphQlCall(String query) {
+    return ApiJudgeFixture.graphQl("{\"query\": \"" + query + "\"}");
+  }
+
   @Test
   void repositoriesCompareWithoutCaseButRouteWordsWithCase() {
     ApiJudgement upper = chat("").judge(call("POST", "/repos/ACME/Widget/pulls", "{}"));
