@@ -174,7 +174,14 @@ final class GraphQlCalls {
     }
     OperationDefinition op = picked.get();
     List<Field> fields = new ArrayList<>();
-    if (!rootFields(op.getSelectionSet(), fragments, 0, new HashSet<>(), fields)) {
+    boolean resolved = rootFields(op.getSelectionSet(), fragments, 0, new HashSet<>(), fields);
+    if (fields.size() > MAX_ROOT_FIELDS) {
+      // Counted as the judge reads them: each alias, and each field a fragment brings, is one.
+      return denied(route, "it selects more than " + MAX_ROOT_FIELDS + " root fields (aliases"
+          + " and fields through fragments each count); pushgate judges at most "
+          + MAX_ROOT_FIELDS + " in one call: split the call");
+    }
+    if (!resolved) {
       return denied(route, "its fragments cannot be resolved");
     }
     try {
@@ -228,7 +235,7 @@ final class GraphQlCalls {
     }
     for (Selection<?> s : set.getSelections()) {
       if (into.size() > MAX_ROOT_FIELDS) {
-        return false;
+        return false; // too many already: the caller refuses the call for that
       }
       if (s instanceof Field f) {
         into.add(f);

@@ -182,6 +182,34 @@ class GitHubApiJudgeGraphQlTest {
     assertThat(missing.reason()).endsWith("its fragments cannot be resolved");
   }
 
+  /** More root fields than the judge reads: refused for that, not as an unresolved fragment. */
+  @Test
+  void moreThan256RootFieldsAreRefusedSayingSo() {
+    StringBuilder flat = new StringBuilder("query {");
+    for (int i = 0; i < 257; i++) {
+      flat.append(" a").append(i).append(": __typename");
+    }
+    StringBuilder spread = new StringBuilder("query { ...F } fragment F on Query {");
+    for (int i = 0; i < 300; i++) {
+      spread.append(" a").append(i).append(": __typename");
+    }
+    StringBuilder exactly = new StringBuilder("query {");
+    for (int i = 0; i < 256; i++) {
+      exactly.append(" a").append(i).append(": __typename");
+    }
+    String refused = "POST /graphql is denied: it selects more than 256 root fields (aliases and"
+        + " fields through fragments each count); pushgate judges at most 256 in one call:"
+        + " split the call";
+
+    ApiJudgement tooMany = judge(chat(""), flat + " }");
+    ApiJudgement throughFragment = judge(chat(""), spread + " }");
+
+    assertThat(tooMany.decision()).isEqualTo(Decision.DENY);
+    assertThat(tooMany.reason()).isEqualTo(refused);
+    assertThat(throughFragment.reason()).isEqualTo(refused);
+    assertThat(judge(chat(""), exactly + " }").decision()).isEqualTo(Decision.ALLOW);
+  }
+
   @Test
   void createCommitOnBranchIsAPushToItsBranch() {
     String doc = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input:"
