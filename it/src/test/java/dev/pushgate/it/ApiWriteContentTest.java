@@ -195,6 +195,45 @@ class ApiWriteContentTest {
         "refs/heads/")).contains("refs/heads/clean " + clean).doesNotContain(leak);
   }
 
+  /**
+   * GitHub's download links carry a token of their own (a private repository's tarball and
+   * zipball redirects, a contents answer's {@code download_url}), which downloads without the
+   * sentinel: the forge gives them as GitHub does, and the run reads them without it.
+   */
+  @Test
+  void downloadLinksReachTheRunWithoutTheirTokens() throws Exception {
+    String token = Forge.mintReadToken(app, "acme/widget");
+    HttpClient http = HttpClient.newHttpClient();
+    String forgeApi = app.base() + "/forge/api/v3/repos/acme/widget";
+    HttpResponse<String> tarball = http.send(HttpRequest.newBuilder(URI.create(forgeApi
+        + "/tarball/main")).header("Authorization", "token " + token).build(),
+        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> readme = http.send(HttpRequest.newBuilder(URI.create(forgeApi
+        + "/contents/README.md")).header("Authorization", "token " + token).build(),
+        HttpResponse.BodyHandlers.ofString());
+    // The forge, as GitHub, hands out tokened links to a caller with a real token.
+    assertThat(tarball.headers().firstValue("Location").orElseThrow()).contains("?token=GHSAT0");
+    assertThat(JSON.readTree(readme.body()).get("download_url").asText()).contains("?token=");
+
+    Path work = workdir("links");
+    PushgateExec.Result exec = exec(work, "", GH + """
+        call tarball curl -sS -o /dev/null -D - -H "Authorization: token $GH_TOKEN" \
+          https://api.github.com/repos/acme/widget/tarball/main
+        call zipball curl -sS -o /dev/null -D - -H "Authorization: token $GH_TOKEN" \
+          https://api.github.com/repos/acme/widget/zipball/main
+        call contents gh api repos/acme/widget/contents/README.md --jq .download_url
+        for f in *.out; do echo "== $f"; cat "$f"; echo; done
+        """);
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("tarball=0", "zipball=0", "contents=0");
+    assertThat(section(out, "tarball")).containsIgnoringCase("location: ")
+        .contains("/codeload/acme/widget/legacy.tar.gz/main");
+    assertThat(section(out, "zipball")).contains("/codeload/acme/widget/legacy.zip/main");
+    assertThat(section(out, "contents")).contains("/acme/widget/raw/main/README.md");
+    assertThat(out).doesNotContain("token=", "GHSAT0");
+  }
+
   /** A commit on {@code parent} adding {@code path}, written into the forge's repository alone. */
   private static String commitOnForge(Path repo, String parent, String path, String content)
       throws Exception {
