@@ -2,14 +2,11 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.gateway.api.UnseenCommits;
 import dev.pushgate.policy.ContentRules;
-import dev.pushgate.policy.Decision;
-import dev.pushgate.policy.Judgement;
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
@@ -51,11 +48,7 @@ final class UnseenCommitsFetched implements UnseenCommits {
       ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), id, ref);
       List<String> workflows = List.copyOf(UpdateCommands.workflowFiles(db, cmd, upstreamRefs));
       try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard())) {
-        List<ContentFinding> findings = judge.findings(cmd, upstreamRefs);
-        Optional<Judgement> content = findings.isEmpty() ? Optional.empty()
-            : Optional.of(ContentVerdict.judge(new Judgement(Decision.ALLOW, "content", ""),
-                findings).judgement());
-        return new Brought(content, workflows);
+        return new Brought(ContentVerdict.alone(judge.findings(cmd, upstreamRefs)), workflows);
       }
     } catch (Exception e) {
       throw new Unreadable("pushgate could not read the commits " + id.name() + " reaches ("
