@@ -379,7 +379,8 @@ public final class Appliance implements AutoCloseable {
       ApiBoundaries boundaries = new ApiBoundaries(new ApiBoundary.Shared(
           apiUpstream, new GatewayApprovals(desk),
           new AuditedApiCalls(audit), ApiBoundary.Shared.newClient(), clock),
-          context -> runs.apiJudgeOf(context, apiHosts), new ApiBoundaries.RunTokens() {
+          context -> runs.apiJudgeOf(context, apiHosts, gateway.unseenCommits(context)),
+          new ApiBoundaries.RunTokens() {
             @Override
             public dev.pushgate.types.Secret readToken(dev.pushgate.gateway.RunContext run)
                 throws Exception {

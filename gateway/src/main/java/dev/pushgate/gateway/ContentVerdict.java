@@ -15,6 +15,15 @@ import java.util.stream.Collectors;
  * @param audited every finding, each with the commit that brought it
  */
 record ContentVerdict(Judgement judgement, String audited) {
+  /**
+   * The findings of a write with no ref rule of its own to join (an API write, a ref move's
+   * commits), in a push's words: empty when there are none.
+   */
+  static java.util.Optional<Judgement> alone(List<ContentFinding> findings) {
+    return findings.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(
+        judge(new Judgement(Decision.ALLOW, "content", ""), findings).judgement());
+  }
+
   static ContentVerdict judge(Judgement ref, List<ContentFinding> findings) {
     Decision worst = findings.stream().map(ContentFinding::decision)
         .reduce(Decision.ALLOW, Decision::strictest);

@@ -135,6 +135,17 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
+  /**
+   * What the API boundary of {@code run} uses to judge a ref move to commits it did not see: they
+   * are fetched into this gateway's cache and judged there as a push of them is. Before the
+   * gateway serves, every such move is refused as not judged.
+   */
+  public dev.pushgate.gateway.api.UnseenCommits unseenCommits(RunContext run) {
+    UpstreamCache c = cache;
+    return c == null ? dev.pushgate.gateway.api.UnseenCommits.NONE
+        : new UnseenCommitsFetched(c, upstream, run);
+  }
+
   GatewayThreads threads() {
     return threads;
   }

@@ -128,12 +128,7 @@ public final class ProposedContent {
       texts.forEach((w, t) -> textBytes.put(w, t.getBytes(StandardCharsets.UTF_8)));
       in.flush();
       try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard())) {
-        List<ContentFinding> findings = judge.findings(fileIds, blobIds, textBytes, where);
-        if (findings.isEmpty()) {
-          return Optional.empty();
-        }
-        return Optional.of(ContentVerdict.judge(
-            new Judgement(Decision.ALLOW, "content", ""), findings).judgement());
+        return ContentVerdict.alone(judge.findings(fileIds, blobIds, textBytes, where));
       }
     } catch (IOException | java.io.UncheckedIOException e) {
       return Optional.of(refused("its content could not be judged"));

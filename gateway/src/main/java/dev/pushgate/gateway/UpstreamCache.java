@@ -254,6 +254,32 @@ final class UpstreamCache {
   }
 
   /**
+   * Brings {@code id} and every object it reaches into the cache, upstream's branches and tags
+   * synced first: for a ref move through the API to commits no push brought, which are then
+   * judged off the cache as a push's are. Upstream must serve the object by its id (GitHub does,
+   * for any object of the repository).
+   *
+   * @throws UpstreamException when upstream cannot be read or does not send the object
+   */
+  void fetchObject(RepoSlug repo, String remoteUrl, Secret token, ObjectId id)
+      throws UpstreamException {
+    sync(repo, remoteUrl, token);
+    ReentrantLock lock = lockOf(repo);
+    lockWithNoFetchPending(repo, lock);
+    try (Repository cache = open(repo)) {
+      if (!cache.getObjectDatabase().has(id)) {
+        fetcher.fetch(cache, remoteUrl, token, List.of(id),
+            new HashSet<>(mirrored(cache).values()));
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new UpstreamException("could not fetch " + id.name() + " from " + repo
+          + " upstream: " + e.getMessage(), e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Points the cache's HEAD where upstream's points, so that a clone from the cache checks out
    * upstream's default branch; under the lock. A failure leaves HEAD as it was: the cache is
    * only a cache, and pushes never read its HEAD.

@@ -70,6 +70,7 @@ class ApiWriteContentTest {
 
   @Test
   void everyWriteDoorCarryingAFileOrAMessageIsRefusedInThePushsWords() throws Exception {
+    int before = forgeApiRequests().size(); // the forge's log is shared by this class's tests
     Path work = workdir("content");
     String pat = "import os\nTOKEN = \"" + FakeSecrets.githubPat() + "\"\n";
     String pem = FakeSecrets.privateKey();
@@ -137,7 +138,7 @@ class ApiWriteContentTest {
     assertThat(section(out, "tag-pat")).contains(POLICY + "the tag message" + PAT);
 
     // The allowed write reached the forge; none of the refused ones did.
-    List<String> sent = forgeApiRequests();
+    List<String> sent = forgeApiRequests().subList(before, forgeApiRequests().size());
     assertThat(sent).contains("PUT /repos/acme/widget/contents/notes.txt");
     assertThat(sent).noneMatch(r -> r.contains("/git/") || r.contains("graphql")
         || r.contains("contents/") && !r.contains("contents/notes.txt"));
@@ -147,8 +148,124 @@ class ApiWriteContentTest {
         .doesNotContain(FakeSecrets.githubPat());
   }
 
+  /**
+   * A ref moved through the API to a commit the boundary never saw (made on GitHub by other means:
+   * here written straight into the forge's repository, reachable from no ref, as a commit made
+   * through the git-data API or left by a deleted branch is) is judged as a push of that commit:
+   * fetched and refused in the push's words at every door, while a clean one lands.
+   */
+  @Test
+  void aRefMovedToACommitTheBoundaryNeverSawIsJudgedAsAPushOfIt() throws Exception {
+    Path work = workdir("moves");
+    Path forge = app.forgeRepo("acme/widget");
+    String main = gitOut(forge, "rev-parse", "refs/heads/main");
+    String leak = commitOnForge(forge, main, "app.py", "import os\nTOKEN = \""
+        + FakeSecrets.githubPat() + "\"\n");
+    String clean = commitOnForge(forge, main, "notes.md", "nothing secret\n");
+    Files.writeString(work.resolve("refs.json"), JSON.writeValueAsString(Map.of("query",
+        "mutation($u: [RefUpdate!]!) { updateRefs(input: {repositoryId: \"R_1\", refUpdates:"
+            + " $u}) { clientMutationId } }", "variables", Map.of("u", List.of(Map.of("name",
+            "refs/heads/main", "beforeOid", main, "afterOid", leak))))));
+    Files.writeString(work.resolve("ref.json"), JSON.writeValueAsString(Map.of("query",
+        "mutation { createRef(input: {repositoryId: \"R_1\", name: \"refs/heads/leak2\", oid:"
+            + " \"" + leak + "\"}) { clientMutationId } }")));
+    // Every ref rule and the workflow rule allow: only the commit's content can refuse.
+    PushgateExec.Result exec = exec(work, "push: allow\npush-workflows: allow\n", GH
+        + "call rest-create gh api repos/acme/widget/git/refs -f ref=refs/heads/leak -f sha=" + leak
+        + "\ncall rest-update gh api -X PATCH repos/acme/widget/git/refs/heads/main -f sha=" + leak
+        + "\ncall curl-update curl -sS -X PATCH -H \"Authorization: token $GH_TOKEN\" -d"
+        + " '{\"sha\":\"" + leak + "\",\"force\":true}'"
+        + " https://api.github.com/repos/acme/widget/git/refs/heads/main"
+        + "\ncall graphql-update gh api graphql --input refs.json"
+        + "\ncall graphql-create gh api graphql --input ref.json"
+        + "\ncall rest-clean gh api repos/acme/widget/git/refs -f ref=refs/heads/clean -f sha="
+        + clean + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+
+    assertThat(out).as(out).contains("rest-create=1", "rest-update=1", "graphql-update=1",
+        "graphql-create=1", "rest-clean=0");
+    String refused = POLICY + "app.py:2" + PAT;
+    for (String door : List.of("rest-create", "rest-update", "graphql-update",
+        "graphql-create")) {
+      assertThat(section(out, door)).as(door).contains(refused);
+    }
+    assertThat(section(out, "curl-update")).contains(JSON.writeValueAsString(refused));
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/main")).isEqualTo(main);
+    assertThat(gitOut(forge, "for-each-ref", "--format=%(refname) %(objectname)",
+        "refs/heads/")).contains("refs/heads/clean " + clean).doesNotContain(leak);
+  }
+
+  /**
+   * GitHub's download links carry a token of their own (a private repository's tarball and
+   * zipball redirects, a contents answer's {@code download_url}), which downloads without the
+   * sentinel: the forge gives them as GitHub does, and the run reads them without it.
+   */
+  @Test
+  void downloadLinksReachTheRunWithoutTheirTokens() throws Exception {
+    String token = Forge.mintReadToken(app, "acme/widget");
+    HttpClient http = HttpClient.newHttpClient();
+    String forgeApi = app.base() + "/forge/api/v3/repos/acme/widget";
+    HttpResponse<String> tarball = http.send(HttpRequest.newBuilder(URI.create(forgeApi
+        + "/tarball/main")).header("Authorization", "token " + token).build(),
+        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> readme = http.send(HttpRequest.newBuilder(URI.create(forgeApi
+        + "/contents/README.md")).header("Authorization", "token " + token).build(),
+        HttpResponse.BodyHandlers.ofString());
+    // The forge, as GitHub, hands out tokened links to a caller with a real token.
+    assertThat(tarball.headers().firstValue("Location").orElseThrow()).contains("?token=GHSAT0");
+    assertThat(JSON.readTree(readme.body()).get("download_url").asText()).contains("?token=");
+
+    Path work = workdir("links");
+    PushgateExec.Result exec = exec(work, "", GH + """
+        call tarball curl -sS -o /dev/null -D - -H "Authorization: token $GH_TOKEN" \
+          https://api.github.com/repos/acme/widget/tarball/main
+        call zipball curl -sS -o /dev/null -D - -H "Authorization: token $GH_TOKEN" \
+          https://api.github.com/repos/acme/widget/zipball/main
+        call contents gh api repos/acme/widget/contents/README.md --jq .download_url
+        for f in *.out; do echo "== $f"; cat "$f"; echo; done
+        """);
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("tarball=0", "zipball=0", "contents=0");
+    assertThat(section(out, "tarball")).containsIgnoringCase("location: ")
+        .contains("/codeload/acme/widget/legacy.tar.gz/main");
+    assertThat(section(out, "zipball")).contains("/codeload/acme/widget/legacy.zip/main");
+    assertThat(section(out, "contents")).contains("/acme/widget/raw/main/README.md");
+    assertThat(out).doesNotContain("token=", "GHSAT0");
+  }
+
+  /** A commit on {@code parent} adding {@code path}, written into the forge's repository alone. */
+  private static String commitOnForge(Path repo, String parent, String path, String content)
+      throws Exception {
+    Path file = Files.writeString(root.resolve("blob-" + path), content);
+    String blob = gitOut(repo, "hash-object", "-w", file.toString());
+    String listing = gitOut(repo, "ls-tree", parent);
+    String tree = gitIn(repo, (listing.isEmpty() ? "" : listing + "\n") + "100644 blob " + blob
+        + "\t" + path + "\n", "mktree");
+    return gitIn(repo, "", "-c", "user.name=other", "-c", "user.email=o@example.com",
+        "commit-tree", tree, "-p", parent, "-m", "made elsewhere");
+  }
+
+  private static String gitOut(Path repo, String... args) throws Exception {
+    return gitIn(repo, "", args);
+  }
+
+  private static String gitIn(Path repo, String input, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git", "--git-dir", repo.toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    try (var in = p.getOutputStream()) {
+      in.write(input.getBytes(StandardCharsets.UTF_8));
+    }
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertThat(p.waitFor()).as(String.join(" ", cmd) + ": " + out).isZero();
+    return out;
+  }
+
   @Test
   void withEveryPushRuleOnDenyNoGitObjectReachesTheForge() throws Exception {
+    int before = forgeApiRequests().size();
     Path work = workdir("objects");
     PushgateExec.Result exec = exec(work, "push: deny\n", GH + """
         call blob gh api repos/acme/widget/git/blobs -f content=hello
@@ -165,7 +282,8 @@ class ApiWriteContentTest {
     assertThat(out).as(out).contains("blob=1", "tree=1", "commit=1", "tag=1");
     assertThat(section(out, "blob")).contains(POLICY + "creating git objects is denied:"
         + " no push rule of acme/widget lets any ref be pushed");
-    assertThat(forgeApiRequests()).noneMatch(r -> r.contains("/git/"));
+    assertThat(forgeApiRequests().subList(before, forgeApiRequests().size()))
+        .noneMatch(r -> r.contains("/git/"));
   }
 
   @Test

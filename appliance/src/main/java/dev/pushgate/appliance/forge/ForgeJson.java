@@ -36,6 +36,11 @@ final class ForgeJson {
     return api + "/repos/" + r.slug();
   }
 
+  /** The forge's web origin and path, where GitHub's web and download hosts would be. */
+  String web() {
+    return web;
+  }
+
   String repoWeb(ForgeRepositories.ForgeRepo r) {
     return web + "/" + r.slug();
   }

@@ -32,6 +32,8 @@ final class ForgeRepoApi {
   private static final Pattern PULL = Pattern.compile("/pulls/([0-9]{1,9})");
   private static final Pattern PULL_MERGE = Pattern.compile("/pulls/([0-9]{1,9})/merge");
   private static final Pattern COMMENTS = Pattern.compile("/issues/([0-9]{1,9})/comments");
+  private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+  private static final Pattern ARCHIVE = Pattern.compile("/(tarball|zipball)(/.+)?");
   private static final String NOT_ACCESSIBLE = "Resource not accessible by integration";
 
   private final ForgeRepositories repos;
@@ -126,6 +128,15 @@ final class ForgeRepoApi {
     } else if (rest.startsWith("/contents/") && method.equals("PUT")) {
       need(caller, r, "write", "contents");
       putContents(req, rsp, r, rest.substring("/contents/".length()), out);
+    } else if ((m = ARCHIVE.matcher(rest)).matches() && method.equals("GET")) {
+      // As GitHub for a private repository: a redirect to the archive host with a token of its
+      // own in the query, good for minutes without any other credential.
+      need(caller, r, "read", "contents");
+      String ref = m.group(2) == null ? "HEAD" : m.group(2).substring(1);
+      rsp.setStatus(302);
+      rsp.setHeader("Location", out.web() + "/codeload/" + r.slug() + "/"
+          + (m.group(1).equals("tarball") ? "legacy.tar.gz" : "legacy.zip") + "/" + ref
+          + "?token=" + downloadToken());
     } else if (rest.startsWith("/git/ref")) {
       refs(req, rsp, r, rest, method, caller, out);
     } else {
@@ -236,6 +247,16 @@ final class ForgeRepoApi {
     ForgeJson.send(rsp, w.created() ? 201 : 200, o);
   }
 
+  /**
+   * The token of a download link, shaped as GitHub's ({@code GHSAT0…}). The forge serves no
+   * download host; what matters to pushgate is that a link the run reads would carry it.
+   */
+  private static String downloadToken() {
+    byte[] b = new byte[24];
+    RANDOM.nextBytes(b);
+    return "GHSAT0AAAAA" + java.util.HexFormat.of().formatHex(b).toUpperCase(java.util.Locale.ROOT);
+  }
+
   private static ObjectNode contentJson(ForgeRepositories.ForgeRepo r, String path, String sha,
       long size, String ref, ForgeJson out) {
     ObjectNode o = ForgeJson.JSON.createObjectNode();
@@ -247,7 +268,9 @@ final class ForgeRepoApi {
     o.put("url", out.repoApi(r) + "/contents/" + path + "?ref=" + ref);
     o.put("html_url", out.repoWeb(r) + "/blob/" + ref + "/" + path);
     o.put("git_url", out.repoApi(r) + "/git/blobs/" + sha);
-    o.putNull("download_url");
+    // As GitHub for a private repository: the raw link carries a token of its own.
+    o.put("download_url", out.repoWeb(r) + "/raw/" + ref + "/" + path + "?token="
+        + downloadToken());
     return o;
   }
 

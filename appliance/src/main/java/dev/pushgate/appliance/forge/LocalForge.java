@@ -21,6 +21,7 @@ import org.eclipse.jgit.http.server.GitServlet;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.transport.PreReceiveHookChain;
 import org.eclipse.jgit.transport.ReceivePack;
+import org.eclipse.jgit.transport.UploadPack;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,6 +130,14 @@ public final class LocalForge {
       } catch (IOException e) {
         throw new RepositoryNotFoundException(name, e);
       }
+    });
+    git.setUploadPackFactory((req, db) -> {
+      // As GitHub: any object of the repository is served by its id, reachable or not (a commit
+      // made through the git-data API, a branch since deleted), which is what the gateway
+      // fetches to judge a ref moved through the API to such a commit.
+      UploadPack up = new UploadPack(db);
+      up.setRequestPolicy(UploadPack.RequestPolicy.ANY);
+      return up;
     });
     git.setReceivePackFactory((req, db) -> {
       ForgeGitFilter.authorisePush(req);

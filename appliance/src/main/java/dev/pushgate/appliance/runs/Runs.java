@@ -528,16 +528,18 @@ public final class Runs implements RunAuthenticator {
 
   /**
    * The judge of a live run's GitHub API calls: its rules and mode, its repositories. A run this
-   * appliance does not hold gets a judge that denies everything (fail closed).
+   * appliance does not hold gets a judge that denies everything (fail closed). {@code unseen}
+   * judges the commits a ref move names by id, as a push of them.
    */
-  public ApiJudge apiJudgeOf(RunContext context, ApiHosts hosts) {
+  public ApiJudge apiJudgeOf(RunContext context, ApiHosts hosts,
+      dev.pushgate.gateway.api.UnseenCommits unseen) {
     LiveRun run = byId.get(context.runId());
     if (run == null) {
       return call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
           call.path(), Decision.DENY, "this run is not held by this appliance")), false);
     }
     return new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()), context.repository(),
-        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN);
+        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen);
   }
 
   /** The content rules of a live run of this appliance; empty for any other. */

@@ -484,15 +484,19 @@ public final class ApiBoundary implements AutoCloseable {
           token = run.tokens().readToken();
         }
         HttpRequest.Builder up;
+        String upstreamHost;
         try {
           URI target = shared.upstream().target(call.host(), call.path(), call.query());
+          upstreamHost = target.getHost();
           up = HttpRequest.newBuilder(target)
               .timeout(Duration.ofMinutes(2))
               .method(call.method(), call.body().length == 0
                   ? HttpRequest.BodyPublishers.noBody()
                   : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+          boolean links = DownloadLinks.carriesLinks(call.path());
           for (HttpField f : request.getHeaders()) {
-            if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
+            if (!HOP_BY_HOP.contains(f.getLowerCaseName())
+                && !(links && f.getLowerCaseName().equals("accept-encoding"))) {
               up.header(f.getName(), f.getValue());
             }
           }
@@ -511,15 +515,19 @@ public final class ApiBoundary implements AutoCloseable {
         HttpResponse<InputStream> answer =
             shared.client().send(up.build(), HttpResponse.BodyHandlers.ofInputStream());
         response.setStatus(answer.statusCode());
+        String answerType = answer.headers().firstValue("Content-Type").orElse(null);
+        boolean rewritten = DownloadLinks.rewrites(call.path(), answerType);
         answer.headers().map().forEach((name, values) -> {
           String lower = name.toLowerCase(Locale.ROOT);
-          if (!HOP_BY_HOP.contains(lower) || lower.equals("content-length")) {
+          if (!HOP_BY_HOP.contains(lower) || lower.equals("content-length") && !rewritten) {
             for (String v : values) {
-              response.getHeaders().add(name, v);
+              // A download link's token is a credential of its own: not for the run.
+              response.getHeaders().add(name, lower.equals("location")
+                  ? DownloadLinks.location(v, upstreamHost) : v);
             }
           }
         });
-        try (InputStream in = answer.body();
+        try (InputStream in = DownloadLinks.body(call.path(), answerType, answer.body());
             OutputStream out = Content.Sink.asOutputStream(response)) {
           in.transferTo(out);
           if (lease != null) {

@@ -13,8 +13,9 @@ import java.util.Optional;
 /**
  * Judges one run's GitHub API calls (docs/github-api.md, "What is judged: routes and actions"):
  * REST routes through {@link RestRoutes}, GraphQL documents through {@link GraphQlCalls}, both
- * with the run's rules, mode and repositories ({@link RunPolicy}). Pure: it reads the call and
- * asks {@link DefaultBranches} at most once; it sends nothing anywhere.
+ * with the run's rules, mode and repositories ({@link RunPolicy}). It reads the call, asks
+ * {@link DefaultBranches} at most once, and for a ref move to an object named by id has
+ * {@link UnseenCommits} fetch and judge its commits; it sends nothing else anywhere.
  *
  * <p>Fails closed: another host, a path it cannot read plainly, an unknown route or an unreadable
  * body is denied with a reason naming the route, and so is anything that makes it fail.
@@ -38,11 +39,20 @@ public final class GitHubApiJudge implements ApiJudge {
    */
   public GitHubApiJudge(WorkspaceRules rules, Mode mode, RepoSlug repository,
       List<RepoSlug> attached, ApiHosts hosts, DefaultBranches defaultBranches) {
+    this(rules, mode, repository, attached, hosts, defaultBranches, UnseenCommits.NONE);
+  }
+
+  /**
+   * @param unseen fetches and judges the commits a ref move names by id, as a push of them
+   */
+  public GitHubApiJudge(WorkspaceRules rules, Mode mode, RepoSlug repository,
+      List<RepoSlug> attached, ApiHosts hosts, DefaultBranches defaultBranches,
+      UnseenCommits unseen) {
     List<RepoSlug> repos = new ArrayList<>();
     repos.add(Objects.requireNonNull(repository, "repository"));
     repos.addAll(Objects.requireNonNull(attached, "attached"));
     RunPolicy policy = new RunPolicy(Objects.requireNonNull(rules, "rules"),
-        Objects.requireNonNull(mode, "mode"), repos);
+        Objects.requireNonNull(mode, "mode"), repos, Objects.requireNonNull(unseen, "unseen"));
     this.hosts = Objects.requireNonNull(hosts, "hosts");
     this.rest = new RestRoutes(policy, Objects.requireNonNull(defaultBranches, "defaultBranches"));
     this.graphQl = new GraphQlCalls(policy);

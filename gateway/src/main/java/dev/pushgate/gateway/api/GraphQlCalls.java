@@ -174,7 +174,14 @@ final class GraphQlCalls {
     }
     OperationDefinition op = picked.get();
     List<Field> fields = new ArrayList<>();
-    if (!rootFields(op.getSelectionSet(), fragments, 0, new HashSet<>(), fields)) {
+    boolean resolved = rootFields(op.getSelectionSet(), fragments, 0, new HashSet<>(), fields);
+    if (fields.size() > MAX_ROOT_FIELDS) {
+      // Counted as the judge reads them: each alias, and each field a fragment brings, is one.
+      return denied(route, "it selects more than " + MAX_ROOT_FIELDS + " root fields (aliases"
+          + " and fields through fragments each count); pushgate judges at most "
+          + MAX_ROOT_FIELDS + " in one call: split the call");
+    }
+    if (!resolved) {
       return denied(route, "its fragments cannot be resolved");
     }
     try {
@@ -228,7 +235,7 @@ final class GraphQlCalls {
     }
     for (Selection<?> s : set.getSelections()) {
       if (into.size() > MAX_ROOT_FIELDS) {
-        return false;
+        return false; // too many already: the caller refuses the call for that
       }
       if (s instanceof Field f) {
         into.add(f);
@@ -278,7 +285,7 @@ final class GraphQlCalls {
     }
     return policy.runRepository(owner.asText(), name.asText())
         .map(r -> policy.read(r, "repository"))
-        .orElseGet(() -> RunPolicy.otherRepository(RestRoutes.shown(owner.asText()),
+        .orElseGet(() -> RunPolicy.otherRepository(RunPolicy.READ, RestRoutes.shown(owner.asText()),
             RestRoutes.shown(name.asText()), "repository"));
   }
 
@@ -325,8 +332,7 @@ final class GraphQlCalls {
         case "createCommitOnBranch" -> actions.addAll(commitOnBranch(input));
         case "createRef" -> actions.addAll(createRef(input));
         case "updateRefs" -> actions.addAll(updateRefs(input));
-        case "updateRef" -> actions.addAll(policy.pushToUnnamedRef(null, name,
-            "updating a ref named by its id", true));
+        case "updateRef" -> actions.addAll(updateRef(input));
         case "deleteRef" -> actions.addAll(policy.pushToUnnamedRef(null, name,
             "deleting a ref named by its id", false));
         case "updatePullRequestBranch" -> actions.addAll(policy.pushToUnnamedRef(null, name,
@@ -370,7 +376,7 @@ final class GraphQlCalls {
       }
       Optional<RepoSlug> ours = policy.runRepository(parts[0], parts[1]);
       if (ours.isEmpty()) {
-        return List.of(RunPolicy.otherRepository(RestRoutes.shown(parts[0]),
+        return List.of(RunPolicy.otherRepository(RunPolicy.PUSH, RestRoutes.shown(parts[0]),
             RestRoutes.shown(parts[1]), field));
       }
       repo = ours.get();
@@ -381,7 +387,7 @@ final class GraphQlCalls {
             + " is not a plain branch name, so it is denied"));
       }
       ref = r.get();
-      out.addAll(policy.push(repo, ref, UpdateKind.UPDATE, false));
+      out.addAll(policy.push(repo, ref, UpdateKind.UPDATE));
     } else if (branch.path("id").isTextual()) {
       // The branch is named by its node id: which ref is not known without a lookup.
       ref = field;
@@ -450,7 +456,23 @@ final class GraphQlCalls {
     if (!name.isTextual() || !RestRoutes.validRef(name.asText())) {
       return List.of(unreadable("createRef"));
     }
-    return policy.push(null, name.asText(), UpdateKind.CREATE, true);
+    JsonNode oid = input.path("oid");
+    if (!oid.isTextual()) {
+      return List.of(unreadable("createRef"));
+    }
+    return policy.move(null, name.asText(), UpdateKind.CREATE, oid.asText());
+  }
+
+  /** A ref named by its node id moved to {@code oid}: its commits judged as a push's. */
+  private List<ApiAction> updateRef(JsonNode input) {
+    JsonNode oid = input.path("oid");
+    if (!oid.isTextual()) {
+      return List.of(unreadable("updateRef"));
+    }
+    List<ApiAction> out = new ArrayList<>(policy.pushToUnnamedRef(null, "updateRef",
+        "updating a ref named by its id", false));
+    out.addAll(policy.commitsBrought(null, "updateRef", oid.asText(), out));
+    return out;
   }
 
   /**
@@ -475,14 +497,14 @@ final class GraphQlCalls {
       }
       String ref = name.asText();
       if (zero(after.asText())) {
-        out.addAll(policy.push(null, ref, UpdateKind.DELETE, false));
+        out.addAll(policy.push(null, ref, UpdateKind.DELETE));
       } else if (force.asBoolean(false)) {
-        out.addAll(policy.push(null, ref, UpdateKind.FORCE, true));
+        out.addAll(policy.move(null, ref, UpdateKind.FORCE, after.asText()));
       } else if (!before.isTextual() || zero(before.asText())) {
-        out.addAll(policy.push(null, ref, UpdateKind.CREATE, true));
-        out.addAll(policy.push(null, ref, UpdateKind.UPDATE, false));
+        out.addAll(policy.push(null, ref, UpdateKind.UPDATE));
+        out.addAll(policy.move(null, ref, UpdateKind.CREATE, after.asText()));
       } else {
-        out.addAll(policy.push(null, ref, UpdateKind.UPDATE, true));
+        out.addAll(policy.move(null, ref, UpdateKind.UPDATE, after.asText()));
       }
     }
     return out;

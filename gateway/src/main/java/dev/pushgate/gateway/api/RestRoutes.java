@@ -78,12 +78,33 @@ final class RestRoutes {
     }
     Optional<RepoSlug> repo = policy.runRepository(path.get(1), path.get(2));
     if (repo.isEmpty()) {
-      return one(RunPolicy.otherRepository(shown(path.get(1)), shown(path.get(2)), route));
+      return read ? one(RunPolicy.otherRepository(RunPolicy.READ, shown(path.get(1)),
+          shown(path.get(2)), route)) : anotherRepository(method, path, body, route);
     }
     if (read) {
       return one(policy.read(repo.get(), route));
     }
     return write(method, repo.get(), path.subList(3, path.size()), body, route);
+  }
+
+  /**
+   * A write to a repository that is not the run's, denied as the action it is (audited as a
+   * pull request, a push, …, not as a read): the route read as for the run's own repository by a
+   * policy that refuses every action for the repository.
+   */
+  private ApiJudgement anotherRepository(String method, List<String> path, byte[] body,
+      String route) {
+    RepoSlug other;
+    try {
+      other = new RepoSlug(path.get(1), path.get(2));
+    } catch (IllegalArgumentException e) {
+      return one(RunPolicy.otherRepository(RunPolicy.UNKNOWN, shown(path.get(1)),
+          shown(path.get(2)), route));
+    }
+    ApiJudgement j = new RestRoutes(policy.onAnotherRepository(other), defaultBranches)
+        .write(method, other, path.subList(3, path.size()), body, route);
+    return new ApiJudgement(j.actions().stream().map(a -> RunPolicy.otherRepository(a.kind(),
+        shown(path.get(1)), shown(path.get(2)), a.target())).toList(), false);
   }
 
   /**
@@ -237,10 +258,9 @@ final class RestRoutes {
       return one(RunPolicy.denied(RunPolicy.PUSH, repo.toString(), route, route
           + ": the branch " + shown(branch) + " is not a plain branch name, so it is denied"));
     }
-    List<ApiAction> actions = new ArrayList<>(policy.push(repo, ref.get(), UpdateKind.UPDATE,
-        false));
-    actions.set(0, actions.get(0).saying(method.equals("PUT")
-        ? "writes " + proposed.get().files() : "deletes " + shown(file)));
+    List<ApiAction> actions = new ArrayList<>(policy.push(repo, ref.get(), UpdateKind.UPDATE));
+    actions.set(0, actions.get(0).saying(WhatItSays.ofContentsWrite(method.equals("PUT")
+        ? "writes " + proposed.get().files() : "deletes " + shown(file), json.get())));
     if (!policy.readOnly() && isWorkflowPath(file)) {
       actions.add(policy.workflowFiles(repo, ref.get(), List.of(shown(file))));
     }
@@ -269,14 +289,15 @@ final class RestRoutes {
     if (is(r, "git", "refs") && method.equals("POST")) {
       Optional<JsonNode> json = JsonBody.object(body);
       Optional<String> ref = json.flatMap(j -> JsonBody.text(j, "ref"));
-      if (ref.isEmpty()) {
+      Optional<String> sha = json.flatMap(j -> JsonBody.text(j, "sha"));
+      if (ref.isEmpty() || sha.isEmpty()) {
         return one(unreadable(repo, route));
       }
       if (!validRef(ref.get())) {
         return one(RunPolicy.denied(RunPolicy.PUSH, repo.toString(), route, route
             + ": " + shown(ref.get()) + " is not a full ref name, so it is denied"));
       }
-      return new ApiJudgement(policy.push(repo, ref.get(), UpdateKind.CREATE, true), true);
+      return new ApiJudgement(policy.move(repo, ref.get(), UpdateKind.CREATE, sha.get()), true);
     }
     if (r.size() >= 4 && r.get(1).equals("refs") && oneOf(method, "PATCH", "DELETE")) {
       String ref = "refs/" + String.join("/", r.subList(2, r.size()));
@@ -285,16 +306,17 @@ final class RestRoutes {
             + " does not name a ref plainly, so it is denied"));
       }
       if (method.equals("DELETE")) {
-        return new ApiJudgement(policy.push(repo, ref, UpdateKind.DELETE, false), true);
+        return new ApiJudgement(policy.push(repo, ref, UpdateKind.DELETE), true);
       }
       Optional<JsonNode> json = JsonBody.object(body);
       JsonNode force = json.map(j -> j.get("force")).orElse(null);
-      if (json.isEmpty() || force != null && !force.isNull() && !force.isBoolean()) {
+      Optional<String> sha = json.flatMap(j -> JsonBody.text(j, "sha"));
+      if (sha.isEmpty() || force != null && !force.isNull() && !force.isBoolean()) {
         return one(unreadable(repo, route));
       }
       UpdateKind kind = force != null && force.asBoolean(false) ? UpdateKind.FORCE
           : UpdateKind.UPDATE;
-      return new ApiJudgement(policy.push(repo, ref, kind, true), true);
+      return new ApiJudgement(policy.move(repo, ref, kind, sha.get()), true);
     }
     return one(unknownRoute(repo, route));
   }

@@ -35,11 +35,22 @@ final class RunPolicy {
   private final WorkspaceRules rules;
   private final Mode mode;
   private final List<RepoSlug> repositories;
+  private final UnseenCommits unseen;
+  /** The repository a write names that is not one of the run's; null for the run's own. */
+  private final RepoSlug another;
 
-  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories) {
+  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories,
+      UnseenCommits unseen) {
+    this(rules, mode, repositories, unseen, null);
+  }
+
+  private RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories,
+      UnseenCommits unseen, RepoSlug another) {
     this.rules = rules;
     this.mode = mode;
     this.repositories = List.copyOf(repositories);
+    this.unseen = unseen;
+    this.another = another;
   }
 
   /** The run's own repository (not an attached one). */
@@ -58,9 +69,10 @@ final class RunPolicy {
         "reading " + (repo == null ? target : repo.toString()) + " is allowed");
   }
 
-  static ApiAction otherRepository(String owner, String name, String target) {
+  /** A call of kind {@code kind} on a repository that is not one of the run's: denied. */
+  static ApiAction otherRepository(String kind, String owner, String name, String target) {
     String slug = owner + "/" + name;
-    return new ApiAction(READ, slug, target, Decision.DENY,
+    return new ApiAction(kind, slug, target, Decision.DENY,
         slug + " is not one of this run's repositories");
   }
 
@@ -72,7 +84,7 @@ final class RunPolicy {
    * An action of class {@code action}: {@code what} is a phrase such as "opening a pull request".
    */
   ApiAction act(ActionClass action, RepoSlug repo, String target, String what) {
-    if (mode.isReadOnly()) {
+    if (readOnly()) {
       return readOnly(action.id(), repo, target, what);
     }
     Decision d = rules.decisionFor(action);
@@ -91,7 +103,7 @@ final class RunPolicy {
    * the head branch, not to the base, and the base is not in the call to judge.
    */
   ApiAction merge(RepoSlug repo, String target, String what) {
-    if (mode.isReadOnly()) {
+    if (readOnly()) {
       return readOnly(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), repo, target, what);
     }
     return new ApiAction(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), name(repo), target,
@@ -100,11 +112,10 @@ final class RunPolicy {
 
   /**
    * A ref update judged by the push rules, worded as the gateway words a push's refusal: the
-   * rule's own reason. {@code contentUnseen} adds the workflow rule: the update moves the ref to
-   * commits the boundary cannot read, which may change CI workflows.
+   * rule's own reason; the ref's name judged by the content rules as a push's is.
    */
-  List<ApiAction> push(RepoSlug repo, String ref, UpdateKind kind, boolean contentUnseen) {
-    if (mode.isReadOnly()) {
+  List<ApiAction> push(RepoSlug repo, String ref, UpdateKind kind) {
+    if (readOnly()) {
       return List.of(readOnly(PUSH, repo, ref, "push to " + ref));
     }
     Judgement j = rules.push().judge(ref, kind);
@@ -115,10 +126,45 @@ final class RunPolicy {
       out.addAll(content(PUSH, repo, ref, new ProposedContent().text("the ref name", ref),
           out));
     }
-    if (contentUnseen && kind != UpdateKind.DELETE) {
-      out.add(workflows(repo, ref, "it moves " + ref
-          + " to commits the boundary cannot read, which may change CI workflows"));
+    return out;
+  }
+
+  /**
+   * A ref moved to {@code newId}, an object the call names by id: judged as a push of the
+   * commits it brings ({@link #commitsBrought}).
+   */
+  List<ApiAction> move(RepoSlug repo, String ref, UpdateKind kind, String newId) {
+    List<ApiAction> out = new ArrayList<>(push(repo, ref, kind));
+    out.addAll(commitsBrought(repo, ref, newId, out));
+    return out;
+  }
+
+  /**
+   * What moving a ref to {@code newId} brings that no branch or tag upstream has, fetched and
+   * judged as a push of it is: by the content rules and, for the CI workflow files it changes,
+   * by {@code push-workflows}. Refused when the commits cannot be fetched or read. Not read when
+   * {@code others} already deny the move (as a push refused by its ref rule is not scanned), nor
+   * in a read-only mode. A call naming its repository by node id reads the run's own.
+   */
+  List<ApiAction> commitsBrought(RepoSlug repo, String target, String newId,
+      List<ApiAction> others) {
+    if (readOnly() || others.stream().anyMatch(a -> a.decision() == Decision.DENY)) {
+      return List.of();
     }
+    UnseenCommits.Brought brought;
+    try {
+      brought = unseen.judge(repo == null ? primary() : repo, target, newId, rules.content());
+    } catch (UnseenCommits.Unreadable e) {
+      return List.of(new ApiAction(PUSH, name(repo), target, Decision.DENY, "moving "
+          + RestRoutes.shown(target) + " to " + RestRoutes.shown(newId) + " is denied: its"
+          + " commits cannot be judged as a push's: " + e.getMessage()));
+    }
+    List<ApiAction> out = new ArrayList<>();
+    if (!brought.workflows().isEmpty()) {
+      out.add(workflowFiles(repo, target, brought.workflows()));
+    }
+    brought.content().ifPresent(j ->
+        out.add(new ApiAction(PUSH, name(repo), target, j.decision(), j.reason())));
     return out;
   }
 
@@ -128,7 +174,7 @@ final class RunPolicy {
    */
   List<ApiAction> pushToUnnamedRef(RepoSlug repo, String target, String what,
       boolean contentUnseen) {
-    if (mode.isReadOnly()) {
+    if (readOnly()) {
       return List.of(readOnly(PUSH, repo, target, what));
     }
     Decision d = rules.push().strictest();
@@ -156,7 +202,7 @@ final class RunPolicy {
    */
   ApiAction gitObjects(RepoSlug repo, String target) {
     String what = "creating git objects";
-    if (mode.isReadOnly()) {
+    if (readOnly()) {
       return readOnly(GIT_OBJECTS, repo, target, what);
     }
     return somePushCouldLand()
@@ -195,7 +241,7 @@ final class RunPolicy {
   List<ApiAction> content(String kind, RepoSlug repo, String target, ProposedContent proposed,
       List<ApiAction> others) {
     boolean denied = others.stream().anyMatch(a -> a.decision() == Decision.DENY);
-    if (mode.isReadOnly() || denied) {
+    if (readOnly() || denied) {
       return List.of();
     }
     return proposed.judge(rules.content(), target).map(j ->
@@ -218,11 +264,28 @@ final class RunPolicy {
     return new ApiAction(ActionClass.PUSH_WORKFLOWS.id(), name(repo), target, d, reason);
   }
 
+  /**
+   * Whether every write is refused outright, before any rule: a read-only mode, or a write to a
+   * repository that is not the run's ({@link #onAnotherRepository}).
+   */
   boolean readOnly() {
-    return mode.isReadOnly();
+    return mode.isReadOnly() || another != null;
+  }
+
+  /**
+   * This run's policy for a write to {@code other}, which is not one of its repositories: every
+   * action keeps its own kind (a pull request stays {@code open-pull-request} in the audit, not
+   * a read) and is denied for the repository, with no rule, content or fetch consulted.
+   */
+  RunPolicy onAnotherRepository(RepoSlug other) {
+    return new RunPolicy(rules, mode, repositories, UnseenCommits.NONE, other);
   }
 
   private ApiAction readOnly(String kind, RepoSlug repo, String target, String what) {
+    if (another != null) {
+      return new ApiAction(kind, another.toString(), target, Decision.DENY,
+          another + " is not one of this run's repositories");
+    }
     return new ApiAction(kind, name(repo), target, Decision.DENY,
         what + " is denied in " + mode.id() + " mode, which is read-only");
   }

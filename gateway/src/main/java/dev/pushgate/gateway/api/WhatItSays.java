@@ -29,6 +29,22 @@ final class WhatItSays {
     return String.join(", ", parts);
   }
 
+  /**
+   * A contents write: what it does to the file ({@code writes a.txt (12 bytes)}), then every
+   * other field of the body as given (the commit {@code message}, {@code author}, {@code
+   * committer}, {@code branch}, {@code sha}): the commit GitHub makes shows them as a pushed
+   * commit shows its message and identities. The file's bytes are shown by their size only.
+   */
+  static String ofContentsWrite(String does, JsonNode body) {
+    List<String> parts = new ArrayList<>(List.of(does));
+    body.fields().forEachRemaining(e -> {
+      if (!e.getKey().equals("content")) {
+        value(UntrustedText.printable(e.getKey()), e.getValue(), parts);
+      }
+    });
+    return String.join(", ", parts);
+  }
+
   /** A GraphQL mutation's arguments: {@code input}'s fields by their names, then the others. */
   static String ofMutation(JsonNode args) {
     List<String> parts = new ArrayList<>();

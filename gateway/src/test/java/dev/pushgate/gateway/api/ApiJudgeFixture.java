@@ -42,10 +42,18 @@ final class ApiJudgeFixture {
     }
   }
 
+  /** Commits a ref move names by id that bring nothing any rule asks about. */
+  static final UnseenCommits NOTHING_FOUND = (repo, ref, id, rules) ->
+      new UnseenCommits.Brought(Optional.empty(), List.of());
+
   static GitHubApiJudge judge(String yaml, Mode mode) {
+    return judge(yaml, mode, NOTHING_FOUND);
+  }
+
+  static GitHubApiJudge judge(String yaml, Mode mode, UnseenCommits unseen) {
     return new GitHubApiJudge(rules(yaml), mode, WIDGET, List.of(GADGET),
         ApiHosts.withEnterprise(GHES),
-        repo -> repo.sameAs(WIDGET) ? Optional.of("main") : Optional.empty());
+        repo -> repo.sameAs(WIDGET) ? Optional.of("main") : Optional.empty(), unseen);
   }
 
   static GitHubApiJudge chat(String yaml) {

@@ -9,10 +9,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.Mode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -180,6 +182,34 @@ class GitHubApiJudgeGraphQlTest {
     assertThat(missing.reason()).endsWith("its fragments cannot be resolved");
   }
 
+  /** More root fields than the judge reads: refused for that, not as an unresolved fragment. */
+  @Test
+  void moreThan256RootFieldsAreRefusedSayingSo() {
+    StringBuilder flat = new StringBuilder("query {");
+    for (int i = 0; i < 257; i++) {
+      flat.append(" a").append(i).append(": __typename");
+    }
+    StringBuilder spread = new StringBuilder("query { ...F } fragment F on Query {");
+    for (int i = 0; i < 300; i++) {
+      spread.append(" a").append(i).append(": __typename");
+    }
+    StringBuilder exactly = new StringBuilder("query {");
+    for (int i = 0; i < 256; i++) {
+      exactly.append(" a").append(i).append(": __typename");
+    }
+    String refused = "POST /graphql is denied: it selects more than 256 root fields (aliases and"
+        + " fields through fragments each count); pushgate judges at most 256 in one call:"
+        + " split the call";
+
+    ApiJudgement tooMany = judge(chat(""), flat + " }");
+    ApiJudgement throughFragment = judge(chat(""), spread + " }");
+
+    assertThat(tooMany.decision()).isEqualTo(Decision.DENY);
+    assertThat(tooMany.reason()).isEqualTo(refused);
+    assertThat(throughFragment.reason()).isEqualTo(refused);
+    assertThat(judge(chat(""), exactly + " }").decision()).isEqualTo(Decision.ALLOW);
+  }
+
   @Test
   void createCommitOnBranchIsAPushToItsBranch() {
     String doc = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input:"
@@ -270,12 +300,32 @@ class GitHubApiJudgeGraphQlTest {
   }
 
   @Test
-  void aRefMovedToCommitsTheBoundaryCannotReadFollowsTheWorkflowRule() {
-    ApiJudgement j = judge(chat(""), "mutation { updateRef(input: {refId: \"REF\", oid: \"a\"})"
-        + " { x } }");
+  void everyRefMutationToAnIdIsJudgedByWhatItsCommitsBring() {
+    List<String> asked = new java.util.ArrayList<>();
+    GitHubApiJudge j = ApiJudgeFixture.judge("push-workflows: allow\n", Mode.CHAT,
+        (repo, ref, id, rules) -> {
+          asked.add(repo + " " + ref + " " + id);
+          return new UnseenCommits.Brought(Optional.of(new Judgement(Decision.DENY, "content",
+              "config/.env matches \"no secret files\"")), List.of());
+        });
 
-    assertThat(j.decision()).isEqualTo(Decision.DENY);
-    assertThat(j.reason()).startsWith("pushing a change to CI workflows is denied");
+    ApiJudgement byId = judge(j, "mutation { updateRef(input: {refId: \"REF\", oid: \"a1\"})"
+        + " { x } }");
+    ApiJudgement create = judge(j, "mutation { createRef(input: {repositoryId: \"R\", name:"
+        + " \"refs/heads/x\", oid: \"b1\"}) { x } }");
+    ApiJudgement update = judge(j, "mutation { updateRefs(input: {repositoryId: \"R\","
+        + " refUpdates: [{name: \"refs/heads/f\", afterOid: \"c1\", beforeOid: \"a\"}]}) { x } }");
+    ApiJudgement noOid = judge(j, "mutation { createRef(input: {repositoryId: \"R\", name:"
+        + " \"refs/heads/x\"}) { x } }");
+
+    assertThat(List.of(byId, create, update)).allSatisfy(a -> {
+      assertThat(a.decision()).isEqualTo(Decision.DENY);
+      assertThat(a.reason()).isEqualTo("config/.env matches \"no secret files\"");
+    });
+    // GraphQL names the repository by node id: the run's own is read.
+    assertThat(asked).containsExactly("acme/widget updateRef a1", "acme/widget refs/heads/x b1",
+        "acme/widget refs/heads/f c1");
+    assertThat(noOid.reason()).contains("an input the boundary cannot read");
   }
 
   @ParameterizedTest

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.Mode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -149,6 +150,46 @@ class GitHubApiJudgeRestTest {
         .isEqualTo(Decision.ALLOW);
   }
 
+  /** Found by a docs-only attack of issue 28: the question showed the file, not the commit. */
+  @Test
+  void aContentsWriteShowsItsCommitMessageAuthorAndCommitterToTheApprover() {
+    ApiJudgement put = chat("push: ask\n").judge(call("PUT",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"fix the build\\nsecond line\","
+            + "\"content\":\"eA==\",\"branch\":\"feature\",\"author\":{\"name\":\"Ann\","
+            + "\"email\":\"ann@example.com\"},\"committer\":{\"name\":\"Bob\","
+            + "\"email\":\"bob@example.com\",\"date\":\"2026-12-01T00:00:00Z\"}}"));
+    ApiJudgement delete = chat("push: ask\n").judge(call("DELETE",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"drop a\",\"sha\":\"abc\","
+            + "\"branch\":\"feature\",\"author\":{\"name\":\"Ann\"}}"));
+
+    assertThat(put.decision()).isEqualTo(Decision.ASK);
+    assertThat(put.actions().get(0).says()).isEqualTo("writes a.txt (1 bytes), message"
+        + " \"fix the build / second line\", branch \"feature\", author.name \"Ann\","
+        + " author.email \"ann@example.com\", committer.name \"Bob\", committer.email"
+        + " \"bob@example.com\", committer.date \"2026-12-01T00:00:00Z\"");
+    assertThat(delete.actions().get(0).says()).isEqualTo("deletes a.txt, message \"drop a\","
+        + " sha \"abc\", branch \"feature\", author.name \"Ann\"");
+  }
+
+  /** A secret in a contents write's commit identities is refused as in a commit message. */
+  @Test
+  void aSecretInAContentsWritesAuthorOrCommitterIsRefusedAsInACommitMessage() {
+    String pat = dev.pushgate.testkit.FakeSecrets.githubPat();
+    ApiJudgement author = chat("push: allow\n").judge(call("PUT",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"m\",\"content\":\"eA==\","
+            + "\"branch\":\"feature\",\"author\":{\"name\":\"" + pat + "\","
+            + "\"email\":\"a@example.com\"}}"));
+    ApiJudgement committer = chat("push: allow\n").judge(call("DELETE",
+        "/repos/acme/widget/contents/a.txt", "{\"message\":\"m\",\"sha\":\"abc\","
+            + "\"branch\":\"feature\",\"committer\":{\"name\":\"c\",\"email\":\"" + pat
+            + "@example.com\"}}"));
+
+    assertThat(author.decision()).isEqualTo(Decision.DENY);
+    assertThat(author.reason()).contains("holds a GitHub personal access token");
+    assertThat(committer.decision()).isEqualTo(Decision.DENY);
+    assertThat(committer.reason()).contains("holds a GitHub personal access token");
+  }
+
   @Test
   void aContentsWriteIsAPushToItsBranchWordedAsTheGatewayWordsIt() {
     ApiJudgement main = rest("PUT", "/repos/acme/widget/contents/src/a.txt",
@@ -163,7 +204,7 @@ class GitHubApiJudgeRestTest {
     assertThat(main.needsWriteToken()).isTrue();
     assertThat(main.actions().get(0)).isEqualTo(new ApiAction("push", "acme/widget",
         "refs/heads/main", Decision.DENY, "push to refs/heads/main is denied",
-        "writes src/a.txt (1 bytes)"));
+        "writes src/a.txt (1 bytes), message \"m\", branch \"main\""));
     assertThat(feature.decision()).isEqualTo(Decision.ALLOW);
     assertThat(release.decision()).isEqualTo(Decision.ASK);
     assertThat(release.reason()).isEqualTo("push to refs/heads/release/* needs approval");
@@ -206,20 +247,39 @@ class GitHubApiJudgeRestTest {
   }
 
   @Test
-  void creatingARefIsAPushCreateAndMovesToCommitsTheBoundaryCannotRead() {
+  void creatingARefIsAPushCreateJudgedByWhatItsCommitsBring() {
     String body = "{\"ref\":\"refs/heads/feature/x\",\"sha\":\"" + "a".repeat(40) + "\"}";
+    UnseenCommits workflow = (repo, ref, id, rules) -> new UnseenCommits.Brought(
+        Optional.empty(), List.of(".github/workflows/ci.yml"));
+    UnseenCommits secret = (repo, ref, id, rules) -> new UnseenCommits.Brought(Optional.of(
+        new Judgement(Decision.DENY, "content", "app.py:2 holds a GitHub personal access token")),
+        List.of());
+    UnseenCommits unfetchable = (repo, ref, id, rules) -> {
+      throw new UnseenCommits.Unreadable("upstream does not serve it");
+    };
 
-    ApiJudgement byDefault = chat("").judge(call("POST", "/repos/acme/widget/git/refs", body));
-    ApiJudgement workflowsAllowed = open.judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement clean = chat("").judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement workflows = ApiJudgeFixture.judge("", Mode.CHAT, workflow)
+        .judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement leaks = ApiJudgeFixture.judge("", Mode.CHAT, secret)
+        .judge(call("POST", "/repos/acme/widget/git/refs", body));
+    ApiJudgement unread = ApiJudgeFixture.judge("", Mode.CHAT, unfetchable)
+        .judge(call("POST", "/repos/acme/widget/git/refs", body));
     ApiJudgement main = strict.judge(call("POST", "/repos/acme/widget/git/refs",
         "{\"ref\":\"refs/heads/main\",\"sha\":\"" + "a".repeat(40) + "\"}"));
+    ApiJudgement noSha = chat("").judge(call("POST", "/repos/acme/widget/git/refs",
+        "{\"ref\":\"refs/heads/feature/x\"}"));
 
-    assertThat(byDefault.decision()).isEqualTo(Decision.DENY);
-    assertThat(byDefault.reason()).startsWith("pushing a change to CI workflows is denied"
-        + " (push-workflows): it moves refs/heads/feature/x to commits the boundary cannot read");
-    assertThat(workflowsAllowed.decision()).isEqualTo(Decision.ALLOW);
-    assertThat(workflowsAllowed.needsWriteToken()).isTrue();
+    assertThat(clean.decision()).isEqualTo(Decision.ALLOW);
+    assertThat(clean.needsWriteToken()).isTrue();
+    assertThat(workflows.decision()).isEqualTo(Decision.DENY);
+    assertThat(workflows.reason()).isEqualTo("pushing a change to CI workflows is denied"
+        + " (push-workflows): it changes CI workflows (.github/workflows/ci.yml)");
+    assertThat(leaks.reason()).isEqualTo("app.py:2 holds a GitHub personal access token");
+    assertThat(unread.reason()).isEqualTo("moving refs/heads/feature/x to " + "a".repeat(40)
+        + " is denied: its commits cannot be judged as a push's: upstream does not serve it");
     assertThat(main.reason()).isEqualTo("push to refs/heads/main is denied");
+    assertThat(noSha.decision()).isEqualTo(Decision.DENY);
   }
 
   @Test
@@ -370,6 +430,40 @@ class GitHubApiJudgeRestTest {
     assertThat(read.decision()).isEqualTo(Decision.DENY);
     assertThat(read.reason()).isEqualTo("evil/widget is not one of this run's repositories");
     assertThat(write.reason()).isEqualTo("evil/widget is not one of this run's repositories");
+  }
+
+  /** A write to another repository is audited as the write it is, not as a read. */
+  @Test
+  void aWriteToAnotherRepositoryKeepsItsOwnKind() {
+    GitHubApiJudge j = chat("push: allow\nopen-pull-request: allow\nwrite-tracker: allow\n");
+
+    ApiJudgement pull = j.judge(call("POST", "/repos/evil/x/pulls", "{\"title\":\"t\"}"));
+    ApiJudgement contents = j.judge(call("PUT", "/repos/evil/x/contents/a.txt",
+        "{\"message\":\"m\",\"content\":\"eA==\",\"branch\":\"main\"}"));
+    ApiJudgement ref = j.judge(call("PATCH", "/repos/evil/x/git/refs/heads/main",
+        "{\"sha\":\"" + "a".repeat(40) + "\"}"));
+    ApiJudgement comment = j.judge(call("POST", "/repos/evil/x/issues/1/comments",
+        "{\"body\":\"hi\"}"));
+    ApiJudgement hook = j.judge(call("POST", "/repos/evil/x/hooks", "{}"));
+    ApiJudgement cob = j.judge(graphQlCall("mutation { createCommitOnBranch(input: {branch:"
+        + " {repositoryNameWithOwner: \\\"evil/x\\\", branchName: \\\"main\\\"},"
+        + " expectedHeadOid: \\\"a\\\", message: {headline: \\\"m\\\"}}) { x } }"));
+
+    assertThat(pull.actions()).extracting(ApiAction::kind).containsExactly("open-pull-request");
+    assertThat(contents.actions().get(0).kind()).isEqualTo("push");
+    assertThat(ref.actions().get(0).kind()).isEqualTo("push");
+    assertThat(comment.actions().get(0).kind()).isEqualTo("write-tracker");
+    assertThat(hook.actions().get(0).kind()).isEqualTo("admin");
+    assertThat(cob.actions().get(0).kind()).isEqualTo("push");
+    assertThat(List.of(pull, contents, ref, comment, hook, cob)).allSatisfy(a -> {
+      assertThat(a.decision()).isEqualTo(Decision.DENY);
+      assertThat(a.reason()).isEqualTo("evil/x is not one of this run's repositories");
+      assertThat(a.actions()).allSatisfy(x -> assertThat(x.repository()).isEqualTo("evil/x"));
+    });
+  }
+
+  private static ApiCall graphQlCall(String query) {
+    return ApiJudgeFixture.graphQl("{\"query\": \"" + query + "\"}");
   }
 
   @Test
