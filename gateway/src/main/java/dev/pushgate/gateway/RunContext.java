@@ -1,16 +1,21 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Judgement;
+import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.PushRules;
+import dev.pushgate.policy.UpdateKind;
 import dev.pushgate.types.RepoSlug;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * What the gateway knows of an authenticated run: who it is, what it may push to, and whether
- * its pushes may change CI workflows ({@code push-workflows}), and the content rules its pushed
- * files are judged by.
+ * its pushes may change CI workflows ({@code push-workflows}), the content rules its pushed
+ * files are judged by, and its mode: a read-only mode ({@code plan}, {@code review},
+ * {@code orchestrate}) refuses every push, as the command policy refuses {@code git push} there.
  */
 public record RunContext(
     String runId,
@@ -19,7 +24,8 @@ public record RunContext(
     List<RepoSlug> attachedRepositories,
     PushRules pushRules,
     Decision pushWorkflows,
-    ContentRules content) {
+    ContentRules content,
+    Mode mode) {
 
   /** A run whose rules leave {@code push-workflows} at its default, deny. */
   public RunContext(String runId, String workspaceId, RepoSlug repository,
@@ -34,6 +40,14 @@ public record RunContext(
         ContentRules.DEFAULT);
   }
 
+  /** A chat-mode run: the mode the control API gives a run that names none. */
+  public RunContext(String runId, String workspaceId, RepoSlug repository,
+      List<RepoSlug> attachedRepositories, PushRules pushRules, Decision pushWorkflows,
+      ContentRules content) {
+    this(runId, workspaceId, repository, attachedRepositories, pushRules, pushWorkflows, content,
+        Mode.CHAT);
+  }
+
   public RunContext {
     Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(workspaceId, "workspaceId");
@@ -42,6 +56,17 @@ public record RunContext(
     Objects.requireNonNull(pushRules, "pushRules");
     Objects.requireNonNull(pushWorkflows, "pushWorkflows");
     Objects.requireNonNull(content, "content");
+    Objects.requireNonNull(mode, "mode");
+  }
+
+  /**
+   * The judgement of moving {@code ref} by an update of {@code kind}: the mode's refusal where the
+   * mode denies pushes (the same table the command policy reads, {@link Mode#decisionFor}),
+   * otherwise the push rules'.
+   */
+  public Judgement judgePush(String ref, UpdateKind kind) {
+    return mode.denies(ActionClass.PUSH, "push to " + ref)
+        .orElseGet(() -> pushRules.judge(ref, kind));
   }
 
   /** The run's own repository or one attached to its workspace. */

@@ -10,6 +10,7 @@ import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.policy.PushRule;
+import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.policy.RefPattern;
 import dev.pushgate.policy.UpdateKind;
@@ -44,6 +45,8 @@ import org.eclipse.jgit.transport.resolver.ServiceNotAuthorizedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 import dev.pushgate.testkit.FakeSecrets;
 
@@ -71,6 +74,7 @@ class PushHookTest {
   private final RecordingAudit audit = new RecordingAudit();
   private final List<ApprovalQuestion> questions = new ArrayList<>();
   private Approvals approvals = Approvals.NONE;
+  private Mode mode = Mode.CHAT;
   private Decision pushWorkflows = Decision.DENY;
   private ContentRules content = ContentRules.DEFAULT;
   private TestProtocol<HttpServletRequest> protocol;
@@ -277,6 +281,32 @@ class PushHookTest {
   }
 
   // ---- refused by the rule
+
+  @ParameterizedTest
+  @ValueSource(strings = {"plan", "review", "orchestrate"})
+  void aReadOnlyModeRefusesEveryPushNamingTheModeWhateverTheRulesAllow(String id)
+      throws Exception {
+    // A run's mode reaches the gateway: in a read-only mode the command policy denies `git push`,
+    // and a push that did not go through the hook (a script, another client) is refused here too.
+    mode = Mode.fromId(id);
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+    approvals = (q, progress) -> {
+      throw new AssertionError("a read-only mode asks nobody: " + q);
+    };
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to refs/heads/main is"
+        + " denied in " + id + " mode, which is read-only");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(access.leases).isEmpty();
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.decision().id()).isEqualTo("denied");
+      assertThat(rec.rule()).isEqualTo(id + " mode");
+      assertThat(rec.reason()).endsWith("denied in " + id + " mode, which is read-only");
+    });
+  }
 
   @Test
   void deniesPushToMainWhenRuleSaysDeny() throws Exception {
@@ -1066,7 +1096,7 @@ class PushHookTest {
   }
 
   private RunContext run(PushRules rules) {
-    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows, content);
+    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows, content, mode);
   }
 
   /** A servlet request carrying what {@link GatewayFilter} leaves on it, and nothing else. */

@@ -584,7 +584,8 @@ public final class Runs implements RunAuthenticator {
       throw new IllegalStateException("damaged run row " + row.id(), e);
     }
     return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
-        attached, rules.push(), rules.pushWorkflows(), rules.content());
+        attached, rules.push(), rules.pushWorkflows(), rules.content(),
+        Mode.fromId(row.mode()));
   }
 
   private String toJson(Object o) {

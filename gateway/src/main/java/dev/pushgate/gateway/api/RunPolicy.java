@@ -20,7 +20,8 @@ import java.util.Set;
  * A run's rules, mode and repositories turned into {@link ApiAction}s. REST and GraphQL both end
  * here, so a merge or a push reads the same whichever API asked for it.
  *
- * <p>The mode is applied first: a read-only mode denies every write. In chat mode a merge is
+ * <p>The mode is applied first, by the table every door reads ({@link Mode#decisionFor}): a
+ * read-only mode denies every write, objects-only writes included. In chat mode a merge is
  * denied outright ({@link #merge}); every other action gets its rule's decision, with no extra
  * question for being in chat mode (the boundary is where the rule is enforced, with its reason).
  */
@@ -72,7 +73,7 @@ final class RunPolicy {
    * An action of class {@code action}: {@code what} is a phrase such as "opening a pull request".
    */
   ApiAction act(ActionClass action, RepoSlug repo, String target, String what) {
-    if (mode.isReadOnly()) {
+    if (mode.decisionFor(action) == Decision.DENY) {
       return readOnly(action.id(), repo, target, what);
     }
     Decision d = rules.decisionFor(action);
@@ -91,7 +92,7 @@ final class RunPolicy {
    * the head branch, not to the base, and the base is not in the call to judge.
    */
   ApiAction merge(RepoSlug repo, String target, String what) {
-    if (mode.isReadOnly()) {
+    if (mode.decisionFor(ActionClass.PUBLISH_REVIEW_OR_MERGE) == Decision.DENY) {
       return readOnly(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), repo, target, what);
     }
     return new ApiAction(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), name(repo), target,
@@ -104,7 +105,7 @@ final class RunPolicy {
    * commits the boundary cannot read, which may change CI workflows.
    */
   List<ApiAction> push(RepoSlug repo, String ref, UpdateKind kind, boolean contentUnseen) {
-    if (mode.isReadOnly()) {
+    if (mode.decisionFor(ActionClass.PUSH) == Decision.DENY) {
       return List.of(readOnly(PUSH, repo, ref, "push to " + ref));
     }
     Judgement j = rules.push().judge(ref, kind);
@@ -128,7 +129,7 @@ final class RunPolicy {
    */
   List<ApiAction> pushToUnnamedRef(RepoSlug repo, String target, String what,
       boolean contentUnseen) {
-    if (mode.isReadOnly()) {
+    if (mode.decisionFor(ActionClass.PUSH) == Decision.DENY) {
       return List.of(readOnly(PUSH, repo, target, what));
     }
     Decision d = rules.push().strictest();
@@ -156,7 +157,8 @@ final class RunPolicy {
    */
   ApiAction gitObjects(RepoSlug repo, String target) {
     String what = "creating git objects";
-    if (mode.isReadOnly()) {
+    // Objects are placed only to be pushed: where the mode denies pushes, it denies them.
+    if (mode.decisionFor(ActionClass.PUSH) == Decision.DENY) {
       return readOnly(GIT_OBJECTS, repo, target, what);
     }
     return somePushCouldLand()
@@ -223,8 +225,7 @@ final class RunPolicy {
   }
 
   private ApiAction readOnly(String kind, RepoSlug repo, String target, String what) {
-    return new ApiAction(kind, name(repo), target, Decision.DENY,
-        what + " is denied in " + mode.id() + " mode, which is read-only");
+    return new ApiAction(kind, name(repo), target, Decision.DENY, mode.deniedReason(what));
   }
 
   private static String name(RepoSlug repo) {
