@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.pushgate.policy.Boundary;
 import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.WorkspaceRules;
@@ -75,6 +76,7 @@ class PushHookTest {
   private final List<ApprovalQuestion> questions = new ArrayList<>();
   private Approvals approvals = Approvals.NONE;
   private Mode mode = Mode.CHAT;
+  private Set<Boundary> boundaries = Set.of();
   private Decision pushWorkflows = Decision.DENY;
   private ContentRules content = ContentRules.DEFAULT;
   private TestProtocol<HttpServletRequest> protocol;
@@ -404,6 +406,60 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
     assertThat(audit.records).singleElement()
         .satisfies(rec -> assertThat(rec.code()).isEqualTo(RefusalCode.NO_APPROVER));
+  }
+
+  @Test
+  void inASandboxedChatRunEveryPushAsksAsTheHookAsksWithoutASandbox() throws Exception {
+    // The hook lets `git push` through to the gateway there: the mode's ask is the gateway's.
+    boundaries = Set.of(Boundary.GIT_PUSH);
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+    TestRepos.setRef(client, "refs/heads/feature", clientCommit("feature", base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main",
+        "+refs/heads/feature:refs/heads/old");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to refs/heads/main needs"
+        + " approval in chat mode (no approver is connected)");
+    assertThat(message(r, "refs/heads/old")).isEqualTo("Control Center policy: push to"
+        + " refs/heads/old needs approval in chat mode (no approver is connected)");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(idOf(upstream, "refs/heads/old")).isEqualTo(base);
+    assertThat(audit.records).hasSize(2).allSatisfy(rec -> {
+      assertThat(rec.code()).isEqualTo(RefusalCode.NO_APPROVER);
+      assertThat(rec.rule()).isEqualTo("chat mode");
+    });
+  }
+
+  @Test
+  void inASandboxedChatRunAnApproversYesLetsThePushLandAndARuleStillDenies() throws Exception {
+    boundaries = Set.of(Boundary.GIT_PUSH);
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    RevCommit feature = clientCommit("feature", base);
+    TestRepos.setRef(client, "refs/heads/feature", feature);
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+
+    PushResult r = push(denyMain(), false, "refs/heads/feature:refs/heads/feature",
+        "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(feature);
+    assertThat(questions).singleElement().satisfies(q -> assertThat(q.reason())
+        .isEqualTo("push to refs/heads/feature needs approval in chat mode"));
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
+  }
+
+  @Test
+  void withoutASandboxTheHookHasAskedAndTheGatewayDoesNotAskAgain() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
   }
 
   @Test
@@ -1096,7 +1152,8 @@ class PushHookTest {
   }
 
   private RunContext run(PushRules rules) {
-    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows, content, mode);
+    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows, content, mode,
+        boundaries);
   }
 
   /** A servlet request carrying what {@link GatewayFilter} leaves on it, and nothing else. */

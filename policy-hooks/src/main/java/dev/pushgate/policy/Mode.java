@@ -63,6 +63,20 @@ public enum Mode {
         : Optional.empty();
   }
 
+  /**
+   * The judgement of {@code action} under this mode where the workspace's rules judged it
+   * {@code byRules}: the stricter of the two, the rules' own words at equal strictness (as the
+   * command policy words it). {@code what} names the act inside a sentence.
+   */
+  public Judgement judge(ActionClass action, String what, Judgement byRules) {
+    Decision byMode = decisionFor(action);
+    if (byRules.decision().compareTo(byMode) >= 0) {
+      return byRules;
+    }
+    return new Judgement(byMode, id() + " mode", byMode == Decision.DENY ? deniedReason(what)
+        : what + " needs approval in " + id() + " mode");
+  }
+
   /** Why this (read-only) mode denies {@code what}, in the words every door gives. */
   public String deniedReason(String what) {
     return what + " is denied in " + id() + " mode, which is read-only";

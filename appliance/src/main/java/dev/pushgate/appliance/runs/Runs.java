@@ -109,7 +109,11 @@ public final class Runs implements RunAuthenticator {
   private static final class LiveRun {
     /** Replaced once, when the run's sandbox backend is known; read by other threads. */
     volatile Ledger.RunRow row;
-    final RunContext context;
+    /**
+     * Replaced with the row: the boundaries in force for the run follow its backend, and the
+     * gateway asks where the mode asks only where they are ({@link RunContext#judgePush}).
+     */
+    volatile RunContext context;
     final WorkspaceRules rules;
     final RunCredentials.Held tokens;
 
@@ -228,6 +232,7 @@ public final class Runs implements RunAuthenticator {
       ledger.setBackend(runId, backend);
       // the live row is what GET /v1/runs shows: without this it said no backend until a restart
       run.row = run.row.withBackend(backend);
+      run.context = contextOf(run.row, req.rules());
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
       return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan,
@@ -585,7 +590,7 @@ public final class Runs implements RunAuthenticator {
     }
     return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
         attached, rules.push(), rules.pushWorkflows(), rules.content(),
-        Mode.fromId(row.mode()));
+        Mode.fromId(row.mode()), RunBoundary.forBackend(row.backend()));
   }
 
   private String toJson(Object o) {
