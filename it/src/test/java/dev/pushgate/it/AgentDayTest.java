@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -25,6 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * a push to main refused with its reason, a write of .env refused with its reason handed to the
  * model by the {@code PostToolUse} hook. Each step's exit code and message is asserted, so a
  * regression in the day fails here.
+ *
+ * <p>The run is in chat mode, where the command policy asks before {@code git push}; in the
+ * sandbox the hook lets the push through to the gateway, which asks as the hook would have (issue
+ * 28): the day has an approver who allows, and a push with none connected is refused.
  */
 class AgentDayTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -92,9 +97,29 @@ class AgentDayTest {
     Path cwd = Files.createDirectories(root.resolve("agent"));
     Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
     Path rules = Files.writeString(root.resolve("rules.yaml"), RULES);
-    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
-        .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", DAY);
+    PushgateExec launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
+
+    // No approver connected: the push is refused as the hook refuses it without a sandbox.
+    Path lonely = Files.createDirectories(root.resolve("lonely"));
+    Files.setPosixFilePermissions(lonely, PosixFilePermissions.fromString("rwxrwxrwx"));
+    PushgateExec.Result alone = launcher.run(lonely, Map.of(), "--rules", rules.toString(), "--",
+        "sh", "-c", "git switch -q -c lonely && git commit -q --allow-empty -m lonely"
+            + " && git push origin HEAD");
+    assertThat(alone.exit()).as(alone.stderr() + alone.stdout()).isNotZero();
+    assertThat(alone.stdout() + alone.stderr()).contains("! [remote rejected] HEAD -> lonely"
+        + " (Control Center policy: push to refs/heads/lonely needs approval in chat mode (no"
+        + " approver is connected))");
+
+    PushgateExec.Result exec;
+    List<String> asked;
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = launcher.run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", DAY);
+      asked = approver.questions();
+    }
     assertThat(exec.exit()).as(exec.stderr() + exec.stdout()).isZero();
+    assertThat(asked).as("the approver was asked about the branch push, and only that")
+        .singleElement().asString()
+        .contains("push to refs/heads/feature/day needs approval in chat mode");
     Map<String, Step> day = steps(exec.stdout());
     String all = exec.stdout() + "\n" + exec.stderr();
     assertThat(day).as(all).containsKey("end");
