@@ -33,9 +33,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every command of the policy's corpus that the hook lets through to a boundary in a sandboxed
  * run ({@code git push} to the gateway, gh and curl to the GitHub API boundary) gets, at that
- * boundary, the decision the hook gives it in a run without a sandbox, in every read-only mode
- * (issue 28, "the mode at every door"). The boundary is driven with the calls the client would
- * make (the push's ref updates, gh's REST or GraphQL request) under the corpus's default rules.
+ * boundary, the decision the hook gives it in a run without a sandbox, in every mode (issue 28,
+ * "the mode at every door"). The boundary is driven with the calls the client would make (the
+ * push's ref updates, gh's REST or GraphQL request) under the corpus's default rules.
+ *
+ * <p>The one exception is stricter, never looser: what the API boundary denies by a rule of its
+ * own, whatever the mode ({@link #DENIED_AT_THE_BOUNDARY}, docs/github-api.md), is denied where
+ * the hook would ask.
  */
 class ModeAtEveryDoorTest {
   private static final Path CORPUS =
@@ -101,6 +105,15 @@ class ModeAtEveryDoorTest {
         "/repos/acme/widget", "")));
   }
 
+  /**
+   * What the API boundary denies in every mode: merges (the base branch is not in the call),
+   * releases, repository administration, workflow dispatches, secrets and mutations it does not
+   * know.
+   */
+  private static final List<String> DENIED_AT_THE_BOUNDARY = List.of("gh pr merge",
+      "gh release", "gh api -X PATCH repos/o/r ", "addStar", "gh repo create", "gh workflow run",
+      "gh secret set");
+
   private static ApiCall rest(String method, String path, String body) {
     return new ApiCall(method, ApiHosts.API, path, "", "application/json",
         body.getBytes(StandardCharsets.UTF_8));
@@ -142,12 +155,33 @@ class ModeAtEveryDoorTest {
   @MethodSource("deferred")
   void theBoundaryDecidesAsTheHookWouldWithoutASandbox(String line) {
     for (Mode mode : Mode.values()) {
-      if (!mode.isReadOnly() && !toGateway(line)) {
-        continue; // chat mode's asks are not applied at the API boundary yet (docs/policy.md)
-      }
       CommandJudgement hook = CommandPolicy.judge(line, mode, RULES);
+      if (DENIED_AT_THE_BOUNDARY.stream().anyMatch(line::contains)) {
+        assertThat(atTheBoundary(line, mode)).as("%s in %s mode", line, mode.id())
+            .isEqualTo(Decision.DENY);
+        continue;
+      }
       assertThat(atTheBoundary(line, mode)).as("%s in %s mode; the hook without a sandbox: %s",
           line, mode.id(), hook.reason()).isEqualTo(hook.decision());
+    }
+  }
+
+  @Test
+  void refDeletesAndObjectWritesAskInASandboxedChatRunAndOnlyThere() {
+    // Found by review: under the default rules deleteRef and DELETE git/refs were allowed in chat
+    // mode, while the hook asks about both without a sandbox.
+    List<ApiCall> calls = List.of(
+        graphQl("mutation { deleteRef(input: {refId: \\\"REF_1\\\"}) { clientMutationId } }"),
+        rest("DELETE", "/repos/acme/widget/git/refs/heads/x", ""),
+        rest("POST", "/repos/acme/widget/git/blobs", "{\"content\":\"hi\"}"));
+    GitHubApiJudge sandboxed = new GitHubApiJudge(RULES, Mode.CHAT, EnumSet.allOf(Boundary.class),
+        REPO, List.of(), ApiHosts.GITHUB_COM, repo -> Optional.of("main"));
+    GitHubApiJudge hookAsked = new GitHubApiJudge(RULES, Mode.CHAT, Set.of(), REPO, List.of(),
+        ApiHosts.GITHUB_COM, repo -> Optional.of("main"));
+    for (ApiCall c : calls) {
+      assertThat(sandboxed.judge(c).decision()).as(c.path()).isEqualTo(Decision.ASK);
+      assertThat(sandboxed.judge(c).reason()).as(c.path()).endsWith("needs approval in chat mode");
+      assertThat(hookAsked.judge(c).decision()).as(c.path()).isEqualTo(Decision.ALLOW);
     }
   }
 
@@ -157,8 +191,8 @@ class ModeAtEveryDoorTest {
     if (toGateway(line)) {
       decisions.addAll(pushes(mode));
     } else {
-      GitHubApiJudge api = new GitHubApiJudge(RULES, mode, REPO, List.of(),
-          ApiHosts.GITHUB_COM, repo -> Optional.of("main"));
+      GitHubApiJudge api = new GitHubApiJudge(RULES, mode, EnumSet.allOf(Boundary.class), REPO,
+          List.of(), ApiHosts.GITHUB_COM, repo -> Optional.of("main"));
       CALLS.forEach((literal, calls) -> {
         if (line.contains(literal)) {
           calls.forEach(c -> decisions.add(api.judge(c).decision()));

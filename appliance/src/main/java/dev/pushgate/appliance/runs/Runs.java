@@ -541,8 +541,11 @@ public final class Runs implements RunAuthenticator {
       return call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
           call.path(), Decision.DENY, "this run is not held by this appliance")), false);
     }
-    return new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()), context.repository(),
-        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN);
+    // Read per call: the boundaries in force follow the run's backend, known only once its
+    // sandbox is planned, after this boundary was opened.
+    return call -> new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
+        RunBoundary.forBackend(run.row.backend()), context.repository(),
+        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN).judge(call);
   }
 
   /** Whether {@code runId} names a run that has not ended. */

@@ -22,8 +22,9 @@ import java.util.Set;
  *
  * <p>The mode is applied first, by the table every door reads ({@link Mode#decisionFor}): a
  * read-only mode denies every write, objects-only writes included. In chat mode a merge is
- * denied outright ({@link #merge}); every other action gets its rule's decision, with no extra
- * question for being in chat mode (the boundary is where the rule is enforced, with its reason).
+ * denied outright ({@link #merge}); every other action gets its rule's decision and, where the
+ * command policy lets gh through to this boundary ({@code modeAsks}), the mode's ask: the
+ * question the hook would have asked without a sandbox, asked here.
  */
 final class RunPolicy {
   static final String PUSH = ActionClass.PUSH.id();
@@ -36,11 +37,25 @@ final class RunPolicy {
   private final WorkspaceRules rules;
   private final Mode mode;
   private final List<RepoSlug> repositories;
+  private final boolean modeAsks;
 
-  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories) {
+  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories, boolean modeAsks) {
     this.rules = rules;
     this.mode = mode;
     this.repositories = List.copyOf(repositories);
+    this.modeAsks = modeAsks;
+  }
+
+  /**
+   * {@code byRules} of an action of class {@code action}, with the mode's ask where it applies
+   * here ({@link Mode#judge}: the rules' words at equal strictness).
+   */
+  private Judgement withModesAsk(ActionClass action, String what, Judgement byRules) {
+    return modeAsks ? mode.judge(action, what, byRules) : byRules;
+  }
+
+  private Judgement withModesAsk(ActionClass action, String what, Decision d, String reason) {
+    return withModesAsk(action, what, new Judgement(d, action.id(), reason));
   }
 
   /** The run's own repository (not an attached one). */
@@ -82,7 +97,8 @@ final class RunPolicy {
       case ASK -> what + " needs approval (" + action.id() + ")";
       case DENY -> what + " is denied (" + action.id() + ")";
     };
-    return new ApiAction(action.id(), name(repo), target, d, reason);
+    Judgement j = withModesAsk(action, what, d, reason);
+    return new ApiAction(action.id(), name(repo), target, j.decision(), j.reason());
   }
 
   /**
@@ -108,7 +124,7 @@ final class RunPolicy {
     if (mode.decisionFor(ActionClass.PUSH) == Decision.DENY) {
       return List.of(readOnly(PUSH, repo, ref, "push to " + ref));
     }
-    Judgement j = rules.push().judge(ref, kind);
+    Judgement j = withModesAsk(ActionClass.PUSH, "push to " + ref, rules.push().judge(ref, kind));
     List<ApiAction> out = new ArrayList<>();
     out.add(new ApiAction(PUSH, name(repo), ref, j.decision(), j.reason()));
     if (kind != UpdateKind.DELETE) {
@@ -140,8 +156,9 @@ final class RunPolicy {
       case DENY -> what + " is denied: the call does not name the ref, so it is judged as"
           + " strictly as the strictest push rule";
     };
+    Judgement j = withModesAsk(ActionClass.PUSH, what, d, reason);
     List<ApiAction> out = new ArrayList<>();
-    out.add(new ApiAction(PUSH, name(repo), target, d, reason));
+    out.add(new ApiAction(PUSH, name(repo), target, j.decision(), j.reason()));
     if (contentUnseen) {
       out.add(workflows(repo, target,
           "it moves a ref to commits the boundary cannot read, which may change CI workflows"));
@@ -161,12 +178,15 @@ final class RunPolicy {
     if (mode.decisionFor(ActionClass.PUSH) == Decision.DENY) {
       return readOnly(GIT_OBJECTS, repo, target, what);
     }
-    return somePushCouldLand()
-        ? new ApiAction(GIT_OBJECTS, name(repo), target, Decision.ALLOW,
-            what + " is allowed: objects alone move no ref")
-        : new ApiAction(GIT_OBJECTS, name(repo), target, Decision.DENY, what + " is denied: no"
-            + " push rule of " + repo + " lets any ref be pushed, and an uploaded object is"
-            + " readable by its id");
+    if (somePushCouldLand()) {
+      // The hook asks about `gh api` writes in chat mode, objects-only ones too.
+      Judgement j = withModesAsk(ActionClass.PUSH, what, Decision.ALLOW,
+          what + " is allowed: objects alone move no ref");
+      return new ApiAction(GIT_OBJECTS, name(repo), target, j.decision(), j.reason());
+    }
+    return new ApiAction(GIT_OBJECTS, name(repo), target, Decision.DENY, what + " is denied: no"
+        + " push rule of " + repo + " lets any ref be pushed, and an uploaded object is readable"
+        + " by its id");
   }
 
   /**
