@@ -27,9 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
  * model by the {@code PostToolUse} hook. Each step's exit code and message is asserted, so a
  * regression in the day fails here.
  *
- * <p>The run is in chat mode, where the command policy asks before {@code git push}; in the
- * sandbox the hook lets the push through to the gateway, which asks as the hook would have (issue
- * 28): the day has an approver who allows, and a push with none connected is refused.
+ * <p>The run is in chat mode, where the command policy asks before {@code git push} and
+ * {@code gh pr create}; in the sandbox the hook lets them through to the gateway and the API
+ * boundary, which ask as the hook would have (issue 28): the day has an approver who allows, and
+ * a push with none connected is refused.
  */
 class AgentDayTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -117,9 +118,10 @@ class AgentDayTest {
       asked = approver.questions();
     }
     assertThat(exec.exit()).as(exec.stderr() + exec.stdout()).isZero();
-    assertThat(asked).as("the approver was asked about the branch push, and only that")
-        .singleElement().asString()
-        .contains("push to refs/heads/feature/day needs approval in chat mode");
+    assertThat(asked).as("the approver was asked about the branch push and the pull request")
+        .hasSize(2);
+    assertThat(asked.get(0)).contains("push to refs/heads/feature/day needs approval in chat mode");
+    assertThat(asked.get(1)).contains("needs approval in chat mode");
     Map<String, Step> day = steps(exec.stdout());
     String all = exec.stdout() + "\n" + exec.stderr();
     assertThat(day).as(all).containsKey("end");
