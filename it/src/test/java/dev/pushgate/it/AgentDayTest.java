@@ -100,16 +100,27 @@ class AgentDayTest {
     Path rules = Files.writeString(root.resolve("rules.yaml"), RULES);
     PushgateExec launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
 
-    // No approver connected: the push is refused as the hook refuses it without a sandbox.
+    // Under the default rules (every push allowed), with no approver connected, a push to main
+    // is refused as the hook refuses `git push` without a sandbox; with one who allows, it lands.
     Path lonely = Files.createDirectories(root.resolve("lonely"));
     Files.setPosixFilePermissions(lonely, PosixFilePermissions.fromString("rwxrwxrwx"));
-    PushgateExec.Result alone = launcher.run(lonely, Map.of(), "--rules", rules.toString(), "--",
-        "sh", "-c", "git switch -q -c lonely && git commit -q --allow-empty -m lonely"
-            + " && git push origin HEAD");
+    Path defaults = Files.writeString(root.resolve("default-rules.yaml"), "");
+    PushgateExec.Result alone = launcher.run(lonely, Map.of(), "--rules", defaults.toString(),
+        "--", "sh", "-c", "git commit -q --allow-empty -m lonely && git push origin HEAD:main");
     assertThat(alone.exit()).as(alone.stderr() + alone.stdout()).isNotZero();
-    assertThat(alone.stdout() + alone.stderr()).contains("! [remote rejected] HEAD -> lonely"
-        + " (Control Center policy: push to refs/heads/lonely needs approval in chat mode (no"
+    assertThat(alone.stdout() + alone.stderr()).contains("! [remote rejected] HEAD -> main"
+        + " (Control Center policy: push to refs/heads/main needs approval in chat mode (no"
         + " approver is connected))");
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      Path checkout = lonely.resolve("widget");
+      // Another run, so another sandbox user: git wants the first run's checkout named safe.
+      PushgateExec.Result allowed = launcher.run(checkout, Map.of(), "--workdir",
+          checkout.toString(), "--rules", defaults.toString(), "--", "git", "-c",
+          "safe.directory=*", "push", "origin", "HEAD:main");
+      assertThat(allowed.exit()).as(allowed.stderr() + allowed.stdout()).isZero();
+      assertThat(approver.questions()).singleElement().asString()
+          .contains("push to refs/heads/main needs approval in chat mode");
+    }
 
     PushgateExec.Result exec;
     List<String> asked;
