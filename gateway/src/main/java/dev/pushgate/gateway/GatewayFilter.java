@@ -188,7 +188,7 @@ final class GatewayFilter implements Filter {
       }
       throw e;
     }
-    Optional<JudgedCommands> judged = JudgedCommands.read(run.pushRules(), guarded.commands());
+    Optional<JudgedCommands> judged = JudgedCommands.read(run::judgePush, guarded.commands());
     Optional<EarlyRefusal.Request> early = judged.flatMap(
         j -> EarlyRefusal.duplicatedRefs(j.list()).or(() -> EarlyRefusal.judge(j)));
     if (early.isPresent()) {

@@ -17,8 +17,13 @@ record JudgedCommands(CommandList list, List<Verdict> verdicts) {
     }
   }
 
-  /** The list judged by {@code rules}, when {@code commandLines} are well formed. */
+  /** The list judged by {@code rules} alone, when {@code commandLines} are well formed. */
   static Optional<JudgedCommands> read(PushRules rules, List<String> commandLines) {
+    return read(rules::judge, commandLines);
+  }
+
+  /** The list judged by {@code rules}, when {@code commandLines} are well formed. */
+  static Optional<JudgedCommands> read(Verdict.PushJudge rules, List<String> commandLines) {
     return CommandList.parse(commandLines).map(list -> new JudgedCommands(list,
         list.commands().stream()
             .map(c -> Verdict.of(rules, c.ref(), c.oldId(), c.newId()))

@@ -96,7 +96,7 @@ final class Push implements AutoCloseable {
    */
   Verdict verdictOf(ReceiveCommand cmd) {
     return judged.flatMap(j -> j.verdictOf(cmd.getRefName(), cmd.getOldId(), cmd.getNewId()))
-        .orElseGet(() -> Verdict.of(run.pushRules(), cmd.getRefName(), cmd.getOldId(),
+        .orElseGet(() -> Verdict.of(run::judgePush, cmd.getRefName(), cmd.getOldId(),
             cmd.getNewId()));
   }
 

@@ -44,8 +44,19 @@ final class Verdict {
     this.noChange = noChange;
   }
 
-  /** The verdict of {@code rules} on moving {@code ref} from {@code oldId} to {@code newId}. */
+  /** Judges one ref update: the run's mode and push rules ({@link RunContext#judgePush}). */
+  @FunctionalInterface
+  interface PushJudge {
+    Judgement judge(String ref, UpdateKind kind);
+  }
+
+  /** The verdict of {@code rules} alone on moving {@code ref} from {@code oldId} to {@code newId}. */
   static Verdict of(PushRules rules, String ref, ObjectId oldId, ObjectId newId) {
+    return of(rules::judge, ref, oldId, newId);
+  }
+
+  /** The verdict of {@code rules} on moving {@code ref} from {@code oldId} to {@code newId}. */
+  static Verdict of(PushJudge rules, String ref, ObjectId oldId, ObjectId newId) {
     boolean creates = oldId.equals(ObjectId.zeroId());
     boolean deletes = newId.equals(ObjectId.zeroId());
     Map<UpdateKind, Judgement> byKind = new EnumMap<>(UpdateKind.class);

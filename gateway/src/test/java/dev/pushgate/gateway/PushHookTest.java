@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.pushgate.policy.Boundary;
 import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.policy.PushRule;
+import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.policy.RefPattern;
 import dev.pushgate.policy.UpdateKind;
@@ -44,6 +46,8 @@ import org.eclipse.jgit.transport.resolver.ServiceNotAuthorizedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 import dev.pushgate.testkit.FakeSecrets;
 
@@ -71,6 +75,8 @@ class PushHookTest {
   private final RecordingAudit audit = new RecordingAudit();
   private final List<ApprovalQuestion> questions = new ArrayList<>();
   private Approvals approvals = Approvals.NONE;
+  private Mode mode = Mode.CHAT;
+  private Set<Boundary> boundaries = Set.of();
   private Decision pushWorkflows = Decision.DENY;
   private ContentRules content = ContentRules.DEFAULT;
   private TestProtocol<HttpServletRequest> protocol;
@@ -278,6 +284,32 @@ class PushHookTest {
 
   // ---- refused by the rule
 
+  @ParameterizedTest
+  @ValueSource(strings = {"plan", "review", "orchestrate"})
+  void aReadOnlyModeRefusesEveryPushNamingTheModeWhateverTheRulesAllow(String id)
+      throws Exception {
+    // A run's mode reaches the gateway: in a read-only mode the command policy denies `git push`,
+    // and a push that did not go through the hook (a script, another client) is refused here too.
+    mode = Mode.fromId(id);
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+    approvals = (q, progress) -> {
+      throw new AssertionError("a read-only mode asks nobody: " + q);
+    };
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to refs/heads/main is"
+        + " denied in " + id + " mode, which is read-only");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(access.leases).isEmpty();
+    assertThat(audit.records).singleElement().satisfies(rec -> {
+      assertThat(rec.decision().id()).isEqualTo("denied");
+      assertThat(rec.rule()).isEqualTo(id + " mode");
+      assertThat(rec.reason()).endsWith("denied in " + id + " mode, which is read-only");
+    });
+  }
+
   @Test
   void deniesPushToMainWhenRuleSaysDeny() throws Exception {
     TestRepos.setRef(client, MAIN, clientCommit("next", base));
@@ -374,6 +406,60 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
     assertThat(audit.records).singleElement()
         .satisfies(rec -> assertThat(rec.code()).isEqualTo(RefusalCode.NO_APPROVER));
+  }
+
+  @Test
+  void inASandboxedChatRunEveryPushAsksAsTheHookAsksWithoutASandbox() throws Exception {
+    // The hook lets `git push` through to the gateway there: the mode's ask is the gateway's.
+    boundaries = Set.of(Boundary.GIT_PUSH);
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+    TestRepos.setRef(client, "refs/heads/feature", clientCommit("feature", base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main",
+        "+refs/heads/feature:refs/heads/old");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to refs/heads/main needs"
+        + " approval in chat mode (no approver is connected)");
+    assertThat(message(r, "refs/heads/old")).isEqualTo("Control Center policy: push to"
+        + " refs/heads/old needs approval in chat mode (no approver is connected)");
+    assertThat(idOf(upstream, MAIN)).isEqualTo(base);
+    assertThat(idOf(upstream, "refs/heads/old")).isEqualTo(base);
+    assertThat(audit.records).hasSize(2).allSatisfy(rec -> {
+      assertThat(rec.code()).isEqualTo(RefusalCode.NO_APPROVER);
+      assertThat(rec.rule()).isEqualTo("chat mode");
+    });
+  }
+
+  @Test
+  void inASandboxedChatRunAnApproversYesLetsThePushLandAndARuleStillDenies() throws Exception {
+    boundaries = Set.of(Boundary.GIT_PUSH);
+    approvals = (q, progress) -> {
+      questions.add(q);
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    RevCommit feature = clientCommit("feature", base);
+    TestRepos.setRef(client, "refs/heads/feature", feature);
+    TestRepos.setRef(client, MAIN, clientCommit("next", base));
+
+    PushResult r = push(denyMain(), false, "refs/heads/feature:refs/heads/feature",
+        "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(feature);
+    assertThat(questions).singleElement().satisfies(q -> assertThat(q.reason())
+        .isEqualTo("push to refs/heads/feature needs approval in chat mode"));
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
+  }
+
+  @Test
+  void withoutASandboxTheHookHasAskedAndTheGatewayDoesNotAskAgain() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
   }
 
   @Test
@@ -1066,7 +1152,8 @@ class PushHookTest {
   }
 
   private RunContext run(PushRules rules) {
-    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows, content);
+    return new RunContext("run-1", "ws-1", REPO, List.of(), rules, pushWorkflows, content, mode,
+        boundaries);
   }
 
   /** A servlet request carrying what {@link GatewayFilter} leaves on it, and nothing else. */

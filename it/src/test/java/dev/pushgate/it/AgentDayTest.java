@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -25,6 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
  * a push to main refused with its reason, a write of .env refused with its reason handed to the
  * model by the {@code PostToolUse} hook. Each step's exit code and message is asserted, so a
  * regression in the day fails here.
+ *
+ * <p>The run is in chat mode, where the command policy asks before {@code git push} and
+ * {@code gh pr create}; in the sandbox the hook lets them through to the gateway and the API
+ * boundary, which ask as the hook would have (issue 28): the day has an approver who allows, and
+ * a push with none connected is refused.
  */
 class AgentDayTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -93,9 +99,41 @@ class AgentDayTest {
 
   @Test
   void theOrdinaryDayRunsWithoutAFalseRefusalAndEveryRefusalSaysWhy() throws Exception {
-    Path cwd = root.resolve("agent");
-    PushgateExec.Result exec = runDay(cwd, DAY);
+    PushgateExec launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
+
+    // Under the default rules (every push allowed), with no approver connected, a push to main
+    // is refused as the hook refuses `git push` without a sandbox; with one who allows, it lands.
+    Path lonely = Files.createDirectories(root.resolve("lonely"));
+    Files.setPosixFilePermissions(lonely, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path defaults = Files.writeString(root.resolve("default-rules.yaml"), "");
+    PushgateExec.Result alone = launcher.run(lonely, Map.of(), "--rules", defaults.toString(),
+        "--", "sh", "-c", "git commit -q --allow-empty -m lonely && git push origin HEAD:main");
+    assertThat(alone.exit()).as(alone.stderr() + alone.stdout()).isNotZero();
+    assertThat(alone.stdout() + alone.stderr()).contains("! [remote rejected] HEAD -> main"
+        + " (Control Center policy: push to refs/heads/main needs approval in chat mode (no"
+        + " approver is connected))");
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      Path checkout = lonely.resolve("widget");
+      // Another run, so another sandbox user: git wants the first run's checkout named safe.
+      PushgateExec.Result allowed = launcher.run(checkout, Map.of(), "--workdir",
+          checkout.toString(), "--rules", defaults.toString(), "--", "git", "-c",
+          "safe.directory=*", "push", "origin", "HEAD:main");
+      assertThat(allowed.exit()).as(allowed.stderr() + allowed.stdout()).isZero();
+      assertThat(approver.questions()).singleElement().asString()
+          .contains("push to refs/heads/main needs approval in chat mode");
+    }
+
+    PushgateExec.Result exec;
+    List<String> asked;
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = runDay(root.resolve("agent"), DAY);
+      asked = approver.questions();
+    }
     assertThat(exec.exit()).as(exec.stderr() + exec.stdout()).isZero();
+    assertThat(asked).as("the approver was asked about the branch push and the pull request")
+        .hasSize(2);
+    assertThat(asked.get(0)).contains("push to refs/heads/feature/day needs approval in chat mode");
+    assertThat(asked.get(1)).contains("needs approval in chat mode");
     Map<String, Step> day = steps(exec.stdout());
     String all = exec.stdout() + "\n" + exec.stderr();
     assertThat(day).as(all).containsKey("end");

@@ -102,21 +102,26 @@ class ApiWriteContentTest {
       Files.writeString(work.resolve(b.getKey() + ".json"), JSON.writeValueAsString(b.getValue()));
     }
     String api = "gh api -X PUT repos/acme/widget/contents/";
-    PushgateExec.Result exec = exec(work, "push: allow\n", GH + "call put-env " + api
-        + "config/.env -f message=config -f branch=main -f content=\"$(printf 'A=1\\n' | base64)\"\n"
-        + "call put-pat " + api + "app.py --input put-pat.json\n"
-        + "call put-pem " + api + "deploy/key.txt --input put-pem.json\n"
-        + "call put-ok " + api + "notes.txt -f message=notes -f branch=main -f content=aGVsbG8K\n"
-        + "for f in cob-env cob-pat cob-pem; do call $f gh api graphql --input $f.json; done\n"
-        + "for f in blob-pat blob-pem; do call $f gh api repos/acme/widget/git/blobs --input $f.json;"
-        + " done\n"
-        + "for f in tree-env tree-pat; do call $f gh api repos/acme/widget/git/trees --input $f.json;"
-        + " done\n"
-        + "call commit-pat gh api repos/acme/widget/git/commits --input commit-pat.json\n"
-        + "call tag-pat gh api repos/acme/widget/git/tags --input tag-pat.json\n"
-        + "call curl-blob curl -sS -X POST -H \"Authorization: token $GH_TOKEN\""
-        + " --data-binary @blob-pat.json https://api.github.com/repos/acme/widget/git/blobs\n"
-        + "for f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    PushgateExec.Result exec;
+    // A sandboxed chat run's writes ask, as the hook asks without a sandbox (issue 28): allowed,
+    // so what is refused here is refused by the content rules.
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = exec(work, "push: allow\n", GH + "call put-env " + api
+          + "config/.env -f message=config -f branch=main -f content=\"$(printf 'A=1\\n' | base64)\"\n"
+          + "call put-pat " + api + "app.py --input put-pat.json\n"
+          + "call put-pem " + api + "deploy/key.txt --input put-pem.json\n"
+          + "call put-ok " + api + "notes.txt -f message=notes -f branch=main -f content=aGVsbG8K\n"
+          + "for f in cob-env cob-pat cob-pem; do call $f gh api graphql --input $f.json; done\n"
+          + "for f in blob-pat blob-pem; do call $f gh api repos/acme/widget/git/blobs --input $f.json;"
+          + " done\n"
+          + "for f in tree-env tree-pat; do call $f gh api repos/acme/widget/git/trees --input $f.json;"
+          + " done\n"
+          + "call commit-pat gh api repos/acme/widget/git/commits --input commit-pat.json\n"
+          + "call tag-pat gh api repos/acme/widget/git/tags --input tag-pat.json\n"
+          + "call curl-blob curl -sS -X POST -H \"Authorization: token $GH_TOKEN\""
+          + " --data-binary @blob-pat.json https://api.github.com/repos/acme/widget/git/blobs\n"
+          + "for f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    }
     String out = exec.stdout();
     assertThat(exec.exit()).as(exec.stderr() + out).isZero();
 
@@ -293,8 +298,11 @@ class ApiWriteContentTest {
     Files.writeString(work.resolve("comment.json"), JSON.writeValueAsString(Map.of("query",
         "mutation($b: String!) { addComment(input: {subjectId: \"PR_kwDO1\", body: $b})"
             + " { clientMutationId } }", "variables", Map.of("b", "use " + aws))));
-    PushgateExec.Result exec = exec(work, "push: allow\nopen-pull-request: allow\n"
-        + "write-tracker: allow\n", GH + """
+    PushgateExec.Result exec;
+    // A sandboxed chat run's branch push asks, as the hook asks without a sandbox (issue 28).
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = exec(work, "push: allow\nopen-pull-request: allow\n"
+          + "write-tracker: allow\n", GH + """
         git clone -q https://github.com/acme/widget.git widget && cd widget
         git checkout -q -b text && echo t > t.txt && git add t.txt
         git -c user.name=a -c user.email=a@example.com commit -qm text && git push -q origin text
@@ -305,6 +313,7 @@ class ApiWriteContentTest {
         call graphql-comment gh api graphql --input comment.json
         for f in *.out; do echo "== $f"; cat "$f"; echo; done
         """.replace("AKIA_KEY", aws));
+    }
     String out = exec.stdout();
     String refused = " holds an AWS access key (rule \"no secrets\", gitleaks id aws-access-token)";
     assertThat(exec.exit()).as(exec.stderr() + out).isZero();

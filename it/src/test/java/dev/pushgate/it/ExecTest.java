@@ -74,7 +74,10 @@ class ExecTest {
       throws Exception {
     Path work = Files.createDirectories(root.resolve("work-push"));
     ObjectId mainBefore = forgeRef("refs/heads/main");
-    Result exec = launcher.run(work, Map.of("FORGE_URL", app.forgeUrl("acme/widget")),
+    Result exec;
+    // The run is a sandboxed chat run: its branch push asks, as the hook asks without a sandbox.
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = launcher.run(work, Map.of("FORGE_URL", app.forgeUrl("acme/widget")),
         "--workdir", work.toString(), "--rules", rules.toString(), "--pass-env", "FORGE_URL",
         "--", "sh", "-c", """
             set -e
@@ -96,6 +99,7 @@ class ExecTest {
             if git push origin HEAD:main; then exit 9; fi
             echo done
             """);
+    }
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     String[] out = exec.stdout().split("\n");
     assertThat(out[0]).isNotEqualTo("0");

@@ -34,12 +34,6 @@ import java.util.Set;
  * on it; the gateway enforces them.
  */
 public final class CommandPolicy {
-  private static final Set<ActionClass> CHAT_ASKS = EnumSet.of(
-      ActionClass.PUSH,
-      ActionClass.OPEN_PULL_REQUEST,
-      ActionClass.PUBLISH_REVIEW_OR_MERGE,
-      ActionClass.WRITE_TRACKER,
-      ActionClass.INSTALL_PACKAGE);
   private static final String STRICT = "so it is judged as strictly as the strictest rule in force";
 
   private CommandPolicy() {}
@@ -140,23 +134,17 @@ public final class CommandPolicy {
               ? deferred(subject, f.judgedAt())
               : new Verdict(Decision.ASK, subject + ", which needs approval in chat mode");
       case ACTION -> {
-        // A read-only mode's deny does not depend on a boundary: the gateway does not know the
-        // mode. Network reads are not the mode's to deny.
-        boolean modeDenies = mode.isReadOnly() && f.action() != ActionClass.ACCESS_NETWORK;
-        if (atBoundary && !modeDenies) {
+        // What the mode does to the action class is Mode's one table, read by every door.
+        Decision modeDecision = mode.decisionFor(f.action());
+        if (atBoundary && modeDecision != Decision.DENY) {
           Verdict denied = deniedWhatever(f, subject, rules);
           yield denied != null ? denied : deferred(subject, f.judgedAt());
         }
-        Verdict byMode;
-        if (mode.isReadOnly()) {
-          byMode = f.action() == ActionClass.ACCESS_NETWORK
-              ? new Verdict(Decision.ALLOW, null)
-              : new Verdict(Decision.DENY, readOnly);
-        } else {
-          byMode = CHAT_ASKS.contains(f.action())
-              ? new Verdict(Decision.ASK, subject + ", which needs approval in chat mode")
-              : new Verdict(Decision.ALLOW, null);
-        }
+        Verdict byMode = switch (modeDecision) {
+          case ALLOW -> new Verdict(Decision.ALLOW, null);
+          case ASK -> new Verdict(Decision.ASK, subject + ", which needs approval in chat mode");
+          case DENY -> new Verdict(Decision.DENY, readOnly);
+        };
         Verdict byRules = byRules(f, subject, rules);
         // At equal strictness the workspace's own words say more than the mode's.
         yield byRules.decision().compareTo(byMode.decision()) >= 0 ? byRules : byMode;

@@ -55,6 +55,27 @@ class ActionClassAndModeTest {
   }
 
   @Test
+  void aReadOnlyModeDeniesEveryActionButNetworkReadsAndChatAsksBeforeRemoteMutations() {
+    for (ActionClass a : ActionClass.values()) {
+      for (Mode m : Mode.values()) {
+        Decision expected = m.isReadOnly()
+            ? (a == ActionClass.ACCESS_NETWORK ? Decision.ALLOW : Decision.DENY)
+            : switch (a) {
+              case PUSH, OPEN_PULL_REQUEST, PUBLISH_REVIEW_OR_MERGE, WRITE_TRACKER,
+                  INSTALL_PACKAGE -> Decision.ASK;
+              default -> Decision.ALLOW;
+            };
+        assertThat(m.decisionFor(a)).as("%s in %s mode", a.id(), m.id()).isEqualTo(expected);
+      }
+    }
+    assertThat(Mode.REVIEW.denies(ActionClass.PUSH, "push to refs/heads/main")).contains(
+        new Judgement(Decision.DENY, "review mode",
+            "push to refs/heads/main is denied in review mode, which is read-only"));
+    assertThat(Mode.CHAT.denies(ActionClass.PUSH, "push to refs/heads/main")).isEmpty();
+    assertThat(Mode.PLAN.denies(ActionClass.ACCESS_NETWORK, "reading")).isEmpty();
+  }
+
+  @Test
   void decisionsAreOrderedAndParsed() {
     assertThat(Decision.ALLOW.strictest(Decision.ASK)).isEqualTo(Decision.ASK);
     assertThat(Decision.DENY.strictest(Decision.ASK)).isEqualTo(Decision.DENY);

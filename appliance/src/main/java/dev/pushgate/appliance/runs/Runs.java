@@ -109,7 +109,11 @@ public final class Runs implements RunAuthenticator {
   private static final class LiveRun {
     /** Replaced once, when the run's sandbox backend is known; read by other threads. */
     volatile Ledger.RunRow row;
-    final RunContext context;
+    /**
+     * Replaced with the row: the boundaries in force for the run follow its backend, and the
+     * gateway asks where the mode asks only where they are ({@link RunContext#judgePush}).
+     */
+    volatile RunContext context;
     final WorkspaceRules rules;
     final RunCredentials.Held tokens;
 
@@ -228,6 +232,7 @@ public final class Runs implements RunAuthenticator {
       ledger.setBackend(runId, backend);
       // the live row is what GET /v1/runs shows: without this it said no backend until a restart
       run.row = run.row.withBackend(backend);
+      run.context = contextOf(run.row, req.rules());
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
       return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan,
@@ -538,8 +543,11 @@ public final class Runs implements RunAuthenticator {
       return call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
           call.path(), Decision.DENY, "this run is not held by this appliance")), false);
     }
-    return new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()), context.repository(),
-        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen);
+    // Read per call: the boundaries in force follow the run's backend, known only once its
+    // sandbox is planned, after this boundary was opened.
+    return call -> new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
+        RunBoundary.forBackend(run.row.backend()), context.repository(),
+        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen).judge(call);
   }
 
   /** The content rules of a live run of this appliance; empty for any other. */
@@ -593,7 +601,8 @@ public final class Runs implements RunAuthenticator {
       throw new IllegalStateException("damaged run row " + row.id(), e);
     }
     return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
-        attached, rules.push(), rules.pushWorkflows(), rules.content());
+        attached, rules.push(), rules.pushWorkflows(), rules.content(),
+        Mode.fromId(row.mode()), RunBoundary.forBackend(row.backend()));
   }
 
   private String toJson(Object o) {

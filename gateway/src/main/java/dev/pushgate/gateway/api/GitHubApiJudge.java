@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import dev.pushgate.gateway.api.ApiHosts.Api;
+import dev.pushgate.policy.Boundary;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.WorkspaceRules;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Judges one run's GitHub API calls (docs/github-api.md, "What is judged: routes and actions"):
@@ -39,20 +41,35 @@ public final class GitHubApiJudge implements ApiJudge {
    */
   public GitHubApiJudge(WorkspaceRules rules, Mode mode, RepoSlug repository,
       List<RepoSlug> attached, ApiHosts hosts, DefaultBranches defaultBranches) {
-    this(rules, mode, repository, attached, hosts, defaultBranches, UnseenCommits.NONE);
+    this(rules, mode, Set.of(), repository, attached, hosts, defaultBranches);
+  }
+
+  /** As {@link #GitHubApiJudge(WorkspaceRules, Mode, Set, RepoSlug, List, ApiHosts,
+   * DefaultBranches, UnseenCommits)}, where ref moves to unseen commits cannot be judged. */
+  public GitHubApiJudge(WorkspaceRules rules, Mode mode, Set<Boundary> boundaries,
+      RepoSlug repository, List<RepoSlug> attached, ApiHosts hosts,
+      DefaultBranches defaultBranches) {
+    this(rules, mode, boundaries, repository, attached, hosts, defaultBranches,
+        UnseenCommits.NONE);
   }
 
   /**
+   * A judge for a run where {@code boundaries} are in force. Where the command policy lets
+   * GitHub calls through to this boundary ({@link Boundary#GITHUB_API}), the mode's asks are
+   * applied here, as the hook applies them without a sandbox; elsewhere the hook has asked.
+   *
    * @param unseen fetches and judges the commits a ref move names by id, as a push of them
    */
-  public GitHubApiJudge(WorkspaceRules rules, Mode mode, RepoSlug repository,
-      List<RepoSlug> attached, ApiHosts hosts, DefaultBranches defaultBranches,
-      UnseenCommits unseen) {
+  public GitHubApiJudge(WorkspaceRules rules, Mode mode, Set<Boundary> boundaries,
+      RepoSlug repository, List<RepoSlug> attached, ApiHosts hosts,
+      DefaultBranches defaultBranches, UnseenCommits unseen) {
     List<RepoSlug> repos = new ArrayList<>();
     repos.add(Objects.requireNonNull(repository, "repository"));
     repos.addAll(Objects.requireNonNull(attached, "attached"));
     RunPolicy policy = new RunPolicy(Objects.requireNonNull(rules, "rules"),
-        Objects.requireNonNull(mode, "mode"), repos, Objects.requireNonNull(unseen, "unseen"));
+        Objects.requireNonNull(mode, "mode"), repos,
+        Objects.requireNonNull(boundaries, "boundaries").contains(Boundary.GITHUB_API),
+        Objects.requireNonNull(unseen, "unseen"));
     this.hosts = Objects.requireNonNull(hosts, "hosts");
     this.rest = new RestRoutes(policy, Objects.requireNonNull(defaultBranches, "defaultBranches"));
     this.graphQl = new GraphQlCalls(policy);

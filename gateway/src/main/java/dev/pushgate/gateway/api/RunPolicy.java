@@ -20,9 +20,11 @@ import java.util.Set;
  * A run's rules, mode and repositories turned into {@link ApiAction}s. REST and GraphQL both end
  * here, so a merge or a push reads the same whichever API asked for it.
  *
- * <p>The mode is applied first: a read-only mode denies every write. In chat mode a merge is
- * denied outright ({@link #merge}); every other action gets its rule's decision, with no extra
- * question for being in chat mode (the boundary is where the rule is enforced, with its reason).
+ * <p>The mode is applied first, by the table every door reads ({@link Mode#decisionFor}): a
+ * read-only mode denies every write, objects-only writes included. In chat mode a merge is
+ * denied outright ({@link #merge}); every other action gets its rule's decision and, where the
+ * command policy lets gh through to this boundary ({@code modeAsks}), the mode's ask: the
+ * question the hook would have asked without a sandbox, asked here.
  */
 final class RunPolicy {
   static final String PUSH = ActionClass.PUSH.id();
@@ -38,19 +40,33 @@ final class RunPolicy {
   private final UnseenCommits unseen;
   /** The repository a write names that is not one of the run's; null for the run's own. */
   private final RepoSlug another;
+  private final boolean modeAsks;
 
-  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories,
+  RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories, boolean modeAsks,
       UnseenCommits unseen) {
-    this(rules, mode, repositories, unseen, null);
+    this(rules, mode, repositories, modeAsks, unseen, null);
   }
 
   private RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories,
-      UnseenCommits unseen, RepoSlug another) {
+      boolean modeAsks, UnseenCommits unseen, RepoSlug another) {
     this.rules = rules;
     this.mode = mode;
     this.repositories = List.copyOf(repositories);
+    this.modeAsks = modeAsks;
     this.unseen = unseen;
     this.another = another;
+  }
+
+  /**
+   * {@code byRules} of an action of class {@code action}, with the mode's ask where it applies
+   * here ({@link Mode#judge}: the rules' words at equal strictness).
+   */
+  private Judgement withModesAsk(ActionClass action, String what, Judgement byRules) {
+    return modeAsks ? mode.judge(action, what, byRules) : byRules;
+  }
+
+  private Judgement withModesAsk(ActionClass action, String what, Decision d, String reason) {
+    return withModesAsk(action, what, new Judgement(d, action.id(), reason));
   }
 
   /** The run's own repository (not an attached one). */
@@ -84,7 +100,7 @@ final class RunPolicy {
    * An action of class {@code action}: {@code what} is a phrase such as "opening a pull request".
    */
   ApiAction act(ActionClass action, RepoSlug repo, String target, String what) {
-    if (readOnly()) {
+    if (refusedOutright(action)) {
       return readOnly(action.id(), repo, target, what);
     }
     Decision d = rules.decisionFor(action);
@@ -93,7 +109,8 @@ final class RunPolicy {
       case ASK -> what + " needs approval (" + action.id() + ")";
       case DENY -> what + " is denied (" + action.id() + ")";
     };
-    return new ApiAction(action.id(), name(repo), target, d, reason);
+    Judgement j = withModesAsk(action, what, d, reason);
+    return new ApiAction(action.id(), name(repo), target, j.decision(), j.reason());
   }
 
   /**
@@ -103,7 +120,7 @@ final class RunPolicy {
    * the head branch, not to the base, and the base is not in the call to judge.
    */
   ApiAction merge(RepoSlug repo, String target, String what) {
-    if (readOnly()) {
+    if (refusedOutright(ActionClass.PUBLISH_REVIEW_OR_MERGE)) {
       return readOnly(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), repo, target, what);
     }
     return new ApiAction(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), name(repo), target,
@@ -115,10 +132,10 @@ final class RunPolicy {
    * rule's own reason; the ref's name judged by the content rules as a push's is.
    */
   List<ApiAction> push(RepoSlug repo, String ref, UpdateKind kind) {
-    if (readOnly()) {
+    if (refusedOutright(ActionClass.PUSH)) {
       return List.of(readOnly(PUSH, repo, ref, "push to " + ref));
     }
-    Judgement j = rules.push().judge(ref, kind);
+    Judgement j = withModesAsk(ActionClass.PUSH, "push to " + ref, rules.push().judge(ref, kind));
     List<ApiAction> out = new ArrayList<>();
     out.add(new ApiAction(PUSH, name(repo), ref, j.decision(), j.reason()));
     if (kind != UpdateKind.DELETE) {
@@ -174,7 +191,7 @@ final class RunPolicy {
    */
   List<ApiAction> pushToUnnamedRef(RepoSlug repo, String target, String what,
       boolean contentUnseen) {
-    if (readOnly()) {
+    if (refusedOutright(ActionClass.PUSH)) {
       return List.of(readOnly(PUSH, repo, target, what));
     }
     Decision d = rules.push().strictest();
@@ -185,8 +202,9 @@ final class RunPolicy {
       case DENY -> what + " is denied: the call does not name the ref, so it is judged as"
           + " strictly as the strictest push rule";
     };
+    Judgement j = withModesAsk(ActionClass.PUSH, what, d, reason);
     List<ApiAction> out = new ArrayList<>();
-    out.add(new ApiAction(PUSH, name(repo), target, d, reason));
+    out.add(new ApiAction(PUSH, name(repo), target, j.decision(), j.reason()));
     if (contentUnseen) {
       out.add(workflows(repo, target,
           "it moves a ref to commits the boundary cannot read, which may change CI workflows"));
@@ -202,15 +220,19 @@ final class RunPolicy {
    */
   ApiAction gitObjects(RepoSlug repo, String target) {
     String what = "creating git objects";
-    if (readOnly()) {
+    // Objects are placed only to be pushed: where the mode denies pushes, it denies them.
+    if (refusedOutright(ActionClass.PUSH)) {
       return readOnly(GIT_OBJECTS, repo, target, what);
     }
-    return somePushCouldLand()
-        ? new ApiAction(GIT_OBJECTS, name(repo), target, Decision.ALLOW,
-            what + " is allowed: objects alone move no ref")
-        : new ApiAction(GIT_OBJECTS, name(repo), target, Decision.DENY, what + " is denied: no"
-            + " push rule of " + repo + " lets any ref be pushed, and an uploaded object is"
-            + " readable by its id");
+    if (somePushCouldLand()) {
+      // The hook asks about `gh api` writes in chat mode, objects-only ones too.
+      Judgement j = withModesAsk(ActionClass.PUSH, what, Decision.ALLOW,
+          what + " is allowed: objects alone move no ref");
+      return new ApiAction(GIT_OBJECTS, name(repo), target, j.decision(), j.reason());
+    }
+    return new ApiAction(GIT_OBJECTS, name(repo), target, Decision.DENY, what + " is denied: no"
+        + " push rule of " + repo + " lets any ref be pushed, and an uploaded object is readable"
+        + " by its id");
   }
 
   /**
@@ -273,12 +295,20 @@ final class RunPolicy {
   }
 
   /**
+   * Whether an action of class {@code action} is refused before any rule: on another repository,
+   * or where the mode's table ({@link Mode#decisionFor}) denies it.
+   */
+  private boolean refusedOutright(ActionClass action) {
+    return another != null || mode.decisionFor(action) == Decision.DENY;
+  }
+
+  /**
    * This run's policy for a write to {@code other}, which is not one of its repositories: every
    * action keeps its own kind (a pull request stays {@code open-pull-request} in the audit, not
    * a read) and is denied for the repository, with no rule, content or fetch consulted.
    */
   RunPolicy onAnotherRepository(RepoSlug other) {
-    return new RunPolicy(rules, mode, repositories, UnseenCommits.NONE, other);
+    return new RunPolicy(rules, mode, repositories, modeAsks, UnseenCommits.NONE, other);
   }
 
   private ApiAction readOnly(String kind, RepoSlug repo, String target, String what) {
@@ -286,8 +316,7 @@ final class RunPolicy {
       return new ApiAction(kind, another.toString(), target, Decision.DENY,
           another + " is not one of this run's repositories");
     }
-    return new ApiAction(kind, name(repo), target, Decision.DENY,
-        what + " is denied in " + mode.id() + " mode, which is read-only");
+    return new ApiAction(kind, name(repo), target, Decision.DENY, mode.deniedReason(what));
   }
 
   private static String name(RepoSlug repo) {

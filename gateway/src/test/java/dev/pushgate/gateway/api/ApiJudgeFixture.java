@@ -7,6 +7,7 @@ import dev.pushgate.types.RepoSlug;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** A run on acme/widget with acme/gadget attached, and calls to it. */
 final class ApiJudgeFixture {
@@ -51,7 +52,7 @@ final class ApiJudgeFixture {
   }
 
   static GitHubApiJudge judge(String yaml, Mode mode, UnseenCommits unseen) {
-    return new GitHubApiJudge(rules(yaml), mode, WIDGET, List.of(GADGET),
+    return new GitHubApiJudge(rules(yaml), mode, Set.of(), WIDGET, List.of(GADGET),
         ApiHosts.withEnterprise(GHES),
         repo -> repo.sameAs(WIDGET) ? Optional.of("main") : Optional.empty(), unseen);
   }
