@@ -70,7 +70,8 @@ class AgentDayTest {
       step env-file cp day.txt .env
       step mcp cat .mcp.json
       step vscode mkdir .vscode
-      step why /opt/pushgate/bin/pushgate-hook --post-tool-use < /dev/null
+      echo '{"tool_name":"Bash","tool_response":{"stderr":"mkdir: Permission denied"}}' >/tmp/post
+      step why sh -c '/opt/pushgate/bin/pushgate-hook --post-tool-use </tmp/post'
       echo "== end"
       """;
 
@@ -123,10 +124,11 @@ class AgentDayTest {
           .contains("push to refs/heads/main needs approval in chat mode");
     }
 
+    Path cwd = root.resolve("agent");
     PushgateExec.Result exec;
     List<String> asked;
     try (AllowingApprover approver = AllowingApprover.connect(app)) {
-      exec = runDay(root.resolve("agent"), DAY);
+      exec = runDay(cwd, DAY);
       asked = approver.questions();
     }
     assertThat(exec.exit()).as(exec.stderr() + exec.stdout()).isZero();

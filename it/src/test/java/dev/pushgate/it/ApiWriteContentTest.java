@@ -174,17 +174,21 @@ class ApiWriteContentTest {
     Files.writeString(work.resolve("ref.json"), JSON.writeValueAsString(Map.of("query",
         "mutation { createRef(input: {repositoryId: \"R_1\", name: \"refs/heads/leak2\", oid:"
             + " \"" + leak + "\"}) { clientMutationId } }")));
-    // Every ref rule and the workflow rule allow: only the commit's content can refuse.
-    PushgateExec.Result exec = exec(work, "push: allow\npush-workflows: allow\n", GH
-        + "call rest-create gh api repos/acme/widget/git/refs -f ref=refs/heads/leak -f sha=" + leak
-        + "\ncall rest-update gh api -X PATCH repos/acme/widget/git/refs/heads/main -f sha=" + leak
-        + "\ncall curl-update curl -sS -X PATCH -H \"Authorization: token $GH_TOKEN\" -d"
-        + " '{\"sha\":\"" + leak + "\",\"force\":true}'"
-        + " https://api.github.com/repos/acme/widget/git/refs/heads/main"
-        + "\ncall graphql-update gh api graphql --input refs.json"
-        + "\ncall graphql-create gh api graphql --input ref.json"
-        + "\ncall rest-clean gh api repos/acme/widget/git/refs -f ref=refs/heads/clean -f sha="
-        + clean + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    // Every ref rule and the workflow rule allow, and the approver allows the chat mode's
+    // questions: only the commit's content can refuse.
+    PushgateExec.Result exec;
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = exec(work, "push: allow\npush-workflows: allow\n", GH
+          + "call rest-create gh api repos/acme/widget/git/refs -f ref=refs/heads/leak -f sha=" + leak
+          + "\ncall rest-update gh api -X PATCH repos/acme/widget/git/refs/heads/main -f sha=" + leak
+          + "\ncall curl-update curl -sS -X PATCH -H \"Authorization: token $GH_TOKEN\" -d"
+          + " '{\"sha\":\"" + leak + "\",\"force\":true}'"
+          + " https://api.github.com/repos/acme/widget/git/refs/heads/main"
+          + "\ncall graphql-update gh api graphql --input refs.json"
+          + "\ncall graphql-create gh api graphql --input ref.json"
+          + "\ncall rest-clean gh api repos/acme/widget/git/refs -f ref=refs/heads/clean -f sha="
+          + clean + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    }
     String out = exec.stdout();
     assertThat(exec.exit()).as(exec.stderr() + out).isZero();
 
@@ -393,7 +397,7 @@ class ApiWriteContentTest {
           + " \"PR_1\", body \"first comment / its second line\"";
       String second = "needs approval: write-tracker addComment on acme/widget: subjectId"
           + " \"PR_1\", body \"another comment\"";
-      assertThat(onPage).contains("the call does, all covered by one answer:", pr, first,
+      assertThat(onPage).contains("all covered by one answer", pr, first,
           second);
       JsonNode q = JSON.readTree(json.lines().filter(l -> l.startsWith("{")).findFirst()
           .orElseThrow(() -> new AssertionError("no question in: " + json)));

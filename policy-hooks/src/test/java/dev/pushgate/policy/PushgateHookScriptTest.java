@@ -167,6 +167,43 @@ class PushgateHookScriptTest {
         "TMPDIR", dir.toString())).stdout()).isEmpty();
   }
 
+  /**
+   * The launcher logs a refusal when it reads it from the sandbox, which can be after the failed
+   * command has ended and its PostToolUse hook has started (AgentDayTest saw an empty answer under
+   * load): when the tool's output shows a sandbox's error, the hook waits for the line.
+   */
+  @Test
+  void aRefusalLoggedJustAfterTheCommandFailedStillReachesTheModel() throws Exception {
+    Path dir = Files.createTempDirectory("hook-post-late");
+    Path log = Files.writeString(dir.resolve("violations"), "");
+    ProcessBuilder pb = new ProcessBuilder("sh", SCRIPT.toString(), "--post-tool-use");
+    pb.environment().keySet().removeIf(k -> k.startsWith("PUSHGATE_"));
+    pb.environment().putAll(Map.of("PUSHGATE_VIOLATIONS", log.toString(),
+        "TMPDIR", dir.toString()));
+    Process p = pb.start();
+    try (OutputStream in = p.getOutputStream()) {
+      in.write(("{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\",\"tool_response\":"
+          + "{\"stdout\":\"\",\"stderr\":\"cp: cannot create regular file '.env': Permission"
+          + " denied\"}}").getBytes(StandardCharsets.UTF_8));
+    }
+    // The line is logged once the hook has looked and found nothing: it is then waiting (a
+    // sleep of its own), or it has ended, which the old hook did.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (p.isAlive() && p.descendants().noneMatch(PushgateHookScriptTest::isSleep)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    Files.writeString(log, "file-write* /w/.env: the run's rules deny writing a file of this name\n",
+        java.nio.file.StandardOpenOption.APPEND);
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(out).contains("file-write* /w/.env: the run's rules deny writing a file");
+  }
+
+  private static boolean isSleep(ProcessHandle h) {
+    return h.info().command().map(c -> c.endsWith("/sleep")).orElse(false);
+  }
+
   private static Run postToolUse(Map<String, String> env) throws Exception {
     ProcessBuilder pb = new ProcessBuilder("sh", SCRIPT.toString(), "--post-tool-use");
     pb.environment().keySet().removeIf(k -> k.startsWith("PUSHGATE_"));
