@@ -259,18 +259,27 @@ public final class EgressProxy implements AutoCloseable {
 
     /** Null when the host may be reached, else the refusal (already reported). */
     String admit(String host, int port, String method) {
-      if (policy == null) {
-        return null;
+      if (policy != null) {
+        EgressDecision d = policy.allows(host);
+        if (!d.allowed()) {
+          return refuse(d.host(), method + " " + d.host() + ":" + port, d.reason());
+        }
       }
-      EgressDecision d = policy.allows(host);
-      if (d.allowed()) {
-        return null;
+      String gitHost = GitHostRefusal.gitHost(host);
+      if (gitHost != null) {
+        return refuse(gitHost, method + " " + gitHost + ":" + port,
+            GitHostRefusal.reason(gitHost));
       }
-      return refuse(d.host(), method + " " + d.host() + ":" + port, d.reason());
+      return null;
     }
 
     /** Where to connect for an admitted host; refuses (and reports) a forbidden address. */
     InetSocketAddress address(String host, int port) throws IOException {
+      String gitHost = GitHostRefusal.gitHost(host);
+      if (gitHost != null) {
+        throw new Refused(refuse(gitHost, "connect " + gitHost + ":" + port,
+            GitHostRefusal.reason(gitHost)));
+      }
       if (policy == null) {
         String name = host.startsWith("[") && host.endsWith("]")
             ? host.substring(1, host.length() - 1) : host;
@@ -349,6 +358,18 @@ public final class EgressProxy implements AutoCloseable {
             "pushgate: a CONNECT names its target as host:port (RFC 9110 authority-form), e.g. "
                 + "CONNECT api.github.com:443");
         return;
+      }
+      // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
+      // client (and an agent reading curl's verbose output) gets the reason and what to use.
+      HostPort target = new HostPort(serverAddress);
+      if (interception == null || interception.target(target.getHost(), target.getPort()) == null) {
+        String refused = gate.admit(target.getHost(), target.getPort(), "CONNECT");
+        if (refused != null) {
+          response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+          Response.writeError(request, response, callback, 403,
+              "pushgate: egress refused: " + refused);
+          return;
+        }
       }
       super.handleConnect(request, response, callback, serverAddress);
     }
