@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * admitting only hosts the run's {@link EgressPolicy} allows. The fixed deny list beats every
  * allow, also when an allowed name resolves to a denied address; an address on the host's own
  * loopback or link-local network is reached only for a host the run's {@code egressAllowlist}
- * names itself, so that no baseline name can be pointed at a service of the host. Each refusal
- * is answered 403 and reported as a {@code network-outbound} violation naming the host.
+ * names itself, so that no baseline name can be pointed at a service of the host. The git host
+ * is never admitted ({@link GitHostRefusal}). Each refusal is answered 403 with its reason and
+ * reported as a {@code network-outbound} violation naming the host.
  */
 public final class EgressProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
@@ -107,8 +108,8 @@ public final class EgressProxy implements AutoCloseable {
 
   /**
    * A proxy for a run without an OS sandbox (backend {@code none}), on an ephemeral port of this
-   * host's loopback: it admits every host (nothing is enforced there) and tunnels the GitHub API
-   * host names to the boundary. Cooperative: only programs that honour {@code HTTPS_PROXY} use it.
+   * host's loopback: it admits every host but the git host ({@link GitHostRefusal}; nothing else
+   * is enforced there) and tunnels the GitHub API host names to the boundary. Cooperative: only programs that honour {@code HTTPS_PROXY} use it.
    */
   public static EgressProxy startLoopback(HostResolver resolver, ApiInterception interception)
       throws IOException {
@@ -252,7 +253,10 @@ public final class EgressProxy implements AutoCloseable {
       this.onRefusal = onRefusal;
     }
 
-    /** A gate that admits every host: a run without an OS sandbox, whose egress nothing holds. */
+    /**
+     * A gate that admits every host but the git host: a run without an OS sandbox, whose egress
+     * nothing holds.
+     */
     static Gate open(HostResolver resolver) {
       return new Gate(null, resolver, v -> { });
     }
