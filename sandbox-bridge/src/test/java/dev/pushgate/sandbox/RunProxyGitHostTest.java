@@ -124,6 +124,8 @@ class RunProxyGitHostTest {
     env.put("GIT_CONFIG_GLOBAL", "/dev/null");
     env.put("GIT_CONFIG_NOSYSTEM", "1");
     env.put("GIT_TERMINAL_PROMPT", "0");
+    // a UTF-8 locale, in which curl maps a full-width host to ASCII (IDN) instead of refusing it
+    env.put("LC_ALL", "C.UTF-8");
     Path err = tmp.resolve("git-stderr");
     pb.redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD);
     Process p = pb.start();
