@@ -40,35 +40,27 @@ class GitHostSpellingExecTest {
 
   @TempDir static Path tmp;
   static Path root;
-  static RunningAppliance sandboxed;
-  static RunningAppliance none;
+  static BothRunProxies appliances;
 
   @BeforeAll
   static void start() throws Exception {
     ExecTest.requireBwrap();
     root = tmp.toRealPath();
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    sandboxed = RunningAppliance.start(root.resolve("data"));
-    sandboxed.forgeCreate("acme/widget");
-    none = RunningAppliance.on(root.resolve("data-none"))
-        .jvm(List.of("-Dpushgate.github-api-boundary=true"))
-        .serve(List.of("--sandbox", "off")).start();
-    none.forgeCreate("acme/widget");
+    appliances = BothRunProxies.start(root);
   }
 
   @AfterAll
   static void stop() throws Exception {
-    for (RunningAppliance app : new RunningAppliance[] {sandboxed, none}) {
-      if (app != null) {
-        app.close();
-      }
+    if (appliances != null) {
+      appliances.close();
     }
   }
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"sandboxed", "none"})
   void aPercentEncodedHostIsRefusedByTheRunsProxyForFetchAndPush(String proxy) throws Exception {
-    RunningAppliance app = proxy.equals("sandboxed") ? sandboxed : none;
+    RunningAppliance app = appliances.of(proxy);
     Path work = Files.createDirectories(root.resolve("work-" + proxy));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
     PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home"))
