@@ -82,9 +82,8 @@ class ApiClientsTest {
       fail("Octokit is not installed: .ci/run runs npm ci in it/node-clients");
     }
     Assumptions.assumeTrue(octokit, "Octokit is not installed: run npm ci in it/node-clients");
-    root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    appliances = BothRunProxies.start(root);
+    appliances = BothRunProxies.start(tmp);
+    root = appliances.root();
   }
 
   @AfterAll

@@ -44,10 +44,8 @@ class GitHostSpellingExecTest {
 
   @BeforeAll
   static void start() throws Exception {
-    ExecTest.requireBwrap();
-    root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    appliances = BothRunProxies.start(root);
+    appliances = BothRunProxies.start(tmp);
+    root = appliances.root();
   }
 
   @AfterAll
