@@ -90,7 +90,7 @@ class RunProxyGitHostTest {
   void bothProxiesRefuseTheGitHostInEveryFormAConnectNamesItAndReportIt() throws Exception {
     for (EgressProxy proxy : List.of(gated, loopback)) {
       for (String target : List.of("github.com:443", "GitHub.com:443", "github.com.:443",
-          "www.github.com:443", "github.com:80", "GITHUB.COM:22")) {
+          "www.github.com:443", "github.com:80", "GITHUB.COM:22", "ssh.github.com:443")) {
         String answer = ProxyRequestFormsTest.send(proxy, "CONNECT " + target + " HTTP/1.1\r\n"
             + "Host: " + target + "\r\n\r\n");
         assertThat(answer).as(target).startsWith("HTTP/1.1 403")
@@ -102,7 +102,8 @@ class RunProxyGitHostTest {
     }
     assertThat(resolved).isEmpty();
     assertThat(violations).isNotEmpty()
-        .allSatisfy(v -> assertThat(v.target()).isIn("github.com", "www.github.com"));
+        .allSatisfy(v -> assertThat(v.target())
+            .isIn("github.com", "www.github.com", "ssh.github.com"));
   }
 
   @Test
