@@ -260,7 +260,9 @@ class GitConfigFileTest {
   @Test
   void everyHttpSpellingOfTheHostIsRewrittenOrFailsClosedForFetchAndPush() throws IOException {
     Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    // the run's proxy (refusing the host however spelt: RunProxyGitHostTest), here a closed port
     RealGit run = git.globalConfig(file).with("HTTPS_PROXY", "http://127.0.0.1:9")
+        .with("http_proxy", "http://127.0.0.1:9").with("NO_PROXY", "127.0.0.1,localhost")
         .with("GIT_TERMINAL_PROMPT", "0");
     Path repo = dir.resolve("spellings");
     run.run(dir, "init", "-q", repo.toString()).ok();
@@ -285,6 +287,14 @@ class GitConfigFileTest {
     spellings.put("http://github.com:80/acme/widget.git", gateway);
     spellings.put("https://www.github.com/acme/widget.git", refused);
     spellings.put("https://WWW.GitHub.com/acme/widget.git", refused);
+    // git's URL matching cannot read these hosts: only the run's proxy stands in their way
+    String runProxy = "127.0.0.1 port 9";
+    for (String scheme : List.of("https", "http")) {
+      for (String host : List.of("%67ithub.com", "%47ithub.com", "github%2Ecom",
+          "x@%67ithub.com")) {
+        spellings.put(scheme + "://" + host + "/acme/widget.git", runProxy);
+      }
+    }
     spellings.put("git://github.com/acme/widget.git", "transport 'git' not allowed");
     spellings.put("git://GitHub.com/acme/widget.git", "transport 'git' not allowed");
     for (Map.Entry<String, String> e : spellings.entrySet()) {

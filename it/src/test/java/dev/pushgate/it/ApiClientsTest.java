@@ -72,8 +72,7 @@ class ApiClientsTest {
 
   @TempDir static Path tmp;
   static Path root;
-  static RunningAppliance sandboxed;
-  static RunningAppliance none;
+  static BothRunProxies appliances;
 
   @BeforeAll
   static void start() throws Exception {
@@ -83,22 +82,14 @@ class ApiClientsTest {
       fail("Octokit is not installed: .ci/run runs npm ci in it/node-clients");
     }
     Assumptions.assumeTrue(octokit, "Octokit is not installed: run npm ci in it/node-clients");
-    root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    sandboxed = RunningAppliance.start(root.resolve("data"));
-    sandboxed.forgeCreate("acme/widget");
-    none = RunningAppliance.on(root.resolve("data-none"))
-        .jvm(List.of("-Dpushgate.github-api-boundary=true"))
-        .serve(List.of("--sandbox", "off")).start();
-    none.forgeCreate("acme/widget");
+    appliances = BothRunProxies.start(tmp);
+    root = appliances.root();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    for (RunningAppliance app : new RunningAppliance[] {sandboxed, none}) {
-      if (app != null) {
-        app.close();
-      }
+    if (appliances != null) {
+      appliances.close();
     }
   }
 
@@ -134,7 +125,7 @@ class ApiClientsTest {
 
   /** Runs {@link #CLIENTS} in one run of {@code proxy}'s appliance and returns its lines. */
   private static String clients(String proxy, String name, String rules) throws Exception {
-    RunningAppliance app = proxy.equals("sandboxed") ? sandboxed : none;
+    RunningAppliance app = appliances.of(proxy);
     Path work = Files.createDirectories(root.resolve("work-" + proxy + "-" + name));
     copy(NODE_CLIENTS, work, List.of("octokit.mjs", "requests_client.py", "package.json"));
     copyTree(NODE_CLIENTS.resolve("node_modules"), work.resolve("node_modules"));

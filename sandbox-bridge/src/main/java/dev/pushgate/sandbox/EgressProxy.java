@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * admitting only hosts the run's {@link EgressPolicy} allows. The fixed deny list beats every
  * allow, also when an allowed name resolves to a denied address; an address on the host's own
  * loopback or link-local network is reached only for a host the run's {@code egressAllowlist}
- * names itself, so that no baseline name can be pointed at a service of the host. Each refusal
- * is answered 403 and reported as a {@code network-outbound} violation naming the host.
+ * names itself, so that no baseline name can be pointed at a service of the host. The git host
+ * is never admitted ({@link GitHostRefusal}). Each refusal is answered 403 with its reason and
+ * reported as a {@code network-outbound} violation naming the host.
  */
 public final class EgressProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
@@ -107,8 +108,8 @@ public final class EgressProxy implements AutoCloseable {
 
   /**
    * A proxy for a run without an OS sandbox (backend {@code none}), on an ephemeral port of this
-   * host's loopback: it admits every host (nothing is enforced there) and tunnels the GitHub API
-   * host names to the boundary. Cooperative: only programs that honour {@code HTTPS_PROXY} use it.
+   * host's loopback: it admits every host but the git host ({@link GitHostRefusal}; nothing else
+   * is enforced there) and tunnels the GitHub API host names to the boundary. Cooperative: only programs that honour {@code HTTPS_PROXY} use it.
    */
   public static EgressProxy startLoopback(HostResolver resolver, ApiInterception interception)
       throws IOException {
@@ -252,25 +253,37 @@ public final class EgressProxy implements AutoCloseable {
       this.onRefusal = onRefusal;
     }
 
-    /** A gate that admits every host: a run without an OS sandbox, whose egress nothing holds. */
+    /**
+     * A gate that admits every host but the git host: a run without an OS sandbox, whose egress
+     * nothing holds.
+     */
     static Gate open(HostResolver resolver) {
       return new Gate(null, resolver, v -> { });
     }
 
     /** Null when the host may be reached, else the refusal (already reported). */
     String admit(String host, int port, String method) {
-      if (policy == null) {
-        return null;
+      if (policy != null) {
+        EgressDecision d = policy.allows(host);
+        if (!d.allowed()) {
+          return refuse(d.host(), method + " " + d.host() + ":" + port, d.reason());
+        }
       }
-      EgressDecision d = policy.allows(host);
-      if (d.allowed()) {
-        return null;
+      String gitHost = GitHostRefusal.gitHost(host);
+      if (gitHost != null) {
+        return refuse(gitHost, method + " " + gitHost + ":" + port,
+            GitHostRefusal.reason(gitHost));
       }
-      return refuse(d.host(), method + " " + d.host() + ":" + port, d.reason());
+      return null;
     }
 
     /** Where to connect for an admitted host; refuses (and reports) a forbidden address. */
     InetSocketAddress address(String host, int port) throws IOException {
+      String gitHost = GitHostRefusal.gitHost(host);
+      if (gitHost != null) {
+        throw new Refused(refuse(gitHost, "connect " + gitHost + ":" + port,
+            GitHostRefusal.reason(gitHost)));
+      }
       if (policy == null) {
         String name = host.startsWith("[") && host.endsWith("]")
             ? host.substring(1, host.length() - 1) : host;
@@ -349,6 +362,18 @@ public final class EgressProxy implements AutoCloseable {
             "pushgate: a CONNECT names its target as host:port (RFC 9110 authority-form), e.g. "
                 + "CONNECT api.github.com:443");
         return;
+      }
+      // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
+      // client (and an agent reading curl's verbose output) gets the reason and what to use.
+      HostPort target = new HostPort(serverAddress);
+      if (interception == null || interception.target(target.getHost(), target.getPort()) == null) {
+        String refused = gate.admit(target.getHost(), target.getPort(), "CONNECT");
+        if (refused != null) {
+          response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+          Response.writeError(request, response, callback, 403,
+              "pushgate: egress refused: " + refused);
+          return;
+        }
       }
       super.handleConnect(request, response, callback, serverAddress);
     }

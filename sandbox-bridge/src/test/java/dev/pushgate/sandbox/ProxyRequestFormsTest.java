@@ -171,7 +171,7 @@ class ProxyRequestFormsTest {
   }
 
   /** Sends {@code request} and returns the whole answer, up to the proxy's close. */
-  private static String send(EgressProxy proxy, String request) throws Exception {
+  static String send(EgressProxy proxy, String request) throws Exception {
     try (Connection c = connect(proxy)) {
       c.out.write(request.getBytes(StandardCharsets.US_ASCII));
       c.out.flush();
