@@ -14,7 +14,7 @@ import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.web.ApprovalsPage;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.gitconfig.PushUrlRewrite;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -303,7 +303,7 @@ public final class ControlApi extends Handler.Abstract {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
     }
     ArrayNode list = json.createArrayNode();
-    for (PushRecord r : audit.list(query)) {
+    for (AuditEntry r : audit.list(query)) {
       list.add(AuditJson.of(r));
     }
     ObjectNode out = json.createObjectNode();

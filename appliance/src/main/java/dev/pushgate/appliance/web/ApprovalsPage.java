@@ -13,7 +13,7 @@ import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.Diffstat;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.appliance.store.AuditEntry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -295,11 +295,11 @@ public final class ApprovalsPage extends Handler.Abstract {
 
   private ObjectNode recentAudit() throws java.sql.SQLException {
     ArrayNode list = json.createArrayNode();
-    for (PushRecord r : audit.latest(
+    for (AuditEntry r : audit.latest(
         new AuditStore.Query(null, null, null, null, AUDIT_ENTRIES))) {
       ObjectNode n = AuditJson.of(r);
-      for (String field : List.of("runId", "workspaceId", "repository", "ref", "command", "rule",
-          "reason", "outcome")) {
+      for (String field : List.of("runId", "workspaceId", "repository", "ref", "command", "call",
+          "rule", "reason", "outcome")) {
         if (n.hasNonNull(field)) {
           n.put(field, Question.printable(n.get(field).asText()));
         }
