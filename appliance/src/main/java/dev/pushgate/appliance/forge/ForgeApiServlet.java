@@ -204,7 +204,10 @@ final class ForgeApiServlet extends HttpServlet {
     }
     JsonNode body;
     try {
-      body = req.getContentLength() == 0 ? json.createObjectNode() : json.readTree(req.getInputStream());
+      body = req.getContentLength() == 0 ? json.createObjectNode() : ForgeJson.readBody(req);
+    } catch (dev.pushgate.types.BoundedBody.Refused e) {
+      ForgeJson.tooLarge(rsp);
+      return;
     } catch (IOException e) {
       error(rsp, 400, "Problems parsing JSON");
       return;

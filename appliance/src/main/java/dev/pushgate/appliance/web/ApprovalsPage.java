@@ -14,14 +14,12 @@ import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.Diffstat;
 import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -337,20 +335,13 @@ public final class ApprovalsPage extends Handler.Abstract {
 
   /** The form of an answer: url-encoded, or a JSON object of strings. */
   private Fields readForm(Request request) throws IOException, RefusedRequest {
-    byte[] bytes;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      bytes = in.readNBytes(MAX_BODY + 1);
-    }
-    if (bytes.length > MAX_BODY) {
-      throw new RefusedRequest(413, "the request body is larger than " + MAX_BODY + " bytes");
-    }
     String body;
-    try {
-      body = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw new RefusedRequest(400, "the request body is not valid UTF-8");
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      body = BoundedBody.utf8(BoundedBody.read(in, request.getLength(), MAX_BODY));
+    } catch (BoundedBody.Refused e) {
+      throw e.why() == BoundedBody.Refused.Why.TOO_LARGE
+          ? new RefusedRequest(413, "the request body is larger than " + MAX_BODY + " bytes")
+          : new RefusedRequest(400, "the request body is not valid UTF-8");
     }
     String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
     String mime = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
