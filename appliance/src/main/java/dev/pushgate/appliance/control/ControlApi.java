@@ -15,6 +15,7 @@ import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.web.ApprovalsPage;
 import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.gateway.ErrorAnswer;
 import dev.pushgate.types.BoundedBody;
 import dev.pushgate.gitconfig.PushUrlRewrite;
 import java.io.InputStream;
@@ -353,9 +354,7 @@ public final class ControlApi extends Handler.Abstract {
   }
 
   private void error(Response response, Callback callback, int status, String message) {
-    ObjectNode e = json.createObjectNode();
-    e.put("error", message);
-    send(response, callback, status, e);
+    ErrorAnswer.write(response, callback, status, ErrorAnswer.PUSHGATE, message);
   }
 
   private void send(Response response, Callback callback, int status, JsonNode body) {

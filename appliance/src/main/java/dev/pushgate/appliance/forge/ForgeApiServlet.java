@@ -438,11 +438,7 @@ final class ForgeApiServlet extends HttpServlet {
   }
 
   private void error(HttpServletResponse rsp, int status, String message) throws IOException {
-    ObjectNode e = json.createObjectNode();
-    e.put("message", message);
-    e.put("documentation_url", "https://docs.github.com/rest");
-    e.put("status", String.valueOf(status));
-    send(rsp, status, e);
+    ForgeJson.error(rsp, status, message);
   }
 
   private void send(HttpServletResponse rsp, int status, JsonNode body) throws IOException {

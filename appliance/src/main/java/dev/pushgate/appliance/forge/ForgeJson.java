@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import dev.pushgate.gateway.ErrorAnswer;
 import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.util.Map;
@@ -163,8 +164,12 @@ final class ForgeJson {
     return o;
   }
 
+  /** GitHub's error shape as the forge gives it ({@link #errorBody}). */
+  static final ErrorAnswer.Shape ERROR = (status, message) -> errorBody(status, message)
+      .toString();
+
   static void error(HttpServletResponse rsp, int status, String message) throws IOException {
-    send(rsp, status, errorBody(status, message));
+    ErrorAnswer.write(rsp, status, ERROR, message);
   }
 
   /**

@@ -14,6 +14,7 @@ import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.Diffstat;
 import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.gateway.ErrorAnswer;
 import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.io.InputStream;
@@ -486,7 +487,7 @@ public final class ApprovalsPage extends Handler.Abstract {
   }
 
   private void jsonError(Response response, Callback callback, int status, String message) {
-    send(response, callback, status, json.createObjectNode().put("error", message));
+    ErrorAnswer.write(response, callback, status, ErrorAnswer.PUSHGATE, message);
   }
 
   private void send(Response response, Callback callback, int status, JsonNode body) {

@@ -27,8 +27,8 @@ final class ApiCalls extends Handler.Abstract {
   ApiCalls(ApiBoundary.RunApi run, ApiBoundary.Shared shared) {
     this.runId = run.runId();
     this.decide = List.of(new InterceptedHost(shared.upstream()),
-        new RunSentinel(run.sentinel()), MethodOverrides.STEP, IdentityEncoding.STEP,
-        RequestBody.STEP, new JudgeCall(run.runId(), run.judge()),
+        new RunSentinel(run.sentinel()), MethodOverrides::take, IdentityEncoding::take,
+        RequestBody::take, new JudgeCall(run.runId(), run.judge()),
         new AskApprovers(run.runId(), run.workspaceId(), shared.approvals()));
     this.makeReady = List.of(new UpstreamToken(run.tokens()),
         new UpstreamRequest(shared.upstream()));

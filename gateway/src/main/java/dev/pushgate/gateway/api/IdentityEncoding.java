@@ -6,13 +6,11 @@ import org.eclipse.jetty.http.HttpHeader;
  * Refuses an encoded request body: the judge reads the body's bytes as JSON, and an upstream
  * decoding them first would read another document than the one judged.
  */
-final class IdentityEncoding implements CallStep {
-  static final IdentityEncoding STEP = new IdentityEncoding();
-
+final class IdentityEncoding {
   private IdentityEncoding() {}
 
-  @Override
-  public CallDecision take(ApiExchange call) {
+  /** A {@link CallStep}. */
+  static CallDecision take(ApiExchange call) {
     String encoding = call.request.getHeaders().get(HttpHeader.CONTENT_ENCODING);
     if (encoding == null || encoding.strip().equalsIgnoreCase("identity")) {
       return CallDecision.NEXT;

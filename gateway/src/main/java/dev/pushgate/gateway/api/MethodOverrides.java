@@ -10,16 +10,14 @@ import org.eclipse.jetty.http.HttpField;
  * override, but an upstream (or a framework in front of it) honouring one would run a method the
  * judge never saw on the judged path; the boundary refuses them rather than bet on it.
  */
-final class MethodOverrides implements CallStep {
-  static final MethodOverrides STEP = new MethodOverrides();
-
+final class MethodOverrides {
   private static final Set<String> HEADERS = Set.of("x-http-method-override", "x-http-method",
       "x-method-override");
 
   private MethodOverrides() {}
 
-  @Override
-  public CallDecision take(ApiExchange call) {
+  /** A {@link CallStep}. */
+  static CallDecision take(ApiExchange call) {
     String override = override(call);
     if (override == null) {
       return CallDecision.NEXT;

@@ -12,13 +12,11 @@ import org.eclipse.jetty.io.Content;
  * arrives (the exchange gives them back when the call ends). A read carries no body: one would
  * be sent on unjudged.
  */
-final class RequestBody implements CallStep {
-  static final RequestBody STEP = new RequestBody();
-
+final class RequestBody {
   private RequestBody() {}
 
-  @Override
-  public CallDecision take(ApiExchange call) {
+  /** A {@link CallStep}. */
+  static CallDecision take(ApiExchange call) {
     long declared = call.request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
     try (InputStream in = Content.Source.asInputStream(call.request)) {
       call.body(BoundedBody.read(in, declared, ApiBoundary.MAX_BODY, call::holdBodyBytes));
