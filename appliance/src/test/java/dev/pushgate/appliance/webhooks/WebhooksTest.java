@@ -308,6 +308,15 @@ class WebhooksTest {
     assertThat(w.toString()).doesNotContain("secretpath");
   }
 
+  /** Webhooks that deliver each event to the test's server in both formats. */
+  private Webhooks bothFormats() {
+    Webhook generic = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH,
+        Webhook.Format.GENERIC, null);
+    Webhook slack = Webhook.of("webhook 2", server.baseUrl() + SECRET_PATH,
+        Webhook.Format.SLACK, null);
+    return new Webhooks(new WebhookSettings(List.of(generic, slack)), FAST, counting());
+  }
+
   /**
    * A question about a GitHub API call says so: the generic body names it an api-call, and Slack
    * lists what the answer covers, not "commits" a push would have.
@@ -321,11 +330,7 @@ class WebhooksTest {
         null, null, "open-pull-request", "pull requests need a human",
         List.of("POST api.github.com/repos/acme/widget/pulls",
             "needs approval: open-pull-request #new on acme/widget: title Add it"));
-    Webhook generic = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH,
-        Webhook.Format.GENERIC, null);
-    Webhook slack = Webhook.of("webhook 2", server.baseUrl() + SECRET_PATH,
-        Webhook.Format.SLACK, null);
-    webhooks = new Webhooks(new WebhookSettings(List.of(generic, slack)), FAST, counting());
+    webhooks = bothFormats();
     webhooks.onAsked(api);
 
     List<LoggedRequest> got = received(2);
@@ -348,11 +353,7 @@ class WebhooksTest {
         "r_run1", "ws", "acme/widget", null, null, null, null,
         "curl -H 'Authorization: token " + token + "' https://api.github.com/user",
         "command policy", "network calls need a human", List.of("abc " + token));
-    Webhook generic = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH,
-        Webhook.Format.GENERIC, null);
-    Webhook slack = Webhook.of("webhook 2", server.baseUrl() + SECRET_PATH,
-        Webhook.Format.SLACK, null);
-    webhooks = new Webhooks(new WebhookSettings(List.of(generic, slack)), FAST, counting());
+    webhooks = bothFormats();
     webhooks.onAsked(command);
 
     List<LoggedRequest> got = received(2);
