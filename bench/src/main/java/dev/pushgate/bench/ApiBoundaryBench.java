@@ -181,7 +181,7 @@ public final class ApiBoundaryBench {
         .path("decisions");
     List<Double> ms = new ArrayList<>();
     decisions.forEach(d -> {
-      if (d.path("kind").asText().startsWith("api:")) {
+      if (d.path("action").asText().equals("api-call")) {
         ms.add(d.path("durationMillis").asDouble());
       }
     });

@@ -2,6 +2,7 @@ package dev.pushgate.broker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.broker.BrokerException.Reason;
+import dev.pushgate.types.BoundedBody;
 import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.io.InputStream;
@@ -182,8 +183,10 @@ final class GitHubRest {
     try (Response response = http.newCall(request).execute();
         InputStream in = response.body().byteStream()) {
       String requestId = Text.requestId(response.header("x-github-request-id"));
-      byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-      if (bytes.length > MAX_BODY_BYTES) {
+      byte[] bytes;
+      try {
+        bytes = BoundedBody.read(in, -1, MAX_BODY_BYTES);
+      } catch (BoundedBody.Refused e) {
         throw new BrokerException(Reason.MALFORMED_RESPONSE,
             "GitHub's answer to " + describe(Method.valueOf(request.method()), request.url())
                 + " is larger than " + MAX_BODY_BYTES / 1024 + " KiB",

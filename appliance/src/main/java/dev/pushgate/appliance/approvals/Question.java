@@ -45,6 +45,15 @@ public record Question(
     return kind + " " + printable(ref) + " of " + repository + range;
   }
 
+  /**
+   * What the question is about, as the audit names its records: {@code command} (a Claude Code
+   * hook call), {@code push} (a ref update held by the gateway) or {@code api-call} (a GitHub API
+   * call, whose {@code action} is its action classes).
+   */
+  public String asksAbout() {
+    return command != null ? "command" : action.equals("push") ? "push" : "api-call";
+  }
+
   /** {@code text} as {@link VisibleText#of} shows it to a person. */
   public static String printable(String text) {
     return VisibleText.of(text);

@@ -7,7 +7,7 @@ import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.types.RepoSlug;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -29,10 +29,10 @@ import picocli.CommandLine.Option;
     name = "audit",
     mixinStandardHelpOptions = true,
     subcommands = AuditVerifyCommand.class,
-    description = "List audited decisions, of pushes and of the Claude Code hook (allow, ask,"
-        + " deny): a table, or JSON lines with --json. With --run ID alone: that run's timeline,"
-        + " everything audited of it in order (commands judged, pushes and their outcomes,"
-        + " approvals, tokens issued and revoked). Works whether or not the appliance is running.",
+    description = "List audited decisions, of pushes, of the Claude Code hook (allow, ask,"
+        + " deny) and of the run's GitHub API calls: a table, or JSON lines with --json. With --run ID alone: that run's timeline,"
+        + " everything audited of it in order (commands judged, pushes and their outcomes, API"
+        + " calls, approvals, tokens issued and revoked). Works whether or not the appliance is running.",
     footer = {"", "Examples:", "  pushgate audit --refused --since 1h",
         "  pushgate audit --run run_0123abcd",
         "  pushgate audit --run run_0123abcd --decisions --json",
@@ -158,7 +158,7 @@ final class AuditCommand implements Callable<Integer> {
   private List<JsonNode> fromDatabase(Instant from) throws Exception {
     try (Database db = AuditDatabase.open(dataDir, databaseUrl)) {
       List<JsonNode> out = new ArrayList<>();
-      for (PushRecord r : new AuditStore(db).list(
+      for (AuditEntry r : new AuditStore(db).list(
           new AuditStore.Query(refused ? Boolean.TRUE : null, run, repo, from, limit))) {
         out.add(AuditJson.of(r));
       }
@@ -193,19 +193,32 @@ final class AuditCommand implements Callable<Integer> {
     System.out.print(table(rows));
   }
 
-  /** The decisions for a terminal; CODE is the refusal's code (RULE_DENIED, …), as in --json. */
+  /**
+   * The decisions for a terminal; CODE is the refusal's code (RULE_DENIED, …), as in --json. An
+   * API call shows the call and what it acts on, its kind {@code api-call} and the action class.
+   */
   static String table(List<JsonNode> rows) {
     Table t = new Table("TIME", "RUN", "REPOSITORY", "REF / COMMAND", "KIND", "DECISION", "CODE",
         "REASON / OUTCOME");
     for (JsonNode r : rows) {
-      String ref = r.hasNonNull("command") ? r.get("command").asText() : r.path("ref").asText("");
+      String ref = r.hasNonNull("command") ? r.get("command").asText()
+          : shortRef(r.path("ref").asText(""));
+      if (r.hasNonNull("call")) {
+        ref = r.get("call").asText() + " " + ref;
+      }
+      String kind = r.hasNonNull("call") ? "api-call " + r.path("kind").asText("")
+          : r.path("kind").asText("");
       String why = r.path("decision").asText().equals("denied") || !r.hasNonNull("outcome")
           ? r.path("reason").asText("") : approved(r);
       t.row(Times.at(r.path("at").asText()), r.path("runId").asText(""),
           r.path("repository").asText(""),
-          ref.startsWith("refs/heads/") ? ref.substring(11) : ref, r.path("kind").asText(""),
+          ref, kind,
           r.path("decision").asText(""), r.path("code").asText("-"), why);
     }
     return t.toString();
+  }
+
+  private static String shortRef(String ref) {
+    return ref.startsWith("refs/heads/") ? ref.substring(11) : ref;
   }
 }

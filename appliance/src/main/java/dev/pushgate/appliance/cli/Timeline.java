@@ -1,13 +1,15 @@
 package dev.pushgate.appliance.cli;
 
-import dev.pushgate.appliance.api.AuditedApiCalls;
 import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.ChainedRecord;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A run's audit records as a table, one line each, in the order they were written. */
+/**
+ * A run's audit records as a table, one line each, in the order they were written; each {@link
+ * AuditEntry#asRead as read} (an API call written as a push record shows as an {@code api-call}).
+ */
 final class Timeline {
   private Timeline() {}
 
@@ -19,9 +21,9 @@ final class Timeline {
     List<String[]> lines = new ArrayList<>();
     lines.add(head);
     for (ChainedRecord r : records) {
-      AuditEntry e = r.entry();
+      AuditEntry e = r.entry().asRead();
       String[] cells = {Times.at(e.at()),
-          String.valueOf(r.id()), type(e), what(e), e.decision(), detail(e)};
+          String.valueOf(r.id()), e.type().id(), what(e), e.decision(), detail(e)};
       // Refs, commands and reasons come from the agent: none may redraw the table.
       for (int i = 0; i < cells.length; i++) {
         cells[i] = VisibleText.of(cells[i] == null ? "" : cells[i]);
@@ -45,19 +47,6 @@ final class Timeline {
     return out.toString();
   }
 
-  /**
-   * The record's type as a reader names it: a GitHub API call is kept as a push record (one
-   * record type per kind of act, DESIGN §13) but is no push; its kind says which it is.
-   */
-  static String type(AuditEntry e) {
-    boolean api = e.kind() != null && e.kind().startsWith(AuditedApiCalls.KIND_PREFIX);
-    return switch (e.type()) {
-      case PUSH -> api ? "api-call" : e.type().id();
-      case PUSH_OUTCOME -> api ? "api-call-outcome" : e.type().id();
-      default -> e.type().id();
-    };
-  }
-
   /** What the record is about: the command, the ref updated, the token. */
   static String what(AuditEntry e) {
     return switch (e.type()) {
@@ -68,6 +57,7 @@ final class Timeline {
           + shortRef(e.ref());
       case COMMAND -> e.ref();
       case RUN_END_FINDING -> e.kind() + " " + e.ref();
+      case API_CALL -> e.kind() + " " + e.ref() + " (" + e.subject() + ")";
     };
   }
 

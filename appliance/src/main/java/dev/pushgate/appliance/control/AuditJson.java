@@ -2,37 +2,42 @@ package dev.pushgate.appliance.control;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.appliance.store.AuditEntry;
 
 /**
- * One audited decision, of a push or of the Claude Code hook, as the control API and {@code
- * pushgate audit --json} show it.
+ * One audited decision, of a push, of the Claude Code hook or of the GitHub API boundary, as the
+ * control API and {@code pushgate audit --json} show it: {@code action} says which ({@code push},
+ * {@code command}, {@code api-call}).
  */
 public final class AuditJson {
   private AuditJson() {}
 
-  public static ObjectNode of(PushRecord r) {
+  /** {@code e} is a decision as {@link dev.pushgate.appliance.store.AuditStore#list} reads it. */
+  public static ObjectNode of(AuditEntry e) {
     ObjectNode n = JsonNodeFactory.instance.objectNode();
-    n.put("at", r.at().toString());
-    n.put("runId", r.runId());
-    n.put("workspaceId", r.workspaceId());
-    n.put("repository", r.repository());
-    boolean command = HookDecisions.KIND.equals(r.kind());
-    n.put("action", command ? "command" : "push");
+    n.put("at", e.at().toString());
+    n.put("runId", e.runId());
+    n.put("workspaceId", e.workspaceId());
+    n.put("repository", e.repository());
+    boolean command = e.type() == AuditEntry.Type.COMMAND;
+    n.put("action", e.type().id());
     // A hook decision's row keeps the command line where a push's keeps its ref.
-    n.put("ref", command ? null : r.ref());
+    n.put("ref", command ? null : e.ref());
     if (command) {
-      n.put("command", r.ref());
+      n.put("command", e.ref());
     }
-    n.put("oldId", r.oldId());
-    n.put("newId", r.newId());
-    n.put("kind", r.kind());
-    n.put("decision", r.decision().id());
-    n.put("rule", r.rule());
-    n.put("code", r.code() == null ? null : r.code().name());
-    n.put("reason", r.reason());
-    n.put("outcome", r.outcome() == null ? null : r.outcome().text());
-    n.put("durationMillis", r.durationMillis());
+    if (e.type() == AuditEntry.Type.API_CALL) {
+      n.put("call", e.subject());
+    }
+    n.put("oldId", e.oldId());
+    n.put("newId", e.newId());
+    n.put("kind", e.kind());
+    n.put("decision", e.decision());
+    n.put("rule", e.rule());
+    n.put("code", e.code());
+    n.put("reason", e.reason());
+    n.put("outcome", e.outcome());
+    n.put("durationMillis", e.durationMillis() == null ? 0 : e.durationMillis());
     return n;
   }
 }

@@ -14,13 +14,11 @@ import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.web.ApprovalsPage;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.gateway.ErrorAnswer;
+import dev.pushgate.types.BoundedBody;
 import dev.pushgate.gitconfig.PushUrlRewrite;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -303,7 +301,7 @@ public final class ControlApi extends Handler.Abstract {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
     }
     ArrayNode list = json.createArrayNode();
-    for (PushRecord r : audit.list(query)) {
+    for (AuditEntry r : audit.list(query)) {
       list.add(AuditJson.of(r));
     }
     ObjectNode out = json.createObjectNode();
@@ -333,30 +331,16 @@ public final class ControlApi extends Handler.Abstract {
   }
 
   private JsonNode readJson(Request request) throws Exception {
-    long length = request.getLength();
-    if (length > MAX_BODY) {
-      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
-          "the request body is larger than " + MAX_BODY + " bytes");
-    }
     // Bytes first, then a strict decode: Jetty's own string decoding failed part-way through a
     // body that was not UTF-8, and the request sometimes got no answer at all.
-    byte[] bytes;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      bytes = in.readNBytes(MAX_BODY + 1);
-    }
-    if (bytes.length > MAX_BODY) {
-      throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
-          "the request body is larger than " + MAX_BODY + " bytes");
-    }
     String body;
-    try {
-      body = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      body = BoundedBody.utf8(BoundedBody.read(in, request.getLength(), MAX_BODY));
+    } catch (BoundedBody.Refused e) {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
-          "the request body is not valid UTF-8");
+          e.why() == BoundedBody.Refused.Why.TOO_LARGE
+              ? "the request body is larger than " + MAX_BODY + " bytes"
+              : "the request body is not valid UTF-8");
     }
     try {
       return json.readTree(body);
@@ -370,9 +354,7 @@ public final class ControlApi extends Handler.Abstract {
   }
 
   private void error(Response response, Callback callback, int status, String message) {
-    ObjectNode e = json.createObjectNode();
-    e.put("error", message);
-    send(response, callback, status, e);
+    ErrorAnswer.write(response, callback, status, ErrorAnswer.PUSHGATE, message);
   }
 
   private void send(Response response, Callback callback, int status, JsonNode body) {

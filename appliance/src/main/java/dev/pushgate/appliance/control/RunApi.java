@@ -123,7 +123,7 @@ public final class RunApi extends Handler.Abstract {
     }
     // A body that stops coming is answered at the deadline; the connection is then closed
     // with what is left of it unread.
-    BoundedBody.read(request, MAX_HOOK_BODY)
+    ArrivingBody.read(request, MAX_HOOK_BODY)
         .orTimeout(bodyTimeout.toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete((bytes, failure) -> onBody(policy.get(), bytes, failure, response, done));
     return true;
@@ -192,7 +192,7 @@ public final class RunApi extends Handler.Abstract {
       return PreToolUseHook.render(Decision.DENY, "the hook's input did not arrive within "
           + bodyTimeout.toSeconds() + " s; denied unread");
     }
-    if (cause instanceof BoundedBody.TooLarge) {
+    if (cause instanceof dev.pushgate.types.BoundedBody.Refused) {
       return tooLarge();
     }
     return PreToolUseHook.render(Decision.DENY, "the hook's input could not be read; denied");

@@ -204,7 +204,10 @@ final class ForgeApiServlet extends HttpServlet {
     }
     JsonNode body;
     try {
-      body = req.getContentLength() == 0 ? json.createObjectNode() : json.readTree(req.getInputStream());
+      body = req.getContentLength() == 0 ? json.createObjectNode() : ForgeJson.readBody(req);
+    } catch (dev.pushgate.types.BoundedBody.Refused e) {
+      ForgeJson.tooLarge(rsp);
+      return;
     } catch (IOException e) {
       error(rsp, 400, "Problems parsing JSON");
       return;
@@ -435,11 +438,7 @@ final class ForgeApiServlet extends HttpServlet {
   }
 
   private void error(HttpServletResponse rsp, int status, String message) throws IOException {
-    ObjectNode e = json.createObjectNode();
-    e.put("message", message);
-    e.put("documentation_url", "https://docs.github.com/rest");
-    e.put("status", String.valueOf(status));
-    send(rsp, status, e);
+    ForgeJson.error(rsp, status, message);
   }
 
   private void send(HttpServletResponse rsp, int status, JsonNode body) throws IOException {

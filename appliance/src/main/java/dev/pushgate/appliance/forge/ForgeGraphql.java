@@ -81,7 +81,10 @@ final class ForgeGraphql {
     }
     JsonNode body;
     try {
-      body = ForgeJson.JSON.readTree(req.getInputStream());
+      body = ForgeJson.readBody(req);
+    } catch (dev.pushgate.types.BoundedBody.Refused e) {
+      ForgeJson.tooLarge(rsp);
+      return;
     } catch (IOException e) {
       body = null;
     }

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import dev.pushgate.gateway.ErrorAnswer;
+import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.util.Map;
 
@@ -167,8 +169,32 @@ final class ForgeJson {
     return o;
   }
 
+  /** GitHub's error shape as the forge gives it ({@link #errorBody}). */
+  static final ErrorAnswer.Shape ERROR = (status, message) -> errorBody(status, message)
+      .toString();
+
   static void error(HttpServletResponse rsp, int status, String message) throws IOException {
-    send(rsp, status, errorBody(status, message));
+    ErrorAnswer.write(rsp, status, ERROR, message);
+  }
+
+  /**
+   * The most request-body bytes the forge reads: more than the API boundary forwards
+   * (ApiBoundary.MAX_BODY), whose calls it answers.
+   */
+  static final int MAX_BODY = 32 * 1024 * 1024;
+
+  /**
+   * A request's JSON body, read whole within {@link #MAX_BODY} ({@link BoundedBody.Refused}
+   * past it; a caller answers {@link #tooLarge}); an empty body reads as a missing node.
+   */
+  static JsonNode readBody(HttpServletRequest req) throws IOException {
+    return JSON.readTree(BoundedBody.read(req.getInputStream(), req.getContentLengthLong(),
+        MAX_BODY));
+  }
+
+  /** GitHub's answer to a body larger than it takes. */
+  static void tooLarge(HttpServletResponse rsp) throws IOException {
+    error(rsp, 413, "the request body is larger than " + MAX_BODY + " bytes");
   }
 
   static ObjectNode errorBody(int status, String message) {

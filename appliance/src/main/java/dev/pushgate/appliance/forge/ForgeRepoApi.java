@@ -371,7 +371,7 @@ final class ForgeRepoApi {
 
   private static JsonNode body(HttpServletRequest req) throws Refused {
     try {
-      JsonNode n = ForgeJson.JSON.readTree(req.getInputStream());
+      JsonNode n = ForgeJson.readBody(req);
       if (n == null || n.isMissingNode()) {
         return ForgeJson.JSON.createObjectNode();
       }
@@ -379,6 +379,8 @@ final class ForgeRepoApi {
         throw new Refused(400, "Problems parsing JSON");
       }
       return n;
+    } catch (dev.pushgate.types.BoundedBody.Refused e) {
+      throw new Refused(413, "the request body is larger than " + ForgeJson.MAX_BODY + " bytes");
     } catch (IOException e) {
       throw new Refused(400, "Problems parsing JSON");
     }

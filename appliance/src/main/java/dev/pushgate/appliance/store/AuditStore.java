@@ -2,7 +2,6 @@ package dev.pushgate.appliance.store;
 
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.PushRecord;
-import dev.pushgate.gateway.RefusalCode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -63,16 +62,24 @@ public final class AuditStore implements AuditLog {
   }
 
   /**
-   * Chains the decisions. A decision whose record cannot reach the file sink is refused like one
-   * the database cannot take: nothing moves unaudited (docs/audit.md).
+   * Chains the push and hook decisions (see {@link #recordDecisions}).
    */
   @Override
   public List<Row> record(List<PushRecord> records) throws AuditException {
+    return recordDecisions(records.stream().map(AuditStore::entry).toList());
+  }
+
+  /**
+   * Chains decisions of any type (pushes, commands, API calls), in one transaction. A decision
+   * whose record cannot reach the file sink is refused like one the database cannot take:
+   * nothing moves unaudited (docs/audit.md).
+   */
+  public List<Row> recordDecisions(List<AuditEntry> decisions) throws AuditException {
     try {
       return chain.appendReachingSink((c, a) -> {
         List<Row> rows = new ArrayList<>();
-        for (PushRecord r : records) {
-          rows.add(new Row(a.append(entry(r)).id()));
+        for (AuditEntry e : decisions) {
+          rows.add(new Row(a.append(e).id()));
         }
         return rows;
       });
@@ -160,25 +167,30 @@ public final class AuditStore implements AuditLog {
     });
   }
 
-  public List<PushRecord> list(Query q) throws SQLException {
+  /**
+   * The decisions matching {@code q} (up to its limit), oldest first: pushes, commands and API
+   * calls, each {@link AuditEntry#asRead as read}, with its latest outcome.
+   */
+  public List<AuditEntry> list(Query q) throws SQLException {
     return list(q, false);
   }
 
   /** The latest decisions matching {@code q} (up to its limit), newest first. */
-  public List<PushRecord> latest(Query q) throws SQLException {
+  public List<AuditEntry> latest(Query q) throws SQLException {
     return list(q, true);
   }
 
-  private List<PushRecord> list(Query q, boolean newestFirst) throws SQLException {
+  private List<AuditEntry> list(Query q, boolean newestFirst) throws SQLException {
     // A decision with its latest outcome: settling appends a record rather than changing the
     // decision's row, and the listing shows the two as one, as it did when settling updated it.
     StringBuilder sql = new StringBuilder(
-        "SELECT a.at, a.run_id, a.workspace_id, a.repository, a.ref, a.old_id, a.new_id, a.kind,"
-            + " a.decision, a.rule, a.code, a.reason, COALESCE(s.outcome, a.outcome),"
-            + " COALESCE(s.duration_ms, a.duration_ms) FROM audit a LEFT JOIN audit s ON s.id ="
+        "SELECT a.record_type, a.at, a.run_id, a.workspace_id, a.repository, a.ref, a.old_id,"
+            + " a.new_id, a.kind, a.decision, a.rule, a.code, a.reason,"
+            + " COALESCE(s.outcome, a.outcome), COALESCE(s.duration_ms, a.duration_ms),"
+            + " a.subject FROM audit a LEFT JOIN audit s ON s.id ="
             + " (SELECT MAX(o.id) FROM audit o WHERE o.settles = a.id)"
             // A row without a type is a decision a host not yet upgraded wrote (unchained).
-            + " WHERE (a.record_type IS NULL OR a.record_type IN ('push', 'command'))");
+            + " WHERE (a.record_type IS NULL OR a.record_type IN ('push', 'command', 'api-call'))");
     List<Object> args = new ArrayList<>();
     if (Boolean.TRUE.equals(q.refusedOnly())) {
       sql.append(" AND (a.decision = 'denied' OR (COALESCE(s.outcome, a.outcome) IS NOT NULL"
@@ -205,15 +217,19 @@ public final class AuditStore implements AuditLog {
         for (int i = 0; i < args.size(); i++) {
           ps.setObject(i + 1, args.get(i));
         }
-        List<PushRecord> out = new ArrayList<>();
+        List<AuditEntry> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            String code = rs.getString(11);
-            out.add(new PushRecord(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2),
-                rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6),
-                rs.getString(7), rs.getString(8), PushRecord.Decision.of(rs.getString(9)),
-                rs.getString(10), code == null ? null : RefusalCode.valueOf(code),
-                rs.getString(12), PushRecord.Outcome.of(rs.getString(13)), rs.getLong(14)));
+            String type = rs.getString(1);
+            String kind = rs.getString(9);
+            long duration = rs.getLong(15);
+            Long durationMillis = rs.wasNull() ? null : duration;
+            out.add(new AuditEntry(type != null ? AuditEntry.Type.of(type)
+                : COMMAND_KIND.equals(kind) ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH,
+                Instant.ofEpochMilli(rs.getLong(2)), rs.getString(3), rs.getString(4),
+                rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), kind,
+                rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13),
+                rs.getString(14), durationMillis, null, rs.getString(16), null).asRead());
           }
         }
         return out;

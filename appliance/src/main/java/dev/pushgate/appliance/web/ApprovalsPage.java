@@ -13,15 +13,14 @@ import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.Diffstat;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.gateway.ErrorAnswer;
+import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -313,11 +312,11 @@ public final class ApprovalsPage extends Handler.Abstract {
 
   private ObjectNode recentAudit() throws java.sql.SQLException {
     ArrayNode list = json.createArrayNode();
-    for (PushRecord r : audit.latest(
+    for (AuditEntry r : audit.latest(
         new AuditStore.Query(null, null, null, null, AUDIT_ENTRIES))) {
       ObjectNode n = AuditJson.of(r);
-      for (String field : List.of("runId", "workspaceId", "repository", "ref", "command", "rule",
-          "reason", "outcome")) {
+      for (String field : List.of("runId", "workspaceId", "repository", "ref", "command", "call",
+          "rule", "reason", "outcome")) {
         if (n.hasNonNull(field)) {
           n.put(field, Question.printable(n.get(field).asText()));
         }
@@ -356,20 +355,13 @@ public final class ApprovalsPage extends Handler.Abstract {
 
   /** The form of an answer: url-encoded, or a JSON object of strings. */
   private Fields readForm(Request request) throws IOException, RefusedRequest {
-    byte[] bytes;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      bytes = in.readNBytes(MAX_BODY + 1);
-    }
-    if (bytes.length > MAX_BODY) {
-      throw new RefusedRequest(413, "the request body is larger than " + MAX_BODY + " bytes");
-    }
     String body;
-    try {
-      body = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw new RefusedRequest(400, "the request body is not valid UTF-8");
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      body = BoundedBody.utf8(BoundedBody.read(in, request.getLength(), MAX_BODY));
+    } catch (BoundedBody.Refused e) {
+      throw e.why() == BoundedBody.Refused.Why.TOO_LARGE
+          ? new RefusedRequest(413, "the request body is larger than " + MAX_BODY + " bytes")
+          : new RefusedRequest(400, "the request body is not valid UTF-8");
     }
     String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
     String mime = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
@@ -514,7 +506,7 @@ public final class ApprovalsPage extends Handler.Abstract {
   }
 
   private void jsonError(Response response, Callback callback, int status, String message) {
-    send(response, callback, status, json.createObjectNode().put("error", message));
+    ErrorAnswer.write(response, callback, status, ErrorAnswer.PUSHGATE, message);
   }
 
   private void send(Response response, Callback callback, int status, JsonNode body) {

@@ -48,6 +48,7 @@ final class Payloads {
     n.put("version", VERSION);
     n.put("question_id", q.id());
     n.put("action", q.action());
+    n.put("asks_about", q.asksAbout());
     n.put("run", q.runId());
     n.put("workspace", q.workspaceId());
     n.put("repository", q.repository());
@@ -95,7 +96,9 @@ final class Payloads {
       List<String> shown = q.commits().stream().limit(SLACK_COMMITS)
           .map(c -> "• " + slackText(c)).toList();
       int more = q.commits().size() - shown.size();
-      section(blocks, "*Commits*\n" + String.join("\n", shown)
+      // A push's lines are its commits; an API call's, every action the answer covers.
+      section(blocks, (q.asksAbout().equals("api-call") ? "*What the answer covers*\n"
+          : "*Commits*\n") + String.join("\n", shown)
           + (more > 0 ? "\n… and " + more + " more lines" : ""));
     }
     ObjectNode context = blocks.addObject();

@@ -263,7 +263,8 @@ async function loadAudit() {
     document.getElementById('audit-none').hidden = !none;
     for (const a of d.entries || []) {
       body.append(el('tr', {}, el('td', {}, a.at), el('td', {}, a.runId),
-        el('td', {}, a.repository), el('td', {}, a.ref || a.command), el('td', {}, a.kind),
+        el('td', {}, a.repository), el('td', {}, a.call ? a.call + ' ' + a.ref : a.ref || a.command),
+        el('td', {}, a.call ? 'api-call ' + a.kind : a.kind),
         el('td', {}, a.decision), el('td', {}, a.reason), el('td', {}, a.outcome)));
     }
   } catch (e) {

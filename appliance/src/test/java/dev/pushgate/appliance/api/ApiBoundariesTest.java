@@ -3,8 +3,9 @@ package dev.pushgate.appliance.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.gateway.AuditLog;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.appliance.store.AuditStore;
+import dev.pushgate.appliance.store.Database;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.gateway.api.ApiBoundary;
 import dev.pushgate.gateway.api.ApiRecord;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -80,33 +80,28 @@ class ApiBoundariesTest {
   }
 
   @Test
-  void apiDecisionsAreAuditedBesideThePushesWithoutTokenOrBody() throws Exception {
-    List<PushRecord> written = new ArrayList<>();
-    AuditLog log = new AuditLog() {
-      @Override
-      public List<? extends Handle> record(List<PushRecord> records) {
-        written.addAll(records);
-        return List.of();
-      }
-
-      @Override
-      public void settle(Handle record, PushRecord.Outcome outcome, long durationMillis) {}
-    };
-    new AuditedApiCalls(log).record(List.of(
-        new ApiRecord(Instant.EPOCH, "run-1", "ws", "POST", "api.github.com",
-            "/repos/acme/app/pulls", "open-pull-request", "acme/app", "#new", "denied",
-            "no pull requests in chat mode", 0, 3),
-        new ApiRecord(Instant.EPOCH, "run-1", "ws", "GET", "api.github.com", "/user", "read",
-            null, "/user", "allowed", "reads pass", -1, 1)));
-    assertThat(written).hasSize(2);
-    assertThat(written.get(0).kind()).isEqualTo("api:open-pull-request");
-    assertThat(written.get(0).ref()).isEqualTo("POST api.github.com/repos/acme/app/pulls");
-    assertThat(written.get(0).decision()).isEqualTo(PushRecord.Decision.DENIED);
-    assertThat(written.get(0).outcome()).isEqualTo(PushRecord.Outcome.NOT_FORWARDED);
-    assertThat(written.get(0).code()).isNotNull();
-    assertThat(written.get(1).outcome()).isEqualTo(PushRecord.Outcome.OK);
-    assertThat(written.get(1).code()).isNull();
-    assertThat(written.get(1).repository()).isEmpty();
+  void apiDecisionsAreAuditedAsApiCallsWithoutTokenOrBody() throws Exception {
+    try (Database db = Database.open(dir.resolve("audit.db"))) {
+      AuditStore store = new AuditStore(db);
+      new AuditedApiCalls(store).record(List.of(
+          new ApiRecord(Instant.EPOCH, "run-1", "ws", "POST", "api.github.com",
+              "/repos/acme/app/pulls", "open-pull-request", "acme/app", "#new", "denied",
+              "no pull requests in chat mode", 0, 3),
+          new ApiRecord(Instant.EPOCH, "run-1", "ws", "GET", "api.github.com", "/user", "read",
+              null, "/user", "allowed", "reads pass", -1, 1)));
+      List<AuditEntry> written = store.list(new AuditStore.Query(null, "run-1", null, null, 0));
+      assertThat(written).hasSize(2).extracting(AuditEntry::type)
+          .containsOnly(AuditEntry.Type.API_CALL);
+      assertThat(written.get(0).kind()).isEqualTo("open-pull-request");
+      assertThat(written.get(0).subject()).isEqualTo("POST api.github.com/repos/acme/app/pulls");
+      assertThat(written.get(0).ref()).isEqualTo("#new");
+      assertThat(written.get(0).decision()).isEqualTo("denied");
+      assertThat(written.get(0).outcome()).isEqualTo("not forwarded");
+      assertThat(written.get(0).code()).isEqualTo("RULE_DENIED");
+      assertThat(written.get(1).outcome()).isEqualTo("ok");
+      assertThat(written.get(1).code()).isNull();
+      assertThat(written.get(1).repository()).isEmpty();
+    }
   }
 
   /** Boundaries for api.github.com whose runs read with a fixed token and never write. */

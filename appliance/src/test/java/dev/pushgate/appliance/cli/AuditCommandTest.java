@@ -2,6 +2,7 @@ package dev.pushgate.appliance.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.approvals.Answer;
@@ -65,6 +66,58 @@ class AuditCommandTest {
           PushRecord.Outcome.PENDING, 0)));
       ledger.markRevoked(tokenId, T0.plusSeconds(6));
     }
+  }
+
+  /**
+   * An API call is a record of its own type wherever the audit is read, whether it was written
+   * as one or, before that type existed, as a push record of kind {@code api:…}.
+   */
+  @Test
+  void apiCallsAreShownAsApiCallsNotPushes() throws Exception {
+    try (Database db = Database.open(data.resolve("pushgate.db"))) {
+      AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+      audit.record(List.of(new PushRecord(T0.plusSeconds(7), "run-3", "ws", "acme/widget",
+          "POST api.github.com/repos/acme/widget/pulls", null, null, "api:open-pull-request",
+          PushRecord.Decision.DENIED, "#new", RefusalCode.RULE_DENIED, "no pull requests",
+          PushRecord.Outcome.NOT_FORWARDED, 2)));
+      new dev.pushgate.appliance.api.AuditedApiCalls(audit).record(List.of(
+          new dev.pushgate.gateway.api.ApiRecord(T0.plusSeconds(8), "run-3", "ws", "PUT",
+              "api.github.com", "/repos/acme/widget/contents/a.txt", "push", "acme/widget",
+              "refs/heads/main", "allowed", "push to main is allowed", -1, 4)));
+    }
+
+    Result table = run("audit", "--run", "run-3", "--decisions", "--data-dir",
+        data.toString());
+    assertThat(table.status).isZero();
+    String[] lines = table.out.split("\n");
+    assertThat(lines).hasSize(3);
+    assertThat(lines[1]).containsPattern(" +acme/widget +POST api.github.com/repos/acme/widget/"
+        + "pulls #new +api-call open-pull-request +denied +RULE_DENIED +no pull requests$");
+    assertThat(lines[2]).containsPattern(" +acme/widget +PUT api.github.com/repos/acme/widget/"
+        + "contents/a.txt main +api-call push +allowed +- +ok$");
+
+    Result json = run("audit", "--run", "run-3", "--decisions", "--json", "--data-dir",
+        data.toString());
+    ObjectMapper m = new ObjectMapper();
+    List<JsonNode> rows = new ArrayList<>();
+    for (String line : json.out.split("\n")) {
+      rows.add(m.readTree(line));
+    }
+    assertThat(rows).extracting(r -> r.get("action").asText()).containsOnly("api-call");
+    assertThat(rows).extracting(r -> r.get("kind").asText())
+        .containsExactly("open-pull-request", "push");
+    assertThat(rows.get(0).get("call").asText())
+        .isEqualTo("POST api.github.com/repos/acme/widget/pulls");
+    assertThat(rows.get(0).get("ref").asText()).isEqualTo("#new");
+    assertThat(rows.get(0).get("rule").isNull()).isTrue();
+
+    Result timeline = run("audit", "--run", "run-3", "--data-dir", data.toString());
+    String[] events = timeline.out.split("\n");
+    assertThat(events).hasSize(3);
+    assertThat(events[1]).contains("  api-call  ", "open-pull-request #new (POST"
+        + " api.github.com/repos/acme/widget/pulls)").doesNotContain(" push ");
+    assertThat(events[2]).contains("  api-call  ", "push refs/heads/main (PUT"
+        + " api.github.com/repos/acme/widget/contents/a.txt)");
   }
 
   @Test

@@ -13,6 +13,7 @@ import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,6 +56,49 @@ class ForgeRepoApiTest {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
     assertThat(json(r).get("message").asText()).isEqualTo(message);
     assertThat(json(r).get("documentation_url").asText()).startsWith("https://docs.github.com/");
+  }
+
+  // ---- request bodies
+
+  @Test
+  void aBodyThatIsNotJsonIsAProblemParsingJson() throws Exception {
+    assertError(call("POST", "/pulls", writer, "{\"title\":"), 400, "Problems parsing JSON");
+  }
+
+  @Test
+  void aBodyLargerThanTheForgeReadsIsRefusedUnread() throws Exception {
+    for (String path : List.of(REPO + "/pulls", "/forge/api/v3/graphql")) {
+      String answer = declaringOnly(path, ForgeJson.MAX_BODY + 1L);
+      assertThat(answer).as(path).startsWith("HTTP/1.1 413 ")
+          .contains("\"message\":\"the request body is larger than " + ForgeJson.MAX_BODY
+              + " bytes\"");
+    }
+  }
+
+  /** The answer to a POST that declares {@code length} bytes of body and sends none. */
+  private static String declaringOnly(String path, long length) throws Exception {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", forge.port())) {
+      s.setSoTimeout(30_000);
+      s.getOutputStream().write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Authorization: token " + writer + "\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + length + "\r\nConnection: close\r\n\r\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+      byte[] b = new byte[8192];
+      int n;
+      try {
+        while ((n = s.getInputStream().read(b)) > 0) {
+          got.write(b, 0, n);
+          if (got.toString(java.nio.charset.StandardCharsets.UTF_8).contains("\"status\"")) {
+            break;
+          }
+        }
+      } catch (java.net.SocketException closed) {
+        // the forge may close the connection once it has answered; what came is the answer
+      }
+      return got.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
   }
 
   // ---- the repository and who may see it

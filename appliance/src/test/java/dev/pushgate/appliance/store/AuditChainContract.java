@@ -101,8 +101,7 @@ abstract class AuditChainContract {
     assertThat(all.toString()).doesNotContain("ghs_secret1");
     // The listing still shows the decision with its outcome, as when settling updated it.
     assertThat(audit.list(new AuditStore.Query(null, "run-1", null, null, 0)))
-        .extracting(r -> r.outcome() == null ? null : r.outcome().text())
-        .containsExactly("not run", "ok");
+        .extracting(AuditEntry::outcome).containsExactly("not run", "ok");
 
     AuditVerifier.Result r = new AuditVerifier(db).verify();
     assertThat(r.broken()).isNull();
@@ -356,11 +355,47 @@ abstract class AuditChainContract {
     // A decision pending at the upgrade is settled by a record of the new chain.
     audit.settle(new AuditStore.Row(old.get(2).id()), PushRecord.Outcome.OK, 9);
     assertThat(audit.list(new AuditStore.Query(null, "run-old", null, null, 0)))
-        .extracting(r -> r.outcome().text()).containsExactly("ok", "ok", "ok");
+        .extracting(AuditEntry::outcome).containsExactly("ok", "ok", "ok");
     AuditVerifier.Result r = new AuditVerifier(upgraded).verify();
     assertThat(r.broken()).isNull();
     assertThat(r.hosts()).containsExactlyInAnyOrder("(before-chain)", "host-a");
     assertThat(r.records()).isEqualTo(4);
+  }
+
+  /**
+   * Before API calls had a record type of their own they were written as push records (kind
+   * {@code api:<action>}, the call in {@code ref}, what it acted on in {@code rule}). A database
+   * holding such records keeps them as written: the chain verifies across them and the records
+   * written since, and every reader shows both as API calls with the same columns.
+   */
+  @Test
+  void apiCallsWrittenAsPushesStillVerifyAndReadAsApiCalls() throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    audit.record(List.of(new PushRecord(T0, "run-api", "ws-1", "acme/widget",
+        "POST api.github.com/repos/acme/widget/pulls", null, null, "api:open-pull-request",
+        PushRecord.Decision.DENIED, "#new", RefusalCode.RULE_DENIED,
+        "no pull requests in chat mode", PushRecord.Outcome.NOT_FORWARDED, 3)));
+    new dev.pushgate.appliance.api.AuditedApiCalls(audit).record(List.of(
+        new dev.pushgate.gateway.api.ApiRecord(T0.plusSeconds(1), "run-api", "ws-1", "POST",
+            "api.github.com", "/repos/acme/widget/pulls", "open-pull-request", "acme/widget",
+            "#new", "denied", "no pull requests in chat mode", 0, 3)));
+
+    assertThat(audit.timeline("run-api")).extracting(r -> r.entry().type().id())
+        .containsExactly("push", "api-call");
+    assertThat(audit.timeline("run-api")).extracting(r -> r.entry().asRead())
+        .extracting(e -> e.type().id(), AuditEntry::kind, AuditEntry::ref, AuditEntry::subject,
+            AuditEntry::rule)
+        .containsOnly(org.assertj.core.groups.Tuple.tuple("api-call", "open-pull-request",
+            "#new", "POST api.github.com/repos/acme/widget/pulls", null));
+    List<AuditEntry> listed = audit.list(new AuditStore.Query(true, "run-api", null, null, 0));
+    assertThat(listed).hasSize(2);
+    assertThat(listed.get(0)).usingRecursiveComparison().ignoringFields("at")
+        .isEqualTo(listed.get(1));
+    assertThat(listed.get(1).code()).isEqualTo("RULE_DENIED");
+    assertThat(listed.get(1).outcome()).isEqualTo("not forwarded");
+    AuditVerifier.Result r = new AuditVerifier(open()).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(2);
   }
 
   @Test
@@ -370,7 +405,7 @@ abstract class AuditChainContract {
         + " VALUES (0, 'run-old', 'acme/widget', 'refs/heads/old', 'update', 'allowed', 'ok', 0)");
     AuditStore audit = new AuditStore(db);
     assertThat(audit.list(new AuditStore.Query(null, "run-old", null, null, 0)))
-        .extracting(PushRecord::ref).containsExactly("refs/heads/old");
+        .extracting(AuditEntry::ref).containsExactly("refs/heads/old");
     AuditVerifier.Result r = new AuditVerifier(db).verify();
     assertThat(r.broken().id()).isGreaterThan(ids.get(4));
     assertThat(r.broken().what()).isEqualTo("not chained (no host or no hash)");

@@ -187,9 +187,9 @@ abstract class StorageContract {
 
     audit.settle(ids.get(0), PushRecord.Outcome.OK, 420);
 
-    List<PushRecord> all = audit.list(AuditStore.Query.all());
+    List<AuditEntry> all = audit.list(AuditStore.Query.all());
     assertThat(all).hasSize(2);
-    PushRecord first = all.get(0);
+    AuditEntry first = all.get(0);
     assertThat(first.at()).isEqualTo(T0);
     assertThat(first.workspaceId()).isEqualTo("ws-1");
     assertThat(first.oldId()).isEqualTo("0".repeat(40));
@@ -197,9 +197,9 @@ abstract class StorageContract {
     assertThat(first.kind()).isEqualTo("update");
     assertThat(first.rule()).isEqualTo("push refs/heads/*");
     assertThat(first.code()).isNull();
-    assertThat(first.outcome().text()).isEqualTo("ok");
+    assertThat(first.outcome()).isEqualTo("ok");
     assertThat(first.durationMillis()).isEqualTo(420);
-    assertThat(all.get(1).code()).isEqualTo(RefusalCode.RULE_DENIED);
+    assertThat(all.get(1).code()).isEqualTo(RefusalCode.RULE_DENIED.name());
     assertThat(all.get(1).reason()).isEqualTo("because refs/heads/main");
   }
 
@@ -242,16 +242,16 @@ abstract class StorageContract {
             RefusalCode.RULE_DENIED, "not forwarded")));
     audit.settle(rows.get(0), PushRecord.Outcome.OK, 5);
 
-    List<PushRecord> latest = audit.latest(new AuditStore.Query(null, null, null, null, 2));
-    assertThat(latest).extracting(PushRecord::ref)
+    List<AuditEntry> latest = audit.latest(new AuditStore.Query(null, null, null, null, 2));
+    assertThat(latest).extracting(AuditEntry::ref)
         .containsExactly("refs/heads/c", "refs/heads/b");
     assertThat(audit.latest(new AuditStore.Query(null, null, null, null, 10)))
-        .extracting(PushRecord::ref).containsExactly("refs/heads/c", "refs/heads/b",
+        .extracting(AuditEntry::ref).containsExactly("refs/heads/c", "refs/heads/b",
             "refs/heads/a");
-    assertThat(audit.latest(new AuditStore.Query(null, null, null, null, 10)).get(2).outcome()
-        .text()).isEqualTo("ok");
+    assertThat(audit.latest(new AuditStore.Query(null, null, null, null, 10)).get(2).outcome())
+        .isEqualTo("ok");
     assertThat(audit.latest(new AuditStore.Query(null, "run-1", null, null, 1)))
-        .extracting(PushRecord::ref).containsExactly("refs/heads/b");
+        .extracting(AuditEntry::ref).containsExactly("refs/heads/b");
   }
 
   @Test
@@ -481,7 +481,7 @@ abstract class StorageContract {
   }
 
   private static List<String> refs(AuditStore audit, AuditStore.Query q) throws SQLException {
-    return audit.list(q).stream().map(PushRecord::ref).toList();
+    return audit.list(q).stream().map(AuditEntry::ref).toList();
   }
 
   private List<Object> revocationColumns(long id) throws SQLException {

@@ -308,6 +308,42 @@ class WebhooksTest {
     assertThat(w.toString()).doesNotContain("secretpath");
   }
 
+  /** Webhooks that deliver each event to the test's server in both formats. */
+  private Webhooks bothFormats() {
+    Webhook generic = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH,
+        Webhook.Format.GENERIC, null);
+    Webhook slack = Webhook.of("webhook 2", server.baseUrl() + SECRET_PATH,
+        Webhook.Format.SLACK, null);
+    return new Webhooks(new WebhookSettings(List.of(generic, slack)), FAST, counting());
+  }
+
+  /**
+   * A question about a GitHub API call says so: the generic body names it an api-call, and Slack
+   * lists what the answer covers, not "commits" a push would have.
+   */
+  @Test
+  void aQuestionAboutAnApiCallIsNamedAnApiCallNotAPush() throws Exception {
+    server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(ok()));
+    Instant at = Instant.parse("2026-12-04T10:00:00Z");
+    Question api = new Question("q_0123456789abcdef", at, at.plusSeconds(300),
+        "open-pull-request", "r_run1", "ws", "acme/widget", "#new", "api open-pull-request", null,
+        null, null, "open-pull-request", "pull requests need a human",
+        List.of("POST api.github.com/repos/acme/widget/pulls",
+            "needs approval: open-pull-request #new on acme/widget: title Add it"));
+    webhooks = bothFormats();
+    webhooks.onAsked(api);
+
+    List<LoggedRequest> got = received(2);
+    JsonNode first = JSON.readTree(got.get(0).getBodyAsString());
+    JsonNode body = first.has("event") ? first : JSON.readTree(got.get(1).getBodyAsString());
+    JsonNode message = first.has("event") ? JSON.readTree(got.get(1).getBodyAsString()) : first;
+    assertThat(body.get("asks_about").asText()).isEqualTo("api-call");
+    assertThat(body.get("action").asText()).isEqualTo("open-pull-request");
+    assertThat(message.toString()).contains("*What the answer covers*\\n")
+        .contains("POST api.github.com/repos/acme/widget/pulls").doesNotContain("*Commits*");
+    assertThat(push("refs/heads/main", List.of()).asksAbout()).isEqualTo("push");
+  }
+
   @Test
   void aTokenAnAgentWroteIsCutOutOfBothFormats() throws Exception {
     server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(ok()));
@@ -317,11 +353,7 @@ class WebhooksTest {
         "r_run1", "ws", "acme/widget", null, null, null, null,
         "curl -H 'Authorization: token " + token + "' https://api.github.com/user",
         "command policy", "network calls need a human", List.of("abc " + token));
-    Webhook generic = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH,
-        Webhook.Format.GENERIC, null);
-    Webhook slack = Webhook.of("webhook 2", server.baseUrl() + SECRET_PATH,
-        Webhook.Format.SLACK, null);
-    webhooks = new Webhooks(new WebhookSettings(List.of(generic, slack)), FAST, counting());
+    webhooks = bothFormats();
     webhooks.onAsked(command);
 
     List<LoggedRequest> got = received(2);

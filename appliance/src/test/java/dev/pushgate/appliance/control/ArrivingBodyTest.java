@@ -13,11 +13,11 @@ import org.eclipse.jetty.io.content.AsyncContent;
 import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.Test;
 
-class BoundedBodyTest {
+class ArrivingBodyTest {
   @Test
   void aBodyWithinTheLimitIsReadWholeAsItArrives() throws Exception {
     AsyncContent content = new AsyncContent();
-    CompletableFuture<byte[]> body = BoundedBody.read(content, 10);
+    CompletableFuture<byte[]> body = ArrivingBody.read(content, 10);
     assertThat(body).isNotDone();
     content.write(false, ByteBuffer.wrap("{\"a\":".getBytes(StandardCharsets.UTF_8)), Callback.NOOP);
     assertThat(body).isNotDone();
@@ -29,12 +29,12 @@ class BoundedBodyTest {
   @Test
   void theChunkThatPassesTheLimitFailsTheReadWhateverTheBodyAnnounced() throws Exception {
     AsyncContent content = new AsyncContent();
-    CompletableFuture<byte[]> body = BoundedBody.read(content, 10);
+    CompletableFuture<byte[]> body = ArrivingBody.read(content, 10);
     content.write(false, ByteBuffer.wrap(new byte[8]), Callback.NOOP);
     content.write(false, ByteBuffer.wrap(new byte[8]), Callback.NOOP);
     assertThatThrownBy(() -> body.get(5, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
-        .hasCauseInstanceOf(BoundedBody.TooLarge.class)
+        .hasCauseInstanceOf(dev.pushgate.types.BoundedBody.Refused.class)
         .cause().hasMessage("the body is larger than 10 bytes");
     // The source is failed: nothing more is read from it.
     assertThat(Content.Chunk.isFailure(content.read())).isTrue();

@@ -1,0 +1,129 @@
+package dev.pushgate.gateway.api;
+
+import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.types.Secret;
+import java.net.http.HttpRequest;
+import java.util.Locale;
+import java.util.concurrent.Semaphore;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * One call across a run's API boundary, from its arrival to its answer: the request as received,
+ * and what the steps learn of it in turn (its body, the call the judge read, the judgement, the
+ * request for upstream). It holds what must be given back however the call ends, the body bytes
+ * counted against the run's budget and a write token, until {@link #close}.
+ */
+final class ApiExchange implements AutoCloseable {
+  final Request request;
+  final Response response;
+  final Callback callback;
+  /** When the call arrived: its audit records how long the boundary took. */
+  final long started = System.nanoTime();
+  final String host;
+  final String method;
+  /** As sent, still percent-encoded: the judge and upstream read the same bytes. */
+  final String path;
+  final String query;
+
+  private final Semaphore bodyBudget;
+  private int heldBodyBytes;
+  private byte[] body = new byte[0];
+  private ApiCall call;
+  private ApiJudgement judgement;
+  private WriteTokenLease lease;
+  private Secret token;
+  private HttpRequest upstream;
+
+  ApiExchange(Request request, Response response, Callback callback, Semaphore bodyBudget) {
+    this.request = request;
+    this.response = response;
+    this.callback = callback;
+    this.bodyBudget = bodyBudget;
+    this.host = Request.getServerName(request);
+    this.method = request.getMethod();
+    this.path = request.getHttpURI().getPath() == null ? "/" : request.getHttpURI().getPath();
+    this.query = request.getHttpURI().getQuery();
+  }
+
+  /** Counts {@code n} more body bytes against the run's budget; false when it has not them. */
+  boolean holdBodyBytes(int n) {
+    if (!bodyBudget.tryAcquire(n)) {
+      return false;
+    }
+    heldBodyBytes += n;
+    return true;
+  }
+
+  void body(byte[] bytes) {
+    body = bytes;
+  }
+
+  byte[] body() {
+    return body;
+  }
+
+  /** The call as the judge reads it, made once from what was received. */
+  ApiCall call() {
+    if (call == null) {
+      call = new ApiCall(method, host.toLowerCase(Locale.ROOT), path, query,
+          request.getHeaders().get(HttpHeader.CONTENT_TYPE), body);
+    }
+    return call;
+  }
+
+  void judgement(ApiJudgement j) {
+    judgement = j;
+  }
+
+  /** What the judge decided; null until the call was judged. */
+  ApiJudgement judgement() {
+    return judgement;
+  }
+
+  /** Holds a write token, the one the call is sent with, until it is revoked or the call ends. */
+  void lease(WriteTokenLease l) {
+    lease = l;
+    token = l.token();
+  }
+
+  /** Sends the call with the run's read token. */
+  void token(Secret t) {
+    token = t;
+  }
+
+  /** The real token the call is sent with; null until one is in hand. */
+  Secret token() {
+    return token;
+  }
+
+  /** Revokes the call's write token, if it holds one; once. */
+  void revokeToken() {
+    if (lease != null) {
+      WriteTokenLease l = lease;
+      lease = null;
+      l.close();
+    }
+  }
+
+  void upstream(HttpRequest r) {
+    upstream = r;
+  }
+
+  /** The request made ready for upstream, with the real token; null until then. */
+  HttpRequest upstream() {
+    return upstream;
+  }
+
+  @Override
+  public void close() {
+    try {
+      revokeToken();
+    } finally {
+      bodyBudget.release(heldBodyBytes);
+      heldBodyBytes = 0;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package dev.pushgate.types;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class BoundedBodyTest {
+  @Test
+  void aBodyWithinTheLimitIsReadWhole() throws Exception {
+    byte[] body = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+    assertThat(BoundedBody.read(new ByteArrayInputStream(body), body.length, body.length))
+        .isEqualTo(body);
+    assertThat(BoundedBody.read(new ByteArrayInputStream(new byte[0]), -1, 0)).isEmpty();
+  }
+
+  @Test
+  void aDeclaredLengthOverTheLimitIsRefusedUnread() {
+    InputStream never = new InputStream() {
+      @Override
+      public int read() {
+        throw new AssertionError("a body declared too large is not read");
+      }
+    };
+    assertThatThrownBy(() -> BoundedBody.read(never, 11, 10))
+        .isInstanceOf(BoundedBody.Refused.class)
+        .hasMessage("the body is larger than 10 bytes")
+        .extracting(e -> ((BoundedBody.Refused) e).why())
+        .isEqualTo(BoundedBody.Refused.Why.TOO_LARGE);
+  }
+
+  @Test
+  void aBodyThatArrivesLargerThanItsDeclaredLengthIsRefusedAtTheLimit() {
+    assertThatThrownBy(() -> BoundedBody.read(new ByteArrayInputStream(new byte[11]), 3, 10))
+        .isInstanceOf(BoundedBody.Refused.class)
+        .hasMessage("the body is larger than 10 bytes");
+  }
+
+  @Test
+  void aBudgetThatRunsOutRefusesTheBodyAndKeepsWhatItGave() {
+    AtomicInteger left = new AtomicInteger(100_000);
+    BoundedBody.Budget budget = n -> left.addAndGet(-n) >= 0;
+    assertThatThrownBy(() -> BoundedBody.read(new ByteArrayInputStream(new byte[200_000]), -1,
+        1_000_000, budget))
+        .isInstanceOf(BoundedBody.Refused.class)
+        .extracting(e -> ((BoundedBody.Refused) e).why())
+        .isEqualTo(BoundedBody.Refused.Why.OVER_BUDGET);
+  }
+
+  @Test
+  void textIsStrictUtf8() throws Exception {
+    assertThat(BoundedBody.utf8("gr\u00fc\u00df".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo("gr\u00fc\u00df");
+    assertThatThrownBy(() -> BoundedBody.utf8(new byte[] {'a', (byte) 0xc3, 'b'}))
+        .isInstanceOf(BoundedBody.Refused.class)
+        .hasMessage("the body is not valid UTF-8")
+        .extracting(e -> ((BoundedBody.Refused) e).why())
+        .isEqualTo(BoundedBody.Refused.Why.NOT_UTF8);
+  }
+
+  @Test
+  void aCollectorRefusesTheChunkThatPassesTheLimit() throws Exception {
+    BoundedBody.Collector c = new BoundedBody.Collector(-1, 10, BoundedBody.Budget.NONE);
+    c.add(new byte[8], 0, 8);
+    assertThatThrownBy(() -> c.add(new byte[8], 0, 3))
+        .isInstanceOf(BoundedBody.Refused.class);
+    assertThat(c.bytes()).hasSize(8);
+  }
+}
