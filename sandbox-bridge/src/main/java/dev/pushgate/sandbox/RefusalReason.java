@@ -51,6 +51,11 @@ public final class RefusalReason {
       case ViolationParser.FILE_READ ->
           "the sandbox hides this path: a secret (such as ~/.ssh or ~/.aws) or a directory that"
               + " is not the run's";
+      case ViolationParser.FILE_ACCESS ->
+          "the system would not let the sandbox's user open this path as asked: the file's own"
+              + " permissions (the run runs as a user of its own, not the file's owner), or, for a"
+              + " write, a name the run's rules deny (that refusal is reported on its own line);"
+              + " the sandbox does not hide this path";
       case ViolationParser.NETWORK ->
           "the run's network reaches only the hosts on its egress allowlist; ask the operator to"
               + " allow this host";

@@ -77,4 +77,27 @@ class RefusalReportsTest {
     assertThat(run.stdout().split("\n")).containsExactly(line, line);
     assertThat(work.resolve(".env")).doesNotExist();
   }
+
+  /**
+   * Walk 30: bash's {@code .env: Permission denied} and Python's {@code PermissionError: [Errno 13]
+   * Permission denied: '.env'} name no write; they were reported again as a read of a path the
+   * sandbox hides, telling the model its own checkout's file was a hidden secret. They are the
+   * same attempt as the layer's report, whatever their wording, and are dropped.
+   */
+  @Test
+  void aWriteTheLayerRefusedIsReportedOnceWhateverTheProgramSays() throws Exception {
+    NameDenyLayer.Availability layer = NameDenyLayer.Availability.probe();
+    Assumptions.assumeTrue(layer.available() || "1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP")),
+        "the name-deny layer cannot run here");
+    RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
+        "bash -c 'echo A=2 > .env'; python3 -c 'open(\".env\", \"w\")'; " + awaitLog(2));
+    String line = "file-write* " + work.resolve(".env") + ": the run's rules deny writing a file"
+        + " of this name (a secret file such as .env, *.key or *.pem, or a protected path); keep"
+        + " such a file out of the checkout, or ask the operator to change the rules";
+    assertThat(run.stderr()).as("the programs' own lines").contains(".env: Permission denied")
+        .contains("PermissionError");
+    assertThat(run.stdout().split("\n")).containsExactly(line, line);
+    assertThat(run.violations()).extracting(SandboxViolation::action)
+        .containsExactly("file-write*", "file-write*");
+  }
 }
