@@ -100,4 +100,25 @@ class RefusalReportsTest {
     assertThat(run.violations()).extracting(SandboxViolation::action)
         .containsExactly("file-write*", "file-write*");
   }
+
+  /**
+   * Walk 30: .mcp.json and .claude/settings.json, which every run is denied (a host tool runs
+   * them later), were given the secret-file reason, "… or ask the operator to change the rules":
+   * no rules change opens them.
+   */
+  @Test
+  void anAgentSettingsFileIsRefusedAsOneAHostToolRunsNotAsASecret() throws Exception {
+    NameDenyLayer.Availability layer = NameDenyLayer.Availability.probe();
+    Assumptions.assumeTrue(layer.available() || "1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP")),
+        "the name-deny layer cannot run here");
+    RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
+        "echo {} > .mcp.json; mkdir -p .claude; echo {} > .claude/settings.json; " + awaitLog(2));
+    String reason = ": the sandbox denies every run writing this path: a tool on the operator's"
+        + " side runs what it finds here later (agent and editor settings such as .mcp.json and"
+        + " .claude/settings.json, git hooks and config, shell start-up files), so no rules change"
+        + " opens it; if the change is needed, say so and a person makes it";
+    assertThat(run.stdout().split("\n")).containsExactly(
+        "file-write* " + work.resolve(".mcp.json") + reason,
+        "file-write* " + work.resolve(".claude/settings.json") + reason);
+  }
 }
