@@ -159,7 +159,7 @@ class GitHubCliTest {
     String audit = RunningAppliance.cli("audit", "--run", runId, "--decisions", "--data-dir",
         app.dataDir.toString());
     assertThat(audit).contains("api:open-pull-request", "api:publish-review-or-merge",
-        "merging a pull request is denied in chat mode",
+        "merging a pull request is denied in every mode, whatever the rules",
         "PUT api.github.com/repos/acme/widget/contents/notes.txt",
         "acme/other is not one of this run's repositories").doesNotContain(sentinel);
   }

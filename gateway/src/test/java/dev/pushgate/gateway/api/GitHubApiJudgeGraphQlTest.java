@@ -117,7 +117,7 @@ class GitHubApiJudgeGraphQlTest {
     ApiJudgement j = judge(chat(""), "mutation { " + field + "(input: {}) { clientMutationId } }");
 
     assertThat(j.decision()).isEqualTo(Decision.DENY);
-    assertThat(j.reason()).endsWith(" is denied in chat mode");
+    assertThat(j.reason()).endsWith(" is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
   }
 
   @Test
@@ -126,7 +126,7 @@ class GitHubApiJudgeGraphQlTest {
         + " MergePullRequestInput!) { mergePullRequest(input: $input) { clientMutationId } }",
         Map.of("input", Map.of("pullRequestId", "PR_1", "mergeMethod", "MERGE")), null)));
 
-    assertThat(j.reason()).isEqualTo("merging a pull request is denied in chat mode");
+    assertThat(j.reason()).isEqualTo("merging a pull request is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
   }
 
   @Test
@@ -176,8 +176,8 @@ class GitHubApiJudgeGraphQlTest {
         + " fragment B on Mutation { ...A }");
     ApiJudgement missing = judge(chat(""), "mutation { ...Nowhere }");
 
-    assertThat(spread.reason()).isEqualTo("merging a pull request is denied in chat mode");
-    assertThat(inline.reason()).isEqualTo("merging a pull request is denied in chat mode");
+    assertThat(spread.reason()).isEqualTo("merging a pull request is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
+    assertThat(inline.reason()).isEqualTo("merging a pull request is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
     assertThat(loop.decision()).isEqualTo(Decision.DENY);
     assertThat(missing.reason()).endsWith("its fragments cannot be resolved");
   }
