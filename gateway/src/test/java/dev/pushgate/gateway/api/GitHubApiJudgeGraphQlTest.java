@@ -354,7 +354,11 @@ class GitHubApiJudgeGraphQlTest {
         .isEqualTo(Decision.ALLOW);
     assertThat(judge(j, "{ search(query: \"x\", type: REPOSITORY, first: 1) { repositoryCount } }")
         .reason()).isEqualTo("the GraphQL field search reads outside this run's repositories, so"
-        + " it is denied");
+        + " it is denied (gh pr status and gh search use it); use gh pr list, gh pr view or gh"
+        + " issue list, which read one of the run's repositories");
+    // A search scoped to one of the run's repositories stays denied: its query is free text.
+    assertThat(judge(j, "{ search(query: \"repo:acme/widget is:pr\", type: ISSUE, first: 1)"
+        + " { issueCount } }").decision()).isEqualTo(Decision.DENY);
   }
 
   @Test
