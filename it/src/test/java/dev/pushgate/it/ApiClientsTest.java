@@ -105,7 +105,9 @@ class ApiClientsTest {
           .matches(client.equals("gh") ? "gh pr 0 .*/acme/widget/pull/[0-9]+.*"
               : client + " pr 201 .*");
       assertThat(line(out, client + " merge")).as(out)
-          .contains("Control Center policy: merging a pull request is denied in chat mode");
+          .contains("Control Center policy: merging a pull request is denied in every mode,"
+              + " whatever the rules")
+          .contains("a person merges it on GitHub");
       assertThat(line(out, client + " merge")).as(out)
           .startsWith(client.equals("gh") ? "gh merge 1 " : client + " merge 403 ");
     }

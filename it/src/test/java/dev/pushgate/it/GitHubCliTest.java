@@ -107,6 +107,7 @@ class GitHubCliTest {
         """, GH_PRELUDE + PR_CREATE + """
         gh pr list -R acme/widget > list.out 2>&1; echo "list=$?"
         gh pr merge 1 -R acme/widget --merge > merge.out 2>&1; echo "merge=$?"
+        gh pr status -R acme/widget > status.out 2>&1; echo "status=$?"
         id=$(gh api repos/acme/widget/pulls/1 --jq .node_id)
         gh api graphql -f query="mutation { mergePullRequest(input: {pullRequestId: \\"$id\\"}) \
           { pullRequest { number } } }" > graphql-merge.out 2>&1; echo "graphql-merge=$?"
@@ -127,7 +128,12 @@ class GitHubCliTest {
         "contents-main=1", "other-repo=1");
     assertThat(section(out, "create.out")).contains("/acme/widget/pull/1");
     assertThat(section(out, "list.out")).contains("Add allowed");
-    assertThat(section(out, "merge.out")).contains("Control Center policy:");
+    assertThat(section(out, "merge.out")).contains("Control Center policy:")
+        .contains("a person merges it on GitHub");
+    // Walk 30: gh pr status searches, which stays denied; the refusal names what works.
+    assertThat(out).contains("status=1");
+    assertThat(section(out, "status.out")).contains("the GraphQL field search reads outside")
+        .contains("use gh pr list, gh pr view or gh issue list");
     assertThat(section(out, "graphql-merge.out")).contains("Control Center policy:");
     assertThat(section(out, "contents.out")).contains("Control Center policy: push to main is denied");
     assertThat(section(out, "other.out")).contains("Control Center policy:");
@@ -160,7 +166,7 @@ class GitHubCliTest {
         app.dataDir.toString());
     // API calls are records of their own type, not pushes with a method in the ref column.
     assertThat(audit).contains("api-call open-pull-request", "api-call publish-review-or-merge",
-        "merging a pull request is denied in chat mode",
+        "merging a pull request is denied in every mode, whatever the rules",
         "PUT api.github.com/repos/acme/widget/contents/notes.txt",
         "acme/other is not one of this run's repositories").doesNotContain(sentinel)
         .doesNotContain("api:");

@@ -92,4 +92,37 @@ class RefusedWriteReasonTest {
         .contains("file-write* " + checkout.resolve(".env") + ": the run's rules deny writing")
         .doesNotContain("the sandbox hides this path");
   }
+
+  /**
+   * Walk 30: a refusal that shows only in the failing program's own output never reached the
+   * model: Claude Code's Bash tool captures the command's standard error, so the launcher never
+   * reads git's {@code could not write config file .git/config: Device or resource busy} (the
+   * read-only .git/config that {@code git push -u} cannot store its upstream in). The real hook,
+   * fed a Claude-Code-shaped PostToolUse input, gets its reason from the appliance, which reads
+   * the tool's output with the launcher's parser; once, though git says it twice.
+   */
+  @Test
+  void aRefusalOnlyTheToolsOutputShowsReachesTheModelOnce() throws Exception {
+    Path cwd = root.resolve("agent-post");
+    Files.createDirectories(cwd);
+    Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
+    String busy = "error: could not write config file .git/config: Device or resource busy";
+    String script = "printf '{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\","
+        + "\"cwd\":\"%s\",\"tool_input\":{\"command\":\"git push -u origin HEAD\"},"
+        + "\"tool_response\":{\"stdout\":\"\",\"stderr\":\"" + busy + "\\\\n" + busy
+        + "\\\\nbranch x set up to track origin/x.\",\"interrupted\":false}}' \"$PWD\""
+        + " > \"/tmp/post.json\"\n"
+        + "/opt/pushgate/bin/pushgate-hook --post-tool-use < \"/tmp/post.json\"\n";
+    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home-post"))
+        .withDenyLayer().run(cwd, Map.of(), "--", "sh", "-c", script);
+    String all = exec.stdout() + "\n" + exec.stderr();
+    int json = exec.stdout().indexOf("{\"hookSpecificOutput\"");
+    assertThat(json).as(all).isNotNegative();
+    String context = JSON.readTree(exec.stdout().substring(json))
+        .path("hookSpecificOutput").path("additionalContext").asText();
+    String reason = "file-write* .git/config: the sandbox keeps the repository's .git/config"
+        + " read-only";
+    assertThat(context).as(all).contains(reason);
+    assertThat(context.split(java.util.regex.Pattern.quote(reason), -1)).as(context).hasSize(2);
+  }
 }

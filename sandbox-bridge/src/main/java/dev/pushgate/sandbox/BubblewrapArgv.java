@@ -588,7 +588,7 @@ final class BubblewrapArgv {
     return null;
   }
 
-  private static String absolute(String path, String workdir) {
+  static String absolute(String path, String workdir) {
     try {
       Path p = path.startsWith("/") ? Path.of(path) : Path.of(workdir).resolve(path);
       return p.normalize().toString();

@@ -24,7 +24,27 @@ public final class RefusalReason {
       + " branch.BRANCH.remote origin and git config --global branch.BRANCH.merge"
       + " refs/heads/BRANCH";
 
+  /**
+   * Why the layer refused one of the paths every run is denied ({@link
+   * SandboxPlanner#MANDATORY_WRITE_DENY}: agent and editor settings, git metadata, shell start-up
+   * files): no rules change opens them, so the reason must not send the agent to the operator.
+   */
+  static final String HOST_TOOL_FILE = "the sandbox denies every run writing this path: a tool on"
+      + " the operator's side runs what it finds here later (agent and editor settings such as"
+      + " .mcp.json and .claude/settings.json, git hooks and config, shell start-up files), so no"
+      + " rules change opens it; if the change is needed, say so and a person makes it";
+
   private RefusalReason() {}
+
+  /** Whether {@code target} is, or is inside, a path every run is denied at a mount's root. */
+  private static boolean isHostToolFile(String target) {
+    for (String rel : SandboxPlanner.MANDATORY_WRITE_DENY) {
+      if (target.endsWith("/" + rel) || target.contains("/" + rel + "/")) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   private static boolean isRepositoryConfig(String target) {
     return target != null && (target.equals(".git/config") || target.endsWith("/.git/config"));
@@ -40,7 +60,9 @@ public final class RefusalReason {
   public static String of(SandboxViolation v) {
     String raw = v.raw() == null ? "" : v.raw();
     return switch (v.action()) {
-      case ViolationParser.FILE_WRITE -> fromNameDenyLayer(v)
+      case ViolationParser.FILE_WRITE -> fromNameDenyLayer(v) && isHostToolFile(v.target())
+          ? HOST_TOOL_FILE
+          : fromNameDenyLayer(v)
           ? "the run's rules deny writing a file of this name (a secret file such as .env, *.key or"
               + " *.pem, or a protected path); keep such a file out of the checkout, or ask the"
               + " operator to change the rules"
@@ -51,6 +73,11 @@ public final class RefusalReason {
       case ViolationParser.FILE_READ ->
           "the sandbox hides this path: a secret (such as ~/.ssh or ~/.aws) or a directory that"
               + " is not the run's";
+      case ViolationParser.FILE_ACCESS ->
+          "the system would not let the sandbox's user open this path as asked: the file's own"
+              + " permissions (the run runs as a user of its own, not the file's owner), or, for a"
+              + " write, a name the run's rules deny (that refusal is reported on its own line);"
+              + " the sandbox does not hide this path";
       case ViolationParser.NETWORK ->
           "the run's network reaches only the hosts on its egress allowlist; ask the operator to"
               + " allow this host";

@@ -10,11 +10,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -177,6 +180,7 @@ public final class SandboxProcess {
       state = SandboxState.ERROR;
       LOG.info("run {}: {}", sessionId, error);
     }
+    events.flush();
     endCheck();
     events.emit(new SandboxEvent.Exit(code));
     for (int i = cleanup.size() - 1; i >= 0; i--) {
@@ -294,16 +298,24 @@ public final class SandboxProcess {
   /**
    * Delivers events one at a time. Every refused attempt is reported, a later one on the same
    * path again: an agent that tries twice must hear why twice. The one thing dropped is the
-   * second report of one attempt: the name-deny layer reports a refusal before the command prints
-   * its error for it, and that error line, read as a violation of the same path (spelled
-   * relative, perhaps), would say it again with a vaguer reason.
+   * second report of one attempt: the name-deny layer reports a refusal (EACCES), and the
+   * command's error line for it, read as a violation of the same path (spelled relative,
+   * perhaps), would say it again with a vaguer or wrong reason; whatever the line is read as
+   * (bash's {@code .env: Permission denied} names no write), it is the same attempt. The two come
+   * through different pipes, in either order: an error line that could be the layer's (a
+   * {@code Permission denied} on a path the sandbox shows) waits up to {@link #HOLD} for the
+   * layer's report before it is delivered on its own.
    */
   static final class Events {
-    private final SandboxListener listener;
+    static final Duration HOLD = Duration.ofSeconds(1);
     private static final int MAX_AWAITED = 1024;
 
+    private final SandboxListener listener;
     /** The layer's reports whose command error line has not come yet, by absolute path. */
     private final Map<String, Integer> awaitingErrorLine = new HashMap<>();
+    /** Command error lines waiting for the layer's report of the same attempt, oldest first. */
+    private final List<SandboxViolation> held = new ArrayList<>();
+    private ScheduledExecutorService timer;
 
     Events(SandboxListener listener) {
       this.listener = listener == null ? SandboxListener.NULL : listener;
@@ -320,24 +332,86 @@ public final class SandboxProcess {
 
     synchronized void violation(SandboxViolation v) {
       if (RefusalReason.fromNameDenyLayer(v)) {
-        if (awaitingErrorLine.size() >= MAX_AWAITED) {
-          // Refusals whose error lines never came (sent to /dev/null): forget them rather than
-          // grow without end; at worst a later error line is shown beside the layer's report.
-          awaitingErrorLine.clear();
+        if (!takeHeld(v.target())) {
+          if (awaitingErrorLine.size() >= MAX_AWAITED) {
+            // Refusals whose error lines never came (sent to /dev/null): forget them rather than
+            // grow without end; at worst a later error line is shown beside the layer's report.
+            awaitingErrorLine.clear();
+          }
+          awaitingErrorLine.merge(v.target(), 1, Integer::sum);
         }
-        awaitingErrorLine.merge(v.target(), 1, Integer::sum);
-      } else if (ViolationParser.FILE_WRITE.equals(v.action()) && pairedWithLayer(v.target())) {
-        return;
+      } else if (ViolationParser.isFileAction(v.action())) {
+        if (pairedWithLayer(v.target())) {
+          return;
+        }
+        if (couldBeTheLayers(v) && hold(v)) {
+          return;
+        }
       }
       emit(new SandboxEvent.Violation(v));
+    }
+
+    /** Delivers every error line still held; the process has ended, no report is coming. */
+    synchronized void flush() {
+      for (SandboxViolation v : held) {
+        emit(new SandboxEvent.Violation(v));
+      }
+      held.clear();
+      if (timer != null) {
+        timer.shutdownNow();
+        timer = null;
+      }
+    }
+
+    /** The layer refuses with EACCES; a read-only mount's EROFS or a hidden path never is it. */
+    private static boolean couldBeTheLayers(SandboxViolation v) {
+      String raw = v.raw() == null ? "" : v.raw().toLowerCase(Locale.ROOT);
+      return !ViolationParser.FILE_READ.equals(v.action()) && !v.target().isEmpty()
+          && (raw.contains("permission denied") || raw.contains("eacces"));
+    }
+
+    private boolean hold(SandboxViolation v) {
+      if (held.size() >= MAX_AWAITED) {
+        return false;
+      }
+      if (timer == null) {
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "pushgate-sandbox-refusals");
+          t.setDaemon(true);
+          return t;
+        });
+      }
+      held.add(v);
+      timer.schedule(() -> release(v), HOLD.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    }
+
+    private synchronized void release(SandboxViolation v) {
+      for (int i = 0; i < held.size(); i++) {
+        if (held.get(i) == v) {
+          held.remove(i);
+          emit(new SandboxEvent.Violation(v));
+          return;
+        }
+      }
+    }
+
+    /** Drops the held error line that is this layer report's, if one came first. */
+    private boolean takeHeld(String reported) {
+      for (int i = 0; i < held.size(); i++) {
+        if (samePath(reported, held.get(i).target())) {
+          held.remove(i);
+          return true;
+        }
+      }
+      return false;
     }
 
     /** Takes the layer's report this error line repeats, if one awaits it. */
     private boolean pairedWithLayer(String target) {
       for (Map.Entry<String, Integer> e : awaitingErrorLine.entrySet()) {
         String reported = e.getKey();
-        if (reported.equals(target)
-            || !target.isEmpty() && !target.startsWith("/") && reported.endsWith("/" + target)) {
+        if (samePath(reported, target)) {
           if (e.getValue() == 1) {
             awaitingErrorLine.remove(reported);
           } else {
@@ -347,6 +421,12 @@ public final class SandboxProcess {
         }
       }
       return false;
+    }
+
+    /** Whether an error line's target, absolute or relative, names the layer's absolute path. */
+    private static boolean samePath(String reported, String target) {
+      return reported.equals(target)
+          || !target.isEmpty() && !target.startsWith("/") && reported.endsWith("/" + target);
     }
   }
 }

@@ -16,6 +16,12 @@ final class ViolationParser {
   static final String FILE_WRITE = "file-write*";
   static final String FILE_READ = "file-read*";
   static final String SYSCALL = "syscall";
+  /**
+   * A path the sandbox shows that the system would not open as asked, the program's words naming
+   * no write: the file's own permissions for the sandbox's user, or a write the name-deny layer
+   * refused (the layer reports those itself, with their reason).
+   */
+  static final String FILE_ACCESS = "file-access*";
   static final String NETWORK = "network-outbound";
 
   private static final String READ_ONLY = "read-only file system";
@@ -34,6 +40,11 @@ final class ViolationParser {
   private static final Pattern CONNECT = Pattern.compile("failed to connect to ([^\\s,;'\"]+) port");
 
   private ViolationParser() {}
+
+  /** Whether {@code action} is one this parser gives a line about a file. */
+  static boolean isFileAction(String action) {
+    return FILE_WRITE.equals(action) || FILE_READ.equals(action) || FILE_ACCESS.equals(action);
+  }
 
   /**
    * The violation a line reports, if any.
@@ -64,11 +75,11 @@ final class ViolationParser {
     }
     if (lower.contains(DENIED) || lower.contains("eacces")) {
       String target = target(line, phraseAt(lower, DENIED));
-      return Optional.of(violation(writes(lower) ? FILE_WRITE : FILE_READ, target, line));
+      return Optional.of(violation(refused(lower, target, denials, FILE_READ), target, line));
     }
     if (lower.contains(NOT_PERMITTED) || lower.contains("eperm")) {
       String target = target(line, phraseAt(lower, NOT_PERMITTED));
-      String action = target.isEmpty() ? SYSCALL : writes(lower) ? FILE_WRITE : FILE_READ;
+      String action = target.isEmpty() ? SYSCALL : refused(lower, target, denials, FILE_ACCESS);
       return Optional.of(violation(action, target, line));
     }
     if (lower.contains(MISSING) || lower.contains("enoent")) {
@@ -123,6 +134,25 @@ final class ViolationParser {
 
   private static SandboxViolation violation(String action, String target, String line) {
     return new SandboxViolation(action, target, UntrustedText.printable(line));
+  }
+
+  /**
+   * What an {@code EACCES} or {@code EPERM} on {@code target} was, decided on what the sandbox does
+   * with the path rather than on the failing program's words, which often name no verb (bash's
+   * {@code .env: Permission denied}, Python's {@code PermissionError: … '.env'}): a read of a path
+   * the sandbox hides (its cover is a mode-000 directory); else a write when the words say so;
+   * else an access to a path the sandbox shows, which its own permissions or the name-deny layer
+   * refused (a read-only mount gives {@code EROFS}, never these). Never a hidden-path read of a
+   * path that is not hidden.
+   */
+  private static String refused(String lower, String target, Denials denials, String unnamed) {
+    if (writes(lower)) {
+      return FILE_WRITE;
+    }
+    if (target.isEmpty()) {
+      return unnamed;
+    }
+    return denials.hidden(target) ? FILE_READ : FILE_ACCESS;
   }
 
   private static boolean writes(String lower) {

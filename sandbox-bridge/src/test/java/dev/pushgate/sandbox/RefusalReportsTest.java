@@ -45,6 +45,21 @@ class RefusalReportsTest {
         + " || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done; cat \"$PUSHGATE_VIOLATIONS\"";
   }
 
+  /** The name-deny layer, or the test skipped where it cannot run (unless it must). */
+  private static NameDenyLayer.Availability layer() {
+    NameDenyLayer.Availability layer = NameDenyLayer.Availability.probe();
+    Assumptions.assumeTrue(layer.available() || "1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP")),
+        "the name-deny layer cannot run here");
+    return layer;
+  }
+
+  /** The log's line for a write of {@code name} in the workdir that the rules' names deny. */
+  private String deniedByRules(String name) {
+    return "file-write* " + work.resolve(name) + ": the run's rules deny writing a file"
+        + " of this name (a secret file such as .env, *.key or *.pem, or a protected path); keep"
+        + " such a file out of the checkout, or ask the operator to change the rules";
+  }
+
   private RealBwrap.Run sh(SandboxPlan plan, String script) throws Exception {
     return RealBwrap.run(launcher, LaunchRequest.of(plan, List.of("/bin/sh", "-c", script)));
   }
@@ -66,15 +81,49 @@ class RefusalReportsTest {
 
   @Test
   void copyingOntoASecretFileNameIsReportedEveryTimeWithTheRulesReason() throws Exception {
-    NameDenyLayer.Availability layer = NameDenyLayer.Availability.probe();
-    Assumptions.assumeTrue(layer.available() || "1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP")),
-        "the name-deny layer cannot run here");
+    NameDenyLayer.Availability layer = layer();
     RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
         "echo A=2 > .env; cp .env.example .env; " + awaitLog(2));
-    String line = "file-write* " + work.resolve(".env") + ": the run's rules deny writing a file"
-        + " of this name (a secret file such as .env, *.key or *.pem, or a protected path); keep"
-        + " such a file out of the checkout, or ask the operator to change the rules";
+    String line = deniedByRules(".env");
     assertThat(run.stdout().split("\n")).containsExactly(line, line);
     assertThat(work.resolve(".env")).doesNotExist();
+  }
+
+  /**
+   * Walk 30: bash's {@code .env: Permission denied} and Python's {@code PermissionError: [Errno 13]
+   * Permission denied: '.env'} name no write; they were reported again as a read of a path the
+   * sandbox hides, telling the model its own checkout's file was a hidden secret. They are the
+   * same attempt as the layer's report, whatever their wording, and are dropped.
+   */
+  @Test
+  void aWriteTheLayerRefusedIsReportedOnceWhateverTheProgramSays() throws Exception {
+    NameDenyLayer.Availability layer = layer();
+    RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
+        "bash -c 'echo A=2 > .env'; python3 -c 'open(\".env\", \"w\")'; " + awaitLog(2));
+    String line = deniedByRules(".env");
+    assertThat(run.stderr()).as("the programs' own lines").contains(".env: Permission denied")
+        .contains("PermissionError");
+    assertThat(run.stdout().split("\n")).containsExactly(line, line);
+    assertThat(run.violations()).extracting(SandboxViolation::action)
+        .containsExactly("file-write*", "file-write*");
+  }
+
+  /**
+   * Walk 30: .mcp.json and .claude/settings.json, which every run is denied (a host tool runs
+   * them later), were given the secret-file reason, "… or ask the operator to change the rules":
+   * no rules change opens them.
+   */
+  @Test
+  void anAgentSettingsFileIsRefusedAsOneAHostToolRunsNotAsASecret() throws Exception {
+    NameDenyLayer.Availability layer = layer();
+    RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
+        "echo {} > .mcp.json; mkdir -p .claude; echo {} > .claude/settings.json; " + awaitLog(2));
+    String reason = ": the sandbox denies every run writing this path: a tool on the operator's"
+        + " side runs what it finds here later (agent and editor settings such as .mcp.json and"
+        + " .claude/settings.json, git hooks and config, shell start-up files), so no rules change"
+        + " opens it; if the change is needed, say so and a person makes it";
+    assertThat(run.stdout().split("\n")).containsExactly(
+        "file-write* " + work.resolve(".mcp.json") + reason,
+        "file-write* " + work.resolve(".claude/settings.json") + reason);
   }
 }

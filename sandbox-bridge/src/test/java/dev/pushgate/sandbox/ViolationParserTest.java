@@ -47,9 +47,15 @@ class ViolationParserTest {
           + "|file-write*|/work/.git/config",
       "OSError: [Errno 30] Read-only file system: '/usr/lib/x.py'|file-write*|/usr/lib/x.py",
       "Error: EROFS: read-only file system, open '/etc/hosts'|file-write*|/etc/hosts",
-      "cat: /etc/shadow: Permission denied|file-read*|/etc/shadow",
-      "bash: line 1: /root/x: Permission denied|file-read*|/root/x",
-      "PermissionError: [Errno 13] Permission denied: '/var/log/x'|file-read*|/var/log/x",
+      "cat: /home/u/.ssh/id_ed25519: Permission denied|file-read*|/home/u/.ssh/id_ed25519",
+      "ls: cannot open directory '/home/u/.ssh': Permission denied|file-read*|/home/u/.ssh",
+      "cat: /etc/shadow: Permission denied|file-access*|/etc/shadow",
+      "bash: line 1: /root/x: Permission denied|file-access*|/root/x",
+      "PermissionError: [Errno 13] Permission denied: '/var/log/x'|file-access*|/var/log/x",
+      "bash: line 1: .env: Permission denied|file-access*|.env",
+      "PermissionError: [Errno 13] Permission denied: '.env'|file-access*|.env",
+      "bash: line 1: /opt/pushgate/bin/pushgate-hook: Permission denied"
+          + "|file-access*|/opt/pushgate/bin/pushgate-hook",
       "fatal: could not create work tree dir 'clone': Permission denied|file-write*|clone",
       "rm: cannot remove 'a.txt': Operation not permitted|file-write*|a.txt",
       "cat: /home/u/.ssh/id_ed25519: No such file or directory|file-read*|/home/u/.ssh/id_ed25519",
@@ -131,5 +137,52 @@ class ViolationParserTest {
   void controlCharactersInTheRawLineAreEscaped() {
     SandboxViolation v = parse("touch: cannot touch '/etc/x': Read-only file system\r");
     assertThat(v.raw()).isEqualTo("touch: cannot touch '/etc/x': Read-only file system\\x0d");
+  }
+
+  /**
+   * Walk 30: the sandbox hides a path with a mode-000 cover, so only a hidden path's {@code
+   * Permission denied} is a hidden-path read; on a path the sandbox shows it is the file's own
+   * permissions or the name-deny layer, and its reason must not call the path a hidden secret.
+   */
+  @Test
+  void permissionDeniedOnAShownPathIsNeverAHiddenPathRead() {
+    SandboxViolation v = parse("bash: line 1: .env: Permission denied");
+    assertThat(RefusalReason.of(v)).doesNotContain("hides")
+        .endsWith("the sandbox does not hide this path");
+    assertThat(RefusalReason.of(parse("cat: /home/u/.ssh/id: Permission denied")))
+        .startsWith("the sandbox hides this path");
+  }
+
+  /** The layer's report and the command's error line for one refused write make one report. */
+  @Test
+  void theCommandsLineForAWriteTheLayerReportedIsDroppedWhateverItIsReadAs() {
+    java.util.List<SandboxEvent> events = new java.util.ArrayList<>();
+    SandboxProcess.Events out = new SandboxProcess.Events(events::add);
+    for (String program : new String[] {"bash: line 1: .env: Permission denied",
+        "PermissionError: [Errno 13] Permission denied: '.env'",
+        "sh: 1: cannot create .env: Permission denied"}) {
+      out.violation(new SandboxViolation("file-write*", "/work/.env",
+          RefusalReason.NAME_DENY_LAYER + ": /work/.env"));
+      out.violation(parse(program));
+    }
+    // The two come through different pipes: the command's line may come first.
+    out.violation(parse("bash: line 1: .env: Permission denied"));
+    out.violation(new SandboxViolation("file-write*", "/work/.env",
+        RefusalReason.NAME_DENY_LAYER + ": /work/.env"));
+    out.flush();
+    assertThat(events).hasSize(4).allSatisfy(e -> assertThat(
+        RefusalReason.fromNameDenyLayer(((SandboxEvent.Violation) e).violation())).isTrue());
+  }
+
+  /** A command's line the layer did not report is delivered, when the process ends at the latest. */
+  @Test
+  void aPermissionDeniedTheLayerDidNotReportIsStillDelivered() {
+    java.util.List<SandboxEvent> events = new java.util.ArrayList<>();
+    SandboxProcess.Events out = new SandboxProcess.Events(events::add);
+    out.violation(parse("bash: line 1: /opt/pushgate/bin/pushgate-hook: Permission denied"));
+    out.violation(parse("touch: cannot touch '/etc/passwd': Read-only file system"));
+    out.flush();
+    assertThat(events).extracting(e -> ((SandboxEvent.Violation) e).violation().target())
+        .containsExactly("/etc/passwd", "/opt/pushgate/bin/pushgate-hook");
   }
 }

@@ -84,7 +84,9 @@ final class ExecCommand implements Callable<Integer> {
 
   @Option(names = "--rules", paramLabel = "FILE",
       description = "Workspace rules, YAML or JSON. Without it the appliance's default rules"
-          + " apply (on Linux they refuse to launch: see docs/sandbox.md).")
+          + " apply: on Linux the command runs under bubblewrap with the name-deny layer"
+          + " (pushgate-denyfs) refusing writes to secret-file names such as .env; only where"
+          + " that layer cannot run is the launch refused (see docs/sandbox.md).")
   Path rules;
 
   @Option(names = "--workdir", paramLabel = "DIR",

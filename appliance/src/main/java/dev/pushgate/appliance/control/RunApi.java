@@ -11,6 +11,8 @@ import dev.pushgate.gateway.RunContext;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.PreToolUseHook;
+import dev.pushgate.sandbox.FilesystemPolicy;
+import dev.pushgate.sandbox.ToolOutputRefusals;
 import dev.pushgate.gateway.RunSlots;
 import java.nio.charset.StandardCharsets;
 import dev.pushgate.gateway.AuditLog;
@@ -38,6 +40,9 @@ import org.slf4j.LoggerFactory;
 public final class RunApi extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(RunApi.class);
   public static final String HOOK_PATH = "/v1/hooks/pre-tool-use";
+
+  /** The run's {@code PostToolUse} hook posts its input here (see {@link #postToolUse}). */
+  public static final String POST_HOOK_PATH = "/v1/hooks/post-tool-use";
   private static final int MAX_HOOK_BODY = 1 << 20;
 
   /** What the hook does with an "ask": hold it for pushgate's approvers, or leave it to Claude Code. */
@@ -90,7 +95,58 @@ public final class RunApi extends Handler.Abstract {
     if (path.equals(HOOK_PATH) && request.getMethod().equals("POST")) {
       return preToolUse(request, response, callback, bearer(request).orElseThrow());
     }
+    if (path.equals(POST_HOOK_PATH) && request.getMethod().equals("POST")) {
+      return postToolUse(request, response, callback, bearer(request).orElseThrow());
+    }
     return text(response, callback, 404, "no such endpoint\n");
+  }
+
+  /**
+   * Claude Code's {@code PostToolUse} hook: the refusals the tool's own output shows ({@code
+   * tool_response}'s {@code stderr} and {@code stdout}), read by the launcher's parser against the
+   * run's sandbox, one reason a line as text. The launcher never reads that output (the Bash tool
+   * captures it), so this is the only reader of it. Bounded like the {@code PreToolUse} call;
+   * anything that fails answers nothing, since this hook never blocks.
+   */
+  private boolean postToolUse(Request request, Response response, Callback callback,
+      String credential) {
+    Optional<FilesystemPolicy> fs = runs.filesystemOf(credential);
+    Optional<RunSlots.Slot> slot = fs.isEmpty() ? Optional.empty()
+        : hookSlots.tryTake(runs.authenticate(credential).orElseThrow().runId());
+    if (slot.isEmpty() || request.getLength() > MAX_HOOK_BODY) {
+      slot.ifPresent(RunSlots.Slot::close);
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      return text(response, callback, 200, "");
+    }
+    Callback done = releasing(callback, slot.get());
+    BoundedBody.read(request, MAX_HOOK_BODY)
+        .orTimeout(bodyTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete((bytes, failure) -> {
+          String found = "";
+          try {
+            found = failure != null ? "" : refusalsIn(bytes, fs.get());
+          } catch (RuntimeException e) {
+            log.debug("a PostToolUse hook input could not be read: {}", e.toString());
+          }
+          text(response, done, 200, found);
+        });
+    return true;
+  }
+
+  private String refusalsIn(byte[] bytes, FilesystemPolicy fs) {
+    JsonNode input;
+    try {
+      input = json.readTree(new String(bytes, StandardCharsets.UTF_8));
+    } catch (Exception e) {
+      return "";
+    }
+    JsonNode tool = input.path("tool_response");
+    String output = tool.path("stderr").asText("") + "\n" + tool.path("stdout").asText("");
+    StringBuilder out = new StringBuilder();
+    for (String line : ToolOutputRefusals.in(output, fs, input.path("cwd").asText(""))) {
+      out.append(line).append('\n');
+    }
+    return out.toString();
   }
 
   /**

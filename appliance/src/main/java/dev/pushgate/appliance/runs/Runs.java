@@ -21,6 +21,7 @@ import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
+import dev.pushgate.sandbox.FilesystemPolicy;
 import dev.pushgate.sandbox.SandboxPlan;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
@@ -116,6 +117,8 @@ public final class Runs implements RunAuthenticator {
     volatile RunContext context;
     final WorkspaceRules rules;
     final RunCredentials.Held tokens;
+    /** The sandbox's file-system rules, once planned; null for a run without a sandbox. */
+    volatile FilesystemPolicy filesystem;
 
     LiveRun(Ledger.RunRow row, RunContext context, WorkspaceRules rules,
         RunCredentials.Held tokens) {
@@ -228,6 +231,7 @@ public final class Runs implements RunAuthenticator {
           && GITHUB_API_BOUNDARY) {
         plan = withApiBoundaryNote(plan);
       }
+      run.filesystem = plan == null ? null : plan.filesystem();
       String backend = plan == null ? "none" : plan.effectiveBackend().id();
       ledger.setBackend(runId, backend);
       // the live row is what GET /v1/runs shows: without this it said no backend until a restart
@@ -387,6 +391,14 @@ public final class Runs implements RunAuthenticator {
       // the backend is the run's own, recorded when it started and kept across a restart
       return new RunPolicy(c, run.row.mode(), run.rules, RunBoundary.forBackend(run.row.backend()));
     });
+  }
+
+  /**
+   * The file-system rules of the sandbox of the run this credential belongs to, which tell what
+   * a refusal in its tools' output hit; empty for a run without one (or planned before a restart).
+   */
+  public Optional<FilesystemPolicy> filesystemOf(String credential) {
+    return authenticate(credential).map(c -> byId.get(c.runId())).map(r -> r.filesystem);
   }
 
   /** The run's current read token, re-issued when it is close to expiry. */

@@ -46,6 +46,15 @@ class PlainMessagesTest {
     }
   }
 
+  /** Walk 30: the help said default-rules exec refuses to launch on Linux; it launches. */
+  @Test
+  void execHelpSaysTheDefaultRulesLaunchUnderTheNameDenyLayer() {
+    CliRun r = CliRun.of("exec", "--help");
+    String help = (r.out() + r.err()).replaceAll("\\s+", " ");
+    assertThat(help).doesNotContain("they refuse to launch")
+        .contains("on Linux the command runs under bubblewrap with the name-deny layer");
+  }
+
   @Test
   void aWrappedFailureIsToldByItsCause() {
     assertThat(Failure.message(new UncheckedIOException(new NoSuchFileException("/etc/x"))))

@@ -259,13 +259,25 @@ final class GraphQlCalls {
     return true;
   }
 
+  /**
+   * What works instead of a root field that is denied, for the clients that use it. {@code search}
+   * stays denied, even scoped by a {@code repo:} qualifier: its query is free text GitHub parses
+   * ({@code OR}, several qualifiers, {@code org:}, {@code user:}, quoting), so a reader here could
+   * not be sure it names one repository; {@code gh pr status} searches, {@code gh pr list} and
+   * {@code gh pr view} read the repository itself.
+   */
+  private static final Map<String, String> INSTEAD = Map.of("search", " (gh pr status and gh"
+      + " search use it); use gh pr list, gh pr view or gh issue list, which read one of the run's"
+      + " repositories");
+
   private ApiJudgement query(String route, List<Field> fields, Map<String, JsonNode> vars) {
     List<ApiAction> actions = new ArrayList<>();
     for (Field f : fields) {
       String name = f.getName();
       if (!ROOT_READS.contains(name)) {
         actions.add(RunPolicy.denied(RunPolicy.READ, null, name, "the GraphQL field "
-            + RestRoutes.shown(name) + " reads outside this run's repositories, so it is denied"));
+            + RestRoutes.shown(name) + " reads outside this run's repositories, so it is denied"
+            + INSTEAD.getOrDefault(name, "")));
       } else if (name.equals("repository")) {
         actions.add(repositoryRead(f, vars));
       } else {

@@ -124,7 +124,16 @@ final class RunPolicy {
       return readOnly(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), repo, target, what);
     }
     return new ApiAction(ActionClass.PUBLISH_REVIEW_OR_MERGE.id(), name(repo), target,
-        Decision.DENY, what + " is denied in " + mode.id() + " mode");
+        Decision.DENY, mergeDenied(what));
+  }
+
+  /**
+   * Why a merge is denied, in chat mode as in every other: no rule or approval opens it, so the
+   * reason says what does (a person merging on GitHub) rather than naming the mode alone.
+   */
+  static String mergeDenied(String what) {
+    return what + " is denied in every mode, whatever the rules (a merge moves the base branch,"
+        + " which was not judged): a person merges it on GitHub";
   }
 
   /**

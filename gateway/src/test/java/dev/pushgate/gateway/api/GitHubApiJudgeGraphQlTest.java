@@ -117,7 +117,7 @@ class GitHubApiJudgeGraphQlTest {
     ApiJudgement j = judge(chat(""), "mutation { " + field + "(input: {}) { clientMutationId } }");
 
     assertThat(j.decision()).isEqualTo(Decision.DENY);
-    assertThat(j.reason()).endsWith(" is denied in chat mode");
+    assertThat(j.reason()).endsWith(" is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
   }
 
   @Test
@@ -126,7 +126,7 @@ class GitHubApiJudgeGraphQlTest {
         + " MergePullRequestInput!) { mergePullRequest(input: $input) { clientMutationId } }",
         Map.of("input", Map.of("pullRequestId", "PR_1", "mergeMethod", "MERGE")), null)));
 
-    assertThat(j.reason()).isEqualTo("merging a pull request is denied in chat mode");
+    assertThat(j.reason()).isEqualTo("merging a pull request is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
   }
 
   @Test
@@ -176,8 +176,8 @@ class GitHubApiJudgeGraphQlTest {
         + " fragment B on Mutation { ...A }");
     ApiJudgement missing = judge(chat(""), "mutation { ...Nowhere }");
 
-    assertThat(spread.reason()).isEqualTo("merging a pull request is denied in chat mode");
-    assertThat(inline.reason()).isEqualTo("merging a pull request is denied in chat mode");
+    assertThat(spread.reason()).isEqualTo("merging a pull request is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
+    assertThat(inline.reason()).isEqualTo("merging a pull request is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
     assertThat(loop.decision()).isEqualTo(Decision.DENY);
     assertThat(missing.reason()).endsWith("its fragments cannot be resolved");
   }
@@ -354,7 +354,11 @@ class GitHubApiJudgeGraphQlTest {
         .isEqualTo(Decision.ALLOW);
     assertThat(judge(j, "{ search(query: \"x\", type: REPOSITORY, first: 1) { repositoryCount } }")
         .reason()).isEqualTo("the GraphQL field search reads outside this run's repositories, so"
-        + " it is denied");
+        + " it is denied (gh pr status and gh search use it); use gh pr list, gh pr view or gh"
+        + " issue list, which read one of the run's repositories");
+    // A search scoped to one of the run's repositories stays denied: its query is free text.
+    assertThat(judge(j, "{ search(query: \"repo:acme/widget is:pr\", type: ISSUE, first: 1)"
+        + " { issueCount } }").decision()).isEqualTo(Decision.DENY);
   }
 
   @Test

@@ -125,9 +125,9 @@ class GitHubApiJudgeRestTest {
         "{\"base\":\"main\",\"head\":\"f\"}"));
 
     assertThat(pr.decision()).isEqualTo(Decision.DENY);
-    assertThat(pr.reason()).isEqualTo("merging a pull request is denied in chat mode");
+    assertThat(pr.reason()).isEqualTo("merging a pull request is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
     assertThat(pr.actions().get(0).kind()).isEqualTo("publish-review-or-merge");
-    assertThat(branch.reason()).isEqualTo("merging a branch is denied in chat mode");
+    assertThat(branch.reason()).isEqualTo("merging a branch is denied in every mode, whatever the rules (a merge moves the base branch, which was not judged): a person merges it on GitHub");
   }
 
   @ParameterizedTest

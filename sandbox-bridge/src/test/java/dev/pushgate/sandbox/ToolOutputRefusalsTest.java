@@ -1,0 +1,32 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ToolOutputRefusalsTest {
+  private static final FilesystemPolicy FS = new FilesystemPolicy(List.of("/w"),
+      List.of("/home/u/.ssh"), List.of("/w/.git/config", "/w/.git/hooks"), List.of());
+
+  /** Walk 30: git push -u says it twice; the model reads it once, with the config's reason. */
+  @Test
+  void readsTheToolsOutputAgainstTheRunsSandboxEachRefusalOnce() {
+    String busy = "error: could not write config file .git/config: Device or resource busy";
+    List<String> found = ToolOutputRefusals.in(busy + "\n" + busy
+        + "\nbranch 'x' set up to track 'origin/x'.\ncat: /home/u/.ssh/id: Permission denied\n",
+        FS, "/w");
+    assertThat(found).containsExactly(
+        "file-write* .git/config: " + RefusalReason.REPOSITORY_CONFIG,
+        "file-read* /home/u/.ssh/id: the sandbox hides this path: a secret (such as ~/.ssh or"
+            + " ~/.aws) or a directory that is not the run's");
+  }
+
+  @Test
+  void aBusyPathTheSandboxDoesNotMountOverIsNoRefusal() {
+    assertThat(ToolOutputRefusals.in("rmdir: failed to remove 'mnt': Device or resource busy",
+        FS, "/w")).isEmpty();
+    assertThat(ToolOutputRefusals.in("error: could not write config file .git/config: Device or"
+        + " resource busy", FS, "/elsewhere")).isEmpty();
+  }
+}
