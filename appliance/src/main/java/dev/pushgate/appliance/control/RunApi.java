@@ -119,7 +119,7 @@ public final class RunApi extends Handler.Abstract {
       return text(response, callback, 200, "");
     }
     Callback done = releasing(callback, slot.get());
-    BoundedBody.read(request, MAX_HOOK_BODY)
+    ArrivingBody.read(request, MAX_HOOK_BODY)
         .orTimeout(bodyTimeout.toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete((bytes, failure) -> {
           String found = "";
