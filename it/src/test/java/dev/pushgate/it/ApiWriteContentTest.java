@@ -206,6 +206,39 @@ class ApiWriteContentTest {
   }
 
   /**
+   * Attack 28b: a fast-forward through the API onto a commit upstream already has (here on a
+   * human's branch) that adds a workflow is a workflow change of that ref, as policy.md says ("the
+   * ref's old tree against its new one"), and as the same update by {@code git push} is refused.
+   */
+  @Test
+  void anApiFastForwardOntoAWorkflowChangeUpstreamHasIsJudgedByTheWorkflowRule()
+      throws Exception {
+    Path work = workdir("wf-move");
+    Path forge = app.forgeRepo("acme/widget");
+    String main = gitOut(forge, "rev-parse", "refs/heads/main");
+    Path file = Files.writeString(root.resolve("blob-ci.yml"), "on: push\njobs: {}\n");
+    String blob = gitOut(forge, "hash-object", "-w", file.toString());
+    String workflows = gitIn(forge, "100644 blob " + blob + "\tci.yml\n", "mktree");
+    String github = gitIn(forge, "040000 tree " + workflows + "\tworkflows\n", "mktree");
+    String tree = gitIn(forge, gitOut(forge, "ls-tree", main) + "\n040000 tree " + github
+        + "\t.github\n", "mktree");
+    String wf = gitIn(forge, "", "-c", "user.name=other", "-c", "user.email=o@example.com",
+        "commit-tree", tree, "-p", main, "-m", "a human's workflow change");
+    gitOut(forge, "update-ref", "refs/heads/human-wf", wf);
+    gitOut(forge, "update-ref", "refs/heads/agent-wf", main);
+    // push-workflows left out: deny.
+    PushgateExec.Result exec = exec(work, "push: allow\n", GH
+        + "call rest-ff gh api -X PATCH repos/acme/widget/git/refs/heads/agent-wf -f sha=" + wf
+        + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("rest-ff=1");
+    assertThat(section(out, "rest-ff")).contains(
+        POLICY + "pushing a change to CI workflows is denied (push-workflows)");
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/agent-wf")).isEqualTo(main);
+  }
+
+  /**
    * GitHub's download links carry a token of their own (a private repository's tarball and
    * zipball redirects, a contents answer's {@code download_url}), which downloads without the
    * sentinel: the forge gives them as GitHub does, and the run reads them without it.
