@@ -208,7 +208,9 @@ class ApiWriteContentTest {
   /**
    * Attack 28b: a fast-forward through the API onto a commit upstream already has (here on a
    * human's branch) that adds a workflow is a workflow change of that ref, as policy.md says ("the
-   * ref's old tree against its new one"), and as the same update by {@code git push} is refused.
+   * ref's old tree against its new one"), and as the same update by {@code git push} is refused;
+   * so is a rewind that takes a workflow away, and a GraphQL move whose {@code beforeOid} claims
+   * the ref already holds the change (upstream's value is the one compared).
    */
   @Test
   void anApiFastForwardOntoAWorkflowChangeUpstreamHasIsJudgedByTheWorkflowRule()
@@ -226,16 +228,28 @@ class ApiWriteContentTest {
         "commit-tree", tree, "-p", main, "-m", "a human's workflow change");
     gitOut(forge, "update-ref", "refs/heads/human-wf", wf);
     gitOut(forge, "update-ref", "refs/heads/agent-wf", main);
+    gitOut(forge, "update-ref", "refs/heads/agent-rw", wf);
+    // updateRefs says the ref is already at the workflow change: upstream's value is judged.
+    Files.writeString(work.resolve("refs.json"), JSON.writeValueAsString(Map.of("query",
+        "mutation($u: [RefUpdate!]!) { updateRefs(input: {repositoryId: \"R_1\", refUpdates:"
+            + " $u}) { clientMutationId } }", "variables", Map.of("u", List.of(Map.of("name",
+            "refs/heads/agent-wf", "beforeOid", wf, "afterOid", wf))))));
     // push-workflows left out: deny.
     PushgateExec.Result exec = exec(work, "push: allow\n", GH
         + "call rest-ff gh api -X PATCH repos/acme/widget/git/refs/heads/agent-wf -f sha=" + wf
+        + "\ncall graphql-ff gh api graphql --input refs.json"
+        + "\ncall rest-rewind gh api -X PATCH repos/acme/widget/git/refs/heads/agent-rw"
+        + " -f sha=" + main + " -F force=true"
         + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
     String out = exec.stdout();
     assertThat(exec.exit()).as(exec.stderr() + out).isZero();
-    assertThat(out).as(out).contains("rest-ff=1");
-    assertThat(section(out, "rest-ff")).contains(
-        POLICY + "pushing a change to CI workflows is denied (push-workflows)");
+    assertThat(out).as(out).contains("rest-ff=1", "graphql-ff=1", "rest-rewind=1");
+    for (String door : List.of("rest-ff", "graphql-ff", "rest-rewind")) {
+      assertThat(section(out, door)).as(door).contains(
+          POLICY + "pushing a change to CI workflows is denied (push-workflows)");
+    }
     assertThat(gitOut(forge, "rev-parse", "refs/heads/agent-wf")).isEqualTo(main);
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/agent-rw")).isEqualTo(wf);
   }
 
   /**
