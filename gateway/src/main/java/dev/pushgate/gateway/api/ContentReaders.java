@@ -1,9 +1,11 @@
 package dev.pushgate.gateway.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.gateway.ProposedContent;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,10 +22,11 @@ final class ContentReaders {
 
   /**
    * {@code PUT /repos/{o}/{r}/contents/{path}} (content: base64) or {@code DELETE} (no content):
-   * the file at {@code path} and the commit's message.
+   * the file at {@code path}, the commit's message, and the text of every other field.
    */
   static Optional<ProposedContent> contents(boolean put, String path, JsonNode body) {
-    ProposedContent out = people(body, "author", "committer");
+    // The question shows every field but the content (WhatItSays.ofContentsWrite).
+    ProposedContent out = otherFields(body, "content", "message");
     if (put) {
       Optional<byte[]> bytes = base64(body.get("content"));
       if (bytes.isEmpty()) {
@@ -116,29 +119,27 @@ final class ContentReaders {
     return Optional.of(out);
   }
 
-  /** {@code POST git/commits}: its message. */
+  /** {@code POST git/commits}: its message and every other field's text. */
   static Optional<ProposedContent> commit(JsonNode body) {
-    return text(people(body, "author", "committer"), COMMIT_MESSAGE, body.get("message"), true);
+    return text(otherFields(body, "message"), COMMIT_MESSAGE, body.get("message"), true);
   }
 
   /**
-   * The text of the identities a body names ({@code author}, {@code committer}, {@code tagger}):
-   * their lines are visible on GitHub as the message is.
+   * The text of every field of {@code body} but those read as something else ({@code
+   * elsewhere}: the file's bytes, the message), each called by its place in the body: the
+   * identities ({@code author}, {@code committer}, {@code tagger}) are visible on GitHub as the
+   * message is, and whatever else the call carries may be shown to an approver, so no field is
+   * left unjudged for being unexpected (an author given as a string, a field GitHub ignores).
    */
-  private static ProposedContent people(JsonNode body, String... who) {
-    ProposedContent out = new ProposedContent();
-    for (String w : who) {
-      JsonNode v = body.get(w);
-      if (v != null && v.isObject()) {
-        addTexts(out, w, v);
-      }
-    }
-    return out;
+  private static ProposedContent otherFields(JsonNode body, String... elsewhere) {
+    ObjectNode rest = body.deepCopy();
+    rest.remove(List.of(elsewhere));
+    return visibleText(rest);
   }
 
-  /** {@code POST git/tags}: the tag's name and message. */
+  /** {@code POST git/tags}: the tag's name and message, and every other field's text. */
   static Optional<ProposedContent> tag(JsonNode body) {
-    return text(people(body, "tagger"), "the tag name", body.get("tag"), true)
+    return text(otherFields(body, "tag", "message"), "the tag name", body.get("tag"), true)
         .flatMap(p -> text(p, "the tag message", body.get("message"), true));
   }
 
