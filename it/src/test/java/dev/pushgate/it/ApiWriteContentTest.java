@@ -206,6 +206,38 @@ class ApiWriteContentTest {
   }
 
   /**
+   * Attack 28b: a GraphQL ref move names its repository by node id; judged allowed, it gets the
+   * run's own repository's write token (the repository the judge read) and lands, where it was
+   * refused as naming no repository.
+   */
+  @Test
+  void anAllowedGraphQlRefMoveLandsWithTheRunsRepositorysToken() throws Exception {
+    Path work = workdir("gql-moves");
+    Path forge = app.forgeRepo("acme/widget");
+    String main = gitOut(forge, "rev-parse", "refs/heads/main");
+    String clean = commitOnForge(forge, main, "gql.md", "nothing secret either\n");
+    PushgateExec.Result exec;
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = exec(work, "push: allow\npush-workflows: allow\n", GH
+          + "rid=$(gh api graphql -f query='query { repository(owner: \"acme\", name:"
+          + " \"widget\") { id } }' --jq .data.repository.id)\n"
+          + "call graphql-create gh api graphql -f r=\"$rid\" -f query='mutation($r: ID!) {"
+          + " createRef(input: {repositoryId: $r, name: \"refs/heads/gql-created\", oid: \""
+          + clean + "\"}) { clientMutationId } }'\n"
+          + "call graphql-update gh api graphql -f r=\"$rid\" -f query='mutation($r: ID!) {"
+          + " updateRefs(input: {repositoryId: $r, refUpdates: [{name:"
+          + " \"refs/heads/gql-updated\", afterOid: \"" + clean + "\"}]}) { clientMutationId } }'"
+          + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    }
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("graphql-create=0", "graphql-update=0")
+        .doesNotContain("names no repository");
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/gql-created")).isEqualTo(clean);
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/gql-updated")).isEqualTo(clean);
+  }
+
+  /**
    * Attack 28b: a fast-forward through the API onto a commit upstream already has (here on a
    * human's branch) that adds a workflow is a workflow change of that ref, as policy.md says ("the
    * ref's old tree against its new one"), and as the same update by {@code git push} is refused;
