@@ -17,6 +17,9 @@ import java.util.Optional;
  */
 final class ContentReaders {
   static final String COMMIT_MESSAGE = "the commit message";
+  static final String FIELD_NAMES = "a field's name";
+  /** Shorter than any token the provider-specific detectors know (AWS key ids are 20). */
+  private static final int MAX_SHOWN_KEY = 12;
 
   private ContentReaders() {}
 
@@ -56,14 +59,22 @@ final class ContentReaders {
         addTexts(out, at + "[" + i + "]", v.get(i));
       }
     } else if (v.isObject()) {
-      v.fields().forEachRemaining(e -> addTexts(out, at.isEmpty() ? shownKey(e.getKey())
-          : at + "." + shownKey(e.getKey()), e.getValue()));
+      v.fields().forEachRemaining(e -> {
+        // A field's name is shown to the approver as its value is: judged too, never quoted.
+        out.text(FIELD_NAMES, e.getKey());
+        addTexts(out, at.isEmpty() ? shownKey(e.getKey()) : at + "." + shownKey(e.getKey()),
+            e.getValue());
+      });
     }
   }
 
-  /** A JSON key as a finding names it: printable and short (it is the caller's text). */
+  /**
+   * A JSON key as a finding names it: printable, and too short to be a whole token (it is the
+   * caller's text, and may be the very secret the finding reports).
+   */
   private static String shownKey(String key) {
-    return RestRoutes.shown(key.length() > 40 ? key.substring(0, 40) : key);
+    return RestRoutes.shown(key.length() > MAX_SHOWN_KEY
+        ? key.substring(0, MAX_SHOWN_KEY) + "…" : key);
   }
 
   /** {@code POST git/blobs}: {@code content} in {@code encoding} utf-8 (the default) or base64. */

@@ -103,6 +103,11 @@ class ApiContentRulesTest {
     refused(rest("DELETE", "/repos/acme/widget/contents/z.txt", Map.of("message", "m",
         "sha", "abc", "branch", "feature", "x", List.of(FakeSecrets.githubPat()))),
         "the x[0]" + PAT_RULE);
+    ApiJudgement named = rest("PUT", "/repos/acme/widget/contents/z.txt", Map.of("message", "m",
+        "content", b64("x"), "branch", "feature", FakeSecrets.githubPat(), "y"));
+    refused(named, "a field's name" + PAT_RULE);
+    assertThat(named.actions()).allSatisfy(a -> assertThat(a.reason())
+        .doesNotContain(FakeSecrets.githubPat()));
   }
 
   @Test
