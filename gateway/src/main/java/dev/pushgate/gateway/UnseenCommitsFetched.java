@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
@@ -16,7 +17,9 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  * A ref move through the API judged as a push of the commits it brings: the new id is fetched
  * into the gateway's cache with the run's read token, and what it reaches that no branch or tag
  * upstream reaches is judged by the push path's own {@link ContentJudge} and workflow reader,
- * exactly as a {@code git push} of it would be.
+ * exactly as a {@code git push} of it would be, from the ref's value upstream. A move that names
+ * its ref only by node id ({@code updateRef}) has no old value to compare with: every workflow
+ * file the new commit holds counts as changed.
  */
 final class UnseenCommitsFetched implements UnseenCommits {
   private final UpstreamCache cache;
@@ -45,8 +48,10 @@ final class UnseenCommitsFetched implements UnseenCommits {
     }
     try (AutoCloseable reading = cache.reading(repo); Repository db = cache.open(repo)) {
       Collection<Ref> upstreamRefs = new ArrayList<>(db.getRefDatabase().getRefsByPrefix("refs/"));
-      ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), id, ref);
-      List<String> workflows = List.copyOf(UpdateCommands.workflowFiles(db, cmd, upstreamRefs));
+      ReceiveCommand cmd = new ReceiveCommand(upstreamValue(db, ref), id, ref);
+      List<String> workflows = List.copyOf(ref.startsWith(Constants.R_REFS)
+          ? UpdateCommands.workflowFiles(db, cmd, upstreamRefs)
+          : UpdateCommands.workflowFilesHeld(db, id));
       try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard())) {
         return new Brought(ContentVerdict.alone(judge.findings(cmd, upstreamRefs)), workflows);
       }
@@ -54,5 +59,20 @@ final class UnseenCommitsFetched implements UnseenCommits {
       throw new Unreadable("pushgate could not read the commits " + id.name() + " reaches ("
           + e.getClass().getSimpleName() + ")");
     }
+  }
+
+  /**
+   * The ref's value upstream, as the cache mirrors it just after the fetch: what the move
+   * replaces, so that its old tree is compared with its new one as a push's is (a fast-forward
+   * or a rewind onto commits upstream already has changes workflows too). Never what the call
+   * says the old value is ({@code beforeOid}): GitHub checks that against its own value, and
+   * this judges what GitHub would do. Zero when upstream has no such ref (a create).
+   */
+  private static ObjectId upstreamValue(Repository db, String ref) throws IOException {
+    if (!ref.startsWith(Constants.R_REFS)) {
+      return ObjectId.zeroId();
+    }
+    Ref r = db.exactRef(ref);
+    return r == null || r.getObjectId() == null ? ObjectId.zeroId() : r.getObjectId();
   }
 }

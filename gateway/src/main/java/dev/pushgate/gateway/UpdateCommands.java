@@ -81,6 +81,21 @@ final class UpdateCommands {
   }
 
   /**
+   * The paths under {@code .github/workflows/} that commit {@code id} holds: what a move to it
+   * may change when the ref's old value is not known (a ref the call names only by its node id),
+   * so that the workflow rule is not skipped for want of it.
+   */
+  static SortedSet<String> workflowFilesHeld(Repository db, ObjectId id) throws IOException {
+    SortedSet<String> files = new TreeSet<>();
+    try (RevWalk rw = new RevWalk(db)) {
+      if (rw.peel(rw.parseAny(id)) instanceof RevCommit c) {
+        changedWorkflows(db, null, c.getTree(), files);
+      }
+    }
+    return files;
+  }
+
+  /**
    * One-line summaries of the commits new to upstream, newest first, for approvers. Nothing is left
    * out silently: past the first {@value #MAX_SUMMARIES} a last line counts the commits not listed,
    * and a long subject says how much of it is not shown.

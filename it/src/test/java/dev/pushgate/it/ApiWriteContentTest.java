@@ -206,6 +206,85 @@ class ApiWriteContentTest {
   }
 
   /**
+   * Attack 28b: a GraphQL ref move names its repository by node id; judged allowed, it gets the
+   * run's own repository's write token (the repository the judge read) and lands, where it was
+   * refused as naming no repository.
+   */
+  @Test
+  void anAllowedGraphQlRefMoveLandsWithTheRunsRepositorysToken() throws Exception {
+    Path work = workdir("gql-moves");
+    Path forge = app.forgeRepo("acme/widget");
+    String main = gitOut(forge, "rev-parse", "refs/heads/main");
+    String clean = commitOnForge(forge, main, "gql.md", "nothing secret either\n");
+    PushgateExec.Result exec;
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      exec = exec(work, "push: allow\npush-workflows: allow\n", GH
+          + "rid=$(gh api graphql -f query='query { repository(owner: \"acme\", name:"
+          + " \"widget\") { id } }' --jq .data.repository.id)\n"
+          + "call graphql-create gh api graphql -f r=\"$rid\" -f query='mutation($r: ID!) {"
+          + " createRef(input: {repositoryId: $r, name: \"refs/heads/gql-created\", oid: \""
+          + clean + "\"}) { clientMutationId } }'\n"
+          + "call graphql-update gh api graphql -f r=\"$rid\" -f query='mutation($r: ID!) {"
+          + " updateRefs(input: {repositoryId: $r, refUpdates: [{name:"
+          + " \"refs/heads/gql-updated\", afterOid: \"" + clean + "\"}]}) { clientMutationId } }'"
+          + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    }
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("graphql-create=0", "graphql-update=0")
+        .doesNotContain("names no repository");
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/gql-created")).isEqualTo(clean);
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/gql-updated")).isEqualTo(clean);
+  }
+
+  /**
+   * Attack 28b: a fast-forward through the API onto a commit upstream already has (here on a
+   * human's branch) that adds a workflow is a workflow change of that ref, as policy.md says ("the
+   * ref's old tree against its new one"), and as the same update by {@code git push} is refused;
+   * so is a rewind that takes a workflow away, and a GraphQL move whose {@code beforeOid} claims
+   * the ref already holds the change (upstream's value is the one compared).
+   */
+  @Test
+  void anApiFastForwardOntoAWorkflowChangeUpstreamHasIsJudgedByTheWorkflowRule()
+      throws Exception {
+    Path work = workdir("wf-move");
+    Path forge = app.forgeRepo("acme/widget");
+    String main = gitOut(forge, "rev-parse", "refs/heads/main");
+    Path file = Files.writeString(root.resolve("blob-ci.yml"), "on: push\njobs: {}\n");
+    String blob = gitOut(forge, "hash-object", "-w", file.toString());
+    String workflows = gitIn(forge, "100644 blob " + blob + "\tci.yml\n", "mktree");
+    String github = gitIn(forge, "040000 tree " + workflows + "\tworkflows\n", "mktree");
+    String tree = gitIn(forge, gitOut(forge, "ls-tree", main) + "\n040000 tree " + github
+        + "\t.github\n", "mktree");
+    String wf = gitIn(forge, "", "-c", "user.name=other", "-c", "user.email=o@example.com",
+        "commit-tree", tree, "-p", main, "-m", "a human's workflow change");
+    gitOut(forge, "update-ref", "refs/heads/human-wf", wf);
+    gitOut(forge, "update-ref", "refs/heads/agent-wf", main);
+    gitOut(forge, "update-ref", "refs/heads/agent-rw", wf);
+    // updateRefs says the ref is already at the workflow change: upstream's value is judged.
+    Files.writeString(work.resolve("refs.json"), JSON.writeValueAsString(Map.of("query",
+        "mutation($u: [RefUpdate!]!) { updateRefs(input: {repositoryId: \"R_1\", refUpdates:"
+            + " $u}) { clientMutationId } }", "variables", Map.of("u", List.of(Map.of("name",
+            "refs/heads/agent-wf", "beforeOid", wf, "afterOid", wf))))));
+    // push-workflows left out: deny.
+    PushgateExec.Result exec = exec(work, "push: allow\n", GH
+        + "call rest-ff gh api -X PATCH repos/acme/widget/git/refs/heads/agent-wf -f sha=" + wf
+        + "\ncall graphql-ff gh api graphql --input refs.json"
+        + "\ncall rest-rewind gh api -X PATCH repos/acme/widget/git/refs/heads/agent-rw"
+        + " -f sha=" + main + " -F force=true"
+        + "\nfor f in *.out; do echo \"== $f\"; cat \"$f\"; echo; done\n");
+    String out = exec.stdout();
+    assertThat(exec.exit()).as(exec.stderr() + out).isZero();
+    assertThat(out).as(out).contains("rest-ff=1", "graphql-ff=1", "rest-rewind=1");
+    for (String door : List.of("rest-ff", "graphql-ff", "rest-rewind")) {
+      assertThat(section(out, door)).as(door).contains(
+          POLICY + "pushing a change to CI workflows is denied (push-workflows)");
+    }
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/agent-wf")).isEqualTo(main);
+    assertThat(gitOut(forge, "rev-parse", "refs/heads/agent-rw")).isEqualTo(wf);
+  }
+
+  /**
    * GitHub's download links carry a token of their own (a private repository's tarball and
    * zipball redirects, a contents answer's {@code download_url}), which downloads without the
    * sentinel: the forge gives them as GitHub does, and the run reads them without it.

@@ -52,8 +52,13 @@ public final class ApprovalDesk {
 
   private record Pending(Question question, CompletableFuture<Answer> answer) {}
 
-  /** The longest command held for an approver; a longer one is refused unasked. */
+  /**
+   * The longest command held for an approver, and the longest list an API call's question shows;
+   * a longer one is refused unasked.
+   */
   public static final int MAX_COMMAND = 4096;
+  /** How an API call's question's kind begins ({@code api open-pull-request, write-tracker}). */
+  static final String API_KIND = "api ";
   /** The longest ref name held for an approver. */
   public static final int MAX_REF = 1024;
 
@@ -243,7 +248,8 @@ public final class ApprovalDesk {
       return Optional.of(cancelled(q, closedBecause));
     }
     String tooLong = tooLong("command", q.command(), MAX_COMMAND)
-        .or(() -> tooLong("ref", q.ref(), MAX_REF)).orElse(null);
+        .or(() -> tooLong("ref", q.ref(), MAX_REF))
+        .or(() -> tooLong("question", apiCallShown(q), MAX_COMMAND)).orElse(null);
     if (tooLong != null) {
       return Optional.of(new Answer(Answer.Outcome.TOO_LONG, null, tooLong));
     }
@@ -252,6 +258,17 @@ public final class ApprovalDesk {
           withRule(q, "no approver is connected")));
     }
     return Optional.empty();
+  }
+
+  /**
+   * What an API call's question lists (every action of the call and what it says), where the
+   * call's body, not pushgate, decides the length: held to the command's limit, as what a
+   * person reads whole before one answer (found by a docs-only attack: 400 extra fields made a
+   * 10,464-character question). A push's list is bounded by pushgate itself; null otherwise.
+   */
+  private static String apiCallShown(Question q) {
+    return q.kind() != null && q.kind().startsWith(API_KIND) && q.commits() != null
+        ? String.join("\n", q.commits()) : null;
   }
 
   private static Optional<String> tooLong(String what, String text, int max) {

@@ -38,7 +38,8 @@ import java.util.regex.Pattern;
 /**
  * GitHub's GraphQL API at {@code /graphql}, on the subset of its schema in {@code
  * github-subset.graphqls}: enough for {@code gh pr create|list|view|merge|comment} and the
- * mutations {@code createPullRequest}, {@code mergePullRequest}, {@code addComment}. Authorised
+ * mutations {@code createPullRequest}, {@code mergePullRequest}, {@code addComment}, {@code
+ * createRef}, {@code updateRefs}. Authorised
  * as GitHub does: no or a bad token is a 401; a repository the token is not scoped to cannot be
  * resolved; a mutation without its permission is a FORBIDDEN error.
  */
@@ -55,11 +56,13 @@ final class ForgeGraphql {
 
   private final ForgeRepositories repos;
   private final ForgePullRequests pulls;
+  private final ForgeCommits commits;
   private final GraphQL graphql;
 
-  ForgeGraphql(ForgeRepositories repos, ForgePullRequests pulls) {
+  ForgeGraphql(ForgeRepositories repos, ForgePullRequests pulls, ForgeCommits commits) {
     this.repos = repos;
     this.pulls = pulls;
+    this.commits = commits;
     // gh's deepest query (pr view's status checks) is 12 levels; a deeper one is refused
     this.graphql = GraphQL.newGraphQL(schema())
         .instrumentation(new MaxQueryDepthInstrumentation(MAX_DEPTH)).build();
@@ -127,7 +130,7 @@ final class ForgeGraphql {
     TypeResolver byTypename = env -> env.getSchema().getObjectType(
         String.valueOf(((Map<?, ?>) env.getObject()).get("__typename")));
     RuntimeWiring.Builder wiring = RuntimeWiring.newRuntimeWiring();
-    for (String name : List.of("DateTime", "URI", "GitObjectID", "HTML", "Date")) {
+    for (String name : List.of("DateTime", "URI", "GitObjectID", "HTML", "Date", "GitRefname")) {
       wiring.scalar(GraphQLScalarType.newScalar().name(name)
           .coercing(Scalars.GraphQLString.getCoercing()).build());
     }
@@ -145,7 +148,9 @@ final class ForgeGraphql {
     wiring.type("Mutation", t -> t
         .dataFetcher("createPullRequest", guarded(this::createPullRequest))
         .dataFetcher("mergePullRequest", guarded(this::mergePullRequest))
-        .dataFetcher("addComment", guarded(this::addComment)));
+        .dataFetcher("addComment", guarded(this::addComment))
+        .dataFetcher("createRef", guarded(this::createRef))
+        .dataFetcher("updateRefs", guarded(this::updateRefs)));
     return new SchemaGenerator().makeExecutableSchema(new SchemaParser().parse(sdl),
         wiring.build());
   }
@@ -306,6 +311,53 @@ final class ForgeGraphql {
     out.put("timelineEdge", edge);
     out.put("subject", pull(r, pulls.get(r, number), web(env)));
     return out;
+  }
+
+  private Object createRef(DataFetchingEnvironment env) throws IOException, Refused {
+    Map<String, Object> input = env.getArgument("input");
+    ForgeRepositories.ForgeRepo r = repoByNodeId(env, String.valueOf(input.get("repositoryId")));
+    need(env, r, "contents");
+    String name = String.valueOf(input.get("name"));
+    if (!name.startsWith("refs/") || !org.eclipse.jgit.lib.Repository.isValidRefName(name)) {
+      throw new Refused(422, "Reference name must start with 'refs/'");
+    }
+    if (!commits.createRef(r, name, oid(input.get("oid")))) {
+      throw new Refused(422, "A ref named \"" + name + "\" already exists in the repository.");
+    }
+    return payload(input, "ref", null);
+  }
+
+  /**
+   * Each update in turn, creating a ref it does not find (GitHub applies them at once and checks
+   * {@code beforeOid}; the forge's tests need no more).
+   */
+  private Object updateRefs(DataFetchingEnvironment env) throws IOException, Refused {
+    Map<String, Object> input = env.getArgument("input");
+    ForgeRepositories.ForgeRepo r = repoByNodeId(env, String.valueOf(input.get("repositoryId")));
+    need(env, r, "contents");
+    for (Map<String, Object> u : castList(input.get("refUpdates"))) {
+      String name = String.valueOf(u.get("name"));
+      org.eclipse.jgit.lib.ObjectId after = oid(u.get("afterOid"));
+      if (after.equals(org.eclipse.jgit.lib.ObjectId.zeroId())) {
+        commits.deleteRef(r, name);
+      } else if (!commits.createRef(r, name, after)) {
+        commits.updateRef(r, name, after, Boolean.TRUE.equals(u.get("force")));
+      }
+    }
+    return payload(input, "clientMutationId", input.get("clientMutationId"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> castList(Object o) {
+    return (List<Map<String, Object>>) o;
+  }
+
+  private static org.eclipse.jgit.lib.ObjectId oid(Object v) throws Refused {
+    String s = String.valueOf(v);
+    if (!org.eclipse.jgit.lib.ObjectId.isId(s)) {
+      throw new Refused(422, "Invalid object id " + s);
+    }
+    return org.eclipse.jgit.lib.ObjectId.fromString(s);
   }
 
   // ---- lookups and checks

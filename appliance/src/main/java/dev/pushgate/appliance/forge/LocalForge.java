@@ -157,7 +157,7 @@ public final class LocalForge {
     ForgePullRequests pulls = new ForgePullRequests(new ForgePulls(), commits, clock);
     context.addServlet(new ServletHolder("forge-api",
         new ForgeApiServlet(repos, tokens, appKey, clock,
-            new ForgeRepoApi(repos, pulls, commits), new ForgeGraphql(repos, pulls),
+            new ForgeRepoApi(repos, pulls, commits), new ForgeGraphql(repos, pulls, commits),
             requestLog)), API_PATH + "/*");
     FilterHolder auth = new FilterHolder(
         new ForgeGitFilter(repos, tokens, refUpdates, requestLog, clock));

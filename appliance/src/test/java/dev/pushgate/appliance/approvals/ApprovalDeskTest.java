@@ -145,6 +145,33 @@ class ApprovalDeskTest {
     assertThat(recorded).containsExactly(a);
   }
 
+  /**
+   * Attack 28b: an API call's question had no cap (400 extra fields: 10,464 characters); it is
+   * held to the command's, while a push's list (bounded by pushgate) is not.
+   */
+  @Test
+  void anApiQuestionTooLongToReadWholeIsRefusedUnasked() {
+    List<String> shown = List.of("PATCH api.github.com/repos/acme/widget/issues/1",
+        "needs approval: write-tracker #1 on acme/widget: title \"t\", "
+            + "x \"y\", ".repeat(1000));
+    int length = String.join("\n", shown).length();
+    assertThat(length).isGreaterThan(ApprovalDesk.MAX_COMMAND);
+
+    // No approver yet: a push is refused for that, not for its length.
+    Answer push = desk.ask(new Question("-", null, null, "push", "run_1", "ws", "acme/widget",
+        "refs/heads/main", "update", null, null, null, "push", "main needs a human", shown),
+        l -> { });
+    desk.connect(listener());
+    Answer a = desk.ask(new Question("-", null, null, "write-tracker", "run_1", "ws",
+        "acme/widget", "#1", "api write-tracker", null, null, null, "write-tracker",
+        "writing to the tracker needs approval", shown), l -> { });
+
+    assertThat(a.outcome()).isEqualTo(Answer.Outcome.TOO_LONG);
+    assertThat(a.reason()).isEqualTo("the question is " + length + " characters long, more than"
+        + " an approver can be asked to read (at most 4096); nobody was asked");
+    assertThat(push.outcome()).isEqualTo(Answer.Outcome.NO_APPROVER);
+  }
+
   private Question awaitPending() throws Exception {
     return Wait.forPresent(Duration.ofSeconds(10), "a question to be held",
         () -> desk.pending(null).stream().findFirst());

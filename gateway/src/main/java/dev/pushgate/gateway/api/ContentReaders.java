@@ -1,9 +1,11 @@
 package dev.pushgate.gateway.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.gateway.ProposedContent;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -15,15 +17,19 @@ import java.util.Optional;
  */
 final class ContentReaders {
   static final String COMMIT_MESSAGE = "the commit message";
+  static final String FIELD_NAMES = "a field's name";
+  /** Shorter than any token the provider-specific detectors know (AWS key ids are 20). */
+  private static final int MAX_SHOWN_KEY = 12;
 
   private ContentReaders() {}
 
   /**
    * {@code PUT /repos/{o}/{r}/contents/{path}} (content: base64) or {@code DELETE} (no content):
-   * the file at {@code path} and the commit's message.
+   * the file at {@code path}, the commit's message, and the text of every other field.
    */
   static Optional<ProposedContent> contents(boolean put, String path, JsonNode body) {
-    ProposedContent out = people(body, "author", "committer");
+    // The question shows every field but the content (WhatItSays.ofContentsWrite).
+    ProposedContent out = otherFields(body, "content", "message");
     if (put) {
       Optional<byte[]> bytes = base64(body.get("content"));
       if (bytes.isEmpty()) {
@@ -53,14 +59,22 @@ final class ContentReaders {
         addTexts(out, at + "[" + i + "]", v.get(i));
       }
     } else if (v.isObject()) {
-      v.fields().forEachRemaining(e -> addTexts(out, at.isEmpty() ? shownKey(e.getKey())
-          : at + "." + shownKey(e.getKey()), e.getValue()));
+      v.fields().forEachRemaining(e -> {
+        // A field's name is shown to the approver as its value is: judged too, never quoted.
+        out.text(FIELD_NAMES, e.getKey());
+        addTexts(out, at.isEmpty() ? shownKey(e.getKey()) : at + "." + shownKey(e.getKey()),
+            e.getValue());
+      });
     }
   }
 
-  /** A JSON key as a finding names it: printable and short (it is the caller's text). */
+  /**
+   * A JSON key as a finding names it: printable, and too short to be a whole token (it is the
+   * caller's text, and may be the very secret the finding reports).
+   */
   private static String shownKey(String key) {
-    return RestRoutes.shown(key.length() > 40 ? key.substring(0, 40) : key);
+    return RestRoutes.shown(key.length() > MAX_SHOWN_KEY
+        ? key.substring(0, MAX_SHOWN_KEY) + "…" : key);
   }
 
   /** {@code POST git/blobs}: {@code content} in {@code encoding} utf-8 (the default) or base64. */
@@ -116,29 +130,27 @@ final class ContentReaders {
     return Optional.of(out);
   }
 
-  /** {@code POST git/commits}: its message. */
+  /** {@code POST git/commits}: its message and every other field's text. */
   static Optional<ProposedContent> commit(JsonNode body) {
-    return text(people(body, "author", "committer"), COMMIT_MESSAGE, body.get("message"), true);
+    return text(otherFields(body, "message"), COMMIT_MESSAGE, body.get("message"), true);
   }
 
   /**
-   * The text of the identities a body names ({@code author}, {@code committer}, {@code tagger}):
-   * their lines are visible on GitHub as the message is.
+   * The text of every field of {@code body} but those read as something else ({@code
+   * elsewhere}: the file's bytes, the message), each called by its place in the body: the
+   * identities ({@code author}, {@code committer}, {@code tagger}) are visible on GitHub as the
+   * message is, and whatever else the call carries may be shown to an approver, so no field is
+   * left unjudged for being unexpected (an author given as a string, a field GitHub ignores).
    */
-  private static ProposedContent people(JsonNode body, String... who) {
-    ProposedContent out = new ProposedContent();
-    for (String w : who) {
-      JsonNode v = body.get(w);
-      if (v != null && v.isObject()) {
-        addTexts(out, w, v);
-      }
-    }
-    return out;
+  private static ProposedContent otherFields(JsonNode body, String... elsewhere) {
+    ObjectNode rest = body.deepCopy();
+    rest.remove(List.of(elsewhere));
+    return visibleText(rest);
   }
 
-  /** {@code POST git/tags}: the tag's name and message. */
+  /** {@code POST git/tags}: the tag's name and message, and every other field's text. */
   static Optional<ProposedContent> tag(JsonNode body) {
-    return text(people(body, "tagger"), "the tag name", body.get("tag"), true)
+    return text(otherFields(body, "tag", "message"), "the tag name", body.get("tag"), true)
         .flatMap(p -> text(p, "the tag message", body.get("message"), true));
   }
 

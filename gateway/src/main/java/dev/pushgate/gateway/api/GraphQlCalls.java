@@ -339,16 +339,18 @@ final class GraphQlCalls {
         }
         continue;
       }
+      // Ref moves name their repository by node id: like the mutations above they act on the
+      // run's own repository, the one the judge reads and the only one the write token reaches.
       JsonNode input = argument(f, "input", vars);
       switch (name) {
         case "createCommitOnBranch" -> actions.addAll(commitOnBranch(input));
         case "createRef" -> actions.addAll(createRef(input));
         case "updateRefs" -> actions.addAll(updateRefs(input));
         case "updateRef" -> actions.addAll(updateRef(input));
-        case "deleteRef" -> actions.addAll(policy.pushToUnnamedRef(null, name,
-            "deleting a ref named by its id", false));
-        case "updatePullRequestBranch" -> actions.addAll(policy.pushToUnnamedRef(null, name,
-            "updating a pull request's branch", true));
+        case "deleteRef" -> actions.addAll(policy.pushToUnnamedRef(policy.primary(),
+            name, "deleting a ref named by its id", false));
+        case "updatePullRequestBranch" -> actions.addAll(policy.pushToUnnamedRef(
+            policy.primary(), name, "updating a pull request's branch", true));
         default -> actions.add(RunPolicy.denied(RunPolicy.UNKNOWN, null, name,
             "the GraphQL mutation " + RestRoutes.shown(name)
                 + " is not one the boundary knows, so it is denied"));
@@ -375,7 +377,8 @@ final class GraphQlCalls {
         || !namesItsBranchOneWay(branch)) {
       return List.of(unreadable(field));
     }
-    RepoSlug repo = null;
+    // A branch named by node id: the run's own repository, whose token alone the call gets.
+    RepoSlug repo = policy.primary();
     JsonNode nameWithOwner = branch.get("repositoryNameWithOwner");
     JsonNode branchName = branch.get("branchName");
     List<ApiAction> out = new ArrayList<>();
@@ -403,7 +406,7 @@ final class GraphQlCalls {
     } else if (branch.path("id").isTextual()) {
       // The branch is named by its node id: which ref is not known without a lookup.
       ref = field;
-      out.addAll(policy.pushToUnnamedRef(null, field, "committing to a branch named by its id",
+      out.addAll(policy.pushToUnnamedRef(repo, field, "committing to a branch named by its id",
           false));
     } else {
       return List.of(unreadable(field));
@@ -472,7 +475,7 @@ final class GraphQlCalls {
     if (!oid.isTextual()) {
       return List.of(unreadable("createRef"));
     }
-    return policy.move(null, name.asText(), UpdateKind.CREATE, oid.asText());
+    return policy.move(policy.primary(), name.asText(), UpdateKind.CREATE, oid.asText());
   }
 
   /** A ref named by its node id moved to {@code oid}: its commits judged as a push's. */
@@ -481,9 +484,9 @@ final class GraphQlCalls {
     if (!oid.isTextual()) {
       return List.of(unreadable("updateRef"));
     }
-    List<ApiAction> out = new ArrayList<>(policy.pushToUnnamedRef(null, "updateRef",
-        "updating a ref named by its id", false));
-    out.addAll(policy.commitsBrought(null, "updateRef", oid.asText(), out));
+    List<ApiAction> out = new ArrayList<>(policy.pushToUnnamedRef(policy.primary(),
+        "updateRef", "updating a ref named by its id", false));
+    out.addAll(policy.commitsBrought(policy.primary(), "updateRef", oid.asText(), out));
     return out;
   }
 
@@ -509,14 +512,14 @@ final class GraphQlCalls {
       }
       String ref = name.asText();
       if (zero(after.asText())) {
-        out.addAll(policy.push(null, ref, UpdateKind.DELETE));
+        out.addAll(policy.push(policy.primary(), ref, UpdateKind.DELETE));
       } else if (force.asBoolean(false)) {
-        out.addAll(policy.move(null, ref, UpdateKind.FORCE, after.asText()));
+        out.addAll(policy.move(policy.primary(), ref, UpdateKind.FORCE, after.asText()));
       } else if (!before.isTextual() || zero(before.asText())) {
-        out.addAll(policy.push(null, ref, UpdateKind.UPDATE));
-        out.addAll(policy.move(null, ref, UpdateKind.CREATE, after.asText()));
+        out.addAll(policy.push(policy.primary(), ref, UpdateKind.UPDATE));
+        out.addAll(policy.move(policy.primary(), ref, UpdateKind.CREATE, after.asText()));
       } else {
-        out.addAll(policy.move(null, ref, UpdateKind.UPDATE, after.asText()));
+        out.addAll(policy.move(policy.primary(), ref, UpdateKind.UPDATE, after.asText()));
       }
     }
     return out;

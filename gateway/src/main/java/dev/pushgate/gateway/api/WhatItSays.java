@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.types.UntrustedText;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * What a pull request, review or tracker write would put on GitHub, in one line for an approver:
@@ -19,6 +20,7 @@ final class WhatItSays {
   /** A body shows at most this many of its lines and characters. */
   static final int BODY_LINES = 3;
   static final int MAX_TEXT = 200;
+  private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
 
   private WhatItSays() {}
 
@@ -39,7 +41,7 @@ final class WhatItSays {
     List<String> parts = new ArrayList<>(List.of(does));
     body.fields().forEachRemaining(e -> {
       if (!e.getKey().equals("content")) {
-        value(UntrustedText.printable(e.getKey()), e.getValue(), parts);
+        value(key(e.getKey()), e.getValue(), parts);
       }
     });
     return String.join(", ", parts);
@@ -54,7 +56,7 @@ final class WhatItSays {
     }
     args.fields().forEachRemaining(e -> {
       if (!(e.getKey().equals("input") && input.isObject())) {
-        value(UntrustedText.printable(e.getKey()), e.getValue(), parts);
+        value(key(e.getKey()), e.getValue(), parts);
       }
     });
     return String.join(", ", parts);
@@ -62,7 +64,24 @@ final class WhatItSays {
 
   private static void fields(String prefix, JsonNode object, List<String> parts) {
     object.fields().forEachRemaining(
-        e -> value(prefix + UntrustedText.printable(e.getKey()), e.getValue(), parts));
+        e -> value(prefix + key(e.getKey()), e.getValue(), parts));
+  }
+
+  /**
+   * A field's name as shown: plain when it is a plain name, else quoted as a value is, so that
+   * a name cannot pose as a value and other fields ({@code x", branch "main}).
+   */
+  private static String key(String name) {
+    return PLAIN_NAME.matcher(name).matches() ? name : "\"" + escaped(name) + "\"";
+  }
+
+  /**
+   * {@code \} and {@code "} escaped, then control characters ({@link UntrustedText#printable}):
+   * a shown text cannot close its quotes early and pose as further fields ({@code tidy", branch
+   * "ask/two}), nor a literal {@code \x0a} pass for an escaped newline.
+   */
+  private static String escaped(String text) {
+    return UntrustedText.printable(text.replace("\\", "\\\\").replace("\"", "\\\""));
   }
 
   private static void value(String name, JsonNode v, List<String> parts) {
@@ -97,8 +116,8 @@ final class WhatItSays {
     for (int i = 0; i < Math.min(lines.length, BODY_LINES); i++) {
       b.append(i == 0 ? "" : " / ").append(lines[i]);
     }
-    // printable escapes control characters and cuts past MAX_TEXT with "…".
-    String shown = b.length() == 0 ? "" : UntrustedText.printable(b.toString());
+    // escaped escapes quotes, backslashes and control characters, and cuts past MAX_TEXT with "…".
+    String shown = b.length() == 0 ? "" : escaped(b.toString());
     boolean cut = lines.length > BODY_LINES || b.length() > MAX_TEXT;
     return "\"" + shown + "\"" + (cut ? " (cut; " + text.length() + " characters in all)" : "");
   }

@@ -88,6 +88,28 @@ class ApiContentRulesTest {
             FakeSecrets.githubPat(), "email", "a@example.com"))), "the committer.name" + PAT_RULE);
   }
 
+  /**
+   * Attack 28b: an author given as a string, or a field GitHub ignores, is shown to the approver
+   * as the committer is, so it is judged as the committer is: the token never reaches a question.
+   */
+  @Test
+  void everyOtherFieldOfAContentsWriteIsJudgedAsTheCommitterIs() {
+    refused(rest("PUT", "/repos/acme/widget/contents/z.txt", Map.of("message", "m",
+        "content", b64("x"), "branch", "feature", "author", "a <" + FakeSecrets.githubPat()
+            + ">")), "the author" + PAT_RULE);
+    refused(rest("PUT", "/repos/acme/widget/contents/z.txt", Map.of("message", "m",
+        "content", b64("x"), "branch", "feature", "x", FakeSecrets.githubPat())),
+        "the x" + PAT_RULE);
+    refused(rest("DELETE", "/repos/acme/widget/contents/z.txt", Map.of("message", "m",
+        "sha", "abc", "branch", "feature", "x", List.of(FakeSecrets.githubPat()))),
+        "the x[0]" + PAT_RULE);
+    ApiJudgement named = rest("PUT", "/repos/acme/widget/contents/z.txt", Map.of("message", "m",
+        "content", b64("x"), "branch", "feature", FakeSecrets.githubPat(), "y"));
+    refused(named, "a field's name" + PAT_RULE);
+    assertThat(named.actions()).allSatisfy(a -> assertThat(a.reason())
+        .doesNotContain(FakeSecrets.githubPat()));
+  }
+
   @Test
   void aCommitMessageHoldingATokenIsRefused() {
     refused(rest("DELETE", "/repos/acme/widget/contents/a.txt", Map.of("message",
