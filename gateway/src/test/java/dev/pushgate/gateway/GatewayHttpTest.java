@@ -392,6 +392,45 @@ class GatewayHttpTest {
 
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(upstream.getObjectDatabase().has(secret)).isFalse();
+      // What the ref reaches still lands: the push is stored, then forwarded without the blob.
+      assertThat(idOf(upstream, "refs/heads/extra")).isEqualTo(next);
+      assertThat(streamedForwards).containsExactly(false);
+    }
+  }
+
+  /**
+   * What real git sends is still streamed: a thin force-push, its blob a delta against one the
+   * client knows upstream has (sent as no object of the pack), carries nothing its ref does not
+   * reach.
+   */
+  @Test
+  void aThinForcePushWithDeltasAgainstUpstreamsObjectsIsStillStreamed() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of());
+      assertThat(push(client, false, big.name() + ":refs/heads/big").getRemoteUpdate(
+          "refs/heads/big").getStatus()).isEqualTo(RemoteRefUpdate.Status.OK);
+      byte[] noise = new byte[3 << 20];
+      new java.util.Random(7).nextBytes(noise);
+      noise[0] ^= 1; // one byte changed: the new blob is a delta against the one upstream has
+      RevCommit rewritten = commit(client, "rewritten\n", Map.of("README.md", "next\n",
+          "noise.bin", new String(noise, StandardCharsets.ISO_8859_1)),
+          client.resolve("refs/heads/main"));
+      syncTheCache();
+
+      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git")
+          .toString());
+      PushResult r;
+      try (Transport t = Transport.open(client, uri)) {
+        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
+        t.setPushThin(true);
+        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(
+            List.of(new RefSpec("+" + rewritten.name() + ":refs/heads/big"))));
+      }
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/big")).isEqualTo(rewritten);
+      assertThat(streamedForwards).containsExactly(true, true);
     }
   }
 
