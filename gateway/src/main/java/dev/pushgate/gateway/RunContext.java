@@ -19,9 +19,8 @@ import java.util.Set;
  * files are judged by, its mode, and the boundaries in force for it. A read-only mode
  * ({@code plan}, {@code review}, {@code orchestrate}) refuses every push, as the command policy
  * refuses {@code git push} there. Where the command policy lets {@code git push} through to the
- * gateway ({@link Boundary#GIT_PUSH} in force: every run of the appliance, sandboxed or not), the
- * gateway also asks where the mode asks (chat mode asks before every push), once, as the hook
- * asks where no boundary is in force.
+ * gateway ({@link Boundary#GIT_PUSH} in force: a sandboxed run), the gateway also asks where the
+ * mode asks (chat mode asks before every push), as the hook would have asked without a sandbox.
  */
 public record RunContext(
     String runId,

@@ -31,9 +31,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every command of the policy's corpus that the hook lets through to a boundary (in every run
- * of the appliance, sandboxed or not: RunBoundary) ({@code git push} to the gateway, gh and curl to the GitHub API boundary) gets, at that
- * boundary, the decision the hook gives it where no boundary is in force, in every mode (issue 28,
+ * Every command of the policy's corpus that the hook lets through to a boundary in a sandboxed
+ * run ({@code git push} to the gateway, gh and curl to the GitHub API boundary) gets, at that
+ * boundary, the decision the hook gives it in a run without a sandbox, in every mode (issue 28,
  * "the mode at every door"). The boundary is driven with the calls the client would make (the
  * push's ref updates, gh's REST or GraphQL request) under the corpus's default rules.
  *
@@ -123,7 +123,7 @@ class ModeAtEveryDoorTest {
     return rest("POST", "/graphql", "{\"query\":\"" + query + "\"}");
   }
 
-  /** The corpus's commands that a chat-mode run's hook lets through to a boundary. */
+  /** The corpus's commands that a sandboxed chat-mode run's hook lets through to a boundary. */
   static List<String> deferredLines() throws IOException {
     List<String> out = new ArrayList<>();
     for (String line : Files.readAllLines(CORPUS, StandardCharsets.UTF_8)) {
@@ -153,7 +153,7 @@ class ModeAtEveryDoorTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("deferred")
-  void theBoundaryDecidesAsTheHookWouldWithoutABoundary(String line) {
+  void theBoundaryDecidesAsTheHookWouldWithoutASandbox(String line) {
     for (Mode mode : Mode.values()) {
       CommandJudgement hook = CommandPolicy.judge(line, mode, RULES);
       if (DENIED_AT_THE_BOUNDARY.stream().anyMatch(line::contains)) {
@@ -161,16 +161,15 @@ class ModeAtEveryDoorTest {
             .isEqualTo(Decision.DENY);
         continue;
       }
-      assertThat(atTheBoundary(line, mode)).as("%s in %s mode; the hook without a boundary: %s",
+      assertThat(atTheBoundary(line, mode)).as("%s in %s mode; the hook without a sandbox: %s",
           line, mode.id(), hook.reason()).isEqualTo(hook.decision());
     }
   }
 
   @Test
-  void refDeletesAndObjectWritesAskInAChatRunWhereTheApiBoundaryIsInForce() {
+  void refDeletesAndObjectWritesAskInASandboxedChatRunAndOnlyThere() {
     // Found by review: under the default rules deleteRef and DELETE git/refs were allowed in chat
-    // mode, while the hook asks about both where no boundary is in force. (Every run has the
-    // boundary since issue 28; the judge without it is what the hook's ask stood in front of.)
+    // mode, while the hook asks about both without a sandbox.
     List<ApiCall> calls = List.of(
         graphQl("mutation { deleteRef(input: {refId: \\\"REF_1\\\"}) { clientMutationId } }"),
         rest("DELETE", "/repos/acme/widget/git/refs/heads/x", ""),
@@ -210,7 +209,7 @@ class ModeAtEveryDoorTest {
   }
 
   /**
-   * The gateway's verdicts, for a run (the push boundary in force, sandbox or not), on each kind of
+   * The gateway's verdicts, for a sandboxed run (the push boundary in force), on each kind of
    * update of a branch, the default branch and a tag.
    */
   private static List<Decision> pushes(Mode mode) {

@@ -103,7 +103,7 @@ class AgentDayTest {
     PushgateExec launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
 
     // Under the default rules (every push allowed), with no approver connected, a push to main
-    // is refused at the gateway, as chat mode asks before every push; with one who allows, it lands.
+    // is refused as the hook refuses `git push` without a sandbox; with one who allows, it lands.
     Path lonely = Files.createDirectories(root.resolve("lonely"));
     Files.setPosixFilePermissions(lonely, PosixFilePermissions.fromString("rwxrwxrwx"));
     Path defaults = Files.writeString(root.resolve("default-rules.yaml"), "");

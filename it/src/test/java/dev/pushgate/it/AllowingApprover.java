@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * An approver that allows every question it is asked, as {@code alice}, until closed: for a
- * chat-mode run, whose pushes the gateway asks about (sandbox or not) as the command policy asks
- * about what no boundary judges. Open only once the appliance counts it connected, so that a
+ * chat-mode run inside a sandbox, whose pushes the gateway asks about as the command policy asks
+ * about {@code git push} without one. Open only once the appliance counts it connected, so that a
  * question asked after {@link #connect} is held for it, not refused.
  */
 final class AllowingApprover implements AutoCloseable {

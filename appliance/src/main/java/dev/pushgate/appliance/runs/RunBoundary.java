@@ -7,36 +7,36 @@ import java.util.Set;
 
 /**
  * What is judged at pushgate's boundary for a run, whatever command the agent runs; the Claude
- * Code hook lets through what is judged there ({@link dev.pushgate.policy.CommandPolicy}), and
- * the boundary applies the run's mode, asks included ({@code RunContext#judgePush}, {@code
- * GitHubApiJudge}), so that each action is asked about once, at the door that sees it.
+ * Code hook lets through what is judged there ({@link dev.pushgate.policy.CommandPolicy}). Only
+ * what is really in force is named, so that an answer never points to a protection that is not
+ * applied.
  *
  * <ul>
- *   <li>{@link Boundary#GIT_PUSH}: every run's git config sends the git host's URLs to the
- *       gateway, and the run holds no credential GitHub accepts for a push, so every push the
- *       run makes with what pushgate gave it crosses the gateway, whatever command makes it
- *       ({@code sh push.sh}, a git alias), with or without an OS sandbox.
- *   <li>{@link Boundary#GITHUB_API}: every run's GitHub API calls carry a sentinel GitHub
- *       refuses, which only the run's API boundary swaps for a token. Behind {@link
- *       #GITHUB_API_BOUNDARY_IN_FORCE}.
+ *   <li>{@link Boundary#GIT_PUSH}: every run's git config sends the git host's push URLs to the
+ *       gateway, and the run holds no credential GitHub accepts for a push. That holds only inside
+ *       an OS sandbox: a run under backend {@code none} keeps the host account's home, so its SSH
+ *       keys and credential stores, and {@code GIT_SSH_COMMAND=ssh git push ssh://git@GitHub.com/…}
+ *       gets past the run's SSH guard to push unjudged.
+ *   <li>{@link Boundary#GITHUB_API}: the run's proxy judges every GitHub API request. Behind
+ *       {@link #GITHUB_API_BOUNDARY_IN_FORCE}, and also only inside an OS sandbox (without one the
+ *       proxy is only the run's {@code HTTPS_PROXY}, which a program may ignore).
  * </ul>
- *
- * <p>What neither sees: a run without an OS sandbox keeps the host account's home, so a push or
- * call made with the host's own credentials (its SSH keys, gh's stored token) goes around both,
- * judged by nobody, whatever the hook would have said of the line (docs/security.md).
  */
 public final class RunBoundary {
-  /** Whether the GitHub API boundary judges runs' API calls ({@link Runs#GITHUB_API_BOUNDARY}). */
+  /** Whether the GitHub API boundary judges sandboxed runs' API calls ({@link Runs#GITHUB_API_BOUNDARY}). */
   public static final boolean GITHUB_API_BOUNDARY_IN_FORCE = Runs.GITHUB_API_BOUNDARY;
 
   private RunBoundary() {}
 
-  /** What is judged at the boundary for every run of this appliance. */
-  public static Set<Boundary> inForce() {
-    return inForce(GITHUB_API_BOUNDARY_IN_FORCE);
+  /** What is judged at the boundary for a run under {@code backend} (its effective backend id). */
+  public static Set<Boundary> forBackend(String backend) {
+    return forBackend(backend, GITHUB_API_BOUNDARY_IN_FORCE);
   }
 
-  static Set<Boundary> inForce(boolean apiBoundaryInForce) {
+  static Set<Boundary> forBackend(String backend, boolean apiBoundaryInForce) {
+    if (backend == null || backend.equals("none")) {
+      return Set.of();
+    }
     EnumSet<Boundary> inForce = EnumSet.of(Boundary.GIT_PUSH);
     if (apiBoundaryInForce) {
       inForce.add(Boundary.GITHUB_API);

@@ -110,8 +110,8 @@ public final class Runs implements RunAuthenticator {
     /** Replaced once, when the run's sandbox backend is known; read by other threads. */
     volatile Ledger.RunRow row;
     /**
-     * Replaced with the row. The boundaries in force are every run's ({@link RunBoundary}): the
-     * gateway asks where the mode asks ({@link RunContext#judgePush}), sandbox or not.
+     * Replaced with the row: the boundaries in force for the run follow its backend, and the
+     * gateway asks where the mode asks only where they are ({@link RunContext#judgePush}).
      */
     volatile RunContext context;
     final WorkspaceRules rules;
@@ -384,7 +384,8 @@ public final class Runs implements RunAuthenticator {
   public Optional<RunPolicy> policyOf(String credential) {
     return authenticate(credential).map(c -> {
       LiveRun run = byId.get(c.runId());
-      return new RunPolicy(c, run.row.mode(), run.rules, RunBoundary.inForce());
+      // the backend is the run's own, recorded when it started and kept across a restart
+      return new RunPolicy(c, run.row.mode(), run.rules, RunBoundary.forBackend(run.row.backend()));
     });
   }
 
@@ -542,9 +543,10 @@ public final class Runs implements RunAuthenticator {
       return call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
           call.path(), Decision.DENY, "this run is not held by this appliance")), false);
     }
-    // Read per call: the mode and rules are the live run's.
+    // Read per call: the boundaries in force follow the run's backend, known only once its
+    // sandbox is planned, after this boundary was opened.
     return call -> new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
-        RunBoundary.inForce(), context.repository(),
+        RunBoundary.forBackend(run.row.backend()), context.repository(),
         context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen).judge(call);
   }
 
@@ -600,7 +602,7 @@ public final class Runs implements RunAuthenticator {
     }
     return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
         attached, rules.push(), rules.pushWorkflows(), rules.content(),
-        Mode.fromId(row.mode()), RunBoundary.inForce());
+        Mode.fromId(row.mode()), RunBoundary.forBackend(row.backend()));
   }
 
   private String toJson(Object o) {

@@ -56,8 +56,7 @@ public final class GitHubApiJudge implements ApiJudge {
   /**
    * A judge for a run where {@code boundaries} are in force. Where the command policy lets
    * GitHub calls through to this boundary ({@link Boundary#GITHUB_API}), the mode's asks are
-   * applied here, as the hook applies them where no boundary is in force; elsewhere the hook has
-   * asked. The appliance puts every run's calls under this boundary, sandboxed or not.
+   * applied here, as the hook applies them without a sandbox; elsewhere the hook has asked.
    *
    * @param unseen fetches and judges the commits a ref move names by id, as a push of them
    */
