@@ -27,7 +27,9 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  * is judged by nothing, and upstream keeps every object of a pack it is sent, readable by its id.
  * The count tells the streamed copy it may not complete such a pack: the push is then stored and
  * forwarded, which sends upstream only what the commands reach. The same walk JGit makes anyway,
- * so a push costs no second walk; real git never sends an object its commands do not reach.
+ * so a push costs no second walk. Real git sends objects beyond that walk only when it cannot
+ * know upstream has them (a client behind upstream): such a push loses its streaming, not its
+ * landing.
  */
 final class PackReachCheck implements ConnectivityChecker {
   private final IntConsumer unreached;
