@@ -236,8 +236,9 @@ final class StreamedForward implements PackCopy, AutoCloseable {
   }
 
   /**
-   * The pack carries {@code count} objects its commands do not reach ({@link PackReachCheck}):
-   * nothing judged them, and upstream would keep them, so this copy is never completed.
+   * The pack carries {@code count} objects beyond what its commands bring ({@link
+   * PackReachCheck}): no content rule judged them, and upstream would keep them, so this copy is
+   * never completed.
    */
   synchronized void carriesUnreached(int count) {
     unreached = count;
@@ -256,7 +257,7 @@ final class StreamedForward implements PackCopy, AutoCloseable {
     }
     if (unreached > 0) {
       return "the pack carries " + unreached + " object" + (unreached == 1 ? "" : "s")
-          + " no pushed ref reaches, which only the stored push leaves out";
+          + " beyond what the pushed refs bring; the stored push sends only those";
     }
     return same(judged) ? "ready" : "not every command was allowed";
   }
