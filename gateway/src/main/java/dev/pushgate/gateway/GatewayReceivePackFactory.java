@@ -33,7 +33,13 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
       throws ServiceNotAuthorizedException {
     Push push = Push.of(req).orElseThrow(ServiceNotAuthorizedException::new);
     push.watchClient(req);
-    ReceivePack rp = new ReceivePack(db);
+    ReceivePack rp = new ReceivePack(db) {
+      {
+        // The same walk as JGit's check, counting what the pack carries beyond it.
+        connectivityChecker = new PackReachCheck(
+            n -> push.streamed().ifPresent(s -> s.carriesUnreached(n)));
+      }
+    };
     // The rule decides about creates, deletes and force-pushes, not receive-pack's defaults.
     rp.setAllowCreates(true);
     rp.setAllowDeletes(true);

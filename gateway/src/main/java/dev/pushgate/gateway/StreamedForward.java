@@ -58,6 +58,8 @@ final class StreamedForward implements PackCopy, AutoCloseable {
   private final String remoteUrl;
   private final Token token;
   private final Plan plan;
+  /** How many of the pack's objects no command reaches: none for a pack real git sends. */
+  private int unreached;
   private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
   private final Semaphore room = new Semaphore(MAX_QUEUED_BYTES);
   private final CountDownLatch copied = new CountDownLatch(1);
@@ -230,7 +232,16 @@ final class StreamedForward implements PackCopy, AutoCloseable {
    * judged}: then {@link #finish} may complete it.
    */
   synchronized boolean ready(List<ReceiveCommand> judged) {
-    return !ended && broken == null && trailer != null && same(judged);
+    return !ended && broken == null && trailer != null && unreached == 0 && same(judged);
+  }
+
+  /**
+   * The pack carries {@code count} objects beyond what its commands bring ({@link
+   * PackReachCheck}): no content rule judged them, and upstream would keep them, so this copy is
+   * never completed.
+   */
+  synchronized void carriesUnreached(int count) {
+    unreached = count;
   }
 
   /** Why {@link #ready} is false, for the log. */
@@ -243,6 +254,10 @@ final class StreamedForward implements PackCopy, AutoCloseable {
     }
     if (trailer == null) {
       return "the pack was not read to its end";
+    }
+    if (unreached > 0) {
+      return "the pack carries " + unreached + " object" + (unreached == 1 ? "" : "s")
+          + " beyond what the pushed refs bring; the stored push sends only those";
     }
     return same(judged) ? "ready" : "not every command was allowed";
   }

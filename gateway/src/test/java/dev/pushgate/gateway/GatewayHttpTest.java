@@ -344,6 +344,97 @@ class GatewayHttpTest {
   }
 
   /**
+   * Attack 28m: a push its ref rules allow outright is streamed, the client's pack copied
+   * verbatim; a blob in that pack that no pushed commit reaches is judged by no content rule,
+   * yet it lands in upstream's object store, where it is readable by its id (what
+   * github-api.md refuses {@code POST git/blobs} for). The stored-then-forwarded path (an
+   * approved push) does not carry it; the streamed one must not either.
+   */
+  @Test
+  void aStreamedPushLandsNoObjectItsCommitsDoNotReach() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit next = client.parseCommit(client.resolve("refs/heads/main"));
+      ObjectId secret;
+      try (org.eclipse.jgit.lib.ObjectInserter ins = client.newObjectInserter()) {
+        secret = ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB,
+            "token = \"ghp_Qx7rT2mWk9LpZ3vN8bY4cH6dJ1fG5sA0eU7i\"\n"
+                .getBytes(StandardCharsets.UTF_8));
+        ins.flush();
+      }
+      List<org.eclipse.jgit.revwalk.RevObject> objects = new java.util.ArrayList<>();
+      try (org.eclipse.jgit.revwalk.ObjectWalk walk =
+          new org.eclipse.jgit.revwalk.ObjectWalk(client)) {
+        walk.markStart(walk.parseCommit(next));
+        walk.markUninteresting(walk.parseCommit(base));
+        for (RevCommit c; (c = walk.next()) != null; ) {
+          objects.add(c);
+        }
+        for (org.eclipse.jgit.revwalk.RevObject o; (o = walk.nextObject()) != null; ) {
+          objects.add(o);
+        }
+        objects.add(walk.parseAny(secret));
+      }
+      ByteArrayOutputStream body = new ByteArrayOutputStream();
+      byte[] command = (ObjectId.zeroId().name() + " " + next.name()
+          + " refs/heads/extra\0report-status\n").getBytes(StandardCharsets.UTF_8);
+      body.write(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+      body.write(command);
+      body.write("0000".getBytes(StandardCharsets.US_ASCII));
+      try (org.eclipse.jgit.internal.storage.pack.PackWriter pw =
+          new org.eclipse.jgit.internal.storage.pack.PackWriter(client)) {
+        pw.preparePack(objects.iterator());
+        pw.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, body);
+      }
+      syncTheCache();
+
+      HttpResponse<String> r = post("/git/github.com/acme/widget.git/git-receive-pack",
+          body.toByteArray());
+
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(upstream.getObjectDatabase().has(secret)).isFalse();
+      // What the ref reaches still lands: the push is stored, then forwarded without the blob.
+      assertThat(idOf(upstream, "refs/heads/extra")).isEqualTo(next);
+      assertThat(streamedForwards).containsExactly(false);
+    }
+  }
+
+  /**
+   * What real git sends is still streamed: a thin force-push, its blob a delta against one the
+   * client knows upstream has (sent as no object of the pack), carries nothing its ref does not
+   * reach.
+   */
+  @Test
+  void aThinForcePushWithDeltasAgainstUpstreamsObjectsIsStillStreamed() throws Exception {
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of());
+      assertThat(push(client, false, big.name() + ":refs/heads/big").getRemoteUpdate(
+          "refs/heads/big").getStatus()).isEqualTo(RemoteRefUpdate.Status.OK);
+      byte[] noise = new byte[3 << 20];
+      new java.util.Random(7).nextBytes(noise);
+      noise[0] ^= 1; // one byte changed: the new blob is a delta against the one upstream has
+      RevCommit rewritten = commit(client, "rewritten\n", Map.of("README.md", "next\n",
+          "noise.bin", new String(noise, StandardCharsets.ISO_8859_1)),
+          client.resolve("refs/heads/main"));
+      syncTheCache();
+
+      URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git")
+          .toString());
+      PushResult r;
+      try (Transport t = Transport.open(client, uri)) {
+        ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + CREDENTIAL));
+        t.setPushThin(true);
+        r = t.push(NullProgressMonitor.INSTANCE, t.findRemoteRefUpdatesFor(
+            List.of(new RefSpec("+" + rewritten.name() + ":refs/heads/big"))));
+      }
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/big")).isEqualTo(rewritten);
+      assertThat(streamedForwards).containsExactly(true, true);
+    }
+  }
+
+  /**
    * A content rule that asks about a push its ref rules allow whatever the pack: the streamed
    * copy is broken off before the question (upstream is not kept waiting on a person), and the
    * approved push is stored, then forwarded.
