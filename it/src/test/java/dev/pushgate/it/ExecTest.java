@@ -55,8 +55,7 @@ class ExecTest {
     requireBwrap();
     // Searchable by the sandbox user (nobody, as these tests run as root in CI).
     root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
+    app = RunningAppliance.startForSandboxedRuns(root);
     launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
     app.forgeCreate("acme/widget");
     rules = Files.writeString(root.resolve("rules.yaml"), RULES);

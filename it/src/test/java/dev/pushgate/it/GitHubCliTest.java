@@ -66,8 +66,7 @@ class GitHubCliTest {
   static void start() throws Exception {
     requireGhAndBwrap();
     root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
+    app = RunningAppliance.startForSandboxedRuns(root);
     app.forgeCreate(List.of("acme/widget", "acme/other"));
   }
 

@@ -55,8 +55,7 @@ class LaunchTest {
     ExecTest.requireBwrap();
     // Searchable by the sandbox user (a user id of its own, as these tests run as root in CI).
     root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
+    app = RunningAppliance.startForSandboxedRuns(root);
     app.forgeCreate("acme/widget");
     socket = app.dataDir.resolve("control.sock");
   }

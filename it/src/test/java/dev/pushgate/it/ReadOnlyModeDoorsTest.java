@@ -32,8 +32,7 @@ class ReadOnlyModeDoorsTest {
   static void start() throws Exception {
     GitHubCliTest.requireGhAndBwrap();
     root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
+    app = RunningAppliance.startForSandboxedRuns(root);
     app.forgeCreate("acme/widget");
   }
 

@@ -36,8 +36,7 @@ class SandboxForgeAccessTest {
   static void start() throws Exception {
     ExecTest.requireBwrap();
     root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
+    app = RunningAppliance.startForSandboxedRuns(root);
     app.forgeCreate("acme/widget");
     rules = Files.writeString(root.resolve("rules.yaml"), RULES);
   }

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,8 +51,7 @@ class SandboxUserIsolationTest {
     Assumptions.assumeTrue(uid(Path.of("/proc/self")) == 0,
         "only pushgate running as root drops to a sandbox user");
     root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"));
+    app = RunningAppliance.startForSandboxedRuns(root);
     app.forgeCreate("acme/widget");
     rules = Files.writeString(root.resolve("rules.yaml"), RULES);
   }

@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,6 +134,16 @@ public final class RunningAppliance implements AutoCloseable {
   /** Starts the jar under test on {@code dataDir} with these {@code serve} options. */
   public static RunningAppliance start(Path dataDir, String... serveOptions) throws Exception {
     return on(dataDir).serve(List.of(serveOptions)).start();
+  }
+
+  /**
+   * Starts the jar under test on {@code root/data} for tests whose runs are sandboxed: {@code root}
+   * is made passable (not readable) for the sandbox's own user, which works in directories below
+   * it.
+   */
+  public static RunningAppliance startForSandboxedRuns(Path root) throws Exception {
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    return start(root.resolve("data"));
   }
 
   /** The jar under test: {@code -Dpushgate.jar}, or the appliance module's build. */
