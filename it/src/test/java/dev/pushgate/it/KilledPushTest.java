@@ -65,7 +65,7 @@ class KilledPushTest {
 
   @Test
   void aKilledGitsJudgementIsAbandonedItsSlotFreedAndNothingLands() throws Exception {
-    ObjectId slow = swappingHistory(work.resolve(".git"), "refs/heads/slow");
+    ObjectId slow = swappingHistory(work.resolve(".git"), "refs/heads/slow", "swap ");
     Path out = tmp.resolve("push.out");
     Path err = tmp.resolve("push.err");
     Process push = git.start(work, out, err, "push", "origin", "slow");
@@ -76,8 +76,8 @@ class KilledPushTest {
     killWithItsHelpers(push);
 
     Wait.until(Duration.ofSeconds(60), "the killed push's judgement to be audited as abandoned",
-        () -> !auditOf("refs/heads/slow").isEmpty());
-    assertThat(auditOf("refs/heads/slow")).singleElement().satisfies(d -> {
+        () -> !auditOf("refs/heads/slow", runId()).isEmpty());
+    assertThat(auditOf("refs/heads/slow", runId())).singleElement().satisfies(d -> {
       assertThat(d.get("decision").asText()).isEqualTo("denied");
       assertThat(d.get("code").asText()).isEqualTo("ABANDONED");
       assertThat(d.get("reason").asText()).isEqualTo("judgement abandoned: the client closed its"
@@ -98,10 +98,51 @@ class KilledPushTest {
     assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/slow")).isNull();
   }
 
+  /**
+   * The same inside {@code pushgate exec}: git talks to the gateway through the sandbox's bridge
+   * (socat, then the gateway's Unix socket), and git killed in there closes the bridge's
+   * connection to the gateway too, so its judgement is abandoned the same way.
+   */
+  @Test
+  void aGitKilledInsidePushgateExecClosesTheBridgesConnectionAndItsJudgementIsAbandoned()
+      throws Exception {
+    Path inside = tmp.resolve("exec-widget");
+    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", inside.toString()).ok();
+    ObjectId slow = swappingHistory(inside.resolve(".git"), "refs/heads/slow-exec", "exec ");
+    Process chmod = new ProcessBuilder("chmod", "-R", "a+rwX", inside.toString()).start();
+    assertThat(chmod.waitFor()).isZero();
+    PushgateExec.Started exec = PushgateExec.on(app.dataDir, tmp.resolve("exec-home"))
+        .withDenyLayer().start(inside, Map.of(), "--workdir", inside.toString(), "--", "sh", "-c",
+            "git push origin slow-exec; echo git ended");
+
+    Wait.until(Duration.ofSeconds(180), "the push from inside the sandbox to reach the gateway",
+        () -> received(slow));
+    List<ProcessHandle> gits = exec.process().descendants()
+        .filter(p -> p.info().command().map(c -> Path.of(c).getFileName().toString())
+            .filter(name -> name.startsWith("git")).isPresent())
+        .toList();
+    assertThat(gits).as("git and its remote helper inside the sandbox").isNotEmpty();
+    kill(gits);
+
+    Wait.until(Duration.ofSeconds(60), "the killed push's judgement to be audited as abandoned",
+        () -> !auditOf("refs/heads/slow-exec", null).isEmpty());
+    assertThat(auditOf("refs/heads/slow-exec", null)).singleElement().satisfies(d -> {
+      assertThat(d.get("code").asText()).isEqualTo("ABANDONED");
+      assertThat(d.get("reason").asText()).startsWith("judgement abandoned: the client closed");
+    });
+    PushgateExec.Result ended = PushgateExec.finish(exec);
+    assertThat(ended.stdout()).as(ended.stderr()).isEqualTo("git ended\n");
+    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/slow-exec")).isNull();
+  }
+
   /** SIGKILL for git and the remote helper it started, which holds the connection. */
   private static void killWithItsHelpers(Process git) throws Exception {
     List<ProcessHandle> all = new ArrayList<>(git.descendants().toList());
     all.add(git.toHandle());
+    kill(all);
+  }
+
+  private static void kill(List<ProcessHandle> all) throws Exception {
     all.forEach(ProcessHandle::destroyForcibly);
     for (ProcessHandle p : all) {
       p.onExit().get();
@@ -118,11 +159,13 @@ class KilledPushTest {
    * {@link #COMMITS} commits on top of main, each swapping {@link #FILES} files between two
    * contents (a few hundred KiB of pack, minutes of tree walking), at {@code ref}.
    */
-  private static ObjectId swappingHistory(Path gitDir, String ref) throws Exception {
+  private static ObjectId swappingHistory(Path gitDir, String ref, String message)
+      throws Exception {
     try (Repository db = new FileRepository(gitDir.toFile());
         ObjectInserter ins = db.newObjectInserter()) {
-      ObjectId one = ins.insert(Constants.OBJ_BLOB, "one\n".getBytes());
-      ObjectId two = ins.insert(Constants.OBJ_BLOB, "two\n".getBytes());
+      // Contents of its own per history: no verdict the gateway cached for another applies.
+      ObjectId one = ins.insert(Constants.OBJ_BLOB, (message + "one\n").getBytes());
+      ObjectId two = ins.insert(Constants.OBJ_BLOB, (message + "two\n").getBytes());
       ObjectId even = tree(ins, one, two);
       ObjectId odd = tree(ins, two, one);
       ObjectId parent = db.resolve("refs/heads/main");
@@ -133,7 +176,7 @@ class KilledPushTest {
         c.setParentId(parent);
         c.setAuthor(who);
         c.setCommitter(who);
-        c.setMessage("swap " + i);
+        c.setMessage(message + i);
         parent = ins.insert(c);
       }
       ins.flush();
@@ -155,8 +198,14 @@ class KilledPushTest {
     return ins.insert(t);
   }
 
-  private static List<JsonNode> auditOf(String ref) throws Exception {
-    JsonNode all = app.control().get("/v1/audit?runId=" + run.get("runId").asText()).body();
+  private static String runId() {
+    return run.get("runId").asText();
+  }
+
+  /** The audit's decisions on {@code ref}, of {@code runId} or of every run. */
+  private static List<JsonNode> auditOf(String ref, String runId) throws Exception {
+    JsonNode all = app.control().get("/v1/audit" + (runId == null ? "" : "?runId=" + runId))
+        .body();
     List<JsonNode> out = new ArrayList<>();
     all.get("decisions").forEach(d -> {
       if (ref.equals(d.path("ref").asText())) {
