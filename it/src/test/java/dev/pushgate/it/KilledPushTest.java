@@ -109,14 +109,22 @@ class KilledPushTest {
     Path inside = tmp.resolve("exec-widget");
     git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", inside.toString()).ok();
     ObjectId slow = swappingHistory(inside.resolve(".git"), "refs/heads/slow-exec", "exec ");
+    // The sandbox's own user works in the clone: it may pass through the test's directory.
+    Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions
+        .fromString("rwx--x--x"));
     Process chmod = new ProcessBuilder("chmod", "-R", "a+rwX", inside.toString()).start();
     assertThat(chmod.waitFor()).isZero();
     PushgateExec.Started exec = PushgateExec.on(app.dataDir, tmp.resolve("exec-home"))
         .withDenyLayer().start(inside, Map.of(), "--workdir", inside.toString(), "--", "sh", "-c",
             "git push origin slow-exec; echo git ended");
 
-    Wait.until(Duration.ofSeconds(180), "the push from inside the sandbox to reach the gateway",
-        () -> received(slow));
+    try {
+      Wait.until(Duration.ofSeconds(180), "the push from inside the sandbox to reach the gateway",
+          () -> received(slow) || !exec.process().isAlive());
+    } finally {
+      assertThat(received(slow)).as(() -> "exec's output:\n" + read(exec.out()) + read(exec.err()))
+          .isTrue();
+    }
     List<ProcessHandle> gits = exec.process().descendants()
         .filter(p -> p.info().command().map(c -> Path.of(c).getFileName().toString())
             .filter(name -> name.startsWith("git")).isPresent())
@@ -146,6 +154,14 @@ class KilledPushTest {
     all.forEach(ProcessHandle::destroyForcibly);
     for (ProcessHandle p : all) {
       p.onExit().get();
+    }
+  }
+
+  private static String read(Path file) {
+    try {
+      return PushgateExec.read(file);
+    } catch (Exception e) {
+      return e.toString();
     }
   }
 
