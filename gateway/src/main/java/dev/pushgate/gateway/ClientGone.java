@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.BufferUtil;
@@ -25,7 +26,8 @@ import org.eclipse.jetty.util.BufferUtil;
  * given back to Jetty, and so closes the connection after the answer.
  *
  * <p>Only the judging thread calls the signal, and it is the request's own thread: nothing else
- * reads the connection meanwhile.
+ * reads the connection meanwhile. Only an HTTP/1 connection is read so (the gateway serves no
+ * other); a connection shared by several requests would give this one another's bytes.
  */
 final class ClientGone implements BooleanSupplier {
   /** How often the connection is looked at: a gone client's judgement ends within about this. */
@@ -34,6 +36,8 @@ final class ClientGone implements BooleanSupplier {
   private final ServletContextRequest request;
   private final EndPoint endPoint;
   private final LongSupplier nanoTime;
+  /** HTTP/1: the connection carries this request alone, so reading it takes nobody else's. */
+  private final boolean ownConnection;
   private final AtomicBoolean failed = new AtomicBoolean();
   private final ByteBuffer probe = BufferUtil.allocate(1);
   private long lastProbe;
@@ -44,6 +48,8 @@ final class ClientGone implements BooleanSupplier {
     this.request = request;
     this.endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
     this.nanoTime = nanoTime;
+    HttpVersion version = request.getConnectionMetaData().getHttpVersion();
+    this.ownConnection = version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0;
     this.lastProbe = nanoTime.getAsLong() - PROBE_EVERY_NANOS;
     request.addFailureListener(t -> failed.set(true));
   }
@@ -68,7 +74,7 @@ final class ClientGone implements BooleanSupplier {
       return gone = true;
     }
     long now = nanoTime.getAsLong();
-    if (now - lastProbe < PROBE_EVERY_NANOS) {
+    if (!ownConnection || now - lastProbe < PROBE_EVERY_NANOS) {
       return false;
     }
     lastProbe = now;
