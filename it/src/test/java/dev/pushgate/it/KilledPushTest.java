@@ -89,10 +89,17 @@ class KilledPushTest {
 
     // The run has one judgement slot on this machine's share: the next push takes it at once
     // (on a slot still held it would wait 60 s, then be refused as JUDGE_BUSY).
-    Files.writeString(work.resolve("after.txt"), "after\n");
+    // Sent chunked (a pack larger than git's post buffer): the judgement's look at the
+    // connection reads the end of that body and leaves the answer intact.
+    StringBuilder lines = new StringBuilder();
+    for (int i = 0; i < 4_000; i++) {
+      lines.append("after ").append(i * 7919L % 104_729).append('\n');
+    }
+    Files.writeString(work.resolve("after.txt"), lines);
     git.in(work, "add", "after.txt").ok();
     git.in(work, "commit", "-q", "-m", "after the killed push").ok();
-    git.in(work, "push", "-q", "origin", "HEAD:refs/heads/after").ok();
+    git.in(work, "-c", "http.postBuffer=1024", "push", "-q", "origin", "HEAD:refs/heads/after")
+        .ok();
     ObjectId head = ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip());
     assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/after")).isEqualTo(head);
     assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/slow")).isNull();
