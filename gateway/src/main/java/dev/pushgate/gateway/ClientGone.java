@@ -1,20 +1,58 @@
 package dev.pushgate.gateway;
 
 import jakarta.servlet.ServletRequest;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.util.BufferUtil;
 
 /**
- * Whether the client of a request has gone, as far as Jetty knows: it reported the request failed
- * or the connection's end point is no longer open. A judgement is abandoned on it (see {@link
- * JudgementBudget}). Jetty learns of a closed connection only when it reads or writes it, which
- * it does not while a push is judged (docs/push-path.md, "The judge's budget"): this catches a
- * connection Jetty itself closed, not yet a git client killed mid-judgement.
+ * Whether the client of a push has gone: Jetty reported the request failed, the connection's end
+ * point is closed, or the client closed its side of the connection while the push is judged.
+ *
+ * <p>Jetty does not read a connection while its handler runs, so it never sees a killed git's
+ * FIN by itself, and a write does not tell either: JGit buffers the answer (up to 32 KiB) before
+ * anything reaches the socket (docs/push-path.md, "The judge's budget"). So the judgement, which
+ * asks at every step, looks at the connection itself, at most once a second ({@link #PROBE_EVERY_NANOS}): once
+ * the request's body has ended (git sends nothing more until it has its answer), a non-blocking
+ * read of the end point returns end of stream when the client has closed. Any byte that arrives
+ * instead is not git's (git never sends a request before the answer to the last one), cannot be
+ * given back to Jetty, and so closes the connection after the answer.
+ *
+ * <p>Only the judging thread calls the signal, and it is the request's own thread: nothing else
+ * reads the connection meanwhile. Only an HTTP/1 connection is read so (the gateway serves no
+ * other); a connection shared by several requests would give this one another's bytes.
  */
-final class ClientGone {
-  private ClientGone() {}
+final class ClientGone implements BooleanSupplier {
+  /** How often the connection is looked at: a gone client's judgement ends within about this. */
+  static final long PROBE_EVERY_NANOS = 1_000_000_000L;
+
+  private final ServletContextRequest request;
+  private final EndPoint endPoint;
+  private final LongSupplier nanoTime;
+  /** HTTP/1: the connection carries this request alone, so reading it takes nobody else's. */
+  private final boolean ownConnection;
+  private final AtomicBoolean failed = new AtomicBoolean();
+  private final ByteBuffer probe = BufferUtil.allocate(1);
+  private long lastProbe;
+  private boolean bodyEnded;
+  private boolean gone;
+
+  private ClientGone(ServletContextRequest request, LongSupplier nanoTime) {
+    this.request = request;
+    this.endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+    this.nanoTime = nanoTime;
+    HttpVersion version = request.getConnectionMetaData().getHttpVersion();
+    this.ownConnection = version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0;
+    this.lastProbe = nanoTime.getAsLong() - PROBE_EVERY_NANOS;
+    request.addFailureListener(t -> failed.set(true));
+  }
 
   /** The signal for {@code req}; never true for a request Jetty did not serve (a test's). */
   static BooleanSupplier of(ServletRequest req) {
@@ -27,9 +65,67 @@ final class ClientGone {
     if (jetty == null) {
       return () -> false; // the budget still bounds the judgement
     }
-    AtomicBoolean failed = new AtomicBoolean();
-    jetty.addFailureListener(t -> failed.set(true));
-    EndPoint endPoint = jetty.getConnectionMetaData().getConnection().getEndPoint();
-    return () -> failed.get() || !endPoint.isOpen();
+    return new ClientGone(jetty, System::nanoTime);
+  }
+
+  @Override
+  public synchronized boolean getAsBoolean() {
+    if (gone || failed.get() || !endPoint.isOpen()) {
+      return gone = true;
+    }
+    long now = nanoTime.getAsLong();
+    if (!ownConnection || now - lastProbe < PROBE_EVERY_NANOS) {
+      return false;
+    }
+    lastProbe = now;
+    try {
+      gone = bodyEnded ? closedAfterBody() : bodyEndedOrGone();
+    } catch (IOException | RuntimeException e) {
+      gone = true; // a connection that cannot be read has no one waiting on it
+    }
+    return gone;
+  }
+
+  /**
+   * Reads what is left of the request's body without blocking: what JGit did not read is past
+   * the pack (the end of a chunked body, or bytes git does not send). True when the body ended
+   * in a failure: the client went before it had sent all of it.
+   */
+  private boolean bodyEndedOrGone() throws IOException {
+    while (true) {
+      Content.Chunk chunk = request.read();
+      if (chunk == null) {
+        return false; // nothing yet; the next probe reads again
+      }
+      try {
+        if (Content.Chunk.isFailure(chunk)) {
+          return true;
+        }
+        if (chunk.hasRemaining()) {
+          closeAfterAnswer();
+        }
+        if (chunk.isLast()) {
+          bodyEnded = true;
+          return closedAfterBody();
+        }
+      } finally {
+        chunk.release();
+      }
+    }
+  }
+
+  /** True when the client closed its side; a byte read instead closes after the answer. */
+  private boolean closedAfterBody() throws IOException {
+    BufferUtil.clear(probe);
+    int n = endPoint.fill(probe);
+    if (n > 0) {
+      closeAfterAnswer();
+    }
+    return n < 0;
+  }
+
+  /** Jetty cannot be given back what was read; the connection is not used for another request. */
+  private void closeAfterAnswer() {
+    request.getHttpServletResponse().setHeader("Connection", "close"); // ignored once committed
   }
 }

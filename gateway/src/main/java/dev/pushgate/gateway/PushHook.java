@@ -109,7 +109,9 @@ final class PushHook implements PreReceiveHook {
       // Nobody waits for the answer (the client went, or the appliance stops): one line, and
       // nothing is pushed.
       log.info("run {}: push to {} not judged further, {}", run.runId(), repo, e.getMessage());
-      refuseUndecided(commands, e.getMessage() + "; nothing was pushed, push again");
+      String why = e.getMessage() + "; nothing was pushed, push again";
+      recordAbandoned(items, why);
+      refuseUndecided(commands, why);
     } catch (AuditLog.AuditException e) {
       log.error("run {}: audit log unavailable, push to {} refused", run.runId(), repo, e);
       refuseUndecided(commands, "the audit log is unavailable, so nothing can be pushed; try again later");
@@ -316,6 +318,26 @@ final class PushHook implements PreReceiveHook {
     List<? extends AuditLog.Handle> handles = services.audit().record(records);
     for (int n = 0; n < items.size(); n++) {
       items.get(n).audited = handles.get(n);
+    }
+  }
+
+  /**
+   * Audits the commands of an abandoned judgement as refused, {@link RefusalCode#ABANDONED}, so
+   * the audit says why a push the agent started never landed; unless they were audited already.
+   */
+  private void recordAbandoned(List<Item> items, String why) {
+    if (items.stream().anyMatch(i -> i.audited != null)) {
+      return;
+    }
+    for (Item i : items) {
+      if (i.allowed()) {
+        i.refuse(RefusalCode.ABANDONED, why);
+      }
+    }
+    try {
+      recordDecisions(items);
+    } catch (AuditLog.AuditException | RuntimeException e) {
+      log.error("run {}: the abandoned push to {} could not be audited", run.runId(), repo, e);
     }
   }
 

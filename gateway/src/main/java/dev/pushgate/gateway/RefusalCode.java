@@ -24,6 +24,11 @@ public enum RefusalCode {
   UPSTREAM_REJECTED,
   /** The run's other pushes took its share of the judge, and this one waited too long: retry. */
   JUDGE_BUSY,
+  /**
+   * Nobody waited for the judgement any more (the git client closed its connection, or the
+   * appliance is stopping): it was abandoned part way, and nothing was pushed.
+   */
+  ABANDONED,
   /** Something failed inside the gateway; the push is refused, never let through. */
   INTERNAL
 }

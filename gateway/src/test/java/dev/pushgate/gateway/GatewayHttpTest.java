@@ -720,6 +720,59 @@ class GatewayHttpTest {
     }
   }
 
+  /**
+   * A client that closes its connection while its push is judged (a killed git): Jetty reads
+   * nothing then and JGit has written nothing yet, so only the judgement's look at the connection
+   * notices. The judgement is abandoned long before its budget ends, frees the run's slot, is
+   * audited as abandoned, and nothing goes upstream.
+   */
+  @Test
+  void aPushWhoseClientClosesItsConnectionWhileJudgedIsAbandoned() throws Exception {
+    String repo = "/git/github.com/acme/widget.git";
+    try (Repository slow = TestRepos.bare(dir.resolve("closed.git"))) {
+      // Minutes of tree walking: 2,000 commits each swapping 20,000 files.
+      RevCommit tip = TestRepos.swappingHistory(slow, 20_000, 2_000);
+      ByteArrayOutputStream body = new ByteArrayOutputStream();
+      byte[] command = ("0".repeat(40) + " " + tip.name() + " refs/heads/closed\0report-status"
+          + " side-band-64k agent=git/2.39\n").getBytes(StandardCharsets.US_ASCII);
+      body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+      body.writeBytes(command);
+      body.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
+      try (org.eclipse.jgit.internal.storage.pack.PackWriter pw =
+          new org.eclipse.jgit.internal.storage.pack.PackWriter(slow)) {
+        pw.preparePack(NullProgressMonitor.INSTANCE, java.util.Set.of(tip), java.util.Set.of());
+        pw.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, body);
+      }
+      assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+          .statusCode()).isEqualTo(200);
+      RunSlots judging = gateway.threads().judgements();
+
+      try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.getURI().getPort())) {
+        String head = "POST " + repo + "/git-receive-pack HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "Authorization: Bearer " + CREDENTIAL + "\r\n"
+            + "Content-Type: application/x-git-receive-pack-request\r\n"
+            + "Content-Length: " + body.size() + "\r\n\r\n";
+        socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().write(body.toByteArray());
+        socket.getOutputStream().flush();
+        Wait.until(Duration.ofSeconds(60), "the push to be judged",
+            () -> judging.inFlight("run-1") > 0);
+      }
+
+      Wait.until(Duration.ofSeconds(30), "the closed push's judgement to be abandoned",
+          () -> audit.records.stream().anyMatch(r -> r.ref().equals("refs/heads/closed")));
+      assertThat(audit.records).filteredOn(r -> r.ref().equals("refs/heads/closed"))
+          .singleElement().satisfies(r -> {
+            assertThat(r.code()).isEqualTo(RefusalCode.ABANDONED);
+            assertThat(r.reason()).isEqualTo("judgement abandoned: the client closed its"
+                + " connection; nothing was pushed, push again");
+          });
+      Wait.until(Duration.ofSeconds(10), "the run's judgement slot to be free",
+          () -> judging.inFlight("run-1") == 0);
+      assertThat(idOf(upstream, "refs/heads/closed")).isNull();
+    }
+  }
+
   @Test
   void aPushOfDeniedRefsOnlyIsRefusedInGitsOwnReportWithoutReadingItsPack() throws Exception {
     try (Repository client = clientWithNewMain()) {
