@@ -151,6 +151,9 @@ final class GitHubApiDescription {
           {"repositoryId": "R_1", "name": "refs/heads/feature",
            "oid": "0000000000000000000000000000000000000001"}
           """;
+      case "updateRef" -> """
+          {"refId": "REF_1", "oid": "0000000000000000000000000000000000000001"}
+          """;
       case "updateRefs" -> """
           {"repositoryId": "R_1", "refUpdates": [{"name": "refs/heads/feature",
            "afterOid": "0000000000000000000000000000000000000001"}]}
