@@ -179,7 +179,7 @@ class AgentDayTest {
         .isEqualTo("PostToolUse");
     Path checkout = cwd.resolve("widget");
     assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
-        .contains("file-write* " + checkout.resolve(".env") + ": the run's rules deny writing a"
+        .contains("file-write* \"" + checkout.resolve(".env") + "\": the run's rules deny writing a"
             + " file of this name");
     // git push -u cannot store the upstream, and the model hears that git's "set up to
     // track" is not true, and what to do instead.

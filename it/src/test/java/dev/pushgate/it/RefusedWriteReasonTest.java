@@ -78,9 +78,9 @@ class RefusedWriteReasonTest {
             + checkout.resolve(".env.production") + "\n");
     // No second report reads the failed write as a read of a hidden secret path.
     assertThat(exec.stderr()).as(all)
-        .doesNotContain("file-read* .env\n")
-        .doesNotContain("file-read* .env.production\n")
-        .doesNotContain("file-read* /opt/pushgate/bin/pushgate-hook\n");
+        .doesNotContain("file-read* \".env\"")
+        .doesNotContain("file-read* \".env.production\"")
+        .doesNotContain("file-read* \"/opt/pushgate/bin/pushgate-hook\"");
 
     // What the model is told through the PostToolUse hook says the same.
     int json = exec.stdout().indexOf("{\"hookSpecificOutput\"");
@@ -88,7 +88,7 @@ class RefusedWriteReasonTest {
     JsonNode hook = JSON.readTree(exec.stdout().substring(json));
     String context = hook.path("hookSpecificOutput").path("additionalContext").asText();
     assertThat(context).as(all)
-        .contains("file-write* " + checkout.resolve(".env") + ": the run's rules deny writing")
+        .contains("file-write* \"" + checkout.resolve(".env") + "\": the run's rules deny writing")
         .doesNotContain("the sandbox hides this path");
   }
 
@@ -119,7 +119,7 @@ class RefusedWriteReasonTest {
     assertThat(json).as(all).isNotNegative();
     String context = JSON.readTree(exec.stdout().substring(json))
         .path("hookSpecificOutput").path("additionalContext").asText();
-    String reason = "file-write* .git/config: the sandbox keeps the repository's .git/config"
+    String reason = "file-write* \".git/config\": the sandbox keeps the repository's .git/config"
         + " read-only";
     assertThat(context).as(all).contains(reason);
     assertThat(context.split(java.util.regex.Pattern.quote(reason), -1)).as(context).hasSize(2);

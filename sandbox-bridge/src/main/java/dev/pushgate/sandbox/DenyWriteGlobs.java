@@ -83,6 +83,24 @@ public record DenyWriteGlobs(List<String> globs, boolean explicit) {
     return out;
   }
 
+  /**
+   * Whether the name-deny layer refuses writing {@code path} (inside a writable mount) for its
+   * name: its last component matches {@code globs} as the layer matches them, and no directory on
+   * the way is a {@link #DEPENDENCY_TREES dependency tree}. For readers that explain a refusal the
+   * layer made (a tool's output names the path, not why).
+   */
+  public static boolean deniesName(List<String> globs, String path) {
+    String[] parts = path.split("/");
+    for (int i = 0; i < parts.length - 1; i++) {
+      if (DEPENDENCY_TREES.contains(parts[i])) {
+        return false;
+      }
+    }
+    String name = parts.length == 0 ? "" : parts[parts.length - 1];
+    return !name.isEmpty()
+        && ContentGlob.listMatches(globs.stream().map(ContentGlob::name).toList(), name);
+  }
+
   /** A list the rules set. */
   public static DenyWriteGlobs explicit(List<String> globs) {
     return new DenyWriteGlobs(globs, true);

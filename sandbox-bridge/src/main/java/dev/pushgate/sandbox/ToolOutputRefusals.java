@@ -3,6 +3,7 @@ package dev.pushgate.sandbox;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -36,13 +37,36 @@ public final class ToolOutputRefusals {
       if (++lines > MAX_LINES || out.size() >= MAX_REASONS) {
         break;
       }
-      ViolationParser.parse(line.strip(), denials).map(RefusalReason::line).ifPresent(out::add);
+      ViolationParser.parse(line.strip(), denials).map(v -> line(v, fs, cwd)).ifPresent(out::add);
     }
     return new ArrayList<>(out);
   }
 
+  /**
+   * The line for {@code v}, its reason judged on where the path lies: a write refused inside a
+   * writable directory was not refused for being read-only. The name-deny layer refused it when
+   * the run's globs deny its name ({@link DenyWriteGlobs#deniesName}, the list the layer is given);
+   * otherwise the system did, for the file's own permissions.
+   */
+  private static String line(SandboxViolation v, FilesystemPolicy fs, String cwd) {
+    boolean fileWrite = ViolationParser.FILE_WRITE.equals(v.action())
+        || ViolationParser.FILE_ACCESS.equals(v.action());
+    String abs = fileWrite && !v.raw().toLowerCase(Locale.ROOT).contains("read-only file system")
+        ? BubblewrapArgv.absolute(v.target(), directory(cwd)) : null;
+    if (abs == null || !BubblewrapArgv.underAny(abs, fs.writableRoots())
+        || BubblewrapArgv.underAny(abs, fs.writeDeny())) {
+      return RefusalReason.line(v);
+    }
+    return RefusalReason.line(v, DenyWriteGlobs.deniesName(fs.writeDenyGlobs(), abs)
+        ? RefusalReason.NAME_DENIED : RefusalReason.ACCESS);
+  }
+
+  private static String directory(String cwd) {
+    return cwd == null || !cwd.startsWith("/") ? "/" : cwd;
+  }
+
   private static ViolationParser.Denials denials(FilesystemPolicy fs, String cwd) {
-    String dir = cwd == null || !cwd.startsWith("/") ? "/" : cwd;
+    String dir = directory(cwd);
     return new ViolationParser.Denials() {
       @Override
       public boolean hidden(String path) {

@@ -70,16 +70,20 @@ final class ViolationParser {
     if (lower.contains("network is unreachable")) {
       return Optional.of(violation(NETWORK, "", line));
     }
+    // A refusal whose path cannot be read gives no reason: a reason is about a path, and one
+    // without it ("file-read* \"\": the sandbox hides this path") only misleads.
     if (lower.contains(READ_ONLY) || lower.contains("erofs")) {
-      return Optional.of(violation(FILE_WRITE, target(line, phraseAt(lower, READ_ONLY)), line));
+      String target = target(line, phraseAt(lower, READ_ONLY));
+      return target.isEmpty() ? Optional.empty() : Optional.of(violation(FILE_WRITE, target, line));
     }
     if (lower.contains(DENIED) || lower.contains("eacces")) {
       String target = target(line, phraseAt(lower, DENIED));
-      return Optional.of(violation(refused(lower, target, denials, FILE_READ), target, line));
+      return target.isEmpty() ? Optional.empty()
+          : Optional.of(violation(refused(lower, target, denials), target, line));
     }
     if (lower.contains(NOT_PERMITTED) || lower.contains("eperm")) {
       String target = target(line, phraseAt(lower, NOT_PERMITTED));
-      String action = target.isEmpty() ? SYSCALL : refused(lower, target, denials, FILE_ACCESS);
+      String action = target.isEmpty() ? SYSCALL : refused(lower, target, denials);
       return Optional.of(violation(action, target, line));
     }
     if (lower.contains(MISSING) || lower.contains("enoent")) {
@@ -145,12 +149,9 @@ final class ViolationParser {
    * refused (a read-only mount gives {@code EROFS}, never these). Never a hidden-path read of a
    * path that is not hidden.
    */
-  private static String refused(String lower, String target, Denials denials, String unnamed) {
+  private static String refused(String lower, String target, Denials denials) {
     if (writes(lower)) {
       return FILE_WRITE;
-    }
-    if (target.isEmpty()) {
-      return unnamed;
     }
     return denials.hidden(target) ? FILE_READ : FILE_ACCESS;
   }

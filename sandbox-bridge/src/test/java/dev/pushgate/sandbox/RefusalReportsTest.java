@@ -55,7 +55,7 @@ class RefusalReportsTest {
 
   /** The log's line for a write of {@code name} in the workdir that the rules' names deny. */
   private String deniedByRules(String name) {
-    return "file-write* " + work.resolve(name) + ": the run's rules deny writing a file"
+    return "file-write* \"" + work.resolve(name) + "\": the run's rules deny writing a file"
         + " of this name (a secret file such as .env, *.key or *.pem, or a protected path); keep"
         + " such a file out of the checkout, or ask the operator to change the rules";
   }
@@ -72,8 +72,8 @@ class RefusalReportsTest {
     String reason = "the sandbox keeps this path read-only: it is outside the run's writable"
         + " directories, or one the run may not change (git metadata such as .git/config and"
         + " hooks, agent and editor settings, shell startup files)";
-    assertThat(run.stdout()).isEqualTo("file-write* /usr/x: " + reason + "\n"
-        + "file-write* /usr/x: " + reason + "\n");
+    assertThat(run.stdout()).isEqualTo("file-write* \"/usr/x\": " + reason + "\n"
+        + "file-write* \"/usr/x\": " + reason + "\n");
     assertThat(run.violations()).extracting(SandboxViolation::target)
         .containsSubsequence("/usr/x", "/usr/x");
     assertThat(run.stderr()).contains(ViolationLog.GUEST_PATH);
@@ -118,12 +118,12 @@ class RefusalReportsTest {
     NameDenyLayer.Availability layer = layer();
     RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
         "echo {} > .mcp.json; mkdir -p .claude; echo {} > .claude/settings.json; " + awaitLog(2));
-    String reason = ": the sandbox denies every run writing this path: a tool on the operator's"
+    String reason = "\": the sandbox denies every run writing this path: a tool on the operator's"
         + " side runs what it finds here later (agent and editor settings such as .mcp.json and"
         + " .claude/settings.json, git hooks and config, shell start-up files), so no rules change"
         + " opens it; if the change is needed, say so and a person makes it";
     assertThat(run.stdout().split("\n")).containsExactly(
-        "file-write* " + work.resolve(".mcp.json") + reason,
-        "file-write* " + work.resolve(".claude/settings.json") + reason);
+        "file-write* \"" + work.resolve(".mcp.json") + reason,
+        "file-write* \"" + work.resolve(".claude/settings.json") + reason);
   }
 }
