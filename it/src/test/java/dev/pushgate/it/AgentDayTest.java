@@ -184,7 +184,7 @@ class AgentDayTest {
     // git push -u cannot store the upstream, and the model hears that git's "set up to
     // track" is not true, and what to do instead.
     assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
-        .contains(".git/config: the sandbox keeps the repository's .git/config read-only (a git"
+        .contains("\".git/config\": the sandbox keeps the repository's .git/config read-only (a git"
             + " on the host may read it while the run lives), so git stored nothing there: an"
             + " upstream it says it set up is not set; push with git push origin HEAD");
     // And the operator, on exec's own standard error; no bridge noise there.

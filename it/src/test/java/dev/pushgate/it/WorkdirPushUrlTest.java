@@ -65,7 +65,10 @@ class WorkdirPushUrlTest {
     assertThat(refused.stderr()).contains(
         "! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
     assertThat(ForgeRefs.of(app, "acme/widget")).isEqualTo(before);
-    git.in(w, "push", "origin", "HEAD:refs/heads/rewritten").ok();
+    // A sandboxed chat run's push asks (issue 28): the approver allows what no rule denies.
+    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+      git.in(w, "push", "origin", "HEAD:refs/heads/rewritten").ok();
+    }
     assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/rewritten"))
         .isEqualTo(ObjectId.fromString(git.in(w, "rev-parse", "HEAD").ok().stdout().strip()));
   }
@@ -114,7 +117,7 @@ class WorkdirPushUrlTest {
 
   /** A run in {@code w}; no glob denies, so bubblewrap can launch it as planned. */
   private static String request(Path w) {
-    return "{\"workspaceId\": \"ws-workdir\", \"mode\": \"review\", \"repository\":"
+    return "{\"workspaceId\": \"ws-workdir\", \"mode\": \"chat\", \"repository\":"
         + " \"acme/widget\", \"workdir\": \"" + w + "\", \"runner\": \"harness-bash\","
         + " \"rules\": {\"denyWriteGlobs\": [],"
         + " \"push\": [{\"refs\": \"refs/heads/main\", \"decision\": \"deny\","
