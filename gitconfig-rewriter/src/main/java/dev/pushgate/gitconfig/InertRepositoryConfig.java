@@ -43,11 +43,16 @@ public final class InertRepositoryConfig {
     }
     Set<String> out = new LinkedHashSet<>();
     for (ConfigEntry e : entries) {
-      String v = e.variable();
-      if (!SETTINGS.contains(v) && !REMOTE.matcher(v).matches() && !BRANCH.matcher(v).matches()) {
-        out.add(v);
+      if (!isInert(e.variable())) {
+        out.add(e.variable());
       }
     }
     return new ArrayList<>(out);
+  }
+
+  /** Whether a setting, named as {@code git config --list} prints it, is known to be inert. */
+  public static boolean isInert(String variable) {
+    return SETTINGS.contains(variable) || REMOTE.matcher(variable).matches()
+        || BRANCH.matcher(variable).matches();
   }
 }
