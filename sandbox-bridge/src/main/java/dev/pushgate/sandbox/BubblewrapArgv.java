@@ -130,6 +130,9 @@ final class BubblewrapArgv {
    *     NameDenyLayer}); empty without the layer
    * @param toolchains the launcher's toolchain directories under {@code home}, shown read-only at
    *     the same paths over the home's tmpfs ({@link HomeToolchains}); empty for none
+   * @param judgedConfigs the repository configs the name-deny layer writes only on the launcher's
+   *     judgement ({@link NameDenyLayer#judgedConfigs}): not bound read-only, or git could not
+   *     rename onto them; empty without the layer
    */
   record Layout(
       SandboxPlan plan,
@@ -144,7 +147,8 @@ final class BubblewrapArgv {
       Tools tools,
       String nonce,
       Map<String, String> layered,
-      List<String> toolchains) {
+      List<String> toolchains,
+      List<String> judgedConfigs) {
 
     Layout {
       command = List.copyOf(command);
@@ -152,6 +156,14 @@ final class BubblewrapArgv {
       files = List.copyOf(files);
       layered = layered == null ? Map.of() : Map.copyOf(layered);
       toolchains = toolchains == null ? List.of() : List.copyOf(toolchains);
+      judgedConfigs = judgedConfigs == null ? List.of() : List.copyOf(judgedConfigs);
+    }
+
+    Layout(SandboxPlan plan, List<String> command, List<Bridge> bridges, List<Staged> files,
+        boolean envFile, String home, String emptyDir, String emptyFile, SandboxUser user,
+        Tools tools, String nonce, Map<String, String> layered, List<String> toolchains) {
+      this(plan, command, bridges, files, envFile, home, emptyDir, emptyFile, user, tools, nonce,
+          layered, toolchains, List.of());
     }
 
     Layout(SandboxPlan plan, List<String> command, List<Bridge> bridges, List<Staged> files,
@@ -278,7 +290,11 @@ final class BubblewrapArgv {
         continue; // outside every writable mount: absent or read-only already
       }
       switch (host.kind(p)) {
-        case DIRECTORY, FILE, OTHER -> covered.add(p);
+        case DIRECTORY, FILE, OTHER -> {
+          if (!(layeredRoots.contains(root) && layout.judgedConfigs().contains(p))) {
+            covered.add(p);
+          } // else the name-deny layer refuses every write but an upstream it was asked to judge
+        }
         case MISSING -> {
           if (layeredRoots.contains(root) && NameDenyLayer.refusesInPlace(p)) {
             continue; // the name-deny layer refuses creating it, and nothing shows in its place
@@ -466,7 +482,7 @@ final class BubblewrapArgv {
     if (layout.envFile()) {
       s.append(". ").append(quote(GUEST_ENV_FILE)).append('\n');
     }
-    s.append(writableGitConfig());
+    s.append(writableGitConfig(!layout.judgedConfigs().isEmpty()));
     StringBuilder hexPorts = new StringBuilder();
     if (!layout.bridges().isEmpty()) {
       s.append(BRIDGE_LOG_FILTER);
@@ -516,12 +532,18 @@ final class BubblewrapArgv {
    * which then becomes {@code GIT_CONFIG_GLOBAL}, so {@code git config --global user.name X}
    * works and wins over what it includes. A path git's include syntax cannot hold as written
    * (a quote, a backslash) leaves the run's config as it is.
+   *
+   * @param upstreamsStored whether the repositories' configs take an upstream (the name-deny layer
+   *     judges them): then {@code branch.autoSetupMerge} goes back to git's default, which the
+   *     run's config sets off where git could not store what it sets up
    */
-  static String writableGitConfig() {
+  static String writableGitConfig(boolean upstreamsStored) {
     return "case \"${GIT_CONFIG_GLOBAL:-}\" in\n"
         + "  ''|*'\"'*|*'\\'*) ;;\n"
         + "  *) printf '# The run'\\''s git config: yours to change; it ends with the run.\\n"
-        + "[include]\\n\\tpath = \"%s\"\\n' \"$GIT_CONFIG_GLOBAL\" > " + GUEST_GIT_CONFIG
+        + "[include]\\n\\tpath = \"%s\"\\n"
+        + (upstreamsStored ? "[branch]\\n\\tautoSetupMerge = true\\n" : "")
+        + "' \"$GIT_CONFIG_GLOBAL\" > " + GUEST_GIT_CONFIG
         + " && GIT_CONFIG_GLOBAL=" + GUEST_GIT_CONFIG + " && export GIT_CONFIG_GLOBAL ;;\n"
         + "esac\n";
   }

@@ -1,6 +1,8 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.gitconfig.UpstreamConfigEdit;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -226,7 +228,7 @@ final class GitMetadataCheck implements RunEndCheck {
       return;
     }
     for (String name : was.changedFiles(now)) {
-      if (name.equals(GitMetadata.COMMONDIR)) {
+      if (name.equals(GitMetadata.COMMONDIR) || upstreamsOnly(name, was, now)) {
         continue;
       }
       Path file = dir.resolve(name);
@@ -239,6 +241,19 @@ final class GitMetadataCheck implements RunEndCheck {
           + (bytes == null ? " (removed)" : "")));
     }
     ChangedHooks.judge(dir, was, now, found);
+  }
+
+  /**
+   * Whether the run changed {@code config} only by branches' upstreams, as {@code git push -u}
+   * does: kept, judged by the same rule as the name-deny layer judged the write while the run
+   * lived ({@link UpstreamConfigEdit}).
+   */
+  private static boolean upstreamsOnly(String name, GitDirectoryState was, GitDirectoryState now) {
+    byte[] before = was.files().get(name);
+    byte[] after = now.files().get(name);
+    return name.equals("config") && before != null && after != null
+        && UpstreamConfigEdit.refusal(new String(before, StandardCharsets.ISO_8859_1),
+            new String(after, StandardCharsets.ISO_8859_1)) == null;
   }
 
   /** A {@code commondir} the run planted is removed; one that was there is put back as it was. */

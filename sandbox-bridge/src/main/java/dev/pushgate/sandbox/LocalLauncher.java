@@ -316,17 +316,19 @@ public final class LocalLauncher implements SandboxLauncher {
       // After the loan, so that it is closed (unmounted) before the mounts are given back.
       Map<String, String> layered = Map.of();
       List<Long> layerPids = List.of();
+      List<String> judgedConfigs = List.of();
       if (NameDenyLayer.needed(plan.filesystem(), spec.protectedPaths())) {
         NameDenyLayer layer = nameDenyLayer(plan, mounts, events);
         cleanup.add(layer);
         layered = layer.mountpoints();
         layerPids = layer.daemons().stream().map(ProcessHandle::pid).toList();
+        judgedConfigs = layer.judgedConfigs();
       }
 
       String nonce = HexFormat.of().formatHex(randomBytes());
       BubblewrapArgv.Layout layout = new BubblewrapArgv.Layout(plan, request.command(), bridges,
           staged, exports.length() > 0, env.get("HOME"), empty.toString(), emptyFile.toString(),
-          user, tools, nonce, layered, toolchains(env, user));
+          user, tools, nonce, layered, toolchains(env, user), judgedConfigs);
       BubblewrapArgv.Built built = BubblewrapArgv.build(layout, BubblewrapArgv.HostView.REAL);
       cleanup.add(() -> removePlaceholders(built.placeholders()));
 
@@ -420,7 +422,8 @@ public final class LocalLauncher implements SandboxLauncher {
     List<String> denyPaths = new ArrayList<>(NameDenyLayer.patterns(plan.spec().protectedPaths()));
     denyPaths.addAll(NameDenyLayer.literalDenyPaths(plan.filesystem().writeDeny()));
     return NameDenyLayer.start(available.helper(), settings.stagingParent(), roots, guestOf,
-        plan.filesystem().writeDenyGlobs(), denyPaths, events::violation);
+        plan.filesystem().writeDenyGlobs(), denyPaths,
+        NameDenyLayer.judgedConfigs(roots, BubblewrapArgv.HostView.REAL), events::violation);
   }
 
   /** The operator's sandbox user, or a user id of this launch's own, held until it ends. */

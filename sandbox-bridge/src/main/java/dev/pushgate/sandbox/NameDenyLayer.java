@@ -194,11 +194,30 @@ public final class NameDenyLayer implements AutoCloseable {
     return out;
   }
 
+  /**
+   * The repository configs under {@code roots} the layer writes only on the launcher's judgement
+   * ({@link RepositoryConfigQuestions}), which bubblewrap therefore leaves unbound: each {@code
+   * config} that is a regular file in a {@code .git} bubblewrap would protect ({@link
+   * BubblewrapArgv#gitDirectories}). One that does not exist keeps its read-only placeholder.
+   */
+  static List<String> judgedConfigs(List<String> roots, BubblewrapArgv.HostView host) {
+    List<String> out = new ArrayList<>();
+    for (String g : BubblewrapArgv.gitDirectories(roots, host)) {
+      String config = g + "/config";
+      if (host.kind(config) == BubblewrapArgv.Kind.FILE) {
+        out.add(config);
+      }
+    }
+    return out;
+  }
+
   /** One layered mount: its host directory, where the layer shows it, and its daemon. */
   private record Layered(String hostRoot, Path mountpoint, Process daemon) {}
 
   private final Path dir;
   private final List<Layered> layered = new ArrayList<>();
+  /** The judged repository configs, as the sandbox sees them. */
+  private final List<String> judged = new ArrayList<>();
 
   private NameDenyLayer(Path dir) {
     this.dir = dir;
@@ -212,6 +231,8 @@ public final class NameDenyLayer implements AutoCloseable {
    * @param guestOf the path inside the sandbox of each host root, for the violation events
    * @param protectedPaths the protected paths written as patterns, and the literal deny paths
    *     the layer refuses in place of bubblewrap's placeholders ({@link #literalDenyPaths})
+   * @param configs the repository configs the layer writes only as the launcher judges ({@link
+   *     #judgedConfigs}), host paths
    * @throws SandboxLaunchException with the reason when any daemon cannot start: the launch is
    *     refused, never run without the layer
    */
@@ -222,6 +243,7 @@ public final class NameDenyLayer implements AutoCloseable {
       Map<String, String> guestOf,
       List<String> globs,
       List<String> protectedPaths,
+      List<String> configs,
       Consumer<SandboxViolation> onViolation)
       throws SandboxLaunchException {
     NameDenyLayer layer;
@@ -255,12 +277,19 @@ public final class NameDenyLayer implements AutoCloseable {
             argv.addAll(List.of("--host-path", spelling));
           }
         }
+        String guest = guestOf.getOrDefault(root, root);
+        for (String c : configs) {
+          if (BubblewrapArgv.under(c, root) && !c.equals(root)) {
+            String rel = root.equals("/") ? c : c.substring(root.length());
+            argv.addAll(List.of("--judged-config", rel));
+            layer.judged.add(guest.equals("/") ? rel : guest + rel);
+          }
+        }
         ProcessBuilder pb = new ProcessBuilder(argv).directory(new File("/"));
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
         Process p = pb.start();
         layer.layered.add(new Layered(root, mountpoint, p));
-        String guest = guestOf.getOrDefault(root, root);
         awaitReady(p, root, guest, onViolation);
       }
       return layer;
@@ -285,7 +314,9 @@ public final class NameDenyLayer implements AutoCloseable {
         String line;
         while ((line = out.readLine()) != null) {
           var m = REFUSAL.matcher(line);
-          if (m.matches()) {
+          if (RepositoryConfigQuestions.isQuestion(line)) {
+            answer(p, RepositoryConfigQuestions.answer(line, guest, onViolation));
+          } else if (m.matches()) {
             String rel = m.group(1);
             String target = rel.equals("/") ? guest : guest + rel;
             onViolation.accept(new SandboxViolation("file-write*", target,
@@ -328,6 +359,22 @@ public final class NameDenyLayer implements AutoCloseable {
     }
   }
 
+  /** Writes an answer to the daemon's standard input; one it cannot take is a refusal there. */
+  private static void answer(Process daemon, String answer) {
+    if (answer == null) {
+      return;
+    }
+    synchronized (daemon) {
+      try {
+        OutputStream in = daemon.getOutputStream();
+        in.write(answer.getBytes(StandardCharsets.US_ASCII));
+        in.flush();
+      } catch (IOException e) {
+        // The daemon has gone, or is going: without the answer it refuses.
+      }
+    }
+  }
+
   static SandboxLaunchException refused(String why) {
     return new SandboxLaunchException(
         "the name-deny layer (denyWriteGlobs and protected-path patterns on Linux) could not start: "
@@ -347,6 +394,11 @@ public final class NameDenyLayer implements AutoCloseable {
     return out;
   }
 
+  /** The repository configs the layer judges, as the sandbox sees them: bubblewrap binds none. */
+  List<String> judgedConfigs() {
+    return List.copyOf(judged);
+  }
+
   /** The daemons' processes (tests check that they end with the run). */
   List<ProcessHandle> daemons() {
     return layered.stream().map(l -> l.daemon().toHandle()).toList();
@@ -359,11 +411,13 @@ public final class NameDenyLayer implements AutoCloseable {
   @Override
   public void close() {
     for (Layered l : layered) {
-      try {
-        OutputStream in = l.daemon().getOutputStream();
-        in.close();
-      } catch (IOException e) {
-        // Already gone.
+      synchronized (l.daemon()) {
+        try {
+          OutputStream in = l.daemon().getOutputStream();
+          in.close();
+        } catch (IOException e) {
+          // Already gone.
+        }
       }
     }
     for (Layered l : layered) {

@@ -14,15 +14,32 @@ public final class RefusalReason {
 
   /**
    * Why git could not write a repository's config: most often {@code git push -u} or {@code git
-   * branch --set-upstream-to} storing an upstream, after which git 2.39 still prints "set up to
-   * track" (it ignores the failed write). docs/sandbox.md, "The agent's git config".
+   * branch --set-upstream-to} storing an upstream where the name-deny layer does not run (the
+   * config is then bound read-only), after which git 2.39 still prints "set up to track" (it
+   * ignores the failed write). docs/sandbox.md, "The repository's .git/config: only an upstream".
    */
-  static final String REPOSITORY_CONFIG = "the sandbox keeps the repository's .git/config read-only"
-      + " (a git on the host may read it while the run lives), so git stored nothing there: an"
-      + " upstream it says it set up is not set; push with git push origin HEAD, pull with git"
-      + " pull --rebase origin BRANCH, or store the upstream with git config --global"
-      + " branch.BRANCH.remote origin and git config --global branch.BRANCH.merge"
-      + " refs/heads/BRANCH";
+  static final String REPOSITORY_CONFIG = "git stored nothing in the repository's .git/config (a git"
+      + " on the host may read it while the run lives: a run may store only a branch's upstream"
+      + " there, and only where the name-deny layer runs), so an upstream git says it set up is"
+      + " not set; push with git push origin HEAD, pull with git pull --rebase origin BRANCH, or"
+      + " store the upstream with git config --global branch.BRANCH.remote origin and git config"
+      + " --global branch.BRANCH.merge refs/heads/BRANCH";
+
+  /**
+   * What a refusal of the name-deny layer's judge of a {@code .git/config} edit starts with
+   * ({@link RepositoryConfigQuestions}); what follows is why, any name from the file quoted.
+   */
+  static final String CONFIG_JUDGE = NAME_DENY_LAYER + "'s judge of .git/config: ";
+
+  /** The reason of such a refusal, before its why. */
+  static final String CONFIG_EDIT = "a run may change the repository's .git/config only by a"
+      + " branch's upstream (branch.BRANCH.remote naming a remote it has, branch.BRANCH.merge ="
+      + " refs/heads/BRANCH: what git push -u and git branch --set-upstream-to write), since a git"
+      + " on the host may read it while the run lives; git stored nothing, because ";
+
+  /** The end of such a reason: what to do instead. */
+  static final String CONFIG_EDIT_INSTEAD = "; for a setting of your own use git -c KEY=VALUE for"
+      + " one command or git config --global for the run";
 
   /**
    * Why the layer refused one of the paths every run is denied ({@link
@@ -71,7 +88,9 @@ public final class RefusalReason {
   public static String of(SandboxViolation v) {
     String raw = v.raw() == null ? "" : v.raw();
     return switch (v.action()) {
-      case ViolationParser.FILE_WRITE -> fromNameDenyLayer(v) && isHostToolFile(v.target())
+      case ViolationParser.FILE_WRITE -> raw.startsWith(CONFIG_JUDGE)
+          ? CONFIG_EDIT + raw.substring(CONFIG_JUDGE.length()) + CONFIG_EDIT_INSTEAD
+          : fromNameDenyLayer(v) && isHostToolFile(v.target())
           ? HOST_TOOL_FILE
           : fromNameDenyLayer(v)
           ? NAME_DENIED

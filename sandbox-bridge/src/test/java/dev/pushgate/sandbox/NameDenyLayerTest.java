@@ -50,7 +50,7 @@ class NameDenyLayerTest {
   }
 
   /** Skips without FUSE or the helper, or fails when CI asks for real bubblewrap. */
-  private static void requireLayer() {
+  static void requireLayer() {
     NameDenyLayer.Availability a = NameDenyLayer.Availability.probe();
     if (a.available()) {
       return;

@@ -117,8 +117,9 @@ class ViolationParserTest {
   }
 
   /**
-   * Issue 30: git push -u renames config.lock onto the read-only .git/config (a mount point) and
-   * fails with EBUSY, then says the upstream was set up; the agent hears it was not, and why.
+   * Issue 30: where the name-deny layer does not run, git push -u renames config.lock onto the
+   * read-only .git/config (a mount point) and fails with EBUSY, then says the upstream was set up;
+   * the agent hears it was not, and why.
    */
   @Test
   void gitFailingToStoreAnUpstreamInTheReadOnlyConfigIsARefusalThatSaysSo() {
@@ -128,7 +129,7 @@ class ViolationParserTest {
     assertThat(v.action()).isEqualTo("file-write*");
     assertThat(v.target()).isEqualTo(".git/config");
     assertThat(RefusalReason.of(v)).isEqualTo(RefusalReason.REPOSITORY_CONFIG)
-        .startsWith("the sandbox keeps the repository's .git/config read-only");
+        .startsWith("git stored nothing in the repository's .git/config");
     // A path bound read-only over itself is a real directory or file: reading it is no refusal.
     assertThat(ViolationParser.parse("cat: .git/config: Is a directory", DENIALS)).isEmpty();
   }
