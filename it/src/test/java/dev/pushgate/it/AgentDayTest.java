@@ -62,6 +62,9 @@ class AgentDayTest {
         && git log -1 --format=%an'
       step push git push origin HEAD
       step push-u sh -c 'git push -u origin HEAD 2>&3'
+      step upstream git rev-parse --abbrev-ref '@{upstream}'
+      step pull git pull --rebase
+      step config-edit git config core.hooksPath /tmp/hooks
       step pr-create gh pr create -R "$GH_REPO" --head feature/day --base main --title "Day" \
         --body "the agent's day"
       step pr-list gh pr list
@@ -153,7 +156,16 @@ class AgentDayTest {
     assertThat(day.get("second-commit")).isEqualTo(new Step(0, "Day Agent\n"));
     assertThat(day.get("push").exit()).as(all).isZero();
     assertThat(day.get("push").output()).contains("HEAD -> feature/day");
-    assertThat(exec.stderr()).contains("could not write config file .git/config");
+    // git push -u stores the upstream (the name-deny layer asked the launcher, which judged the
+    // edit an upstream only), so a pull needs no argument; any other config edit is refused.
+    assertThat(day.get("push-u").exit()).as(all).isZero();
+    assertThat(day.get("push-u").output())
+        .contains("branch 'feature/day' set up to track 'origin/feature/day'");
+    assertThat(all).doesNotContain("could not write config file .git/config: Device");
+    assertThat(day.get("upstream")).as(all).isEqualTo(new Step(0, "origin/feature/day\n"));
+    assertThat(day.get("pull").exit()).as(all).isZero();
+    assertThat(day.get("config-edit")).as(all).isEqualTo(new Step(4,
+        "error: could not write config file .git/config: Permission denied\n"));
     assertThat(day.get("pr-create").exit()).as(all).isZero();
     assertThat(day.get("pr-create").output()).contains("/acme/widget/pull/1");
     assertThat(day.get("pr-list").exit()).as(all).isZero();
@@ -181,12 +193,15 @@ class AgentDayTest {
     assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
         .contains("file-write* \"" + checkout.resolve(".env") + "\": the run's rules deny writing a"
             + " file of this name");
-    // git push -u cannot store the upstream, and the model hears that git's "set up to
-    // track" is not true, and what to do instead.
+    // The refused config edit: the model hears why, and what to do instead.
+    String configReason = "\": a run may change the repository's .git/config only by a"
+        + " branch's upstream (branch.BRANCH.remote naming a remote it has, branch.BRANCH.merge ="
+        + " refs/heads/BRANCH: what git push -u and git branch --set-upstream-to write), since a"
+        + " git on the host may read it while the run lives; git stored nothing, because it adds,"
+        + " changes or removes a setting other than an upstream: \"core.hookspath\"; for a setting"
+        + " of your own use git -c KEY=VALUE for one command or git config --global for the run";
     assertThat(hook.path("hookSpecificOutput").path("additionalContext").asText())
-        .contains("\".git/config\": the sandbox keeps the repository's .git/config read-only (a git"
-            + " on the host may read it while the run lives), so git stored nothing there: an"
-            + " upstream it says it set up is not set; push with git push origin HEAD");
+        .contains("file-write* \"" + checkout.resolve(".git/config") + configReason);
     // And the operator, on exec's own standard error; no bridge noise there.
     assertThat(exec.stderr())
         .contains("pushgate: sandbox violation: file-write* " + checkout.resolve(".env") + "\n"
