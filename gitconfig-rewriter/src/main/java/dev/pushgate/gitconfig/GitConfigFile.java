@@ -42,7 +42,9 @@ import java.util.Set;
  *       options to it.
  *   <li>{@code user.name} and {@code user.email}: {@value #DEFAULT_NAME} {@code <}{@value
  *       #DEFAULT_EMAIL}{@code >}, so the first commit works; {@code branch.autoSetupMerge = false}
- *       and {@code push.default = current}, since the run cannot store a branch's upstream.
+ *       and {@code push.default = current}, for a sandbox that binds the repository's config
+ *       read-only, where git can store no upstream (pushgate's own launcher sets the first back to
+ *       git's default where its name-deny layer stores upstreams: docs/sandbox.md).
  * </ul>
  */
 public final class GitConfigFile {
@@ -104,9 +106,10 @@ public final class GitConfigFile {
     section(out, "user");
     entry(out, "name", DEFAULT_NAME);
     entry(out, "email", DEFAULT_EMAIL);
-    // The repository's .git/config is read-only in a run, so tracking could never be stored:
-    // no branch sets it up by itself (git would print "set up to track" after failing to), and a
-    // plain `git push` pushes the branch to its own name without needing it.
+    // Where the repository's .git/config is bound read-only, tracking cannot be stored: no branch
+    // sets it up by itself (git would print "set up to track" after failing to), and a plain
+    // `git push` pushes the branch to its own name without needing it. The sandbox's writable
+    // config turns autoSetupMerge back on where the name-deny layer stores upstreams.
     section(out, "branch");
     entry(out, "autoSetupMerge", "false");
     section(out, "push");
