@@ -334,6 +334,33 @@ class BubblewrapArgvTest {
     assertThat(d.blocked(WORK + "/src")).isFalse();
   }
 
+  /**
+   * Issue 30: a config the name-deny layer judges is not bound read-only (git's rename of
+   * config.lock onto a mount point would fail before the layer saw it), and the run's writable
+   * git config turns git's default tracking back on; without the layer it is bound as before.
+   */
+  @Test
+  void aConfigTheLayerJudgesIsLeftToItAndTrackingIsBackOn() {
+    FakeHost host = new FakeHost().dir(WORK + "/.git").dir(WORK + "/.git/hooks")
+        .file(WORK + "/.git/config");
+    SandboxPlan plan = plan(Mode.CHAT, List.of(WORK + "/.git/hooks", WORK + "/.git/config"),
+        List.of());
+    BubblewrapArgv.Layout plain = layout(plan, SandboxUser.NOBODY);
+    BubblewrapArgv.Layout judged = new BubblewrapArgv.Layout(plain.plan(), plain.command(),
+        plain.bridges(), plain.files(), plain.envFile(), plain.home(), plain.emptyDir(),
+        plain.emptyFile(), plain.user(), plain.tools(), plain.nonce(),
+        Map.of(WORK, "/tmp/l/m0"), List.of(), List.of(WORK + "/.git/config"));
+    List<String> argv = BubblewrapArgv.build(judged, host).argv();
+    assertThat(at(argv, "--ro-bind", "/tmp/l/m0/.git/hooks", WORK + "/.git/hooks")).isPositive();
+    assertThat(argv).doesNotContain(WORK + "/.git/config", "/tmp/l/m0/.git/config");
+    assertThat(argv.get(argv.indexOf("-c") + 1)).contains("autoSetupMerge = true");
+
+    List<String> bound = BubblewrapArgv.build(plain, host).argv();
+    assertThat(at(bound, "--ro-bind", WORK + "/.git/config", WORK + "/.git/config"))
+        .isPositive();
+    assertThat(bound.get(bound.indexOf("-c") + 1)).doesNotContain("autoSetupMerge");
+  }
+
   @Test
   void underTheNameDenyLayerEveryBindSourceInALayeredMountComesThroughIt() {
     List<String> argv = List.of("/usr/bin/setpriv", "--reuid=7", "--", "/usr/bin/bwrap",
