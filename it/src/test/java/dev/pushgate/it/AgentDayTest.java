@@ -204,7 +204,7 @@ class AgentDayTest {
         .contains("file-write* \"" + checkout.resolve(".git/config") + configReason);
     // And the operator, on exec's own standard error; no bridge noise there.
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: file-write* " + checkout.resolve(".env") + "\n"
+        .contains("pushgate: sandbox violation: file-write* \"" + checkout.resolve(".env") + "\"\n"
             + "pushgate:   why: the run's rules deny writing a file of this name")
         .doesNotContain("Broken pipe");
     assertThat(checkout.resolve(".env")).doesNotExist();
@@ -284,10 +284,11 @@ class AgentDayTest {
     }
     Path checkout = cwd.resolve("widget");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: file-write* " + checkout.resolve("own.pem") + "\n"
+        .contains("pushgate: sandbox violation: file-write* \""
+            + checkout.resolve("own.pem") + "\"\n"
             + "pushgate:   why: the run's rules deny writing a file of this name")
-        .contains("pushgate: sandbox violation: file-write* "
-            + checkout.resolve("node_modules/pemjs") + "\n");
+        .contains("pushgate: sandbox violation: file-write* \""
+            + checkout.resolve("node_modules/pemjs") + "\"\n");
     assertThat(checkout.resolve("node_modules/pemjs/cert.pem")).isRegularFile();
     assertThat(checkout.resolve("own.pem")).doesNotExist();
     assertThat(checkout.resolve("carried")).doesNotExist();

@@ -214,9 +214,9 @@ class ExecTest {
     assertThat(exec.stdout().lines().filter(l -> l.contains("Permission denied")).count())
         .as(exec.stdout()).isEqualTo(3);
     assertThat(exec.stderr()).contains("under bubblewrap")
-        .contains("pushgate: sandbox violation: file-write* " + widget.resolve(".env") + "\n")
-        .contains("pushgate: sandbox violation: file-write* " + widget.resolve("x.pem") + "\n")
-        .contains("pushgate: sandbox violation: file-write* " + widget.resolve("a.key") + "\n");
+        .contains("pushgate: sandbox violation: file-write* \"" + widget.resolve(".env") + "\"\n")
+        .contains("pushgate: sandbox violation: file-write* \"" + widget.resolve("x.pem") + "\"\n")
+        .contains("pushgate: sandbox violation: file-write* \"" + widget.resolve("a.key") + "\"\n");
     assertThat(widget.resolve(".env")).doesNotExist();
     assertThat(widget.resolve("x.pem")).doesNotExist();
     assertThat(widget.resolve("a.key")).doesNotExist();
@@ -230,6 +230,31 @@ class ExecTest {
         .filter(l -> l.contains("pushgate-denyfs") && l.contains(root.toString())).toList();
     assertThat(mounts).isEmpty();
     assertThat(denyfsDaemonsUnder(root)).isEmpty();
+  }
+
+  /**
+   * Issue 30: the path of a violation is the agent's choice, so exec prints it quoted as data: an
+   * escape sequence in it repaints no terminal, and a line break in it forges no line of
+   * pushgate's own.
+   */
+  @Test
+  void aHostileFileNameIsQuotedInTheViolationLine() throws Exception {
+    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
+        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    Path work = Files.createDirectories(root.resolve("work-hostile-name"));
+    Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
+        echo x > "$(printf '/usr/\033[2Kforged')"
+        { printf k > "$(printf 'a\npushgate: sandbox violation: none\nb.pem')"; } 2>/dev/null
+        true
+        """);
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    List<String> ours = exec.stderr().lines().filter(l -> l.startsWith("pushgate:")).toList();
+    assertThat(ours).as(exec.stderr())
+        .contains("pushgate: sandbox violation: file-write* \"/usr/\\u001b[2Kforged\"")
+        .contains("pushgate: sandbox violation: file-write* \""
+            + work.resolve("a\\\\x0apushgate: sandbox violation: none\\\\x0ab.pem") + "\"")
+        .noneMatch(l -> l.contains("\u001b"))
+        .doesNotContain("pushgate: sandbox violation: none");
   }
 
   /**
@@ -256,10 +281,11 @@ class ExecTest {
     assertThat(exec.stdout().lines().filter(l -> l.contains("Permission denied")).count())
         .as(exec.stdout()).isEqualTo(3);
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: file-write* " + work.resolve("id_rsa") + "\n")
-        .contains("pushgate: sandbox violation: file-write* " + work.resolve(".env.local") + "\n")
-        .contains("pushgate: sandbox violation: file-write* "
-            + work.resolve(".env.production") + "\n");
+        .contains("pushgate: sandbox violation: file-write* \"" + work.resolve("id_rsa") + "\"\n")
+        .contains("pushgate: sandbox violation: file-write* \""
+            + work.resolve(".env.local") + "\"\n")
+        .contains("pushgate: sandbox violation: file-write* \""
+            + work.resolve(".env.production") + "\"\n");
     assertThat(work.resolve("id_rsa")).doesNotExist();
     assertThat(work.resolve(".env.local")).doesNotExist();
     assertThat(work.resolve(".env.production")).doesNotExist();
@@ -285,7 +311,7 @@ class ExecTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stdout()).isEqualTo("refused\n");
     assertThat(exec.stderr()).doesNotContain("not launched")
-        .contains("pushgate: sandbox violation: file-write* " + work.resolve(".env") + "\n");
+        .contains("pushgate: sandbox violation: file-write* \"" + work.resolve(".env") + "\"\n");
     assertThat(work.resolve(".env")).doesNotExist();
   }
 

@@ -281,7 +281,7 @@ class LaunchTest {
             + " (native, pid ")
         .contains(") under bubblewrap")
         .contains("pushgate: weakened: denyWriteGlobs set by the rules to []")
-        .contains("pushgate: sandbox violation: file-write* /usr/pushgate-it\n");
+        .contains("pushgate: sandbox violation: file-write* \"/usr/pushgate-it\"\n");
     app.control().delete("/v1/runs/" + runId);
   }
 

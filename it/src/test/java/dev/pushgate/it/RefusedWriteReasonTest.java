@@ -72,10 +72,10 @@ class RefusedWriteReasonTest {
 
     // The layer's own report, with the right reason, is there.
     assertThat(exec.stderr()).as(all)
-        .contains("pushgate: sandbox violation: file-write* " + checkout.resolve(".env") + "\n"
+        .contains("pushgate: sandbox violation: file-write* \"" + checkout.resolve(".env") + "\"\n"
             + "pushgate:   why: the run's rules deny writing a file of this name")
-        .contains("pushgate: sandbox violation: file-write* "
-            + checkout.resolve(".env.production") + "\n");
+        .contains("pushgate: sandbox violation: file-write* \""
+            + checkout.resolve(".env.production") + "\"\n");
     // No second report reads the failed write as a read of a hidden secret path.
     assertThat(exec.stderr()).as(all)
         .doesNotContain("file-read* \".env\"")
@@ -96,7 +96,8 @@ class RefusedWriteReasonTest {
    * Walk 30: a refusal that shows only in the failing program's own output never reached the
    * model: Claude Code's Bash tool captures the command's standard error, so the launcher never
    * reads git's {@code could not write config file .git/config: Device or resource busy} (the
-   * read-only .git/config that {@code git push -u} cannot store its upstream in). The real hook,
+   * .git/config bound read-only where the name-deny layer does not run, which {@code git push -u}
+   * cannot store its upstream in). The real hook,
    * fed a Claude-Code-shaped PostToolUse input, gets its reason from the appliance, which reads
    * the tool's output with the launcher's parser; once, though git says it twice.
    */
@@ -119,8 +120,8 @@ class RefusedWriteReasonTest {
     assertThat(json).as(all).isNotNegative();
     String context = JSON.readTree(exec.stdout().substring(json))
         .path("hookSpecificOutput").path("additionalContext").asText();
-    String reason = "file-write* \".git/config\": the sandbox keeps the repository's .git/config"
-        + " read-only";
+    String reason = "file-write* \".git/config\": git stored nothing in the repository's"
+        + " .git/config";
     assertThat(context).as(all).contains(reason);
     assertThat(context.split(java.util.regex.Pattern.quote(reason), -1)).as(context).hasSize(2);
   }

@@ -94,7 +94,8 @@ class SandboxGitMetadataTest {
         "worktrees-denied", "alternates-denied", "info-denied", "remotes-denied",
         "rename-denied");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git/commondir"))
+        .contains("pushgate: sandbox violation: git-metadata \""
+            + work.resolve(".git/commondir") + "\"")
         .contains("pushgate:   " + work.resolve(".git/commondir") + ": planted during the run (git"
             + " would have taken the config and hooks of the directory it names); removed");
     assertThat(work.resolve(".git/commondir")).doesNotExist();
@@ -125,7 +126,7 @@ class SandboxGitMetadataTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stdout()).contains("gitfile-written");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git"))
+        .contains("pushgate: sandbox violation: git-metadata \"" + work.resolve(".git") + "\"")
         .contains("pushgate:   " + work.resolve(".git") + ": a .git file appeared during the run;"
             + " moved to .git.planted-by-run (git would have used the repository it names)");
     assertThat(work.resolve(".git")).doesNotExist();
@@ -159,7 +160,8 @@ class SandboxGitMetadataTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stdout()).contains("created");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + work.resolve("widget/.git"))
+        .contains("pushgate: sandbox violation: git-metadata \""
+            + work.resolve("widget/.git") + "\"")
         .contains("pushgate:   " + work.resolve("widget/.git") + ": a repository created during"
             + " the run has what git on the host would run or follow: core.fsmonitor; moved to"
             + " .git.planted-by-run (look at it before moving it back)");
@@ -197,7 +199,7 @@ class SandboxGitMetadataTest {
     assertThat(exec.stdout()).contains("planted");
     Path tools = widget.resolve("tools");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + tools)
+        .contains("pushgate: sandbox violation: git-metadata \"" + tools + "\"")
         .contains("pushgate:   " + tools + ": a repository created during the run has what git"
             + " on the host would run or follow: core.worktree, core.fsmonitor; moved to"
             + " tools.planted-by-run (look at it before moving it back)");
@@ -336,7 +338,8 @@ class SandboxGitMetadataTest {
     String left = ": an operation in progress left by the run (git would resume or conclude it:"
         + " --continue, commit, bisect); moved to ";
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: git-metadata " + work.resolve(".git/rebase-merge"))
+        .contains("pushgate: sandbox violation: git-metadata \""
+            + work.resolve(".git/rebase-merge") + "\"")
         .contains("pushgate:   " + work.resolve(".git/rebase-merge") + left
             + "rebase-merge.planted-by-run (git does not read it there)")
         .contains("pushgate:   " + nested.resolve(".git/rebase-merge") + left
@@ -422,7 +425,7 @@ class SandboxGitMetadataTest {
     // At the mount's root .vscode is denied outright; in the repository below it, reported.
     assertThat(exec.stdout()).contains("vscode-denied").contains("left");
     assertThat(exec.stderr())
-        .contains("pushgate: sandbox violation: host-tool-file " + work.resolve(".envrc"))
+        .contains("pushgate: sandbox violation: host-tool-file \"" + work.resolve(".envrc") + "\"")
         .contains("pushgate:   " + work.resolve(".envrc") + ": created during the run; direnv"
             + " runs it on entering the directory, once allowed: look at it before using that"
             + " tool here")

@@ -123,8 +123,15 @@ public final class RefusalReason {
 
   /** The line for {@code v} with a reason its reader judged from more than the line itself. */
   static String line(SandboxViolation v, String reason) {
-    String target = v.target() == null || v.target().isEmpty() ? ""
-        : " " + UntrustedText.quoted(v.target());
-    return v.action() + target + ": " + reason;
+    return subject(v.action(), v.target()) + ": " + reason;
+  }
+
+  /**
+   * What was refused, as every reader heads it: {@code file-write* "/w/.env"}, the target quoted
+   * as data ({@link UntrustedText#quoted}): a path holding a line break or an escape sequence must
+   * not forge a line of pushgate's own or repaint a terminal.
+   */
+  public static String subject(String action, String target) {
+    return action + (target == null || target.isEmpty() ? "" : " " + UntrustedText.quoted(target));
   }
 }

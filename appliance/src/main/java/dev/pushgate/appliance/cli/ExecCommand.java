@@ -381,7 +381,8 @@ final class ExecCommand implements Callable<Integer> {
         // A path the agent chose may spell the run's tokens: neither this output nor the audit
         // gets them (as the appliance's launch stream).
         SandboxViolation v = Launches.redact(raw.violation(), secrets);
-        err.println("pushgate: sandbox violation: " + v.action() + " " + v.target());
+        err.println("pushgate: sandbox violation: "
+            + RefusalReason.subject(v.action(), v.target()));
         if (v.endOfRun()) {
           // What was undone, and where the planted thing now is: the operator acts on this.
           err.println("pushgate:   " + v.raw());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pushgate.sandbox.RefusalReason;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -150,8 +151,8 @@ final class LaunchCommand implements Callable<Integer> {
   private void event(JsonNode n) {
     switch (n.path("event").asText()) {
       case "violation" -> {
-        err.println("pushgate: sandbox violation: " + n.path("action").asText() + " "
-            + n.path("target").asText());
+        err.println("pushgate: sandbox violation: "
+            + RefusalReason.subject(n.path("action").asText(), n.path("target").asText()));
         if (n.hasNonNull("detail")) {
           err.println("pushgate:   " + n.get("detail").asText());
         }
