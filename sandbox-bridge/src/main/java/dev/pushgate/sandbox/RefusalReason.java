@@ -65,7 +65,7 @@ public final class RefusalReason {
   private RefusalReason() {}
 
   /** Whether {@code target} is, or is inside, a path every run is denied at a mount's root. */
-  private static boolean isHostToolFile(String target) {
+  static boolean isHostToolFile(String target) {
     for (String rel : SandboxPlanner.MANDATORY_WRITE_DENY) {
       if (target.endsWith("/" + rel) || target.contains("/" + rel + "/")) {
         return true;
@@ -74,8 +74,17 @@ public final class RefusalReason {
     return false;
   }
 
-  private static boolean isRepositoryConfig(String target) {
+  static boolean isRepositoryConfig(String target) {
     return target != null && (target.equals(".git/config") || target.endsWith("/.git/config"));
+  }
+
+  /**
+   * Why the name-deny layer refuses writing {@code target} by its name, whatever the write (a
+   * create, a rename or a link onto it): the one table, for the layer's own reports and for a
+   * tool's output that shows its refusal ({@link ToolOutputRefusals}).
+   */
+  static String refusedName(String target) {
+    return isHostToolFile(target) ? HOST_TOOL_FILE : NAME_DENIED;
   }
 
   /** Whether the name-deny layer made this report (not a line of the command's errors). */
@@ -90,10 +99,8 @@ public final class RefusalReason {
     return switch (v.action()) {
       case ViolationParser.FILE_WRITE -> raw.startsWith(CONFIG_JUDGE)
           ? CONFIG_EDIT + raw.substring(CONFIG_JUDGE.length()) + CONFIG_EDIT_INSTEAD
-          : fromNameDenyLayer(v) && isHostToolFile(v.target())
-          ? HOST_TOOL_FILE
           : fromNameDenyLayer(v)
-          ? NAME_DENIED
+          ? refusedName(v.target())
           : isRepositoryConfig(v.target()) ? REPOSITORY_CONFIG
           : "the sandbox keeps this path read-only: it is outside the run's writable directories,"
               + " or one the run may not change (git metadata such as .git/config and hooks, agent"

@@ -45,20 +45,29 @@ public final class ToolOutputRefusals {
   /**
    * The line for {@code v}, its reason judged on where the path lies: a write refused inside a
    * writable directory was not refused for being read-only. The name-deny layer refused it when
-   * the run's globs deny its name ({@link DenyWriteGlobs#deniesName}, the list the layer is given);
-   * otherwise the system did, for the file's own permissions.
+   * the run's globs deny its name ({@link DenyWriteGlobs#deniesName}, the list the layer is given)
+   * or it is a path every run is denied, and then the reason is the layer's own ({@link
+   * RefusalReason#refusedName}); otherwise the system did, for the file's own permissions.
    */
   private static String line(SandboxViolation v, FilesystemPolicy fs, String cwd) {
     boolean fileWrite = ViolationParser.FILE_WRITE.equals(v.action())
         || ViolationParser.FILE_ACCESS.equals(v.action());
     String abs = fileWrite && !v.raw().toLowerCase(Locale.ROOT).contains("read-only file system")
         ? BubblewrapArgv.absolute(v.target(), directory(cwd)) : null;
-    if (abs == null || !BubblewrapArgv.underAny(abs, fs.writableRoots())
-        || BubblewrapArgv.underAny(abs, fs.writeDeny())) {
+    if (abs == null || !BubblewrapArgv.underAny(abs, fs.writableRoots())) {
       return RefusalReason.line(v);
     }
+    if (BubblewrapArgv.underAny(abs, fs.writeDeny())) {
+      // Refused (EACCES: not a mount over it) inside a writable directory: the layer refused a
+      // path every run is denied (.mcp.json made or renamed onto), as its own report says. A
+      // repository config keeps its own reason: the layer judges edits to it.
+      String raw = v.raw().toLowerCase(Locale.ROOT);
+      boolean layer = raw.contains("permission denied") || raw.contains("eacces");
+      return layer && RefusalReason.isHostToolFile(abs) && !RefusalReason.isRepositoryConfig(abs)
+          ? RefusalReason.line(v, RefusalReason.refusedName(abs)) : RefusalReason.line(v);
+    }
     return RefusalReason.line(v, DenyWriteGlobs.deniesName(fs.writeDenyGlobs(), abs)
-        ? RefusalReason.NAME_DENIED : RefusalReason.ACCESS);
+        ? RefusalReason.refusedName(abs) : RefusalReason.ACCESS);
   }
 
   private static String directory(String cwd) {

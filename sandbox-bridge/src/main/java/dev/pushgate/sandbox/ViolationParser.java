@@ -36,6 +36,8 @@ final class ViolationParser {
       "\\b(creat\\w*|touch|writ\\w*|remov\\w*|mkdir|make directory|renam\\w*|mov\\w*|lock\\w*"
           + "|unlink\\w*|delet\\w*|chmod|chown|truncat\\w*|append\\w*|sav\\w*|cop\\w*|install\\w*"
           + "|erofs)\\b");
+  private static final Pattern LN_FAILED =
+      Pattern.compile("(?:^|[/\\s])ln: failed to create (?:hard|symbolic) link ['\"‘]");
   private static final Pattern RESOLVE = Pattern.compile("could not resolve host:? ([^\\s,;'\"]+)");
   private static final Pattern CONNECT = Pattern.compile("failed to connect to ([^\\s,;'\"]+) port");
 
@@ -167,14 +169,21 @@ final class ViolationParser {
 
   /**
    * The path a line names: the last quoted text ({@code cannot touch '/x'}, {@code Permission
-   * denied: '/x'}), else the path-like word just before {@code ": <phrase>"} ({@code cat: /x: No
-   * such file}), else nothing.
+   * denied: '/x'}, {@code cannot move 'a' to 'b'}), the first for coreutils' {@code ln} ({@code
+   * failed to create hard link 'new' => 'old'}), else the path-like word just before {@code ":
+   * <phrase>"} ({@code cat: /x: No such file}), else nothing.
    */
   static String target(String line, int phraseAt) {
     String quoted = null;
     Matcher q = QUOTED.matcher(line);
+    // coreutils' ln names the link it failed to make first ('id_rsa' => 'x'); every other tool
+    // read here names the path written last (mv's 'a' to 'b', Python's 'a' -> 'b').
+    boolean first = LN_FAILED.matcher(line).find();
     while (q.find()) {
       quoted = q.group(1);
+      if (first) {
+        break;
+      }
     }
     if (quoted != null && !quoted.isBlank()) {
       return quoted.strip();

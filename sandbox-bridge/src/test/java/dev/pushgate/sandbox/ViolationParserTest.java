@@ -134,6 +134,19 @@ class ViolationParserTest {
     assertThat(ViolationParser.parse("cat: .git/config: Is a directory", DENIALS)).isEmpty();
   }
 
+  /** Of two paths, the one written: ln names the link first, mv and Python the destination last. */
+  @Test
+  void aRenameOrLinkNamesThePathItWrites() {
+    assertThat(parse("ln: failed to create hard link 'id_rsa' => 'notes.txt': Permission denied")
+        .target()).isEqualTo("id_rsa");
+    assertThat(parse("/usr/bin/ln: failed to create symbolic link 'k.pem' -> 'x': Permission"
+        + " denied").target()).isEqualTo("k.pem");
+    assertThat(parse("mv: cannot move 'notes.txt' to '.env': Permission denied").target())
+        .isEqualTo(".env");
+    assertThat(parse("PermissionError: [Errno 13] Permission denied: 'notes.txt' -> '.env'")
+        .target()).isEqualTo(".env");
+  }
+
   @Test
   void controlCharactersInTheRawLineAreEscaped() {
     SandboxViolation v = parse("touch: cannot touch '/etc/x': Read-only file system\r");
