@@ -250,6 +250,85 @@ static int host_spelling(int h, const char *path, char *full, size_t size) {
   return n >= 0 && (size_t) n < size;
 }
 
+/* The protected-path patterns as each spelling of the mount sees them, worked out once at start
+ * (prepare_patterns) so that a lookup does not match the mount's own components again for every
+ * pattern and every prefix of its path. For each spelling H and pattern I, rest[H][I] is:
+ * - what remains of the pattern below the mount, when the pattern's components down to the
+ *   mount's all match the mount's (none of them **): matching a path below the mount against it
+ *   is, component for component, matching the whole spelling against the pattern;
+ * - NULL with whole[H][I] clear when a component does not match the mount's: no path of the
+ *   mount (nor the mount, nor a directory above it) can match the pattern;
+ * - NULL with whole[H][I] set otherwise (a ** down to the mount's depth, a pattern naming the
+ *   mount or a directory above it): judged on the whole spelling, as before.
+ * Exact: the same paths are denied; only work that could not change the answer is skipped. */
+static const char *rest_of[MAX_PATTERNS][MAX_PATTERNS];
+static unsigned char whole[MAX_PATTERNS][MAX_PATTERNS];
+
+static void prepare_pattern(int h, int i) {
+  const char *p = deny_paths[i], *q = host_paths[h];
+  for (;;) {
+    while (*p == '/') {
+      p++;
+    }
+    while (*q == '/') {
+      q++;
+    }
+    if (*q == 0) {
+      rest_of[h][i] = *p == 0 ? NULL : p;
+      whole[h][i] = *p == 0;
+      return;
+    }
+    const char *pend = strchrnul(p, '/'), *qend = strchrnul(q, '/');
+    size_t plen = (size_t) (pend - p);
+    if (*p == 0 || (plen == 2 && p[0] == '*' && p[1] == '*')) {
+      whole[h][i] = 1;
+      return;
+    }
+    if (!component_matches(p, plen, q, (size_t) (qend - q))) {
+      return; /* never: rest_of NULL, whole clear */
+    }
+    p = pend;
+    q = qend;
+  }
+}
+
+static void prepare_patterns(void) {
+  for (int h = 0; h < n_host_paths; h++) {
+    for (int i = 0; i < n_deny_paths; i++) {
+      prepare_pattern(h, i);
+    }
+  }
+}
+
+/* Whether PATH (relative to the mount) or a directory above it, or the mount or one above it,
+ * matches pattern I seen from spelling H (prepare_patterns). */
+static int matches_seen(int h, int i, const char *path) {
+  if (rest_of[h][i] == NULL && !whole[h][i]) {
+    return 0;
+  }
+  char full[PATH_MAX * 2];
+  const char *from = rest_of[h][i] != NULL ? "" : host_paths[h];
+  int n = snprintf(full, sizeof full, "%s%s", from, strcmp(path, "/") == 0 ? "" : path);
+  if (n < 0 || (size_t) n >= sizeof full) {
+    return 1; /* too long to judge: protected */
+  }
+  const char *pattern = rest_of[h][i] != NULL ? rest_of[h][i] : deny_paths[i];
+  size_t len = strlen(full);
+  for (size_t end = 0; end <= len; end++) {
+    if (end < len && full[end] != '/') {
+      continue;
+    }
+    char c = full[end];
+    full[end] = 0;
+    int hit = path_matches(pattern, full);
+    full[end] = c;
+    if (hit) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* Whether PATH or a directory above it matches a protected-path pattern: a pattern protects what
  * it names and everything below, as a protected path given literally does (bubblewrap binds it
  * read-only whole). A path too long to judge is protected. */
@@ -259,19 +338,10 @@ static int path_matches_pattern(const char *path) {
     if (!host_spelling(h, path, full, sizeof full)) {
       return 1;
     }
-    size_t len = strlen(full);
-    for (size_t end = 1; end <= len; end++) {
-      if (end < len && full[end] != '/') {
-        continue;
+    for (int i = 0; i < n_deny_paths; i++) {
+      if (matches_seen(h, i, path)) {
+        return 1;
       }
-      char c = full[end];
-      full[end] = 0;
-      for (int i = 0; i < n_deny_paths; i++) {
-        if (path_matches(deny_paths[i], full)) {
-          return 1;
-        }
-      }
-      full[end] = c;
     }
   }
   return 0;
@@ -2309,6 +2379,7 @@ int main(int argc, char **argv) {
     usage("--source and --mountpoint are required");
   }
   running_as_root = geteuid() == 0;
+  prepare_patterns();
   raise_fd_limit();
   root.fd = open(source, O_PATH | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
