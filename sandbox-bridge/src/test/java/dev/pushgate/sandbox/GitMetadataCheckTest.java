@@ -216,6 +216,31 @@ class GitMetadataCheckTest {
     assertThat(made).doesNotExist();
   }
 
+  /**
+   * Issue 30: git push -u stores a branch's upstream in the repository's config; the end-of-run
+   * check keeps that change, judged as the name-deny layer judged the write (UpstreamConfigEdit),
+   * and puts back one that also changes anything else.
+   */
+  @Test
+  void aConfigChangedOnlyByAnUpstreamIsKeptAndAnyOtherChangePutBack() throws IOException {
+    String cloned = "[core]\n\trepositoryformatversion = 0\n[remote \"origin\"]\n"
+        + "\turl = https://github.com/acme/widget.git\n";
+    String upstream = cloned + "[branch \"feature/x\"]\n\tremote = origin\n"
+        + "\tmerge = refs/heads/feature/x\n";
+    Path tracked = gitDir(Files.createDirectories(work.resolve("vendor/tracked")));
+    Path tricked = gitDir(Files.createDirectories(work.resolve("vendor/tricked")));
+    Files.writeString(tracked.resolve("config"), cloned);
+    Files.writeString(tricked.resolve("config"), cloned);
+    GitMetadataCheck check = snapshot();
+    Files.writeString(tracked.resolve("config"), upstream);
+    Files.writeString(tricked.resolve("config"), upstream + "[core]\n\tfsmonitor = /evil\n");
+
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        tricked.resolve("config") + ": changed during the run; put back as it was");
+    assertThat(tracked.resolve("config")).hasContent(upstream);
+    assertThat(tricked.resolve("config")).hasContent(cloned);
+  }
+
   @Test
   void whatTheRunChangedInARepositoryThatWasThereIsPutBack() throws IOException {
     Path deep = gitDir(Files.createDirectories(work.resolve("vendor/lib")));

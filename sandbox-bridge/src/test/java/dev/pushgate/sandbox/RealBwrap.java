@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.policy.Mode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,6 +50,20 @@ final class RealBwrap {
   static SandboxPlanner planner(Path home, Map<String, String> hostEnv, SandboxSwitch sw) {
     return new SandboxPlanner(BackendProbe.probe(Platform.LINUX, n -> true), sw, false, home,
         EnvironmentVariables.of(hostEnv), EgressLists.embedded());
+  }
+
+  /**
+   * A chat-mode plan under the default rules (the default deny globs, so the name-deny layer runs)
+   * with {@code work} writable, {@code config} read-only and {@code home} as the host's home.
+   */
+  static SandboxPlan underDefaultRules(Path work, Path config, Path home) {
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
+        List.of(), List.of(), List.of());
+    SandboxRequest request = SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths)
+        .agentId("a1").mode(Mode.CHAT).denyWriteGlobs(DenyWriteGlobs.DEFAULT)
+        .build();
+    return planner(home, Map.of("PATH", "/usr/bin:/bin", "HOME", home.toString()),
+        SandboxSwitch.ON).withNameDenyLayer(NameDenyLayer.Availability.probe()).plan(request);
   }
 
   /** What one launch did. */

@@ -2,12 +2,10 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.policy.Mode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,12 +31,7 @@ class RefusedNameReasonsTest {
     Path config = Files.createDirectories(root.resolve("agents/a1/config"));
     Path home = Files.createDirectories(root.resolve("home/u"));
     Files.writeString(work.resolve("notes.txt"), "n\n");
-    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
-        List.of(), List.of(), List.of());
-    SandboxRequest request = SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths)
-        .agentId("a1").mode(Mode.CHAT).denyWriteGlobs(DenyWriteGlobs.DEFAULT).build();
-    plan = RealBwrap.planner(home, Map.of("PATH", "/usr/bin:/bin", "HOME", home.toString()),
-        SandboxSwitch.ON).withNameDenyLayer(NameDenyLayer.Availability.probe()).plan(request);
+    plan = RealBwrap.underDefaultRules(work, config, home);
   }
 
   /** Every reason line one command's refusals get, launch's and tool output's, in order. */

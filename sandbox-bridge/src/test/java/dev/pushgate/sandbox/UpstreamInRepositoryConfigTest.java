@@ -2,12 +2,10 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.policy.Mode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,13 +45,7 @@ class UpstreamInRepositoryConfigTest {
   }
 
   private RealBwrap.Run sh(String... lines) throws Exception {
-    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
-        List.of(), List.of(), List.of());
-    SandboxRequest request = SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths)
-        .agentId("a1").mode(Mode.CHAT).denyWriteGlobs(DenyWriteGlobs.DEFAULT).build();
-    SandboxPlan plan = RealBwrap.planner(home,
-        Map.of("PATH", "/usr/bin:/bin", "HOME", home.toString()), SandboxSwitch.ON)
-        .withNameDenyLayer(NameDenyLayer.Availability.probe()).plan(request);
+    SandboxPlan plan = RealBwrap.underDefaultRules(work, config, home);
     String script = String.join("\n", List.of(
         "try() { if \"$@\" 2>/dev/null; then echo \"ALLOWED $*\"; else echo \"refused $*\"; fi; }"))
         + "\n" + String.join("\n", lines);
