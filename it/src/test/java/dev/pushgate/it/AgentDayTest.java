@@ -21,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 30: an agent's ordinary day inside {@code pushgate exec} under the default sandbox rules
  * (real bubblewrap, the name-deny layer with the default .env, *.key, *.pem denies, the local
  * forge), as the agent works it: clone, branch, commit with no identity of its own, set one,
- * {@code whoami}, push a branch, list and view pull requests with {@code gh} and no {@code -R}
+ * {@code whoami}, push a branch, {@code git push -u} and a {@code git pull --rebase} with no
+ * argument (the upstream stored through the name-deny layer's judge), a config edit refused with
+ * its reason, list and view pull requests with {@code gh} and no {@code -R}
  * (gh 2.23's {@code pr create} reads the remotes whatever GH_REPO says: it is given {@code -R}),
  * a push to main refused with its reason, a write of .env refused with its reason handed to the
  * model by the {@code PostToolUse} hook. Each step's exit code and message is asserted, so a
