@@ -52,6 +52,21 @@ final class RealBwrap {
         EnvironmentVariables.of(hostEnv), EgressLists.embedded());
   }
 
+  /** A run's directories in a test's temp dir: its writable workdir, config dir and home. */
+  record RunDirs(Path work, Path config, Path home) {
+    static RunDirs in(Path tmp) throws IOException {
+      Path root = searchable(tmp);
+      return new RunDirs(Files.createDirectories(root.resolve("agents/a1/work")),
+          Files.createDirectories(root.resolve("agents/a1/config")),
+          Files.createDirectories(root.resolve("home/u")));
+    }
+
+    /** A chat-mode plan for these directories under the default rules. */
+    SandboxPlan underDefaultRules() {
+      return RealBwrap.underDefaultRules(work, config, home);
+    }
+  }
+
   /**
    * A chat-mode plan under the default rules (the default deny globs, so the name-deny layer runs)
    * with {@code work} writable, {@code config} read-only and {@code home} as the host's home.

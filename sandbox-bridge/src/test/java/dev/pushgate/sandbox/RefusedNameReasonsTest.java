@@ -26,12 +26,10 @@ class RefusedNameReasonsTest {
   void sandbox() throws Exception {
     RealBwrap.require();
     NameDenyLayerTest.requireLayer();
-    Path root = RealBwrap.searchable(tmp);
-    work = Files.createDirectories(root.resolve("agents/a1/work"));
-    Path config = Files.createDirectories(root.resolve("agents/a1/config"));
-    Path home = Files.createDirectories(root.resolve("home/u"));
+    RealBwrap.RunDirs dirs = RealBwrap.RunDirs.in(tmp);
+    work = dirs.work();
     Files.writeString(work.resolve("notes.txt"), "n\n");
-    plan = RealBwrap.underDefaultRules(work, config, home);
+    plan = dirs.underDefaultRules();
   }
 
   /** Every reason line one command's refusals get, launch's and tool output's, in order. */

@@ -19,19 +19,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UpstreamInRepositoryConfigTest {
   @TempDir Path tmp;
+  private RealBwrap.RunDirs dirs;
   private Path work;
-  private Path config;
-  private Path home;
   private final LocalLauncher launcher = new LocalLauncher(LocalLauncher.Settings.defaults());
 
   @BeforeEach
   void repository() throws Exception {
     RealBwrap.require();
     NameDenyLayerTest.requireLayer();
-    Path root = RealBwrap.searchable(tmp);
-    work = Files.createDirectories(root.resolve("agents/a1/work"));
-    config = Files.createDirectories(root.resolve("agents/a1/config"));
-    home = Files.createDirectories(root.resolve("home/u"));
+    dirs = RealBwrap.RunDirs.in(tmp);
+    work = dirs.work();
     git("init", "-q", "-b", "main");
     git("remote", "add", "origin", "https://github.com/acme/widget.git");
   }
@@ -45,7 +42,7 @@ class UpstreamInRepositoryConfigTest {
   }
 
   private RealBwrap.Run sh(String... lines) throws Exception {
-    SandboxPlan plan = RealBwrap.underDefaultRules(work, config, home);
+    SandboxPlan plan = dirs.underDefaultRules();
     String script = String.join("\n", List.of(
         "try() { if \"$@\" 2>/dev/null; then echo \"ALLOWED $*\"; else echo \"refused $*\"; fi; }"))
         + "\n" + String.join("\n", lines);
