@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,7 @@ import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.HostPort;
+import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -397,6 +399,42 @@ public final class EgressProxy implements AutoCloseable {
         return true;
       }
       return gate.admit(host, port, "CONNECT") == null;
+    }
+
+    /**
+     * A tunnel to the API boundary starts with the PROXY header naming the run: the listener is
+     * every run's, and takes no connection that names none. Written before the tunnel relays the
+     * client's first byte; the boundary is on loopback, so the blocking connect is brief.
+     */
+    @Override
+    protected void connectToServer(Request request, String host, int port,
+        Promise<SocketChannel> promise) {
+      InetSocketAddress boundary = interception == null ? null : interception.target(host, port);
+      if (boundary == null) {
+        super.connectToServer(request, host, port, promise);
+        return;
+      }
+      SocketChannel channel = null;
+      try {
+        channel = SocketChannel.open();
+        channel.socket().setTcpNoDelay(true);
+        channel.socket().connect(boundary, (int) getConnectTimeout());
+        ByteBuffer header = ByteBuffer.wrap(interception.proxyHeader());
+        while (header.hasRemaining()) {
+          channel.write(header);
+        }
+        channel.configureBlocking(false);
+        promise.succeeded(channel);
+      } catch (IOException | RuntimeException e) {
+        if (channel != null) {
+          try {
+            channel.close();
+          } catch (IOException x) {
+            e.addSuppressed(x);
+          }
+        }
+        promise.failed(e);
+      }
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.pushgate.gateway.api.ApiBoundary;
 import dev.pushgate.gateway.api.ApiJudge;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiTokens;
+import dev.pushgate.gateway.api.BoundaryRun;
 import dev.pushgate.gateway.api.RunCa;
 import dev.pushgate.sandbox.ApiInterception;
 import dev.pushgate.sandbox.EgressProxy;
@@ -30,8 +31,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every live run's GitHub API boundary (docs/github-api.md): made at the run's start with its own
- * CA, handed to each launch of the run as the proxy's interception, closed at the run's end.
+ * Every live run's place on the GitHub API boundary (docs/github-api.md): the one listener every
+ * run shares, started with the first run; each run is opened on it at the run's start with its own
+ * CA and handle, handed to each launch of the run as the proxy's interception, closed at the run's
+ * end.
  */
 public final class ApiBoundaries implements AutoCloseable {
   /** The run CA outlives the run's TTL by this much, for a clock that drifts. */
@@ -54,7 +57,7 @@ public final class ApiBoundaries implements AutoCloseable {
    * no launcher) reaches the API through. A launch gives its process a proxy of its own and
    * these variables are replaced.
    */
-  private record Open(ApiBoundary boundary, ApiInterception interception, EgressProxy proxy) {
+  private record Open(BoundaryRun boundary, ApiInterception interception, EgressProxy proxy) {
     void close() {
       if (proxy != null) {
         proxy.close();
@@ -68,6 +71,8 @@ public final class ApiBoundaries implements AutoCloseable {
   private final RunTokens tokens;
   private final MintBudget budget;
   private final Map<String, Open> open = new ConcurrentHashMap<>();
+  /** The listener every run shares; started with the first run, stopped with the appliance. */
+  private ApiBoundary listener;
 
   /**
    * @param judges the judge of each run's calls, made from its context (the GitHub API judge)
@@ -103,10 +108,10 @@ public final class ApiBoundaries implements AutoCloseable {
     all.append(ca.certificatePem());
     Files.writeString(bundle, all, StandardCharsets.UTF_8);
     String sentinel = ApiSentinel.newValue();
-    ApiBoundary boundary = ApiBoundary.start(ca, new ApiBoundary.RunApi(run.runId(),
-        run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)), shared);
-    ApiInterception interception =
-        new ApiInterception(shared.upstream().hostNames(), boundary.address());
+    BoundaryRun boundary = listener().open(ca, new ApiBoundary.RunApi(run.runId(),
+        run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)));
+    ApiInterception interception = new ApiInterception(shared.upstream().hostNames(),
+        boundary.address(), boundary.handle());
     EgressProxy proxy = null;
     if (byHand) {
       try {
@@ -156,6 +161,22 @@ public final class ApiBoundaries implements AutoCloseable {
     for (String id : java.util.List.copyOf(open.keySet())) {
       close(id);
     }
+    ApiBoundary l;
+    synchronized (this) {
+      l = listener;
+      listener = null;
+    }
+    if (l != null) {
+      l.close();
+    }
+  }
+
+  private synchronized ApiBoundary listener() throws IOException {
+    if (listener == null) {
+      listener = ApiBoundary.start(shared);
+      log.info("GitHub API boundary on {} for every run", listener.address());
+    }
+    return listener;
   }
 
   private ApiTokens tokensOf(RunContext run) {

@@ -49,7 +49,7 @@ class ApiBoundaryTest {
 
   private WireMockServer github;
   private RunCa ca;
-  private ApiBoundary boundary;
+  private OneRunBoundary boundary;
   private final String sentinel = ApiSentinel.newValue();
   private final List<ApiRecord> audited = new ArrayList<>();
   private final List<ApprovalQuestion> asked = new ArrayList<>();
@@ -89,7 +89,7 @@ class ApiBoundaryTest {
     };
     ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
         URI.create(github.baseUrl() + "/uploads"), null);
-    boundary = ApiBoundary.start(ca,
+    boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             call -> judge.get().judge(call), tokens),
         new ApiBoundary.Shared(upstream, (q, progress) -> {
@@ -320,7 +320,7 @@ class ApiBoundaryTest {
   @Test
   void aCallNobodyCanAuditIsRefused() throws Exception {
     boundary.close();
-    boundary = ApiBoundary.start(ca,
+    boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             call -> judgement(Decision.ALLOW, "read", "reads", false), new ApiTokens() {
               @Override
@@ -371,7 +371,7 @@ class ApiBoundaryTest {
     tmf.init(trust);
     SSLContext tls = SSLContext.getInstance("TLS");
     tls.init(null, tmf.getTrustManagers(), null);
-    Socket plain = new Socket(boundary.address().getAddress(), boundary.address().getPort());
+    Socket plain = boundary.connect();
     try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, host,
         boundary.address().getPort(), true)) {
       SSLParameters p = s.getSSLParameters();
