@@ -11,6 +11,7 @@ import dev.pushgate.gateway.api.ApiRecord;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiUpstream;
 import dev.pushgate.policy.PushRules;
+import dev.pushgate.testkit.ProxyConnect;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.net.URI;
@@ -40,7 +41,8 @@ class ApiBoundariesTest {
       assertThat(env.get("HTTPS_PROXY")).startsWith("http://run-1:").contains("@127.0.0.1:");
       assertThat(env).containsEntry("NODE_USE_ENV_PROXY", "1");
       proxyUrl = java.net.URI.create(env.get("HTTPS_PROXY"));
-      assertThat(connect(proxyUrl, proxyUrl.getUserInfo())).startsWith("HTTP/1.1 200");
+      assertThat(ProxyConnect.toApi(proxyUrl.getPort(), proxyUrl.getUserInfo()))
+          .startsWith("HTTP/1.1 200");
       assertThat(env.get("GH_TOKEN")).startsWith(ApiSentinel.PREFIX)
           .isEqualTo(env.get("GITHUB_TOKEN")).hasSizeGreaterThanOrEqualTo(44);
       assertThat(env.get("SSL_CERT_FILE")).isEqualTo(env.get("CURL_CA_BUNDLE"))
@@ -63,7 +65,8 @@ class ApiBoundariesTest {
     }
     assertThat(boundaries.interception("run-1")).isNull();
     // the ended run's login names no run any more
-    assertThat(connect(proxyUrl, proxyUrl.getUserInfo())).startsWith("HTTP/1.1 407");
+    assertThat(ProxyConnect.toApi(proxyUrl.getPort(), proxyUrl.getUserInfo()))
+        .startsWith("HTTP/1.1 407");
     boundaries.close();
   }
 
@@ -79,11 +82,13 @@ class ApiBoundariesTest {
       assertThat(one.getUserInfo()).isNotEqualTo(two.getUserInfo());
       String secretOfOne = one.getUserInfo().substring("run-1:".length());
       String secretOfTwo = two.getUserInfo().substring("run-2:".length());
-      assertThat(connect(one, one.getUserInfo())).startsWith("HTTP/1.1 200");
-      assertThat(connect(one, "run-2:" + secretOfTwo)).startsWith("HTTP/1.1 200");
+      assertThat(ProxyConnect.toApi(one.getPort(), one.getUserInfo())).startsWith("HTTP/1.1 200");
+      assertThat(ProxyConnect.toApi(one.getPort(), "run-2:" + secretOfTwo))
+          .startsWith("HTTP/1.1 200");
       for (String forged : java.util.Arrays.asList(null, "run-1:", "run-1:" + secretOfTwo,
           "run-2:" + secretOfOne, "run-1:" + secretOfOne + "x", ":" + secretOfOne)) {
-        assertThat(connect(one, forged)).as(String.valueOf(forged)).startsWith("HTTP/1.1 407")
+        assertThat(ProxyConnect.toApi(one.getPort(), forged)).as(String.valueOf(forged))
+            .startsWith("HTTP/1.1 407")
             .containsIgnoringCase("Proxy-Authenticate: Basic realm=\"pushgate\"")
             .contains("name your run in the proxy URL");
       }
@@ -96,23 +101,6 @@ class ApiBoundariesTest {
     return new RunContext(id, "ws", RepoSlug.parse("acme/app"), List.of(), PushRules.ALLOW_ALL);
   }
 
-  /**
-   * A CONNECT to the API through the proxy at {@code proxy}, logged in as {@code login} (none
-   * when null); the proxy's answer head, and for a tunnel, that it reached the boundary.
-   */
-  private static String connect(java.net.URI proxy, String login) throws Exception {
-    try (java.net.Socket s = new java.net.Socket("127.0.0.1", proxy.getPort())) {
-      s.setSoTimeout(10_000);
-      String auth = login == null ? "" : "Proxy-Authorization: Basic " + java.util.Base64
-          .getEncoder().encodeToString(login.getBytes(StandardCharsets.UTF_8)) + "\r\n";
-      s.getOutputStream().write(("CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com"
-          + ":443\r\n" + auth + "\r\n").getBytes(StandardCharsets.US_ASCII));
-      s.getOutputStream().flush();
-      byte[] b = new byte[2048];
-      int n = s.getInputStream().read(b);
-      return n <= 0 ? "" : new String(b, 0, n, StandardCharsets.ISO_8859_1);
-    }
-  }
 
   @Test
   void aRunWithASandboxPlanGetsNoProxyOfItsOwnItsLauncherGivesOne() throws Exception {

@@ -22,16 +22,11 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -407,20 +402,6 @@ class ApiBoundaryAttackTest {
   }
 
   private SSLSocket tlsOver(Socket plain, String sni) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry("run-ca", ca.certificate());
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, tmf.getTrustManagers(), null);
-    SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, sni,
-        boundary.address().getPort(), true);
-    SSLParameters p = s.getSSLParameters();
-    p.setServerNames(List.of(new SNIHostName(sni)));
-    p.setEndpointIdentificationAlgorithm("HTTPS");
-    s.setSSLParameters(p);
-    return s;
+    return OneRunBoundary.tlsOver(plain, ca, sni);
   }
 }

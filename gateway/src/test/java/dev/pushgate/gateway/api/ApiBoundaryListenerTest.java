@@ -20,16 +20,11 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -166,22 +161,9 @@ class ApiBoundaryListenerTest {
     return all.toString(StandardCharsets.UTF_8);
   }
 
-  /** TLS over {@code plain} for api.github.com, trusting {@code ca} alone. */
+  /** TLS over {@code plain} for api.github.com, trusting {@code ca} alone, handshaken. */
   private static SSLSocket handshake(Socket plain, RunCa ca) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry("run-ca", ca.certificate());
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, tmf.getTrustManagers(), null);
-    SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, "api.github.com",
-        plain.getPort(), true);
-    SSLParameters p = s.getSSLParameters();
-    p.setServerNames(List.of(new SNIHostName("api.github.com")));
-    p.setEndpointIdentificationAlgorithm("HTTPS");
-    s.setSSLParameters(p);
+    SSLSocket s = OneRunBoundary.tlsOver(plain, ca, "api.github.com");
     s.setSoTimeout(10_000);
     s.startHandshake();
     return s;

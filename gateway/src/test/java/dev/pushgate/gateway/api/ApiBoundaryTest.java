@@ -23,10 +23,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,11 +32,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -363,21 +357,7 @@ class ApiBoundaryTest {
   /** One HTTP/1.1 request over TLS, trusting the run CA alone and checking the host name. */
   private Answer call(String method, String host, String target, String authorization,
       String body) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry("run-ca", ca.certificate());
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, tmf.getTrustManagers(), null);
-    Socket plain = boundary.connect();
-    try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, host,
-        boundary.address().getPort(), true)) {
-      SSLParameters p = s.getSSLParameters();
-      p.setServerNames(List.of(new SNIHostName(host)));
-      p.setEndpointIdentificationAlgorithm("HTTPS");
-      s.setSSLParameters(p);
+    try (SSLSocket s = OneRunBoundary.tlsOver(boundary.connect(), ca, host)) {
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
       StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: " + host
           + "\r\nConnection: close\r\nContent-Length: " + bytes.length + "\r\n");
