@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * PROXY protocol v2 header naming the run's handle ({@link BoundaryHandle}); the listener then
  * shows that run's CA's certificate and judges the connection's calls by that run's rules ({@link
  * RunTlsConnections}, {@link CallsByRun}). A connection naming no open run is closed before TLS.
- * An idle run costs an entry in a map, no thread and no descriptor. Each
- * decrypted request goes through the steps of {@link ApiCalls}: it must carry the run's
+ * An idle run costs an entry in a map, no thread and no descriptor. Each decrypted request goes
+ * through the steps of {@link ApiCalls}: it must carry the run's
  * sentinel; it is judged ({@link ApiJudge}), held for an approver when the rules say ask,
  * audited, and only when allowed sent upstream with the real token in the sentinel's place. The
  * answer comes back as GitHub gave it, minus hop-by-hop headers. Refusals are in GitHub's error
@@ -55,8 +55,8 @@ public final class ApiBoundary implements AutoCloseable {
   static final int THREADS = 200;
   /**
    * The most request-body bytes one run's calls may have buffered here at once (bodies are held
-   * whole to be judged): without it 32 threads of 10 MiB bodies per run would fill the heap that
-   * every run shares. Over it a call is answered 429.
+   * whole to be judged): without it {@link #MAX_CALLS} calls of 10 MiB bodies per run would fill
+   * the heap that every run shares. Over it a call is answered 429.
    */
   public static final int BUFFERED_BYTES = 2 * MAX_BODY;
   /**
