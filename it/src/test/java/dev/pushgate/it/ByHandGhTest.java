@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.ProxyConnect;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,8 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The README's by-hand run with the real {@code gh}, outside any sandbox: a run created with
  * {@code POST /v1/runs}, its {@code env} loaded into a shell, {@code gh pr create} refused by one
- * run's rules and allowed by another's. The answer carries {@code HTTPS_PROXY}, a proxy started
- * with the run and stopped with it.
+ * run's rules and allowed by another's. The answer carries {@code HTTPS_PROXY}: the loopback
+ * proxy every run used by hand shares, with the run's own login in the URL; curl, Python and git
+ * send it too, a request without it is refused 407, and the login ends with the run.
  */
 class ByHandGhTest {
   /** The README's by-hand steps after loading the run's env, then {@code gh pr create}. */
@@ -77,18 +77,64 @@ class ByHandGhTest {
       throws Exception {
     JsonNode run = createRun("allowed", "{\"open-pull-request\": \"allow\"}");
     String proxy = run.get("env").get("HTTPS_PROXY").asText();
-    assertThat(proxy).startsWith("http://127.0.0.1:");
+    String runId = run.get("runId").asText();
+    assertThat(proxy).matches("http://" + runId + ":[A-Za-z0-9_-]{43}@127\\.0\\.0\\.1:[0-9]+");
     assertThat(run.get("env").get("NODE_USE_ENV_PROXY").asText()).isEqualTo("1");
     String out = byHand(run, "allowed");
     assertThat(out).contains("create=0", "/acme/widget/pull/");
 
-    int port = URI.create(proxy).getPort();
-    assertThat(accepts(port)).isTrue();
-    ControlClient.Answer ended =
-        app.control().delete("/v1/runs/" + run.get("runId").asText());
+    URI url = URI.create(proxy);
+    assertThat(ProxyConnect.toApi(url.getPort(), url.getUserInfo())).startsWith("HTTP/1.1 200");
+    ControlClient.Answer ended = app.control().delete("/v1/runs/" + runId);
     assertThat(ended.status()).as(ended.raw()).isEqualTo(200);
-    Wait.until(Duration.ofSeconds(30), "the run's proxy to stop with the run",
-        () -> !accepts(port));
+    Wait.until(Duration.ofSeconds(30), "the run's proxy login to end with the run",
+        () -> ProxyConnect.toApi(url.getPort(), url.getUserInfo()).startsWith("HTTP/1.1 407"));
+  }
+
+  @Test
+  void curlPythonAndGitSendTheRunsLoginToTheSharedProxyAndNothingPassesWithoutIt()
+      throws Exception {
+    JsonNode run = createRun("clients", "{\"open-pull-request\": \"allow\"}");
+    JsonNode other = createRun("other", "{\"open-pull-request\": \"allow\"}");
+    String proxy = run.get("env").get("HTTPS_PROXY").asText();
+    assertThat(URI.create(proxy).getPort())
+        .isEqualTo(URI.create(other.get("env").get("HTTPS_PROXY").asText()).getPort());
+    String clients = """
+        api=https://api.github.com/installation/repositories
+        echo "curl=$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' \
+          -H "Authorization: token $GH_TOKEN" "$api")"
+        python3 - <<'PY'
+        import os, urllib.request, requests
+        auth = {"Authorization": "token " + os.environ["GH_TOKEN"]}
+        api = "https://api.github.com/installation/repositories"
+        print("requests=%d" % requests.get(api, headers=auth, timeout=30).status_code)
+        print("urllib=%d" % urllib.request.urlopen(urllib.request.Request(api, headers=auth),
+                                                   timeout=30).status)
+        PY
+        echo "git: $(GIT_TERMINAL_PROMPT=0 git ls-remote https://elsewhere.invalid/x.git 2>&1 \\
+          | grep fatal | head -1)"
+        """;
+    String out = byHand(run, "clients", clients);
+    assertThat(out).contains("curl=200", "requests=200", "urllib=200")
+        // git's CONNECT was let through (the run's git config keeps the GitHub names from the
+        // proxy; another host's is tried, and does not resolve), not refused 407
+        .containsPattern("git: fatal: .*response 5[0-9][0-9]").doesNotContain("407");
+
+    // The same clients with the login taken out of the URL: the proxy answers 407.
+    URI url = URI.create(proxy);
+    String bare = "http://127.0.0.1:" + url.getPort();
+    String without = byHand(run, "no-login", "export HTTPS_PROXY=" + bare + " https_proxy="
+        + bare + "\n" + clients);
+    assertThat(without).doesNotContain("curl=200", "requests=200", "urllib=200")
+        .contains("curl=000", "407 Proxy Authentication Required")
+        .containsPattern("git: fatal: .*response 407");
+    assertThat(ProxyConnect.toApi(url.getPort(), null)).startsWith("HTTP/1.1 407")
+        .contains("name your run in the proxy URL");
+    // another run's secret with this run's id is no login
+    String otherSecret = URI.create(other.get("env").get("HTTPS_PROXY").asText()).getUserInfo()
+        .split(":", 2)[1];
+    assertThat(ProxyConnect.toApi(url.getPort(), run.get("runId").asText() + ":" + otherSecret))
+        .startsWith("HTTP/1.1 407");
   }
 
   private static JsonNode createRun(String name, String rules) throws Exception {
@@ -101,8 +147,12 @@ class ByHandGhTest {
 
   /** Runs {@link #BY_HAND} with exactly the run's env (and a PATH and HOME), as the README does. */
   private static String byHand(JsonNode run, String branch) throws Exception {
+    return byHand(run, branch, BY_HAND);
+  }
+
+  private static String byHand(JsonNode run, String branch, String script) throws Exception {
     Path dir = Files.createDirectories(tmp.resolve("by-hand-" + branch));
-    ProcessBuilder pb = new ProcessBuilder("sh", "-c", BY_HAND).directory(dir.toFile())
+    ProcessBuilder pb = new ProcessBuilder("sh", "-c", script).directory(dir.toFile())
         .redirectErrorStream(true);
     Map<String, String> env = pb.environment();
     env.clear();
@@ -118,13 +168,5 @@ class ByHandGhTest {
       fail("the by-hand steps did not finish:\n" + out);
     }
     return out;
-  }
-
-  private static boolean accepts(int port) {
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,7 @@ import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.HostPort;
+import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,9 +90,9 @@ public final class EgressProxy implements AutoCloseable {
         new UnixDomainServerConnector(server, 1, 1, proxyConnections());
     connector.setUnixDomainPath(socket);
     server.addConnector(connector);
-    Forward forward = new Forward(gate);
+    Forward forward = new Forward(gate, null);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception));
+    server.setHandler(new Tunnel(gate, forward, interception, null));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -109,13 +111,33 @@ public final class EgressProxy implements AutoCloseable {
   /**
    * A proxy for a run without an OS sandbox (backend {@code none}), on an ephemeral port of this
    * host's loopback: it admits every host but the git host ({@link GitHostRefusal}; nothing else
-   * is enforced there) and tunnels the GitHub API host names to the boundary. Cooperative: only programs that honour {@code HTTPS_PROXY} use it.
+   * is enforced there) and tunnels the GitHub API host names to the boundary. Cooperative: only
+   * programs that honour {@code HTTPS_PROXY} use it.
    */
   public static EgressProxy startLoopback(HostResolver resolver, ApiInterception interception)
       throws IOException {
     if (resolver == null || interception == null) {
       throw new IllegalArgumentException("a loopback proxy needs a resolver and an interception");
     }
+    return startOnLoopback(resolver, interception, null);
+  }
+
+  /**
+   * One loopback proxy for every run used by hand (no sandbox plan, no launcher): as {@link
+   * #startLoopback}, with each request's run read from its proxy login ({@link ProxyLogins}). A
+   * request without a live run's login is answered 407, saying where the login is: its run's API
+   * names would otherwise reach no boundary, and its other hosts no run's proxy.
+   */
+  public static EgressProxy startShared(HostResolver resolver, ProxyLogins logins)
+      throws IOException {
+    if (resolver == null || logins == null) {
+      throw new IllegalArgumentException("a shared proxy needs a resolver and the runs' logins");
+    }
+    return startOnLoopback(resolver, null, logins);
+  }
+
+  private static EgressProxy startOnLoopback(HostResolver resolver, ApiInterception interception,
+      ProxyLogins logins) throws IOException {
     Gate gate = Gate.open(resolver);
     Server server = newServer();
     org.eclipse.jetty.server.ServerConnector connector =
@@ -123,9 +145,9 @@ public final class EgressProxy implements AutoCloseable {
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
-    Forward forward = new Forward(gate);
+    Forward forward = new Forward(gate, logins);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception));
+    server.setHandler(new Tunnel(gate, forward, interception, logins));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -135,7 +157,7 @@ public final class EgressProxy implements AutoCloseable {
       } catch (Exception x) {
         e.addSuppressed(x);
       }
-      throw new IOException("cannot start the run's API proxy: " + e.getMessage(), e);
+      throw new IOException("cannot start the API proxy on loopback: " + e.getMessage(), e);
     }
     return new EgressProxy(server, null, connector.getLocalPort());
   }
@@ -337,15 +359,41 @@ public final class EgressProxy implements AutoCloseable {
     }
   }
 
-  /** CONNECT tunnels; anything else goes to the forward proxy. */
+  /**
+   * A request through a shared proxy that names no live run: 407, with the challenge clients
+   * answer with the login in their proxy URL.
+   */
+  static final String LOGIN_REQUIRED = "pushgate: this proxy is shared by the runs used by hand;"
+      + " name your run in the proxy URL, as the run's env does:"
+      + " HTTPS_PROXY=http://<run id>:<proxy secret>@127.0.0.1:<port>";
+
+  /** The request attribute holding a shared proxy's run, read from the request's login. */
+  private static final String RUN = "pushgate.run-interception";
+
+  /**
+   * CONNECT tunnels; anything else goes to the forward proxy. The API names go to the boundary
+   * of the proxy's run ({@code interception}), or, on a shared proxy, of the run its login names.
+   */
   private static final class Tunnel extends ConnectHandler {
     private final Gate gate;
     private final ApiInterception interception;
+    private final ProxyLogins logins;
 
-    Tunnel(Gate gate, Forward next, ApiInterception interception) {
+    Tunnel(Gate gate, Forward next, ApiInterception interception, ProxyLogins logins) {
       super(next);
       this.gate = gate;
       this.interception = interception;
+      this.logins = logins;
+    }
+
+    private ApiInterception interceptionOf(Request request) {
+      return logins == null ? interception : (ApiInterception) request.getAttribute(RUN);
+    }
+
+    private static void loginRequired(Request request, Response response, Callback callback) {
+      response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+      Response.writeError(request, response, callback, 407, LOGIN_REQUIRED);
     }
 
     /**
@@ -362,6 +410,15 @@ public final class EgressProxy implements AutoCloseable {
             "pushgate: a CONNECT names its target as host:port (RFC 9110 authority-form), e.g. "
                 + "CONNECT api.github.com:443");
         return;
+      }
+      ApiInterception interception = this.interception;
+      if (logins != null) {
+        interception = logins.runOf(request);
+        if (interception == null) {
+          loginRequired(request, response, callback);
+          return;
+        }
+        request.setAttribute(RUN, interception);
       }
       // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
       // client (and an agent reading curl's verbose output) gets the reason and what to use.
@@ -390,21 +447,55 @@ public final class EgressProxy implements AutoCloseable {
       }
     }
 
+    /**
+     * Asked by Jetty after {@link #handleConnect} has admitted the target (or found it one of
+     * the API names, which go to the boundary and are judged there): nothing more to decide.
+     */
     @Override
     public boolean validateDestination(String host, int port) {
-      // The API hosts go to the boundary, which judges every request: the gate is not asked.
-      if (interception != null && interception.target(host, port) != null) {
-        return true;
-      }
-      return gate.admit(host, port, "CONNECT") == null;
+      return true;
     }
 
+    /**
+     * A tunnel to the API boundary starts with the PROXY header naming the run: the listener is
+     * every run's, and takes no connection that names none. Written before the tunnel relays the
+     * client's first byte; the boundary is on loopback, so the blocking connect is brief.
+     */
+    @Override
+    protected void connectToServer(Request request, String host, int port,
+        Promise<SocketChannel> promise) {
+      ApiInterception interception = interceptionOf(request);
+      InetSocketAddress boundary = interception == null ? null : interception.target(host, port);
+      if (boundary == null) {
+        super.connectToServer(request, host, port, promise);
+        return;
+      }
+      SocketChannel channel = null;
+      try {
+        channel = SocketChannel.open();
+        channel.socket().setTcpNoDelay(true);
+        channel.socket().connect(boundary, (int) getConnectTimeout());
+        ByteBuffer header = ByteBuffer.wrap(interception.proxyHeader());
+        while (header.hasRemaining()) {
+          channel.write(header);
+        }
+        channel.configureBlocking(false);
+        promise.succeeded(channel);
+      } catch (IOException | RuntimeException e) {
+        if (channel != null) {
+          try {
+            channel.close();
+          } catch (IOException x) {
+            e.addSuppressed(x);
+          }
+        }
+        promise.failed(e);
+      }
+    }
+
+    /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */
     @Override
     protected InetSocketAddress newConnectAddress(String host, int port) {
-      InetSocketAddress boundary = interception == null ? null : interception.target(host, port);
-      if (boundary != null) {
-        return boundary;
-      }
       try {
         return gate.address(host, port);
       } catch (IOException e) {
@@ -428,13 +519,19 @@ public final class EgressProxy implements AutoCloseable {
   /** Plain HTTP requests in absolute form, forwarded by Jetty's client. */
   private static final class Forward extends ProxyHandler.Forward {
     private final Gate gate;
+    private final ProxyLogins logins;
 
-    Forward(Gate gate) {
+    Forward(Gate gate, ProxyLogins logins) {
       this.gate = gate;
+      this.logins = logins;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+      if (logins != null && logins.runOf(request) == null) {
+        response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
+        return text(response, callback, 407, LOGIN_REQUIRED + "\n");
+      }
       HttpURI uri = request.getHttpURI();
       if (uri.getHost() == null || !"http".equalsIgnoreCase(uri.getScheme())) {
         return text(response, callback, 400,

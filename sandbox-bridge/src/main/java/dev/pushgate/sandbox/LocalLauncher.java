@@ -452,7 +452,19 @@ public final class LocalLauncher implements SandboxLauncher {
 
   /** The proxy variables: every HTTP client that honours them goes through the run's proxy. */
   public static void proxyEnvironment(Map<String, String> env, int proxyPort) {
-    String proxy = "http://127.0.0.1:" + proxyPort;
+    proxyEnvironment(env, "http://127.0.0.1:" + proxyPort);
+  }
+
+  /**
+   * As {@link #proxyEnvironment(Map, int)}, for the shared proxy of the runs used by hand, which
+   * tells them apart by the login in the URL ({@link ProxyLogins}).
+   */
+  public static void proxyEnvironment(Map<String, String> env, int proxyPort, String user,
+      String password) {
+    proxyEnvironment(env, "http://" + user + ":" + password + "@127.0.0.1:" + proxyPort);
+  }
+
+  private static void proxyEnvironment(Map<String, String> env, String proxy) {
     for (String name : List.of("ALL_PROXY", "all_proxy", "FTP_PROXY", "ftp_proxy")) {
       env.remove(name);
     }

@@ -14,7 +14,7 @@ class ApiInterceptionTest {
   @Test
   void onlyTheApiNamesOnPort443AreIntercepted() {
     ApiInterception i = new ApiInterception(List.of("api.github.com", "Uploads.GitHub.com"),
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), 1));
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 1), "run-handle");
     assertThat(i.target("API.github.com", 443)).isNotNull();
     assertThat(i.target("api.github.com.", 443)).isNotNull();
     assertThat(i.target("uploads.github.com", 443)).isNotNull();
@@ -30,10 +30,13 @@ class ApiInterceptionTest {
       HostResolver resolver = HostResolver.mapping(
           Map.of("other.test", InetAddress.getLoopbackAddress()), HostResolver.SYSTEM);
       ApiInterception interception = new ApiInterception(List.of("api.github.com"),
-          new InetSocketAddress(InetAddress.getLoopbackAddress(), boundary.getLocalPort()));
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), boundary.getLocalPort()), "run-handle");
       try (EgressProxy proxy = EgressProxy.startLoopback(resolver, interception)) {
         assertThat(proxy.port()).isPositive();
-        assertThat(tunnel(proxy, "api.github.com:443", boundary)).isEqualTo("ping");
+        // The boundary is every run's: the tunnel starts with the PROXY header naming the run.
+        assertThat(ProxyRequestFormsTest.tunnelToBoundary(proxy,
+            "CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n\r\n",
+            boundary)).isEqualTo("ping");
         assertThat(tunnel(proxy, "other.test:" + elsewhere.getLocalPort(), elsewhere))
             .isEqualTo("ping");
       }

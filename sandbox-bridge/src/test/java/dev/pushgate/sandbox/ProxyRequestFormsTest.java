@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.types.BoundaryHandle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -47,7 +48,7 @@ class ProxyRequestFormsTest {
     HostResolver resolver = HostResolver.mapping(
         Map.of("allowed.test", lo, "denied.test", lo), HostResolver.SYSTEM);
     ApiInterception interception = new ApiInterception(List.of("api.github.com"),
-        new InetSocketAddress(lo, boundary.getLocalPort()));
+        new InetSocketAddress(lo, boundary.getLocalPort()), "run-handle");
     // allowed.test is reached on this host's loopback: only an egressAllowlist entry may do that.
     gated = EgressProxy.start(tmp.resolve("proxy.sock"),
         EgressPolicy.resolve(true, List.of("allowed.test")), resolver, violations::add,
@@ -68,8 +69,8 @@ class ProxyRequestFormsTest {
       throws Exception {
     String undici = "CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com\r\n"
         + "Proxy-Connection: keep-alive\r\n\r\n";
-    assertThat(tunnel(gated, undici, boundary)).isEqualTo("ping");
-    assertThat(tunnel(loopback, undici, boundary)).isEqualTo("ping");
+    assertThat(tunnelToBoundary(gated, undici, boundary)).isEqualTo("ping");
+    assertThat(tunnelToBoundary(loopback, undici, boundary)).isEqualTo("ping");
   }
 
   @Test
@@ -153,8 +154,27 @@ class ProxyRequestFormsTest {
    */
   static String tunnel(EgressProxy proxy, String request, ServerSocket expected)
       throws Exception {
+    return tunnel(proxy, request, expected, new byte[0]);
+  }
+
+  /**
+   * A tunnel to the API boundary, whose listener is every run's: what it receives starts with the
+   * PROXY header naming the run ({@code "run-handle"} in these tests), then the client's bytes.
+   */
+  static String tunnelToBoundary(EgressProxy proxy, String request, ServerSocket boundary)
+      throws Exception {
+    return tunnel(proxy, request, boundary, BoundaryHandle.proxyHeader("run-handle"));
+  }
+
+  private static String tunnel(EgressProxy proxy, String request, ServerSocket expected,
+      byte[] header) throws Exception {
     CompletableFuture<String> got = CompletableFuture.supplyAsync(() -> {
       try (Socket s = expected.accept()) {
+        byte[] first = s.getInputStream().readNBytes(header.length);
+        if (!java.util.Arrays.equals(first, header)) {
+          return "not the run's PROXY header: "
+              + new String(first, StandardCharsets.ISO_8859_1);
+        }
         return new String(s.getInputStream().readNBytes(4), StandardCharsets.US_ASCII);
       } catch (Exception e) {
         return "failed: " + e;

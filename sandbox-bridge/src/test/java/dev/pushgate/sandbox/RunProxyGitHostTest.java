@@ -43,7 +43,7 @@ class RunProxyGitHostTest {
       return List.of(lo);
     };
     ApiInterception interception = new ApiInterception(List.of("api.github.com"),
-        new InetSocketAddress(lo, boundary.getLocalPort()));
+        new InetSocketAddress(lo, boundary.getLocalPort()), "run-handle");
     gated = EgressProxy.start(tmp.resolve("proxy.sock"), EgressPolicy.resolve(true, List.of()),
         recording, violations::add, interception);
     loopback = EgressProxy.startLoopback(recording, interception);
@@ -108,7 +108,7 @@ class RunProxyGitHostTest {
 
   @Test
   void theApiHostStillReachesTheBoundary() throws Exception {
-    assertThat(ProxyRequestFormsTest.tunnel(loopback,
+    assertThat(ProxyRequestFormsTest.tunnelToBoundary(loopback,
         "CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n\r\n", boundary))
         .isEqualTo("ping");
   }

@@ -9,17 +9,20 @@ import dev.pushgate.gateway.api.ApiBoundary;
 import dev.pushgate.gateway.api.ApiJudge;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiTokens;
+import dev.pushgate.gateway.api.BoundaryRun;
 import dev.pushgate.gateway.api.RunCa;
 import dev.pushgate.sandbox.ApiInterception;
 import dev.pushgate.sandbox.EgressProxy;
 import dev.pushgate.sandbox.HostResolver;
 import dev.pushgate.sandbox.LocalLauncher;
+import dev.pushgate.types.BoundaryHandle;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -30,8 +33,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every live run's GitHub API boundary (docs/github-api.md): made at the run's start with its own
- * CA, handed to each launch of the run as the proxy's interception, closed at the run's end.
+ * Every live run's place on the GitHub API boundary (docs/github-api.md): the one listener every
+ * run shares, started with the first run; each run is opened on it at the run's start with its own
+ * CA and handle, handed to each launch of the run as the proxy's interception, closed at the run's
+ * end.
  */
 public final class ApiBoundaries implements AutoCloseable {
   /** The run CA outlives the run's TTL by this much, for a clock that drifts. */
@@ -49,17 +54,16 @@ public final class ApiBoundaries implements AutoCloseable {
   }
 
   /**
-   * A run's boundary, where its proxies send the API names, and, for a run without a sandbox
-   * plan, its own loopback proxy: the one a run used by hand (its {@code env} loaded into a shell,
-   * no launcher) reaches the API through. A launch gives its process a proxy of its own and
-   * these variables are replaced.
+   * A run's place on the boundary, where its proxies send the API names, and, for a run without
+   * a sandbox plan, its login on the shared loopback proxy: the one the runs used by hand (their
+   * {@code env} loaded into a shell, no launcher) reach the API through. A launch gives its
+   * process a proxy of its own and these variables are replaced.
    */
-  private record Open(ApiBoundary boundary, ApiInterception interception, EgressProxy proxy) {
-    void close() {
-      if (proxy != null) {
-        proxy.close();
-      }
-      boundary.close();
+  private record Open(BoundaryRun boundary, ApiInterception interception, Secret proxyLogin) {
+    boolean logsIn(String password) {
+      return proxyLogin != null && MessageDigest.isEqual(
+          proxyLogin.reveal().getBytes(StandardCharsets.UTF_8),
+          password.getBytes(StandardCharsets.UTF_8));
     }
   }
 
@@ -68,6 +72,10 @@ public final class ApiBoundaries implements AutoCloseable {
   private final RunTokens tokens;
   private final MintBudget budget;
   private final Map<String, Open> open = new ConcurrentHashMap<>();
+  /** The listener every run shares; started with the first run, stopped with the appliance. */
+  private ApiBoundary listener;
+  /** The loopback proxy every run used by hand shares; started with the first such run. */
+  private EgressProxy byHandProxy;
 
   /**
    * @param judges the judge of each run's calls, made from its context (the GitHub API judge)
@@ -82,10 +90,11 @@ public final class ApiBoundaries implements AutoCloseable {
   }
 
   /**
-   * Starts {@code run}'s boundary and returns what the run's environment gets: the sentinel in
-   * {@code GH_TOKEN} and {@code GITHUB_TOKEN}, the CA variables naming the files written into
+   * Opens {@code run} on the boundary and returns what the run's environment gets: the sentinel
+   * in {@code GH_TOKEN} and {@code GITHUB_TOKEN}, the CA variables naming the files written into
    * {@code runDir}, and, when {@code byHand} (a run without a sandbox plan, which no launcher
-   * gives a proxy), the variables ({@code HTTPS_PROXY}, …) of a loopback proxy of its own.
+   * gives a proxy), the variables ({@code HTTPS_PROXY}, …) of the loopback proxy the runs used
+   * by hand share, with the run's own login in the URL.
    */
   public Map<String, String> open(RunContext run, Duration ttl, Path runDir, boolean byHand)
       throws IOException {
@@ -103,26 +112,28 @@ public final class ApiBoundaries implements AutoCloseable {
     all.append(ca.certificatePem());
     Files.writeString(bundle, all, StandardCharsets.UTF_8);
     String sentinel = ApiSentinel.newValue();
-    ApiBoundary boundary = ApiBoundary.start(ca, new ApiBoundary.RunApi(run.runId(),
-        run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)), shared);
-    ApiInterception interception =
-        new ApiInterception(shared.upstream().hostNames(), boundary.address());
+    BoundaryRun boundary = listener().open(ca, new ApiBoundary.RunApi(run.runId(),
+        run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)));
+    ApiInterception interception = new ApiInterception(shared.upstream().hostNames(),
+        boundary.address(), boundary.handle());
     EgressProxy proxy = null;
+    Secret login = null;
     if (byHand) {
       try {
-        proxy = EgressProxy.startLoopback(HostResolver.SYSTEM, interception);
+        proxy = byHandProxy();
       } catch (IOException | RuntimeException e) {
         boundary.close();
         throw e;
       }
+      login = Secret.of(BoundaryHandle.newValue());
     }
-    Open previous = open.put(run.runId(), new Open(boundary, interception, proxy));
+    Open previous = open.put(run.runId(), new Open(boundary, interception, login));
     if (previous != null) {
-      previous.close();
+      previous.boundary().close();
     }
     Map<String, String> env = new LinkedHashMap<>();
     if (proxy != null) {
-      LocalLauncher.proxyEnvironment(env, proxy.port());
+      LocalLauncher.proxyEnvironment(env, proxy.port(), run.runId(), login.reveal());
     }
     env.put("GH_TOKEN", sentinel);
     env.put("GITHUB_TOKEN", sentinel);
@@ -133,7 +144,8 @@ public final class ApiBoundaries implements AutoCloseable {
     env.put("NODE_EXTRA_CA_CERTS", caFile.toString());
     log.info("run {}: GitHub API boundary on {} for {}{}", run.runId(), boundary.address(),
         shared.upstream().hostNames(),
-        proxy == null ? "" : ", its own proxy on 127.0.0.1:" + proxy.port());
+        proxy == null ? "" : ", the shared proxy of runs used by hand on 127.0.0.1:"
+            + proxy.port());
     return env;
   }
 
@@ -147,7 +159,7 @@ public final class ApiBoundaries implements AutoCloseable {
   public void close(String runId) {
     Open o = open.remove(runId);
     if (o != null) {
-      o.close();
+      o.boundary().close();
     }
   }
 
@@ -156,6 +168,40 @@ public final class ApiBoundaries implements AutoCloseable {
     for (String id : java.util.List.copyOf(open.keySet())) {
       close(id);
     }
+    ApiBoundary l;
+    EgressProxy p;
+    synchronized (this) {
+      l = listener;
+      listener = null;
+      p = byHandProxy;
+      byHandProxy = null;
+    }
+    if (p != null) {
+      p.close();
+    }
+    if (l != null) {
+      l.close();
+    }
+  }
+
+  private synchronized EgressProxy byHandProxy() throws IOException {
+    if (byHandProxy == null) {
+      byHandProxy = EgressProxy.startShared(HostResolver.SYSTEM, (user, password) -> {
+        Open o = open.get(user);
+        return o != null && o.logsIn(password) ? o.interception() : null;
+      });
+      log.info("the runs used by hand share the loopback proxy on 127.0.0.1:{}",
+          byHandProxy.port());
+    }
+    return byHandProxy;
+  }
+
+  private synchronized ApiBoundary listener() throws IOException {
+    if (listener == null) {
+      listener = ApiBoundary.start(shared);
+      log.info("GitHub API boundary on {} for every run", listener.address());
+    }
+    return listener;
   }
 
   private ApiTokens tokensOf(RunContext run) {

@@ -357,13 +357,15 @@ final class ExecCommand implements Callable<Integer> {
 
   /** The run's GitHub API boundary as the control API names it; null when it has none. */
   private static dev.pushgate.sandbox.ApiInterception apiInterception(JsonNode githubApi) {
-    if (githubApi.isMissingNode() || githubApi.isNull() || !githubApi.hasNonNull("boundaryPort")) {
+    if (githubApi.isMissingNode() || githubApi.isNull() || !githubApi.hasNonNull("boundaryPort")
+        || !githubApi.hasNonNull("boundaryHandle")) {
       return null;
     }
     List<String> hosts = new ArrayList<>();
     githubApi.path("hosts").forEach(h -> hosts.add(h.asText()));
     return new dev.pushgate.sandbox.ApiInterception(hosts, new java.net.InetSocketAddress(
-        java.net.InetAddress.getLoopbackAddress(), githubApi.get("boundaryPort").asInt()));
+        java.net.InetAddress.getLoopbackAddress(), githubApi.get("boundaryPort").asInt()),
+        githubApi.get("boundaryHandle").asText());
   }
 
   private int launch(LocalLauncher launcher, LaunchRequest request,

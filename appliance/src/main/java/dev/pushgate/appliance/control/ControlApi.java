@@ -203,6 +203,8 @@ public final class ControlApi extends Handler.Abstract {
       ObjectNode githubApi = out.putObject("githubApi");
       api.hosts().forEach(githubApi.putArray("hosts")::add);
       githubApi.put("boundaryPort", api.boundary().getPort());
+      // What the launcher's proxy names the run with on the shared listener: the caller's own.
+      githubApi.put("boundaryHandle", api.handle());
     }
     ArrayNode rewrites = out.putArray("pushUrlRewrites");
     for (PushUrlRewrite r : started.pushUrlRewrites()) {

@@ -1,7 +1,6 @@
 package dev.pushgate.appliance.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.AuditStore;
@@ -12,9 +11,11 @@ import dev.pushgate.gateway.api.ApiRecord;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiUpstream;
 import dev.pushgate.policy.PushRules;
+import dev.pushgate.testkit.ProxyConnect;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -33,14 +34,15 @@ class ApiBoundariesTest {
     ApiBoundaries boundaries = newBoundaries();
     RunContext run = new RunContext("run-1", "ws", RepoSlug.parse("acme/app"), List.of(),
         PushRules.ALLOW_ALL);
-    int proxyPort;
+    java.net.URI proxyUrl;
     try {
       Map<String, String> env = boundaries.open(run, Duration.ofHours(1), dir, true);
-      // a run used by hand reaches the API through a proxy of its own, open while the run is
-      assertThat(env.get("HTTPS_PROXY")).startsWith("http://127.0.0.1:");
+      // a run used by hand reaches the API through the proxy such runs share, with its login
+      assertThat(env.get("HTTPS_PROXY")).startsWith("http://run-1:").contains("@127.0.0.1:");
       assertThat(env).containsEntry("NODE_USE_ENV_PROXY", "1");
-      proxyPort = java.net.URI.create(env.get("HTTPS_PROXY")).getPort();
-      new java.net.Socket("127.0.0.1", proxyPort).close();
+      proxyUrl = java.net.URI.create(env.get("HTTPS_PROXY"));
+      assertThat(ProxyConnect.toApi(proxyUrl.getPort(), proxyUrl.getUserInfo()))
+          .startsWith("HTTP/1.1 200");
       assertThat(env.get("GH_TOKEN")).startsWith(ApiSentinel.PREFIX)
           .isEqualTo(env.get("GITHUB_TOKEN")).hasSizeGreaterThanOrEqualTo(44);
       assertThat(env.get("SSL_CERT_FILE")).isEqualTo(env.get("CURL_CA_BUNDLE"))
@@ -62,9 +64,43 @@ class ApiBoundariesTest {
       boundaries.close("run-1");
     }
     assertThat(boundaries.interception("run-1")).isNull();
-    assertThatThrownBy(() -> new java.net.Socket("127.0.0.1", proxyPort).close())
-        .isInstanceOf(java.net.ConnectException.class);
+    // the ended run's login names no run any more
+    assertThat(ProxyConnect.toApi(proxyUrl.getPort(), proxyUrl.getUserInfo()))
+        .startsWith("HTTP/1.1 407");
+    boundaries.close();
   }
+
+  @Test
+  void theRunsUsedByHandShareOneProxyThatTellsThemApartByTheirLogin() throws Exception {
+    ApiBoundaries boundaries = newBoundaries();
+    try {
+      java.net.URI one = java.net.URI.create(boundaries.open(run("run-1"), Duration.ofHours(1),
+          Files.createDirectories(dir.resolve("1")), true).get("HTTPS_PROXY"));
+      java.net.URI two = java.net.URI.create(boundaries.open(run("run-2"), Duration.ofHours(1),
+          Files.createDirectories(dir.resolve("2")), true).get("HTTPS_PROXY"));
+      assertThat(one.getPort()).isEqualTo(two.getPort());
+      assertThat(one.getUserInfo()).isNotEqualTo(two.getUserInfo());
+      String secretOfOne = one.getUserInfo().substring("run-1:".length());
+      String secretOfTwo = two.getUserInfo().substring("run-2:".length());
+      assertThat(ProxyConnect.toApi(one.getPort(), one.getUserInfo())).startsWith("HTTP/1.1 200");
+      assertThat(ProxyConnect.toApi(one.getPort(), "run-2:" + secretOfTwo))
+          .startsWith("HTTP/1.1 200");
+      for (String forged : java.util.Arrays.asList(null, "run-1:", "run-1:" + secretOfTwo,
+          "run-2:" + secretOfOne, "run-1:" + secretOfOne + "x", ":" + secretOfOne)) {
+        assertThat(ProxyConnect.toApi(one.getPort(), forged)).as(String.valueOf(forged))
+            .startsWith("HTTP/1.1 407")
+            .containsIgnoringCase("Proxy-Authenticate: Basic realm=\"pushgate\"")
+            .contains("name your run in the proxy URL");
+      }
+    } finally {
+      boundaries.close();
+    }
+  }
+
+  private static RunContext run(String id) {
+    return new RunContext(id, "ws", RepoSlug.parse("acme/app"), List.of(), PushRules.ALLOW_ALL);
+  }
+
 
   @Test
   void aRunWithASandboxPlanGetsNoProxyOfItsOwnItsLauncherGivesOne() throws Exception {

@@ -1,32 +1,37 @@
 package dev.pushgate.gateway.api;
 
 import dev.pushgate.gateway.Approvals;
+import dev.pushgate.gateway.RunSlots;
+import dev.pushgate.types.BoundaryHandle;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.ProxyConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run's GitHub API boundary: a TLS listener on loopback, showing the run CA's certificate for
- * the API host names, that the run's egress proxy tunnels every CONNECT to those names to. Each
- * decrypted request goes through the steps of {@link ApiCalls}: it must carry the run's
+ * The GitHub API boundary: one TLS listener on loopback for every run, that each run's egress
+ * proxy tunnels every CONNECT to the API host names to. The proxy starts each connection with a
+ * PROXY protocol v2 header naming the run's handle ({@link BoundaryHandle}); the listener then
+ * shows that run's CA's certificate and judges the connection's calls by that run's rules ({@link
+ * RunTlsConnections}, {@link CallsByRun}). A connection naming no open run is closed before TLS.
+ * An idle run costs an entry in a map, no thread and no descriptor. Each decrypted request goes
+ * through the steps of {@link ApiCalls}: it must carry the run's
  * sentinel; it is judged ({@link ApiJudge}), held for an approver when the rules say ask,
  * audited, and only when allowed sent upstream with the real token in the sentinel's place. The
  * answer comes back as GitHub gave it, minus hop-by-hop headers. Refusals are in GitHub's error
@@ -36,14 +41,22 @@ public final class ApiBoundary implements AutoCloseable {
   /** The largest request body judged; GitHub's own limits are lower for everything but uploads. */
   public static final int MAX_BODY = 10 * 1024 * 1024;
   /**
-   * The most connections one run holds open to its boundary at once: the appliance's file
-   * descriptors are every run's. Over it the boundary stops accepting until one closes.
+   * The most connections one run holds open to the boundary at once: the appliance's file
+   * descriptors are every run's. Over it the run's next connection is closed before TLS.
    */
   public static final int MAX_CONNECTIONS = 64;
   /**
+   * The most calls of one run the boundary works on at once: the listener's threads are every
+   * run's, and a call holds one while it is judged, asked and forwarded. Over it a call is
+   * answered 429.
+   */
+  public static final int MAX_CALLS = 16;
+  /** Threads for every run's calls together; a thread is taken by a call, never by a run. */
+  static final int THREADS = 200;
+  /**
    * The most request-body bytes one run's calls may have buffered here at once (bodies are held
-   * whole to be judged): without it 32 threads of 10 MiB bodies per run would fill the heap that
-   * every run shares. Over it a call is answered 429.
+   * whole to be judged): without it {@link #MAX_CALLS} calls of 10 MiB bodies per run would fill
+   * the heap that every run shares. Over it a call is answered 429.
    */
   public static final int BUFFERED_BYTES = 2 * MAX_BODY;
   /**
@@ -93,37 +106,40 @@ public final class ApiBoundary implements AutoCloseable {
 
   private final Server server;
   private final ServerConnector connector;
-  private final RunApi run;
+  /** Every open run, by its handle (what the PROXY header names; never logged). */
+  private final Map<String, BoundaryRun> runs;
+  private final Shared shared;
 
-  private ApiBoundary(Server server, ServerConnector connector, RunApi run) {
+  private ApiBoundary(Server server, ServerConnector connector, Shared shared,
+      Map<String, BoundaryRun> runs) {
     this.server = server;
     this.connector = connector;
-    this.run = run;
+    this.shared = shared;
+    this.runs = runs;
   }
 
-  /** Starts the run's boundary on an ephemeral loopback port. */
-  public static ApiBoundary start(RunCa ca, RunApi run, Shared shared) throws IOException {
-    char[] password = randomPassword();
-    SslContextFactory.Server tls = new SslContextFactory.Server();
-    tls.setKeyStore(ca.keyStore(password));
-    tls.setKeyStorePassword(new String(password));
-    tls.setIncludeProtocols("TLSv1.3", "TLSv1.2");
-    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
-    threads.setName("pushgate-api-" + run.runId());
+  /**
+   * Starts the one listener every run's proxies tunnel the API names to, on an ephemeral
+   * loopback port. It takes no run's connection until {@link #open} has made the run's handle.
+   */
+  public static ApiBoundary start(Shared shared) throws IOException {
+    QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
+    threads.setName("pushgate-api");
     Server server = new Server(threads);
     HttpConfiguration http = new HttpConfiguration();
     SecureRequestCustomizer secure = new SecureRequestCustomizer();
-    // The host a client names is checked against the intercepted names below, in GitHub's words.
+    // The host a client names is checked against the intercepted names, in GitHub's words.
     secure.setSniHostCheck(false);
     http.addCustomizer(secure);
     http.setSendServerVersion(false);
-    ServerConnector connector = new ServerConnector(server,
-        new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory(http));
+    Map<String, BoundaryRun> runs = new ConcurrentHashMap<>();
+    ServerConnector connector = new ServerConnector(server, 1, 1,
+        new ProxyConnectionFactory("ssl"), new RunTlsConnections(runs::get, "http/1.1"),
+        new HttpConnectionFactory(http));
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
-    server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
-    server.setHandler(new ApiCalls(run, shared));
+    server.setHandler(new CallsByRun(new RunSlots(MAX_CALLS)));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -133,30 +149,43 @@ public final class ApiBoundary implements AutoCloseable {
       } catch (Exception x) {
         e.addSuppressed(x);
       }
-      throw new IOException("cannot start the GitHub API boundary of run " + run.runId() + ": "
-          + e.getMessage(), e);
+      throw new IOException("cannot start the GitHub API boundary: " + e.getMessage(), e);
     }
-    return new ApiBoundary(server, connector, run);
+    return new ApiBoundary(server, connector, shared, runs);
   }
 
-  /** Where the run's proxy tunnels the API host names to. */
+  /**
+   * Takes {@code run}'s connections from now on: those whose PROXY header names the handle made
+   * here, shown {@code ca}'s certificate and judged by the run's rules, until the run's
+   * {@link BoundaryRun#close()}.
+   */
+  public BoundaryRun open(RunCa ca, RunApi run) {
+    String handle = BoundaryHandle.newValue();
+    BoundaryRun opened = new BoundaryRun(handle, run.runId(), address(), ca,
+        new ApiCalls(run, shared), runs::remove);
+    runs.put(handle, opened);
+    return opened;
+  }
+
+  /** Where every run's proxy tunnels the API host names. */
   public InetSocketAddress address() {
     return new InetSocketAddress(InetAddress.getLoopbackAddress(), connector.getLocalPort());
   }
 
+  /** Runs open now: what the listener would take a connection for. */
+  public int openRuns() {
+    return runs.size();
+  }
+
   @Override
   public void close() {
+    for (BoundaryRun r : List.copyOf(runs.values())) {
+      r.close();
+    }
     try {
       server.stop();
     } catch (Exception e) {
-      LOG.warn("run {}: error while stopping its GitHub API boundary: {}", run.runId(),
-          e.getMessage());
+      LOG.warn("error while stopping the GitHub API boundary: {}", e.getMessage());
     }
-  }
-
-  private static char[] randomPassword() {
-    byte[] b = new byte[24];
-    new SecureRandom().nextBytes(b);
-    return Base64.getEncoder().encodeToString(b).toCharArray();
   }
 }

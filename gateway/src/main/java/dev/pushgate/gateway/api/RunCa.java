@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -41,8 +43,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * One run's certificate authority, made when the run starts and forgotten when it ends: it signs
  * the certificate the API boundary shows for the GitHub API host names, so that a tool in the run
  * that trusts the run's bundle talks TLS to pushgate believing it talks to GitHub. Its key lives
- * only in this object's memory: nothing here writes or returns it (the {@link #keyStore()} holds
- * the leaf's key, under a password made here and never shown). It is valid for the run's lifetime
+ * only in this object's memory: nothing here writes or returns it (the {@link #serverContext()}
+ * holds the leaf's key, under a password made here and never shown). It is valid for the run's lifetime
  * plus a margin, never longer, so a copy of its certificate left behind trusts nothing later.
  */
 public final class RunCa {
@@ -153,8 +155,28 @@ public final class RunCa {
   }
 
   /**
-   * An in-memory key store with the leaf and its chain, for the boundary's TLS listener, under
-   * {@code password}; never written anywhere.
+   * A server TLS context showing the leaf and its chain, for the boundary's connections of this
+   * run; its key goes through an in-memory key store under a password made here, never written
+   * anywhere. Its sessions are its own: a ticket of another run's context resumes nothing here.
+   */
+  SSLContext serverContext() {
+    try {
+      char[] password = randomPassword();
+      KeyStore ks = keyStore(password);
+      KeyManagerFactory keys =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(ks, password);
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(keys.getKeyManagers(), null, RANDOM);
+      return tls;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot hold the run's certificate: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * An in-memory key store with the leaf and its chain under {@code password}; never written
+   * anywhere.
    */
   KeyStore keyStore(char[] password) {
     try {
@@ -165,6 +187,12 @@ public final class RunCa {
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalStateException("cannot hold the run's certificate: " + e.getMessage(), e);
     }
+  }
+
+  private static char[] randomPassword() {
+    byte[] b = new byte[24];
+    RANDOM.nextBytes(b);
+    return java.util.Base64.getEncoder().encodeToString(b).toCharArray();
   }
 
   /** Never the key: a CA printed in a log names its subject and validity only. */

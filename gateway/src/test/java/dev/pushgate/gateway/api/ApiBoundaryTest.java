@@ -23,10 +23,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,11 +32,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +43,7 @@ class ApiBoundaryTest {
 
   private WireMockServer github;
   private RunCa ca;
-  private ApiBoundary boundary;
+  private OneRunBoundary boundary;
   private final String sentinel = ApiSentinel.newValue();
   private final List<ApiRecord> audited = new ArrayList<>();
   private final List<ApprovalQuestion> asked = new ArrayList<>();
@@ -89,7 +83,7 @@ class ApiBoundaryTest {
     };
     ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
         URI.create(github.baseUrl() + "/uploads"), null);
-    boundary = ApiBoundary.start(ca,
+    boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             call -> judge.get().judge(call), tokens),
         new ApiBoundary.Shared(upstream, (q, progress) -> {
@@ -320,7 +314,7 @@ class ApiBoundaryTest {
   @Test
   void aCallNobodyCanAuditIsRefused() throws Exception {
     boundary.close();
-    boundary = ApiBoundary.start(ca,
+    boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             call -> judgement(Decision.ALLOW, "read", "reads", false), new ApiTokens() {
               @Override
@@ -363,21 +357,7 @@ class ApiBoundaryTest {
   /** One HTTP/1.1 request over TLS, trusting the run CA alone and checking the host name. */
   private Answer call(String method, String host, String target, String authorization,
       String body) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry("run-ca", ca.certificate());
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, tmf.getTrustManagers(), null);
-    Socket plain = new Socket(boundary.address().getAddress(), boundary.address().getPort());
-    try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, host,
-        boundary.address().getPort(), true)) {
-      SSLParameters p = s.getSSLParameters();
-      p.setServerNames(List.of(new SNIHostName(host)));
-      p.setEndpointIdentificationAlgorithm("HTTPS");
-      s.setSSLParameters(p);
+    try (SSLSocket s = OneRunBoundary.tlsOver(boundary.connect(), ca, host)) {
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
       StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: " + host
           + "\r\nConnection: close\r\nContent-Length: " + bytes.length + "\r\n");

@@ -1,0 +1,134 @@
+package dev.pushgate.gateway.api;
+
+import dev.pushgate.types.BoundaryHandle;
+import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import java.util.function.Function;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import org.eclipse.jetty.io.AbstractConnection;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ssl.SslConnection;
+import org.eclipse.jetty.server.ConnectionFactory;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.ProxyConnectionFactory;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+
+/**
+ * TLS for the shared boundary listener, one run per connection: the run is the one whose handle
+ * the connection's PROXY v2 header names ({@link BoundaryHandle#TLV_TYPE}), and the connection is
+ * shown that run's certificate. A connection with no PROXY header, a v1 one, a LOCAL one, or a
+ * handle of no open run, is closed before a TLS byte is read: anything on loopback can connect
+ * here, and only a run's proxy knows its handle. So is a run's connection over
+ * {@link ApiBoundary#MAX_CONNECTIONS}.
+ */
+final class RunTlsConnections extends SslConnectionFactory {
+  private final Function<String, BoundaryRun> runs;
+
+  RunTlsConnections(Function<String, BoundaryRun> runs, String nextProtocol) {
+    super(protocolsOnly(), nextProtocol);
+    this.runs = runs;
+  }
+
+  @Override
+  public Connection newConnection(Connector connector, EndPoint endPoint) {
+    String handle = endPoint instanceof ProxyConnectionFactory.ProxyEndPoint proxied
+        ? BoundaryHandle.read(proxied.getTLV(BoundaryHandle.TLV_TYPE)) : null;
+    BoundaryRun run = handle == null ? null : runs.apply(handle);
+    if (run == null) {
+      ApiBoundary.LOG.warn("GitHub API boundary: refused a connection from {} that names no live"
+          + " run (a run's proxy names its run; nothing else may connect here)",
+          endPoint.getRemoteSocketAddress());
+      return new Refused(endPoint, connector);
+    }
+    if (!run.admit(endPoint)) {
+      ApiBoundary.LOG.warn("run {}: refused a GitHub API connection: the run has ended or holds"
+          + " {} open already", run.runId(), ApiBoundary.MAX_CONNECTIONS);
+      return new Refused(endPoint, connector);
+    }
+    SSLEngine engine = run.newEngine();
+    SslContextFactory.Server settings = getSslContextFactory();
+    settings.customize(engine);
+    RunSslConnection tls = new RunSslConnection(connector, settings, endPoint, engine, run,
+        isDirectBuffersForEncryption(), isDirectBuffersForDecryption());
+    tls.setRenegotiationAllowed(settings.isRenegotiationAllowed());
+    tls.setRenegotiationLimit(settings.getRenegotiationLimit());
+    tls.addEventListener(new Connection.Listener() {
+      @Override
+      public void onClosed(Connection connection) {
+        run.release(endPoint);
+      }
+    });
+    configure(tls, connector, endPoint);
+    ConnectionFactory next = connector.getConnectionFactory(getNextProtocol());
+    EndPoint decrypted = tls.getSslEndPoint();
+    decrypted.setConnection(next.newConnection(connector, decrypted));
+    return tls;
+  }
+
+  /** The run whose connection a request came on; null when it came on none of a run's. */
+  static BoundaryRun runOf(org.eclipse.jetty.server.Request request) {
+    EndPoint e = request.getConnectionMetaData().getConnection().getEndPoint();
+    return e instanceof SslConnection.SslEndPoint s
+        && s.getSslConnection() instanceof RunSslConnection r ? r.run : null;
+  }
+
+  /**
+   * The protocols and cipher suites every run's engine is given ({@link
+   * SslContextFactory#customize(SSLEngine)}); the context here shows no certificate and makes no
+   * engine: each run's is its own.
+   */
+  private static SslContextFactory.Server protocolsOnly() {
+    SslContextFactory.Server tls = new SslContextFactory.Server();
+    try {
+      SSLContext none = SSLContext.getInstance("TLS");
+      none.init(null, null, null);
+      tls.setSslContext(none);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM has no TLS: " + e.getMessage(), e);
+    }
+    tls.setIncludeProtocols("TLSv1.3", "TLSv1.2");
+    return tls;
+  }
+
+  /** A TLS connection that knows its run. */
+  private static final class RunSslConnection extends SslConnection {
+    final BoundaryRun run;
+
+    RunSslConnection(Connector connector, SslContextFactory settings, EndPoint endPoint,
+        SSLEngine engine, BoundaryRun run, boolean directEncryption, boolean directDecryption) {
+      super(connector.getByteBufferPool(), connector.getExecutor(), settings, endPoint, engine,
+          directEncryption, directDecryption);
+      this.run = run;
+    }
+  }
+
+  /**
+   * Closes its connection as soon as it opens: nothing is read from it, nothing written (bytes
+   * that came with the PROXY header are dropped unread).
+   */
+  private static final class Refused extends AbstractConnection
+      implements Connection.UpgradeTo {
+    Refused(EndPoint endPoint, Connector connector) {
+      super(endPoint, connector.getExecutor());
+    }
+
+    @Override
+    public void onOpen() {
+      super.onOpen();
+      getEndPoint().close();
+    }
+
+    @Override
+    public void onUpgradeTo(ByteBuffer unread) {
+      // never read
+    }
+
+    @Override
+    public void onFillable() {
+      getEndPoint().close();
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package dev.pushgate.gateway.api;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.any;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.pushgate.gateway.Approvals;
+import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.policy.Mode;
+import dev.pushgate.types.BoundaryHandle;
+import dev.pushgate.types.Secret;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two runs on the one listener: a connection is a run's only when its PROXY header names that
+ * run's handle, and then it is shown that run's certificate and judged by that run's rules; every
+ * other connection is closed before TLS.
+ */
+class ApiBoundaryListenerTest {
+  private WireMockServer github;
+  private ApiBoundary listener;
+  private Run a;
+  private Run b;
+
+  private record Run(String id, RunCa ca, String sentinel, BoundaryRun boundary) {}
+
+  @BeforeEach
+  void start() throws IOException {
+    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+    github.start();
+    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200)
+        .withHeader("Content-Type", "application/json").withBody("{\"ok\":true}")));
+    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
+        URI.create(github.baseUrl() + "/uploads"), null);
+    listener = ApiBoundary.start(new ApiBoundary.Shared(upstream, Approvals.NONE, records -> { },
+        ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+    a = open("run-a");
+    b = open("run-b");
+  }
+
+  @AfterEach
+  void stop() {
+    listener.close();
+    github.stop();
+  }
+
+  @Test
+  void aConnectionThatNamesNoRunIsClosedBeforeTls() throws Exception {
+    byte[] v1 = "PROXY TCP4 127.0.0.1 127.0.0.1 1 2\r\n".getBytes(StandardCharsets.US_ASCII);
+    List<byte[]> headers = List.of(new byte[0], v1,
+        BoundaryHandle.proxyHeader(BoundaryHandle.newValue()),
+        BoundaryHandle.proxyHeader(a.id()));
+    for (byte[] header : headers) {
+      Socket plain = connect(header);
+      assertThatThrownBy(() -> handshake(plain, a.ca()))
+          .as(new String(header, StandardCharsets.US_ASCII))
+          .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+    }
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  @Test
+  void eachConnectionIsShownItsOwnRunsCertificate() throws Exception {
+    assertThatThrownBy(() -> handshake(connect(header(a)), b.ca()))
+        .isInstanceOf(SSLHandshakeException.class);
+    try (SSLSocket s = handshake(connect(header(b)), b.ca())) {
+      assertThat(s.getSession().getPeerCertificates()[1]).isEqualTo(b.ca().certificate());
+    }
+  }
+
+  @Test
+  void aRunsConnectionIsJudgedByItsOwnRunOnly() throws Exception {
+    // Run a's connection with run b's sentinel: not b's boundary, a's, which knows only a's.
+    assertThat(get(a, b.sentinel())).startsWith("HTTP/1.1 401");
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+    assertThat(get(a, a.sentinel())).startsWith("HTTP/1.1 200");
+    assertThat(get(b, b.sentinel())).startsWith("HTTP/1.1 200");
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(2);
+  }
+
+  @Test
+  void anEndedRunsConnectionsAreDroppedAndItsHandleNamesNothing() throws Exception {
+    SSLSocket held = handshake(connect(header(a)), a.ca());
+    a.boundary().close();
+    held.setSoTimeout(10_000);
+    try (held) {
+      assertThat(readAll(held)).isEmpty();
+    }
+    assertThatThrownBy(() -> handshake(connect(header(a)), a.ca()))
+        .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+    assertThat(get(b, b.sentinel())).startsWith("HTTP/1.1 200");
+    assertThat(listener.openRuns()).isEqualTo(1);
+  }
+
+  private Run open(String id) {
+    RunCa ca = RunCa.create(id, List.of("api.github.com"), Duration.ofHours(1));
+    String sentinel = ApiSentinel.newValue();
+    ApiTokens tokens = new ApiTokens() {
+      @Override
+      public Secret readToken() {
+        return Secret.of("read-token-of-" + id);
+      }
+
+      @Override
+      public WriteTokenLease writeToken(String repository) {
+        throw new AssertionError("no write token in these tests");
+      }
+    };
+    BoundaryRun boundary = listener.open(ca, new ApiBoundary.RunApi(id, "ws-1",
+        ApiSentinel.of(sentinel), ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT),
+        tokens));
+    return new Run(id, ca, sentinel, boundary);
+  }
+
+  private static byte[] header(Run run) {
+    return BoundaryHandle.proxyHeader(run.boundary().handle());
+  }
+
+  private Socket connect(byte[] header) throws IOException {
+    Socket s = new Socket(listener.address().getAddress(), listener.address().getPort());
+    s.getOutputStream().write(header);
+    s.getOutputStream().flush();
+    return s;
+  }
+
+  private String get(Run run, String sentinel) throws Exception {
+    try (SSLSocket s = handshake(connect(header(run)), run.ca())) {
+      s.getOutputStream().write(("GET /repos/acme/widget/pulls HTTP/1.1\r\nHost: api.github.com"
+          + "\r\nAuthorization: token " + sentinel + "\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      return readAll(s);
+    }
+  }
+
+  private static String readAll(SSLSocket s) throws IOException {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    try {
+      s.getInputStream().transferTo(all);
+    } catch (IOException e) {
+      // a reset after the answer, or the connection dropped
+    }
+    return all.toString(StandardCharsets.UTF_8);
+  }
+
+  /** TLS over {@code plain} for api.github.com, trusting {@code ca} alone, handshaken. */
+  private static SSLSocket handshake(Socket plain, RunCa ca) throws Exception {
+    SSLSocket s = OneRunBoundary.tlsOver(plain, ca, "api.github.com");
+    s.setSoTimeout(10_000);
+    s.startHandshake();
+    return s;
+  }
+}
