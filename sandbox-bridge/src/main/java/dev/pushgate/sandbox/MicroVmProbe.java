@@ -15,13 +15,14 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
  * The start-up probe of the microvm backend: KVM usable (the device opens for reading and
  * writing), the hypervisor present (a root-owned {@code qemu-system-x86_64}), the guest in place
  * (kernel, initramfs and root image, each matching the digest its build recorded in {@code
- * SHA256SUMS}). Run once; a host that fails any step cannot boot a VM, and the reason says which
+ * SHA256SUMS}), and the guest really boots here ({@link MicroVmTrial}). Run once; a host that fails any step cannot boot a VM, and the reason says which
  * step and what to do. An explicit {@code microvm} request is then refused, never run on the
  * host.
  */
@@ -41,10 +42,16 @@ public final class MicroVmProbe {
 
   /** Probes this host as {@code host} describes it. */
   public static MicroVmStatus probe(Platform platform, MicroVmHost host) {
-    return probe(platform, host, TerminalProfile::rootOwned);
+    return probe(platform, host, TerminalProfile::rootOwned,
+        guest -> MicroVmTrial.boot(guest, MicroVmTrial.PVM_MODULE));
   }
 
-  static MicroVmStatus probe(Platform platform, MicroVmHost host, Predicate<Path> trusted) {
+  /**
+   * @param trusted whether a hypervisor found on the search path may be run
+   * @param trial boots the verified guest once and says whether it ran
+   */
+  static MicroVmStatus probe(Platform platform, MicroVmHost host, Predicate<Path> trusted,
+      Function<MicroVmGuest, MicroVmTrial.Outcome> trial) {
     if (platform == null || !platform.linuxLike()) {
       return MicroVmStatus.unavailable("the microvm backend boots its guest with KVM, on Linux"
           + " only; this host is " + (platform == null ? "unknown" : platform.id()));
@@ -62,11 +69,18 @@ public final class MicroVmProbe {
     if (host.guestDir() == null) {
       return MicroVmStatus.unavailable("no guest image is configured; " + BUILD);
     }
+    MicroVmStatus verified;
     try {
-      return verifiedGuest(Path.of(qemu), host);
+      verified = verifiedGuest(Path.of(qemu), host);
     } catch (GuestProblem e) {
       return MicroVmStatus.unavailable(e.getMessage());
     }
+    MicroVmTrial.Outcome booted = trial.apply(verified.guest());
+    if (booted.problem() != null) {
+      return MicroVmStatus.unavailable(booted.problem());
+    }
+    return new MicroVmStatus(true, verified.detail() + ", a trial boot took "
+        + booted.took().toMillis() + " ms", verified.guest());
   }
 
   /** Null when the device is a character device this process can open read-write. */
