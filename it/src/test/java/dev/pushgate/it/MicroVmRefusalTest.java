@@ -47,7 +47,7 @@ class MicroVmRefusalTest {
           + " \"harness-bash\", \"backend\": \"microvm\"}");
       assertThat(run.status()).as(run.raw()).isEqualTo(422);
       assertThat(run.body().path("error").asText()).isEqualTo("not launched: microvm sandbox"
-          + " requested, but this host has no microVM runtime: " + reason + " (enable"
+          + " requested, but the microvm backend is unavailable: " + reason + " (enable"
           + " virtualisation, or nested virtualisation in a VM, and load kvm_intel or kvm_amd)");
       assertThat(run.body().path("sandbox").path("effectiveBackend").asText()).isEqualTo("none");
       assertThat(app.control().get("/v1/runs").raw()).doesNotContain("run_");
@@ -56,7 +56,7 @@ class MicroVmRefusalTest {
           "{\"workdir\": \"" + work + "\", \"backend\": \"microvm\"}");
       assertThat(terminal.status()).as(terminal.raw()).isEqualTo(422);
       assertThat(terminal.body().path("error").asText()).startsWith("microvm terminal"
-          + " requested, but this host cannot boot a microVM: " + reason);
+          + " requested, but the microvm backend is unavailable: " + reason);
       assertThat(terminal.body().path("backend").asText()).isEqualTo("none");
       assertThat(terminal.body().has("argv")).isFalse();
     }
@@ -69,7 +69,7 @@ class MicroVmRefusalTest {
     String out = new String(shell.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(shell.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(shell.exitValue()).as(out).isEqualTo(125);
-    assertThat(out).contains("pushgate: microvm terminal requested, but this host cannot boot a"
-        + " microVM: " + reason).contains("No shell was started on the host instead");
+    assertThat(out).contains("pushgate: microvm terminal requested, but the microvm backend is"
+        + " unavailable: " + reason).contains("No shell was started on the host instead");
   }
 }

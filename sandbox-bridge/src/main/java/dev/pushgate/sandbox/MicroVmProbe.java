@@ -35,6 +35,9 @@ public final class MicroVmProbe {
 
   static final String QEMU = "qemu-system-x86_64";
 
+  /** Why a guest that boots is still no backend: the launcher half is not built. */
+  static final String NOT_LAUNCHED = "pushgate does not launch runs or terminals in it yet";
+
   private static final String BUILD = "build it with sandbox-bridge/src/main/guest/build-guest.sh"
       + " DIR and start pushgate with --microvm-guest DIR";
 
@@ -79,8 +82,10 @@ public final class MicroVmProbe {
     if (booted.problem() != null) {
       return MicroVmStatus.unavailable(booted.problem());
     }
-    return new MicroVmStatus(true, verified.detail() + ", a trial boot took "
-        + booted.took().toMillis() + " ms", verified.guest());
+    // The guest boots, but no launcher runs a command in it yet: saying "available" would offer
+    // runs and terminals a VM that no one starts.
+    return MicroVmStatus.unavailable("the guest boots here (" + verified.detail()
+        + ", a trial boot took " + booted.took().toMillis() + " ms), but " + NOT_LAUNCHED);
   }
 
   /** Null when the device is a character device this process can open read-write. */

@@ -270,8 +270,10 @@ public final class SandboxPlanner {
     if (asked == SandboxBackend.MICROVM) {
       if (!microVmAvailable) {
         return refusedSelection(
-            "microvm sandbox requested, but this host has no microVM runtime"
-                + (microVmWhyNot == null ? "" : ": " + microVmWhyNot),
+            microVmWhyNot == null
+                ? "microvm sandbox requested, but this host has no microVM runtime"
+                : "microvm sandbox requested, but the microvm backend is unavailable: "
+                    + microVmWhyNot,
             List.of("request native (namespace-level isolation, no kernel boundary)", unspecified));
       }
       return new Selection(SandboxBackend.MICROVM, "microvm requested", null);

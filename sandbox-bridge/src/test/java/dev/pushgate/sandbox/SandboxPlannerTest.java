@@ -409,8 +409,8 @@ class SandboxPlannerTest {
         .plan(overlay(Runner.ACP).requestedBackend("microvm").denyWriteGlobs(NO_GLOBS).build());
     assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
     assertThat(plan.verdict().launches()).isFalse();
-    assertThat(plan.verdict().reason()).isEqualTo("microvm sandbox requested, but this host has"
-        + " no microVM runtime: /dev/kvm does not exist: this host offers no KVM");
+    assertThat(plan.verdict().reason()).isEqualTo("microvm sandbox requested, but the microvm"
+        + " backend is unavailable: /dev/kvm does not exist: this host offers no KVM");
   }
 
   @Test

@@ -58,12 +58,8 @@ final class TerminalApi {
     SandboxBackend backend = backend(body);
     if (backend == SandboxBackend.MICROVM) {
       // Asked for a VM: never a terminal on the host instead, whatever the host offers.
-      return refused(microVm.available()
-          ? "a microvm terminal is not offered by this appliance yet (the microvm backend runs"
-              + " runs: POST /v1/runs with \"backend\": \"microvm\"); no terminal was opened on"
-              + " the host instead"
-          : "microvm terminal requested, but this host cannot boot a microVM: "
-              + microVm.detail() + ". No terminal was opened on the host instead");
+      return refused("microvm terminal requested, but the microvm backend is unavailable: "
+          + microVm.detail() + ". No terminal was opened on the host instead");
     }
     String home = environment.getOrDefault("HOME", System.getProperty("user.home"));
     String searchPath = SYSTEM_PATH + ":" + environment.getOrDefault("PATH", "");

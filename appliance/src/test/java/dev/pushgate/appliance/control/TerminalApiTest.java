@@ -48,8 +48,8 @@ class TerminalApiTest {
     TerminalApi.Answer a = open(api(Platform.LINUX, "/usr/bin:/bin"),
         "{\"workdir\":\"" + work + "\", \"backend\": \"microvm\"}");
     assertThat(a.status()).isEqualTo(422);
-    assertThat(a.body().path("error").asText()).isEqualTo("microvm terminal requested, but this"
-        + " host cannot boot a microVM: /dev/kvm-hidden does not exist: this host offers no KVM."
+    assertThat(a.body().path("error").asText()).isEqualTo("microvm terminal requested, but the"
+        + " microvm backend is unavailable: /dev/kvm-hidden does not exist: this host offers no KVM."
         + " No terminal was opened on the host instead");
     assertThat(a.body().path("backend").asText()).isEqualTo("none");
     assertThat(a.body().has("argv")).isFalse();
