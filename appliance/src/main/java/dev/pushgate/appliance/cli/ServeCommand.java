@@ -12,7 +12,6 @@ import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gitconfig.GitHost;
-import dev.pushgate.sandbox.MicroVmHost;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.net.URI;
@@ -189,16 +188,7 @@ final class ServeCommand implements Callable<Integer> {
           + " temporary directory. The systemd unit gives its RuntimeDirectory, /run/pushgate.")
   Path runtimeDir;
 
-  @Option(names = "--microvm-guest", paramLabel = "DIR",
-      description = "The guest the microvm backend boots (kernel, initramfs, root image and their"
-          + " SHA256SUMS), as sandbox-bridge/src/main/guest/build-guest.sh DIR builds it. Without"
-          + " it the microvm backend is unavailable and a run or terminal that asks for it is"
-          + " refused.")
-  Path microVmGuest;
-
-  @Option(names = "--microvm-kvm", paramLabel = "DEVICE",
-      description = "The KVM device the microvm backend needs. Default: /dev/kvm.")
-  Path microVmKvm;
+  @picocli.CommandLine.Mixin MicroVmOptions microVm = new MicroVmOptions();
 
   @Option(names = "--config", paramLabel = "FILE",
       description = "YAML configuration file. Default: DATA-DIR/pushgate.yaml when it exists."
@@ -299,16 +289,8 @@ final class ServeCommand implements Callable<Integer> {
             hookBodyTimeout),
         PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog), runtimeDir,
         WebhookSettings.parse(webhooks), sandboxSource(),
-        MicroVmHost.of(absolute(microVmKvm),
-            absolute(microVmGuest)));
+        microVm.host());
     return settings;
-  }
-
-  private static Path absolute(Path p) {
-    if (p == null) {
-      return null;
-    }
-    return p.toAbsolutePath().normalize();
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.pushgate.appliance.cli;
 
-import dev.pushgate.sandbox.MicroVmHost;
 import dev.pushgate.sandbox.MicroVmProbe;
 import dev.pushgate.sandbox.MicroVmStatus;
 import dev.pushgate.sandbox.Platform;
@@ -52,13 +51,7 @@ final class ShellCommand implements Callable<Integer> {
           + " reason; it never falls back to the host.")
   String backend;
 
-  @Option(names = "--microvm-guest", paramLabel = "DIR",
-      description = "The microvm backend's guest, as build-guest.sh DIR builds it.")
-  Path microVmGuest;
-
-  @Option(names = "--microvm-kvm", paramLabel = "DEVICE",
-      description = "The KVM device the microvm backend needs. Default: /dev/kvm.")
-  Path microVmKvm;
+  @picocli.CommandLine.Mixin MicroVmOptions microVm = new MicroVmOptions();
 
   private final PrintStream err =
       new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
@@ -116,9 +109,7 @@ final class ShellCommand implements Callable<Integer> {
 
   /** A shell in a guest, or exit 125 with the reason: never a shell on the host instead. */
   private int openMicroVm() {
-    MicroVmStatus status = MicroVmProbe.probe(Platform.current(), MicroVmHost.of(
-        microVmKvm == null ? null : microVmKvm.toAbsolutePath(),
-        microVmGuest == null ? null : microVmGuest.toAbsolutePath()));
+    MicroVmStatus status = MicroVmProbe.probe(Platform.current(), microVm.host());
     // No launcher runs a shell in the guest yet, so the probe never says available; should it,
     // this still refuses rather than open a shell anywhere else.
     return fail("microvm terminal requested, but the microvm backend is unavailable: "
