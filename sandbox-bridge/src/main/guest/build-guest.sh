@@ -16,7 +16,8 @@ MIRROR=${PUSHGATE_GUEST_MIRROR:-http://deb.debian.org/debian}
 KERNEL=${PUSHGATE_GUEST_KERNEL:-6.1.0-57-amd64}
 PACKAGES=bash,git,curl,socat,ca-certificates,iproute2,util-linux,procps,less
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1735689600}
-export SOURCE_DATE_EPOCH LC_ALL=C
+E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH
+export SOURCE_DATE_EPOCH E2FSPROGS_FAKE_TIME LC_ALL=C
 HERE=$(cd "$(dirname "$0")" && pwd)
 INPUTS="suite=$SUITE kernel=$KERNEL packages=$PACKAGES init=$(sha256sum "$HERE/init" | cut -c1-64) guest-init=$(sha256sum "$HERE/pushgate-guest-init" | cut -c1-64)"
 
@@ -32,7 +33,7 @@ trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 
 echo "guest: downloading the kernel $KERNEL and busybox-static"
-apt-get download "linux-image-$KERNEL" busybox-static >/dev/null
+apt-get download "linux-image-$KERNEL" busybox-static >/dev/null 2>&1
 dpkg-deb -x linux-image-"$KERNEL"_*.deb kernel
 dpkg-deb -x busybox-static_*.deb busybox
 
@@ -48,13 +49,13 @@ find rootfs -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SO
 SIZE=$(( $(du -sm rootfs | cut -f1) * 13 / 10 + 64 ))
 mke2fs -q -t ext4 -d rootfs -L pushgate-guest -U 6f1a3c2e-5b4d-4e8f-9a7b-0c1d2e3f4a5b \
   -E hash_seed=0b7c1f3e-2d4a-4c5b-8e6f-7a8b9c0d1e2f,root_owner=0:0 -O ^has_journal \
-  -N 65536 rootfs.img "${SIZE}M"
+  -N 65536 rootfs.img "${SIZE}M" >/dev/null
 
 echo "guest: initramfs"
 mkdir -p initrd/bin initrd/lib/modules initrd/dev initrd/proc initrd/sys initrd/newroot
 cp busybox/bin/busybox initrd/bin/busybox
-for m in virtio virtio_ring virtio_mmio virtio_blk failover net_failover virtio_net \
-    virtio_console netfs fscache 9pnet 9pnet_virtio 9p; do
+for m in virtio_ring virtio virtio_mmio virtio_blk failover net_failover virtio_net \
+    virtio_console netfs fscache 9pnet 9pnet_virtio 9p crc16 crc32c_generic mbcache jbd2 ext4; do
   f=$(find "kernel/lib/modules/$KERNEL" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
   [ -n "$f" ] || { echo "guest: the kernel has no module $m" >&2; exit 1; }
   case "$f" in *.xz) xz -dc "$f" > "initrd/lib/modules/$m.ko" ;; *) cp "$f" initrd/lib/modules/ ;; esac
