@@ -6,8 +6,11 @@
 #   rootfs.img  a raw ext4 image of a debootstrap minbase (bash, git, curl, socat, util-linux),
 #               never written: each VM boots it with an overlay of its own (qemu snapshot=on)
 #   SHA256SUMS  the digests the appliance checks at start (docs/sandbox.md#the-microvm-backend)
-# Reproducible: fixed package versions (the Debian release and the kernel ABI named below),
-# SOURCE_DATE_EPOCH for every timestamp, a fixed file system UUID and hash seed, sorted archives.
+# Pinned inputs (the Debian release, the kernel ABI, the package list), SOURCE_DATE_EPOCH for
+# every timestamp, a fixed file system UUID and hash seed, a sorted initramfs. Not yet bit for bit
+# reproducible: two builds of the same inputs give the same vmlinuz but a different initrd.img
+# (busybox cpio writes the build's inode numbers) and rootfs.img (debootstrap's own output
+# differs), so the digests are the build's, checked at every start.
 # Cached: a DIR whose SHA256SUMS matches and whose inputs.txt names the same inputs is kept.
 set -eu
 DIR=${1:?usage: build-guest.sh DIR}
