@@ -8,9 +8,9 @@
 #   SHA256SUMS  the digests the appliance checks at start (docs/sandbox.md#the-microvm-backend)
 # Pinned inputs (the Debian release, the kernel ABI, the package list), SOURCE_DATE_EPOCH for
 # every timestamp, a fixed file system UUID and hash seed, a sorted initramfs. Not yet bit for bit
-# reproducible: two builds of the same inputs give the same vmlinuz but a different initrd.img
-# (busybox cpio writes the build's inode numbers) and rootfs.img (debootstrap's own output
-# differs), so the digests are the build's, checked at every start.
+# reproducible: two builds of the same inputs give the same vmlinuz and initrd.img (newc.py) but
+# a different rootfs.img (debootstrap's own output differs), so the digests are the build's,
+# checked at every start.
 # Cached: a DIR whose SHA256SUMS matches and whose inputs.txt names the same inputs is kept.
 set -eu
 DIR=${1:?usage: build-guest.sh DIR}
@@ -22,7 +22,7 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1735689600}
 E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH
 export SOURCE_DATE_EPOCH E2FSPROGS_FAKE_TIME LC_ALL=C
 HERE=$(cd "$(dirname "$0")" && pwd)
-INPUTS="suite=$SUITE kernel=$KERNEL packages=$PACKAGES init=$(sha256sum "$HERE/init" | cut -c1-64) guest-init=$(sha256sum "$HERE/pushgate-guest-init" | cut -c1-64)"
+INPUTS="suite=$SUITE kernel=$KERNEL packages=$PACKAGES init=$(cat "$HERE/init" "$HERE/newc.py" | sha256sum | cut -c1-64) guest-init=$(sha256sum "$HERE/pushgate-guest-init" | cut -c1-64)"
 
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
@@ -64,8 +64,7 @@ for m in virtio_ring virtio virtio_mmio virtio_blk failover net_failover virtio_
   case "$f" in *.xz) xz -dc "$f" > "initrd/lib/modules/$m.ko" ;; *) cp "$f" initrd/lib/modules/ ;; esac
 done
 install -m 0755 "$HERE/init" initrd/init
-find initrd -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
-(cd initrd && find . | sort | ../busybox/bin/busybox cpio -o -H newc 2>/dev/null) | gzip -9n > initrd.img
+python3 "$HERE/newc.py" initrd | gzip -9n > initrd.img
 
 cp "kernel/boot/vmlinuz-$KERNEL" vmlinuz
 sha256sum vmlinuz initrd.img rootfs.img > SHA256SUMS
