@@ -182,7 +182,7 @@ public final class Appliance implements AutoCloseable {
     // after the server: the local forge's App API is served by it
     appCheck.start(broker, readinessInterval);
     runs.recover();
-    Path socket = startControlApi(dir, store.audit(), upstream, listeners);
+    Path socket = startControlApi(dir, store.audit(), upstream, listeners, sandbox.microVm());
     startSweeper();
     ready = true;
     announce(out, listeners, upstream, socket, store.db(), store.sinks(), sandbox);
@@ -314,14 +314,15 @@ public final class Appliance implements AutoCloseable {
     resources.add(database);
     readiness.check("appliance", () -> ready ? null : "starting or stopping")
         .check("database", database).check("github-app", appCheck)
-        .check("sandbox", sandbox::notReady);
+        .check("sandbox", sandbox::notReady)
+        .note("microvm", () -> sandbox.microVm().summary());
   }
 
   private RunSandbox probeSandbox(Path dir, Listeners listeners) {
     // The data directory holds the control socket, the keys and the forge; the socket directory
     // the gateway socket: a run never mounts either.
     return RunSandbox.probeHost(settings.sandbox(), List.of(dir, listeners.sandboxSockets()),
-        settings.passEnv());
+        settings.passEnv(), settings.microVm());
   }
 
   /** The run lifecycle and the approval desk its ask-first pushes and hooks wait at. */
@@ -480,7 +481,8 @@ public final class Appliance implements AutoCloseable {
   }
 
   /** The control API on a Unix socket in the data directory, which only our user can open. */
-  private Path startControlApi(Path dir, AuditStore audit, Upstream upstream, Listeners listeners)
+  private Path startControlApi(Path dir, AuditStore audit, Upstream upstream, Listeners listeners,
+      dev.pushgate.sandbox.MicroVmStatus microVm)
       throws Exception {
     Path socket = dir.resolve("control.sock");
     Files.deleteIfExists(socket);
@@ -493,8 +495,8 @@ public final class Appliance implements AutoCloseable {
         listeners.gatewaySocket(), Launches.DEFAULT_MAX);
     runs.onEnded(launches::onRunEnded);
     control.setHandler(new ControlApi(runs, audit, desk, gatewayUrl(listeners, upstream),
-        upstream.gitHost().baseUrl(), defaultRules::get, listeners.gatewaySocket(), launches)
-        .servingApprovalsPage(approvalsPage));
+        upstream.gitHost().baseUrl(), defaultRules::get, listeners.gatewaySocket(), launches,
+        microVm).servingApprovalsPage(approvalsPage));
     control.start();
     restrict(socket, "rw-------");
     return socket;

@@ -20,11 +20,21 @@ final class Readiness {
   private static final int MAX_REASON = 300;
 
   private final Map<String, Supplier<String>> checks = new LinkedHashMap<>();
+  private final Map<String, Supplier<String>> notes = new LinkedHashMap<>();
   private final ObjectMapper json = new ObjectMapper();
 
   /** Adds a check, answered in the order added. */
   Readiness check(String name, Supplier<String> problem) {
     checks.put(name, problem);
+    return this;
+  }
+
+  /**
+   * Adds a note: what the appliance found of something optional (the microvm backend), in every
+   * answer, ready or not; it never makes the answer 503.
+   */
+  Readiness note(String name, Supplier<String> found) {
+    notes.put(name, found);
     return this;
   }
 
@@ -35,10 +45,12 @@ final class Readiness {
     ArrayNode failing = json.createArrayNode();
     failing().forEach((name, why) -> failing.addObject().put("check", name).put("reason", why));
     ObjectNode body = json.createObjectNode();
+    body.put("status", failing.isEmpty() ? "ready" : "not ready");
+    notes.forEach((name, found) -> body.put(name, clean(found.get())));
     if (failing.isEmpty()) {
-      return new Answer(200, body.put("status", "ready") + "\n");
+      return new Answer(200, body + "\n");
     }
-    body.put("status", "not ready").set("failing", failing);
+    body.set("failing", failing);
     return new Answer(503, body + "\n");
   }
 

@@ -6,6 +6,7 @@ import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.webhooks.WebhookSettings;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.GatewayConfig;
+import dev.pushgate.sandbox.MicroVmHost;
 import dev.pushgate.sandbox.PassedVariables;
 import dev.pushgate.sandbox.SandboxSwitch;
 import java.nio.file.Path;
@@ -18,7 +19,8 @@ import java.util.Objects;
  * launcher variables runs get beyond the basics; {@code approverPollGrace} is how long a long poll
  * of the control API counts as a connected approver; {@code auditSinks} where audit records are
  * copied beyond the database; {@code runtimeDir} where the gateway socket for sandboxed runs
- * lives, null for a fresh temporary directory; {@code webhooks} where approval events are posted.
+ * lives, null for a fresh temporary directory; {@code webhooks} where approval events are posted;
+ * {@code microVm} where the microvm backend finds KVM, the hypervisor and its guest.
  */
 public record Settings(
     Path dataDir,
@@ -47,9 +49,11 @@ public record Settings(
     SinkSettings auditSinks,
     Path runtimeDir,
     WebhookSettings webhooks,
-    String sandboxSource) {
+    String sandboxSource,
+    MicroVmHost microVm) {
 
   public Settings {
+    microVm = microVm == null ? MicroVmHost.of(null, null) : microVm;
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
     Objects.requireNonNull(limits, "limits");
@@ -63,6 +67,22 @@ public record Settings(
       throw new IllegalArgumentException(
           "--max-write-tokens-per-minute must be at least 1: " + writeTokensPerMinute);
     }
+  }
+
+  /** As the canonical constructor, with the microvm backend looking for KVM at /dev/kvm and no guest. */
+  public Settings(Path dataDir, String bindHost, int port, boolean allowNonLoopback,
+      GitHubAppConfig github, Duration runTtl, Duration maxRunTtl, Duration refreshBefore,
+      Duration forgeTokenLifetime, long maxPackBytes, Duration clientTimeout,
+      Duration upstreamTimeout, Duration sweepInterval, Duration shutdownGrace,
+      SandboxSwitch sandbox, Duration approvalTimeout, Duration approverPollGrace,
+      RunApi.HookAsk hookAsk, String databaseUrl, DefaultRules defaultRules,
+      int writeTokensPerMinute, Limits limits, PassedVariables passEnv, SinkSettings auditSinks,
+      Path runtimeDir, WebhookSettings webhooks, String sandboxSource) {
+    this(dataDir, bindHost, port, allowNonLoopback, github, runTtl, maxRunTtl, refreshBefore,
+        forgeTokenLifetime, maxPackBytes, clientTimeout, upstreamTimeout, sweepInterval,
+        shutdownGrace, sandbox, approvalTimeout, approverPollGrace, hookAsk, databaseUrl,
+        defaultRules, writeTokensPerMinute, limits, passEnv, auditSinks, runtimeDir, webhooks,
+        sandboxSource, null);
   }
 
   public static Settings defaults(Path dataDir) {

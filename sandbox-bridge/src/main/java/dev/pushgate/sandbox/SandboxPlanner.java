@@ -61,6 +61,8 @@ public final class SandboxPlanner {
   private final EgressLists egressLists;
   private final PassedVariables passedVariables;
   private final NameDenyLayer.Availability denyLayer;
+  /** Why this host cannot boot a microVM, from its probe; null when it can or was not probed. */
+  private final String microVmWhyNot;
 
   /** A planner that passes no launcher variable beyond the basics. */
   public SandboxPlanner(
@@ -105,12 +107,19 @@ public final class SandboxPlanner {
     this.egressLists = egressLists;
     this.passedVariables = passedVariables;
     this.denyLayer = NameDenyLayer.Availability.NOT_PROBED;
+    this.microVmWhyNot = null;
   }
 
   private SandboxPlanner(SandboxPlanner p, NameDenyLayer.Availability denyLayer) {
+    this(p, denyLayer, p.microVmAvailable, p.microVmWhyNot);
+  }
+
+  private SandboxPlanner(SandboxPlanner p, NameDenyLayer.Availability denyLayer,
+      boolean microVmAvailable, String microVmWhyNot) {
+    this.microVmWhyNot = microVmWhyNot;
     this.probe = p.probe;
     this.sandboxSwitch = p.sandboxSwitch;
-    this.microVmAvailable = p.microVmAvailable;
+    this.microVmAvailable = microVmAvailable;
     this.home = p.home;
     this.hostEnv = p.hostEnv;
     this.egressLists = p.egressLists;
@@ -128,6 +137,18 @@ public final class SandboxPlanner {
       throw new IllegalArgumentException("say whether the name-deny layer is available");
     }
     return new SandboxPlanner(this, availability);
+  }
+
+  /**
+   * This planner, knowing what the microvm probe found: an explicit {@code microvm} request on a
+   * host that cannot boot one is refused with the probe's reason.
+   */
+  public SandboxPlanner withMicroVm(MicroVmStatus status) {
+    if (status == null) {
+      throw new IllegalArgumentException("say what the microvm probe found");
+    }
+    return new SandboxPlanner(this, denyLayer, status.available(),
+        status.available() ? null : status.detail());
   }
 
   /**
@@ -249,7 +270,10 @@ public final class SandboxPlanner {
     if (asked == SandboxBackend.MICROVM) {
       if (!microVmAvailable) {
         return refusedSelection(
-            "microvm sandbox requested, but this host has no microVM runtime",
+            microVmWhyNot == null
+                ? "microvm sandbox requested, but this host has no microVM runtime"
+                : "microvm sandbox requested, but the microvm backend is unavailable: "
+                    + microVmWhyNot,
             List.of("request native (namespace-level isolation, no kernel boundary)", unspecified));
       }
       return new Selection(SandboxBackend.MICROVM, "microvm requested", null);

@@ -344,7 +344,7 @@ public final class TerminalProfile {
     }
   }
 
-  private static String find(String searchPath, String name,
+  static String find(String searchPath, String name,
       java.util.function.Predicate<Path> trusted) {
     if (searchPath == null) {
       return null;

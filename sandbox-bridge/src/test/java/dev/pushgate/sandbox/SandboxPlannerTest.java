@@ -403,6 +403,26 @@ class SandboxPlannerTest {
   }
 
   @Test
+  void anExplicitMicroVmOnAHostThatCannotBootOneIsRefusedWithTheProbesReasonNeverNative() {
+    SandboxPlan plan = planner(LINUX, SandboxSwitch.ON, true)
+        .withMicroVm(MicroVmStatus.unavailable("/dev/kvm does not exist: this host offers no KVM"))
+        .plan(overlay(Runner.ACP).requestedBackend("microvm").denyWriteGlobs(NO_GLOBS).build());
+    assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
+    assertThat(plan.verdict().launches()).isFalse();
+    assertThat(plan.verdict().reason()).isEqualTo("microvm sandbox requested, but the microvm"
+        + " backend is unavailable: /dev/kvm does not exist: this host offers no KVM");
+  }
+
+  @Test
+  void anUnspecifiedBackendFallsBackToNativeWhenTheHostCannotBootAMicroVm() {
+    SandboxPlan plan = planner(LINUX, SandboxSwitch.ON, false)
+        .withMicroVm(MicroVmStatus.unavailable("/dev/kvm does not exist: this host offers no KVM"))
+        .plan(overlay(Runner.ACP).denyWriteGlobs(NO_GLOBS).build());
+    assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NATIVE);
+    assertThat(plan.backendReason()).isEqualTo("backend not specified: native (bwrap)");
+  }
+
+  @Test
   void anUnavailableExplicitRequestNamesTheWaysOut() {
     SandboxPlan plan =
         planner(LINUX_NO_SOCAT).plan(overlay(Runner.ACP).requestedBackend("native").build());

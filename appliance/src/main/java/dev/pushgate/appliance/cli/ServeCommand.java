@@ -188,6 +188,8 @@ final class ServeCommand implements Callable<Integer> {
           + " temporary directory. The systemd unit gives its RuntimeDirectory, /run/pushgate.")
   Path runtimeDir;
 
+  @picocli.CommandLine.Mixin MicroVmOptions microVm = new MicroVmOptions();
+
   @Option(names = "--config", paramLabel = "FILE",
       description = "YAML configuration file. Default: DATA-DIR/pushgate.yaml when it exists."
           + " Precedence: flags > PUSHGATE_* environment > file > defaults.")
@@ -286,7 +288,8 @@ final class ServeCommand implements Callable<Integer> {
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
             hookBodyTimeout),
         PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog), runtimeDir,
-        WebhookSettings.parse(webhooks), sandboxSource());
+        WebhookSettings.parse(webhooks), sandboxSource(),
+        microVm.host());
     return settings;
   }
 

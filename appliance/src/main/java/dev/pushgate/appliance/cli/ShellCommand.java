@@ -1,6 +1,9 @@
 package dev.pushgate.appliance.cli;
 
+import dev.pushgate.sandbox.MicroVmProbe;
+import dev.pushgate.sandbox.MicroVmStatus;
 import dev.pushgate.sandbox.Platform;
+import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.TerminalProfile;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -42,6 +45,14 @@ final class ShellCommand implements Callable<Integer> {
       description = "The shell to run (absolute path). Default: $SHELL, else /bin/sh.")
   String shell;
 
+  @Option(names = "--backend", paramLabel = "native|microvm", defaultValue = "native",
+      description = "native (bubblewrap, the default) or microvm (a guest under KVM: the shell"
+          + " does not run on the host). microvm on a host that cannot boot one exits 125 with the"
+          + " reason; it never falls back to the host.")
+  String backend;
+
+  @picocli.CommandLine.Mixin MicroVmOptions microVm = new MicroVmOptions();
+
   private final PrintStream err =
       new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
 
@@ -55,6 +66,13 @@ final class ShellCommand implements Callable<Integer> {
   }
 
   private int open() throws Exception {
+    SandboxBackend asked = SandboxBackend.parseRequested(backend).orElse(SandboxBackend.NATIVE);
+    if (asked == SandboxBackend.MICROVM) {
+      return openMicroVm();
+    }
+    if (asked != SandboxBackend.NATIVE) {
+      return fail("--backend takes native or microvm; no shell is ever opened unsandboxed");
+    }
     Map<String, String> env = System.getenv();
     String home = env.getOrDefault("HOME", System.getProperty("user.home"));
     TerminalProfile.Session session;
@@ -87,6 +105,15 @@ final class ShellCommand implements Callable<Integer> {
     Process p = pb.start();
     TerminalResize.forward(p);
     return p.waitFor();
+  }
+
+  /** A shell in a guest, or exit 125 with the reason: never a shell on the host instead. */
+  private int openMicroVm() {
+    MicroVmStatus status = MicroVmProbe.probe(Platform.current(), microVm.host());
+    // No launcher runs a shell in the guest yet, so the probe never says available; should it,
+    // this still refuses rather than open a shell anywhere else.
+    return fail("microvm terminal requested, but the microvm backend is unavailable: "
+        + status.detail() + ". No shell was started on the host instead");
   }
 
   /** The account's home (Java takes it from the password database), whatever HOME says. */

@@ -66,11 +66,12 @@ public final class ControlApi extends Handler.Abstract {
 
   public ControlApi(Runs runs, AuditStore audit, ApprovalDesk desk, String gatewayUrl,
       String gitBaseUrl, java.util.function.Supplier<DefaultRules> defaultRules,
-      java.nio.file.Path gatewaySocket, Launches launches) {
+      java.nio.file.Path gatewaySocket, Launches launches,
+      dev.pushgate.sandbox.MicroVmStatus microVm) {
     this.launches = launches;
     this.findings = new RunEndFindings(runs, audit);
     this.launchApi = new LaunchApi(launches, json, findings);
-    this.terminals = TerminalApi.ofThisHost(json);
+    this.terminals = TerminalApi.ofThisHost(json, microVm);
     this.gitBaseUrl = gitBaseUrl;
     this.parser = new RunRequestParser(json, defaultRules);
     this.runs = runs;

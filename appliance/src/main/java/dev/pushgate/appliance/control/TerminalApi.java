@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.sandbox.MicroVmStatus;
 import dev.pushgate.sandbox.Platform;
+import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.TerminalProfile;
 import dev.pushgate.types.UntrustedText;
 import java.nio.file.Path;
@@ -32,21 +34,33 @@ final class TerminalApi {
   private final ObjectMapper json;
   private final Platform platform;
   private final Map<String, String> environment;
+  private final MicroVmStatus microVm;
 
-  TerminalApi(ObjectMapper json, Platform platform, Map<String, String> environment) {
+  TerminalApi(ObjectMapper json, Platform platform, Map<String, String> environment,
+      MicroVmStatus microVm) {
     this.json = json;
     this.platform = platform;
     this.environment = Map.copyOf(environment);
+    this.microVm = microVm;
   }
 
-  /** This appliance: its platform, and its own environment (its user's home, locale, PATH). */
-  static TerminalApi ofThisHost(ObjectMapper json) {
-    return new TerminalApi(json, Platform.current(), System.getenv());
+  /**
+   * This appliance: its platform, its own environment (its user's home, locale, PATH), and what
+   * its microvm probe found.
+   */
+  static TerminalApi ofThisHost(ObjectMapper json, MicroVmStatus microVm) {
+    return new TerminalApi(json, Platform.current(), System.getenv(), microVm);
   }
 
   Answer open(JsonNode body) throws RunRequestException, InterruptedException {
     String workdir = path(body, "workdir", true);
     String shell = path(body, "shell", false);
+    SandboxBackend backend = backend(body);
+    if (backend == SandboxBackend.MICROVM) {
+      // Asked for a VM: never a terminal on the host instead, whatever the host offers.
+      return refused("microvm terminal requested, but the microvm backend is unavailable: "
+          + microVm.detail() + ". No terminal was opened on the host instead");
+    }
     String home = environment.getOrDefault("HOME", System.getProperty("user.home"));
     String searchPath = SYSTEM_PATH + ":" + environment.getOrDefault("PATH", "");
     TerminalProfile.Session session;
@@ -60,15 +74,9 @@ final class TerminalApi {
             + trial + "); no terminal is offered, and never an unsandboxed one");
       }
     } catch (TerminalProfile.Unsupported e) {
-      ObjectNode error = json.createObjectNode();
-      error.put("error", e.getMessage());
-      error.put("backend", "none");
-      return new Answer(422, error);
+      return refused(e.getMessage());
     } catch (java.io.IOException e) {
-      ObjectNode error = json.createObjectNode();
-      error.put("error", "bubblewrap could not be started for a trial of the sandbox");
-      error.put("backend", "none");
-      return new Answer(422, error);
+      return refused("bubblewrap could not be started for a trial of the sandbox");
     }
     LOG.info("terminal planned: native (bubblewrap) in {}", UntrustedText.printable(
         session.workdir()));
@@ -90,6 +98,35 @@ final class TerminalApi {
     return new Answer(200, out);
   }
 
+  /** No terminal: the reason, and the backend the caller gets, which is none. */
+  private Answer refused(String why) {
+    ObjectNode error = json.createObjectNode();
+    error.put("error", why);
+    error.put("backend", "none");
+    return new Answer(422, error);
+  }
+
+  /** The backend asked for: {@code native} (the default) or {@code microvm}. */
+  private static SandboxBackend backend(JsonNode body) throws RunRequestException {
+    JsonNode v = body.get("backend");
+    if (v == null || v.isNull()) {
+      return SandboxBackend.NATIVE;
+    }
+    if (!v.isTextual()) {
+      throw bad("backend must be a string: native or microvm");
+    }
+    SandboxBackend b;
+    try {
+      b = SandboxBackend.parseRequested(v.asText()).orElse(SandboxBackend.NATIVE);
+    } catch (IllegalArgumentException e) {
+      throw bad(e.getMessage());
+    }
+    if (b == SandboxBackend.NONE) {
+      throw bad("backend none is not offered for a terminal: native or microvm");
+    }
+    return b;
+  }
+
   /** The account's home (from the password database), denied too whatever HOME says. */
   private static Path accountHome() {
     String home = System.getProperty("user.home");
@@ -103,10 +140,10 @@ final class TerminalApi {
     }
     for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!name.equals("workdir") && !name.equals("shell")) {
+      if (!name.equals("workdir") && !name.equals("shell") && !name.equals("backend")) {
         String p = UntrustedText.printable(name);
         throw bad("unknown field \"" + (p.length() > 100 ? p.substring(0, 100) + "…" : p)
-            + "\": a terminal takes workdir and shell");
+            + "\": a terminal takes workdir, shell and backend");
       }
     }
     JsonNode v = body.get(field);

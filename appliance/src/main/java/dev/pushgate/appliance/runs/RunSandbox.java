@@ -7,9 +7,13 @@ import dev.pushgate.sandbox.BackendProbe;
 import dev.pushgate.sandbox.DenyWriteGlobs;
 import dev.pushgate.sandbox.EgressLists;
 import dev.pushgate.sandbox.EnvironmentVariables;
+import dev.pushgate.sandbox.MicroVmHost;
+import dev.pushgate.sandbox.MicroVmProbe;
+import dev.pushgate.sandbox.MicroVmStatus;
 import dev.pushgate.sandbox.MountGuard;
 import dev.pushgate.sandbox.NameDenyLayer;
 import dev.pushgate.sandbox.PassedVariables;
+import dev.pushgate.sandbox.Platform;
 import dev.pushgate.sandbox.ProbeResult;
 import dev.pushgate.sandbox.RunPaths;
 import dev.pushgate.sandbox.Runner;
@@ -35,6 +39,7 @@ public final class RunSandbox {
   private final MountGuard mounts;
   private final PassedVariables passed;
   private final NameDenyLayer.Availability denyLayer;
+  private final MicroVmStatus microVm;
 
   public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress,
       MountGuard mounts, PassedVariables passed) {
@@ -44,6 +49,15 @@ public final class RunSandbox {
   /** @param denyLayer whether this host can run the name-deny layer for glob denies on Linux */
   public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress,
       MountGuard mounts, PassedVariables passed, NameDenyLayer.Availability denyLayer) {
+    this(probe, sandboxSwitch, home, egress, mounts, passed, denyLayer,
+        MicroVmStatus.unavailable("not probed"));
+  }
+
+  /** @param microVm what the microvm probe found on this host */
+  public RunSandbox(ProbeResult probe, SandboxSwitch sandboxSwitch, Path home, EgressLists egress,
+      MountGuard mounts, PassedVariables passed, NameDenyLayer.Availability denyLayer,
+      MicroVmStatus microVm) {
+    this.microVm = microVm;
     this.denyLayer = denyLayer;
     this.probe = probe;
     this.sandboxSwitch = sandboxSwitch;
@@ -58,12 +72,19 @@ public final class RunSandbox {
    *
    * @param privateRoots the appliance's own directories, never mounted into a run
    * @param passed the launcher variables the operator lets through beyond the basics
+   * @param microVmHost where the microvm backend looks for KVM, the hypervisor and its guest
    */
   public static RunSandbox probeHost(SandboxSwitch sandboxSwitch, List<Path> privateRoots,
-      PassedVariables passed) {
+      PassedVariables passed, MicroVmHost microVmHost) {
     return new RunSandbox(BackendProbe.probe(), sandboxSwitch,
         Path.of(System.getProperty("user.home")), EgressLists.embedded(),
-        new MountGuard(privateRoots), passed, NameDenyLayer.Availability.probe());
+        new MountGuard(privateRoots), passed, NameDenyLayer.Availability.probe(),
+        MicroVmProbe.probe(Platform.current(), microVmHost));
+  }
+
+  /** What the microvm probe found at start. */
+  public MicroVmStatus microVm() {
+    return microVm;
   }
 
   /**
@@ -77,7 +98,7 @@ public final class RunSandbox {
 
   /** @param offSource where a switched-off setting came from, null when not known */
   public String startupLine(String offSource) {
-    return probe.startupLine(sandboxSwitch, offSource);
+    return probe.startupLine(sandboxSwitch, offSource) + "; " + microVm.summary();
   }
 
   /** The plan of {@code req}, with {@code additions} set in its environment. */
@@ -109,7 +130,7 @@ public final class RunSandbox {
           .build();
       return new SandboxPlanner(probe, sandboxSwitch, false, home,
           EnvironmentVariables.fromHost(in.env()), egress, passed)
-          .withNameDenyLayer(denyLayer).plan(request, refusal);
+          .withNameDenyLayer(denyLayer).withMicroVm(microVm).plan(request, refusal);
     } catch (IllegalArgumentException e) { // SandboxRequestException names the field
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST, e.getMessage());
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.sandbox.MicroVmStatus;
 import dev.pushgate.sandbox.Platform;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,8 @@ class TerminalApiTest {
 
   private TerminalApi api(Platform platform, String path) {
     return new TerminalApi(JSON, platform, Map.of("HOME", tmp.toString(), "PATH", path,
-        "GH_TOKEN", "ghp_not_for_terminals", "PUSHGATE_DATABASE_URL", "postgresql://x"));
+        "GH_TOKEN", "ghp_not_for_terminals", "PUSHGATE_DATABASE_URL", "postgresql://x"),
+        MicroVmStatus.unavailable("/dev/kvm-hidden does not exist: this host offers no KVM"));
   }
 
   private TerminalApi.Answer open(TerminalApi api, String body) throws Exception {
@@ -37,6 +39,20 @@ class TerminalApiTest {
       assertThat(a.body().path("backend").asText()).isEqualTo("none");
       assertThat(a.body().has("argv")).isFalse();
     }
+  }
+
+  @Test
+  void anExplicitMicroVmOnAHostThatCannotBootOneIsA422WithTheProbesReasonAndNoCommand()
+      throws Exception {
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    TerminalApi.Answer a = open(api(Platform.LINUX, "/usr/bin:/bin"),
+        "{\"workdir\":\"" + work + "\", \"backend\": \"microvm\"}");
+    assertThat(a.status()).isEqualTo(422);
+    assertThat(a.body().path("error").asText()).isEqualTo("microvm terminal requested, but the"
+        + " microvm backend is unavailable: /dev/kvm-hidden does not exist: this host offers no KVM."
+        + " No terminal was opened on the host instead");
+    assertThat(a.body().path("backend").asText()).isEqualTo("none");
+    assertThat(a.body().has("argv")).isFalse();
   }
 
   @Test
@@ -58,6 +74,9 @@ class TerminalApiTest {
         {"{\"workdir\": \"/tmp\\u0000x\"}", "without NUL"},
         {"{\"workdir\": \"/tmp\", \"shell\": \"bash\"}", "shell must be an absolute path"},
         {"{\"workdir\": \"/tmp\", \"env\": {\"GH_TOKEN\": \"x\"}}", "unknown field \"env\""},
+        {"{\"workdir\": \"/tmp\", \"backend\": \"none\"}", "backend none is not offered"},
+        {"{\"workdir\": \"/tmp\", \"backend\": \"vmware\"}", "unknown sandbox backend: vmware"},
+        {"{\"workdir\": \"/tmp\", \"backend\": 1}", "backend must be a string"},
         {"{\"workdir\": \"/" + "a".repeat(5000) + "\"}", "at most 4096"},
     };
     for (String[] c : cases) {
