@@ -72,6 +72,7 @@ final class UpstreamCache {
   private final long maxFetchBytes;
   private final UpstreamFetch fetcher;
   private final PushMetrics metrics;
+  private final RepositoryWaits waits;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
   /** Fetches being served from each repository's cache ({@link #reading}). */
@@ -114,6 +115,13 @@ final class UpstreamCache {
    *     not bounded, brings the objects
    */
   UpstreamCache(Path root, int timeoutSeconds, long maxFetchBytes, PushMetrics metrics) {
+    this(root, timeoutSeconds, maxFetchBytes, metrics, AdmissionLimits.DEFAULTS);
+  }
+
+  /** @param limits how many requests may wait for one repository's lock, and how long */
+  UpstreamCache(Path root, int timeoutSeconds, long maxFetchBytes, PushMetrics metrics,
+      AdmissionLimits limits) {
+    this.waits = new RepositoryWaits(limits);
     this.root = root;
     this.timeoutSeconds = timeoutSeconds;
     this.maxFetchBytes = maxFetchBytes;
@@ -188,7 +196,8 @@ final class UpstreamCache {
    * again, this is one request for upstream's ref list; when upstream moved, one more, for the
    * objects the cache lacks ({@link UpstreamFetch}), and the refs move in one batch.
    */
-  void sync(RepoSlug repo, String remoteUrl, Secret token) throws UpstreamException {
+  void sync(RepoSlug repo, String remoteUrl, Secret token)
+      throws UpstreamException, RepositoryBusy {
     syncAhead(repo, remoteUrl, token);
     awaitFetch(repo);
   }
@@ -201,7 +210,7 @@ final class UpstreamCache {
    * cache's refs or objects for a push calls {@link #awaitFetch} first.
    */
   Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token)
-      throws UpstreamException {
+      throws UpstreamException, RepositoryBusy {
     long asked = System.nanoTime();
     ReentrantLock lock = lockOf(repo);
     lockWithNoFetchPending(repo, lock);
@@ -262,7 +271,7 @@ final class UpstreamCache {
    * @throws UpstreamException when upstream cannot be read or does not send the object
    */
   void fetchObject(RepoSlug repo, String remoteUrl, Secret token, ObjectId id)
-      throws UpstreamException {
+      throws UpstreamException, RepositoryBusy {
     sync(repo, remoteUrl, token);
     ReentrantLock lock = lockOf(repo);
     lockWithNoFetchPending(repo, lock);
@@ -344,21 +353,10 @@ final class UpstreamCache {
   /**
    * Takes {@code lock} once no fetch of {@code repo} is pending, so that at most one is, and a
    * sync never decides on refs that a pending fetch is about to move (nor moves them back to an
-   * older list after it).
+   * older list after it); within the bounded wait of {@link RepositoryWaits}.
    */
-  private void lockWithNoFetchPending(RepoSlug repo, ReentrantLock lock) {
-    for (;;) {
-      CompletableFuture<Void> pending = fetching.get(repo.key());
-      if (pending != null && !pending.isDone()) {
-        pending.exceptionally(e -> null).join(); // whether it failed, the caller decides afresh
-      }
-      lock.lock();
-      pending = fetching.get(repo.key());
-      if (pending == null || pending.isDone()) {
-        return;
-      }
-      lock.unlock(); // another sync started one meanwhile
-    }
+  private void lockWithNoFetchPending(RepoSlug repo, ReentrantLock lock) throws RepositoryBusy {
+    waits.lockWithNoFetchPending(repo, lock, () -> fetching.get(repo.key()));
   }
 
   /** Fetches what {@code listed} needs and moves the cache's refs to it; under the lock. */
