@@ -64,6 +64,11 @@ final class RepositoryWaits {
     }
   }
 
+  /** Requests waiting for {@code repo}'s lock now. */
+  int waiting(RepoSlug repo) {
+    return waiting.getOrDefault(repo.key(), 0);
+  }
+
   private static boolean noneRunning(CompletableFuture<Void> p) {
     return p == null || p.isDone();
   }

@@ -74,6 +74,8 @@ final class UpstreamCache {
   private final PushMetrics metrics;
   private final RepositoryWaits waits;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+  /** Which syncs of each repository began and which left it in step ({@link SyncTurns}). */
+  private final ConcurrentHashMap<String, SyncTurns> syncTurns = new ConcurrentHashMap<>();
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
   /** Fetches being served from each repository's cache ({@link #reading}). */
   private final ConcurrentHashMap<String, Integer> readers = new ConcurrentHashMap<>();
@@ -212,12 +214,19 @@ final class UpstreamCache {
   Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token)
       throws UpstreamException, RepositoryBusy {
     long asked = System.nanoTime();
+    SyncTurns turns = syncTurns.computeIfAbsent(repo.key(), k -> new SyncTurns());
+    long arrived = turns.begun();
     ReentrantLock lock = lockOf(repo);
     lockWithNoFetchPending(repo, lock);
     long start = System.nanoTime();
     try {
       writeLanded(repo);
+      if (turns.answers(arrived)) {
+        log.debug("cache of {} synced meanwhile by a sync that began after this request", repo);
+        return Optional.empty();
+      }
       fetching.remove(repo.key()); // one that failed: this sync decides afresh
+      long turn = turns.begin();
       String[] head = {null};
       Optional<Map<String, ObjectId>> listed =
           UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h);
@@ -226,17 +235,20 @@ final class UpstreamCache {
       }
       if (listed.isEmpty()) {
         onSynced(repo, asked, start, fetch(repo, remoteUrl, token, start));
+        turns.inStep(turn);
         return Optional.empty();
       }
       try (Repository cache = open(repo)) {
         Map<String, ObjectId> mirrored = mirrored(cache);
         if (mirrored.equals(listed.get())) {
           onSynced(repo, asked, start, false);
+          turns.inStep(turn);
           return Optional.empty();
         }
         if (wanted(cache, listed.get()).isEmpty()) {
           moveRefs(cache, listed.get());
           onSynced(repo, asked, start, true);
+          turns.inStep(turn);
           return Optional.empty();
         }
       } catch (IOException | RuntimeException e) {
@@ -245,11 +257,13 @@ final class UpstreamCache {
       CompletableFuture<Void> fetched = new CompletableFuture<>();
       fetching.put(repo.key(), fetched);
       try {
-        fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched));
+        fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
+            () -> turns.inStep(turn)));
       } catch (RejectedExecutionException e) {
         // four fetches at once already: this one here, before its advertisement (the lock is
         // reentrant), which fails if it failed
-        fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched);
+        fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
+            () -> turns.inStep(turn));
         awaitFetch(repo);
         return Optional.empty();
       }
@@ -350,6 +364,11 @@ final class UpstreamCache {
     }
   }
 
+  /** Requests waiting for {@code repo}'s lock now. */
+  int waiting(RepoSlug repo) {
+    return waits.waiting(repo);
+  }
+
   /**
    * Takes {@code lock} once no fetch of {@code repo} is pending, so that at most one is, and a
    * sync never decides on refs that a pending fetch is about to move (nor moves them back to an
@@ -359,9 +378,12 @@ final class UpstreamCache {
     waits.lockWithNoFetchPending(repo, lock, () -> fetching.get(repo.key()));
   }
 
-  /** Fetches what {@code listed} needs and moves the cache's refs to it; under the lock. */
+  /**
+   * Fetches what {@code listed} needs and moves the cache's refs to it, then runs {@code inStep};
+   * under the lock.
+   */
   private void fetchAhead(RepoSlug repo, String remoteUrl, Secret token,
-      Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done) {
+      Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done, Runnable inStep) {
     ReentrantLock lock = lockOf(repo);
     lock.lock();
     long start = System.nanoTime();
@@ -369,6 +391,7 @@ final class UpstreamCache {
       writeLanded(repo);
       follow(repo, remoteUrl, token, listed, start);
       onSynced(repo, asked, start, true);
+      inStep.run();
       fetching.remove(repo.key(), done);
       done.complete(null);
     } catch (UpstreamException | RuntimeException e) {

@@ -25,16 +25,8 @@ class RepositoryWaitsTest {
     pool.shutdownNow();
   }
 
-  @Test
-  void aFreeLockIsTakenAtOnceWhateverTheBound() throws Exception {
-    RepositoryWaits waits = new RepositoryWaits(new AdmissionLimits(1, 0, Duration.ofMillis(1)));
-    waits.lockWithNoFetchPending(REPO, lock, () -> null);
-    assertThat(lock.isHeldByCurrentThread()).isTrue();
-  }
-
-  @Test
-  void aWaiterPastTheBoundIsShedAtOnceWithAMessageThatSaysToRetry() throws Exception {
-    RepositoryWaits waits = new RepositoryWaits(new AdmissionLimits(8, 1, Duration.ofMinutes(5)));
+  /** Another thread takes the lock and keeps it until the latch answered is counted down. */
+  private CountDownLatch holdTheLockElsewhere() throws InterruptedException {
     CountDownLatch held = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     pool.submit(() -> {
@@ -45,6 +37,20 @@ class RepositoryWaitsTest {
       return null;
     });
     held.await();
+    return release;
+  }
+
+  @Test
+  void aFreeLockIsTakenAtOnceWhateverTheBound() throws Exception {
+    RepositoryWaits waits = new RepositoryWaits(new AdmissionLimits(1, 0, Duration.ofMillis(1)));
+    waits.lockWithNoFetchPending(REPO, lock, () -> null);
+    assertThat(lock.isHeldByCurrentThread()).isTrue();
+  }
+
+  @Test
+  void aWaiterPastTheBoundIsShedAtOnceWithAMessageThatSaysToRetry() throws Exception {
+    RepositoryWaits waits = new RepositoryWaits(new AdmissionLimits(8, 1, Duration.ofMinutes(5)));
+    CountDownLatch release = holdTheLockElsewhere();
     Future<?> first = pool.submit(() -> {
       waits.lockWithNoFetchPending(REPO, lock, () -> null);
       lock.unlock();
@@ -66,16 +72,7 @@ class RepositoryWaitsTest {
   @Test
   void aWaiterIsShedWhenItsWaitRunsOutAndHoldsNothing() throws Exception {
     RepositoryWaits waits = new RepositoryWaits(new AdmissionLimits(8, 4, Duration.ofMillis(200)));
-    CountDownLatch held = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    pool.submit(() -> {
-      lock.lock();
-      held.countDown();
-      release.await();
-      lock.unlock();
-      return null;
-    });
-    held.await();
+    CountDownLatch release = holdTheLockElsewhere();
     assertThatThrownBy(() -> waits.lockWithNoFetchPending(REPO, lock, () -> null))
         .isInstanceOf(RepositoryBusy.class)
         .hasMessage("the gateway is busy with acme/widget: waited 200 ms for the requests ahead;"
