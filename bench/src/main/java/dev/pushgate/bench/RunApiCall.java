@@ -9,15 +9,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * One GitHub API call as a run's program makes it without an OS sandbox: {@code CONNECT
@@ -44,19 +39,7 @@ final class RunApiCall {
       throw new IllegalStateException("the run has no HTTPS_PROXY: is the API boundary on?");
     }
     URI u = URI.create(proxyUrl);
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    int i = 0;
-    try (InputStream in = Files.newInputStream(Path.of(env.get("SSL_CERT_FILE")))) {
-      for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        trust.setCertificateEntry("ca" + i++, c);
-      }
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, tmf.getTrustManagers(), null);
+    SSLContext tls = ApiBoundaryClient.trusting(Path.of(env.get("SSL_CERT_FILE")));
     return new RunApiCall(new InetSocketAddress(u.getHost(), u.getPort()), tls,
         env.get("GH_TOKEN"));
   }

@@ -65,7 +65,7 @@ class PushCrowdTest {
         (i < LIMIT ? held : crowd).add(new Pusher(i, git, work));
       }
 
-      try (HeldApprover approver = HeldApprover.connect(app)) {
+      try (AllowingApprover approver = AllowingApprover.connectHolding(app)) {
         List<Process> holding = new ArrayList<>();
         for (Pusher p : held) {
           holding.add(p.startHeld());
@@ -155,59 +155,6 @@ class PushCrowdTest {
     Process startHeld() throws Exception {
       return git.start(work, work.resolve(".git/held-push.out"), err(), "push", "origin",
           "HEAD:refs/heads/held-" + n);
-    }
-  }
-
-  /**
-   * An approver connected from the start that answers nothing until {@link #allow}: the
-   * questions it is asked are held, each with its push's request.
-   */
-  private static final class HeldApprover implements AutoCloseable {
-    private final RunningAppliance app;
-    private final Thread thread;
-    private volatile boolean allowing;
-    private volatile boolean closed;
-
-    private HeldApprover(RunningAppliance app) {
-      this.app = app;
-      this.thread = new Thread(this::poll, "held-approver");
-      thread.setDaemon(true);
-    }
-
-    static HeldApprover connect(RunningAppliance app) throws Exception {
-      HeldApprover a = new HeldApprover(app);
-      a.thread.start();
-      Wait.until(Duration.ofSeconds(30), "the appliance to count the approver connected",
-          () -> app.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
-      return a;
-    }
-
-    void allow() {
-      allowing = true;
-    }
-
-    private void poll() {
-      while (!closed) {
-        try {
-          JsonNode pending = app.control().get("/v1/approvals?wait=1").body().get("questions");
-          if (allowing) {
-            for (JsonNode q : pending) {
-              app.control().post("/v1/approvals/" + q.get("id").asText(),
-                  "{\"decision\": \"allow\", \"by\": \"alice\"}");
-            }
-          }
-        } catch (Exception e) {
-          if (!closed) {
-            throw new IllegalStateException(e);
-          }
-        }
-      }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      closed = true;
-      thread.join(Duration.ofSeconds(30).toMillis());
     }
   }
 
