@@ -98,7 +98,8 @@ public final class CrowdBench {
     String name = mixed ? "crowd" : "flood";
     Files.createDirectories(dir);
     try (RunningAppliance app = RunningAppliance.on(dir.resolve("data")).jar(jar)
-        .log(dir.resolve("appliance.log")).jvm(List.of("-Xmx512m"))
+        .log(dir.resolve("appliance.log"))
+        .jvm(List.of("-Xmx512m", "-Xlog:gc:file=" + dir.resolve("gc.log")))
         .serve(List.of("--sandbox", "off")).withoutDenyLayer().start()) {
       app.forgeCreate(REPO);
       List<Run> crowd = prepare(app, dir, runs, mixed);
@@ -137,6 +138,8 @@ public final class CrowdBench {
         floodEnded = System.nanoTime();
         recovery = mixed ? Double.NaN : recovery(crowd, floodEnded);
         report(name, outcomes, apiStatuses, health, (floodEnded - start) / 1e9, recovery);
+        System.out.println("| longest GC pause of the appliance | "
+            + Stats.fmt(longestPauseMs(dir.resolve("gc.log")), 1) + " ms |");
       } finally {
         pool.shutdownNow();
         if (approver != null) {
@@ -188,19 +191,22 @@ public final class CrowdBench {
     String what;
     if (res.exit() == 0) {
       what = "landed";
-    } else if (err.contains(REFUSED)) {
-      what = "refused";
     } else if (err.contains(SHED) && err.contains("[remote rejected]")) {
       what = "shed (per ref)";
     } else if (err.contains(SHED)) {
       what = "shed (429)";
+    } else if (err.contains(REFUSED)) {
+      what = "refused";
+    } else if (err.contains("[remote rejected]") && err.contains("(Control Center policy: ")) {
+      what = "refused: " + err.substring(err.indexOf("(Control Center policy: ") + 24)
+          .lines().findFirst().orElse("").replaceAll("\\)$", "");
     } else {
       what = "failed";
     }
     return new Outcome(r, what, s, err.strip().lines().reduce((a, b) -> b).orElse(""));
   }
 
-  /** Seconds from the flood's end until one more push lands (one at a time, as a person retries). */
+  /** Seconds from the flood's end until one more push lands, tried one run at a time. */
   private static double recovery(List<Run> crowd, long ended) throws Exception {
     for (Run r : crowd) {
       r.git().in(r.work(), "commit", "-q", "--allow-empty", "-m", "after").ok();
@@ -212,19 +218,36 @@ public final class CrowdBench {
     return Double.NaN;
   }
 
-  /** Long-polls the questions and allows each, as an approver at the approvals page would. */
+  /**
+   * Long-polls the questions and allows each, as approvers at the approvals page would: the answers
+   * go out on 4 threads of their own, so that the long poll goes on (an approver who stops
+   * polling for the poll grace no longer counts as connected, and asks are then denied).
+   */
   private static Thread approver(RunningAppliance app) throws Exception {
+    ExecutorService answers = Executors.newFixedThreadPool(4);
+    java.util.Set<String> answered = java.util.concurrent.ConcurrentHashMap.newKeySet();
     Thread t = new Thread(() -> {
-      while (!Thread.currentThread().isInterrupted()) {
-        try {
+      try {
+        while (!Thread.currentThread().isInterrupted()) {
           JsonNode pending = app.control().get("/v1/approvals?wait=2").body().get("questions");
           for (JsonNode q : pending) {
-            app.control().post("/v1/approvals/" + q.get("id").asText(),
-                "{\"decision\": \"allow\", \"by\": \"bench\"}");
+            String id = q.get("id").asText();
+            if (answered.add(id)) {
+              answers.execute(() -> {
+                try {
+                  app.control().post("/v1/approvals/" + id,
+                      "{\"decision\": \"allow\", \"by\": \"bench\"}");
+                } catch (Exception e) {
+                  answered.remove(id); // asked again at the next poll
+                }
+              });
+            }
           }
-        } catch (Exception e) {
-          return;
         }
+      } catch (Exception e) {
+        // the scenario ended
+      } finally {
+        answers.shutdownNow();
       }
     }, "bench-approver");
     t.setDaemon(true);
@@ -304,6 +327,25 @@ public final class CrowdBench {
         app.dataDir.toString()).strip();
     System.out.printf(Locale.ROOT, "| audit: push records / judged pushes | %d / %d (%s) |%n",
         recorded, expected + landedAfter, verify.lines().reduce((a, b) -> b).orElse(""));
+  }
+
+  /** The longest pause in a {@code -Xlog:gc} file, in ms (NaN when there is none). */
+  private static double longestPauseMs(Path gcLog) {
+    double max = Double.NaN;
+    try {
+      java.util.regex.Pattern pause =
+          java.util.regex.Pattern.compile("Pause.* (\\d+\\.\\d+)ms$");
+      for (String line : Files.readAllLines(gcLog)) {
+        java.util.regex.Matcher m = pause.matcher(line);
+        if (m.find()) {
+          double ms = Double.parseDouble(m.group(1));
+          max = Double.isNaN(max) ? ms : Math.max(max, ms);
+        }
+      }
+    } catch (java.io.IOException e) {
+      return Double.NaN;
+    }
+    return max;
   }
 
   private static String loadAverage() {
