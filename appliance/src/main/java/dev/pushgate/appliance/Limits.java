@@ -23,7 +23,7 @@ public record Limits(int maxConnections, int requestsPerRun, int hookCallsPerRun
   /**
    * Request threads beyond the gateway's admitted requests: for {@code /healthz}, {@code
    * /readyz}, {@code /metrics}, the runs' hook calls, the approvals page, Jetty's own acceptors
-   * and selectors, and the requests admission sheds.
+   * and selectors, and the short answers given before admission (sheds, refusals).
    */
   static final int RESERVED_THREADS = 64;
 
