@@ -325,7 +325,6 @@ public final class Appliance implements AutoCloseable {
     return "http://" + hostForUrl(settings.bindHost()) + ":" + connector.getLocalPort();
   }
 
-
   private GitHubApp startBroker(GitHubAppConfig brokerConfig, Metrics metrics) throws Exception {
     OkHttpClient http = new OkHttpClient.Builder().addInterceptor(metrics.githubCalls())
         .addInterceptor(appCheck.observer()).build();

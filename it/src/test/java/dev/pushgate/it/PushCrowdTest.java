@@ -35,7 +35,8 @@ class PushCrowdTest {
   private static final int CROWD = 24;
   private static final String REPO = "crowd/widget";
   private static final String SHED = "remote: Control Center policy: the gateway is working on"
-      + " its limit of " + LIMIT + " git requests at once; nothing was done, retry in a few seconds";
+      + " its limit of " + LIMIT + " git requests at once; nothing was done,"
+      + " retry in a few seconds";
 
   @TempDir Path tmp;
 
