@@ -92,6 +92,8 @@ public final class Appliance implements AutoCloseable {
   private final List<AutoCloseable> resources = new ArrayList<>();
   private Server server;
   private Server control;
+  /** The local forge as the gateway's upstream, on threads of its own; null with a GitHub App. */
+  private Server forgeUpstream;
   private ScheduledExecutorService sweeper;
   private Runs runs;
   private ApprovalDesk desk;
@@ -202,8 +204,8 @@ public final class Appliance implements AutoCloseable {
    * name: the local forge stands in for github.com, a GitHub App's git host is GitHub's or its
    * GHES's.
    */
-  private record Upstream(GitHubAppConfig brokerConfig, String gitBaseUrl, GitHost gitHost,
-      String forgeLine) {}
+  private record Upstream(GitHubAppConfig brokerConfig, String gitBaseUrl, String runFetchBase,
+      GitHost gitHost, String forgeLine) {}
 
   private void prepareProcess() throws IOException {
     // JGit measures timestamp resolution on the common pool and waits for it; with 2 cores a
@@ -239,7 +241,8 @@ public final class Appliance implements AutoCloseable {
 
   /** Binds the loopback port (so that {@link #port} is known) and prepares the sandbox socket. */
   private Listeners openListeners(Path dataDir) throws IOException {
-    QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+    // The gateway's admitted requests and a reserve it cannot take (Limits.requestThreads).
+    QueuedThreadPool threads = new QueuedThreadPool(settings.limits().requestThreads(), 8);
     threads.setName("pushgate-http");
     server = new Server(threads);
     server.setStopTimeout(settings.shutdownGrace().toMillis());
@@ -280,7 +283,7 @@ public final class Appliance implements AutoCloseable {
     if (settings.github() != null) {
       GitHubAppConfig brokerConfig = settings.github();
       String gitBaseUrl = brokerConfig.gitHost().toString();
-      return new Upstream(brokerConfig, gitBaseUrl, GitHost.of(gitBaseUrl),
+      return new Upstream(brokerConfig, gitBaseUrl, null, GitHost.of(gitBaseUrl),
           "GitHub App " + brokerConfig.appId() + " at " + brokerConfig.apiBaseUrl()
               + " (git host " + gitBaseUrl + ")");
     }
@@ -289,12 +292,37 @@ public final class Appliance implements AutoCloseable {
     LocalForge forge = new LocalForge(repos,
         new ForgeTokens(db, clock, settings.forgeTokenLifetime()), appKey, clock);
     contexts.addHandler(forge.handler());
-    String gitBaseUrl = base + LocalForge.CONTEXT_PATH;
+    String forgeUrl = base + LocalForge.CONTEXT_PATH;
+    // What the gateway and the broker call, on a port and threads of their own: a sync or a
+    // mint never waits for the request threads that wait on it (issue 35).
+    String gitBaseUrl = serveForgeUpstream(forge) + LocalForge.CONTEXT_PATH;
     GitHubAppConfig brokerConfig = GitHubAppConfig.of(ForgeAppKey.APP_ID, appKey.privateKeyFile())
         .withApiBaseUrl(URI.create(gitBaseUrl + LocalForge.API_PATH))
         .withGitHost(URI.create(gitBaseUrl));
-    return new Upstream(brokerConfig, gitBaseUrl, GitHost.GITHUB,
-        "local forge at " + gitBaseUrl + "/");
+    return new Upstream(brokerConfig, gitBaseUrl, forgeUrl + "/", GitHost.GITHUB,
+        "local forge at " + forgeUrl + "/ (the gateway's upstream at " + gitBaseUrl + "/)");
+  }
+
+  /**
+   * The local forge on a loopback port of its own with its own request threads, for the
+   * gateway's syncs, fetches and forwards and the broker's mints; the base URL. Without it, a
+   * crowd of pushes to one repository held every request thread while the sync they waited for
+   * needed one of them to be served (issue 35).
+   */
+  private String serveForgeUpstream(LocalForge forge) throws Exception {
+    // As many as the gateway admits, each of which may be one request upstream, and a few for
+    // the broker's mints and the API boundaries' calls.
+    QueuedThreadPool threads =
+        new QueuedThreadPool(settings.limits().admission().requests() + 16, 4);
+    threads.setName("pushgate-forge");
+    forgeUpstream = new Server(threads);
+    ServerConnector connector = new ServerConnector(forgeUpstream);
+    connector.setHost(settings.bindHost());
+    connector.setPort(0);
+    forgeUpstream.addConnector(connector);
+    forgeUpstream.setHandler(forge.handler());
+    forgeUpstream.start();
+    return "http://" + hostForUrl(settings.bindHost()) + ":" + connector.getLocalPort();
   }
 
   private GitHubApp startBroker(GitHubAppConfig brokerConfig, Metrics metrics) throws Exception {
@@ -329,7 +357,7 @@ public final class Appliance implements AutoCloseable {
   private void startRuns(Path dir, Store store, GitHubApp broker, RunSandbox sandbox,
       Upstream upstream, String base, Metrics metrics) {
     GitHost gitHost = upstream.gitHost();
-    String fetchBase = settings.github() == null ? upstream.gitBaseUrl() + "/" : null;
+    String fetchBase = upstream.runFetchBase();
     Runs.RunFiles files = (runDir, credential) -> {
       // No token for the git host: fetches and pushes go to the gateway (docs/push-path.md).
       RunGitConfig cfg = RunGitConfig.of(base, credential).withGitHost(gitHost);
@@ -371,7 +399,8 @@ public final class Appliance implements AutoCloseable {
             settings.maxPackBytes(), settings.clientTimeout(), settings.upstreamTimeout(), clock,
             settings.writeTokensPerMinute()),
         runs, new RunUpstream(runs, gitBaseUrl), audit, new GatewayApprovals(desk), metrics)
-        .limitRequestsPerRun(settings.limits().requestsPerRun());
+        .limitRequestsPerRun(settings.limits().requestsPerRun())
+        .admit(settings.limits().admission());
     contexts.addHandler(gateway.handler());
     if (Runs.GITHUB_API_BOUNDARY) {
       ApiUpstream apiUpstream = ApiUpstream.of(upstream.brokerConfig().apiBaseUrl());
@@ -567,6 +596,7 @@ public final class Appliance implements AutoCloseable {
     }
     stop(control);
     stop(server);
+    stop(forgeUpstream); // after the server: pushes finishing during its stop forward upstream
     if (runs != null) {
       runs.close(); // before the database closes: revocations under way still record
     }

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance;
 
+import dev.pushgate.gateway.AdmissionLimits;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 
@@ -14,9 +15,18 @@ import java.time.Duration;
  * @param hookCallsPerRun hook calls of one run in flight at once, held questions included
  * @param questionsPerRun questions of one run waiting for an approver at once
  * @param hookBodyTimeout how long a hook call's whole body may take to arrive
+ * @param admission what the gateway's git requests of all runs may take at once, and how long
+ *     they may wait for one repository
  */
 public record Limits(int maxConnections, int requestsPerRun, int hookCallsPerRun,
-    int questionsPerRun, Duration hookBodyTimeout) {
+    int questionsPerRun, Duration hookBodyTimeout, AdmissionLimits admission) {
+  /**
+   * Request threads beyond the gateway's admitted requests: for {@code /healthz}, {@code
+   * /readyz}, {@code /metrics}, the runs' hook calls, the approvals page, Jetty's own acceptors
+   * and selectors, and the short answers given before admission (sheds, refusals).
+   */
+  static final int RESERVED_THREADS = 64;
+
   static final int AUTO_CONNECTIONS_CAP = 4096;
 
   public Limits {
@@ -27,10 +37,19 @@ public record Limits(int maxConnections, int requestsPerRun, int hookCallsPerRun
     if (hookBodyTimeout == null || hookBodyTimeout.isNegative() || hookBodyTimeout.isZero()) {
       throw new IllegalArgumentException("--hook-body-timeout must be positive: " + hookBodyTimeout);
     }
+    java.util.Objects.requireNonNull(admission, "admission");
   }
 
   public static Limits defaults() {
-    return new Limits(0, 16, 16, 8, Duration.ofSeconds(10));
+    return new Limits(0, 16, 16, 8, Duration.ofSeconds(10), AdmissionLimits.DEFAULTS);
+  }
+
+  /**
+   * The loopback port's request threads: the gateway's admitted requests and a reserve the
+   * gateway cannot take, so that a crowd of pushes never leaves {@code /healthz} without one.
+   */
+  public int requestThreads() {
+    return admission.requests() + RESERVED_THREADS;
   }
 
   /** The connection cap in force: the one set, or half of the file descriptors the process has. */

@@ -120,7 +120,7 @@ public final class ApiBoundaryClient {
   }
 
   /** An SSL context trusting exactly the certificates of the run's bundle. */
-  private static SSLContext trusting(Path bundle) throws Exception {
+  static SSLContext trusting(Path bundle) throws Exception {
     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
     store.load(null, null);
     try (InputStream in = Files.newInputStream(bundle)) {

@@ -89,12 +89,22 @@ final class EarlyRefusal {
    * showed; no rule was asked.
    */
   static Request upstreamUnreadable(CommandList list, String reason) {
-    Judgement refusal = new Judgement(Decision.DENY, "upstream", reason);
+    return refuseEvery(list, "upstream", reason, RefusalCode.UPSTREAM_REJECTED);
+  }
+
+  /** Every command refused, unjudged, because the gateway is full: {@code reason} says retry. */
+  static Request shed(CommandList list, String reason) {
+    return refuseEvery(list, "admission", reason, RefusalCode.GATEWAY_BUSY);
+  }
+
+  private static Request refuseEvery(CommandList list, String rule, String reason,
+      RefusalCode code) {
+    Judgement refusal = new Judgement(Decision.DENY, rule, reason);
     List<Refused> refused = new ArrayList<>();
     for (CommandList.Command c : list.commands()) {
       refused.add(new Refused(c.ref(), c.oldId(), c.newId(), kindBeforeThePack(c), refusal));
     }
-    return new Request(List.copyOf(refused), list.capabilities(), RefusalCode.UPSTREAM_REJECTED);
+    return new Request(List.copyOf(refused), list.capabilities(), code);
   }
 
   private static String kindBeforeThePack(CommandList.Command c) {

@@ -35,6 +35,7 @@ public final class Gateway implements AutoCloseable {
   private final Approvals approvals;
   private final PushMetrics metrics;
   private int requestsPerRun = DEFAULT_REQUESTS_PER_RUN;
+  private AdmissionLimits admission = AdmissionLimits.DEFAULTS;
   private final GatewayThreads threads = new GatewayThreads();
   private UpstreamCache cache;
 
@@ -54,6 +55,15 @@ public final class Gateway implements AutoCloseable {
     return this;
   }
 
+  /**
+   * How many git requests of all runs the gateway works on at once, and how many may wait for one
+   * repository and how long; more are shed at once with a message that says to retry.
+   */
+  public Gateway admit(AdmissionLimits limits) {
+    this.admission = Objects.requireNonNull(limits, "limits");
+    return this;
+  }
+
   /** A servlet context serving the gateway under {@link #CONTEXT_PATH}. */
   public ServletContextHandler handler() {
     int upstreamSeconds = (int) Math.min(Integer.MAX_VALUE,
@@ -62,7 +72,7 @@ public final class Gateway implements AutoCloseable {
       throw new IllegalStateException("a gateway serves one handler");
     }
     cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, config.maxPackBytes(),
-        metrics);
+        metrics, admission);
     SecretScanner.standard(); // read and compile the detectors now, not in the first push
     UpstreamAccess budgeted = new BudgetedUpstream(upstream,
         new MintBudget(config.writeTokensPerMinute(), config.clock()), metrics);
@@ -78,7 +88,8 @@ public final class Gateway implements AutoCloseable {
     context.addFilter(new FilterHolder(
         new RunConcurrencyFilter(authenticator, new RunSlots(requestsPerRun))), "/*",
         EnumSet.of(DispatcherType.REQUEST));
-    context.addFilter(new FilterHolder(new GatewayFilter(services, authenticator)), "/*",
+    context.addFilter(new FilterHolder(new GatewayFilter(services, authenticator,
+        new GatewayAdmission(admission))), "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");
     context.addEventListener(new LifeCycle.Listener() {

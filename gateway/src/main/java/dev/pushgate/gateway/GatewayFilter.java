@@ -34,9 +34,16 @@ final class GatewayFilter implements Filter {
   private final GatewayConfig config;
   private final RunAuthenticator authenticator;
   private final ClientReadTimeout clientReads;
+  private final GatewayAdmission admission;
 
   GatewayFilter(GatewayServices services, RunAuthenticator authenticator) {
+    this(services, authenticator, new GatewayAdmission(AdmissionLimits.DEFAULTS));
+  }
+
+  GatewayFilter(GatewayServices services, RunAuthenticator authenticator,
+      GatewayAdmission admission) {
     this.services = services;
+    this.admission = admission;
     this.config = services.config();
     this.authenticator = authenticator;
     this.clientReads =
@@ -74,9 +81,28 @@ final class GatewayFilter implements Filter {
     }
     boolean infoRefs = req.getPathInfo().endsWith("/info/refs");
     String service = infoRefs ? req.getParameter("service") : null;
+    if ("POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-receive-pack")) {
+      // admitted once its command list is read, so that a shed push is refused in git's words
+      receive(run.get(), repo.get(), req, rsp, chain);
+      return;
+    }
+    Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit();
+    if (ticket.isEmpty()) {
+      shed(run.get(), repo.get(), rsp, admission.shedReason());
+      return;
+    }
+    try (GatewayAdmission.Ticket admitted = ticket.get()) {
+      admitted(run.get(), repo.get(), infoRefs, service, req, rsp, chain);
+    }
+  }
+
+  /** A request other than a push's pack, once admitted. */
+  private void admitted(RunContext run, RepoSlug repo, boolean infoRefs, String service,
+      HttpServletRequest req, HttpServletResponse rsp, FilterChain chain)
+      throws IOException, ServletException {
     if (infoRefs && "git-upload-pack".equals(service)
         || "POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-upload-pack")) {
-      fetch(run.get(), repo.get(), infoRefs, req, rsp, chain);
+      fetch(run, repo, infoRefs, req, rsp, chain);
       return;
     }
     // Any other info/refs, not only a smart one: without a service, GitServlet would answer git's
@@ -91,27 +117,37 @@ final class GatewayFilter implements Filter {
       Optional<Map<String, ObjectId>> listed;
       try {
         UpstreamAccess upstream = services.upstream();
-        listed = services.cache().syncAhead(repo.get(), upstream.remoteUrl(repo.get()),
-            upstream.readToken(run.get(), repo.get()));
+        listed = services.cache().syncAhead(repo, upstream.remoteUrl(repo),
+            upstream.readToken(run, repo));
       } catch (UpstreamException e) {
-        log.warn("run {}: sync of {} failed: {}", run.get().runId(), repo.get(), e.getMessage());
-        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, upstreamUnreadable(repo.get()));
+        log.warn("run {}: sync of {} failed: {}", run.runId(), repo, e.getMessage());
+        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, upstreamUnreadable(repo));
+        return;
+      } catch (RepositoryBusy e) {
+        shed(run, repo, rsp, e.getMessage());
         return;
       }
-      Push advertisement = new Push(run.get(), repo.get(), Optional.empty(), services.upstream());
+      Push advertisement = new Push(run, repo, Optional.empty(), services.upstream());
       listed.ifPresent(advertisement::advertiseUpstream);
       advertisement.attachTo(req);
-      chain.doFilter(req, response);
-      return;
-    }
-    if ("POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-receive-pack")) {
-      receive(run.get(), repo.get(), req, rsp, chain);
+      chain.doFilter(req, rsp);
       return;
     }
     // Any other request JGit serves: it sets up a receive-pack for it too, and finds the run on
     // the request.
-    new Push(run.get(), repo.get(), Optional.empty(), services.upstream()).attachTo(req);
-    chain.doFilter(req, response);
+    new Push(run, repo, Optional.empty(), services.upstream()).attachTo(req);
+    chain.doFilter(req, rsp);
+  }
+
+  /**
+   * A request shed by admission: 429 with the reason as text, which git prints after {@code
+   * remote:} for an advertisement; nothing was done.
+   */
+  private static void shed(RunContext run, RepoSlug repo, HttpServletResponse rsp, String reason)
+      throws IOException {
+    log.info("run {}: git request for {} shed: {}", run.runId(), repo, reason);
+    rsp.setHeader("Retry-After", "1");
+    text(rsp, 429, Refusals.render(reason));
   }
 
   /**
@@ -133,6 +169,9 @@ final class GatewayFilter implements Filter {
         log.warn("run {}: sync of {} for a fetch failed: {}", run.runId(), repo, e.getMessage());
         text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render("upstream " + repo
             + " cannot be read right now, so the gateway cannot serve it; try again"));
+        return;
+      } catch (RepositoryBusy e) {
+        shed(run, repo, rsp, e.getMessage());
         return;
       }
     }
@@ -195,7 +234,18 @@ final class GatewayFilter implements Filter {
       refuseEarly(run, repo, guarded.request(), rsp, early.get());
       return;
     }
-    try (Push push = new Push(run, repo, judged, services.upstream())) {
+    Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit();
+    if (ticket.isEmpty()) {
+      if (judged.isPresent()) {
+        refuseEarly(run, repo, guarded.request(), rsp,
+            EarlyRefusal.shed(judged.get().list(), admission.shedReason()));
+      } else {
+        shed(run, repo, rsp, admission.shedReason());
+      }
+      return;
+    }
+    try (GatewayAdmission.Ticket admitted = ticket.get();
+        Push push = new Push(run, repo, judged, services.upstream())) {
       // Minted while the pack arrives (and while the cache ends a fetch), but only for a command
       // list that the rules allow at least in part as it stands: an empty or malformed list, or
       // one that only asks, mints nothing here (the push hook mints once something is allowed).

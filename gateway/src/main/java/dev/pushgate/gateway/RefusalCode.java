@@ -25,6 +25,11 @@ public enum RefusalCode {
   /** The run's other pushes took its share of the judge, and this one waited too long: retry. */
   JUDGE_BUSY,
   /**
+   * The gateway was working on its limit of git requests at once (or its repository's wait was
+   * full): shed before anything was judged or done; retry.
+   */
+  GATEWAY_BUSY,
+  /**
    * Nobody waited for the judgement any more (the git client closed its connection, or the
    * appliance is stopping): it was abandoned part way, and nothing was pushed.
    */

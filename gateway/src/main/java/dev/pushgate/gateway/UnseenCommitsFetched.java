@@ -45,6 +45,9 @@ final class UnseenCommitsFetched implements UnseenCommits {
     } catch (UpstreamException e) {
       throw new Unreadable("pushgate could not fetch " + id.name() + " from " + repo
           + " to judge it (" + e.getMessage() + ")");
+    } catch (RepositoryBusy e) {
+      throw new Unreadable("pushgate could not fetch " + id.name() + " to judge it: "
+          + e.getMessage());
     }
     try (AutoCloseable reading = cache.reading(repo); Repository db = cache.open(repo)) {
       Collection<Ref> upstreamRefs = new ArrayList<>(db.getRefDatabase().getRefsByPrefix("refs/"));

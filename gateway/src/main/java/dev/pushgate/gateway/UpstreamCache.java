@@ -72,7 +72,10 @@ final class UpstreamCache {
   private final long maxFetchBytes;
   private final UpstreamFetch fetcher;
   private final PushMetrics metrics;
+  private final RepositoryWaits waits;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+  /** Which syncs of each repository began and which left it in step ({@link SyncTurns}). */
+  private final ConcurrentHashMap<String, SyncTurns> syncTurns = new ConcurrentHashMap<>();
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
   /** Fetches being served from each repository's cache ({@link #reading}). */
   private final ConcurrentHashMap<String, Integer> readers = new ConcurrentHashMap<>();
@@ -114,6 +117,13 @@ final class UpstreamCache {
    *     not bounded, brings the objects
    */
   UpstreamCache(Path root, int timeoutSeconds, long maxFetchBytes, PushMetrics metrics) {
+    this(root, timeoutSeconds, maxFetchBytes, metrics, AdmissionLimits.DEFAULTS);
+  }
+
+  /** @param limits how many requests may wait for one repository's lock, and how long */
+  UpstreamCache(Path root, int timeoutSeconds, long maxFetchBytes, PushMetrics metrics,
+      AdmissionLimits limits) {
+    this.waits = new RepositoryWaits(limits);
     this.root = root;
     this.timeoutSeconds = timeoutSeconds;
     this.maxFetchBytes = maxFetchBytes;
@@ -188,7 +198,8 @@ final class UpstreamCache {
    * again, this is one request for upstream's ref list; when upstream moved, one more, for the
    * objects the cache lacks ({@link UpstreamFetch}), and the refs move in one batch.
    */
-  void sync(RepoSlug repo, String remoteUrl, Secret token) throws UpstreamException {
+  void sync(RepoSlug repo, String remoteUrl, Secret token)
+      throws UpstreamException, RepositoryBusy {
     syncAhead(repo, remoteUrl, token);
     awaitFetch(repo);
   }
@@ -201,14 +212,21 @@ final class UpstreamCache {
    * cache's refs or objects for a push calls {@link #awaitFetch} first.
    */
   Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token)
-      throws UpstreamException {
+      throws UpstreamException, RepositoryBusy {
     long asked = System.nanoTime();
+    SyncTurns turns = syncTurns.computeIfAbsent(repo.key(), k -> new SyncTurns());
+    long arrived = turns.begun();
     ReentrantLock lock = lockOf(repo);
     lockWithNoFetchPending(repo, lock);
     long start = System.nanoTime();
     try {
       writeLanded(repo);
+      if (turns.answers(arrived)) {
+        log.debug("cache of {} synced meanwhile by a sync that began after this request", repo);
+        return Optional.empty();
+      }
       fetching.remove(repo.key()); // one that failed: this sync decides afresh
+      long turn = turns.begin();
       String[] head = {null};
       Optional<Map<String, ObjectId>> listed =
           UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h);
@@ -217,17 +235,20 @@ final class UpstreamCache {
       }
       if (listed.isEmpty()) {
         onSynced(repo, asked, start, fetch(repo, remoteUrl, token, start));
+        turns.inStep(turn);
         return Optional.empty();
       }
       try (Repository cache = open(repo)) {
         Map<String, ObjectId> mirrored = mirrored(cache);
         if (mirrored.equals(listed.get())) {
           onSynced(repo, asked, start, false);
+          turns.inStep(turn);
           return Optional.empty();
         }
         if (wanted(cache, listed.get()).isEmpty()) {
           moveRefs(cache, listed.get());
           onSynced(repo, asked, start, true);
+          turns.inStep(turn);
           return Optional.empty();
         }
       } catch (IOException | RuntimeException e) {
@@ -236,11 +257,13 @@ final class UpstreamCache {
       CompletableFuture<Void> fetched = new CompletableFuture<>();
       fetching.put(repo.key(), fetched);
       try {
-        fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched));
+        fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
+            () -> turns.inStep(turn)));
       } catch (RejectedExecutionException e) {
         // four fetches at once already: this one here, before its advertisement (the lock is
         // reentrant), which fails if it failed
-        fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched);
+        fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
+            () -> turns.inStep(turn));
         awaitFetch(repo);
         return Optional.empty();
       }
@@ -262,7 +285,7 @@ final class UpstreamCache {
    * @throws UpstreamException when upstream cannot be read or does not send the object
    */
   void fetchObject(RepoSlug repo, String remoteUrl, Secret token, ObjectId id)
-      throws UpstreamException {
+      throws UpstreamException, RepositoryBusy {
     sync(repo, remoteUrl, token);
     ReentrantLock lock = lockOf(repo);
     lockWithNoFetchPending(repo, lock);
@@ -341,29 +364,26 @@ final class UpstreamCache {
     }
   }
 
+  /** Requests waiting for {@code repo}'s lock now. */
+  int waiting(RepoSlug repo) {
+    return waits.waiting(repo);
+  }
+
   /**
    * Takes {@code lock} once no fetch of {@code repo} is pending, so that at most one is, and a
    * sync never decides on refs that a pending fetch is about to move (nor moves them back to an
-   * older list after it).
+   * older list after it); within the bounded wait of {@link RepositoryWaits}.
    */
-  private void lockWithNoFetchPending(RepoSlug repo, ReentrantLock lock) {
-    for (;;) {
-      CompletableFuture<Void> pending = fetching.get(repo.key());
-      if (pending != null && !pending.isDone()) {
-        pending.exceptionally(e -> null).join(); // whether it failed, the caller decides afresh
-      }
-      lock.lock();
-      pending = fetching.get(repo.key());
-      if (pending == null || pending.isDone()) {
-        return;
-      }
-      lock.unlock(); // another sync started one meanwhile
-    }
+  private void lockWithNoFetchPending(RepoSlug repo, ReentrantLock lock) throws RepositoryBusy {
+    waits.lockWithNoFetchPending(repo, lock, () -> fetching.get(repo.key()));
   }
 
-  /** Fetches what {@code listed} needs and moves the cache's refs to it; under the lock. */
+  /**
+   * Fetches what {@code listed} needs and moves the cache's refs to it, then runs {@code inStep};
+   * under the lock.
+   */
   private void fetchAhead(RepoSlug repo, String remoteUrl, Secret token,
-      Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done) {
+      Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done, Runnable inStep) {
     ReentrantLock lock = lockOf(repo);
     lock.lock();
     long start = System.nanoTime();
@@ -371,6 +391,7 @@ final class UpstreamCache {
       writeLanded(repo);
       follow(repo, remoteUrl, token, listed, start);
       onSynced(repo, asked, start, true);
+      inStep.run();
       fetching.remove(repo.key(), done);
       done.complete(null);
     } catch (UpstreamException | RuntimeException e) {

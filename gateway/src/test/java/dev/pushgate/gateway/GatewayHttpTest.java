@@ -11,6 +11,7 @@ import dev.pushgate.testkit.Wait;
 import dev.pushgate.types.RepoSlug;
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpClient;
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -106,6 +107,11 @@ class GatewayHttpTest {
   }
 
   private Server serve(Duration clientTimeout, int writeTokensPerMinute) throws Exception {
+    return serve(clientTimeout, writeTokensPerMinute, AdmissionLimits.DEFAULTS);
+  }
+
+  private Server serve(Duration clientTimeout, int writeTokensPerMinute,
+      AdmissionLimits admission) throws Exception {
     GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
         1L << 30, clientTimeout, Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC),
         writeTokensPerMinute);
@@ -113,7 +119,7 @@ class GatewayHttpTest {
         credential -> CREDENTIAL.equals(credential) ? Optional.of(run)
             : FLOOD_CREDENTIAL.equals(credential) ? Optional.of(FLOOD_RUN) : Optional.empty();
     Approvals asked = (q, progress) -> approvals.ask(q, progress);
-    gateway = new Gateway(config, authenticator, access, audit, asked, forwards);
+    gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission);
     Server s = new Server();
     ServerConnector connector = new ServerConnector(s);
     connector.setHost("127.0.0.1");
@@ -872,6 +878,80 @@ class GatewayHttpTest {
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).startsWith("malformed push request: ").doesNotContain("OutOfMemoryError");
     assertThat(idOf(upstream, "refs/heads/feature")).isNull();
+  }
+
+  /**
+   * Past the gateway's limit of requests at once, an advertisement is 429 with the reason as text
+   * (git prints it after {@code remote:}), and a push's pack is refused per ref in git's own
+   * report, audited as {@code GATEWAY_BUSY}; nothing goes upstream, and once the request holding
+   * the gateway ends, it admits again.
+   */
+  @Test
+  void pastTheGatewaysLimitAnAdvertisementIs429AndAPushIsRefusedPerRefAndAudited()
+      throws Exception {
+    Server one = serve(Duration.ofSeconds(30), GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE,
+        new AdmissionLimits(1, 64, Duration.ofSeconds(20)));
+    String shed = "Control Center policy: the gateway is working on its limit of 1 git requests"
+        + " at once; nothing was done, retry in a few seconds";
+    try {
+      String repo = "/git/github.com/acme/widget.git";
+      URI gatewayUri = one.getURI();
+      String infoRefs = repo + "/info/refs?service=git-receive-pack";
+      assertThat(get(gatewayUri, infoRefs).statusCode()).isEqualTo(200);
+      byte[] stalled = ("0".repeat(40) + " " + base.name()
+          + " refs/heads/stalled\0report-status\n").getBytes(StandardCharsets.US_ASCII);
+      try (java.net.Socket holding = new java.net.Socket("127.0.0.1", gatewayUri.getPort())) {
+        // Admitted once its commands are read; then it holds the gateway's one place while JGit
+        // waits for the rest of its pack.
+        String head = "POST " + repo + "/git-receive-pack HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "Authorization: Bearer " + CREDENTIAL + "\r\n"
+            + "Content-Type: application/x-git-receive-pack-request\r\n"
+            + "Content-Length: 100000\r\n\r\n";
+        holding.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+        holding.getOutputStream().write((String.format("%04x", stalled.length + 4)
+            + new String(stalled, StandardCharsets.US_ASCII) + "0000PACK\0\0\0\2\0\0\0\1")
+            .getBytes(StandardCharsets.ISO_8859_1));
+        holding.getOutputStream().flush();
+        HttpResponse<String> refused = Wait.forValue(Duration.ofSeconds(30),
+            "the stalled push to hold the gateway's one place", () -> get(gatewayUri, infoRefs),
+            r -> r.statusCode() == 429);
+        assertThat(refused.body()).isEqualTo(shed + "\n");
+        assertThat(refused.headers().firstValue("Retry-After")).contains("1");
+
+        byte[] command = ("0".repeat(40) + " " + base.name()
+            + " refs/heads/shed\0report-status agent=git/2.39\n")
+            .getBytes(StandardCharsets.US_ASCII);
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.writeBytes(String.format("%04x", command.length + 4)
+            .getBytes(StandardCharsets.US_ASCII));
+        body.writeBytes(command);
+        body.writeBytes("0000PACK\0\0\0\2\0\0\0\0".getBytes(StandardCharsets.ISO_8859_1));
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(gatewayUri.resolve(repo
+            + "/git-receive-pack")).header("Authorization", "Bearer " + CREDENTIAL)
+            .header("Content-Type", "application/x-git-receive-pack-request")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+            HttpResponse.BodyHandlers.ofString());
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("ng refs/heads/shed " + shed + "\n");
+        assertThat(audit.records).filteredOn(a -> "refs/heads/shed".equals(a.ref()))
+            .singleElement().satisfies(a -> {
+              assertThat(a.decision().id()).isEqualTo("denied");
+              assertThat(a.code()).isEqualTo(RefusalCode.GATEWAY_BUSY);
+            });
+      }
+      Wait.until(Duration.ofSeconds(30), "the gateway to admit again once the stalled push ended",
+          () -> get(gatewayUri, infoRefs).statusCode() == 200);
+      assertThat(idOf(upstream, "refs/heads/shed")).isNull();
+    } finally {
+      one.stop();
+    }
+  }
+
+  private HttpResponse<String> get(URI server, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(server.resolve(path))
+        .header("Authorization", "Bearer " + CREDENTIAL).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** Each read of the body is bounded by the client timeout: in the commands, and in the pack. */

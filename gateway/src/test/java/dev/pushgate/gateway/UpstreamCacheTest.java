@@ -179,6 +179,47 @@ class UpstreamCacheTest {
   }
 
   @Test
+  void aCrowdOfSyncsWaitingForOneIsAnsweredByOneListingThatBeganAfterThemAll() throws Exception {
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    moveUpstreamMain();
+    CountDownLatch release = new CountDownLatch(1);
+    http.uploadPackAnswer = answer -> {
+      awaitQuietly(release);
+      return answer;
+    };
+    assertThat(cache.syncAhead(REPO, url, TOKEN)).isPresent(); // its fetch is held upstream
+    int crowd = 10;
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(crowd);
+    List<CompletableFuture<Optional<Map<String, ObjectId>>>> waiting = new ArrayList<>();
+    for (int i = 0; i < crowd; i++) {
+      waiting.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return cache.syncAhead(REPO, url, TOKEN);
+        } catch (UpstreamException | RepositoryBusy e) {
+          throw new CompletionException(e);
+        }
+      }, pool));
+    }
+    pool.shutdown(); // its threads end with their syncs
+    Wait.until(Duration.ofSeconds(30), "the crowd to wait for the fetch",
+        () -> cache.waiting(REPO) == crowd);
+    http.requests.clear();
+    release.countDown();
+    for (CompletableFuture<Optional<Map<String, ObjectId>>> w : waiting) {
+      assertThat(w.get(30, TimeUnit.SECONDS)).as("in step on return").isEmpty();
+    }
+
+    // The held fetch read upstream's list before the crowd came, so one listing after it is
+    // needed, and it answers them all.
+    assertThat(http.requests).extracting(HttpUpstream.Seen::request)
+        .filteredOn(r -> r.startsWith("GET ")).as("ref listings for %d syncs", crowd)
+        .containsExactly("GET /upstream.git/info/refs?service=git-upload-pack");
+    assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
+  }
+
+  @Test
   void aFetchThatFailsAfterItsAdvertisementFailsThePushUntilTheNextSyncTriesAgain()
       throws Exception {
     String url = http.url(tmp.resolve("upstream.git"));

@@ -18,19 +18,40 @@ final class AllowingApprover implements AutoCloseable {
   private final Thread thread;
   private final List<String> questions = new ArrayList<>();
   private volatile boolean closed;
+  /** While set, questions are left waiting: they hold their pushes' requests. */
+  private volatile boolean holding;
 
-  private AllowingApprover(RunningAppliance app) {
+  private AllowingApprover(RunningAppliance app, boolean holding) {
     this.app = app;
+    this.holding = holding;
     this.thread = new Thread(this::answer, "allowing-approver");
     thread.setDaemon(true);
   }
 
   static AllowingApprover connect(RunningAppliance app) throws Exception {
-    AllowingApprover a = new AllowingApprover(app);
+    return connect(app, false);
+  }
+
+  /**
+   * Connected, but answering nothing until {@link #allow}: the questions asked meanwhile are
+   * held, each with its push's request.
+   */
+  static AllowingApprover connectHolding(RunningAppliance app) throws Exception {
+    return connect(app, true);
+  }
+
+  private static AllowingApprover connect(RunningAppliance app, boolean holding)
+      throws Exception {
+    AllowingApprover a = new AllowingApprover(app, holding);
     a.thread.start();
     Wait.until(Duration.ofSeconds(30), "the appliance to count the approver connected",
         () -> app.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
     return a;
+  }
+
+  /** From now on every question is allowed, those held included. */
+  void allow() {
+    holding = false;
   }
 
   /** The questions allowed so far, as the control API showed them (JSON), in order. */
@@ -42,6 +63,9 @@ final class AllowingApprover implements AutoCloseable {
     while (!closed) {
       try {
         JsonNode pending = app.control().get("/v1/approvals?wait=2").body().get("questions");
+        if (holding) {
+          continue;
+        }
         for (JsonNode q : pending) {
           synchronized (this) {
             questions.add(q.toString());

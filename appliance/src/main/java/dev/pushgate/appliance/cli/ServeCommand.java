@@ -127,6 +127,22 @@ final class ServeCommand implements Callable<Integer> {
           + " unasked. Default: ${DEFAULT-VALUE}")
   int maxRunQuestions;
 
+  @Option(names = "--max-git-requests", defaultValue = "128", paramLabel = "N",
+      description = "Git requests of all runs the gateway works on at once; more are shed at once"
+          + " with 429 (or a refusal per ref) that says to retry. Default: ${DEFAULT-VALUE}")
+  int maxGitRequests;
+
+  @Option(names = "--max-repository-waiters", defaultValue = "64", paramLabel = "N",
+      description = "Git requests that may wait at once for one repository while another syncs"
+          + " it from upstream; more are shed at once. Default: ${DEFAULT-VALUE}")
+  int maxRepositoryWaiters;
+
+  @Option(names = "--repository-wait", defaultValue = "20s",
+      converter = Units.DurationConverter.class,
+      description = "How long a git request waits for its repository before it is shed."
+          + " Default: ${DEFAULT-VALUE}")
+  Duration repositoryWait;
+
   @Option(names = "--hook-body-timeout", defaultValue = "10s",
       converter = Units.DurationConverter.class,
       description = "How long a hook call's whole body may take to arrive before the call is"
@@ -286,7 +302,8 @@ final class ServeCommand implements Callable<Integer> {
         database,
         rules == null ? DefaultRules.NONE : DefaultRules.read(rules), maxWriteTokensPerMinute,
         new Limits(maxConnections, maxRunRequests, maxRunHookCalls, maxRunQuestions,
-            hookBodyTimeout),
+            hookBodyTimeout, new dev.pushgate.gateway.AdmissionLimits(maxGitRequests,
+                maxRepositoryWaiters, repositoryWait)),
         PassedVariables.of(passEnv), new SinkSettings(auditFile, auditSyslog), runtimeDir,
         WebhookSettings.parse(webhooks), sandboxSource(),
         microVm.host());

@@ -44,12 +44,16 @@ public final class LocalForge {
   private final Clock clock;
   private final ForgeRefUpdates refUpdates = new ForgeRefUpdates();
   private final ForgeRequestLog requestLog = new ForgeRequestLog();
+  /** One state for every {@link #handler}: the appliance serves the forge on two servers. */
+  private final ForgeCommits commits = new ForgeCommits(refUpdates);
+  private final ForgePullRequests pulls;
 
   public LocalForge(ForgeRepositories repos, ForgeTokens tokens, ForgeAppKey appKey, Clock clock) {
     this.repos = repos;
     this.tokens = tokens;
     this.appKey = appKey;
     this.clock = clock;
+    this.pulls = new ForgePullRequests(new ForgePulls(), commits, clock);
   }
 
   public ForgeAppKey appKey() {
@@ -110,6 +114,10 @@ public final class LocalForge {
     return false;
   }
 
+  /**
+   * A context serving the forge; each call makes a new one, over the same repositories, tokens,
+   * pull requests and ref-update observers.
+   */
   public ServletContextHandler handler() {
     GitServlet git = new GitServlet() {
       private static final long serialVersionUID = 1L;
@@ -153,8 +161,6 @@ public final class LocalForge {
       return rp;
     });
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
-    ForgeCommits commits = new ForgeCommits(refUpdates);
-    ForgePullRequests pulls = new ForgePullRequests(new ForgePulls(), commits, clock);
     context.addServlet(new ServletHolder("forge-api",
         new ForgeApiServlet(repos, tokens, appKey, clock,
             new ForgeRepoApi(repos, pulls, commits), new ForgeGraphql(repos, pulls, commits),
