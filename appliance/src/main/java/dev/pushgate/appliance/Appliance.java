@@ -15,10 +15,10 @@ import dev.pushgate.appliance.api.AuditedApiCalls;
 import dev.pushgate.gateway.api.ApiBoundary;
 import dev.pushgate.gateway.api.ApiHosts;
 import dev.pushgate.gateway.api.ApiUpstream;
-import dev.pushgate.appliance.forge.ForgeAppKey;
-import dev.pushgate.appliance.forge.ForgeRepositories;
-import dev.pushgate.appliance.forge.ForgeTokens;
-import dev.pushgate.appliance.forge.LocalForge;
+import dev.pushgate.forge.ForgeAppKey;
+import dev.pushgate.forge.ForgeRepositories;
+import dev.pushgate.forge.ForgeTokens;
+import dev.pushgate.forge.LocalForge;
 import dev.pushgate.appliance.launch.HookScript;
 import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.runs.RunSandbox;
@@ -29,6 +29,7 @@ import dev.pushgate.appliance.store.ApprovalStore;
 import dev.pushgate.appliance.store.AuditChain;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.store.ForgeTokenRows;
 import dev.pushgate.appliance.store.HostId;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.store.SecretBox;
@@ -287,7 +288,7 @@ public final class Appliance implements AutoCloseable {
     ForgeRepositories repos = new ForgeRepositories(dir.resolve("forge"));
     ForgeAppKey appKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem"));
     LocalForge forge = new LocalForge(repos,
-        new ForgeTokens(db, clock, settings.forgeTokenLifetime()), appKey, clock);
+        new ForgeTokens(new ForgeTokenRows(db), clock, settings.forgeTokenLifetime()), appKey, clock);
     contexts.addHandler(forge.handler());
     String gitBaseUrl = base + LocalForge.CONTEXT_PATH;
     GitHubAppConfig brokerConfig = GitHubAppConfig.of(ForgeAppKey.APP_ID, appKey.privateKeyFile())
