@@ -29,6 +29,7 @@ import dev.pushgate.appliance.store.ApprovalStore;
 import dev.pushgate.appliance.store.AuditChain;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.store.FleetStore;
 import dev.pushgate.appliance.store.ForgeTokenRows;
 import dev.pushgate.appliance.store.HostId;
 import dev.pushgate.appliance.store.Ledger;
@@ -460,12 +461,13 @@ public final class Appliance implements AutoCloseable {
    * On PostgreSQL, this appliance is one of a fleet: questions, approvers and run teardowns are
    * shared with the others on the database (docs/operations.md#a-fleet-on-one-database).
    */
-  private void joinFleet(Store store) throws java.sql.SQLException {
+  private void joinFleet(Store store) throws Exception {
     if (store.db().dialect() != Database.Dialect.POSTGRESQL) {
       return;
     }
     runs.shareLedger();
-    Fleet fleet = Fleet.join(store.db(), store.chain().host(), desk, new Fleet.RunsHere() {
+    FleetStore tables = FleetStore.open(store.db(), store.chain().host());
+    Fleet fleet = Fleet.join(tables, desk, new Fleet.RunsHere() {
       @Override
       public java.util.Set<String> liveIds() {
         return runs.liveIds();

@@ -1,7 +1,6 @@
-package dev.pushgate.appliance.fleet;
+package dev.pushgate.appliance.store;
 
 import dev.pushgate.appliance.logging.Redaction;
-import dev.pushgate.appliance.store.Database;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * timeout so that a stop is seen, and opened again (backing off) whenever it is lost. Each time
  * it is (re)opened, {@code reconnected} runs, to catch up with what was said meanwhile.
  */
-final class Notices implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(Notices.class);
+final class FleetNotices implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(FleetNotices.class);
   private static final int READ_MILLIS = 1000;
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
@@ -31,7 +30,7 @@ final class Notices implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final Thread thread;
 
-  Notices(Database db, String channel, Consumer<String> heard, Runnable reconnected) {
+  FleetNotices(Database db, String channel, Consumer<String> heard, Runnable reconnected) {
     if (!channel.matches("[a-z0-9_]+")) {
       throw new IllegalArgumentException("not a plain channel name: " + channel);
     }
