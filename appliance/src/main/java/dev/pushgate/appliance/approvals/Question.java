@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.approvals;
 
+import dev.pushgate.types.UntrustedText;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -34,15 +35,15 @@ public record Question(
 
   /**
    * One line a person reads in git's output or a terminal, never shortened. What an agent wrote (a
-   * command, a ref name) is shown as {@link VisibleText}, so it cannot redraw the approver's
-   * screen, fake a second line or hide part of itself.
+   * command, a ref name) is shown as {@link UntrustedText#visible}, so it cannot redraw the
+   * approver's screen, fake a second line or hide part of itself.
    */
   public String summary() {
     if (command != null) {
-      return "run " + runId + " wants to run: " + printable(command);
+      return "run " + runId + " wants to run: " + UntrustedText.visible(command);
     }
     String range = oldId == null ? "" : " " + shortId(oldId) + ".." + shortId(newId);
-    return kind + " " + printable(ref) + " of " + repository + range;
+    return kind + " " + UntrustedText.visible(ref) + " of " + repository + range;
   }
 
   /**
@@ -52,11 +53,6 @@ public record Question(
    */
   public String asksAbout() {
     return command != null ? "command" : action.equals("push") ? "push" : "api-call";
-  }
-
-  /** {@code text} as {@link VisibleText#of} shows it to a person. */
-  public static String printable(String text) {
-    return VisibleText.of(text);
   }
 
   private static String shortId(String id) {

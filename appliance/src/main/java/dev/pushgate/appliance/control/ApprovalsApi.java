@@ -8,6 +8,7 @@ import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.runs.RunRequestException;
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -171,6 +172,6 @@ final class ApprovalsApi {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
           "'" + field + "' must be a string of at most 200 characters");
     }
-    return n.asText().replaceAll("[\\r\\n\\x00-\\x1f\\x7f]+", " ").strip();
+    return UntrustedText.oneLine(n.asText());
   }
 }

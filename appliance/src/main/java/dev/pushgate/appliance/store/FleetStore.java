@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.store;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
@@ -278,11 +279,7 @@ public final class FleetStore implements FleetTables {
    * approvers, so on one line of printable text whatever the row holds.
    */
   private static String oneLine(String text) {
-    if (text == null) {
-      return null;
-    }
-    String line = text.replaceAll("[\\r\\n\\x00-\\x1f\\x7f\\u0080-\\u009f]+", " ").strip();
-    return line.length() > 1000 ? line.substring(0, 1000) : line;
+    return text == null ? null : UntrustedText.oneLine(text, 1000);
   }
 
   /** An outcome as stored; one this version does not know ends as denied, never allowed. */

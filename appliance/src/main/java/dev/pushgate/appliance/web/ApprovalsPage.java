@@ -15,6 +15,7 @@ import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.Diffstat;
 import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.gateway.ErrorAnswer;
+import dev.pushgate.types.UntrustedText;
 import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.io.InputStream;
@@ -290,7 +291,7 @@ public final class ApprovalsPage extends Handler.Abstract {
     Optional<Question> answered = desk.answer(id, allow, by == null || by.isEmpty()
         ? DEFAULT_BY : by, note);
     if (answered.isEmpty()) {
-      throw new RefusedRequest(404, "no pending question " + Question.printable(
+      throw new RefusedRequest(404, "no pending question " + UntrustedText.visible(
           id.length() > 40 ? id.substring(0, 40) + "…" : id) + " (answered already, timed out,"
           + " or withdrawn)");
     }
@@ -318,7 +319,7 @@ public final class ApprovalsPage extends Handler.Abstract {
       for (String field : List.of("runId", "workspaceId", "repository", "ref", "command", "call",
           "rule", "reason", "outcome")) {
         if (n.hasNonNull(field)) {
-          n.put(field, Question.printable(n.get(field).asText()));
+          n.put(field, UntrustedText.visible(n.get(field).asText()));
         }
       }
       list.add(n);
