@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.web;
 
+import dev.pushgate.appliance.control.ApproverStream;
 import dev.pushgate.appliance.control.JsonAnswer;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
@@ -132,7 +134,17 @@ public final class ApprovalsPage extends Handler.Abstract {
     this.base = "http://" + linkHost(bindHost) + ":" + port + PATH;
     // Cookies are not kept apart by port: two appliances on one machine each keep their own.
     this.cookieName = "pushgate_approvals_" + port;
-    this.stream = new ApproverStream(desk, json, keepalive);
+    this.stream = new ApproverStream(desk, json, keepalive, new ApproverStream.Shape() {
+      @Override
+      public JsonNode asked(Question q) {
+        return WebJson.question(json, q);
+      }
+
+      @Override
+      public JsonNode ended(Question q, Answer a) {
+        return WebJson.ended(json, q, a);
+      }
+    }, true);
     this.assets = Map.of(
         "/", asset("index.html", "text/html; charset=utf-8"),
         "/app.js", asset("app.js", "text/javascript; charset=utf-8"),

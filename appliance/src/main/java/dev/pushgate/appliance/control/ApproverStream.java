@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.web;
+package dev.pushgate.appliance.control;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,37 +20,56 @@ import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The page's server-sent events: pending questions, then each question asked and each ended, as
- * they happen. While it is open the page counts as a connected approver, like {@code pushgate
- * approvals watch}. It ends when the browser goes away, the session ends or the desk closes.
+ * An approver's server-sent events, for the approvals page and the control API's {@code GET
+ * /v1/approvals/stream} alike: pending questions, then each question asked and each ended, as
+ * they happen, a comment line every keepalive. While it is open its approver counts as
+ * connected. It ends when the client goes away, the desk closes, or {@code live} says no more
+ * (the page's session ended: {@code event: signedout}).
  */
-final class ApproverStream {
+public final class ApproverStream {
   private static final String CLOSED = new String("closed");
+
+  /** How a surface shows a question and its end as an event's JSON data. */
+  public interface Shape {
+    JsonNode asked(Question q);
+
+    JsonNode ended(Question q, Answer a);
+  }
 
   private final ApprovalDesk desk;
   private final ObjectMapper json;
   private final Duration keepalive;
+  private final Shape shape;
+  private final boolean saysConnected;
 
-  ApproverStream(ApprovalDesk desk, ObjectMapper json, Duration keepalive) {
+  /**
+   * @param saysConnected whether an {@code event: connected} follows the pending questions (the
+   *     page waits for it before it shows "no pending question")
+   */
+  public ApproverStream(ApprovalDesk desk, ObjectMapper json, Duration keepalive, Shape shape,
+      boolean saysConnected) {
     this.desk = desk;
     this.json = json;
     this.keepalive = keepalive;
+    this.shape = shape;
+    this.saysConnected = saysConnected;
   }
 
   /** Blocks this request's thread until the stream ends; {@code live} is asked every keepalive. */
-  void serve(Response response, Callback callback, BooleanSupplier live) {
+  public void serve(Response response, Callback callback, BooleanSupplier live) {
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
     BlockingQueue<String> events = new LinkedBlockingQueue<>();
     ApprovalDesk.Listener listener = new ApprovalDesk.Listener() {
       @Override
       public void onAsked(Question q) {
-        events.add(event("question", WebJson.question(json, q)));
+        events.add(event("question", shape.asked(q)));
       }
 
       @Override
       public void onEnded(Question q, Answer a) {
-        events.add(event("ended", WebJson.ended(json, q, a)));
+        events.add(event("ended", shape.ended(q, a)));
       }
 
       @Override
@@ -61,9 +80,11 @@ final class ApproverStream {
     try (AutoCloseable connection = desk.connect(listener)) {
       write(response, ": connected\n\n");
       for (Question q : desk.pending(null)) {
-        write(response, event("question", WebJson.question(json, q)));
+        write(response, event("question", shape.asked(q)));
       }
-      write(response, "event: connected\ndata: {}\n\n");
+      if (saysConnected) {
+        write(response, "event: connected\ndata: {}\n\n");
+      }
       while (true) {
         String e = events.poll(keepalive.toMillis(), TimeUnit.MILLISECONDS);
         if (e == CLOSED) {
@@ -79,7 +100,7 @@ final class ApproverStream {
         write(response, e == null ? ": keepalive\n\n" : e);
       }
     } catch (IOException e) {
-      callback.succeeded(); // the browser went away
+      callback.succeeded(); // the client went away
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       callback.failed(e);
