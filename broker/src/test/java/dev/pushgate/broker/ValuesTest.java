@@ -54,7 +54,7 @@ class ValuesTest {
 
   @Test
   void githubTextIsMadeOneLineAndBounded() {
-    assertThat(UntrustedText.oneLine("  a\r\n\tb  c ", 100)).isEqualTo("a b c");
+    assertThat(UntrustedText.oneLine("  a\r\n\tb  c ", 100)).isEqualTo("a b  c");
     assertThat(UntrustedText.oneLine("x".repeat(300), 200)).hasSize(201).endsWith("…");
     assertThat(Text.requestId("CAFE:1:2")).isEqualTo("CAFE:1:2");
     assertThat(Text.requestId("bad id\r\nX: y")).isNull();

@@ -151,27 +151,33 @@ public final class UntrustedText {
 
   /**
    * Text joined into a line of ours (a refusal, a log line, an operator message): every run of
-   * {@link #hidden} characters and white space becomes one space, and the ends are stripped, so
-   * the text can neither break the line nor reorder it. Null is empty.
+   * {@link #hidden} characters, with the spaces around it, becomes one space, and the ends are
+   * stripped, so the text can neither break the line nor reorder it. Spaces between visible
+   * characters are kept as they are: what a person reads keeps its length (a run of spaces that
+   * pushes the rest of a subject out of sight is still counted where it is cut). Null is empty.
    */
   public static String oneLine(String s) {
     if (s == null) {
       return "";
     }
     StringBuilder b = new StringBuilder(s.length());
-    boolean gap = false;
-    for (int i = 0; i < s.length(); ) {
+    int i = 0;
+    while (i < s.length()) {
       int cp = s.codePointAt(i);
-      i += Character.charCount(cp);
-      if (hidden(cp) || Character.isWhitespace(cp)) {
-        gap = b.length() > 0;
+      if (cp != ' ' && !hidden(cp)) {
+        b.appendCodePoint(cp);
+        i += Character.charCount(cp);
         continue;
       }
-      if (gap) {
-        b.append(' ');
-        gap = false;
+      int start = i;
+      boolean folds = false;
+      while (i < s.length() && (s.codePointAt(i) == ' ' || hidden(s.codePointAt(i)))) {
+        folds |= s.codePointAt(i) != ' ';
+        i += Character.charCount(s.codePointAt(i));
       }
-      b.appendCodePoint(cp);
+      if (b.length() > 0 && i < s.length()) { // a gap inside the text, not at its ends
+        b.append(folds ? " " : s.substring(start, i));
+      }
     }
     return b.toString();
   }

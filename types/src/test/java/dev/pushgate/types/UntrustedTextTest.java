@@ -93,6 +93,7 @@ class UntrustedTextTest {
   @Test
   void oneLineFoldsRunsIntoOneSpaceStripsTheEndsAndCutsWhereAsked() {
     assertThat(UntrustedText.oneLine("  a\r\n\tb  \u2028\u202ec ")).isEqualTo("a b c");
+    assertThat(UntrustedText.oneLine("a  b" + " ".repeat(100) + "c")).isEqualTo("a  b" + " ".repeat(100) + "c");
     assertThat(UntrustedText.oneLine(null)).isEmpty();
     assertThat(UntrustedText.oneLine("\r\n\u0085")).isEmpty();
     assertThat(UntrustedText.oneLine("x".repeat(300), 200)).isEqualTo("x".repeat(200) + "…");
