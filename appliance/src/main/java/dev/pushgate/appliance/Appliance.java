@@ -15,10 +15,10 @@ import dev.pushgate.appliance.api.AuditedApiCalls;
 import dev.pushgate.gateway.api.ApiBoundary;
 import dev.pushgate.gateway.api.ApiHosts;
 import dev.pushgate.gateway.api.ApiUpstream;
-import dev.pushgate.appliance.forge.ForgeAppKey;
-import dev.pushgate.appliance.forge.ForgeRepositories;
-import dev.pushgate.appliance.forge.ForgeTokens;
-import dev.pushgate.appliance.forge.LocalForge;
+import dev.pushgate.forge.ForgeAppKey;
+import dev.pushgate.forge.ForgeRepositories;
+import dev.pushgate.forge.ForgeTokens;
+import dev.pushgate.forge.LocalForge;
 import dev.pushgate.appliance.launch.HookScript;
 import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.runs.RunSandbox;
@@ -29,6 +29,8 @@ import dev.pushgate.appliance.store.ApprovalStore;
 import dev.pushgate.appliance.store.AuditChain;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.store.FleetStore;
+import dev.pushgate.appliance.store.ForgeTokenRows;
 import dev.pushgate.appliance.store.HostId;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.store.SecretBox;
@@ -290,7 +292,7 @@ public final class Appliance implements AutoCloseable {
     ForgeRepositories repos = new ForgeRepositories(dir.resolve("forge"));
     ForgeAppKey appKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem"));
     LocalForge forge = new LocalForge(repos,
-        new ForgeTokens(db, clock, settings.forgeTokenLifetime()), appKey, clock);
+        new ForgeTokens(new ForgeTokenRows(db), clock, settings.forgeTokenLifetime()), appKey, clock);
     contexts.addHandler(forge.handler());
     String forgeUrl = base + LocalForge.CONTEXT_PATH;
     // What the gateway and the broker call, on a port and threads of their own: a sync or a
@@ -489,12 +491,13 @@ public final class Appliance implements AutoCloseable {
    * On PostgreSQL, this appliance is one of a fleet: questions, approvers and run teardowns are
    * shared with the others on the database (docs/operations.md#a-fleet-on-one-database).
    */
-  private void joinFleet(Store store) throws java.sql.SQLException {
+  private void joinFleet(Store store) throws Exception {
     if (store.db().dialect() != Database.Dialect.POSTGRESQL) {
       return;
     }
     runs.shareLedger();
-    Fleet fleet = Fleet.join(store.db(), store.chain().host(), desk, new Fleet.RunsHere() {
+    FleetStore tables = FleetStore.open(store.db(), store.chain().host());
+    Fleet fleet = Fleet.join(tables, desk, new Fleet.RunsHere() {
       @Override
       public java.util.Set<String> liveIds() {
         return runs.liveIds();

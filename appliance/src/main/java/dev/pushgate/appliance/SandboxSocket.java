@@ -1,6 +1,6 @@
 package dev.pushgate.appliance;
 
-import dev.pushgate.appliance.forge.LocalForge;
+import dev.pushgate.forge.LocalForge;
 import dev.pushgate.gateway.Gateway;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +19,8 @@ import org.eclipse.jetty.util.Callback;
  * them a receive-pack where JGit creates one.
  */
 public final class SandboxSocket extends Handler.Wrapper {
-  /** Set on every request that came over the sandbox socket. */
-  public static final String ATTRIBUTE = SandboxSocket.class.getName();
+  /** Set on every request that came over the sandbox socket: the attribute the forge reads. */
+  public static final String ATTRIBUTE = LocalForge.FROM_SANDBOX_ATTRIBUTE;
 
   private static final String HOOKS = "/v1/hooks/";
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pushgate.appliance.forge.ForgeRepositories;
+import dev.pushgate.forge.ForgeRepositories;
 import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.Wait;

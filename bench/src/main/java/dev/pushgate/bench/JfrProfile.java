@@ -39,9 +39,9 @@ final class JfrProfile {
   // same JVM as the gateway and is the upstream of both the direct and the gateway push.
   private static final List<Component> COMPONENTS = List.of(
       new Component("forge: token API (upstream stand-in)",
-          f -> f.startsWith("dev.pushgate.appliance.forge.ForgeApiServlet")),
+          f -> f.startsWith("dev.pushgate.forge.ForgeApiServlet")),
       new Component("forge: git endpoint (upstream stand-in)",
-          f -> f.startsWith("dev.pushgate.appliance.forge.")),
+          f -> f.startsWith("dev.pushgate.forge.")),
       new Component("gateway: forward upstream (JGit push client)",
           f -> f.startsWith("dev.pushgate.gateway.Forwarder.")),
       new Component("gateway: cache sync (JGit fetch from upstream)",
@@ -86,7 +86,7 @@ final class JfrProfile {
   private static final Set<String> BORING = Set.of(
       "org.eclipse.jgit.transport.ReceivePack.service",
       "org.eclipse.jgit.transport.ReceivePack.receive",
-      "dev.pushgate.appliance.forge.ForgeGitFilter.doFilter");
+      "dev.pushgate.forge.ForgeGitFilter.doFilter");
 
   private JfrProfile() {}
 

@@ -1,5 +1,6 @@
 package dev.pushgate.broker;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -13,7 +14,7 @@ record ApiResponse(int code, Headers headers, byte[] body, String requestId) {
     try {
       JsonNode root = json.readTree(body);
       if (root != null && root.path("message").isTextual()) {
-        return Text.oneLine(root.path("message").asText(), 200);
+        return UntrustedText.oneLine(root.path("message").asText(), 200);
       }
     } catch (IOException e) {
       // not JSON (an HTML error page, say): no message to pass on

@@ -1,5 +1,6 @@
 package dev.pushgate.broker;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -100,8 +101,8 @@ public final class GitHubApp {
     if (id == null || !id.isIntegralNumber() || id.asLong() <= 0) {
       throw malformed(r, what, "has no App id");
     }
-    return new AppIdentity(id.asLong(), Text.oneLine(root.path("slug").asText(""), 100),
-        Text.oneLine(root.path("name").asText(""), 100));
+    return new AppIdentity(id.asLong(), UntrustedText.oneLine(root.path("slug").asText(""), 100),
+        UntrustedText.oneLine(root.path("name").asText(""), 100));
   }
 
   /** The id of the App's installation that covers {@code repo}; cached. */
@@ -127,7 +128,7 @@ public final class GitHubApp {
         JsonNode suspended = root.get("suspended_at");
         if (suspended != null && !suspended.isNull()) {
           throw new BrokerException(Reason.FORBIDDEN, "the GitHub App's installation on " + repo
-              + " is suspended (since " + Text.oneLine(suspended.asText(), 40) + "): unsuspend it"
+              + " is suspended (since " + UntrustedText.oneLine(suspended.asText(), 40) + "): unsuspend it"
               + " in the installation's settings", r.requestId());
         }
         installations.found(repo, id.asLong());
@@ -284,7 +285,7 @@ public final class GitHubApp {
       }
     } else if (!only.name().equalsIgnoreCase(repo.name())
         || only.fullName() != null && !only.fullName().equalsIgnoreCase(repo.toString())) {
-      beyond.add("it covers " + Text.oneLine(only.fullName() != null ? only.fullName()
+      beyond.add("it covers " + UntrustedText.oneLine(only.fullName() != null ? only.fullName()
           : only.name(), 140));
       return 0;
     }

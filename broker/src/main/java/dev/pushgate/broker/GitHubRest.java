@@ -1,5 +1,6 @@
 package dev.pushgate.broker;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.broker.BrokerException.Reason;
 import dev.pushgate.types.BoundedBody;
@@ -303,7 +304,7 @@ final class GitHubRest {
   }
 
   private static String describe(IOException e) {
-    String message = Text.oneLine(e.getMessage(), 120);
+    String message = UntrustedText.oneLine(e.getMessage(), 120);
     return e.getClass().getSimpleName() + (message.isEmpty() ? "" : ": " + message);
   }
 }

@@ -2,34 +2,14 @@ package dev.pushgate.broker;
 
 import java.util.regex.Pattern;
 
-/** Makes text from GitHub fit for a one-line operator message. */
+/**
+ * What the broker checks in text from GitHub beyond {@link dev.pushgate.types.UntrustedText}: a
+ * request id, a header-safe credential, a duration in words.
+ */
 final class Text {
   private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9:._-]{1,100}");
 
   private Text() {}
-
-  /** Control characters become spaces, runs of space collapse, and long text is cut. */
-  static String oneLine(String s, int max) {
-    if (s == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder();
-    boolean space = false;
-    for (int i = 0; i < s.length() && b.length() < max; i++) {
-      char c = s.charAt(i);
-      if (Character.isWhitespace(c) || Character.isISOControl(c)) {
-        space = b.length() > 0;
-        continue;
-      }
-      if (space) {
-        b.append(' ');
-        space = false;
-      }
-      b.append(c);
-    }
-    String out = b.toString();
-    return out.length() >= max ? out + "…" : out;
-  }
 
   /** The request id if it looks like one; anything else is dropped rather than echoed. */
   static String requestId(String header) {

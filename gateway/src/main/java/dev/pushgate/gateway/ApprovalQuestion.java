@@ -4,6 +4,8 @@ import java.util.List;
 
 /**
  * What an approver is asked about: one ref update held by the gateway, or one GitHub API call.
+ * The one description of a question: the appliance's approval desk holds it as it is, adding only
+ * an id and times (and, for a hook's command, the command).
  *
  * @param action what is asked about: {@code push}, or the action classes of an API call ({@code
  *     open-pull-request, write-tracker})

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.UntrustedText;
 import dev.pushgate.types.Secret;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -343,10 +344,8 @@ final class Forwarder {
     }
   }
 
+  /** What upstream said, on one line of ours ({@link UntrustedText#oneLine}). */
   static String oneLine(String s) {
-    if (s == null) {
-      return "no detail";
-    }
-    return s.replaceAll("[\\r\\n\\x00-\\x1f\\x7f]+", " ").strip();
+    return s == null ? "no detail" : UntrustedText.oneLine(s);
   }
 }

@@ -1,13 +1,18 @@
 package dev.pushgate.gateway;
 
-/** Renders every refusal the same way, on one line, as git shows it to the person pushing. */
+import dev.pushgate.types.UntrustedText;
+
+/**
+ * Renders every refusal the same way, on one line ({@link UntrustedText#oneLine}), as git shows
+ * it to the person pushing.
+ */
 final class Refusals {
   static final String PREFIX = "Control Center policy: ";
 
   private Refusals() {}
 
   static String render(String why) {
-    String line = why.replaceAll("[\\r\\n\\x00-\\x1f\\x7f]+", " ").strip();
+    String line = UntrustedText.oneLine(why);
     return PREFIX + (line.isEmpty() ? "refused" : line);
   }
 }

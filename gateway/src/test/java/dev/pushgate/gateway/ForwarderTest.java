@@ -413,6 +413,7 @@ class ForwarderTest {
   void oneLineFoldsControlCharactersAndNamesAMissingDetail() {
     assertThat(Forwarder.oneLine("remote: a\r\nb\u0000\u001bc\n")).isEqualTo("remote: a b c");
     assertThat(Forwarder.oneLine(null)).isEqualTo("no detail");
+    assertThat(Forwarder.oneLine("remote: a\u2028b\u009b2Jc\u202e")).isEqualTo("remote: a b 2Jc");
   }
 
   private Map<ReceiveCommand, Forwarder.Outcome> forward(boolean atomic, ReceiveCommand... cmds)

@@ -2,6 +2,7 @@ package dev.pushgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.types.UntrustedText;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.types.RepoSlug;
@@ -99,7 +100,10 @@ class GatewayFuzzTest {
     assertThat(path).isIn(spellings);
   }
 
-  /** One line with the prefix, no control character, nothing blank; a clean reason is kept. */
+  /**
+   * One line with the prefix, no hidden character (control, C1, bidi, separator: {@link
+   * UntrustedText#hidden}), nothing blank; a clean reason (no hidden character) is kept.
+   */
   @FuzzTest(maxDuration = "2m")
   void refusalsRenderOnOneCleanLine(byte[] input) {
     String why = new String(input, StandardCharsets.UTF_8);
@@ -108,8 +112,9 @@ class GatewayFuzzTest {
     String rest = line.substring(Refusals.PREFIX.length());
     assertThat(rest).isNotBlank().isEqualTo(rest.strip());
     assertThat(rest.chars().noneMatch(c -> c < 0x20 || c == 0x7f)).as(line).isTrue();
+    assertThat(rest.codePoints().noneMatch(UntrustedText::hidden)).as(line).isTrue();
     assertThat(Refusals.render(rest)).isEqualTo(line);
-    if (why.chars().noneMatch(c -> c < 0x20 || c == 0x7f) && !why.isBlank()
+    if (why.codePoints().noneMatch(UntrustedText::hidden) && !why.isBlank()
         && why.equals(why.strip())) {
       assertThat(rest).isEqualTo(why);
     }

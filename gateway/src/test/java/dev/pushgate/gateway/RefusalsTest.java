@@ -38,4 +38,11 @@ class RefusalsTest {
   void aReasonOfOnlyControlCharactersSaysRefused() {
     assertThat(Refusals.render("\r\n\t\u0000 ")).isEqualTo("Control Center policy: refused");
   }
+
+  /** Issue 31: git's terminal honours C1 controls and bidi overrides as it does C0 ones. */
+  @Test
+  void foldsC1ControlsBidiOverridesAndLineSeparatorsToo() {
+    assertThat(Refusals.render("push to \u202eniam\u202c is denied\u009b2J\u2028fake: ok\u0085"))
+        .isEqualTo("Control Center policy: push to niam is denied 2J fake: ok");
+  }
 }

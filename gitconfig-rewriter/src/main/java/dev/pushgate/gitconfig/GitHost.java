@@ -1,5 +1,6 @@
 package dev.pushgate.gitconfig;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -31,12 +32,12 @@ public record GitHost(String scheme, String host, int port, String path) {
   public GitHost {
     if (!"https".equals(scheme) && !"http".equals(scheme)) {
       throw new IllegalArgumentException("git host scheme must be http or https: "
-          + Printable.of(scheme));
+          + UntrustedText.printable(scheme));
     }
     if (host == null || host.length() > 253
         || !DNS_NAME.matcher(host).matches() && !IPV4.matcher(host).matches()) {
       throw new IllegalArgumentException(
-          "git host must be a DNS name such as github.com: " + Printable.of(host));
+          "git host must be a DNS name such as github.com: " + UntrustedText.printable(host));
     }
     if (port == defaultPort(scheme)) {
       port = -1;
@@ -48,7 +49,7 @@ public record GitHost(String scheme, String host, int port, String path) {
         || path.contains("//") || path.contains("/./") || path.contains("/../")
         || path.endsWith("/.") || path.endsWith("/.."))) {
       throw new IllegalArgumentException("git host path must be empty or /a/b without dot"
-          + " segments or a trailing slash: " + Printable.of(path));
+          + " segments or a trailing slash: " + UntrustedText.printable(path));
     }
   }
 

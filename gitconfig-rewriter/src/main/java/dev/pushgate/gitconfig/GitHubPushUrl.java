@@ -1,5 +1,6 @@
 package dev.pushgate.gitconfig;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -126,16 +127,16 @@ final class GitHubPushUrl {
     String p = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
     String[] parts = p.split("/", -1);
     if (parts.length != 2) {
-      return new Unsafe("expected <owner>/<repository>, got \"" + Printable.of(path) + "\"");
+      return new Unsafe("expected <owner>/<repository>, got " + UntrustedText.quoted(path));
     }
     String owner = parts[0];
     String name = parts[1].endsWith(".git")
         ? parts[1].substring(0, parts[1].length() - 4) : parts[1];
     if (!OWNER.matcher(owner).matches()) {
-      return new Unsafe("not a valid owner: \"" + Printable.of(owner) + "\"");
+      return new Unsafe("not a valid owner: " + UntrustedText.quoted(owner));
     }
     if (!NAME.matcher(name).matches() || name.equals(".") || name.equals("..")) {
-      return new Unsafe("not a valid repository name: \"" + Printable.of(name) + "\"");
+      return new Unsafe("not a valid repository name: " + UntrustedText.quoted(name));
     }
     return new Repository(owner, name);
   }
@@ -151,15 +152,15 @@ final class GitHubPushUrl {
     if (schemeEnd < 0) {
       end = url.indexOf(':');
       if (end < 0 || url.lastIndexOf('/', end) >= 0) {
-        return Printable.of(url);
+        return UntrustedText.printable(url);
       }
     } else if (end < 0) {
       end = url.length();
     }
     int at = url.lastIndexOf('@', end - 1);
     if (at < start || url.substring(start, at).equals("git")) {
-      return Printable.of(url);
+      return UntrustedText.printable(url);
     }
-    return Printable.of(url.substring(0, start) + "***" + url.substring(at));
+    return UntrustedText.printable(url.substring(0, start) + "***" + url.substring(at));
   }
 }

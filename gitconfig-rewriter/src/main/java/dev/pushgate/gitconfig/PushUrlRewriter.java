@@ -1,5 +1,6 @@
 package dev.pushgate.gitconfig;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -131,7 +132,7 @@ public final class PushUrlRewriter {
       GitHubPushUrl.Match match = GitHubPushUrl.match(url, host);
       if (match instanceof GitHubPushUrl.Unsafe unsafe) {
         throw new RepositoryConfigException(RepositoryConfigException.Reason.UNSAFE_PUSH_URL,
-            "remote \"" + Printable.of(remote) + "\" has a push URL that does not name a safe "
+            "remote " + UntrustedText.quoted(remote) + " has a push URL that does not name a safe "
                 + "repository (" + unsafe.why() + "): " + GitHubPushUrl.redacted(url));
       }
       if (match instanceof GitHubPushUrl.Repository repo) {

@@ -1,5 +1,6 @@
 package dev.pushgate.gitconfig;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,7 +28,7 @@ final class Urls {
       scheme = "https";
     } else {
       throw new IllegalArgumentException(
-          what + " must start with http:// or https://: " + Printable.of(url));
+          what + " must start with http:// or https://: " + UntrustedText.printable(url));
     }
     String rest = url.substring(scheme.length() + 3);
     int slash = rest.indexOf('/');
@@ -39,17 +40,17 @@ final class Urls {
       char c = url.charAt(i);
       if (c <= 0x20 || c >= 0x7f || c == '?' || c == '#') {
         throw new IllegalArgumentException(String.format(
-            "%s has a forbidden character %#04x at %d: %s", what, (int) c, i, Printable.of(url)));
+            "%s has a forbidden character %#04x at %d: %s", what, (int) c, i, UntrustedText.printable(url)));
       }
     }
     Matcher m = HOST_PORT.matcher(authority);
     if (!m.matches()) {
-      throw new IllegalArgumentException(what + " has no valid host: " + Printable.of(url));
+      throw new IllegalArgumentException(what + " has no valid host: " + UntrustedText.printable(url));
     }
     if (m.group(2) != null) {
       int port = Integer.parseInt(m.group(2));
       if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException(what + " has an invalid port: " + Printable.of(url));
+        throw new IllegalArgumentException(what + " has an invalid port: " + UntrustedText.printable(url));
       }
     }
     String path = slash < 0 ? "" : rest.substring(slash);

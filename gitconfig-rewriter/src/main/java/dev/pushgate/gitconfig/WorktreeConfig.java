@@ -1,5 +1,6 @@
 package dev.pushgate.gitconfig;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ public final class WorktreeConfig {
       Path gitDir = d.resolve(line.substring(8)).normalize();
       if (!Files.isDirectory(gitDir)) {
         throw new RepositoryConfigException(RepositoryConfigException.Reason.NOT_A_REGULAR_FILE,
-            dotGit + " links to " + Printable.of(gitDir.toString()) + ", which is not a directory");
+            dotGit + " links to " + UntrustedText.printable(gitDir.toString()) + ", which is not a directory");
       }
       return Optional.of(commonDir(gitDir).resolve("config"));
     }

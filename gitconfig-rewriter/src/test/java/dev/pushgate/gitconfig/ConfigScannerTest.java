@@ -3,6 +3,7 @@ package dev.pushgate.gitconfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -98,7 +99,7 @@ class ConfigScannerTest {
         ours = "error at line " + e.line();
         refused++;
       }
-      assertThat(ours).as("scanning %s", Printable.of(text)).isEqualTo(gitOutcome(text));
+      assertThat(ours).as("scanning %s", UntrustedText.printable(text)).isEqualTo(gitOutcome(text));
       if (entries != null) {
         checkSpans(text, entries);
       }
@@ -121,7 +122,7 @@ class ConfigScannerTest {
       expected.add(0, new ConfigEntry(e.variable(), replacement, 0, 0, 0));
     }
     assertThat(gitOutcome(updated.toString()))
-        .as("values replaced in %s", Printable.of(text)).isEqualTo(render(expected));
+        .as("values replaced in %s", UntrustedText.printable(text)).isEqualTo(render(expected));
   }
 
   private static String render(List<ConfigEntry> entries) {

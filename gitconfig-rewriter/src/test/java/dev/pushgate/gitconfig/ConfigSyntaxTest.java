@@ -3,6 +3,7 @@ package dev.pushgate.gitconfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -97,21 +98,21 @@ class ConfigSyntaxTest {
       boolean valueOk = s.indexOf('\0') < 0 && !Fuzz.hasUnpairedSurrogate(s);
       try {
         String encoded = ConfigSyntax.value(s);
-        assertThat(valueOk).as("accepted %s", Printable.of(s)).isTrue();
+        assertThat(valueOk).as("accepted %s", UntrustedText.printable(s)).isTrue();
         text.append("[v]\n\tk").append(i).append(" = ").append(encoded).append('\n');
         expected.add("v.k" + i + "=" + s);
       } catch (IllegalArgumentException e) {
-        assertThat(valueOk).as("refused %s", Printable.of(s)).isFalse();
+        assertThat(valueOk).as("refused %s", UntrustedText.printable(s)).isFalse();
         refused++;
       }
       boolean subsectionOk = valueOk && s.indexOf('\n') < 0;
       try {
         String encoded = ConfigSyntax.subsection(s);
-        assertThat(subsectionOk).as("accepted %s", Printable.of(s)).isTrue();
+        assertThat(subsectionOk).as("accepted %s", UntrustedText.printable(s)).isTrue();
         text.append("[s ").append(encoded).append("]\n\tk").append(i).append(" = x\n");
         expected.add("s." + s + ".k" + i + "=x");
       } catch (IllegalArgumentException e) {
-        assertThat(subsectionOk).as("refused %s", Printable.of(s)).isFalse();
+        assertThat(subsectionOk).as("refused %s", UntrustedText.printable(s)).isFalse();
         refused++;
       }
     }

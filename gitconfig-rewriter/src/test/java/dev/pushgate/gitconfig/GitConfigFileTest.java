@@ -3,6 +3,7 @@ package dev.pushgate.gitconfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.types.UntrustedText;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -521,7 +522,7 @@ class GitConfigFileTest {
         config = RunGitConfig.of(gateway, credential);
       } catch (IllegalArgumentException e) {
         assertThat(credential.chars().anyMatch(c -> c < 0x21 || c > 0x7e) || credential.isEmpty())
-            .as("refused %s", Printable.of(credential)).isTrue();
+            .as("refused %s", UntrustedText.printable(credential)).isTrue();
         if (credential.length() > 3) {
           assertThat(e.getMessage()).doesNotContain(credential);
         }

@@ -72,8 +72,8 @@ class GitHubPushUrlTest {
       https://github.com/a/b/c.git            | expected <owner>/<repository>, got "a/b/c.git"
       https://github.com/acme/wid%2e%2e       | not a valid repository name: "wid%2e%2e"
       https://github.com/acme/widget.git?x=1  | not a valid repository name: "widget.git?x=1"
-      git@github.com:acme/w\tx.git            | not a valid repository name: "w\\x09x"
-      git@github.com:acme\\evil/widget        | not a valid owner: "acme\\evil"
+      git@github.com:acme/w\tx.git            | not a valid repository name: "w\\u0009x"
+      git@github.com:acme\\evil/widget        | not a valid owner: "acme\\\\\\\\evil"
       """)
   void refusesAGitHubUrlThatDoesNotNameARepositorySafely(String url, String why) {
     String decoded = url.replace("\\t", "\t").replace("\\\\", "\\");

@@ -181,7 +181,7 @@ class PushUrlRewriterTest {
     assertThatThrownBy(() -> PushUrlRewriter.rewrite(config, GATEWAY, "github.com"))
         .isInstanceOf(RepositoryConfigException.class)
         .hasMessage("remote \"origin\" has a push URL that does not name a safe repository "
-            + "(not a valid repository name: \"wid\\x0aget\"): git@github.com:acme/wid\\x0aget.git");
+            + "(not a valid repository name: \"wid\\u000aget\"): git@github.com:acme/wid\\x0aget.git");
     assertThat(Files.readAllBytes(config)).isEqualTo(before);
   }
 

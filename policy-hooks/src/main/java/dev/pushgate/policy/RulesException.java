@@ -1,5 +1,6 @@
 package dev.pushgate.policy;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.Objects;
 
 /**
@@ -47,7 +48,7 @@ public final class RulesException extends Exception {
 
   /** Document text quoted in a path or problem (a key, a pattern) may hold a line break. */
   private static String oneLine(String s, String what) {
-    return Objects.requireNonNull(s, what).replaceAll("[\\x00-\\x1f\\x7f]", " ");
+    return UntrustedText.oneLine(Objects.requireNonNull(s, what));
   }
 
   private static String render(int line, int column, String path, String problem) {

@@ -1,5 +1,6 @@
 package dev.pushgate.policy;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
@@ -181,12 +182,7 @@ final class RulesReader {
   }
 
   private static String clip(String why) {
-    String s = why == null ? "syntax error" : oneLine(why);
-    return s.length() > 160 ? s.substring(0, 160) + "…" : s;
-  }
-
-  private static String oneLine(String s) {
-    return s.replaceAll("\\s+", " ").strip();
+    return why == null ? "syntax error" : UntrustedText.oneLine(why, 160);
   }
 
   // ---- converting a JSON tree

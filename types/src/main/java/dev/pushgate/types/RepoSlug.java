@@ -13,11 +13,11 @@ public record RepoSlug(String owner, String name) {
 
   public RepoSlug {
     if (owner == null || !OWNER.matcher(owner).matches()) {
-      throw new IllegalArgumentException("not a valid repository owner: " + printable(owner));
+      throw new IllegalArgumentException("not a valid repository owner: " + UntrustedText.printable(owner));
     }
     if (name == null || !NAME.matcher(name).matches() || name.equals(".") || name.equals("..")
         || name.endsWith(".git") && name.length() == 4) {
-      throw new IllegalArgumentException("not a valid repository name: " + printable(name));
+      throw new IllegalArgumentException("not a valid repository name: " + UntrustedText.printable(name));
     }
   }
 
@@ -30,7 +30,7 @@ public record RepoSlug(String owner, String name) {
     int slash = s.indexOf('/');
     if (slash < 0 || s.indexOf('/', slash + 1) >= 0) {
       throw new IllegalArgumentException(
-          "not a repository (expected owner/name): " + printable(slug));
+          "not a repository (expected owner/name): " + UntrustedText.printable(slug));
     }
     return new RepoSlug(s.substring(0, slash), s.substring(slash + 1));
   }
@@ -47,16 +47,5 @@ public record RepoSlug(String owner, String name) {
   @Override
   public String toString() {
     return owner + "/" + name;
-  }
-
-  private static String printable(String s) {
-    if (s == null) {
-      return "(none)";
-    }
-    StringBuilder b = new StringBuilder();
-    for (char c : s.toCharArray()) {
-      b.append(c < 0x20 || c == 0x7f ? String.format("\\x%02x", (int) c) : String.valueOf(c));
-    }
-    return b.length() > 120 ? b.substring(0, 120) + "…" : b.toString();
   }
 }

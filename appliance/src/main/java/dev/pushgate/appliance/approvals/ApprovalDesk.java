@@ -194,9 +194,7 @@ public final class ApprovalDesk {
   private Held hold(Question draft) {
     Instant now = clock.instant();
     Duration wait = timeout; // read once: a reload may change it while this question is put
-    Question q = new Question(newId(), now, now.plus(wait), draft.action(), draft.runId(),
-        draft.workspaceId(), draft.repository(), draft.ref(), draft.kind(), draft.oldId(),
-        draft.newId(), draft.command(), draft.rule(), draft.reason(), draft.commits());
+    Question q = draft.held(newId(), now, now.plus(wait));
     Optional<RunSlots.Slot> slot = Optional.empty();
     Answer atOnce = unaskable(q).orElse(null);
     if (atOnce == null) {

@@ -14,9 +14,7 @@ public final class GatewayApprovals implements Approvals {
 
   @Override
   public ApprovalAnswer ask(ApprovalQuestion q, Consumer<String> progress) {
-    Answer a = desk.ask(new Question("-", null, null, q.action(), q.runId(), q.workspaceId(),
-        q.repository(), q.ref(), q.kind(), q.oldId(), q.newId(), null, q.rule(), q.reason(),
-        q.commitSummaries()), progress);
+    Answer a = desk.ask(Question.asked(q), progress);
     return a.allowed() ? ApprovalAnswer.allow(a.by())
         : ApprovalAnswer.refuse(a.refusalCode(), a.reason());
   }

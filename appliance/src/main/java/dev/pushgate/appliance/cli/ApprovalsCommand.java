@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.cli;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -61,14 +62,14 @@ final class ApprovalsCommand implements Callable<Integer> {
 
   /** One question for a terminal; whatever came from an agent is escaped again here. */
   static String line(JsonNode q) {
-    StringBuilder s = new StringBuilder(Question.printable(q.get("id").asText())).append("  ")
-        .append(Question.printable(q.get("summary").asText())).append("  (run ")
-        .append(Question.printable(q.get("runId").asText())).append("; rule: ")
-        .append(Question.printable(q.path("reason").asText())).append("; until ")
-        .append(Question.printable(Times.atAndRelative(q.get("deadline").asText(),
+    StringBuilder s = new StringBuilder(UntrustedText.visible(q.get("id").asText())).append("  ")
+        .append(UntrustedText.visible(q.get("summary").asText())).append("  (run ")
+        .append(UntrustedText.visible(q.get("runId").asText())).append("; rule: ")
+        .append(UntrustedText.visible(q.path("reason").asText())).append("; until ")
+        .append(UntrustedText.visible(Times.atAndRelative(q.get("deadline").asText(),
             java.time.Instant.now()))).append(')');
     for (JsonNode c : q.path("commits")) {
-      s.append("\n    ").append(Question.printable(c.asText()));
+      s.append("\n    ").append(UntrustedText.visible(c.asText()));
     }
     return s.toString();
   }
@@ -205,9 +206,9 @@ final class ApprovalsCommand implements Callable<Integer> {
 
     /** How a question ended, one line; what an approver typed is escaped like the rest. */
     static String ended(JsonNode data) {
-      return "  " + Question.printable(data.path("id").asText("?")) + " "
-          + Question.printable(data.path("outcome").asText("?"))
-          + (data.hasNonNull("by") ? " by " + Question.printable(data.get("by").asText()) : "");
+      return "  " + UntrustedText.visible(data.path("id").asText("?")) + " "
+          + UntrustedText.visible(data.path("outcome").asText("?"))
+          + (data.hasNonNull("by") ? " by " + UntrustedText.visible(data.get("by").asText()) : "");
     }
 
     private static int gone(String why) {

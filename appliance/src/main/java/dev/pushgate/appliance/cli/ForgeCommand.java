@@ -1,7 +1,7 @@
 package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.DataDirectory;
-import dev.pushgate.appliance.forge.ForgeRepositories;
+import dev.pushgate.forge.ForgeRepositories;
 import dev.pushgate.types.RepoSlug;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

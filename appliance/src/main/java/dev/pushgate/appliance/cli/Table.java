@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.cli;
 
-import dev.pushgate.appliance.approvals.VisibleText;
+import dev.pushgate.types.UntrustedText;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +19,7 @@ final class Table {
   Table row(String... cells) {
     String[] visible = new String[cells.length];
     for (int i = 0; i < cells.length; i++) {
-      visible[i] = VisibleText.of(cells[i] == null ? "" : cells[i]);
+      visible[i] = UntrustedText.visible(cells[i] == null ? "" : cells[i]);
     }
     lines.add(visible);
     return this;

@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.cli;
 
-import dev.pushgate.appliance.approvals.VisibleText;
+import dev.pushgate.types.UntrustedText;
 import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.ChainedRecord;
 import java.util.ArrayList;
@@ -26,7 +26,7 @@ final class Timeline {
           String.valueOf(r.id()), e.type().id(), what(e), e.decision(), detail(e)};
       // Refs, commands and reasons come from the agent: none may redraw the table.
       for (int i = 0; i < cells.length; i++) {
-        cells[i] = VisibleText.of(cells[i] == null ? "" : cells[i]);
+        cells[i] = UntrustedText.visible(cells[i] == null ? "" : cells[i]);
       }
       lines.add(cells);
     }

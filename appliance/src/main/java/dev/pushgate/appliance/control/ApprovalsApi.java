@@ -1,6 +1,5 @@
 package dev.pushgate.appliance.control;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -8,18 +7,13 @@ import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.runs.RunRequestException;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import dev.pushgate.types.UntrustedText;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 
@@ -28,15 +22,32 @@ import org.eclipse.jetty.util.Fields;
  * of server-sent events; and the answer to one.
  */
 final class ApprovalsApi {
-  private static final long KEEPALIVE_SECONDS = 10;
-  private static final String CLOSED = new String("closed");
+  private static final Duration KEEPALIVE = Duration.ofSeconds(10);
 
   private final ApprovalDesk desk;
   private final ObjectMapper json;
+  private final ApproverStream stream;
 
   ApprovalsApi(ApprovalDesk desk, ObjectMapper json) {
     this.desk = desk;
     this.json = json;
+    // The API gives what an agent wrote as it is (QuestionJson), for programs to read.
+    this.stream = new ApproverStream(desk, json, KEEPALIVE, new ApproverStream.Shape() {
+      @Override
+      public JsonNode asked(Question q) {
+        return questionJson(q);
+      }
+
+      @Override
+      public JsonNode ended(Question q, Answer a) {
+        ObjectNode n = json.createObjectNode();
+        n.put("id", q.id());
+        n.put("outcome", a.outcome().id());
+        n.put("by", a.by());
+        n.put("reason", a.reason());
+        return n;
+      }
+    }, false);
   }
 
   /** {@code GET /v1/approvals[?runId=…][&wait=SECONDS]}. */
@@ -94,72 +105,11 @@ final class ApprovalsApi {
 
   /** {@code GET /v1/approvals/stream}: server-sent events until the approver goes away. */
   void stream(Response response, Callback callback) {
-    response.setStatus(200);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream; charset=utf-8");
-    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-    BlockingQueue<String> events = new LinkedBlockingQueue<>();
-    ApprovalDesk.Listener listener = new ApprovalDesk.Listener() {
-      @Override
-      public void onAsked(Question q) {
-        events.add(event("question", questionJson(q)));
-      }
-
-      @Override
-      public void onEnded(Question q, Answer a) {
-        ObjectNode n = json.createObjectNode();
-        n.put("id", q.id());
-        n.put("outcome", a.outcome().id());
-        n.put("by", a.by());
-        n.put("reason", a.reason());
-        events.add(event("ended", n));
-      }
-
-      @Override
-      public void onClosed() {
-        events.add(CLOSED);
-      }
-    };
-    try (AutoCloseable connection = desk.connect(listener)) {
-      write(response, ": connected\n\n");
-      for (Question q : desk.pending(null)) {
-        write(response, event("question", questionJson(q)));
-      }
-      while (true) {
-        String e = events.poll(KEEPALIVE_SECONDS, TimeUnit.SECONDS);
-        if (e == CLOSED) {
-          write(response, "event: closed\ndata: {}\n\n");
-          response.write(true, null, callback);
-          return;
-        }
-        write(response, e == null ? ": keepalive\n\n" : e);
-      }
-    } catch (IOException e) {
-      callback.succeeded(); // the approver went away
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      callback.failed(e);
-    } catch (Exception e) {
-      callback.failed(e);
-    }
+    stream.serve(response, callback, () -> true);
   }
 
   ObjectNode questionJson(Question q) {
     return QuestionJson.of(json, q, text -> text);
-  }
-
-  private String event(String name, JsonNode data) {
-    try {
-      return "event: " + name + "\ndata: " + json.writeValueAsString(data) + "\n\n";
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void write(Response response, String text) throws IOException {
-    try (Blocker.Callback cb = Blocker.callback()) {
-      response.write(false, ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), cb);
-      cb.block();
-    }
   }
 
   private static String text(JsonNode body, String field) throws RunRequestException {
@@ -171,6 +121,6 @@ final class ApprovalsApi {
       throw new RunRequestException(RunRequestException.Status.BAD_REQUEST,
           "'" + field + "' must be a string of at most 200 characters");
     }
-    return n.asText().replaceAll("[\\r\\n\\x00-\\x1f\\x7f]+", " ").strip();
+    return UntrustedText.oneLine(n.asText());
   }
 }

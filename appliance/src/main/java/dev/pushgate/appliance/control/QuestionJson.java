@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.control;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Question;
@@ -10,7 +11,7 @@ public final class QuestionJson {
 
   /**
    * A question as JSON; {@code text} is applied to every text an agent chose (the page shows
-   * them through {@link Question#printable}, the API gives them as they are).
+   * them through {@link UntrustedText#visible}, the API gives them as they are).
    */
   public static ObjectNode of(ObjectMapper json, Question q,
       java.util.function.UnaryOperator<String> text) {

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.web;
 
+import dev.pushgate.appliance.control.ApproverStream;
 import dev.pushgate.appliance.control.JsonAnswer;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
@@ -9,12 +10,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.Diffstat;
 import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.gateway.ErrorAnswer;
+import dev.pushgate.types.UntrustedText;
 import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.io.InputStream;
@@ -131,7 +134,17 @@ public final class ApprovalsPage extends Handler.Abstract {
     this.base = "http://" + linkHost(bindHost) + ":" + port + PATH;
     // Cookies are not kept apart by port: two appliances on one machine each keep their own.
     this.cookieName = "pushgate_approvals_" + port;
-    this.stream = new ApproverStream(desk, json, keepalive);
+    this.stream = new ApproverStream(desk, json, keepalive, new ApproverStream.Shape() {
+      @Override
+      public JsonNode asked(Question q) {
+        return WebJson.question(json, q);
+      }
+
+      @Override
+      public JsonNode ended(Question q, Answer a) {
+        return WebJson.ended(json, q, a);
+      }
+    }, true);
     this.assets = Map.of(
         "/", asset("index.html", "text/html; charset=utf-8"),
         "/app.js", asset("app.js", "text/javascript; charset=utf-8"),
@@ -290,7 +303,7 @@ public final class ApprovalsPage extends Handler.Abstract {
     Optional<Question> answered = desk.answer(id, allow, by == null || by.isEmpty()
         ? DEFAULT_BY : by, note);
     if (answered.isEmpty()) {
-      throw new RefusedRequest(404, "no pending question " + Question.printable(
+      throw new RefusedRequest(404, "no pending question " + UntrustedText.visible(
           id.length() > 40 ? id.substring(0, 40) + "…" : id) + " (answered already, timed out,"
           + " or withdrawn)");
     }
@@ -318,7 +331,7 @@ public final class ApprovalsPage extends Handler.Abstract {
       for (String field : List.of("runId", "workspaceId", "repository", "ref", "command", "call",
           "rule", "reason", "outcome")) {
         if (n.hasNonNull(field)) {
-          n.put(field, Question.printable(n.get(field).asText()));
+          n.put(field, UntrustedText.visible(n.get(field).asText()));
         }
       }
       list.add(n);

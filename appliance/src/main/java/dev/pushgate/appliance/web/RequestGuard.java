@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.web;
 
+import dev.pushgate.types.UntrustedText;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -75,6 +76,6 @@ final class RequestGuard {
 
   private static String printable(String s) {
     String t = s.length() > 100 ? s.substring(0, 100) + "…" : s;
-    return dev.pushgate.appliance.approvals.VisibleText.of(t);
+    return UntrustedText.visible(t);
   }
 }

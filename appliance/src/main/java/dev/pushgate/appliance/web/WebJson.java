@@ -1,33 +1,33 @@
 package dev.pushgate.appliance.web;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.control.QuestionJson;
-import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.gateway.Diffstat;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * What the page is sent. Every text an agent chose (ref, command, commit subjects, reasons) goes
- * through {@link Question#printable} as it does for a terminal; the page then shows it as text,
+ * through {@link UntrustedText#visible} as it does for a terminal; the page then shows it as text,
  * never as markup.
  */
 final class WebJson {
   private WebJson() {}
 
   static ObjectNode question(ObjectMapper json, Question q) {
-    return QuestionJson.of(json, q, Question::printable);
+    return QuestionJson.of(json, q, UntrustedText::visible);
   }
 
   static ObjectNode ended(ObjectMapper json, Question q, Answer a) {
     ObjectNode n = json.createObjectNode();
     n.put("id", q.id());
     n.put("outcome", a.outcome().id());
-    n.put("by", Question.printable(a.by()));
-    n.put("reason", Question.printable(a.reason()));
+    n.put("by", UntrustedText.visible(a.by()));
+    n.put("reason", UntrustedText.visible(a.reason()));
     return n;
   }
 
@@ -47,8 +47,8 @@ final class WebJson {
     int i = 0;
     for (Diffstat.File f : d.files()) {
       ObjectNode o = files.addObject();
-      o.put("path", Question.printable(f.path()));
-      o.put("oldPath", Question.printable(f.oldPath()));
+      o.put("path", UntrustedText.visible(f.path()));
+      o.put("oldPath", UntrustedText.visible(f.oldPath()));
       o.put("change", f.change());
       o.put("added", f.added());
       o.put("removed", f.removed());
@@ -62,16 +62,16 @@ final class WebJson {
         line.put("old", l.oldLine());
         line.put("new", l.newLine());
         // A file's own indentation is kept; every other invisible character is escaped.
-        line.put("text", VisibleText.ofLine(l.text()));
-        line.put("finding", Question.printable(l.finding()));
+        line.put("text", UntrustedText.visibleLine(l.text()));
+        line.put("finding", UntrustedText.visible(l.finding()));
       }
     }
     var authors = n.putArray("authors");
-    d.authors().forEach(a -> authors.add(Question.printable(a)));
+    d.authors().forEach(a -> authors.add(UntrustedText.visible(a)));
     var findings = n.putArray("findings");
     for (Diffstat.Finding f : d.findings()) {
-      findings.addObject().put("path", Question.printable(f.path())).put("line", f.line())
-          .put("text", Question.printable(f.text())).put("decision", f.decision());
+      findings.addObject().put("path", UntrustedText.visible(f.path())).put("line", f.line())
+          .put("text", UntrustedText.visible(f.text())).put("decision", f.decision());
     }
     return n;
   }
@@ -79,7 +79,7 @@ final class WebJson {
   /** Who asks, label by label, as text to show. */
   static ObjectNode asker(ObjectMapper json, Map<String, String> labels) {
     ObjectNode n = json.createObjectNode();
-    labels.forEach((k, v) -> n.put(k, Question.printable(v)));
+    labels.forEach((k, v) -> n.put(k, UntrustedText.visible(v)));
     return n;
   }
 }

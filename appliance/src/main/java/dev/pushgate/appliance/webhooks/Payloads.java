@@ -1,12 +1,12 @@
 package dev.pushgate.appliance.webhooks;
 
+import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
-import dev.pushgate.appliance.approvals.VisibleText;
 import dev.pushgate.appliance.logging.Redaction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -14,7 +14,7 @@ import java.util.List;
 /**
  * The bodies webhooks receive (docs/operations.md#webhooks). What an agent wrote (a ref name, a
  * command, commit subjects) is data: JSON-escaped in both formats, and in Slack's also shown as
- * {@link VisibleText} with Slack's control characters escaped, so that it can neither mention a
+ * {@link UntrustedText#visible} with Slack's control characters escaped, so that it can neither mention a
  * channel nor make a link. A question holds no key of the appliance's; a token an agent wrote into
  * its text is cut out as logs cut it.
  */
@@ -157,7 +157,7 @@ final class Payloads {
    * ref name or commit subject is shown, not acted on.
    */
   static String slackText(String text) {
-    String visible = VisibleText.of(text(text));
+    String visible = UntrustedText.visible(text(text));
     if (visible.length() > SLACK_FIELD) {
       visible = visible.substring(0, SLACK_FIELD) + "…";
     }

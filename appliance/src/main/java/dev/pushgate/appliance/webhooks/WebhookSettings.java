@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.pushgate.appliance.approvals.VisibleText;
+import dev.pushgate.types.UntrustedText;
 import dev.pushgate.types.Secret;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -119,6 +119,6 @@ public record WebhookSettings(List<Webhook> webhooks) {
   /** A key or format as typed, short and printable: it is echoed in a refusal. */
   private static String shown(String s) {
     String t = s.length() > 40 ? s.substring(0, 40) + "…" : s;
-    return "\"" + VisibleText.of(t) + "\"";
+    return "\"" + UntrustedText.visible(t) + "\"";
   }
 }

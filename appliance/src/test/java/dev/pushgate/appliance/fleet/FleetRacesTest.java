@@ -11,6 +11,7 @@ import dev.pushgate.appliance.store.ApprovalStore;
 import dev.pushgate.appliance.store.AuditChain;
 import dev.pushgate.appliance.store.AuditSink;
 import dev.pushgate.appliance.store.Database;
+import dev.pushgate.appliance.store.FleetStore;
 import dev.pushgate.testkit.Wait;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -74,12 +75,12 @@ class FleetRacesTest {
     final Set<String> liveRuns = ConcurrentHashMap.newKeySet();
     final Set<String> endedHere = ConcurrentHashMap.newKeySet();
 
-    Host(String id, Duration timeout) throws SQLException {
+    Host(String id, Duration timeout) throws Exception {
       this.id = id;
       this.desk = new ApprovalDesk(Clock.systemUTC(), timeout, Duration.ofSeconds(1),
           Duration.ZERO, new ApprovalStore(new AuditChain(db, id, AuditSink.NONE),
               Clock.systemUTC()), runId -> true, 8);
-      this.fleet = Fleet.join(db, id, desk, new Fleet.RunsHere() {
+      this.fleet = Fleet.join(FleetStore.open(db, id), desk, new Fleet.RunsHere() {
         @Override
         public Set<String> liveIds() {
           return Set.copyOf(liveRuns);
@@ -398,7 +399,7 @@ class FleetRacesTest {
   private void notifyRaw(String payload) throws SQLException {
     db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-        ps.setString(1, Fleet.channelOf(schema));
+        ps.setString(1, FleetStore.channelOf(schema));
         ps.setString(2, payload);
         ps.execute();
         return null;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
-import dev.pushgate.appliance.forge.ForgeTokens;
+import dev.pushgate.forge.ForgeTokens;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.testkit.MutableClock;
@@ -273,7 +273,7 @@ abstract class StorageContract {
   @Test
   void forgeTokensAreCheckedRevokedAndExpire() throws SQLException {
     MutableClock clock = new MutableClock(T0);
-    ForgeTokens tokens = new ForgeTokens(db, clock, Duration.ofHours(1));
+    ForgeTokens tokens = new ForgeTokens(new ForgeTokenRows(db), clock, Duration.ofHours(1));
     Map<String, String> permissions = new LinkedHashMap<>();
     permissions.put("contents", "write");
     permissions.put("metadata", "read");
@@ -345,9 +345,9 @@ abstract class StorageContract {
         .containsExactly("refs/heads/x", "refs/heads/y");
 
     MutableClock clock = new MutableClock(T0);
-    ForgeTokens.Issued t = new ForgeTokens(db, clock, Duration.ofHours(1))
+    ForgeTokens.Issued t = new ForgeTokens(new ForgeTokenRows(db), clock, Duration.ofHours(1))
         .issue(List.of(1L), Map.of("contents", "read"));
-    assertThat(new ForgeTokens(other, clock, Duration.ofHours(1)).check(t.token().reveal()))
+    assertThat(new ForgeTokens(new ForgeTokenRows(other), clock, Duration.ofHours(1)).check(t.token().reveal()))
         .isPresent();
   }
 

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigInteger;
@@ -89,7 +90,7 @@ public final class RunCa {
       Date until = Date.from(now.plus(lifetime));
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       // The run id is printable and names the CA in a browser's or openssl's view; no secret.
-      X500Name caName = new X500Name("CN=pushgate run CA " + printable(runId) + ",O=pushgate");
+      X500Name caName = new X500Name("CN=pushgate run CA " + UntrustedText.name(runId) + ",O=pushgate");
       List<GeneralSubtree> permitted = new ArrayList<>();
       for (String h : hostNames) {
         permitted.add(new GeneralSubtree(new GeneralName(GeneralName.dNSName, h)));
@@ -210,9 +211,5 @@ public final class RunCa {
 
   private static BigInteger serial() {
     return new BigInteger(127, RANDOM).add(BigInteger.ONE);
-  }
-
-  private static String printable(String s) {
-    return s.replaceAll("[^A-Za-z0-9._-]", "_");
   }
 }
