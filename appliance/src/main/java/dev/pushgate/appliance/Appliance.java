@@ -554,6 +554,7 @@ public final class Appliance implements AutoCloseable {
     out.println("pushgate database: " + db.describe());
     out.println("pushgate audit sinks: " + sinks);
     out.println(sandbox.startupLine(settings.sandboxSource()));
+    out.println(sandbox.microVmLine());
     out.flush();
     // the same checks as /readyz, so that this line and its answer agree
     String problems = readiness.problems();

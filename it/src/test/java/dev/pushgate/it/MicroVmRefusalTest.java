@@ -35,7 +35,7 @@ class MicroVmRefusalTest {
     try (RunningAppliance app = RunningAppliance.on(root.resolve("data"))
         .serve(List.of("--microvm-kvm", hidden.toString())).start()) {
       app.forgeCreate("acme/widget");
-      assertThat(app.logText()).contains("; microvm unavailable: " + reason);
+      assertThat(app.logText()).contains("\nmicrovm unavailable: " + reason);
       HttpResponse<String> ready = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
           URI.create(app.base() + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(ready.statusCode()).as("an optional backend is no readiness check")

@@ -98,7 +98,15 @@ public final class RunSandbox {
 
   /** @param offSource where a switched-off setting came from, null when not known */
   public String startupLine(String offSource) {
-    return probe.startupLine(sandboxSwitch, offSource) + "; " + microVm.summary();
+    return probe.startupLine(sandboxSwitch, offSource);
+  }
+
+  /**
+   * What the microvm probe found, a start-up line of its own: the sandbox's line ends where the
+   * switch is named, so that a switched-off sandbox reads as nothing else.
+   */
+  public String microVmLine() {
+    return microVm.summary();
   }
 
   /** The plan of {@code req}, with {@code additions} set in its environment. */
