@@ -512,6 +512,20 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void aProtectedPatternSpelledThroughASymlinkIsDeniedToo() throws Exception {
+    // Found by attack 30c: a pattern whose directories lead to the workdir through a symlink
+    // (the operator's registered spelling) was handed to the layer as written and matched no
+    // host path, while a literal protected path so spelled is resolved and holds; the plan
+    // launched as protected and the write went through.
+    Path alias = Files.createSymbolicLink(tmp.resolve("work-alias"), work);
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(alias + "/**/*.bak"));
+    assertThat(plan.verdict().launches()).isTrue();
+    RealBwrap.Run run = sh(plan, "echo x > sub/deep/db.bak || echo refused");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(work.resolve("sub/deep/db.bak")).doesNotExist();
+  }
+
+  @Test
   void aProtectedPatternCoversItsTreeAndNoTreeIsMovedIntoOrOutOfItsReach() throws Exception {
     // Found by the attack on stop 27: a directory filled elsewhere and renamed (or linked) to
     // where a pattern matches its files, or the protected directory renamed away, got past the
