@@ -253,6 +253,20 @@ class NameDenyLayerTest {
     assertThat(layerTargets(run)).contains(work + "/.git/x.pem");
   }
 
+  @Test
+  void aWorktreeWhoseGitIsAFileKeepsItsGitGuardsToo() throws Exception {
+    // Found by attack 30c: a workdir laid out by git clone --separate-git-dir (its .git a
+    // "gitdir:" file naming a git directory inside the same mount) had no guard while the run
+    // lived: its config took core.fsmonitor and its hooks a pre-commit, which an editor's git
+    // on the host runs before the end-of-run check puts them back.
+    git("init", "-q", "-b", "main", "--separate-git-dir", work.resolve(".repo").toString(),
+        work.toString());
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "echo '[core]' >> .repo/config || echo config-refused",
+        "echo evil > .repo/hooks/pre-commit || echo hook-refused"));
+    assertThat(run.stdout()).isEqualTo("config-refused\nhook-refused\n");
+  }
+
   private static void git(String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("git", "-c", "core.hooksPath=/dev/null"));
     cmd.addAll(List.of(args));
