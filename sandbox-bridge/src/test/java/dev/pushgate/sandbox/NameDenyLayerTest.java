@@ -254,6 +254,21 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void aCommondirIsNoLiveDoorAroundTheJudgedConfig() throws Exception {
+    // Found by attack 30c: .git/config takes only an upstream while the run lives, since a git
+    // on the host may read it meanwhile; yet a planted .git/commondir made that git read the
+    // config (core.fsmonitor) of a directory the agent filled, and run it, until the
+    // end-of-run check removed the file.
+    git("init", "-q", "-b", "main", work.toString());
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "mkdir -p evil && ln -s ../.git/objects evil/objects && ln -s ../.git/refs evil/refs",
+        "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config",
+        "echo ../evil > .git/commondir || echo commondir-refused",
+        "git config core.fsmonitor || echo no-fsmonitor"));
+    assertThat(run.stdout()).isEqualTo("commondir-refused\nno-fsmonitor\n");
+  }
+
+  @Test
   void aWorktreeWhoseGitIsAFileKeepsItsGitGuardsToo() throws Exception {
     // Found by attack 30c: a workdir laid out by git clone --separate-git-dir (its .git a
     // "gitdir:" file naming a git directory inside the same mount) had no guard while the run
