@@ -253,6 +253,35 @@ class NameDenyLayerTest {
     assertThat(layerTargets(run)).contains(work + "/.git/x.pem");
   }
 
+  @Test
+  void aCommondirIsNoLiveDoorAroundTheJudgedConfig() throws Exception {
+    // Found by attack 30c: .git/config takes only an upstream while the run lives, since a git
+    // on the host may read it meanwhile; yet a planted .git/commondir made that git read the
+    // config (core.fsmonitor) of a directory the agent filled, and run it, until the
+    // end-of-run check removed the file.
+    git("init", "-q", "-b", "main", work.toString());
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "mkdir -p evil && ln -s ../.git/objects evil/objects && ln -s ../.git/refs evil/refs",
+        "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config",
+        "echo ../evil > .git/commondir || echo commondir-refused",
+        "git config core.fsmonitor || echo no-fsmonitor"));
+    assertThat(run.stdout()).isEqualTo("commondir-refused\nno-fsmonitor\n");
+  }
+
+  @Test
+  void aWorktreeWhoseGitIsAFileKeepsItsGitGuardsToo() throws Exception {
+    // Found by attack 30c: a workdir laid out by git clone --separate-git-dir (its .git a
+    // "gitdir:" file naming a git directory inside the same mount) had no guard while the run
+    // lived: its config took core.fsmonitor and its hooks a pre-commit, which an editor's git
+    // on the host runs before the end-of-run check puts them back.
+    git("init", "-q", "-b", "main", "--separate-git-dir", work.resolve(".repo").toString(),
+        work.toString());
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "echo '[core]' >> .repo/config || echo config-refused",
+        "echo evil > .repo/hooks/pre-commit || echo hook-refused"));
+    assertThat(run.stdout()).isEqualTo("config-refused\nhook-refused\n");
+  }
+
   private static void git(String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("git", "-c", "core.hooksPath=/dev/null"));
     cmd.addAll(List.of(args));
@@ -509,6 +538,20 @@ class NameDenyLayerTest {
     assertThat(work.resolve("sub/deep/db.bak")).doesNotExist();
     assertThat(work.resolve("db.txt")).exists();
     assertThat(layerTargets(run)).contains(work + "/sub/deep/db.bak");
+  }
+
+  @Test
+  void aProtectedPatternSpelledThroughASymlinkIsDeniedToo() throws Exception {
+    // Found by attack 30c: a pattern whose directories lead to the workdir through a symlink
+    // (the operator's registered spelling) was handed to the layer as written and matched no
+    // host path, while a literal protected path so spelled is resolved and holds; the plan
+    // launched as protected and the write went through.
+    Path alias = Files.createSymbolicLink(tmp.resolve("work-alias"), work);
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(alias + "/**/*.bak"));
+    assertThat(plan.verdict().launches()).isTrue();
+    RealBwrap.Run run = sh(plan, "echo x > sub/deep/db.bak || echo refused");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(work.resolve("sub/deep/db.bak")).doesNotExist();
   }
 
   @Test
