@@ -211,6 +211,15 @@ public final class NameDenyLayer implements AutoCloseable {
     return out;
   }
 
+  /**
+   * The names the layer refuses in each git directory bubblewrap guards under {@code roots}
+   * ({@link GitMetadata#REFUSED_BY_NAME}: a {@code commondir}, which no placeholder can block),
+   * host paths.
+   */
+  static List<String> gitDenyPaths(List<String> roots, BubblewrapArgv.HostView host) {
+    return GitMetadata.refusedByNameIn(BubblewrapArgv.gitDirectories(roots, host));
+  }
+
   /** One layered mount: its host directory, where the layer shows it, and its daemon. */
   private record Layered(String hostRoot, Path mountpoint, Process daemon) {}
 
@@ -230,7 +239,8 @@ public final class NameDenyLayer implements AutoCloseable {
    *     one is deleted recursively, and must never be walked while a mount is on it)
    * @param guestOf the path inside the sandbox of each host root, for the violation events
    * @param protectedPaths the protected paths written as patterns, and the literal deny paths
-   *     the layer refuses in place of bubblewrap's placeholders ({@link #literalDenyPaths})
+   *     the layer refuses in place of bubblewrap's placeholders ({@link #literalDenyPaths}) or
+   *     where no placeholder can block them ({@link #gitDenyPaths})
    * @param configs the repository configs the layer writes only as the launcher judges ({@link
    *     #judgedConfigs}), host paths
    * @throws SandboxLaunchException with the reason when any daemon cannot start: the launch is
