@@ -154,9 +154,12 @@ public final class NameDenyLayer implements AutoCloseable {
         || SandboxPlanner.protectedGlobRefusal(protectedPaths, fs.writableRoots()) != null;
   }
 
-  /** The protected paths written as patterns: the layer denies writes to what they match. */
+  /**
+   * The protected paths written as patterns, each as written and with its literal directories
+   * resolved ({@link DenySpellings}): the layer denies writes to what they match.
+   */
   static List<String> patterns(List<String> protectedPaths) {
-    return protectedPaths.stream().filter(RunPaths::isGlob).toList();
+    return DenySpellings.ofAll(protectedPaths.stream().filter(RunPaths::isGlob).toList());
   }
 
   /**
