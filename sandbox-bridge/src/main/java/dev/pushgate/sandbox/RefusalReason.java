@@ -71,6 +71,11 @@ public final class RefusalReason {
         return true;
       }
     }
+    for (String name : GitMetadata.REFUSED_BY_NAME) {
+      if (target.endsWith("/.git/" + name)) {
+        return true;
+      }
+    }
     return false;
   }
 

@@ -266,6 +266,10 @@ class NameDenyLayerTest {
         "echo ../evil > .git/commondir || echo commondir-refused",
         "git config core.fsmonitor || echo no-fsmonitor"));
     assertThat(run.stdout()).isEqualTo("commondir-refused\nno-fsmonitor\n");
+    // No rules change opens it: the reason must not send the agent to the operator.
+    assertThat(run.violations()).filteredOn(v -> v.target().endsWith("/.git/commondir"))
+        .isNotEmpty()
+        .allSatisfy(v -> assertThat(RefusalReason.of(v)).isEqualTo(RefusalReason.HOST_TOOL_FILE));
   }
 
   @Test
