@@ -264,8 +264,14 @@ class NameDenyLayerTest {
         "mkdir -p evil && ln -s ../.git/objects evil/objects && ln -s ../.git/refs evil/refs",
         "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config",
         "echo ../evil > .git/commondir || echo commondir-refused",
+        // every other door to the name: rename, hard link, symlink, directory
+        "echo ../evil > cd && { mv cd .git/commondir || echo rename-refused; }",
+        "ln cd .git/commondir || echo link-refused",
+        "ln -s ../evil .git/commondir || echo symlink-refused",
+        "mkdir .git/commondir || echo mkdir-refused",
         "git config core.fsmonitor || echo no-fsmonitor"));
-    assertThat(run.stdout()).isEqualTo("commondir-refused\nno-fsmonitor\n");
+    assertThat(run.stdout()).isEqualTo("commondir-refused\nrename-refused\nlink-refused\n"
+        + "symlink-refused\nmkdir-refused\nno-fsmonitor\n");
     // No rules change opens it: the reason must not send the agent to the operator.
     assertThat(run.violations()).filteredOn(v -> v.target().endsWith("/.git/commondir"))
         .isNotEmpty()
