@@ -181,15 +181,16 @@ public final class NameDenyLayer implements AutoCloseable {
 
   /**
    * The daemon's {@code --deny-path} patterns for the mount at {@code spellings}: every pattern,
-   * and each literal path inside the mount, written as a pattern of itself: a {@code [} is the
-   * one character left that the daemon's fnmatch reads as more than itself (it reads no
-   * escapes), so it becomes the bracket expression {@code [[]}.
+   * and each literal path inside the mount, written as a pattern of itself. A {@code [} is the
+   * one character the daemon's fnmatch reads as more than itself that the planner ({@link
+   * PathGlob}) reads as itself (fnmatch reads no escapes), so in both it becomes the bracket
+   * expression {@code [[]}.
    */
   static List<String> denyPathsFor(List<String> spellings, List<String> protectedPaths) {
     List<String> out = new ArrayList<>();
     for (String p : protectedPaths) {
       if (RunPaths.isGlob(p)) {
-        out.add(p);
+        out.add(p.replace("[", "[[]"));
       } else if (spellings.stream().anyMatch(r -> p.startsWith(r.endsWith("/") ? r : r + "/"))) {
         out.add(p.replace("[", "[[]"));
       }

@@ -551,6 +551,19 @@ class NameDenyLayerTest {
   }
 
   @Test
+  void aBracketInAProtectedPatternIsTheCharacterAsThePlannerReadsIt() throws Exception {
+    // The planner reads only *, ? and ** in a pattern; the daemon's fnmatch would read "[x]" as
+    // a bracket expression matching "x", and leave the directory "[x]" (or a resolved spelling
+    // holding a "[") unprotected.
+    Files.createDirectories(work.resolve("[x]"));
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/[x]/*.bak"));
+    assertThat(plan.verdict().launches()).isTrue();
+    RealBwrap.Run run = sh(plan, "echo x > '[x]/db.bak' || echo refused");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(work.resolve("[x]/db.bak")).doesNotExist();
+  }
+
+  @Test
   void aProtectedPatternSpelledThroughASymlinkIsDeniedToo() throws Exception {
     // Found by attack 30c: a pattern whose directories lead to the workdir through a symlink
     // (the operator's registered spelling) was handed to the layer as written and matched no
