@@ -2,15 +2,19 @@ package dev.pushgate.gitconfig;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
 /**
  * Whether a new text of a repository's {@code .git/config} differs from the current one only by
- * what {@code git push -u} and {@code git branch --set-upstream-to} store: a branch's upstream,
- * {@code branch.<b>.remote} naming a remote the current config defines and {@code
- * branch.<b>.merge} = {@code refs/heads/…}. Both are {@link InertRepositoryConfig inert}; every
+ * what {@code git push -u} and {@code git branch --set-upstream-to} store: an upstream for a
+ * branch that has none, {@code branch.<b>.remote} naming a remote the current config defines and
+ * {@code branch.<b>.merge} = {@code refs/heads/} and a valid branch name. An upstream a branch has
+ * stays as it is (re-pointed, the operator's next {@code git pull} on it would merge what the
+ * agent chose). Both are {@link InertRepositoryConfig inert}; every
  * other setting must stay as it is, in number, order and value, and git must be able to read both
  * texts. Read with {@link ConfigScanner}, git's own parser step for step, so that what is judged
  * is what git will read. docs/sandbox.md, "The repository's .git/config: only an upstream".
@@ -70,12 +74,26 @@ public final class UpstreamConfigEdit {
         remotes.add(e.subsection());
       }
     }
+    // An upstream the operator's branch has is theirs: re-pointed, their next git pull on it
+    // would merge what the agent chose. Only a branch without one may gain one. A branch has one
+    // when it has a merge (git's branch_get_upstream); git stores the remote first and the merge
+    // in a second edit, so a remote alone is an upstream half made, which may be completed.
+    Map<String, List<String>> upstreamsWas = upstreams(was);
+    upstreamsWas.values().removeIf(
+        entries -> entries.stream().noneMatch(e -> e.startsWith("merge=")));
+    Map<String, List<String>> upstreamsNow = upstreams(now);
+    for (Map.Entry<String, List<String>> e : upstreamsWas.entrySet()) {
+      if (!e.getValue().equals(upstreamsNow.get(e.getKey()))) {
+        return new Refusal(EXISTING_UPSTREAM, "branch." + e.getKey());
+      }
+    }
     Set<String> kept = new HashSet<>();
     for (ConfigEntry e : tracking(was)) {
       kept.add(e.variable() + "=" + e.value());
     }
     for (ConfigEntry e : tracking(now)) {
-      if (kept.contains(e.variable() + "=" + e.value())) {
+      if (upstreamsWas.containsKey(e.subsection())
+          || kept.contains(e.variable() + "=" + e.value())) {
         continue; // there already
       }
       Refusal bad = badUpstream(e, remotes);
@@ -86,10 +104,24 @@ public final class UpstreamConfigEdit {
     return null;
   }
 
-  /** Why a new or changed tracking entry is not an upstream git would store; null when it is. */
+  /** Why changing or removing an upstream is refused, and what the agent can do instead. */
+  public static final String EXISTING_UPSTREAM = "it changes or removes the upstream of a branch that has"
+      + " one (a run may only add an upstream to a branch that has none); push with git push"
+      + " origin HEAD:BRANCH, or work on a new branch";
+
+  /** Each branch's tracking entries ({@code key=value}, in order), by branch name. */
+  private static Map<String, List<String>> upstreams(List<ConfigEntry> entries) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    for (ConfigEntry e : tracking(entries)) {
+      out.computeIfAbsent(e.subsection(), b -> new ArrayList<>()).add(e.key() + "=" + e.value());
+    }
+    return out;
+  }
+
+  /** Why a new tracking entry is not an upstream git would store; null when it is. */
   private static Refusal badUpstream(ConfigEntry e, Set<String> remotes) {
     String branch = e.subsection();
-    if (!plain(branch) || e.value() == null) {
+    if (!branchName(branch) || e.value() == null) {
       return new Refusal("it names a branch or value git would not write", e.variable());
     }
     if (e.key().equals("remote") && !remotes.contains(e.value())) {
@@ -97,11 +129,30 @@ public final class UpstreamConfigEdit {
           e.value());
     }
     if (e.key().equals("merge")
-        && !(e.value().startsWith(HEADS) && e.value().length() > HEADS.length()
-            && plain(e.value()))) {
-      return new Refusal("branch.BRANCH.merge must be refs/heads/ and a branch name", e.value());
+        && !(e.value().startsWith(HEADS) && branchName(e.value().substring(HEADS.length())))) {
+      return new Refusal("branch.BRANCH.merge must be refs/heads/ and a valid branch name",
+          e.value());
     }
     return null;
+  }
+
+  /**
+   * A branch name git accepts and writes unquoted: git's {@code check_refname_format} (no
+   * component empty, starting with a dot or ending in {@code .lock}; no {@code ..}, {@code @{},
+   * trailing dot, control, space or {@code ~^:?*[\}; not {@code @}) and {@code
+   * strbuf_check_branch_ref} (not starting with {@code -}, not {@code HEAD}); no quote.
+   */
+  static boolean branchName(String s) {
+    if (!plain(s) || s.startsWith("-") || s.equals("HEAD") || s.equals("@")
+        || s.contains("..") || s.contains("@{") || s.endsWith(".")) {
+      return false;
+    }
+    for (String component : s.split("/", -1)) {
+      if (component.isEmpty() || component.startsWith(".") || component.endsWith(".lock")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A branch or ref name as git writes it unquoted: no control, space, quote or backslash. */

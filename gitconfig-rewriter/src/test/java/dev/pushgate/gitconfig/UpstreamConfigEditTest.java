@@ -29,11 +29,50 @@ class UpstreamConfigEditTest {
   }
 
   @Test
-  void anUpstreamGitStoresIsAllowedAddedChangedOrRemoved() {
+  void anUpstreamGitStoresIsAllowedForABranchThatHasNone() {
     assertThat(judge(PUSHED_U)).isNull();
-    assertThat(UpstreamConfigEdit.refusal(PUSHED_U, CLONED)).isNull();
-    assertThat(judge(CLONED.replace("refs/heads/main", "refs/heads/release-1.2"))).isNull();
     assertThat(judge(CLONED + "[branch \"a.b\"]\n\tmerge = refs/heads/a.b\n")).isNull();
+    assertThat(judge(CLONED + "[branch \"x\"]\n\tremote = origin\n\tmerge = refs/heads/y\n"))
+        .isNull();
+    // git push -u of a branch whose upstream is already that one rewrites the same values.
+    assertThat(judge(CLONED)).isNull();
+    // git config and git push -u store the remote, then the merge, in two edits.
+    String remoteOnly = CLONED + "[branch \"x\"]\n\tremote = origin\n";
+    assertThat(judge(remoteOnly)).isNull();
+    assertThat(UpstreamConfigEdit.refusal(remoteOnly, remoteOnly + "\tmerge = refs/heads/x\n"))
+        .isNull();
+  }
+
+  @Test
+  void anUpstreamABranchHasCannotBeChangedOrRemoved() {
+    // Attack 30c: re-pointed, the operator's next git pull on main merges the agent's branch.
+    for (String proposed : new String[] {
+        CLONED.replace("refs/heads/main", "refs/heads/evil"),
+        CLONED.replace("\tremote = origin\n\tmerge", "\tremote = upstream\n\tmerge"),
+        CLONED.replace("\tmerge = refs/heads/main\n", ""),
+        CLONED.replace("[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n", ""),
+        CLONED + "[branch \"main\"]\n\tmerge = refs/heads/evil\n"}) {
+      UpstreamConfigEdit.Refusal r = judge(proposed);
+      assertThat(r).as(proposed).isNotNull();
+      assertThat(r.what()).isEqualTo(UpstreamConfigEdit.EXISTING_UPSTREAM);
+      assertThat(r.name()).isEqualTo("branch.main");
+    }
+    assertThat(UpstreamConfigEdit.refusal(PUSHED_U, CLONED).name()).isEqualTo("branch.feature/x");
+  }
+
+  @Test
+  void aMergeMustBeAValidBranchRef() {
+    for (String merge : new String[] {"refs/heads/../../HEAD", "refs/heads/--upload-pack=x",
+        "refs/heads/HEAD", "refs/heads/a//b", "refs/heads/a/", "refs/heads/.hidden",
+        "refs/heads/x.lock", "refs/heads/x.", "refs/heads/a@{1}", "refs/heads/@",
+        "refs/tags/v1", "refs/heads/"}) {
+      UpstreamConfigEdit.Refusal r =
+          judge(CLONED + "[branch \"x\"]\n\tremote = origin\n\tmerge = " + merge + "\n");
+      assertThat(r).as(merge).isNotNull();
+      assertThat(r.name()).as(merge).isEqualTo(merge);
+    }
+    assertThat(judge(CLONED + "[branch \"-x\"]\n\tremote = origin\n").name())
+        .isEqualTo("branch.-x.remote");
   }
 
   @Test

@@ -196,8 +196,8 @@ class AgentDayTest {
         .contains("file-write* \"" + checkout.resolve(".env") + "\": the run's rules deny writing a"
             + " file of this name");
     // The refused config edit: the model hears why, and what to do instead.
-    String configReason = "\": a run may change the repository's .git/config only by a"
-        + " branch's upstream (branch.BRANCH.remote naming a remote it has, branch.BRANCH.merge ="
+    String configReason = "\": a run may change the repository's .git/config only by adding"
+        + " an upstream to a branch that has none (branch.BRANCH.remote naming a remote it has, branch.BRANCH.merge ="
         + " refs/heads/BRANCH: what git push -u and git branch --set-upstream-to write), since a"
         + " git on the host may read it while the run lives; git stored nothing, because it adds,"
         + " changes or removes a setting other than an upstream: \"core.hookspath\"; for a setting"

@@ -94,6 +94,16 @@ final class BubblewrapArgv {
           return List.of();
         }
       }
+
+      @Override
+      public String directoryNamedBy(String file, String prefix) {
+        return GitdirFile.namedBy(file, prefix);
+      }
+
+      @Override
+      public List<String> spellings(String path) {
+        return DenySpellings.of(path);
+      }
     };
 
     Kind kind(String path);
@@ -103,6 +113,19 @@ final class BubblewrapArgv {
 
     /** The entries of a directory, as paths; empty when it cannot be listed. */
     List<String> children(String dir);
+
+    /**
+     * The real path of the directory a {@code .git} file or a {@code commondir} names after
+     * {@code prefix}, or null ({@link GitdirFile#namedBy}).
+     */
+    default String directoryNamedBy(String file, String prefix) {
+      return null;
+    }
+
+    /** The symlink-resolved spellings of a path ({@link DenySpellings}). */
+    default List<String> spellings(String path) {
+      return List.of(path);
+    }
   }
 
   /** The programs the command line names, as absolute paths on the host. */
@@ -267,15 +290,18 @@ final class BubblewrapArgv {
       }
     }
     Set<String> denied = new LinkedHashSet<>(fs.writeDeny());
+    denied.addAll(gitFiles(writable, host));
     Set<String> gitDenied = new LinkedHashSet<>();
+    Set<String> gitDeniedFiles = new LinkedHashSet<>();
     for (String g : gitDirs) {
       for (String d : GitMetadata.DENIED_DIRECTORIES) {
         gitDenied.add(g + "/" + d);
       }
       for (String f : GitMetadata.DENIED_FILES) {
-        gitDenied.add(g + "/" + f);
+        gitDeniedFiles.add(g + "/" + f);
       }
     }
+    gitDenied.addAll(gitDeniedFiles);
     denied.addAll(gitDenied);
     Set<String> covered = new LinkedHashSet<>();
     Set<String> placeholders = new LinkedHashSet<>();
@@ -305,7 +331,8 @@ final class BubblewrapArgv {
           boolean inGit = gitDenied.contains(p) || p.contains("/.git/");
           if (first != null && !Path.of(first).getFileName().toString().equals(".git")
               && (!inGit || first.equals(p))) {
-            (first.equals(p) && GitMetadata.isDeniedFile(p) ? filePlaceholders : placeholders)
+            (first.equals(p) && (GitMetadata.isDeniedFile(p) || gitDeniedFiles.contains(p))
+                ? filePlaceholders : placeholders)
                 .add(first);
           }
         }
@@ -432,12 +459,57 @@ final class BubblewrapArgv {
   }
 
   /**
-   * The {@code .git} directories of the writable mounts and of the directories directly inside
-   * them (a shared {@code repos/} holds one repository per directory). Symlinks are not followed:
-   * a {@code .git} that is a link or a file names a repository elsewhere, which the sandbox shows
-   * only when it is mounted itself.
+   * The git directories of the writable mounts and of the directories directly inside them (a
+   * shared {@code repos/} holds one repository per directory): each {@code .git} directory, and
+   * the directory a {@code .git} file names ({@code gitdir:}, read at launch: {@link GitdirFile})
+   * when it lies inside a writable mount, spelled as that mount is. A {@code .git} symlink is not
+   * followed, and a named directory outside every writable mount is left alone: the sandbox shows
+   * it read-only or not at all, so the agent cannot write it.
    */
   static List<String> gitDirectories(List<String> writableRoots, HostView host) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String git : dotGits(writableRoots, host)) {
+      switch (host.kind(git)) {
+        case DIRECTORY -> out.add(git);
+        case FILE -> addNamed(out, git, GitdirFile.GITDIR_PREFIX, writableRoots, host);
+        default -> { /* missing, or a symlink: nothing git finds at launch, or left alone */ }
+      }
+    }
+    // A linked worktree's git directory takes its config and hooks from its commondir.
+    for (String g : List.copyOf(out)) {
+      addNamed(out, g + "/" + GitMetadata.COMMONDIR, "", writableRoots, host);
+    }
+    // One inside another (a linked worktree's, under worktrees/) is read-only with it already.
+    List<String> all = List.copyOf(out);
+    return all.stream()
+        .filter(g -> all.stream().noneMatch(o -> !o.equals(g) && under(g, o)))
+        .toList();
+  }
+
+  /** Adds the directory {@code file} names when it lies inside a writable mount. */
+  private static void addNamed(
+      Set<String> out, String file, String prefix, List<String> writableRoots, HostView host) {
+    if (host.kind(file) != Kind.FILE) {
+      return;
+    }
+    String named = host.directoryNamedBy(file, prefix);
+    String inside = named == null ? null : asInsideWritable(named, writableRoots, host);
+    if (inside != null && host.kind(inside) == Kind.DIRECTORY) {
+      out.add(inside);
+    }
+  }
+
+  /**
+   * The {@code .git} files ({@code gitdir:}) of the writable mounts and of the directories
+   * directly inside them: bound read-only over themselves, so that no git, in the sandbox or on
+   * the host, is pointed at a git directory of the agent's while the run lives.
+   */
+  static List<String> gitFiles(List<String> writableRoots, HostView host) {
+    return dotGits(writableRoots, host).stream().filter(g -> host.kind(g) == Kind.FILE).toList();
+  }
+
+  /** Where a {@code .git} may be: in each writable mount and each directory directly inside. */
+  private static List<String> dotGits(List<String> writableRoots, HostView host) {
     Set<String> out = new LinkedHashSet<>();
     for (String root : writableRoots) {
       List<String> repos = new ArrayList<>();
@@ -448,14 +520,30 @@ final class BubblewrapArgv {
         }
       }
       for (String repo : repos) {
-        String git = repo.equals("/") ? "/.git" : repo + "/.git";
-        if (host.kind(git) == Kind.DIRECTORY) {
-          out.add(git);
-        }
+        out.add(repo.equals("/") ? "/.git" : repo + "/.git");
       }
     }
     return List.copyOf(out);
   }
+
+  /**
+   * A real path spelled as the writable mount holding it is spelled (its deepest), or null when
+   * no writable mount, by any of its spellings, holds it.
+   */
+  private static String asInsideWritable(String real, List<String> writableRoots, HostView host) {
+    String best = null;
+    int deepest = -1;
+    for (String root : writableRoots) {
+      for (String spelling : host.spellings(root)) {
+        if (under(real, spelling) && depth(spelling) > deepest) {
+          best = Path.of(root).resolve(Path.of(spelling).relativize(Path.of(real))).toString();
+          deepest = depth(spelling);
+        }
+      }
+    }
+    return best;
+  }
+
 
   /**
    * What the sandbox mounts of the spec, parents first: its bind mounts, and its runner state

@@ -14,17 +14,36 @@ final class DenySpellings {
   private DenySpellings() {}
 
   /**
-   * The path as written and, when different, its symlink-resolved spelling. A glob stays as
-   * written. A path that does not exist yet is resolved through its deepest existing ancestor, so
-   * a file created later under a symlinked parent is still covered; when nothing resolves, the
-   * path is kept as written.
+   * The path as written and, when different, its symlink-resolved spelling. A path that does not
+   * exist yet is resolved through its deepest existing ancestor, so a file created later under a
+   * symlinked parent is still covered; when nothing resolves, the path is kept as written. A glob
+   * has its literal leading directories resolved the same way and keeps its pattern tail, so that
+   * a pattern written through a symlink to a mount matches what the kernel names there.
    */
   static List<String> of(String path) {
-    if (RunPaths.isGlob(path)) {
-      return List.of(path);
-    }
-    String resolved = resolve(Path.of(path));
+    String resolved = RunPaths.isGlob(path) ? resolveGlob(path) : resolve(Path.of(path));
     return resolved.equals(path) ? List.of(path) : List.of(path, resolved);
+  }
+
+  /** Every spelling of each path ({@link #of}), each once, in order. */
+  static List<String> ofAll(List<String> paths) {
+    return paths.stream().flatMap(p -> of(p).stream()).distinct().toList();
+  }
+
+  /** A glob with the directories before its first wildcard component resolved. */
+  private static String resolveGlob(String glob) {
+    int wildcard = glob.length();
+    for (char c : new char[] {'*', '?'}) {
+      int i = glob.indexOf(c);
+      if (i >= 0) {
+        wildcard = Math.min(wildcard, i);
+      }
+    }
+    int cut = glob.lastIndexOf('/', wildcard);
+    if (cut <= 0) {
+      return glob;
+    }
+    return resolve(Path.of(glob.substring(0, cut))) + glob.substring(cut);
   }
 
   private static String resolve(Path path) {

@@ -26,11 +26,21 @@ final class GitMetadata {
           "objects/info/http-alternates");
 
   /**
-   * Under {@code .git}, and not blockable while the run lasts: git stops in any repository with a
-   * {@code commondir} it cannot read, so an empty file or directory would break git inside. The
-   * launcher removes a planted one when the run ends ({@link GitMetadataCheck}).
+   * Under {@code .git}, and not blockable by a placeholder: git stops in any repository with a
+   * {@code commondir} it cannot read, so an empty file or directory would break git inside. It
+   * names the directory whose config and hooks git takes, so where the name-deny layer runs it
+   * refuses the name ({@link #REFUSED_BY_NAME}); everywhere the launcher removes a planted one
+   * when the run ends ({@link GitMetadataCheck}).
    */
   static final String COMMONDIR = "commondir";
+
+  /**
+   * Under {@code .git}: files that redirect git to another config and hooks yet cannot be blocked
+   * by a placeholder, so the name-deny layer refuses creating, writing, renaming onto and linking
+   * them while the run lives. ({@code gitdir} is not one: git reads it only to prune a linked
+   * worktree, never to find a config.)
+   */
+  static final List<String> REFUSED_BY_NAME = List.of(COMMONDIR);
 
   /**
    * Top-level entries of a git directory that hold an operation in progress: git resumes it on
@@ -86,6 +96,17 @@ final class GitMetadata {
     }
     for (String f : DENIED_FILES) {
       out.add(".git/" + f);
+    }
+    return List.copyOf(out);
+  }
+
+  /** The {@link #REFUSED_BY_NAME} paths of each git directory, for the name-deny layer. */
+  static List<String> refusedByNameIn(List<String> gitDirectories) {
+    List<String> out = new ArrayList<>();
+    for (String g : gitDirectories) {
+      for (String f : REFUSED_BY_NAME) {
+        out.add(g + "/" + f);
+      }
     }
     return List.copyOf(out);
   }

@@ -421,6 +421,7 @@ public final class LocalLauncher implements SandboxLauncher {
     }
     List<String> denyPaths = new ArrayList<>(NameDenyLayer.patterns(plan.spec().protectedPaths()));
     denyPaths.addAll(NameDenyLayer.literalDenyPaths(plan.filesystem().writeDeny()));
+    denyPaths.addAll(NameDenyLayer.gitDenyPaths(roots, BubblewrapArgv.HostView.REAL));
     return NameDenyLayer.start(available.helper(), settings.stagingParent(), roots, guestOf,
         plan.filesystem().writeDenyGlobs(), denyPaths,
         NameDenyLayer.judgedConfigs(roots, BubblewrapArgv.HostView.REAL), events::violation);

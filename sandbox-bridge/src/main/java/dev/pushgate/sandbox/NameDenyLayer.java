@@ -154,9 +154,12 @@ public final class NameDenyLayer implements AutoCloseable {
         || SandboxPlanner.protectedGlobRefusal(protectedPaths, fs.writableRoots()) != null;
   }
 
-  /** The protected paths written as patterns: the layer denies writes to what they match. */
+  /**
+   * The protected paths written as patterns, each as written and with its literal directories
+   * resolved ({@link DenySpellings}): the layer denies writes to what they match.
+   */
   static List<String> patterns(List<String> protectedPaths) {
-    return protectedPaths.stream().filter(RunPaths::isGlob).toList();
+    return DenySpellings.ofAll(protectedPaths.stream().filter(RunPaths::isGlob).toList());
   }
 
   /**
@@ -178,15 +181,16 @@ public final class NameDenyLayer implements AutoCloseable {
 
   /**
    * The daemon's {@code --deny-path} patterns for the mount at {@code spellings}: every pattern,
-   * and each literal path inside the mount, written as a pattern of itself: a {@code [} is the
-   * one character left that the daemon's fnmatch reads as more than itself (it reads no
-   * escapes), so it becomes the bracket expression {@code [[]}.
+   * and each literal path inside the mount, written as a pattern of itself. A {@code [} is the
+   * one character the daemon's fnmatch reads as more than itself that the planner ({@link
+   * PathGlob}) reads as itself (fnmatch reads no escapes), so in both it becomes the bracket
+   * expression {@code [[]}.
    */
   static List<String> denyPathsFor(List<String> spellings, List<String> protectedPaths) {
     List<String> out = new ArrayList<>();
     for (String p : protectedPaths) {
       if (RunPaths.isGlob(p)) {
-        out.add(p);
+        out.add(p.replace("[", "[[]"));
       } else if (spellings.stream().anyMatch(r -> p.startsWith(r.endsWith("/") ? r : r + "/"))) {
         out.add(p.replace("[", "[[]"));
       }
@@ -211,6 +215,15 @@ public final class NameDenyLayer implements AutoCloseable {
     return out;
   }
 
+  /**
+   * The names the layer refuses in each git directory bubblewrap guards under {@code roots}
+   * ({@link GitMetadata#REFUSED_BY_NAME}: a {@code commondir}, which no placeholder can block),
+   * host paths.
+   */
+  static List<String> gitDenyPaths(List<String> roots, BubblewrapArgv.HostView host) {
+    return GitMetadata.refusedByNameIn(BubblewrapArgv.gitDirectories(roots, host));
+  }
+
   /** One layered mount: its host directory, where the layer shows it, and its daemon. */
   private record Layered(String hostRoot, Path mountpoint, Process daemon) {}
 
@@ -230,7 +243,8 @@ public final class NameDenyLayer implements AutoCloseable {
    *     one is deleted recursively, and must never be walked while a mount is on it)
    * @param guestOf the path inside the sandbox of each host root, for the violation events
    * @param protectedPaths the protected paths written as patterns, and the literal deny paths
-   *     the layer refuses in place of bubblewrap's placeholders ({@link #literalDenyPaths})
+   *     the layer refuses in place of bubblewrap's placeholders ({@link #literalDenyPaths}) or
+   *     where no placeholder can block them ({@link #gitDenyPaths})
    * @param configs the repository configs the layer writes only as the launcher judges ({@link
    *     #judgedConfigs}), host paths
    * @throws SandboxLaunchException with the reason when any daemon cannot start: the launch is

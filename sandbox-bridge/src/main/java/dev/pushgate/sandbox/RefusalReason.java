@@ -32,8 +32,8 @@ public final class RefusalReason {
   static final String CONFIG_JUDGE = NAME_DENY_LAYER + "'s judge of .git/config: ";
 
   /** The reason of such a refusal, before its why. */
-  static final String CONFIG_EDIT = "a run may change the repository's .git/config only by a"
-      + " branch's upstream (branch.BRANCH.remote naming a remote it has, branch.BRANCH.merge ="
+  static final String CONFIG_EDIT = "a run may change the repository's .git/config only by adding"
+      + " an upstream to a branch that has none (branch.BRANCH.remote naming a remote it has, branch.BRANCH.merge ="
       + " refs/heads/BRANCH: what git push -u and git branch --set-upstream-to write), since a git"
       + " on the host may read it while the run lives; git stored nothing, because ";
 
@@ -68,6 +68,11 @@ public final class RefusalReason {
   static boolean isHostToolFile(String target) {
     for (String rel : SandboxPlanner.MANDATORY_WRITE_DENY) {
       if (target.endsWith("/" + rel) || target.contains("/" + rel + "/")) {
+        return true;
+      }
+    }
+    for (String name : GitMetadata.REFUSED_BY_NAME) {
+      if (target.endsWith("/.git/" + name)) {
         return true;
       }
     }

@@ -53,12 +53,20 @@ final class RepositoryConfigQuestions {
         if (r == null) {
           return id + " yes\n";
         }
-        why = r.what() + (r.name() == null ? "" : ": " + UntrustedText.quoted(r.name()));
+        why = r.what() + (r.name() == null ? "" : ": " + UntrustedText.quoted(utf8(r.name())));
       }
     }
     onViolation.accept(new SandboxViolation(ViolationParser.FILE_WRITE, target,
         RefusalReason.CONFIG_JUDGE + why));
     return id + " no\n";
+  }
+
+  /**
+   * A name from the judged text (a byte a char) as the agent wrote it: decoded as UTF-8, so that
+   * {@link UntrustedText} sees, and escapes, a U+202E rather than three Latin-1 characters.
+   */
+  private static String utf8(String byteChars) {
+    return new String(byteChars.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
   }
 
   /** A text in hex as ISO-8859-1 (a byte a char, as git's parser reads it); null when not hex. */

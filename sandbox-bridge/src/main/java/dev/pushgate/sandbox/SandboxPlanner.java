@@ -330,7 +330,7 @@ public final class SandboxPlanner {
 
   static Verdict protectedGlobRefusal(
       List<String> protectedPaths, List<String> writableRoots, String layerMissing) {
-    for (String p : protectedPaths) {
+    for (String p : DenySpellings.ofAll(protectedPaths)) {
       if (!RunPaths.isGlob(p)) {
         continue;
       }

@@ -25,6 +25,7 @@ class BubblewrapArgvTest {
   private static final class FakeHost implements BubblewrapArgv.HostView {
     final Map<String, BubblewrapArgv.Kind> kinds = new HashMap<>();
     final Map<String, String> links = new HashMap<>();
+    final Map<String, String> named = new HashMap<>();
 
     FakeHost() {
       dir("/usr");
@@ -61,6 +62,17 @@ class BubblewrapArgvTest {
     @Override
     public String linkTarget(String path) {
       return links.get(path);
+    }
+
+    /** A {@code .git} file (or a {@code commondir}) naming the directory {@code target}. */
+    FakeHost names(String p, String target) {
+      named.put(p, target);
+      return file(p);
+    }
+
+    @Override
+    public String directoryNamedBy(String file, String prefix) {
+      return named.get(file);
     }
 
     @Override
@@ -223,10 +235,11 @@ class BubblewrapArgvTest {
   }
 
   @Test
-  void aGitFileOrLinkIsNeverPinnedNorFollowed() {
+  void aGitFileIsPinnedReadOnlyAndALinkIsNeitherPinnedNorFollowed() {
     FakeHost file = new FakeHost().file(WORK + "/.git");
-    assertThat(build(plan(Mode.CHAT, List.of(), List.of()), file).argv())
-        .noneMatch(a -> a.contains("/.git"));
+    List<String> argv = build(plan(Mode.CHAT, List.of(), List.of()), file).argv();
+    assertThat(at(argv, "--ro-bind", WORK + "/.git", WORK + "/.git")).isPositive();
+    assertThat(argv).filteredOn(a -> a.contains("/.git")).containsOnly(WORK + "/.git");
     FakeHost link = new FakeHost().link(WORK + "/.git", "/elsewhere/.git");
     assertThat(build(plan(Mode.CHAT, List.of(), List.of()), link).argv())
         .noneMatch(a -> a.contains("/.git"));
@@ -234,6 +247,26 @@ class BubblewrapArgvTest {
     assertThat(build(plan(Mode.REVIEW, List.of(), List.of()), readOnly).argv())
         .noneMatch(a -> a.contains("/.git"));
   }
+
+  @Test
+  void theGitDirectoryAGitFileNamesInsideTheMountIsGuardedLikeADotGit() {
+    // Attack 30c: a clone --separate-git-dir (or a linked worktree) keeps its config and hooks
+    // where its .git file says; inside a writable mount they are guarded as a .git's are.
+    FakeHost host = new FakeHost().names(WORK + "/.git", WORK + "/.repo").dir(WORK + "/.repo")
+        .dir(WORK + "/.repo/hooks").file(WORK + "/.repo/config");
+    List<String> argv = build(plan(Mode.CHAT, List.of(), List.of()), host).argv();
+    assertThat(at(argv, "--bind", WORK + "/.repo", WORK + "/.repo")).isPositive();
+    assertThat(at(argv, "--ro-bind", WORK + "/.repo/hooks", WORK + "/.repo/hooks")).isPositive();
+    assertThat(at(argv, "--ro-bind", WORK + "/.repo/config", WORK + "/.repo/config")).isPositive();
+    assertThat(at(argv, "--ro-bind", EMPTY_FILE, WORK + "/.repo/config.worktree")).isPositive();
+    assertThat(at(argv, "--ro-bind", WORK + "/.git", WORK + "/.git")).isPositive();
+
+    FakeHost outside = new FakeHost().names(WORK + "/.git", "/srv/elsewhere/.git")
+        .dir("/srv/elsewhere/.git");
+    assertThat(build(plan(Mode.CHAT, List.of(), List.of()), outside).argv())
+        .noneMatch(a -> a.contains("/srv/elsewhere"));
+  }
+
 
   @Test
   void neverBlocksAMissingGitDirectorySoThatCloneAndInitStillWork() {

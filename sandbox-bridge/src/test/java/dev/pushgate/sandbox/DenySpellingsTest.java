@@ -50,11 +50,24 @@ class DenySpellingsTest {
   }
 
   @Test
-  void keepsGlobsAsWritten() {
+  void resolvesAGlobsLiteralDirectoriesAndKeepsItsPatternTail() {
+    // Attack 30c: a pattern written through a symlink to the workdir matched no host path.
     String star = root.resolve("tmp/*.pem").toString();
     String question = root.resolve("tmp/checkout/file?.txt").toString();
-    assertThat(DenySpellings.of(star)).containsExactly(star);
-    assertThat(DenySpellings.of(question)).containsExactly(question);
+    String deep = root.resolve("tmp/checkout/**/x*/*.bak").toString();
+    assertThat(DenySpellings.of(star))
+        .containsExactly(star, root.resolve("private/tmp/*.pem").toString());
+    assertThat(DenySpellings.of(question))
+        .containsExactly(question, root.resolve("private/tmp/checkout/file?.txt").toString());
+    assertThat(DenySpellings.of(deep))
+        .containsExactly(deep, root.resolve("private/tmp/checkout/**/x*/*.bak").toString());
+  }
+
+  @Test
+  void keepsAGlobWithNothingToResolveAsWritten() {
+    String real = root.resolve("private/tmp/checkout/*.pem").toString();
+    assertThat(DenySpellings.of(real)).containsExactly(real);
+    assertThat(DenySpellings.of("/*.pem")).containsExactly("/*.pem");
   }
 
   @Test

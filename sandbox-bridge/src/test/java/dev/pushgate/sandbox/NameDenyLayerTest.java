@@ -253,6 +253,45 @@ class NameDenyLayerTest {
     assertThat(layerTargets(run)).contains(work + "/.git/x.pem");
   }
 
+  @Test
+  void aCommondirIsNoLiveDoorAroundTheJudgedConfig() throws Exception {
+    // Found by attack 30c: .git/config takes only an upstream while the run lives, since a git
+    // on the host may read it meanwhile; yet a planted .git/commondir made that git read the
+    // config (core.fsmonitor) of a directory the agent filled, and run it, until the
+    // end-of-run check removed the file.
+    git("init", "-q", "-b", "main", work.toString());
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "mkdir -p evil && ln -s ../.git/objects evil/objects && ln -s ../.git/refs evil/refs",
+        "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config",
+        "echo ../evil > .git/commondir || echo commondir-refused",
+        // every other door to the name: rename, hard link, symlink, directory
+        "echo ../evil > cd && { mv cd .git/commondir || echo rename-refused; }",
+        "ln cd .git/commondir || echo link-refused",
+        "ln -s ../evil .git/commondir || echo symlink-refused",
+        "mkdir .git/commondir || echo mkdir-refused",
+        "git config core.fsmonitor || echo no-fsmonitor"));
+    assertThat(run.stdout()).isEqualTo("commondir-refused\nrename-refused\nlink-refused\n"
+        + "symlink-refused\nmkdir-refused\nno-fsmonitor\n");
+    // No rules change opens it: the reason must not send the agent to the operator.
+    assertThat(run.violations()).filteredOn(v -> v.target().endsWith("/.git/commondir"))
+        .isNotEmpty()
+        .allSatisfy(v -> assertThat(RefusalReason.of(v)).isEqualTo(RefusalReason.HOST_TOOL_FILE));
+  }
+
+  @Test
+  void aWorktreeWhoseGitIsAFileKeepsItsGitGuardsToo() throws Exception {
+    // Found by attack 30c: a workdir laid out by git clone --separate-git-dir (its .git a
+    // "gitdir:" file naming a git directory inside the same mount) had no guard while the run
+    // lived: its config took core.fsmonitor and its hooks a pre-commit, which an editor's git
+    // on the host runs before the end-of-run check puts them back.
+    git("init", "-q", "-b", "main", "--separate-git-dir", work.resolve(".repo").toString(),
+        work.toString());
+    RealBwrap.Run run = sh(defaults(), String.join("\n",
+        "echo '[core]' >> .repo/config || echo config-refused",
+        "echo evil > .repo/hooks/pre-commit || echo hook-refused"));
+    assertThat(run.stdout()).isEqualTo("config-refused\nhook-refused\n");
+  }
+
   private static void git(String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("git", "-c", "core.hooksPath=/dev/null"));
     cmd.addAll(List.of(args));
@@ -509,6 +548,33 @@ class NameDenyLayerTest {
     assertThat(work.resolve("sub/deep/db.bak")).doesNotExist();
     assertThat(work.resolve("db.txt")).exists();
     assertThat(layerTargets(run)).contains(work + "/sub/deep/db.bak");
+  }
+
+  @Test
+  void aBracketInAProtectedPatternIsTheCharacterAsThePlannerReadsIt() throws Exception {
+    // The planner reads only *, ? and ** in a pattern; the daemon's fnmatch would read "[x]" as
+    // a bracket expression matching "x", and leave the directory "[x]" (or a resolved spelling
+    // holding a "[") unprotected.
+    Files.createDirectories(work.resolve("[x]"));
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/[x]/*.bak"));
+    assertThat(plan.verdict().launches()).isTrue();
+    RealBwrap.Run run = sh(plan, "echo x > '[x]/db.bak' || echo refused");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(work.resolve("[x]/db.bak")).doesNotExist();
+  }
+
+  @Test
+  void aProtectedPatternSpelledThroughASymlinkIsDeniedToo() throws Exception {
+    // Found by attack 30c: a pattern whose directories lead to the workdir through a symlink
+    // (the operator's registered spelling) was handed to the layer as written and matched no
+    // host path, while a literal protected path so spelled is resolved and holds; the plan
+    // launched as protected and the write went through.
+    Path alias = Files.createSymbolicLink(tmp.resolve("work-alias"), work);
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(alias + "/**/*.bak"));
+    assertThat(plan.verdict().launches()).isTrue();
+    RealBwrap.Run run = sh(plan, "echo x > sub/deep/db.bak || echo refused");
+    assertThat(run.stdout()).isEqualTo("refused\n");
+    assertThat(work.resolve("sub/deep/db.bak")).doesNotExist();
   }
 
   @Test

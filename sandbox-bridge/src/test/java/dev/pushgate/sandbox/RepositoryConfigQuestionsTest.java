@@ -44,6 +44,18 @@ class RepositoryConfigQuestionsTest {
   }
 
   @Test
+  void aNameInTheReasonIsReadAsUtf8SoThatItsBidiControlIsEscaped() {
+    // Attack 30c: read a byte a char, U+202E showed as three Latin-1 characters (mojibake).
+    String now = WAS + "[branch \"a\u202eb\"]\n\tpushRemote = origin\n";
+    String line = "judge-config 3 " + hex(WAS) + " "
+        + HexFormat.of().formatHex(now.getBytes(StandardCharsets.UTF_8)) + " /.git/config";
+    assertThat(RepositoryConfigQuestions.answer(line, "/work/w", reported::add))
+        .isEqualTo("3 no\n");
+    assertThat(reported).singleElement().satisfies(v -> assertThat(RefusalReason.of(v))
+        .contains(": \"branch.a\\u202eb.pushremote\""));
+  }
+
+  @Test
   void aQuestionThatCannotBeReadIsRefusedOrLeftToTheDaemonsDeadline() {
     assertThat(RepositoryConfigQuestions.answer("judge-config x - - /.git/config", "/w",
         reported::add)).isNull();

@@ -107,12 +107,38 @@ class UpstreamInRepositoryConfigTest {
     assertThat(hostConfig()).isEqualTo(before);
     List<String> reasons = reasons(run);
     assertThat(reasons).anySatisfy(r -> assertThat(r)
-        .contains("only by a branch's upstream", "\"core.fsmonitor\""));
+        .contains("only by adding an upstream to a branch that has none", "\"core.fsmonitor\""));
     assertThat(reasons).anySatisfy(r -> assertThat(r)
         .contains("names no remote this repository has", "\"nowhere\""));
     assertThat(reasons).anySatisfy(r -> assertThat(r).contains("\"remote.origin.url\""));
     assertThat(reasons).anySatisfy(r -> assertThat(r).contains("\"branch.y.fsmonitor\""));
     assertThat(reasons).allSatisfy(r -> assertThat(r).startsWith("file-write* \"" + work
         + "/.git/config\""));
+  }
+
+  @Test
+  void anUpstreamTheOperatorsBranchHasIsNeitherRepointedNorRemoved() throws Exception {
+    // Attack 30c: re-pointed, the operator's next git pull on main would merge the agent's branch.
+    git("config", "branch.main.remote", "origin");
+    git("config", "branch.main.merge", "refs/heads/main");
+    String before = hostConfig();
+    RealBwrap.Run run = sh(
+        "try git config branch.main.merge refs/heads/evil",
+        "try git branch --unset-upstream main",
+        "try git config branch.x.remote origin",
+        "try git config branch.x.merge refs/heads/../../HEAD",
+        "try git config branch.y.merge refs/heads/--upload-pack=x");
+    assertThat(run.stdout()).as(run.stderr()).containsSubsequence(
+        "refused git config branch.main.merge refs/heads/evil",
+        "refused git branch --unset-upstream main",
+        "ALLOWED git config branch.x.remote origin",
+        "refused git config branch.x.merge refs/heads/../../HEAD",
+        "refused git config branch.y.merge refs/heads/--upload-pack=x");
+    assertThat(hostConfig()).isEqualTo(before + "[branch \"x\"]\n\tremote = origin\n");
+    List<String> reasons = reasons(run);
+    assertThat(reasons).anySatisfy(r -> assertThat(r)
+        .contains(dev.pushgate.gitconfig.UpstreamConfigEdit.EXISTING_UPSTREAM, "\"branch.main\""));
+    assertThat(reasons).anySatisfy(r -> assertThat(r)
+        .contains("must be refs/heads/ and a valid branch name", "\"refs/heads/../../HEAD\""));
   }
 }
