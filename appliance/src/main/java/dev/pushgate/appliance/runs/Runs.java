@@ -222,21 +222,31 @@ public final class Runs implements RunAuthenticator {
     }
     LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules(),
         new RunCredentials.Held(runId));
+    // Minted while the files and the run CA are made; the answer waits for it (and its record).
+    RunCredentials.ReadMint mint = credentials.startReadToken(run.tokens, req.repository());
     try {
-      Secret readToken = credentials.issueReadToken(run.tokens, req.repository());
-      Files.createDirectories(dir);
-      Path gitConfig = settings.files().writeGitConfig(dir, credential);
+      Path gitConfig;
+      Map<String, String> boundaryEnv = Map.of();
+      ApiBoundaries boundaries = apiBoundaries;
+      try {
+        Files.createDirectories(dir);
+        gitConfig = settings.files().writeGitConfig(dir, credential);
+        if (GITHUB_API_BOUNDARY && boundaries != null) {
+          // The sentinel in GH_TOKEN's place; the read token stays here (docs/github-api.md).
+          // a run without a sandbox plan may be used by hand: it gets a proxy of its own
+          boundaryEnv = boundaries.open(run.context, ttl, dir, req.sandbox() == null);
+        }
+      } catch (IOException | RuntimeException e) {
+        awaitQuietly(mint); // a token minted meanwhile is in the ledger, so abandon revokes it
+        throw e;
+      }
+      Secret readToken = mint.await();
       byId.put(runId, run);
       idByCredentialHash.put(row.credentialHash(), runId);
       Map<String, String> env = new LinkedHashMap<>();
       env.put("GIT_CONFIG_GLOBAL", gitConfig.toString());
       env.put("GH_TOKEN", readToken.reveal());
-      ApiBoundaries boundaries = apiBoundaries;
-      if (GITHUB_API_BOUNDARY && boundaries != null) {
-        // The sentinel in GH_TOKEN's place; the read token stays here (docs/github-api.md).
-        // a run without a sandbox plan may be used by hand: it gets a proxy of its own
-        env.putAll(boundaries.open(run.context, ttl, dir, req.sandbox() == null));
-      }
+      env.putAll(boundaryEnv);
       env.put("GIT_TERMINAL_PROMPT", "0");
       // gh finds its repository in `git remote -v`, which shows the gateway's URL (docs/launcher.md).
       env.put("GH_REPO", settings.gitHost().ghRepo(req.repository().toString()));
@@ -283,6 +293,14 @@ public final class Runs implements RunAuthenticator {
         .map(Credentials::hash)
         .filter(row.credentialHash()::equals)
         .isPresent();
+  }
+
+  private static void awaitQuietly(RunCredentials.ReadMint mint) {
+    try {
+      mint.await();
+    } catch (BrokerException | RuntimeException e) {
+      log.debug("a failed run's read token was not minted either: {}", e.getMessage());
+    }
   }
 
   /** Ends a run and revokes everything it held. Idempotent. */
