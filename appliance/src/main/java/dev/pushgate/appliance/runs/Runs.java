@@ -601,22 +601,25 @@ public final class Runs implements RunAuthenticator {
   }
 
   /**
-   * The judge of a live run's GitHub API calls: its rules and mode, its repositories. A run this
-   * appliance does not hold gets a judge that denies everything (fail closed). {@code unseen}
+   * The judge of a live run's GitHub API calls: its rules and mode, its repositories. A call of a
+   * run this appliance does not hold (not yet, or no longer) is denied (fail closed). {@code unseen}
    * judges the commits a ref move names by id, as a push of them.
    */
   public ApiJudge apiJudgeOf(RunContext context, ApiHosts hosts,
       dev.pushgate.gateway.api.UnseenCommits unseen) {
-    LiveRun run = byId.get(context.runId());
-    if (run == null) {
-      return call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
-          call.path(), Decision.DENY, "this run is not held by this appliance")), false);
-    }
-    // Read per call: the boundaries in force follow the run's backend, known only once its
-    // sandbox is planned, after this boundary was opened.
-    return call -> new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
-        RunBoundary.forBackend(run.row.backend()), context.repository(),
-        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen).judge(call);
+    // Read per call: the boundary is opened while the run is created, before the run is held
+    // here (its read token is minted meanwhile), and the boundaries in force follow the run's
+    // backend, known only once its sandbox is planned.
+    return call -> {
+      LiveRun run = byId.get(context.runId());
+      if (run == null) {
+        return new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
+            call.path(), Decision.DENY, "this run is not held by this appliance")), false);
+      }
+      return new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
+          RunBoundary.forBackend(run.row.backend()), context.repository(),
+          context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen).judge(call);
+    };
   }
 
   /** The content rules of a live run of this appliance; empty for any other. */
