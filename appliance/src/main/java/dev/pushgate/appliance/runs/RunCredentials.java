@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -67,24 +68,24 @@ final class RunCredentials {
    * revoked when the appliance starts again, or at its run's teardown at the latest.
    */
   private final ExecutorService revoker =
-      Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "pushgate-revoker");
-        t.setDaemon(true);
-        return t;
-      });
+      Executors.newSingleThreadExecutor(daemon("pushgate-revoker"));
+
+  private static final int READ_MINTERS = 8;
 
   /**
    * Mints new runs' read tokens while their creation does the rest (the run CA, the files): a
    * mint waits on the forge most of its time. Bounded: a few threads, whatever the number of runs.
    */
   private final ExecutorService readMints = new ThreadPoolExecutor(READ_MINTERS, READ_MINTERS,
-      30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-        Thread t = new Thread(r, "pushgate-read-mint");
-        t.setDaemon(true);
-        return t;
-      });
+      30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon("pushgate-read-mint"));
 
-  private static final int READ_MINTERS = 8;
+  private static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
 
   RunCredentials(Ledger ledger, GitHubApp broker, Clock clock, Duration refreshBefore) {
     this.ledger = ledger;
