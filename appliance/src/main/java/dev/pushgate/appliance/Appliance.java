@@ -21,6 +21,7 @@ import dev.pushgate.forge.ForgeTokens;
 import dev.pushgate.forge.LocalForge;
 import dev.pushgate.appliance.launch.HookScript;
 import dev.pushgate.appliance.launch.Launches;
+import dev.pushgate.appliance.runs.RunGitConfigFiles;
 import dev.pushgate.appliance.runs.RunSandbox;
 import dev.pushgate.appliance.runs.RunUpstream;
 import dev.pushgate.appliance.runs.Runs;
@@ -38,9 +39,7 @@ import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
-import dev.pushgate.gitconfig.GitConfigFile;
 import dev.pushgate.gitconfig.GitHost;
-import dev.pushgate.gitconfig.RunGitConfig;
 import dev.pushgate.sandbox.LocalLauncher;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -360,16 +359,7 @@ public final class Appliance implements AutoCloseable {
       Upstream upstream, String base, Metrics metrics) {
     GitHost gitHost = upstream.gitHost();
     String fetchBase = upstream.runFetchBase();
-    Runs.RunFiles files = (runDir, credential) -> {
-      // No token for the git host: fetches and pushes go to the gateway (docs/push-path.md).
-      RunGitConfig cfg = RunGitConfig.of(base, credential).withGitHost(gitHost);
-      if (fetchBase != null) {
-        cfg = cfg.withFetchBaseUrl(fetchBase);
-      }
-      Path file = runDir.resolve("gitconfig");
-      GitConfigFile.write(file, cfg);
-      return file;
-    };
+    Runs.RunFiles files = new RunGitConfigFiles(base, gitHost, fetchBase);
     runs = new Runs(store.ledger(), broker, clock, new Runs.Settings(dir.resolve("runs"),
         settings.runTtl(), settings.maxRunTtl(), settings.refreshBefore(), files, sandbox,
         base + RunApi.HOOK_PATH, new WorktreePushUrls(base, gitHost), gitHost));

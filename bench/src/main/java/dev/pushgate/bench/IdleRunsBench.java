@@ -26,8 +26,8 @@ import java.util.stream.Stream;
  * heap, creates idle runs with {@code POST /v1/runs} (no sandbox plan: each with its API boundary
  * and its login on the shared proxy) up to each level (default 0, 1,000, 10,000), and prints per
  * level the live runs, the process's threads, open descriptors and RSS, the heap per run (used
- * heap after a full GC, over the level-0 figure), the time the level's runs took to create,
- * and what one more run's push and API call take with those runs live (medians). Then it ends
+ * heap after a full GC, over the level-0 figure), the time the level's runs took to create and
+ * the appliance's CPU time per run created (a figure the machine's other load moves less), and what one more run's push and API call take with those runs live (medians). Then it ends
  * every run with {@code DELETE /v1/runs/ID} and prints the time. Nothing is asserted.
  *
  * <p>Usage (see {@code bench/idle-runs/run}): {@code IdleRunsBench --jar JAR [--levels
@@ -89,9 +89,13 @@ public final class IdleRunsBench {
     List<String> rows = new ArrayList<>();
     long heapAtZero = -1;
     for (int level : levels) {
+      int creating = level - live.size();
+      long cpuBefore = cpuMillis();
       long started = System.nanoTime();
-      create(level - live.size());
+      create(creating);
       double createSeconds = (System.nanoTime() - started) / 1e9;
+      String cpuPerRun = creating <= 0 ? "–" : String.format(Locale.ROOT, "%.1f ms",
+          (cpuMillis() - cpuBefore) / (double) creating);
       long heap = usedHeapAfterGc();
       if (heapAtZero < 0) {
         heapAtZero = heap;
@@ -102,9 +106,9 @@ public final class IdleRunsBench {
       double[] oneRun = pushAndApiCall();
       String perRun = live.isEmpty() ? "–"
           : String.format(Locale.ROOT, "%.1f KiB", (heap - heapAtZero) / (double) live.size());
-      rows.add(String.format(Locale.ROOT, "| %,d | %d | %,d | %d MiB | %s | %.1f s | %.0f ms |"
-          + " %.0f ms |", live.size(), threads, fds, rss / 1024, perRun, createSeconds,
-          oneRun[0], oneRun[1]));
+      rows.add(String.format(Locale.ROOT, "| %,d | %d | %,d | %d MiB | %s | %.1f s | %s |"
+          + " %.0f ms | %.0f ms |", live.size(), threads, fds, rss / 1024, perRun, createSeconds,
+          cpuPerRun, oneRun[0], oneRun[1]));
       System.err.println("bench: " + rows.get(rows.size() - 1));
     }
     int ending = live.size();
@@ -112,8 +116,9 @@ public final class IdleRunsBench {
     endAll();
     double teardown = (System.nanoTime() - started) / 1e9;
     System.out.println("| live runs | threads | file descriptors | RSS | heap per run |"
-        + " create (this level's runs) | push (one more run, p50) | API call (p50) |");
-    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
+        + " create (this level's runs) | appliance CPU per run created |"
+        + " push (one more run, p50) | API call (p50) |");
+    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     rows.forEach(System.out::println);
     System.out.printf(Locale.ROOT, "%nteardown of %,d runs (DELETE /v1/runs/ID, %d clients):"
         + " %.1f s; after it: %d threads, %,d descriptors; load average %s%n", ending, clients,
@@ -246,6 +251,17 @@ public final class IdleRunsBench {
       throw new IOException("jcmd " + command + " failed: " + out);
     }
     return out;
+  }
+
+  /**
+   * The appliance's CPU time so far, user and system, from {@code /proc/PID/stat} (fields 14 and
+   * 15, in clock ticks of 1/100 s: Linux's USER_HZ on every architecture this runs on).
+   */
+  private long cpuMillis() throws IOException {
+    String stat = Files.readString(Path.of("/proc/" + app.pid() + "/stat"));
+    // the command name (field 2) may hold spaces: count fields after its closing parenthesis
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
   }
 
   private int threads() throws IOException {

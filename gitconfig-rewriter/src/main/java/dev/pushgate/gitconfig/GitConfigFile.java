@@ -5,14 +5,19 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The run's git config file, used by the run as {@code GIT_CONFIG_GLOBAL}:
@@ -55,6 +60,11 @@ public final class GitConfigFile {
   public static final String DEFAULT_NAME = "pushgate agent";
 
   public static final String DEFAULT_EMAIL = "agent@pushgate.invalid";
+
+  /** The header {@link #render} writes for the gateway, and the run credential in it. */
+  private static final Pattern CREDENTIAL_HEADER =
+      Pattern.compile("^\textraHeader = Authorization: Bearer ([A-Za-z0-9_-]+)$",
+          Pattern.MULTILINE);
 
   private GitConfigFile() {}
 
@@ -127,6 +137,38 @@ public final class GitConfigFile {
    * through). Nothing is left behind on failure.
    */
   public static void write(Path target, RunGitConfig config) throws IOException {
+    write(target, config, true);
+  }
+
+  /**
+   * Writes the file as {@link #write} does, atomically, but does not wait for the disk: a crash
+   * of the process keeps it (the kernel holds it), a power loss may not. For a caller that checks
+   * the file after such a loss before trusting it ({@link #runCredential}, {@link #holds}).
+   */
+  public static void writeUnsynced(Path target, RunGitConfig config) throws IOException {
+    write(target, config, false);
+  }
+
+  /**
+   * The run credential the file sends to the gateway, if it names one; empty when the file is
+   * missing or names none (for instance a file cut short by a power loss).
+   */
+  public static Optional<String> runCredential(Path file) throws IOException {
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.empty();
+    }
+    Matcher m = CREDENTIAL_HEADER.matcher(Files.readString(file, StandardCharsets.UTF_8));
+    return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  /** Whether the file holds exactly what {@link #write} writes for {@code config}. */
+  public static boolean holds(Path file, RunGitConfig config) throws IOException {
+    return Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+        && Arrays.equals(Files.readAllBytes(file),
+            render(config).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void write(Path target, RunGitConfig config, boolean sync) throws IOException {
     byte[] bytes = render(config).getBytes(StandardCharsets.UTF_8);
     Path absolute = target.toAbsolutePath();
     Path dir = absolute.getParent();
@@ -140,7 +182,9 @@ public final class GitConfigFile {
         while (buffer.hasRemaining()) {
           channel.write(buffer);
         }
-        channel.force(true);
+        if (sync) {
+          channel.force(true);
+        }
       }
       Files.move(temp, absolute, StandardCopyOption.ATOMIC_MOVE);
       moved = true;

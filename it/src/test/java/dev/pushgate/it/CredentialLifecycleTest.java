@@ -132,6 +132,33 @@ class CredentialLifecycleTest {
     }
   }
 
+  @Test
+  void aRestartEndsARunWhoseGitConfigDidNotSurviveAndRestoresOneCutShort() throws Exception {
+    // A new run's git config is not synced (docs/benchmarks.md): a power loss may leave it empty
+    // or cut short. A kill -9 keeps it, so the test cuts the files as such a loss could.
+    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
+        "--sweep-interval", "1h")) {
+      app.forgeCreate("acme/widget");
+      JsonNode lost = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+      JsonNode cut = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+      Path lostConfig = Path.of(lost.get("env").get("GIT_CONFIG_GLOBAL").asText());
+      Path cutConfig = Path.of(cut.get("env").get("GIT_CONFIG_GLOBAL").asText());
+      String written = Files.readString(cutConfig);
+      int afterHeader = written.indexOf('\n', written.indexOf("Authorization: Bearer ")) + 1;
+
+      app.kill9();
+      Files.writeString(lostConfig, "");
+      Files.writeString(cutConfig, written.substring(0, afterHeader));
+      app.restart();
+
+      assertThat(app.logText()).contains("recovery: 1 run(s) resumed, 1 ended");
+      assertThat(Forge.liveCredentials(app, lost.get("runId").asText())).isZero();
+      assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential(lost))).isEqualTo(401);
+      assertThat(Files.readString(cutConfig)).isEqualTo(written);
+      git(cut).in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
+    }
+  }
+
   private GitRun git(JsonNode run) throws Exception {
     return new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of(
         "GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),

@@ -72,6 +72,7 @@ public final class ApiBoundaries implements AutoCloseable {
   private final RunTokens tokens;
   private final MintBudget budget;
   private final Map<String, Open> open = new ConcurrentHashMap<>();
+  private final SystemCaBundle systemBundle = new SystemCaBundle(SYSTEM_BUNDLE);
   /** The listener every run shares; started with the first run, stopped with the appliance. */
   private ApiBoundary listener;
   /** The loopback proxy every run used by hand shares; started with the first such run. */
@@ -102,15 +103,7 @@ public final class ApiBoundaries implements AutoCloseable {
     Path caFile = runDir.resolve("github-api-ca.pem");
     Path bundle = runDir.resolve("ca-bundle.pem");
     Files.writeString(caFile, ca.certificatePem(), StandardCharsets.US_ASCII);
-    StringBuilder all = new StringBuilder();
-    if (Files.isReadable(SYSTEM_BUNDLE)) {
-      all.append(Files.readString(SYSTEM_BUNDLE, StandardCharsets.UTF_8));
-      if (all.length() > 0 && all.charAt(all.length() - 1) != '\n') {
-        all.append('\n');
-      }
-    }
-    all.append(ca.certificatePem());
-    Files.writeString(bundle, all, StandardCharsets.UTF_8);
+    systemBundle.writeWith(bundle, ca.certificatePem());
     String sentinel = ApiSentinel.newValue();
     BoundaryRun boundary = listener().open(ca, new ApiBoundary.RunApi(run.runId(),
         run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)));

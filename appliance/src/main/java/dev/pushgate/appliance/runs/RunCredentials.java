@@ -17,8 +17,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -63,11 +68,24 @@ final class RunCredentials {
    * revoked when the appliance starts again, or at its run's teardown at the latest.
    */
   private final ExecutorService revoker =
-      Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "pushgate-revoker");
-        t.setDaemon(true);
-        return t;
-      });
+      Executors.newSingleThreadExecutor(daemon("pushgate-revoker"));
+
+  private static final int READ_MINTERS = 8;
+
+  /**
+   * Mints new runs' read tokens while their creation does the rest (the run CA, the files): a
+   * mint waits on the forge most of its time. Bounded: a few threads, whatever the number of runs.
+   */
+  private final ExecutorService readMints = new ThreadPoolExecutor(READ_MINTERS, READ_MINTERS,
+      30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon("pushgate-read-mint"));
+
+  private static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
 
   RunCredentials(Ledger ledger, GitHubApp broker, Clock clock, Duration refreshBefore) {
     this.ledger = ledger;
@@ -93,6 +111,50 @@ final class RunCredentials {
   Secret issueReadToken(Held run, RepoSlug repo) throws BrokerException {
     run.readToken = issueRead(run, repo, "read");
     return run.readToken.token();
+  }
+
+  /**
+   * {@link #issueReadToken} on another thread; {@link ReadMint#await} gives the token, recorded
+   * in the ledger, or the mint's failure. A caller that gives up must still await it, so that a
+   * token minted meanwhile is recorded before the run's credentials are revoked.
+   */
+  ReadMint startReadToken(Held run, RepoSlug repo) {
+    return new ReadMint(readMints.submit(() -> issueReadToken(run, repo)));
+  }
+
+  /** A read token being minted. */
+  static final class ReadMint {
+    private final Future<Secret> mint;
+
+    private ReadMint(Future<Secret> mint) {
+      this.mint = mint;
+    }
+
+    /** The token once it is minted and recorded; waits without end, as the mint is bounded. */
+    Secret await() throws BrokerException {
+      boolean interrupted = false;
+      try {
+        while (true) {
+          try {
+            return mint.get();
+          } catch (InterruptedException e) {
+            interrupted = true; // the mint goes on: wait for it, then say so
+          }
+        }
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof BrokerException b) {
+          throw b;
+        }
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        throw new IllegalStateException(e.getCause());
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
   }
 
   /**
@@ -232,6 +294,7 @@ final class RunCredentials {
 
   /** Waits a little for revocations under way; what is left is revoked at teardown. */
   void close() {
+    readMints.shutdown();
     revoker.shutdown();
     try {
       if (!revoker.awaitTermination(10, TimeUnit.SECONDS)) {

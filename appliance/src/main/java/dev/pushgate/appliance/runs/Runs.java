@@ -66,6 +66,12 @@ public final class Runs implements RunAuthenticator {
   public static final boolean GITHUB_API_BOUNDARY = Boolean.parseBoolean(
       System.getProperty("pushgate.github-api-boundary", "true"));
 
+  /** The backend of a run without a sandbox plan. */
+  private static final String NO_SANDBOX = "none";
+
+  /** The name of a run's git config in its directory. */
+  public static final String GIT_CONFIG = "gitconfig";
+
   /** Fixed settings of the lifecycle. */
   public record Settings(
       Path runsDir,
@@ -78,10 +84,20 @@ public final class Runs implements RunAuthenticator {
       WorktreePushUrls pushUrls,
       GitHost gitHost) {}
 
-  /** Writes and removes a run's files (its git config). */
+  /** Writes and checks a run's files (its git config). */
   public interface RunFiles {
-    /** Writes the run's git config into {@code dir} and returns its path. */
+    /**
+     * Writes the run's git config into {@code dir} and returns its path. Not synced to the disk:
+     * {@link #restoreGitConfig} checks it at every start before the run is resumed.
+     */
     Path writeGitConfig(Path dir, String runCredential) throws IOException;
+
+    /**
+     * At start-up: the run credential the git config at {@code file} holds, the file rewritten
+     * (synced) when it holds one but not exactly what {@link #writeGitConfig} writes for it now;
+     * empty when it holds none (missing, or cut short by a power loss before it reached the disk).
+     */
+    Optional<String> restoreGitConfig(Path file) throws IOException;
   }
 
   /**
@@ -170,7 +186,7 @@ public final class Runs implements RunAuthenticator {
     String runId = RunId.next();
     String credential = Credentials.newRunCredential();
     Path dir = settings.runsDir().resolve(runId);
-    Path gitConfigPath = dir.resolve("gitconfig");
+    Path gitConfigPath = dir.resolve(GIT_CONFIG);
     if (req.sandbox() != null) {
       // Planned before anything is issued: a bad request creates nothing, and neither does a run
       // that may not launch, whose live credentials a launcher would have to remember to delete.
@@ -196,7 +212,7 @@ public final class Runs implements RunAuthenticator {
         req.agentId(), req.mode(), req.repository().toString(), null,
         toJson(req.attachedRepositories().stream().map(RepoSlug::toString).toList()),
         req.rulesJson(), Credentials.hash(credential), gitConfigPath.toString(),
-        null, now, now.plus(ttl), null, null);
+        req.sandbox() == null ? NO_SANDBOX : null, now, now.plus(ttl), null, null);
     try {
       ledger.insertRun(row);
     } catch (SQLException e) {
@@ -206,21 +222,31 @@ public final class Runs implements RunAuthenticator {
     }
     LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules(),
         new RunCredentials.Held(runId));
+    // Minted while the files and the run CA are made; the answer waits for it (and its record).
+    RunCredentials.ReadMint mint = credentials.startReadToken(run.tokens, req.repository());
     try {
-      Secret readToken = credentials.issueReadToken(run.tokens, req.repository());
-      Files.createDirectories(dir);
-      Path gitConfig = settings.files().writeGitConfig(dir, credential);
+      Path gitConfig;
+      Map<String, String> boundaryEnv = Map.of();
+      ApiBoundaries boundaries = apiBoundaries;
+      try {
+        Files.createDirectories(dir);
+        gitConfig = settings.files().writeGitConfig(dir, credential);
+        if (GITHUB_API_BOUNDARY && boundaries != null) {
+          // The sentinel in GH_TOKEN's place; the read token stays here (docs/github-api.md).
+          // a run without a sandbox plan may be used by hand: it gets a proxy of its own
+          boundaryEnv = boundaries.open(run.context, ttl, dir, req.sandbox() == null);
+        }
+      } catch (IOException | RuntimeException e) {
+        awaitQuietly(mint); // a token minted meanwhile is in the ledger, so abandon revokes it
+        throw e;
+      }
+      Secret readToken = mint.await();
       byId.put(runId, run);
       idByCredentialHash.put(row.credentialHash(), runId);
       Map<String, String> env = new LinkedHashMap<>();
       env.put("GIT_CONFIG_GLOBAL", gitConfig.toString());
       env.put("GH_TOKEN", readToken.reveal());
-      ApiBoundaries boundaries = apiBoundaries;
-      if (GITHUB_API_BOUNDARY && boundaries != null) {
-        // The sentinel in GH_TOKEN's place; the read token stays here (docs/github-api.md).
-        // a run without a sandbox plan may be used by hand: it gets a proxy of its own
-        env.putAll(boundaries.open(run.context, ttl, dir, req.sandbox() == null));
-      }
+      env.putAll(boundaryEnv);
       env.put("GIT_TERMINAL_PROMPT", "0");
       // gh finds its repository in `git remote -v`, which shows the gateway's URL (docs/launcher.md).
       env.put("GH_REPO", settings.gitHost().ghRepo(req.repository().toString()));
@@ -232,11 +258,14 @@ public final class Runs implements RunAuthenticator {
         plan = withApiBoundaryNote(plan);
       }
       run.filesystem = plan == null ? null : plan.filesystem();
-      String backend = plan == null ? "none" : plan.effectiveBackend().id();
-      ledger.setBackend(runId, backend);
-      // the live row is what GET /v1/runs shows: without this it said no backend until a restart
-      run.row = run.row.withBackend(backend);
-      run.context = contextOf(run.row, req.rules());
+      if (plan != null) {
+        // A run without a plan has its backend in the row inserted above: one commit fewer.
+        String backend = plan.effectiveBackend().id();
+        ledger.setBackend(runId, backend);
+        // the live row is what GET /v1/runs shows: without this it said no backend until a restart
+        run.row = run.row.withBackend(backend);
+        run.context = contextOf(run.row, req.rules());
+      }
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
       return new StartedRun(runId, row.expiresAt(), gitConfig.toString(), credential, env, plan,
@@ -253,6 +282,24 @@ public final class Runs implements RunAuthenticator {
       abandon(runId, "failed to start");
       throw new RunRequestException(RunRequestException.Status.INTERNAL,
           "the run could not be started: " + e.getClass().getSimpleName());
+    }
+  }
+
+  /** Whether the run's git config still holds the run's own credential (restored if needed). */
+  private boolean gitConfigSurvived(Ledger.RunRow row) throws IOException {
+    // where create writes it, from the well-formed id: never a path the row names
+    Path file = settings.runsDir().resolve(row.id()).resolve(GIT_CONFIG);
+    return settings.files().restoreGitConfig(file)
+        .map(Credentials::hash)
+        .filter(row.credentialHash()::equals)
+        .isPresent();
+  }
+
+  private static void awaitQuietly(RunCredentials.ReadMint mint) {
+    try {
+      mint.await();
+    } catch (BrokerException | RuntimeException e) {
+      log.debug("a failed run's read token was not minted either: {}", e.getMessage());
     }
   }
 
@@ -450,6 +497,16 @@ public final class Runs implements RunAuthenticator {
         continue;
       }
       try {
+        if (!gitConfigSurvived(row)) {
+          // Written unsynced at creation (docs/benchmarks.md): without it the run's git would
+          // reach the git host with no rewrite and whatever credential helper the host has.
+          log.warn("run {}: its git config is not the one written for it (a power loss before it"
+              + " reached the disk?); the run is ended", row.id());
+          ledger.endRun(row.id(), "could not be resumed: its git config did not survive", now);
+          removeFiles(row.id());
+          ended++;
+          continue;
+        }
         WorkspaceRules rules = WorkspaceRules.fromJson(json.readTree(row.rulesJson()));
         LiveRun run = new LiveRun(row, contextOf(row, rules), rules,
             credentials.resume(row, now));
@@ -544,22 +601,25 @@ public final class Runs implements RunAuthenticator {
   }
 
   /**
-   * The judge of a live run's GitHub API calls: its rules and mode, its repositories. A run this
-   * appliance does not hold gets a judge that denies everything (fail closed). {@code unseen}
+   * The judge of a live run's GitHub API calls: its rules and mode, its repositories. A call of a
+   * run this appliance does not hold (not yet, or no longer) is denied (fail closed). {@code unseen}
    * judges the commits a ref move names by id, as a push of them.
    */
   public ApiJudge apiJudgeOf(RunContext context, ApiHosts hosts,
       dev.pushgate.gateway.api.UnseenCommits unseen) {
-    LiveRun run = byId.get(context.runId());
-    if (run == null) {
-      return call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
-          call.path(), Decision.DENY, "this run is not held by this appliance")), false);
-    }
-    // Read per call: the boundaries in force follow the run's backend, known only once its
-    // sandbox is planned, after this boundary was opened.
-    return call -> new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
-        RunBoundary.forBackend(run.row.backend()), context.repository(),
-        context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen).judge(call);
+    // Read per call: the boundary is opened while the run is created, before the run is held
+    // here (its read token is minted meanwhile), and the boundaries in force follow the run's
+    // backend, known only once its sandbox is planned.
+    return call -> {
+      LiveRun run = byId.get(context.runId());
+      if (run == null) {
+        return new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
+            call.path(), Decision.DENY, "this run is not held by this appliance")), false);
+      }
+      return new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
+          RunBoundary.forBackend(run.row.backend()), context.repository(),
+          context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen).judge(call);
+    };
   }
 
   /** The content rules of a live run of this appliance; empty for any other. */
