@@ -110,6 +110,35 @@ class ApiBoundaryListenerTest {
     assertThat(listener.openRuns()).isEqualTo(1);
   }
 
+  /**
+   * Finding (attack35l): a connection that names no run costs the listener a descriptor for as
+   * long as it trickles its PROXY header, one byte inside each idle timeout; nothing bounds how
+   * many such connections anything on loopback holds, so a few thousand of them exhaust the
+   * appliance's descriptors and every run's API calls, fetches and pushes fail. A header must
+   * arrive whole within a deadline of its own, however it is paced.
+   */
+  @Test
+  void aConnectionThatTricklesItsProxyHeaderIsClosedByAHeaderDeadline() throws Exception {
+    byte[] header = BoundaryHandle.proxyHeader(a.boundary().handle());
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    try (Socket s = new Socket(listener.address().getAddress(), listener.address().getPort())) {
+      boolean closed = false;
+      for (int i = 0; i < header.length - 1 && System.nanoTime() < deadline && !closed; i++) {
+        s.getOutputStream().write(header[i]);
+        s.getOutputStream().flush();
+        s.setSoTimeout(2_000); // the attacker's pace: one byte every 2 s, well inside 30 s idle
+        try {
+          closed = s.getInputStream().read() == -1;
+        } catch (SocketTimeoutException stillOpen) {
+          // the listener still holds the connection
+        } catch (IOException reset) {
+          closed = true;
+        }
+      }
+      assertThat(closed).as("a header trickled for 20 s is still being waited for").isTrue();
+    }
+  }
+
   private Run open(String id) {
     RunCa ca = RunCa.create(id, List.of("api.github.com"), Duration.ofHours(1));
     String sentinel = ApiSentinel.newValue();
