@@ -14,6 +14,7 @@ import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.types.BoundaryHandle;
 import dev.pushgate.types.Secret;
+import dev.pushgate.types.UnnamedConnections;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -22,6 +23,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
@@ -136,6 +138,41 @@ class ApiBoundaryListenerTest {
         }
       }
       assertThat(closed).as("a header trickled for 20 s is still being waited for").isTrue();
+    }
+  }
+
+  /**
+   * However fast they are opened, connections that have named no run yet are bounded across the
+   * listener: one over {@link UnnamedConnections#MAX} is closed at accept (before its deadline
+   * could close it), and a run's own connection is taken again once they have met theirs.
+   */
+  @Test
+  void connectionsThatNameNoRunAreBoundedAtAccept() throws Exception {
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < UnnamedConnections.MAX; i++) {
+        held.add(new Socket(listener.address().getAddress(), listener.address().getPort()));
+      }
+      long deadline = System.nanoTime() + UnnamedConnections.DEADLINE.toNanos() / 2;
+      while (listener.unnamedConnections() < UnnamedConnections.MAX
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(listener.unnamedConnections()).isEqualTo(UnnamedConnections.MAX);
+      try (Socket over = new Socket(listener.address().getAddress(),
+          listener.address().getPort())) {
+        over.setSoTimeout((int) UnnamedConnections.DEADLINE.toMillis() / 2);
+        assertThat(over.getInputStream().read()).isEqualTo(-1);
+      }
+      long released = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (listener.unnamedConnections() > 0 && System.nanoTime() < released) {
+        Thread.sleep(20);
+      }
+      assertThat(get(a, a.sentinel())).startsWith("HTTP/1.1 200");
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
     }
   }
 

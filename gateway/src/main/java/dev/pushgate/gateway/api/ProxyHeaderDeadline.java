@@ -1,0 +1,68 @@
+package dev.pushgate.gateway.api;
+
+import dev.pushgate.types.UnnamedConnections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.ProxyConnectionFactory;
+
+/**
+ * The boundary listener's PROXY header reader, with the bound and deadline of {@link
+ * UnnamedConnections}: a connection is counted from its accept until {@link RunTlsConnections}
+ * has read whose it is (or refused it), and closed if that has not happened within {@link
+ * UnnamedConnections#DEADLINE}; over {@link UnnamedConnections#MAX} the next is closed at accept.
+ */
+final class ProxyHeaderDeadline extends ProxyConnectionFactory {
+  private final UnnamedConnections unnamed = new UnnamedConnections();
+  /** Each counted connection, by its accepted end point (a ProxyEndPoint's {@code unwrap()}). */
+  private final Map<EndPoint, UnnamedConnections.Unnamed> waiting = new ConcurrentHashMap<>();
+
+  ProxyHeaderDeadline(String nextProtocol) {
+    super(nextProtocol);
+  }
+
+  @Override
+  public Connection newConnection(Connector connector, EndPoint endPoint) {
+    UnnamedConnections.Unnamed counted = unnamed.admit(endPoint::close);
+    if (counted == null) {
+      long refusals = unnamed.refusalToLog();
+      if (refusals > 0) {
+        ApiBoundary.LOG.warn("GitHub API boundary: refused {} connection(s) at accept, the last"
+            + " from {}: {} connections have not named a run yet (a run's proxy names its run at"
+            + " once; the rest wait {} s at most)", refusals, endPoint.getRemoteSocketAddress(),
+            UnnamedConnections.MAX, UnnamedConnections.DEADLINE.toSeconds());
+      }
+      return new RunTlsConnections.Refused(endPoint, connector);
+    }
+    waiting.put(endPoint, counted);
+    connector.getScheduler().schedule(() -> {
+      waiting.remove(endPoint, counted);
+      counted.expire();
+    }, UnnamedConnections.DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+    return super.newConnection(connector, endPoint);
+  }
+
+  /**
+   * The connection accepted as {@code accepted} has said whose it is, or been refused for what
+   * it said: no longer counted, no deadline.
+   */
+  void named(EndPoint accepted) {
+    UnnamedConnections.Unnamed counted = waiting.remove(accepted);
+    if (counted != null) {
+      counted.named();
+    }
+  }
+
+  /** Connections held now that have not named a run. */
+  int unnamed() {
+    return unnamed.open();
+  }
+
+  /** Whether a refusal that names no run should be logged now, and for how many. */
+  long refusalToLog() {
+    return unnamed.refusalToLog();
+  }
+}
