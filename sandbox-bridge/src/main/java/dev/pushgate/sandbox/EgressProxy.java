@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.function.Consumer;
+import dev.pushgate.types.BoundaryHandle;
+import dev.pushgate.types.Secret;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.transport.HttpClientTransportDynamic;
 import org.eclipse.jetty.http.HttpCompliance;
@@ -53,14 +55,22 @@ import org.slf4j.LoggerFactory;
 public final class EgressProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
 
+  /** The user name of a launch's loopback proxy login (its password is the secret). */
+  public static final String LAUNCH_USER = "run";
+
   private final Server server;
   private final Path socket;
   private final int port;
+  private final LoginDeadline connections;
+  private final Secret login;
 
-  private EgressProxy(Server server, Path socket, int port) {
+  private EgressProxy(Server server, Path socket, int port, LoginDeadline connections,
+      Secret login) {
     this.server = server;
     this.socket = socket;
     this.port = port;
+    this.connections = connections;
+    this.login = login;
   }
 
   /**
@@ -90,9 +100,9 @@ public final class EgressProxy implements AutoCloseable {
         new UnixDomainServerConnector(server, 1, 1, proxyConnections());
     connector.setUnixDomainPath(socket);
     server.addConnector(connector);
-    Forward forward = new Forward(gate, null);
+    Forward forward = new Forward(gate, null, null);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception, null));
+    server.setHandler(new Tunnel(gate, forward, interception, null, null));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -105,21 +115,25 @@ public final class EgressProxy implements AutoCloseable {
       }
       throw new IOException("cannot start the egress proxy on " + socket + ": " + e.getMessage(), e);
     }
-    return new EgressProxy(server, socket, 0);
+    return new EgressProxy(server, socket, 0, null, null);
   }
 
   /**
    * A proxy for a run without an OS sandbox (backend {@code none}), on an ephemeral port of this
    * host's loopback: it admits every host but the git host ({@link GitHostRefusal}; nothing else
    * is enforced there) and tunnels the GitHub API host names to the boundary. Cooperative: only
-   * programs that honour {@code HTTPS_PROXY} use it.
+   * programs that honour {@code HTTPS_PROXY} use it. Any process on the host can reach the port,
+   * so it wants a login of its own ({@link #LAUNCH_USER}, {@link #login()}), checked as the
+   * shared proxy checks its runs' ({@link ProxyLogins}): without it a local process would tunnel
+   * under this run's handle and hold the run's boundary connections.
    */
   public static EgressProxy startLoopback(HostResolver resolver, ApiInterception interception)
       throws IOException {
     if (resolver == null || interception == null) {
       throw new IllegalArgumentException("a loopback proxy needs a resolver and an interception");
     }
-    return startOnLoopback(resolver, interception, null);
+    Secret login = Secret.of(BoundaryHandle.newValue());
+    return startOnLoopback(resolver, ProxyLogins.one(LAUNCH_USER, login, interception), login);
   }
 
   /**
@@ -133,21 +147,22 @@ public final class EgressProxy implements AutoCloseable {
     if (resolver == null || logins == null) {
       throw new IllegalArgumentException("a shared proxy needs a resolver and the runs' logins");
     }
-    return startOnLoopback(resolver, null, logins);
+    return startOnLoopback(resolver, logins, null);
   }
 
-  private static EgressProxy startOnLoopback(HostResolver resolver, ApiInterception interception,
-      ProxyLogins logins) throws IOException {
+  private static EgressProxy startOnLoopback(HostResolver resolver, ProxyLogins logins,
+      Secret login) throws IOException {
     Gate gate = Gate.open(resolver);
     Server server = newServer();
+    LoginDeadline connections = new LoginDeadline(proxyConfiguration());
     org.eclipse.jetty.server.ServerConnector connector =
-        new org.eclipse.jetty.server.ServerConnector(server, 1, 1, proxyConnections());
+        new org.eclipse.jetty.server.ServerConnector(server, 1, 1, connections);
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
-    Forward forward = new Forward(gate, logins);
+    Forward forward = new Forward(gate, logins, connections);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception, logins));
+    server.setHandler(new Tunnel(gate, forward, null, logins, connections));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -159,7 +174,7 @@ public final class EgressProxy implements AutoCloseable {
       }
       throw new IOException("cannot start the API proxy on loopback: " + e.getMessage(), e);
     }
-    return new EgressProxy(server, null, connector.getLocalPort());
+    return new EgressProxy(server, null, connector.getLocalPort(), connections, login);
   }
 
   /**
@@ -171,11 +186,15 @@ public final class EgressProxy implements AutoCloseable {
    * forwarded request to its absolute URI, whose host {@link Forward} also sends as {@code Host}.
    */
   private static HttpConnectionFactory proxyConnections() {
+    return new HttpConnectionFactory(proxyConfiguration());
+  }
+
+  private static HttpConfiguration proxyConfiguration() {
     HttpConfiguration config = new HttpConfiguration();
     config.setHttpCompliance(HttpCompliance.RFC9110.with("pushgate-egress-proxy",
         HttpCompliance.Violation.MISMATCHED_AUTHORITY));
     config.setSendServerVersion(false);
-    return new HttpConnectionFactory(config);
+    return config;
   }
 
   private static Server newServer() {
@@ -236,6 +255,16 @@ public final class EgressProxy implements AutoCloseable {
 
   public Path socket() {
     return socket;
+  }
+
+  /** The password of a {@link #startLoopback} proxy's login; null for any other proxy. */
+  public Secret login() {
+    return login;
+  }
+
+  /** Connections held now that have shown no run's login (0 on a Unix socket's proxy). */
+  int unnamedConnections() {
+    return connections == null ? 0 : connections.unnamed();
   }
 
   @Override
@@ -363,9 +392,9 @@ public final class EgressProxy implements AutoCloseable {
    * A request through a shared proxy that names no live run: 407, with the challenge clients
    * answer with the login in their proxy URL.
    */
-  static final String LOGIN_REQUIRED = "pushgate: this proxy is shared by the runs used by hand;"
+  static final String LOGIN_REQUIRED = "pushgate: this proxy wants its run's login;"
       + " name your run in the proxy URL, as the run's env does:"
-      + " HTTPS_PROXY=http://<run id>:<proxy secret>@127.0.0.1:<port>";
+      + " HTTPS_PROXY=http://<user>:<proxy secret>@127.0.0.1:<port>";
 
   /** The request attribute holding a shared proxy's run, read from the request's login. */
   private static final String RUN = "pushgate.run-interception";
@@ -378,12 +407,15 @@ public final class EgressProxy implements AutoCloseable {
     private final Gate gate;
     private final ApiInterception interception;
     private final ProxyLogins logins;
+    private final LoginDeadline connections;
 
-    Tunnel(Gate gate, Forward next, ApiInterception interception, ProxyLogins logins) {
+    Tunnel(Gate gate, Forward next, ApiInterception interception, ProxyLogins logins,
+        LoginDeadline connections) {
       super(next);
       this.gate = gate;
       this.interception = interception;
       this.logins = logins;
+      this.connections = connections;
     }
 
     private ApiInterception interceptionOf(Request request) {
@@ -419,6 +451,7 @@ public final class EgressProxy implements AutoCloseable {
           return;
         }
         request.setAttribute(RUN, interception);
+        connections.loggedIn(request);
       }
       // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
       // client (and an agent reading curl's verbose output) gets the reason and what to use.
@@ -520,17 +553,22 @@ public final class EgressProxy implements AutoCloseable {
   private static final class Forward extends ProxyHandler.Forward {
     private final Gate gate;
     private final ProxyLogins logins;
+    private final LoginDeadline connections;
 
-    Forward(Gate gate, ProxyLogins logins) {
+    Forward(Gate gate, ProxyLogins logins, LoginDeadline connections) {
       this.gate = gate;
       this.logins = logins;
+      this.connections = connections;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
-      if (logins != null && logins.runOf(request) == null) {
-        response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
-        return text(response, callback, 407, LOGIN_REQUIRED + "\n");
+      if (logins != null) {
+        if (logins.runOf(request) == null) {
+          response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
+          return text(response, callback, 407, LOGIN_REQUIRED + "\n");
+        }
+        connections.loggedIn(request);
       }
       HttpURI uri = request.getHttpURI();
       if (uri.getHost() == null || !"http".equalsIgnoreCase(uri.getScheme())) {

@@ -1,6 +1,8 @@
 package dev.pushgate.types;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,6 +32,8 @@ public final class UnnamedConnections {
 
   private final int max;
   private final AtomicInteger open = new AtomicInteger();
+  /** Each counted connection, by the object its listener knows it by. */
+  private final Map<Object, Unnamed> waiting = new ConcurrentHashMap<>();
   private final AtomicLong refusedSinceLine = new AtomicLong();
   private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
 
@@ -41,11 +45,42 @@ public final class UnnamedConnections {
     this.max = max;
   }
 
+  /** How a listener runs a task after a delay (its own scheduler). */
+  @FunctionalInterface
+  public interface Timer {
+    void after(Duration delay, Runnable task);
+  }
+
   /**
-   * A new connection, or null when {@link #MAX} are unnamed already: then the caller closes it
-   * at once. The caller schedules {@link Unnamed#expire} at {@link #DEADLINE}.
+   * Counts {@code connection}, just accepted, and has {@code timer} close it ({@code close}) at
+   * {@link #DEADLINE} unless it has {@link #named} its run by then. False when {@link #MAX} are
+   * unnamed already: then the caller closes it at once.
    */
-  public Unnamed admit(Runnable close) {
+  public boolean admit(Object connection, Runnable close, Timer timer) {
+    Unnamed counted = admit(close);
+    if (counted == null) {
+      return false;
+    }
+    waiting.put(connection, counted);
+    timer.after(DEADLINE, () -> {
+      waiting.remove(connection, counted);
+      counted.expire();
+    });
+    return true;
+  }
+
+  /**
+   * {@code connection} has said whose it is (or been refused for what it said): no longer
+   * counted, no deadline. Nothing when it was not counted.
+   */
+  public void named(Object connection) {
+    Unnamed counted = waiting.remove(connection);
+    if (counted != null) {
+      counted.named();
+    }
+  }
+
+  Unnamed admit(Runnable close) {
     while (true) {
       int now = open.get();
       if (now >= max) {
@@ -78,7 +113,7 @@ public final class UnnamedConnections {
   }
 
   /** One connection until it has named its run, ended, or met its deadline: counted once. */
-  public final class Unnamed {
+  final class Unnamed {
     private final Runnable close;
     private final AtomicBoolean done = new AtomicBoolean();
 
@@ -86,29 +121,18 @@ public final class UnnamedConnections {
       this.close = close;
     }
 
-    /** It has said whose it is (or been refused for what it said): no longer counted. */
-    public void named() {
+    void named() {
       if (done.compareAndSet(false, true)) {
         open.decrementAndGet();
       }
     }
 
-    /** It closed before naming a run. */
-    public void ended() {
-      named();
-    }
-
     /** Its deadline: closed unless it has named its run by now. */
-    public void expire() {
+    void expire() {
       if (done.compareAndSet(false, true)) {
         open.decrementAndGet();
         close.run();
       }
-    }
-
-    /** Whether it is still waiting to name its run. */
-    public boolean waiting() {
-      return !done.get();
     }
   }
 }

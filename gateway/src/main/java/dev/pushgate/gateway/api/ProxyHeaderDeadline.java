@@ -1,8 +1,6 @@
 package dev.pushgate.gateway.api;
 
 import dev.pushgate.types.UnnamedConnections;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
@@ -17,8 +15,6 @@ import org.eclipse.jetty.server.ProxyConnectionFactory;
  */
 final class ProxyHeaderDeadline extends ProxyConnectionFactory {
   private final UnnamedConnections unnamed = new UnnamedConnections();
-  /** Each counted connection, by its accepted end point (a ProxyEndPoint's {@code unwrap()}). */
-  private final Map<EndPoint, UnnamedConnections.Unnamed> waiting = new ConcurrentHashMap<>();
 
   ProxyHeaderDeadline(String nextProtocol) {
     super(nextProtocol);
@@ -26,8 +22,8 @@ final class ProxyHeaderDeadline extends ProxyConnectionFactory {
 
   @Override
   public Connection newConnection(Connector connector, EndPoint endPoint) {
-    UnnamedConnections.Unnamed counted = unnamed.admit(endPoint::close);
-    if (counted == null) {
+    if (!unnamed.admit(endPoint, endPoint::close, (delay, task) -> connector.getScheduler()
+        .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))) {
       long refusals = unnamed.refusalToLog();
       if (refusals > 0) {
         ApiBoundary.LOG.warn("GitHub API boundary: refused {} connection(s) at accept, the last"
@@ -37,11 +33,6 @@ final class ProxyHeaderDeadline extends ProxyConnectionFactory {
       }
       return new RunTlsConnections.Refused(endPoint, connector);
     }
-    waiting.put(endPoint, counted);
-    connector.getScheduler().schedule(() -> {
-      waiting.remove(endPoint, counted);
-      counted.expire();
-    }, UnnamedConnections.DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
     return super.newConnection(connector, endPoint);
   }
 
@@ -50,10 +41,7 @@ final class ProxyHeaderDeadline extends ProxyConnectionFactory {
    * it said: no longer counted, no deadline.
    */
   void named(EndPoint accepted) {
-    UnnamedConnections.Unnamed counted = waiting.remove(accepted);
-    if (counted != null) {
-      counted.named();
-    }
+    unnamed.named(accepted);
   }
 
   /** Connections held now that have not named a run. */
