@@ -22,7 +22,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -61,9 +60,7 @@ public final class ApiBoundaries implements AutoCloseable {
    */
   private record Open(BoundaryRun boundary, ApiInterception interception, Secret proxyLogin) {
     boolean logsIn(String password) {
-      return proxyLogin != null && MessageDigest.isEqual(
-          proxyLogin.reveal().getBytes(StandardCharsets.UTF_8),
-          password.getBytes(StandardCharsets.UTF_8));
+      return proxyLogin != null && proxyLogin.matches(password);
     }
   }
 
