@@ -25,6 +25,7 @@ import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -63,14 +64,16 @@ public final class EgressProxy implements AutoCloseable {
   private final int port;
   private final LoginDeadline connections;
   private final Secret login;
+  private final RunTunnels tunnels;
 
   private EgressProxy(Server server, Path socket, int port, LoginDeadline connections,
-      Secret login) {
+      Secret login, RunTunnels tunnels) {
     this.server = server;
     this.socket = socket;
     this.port = port;
     this.connections = connections;
     this.login = login;
+    this.tunnels = tunnels;
   }
 
   /**
@@ -102,7 +105,7 @@ public final class EgressProxy implements AutoCloseable {
     server.addConnector(connector);
     Forward forward = new Forward(gate, null, null);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception, null, null));
+    server.setHandler(new Tunnel(gate, forward, interception, null, null, null));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -115,7 +118,7 @@ public final class EgressProxy implements AutoCloseable {
       }
       throw new IOException("cannot start the egress proxy on " + socket + ": " + e.getMessage(), e);
     }
-    return new EgressProxy(server, socket, 0, null, null);
+    return new EgressProxy(server, socket, 0, null, null, null);
   }
 
   /**
@@ -162,7 +165,8 @@ public final class EgressProxy implements AutoCloseable {
     server.addConnector(connector);
     Forward forward = new Forward(gate, logins, connections);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, null, logins, connections));
+    RunTunnels tunnels = new RunTunnels();
+    server.setHandler(new Tunnel(gate, forward, null, logins, connections, tunnels));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -174,7 +178,8 @@ public final class EgressProxy implements AutoCloseable {
       }
       throw new IOException("cannot start the API proxy on loopback: " + e.getMessage(), e);
     }
-    return new EgressProxy(server, null, connector.getLocalPort(), connections, login);
+    return new EgressProxy(server, null, connector.getLocalPort(), connections, login,
+        tunnels);
   }
 
   /**
@@ -260,6 +265,21 @@ public final class EgressProxy implements AutoCloseable {
   /** The password of a {@link #startLoopback} proxy's login; null for any other proxy. */
   public Secret login() {
     return login;
+  }
+
+  /**
+   * {@code run} has ended: the tunnels its login opened through this proxy are closed (a tunnel
+   * is judged once, when it opens). Nothing on a proxy that takes no logins.
+   */
+  public void closeTunnelsOf(ApiInterception run) {
+    if (tunnels != null && run != null) {
+      tunnels.close(run);
+    }
+  }
+
+  /** Tunnel ends (client's and far) {@code run}'s login holds open now. */
+  int tunnelsOf(ApiInterception run) {
+    return tunnels == null ? 0 : tunnels.open(run);
   }
 
   /** Connections held now that have shown no run's login (0 on a Unix socket's proxy). */
@@ -408,14 +428,16 @@ public final class EgressProxy implements AutoCloseable {
     private final ApiInterception interception;
     private final ProxyLogins logins;
     private final LoginDeadline connections;
+    private final RunTunnels tunnels;
 
     Tunnel(Gate gate, Forward next, ApiInterception interception, ProxyLogins logins,
-        LoginDeadline connections) {
+        LoginDeadline connections, RunTunnels tunnels) {
       super(next);
       this.gate = gate;
       this.interception = interception;
       this.logins = logins;
       this.connections = connections;
+      this.tunnels = tunnels;
     }
 
     private ApiInterception interceptionOf(Request request) {
@@ -452,6 +474,7 @@ public final class EgressProxy implements AutoCloseable {
         }
         request.setAttribute(RUN, interception);
         connections.loggedIn(request);
+        tunnels.opened(interception, request.getConnectionMetaData().getConnection().getEndPoint());
       }
       // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
       // client (and an agent reading curl's verbose output) gets the reason and what to use.
@@ -524,6 +547,18 @@ public final class EgressProxy implements AutoCloseable {
         }
         promise.failed(e);
       }
+    }
+
+    /**
+     * The far end of a tunnel a run's login opened is the run's too: closing the client's end
+     * alone leaves it open until its idle timeout.
+     */
+    @Override
+    protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
+      if (tunnels != null && context.getRequest().getAttribute(RUN) instanceof ApiInterception r) {
+        tunnels.opened(r, endPoint);
+      }
+      return super.newUpstreamConnection(endPoint, context);
     }
 
     /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */

@@ -34,10 +34,8 @@ final class LoginDeadline extends HttpConnectionFactory {
         .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))) {
       long refusals = unnamed.refusalToLog();
       if (refusals > 0) {
-        LOG.warn("loopback proxy: refused {} connection(s) at accept, the last from {}: {}"
-            + " connections have shown no run's login yet (each has {} s to)", refusals,
-            endPoint.getRemoteSocketAddress(), UnnamedConnections.MAX,
-            UnnamedConnections.DEADLINE.toSeconds());
+        LOG.warn(UnnamedConnections.refusedAtAccept("loopback proxy", refusals,
+            endPoint.getRemoteSocketAddress()));
       }
       return new ClosedAtOnce(endPoint, connector);
     }

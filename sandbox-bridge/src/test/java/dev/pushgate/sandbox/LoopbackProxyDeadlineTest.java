@@ -24,15 +24,17 @@ import org.junit.jupiter.api.Test;
  */
 class LoopbackProxyDeadlineTest {
   private ServerSocket boundary;
+  private ApiInterception run;
   private EgressProxy shared;
 
   @BeforeEach
   void start() throws IOException {
     boundary = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
-    ApiInterception run = new ApiInterception(List.of("api.github.com"),
+    run = new ApiInterception(List.of("api.github.com"),
         new InetSocketAddress(InetAddress.getLoopbackAddress(), boundary.getLocalPort()),
         "run-handle");
-    shared = EgressProxy.startShared(HostResolver.SYSTEM,
+    shared = EgressProxy.startShared(HostResolver.mapping(
+        java.util.Map.of("other.test", InetAddress.getLoopbackAddress()), HostResolver.SYSTEM),
         (user, password) -> "run-1".equals(user) && "secret".equals(password) ? run : null);
   }
 
@@ -101,6 +103,33 @@ class LoopbackProxyDeadlineTest {
         assertThat(new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
             .isEqualTo("HTTP/1.1 200");
         assertThat(shared.unnamedConnections()).isZero();
+      }
+    }
+  }
+
+  /**
+   * Finding (attack35l): a tunnel to a host other than the API names is judged once, at its
+   * CONNECT; it must not outlive the run whose login opened it.
+   */
+  @Test
+  void aRunsTunnelToAnotherHostEndsWithTheRun() throws Exception {
+    try (ServerSocket elsewhere = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+        Socket s = connect()) {
+      s.setSoTimeout(10_000);
+      String login = java.util.Base64.getEncoder()
+          .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+      String target = "other.test:" + elsewhere.getLocalPort();
+      s.getOutputStream().write(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target
+          + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      try (Socket far = elsewhere.accept()) {
+        far.setSoTimeout(10_000);
+        assertThat(new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+            .isEqualTo("HTTP/1.1 200");
+        waitFor(() -> shared.tunnelsOf(run) == 2, Duration.ofSeconds(10));
+        shared.closeTunnelsOf(run);
+        assertThat(far.getInputStream().read()).isEqualTo(-1);
       }
     }
   }

@@ -92,6 +92,16 @@ public final class UnnamedConnections {
     }
   }
 
+  /**
+   * The line a listener logs when it has refused {@code refusals} connections at accept, the
+   * last from {@code peer} (the address it accepted): one wording for every listener.
+   */
+  public static String refusedAtAccept(String listener, long refusals, Object peer) {
+    return listener + ": refused " + refusals + " connection(s) at accept, the last from " + peer
+        + ": " + MAX + " connections have not named a run yet (a run's own names it at once;"
+        + " the rest are closed " + DEADLINE.toSeconds() + " s after their accept)";
+  }
+
   /** Unnamed connections held now. */
   public int open() {
     return open.get();

@@ -126,7 +126,7 @@ public final class ApiBoundaries implements AutoCloseable {
     }
     Open previous = open.put(run.runId(), new Open(boundary, interception, login));
     if (previous != null) {
-      previous.boundary().close();
+      end(previous);
     }
     Map<String, String> env = new LinkedHashMap<>();
     if (proxy != null) {
@@ -156,7 +156,20 @@ public final class ApiBoundaries implements AutoCloseable {
   public void close(String runId) {
     Open o = open.remove(runId);
     if (o != null) {
-      o.boundary().close();
+      end(o);
+    }
+  }
+
+  /** Closes the run's place on the boundary and its tunnels through the shared proxy. */
+  private void end(Open o) {
+    o.boundary().close();
+    EgressProxy shared;
+    synchronized (this) {
+      shared = byHandProxy;
+    }
+    if (shared != null) {
+      // Its tunnels to other hosts were judged once, at their CONNECT: none outlives the run.
+      shared.closeTunnelsOf(o.interception());
     }
   }
 

@@ -26,10 +26,8 @@ final class ProxyHeaderDeadline extends ProxyConnectionFactory {
         .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))) {
       long refusals = unnamed.refusalToLog();
       if (refusals > 0) {
-        ApiBoundary.LOG.warn("GitHub API boundary: refused {} connection(s) at accept, the last"
-            + " from {}: {} connections have not named a run yet (a run's proxy names its run at"
-            + " once; the rest wait {} s at most)", refusals, endPoint.getRemoteSocketAddress(),
-            UnnamedConnections.MAX, UnnamedConnections.DEADLINE.toSeconds());
+        ApiBoundary.LOG.warn(UnnamedConnections.refusedAtAccept("GitHub API boundary", refusals,
+            endPoint.getRemoteSocketAddress()));
       }
       return new RunTlsConnections.Refused(endPoint, connector);
     }
