@@ -158,7 +158,9 @@ class ByHandGhTest {
           .getBytes(StandardCharsets.US_ASCII));
       client.getOutputStream().flush();
       try (java.net.Socket tunnelled = far.accept()) {
-        tunnelled.setSoTimeout(30_000);
+        // Well inside the proxy's 30 s idle timeout, which would close an idle tunnel anyway (a
+        // busy one it never closes): the run's end must close it, not the idle timer.
+        tunnelled.setSoTimeout(10_000);
         assertThat(new String(client.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
             .isEqualTo("HTTP/1.1 200");
         ControlClient.Answer ended = app.control().delete("/v1/runs/" + run.get("runId").asText());
