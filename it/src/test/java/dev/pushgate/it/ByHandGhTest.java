@@ -137,6 +137,40 @@ class ByHandGhTest {
         .startsWith("HTTP/1.1 407");
   }
 
+  /**
+   * Finding (attack35l): a tunnel through the shared proxy to a host other than the API names is
+   * judged once, at its CONNECT; it must end with the run whose login opened it.
+   */
+  @Test
+  void aTunnelThroughTheSharedProxyEndsWithItsRun() throws Exception {
+    JsonNode run = createRun("tunnel", "{\"open-pull-request\": \"allow\"}");
+    URI proxy = URI.create(run.get("env").get("HTTPS_PROXY").asText());
+    String login = java.util.Base64.getEncoder().encodeToString(
+        proxy.getUserInfo().getBytes(StandardCharsets.UTF_8));
+    try (java.net.ServerSocket far = new java.net.ServerSocket(0, 5,
+            java.net.InetAddress.getLoopbackAddress());
+        java.net.Socket client = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(),
+            proxy.getPort())) {
+      client.setSoTimeout(30_000);
+      String target = "127.0.0.1:" + far.getLocalPort();
+      client.getOutputStream().write(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target
+          + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      client.getOutputStream().flush();
+      try (java.net.Socket tunnelled = far.accept()) {
+        // Well inside the proxy's 30 s idle timeout, which would close an idle tunnel anyway (a
+        // busy one it never closes): the run's end must close it, not the idle timer.
+        tunnelled.setSoTimeout(10_000);
+        assertThat(new String(client.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+            .isEqualTo("HTTP/1.1 200");
+        ControlClient.Answer ended = app.control().delete("/v1/runs/" + run.get("runId").asText());
+        assertThat(ended.status()).as(ended.raw()).isEqualTo(200);
+        assertThat(tunnelled.getInputStream().read()).as("the tunnel's far end after its run")
+            .isEqualTo(-1);
+      }
+    }
+  }
+
   private static JsonNode createRun(String name, String rules) throws Exception {
     ControlClient.Answer created = app.control().post("/v1/runs", "{\"workspaceId\": \"ws-"
         + name + "\", \"mode\": \"chat\", \"repository\": \"acme/widget\", \"rules\": {"

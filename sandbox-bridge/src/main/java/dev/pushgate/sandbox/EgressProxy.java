@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.function.Consumer;
+import dev.pushgate.types.BoundaryHandle;
+import dev.pushgate.types.Secret;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.transport.HttpClientTransportDynamic;
 import org.eclipse.jetty.http.HttpCompliance;
@@ -23,6 +25,7 @@ import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -53,14 +56,24 @@ import org.slf4j.LoggerFactory;
 public final class EgressProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
 
+  /** The user name of a launch's loopback proxy login (its password is the secret). */
+  public static final String LAUNCH_USER = "run";
+
   private final Server server;
   private final Path socket;
   private final int port;
+  private final LoginDeadline connections;
+  private final Secret login;
+  private final RunTunnels tunnels;
 
-  private EgressProxy(Server server, Path socket, int port) {
+  private EgressProxy(Server server, Path socket, int port, LoginDeadline connections,
+      Secret login, RunTunnels tunnels) {
     this.server = server;
     this.socket = socket;
     this.port = port;
+    this.connections = connections;
+    this.login = login;
+    this.tunnels = tunnels;
   }
 
   /**
@@ -90,9 +103,9 @@ public final class EgressProxy implements AutoCloseable {
         new UnixDomainServerConnector(server, 1, 1, proxyConnections());
     connector.setUnixDomainPath(socket);
     server.addConnector(connector);
-    Forward forward = new Forward(gate, null);
+    Forward forward = new Forward(gate, null, null);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception, null));
+    server.setHandler(new Tunnel(gate, forward, interception, null, null, null));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -105,21 +118,25 @@ public final class EgressProxy implements AutoCloseable {
       }
       throw new IOException("cannot start the egress proxy on " + socket + ": " + e.getMessage(), e);
     }
-    return new EgressProxy(server, socket, 0);
+    return new EgressProxy(server, socket, 0, null, null, null);
   }
 
   /**
    * A proxy for a run without an OS sandbox (backend {@code none}), on an ephemeral port of this
    * host's loopback: it admits every host but the git host ({@link GitHostRefusal}; nothing else
    * is enforced there) and tunnels the GitHub API host names to the boundary. Cooperative: only
-   * programs that honour {@code HTTPS_PROXY} use it.
+   * programs that honour {@code HTTPS_PROXY} use it. Any process on the host can reach the port,
+   * so it wants a login of its own ({@link #LAUNCH_USER}, {@link #login()}), checked as the
+   * shared proxy checks its runs' ({@link ProxyLogins}): without it a local process would tunnel
+   * under this run's handle and hold the run's boundary connections.
    */
   public static EgressProxy startLoopback(HostResolver resolver, ApiInterception interception)
       throws IOException {
     if (resolver == null || interception == null) {
       throw new IllegalArgumentException("a loopback proxy needs a resolver and an interception");
     }
-    return startOnLoopback(resolver, interception, null);
+    Secret login = Secret.of(BoundaryHandle.newValue());
+    return startOnLoopback(resolver, ProxyLogins.one(LAUNCH_USER, login, interception), login);
   }
 
   /**
@@ -133,21 +150,23 @@ public final class EgressProxy implements AutoCloseable {
     if (resolver == null || logins == null) {
       throw new IllegalArgumentException("a shared proxy needs a resolver and the runs' logins");
     }
-    return startOnLoopback(resolver, null, logins);
+    return startOnLoopback(resolver, logins, null);
   }
 
-  private static EgressProxy startOnLoopback(HostResolver resolver, ApiInterception interception,
-      ProxyLogins logins) throws IOException {
+  private static EgressProxy startOnLoopback(HostResolver resolver, ProxyLogins logins,
+      Secret login) throws IOException {
     Gate gate = Gate.open(resolver);
     Server server = newServer();
+    LoginDeadline connections = new LoginDeadline(proxyConfiguration());
     org.eclipse.jetty.server.ServerConnector connector =
-        new org.eclipse.jetty.server.ServerConnector(server, 1, 1, proxyConnections());
+        new org.eclipse.jetty.server.ServerConnector(server, 1, 1, connections);
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
-    Forward forward = new Forward(gate, logins);
+    Forward forward = new Forward(gate, logins, connections);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception, logins));
+    RunTunnels tunnels = new RunTunnels();
+    server.setHandler(new Tunnel(gate, forward, null, logins, connections, tunnels));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -159,7 +178,8 @@ public final class EgressProxy implements AutoCloseable {
       }
       throw new IOException("cannot start the API proxy on loopback: " + e.getMessage(), e);
     }
-    return new EgressProxy(server, null, connector.getLocalPort());
+    return new EgressProxy(server, null, connector.getLocalPort(), connections, login,
+        tunnels);
   }
 
   /**
@@ -171,11 +191,15 @@ public final class EgressProxy implements AutoCloseable {
    * forwarded request to its absolute URI, whose host {@link Forward} also sends as {@code Host}.
    */
   private static HttpConnectionFactory proxyConnections() {
+    return new HttpConnectionFactory(proxyConfiguration());
+  }
+
+  private static HttpConfiguration proxyConfiguration() {
     HttpConfiguration config = new HttpConfiguration();
     config.setHttpCompliance(HttpCompliance.RFC9110.with("pushgate-egress-proxy",
         HttpCompliance.Violation.MISMATCHED_AUTHORITY));
     config.setSendServerVersion(false);
-    return new HttpConnectionFactory(config);
+    return config;
   }
 
   private static Server newServer() {
@@ -236,6 +260,31 @@ public final class EgressProxy implements AutoCloseable {
 
   public Path socket() {
     return socket;
+  }
+
+  /** The password of a {@link #startLoopback} proxy's login; null for any other proxy. */
+  public Secret login() {
+    return login;
+  }
+
+  /**
+   * {@code run} has ended: the tunnels its login opened through this proxy are closed (a tunnel
+   * is judged once, when it opens). Nothing on a proxy that takes no logins.
+   */
+  public void closeTunnelsOf(ApiInterception run) {
+    if (tunnels != null && run != null) {
+      tunnels.close(run);
+    }
+  }
+
+  /** Tunnel ends (client's and far) {@code run}'s login holds open now. */
+  int tunnelsOf(ApiInterception run) {
+    return tunnels == null ? 0 : tunnels.open(run);
+  }
+
+  /** Connections held now that have shown no run's login (0 on a Unix socket's proxy). */
+  int unnamedConnections() {
+    return connections == null ? 0 : connections.unnamed();
   }
 
   @Override
@@ -363,9 +412,9 @@ public final class EgressProxy implements AutoCloseable {
    * A request through a shared proxy that names no live run: 407, with the challenge clients
    * answer with the login in their proxy URL.
    */
-  static final String LOGIN_REQUIRED = "pushgate: this proxy is shared by the runs used by hand;"
+  static final String LOGIN_REQUIRED = "pushgate: this proxy wants its run's login;"
       + " name your run in the proxy URL, as the run's env does:"
-      + " HTTPS_PROXY=http://<run id>:<proxy secret>@127.0.0.1:<port>";
+      + " HTTPS_PROXY=http://<user>:<proxy secret>@127.0.0.1:<port>";
 
   /** The request attribute holding a shared proxy's run, read from the request's login. */
   private static final String RUN = "pushgate.run-interception";
@@ -378,12 +427,17 @@ public final class EgressProxy implements AutoCloseable {
     private final Gate gate;
     private final ApiInterception interception;
     private final ProxyLogins logins;
+    private final LoginDeadline connections;
+    private final RunTunnels tunnels;
 
-    Tunnel(Gate gate, Forward next, ApiInterception interception, ProxyLogins logins) {
+    Tunnel(Gate gate, Forward next, ApiInterception interception, ProxyLogins logins,
+        LoginDeadline connections, RunTunnels tunnels) {
       super(next);
       this.gate = gate;
       this.interception = interception;
       this.logins = logins;
+      this.connections = connections;
+      this.tunnels = tunnels;
     }
 
     private ApiInterception interceptionOf(Request request) {
@@ -419,6 +473,8 @@ public final class EgressProxy implements AutoCloseable {
           return;
         }
         request.setAttribute(RUN, interception);
+        connections.loggedIn(request);
+        tunnels.opened(interception, request.getConnectionMetaData().getConnection().getEndPoint());
       }
       // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
       // client (and an agent reading curl's verbose output) gets the reason and what to use.
@@ -493,6 +549,18 @@ public final class EgressProxy implements AutoCloseable {
       }
     }
 
+    /**
+     * The far end of a tunnel a run's login opened is the run's too: closing the client's end
+     * alone leaves it open until its idle timeout.
+     */
+    @Override
+    protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
+      if (tunnels != null && context.getRequest().getAttribute(RUN) instanceof ApiInterception r) {
+        tunnels.opened(r, endPoint);
+      }
+      return super.newUpstreamConnection(endPoint, context);
+    }
+
     /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */
     @Override
     protected InetSocketAddress newConnectAddress(String host, int port) {
@@ -520,17 +588,22 @@ public final class EgressProxy implements AutoCloseable {
   private static final class Forward extends ProxyHandler.Forward {
     private final Gate gate;
     private final ProxyLogins logins;
+    private final LoginDeadline connections;
 
-    Forward(Gate gate, ProxyLogins logins) {
+    Forward(Gate gate, ProxyLogins logins, LoginDeadline connections) {
       this.gate = gate;
       this.logins = logins;
+      this.connections = connections;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
-      if (logins != null && logins.runOf(request) == null) {
-        response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
-        return text(response, callback, 407, LOGIN_REQUIRED + "\n");
+      if (logins != null) {
+        if (logins.runOf(request) == null) {
+          response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
+          return text(response, callback, 407, LOGIN_REQUIRED + "\n");
+        }
+        connections.loggedIn(request);
       }
       HttpURI uri = request.getHttpURI();
       if (uri.getHost() == null || !"http".equalsIgnoreCase(uri.getScheme())) {

@@ -173,7 +173,8 @@ public final class LocalLauncher implements SandboxLauncher {
         EgressProxy proxy = EgressProxy.startLoopback(settings.resolver(),
             request.apiInterception());
         cleanup.add(proxy);
-        proxyEnvironment(pb.environment(), proxy.port());
+        proxyEnvironment(pb.environment(), proxy.port(), EgressProxy.LAUNCH_USER,
+            proxy.login().reveal());
         details.put("apiProxy", "127.0.0.1:" + proxy.port());
       }
       RunEndCheck endCheck = GitMetadataCheck.snapshot(writableRoots(plan));

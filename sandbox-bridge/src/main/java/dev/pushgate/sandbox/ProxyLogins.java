@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.Secret;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
@@ -19,6 +20,11 @@ public interface ProxyLogins {
 
   /** The API interception of the run this login is, or null when it is no live run's. */
   ApiInterception runOf(String user, String password);
+
+  /** The logins of one run's own proxy: {@code user} with {@code password}, nothing else. */
+  static ProxyLogins one(String user, Secret password, ApiInterception run) {
+    return (u, p) -> user.equals(u) && password.matches(p) ? run : null;
+  }
 
   /** The run {@code request}'s {@code Proxy-Authorization} names, or null. */
   default ApiInterception runOf(Request request) {

@@ -2,9 +2,13 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -39,6 +43,33 @@ class ApiInterceptionTest {
             boundary)).isEqualTo("ping");
         assertThat(tunnel(proxy, "other.test:" + elsewhere.getLocalPort(), elsewhere))
             .isEqualTo("ping");
+      }
+    }
+  }
+
+  /**
+   * Finding (attack35l): the loopback proxy of a run launched without an OS sandbox takes no
+   * login, so any process on the host (another run's agent) tunnels through it to the boundary
+   * under this run's handle. Without the run's sentinel its calls are 401, but its connections
+   * count against this run's 64: holding them (a request header trickled inside the idle
+   * timeout) closes this run's own API calls before TLS for as long as it likes. A request
+   * without the run's login must be answered 407, as the shared proxy answers it.
+   */
+  @Test
+  void aLaunchsLoopbackProxyLendsItsRunsHandleToNoOneWithoutItsLogin() throws Exception {
+    try (ServerSocket boundary = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
+      ApiInterception interception = new ApiInterception(List.of("api.github.com"),
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), boundary.getLocalPort()),
+          "run-handle");
+      try (EgressProxy proxy = EgressProxy.startLoopback(HostResolver.SYSTEM, interception);
+          Socket s = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write("CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n\r\n"
+            .getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        String status = new BufferedReader(new InputStreamReader(s.getInputStream(),
+            StandardCharsets.US_ASCII)).readLine();
+        assertThat(status).startsWith("HTTP/1.1 407");
       }
     }
   }

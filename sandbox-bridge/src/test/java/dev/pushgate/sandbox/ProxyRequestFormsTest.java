@@ -181,7 +181,7 @@ class ProxyRequestFormsTest {
       }
     });
     try (Connection c = connect(proxy)) {
-      c.out.write(request.getBytes(StandardCharsets.US_ASCII));
+      c.out.write(withLogin(proxy, request).getBytes(StandardCharsets.US_ASCII));
       c.out.flush();
       assertThat(head(c.in)).startsWith("HTTP/1.1 200");
       c.out.write("ping".getBytes(StandardCharsets.US_ASCII));
@@ -193,10 +193,25 @@ class ProxyRequestFormsTest {
   /** Sends {@code request} and returns the whole answer, up to the proxy's close. */
   static String send(EgressProxy proxy, String request) throws Exception {
     try (Connection c = connect(proxy)) {
-      c.out.write(request.getBytes(StandardCharsets.US_ASCII));
+      c.out.write(withLogin(proxy, request).getBytes(StandardCharsets.US_ASCII));
       c.out.flush();
       return new String(c.in.readAllBytes(), StandardCharsets.ISO_8859_1);
     }
+  }
+
+  /**
+   * {@code request} with a launch's loopback proxy's login after its request line, as a client
+   * given the run's {@code HTTPS_PROXY} sends it; unchanged for a proxy that wants none.
+   */
+  static String withLogin(EgressProxy proxy, String request) {
+    int line = request.indexOf("\r\n");
+    if (proxy.login() == null || line < 0) {
+      return request;
+    }
+    String login = java.util.Base64.getEncoder().encodeToString((EgressProxy.LAUNCH_USER + ":"
+        + proxy.login().reveal()).getBytes(StandardCharsets.UTF_8));
+    return request.substring(0, line + 2) + "Proxy-Authorization: Basic " + login + "\r\n"
+        + request.substring(line + 2);
   }
 
   private static String head(InputStream in) throws IOException {

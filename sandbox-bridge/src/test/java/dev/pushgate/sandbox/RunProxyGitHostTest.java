@@ -121,7 +121,8 @@ class RunProxyGitHostTest {
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
     Map<String, String> env = pb.environment();
     env.keySet().removeIf(k -> k.startsWith("GIT_") || k.toLowerCase().endsWith("_proxy"));
-    LocalLauncher.proxyEnvironment(env, loopback.port());
+    LocalLauncher.proxyEnvironment(env, loopback.port(), EgressProxy.LAUNCH_USER,
+        loopback.login().reveal());
     env.put("GIT_CONFIG_GLOBAL", "/dev/null");
     env.put("GIT_CONFIG_NOSYSTEM", "1");
     env.put("GIT_TERMINAL_PROMPT", "0");

@@ -22,7 +22,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -61,9 +60,7 @@ public final class ApiBoundaries implements AutoCloseable {
    */
   private record Open(BoundaryRun boundary, ApiInterception interception, Secret proxyLogin) {
     boolean logsIn(String password) {
-      return proxyLogin != null && MessageDigest.isEqual(
-          proxyLogin.reveal().getBytes(StandardCharsets.UTF_8),
-          password.getBytes(StandardCharsets.UTF_8));
+      return proxyLogin != null && proxyLogin.matches(password);
     }
   }
 
@@ -122,7 +119,7 @@ public final class ApiBoundaries implements AutoCloseable {
     }
     Open previous = open.put(run.runId(), new Open(boundary, interception, login));
     if (previous != null) {
-      previous.boundary().close();
+      end(previous);
     }
     Map<String, String> env = new LinkedHashMap<>();
     if (proxy != null) {
@@ -152,7 +149,20 @@ public final class ApiBoundaries implements AutoCloseable {
   public void close(String runId) {
     Open o = open.remove(runId);
     if (o != null) {
-      o.boundary().close();
+      end(o);
+    }
+  }
+
+  /** Closes the run's place on the boundary and its tunnels through the shared proxy. */
+  private void end(Open o) {
+    o.boundary().close();
+    EgressProxy shared;
+    synchronized (this) {
+      shared = byHandProxy;
+    }
+    if (shared != null) {
+      // Its tunnels to other hosts were judged once, at their CONNECT: none outlives the run.
+      shared.closeTunnelsOf(o.interception());
     }
   }
 

@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.ProxyConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -110,9 +109,12 @@ public final class ApiBoundary implements AutoCloseable {
   private final Map<String, BoundaryRun> runs;
   private final Shared shared;
 
-  private ApiBoundary(Server server, ServerConnector connector, Shared shared,
-      Map<String, BoundaryRun> runs) {
+  private final ProxyHeaderDeadline headers;
+
+  private ApiBoundary(Server server, ServerConnector connector, ProxyHeaderDeadline headers,
+      Shared shared, Map<String, BoundaryRun> runs) {
     this.server = server;
+    this.headers = headers;
     this.connector = connector;
     this.shared = shared;
     this.runs = runs;
@@ -133,9 +135,9 @@ public final class ApiBoundary implements AutoCloseable {
     http.addCustomizer(secure);
     http.setSendServerVersion(false);
     Map<String, BoundaryRun> runs = new ConcurrentHashMap<>();
-    ServerConnector connector = new ServerConnector(server, 1, 1,
-        new ProxyConnectionFactory("ssl"), new RunTlsConnections(runs::get, "http/1.1"),
-        new HttpConnectionFactory(http));
+    ProxyHeaderDeadline headers = new ProxyHeaderDeadline("ssl");
+    ServerConnector connector = new ServerConnector(server, 1, 1, headers,
+        new RunTlsConnections(runs::get, headers, "http/1.1"), new HttpConnectionFactory(http));
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
@@ -151,7 +153,7 @@ public final class ApiBoundary implements AutoCloseable {
       }
       throw new IOException("cannot start the GitHub API boundary: " + e.getMessage(), e);
     }
-    return new ApiBoundary(server, connector, shared, runs);
+    return new ApiBoundary(server, connector, headers, shared, runs);
   }
 
   /**
@@ -175,6 +177,11 @@ public final class ApiBoundary implements AutoCloseable {
   /** Runs open now: what the listener would take a connection for. */
   public int openRuns() {
     return runs.size();
+  }
+
+  /** Connections held now that have not named a run yet ({@link ProxyHeaderDeadline}). */
+  int unnamedConnections() {
+    return headers.unnamed();
   }
 
   @Override

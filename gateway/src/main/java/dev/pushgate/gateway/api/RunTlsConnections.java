@@ -26,21 +26,32 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
  */
 final class RunTlsConnections extends SslConnectionFactory {
   private final Function<String, BoundaryRun> runs;
+  private final ProxyHeaderDeadline headers;
 
-  RunTlsConnections(Function<String, BoundaryRun> runs, String nextProtocol) {
+  RunTlsConnections(Function<String, BoundaryRun> runs, ProxyHeaderDeadline headers,
+      String nextProtocol) {
     super(protocolsOnly(), nextProtocol);
     this.runs = runs;
+    this.headers = headers;
   }
 
   @Override
   public Connection newConnection(Connector connector, EndPoint endPoint) {
-    String handle = endPoint instanceof ProxyConnectionFactory.ProxyEndPoint proxied
-        ? BoundaryHandle.read(proxied.getTLV(BoundaryHandle.TLV_TYPE)) : null;
+    // The peer the listener accepted: a PROXY header's own addresses are whatever it says.
+    ProxyConnectionFactory.ProxyEndPoint proxied =
+        endPoint instanceof ProxyConnectionFactory.ProxyEndPoint p ? p : null;
+    EndPoint accepted = proxied == null ? endPoint : proxied.unwrap();
+    headers.named(accepted);
+    String handle = proxied == null ? null
+        : BoundaryHandle.read(proxied.getTLV(BoundaryHandle.TLV_TYPE));
     BoundaryRun run = handle == null ? null : runs.apply(handle);
     if (run == null) {
-      ApiBoundary.LOG.warn("GitHub API boundary: refused a connection from {} that names no live"
-          + " run (a run's proxy names its run; nothing else may connect here)",
-          endPoint.getRemoteSocketAddress());
+      long refusals = headers.refusalToLog();
+      if (refusals > 0) {
+        ApiBoundary.LOG.warn("GitHub API boundary: refused {} connection(s) that name no live"
+            + " run, the last from {} (a run's proxy names its run; nothing else may connect"
+            + " here)", refusals, accepted.getRemoteSocketAddress());
+      }
       return new Refused(endPoint, connector);
     }
     if (!run.admit(endPoint)) {
@@ -109,7 +120,7 @@ final class RunTlsConnections extends SslConnectionFactory {
    * Closes its connection as soon as it opens: nothing is read from it, nothing written (bytes
    * that came with the PROXY header are dropped unread).
    */
-  private static final class Refused extends AbstractConnection
+  static final class Refused extends AbstractConnection
       implements Connection.UpgradeTo {
     Refused(EndPoint endPoint, Connector connector) {
       super(endPoint, connector.getExecutor());

@@ -14,6 +14,7 @@ import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.types.BoundaryHandle;
 import dev.pushgate.types.Secret;
+import dev.pushgate.types.UnnamedConnections;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -22,6 +23,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
@@ -108,6 +110,70 @@ class ApiBoundaryListenerTest {
         .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
     assertThat(get(b, b.sentinel())).startsWith("HTTP/1.1 200");
     assertThat(listener.openRuns()).isEqualTo(1);
+  }
+
+  /**
+   * Finding (attack35l): a connection that names no run costs the listener a descriptor for as
+   * long as it trickles its PROXY header, one byte inside each idle timeout; nothing bounds how
+   * many such connections anything on loopback holds, so a few thousand of them exhaust the
+   * appliance's descriptors and every run's API calls, fetches and pushes fail. A header must
+   * arrive whole within a deadline of its own, however it is paced.
+   */
+  @Test
+  void aConnectionThatTricklesItsProxyHeaderIsClosedByAHeaderDeadline() throws Exception {
+    byte[] header = BoundaryHandle.proxyHeader(a.boundary().handle());
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    try (Socket s = new Socket(listener.address().getAddress(), listener.address().getPort())) {
+      boolean closed = false;
+      for (int i = 0; i < header.length - 1 && System.nanoTime() < deadline && !closed; i++) {
+        s.getOutputStream().write(header[i]);
+        s.getOutputStream().flush();
+        s.setSoTimeout(2_000); // the attacker's pace: one byte every 2 s, well inside 30 s idle
+        try {
+          closed = s.getInputStream().read() == -1;
+        } catch (SocketTimeoutException stillOpen) {
+          // the listener still holds the connection
+        } catch (IOException reset) {
+          closed = true;
+        }
+      }
+      assertThat(closed).as("a header trickled for 20 s is still being waited for").isTrue();
+    }
+  }
+
+  /**
+   * However fast they are opened, connections that have named no run yet are bounded across the
+   * listener: one over {@link UnnamedConnections#MAX} is closed at accept (before its deadline
+   * could close it), and a run's own connection is taken again once they have met theirs.
+   */
+  @Test
+  void connectionsThatNameNoRunAreBoundedAtAccept() throws Exception {
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < UnnamedConnections.MAX; i++) {
+        held.add(new Socket(listener.address().getAddress(), listener.address().getPort()));
+      }
+      long deadline = System.nanoTime() + UnnamedConnections.DEADLINE.toNanos() / 2;
+      while (listener.unnamedConnections() < UnnamedConnections.MAX
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(listener.unnamedConnections()).isEqualTo(UnnamedConnections.MAX);
+      try (Socket over = new Socket(listener.address().getAddress(),
+          listener.address().getPort())) {
+        over.setSoTimeout((int) UnnamedConnections.DEADLINE.toMillis() / 2);
+        assertThat(over.getInputStream().read()).isEqualTo(-1);
+      }
+      long released = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (listener.unnamedConnections() > 0 && System.nanoTime() < released) {
+        Thread.sleep(20);
+      }
+      assertThat(get(a, a.sentinel())).startsWith("HTTP/1.1 200");
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
+    }
   }
 
   private Run open(String id) {

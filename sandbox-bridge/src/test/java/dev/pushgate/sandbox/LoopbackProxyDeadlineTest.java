@@ -1,0 +1,149 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.types.UnnamedConnections;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shared loopback proxy of the runs used by hand: anything on the host can connect to it, so
+ * a connection that has shown no run's login is bounded (finding of attack35l: 3,000 half-sent
+ * requests held, each a descriptor, for as long as a byte came inside each idle timeout).
+ */
+class LoopbackProxyDeadlineTest {
+  private ServerSocket boundary;
+  private ApiInterception run;
+  private EgressProxy shared;
+
+  @BeforeEach
+  void start() throws IOException {
+    boundary = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+    run = new ApiInterception(List.of("api.github.com"),
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), boundary.getLocalPort()),
+        "run-handle");
+    shared = EgressProxy.startShared(HostResolver.mapping(
+        java.util.Map.of("other.test", InetAddress.getLoopbackAddress()), HostResolver.SYSTEM),
+        (user, password) -> "run-1".equals(user) && "secret".equals(password) ? run : null);
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    shared.close();
+    boundary.close();
+  }
+
+  /** A request header trickled one byte a second, well inside the idle timeout, is cut off. */
+  @Test
+  void aRequestTrickledWithoutALoginIsClosedByTheDeadline() throws Exception {
+    byte[] request = ("CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n"
+        + "X-Padding: " + "a".repeat(40) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    try (Socket s = connect()) {
+      s.setSoTimeout(1_000);
+      boolean closed = false;
+      for (int i = 0; i < request.length - 1 && System.nanoTime() < deadline && !closed; i++) {
+        try {
+          s.getOutputStream().write(request[i]);
+          s.getOutputStream().flush();
+          closed = s.getInputStream().read() == -1;
+        } catch (SocketTimeoutException stillOpen) {
+          // the proxy still holds the connection
+        } catch (IOException reset) {
+          closed = true;
+        }
+      }
+      assertThat(closed).as("a request trickled for 20 s without a login is still read").isTrue();
+    }
+  }
+
+  /**
+   * One connection over the bound is closed at accept, before its deadline could close it; a
+   * connection that shows a run's login is no longer counted.
+   */
+  @Test
+  void connectionsWithoutALoginAreBoundedAndALoginLeavesTheCount() throws Exception {
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < UnnamedConnections.MAX; i++) {
+        held.add(connect());
+      }
+      waitFor(() -> shared.unnamedConnections() == UnnamedConnections.MAX,
+          UnnamedConnections.DEADLINE.dividedBy(2));
+      try (Socket over = connect()) {
+        over.setSoTimeout((int) UnnamedConnections.DEADLINE.toMillis() / 2);
+        assertThat(over.getInputStream().read()).isEqualTo(-1);
+      }
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
+    }
+    waitFor(() -> shared.unnamedConnections() == 0, Duration.ofSeconds(20));
+    try (Socket s = connect()) {
+      s.setSoTimeout(10_000);
+      String login = java.util.Base64.getEncoder()
+          .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+      s.getOutputStream().write(("CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443"
+          + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      try (Socket tunnel = boundary.accept()) {
+        assertThat(new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+            .isEqualTo("HTTP/1.1 200");
+        assertThat(shared.unnamedConnections()).isZero();
+      }
+    }
+  }
+
+  /**
+   * Finding (attack35l): a tunnel to a host other than the API names is judged once, at its
+   * CONNECT; it must not outlive the run whose login opened it.
+   */
+  @Test
+  void aRunsTunnelToAnotherHostEndsWithTheRun() throws Exception {
+    try (ServerSocket elsewhere = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+        Socket s = connect()) {
+      s.setSoTimeout(10_000);
+      String login = java.util.Base64.getEncoder()
+          .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+      String target = "other.test:" + elsewhere.getLocalPort();
+      s.getOutputStream().write(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target
+          + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      try (Socket far = elsewhere.accept()) {
+        far.setSoTimeout(10_000);
+        assertThat(new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+            .isEqualTo("HTTP/1.1 200");
+        waitFor(() -> shared.tunnelsOf(run) == 2, Duration.ofSeconds(10));
+        shared.closeTunnelsOf(run);
+        assertThat(far.getInputStream().read()).isEqualTo(-1);
+      }
+    }
+  }
+
+  private Socket connect() throws IOException {
+    return new Socket(InetAddress.getLoopbackAddress(), shared.port());
+  }
+
+  private static void waitFor(java.util.function.BooleanSupplier condition, Duration within)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(condition.getAsBoolean()).as("within " + within).isTrue();
+  }
+}

@@ -1,0 +1,148 @@
+package dev.pushgate.types;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The connections a loopback listener shared by every run holds before they have said whose they
+ * are: the API boundary's before the PROXY header names a run, the shared egress proxy's before a
+ * request shows a run's login. Anything on the host's loopback can open them, so they are
+ * bounded apart from every run's own: at most {@link #MAX} at once across the listener (the
+ * next is closed at accept), and each must say whose it is within {@link #DEADLINE} of its
+ * accept however its bytes are paced (an idle timeout restarts with each byte, so a header
+ * trickled one byte at a time would hold its descriptor for ever). Without this a few thousand
+ * such connections exhaust the appliance's descriptors and every run's calls, fetches and
+ * pushes fail. The listener's code keeps no count of its own: one rule, here.
+ */
+public final class UnnamedConnections {
+  /** How long a connection has, from its accept, to name its run. */
+  public static final Duration DEADLINE = Duration.ofSeconds(5);
+  /**
+   * The most unnamed connections one listener holds at once: far more than runs open at once
+   * (a run's proxy names its run in the first bytes it writes), far fewer than the descriptors
+   * the appliance's runs need.
+   */
+  public static final int MAX = 256;
+  /** At most one refusal line per this interval, with a count of those it stands for. */
+  static final long LOG_INTERVAL_NANOS = Duration.ofSeconds(10).toNanos();
+
+  private final int max;
+  private final AtomicInteger open = new AtomicInteger();
+  /** Each counted connection, by the object its listener knows it by. */
+  private final Map<Object, Unnamed> waiting = new ConcurrentHashMap<>();
+  private final AtomicLong refusedSinceLine = new AtomicLong();
+  private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+
+  public UnnamedConnections() {
+    this(MAX);
+  }
+
+  UnnamedConnections(int max) {
+    this.max = max;
+  }
+
+  /** How a listener runs a task after a delay (its own scheduler). */
+  @FunctionalInterface
+  public interface Timer {
+    void after(Duration delay, Runnable task);
+  }
+
+  /**
+   * Counts {@code connection}, just accepted, and has {@code timer} close it ({@code close}) at
+   * {@link #DEADLINE} unless it has {@link #named} its run by then. False when {@link #MAX} are
+   * unnamed already: then the caller closes it at once.
+   */
+  public boolean admit(Object connection, Runnable close, Timer timer) {
+    Unnamed counted = admit(close);
+    if (counted == null) {
+      return false;
+    }
+    waiting.put(connection, counted);
+    timer.after(DEADLINE, () -> {
+      waiting.remove(connection, counted);
+      counted.expire();
+    });
+    return true;
+  }
+
+  /**
+   * {@code connection} has said whose it is (or been refused for what it said): no longer
+   * counted, no deadline. Nothing when it was not counted.
+   */
+  public void named(Object connection) {
+    Unnamed counted = waiting.remove(connection);
+    if (counted != null) {
+      counted.named();
+    }
+  }
+
+  Unnamed admit(Runnable close) {
+    while (true) {
+      int now = open.get();
+      if (now >= max) {
+        return null;
+      }
+      if (open.compareAndSet(now, now + 1)) {
+        return new Unnamed(close);
+      }
+    }
+  }
+
+  /**
+   * The line a listener logs when it has refused {@code refusals} connections at accept, the
+   * last from {@code peer} (the address it accepted): one wording for every listener.
+   */
+  public static String refusedAtAccept(String listener, long refusals, Object peer) {
+    return listener + ": refused " + refusals + " connection(s) at accept, the last from " + peer
+        + ": " + MAX + " connections have not named a run yet (a run's own names it at once;"
+        + " the rest are closed " + DEADLINE.toSeconds() + " s after their accept)";
+  }
+
+  /** Unnamed connections held now. */
+  public int open() {
+    return open.get();
+  }
+
+  /**
+   * Whether a refusal should be logged now: the first, then one per ten seconds, so that a
+   * client refused hundreds of times a second writes no more. Returns how many refusals the
+   * line stands for (this one and those left unlogged since the last line), or 0 for none.
+   */
+  public long refusalToLog() {
+    refusedSinceLine.incrementAndGet();
+    long last = lastLine.get();
+    long now = System.nanoTime();
+    if (now - last < LOG_INTERVAL_NANOS || !lastLine.compareAndSet(last, now)) {
+      return 0;
+    }
+    return refusedSinceLine.getAndSet(0);
+  }
+
+  /** One connection until it has named its run, ended, or met its deadline: counted once. */
+  final class Unnamed {
+    private final Runnable close;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    private Unnamed(Runnable close) {
+      this.close = close;
+    }
+
+    void named() {
+      if (done.compareAndSet(false, true)) {
+        open.decrementAndGet();
+      }
+    }
+
+    /** Its deadline: closed unless it has named its run by now. */
+    void expire() {
+      if (done.compareAndSet(false, true)) {
+        open.decrementAndGet();
+        close.run();
+      }
+    }
+  }
+}
