@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,22 +37,24 @@ import org.junit.jupiter.api.io.TempDir;
  * what the description's examples say GitHub answers must parse. The checker is itself shown to
  * catch what GitHub would refuse, so a clean result means something.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ContractTest {
   private static final OkHttpClient HTTP = new OkHttpClient();
   private static final MediaType JSON = MediaType.get("application/json");
 
-  private static GitHubStub github;
-  @TempDir static Path dir;
-  private static Path keyFile;
+  private GitHubStub github;
+  private Path dir;
+  private Path keyFile;
 
   @BeforeAll
-  static void start() {
+  void start(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     github = new GitHubStub();
     keyFile = TestKeys.write(dir, "app.pem", TestKeys.pkcs1(TestKeys.rsa().getPrivate()));
   }
 
   @AfterAll
-  static void stop() {
+  void stop() {
     github.close();
   }
 

@@ -39,18 +39,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GitHubAppTest {
   private static final String APP_ID = "Iv23liTestClient";
   private static final String RID = "CAFE:1:2:3";
   private static final String TOKEN = "ghs_testtoken0123456789";
 
-  private static GitHubStub github;
+  private GitHubStub github;
   private static final OkHttpClient HTTP = new OkHttpClient();
 
-  @TempDir static Path dir;
-  private static Path keyFile;
+  private Path dir;
+  private Path keyFile;
 
   private final ObjectMapper json = new ObjectMapper();
   private MutableClock clock;
@@ -58,13 +60,14 @@ class GitHubAppTest {
   private GitHubApp app;
 
   @BeforeAll
-  static void startGitHub() {
+  void startGitHub(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     github = new GitHubStub();
     keyFile = TestKeys.write(dir, "app.pem", TestKeys.pkcs1(TestKeys.rsa().getPrivate()));
   }
 
   @AfterAll
-  static void stopGitHub() {
+  void stopGitHub() {
     github.close();
   }
 

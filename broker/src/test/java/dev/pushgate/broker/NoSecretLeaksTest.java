@@ -29,28 +29,31 @@ import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Drives every error path that has a token or the App JWT in hand and checks that neither shows up
  * in an exception's message, its stack trace, or anything logged.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NoSecretLeaksTest {
   private static final OkHttpClient HTTP = new OkHttpClient();
   private static final String CANARY = "ghs_CANARY" + UUID.randomUUID().toString().replace("-", "");
 
-  private static GitHubStub github;
-  @TempDir static Path dir;
-  private static Path keyFile;
+  private GitHubStub github;
+  private Path dir;
+  private Path keyFile;
 
   @BeforeAll
-  static void start() {
+  void start(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     github = new GitHubStub();
     keyFile = TestKeys.write(dir, "app.pem", TestKeys.pkcs1(TestKeys.rsa().getPrivate()));
   }
 
   @AfterAll
-  static void stop() {
+  void stop() {
     github.close();
   }
 
@@ -62,17 +65,17 @@ class NoSecretLeaksTest {
     void run(GitHubApp app) throws BrokerException;
   }
 
-  private static Map<String, String> readPlus(String name, String level) {
+  private Map<String, String> readPlus(String name, String level) {
     Map<String, String> m = new HashMap<>(READ);
     m.put(name, level);
     return m;
   }
 
-  private static void installed() {
+  private void installed() {
     github.respond("GET", LOOKUP, 200, github.installation(INSTALLATION), null);
   }
 
-  private static List<Scenario> scenarios() {
+  private List<Scenario> scenarios() {
     Call read = app -> app.issueReadToken(REPO, OptionalLong.empty());
     return List.of(
         new Scenario("over-granted, revoked", () -> {

@@ -18,9 +18,11 @@ import java.util.Date;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The local forge's subset of GitHub's App API, asked over HTTP the way the broker asks GitHub. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgeApiServletTest {
   private static final String API = "/forge/api/v3";
   private static final String MINT =
@@ -29,19 +31,20 @@ class ForgeApiServletTest {
   private static final String NOT_ACCESSIBLE = "There is at least one repository that does not"
       + " exist or is not accessible to the parent installation.";
 
-  @TempDir static Path dir;
-  private static TestForge forge;
-  private static ForgeRepositories.ForgeRepo widget;
+  private Path dir;
+  private TestForge forge;
+  private ForgeRepositories.ForgeRepo widget;
 
   /** One forge for the class: starting Jetty, Flyway and a key per test costs seconds. */
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     forge = new TestForge(dir);
     widget = forge.create("acme/widget");
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     forge.close();
   }
 
@@ -339,7 +342,7 @@ class ForgeApiServletTest {
     return forge.send(method, path, authorization, body);
   }
 
-  private static void assertGitHubError(HttpResponse<String> r, int status, String message)
+  private void assertGitHubError(HttpResponse<String> r, int status, String message)
       throws Exception {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
     assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(

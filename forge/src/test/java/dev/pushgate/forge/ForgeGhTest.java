@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,15 +28,17 @@ import org.junit.jupiter.api.io.TempDir;
  * GraphQL to {@code http://api.github.localhost/graphql}, here through {@code HTTP_PROXY} to the
  * test's forge, which serves that host at its API base (see {@link TestForge.GhApiHost}).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgeGhTest {
-  @TempDir static Path dir;
-  private static TestForge forge;
-  private static ForgeRepositories.ForgeRepo widget;
-  private static String token;
-  private static Path ghBinary;
+  private Path dir;
+  private TestForge forge;
+  private ForgeRepositories.ForgeRepo widget;
+  private String token;
+  private Path ghBinary;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     ghBinary = onPath("gh");
     if (ghBinary == null && "true".equals(System.getenv("CI"))) {
       throw new AssertionError("CI needs Debian's gh (.ci/run installs it): no gh on PATH");
@@ -48,13 +51,13 @@ class ForgeGhTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (forge != null) {
       forge.close();
     }
   }
 
-  private static Path onPath(String name) {
+  private Path onPath(String name) {
     for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
       Path p = Path.of(d.isEmpty() ? "." : d, name);
       if (Files.isExecutable(p)) {
@@ -71,7 +74,7 @@ class ForgeGhTest {
     }
   }
 
-  private static Result ghAs(String tokenToUse, String... args) throws Exception {
+  private Result ghAs(String tokenToUse, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(ghBinary.toString()));
     cmd.addAll(List.of(args));
     Path work = Files.createTempDirectory(dir, "gh");
@@ -99,7 +102,7 @@ class ForgeGhTest {
         Files.readString(work.resolve("err")));
   }
 
-  private static Result gh(String... args) throws Exception {
+  private Result gh(String... args) throws Exception {
     return ghAs(token, args);
   }
 

@@ -8,9 +8,11 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** GitHub's token semantics on the local forge's git endpoints, asked over HTTP as git asks. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgeGitFilterTest {
   private static final String READ = "{\"contents\":\"read\",\"metadata\":\"read\"}";
   private static final String WRITE = "{\"contents\":\"write\"}";
@@ -19,19 +21,20 @@ class ForgeGitFilterTest {
   private static final String UNAUTHORIZED =
       "Invalid username or token. Password authentication is not supported for Git operations.\n";
 
-  @TempDir static Path dir;
-  private static TestForge forge;
+  private Path dir;
+  private TestForge forge;
 
   /** One forge for the class: starting Jetty, Flyway and a key per test costs seconds. */
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     forge = new TestForge(dir);
     forge.create("acme/widget");
     forge.create("acme/other");
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     forge.close();
   }
 

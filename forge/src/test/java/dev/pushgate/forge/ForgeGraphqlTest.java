@@ -13,20 +13,23 @@ import org.eclipse.jgit.revwalk.RevWalk;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The forge's stand-in of GitHub's GraphQL API, asked over HTTP with installation tokens. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgeGraphqlTest {
   private static final String GRAPHQL = "/forge/api/v3/graphql";
 
-  @TempDir static Path dir;
-  private static TestForge forge;
-  private static ForgeRepositories.ForgeRepo widget;
-  private static String writer;
-  private static String reader;
+  private Path dir;
+  private TestForge forge;
+  private ForgeRepositories.ForgeRepo widget;
+  private String writer;
+  private String reader;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     forge = new TestForge(dir);
     widget = forge.create("acme/widget");
     forge.create("acme/other");
@@ -36,27 +39,27 @@ class ForgeGraphqlTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     forge.close();
   }
 
-  private static HttpResponse<String> post(String token, String query) throws Exception {
+  private HttpResponse<String> post(String token, String query) throws Exception {
     ObjectNode body = TestForge.JSON.createObjectNode();
     body.put("query", query);
     return forge.send("POST", GRAPHQL, token == null ? null : "bearer " + token, body.toString());
   }
 
-  private static JsonNode ask(String token, String query) throws Exception {
+  private JsonNode ask(String token, String query) throws Exception {
     HttpResponse<String> r = post(token, query);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return json(r);
   }
 
-  private static String repoId() {
+  private String repoId() {
     return "R_" + widget.id();
   }
 
-  private static long open(String branch) throws Exception {
+  private long open(String branch) throws Exception {
     forge.branch(widget, branch, branch + ".txt", branch + "\n");
     JsonNode r = ask(writer, "mutation{createPullRequest(input:{repositoryId:\"" + repoId()
         + "\",baseRefName:\"main\",headRefName:\"" + branch + "\",title:\"" + branch

@@ -15,25 +15,28 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The forge's stand-in of GitHub's repository REST API, asked over HTTP with installation
  * tokens: GitHub's shapes and status codes, and real writes in the bare repository.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgeRepoApiTest {
   private static final String REPO = "/forge/api/v3/repos/acme/widget";
   private static final String ALL =
       "{\"contents\":\"write\",\"pull_requests\":\"write\",\"issues\":\"write\"}";
 
-  @TempDir static Path dir;
-  private static TestForge forge;
-  private static ForgeRepositories.ForgeRepo widget;
-  private static String writer;
-  private static String reader;
+  private Path dir;
+  private TestForge forge;
+  private ForgeRepositories.ForgeRepo widget;
+  private String writer;
+  private String reader;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    dir = tempDir;
     forge = new TestForge(dir);
     widget = forge.create("acme/widget");
     forge.create("acme/other");
@@ -42,16 +45,16 @@ class ForgeRepoApiTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     forge.close();
   }
 
-  private static HttpResponse<String> call(String method, String path, String token,
+  private HttpResponse<String> call(String method, String path, String token,
       String body) throws Exception {
     return forge.send(method, REPO + path, token == null ? null : "token " + token, body);
   }
 
-  private static void assertError(HttpResponse<String> r, int status, String message)
+  private void assertError(HttpResponse<String> r, int status, String message)
       throws Exception {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
     assertThat(json(r).get("message").asText()).isEqualTo(message);
@@ -76,7 +79,7 @@ class ForgeRepoApiTest {
   }
 
   /** The answer to a POST that declares {@code length} bytes of body and sends none. */
-  private static String declaringOnly(String path, long length) throws Exception {
+  private String declaringOnly(String path, long length) throws Exception {
     try (java.net.Socket s = new java.net.Socket("127.0.0.1", forge.port())) {
       s.setSoTimeout(30_000);
       s.getOutputStream().write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"

@@ -114,17 +114,26 @@ final class TestForge implements AutoCloseable {
     return ForgePullRequests.tip(repo, branch);
   }
 
-  private static Path sharedKey;
-
   /** One App key for every forge of the test run, made by the forge itself: RSA keys are slow. */
-  private static synchronized Path sharedKey() throws IOException {
-    if (sharedKey == null) {
-      Path dir = Files.createTempDirectory("pushgate-forge-key");
-      dir.toFile().deleteOnExit();
-      sharedKey = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem")).privateKeyFile();
-      sharedKey.toFile().deleteOnExit();
+  private static Path sharedKey() {
+    return SharedKey.FILE;
+  }
+
+  /** Made once, on first use (the JVM's class initialisation), and never changed after. */
+  private static final class SharedKey {
+    static final Path FILE = create();
+
+    private static Path create() {
+      try {
+        Path dir = Files.createTempDirectory("pushgate-forge-key");
+        dir.toFile().deleteOnExit();
+        Path key = ForgeAppKey.openOrCreate(dir.resolve("forge-app.pem")).privateKeyFile();
+        key.toFile().deleteOnExit();
+        return key;
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
-    return sharedKey;
   }
 
   ForgeRepositories.ForgeRepo create(String slug) throws IOException {

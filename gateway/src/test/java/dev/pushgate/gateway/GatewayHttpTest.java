@@ -967,7 +967,6 @@ class GatewayHttpTest {
       byte[] body = (String.format("%04x", command.length + 4) + new String(command,
           StandardCharsets.US_ASCII) + "0000PACK\0\0\0\2\0\0\0\1").getBytes(StandardCharsets.ISO_8859_1);
       for (int sent : List.of(20, body.length)) {
-        long start = System.nanoTime();
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", quick.getURI().getPort())) {
           socket.setSoTimeout(30_000);
           String head = "POST " + repo + "/git-receive-pack HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -982,8 +981,6 @@ class GatewayHttpTest {
           assertThat(answer).as("after %d bytes", sent).startsWith("HTTP/1.1 408 ")
               .contains("the push request timed out (the client sent nothing for 1 s);"
                   + " nothing was pushed");
-          assertThat(Duration.ofNanos(System.nanoTime() - start))
-              .isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
         }
       }
       assertThat(idOf(upstream, "refs/heads/stalled")).isNull();

@@ -21,30 +21,39 @@ import org.eclipse.jgit.lib.Repository;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** "Ask first" in a single push: held open, then forwarded or refused, never "push again". */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApprovalFlowTest {
   private static final String ASK_MAIN = """
       {"workspaceId": "ws", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
                            "reason": "main needs a human"}]}}""";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
+  private Path tmp;
+  private RunningAppliance app;
+  /** The run the tests push from, and its git environment. */
+  private String runId;
+  private Map<String, String> env;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path dir) throws Exception {
+    tmp = dir;
     // The default approval timeout: an approver answers whatever the machine's load; the time
     // out has a test and an appliance of its own. A short poll grace: an approver that stopped
     // polling stops counting soon (a long poll counts for all its length, so a waiting approver
     // counts throughout).
     app = RunningAppliance.start(tmp.resolve("data"), "--approver-poll-grace", "2s");
     app.forgeCreate("acme/widget");
+    JsonNode run = app.createRun(ASK_MAIN);
+    runId = run.get("runId").asText();
+    env = RunningAppliance.runEnv(run);
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     app.close();
   }
 
@@ -52,7 +61,7 @@ class ApprovalFlowTest {
   void anApprovedPushLandsInTheSamePush() throws Exception {
     Path w = worktree("approve");
     Thread approver = approver("allow", "alice", null);
-    LivePush push = LivePush.start(w, env, "push", "origin", "main");
+    LivePush push = LivePush.start(w, tmp.resolve("home"), env, "push", "origin", "main");
     String heldLine = push.awaitStderr("waiting for approval of update refs/heads/main");
     assertThat(heldLine).startsWith("remote: ");
     assertThat(push.finish()).isZero();
@@ -116,12 +125,12 @@ class ApprovalFlowTest {
     // the poll grace after it ends); a plain list does not count as one.
     Wait.until(Duration.ofSeconds(30), "the appliance to count no approver connected",
         () -> !approverConnected());
-    long start = System.nanoTime();
+    // Immediate: no question is held, so no approver timeout can be what ends it (that deny
+    // names the timeout, anUnansweredQuestionTimesOutAsADeny).
     GitRun.Result r = git().in(w, "push", "origin", "main").failed();
     assertThat(r.stderr()).contains(
         "! [remote rejected] main -> main (Control Center policy: main needs a human"
             + " (no approver is connected))");
-    assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isLessThan(10);
   }
 
   @Test
@@ -135,7 +144,7 @@ class ApprovalFlowTest {
     }
   }
 
-  private static void unansweredTimesOut(RunningAppliance timing, Map<String, String> env)
+  private void unansweredTimesOut(RunningAppliance timing, Map<String, String> env)
       throws Exception {
     Path w = worktree(env, "timeout");
     Process stream = new ProcessBuilder("curl", "-sN", "--unix-socket",
@@ -145,7 +154,7 @@ class ApprovalFlowTest {
       BufferedReader events = new BufferedReader(
           new InputStreamReader(stream.getInputStream(), StandardCharsets.UTF_8));
       assertThat(events.readLine()).isEqualTo(": connected");
-      LivePush push = LivePush.start(w, env, "push", "origin", "main");
+      LivePush push = LivePush.start(w, tmp.resolve("home"), env, "push", "origin", "main");
       String line;
       while ((line = events.readLine()) != null && !line.startsWith("event: question")) {
         // skip keepalives
@@ -164,25 +173,16 @@ class ApprovalFlowTest {
 
   // --- fixtures ---
 
-  static Map<String, String> env;
-  static String runId;
-
-  private static GitRun git() {
+  private GitRun git() {
     return new GitRun(tmp.resolve("home"), env);
   }
 
-  private static Path worktree(String name) throws Exception {
-    if (env == null) {
-      JsonNode run = app.createRun(ASK_MAIN);
-      runId = run.get("runId").asText();
-      env = Map.of("GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),
-          "GH_TOKEN", run.get("env").get("GH_TOKEN").asText());
-    }
+  private Path worktree(String name) throws Exception {
     return worktree(env, name);
   }
 
   /** A clone of acme/widget with one new commit, made with the run's environment {@code env}. */
-  private static Path worktree(Map<String, String> env, String name) throws Exception {
+  private Path worktree(Map<String, String> env, String name) throws Exception {
     GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
     git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
     Path w = tmp.resolve(name);
@@ -193,7 +193,7 @@ class ApprovalFlowTest {
   }
 
   /** An approver that long-polls until a question comes, then answers it. */
-  private static Thread approver(String decision, String by, String reason) throws Exception {
+  private Thread approver(String decision, String by, String reason) throws Exception {
     Thread t = new Thread(() -> {
       try {
         for (int i = 0; i < 60; i++) {
@@ -217,22 +217,22 @@ class ApprovalFlowTest {
   }
 
   /** Until the appliance counts an approver: a question asked from now on is held, not refused. */
-  private static void awaitApprover() throws Exception {
+  private void awaitApprover() throws Exception {
     Wait.until(Duration.ofSeconds(30), "the appliance to count the approver connected",
-        ApprovalFlowTest::approverConnected);
+        this::approverConnected);
   }
 
-  private static boolean approverConnected() throws Exception {
+  private boolean approverConnected() throws Exception {
     return app.control().get("/v1/approvals").body().get("approverConnected").asBoolean();
   }
 
-  private static String forgeMain() throws Exception {
+  private String forgeMain() throws Exception {
     try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
       return r.exactRef("refs/heads/main").getObjectId().name();
     }
   }
 
-  private static String head(Path w) throws Exception {
+  private String head(Path w) throws Exception {
     return git().in(w, "rev-parse", "HEAD").ok().stdout().strip();
   }
 
@@ -258,10 +258,6 @@ class ApprovalFlowTest {
         }
       });
       reader.start();
-    }
-
-    static LivePush start(Path dir, Map<String, String> env, String... args) throws Exception {
-      return start(dir, tmp.resolve("home"), env, args);
     }
 
     static LivePush start(Path dir, Path home, Map<String, String> env, String... args)

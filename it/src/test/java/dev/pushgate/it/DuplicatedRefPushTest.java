@@ -13,25 +13,28 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A push naming one ref twice is refused whole before anything goes upstream, as git's own
  * receive-pack refuses it; the audit and git's report say the same as upstream holds.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DuplicatedRefPushTest {
   private static final String RUN = """
       {"workspaceId": "ws-dup", "mode": "chat", "repository": "acme/widget"}""";
   private static final String PUSH_PATH = "/git/github.com/acme/widget.git/git-receive-pack";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
-  static String credential;
-  static ObjectId main;
+  private Path tmp;
+  private RunningAppliance app;
+  private JsonNode run;
+  private String credential;
+  private ObjectId main;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
     run = app.createRun(RUN);
@@ -42,7 +45,7 @@ class DuplicatedRefPushTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
@@ -93,12 +96,12 @@ class DuplicatedRefPushTest {
     assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/single")).isEqualTo(main);
   }
 
-  private static String create(String ref) {
+  private String create(String ref) {
     return RawPush.command(ObjectId.zeroId(), main, ref);
   }
 
   /** The lines as pkt-lines, capabilities on the first command, then an empty pack. */
-  private static byte[] push(String... commands) throws Exception {
+  private byte[] push(String... commands) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     boolean capabilities = false;
     for (String command : commands) {
@@ -114,7 +117,7 @@ class DuplicatedRefPushTest {
     return out.toByteArray();
   }
 
-  private static List<JsonNode> auditOf(String ref) throws Exception {
+  private List<JsonNode> auditOf(String ref) throws Exception {
     JsonNode all = app.control().get("/v1/audit?runId=" + run.get("runId").asText()).body();
     List<JsonNode> out = new ArrayList<>();
     all.get("decisions").forEach(d -> {

@@ -19,12 +19,14 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Who may push to the local forge, asked the way an attacker holding a run's read token would:
  * by every spelling of the receive-pack path, and over the socket bridged into sandboxes.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgePushAuthorisationTest {
   private static final String RULES = """
       {"workspaceId": "ws-forge", "mode": "chat", "repository": "acme/widget",
@@ -32,13 +34,14 @@ class ForgePushAuthorisationTest {
                            "reason": "push to main is denied"}]}}""";
   private static final String LITERAL = "Bad request: git paths take no ";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
-  static ObjectId main;
+  private Path tmp;
+  private RunningAppliance app;
+  private JsonNode run;
+  private ObjectId main;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
     run = app.createRun(RULES);
@@ -46,7 +49,7 @@ class ForgePushAuthorisationTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
@@ -161,12 +164,12 @@ class ForgePushAuthorisationTest {
   }
 
   /** A push creating {@code ref} at main's commit, which the forge already holds. */
-  private static byte[] push(String ref) throws Exception {
+  private byte[] push(String ref) throws Exception {
     return RawPush.request(RawPush.command(ObjectId.zeroId(), main, ref), RawPush.emptyPack());
   }
 
   /** A write or read token for acme/widget, minted with the forge's App key as the operator could. */
-  private static InstallationToken token(boolean write) throws Exception {
+  private InstallationToken token(boolean write) throws Exception {
     String forge = "http://127.0.0.1:" + app.port() + "/forge";
     GitHubAppConfig config = GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
         .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge));

@@ -12,6 +12,7 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -22,19 +23,21 @@ import org.junit.jupiter.api.io.TempDir;
  * App whose API and git host are that forge, {@code http://127.0.0.1:PORT/forge}, a host other
  * than github.com.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GitHubEnterpriseTest {
   private static final String DENY_MAIN = """
       {"workspaceId": "ws-ghes", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
                            "reason": "push to main is denied"}]}}""";
 
-  @TempDir static Path tmp;
-  static RunningAppliance forge;
-  static RunningAppliance ghes;
-  static String host;
+  private Path tmp;
+  private RunningAppliance forge;
+  private RunningAppliance ghes;
+  private String host;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     forge = RunningAppliance.start(tmp.resolve("forge"));
     forge.forgeCreate("acme/widget");
     host = "127.0.0.1:" + forge.port();
@@ -45,7 +48,7 @@ class GitHubEnterpriseTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     for (AutoCloseable c : new AutoCloseable[] {ghes, forge}) {
       if (c != null) {
         c.close();

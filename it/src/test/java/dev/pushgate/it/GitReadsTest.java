@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * token in the run's git config and no credential helper ever run. The upstream is the local
  * forge.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GitReadsTest {
   private static final String RUN = """
       {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
@@ -29,16 +31,17 @@ class GitReadsTest {
   /** What the run's GH_TOKEN is replaced with: git must never need it. */
   private static final String POISON = "ghs_poisonedTokenThatNoOneAccepts0000000";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
-  static GitRun git;
+  private Path tmp;
+  private RunningAppliance app;
+  private JsonNode run;
+  private GitRun git;
   /** Plain git, outside any run: stands for someone pushing upstream past the gateway. */
-  static GitRun outside;
-  static Path gitConfig;
+  private GitRun outside;
+  private Path gitConfig;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate(List.of("acme/widget", "acme/lib", "acme/other"));
     run = app.createRun(RUN);
@@ -59,7 +62,7 @@ class GitReadsTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
@@ -165,22 +168,22 @@ class GitReadsTest {
   }
 
   /** GIT_TRACE shows every command git runs: no credential helper among them. */
-  private static GitRun.Result noCredentialHelper(GitRun.Result r) {
+  private GitRun.Result noCredentialHelper(GitRun.Result r) {
     assertThat(r.stderr()).contains("trace: ").doesNotContain("credential")
         .doesNotContain(POISON);
     return r;
   }
 
-  private static String upstreamMain() throws Exception {
+  private String upstreamMain() throws Exception {
     return outside.in(app.forgeRepo("acme/widget"), "rev-parse", "refs/heads/main").ok().stdout()
         .strip();
   }
 
-  private static String head(Path dir) throws Exception {
+  private String head(Path dir) throws Exception {
     return outside.in(dir, "rev-parse", "HEAD").ok().stdout().strip();
   }
 
-  private static void commit(GitRun git, Path dir, String file, String content) throws Exception {
+  private void commit(GitRun git, Path dir, String file, String content) throws Exception {
     Files.writeString(dir.resolve(file), content + "\n");
     git.in(dir, "add", file).ok();
     git.in(dir, "commit", "-q", "-m", "change " + file + " to " + content).ok();

@@ -25,6 +25,7 @@ import org.eclipse.jgit.lib.TreeFormatter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * at the end of its 3-minute budget), its run's judgement slot is free for the next push, the
  * audit says why, and nothing reaches the forge.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KilledPushTest {
   private static final String RUN = """
       {"workspaceId": "ws-killed", "mode": "chat", "repository": "acme/widget"}""";
@@ -40,14 +42,15 @@ class KilledPushTest {
   /** Commits of the slow push: judged for minutes on a quiet machine, within the budget. */
   private static final int COMMITS = 2_000;
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
-  static GitRun git;
-  static Path work;
+  private Path tmp;
+  private RunningAppliance app;
+  private JsonNode run;
+  private GitRun git;
+  private Path work;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
     run = app.createRun(RUN);
@@ -57,7 +60,7 @@ class KilledPushTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
@@ -151,20 +154,20 @@ class KilledPushTest {
   }
 
   /** SIGKILL for git and the remote helper it started, which holds the connection. */
-  private static void killWithItsHelpers(Process git) throws Exception {
+  private void killWithItsHelpers(Process git) throws Exception {
     List<ProcessHandle> all = new ArrayList<>(git.descendants().toList());
     all.add(git.toHandle());
     kill(all);
   }
 
-  private static void kill(List<ProcessHandle> all) throws Exception {
+  private void kill(List<ProcessHandle> all) throws Exception {
     all.forEach(ProcessHandle::destroyForcibly);
     for (ProcessHandle p : all) {
       p.onExit().get();
     }
   }
 
-  private static String read(Path file) {
+  private String read(Path file) {
     try {
       return PushgateExec.read(file);
     } catch (Exception e) {
@@ -172,7 +175,7 @@ class KilledPushTest {
     }
   }
 
-  private static boolean received(ObjectId id) throws Exception {
+  private boolean received(ObjectId id) throws Exception {
     try (Repository cache = new FileRepository(app.cacheRepo("acme/widget").toFile())) {
       return cache.getObjectDatabase().has(id);
     }
@@ -182,7 +185,7 @@ class KilledPushTest {
    * {@link #COMMITS} commits on top of main, each swapping {@link #FILES} files between two
    * contents (a few hundred KiB of pack, minutes of tree walking), at {@code ref}.
    */
-  private static ObjectId swappingHistory(Path gitDir, String ref, String message)
+  private ObjectId swappingHistory(Path gitDir, String ref, String message)
       throws Exception {
     try (Repository db = new FileRepository(gitDir.toFile());
         ObjectInserter ins = db.newObjectInserter()) {
@@ -210,7 +213,7 @@ class KilledPushTest {
     }
   }
 
-  private static ObjectId tree(ObjectInserter ins, ObjectId first, ObjectId second)
+  private ObjectId tree(ObjectInserter ins, ObjectId first, ObjectId second)
       throws Exception {
     Map<String, ObjectId> files = new TreeMap<>();
     for (int i = 0; i < FILES; i++) {
@@ -221,12 +224,12 @@ class KilledPushTest {
     return ins.insert(t);
   }
 
-  private static String runId() {
+  private String runId() {
     return run.get("runId").asText();
   }
 
   /** The audit's decisions on {@code ref}, of {@code runId} or of every run. */
-  private static List<JsonNode> auditOf(String ref, String runId) throws Exception {
+  private List<JsonNode> auditOf(String ref, String runId) throws Exception {
     JsonNode all = app.control().get("/v1/audit" + (runId == null ? "" : "?runId=" + runId))
         .body();
     List<JsonNode> out = new ArrayList<>();

@@ -17,25 +17,28 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Claude Code's PreToolUse hook against the running appliance, over HTTP and as a command. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PreToolUseHookTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path EXAMPLES =
       Path.of("src/test/resources/claude-code-pretooluse-examples.json");
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode examples;
-  static JsonNode chatRun;
-  static JsonNode planRun;
+  private Path tmp;
+  private RunningAppliance app;
+  private JsonNode examples;
+  private JsonNode chatRun;
+  private JsonNode planRun;
   /** A chat run wrapped in bubblewrap: its pushes are judged at the gateway. */
-  static JsonNode sandboxedChatRun;
-  static Path hookScript;
+  private JsonNode sandboxedChatRun;
+  private Path hookScript;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     // The script as the appliance ships it.
     RunningAppliance.cli("hook", "install", "--to", tmp.resolve("bin").toString());
@@ -53,7 +56,7 @@ class PreToolUseHookTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     app.close();
   }
 
@@ -148,7 +151,7 @@ class PreToolUseHookTest {
 
   private record Result(int exit, String stdout, String stderr) {}
 
-  private static String bash(String command) {
+  private String bash(String command) {
     com.fasterxml.jackson.databind.node.ObjectNode input = JSON.createObjectNode();
     input.put("hook_event_name", "PreToolUse");
     input.put("tool_name", "Bash");
@@ -156,7 +159,7 @@ class PreToolUseHookTest {
     return input.toString();
   }
 
-  private static Result hookScript(String url, String stdin) throws Exception {
+  private Result hookScript(String url, String stdin) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(hookScript.toString());
     pb.environment().put("PUSHGATE_HOOK_URL", url);
     pb.environment().put("PUSHGATE_RUN_TOKEN", chatRun.at("/env/PUSHGATE_RUN_TOKEN").asText());
@@ -170,13 +173,13 @@ class PreToolUseHookTest {
     return new Result(p.exitValue(), out, err);
   }
 
-  private static JsonNode post(JsonNode run, String body) throws Exception {
+  private JsonNode post(JsonNode run, String body) throws Exception {
     HttpResponse<String> r = send(run.at("/env/PUSHGATE_RUN_TOKEN").asText(), body);
     assertThat(r.statusCode()).isEqualTo(200);
     return JSON.readTree(r.body());
   }
 
-  private static HttpResponse<String> send(String credential, String body) throws Exception {
+  private HttpResponse<String> send(String credential, String body) throws Exception {
     return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
             URI.create("http://127.0.0.1:" + app.port() + "/v1/hooks/pre-tool-use"))
         .header("Authorization", "Bearer " + credential)

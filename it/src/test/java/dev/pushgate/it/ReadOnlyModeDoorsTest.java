@@ -12,6 +12,7 @@ import org.eclipse.jgit.lib.Repository;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,16 +21,18 @@ import org.junit.jupiter.api.io.TempDir;
  * in git's own output, naming the mode; its GitHub API writes, objects-only writes included, are
  * refused by the API boundary in the same words. Nothing reaches the forge.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReadOnlyModeDoorsTest {
   private static final String REFUSED = "Control Center policy: push to refs/heads/plan-notes is"
       + " denied in plan mode, which is read-only";
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
+  private Path tmp;
+  private Path root;
+  private RunningAppliance app;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     GitHubCliTest.requireGhAndBwrap();
     root = tmp.toRealPath();
     app = RunningAppliance.startForSandboxedRuns(root);
@@ -37,7 +40,7 @@ class ReadOnlyModeDoorsTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }

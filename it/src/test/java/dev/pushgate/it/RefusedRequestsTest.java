@@ -30,21 +30,24 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the audit query, the gateway and the forge's App API must refuse with a 4xx and a reason
  * a person can act on, instead of a 500, a whole table, or a silent default.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RefusedRequestsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
+  private Path tmp;
+  private RunningAppliance app;
+  private JsonNode run;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
     run = app.createRun("""
@@ -52,7 +55,7 @@ class RefusedRequestsTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
@@ -153,7 +156,7 @@ class RefusedRequestsTest {
   }
 
   /** A call to the forge's App API with a JWT of its App, as the broker makes it. */
-  private static HttpResponse<String> forgeApi(String method, String path, String body)
+  private HttpResponse<String> forgeApi(String method, String path, String body)
       throws Exception {
     Instant now = Instant.now();
     SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), new JWTClaimsSet.Builder()

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * file is a hidden secret path. The same for a write to the read-only
  * {@code /opt/pushgate/bin/pushgate-hook}. ({@code cp x .env}'s and dash's lines are dropped, as documented.)
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RefusedWriteReasonTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -39,12 +41,13 @@ class RefusedWriteReasonTest {
       /opt/pushgate/bin/pushgate-hook --post-tool-use < /dev/null
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
+  private Path tmp;
+  private Path root;
+  private RunningAppliance app;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     ExecTest.requireBwrap();
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
@@ -54,7 +57,7 @@ class RefusedWriteReasonTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }

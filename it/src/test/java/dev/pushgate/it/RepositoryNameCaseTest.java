@@ -17,10 +17,8 @@ import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,31 +26,29 @@ import org.junit.jupiter.api.io.TempDir;
  * refuses to create the second spelling, a run for any spelling works on that one repository
  * under its own rules, and two spellings an older forge left behind are served to nobody.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RepositoryNameCaseTest {
   private static final String DENY_MAIN = """
       {"workspaceId": "ws-case", "mode": "chat", "repository": "%s",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
                            "reason": "push to main is denied"}]}}""";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
+  private RunningAppliance app;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tmp) throws Exception {
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
   }
 
   @Test
-  @Order(1)
   void forgeCreateRefusesASecondSpellingOfARepository() throws Exception {
     for (String spelling : List.of("ACME/widget", "acme/Widget", "Acme/WIDGET")) {
       Process p = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(), "forge",
@@ -70,12 +66,12 @@ class RepositoryNameCaseTest {
   }
 
   @Test
-  @Order(2)
-  void aRunForAnotherSpellingWorksOnTheOneRepositoryUnderItsOwnRules() throws Exception {
+  void aRunForAnotherSpellingWorksOnTheOneRepositoryUnderItsOwnRules(@TempDir Path client)
+      throws Exception {
     JsonNode run = app.createRun(DENY_MAIN.formatted("ACME/Widget"));
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
-    git.in(tmp, "clone", "https://github.com/ACME/Widget.git", "widget").ok();
-    Path work = tmp.resolve("widget");
+    GitRun git = new GitRun(Files.createDirectories(client.resolve("home")), ForgeRefs.env(run));
+    git.in(client, "clone", "https://github.com/ACME/Widget.git", "widget").ok();
+    Path work = client.resolve("widget");
     ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
     assertThat(git.in(work, "rev-parse", "HEAD").ok().stdout().strip()).isEqualTo(main.name());
 
@@ -98,13 +94,14 @@ class RepositoryNameCaseTest {
   }
 
   @Test
-  @Order(3)
   void twoSpellingsAnOlderForgeLeftBehindAreServedToNobody() throws Exception {
-    app.createRun(DENY_MAIN.formatted("acme/widget"));
-    String token = Forge.mintReadToken(app, "acme/widget");
-    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
+    // A repository of its own: the spelling planted here leaves the other tests' one alone.
+    app.forgeCreate("legacy/widget");
+    app.createRun(DENY_MAIN.formatted("legacy/widget"));
+    String token = Forge.mintReadToken(app, "legacy/widget");
+    assertThat(Forge.fetchStatus(app, "legacy/widget", token)).isEqualTo(200);
 
-    Path planted = app.dataDir.resolve("forge").resolve("ACME").resolve("widget.git");
+    Path planted = app.dataDir.resolve("forge").resolve("LEGACY").resolve("widget.git");
     Files.createDirectories(planted.getParent());
     try (Repository r = new FileRepository(planted.toFile())) {
       r.create(true);
@@ -113,11 +110,11 @@ class RepositoryNameCaseTest {
       c.save();
     }
 
-    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(404);
-    assertThat(Forge.fetchStatus(app, "ACME/widget", token)).isEqualTo(404);
+    assertThat(Forge.fetchStatus(app, "legacy/widget", token)).isEqualTo(404);
+    assertThat(Forge.fetchStatus(app, "LEGACY/widget", token)).isEqualTo(404);
     ControlClient.Answer refused =
-        app.control().post("/v1/runs", DENY_MAIN.formatted("ACME/widget"));
+        app.control().post("/v1/runs", DENY_MAIN.formatted("LEGACY/widget"));
     assertThat(refused.status()).as(refused.raw()).isBetween(400, 599).isNotEqualTo(500);
-    assertThat(refused.raw()).contains("ACME/widget");
+    assertThat(refused.raw()).contains("LEGACY/widget");
   }
 }

@@ -20,6 +20,7 @@ import org.eclipse.jgit.revwalk.RevWalk;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,20 +29,22 @@ import org.junit.jupiter.api.io.TempDir;
  * repository nor anything of the control API; objects A pushed and was refused cannot be claimed
  * by C, which may push anywhere in the same repository.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunIsolationTest {
   private static final String AUTH_FAILED =
       "Authentication failed: the run credential is unknown, expired or revoked.\n";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode runA;
-  static JsonNode runB;
-  static JsonNode runC;
-  static GitRun gitA;
-  static Path workA;
+  private Path tmp;
+  private RunningAppliance app;
+  private JsonNode runA;
+  private JsonNode runB;
+  private JsonNode runC;
+  private GitRun gitA;
+  private Path workA;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
     app.forgeCreate("acme/other");
@@ -57,7 +60,7 @@ class RunIsolationTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }

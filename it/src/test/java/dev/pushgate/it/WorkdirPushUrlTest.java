@@ -13,6 +13,7 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,20 +21,22 @@ import org.junit.jupiter.api.io.TempDir;
  * (which git never applies {@code pushInsteadOf} to): the push URL is rewritten to the gateway
  * and the answer says so, or, when it cannot be, the launch verdict is {@code refused}.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkdirPushUrlTest {
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static GitRun plainGit;
+  private Path tmp;
+  private RunningAppliance app;
+  private GitRun plainGit;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate("acme/widget");
     plainGit = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
@@ -107,7 +110,7 @@ class WorkdirPushUrlTest {
     assertThat(run.get("pushUrlRewrites")).isEmpty();
   }
 
-  private static Path worktree(String name) throws Exception {
+  private Path worktree(String name) throws Exception {
     plainGit.in(tmp, "init", "-q", "-b", "main", name).ok();
     Path w = tmp.resolve(name);
     plainGit.in(w, "remote", "add", "origin", "https://github.com/acme/widget.git").ok();
@@ -116,7 +119,7 @@ class WorkdirPushUrlTest {
   }
 
   /** A run in {@code w}; no glob denies, so bubblewrap can launch it as planned. */
-  private static String request(Path w) {
+  private String request(Path w) {
     return "{\"workspaceId\": \"ws-workdir\", \"mode\": \"chat\", \"repository\":"
         + " \"acme/widget\", \"workdir\": \"" + w + "\", \"runner\": \"harness-bash\","
         + " \"rules\": {\"denyWriteGlobs\": [],"
@@ -124,7 +127,7 @@ class WorkdirPushUrlTest {
         + " \"reason\": \"push to main is denied\"}]}}";
   }
 
-  private static void commit(GitRun git, Path w, String content) throws Exception {
+  private void commit(GitRun git, Path w, String content) throws Exception {
     Files.writeString(w.resolve(content + ".txt"), content + "\n");
     git.in(w, "add", ".").ok();
     git.in(w, "commit", "-q", "-m", content).ok();

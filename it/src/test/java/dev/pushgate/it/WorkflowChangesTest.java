@@ -20,6 +20,7 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,20 +28,22 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code workflows} permission as GitHub does, so a workflow change the gateway failed to see
  * would come back as upstream's refusal instead of landing or being refused by the rules.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkflowChangesTest {
   private static final String REPO = "acme/widget";
   private static final String CI = ".github/workflows/ci.yml";
   private static final String FORGE_REFUSAL =
       "refusing to allow a GitHub App to create or update workflow";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static GitHubApp forgeApp;
+  private Path tmp;
+  private RunningAppliance app;
+  private GitHubApp forgeApp;
   /** A clone holding main with a workflow, and a branch {@code ci-update} that changes it. */
-  static Path seed;
+  private Path seed;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path tempDir) throws Exception {
+    tmp = tempDir;
     app = RunningAppliance.start(tmp.resolve("data"));
     app.forgeCreate(REPO);
     String forge = "http://127.0.0.1:" + app.port() + "/forge";
@@ -60,7 +63,7 @@ class WorkflowChangesTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (app != null) {
       app.close();
     }
@@ -192,7 +195,7 @@ class WorkflowChangesTest {
     assertThat(ForgeRefs.ref(app, REPO, "refs/heads/asked")).isNull();
   }
 
-  private static void assertRefused(GitRun git, Path work, String refspec, String why)
+  private void assertRefused(GitRun git, Path work, String refspec, String why)
       throws Exception {
     String dst = refspec.substring(refspec.indexOf(':') + 1);
     String ref = dst.startsWith("v") ? "refs/tags/" + dst : "refs/heads/" + dst;
@@ -202,14 +205,14 @@ class WorkflowChangesTest {
     assertThat(ForgeRefs.ref(app, REPO, ref)).as(refspec).isEqualTo(before);
   }
 
-  private static String token(boolean workflows) throws Exception {
+  private String token(boolean workflows) throws Exception {
     InstallationToken t = forgeApp.issueWriteToken(RepoSlug.parse(REPO), OptionalLong.empty(),
         workflows);
     return t.token().reveal();
   }
 
   /** git without a run: a credential helper that answers with {@code token}. */
-  private static GitRun direct(String token) throws Exception {
+  private GitRun direct(String token) throws Exception {
     Path config = tmp.resolve("direct.gitconfig");
     Files.writeString(config, "[credential]\n\thelper = \"!f() { test \\\"$1\\\" = get || exit 0;"
         + " echo username=x-access-token; echo password=$GH_TOKEN; }; f\"\n");
@@ -217,23 +220,23 @@ class WorkflowChangesTest {
         Map.of("GIT_CONFIG_GLOBAL", config.toString(), "GH_TOKEN", token));
   }
 
-  private static Path clone(GitRun git, String name) throws Exception {
+  private Path clone(GitRun git, String name) throws Exception {
     git.in(tmp, "clone", "-q", app.forgeUrl(REPO), name).ok();
     return tmp.resolve(name);
   }
 
-  private static void write(Path work, String file, String content) throws Exception {
+  private void write(Path work, String file, String content) throws Exception {
     Path p = work.resolve(file);
     Files.createDirectories(p.getParent());
     Files.writeString(p, content);
   }
 
-  private static void commitAll(GitRun git, Path work, String message) throws Exception {
+  private void commitAll(GitRun git, Path work, String message) throws Exception {
     git.in(work, "add", "-A").ok();
     git.in(work, "commit", "-q", "-m", message).ok();
   }
 
-  private static ObjectId head(GitRun git, Path work) throws Exception {
+  private ObjectId head(GitRun git, Path work) throws Exception {
     return ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip());
   }
 }

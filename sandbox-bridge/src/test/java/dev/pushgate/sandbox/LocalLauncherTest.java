@@ -285,9 +285,8 @@ class LocalLauncherTest {
   void aTimeoutKillsTheSandbox() throws Exception {
     LaunchRequest request = LaunchRequest.of(chat(), List.of("sleep", "60"))
         .withTimeout(Duration.ofMillis(500));
-    long start = System.nanoTime();
     RealBwrap.Run run = RealBwrap.run(launcher, request);
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    // killed, not ended on its own: sleep 60 would exit 0 with no Killed event
     assertThat(run.exit()).isNotZero();
     assertThat(run.events()).contains(new SandboxEvent.Killed("timeout: ran longer than 500 ms"));
   }

@@ -187,12 +187,28 @@ public final class RunningAppliance implements AutoCloseable {
     List<String> cmd = new ArrayList<>(List.of("java", "-XX:TieredStopAtLevel=1",
         "-XX:+UseSerialGC", "-jar", jar.toString()));
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new AssertionError("pushgate " + String.join(" ", args) + " failed:\n" + out);
+    // Output to a file, not a pipe read to its end: reading first would wait for a hung
+    // command forever, and the deadline below would never be reached.
+    Path log = Files.createTempFile("pushgate-cli", ".txt");
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(log.toFile()).start();
+      boolean ended = p.waitFor(120, TimeUnit.SECONDS);
+      if (!ended) {
+        p.destroyForcibly().waitFor();
+      }
+      String out = Files.readString(log, StandardCharsets.UTF_8);
+      if (!ended) {
+        throw new AssertionError("pushgate " + String.join(" ", args)
+            + " did not end within 120 s:\n" + out);
+      }
+      if (p.exitValue() != 0) {
+        throw new AssertionError("pushgate " + String.join(" ", args) + " failed:\n" + out);
+      }
+      return out;
+    } finally {
+      Files.deleteIfExists(log);
     }
-    return out;
   }
 
   /** A run's environment for git, from the control API's answer: its git config and token. */

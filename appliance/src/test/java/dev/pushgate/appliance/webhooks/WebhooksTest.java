@@ -247,14 +247,15 @@ class WebhooksTest {
       @Override
       public void onEnded(Question q, Answer a) {}
     })) {
-      long start = System.nanoTime();
       var answer = desk.askAsync(push("refs/heads/main", List.of()));
       String id = desk.pending(null).get(0).id();
       desk.answer(id, true, "alice", null);
       assertThat(answer.get().outcome()).isEqualTo(Answer.Outcome.ALLOWED);
-      // the first webhook's first attempt alone takes its 1 s timeout
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
-      assertThat(count("failed") + count("ok")).isZero();
+      // Answered before either webhook's deliveries ended: the unreachable one fails both its
+      // attempts within a few tens of milliseconds, the slow one's first attempt alone takes
+      // its 1 s timeout, so a desk that waited for either would see a delivery counted here.
+      assertThat(count("failed") + count("ok"))
+          .as("webhook deliveries ended before the question was answered").isZero();
     }
     Wait.until(WITHIN, "both webhooks' four deliveries to fail",
         () -> count("failed") == 4);
@@ -278,11 +279,11 @@ class WebhooksTest {
     Webhooks w = webhooks(Webhook.Format.GENERIC, null,
         new Webhooks.Tuning(2, 1, Duration.ofMillis(50), Duration.ofSeconds(5),
             Duration.ofMillis(200)));
-    long start = System.nanoTime();
     for (int i = 0; i < 10; i++) {
       w.onAsked(push("refs/heads/main", List.of()));
     }
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
+    // handed over without waiting for a delivery: the one in flight takes 3 s to be answered
+    assertThat(count("ok")).as("deliveries done while the ten events were handed over").isZero();
     // one in flight (or about to be), two queued: at least seven of ten dropped
     assertThat(count("dropped")).isBetween(7, 8);
     assertThat(messages()).anySatisfy(m -> assertThat(m).contains("dropped")
@@ -400,9 +401,9 @@ class WebhooksTest {
       w.onAsked(push("refs/heads/main", List.of()));
     }
     received(1);
-    long start = System.nanoTime();
     w.close();
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    // returned before the delivery under way could land: its webhook answers only after 10 s
+    assertThat(count("ok")).as("deliveries landed before close returned").isZero();
     assertThat(count("dropped")).isEqualTo(2);
     // the one under way gives up without retrying
     Wait.until(WITHIN, "the delivery under way to fail", () -> count("failed") == 1);
