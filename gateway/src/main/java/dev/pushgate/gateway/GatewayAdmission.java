@@ -1,25 +1,58 @@
 package dev.pushgate.gateway;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
 
 /**
  * The gateway-wide bound of {@link AdmissionLimits#requests}: a request past it is shed at once,
  * so that the gateway never holds every request thread, and {@code /healthz}, {@code /readyz},
  * the runs' hook calls and the sheds themselves always find one.
+ *
+ * <p>Past the limit, a small reserve ({@link #reserveFor}) admits a request only of a run that
+ * holds no admission: a few runs that keep requests open (a dripped pack) cannot then shut every
+ * other run out, while a run already served is shed as before
+ * (docs/operations.md#when-the-gateway-is-full).
  */
 final class GatewayAdmission {
   private final int limit;
-  private final Semaphore permits;
+  private final int reserve;
+  /** Admissions held per run id; a run holding none has no entry. */
+  private final Map<String, Integer> heldByRun = new HashMap<>();
+  private int held;
 
   GatewayAdmission(AdmissionLimits limits) {
     this.limit = limits.requests();
-    this.permits = new Semaphore(limit);
+    this.reserve = reserveFor(limit);
   }
 
-  /** A place for one request, to be closed when it ends; empty when the gateway is full. */
-  Optional<Ticket> tryAdmit() {
-    return permits.tryAcquire() ? Optional.of(new Ticket()) : Optional.empty();
+  /**
+   * The places past the limit kept for runs holding none: an eighth of the limit, and at least
+   * four so that a small limit still lets a few runs outside the crowd in at once.
+   */
+  static int reserveFor(int limit) {
+    return Math.max(4, limit / 8);
+  }
+
+  /**
+   * A place for one request of the run, to be closed when it ends; empty when the gateway is full
+   * for this run: its limit is taken and the run already holds a place, or the reserve is taken
+   * too.
+   */
+  synchronized Optional<Ticket> tryAdmit(String runId) {
+    int ofRun = heldByRun.getOrDefault(runId, 0);
+    boolean admitted = held < limit || ofRun == 0 && held < limit + reserve;
+    if (!admitted) {
+      return Optional.empty();
+    }
+    held++;
+    heldByRun.put(runId, ofRun + 1);
+    return Optional.of(new Ticket(runId));
+  }
+
+  private synchronized void release(String runId) {
+    held--;
+    heldByRun.computeIfPresent(runId, (id, n) -> n == 1 ? null : n - 1);
   }
 
   /** Why a request was shed, to be rendered as a refusal. */
@@ -30,15 +63,18 @@ final class GatewayAdmission {
 
   /** One admitted request; closing it again does nothing. */
   final class Ticket implements AutoCloseable {
+    private final String runId;
     private boolean closed;
 
-    private Ticket() {}
+    private Ticket(String runId) {
+      this.runId = runId;
+    }
 
     @Override
     public synchronized void close() {
       if (!closed) {
         closed = true;
-        permits.release();
+        release(runId);
       }
     }
   }

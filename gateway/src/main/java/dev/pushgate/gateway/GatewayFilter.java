@@ -86,7 +86,7 @@ final class GatewayFilter implements Filter {
       receive(run.get(), repo.get(), req, rsp, chain);
       return;
     }
-    Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit();
+    Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit(run.get().runId());
     if (ticket.isEmpty()) {
       shed(run.get(), repo.get(), rsp, admission.shedReason());
       return;
@@ -234,7 +234,7 @@ final class GatewayFilter implements Filter {
       refuseEarly(run, repo, guarded.request(), rsp, early.get());
       return;
     }
-    Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit();
+    Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit(run.runId());
     if (ticket.isEmpty()) {
       if (judged.isPresent()) {
         refuseEarly(run, repo, guarded.request(), rsp,

@@ -56,6 +56,10 @@ class GatewayHttpTest {
   private static final String FLOOD_CREDENTIAL = "pgr_floodCredential012345678";
   private static final RunContext FLOOD_RUN = new RunContext("run-flood", "ws-1", WIDGET,
       List.of(), PushRules.ALLOW_ALL);
+  /** A third run, of another workspace, that holds no admission of its own. */
+  private static final String OTHER_CREDENTIAL = "pgr_otherCredential012345678";
+  private static final RunContext OTHER_RUN = new RunContext("run-other", "ws-2", WIDGET,
+      List.of(), PushRules.ALLOW_ALL);
 
   @TempDir Path dir;
   /** The run the credential stands for; a test may give it other rules before it pushes. */
@@ -117,7 +121,8 @@ class GatewayHttpTest {
         writeTokensPerMinute);
     RunAuthenticator authenticator =
         credential -> CREDENTIAL.equals(credential) ? Optional.of(run)
-            : FLOOD_CREDENTIAL.equals(credential) ? Optional.of(FLOOD_RUN) : Optional.empty();
+            : FLOOD_CREDENTIAL.equals(credential) ? Optional.of(FLOOD_RUN)
+            : OTHER_CREDENTIAL.equals(credential) ? Optional.of(OTHER_RUN) : Optional.empty();
     Approvals asked = (q, progress) -> approvals.ask(q, progress);
     gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission);
     Server s = new Server();
@@ -948,9 +953,74 @@ class GatewayHttpTest {
     }
   }
 
+  /**
+   * Runs that fill the limit with pushes whose packs drip cannot shut out a run that holds no
+   * admission: it takes one of the reserve, while a further request of a crowding run is shed.
+   */
+  @Test
+  void aRunHoldingNoAdmissionIsServedFromTheReserveWhileOtherRunsHoldTheLimit() throws Exception {
+    Server two = serve(Duration.ofSeconds(30), GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE,
+        new AdmissionLimits(2, 64, Duration.ofSeconds(20)));
+    String infoRefs = "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack";
+    URI gatewayUri = two.getURI();
+    // Each push, once admitted, mints its write token ahead: the event that it holds its place.
+    try (java.net.Socket a = drippedPush(gatewayUri, CREDENTIAL, "refs/heads/drip-a")) {
+      Wait.until(Duration.ofSeconds(30), "run A's dripped push to be admitted",
+          () -> mints.size() == 1);
+      try (java.net.Socket b = drippedPush(gatewayUri, FLOOD_CREDENTIAL, "refs/heads/drip-b")) {
+        Wait.until(Duration.ofSeconds(30), "run B's dripped push to be admitted",
+            () -> mints.size() == 2);
+        assertThat(get(gatewayUri, infoRefs).statusCode()).as("the limit is full for run A")
+            .isEqualTo(429);
+
+        assertThat(get(gatewayUri, infoRefs, "Bearer " + OTHER_CREDENTIAL).statusCode())
+            .as("a run holding no admission").isEqualTo(200);
+        HttpResponse<String> shed = get(gatewayUri, infoRefs, "Bearer " + FLOOD_CREDENTIAL);
+        assertThat(shed.statusCode()).as("a run already holding one").isEqualTo(429);
+        assertThat(shed.body()).contains("its limit of 2 git requests at once");
+      }
+    } finally {
+      two.stop();
+    }
+  }
+
+  /**
+   * A receive-pack POST, chunked, whose command list and pack header arrive and whose pack then
+   * stops (a stored deflate block begun): admitted once its commands are read, it holds its place.
+   */
+  private java.net.Socket drippedPush(URI server, String credential, String ref)
+      throws java.io.IOException {
+    java.net.Socket socket = new java.net.Socket("127.0.0.1", server.getPort());
+    byte[] command = ("0".repeat(40) + " " + base.name() + " " + ref + "\0report-status\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(command);
+    body.writeBytes("0000PACK\0\0\0\2\0\0\0\1".getBytes(StandardCharsets.ISO_8859_1));
+    // a blob of 5 bytes, zlib's header, then a stored deflate block of 5 bytes that never come
+    body.writeBytes(new byte[] {0x35, 0x78, 0x01, 0x01, 0x05, 0x00, (byte) 0xfa, (byte) 0xff});
+    byte[] data = body.toByteArray();
+    String head = "POST /git/github.com/acme/widget.git/git-receive-pack HTTP/1.1\r\n"
+        + "Host: 127.0.0.1\r\nAuthorization: Bearer " + credential + "\r\n"
+        + "Content-Type: application/x-git-receive-pack-request\r\n"
+        + "Transfer-Encoding: chunked\r\n\r\n";
+    socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+    socket.getOutputStream().write((Integer.toHexString(data.length) + "\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    socket.getOutputStream().write(data);
+    socket.getOutputStream().write("\r\n".getBytes(StandardCharsets.US_ASCII));
+    socket.getOutputStream().flush();
+    return socket;
+  }
+
   private HttpResponse<String> get(URI server, String path) throws Exception {
+    return get(server, path, "Bearer " + CREDENTIAL);
+  }
+
+  private HttpResponse<String> get(URI server, String path, String authorization)
+      throws Exception {
     return http.send(HttpRequest.newBuilder(server.resolve(path))
-        .header("Authorization", "Bearer " + CREDENTIAL).build(),
+        .header("Authorization", authorization).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
