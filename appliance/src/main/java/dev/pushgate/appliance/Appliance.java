@@ -314,7 +314,7 @@ public final class Appliance implements AutoCloseable {
     // As many as the gateway admits, each of which may be one request upstream, and a few for
     // the broker's mints and the API boundaries' calls.
     QueuedThreadPool threads =
-        new QueuedThreadPool(settings.limits().admission().requests() + 16, 4);
+        new QueuedThreadPool(settings.limits().admission().admitted() + 16, 4);
     threads.setName("pushgate-forge");
     forgeUpstream = new Server(threads);
     ServerConnector connector = new ServerConnector(forgeUpstream);

@@ -45,11 +45,12 @@ public record Limits(int maxConnections, int requestsPerRun, int hookCallsPerRun
   }
 
   /**
-   * The loopback port's request threads: the gateway's admitted requests and a reserve the
-   * gateway cannot take, so that a crowd of pushes never leaves {@code /healthz} without one.
+   * The loopback port's request threads: the gateway's admitted requests (its limit and the
+   * limit's reserve for runs holding none) and a reserve the gateway cannot take, so that a crowd
+   * of pushes never leaves {@code /healthz} without one.
    */
   public int requestThreads() {
-    return admission.requests() + RESERVED_THREADS;
+    return admission.admitted() + RESERVED_THREADS;
   }
 
   /** The connection cap in force: the one set, or half of the file descriptors the process has. */

@@ -31,4 +31,18 @@ public record AdmissionLimits(int requests, int waitersPerRepository, Duration r
           + repositoryWait);
     }
   }
+
+  /**
+   * The places past {@link #requests} kept for requests of runs that hold none, so that a few runs
+   * holding every place cannot shut the others out: an eighth of the limit, and at least four so
+   * that a small limit still lets a few runs outside the crowd in at once.
+   */
+  public int reserve() {
+    return Math.max(4, requests / 8);
+  }
+
+  /** Every git request the gateway may work on at once: the limit and its reserve. */
+  public int admitted() {
+    return requests + reserve();
+  }
 }

@@ -9,7 +9,7 @@ import java.util.Optional;
  * so that the gateway never holds every request thread, and {@code /healthz}, {@code /readyz},
  * the runs' hook calls and the sheds themselves always find one.
  *
- * <p>Past the limit, a small reserve ({@link #reserveFor}) admits a request only of a run that
+ * <p>Past the limit, a small reserve ({@link AdmissionLimits#reserve}) admits a request only of a run that
  * holds no admission: a few runs that keep requests open (a dripped pack) cannot then shut every
  * other run out, while a run already served is shed as before
  * (docs/operations.md#when-the-gateway-is-full).
@@ -23,15 +23,7 @@ final class GatewayAdmission {
 
   GatewayAdmission(AdmissionLimits limits) {
     this.limit = limits.requests();
-    this.reserve = reserveFor(limit);
-  }
-
-  /**
-   * The places past the limit kept for runs holding none: an eighth of the limit, and at least
-   * four so that a small limit still lets a few runs outside the crowd in at once.
-   */
-  static int reserveFor(int limit) {
-    return Math.max(4, limit / 8);
+    this.reserve = limits.reserve();
   }
 
   /**

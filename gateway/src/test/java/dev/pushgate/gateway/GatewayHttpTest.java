@@ -917,6 +917,10 @@ class GatewayHttpTest {
             + new String(stalled, StandardCharsets.US_ASCII) + "0000PACK\0\0\0\2\0\0\0\1")
             .getBytes(StandardCharsets.ISO_8859_1));
         holding.getOutputStream().flush();
+        // Probed only once the push holds the place (it mints its write token ahead): a probe
+        // before could hold it as the push arrives, and the push be shed instead.
+        Wait.until(Duration.ofSeconds(30), "the stalled push to be admitted",
+            () -> mints.size() == 1);
         HttpResponse<String> refused = Wait.forValue(Duration.ofSeconds(30),
             "the stalled push to hold the gateway's one place", () -> get(gatewayUri, infoRefs),
             r -> r.statusCode() == 429);
