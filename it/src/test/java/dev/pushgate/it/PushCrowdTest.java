@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 35: a crowd of pushes to one repository past what the gateway admits at once. The
- * gateway's limit is set small ({@value #LIMIT}) and filled by pushes held for an approver; then
+ * gateway's limit is set small ({@value #LIMIT}) and filled, with the reserve past it for runs
+ * holding no admission (issue 35's few-runs finding), by pushes of {@link #HELD} runs held for an
+ * approver; then
  * a crowd of {@value #CROWD} runs pushes at once. Every push of the crowd is answered within its
  * deadline, shed with git's own error and a message that says to retry; {@code /healthz} answers
  * throughout; once the held pushes are answered they land, and the crowd's next pushes land. Before
@@ -33,6 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 class PushCrowdTest {
   private static final int LIMIT = 3;
   private static final int CROWD = 24;
+  /** Runs whose held push each takes one place: the limit's and then the reserve's. */
+  private static final int HELD = new dev.pushgate.gateway.AdmissionLimits(LIMIT, 64,
+      Duration.ofSeconds(20)).admitted();
   private static final String REPO = "crowd/widget";
   private static final String SHED = "remote: Control Center policy: the gateway is working on"
       + " its limit of " + LIMIT + " git requests at once; nothing was done,"
@@ -51,7 +56,7 @@ class PushCrowdTest {
       Path template = tmp.resolve("template");
       List<Pusher> held = new ArrayList<>();
       List<Pusher> crowd = new ArrayList<>();
-      for (int i = 0; i < LIMIT + CROWD; i++) {
+      for (int i = 0; i < HELD + CROWD; i++) {
         JsonNode run = app.createRun("{\"workspaceId\": \"crowd\", \"repository\": \"" + REPO
             + "\", \"rules\": {\"push\": [{\"refs\": \"refs/heads/held-*\", \"decision\": \"ask\","
             + " \"reason\": \"held for the test\"}]}}");
@@ -63,7 +68,7 @@ class PushCrowdTest {
         }
         copy(template, work);
         git.in(work, "commit", "-q", "--allow-empty", "-m", "push " + i).ok();
-        (i < LIMIT ? held : crowd).add(new Pusher(i, git, work));
+        (i < HELD ? held : crowd).add(new Pusher(i, git, work));
       }
 
       try (AllowingApprover approver = AllowingApprover.connectHolding(app)) {
