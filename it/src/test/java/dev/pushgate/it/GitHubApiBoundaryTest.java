@@ -91,7 +91,7 @@ class GitHubApiBoundaryTest {
       none.forgeCreate("acme/widget");
       Path work = Files.createDirectories(root.resolve("work-none"));
       String script = """
-          case "$HTTPS_PROXY" in http://127.0.0.1:*) echo "proxy-set" ;; esac
+          case "$HTTPS_PROXY" in http://run:*@127.0.0.1:*) echo "proxy-set" ;; esac
           curl -sS --max-time 30 -H "Authorization: token $GH_TOKEN" \
             https://api.github.com/installation/repositories; echo
           echo "write $(curl -s --max-time 30 -X POST -H "Authorization: token $GH_TOKEN" \
