@@ -246,7 +246,7 @@ final class PushHook implements PreReceiveHook {
     Instant forwardStart = clock.instant();
     Optional<StreamedForward> streamed = push.streamed();
     Optional<Map<ReceiveCommand, Forwarder.Outcome>> streamedOutcomes = Optional.empty();
-    if (streamed.isPresent() && everyCommand && !workflows && streamed.get().ready(cmds)) {
+    if (streamed.isPresent() && everyCommand && !workflows) {
       streamedOutcomes = streamed.get().finish(cmds, line -> progress(rp, line));
     }
     boolean streaming = streamedOutcomes.isPresent();

@@ -246,11 +246,11 @@ final class StreamedForward implements PackCopy, AutoCloseable {
 
   /** Why {@link #ready} is false, for the log. */
   synchronized String notReadyBecause(List<ReceiveCommand> judged) {
-    if (ended) {
-      return "ended";
-    }
     if (broken != null) {
       return "upstream broke off: " + Forwarder.oneLine(String.valueOf(broken.getMessage()));
+    }
+    if (ended) {
+      return "ended";
     }
     if (trailer == null) {
       return "the pack was not read to its end";
@@ -280,13 +280,14 @@ final class StreamedForward implements PackCopy, AutoCloseable {
 
   /**
    * Waits until upstream has everything but the trailer, sends the trailer, so that upstream
-   * applies the push, and returns its verdict per command. Empty when upstream broke off before
-   * the trailer, so that nothing was applied and the push may be stored, then forwarded.
+   * applies the push, and returns its verdict per command. Empty when the copy is not {@link
+   * #ready} (upstream may break off at any moment while the pack is still being sent) or broke
+   * off before the trailer: nothing was applied upstream, and the push is stored, then forwarded.
    */
   synchronized Optional<Map<ReceiveCommand, Forwarder.Outcome>> finish(
       List<ReceiveCommand> judged, Consumer<String> messages) throws InterruptedException {
     if (!ready(judged)) {
-      throw new IllegalStateException("not ready: " + notReadyBecause(judged));
+      return Optional.empty();
     }
     ended = true;
     queue.add(END);

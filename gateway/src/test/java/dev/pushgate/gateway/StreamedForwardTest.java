@@ -116,6 +116,9 @@ class StreamedForwardTest {
         handover.get(60, TimeUnit.SECONDS);
         assertThat(streamed.ready(plan.commands())).isFalse();
         assertThat(streamed.notReadyBecause(plan.commands())).startsWith("upstream broke off");
+        // the hook asks finish without a ready() of its own: a copy that broke off (even between
+        // two questions) is answered "not streamed", so the stored push is forwarded instead
+        assertThat(streamed.finish(plan.commands(), line -> { })).isEmpty();
       }
       assertThat(accepted).hasValue(1);
       assertThat(upstream.leases).singleElement().satisfies(lease ->
