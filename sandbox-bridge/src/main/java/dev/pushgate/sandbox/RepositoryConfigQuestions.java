@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 
 /**
  * The launcher's half of the name-deny daemon's questions about a repository's {@code .git/config}
- * ({@code pushgate-denyfs.c}, "repository configs"): git commits a config edit by renaming {@code
+ * ({@code sandbox-bridge/src/main/c/config.c}): git commits a config edit by renaming {@code
  * config.lock} onto {@code config}; the daemon copies both texts and asks, one line {@code
  * judge-config ID WAS NOW PATH} (the texts in hex, {@code -} when empty; the path last, escaped as
  * in its refusal lines), and writes its copy into place only on {@code ID yes}. The one judge is
