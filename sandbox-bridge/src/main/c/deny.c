@@ -24,6 +24,13 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
+static const char *skip_slashes(const char *s) {
+  while (*s == '/') {
+    s++;
+  }
+  return s;
+}
+
 /* One path component against one pattern component: * and ? never cross a /. */
 static int component_matches(const char *pattern, size_t plen, const char *name, size_t nlen) {
   char p[NAME_MAX + 1], n[NAME_MAX + 1];
@@ -39,12 +46,8 @@ static int component_matches(const char *pattern, size_t plen, const char *name,
 
 /* A protected-path pattern (as PathGlob): a component that is exactly ** matches any number. */
 static int path_matches(const char *pattern, const char *path) {
-  while (*pattern == '/') {
-    pattern++;
-  }
-  while (*path == '/') {
-    path++;
-  }
+  pattern = skip_slashes(pattern);
+  path = skip_slashes(path);
   if (*pattern == 0) {
     return *path == 0;
   }
@@ -58,10 +61,7 @@ static int path_matches(const char *pattern, const char *path) {
       if (*p == 0) {
         return 0;
       }
-      p = strchrnul(p, '/');
-      while (*p == '/') {
-        p++;
-      }
+      p = skip_slashes(strchrnul(p, '/'));
     }
   }
   if (*path == 0) {
@@ -152,12 +152,8 @@ int name_matches_glob(const char *name) {
 
 /* Whether a protected-path pattern could match a path strictly below PATH. */
 static int pattern_reaches_below(const char *pattern, const char *path) {
-  while (*pattern == '/') {
-    pattern++;
-  }
-  while (*path == '/') {
-    path++;
-  }
+  pattern = skip_slashes(pattern);
+  path = skip_slashes(path);
   if (*pattern == 0) {
     return 0;
   }
@@ -200,12 +196,8 @@ static unsigned char whole[MAX_PATTERNS][MAX_PATTERNS];
 static void prepare_pattern(int h, int i) {
   const char *p = deny_paths[i], *q = host_paths[h];
   for (;;) {
-    while (*p == '/') {
-      p++;
-    }
-    while (*q == '/') {
-      q++;
-    }
+    p = skip_slashes(p);
+    q = skip_slashes(q);
     if (*q == 0) {
       rest_of[h][i] = *p == 0 ? NULL : p;
       whole[h][i] = *p == 0;
@@ -262,17 +254,18 @@ static int matches_seen(int h, int i, const char *path) {
   return 0;
 }
 
-/* Whether PATH or a directory above it matches a protected-path pattern: a pattern protects what
- * it names and everything below, as a protected path given literally does (bubblewrap binds it
- * read-only whole). A path too long to judge is protected. */
-int path_matches_pattern(const char *path) {
+/* Whether HOLDS is true of PATH (relative to the mount) for some spelling of the mount and some
+ * protected-path pattern: HOLDS is given the spelling H, the pattern I, PATH and PATH under
+ * spelling H. A path too long to judge counts as held. */
+static int any_pattern(const char *path,
+    int (*holds)(int h, int i, const char *path, const char *full)) {
   char full[PATH_MAX * 2];
   for (int h = 0; h < n_host_paths; h++) {
     if (!host_spelling(h, path, full, sizeof full)) {
       return 1;
     }
     for (int i = 0; i < n_deny_paths; i++) {
-      if (matches_seen(h, i, path)) {
+      if (holds(h, i, path, full)) {
         return 1;
       }
     }
@@ -280,22 +273,29 @@ int path_matches_pattern(const char *path) {
   return 0;
 }
 
+static int pattern_matches_seen(int h, int i, const char *path, const char *full) {
+  (void) full;
+  return matches_seen(h, i, path);
+}
+
+/* Whether PATH or a directory above it matches a protected-path pattern: a pattern protects what
+ * it names and everything below, as a protected path given literally does (bubblewrap binds it
+ * read-only whole). A path too long to judge is protected. */
+int path_matches_pattern(const char *path) {
+  return any_pattern(path, pattern_matches_seen);
+}
+
+static int pattern_reaches_below_spelling(int h, int i, const char *path, const char *full) {
+  (void) h;
+  (void) path;
+  return pattern_reaches_below(deny_paths[i], full);
+}
+
 /* Whether a protected-path pattern could match something below PATH (relative to the mount): a
  * directory or symlink put there, or taken away from there, would carry files into or out of the
  * pattern's reach. */
 int protected_below(const char *path) {
-  char full[PATH_MAX * 2];
-  for (int h = 0; h < n_host_paths; h++) {
-    if (!host_spelling(h, path, full, sizeof full)) {
-      return 1;
-    }
-    for (int i = 0; i < n_deny_paths; i++) {
-      if (pattern_reaches_below(deny_paths[i], full)) {
-        return 1;
-      }
-    }
-  }
-  return 0;
+  return any_pattern(path, pattern_reaches_below_spelling);
 }
 
 /* Whether a component of PATH (relative to the mount) is a dependency tree's directory, the last

@@ -74,6 +74,19 @@ static int as_caller(fuse_req_t req) {
   return err;
 }
 
+/* The directory PARENT, where NAME is about to be made, changed or removed as the caller; NULL
+ * when that is refused (the reply is sent). */
+static struct inode *judged_parent(fuse_req_t req, fuse_ino_t parent, const char *name) {
+  if (as_caller(req) != 0) {
+    return NULL;
+  }
+  struct inode *p = inode_of(parent);
+  if (refused_name(req, p, name)) {
+    return NULL;
+  }
+  return p;
+}
+
 /* ---- lookups ---- */
 
 static void dfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name) {
@@ -248,35 +261,31 @@ static void dfs_statfs(fuse_req_t req, fuse_ino_t ino) {
 
 /* ---- names ---- */
 
-static void dfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-    dev_t rdev) {
-  if (as_caller(req) != 0) {
-    return;
-  }
-  struct inode *p = inode_of(parent);
-  if (refused_name(req, p, name)) {
-    return;
-  }
-  if (bad_name(name) || mknodat(p->fd, name, mode, rdev) != 0) {
-    fuse_reply_err(req, bad_name(name) ? EINVAL : errno);
+/* The reply to making NAME in P (mknod, mkdir, symlink): RES is the call's result, 0 or -1 with
+ * errno set. */
+static void reply_make(fuse_req_t req, struct inode *p, const char *name, int res) {
+  if (res != 0) {
+    fuse_reply_err(req, errno);
     return;
   }
   reply_made(req, p, name, -1, NULL);
 }
 
+static void dfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+    dev_t rdev) {
+  struct inode *p = judged_parent(req, parent, name);
+  if (p == NULL) {
+    return;
+  }
+  reply_make(req, p, name, bad_name(name) ? (errno = EINVAL, -1) : mknodat(p->fd, name, mode, rdev));
+}
+
 static void dfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode) {
-  if (as_caller(req) != 0) {
+  struct inode *p = judged_parent(req, parent, name);
+  if (p == NULL) {
     return;
   }
-  struct inode *p = inode_of(parent);
-  if (refused_name(req, p, name)) {
-    return;
-  }
-  if (bad_name(name) || mkdirat(p->fd, name, mode) != 0) {
-    fuse_reply_err(req, bad_name(name) ? EINVAL : errno);
-    return;
-  }
-  reply_made(req, p, name, -1, NULL);
+  reply_make(req, p, name, bad_name(name) ? (errno = EINVAL, -1) : mkdirat(p->fd, name, mode));
 }
 
 /* Whether a directory or symlink put at NAME in P (made, linked or renamed there) could carry
@@ -300,11 +309,8 @@ static int leads_into_dependency_tree(const char *path, const char *target) {
 }
 
 static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name) {
-  if (as_caller(req) != 0) {
-    return;
-  }
-  struct inode *p = inode_of(parent);
-  if (refused_name(req, p, name)) {
+  struct inode *p = judged_parent(req, parent, name);
+  if (p == NULL) {
     return;
   }
   /* A link whose target is a denied name adds no way to write it (the kernel resolves the link
@@ -316,33 +322,24 @@ static void dfs_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, c
     fuse_reply_err(req, report(path));
     return;
   }
-  if (bad_name(name) || symlinkat(target, p->fd, name) != 0) {
-    fuse_reply_err(req, bad_name(name) ? EINVAL : errno);
+  reply_make(req, p, name, bad_name(name) ? (errno = EINVAL, -1) : symlinkat(target, p->fd, name));
+}
+
+/* unlink and rmdir (FLAGS AT_REMOVEDIR): removing a denied name is a write of it. */
+static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name, int flags) {
+  struct inode *p = judged_parent(req, parent, name);
+  if (p == NULL) {
     return;
   }
-  reply_made(req, p, name, -1, NULL);
+  fuse_reply_err(req, unlinkat(p->fd, name, flags) == 0 ? 0 : errno);
 }
 
 static void dfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name) {
-  if (as_caller(req) != 0) {
-    return;
-  }
-  struct inode *p = inode_of(parent);
-  if (refused_name(req, p, name)) {
-    return;
-  }
-  fuse_reply_err(req, unlinkat(p->fd, name, 0) == 0 ? 0 : errno);
+  remove_name(req, parent, name, 0);
 }
 
 static void dfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name) {
-  if (as_caller(req) != 0) {
-    return;
-  }
-  struct inode *p = inode_of(parent);
-  if (refused_name(req, p, name)) {
-    return;
-  }
-  fuse_reply_err(req, unlinkat(p->fd, name, AT_REMOVEDIR) == 0 ? 0 : errno);
+  remove_name(req, parent, name, AT_REMOVEDIR);
 }
 
 /* Whether NAME in P is a directory or a symlink: what carries a tree under its name. */
@@ -518,11 +515,8 @@ static void dfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) 
 
 static void dfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
     struct fuse_file_info *fi) {
-  if (as_caller(req) != 0) {
-    return;
-  }
-  struct inode *p = inode_of(parent);
-  if (refused_name(req, p, name)) {
+  struct inode *p = judged_parent(req, parent, name);
+  if (p == NULL) {
     return;
   }
   if (bad_name(name)) {
