@@ -46,6 +46,11 @@ final class ShapedLink implements AutoCloseable {
   private final AtomicLong connections = new AtomicLong();
   private final AtomicLong turns = new AtomicLong();
   private final Map<String, Long> requests = new TreeMap<>();
+  /** Every request as it left the client, in order: when (nanoTime) and its kind. */
+  private final java.util.List<Sent> sent = new java.util.ArrayList<>();
+
+  /** A request as the client sent it: when its first byte reached the link, and its kind. */
+  record Sent(long nanos, String kind) {}
 
   /**
    * @param targetPort the port on 127.0.0.1 the link leads to
@@ -94,8 +99,14 @@ final class ShapedLink implements AutoCloseable {
     }
   }
 
-  private synchronized void onRequest(String kind) {
+  private synchronized void onRequest(String kind, long nanos) {
     requests.merge(kind, 1L, Long::sum);
+    sent.add(new Sent(nanos, kind));
+  }
+
+  /** The requests sent since {@code sinceNanos}, in order. */
+  synchronized java.util.List<Sent> sentSince(long sinceNanos) {
+    return sent.stream().filter(r -> r.nanos() >= sinceNanos).toList();
   }
 
   /** A request line as a kind: method and the path's last two segments, digits folded. */
@@ -195,7 +206,7 @@ final class ShapedLink implements AutoCloseable {
         while ((n = in.read(buf)) > 0) {
           long now = System.nanoTime();
           if (clientSide) {
-            onClientBytes(buf, n);
+            onClientBytes(buf, n, now);
           } else {
             answered = true;
           }
@@ -215,7 +226,7 @@ final class ShapedLink implements AutoCloseable {
       }
     }
 
-    private void onClientBytes(byte[] buf, int n) {
+    private void onClientBytes(byte[] buf, int n, long now) {
       if (answered) {
         answered = false;
         turns.incrementAndGet();
@@ -223,7 +234,7 @@ final class ShapedLink implements AutoCloseable {
       Matcher m = REQUEST_LINE.matcher(
           new String(buf, 0, Math.min(n, 1024), StandardCharsets.ISO_8859_1));
       if (m.find()) {
-        onRequest(kindOf(m.group(1), m.group(2)));
+        onRequest(kindOf(m.group(1), m.group(2)), now);
       }
     }
 

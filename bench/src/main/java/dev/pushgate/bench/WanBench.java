@@ -27,7 +27,9 @@ import java.util.Map;
  * loopback.
  *
  * <p>Usage (see {@code bench/wan/run}): {@code WanBench --jar JAR [--rtt-ms 40] [--mbit 200]
- * [--runs 9] [--large-runs 3] [--large-mib 100] [--warmup 20] [--keep]}.
+ * [--runs 9] [--large-runs 3] [--large-mib 100] [--warmup 20] [--think-ms 0] [--keep]}.
+ * {@code --think-ms} pauses before each measured command, as an agent thinks between two: the
+ * connections the last command left open may have been closed meanwhile.
  */
 public final class WanBench {
   private static final String REPO = "acme/widget";
@@ -39,6 +41,7 @@ public final class WanBench {
   private final int largeRuns;
   private final long largeBytes;
   private final int warmup;
+  private final long thinkMs;
   private final Path work;
   private final Map<String, Row> rows = new LinkedHashMap<>();
 
@@ -48,7 +51,7 @@ public final class WanBench {
   private GitRun gateway;
 
   private WanBench(Path jar, double rttMs, double mbit, int runs, int largeRuns, long largeBytes,
-      int warmup, Path work) {
+      int warmup, long thinkMs, Path work) {
     this.jar = jar;
     this.rttMs = rttMs;
     this.mbit = mbit;
@@ -56,6 +59,7 @@ public final class WanBench {
     this.largeRuns = largeRuns;
     this.largeBytes = largeBytes;
     this.warmup = warmup;
+    this.thinkMs = thinkMs;
     this.work = work;
   }
 
@@ -67,6 +71,7 @@ public final class WanBench {
     int largeRuns = 3;
     long largeMib = 100;
     int warmup = 20;
+    long thinkMs = 0;
     boolean keep = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -77,22 +82,24 @@ public final class WanBench {
         case "--large-runs" -> largeRuns = Integer.parseInt(args[++i]);
         case "--large-mib" -> largeMib = Long.parseLong(args[++i]);
         case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+        case "--think-ms" -> thinkMs = Long.parseLong(args[++i]);
         case "--keep" -> keep = true;
         default -> throw new IllegalArgumentException("unknown option " + args[i]
             + " (--jar JAR --rtt-ms MS --mbit MBIT --runs N --large-runs N --large-mib MIB"
-            + " --warmup N --keep)");
+            + " --warmup N --think-ms MS --keep)");
       }
     }
     if (jar == null) {
       throw new IllegalArgumentException("--jar JAR is required");
     }
-    if (runs < 1 || largeRuns < 0 || warmup < 0) {
-      throw new IllegalArgumentException("--runs must be at least 1, --large-runs and --warmup"
-          + " at least 0");
+    if (runs < 1 || largeRuns < 0 || warmup < 0 || thinkMs < 0) {
+      throw new IllegalArgumentException("--runs must be at least 1, --large-runs, --warmup and"
+          + " --think-ms at least 0");
     }
     Path work = Files.createTempDirectory("pushgate-wan-bench-");
     try {
-      new WanBench(jar, rtt, mbit, runs, largeRuns, largeMib << 20, warmup, work).run();
+      new WanBench(jar, rtt, mbit, runs, largeRuns, largeMib << 20, warmup, thinkMs, work)
+          .run();
     } finally {
       if (keep) {
         System.err.println("bench: kept " + work);
@@ -245,6 +252,10 @@ public final class WanBench {
 
   /** Times one git command and counts what crossed the link during it and until it is quiet. */
   private void timed(String label, boolean viaGateway, Body body) throws Exception {
+    if (thinkMs > 0) {
+      // an agent's think time between two git commands: what an idle connection meets
+      Thread.sleep(thinkMs);
+    }
     ShapedLink.Counts before = link.counts();
     long start = System.nanoTime();
     body.run();
@@ -252,7 +263,9 @@ public final class WanBench {
     ShapedLink.Counts during = link.counts().minus(before);
     ShapedLink.Counts after = quiet().minus(before).minus(during);
     Row row = rows.computeIfAbsent(label, k -> new Row());
-    (viaGateway ? row.gateway : row.direct).add(ms, during, after);
+    Side side = viaGateway ? row.gateway : row.direct;
+    side.add(ms, during, after);
+    side.timeline = timeline(start, ms, link.sentSince(start));
   }
 
   /**
@@ -280,6 +293,8 @@ public final class WanBench {
     final List<Double> ms = new ArrayList<>();
     final List<ShapedLink.Counts> during = new ArrayList<>();
     final List<ShapedLink.Counts> after = new ArrayList<>();
+    /** The last repetition's requests over the link, each at its offset from the start. */
+    String timeline = "";
 
     void add(double t, ShapedLink.Counts d, ShapedLink.Counts a) {
       ms.add(t);
@@ -311,10 +326,20 @@ public final class WanBench {
     final Side gateway = new Side();
   }
 
+  /** {@code +0 GET info/refs, +41 POST git-receive-pack, ... (git exited at +95)}, in ms. */
+  private static String timeline(long start, double ms, List<ShapedLink.Sent> sent) {
+    StringBuilder s = new StringBuilder();
+    for (ShapedLink.Sent r : sent) {
+      s.append(s.length() == 0 ? "" : ", ").append('+')
+          .append(Stats.fmt((r.nanos() - start) / 1e6, 0)).append(' ').append(r.kind());
+    }
+    return s.append(" (git exited at +").append(Stats.fmt(ms, 0)).append(')').toString();
+  }
+
   private void report() {
     System.out.printf(Locale.ROOT, "%n### Over a %s ms, %s Mbit/s link: direct and through the"
-        + " gateway (load average after: %s)%n%n", Stats.fmt(rttMs, 0), Stats.fmt(mbit, 0),
-        loadAverage());
+        + " gateway (%s ms between commands; load average after: %s)%n%n", Stats.fmt(rttMs, 0),
+        Stats.fmt(mbit, 0), thinkMs, loadAverage());
     System.out.println("| operation | direct, ms | through the gateway, ms | gateway / direct |"
         + " target |");
     System.out.println("|---|---:|---:|---:|---:|");
@@ -336,6 +361,12 @@ public final class WanBench {
           d.counts(d.during), d.counts(d.after));
       System.out.printf(Locale.ROOT, "| %s | gateway | %s | %s |%n", e.getKey(),
           g.counts(g.during), g.counts(g.after));
+    }
+    System.out.printf(Locale.ROOT, "%nWhen each request left for the link, in ms from the start of"
+        + " the last repetition:%n%n| operation | side | requests |%n|---|---|---|%n");
+    for (Map.Entry<String, Row> e : rows.entrySet()) {
+      System.out.printf(Locale.ROOT, "| %s | direct | %s |%n| %s | gateway | %s |%n", e.getKey(),
+          e.getValue().direct.timeline, e.getKey(), e.getValue().gateway.timeline);
     }
   }
 
