@@ -264,16 +264,7 @@ final class ShapedLink implements AutoCloseable {
     }
 
     private void closeBoth() {
-      try {
-        client.close();
-      } catch (IOException ignored) {
-        // closing
-      }
-      try {
-        upstream.close();
-      } catch (IOException ignored) {
-        // closing
-      }
+      Platform.closeQuietly(client, upstream);
     }
   }
 
