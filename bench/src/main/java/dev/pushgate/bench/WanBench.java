@@ -337,7 +337,7 @@ public final class WanBench {
       after.add(a);
     }
 
-    /** Connections / turns, median over the repetitions, and the last one's requests. */
+    /** Connections and turns, fewest–most over the repetitions, and the last one's requests. */
     String counts(List<ShapedLink.Counts> which) {
       if (which.isEmpty()) {
         return "";
@@ -392,8 +392,8 @@ public final class WanBench {
           e.getKey().startsWith("small push") ? "≤ 1.1×"
               : e.getKey().startsWith("first") ? "" : "≤ 1.05×");
     }
-    System.out.printf(Locale.ROOT, "%nWhat crossed the link (median connections and turns over"
-        + " the repetitions, the last one's requests); the gateway's are its own, to the"
+    System.out.printf(Locale.ROOT, "%nWhat crossed the link (connections and turns, fewest–most"
+        + " over the repetitions; the last one's requests); the gateway's are its own, to the"
         + " upstream:%n%n| operation | side | while git ran | after git exited |%n|---|---|---|---|%n");
     for (Map.Entry<String, Row> e : rows.entrySet()) {
       Side d = e.getValue().direct;
