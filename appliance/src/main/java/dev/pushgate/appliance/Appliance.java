@@ -39,6 +39,7 @@ import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
+import dev.pushgate.gateway.UpstreamKeepAlive;
 import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.sandbox.LocalLauncher;
 import java.io.IOException;
@@ -213,6 +214,8 @@ public final class Appliance implements AutoCloseable {
     // busy common pool would stall pushes.
     FS.FileStoreAttributes.setBackground(true);
     HostGitConfig.ignore();
+    // before the gateway's first upstream request: the JDK reads it once
+    UpstreamKeepAlive.apply();
     checkBindAddress();
   }
 

@@ -14,6 +14,27 @@ final class Platform {
 
   private Platform() {}
 
+  /** Closes each, ignoring what closing throws: for both ends of a relayed connection. */
+  static void closeQuietly(java.io.Closeable... closeables) {
+    for (java.io.Closeable c : closeables) {
+      try {
+        c.close();
+      } catch (IOException ignored) {
+        // closing: the peer may have closed first
+      }
+    }
+  }
+
+  /** The load averages of 1, 5 and 15 minutes, from {@code /proc/loadavg} ("?" if unknown). */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).strip().split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException e) {
+      return "?";
+    }
+  }
+
   /** Runs a command, returns stdout and stderr together ("" on failure). */
   static String run(List<String> cmd) {
     try {

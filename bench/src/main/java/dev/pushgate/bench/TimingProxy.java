@@ -208,16 +208,7 @@ final class TimingProxy implements AutoCloseable {
     }
 
     private void closeQuietly() {
-      try {
-        client.close();
-      } catch (IOException ignored) {
-        // closing
-      }
-      try {
-        upstream.close();
-      } catch (IOException ignored) {
-        // closing
-      }
+      Platform.closeQuietly(client, upstream);
     }
   }
 
