@@ -1,16 +1,17 @@
-package dev.pushgate.appliance.cli;
+package dev.pushgate.demo;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Numbered steps told one after the other, each ending in {@code ✔} and what it showed, or in
  * {@code ✘} and what went wrong. The first step that goes wrong ends the story: later steps build
  * on earlier ones.
  */
-final class Story {
+public final class Story {
   /** One step: prints what it does and returns what it showed, or throws {@link Failed}. */
   @FunctionalInterface
   interface Step {
@@ -25,8 +26,8 @@ final class Story {
   }
 
   /** Where the story ended: every step passed, or the first one that did not. */
-  record Outcome(int steps, int failedStep, String failedTitle, String why) {
-    boolean passed() {
+  public record Outcome(int steps, int failedStep, String failedTitle, String why) {
+    public boolean passed() {
       return failedStep == 0;
     }
   }
@@ -34,10 +35,13 @@ final class Story {
   private record Chapter(String title, Step step) {}
 
   private final PrintStream out;
+  private final Function<Throwable, String> failure;
   private final List<Chapter> chapters = new ArrayList<>();
 
-  Story(PrintStream out) {
+  /** {@code failure} words an unexpected exception for the reader (plain, redacted). */
+  Story(PrintStream out, Function<Throwable, String> failure) {
     this.out = Objects.requireNonNull(out, "out");
+    this.failure = Objects.requireNonNull(failure, "failure");
   }
 
   Story step(String title, Step step) {
@@ -61,7 +65,7 @@ final class Story {
         Thread.currentThread().interrupt();
         why = "interrupted";
       } catch (Exception e) {
-        why = Failure.message(e);
+        why = failure.apply(e);
       }
       out.println("    \u2718 " + why);
       out.println();

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.cli;
+package dev.pushgate.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +16,7 @@ class StoryTest {
 
   @Test
   void passesOnlyWhenEveryStepPasses() {
-    Story.Outcome outcome = new Story(out)
+    Story.Outcome outcome = new Story(out, Throwable::getMessage)
         .step("first", () -> ok("first"))
         .step("second", () -> ok("second"))
         .tell();
@@ -35,7 +35,7 @@ class StoryTest {
 
   @Test
   void theFirstStepThatMisbehavesEndsTheStoryAndIsNamed() {
-    Story.Outcome outcome = new Story(out)
+    Story.Outcome outcome = new Story(out, Throwable::getMessage)
         .step("Push a branch: it lands", () -> ok("push"))
         .step("Push main: refused", () -> {
           Story.expect(false, "git push of main succeeded");
@@ -56,7 +56,7 @@ class StoryTest {
 
   @Test
   void anUnexpectedExceptionFailsTheStepWithoutAStackTrace() {
-    Story.Outcome outcome = new Story(out)
+    Story.Outcome outcome = new Story(out, Throwable::getMessage)
         .step("Start", () -> {
           throw new java.io.IOException("address already in use");
         })
@@ -67,16 +67,22 @@ class StoryTest {
     assertThat(text()).doesNotContain("\tat ");
   }
 
+  /** A stand-in of the appliance's redaction: GitHub tokens and run credentials. */
+  private static String redact(String text) {
+    return text.replaceAll("\\b(ghs|pgr)_[A-Za-z0-9_-]{16,}", "[REDACTED]");
+  }
+
   @Test
   void secretsAreCutToTheirPrefixAndOtherValuesShownAsTheyAre() {
-    assertThat(DemoCommand.masked("ghs_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"))
+    assertThat(Demo.masked(StoryTest::redact, "ghs_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"))
         .isEqualTo("ghs_\u2026");
-    assertThat(DemoCommand.masked("pgr_" + "Zm9vYmFyYmF6cXV4cXV1eHh5enp5eHh5enp5"))
+    assertThat(Demo.masked(StoryTest::redact, "pgr_" + "Zm9vYmFyYmF6cXV4cXV1eHh5enp5eHh5enp5"))
         .isEqualTo("pgr_\u2026");
     // A run's sentinel keeps the marker that says whose it is; its random part is cut.
-    assertThat(DemoCommand.masked(dev.pushgate.gateway.api.ApiSentinel.newValue()))
+    assertThat(Demo.masked(StoryTest::redact, dev.pushgate.gateway.api.ApiSentinel.newValue()))
         .isEqualTo("ghs_pushgate\u2026");
-    assertThat(DemoCommand.masked("/tmp/run/gitconfig")).isEqualTo("/tmp/run/gitconfig");
+    assertThat(Demo.masked(StoryTest::redact, "/tmp/run/gitconfig"))
+        .isEqualTo("/tmp/run/gitconfig");
   }
 
   private String ok(String name) {

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.cli;
+package dev.pushgate.gitconfig;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,14 +11,14 @@ import java.util.List;
  * the launch's fresh writable config, which includes only the run's own (written by the sandbox's
  * start script before any command of the agent runs).
  */
-final class OwnGit {
+public final class OwnGit {
   /** Set in git's environment. */
-  static final String NO_SYSTEM_CONFIG = "GIT_CONFIG_NOSYSTEM";
+  public static final String NO_SYSTEM_CONFIG = "GIT_CONFIG_NOSYSTEM";
 
   private OwnGit() {}
 
   /** {@code git} with hooks and fsmonitor off, then {@code args}. */
-  static List<String> argv(String... args) {
+  public static List<String> argv(String... args) {
     List<String> cmd = new ArrayList<>(List.of("git", "-c", "core.hooksPath=/dev/null",
         "-c", "core.fsmonitor=false"));
     cmd.addAll(List.of(args));
@@ -26,7 +26,7 @@ final class OwnGit {
   }
 
   /** The same through {@code env}, for a launch whose environment is the run's own. */
-  static List<String> inRunEnvironment(String... args) {
+  public static List<String> inRunEnvironment(String... args) {
     List<String> cmd = new ArrayList<>(List.of("env", NO_SYSTEM_CONFIG + "=1"));
     cmd.addAll(argv(args));
     return cmd;
