@@ -10,6 +10,7 @@ import dev.pushgate.forge.LocalForge;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.gateway.api.ApiSentinel;
+import dev.pushgate.types.Redaction;
 import dev.pushgate.types.RepoSlug;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -32,7 +33,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
@@ -364,11 +364,11 @@ public final class Demo implements AutoCloseable {
 
   /** git with {@code env} instead of the run's, shown to the reader. */
   private DemoGit gitWith(Map<String, String> env) {
-    return new DemoGit(home, env, out, host::redact);
+    return new DemoGit(home, env, out);
   }
 
   private String head() throws Exception {
-    return new DemoGit(home, runEnv, null, host::redact).run(work, "rev-parse", "HEAD").orFail()
+    return new DemoGit(home, runEnv, null).run(work, "rev-parse", "HEAD").orFail()
         .output().strip();
   }
 
@@ -419,16 +419,11 @@ public final class Demo implements AutoCloseable {
   }
 
   /** {@code value} with a secret cut to its prefix: {@code ghs_…}, {@code pgr_…}. */
-  private String masked(String value) {
-    return masked(host::redact, value);
-  }
-
-  /** {@code value} with a secret cut to its prefix, {@code redaction} telling what is one. */
-  static String masked(UnaryOperator<String> redaction, String value) {
+  static String masked(String value) {
     if (value != null && value.startsWith(ApiSentinel.PREFIX)) {
       return ApiSentinel.PREFIX + "\u2026"; // says whose it is; the random part is the secret
     }
-    if (value == null || redaction.apply(value).equals(value)) {
+    if (value == null || Redaction.redact(value).equals(value)) {
       return value;
     }
     int underscore = value.indexOf('_');

@@ -3,6 +3,7 @@ package dev.pushgate.demo;
 import static dev.pushgate.demo.Story.expect;
 
 import dev.pushgate.gitconfig.OwnGit;
+import dev.pushgate.types.Redaction;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
 /** The real git client with a run's environment and nothing of the host's git config. */
 final class DemoGit {
@@ -28,14 +28,12 @@ final class DemoGit {
   private final Path home;
   private final Map<String, String> env;
   private final PrintStream out;
-  private final UnaryOperator<String> redaction;
 
-  /** {@code out} null runs git without showing it; what is shown goes through {@code redaction}. */
-  DemoGit(Path home, Map<String, String> env, PrintStream out, UnaryOperator<String> redaction) {
+  /** {@code out} null runs git without showing it. */
+  DemoGit(Path home, Map<String, String> env, PrintStream out) {
     this.home = home;
     this.env = env;
     this.out = out;
-    this.redaction = redaction;
   }
 
   Result run(Path dir, String... args) throws Exception {
@@ -43,7 +41,7 @@ final class DemoGit {
     if (out != null) {
       List<String> shown = new ArrayList<>(List.of("git"));
       shown.addAll(List.of(args));
-      out.println("    $ " + redaction.apply(String.join(" ",
+      out.println("    $ " + Redaction.redact(String.join(" ",
           shown.stream().map(DemoGit::quoted).toList())));
     }
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
@@ -77,7 +75,7 @@ final class DemoGit {
       }
       Result r = new Result(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
       if (out != null && !r.output().isBlank()) {
-        for (String line : redaction.apply(r.output().stripTrailing()).split("\n")) {
+        for (String line : Redaction.redact(r.output().stripTrailing()).split("\n")) {
           out.println((GIT_OUTPUT + line).stripTrailing());
         }
       }

@@ -18,9 +18,6 @@ public interface DemoHost {
   /** Whether runs get their GitHub API boundary (a sentinel {@code GH_TOKEN}, no real token). */
   boolean githubApiBoundary();
 
-  /** {@code text} with every secret cut out, as the appliance's logs show it. */
-  String redact(String text);
-
   /** A failure as an operator reads it: plain words, redacted, no class name or stack trace. */
   String failure(Throwable e);
 

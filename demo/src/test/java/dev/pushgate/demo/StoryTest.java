@@ -67,22 +67,16 @@ class StoryTest {
     assertThat(text()).doesNotContain("\tat ");
   }
 
-  /** A stand-in of the appliance's redaction: GitHub tokens and run credentials. */
-  private static String redact(String text) {
-    return text.replaceAll("\\b(ghs|pgr)_[A-Za-z0-9_-]{16,}", "[REDACTED]");
-  }
-
   @Test
   void secretsAreCutToTheirPrefixAndOtherValuesShownAsTheyAre() {
-    assertThat(Demo.masked(StoryTest::redact, "ghs_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"))
+    assertThat(Demo.masked("ghs_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"))
         .isEqualTo("ghs_\u2026");
-    assertThat(Demo.masked(StoryTest::redact, "pgr_" + "Zm9vYmFyYmF6cXV4cXV1eHh5enp5eHh5enp5"))
+    assertThat(Demo.masked("pgr_" + "Zm9vYmFyYmF6cXV4cXV1eHh5enp5eHh5enp5"))
         .isEqualTo("pgr_\u2026");
     // A run's sentinel keeps the marker that says whose it is; its random part is cut.
-    assertThat(Demo.masked(StoryTest::redact, dev.pushgate.gateway.api.ApiSentinel.newValue()))
+    assertThat(Demo.masked(dev.pushgate.gateway.api.ApiSentinel.newValue()))
         .isEqualTo("ghs_pushgate\u2026");
-    assertThat(Demo.masked(StoryTest::redact, "/tmp/run/gitconfig"))
-        .isEqualTo("/tmp/run/gitconfig");
+    assertThat(Demo.masked("/tmp/run/gitconfig")).isEqualTo("/tmp/run/gitconfig");
   }
 
   private String ok(String name) {

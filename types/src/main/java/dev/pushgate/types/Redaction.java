@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.logging;
+package dev.pushgate.types;
 
 import java.util.regex.Pattern;
 

@@ -2,7 +2,7 @@ package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.Settings;
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.appliance.webhooks.WebhookSettings;
 import java.nio.file.Path;

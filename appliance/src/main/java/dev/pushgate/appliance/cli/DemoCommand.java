@@ -4,7 +4,6 @@ import ch.qos.logback.classic.Level;
 import dev.pushgate.appliance.Appliance;
 import dev.pushgate.appliance.DefaultRules;
 import dev.pushgate.appliance.Settings;
-import dev.pushgate.appliance.logging.Redaction;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.demo.Demo;
 import dev.pushgate.demo.DemoHost;
@@ -148,11 +147,6 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public boolean githubApiBoundary() {
       return Runs.GITHUB_API_BOUNDARY;
-    }
-
-    @Override
-    public String redact(String text) {
-      return Redaction.redact(text);
     }
 
     @Override

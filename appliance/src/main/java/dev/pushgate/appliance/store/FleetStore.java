@@ -6,7 +6,7 @@ import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
 import dev.pushgate.appliance.fleet.Fleet;
 import dev.pushgate.appliance.fleet.FleetTables;
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.approvals.Answer;
 import dev.pushgate.appliance.approvals.Question;
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
