@@ -1,15 +1,15 @@
 package dev.pushgate.appliance;
 
-import dev.pushgate.appliance.approvals.ApprovalDesk;
-import dev.pushgate.appliance.webhooks.Webhooks;
-import dev.pushgate.appliance.approvals.GatewayApprovals;
+import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.webhooks.Webhooks;
+import dev.pushgate.approvals.GatewayApprovals;
 import dev.pushgate.appliance.audit.Sinks;
 import dev.pushgate.appliance.control.ControlApi;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.web.ApprovalsPage;
 import dev.pushgate.appliance.web.Sessions;
 import dev.pushgate.appliance.web.SignInTokens;
-import dev.pushgate.appliance.fleet.Fleet;
+import dev.pushgate.approvals.fleet.Fleet;
 import dev.pushgate.appliance.api.ApiBoundaries;
 import dev.pushgate.forge.ForgeAppKey;
 import dev.pushgate.forge.ForgeRepositories;

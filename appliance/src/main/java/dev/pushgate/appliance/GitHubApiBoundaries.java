@@ -2,8 +2,8 @@ package dev.pushgate.appliance;
 
 import dev.pushgate.appliance.api.ApiBoundaries;
 import dev.pushgate.appliance.api.AuditedApiCalls;
-import dev.pushgate.appliance.approvals.ApprovalDesk;
-import dev.pushgate.appliance.approvals.GatewayApprovals;
+import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.GatewayApprovals;
 import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.broker.GitHubAppConfig;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.approvals;
+package dev.pushgate.approvals;
 
 /** Where questions and their ends are recorded. */
 public interface ApprovalLog {

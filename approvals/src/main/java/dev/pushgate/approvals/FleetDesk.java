@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.approvals;
+package dev.pushgate.approvals;
 
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.approvals;
+package dev.pushgate.approvals;
 
 import dev.pushgate.gateway.ApprovalQuestion;
 import dev.pushgate.gateway.Approvals;

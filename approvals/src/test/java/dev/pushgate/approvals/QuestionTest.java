@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.approvals;
+package dev.pushgate.approvals;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

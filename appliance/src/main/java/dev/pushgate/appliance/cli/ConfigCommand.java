@@ -4,7 +4,7 @@ import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.Settings;
 import dev.pushgate.types.Redaction;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.appliance.webhooks.WebhookSettings;
+import dev.pushgate.approvals.webhooks.WebhookSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

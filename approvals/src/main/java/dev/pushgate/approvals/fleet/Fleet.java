@@ -1,9 +1,9 @@
-package dev.pushgate.appliance.fleet;
+package dev.pushgate.approvals.fleet;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.ApprovalDesk;
-import dev.pushgate.appliance.approvals.FleetDesk;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.FleetDesk;
+import dev.pushgate.approvals.Question;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;

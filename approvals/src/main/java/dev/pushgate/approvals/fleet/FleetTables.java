@@ -1,7 +1,7 @@
-package dev.pushgate.appliance.fleet;
+package dev.pushgate.approvals.fleet;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.Question;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;

@@ -1,12 +1,12 @@
-package dev.pushgate.appliance.webhooks;
+package dev.pushgate.approvals.webhooks;
 
 import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.Question;
 import dev.pushgate.types.Redaction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

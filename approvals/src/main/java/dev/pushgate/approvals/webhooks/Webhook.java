@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.webhooks;
+package dev.pushgate.approvals.webhooks;
 
 import dev.pushgate.types.Secret;
 import java.net.InetAddress;

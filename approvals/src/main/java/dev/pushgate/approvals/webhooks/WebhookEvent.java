@@ -1,7 +1,7 @@
-package dev.pushgate.appliance.webhooks;
+package dev.pushgate.approvals.webhooks;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.Question;
 import java.util.Objects;
 
 /** One thing a webhook is told: a question was asked ({@code answer} null), or it ended. */

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.webhooks;
+package dev.pushgate.approvals.webhooks;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;

@@ -1,8 +1,8 @@
-package dev.pushgate.appliance.webhooks;
+package dev.pushgate.approvals.webhooks;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.ApprovalDesk;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.Question;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;

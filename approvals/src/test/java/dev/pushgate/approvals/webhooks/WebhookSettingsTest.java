@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.webhooks;
+package dev.pushgate.approvals.webhooks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.webhooks;
+package dev.pushgate.approvals.webhooks;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.ok;
@@ -16,10 +16,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.ApprovalDesk;
-import dev.pushgate.appliance.approvals.ApprovalLog;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.ApprovalLog;
+import dev.pushgate.approvals.Question;
 import dev.pushgate.testkit.Wait;
 import dev.pushgate.types.Secret;
 import java.net.ServerSocket;

@@ -1,17 +1,13 @@
-package dev.pushgate.appliance.fleet;
+package dev.pushgate.appliance.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.ApprovalDesk;
-import dev.pushgate.appliance.approvals.Question;
-import dev.pushgate.appliance.store.ApprovalStore;
-import dev.pushgate.appliance.store.AuditChain;
-import dev.pushgate.appliance.store.AuditSink;
-import dev.pushgate.appliance.store.Database;
-import dev.pushgate.appliance.store.FleetStore;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.Question;
+import dev.pushgate.approvals.fleet.Fleet;
 import dev.pushgate.testkit.Wait;
 import java.net.URI;
 import java.net.URLDecoder;
