@@ -31,6 +31,7 @@ import dev.pushgate.appliance.store.ForgeTokenRows;
 import dev.pushgate.appliance.store.HostId;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.store.SecretBox;
+import dev.pushgate.broker.AppCheck;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Gateway;

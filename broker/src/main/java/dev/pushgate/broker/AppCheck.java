@@ -1,7 +1,5 @@
-package dev.pushgate.appliance;
+package dev.pushgate.broker;
 
-import dev.pushgate.broker.BrokerException;
-import dev.pushgate.broker.GitHubApp;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,7 +15,7 @@ import okhttp3.Interceptor;
  * last check (a token was minted or revoked, an installation looked up) that is proof enough;
  * otherwise one {@code GET /app} with the App's JWT is sent.
  */
-final class AppCheck implements Supplier<String>, AutoCloseable {
+public final class AppCheck implements Supplier<String>, AutoCloseable {
   private volatile GitHubApp broker;
   private final AtomicBoolean answeredSinceCheck = new AtomicBoolean();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -28,7 +26,7 @@ final class AppCheck implements Supplier<String>, AutoCloseable {
   private volatile String problem = "not checked yet";
 
   /** Observes the broker's calls: put on the App API client. Reads no header. */
-  Interceptor observer() {
+  public Interceptor observer() {
     return chain -> {
       okhttp3.Response rsp = chain.proceed(chain.request());
       if (rsp.isSuccessful()) {
@@ -42,7 +40,7 @@ final class AppCheck implements Supplier<String>, AutoCloseable {
    * Checks {@code broker} now, on the caller's thread, then every {@code interval}: the start's
    * "ready" line is written after the first answer, so that it and {@code /readyz} agree.
    */
-  void start(GitHubApp broker, Duration interval) {
+  public void start(GitHubApp broker, Duration interval) {
     this.broker = broker;
     check();
     timer.scheduleWithFixedDelay(this::check, interval.toMillis(), interval.toMillis(),

@@ -33,6 +33,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
@@ -71,7 +72,7 @@ public final class Demo implements AutoCloseable {
   private Map<String, String> runEnv = Map.of();
 
   /** The story on {@code tmp} (a fresh directory), told to {@code out}; {@code port} 0: free. */
-  public Demo(DemoHost host, Path tmp, PrintStream out, int port) throws IOException {
+  Demo(DemoHost host, Path tmp, PrintStream out, int port) throws IOException {
     this.host = host;
     this.tmp = tmp;
     this.port = port;
@@ -79,6 +80,36 @@ public final class Demo implements AutoCloseable {
     this.home = Files.createDirectories(tmp.resolve("home"));
     this.work = tmp.resolve("widget");
     this.out = out;
+  }
+
+  /**
+   * Tells the story once on a fresh temporary directory, then removes it, or with {@code keep}
+   * keeps it and says where it is.
+   */
+  public static Story.Outcome tellOnce(DemoHost host, PrintStream out, int port, boolean keep)
+      throws Exception {
+    Path tmp = Files.createTempDirectory("pushgate-demo-");
+    try (Demo demo = new Demo(host, tmp, out, port)) {
+      return demo.tell();
+    } finally {
+      if (keep) {
+        out.println("kept " + tmp + " (the appliance is stopped; the clone is in "
+            + tmp.resolve("widget") + ")");
+      } else {
+        deleteTree(tmp);
+      }
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   /** Tells every step until one misbehaves; the outcome says which. */

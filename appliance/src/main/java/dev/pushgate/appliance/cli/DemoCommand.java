@@ -10,15 +10,11 @@ import dev.pushgate.demo.DemoHost;
 import dev.pushgate.demo.Story;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -64,18 +60,7 @@ final class DemoCommand implements Callable<Integer> {
     if (!verbose) {
       quietLogs();
     }
-    Path tmp = Files.createTempDirectory("pushgate-demo-");
-    Story.Outcome outcome;
-    try (Demo demo = new Demo(new Host(), tmp, out, port)) {
-      outcome = demo.tell();
-    } finally {
-      if (keep) {
-        out.println("kept " + tmp + " (the appliance is stopped; the clone is in "
-            + tmp.resolve("widget") + ")");
-      } else {
-        deleteTree(tmp);
-      }
-    }
+    Story.Outcome outcome = Demo.tellOnce(new Host(), out, port, keep);
     return outcome.passed() ? 0 : 1;
   }
 
@@ -99,17 +84,6 @@ final class DemoCommand implements Callable<Integer> {
         Duration.ofSeconds(30), d.approverPollGrace(), d.hookAsk(), null, DefaultRules.NONE,
         d.writeTokensPerMinute(), d.limits(),
         d.passEnv(), d.auditSinks(), null, d.webhooks(), null);
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 
   /** This appliance as the demo's host: started in this process, reached over its socket. */

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.api;
+package dev.pushgate.gateway.api;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,12 +15,12 @@ import java.util.Objects;
  * again only when the file changes (its size, modification time or inode): every run's bundle
  * used to read and decode the whole file (215 KiB here) again (docs/benchmarks.md).
  */
-final class SystemCaBundle {
+public final class SystemCaBundle {
   private final Path file;
   private Object readStamp;
   private byte[] bytes = new byte[0];
 
-  SystemCaBundle(Path file) {
+  public SystemCaBundle(Path file) {
     this.file = file;
   }
 
@@ -28,7 +28,7 @@ final class SystemCaBundle {
    * Writes a new {@code target}: the system's CAs, ending in a newline, then {@code runCaPem}. A
    * system without the file gives a bundle of the run CA alone, as before.
    */
-  void writeWith(Path target, String runCaPem) throws IOException {
+  public void writeWith(Path target, String runCaPem) throws IOException {
     byte[] system = current();
     try (OutputStream out = Files.newOutputStream(target)) {
       out.write(system);

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.api;
+package dev.pushgate.gateway.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
