@@ -12,6 +12,7 @@ import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.types.Redaction;
 import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.TerminalTable;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -364,19 +365,18 @@ public final class Demo implements AutoCloseable {
   private String audit() throws Exception {
     JsonNode decisions = control.get("/v1/audit?decision=denied&runId=" + runId).orThrow()
         .get("decisions");
-    List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"TIME", "REPOSITORY", "REF", "KIND", "CODE", "REASON"});
+    TerminalTable table = new TerminalTable("TIME", "REPOSITORY", "REF", "KIND", "CODE", "REASON");
     DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss")
         .withZone(ZoneId.systemDefault());
     List<JsonNode> sorted = new ArrayList<>();
     decisions.forEach(sorted::add);
     sorted.sort(Comparator.comparing(d -> d.get("at").asText()));
     for (JsonNode d : sorted) {
-      rows.add(new String[] {time.format(Instant.parse(d.get("at").asText())),
+      table.row(time.format(Instant.parse(d.get("at").asText())),
           d.get("repository").asText(), d.get("ref").asText(), d.get("kind").asText(),
-          d.path("code").asText(""), d.path("reason").asText("")});
+          d.path("code").asText(""), d.path("reason").asText(""));
     }
-    printTable(rows);
+    printIndented("    ", table.toString());
     expect(sorted.stream().anyMatch(d -> d.get("ref").asText().equals("refs/heads/main")
             && d.get("reason").asText().equals("push to main is denied")),
         "the refused push to main is not in the audit");
@@ -418,23 +418,6 @@ public final class Demo implements AutoCloseable {
   private void printIndented(String indent, String text) {
     for (String line : text.strip().split("\n")) {
       out.println(indent + line);
-    }
-  }
-
-  private void printTable(List<String[]> rows) {
-    int[] width = new int[rows.get(0).length];
-    for (String[] row : rows) {
-      for (int i = 0; i < row.length; i++) {
-        width[i] = Math.max(width[i], row[i].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder line = new StringBuilder("    ");
-      for (int i = 0; i < row.length; i++) {
-        line.append(i == row.length - 1 ? row[i]
-            : String.format("%-" + width[i] + "s  ", row[i]));
-      }
-      out.println(line.toString().stripTrailing());
     }
   }
 

@@ -1,6 +1,5 @@
-package dev.pushgate.appliance.cli;
+package dev.pushgate.types;
 
-import dev.pushgate.types.UntrustedText;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,14 +8,14 @@ import java.util.List;
  * cell is made visible first: refs, commands and reasons come from agents, and none may redraw
  * or hide part of the table.
  */
-final class Table {
+public final class TerminalTable {
   private final List<String[]> lines = new ArrayList<>();
 
-  Table(String... head) {
+  public TerminalTable(String... head) {
     lines.add(head);
   }
 
-  Table row(String... cells) {
+  public TerminalTable row(String... cells) {
     String[] visible = new String[cells.length];
     for (int i = 0; i < cells.length; i++) {
       visible[i] = UntrustedText.visible(cells[i] == null ? "" : cells[i]);
