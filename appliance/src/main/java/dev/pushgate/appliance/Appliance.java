@@ -1,20 +1,16 @@
 package dev.pushgate.appliance;
 
-import dev.pushgate.appliance.approvals.ApprovalDesk;
-import dev.pushgate.appliance.webhooks.Webhooks;
-import dev.pushgate.appliance.approvals.GatewayApprovals;
+import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.webhooks.Webhooks;
+import dev.pushgate.approvals.GatewayApprovals;
 import dev.pushgate.appliance.audit.Sinks;
 import dev.pushgate.appliance.control.ControlApi;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.web.ApprovalsPage;
 import dev.pushgate.appliance.web.Sessions;
 import dev.pushgate.appliance.web.SignInTokens;
-import dev.pushgate.appliance.fleet.Fleet;
+import dev.pushgate.approvals.fleet.Fleet;
 import dev.pushgate.appliance.api.ApiBoundaries;
-import dev.pushgate.appliance.api.AuditedApiCalls;
-import dev.pushgate.gateway.api.ApiBoundary;
-import dev.pushgate.gateway.api.ApiHosts;
-import dev.pushgate.gateway.api.ApiUpstream;
 import dev.pushgate.forge.ForgeAppKey;
 import dev.pushgate.forge.ForgeRepositories;
 import dev.pushgate.forge.ForgeTokens;
@@ -35,6 +31,7 @@ import dev.pushgate.appliance.store.ForgeTokenRows;
 import dev.pushgate.appliance.store.HostId;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.store.SecretBox;
+import dev.pushgate.broker.AppCheck;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Gateway;
@@ -53,23 +50,18 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import okhttp3.OkHttpClient;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
-import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jgit.util.FS;
 import org.slf4j.Logger;
@@ -398,27 +390,8 @@ public final class Appliance implements AutoCloseable {
         .admit(settings.limits().admission());
     contexts.addHandler(gateway.handler());
     if (Runs.GITHUB_API_BOUNDARY) {
-      ApiUpstream apiUpstream = ApiUpstream.of(upstream.brokerConfig().apiBaseUrl());
-      ApiHosts apiHosts = apiUpstream.enterpriseHost() == null ? ApiHosts.GITHUB_COM
-          : ApiHosts.withEnterprise(apiUpstream.enterpriseHost());
-      ApiBoundaries boundaries = new ApiBoundaries(new ApiBoundary.Shared(
-          apiUpstream, new GatewayApprovals(desk),
-          new AuditedApiCalls(audit), ApiBoundary.Shared.newClient(), clock),
-          context -> runs.apiJudgeOf(context, apiHosts, gateway.unseenCommits(context)),
-          new ApiBoundaries.RunTokens() {
-            @Override
-            public dev.pushgate.types.Secret readToken(dev.pushgate.gateway.RunContext run)
-                throws Exception {
-              return runs.currentReadToken(run);
-            }
-
-            @Override
-            public dev.pushgate.gateway.WriteTokenLease mintWriteToken(
-                dev.pushgate.gateway.RunContext run, dev.pushgate.types.RepoSlug repo)
-                throws Exception {
-              return runs.mintWriteToken(run, repo, false);
-            }
-          }, settings.writeTokensPerMinute(), clock);
+      ApiBoundaries boundaries = GitHubApiBoundaries.wire(upstream.brokerConfig(), runs, desk,
+          audit, gateway, settings.writeTokensPerMinute(), clock);
       resources.add(boundaries);
       runs.useApiBoundaries(boundaries);
       log.info("GitHub API boundary on: runs hold a sentinel, not a GitHub token");
@@ -428,9 +401,9 @@ public final class Appliance implements AutoCloseable {
   /** The loopback port and the sandbox socket: gateway, forge, health, metrics, the runs' API. */
   private void serveHttp(Listeners listeners, ContextHandlerCollection contexts, AuditStore audit,
       Metrics metrics) throws Exception {
-    contexts.addHandler(healthz());
-    contexts.addHandler(readyz());
-    contexts.addHandler(plainText("/metrics", metrics::scrape));
+    contexts.addHandler(HealthEndpoints.healthz(() -> ready));
+    contexts.addHandler(HealthEndpoints.readyz(readiness));
+    contexts.addHandler(HealthEndpoints.plainText("/metrics", metrics::scrape));
     ContextHandler runApi =
         new ContextHandler(new RunApi(runs, desk, settings.hookAsk(), audit, clock,
             settings.limits().hookCallsPerRun(), settings.limits().hookBodyTimeout())
@@ -444,25 +417,6 @@ public final class Appliance implements AutoCloseable {
     restrict(listeners.gatewaySocket(), "rw-rw-rw-");
   }
 
-  /** What the launcher said of a run when it created it, for an approver deciding on its push. */
-  private java.util.Map<String, String> asker(String runId) {
-    java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
-    try {
-      runs.find(runId).ifPresent(r -> {
-        out.put("agent", r.agentId());
-        out.put("session", r.sessionId());
-        out.put("mode", r.mode());
-        out.put("sandbox", r.backend());
-        out.put("started", r.createdAt() == null ? null : r.createdAt().toString());
-      });
-    } catch (java.sql.SQLException e) {
-      log.warn("run {}: could not read its row for the approvals page: {}", runId,
-          e.getMessage());
-    }
-    out.values().removeIf(java.util.Objects::isNull);
-    return out;
-  }
-
   /**
    * The approvers' web page (docs/approvals.md): sessions start from links the control API
    * issues. Behind {@link SandboxSocket}, which does not serve it to sandboxes.
@@ -471,7 +425,7 @@ public final class Appliance implements AutoCloseable {
     approvalsPage = new ApprovalsPage(desk, audit,
         q -> gateway.diffstat(q.repository(), q.ref(), q.oldId(), q.newId(),
             runs.contentRulesOf(q.runId()).orElse(null)),
-        this::asker,
+        new RunAskers(runs),
         new SignInTokens(clock, SignInTokens.DEFAULT_LIFETIME),
         new Sessions(clock, Sessions.DEFAULT_IDLE, Sessions.DEFAULT_ABSOLUTE),
         settings.bindHost(), port, Duration.ofSeconds(10));
@@ -604,55 +558,6 @@ public final class Appliance implements AutoCloseable {
         log.warn("error while closing: {}", e.getMessage());
       }
     }
-  }
-
-  private static Handler plainText(String path, Supplier<String> body) {
-    ContextHandler context = new ContextHandler(path);
-    context.setAllowNullPathInContext(true);
-    context.setHandler(new Handler.Abstract() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) {
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
-        org.eclipse.jetty.io.Content.Sink.write(response, true, body.get(), callback);
-        return true;
-      }
-    });
-    return context;
-  }
-
-  private Handler healthz() {
-    ContextHandler context = new ContextHandler("/healthz");
-    context.setAllowNullPathInContext(true);
-    context.setHandler(new Handler.Abstract() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) {
-        response.setStatus(ready ? 200 : 503);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain");
-        response.write(true, java.nio.ByteBuffer.wrap((ready ? "ok\n" : "starting\n")
-            .getBytes(java.nio.charset.StandardCharsets.US_ASCII)), callback);
-        return true;
-      }
-    });
-    return context;
-  }
-
-  /** Cheap: the checks' slow parts run in the background or under a short timeout. */
-  private Handler readyz() {
-    ContextHandler context = new ContextHandler("/readyz");
-    context.setAllowNullPathInContext(true);
-    context.setHandler(new Handler.Abstract() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) {
-        Readiness.Answer answer = readiness.answer();
-        response.setStatus(answer.status());
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        org.eclipse.jetty.io.Content.Sink.write(response, true, answer.body(), callback);
-        return true;
-      }
-    });
-    return context;
   }
 
   private void checkBindAddress() throws IOException {

@@ -1,8 +1,8 @@
 package dev.pushgate.appliance;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.ApprovalLog;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.ApprovalLog;
+import dev.pushgate.approvals.Question;
 import dev.pushgate.gateway.PushMetrics;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;

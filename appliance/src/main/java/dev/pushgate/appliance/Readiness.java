@@ -3,7 +3,7 @@ package dev.pushgate.appliance;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.pushgate.appliance;
 
-import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.approvals.ApprovalDesk;
 import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
-import dev.pushgate.appliance.webhooks.WebhookSettings;
+import dev.pushgate.approvals.webhooks.WebhookSettings;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.sandbox.MicroVmHost;

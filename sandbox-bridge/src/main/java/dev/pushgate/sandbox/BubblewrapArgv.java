@@ -11,9 +11,7 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The bubblewrap command line of one launch. The sandbox sees only what is mounted: the system
@@ -45,8 +43,6 @@ final class BubblewrapArgv {
    */
   static final String GUEST_GIT_DIR = "/run/pushgate-git";
   static final String GUEST_GIT_CONFIG = GUEST_GIT_DIR + "/config";
-
-  private static final Pattern SHELL_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private BubblewrapArgv() {}
 
@@ -282,7 +278,7 @@ final class BubblewrapArgv {
     // and what is denied inside it is denied in every repository the run can write.
     // Its objects/ too: renamed, it would take the read-only objects/info/alternates placeholder
     // with it and leave room for an alternates file of the agent's own.
-    List<String> gitDirs = gitDirectories(writable, host);
+    List<String> gitDirs = WritableGitMetadata.gitDirectories(writable, host);
     for (String g : gitDirs) {
       a.addAll(List.of("--bind", g, g));
       if (host.kind(g + "/objects") == Kind.DIRECTORY) {
@@ -290,7 +286,7 @@ final class BubblewrapArgv {
       }
     }
     Set<String> denied = new LinkedHashSet<>(fs.writeDeny());
-    denied.addAll(gitFiles(writable, host));
+    denied.addAll(WritableGitMetadata.gitFiles(writable, host));
     Set<String> gitDenied = new LinkedHashSet<>();
     Set<String> gitDeniedFiles = new LinkedHashSet<>();
     for (String g : gitDirs) {
@@ -385,7 +381,7 @@ final class BubblewrapArgv {
     String workdir = spec.guestWorkdir() != null ? spec.guestWorkdir()
         : mounts.isEmpty() ? "/" : mounts.get(0).guestPath();
     a.addAll(List.of("--remount-ro", "/", "--chdir", workdir, "--clearenv"));
-    a.addAll(List.of("--", layout.tools().shell(), "-c", script(layout), "pushgate-sandbox"));
+    a.addAll(List.of("--", layout.tools().shell(), "-c", SandboxStartScript.script(layout), "pushgate-sandbox"));
     a.addAll(layout.command());
 
     List<String> readDeny = List.copyOf(secrets);
@@ -459,93 +455,6 @@ final class BubblewrapArgv {
   }
 
   /**
-   * The git directories of the writable mounts and of the directories directly inside them (a
-   * shared {@code repos/} holds one repository per directory): each {@code .git} directory, and
-   * the directory a {@code .git} file names ({@code gitdir:}, read at launch: {@link GitdirFile})
-   * when it lies inside a writable mount, spelled as that mount is. A {@code .git} symlink is not
-   * followed, and a named directory outside every writable mount is left alone: the sandbox shows
-   * it read-only or not at all, so the agent cannot write it.
-   */
-  static List<String> gitDirectories(List<String> writableRoots, HostView host) {
-    Set<String> out = new LinkedHashSet<>();
-    for (String git : dotGits(writableRoots, host)) {
-      switch (host.kind(git)) {
-        case DIRECTORY -> out.add(git);
-        case FILE -> addNamed(out, git, GitdirFile.GITDIR_PREFIX, writableRoots, host);
-        default -> { /* missing, or a symlink: nothing git finds at launch, or left alone */ }
-      }
-    }
-    // A linked worktree's git directory takes its config and hooks from its commondir.
-    for (String g : List.copyOf(out)) {
-      addNamed(out, g + "/" + GitMetadata.COMMONDIR, "", writableRoots, host);
-    }
-    // One inside another (a linked worktree's, under worktrees/) is read-only with it already.
-    List<String> all = List.copyOf(out);
-    return all.stream()
-        .filter(g -> all.stream().noneMatch(o -> !o.equals(g) && under(g, o)))
-        .toList();
-  }
-
-  /** Adds the directory {@code file} names when it lies inside a writable mount. */
-  private static void addNamed(
-      Set<String> out, String file, String prefix, List<String> writableRoots, HostView host) {
-    if (host.kind(file) != Kind.FILE) {
-      return;
-    }
-    String named = host.directoryNamedBy(file, prefix);
-    String inside = named == null ? null : asInsideWritable(named, writableRoots, host);
-    if (inside != null && host.kind(inside) == Kind.DIRECTORY) {
-      out.add(inside);
-    }
-  }
-
-  /**
-   * The {@code .git} files ({@code gitdir:}) of the writable mounts and of the directories
-   * directly inside them: bound read-only over themselves, so that no git, in the sandbox or on
-   * the host, is pointed at a git directory of the agent's while the run lives.
-   */
-  static List<String> gitFiles(List<String> writableRoots, HostView host) {
-    return dotGits(writableRoots, host).stream().filter(g -> host.kind(g) == Kind.FILE).toList();
-  }
-
-  /** Where a {@code .git} may be: in each writable mount and each directory directly inside. */
-  private static List<String> dotGits(List<String> writableRoots, HostView host) {
-    Set<String> out = new LinkedHashSet<>();
-    for (String root : writableRoots) {
-      List<String> repos = new ArrayList<>();
-      repos.add(root);
-      for (String child : host.children(root)) {
-        if (host.kind(child) == Kind.DIRECTORY) {
-          repos.add(child);
-        }
-      }
-      for (String repo : repos) {
-        out.add(repo.equals("/") ? "/.git" : repo + "/.git");
-      }
-    }
-    return List.copyOf(out);
-  }
-
-  /**
-   * A real path spelled as the writable mount holding it is spelled (its deepest), or null when
-   * no writable mount, by any of its spellings, holds it.
-   */
-  private static String asInsideWritable(String real, List<String> writableRoots, HostView host) {
-    String best = null;
-    int deepest = -1;
-    for (String root : writableRoots) {
-      for (String spelling : host.spellings(root)) {
-        if (under(real, spelling) && depth(spelling) > deepest) {
-          best = Path.of(root).resolve(Path.of(spelling).relativize(Path.of(real))).toString();
-          deepest = depth(spelling);
-        }
-      }
-    }
-    return best;
-  }
-
-
-  /**
    * What the sandbox mounts of the spec, parents first: its bind mounts, and its runner state
    * directories (writable in every mode) where no bind mount covers them already.
    */
@@ -558,97 +467,6 @@ final class BubblewrapArgv {
     }
     out.sort(Comparator.comparingInt(m -> depth(m.guestPath())));
     return out;
-  }
-
-  /**
-   * The script bwrap runs: reads the variables kept off the command line, starts one socat per
-   * bridge, waits until each listens, says it is ready, then becomes the command.
-   */
-  static String script(Layout layout) {
-    StringBuilder s = new StringBuilder();
-    s.append("set -u\n");
-    if (layout.envFile()) {
-      s.append(". ").append(quote(GUEST_ENV_FILE)).append('\n');
-    }
-    s.append(writableGitConfig(!layout.judgedConfigs().isEmpty()));
-    StringBuilder hexPorts = new StringBuilder();
-    if (!layout.bridges().isEmpty()) {
-      s.append(BRIDGE_LOG_FILTER);
-    }
-    for (Bridge b : layout.bridges()) {
-      s.append(quote(layout.tools().socat())).append(" TCP-LISTEN:").append(b.guestPort())
-          .append(",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:").append(b.guestSocket())
-          .append(" 2>&1 | bridge_log &\n");
-      hexPorts.append(' ').append(String.format(Locale.ROOT, "%04X", b.guestPort()));
-    }
-    if (!layout.bridges().isEmpty()) {
-      s.append("up() { while read -r _ a _ s _; do")
-          .append(" [ \"$a\" = \"0100007F:$1\" ] && [ \"$s\" = 0A ] && return 0;")
-          .append(" done < /proc/net/tcp; return 1; }\n")
-          .append("n=0\n")
-          .append("for p in").append(hexPorts).append("; do\n")
-          .append("  until up \"$p\"; do\n")
-          .append("    n=$((n+1))\n")
-          .append("    if [ \"$n\" -gt 2000 ]; then echo \"pushgate: a network bridge of the")
-          .append(" sandbox did not start (port 0x$p)\" >&2; exit 125; fi\n")
-          .append("    ").append(quote(layout.tools().sleep())).append(" 0.005\n")
-          .append("  done\n")
-          .append("done\n");
-    }
-    s.append("printf '%s\\n' ").append(quote(READY + " " + layout.nonce())).append(" >&2\n");
-    s.append("exec \"$@\"\n");
-    return s.toString();
-  }
-
-  /**
-   * The shell function every bridge's messages pass through on their way to the command's standard
-   * error. A client that closes its end first (gh does, after the answer it needed) leaves socat
-   * writing or reading a connection that is gone: {@code E write(6, …): Broken pipe}, {@code E
-   * read(…): Connection reset by peer}, {@code E shutdown(…): Transport endpoint is not
-   * connected}. Those are the end of a connection, not a failure, and are dropped; every other line
-   * (a bridge that cannot listen or connect) goes on as it was.
-   */
-  static final String BRIDGE_LOG_FILTER = "bridge_log() { while IFS= read -r l; do case \"$l\" in"
-      + " *' socat['*'] E write('*'): Broken pipe'|*' socat['*'] E read('*'): Connection reset by"
-      + " peer'|*' socat['*'] E write('*'): Connection reset by peer'|*' socat['*'] E shutdown('*'):"
-      + " Transport endpoint is not connected') ;; *) printf '%s\\n' \"$l\" >&2 ;; esac;"
-      + " done; }\n";
-
-  /**
-   * The script's lines that give the run a git config it can write: a file on the sandbox's own
-   * tmpfs that includes the run's read-only one (the gateway rewrite, its header, the identity),
-   * which then becomes {@code GIT_CONFIG_GLOBAL}, so {@code git config --global user.name X}
-   * works and wins over what it includes. A path git's include syntax cannot hold as written
-   * (a quote, a backslash) leaves the run's config as it is.
-   *
-   * @param upstreamsStored whether the repositories' configs take an upstream (the name-deny layer
-   *     judges them): then {@code branch.autoSetupMerge} goes back to git's default, which the
-   *     run's config sets off where git could not store what it sets up
-   */
-  static String writableGitConfig(boolean upstreamsStored) {
-    return "case \"${GIT_CONFIG_GLOBAL:-}\" in\n"
-        + "  ''|*'\"'*|*'\\'*) ;;\n"
-        + "  *) printf '# The run'\\''s git config: yours to change; it ends with the run.\\n"
-        + "[include]\\n\\tpath = \"%s\"\\n"
-        + (upstreamsStored ? "[branch]\\n\\tautoSetupMerge = true\\n" : "")
-        + "' \"$GIT_CONFIG_GLOBAL\" > " + GUEST_GIT_CONFIG
-        + " && GIT_CONFIG_GLOBAL=" + GUEST_GIT_CONFIG + " && export GIT_CONFIG_GLOBAL ;;\n"
-        + "esac\n";
-  }
-
-  /** Whether the shell can export a variable of this name (the env file's only way to set it). */
-  static boolean exportable(String name) {
-    return SHELL_NAME.matcher(name).matches();
-  }
-
-  /** The env file's line for one variable. */
-  static String exportLine(String name, String value) {
-    return "export " + name + "=" + quote(value) + "\n";
-  }
-
-  /** Single-quotes a value for the shell. */
-  static String quote(String value) {
-    return "'" + value.replace("'", "'\\''") + "'";
   }
 
   static boolean under(String path, String root) {
@@ -667,7 +485,7 @@ final class BubblewrapArgv {
     return false;
   }
 
-  private static int depth(String path) {
+  static int depth(String path) {
     return Path.of(path).getNameCount();
   }
 

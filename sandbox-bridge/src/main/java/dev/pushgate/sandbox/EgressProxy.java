@@ -6,7 +6,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,17 +14,11 @@ import java.util.List;
 import java.util.function.Consumer;
 import dev.pushgate.types.BoundaryHandle;
 import dev.pushgate.types.Secret;
-import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.transport.HttpClientTransportDynamic;
 import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
-import org.eclipse.jetty.http.HttpURI;
-import org.eclipse.jetty.io.ClientConnector;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -37,8 +30,6 @@ import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.HostPort;
-import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,9 +94,9 @@ public final class EgressProxy implements AutoCloseable {
         new UnixDomainServerConnector(server, 1, 1, proxyConnections());
     connector.setUnixDomainPath(socket);
     server.addConnector(connector);
-    Forward forward = new Forward(gate, null, null);
+    EgressForward forward = new EgressForward(gate, null, null);
     forward.setViaHost("pushgate");
-    server.setHandler(new Tunnel(gate, forward, interception, null, null, null));
+    server.setHandler(new EgressTunnel(gate, forward, interception, null, null, null));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -163,10 +154,10 @@ public final class EgressProxy implements AutoCloseable {
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     connector.setPort(0);
     server.addConnector(connector);
-    Forward forward = new Forward(gate, logins, connections);
+    EgressForward forward = new EgressForward(gate, logins, connections);
     forward.setViaHost("pushgate");
     RunTunnels tunnels = new RunTunnels();
-    server.setHandler(new Tunnel(gate, forward, null, logins, connections, tunnels));
+    server.setHandler(new EgressTunnel(gate, forward, null, logins, connections, tunnels));
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -188,7 +179,7 @@ public final class EgressProxy implements AutoCloseable {
    * {@code CONNECT api.github.com:443} with {@code Host: api.github.com}: Jetty's default
    * compliance answers that a bare 400 ("Authority!=Host"). The header never decides here: a
    * tunnel goes to the CONNECT target (ConnectHandler reads the request URI's authority) and a
-   * forwarded request to its absolute URI, whose host {@link Forward} also sends as {@code Host}.
+   * forwarded request to its absolute URI, whose host {@link EgressForward} also sends as {@code Host}.
    */
   private static HttpConnectionFactory proxyConnections() {
     return new HttpConnectionFactory(proxyConfiguration());
@@ -415,266 +406,4 @@ public final class EgressProxy implements AutoCloseable {
   static final String LOGIN_REQUIRED = "pushgate: this proxy wants its run's login;"
       + " name your run in the proxy URL, as the run's env does:"
       + " HTTPS_PROXY=http://<user>:<proxy secret>@127.0.0.1:<port>";
-
-  /** The request attribute holding a shared proxy's run, read from the request's login. */
-  private static final String RUN = "pushgate.run-interception";
-
-  /**
-   * CONNECT tunnels; anything else goes to the forward proxy. The API names go to the boundary
-   * of the proxy's run ({@code interception}), or, on a shared proxy, of the run its login names.
-   */
-  private static final class Tunnel extends ConnectHandler {
-    private final Gate gate;
-    private final ApiInterception interception;
-    private final ProxyLogins logins;
-    private final LoginDeadline connections;
-    private final RunTunnels tunnels;
-
-    Tunnel(Gate gate, Forward next, ApiInterception interception, ProxyLogins logins,
-        LoginDeadline connections, RunTunnels tunnels) {
-      super(next);
-      this.gate = gate;
-      this.interception = interception;
-      this.logins = logins;
-      this.connections = connections;
-      this.tunnels = tunnels;
-    }
-
-    private ApiInterception interceptionOf(Request request) {
-      return logins == null ? interception : (ApiInterception) request.getAttribute(RUN);
-    }
-
-    private static void loginRequired(Request request, Response response, Callback callback) {
-      response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
-      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-      Response.writeError(request, response, callback, 407, LOGIN_REQUIRED);
-    }
-
-    /**
-     * The CONNECT target alone decides where the tunnel goes; it must be RFC 9110's authority
-     * form, {@code host:port}. Jetty would read a target without a port as port 80: refuse that,
-     * and anything else that is not a host and a port, saying what to send.
-     */
-    @Override
-    protected void handleConnect(
-        Request request, Response response, Callback callback, String serverAddress) {
-      if (!authorityForm(serverAddress)) {
-        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-        Response.writeError(request, response, callback, 400,
-            "pushgate: a CONNECT names its target as host:port (RFC 9110 authority-form), e.g. "
-                + "CONNECT api.github.com:443");
-        return;
-      }
-      ApiInterception interception = this.interception;
-      if (logins != null) {
-        interception = logins.runOf(request);
-        if (interception == null) {
-          loginRequired(request, response, callback);
-          return;
-        }
-        request.setAttribute(RUN, interception);
-        connections.loggedIn(request);
-        tunnels.opened(interception, request.getConnectionMetaData().getConnection().getEndPoint());
-      }
-      // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
-      // client (and an agent reading curl's verbose output) gets the reason and what to use.
-      HostPort target = new HostPort(serverAddress);
-      if (interception == null || interception.target(target.getHost(), target.getPort()) == null) {
-        String refused = gate.admit(target.getHost(), target.getPort(), "CONNECT");
-        if (refused != null) {
-          response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-          Response.writeError(request, response, callback, 403,
-              "pushgate: egress refused: " + refused);
-          return;
-        }
-      }
-      super.handleConnect(request, response, callback, serverAddress);
-    }
-
-    static boolean authorityForm(String target) {
-      if (target == null || target.isEmpty()) {
-        return false;
-      }
-      try {
-        HostPort hp = new HostPort(target);
-        return !hp.getHost().isEmpty() && hp.getPort() > 0 && hp.getPort() <= 65535;
-      } catch (IllegalArgumentException e) {
-        return false;
-      }
-    }
-
-    /**
-     * Asked by Jetty after {@link #handleConnect} has admitted the target (or found it one of
-     * the API names, which go to the boundary and are judged there): nothing more to decide.
-     */
-    @Override
-    public boolean validateDestination(String host, int port) {
-      return true;
-    }
-
-    /**
-     * A tunnel to the API boundary starts with the PROXY header naming the run: the listener is
-     * every run's, and takes no connection that names none. Written before the tunnel relays the
-     * client's first byte; the boundary is on loopback, so the blocking connect is brief.
-     */
-    @Override
-    protected void connectToServer(Request request, String host, int port,
-        Promise<SocketChannel> promise) {
-      ApiInterception interception = interceptionOf(request);
-      InetSocketAddress boundary = interception == null ? null : interception.target(host, port);
-      if (boundary == null) {
-        super.connectToServer(request, host, port, promise);
-        return;
-      }
-      SocketChannel channel = null;
-      try {
-        channel = SocketChannel.open();
-        channel.socket().setTcpNoDelay(true);
-        channel.socket().connect(boundary, (int) getConnectTimeout());
-        ByteBuffer header = ByteBuffer.wrap(interception.proxyHeader());
-        while (header.hasRemaining()) {
-          channel.write(header);
-        }
-        channel.configureBlocking(false);
-        promise.succeeded(channel);
-      } catch (IOException | RuntimeException e) {
-        if (channel != null) {
-          try {
-            channel.close();
-          } catch (IOException x) {
-            e.addSuppressed(x);
-          }
-        }
-        promise.failed(e);
-      }
-    }
-
-    /**
-     * The far end of a tunnel a run's login opened is the run's too: closing the client's end
-     * alone leaves it open until its idle timeout.
-     */
-    @Override
-    protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
-      if (tunnels != null && context.getRequest().getAttribute(RUN) instanceof ApiInterception r) {
-        tunnels.opened(r, endPoint);
-      }
-      return super.newUpstreamConnection(endPoint, context);
-    }
-
-    /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */
-    @Override
-    protected InetSocketAddress newConnectAddress(String host, int port) {
-      try {
-        return gate.address(host, port);
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
-
-    @Override
-    protected void onConnectFailure(
-        Request request, Response response, Callback callback, Throwable failure) {
-      Throwable cause = failure instanceof java.io.UncheckedIOException u ? u.getCause() : failure;
-      if (cause instanceof Refused r) {
-        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-        Response.writeError(request, response, callback, 403, "pushgate: " + r.getMessage());
-        return;
-      }
-      super.onConnectFailure(request, response, callback, failure);
-    }
-  }
-
-  /** Plain HTTP requests in absolute form, forwarded by Jetty's client. */
-  private static final class Forward extends ProxyHandler.Forward {
-    private final Gate gate;
-    private final ProxyLogins logins;
-    private final LoginDeadline connections;
-
-    Forward(Gate gate, ProxyLogins logins, LoginDeadline connections) {
-      this.gate = gate;
-      this.logins = logins;
-      this.connections = connections;
-    }
-
-    @Override
-    public boolean handle(Request request, Response response, Callback callback) {
-      if (logins != null) {
-        if (logins.runOf(request) == null) {
-          response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
-          return text(response, callback, 407, LOGIN_REQUIRED + "\n");
-        }
-        connections.loggedIn(request);
-      }
-      HttpURI uri = request.getHttpURI();
-      if (uri.getHost() == null || !"http".equalsIgnoreCase(uri.getScheme())) {
-        return text(response, callback, 400,
-            "pushgate: this is an egress proxy; send absolute http:// URLs, or CONNECT for https\n");
-      }
-      int port = uri.getPort() > 0 ? uri.getPort() : 80;
-      String refused = gate.admit(uri.getHost(), port, request.getMethod());
-      if (refused != null) {
-        return text(response, callback, 403, "pushgate: egress refused: " + refused + "\n");
-      }
-      return super.handle(request, response, callback);
-    }
-
-    @Override
-    protected HttpClient newHttpClient() {
-      ClientConnector connector = new ClientConnector();
-      QueuedThreadPool threads = new QueuedThreadPool(16, 1);
-      threads.setName("pushgate-egress-client");
-      connector.setExecutor(threads);
-      HttpClient client = new HttpClient(new HttpClientTransportDynamic(connector));
-      client.setSocketAddressResolver((host, port, context, promise) -> {
-        try {
-          promise.succeeded(List.of(gate.address(host, port)));
-        } catch (IOException | RuntimeException e) {
-          promise.failed(e);
-        }
-      });
-      return client;
-    }
-
-    /**
-     * The absolute URI decides where a request goes, so it also names the host the server is
-     * told: a client's {@code Host} is dropped and Jetty's client writes the URI's.
-     */
-    @Override
-    protected void copyRequestHeaders(
-        Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest) {
-      super.copyRequestHeaders(clientToProxyRequest, proxyToServerRequest);
-      proxyToServerRequest.headers(h -> h.remove(HttpHeader.HOST));
-    }
-
-    @Override
-    protected void addProxyHeaders(
-        Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest) {
-      // A run's requests leave as they are: no Via or Forwarded naming this host.
-    }
-
-    @Override
-    protected void onServerToProxyResponseFailure(
-        Request clientToProxyRequest,
-        org.eclipse.jetty.client.Request proxyToServerRequest,
-        org.eclipse.jetty.client.Response serverToProxyResponse,
-        Response proxyToClientResponse,
-        Callback proxyToClientCallback,
-        Throwable failure) {
-      if (failure instanceof Refused r && !proxyToClientResponse.isCommitted()) {
-        text(proxyToClientResponse, proxyToClientCallback, 403,
-            "pushgate: egress refused: " + r.getMessage() + "\n");
-        return;
-      }
-      super.onServerToProxyResponseFailure(clientToProxyRequest, proxyToServerRequest,
-          serverToProxyResponse, proxyToClientResponse, proxyToClientCallback, failure);
-    }
-
-    private static boolean text(Response response, Callback callback, int status, String body) {
-      response.setStatus(status);
-      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
-      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-      Content.Sink.write(response, true, body, callback);
-      return true;
-    }
-  }
 }

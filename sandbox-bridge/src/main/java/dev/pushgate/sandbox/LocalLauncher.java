@@ -249,12 +249,12 @@ public final class LocalLauncher implements SandboxLauncher {
       // Every value through a file only the sandbox user can read, none on bwrap's command line.
       StringBuilder exports = new StringBuilder();
       for (Map.Entry<String, String> e : env.entrySet()) {
-        if (!BubblewrapArgv.exportable(e.getKey())) {
+        if (!SandboxStartScript.exportable(e.getKey())) {
           throw new SandboxLaunchException("the run's environment variable "
               + UntrustedText.printable(e.getKey()) + " has a name the shell cannot set", List.of(
                   "leave it out of the run's environment: names are letters, digits and _"));
         }
-        exports.append(BubblewrapArgv.exportLine(e.getKey(), e.getValue()));
+        exports.append(SandboxStartScript.exportLine(e.getKey(), e.getValue()));
       }
       if (exports.length() > 0) {
         Path envFile = staging.resolve("env");

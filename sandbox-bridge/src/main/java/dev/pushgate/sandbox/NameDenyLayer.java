@@ -206,7 +206,7 @@ public final class NameDenyLayer implements AutoCloseable {
    */
   static List<String> judgedConfigs(List<String> roots, BubblewrapArgv.HostView host) {
     List<String> out = new ArrayList<>();
-    for (String g : BubblewrapArgv.gitDirectories(roots, host)) {
+    for (String g : WritableGitMetadata.gitDirectories(roots, host)) {
       String config = g + "/config";
       if (host.kind(config) == BubblewrapArgv.Kind.FILE) {
         out.add(config);
@@ -221,7 +221,7 @@ public final class NameDenyLayer implements AutoCloseable {
    * host paths.
    */
   static List<String> gitDenyPaths(List<String> roots, BubblewrapArgv.HostView host) {
-    return GitMetadata.refusedByNameIn(BubblewrapArgv.gitDirectories(roots, host));
+    return GitMetadata.refusedByNameIn(WritableGitMetadata.gitDirectories(roots, host));
   }
 
   /** One layered mount: its host directory, where the layer shows it, and its daemon. */

@@ -200,7 +200,7 @@ public final class TerminalProfile {
       }
     }
     a.addAll(List.of("--chdir", workdir, "--",
-        script, "--quiet", "--return", "--command", "exec " + BubblewrapArgv.quote(shell),
+        script, "--quiet", "--return", "--command", "exec " + SandboxStartScript.quote(shell),
         "/dev/null"));
     return new Session(a, environment(r.callerEnv(), r.home().toString(), shell), home, workdir,
         shell, denied);

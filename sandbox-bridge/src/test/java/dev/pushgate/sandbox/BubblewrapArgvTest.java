@@ -306,11 +306,11 @@ class BubblewrapArgvTest {
     assertThat(argv).doesNotContain("--setenv", "--unsetenv");
     assertThat(String.join(" ", argv)).doesNotContain("ghs_secret").doesNotContain("GH_TOKEN")
         .doesNotContain("/usr/bin:/bin");
-    assertThat(BubblewrapArgv.exportable("GH_TOKEN")).isTrue();
-    assertThat(BubblewrapArgv.exportable("LC_ALL")).isTrue();
-    assertThat(BubblewrapArgv.exportable("A-B")).isFalse();
-    assertThat(BubblewrapArgv.exportable("1A")).isFalse();
-    assertThat(BubblewrapArgv.exportLine("GH_TOKEN", "a'b")).isEqualTo("export GH_TOKEN='a'\\''b'\n");
+    assertThat(SandboxStartScript.exportable("GH_TOKEN")).isTrue();
+    assertThat(SandboxStartScript.exportable("LC_ALL")).isTrue();
+    assertThat(SandboxStartScript.exportable("A-B")).isFalse();
+    assertThat(SandboxStartScript.exportable("1A")).isFalse();
+    assertThat(SandboxStartScript.exportLine("GH_TOKEN", "a'b")).isEqualTo("export GH_TOKEN='a'\\''b'\n");
   }
 
   @Test
@@ -319,8 +319,8 @@ class BubblewrapArgvTest {
     List<String> argv = BubblewrapArgv.build(layout, new FakeHost()).argv();
     int sep = argv.lastIndexOf("--");
     assertThat(argv.subList(sep, argv.size())).containsExactly("--", "/bin/sh", "-c",
-        BubblewrapArgv.script(layout), "pushgate-sandbox", "git", "status", "--short");
-    String script = BubblewrapArgv.script(layout);
+        SandboxStartScript.script(layout), "pushgate-sandbox", "git", "status", "--short");
+    String script = SandboxStartScript.script(layout);
     assertThat(script)
         .contains(". '/run/pushgate/env'\n")
         .contains("'/usr/bin/socat' TCP-LISTEN:7070,bind=127.0.0.1,fork,reuseaddr"
@@ -425,7 +425,7 @@ class BubblewrapArgvTest {
             + " Connection refused",
         "Broken pipe from the command itself") + "\n";
     Process p = new ProcessBuilder("/bin/sh", "-c",
-        BubblewrapArgv.BRIDGE_LOG_FILTER + "printf '%s' \"$1\" | bridge_log", "sh", lines)
+        SandboxStartScript.BRIDGE_LOG_FILTER + "printf '%s' \"$1\" | bridge_log", "sh", lines)
         .start();
     String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     assertThat(p.waitFor()).isZero();

@@ -11,6 +11,7 @@ import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiTokens;
 import dev.pushgate.gateway.api.BoundaryRun;
 import dev.pushgate.gateway.api.RunCa;
+import dev.pushgate.gateway.api.SystemCaBundle;
 import dev.pushgate.sandbox.ApiInterception;
 import dev.pushgate.sandbox.EgressProxy;
 import dev.pushgate.sandbox.HostResolver;

@@ -9,6 +9,7 @@ import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.types.RepoSlug;
+import dev.pushgate.types.TerminalTable;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -198,8 +199,8 @@ final class AuditCommand implements Callable<Integer> {
    * API call shows the call and what it acts on, its kind {@code api-call} and the action class.
    */
   static String table(List<JsonNode> rows) {
-    Table t = new Table("TIME", "RUN", "REPOSITORY", "REF / COMMAND", "KIND", "DECISION", "CODE",
-        "REASON / OUTCOME");
+    TerminalTable t = new TerminalTable("TIME", "RUN", "REPOSITORY", "REF / COMMAND", "KIND",
+        "DECISION", "CODE", "REASON / OUTCOME");
     for (JsonNode r : rows) {
       String ref = r.hasNonNull("command") ? r.get("command").asText()
           : shortRef(r.path("ref").asText(""));

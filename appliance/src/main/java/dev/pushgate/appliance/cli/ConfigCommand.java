@@ -2,9 +2,9 @@ package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.Settings;
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.appliance.webhooks.WebhookSettings;
+import dev.pushgate.approvals.webhooks.WebhookSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

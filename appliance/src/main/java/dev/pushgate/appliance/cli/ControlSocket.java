@@ -3,6 +3,7 @@ package dev.pushgate.appliance.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.DataDirectory;
+import dev.pushgate.demo.DemoHost;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -17,19 +18,9 @@ import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Transport;
 
 /** The CLI's way to a running appliance: its control API on {@code DIR/control.sock}. */
-final class ControlSocket implements AutoCloseable {
-  /** An answer of the control API. */
-  record Answer(int status, JsonNode body) {
-    /** The answer's body, or an exception carrying the API's own error message. */
-    JsonNode orThrow() {
-      if (status / 100 != 2) {
-        String error = body != null && body.hasNonNull("error") ? body.get("error").asText()
-            : "the control API answered " + status;
-        throw new IllegalStateException(error);
-      }
-      return body;
-    }
-  }
+final class ControlSocket implements DemoHost.ControlApi, AutoCloseable {
+  /** An answer of the control API; {@code orThrow} is {@link DemoHost.Answer}'s. */
+  record Answer(int status, JsonNode body) implements DemoHost.Answer {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
   /**
@@ -86,15 +77,18 @@ final class ControlSocket implements AutoCloseable {
     }
   }
 
-  Answer get(String path) throws Exception {
+  @Override
+  public Answer get(String path) throws Exception {
     return send(HttpMethod.GET, path, null, 60);
   }
 
-  Answer post(String path, String json) throws Exception {
+  @Override
+  public Answer post(String path, String json) throws Exception {
     return send(HttpMethod.POST, path, json, 120);
   }
 
-  Answer delete(String path) throws Exception {
+  @Override
+  public Answer delete(String path) throws Exception {
     return send(HttpMethod.DELETE, path, null, 120);
   }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.launch.RunLaunchRequest;
+import dev.pushgate.gitconfig.OwnGit;
 import dev.pushgate.policy.RulesException;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.sandbox.EnvironmentSanitiser;

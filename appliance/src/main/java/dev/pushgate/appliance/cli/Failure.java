@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.cli;
 
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;

@@ -2,7 +2,7 @@ package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.Appliance;
 import dev.pushgate.appliance.Settings;
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.pushgate.appliance.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.types.TerminalTable;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.Callable;
@@ -46,8 +47,8 @@ final class RunsCommand implements Callable<Integer> {
 
   /** The runs for a terminal: the backend the run was launched with, times to read. */
   static String table(JsonNode runs, Instant now) {
-    Table t = new Table("RUN", "REPOSITORY", "MODE", "BACKEND", "WORKSPACE", "STARTED",
-        "EXPIRES");
+    TerminalTable t = new TerminalTable("RUN", "REPOSITORY", "MODE", "BACKEND", "WORKSPACE",
+        "STARTED", "EXPIRES");
     for (JsonNode r : runs) {
       t.row(r.path("runId").asText(), r.path("repository").asText(), r.path("mode").asText(),
           r.path("backend").asText("none"), r.path("workspaceId").asText(),

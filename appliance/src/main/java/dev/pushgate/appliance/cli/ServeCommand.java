@@ -7,7 +7,7 @@ import dev.pushgate.appliance.Settings;
 import dev.pushgate.appliance.audit.SinkSettings;
 import dev.pushgate.appliance.control.RunApi;
 import dev.pushgate.appliance.logging.LogLevel;
-import dev.pushgate.appliance.webhooks.WebhookSettings;
+import dev.pushgate.approvals.webhooks.WebhookSettings;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.broker.GitHubAppConfig;

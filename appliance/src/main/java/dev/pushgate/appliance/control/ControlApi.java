@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.appliance.DefaultRules;
-import dev.pushgate.appliance.approvals.ApprovalDesk;
+import dev.pushgate.approvals.ApprovalDesk;
 import dev.pushgate.appliance.launch.Launches;
 import dev.pushgate.appliance.runs.RunNotLaunched;
 import dev.pushgate.appliance.runs.Runs;

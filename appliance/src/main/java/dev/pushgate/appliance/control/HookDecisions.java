@@ -2,7 +2,7 @@ package dev.pushgate.appliance.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.approvals.Answer;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.PushRecord;

@@ -3,7 +3,7 @@ package dev.pushgate.appliance.control;
 import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Question;
 
 /** A question put to the approvers, as the control API and the approvals page send it. */
 public final class QuestionJson {

@@ -2,6 +2,7 @@ package dev.pushgate.appliance.logging;
 
 import ch.qos.logback.classic.pattern.MessageConverter;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.pushgate.types.Redaction;
 
 /** {@code %msg} with secrets cut out. */
 public final class RedactedMessage extends MessageConverter {

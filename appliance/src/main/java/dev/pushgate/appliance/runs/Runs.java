@@ -1,7 +1,5 @@
 package dev.pushgate.appliance.runs;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.broker.BrokerException;
 import dev.pushgate.broker.GitHubApp;
@@ -41,7 +39,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,37 +120,16 @@ public final class Runs implements RunAuthenticator {
   public record RunPolicy(RunContext context, String mode, WorkspaceRules rules,
       Set<Boundary> boundaries) {}
 
-  private static final class LiveRun {
-    /** Replaced once, when the run's sandbox backend is known; read by other threads. */
-    volatile Ledger.RunRow row;
-    /**
-     * Replaced with the row: the boundaries in force for the run follow its backend, and the
-     * gateway asks where the mode asks only where they are ({@link RunContext#judgePush}).
-     */
-    volatile RunContext context;
-    final WorkspaceRules rules;
-    final RunCredentials.Held tokens;
-    /** The sandbox's file-system rules, once planned; null for a run without a sandbox. */
-    volatile FilesystemPolicy filesystem;
-
-    LiveRun(Ledger.RunRow row, RunContext context, WorkspaceRules rules,
-        RunCredentials.Held tokens) {
-      this.row = row;
-      this.context = context;
-      this.rules = rules;
-      this.tokens = tokens;
-    }
-  }
 
   private final Ledger ledger;
   private final RunCredentials credentials;
   private final Clock clock;
   private final Settings settings;
-  private final ObjectMapper json = new ObjectMapper();
+  private final RunDirectories directories;
   private final Map<String, LiveRun> byId = new ConcurrentHashMap<>();
   private final Map<String, String> idByCredentialHash = new ConcurrentHashMap<>();
-  private final List<Consumer<String>> endListeners = new CopyOnWriteArrayList<>();
-  private final List<Consumer<String>> endRecordedListeners = new CopyOnWriteArrayList<>();
+  private final EndListeners endListeners = new EndListeners();
+  private final EndListeners endRecordedListeners = new EndListeners();
   /** Whether other appliances share the ledger, and may end this one's runs (a fleet). */
   private volatile boolean ledgerShared;
   /** The runs' GitHub API boundaries, when {@link #GITHUB_API_BOUNDARY} is on. */
@@ -164,6 +140,7 @@ public final class Runs implements RunAuthenticator {
     this.credentials = new RunCredentials(ledger, broker, clock, settings.refreshBefore());
     this.clock = clock;
     this.settings = settings;
+    this.directories = new RunDirectories(settings.runsDir(), settings.files());
   }
 
   /**
@@ -210,7 +187,7 @@ public final class Runs implements RunAuthenticator {
     }
     Ledger.RunRow row = new Ledger.RunRow(runId, req.workspaceId(), req.sessionId(),
         req.agentId(), req.mode(), req.repository().toString(), null,
-        toJson(req.attachedRepositories().stream().map(RepoSlug::toString).toList()),
+        RunRows.attachedJson(req.attachedRepositories()),
         req.rulesJson(), Credentials.hash(credential), gitConfigPath.toString(),
         req.sandbox() == null ? NO_SANDBOX : null, now, now.plus(ttl), null, null);
     try {
@@ -220,7 +197,7 @@ public final class Runs implements RunAuthenticator {
       throw new RunRequestException(RunRequestException.Status.INTERNAL,
           "the appliance cannot write its ledger; no run was started");
     }
-    LiveRun run = new LiveRun(row, contextOf(row, req.rules()), req.rules(),
+    LiveRun run = new LiveRun(row, RunRows.contextOf(row, req.rules()), req.rules(),
         new RunCredentials.Held(runId));
     // Minted while the files and the run CA are made; the answer waits for it (and its record).
     RunCredentials.ReadMint mint = credentials.startReadToken(run.tokens, req.repository());
@@ -255,7 +232,7 @@ public final class Runs implements RunAuthenticator {
       SandboxPlan plan = req.sandbox() == null ? null : settings.sandbox().plan(req, runId, env);
       if (plan != null && env.containsKey("GITHUB_TOKEN") && boundaries != null
           && GITHUB_API_BOUNDARY) {
-        plan = withApiBoundaryNote(plan);
+        plan = ApiBoundaryNote.added(plan);
       }
       run.filesystem = plan == null ? null : plan.filesystem();
       if (plan != null) {
@@ -264,7 +241,7 @@ public final class Runs implements RunAuthenticator {
         ledger.setBackend(runId, backend);
         // the live row is what GET /v1/runs shows: without this it said no backend until a restart
         run.row = run.row.withBackend(backend);
-        run.context = contextOf(run.row, req.rules());
+        run.context = RunRows.contextOf(run.row, req.rules());
       }
       log.info("run {} started: workspace={} repository={} mode={} expires={}", runId,
           req.workspaceId(), req.repository(), req.mode(), row.expiresAt());
@@ -285,15 +262,6 @@ public final class Runs implements RunAuthenticator {
     }
   }
 
-  /** Whether the run's git config still holds the run's own credential (restored if needed). */
-  private boolean gitConfigSurvived(Ledger.RunRow row) throws IOException {
-    // where create writes it, from the well-formed id: never a path the row names
-    Path file = settings.runsDir().resolve(row.id()).resolve(GIT_CONFIG);
-    return settings.files().restoreGitConfig(file)
-        .map(Credentials::hash)
-        .filter(row.credentialHash()::equals)
-        .isPresent();
-  }
 
   private static void awaitQuietly(RunCredentials.ReadMint mint) {
     try {
@@ -318,12 +286,12 @@ public final class Runs implements RunAuthenticator {
     forget(runId);
     try {
       ledger.endRun(runId, reason, clock.instant());
-      tell(endRecordedListeners, runId);
+      endRecordedListeners.tell(runId);
     } catch (SQLException e) {
       log.error("cannot record the end of run {}", runId, e);
     }
     List<Revocation> revocations = credentials.revokeAll(runId);
-    boolean removed = removeFiles(runId);
+    boolean removed = directories.remove(runId);
     log.info("run {} ended ({}): {} credential(s) revoked, {} pending", runId, reason,
         revocations.stream().filter(Revocation::revoked).count(),
         revocations.stream().filter(r -> !r.revoked()).count());
@@ -339,21 +307,6 @@ public final class Runs implements RunAuthenticator {
         .sorted(Comparator.comparing(Ledger.RunRow::createdAt)).toList();
   }
 
-  /** The plan whose network note says where the GitHub API goes, and how firmly. */
-  private static SandboxPlan withApiBoundaryNote(SandboxPlan plan) {
-    dev.pushgate.sandbox.Enforcement e = plan.enforcement();
-    String note = e.networkNote() + (plan.effectiveBackend() == dev.pushgate.sandbox.SandboxBackend.NONE
-        ? "; GitHub API calls go through pushgate's API boundary only for programs that honour"
-            + " HTTPS_PROXY (cooperative: no OS sandbox holds the rest)"
-        : "; GitHub API calls go through pushgate's API boundary, which holds the real token");
-    dev.pushgate.sandbox.Enforcement amended = new dev.pushgate.sandbox.Enforcement(e.worktree(),
-        e.readOnlyToken(), e.pushGateway(), e.commandPolicy(), e.osSandbox(), e.osSandboxNote(),
-        e.networkAllowlist(), note, e.environmentSanitised(), e.environmentNote(),
-        e.writeDenyGlobs(), e.weakenings());
-    return new SandboxPlan(plan.spec(), plan.requestedBackend(), plan.effectiveBackend(),
-        plan.backendReason(), plan.verdict(), plan.probeNote(), plan.env(), amended,
-        plan.filesystem(), plan.egress());
-  }
 
   /**
    * Gives every run started from now on its GitHub API boundary, when {@link
@@ -401,7 +354,7 @@ public final class Runs implements RunAuthenticator {
     }
     forget(runId);
     List<Revocation> revocations = credentials.revokeAll(runId);
-    removeFiles(runId);
+    directories.remove(runId);
     log.info("run {} ended on another appliance: {} credential(s) revoked here, {} pending",
         runId, revocations.stream().filter(Revocation::revoked).count(),
         revocations.stream().filter(r -> !r.revoked()).count());
@@ -492,23 +445,23 @@ public final class Runs implements RunAuthenticator {
       }
       if (!row.live(now)) {
         ledger.endRun(row.id(), "expired", now);
-        removeFiles(row.id());
+        directories.remove(row.id());
         ended++;
         continue;
       }
       try {
-        if (!gitConfigSurvived(row)) {
+        if (!directories.gitConfigSurvived(row)) {
           // Written unsynced at creation (docs/benchmarks.md): without it the run's git would
           // reach the git host with no rewrite and whatever credential helper the host has.
           log.warn("run {}: its git config is not the one written for it (a power loss before it"
               + " reached the disk?); the run is ended", row.id());
           ledger.endRun(row.id(), "could not be resumed: its git config did not survive", now);
-          removeFiles(row.id());
+          directories.remove(row.id());
           ended++;
           continue;
         }
-        WorkspaceRules rules = WorkspaceRules.fromJson(json.readTree(row.rulesJson()));
-        LiveRun run = new LiveRun(row, contextOf(row, rules), rules,
+        WorkspaceRules rules = RunRows.rulesOf(row);
+        LiveRun run = new LiveRun(row, RunRows.contextOf(row, rules), rules,
             credentials.resume(row, now));
         byId.put(row.id(), run);
         idByCredentialHash.put(row.credentialHash(), row.id());
@@ -517,7 +470,7 @@ public final class Runs implements RunAuthenticator {
       } catch (IOException | RulesException | RuntimeException e) {
         log.warn("run {} cannot be resumed ({}); ending it", row.id(), e.getMessage());
         ledger.endRun(row.id(), "could not be resumed", now);
-        removeFiles(row.id());
+        directories.remove(row.id());
         ended++;
       }
     }
@@ -563,7 +516,7 @@ public final class Runs implements RunAuthenticator {
       log.error("cannot record the end of run {}", runId, e);
     }
     credentials.revokeAll(runId);
-    removeFiles(runId);
+    directories.remove(runId);
   }
 
   private void forget(String runId) {
@@ -571,18 +524,9 @@ public final class Runs implements RunAuthenticator {
     if (run != null) {
       idByCredentialHash.remove(run.row.credentialHash());
     }
-    tell(endListeners, runId);
+    endListeners.tell(runId);
   }
 
-  private static void tell(List<Consumer<String>> listeners, String runId) {
-    for (Consumer<String> l : listeners) {
-      try {
-        l.accept(runId);
-      } catch (RuntimeException e) {
-        log.warn("run {}: a listener of its end failed: {}", runId, e.toString());
-      }
-    }
-  }
 
   /**
    * {@code listener} hears the id of every run this appliance tore down or expired, once its end
@@ -643,44 +587,4 @@ public final class Runs implements RunAuthenticator {
     }
     return run;
   }
-
-  /**
-   * Removes the run's directory, {@code runs/<id>}, never anything outside it: an id that is not
-   * one pushgate makes names no file, and the removal follows no link (a run directory that is
-   * a link is left in place).
-   */
-  private boolean removeFiles(String runId) {
-    if (!RunId.isWellFormed(runId)) {
-      log.error("run {}: not a run id, so no file is removed for it",
-          UntrustedText.printable(runId));
-      return false;
-    }
-    try {
-      DirectoryRemoval.removeChild(settings.runsDir(), runId);
-      return true;
-    } catch (IOException e) {
-      log.warn("could not remove the files of run {}: {}", runId, e.getMessage());
-      return false;
-    }
-  }
-
-  private RunContext contextOf(Ledger.RunRow row, WorkspaceRules rules) {
-    List<RepoSlug> attached;
-    try {
-      attached = List.of(json.readValue(row.attachedJson(), String[].class)).stream()
-          .map(RepoSlug::parse).toList();
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("damaged run row " + row.id(), e);
-    }
-    return new RunContext(row.id(), row.workspaceId(), RepoSlug.parse(row.repository()),
-        attached, rules.push(), rules.pushWorkflows(), rules.content(),
-        Mode.fromId(row.mode()), RunBoundary.forBackend(row.backend()));
-  }
-
-  private String toJson(Object o) {
-    try {
-      return json.writeValueAsString(o);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
-  }}
+}

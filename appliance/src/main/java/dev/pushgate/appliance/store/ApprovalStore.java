@@ -1,8 +1,8 @@
 package dev.pushgate.appliance.store;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.ApprovalLog;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.ApprovalLog;
+import dev.pushgate.approvals.Question;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;

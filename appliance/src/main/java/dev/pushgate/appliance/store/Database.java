@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.store;
 
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;

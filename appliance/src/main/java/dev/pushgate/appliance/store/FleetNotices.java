@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.store;
 
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.types.Redaction;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

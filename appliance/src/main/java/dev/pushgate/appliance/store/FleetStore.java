@@ -2,11 +2,11 @@ package dev.pushgate.appliance.store;
 
 import dev.pushgate.types.UntrustedText;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.Question;
-import dev.pushgate.appliance.fleet.Fleet;
-import dev.pushgate.appliance.fleet.FleetTables;
-import dev.pushgate.appliance.logging.Redaction;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.Question;
+import dev.pushgate.approvals.fleet.Fleet;
+import dev.pushgate.approvals.fleet.FleetTables;
+import dev.pushgate.types.Redaction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pushgate.appliance.approvals.Answer;
+import dev.pushgate.approvals.Answer;
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;

@@ -3,8 +3,8 @@ package dev.pushgate.appliance.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.Question;
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;

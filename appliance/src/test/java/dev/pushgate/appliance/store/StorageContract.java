@@ -2,8 +2,8 @@ package dev.pushgate.appliance.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.appliance.approvals.Answer;
-import dev.pushgate.appliance.approvals.Question;
+import dev.pushgate.approvals.Answer;
+import dev.pushgate.approvals.Question;
 import dev.pushgate.forge.ForgeTokens;
 import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;

@@ -1,8 +1,0 @@
-package dev.pushgate.appliance.approvals;
-
-/** Where questions and their ends are recorded. */
-public interface ApprovalLog {
-  void asked(Question q);
-
-  void ended(Question q, Answer a);
-}

@@ -1,0 +1,183 @@
+package dev.pushgate.sandbox;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ConnectHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.HostPort;
+import org.eclipse.jetty.util.Promise;
+
+/**
+ * CONNECT tunnels; anything else goes to the forward proxy. The API names go to the boundary
+ * of the proxy's run ({@code interception}), or, on a shared proxy, of the run its login names.
+ */
+final class EgressTunnel extends ConnectHandler {
+  /** The request attribute holding a shared proxy's run, read from the request's login. */
+  private static final String RUN = "pushgate.run-interception";
+
+  private final EgressProxy.Gate gate;
+  private final ApiInterception interception;
+  private final ProxyLogins logins;
+  private final LoginDeadline connections;
+  private final RunTunnels tunnels;
+
+  EgressTunnel(EgressProxy.Gate gate, EgressForward next, ApiInterception interception,
+      ProxyLogins logins, LoginDeadline connections, RunTunnels tunnels) {
+    super(next);
+    this.gate = gate;
+    this.interception = interception;
+    this.logins = logins;
+    this.connections = connections;
+    this.tunnels = tunnels;
+  }
+
+  private ApiInterception interceptionOf(Request request) {
+    return logins == null ? interception : (ApiInterception) request.getAttribute(RUN);
+  }
+
+  private static void loginRequired(Request request, Response response, Callback callback) {
+    response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
+    response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+    Response.writeError(request, response, callback, 407, EgressProxy.LOGIN_REQUIRED);
+  }
+
+  /**
+   * The CONNECT target alone decides where the tunnel goes; it must be RFC 9110's authority
+   * form, {@code host:port}. Jetty would read a target without a port as port 80: refuse that,
+   * and anything else that is not a host and a port, saying what to send.
+   */
+  @Override
+  protected void handleConnect(
+      Request request, Response response, Callback callback, String serverAddress) {
+    if (!authorityForm(serverAddress)) {
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+      Response.writeError(request, response, callback, 400,
+          "pushgate: a CONNECT names its target as host:port (RFC 9110 authority-form), e.g. "
+              + "CONNECT api.github.com:443");
+      return;
+    }
+    ApiInterception interception = this.interception;
+    if (logins != null) {
+      interception = logins.runOf(request);
+      if (interception == null) {
+        loginRequired(request, response, callback);
+        return;
+      }
+      request.setAttribute(RUN, interception);
+      connections.loggedIn(request);
+      tunnels.opened(interception, request.getConnectionMetaData().getConnection().getEndPoint());
+    }
+    // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
+    // client (and an agent reading curl's verbose output) gets the reason and what to use.
+    HostPort target = new HostPort(serverAddress);
+    if (interception == null || interception.target(target.getHost(), target.getPort()) == null) {
+      String refused = gate.admit(target.getHost(), target.getPort(), "CONNECT");
+      if (refused != null) {
+        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+        Response.writeError(request, response, callback, 403,
+            "pushgate: egress refused: " + refused);
+        return;
+      }
+    }
+    super.handleConnect(request, response, callback, serverAddress);
+  }
+
+  static boolean authorityForm(String target) {
+    if (target == null || target.isEmpty()) {
+      return false;
+    }
+    try {
+      HostPort hp = new HostPort(target);
+      return !hp.getHost().isEmpty() && hp.getPort() > 0 && hp.getPort() <= 65535;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Asked by Jetty after {@link #handleConnect} has admitted the target (or found it one of
+   * the API names, which go to the boundary and are judged there): nothing more to decide.
+   */
+  @Override
+  public boolean validateDestination(String host, int port) {
+    return true;
+  }
+
+  /**
+   * A tunnel to the API boundary starts with the PROXY header naming the run: the listener is
+   * every run's, and takes no connection that names none. Written before the tunnel relays the
+   * client's first byte; the boundary is on loopback, so the blocking connect is brief.
+   */
+  @Override
+  protected void connectToServer(Request request, String host, int port,
+      Promise<SocketChannel> promise) {
+    ApiInterception interception = interceptionOf(request);
+    InetSocketAddress boundary = interception == null ? null : interception.target(host, port);
+    if (boundary == null) {
+      super.connectToServer(request, host, port, promise);
+      return;
+    }
+    SocketChannel channel = null;
+    try {
+      channel = SocketChannel.open();
+      channel.socket().setTcpNoDelay(true);
+      channel.socket().connect(boundary, (int) getConnectTimeout());
+      ByteBuffer header = ByteBuffer.wrap(interception.proxyHeader());
+      while (header.hasRemaining()) {
+        channel.write(header);
+      }
+      channel.configureBlocking(false);
+      promise.succeeded(channel);
+    } catch (IOException | RuntimeException e) {
+      if (channel != null) {
+        try {
+          channel.close();
+        } catch (IOException x) {
+          e.addSuppressed(x);
+        }
+      }
+      promise.failed(e);
+    }
+  }
+
+  /**
+   * The far end of a tunnel a run's login opened is the run's too: closing the client's end
+   * alone leaves it open until its idle timeout.
+   */
+  @Override
+  protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
+    if (tunnels != null && context.getRequest().getAttribute(RUN) instanceof ApiInterception r) {
+      tunnels.opened(r, endPoint);
+    }
+    return super.newUpstreamConnection(endPoint, context);
+  }
+
+  /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */
+  @Override
+  protected InetSocketAddress newConnectAddress(String host, int port) {
+    try {
+      return gate.address(host, port);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  protected void onConnectFailure(
+      Request request, Response response, Callback callback, Throwable failure) {
+    Throwable cause = failure instanceof java.io.UncheckedIOException u ? u.getCause() : failure;
+    if (cause instanceof EgressProxy.Refused r) {
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+      Response.writeError(request, response, callback, 403, "pushgate: " + r.getMessage());
+      return;
+    }
+    super.onConnectFailure(request, response, callback, failure);
+  }
+}
