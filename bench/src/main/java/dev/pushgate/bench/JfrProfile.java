@@ -68,8 +68,8 @@ final class JfrProfile {
 
   /**
    * The phases of a push (issue 33), each recognised by its frames. The forge (the upstream
-   * stand-in, in the same process) and the advertisement's sync (whose fetch parses a pack too)
-   * own every sample with one of their frames anywhere on the stack. Otherwise a sample belongs to
+   * stand-in, in the same process), the advertisement's sync (whose fetch parses a pack too) and
+   * the cache's compaction own every sample with one of their frames anywhere on the stack. Otherwise a sample belongs to
    * the phase whose frame is nearest the top of its stack, the innermost: the audit's database
    * write made from the push hook is the audit's, not the judgement's.
    */
@@ -80,7 +80,10 @@ final class JfrProfile {
           || f.startsWith("dev.pushgate.gateway.UpstreamCache.awaitFetch")
           || f.startsWith("dev.pushgate.gateway.UpstreamFetch.")
           || f.startsWith("dev.pushgate.gateway.UpstreamRefList.")
-          || f.startsWith("dev.pushgate.gateway.UpstreamAdvertisement.")));
+          || f.startsWith("dev.pushgate.gateway.UpstreamAdvertisement.")),
+      // the cache's repack once a push leaves it crowded: in the background, but per push
+      new Component("cache compaction (background repack)",
+          f -> f.startsWith("dev.pushgate.gateway.UpstreamCache.compact")));
   private static final List<Component> INNERMOST_PHASES = List.of(
       new Component("receive into the cache",
           f -> f.startsWith("dev.pushgate.gateway.CachePackParser.")
