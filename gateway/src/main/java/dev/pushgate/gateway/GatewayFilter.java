@@ -19,8 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything decided before JGit sees a request: the run's credential, the repository's name, and
- * whether the run may reach it; then, before an advertisement, a sync of the cache from upstream.
+ * Everything decided before JGit sees a request, each once: the run's credential, its request
+ * slot, the repository's name, and whether the run may reach it; then, before an advertisement, a
+ * sync of the cache from upstream, and before a push's pack, the wait for that sync's fetch. JGit
+ * only ever sees a request this filter has left a {@link Push} or {@link Fetch} on.
  * Refusals are answered as {@code text/plain}, which git prints after {@code remote:}.
  */
 final class GatewayFilter implements Filter {
