@@ -66,8 +66,53 @@ final class JfrProfile {
           f -> f.startsWith("org.eclipse.jgit.internal.storage.file.GC.")),
       new Component("Jetty / JDK only (no pushgate or JGit frame)", f -> true));
 
+  /**
+   * The phases of a push (issue 33), each recognised by its frames. The forge (the upstream
+   * stand-in, in the same process), the advertisement's sync (whose fetch parses a pack too) and
+   * the cache's compaction own every sample with one of their frames anywhere on the stack. Otherwise a sample belongs to
+   * the phase whose frame is nearest the top of its stack, the innermost: the audit's database
+   * write made from the push hook is the audit's, not the judgement's.
+   */
+  private static final List<Component> WHOLE_STACK_PHASES = List.of(
+      new Component("forge (the upstream stand-in)", f -> f.startsWith("dev.pushgate.forge.")),
+      new Component("advertisement sync",
+          f -> f.startsWith("dev.pushgate.gateway.UpstreamCache.sync")
+          || f.startsWith("dev.pushgate.gateway.UpstreamCache.awaitFetch")
+          || f.startsWith("dev.pushgate.gateway.UpstreamFetch.")
+          || f.startsWith("dev.pushgate.gateway.UpstreamRefList.")
+          || f.startsWith("dev.pushgate.gateway.UpstreamAdvertisement.")),
+      // the cache's repack once a push leaves it crowded: in the background, but per push
+      new Component("cache compaction (background repack)",
+          f -> f.startsWith("dev.pushgate.gateway.UpstreamCache.compact")));
+  private static final List<Component> INNERMOST_PHASES = List.of(
+      new Component("receive into the cache",
+          f -> f.startsWith("dev.pushgate.gateway.CachePackParser.")
+          || f.startsWith("dev.pushgate.gateway.PackReachCheck.")
+          || f.startsWith("dev.pushgate.gateway.PackHeaderGuard.")
+          || f.startsWith("org.eclipse.jgit.transport.ReceivePack.receivePackAndCheckConnectivity")
+          || f.startsWith("org.eclipse.jgit.transport.PackParser.")),
+      new Component("judgement and content rules",
+          f -> f.startsWith("dev.pushgate.gateway.ContentJudge")
+          || f.startsWith("dev.pushgate.gateway.SecretScanner")
+          || f.startsWith("dev.pushgate.gateway.Verdict")
+          || f.startsWith("dev.pushgate.gateway.JudgedCommands")
+          || f.startsWith("dev.pushgate.gateway.UpdateCommands")
+          || f.startsWith("dev.pushgate.gateway.WorkflowRule")
+          || f.startsWith("dev.pushgate.policy.")),
+      new Component("audit chain and database", f -> f.startsWith("dev.pushgate.appliance.store.")
+          || f.startsWith("org.sqlite.") || f.startsWith("org.postgresql.")),
+      new Component("mint and revoke", f -> f.startsWith("dev.pushgate.broker.")
+          || f.contains(".mintWriteToken") || f.startsWith("dev.pushgate.gateway.WriteTokenLease")
+          || f.startsWith("dev.pushgate.gateway.Push.revokeWriteTokens")),
+      new Component("forward", f -> f.startsWith("dev.pushgate.gateway.Forwarder.")
+          || f.startsWith("dev.pushgate.gateway.StreamedForward")));
+  private static final String OTHER_GATEWAY =
+      "authentication, admission, filter, hook (gateway code in no phase above)";
+  private static final String OUTSIDE = "HTTP and git protocol outside these (Jetty, JGit, JDK)";
+
   private static final class Acc {
     long samples;
+    final Map<String, Long> byPhase = new LinkedHashMap<>();
     final Map<String, Long> byComponent = new LinkedHashMap<>();
     final Map<String, Long> self = new HashMap<>();
     final Map<String, Long> inclusive = new HashMap<>();
@@ -149,6 +194,24 @@ final class JfrProfile {
     return "unknown";
   }
 
+  /** The phase of a sample whose stack is {@code frames}, top first. */
+  private static String phaseOf(List<String> frames) {
+    for (Component p : WHOLE_STACK_PHASES) {
+      if (frames.stream().anyMatch(p.frame())) {
+        return p.label();
+      }
+    }
+    for (String f : frames) {
+      for (Component p : INNERMOST_PHASES) {
+        if (p.frame().test(f)) {
+          return p.label();
+        }
+      }
+    }
+    return frames.stream().anyMatch(f -> f.startsWith("dev.pushgate.gateway.")
+        || f.startsWith("dev.pushgate.appliance.runs.")) ? OTHER_GATEWAY : OUTSIDE;
+  }
+
   private static void sample(Acc a, RecordedEvent e) {
     List<String> frames = frames(e.getStackTrace());
     if (frames.isEmpty()) {
@@ -156,6 +219,7 @@ final class JfrProfile {
     }
     a.samples++;
     a.byComponent.merge(componentOf(frames), 1L, Long::sum);
+    a.byPhase.merge(phaseOf(frames), 1L, Long::sum);
     a.self.merge(frames.get(0), 1L, Long::sum);
     Set<String> seen = new HashSet<>();
     for (String f : frames) {
@@ -277,6 +341,13 @@ final class JfrProfile {
         .forEach(en -> out.append(String.format(Locale.ROOT, "| %s | %d | %.1f%% | %.0f |%n",
             en.getKey(), en.getValue(), 100.0 * en.getValue() / Math.max(1, a.samples),
             a.allocByComponent.getOrDefault(en.getKey(), 0L) / 1048576.0)));
+    out.append("\nBy phase (the innermost phase on the stack; CPU ms per push estimated at"
+        + " 10 ms per sample):\n\n");
+    out.append("| phase | CPU samples | share | ≈ CPU ms per push |\n|---|---:|---:|---:|\n");
+    top(a.byPhase, 10).forEach(en -> out.append(String.format(Locale.ROOT,
+        "| %s | %d | %.1f%% | %.1f |%n", en.getKey(), en.getValue(),
+        100.0 * en.getValue() / Math.max(1, a.samples),
+        10.0 * en.getValue() / Math.max(1, w.pushes()))));
     out.append("\nTop methods, self time (the frame on top of the stack):\n\n");
     out.append("| method | samples | share |\n|---|---:|---:|\n");
     top(a.self, 12).forEach(en -> out.append(String.format(Locale.ROOT, "| `%s` | %d | %.1f%% |%n",

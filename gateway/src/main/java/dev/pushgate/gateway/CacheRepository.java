@@ -28,25 +28,12 @@ import org.eclipse.jgit.util.FS;
  * ({@link UpstreamCache#landed}) or when a sync moves the refs. So, as with JGit's own parser,
  * no ref of the cache names an object whose pack a crash of the machine could lose. The packs a
  * sync fetches are forced before they are put in place, as JGit does: JGit's own fetch writes
- * refs right after its pack.
+ * refs right after its pack. A push's pack is received through its own view of the cache,
+ * {@link ReceivingCache}.
  */
 final class CacheRepository extends FileRepository {
-  /**
-   * How the push being received on this thread stores its pack. JGit's receive-pack makes its
-   * pack parser itself, from the repository, with no seam for a push; it runs on the request's
-   * thread, which sets this around it ({@link #receiving}). The first parser made on the thread
-   * takes it: receive-pack's.
-   */
-  private static final ThreadLocal<PackCopy> RECEIVING = new ThreadLocal<>();
-
   /** The files of packs received and not forced to disk yet. */
   private final Set<Path> unforced = ConcurrentHashMap.newKeySet();
-
-  /** Undoes {@link #receiving}. */
-  interface Receiving extends AutoCloseable {
-    @Override
-    void close();
-  }
 
   private CacheRepository(File gitDir) throws IOException {
     super(gitDir);
@@ -58,15 +45,6 @@ final class CacheRepository extends FileRepository {
    */
   static RepositoryCache.FileKey key(File gitDir) {
     return new Key(gitDir);
-  }
-
-  /**
-   * Until closed, the next pack received into a cache on this thread is a push's: it is not
-   * forced to disk before a ref names it, and {@code copy} is handed it as its parser consumes it.
-   */
-  static Receiving receiving(PackCopy copy) {
-    RECEIVING.set(copy);
-    return RECEIVING::remove;
   }
 
   /**
@@ -101,9 +79,18 @@ final class CacheRepository extends FileRepository {
     unforced.add(idx.toPath());
   }
 
+  /** A pack a sync fetches into the cache is forced to disk before it is put in place. */
   @Override
   public ObjectInserter newObjectInserter() {
-    ObjectInserter inserter = super.newObjectInserter();
+    return inserter(PackCopy.NONE, true);
+  }
+
+  /**
+   * An inserter whose pack parser stores what it parses in this cache, handing {@code copy} the
+   * pack as it consumes it, and forcing it to disk before it is put in place if {@code force}.
+   */
+  ObjectInserter inserter(PackCopy copy, boolean force) {
+    ObjectInserter inserter = getObjectDatabase().newInserter();
     return new ObjectInserter.Filter() {
       @Override
       protected ObjectInserter delegate() {
@@ -112,11 +99,7 @@ final class CacheRepository extends FileRepository {
 
       @Override
       public PackParser newPackParser(InputStream in) {
-        PackCopy push = RECEIVING.get();
-        RECEIVING.remove();
-        return push == null
-            ? new CachePackParser(CacheRepository.this, in, PackCopy.NONE, true)
-            : new CachePackParser(CacheRepository.this, in, push, false);
+        return new CachePackParser(CacheRepository.this, in, copy, force);
       }
     };
   }

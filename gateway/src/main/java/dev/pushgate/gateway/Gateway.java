@@ -85,11 +85,8 @@ public final class Gateway implements AutoCloseable {
     git.setUploadPackFactory(new GatewayUploadPackFactory());
     git.setUploadPackErrorHandler(new FetchErrors());
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
-    context.addFilter(new FilterHolder(
-        new RunConcurrencyFilter(authenticator, new RunSlots(requestsPerRun))), "/*",
-        EnumSet.of(DispatcherType.REQUEST));
     context.addFilter(new FilterHolder(new GatewayFilter(services, authenticator,
-        new GatewayAdmission(admission))), "/*",
+        new GatewayAdmission(admission), new RunSlots(requestsPerRun))), "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");
     context.addEventListener(new LifeCycle.Listener() {

@@ -19,8 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything decided before JGit sees a request: the run's credential, the repository's name, and
- * whether the run may reach it; then, before an advertisement, a sync of the cache from upstream.
+ * Everything decided before JGit sees a request, each once: the run's credential, its request
+ * slot, the repository's name, and whether the run may reach it; then, before an advertisement, a
+ * sync of the cache from upstream, and before a push's pack, the wait for that sync's fetch. JGit
+ * only ever sees a request this filter has left a {@link Push} or {@link Fetch} on.
  * Refusals are answered as {@code text/plain}, which git prints after {@code remote:}.
  */
 final class GatewayFilter implements Filter {
@@ -35,15 +37,23 @@ final class GatewayFilter implements Filter {
   private final RunAuthenticator authenticator;
   private final ClientReadTimeout clientReads;
   private final GatewayAdmission admission;
+  private final RunSlots slots;
 
   GatewayFilter(GatewayServices services, RunAuthenticator authenticator) {
-    this(services, authenticator, new GatewayAdmission(AdmissionLimits.DEFAULTS));
+    this(services, authenticator, new GatewayAdmission(AdmissionLimits.DEFAULTS),
+        new RunSlots(Gateway.DEFAULT_REQUESTS_PER_RUN));
   }
 
+  /**
+   * @param slots how many git requests of one run the gateway works on at once; more are refused
+   *     with 429 at once, so that one run's parallel or stalled pushes cannot take the request
+   *     threads every run shares
+   */
   GatewayFilter(GatewayServices services, RunAuthenticator authenticator,
-      GatewayAdmission admission) {
+      GatewayAdmission admission, RunSlots slots) {
     this.services = services;
     this.admission = admission;
+    this.slots = slots;
     this.config = services.config();
     this.authenticator = authenticator;
     this.clientReads =
@@ -55,12 +65,34 @@ final class GatewayFilter implements Filter {
       throws IOException, ServletException {
     HttpServletRequest req = (HttpServletRequest) request;
     HttpServletResponse rsp = (HttpServletResponse) response;
+    // Authenticated once, here; the run's slot is taken before anything else is done for it.
+    Optional<RunContext> run = RunCredential.of(req).flatMap(authenticator::authenticate);
+    if (run.isEmpty()) {
+      gate(run, req, rsp, chain);
+      return;
+    }
+    Optional<RunSlots.Slot> slot = slots.tryTake(run.get().runId());
+    if (slot.isEmpty()) {
+      log.info("run {}: git request refused, {} already in flight", run.get().runId(),
+          slots.perRun());
+      rsp.setHeader("Connection", "close");
+      text(rsp, 429, Refusals.render("this run already has " + slots.perRun()
+          + " git requests in flight; nothing was pushed, wait for those to finish and retry"));
+      return;
+    }
+    try (RunSlots.Slot held = slot.get()) {
+      gate(run, req, rsp, chain);
+    }
+  }
+
+  /** Everything after the run's slot: the path, the run, the repository and its reach. */
+  private void gate(Optional<RunContext> run, HttpServletRequest req, HttpServletResponse rsp,
+      FilterChain chain) throws IOException, ServletException {
     Optional<String> notLiteral = LiteralGitPath.problem(req);
     if (notLiteral.isPresent()) {
       text(rsp, HttpServletResponse.SC_BAD_REQUEST, "Bad request: " + notLiteral.get());
       return;
     }
-    Optional<RunContext> run = credentialOf(req).flatMap(authenticator::authenticate);
     if (run.isEmpty()) {
       text(rsp, HttpServletResponse.SC_UNAUTHORIZED,
           "Authentication failed: the run credential is unknown, expired or revoked.");
@@ -121,7 +153,7 @@ final class GatewayFilter implements Filter {
             upstream.readToken(run, repo));
       } catch (UpstreamException e) {
         log.warn("run {}: sync of {} failed: {}", run.runId(), repo, e.getMessage());
-        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, upstreamUnreadable(repo));
+        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(unreadableReason(repo)));
         return;
       } catch (RepositoryBusy e) {
         shed(run, repo, rsp, e.getMessage());
@@ -196,11 +228,6 @@ final class GatewayFilter implements Filter {
     }
   }
 
-  /** Said when upstream's refs or objects could not be read. */
-  static String upstreamUnreadable(RepoSlug repo) {
-    return Refusals.render(unreadableReason(repo));
-  }
-
   private static String unreadableReason(RepoSlug repo) {
     return "upstream " + repo + " cannot be read right now; nothing was pushed, try again";
   }
@@ -253,44 +280,46 @@ final class GatewayFilter implements Filter {
       if (allowedOutright) {
         push.mintAhead(services.threads().minting());
       }
-      if (judged.isPresent()
-          && !cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged.get())) {
+      if (!cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged)) {
         return;
       }
       HttpServletRequest received = guarded.request();
-      PackCopy copy = PackCopy.NONE;
       if (allowedOutright) {
         Optional<StreamedForward.Plan> plan = StreamedForward.plan(judged.get());
         if (plan.isPresent()) {
-          StreamedForward streamed = StreamedForward.start(services.forwarder(),
+          // the cache's pack parser hands it the pack as it reads it (Push.packCopy)
+          push.stream(StreamedForward.start(services.forwarder(),
               services.upstream().remoteUrl(repo), () -> push.writeToken(false), plan.get(),
-              config.upstreamTimeout(), services.threads());
-          push.stream(streamed);
-          copy = streamed; // the cache's pack parser hands it the pack as it reads it
+              config.upstreamTimeout(), services.threads()));
         }
       }
       push.attachTo(received);
-      try (CacheRepository.Receiving r = CacheRepository.receiving(copy)) {
-        chain.doFilter(received, rsp);
-      }
+      chain.doFilter(received, rsp);
     }
   }
 
   /**
-   * Waits for the fetch of what the push's advertisement showed, if the cache was still at it; when
-   * that failed, refuses every command in git's words (the push then revokes its token) and
-   * answers false. A list not read here waits in {@link GatewayResolver}.
+   * Waits for the fetch of what the push's advertisement showed, if the cache was still at it,
+   * before JGit checks the commands' old ids against the cache's refs or completes a thin pack
+   * against its objects: the one wait of a push. When that fetch failed, answers and returns
+   * false: a command list read here is refused command by command in git's words (the push then
+   * revokes its token), one that could not be read gets a 502 with the same reason.
    */
   private boolean cacheHoldsTheAdvertisement(RunContext run, RepoSlug repo,
-      PackHeaderGuard.Guarded guarded, HttpServletResponse rsp, JudgedCommands judged)
+      PackHeaderGuard.Guarded guarded, HttpServletResponse rsp, Optional<JudgedCommands> judged)
       throws IOException {
     try {
       services.cache().awaitFetch(repo);
       return true;
     } catch (UpstreamException e) {
       log.warn("run {}: sync of {} failed: {}", run.runId(), repo, e.getMessage());
-      refuseEarly(run, repo, guarded.request(), rsp,
-          EarlyRefusal.upstreamUnreadable(judged.list(), unreadableReason(repo)));
+      if (judged.isPresent()) {
+        refuseEarly(run, repo, guarded.request(), rsp,
+            EarlyRefusal.upstreamUnreadable(judged.get().list(), unreadableReason(repo)));
+      } else {
+        discardPack(guarded.request(), rsp);
+        text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(unreadableReason(repo)));
+      }
       return false;
     }
   }
@@ -358,11 +387,18 @@ final class GatewayFilter implements Filter {
           + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), early.code(),
           r.judgement().reason());
     }
-    // Bounded like a pack JGit would read; beyond it the connection is closed after the answer.
+    discardPack(req, rsp);
+    EarlyRefusal.respond(rsp, early, reasons);
+  }
+
+  /**
+   * Reads the pack of a push answered without it, so that git sees the answer rather than a broken
+   * pipe; bounded like a pack JGit would read, beyond it the connection is closed after the answer.
+   */
+  private void discardPack(HttpServletRequest req, HttpServletResponse rsp) throws IOException {
     if (!EarlyRefusal.discard(req.getInputStream(), config.maxPackBytes() + (1 << 20))) {
       rsp.setHeader("Connection", "close");
     }
-    EarlyRefusal.respond(rsp, early, reasons);
   }
 
   private void auditRefusal(RunContext run, RepoSlug repo, String reason) {
@@ -379,18 +415,8 @@ final class GatewayFilter implements Filter {
         .log("push run={} repo={} decision=deny code=REPO_NOT_ATTACHED", run.runId(), repo);
   }
 
-  static Optional<String> credentialOf(HttpServletRequest req) {
-    String header = req.getHeader("Authorization");
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    String credential = header.substring(7).strip();
-    return credential.isEmpty() ? Optional.empty() : Optional.of(credential);
-  }
-
-  static void text(HttpServletResponse rsp, int status, String message) throws IOException {
-    rsp.setStatus(status);
-    rsp.setContentType("text/plain; charset=UTF-8");
-    rsp.getOutputStream().write((message + "\n").getBytes(StandardCharsets.UTF_8));
+  private static void text(HttpServletResponse rsp, int status, String message)
+      throws IOException {
+    PlainAnswer.send(rsp, status, message);
   }
 }

@@ -32,8 +32,12 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
   public ReceivePack create(HttpServletRequest req, Repository db)
       throws ServiceNotAuthorizedException {
     Push push = Push.of(req).orElseThrow(ServiceNotAuthorizedException::new);
+    if (!(db instanceof CacheRepository cache)) {
+      throw new IllegalStateException("a push is received into a gateway cache, not " + db);
+    }
     push.watchClient(req);
-    ReceivePack rp = new ReceivePack(db) {
+    // JGit makes the pack parser from the repository: this view makes the push's.
+    ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy())) {
       {
         // The same walk as JGit's check, counting what the pack carries beyond it.
         connectivityChecker = new PackReachCheck(

@@ -17,7 +17,8 @@ import org.eclipse.jgit.transport.ReceiveCommand;
 /**
  * One push, from the filter that authenticated it to the hook that forwarded it: the run, the
  * repository, its command list as read before the pack and judged once, the write tokens minted
- * for it, and the copy streamed upstream while it arrives, if any. It crosses into JGit as the
+ * for it, and the copy streamed upstream while it arrives, if any, which the cache's pack parser
+ * is handed through the push ({@link #packCopy}). It crosses into JGit as the
  * one request attribute {@link #ATTRIBUTE}.
  *
  * <p>The push owns its write tokens: every token minted for it is revoked by {@link
@@ -171,6 +172,14 @@ final class Push implements AutoCloseable {
   /** The copy streamed upstream while the pack arrives, if the push is streamed. */
   synchronized Optional<StreamedForward> streamed() {
     return Optional.ofNullable(streamed);
+  }
+
+  /**
+   * What the cache's pack parser hands the pack as it consumes it ({@link ReceivingCache}): the
+   * streamed copy, or nothing when the push is not streamed.
+   */
+  synchronized PackCopy packCopy() {
+    return streamed == null ? PackCopy.NONE : streamed;
   }
 
   synchronized void stream(StreamedForward forward) {

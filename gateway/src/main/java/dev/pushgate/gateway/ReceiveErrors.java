@@ -149,6 +149,6 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       return;
     }
     rsp.reset();
-    GatewayFilter.text(rsp, status, message);
+    PlainAnswer.send(rsp, status, message);
   }
 }

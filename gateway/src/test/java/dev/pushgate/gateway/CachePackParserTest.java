@@ -153,8 +153,8 @@ class CachePackParserTest {
   /** Parsed as the gateway's receive-pack parses a push over HTTP. */
   private static PackLock parse(Repository cache, InputStream in, PackCopy copy)
       throws IOException {
-    try (ObjectInserter ins = cache.newObjectInserter();
-        CacheRepository.Receiving r = CacheRepository.receiving(copy)) {
+    try (ObjectInserter ins =
+        new ReceivingCache((CacheRepository) cache, copy).newObjectInserter()) {
       PackParser parser = ins.newPackParser(in);
       parser.setAllowThin(true);
       parser.setNeedNewObjectIds(true);

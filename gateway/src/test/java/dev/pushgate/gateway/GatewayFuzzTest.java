@@ -140,7 +140,8 @@ class GatewayFuzzTest {
     }
     long start = System.nanoTime();
     Path gitDir = freshRepository();
-    try (Repository db = new FileRepository(gitDir.toFile())) {
+    // a gateway cache, as the resolver opens it: receive-pack receives into the push's view of it
+    try (Repository db = CacheRepository.key(gitDir.toFile()).open(true)) {
       Map<String, Object> attributes = new HashMap<>();
       attributes.put(Push.ATTRIBUTE,
           new Push(new RunContext("run-1", "ws-1", REPO, List.of(), PushRules.ALLOW_ALL), REPO,

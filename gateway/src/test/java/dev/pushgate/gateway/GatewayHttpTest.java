@@ -106,6 +106,10 @@ class GatewayHttpTest {
     server = serve(Duration.ofSeconds(30));
   }
 
+  /** How many times the gateway authenticated a credential. */
+  private final java.util.concurrent.atomic.AtomicInteger authentications =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   private Server serve(Duration clientTimeout) throws Exception {
     return serve(clientTimeout, GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
   }
@@ -119,10 +123,12 @@ class GatewayHttpTest {
     GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
         1L << 30, clientTimeout, Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC),
         writeTokensPerMinute);
-    RunAuthenticator authenticator =
-        credential -> CREDENTIAL.equals(credential) ? Optional.of(run)
-            : FLOOD_CREDENTIAL.equals(credential) ? Optional.of(FLOOD_RUN)
-            : OTHER_CREDENTIAL.equals(credential) ? Optional.of(OTHER_RUN) : Optional.empty();
+    RunAuthenticator authenticator = credential -> {
+      authentications.incrementAndGet();
+      return CREDENTIAL.equals(credential) ? Optional.of(run)
+          : FLOOD_CREDENTIAL.equals(credential) ? Optional.of(FLOOD_RUN)
+          : OTHER_CREDENTIAL.equals(credential) ? Optional.of(OTHER_RUN) : Optional.empty();
+    };
     Approvals asked = (q, progress) -> approvals.ask(q, progress);
     gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission);
     Server s = new Server();
@@ -149,6 +155,19 @@ class GatewayHttpTest {
     assertThat(r.statusCode()).isEqualTo(401);
     assertThat(r.body())
         .isEqualTo("Authentication failed: the run credential is unknown, expired or revoked.\n");
+  }
+
+  /** The run's request slot and the gate behind it read one authentication, not two. */
+  @Test
+  void aRequestAuthenticatesItsRunOnce() throws Exception {
+    authentications.set(0);
+
+    HttpResponse<String> r = get(
+        "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack",
+        "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(authentications).hasValue(1);
   }
 
   @Test

@@ -408,8 +408,8 @@ class UpstreamCacheTest {
         // nor its trailer
       }
     };
-    try (org.eclipse.jgit.lib.ObjectInserter ins = db.newObjectInserter();
-        CacheRepository.Receiving r = CacheRepository.receiving(streamed)) {
+    try (org.eclipse.jgit.lib.ObjectInserter ins =
+        new ReceivingCache((CacheRepository) db, streamed).newObjectInserter()) {
       ins.newPackParser(new java.io.ByteArrayInputStream(pack.toByteArray()))
           .parse(org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE);
       ins.flush();

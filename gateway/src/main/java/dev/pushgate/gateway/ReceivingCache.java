@@ -1,0 +1,106 @@
+package dev.pushgate.gateway;
+
+import java.io.IOException;
+import java.util.Set;
+import org.eclipse.jgit.attributes.AttributesNodeProvider;
+import org.eclipse.jgit.lib.BaseRepositoryBuilder;
+import org.eclipse.jgit.lib.ObjectDatabase;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.ProgressMonitor;
+import org.eclipse.jgit.lib.RefDatabase;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.StoredConfig;
+
+/**
+ * A gateway cache as one push's receive-pack sees it: the cache's own objects, refs and
+ * configuration, but the pack received through it is the push's. JGit's receive-pack makes its
+ * pack parser from the repository it is given ({@link Repository#newObjectInserter}), with no
+ * other seam per push; given this view, it makes a parser that does not force the pack to disk
+ * before a ref names it ({@link CacheRepository#forceReceived}) and hands the push's {@link
+ * PackCopy} the pack as it consumes it. The view opens nothing of its own and closes nothing of the
+ * cache's: it costs a push no second read of the cache's packs.
+ */
+final class ReceivingCache extends Repository {
+  private final CacheRepository cache;
+  private final PackCopy copy;
+
+  /** {@code copy}: the push's, {@link PackCopy#NONE} when the push is not streamed. */
+  ReceivingCache(CacheRepository cache, PackCopy copy) {
+    super(new BaseRepositoryBuilder<>().setGitDir(cache.getDirectory())
+        .setFS(cache.getFS()).setBare());
+    this.cache = cache;
+    this.copy = copy;
+  }
+
+  /** The cache this view shows. */
+  CacheRepository cache() {
+    return cache;
+  }
+
+  @Override
+  public ObjectInserter newObjectInserter() {
+    return cache.inserter(copy, false);
+  }
+
+  @Override
+  public void create(boolean bare) {
+    throw new UnsupportedOperationException("a push's view of a cache creates nothing");
+  }
+
+  @Override
+  public String getIdentifier() {
+    return cache.getIdentifier();
+  }
+
+  @Override
+  public ObjectDatabase getObjectDatabase() {
+    return cache.getObjectDatabase();
+  }
+
+  @Override
+  public RefDatabase getRefDatabase() {
+    return cache.getRefDatabase();
+  }
+
+  @Override
+  public StoredConfig getConfig() {
+    return cache.getConfig();
+  }
+
+  @Override
+  public AttributesNodeProvider createAttributesNodeProvider() {
+    return cache.createAttributesNodeProvider();
+  }
+
+  @Override
+  public Set<ObjectId> getAdditionalHaves() throws IOException {
+    return cache.getAdditionalHaves();
+  }
+
+  @Override
+  public void scanForRepoChanges() throws IOException {
+    cache.scanForRepoChanges();
+  }
+
+  @Override
+  public void notifyIndexChanged(boolean internal) {
+    cache.notifyIndexChanged(internal);
+  }
+
+  @Override
+  public void autoGC(ProgressMonitor monitor) {
+    cache.autoGC(monitor);
+  }
+
+  /** The cache's object and ref databases are the cache's to close, not the view's. */
+  @Override
+  protected void doClose() {
+    // nothing of its own
+  }
+
+  @Override
+  public String toString() {
+    return "ReceivingCache[" + cache + "]";
+  }
+}
