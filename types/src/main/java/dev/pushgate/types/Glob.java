@@ -12,8 +12,12 @@ package dev.pushgate.types;
  * in it. It always starts with {@code (?s)}: a name may hold U+0085, U+2028 or U+2029, which
  * {@code .} would not match otherwise, and a name no wildcard matches would escape the rule meant
  * for it.
+ *
+ * @param regex the expression, to compile with the reader's engine; it matches the whole string
+ * @param literals how many characters the glob matches as themselves, separators included
+ * @param spanning how many of its wildcards may span separators
  */
-public final class Glob {
+public record Glob(String regex, int literals, int spanning) {
   /** What {@code **} means. */
   public enum DoubleStar {
     /** Nothing of its own: two {@code *}. */
@@ -53,16 +57,6 @@ public final class Glob {
             + " \\, and a meaning for **");
       }
     }
-  }
-
-  private final String regex;
-  private final int literals;
-  private final int spanning;
-
-  private Glob(String regex, int literals, int spanning) {
-    this.regex = regex;
-    this.literals = literals;
-    this.spanning = spanning;
   }
 
   /** Compiles {@code glob}, as its dialect's parser let it through, in {@code dialect}. */
@@ -110,29 +104,9 @@ public final class Glob {
     return new Glob(re.toString(), literals, spanning);
   }
 
-  /** The expression, to compile with the reader's engine; it matches the whole string. */
-  public String regex() {
-    return regex;
-  }
-
-  /** How many characters the glob matches as themselves, separators included. */
-  public int literals() {
-    return literals;
-  }
-
-  /** How many of its wildcards may span separators. */
-  public int spanning() {
-    return spanning;
-  }
-
   /** {@code c} as itself in both engines: ASCII punctuation escaped, anything else as it is. */
   private static String escaped(char c) {
     boolean punctuation = c < 0x80 && !Character.isLetterOrDigit(c) && c >= 0x20 && c != 0x7f;
     return punctuation ? "\\" + c : String.valueOf(c);
-  }
-
-  @Override
-  public String toString() {
-    return regex;
   }
 }
