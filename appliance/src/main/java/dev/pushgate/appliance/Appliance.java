@@ -37,6 +37,7 @@ import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.gateway.Gateway;
 import dev.pushgate.gateway.GatewayConfig;
 import dev.pushgate.gateway.UpstreamKeepAlive;
+import dev.pushgate.http.HttpServer;
 import dev.pushgate.gitconfig.GitHost;
 import dev.pushgate.sandbox.LocalLauncher;
 import java.io.IOException;
@@ -62,7 +63,7 @@ import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.Callback;
 import org.eclipse.jgit.util.FS;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -238,15 +239,10 @@ public final class Appliance implements AutoCloseable {
   /** Binds the loopback port (so that {@link #port} is known) and prepares the sandbox socket. */
   private Listeners openListeners(Path dataDir) throws IOException {
     // The gateway's admitted requests and a reserve it cannot take (Limits.requestThreads).
-    QueuedThreadPool threads = new QueuedThreadPool(settings.limits().requestThreads(), 8);
-    threads.setName("pushgate-http");
-    server = new Server(threads);
-    server.setStopTimeout(settings.shutdownGrace().toMillis());
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost(settings.bindHost());
-    connector.setPort(settings.port());
-    connector.setIdleTimeout(Duration.ofMinutes(2).toMillis());
-    server.addConnector(connector);
+    server = HttpServer.named("pushgate-http").threads(settings.limits().requestThreads(), 8)
+        .stopTimeout(settings.shutdownGrace()).build();
+    ServerConnector connector =
+        HttpServer.tcp(server, settings.bindHost(), settings.port(), Duration.ofMinutes(2));
     connector.open();
     port = connector.getLocalPort();
     // The same handlers on a Unix socket that sandboxed runs are given, bridged inside to
@@ -258,10 +254,8 @@ public final class Appliance implements AutoCloseable {
     // a socket left by an appliance that crashed: binding over it would fail
     Files.deleteIfExists(gatewaySocket);
     resources.add(runtime::clean);
-    UnixDomainServerConnector sandboxConnector = new UnixDomainServerConnector(server);
-    sandboxConnector.setUnixDomainPath(gatewaySocket);
-    sandboxConnector.setIdleTimeout(Duration.ofMinutes(2).toMillis());
-    server.addConnector(sandboxConnector);
+    UnixDomainServerConnector sandboxConnector =
+        HttpServer.unixSocket(server, gatewaySocket, Duration.ofMinutes(2));
     // File descriptors are finite: past the cap no connection is accepted, and idle ones are
     // closed after a second, so that a flood of idle sockets gives way to requests that do
     // something. The control API is a server of its own and is not counted.
@@ -308,14 +302,9 @@ public final class Appliance implements AutoCloseable {
   private String serveForgeUpstream(LocalForge forge) throws Exception {
     // As many as the gateway admits, each of which may be one request upstream, and a few for
     // the broker's mints and the API boundaries' calls.
-    QueuedThreadPool threads =
-        new QueuedThreadPool(settings.limits().admission().admitted() + 16, 4);
-    threads.setName("pushgate-forge");
-    forgeUpstream = new Server(threads);
-    ServerConnector connector = new ServerConnector(forgeUpstream);
-    connector.setHost(settings.bindHost());
-    connector.setPort(0);
-    forgeUpstream.addConnector(connector);
+    forgeUpstream = HttpServer.named("pushgate-forge")
+        .threads(settings.limits().admission().admitted() + 16, 4).build();
+    ServerConnector connector = HttpServer.tcp(forgeUpstream, settings.bindHost(), 0, null);
     forgeUpstream.setHandler(forge.handler());
     forgeUpstream.start();
     return "http://" + hostForUrl(settings.bindHost()) + ":" + connector.getLocalPort();
@@ -465,10 +454,8 @@ public final class Appliance implements AutoCloseable {
       throws Exception {
     Path socket = dir.resolve("control.sock");
     Files.deleteIfExists(socket);
-    control = new Server(new QueuedThreadPool(64, 2));
-    UnixDomainServerConnector unix = new UnixDomainServerConnector(control);
-    unix.setUnixDomainPath(socket);
-    control.addConnector(unix);
+    control = HttpServer.named("pushgate-control").threads(64, 2).build();
+    HttpServer.unixSocket(control, socket, null);
     launches = new Launches(runs, new LocalLauncher(LocalLauncher.Settings.defaults()),
         HookScript.write(dir.resolve("launch")), gatewayUrl(listeners, upstream),
         listeners.gatewaySocket(), Launches.DEFAULT_MAX);

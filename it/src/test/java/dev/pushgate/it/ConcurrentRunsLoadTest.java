@@ -94,7 +94,8 @@ class ConcurrentRunsLoadTest {
      * after the load depends on how the pushes overlapped, which a busy machine changes.
      */
     int poolThreads() {
-      return threadsByName.getOrDefault("pushgate-http", 0) + threadsByName.getOrDefault("qtp", 0)
+      return threadsByName.getOrDefault("pushgate-http", 0)
+          + threadsByName.getOrDefault("pushgate-control", 0)
           + threadsByName.getOrDefault("pushgate-forge", 0)
           + threadsByName.getOrDefault("pushgate-stream", 0);
     }
@@ -276,11 +277,10 @@ class ConcurrentRunsLoadTest {
     for (String line : jcmd(pid, "Thread.print").split("\n")) {
       if (line.startsWith("\"")) {
         String name = line.substring(1, line.indexOf('"', 1));
-        // pushgate-http-42, pushgate-forge-7 and qtp123-45 are pool threads; acceptors and
-        // selectors are not.
-        String group = name.matches("pushgate-http-\\d+") ? "pushgate-http"
-            : name.matches("pushgate-forge-\\d+") ? "pushgate-forge"
-            : name.matches("qtp\\d+-\\d+") ? "qtp" : name.replaceAll("\\d+", "N");
+        // pushgate-http-42, pushgate-forge-7 and pushgate-control-3 are pool threads;
+        // acceptors and selectors are not.
+        String group = name.matches("pushgate-(http|forge|control)-\\d+")
+            ? name.substring(0, name.lastIndexOf('-')) : name.replaceAll("\\d+", "N");
         byName.merge(group, 1, Integer::sum);
       }
     }

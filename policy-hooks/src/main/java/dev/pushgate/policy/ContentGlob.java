@@ -3,6 +3,7 @@ package dev.pushgate.policy;
 import java.util.List;
 import java.util.Locale;
 import com.google.re2j.Pattern;
+import dev.pushgate.types.Glob;
 
 /**
  * A glob of a content rule, matched against a pushed file's path ({@code paths}) or its name, the
@@ -17,6 +18,10 @@ import com.google.re2j.Pattern;
  * denyWriteGlobs}, which the sandbox's name-deny layer matches the same way.
  */
 public final class ContentGlob {
+  /** {@code *} and {@code ?} within a segment, {@code **} whole segments, case ignored. */
+  static final Glob.Dialect DIALECT =
+      new Glob.Dialect('/', true, true, Glob.DoubleStar.WHOLE_SEGMENTS, false, true);
+
   private final String text;
   private final boolean exception;
   private final Pattern pattern;
@@ -125,29 +130,7 @@ public final class ContentGlob {
   }
 
   private static Pattern compile(String glob) {
-    StringBuilder re = new StringBuilder();
-    String[] segments = glob.split("/", -1);
-    for (int s = 0; s < segments.length; s++) {
-      String seg = segments[s];
-      boolean last = s == segments.length - 1;
-      if (seg.equals("**")) {
-        // Any number of whole segments, none included: a/**/b matches a/b.
-        re.append(last ? ".*" : "(?:[^/]*/)*");
-        continue;
-      }
-      for (int i = 0; i < seg.length(); i++) {
-        char c = seg.charAt(i);
-        re.append(switch (c) {
-          case '*' -> "[^/]*";
-          case '?' -> "[^/]";
-          default -> Pattern.quote(String.valueOf(c));
-        });
-      }
-      if (!last) {
-        re.append('/');
-      }
-    }
-    return Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+    return Pattern.compile(Glob.compile(glob, DIALECT).regex());
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.pushgate.policy;
 
+import dev.pushgate.types.Glob;
 import java.util.regex.Pattern;
 
 /**
@@ -7,6 +8,10 @@ import java.util.regex.Pattern;
  * stays within one path segment) or {@code refs/tags/**} ({@code **} spans segments).
  */
 public final class RefPattern {
+  /** {@code *} one or more characters of a segment, {@code **} one or more of any; no {@code ?}. */
+  static final Glob.Dialect DIALECT =
+      new Glob.Dialect('/', false, false, Glob.DoubleStar.ANY_CHARACTERS, false, false);
+
   private final String text;
   private final Pattern regex;
   private final int literalChars;
@@ -16,29 +21,10 @@ public final class RefPattern {
   private RefPattern(String text) {
     this.text = text;
     this.exact = !text.contains("*");
-    StringBuilder re = new StringBuilder();
-    int literal = 0;
-    int spanning = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == '*') {
-        if (i + 1 < text.length() && text.charAt(i + 1) == '*') {
-          re.append(".+");
-          spanning++;
-          i++;
-        } else {
-          re.append("[^/]+");
-        }
-      } else {
-        re.append(Pattern.quote(String.valueOf(c)));
-        literal++;
-      }
-    }
-    // DOTALL: a ref may hold U+2028, U+2029 or U+0085, which "." would not match otherwise, and
-    // a ref that no wildcard matches would escape the rule meant for it.
-    this.regex = Pattern.compile(re.toString(), Pattern.DOTALL);
-    this.literalChars = literal;
-    this.spanningWildcards = spanning;
+    Glob glob = Glob.compile(text, DIALECT);
+    this.regex = Pattern.compile(glob.regex());
+    this.literalChars = glob.literals();
+    this.spanningWildcards = glob.spanning();
   }
 
   /**

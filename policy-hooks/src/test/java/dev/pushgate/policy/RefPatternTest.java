@@ -3,6 +3,7 @@ package dev.pushgate.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -15,6 +16,20 @@ class RefPatternTest {
     assertThat(p.matches("refs/heads/main2")).isFalse();
     assertThat(p.matches("refs/heads/mai")).isFalse();
     assertThat(p.matches("refs/heads/main/x")).isFalse();
+  }
+
+  /**
+   * A character outside the BMP is two chars; the pattern was once quoted char by char, so such a
+   * rule never matched its own ref and a deny of it did not apply.
+   */
+  @Test
+  void aCharacterOutsideTheBmpMatchesItself() {
+    assertThat(RefPattern.parse("refs/heads/\ud83d\ude00").matches("refs/heads/\ud83d\ude00")).isTrue();
+    assertThat(RefPattern.parse("refs/heads/\ud83d\ude00*").matches("refs/heads/\ud83d\ude00x"))
+        .isTrue();
+    assertThat(PushRules.of(List.of(PushRule.of("refs/heads/\ud83d\ude00", Decision.DENY, null)))
+        .judge("refs/heads/\ud83d\ude00", UpdateKind.UPDATE).decision())
+        .isEqualTo(Decision.DENY);
   }
 
   @Test

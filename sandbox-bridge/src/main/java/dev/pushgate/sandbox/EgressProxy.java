@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import dev.pushgate.http.HttpServer;
 import dev.pushgate.types.BoundaryHandle;
 import dev.pushgate.types.Secret;
 import org.eclipse.jetty.http.HttpCompliance;
@@ -27,7 +29,6 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.ConnectHandler;
 import org.eclipse.jetty.server.handler.ErrorHandler;
-import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -90,25 +91,12 @@ public final class EgressProxy implements AutoCloseable {
     }
     Gate gate = new Gate(policy, resolver, onRefusal);
     Server server = newServer();
-    UnixDomainServerConnector connector =
-        new UnixDomainServerConnector(server, 1, 1, proxyConnections());
-    connector.setUnixDomainPath(socket);
-    server.addConnector(connector);
+    HttpServer.unixSocket(server, socket, null, proxyConnections());
     EgressForward forward = new EgressForward(gate, null, null);
     forward.setViaHost("pushgate");
     server.setHandler(new EgressTunnel(gate, forward, interception, null, null, null));
-    server.setStopTimeout(1000);
-    try {
-      server.start();
-      Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
-    } catch (Exception e) {
-      try {
-        server.stop();
-      } catch (Exception x) {
-        e.addSuppressed(x);
-      }
-      throw new IOException("cannot start the egress proxy on " + socket + ": " + e.getMessage(), e);
-    }
+    HttpServer.start(server, "the egress proxy on " + socket,
+        () -> Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-")));
     return new EgressProxy(server, socket, 0, null, null, null);
   }
 
@@ -149,26 +137,13 @@ public final class EgressProxy implements AutoCloseable {
     Gate gate = Gate.open(resolver);
     Server server = newServer();
     LoginDeadline connections = new LoginDeadline(proxyConfiguration());
-    org.eclipse.jetty.server.ServerConnector connector =
-        new org.eclipse.jetty.server.ServerConnector(server, 1, 1, connections);
-    connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
-    connector.setPort(0);
-    server.addConnector(connector);
+    org.eclipse.jetty.server.ServerConnector connector = HttpServer.tcp(
+        server, InetAddress.getLoopbackAddress().getHostAddress(), 0, null, connections);
     EgressForward forward = new EgressForward(gate, logins, connections);
     forward.setViaHost("pushgate");
     RunTunnels tunnels = new RunTunnels();
     server.setHandler(new EgressTunnel(gate, forward, null, logins, connections, tunnels));
-    server.setStopTimeout(1000);
-    try {
-      server.start();
-    } catch (Exception e) {
-      try {
-        server.stop();
-      } catch (Exception x) {
-        e.addSuppressed(x);
-      }
-      throw new IOException("cannot start the API proxy on loopback: " + e.getMessage(), e);
-    }
+    HttpServer.start(server, "the API proxy on loopback");
     return new EgressProxy(server, null, connector.getLocalPort(), connections, login,
         tunnels);
   }
@@ -194,9 +169,8 @@ public final class EgressProxy implements AutoCloseable {
   }
 
   private static Server newServer() {
-    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
-    threads.setName("pushgate-egress");
-    Server server = new Server(threads);
+    Server server = HttpServer.named("pushgate-egress").threads(32, 2)
+        .stopTimeout(Duration.ofSeconds(1)).build();
     server.setErrorHandler(new Errors());
     return server;
   }

@@ -1,7 +1,9 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.Glob;
 import dev.pushgate.types.UntrustedText;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * One allow or deny entry: an exact host, a leading wildcard {@code *.example.com} (any subdomain
@@ -9,22 +11,19 @@ import java.util.List;
  * one label). One {@code *} at most, and it is always a whole label.
  */
 final class HostPattern {
-  private enum Kind {
-    EXACT,
-    LEADING,
-    MIDDLE
-  }
+  /**
+   * {@code *} one whole label, but as the first label any number of them; the parser lets
+   * nothing else through.
+   */
+  private static final Glob.Dialect DIALECT =
+      new Glob.Dialect('.', false, false, Glob.DoubleStar.TWO_STARS, true, false);
 
   private final String text;
-  private final Kind kind;
-  private final List<String> labels;
-  private final int star;
+  private final Pattern regex;
 
-  private HostPattern(String text, Kind kind, List<String> labels, int star) {
+  private HostPattern(String text) {
     this.text = text;
-    this.kind = kind;
-    this.labels = labels;
-    this.star = star;
+    this.regex = Pattern.compile(Glob.compile(text, DIALECT).regex());
   }
 
   /**
@@ -103,8 +102,7 @@ final class HostPattern {
         Hosts.checkLabel(labels.get(i), entry);
       }
     }
-    return new HostPattern(
-        String.join(".", labels), star == 0 ? Kind.LEADING : Kind.MIDDLE, labels, star);
+    return new HostPattern(String.join(".", labels));
   }
 
   private static HostPattern exact(String entry) {
@@ -114,29 +112,12 @@ final class HostPattern {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("bad egress entry: " + e.getMessage());
     }
-    return new HostPattern(canonical, Kind.EXACT, List.of(), -1);
+    return new HostPattern(canonical);
   }
 
   /** Whether a host in canonical spelling ({@link Hosts#canonical}) matches. */
   boolean matches(String canonicalHost) {
-    switch (kind) {
-      case EXACT:
-        return text.equals(canonicalHost);
-      case LEADING:
-        String suffix = text.substring(1);
-        return canonicalHost.length() > suffix.length() && canonicalHost.endsWith(suffix);
-      default:
-        String[] host = canonicalHost.split("\\.", -1);
-        if (host.length != labels.size()) {
-          return false;
-        }
-        for (int i = 0; i < host.length; i++) {
-          if (i == star ? host[i].isEmpty() : !host[i].equals(labels.get(i))) {
-            return false;
-          }
-        }
-        return true;
-    }
+    return regex.matcher(canonicalHost).matches();
   }
 
   /** The entry in canonical spelling. */

@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.Glob;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -9,6 +10,10 @@ import java.util.regex.Pattern;
  * that is exactly {@code **} matches any number of them.
  */
 final class PathGlob {
+  /** {@code *} and {@code ?} within a component; {@code **} is read here, component by component. */
+  private static final Glob.Dialect DIALECT =
+      new Glob.Dialect('/', true, true, Glob.DoubleStar.WHOLE_SEGMENTS, false, false);
+
   private PathGlob() {}
 
   /**
@@ -34,19 +39,7 @@ final class PathGlob {
   }
 
   private static boolean componentMatches(String pattern, String name) {
-    StringBuilder regex = new StringBuilder();
-    StringBuilder literal = new StringBuilder();
-    for (char c : pattern.toCharArray()) {
-      if (c == '*' || c == '?') {
-        regex.append(Pattern.quote(literal.toString()));
-        literal.setLength(0);
-        regex.append(c == '*' ? "[^/]*" : "[^/]");
-      } else {
-        literal.append(c);
-      }
-    }
-    regex.append(Pattern.quote(literal.toString()));
-    return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(name).matches();
+    return Pattern.compile(Glob.compile(pattern, DIALECT).regex()).matcher(name).matches();
   }
 
   private static List<String> components(String path) {

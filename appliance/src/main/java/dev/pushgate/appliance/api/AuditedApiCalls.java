@@ -35,9 +35,11 @@ public final class AuditedApiCalls implements ApiAudit {
         : RefusalCode.RULE_DENIED;
     PushRecord.Outcome outcome = refused ? PushRecord.Outcome.NOT_FORWARDED
         : PushRecord.Outcome.OK;
-    return new AuditEntry(AuditEntry.Type.API_CALL, r.at(), r.runId(), r.workspaceId(),
-        r.repository() == null ? "" : r.repository(), r.target(), null, null, r.kind(),
-        decision.id(), null, code == null ? null : code.name(), r.reason(), outcome.text(),
-        r.durationMillis(), null, r.method() + " " + r.host() + r.path(), null);
+    return AuditEntry.builder(AuditEntry.Type.API_CALL).at(r.at()).runId(r.runId())
+        .workspaceId(r.workspaceId()).repository(r.repository() == null ? "" : r.repository())
+        .ref(r.target()).kind(r.kind()).decision(decision.id())
+        .code(code == null ? null : code.name()).reason(r.reason()).outcome(outcome.text())
+        .durationMillis(r.durationMillis()).subject(r.method() + " " + r.host() + r.path())
+        .build();
   }
 }

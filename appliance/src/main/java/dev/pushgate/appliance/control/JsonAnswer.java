@@ -3,6 +3,7 @@ package dev.pushgate.appliance.control;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.gateway.ErrorAnswer;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Response;
@@ -20,7 +21,7 @@ public final class JsonAnswer {
     try {
       text = json.writeValueAsString(body) + "\n";
     } catch (JsonProcessingException e) {
-      text = "{\"error\":\"internal error\"}\n";
+      text = ErrorAnswer.PUSHGATE.body(500, "internal error") + "\n";
     }
     Content.Sink.write(response, true, text, callback);
   }

@@ -52,9 +52,15 @@ public final class ApprovalStore implements ApprovalLog {
     });
   }
 
-  /** What a question is about: its ref, or the command line of a command question. */
-  private static String about(Question q) {
-    return q.command() != null ? q.command() : q.ref();
+  /**
+   * An audit record of {@code type} about the question: its run, repository and update, and its
+   * ref or, for a command question, the command line; its id the subject.
+   */
+  private static AuditEntry.Builder about(AuditEntry.Type type, Question q) {
+    return AuditEntry.builder(type).runId(q.runId()).workspaceId(q.workspaceId())
+        .repository(q.repository() == null ? "" : q.repository())
+        .ref(q.command() != null ? q.command() : q.ref()).oldId(q.oldId()).newId(q.newId())
+        .kind(q.kind() != null ? q.kind() : q.action()).subject(q.id());
   }
 
   @Override
@@ -88,10 +94,8 @@ public final class ApprovalStore implements ApprovalLog {
           ps.setString(16, commitsJson(q));
           return ps.executeUpdate();
         }
-      }, new AuditEntry(AuditEntry.Type.APPROVAL_ASKED, q.askedAt(), q.runId(), q.workspaceId(),
-          q.repository() == null ? "" : q.repository(), about(q), q.oldId(), q.newId(),
-          q.kind() != null ? q.kind() : q.action(), "asked", q.rule(), null, q.reason(), null,
-          null, null, q.id(), null));
+      }, about(AuditEntry.Type.APPROVAL_ASKED, q).at(q.askedAt()).decision("asked")
+          .rule(q.rule()).reason(q.reason()).build());
     } catch (SQLException e) {
       log.error("could not record approval question {}", q.id(), e);
     }
@@ -120,11 +124,9 @@ public final class ApprovalStore implements ApprovalLog {
           ps.setString(5, q.id());
           return ps.executeUpdate();
         }
-      }, new AuditEntry(AuditEntry.Type.APPROVAL_ANSWERED, now, q.runId(), q.workspaceId(),
-          q.repository() == null ? "" : q.repository(), about(q), q.oldId(), q.newId(),
-          q.kind() != null ? q.kind() : q.action(), a.outcome().id(), null,
-          a.refusalCode() == null ? null : a.refusalCode().name(), a.reason(), null, null,
-          null, q.id(), a.by()));
+      }, about(AuditEntry.Type.APPROVAL_ANSWERED, q).at(now).decision(a.outcome().id())
+          .code(a.refusalCode() == null ? null : a.refusalCode().name()).reason(a.reason())
+          .actor(a.by()).build());
     } catch (SQLException e) {
       log.error("could not record the end of approval question {}", q.id(), e);
     }

@@ -96,8 +96,150 @@ public record AuditEntry(
     if (type != Type.PUSH || kind == null || !kind.startsWith(OLD_API_KIND)) {
       return this;
     }
-    return new AuditEntry(Type.API_CALL, at, runId, workspaceId, repository, rule, oldId, newId,
-        kind.substring(OLD_API_KIND.length()), decision, null, code, reason, outcome,
-        durationMillis, settles, ref, actor);
+    return toBuilder().type(Type.API_CALL).ref(rule).kind(kind.substring(OLD_API_KIND.length()))
+        .rule(null).subject(ref).build();
+  }
+
+  /** A record of {@code type}, its columns set one by one ({@link Builder#build} checks them). */
+  public static Builder builder(Type type) {
+    return new Builder(type);
+  }
+
+  /** This record's columns in a builder, to make a changed copy. */
+  public Builder toBuilder() {
+    return new Builder(type).at(at).runId(runId).workspaceId(workspaceId).repository(repository)
+        .ref(ref).oldId(oldId).newId(newId).kind(kind).decision(decision).rule(rule).code(code)
+        .reason(reason).outcome(outcome).durationMillis(durationMillis).settles(settles)
+        .subject(subject).actor(actor);
+  }
+
+  /**
+   * Sets an {@link AuditEntry}'s columns by name: a record type fills only some of eighteen, and
+   * a column passed by position is one slip from another's place (and another hash).
+   */
+  public static final class Builder {
+    private Type type;
+    private Instant at;
+    private String runId;
+    private String workspaceId;
+    private String repository;
+    private String ref;
+    private String oldId;
+    private String newId;
+    private String kind;
+    private String decision;
+    private String rule;
+    private String code;
+    private String reason;
+    private String outcome;
+    private Long durationMillis;
+    private Long settles;
+    private String subject;
+    private String actor;
+
+    private Builder(Type type) {
+      this.type = type;
+    }
+
+    public Builder type(Type value) {
+      type = value;
+      return this;
+    }
+
+    public Builder at(Instant value) {
+      at = value;
+      return this;
+    }
+
+    public Builder runId(String value) {
+      runId = value;
+      return this;
+    }
+
+    public Builder workspaceId(String value) {
+      workspaceId = value;
+      return this;
+    }
+
+    public Builder repository(String value) {
+      repository = value;
+      return this;
+    }
+
+    public Builder ref(String value) {
+      ref = value;
+      return this;
+    }
+
+    public Builder oldId(String value) {
+      oldId = value;
+      return this;
+    }
+
+    public Builder newId(String value) {
+      newId = value;
+      return this;
+    }
+
+    public Builder kind(String value) {
+      kind = value;
+      return this;
+    }
+
+    public Builder decision(String value) {
+      decision = value;
+      return this;
+    }
+
+    public Builder rule(String value) {
+      rule = value;
+      return this;
+    }
+
+    public Builder code(String value) {
+      code = value;
+      return this;
+    }
+
+    public Builder reason(String value) {
+      reason = value;
+      return this;
+    }
+
+    public Builder outcome(String value) {
+      outcome = value;
+      return this;
+    }
+
+    public Builder durationMillis(Long value) {
+      durationMillis = value;
+      return this;
+    }
+
+    public Builder settles(Long value) {
+      settles = value;
+      return this;
+    }
+
+    public Builder subject(String value) {
+      subject = value;
+      return this;
+    }
+
+    public Builder actor(String value) {
+      actor = value;
+      return this;
+    }
+
+    /**
+     * The record.
+     *
+     * @throws NullPointerException naming a column every record has ({@code at}, {@code runId},
+     *     {@code repository}, {@code decision}) when it was not set
+     */
+    public AuditEntry build() {
+      return new AuditEntry(type, at, runId, workspaceId, repository, ref, oldId, newId, kind,
+          decision, rule, code, reason, outcome, durationMillis, settles, subject, actor);
+    }
   }
 }

@@ -26,12 +26,14 @@ final class AuditRows {
   private AuditRows() {}
 
   static ChainedRecord read(ResultSet rs) throws SQLException {
-    AuditEntry e = new AuditEntry(AuditEntry.Type.of(rs.getString(7)),
-        Instant.ofEpochMilli(rs.getLong(8)), rs.getString(9), rs.getString(10),
-        rs.getString(11), rs.getString(12), rs.getString(13), rs.getString(14),
-        rs.getString(15), rs.getString(16), rs.getString(17), rs.getString(18),
-        rs.getString(19), rs.getString(20), nullableLong(rs, 21), nullableLong(rs, 22),
-        rs.getString(23), rs.getString(24));
+    AuditEntry e = AuditEntry.builder(AuditEntry.Type.of(rs.getString(7)))
+        .at(Instant.ofEpochMilli(rs.getLong(8))).runId(rs.getString(9))
+        .workspaceId(rs.getString(10)).repository(rs.getString(11)).ref(rs.getString(12))
+        .oldId(rs.getString(13)).newId(rs.getString(14)).kind(rs.getString(15))
+        .decision(rs.getString(16)).rule(rs.getString(17)).code(rs.getString(18))
+        .reason(rs.getString(19)).outcome(rs.getString(20)).durationMillis(nullableLong(rs, 21))
+        .settles(nullableLong(rs, 22)).subject(rs.getString(23)).actor(rs.getString(24))
+        .build();
     return new ChainedRecord(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4),
         rs.getString(5), rs.getString(6), e);
   }

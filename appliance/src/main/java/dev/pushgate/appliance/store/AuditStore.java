@@ -89,12 +89,13 @@ public final class AuditStore implements AuditLog {
   }
 
   private static AuditEntry entry(PushRecord r) {
-    return new AuditEntry(
-        COMMAND_KIND.equals(r.kind()) ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH,
-        r.at(), r.runId(), r.workspaceId(), r.repository(), r.ref(), r.oldId(), r.newId(),
-        r.kind(), r.decision().id(), r.rule(), r.code() == null ? null : r.code().name(),
-        r.reason(), r.outcome() == null ? null : r.outcome().text(), r.durationMillis(), null,
-        null, null);
+    return AuditEntry.builder(
+            COMMAND_KIND.equals(r.kind()) ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH)
+        .at(r.at()).runId(r.runId()).workspaceId(r.workspaceId()).repository(r.repository())
+        .ref(r.ref()).oldId(r.oldId()).newId(r.newId()).kind(r.kind())
+        .decision(r.decision().id()).rule(r.rule()).code(r.code() == null ? null : r.code().name())
+        .reason(r.reason()).outcome(r.outcome() == null ? null : r.outcome().text())
+        .durationMillis(r.durationMillis()).build();
   }
 
   /**
@@ -111,10 +112,11 @@ public final class AuditStore implements AuditLog {
     try {
       chain.append((c, a) -> {
         AuditEntry d = decision(c, row.id());
-        return a.append(new AuditEntry(AuditEntry.Type.PUSH_OUTCOME, Instant.now(), d.runId(),
-            d.workspaceId(), d.repository(), d.ref(), d.oldId(), d.newId(), d.kind(),
-            d.decision(), null, null, null, outcome.text(), durationMillis, row.id(), null,
-            null));
+        return a.append(AuditEntry.builder(AuditEntry.Type.PUSH_OUTCOME).at(Instant.now())
+            .runId(d.runId()).workspaceId(d.workspaceId()).repository(d.repository())
+            .ref(d.ref()).oldId(d.oldId()).newId(d.newId()).kind(d.kind())
+            .decision(d.decision()).outcome(outcome.text()).durationMillis(durationMillis)
+            .settles(row.id()).build());
       });
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
@@ -129,9 +131,9 @@ public final class AuditStore implements AuditLog {
   public void recordFinding(String runId, String repository, String kind, String target,
       String detail) throws AuditException {
     try {
-      chain.append((c, a) -> a.append(new AuditEntry(AuditEntry.Type.RUN_END_FINDING,
-          Instant.now(), runId, null, repository, target, null, null, kind, "reported", null,
-          null, detail, null, null, null, null, null)));
+      chain.append((c, a) -> a.append(AuditEntry.builder(AuditEntry.Type.RUN_END_FINDING)
+          .at(Instant.now()).runId(runId).repository(repository).ref(target).kind(kind)
+          .decision("reported").reason(detail).build()));
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
     }
@@ -224,12 +226,14 @@ public final class AuditStore implements AuditLog {
             String kind = rs.getString(9);
             long duration = rs.getLong(15);
             Long durationMillis = rs.wasNull() ? null : duration;
-            out.add(new AuditEntry(type != null ? AuditEntry.Type.of(type)
-                : COMMAND_KIND.equals(kind) ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH,
-                Instant.ofEpochMilli(rs.getLong(2)), rs.getString(3), rs.getString(4),
-                rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), kind,
-                rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13),
-                rs.getString(14), durationMillis, null, rs.getString(16), null).asRead());
+            out.add(AuditEntry.builder(type != null ? AuditEntry.Type.of(type)
+                    : COMMAND_KIND.equals(kind) ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH)
+                .at(Instant.ofEpochMilli(rs.getLong(2))).runId(rs.getString(3))
+                .workspaceId(rs.getString(4)).repository(rs.getString(5)).ref(rs.getString(6))
+                .oldId(rs.getString(7)).newId(rs.getString(8)).kind(kind)
+                .decision(rs.getString(10)).rule(rs.getString(11)).code(rs.getString(12))
+                .reason(rs.getString(13)).outcome(rs.getString(14)).durationMillis(durationMillis)
+                .subject(rs.getString(16)).build().asRead());
           }
         }
         return out;

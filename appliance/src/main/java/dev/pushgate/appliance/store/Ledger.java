@@ -192,10 +192,10 @@ public final class Ledger {
     }
     return audit.append((c, chain) -> {
       long id = insertCredential(c, runId, kind, repository, sealed, issuedAt, expiresAt);
-      chain.append(new AuditEntry(AuditEntry.Type.TOKEN_ISSUED, issuedAt, runId, null,
-          repository, null, null, null, kind, "issued", null, null,
-          expiresAt == null ? null : "expires " + expiresAt, null, null, null,
-          String.valueOf(id), null));
+      chain.append(AuditEntry.builder(AuditEntry.Type.TOKEN_ISSUED).at(issuedAt).runId(runId)
+          .repository(repository).kind(kind).decision("issued")
+          .reason(expiresAt == null ? null : "expires " + expiresAt).subject(String.valueOf(id))
+          .build());
       return id;
     });
   }
@@ -249,9 +249,9 @@ public final class Ledger {
         ps.setLong(1, credentialId);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
-            revoked = new AuditEntry(AuditEntry.Type.TOKEN_REVOKED, at, rs.getString(1), null,
-                rs.getString(3), null, null, null, rs.getString(2), "revoked", null, null, null,
-                null, null, null, String.valueOf(credentialId), null);
+            revoked = AuditEntry.builder(AuditEntry.Type.TOKEN_REVOKED).at(at)
+                .runId(rs.getString(1)).repository(rs.getString(3)).kind(rs.getString(2))
+                .decision("revoked").subject(String.valueOf(credentialId)).build();
           }
         }
       }

@@ -69,11 +69,13 @@ public final class V3_1__Chain_existing_audit extends BaseJavaMigration {
           String kind = rs.getString(9);
           AuditEntry.Type type = AuditStore.COMMAND_KIND.equals(kind)
               ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH;
-          out.add(new AuditEntryWithId(rs.getLong(1), new AuditEntry(type,
-              Instant.ofEpochMilli(rs.getLong(2)), rs.getString(3), rs.getString(4),
-              rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), kind,
-              rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13),
-              rs.getString(14), durationMillis, null, null, null)));
+          out.add(new AuditEntryWithId(rs.getLong(1), AuditEntry.builder(type)
+              .at(Instant.ofEpochMilli(rs.getLong(2))).runId(rs.getString(3))
+              .workspaceId(rs.getString(4)).repository(rs.getString(5)).ref(rs.getString(6))
+              .oldId(rs.getString(7)).newId(rs.getString(8)).kind(kind)
+              .decision(rs.getString(10)).rule(rs.getString(11)).code(rs.getString(12))
+              .reason(rs.getString(13)).outcome(rs.getString(14)).durationMillis(durationMillis)
+              .build()));
         }
       }
       return out;

@@ -2,6 +2,7 @@ package dev.pushgate.gateway.api;
 
 import dev.pushgate.gateway.Approvals;
 import dev.pushgate.gateway.RunSlots;
+import dev.pushgate.http.HttpServer;
 import dev.pushgate.types.BoundaryHandle;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -19,7 +20,6 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,9 +125,8 @@ public final class ApiBoundary implements AutoCloseable {
    * loopback port. It takes no run's connection until {@link #open} has made the run's handle.
    */
   public static ApiBoundary start(Shared shared) throws IOException {
-    QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
-    threads.setName("pushgate-api");
-    Server server = new Server(threads);
+    Server server = HttpServer.named("pushgate-api").threads(THREADS, 2)
+        .stopTimeout(Duration.ofSeconds(1)).build();
     HttpConfiguration http = new HttpConfiguration();
     SecureRequestCustomizer secure = new SecureRequestCustomizer();
     // The host a client names is checked against the intercepted names, in GitHub's words.
@@ -136,23 +135,11 @@ public final class ApiBoundary implements AutoCloseable {
     http.setSendServerVersion(false);
     Map<String, BoundaryRun> runs = new ConcurrentHashMap<>();
     ProxyHeaderDeadline headers = new ProxyHeaderDeadline("ssl");
-    ServerConnector connector = new ServerConnector(server, 1, 1, headers,
+    ServerConnector connector = HttpServer.tcp(server,
+        InetAddress.getLoopbackAddress().getHostAddress(), 0, null, headers,
         new RunTlsConnections(runs::get, headers, "http/1.1"), new HttpConnectionFactory(http));
-    connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
-    connector.setPort(0);
-    server.addConnector(connector);
     server.setHandler(new CallsByRun(new RunSlots(MAX_CALLS)));
-    server.setStopTimeout(1000);
-    try {
-      server.start();
-    } catch (Exception e) {
-      try {
-        server.stop();
-      } catch (Exception x) {
-        e.addSuppressed(x);
-      }
-      throw new IOException("cannot start the GitHub API boundary: " + e.getMessage(), e);
-    }
+    HttpServer.start(server, "the GitHub API boundary");
     return new ApiBoundary(server, connector, headers, shared, runs);
   }
 
