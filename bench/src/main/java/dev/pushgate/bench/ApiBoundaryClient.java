@@ -1,7 +1,9 @@
 package dev.pushgate.bench;
 
 import java.io.InputStream;
+import java.net.Authenticator;
 import java.net.InetSocketAddress;
+import java.net.PasswordAuthentication;
 import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,8 +33,16 @@ import javax.net.ssl.TrustManagerFactory;
  * the two sides alternate within every round (which goes first alternates too), so a change in
  * the machine's load hits both alike.
  *
- * <p>Usage: {@code ApiBoundaryClient FORGE_API_BASE TOKEN_FILE ROUNDS WARMUP}. Prints one line
- * per request kind and side: {@code kind side n p50 p90 p99} (ms), then nothing else on stdout.
+ * <p>Then the CPU phase: {@code ROUNDS} rounds of the three requests on one side, then on the
+ * other, each between two readings of the CPU time (user + system, {@code /proc/PID/stat}) of the
+ * appliance, of the launcher ({@code pushgate exec}, this process's parent, whose loopback proxy
+ * relays the tunnel) and of this client. CPU time is what the machine's load changes least: the
+ * wall time of a call on a busy machine is mostly waiting for a core.
+ *
+ * <p>Usage: {@code ApiBoundaryClient FORGE_API_BASE TOKEN_FILE ROUNDS WARMUP APPLIANCE_PID}.
+ * Prints one line per request kind and side: {@code kind side n p50 p90 p99} (ms), then one per
+ * side: {@code cpu side calls applianceMs launcherMs clientMs} (CPU ms of all its calls), then
+ * nothing else on stdout.
  */
 public final class ApiBoundaryClient {
   private ApiBoundaryClient() {}
@@ -62,14 +72,20 @@ public final class ApiBoundaryClient {
               + " { nameWithOwner defaultBranchRef { name } } }\"}", 200));
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
+    // The launcher's proxy wants the run's login (HTTPS_PROXY=http://run:LOGIN@127.0.0.1:PORT);
+    // the JDK answers a CONNECT's 407 with Basic only when tunnelling may use it.
+    System.setProperty("jdk.http.auth.tunneling.disabledSchemes", "");
+    if (args.length != 5) {
       throw new IllegalArgumentException("usage: ApiBoundaryClient FORGE_API_BASE TOKEN_FILE"
-          + " ROUNDS WARMUP");
+          + " ROUNDS WARMUP APPLIANCE_PID");
     }
     String directBase = args[0];
     String realToken = Files.readString(Path.of(args[1])).strip();
     int rounds = Integer.parseInt(args[2]);
     int warmup = Integer.parseInt(args[3]);
+    long appliance = Long.parseLong(args[4]);
+    long launcher = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+    long self = ProcessHandle.current().pid();
     String sentinel = need("GH_TOKEN");
     URI proxy = URI.create(need("HTTPS_PROXY"));
 
@@ -77,6 +93,7 @@ public final class ApiBoundaryClient {
         .proxy(HttpClient.Builder.NO_PROXY).build();
     HttpClient boundary = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort())))
+        .authenticator(login(proxy))
         .sslContext(trusting(Path.of(need("SSL_CERT_FILE")))).build();
     String boundaryBase = "https://api.github.com";
 
@@ -103,6 +120,31 @@ public final class ApiBoundaryClient {
       System.out.println(String.format(Locale.ROOT, "%s\t%d\t%.3f\t%.3f\t%.3f", e.getKey(),
           s.count(), s.percentile(50), s.percentile(90), s.percentile(99)));
     }
+    for (boolean isDirect : new boolean[] {true, false}) {
+      long[] before = ticks(appliance, launcher, self);
+      for (int i = 0; i < rounds; i++) {
+        for (Call c : CALLS) {
+          send(isDirect ? direct : boundary, c,
+              c.request(isDirect ? directBase : boundaryBase, isDirect ? realToken : sentinel));
+        }
+      }
+      long[] after = ticks(appliance, launcher, self);
+      System.out.println(String.format(Locale.ROOT, "cpu\t%s\t%d\t%d\t%d\t%d",
+          isDirect ? "direct" : "boundary", rounds * CALLS.size(),
+          (after[0] - before[0]) * TICK_MS, (after[1] - before[1]) * TICK_MS,
+          (after[2] - before[2]) * TICK_MS));
+    }
+  }
+
+  /** Linux's clock tick for /proc/PID/stat times (USER_HZ), as on every platform Java runs on. */
+  private static final long TICK_MS = 10;
+
+  private static long[] ticks(long... pids) {
+    long[] t = new long[pids.length];
+    for (int i = 0; i < pids.length; i++) {
+      t[i] = Platform.processTicks(pids[i]);
+    }
+    return t;
   }
 
   /** Sends one request and reads its whole answer; fails on an unexpected status. */
@@ -113,10 +155,27 @@ public final class ApiBoundaryClient {
     if (r.statusCode() != c.expected()) {
       // A refusal is answered fast and never forwarded: it would flatter the boundary.
       throw new IllegalStateException(c.kind() + " to " + request.uri() + ": status "
-          + r.statusCode() + " (expected " + c.expected() + "): "
-          + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+          + r.statusCode() + " (expected " + c.expected() + "): " + (r.body() == null ? ""
+          : new String(r.body(), java.nio.charset.StandardCharsets.UTF_8)));
     }
     return ns;
+  }
+
+  /** The proxy URL's login, given to the proxy alone when it asks (407). */
+  private static Authenticator login(URI proxy) {
+    String info = proxy.getUserInfo();
+    if (info == null || !info.contains(":")) {
+      return new Authenticator() {};
+    }
+    String user = info.substring(0, info.indexOf(':'));
+    char[] password = info.substring(info.indexOf(':') + 1).toCharArray();
+    return new Authenticator() {
+      @Override
+      protected PasswordAuthentication getPasswordAuthentication() {
+        return getRequestorType() == RequestorType.PROXY
+            ? new PasswordAuthentication(user, password) : null;
+      }
+    };
   }
 
   /** An SSL context trusting exactly the certificates of the run's bundle. */
