@@ -1,9 +1,7 @@
 package dev.pushgate.bench;
 
 import java.io.InputStream;
-import java.net.Authenticator;
 import java.net.InetSocketAddress;
-import java.net.PasswordAuthentication;
 import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,12 +47,15 @@ public final class ApiBoundaryClient {
 
   /** One of the bench's requests, sent to a base URL with a credential. */
   private record Call(String kind, String method, String path, String body, int expected) {
-    HttpRequest request(String base, String token) {
+    HttpRequest request(String base, String token, String proxyLogin) {
       HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
           .timeout(Duration.ofSeconds(30))
           .header("Authorization", "token " + token)
           .header("Accept", "application/vnd.github+json")
           .header("User-Agent", "pushgate-bench");
+      if (proxyLogin != null) {
+        b.header("Proxy-Authorization", proxyLogin);
+      }
       if (body == null) {
         return b.GET().build();
       }
@@ -73,7 +74,7 @@ public final class ApiBoundaryClient {
 
   public static void main(String[] args) throws Exception {
     // The launcher's proxy wants the run's login (HTTPS_PROXY=http://run:LOGIN@127.0.0.1:PORT);
-    // the JDK answers a CONNECT's 407 with Basic only when tunnelling may use it.
+    // the JDK sends a Basic Proxy-Authorization on a CONNECT only when tunnelling may use it.
     System.setProperty("jdk.http.auth.tunneling.disabledSchemes", "");
     if (args.length != 5) {
       throw new IllegalArgumentException("usage: ApiBoundaryClient FORGE_API_BASE TOKEN_FILE"
@@ -93,9 +94,9 @@ public final class ApiBoundaryClient {
         .proxy(HttpClient.Builder.NO_PROXY).build();
     HttpClient boundary = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort())))
-        .authenticator(login(proxy))
         .sslContext(trusting(Path.of(need("SSL_CERT_FILE")))).build();
     String boundaryBase = "https://api.github.com";
+    String proxyLogin = login(proxy);
 
     Map<String, List<Long>> times = new LinkedHashMap<>();
     for (Call c : CALLS) {
@@ -108,7 +109,8 @@ public final class ApiBoundaryClient {
         for (int side = 0; side < 2; side++) {
           boolean isDirect = (side == 0) == directFirst;
           long ns = send(isDirect ? direct : boundary, c,
-              c.request(isDirect ? directBase : boundaryBase, isDirect ? realToken : sentinel));
+              isDirect ? c.request(directBase, realToken, null)
+                  : c.request(boundaryBase, sentinel, proxyLogin));
           if (i >= 0) {
             times.get(c.kind() + (isDirect ? "\tdirect" : "\tboundary")).add(ns);
           }
@@ -125,7 +127,8 @@ public final class ApiBoundaryClient {
       for (int i = 0; i < rounds; i++) {
         for (Call c : CALLS) {
           send(isDirect ? direct : boundary, c,
-              c.request(isDirect ? directBase : boundaryBase, isDirect ? realToken : sentinel));
+              isDirect ? c.request(directBase, realToken, null)
+                  : c.request(boundaryBase, sentinel, proxyLogin));
         }
       }
       long[] after = ticks(appliance, launcher, self);
@@ -161,21 +164,15 @@ public final class ApiBoundaryClient {
     return ns;
   }
 
-  /** The proxy URL's login, given to the proxy alone when it asks (407). */
-  private static Authenticator login(URI proxy) {
-    String info = proxy.getUserInfo();
-    if (info == null || !info.contains(":")) {
-      return new Authenticator() {};
-    }
-    String user = info.substring(0, info.indexOf(':'));
-    char[] password = info.substring(info.indexOf(':') + 1).toCharArray();
-    return new Authenticator() {
-      @Override
-      protected PasswordAuthentication getPasswordAuthentication() {
-        return getRequestorType() == RequestorType.PROXY
-            ? new PasswordAuthentication(user, password) : null;
-      }
-    };
+  /**
+   * The proxy URL's login as a Proxy-Authorization header: the JDK sends it on the CONNECT alone,
+   * never through the tunnel (an Authenticator would drop the request's own Authorization).
+   */
+  private static String login(URI proxy) {
+    String info = proxy.getRawUserInfo();
+    return info == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
+        java.net.URLDecoder.decode(info, java.nio.charset.StandardCharsets.UTF_8)
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /** An SSL context trusting exactly the certificates of the run's bundle. */
