@@ -121,6 +121,22 @@ class ApiBoundaryTest {
     });
   }
 
+  /**
+   * Over plain HTTP the JDK's client asked upstream to upgrade to h2c on every call (issue 33):
+   * headers and a switch no caller wanted. A call goes as HTTP/1.1 on a kept-alive connection.
+   */
+  @Test
+  void aPlainHttpUpstreamIsNotAskedToUpgradeOnEveryCall() throws Exception {
+    for (int i = 0; i < 2; i++) {
+      assertThat(call("GET", "api.github.com", "/repos/acme/app", "token " + sentinel, "")
+          .status).isEqualTo(200);
+    }
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(2).allSatisfy(seen -> {
+      assertThat(seen.containsHeader("Upgrade")).isFalse();
+      assertThat(seen.containsHeader("HTTP2-Settings")).isFalse();
+    });
+  }
+
   @Test
   void bearerAndGitsBasicSpellingsOfTheSentinelAreAccepted() throws Exception {
     assertThat(call("GET", "api.github.com", "/user", "Bearer " + sentinel, "").status)
