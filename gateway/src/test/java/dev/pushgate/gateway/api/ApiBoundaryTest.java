@@ -352,6 +352,34 @@ class ApiBoundaryTest {
     assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
   }
 
+  /** The promise the audit's group commit keeps: the record is written before the call goes. */
+  @Test
+  void anAllowedCallIsAuditedBeforeAnythingGoesUpstream() throws Exception {
+    List<Integer> upstreamCallsWhenAudited = new ArrayList<>();
+    boundary.close();
+    boundary = OneRunBoundary.start(ca,
+        new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
+            call -> judgement(Decision.ALLOW, "read", "reads", false), new ApiTokens() {
+              @Override
+              public Secret readToken() {
+                return Secret.of(READ_TOKEN);
+              }
+
+              @Override
+              public WriteTokenLease writeToken(String repository) {
+                throw new AssertionError();
+              }
+            }),
+        new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
+            records -> upstreamCallsWhenAudited.add(
+                github.findAll(anyRequestedFor(anyUrl())).size()),
+            ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+    assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
+        .isEqualTo(200);
+    assertThat(upstreamCallsWhenAudited).containsExactly(0);
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(1);
+  }
+
   @Test
   void theTokenNeverEchoesEvenWhenUpstreamRepeatsTheRequest() throws Exception {
     // An upstream that reflects what it was sent (a stand-in might): the Authorization we sent
