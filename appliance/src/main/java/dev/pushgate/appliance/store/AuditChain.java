@@ -101,7 +101,9 @@ public final class AuditChain {
         for (Pending<?> p = waiting.poll(); p != null; p = waiting.poll()) {
           batch.add(p);
         }
-        commit(batch);
+        if (!batch.isEmpty()) {
+          commit(batch);
+        }
       }
       if (!mine.done) {
         // Only when the writer that took ours died of an Error before it could say.
