@@ -329,24 +329,9 @@ class ApiBoundaryTest {
 
   @Test
   void aCallNobodyCanAuditIsRefused() throws Exception {
-    boundary.close();
-    boundary = OneRunBoundary.start(ca,
-        new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
-            call -> judgement(Decision.ALLOW, "read", "reads", false), new ApiTokens() {
-              @Override
-              public Secret readToken() {
-                return Secret.of(READ_TOKEN);
-              }
-
-              @Override
-              public WriteTokenLease writeToken(String repository) {
-                throw new AssertionError();
-              }
-            }),
-        new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
-            records -> {
-              throw new dev.pushgate.gateway.AuditLog.AuditException("down", null);
-            }, ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+    readsAllowedAuditedBy(records -> {
+      throw new dev.pushgate.gateway.AuditLog.AuditException("down", null);
+    });
     assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
         .isEqualTo(503);
     assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
@@ -356,6 +341,16 @@ class ApiBoundaryTest {
   @Test
   void anAllowedCallIsAuditedBeforeAnythingGoesUpstream() throws Exception {
     List<Integer> upstreamCallsWhenAudited = new ArrayList<>();
+    readsAllowedAuditedBy(records -> upstreamCallsWhenAudited.add(
+        github.findAll(anyRequestedFor(anyUrl())).size()));
+    assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
+        .isEqualTo(200);
+    assertThat(upstreamCallsWhenAudited).containsExactly(0);
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(1);
+  }
+
+  /** Restarts the boundary: a judge allowing every call, a read token, {@code audit}. */
+  private void readsAllowedAuditedBy(ApiAudit audit) throws IOException {
     boundary.close();
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
@@ -371,13 +366,7 @@ class ApiBoundaryTest {
               }
             }),
         new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
-            records -> upstreamCallsWhenAudited.add(
-                github.findAll(anyRequestedFor(anyUrl())).size()),
-            ApiBoundary.Shared.newClient(), Clock.systemUTC()));
-    assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
-        .isEqualTo(200);
-    assertThat(upstreamCallsWhenAudited).containsExactly(0);
-    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(1);
+            audit, ApiBoundary.Shared.newClient(), Clock.systemUTC()));
   }
 
   @Test
