@@ -17,7 +17,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The GitHub API boundary's cost (issue 16: at most 5 ms added at p50 per request on loopback).
+ * The GitHub API boundary's cost (issue 33: at most 0.5 ms added at p50 and 2 ms at p99 per
+ * request on loopback; issue 16 asked for 5 ms at p50).
  * Starts the packaged appliance without an OS sandbox (backend none, the boundary on), puts a
  * pull request on its local forge, then runs {@link ApiBoundaryClient} in {@code pushgate exec}:
  * the client's requests to api.github.com take the run's real path (the launcher's loopback
@@ -26,10 +27,12 @@ import java.util.concurrent.TimeUnit;
  * straight to the forge's API as the baseline. Prints a table; nothing here is asserted.
  *
  * <p>Usage (see {@code bench/api/run}): {@code ApiBoundaryBench --jar JAR [--rounds N]
- * [--warmup N] [--keep]}.
+ * [--warmup N] [--keep] [--jfr FILE]} ({@code --jfr}: the appliance's flight recording).
  */
 public final class ApiBoundaryBench {
-  private static final double TARGET_MS = 5.0;
+  /** Issue 33's targets: what the boundary adds at p50 and at p99. */
+  private static final double TARGET_P50_MS = 0.5;
+  private static final double TARGET_P99_MS = 2.0;
 
   private ApiBoundaryBench() {}
 
@@ -38,14 +41,16 @@ public final class ApiBoundaryBench {
     int rounds = 300;
     int warmup = 300;
     boolean keep = false;
+    Path jfr = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--jar" -> jar = Path.of(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--warmup" -> warmup = Integer.parseInt(args[++i]);
         case "--keep" -> keep = true;
+        case "--jfr" -> jfr = Path.of(args[++i]).toAbsolutePath();
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--jar JAR --rounds N --warmup N --keep)");
+            + " (--jar JAR --rounds N --warmup N --keep --jfr FILE)");
       }
     }
     if (jar == null) {
@@ -55,9 +60,15 @@ public final class ApiBoundaryBench {
     Path benchJar = Path.of(ApiBoundaryBench.class.getProtectionDomain().getCodeSource()
         .getLocation().toURI());
     String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Dpushgate.github-api-boundary=true"));
+    if (jfr != null) {
+      // The appliance's profile over the whole bench (CPU samples, socket and lock waits),
+      // written when it stops: docs/benchmarks.md reads it with `jfr print`.
+      jvm.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfr);
+    }
     try (RunningAppliance app = RunningAppliance.on(work.resolve("data")).jar(jar)
         .log(work.resolve("appliance.log"))
-        .jvm(List.of("-Xmx512m", "-Dpushgate.github-api-boundary=true"))
+        .jvm(jvm)
         .serve(List.of("--sandbox", "off")).withoutDenyLayer().start()) {
       app.forgeCreate("acme/widget");
       String token = ForgeToken.mint(app, List.of("widget"), Map.of("contents", "write",
@@ -76,7 +87,7 @@ public final class ApiBoundaryBench {
           app.dataDir.toString(), "--repo", "acme/widget", "--workdir", run.toString(),
           "--rules", rules.toString(), "--", java, "-cp", benchJar.toString(),
           ApiBoundaryClient.class.getName(), api, tokenFile.toString(),
-          Integer.toString(rounds), Integer.toString(warmup));
+          Integer.toString(rounds), Integer.toString(warmup), Long.toString(app.pid()));
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(run.toFile());
       pb.environment().keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN")
           || k.equalsIgnoreCase("https_proxy") || k.equalsIgnoreCase("http_proxy"));
@@ -136,8 +147,15 @@ public final class ApiBoundaryBench {
       String loadAfter) {
     Map<String, double[]> direct = new LinkedHashMap<>();
     Map<String, double[]> boundary = new LinkedHashMap<>();
+    Map<String, double[]> cpu = new LinkedHashMap<>();
     for (String line : lines) {
       String[] f = line.split("\t");
+      if (f.length == 6 && f[0].equals("cpu")) {
+        double calls = Double.parseDouble(f[2]);
+        cpu.put(f[1], new double[] {Double.parseDouble(f[3]) / calls,
+            Double.parseDouble(f[4]) / calls, Double.parseDouble(f[5]) / calls});
+        continue;
+      }
       if (f.length != 6) {
         continue;
       }
@@ -150,20 +168,40 @@ public final class ApiBoundaryBench {
     }
     List<String> rows = new ArrayList<>();
     rows.add("| request | direct p50 / p90 / p99 | through the boundary p50 / p90 / p99 |"
-        + " added p50 | target |");
-    rows.add("|---|---|---|---:|---|");
+        + " added p50 | added p99 | target |");
+    rows.add("|---|---|---|---:|---:|---|");
     for (String kind : direct.keySet()) {
       double[] a = direct.get(kind);
       double[] b = boundary.get(kind);
       double added = b[0] - a[0];
+      double added99 = b[2] - a[2];
+      boolean met = added <= TARGET_P50_MS && added99 <= TARGET_P99_MS;
       rows.add(String.format(Locale.ROOT, "| %s | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f |"
-              + " **%.2f ms** | ≤ %.0f ms: %s |", kind, a[0], a[1], a[2], b[0], b[1], b[2],
-          added, TARGET_MS, added <= TARGET_MS ? "met" : "NOT met"));
+              + " **%.2f ms** | %.2f ms | ≤ %.1f / ≤ %.0f ms: %s |", kind, a[0], a[1], a[2],
+          b[0], b[1], b[2], added, added99, TARGET_P50_MS, TARGET_P99_MS,
+          met ? "met" : "NOT met"));
     }
     System.out.println();
     System.out.println("GitHub API boundary: " + rounds + " requests of each kind on each side"
         + " after " + warmup + " warm-up rounds, alternating; ms");
     rows.forEach(System.out::println);
+    if (cpu.size() == 2) {
+      double[] d = cpu.get("direct");
+      double[] b = cpu.get("boundary");
+      System.out.println();
+      System.out.println("CPU per call (the three kinds together, " + rounds + " rounds on each"
+          + " side in turn; ms, from /proc/PID/stat):");
+      System.out.println("| side | appliance | launcher (pushgate exec) | client | total |");
+      System.out.println("|---|---:|---:|---:|---:|");
+      for (var e : cpu.entrySet()) {
+        double[] v = e.getValue();
+        System.out.println(String.format(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.3f |",
+            e.getKey(), v[0], v[1], v[2], v[0] + v[1] + v[2]));
+      }
+      System.out.println(String.format(Locale.ROOT, "| **added** | **%.3f** | %.3f | %.3f |"
+          + " **%.3f** |", b[0] - d[0], b[1] - d[1], b[2] - d[2],
+          b[0] + b[1] + b[2] - d[0] - d[1] - d[2]));
+    }
     System.out.println("load average before: " + loadBefore + "; after: " + loadAfter);
   }
 

@@ -31,20 +31,31 @@ import javax.net.ssl.TrustManagerFactory;
  * the two sides alternate within every round (which goes first alternates too), so a change in
  * the machine's load hits both alike.
  *
- * <p>Usage: {@code ApiBoundaryClient FORGE_API_BASE TOKEN_FILE ROUNDS WARMUP}. Prints one line
- * per request kind and side: {@code kind side n p50 p90 p99} (ms), then nothing else on stdout.
+ * <p>Then the CPU phase: {@code ROUNDS} rounds of the three requests on one side, then on the
+ * other, each between two readings of the CPU time (user + system, {@code /proc/PID/stat}) of the
+ * appliance, of the launcher ({@code pushgate exec}, this process's parent, whose loopback proxy
+ * relays the tunnel) and of this client. CPU time is what the machine's load changes least: the
+ * wall time of a call on a busy machine is mostly waiting for a core.
+ *
+ * <p>Usage: {@code ApiBoundaryClient FORGE_API_BASE TOKEN_FILE ROUNDS WARMUP APPLIANCE_PID}.
+ * Prints one line per request kind and side: {@code kind side n p50 p90 p99} (ms), then one per
+ * side: {@code cpu side calls applianceMs launcherMs clientMs} (CPU ms of all its calls), then
+ * nothing else on stdout.
  */
 public final class ApiBoundaryClient {
   private ApiBoundaryClient() {}
 
   /** One of the bench's requests, sent to a base URL with a credential. */
   private record Call(String kind, String method, String path, String body, int expected) {
-    HttpRequest request(String base, String token) {
+    HttpRequest request(String base, String token, String proxyLogin) {
       HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
           .timeout(Duration.ofSeconds(30))
           .header("Authorization", "token " + token)
           .header("Accept", "application/vnd.github+json")
           .header("User-Agent", "pushgate-bench");
+      if (proxyLogin != null) {
+        b.header("Proxy-Authorization", proxyLogin);
+      }
       if (body == null) {
         return b.GET().build();
       }
@@ -62,14 +73,20 @@ public final class ApiBoundaryClient {
               + " { nameWithOwner defaultBranchRef { name } } }\"}", 200));
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
+    // The launcher's proxy wants the run's login (HTTPS_PROXY=http://run:LOGIN@127.0.0.1:PORT);
+    // the JDK sends a Basic Proxy-Authorization on a CONNECT only when tunnelling may use it.
+    System.setProperty("jdk.http.auth.tunneling.disabledSchemes", "");
+    if (args.length != 5) {
       throw new IllegalArgumentException("usage: ApiBoundaryClient FORGE_API_BASE TOKEN_FILE"
-          + " ROUNDS WARMUP");
+          + " ROUNDS WARMUP APPLIANCE_PID");
     }
     String directBase = args[0];
     String realToken = Files.readString(Path.of(args[1])).strip();
     int rounds = Integer.parseInt(args[2]);
     int warmup = Integer.parseInt(args[3]);
+    long appliance = Long.parseLong(args[4]);
+    long launcher = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+    long self = ProcessHandle.current().pid();
     String sentinel = need("GH_TOKEN");
     URI proxy = URI.create(need("HTTPS_PROXY"));
 
@@ -79,6 +96,7 @@ public final class ApiBoundaryClient {
         .proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort())))
         .sslContext(trusting(Path.of(need("SSL_CERT_FILE")))).build();
     String boundaryBase = "https://api.github.com";
+    String proxyLogin = login(proxy);
 
     Map<String, List<Long>> times = new LinkedHashMap<>();
     for (Call c : CALLS) {
@@ -91,7 +109,8 @@ public final class ApiBoundaryClient {
         for (int side = 0; side < 2; side++) {
           boolean isDirect = (side == 0) == directFirst;
           long ns = send(isDirect ? direct : boundary, c,
-              c.request(isDirect ? directBase : boundaryBase, isDirect ? realToken : sentinel));
+              isDirect ? c.request(directBase, realToken, null)
+                  : c.request(boundaryBase, sentinel, proxyLogin));
           if (i >= 0) {
             times.get(c.kind() + (isDirect ? "\tdirect" : "\tboundary")).add(ns);
           }
@@ -103,6 +122,32 @@ public final class ApiBoundaryClient {
       System.out.println(String.format(Locale.ROOT, "%s\t%d\t%.3f\t%.3f\t%.3f", e.getKey(),
           s.count(), s.percentile(50), s.percentile(90), s.percentile(99)));
     }
+    for (boolean isDirect : new boolean[] {true, false}) {
+      long[] before = ticks(appliance, launcher, self);
+      for (int i = 0; i < rounds; i++) {
+        for (Call c : CALLS) {
+          send(isDirect ? direct : boundary, c,
+              isDirect ? c.request(directBase, realToken, null)
+                  : c.request(boundaryBase, sentinel, proxyLogin));
+        }
+      }
+      long[] after = ticks(appliance, launcher, self);
+      System.out.println(String.format(Locale.ROOT, "cpu\t%s\t%d\t%d\t%d\t%d",
+          isDirect ? "direct" : "boundary", rounds * CALLS.size(),
+          (after[0] - before[0]) * TICK_MS, (after[1] - before[1]) * TICK_MS,
+          (after[2] - before[2]) * TICK_MS));
+    }
+  }
+
+  /** Linux's clock tick for /proc/PID/stat times (USER_HZ), as on every platform Java runs on. */
+  private static final long TICK_MS = 10;
+
+  private static long[] ticks(long... pids) {
+    long[] t = new long[pids.length];
+    for (int i = 0; i < pids.length; i++) {
+      t[i] = Platform.processTicks(pids[i]);
+    }
+    return t;
   }
 
   /** Sends one request and reads its whole answer; fails on an unexpected status. */
@@ -113,10 +158,21 @@ public final class ApiBoundaryClient {
     if (r.statusCode() != c.expected()) {
       // A refusal is answered fast and never forwarded: it would flatter the boundary.
       throw new IllegalStateException(c.kind() + " to " + request.uri() + ": status "
-          + r.statusCode() + " (expected " + c.expected() + "): "
-          + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+          + r.statusCode() + " (expected " + c.expected() + "): " + (r.body() == null ? ""
+          : new String(r.body(), java.nio.charset.StandardCharsets.UTF_8)));
     }
     return ns;
+  }
+
+  /**
+   * The proxy URL's login as a Proxy-Authorization header: the JDK sends it on the CONNECT alone,
+   * never through the tunnel (an Authenticator would drop the request's own Authorization).
+   */
+  private static String login(URI proxy) {
+    String info = proxy.getRawUserInfo();
+    return info == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
+        java.net.URLDecoder.decode(info, java.nio.charset.StandardCharsets.UTF_8)
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /** An SSL context trusting exactly the certificates of the run's bundle. */

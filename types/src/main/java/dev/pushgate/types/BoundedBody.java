@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class BoundedBody {
   private static final int CHUNK = 64 * 1024;
+  /** The first read's buffer for a body of no declared length. */
+  static final int FIRST_UNDECLARED_CHUNK = 1024;
 
   /**
    * Takes bytes, as they arrive, from a budget several bodies share (the API boundary's per-run
@@ -67,10 +69,16 @@ public final class BoundedBody {
   public static byte[] read(InputStream in, long declared, int limit, Budget budget)
       throws IOException {
     Collector body = new Collector(declared, limit, budget);
-    byte[] chunk = new byte[CHUNK];
+    // Most bodies are empty or small (every GET, an API call's JSON): a buffer as large as what
+    // was declared, or a small one, grown while reads fill it, not 64 KiB for each.
+    byte[] chunk = new byte[declared >= 0 ? (int) Math.max(1, Math.min(CHUNK, declared))
+        : FIRST_UNDECLARED_CHUNK];
     int n;
     while ((n = in.read(chunk)) > 0) {
       body.add(chunk, 0, n);
+      if (n == chunk.length && chunk.length < CHUNK) {
+        chunk = new byte[Math.min(CHUNK, chunk.length * 8)];
+      }
     }
     return body.bytes();
   }

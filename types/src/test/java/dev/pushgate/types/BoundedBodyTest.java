@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +18,31 @@ class BoundedBodyTest {
     assertThat(BoundedBody.read(new ByteArrayInputStream(body), body.length, body.length))
         .isEqualTo(body);
     assertThat(BoundedBody.read(new ByteArrayInputStream(new byte[0]), -1, 0)).isEmpty();
+  }
+
+  /** A call without a body (every GET) no longer costs a 64 KiB buffer (issue 33). */
+  @Test
+  void anEmptyBodyIsReadWithASmallBufferAndALargeOneWhole() throws Exception {
+    List<Integer> asked = new ArrayList<>();
+    class Recording extends ByteArrayInputStream {
+      Recording(byte[] bytes) {
+        super(bytes);
+      }
+
+      @Override
+      public synchronized int read(byte[] b, int off, int len) {
+        asked.add(len);
+        return super.read(b, off, len);
+      }
+    }
+    assertThat(BoundedBody.read(new Recording(new byte[0]), -1, 1 << 20)).isEmpty();
+    assertThat(BoundedBody.read(new Recording(new byte[0]), 0, 1 << 20)).isEmpty();
+    assertThat(asked).allSatisfy(n -> assertThat(n)
+        .isLessThanOrEqualTo(BoundedBody.FIRST_UNDECLARED_CHUNK));
+    byte[] large = new byte[300_000];
+    new java.util.Random(1).nextBytes(large);
+    assertThat(BoundedBody.read(new Recording(large), -1, 1 << 20)).isEqualTo(large);
+    assertThat(BoundedBody.read(new Recording(large), large.length, 1 << 20)).isEqualTo(large);
   }
 
   @Test

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * number, the previous record's hash, and its own hash, in the transaction that writes it; rows
  * are never updated once chained. Every audit writer of an appliance (push and hook decisions,
  * outcomes, approvals, tokens) shares one chain object.
+ *
+ * <p>Appends that arrive while another is being written wait for it and are then written
+ * together, in one transaction and one sink write (group commit): the chain's database and file
+ * sync once for all of them, and each append returns only once its own records are committed
+ * (and handed to the sink), as it did alone.
  *
  * <p>Appends are serialised twice: by a lock here, so that the sink sees records in chain order,
  * and by the host's row in {@code audit_heads}, locked by each transaction, so that writers in
@@ -44,6 +50,8 @@ public final class AuditChain {
   private final String host;
   private final AuditSink sink;
   private final ReentrantLock lock = new ReentrantLock();
+  /** Appends asked for and not yet written: the holder of {@link #lock} writes them together. */
+  private final ConcurrentLinkedQueue<Pending<?>> waiting = new ConcurrentLinkedQueue<>();
 
   public AuditChain(Database db, String host, AuditSink sink) {
     this.db = db;
@@ -82,40 +90,132 @@ public final class AuditChain {
 
   private <T> T write(Work<T> work, boolean refuse)
       throws SQLException, AuditSink.SinkException {
+    Pending<T> mine = new Pending<>(work, refuse);
+    waiting.add(mine);
     lock.lock();
     try {
-      List<ChainedRecord> written = new ArrayList<>();
-      T result = db.inTransaction(c -> {
+      // Unless the writer before us took ours into its transaction, we write every append
+      // waiting now, ours among them (it was queued before we asked for the lock).
+      if (!mine.done) {
+        List<Pending<?>> batch = new ArrayList<>();
+        for (Pending<?> p = waiting.poll(); p != null; p = waiting.poll()) {
+          batch.add(p);
+        }
+        if (!batch.isEmpty()) {
+          commit(batch);
+        }
+      }
+      if (!mine.done) {
+        // Only when the writer that took ours died of an Error before it could say.
+        mine.failed(new IllegalStateException("the audit append was lost to a failed writer"));
+      }
+    } finally {
+      lock.unlock();
+    }
+    return mine.outcome();
+  }
+
+  /**
+   * Writes the appends of {@code batch} in one transaction (group commit), then hands their
+   * records to the sink in chain order; each append learns its own outcome only after that, so
+   * none returns before its records are committed. Should the transaction fail, each append is
+   * written again in a transaction of its own: one append's failure is never another's.
+   */
+  private void commit(List<Pending<?>> batch) {
+    List<ChainedRecord> written = new ArrayList<>();
+    try {
+      db.inTransaction(c -> {
         written.clear(); // a retried transaction starts over
         Head head = lockHead(c);
         long before = head.seq;
-        T r = work.run(c, entry -> {
-          ChainedRecord rec = insert(c, head, entry);
-          written.add(rec);
-          return rec;
-        });
+        for (Pending<?> p : batch) {
+          p.run(c, entry -> {
+            ChainedRecord rec = insert(c, head, entry);
+            written.add(rec);
+            return rec;
+          });
+        }
         if (head.seq != before) {
           saveHead(c, head);
         }
-        return r;
+        return null;
       });
-      if (!written.isEmpty()) {
-        try {
-          sink.write(written);
-        } catch (IOException | RuntimeException e) {
-          String which = "audit records " + written.get(0).id() + ".."
-              + written.get(written.size() - 1).id() + " (host " + host + ")";
-          if (refuse) {
-            throw new AuditSink.SinkException(which + " are in the database but the audit sink"
-                + " cannot write them: " + e.getMessage(), e);
-          }
+    } catch (SQLException | RuntimeException e) {
+      if (batch.size() == 1) {
+        batch.get(0).failed(e);
+      } else {
+        for (Pending<?> p : batch) {
+          commit(List.of(p));
+        }
+      }
+      return;
+    } catch (Error e) {
+      batch.forEach(p -> p.failed(e));
+      throw e;
+    }
+    AuditSink.SinkException unsunk = null;
+    if (!written.isEmpty()) {
+      try {
+        sink.write(written);
+      } catch (IOException | RuntimeException e) {
+        String which = "audit records " + written.get(0).id() + ".."
+            + written.get(written.size() - 1).id() + " (host " + host + ")";
+        unsunk = new AuditSink.SinkException(which + " are in the database but the audit sink"
+            + " cannot write them: " + e.getMessage(), e);
+        if (batch.stream().anyMatch(p -> !p.refuse)) {
           log.error("{} are in the database but the audit sink cannot write them: {}", which,
               e.getMessage());
         }
       }
+    }
+    for (Pending<?> p : batch) {
+      p.committed(p.refuse ? unsunk : null);
+    }
+  }
+
+  /**
+   * One append waiting for the lock: its work, and once written, its result or its failure. Read
+   * and written under the lock alone.
+   */
+  private static final class Pending<T> {
+    final Work<T> work;
+    /** A sink failure refuses this append (a decision) rather than being logged. */
+    final boolean refuse;
+    boolean done;
+    private T result;
+    private Throwable failure;
+
+    Pending(Work<T> work, boolean refuse) {
+      this.work = work;
+      this.refuse = refuse;
+    }
+
+    void run(Connection c, Appender chain) throws SQLException {
+      result = work.run(c, chain);
+    }
+
+    void committed(AuditSink.SinkException unsunk) {
+      failure = unsunk;
+      done = true;
+    }
+
+    void failed(Throwable e) {
+      result = null;
+      failure = e;
+      done = true;
+    }
+
+    T outcome() throws SQLException, AuditSink.SinkException {
+      if (failure instanceof SQLException e) {
+        throw e;
+      } else if (failure instanceof AuditSink.SinkException e) {
+        throw e;
+      } else if (failure instanceof RuntimeException e) {
+        throw e;
+      } else if (failure instanceof Error e) {
+        throw e;
+      }
       return result;
-    } finally {
-      lock.unlock();
     }
   }
 

@@ -21,6 +21,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -425,6 +427,108 @@ abstract class AuditChainContract {
         PushRecord.Outcome.OK, 1);
     assertThat(audit.timeline("run-1")).hasSize(2);
     assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
+  /**
+   * Group commit: appends that arrive while another is being written are written together, in one
+   * transaction and one sink write, and none of them returns before that write has happened.
+   */
+  @Test
+  void appendsWaitingMeanwhileAreCommittedTogetherAndReturnOnlyAfterIt() throws Exception {
+    GatedSink sink = new GatedSink();
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", sink));
+    List<Thread> first = startRecording(audit, 1);
+    assertThat(sink.entered.await(30, TimeUnit.SECONDS)).isTrue();
+    List<Thread> waiting = startRecording(audit, 5);
+    awaitParked(waiting);
+    assertThat(audit.timeline("run-1")).as("nothing of theirs is written while they wait")
+        .hasSize(1);
+    sink.release.countDown();
+    joinAll(first);
+    joinAll(waiting);
+    assertThat(sink.batches).containsExactly(1, 5);
+    assertThat(audit.timeline("run-1")).hasSize(6);
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
+  @Test
+  void anAppendThatFailsInAGroupFailsAloneAndTheOthersAreCommitted() throws Exception {
+    GatedSink sink = new GatedSink();
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", sink));
+    List<Thread> first = startRecording(audit, 1);
+    assertThat(sink.entered.await(30, TimeUnit.SECONDS)).isTrue();
+    List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
+    Thread settleNothing = new Thread(() -> {
+      try {
+        audit.settle(new AuditStore.Row(999_999), PushRecord.Outcome.OK, 1);
+      } catch (Throwable e) {
+        failed.add(e);
+      }
+    });
+    settleNothing.start();
+    List<Thread> waiting = new ArrayList<>(List.of(settleNothing));
+    waiting.addAll(startRecording(audit, 2));
+    awaitParked(waiting);
+    sink.release.countDown();
+    joinAll(first);
+    joinAll(waiting);
+    assertThat(failed).singleElement().satisfies(e -> assertThat(e)
+        .isInstanceOf(AuditLog.AuditException.class).hasMessageContaining("no audit record"));
+    assertThat(audit.timeline("run-1")).hasSize(3);
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
+  /** A sink whose first write waits to be released; the size of every write. */
+  private static final class GatedSink implements AuditSink {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final List<Integer> batches = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void write(List<ChainedRecord> records) throws java.io.IOException {
+      batches.add(records.size());
+      entered.countDown();
+      try {
+        if (!release.await(30, TimeUnit.SECONDS)) {
+          throw new java.io.IOException("never released");
+        }
+      } catch (InterruptedException e) {
+        throw new java.io.IOException(e);
+      }
+    }
+  }
+
+  /** {@code n} threads, each recording one push decision of run-1; started. */
+  private static List<Thread> startRecording(AuditStore audit, int n) {
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String ref = "refs/heads/t" + i + "-" + System.nanoTime();
+      threads.add(new Thread(() -> {
+        try {
+          audit.record(List.of(push(T0, "run-1", ref, "allowed", null, "pending")));
+        } catch (AuditLog.AuditException e) {
+          throw new IllegalStateException(e);
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    return threads;
+  }
+
+  /** Waits until every thread is parked (on the chain's lock), with a deadline. */
+  private static void awaitParked(List<Thread> threads) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING)) {
+      assertThat(System.nanoTime()).as("threads parked in time").isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  private static void joinAll(List<Thread> threads) throws InterruptedException {
+    for (Thread t : threads) {
+      t.join(TimeUnit.SECONDS.toMillis(60));
+      assertThat(t.isAlive()).isFalse();
+    }
   }
 
   /** Five push decisions of host-a; their ids. */

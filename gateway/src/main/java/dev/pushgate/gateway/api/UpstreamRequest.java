@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import org.eclipse.jetty.http.HttpField;
@@ -21,6 +22,10 @@ record UpstreamRequest(ApiUpstream upstream) implements CallStep {
       URI target = upstream.target(c.host(), c.path(), c.query());
       up = HttpRequest.newBuilder(target)
           .timeout(Duration.ofMinutes(2))
+          // Over plain HTTP (a stand-in, a forge on loopback) the JDK would ask to upgrade to
+          // h2c on every call; over TLS it negotiates HTTP/2 once per connection (ALPN).
+          .version(target.getScheme().equalsIgnoreCase("https")
+              ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
           .method(c.method(), c.body().length == 0
               ? HttpRequest.BodyPublishers.noBody()
               : HttpRequest.BodyPublishers.ofByteArray(c.body()));

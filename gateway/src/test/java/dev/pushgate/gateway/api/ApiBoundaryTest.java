@@ -121,6 +121,22 @@ class ApiBoundaryTest {
     });
   }
 
+  /**
+   * Over plain HTTP the JDK's client asked upstream to upgrade to h2c on every call (issue 33):
+   * headers and a switch no caller wanted. A call goes as HTTP/1.1 on a kept-alive connection.
+   */
+  @Test
+  void aPlainHttpUpstreamIsNotAskedToUpgradeOnEveryCall() throws Exception {
+    for (int i = 0; i < 2; i++) {
+      assertThat(call("GET", "api.github.com", "/repos/acme/app", "token " + sentinel, "")
+          .status).isEqualTo(200);
+    }
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(2).allSatisfy(seen -> {
+      assertThat(seen.containsHeader("Upgrade")).isFalse();
+      assertThat(seen.containsHeader("HTTP2-Settings")).isFalse();
+    });
+  }
+
   @Test
   void bearerAndGitsBasicSpellingsOfTheSentinelAreAccepted() throws Exception {
     assertThat(call("GET", "api.github.com", "/user", "Bearer " + sentinel, "").status)
@@ -313,6 +329,28 @@ class ApiBoundaryTest {
 
   @Test
   void aCallNobodyCanAuditIsRefused() throws Exception {
+    readsAllowedAuditedBy(records -> {
+      throw new dev.pushgate.gateway.AuditLog.AuditException("down", null);
+    });
+    assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
+        .isEqualTo(503);
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+  }
+
+  /** The promise the audit's group commit keeps: the record is written before the call goes. */
+  @Test
+  void anAllowedCallIsAuditedBeforeAnythingGoesUpstream() throws Exception {
+    List<Integer> upstreamCallsWhenAudited = new ArrayList<>();
+    readsAllowedAuditedBy(records -> upstreamCallsWhenAudited.add(
+        github.findAll(anyRequestedFor(anyUrl())).size()));
+    assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
+        .isEqualTo(200);
+    assertThat(upstreamCallsWhenAudited).containsExactly(0);
+    assertThat(github.findAll(anyRequestedFor(anyUrl()))).hasSize(1);
+  }
+
+  /** Restarts the boundary: a judge allowing every call, a read token, {@code audit}. */
+  private void readsAllowedAuditedBy(ApiAudit audit) throws IOException {
     boundary.close();
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
@@ -328,12 +366,7 @@ class ApiBoundaryTest {
               }
             }),
         new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
-            records -> {
-              throw new dev.pushgate.gateway.AuditLog.AuditException("down", null);
-            }, ApiBoundary.Shared.newClient(), Clock.systemUTC()));
-    assertThat(call("GET", "api.github.com", "/user", "token " + sentinel, "").status)
-        .isEqualTo(503);
-    assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
+            audit, ApiBoundary.Shared.newClient(), Clock.systemUTC()));
   }
 
   @Test
