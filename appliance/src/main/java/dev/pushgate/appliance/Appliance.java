@@ -394,6 +394,8 @@ public final class Appliance implements AutoCloseable {
         .limitRequestsPerRun(settings.limits().requestsPerRun())
         .admit(settings.limits().admission());
     contexts.addHandler(gateway.handler());
+    metrics.gauge("pushgate.git.requests.admitted",
+        "Git requests the gateway has admitted and not yet ended", gateway::admittedRequests);
     if (Runs.GITHUB_API_BOUNDARY) {
       ApiUpstream apiUpstream = ApiUpstream.of(upstream.brokerConfig().apiBaseUrl());
       ApiHosts apiHosts = apiUpstream.enterpriseHost() == null ? ApiHosts.GITHUB_COM
