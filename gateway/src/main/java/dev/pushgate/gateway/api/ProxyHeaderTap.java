@@ -1,0 +1,43 @@
+package dev.pushgate.gateway.api;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.ProxyConnectionFactory;
+
+/**
+ * A boundary connection as accepted, keeping its first {@link #MAX} bytes as Jetty's PROXY
+ * parser reads them, so that {@link dev.pushgate.types.BoundaryHandle#fromProxyHeader} judges
+ * the header as it was sent: Jetty's parser keeps one value per TLV type and drops the rest
+ * unseen. Everything else passes through (Jetty's own delegating end point, with no addresses
+ * of its own).
+ */
+final class ProxyHeaderTap extends ProxyConnectionFactory.ProxyEndPoint {
+  /** A run's proxy writes 74 bytes; a header longer than this names no run. */
+  static final int MAX = 512;
+
+  private final byte[] head = new byte[MAX];
+  private volatile int kept;
+
+  ProxyHeaderTap(EndPoint accepted) {
+    super(accepted, accepted.getRemoteSocketAddress(), accepted.getLocalSocketAddress());
+  }
+
+  @Override
+  public int fill(ByteBuffer buffer) throws IOException {
+    int from = buffer.limit(); // fill appends after the limit
+    int n = super.fill(buffer);
+    int k = kept;
+    if (n > 0 && k < MAX) {
+      int take = Math.min(n, MAX - k);
+      buffer.duplicate().position(from).get(head, k, take);
+      kept = k + take;
+    }
+    return n;
+  }
+
+  /** The connection's first bytes, as many as were kept. */
+  byte[] head() {
+    return java.util.Arrays.copyOf(head, kept);
+  }
+}
