@@ -16,28 +16,34 @@ final class ProxyHeaderTap extends ProxyConnectionFactory.ProxyEndPoint {
   /** A run's proxy writes 74 bytes; a header longer than this names no run. */
   static final int MAX = 512;
 
-  private final byte[] head = new byte[MAX];
-  private volatile int kept;
+  /** Null once read: a connection holds no copy of its header for its life. */
+  private byte[] head = new byte[MAX];
+  private int kept;
 
   ProxyHeaderTap(EndPoint accepted) {
     super(accepted, accepted.getRemoteSocketAddress(), accepted.getLocalSocketAddress());
   }
 
   @Override
-  public int fill(ByteBuffer buffer) throws IOException {
+  public synchronized int fill(ByteBuffer buffer) throws IOException {
     int from = buffer.limit(); // fill appends after the limit
     int n = super.fill(buffer);
-    int k = kept;
-    if (n > 0 && k < MAX) {
-      int take = Math.min(n, MAX - k);
-      buffer.duplicate().position(from).get(head, k, take);
-      kept = k + take;
+    byte[] h = head;
+    if (n > 0 && h != null && kept < MAX) {
+      int take = Math.min(n, MAX - kept);
+      buffer.duplicate().position(from).get(h, kept, take);
+      kept += take;
     }
     return n;
   }
 
-  /** The connection's first bytes, as many as were kept. */
-  byte[] head() {
-    return java.util.Arrays.copyOf(head, kept);
+  /**
+   * The connection's first bytes, as many as were kept, once: Jetty hands the connection on (on
+   * the thread that read its header) once the header is parsed, and nothing is kept after.
+   */
+  synchronized byte[] head() {
+    byte[] h = head;
+    head = null;
+    return h == null ? new byte[0] : java.util.Arrays.copyOf(h, kept);
   }
 }
