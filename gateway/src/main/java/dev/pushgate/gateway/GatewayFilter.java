@@ -86,8 +86,7 @@ final class GatewayFilter implements Filter {
       receive(run.get(), repo.get(), req, rsp, chain);
       return;
     }
-    boolean fetch = infoRefs && "git-upload-pack".equals(service)
-        || "POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-upload-pack");
+    boolean fetch = GitErrorLine.isFetch(req);
     Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit(run.get().runId());
     if (ticket.isEmpty()) {
       shed(run.get(), repo.get(), req, rsp, fetch ? Door.FETCH : Door.PUSH, Limit.GATEWAY,

@@ -16,6 +16,16 @@ import org.eclipse.jgit.transport.PacketLineOut;
 final class GitErrorLine {
   private GitErrorLine() {}
 
+  /** Whether {@code req} is one of a fetch's (upload-pack: its advertisement, or a POST). */
+  static boolean isFetch(HttpServletRequest req) {
+    String path = req.getPathInfo();
+    if (path == null) {
+      return false;
+    }
+    return path.endsWith("/info/refs") && "git-upload-pack".equals(req.getParameter("service"))
+        || "POST".equals(req.getMethod()) && path.endsWith("/git-upload-pack");
+  }
+
   /** {@code message} is one line, already rendered; its request was an upload-pack one. */
   static void send(HttpServletRequest req, HttpServletResponse rsp, String message)
       throws IOException {

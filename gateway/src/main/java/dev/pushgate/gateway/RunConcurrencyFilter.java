@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Before anything else of the gateway: a run's git requests beyond its slots are refused with
- * 429 at once, so that one run's parallel or stalled pushes cannot take the request threads every
+ * Before anything else of the gateway: a run's git requests beyond its slots are refused at once
+ * ({@code 429}, or for a fetch git's {@code ERR} line: {@link GitErrorLine}), so that one run's parallel or stalled pushes cannot take the request threads every
  * run shares. Requests without a known credential pass on to {@link GatewayFilter}'s 401.
  */
 final class RunConcurrencyFilter implements Filter {
@@ -41,10 +41,16 @@ final class RunConcurrencyFilter implements Filter {
     if (slot.isEmpty()) {
       log.info("run {}: git request refused, {} already in flight", run.get().runId(),
           slots.perRun());
+      HttpServletRequest req = (HttpServletRequest) request;
       HttpServletResponse rsp = (HttpServletResponse) response;
       rsp.setHeader("Connection", "close");
-      GatewayFilter.text(rsp, 429, Refusals.render("this run already has " + slots.perRun()
-          + " git requests in flight; nothing was pushed, wait for those to finish and retry"));
+      String why = Refusals.render("this run already has " + slots.perRun()
+          + " git requests in flight; nothing was done, wait for those to finish and retry");
+      if (GitErrorLine.isFetch(req)) {
+        GitErrorLine.send(req, rsp, why); // git prints no text of a 429 to a fetch's POST
+      } else {
+        GatewayFilter.text(rsp, 429, why);
+      }
       return;
     }
     try (RunSlots.Slot held = slot.get()) {

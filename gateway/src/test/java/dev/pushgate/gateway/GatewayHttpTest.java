@@ -62,6 +62,8 @@ class GatewayHttpTest {
       List.of(), PushRules.ALLOW_ALL);
 
   @TempDir Path dir;
+  /** Each run's share of requests in flight, for the gateways a test serves after setting it. */
+  private int requestsPerRun = Gateway.DEFAULT_REQUESTS_PER_RUN;
   /** The run the credential stands for; a test may give it other rules before it pushes. */
   private RunContext run = RUN;
   private Approvals approvals = Approvals.NONE;
@@ -131,7 +133,8 @@ class GatewayHttpTest {
             : FLOOD_CREDENTIAL.equals(credential) ? Optional.of(FLOOD_RUN)
             : OTHER_CREDENTIAL.equals(credential) ? Optional.of(OTHER_RUN) : Optional.empty();
     Approvals asked = (q, progress) -> approvals.ask(q, progress);
-    gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission);
+    gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission)
+        .limitRequestsPerRun(requestsPerRun);
     Server s = new Server();
     ServerConnector connector = new ServerConnector(s);
     connector.setHost("127.0.0.1");
@@ -1040,6 +1043,30 @@ class GatewayHttpTest {
       assertThat(get(gatewayUri, repo + "/info/refs?service=git-receive-pack").statusCode())
           .isEqualTo(429);
       assertThat(sheds).containsExactly("fetch/gateway", "fetch/gateway", "push/gateway");
+    } finally {
+      one.stop();
+    }
+  }
+
+  /** A fetch past its run's share is told why the same way, not with a bare 429. */
+  @Test
+  void aFetchPastItsRunsShareIsToldWhyInGitsErrorChannel() throws Exception {
+    requestsPerRun = 1;
+    Server one = serve(Duration.ofSeconds(30));
+    String repo = "/git/github.com/acme/widget.git";
+    try (java.net.Socket a = drippedPush(one.getURI(), CREDENTIAL, "refs/heads/drip-a")) {
+      Wait.until(Duration.ofSeconds(30), "the dripped push to be admitted",
+          () -> mints.size() == 1);
+
+      HttpResponse<String> advertisement =
+          get(one.getURI(), repo + "/info/refs?service=git-upload-pack");
+
+      assertThat(advertisement.statusCode()).isEqualTo(200);
+      assertThat(advertisement.body()).isEqualTo("001e# service=git-upload-pack\n0000"
+          + pktLine("ERR Control Center policy: this run already has 1 git requests in flight;"
+              + " nothing was done, wait for those to finish and retry\n"));
+      assertThat(get(one.getURI(), repo + "/info/refs?service=git-receive-pack").statusCode())
+          .isEqualTo(429);
     } finally {
       one.stop();
     }
