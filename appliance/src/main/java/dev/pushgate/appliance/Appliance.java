@@ -378,6 +378,8 @@ public final class Appliance implements AutoCloseable {
         .limitRequestsPerRun(settings.limits().requestsPerRun())
         .admit(settings.limits().admission());
     contexts.addHandler(gateway.handler());
+    metrics.gauge("pushgate.git.requests.admitted",
+        "Git requests the gateway has admitted and not yet ended", gateway::admittedRequests);
     if (Runs.GITHUB_API_BOUNDARY) {
       ApiBoundaries boundaries = GitHubApiBoundaries.wire(upstream.brokerConfig(), runs, desk,
           audit, gateway, settings.writeTokensPerMinute(), clock);

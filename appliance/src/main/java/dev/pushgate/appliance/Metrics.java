@@ -80,6 +80,23 @@ final class Metrics implements PushMetrics, AutoCloseable {
     for (String outcome : java.util.List.of("ok", "failed", "dropped")) {
       webhookDeliveries(outcome);
     }
+    for (String door : java.util.List.of("fetch", "push")) {
+      for (String limit : java.util.List.of("gateway", "repository")) {
+        gitRequestsShed(door, limit);
+      }
+    }
+  }
+
+  private Counter gitRequestsShed(String door, String limit) {
+    return Counter.builder("pushgate.git.requests.shed")
+        .description("Git requests the gateway shed with a message to retry, nothing done, by door"
+            + " (fetch, push) and the limit that was full (gateway, repository)")
+        .tag("door", door).tag("limit", limit).register(registry);
+  }
+
+  @Override
+  public void onShed(String door, String limit) {
+    gitRequestsShed(door, limit).increment();
   }
 
   private Counter webhookDeliveries(String outcome) {

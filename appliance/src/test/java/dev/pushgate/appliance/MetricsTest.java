@@ -35,7 +35,10 @@ class MetricsTest {
           "pushgate_token_revocations_total{outcome=\"ok\"} 0.0\n",
           "pushgate_write_token_mints_total{outcome=\"rate-limited\"} 0.0\n",
           "pushgate_github_requests_total{route=\"issue-token\",status=\"5xx\"} 0.0\n",
-          "pushgate_github_requests_total{route=\"revoke\",status=\"network\"} 0.0\n");
+          "pushgate_github_requests_total{route=\"revoke\",status=\"network\"} 0.0\n",
+          "pushgate_git_requests_shed_total{door=\"fetch\",limit=\"gateway\"} 0.0\n",
+          "pushgate_git_requests_shed_total{door=\"push\",limit=\"repository\"} 0.0\n",
+          "pushgate_git_requests_admitted 0.0\n");
       assertThat(m).contains("jvm_memory_used_bytes{", "jvm_threads_live_threads ",
           "jvm_classes_loaded_classes ", "jvm_gc_", "process_uptime_seconds ",
           "process_cpu_usage ", "process_files_open_files ", "system_cpu_count ");

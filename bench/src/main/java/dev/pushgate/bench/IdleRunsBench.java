@@ -31,7 +31,8 @@ import java.util.stream.Stream;
  * every run with {@code DELETE /v1/runs/ID} and prints the time. Nothing is asserted.
  *
  * <p>Usage (see {@code bench/idle-runs/run}): {@code IdleRunsBench --jar JAR [--levels
- * 0,1000,10000] [--clients N] [--keep]}.
+ * 0,1000,10000] [--clients N] [--jfr FILE] [--keep]}; {@code --jfr} records the appliance with
+ * JFR's {@code profile} settings into FILE (written when the appliance stops).
  */
 public final class IdleRunsBench {
   private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
@@ -53,6 +54,7 @@ public final class IdleRunsBench {
     List<Integer> levels = List.of(0, 1_000, 10_000);
     int clients = 4;
     boolean keep = false;
+    Path jfr = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--jar" -> jar = Path.of(args[++i]);
@@ -60,8 +62,9 @@ public final class IdleRunsBench {
             .sorted().toList();
         case "--clients" -> clients = Integer.parseInt(args[++i]);
         case "--keep" -> keep = true;
+        case "--jfr" -> jfr = Path.of(args[++i]).toAbsolutePath();
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--jar JAR --levels 0,1000,10000 --clients N --keep)");
+            + " (--jar JAR --levels 0,1000,10000 --clients N --jfr FILE --keep)");
       }
     }
     if (jar == null) {
@@ -69,8 +72,10 @@ public final class IdleRunsBench {
     }
     Path work = Files.createTempDirectory("pushgate-idle-runs-bench-");
     // The default heap: what the appliance gets when nobody sizes it.
+    List<String> jvm = jfr == null ? List.of()
+        : List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfr);
     try (RunningAppliance app = RunningAppliance.on(work.resolve("data")).jar(jar)
-        .log(work.resolve("appliance.log")).jvm(List.of()).start()) {
+        .log(work.resolve("appliance.log")).jvm(jvm).start()) {
       app.forgeCreate("acme/widget");
       new IdleRunsBench(app, work, clients).measure(levels);
     } finally {

@@ -36,6 +36,8 @@ public final class Gateway implements AutoCloseable {
   private final PushMetrics metrics;
   private int requestsPerRun = DEFAULT_REQUESTS_PER_RUN;
   private AdmissionLimits admission = AdmissionLimits.DEFAULTS;
+  /** The gateway's admission, once {@link #handler()} made it. */
+  private volatile GatewayAdmission admitted;
   private final GatewayThreads threads = new GatewayThreads();
   private UpstreamCache cache;
 
@@ -64,6 +66,12 @@ public final class Gateway implements AutoCloseable {
     return this;
   }
 
+  /** Git requests admitted now and not yet ended, of every run (0 before {@link #handler()}). */
+  public int admittedRequests() {
+    GatewayAdmission a = admitted;
+    return a == null ? 0 : a.held();
+  }
+
   /** A servlet context serving the gateway under {@link #CONTEXT_PATH}. */
   public ServletContextHandler handler() {
     int upstreamSeconds = (int) Math.min(Integer.MAX_VALUE,
@@ -85,8 +93,9 @@ public final class Gateway implements AutoCloseable {
     git.setUploadPackFactory(new GatewayUploadPackFactory());
     git.setUploadPackErrorHandler(new FetchErrors());
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
-    context.addFilter(new FilterHolder(new GatewayFilter(services, authenticator,
-        new GatewayAdmission(admission), new RunSlots(requestsPerRun))), "/*",
+    admitted = new GatewayAdmission(admission);
+    context.addFilter(new FilterHolder(new GatewayFilter(services, authenticator, admitted,
+        new RunSlots(requestsPerRun))), "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");
     context.addEventListener(new LifeCycle.Listener() {

@@ -47,6 +47,11 @@ final class GatewayAdmission {
     heldByRun.computeIfPresent(runId, (id, n) -> n == 1 ? null : n - 1);
   }
 
+  /** Requests admitted and not yet ended, of every run. */
+  synchronized int held() {
+    return held;
+  }
+
   /** Why a request was shed, to be rendered as a refusal. */
   String shedReason() {
     return "the gateway is working on its limit of " + limit + " git requests at once;"

@@ -76,8 +76,13 @@ final class GatewayFilter implements Filter {
       log.info("run {}: git request refused, {} already in flight", run.get().runId(),
           slots.perRun());
       rsp.setHeader("Connection", "close");
-      text(rsp, 429, Refusals.render("this run already has " + slots.perRun()
-          + " git requests in flight; nothing was pushed, wait for those to finish and retry"));
+      String why = Refusals.render("this run already has " + slots.perRun()
+          + " git requests in flight; nothing was done, wait for those to finish and retry");
+      if (GitErrorLine.isFetch(req)) {
+        GitErrorLine.send(req, rsp, why); // git prints no text of a 429 to a fetch's POST
+      } else {
+        text(rsp, 429, why);
+      }
       return;
     }
     try (RunSlots.Slot held = slot.get()) {
@@ -118,22 +123,23 @@ final class GatewayFilter implements Filter {
       receive(run.get(), repo.get(), req, rsp, chain);
       return;
     }
+    boolean fetch = GitErrorLine.isFetch(req);
     Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit(run.get().runId());
     if (ticket.isEmpty()) {
-      shed(run.get(), repo.get(), rsp, admission.shedReason());
+      shed(run.get(), repo.get(), req, rsp, fetch ? Door.FETCH : Door.PUSH, Limit.GATEWAY,
+          admission.shedReason());
       return;
     }
     try (GatewayAdmission.Ticket admitted = ticket.get()) {
-      admitted(run.get(), repo.get(), infoRefs, service, req, rsp, chain);
+      admitted(run.get(), repo.get(), infoRefs, service, fetch, req, rsp, chain);
     }
   }
 
   /** A request other than a push's pack, once admitted. */
   private void admitted(RunContext run, RepoSlug repo, boolean infoRefs, String service,
-      HttpServletRequest req, HttpServletResponse rsp, FilterChain chain)
+      boolean fetch, HttpServletRequest req, HttpServletResponse rsp, FilterChain chain)
       throws IOException, ServletException {
-    if (infoRefs && "git-upload-pack".equals(service)
-        || "POST".equals(req.getMethod()) && req.getPathInfo().endsWith("/git-upload-pack")) {
+    if (fetch) {
       fetch(run, repo, infoRefs, req, rsp, chain);
       return;
     }
@@ -156,7 +162,7 @@ final class GatewayFilter implements Filter {
         text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render(unreadableReason(repo)));
         return;
       } catch (RepositoryBusy e) {
-        shed(run, repo, rsp, e.getMessage());
+        shed(run, repo, req, rsp, Door.PUSH, Limit.REPOSITORY, e.getMessage());
         return;
       }
       Push advertisement = new Push(run, repo, Optional.empty(), services.upstream());
@@ -171,15 +177,45 @@ final class GatewayFilter implements Filter {
     chain.doFilter(req, rsp);
   }
 
+  /** The gateway's doors, as the count of shed requests names them. */
+  enum Door {
+    /** upload-pack: clone, fetch, ls-remote */
+    FETCH,
+    /** receive-pack */
+    PUSH;
+
+    String id() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** Which bound shed a request: the gateway's limit, or one repository's wait. */
+  enum Limit {
+    GATEWAY,
+    REPOSITORY;
+
+    String id() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
   /**
-   * A request shed by admission: 429 with the reason as text, which git prints after {@code
-   * remote:} for an advertisement; nothing was done.
+   * A request shed by admission; nothing was done. A push's advertisement is answered {@code
+   * 429} with the reason as text, which git prints after {@code remote:}. A fetch's requests are
+   * answered in git's own error channel, an {@code ERR} packet line with {@code 200}, which git
+   * prints as {@code fatal: remote error: <reason>}: for a {@code 429} to a POST (a protocol v2
+   * ref listing, a negotiation) git prints only {@code RPC failed; HTTP 429}.
    */
-  private static void shed(RunContext run, RepoSlug repo, HttpServletResponse rsp, String reason)
-      throws IOException {
+  private void shed(RunContext run, RepoSlug repo, HttpServletRequest req,
+      HttpServletResponse rsp, Door door, Limit limit, String reason) throws IOException {
     log.info("run {}: git request for {} shed: {}", run.runId(), repo, reason);
+    services.metrics().onShed(door.id(), limit.id());
     rsp.setHeader("Retry-After", "1");
-    text(rsp, 429, Refusals.render(reason));
+    if (door == Door.FETCH) {
+      GitErrorLine.send(req, rsp, Refusals.render(reason));
+    } else {
+      text(rsp, 429, Refusals.render(reason));
+    }
   }
 
   /**
@@ -203,7 +239,7 @@ final class GatewayFilter implements Filter {
             + " cannot be read right now, so the gateway cannot serve it; try again"));
         return;
       } catch (RepositoryBusy e) {
-        shed(run, repo, rsp, e.getMessage());
+        shed(run, repo, req, rsp, Door.FETCH, Limit.REPOSITORY, e.getMessage());
         return;
       }
     }
@@ -264,10 +300,11 @@ final class GatewayFilter implements Filter {
     Optional<GatewayAdmission.Ticket> ticket = admission.tryAdmit(run.runId());
     if (ticket.isEmpty()) {
       if (judged.isPresent()) {
+        services.metrics().onShed(Door.PUSH.id(), Limit.GATEWAY.id());
         refuseEarly(run, repo, guarded.request(), rsp,
             EarlyRefusal.shed(judged.get().list(), admission.shedReason()));
       } else {
-        shed(run, repo, rsp, admission.shedReason());
+        shed(run, repo, req, rsp, Door.PUSH, Limit.GATEWAY, admission.shedReason());
       }
       return;
     }

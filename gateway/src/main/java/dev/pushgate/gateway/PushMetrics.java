@@ -27,4 +27,11 @@ public interface PushMetrics {
    * budget was spent, so upstream was not asked).
    */
   default void onWriteTokenMint(String outcome) {}
+
+  /**
+   * One git request shed by admission, nothing done: {@code door} is {@code fetch} (upload-pack)
+   * or {@code push} (receive-pack), {@code limit} {@code gateway} (its limit of requests at once)
+   * or {@code repository} (one repository's wait).
+   */
+  default void onShed(String door, String limit) {}
 }

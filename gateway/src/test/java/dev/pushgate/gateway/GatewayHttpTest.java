@@ -62,6 +62,8 @@ class GatewayHttpTest {
       List.of(), PushRules.ALLOW_ALL);
 
   @TempDir Path dir;
+  /** Each run's share of requests in flight, for the gateways a test serves after setting it. */
+  private int requestsPerRun = Gateway.DEFAULT_REQUESTS_PER_RUN;
   /** The run the credential stands for; a test may give it other rules before it pushes. */
   private RunContext run = RUN;
   private Approvals approvals = Approvals.NONE;
@@ -78,6 +80,8 @@ class GatewayHttpTest {
   private final List<Boolean> streamedForwards = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Each write token asked for, by outcome. */
   private final List<String> mints = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Each request shed, as {@code door/limit}. */
+  private final List<String> sheds = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PushMetrics forwards = new PushMetrics() {
     @Override
     public void onForward(Duration took, boolean ok, boolean streamed) {
@@ -87,6 +91,11 @@ class GatewayHttpTest {
     @Override
     public void onWriteTokenMint(String outcome) {
       mints.add(outcome);
+    }
+
+    @Override
+    public void onShed(String door, String limit) {
+      sheds.add(door + "/" + limit);
     }
   };
 
@@ -130,7 +139,8 @@ class GatewayHttpTest {
           : OTHER_CREDENTIAL.equals(credential) ? Optional.of(OTHER_RUN) : Optional.empty();
     };
     Approvals asked = (q, progress) -> approvals.ask(q, progress);
-    gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission);
+    gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission)
+        .limitRequestsPerRun(requestsPerRun);
     Server s = new Server();
     ServerConnector connector = new ServerConnector(s);
     connector.setHost("127.0.0.1");
@@ -683,7 +693,13 @@ class GatewayHttpTest {
   /** Pushes {@code refSpecs} from {@code client} through the gateway, as the run of credential. */
   private PushResult push(String credential, Repository client, boolean atomic,
       String... refSpecs) throws Exception {
-    URIish uri = new URIish(server.getURI().resolve("/git/github.com/acme/widget.git").toString());
+    return push(server.getURI(), credential, client, atomic, refSpecs);
+  }
+
+  /** Pushes through the gateway served at {@code gatewayUri}. */
+  private PushResult push(URI gatewayUri, String credential, Repository client, boolean atomic,
+      String... refSpecs) throws Exception {
+    URIish uri = new URIish(gatewayUri.resolve("/git/github.com/acme/widget.git").toString());
     try (Transport t = Transport.open(client, uri)) {
       ((TransportHttp) t).setAdditionalHeaders(Map.of("Authorization", "Bearer " + credential));
       t.setPushAtomic(atomic);
@@ -1004,6 +1020,110 @@ class GatewayHttpTest {
       }
     } finally {
       two.stop();
+    }
+  }
+
+  /**
+   * A fetch shed by the gateway's limit is told why in git's own error channel, {@code 200} and an
+   * {@code ERR} packet line, which git prints as {@code fatal: remote error: ...}: for a {@code
+   * 429} to a POST (a protocol v2 ref listing, a negotiation) git printed only {@code RPC failed;
+   * HTTP 429}. Each shed request is counted by door.
+   */
+  @Test
+  void aShedFetchIsToldWhyInGitsErrorChannelAndCounted() throws Exception {
+    Server one = serve(Duration.ofSeconds(30), GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE,
+        new AdmissionLimits(1, 64, Duration.ofSeconds(20)));
+    String why = "ERR Control Center policy: the gateway is working on its limit of 1 git"
+        + " requests at once; nothing was done, retry in a few seconds\n";
+    String repo = "/git/github.com/acme/widget.git";
+    URI gatewayUri = one.getURI();
+    try (java.net.Socket a = drippedPush(gatewayUri, CREDENTIAL, "refs/heads/drip-a")) {
+      Wait.until(Duration.ofSeconds(30), "the dripped push to be admitted",
+          () -> mints.size() == 1);
+
+      HttpResponse<String> advertisement =
+          get(gatewayUri, repo + "/info/refs?service=git-upload-pack");
+      HttpResponse<String> negotiation = http.send(HttpRequest.newBuilder(gatewayUri.resolve(
+          repo + "/git-upload-pack")).header("Authorization", "Bearer " + CREDENTIAL)
+          .header("Content-Type", "application/x-git-upload-pack-request")
+          .header("Git-Protocol", "version=2")
+          .POST(HttpRequest.BodyPublishers.ofString("0014command=ls-refs\n0000")).build(),
+          HttpResponse.BodyHandlers.ofString());
+
+      assertThat(advertisement.statusCode()).isEqualTo(200);
+      assertThat(advertisement.headers().firstValue("Content-Type"))
+          .contains("application/x-git-upload-pack-advertisement");
+      assertThat(advertisement.body())
+          .isEqualTo("001e# service=git-upload-pack\n0000" + pktLine(why));
+      assertThat(negotiation.statusCode()).isEqualTo(200);
+      assertThat(negotiation.headers().firstValue("Content-Type"))
+          .contains("application/x-git-upload-pack-result");
+      assertThat(negotiation.body()).isEqualTo(pktLine(why));
+      assertThat(get(gatewayUri, repo + "/info/refs?service=git-receive-pack").statusCode())
+          .isEqualTo(429);
+      assertThat(sheds).containsExactly("fetch/gateway", "fetch/gateway", "push/gateway");
+    } finally {
+      one.stop();
+    }
+  }
+
+  /** A fetch past its run's share is told why the same way, not with a bare 429. */
+  @Test
+  void aFetchPastItsRunsShareIsToldWhyInGitsErrorChannel() throws Exception {
+    requestsPerRun = 1;
+    Server one = serve(Duration.ofSeconds(30));
+    String repo = "/git/github.com/acme/widget.git";
+    try (java.net.Socket a = drippedPush(one.getURI(), CREDENTIAL, "refs/heads/drip-a")) {
+      Wait.until(Duration.ofSeconds(30), "the dripped push to be admitted",
+          () -> mints.size() == 1);
+
+      HttpResponse<String> advertisement =
+          get(one.getURI(), repo + "/info/refs?service=git-upload-pack");
+
+      assertThat(advertisement.statusCode()).isEqualTo(200);
+      assertThat(advertisement.body()).isEqualTo("001e# service=git-upload-pack\n0000"
+          + pktLine("ERR Control Center policy: this run already has 1 git requests in flight;"
+              + " nothing was done, wait for those to finish and retry\n"));
+      assertThat(get(one.getURI(), repo + "/info/refs?service=git-receive-pack").statusCode())
+          .isEqualTo(429);
+    } finally {
+      one.stop();
+    }
+  }
+
+  private static String pktLine(String payload) {
+    return String.format("%04x", payload.getBytes(StandardCharsets.UTF_8).length + 4) + payload;
+  }
+
+  /**
+   * A streamed push whose upstream dies mid-pack gives its admission back once it is answered:
+   * with a limit of one, the same run is admitted again at once.
+   */
+  @Test
+  void aStreamedPushWhoseUpstreamDiesGivesItsAdmissionBack() throws Exception {
+    Server one = serve(Duration.ofSeconds(30), GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE,
+        new AdmissionLimits(1, 64, Duration.ofSeconds(20)));
+    try (Repository client = clientWithNewMain()) {
+      RevCommit big = bigCommit(client, Map.of());
+      upstreamServer.receivePackDiesAfter = 256 << 10;
+      upstreamServer.requests.clear();
+
+      PushResult r = push(one.getURI(), CREDENTIAL, client, false, big.name() + ":refs/heads/big");
+
+      assertThat(r.getRemoteUpdate("refs/heads/big").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+      assertThat(upstreamServer.requests)
+          .contains(new HttpUpstream.Seen("POST /widget.git/git-receive-pack", true));
+      assertThat(idOf(upstream, "refs/heads/big")).isNull();
+      // given back just after the answer, once the request's thread leaves the gateway
+      Wait.until(Duration.ofSeconds(30), "the push's admission to be given back",
+          () -> gateway.admittedRequests() == 0);
+      assertThat(get(one.getURI(), "/git/github.com/acme/widget.git/info/refs?service="
+          + "git-receive-pack").statusCode()).isEqualTo(200);
+      assertThat(sheds).isEmpty();
+    } finally {
+      upstreamServer.receivePackDiesAfter = -1;
+      one.stop();
     }
   }
 

@@ -38,6 +38,11 @@ final class HttpUpstream implements AutoCloseable {
   volatile PreReceiveHook hook;
   /** Rewrites the body of upload-pack's answers to a fetch, when set: a faulty upstream. */
   volatile UnaryOperator<byte[]> uploadPackAnswer;
+  /**
+   * When set, upstream's receive-pack dies once it has read this many bytes of a push: it fails
+   * and drops the connection without an answer, as an upstream that crashes mid-pack.
+   */
+  volatile long receivePackDiesAfter = -1;
 
   HttpUpstream(Path root) throws Exception {
     this.root = root;
@@ -64,6 +69,11 @@ final class HttpUpstream implements AutoCloseable {
       requests.add(new Seen(http.getMethod() + " " + http.getRequestURI()
           + (http.getQueryString() == null ? "" : "?" + http.getQueryString()),
           http.getHeader("Authorization") != null));
+      long diesAfter = receivePackDiesAfter;
+      if (diesAfter >= 0 && http.getRequestURI().endsWith("/git-receive-pack")) {
+        http.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE, diesAfter));
+        throw new org.eclipse.jetty.io.EofException("upstream died mid-pack (test)");
+      }
       UnaryOperator<byte[]> rewrite = uploadPackAnswer;
       if (rewrite == null || !http.getRequestURI().endsWith("/git-upload-pack")) {
         chain.doFilter(req, rsp);

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * holding no admission (issue 35's few-runs finding), by pushes of {@link #HELD} runs held for an
  * approver; then
  * a crowd of {@value #CROWD} runs pushes at once. Every push of the crowd is answered within its
- * deadline, shed with git's own error and a message that says to retry; {@code /healthz} answers
+ * deadline, shed with git's own error and a message that says to retry, and so is a fetch
+ * (git's {@code remote error}), each counted on {@code /metrics}; {@code /healthz} answers
  * throughout; once the held pushes are answered they land, and the crowd's next pushes land. Before
  * admission the crowd queued behind the held pushes without bound (with 350 runs at once the
  * appliance wedged).
@@ -42,6 +43,10 @@ class PushCrowdTest {
   private static final String SHED = "remote: Control Center policy: the gateway is working on"
       + " its limit of " + LIMIT + " git requests at once; nothing was done,"
       + " retry in a few seconds";
+
+  private static final String SHED_FETCH = "fatal: remote error: Control Center policy: the"
+      + " gateway is working on its limit of " + LIMIT + " git requests at once; nothing was"
+      + " done, retry in a few seconds";
 
   @TempDir Path tmp;
 
@@ -111,6 +116,21 @@ class PushCrowdTest {
               assertThat(r.exit()).as(r.stderr()).isNotZero();
               assertThat(r.stderr()).contains(SHED).contains("error: 429");
             });
+        // A fetch shed the same way is told why in git's own error channel: git printed only
+        // "RPC failed; HTTP 429" for a shed POST, and a protocol v2 ref listing is one.
+        Pusher fetcher = crowd.get(0);
+        for (String[] read : List.of(new String[] {"fetch", "origin"},
+            new String[] {"-c", "protocol.version=0", "fetch", "origin"},
+            new String[] {"ls-remote", "origin"})) {
+          GitRun.Result r = fetcher.git().in(fetcher.work(), read);
+          assertThat(r.exit()).as(r.stderr()).isNotZero();
+          assertThat(r.stderr()).as(String.join(" ", read)).contains(SHED_FETCH);
+        }
+        String metrics = Wire.tcp(app.port(), "GET", "/metrics", null, null, null).body();
+        assertThat(metrics).containsPattern("pushgate_git_requests_shed_total\\{door=\"fetch\","
+            + "limit=\"gateway\"\\} 3\\.0");
+        assertThat(metrics).containsPattern("pushgate_git_requests_shed_total\\{door=\"push\","
+            + "limit=\"gateway\"\\} " + CROWD + "\\.0");
         assertThat(unhealthy).as("/healthz answers while the crowd pushes").isEmpty();
         assertThat(healthy.get()).as("/healthz answers while the crowd pushes").isPositive();
         for (Pusher p : crowd) {

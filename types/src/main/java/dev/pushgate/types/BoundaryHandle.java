@@ -11,7 +11,8 @@ import java.util.Base64;
  * before the first TLS byte, carrying the run's handle in a TLV of pushgate's own type. The
  * handle is a random value made per run, never the run id: anything on the host's loopback can
  * connect to the listener, and a run id is no secret. The writer (sandbox-bridge) and the reader
- * (the gateway's boundary, through Jetty's {@code ProxyConnectionFactory}) share this class.
+ * (the gateway's boundary, through Jetty's {@code ProxyConnectionFactory}, the handle read from
+ * the header's own bytes by {@link #fromProxyHeader}) share this class.
  */
 public final class BoundaryHandle {
   /** The TLV type carrying the handle: the first of the range kept for custom use (0xE0). */
@@ -70,6 +71,59 @@ public final class BoundaryHandle {
       }
     }
     return new String(tlv, StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * The handle a whole PROXY v2 header names, as its bytes came off the wire: null unless the
+   * header is a well-formed v2 PROXY header whose TLVs fill its length exactly and name exactly one
+   * handle ({@link #read}). Jetty's parser keeps one value per TLV type and drops the others
+   * unseen, so two handles in one header would name whichever it kept; a header that names two is
+   * refused here, as one whose TLVs overrun it.
+   *
+   * @param header the first bytes of the connection; more than the header is fine
+   */
+  public static String fromProxyHeader(byte[] header) {
+    int length = header == null ? 0 : header.length;
+    if (length < 16) {
+      return null;
+    }
+    for (int i = 0; i < SIGNATURE.length; i++) {
+      if (header[i] != SIGNATURE[i]) {
+        return null;
+      }
+    }
+    if (header[12] != VERSION_COMMAND) {
+      return null;
+    }
+    int addresses = switch (header[13] & 0xFF) {
+      case 0x11, 0x12 -> 12; // IPv4, stream or datagram
+      case 0x21, 0x22 -> 36; // IPv6
+      case 0x31, 0x32 -> 216; // UNIX
+      default -> -1; // UNSPEC and anything else: a run's proxy writes TCP over IPv4
+    };
+    int end = 16 + ((header[14] & 0xFF) << 8 | header[15] & 0xFF);
+    if (addresses < 0 || end > length || 16 + addresses > end) {
+      return null;
+    }
+    byte[] handle = null;
+    for (int at = 16 + addresses; at < end; ) {
+      if (at + 3 > end) {
+        return null;
+      }
+      int type = header[at] & 0xFF;
+      int size = (header[at + 1] & 0xFF) << 8 | header[at + 2] & 0xFF;
+      if (at + 3 + size > end) {
+        return null;
+      }
+      if (type == TLV_TYPE) {
+        if (handle != null) {
+          return null;
+        }
+        handle = java.util.Arrays.copyOfRange(header, at + 3, at + 3 + size);
+      }
+      at += 3 + size;
+    }
+    return read(handle);
   }
 
   private static void short16(ByteArrayOutputStream out, int n) {

@@ -100,8 +100,9 @@ public final class ApiBoundaries implements AutoCloseable {
     RunCa ca = RunCa.create(run.runId(), shared.upstream().hostNames(), ttl.plus(CA_MARGIN));
     Path caFile = runDir.resolve("github-api-ca.pem");
     Path bundle = runDir.resolve("ca-bundle.pem");
-    Files.writeString(caFile, ca.certificatePem(), StandardCharsets.US_ASCII);
-    systemBundle.writeWith(bundle, ca.certificatePem());
+    String caPem = ca.certificatePem(); // once: PEM-encoding the certificate is not free
+    Files.writeString(caFile, caPem, StandardCharsets.US_ASCII);
+    systemBundle.writeWith(bundle, caPem);
     String sentinel = ApiSentinel.newValue();
     BoundaryRun boundary = listener().open(ca, new ApiBoundary.RunApi(run.runId(),
         run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)));

@@ -31,7 +31,8 @@ final class ProxyHeaderDeadline extends ProxyConnectionFactory {
       }
       return new RunTlsConnections.Refused(endPoint, connector);
     }
-    return super.newConnection(connector, endPoint);
+    // the PROXY header as sent, for RunTlsConnections to read the handle from (ProxyHeaderTap)
+    return super.newConnection(connector, new ProxyHeaderTap(endPoint));
   }
 
   /**

@@ -19,8 +19,9 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 /**
  * TLS for the shared boundary listener, one run per connection: the run is the one whose handle
  * the connection's PROXY v2 header names ({@link BoundaryHandle#TLV_TYPE}), and the connection is
- * shown that run's certificate. A connection with no PROXY header, a v1 one, a LOCAL one, or a
- * handle of no open run, is closed before a TLS byte is read: anything on loopback can connect
+ * shown that run's certificate. A connection with no PROXY header, a v1 one, a LOCAL one, one
+ * naming two handles or whose TLVs overrun it, or a handle of no open run, is closed before a TLS
+ * byte is read: anything on loopback can connect
  * here, and only a run's proxy knows its handle. So is a run's connection over
  * {@link ApiBoundary#MAX_CONNECTIONS}.
  */
@@ -40,10 +41,12 @@ final class RunTlsConnections extends SslConnectionFactory {
     // The peer the listener accepted: a PROXY header's own addresses are whatever it says.
     ProxyConnectionFactory.ProxyEndPoint proxied =
         endPoint instanceof ProxyConnectionFactory.ProxyEndPoint p ? p : null;
-    EndPoint accepted = proxied == null ? endPoint : proxied.unwrap();
+    ProxyHeaderTap tap = proxied != null && proxied.unwrap() instanceof ProxyHeaderTap t ? t
+        : null;
+    EndPoint accepted = tap != null ? tap.unwrap() : proxied == null ? endPoint : proxied.unwrap();
     headers.named(accepted);
-    String handle = proxied == null ? null
-        : BoundaryHandle.read(proxied.getTLV(BoundaryHandle.TLV_TYPE));
+    // Read from the header as sent, not from Jetty's parse: one handle, or none (two, say).
+    String handle = tap == null ? null : BoundaryHandle.fromProxyHeader(tap.head());
     BoundaryRun run = handle == null ? null : runs.apply(handle);
     if (run == null) {
       long refusals = headers.refusalToLog();

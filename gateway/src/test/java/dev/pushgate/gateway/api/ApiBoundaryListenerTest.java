@@ -79,6 +79,31 @@ class ApiBoundaryListenerTest {
     assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
   }
 
+  /**
+   * A PROXY header that names two handles names no run, whichever of them Jetty's parser would
+   * keep (it keeps one value per TLV type): the handle is read from the header as sent.
+   */
+  @Test
+  void aHeaderNamingTwoHandlesIsClosedBeforeTls() throws Exception {
+    for (Run[] twice : new Run[][] {{a, a}, {a, b}, {b, a}}) {
+      byte[] header = header(twice[0]);
+      byte[] second = BoundaryHandle.proxyHeader(twice[1].boundary().handle());
+      byte[] tlv = java.util.Arrays.copyOfRange(second, 16 + 12, second.length);
+      byte[] both = java.util.Arrays.copyOf(header, header.length + tlv.length);
+      System.arraycopy(tlv, 0, both, header.length, tlv.length);
+      int length = both.length - 16;
+      both[14] = (byte) (length >>> 8);
+      both[15] = (byte) length;
+      for (Run shown : twice) {
+        Socket plain = connect(both);
+        assertThatThrownBy(() -> handshake(plain, shown.ca()))
+            .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+      }
+    }
+    assertThat(get(a, a.sentinel())).as("a header naming one still does")
+        .startsWith("HTTP/1.1 200");
+  }
+
   @Test
   void eachConnectionIsShownItsOwnRunsCertificate() throws Exception {
     assertThatThrownBy(() -> handshake(connect(header(a)), b.ca()))
