@@ -855,6 +855,41 @@ class GatewayHttpTest {
     assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
   }
 
+  /**
+   * Found by an outside review (attack3133): a command JGit refuses before the pre-receive hook
+   * (here a create of a ref that exists; likewise "invalid old id sent") never reaches
+   * PushHook, so it is refused in git's report but never audited; a push made only of such
+   * commands mints a write token, opens a streamed copy upstream, and leaves no audit record.
+   * docs/push-path.md, steps 6 and 7: the hook refuses what JGit itself refused, and every
+   * decision is written.
+   */
+  @Test
+  void aCommandJGitRefusesBeforeTheHookIsStillAudited() throws Exception {
+    TestRepos.setRef(upstream, "refs/heads/keep", base);
+    String repo = "/git/github.com/acme/widget.git";
+    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+        .statusCode()).isEqualTo(200);
+    byte[] command = ("0".repeat(40) + " " + base.name() + " refs/heads/keep\0report-status\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(command);
+    body.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
+    byte[] emptyPack = {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0};
+    body.writeBytes(emptyPack);
+    body.writeBytes(java.security.MessageDigest.getInstance("SHA-1").digest(emptyPack));
+
+    HttpResponse<String> r = post(repo + "/git-receive-pack", body.toByteArray());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("ng refs/heads/keep");
+    assertThat(audit.records).as("the refusal of refs/heads/keep is audited")
+        .anySatisfy(a -> {
+          assertThat(a.ref()).isEqualTo("refs/heads/keep");
+          assertThat(a.decision().id()).isEqualTo("denied");
+        });
+  }
+
   /** Found by GatewayFuzzTest: JGit let a non-ASCII object id through as an internal error. */
   @Test
   void aCommandWithANonAsciiObjectIdIs400AndMovesNothing() throws Exception {
