@@ -1197,6 +1197,13 @@ class GatewayHttpTest {
         }
       }
       assertThat(idOf(upstream, "refs/heads/stalled")).isNull();
+      // attack3133: the command list was read (the second time), so the command is audited.
+      assertThat(audit.records).singleElement().satisfies(a -> {
+        assertThat(a.ref()).isEqualTo("refs/heads/stalled");
+        assertThat(a.code()).isEqualTo(RefusalCode.ABANDONED);
+        assertThat(a.reason()).isEqualTo("the push request timed out (the client sent nothing"
+            + " for 1 s); nothing was pushed");
+      });
     } finally {
       quick.stop();
     }
