@@ -46,6 +46,9 @@ final class EarlyRefusal {
     }
   }
 
+  /** Why a push's pack was not received whole and checked, so that its hook never judged it. */
+  record Unreceived(RefusalCode code, String reason) {}
+
   private EarlyRefusal() {}
 
   /** The refusals, when the rules deny every command of the list whatever its pack holds. */
@@ -95,6 +98,14 @@ final class EarlyRefusal {
   /** Every command refused, unjudged, because the gateway is full: {@code reason} says retry. */
   static Request shed(CommandList list, String reason) {
     return refuseEvery(list, "admission", reason, RefusalCode.GATEWAY_BUSY);
+  }
+
+  /**
+   * Every command of a push whose pack was not received whole and checked ({@code why}): JGit
+   * refused the push before its hook, so no rule judged it and nothing was pushed.
+   */
+  static Request unreceived(CommandList list, Unreceived why) {
+    return refuseEvery(list, "git", why.reason(), why.code());
   }
 
   private static Request refuseEvery(CommandList list, String rule, String reason,

@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A fetch's errors answered as JGit's own handler answers them, but a want the gateway does not
- * serve ({@link ReachableWants}) logged as one line: it is a refusal, not an internal error, and a
- * client retrying (or a run probing object ids) must not write a stack trace per request.
+ * serve ({@link ReachableWants}), or any other break of the protocol by the client, logged as one
+ * line: it is a refusal, not an internal error, and a client retrying (or a run probing object
+ * ids) must not write a stack trace per request.
  */
 final class FetchErrors implements UploadPackErrorHandler {
   private static final Logger log = LoggerFactory.getLogger(FetchErrors.class);
@@ -34,10 +35,14 @@ final class FetchErrors implements UploadPackErrorHandler {
     } catch (WantNotValidException e) {
       log.info("fetch refused: {}", Forwarder.oneLine(e.getMessage()));
       answer(req, rsp, e, e.getMessage());
+    } catch (PackProtocolException e) {
+      // The client broke the protocol (a push's command list sent to git-upload-pack, say): its
+      // error, answered in git's words, not the gateway's.
+      log.info("fetch refused: {}", Forwarder.oneLine(e.getMessage()));
+      answer(req, rsp, e, e.getMessage());
     } catch (Throwable e) {
       log.warn("fetch failed inside the gateway", e);
-      answer(req, rsp, e, e instanceof PackProtocolException
-          || e instanceof ServiceNotEnabledException ? e.getMessage() : null);
+      answer(req, rsp, e, e instanceof ServiceNotEnabledException ? e.getMessage() : null);
     }
   }
 

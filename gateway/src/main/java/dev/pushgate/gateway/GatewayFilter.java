@@ -332,7 +332,22 @@ final class GatewayFilter implements Filter {
       }
       push.attachTo(received);
       chain.doFilter(received, rsp);
+      auditUnreceived(run, repo, push);
     }
+  }
+
+  /**
+   * A push whose pack JGit did not receive whole (the client went or stopped sending part way, or
+   * the pack was malformed) never reaches the push hook: its commands are audited here with the
+   * reason, so that a write token minted ahead and revoked unused, or a streamed copy broken off,
+   * leaves its trace. Nothing was pushed: the streamed copy is broken off when the push closes.
+   */
+  private void auditUnreceived(RunContext run, RepoSlug repo, Push push) {
+    if (push.audited() || push.judged().isEmpty()) {
+      return;
+    }
+    push.whyUnreceived().ifPresent(why -> auditRefused(run, repo,
+        EarlyRefusal.unreceived(push.judged().get().list(), why), "(its pack was not received)"));
   }
 
   /**
@@ -397,6 +412,17 @@ final class GatewayFilter implements Filter {
   /** Audits, discards the pack unread, and answers every command with its refusal. */
   private void refuseEarly(RunContext run, RepoSlug repo, HttpServletRequest req,
       HttpServletResponse rsp, EarlyRefusal.Request early) throws IOException {
+    List<String> reasons = auditRefused(run, repo, early, "(before its pack)");
+    discardPack(req, rsp);
+    EarlyRefusal.respond(rsp, early, reasons);
+  }
+
+  /**
+   * Audits and logs every command of {@code early} as refused; returns what git is told of each
+   * (the audit log's unavailability, when it is). {@code when} ends each log line.
+   */
+  private List<String> auditRefused(RunContext run, RepoSlug repo, EarlyRefusal.Request early,
+      String when) {
     List<String> reasons = new ArrayList<>();
     List<PushRecord> records = new ArrayList<>();
     for (EarlyRefusal.Refused r : early.refused()) {
@@ -420,12 +446,10 @@ final class GatewayFilter implements Filter {
       log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
           .addKeyValue("ref", r.ref()).addKeyValue("decision", "deny")
           .addKeyValue("code", early.code())
-          .log("push run={} repo={} ref={} kind={} decision=deny code={} reason={}"
-          + " (before its pack)", run.runId(), repo, r.ref(), r.kind(), early.code(),
-          r.judgement().reason());
+          .log("push run={} repo={} ref={} kind={} decision=deny code={} reason={} {}",
+          run.runId(), repo, r.ref(), r.kind(), early.code(), r.judgement().reason(), when);
     }
-    discardPack(req, rsp);
-    EarlyRefusal.respond(rsp, early, reasons);
+    return reasons;
   }
 
   /**

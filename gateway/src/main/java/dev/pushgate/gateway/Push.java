@@ -40,6 +40,10 @@ final class Push implements AutoCloseable {
   private StreamedForward streamed;
   /** Upstream's refs, for an advertisement made while the cache fetches them; or null. */
   private Map<String, ObjectId> upstreamRefs;
+  /** True once the push hook has audited the push's commands. */
+  private volatile boolean audited;
+  /** Why the pack was not received whole, when it was not; or null. */
+  private volatile EarlyRefusal.Unreceived unreceived;
   /** True once the git client has gone: its judgement is then abandoned. */
   private volatile java.util.function.BooleanSupplier clientGone = () -> false;
 
@@ -99,6 +103,28 @@ final class Push implements AutoCloseable {
     return judged.flatMap(j -> j.verdictOf(cmd.getRefName(), cmd.getOldId(), cmd.getNewId()))
         .orElseGet(() -> Verdict.of(run::judgePush, cmd.getRefName(), cmd.getOldId(),
             cmd.getNewId()));
+  }
+
+  /** Notes that the push hook wrote the audit records of this push's commands. */
+  void markAudited() {
+    audited = true;
+  }
+
+  boolean audited() {
+    return audited;
+  }
+
+  /**
+   * Notes why the push ended before its pack was received and checked (JGit's receive failed, so
+   * its hook never ran): the filter then audits its commands with this reason.
+   */
+  void unreceived(RefusalCode code, String reason) {
+    unreceived = new EarlyRefusal.Unreceived(code, reason);
+  }
+
+  /** Why the pack was not received, if {@link #unreceived} was told. */
+  Optional<EarlyRefusal.Unreceived> whyUnreceived() {
+    return Optional.ofNullable(unreceived);
   }
 
   /** Starts minting the push's token (without the workflows permission) on {@code executor}. */

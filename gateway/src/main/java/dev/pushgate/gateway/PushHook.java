@@ -83,10 +83,23 @@ final class PushHook implements PreReceiveHook {
     this.clock = services.config().clock();
   }
 
+  /**
+   * Judges every command of the push. JGit hands a pre-receive hook only the commands it has not
+   * refused itself ({@code notRefusedByJGit}); the ones it refused before the hook (a create of a
+   * ref that exists, a stale old id, a missing object) are taken from {@link
+   * ReceivePack#getAllCommands} too, so that they are audited, with JGit's words, like any other.
+   */
   @Override
-  public void onPreReceive(ReceivePack rp, Collection<ReceiveCommand> commands) {
+  public void onPreReceive(ReceivePack rp, Collection<ReceiveCommand> notRefusedByJGit) {
     Instant start = clock.instant();
+    List<ReceiveCommand> commands = rp.getAllCommands();
     List<Item> items = commands.stream().map(c -> new Item(c, push.verdictOf(c))).toList();
+    for (Item i : items) {
+      if (i.cmd.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED) {
+        i.refuse(RefusalCode.INVALID_COMMAND,
+            i.cmd.getMessage() != null ? i.cmd.getMessage() : i.cmd.getResult().name());
+      }
+    }
     try {
       judge(rp, items);
       List<Item> allowed = items.stream().filter(Item::allowed).toList();
@@ -122,6 +135,9 @@ final class PushHook implements PreReceiveHook {
   }
 
   private void judge(ReceivePack rp, List<Item> items) throws IOException, InterruptedException {
+    if (items.stream().noneMatch(Item::allowed)) {
+      return; // JGit refused every command: nothing for the rules or the content judge
+    }
     Collection<Ref> upstreamRefs = rp.getAdvertisedRefs() == null
         ? List.of() : rp.getAdvertisedRefs().values();
     List<Item> asks = new ArrayList<>();
@@ -149,7 +165,9 @@ final class PushHook implements PreReceiveHook {
           + threads.judgementWait().toSeconds()
           + " s; nothing was pushed, push again once those finish";
       for (Item i : items) {
-        i.refuse(RefusalCode.JUDGE_BUSY, why);
+        if (i.allowed()) {
+          i.refuse(RefusalCode.JUDGE_BUSY, why);
+        }
       }
       return;
     }
@@ -164,10 +182,8 @@ final class PushHook implements PreReceiveHook {
   private void judgeEach(ReceivePack rp, List<Item> items, Collection<Ref> upstreamRefs,
       ContentJudge content, List<Item> asks) throws IOException {
     for (Item i : items) {
-      if (i.cmd.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED) {
-        i.refuse(RefusalCode.INVALID_COMMAND,
-            i.cmd.getMessage() != null ? i.cmd.getMessage() : i.cmd.getResult().name());
-        continue;
+      if (!i.allowed()) {
+        continue; // JGit refused it before the hook
       }
       if (i.cmd.getOldId().equals(ObjectId.zeroId())
           && i.cmd.getNewId().equals(ObjectId.zeroId())) {
@@ -316,6 +332,7 @@ final class PushHook implements PreReceiveHook {
           i.allowed() ? PushRecord.Outcome.PENDING : PushRecord.Outcome.NOT_FORWARDED, 0));
     }
     List<? extends AuditLog.Handle> handles = services.audit().record(records);
+    push.markAudited();
     for (int n = 0; n < items.size(); n++) {
       items.get(n).audited = handles.get(n);
     }

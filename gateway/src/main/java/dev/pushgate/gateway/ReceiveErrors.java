@@ -18,9 +18,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A push that breaks the protocol gets a 400 with what was wrong, not a 500 and a stack trace. By
  * then nothing has moved: commands are judged only after the whole pack was received and checked.
+ * The push is told why ({@link Push#unreceived}), so that the filter audits its commands.
  */
 final class ReceiveErrors implements ReceivePackErrorHandler {
   private static final Logger log = LoggerFactory.getLogger(ReceiveErrors.class);
+
+  private static final String INTERNAL = "the push failed inside the gateway; nothing was pushed";
 
   private final long maxBodyBytes;
 
@@ -37,7 +40,7 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     } catch (PackProtocolException | UnpackException | CorruptObjectException e) {
       Throwable timeout = timeoutIn(e);
       if (timeout != null) {
-        timedOut(rsp, timeout);
+        timedOut(req, rsp, timeout);
         return;
       }
       String why = Forwarder.oneLine(e.getMessage());
@@ -48,6 +51,7 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
             + Forwarder.oneLine(c.getMessage());
       }
       log.info("malformed push refused: {}", why);
+      unreceived(req, e, why);
       if (why.contains("wanted 'old new ref'")) {
         why = "a command is not '<old-id> <new-id> <ref>' with a valid ref name";
       }
@@ -56,19 +60,20 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       answer(req, rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
     } catch (IOException e) {
       if (timeoutIn(e) != null) {
-        timedOut(rsp, timeoutIn(e));
+        timedOut(req, rsp, timeoutIn(e));
       } else if (e instanceof PacketLineIn.InputOverLimitIOException) {
         log.info("malformed push refused: its command list is too long");
         answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: the push's"
             + " command list is too long; push fewer refs at a time");
       } else if (isBadInput(e)) {
         log.info("malformed push refused: {}", Forwarder.oneLine(e.getMessage()));
+        unreceived(req, e, Forwarder.oneLine(e.getMessage()));
         answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST,
             "malformed push request: " + Forwarder.oneLine(e.getMessage()));
       } else {
         log.warn("push failed: {}", e.toString());
-        answer(req, rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
-            "the push failed inside the gateway; nothing was pushed");
+        unreceivedAs(req, RefusalCode.INTERNAL, INTERNAL);
+        answer(req, rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR, INTERNAL);
       }
     } catch (IllegalArgumentException e) {
       // JGit turns a command whose id is not hexadecimal into a PackProtocolException, but lets
@@ -81,16 +86,54 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + why);
     } catch (RuntimeException e) {
       log.warn("push failed: {}", e.toString());
-      answer(req, rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
-          "the push failed inside the gateway; nothing was pushed");
+      unreceivedAs(req, RefusalCode.INTERNAL, INTERNAL);
+      answer(req, rsp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR, INTERNAL);
     }
   }
 
   /** A client that stopped sending: a read timeout ended the push. */
   private static void timedOut(HttpServletResponse rsp, Throwable e) throws IOException {
     log.info("push timed out: {}", Forwarder.oneLine(e.getMessage()));
-    answer(rsp, HttpServletResponse.SC_REQUEST_TIMEOUT, "the push request timed out ("
-        + Forwarder.oneLine(e.getMessage()) + "); nothing was pushed");
+    answer(rsp, HttpServletResponse.SC_REQUEST_TIMEOUT, timedOutReason(e));
+  }
+
+  private static void timedOut(HttpServletRequest req, HttpServletResponse rsp, Throwable e)
+      throws IOException {
+    unreceivedAs(req, RefusalCode.ABANDONED, timedOutReason(e));
+    timedOut(rsp, e);
+  }
+
+  private static String timedOutReason(Throwable e) {
+    return "the push request timed out (" + Forwarder.oneLine(e.getMessage())
+        + "); nothing was pushed";
+  }
+
+  /**
+   * Tells the push on {@code req}, if JGit got one, why its pack was not received, for the
+   * audit: a pack cut short (the client went part way) is abandoned, anything else malformed.
+   */
+  private static void unreceived(HttpServletRequest req, Throwable e, String why) {
+    if (cutShort(e)) {
+      unreceivedAs(req, RefusalCode.ABANDONED,
+          "the pack did not arrive whole (" + why + "); nothing was pushed");
+    } else {
+      unreceivedAs(req, RefusalCode.INVALID_COMMAND,
+          "malformed push request: " + why + "; nothing was pushed");
+    }
+  }
+
+  private static void unreceivedAs(HttpServletRequest req, RefusalCode code, String reason) {
+    Push.of(req).ifPresent(p -> p.unreceived(code, reason));
+  }
+
+  /** True when the body ended before the pack did. */
+  private static boolean cutShort(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.io.EOFException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -31,7 +31,8 @@ public enum RefusalCode {
   GATEWAY_BUSY,
   /**
    * Nobody waited for the judgement any more (the git client closed its connection, or the
-   * appliance is stopping): it was abandoned part way, and nothing was pushed.
+   * appliance is stopping): it was abandoned part way, and nothing was pushed. Also a push whose
+   * pack never arrived whole (cut short, or its client stopped sending): never judged.
    */
   ABANDONED,
   /** Something failed inside the gateway; the push is refused, never let through. */

@@ -265,6 +265,39 @@ class GatewayFetchTest {
         .doesNotContain("PACK");
   }
 
+  /**
+   * attack3133: a push's command list sent to git-upload-pack is the client's protocol error: git
+   * gets its ERR, and the gateway logs one line, not an internal error with a stack trace.
+   */
+  @Test
+  void aPushCommandListSentToUploadPackIsRefusedAsOneLine() throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // sync the cache
+    byte[] command = ("0".repeat(40) + " " + base.name() + " refs/heads/x\0report-status\n")
+        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] body = (String.format("%04x", command.length + 4)
+        + new String(command, java.nio.charset.StandardCharsets.US_ASCII) + "0000")
+        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream err = System.err;
+    System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+    HttpResponse<String> r;
+    try {
+      r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+              server.getURI().resolve("/git/github.com/acme/widget.git/git-upload-pack"))
+          .header("Authorization", "Bearer " + CREDENTIAL)
+          .header("Content-Type", "application/x-git-upload-pack-request")
+          .timeout(Duration.ofSeconds(30))
+          .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+          HttpResponse.BodyHandlers.ofString());
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(r.body()).contains("ERR ").contains("expected 'want'");
+    String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(log).contains("fetch refused: ").contains("expected 'want'")
+        .doesNotContain("fetch failed inside the gateway").doesNotContain("\tat ");
+  }
+
   /** No spelling of a repository not attached reaches its upstream or makes a cache for it. */
   @ParameterizedTest
   @ValueSource(strings = {"acme/SECRET.git", "acme/secret", "acme/secret.git/",

@@ -871,6 +871,135 @@ class GatewayHttpTest {
     assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
   }
 
+  /**
+   * Found by an outside review (attack3133): a command JGit refuses before the pre-receive hook
+   * (here a create of a ref that exists; likewise "invalid old id sent") never reaches
+   * PushHook, so it is refused in git's report but never audited; a push made only of such
+   * commands mints a write token, opens a streamed copy upstream, and leaves no audit record.
+   * docs/push-path.md, steps 6 and 7: the hook refuses what JGit itself refused, and every
+   * decision is written.
+   */
+  @Test
+  void aCommandJGitRefusesBeforeTheHookIsStillAudited() throws Exception {
+    TestRepos.setRef(upstream, "refs/heads/keep", base);
+
+    HttpResponse<String> r = rawPush(List.of("0".repeat(40) + " " + base.name()
+        + " refs/heads/keep"), emptyPack());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("ng refs/heads/keep");
+    assertThat(audit.records).as("the refusal of refs/heads/keep is audited")
+        .anySatisfy(a -> {
+          assertThat(a.ref()).isEqualTo("refs/heads/keep");
+          assertThat(a.decision().id()).isEqualTo("denied");
+        });
+  }
+
+  /**
+   * attack3133, the other case JGit refuses before the hook: an update whose old id is not the
+   * ref's. Audited with JGit's words; the token minted ahead is revoked unused and the copy
+   * streamed upstream is broken off before its trailer: nothing moves.
+   */
+  @Test
+  void anUpdateWithAStaleOldIdIsRefusedInGitsWordsAndAudited() throws Exception {
+    TestRepos.setRef(upstream, "refs/heads/keep", base);
+    String stale = "1".repeat(40);
+
+    HttpResponse<String> r = rawPush(List.of(stale + " " + base.name() + " refs/heads/keep"),
+        emptyPack());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("ng refs/heads/keep invalid old id sent");
+    assertThat(audit.records).singleElement().satisfies(a -> {
+      assertThat(a.ref()).isEqualTo("refs/heads/keep");
+      assertThat(a.oldId()).isEqualTo(stale);
+      assertThat(a.decision()).isEqualTo(PushRecord.Decision.DENIED);
+      assertThat(a.code()).isEqualTo(RefusalCode.INVALID_COMMAND);
+      assertThat(a.reason()).isEqualTo("invalid old id sent");
+      assertThat(a.outcome()).isEqualTo(PushRecord.Outcome.NOT_FORWARDED);
+    });
+    assertThat(idOf(upstream, "refs/heads/keep")).isEqualTo(base);
+    assertThat(access.leases).allSatisfy(l -> assertThat(closesOf(l)).isEqualTo(1));
+  }
+
+  /**
+   * attack3133: an allowed create and a stale update in one (non-atomic) push. Only the create
+   * lands; both are audited.
+   */
+  @Test
+  void aPushMixingAnAllowedCreateAndAStaleUpdateLandsOnlyTheCreateAndAuditsBoth()
+      throws Exception {
+    TestRepos.setRef(upstream, "refs/heads/keep", base);
+    String stale = "1".repeat(40);
+
+    HttpResponse<String> r = rawPush(List.of(
+        "0".repeat(40) + " " + base.name() + " refs/heads/fresh",
+        stale + " " + base.name() + " refs/heads/keep"), emptyPack());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("ok refs/heads/fresh")
+        .contains("ng refs/heads/keep invalid old id sent");
+    assertThat(idOf(upstream, "refs/heads/fresh")).isEqualTo(base);
+    assertThat(idOf(upstream, "refs/heads/keep")).isEqualTo(base);
+    assertThat(audit.records).extracting(PushRecord::ref, PushRecord::decision, PushRecord::code)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("refs/heads/fresh", PushRecord.Decision.ALLOWED,
+                null),
+            org.assertj.core.groups.Tuple.tuple("refs/heads/keep", PushRecord.Decision.DENIED,
+                RefusalCode.INVALID_COMMAND));
+  }
+
+  /**
+   * attack3133: a client that dies mid-pack (the body ends inside the pack's one object). The
+   * push hook never runs; the command is still audited as abandoned, and nothing lands upstream.
+   */
+  @Test
+  void aPushWhosePackIsCutShortIsAuditedAndLandsNothing() throws Exception {
+    // a blob of 5 bytes, zlib's header, then a stored deflate block whose 5 bytes never come
+    byte[] cut = {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 1,
+        0x35, 0x78, 0x01, 0x01, 0x05, 0x00, (byte) 0xfa, (byte) 0xff};
+
+    HttpResponse<String> r = rawPush(List.of("0".repeat(40) + " " + base.name()
+        + " refs/heads/cut"), cut);
+
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(audit.records).singleElement().satisfies(a -> {
+      assertThat(a.ref()).isEqualTo("refs/heads/cut");
+      assertThat(a.decision()).isEqualTo(PushRecord.Decision.DENIED);
+      assertThat(a.code()).isEqualTo(RefusalCode.ABANDONED);
+      assertThat(a.reason()).startsWith("the pack did not arrive whole (")
+          .endsWith("); nothing was pushed");
+      assertThat(a.outcome()).isEqualTo(PushRecord.Outcome.NOT_FORWARDED);
+    });
+    assertThat(idOf(upstream, "refs/heads/cut")).isNull();
+    assertThat(access.leases).allSatisfy(l -> assertThat(closesOf(l)).isEqualTo(1));
+  }
+
+  /** A receive-pack POST of {@code commands} (report-status asked on the first) and {@code pack}. */
+  private HttpResponse<String> rawPush(List<String> commands, byte[] pack) throws Exception {
+    String repo = "/git/github.com/acme/widget.git";
+    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+        .statusCode()).isEqualTo(200);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    for (int n = 0; n < commands.size(); n++) {
+      byte[] line = (commands.get(n) + (n == 0 ? "\0report-status" : "") + "\n")
+          .getBytes(StandardCharsets.US_ASCII);
+      body.writeBytes(String.format("%04x", line.length + 4).getBytes(StandardCharsets.US_ASCII));
+      body.writeBytes(line);
+    }
+    body.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(pack);
+    return post(repo + "/git-receive-pack", body.toByteArray());
+  }
+
+  private static byte[] emptyPack() throws Exception {
+    byte[] header = {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0};
+    ByteArrayOutputStream pack = new ByteArrayOutputStream();
+    pack.writeBytes(header);
+    pack.writeBytes(java.security.MessageDigest.getInstance("SHA-1").digest(header));
+    return pack.toByteArray();
+  }
+
   /** Found by GatewayFuzzTest: JGit let a non-ASCII object id through as an internal error. */
   @Test
   void aCommandWithANonAsciiObjectIdIs400AndMovesNothing() throws Exception {
@@ -902,18 +1031,9 @@ class GatewayHttpTest {
 
   @Test
   void aPackDeclaringMoreObjectsThanAPushCanHoldIsRefusedBeforeItIsRead() throws Exception {
-    String repo = "/git/github.com/acme/widget.git";
-    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
-        .statusCode()).isEqualTo(200);
-    byte[] command = ("0".repeat(40) + " " + base.name() + " refs/heads/feature\0report-status\n")
-        .getBytes(StandardCharsets.US_ASCII);
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
-    body.writeBytes(command);
-    body.writeBytes("0000PACK".getBytes(StandardCharsets.US_ASCII));
-    body.writeBytes(new byte[] {0, 0, 0, 2, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff});
-
-    HttpResponse<String> r = post(repo + "/git-receive-pack", body.toByteArray());
+    HttpResponse<String> r = rawPush(List.of("0".repeat(40) + " " + base.name()
+        + " refs/heads/feature"),
+        new byte[] {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff});
 
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).startsWith("malformed push request: ").doesNotContain("OutOfMemoryError");
@@ -1197,6 +1317,13 @@ class GatewayHttpTest {
         }
       }
       assertThat(idOf(upstream, "refs/heads/stalled")).isNull();
+      // attack3133: the command list was read (the second time), so the command is audited.
+      assertThat(audit.records).singleElement().satisfies(a -> {
+        assertThat(a.ref()).isEqualTo("refs/heads/stalled");
+        assertThat(a.code()).isEqualTo(RefusalCode.ABANDONED);
+        assertThat(a.reason()).isEqualTo("the push request timed out (the client sent nothing"
+            + " for 1 s); nothing was pushed");
+      });
     } finally {
       quick.stop();
     }
