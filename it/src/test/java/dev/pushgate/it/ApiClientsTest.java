@@ -72,12 +72,14 @@ class ApiClientsTest {
       cat o-read o-pr o-merge r-read r-pr r-merge g-read g-pr g-merge c-read c-pr c-merge
       """;
 
-  @TempDir Path tmp;
+  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
+  private Path tmp;
   Path root;
   BothRunProxies appliances;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(@TempDir Path dir) throws Exception {
+    tmp = dir;
     ExecTest.requireBwrap();
     boolean octokit = Files.isDirectory(NODE_CLIENTS.resolve("node_modules/@octokit/rest"));
     if (!octokit && "true".equals(System.getenv("CI"))) {

@@ -50,14 +50,16 @@ class FleetTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir Path tmp;
+  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
+  private Path tmp;
   String schema;
   String databaseUrl;
   RunningAppliance a;
   RunningAppliance b;
 
   @BeforeAll
-  void startTwoAppliancesOnOneDatabase() throws Exception {
+  void startTwoAppliancesOnOneDatabase(@TempDir Path dir) throws Exception {
+    tmp = dir;
     String url = System.getenv(ENV);
     if (url == null || url.isBlank()) {
       if ("true".equals(System.getenv("CI"))) {

@@ -40,12 +40,14 @@ class GitHostSpellingExecTest {
       done
       """.formatted(String.join(" ", URLS));
 
-  @TempDir Path tmp;
+  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
+  private Path tmp;
   Path root;
   BothRunProxies appliances;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(@TempDir Path dir) throws Exception {
+    tmp = dir;
     appliances = BothRunProxies.start(tmp);
     root = appliances.root();
   }
