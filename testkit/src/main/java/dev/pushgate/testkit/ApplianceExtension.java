@@ -100,22 +100,22 @@ public final class ApplianceExtension implements BeforeAllCallback, AfterAllCall
 
   /** The class's appliance, started on the first call. */
   public synchronized RunningAppliance get() {
+    if (failedStart != null) {
+      throw new AssertionError("the class's appliance failed to start", failedStart);
+    }
     if (app == null) {
-      if (failedStart != null) {
-        throw new AssertionError("the class's appliance failed to start", failedStart);
-      }
       try {
-        RunningAppliance started = options.apply(RunningAppliance.on(dir().resolve("data"))
-            .serve(serveOptions)).start();
-        app = started;
+        // Kept before its repositories are made: afterAll closes it even if they fail.
+        app = options.apply(RunningAppliance.on(dir().resolve("data")).serve(serveOptions))
+            .start();
         if (repos.size() == 1) {
-          started.forgeCreate(repos.get(0));
+          app.forgeCreate(repos.get(0));
         } else if (!repos.isEmpty()) {
-          started.forgeCreate(repos);
+          app.forgeCreate(repos);
         }
       } catch (Exception | AssertionError e) {
         failedStart = e;
-        throw new AssertionError("the class's appliance failed to start: " + e.getMessage(), e);
+        throw new AssertionError("the class's appliance failed to start", e);
       }
     }
     return app;
