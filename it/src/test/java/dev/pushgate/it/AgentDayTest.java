@@ -79,6 +79,7 @@ class AgentDayTest {
       step why sh -c '/opt/pushgate/bin/pushgate-hook --post-tool-use </tmp/post'
       echo "== end"
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

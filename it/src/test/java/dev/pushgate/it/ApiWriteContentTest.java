@@ -47,6 +47,7 @@ class ApiWriteContentTest {
       export GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 GH_CONFIG_DIR="$PWD/gh-config"
       call() { name=$1; shift; "$@" > "$name.out" 2>&1; echo "$name=$?"; }
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

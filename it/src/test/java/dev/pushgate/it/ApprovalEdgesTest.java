@@ -26,6 +26,7 @@ class ApprovalEdgesTest {
       {"workspaceId": "ws", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
                            "reason": "main needs a human"}]}}""";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving("--approval-timeout", "60s")
       .withRepos("acme/widget");

@@ -31,6 +31,7 @@ class ApprovalFlowTest {
       {"workspaceId": "ws", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
                            "reason": "main needs a human"}]}}""";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving("--approver-poll-grace", "2s")
       .withRepos("acme/widget");

@@ -59,6 +59,7 @@ class ApprovalsWebPageTest {
                               "decision": "ask", "reason": "is it a test fixture?"}]}}""";
   /** Where the test leaves its screenshots; docs/approvals.md shows copies of them. */
   private static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

@@ -41,6 +41,7 @@ class ByHandGhTest {
       gh pr create -R acme/widget --head "$BRANCH" --base main --title "Add $BRANCH" --body "by hand"
       echo "create=$?"
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

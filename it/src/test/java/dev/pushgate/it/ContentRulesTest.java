@@ -32,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ContentRulesTest {
   private static final String REPO = "acme/widget";
   private static final String POLICY = "(Control Center policy: ";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos(REPO);
 

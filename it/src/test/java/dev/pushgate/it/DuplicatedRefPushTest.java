@@ -23,6 +23,7 @@ class DuplicatedRefPushTest {
   private static final String RUN = """
       {"workspaceId": "ws-dup", "mode": "chat", "repository": "acme/widget"}""";
   private static final String PUSH_PATH = "/git/github.com/acme/widget.git/git-receive-pack";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

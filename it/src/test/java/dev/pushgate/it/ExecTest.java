@@ -45,6 +45,7 @@ class ExecTest {
           decision: deny
           reason: push to main is denied
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

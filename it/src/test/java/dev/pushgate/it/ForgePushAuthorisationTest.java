@@ -32,6 +32,7 @@ class ForgePushAuthorisationTest {
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
                            "reason": "push to main is denied"}]}}""";
   private static final String LITERAL = "Bad request: git paths take no ";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GitHubApiBoundaryTest {
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().forSandboxedRuns()
       .with(b -> b.jvm(List.of("-Dpushgate.github-api-boundary=true"))).withRepos("acme/widget");

@@ -57,6 +57,7 @@ class GitHubCliTest {
       git push -q origin "$BRANCH"
       cd ..
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget", "acme/other");

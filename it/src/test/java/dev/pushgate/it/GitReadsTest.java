@@ -29,6 +29,7 @@ class GitReadsTest {
   private static final Pattern GITHUB_TOKEN = Pattern.compile("gh[pousr]_[A-Za-z0-9]{20,}");
   /** What the run's GH_TOKEN is replaced with: git must never need it. */
   private static final String POISON = "ghs_poisonedTokenThatNoOneAccepts0000000";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .withRepos("acme/widget", "acme/lib", "acme/other");

@@ -9,11 +9,9 @@ import dev.pushgate.testkit.RunningAppliance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,15 +32,10 @@ class HookFailsClosedTest {
           decision: deny
           reason: push to main is denied
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving("--hook-ask", "passthrough")
-      .withRepos("acme/widget");
-
-  @BeforeAll
-  static void start() throws Exception {
-    // Searchable by the sandbox user (nobody, as these tests run as root in CI).
-    Files.setPosixFilePermissions(app.dir(), PosixFilePermissions.fromString("rwx--x--x"));
-  }
+      .forSandboxedRuns().withRepos("acme/widget");
 
   @Test
   void pushgateHookWithoutASubcommandBlocksWithItsUsageOnStderr() throws Exception {

@@ -54,6 +54,7 @@ class HostileInputTest {
   private static final String NOT_A_REPOSITORY =
       "Not a repository of the gateway: expected /git/github.com/<owner>/<repo>.git\n";
   private static final ObjectId ZERO = ObjectId.zeroId();
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving("--max-pack-size", "1m")
       .withRepos("acme/widget");

@@ -41,6 +41,7 @@ class KilledPushTest {
   private static final int FILES = 20_000;
   /** Commits of the slow push: judged for minutes on a quiet machine, within the budget. */
   private static final int COMMITS = 2_000;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class LargeAuditAnswerTest {
   private static final int REFS = 6_000;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

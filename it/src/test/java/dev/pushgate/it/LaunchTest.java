@@ -44,6 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LaunchTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern PY_RUN = Pattern.compile("launcher: run (run_[0-9a-f]+)\n");
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

@@ -26,6 +26,7 @@ class MintAmplificationTest {
   private static final String RUN = """
       {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving("--max-write-tokens-per-minute",
       "3")

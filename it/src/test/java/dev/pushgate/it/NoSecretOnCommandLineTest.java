@@ -34,6 +34,7 @@ class NoSecretOnCommandLineTest {
   private static final List<String> SECRET_PREFIXES = List.of("pgr_", "ghs_");
   // a leak is reported with the secret cut short, so the report itself shows none
   private static final Pattern SECRET = Pattern.compile("(pgr_|ghs_)[A-Za-z0-9_.-]{4}[A-Za-z0-9_.-]*");
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

@@ -28,6 +28,7 @@ class NullToNullCommandTest {
       {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/tags/**", "kinds": ["update", "force", "delete"],
          "decision": "deny", "reason": "tags are immutable"}]}}""";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

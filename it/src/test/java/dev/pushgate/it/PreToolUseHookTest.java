@@ -26,6 +26,7 @@ class PreToolUseHookTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path EXAMPLES =
       Path.of("src/test/resources/claude-code-pretooluse-examples.json");
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReadOnlyModeDoorsTest {
   private static final String REFUSED = "Control Center policy: push to refs/heads/plan-notes is"
       + " denied in plan mode, which is read-only";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

@@ -40,6 +40,7 @@ class RefusedWriteReasonTest {
       sleep 2
       /opt/pushgate/bin/pushgate-hook --post-tool-use < /dev/null
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

@@ -32,6 +32,7 @@ class RepositoryNameCaseTest {
       {"workspaceId": "ws-case", "mode": "chat", "repository": "%s",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
                            "reason": "push to main is denied"}]}}""";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RunIsolationTest {
   private static final String AUTH_FAILED =
       "Authentication failed: the run credential is unknown, expired or revoked.\n";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .withRepos("acme/widget", "acme/other");

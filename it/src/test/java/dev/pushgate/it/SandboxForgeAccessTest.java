@@ -27,6 +27,7 @@ class SandboxForgeAccessTest {
           decision: deny
           reason: push to main is denied
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

@@ -38,6 +38,7 @@ class SandboxGitMetadataTest {
           "$PWD/evil/fsmonitor.sh" > evil/config
         """.replace("MARK", mark.toString());
   }
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

@@ -38,6 +38,7 @@ class SandboxUserIsolationTest {
           decision: deny
           reason: push to main is denied
       """;
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving()
       .forSandboxedRuns().withRepos("acme/widget");

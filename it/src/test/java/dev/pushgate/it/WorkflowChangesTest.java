@@ -33,6 +33,7 @@ class WorkflowChangesTest {
   private static final String CI = ".github/workflows/ci.yml";
   private static final String FORGE_REFUSAL =
       "refusing to allow a GitHub App to create or update workflow";
+
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos(REPO);
 
