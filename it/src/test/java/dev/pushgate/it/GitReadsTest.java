@@ -146,7 +146,7 @@ class GitReadsTest {
     assertThat(Files.readString(partial.resolve("second.txt"))).isEqualTo("two\n");
     // the blobs of an older commit are fetched when needed, by id, through the gateway
     String root = git.in(partial, "rev-list", "--max-parents=0", "HEAD").ok().stdout().strip();
-    GitRun.Result old = noCredentialHelper(git.in(partial, "show", app.dir() + ":README.md").ok());
+    GitRun.Result old = noCredentialHelper(git.in(partial, "show", root + ":README.md").ok());
     assertThat(old.stdout()).isNotEmpty().isNotEqualTo("changed\n");
     assertThat(old.stderr()).contains("fetch origin");
   }
