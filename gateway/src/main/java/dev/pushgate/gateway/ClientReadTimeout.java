@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Ends a client's read that waits longer than the client timeout, for every push at once from one
@@ -21,16 +22,24 @@ import java.util.concurrent.TimeUnit;
  * Jetty's blocking read then fails and the push is answered as timed out.
  *
  * <p>Measured with {@link System#nanoTime}, not the gateway's clock: this bounds how long a
- * thread is really blocked, and the configured clock may be fixed (tests) or stepped (NTP).
+ * thread is really blocked, and the configured clock may be fixed (tests) or stepped (NTP). Its
+ * own test passes a time it moves by hand, so that it never waits for time to pass.
  */
 final class ClientReadTimeout implements AutoCloseable {
   private final long timeoutNanos;
+  private final LongSupplier nanoTime;
   private final Set<Watched> reading = ConcurrentHashMap.newKeySet();
   private final ScheduledFuture<?> ticking;
 
   /** Checks every read on {@code ticker}, which the caller owns. */
   ClientReadTimeout(Duration timeout, ScheduledExecutorService ticker) {
+    this(timeout, ticker, System::nanoTime);
+  }
+
+  /** As above, with {@code nanoTime} in place of {@link System#nanoTime}. */
+  ClientReadTimeout(Duration timeout, ScheduledExecutorService ticker, LongSupplier nanoTime) {
     this.timeoutNanos = timeout.toNanos();
+    this.nanoTime = nanoTime;
     long tick = Math.max(10, Math.min(1000, timeout.toMillis() / 4));
     this.ticking =
         ticker.scheduleWithFixedDelay(this::expireStalled, tick, tick, TimeUnit.MILLISECONDS);
@@ -58,7 +67,7 @@ final class ClientReadTimeout implements AutoCloseable {
   }
 
   private void expireStalled() {
-    long now = System.nanoTime();
+    long now = nanoTime.getAsLong();
     for (Watched w : reading) {
       w.expireIfStalled(now);
     }
@@ -109,7 +118,7 @@ final class ClientReadTimeout implements AutoCloseable {
           throw timedOut();
         }
         reader = Thread.currentThread();
-        since = System.nanoTime();
+        since = nanoTime.getAsLong();
       }
       reading.add(this);
     }

@@ -10,17 +10,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Coverage-guided fuzzing of {@link PushUrlRewriter} on arbitrary config file bytes
  * (docs/fuzzing.md).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PushUrlRewriterFuzzTest {
   private static final String GATEWAY = "http://127.0.0.1:7070";
   private static final String TO = GATEWAY + "/git/github.com/";
 
-  @TempDir static Path dir;
+  @TempDir Path dir;
 
   /**
    * Refused means the file is byte for byte unchanged; nothing to do leaves it unchanged too.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,11 +12,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 30: an agent's ordinary day inside {@code pushgate exec} under the default sandbox rules
@@ -80,9 +80,9 @@ class AgentDayTest {
       echo "== end"
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
 
   @BeforeAll
   static void start() throws Exception {
@@ -90,34 +90,25 @@ class AgentDayTest {
     GitHubCliTest.requireGh();
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
   void theOrdinaryDayRunsWithoutAFalseRefusalAndEveryRefusalSaysWhy() throws Exception {
-    PushgateExec launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
+    PushgateExec launcher = PushgateExec.on(app.get().dataDir,
+        app.dir().resolve("home")).withDenyLayer();
 
     // Under the default rules (every push allowed), with no approver connected, a push to main
     // is refused as the hook refuses `git push` without a sandbox; with one who allows, it lands.
-    Path lonely = Files.createDirectories(root.resolve("lonely"));
+    Path lonely = Files.createDirectories(app.dir().resolve("lonely"));
     Files.setPosixFilePermissions(lonely, PosixFilePermissions.fromString("rwxrwxrwx"));
-    Path defaults = Files.writeString(root.resolve("default-rules.yaml"), "");
+    Path defaults = Files.writeString(app.dir().resolve("default-rules.yaml"), "");
     PushgateExec.Result alone = launcher.run(lonely, Map.of(), "--rules", defaults.toString(),
         "--", "sh", "-c", "git commit -q --allow-empty -m lonely && git push origin HEAD:main");
     assertThat(alone.exit()).as(alone.stderr() + alone.stdout()).isNotZero();
     assertThat(alone.stdout() + alone.stderr()).contains("! [remote rejected] HEAD -> main"
         + " (Control Center policy: push to refs/heads/main needs approval in chat mode (no"
         + " approver is connected))");
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
       Path checkout = lonely.resolve("widget");
       // Another run, so another sandbox user: git wants the first run's checkout named safe.
       PushgateExec.Result allowed = launcher.run(checkout, Map.of(), "--workdir",
@@ -128,10 +119,10 @@ class AgentDayTest {
           .contains("push to refs/heads/main needs approval in chat mode");
     }
 
-    Path cwd = root.resolve("agent");
+    Path cwd = app.dir().resolve("agent");
     PushgateExec.Result exec;
     List<String> asked;
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
       exec = runDay(cwd, DAY);
       asked = approver.questions();
     }
@@ -264,7 +255,7 @@ class AgentDayTest {
 
   @Test
   void dependencyTreesBuildInTheCheckoutAndTheAgentsOwnKeysStayRefused() throws Exception {
-    Path cwd = root.resolve("agent-deps");
+    Path cwd = app.dir().resolve("agent-deps");
     PushgateExec.Result exec = runDay(cwd, DEPENDENCIES);
     String all = exec.stdout() + "\n" + exec.stderr();
     assertThat(exec.exit()).as(all).isZero();
@@ -306,7 +297,7 @@ class AgentDayTest {
     Files.createDirectories(cwd);
     Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
     Path rules = Files.writeString(cwd.resolveSibling(cwd.getFileName() + "-rules.yaml"), RULES);
-    return PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
+    return PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).withDenyLayer()
         .run(cwd, Map.of(), "--rules", rules.toString(), "--", "sh", "-c", script);
   }
 

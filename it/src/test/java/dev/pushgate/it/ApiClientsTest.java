@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * opens an allowed pull request, is refused a denied one with the policy's message, and is
  * refused a merge.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApiClientsTest {
   /** Installed by .ci/run with {@code npm ci} from the npm registry. */
   private static final Path NODE_CLIENTS = Path.of("node-clients").toAbsolutePath();
@@ -70,12 +72,14 @@ class ApiClientsTest {
       cat o-read o-pr o-merge r-read r-pr r-merge g-read g-pr g-merge c-read c-pr c-merge
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static BothRunProxies appliances;
+  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
+  private Path tmp;
+  Path root;
+  BothRunProxies appliances;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path dir) throws Exception {
+    tmp = dir;
     ExecTest.requireBwrap();
     boolean octokit = Files.isDirectory(NODE_CLIENTS.resolve("node_modules/@octokit/rest"));
     if (!octokit && "true".equals(System.getenv("CI"))) {
@@ -87,7 +91,7 @@ class ApiClientsTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (appliances != null) {
       appliances.close();
     }
@@ -126,7 +130,7 @@ class ApiClientsTest {
   }
 
   /** Runs {@link #CLIENTS} in one run of {@code proxy}'s appliance and returns its lines. */
-  private static String clients(String proxy, String name, String rules) throws Exception {
+  private String clients(String proxy, String name, String rules) throws Exception {
     RunningAppliance app = appliances.of(proxy);
     Path work = Files.createDirectories(root.resolve("work-" + proxy + "-" + name));
     copy(NODE_CLIENTS, work, List.of("octokit.mjs", "requests_client.py", "package.json"));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.FakeSecrets;
 import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
@@ -19,10 +20,9 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -48,23 +48,13 @@ class ApiWriteContentTest {
       call() { name=$1; shift; "$@" > "$name.out" 2>&1; echo "$name=$?"; }
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
 
   @BeforeAll
   static void start() throws Exception {
     GitHubCliTest.requireGhAndBwrap();
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
@@ -104,7 +94,7 @@ class ApiWriteContentTest {
     PushgateExec.Result exec;
     // A sandboxed chat run's writes ask, as the hook asks without a sandbox (issue 28): allowed,
     // so what is refused here is refused by the content rules.
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
       exec = exec(work, "push: allow\n", GH + "call put-env " + api
           + "config/.env -f message=config -f branch=main -f content=\"$(printf 'A=1\\n' | base64)\"\n"
           + "call put-pat " + api + "app.py --input put-pat.json\n"
@@ -127,16 +117,19 @@ class ApiWriteContentTest {
     assertThat(out).as(out).contains("put-ok=0", "put-env=1", "put-pat=1", "put-pem=1",
         "cob-env=1", "cob-pat=1", "cob-pem=1", "blob-pat=1", "blob-pem=1", "tree-env=1",
         "tree-pat=1", "commit-pat=1", "tag-pat=1", "curl-blob=0");
-    assertThat(section(out, "put-env")).contains(POLICY + "config/.env matches \"no secret files\"");
+    assertThat(section(out, "put-env")).contains(POLICY
+        + "config/.env matches \"no secret files\"");
     assertThat(section(out, "put-pat")).contains(POLICY + "app.py:2" + PAT);
     assertThat(section(out, "put-pem")).contains(POLICY + "deploy/key.txt:1" + KEY);
-    assertThat(section(out, "cob-env")).contains(POLICY + "config/.env matches \"no secret files\"");
+    assertThat(section(out, "cob-env")).contains(POLICY
+        + "config/.env matches \"no secret files\"");
     assertThat(section(out, "cob-pat")).contains(POLICY + "app.py:2" + PAT);
     assertThat(section(out, "cob-pem")).contains(POLICY + "deploy/key.txt:1" + KEY);
     assertThat(section(out, "blob-pat")).containsPattern("blob [0-9a-f]{7}:2 holds a GitHub");
     assertThat(section(out, "blob-pem")).contains(KEY);
     assertThat(section(out, "curl-blob")).contains("\"message\":\"" + POLICY + "blob ");
-    assertThat(section(out, "tree-env")).contains(POLICY + "config/.env matches \"no secret files\"");
+    assertThat(section(out, "tree-env")).contains(POLICY
+        + "config/.env matches \"no secret files\"");
     assertThat(section(out, "tree-pat")).contains(POLICY + "app.py:2" + PAT);
     assertThat(section(out, "commit-pat")).contains(POLICY + "the commit message" + PAT);
     assertThat(section(out, "tag-pat")).contains(POLICY + "the tag message" + PAT);
@@ -147,7 +140,7 @@ class ApiWriteContentTest {
     assertThat(sent).noneMatch(r -> r.contains("/git/") || r.contains("graphql")
         || r.contains("contents/") && !r.contains("contents/notes.txt"));
     String audit = RunningAppliance.cli("audit", "--run", exec.runId(), "--decisions",
-        "--data-dir", app.dataDir.toString());
+        "--data-dir", app.get().dataDir.toString());
     assertThat(audit).contains("config/.env matches \"no secret files\"")
         .doesNotContain(FakeSecrets.githubPat());
   }
@@ -161,7 +154,7 @@ class ApiWriteContentTest {
   @Test
   void aRefMovedToACommitTheBoundaryNeverSawIsJudgedAsAPushOfIt() throws Exception {
     Path work = workdir("moves");
-    Path forge = app.forgeRepo("acme/widget");
+    Path forge = app.get().forgeRepo("acme/widget");
     String main = gitOut(forge, "rev-parse", "refs/heads/main");
     String leak = commitOnForge(forge, main, "app.py", "import os\nTOKEN = \""
         + FakeSecrets.githubPat() + "\"\n");
@@ -176,10 +169,12 @@ class ApiWriteContentTest {
     // Every ref rule and the workflow rule allow, and the approver allows the chat mode's
     // questions: only the commit's content can refuse.
     PushgateExec.Result exec;
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
       exec = exec(work, "push: allow\npush-workflows: allow\n", GH
-          + "call rest-create gh api repos/acme/widget/git/refs -f ref=refs/heads/leak -f sha=" + leak
-          + "\ncall rest-update gh api -X PATCH repos/acme/widget/git/refs/heads/main -f sha=" + leak
+          + "call rest-create gh api repos/acme/widget/git/refs -f ref=refs/heads/leak -f sha="
+              + leak
+          + "\ncall rest-update gh api -X PATCH repos/acme/widget/git/refs/heads/main -f sha="
+              + leak
           + "\ncall curl-update curl -sS -X PATCH -H \"Authorization: token $GH_TOKEN\" -d"
           + " '{\"sha\":\"" + leak + "\",\"force\":true}'"
           + " https://api.github.com/repos/acme/widget/git/refs/heads/main"
@@ -212,11 +207,11 @@ class ApiWriteContentTest {
   @Test
   void anAllowedGraphQlRefMoveLandsWithTheRunsRepositorysToken() throws Exception {
     Path work = workdir("gql-moves");
-    Path forge = app.forgeRepo("acme/widget");
+    Path forge = app.get().forgeRepo("acme/widget");
     String main = gitOut(forge, "rev-parse", "refs/heads/main");
     String clean = commitOnForge(forge, main, "gql.md", "nothing secret either\n");
     PushgateExec.Result exec;
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
       exec = exec(work, "push: allow\npush-workflows: allow\n", GH
           + "rid=$(gh api graphql -f query='query { repository(owner: \"acme\", name:"
           + " \"widget\") { id } }' --jq .data.repository.id)\n"
@@ -247,9 +242,9 @@ class ApiWriteContentTest {
   void anApiFastForwardOntoAWorkflowChangeUpstreamHasIsJudgedByTheWorkflowRule()
       throws Exception {
     Path work = workdir("wf-move");
-    Path forge = app.forgeRepo("acme/widget");
+    Path forge = app.get().forgeRepo("acme/widget");
     String main = gitOut(forge, "rev-parse", "refs/heads/main");
-    Path file = Files.writeString(root.resolve("blob-ci.yml"), "on: push\njobs: {}\n");
+    Path file = Files.writeString(app.dir().resolve("blob-ci.yml"), "on: push\njobs: {}\n");
     String blob = gitOut(forge, "hash-object", "-w", file.toString());
     String workflows = gitIn(forge, "100644 blob " + blob + "\tci.yml\n", "mktree");
     String github = gitIn(forge, "040000 tree " + workflows + "\tworkflows\n", "mktree");
@@ -290,9 +285,9 @@ class ApiWriteContentTest {
    */
   @Test
   void downloadLinksReachTheRunWithoutTheirTokens() throws Exception {
-    String token = Forge.mintReadToken(app, "acme/widget");
+    String token = Forge.mintReadToken(app.get(), "acme/widget");
     HttpClient http = HttpClient.newHttpClient();
-    String forgeApi = app.base() + "/forge/api/v3/repos/acme/widget";
+    String forgeApi = app.get().base() + "/forge/api/v3/repos/acme/widget";
     HttpResponse<String> tarball = http.send(HttpRequest.newBuilder(URI.create(forgeApi
         + "/tarball/main")).header("Authorization", "token " + token).build(),
         HttpResponse.BodyHandlers.ofString());
@@ -325,7 +320,7 @@ class ApiWriteContentTest {
   /** A commit on {@code parent} adding {@code path}, written into the forge's repository alone. */
   private static String commitOnForge(Path repo, String parent, String path, String content)
       throws Exception {
-    Path file = Files.writeString(root.resolve("blob-" + path), content);
+    Path file = Files.writeString(app.dir().resolve("blob-" + path), content);
     String blob = gitOut(repo, "hash-object", "-w", file.toString());
     String listing = gitOut(repo, "ls-tree", parent);
     String tree = gitIn(repo, (listing.isEmpty() ? "" : listing + "\n") + "100644 blob " + blob
@@ -382,7 +377,7 @@ class ApiWriteContentTest {
             + " { clientMutationId } }", "variables", Map.of("b", "use " + aws))));
     PushgateExec.Result exec;
     // A sandboxed chat run's branch push asks, as the hook asks without a sandbox (issue 28).
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
       exec = exec(work, "push: allow\nopen-pull-request: allow\n"
           + "write-tracker: allow\n", GH + """
         git clone -q https://github.com/acme/widget.git widget && cd widget
@@ -407,9 +402,9 @@ class ApiWriteContentTest {
     // gh's GraphQL reads reach the forge; no pull request and no comment does.
     assertThat(forgeApiRequests()).noneMatch(r -> r.startsWith("POST /repos/acme/widget/pulls")
         || r.contains("/comments"));
-    assertThat(app.forgeRepo("acme/widget").resolve("pushgate-pulls.json")).doesNotExist();
+    assertThat(app.get().forgeRepo("acme/widget").resolve("pushgate-pulls.json")).doesNotExist();
     String audit = RunningAppliance.cli("audit", "--run", exec.runId(), "--decisions",
-        "--data-dir", app.dataDir.toString());
+        "--data-dir", app.get().dataDir.toString());
     assertThat(audit).contains("aws-access-token").doesNotContain(aws);
   }
 
@@ -419,15 +414,16 @@ class ApiWriteContentTest {
     ApprovalsWebPageTest.requireChromium();
     Path work = workdir("question");
     WebDriver browser = ApprovalsWebPageTest.chromium(Files.createDirectories(
-        root.resolve("browser")));
+        app.dir().resolve("browser")));
     try {
       // The approver is the approvals page, signed in with the one-time link.
-      browser.get(ApprovalsWebPageTest.signInLink(app));
+      browser.get(ApprovalsWebPageTest.signInLink(app.get()));
       WebDriverWait page = new WebDriverWait(browser, Duration.ofSeconds(90),
           Duration.ofMillis(250));
       page.until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
       dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30), "the page to count as an approver",
-          () -> app.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
+          () -> app.get().control().get("/v1/approvals").body().get("approverConnected")
+              .asBoolean());
       Files.writeString(work.resolve("three.json"), JSON.writeValueAsString(Map.of("query", """
           mutation {
             pr: createPullRequest(input: {repositoryId: "R_1", baseRefName: "main",
@@ -456,7 +452,7 @@ class ApiWriteContentTest {
           ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
       String onPage = question.getText();
       String json = RunningAppliance.cli("approvals", "--json", "--data-dir",
-          app.dataDir.toString());
+          app.get().dataDir.toString());
       question.findElement(By.className("note")).sendKeys("not these");
       question.findElement(By.className("deny")).click();
       PushgateExec.Result exec = running.get(3, java.util.concurrent.TimeUnit.MINUTES);
@@ -503,7 +499,7 @@ class ApiWriteContentTest {
   /** The forge's API requests, {@code METHOD /path}, off its own request log (not git's). */
   private static List<String> forgeApiRequests() throws Exception {
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.base() + "/forge/api/v3/_forge/requests"))
+            URI.create(app.get().base() + "/forge/api/v3/_forge/requests"))
             .timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -518,7 +514,7 @@ class ApiWriteContentTest {
   }
 
   private static Path workdir(String name) throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-" + name));
+    Path work = Files.createDirectories(app.dir().resolve("work-" + name));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
     return work;
   }
@@ -527,7 +523,7 @@ class ApiWriteContentTest {
       throws Exception {
     Path rulesFile = Files.writeString(work.getParent().resolve("rules-" + work.getFileName()
         + ".yaml"), "denyWriteGlobs: []\n" + rules);
-    return PushgateExec.on(app.dataDir, root.resolve("home")).run(work, Map.of(),
+    return PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).run(work, Map.of(),
         "--workdir", work.toString(), "--rules", rulesFile.toString(), "--", "sh", "-c", script);
   }
 }

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
@@ -11,10 +12,9 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Repository;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The edges of "ask first" (issue 14, item 14): a run's teardown withdraws its held questions,
@@ -27,46 +27,41 @@ class ApprovalEdgesTest {
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
                            "reason": "main needs a human"}]}}""";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving("--approval-timeout", "60s")
+      .withRepos("acme/widget");
 
   @BeforeAll
   static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"), "--approval-timeout", "60s");
-    app.forgeCreate("acme/widget");
-    Files.createDirectories(tmp.resolve("home"));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    app.close();
+    Files.createDirectories(app.dir().resolve("home"));
   }
 
   @Test
   void teardownWithdrawsAHeldPushAndALateYesForwardsNothing() throws Exception {
-    JsonNode run = app.createRun(ASK_MAIN);
+    JsonNode run = app.get().createRun(ASK_MAIN);
     String runId = run.get("runId").asText();
     Path w = worktree(run, "teardown");
     String before = forgeMain();
-    try (ApproverWatch watch = ApproverWatch.start(app.dataDir)) {
-      ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+    try (ApproverWatch watch = ApproverWatch.start(app.get().dataDir)) {
+      ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, app.dir().resolve("home"),
           env(run), "push", "origin", "main");
       String id = questionId(watch.awaitLine("? q_"));
 
-      assertThat(app.control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
+      assertThat(app.get().control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
 
       assertThat(push.finish()).isNotZero();
       assertThat(push.stderr()).contains("! [remote rejected] main -> main (Control Center"
           + " policy: the question was withdrawn before anyone answered: run " + runId
           + " has ended)");
-      ControlClient.Answer late = app.control().post("/v1/approvals/" + id,
+      ControlClient.Answer late = app.get().control().post("/v1/approvals/" + id,
           "{\"decision\": \"allow\", \"by\": \"mallory\"}");
       assertThat(late.status()).isEqualTo(404);
       assertThat(late.body().get("error").asText()).startsWith("no pending question " + id);
       assertThat(forgeMain()).isEqualTo(before);
       assertThat(watch.awaitLine("  " + id + " ")).isEqualTo("  " + id + " cancelled");
     }
-    JsonNode decisions = app.control().get("/v1/audit?runId=" + runId).body().get("decisions");
+    JsonNode decisions = app.get().control().get("/v1/audit?runId="
+        + runId).body().get("decisions");
     assertThat(decisions).singleElement().satisfies(d -> {
       assertThat(d.get("ref").asText()).isEqualTo("refs/heads/main");
       assertThat(d.get("decision").asText()).isEqualTo("denied");
@@ -76,12 +71,12 @@ class ApprovalEdgesTest {
 
   @Test
   void aPushRightAfterWatchSaysConnectedIsHeldAndItsAuditNamesTheApprover() throws Exception {
-    JsonNode run = app.createRun(ASK_MAIN);
+    JsonNode run = app.get().createRun(ASK_MAIN);
     String runId = run.get("runId").asText();
     Path w = worktree(run, "approved");
-    try (ApproverWatch watch = ApproverWatch.start(app.dataDir)) {
+    try (ApproverWatch watch = ApproverWatch.start(app.get().dataDir)) {
       // At once: the appliance already counts this watch as an approver.
-      ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+      ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, app.dir().resolve("home"),
           env(run), "push", "origin", "main");
       String question = watch.awaitLine("? q_");
       assertThat(question).contains("update refs/heads/main of acme/widget")
@@ -89,21 +84,23 @@ class ApprovalEdgesTest {
       String id = questionId(question);
 
       RunningAppliance.cli("approvals", "answer", id, "allow", "--by", "alice",
-          "--data-dir", app.dataDir.toString());
+          "--data-dir", app.get().dataDir.toString());
 
       assertThat(push.finish()).as(push.stderr()).isZero();
       assertThat(watch.awaitLine("  " + id + " ")).isEqualTo("  " + id + " allowed by alice");
     }
     assertThat(forgeMain()).isEqualTo(
-        new GitRun(tmp.resolve("home"), env(run)).in(w, "rev-parse", "HEAD").ok().stdout().strip());
-    JsonNode decisions = app.control().get("/v1/audit?runId=" + runId).body().get("decisions");
+        new GitRun(app.dir().resolve("home"), env(run)).in(w, "rev-parse",
+            "HEAD").ok().stdout().strip());
+    JsonNode decisions = app.get().control().get("/v1/audit?runId="
+        + runId).body().get("decisions");
     assertThat(decisions).singleElement().satisfies(d -> {
       assertThat(d.get("decision").asText()).isEqualTo("allowed");
       assertThat(d.get("reason").asText()).isEqualTo("main needs a human (approved by alice)");
       assertThat(d.get("outcome").asText()).isEqualTo("ok");
     });
     assertThat(RunningAppliance.cli("audit", "--run", runId, "--decisions", "--data-dir",
-        app.dataDir.toString())).contains("ok; main needs a human (approved by alice)");
+        app.get().dataDir.toString())).contains("ok; main needs a human (approved by alice)");
   }
 
   static String questionId(String watchLine) {
@@ -116,9 +113,9 @@ class ApprovalEdgesTest {
   }
 
   private static Path worktree(JsonNode run, String name) throws Exception {
-    GitRun git = new GitRun(tmp.resolve("home"), env(run));
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
-    Path w = tmp.resolve(name);
+    GitRun git = new GitRun(app.dir().resolve("home"), env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    Path w = app.dir().resolve(name);
     Files.writeString(w.resolve(name + ".txt"), name + "\n");
     git.in(w, "add", ".").ok();
     git.in(w, "commit", "-qm", "ask " + name).ok();
@@ -126,7 +123,7 @@ class ApprovalEdgesTest {
   }
 
   private static String forgeMain() throws Exception {
-    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+    try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       return r.exactRef("refs/heads/main").getObjectId().name();
     }
   }

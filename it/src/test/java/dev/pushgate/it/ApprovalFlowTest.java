@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
@@ -18,11 +19,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Repository;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** "Ask first" in a single push: held open, then forwarded or refused, never "push again". */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -32,43 +32,37 @@ class ApprovalFlowTest {
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
                            "reason": "main needs a human"}]}}""";
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving("--approver-poll-grace", "2s")
+      .withRepos("acme/widget");
+
   /** The run the tests push from, and its git environment. */
   private String runId;
   private Map<String, String> env;
 
   @BeforeAll
-  void start(@TempDir Path dir) throws Exception {
-    tmp = dir;
+  void start() throws Exception {
     // The default approval timeout: an approver answers whatever the machine's load; the time
     // out has a test and an appliance of its own. A short poll grace: an approver that stopped
     // polling stops counting soon (a long poll counts for all its length, so a waiting approver
     // counts throughout).
-    app = RunningAppliance.start(tmp.resolve("data"), "--approver-poll-grace", "2s");
-    app.forgeCreate("acme/widget");
-    JsonNode run = app.createRun(ASK_MAIN);
+    JsonNode run = app.get().createRun(ASK_MAIN);
     runId = run.get("runId").asText();
     env = RunningAppliance.runEnv(run);
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    app.close();
   }
 
   @Test
   void anApprovedPushLandsInTheSamePush() throws Exception {
     Path w = worktree("approve");
     Thread approver = approver("allow", "alice", null);
-    LivePush push = LivePush.start(w, tmp.resolve("home"), env, "push", "origin", "main");
+    LivePush push = LivePush.start(w, app.dir().resolve("home"), env, "push", "origin", "main");
     String heldLine = push.awaitStderr("waiting for approval of update refs/heads/main");
     assertThat(heldLine).startsWith("remote: ");
     assertThat(push.finish()).isZero();
     approver.join(10_000);
     assertThat(forgeMain()).isEqualTo(head(w));
 
-    JsonNode audit = app.control().get("/v1/audit?runId=" + runId).body();
+    JsonNode audit = app.get().control().get("/v1/audit?runId=" + runId).body();
     assertThat(audit.get("decisions")).anySatisfy(d -> {
       assertThat(d.get("ref").asText()).isEqualTo("refs/heads/main");
       assertThat(d.get("decision").asText()).isEqualTo("allowed");
@@ -92,11 +86,12 @@ class ApprovalFlowTest {
   void theCliListsAndAnswersQuestions() throws Exception {
     Path w = worktree("cli");
     String before = forgeMain();
-    String data = app.dataDir.toString();
+    String data = app.get().dataDir.toString();
     Thread approver = new Thread(() -> {
       try {
         for (int i = 0; i < 40; i++) {
-          JsonNode pending = app.control().get("/v1/approvals?wait=2").body().get("questions");
+          JsonNode pending = app.get().control().get("/v1/approvals?wait=2").body()
+              .get("questions");
           if (pending.size() > 0) {
             String id = pending.get(0).get("id").asText();
             assertThat(RunningAppliance.cli("approvals", "--data-dir", data))
@@ -137,7 +132,7 @@ class ApprovalFlowTest {
   void anUnansweredQuestionTimesOutAsADeny() throws Exception {
     // An appliance of its own: no approver of another test may answer, and the approval timeout
     // is short here only, where it is what the test waits for.
-    try (RunningAppliance timing = RunningAppliance.start(tmp.resolve("data-timeout"),
+    try (RunningAppliance timing = RunningAppliance.start(app.dir().resolve("data-timeout"),
         "--approval-timeout", "15s")) {
       timing.forgeCreate("acme/widget");
       unansweredTimesOut(timing, RunningAppliance.runEnv(timing.createRun(ASK_MAIN)));
@@ -154,7 +149,7 @@ class ApprovalFlowTest {
       BufferedReader events = new BufferedReader(
           new InputStreamReader(stream.getInputStream(), StandardCharsets.UTF_8));
       assertThat(events.readLine()).isEqualTo(": connected");
-      LivePush push = LivePush.start(w, tmp.resolve("home"), env, "push", "origin", "main");
+      LivePush push = LivePush.start(w, app.dir().resolve("home"), env, "push", "origin", "main");
       String line;
       while ((line = events.readLine()) != null && !line.startsWith("event: question")) {
         // skip keepalives
@@ -174,7 +169,7 @@ class ApprovalFlowTest {
   // --- fixtures ---
 
   private GitRun git() {
-    return new GitRun(tmp.resolve("home"), env);
+    return new GitRun(app.dir().resolve("home"), env);
   }
 
   private Path worktree(String name) throws Exception {
@@ -183,9 +178,9 @@ class ApprovalFlowTest {
 
   /** A clone of acme/widget with one new commit, made with the run's environment {@code env}. */
   private Path worktree(Map<String, String> env, String name) throws Exception {
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
-    Path w = tmp.resolve(name);
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")), env);
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    Path w = app.dir().resolve(name);
     Files.writeString(w.resolve(name + ".txt"), name + "\n");
     git.in(w, "add", ".").ok();
     git.in(w, "commit", "-qm", "ask " + name).ok();
@@ -197,10 +192,11 @@ class ApprovalFlowTest {
     Thread t = new Thread(() -> {
       try {
         for (int i = 0; i < 60; i++) {
-          JsonNode pending = app.control().get("/v1/approvals?wait=5").body().get("questions");
+          JsonNode pending = app.get().control().get("/v1/approvals?wait=5").body()
+              .get("questions");
           if (pending.size() > 0) {
             String id = pending.get(0).get("id").asText();
-            app.control().post("/v1/approvals/" + id, "{\"decision\": \"" + decision
+            app.get().control().post("/v1/approvals/" + id, "{\"decision\": \"" + decision
                 + "\", \"by\": \"" + by + "\""
                 + (reason == null ? "" : ", \"reason\": \"" + reason + "\"") + "}");
             return;
@@ -223,11 +219,11 @@ class ApprovalFlowTest {
   }
 
   private boolean approverConnected() throws Exception {
-    return app.control().get("/v1/approvals").body().get("approverConnected").asBoolean();
+    return app.get().control().get("/v1/approvals").body().get("approverConnected").asBoolean();
   }
 
   private String forgeMain() throws Exception {
-    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+    try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       return r.exactRef("refs/heads/main").getObjectId().name();
     }
   }

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Cookie;
 import org.openqa.selenium.JavascriptExecutor;
@@ -37,6 +39,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * approvals open}, sign-in, a held push appearing live, answered with a click, and the push
  * landing (or refused) in the same {@code git push}.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApprovalsWebPageTest {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
@@ -57,20 +60,19 @@ class ApprovalsWebPageTest {
   /** Where the test leaves its screenshots; docs/approvals.md shows copies of them. */
   private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static WebDriver browser;
-  static Map<String, String> env;
-  static Map<String, String> tokensEnv;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+
+  WebDriver browser;
+  Map<String, String> env;
+  Map<String, String> tokensEnv;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start() throws Exception {
     requireChromium();
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-    env = RunningAppliance.runEnv(app.createRun(ASK_EVERY_BRANCH));
-    tokensEnv = RunningAppliance.runEnv(app.createRun(ASK_ABOUT_TOKENS));
-    browser = chromium(tmp);
+    env = RunningAppliance.runEnv(app.get().createRun(ASK_EVERY_BRANCH));
+    tokensEnv = RunningAppliance.runEnv(app.get().createRun(ASK_ABOUT_TOKENS));
+    browser = chromium(app.dir());
   }
 
   /** Skips the test without Debian's chromium and its driver; on CI, which installs them, fails. */
@@ -84,12 +86,12 @@ class ApprovalsWebPageTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (browser != null) {
       browser.quit();
     }
-    if (app != null) {
-      app.close();
+    if (app.get() != null) {
+      app.get().close();
     }
   }
 
@@ -112,23 +114,23 @@ class ApprovalsWebPageTest {
   void anApproverSignsInWithTheLinkSeesTheHeldPushAndAllowsIt() throws Exception {
     // Without a session the page is refused, to a browser as to anything else.
     HttpResponse<String> refused = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(app.base() + "/approvals/")).build(),
+        HttpRequest.newBuilder(URI.create(app.get().base() + "/approvals/")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(refused.statusCode()).isEqualTo(401);
     assertThat(refused.body()).contains("pushgate approvals open");
-    browser.get(app.base() + "/approvals/"); // a page of this origin, to drop its cookies on
+    browser.get(app.get().base() + "/approvals/"); // a page of this origin, to drop its cookies on
     browser.manage().deleteAllCookies();
-    browser.get(app.base() + "/approvals/");
+    browser.get(app.get().base() + "/approvals/");
     assertThat(browser.findElement(By.id("why")).getText())
         .isEqualTo("You are not signed in, or your session ended.");
 
     String link = signInLink();
-    assertThat(link).startsWith(app.base() + "/approvals/signin?token=");
+    assertThat(link).startsWith(app.get().base() + "/approvals/signin?token=");
     browser.get(link);
     await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
-    assertThat(browser.getCurrentUrl()).isEqualTo(app.base() + "/approvals/");
+    assertThat(browser.getCurrentUrl()).isEqualTo(app.get().base() + "/approvals/");
     // The session as the browser keeps it; the page's script cannot read it.
-    Cookie session = browser.manage().getCookieNamed("pushgate_approvals_" + app.port());
+    Cookie session = browser.manage().getCookieNamed("pushgate_approvals_" + app.get().port());
     assertThat(session.isHttpOnly()).isTrue();
     assertThat(session.getSameSite()).isEqualTo("Strict");
     assertThat(session.getPath()).isEqualTo("/approvals");
@@ -141,8 +143,8 @@ class ApprovalsWebPageTest {
     assertThat(again.statusCode()).isEqualTo(401);
 
     Path w = worktree("approve", "one\ntwo\nthree\n");
-    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"), env,
-        "push", "origin", "main");
+    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, app.dir().resolve("home"),
+        env, "push", "origin", "main");
     WebElement question = await().until(
         ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
     assertThat(question.findElement(By.className("summary")).getText())
@@ -187,7 +189,7 @@ class ApprovalsWebPageTest {
     await().until(ExpectedConditions.textToBePresentInElementLocated(By.id("audit"),
         "every push needs a human (approved by alice in the browser)"));
     String token = link.substring(link.indexOf("token=") + 6);
-    assertThat(app.logText()).contains("approvals page: an approver signed in")
+    assertThat(app.get().logText()).contains("approvals page: an approver signed in")
         .doesNotContain(token).doesNotContain(session.getValue());
   }
 
@@ -198,8 +200,8 @@ class ApprovalsWebPageTest {
     awaitApprover();
     String branch = "evil<script>document.title='pwned'</script><img/src=x/onerror=alert(1)>";
     Path w = worktree("markup", "x\n");
-    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"), env,
-        "push", "origin", "HEAD:refs/heads/" + branch);
+    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, app.dir().resolve("home"),
+        env, "push", "origin", "HEAD:refs/heads/" + branch);
     WebElement question = await().until(
         ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
     assertThat(question.findElement(By.className("summary")).getText())
@@ -231,10 +233,10 @@ class ApprovalsWebPageTest {
         tokensEnv);
     // (a file name cannot hold the closing tag's slash)
     Files.writeString(w.resolve("<script>alert(1)<script>.html"), markup + "\n");
-    GitRun git = new GitRun(tmp.resolve("home"), tokensEnv);
+    GitRun git = new GitRun(app.dir().resolve("home"), tokensEnv);
     git.in(w, "add", ".").ok();
     git.in(w, "commit", "-qm", "add a fixture and a page").ok();
-    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+    ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, app.dir().resolve("home"),
         tokensEnv, "push", "origin", "HEAD:refs/heads/fixture");
     WebElement question = await().until(
         ExpectedConditions.visibilityOfElementLocated(By.cssSelector("li.question")));
@@ -276,7 +278,7 @@ class ApprovalsWebPageTest {
     await().until(ExpectedConditions.textToBe(By.id("status"), "connected as an approver"));
     awaitApprover();
     Path w = worktree("forced", "first\n");
-    ApprovalFlowTest.LivePush create = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+    ApprovalFlowTest.LivePush create = ApprovalFlowTest.LivePush.start(w, app.dir().resolve("home"),
         env, "push", "origin", "HEAD:refs/heads/forced");
     // A create is allowed at the first click: it drops nothing.
     await().until(ExpectedConditions.visibilityOfElementLocated(
@@ -285,9 +287,9 @@ class ApprovalsWebPageTest {
     assertThat(create.finish()).as(create.stderr()).isZero();
     await().until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("li.question")));
 
-    GitRun git = new GitRun(tmp.resolve("home"), env);
+    GitRun git = new GitRun(app.dir().resolve("home"), env);
     git.in(w, "commit", "-q", "--amend", "-m", "rewritten").ok();
-    ApprovalFlowTest.LivePush force = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
+    ApprovalFlowTest.LivePush force = ApprovalFlowTest.LivePush.start(w, app.dir().resolve("home"),
         env, "push", "--force", "origin", "HEAD:refs/heads/forced");
     WebElement question = await().until(ExpectedConditions.visibilityOfElementLocated(
         By.cssSelector("li.question[data-kind='force']")));
@@ -316,24 +318,24 @@ class ApprovalsWebPageTest {
 
   // --- fixtures
 
-  private static String browserZone() {
+  private String browserZone() {
     return (String) ((JavascriptExecutor) browser).executeScript(
         "return Intl.DateTimeFormat().resolvedOptions().timeZone");
   }
 
-  private static void screenshot(String name) throws Exception {
+  private void screenshot(String name) throws Exception {
     byte[] png = ((org.openqa.selenium.TakesScreenshot) browser)
         .getScreenshotAs(org.openqa.selenium.OutputType.BYTES);
     Files.createDirectories(SCREENSHOTS);
     Files.write(SCREENSHOTS.resolve(name), png);
   }
 
-  private static WebDriverWait await() {
+  private WebDriverWait await() {
     return new WebDriverWait(browser, PATIENCE, Duration.ofMillis(250));
   }
 
   private static String signInLink() throws Exception {
-    return signInLink(app);
+    return signInLink(app.get());
   }
 
   /** A one-time link that signs a browser in to {@code app}'s approvals page. */
@@ -346,33 +348,34 @@ class ApprovalsWebPageTest {
   /** Until the appliance counts the page's stream as an approver. */
   private static void awaitApprover() throws Exception {
     Wait.until(PATIENCE, "the appliance to count the page as a connected approver", () -> {
-      JsonNode answer = app.control().get("/v1/approvals").body();
+      JsonNode answer = app.get().control().get("/v1/approvals").body();
       return answer.get("approverConnected").asBoolean();
     });
   }
 
   /** A clone of acme/widget with one new commit adding {@code name}.txt. */
-  private static Path worktree(String name, String content) throws Exception {
+  private Path worktree(String name, String content) throws Exception {
     return worktree(name, content, env);
   }
 
-  private static Path worktree(String name, String content, Map<String, String> env)
+  private Path worktree(String name, String content, Map<String, String> env)
       throws Exception {
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
-    Path w = tmp.resolve(name);
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")), env);
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    Path w = app.dir().resolve(name);
     Files.writeString(w.resolve(name + ".txt"), content);
     git.in(w, "add", ".").ok();
     git.in(w, "commit", "-qm", "ask " + name).ok();
     return w;
   }
 
-  private static String head(Path w) throws Exception {
-    return new GitRun(tmp.resolve("home"), env).in(w, "rev-parse", "HEAD").ok().stdout().strip();
+  private String head(Path w) throws Exception {
+    return new GitRun(app.dir().resolve("home"), env).in(w, "rev-parse",
+        "HEAD").ok().stdout().strip();
   }
 
   private static String forgeRef(String ref) throws Exception {
-    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+    try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       var found = r.exactRef(ref);
       return found == null ? null : found.getObjectId().name();
     }

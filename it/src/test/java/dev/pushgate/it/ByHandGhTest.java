@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.ProxyConnect;
-import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.File;
 import java.io.IOException;
@@ -17,11 +17,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The README's by-hand run with the real {@code gh}, outside any sandbox: a run created with
@@ -43,8 +42,8 @@ class ByHandGhTest {
       echo "create=$?"
       """;
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 
   @BeforeAll
   static void start() throws Exception {
@@ -53,15 +52,6 @@ class ByHandGhTest {
       fail("gh is not installed: .ci/run installs Debian's package gh");
     }
     Assumptions.assumeTrue(gh, "gh is not installed");
-    app = RunningAppliance.start(tmp.toRealPath().resolve("data"));
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
@@ -85,7 +75,7 @@ class ByHandGhTest {
 
     URI url = URI.create(proxy);
     assertThat(ProxyConnect.toApi(url.getPort(), url.getUserInfo())).startsWith("HTTP/1.1 200");
-    ControlClient.Answer ended = app.control().delete("/v1/runs/" + runId);
+    ControlClient.Answer ended = app.get().control().delete("/v1/runs/" + runId);
     assertThat(ended.status()).as(ended.raw()).isEqualTo(200);
     Wait.until(Duration.ofSeconds(30), "the run's proxy login to end with the run",
         () -> ProxyConnect.toApi(url.getPort(), url.getUserInfo()).startsWith("HTTP/1.1 407"));
@@ -163,7 +153,8 @@ class ByHandGhTest {
         tunnelled.setSoTimeout(10_000);
         assertThat(new String(client.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
             .isEqualTo("HTTP/1.1 200");
-        ControlClient.Answer ended = app.control().delete("/v1/runs/" + run.get("runId").asText());
+        ControlClient.Answer ended = app.get().control().delete("/v1/runs/"
+            + run.get("runId").asText());
         assertThat(ended.status()).as(ended.raw()).isEqualTo(200);
         assertThat(tunnelled.getInputStream().read()).as("the tunnel's far end after its run")
             .isEqualTo(-1);
@@ -172,7 +163,7 @@ class ByHandGhTest {
   }
 
   private static JsonNode createRun(String name, String rules) throws Exception {
-    ControlClient.Answer created = app.control().post("/v1/runs", "{\"workspaceId\": \"ws-"
+    ControlClient.Answer created = app.get().control().post("/v1/runs", "{\"workspaceId\": \"ws-"
         + name + "\", \"mode\": \"chat\", \"repository\": \"acme/widget\", \"rules\": {"
         + "\"push\": \"allow\", " + rules.substring(1) + "}");
     assertThat(created.status()).as(created.raw()).isEqualTo(201);
@@ -185,7 +176,7 @@ class ByHandGhTest {
   }
 
   private static String byHand(JsonNode run, String branch, String script) throws Exception {
-    Path dir = Files.createDirectories(tmp.resolve("by-hand-" + branch));
+    Path dir = Files.createDirectories(app.dir().resolve("by-hand-" + branch));
     ProcessBuilder pb = new ProcessBuilder("sh", "-c", script).directory(dir.toFile())
         .redirectErrorStream(true);
     Map<String, String> env = pb.environment();

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.broker.InstallationToken;
+import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.FakeSecrets;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.types.RepoSlug;
@@ -19,11 +21,9 @@ import java.util.Map;
 import java.util.OptionalLong;
 import okhttp3.OkHttpClient;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import dev.pushgate.testkit.FakeSecrets;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Content rules end to end: real git pushes through the appliance's gateway, judged on what their
@@ -33,40 +33,32 @@ class ContentRulesTest {
   private static final String REPO = "acme/widget";
   private static final String POLICY = "(Control Center policy: ";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  /** Everything git printed for the pushes of these tests, searched for planted secrets. */
-  static final List<String> gitOutput = new ArrayList<>();
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos(REPO);
+
+  /** Everything git printed for this test's pushes, searched for the secrets it planted. */
+  private final List<String> gitOutput = new ArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate(REPO);
-    String forge = "http://127.0.0.1:" + app.port() + "/forge";
+    String forge = "http://127.0.0.1:" + app.get().port() + "/forge";
     GitHubApp forgeApp = GitHubApp.create(
-        GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
+        GitHubAppConfig.of("1", app.get().dataDir.resolve("forge-app.pem"))
             .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge)),
         new OkHttpClient(), Clock.systemUTC());
     InstallationToken t = forgeApp.issueWriteToken(RepoSlug.parse(REPO), OptionalLong.empty(),
         false);
-    Path config = tmp.resolve("direct.gitconfig");
+    Path config = app.dir().resolve("direct.gitconfig");
     Files.writeString(config, "[credential]\n\thelper = \"!f() { test \\\"$1\\\" = get || exit 0;"
         + " echo username=x-access-token; echo password=$GH_TOKEN; }; f\"\n");
-    GitRun direct = new GitRun(Files.createDirectories(tmp.resolve("home-direct")),
+    GitRun direct = new GitRun(Files.createDirectories(app.dir().resolve("home-direct")),
         Map.of("GIT_CONFIG_GLOBAL", config.toString(), "GH_TOKEN", t.token().reveal()));
-    direct.in(tmp, "clone", "-q", app.forgeUrl(REPO), "seed").ok();
-    Path seed = tmp.resolve("seed");
+    direct.in(app.dir(), "clone", "-q", app.get().forgeUrl(REPO), "seed").ok();
+    Path seed = app.dir().resolve("seed");
     write(seed, "README.md", "widget\n");
     write(seed, "notes.txt", "DEBUG=1\n");
     commitAll(direct, seed, "seed");
     direct.in(seed, "push", "-q", "origin", "HEAD:main").ok();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
@@ -108,14 +100,14 @@ class ContentRulesTest {
     assertRefused(git, work, "many", "log/120.txt:1 holds an AWS access key");
 
     String runId = run.get("runId").asText();
-    String audit = app.control().get("/v1/audit?runId=" + runId).body().toString();
+    String audit = app.get().control().get("/v1/audit?runId=" + runId).body().toString();
     assertThat(audit).contains("github-pat", "in commit ", "no secret files");
     String table = RunningAppliance.cli("audit", "--run", runId, "--data-dir",
-        app.dataDir.toString());
+        app.get().dataDir.toString());
     for (String planted : List.of(secret, FakeSecrets.awsAccessKey())) {
       assertThat(audit).doesNotContain(planted);
       assertThat(table).doesNotContain(planted);
-      assertThat(app.logText()).doesNotContain(planted);
+      assertThat(app.get().logText()).doesNotContain(planted);
       assertThat(String.join("\n", gitOutput)).doesNotContain(planted);
     }
   }
@@ -190,16 +182,16 @@ class ContentRulesTest {
         + " URL (rule \"no secrets\", pushgate id connection-url-password)");
 
     String runId = run.get("runId").asText();
-    String audit = app.control().get("/v1/audit?runId=" + runId).body().toString();
+    String audit = app.get().control().get("/v1/audit?runId=" + runId).body().toString();
     assertThat(audit).contains("connection-url-password");
     assertThat(audit).doesNotContain(password);
-    assertThat(app.logText()).doesNotContain(password);
+    assertThat(app.get().logText()).doesNotContain(password);
     assertThat(String.join("\n", gitOutput)).doesNotContain(password);
   }
 
   @Test
   void eachRuleKindIsAllowedAskedAndDenied() throws Exception {
-    JsonNode run = app.createRun("""
+    JsonNode run = app.get().createRun("""
         {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
          "rules": {"push": "allow", "content": [
            {"name": "fixtures", "paths": ["tests/fixtures/**"], "decision": "allow"},
@@ -209,7 +201,7 @@ class ContentRulesTest {
            {"name": "binaries need a look", "binary": true, "decision": "ask"},
            {"name": "no tokens", "secrets": ["github-pat", "npm-access-token"],
             "decision": "deny"}]}}""");
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-kinds")),
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-kinds")),
         ForgeRefs.env(run));
     Path work = clone(git, "kinds");
 
@@ -254,20 +246,20 @@ class ContentRulesTest {
     assertLands(git, work, "env");
   }
 
-  private static void assertRefused(GitRun git, Path work, String branch, String why)
+  private void assertRefused(GitRun git, Path work, String branch, String why)
       throws Exception {
-    ObjectId before = ForgeRefs.ref(app, REPO, "refs/heads/" + branch);
+    ObjectId before = ForgeRefs.ref(app.get(), REPO, "refs/heads/" + branch);
     GitRun.Result r = git.in(work, "push", "origin", "HEAD:" + branch).failed();
     gitOutput.add(r.stdout() + r.stderr());
     assertThat(r.stderr()).as(branch).contains("! [remote rejected] HEAD -> " + branch + " "
         + POLICY).contains(why);
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/" + branch)).as(branch).isEqualTo(before);
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/" + branch)).as(branch).isEqualTo(before);
   }
 
-  private static void assertLands(GitRun git, Path work, String branch) throws Exception {
+  private void assertLands(GitRun git, Path work, String branch) throws Exception {
     GitRun.Result r = git.in(work, "push", "origin", "HEAD:" + branch).ok();
     gitOutput.add(r.stdout() + r.stderr());
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/" + branch)).isEqualTo(
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/" + branch)).isEqualTo(
         ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip()));
   }
 
@@ -275,17 +267,17 @@ class ContentRulesTest {
   private record DefaultRun(JsonNode run, GitRun git, Path work) {}
 
   private static DefaultRun defaultRun(String name) throws Exception {
-    JsonNode run = app.createRun("""
+    JsonNode run = app.get().createRun("""
         {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
          "rules": {"push": "allow"}}""");
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-" + name)),
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-" + name)),
         ForgeRefs.env(run));
     return new DefaultRun(run, git, clone(git, name));
   }
 
   private static Path clone(GitRun git, String name) throws Exception {
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
-    return tmp.resolve(name);
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    return app.dir().resolve(name);
   }
 
   private static void reset(GitRun git, Path work) throws Exception {

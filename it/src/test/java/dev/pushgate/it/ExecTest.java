@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.it.PushgateExec.Result;
 import dev.pushgate.it.PushgateExec.Started;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
@@ -23,16 +24,17 @@ import java.util.regex.Pattern;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code pushgate exec} end to end on this Linux host: the real jar, the real git CLI, and real
  * bubblewrap (CI installs it and sets SANDBOX_REQUIRE_BWRAP=1, so a missing bwrap fails here).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExecTest {
   private static final String RULES = """
       # The workspace rules of these tests: bubblewrap cannot deny file-name globs, so the
@@ -44,39 +46,30 @@ class ExecTest {
           reason: push to main is denied
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
-  static PushgateExec launcher;
-  static Path rules;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
+
+  PushgateExec launcher;
+  Path rules;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start() throws Exception {
     requireBwrap();
     // Searchable by the sandbox user (nobody, as these tests run as root in CI).
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    launcher = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer();
-    app.forgeCreate("acme/widget");
-    rules = Files.writeString(root.resolve("rules.yaml"), RULES);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+    launcher = PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).withDenyLayer();
+    rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
   }
 
   @Test
   void aCommandInsideBwrapClonesCommitsPushesABranchAndIsRefusedMainThenEverythingIsRevoked()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-push"));
+    Path work = Files.createDirectories(app.dir().resolve("work-push"));
     ObjectId mainBefore = forgeRef("refs/heads/main");
     Result exec;
     // The run is a sandboxed chat run: its branch push asks, as the hook asks without a sandbox.
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
-      exec = launcher.run(work, Map.of("FORGE_URL", app.forgeUrl("acme/widget")),
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
+      exec = launcher.run(work, Map.of("FORGE_URL", app.get().forgeUrl("acme/widget")),
         "--workdir", work.toString(), "--rules", rules.toString(), "--pass-env", "FORGE_URL",
         "--", "sh", "-c", """
             set -e
@@ -120,9 +113,9 @@ class ExecTest {
     assertThat(exec.stderr()).contains("pushgate: run " + runId + " ended: ");
     String token = Files.readString(work.resolve("token.txt"));
     assertThat(token).startsWith(ApiSentinel.PREFIX);
-    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(401);
-    assertThat(Forge.liveCredentials(app, runId)).isZero();
-    assertThat(app.control().get("/v1/runs/" + runId).body().get("state").asText())
+    assertThat(Forge.fetchStatus(app.get(), "acme/widget", token)).isEqualTo(401);
+    assertThat(Forge.liveCredentials(app.get(), runId)).isZero();
+    assertThat(app.get().control().get("/v1/runs/" + runId).body().get("state").asText())
         .isEqualTo("ended");
     // The worktree is given back to its owner.
     assertThat(Files.getAttribute(work.resolve("widget/change.txt"), "unix:uid",
@@ -132,7 +125,7 @@ class ExecTest {
   @Test
   void theEnvironmentInsideHasNoneOfTheStrippedVariablesEvenWhenTheCallerSetThem()
       throws Exception {
-    Path cwd = Files.createDirectories(root.resolve("cwd-env"));
+    Path cwd = Files.createDirectories(app.dir().resolve("cwd-env"));
     Map<String, String> env = new LinkedHashMap<>();
     env.put("LD_LIBRARY_PATH", "/nonexistent/lib");
     env.put("NODE_OPTIONS", "--require /nonexistent/evil.js");
@@ -154,10 +147,12 @@ class ExecTest {
     env.put("EDITOR", "vi");
     env.put("LC_ALL", "C.UTF-8");
     // No --workdir: exec clones ./widget first, inside the sandbox.
-    Result exec = launcher.run(cwd, env, "--rules", rules.toString(), "--pass-env", "PUSHGATE_IT_MARKER",
+    Result exec = launcher.run(cwd, env, "--rules", rules.toString(), "--pass-env",
+        "PUSHGATE_IT_MARKER",
         "--", "sh", "-c", "env; test -d .git && echo cloned-into-workdir");
     assertThat(exec.exit()).as(exec.stderr()).isZero();
-    assertThat(exec.stderr()).contains("pushgate: cloning acme/widget into " + cwd.resolve("widget"));
+    assertThat(exec.stderr()).contains("pushgate: cloning acme/widget into "
+        + cwd.resolve("widget"));
     Map<String, String> inside = new LinkedHashMap<>();
     for (String line : exec.stdout().split("\n")) {
       int eq = line.indexOf('=');
@@ -192,7 +187,7 @@ class ExecTest {
       throws Exception {
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
-    Path work = Files.createDirectories(root.resolve("work-default-rules"));
+    Path work = Files.createDirectories(app.dir().resolve("work-default-rules"));
     Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
         set -e
         git clone -q https://github.com/acme/widget.git widget
@@ -227,9 +222,9 @@ class ExecTest {
     // Nothing left: no FUSE mount of the layer in this mount namespace (the launcher's), and no
     // daemon serving this run's workdir.
     List<String> mounts = Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
-        .filter(l -> l.contains("pushgate-denyfs") && l.contains(root.toString())).toList();
+        .filter(l -> l.contains("pushgate-denyfs") && l.contains(app.dir().toString())).toList();
     assertThat(mounts).isEmpty();
-    assertThat(denyfsDaemonsUnder(root)).isEmpty();
+    assertThat(denyfsDaemonsUnder(app.dir())).isEmpty();
   }
 
   /**
@@ -241,7 +236,7 @@ class ExecTest {
   void aHostileFileNameIsQuotedInTheViolationLine() throws Exception {
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
-    Path work = Files.createDirectories(root.resolve("work-hostile-name"));
+    Path work = Files.createDirectories(app.dir().resolve("work-hostile-name"));
     Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
         echo x > "$(printf '/usr/\033[2Kforged')"
         { printf k > "$(printf 'a\npushgate: sandbox violation: none\nb.pem')"; } 2>/dev/null
@@ -266,7 +261,7 @@ class ExecTest {
   void theSecretFilesListIsDeniedInTheSandboxAndItsTemplatesAreWritable() throws Exception {
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
-    Path work = Files.createDirectories(root.resolve("work-secret-files"));
+    Path work = Files.createDirectories(app.dir().resolve("work-secret-files"));
     Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
         denied() { if "$@" 2>err.txt; then echo "written: $*"; else cat err.txt; fi; }
         denied sh -c 'echo k > id_rsa'
@@ -303,9 +298,9 @@ class ExecTest {
   void execWithoutTheHelperOnItsPathFindsItBesideTheJarAndTheLayerIsApplied() throws Exception {
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
-    Path work = Files.createDirectories(root.resolve("work-helper-beside-jar"));
+    Path work = Files.createDirectories(app.dir().resolve("work-helper-beside-jar"));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
-    Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).run(work,
+    Result exec = PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).run(work,
         Map.of("PATH", "/usr/local/bin:/usr/bin:/bin"), "--workdir", work.toString(), "--", "sh",
         "-c", "if echo s > .env 2>/dev/null; then echo written; else echo refused; fi");
     assertThat(exec.exit()).as(exec.stderr()).isZero();
@@ -344,10 +339,10 @@ class ExecTest {
   void withTheDefaultRulesExecRefusesToLaunchSaysWhyAndNothingRuns() throws Exception {
     Assumptions.assumeTrue(RunningAppliance.denyfs().isEmpty(),
         "the layer is built: SandboxPlanTest checks the refusal on an appliance without it");
-    Path work = Files.createDirectories(root.resolve("work-refused"));
-    int liveBefore = app.control().get("/v1/runs").body().get("runs").size();
-    int recordedBefore = Forge.recordedRuns(app);
-    int tokensBefore = Forge.liveForgeTokens(app);
+    Path work = Files.createDirectories(app.dir().resolve("work-refused"));
+    int liveBefore = app.get().control().get("/v1/runs").body().get("runs").size();
+    int recordedBefore = Forge.recordedRuns(app.get());
+    int tokensBefore = Forge.liveForgeTokens(app.get());
     Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--",
         "touch", work.resolve("ran.txt").toString());
     assertThat(exec.exit()).isEqualTo(125);
@@ -360,9 +355,9 @@ class ExecTest {
     assertThat(exec.stdout()).isEmpty();
     // Issue 14, item 16: a run that may not launch was never created, so nothing was issued.
     assertThat(exec.stderr()).doesNotContain("pushgate: run run_");
-    assertThat(Forge.recordedRuns(app)).isEqualTo(recordedBefore);
-    assertThat(Forge.liveForgeTokens(app)).isEqualTo(tokensBefore);
-    assertThat(app.control().get("/v1/runs").body().get("runs").size()).isEqualTo(liveBefore);
+    assertThat(Forge.recordedRuns(app.get())).isEqualTo(recordedBefore);
+    assertThat(Forge.liveForgeTokens(app.get())).isEqualTo(tokensBefore);
+    assertThat(app.get().control().get("/v1/runs").body().get("runs").size()).isEqualTo(liveBefore);
   }
 
   /**
@@ -371,7 +366,7 @@ class ExecTest {
    */
   @Test
   void noEnvironmentValueIsOnAnyCommandLineWhileTheSandboxRuns() throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-cmdline"));
+    Path work = Files.createDirectories(app.dir().resolve("work-cmdline"));
     String marker = "pushgate-it-value-" + System.nanoTime();
     Started started = launcher.start(work, Map.of("PUSHGATE_IT_MARKER", marker, "LANG", marker),
         "--workdir", work.toString(), "--rules", rules.toString(),
@@ -417,7 +412,7 @@ class ExecTest {
    */
   @Test
   void aSecondExecOnAWorkdirAlreadyLentIsRefusedAndTheOwnerComesBack() throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-lent-twice"));
+    Path work = Files.createDirectories(app.dir().resolve("work-lent-twice"));
     git(work, "init", "-q");
     Path config = work.resolve(".git/config");
     assertThat(owner(work)).isZero();
@@ -429,7 +424,8 @@ class ExecTest {
       awaitFile(work.resolve("started-first"), first);
       // Lent to the first run's own user id (neither root nor a user the host shares).
       assertThat(owner(config)).isNotZero().isNotEqualTo(65534);
-      second = launcher.start(work, Map.of(), "--workdir", work.toString(), "--rules", rules.toString(),
+      second = launcher.start(work, Map.of(), "--workdir", work.toString(), "--rules",
+          rules.toString(),
           "--", "sh", "-c", "touch started-second; while [ ! -e go-second ]; do sleep 0.05; done");
       Started waitingFor = second;
       Wait.until(Duration.ofSeconds(90), "the second exec to end or start",
@@ -483,7 +479,7 @@ class ExecTest {
   }
 
   private static ObjectId forgeRef(String ref) throws Exception {
-    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+    try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       var found = r.exactRef(ref);
       return found == null ? null : found.getObjectId();
     }
@@ -509,6 +505,7 @@ class ExecTest {
     if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
       fail("SANDBOX_REQUIRE_BWRAP=1 but this host lacks " + missing);
     }
-    Assumptions.abort("this host lacks " + missing + "; set SANDBOX_REQUIRE_BWRAP=1 to fail instead");
+    Assumptions.abort("this host lacks " + missing
+        + "; set SANDBOX_REQUIRE_BWRAP=1 to fail instead");
   }
 }

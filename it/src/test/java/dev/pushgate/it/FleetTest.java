@@ -31,6 +31,7 @@ import org.eclipse.jgit.lib.Repository;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and B lists A's runs. {@code PUSHGATE_TEST_POSTGRES_URL} names the database; without it the
  * test is skipped, except under {@code CI=true}, where it fails.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FleetTest {
   static final String ENV = "PUSHGATE_TEST_POSTGRES_URL";
   private static final String ASK_MAIN = """
@@ -48,14 +50,16 @@ class FleetTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir static Path tmp;
-  static String schema;
-  static String databaseUrl;
-  static RunningAppliance a;
-  static RunningAppliance b;
+  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
+  private Path tmp;
+  String schema;
+  String databaseUrl;
+  RunningAppliance a;
+  RunningAppliance b;
 
   @BeforeAll
-  static void startTwoAppliancesOnOneDatabase() throws Exception {
+  void startTwoAppliancesOnOneDatabase(@TempDir Path dir) throws Exception {
+    tmp = dir;
     String url = System.getenv(ENV);
     if (url == null || url.isBlank()) {
       if ("true".equals(System.getenv("CI"))) {
@@ -78,7 +82,7 @@ class FleetTest {
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (b != null) {
       b.close();
     }
@@ -231,12 +235,12 @@ class FleetTest {
     return false;
   }
 
-  private static GitRun git(Map<String, String> env) throws Exception {
+  private GitRun git(Map<String, String> env) throws Exception {
     return new GitRun(Files.createDirectories(tmp.resolve("home")), env);
   }
 
   /** A clone of acme/widget (through A) on {@code branch}, with one new commit. */
-  private static Path worktree(Map<String, String> env, String name, String branch)
+  private Path worktree(Map<String, String> env, String name, String branch)
       throws Exception {
     git(env).in(tmp, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
     Path w = tmp.resolve(name);
@@ -247,17 +251,17 @@ class FleetTest {
     return w;
   }
 
-  private static void commit(Map<String, String> env, Path w, String what) throws Exception {
+  private void commit(Map<String, String> env, Path w, String what) throws Exception {
     Files.writeString(w.resolve(what.replace(' ', '-') + ".txt"), what + "\n");
     git(env).in(w, "add", ".").ok();
     git(env).in(w, "commit", "-qm", what).ok();
   }
 
-  private static String head(Map<String, String> env, Path w) throws Exception {
+  private String head(Map<String, String> env, Path w) throws Exception {
     return git(env).in(w, "rev-parse", "HEAD").ok().stdout().strip();
   }
 
-  private static String forgeRef(String ref) throws Exception {
+  private String forgeRef(String ref) throws Exception {
     try (Repository r = new FileRepository(a.forgeRepo("acme/widget").toFile())) {
       Ref found = r.exactRef(ref);
       return found == null ? null : found.getObjectId().name();

@@ -7,7 +7,7 @@ import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.broker.InstallationToken;
 import dev.pushgate.gateway.api.ApiSentinel;
-import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.types.RepoSlug;
 import java.net.URI;
 import java.nio.file.Path;
@@ -16,11 +16,10 @@ import java.util.List;
 import java.util.OptionalLong;
 import okhttp3.OkHttpClient;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Who may push to the local forge, asked the way an attacker holding a run's read token would:
@@ -34,36 +33,28 @@ class ForgePushAuthorisationTest {
                            "reason": "push to main is denied"}]}}""";
   private static final String LITERAL = "Bad request: git paths take no ";
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+
   private JsonNode run;
   private ObjectId main;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-    run = app.createRun(RULES);
-    main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+  void start() throws Exception {
+    run = app.get().createRun(RULES);
+    main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
   }
 
   @Test
   void theRunsGitHubTokenIsASentinelTheForgeRefuses() throws Exception {
     String sentinel = run.get("env").get("GH_TOKEN").asText();
     assertThat(sentinel).startsWith(ApiSentinel.PREFIX);
-    assertThat(Forge.fetchStatus(app, "acme/widget", sentinel)).isEqualTo(401);
-    Wire.Answer push = Wire.basic(app.port(), "POST", "/forge/acme/widget.git/git-receive-pack",
+    assertThat(Forge.fetchStatus(app.get(), "acme/widget", sentinel)).isEqualTo(401);
+    Wire.Answer push = Wire.basic(app.get().port(), "POST",
+        "/forge/acme/widget.git/git-receive-pack",
         sentinel, Wire.RECEIVE_PACK_REQUEST, push("refs/heads/by-sentinel"));
     assertThat(push.status()).isEqualTo(401);
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/by-sentinel")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/by-sentinel")).isNull();
   }
 
   @Test
@@ -74,7 +65,7 @@ class ForgePushAuthorisationTest {
     String repo = "/forge/acme/widget.git";
     for (String path : List.of(repo + "/git-receive-pack;x", repo + "/git-receive-pac%6b",
         repo + "/git-receive-pack;", repo + "/git%2dreceive-pack", repo + ";x/git-receive-pack")) {
-      Wire.Answer a = Wire.basic(app.port(), "POST", path, token, Wire.RECEIVE_PACK_REQUEST,
+      Wire.Answer a = Wire.basic(app.get().port(), "POST", path, token, Wire.RECEIVE_PACK_REQUEST,
           push("refs/heads/sneak"));
       assertThat(a.status()).as(path).isEqualTo(400);
       assertThat(a.body()).as(path).startsWith(LITERAL);
@@ -82,25 +73,25 @@ class ForgePushAuthorisationTest {
     // Jetty itself refuses an encoded slash, before the forge sees it.
     for (String path : List.of(repo + "%2fgit-receive-pack",
         "/forge/acme%2fwidget.git/git-receive-pack")) {
-      Wire.Answer a = Wire.basic(app.port(), "POST", path, token, Wire.RECEIVE_PACK_REQUEST,
+      Wire.Answer a = Wire.basic(app.get().port(), "POST", path, token, Wire.RECEIVE_PACK_REQUEST,
           push("refs/heads/sneak"));
       assertThat(a.status()).as(path).isEqualTo(400);
       assertThat(a.body()).as(path).contains("Ambiguous URI path separator");
     }
     for (String path : List.of(repo + "/info/refs;x?service=git-receive-pack",
         repo + "/info/ref%73?service=git-receive-pack")) {
-      Wire.Answer a = Wire.basic(app.port(), "GET", path, token, null, null);
+      Wire.Answer a = Wire.basic(app.get().port(), "GET", path, token, null, null);
       assertThat(a.status()).as(path).isEqualTo(400);
       assertThat(a.body()).as(path).startsWith(LITERAL);
     }
     // The path git itself uses is refused as GitHub refuses it.
-    Wire.Answer plain = Wire.basic(app.port(), "POST", repo + "/git-receive-pack", token,
+    Wire.Answer plain = Wire.basic(app.get().port(), "POST", repo + "/git-receive-pack", token,
         Wire.RECEIVE_PACK_REQUEST, push("refs/heads/sneak"));
     assertThat(plain.status()).isEqualTo(403);
     assertThat(plain.body()).isEqualTo("Write access to repository not granted.\n");
-    assertThat(ForgeRefs.of(app, "acme/widget")).containsOnlyKeys("refs/heads/main");
+    assertThat(ForgeRefs.of(app.get(), "acme/widget")).containsOnlyKeys("refs/heads/main");
     // Fetching with the read token still works.
-    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
+    assertThat(Forge.fetchStatus(app.get(), "acme/widget", token)).isEqualTo(200);
   }
 
   @Test
@@ -109,14 +100,14 @@ class ForgePushAuthorisationTest {
     String repo = "/git/github.com/acme/widget.git";
     for (String path : List.of(repo + "/git-receive-pack;x", repo + "/git-receive-pac%6b",
         repo + ";x/git-receive-pack", "/git/github.com/acme/widge%74.git/git-receive-pack")) {
-      Wire.Answer a = Wire.post(app, path, credential, push("refs/heads/main"));
+      Wire.Answer a = Wire.post(app.get(), path, credential, push("refs/heads/main"));
       assertThat(a.status()).as(path).isEqualTo(400);
       assertThat(a.body()).as(path).startsWith(LITERAL);
     }
-    Wire.Answer a = Wire.get(app, repo + "/info/refs;x?service=git-receive-pack", credential);
+    Wire.Answer a = Wire.get(app.get(), repo + "/info/refs;x?service=git-receive-pack", credential);
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.body()).startsWith(LITERAL);
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/main")).isEqualTo(main);
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main")).isEqualTo(main);
   }
 
   @Test
@@ -155,12 +146,12 @@ class ForgePushAuthorisationTest {
         "/forge/acme/widget.git/info/refs?service=git-receive-pack", write.token().reveal(),
         null, null);
     assertThat(advertised.status()).isEqualTo(403);
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/from-sandbox")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/from-sandbox")).isNull();
 
-    Wire.Answer landed = Wire.basic(app.port(), "POST", path, write.token().reveal(),
+    Wire.Answer landed = Wire.basic(app.get().port(), "POST", path, write.token().reveal(),
         Wire.RECEIVE_PACK_REQUEST, push("refs/heads/from-loopback"));
     assertThat(landed.status()).isEqualTo(200);
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/from-loopback")).isEqualTo(main);
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/from-loopback")).isEqualTo(main);
   }
 
   /** A push creating {@code ref} at main's commit, which the forge already holds. */
@@ -170,8 +161,8 @@ class ForgePushAuthorisationTest {
 
   /** A write or read token for acme/widget, minted with the forge's App key as the operator could. */
   private InstallationToken token(boolean write) throws Exception {
-    String forge = "http://127.0.0.1:" + app.port() + "/forge";
-    GitHubAppConfig config = GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
+    String forge = "http://127.0.0.1:" + app.get().port() + "/forge";
+    GitHubAppConfig config = GitHubAppConfig.of("1", app.get().dataDir.resolve("forge-app.pem"))
         .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge));
     OkHttpClient http = new OkHttpClient();
     try {

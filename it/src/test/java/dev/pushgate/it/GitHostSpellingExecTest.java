@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * inside {@code pushgate exec}, fetch and push, https and http. The clone through the gateway
  * works in the same run.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GitHostSpellingExecTest {
   private static final List<String> URLS = List.of("https://%67ithub.com/acme/widget.git",
       "https://github%2Ecom/acme/widget.git", "https://x@%47ithub.com/acme/widget.git",
@@ -38,18 +40,20 @@ class GitHostSpellingExecTest {
       done
       """.formatted(String.join(" ", URLS));
 
-  @TempDir static Path tmp;
-  static Path root;
-  static BothRunProxies appliances;
+  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
+  private Path tmp;
+  Path root;
+  BothRunProxies appliances;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start(@TempDir Path dir) throws Exception {
+    tmp = dir;
     appliances = BothRunProxies.start(tmp);
     root = appliances.root();
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (appliances != null) {
       appliances.close();
     }

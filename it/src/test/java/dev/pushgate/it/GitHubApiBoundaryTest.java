@@ -2,16 +2,17 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 16's GitHub API boundary, end to end: real curl in {@code pushgate exec}'s bubblewrap
@@ -20,35 +21,27 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -k}), and the local forge, standing in for GitHub, answers only because it was sent the
  * real installation token: the run itself holds a sentinel the forge refuses.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GitHubApiBoundaryTest {
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
-  static Path rules;
+
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().forSandboxedRuns()
+      .with(b -> b.jvm(List.of("-Dpushgate.github-api-boundary=true"))).withRepos("acme/widget");
+
+  Path rules;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start() throws Exception {
     ExecTest.requireBwrap();
-    root = tmp.toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.on(root.resolve("data"))
-        .jvm(List.of("-Dpushgate.github-api-boundary=true")).start();
-    app.forgeCreate("acme/widget");
     // The tracker denied: the issue write below is refused by the boundary with the rule's reason.
-    rules = Files.writeString(root.resolve("rules.yaml"), "denyWriteGlobs: []\nwrite-tracker: deny\n");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+    rules = Files.writeString(app.dir().resolve("rules.yaml"),
+        "denyWriteGlobs: []\nwrite-tracker: deny\n");
   }
 
   @Test
   void curlReachesTheApiThroughTheBoundaryWhichSwapsTheSentinelForTheRealToken()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work"));
+    Path work = Files.createDirectories(app.dir().resolve("work"));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
     String script = """
         case "$GH_TOKEN" in ghs_pushgate*) echo "sentinel-in-gh-token" ;; esac
@@ -77,19 +70,19 @@ class GitHubApiBoundaryTest {
 
     // Every decision is in the audit beside the pushes, without the sentinel or the token.
     String audit = RunningAppliance.cli("audit", "--run", exec.runId(), "--decisions",
-        "--data-dir", app.dataDir.toString());
+        "--data-dir", app.get().dataDir.toString());
     assertThat(audit).contains("GET api.github.com/installation/repositories",
         "POST api.github.com/repos/acme/widget/issues", "denied").doesNotContain("ghs_");
   }
 
   @Test
   void withoutAnOsSandboxTheSameGoesThroughHttpsProxyCooperatively() throws Exception {
-    Path data = root.resolve("data-none");
+    Path data = app.dir().resolve("data-none");
     try (RunningAppliance none = RunningAppliance.on(data)
         .jvm(List.of("-Dpushgate.github-api-boundary=true"))
         .serve(List.of("--sandbox", "off")).start()) {
       none.forgeCreate("acme/widget");
-      Path work = Files.createDirectories(root.resolve("work-none"));
+      Path work = Files.createDirectories(app.dir().resolve("work-none"));
       String script = """
           case "$HTTPS_PROXY" in http://run:*@127.0.0.1:*) echo "proxy-set" ;; esac
           curl -sS --max-time 30 -H "Authorization: token $GH_TOKEN" \
@@ -106,11 +99,11 @@ class GitHubApiBoundaryTest {
   }
 
   private static PushgateExec.Result exec(Path cwd, String... args) throws Exception {
-    return exec(app.dataDir, cwd, args);
+    return exec(app.get().dataDir, cwd, args);
   }
 
   private static PushgateExec.Result exec(Path dataDir, Path cwd, String... args)
       throws Exception {
-    return PushgateExec.on(dataDir, root.resolve("home")).run(cwd, Map.of(), args);
+    return PushgateExec.on(dataDir, app.dir().resolve("home")).run(cwd, Map.of(), args);
   }
 }

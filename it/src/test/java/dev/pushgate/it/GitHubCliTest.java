@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import java.io.File;
 import java.net.URI;
@@ -18,16 +19,15 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 16 end to end with the real {@code gh} CLI inside {@code pushgate exec}'s bubblewrap
@@ -58,16 +58,13 @@ class GitHubCliTest {
       cd ..
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget", "acme/other");
 
   @BeforeAll
   static void start() throws Exception {
     requireGhAndBwrap();
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate(List.of("acme/widget", "acme/other"));
   }
 
   /** Skips the test class without bubblewrap or gh; on CI, which installs both, fails instead. */
@@ -83,13 +80,6 @@ class GitHubCliTest {
       fail("gh is not installed: .ci/run installs Debian's package gh");
     }
     Assumptions.assumeTrue(gh, "gh is not installed");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
@@ -134,7 +124,8 @@ class GitHubCliTest {
     assertThat(section(out, "status.out")).contains("the GraphQL field search reads outside")
         .contains("use gh pr list, gh pr view or gh issue list");
     assertThat(section(out, "graphql-merge.out")).contains("Control Center policy:");
-    assertThat(section(out, "contents.out")).contains("Control Center policy: push to main is denied");
+    assertThat(section(out,
+        "contents.out")).contains("Control Center policy: push to main is denied");
     assertThat(section(out, "other.out")).contains("Control Center policy:");
     assertThat(section(out, "curl-other.out")).contains("Control Center policy:");
 
@@ -162,7 +153,7 @@ class GitHubCliTest {
     assertThat(held).containsOnly(sentinel);
     String runId = exec.runId();
     String audit = RunningAppliance.cli("audit", "--run", runId, "--decisions", "--data-dir",
-        app.dataDir.toString());
+        app.get().dataDir.toString());
     // API calls are records of their own type, not pushes with a method in the ref column.
     assertThat(audit).contains("api-call open-pull-request", "api-call publish-review-or-merge",
         "merging a pull request is denied in every mode, whatever the rules",
@@ -196,7 +187,7 @@ class GitHubCliTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stdout()).contains("create=0", "/acme/widget/pull/");
     assertThat(forgePullsOf("asked")).isEqualTo(1);
-    JsonNode audit = app.control().get("/v1/audit?runId=" + exec.runId()).body();
+    JsonNode audit = app.get().control().get("/v1/audit?runId=" + exec.runId()).body();
     assertThat(audit.get("decisions").toString()).contains("approved by alice");
   }
 
@@ -219,7 +210,7 @@ class GitHubCliTest {
 
   /** The pull requests the forge holds for acme/widget, read off its repository. */
   private static List<JsonNode> forgePulls() throws Exception {
-    Path book = app.forgeRepo("acme/widget").resolve("pushgate-pulls.json");
+    Path book = app.get().forgeRepo("acme/widget").resolve("pushgate-pulls.json");
     List<JsonNode> pulls = new ArrayList<>();
     if (Files.exists(book)) {
       JSON.readTree(book.toFile()).get("pulls").forEach(pulls::add);
@@ -230,7 +221,8 @@ class GitHubCliTest {
   /** What the forge's loopback request log says it was sent (a test aid of the local forge). */
   private static JsonNode forgeApi(String path) throws Exception {
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.base() + "/forge/api/v3" + path)).timeout(Duration.ofSeconds(30)).build(),
+            URI.create(app.get().base() + "/forge/api/v3"
+                + path)).timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return JSON.readTree(r.body());
@@ -242,19 +234,19 @@ class GitHubCliTest {
   }
 
   private static Path workdir(String name) {
-    return root.resolve("work-" + name);
+    return app.dir().resolve("work-" + name);
   }
 
   private static PushgateExec.Result exec(String branch, String rules, String script)
       throws Exception {
     Path work = Files.createDirectories(workdir(branch));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
-    Path rulesFile = Files.writeString(root.resolve("rules-" + branch + ".yaml"),
+    Path rulesFile = Files.writeString(app.dir().resolve("rules-" + branch + ".yaml"),
         "denyWriteGlobs: []\n" + rules);
     // A sandboxed chat run's pushes ask, as the hook asks without a sandbox (issue 28): every
     // question is allowed, so what a test sees refused is refused by a rule.
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
-      return PushgateExec.on(app.dataDir, root.resolve("home")).run(work,
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
+      return PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).run(work,
           Map.of("BRANCH", branch), "--workdir", work.toString(), "--rules",
           rulesFile.toString(), "--pass-env", "BRANCH", "--", "sh", "-c", script);
     }

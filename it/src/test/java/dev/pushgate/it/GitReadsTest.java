@@ -3,18 +3,17 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Git reads end to end: the real git CLI with a run's environment clones, fetches, pulls and
@@ -31,8 +30,10 @@ class GitReadsTest {
   /** What the run's GH_TOKEN is replaced with: git must never need it. */
   private static final String POISON = "ghs_poisonedTokenThatNoOneAccepts0000000";
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .withRepos("acme/widget", "acme/lib", "acme/other");
+
   private JsonNode run;
   private GitRun git;
   /** Plain git, outside any run: stands for someone pushing upstream past the gateway. */
@@ -40,32 +41,23 @@ class GitReadsTest {
   private Path gitConfig;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate(List.of("acme/widget", "acme/lib", "acme/other"));
-    run = app.createRun(RUN);
+  void start() throws Exception {
+    run = app.get().createRun(RUN);
     gitConfig = Path.of(run.get("env").get("GIT_CONFIG_GLOBAL").asText());
-    git = new GitRun(Files.createDirectories(tmp.resolve("home")),
+    git = new GitRun(Files.createDirectories(app.dir().resolve("home")),
         Map.of("GIT_CONFIG_GLOBAL", gitConfig.toString(), "GH_TOKEN", POISON,
             "GIT_TRACE", "1"));
-    Path empty = Files.writeString(tmp.resolve("empty.gitconfig"), "");
-    outside = new GitRun(Files.createDirectories(tmp.resolve("outside-home")),
+    Path empty = Files.writeString(app.dir().resolve("empty.gitconfig"), "");
+    outside = new GitRun(Files.createDirectories(app.dir().resolve("outside-home")),
         Map.of("GIT_CONFIG_GLOBAL", empty.toString()));
     // a second commit upstream, for the shallow clone to leave out
-    Path seed = tmp.resolve("seed");
-    outside.in(tmp, "clone", "-q", app.forgeRepo("acme/widget").toString(), seed.toString()).ok();
+    Path seed = app.dir().resolve("seed");
+    outside.in(app.dir(), "clone", "-q", app.get().forgeRepo("acme/widget").toString(),
+        seed.toString()).ok();
     Files.writeString(seed.resolve("README.md"), "changed\n");
     outside.in(seed, "add", "README.md").ok();
     commit(outside, seed, "second.txt", "two");
     outside.in(seed, "push", "-q", "origin", "HEAD").ok();
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
@@ -76,12 +68,13 @@ class GitReadsTest {
         "https://github.com/ACME/Widget.git"};
     for (int i = 0; i < spellings.length; i++) {
       String url = spellings[i];
-      Path dir = tmp.resolve("spelling-" + i);
-      GitRun.Result clone = noCredentialHelper(git.in(tmp, "clone", url, dir.toString()).ok());
-      assertThat(clone.stderr()).as(url).contains(app.gatewayUrl());
+      Path dir = app.dir().resolve("spelling-" + i);
+      GitRun.Result clone = noCredentialHelper(git.in(app.dir(), "clone", url,
+          dir.toString()).ok());
+      assertThat(clone.stderr()).as(url).contains(app.get().gatewayUrl());
       assertThat(head(dir)).as(url).isEqualTo(main);
       assertThat(Files.readString(dir.resolve("second.txt"))).as(url).isEqualTo("two\n");
-      assertThat(noCredentialHelper(git.in(tmp, "ls-remote", url).ok()).stdout()).as(url)
+      assertThat(noCredentialHelper(git.in(app.dir(), "ls-remote", url).ok()).stdout()).as(url)
           .contains(main + "\trefs/heads/main").contains(main + "\tHEAD");
       noCredentialHelper(git.in(dir, "fetch", "origin").ok());
       noCredentialHelper(git.in(dir, "pull", "-q", "--ff-only").ok());
@@ -90,10 +83,11 @@ class GitReadsTest {
 
   @Test
   void aFetchSeesUpstreamAfterItMovedPastTheGateway() throws Exception {
-    Path clone = tmp.resolve("moved");
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", clone.toString()).ok();
-    Path other = tmp.resolve("someone-else");
-    outside.in(tmp, "clone", "-q", app.forgeRepo("acme/widget").toString(), other.toString())
+    Path clone = app.dir().resolve("moved");
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", clone.toString()).ok();
+    Path other = app.dir().resolve("someone-else");
+    outside.in(app.dir(), "clone", "-q", app.get().forgeRepo("acme/widget").toString(),
+        other.toString())
         .ok();
     commit(outside, other, "theirs.txt", "theirs");
     outside.in(other, "push", "-q", "origin", "HEAD:main", "HEAD:refs/heads/elsewhere").ok();
@@ -108,20 +102,21 @@ class GitReadsTest {
 
   @Test
   void anAttachedRepositoryIsServedAndAnotherIsRefusedInGitsOutput() throws Exception {
-    git.in(tmp, "clone", "-q", "https://github.com/acme/lib.git", tmp.resolve("lib").toString())
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/lib.git",
+        app.dir().resolve("lib").toString())
         .ok();
-    GitRun.Result refused = git.in(tmp, "clone", "https://github.com/acme/other.git",
-        tmp.resolve("other").toString()).failed();
+    GitRun.Result refused = git.in(app.dir(), "clone", "https://github.com/acme/other.git",
+        app.dir().resolve("other").toString()).failed();
     assertThat(refused.stderr()).contains("remote: Control Center policy: acme/other is neither"
         + " this run's repository nor attached to its workspace");
-    assertThat(tmp.resolve("other")).doesNotExist();
+    assertThat(app.dir().resolve("other")).doesNotExist();
   }
 
   @Test
   void speaksProtocolV0AndV2() throws Exception {
     for (String version : List.of("0", "2")) {
-      Path dir = tmp.resolve("protocol-" + version);
-      GitRun.Result clone = git.withEnv("GIT_TRACE_PACKET", "1").in(tmp, "-c",
+      Path dir = app.dir().resolve("protocol-" + version);
+      GitRun.Result clone = git.withEnv("GIT_TRACE_PACKET", "1").in(app.dir(), "-c",
           "protocol.version=" + version, "clone", "https://github.com/acme/widget.git",
           dir.toString()).ok();
       if (version.equals("2")) {
@@ -135,16 +130,16 @@ class GitReadsTest {
 
   @Test
   void servesAShallowAndAPartialClone() throws Exception {
-    Path shallow = tmp.resolve("shallow");
-    git.in(tmp, "clone", "-q", "--depth", "1", "https://github.com/acme/widget.git",
+    Path shallow = app.dir().resolve("shallow");
+    git.in(app.dir(), "clone", "-q", "--depth", "1", "https://github.com/acme/widget.git",
         shallow.toString()).ok();
     assertThat(git.in(shallow, "rev-list", "--count", "HEAD").ok().stdout().strip())
         .isEqualTo("1");
     assertThat(git.in(shallow, "rev-parse", "--is-shallow-repository").ok().stdout().strip())
         .isEqualTo("true");
 
-    Path partial = tmp.resolve("partial");
-    git.in(tmp, "clone", "-q", "--filter=blob:none", "https://github.com/acme/widget.git",
+    Path partial = app.dir().resolve("partial");
+    git.in(app.dir(), "clone", "-q", "--filter=blob:none", "https://github.com/acme/widget.git",
         partial.toString()).ok();
     assertThat(git.in(partial, "config", "remote.origin.promisor").ok().stdout().strip())
         .isEqualTo("true");
@@ -164,7 +159,7 @@ class GitReadsTest {
         .doesNotContain("credential.helper=!").containsPattern("\\[credential\\]\\n\\thelper =\\n");
     assertThat(GITHUB_TOKEN.matcher(config).find()).isFalse();
     // the poisoned GH_TOKEN changes nothing: git never asks for a credential
-    noCredentialHelper(git.in(tmp, "ls-remote", "https://github.com/acme/widget.git").ok());
+    noCredentialHelper(git.in(app.dir(), "ls-remote", "https://github.com/acme/widget.git").ok());
   }
 
   /** GIT_TRACE shows every command git runs: no credential helper among them. */
@@ -175,7 +170,8 @@ class GitReadsTest {
   }
 
   private String upstreamMain() throws Exception {
-    return outside.in(app.forgeRepo("acme/widget"), "rev-parse", "refs/heads/main").ok().stdout()
+    return outside.in(app.get().forgeRepo("acme/widget"), "rev-parse",
+        "refs/heads/main").ok().stdout()
         .strip();
   }
 

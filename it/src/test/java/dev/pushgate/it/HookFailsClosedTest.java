@@ -4,18 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Claude Code hook fails closed (issue 14, item 13): {@code pushgate hook} alone blocks, the
@@ -35,23 +33,9 @@ class HookFailsClosedTest {
           reason: push to main is denied
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
-
-  @BeforeAll
-  static void start() throws Exception {
-    root = tmp.toRealPath();
-    // Searchable by the sandbox user (nobody, as these tests run as root in CI).
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    app = RunningAppliance.start(root.resolve("data"), "--hook-ask", "passthrough");
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    app.close();
-  }
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving("--hook-ask", "passthrough")
+      .forSandboxedRuns().withRepos("acme/widget");
 
   @Test
   void pushgateHookWithoutASubcommandBlocksWithItsUsageOnStderr() throws Exception {
@@ -71,10 +55,10 @@ class HookFailsClosedTest {
   void insideExecTheHookIsAtItsDocumentedPathReadOnlyAndEveryDecisionIsAudited()
       throws Exception {
     ExecTest.requireBwrap();
-    Path work = Files.createDirectories(root.resolve("work-hook"));
-    Path rules = Files.writeString(root.resolve("rules.yaml"), RULES);
+    Path work = Files.createDirectories(app.dir().resolve("work-hook"));
+    Path rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
+        "exec", "--data-dir", app.get().dataDir.toString(), "--repo", "acme/widget",
         "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c", """
             h=/opt/pushgate/bin/pushgate-hook
             test -x "$h" && echo hook-runs
@@ -88,7 +72,7 @@ class HookFailsClosedTest {
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     pb.environment().keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
-    pb.environment().put("HOME", Files.createDirectories(root.resolve("home")).toString());
+    pb.environment().put("HOME", Files.createDirectories(app.dir().resolve("home")).toString());
     Process p = pb.start();
     String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -114,7 +98,7 @@ class HookFailsClosedTest {
     List<JsonNode> audit = new ArrayList<>();
     for (String l : RunningAppliance.cli("audit", "--run", runId, "--decisions", "--json",
         "--data-dir",
-        app.dataDir.toString()).lines().toList()) {
+        app.get().dataDir.toString()).lines().toList()) {
       audit.add(JSON.readTree(l));
     }
     assertThat(audit).extracting(a -> a.get("action").asText() + " " + a.get("command").asText()
@@ -127,11 +111,11 @@ class HookFailsClosedTest {
     assertThat(audit.get(1).get("reason").asText())
         .isEqualTo("`git commit` would create a commit, which this workspace's rules deny");
     String table = RunningAppliance.cli("audit", "--run", runId, "--decisions", "--data-dir",
-        app.dataDir.toString());
+        app.get().dataDir.toString());
     assertThat(table).contains("REF / COMMAND").contains("git commit -m x")
         .containsPattern("npm publish +command +asked");
     assertThat(RunningAppliance.cli("audit", "--run", runId, "--refused", "--data-dir",
-        app.dataDir.toString())).contains("git commit -m x")
+        app.get().dataDir.toString())).contains("git commit -m x")
         .doesNotContain("git status").doesNotContain("npm publish")
         .doesNotContain("git push");
   }

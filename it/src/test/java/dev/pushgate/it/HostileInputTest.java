@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
@@ -23,23 +24,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Bad input changes nothing and gets a clear answer: a corpus of hostile pushes and run requests
  * against one appliance (started with {@code --max-pack-size 1m}). After every case upstream is
- * what it was and {@code /healthz} answers 200; after the whole corpus a normal push still lands
- * and the log holds no internal error.
+ * what it was, {@code /healthz} answers 200 and the log holds no internal error; beside the corpus
+ * a normal push still lands. The cases share one run and pass in any order.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostileInputTest {
   private static final String RUN = """
       {"workspaceId": "ws-hostile", "mode": "chat", "repository": "acme/widget",
@@ -56,48 +55,50 @@ class HostileInputTest {
       "Not a repository of the gateway: expected /git/github.com/<owner>/<repo>.git\n";
   private static final ObjectId ZERO = ObjectId.zeroId();
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
-  static String credential;
-  static GitRun git;
-  static Path work;
-  static ObjectId main;
-  /** What acme/widget must hold after every case. */
-  static Map<String, ObjectId> upstream;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving("--max-pack-size", "1m")
+      .withRepos("acme/widget");
+
+  private JsonNode run;
+  private String credential;
+  private ObjectId main;
+  /** What acme/widget must hold after the case: what it held before, and what the case adds. */
+  private Map<String, ObjectId> upstream;
 
   @BeforeAll
-  static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"), "--max-pack-size", "1m");
-    app.forgeCreate("acme/widget");
-    run = app.createRun(RUN);
+  void start() throws Exception {
+    run = app.get().createRun(RUN);
     credential = ForgeRefs.credential(run);
-    git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "widget").ok();
-    work = tmp.resolve("widget");
-    upstream = ForgeRefs.of(app, "acme/widget");
-    main = upstream.get("refs/heads/main");
+    main = ForgeRefs.of(app.get(), "acme/widget").get("refs/heads/main");
     // The cache is synced by an advertisement; every raw push below comes after one.
-    assertThat(Wire.get(app, INFO_REFS, credential).status()).isEqualTo(200);
+    assertThat(Wire.get(app.get(), INFO_REFS, credential).status()).isEqualTo(200);
   }
 
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+  @BeforeEach
+  void recordUpstream() throws Exception {
+    upstream = ForgeRefs.of(app.get(), "acme/widget");
   }
 
   @AfterEach
   void upstreamIsUnchangedAndTheApplianceStillServes() throws Exception {
-    assertThat(ForgeRefs.of(app, "acme/widget")).isEqualTo(upstream);
-    assertThat(app.healthz()).isEqualTo(200);
+    assertThat(ForgeRefs.of(app.get(), "acme/widget")).isEqualTo(upstream);
+    assertThat(app.get().healthz()).isEqualTo(200);
+    // Hostile input is never an internal error: nothing was logged at ERROR, no stack trace.
+    assertThat(app.get().logText()).doesNotContain(" ERROR ").doesNotContain("\tat ");
+  }
+
+  /** A clone of acme/widget with the run's environment, in a directory of the case's own. */
+  private GitRun clone(Path work) throws Exception {
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")),
+        ForgeRefs.env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git",
+        work.getFileName().toString()).ok();
+    return git;
   }
 
   // --- pkt-lines ---
 
   @Test
-  @Order(1)
   void malformedPktLinesAreRefusedWithWhatWasWrong() throws Exception {
     String command = RawPush.command(ZERO, main, "refs/heads/pkt") + "\0report-status\n";
     byte[] shortLength = (String.format("%04x", command.length() + 4 - 10) + command)
@@ -131,17 +132,16 @@ class HostileInputTest {
     expected.put("ids that are not ASCII",
         MALFORMED + "an object id is not 40 hexadecimal digits\n");
     for (var c : cases.entrySet()) {
-      Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential, c.getValue());
+      Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential, c.getValue());
       assertThat(a.status()).as(c.getKey()).isEqualTo(400);
       assertThat(a.body()).as(c.getKey()).isEqualTo(expected.get(c.getKey()));
     }
   }
 
   @Test
-  @Order(2)
   void aBodyEndingInsideAPktLineIsRefused() throws Exception {
     for (byte[] body : List.of(ascii("ffffabc"), ascii("00300000000 abc"))) {
-      Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential, body);
+      Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential, body);
       assertThat(a.status()).isEqualTo(400);
       assertThat(a.body()).startsWith(MALFORMED);
     }
@@ -150,7 +150,6 @@ class HostileInputTest {
   // --- packs ---
 
   @Test
-  @Order(3)
   void brokenPacksAreRefusedWithWhatWasWrong() throws Exception {
     byte[] blob = ascii("hello\n");
     byte[] badChecksum = PackBytes.pack(PackBytes.object(Constants.OBJ_BLOB, blob));
@@ -172,7 +171,7 @@ class HostileInputTest {
     expected.put("four billion objects announced", MALFORMED
         + "the pack declares 4294967295 objects, more than a push may hold (104857)\n");
     for (var p : packs.entrySet()) {
-      Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+      Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
           RawPush.command(ZERO, main, "refs/heads/broken"), p.getValue()));
       assertThat(a.status()).as(p.getKey()).isEqualTo(400);
       assertThat(a.body()).as(p.getKey()).isEqualTo(expected.get(p.getKey()));
@@ -180,7 +179,6 @@ class HostileInputTest {
   }
 
   @Test
-  @Order(4)
   void packBombsAreRefusedWithoutExhaustingTheAppliance() throws Exception {
     byte[] commit = PackBytes.commit(ObjectId.fromString("ab".repeat(20)), main, "bomb");
     Map<String, PackBytes.Entry> bombs = new LinkedHashMap<>();
@@ -202,11 +200,11 @@ class HostileInputTest {
     expected.put("a tree of 400 MB", UNPACK + "Object too large (400,000,000 bytes),"
         + " rejecting the pack. Max object size limit is 104,857,600 bytes.\n");
     for (var b : bombs.entrySet()) {
-      Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+      Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
           RawPush.command(ZERO, main, "refs/heads/bomb"), PackBytes.pack(b.getValue())));
       assertThat(a.status()).as(b.getKey()).isEqualTo(400);
       assertThat(a.body()).as(b.getKey()).isEqualTo(expected.get(b.getKey()));
-      assertThat(app.healthz()).as(b.getKey()).isEqualTo(200);
+      assertThat(app.get().healthz()).as(b.getKey()).isEqualTo(200);
     }
 
     // A real zlib bomb: 96 MiB of zeros in ~100 KiB, under both limits. It is inflated (to name
@@ -222,7 +220,7 @@ class HostileInputTest {
     byte[] pack = PackBytes.pack(new PackBytes.Entry(Constants.OBJ_BLOB, size, zeros),
         PackBytes.object(Constants.OBJ_TREE, tree),
         PackBytes.object(Constants.OBJ_COMMIT, bombCommit));
-    Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential,
+    Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential,
         PackBytes.request(RawPush.command(main, commitId, "refs/heads/main"), pack));
     assertThat(a.status()).isEqualTo(200);
     assertThat(a.body())
@@ -230,11 +228,10 @@ class HostileInputTest {
   }
 
   @Test
-  @Order(5)
   void objectsReferencingMissingObjectsAreRefused() throws Exception {
     ObjectId absentTree = ObjectId.fromString("ab".repeat(20));
     byte[] orphan = PackBytes.commit(absentTree, main, "my tree is absent");
-    Wire.Answer noTree = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+    Wire.Answer noTree = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(ZERO, PackBytes.id(Constants.OBJ_COMMIT, orphan), "refs/heads/orphan"),
         PackBytes.pack(PackBytes.object(Constants.OBJ_COMMIT, orphan))));
     assertThat(noTree.status()).isEqualTo(400);
@@ -243,7 +240,7 @@ class HostileInputTest {
     ObjectId absentBlob = ObjectId.fromString("cd".repeat(20));
     byte[] tree = PackBytes.tree("gone.txt", absentBlob);
     byte[] commit = PackBytes.commit(PackBytes.id(Constants.OBJ_TREE, tree), main, "blob absent");
-    Wire.Answer noBlob = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+    Wire.Answer noBlob = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(ZERO, PackBytes.id(Constants.OBJ_COMMIT, commit), "refs/heads/orphan"),
         PackBytes.pack(PackBytes.object(Constants.OBJ_TREE, tree),
             PackBytes.object(Constants.OBJ_COMMIT, commit))));
@@ -251,7 +248,7 @@ class HostileInputTest {
     assertThat(noBlob.body()).isEqualTo(UNPACK + "Missing blob " + absentBlob.name() + "\n");
 
     ObjectId unknown = ObjectId.fromString("1234567890".repeat(4));
-    Wire.Answer nothing = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+    Wire.Answer nothing = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(ZERO, unknown, "refs/heads/orphan"), RawPush.emptyPack()));
     assertThat(nothing.status()).isEqualTo(400);
     assertThat(nothing.body()).isEqualTo(UNPACK + "Missing unknown " + unknown.name() + "\n");
@@ -260,7 +257,6 @@ class HostileInputTest {
   // --- ref names ---
 
   @Test
-  @Order(6)
   void invalidAndHostileRefNamesAreRefused() throws Exception {
     List<String> names = List.of("refs/heads/../x", "HEAD", "refs/heads/main.lock",
         "refs/heads/a\u0001b", "refs/heads/tab\there", "refs/heads/del\u007f", "refs/heads/a b",
@@ -269,7 +265,7 @@ class HostileInputTest {
         "refs/heads/a[b", "refs/heads/a\\b", "refs/heads/x/", "refs/heads/x.", "refs/heads/",
         "/refs/heads/x", "refs/heads/x\r\nok refs/heads/y");
     for (String name : names) {
-      Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential,
+      Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential,
           PackBytes.request(RawPush.command(ZERO, main, name), RawPush.emptyPack()));
       assertThat(a.status()).as(name).isEqualTo(400);
       assertThat(a.body()).as(name).isEqualTo(BAD_COMMAND);
@@ -277,35 +273,34 @@ class HostileInputTest {
     // JGit takes these; git does not ("funny refname"), and the directory x.lock/ would block
     // every later update of refs/heads/x, upstream and in the cache.
     for (String name : List.of("refs/heads/x.lock/y", "refs/tags/v1.lock/z")) {
-      Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential,
+      Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential,
           PackBytes.request(RawPush.command(ZERO, main, name), RawPush.emptyPack()));
       assertThat(a.status()).as(name).isEqualTo(200);
       assertThat(a.body()).as(name).contains("ng " + name + " funny refname")
           .doesNotContain("ok " + name);
-      assertThat(Files.exists(app.forgeRepo("acme/widget").resolve(name))).as(name).isFalse();
+      assertThat(Files.exists(app.get().forgeRepo("acme/widget").resolve(name))).as(name).isFalse();
     }
-    Wire.Answer x = Wire.post(app, RECEIVE_PACK, credential,
+    Wire.Answer x = Wire.post(app.get(), RECEIVE_PACK, credential,
         PackBytes.request(RawPush.command(ZERO, main, "refs/heads/x"), RawPush.emptyPack()));
     assertThat(x.body()).contains("ok refs/heads/x");
     upstream.put("refs/heads/x", main);
   }
 
   @Test
-  @Order(7)
   void unknownCapabilitiesAreIgnoredAsGitDoesAndNeverBypassTheRule() throws Exception {
-    Wire.Answer denied = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+    Wire.Answer denied = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(main, mainChild(), "refs/heads/main"),
         "report-status frobnicate=1 no-thin push-cert=bogus agent=it", childPack()));
     assertThat(denied.status()).isEqualTo(200);
     assertThat(denied.body())
         .contains("ng refs/heads/main Control Center policy: push to main is denied");
 
-    Wire.Answer silent = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+    Wire.Answer silent = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(main, mainChild(), "refs/heads/main"), "", childPack()));
     assertThat(silent.status()).isEqualTo(200);
     assertThat(silent.body()).as("no report-status was asked for").isEmpty();
 
-    Wire.Answer allowed = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+    Wire.Answer allowed = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(ZERO, main, "refs/heads/odd-capabilities"),
         "report-status frobnicate=1 agent=it", RawPush.emptyPack()));
     assertThat(allowed.body()).contains("ok refs/heads/odd-capabilities");
@@ -315,7 +310,6 @@ class HostileInputTest {
   // --- repository names ---
 
   @Test
-  @Order(8)
   void pathTricksInRepositoryNamesReachNoRepository() throws Exception {
     List<String> before = cacheRepositories();
     Map<String, String> productAnswers = new LinkedHashMap<>();
@@ -339,7 +333,7 @@ class HostileInputTest {
       for (String suffix : List.of("/info/refs?service=git-receive-pack", "/git-receive-pack")) {
         String path = "/git/github.com/" + repo + suffix;
         Wire.Answer a = suffix.startsWith("/info")
-            ? Wire.get(app, path, credential) : Wire.post(app, path, credential, push);
+            ? Wire.get(app.get(), path, credential) : Wire.post(app.get(), path, credential, push);
         assertThat(a.status()).as(path).isIn(400, 403, 404);
         assertThat(a.body()).as(path).doesNotContain("# service=git-receive-pack")
             .doesNotContain("ok refs/heads/path-trick");
@@ -357,7 +351,7 @@ class HostileInputTest {
     // The gateway serves smart HTTP only: no dumb-protocol listing, no loose files.
     for (String path : List.of("/git/github.com/acme/widget.git/info/refs",
         "/git/github.com/acme/widget.git/info/refs?service=frobnicate")) {
-      Wire.Answer a = Wire.get(app, path, credential);
+      Wire.Answer a = Wire.get(app.get(), path, credential);
       assertThat(a.status()).as(path).isEqualTo(403);
       assertThat(a.body()).as(path).isEqualTo("The gateway serves git's smart HTTP protocol only"
           + " (git-upload-pack and git-receive-pack).\n");
@@ -365,7 +359,7 @@ class HostileInputTest {
     for (String path : List.of("/git/github.com/acme/widget.git/HEAD",
         "/git/github.com/acme/widget.git/objects/info/packs",
         "/git/github.com/acme/widget.git/config", "/git/evil.example/acme/widget.git/info/refs")) {
-      Wire.Answer a = Wire.get(app, path, credential);
+      Wire.Answer a = Wire.get(app.get(), path, credential);
       assertThat(a.status()).as(path).isEqualTo(404);
       assertThat(a.body()).as(path).isEqualTo(NOT_A_REPOSITORY);
     }
@@ -376,7 +370,7 @@ class HostileInputTest {
             + "?service=git-receive-pack",
         "/git/github.com/acme/../../../forge/acme/widget.git/git-receive-pack")) {
       Wire.Answer a = path.endsWith("pack")
-          ? Wire.post(app, path, credential, push) : Wire.get(app, path, credential);
+          ? Wire.post(app.get(), path, credential, push) : Wire.get(app.get(), path, credential);
       assertThat(a.status()).as(path).isEqualTo(401);
       assertThat(a.body()).as(path).isEqualTo("Invalid username or token. Password"
           + " authentication is not supported for Git operations.\n");
@@ -387,20 +381,20 @@ class HostileInputTest {
   // --- size and time ---
 
   @Test
-  @Order(9)
   void aPushPastTheMaxPackSizeIsRefusedAndMovesNothing() throws Exception {
     byte[] random = new byte[2 << 20];
     new SecureRandom().nextBytes(random);
+    Path work = app.dir().resolve("big");
+    GitRun git = clone(work);
     Files.write(work.resolve("big.bin"), random);
     git.in(work, "add", "big.bin").ok();
     git.in(work, "commit", "-q", "-m", "two MiB that do not compress").ok();
     GitRun.Result r = git.in(work, "push", "origin", "HEAD:refs/heads/big").failed();
     // git prints the status only; the reason is in the body, which git does not show for a POST.
     assertThat(r.stderr()).contains("error: RPC failed; HTTP 400");
-    git.in(work, "reset", "-q", "--hard", "HEAD~1").ok();
 
     ObjectId blob = PackBytes.id(Constants.OBJ_BLOB, random);
-    Wire.Answer a = Wire.post(app, RECEIVE_PACK, credential, PackBytes.request(
+    Wire.Answer a = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(ZERO, blob, "refs/tags/big"),
         PackBytes.pack(PackBytes.object(Constants.OBJ_BLOB, random))));
     assertThat(a.status()).isEqualTo(400);
@@ -413,7 +407,6 @@ class HostileInputTest {
    * on demand: {@code mvn -pl it test -Dtest=HostileInputTest -Dpushgate.soak=true}.
    */
   @Test
-  @Order(10)
   @EnabledIfSystemProperty(named = "pushgate.soak", matches = "true")
   void aStalledPushBodyIsEndedByTheClientTimeout() throws Exception {
     byte[] body = PackBytes.request(RawPush.command(ZERO, main, "refs/heads/stalled"),
@@ -424,15 +417,16 @@ class HostileInputTest {
         () -> stall(body, body.length - 20));
     for (Wire.Answer a : List.of(inCommand.get(), inPack.get())) {
       assertThat(a.status()).isEqualTo(408);
-      assertThat(a.body()).startsWith("the push request timed out (")
-          .endsWith("); nothing was pushed\n");
+      // What ended it names the client timeout of 2 minutes: the gateway's own read bound or
+      // Jetty's idle timeout, whichever fired first. No clock is read here.
+      assertThat(a.body()).matches("the push request timed out \\((the client sent nothing for"
+          + " 120 s|Idle timeout expired: \\d+/120000 ms)\\); nothing was pushed\n");
     }
   }
 
   /** Sends the first {@code bytes} of {@code body}, then nothing; returns the answer. */
-  private static Wire.Answer stall(byte[] body, int bytes) {
-    long start = System.nanoTime();
-    try (java.net.Socket s = new java.net.Socket("127.0.0.1", app.port())) {
+  private Wire.Answer stall(byte[] body, int bytes) {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", app.get().port())) {
       s.setSoTimeout(180_000);
       String head = "POST " + RECEIVE_PACK + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
           + "Connection: close\r\nAuthorization: Bearer " + credential + "\r\nContent-Type: "
@@ -440,9 +434,7 @@ class HostileInputTest {
       s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().write(Arrays.copyOf(body, bytes));
       s.getOutputStream().flush();
-      Wire.Answer a = Wire.parse(s.getInputStream().readAllBytes());
-      assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isBetween(100L, 150L);
-      return a;
+      return Wire.parse(s.getInputStream().readAllBytes());
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -451,10 +443,9 @@ class HostileInputTest {
   // --- the control API ---
 
   @Test
-  @Order(11)
   void badRunRequestsAreRefusedWithWhatWasWrongAndCreateNothing() throws Exception {
-    Path socket = app.dataDir.resolve("control.sock");
-    int runsBefore = app.control().get("/v1/runs").body().get("runs").size();
+    Path socket = app.get().dataDir.resolve("control.sock");
+    int runsBefore = app.get().control().get("/v1/runs").body().get("runs").size();
     int credentialsBefore = credentialRows();
     List<String> runDirsBefore = runDirs();
     String base = "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"";
@@ -526,7 +517,7 @@ class HostileInputTest {
         // The appliance answers 400 and closes without reading the rest; a client still
         // writing may see the close first. Either way nothing is created (checked below).
         try {
-          ControlClient.Answer early = app.control().post("/v1/runs",
+          ControlClient.Answer early = app.get().control().post("/v1/runs",
               new String(b.getValue(), java.nio.charset.StandardCharsets.ISO_8859_1));
           assertThat(early.status()).as(b.getKey()).isEqualTo(400);
           answer = early.raw();
@@ -552,16 +543,15 @@ class HostileInputTest {
     Wire.Answer answer = Wire.unix(socket, "POST", "/v1/approvals/nope", ascii("{\"decision\":"));
     assertThat(answer.status()).isEqualTo(400);
 
-    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
     assertThat(credentialRows()).isEqualTo(credentialsBefore);
     assertThat(runDirs()).isEqualTo(runDirsBefore);
   }
 
   @Test
-  @Order(12)
   void serveRefusesABadAppKeyOrConfigurationWithoutPrintingKeyBytes() throws Exception {
-    Path keys = Files.createDirectories(tmp.resolve("keys"));
-    List<String> real = Files.readAllLines(app.dataDir.resolve("forge-app.pem"));
+    Path keys = Files.createDirectories(app.dir().resolve("keys"));
+    List<String> real = Files.readAllLines(app.get().dataDir.resolve("forge-app.pem"));
     List<String> body = real.subList(1, real.size() - 1);
     Map<String, List<String>> pems = new LinkedHashMap<>();
     pems.put("truncated.pem", concatLines(real.subList(0, real.size() / 2),
@@ -588,7 +578,7 @@ class HostileInputTest {
       Files.write(key, pem.getValue());
       Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions
           .fromString("rw-------"));
-      Exit exit = serve(tmp.resolve("bad-" + pem.getKey()), "--github-app-id", "123",
+      Exit exit = serve(app.dir().resolve("bad-" + pem.getKey()), "--github-app-id", "123",
           "--github-app-key", key.toString());
       assertThat(exit.code()).as(pem.getKey() + ":\n" + exit.output()).isEqualTo(1);
       assertThat(exit.line()).as(pem.getKey()).startsWith(
@@ -598,7 +588,7 @@ class HostileInputTest {
       }
       assertThat(exit.output()).doesNotContain("\tat ");
     }
-    Exit missing = serve(tmp.resolve("bad-missing"), "--github-app-id", "123",
+    Exit missing = serve(app.dir().resolve("bad-missing"), "--github-app-id", "123",
         "--github-app-key", keys.resolve("missing.pem").toString());
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.line()).startsWith(
@@ -606,25 +596,25 @@ class HostileInputTest {
 
     Path rules = keys.resolve("rules.yaml");
     Files.writeString(rules, "push: [unclosed\n");
-    Exit badRules = serve(tmp.resolve("bad-rules"), "--rules", rules.toString());
+    Exit badRules = serve(app.dir().resolve("bad-rules"), "--rules", rules.toString());
     assertThat(badRules.code()).isEqualTo(1);
     assertThat(badRules.line()).startsWith("pushgate: " + rules + ": line 1, column 7:"
         + " not valid YAML: while parsing a flow sequence");
     Files.writeString(rules, "push:\n  - refs: refs/heads/main\n    decision: maybe\n");
-    Exit badRule = serve(tmp.resolve("bad-rule"), "--rules", rules.toString());
+    Exit badRule = serve(app.dir().resolve("bad-rule"), "--rules", rules.toString());
     assertThat(badRule.line()).startsWith("pushgate: " + rules + ": line 3, column 15: bad"
         + " decision 'maybe' (expected allow, ask or deny)");
     Path config = keys.resolve("pushgate.yaml");
     Files.writeString(config, "frobnicate: 1\n");
-    Exit badConfig = serve(tmp.resolve("bad-config"), "--config", config.toString());
+    Exit badConfig = serve(app.dir().resolve("bad-config"), "--config", config.toString());
     assertThat(badConfig.code()).isNotZero();
     assertThat(badConfig.line()).startsWith("pushgate: " + config + ": unknown key frobnicate");
   }
 
   @Test
-  @Order(100)
-  void afterTheCorpusTheApplianceStillServesAndANormalPushLands() throws Exception {
-    assertThat(app.healthz()).isEqualTo(200);
+  void besideTheCorpusANormalPushLandsAndMainIsStillDenied() throws Exception {
+    Path work = app.dir().resolve("normal");
+    GitRun git = clone(work);
     Files.writeString(work.resolve("after.txt"), "after the corpus\n");
     git.in(work, "add", "after.txt").ok();
     git.in(work, "commit", "-q", "-m", "after the corpus").ok();
@@ -633,27 +623,25 @@ class HostileInputTest {
     upstream.put("refs/heads/after-corpus", head);
     assertThat(git.in(work, "push", "origin", "HEAD:main").failed().stderr()).contains(
         "! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
-    // Hostile input is never an internal error: nothing was logged at ERROR, no stack trace.
-    assertThat(app.logText()).doesNotContain(" ERROR ").doesNotContain("\tat ");
   }
 
   // --- helpers ---
 
-  private static ObjectId mainChild() {
+  private ObjectId mainChild() {
     return PackBytes.id(Constants.OBJ_COMMIT, childCommit());
   }
 
-  private static byte[] childCommit() {
+  private byte[] childCommit() {
     return PackBytes.commit(treeOf(main), main, "a child of main");
   }
 
-  private static byte[] childPack() {
+  private byte[] childPack() {
     return PackBytes.pack(PackBytes.object(Constants.OBJ_COMMIT, childCommit()));
   }
 
-  private static ObjectId treeOf(ObjectId commit) {
+  private ObjectId treeOf(ObjectId commit) {
     try (var r = new org.eclipse.jgit.internal.storage.file.FileRepository(
-        app.forgeRepo("acme/widget").toFile());
+        app.get().forgeRepo("acme/widget").toFile());
         var walk = new org.eclipse.jgit.revwalk.RevWalk(r)) {
       return walk.parseCommit(commit).getTree().getId();
     } catch (java.io.IOException e) {
@@ -661,7 +649,7 @@ class HostileInputTest {
     }
   }
 
-  private static ObjectId zeroBlobId(long size) throws Exception {
+  private ObjectId zeroBlobId(long size) throws Exception {
     java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-1");
     sha.update(ascii("blob " + size + "\0"));
     byte[] zeros = new byte[1 << 20];
@@ -672,7 +660,7 @@ class HostileInputTest {
   }
 
   private List<String> cacheRepositories() throws Exception {
-    Path cache = app.dataDir.resolve("cache");
+    Path cache = app.get().dataDir.resolve("cache");
     if (!Files.isDirectory(cache)) {
       return List.of();
     }
@@ -681,15 +669,15 @@ class HostileInputTest {
     }
   }
 
-  private static List<String> runDirs() throws Exception {
-    try (Stream<Path> s = Files.list(app.dataDir.resolve("runs"))) {
+  private List<String> runDirs() throws Exception {
+    try (Stream<Path> s = Files.list(app.get().dataDir.resolve("runs"))) {
       return s.map(p -> p.getFileName().toString()).sorted().toList();
     }
   }
 
-  private static int credentialRows() throws Exception {
+  private int credentialRows() throws Exception {
     try (Connection c = DriverManager.getConnection(
-            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+            "jdbc:sqlite:" + app.get().dataDir.resolve("pushgate.db"));
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT count(*) FROM credentials")) {
       rs.next();
@@ -705,7 +693,7 @@ class HostileInputTest {
   }
 
   /** {@code pushgate serve} on a fresh data directory; expected to refuse and exit. */
-  private static Exit serve(Path dataDir, String... args) throws Exception {
+  private Exit serve(Path dataDir, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
         "serve", "--data-dir", dataDir.toString(), "--port", "0"));
     cmd.addAll(List.of(args));
@@ -718,17 +706,17 @@ class HostileInputTest {
         new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
   }
 
-  private static byte[] ascii(String s) {
+  private byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 
-  private static byte[] repeat(char c, int n) {
+  private byte[] repeat(char c, int n) {
     byte[] b = new byte[n];
     Arrays.fill(b, (byte) c);
     return b;
   }
 
-  private static byte[] concat(byte[]... parts) {
+  private byte[] concat(byte[]... parts) {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     for (byte[] p : parts) {
       out.writeBytes(p);
@@ -737,7 +725,7 @@ class HostileInputTest {
   }
 
   @SafeVarargs
-  private static List<String> concatLines(List<String>... parts) {
+  private List<String> concatLines(List<String>... parts) {
     List<String> out = new ArrayList<>();
     for (List<String> p : parts) {
       out.addAll(p);

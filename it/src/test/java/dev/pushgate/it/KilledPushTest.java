@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
@@ -22,11 +23,10 @@ import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.TreeFormatter;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A git client killed while its push is judged: the judgement is abandoned within seconds (not
@@ -42,35 +42,27 @@ class KilledPushTest {
   /** Commits of the slow push: judged for minutes on a quiet machine, within the budget. */
   private static final int COMMITS = 2_000;
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+
   private JsonNode run;
   private GitRun git;
   private Path work;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-    run = app.createRun(RUN);
-    git = new GitRun(Files.createDirectories(tmp.resolve("home")), RunningAppliance.runEnv(run));
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "widget").ok();
-    work = tmp.resolve("widget");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+  void start() throws Exception {
+    run = app.get().createRun(RUN);
+    git = new GitRun(Files.createDirectories(app.dir().resolve("home")),
+        RunningAppliance.runEnv(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "widget").ok();
+    work = app.dir().resolve("widget");
   }
 
   @Test
   void aKilledGitsJudgementIsAbandonedItsSlotFreedAndNothingLands() throws Exception {
     ObjectId slow = swappingHistory(work.resolve(".git"), "refs/heads/slow", "swap ");
-    Path out = tmp.resolve("push.out");
-    Path err = tmp.resolve("push.err");
+    Path out = app.dir().resolve("push.out");
+    Path err = app.dir().resolve("push.err");
     Process push = git.start(work, out, err, "push", "origin", "slow");
 
     // The pack has arrived in the gateway's copy of the repository: it is being judged.
@@ -86,9 +78,9 @@ class KilledPushTest {
       assertThat(d.get("reason").asText()).isEqualTo("judgement abandoned: the client closed its"
           + " connection; nothing was pushed, push again");
     });
-    assertThat(app.logText()).contains("push to acme/widget not judged further, judgement"
+    assertThat(app.get().logText()).contains("push to acme/widget not judged further, judgement"
         + " abandoned: the client closed its connection");
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/slow")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/slow")).isNull();
 
     // The run has one judgement slot on this machine's share: the next push takes it at once
     // (on a slot still held it would wait 60 s, then be refused as JUDGE_BUSY).
@@ -104,8 +96,8 @@ class KilledPushTest {
     git.in(work, "-c", "http.postBuffer=1024", "push", "-q", "origin", "HEAD:refs/heads/after")
         .ok();
     ObjectId head = ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip());
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/after")).isEqualTo(head);
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/slow")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/after")).isEqualTo(head);
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/slow")).isNull();
   }
 
   /**
@@ -116,15 +108,15 @@ class KilledPushTest {
   @Test
   void aGitKilledInsidePushgateExecClosesTheBridgesConnectionAndItsJudgementIsAbandoned()
       throws Exception {
-    Path inside = tmp.resolve("exec-widget");
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", inside.toString()).ok();
+    Path inside = app.dir().resolve("exec-widget");
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", inside.toString()).ok();
     ObjectId slow = swappingHistory(inside.resolve(".git"), "refs/heads/slow-exec", "exec ");
     // The sandbox's own user works in the clone: it may pass through the test's directory.
-    Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions
+    Files.setPosixFilePermissions(app.dir(), java.nio.file.attribute.PosixFilePermissions
         .fromString("rwx--x--x"));
     Process chmod = new ProcessBuilder("chmod", "-R", "a+rwX", inside.toString()).start();
     assertThat(chmod.waitFor()).isZero();
-    PushgateExec.Started exec = PushgateExec.on(app.dataDir, tmp.resolve("exec-home"))
+    PushgateExec.Started exec = PushgateExec.on(app.get().dataDir, app.dir().resolve("exec-home"))
         .withDenyLayer().start(inside, Map.of(), "--workdir", inside.toString(), "--", "sh", "-c",
             "git push origin slow-exec; echo git ended");
 
@@ -150,7 +142,7 @@ class KilledPushTest {
     });
     PushgateExec.Result ended = PushgateExec.finish(exec);
     assertThat(ended.stdout()).as(ended.stderr()).isEqualTo("git ended\n");
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/slow-exec")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/slow-exec")).isNull();
   }
 
   /** SIGKILL for git and the remote helper it started, which holds the connection. */
@@ -176,7 +168,7 @@ class KilledPushTest {
   }
 
   private boolean received(ObjectId id) throws Exception {
-    try (Repository cache = new FileRepository(app.cacheRepo("acme/widget").toFile())) {
+    try (Repository cache = new FileRepository(app.get().cacheRepo("acme/widget").toFile())) {
       return cache.getObjectDatabase().has(id);
     }
   }
@@ -230,7 +222,7 @@ class KilledPushTest {
 
   /** The audit's decisions on {@code ref}, of {@code runId} or of every run. */
   private List<JsonNode> auditOf(String ref, String runId) throws Exception {
-    JsonNode all = app.control().get("/v1/audit" + (runId == null ? "" : "?runId=" + runId))
+    JsonNode all = app.get().control().get("/v1/audit" + (runId == null ? "" : "?runId=" + runId))
         .body();
     List<JsonNode> out = new ArrayList<>();
     all.get("decisions").forEach(d -> {

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.io.ByteArrayOutputStream;
@@ -14,10 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One push of 6,000 refs (well under the 3 MiB command list the gateway accepts) leaves 6,000
@@ -28,36 +27,24 @@ import org.junit.jupiter.api.io.TempDir;
 class LargeAuditAnswerTest {
   private static final int REFS = 6_000;
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-
-  @BeforeAll
-  static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 
   @Test
   void theAuditOfOneLargePushCanBeReadWithTheDocumentedLimit() throws Exception {
-    JsonNode run = app.createRun("""
+    JsonNode run = app.get().createRun("""
         {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget"}""");
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
-    Path work = tmp.resolve("w");
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")), ForgeRefs.env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
+    Path work = app.dir().resolve("w");
     git.in(work, "commit", "-q", "--allow-empty", "-m", "one").ok();
     git.in(work, "push", "-q", "origin", "HEAD:main").ok();
-    ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+    ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
 
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     for (int i = 0; i < REFS; i++) {
-      String line = RawPush.command(ObjectId.zeroId(), main, String.format("refs/heads/many/%05d", i))
+      String line = RawPush.command(ObjectId.zeroId(), main, String.format("refs/heads/many/%05d",
+          i))
           + (i == 0 ? "\0report-status agent=it" : "") + "\n";
       byte[] b = line.getBytes(StandardCharsets.UTF_8);
       body.write(String.format("%04x", b.length + 4).getBytes(StandardCharsets.US_ASCII));
@@ -66,16 +53,16 @@ class LargeAuditAnswerTest {
     body.write("0000".getBytes(StandardCharsets.US_ASCII));
     body.write(RawPush.emptyPack());
     HttpResponse<String> rsp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.gatewayUrl() + "acme/widget.git/git-receive-pack"))
+            URI.create(app.get().gatewayUrl() + "acme/widget.git/git-receive-pack"))
         .header("Authorization", "Bearer " + ForgeRefs.credential(run))
         .header("Content-Type", "application/x-git-receive-pack-request")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
         HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
     assertThat(rsp.statusCode()).isEqualTo(200);
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/many/05999")).isEqualTo(main);
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/many/05999")).isEqualTo(main);
 
     String audit = RunningAppliance.cli("audit", "--json", "--limit", "10000", "--data-dir",
-        tmp.resolve("data").toString());
+        app.dir().resolve("data").toString());
     assertThat(audit).contains("refs/heads/many/05999");
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
@@ -27,12 +28,11 @@ import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Transport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Launching a command in an existing run (docs/launcher.md): {@code POST /v1/runs/{id}/launch}
@@ -45,26 +45,18 @@ class LaunchTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern PY_RUN = Pattern.compile("launcher: run (run_[0-9a-f]+)\n");
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
-  static Path socket;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
 
   @BeforeAll
-  static void start() throws Exception {
+  static void start() {
     ExecTest.requireBwrap();
-    // Searchable by the sandbox user (a user id of its own, as these tests run as root in CI).
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-    socket = app.dataDir.resolve("control.sock");
   }
 
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+  /** The control socket, as a launcher reaches it. */
+  private static Path socket() {
+    return app.get().dataDir.resolve("control.sock");
   }
 
   @Test
@@ -111,8 +103,8 @@ class LaunchTest {
         assertThat(line.toString()).doesNotContain(readToken).doesNotContain(credential);
       }
     }
-    assertThat(app.logText()).doesNotContain(readToken).doesNotContain(credential);
-    assertThat(app.control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
+    assertThat(app.get().logText()).doesNotContain(readToken).doesNotContain(credential);
+    assertThat(app.get().control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
   }
 
   @Test
@@ -141,14 +133,14 @@ class LaunchTest {
     });
     assertThat(state).doesNotExist();
     String timeline = RunningAppliance.cli("audit", "--run", runId, "--data-dir",
-        app.dataDir.toString());
+        app.get().dataDir.toString());
     assertThat(timeline).contains("run-end-finding").contains("git-metadata " + state)
         .contains("moved to rebase-merge.planted-by-run")
         // A name spelling the run's credential is reported, the credential is not.
         .contains("git-metadata " + work.resolve(".git/named-***"));
     assertThat(lines.toString()).contains("named-***");
-    assertThat(timeline + lines + app.logText()).doesNotContain(credential);
-    app.control().delete("/v1/runs/" + runId);
+    assertThat(timeline + lines + app.get().logText()).doesNotContain(credential);
+    app.get().control().delete("/v1/runs/" + runId);
   }
 
   @Test
@@ -159,18 +151,19 @@ class LaunchTest {
     Path marker = work.resolve("ran");
     String touch = launchBody(List.of("touch", marker.toString()), null);
 
-    assertError(Wire.unix(socket, "POST", path, "{\"command\": [\"true\"".getBytes(
+    assertError(Wire.unix(socket(), "POST", path, "{\"command\": [\"true\"".getBytes(
         StandardCharsets.UTF_8)), 400, "malformed JSON");
-    assertError(Wire.unix(socket, "POST", path, new byte[] {'{', '"', (byte) 0xff, '"', '}'}),
+    assertError(Wire.unix(socket(), "POST", path, new byte[] {'{', '"', (byte) 0xff, '"', '}'}),
         400, "the request body is not valid UTF-8");
     assertError(post(path, "{\"command\": \"touch " + marker + "\"}"), 400,
         "command must be an array of strings, not a string");
     assertError(post(path, "{\"command\": [\"touch\", \"" + marker + "\"], \"env\": {}}"), 400,
         "unknown field \"env\": a launch takes command and workdir");
-    assertError(post(path, launchBody(List.of("touch", marker.toString()), root.toString())),
-        400, "workdir " + root + " is not the run's workdir " + work + " or a directory inside it");
+    assertError(post(path, launchBody(List.of("touch", marker.toString()), app.dir().toString())),
+        400, "workdir " + app.dir() + " is not the run's workdir " + work
+            + " or a directory inside it");
     Path sub = Files.createDirectories(work.resolve("sub"));
-    Files.createSymbolicLink(sub.resolve("out"), root);
+    Files.createSymbolicLink(sub.resolve("out"), app.dir());
     assertError(post(path, launchBody(List.of("touch", marker.toString()),
         sub.resolve("out").toString())), 400, "workdir " + sub.resolve("out")
         + " leads out of the run's workdir " + work + " through a symbolic link");
@@ -178,17 +171,19 @@ class LaunchTest {
         work.resolve("../refused/../refused/missing").toString())), 400, "workdir");
     assertError(post("/v1/runs/run_000000000000000000000000/launch", touch), 404,
         "no run run_000000000000000000000000");
-    assertError(Wire.unix(socket, "GET", path, null), 405, "use POST to launch a command in a run");
+    assertError(Wire.unix(socket(), "GET", path, null), 405,
+        "use POST to launch a command in a run");
 
-    String plain = app.createRun("{\"workspaceId\": \"ws-launch\", \"repository\": \"acme/widget\"}")
+    String plain = app.get()
+        .createRun("{\"workspaceId\": \"ws-launch\", \"repository\": \"acme/widget\"}")
         .get("runId").asText();
     assertError(post("/v1/runs/" + plain + "/launch", touch), 422,
         "run " + plain + " has no sandbox plan");
 
-    assertThat(app.control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
+    assertThat(app.get().control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
     assertError(post(path, touch), 404, "run " + runId + " has ended");
     assertThat(marker).doesNotExist();
-    app.control().delete("/v1/runs/" + plain);
+    app.get().control().delete("/v1/runs/" + plain);
   }
 
   @Test
@@ -205,7 +200,7 @@ class LaunchTest {
       assertError(second, 409, "run " + runId + " already has a launched command (pid " + pid
           + "); one at a time");
 
-      assertThat(app.control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
+      assertThat(app.get().control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
       // Teardown answers once the command is gone.
       assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
       List<JsonNode> rest = s.rest();
@@ -214,7 +209,7 @@ class LaunchTest {
       assertThat(rest.get(rest.size() - 1).get("type").asText()).isEqualTo("exit");
       assertThat(rest.get(rest.size() - 1).get("code").asInt()).isNotZero();
     }
-    assertThat(Forge.liveCredentials(app, runId)).isZero();
+    assertThat(Forge.liveCredentials(app.get(), runId)).isZero();
   }
 
   @Test
@@ -236,9 +231,9 @@ class LaunchTest {
           }
         }, v -> v != null);
     assertThat(data(again, "stdout")).isEqualTo("again\n");
-    assertThat(app.logText()).contains("run " + runId + ": launched command (pid " + pid
+    assertThat(app.get().logText()).contains("run " + runId + ": launched command (pid " + pid
         + ") ended with ");
-    app.control().delete("/v1/runs/" + runId);
+    app.get().control().delete("/v1/runs/" + runId);
   }
 
   @Test
@@ -256,11 +251,11 @@ class LaunchTest {
         path, credential, body);
     assertThat(sandbox.status()).isEqualTo(404);
     assertThat(sandbox.body()).startsWith("Not served to sandboxes");
-    Wire.Answer loopback = Wire.tcp(app.port(), "POST", path, credential, "application/json",
+    Wire.Answer loopback = Wire.tcp(app.get().port(), "POST", path, credential, "application/json",
         body);
     assertThat(loopback.status()).isEqualTo(404);
     assertThat(marker).doesNotExist();
-    app.control().delete("/v1/runs/" + runId);
+    app.get().control().delete("/v1/runs/" + runId);
   }
 
   @Test
@@ -270,7 +265,7 @@ class LaunchTest {
     String runId = createRun(work).get("runId").asText();
     Files.createDirectories(work.resolve("sub"));
 
-    Cli cli = cli("launch", "--data-dir", app.dataDir.toString(), "--workdir",
+    Cli cli = cli("launch", "--data-dir", app.get().dataDir.toString(), "--workdir",
         work.resolve("sub").toString(), runId, "--", "sh", "-c",
         "pwd; echo to-stderr >&2; touch /usr/pushgate-it; exit 7");
 
@@ -282,23 +277,23 @@ class LaunchTest {
         .contains(") under bubblewrap")
         .contains("pushgate: weakened: denyWriteGlobs set by the rules to []")
         .contains("pushgate: sandbox violation: file-write* \"/usr/pushgate-it\"\n");
-    app.control().delete("/v1/runs/" + runId);
+    app.get().control().delete("/v1/runs/" + runId);
   }
 
   @Test
   void pushgateLaunchExits125WhenTheRunIsUnknownOrNoApplianceRuns() throws Exception {
-    Cli unknown = cli("launch", "--data-dir", app.dataDir.toString(),
+    Cli unknown = cli("launch", "--data-dir", app.get().dataDir.toString(),
         "run_000000000000000000000000", "--", "true");
     assertThat(unknown.exit()).isEqualTo(125);
     assertThat(unknown.stderr()).isEqualTo("pushgate: no run run_000000000000000000000000\n");
 
-    Path none = Files.createDirectory(root.resolve("no-appliance"));
+    Path none = Files.createDirectory(app.dir().resolve("no-appliance"));
     Files.setPosixFilePermissions(none, PosixFilePermissions.fromString("rwx------"));
     Cli stopped = cli("launch", "--data-dir", none.toString(), "run_0", "--", "true");
     assertThat(stopped.exit()).isEqualTo(125);
     assertThat(stopped.stderr()).startsWith("pushgate: no appliance is running on " + none);
 
-    Cli badId = cli("launch", "--data-dir", app.dataDir.toString(), "../../v1/audit", "--",
+    Cli badId = cli("launch", "--data-dir", app.get().dataDir.toString(), "../../v1/audit", "--",
         "true");
     assertThat(badId.exit()).isEqualTo(125);
     assertThat(badId.stderr()).isEqualTo("pushgate: not a run id: ../../v1/audit\n");
@@ -308,10 +303,11 @@ class LaunchTest {
   void thePythonExampleCreatesARunLaunchesStreamsAndTearsItDown() throws Exception {
     requirePython();
     Path work = workdir("python");
-    Path rules = Files.writeString(root.resolve("rules.json"), "{\"denyWriteGlobs\": []}");
+    Path rules = Files.writeString(app.dir().resolve("rules.json"), "{\"denyWriteGlobs\": []}");
     Path script = Path.of("../packaging/examples/launcher.py").toAbsolutePath().normalize();
     ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), "--data-dir",
-        app.dataDir.toString(), "--repo", "acme/widget", "--workdir", work.toString(), "--rules",
+        app.get().dataDir.toString(), "--repo", "acme/widget", "--workdir", work.toString(),
+            "--rules",
         rules.toString(), "--", "sh", "-c", "echo from-the-sandbox; echo to-stderr >&2; exit 5");
     Cli py = run(pb);
 
@@ -322,9 +318,9 @@ class LaunchTest {
     assertThat(m.find()).as(py.stderr()).isTrue();
     String runId = m.group(1);
     assertThat(py.stderr()).contains("launcher: run " + runId + " torn down (200)");
-    assertThat(app.control().get("/v1/runs/" + runId).body().get("state").asText())
+    assertThat(app.get().control().get("/v1/runs/" + runId).body().get("state").asText())
         .isEqualTo("ended");
-    assertThat(Forge.liveCredentials(app, runId)).isZero();
+    assertThat(Forge.liveCredentials(app.get(), runId)).isZero();
   }
 
   // ---- helpers
@@ -342,7 +338,7 @@ class LaunchTest {
       Stream s = new Stream();
       s.client.start();
       s.request = s.client.newRequest("http://localhost/v1/runs/" + runId + "/launch")
-          .transport(new Transport.TCPUnix(socket)).method(HttpMethod.POST)
+          .transport(new Transport.TCPUnix(socket())).method(HttpMethod.POST)
           .idleTimeout(0, TimeUnit.SECONDS)
           .body(new StringRequestContent("application/json", body));
       s.request.send(s.listener);
@@ -395,8 +391,8 @@ class LaunchTest {
   }
 
   private static Cli run(ProcessBuilder pb) throws Exception {
-    Path out = Files.createTempFile(root, "out", ".txt");
-    Path err = Files.createTempFile(root, "err", ".txt");
+    Path out = Files.createTempFile(app.dir(), "out", ".txt");
+    Path err = Files.createTempFile(app.dir(), "err", ".txt");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     Process p = pb.start();
@@ -408,12 +404,12 @@ class LaunchTest {
   }
 
   private static Path workdir(String name) throws IOException {
-    return Files.createDirectories(root.resolve("work-" + name)).toRealPath();
+    return Files.createDirectories(app.dir().resolve("work-" + name)).toRealPath();
   }
 
   /** A sandboxed run of {@code work}; bubblewrap cannot deny file-name globs, so none are set. */
   private static JsonNode createRun(Path work) throws Exception {
-    return app.createRun(JSON.writeValueAsString(JSON.createObjectNode()
+    return app.get().createRun(JSON.writeValueAsString(JSON.createObjectNode()
         .put("workspaceId", "ws-launch").put("repository", "acme/widget")
         .put("workdir", work.toString()).put("runner", "harness-bash")
         .set("rules", JSON.readTree("{\"denyWriteGlobs\": []}"))));
@@ -430,7 +426,7 @@ class LaunchTest {
   }
 
   private static ControlClient.Answer post(String path, String body) throws Exception {
-    return app.control().post(path, body);
+    return app.get().control().post(path, body);
   }
 
   private static void assertError(ControlClient.Answer a, int status, String message) {

@@ -3,8 +3,8 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,10 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A run cannot make the gateway spend the GitHub App's rate limit, which every run and host of
@@ -29,29 +27,18 @@ class MintAmplificationTest {
       {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-
-  @BeforeAll
-  static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"), "--max-write-tokens-per-minute", "3");
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving("--max-write-tokens-per-minute",
+      "3")
+      .withRepos("acme/widget");
 
   @Test
   void pushesWithoutAnAllowedCommandMintNothingUpstream() throws Exception {
-    JsonNode run = app.createRun(RUN);
+    JsonNode run = app.get().createRun(RUN);
     String credential = ForgeRefs.credential(run);
     long issuedBefore = issueTokenCalls();
     long mintedBefore = mints("minted");
-    String repo = app.gatewayUrl() + "acme/widget.git";
+    String repo = app.get().gatewayUrl() + "acme/widget.git";
 
     for (int i = 0; i < 30; i++) {
       assertThat(send(HttpRequest.newBuilder(URI.create(
@@ -63,9 +50,10 @@ class MintAmplificationTest {
           .POST(HttpRequest.BodyPublishers.ofString("0000")), credential);
       assertThat(empty.statusCode()).isEqualTo(200);
     }
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-a")), ForgeRefs.env(run));
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "a").ok();
-    Path work = tmp.resolve("a");
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-a")),
+        ForgeRefs.env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "a").ok();
+    Path work = app.dir().resolve("a");
     for (int i = 0; i < 5; i++) {
       git.in(work, "commit", "-q", "--allow-empty", "-m", "attempt " + i).ok();
       assertThat(git.in(work, "push", "origin", "HEAD:main").failed().stderr())
@@ -78,11 +66,11 @@ class MintAmplificationTest {
 
   @Test
   void aRunPushingInALoopIsRefusedPastItsBudgetAndTheOtherRunsAreNot() throws Exception {
-    JsonNode looping = app.createRun(RUN);
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-b")),
+    JsonNode looping = app.get().createRun(RUN);
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-b")),
         ForgeRefs.env(looping));
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "b").ok();
-    Path work = tmp.resolve("b");
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "b").ok();
+    Path work = app.dir().resolve("b");
     long issuedBefore = issueTokenCalls();
     long mintedBefore = mints("minted");
     long limitedBefore = mints("rate-limited");
@@ -97,18 +85,18 @@ class MintAmplificationTest {
     assertThat(refused.stderr()).containsPattern("! \\[remote rejected\\] HEAD -> loop-3 \\(this"
         + " run has pushed more than 3 times in a minute, the most one run may; nothing was"
         + " pushed, try again in [0-9]+ s\\)");
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/loop-3")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/loop-3")).isNull();
     assertThat(issueTokenCalls() - issuedBefore).as("three write tokens, no more").isEqualTo(3);
     assertThat(mints("minted") - mintedBefore).isEqualTo(3);
     assertThat(mints("rate-limited")).isGreaterThan(limitedBefore);
 
-    JsonNode other = app.createRun(RUN);
-    GitRun otherGit = new GitRun(Files.createDirectories(tmp.resolve("home-c")),
+    JsonNode other = app.get().createRun(RUN);
+    GitRun otherGit = new GitRun(Files.createDirectories(app.dir().resolve("home-c")),
         ForgeRefs.env(other));
-    otherGit.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "c").ok();
-    otherGit.in(tmp.resolve("c"), "commit", "-q", "--allow-empty", "-m", "other run").ok();
-    otherGit.in(tmp.resolve("c"), "push", "-q", "origin", "HEAD:other").ok();
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/other")).isNotNull();
+    otherGit.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "c").ok();
+    otherGit.in(app.dir().resolve("c"), "commit", "-q", "--allow-empty", "-m", "other run").ok();
+    otherGit.in(app.dir().resolve("c"), "push", "-q", "origin", "HEAD:other").ok();
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/other")).isNotNull();
   }
 
   private static HttpResponse<String> send(HttpRequest.Builder b, String credential)
@@ -119,7 +107,7 @@ class MintAmplificationTest {
 
   private static String metrics() throws Exception {
     return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + app.port() + "/metrics")).GET().build(),
+            URI.create("http://127.0.0.1:" + app.get().port() + "/metrics")).GET().build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
 

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.io.IOException;
@@ -16,10 +17,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * No secret on any command line: a process's arguments are readable by every local user in
@@ -28,25 +29,20 @@ import org.junit.jupiter.api.io.TempDir;
  * again and again until they end; each curl they start is held (see {@link CurlGate}) until its
  * and its caller's command lines have been read.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NoSecretOnCommandLineTest {
   private static final List<String> SECRET_PREFIXES = List.of("pgr_", "ghs_");
   // a leak is reported with the secret cut short, so the report itself shows none
   private static final Pattern SECRET = Pattern.compile("(pgr_|ghs_)[A-Za-z0-9_.-]{4}[A-Za-z0-9_.-]*");
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+
+  JsonNode run;
 
   @BeforeAll
-  static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-    run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    app.close();
+  void start() throws Exception {
+    run = app.get().createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
   }
 
   /** What the watch saw: command lines holding a secret, and how many curl calls it held. */
@@ -55,18 +51,18 @@ class NoSecretOnCommandLineTest {
   @Test
   void aFetchShowsNoSecretAndRunsNoCredentialHelperWithOnlyTheConfig()
       throws Exception {
-    CurlGate gate = CurlGate.in(Files.createDirectories(tmp.resolve("fetch-gate")));
+    CurlGate gate = CurlGate.in(Files.createDirectories(app.dir().resolve("fetch-gate")));
     // Only the run's config, no GH_TOKEN: reads go through the gateway, which needs no helper.
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of(
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")), Map.of(
         "GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
         "PATH", gate.path()));
 
-    Watched clone = watch(gate, tmp, git, "clone", "https://github.com/acme/widget.git", "w");
+    Watched clone = watch(gate, app.dir(), git, "clone", "https://github.com/acme/widget.git", "w");
     assertThat(clone.exit()).as(clone.output()).isZero();
     assertThat(clone.curlCalls()).as("no credential helper ran curl").isZero();
     assertThat(clone.leaks()).isEmpty();
 
-    Watched fetch = watch(gate, tmp.resolve("w"), git, "fetch", "origin");
+    Watched fetch = watch(gate, app.dir().resolve("w"), git, "fetch", "origin");
     assertThat(fetch.exit()).as(fetch.output()).isZero();
     assertThat(fetch.curlCalls()).isZero();
     assertThat(fetch.leaks()).isEmpty();
@@ -74,14 +70,14 @@ class NoSecretOnCommandLineTest {
 
   @Test
   void aPushThroughTheGatewayShowsNoSecret() throws Exception {
-    CurlGate gate = CurlGate.in(Files.createDirectories(tmp.resolve("push-gate")));
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-push")), Map.of(
+    CurlGate gate = CurlGate.in(Files.createDirectories(app.dir().resolve("push-gate")));
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-push")), Map.of(
         "GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
         "GH_TOKEN", run.at("/env/GH_TOKEN").asText(),
         "PATH", gate.path()));
-    Watched clone = watch(gate, tmp, git, "clone", "https://github.com/acme/widget.git", "p");
+    Watched clone = watch(gate, app.dir(), git, "clone", "https://github.com/acme/widget.git", "p");
     assertThat(clone.exit()).as(clone.output()).isZero();
-    Path work = tmp.resolve("p");
+    Path work = app.dir().resolve("p");
     Files.writeString(work.resolve("note.txt"), "hello\n");
     git.in(work, "add", "note.txt").ok();
     git.in(work, "commit", "-m", "note").ok();
@@ -94,7 +90,7 @@ class NoSecretOnCommandLineTest {
 
   @Test
   void theHookScriptShowsNoSecret() throws Exception {
-    Path dir = Files.createDirectories(tmp.resolve("hook"));
+    Path dir = Files.createDirectories(app.dir().resolve("hook"));
     RunningAppliance.cli("hook", "install", "--to", dir.resolve("installed").toString());
     CurlGate gate = CurlGate.in(dir);
     ProcessBuilder pb = new ProcessBuilder(dir.resolve("installed/pushgate-hook").toString());
@@ -121,21 +117,21 @@ class NoSecretOnCommandLineTest {
   void aFetchInsideTheSandboxShowsNoSecret() throws Exception {
     ExecTest.requireBwrap();
     // searchable by the sandbox's user, as ExecTest's root
-    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
-    Path root = Files.createDirectories(tmp.resolve("sandboxed")).toRealPath();
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    Path work = Files.createDirectories(root.resolve("work"));
+    Files.setPosixFilePermissions(app.dir(), PosixFilePermissions.fromString("rwx--x--x"));
+    Path sandboxed = Files.createDirectories(app.dir().resolve("sandboxed")).toRealPath();
+    Files.setPosixFilePermissions(sandboxed, PosixFilePermissions.fromString("rwx--x--x"));
+    Path work = Files.createDirectories(sandboxed.resolve("work"));
     CurlGate gate = CurlGate.in(work);
-    Path rules = Files.writeString(root.resolve("rules.yaml"), "denyWriteGlobs: []\n");
+    Path rules = Files.writeString(sandboxed.resolve("rules.yaml"), "denyWriteGlobs: []\n");
     ProcessBuilder pb = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
+        "exec", "--data-dir", app.get().dataDir.toString(), "--repo", "acme/widget",
         "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c",
         "PATH=" + gate.path() + "; git clone -q https://github.com/acme/widget.git w"
             + " && git -C w fetch -q origin && echo fetched-inside")
         .directory(work.toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
-    pb.environment().put("HOME", Files.createDirectories(root.resolve("home")).toString());
-    Path out = root.resolve("exec.txt");
+    pb.environment().put("HOME", Files.createDirectories(sandboxed.resolve("home")).toString());
+    Path out = sandboxed.resolve("exec.txt");
     pb.redirectOutput(out.toFile()).redirectErrorStream(true)
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
 
@@ -147,9 +143,9 @@ class NoSecretOnCommandLineTest {
     assertThat(exec.leaks()).isEmpty();
   }
 
-  private static Watched watch(CurlGate gate, Path dir, GitRun git, String... args)
+  private Watched watch(CurlGate gate, Path dir, GitRun git, String... args)
       throws Exception {
-    Path out = Files.createTempFile(tmp, "git", ".out");
+    Path out = Files.createTempFile(app.dir(), "git", ".out");
     Watched w = watch(gate, git.start(dir, out, out, args));
     return new Watched(w.exit(), Files.readString(out), w.leaks(), w.curlCalls());
   }
@@ -159,7 +155,7 @@ class NoSecretOnCommandLineTest {
    * no secret, and no command line anywhere may hold this run's own. A held curl is let go only
    * after a reading that began while it (and its caller) waited.
    */
-  private static Watched watch(CurlGate gate, Process p) throws Exception {
+  private Watched watch(CurlGate gate, Process p) throws Exception {
     String credential = run.at("/env/PUSHGATE_RUN_TOKEN").asText();
     String readToken = run.at("/env/GH_TOKEN").asText();
     Set<String> leaks = new LinkedHashSet<>();

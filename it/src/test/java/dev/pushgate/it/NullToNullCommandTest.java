@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
@@ -13,10 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A hand-built command {@code 0{40} 0{40} <ref>} (found by the issue 15 review). The verdict
@@ -30,53 +29,40 @@ class NullToNullCommandTest {
        "rules": {"push": [{"refs": "refs/tags/**", "kinds": ["update", "force", "delete"],
          "decision": "deny", "reason": "tags are immutable"}]}}""";
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-
-  @BeforeAll
-  static void start() throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 
   @Test
   void aNullToNullCommandOnAnImmutableTagGetsAClearRefusalNotAnInternalError() throws Exception {
-    JsonNode run = app.createRun(RUN);
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(run));
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
-    Path work = tmp.resolve("w");
+    JsonNode run = app.get().createRun(RUN);
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")), ForgeRefs.env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
+    Path work = app.dir().resolve("w");
     git.in(work, "commit", "-q", "--allow-empty", "-m", "one").ok();
     git.in(work, "push", "-q", "origin", "HEAD:main").ok();
     git.in(work, "tag", "v1").ok();
     git.in(work, "push", "-q", "origin", "v1").ok();
-    ObjectId v1 = ForgeRefs.ref(app, "acme/widget", "refs/tags/v1");
+    ObjectId v1 = ForgeRefs.ref(app.get(), "acme/widget", "refs/tags/v1");
     assertThat(v1).isNotNull();
 
     byte[] body = RawPush.request(
         RawPush.command(ObjectId.zeroId(), ObjectId.zeroId(), "refs/tags/v1"),
         RawPush.emptyPack());
     HttpResponse<String> rsp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.gatewayUrl() + "acme/widget.git/git-receive-pack"))
+            URI.create(app.get().gatewayUrl() + "acme/widget.git/git-receive-pack"))
         .header("Authorization", "Bearer " + ForgeRefs.credential(run))
         .header("Content-Type", "application/x-git-receive-pack-request")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
         HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
 
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/tags/v1")).isEqualTo(v1);
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/tags/v1")).isEqualTo(v1);
     assertThat(rsp.body()).doesNotContain("internal error in the push gateway")
         .contains("ng refs/tags/v1 an update from no object to no object is neither a create"
             + " nor a delete; nothing was pushed");
     assertThat(RunningAppliance.cli("audit", "--json", "--data-dir",
-        tmp.resolve("data").toString()))
+        app.dir().resolve("data").toString()))
         .as("the refusal is audited").contains("INVALID_COMMAND").contains("refs/tags/v1");
-    assertThat(app.logText()).doesNotContain("is not the command judged")
+    assertThat(app.get().logText()).doesNotContain("is not the command judged")
         .doesNotContain(" ERROR ");
   }
 }

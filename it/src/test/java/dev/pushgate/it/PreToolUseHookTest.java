@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.runs.RunBoundary;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,11 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Claude Code's PreToolUse hook against the running appliance, over HTTP and as a command. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -27,8 +27,9 @@ class PreToolUseHookTest {
   private static final Path EXAMPLES =
       Path.of("src/test/resources/claude-code-pretooluse-examples.json");
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+
   private JsonNode examples;
   private JsonNode chatRun;
   private JsonNode planRun;
@@ -37,32 +38,25 @@ class PreToolUseHookTest {
   private Path hookScript;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
+  void start() throws Exception {
     // The script as the appliance ships it.
-    RunningAppliance.cli("hook", "install", "--to", tmp.resolve("bin").toString());
-    hookScript = tmp.resolve("bin/pushgate-hook");
-    app.forgeCreate("acme/widget");
+    RunningAppliance.cli("hook", "install", "--to", app.dir().resolve("bin").toString());
+    hookScript = app.dir().resolve("bin/pushgate-hook");
     examples = JSON.readTree(Files.readString(EXAMPLES)).get("input_examples");
-    chatRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
-    planRun = app.createRun(
+    chatRun = app.get().createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
+    planRun = app.get().createRun(
         "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"mode\": \"plan\"}");
-    Path workdir = Files.createDirectories(tmp.resolve("work"));
+    Path workdir = Files.createDirectories(app.dir().resolve("work"));
     // harness-bash needs no agent config directory; no glob denies, so bubblewrap launches it
-    sandboxedChatRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\":"
+    sandboxedChatRun = app.get().createRun("{\"workspaceId\": \"ws\", \"repository\":"
         + " \"acme/widget\", \"workdir\": \"" + workdir + "\", \"runner\": \"harness-bash\","
         + " \"rules\": {\"denyWriteGlobs\": []}}");
   }
 
-  @AfterAll
-  void stop() throws Exception {
-    app.close();
-  }
-
   @Test
   void aPushAsksAndWithNoApproverConnectedIsDenied() throws Exception {
-    JsonNode out = post(chatRun, examples.get("bash_git_push").toString()).get("hookSpecificOutput");
+    JsonNode out = post(chatRun,
+        examples.get("bash_git_push").toString()).get("hookSpecificOutput");
     assertThat(out.get("hookEventName").asText()).isEqualTo("PreToolUse");
     assertThat(out.get("permissionDecision").asText()).isEqualTo("deny");
     assertThat(out.get("permissionDecisionReason").asText())
@@ -181,7 +175,7 @@ class PreToolUseHookTest {
 
   private HttpResponse<String> send(String credential, String body) throws Exception {
     return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + app.port() + "/v1/hooks/pre-tool-use"))
+            URI.create("http://127.0.0.1:" + app.get().port() + "/v1/hooks/pre-tool-use"))
         .header("Authorization", "Bearer " + credential)
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(),

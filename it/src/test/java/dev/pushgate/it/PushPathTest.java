@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.gateway.api.ApiSentinel;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
@@ -25,19 +26,16 @@ import java.util.stream.Stream;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The push path end to end: the real git CLI, with a run's environment, against the appliance
- * jar and its local forge.
+ * jar and its local forge. The class shares one appliance; each test has a run, a clone and a git
+ * transcript of its own, so that the tests pass in any order.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PushPathTest {
   private static final String DENY_MAIN = """
       {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
@@ -46,39 +44,29 @@ class PushPathTest {
                            "reason": "push to main is denied"}]}}""";
   private static final Pattern GITHUB_TOKEN = Pattern.compile("gh[pousr]_[A-Za-z0-9]{20,}");
 
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static JsonNode run;
-  static GitRun git;
-  /** Every git output of this class, for the leak check; its own, so no other class adds to it. */
-  static final StringBuffer transcript = new StringBuffer();
-  static Path work;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .withRepos("acme/widget", "acme/lib", "acme/other");
 
-  @BeforeAll
-  static void start() throws Exception {
-    // The leak check reads this class's own git output: other classes in the same JVM put
-    // tokens in URLs on purpose.
-    transcript.setLength(0);
-    app = RunningAppliance.start(tmp.resolve("data"));
-    for (String repo : new String[] {"acme/widget", "acme/lib", "acme/other"}) {
-      app.forgeCreate(repo);
-    }
-    run = app.createRun(DENY_MAIN);
-    git = new GitRun(Files.createDirectories(tmp.resolve("home")), env(run))
+  /** This test's directory: its home, its clone and whatever else it makes. */
+  private Path dir;
+  private JsonNode run;
+  private GitRun git;
+  /** Every git output of this test, for the leak check: other tests put tokens in URLs. */
+  private final StringBuffer transcript = new StringBuffer();
+  private Path work;
+
+  @BeforeEach
+  void arrange(TestInfo test) throws Exception {
+    dir = Files.createDirectories(app.dir().resolve(test.getTestMethod().orElseThrow().getName()));
+    run = app.get().createRun(DENY_MAIN);
+    git = new GitRun(Files.createDirectories(dir.resolve("home")), env(run))
         .withTranscript(transcript);
-    git.in(tmp, "clone", "https://github.com/acme/widget.git", "widget").ok();
-    work = tmp.resolve("widget");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+    git.in(dir, "clone", "https://github.com/acme/widget.git", "widget").ok();
+    work = dir.resolve("widget");
   }
 
   @Test
-  @Order(1)
   void pushesANewBranchAndRefusesMainInGitsOwnOutput() throws Exception {
     ObjectId mainBefore = forgeRef("acme/widget", "refs/heads/main");
     commit(work, "feature.txt", "one");
@@ -90,7 +78,7 @@ class PushPathTest {
         "! [remote rejected] main -> main (Control Center policy: push to main is denied)");
     assertThat(forgeRef("acme/widget", "refs/heads/main")).isEqualTo(mainBefore);
 
-    JsonNode audit = app.control()
+    JsonNode audit = app.get().control()
         .get("/v1/audit?decision=denied&runId=" + run.get("runId").asText()).body();
     assertThat(audit.get("decisions")).anySatisfy(d -> {
       assertThat(d.get("ref").asText()).isEqualTo("refs/heads/main");
@@ -102,7 +90,6 @@ class PushPathTest {
   }
 
   @Test
-  @Order(2)
   void everyGitHubUrlFormReachesTheGateway() throws Exception {
     commit(work, "forms.txt", "two");
     git.in(work, "remote", "add", "scp", "git@github.com:acme/widget.git").ok();
@@ -137,38 +124,36 @@ class PushPathTest {
   }
 
   @Test
-  @Order(3)
   void anExplicitPushUrlIsRewrittenToTheGateway() throws Exception {
     git.in(work, "remote", "add", "explicit", "https://github.com/acme/widget.git").ok();
     git.in(work, "config", "remote.explicit.pushurl", "https://github.com/acme/widget.git").ok();
     RunningAppliance.cli("rewrite-push-urls", work.toString(),
-        "--gateway", "http://127.0.0.1:" + app.port());
+        "--gateway", "http://127.0.0.1:" + app.get().port());
     assertThat(git.in(work, "remote", "get-url", "--push", "explicit").ok().stdout().strip())
-        .isEqualTo(app.gatewayUrl() + "acme/widget.git");
+        .isEqualTo(app.get().gatewayUrl() + "acme/widget.git");
     git.in(work, "push", "explicit", "main:via-pushurl").ok();
     assertThat(forgeRef("acme/widget", "refs/heads/via-pushurl")).isEqualTo(head(work));
   }
 
   @Test
-  @Order(4)
   void theRunsTokenCannotPushToTheForgeDirectly() throws Exception {
     // The run's GH_TOKEN is the sentinel of its API boundary: the forge does not know it at all.
     assertThat(readToken()).startsWith(ApiSentinel.PREFIX);
     GitRun.Result r =
-        direct(readToken()).in(work, "push", app.forgeUrl("acme/widget"), "main:direct").failed();
+        direct(readToken()).in(work, "push", app.get().forgeUrl("acme/widget"),
+            "main:direct").failed();
     assertThat(r.stderr()).contains("Invalid username or token");
     assertThat(forgeRef("acme/widget", "refs/heads/direct")).isNull();
   }
 
   @Test
-  @Order(5)
   void aRepositoryNotAttachedIsRefusedAndAnAttachedOneWorks() throws Exception {
     git.in(work, "remote", "add", "other", "https://github.com/acme/other.git").ok();
     GitRun.Result r = git.in(work, "push", "other", "main:stray").failed();
     assertThat(r.stderr()).contains(
         "Control Center policy: acme/other is neither this run's repository nor attached to its workspace");
     assertThat(forgeRef("acme/other", "refs/heads/stray")).isNull();
-    JsonNode audit = app.control()
+    JsonNode audit = app.get().control()
         .get("/v1/audit?decision=denied&runId=" + run.get("runId").asText()).body();
     assertThat(audit.get("decisions")).anySatisfy(d ->
         assertThat(d.get("code").asText()).isEqualTo("REPO_NOT_ATTACHED"));
@@ -181,7 +166,6 @@ class PushPathTest {
   }
 
   @Test
-  @Order(6)
   void multiRefPushesLandRefByRefUnlessAtomic() throws Exception {
     commit(work, "multi.txt", "three");
     GitRun.Result mixed =
@@ -199,19 +183,20 @@ class PushPathTest {
   }
 
   @Test
-  @Order(6)
   void afterUpstreamMovedThePushSeesItsRefsAndBuildsOnThem() throws Exception {
-    // A run of its own: each run may push 20 times a minute, and this class's run pushes a lot.
-    JsonNode mover = app.createRun(DENY_MAIN);
-    GitRun moverGit = new GitRun(Files.createDirectories(tmp.resolve("mover-home")), env(mover))
+    // A second run: the one that pushes while someone else moves upstream.
+    JsonNode mover = app.get().createRun(DENY_MAIN);
+    GitRun moverGit = new GitRun(Files.createDirectories(dir.resolve("mover-home")),
+        env(mover))
         .withTranscript(transcript);
-    moverGit.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "mover").ok();
-    Path w = tmp.resolve("mover");
+    moverGit.in(dir, "clone", "-q", "https://github.com/acme/widget.git", "mover").ok();
+    Path w = dir.resolve("mover");
     commit(moverGit, w, "moving.txt", "one");
     moverGit.in(w, "push", "origin", "HEAD:moving").ok();
     // Someone else pushes upstream, past the gateway: onto the run's branch and onto another.
-    Path other = tmp.resolve("someone-else");
-    git.in(tmp, "clone", "-q", app.forgeRepo("acme/widget").toString(), other.toString()).ok();
+    Path other = dir.resolve("someone-else");
+    git.in(dir, "clone", "-q", app.get().forgeRepo("acme/widget").toString(),
+        other.toString()).ok();
     git.in(other, "checkout", "-q", "moving").ok();
     commit(git, other, "theirs.txt", "theirs");
     git.in(other, "push", "-q", "origin", "moving", "moving:elsewhere").ok();
@@ -228,15 +213,17 @@ class PushPathTest {
     commit(moverGit, w, "moving.txt", "two");
     moverGit.in(w, "push", "origin", "HEAD:moving").ok();
     assertThat(forgeRef("acme/widget", "refs/heads/moving")).isEqualTo(head(w));
-    assertThat(app.control().delete("/v1/runs/" + mover.get("runId").asText()).status())
+    assertThat(app.get().control().delete("/v1/runs/" + mover.get("runId").asText()).status())
         .isEqualTo(200);
   }
 
   @Test
-  @Order(7)
   void deletesAndForcePushesOfOtherBranchesWorkAndAreAuditedWithTheirKind() throws Exception {
-    git.in(work, "push", "origin", "--delete", "via-scp").ok();
-    assertThat(forgeRef("acme/widget", "refs/heads/via-scp")).isNull();
+    commit(work, "doomed.txt", "doomed");
+    git.in(work, "push", "origin", "main:doomed").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/doomed")).isEqualTo(head(work));
+    git.in(work, "push", "origin", "--delete", "doomed").ok();
+    assertThat(forgeRef("acme/widget", "refs/heads/doomed")).isNull();
 
     commit(work, "force.txt", "five");
     git.in(work, "push", "origin", "main:rewritten").ok();
@@ -245,9 +232,9 @@ class PushPathTest {
     git.in(work, "push", "--force", "origin", "main:rewritten").ok();
     assertThat(forgeRef("acme/widget", "refs/heads/rewritten")).isEqualTo(head(work));
 
-    JsonNode audit = app.control().get("/v1/audit?runId=" + run.get("runId").asText()).body();
+    JsonNode audit = app.get().control().get("/v1/audit?runId=" + run.get("runId").asText()).body();
     assertThat(audit.get("decisions")).anySatisfy(d -> {
-      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/via-scp");
+      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/doomed");
       assertThat(d.get("kind").asText()).isEqualTo("delete");
       assertThat(d.get("outcome").asText()).isEqualTo("ok");
     });
@@ -259,10 +246,9 @@ class PushPathTest {
   }
 
   @Test
-  @Order(8)
   void malformedInputGetsAClearErrorAndChangesNothing() throws Exception {
     Map<String, ObjectId> before = forgeRefs("acme/widget");
-    String receivePack = app.gatewayUrl() + "acme/widget.git/git-receive-pack";
+    String receivePack = app.get().gatewayUrl() + "acme/widget.git/git-receive-pack";
 
     HttpResponse<String> garbage = post(receivePack, "this is not a pkt-line".getBytes());
     assertThat(garbage.statusCode()).isEqualTo(400);
@@ -285,32 +271,35 @@ class PushPathTest {
     for (String path : new String[] {"acme/../widget.git", "acme/%2e%2e/widget.git",
         "..%2f..%2fetc.git", "acme/wid%5cget.git"}) {
       HttpResponse<String> r = HttpClient.newHttpClient().send(
-          authorized(URI.create(app.gatewayUrl() + path + "/info/refs?service=git-receive-pack"))
+          authorized(URI.create(app.get().gatewayUrl() + path
+              + "/info/refs?service=git-receive-pack"))
               .GET().build(),
           HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).as(path).isBetween(400, 404);
     }
     assertThat(forgeRefs("acme/widget")).isEqualTo(before);
-    assertThat(app.healthz()).isEqualTo(200);
+    assertThat(app.get().healthz()).isEqualTo(200);
   }
 
   @Test
-  @Order(9)
   void malformedRunRequestsAreRefusedWithAClearMessage() throws Exception {
-    assertThat(app.control().post("/v1/runs", "{not json").status()).isEqualTo(400);
-    assertThat(app.control().post("/v1/runs", "{\"workspaceId\": 3, \"repository\": \"acme/widget\"}").body()
+    int live = app.get().control().get("/v1/runs").body().get("runs").size();
+    assertThat(app.get().control().post("/v1/runs", "{not json").status()).isEqualTo(400);
+    assertThat(app.get().control().post("/v1/runs",
+        "{\"workspaceId\": 3, \"repository\": \"acme/widget\"}").body()
         .get("error").asText()).isEqualTo("'workspaceId' must be a non-empty string");
-    assertThat(app.control().post("/v1/runs", "{\"workspaceId\": \"w\", \"repository\": \"acme/nope\"}").body()
+    assertThat(app.get().control().post("/v1/runs",
+        "{\"workspaceId\": \"w\", \"repository\": \"acme/nope\"}").body()
         .get("error").asText()).startsWith("unknown repository acme/nope");
-    assertThat(app.control().post("/v1/runs", "{\"workspaceId\": \"w\", \"repository\": \"acme/widget\","
+    assertThat(app.get().control().post("/v1/runs",
+        "{\"workspaceId\": \"w\", \"repository\": \"acme/widget\","
         + " \"rules\": {\"push\": [{\"refs\": \"heads/main\", \"decision\": \"deny\"}]}}").status())
         .isEqualTo(400);
-    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(1);
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(live);
   }
 
   /** A push the rules allow from its commands alone is copied upstream while it arrives. */
   @Test
-  @Order(9)
   void aLargePushIsCopiedUpstreamWhileItArrivesAndLandsWhole() throws Exception {
     byte[] noise = new byte[4 << 20];
     new java.util.Random(11).nextBytes(noise);
@@ -321,41 +310,42 @@ class PushPathTest {
     git.in(work, "push", "origin", "HEAD:refs/heads/large").ok();
 
     assertThat(forgeRef("acme/widget", "refs/heads/large")).isEqualTo(head(work));
-    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+    try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       assertThat(r.getObjectDatabase().has(r.resolve("refs/heads/large:noise.bin"))).isTrue();
     }
   }
 
   @Test
-  @Order(10)
   void teardownRevokesEverythingTheRunHeld() throws Exception {
     String runId = run.get("runId").asText();
     String readToken = run.get("env").get("GH_TOKEN").asText();
     Path gitConfig = Path.of(run.get("gitConfigPath").asText());
     String credential = runCredential(gitConfig);
 
-    ControlClient.Answer down = app.control().delete("/v1/runs/" + runId);
+    ControlClient.Answer down = app.get().control().delete("/v1/runs/" + runId);
     assertThat(down.status()).isEqualTo(200);
     assertThat(down.body().get("pending")).isEmpty();
     assertThat(Files.exists(gitConfig)).isFalse();
 
     HttpResponse<String> fetch = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.forgeUrl("acme/widget") + "/info/refs?service=git-upload-pack"))
+            URI.create(app.get().forgeUrl("acme/widget") + "/info/refs?service=git-upload-pack"))
         .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
             ("x-access-token:" + readToken).getBytes(StandardCharsets.UTF_8)))
         .GET().build(), HttpResponse.BodyHandlers.ofString());
     assertThat(fetch.statusCode()).isEqualTo(401);
-    assertThat(direct(readToken).in(work, "fetch", app.forgeUrl("acme/widget")).failed().stderr())
+    assertThat(direct(readToken).in(work, "fetch",
+        app.get().forgeUrl("acme/widget")).failed().stderr())
         .contains("Authentication failed");
 
     HttpResponse<String> push = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.gatewayUrl() + "acme/widget.git/info/refs?service=git-receive-pack"))
+            URI.create(app.get().gatewayUrl()
+                + "acme/widget.git/info/refs?service=git-receive-pack"))
         .header("Authorization", "Bearer " + credential).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(push.statusCode()).isEqualTo(401);
 
     try (Connection c = DriverManager.getConnection(
-            "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db"));
+            "jdbc:sqlite:" + app.get().dataDir.resolve("pushgate.db"));
         PreparedStatement ps = c.prepareStatement(
             "SELECT count(*) FROM credentials WHERE run_id = ? AND revoked_at IS NULL")) {
       ps.setString(1, runId);
@@ -364,18 +354,26 @@ class PushPathTest {
         assertThat(rs.getInt(1)).isZero();
       }
     }
-    assertThat(app.control().get("/v1/runs/" + runId).body().get("state").asText())
+    assertThat(app.get().control().get("/v1/runs/" + runId).body().get("state").asText())
         .isEqualTo("ended");
   }
 
   @Test
-  @Order(11)
   void noTokenAppearsInLogsGitOutputOrDataFiles() throws Exception {
-    assertThat(GITHUB_TOKEN.matcher(app.logText()).find()).as("appliance log").isFalse();
-    assertThat(app.logText()).doesNotContain("pgr_");
+    // What hands tokens around: a fetch, an allowed and a refused push, a token refused by the
+    // forge, a teardown.
+    commit(work, "leak.txt", "one");
+    git.in(work, "push", "origin", "main:leak-check").ok();
+    git.in(work, "push", "origin", "main").failed();
+    direct(readToken()).in(work, "fetch", app.get().forgeUrl("acme/widget")).failed();
+    assertThat(app.get().control().delete("/v1/runs/" + run.get("runId").asText()).status())
+        .isEqualTo(200);
+
+    assertThat(GITHUB_TOKEN.matcher(app.get().logText()).find()).as("appliance log").isFalse();
+    assertThat(app.get().logText()).doesNotContain("pgr_");
     assertThat(GITHUB_TOKEN.matcher(transcript).find()).as("git output").isFalse();
     assertThat(transcript.toString()).doesNotContain("pgr_");
-    try (Stream<Path> files = Files.walk(app.dataDir)) {
+    try (Stream<Path> files = Files.walk(app.get().dataDir)) {
       for (Path f : files.filter(Files::isRegularFile).toList()) {
         if (f.getFileName().toString().startsWith("pushgate.db")) {
           continue; // the encrypted ledger
@@ -387,10 +385,18 @@ class PushPathTest {
   }
 
   @Test
-  @Order(12)
   void metricsCountWhatHappened() throws Exception {
+    // A create streamed, main refused beside a branch (that push stored, then forwarded), a
+    // teardown revoking the run's tokens.
+    commit(work, "counted.txt", "one");
+    git.in(work, "push", "origin", "main:counted").ok();
+    commit(work, "counted.txt", "two");
+    git.in(work, "push", "origin", "main:counted", "main:main").failed();
+    assertThat(app.get().control().delete("/v1/runs/" + run.get("runId").asText()).status())
+        .isEqualTo(200);
+
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + app.port() + "/metrics")).GET().build(),
+        URI.create("http://127.0.0.1:" + app.get().port() + "/metrics")).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
     String m = r.body();
@@ -414,66 +420,66 @@ class PushPathTest {
     assertThat(GITHUB_TOKEN.matcher(m).find()).isFalse();
   }
 
-  private static Map<String, String> env(JsonNode run) {
+  private Map<String, String> env(JsonNode run) {
     return Map.of("GIT_CONFIG_GLOBAL", run.get("env").get("GIT_CONFIG_GLOBAL").asText(),
         "GH_TOKEN", run.get("env").get("GH_TOKEN").asText());
   }
 
   /** The run's GH_TOKEN: the sentinel of its API boundary, not a GitHub token. */
-  private static String readToken() {
+  private String readToken() {
     return run.get("env").get("GH_TOKEN").asText();
   }
 
   /** git without the run's config: only a credential helper that answers with {@code token}. */
-  private static GitRun direct(String token) throws Exception {
-    Path config = tmp.resolve("direct.gitconfig");
+  private GitRun direct(String token) throws Exception {
+    Path config = dir.resolve("direct.gitconfig");
     Files.writeString(config, "[credential]\n\thelper = \"!f() { test \\\"$1\\\" = get || exit 0;"
         + " echo username=x-access-token; echo password=$GH_TOKEN; }; f\"\n");
-    return new GitRun(tmp.resolve("home"), Map.of("GIT_CONFIG_GLOBAL", config.toString(),
+    return new GitRun(dir.resolve("home"), Map.of("GIT_CONFIG_GLOBAL", config.toString(),
         "GH_TOKEN", token)).withTranscript(transcript);
   }
 
-  private static String runCredential(Path gitConfig) throws Exception {
+  private String runCredential(Path gitConfig) throws Exception {
     var m = Pattern.compile("Bearer (pgr_[A-Za-z0-9_-]+)").matcher(Files.readString(gitConfig));
     assertThat(m.find()).isTrue();
     return m.group(1);
   }
 
-  private static HttpRequest.Builder authorized(URI uri) throws Exception {
+  private HttpRequest.Builder authorized(URI uri) throws Exception {
     return HttpRequest.newBuilder(uri).header("Authorization",
         "Bearer " + runCredential(Path.of(run.get("gitConfigPath").asText())));
   }
 
-  private static HttpResponse<String> post(String url, byte[] body) throws Exception {
+  private HttpResponse<String> post(String url, byte[] body) throws Exception {
     return HttpClient.newHttpClient().send(authorized(URI.create(url))
             .header("Content-Type", "application/x-git-receive-pack-request")
             .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
         HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
   }
 
-  private static void commit(Path dir, String file, String content) throws Exception {
+  private void commit(Path dir, String file, String content) throws Exception {
     commit(git, dir, file, content);
   }
 
-  private static void commit(GitRun git, Path dir, String file, String content) throws Exception {
+  private void commit(GitRun git, Path dir, String file, String content) throws Exception {
     Files.writeString(dir.resolve(file), content + "\n");
     git.in(dir, "add", file).ok();
     git.in(dir, "commit", "-q", "-m", "change " + file + " to " + content).ok();
   }
 
-  private static ObjectId head(Path dir) throws Exception {
+  private ObjectId head(Path dir) throws Exception {
     return ObjectId.fromString(git.in(dir, "rev-parse", "HEAD").ok().stdout().strip());
   }
 
-  private static ObjectId forgeRef(String repo, String ref) throws Exception {
-    try (Repository r = new FileRepository(app.forgeRepo(repo).toFile())) {
+  private ObjectId forgeRef(String repo, String ref) throws Exception {
+    try (Repository r = new FileRepository(app.get().forgeRepo(repo).toFile())) {
       var found = r.exactRef(ref);
       return found == null ? null : found.getObjectId();
     }
   }
 
-  private static Map<String, ObjectId> forgeRefs(String repo) throws Exception {
-    try (Repository r = new FileRepository(app.forgeRepo(repo).toFile())) {
+  private Map<String, ObjectId> forgeRefs(String repo) throws Exception {
+    try (Repository r = new FileRepository(app.get().forgeRepo(repo).toFile())) {
       Map<String, ObjectId> refs = new java.util.TreeMap<>();
       for (var ref : r.getRefDatabase().getRefs()) {
         refs.put(ref.getName(), ref.getObjectId());

@@ -2,18 +2,17 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.ApplianceExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Repository;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 28, "the mode at every door": a run in plan mode inside {@code pushgate exec} whose
@@ -26,32 +25,21 @@ class ReadOnlyModeDoorsTest {
   private static final String REFUSED = "Control Center policy: push to refs/heads/plan-notes is"
       + " denied in plan mode, which is read-only";
 
-  private Path tmp;
-  private Path root;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
+  void start() throws Exception {
     GitHubCliTest.requireGhAndBwrap();
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
   void aPlanModeRunsPushAndApiWritesAreRefusedNamingTheMode() throws Exception {
-    Path cwd = Files.createDirectories(root.resolve("agent"));
+    Path cwd = Files.createDirectories(app.dir().resolve("agent"));
     Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
     // The rules allow every push: only the mode refuses.
-    Path rules = Files.writeString(root.resolve("rules.yaml"), "push: allow\n");
+    Path rules = Files.writeString(app.dir().resolve("rules.yaml"), "push: allow\n");
     String script = """
         set -u
         export GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 GH_CONFIG_DIR=/tmp/gh
@@ -63,7 +51,7 @@ class ReadOnlyModeDoorsTest {
         echo "== end"
         """;
     // A plan-mode run cannot clone (its directories are read-only): a chat run clones and commits.
-    PushgateExec launcher = PushgateExec.on(app.dataDir, root.resolve("home"));
+    PushgateExec launcher = PushgateExec.on(app.get().dataDir, app.dir().resolve("home"));
     PushgateExec.Result chat = launcher.run(cwd, Map.of(), "--rules", rules.toString(), "--",
         "git", "commit", "-q", "--allow-empty", "-m", "notes");
     assertThat(chat.exit()).as(chat.stderr() + chat.stdout()).isZero();
@@ -80,11 +68,11 @@ class ReadOnlyModeDoorsTest {
         + " is denied in plan mode, which is read-only");
     assertThat(out).contains("== issue 1").contains("is denied in plan mode, which is read-only");
 
-    try (Repository r = new FileRepository(app.forgeRepo("acme/widget").toFile())) {
+    try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       assertThat(r.exactRef("refs/heads/plan-notes")).isNull();
     }
     // The refusal is audited with the mode's reason and the mode as its rule.
-    String audit = app.control().get("/v1/audit?runId=" + exec.runId()).body().toString();
+    String audit = app.get().control().get("/v1/audit?runId=" + exec.runId()).body().toString();
     assertThat(audit).contains("push to refs/heads/plan-notes is denied in plan mode, which is"
         + " read-only").contains("plan mode");
   }

@@ -10,6 +10,7 @@ import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.broker.AppKeyLoader;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.RunningAppliance;
 import java.io.ByteArrayOutputStream;
@@ -18,7 +19,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,11 +27,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the audit query, the gateway and the forge's App API must refuse with a 4xx and a reason
@@ -41,24 +40,15 @@ import org.junit.jupiter.api.io.TempDir;
 class RefusedRequestsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+
   private JsonNode run;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-    run = app.createRun("""
+  void start() throws Exception {
+    run = app.get().createRun("""
         {"workspaceId": "ws-refused", "mode": "chat", "repository": "acme/widget"}""");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
@@ -71,11 +61,11 @@ class RefusedRequestsTest {
         "limit=-1", limit, "limit=0", limit, "limit=10001", limit,
         "limit=99999999999", limit, "limit=ten", limit);
     for (Map.Entry<String, String> q : refused.entrySet()) {
-      ControlClient.Answer a = app.control().get("/v1/audit?" + q.getKey());
+      ControlClient.Answer a = app.get().control().get("/v1/audit?" + q.getKey());
       assertThat(a.status()).as(q.getKey()).isEqualTo(400);
       assertThat(a.body().get("error").asText()).as(q.getKey()).isEqualTo(q.getValue());
     }
-    assertThat(app.control().get("/v1/audit?limit=10000&since=2026-01-01T00:00:00Z").status())
+    assertThat(app.get().control().get("/v1/audit?limit=10000&since=2026-01-01T00:00:00Z").status())
         .isEqualTo(200);
 
     // The CLI reading the database itself refuses the same.
@@ -83,7 +73,7 @@ class RefusedRequestsTest {
         List.of("--since", "+1000000000-12-31T23:59:59Z"), List.of("--since", "999999999999d"))) {
       List<String> cmd = new ArrayList<>(List.of("java", "-jar",
           RunningAppliance.jar().toString(), "audit", "--database-url",
-          "jdbc:sqlite:" + app.dataDir.resolve("pushgate.db")));
+          "jdbc:sqlite:" + app.get().dataDir.resolve("pushgate.db")));
       cmd.addAll(args);
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -97,8 +87,8 @@ class RefusedRequestsTest {
   @Test
   void aPushOfAHundredThousandRefsIsRefusedWith400AndMovesNothing() throws Exception {
     String credential = ForgeRefs.credential(run);
-    assertThat(Forge.gatewayStatus(app, "acme/widget", credential)).isEqualTo(200);
-    ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+    assertThat(Forge.gatewayStatus(app.get(), "acme/widget", credential)).isEqualTo(200);
+    ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     for (int i = 0; i < 100_000; i++) {
       String line = RawPush.command(ObjectId.zeroId(), main, "refs/heads/r" + i)
@@ -110,15 +100,15 @@ class RefusedRequestsTest {
     body.write("0000".getBytes(StandardCharsets.US_ASCII));
     body.write(RawPush.emptyPack());
 
-    Wire.Answer a = Wire.post(app, "/git/github.com/acme/widget.git/git-receive-pack",
+    Wire.Answer a = Wire.post(app.get(), "/git/github.com/acme/widget.git/git-receive-pack",
         credential, body.toByteArray());
 
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.body()).startsWith("malformed push request: the push's command list exceeds"
         + " 3,145,728 bytes (").endsWith(" refs and more); push fewer refs at a time\n");
-    assertThat(ForgeRefs.of(app, "acme/widget")).containsOnlyKeys("refs/heads/main");
-    assertThat(app.healthz()).isEqualTo(200);
-    assertThat(app.logText()).doesNotContain("InputOverLimitIOException");
+    assertThat(ForgeRefs.of(app.get(), "acme/widget")).containsOnlyKeys("refs/heads/main");
+    assertThat(app.get().healthz()).isEqualTo(200);
+    assertThat(app.get().logText()).doesNotContain("InputOverLimitIOException");
   }
 
   @Test
@@ -150,7 +140,7 @@ class RefusedRequestsTest {
         .isEqualTo(JSON.readTree("{\"contents\":\"read\",\"metadata\":\"read\"}"));
     String token = JSON.readTree(ok.body()).get("token").asText();
     assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + app.port() + "/forge/api/v3/installation/token"))
+            URI.create("http://127.0.0.1:" + app.get().port() + "/forge/api/v3/installation/token"))
         .header("Authorization", "Bearer " + token).DELETE().build(),
         HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(204);
   }
@@ -162,9 +152,9 @@ class RefusedRequestsTest {
     SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), new JWTClaimsSet.Builder()
         .issuer("1").issueTime(Date.from(now.minusSeconds(60)))
         .expirationTime(Date.from(now.plusSeconds(540))).build());
-    jwt.sign(new RSASSASigner(AppKeyLoader.load(app.dataDir.resolve("forge-app.pem"))));
+    jwt.sign(new RSASSASigner(AppKeyLoader.load(app.get().dataDir.resolve("forge-app.pem"))));
     HttpRequest.Builder r = HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + app.port() + "/forge/api/v3" + path))
+            URI.create("http://127.0.0.1:" + app.get().port() + "/forge/api/v3" + path))
         .timeout(Duration.ofSeconds(30))
         .header("Authorization", "Bearer " + jwt.serialize())
         .header("Accept", "application/vnd.github+json");

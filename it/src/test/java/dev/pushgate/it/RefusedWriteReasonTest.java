@@ -4,17 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Walk 30: a write the name-deny layer refuses, made the way an agent makes it most often, with a
@@ -41,34 +41,24 @@ class RefusedWriteReasonTest {
       /opt/pushgate/bin/pushgate-hook --post-tool-use < /dev/null
       """;
 
-  private Path tmp;
-  private Path root;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
+  void start() throws Exception {
     ExecTest.requireBwrap();
     Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
         "pushgate-denyfs is not built here (no libfuse3-dev)");
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
   void aRefusedWriteIsNeverReportedAsAHiddenPathRead() throws Exception {
-    Path cwd = root.resolve("agent");
+    Path cwd = app.dir().resolve("agent");
     Files.createDirectories(cwd);
     Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
-    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home")).withDenyLayer()
+    PushgateExec.Result exec = PushgateExec.on(app.get().dataDir,
+        app.dir().resolve("home")).withDenyLayer()
         .run(cwd, Map.of(), "--", "sh", "-c", SCRIPT);
     String all = exec.stdout() + "\n" + exec.stderr();
     Path checkout = cwd.resolve("widget");
@@ -106,7 +96,7 @@ class RefusedWriteReasonTest {
    */
   @Test
   void aRefusalOnlyTheToolsOutputShowsReachesTheModelOnce() throws Exception {
-    Path cwd = root.resolve("agent-post");
+    Path cwd = app.dir().resolve("agent-post");
     Files.createDirectories(cwd);
     Files.setPosixFilePermissions(cwd, PosixFilePermissions.fromString("rwxrwxrwx"));
     String busy = "error: could not write config file .git/config: Device or resource busy";
@@ -116,7 +106,7 @@ class RefusedWriteReasonTest {
         + "\\\\nbranch x set up to track origin/x.\",\"interrupted\":false}}' \"$PWD\""
         + " > \"/tmp/post.json\"\n"
         + "/opt/pushgate/bin/pushgate-hook --post-tool-use < \"/tmp/post.json\"\n";
-    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home-post"))
+    PushgateExec.Result exec = PushgateExec.on(app.get().dataDir, app.dir().resolve("home-post"))
         .withDenyLayer().run(cwd, Map.of(), "--", "sh", "-c", script);
     String all = exec.stdout() + "\n" + exec.stderr();
     int json = exec.stdout().indexOf("{\"hookSpecificOutput\"");

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
@@ -15,10 +16,9 @@ import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,26 +33,14 @@ class RepositoryNameCaseTest {
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
                            "reason": "push to main is denied"}]}}""";
 
-  private RunningAppliance app;
-
-  @BeforeAll
-  void start(@TempDir Path tmp) throws Exception {
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
-  }
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 
   @Test
   void forgeCreateRefusesASecondSpellingOfARepository() throws Exception {
     for (String spelling : List.of("ACME/widget", "acme/Widget", "Acme/WIDGET")) {
       Process p = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(), "forge",
-          "create", spelling, "--data-dir", app.dataDir.toString())
+          "create", spelling, "--data-dir", app.get().dataDir.toString())
           .redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -61,18 +49,18 @@ class RepositoryNameCaseTest {
           + " already exists on the local forge as acme/widget (names are compared without"
           + " regard to case, as on GitHub)");
     }
-    assertThat(app.dataDir.resolve("forge")).isDirectoryNotContaining("glob:**/ACME")
+    assertThat(app.get().dataDir.resolve("forge")).isDirectoryNotContaining("glob:**/ACME")
         .isDirectoryNotContaining("glob:**/Acme");
   }
 
   @Test
   void aRunForAnotherSpellingWorksOnTheOneRepositoryUnderItsOwnRules(@TempDir Path client)
       throws Exception {
-    JsonNode run = app.createRun(DENY_MAIN.formatted("ACME/Widget"));
+    JsonNode run = app.get().createRun(DENY_MAIN.formatted("ACME/Widget"));
     GitRun git = new GitRun(Files.createDirectories(client.resolve("home")), ForgeRefs.env(run));
     git.in(client, "clone", "https://github.com/ACME/Widget.git", "widget").ok();
     Path work = client.resolve("widget");
-    ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+    ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
     assertThat(git.in(work, "rev-parse", "HEAD").ok().stdout().strip()).isEqualTo(main.name());
 
     Files.writeString(work.resolve("change.txt"), "change\n");
@@ -80,28 +68,28 @@ class RepositoryNameCaseTest {
     git.in(work, "commit", "-q", "-m", "change").ok();
     git.in(work, "push", "origin", "HEAD:feature").ok();
     ObjectId head = ObjectId.fromString(git.in(work, "rev-parse", "HEAD").ok().stdout().strip());
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/feature")).isEqualTo(head);
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/feature")).isEqualTo(head);
 
     assertThat(git.in(work, "push", "origin", "HEAD:main").failed().stderr())
         .contains("(Control Center policy: push to main is denied)");
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/main")).isEqualTo(main);
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main")).isEqualTo(main);
 
     // A read token for the repository (as the appliance keeps for the run; the run holds only
     // a sentinel) reads the one repository by either spelling.
-    String token = Forge.mintReadToken(app, "acme/widget");
-    assertThat(Forge.fetchStatus(app, "acme/widget", token)).isEqualTo(200);
-    assertThat(Forge.fetchStatus(app, "ACME/Widget", token)).isEqualTo(200);
+    String token = Forge.mintReadToken(app.get(), "acme/widget");
+    assertThat(Forge.fetchStatus(app.get(), "acme/widget", token)).isEqualTo(200);
+    assertThat(Forge.fetchStatus(app.get(), "ACME/Widget", token)).isEqualTo(200);
   }
 
   @Test
   void twoSpellingsAnOlderForgeLeftBehindAreServedToNobody() throws Exception {
     // A repository of its own: the spelling planted here leaves the other tests' one alone.
-    app.forgeCreate("legacy/widget");
-    app.createRun(DENY_MAIN.formatted("legacy/widget"));
-    String token = Forge.mintReadToken(app, "legacy/widget");
-    assertThat(Forge.fetchStatus(app, "legacy/widget", token)).isEqualTo(200);
+    app.get().forgeCreate("legacy/widget");
+    app.get().createRun(DENY_MAIN.formatted("legacy/widget"));
+    String token = Forge.mintReadToken(app.get(), "legacy/widget");
+    assertThat(Forge.fetchStatus(app.get(), "legacy/widget", token)).isEqualTo(200);
 
-    Path planted = app.dataDir.resolve("forge").resolve("LEGACY").resolve("widget.git");
+    Path planted = app.get().dataDir.resolve("forge").resolve("LEGACY").resolve("widget.git");
     Files.createDirectories(planted.getParent());
     try (Repository r = new FileRepository(planted.toFile())) {
       r.create(true);
@@ -110,10 +98,10 @@ class RepositoryNameCaseTest {
       c.save();
     }
 
-    assertThat(Forge.fetchStatus(app, "legacy/widget", token)).isEqualTo(404);
-    assertThat(Forge.fetchStatus(app, "LEGACY/widget", token)).isEqualTo(404);
+    assertThat(Forge.fetchStatus(app.get(), "legacy/widget", token)).isEqualTo(404);
+    assertThat(Forge.fetchStatus(app.get(), "LEGACY/widget", token)).isEqualTo(404);
     ControlClient.Answer refused =
-        app.control().post("/v1/runs", DENY_MAIN.formatted("LEGACY/widget"));
+        app.get().control().post("/v1/runs", DENY_MAIN.formatted("LEGACY/widget"));
     assertThat(refused.status()).as(refused.raw()).isBetween(400, 599).isNotEqualTo(500);
     assertThat(refused.raw()).contains("LEGACY/widget");
   }

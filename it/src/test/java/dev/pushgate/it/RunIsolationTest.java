@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.gateway.api.ApiSentinel;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,11 +17,10 @@ import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevWalk;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Isolation between runs. Run A (acme/widget, main denied), run B (acme/other) and run C
@@ -34,8 +33,10 @@ class RunIsolationTest {
   private static final String AUTH_FAILED =
       "Authentication failed: the run credential is unknown, expired or revoked.\n";
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .withRepos("acme/widget", "acme/other");
+
   private JsonNode runA;
   private JsonNode runB;
   private JsonNode runC;
@@ -43,32 +44,21 @@ class RunIsolationTest {
   private Path workA;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-    app.forgeCreate("acme/other");
-    runA = app.createRun("""
+  void start() throws Exception {
+    runA = app.get().createRun("""
         {"workspaceId": "ws-a", "repository": "acme/widget",
          "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
                              "reason": "push to main is denied"}]}}""");
-    runB = app.createRun("{\"workspaceId\": \"ws-b\", \"repository\": \"acme/other\"}");
-    runC = app.createRun("{\"workspaceId\": \"ws-c\", \"repository\": \"acme/widget\"}");
-    gitA = new GitRun(Files.createDirectories(tmp.resolve("home")), ForgeRefs.env(runA));
-    gitA.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "a").ok();
-    workA = tmp.resolve("a");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+    runB = app.get().createRun("{\"workspaceId\": \"ws-b\", \"repository\": \"acme/other\"}");
+    runC = app.get().createRun("{\"workspaceId\": \"ws-c\", \"repository\": \"acme/widget\"}");
+    gitA = new GitRun(Files.createDirectories(app.dir().resolve("home")), ForgeRefs.env(runA));
+    gitA.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "a").ok();
+    workA = app.dir().resolve("a");
   }
 
   @Test
   void aRunsCredentialCannotPushToAnotherRunsRepository() throws Exception {
-    Map<String, ObjectId> other = ForgeRefs.of(app, "acme/other");
+    Map<String, ObjectId> other = ForgeRefs.of(app.get(), "acme/other");
     gitA.in(workA, "remote", "add", "other", "https://github.com/acme/other.git").ok();
     GitRun.Result r = gitA.in(workA, "push", "other", "HEAD:refs/heads/from-a").failed();
     assertThat(r.stderr()).contains("remote: Control Center policy: acme/other is neither this"
@@ -77,29 +67,29 @@ class RunIsolationTest {
     String credentialA = ForgeRefs.credential(runA);
     for (String suffix : List.of("/info/refs?service=git-receive-pack", "/git-receive-pack")) {
       String path = "/git/github.com/acme/other.git" + suffix;
-      Wire.Answer a = suffix.startsWith("/info") ? Wire.get(app, path, credentialA)
-          : Wire.post(app, path, credentialA, PackBytes.request(RawPush.command(
+      Wire.Answer a = suffix.startsWith("/info") ? Wire.get(app.get(), path, credentialA)
+          : Wire.post(app.get(), path, credentialA, PackBytes.request(RawPush.command(
               ObjectId.zeroId(), other.get("refs/heads/main"), "refs/heads/from-a"),
               RawPush.emptyPack()));
       assertThat(a.status()).as(path).isEqualTo(403);
       assertThat(a.body()).as(path).isEqualTo("Control Center policy: acme/other is neither this"
           + " run's repository nor attached to its workspace\n");
     }
-    assertThat(ForgeRefs.of(app, "acme/other")).isEqualTo(other);
+    assertThat(ForgeRefs.of(app.get(), "acme/other")).isEqualTo(other);
 
     // Nor does A hold anything that reads upstream: its GH_TOKEN is the sentinel of its API
     // boundary, which the forge refuses for B's repository and for A's own alike.
     String tokenA = runA.get("env").get("GH_TOKEN").asText();
     assertThat(tokenA).startsWith(ApiSentinel.PREFIX);
     for (String repo : List.of("acme/other", "acme/widget")) {
-      assertThat(Forge.fetchStatus(app, repo, tokenA)).as(repo).isEqualTo(401);
+      assertThat(Forge.fetchStatus(app.get(), repo, tokenA)).as(repo).isEqualTo(401);
     }
 
     // Near misses of a credential are nobody's.
     String near = credentialA.substring(0, credentialA.length() - 1)
         + (credentialA.endsWith("A") ? "B" : "A");
     for (String credential : new String[] {near, "", ForgeRefs.credential(runB) + "x"}) {
-      Wire.Answer a = Wire.get(app, "/git/github.com/acme/widget.git/info/refs"
+      Wire.Answer a = Wire.get(app.get(), "/git/github.com/acme/widget.git/info/refs"
           + "?service=git-receive-pack", credential.isEmpty() ? null : credential);
       assertThat(a.status()).isEqualTo(401);
       assertThat(a.body()).isEqualTo(AUTH_FAILED);
@@ -126,10 +116,11 @@ class RunIsolationTest {
           + " \"acme/other\", \"decision\": \"allow\"}").getBytes(StandardCharsets.UTF_8) : null;
       String what = req[0] + " " + req[1];
       Wire.Answer withCredential =
-          Wire.tcp(app.port(), req[0], req[1], credentialA, "application/json", body);
+          Wire.tcp(app.get().port(), req[0], req[1], credentialA, "application/json", body);
       assertThat(withCredential.status()).as(what).isEqualTo(404);
       assertThat(withCredential.body()).as(what).isEqualTo("no such endpoint\n");
-      Wire.Answer without = Wire.tcp(app.port(), req[0], req[1], null, "application/json", body);
+      Wire.Answer without = Wire.tcp(app.get().port(), req[0], req[1], null, "application/json",
+          body);
       assertThat(without.status()).as(what).isEqualTo(401);
       assertThat(without.body()).as(what).isEqualTo(AUTH_FAILED);
       if (sandboxSocket != null) {
@@ -138,15 +129,16 @@ class RunIsolationTest {
       }
     }
     // B is untouched, and the control API is a socket only the appliance's user can open.
-    assertThat(app.control().get("/v1/runs/" + idB).body().get("state").asText())
+    assertThat(app.get().control().get("/v1/runs/" + idB).body().get("state").asText())
         .isEqualTo("live");
     assertThat(PosixFilePermissions.toString(
-        Files.getPosixFilePermissions(app.dataDir.resolve("control.sock")))).isEqualTo("rw-------");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(app.dataDir)))
+        Files.getPosixFilePermissions(app.get().dataDir.resolve("control.sock"))))
+        .isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(app.get().dataDir)))
         .isEqualTo("rwx------");
 
     // What the port shows everyone names no run, repository or workspace.
-    String metrics = Wire.tcp(app.port(), "GET", "/metrics", null, null, null).body();
+    String metrics = Wire.tcp(app.get().port(), "GET", "/metrics", null, null, null).body();
     for (JsonNode run : List.of(runA, runB, runC)) {
       assertThat(metrics).doesNotContain(run.get("runId").asText());
     }
@@ -166,16 +158,16 @@ class RunIsolationTest {
         .failed().stderr()).contains("(Control Center policy: push to main is denied)");
     // The premise: A's objects now sit in the gateway's cache of acme/widget, unreferenced.
     try (Repository cache = new FileRepository(
-        app.dataDir.resolve("cache/acme/widget.git").toFile())) {
+        app.get().dataDir.resolve("cache/acme/widget.git").toFile())) {
       assertThat(cache.getObjectDatabase().has(refused)).isTrue();
     }
 
     String credentialC = ForgeRefs.credential(runC);
     String receivePack = "/git/github.com/acme/widget.git/git-receive-pack";
-    assertThat(Wire.get(app, "/git/github.com/acme/widget.git/info/refs"
+    assertThat(Wire.get(app.get(), "/git/github.com/acme/widget.git/info/refs"
         + "?service=git-receive-pack", credentialC).status()).isEqualTo(200);
     // C names A's commit without sending it.
-    Wire.Answer claim = Wire.post(app, receivePack, credentialC, PackBytes.request(
+    Wire.Answer claim = Wire.post(app.get(), receivePack, credentialC, PackBytes.request(
         RawPush.command(ObjectId.zeroId(), refused, "refs/heads/stolen"), RawPush.emptyPack()));
     assertThat(claim.status()).isEqualTo(400);
     assertThat(claim.body()).isEqualTo("malformed push request: Exception while parsing pack"
@@ -184,20 +176,21 @@ class RunIsolationTest {
     // C sends a commit of its own on top of A's, as a thin pack that leaves A's out.
     ObjectId tree;
     try (Repository cache = new FileRepository(
-            app.dataDir.resolve("cache/acme/widget.git").toFile());
+            app.get().dataDir.resolve("cache/acme/widget.git").toFile());
         RevWalk walk = new RevWalk(cache)) {
       tree = walk.parseCommit(refused).getTree().getId();
     }
     byte[] child = PackBytes.commit(tree, refused, "C builds on A's refused work");
-    Wire.Answer onTop = Wire.post(app, receivePack, credentialC, PackBytes.request(
+    Wire.Answer onTop = Wire.post(app.get(), receivePack, credentialC, PackBytes.request(
         RawPush.command(ObjectId.zeroId(), PackBytes.id(Constants.OBJ_COMMIT, child),
             "refs/heads/stolen"), PackBytes.pack(PackBytes.object(Constants.OBJ_COMMIT, child))));
     assertThat(onTop.status()).isEqualTo(400);
     assertThat(onTop.body()).startsWith("malformed push request: Exception while parsing pack"
         + " stream: Missing ");
 
-    assertThat(ForgeRefs.of(app, "acme/widget")).doesNotContainKey("refs/heads/stolen");
-    JsonNode audit = app.control().get("/v1/audit?runId=" + runC.get("runId").asText()).body();
+    assertThat(ForgeRefs.of(app.get(), "acme/widget")).doesNotContainKey("refs/heads/stolen");
+    JsonNode audit = app.get().control().get("/v1/audit?runId="
+        + runC.get("runId").asText()).body();
     assertThat(audit.get("decisions")).isEmpty();
   }
 }

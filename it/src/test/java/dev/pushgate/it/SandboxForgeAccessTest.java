@@ -2,22 +2,23 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.ApplianceExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * From inside {@code pushgate exec}'s bubblewrap sandbox, the run clones through the gateway and
  * holds no token the local forge takes: its {@code GH_TOKEN} sentinel neither reads nor pushes by
  * any spelling of the receive-pack path, and the appliance's other endpoints are not bridged in.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxForgeAccessTest {
   private static final String RULES = """
       denyWriteGlobs: []
@@ -27,36 +28,27 @@ class SandboxForgeAccessTest {
           reason: push to main is denied
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
-  static Path rules;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
+
+  Path rules;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start() throws Exception {
     ExecTest.requireBwrap();
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-    rules = Files.writeString(root.resolve("rules.yaml"), RULES);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+    rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
   }
 
   @Test
   void theRunInsideTheSandboxFetchesButHoldsNoTokenThatReadsOrPushesByAnySpelling()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work"));
-    ObjectId main = ForgeRefs.ref(app, "acme/widget", "refs/heads/main");
+    Path work = Files.createDirectories(app.dir().resolve("work"));
+    ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
     Files.write(work.resolve("push.bin"), RawPush.request(
         RawPush.command(ObjectId.zeroId(), main, "refs/heads/sneak"), RawPush.emptyPack()));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
-    String base = "http://127.0.0.1:" + app.port();
+    String base = "http://127.0.0.1:" + app.get().port();
     String script = """
         code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
         push() { code -u "x-access-token:$GH_TOKEN" \
@@ -87,11 +79,11 @@ class SandboxForgeAccessTest {
     assertThat(exec.stdout()).contains("semicolon 400", "encoded 400", "plain 401",
         "metrics 404", "healthz 404", "app-api 404", "GH_TOKEN is the sentinel",
         "direct-read 401", "cloned", "Invalid username or token", "push-failed");
-    assertThat(ForgeRefs.of(app, "acme/widget")).containsOnlyKeys("refs/heads/main");
+    assertThat(ForgeRefs.of(app.get(), "acme/widget")).containsOnlyKeys("refs/heads/main");
   }
 
   private static PushgateExec.Result exec(Path cwd, Map<String, String> env, String... args)
       throws Exception {
-    return PushgateExec.on(app.dataDir, root.resolve("home")).run(cwd, env, args);
+    return PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).run(cwd, env, args);
   }
 }

@@ -2,6 +2,7 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
@@ -9,16 +10,17 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The agent must not be able to make the operator's next git in its worktree run the agent's
  * program: {@code pushgate exec} under real bubblewrap, then the real git on the host, as the
  * operator (root here), in what the run left behind.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxGitMetadataTest {
   private static final String RULES = "denyWriteGlobs: []\n";
 
@@ -37,37 +39,27 @@ class SandboxGitMetadataTest {
         """.replace("MARK", mark.toString());
   }
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
-  static Path rules;
-  static Path home;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
 
+  Path rules;
+  Path home;
 
   @BeforeAll
-  static void start() throws Exception {
+  void start() throws Exception {
     ExecTest.requireBwrap();
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-    rules = Files.writeString(root.resolve("rules.yaml"), RULES);
-    home = Files.createDirectories(root.resolve("home"));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+    rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
+    home = Files.createDirectories(app.dir().resolve("home"));
   }
 
   @Test
   void aPlantedCommondirIsRemovedAndReportedAndTheOperatorsGitRunsNothingOfTheAgents()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-commondir"));
+    Path work = Files.createDirectories(app.dir().resolve("work-commondir"));
     GitRun operator = new GitRun(home, Map.of());
     operatorRepository(work, "start");
-    Path mark = root.resolve("fsmonitor-ran-commondir");
+    Path mark = app.dir().resolve("fsmonitor-ran-commondir");
 
     PushgateExec.Result exec = exec(work, """
         set -u
@@ -115,8 +107,8 @@ class SandboxGitMetadataTest {
 
   @Test
   void aGitFileRedirectingTheWorktreeIsMovedAsideAndReported() throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-gitfile"));
-    Path mark = root.resolve("fsmonitor-ran-gitfile");
+    Path work = Files.createDirectories(app.dir().resolve("work-gitfile"));
+    Path mark = app.dir().resolve("fsmonitor-ran-gitfile");
 
     PushgateExec.Result exec = exec(work, evilGitdir(mark) + """
         echo "gitdir: $PWD/evil" > .git && echo gitfile-written
@@ -144,8 +136,8 @@ class SandboxGitMetadataTest {
   @Test
   void aRepositoryTheAgentCreatesWithAProgramInItsConfigIsMovedAsideAndACleanOneStays()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-created"));
-    Path mark = root.resolve("fsmonitor-ran-created");
+    Path work = Files.createDirectories(app.dir().resolve("work-created"));
+    Path mark = app.dir().resolve("fsmonitor-ran-created");
 
     PushgateExec.Result exec = exec(work, evilGitdir(mark) + """
         set -e
@@ -180,11 +172,11 @@ class SandboxGitMetadataTest {
   @Test
   void aBareRepositoryPlantedAsAPlainDirectoryIsMovedAsideAndTheOperatorsGitRunsNothing()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-bare"));
+    Path work = Files.createDirectories(app.dir().resolve("work-bare"));
     GitRun operator = new GitRun(home, Map.of());
     Path widget = Files.createDirectories(work.resolve("widget"));
     operatorRepository(widget, "start");
-    Path mark = root.resolve("fsmonitor-ran-bare");
+    Path mark = app.dir().resolve("fsmonitor-ran-bare");
 
     PushgateExec.Result exec = exec(work, """
         set -e
@@ -220,8 +212,8 @@ class SandboxGitMetadataTest {
   @Test
   void aGitFileTwoLevelsBelowTheMountIsMovedAsideAndTheOperatorsGitRunsNothing()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-deep"));
-    Path mark = root.resolve("fsmonitor-ran-deep");
+    Path work = Files.createDirectories(app.dir().resolve("work-deep"));
+    Path mark = app.dir().resolve("fsmonitor-ran-deep");
 
     PushgateExec.Result exec = exec(work, """
         set -e
@@ -258,12 +250,12 @@ class SandboxGitMetadataTest {
   @Test
   void theObjectsDirectoryCannotBeRenamedAndAnAlternatesFileIsRemovedAtTheEnd()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-alternates"));
+    Path work = Files.createDirectories(app.dir().resolve("work-alternates"));
     GitRun operator = new GitRun(home, Map.of());
     operatorRepository(work, "start");
     Path vendor = Files.createDirectories(work.resolve("vendor/lib"));
     operatorRepository(vendor, "vendored");
-    Path foreign = Files.createDirectories(root.resolve("foreign"));
+    Path foreign = Files.createDirectories(app.dir().resolve("foreign"));
     operatorRepository(foreign, "not yours");
     String foreignCommit = operator.in(foreign, "rev-parse", "HEAD").ok().stdout().strip();
     String objects = foreign.resolve(".git/objects").toString();
@@ -312,14 +304,14 @@ class SandboxGitMetadataTest {
   @Test
   void operationsTheAgentLeftInProgressAreMovedAsideAndTheOperatorsGitResumesNone()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-left-rebase"));
+    Path work = Files.createDirectories(app.dir().resolve("work-left-rebase"));
     GitRun operator = new GitRun(home, Map.of());
     Path nested = Files.createDirectories(work.resolve("vendor/deep/lib"));
     Path tools = Files.createDirectories(work.resolve("tools"));
     for (Path repo : List.of(work, nested, tools)) {
       operatorRepository(repo, "start");
     }
-    Path mark = root.resolve("rebase-exec-ran");
+    Path mark = app.dir().resolve("rebase-exec-ran");
 
     PushgateExec.Result exec = exec(work, PLANT_REBASE + """
         set -e
@@ -365,7 +357,7 @@ class SandboxGitMetadataTest {
     assertThat(mark).doesNotExist();
     // The run's audit timeline lists each of them too.
     String timeline = RunningAppliance.cli("audit", "--run", exec.runId(), "--data-dir",
-        app.dataDir.toString());
+        app.get().dataDir.toString());
     assertThat(timeline).contains("run-end-finding")
         .contains("git-metadata " + nested.resolve(".git/rebase-merge"))
         .contains("git-metadata " + tools.resolve(".git/sequencer"));
@@ -373,7 +365,7 @@ class SandboxGitMetadataTest {
 
   @Test
   void theAgentsOwnRebaseCherryPickMergeAndStashStillWorkInsideTheSandbox() throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-own-rebase"));
+    Path work = Files.createDirectories(app.dir().resolve("work-own-rebase"));
     GitRun operator = new GitRun(home, Map.of());
     operatorRepository(work, "one", "two", "three");
 
@@ -403,7 +395,7 @@ class SandboxGitMetadataTest {
   @Test
   void whatAHostToolWouldRunThatTheAgentCreatedOrChangedIsReportedWhenTheRunEnds()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-host-tools"));
+    Path work = Files.createDirectories(app.dir().resolve("work-host-tools"));
     operatorRepository(work);
     Files.writeString(work.resolve("Makefile"), "all:\n\ttrue\n");
     Files.writeString(work.resolve("README.md"), "widget\n");
@@ -437,13 +429,13 @@ class SandboxGitMetadataTest {
         .doesNotContain("host-tool-file " + work.resolve(".idea"));
     assertThat(work.resolve(".envrc")).exists();
     assertThat(RunningAppliance.cli("audit", "--run", exec.runId(), "--data-dir",
-        app.dataDir.toString())).contains("host-tool-file " + work.resolve(".envrc"));
+        app.get().dataDir.toString())).contains("host-tool-file " + work.resolve(".envrc"));
   }
 
   @Test
   void hooksTheAgentChangedInTheOperatorsDeepRepositoriesAreMovedAsideAndRunNothing()
       throws Exception {
-    Path work = Files.createDirectories(root.resolve("work-hooks"));
+    Path work = Files.createDirectories(app.dir().resolve("work-hooks"));
     for (String r : List.of("d/r1", "d/r2", "d/r5", "d/r7")) {
       Path repo = Files.createDirectories(work.resolve(r));
       operatorRepository(repo, "first");
@@ -452,7 +444,7 @@ class SandboxGitMetadataTest {
       Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
     Files.writeString(work.resolve("d/r7/.git/hooks/post-checkout"), "#!/bin/sh\necho op\n");
-    Path marks = Files.createDirectories(root.resolve("hook-marks"));
+    Path marks = Files.createDirectories(app.dir().resolve("hook-marks"));
 
     PushgateExec.Result exec = exec(work, """
         set -e
@@ -493,7 +485,7 @@ class SandboxGitMetadataTest {
   }
 
   /** Makes {@code dir} a repository of the operator's, with one empty commit per message. */
-  private static void operatorRepository(Path dir, String... commits) throws Exception {
+  private void operatorRepository(Path dir, String... commits) throws Exception {
     GitRun operator = new GitRun(home, Map.of());
     operator.in(dir, "init", "-q", "-b", "main").ok();
     for (String message : commits) {
@@ -502,14 +494,15 @@ class SandboxGitMetadataTest {
   }
 
   /** {@code exec} under the default rules: the name-deny layer over the worktree. */
-  private static PushgateExec.Result execUnderDefaultRules(Path work, String script)
+  private PushgateExec.Result execUnderDefaultRules(Path work, String script)
       throws Exception {
-    return PushgateExec.on(app.dataDir, home).withDenyLayer().run(work, Map.of(), "--workdir",
+    return PushgateExec.on(app.get().dataDir, home).withDenyLayer().run(work, Map.of(), "--workdir",
         work.toString(), "--", "sh", "-c", script);
   }
 
-  private static PushgateExec.Result exec(Path work, String script) throws Exception {
-    return PushgateExec.on(app.dataDir, home).run(work, Map.of(), "--workdir", work.toString(),
+  private PushgateExec.Result exec(Path work, String script) throws Exception {
+    return PushgateExec.on(app.get().dataDir, home).run(work, Map.of(), "--workdir",
+        work.toString(),
         "--rules", rules.toString(), "--", "sh", "-c", script);
   }
 }

@@ -3,45 +3,42 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The sandbox part of {@code POST /v1/runs} on this Linux host, where CI installs bubblewrap and
  * socat: the truth about what a run gets, never a silently weaker policy.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxPlanTest {
-  @TempDir static Path tmp;
-  static RunningAppliance app;
-  static Path workdir;
-  static Path config;
+  /**
+   * Without the name-deny layer, as on a host lacking pushgate-denyfs: these tests check the
+   * refusal such a host gets (ExecTest shows the default rules launching with the layer).
+   */
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving("--pass-env", "ANTHROPIC_API_KEY")
+      .with(RunningAppliance.Builder::withoutDenyLayer).withRepos("acme/widget");
+
+  Path workdir;
+  Path config;
 
   @BeforeAll
-  static void start() throws Exception {
-    // Without the name-deny layer, as on a host lacking pushgate-denyfs: these tests check the
-    // refusal such a host gets (ExecTest shows the default rules launching with the layer).
-    app = RunningAppliance.on(tmp.resolve("data")).withoutDenyLayer()
-        .serve(List.of("--pass-env", "ANTHROPIC_API_KEY")).start();
-    app.forgeCreate("acme/widget");
-    workdir = Files.createDirectories(tmp.resolve("agents/a1/work"));
-    config = Files.createDirectories(tmp.resolve("agents/a1/config"));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    app.close();
+  void start() throws Exception {
+    workdir = Files.createDirectories(app.dir().resolve("agents/a1/work"));
+    config = Files.createDirectories(app.dir().resolve("agents/a1/config"));
   }
 
   @Test
   void theStartupLineTellsWhatTheHostOffers() throws Exception {
-    assertThat(app.logText()).contains(
+    assertThat(app.get().logText()).contains(
         "agent sandbox ON: bubblewrap — namespace-level isolation, no kernel boundary");
   }
 
@@ -51,10 +48,10 @@ class SandboxPlanTest {
    */
   @Test
   void aPlanThatMayNotLaunchIsAnsweredWithItsVerdictAndIssuesNothing() throws Exception {
-    int runsBefore = app.control().get("/v1/runs").body().get("runs").size();
-    int recordedBefore = Forge.recordedRuns(app);
-    int tokensBefore = Forge.liveForgeTokens(app);
-    ControlClient.Answer a = app.control().post("/v1/runs", request("\"mode\": \"chat\""));
+    int runsBefore = app.get().control().get("/v1/runs").body().get("runs").size();
+    int recordedBefore = Forge.recordedRuns(app.get());
+    int tokensBefore = Forge.liveForgeTokens(app.get());
+    ControlClient.Answer a = app.get().control().post("/v1/runs", request("\"mode\": \"chat\""));
     assertThat(a.status()).as(a.raw()).isEqualTo(422);
     assertThat(a.body().get("error").asText())
         .startsWith("not launched: bubblewrap cannot deny creating .env inside a writable mount");
@@ -73,9 +70,9 @@ class SandboxPlanTest {
     assertThat(a.body().has("runId")).isFalse();
     assertThat(a.body().has("env")).isFalse();
     assertThat(a.raw()).doesNotContain("ghs_").doesNotContain("pgr_").doesNotContain("GH_TOKEN");
-    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
-    assertThat(Forge.recordedRuns(app)).isEqualTo(recordedBefore);
-    assertThat(Forge.liveForgeTokens(app)).isEqualTo(tokensBefore);
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
+    assertThat(Forge.recordedRuns(app.get())).isEqualTo(recordedBefore);
+    assertThat(Forge.liveForgeTokens(app.get())).isEqualTo(tokensBefore);
   }
 
   /**
@@ -85,11 +82,11 @@ class SandboxPlanTest {
   @Test
   void mountsOfTheSystemOrOfTheAppliancesOwnDirectoriesAreRefusedNamingTheField()
       throws Exception {
-    Path data = app.dataDir.toRealPath();
-    Path forgeRepo = app.forgeRepo("acme/widget").toRealPath();
-    Path linkToEtc = Files.createSymbolicLink(tmp.resolve("link-to-etc"), Path.of("/etc"));
-    Path linkToData = Files.createSymbolicLink(tmp.resolve("link-to-data"), data);
-    String gatewaySocketDir = app.logText().lines()
+    Path data = app.get().dataDir.toRealPath();
+    Path forgeRepo = app.get().forgeRepo("acme/widget").toRealPath();
+    Path linkToEtc = Files.createSymbolicLink(app.dir().resolve("link-to-etc"), Path.of("/etc"));
+    Path linkToData = Files.createSymbolicLink(app.dir().resolve("link-to-data"), data);
+    String gatewaySocketDir = app.get().logText().lines()
         .filter(l -> l.startsWith("pushgate gateway socket for sandboxes at "))
         .map(l -> Path.of(l.substring(l.lastIndexOf(' ') + 1)).getParent().toString())
         .findFirst().orElseThrow();
@@ -112,8 +109,8 @@ class SandboxPlanTest {
         {"runnerStateDirs[0]", data.resolve("cache").toString(), "is or lies inside " + data},
         {"execGrantRoots[0]", "/usr", "lies in the system tree /usr"},
     };
-    int before = app.control().get("/v1/runs").body().get("runs").size();
-    int recordedBefore = Forge.recordedRuns(app);
+    int before = app.get().control().get("/v1/runs").body().get("runs").size();
+    int recordedBefore = Forge.recordedRuns(app.get());
     for (String[] c : cases) {
       String field = c[0].replaceFirst("\\[0]$", "");
       String value = field.equals(c[0]) ? "\"" + c[1] + "\"" : "[\"" + c[1] + "\"]";
@@ -123,18 +120,18 @@ class SandboxPlanTest {
           : ", \"" + field + "\": " + value;
       String body = "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"workdir\": "
           + workdirValue + ", \"agentConfigDir\": " + configValue + other + "}";
-      ControlClient.Answer a = app.control().post("/v1/runs", body);
+      ControlClient.Answer a = app.get().control().post("/v1/runs", body);
       assertThat(a.status()).as(c[0] + " " + c[1] + ": " + a.raw()).isEqualTo(400);
       assertThat(a.body().get("error").asText()).as(c[0] + " " + c[1])
           .startsWith(c[0] + " ").contains(c[2]);
     }
-    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(before);
-    assertThat(Forge.recordedRuns(app)).isEqualTo(recordedBefore);
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(before);
+    assertThat(Forge.recordedRuns(app.get())).isEqualTo(recordedBefore);
   }
 
   @Test
   void anExplicitEmptyGlobListLaunchesNativelyAndSaysItWeakened() throws Exception {
-    JsonNode run = app.createRun(request("\"mode\": \"review\","
+    JsonNode run = app.get().createRun(request("\"mode\": \"review\","
         + " \"rules\": {\"denyWriteGlobs\": [], \"access-network\": \"deny\"},"
         + " \"env\": {\"LD_PRELOAD\": \"/evil.so\", \"LANG\": \"C.UTF-8\","
         + " \"AWS_SECRET_ACCESS_KEY\": \"aws-secret\", \"VAULT_TOKEN\": \"hvs.x\","
@@ -159,20 +156,20 @@ class SandboxPlanTest {
     assertThat(sandbox.get("env").get("LANG").asText()).isEqualTo("C.UTF-8");
     assertThat(sandbox.get("env").get("GIT_CONFIG_GLOBAL").asText())
         .isEqualTo(run.get("gitConfigPath").asText());
-    assertThat(app.control().get("/v1/runs/" + run.get("runId").asText()).body()
+    assertThat(app.get().control().get("/v1/runs/" + run.get("runId").asText()).body()
         .get("backend").asText()).isEqualTo("native");
     // the list (what `pushgate runs` shows) has it too, not only the ledger
-    assertThat(app.control().get("/v1/runs").body().get("runs")).filteredOn(r ->
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).filteredOn(r ->
         r.get("runId").asText().equals(run.get("runId").asText())).singleElement()
         .satisfies(r -> assertThat(r.get("backend").asText()).isEqualTo("native"));
   }
 
   @Test
   void aProtectedPatternInsideAWritableMountIsRefusedWithItsWaysOut() throws Exception {
-    Path repos = Files.createDirectories(tmp.resolve("conv/repos"));
+    Path repos = Files.createDirectories(app.dir().resolve("conv/repos"));
     Files.writeString(repos.resolve("keep.bak"), "the original\n");
     String glob = repos.toRealPath() + "/*.bak";
-    ControlClient.Answer a = app.control().post("/v1/runs", request("\"mode\": \"chat\","
+    ControlClient.Answer a = app.get().control().post("/v1/runs", request("\"mode\": \"chat\","
         + " \"reposDir\": \"" + repos + "\", \"protectedPaths\": [\"" + glob + "\"],"
         + " \"rules\": {\"denyWriteGlobs\": []}"));
     assertThat(a.status()).as(a.raw()).isEqualTo(422);
@@ -189,9 +186,9 @@ class SandboxPlanTest {
     assertThat(run.get("sandbox").get("effectiveBackend").asText()).isEqualTo("none");
 
     // The same pattern outside every writable mount, or the path itself, launches.
-    JsonNode literal = app.createRun(request("\"mode\": \"chat\", \"reposDir\": \"" + repos
+    JsonNode literal = app.get().createRun(request("\"mode\": \"chat\", \"reposDir\": \"" + repos
         + "\", \"protectedPaths\": [\"" + repos.toRealPath().resolve("keep.bak") + "\", \""
-        + tmp.toRealPath().resolve("elsewhere/*.bak") + "\"],"
+        + app.dir().toRealPath().resolve("elsewhere/*.bak") + "\"],"
         + " \"rules\": {\"denyWriteGlobs\": []}"));
     assertThat(literal.get("sandbox").get("verdict").get("launch").asText()).isEqualTo("allowed");
     assertThat(literal.get("sandbox").get("effectiveBackend").asText()).isEqualTo("native");
@@ -199,19 +196,19 @@ class SandboxPlanTest {
 
   @Test
   void aRelativePathIsRefusedNamingTheFieldAndNothingIsCreated() throws Exception {
-    int before = app.control().get("/v1/runs").body().get("runs").size();
-    ControlClient.Answer a = app.control().post("/v1/runs", "{\"workspaceId\": \"ws\","
+    int before = app.get().control().get("/v1/runs").body().get("runs").size();
+    ControlClient.Answer a = app.get().control().post("/v1/runs", "{\"workspaceId\": \"ws\","
         + " \"repository\": \"acme/widget\", \"workdir\": \"relative/dir\"}");
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.body().get("error").asText()).contains("workdir");
-    ControlClient.Answer b = app.control().post("/v1/runs", "{\"workspaceId\": \"ws\","
+    ControlClient.Answer b = app.get().control().post("/v1/runs", "{\"workspaceId\": \"ws\","
         + " \"repository\": \"acme/widget\", \"runner\": \"acp\"}");
     assertThat(b.status()).isEqualTo(400);
     assertThat(b.body().get("error").asText()).contains("workdir");
-    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(before);
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(before);
   }
 
-  private static String request(String extra) {
+  private String request(String extra) {
     return "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"workdir\": \""
         + workdir + "\", \"agentConfigDir\": \"" + config + "\", " + extra + "}";
   }

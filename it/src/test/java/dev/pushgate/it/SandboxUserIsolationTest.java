@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
@@ -15,11 +16,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 14, item j: as root, {@code pushgate exec} used to run every sandbox as {@code nobody}, so
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /proc/PID/environ} and in the staged env file, and wrote into its lent workdir. Each
  * launch now runs as a user id of its own.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxUserIsolationTest {
   private static final int NOBODY = 65534;
   private static final String RULES = """
@@ -37,30 +39,21 @@ class SandboxUserIsolationTest {
           reason: push to main is denied
       """;
 
-  @TempDir static Path tmp;
-  static Path root;
-  static RunningAppliance app;
-  static Path rules;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving()
+      .forSandboxedRuns().withRepos("acme/widget");
+
+  Path rules;
 
   /** One {@code pushgate exec} still running, where its output goes, and its workdir. */
   record Started(Process process, Path out, Path err, Path work) {}
 
   @BeforeAll
-  static void start() throws Exception {
+  void start() throws Exception {
     ExecTest.requireBwrap();
     Assumptions.assumeTrue(uid(Path.of("/proc/self")) == 0,
         "only pushgate running as root drops to a sandbox user");
-    root = tmp.toRealPath();
-    app = RunningAppliance.startForSandboxedRuns(root);
-    app.forgeCreate("acme/widget");
-    rules = Files.writeString(root.resolve("rules.yaml"), RULES);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+    rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
   }
 
   @Test
@@ -116,16 +109,16 @@ class SandboxUserIsolationTest {
     assertThat(two).isNotEqualTo(Integer.toString(NOBODY));
   }
 
-  private static Started start(String name) throws Exception {
-    Path work = Files.createDirectories(root.resolve(name));
+  private Started start(String name) throws Exception {
+    Path work = Files.createDirectories(app.dir().resolve(name));
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "exec", "--data-dir", app.dataDir.toString(), "--repo", "acme/widget",
+        "exec", "--data-dir", app.get().dataDir.toString(), "--repo", "acme/widget",
         "--workdir", work.toString(), "--rules", rules.toString(), "--", "sh", "-c",
         "id -u > uid; touch ready; while [ ! -e go ]; do sleep 0.05; done"));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile());
     Map<String, String> e = pb.environment();
     e.keySet().removeIf(k -> k.startsWith("GIT_") || k.equals("GH_TOKEN"));
-    e.put("HOME", Files.createDirectories(root.resolve("home")).toString());
+    e.put("HOME", Files.createDirectories(app.dir().resolve("home")).toString());
     Path out = Files.createTempFile("exec-out", ".txt");
     Path err = Files.createTempFile("exec-err", ".txt");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile())

@@ -3,18 +3,17 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A run started with a {@code workdir} whose repository has an explicit {@code remote.*.pushurl}
@@ -23,23 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkdirPushUrlTest {
-  private Path tmp;
-  private RunningAppliance app;
+
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+
   private GitRun plainGit;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate("acme/widget");
-    plainGit = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
+  void start() throws Exception {
+    plainGit = new GitRun(Files.createDirectories(app.dir().resolve("home")), Map.of());
   }
 
   @Test
@@ -50,29 +41,29 @@ class WorkdirPushUrlTest {
     plainGit.in(w, "config", "--add", "remote.origin.pushurl",
         "ssh://deploy@github.com:22/acme/widget/").ok();
 
-    JsonNode run = app.createRun(request(w));
+    JsonNode run = app.get().createRun(request(w));
     assertThat(run.get("sandbox").get("verdict").get("launch").asText()).isEqualTo("allowed");
-    String to = app.gatewayUrl() + "acme/widget.git";
+    String to = app.get().gatewayUrl() + "acme/widget.git";
     assertThat(run.get("pushUrlRewrites").toString()).isEqualTo("[{\"remote\":\"origin\","
         + "\"from\":\"https://GitHub.com/acme/widget.git\",\"to\":\"" + to + "\"},"
         + "{\"remote\":\"origin\",\"from\":\"ssh://***@github.com:22/acme/widget/\",\"to\":\""
         + to + "\"}]");
 
-    GitRun git = new GitRun(tmp.resolve("home"), ForgeRefs.env(run));
+    GitRun git = new GitRun(app.dir().resolve("home"), ForgeRefs.env(run));
     assertThat(git.in(w, "remote", "get-url", "--push", "--all", "origin").ok().stdout())
         .isEqualTo(to + "\n" + to + "\n");
     commit(git, w, "rewritten");
-    Map<String, ObjectId> before = ForgeRefs.of(app, "acme/widget");
+    Map<String, ObjectId> before = ForgeRefs.of(app.get(), "acme/widget");
     // forced, so that git itself has no reason to hold the push back: the rule refuses it
     GitRun.Result refused = git.in(w, "push", "--force", "origin", "HEAD:main").failed();
     assertThat(refused.stderr()).contains(
         "! [remote rejected] HEAD -> main (Control Center policy: push to main is denied)");
-    assertThat(ForgeRefs.of(app, "acme/widget")).isEqualTo(before);
+    assertThat(ForgeRefs.of(app.get(), "acme/widget")).isEqualTo(before);
     // A sandboxed chat run's push asks (issue 28): the approver allows what no rule denies.
-    try (AllowingApprover approver = AllowingApprover.connect(app)) {
+    try (AllowingApprover approver = AllowingApprover.connect(app.get())) {
       git.in(w, "push", "origin", "HEAD:refs/heads/rewritten").ok();
     }
-    assertThat(ForgeRefs.ref(app, "acme/widget", "refs/heads/rewritten"))
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/rewritten"))
         .isEqualTo(ObjectId.fromString(git.in(w, "rev-parse", "HEAD").ok().stdout().strip()));
   }
 
@@ -84,8 +75,8 @@ class WorkdirPushUrlTest {
     Path config = w.resolve(".git/config");
     String before = Files.readString(config);
 
-    int runsBefore = app.control().get("/v1/runs").body().get("runs").size();
-    ControlClient.Answer a = app.control().post("/v1/runs", request(w));
+    int runsBefore = app.get().control().get("/v1/runs").body().get("runs").size();
+    ControlClient.Answer a = app.get().control().post("/v1/runs", request(w));
     assertThat(a.status()).as(a.raw()).isEqualTo(422);
     JsonNode verdict = a.body().get("sandbox").get("verdict");
     assertThat(verdict.get("launch").asText()).isEqualTo("refused");
@@ -98,21 +89,21 @@ class WorkdirPushUrlTest {
     // A run that may not launch holds nothing live (item 16).
     assertThat(a.body().has("runId")).isFalse();
     assertThat(a.raw()).doesNotContain("ghs_").doesNotContain("pgr_");
-    assertThat(app.control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(runsBefore);
     assertThat(Files.readString(config)).isEqualTo(before);
   }
 
   @Test
   void aWorkdirWithoutARepositoryHasNothingToRewrite() throws Exception {
-    Path w = Files.createDirectories(tmp.resolve("empty"));
-    JsonNode run = app.createRun(request(w));
+    Path w = Files.createDirectories(app.dir().resolve("empty"));
+    JsonNode run = app.get().createRun(request(w));
     assertThat(run.get("sandbox").get("verdict").get("launch").asText()).isEqualTo("allowed");
     assertThat(run.get("pushUrlRewrites")).isEmpty();
   }
 
   private Path worktree(String name) throws Exception {
-    plainGit.in(tmp, "init", "-q", "-b", "main", name).ok();
-    Path w = tmp.resolve(name);
+    plainGit.in(app.dir(), "init", "-q", "-b", "main", name).ok();
+    Path w = app.dir().resolve(name);
     plainGit.in(w, "remote", "add", "origin", "https://github.com/acme/widget.git").ok();
     commit(plainGit, w, name + "-base");
     return w;

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.broker.GitHubApp;
 import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.broker.InstallationToken;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.types.RepoSlug;
 import java.net.URI;
 import java.nio.file.Files;
@@ -17,11 +17,10 @@ import java.util.Map;
 import java.util.OptionalLong;
 import okhttp3.OkHttpClient;
 import org.eclipse.jgit.lib.ObjectId;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Pushes that change {@code .github/workflows/}: the local forge refuses them without the
@@ -35,24 +34,22 @@ class WorkflowChangesTest {
   private static final String FORGE_REFUSAL =
       "refusing to allow a GitHub App to create or update workflow";
 
-  private Path tmp;
-  private RunningAppliance app;
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos(REPO);
+
   private GitHubApp forgeApp;
   /** A clone holding main with a workflow, and a branch {@code ci-update} that changes it. */
   private Path seed;
 
   @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    tmp = tempDir;
-    app = RunningAppliance.start(tmp.resolve("data"));
-    app.forgeCreate(REPO);
-    String forge = "http://127.0.0.1:" + app.port() + "/forge";
-    forgeApp = GitHubApp.create(GitHubAppConfig.of("1", app.dataDir.resolve("forge-app.pem"))
+  void start() throws Exception {
+    String forge = "http://127.0.0.1:" + app.get().port() + "/forge";
+    forgeApp = GitHubApp.create(GitHubAppConfig.of("1", app.get().dataDir.resolve("forge-app.pem"))
             .withApiBaseUrl(URI.create(forge + "/api/v3")).withGitHost(URI.create(forge)),
         new OkHttpClient(), Clock.systemUTC());
     GitRun direct = direct(token(true));
-    direct.in(tmp, "clone", "-q", app.forgeUrl(REPO), "seed").ok();
-    seed = tmp.resolve("seed");
+    direct.in(app.dir(), "clone", "-q", app.get().forgeUrl(REPO), "seed").ok();
+    seed = app.dir().resolve("seed");
     write(seed, CI, "on: push\n");
     commitAll(direct, seed, "add ci");
     direct.in(seed, "push", "-q", "origin", "HEAD:main").ok();
@@ -60,13 +57,6 @@ class WorkflowChangesTest {
     write(seed, CI, "on: [push, pull_request]\n");
     commitAll(direct, seed, "widen ci");
     direct.in(seed, "push", "-q", "origin", "ci-update").ok();
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (app != null) {
-      app.close();
-    }
   }
 
   @Test
@@ -81,21 +71,21 @@ class WorkflowChangesTest {
 
     assertThat(r.stderr()).contains("! [remote rejected] HEAD -> direct (" + FORGE_REFUSAL
         + " `.github/workflows/x.yml` without `workflows` permission)");
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/direct")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/direct")).isNull();
     direct(token(true)).in(work, "push", "-q", "origin", "HEAD:direct").ok();
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/direct")).isNotNull();
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/direct")).isNotNull();
   }
 
   @Test
   void withoutPushWorkflowsEveryWayOfChangingAWorkflowIsRefusedByTheRulesAndNothingMoves()
       throws Exception {
-    JsonNode run = app.createRun("""
+    JsonNode run = app.get().createRun("""
         {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
          "rules": {"push": "allow"}}""");
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-deny")),
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-deny")),
         ForgeRefs.env(run));
-    Path work = tmp.resolve("deny");
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "deny").ok();
+    Path work = app.dir().resolve("deny");
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "deny").ok();
     String refused = "(Control Center policy: pushing a change to CI workflows is denied"
         + " (push-workflows): ";
 
@@ -139,9 +129,9 @@ class WorkflowChangesTest {
     write(work, "README.md", "no workflow here\n");
     commitAll(git, work, "docs");
     git.in(work, "push", "-q", "origin", "HEAD:docs").ok();
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/docs")).isEqualTo(head(git, work));
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/docs")).isEqualTo(head(git, work));
 
-    JsonNode audit = app.control()
+    JsonNode audit = app.get().control()
         .get("/v1/audit?decision=denied&runId=" + run.get("runId").asText()).body();
     assertThat(audit.get("decisions")).hasSize(7).allSatisfy(d -> {
       assertThat(d.get("code").asText()).isEqualTo("RULE_DENIED");
@@ -151,25 +141,25 @@ class WorkflowChangesTest {
 
   @Test
   void aRunAllowedToChangeWorkflowsPushesThemWithATokenTheForgeAccepts() throws Exception {
-    JsonNode run = app.createRun("""
+    JsonNode run = app.get().createRun("""
         {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
          "rules": {"push": "allow", "push-workflows": "allow"}}""");
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-allow")),
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-allow")),
         ForgeRefs.env(run));
-    Path work = tmp.resolve("allow");
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "allow").ok();
+    Path work = app.dir().resolve("allow");
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "allow").ok();
 
     write(work, ".github/workflows/lint.yml", "on: push\n");
     commitAll(git, work, "add lint");
     git.in(work, "push", "-q", "origin", "HEAD:lint").ok();
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/lint")).isEqualTo(head(git, work));
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/lint")).isEqualTo(head(git, work));
 
     git.in(work, "rm", "-q", CI).ok();
     commitAll(git, work, "remove ci");
     git.in(work, "push", "-q", "origin", "HEAD:no-ci").ok();
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/no-ci")).isEqualTo(head(git, work));
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/no-ci")).isEqualTo(head(git, work));
 
-    JsonNode audit = app.control()
+    JsonNode audit = app.get().control()
         .get("/v1/audit?decision=allowed&runId=" + run.get("runId").asText()).body();
     assertThat(audit.get("decisions")).hasSize(2).allSatisfy(d -> assertThat(
         d.get("rule").asText()).isEqualTo("push -> allow and push-workflows -> allow"));
@@ -177,13 +167,13 @@ class WorkflowChangesTest {
 
   @Test
   void aWorkflowChangeThatNeedsApprovalIsRefusedWhenNobodyCanAnswer() throws Exception {
-    JsonNode run = app.createRun("""
+    JsonNode run = app.get().createRun("""
         {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
          "rules": {"push": "allow", "push-workflows": "ask"}}""");
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home-ask")),
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-ask")),
         ForgeRefs.env(run));
-    Path work = tmp.resolve("ask");
-    git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "ask").ok();
+    Path work = app.dir().resolve("ask");
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "ask").ok();
     write(work, CI, "on: schedule\n");
     commitAll(git, work, "edit ci");
 
@@ -192,17 +182,17 @@ class WorkflowChangesTest {
     assertThat(r.stderr()).contains("(Control Center policy: pushing a change to CI workflows needs"
         + " approval (push-workflows): .github/workflows/ci.yml (no approver is connected))");
     assertThat(r.stderr()).doesNotContain(FORGE_REFUSAL);
-    assertThat(ForgeRefs.ref(app, REPO, "refs/heads/asked")).isNull();
+    assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/asked")).isNull();
   }
 
   private void assertRefused(GitRun git, Path work, String refspec, String why)
       throws Exception {
     String dst = refspec.substring(refspec.indexOf(':') + 1);
     String ref = dst.startsWith("v") ? "refs/tags/" + dst : "refs/heads/" + dst;
-    ObjectId before = ForgeRefs.ref(app, REPO, ref);
+    ObjectId before = ForgeRefs.ref(app.get(), REPO, ref);
     GitRun.Result r = git.in(work, "push", "origin", refspec).failed();
     assertThat(r.stderr()).as(refspec).contains(why).doesNotContain(FORGE_REFUSAL);
-    assertThat(ForgeRefs.ref(app, REPO, ref)).as(refspec).isEqualTo(before);
+    assertThat(ForgeRefs.ref(app.get(), REPO, ref)).as(refspec).isEqualTo(before);
   }
 
   private String token(boolean workflows) throws Exception {
@@ -213,16 +203,16 @@ class WorkflowChangesTest {
 
   /** git without a run: a credential helper that answers with {@code token}. */
   private GitRun direct(String token) throws Exception {
-    Path config = tmp.resolve("direct.gitconfig");
+    Path config = app.dir().resolve("direct.gitconfig");
     Files.writeString(config, "[credential]\n\thelper = \"!f() { test \\\"$1\\\" = get || exit 0;"
         + " echo username=x-access-token; echo password=$GH_TOKEN; }; f\"\n");
-    return new GitRun(Files.createDirectories(tmp.resolve("home-direct")),
+    return new GitRun(Files.createDirectories(app.dir().resolve("home-direct")),
         Map.of("GIT_CONFIG_GLOBAL", config.toString(), "GH_TOKEN", token));
   }
 
   private Path clone(GitRun git, String name) throws Exception {
-    git.in(tmp, "clone", "-q", app.forgeUrl(REPO), name).ok();
-    return tmp.resolve(name);
+    git.in(app.dir(), "clone", "-q", app.get().forgeUrl(REPO), name).ok();
+    return app.dir().resolve(name);
   }
 
   private void write(Path work, String file, String content) throws Exception {

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * Issue 30: what pushgate says to Claude Code, and what docs/claude-code.md says Claude Code
@@ -25,16 +26,17 @@ import org.junit.jupiter.api.Test;
  * {@code @anthropic-ai/claude-agent-sdk} publishes them ({@code sdk.d.ts}; {@code .ci/run}
  * installs the pinned version into {@code target/claude-agent-sdk}).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClaudeCodeHookContractTest {
   /** Where .ci/run installs the package; overridden by this system property. */
   static final String DIRECTORY_PROPERTY = "pushgate.claudeAgentSdk";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path DOC = Path.of("../docs/claude-code.md");
 
-  private static Path sdk;
+  private Path sdk;
 
   @BeforeAll
-  static void find() {
+  void find() {
     String given = System.getProperty(DIRECTORY_PROPERTY);
     sdk = (given == null || given.isBlank() ? Path.of("target", "claude-agent-sdk") : Path.of(given))
         .resolve("node_modules/@anthropic-ai/claude-agent-sdk");
@@ -43,7 +45,7 @@ class ClaudeCodeHookContractTest {
   }
 
   /** sdk.d.ts, with the line ends the package ships (CRLF) made LF. */
-  private static String sdkTypes() throws Exception {
+  private String sdkTypes() throws Exception {
     return Files.readString(sdk.resolve("sdk.d.ts")).replace("\r\n", "\n");
   }
 
@@ -51,7 +53,7 @@ class ClaudeCodeHookContractTest {
    * The fields of {@code export declare type NAME = { … };} in sdk.d.ts, each with its type as
    * written: the block's lines indented one level, comments left out.
    */
-  private static Map<String, String> fields(String type) throws Exception {
+  private Map<String, String> fields(String type) throws Exception {
     String text = sdkTypes();
     int start = text.indexOf("export declare type " + type + " = {\n");
     assertThat(start).as(type + " in sdk.d.ts").isNotNegative();

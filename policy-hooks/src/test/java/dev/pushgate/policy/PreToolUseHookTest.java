@@ -13,23 +13,25 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Driven by {@code claude-code-pretooluse-examples.json}, the shapes Claude Code documents. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PreToolUseHookTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static JsonNode reference;
+  private JsonNode reference;
 
   @BeforeAll
-  static void readReference() throws IOException {
+  void readReference() throws IOException {
     try (InputStream in =
         PreToolUseHookTest.class.getResourceAsStream("/claude-code-pretooluse-examples.json")) {
       reference = JSON.readTree(in);
     }
   }
 
-  private static JsonNode input(String example) {
+  private JsonNode input(String example) {
     JsonNode n = reference.path("input_examples").path(example);
     assertThat(n.isObject()).as(example).isTrue();
     return n;

@@ -50,15 +50,13 @@ class LaunchOutputTest {
     assertThat(most.get()).isLessThanOrEqualTo(5 * CHUNK);
   }
 
+  /** That the writer waits for room first is what the next test shows, with no clock read. */
   @Test
   void aClientThatTakesNothingHasTheOutputDroppedAfterTheWait() throws Exception {
     LaunchApi.Output out = new LaunchApi.Output(5 * CHUNK, Duration.ofMillis(300));
-    long start = System.nanoTime();
     for (int i = 0; i < 20; i++) {
       out.onEvent(new SandboxEvent.Stdout("x".repeat(CHUNK)));
     }
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(
-        Duration.ofMillis(300));
     assertThat(out.overflowed).isTrue();
     assertThat(out.events).hasSize(5);
     assertThat(out.pending.get()).isEqualTo(5L * CHUNK);

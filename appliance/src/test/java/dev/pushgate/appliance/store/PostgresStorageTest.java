@@ -15,20 +15,22 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The storage tests on PostgreSQL, as a fleet uses it. {@code PUSHGATE_TEST_POSTGRES_URL} names
  * a database the tests may create schemas in (each test gets its own); without it these tests
  * are skipped, except under {@code CI=true}, where they fail.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresStorageTest extends StorageContract {
   static final String ENV = "PUSHGATE_TEST_POSTGRES_URL";
 
-  private static Database.Target server;
+  private Database.Target server;
   private final List<String> schemas = new ArrayList<>();
 
   @BeforeAll
-  static void requirePostgres() {
+  void requirePostgres() {
     String url = System.getenv(ENV);
     boolean ci = "true".equals(System.getenv("CI"));
     if (url == null || url.isBlank()) {
@@ -45,7 +47,7 @@ class PostgresStorageTest extends StorageContract {
     }
   }
 
-  private static Connection connect() throws SQLException {
+  private Connection connect() throws SQLException {
     return DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
   }
 

@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * when the file says otherwise than the judge now does, and rewrites it when run with
  * {@code -Dpushgate.regenerateApiTable=true}.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GitHubApiDescriptionTest {
   static final String REGENERATE_PROPERTY = "pushgate.regenerateApiTable";
   private static final Path TABLE = Path.of("..", "docs", "github-api-operations.md");
@@ -46,11 +48,11 @@ class GitHubApiDescriptionTest {
       Stream.of(ActionClass.values()).map(ActionClass::id), Stream.of(RunPolicy.GIT_OBJECTS))
       .collect(Collectors.toUnmodifiableSet());
 
-  private static List<Operation> rest;
-  private static List<Operation> mutations;
+  private List<Operation> rest;
+  private List<Operation> mutations;
 
   @BeforeAll
-  static void readDescription() throws IOException {
+  void readDescription() throws IOException {
     boolean present = Stream.of(GitHubApiDescription.Rest.values())
         .allMatch(r -> Files.isRegularFile(r.file()))
         && Files.isRegularFile(GitHubApiDescription.graphQlFile());
@@ -161,7 +163,7 @@ class GitHubApiDescriptionTest {
     return "the line endings";
   }
 
-  private static String table() {
+  private String table() {
     // The read-only modes deny every write (aReadOnlyModeRefusesEveryWrite): chat is the column.
     GitHubApiJudge chat = judge(Mode.CHAT);
     StringBuilder rows = new StringBuilder();
@@ -192,7 +194,7 @@ class GitHubApiDescriptionTest {
         : "unknown (refused)";
   }
 
-  private static List<Operation> all() {
+  private List<Operation> all() {
     List<Operation> all = new ArrayList<>(rest);
     all.addAll(mutations);
     return all;

@@ -1,0 +1,64 @@
+package dev.pushgate.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.GitRun;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The small push's two worktrees (direct and through the gateway) and its run, made once and
+ * pushed by sections 1, 1b and 1c and the phases; the first pushes after start-up, timed apart.
+ */
+final class SmallWorktrees {
+  final List<Double> coldDirect = new ArrayList<>();
+  final List<Double> coldGateway = new ArrayList<>();
+  private final BenchRun bench;
+  Worktree direct;
+  Worktree gateway;
+  JsonNode run;
+
+  SmallWorktrees(BenchRun bench) {
+    this.bench = bench;
+  }
+
+  /** Clones both worktrees and warms both paths up, the first time only. */
+  void ensure() throws Exception {
+    if (direct != null) {
+      return;
+    }
+    String token = ForgeToken.mintWrite(bench.app, List.of("widget-d"));
+    run = bench.newRun(bench.app, "acme/widget");
+    direct = Worktree.cloneOf(bench.directGit(token), bench.template, bench.work.resolve("small-d"),
+        bench.app.forgeUrl("acme/widget-d"), "refs/heads/small-direct");
+    gateway = Worktree.cloneOf(bench.runGit(run), bench.template, bench.work.resolve("small-g"),
+        BenchRun.GITHUB + "acme/widget.git", "refs/heads/small-gw");
+    // The first pushes after start-up are timed apart: they run interpreted code. Then untimed
+    // pushes until the JIT has compiled both paths, as in an appliance that has been up a while.
+    for (int i = 0; i < 3 + bench.o.smallWarmup(); i++) {
+      for (Worktree w : List.of(direct, gateway)) {
+        w.commit();
+        double ms = w.push().ok().millis();
+        if (i < 3) {
+          (w == direct ? coldDirect : coldGateway).add(ms);
+        }
+      }
+    }
+  }
+
+  /**
+   * Repacks the small push's two forge repositories, untimed, between measurements. The forge's
+   * own housekeeping is off (see {@link BenchRun#createForgeRepositories}), so without this
+   * every push would leave one more pack behind, and each warm-up push would make the upstream
+   * stand-in slower for the rest of the run: with 150 packs, each object lookup searches 150
+   * indexes, which the gateway's sync pays more than a direct push does. GitHub keeps its
+   * repositories packed in the background.
+   */
+  void compact() throws Exception {
+    GitRun git = bench.git(Map.of());
+    for (String repo : List.of("acme/widget", "acme/widget-d")) {
+      git.in(bench.work, "-C", bench.app.forgeRepo(repo).toString(), "repack", "-a", "-d",
+          "-q").ok();
+    }
+  }
+}
