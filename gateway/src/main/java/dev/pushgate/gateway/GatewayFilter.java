@@ -248,6 +248,10 @@ final class GatewayFilter implements Filter {
       log.info("run {}: push to {} refused: {}", run.runId(), repo, e.getMessage());
       text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
       return;
+    } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
+      log.info("run {}: push to {} refused: {}", run.runId(), repo, e.getMessage());
+      text(rsp, e.getStatusCode(), e.getMessage());
+      return;
     } catch (IOException e) {
       if (ReceiveErrors.answerIfTimedOut(rsp, e)) {
         return;
