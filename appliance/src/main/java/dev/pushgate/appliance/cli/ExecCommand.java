@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -114,9 +115,7 @@ final class ExecCommand implements Callable<Integer> {
           + " of the host running as it: they can read the run's tokens.")
   String sandboxUser;
 
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
+  @Mixin RunningDataDir dataDir;
 
   @Option(names = "--pass-env", split = ",", paramLabel = "NAME",
       description = "A variable of this environment that COMMAND gets, on top of PATH, HOME,"
@@ -171,7 +170,7 @@ final class ExecCommand implements Callable<Integer> {
     // The appliance first: without one, exec makes nothing (no directory, no clone).
     ControlSocket socket;
     try {
-      socket = ControlSocket.open(dataDir);
+      socket = dataDir.control();
     } catch (Exception e) {
       return fail(Failure.message(e));
     }

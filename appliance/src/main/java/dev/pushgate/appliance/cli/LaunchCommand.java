@@ -21,6 +21,7 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.http.HttpMethod;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -46,9 +47,7 @@ final class LaunchCommand implements Callable<Integer> {
   /** What a run id looks like; anything else never reaches the request line. */
   private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
+  @Mixin RunningDataDir dataDir;
 
   @Option(names = "--workdir", paramLabel = "DIR",
       description = "Start COMMAND in this directory, the run's workdir or one inside it."
@@ -89,7 +88,7 @@ final class LaunchCommand implements Callable<Integer> {
     if (workdir != null) {
       body.put("workdir", workdir.toAbsolutePath().normalize().toString());
     }
-    try (ControlSocket control = ControlSocket.open(dataDir)) {
+    try (ControlSocket control = dataDir.control()) {
       InputStreamResponseListener listener = new InputStreamResponseListener();
       control.stream("/v1/runs/" + runId + "/launch").method(HttpMethod.POST)
           .body(new StringRequestContent("application/json", JSON.writeValueAsString(body)))
@@ -98,7 +97,7 @@ final class LaunchCommand implements Callable<Integer> {
       try {
         response = listener.get(60, TimeUnit.SECONDS);
       } catch (java.util.concurrent.ExecutionException e) {
-        return fail("the appliance does not answer on its control socket in " + dataDir + " ("
+        return fail("the appliance does not answer on its control socket in " + dataDir.path + " ("
             + Failure.message(e.getCause()) + "); is it running?");
       }
       BufferedReader lines = new BufferedReader(
