@@ -25,11 +25,8 @@ import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxUser;
 import dev.pushgate.sandbox.SandboxViolation;
 import dev.pushgate.types.RepoSlug;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -127,10 +124,8 @@ final class ExecCommand implements Callable<Integer> {
       description = "The command and its arguments, after --.")
   List<String> command;
 
-  private final PrintStream out =
-      new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-  private final PrintStream err =
-      new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+  private final PrintStream out = Stdio.out();
+  private final PrintStream err = Stdio.err();
 
   /** The directory this exec made for its clone, removed again when nothing came of it. */
   private Path createdDir;

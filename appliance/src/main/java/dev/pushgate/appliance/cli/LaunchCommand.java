@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.sandbox.RefusalReason;
 import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -61,10 +59,8 @@ final class LaunchCommand implements Callable<Integer> {
       description = "The command and its arguments, after --.")
   List<String> command;
 
-  private final PrintStream out =
-      new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-  private final PrintStream err =
-      new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+  private final PrintStream out = Stdio.out();
+  private final PrintStream err = Stdio.err();
 
   @Override
   public Integer call() {
