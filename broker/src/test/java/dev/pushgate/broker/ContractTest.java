@@ -14,49 +14,25 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.pushgate.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import okhttp3.MediaType;
-import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The broker against GitHub's own OpenAPI description: what it sends must be allowed there, and
  * what the description's examples say GitHub answers must parse. The checker is itself shown to
  * catch what GitHub would refuse, so a clean result means something.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ContractTest {
-  private static final OkHttpClient HTTP = new OkHttpClient();
+class ContractTest extends StubbedGitHubFixture {
   private static final MediaType JSON = MediaType.get("application/json");
-
-  private GitHubStub github;
-  private Path dir;
-  private Path keyFile;
-
-  @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    dir = tempDir;
-    github = new GitHubStub();
-    keyFile = TestKeys.write(dir, "app.pem", TestKeys.pkcs1(TestKeys.rsa().getPrivate()));
-  }
-
-  @AfterAll
-  void stop() {
-    github.close();
-  }
 
   @BeforeEach
   void reset() {

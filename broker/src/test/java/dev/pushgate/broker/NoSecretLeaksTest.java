@@ -17,7 +17,6 @@ import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.types.Secret;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,37 +24,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
-import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Drives every error path that has a token or the App JWT in hand and checks that neither shows up
  * in an exception's message, its stack trace, or anything logged.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class NoSecretLeaksTest {
-  private static final OkHttpClient HTTP = new OkHttpClient();
+class NoSecretLeaksTest extends StubbedGitHubFixture {
   private static final String CANARY = "ghs_CANARY" + UUID.randomUUID().toString().replace("-", "");
-
-  private GitHubStub github;
-  private Path dir;
-  private Path keyFile;
-
-  @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    dir = tempDir;
-    github = new GitHubStub();
-    keyFile = TestKeys.write(dir, "app.pem", TestKeys.pkcs1(TestKeys.rsa().getPrivate()));
-  }
-
-  @AfterAll
-  void stop() {
-    github.close();
-  }
 
   /** One error path: how to set GitHub up, and the call that must fail. */
   private record Scenario(String name, Runnable setUp, Call call) {}

@@ -9,6 +9,7 @@ import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.crypto.RSASSAVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.pushgate.types.BearerCredential;
 import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -310,12 +311,7 @@ final class ForgeApiServlet extends HttpServlet {
    */
   private void installationRepositories(HttpServletRequest req, HttpServletResponse rsp)
       throws IOException, SQLException {
-    String auth = req.getHeader("Authorization");
-    String token = null;
-    if (auth != null && (auth.regionMatches(true, 0, "Bearer ", 0, 7)
-        || auth.regionMatches(true, 0, "token ", 0, 6))) {
-      token = auth.substring(auth.indexOf(' ') + 1).strip();
-    }
+    String token = BearerCredential.ofBearerOrToken(req.getHeader("Authorization")).orElse(null);
     Optional<ForgeTokens.Grant> grant = token == null ? Optional.empty() : tokens.check(token);
     if (grant.isEmpty()) {
       error(rsp, 401, "Bad credentials");
@@ -336,12 +332,7 @@ final class ForgeApiServlet extends HttpServlet {
 
   private void revoke(HttpServletRequest req, HttpServletResponse rsp)
       throws IOException, SQLException {
-    String auth = req.getHeader("Authorization");
-    String token = null;
-    if (auth != null && (auth.regionMatches(true, 0, "Bearer ", 0, 7)
-        || auth.regionMatches(true, 0, "token ", 0, 6))) {
-      token = auth.substring(auth.indexOf(' ') + 1).strip();
-    }
+    String token = BearerCredential.ofBearerOrToken(req.getHeader("Authorization")).orElse(null);
     if (token == null || !tokens.revoke(token)) {
       error(rsp, 401, "Bad credentials");
       return;
@@ -350,12 +341,12 @@ final class ForgeApiServlet extends HttpServlet {
   }
 
   private Optional<String> checkAppJwt(HttpServletRequest req) {
-    String auth = req.getHeader("Authorization");
-    if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+    Optional<String> bearer = BearerCredential.of(req.getHeader("Authorization"));
+    if (bearer.isEmpty()) {
       return Optional.of("Requires authentication");
     }
     try {
-      SignedJWT jwt = SignedJWT.parse(auth.substring(7).strip());
+      SignedJWT jwt = SignedJWT.parse(bearer.get());
       if (!JWSAlgorithm.RS256.equals(jwt.getHeader().getAlgorithm())
           || !jwt.verify(new RSASSAVerifier(appKey.publicKey()))) {
         return Optional.of("A JSON web token could not be decoded");

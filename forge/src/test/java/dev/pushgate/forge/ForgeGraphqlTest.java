@@ -6,42 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The forge's stand-in of GitHub's GraphQL API, asked over HTTP with installation tokens. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ForgeGraphqlTest {
+class ForgeGraphqlTest extends WidgetForgeFixture {
   private static final String GRAPHQL = "/forge/api/v3/graphql";
-
-  private Path dir;
-  private TestForge forge;
-  private ForgeRepositories.ForgeRepo widget;
-  private String writer;
-  private String reader;
-
-  @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    dir = tempDir;
-    forge = new TestForge(dir);
-    widget = forge.create("acme/widget");
-    forge.create("acme/other");
-    writer = forge.token(
-        "{\"contents\":\"write\",\"pull_requests\":\"write\",\"issues\":\"write\"}", "widget");
-    reader = forge.token("{\"contents\":\"read\",\"pull_requests\":\"write\"}", "widget");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    forge.close();
-  }
 
   private HttpResponse<String> post(String token, String query) throws Exception {
     ObjectNode body = TestForge.JSON.createObjectNode();

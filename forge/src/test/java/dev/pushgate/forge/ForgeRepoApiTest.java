@@ -6,48 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Base64;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The forge's stand-in of GitHub's repository REST API, asked over HTTP with installation
  * tokens: GitHub's shapes and status codes, and real writes in the bare repository.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ForgeRepoApiTest {
+class ForgeRepoApiTest extends WidgetForgeFixture {
   private static final String REPO = "/forge/api/v3/repos/acme/widget";
-  private static final String ALL =
-      "{\"contents\":\"write\",\"pull_requests\":\"write\",\"issues\":\"write\"}";
-
-  private Path dir;
-  private TestForge forge;
-  private ForgeRepositories.ForgeRepo widget;
-  private String writer;
-  private String reader;
-
-  @BeforeAll
-  void start(@TempDir Path tempDir) throws Exception {
-    dir = tempDir;
-    forge = new TestForge(dir);
-    widget = forge.create("acme/widget");
-    forge.create("acme/other");
-    writer = forge.token(ALL, "widget");
-    reader = forge.token("{\"contents\":\"read\",\"pull_requests\":\"write\"}", "widget");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    forge.close();
-  }
 
   private HttpResponse<String> call(String method, String path, String token,
       String body) throws Exception {

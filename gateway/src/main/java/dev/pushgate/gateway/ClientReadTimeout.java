@@ -1,8 +1,6 @@
 package dev.pushgate.gateway;
 
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,13 +45,7 @@ final class ClientReadTimeout implements AutoCloseable {
 
   /** {@code req} with a body each of whose reads fails once it has waited past the timeout. */
   HttpServletRequest watch(HttpServletRequest req) throws IOException {
-    ServletInputStream body = PackHeaderGuard.blocking(watch(req.getInputStream()));
-    return new HttpServletRequestWrapper(req) {
-      @Override
-      public ServletInputStream getInputStream() {
-        return body;
-      }
-    };
+    return HandedOn.withBody(req, watch(req.getInputStream()));
   }
 
   /** {@code in}, each of whose reads fails once it has waited longer than the timeout. */

@@ -284,6 +284,10 @@ final class GatewayFilter implements Filter {
       log.info("run {}: push to {} refused: {}", run.runId(), repo, e.getMessage());
       text(rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: " + e.getMessage());
       return;
+    } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
+      log.info("run {}: push to {} refused: {}", run.runId(), repo, e.getMessage());
+      text(rsp, e.getStatusCode(), e.getMessage());
+      return;
     } catch (IOException e) {
       if (ReceiveErrors.answerIfTimedOut(rsp, e)) {
         return;
@@ -426,10 +430,9 @@ final class GatewayFilter implements Filter {
     List<String> reasons = new ArrayList<>();
     List<PushRecord> records = new ArrayList<>();
     for (EarlyRefusal.Refused r : early.refused()) {
-      records.add(new PushRecord(config.clock().instant(), run.runId(), run.workspaceId(),
-          repo.toString(), r.ref(), r.oldId().name(), r.newId().name(), r.kind(),
-          PushRecord.Decision.DENIED, r.judgement().rule(), early.code(), r.judgement().reason(),
-          PushRecord.Outcome.NOT_FORWARDED, 0));
+      records.add(refusal(run, repo).ref(r.ref()).oldId(r.oldId().name())
+          .newId(r.newId().name()).kind(r.kind()).rule(r.judgement().rule()).code(early.code())
+          .reason(r.judgement().reason()).build());
       // git's own refusals are shown in git's words, as PushHook shows them.
       reasons.add(early.code() == RefusalCode.INVALID_COMMAND
           ? r.judgement().reason() : Refusals.render(r.judgement().reason()));
@@ -464,16 +467,21 @@ final class GatewayFilter implements Filter {
 
   private void auditRefusal(RunContext run, RepoSlug repo, String reason) {
     try {
-      services.audit().record(List.of(new PushRecord(config.clock().instant(), run.runId(),
-          run.workspaceId(), repo.toString(), null, null, null, null,
-          PushRecord.Decision.DENIED, "repository attachment", RefusalCode.REPO_NOT_ATTACHED,
-          reason, PushRecord.Outcome.NOT_FORWARDED, 0)));
+      services.audit().record(List.of(refusal(run, repo).rule("repository attachment")
+          .code(RefusalCode.REPO_NOT_ATTACHED).reason(reason).build()));
     } catch (AuditLog.AuditException e) {
       log.error("could not audit a refused repository for run {}", run.runId(), e);
     }
     log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
         .addKeyValue("decision", "deny").addKeyValue("code", RefusalCode.REPO_NOT_ATTACHED)
         .log("push run={} repo={} decision=deny code=REPO_NOT_ATTACHED", run.runId(), repo);
+  }
+
+  /** The columns every push the filter refuses before JGit shares: now, the run, denied. */
+  private PushRecord.Builder refusal(RunContext run, RepoSlug repo) {
+    return PushRecord.builder().at(config.clock().instant()).runId(run.runId())
+        .workspaceId(run.workspaceId()).repository(repo.toString())
+        .decision(PushRecord.Decision.DENIED).outcome(PushRecord.Outcome.NOT_FORWARDED);
   }
 
   private static void text(HttpServletResponse rsp, int status, String message)

@@ -1,13 +1,9 @@
 package dev.pushgate.gateway;
 
-import jakarta.servlet.ReadListener;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
@@ -16,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.zip.GZIPInputStream;
 import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.util.NB;
 import org.eclipse.jgit.util.RawParseUtils;
@@ -77,7 +72,8 @@ final class PackHeaderGuard {
 
     /** The request to hand on, its body whole again. */
     HttpServletRequest request() {
-      return replayed(original, new SequenceInputStream(new ByteArrayInputStream(read), rest));
+      return HandedOn.withDecodedBody(original,
+          new SequenceInputStream(new ByteArrayInputStream(read), rest));
     }
   }
 
@@ -89,9 +85,8 @@ final class PackHeaderGuard {
 
   /** The request with the commands and pack header already checked and replayed to JGit. */
   static Guarded check(HttpServletRequest req, long maxObjects) throws IOException {
-    boolean gzip = "gzip".equalsIgnoreCase(req.getHeader("Content-Encoding"));
-    InputStream in = gzip ? new GZIPInputStream(req.getInputStream()) : req.getInputStream();
-    PushbackInputStream body = new PushbackInputStream(in, 4);
+    PushbackInputStream body = new PushbackInputStream(HandedOn.decoded(req, "a push request"),
+        4);
     ByteArrayOutputStream seen = new ByteArrayOutputStream();
     // Read as JGit's receive-pack reads it, so that the commands looked at here are those it runs.
     PacketLineIn pkt = new PacketLineIn(new Recorded(body, seen));
@@ -164,7 +159,7 @@ final class PackHeaderGuard {
   }
 
   /** What is read through it, copied into {@code seen}: to replay the request to JGit whole. */
-  private static final class Recorded extends FilterInputStream {
+  private static final class Recorded extends HandedOn.Tapped {
     private final ByteArrayOutputStream seen;
 
     Recorded(InputStream in, ByteArrayOutputStream seen) {
@@ -173,21 +168,8 @@ final class PackHeaderGuard {
     }
 
     @Override
-    public int read() throws IOException {
-      int b = in.read();
-      if (b >= 0) {
-        seen.write(b);
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      int n = in.read(b, off, len);
-      if (n > 0) {
-        seen.write(b, off, n);
-      }
-      return n;
+    void onRead(byte[] b, int off, int n) {
+      seen.write(b, off, n);
     }
 
     @Override
@@ -195,56 +177,5 @@ final class PackHeaderGuard {
       // JGit reads every byte of a command list; skipping would lose bytes from the replay.
       throw new IOException("a pkt-line is read, not skipped");
     }
-  }
-
-  private static HttpServletRequest replayed(HttpServletRequest req, InputStream replay) {
-    ServletInputStream body = blocking(replay);
-    return new HttpServletRequestWrapper(req) {
-      @Override
-      public ServletInputStream getInputStream() {
-        return body;
-      }
-
-      @Override
-      public String getHeader(String name) {
-        // The body is handed on decompressed.
-        return "Content-Encoding".equalsIgnoreCase(name) ? null : super.getHeader(name);
-      }
-    };
-  }
-
-  /** {@code in} as a servlet body for blocking reads, as JGit reads it. */
-  static ServletInputStream blocking(InputStream in) {
-    return new ServletInputStream() {
-      @Override
-      public int read() throws IOException {
-        return in.read();
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        return in.read(b, off, len);
-      }
-
-      @Override
-      public int available() throws IOException {
-        return in.available();
-      }
-
-      @Override
-      public boolean isFinished() {
-        return false;
-      }
-
-      @Override
-      public boolean isReady() {
-        return true;
-      }
-
-      @Override
-      public void setReadListener(ReadListener listener) {
-        throw new UnsupportedOperationException("blocking reads only");
-      }
-    };
   }
 }

@@ -324,12 +324,14 @@ final class PushHook implements PreReceiveHook {
     Instant now = clock.instant();
     List<PushRecord> records = new ArrayList<>();
     for (Item i : items) {
-      records.add(new PushRecord(now, run.runId(), run.workspaceId(), repo.toString(),
-          i.cmd.getRefName(), i.cmd.getOldId().name(), i.cmd.getNewId().name(), i.kind.id(),
-          i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED,
-          i.judgement == null ? "git" : i.judgement.rule(),
-          i.code, i.allowed() ? allowedBecause(i) : refusedBecause(i),
-          i.allowed() ? PushRecord.Outcome.PENDING : PushRecord.Outcome.NOT_FORWARDED, 0));
+      records.add(PushRecord.builder().at(now).runId(run.runId())
+          .workspaceId(run.workspaceId()).repository(repo.toString()).ref(i.cmd.getRefName())
+          .oldId(i.cmd.getOldId().name()).newId(i.cmd.getNewId().name()).kind(i.kind.id())
+          .decision(i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED)
+          .rule(i.judgement == null ? "git" : i.judgement.rule()).code(i.code)
+          .reason(i.allowed() ? allowedBecause(i) : refusedBecause(i))
+          .outcome(i.allowed() ? PushRecord.Outcome.PENDING : PushRecord.Outcome.NOT_FORWARDED)
+          .build());
     }
     List<? extends AuditLog.Handle> handles = services.audit().record(records);
     push.markAudited();

@@ -116,4 +116,107 @@ public record PushRecord(
   public boolean refused() {
     return code != null || outcome != Outcome.OK;
   }
+
+  /** A record whose columns are set one by one ({@link Builder#build} checks them). */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Sets a {@link PushRecord}'s columns by name: a column passed by position is one slip from
+   * another's place in the audit (and its hash). {@code durationMillis} is 0 unless set.
+   */
+  public static final class Builder {
+    private Instant at;
+    private String runId;
+    private String workspaceId;
+    private String repository;
+    private String ref;
+    private String oldId;
+    private String newId;
+    private String kind;
+    private Decision decision;
+    private String rule;
+    private RefusalCode code;
+    private String reason;
+    private Outcome outcome;
+    private long durationMillis;
+
+    private Builder() {}
+
+    public Builder at(Instant value) {
+      at = value;
+      return this;
+    }
+
+    public Builder runId(String value) {
+      runId = value;
+      return this;
+    }
+
+    public Builder workspaceId(String value) {
+      workspaceId = value;
+      return this;
+    }
+
+    public Builder repository(String value) {
+      repository = value;
+      return this;
+    }
+
+    public Builder ref(String value) {
+      ref = value;
+      return this;
+    }
+
+    public Builder oldId(String value) {
+      oldId = value;
+      return this;
+    }
+
+    public Builder newId(String value) {
+      newId = value;
+      return this;
+    }
+
+    public Builder kind(String value) {
+      kind = value;
+      return this;
+    }
+
+    public Builder decision(Decision value) {
+      decision = value;
+      return this;
+    }
+
+    public Builder rule(String value) {
+      rule = value;
+      return this;
+    }
+
+    public Builder code(RefusalCode value) {
+      code = value;
+      return this;
+    }
+
+    public Builder reason(String value) {
+      reason = value;
+      return this;
+    }
+
+    public Builder outcome(Outcome value) {
+      outcome = value;
+      return this;
+    }
+
+    public Builder durationMillis(long value) {
+      durationMillis = value;
+      return this;
+    }
+
+    public PushRecord build() {
+      return new PushRecord(at, runId, workspaceId, repository, ref, oldId, newId, kind,
+          decision, rule, code, reason, outcome, durationMillis);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.BearerCredential;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Optional;
 
@@ -8,11 +9,6 @@ final class RunCredential {
   private RunCredential() {}
 
   static Optional<String> of(HttpServletRequest req) {
-    String header = req.getHeader("Authorization");
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    String credential = header.substring(7).strip();
-    return credential.isEmpty() ? Optional.empty() : Optional.of(credential);
+    return BearerCredential.of(req.getHeader("Authorization"));
   }
 }

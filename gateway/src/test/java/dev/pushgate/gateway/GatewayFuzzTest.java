@@ -376,7 +376,7 @@ class GatewayFuzzTest {
         (proxy, method, args) -> switch (method.getName()) {
           case "getAttribute" -> attributes.get((String) args[0]);
           // The body went straight to JGit: what is left for the error handler is nothing.
-          case "getInputStream" -> PackHeaderGuard.blocking(InputStream.nullInputStream());
+          case "getInputStream" -> HandedOn.blocking(InputStream.nullInputStream());
           case "hashCode" -> System.identityHashCode(proxy);
           case "equals" -> proxy == args[0];
           case "toString" -> "request" + attributes.keySet();

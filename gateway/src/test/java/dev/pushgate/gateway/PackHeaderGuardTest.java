@@ -16,7 +16,10 @@ import java.util.List;
 import java.util.zip.GZIPOutputStream;
 import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.transport.PacketLineOut;
+import org.eclipse.jgit.transport.ServiceMayNotContinueException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The command list read in front of JGit: what is read is replayed to JGit byte for byte, the
@@ -41,19 +44,30 @@ class PackHeaderGuardTest {
     assertThat(g.request().getInputStream().readAllBytes()).isEqualTo(body);
   }
 
-  @Test
-  void aGzippedBodyIsHandedOnDecompressed() throws IOException {
+  /** JGit's servlet inflates {@code x-gzip} too: the commands judged are those it would run. */
+  @ParameterizedTest
+  @ValueSource(strings = {"gzip", "x-gzip", " X-GZIP "})
+  void aGzippedBodyIsReadAndHandedOnDecompressedAsJGitReadsIt(String encoding)
+      throws IOException {
     byte[] body = concat(pkts(FIRST, null), PACK);
-    ByteArrayOutputStream gz = new ByteArrayOutputStream();
-    try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
-      out.write(body);
-    }
 
-    PackHeaderGuard.Guarded g = PackHeaderGuard.check(request(gz.toByteArray(), "gzip"), 100);
+    PackHeaderGuard.Guarded g = PackHeaderGuard.check(request(gzipped(body), encoding), 100);
 
     assertThat(g.commands()).containsExactly(FIRST);
     assertThat(g.request().getHeader("Content-Encoding")).isNull();
     assertThat(g.request().getInputStream().readAllBytes()).isEqualTo(body);
+  }
+
+  /** A body in an encoding nothing here reads is refused, not judged as if it were plain. */
+  @Test
+  void aBodyInAnotherEncodingIsRefusedWithWhatTheGatewayTakes() {
+    byte[] body = concat(pkts(FIRST, null), PACK);
+
+    assertThatThrownBy(() -> PackHeaderGuard.check(request(body, "deflate"), 100))
+        .isInstanceOfSatisfying(ServiceMayNotContinueException.class,
+            e -> assertThat(e.getStatusCode()).isEqualTo(415))
+        .hasMessage("Control Center policy: the gateway takes a push request plain or"
+            + " gzip-compressed only");
   }
 
   @Test
@@ -183,6 +197,14 @@ class PackHeaderGuardTest {
     return out.toByteArray();
   }
 
+  private static byte[] gzipped(byte[] body) throws IOException {
+    ByteArrayOutputStream gz = new ByteArrayOutputStream();
+    try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+      out.write(body);
+    }
+    return gz.toByteArray();
+  }
+
   private static HttpServletRequest request(byte[] body) {
     return request(body, null);
   }
@@ -194,7 +216,7 @@ class PackHeaderGuardTest {
         (proxy, method, args) -> switch (method.getName()) {
           case "getHeader" -> "Content-Encoding".equalsIgnoreCase((String) args[0])
               ? contentEncoding : null;
-          case "getInputStream" -> PackHeaderGuard.blocking(in);
+          case "getInputStream" -> HandedOn.blocking(in);
           case "hashCode" -> System.identityHashCode(proxy);
           case "equals" -> proxy == args[0];
           case "toString" -> "request";

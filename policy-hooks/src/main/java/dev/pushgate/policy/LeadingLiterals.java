@@ -100,6 +100,29 @@ final class LeadingLiterals {
 
   /** The index of the parenthesis closing the group {@code s} starts with, or -1. */
   private static int closing(String s) {
+    java.util.List<Integer> closes = outermost(s, ')');
+    return closes.isEmpty() ? -1 : closes.get(0);
+  }
+
+  private static java.util.List<String> alternatives(String body) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    int from = 0;
+    for (int bar : outermost(body, '|')) {
+      out.add(body.substring(from, bar));
+      from = bar + 1;
+    }
+    out.add(body.substring(from));
+    return out;
+  }
+
+  /**
+   * Where {@code wanted} ({@code |} or {@code )}) stands outside every group, with the group a
+   * {@code )} closes counted as left; never inside a character class ({@code ]} right after
+   * {@code [} is a member, as both regex engines read it) or after a backslash. One reading of
+   * the regex for splitting alternatives and for finding a group's end.
+   */
+  private static java.util.List<Integer> outermost(String s, char wanted) {
+    java.util.List<Integer> at = new java.util.ArrayList<>();
     int depth = 0;
     boolean inClass = false;
     for (int i = 0; i < s.length(); i++) {
@@ -113,38 +136,13 @@ final class LeadingLiterals {
         if (i + 1 < s.length() && s.charAt(i + 1) == ']') {
           i++;
         }
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')' && --depth == 0) {
-        return i;
+      } else {
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (c == wanted && depth == 0) {
+          at.add(i);
+        }
       }
     }
-    return -1;
-  }
-
-  private static java.util.List<String> alternatives(String body) {
-    java.util.List<String> out = new java.util.ArrayList<>();
-    int depth = 0;
-    boolean inClass = false;
-    int from = 0;
-    for (int i = 0; i < body.length(); i++) {
-      char c = body.charAt(i);
-      if (c == '\\') {
-        i++;
-      } else if (inClass) {
-        inClass = c != ']';
-      } else if (c == '[') {
-        inClass = true;
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')') {
-        depth--;
-      } else if (c == '|' && depth == 0) {
-        out.add(body.substring(from, i));
-        from = i + 1;
-      }
-    }
-    out.add(body.substring(from));
-    return out;
+    return at;
   }
 }

@@ -18,6 +18,13 @@ class LeadingLiteralsTest {
     assertThat(LeadingLiterals.of("abcd?e")).contains(Set.of("abc"));
   }
 
+  /** A {@code |} inside a class that starts with {@code ]} separates no alternatives. */
+  @Test
+  void aClassStartingWithItsClosingBracketIsOneClassWhenSplittingAlternatives() {
+    assertThat(LeadingLiterals.of("ab[]|cd]ef")).contains(Set.of("ab"));
+    assertThat(LeadingLiterals.of("(?:ab[]|cd]|xy)z")).contains(Set.of("ab", "xy"));
+  }
+
   @Test
   void givesNoAnswerWhenAMatchMayStartOtherwise() {
     assertThat(LeadingLiterals.of("[a-z]{3}token")).isEqualTo(Optional.empty());

@@ -1,8 +1,7 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.http.UnnamedAtAccept;
 import dev.pushgate.types.UnnamedConnections;
-import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.io.AbstractConnection;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
 final class LoginDeadline extends HttpConnectionFactory {
   private static final Logger LOG = LoggerFactory.getLogger(LoginDeadline.class);
 
-  private final UnnamedConnections unnamed = new UnnamedConnections();
+  private final UnnamedAtAccept unnamed = new UnnamedAtAccept("loopback proxy", LOG::warn);
 
   LoginDeadline(HttpConfiguration config) {
     super(config);
@@ -30,16 +29,7 @@ final class LoginDeadline extends HttpConnectionFactory {
 
   @Override
   public Connection newConnection(Connector connector, EndPoint endPoint) {
-    if (!unnamed.admit(endPoint, endPoint::close, (delay, task) -> connector.getScheduler()
-        .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))) {
-      long refusals = unnamed.refusalToLog();
-      if (refusals > 0) {
-        LOG.warn(UnnamedConnections.refusedAtAccept("loopback proxy", refusals,
-            endPoint.getRemoteSocketAddress()));
-      }
-      return new ClosedAtOnce(endPoint, connector);
-    }
-    return super.newConnection(connector, endPoint);
+    return unnamed.accept(connector, endPoint, () -> super.newConnection(connector, endPoint));
   }
 
   /** {@code request} showed a live run's login: its connection is no longer counted. */
@@ -50,23 +40,5 @@ final class LoginDeadline extends HttpConnectionFactory {
   /** Connections held now that have shown no run's login. */
   int unnamed() {
     return unnamed.open();
-  }
-
-  /** A connection closed as it opens, before a byte is read. */
-  private static final class ClosedAtOnce extends AbstractConnection {
-    ClosedAtOnce(EndPoint endPoint, Connector connector) {
-      super(endPoint, connector.getExecutor());
-    }
-
-    @Override
-    public void onOpen() {
-      super.onOpen();
-      getEndPoint().close();
-    }
-
-    @Override
-    public void onFillable() {
-      getEndPoint().close();
-    }
   }
 }

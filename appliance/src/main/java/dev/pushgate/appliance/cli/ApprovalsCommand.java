@@ -9,7 +9,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +17,7 @@ import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Response;
 import dev.pushgate.approvals.Question;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -34,9 +34,7 @@ import picocli.CommandLine.Parameters;
         "  pushgate approvals watch --data-dir ./pushgate-data",
         "  pushgate approvals open --data-dir ./pushgate-data"})
 final class ApprovalsCommand implements Callable<Integer> {
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
+  @Mixin RunningDataDir dataDir;
 
   @Option(names = "--json", description = "One JSON object a line, a question each"
       + " (docs/operations.md lists the fields).")
@@ -44,7 +42,7 @@ final class ApprovalsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (ControlSocket control = ControlSocket.open(dataDir)) {
+    try (ControlSocket control = dataDir.control()) {
       JsonNode questions = control.get("/v1/approvals").orThrow().get("questions");
       if (json) {
         questions.forEach(q -> System.out.println(JsonLines.of(q)));
@@ -91,9 +89,7 @@ final class ApprovalsCommand implements Callable<Integer> {
     @Option(names = "--reason", description = "Why, shown to the person pushing when denied.")
     String reason;
 
-    @Option(names = "--data-dir", defaultValue = "pushgate-data",
-        description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-    Path dataDir;
+    @Mixin RunningDataDir dataDir;
 
     @Override
     public Integer call() throws Exception {
@@ -103,7 +99,7 @@ final class ApprovalsCommand implements Callable<Integer> {
       if (reason != null) {
         body.put("reason", reason);
       }
-      try (ControlSocket control = ControlSocket.open(dataDir)) {
+      try (ControlSocket control = dataDir.control()) {
         control.post("/v1/approvals/" + id, body.toString()).orThrow();
       }
       System.out.println(id + ": " + decision);
@@ -118,14 +114,12 @@ final class ApprovalsCommand implements Callable<Integer> {
           + " it (docs/approvals.md).",
       footer = {"", "Example:", "  pushgate approvals open --data-dir /var/lib/pushgate"})
   static final class Open implements Callable<Integer> {
-    @Option(names = "--data-dir", defaultValue = "pushgate-data",
-        description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-    Path dataDir;
+    @Mixin RunningDataDir dataDir;
 
     @Override
     public Integer call() throws Exception {
       JsonNode link;
-      try (ControlSocket control = ControlSocket.open(dataDir)) {
+      try (ControlSocket control = dataDir.control()) {
         link = control.post(dev.pushgate.appliance.control.ControlApi.SIGNIN_LINK_PATH, "{}")
             .orThrow();
       }
@@ -147,9 +141,7 @@ final class ApprovalsCommand implements Callable<Integer> {
     /** The comment the appliance writes once the stream counts as a connected approver. */
     static final String CONNECTED = ": connected";
 
-    @Option(names = "--data-dir", defaultValue = "pushgate-data",
-        description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-    Path dataDir;
+    @Mixin RunningDataDir dataDir;
 
     @Option(names = "--json", description = "One JSON object a line: {\"event\": \"connected\"},"
         + " then each question (event question) and how each ended (event ended).")
@@ -158,7 +150,7 @@ final class ApprovalsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       ObjectMapper json = new ObjectMapper();
-      try (ControlSocket control = ControlSocket.open(dataDir)) {
+      try (ControlSocket control = dataDir.control()) {
         InputStreamResponseListener listener = new InputStreamResponseListener();
         control.stream("/v1/approvals/stream").send(listener);
         Response response = listener.get(30, TimeUnit.SECONDS);

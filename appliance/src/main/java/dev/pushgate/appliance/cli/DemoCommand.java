@@ -8,10 +8,7 @@ import dev.pushgate.appliance.runs.Runs;
 import dev.pushgate.demo.Demo;
 import dev.pushgate.demo.DemoHost;
 import dev.pushgate.demo.Story;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -54,9 +51,7 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    // UTF-8 whatever the locale says, so that ✔ and ✘ survive a POSIX locale.
-    PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
-        StandardCharsets.UTF_8);
+    PrintStream out = Stdio.out();
     if (!verbose) {
       quietLogs();
     }

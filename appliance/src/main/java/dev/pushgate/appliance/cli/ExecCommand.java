@@ -25,11 +25,8 @@ import dev.pushgate.sandbox.SandboxProcess;
 import dev.pushgate.sandbox.SandboxUser;
 import dev.pushgate.sandbox.SandboxViolation;
 import dev.pushgate.types.RepoSlug;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -114,9 +112,7 @@ final class ExecCommand implements Callable<Integer> {
           + " of the host running as it: they can read the run's tokens.")
   String sandboxUser;
 
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
+  @Mixin RunningDataDir dataDir;
 
   @Option(names = "--pass-env", split = ",", paramLabel = "NAME",
       description = "A variable of this environment that COMMAND gets, on top of PATH, HOME,"
@@ -128,10 +124,8 @@ final class ExecCommand implements Callable<Integer> {
       description = "The command and its arguments, after --.")
   List<String> command;
 
-  private final PrintStream out =
-      new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-  private final PrintStream err =
-      new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+  private final PrintStream out = Stdio.out();
+  private final PrintStream err = Stdio.err();
 
   /** The directory this exec made for its clone, removed again when nothing came of it. */
   private Path createdDir;
@@ -171,7 +165,7 @@ final class ExecCommand implements Callable<Integer> {
     // The appliance first: without one, exec makes nothing (no directory, no clone).
     ControlSocket socket;
     try {
-      socket = ControlSocket.open(dataDir);
+      socket = dataDir.control();
     } catch (Exception e) {
       return fail(Failure.message(e));
     }

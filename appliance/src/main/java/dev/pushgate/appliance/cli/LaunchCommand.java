@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.sandbox.RefusalReason;
 import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +19,7 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.http.HttpMethod;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -46,9 +45,7 @@ final class LaunchCommand implements Callable<Integer> {
   /** What a run id looks like; anything else never reaches the request line. */
   private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
+  @Mixin RunningDataDir dataDir;
 
   @Option(names = "--workdir", paramLabel = "DIR",
       description = "Start COMMAND in this directory, the run's workdir or one inside it."
@@ -62,10 +59,8 @@ final class LaunchCommand implements Callable<Integer> {
       description = "The command and its arguments, after --.")
   List<String> command;
 
-  private final PrintStream out =
-      new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-  private final PrintStream err =
-      new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+  private final PrintStream out = Stdio.out();
+  private final PrintStream err = Stdio.err();
 
   @Override
   public Integer call() {
@@ -89,7 +84,7 @@ final class LaunchCommand implements Callable<Integer> {
     if (workdir != null) {
       body.put("workdir", workdir.toAbsolutePath().normalize().toString());
     }
-    try (ControlSocket control = ControlSocket.open(dataDir)) {
+    try (ControlSocket control = dataDir.control()) {
       InputStreamResponseListener listener = new InputStreamResponseListener();
       control.stream("/v1/runs/" + runId + "/launch").method(HttpMethod.POST)
           .body(new StringRequestContent("application/json", JSON.writeValueAsString(body)))
@@ -98,7 +93,7 @@ final class LaunchCommand implements Callable<Integer> {
       try {
         response = listener.get(60, TimeUnit.SECONDS);
       } catch (java.util.concurrent.ExecutionException e) {
-        return fail("the appliance does not answer on its control socket in " + dataDir + " ("
+        return fail("the appliance does not answer on its control socket in " + dataDir.path + " ("
             + Failure.message(e.getCause()) + "); is it running?");
       }
       BufferedReader lines = new BufferedReader(

@@ -2,10 +2,10 @@ package dev.pushgate.appliance.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.types.TerminalTable;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -20,9 +20,7 @@ import picocli.CommandLine.Parameters;
         "  pushgate runs --json | jq -r .runId",
         "  pushgate runs stop run_0123abcd4567ef8901234567"})
 final class RunsCommand implements Callable<Integer> {
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
+  @Mixin RunningDataDir dataDir;
 
   @Option(names = "--json", description = "One JSON object a line, a run each"
       + " (docs/operations.md lists the fields).")
@@ -30,7 +28,7 @@ final class RunsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (ControlSocket control = ControlSocket.open(dataDir)) {
+    try (ControlSocket control = dataDir.control()) {
       JsonNode runs = control.get("/v1/runs").orThrow().get("runs");
       if (json) {
         runs.forEach(r -> System.out.println(JsonLines.of(r)));
@@ -67,13 +65,11 @@ final class RunsCommand implements Callable<Integer> {
     @Parameters(paramLabel = "ID", description = "The run to end.")
     String id;
 
-    @Option(names = "--data-dir", defaultValue = "pushgate-data",
-        description = "The running appliance's data directory. Default: ${DEFAULT-VALUE}")
-    Path dataDir;
+    @Mixin RunningDataDir dataDir;
 
     @Override
     public Integer call() throws Exception {
-      try (ControlSocket control = ControlSocket.open(dataDir)) {
+      try (ControlSocket control = dataDir.control()) {
         JsonNode t = control.delete("/v1/runs/" + id).orThrow();
         System.out.println(id + " ended: " + t.get("revoked").size() + " credential(s) revoked"
             + (t.get("pending").isEmpty() ? ""

@@ -5,10 +5,7 @@ import dev.pushgate.sandbox.MicroVmStatus;
 import dev.pushgate.sandbox.Platform;
 import dev.pushgate.sandbox.SandboxBackend;
 import dev.pushgate.sandbox.TerminalProfile;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -53,8 +50,7 @@ final class ShellCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin MicroVmOptions microVm = new MicroVmOptions();
 
-  private final PrintStream err =
-      new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+  private final PrintStream err = Stdio.err();
 
   @Override
   public Integer call() {

@@ -64,15 +64,17 @@ final class HookDecisions {
       case "deny" -> approval != null ? approval.refusalCode() : RefusalCode.RULE_DENIED;
       default -> null;
     };
-    PushRecord row = new PushRecord(clock.instant(), run.runId(), run.workspaceId(),
-        run.repository().toString(), recorded(commandOf(input)), null, null, KIND,
-        switch (decision) {
+    PushRecord row = PushRecord.builder().at(clock.instant()).runId(run.runId())
+        .workspaceId(run.workspaceId()).repository(run.repository().toString())
+        .ref(recorded(commandOf(input))).kind(KIND)
+        .decision(switch (decision) {
           case "allow" -> PushRecord.Decision.ALLOWED;
           case "ask" -> PushRecord.Decision.ASKED;
           default -> PushRecord.Decision.DENIED;
-        },
-        approval != null ? "command policy, asked an approver" : "command policy", code, reason,
-        decision.equals("deny") ? PushRecord.Outcome.NOT_RUN : null, 0);
+        })
+        .rule(approval != null ? "command policy, asked an approver" : "command policy")
+        .code(code).reason(reason)
+        .outcome(decision.equals("deny") ? PushRecord.Outcome.NOT_RUN : null).build();
     // the command line stays out of the log (it may carry anything); the audit row has it
     log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", run.repository())
         .addKeyValue("decision", decision).addKeyValue("code", code)

@@ -16,6 +16,7 @@ import dev.pushgate.sandbox.ToolOutputRefusals;
 import dev.pushgate.gateway.RunSlots;
 import java.nio.charset.StandardCharsets;
 import dev.pushgate.gateway.AuditLog;
+import dev.pushgate.types.BearerCredential;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -288,12 +289,7 @@ public final class RunApi extends Handler.Abstract {
   }
 
   static Optional<String> bearer(Request request) {
-    String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    String credential = header.substring(7).strip();
-    return credential.isEmpty() ? Optional.empty() : Optional.of(credential);
+    return BearerCredential.of(request.getHeaders().get(HttpHeader.AUTHORIZATION));
   }
 
   private static boolean text(Response response, Callback callback, int status, String body) {

@@ -23,11 +23,11 @@ class EnvDefaultsTest {
   @Test
   void everyAdminCommandTakesItsDataDirectoryFromTheEnvironment() {
     Map<String, String> env = Map.of("PUSHGATE_DATA_DIR", "/var/lib/pushgate");
-    assertThat(((RunsCommand) parse(env, "runs").getCommand()).dataDir)
+    assertThat(((RunsCommand) parse(env, "runs").getCommand()).dataDir.path)
         .isEqualTo(Path.of("/var/lib/pushgate"));
-    assertThat(((RunsCommand.Stop) parse(env, "runs", "stop", "r1").getCommand()).dataDir)
+    assertThat(((RunsCommand.Stop) parse(env, "runs", "stop", "r1").getCommand()).dataDir.path)
         .isEqualTo(Path.of("/var/lib/pushgate"));
-    assertThat(((ApprovalsCommand.Watch) parse(env, "approvals", "watch").getCommand()).dataDir)
+    assertThat(((ApprovalsCommand.Watch) parse(env, "approvals", "watch").getCommand()).dataDir.path)
         .isEqualTo(Path.of("/var/lib/pushgate"));
     assertThat(((AuditVerifyCommand) parse(env, "audit", "verify").getCommand()).dataDir)
         .isEqualTo(Path.of("/var/lib/pushgate"));
@@ -49,7 +49,7 @@ class EnvDefaultsTest {
 
   @Test
   void withoutTheVariableTheBuiltInDefaultStays() {
-    assertThat(((RunsCommand) parse(Map.of(), "runs").getCommand()).dataDir)
+    assertThat(((RunsCommand) parse(Map.of(), "runs").getCommand()).dataDir.path)
         .isEqualTo(Path.of("pushgate-data"));
   }
 

@@ -1,7 +1,7 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.http.UnnamedAtAccept;
 import dev.pushgate.types.UnnamedConnections;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
@@ -14,7 +14,8 @@ import org.eclipse.jetty.server.ProxyConnectionFactory;
  * UnnamedConnections#DEADLINE}; over {@link UnnamedConnections#MAX} the next is closed at accept.
  */
 final class ProxyHeaderDeadline extends ProxyConnectionFactory {
-  private final UnnamedConnections unnamed = new UnnamedConnections();
+  private final UnnamedAtAccept unnamed =
+      new UnnamedAtAccept("GitHub API boundary", ApiBoundary.LOG::warn);
 
   ProxyHeaderDeadline(String nextProtocol) {
     super(nextProtocol);
@@ -22,17 +23,9 @@ final class ProxyHeaderDeadline extends ProxyConnectionFactory {
 
   @Override
   public Connection newConnection(Connector connector, EndPoint endPoint) {
-    if (!unnamed.admit(endPoint, endPoint::close, (delay, task) -> connector.getScheduler()
-        .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))) {
-      long refusals = unnamed.refusalToLog();
-      if (refusals > 0) {
-        ApiBoundary.LOG.warn(UnnamedConnections.refusedAtAccept("GitHub API boundary", refusals,
-            endPoint.getRemoteSocketAddress()));
-      }
-      return new RunTlsConnections.Refused(endPoint, connector);
-    }
     // the PROXY header as sent, for RunTlsConnections to read the handle from (ProxyHeaderTap)
-    return super.newConnection(connector, new ProxyHeaderTap(endPoint));
+    return unnamed.accept(connector, endPoint,
+        () -> super.newConnection(connector, new ProxyHeaderTap(endPoint)));
   }
 
   /**

@@ -1,12 +1,11 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.http.ClosedAtOnce;
 import dev.pushgate.types.BoundaryHandle;
-import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.util.function.Function;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
-import org.eclipse.jetty.io.AbstractConnection;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ssl.SslConnection;
@@ -55,12 +54,12 @@ final class RunTlsConnections extends SslConnectionFactory {
             + " run, the last from {} (a run's proxy names its run; nothing else may connect"
             + " here)", refusals, accepted.getRemoteSocketAddress());
       }
-      return new Refused(endPoint, connector);
+      return new ClosedAtOnce(endPoint, connector);
     }
     if (!run.admit(endPoint)) {
       ApiBoundary.LOG.warn("run {}: refused a GitHub API connection: the run has ended or holds"
           + " {} open already", run.runId(), ApiBoundary.MAX_CONNECTIONS);
-      return new Refused(endPoint, connector);
+      return new ClosedAtOnce(endPoint, connector);
     }
     SSLEngine engine = run.newEngine();
     SslContextFactory.Server settings = getSslContextFactory();
@@ -116,33 +115,6 @@ final class RunTlsConnections extends SslConnectionFactory {
       super(connector.getByteBufferPool(), connector.getExecutor(), settings, endPoint, engine,
           directEncryption, directDecryption);
       this.run = run;
-    }
-  }
-
-  /**
-   * Closes its connection as soon as it opens: nothing is read from it, nothing written (bytes
-   * that came with the PROXY header are dropped unread).
-   */
-  static final class Refused extends AbstractConnection
-      implements Connection.UpgradeTo {
-    Refused(EndPoint endPoint, Connector connector) {
-      super(endPoint, connector.getExecutor());
-    }
-
-    @Override
-    public void onOpen() {
-      super.onOpen();
-      getEndPoint().close();
-    }
-
-    @Override
-    public void onUpgradeTo(ByteBuffer unread) {
-      // never read
-    }
-
-    @Override
-    public void onFillable() {
-      getEndPoint().close();
     }
   }
 }

@@ -1,0 +1,65 @@
+package dev.pushgate.http;
+
+import dev.pushgate.types.UnnamedConnections;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Connector;
+
+/**
+ * {@link UnnamedConnections} at a Jetty listener's accept: the one place a listener shared by
+ * every run counts a connection, schedules its deadline on the connector's scheduler, and closes
+ * it at once (logging the refusal at the rate the rule allows) when too many have not named a
+ * run. The API boundary's PROXY header reader and the egress proxy's HTTP both accept through it.
+ */
+public final class UnnamedAtAccept {
+  private final UnnamedConnections unnamed = new UnnamedConnections();
+  private final String listener;
+  private final Consumer<String> warn;
+
+  /**
+   * @param listener the listener as its refusal line names it ({@code loopback proxy})
+   * @param warn where that line goes (the listener's logger)
+   */
+  public UnnamedAtAccept(String listener, Consumer<String> warn) {
+    this.listener = listener;
+    this.warn = warn;
+  }
+
+  /**
+   * The connection for {@code endPoint}, just accepted: {@code served}'s when it is counted, a
+   * {@link ClosedAtOnce} when {@link UnnamedConnections#MAX} have not named a run yet.
+   */
+  public Connection accept(Connector connector, EndPoint endPoint, Supplier<Connection> served) {
+    if (!unnamed.admit(endPoint, endPoint::close, (delay, task) -> connector.getScheduler()
+        .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))) {
+      long refusals = unnamed.refusalToLog();
+      if (refusals > 0) {
+        warn.accept(UnnamedConnections.refusedAtAccept(listener, refusals,
+            endPoint.getRemoteSocketAddress()));
+      }
+      return new ClosedAtOnce(endPoint, connector);
+    }
+    return served.get();
+  }
+
+  /**
+   * The connection accepted as {@code accepted} has said whose it is, or been refused for what
+   * it said: no longer counted, no deadline.
+   */
+  public void named(EndPoint accepted) {
+    unnamed.named(accepted);
+  }
+
+  /** Connections held now that have not named a run. */
+  public int open() {
+    return unnamed.open();
+  }
+
+  /** Whether a refusal that names no run should be logged now, and for how many. */
+  public long refusalToLog() {
+    return unnamed.refusalToLog();
+  }
+}
