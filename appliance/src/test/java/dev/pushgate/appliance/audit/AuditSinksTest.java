@@ -66,6 +66,28 @@ class AuditSinksTest {
     }
   }
 
+  /**
+   * attack35c: a write that a full disk cut short (ENOSPC after the last page's free bytes) leaves
+   * the file ending mid-line; the next batch was appended right after the fragment, so the record
+   * of a decision that was then allowed and answered is on no line of its own and cannot be read.
+   */
+  @Test
+  void aLineCutShortByAFullDiskDoesNotSwallowTheNextRecord() throws Exception {
+    Path file = tmp.resolve("audit.jsonl");
+    try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
+      AuditStore audit = new AuditStore(new AuditChain(db, "host-a", new FileSink(file)));
+      audit.record(List.of(push("refs/heads/a")));
+      String whole = Files.readString(file, StandardCharsets.UTF_8);
+      // What the disk took of the next batch before it was full: part of a line, no newline.
+      Files.writeString(file, whole + whole.substring(0, whole.length() / 2),
+          StandardCharsets.UTF_8);
+      audit.record(List.of(push("refs/heads/b")));
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      String last = lines.get(lines.size() - 1);
+      assertThat(JSON.readTree(last).get("ref").asText()).isEqualTo("refs/heads/b");
+    }
+  }
+
   @Test
   void aFileThatCannotBeWrittenRefusesTheDecision() throws Exception {
     Path file = tmp.resolve("missing-dir").resolve("audit.jsonl");
