@@ -88,6 +88,29 @@ class AuditSinksTest {
     }
   }
 
+  /**
+   * A fragment left by a failed write before the appliance stopped: the next appliance's sink cuts
+   * it off before its first line, so every line of the file is a whole record.
+   */
+  @Test
+  void aFileFoundEndingMidLineIsCutBackToItsLastWholeLine() throws Exception {
+    Path file = tmp.resolve("audit.jsonl");
+    try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
+      new AuditStore(new AuditChain(db, "host-a", new FileSink(file)))
+          .record(List.of(push("refs/heads/a")));
+    }
+    String whole = Files.readString(file, StandardCharsets.UTF_8);
+    Files.writeString(file, whole + "{\"id\":2,\"ref\":\"refs/he", StandardCharsets.UTF_8);
+    try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
+      new AuditStore(new AuditChain(db, "host-a", new FileSink(file)))
+          .record(List.of(push("refs/heads/b")));
+    }
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    assertThat(lines).hasSize(2);
+    assertThat(JSON.readTree(lines.get(0)).get("ref").asText()).isEqualTo("refs/heads/a");
+    assertThat(JSON.readTree(lines.get(1)).get("ref").asText()).isEqualTo("refs/heads/b");
+  }
+
   @Test
   void aFileThatCannotBeWrittenRefusesTheDecision() throws Exception {
     Path file = tmp.resolve("missing-dir").resolve("audit.jsonl");
