@@ -319,6 +319,27 @@ abstract class AuditChainContract {
     assertThat(breaks).as("breaks seen in %d checks", checks).isEmpty();
   }
 
+  /**
+   * attack35c: PostgreSQL refuses NUL in text, so a hook command holding one was never audited
+   * there and the call was refused "audit log unavailable". Both stores keep it as U+2400, and the
+   * hash, the sink and every reader see that same text.
+   */
+  @Test
+  void aNulInATextIsStoredAsItsSymbolAndVerifies() throws Exception {
+    List<ChainedRecord> sunk = new ArrayList<>();
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", sunk::addAll));
+    audit.record(List.of(command(T0, "run-1", "ls \u0000 /tmp")));
+
+    ChainedRecord stored = audit.timeline("run-1").get(0);
+    assertThat(stored.entry().ref()).isEqualTo("ls \u2400 /tmp");
+    assertThat(sunk).singleElement().satisfies(r -> {
+      assertThat(r.entry().ref()).isEqualTo("ls \u2400 /tmp");
+      assertThat(r.hash()).isEqualTo(stored.hash());
+    });
+    assertThat(AuditHash.of(stored)).isEqualTo(stored.hash());
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
   @Test
   void twoRecordsAtOneSequenceNumberAreRefused() throws Exception {
     writeFive();
