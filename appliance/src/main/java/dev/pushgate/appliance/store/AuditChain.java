@@ -254,7 +254,8 @@ public final class AuditChain {
    * Inserts the record, then sets its hash: the hash covers the row's id, which the database
    * assigns. Both happen in the append's transaction, so no reader sees the row unchained.
    */
-  private ChainedRecord insert(Connection c, Head head, AuditEntry entry) throws SQLException {
+  private ChainedRecord insert(Connection c, Head head, AuditEntry given) throws SQLException {
+    AuditEntry entry = given.storable();
     long seq = head.seq + 1;
     long id;
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO audit("

@@ -100,6 +100,25 @@ public record AuditEntry(
         .rule(null).subject(ref).build();
   }
 
+  /**
+   * What a NUL in a text column is stored as: U+2400 SYMBOL FOR NULL. PostgreSQL refuses NUL in
+   * text, SQLite takes it; one rule for both stores, applied before the record is stored and
+   * hashed, so that the hash covers what is stored and every reader (table, JSON, sink, verify)
+   * shows the same text. A record written raw before this rule keeps its NUL (its hash covers it).
+   */
+  public static final char STORED_NUL = '\u2400';
+
+  /** This record as it is stored: each NUL in its text columns as {@link #STORED_NUL}. */
+  public AuditEntry storable() {
+    return new AuditEntry(type, at, nul(runId), nul(workspaceId), nul(repository), nul(ref),
+        nul(oldId), nul(newId), nul(kind), nul(decision), nul(rule), nul(code), nul(reason),
+        nul(outcome), durationMillis, settles, nul(subject), nul(actor));
+  }
+
+  private static String nul(String s) {
+    return s == null ? null : s.replace('\0', STORED_NUL);
+  }
+
   /** A record of {@code type}, its columns set one by one ({@link Builder#build} checks them). */
   public static Builder builder(Type type) {
     return new Builder(type);

@@ -72,20 +72,56 @@ public final class AuditStore implements AuditLog {
   /**
    * Chains decisions of any type (pushes, commands, API calls), in one transaction. A decision
    * whose record cannot reach the file sink is refused like one the database cannot take:
-   * nothing moves unaudited (docs/audit.md).
+   * nothing moves unaudited (docs/audit.md). Its record is in the database by then, saying
+   * {@code allowed … pending} or {@code ok}; so each decision not already a refusal is settled,
+   * best effort, by an outcome record saying it did not happen ({@link #REFUSED_FOR_AUDIT}).
    */
   public List<Row> recordDecisions(List<AuditEntry> decisions) throws AuditException {
+    List<ChainedRecord> committed = new ArrayList<>();
     try {
       return chain.appendReachingSink((c, a) -> {
+        committed.clear(); // a retried transaction starts over
         List<Row> rows = new ArrayList<>();
         for (AuditEntry e : decisions) {
-          rows.add(new Row(a.append(e).id()));
+          ChainedRecord r = a.append(e);
+          committed.add(r);
+          rows.add(new Row(r.id()));
         }
         return rows;
       });
-    } catch (SQLException | AuditSink.SinkException e) {
+    } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
+    } catch (AuditSink.SinkException e) {
+      AuditException refused = new AuditException("cannot write the audit log: " + e.getMessage(), e);
+      try {
+        settleRefusedForAudit(committed);
+      } catch (SQLException | RuntimeException notSettled) {
+        refused.addSuppressed(notSettled);
+      }
+      throw refused;
     }
+  }
+
+  /**
+   * What a decision its caller refused because the audit sink failed became: it was committed
+   * (allowed, pending or ok) but nothing was sent upstream, no command run.
+   */
+  static final String REFUSED_FOR_AUDIT = "the audit log is unavailable";
+
+  private void settleRefusedForAudit(List<ChainedRecord> committed) throws SQLException {
+    List<ChainedRecord> refused = committed.stream()
+        .filter(r -> !PushRecord.Decision.DENIED.id().equals(r.entry().decision())).toList();
+    if (refused.isEmpty()) {
+      return;
+    }
+    chain.append((c, a) -> {
+      for (ChainedRecord r : refused) {
+        String didNot = r.entry().type() == AuditEntry.Type.COMMAND
+            ? PushRecord.Outcome.NOT_RUN.text() : PushRecord.Outcome.NOT_FORWARDED.text();
+        a.append(outcome(r.entry(), r.id(), didNot + ": " + REFUSED_FOR_AUDIT, 0));
+      }
+      return null;
+    });
   }
 
   private static AuditEntry entry(PushRecord r) {
@@ -110,14 +146,8 @@ public final class AuditStore implements AuditLog {
       throw new IllegalArgumentException("not a record of this audit log: " + record);
     }
     try {
-      chain.append((c, a) -> {
-        AuditEntry d = decision(c, row.id());
-        return a.append(AuditEntry.builder(AuditEntry.Type.PUSH_OUTCOME).at(Instant.now())
-            .runId(d.runId()).workspaceId(d.workspaceId()).repository(d.repository())
-            .ref(d.ref()).oldId(d.oldId()).newId(d.newId()).kind(d.kind())
-            .decision(d.decision()).outcome(outcome.text()).durationMillis(durationMillis)
-            .settles(row.id()).build());
-      });
+      chain.append((c, a) ->
+          a.append(outcome(decision(c, row.id()), row.id(), outcome.text(), durationMillis)));
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
     }
@@ -137,6 +167,15 @@ public final class AuditStore implements AuditLog {
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
     }
+  }
+
+  /** The record settling decision {@code d} (row {@code id}), repeating what it was about. */
+  private static AuditEntry outcome(AuditEntry d, long id, String outcome, long durationMillis) {
+    return AuditEntry.builder(AuditEntry.Type.PUSH_OUTCOME).at(Instant.now())
+        .runId(d.runId()).workspaceId(d.workspaceId()).repository(d.repository())
+        .ref(d.ref()).oldId(d.oldId()).newId(d.newId()).kind(d.kind())
+        .decision(d.decision()).outcome(outcome).durationMillis(durationMillis)
+        .settles(id).build();
   }
 
   private static AuditEntry decision(Connection c, long id) throws SQLException {

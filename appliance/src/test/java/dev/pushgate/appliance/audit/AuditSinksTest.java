@@ -13,6 +13,7 @@ import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.gateway.RefusalCode;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -66,6 +67,51 @@ class AuditSinksTest {
     }
   }
 
+  /**
+   * attack35c: a write that a full disk cut short (ENOSPC after the last page's free bytes) leaves
+   * the file ending mid-line; the next batch was appended right after the fragment, so the record
+   * of a decision that was then allowed and answered is on no line of its own and cannot be read.
+   */
+  @Test
+  void aLineCutShortByAFullDiskDoesNotSwallowTheNextRecord() throws Exception {
+    Path file = tmp.resolve("audit.jsonl");
+    try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
+      AuditStore audit = new AuditStore(new AuditChain(db, "host-a", new FileSink(file)));
+      audit.record(List.of(push("refs/heads/a")));
+      String whole = Files.readString(file, StandardCharsets.UTF_8);
+      // What the disk took of the next batch before it was full: part of a line, no newline.
+      Files.writeString(file, whole + whole.substring(0, whole.length() / 2),
+          StandardCharsets.UTF_8);
+      audit.record(List.of(push("refs/heads/b")));
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      String last = lines.get(lines.size() - 1);
+      assertThat(JSON.readTree(last).get("ref").asText()).isEqualTo("refs/heads/b");
+    }
+  }
+
+  /**
+   * A fragment left by a failed write before the appliance stopped: the next appliance's sink cuts
+   * it off before its first line, so every line of the file is a whole record.
+   */
+  @Test
+  void aFileFoundEndingMidLineIsCutBackToItsLastWholeLine() throws Exception {
+    Path file = tmp.resolve("audit.jsonl");
+    try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
+      new AuditStore(new AuditChain(db, "host-a", new FileSink(file)))
+          .record(List.of(push("refs/heads/a")));
+    }
+    String whole = Files.readString(file, StandardCharsets.UTF_8);
+    Files.writeString(file, whole + "{\"id\":2,\"ref\":\"refs/he", StandardCharsets.UTF_8);
+    try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
+      new AuditStore(new AuditChain(db, "host-a", new FileSink(file)))
+          .record(List.of(push("refs/heads/b")));
+    }
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    assertThat(lines).hasSize(2);
+    assertThat(JSON.readTree(lines.get(0)).get("ref").asText()).isEqualTo("refs/heads/a");
+    assertThat(JSON.readTree(lines.get(1)).get("ref").asText()).isEqualTo("refs/heads/b");
+  }
+
   @Test
   void aFileThatCannotBeWrittenRefusesTheDecision() throws Exception {
     Path file = tmp.resolve("missing-dir").resolve("audit.jsonl");
@@ -73,7 +119,47 @@ class AuditSinksTest {
       AuditStore audit = new AuditStore(new AuditChain(db, "host-a", new FileSink(file)));
       assertThatThrownBy(() -> audit.record(List.of(push("refs/heads/a"))))
           .hasMessageContaining("audit sink").hasMessageContaining("missing-dir");
-      assertThat(audit.timeline("run-1")).hasSize(1); // kept in the database all the same
+      // kept in the database all the same, settled as not sent
+      assertThat(audit.timeline("run-1")).extracting(r -> r.entry().type().id())
+          .containsExactly("push", "push-outcome");
+    }
+  }
+
+  /**
+   * attack35c: a decision refused because the sink failed was left in the database as {@code
+   * allowed … pending} (or an API call's {@code ok}) for good; it is settled as not sent, and a
+   * refusal is left as it was.
+   */
+  @Test
+  void aDecisionRefusedForTheSinkIsSettledAsNotSent() throws Exception {
+    Path file = tmp.resolve("missing-dir").resolve("audit.jsonl");
+    try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
+      AuditStore audit = new AuditStore(new AuditChain(db, "host-a", new FileSink(file)));
+      PushRecord denied = new PushRecord(T0, "run-1", "ws-1", "acme/widget", "refs/heads/main",
+          "0".repeat(40), "1".repeat(40), "update", PushRecord.Decision.DENIED, "push main",
+          RefusalCode.RULE_DENIED, "main is protected",
+          PushRecord.Outcome.NOT_FORWARDED, 0);
+      assertThatThrownBy(() -> audit.record(List.of(push("refs/heads/a"), denied)))
+          .hasMessageContaining("audit sink");
+      AuditEntry call = AuditEntry.builder(AuditEntry.Type.API_CALL).at(T0).runId("run-1")
+          .workspaceId("ws-1").repository("acme/widget").ref("#12").kind("comment")
+          .decision("allowed").outcome("ok").subject("POST api.github.com/repos/acme/widget/"
+              + "issues/12/comments").build();
+      assertThatThrownBy(() -> audit.recordDecisions(List.of(call)))
+          .hasMessageContaining("audit sink");
+
+      List<ChainedRecord> all = audit.timeline("run-1");
+      assertThat(all).extracting(r -> r.entry().type().id() + " " + r.entry().ref() + " "
+          + r.entry().outcome()).containsExactly(
+              "push refs/heads/a pending", "push refs/heads/main not forwarded",
+              "push-outcome refs/heads/a not forwarded: the audit log is unavailable",
+              "api-call #12 ok",
+              "push-outcome #12 not forwarded: the audit log is unavailable");
+      assertThat(all.get(2).entry().settles()).isEqualTo(all.get(0).id());
+      assertThat(all.get(4).entry().settles()).isEqualTo(all.get(3).id());
+      assertThat(audit.list(AuditStore.Query.all())).extracting(AuditEntry::outcome)
+          .containsExactly("not forwarded: the audit log is unavailable", "not forwarded",
+              "not forwarded: the audit log is unavailable");
     }
   }
 

@@ -319,6 +319,27 @@ abstract class AuditChainContract {
     assertThat(breaks).as("breaks seen in %d checks", checks).isEmpty();
   }
 
+  /**
+   * attack35c: PostgreSQL refuses NUL in text, so a hook command holding one was never audited
+   * there and the call was refused "audit log unavailable". Both stores keep it as U+2400, and the
+   * hash, the sink and every reader see that same text.
+   */
+  @Test
+  void aNulInATextIsStoredAsItsSymbolAndVerifies() throws Exception {
+    List<ChainedRecord> sunk = new ArrayList<>();
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", sunk::addAll));
+    audit.record(List.of(command(T0, "run-1", "ls \u0000 /tmp")));
+
+    ChainedRecord stored = audit.timeline("run-1").get(0);
+    assertThat(stored.entry().ref()).isEqualTo("ls \u2400 /tmp");
+    assertThat(sunk).singleElement().satisfies(r -> {
+      assertThat(r.entry().ref()).isEqualTo("ls \u2400 /tmp");
+      assertThat(r.hash()).isEqualTo(stored.hash());
+    });
+    assertThat(AuditHash.of(stored)).isEqualTo(stored.hash());
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
   @Test
   void twoRecordsAtOneSequenceNumberAreRefused() throws Exception {
     writeFive();
@@ -422,10 +443,12 @@ abstract class AuditChainContract {
     assertThatThrownBy(() -> audit.record(List.of(push(T0, "run-1", "refs/heads/a", "allowed",
         null, "pending")))).isInstanceOf(AuditLog.AuditException.class)
         .hasMessageContaining("disk full");
-    // What already happened is not refused: the outcome is kept, the failure logged.
+    // The refused decision is settled as not sent, in the database though the sink fails.
+    // What already happened is not refused: an outcome is kept, the failure logged.
     audit.settle(new AuditStore.Row(audit.timeline("run-1").get(0).id()),
         PushRecord.Outcome.OK, 1);
-    assertThat(audit.timeline("run-1")).hasSize(2);
+    assertThat(audit.timeline("run-1")).extracting(r -> r.entry().outcome()).containsExactly(
+        "pending", "not forwarded: the audit log is unavailable", "ok");
     assertThat(new AuditVerifier(db).verify().intact()).isTrue();
   }
 

@@ -53,4 +53,25 @@ class AuditChainSqliteTest extends AuditChainContract {
     assertBroken(ids.get(4), 5, "audit_heads.seq stored as text, not integer"
         + AuditStorage.WHY);
   }
+
+  /**
+   * SQLite took a NUL as it was before NUL was stored as U+2400; such a record's hash covers the
+   * raw NUL, and it still verifies and reads back with it.
+   */
+  @Test
+  void aNulStoredRawBeforeTheRuleStillVerifies() throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    audit.record(List.of(command(T0, "run-1", "ls x /tmp")));
+    ChainedRecord written = audit.timeline("run-1").get(0);
+    ChainedRecord raw = new ChainedRecord(written.id(), written.host(), written.seq(),
+        written.prevHash(), null, written.chained(),
+        written.entry().toBuilder().ref("ls \u0000 /tmp").build());
+    String hash = AuditHash.of(raw);
+    sql("UPDATE audit SET ref = 'ls ' || char(0) || ' /tmp', hash = '" + hash + "' WHERE id = "
+        + written.id());
+    sql("UPDATE audit_heads SET hash = '" + hash + "' WHERE host = 'host-a'");
+
+    assertThat(audit.timeline("run-1").get(0).entry().ref()).isEqualTo("ls \u0000 /tmp");
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
 }
