@@ -3,23 +3,15 @@ package dev.pushgate.gateway;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -27,21 +19,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
-import org.eclipse.jgit.internal.storage.file.FileRepository;
-import org.eclipse.jgit.internal.storage.file.GC;
-import org.eclipse.jgit.lib.BatchRefUpdate;
 import org.eclipse.jgit.lib.Constants;
-import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
-import org.eclipse.jgit.lib.RepositoryCache;
-import org.eclipse.jgit.lib.StoredConfig;
-import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.transport.FetchResult;
 import org.eclipse.jgit.transport.ReceiveCommand;
-import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.Transport;
 import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
@@ -61,33 +45,19 @@ import org.slf4j.LoggerFactory;
  */
 final class UpstreamCache {
   private static final Logger log = LoggerFactory.getLogger(UpstreamCache.class);
-  static final int COMPACT_ABOVE_PACKS = 40;
   /** The default of the gateway's bound on a push, which bounds the quick fetch too. */
   static final long DEFAULT_MAX_FETCH_BYTES = 2L << 30;
-  private static final List<RefSpec> MIRRORED =
-      List.of(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*"));
 
-  private final Path root;
+  private final CacheRepositories repositories;
+  private final LandedRefs landed;
+  private final CacheCompaction compaction;
   private final int timeoutSeconds;
   private final long maxFetchBytes;
   private final UpstreamFetch fetcher;
   private final PushMetrics metrics;
   private final RepositoryWaits waits;
-  private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   /** Which syncs of each repository began and which left it in step ({@link SyncTurns}). */
   private final ConcurrentHashMap<String, SyncTurns> syncTurns = new ConcurrentHashMap<>();
-  private final Set<String> compacting = ConcurrentHashMap.newKeySet();
-  /** Fetches being served from each repository's cache ({@link #reading}). */
-  private final ConcurrentHashMap<String, Integer> readers = new ConcurrentHashMap<>();
-  /** Compaction is rare and must not load both cores. */
-  private final ThreadPoolExecutor maintenance =
-      oneThreadWhenBusy("pushgate-cache-gc", Thread.MIN_PRIORITY);
-
-  /** Ref updates upstream took, per repository, not yet written to its cache. */
-  private final ConcurrentHashMap<String, Queue<ReceiveCommand>> landed = new ConcurrentHashMap<>();
-  /** Writes them after the pushes are answered. */
-  private final ThreadPoolExecutor refWriter =
-      oneThreadWhenBusy("pushgate-cache-refs", Thread.NORM_PRIORITY);
 
   /**
    * The latest fetch an advertisement did not wait for, per repository. A done one is removed; a
@@ -124,72 +94,33 @@ final class UpstreamCache {
   UpstreamCache(Path root, int timeoutSeconds, long maxFetchBytes, PushMetrics metrics,
       AdmissionLimits limits) {
     this.waits = new RepositoryWaits(limits);
-    this.root = root;
+    this.repositories = new CacheRepositories(root);
+    this.landed = new LandedRefs(repositories);
+    this.compaction = new CacheCompaction(repositories, landed);
     this.timeoutSeconds = timeoutSeconds;
     this.maxFetchBytes = maxFetchBytes;
     this.metrics = metrics;
     this.fetcher = new UpstreamFetch(new UpstreamHttp(timeoutSeconds), maxFetchBytes);
   }
 
-  /**
-   * Opens the cache of {@code repo}, creating it when missing. The caller closes it. The instance
-   * is shared by concurrent requests (JGit's {@link RepositoryCache}), so its pack list and refs
-   * are read once, not once per request.
-   */
+  /** {@link CacheRepositories#open}: the cache of {@code repo}, created when missing. */
   Repository open(RepoSlug repo) throws IOException {
-    Path dir = directoryOf(repo);
-    if (!Files.isRegularFile(dir.resolve("HEAD"))) {
-      ReentrantLock lock = lockOf(repo);
-      lock.lock();
-      try {
-        create(dir);
-      } finally {
-        lock.unlock();
-      }
-    }
-    Repository db = RepositoryCache.open(CacheRepository.key(dir.toFile()), true);
-    StoredConfig config = db.getConfig();
-    // In memory, once per instance (and again if JGit reloads the file), also for caches made
-    // before these were written at creation: the cache is compacted by compactLater() under its
-    // lock, never by JGit's background auto-gc after a receive.
-    if (config.getInt("protocol", null, "version", -1) != 0) {
-      config.setBoolean("receive", null, "autogc", false);
-      config.setInt("gc", null, "auto", 0);
-      config.setInt("gc", null, "autopacklimit", 0);
-      // Protocol v0 lists the refs in the answer to the first request; v2 needs a second
-      // request (ls-refs), which doubled the time of the sync made before every push. v2's ref
-      // prefixes would only pay off on repositories with very many refs outside heads and tags.
-      config.setInt("protocol", null, "version", 0);
-    }
-    return db;
+    return repositories.open(repo);
   }
 
-  /**
-   * Opens the cache of {@code repo} if there is one, never creating it: for readers that are not
-   * serving a push. The caller closes it.
-   */
-  java.util.Optional<Repository> openExisting(RepoSlug repo) throws IOException {
-    if (!Files.isRegularFile(directoryOf(repo).resolve("HEAD"))) {
-      return java.util.Optional.empty();
-    }
-    return java.util.Optional.of(open(repo));
+  /** {@link CacheRepositories#openExisting}: never creating it. */
+  Optional<Repository> openExisting(RepoSlug repo) throws IOException {
+    return repositories.openExisting(repo);
   }
 
-  private static void create(Path dir) throws IOException {
-    if (Files.isRegularFile(dir.resolve("HEAD"))) {
-      return;
-    }
-    Files.createDirectories(dir.getParent());
-    try (Repository created = new FileRepository(dir.toFile())) {
-      created.create(true);
-      StoredConfig config = created.getConfig();
-      // Objects received from a client stay unreachable until upstream accepts them; never
-      // let a gc race a push that is being forwarded.
-      config.setBoolean("receive", null, "autogc", false);
-      config.setInt("gc", null, "auto", 0);
-      config.setInt("gc", null, "autopacklimit", 0);
-      config.save();
-    }
+  /** {@link LandedRefs#landed}: upstream took {@code commands}; written after the answer. */
+  void landed(RepoSlug repo, List<ReceiveCommand> commands) {
+    landed.landed(repo, commands);
+  }
+
+  /** {@link CacheCompaction#reading}: no compaction while a fetch reads the cache. */
+  AutoCloseable reading(RepoSlug repo) {
+    return compaction.reading(repo);
   }
 
   /**
@@ -216,11 +147,11 @@ final class UpstreamCache {
     long asked = System.nanoTime();
     SyncTurns turns = syncTurns.computeIfAbsent(repo.key(), k -> new SyncTurns());
     long arrived = turns.begun();
-    ReentrantLock lock = lockOf(repo);
+    ReentrantLock lock = repositories.lockOf(repo);
     lockWithNoFetchPending(repo, lock);
     long start = System.nanoTime();
     try {
-      writeLanded(repo);
+      landed.write(repo);
       if (turns.answers(arrived)) {
         log.debug("cache of {} synced meanwhile by a sync that began after this request", repo);
         return Optional.empty();
@@ -239,14 +170,14 @@ final class UpstreamCache {
         return Optional.empty();
       }
       try (Repository cache = open(repo)) {
-        Map<String, ObjectId> mirrored = mirrored(cache);
+        Map<String, ObjectId> mirrored = MirroredRefs.of(cache);
         if (mirrored.equals(listed.get())) {
           onSynced(repo, asked, start, false);
           turns.inStep(turn);
           return Optional.empty();
         }
-        if (wanted(cache, listed.get()).isEmpty()) {
-          moveRefs(cache, listed.get());
+        if (MirroredRefs.wanted(cache, listed.get()).isEmpty()) {
+          MirroredRefs.move(cache, listed.get());
           onSynced(repo, asked, start, true);
           turns.inStep(turn);
           return Optional.empty();
@@ -270,7 +201,7 @@ final class UpstreamCache {
       return listed;
     } finally {
       if (!fetching.containsKey(repo.key())) {
-        compactIfCrowded(repo); // else once the fetch has added its pack
+        compaction.compactIfCrowded(repo); // else once the fetch has added its pack
       }
       lock.unlock();
     }
@@ -287,12 +218,12 @@ final class UpstreamCache {
   void fetchObject(RepoSlug repo, String remoteUrl, Secret token, ObjectId id)
       throws UpstreamException, RepositoryBusy {
     sync(repo, remoteUrl, token);
-    ReentrantLock lock = lockOf(repo);
+    ReentrantLock lock = repositories.lockOf(repo);
     lockWithNoFetchPending(repo, lock);
     try (Repository cache = open(repo)) {
       if (!cache.getObjectDatabase().has(id)) {
         fetcher.fetch(cache, remoteUrl, token, List.of(id),
-            new HashSet<>(mirrored(cache).values()));
+            new HashSet<>(MirroredRefs.of(cache).values()));
       }
     } catch (IOException | RuntimeException e) {
       throw new UpstreamException("could not fetch " + id.name() + " from " + repo
@@ -321,27 +252,6 @@ final class UpstreamCache {
     }
   }
 
-  /**
-   * Marks a fetch of {@code repo} served from the cache until the answer is closed: compaction,
-   * which deletes the packs it replaces, waits for a repository nobody is reading. Taken under the
-   * repository's lock, so a compaction either started before (and finished) or sees the reader.
-   */
-  AutoCloseable reading(RepoSlug repo) {
-    ReentrantLock lock = lockOf(repo);
-    lock.lock();
-    try {
-      readers.merge(repo.key(), 1, Integer::sum);
-    } finally {
-      lock.unlock();
-    }
-    boolean[] closed = {false};
-    return () -> {
-      if (!closed[0]) {
-        closed[0] = true;
-        readers.computeIfPresent(repo.key(), (k, n) -> n <= 1 ? null : n - 1);
-      }
-    };
-  }
 
   /**
    * Waits for the fetch a {@link #syncAhead} of {@code repo} left running, if any, and fails if it
@@ -384,11 +294,11 @@ final class UpstreamCache {
    */
   private void fetchAhead(RepoSlug repo, String remoteUrl, Secret token,
       Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done, Runnable inStep) {
-    ReentrantLock lock = lockOf(repo);
+    ReentrantLock lock = repositories.lockOf(repo);
     lock.lock();
     long start = System.nanoTime();
     try {
-      writeLanded(repo);
+      landed.write(repo);
       follow(repo, remoteUrl, token, listed, start);
       onSynced(repo, asked, start, true);
       inStep.run();
@@ -397,7 +307,7 @@ final class UpstreamCache {
     } catch (UpstreamException | RuntimeException e) {
       done.completeExceptionally(e);
     } finally {
-      compactIfCrowded(repo);
+      compaction.compactIfCrowded(repo);
       lock.unlock();
       if (!done.isDone()) { // an Error: no push waits for ever
         done.completeExceptionally(new UpstreamException("the fetch of " + repo + " failed", null));
@@ -427,11 +337,11 @@ final class UpstreamCache {
     for (int attempt = 1; ; attempt++) {
       try (Repository cache = open(repo); Git git = Git.wrap(cache)) {
         // JGit's fetch writes the refs itself, and fetches nothing the cache has: a ref it moves
-        // may name an object of a push's pack, not forced yet (as moveRefs does first).
+        // may name an object of a push's pack, not forced yet (as MirroredRefs.move does first).
         CacheRepository.forceReceived(cache);
         FetchResult result = git.fetch()
             .setRemote(remoteUrl)
-            .setRefSpecs(MIRRORED)
+            .setRefSpecs(MirroredRefs.SPECS)
             .setRemoveDeletedRefs(true)
             .setTimeout(timeoutSeconds)
             .setTransportConfigCallback(t -> authenticate(t, token))
@@ -439,76 +349,13 @@ final class UpstreamCache {
         return !result.getTrackingRefUpdates().isEmpty();
       } catch (GitAPIException | IOException | RuntimeException e) {
         // A ref lock held for a moment by another writer fails the fetch: try again.
-        if (attempt < 3 && mentionsLock(e)) {
-          sleep(50L * attempt);
+        if (attempt < 3 && MirroredRefs.mentionsLock(e)) {
+          MirroredRefs.sleep(50L * attempt);
           continue;
         }
         metrics.onSync(java.time.Duration.ofNanos(System.nanoTime() - start), false, false);
         throw new UpstreamException("could not read " + repo + " upstream: " + e.getMessage(), e);
       }
-    }
-  }
-
-  /**
-   * Records that upstream took {@code commands}, so that the next advertisement shows them
-   * without a fetch. They are written in the background, after the push is answered, which spares
-   * the push a ref update on disk. Whatever holds the repository's lock (a sync, a compaction)
-   * writes what is still pending first: no advertisement predates a push answered before it was
-   * asked for, and no compaction drops the objects of a push whose ref is not written yet.
-   */
-  void landed(RepoSlug repo, List<ReceiveCommand> commands) {
-    if (commands.isEmpty()) {
-      return;
-    }
-    landed.computeIfAbsent(repo.key(), k -> new ConcurrentLinkedQueue<>()).addAll(commands);
-    try {
-      refWriter.execute(() -> {
-        ReentrantLock lock = lockOf(repo);
-        lock.lock();
-        try {
-          writeLanded(repo);
-        } finally {
-          lock.unlock();
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      // Never fails the push, which has landed: the next sync writes what is pending.
-      log.warn("could not schedule the cache ref update of {}: {}", repo, e.toString());
-    }
-  }
-
-  /** Under the repository's lock. */
-  private void writeLanded(RepoSlug repo) {
-    Queue<ReceiveCommand> pending = landed.get(repo.key());
-    if (pending == null || pending.isEmpty()) {
-      return;
-    }
-    try (Repository cache = open(repo)) {
-      // The pushes' packs first: no ref of the cache names an object a crash could lose.
-      CacheRepository.forceReceived(cache);
-      for (ReceiveCommand c; (c = pending.poll()) != null; ) {
-        setRef(cache, c);
-      }
-    } catch (IOException e) {
-      log.warn("could not record a push in the cache of {}: {}", repo, e.getMessage());
-    }
-  }
-
-  private static void setRef(Repository cache, ReceiveCommand cmd) {
-    try {
-      RefUpdate ru = cache.updateRef(cmd.getRefName());
-      ru.disableRefLog();
-      ru.setForceUpdate(true);
-      if (cmd.getType() == ReceiveCommand.Type.DELETE) {
-        ru.delete();
-      } else {
-        ru.setExpectedOldObjectId(null);
-        ru.setNewObjectId(cmd.getNewId());
-        ru.update();
-      }
-    } catch (IOException e) {
-      // The cache is only a cache: the next sync finds it differs and fetches from upstream.
-      log.warn("could not update the cache ref {}: {}", cmd.getRefName(), e.getMessage());
     }
   }
 
@@ -521,12 +368,12 @@ final class UpstreamCache {
   private void follow(RepoSlug repo, String remoteUrl, Secret token,
       Map<String, ObjectId> listed, long start) throws UpstreamException {
     try (Repository cache = open(repo)) {
-      Set<ObjectId> wants = wanted(cache, listed);
+      Set<ObjectId> wants = MirroredRefs.wanted(cache, listed);
       if (!wants.isEmpty()) {
         // Every ref tip of the cache is whole: fetched, or received with its connectivity checked.
-        fetcher.fetch(cache, remoteUrl, token, wants, new HashSet<>(mirrored(cache).values()));
+        fetcher.fetch(cache, remoteUrl, token, wants, new HashSet<>(MirroredRefs.of(cache).values()));
       }
-      moveRefs(cache, listed);
+      MirroredRefs.move(cache, listed);
     } catch (SideBandPackIn.TooLarge e) {
       log.info("the fetch of {} is larger than {} bytes; fetching it with JGit", repo,
           maxFetchBytes);
@@ -534,147 +381,6 @@ final class UpstreamCache {
     } catch (IOException | RuntimeException e) {
       throw failed(repo, start, e);
     }
-  }
-
-  /** The ids upstream listed whose objects the cache lacks. */
-  private static Set<ObjectId> wanted(Repository cache, Map<String, ObjectId> listed)
-      throws IOException {
-    Set<ObjectId> wants = new LinkedHashSet<>();
-    for (ObjectId id : listed.values()) {
-      if (!cache.getObjectDatabase().has(id)) {
-        wants.add(id);
-      }
-    }
-    return wants;
-  }
-
-  /** {@link #moveRefsOnce}, again while another writer holds a ref's lock for a moment. */
-  private static void moveRefs(Repository cache, Map<String, ObjectId> listed)
-      throws IOException {
-    // Upstream may have moved to objects a push brought into the cache: force them first.
-    CacheRepository.forceReceived(cache);
-    for (int attempt = 1; !moveRefsOnce(cache, listed); attempt++) {
-      // A ref lock held for a moment by another writer fails the batch whole: try again.
-      if (attempt == 3) {
-        throw new IOException("the cache's refs stayed locked");
-      }
-      sleep(50L * attempt);
-    }
-  }
-
-  /** Forces the cache's branches and tags to {@code listed}, all or none; false on a lock. */
-  private static boolean moveRefsOnce(Repository cache, Map<String, ObjectId> listed)
-      throws IOException {
-    Map<String, ObjectId> mirrored = mirrored(cache);
-    BatchRefUpdate batch = cache.getRefDatabase().newBatchUpdate();
-    batch.setAllowNonFastForwards(true);
-    batch.disableRefLog();
-    listed.forEach((name, id) -> {
-      ObjectId old = mirrored.getOrDefault(name, ObjectId.zeroId());
-      if (!old.equals(id)) {
-        batch.addCommand(new ReceiveCommand(old, id, name));
-      }
-    });
-    mirrored.forEach((name, old) -> {
-      if (!listed.containsKey(name)) {
-        batch.addCommand(new ReceiveCommand(old, ObjectId.zeroId(), name));
-      }
-    });
-    if (batch.getCommands().isEmpty()) {
-      return true;
-    }
-    try (RevWalk walk = new RevWalk(cache)) {
-      batch.execute(walk, NullProgressMonitor.INSTANCE);
-    }
-    for (ReceiveCommand c : batch.getCommands()) {
-      if (c.getResult() == ReceiveCommand.Result.LOCK_FAILURE) {
-        return false;
-      }
-      if (c.getResult() != ReceiveCommand.Result.OK) {
-        throw new IOException("could not move the cache's " + c.getRefName() + ": "
-            + c.getResult());
-      }
-    }
-    return true;
-  }
-
-  private static Map<String, ObjectId> mirrored(Repository cache) throws IOException {
-    Map<String, ObjectId> mirrored = new HashMap<>();
-    for (Ref r : cache.getRefDatabase().getRefsByPrefix(Constants.R_HEADS, Constants.R_TAGS)) {
-      if (r.getObjectId() != null) {
-        mirrored.put(r.getName(), r.getObjectId());
-      }
-    }
-    return mirrored;
-  }
-
-  /**
-   * Every push leaves one pack in the cache and every fetch another. JGit searches each for every
-   * object a push brings, and lists them all again whenever one was added. Past
-   * {@link #COMPACT_ABOVE_PACKS}, counted at every sync, the cache is repacked in the background,
-   * under the same lock as a sync. A push in flight is safe: JGit keeps the pack it received with
-   * a .keep file until the push is answered, forwarding and any wait for an approver included.
-   * What a refused push left behind is unreachable and goes.
-   */
-  private void compactIfCrowded(RepoSlug repo) {
-    if (!compacting.add(repo.key())) {
-      return; // a count or a compaction is queued or running
-    }
-    // Counted in the background too: the pack directory changed with the last push, so JGit
-    // would list it again here, on the way to the advertisement.
-    maintenance.execute(() -> {
-      try {
-        if (packFiles(repo) > COMPACT_ABOVE_PACKS) {
-          compact(repo);
-        }
-      } finally {
-        compacting.remove(repo.key());
-      }
-    });
-  }
-
-  private void compact(RepoSlug repo) {
-    ReentrantLock lock = lockOf(repo);
-    lock.lock();
-    long start = System.nanoTime();
-    try (Repository cache = open(repo)) {
-      writeLanded(repo);
-      if (readers.containsKey(repo.key())) {
-        // replaced packs would go from under a clone; the next sync counts again
-        log.debug("not compacting the cache of {} while a fetch reads it", repo);
-        return;
-      }
-      int before = packFiles(repo);
-      GC gc = new GC((FileRepository) cache);
-      // Replaced packs go at once, or each later compaction would find them all again.
-      gc.setPackExpireAgeMillis(0);
-      // Objects only: packing refs would race the advertisements read outside the lock (a ref
-      // briefly read from the old packed-refs after its loose file went), and an advertisement
-      // older than upstream fails the push as stale.
-      gc.repack();
-      log.info("compacted the cache of {}: {} packs -> {} in {} ms", repo, before,
-          packFiles(repo), (System.nanoTime() - start) / 1_000_000);
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      log.warn("could not compact the cache of {}: {}", repo, e.getMessage());
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private int packFiles(RepoSlug repo) {
-    int n = 0;
-    try (DirectoryStream<Path> packs =
-        Files.newDirectoryStream(directoryOf(repo).resolve("objects/pack"), "*.pack")) {
-      for (Path ignored : packs) {
-        n++;
-      }
-    } catch (IOException e) {
-      log.debug("could not count the packs of the cache of {}: {}", repo, e.getMessage());
-    }
-    return n;
   }
 
   /**
@@ -690,53 +396,15 @@ final class UpstreamCache {
     }
   }
 
-  private static boolean mentionsLock(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      String m = t.getMessage();
-      if (m != null && m.toLowerCase(Locale.ROOT).contains("lock")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /**
    * Stops compaction, ref writing and fetching; refs not written yet are fetched by the next sync,
    * and a push waiting for a fetch that was stopped fails.
    */
   void close() {
-    maintenance.shutdownNow();
-    refWriter.shutdownNow();
+    compaction.close();
+    landed.close();
     fetchers.shutdownNow();
     fetching.values().forEach(f -> f.completeExceptionally(
         new UpstreamException("the gateway is stopping", null)));
-  }
-
-  /** One thread at most, gone when idle. */
-  private static ThreadPoolExecutor oneThreadWhenBusy(String name, int priority) {
-    return new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      t.setPriority(priority);
-      return t;
-    });
-  }
-
-  private ReentrantLock lockOf(RepoSlug repo) {
-    return locks.computeIfAbsent(repo.key(), k -> new ReentrantLock());
-  }
-
-  private Path directoryOf(RepoSlug repo) {
-    // RepoSlug forbids separators and dot segments, so this stays under root.
-    return root.resolve(repo.owner().toLowerCase(Locale.ROOT))
-        .resolve(repo.name().toLowerCase(Locale.ROOT) + ".git");
   }
 }

@@ -441,7 +441,7 @@ class UpstreamCacheTest {
   void aCacheWithManyPacksIsCompactedWithoutLosingARef() throws Exception {
     String url = http.url(tmp.resolve("upstream.git"));
     ObjectId tip = TestRepos.idOf(upstream, "refs/heads/main");
-    for (int i = 0; i <= UpstreamCache.COMPACT_ABOVE_PACKS; i++) {
+    for (int i = 0; i <= CacheCompaction.COMPACT_ABOVE_PACKS; i++) {
       tip = TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);
       TestRepos.setRef(upstream, "refs/heads/main", tip);
       cache.sync(REPO, url, TOKEN); // one fetch, one pack, each time
@@ -454,7 +454,7 @@ class UpstreamCacheTest {
     String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
     ObjectId tip = TestRepos.idOf(upstream, "refs/heads/main");
-    for (int i = 0; i <= UpstreamCache.COMPACT_ABOVE_PACKS; i++) {
+    for (int i = 0; i <= CacheCompaction.COMPACT_ABOVE_PACKS; i++) {
       tip = TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);
       TestRepos.setRef(upstream, "refs/heads/main", tip);
       // As a forwarded push leaves it: the pack received, the ref set to what upstream took.

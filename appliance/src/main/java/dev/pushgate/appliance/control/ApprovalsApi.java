@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.ApproverStream;
 import dev.pushgate.approvals.Question;
 import dev.pushgate.appliance.runs.RunRequestException;
 import dev.pushgate.types.UntrustedText;

@@ -1,6 +1,6 @@
 package dev.pushgate.appliance.web;
 
-import dev.pushgate.appliance.control.ApproverStream;
+import dev.pushgate.approvals.ApproverStream;
 import dev.pushgate.appliance.control.JsonAnswer;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.approvals.ApprovalDesk;
+import dev.pushgate.approvals.signin.Sessions;
+import dev.pushgate.approvals.signin.SignInTokens;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.Question;
 import dev.pushgate.appliance.control.AuditJson;

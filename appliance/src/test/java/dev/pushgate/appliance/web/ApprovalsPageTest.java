@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.pushgate.approvals.signin.Sessions;
+import dev.pushgate.approvals.signin.SignInTokens;
 import dev.pushgate.appliance.SandboxSocket;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.ApprovalDesk;

@@ -1,11 +1,8 @@
-package dev.pushgate.appliance.control;
+package dev.pushgate.approvals;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pushgate.approvals.Answer;
-import dev.pushgate.approvals.ApprovalDesk;
-import dev.pushgate.approvals.Question;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.web;
+package dev.pushgate.approvals.signin;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.web;
+package dev.pushgate.approvals.signin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

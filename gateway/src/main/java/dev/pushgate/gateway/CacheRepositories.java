@@ -1,0 +1,99 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.types.RepoSlug;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.RepositoryCache;
+import org.eclipse.jgit.lib.StoredConfig;
+
+/**
+ * Where the fetch cache keeps each upstream repository's bare repository, and the lock each is
+ * written under: what the sync ({@link UpstreamCache}), the landed pushes' ref writer
+ * ({@link LandedRefs}) and the compaction ({@link CacheCompaction}) share.
+ */
+final class CacheRepositories {
+  private final Path root;
+  private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+
+  CacheRepositories(Path root) {
+    this.root = root;
+  }
+
+  /**
+   * Opens the cache of {@code repo}, creating it when missing. The caller closes it. The instance
+   * is shared by concurrent requests (JGit's {@link RepositoryCache}), so its pack list and refs
+   * are read once, not once per request.
+   */
+  Repository open(RepoSlug repo) throws IOException {
+    Path dir = directoryOf(repo);
+    if (!Files.isRegularFile(dir.resolve("HEAD"))) {
+      ReentrantLock lock = lockOf(repo);
+      lock.lock();
+      try {
+        create(dir);
+      } finally {
+        lock.unlock();
+      }
+    }
+    Repository db = RepositoryCache.open(CacheRepository.key(dir.toFile()), true);
+    StoredConfig config = db.getConfig();
+    // In memory, once per instance (and again if JGit reloads the file), also for caches made
+    // before these were written at creation: the cache is compacted by CacheCompaction under its
+    // lock, never by JGit's background auto-gc after a receive.
+    if (config.getInt("protocol", null, "version", -1) != 0) {
+      config.setBoolean("receive", null, "autogc", false);
+      config.setInt("gc", null, "auto", 0);
+      config.setInt("gc", null, "autopacklimit", 0);
+      // Protocol v0 lists the refs in the answer to the first request; v2 needs a second
+      // request (ls-refs), which doubled the time of the sync made before every push. v2's ref
+      // prefixes would only pay off on repositories with very many refs outside heads and tags.
+      config.setInt("protocol", null, "version", 0);
+    }
+    return db;
+  }
+
+  /**
+   * Opens the cache of {@code repo} if there is one, never creating it: for readers that are not
+   * serving a push. The caller closes it.
+   */
+  Optional<Repository> openExisting(RepoSlug repo) throws IOException {
+    if (!Files.isRegularFile(directoryOf(repo).resolve("HEAD"))) {
+      return Optional.empty();
+    }
+    return Optional.of(open(repo));
+  }
+
+  private static void create(Path dir) throws IOException {
+    if (Files.isRegularFile(dir.resolve("HEAD"))) {
+      return;
+    }
+    Files.createDirectories(dir.getParent());
+    try (Repository created = new FileRepository(dir.toFile())) {
+      created.create(true);
+      StoredConfig config = created.getConfig();
+      // Objects received from a client stay unreachable until upstream accepts them; never
+      // let a gc race a push that is being forwarded.
+      config.setBoolean("receive", null, "autogc", false);
+      config.setInt("gc", null, "auto", 0);
+      config.setInt("gc", null, "autopacklimit", 0);
+      config.save();
+    }
+  }
+
+  ReentrantLock lockOf(RepoSlug repo) {
+    return locks.computeIfAbsent(repo.key(), k -> new ReentrantLock());
+  }
+
+  Path directoryOf(RepoSlug repo) {
+    // RepoSlug forbids separators and dot segments, so this stays under root.
+    return root.resolve(repo.owner().toLowerCase(Locale.ROOT))
+        .resolve(repo.name().toLowerCase(Locale.ROOT) + ".git");
+  }
+}
