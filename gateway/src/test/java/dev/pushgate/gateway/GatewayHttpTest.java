@@ -1058,6 +1058,10 @@ class GatewayHttpTest {
       URI gatewayUri = one.getURI();
       String infoRefs = repo + "/info/refs?service=git-receive-pack";
       assertThat(get(gatewayUri, infoRefs).statusCode()).isEqualTo(200);
+      // given back just after the answer, once the request's thread leaves the gateway: the
+      // stalled push below must find the one place free, or it is shed before its pack
+      Wait.until(Duration.ofSeconds(30), "the advertisement's admission to be given back",
+          () -> gateway.admittedRequests() == 0);
       byte[] stalled = ("0".repeat(40) + " " + base.name()
           + " refs/heads/stalled\0report-status\n").getBytes(StandardCharsets.US_ASCII);
       try (java.net.Socket holding = new java.net.Socket("127.0.0.1", gatewayUri.getPort())) {
