@@ -191,6 +191,15 @@ class RunIsolationTest {
     assertThat(ForgeRefs.of(app.get(), "acme/widget")).doesNotContainKey("refs/heads/stolen");
     JsonNode audit = app.get().control().get("/v1/audit?runId="
         + runC.get("runId").asText()).body();
-    assertThat(audit.get("decisions")).isEmpty();
+    // Both claims are audited as what they were: commands read, a pack that did not parse,
+    // nothing forwarded (docs/push-path.md, step 7).
+    assertThat(audit.get("decisions")).hasSize(2).allSatisfy(d -> {
+      assertThat(d.get("ref").asText()).isEqualTo("refs/heads/stolen");
+      assertThat(d.get("decision").asText()).isEqualTo("denied");
+      assertThat(d.get("code").asText()).isEqualTo("INVALID_COMMAND");
+      assertThat(d.get("reason").asText()).startsWith("malformed push request: Exception while"
+          + " parsing pack stream: Missing ");
+      assertThat(d.get("outcome").asText()).isEqualTo("not forwarded");
+    });
   }
 }
