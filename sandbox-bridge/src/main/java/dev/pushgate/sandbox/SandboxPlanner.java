@@ -64,17 +64,6 @@ public final class SandboxPlanner {
   /** Why this host cannot boot a microVM, from its probe; null when it can or was not probed. */
   private final String microVmWhyNot;
 
-  /** A planner that passes no launcher variable beyond the basics. */
-  public SandboxPlanner(
-      ProbeResult probe,
-      SandboxSwitch sandboxSwitch,
-      boolean microVmAvailable,
-      Path home,
-      EnvironmentVariables hostEnv,
-      EgressLists egressLists) {
-    this(probe, sandboxSwitch, microVmAvailable, home, hostEnv, egressLists, PassedVariables.NONE);
-  }
-
   /**
    * @param probe the start-up probe's result
    * @param sandboxSwitch {@code --sandbox} / {@code CC_SERVER_SANDBOX}

@@ -49,7 +49,7 @@ final class RealBwrap {
   /** A planner on a Linux host with bubblewrap and socat. */
   static SandboxPlanner planner(Path home, Map<String, String> hostEnv, SandboxSwitch sw) {
     return new SandboxPlanner(BackendProbe.probe(Platform.LINUX, n -> true), sw, false, home,
-        EnvironmentVariables.of(hostEnv), EgressLists.embedded());
+        EnvironmentVariables.of(hostEnv), EgressLists.embedded(), PassedVariables.NONE);
   }
 
   /** A run's directories in a test's temp dir: its writable workdir, config dir and home. */

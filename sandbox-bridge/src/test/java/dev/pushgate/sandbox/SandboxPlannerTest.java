@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,7 +64,8 @@ class SandboxPlannerTest {
     host.put("LD_PRELOAD", "/opt/inject.so");
     host.put("GITHUB_TOKEN", "ghp_hostToken");
     return new SandboxPlanner(
-        probe, sw, microVm, home, EnvironmentVariables.of(host), EgressLists.embedded());
+        probe, sw, microVm, home, EnvironmentVariables.of(host), EgressLists.embedded(),
+        PassedVariables.NONE);
   }
 
   private RunPaths overlayPaths() {
@@ -74,6 +76,11 @@ class SandboxPlannerTest {
 
   private SandboxRequest.Builder overlay(Runner runner) {
     return SandboxRequest.builder("space-1", "ws-1", runner, overlayPaths()).agentId("a1");
+  }
+
+  /** The plan on {@code probe}'s host of an ACP overlay run, the request shaped by {@code with}. */
+  private SandboxPlan acpPlan(ProbeResult probe, UnaryOperator<SandboxRequest.Builder> with) {
+    return planner(probe).plan(with.apply(overlay(Runner.ACP)).build());
   }
 
   // ---- mounts ----
@@ -276,7 +283,7 @@ class SandboxPlannerTest {
     SandboxPlanner p =
         new SandboxPlanner(
             MAC, SandboxSwitch.ON, false, linkedHome, EnvironmentVariables.empty(),
-            EgressLists.embedded());
+            EgressLists.embedded(), PassedVariables.NONE);
     assertThat(p.plan(overlay(Runner.ACP).build()).filesystem().readDeny())
         .startsWith(linkedHome.resolve(".ssh").toString(), home.resolve(".ssh").toString());
   }
@@ -517,11 +524,7 @@ class SandboxPlannerTest {
   @Test
   void refusalNamesTheFirstGlobOfAnExplicitList() {
     SandboxPlan plan =
-        planner(WSL2)
-            .plan(
-                overlay(Runner.ACP)
-                    .denyWriteGlobs(DenyWriteGlobs.explicit(List.of("*.pem", "id_*")))
-                    .build());
+        acpPlan(WSL2, r -> r.denyWriteGlobs(DenyWriteGlobs.explicit(List.of("*.pem", "id_*"))));
     assertThat(plan.verdict().reason())
         .isEqualTo("bubblewrap cannot deny creating *.pem inside a writable mount");
   }
@@ -544,8 +547,8 @@ class SandboxPlannerTest {
   void anExplicitListThatAddsAnExceptionIsReportedAsAWeakening() {
     List<String> withException = new java.util.ArrayList<>(DenyWriteGlobs.DEFAULT_GLOBS);
     withException.add("!server.pem");
-    SandboxPlan plan = planner(LINUX).plan(overlay(Runner.ACP)
-        .denyWriteGlobs(DenyWriteGlobs.explicit(withException)).build());
+    SandboxPlan plan =
+        acpPlan(LINUX, r -> r.denyWriteGlobs(DenyWriteGlobs.explicit(withException)));
     assertThat(plan.enforcement().weakenings()).containsExactly("denyWriteGlobs set by the rules"
         + " to " + withException + ", not the default secret files: what !server.pem names may"
         + " be written inside writable mounts");
@@ -689,8 +692,7 @@ class SandboxPlannerTest {
 
   @Test
   void wrappedRunReportsTheAllowlistOrTheNetworkOff() {
-    SandboxPlan on =
-        planner(MAC).plan(overlay(Runner.ACP).egressAllowlist(List.of("*.example.com")).build());
+    SandboxPlan on = acpPlan(MAC, r -> r.egressAllowlist(List.of("*.example.com")));
     assertThat(on.enforcement().networkAllowlist()).isTrue();
     assertThat(on.enforcement().networkNote())
         .isEqualTo(
@@ -700,7 +702,7 @@ class SandboxPlannerTest {
     assertThat(on.egress().allows("a.example.com").allowed()).isTrue();
     assertThat(on.spec().egressAllowlist()).containsExactly("*.example.com");
 
-    SandboxPlan off = planner(MAC).plan(overlay(Runner.ACP).networkEnabled(false).build());
+    SandboxPlan off = acpPlan(MAC, r -> r.networkEnabled(false));
     assertThat(off.spec().networkEnabled()).isFalse();
     assertThat(off.egress().allowlist()).isEmpty();
     assertThat(off.egress().allows("github.com").allowed()).isFalse();
@@ -748,15 +750,13 @@ class SandboxPlannerTest {
 
   // ---- serialisation ----
 
+  private static final EnvironmentVariables RUN_TOKEN =
+      EnvironmentVariables.of(Map.of("GH_TOKEN", "ghs_runToken"));
+
   @Test
   void planSerialisesAsTheControlApisSandboxFieldAndRoundTrips() throws Exception {
     ObjectMapper json = new ObjectMapper();
-    SandboxPlan plan =
-        planner(LINUX)
-            .plan(
-                overlay(Runner.ACP)
-                    .envAdditions(EnvironmentVariables.of(Map.of("GH_TOKEN", "ghs_runToken")))
-                    .build());
+    SandboxPlan plan = acpPlan(LINUX, r -> r.envAdditions(RUN_TOKEN));
     JsonNode tree = json.valueToTree(plan);
     assertThat(tree.get("effectiveBackend").asText()).isEqualTo("none");
     assertThat(tree.get("verdict").get("launch").asText()).isEqualTo("refused");
@@ -776,12 +776,7 @@ class SandboxPlannerTest {
 
   @Test
   void planToStringNeverShowsTheRunsToken() {
-    SandboxPlan plan =
-        planner(MAC)
-            .plan(
-                overlay(Runner.ACP)
-                    .envAdditions(EnvironmentVariables.of(Map.of("GH_TOKEN", "ghs_runToken")))
-                    .build());
+    SandboxPlan plan = acpPlan(MAC, r -> r.envAdditions(RUN_TOKEN));
     assertThat(plan.toString()).contains("GH_TOKEN").doesNotContain("ghs_runToken");
     assertThat(plan.toString()).doesNotContain("ghp_hostToken");
   }
