@@ -13,6 +13,7 @@ import java.security.KeyPair;
 import java.security.interfaces.RSAPrivateKey;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,9 +30,7 @@ class AppKeyLoaderTest {
     String pem = TestKeys.pkcs1(rsa.getPrivate());
     assertThat(pem).startsWith("-----BEGIN RSA PRIVATE KEY-----");
 
-    RSAPrivateKey key = AppKeyLoader.load(TestKeys.write(dir, "app.pem", pem));
-
-    assertThat(key.getEncoded()).isEqualTo(rsa.getPrivate().getEncoded());
+    assertThat(loaded(pem).getEncoded()).isEqualTo(rsa.getPrivate().getEncoded());
   }
 
   @Test
@@ -39,9 +38,7 @@ class AppKeyLoaderTest {
     String pem = TestKeys.pkcs8(rsa.getPrivate());
     assertThat(pem).startsWith("-----BEGIN PRIVATE KEY-----");
 
-    RSAPrivateKey key = AppKeyLoader.load(TestKeys.write(dir, "app.pem", pem));
-
-    assertThat(key.getEncoded()).isEqualTo(rsa.getPrivate().getEncoded());
+    assertThat(loaded(pem).getEncoded()).isEqualTo(rsa.getPrivate().getEncoded());
   }
 
   @Test
@@ -49,9 +46,7 @@ class AppKeyLoaderTest {
     String pem = "Bag Attributes: saved from a browser\r\n"
         + TestKeys.pkcs1(rsa.getPrivate()).replace("\n", "\r\n") + "\r\n";
 
-    RSAPrivateKey key = AppKeyLoader.load(TestKeys.write(dir, "app.pem", pem));
-
-    assertThat(key.getModulus()).isEqualTo(((RSAPrivateKey) rsa.getPrivate()).getModulus());
+    assertThat(loaded(pem).getModulus()).isEqualTo(((RSAPrivateKey) rsa.getPrivate()).getModulus());
   }
 
   @Test
@@ -70,18 +65,16 @@ class AppKeyLoaderTest {
   void refusesEncryptedPkcs1Key() {
     String pem = TestKeys.encryptedPkcs1(rsa.getPrivate());
     assertThat(pem).contains("Proc-Type: 4,ENCRYPTED");
-    Path file = TestKeys.write(dir, "app.pem", pem);
 
-    assertThat(failure(file, pem).getMessage()).isEqualTo(encrypted(file));
+    assertRefused(pem, AppKeyLoaderTest::encrypted);
   }
 
   @Test
   void refusesEncryptedPkcs8Key() {
     String pem = TestKeys.encryptedPkcs8(rsa.getPrivate());
     assertThat(pem).startsWith("-----BEGIN ENCRYPTED PRIVATE KEY-----");
-    Path file = TestKeys.write(dir, "app.pem", pem);
 
-    assertThat(failure(file, pem).getMessage()).isEqualTo(encrypted(file));
+    assertRefused(pem, AppKeyLoaderTest::encrypted);
   }
 
   @Test
@@ -118,9 +111,7 @@ class AppKeyLoaderTest {
   void refusesGarbage() {
     Path file = TestKeys.write(dir, "app.pem", "this is the app id, not the key: 123456\n");
 
-    assertThat(failure(file, "").getMessage()).isEqualTo("GitHub App private key " + file
-        + " does not contain a PEM private key (expected a line -----BEGIN RSA PRIVATE KEY-----): "
-        + DOWNLOAD);
+    assertThat(failure(file, "").getMessage()).isEqualTo(noKey(file));
   }
 
   @Test
@@ -128,9 +119,7 @@ class AppKeyLoaderTest {
     Path file = TestKeys.write(dir, "app.pem", "-----BEGIN EC PARAMETERS-----\n"
         + "BggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n");
 
-    assertThat(failure(file, "").getMessage()).isEqualTo("GitHub App private key " + file
-        + " does not contain a PEM private key (expected a line -----BEGIN RSA PRIVATE KEY-----): "
-        + DOWNLOAD);
+    assertThat(failure(file, "").getMessage()).isEqualTo(noKey(file));
   }
 
   @Test
@@ -147,18 +136,16 @@ class AppKeyLoaderTest {
   @Test
   void refusesEcKey() {
     String pem = TestKeys.pkcs8(TestKeys.ec().getPrivate());
-    Path file = TestKeys.write(dir, "app.pem", pem);
 
-    assertThat(failure(file, pem).getMessage()).isEqualTo("GitHub App private key " + file
+    assertRefused(pem, file -> "GitHub App private key " + file
         + " is an EC key; GitHub App keys are RSA: " + DOWNLOAD);
   }
 
   @Test
   void refusesShortRsaKey() {
     String pem = TestKeys.pkcs1(TestKeys.generate("RSA", 1024).getPrivate());
-    Path file = TestKeys.write(dir, "app.pem", pem);
 
-    assertThat(failure(file, pem).getMessage()).isEqualTo("GitHub App private key " + file
+    assertRefused(pem, file -> "GitHub App private key " + file
         + " is a 1024-bit RSA key; GitHub App keys have at least 2048 bits: " + DOWNLOAD);
   }
 
@@ -198,13 +185,7 @@ class AppKeyLoaderTest {
     Path file = TestKeys.write(dir, "app.pem", TestKeys.pkcs1(rsa.getPrivate()));
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
 
-    String log;
-    try (LogCapture capture = new LogCapture()) {
-      AppKeyLoader.load(file);
-      log = capture.text();
-    }
-
-    assertThat(log).contains("WARN").contains("GitHub App private key " + file + " is accessible"
+    assertThat(loadLog(file)).contains("WARN").contains("GitHub App private key " + file + " is accessible"
         + " to group or others (mode rw-r--r--): anyone who can read it can act as the App;"
         + " chmod 600 " + file);
   }
@@ -213,13 +194,7 @@ class AppKeyLoaderTest {
   void staysQuietWhenOnlyTheOwnerCanReadTheKey() throws Exception {
     Path file = TestKeys.write(dir, "app.pem", TestKeys.pkcs1(rsa.getPrivate()));
 
-    String log;
-    try (LogCapture capture = new LogCapture()) {
-      AppKeyLoader.load(file);
-      log = capture.text();
-    }
-
-    assertThat(log).doesNotContain("accessible to group or others");
+    assertThat(loadLog(file)).doesNotContain("accessible to group or others");
   }
 
   private static String encrypted(Path file) {
@@ -228,9 +203,31 @@ class AppKeyLoaderTest {
         + " key.pem mode 600), or " + DOWNLOAD;
   }
 
+  private static String noKey(Path file) {
+    return "GitHub App private key " + file + " does not contain a PEM private key (expected a"
+        + " line -----BEGIN RSA PRIVATE KEY-----): " + DOWNLOAD;
+  }
+
   private static String damaged(Path file) {
     return "GitHub App private key " + file + " is not a complete PEM private key (truncated or"
         + " damaged): " + DOWNLOAD;
+  }
+
+  private RSAPrivateKey loaded(String pem) throws Exception {
+    return AppKeyLoader.load(TestKeys.write(dir, "app.pem", pem));
+  }
+
+  private static String loadLog(Path file) throws Exception {
+    try (LogCapture capture = new LogCapture()) {
+      AppKeyLoader.load(file);
+      return capture.text();
+    }
+  }
+
+  /** Writes {@code pem} as a key file and checks that loading it fails with {@code message}. */
+  private void assertRefused(String pem, Function<Path, String> message) {
+    Path file = TestKeys.write(dir, "app.pem", pem);
+    assertThat(failure(file, pem).getMessage()).isEqualTo(message.apply(file));
   }
 
   /** Loads a key that must fail, and checks that nothing of the key leaks through the failure. */
