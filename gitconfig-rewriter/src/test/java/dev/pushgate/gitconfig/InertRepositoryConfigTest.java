@@ -11,12 +11,7 @@ class InertRepositoryConfigTest {
       \tfilemode = true
       \tbare = false
       \tlogallrefupdates = true
-      [remote "origin"]
-      \turl = https://github.com/acme/widget.git
-      \tfetch = +refs/heads/*:refs/remotes/origin/*
-      [branch "main"]
-      \tremote = origin
-      \tmerge = refs/heads/main
+      """ + ClonedConfig.ORIGIN_AND_MAIN + """
       [user]
       \tname = Agent
       \temail = agent@example.com

@@ -9,13 +9,7 @@ class UpstreamConfigEditTest {
       [core]
       \trepositoryformatversion = 0
       \tbare = false
-      [remote "origin"]
-      \turl = https://github.com/acme/widget.git
-      \tfetch = +refs/heads/*:refs/remotes/origin/*
-      [branch "main"]
-      \tremote = origin
-      \tmerge = refs/heads/main
-      """;
+      """ + ClonedConfig.ORIGIN_AND_MAIN;
 
   /** What git 2.39's git push -u origin feature/x writes. */
   private static final String PUSHED_U = CLONED + """
