@@ -421,8 +421,12 @@ class GitMetadataCheckTest {
     assertThat(packed).isDirectory();
   }
 
-  private static final String LEFT = ": an operation in progress left by the run (git would"
-      + " resume or conclude it: --continue, commit, bisect); moved to ";
+  /** What the check reports for {@code name}, an operation the run left in {@code gitDir}. */
+  private static String leftInProgress(Path gitDir, String name) {
+    return gitDir.resolve(name) + ": an operation in progress left by the run (git would resume"
+        + " or conclude it: --continue, commit, bisect); moved to " + name + ".planted-by-run (git"
+        + " does not read it there)";
+  }
 
   /** What {@code git rebase -i} leaves in a git directory, with an {@code exec} in its todo. */
   private static Path interactiveRebase(Path gitDir) throws IOException {
@@ -450,20 +454,13 @@ class GitMetadataCheckTest {
     List<SandboxViolation> found = check.check();
 
     assertThat(found).extracting(SandboxViolation::raw).containsExactlyInAnyOrder(
-        git.resolve("BISECT_RUN") + LEFT + "BISECT_RUN.planted-by-run (git does not read it"
-            + " there)",
-        git.resolve("MERGE_HEAD") + LEFT + "MERGE_HEAD.planted-by-run (git does not read it"
-            + " there)",
-        git.resolve("rebase-apply") + LEFT + "rebase-apply.planted-by-run (git does not read"
-            + " it there)",
-        git.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not read"
-            + " it there)",
-        nested.resolve("CHERRY_PICK_HEAD") + LEFT + "CHERRY_PICK_HEAD.planted-by-run (git does"
-            + " not read it there)",
-        nested.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not"
-            + " read it there)",
-        nested.resolve("sequencer") + LEFT + "sequencer.planted-by-run (git does not read it"
-            + " there)");
+        leftInProgress(git, "BISECT_RUN"),
+        leftInProgress(git, "MERGE_HEAD"),
+        leftInProgress(git, "rebase-apply"),
+        leftInProgress(git, "rebase-merge"),
+        leftInProgress(nested, "CHERRY_PICK_HEAD"),
+        leftInProgress(nested, "rebase-merge"),
+        leftInProgress(nested, "sequencer"));
     assertThat(found).allSatisfy(v -> assertThat(v.action()).isEqualTo("git-metadata"));
     for (Path dir : List.of(git, nested)) {
       assertThat(dir.resolve("rebase-merge")).doesNotExist();
@@ -483,8 +480,7 @@ class GitMetadataCheckTest {
     Files.writeString(nested.resolve("rebase-merge/git-rebase-todo"), "exec evil\n");
 
     assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
-        nested.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not"
-            + " read it there)");
+        leftInProgress(nested, "rebase-merge"));
     assertThat(git.resolve("rebase-merge/git-rebase-todo"))
         .hasContent("exec sh -c 'touch /tmp/pwned'\n");
     assertThat(nested.resolve("rebase-merge")).doesNotExist();
@@ -498,8 +494,7 @@ class GitMetadataCheckTest {
     Files.createSymbolicLink(git.resolve("rebase-merge"), elsewhere);
 
     assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
-        git.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not read"
-            + " it there)");
+        leftInProgress(git, "rebase-merge"));
     assertThat(Files.exists(git.resolve("rebase-merge"), LinkOption.NOFOLLOW_LINKS)).isFalse();
     assertThat(Files.isSymbolicLink(git.resolve("rebase-merge.planted-by-run"))).isTrue();
     assertThat(elsewhere.resolve("keep")).hasContent("operator's");
@@ -531,8 +526,7 @@ class GitMetadataCheckTest {
     interactiveRebase(made);
 
     assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
-        made.resolve("rebase-merge") + LEFT + "rebase-merge.planted-by-run (git does not read"
-            + " it there)");
+        leftInProgress(made, "rebase-merge"));
     assertThat(made.resolve("HEAD")).exists();
   }
 
