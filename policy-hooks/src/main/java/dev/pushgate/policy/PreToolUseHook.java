@@ -28,16 +28,9 @@ public final class PreToolUseHook {
   private PreToolUseHook() {}
 
   /**
-   * The hook's answer for one tool call of a run where no boundary is in force. Never null; never
-   * throws for any input.
-   */
-  public static ObjectNode answer(JsonNode hookInput, Mode mode, WorkspaceRules rules) {
-    return answer(hookInput, mode, rules, Set.of());
-  }
-
-  /**
-   * The hook's answer for one tool call of a run where {@code boundaries} are in force: what they
-   * judge is let through to them ({@link CommandPolicy}). Never null; never throws for any input.
+   * The hook's answer for one tool call of a run where {@code boundaries} are in force (none:
+   * {@code Set.of()}): what they judge is let through to them ({@link CommandPolicy}). Never null;
+   * never throws for any input.
    */
   public static ObjectNode answer(JsonNode hookInput, Mode mode, WorkspaceRules rules,
       Set<Boundary> boundaries) {

@@ -327,7 +327,7 @@ class BoundaryDeferralTest {
     assertThat(out.get("permissionDecision").asText()).isEqualTo("allow");
     assertThat(out.get("permissionDecisionReason").asText()).isEqualTo("Control Center policy:"
         + " `git push` would push to a remote, which is judged at the push gateway");
-    assertThat(PreToolUseHook.answer(input, Mode.CHAT, DEFAULT)
+    assertThat(PreToolUseHook.answer(input, Mode.CHAT, DEFAULT, Set.of())
         .at("/hookSpecificOutput/permissionDecision").asText()).isEqualTo("ask");
   }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -37,6 +38,11 @@ class PreToolUseHookTest {
     return n;
   }
 
+  /** The hook's answer for a run where no boundary is in force. */
+  private static JsonNode hook(JsonNode input, Mode mode, WorkspaceRules rules) {
+    return PreToolUseHook.answer(input, mode, rules, Set.of());
+  }
+
   private static JsonNode answer(String decision, String reason) throws IOException {
     return JSON.readTree("{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
         + "\"permissionDecision\": \"" + decision + "\", \"permissionDecisionReason\": "
@@ -54,7 +60,7 @@ class PreToolUseHookTest {
   })
   void answersEveryBashExampleWithADecision(String example, String mode, String decision,
       String reason) throws IOException {
-    assertThat(PreToolUseHook.answer(input(example), Mode.fromId(mode), WorkspaceRules.DEFAULT))
+    assertThat(hook(input(example), Mode.fromId(mode), WorkspaceRules.DEFAULT))
         .isEqualTo(answer(decision, reason));
   }
 
@@ -65,7 +71,7 @@ class PreToolUseHookTest {
     assertThat(names).contains("bash_git_push", "bash_git_commit", "write_file");
     for (String name : names) {
       for (Mode mode : Mode.values()) {
-        JsonNode out = PreToolUseHook.answer(input(name), mode, WorkspaceRules.DEFAULT);
+        JsonNode out = hook(input(name), mode, WorkspaceRules.DEFAULT);
         boolean bash = input(name).path("tool_name").asText().equals("Bash");
         assertThat(out.has("hookSpecificOutput")).as(name).isEqualTo(bash);
       }
@@ -75,12 +81,12 @@ class PreToolUseHookTest {
   @Test
   void otherToolsPassThroughWithNoDecision() {
     for (Mode mode : Mode.values()) {
-      assertThat(PreToolUseHook.answer(input("write_file"), mode, WorkspaceRules.DEFAULT))
+      assertThat(hook(input("write_file"), mode, WorkspaceRules.DEFAULT))
           .isEqualTo(JSON.createObjectNode());
     }
     ObjectNode mcp = input("bash_git_push").deepCopy();
     mcp.put("tool_name", "mcp__controlcenter__create_ticket");
-    assertThat(PreToolUseHook.answer(mcp, Mode.PLAN, WorkspaceRules.DEFAULT)).isEmpty();
+    assertThat(hook(mcp, Mode.PLAN, WorkspaceRules.DEFAULT)).isEmpty();
   }
 
   @Test
@@ -116,11 +122,11 @@ class PreToolUseHookTest {
         Map.of("refs", "refs/heads/main", "decision", "deny", "reason", deny),
         Map.of("refs", "refs/heads/**", "kinds", List.of("force"), "decision", "ask",
             "reason", ask)))));
-    assertThat(PreToolUseHook.answer(input("bash_git_push"), Mode.CHAT, rules))
+    assertThat(hook(input("bash_git_push"), Mode.CHAT, rules))
         .isEqualTo(answer("deny", "`git push` to refs/heads/main: " + deny));
     ObjectNode force = input("bash_git_push").deepCopy();
     ((ObjectNode) force.path("tool_input")).put("command", "git push --force origin feature-x");
-    assertThat(PreToolUseHook.answer(force, Mode.CHAT, rules))
+    assertThat(hook(force, Mode.CHAT, rules))
         .isEqualTo(answer("ask", "`git push` to refs/heads/feature-x: " + ask));
   }
 
@@ -140,17 +146,17 @@ class PreToolUseHookTest {
   })
   void malformedInputIsDeniedWithAClearReason(String input, String reason) throws IOException {
     for (Mode mode : Mode.values()) {
-      assertThat(PreToolUseHook.answer(JSON.readTree(input), mode, WorkspaceRules.DEFAULT))
+      assertThat(hook(JSON.readTree(input), mode, WorkspaceRules.DEFAULT))
           .as(input).isEqualTo(answer("deny", reason));
     }
-    assertThat(PreToolUseHook.answer(null, Mode.CHAT, WorkspaceRules.DEFAULT))
+    assertThat(hook(null, Mode.CHAT, WorkspaceRules.DEFAULT))
         .isEqualTo(answer("deny", "malformed hook input: expected a JSON object"));
   }
 
   @Test
   void aBashCallWithoutTheEventNameIsStillJudged() throws IOException {
     JsonNode in = JSON.readTree("{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"ls\"}}");
-    assertThat(PreToolUseHook.answer(in, Mode.PLAN, WorkspaceRules.DEFAULT))
+    assertThat(hook(in, Mode.PLAN, WorkspaceRules.DEFAULT))
         .isEqualTo(answer("allow", "no rule restricts this command"));
   }
 
