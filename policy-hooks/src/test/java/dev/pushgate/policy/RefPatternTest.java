@@ -9,13 +9,22 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class RefPatternTest {
+  private static void assertMatches(String pattern, List<String> matched, List<String> unmatched) {
+    RefPattern p = RefPattern.parse(pattern);
+    assertThat(matched).as("refs %s matches", pattern).allMatch(p::matches);
+    assertThat(unmatched).as("refs %s does not match", pattern).noneMatch(p::matches);
+  }
+
+  /** Checks that {@code more} is more specific than {@code less}, compared either way round. */
+  private static void assertMoreSpecific(String more, String less) {
+    assertThat(RefPattern.parse(more).compareSpecificity(RefPattern.parse(less))).isPositive();
+    assertThat(RefPattern.parse(less).compareSpecificity(RefPattern.parse(more))).isNegative();
+  }
+
   @Test
   void exactPatternMatchesOnlyThatRef() {
-    RefPattern p = RefPattern.parse("refs/heads/main");
-    assertThat(p.matches("refs/heads/main")).isTrue();
-    assertThat(p.matches("refs/heads/main2")).isFalse();
-    assertThat(p.matches("refs/heads/mai")).isFalse();
-    assertThat(p.matches("refs/heads/main/x")).isFalse();
+    assertMatches("refs/heads/main", List.of("refs/heads/main"),
+        List.of("refs/heads/main2", "refs/heads/mai", "refs/heads/main/x"));
   }
 
   /**
@@ -34,10 +43,8 @@ class RefPatternTest {
 
   @Test
   void singleStarStaysWithinOneSegment() {
-    RefPattern p = RefPattern.parse("refs/heads/*");
-    assertThat(p.matches("refs/heads/feature")).isTrue();
-    assertThat(p.matches("refs/heads/feature/x")).isFalse();
-    assertThat(p.matches("refs/heads/")).isFalse();
+    assertMatches("refs/heads/*", List.of("refs/heads/feature"),
+        List.of("refs/heads/feature/x", "refs/heads/"));
   }
 
   /** Java's "." stops at line terminators; a ref holding one must not slip past a wildcard. */
@@ -52,50 +59,36 @@ class RefPatternTest {
 
   @Test
   void doubleStarSpansSegments() {
-    RefPattern p = RefPattern.parse("refs/heads/**");
-    assertThat(p.matches("refs/heads/feature")).isTrue();
-    assertThat(p.matches("refs/heads/agent/run-1/x")).isTrue();
-    assertThat(p.matches("refs/tags/v1")).isFalse();
+    assertMatches("refs/heads/**", List.of("refs/heads/feature", "refs/heads/agent/run-1/x"),
+        List.of("refs/tags/v1"));
   }
 
   @Test
   void starInsideASegmentMatchesTheRestOfIt() {
-    RefPattern p = RefPattern.parse("refs/heads/release-*");
-    assertThat(p.matches("refs/heads/release-1.2")).isTrue();
-    assertThat(p.matches("refs/heads/release-")).isFalse();
-    assertThat(p.matches("refs/heads/release-1/x")).isFalse();
+    assertMatches("refs/heads/release-*", List.of("refs/heads/release-1.2"),
+        List.of("refs/heads/release-", "refs/heads/release-1/x"));
   }
 
   @Test
   void regexCharactersAreLiteral() {
-    RefPattern p = RefPattern.parse("refs/heads/a.b+c");
-    assertThat(p.matches("refs/heads/a.b+c")).isTrue();
-    assertThat(p.matches("refs/heads/axbbc")).isFalse();
+    assertMatches("refs/heads/a.b+c", List.of("refs/heads/a.b+c"), List.of("refs/heads/axbbc"));
   }
 
   @Test
   void exactRefIsMoreSpecificThanAnyWildcard() {
-    RefPattern exact = RefPattern.parse("refs/heads/x");
-    RefPattern wild = RefPattern.parse("refs/heads/very/long/literal/prefix/*");
-    assertThat(exact.compareSpecificity(wild)).isPositive();
-    assertThat(wild.compareSpecificity(exact)).isNegative();
+    assertMoreSpecific("refs/heads/x", "refs/heads/very/long/literal/prefix/*");
   }
 
   @Test
   void moreLiteralCharactersAreMoreSpecific() {
-    RefPattern longer = RefPattern.parse("refs/heads/agent/**");
-    RefPattern shorter = RefPattern.parse("refs/heads/**");
-    assertThat(longer.compareSpecificity(shorter)).isPositive();
-    assertThat(shorter.compareSpecificity(longer)).isNegative();
+    assertMoreSpecific("refs/heads/agent/**", "refs/heads/**");
   }
 
   @Test
   void singleStarIsMoreSpecificThanDoubleStarWithTheSameLiterals() {
-    RefPattern one = RefPattern.parse("refs/heads/*");
-    RefPattern any = RefPattern.parse("refs/heads/**");
-    assertThat(one.compareSpecificity(any)).isPositive();
-    assertThat(any.compareSpecificity(one)).isNegative();
-    assertThat(one.compareSpecificity(RefPattern.parse("refs/heads/*"))).isZero();
+    assertMoreSpecific("refs/heads/*", "refs/heads/**");
+    assertThat(RefPattern.parse("refs/heads/*").compareSpecificity(RefPattern.parse("refs/heads/*")))
+        .isZero();
   }
 
   @Test
