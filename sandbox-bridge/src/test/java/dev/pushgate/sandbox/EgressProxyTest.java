@@ -81,6 +81,23 @@ class EgressProxyTest {
         + "; echo \" exit=$?\"";
   }
 
+  /** A request that prints only the HTTP status the proxy answered with. */
+  private String status(String host, String path) {
+    return curl("-o /dev/null -w '%{http_code}'", host, path);
+  }
+
+  /**
+   * Runs a plain request to {@code plainHost} and a CONNECT tunnel to {@code tunnelHost} and checks
+   * that the proxy refused both: 403 to the request, and the tunnel never opened (curl's 56).
+   */
+  private RealBwrap.Run bothRefused(SandboxPlan plan, String plainHost, String tunnelHost,
+      String path) throws Exception {
+    RealBwrap.Run run = sh(plan, status(plainHost, path) + ";"
+        + curl("-p -o /dev/null", tunnelHost, path));
+    assertThat(run.stdout()).startsWith("403 exit=0\n").contains(" exit=56\n");
+    return run;
+  }
+
   @Test
   void anAllowedHostIsReachedOverHttpAndThroughAConnectTunnel() throws Exception {
     RealBwrap.Run run = sh(plan(true, List.of("allowed.test")),
@@ -91,10 +108,7 @@ class EgressProxyTest {
 
   @Test
   void aHostOffTheAllowlistIsRefusedWithAViolationNamingIt() throws Exception {
-    RealBwrap.Run run = sh(plan(true, List.of("allowed.test")),
-        curl("-o /dev/null -w '%{http_code}'", "denied.test", "/") + ";"
-            + curl("-p -o /dev/null", "denied.test", "/"));
-    assertThat(run.stdout()).startsWith("403 exit=0\n").contains(" exit=56\n");
+    RealBwrap.Run run = bothRefused(plan(true, List.of("allowed.test")), "denied.test", "denied.test", "/");
     assertThat(run.violations()).isNotEmpty().allSatisfy(v -> {
       assertThat(v.action()).isEqualTo("network-outbound");
       assertThat(v.target()).isEqualTo("denied.test");
@@ -104,10 +118,7 @@ class EgressProxyTest {
 
   @Test
   void withTheNetworkOffEverythingIsRefused() throws Exception {
-    RealBwrap.Run run = sh(plan(false, List.of("allowed.test")),
-        curl("-o /dev/null -w '%{http_code}'", "allowed.test", "/") + ";"
-            + curl("-p -o /dev/null", "github.com", "/"));
-    assertThat(run.stdout()).startsWith("403 exit=0\n").contains(" exit=56\n");
+    RealBwrap.Run run = bothRefused(plan(false, List.of("allowed.test")), "allowed.test", "github.com", "/");
     assertThat(run.violations()).extracting(SandboxViolation::target)
         .containsExactlyInAnyOrder("allowed.test", "github.com");
     assertThat(run.violations()).allSatisfy(v ->
@@ -125,10 +136,7 @@ class EgressProxyTest {
 
   @Test
   void aBaselineNameThatResolvesToThisHostIsRefused() throws Exception {
-    RealBwrap.Run run = sh(plan(true, List.of()),
-        curl("-o /dev/null -w '%{http_code}'", "pypi.org", "/simple/") + ";"
-            + curl("-p -o /dev/null", "pypi.org", "/simple/"));
-    assertThat(run.stdout()).startsWith("403 exit=0\n").contains(" exit=56\n");
+    RealBwrap.Run run = bothRefused(plan(true, List.of()), "pypi.org", "pypi.org", "/simple/");
     // One report for each of the two attempts: an agent that tries again hears why again.
     assertThat(run.violations()).hasSize(2).allSatisfy(v -> {
       assertThat(v.target()).isEqualTo("pypi.org");
@@ -142,7 +150,7 @@ class EgressProxyTest {
     SandboxPlan open = plan(work, true, List.of("allowed.test"));
     SandboxPlan closed = plan(Files.createDirectories(work.resolveSibling("work-b")), true,
         List.of());
-    String script = "sleep 0.5; " + curl("-o /dev/null -w '%{http_code}'", "allowed.test", "/");
+    String script = "sleep 0.5; " + status("allowed.test", "/");
     CompletableFuture<RealBwrap.Run> a = CompletableFuture.supplyAsync(() -> run(open, script));
     CompletableFuture<RealBwrap.Run> b = CompletableFuture.supplyAsync(() -> run(closed, script));
     assertThat(a.get().stdout()).startsWith("200");

@@ -172,20 +172,23 @@ class ModelJsonTest {
                 + " (expected created, warm, active, suspended, destroyed or error)");
   }
 
+  private <E extends Enum<E>> void assertRoundTripsAsItsLowerCaseName(E value, Class<E> type)
+      throws Exception {
+    String text = json.writeValueAsString(value);
+    assertThat(text).isEqualTo("\"" + value.name().toLowerCase(java.util.Locale.ROOT) + "\"");
+    assertThat(json.readValue(text, type)).isEqualTo(value);
+  }
+
   @ParameterizedTest
   @EnumSource(SandboxState.class)
   void statesUseLowerCaseIds(SandboxState state) throws Exception {
-    String text = json.writeValueAsString(state);
-    assertThat(text).isEqualTo("\"" + state.name().toLowerCase(java.util.Locale.ROOT) + "\"");
-    assertThat(json.readValue(text, SandboxState.class)).isEqualTo(state);
+    assertRoundTripsAsItsLowerCaseName(state, SandboxState.class);
   }
 
   @ParameterizedTest
   @EnumSource(Mode.class)
   void modesUseLowerCaseIds(Mode mode) throws Exception {
-    String text = json.writeValueAsString(mode);
-    assertThat(text).isEqualTo("\"" + mode.name().toLowerCase(java.util.Locale.ROOT) + "\"");
-    assertThat(json.readValue(text, Mode.class)).isEqualTo(mode);
+    assertRoundTripsAsItsLowerCaseName(mode, Mode.class);
     assertThat(mode.isReadOnly()).isEqualTo(mode != Mode.CHAT);
   }
 
