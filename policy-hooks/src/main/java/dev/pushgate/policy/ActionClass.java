@@ -1,5 +1,7 @@
 package dev.pushgate.policy;
 
+import dev.pushgate.types.EnumIds;
+
 /**
  * The classes of effect a guardrail rule speaks about. Each resolves to allow, ask or deny in a
  * workspace's rules; the ids are the keys of the rules document. An action a document leaves out
@@ -60,24 +62,12 @@ public enum ActionClass {
   }
 
   public static ActionClass fromId(String id) {
-    for (ActionClass a : values()) {
-      if (a.id.equals(id)) {
-        return a;
-      }
-    }
-    throw new IllegalArgumentException("not an action class: " + id + " (expected " + ids() + ")");
+    return EnumIds.parse(ActionClass.class, ActionClass::id, id, "an action class");
   }
 
   /** Every id, comma separated, in declaration order: for error messages. */
   static String ids() {
-    StringBuilder s = new StringBuilder();
-    for (ActionClass a : values()) {
-      if (s.length() > 0) {
-        s.append(", ");
-      }
-      s.append(a.id);
-    }
-    return s.toString();
+    return String.join(", ", java.util.Arrays.stream(values()).map(ActionClass::id).toList());
   }
 
   /** The display name with a lower-case first letter, to be used inside a sentence. */

@@ -1,5 +1,6 @@
 package dev.pushgate.policy;
 
+import dev.pushgate.types.EnumIds;
 import java.util.Locale;
 
 /** What a rule says about an action, ordered from least to most restrictive. */
@@ -19,11 +20,6 @@ public enum Decision {
   }
 
   public static Decision fromId(String id) {
-    for (Decision d : values()) {
-      if (d.id().equals(id)) {
-        return d;
-      }
-    }
-    throw new IllegalArgumentException("not a decision: " + id + " (expected allow, ask or deny)");
+    return EnumIds.parse(Decision.class, Decision::id, id, "a decision");
   }
 }

@@ -2,7 +2,7 @@ package dev.pushgate.policy;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.EnumIds;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Optional;
@@ -84,12 +84,6 @@ public enum Mode {
 
   @JsonCreator
   public static Mode fromId(String id) {
-    for (Mode m : values()) {
-      if (m.id().equals(id)) {
-        return m;
-      }
-    }
-    throw new IllegalArgumentException("not a mode: " + UntrustedText.printable(id)
-        + " (expected chat, plan, review or orchestrate)");
+    return EnumIds.parse(Mode.class, Mode::id, id, "a mode");
   }
 }

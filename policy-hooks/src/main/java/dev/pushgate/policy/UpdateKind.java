@@ -1,5 +1,6 @@
 package dev.pushgate.policy;
 
+import dev.pushgate.types.EnumIds;
 import java.util.Locale;
 
 /** The kind of a single ref update in a push. */
@@ -18,12 +19,6 @@ public enum UpdateKind {
   }
 
   public static UpdateKind fromId(String id) {
-    for (UpdateKind k : values()) {
-      if (k.id().equals(id)) {
-        return k;
-      }
-    }
-    throw new IllegalArgumentException(
-        "not a kind of update: " + id + " (expected create, update, force or delete)");
+    return EnumIds.parse(UpdateKind.class, UpdateKind::id, id, "a kind of update");
   }
 }

@@ -29,7 +29,7 @@ class ActionClassAndModeTest {
     assertThatThrownBy(() -> ActionClass.fromId("Push"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("not an action class: Push (expected push, commit, open-pull-request, "
-            + "publish-review-or-merge, write-tracker, install-package, access-network, push-workflows)");
+            + "publish-review-or-merge, write-tracker, install-package, access-network or push-workflows)");
   }
 
   @Test
@@ -85,5 +85,16 @@ class ActionClassAndModeTest {
     assertThat(UpdateKind.fromId("force")).isEqualTo(UpdateKind.FORCE);
     assertThatThrownBy(() -> UpdateKind.fromId("rewrite"))
         .hasMessage("not a kind of update: rewrite (expected create, update, force or delete)");
+  }
+
+  /** A rules document is the workspace's to write: a bad id is named in one printable line. */
+  @Test
+  void aBadIdIsNamedPrintably() {
+    assertThatThrownBy(() -> Decision.fromId("deny\n\u202eyes"))
+        .hasMessage("not a decision: deny\\x0a\\u202eyes (expected allow, ask or deny)");
+    assertThatThrownBy(() -> UpdateKind.fromId(null))
+        .hasMessage("not a kind of update: (none) (expected create, update, force or delete)");
+    assertThatThrownBy(() -> ActionClass.fromId("push\r"))
+        .hasMessageStartingWith("not an action class: push\\x0d (expected push, ");
   }
 }

@@ -2,7 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.EnumIds;
 
 /** How a run's process is dispatched; it decides which paths are mounted. */
 public enum Dispatch {
@@ -24,12 +24,6 @@ public enum Dispatch {
 
   @JsonCreator
   public static Dispatch fromId(String id) {
-    for (Dispatch d : values()) {
-      if (d.id.equals(id)) {
-        return d;
-      }
-    }
-    throw new IllegalArgumentException(
-        "not a dispatch: " + UntrustedText.printable(id) + " (expected overlay or harness-bash)");
+    return EnumIds.parse(Dispatch.class, Dispatch::id, id, "a dispatch");
   }
 }

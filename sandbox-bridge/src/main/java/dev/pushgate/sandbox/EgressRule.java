@@ -3,7 +3,7 @@ package dev.pushgate.sandbox;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonValue;
-import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.EnumIds;
 
 /**
  * One entry of the effective allow or deny list, in canonical spelling, with where it came from.
@@ -34,12 +34,7 @@ public record EgressRule(String pattern, Source source) {
 
     @JsonCreator
     public static Source fromId(String id) {
-      for (Source s : values()) {
-        if (s.id.equals(id)) {
-          return s;
-        }
-      }
-      throw new IllegalArgumentException("not an egress rule source: " + UntrustedText.printable(id));
+      return EnumIds.parse(Source.class, Source::id, id, "an egress rule source");
     }
   }
 

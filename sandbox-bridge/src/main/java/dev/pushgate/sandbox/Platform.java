@@ -2,7 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.EnumIds;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,13 +25,7 @@ public enum Platform {
 
   @JsonCreator
   public static Platform fromId(String id) {
-    for (Platform p : values()) {
-      if (p.id().equals(id)) {
-        return p;
-      }
-    }
-    throw new IllegalArgumentException(
-        "not a platform: " + UntrustedText.printable(id) + " (expected macos, linux, wsl2, windows or other)");
+    return EnumIds.parse(Platform.class, Platform::id, id, "a platform");
   }
 
   /** Linux and WSL2 share the bubblewrap backend and its limits. */

@@ -2,7 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.EnumIds;
 
 /**
  * What runs the agent. Decides the dispatch, and whether the environment is sanitised when no
@@ -33,12 +33,6 @@ public enum Runner {
 
   @JsonCreator
   public static Runner fromId(String id) {
-    for (Runner r : values()) {
-      if (r.id.equals(id)) {
-        return r;
-      }
-    }
-    throw new IllegalArgumentException(
-        "not a runner: " + UntrustedText.printable(id) + " (expected claude-code, acp or harness-bash)");
+    return EnumIds.parse(Runner.class, Runner::id, id, "a runner");
   }
 }

@@ -2,7 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.EnumIds;
 import java.util.Locale;
 
 /** Lifecycle state of a sandbox. */
@@ -27,13 +27,6 @@ public enum SandboxState {
 
   @JsonCreator
   public static SandboxState fromId(String id) {
-    for (SandboxState s : values()) {
-      if (s.id().equals(id)) {
-        return s;
-      }
-    }
-    throw new IllegalArgumentException(
-        "not a sandbox state: " + UntrustedText.printable(id)
-            + " (expected created, warm, active, suspended, destroyed or error)");
+    return EnumIds.parse(SandboxState.class, SandboxState::id, id, "a sandbox state");
   }
 }

@@ -2,7 +2,7 @@ package dev.pushgate.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.EnumIds;
 import java.util.List;
 import java.util.Locale;
 
@@ -28,13 +28,7 @@ public record Verdict(Launch launch, String reason, List<String> waysOut) {
 
     @JsonCreator
     public static Launch fromId(String id) {
-      for (Launch l : values()) {
-        if (l.id().equals(id)) {
-          return l;
-        }
-      }
-      throw new IllegalArgumentException(
-          "not a launch verdict: " + UntrustedText.printable(id) + " (expected allowed or refused)");
+      return EnumIds.parse(Launch.class, Launch::id, id, "a launch verdict");
     }
   }
 
