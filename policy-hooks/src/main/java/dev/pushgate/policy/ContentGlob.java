@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 import com.google.re2j.Pattern;
 import dev.pushgate.types.Glob;
+import dev.pushgate.types.WrittenGlob;
 
 /**
  * A glob of a content rule, matched against a pushed file's path ({@code paths}) or its name, the
@@ -17,19 +18,19 @@ import dev.pushgate.types.Glob;
  * order ({@code [".env.*", "!.env.example"]}). The same language names a workspace's {@code
  * denyWriteGlobs}, which the sandbox's name-deny layer matches the same way.
  */
-public final class ContentGlob {
+public final class ContentGlob extends WrittenGlob {
   /** {@code *} and {@code ?} within a segment, {@code **} whole segments, case ignored. */
   static final Glob.Dialect DIALECT =
       new Glob.Dialect('/', true, true, Glob.DoubleStar.WHOLE_SEGMENTS, false, true);
 
-  private final String text;
   private final boolean exception;
   private final Pattern pattern;
 
-  private ContentGlob(String text, boolean exception, Pattern pattern) {
-    this.text = text;
-    this.exception = exception;
-    this.pattern = pattern;
+  /** {@code written} is {@code glob}, or {@code !} and {@code glob} for an exception. */
+  private ContentGlob(String written, String glob) {
+    super(written, glob, DIALECT);
+    this.exception = !glob.equals(written);
+    this.pattern = Pattern.compile(compiled().regex());
   }
 
   /** A glob over whole paths ({@code src/**}{@code /*.py}). */
@@ -44,7 +45,7 @@ public final class ContentGlob {
         throw new IllegalArgumentException("'**' must be a whole path segment: " + glob);
       }
     }
-    return new ContentGlob(written, !glob.equals(written), compile(glob));
+    return new ContentGlob(written, glob);
   }
 
   /** A glob over file names, the last segment of a path ({@code *.pem}). */
@@ -57,7 +58,7 @@ public final class ContentGlob {
     if (glob.contains("**")) {
       throw new IllegalArgumentException("'**' means nothing in a file-name glob: " + glob);
     }
-    return new ContentGlob(written, !glob.equals(written), compile(glob));
+    return new ContentGlob(written, glob);
   }
 
   /** The glob an exception excepts ({@code !.env.example}: {@code .env.example}), checked. */
@@ -129,10 +130,6 @@ public final class ContentGlob {
     }
   }
 
-  private static Pattern compile(String glob) {
-    return Pattern.compile(Glob.compile(glob, DIALECT).regex());
-  }
-
   /**
    * Whether {@code s} (a path, or a file name for a name glob) matches, ignoring case, as written
    * or as a checkout would name the file ({@link #asCheckedOut}). For an exception: whether it
@@ -177,20 +174,5 @@ public final class ContentGlob {
   private static boolean hfsIgnored(int c) {
     return c == 0x200c || c == 0x200d || c == 0x200e || c == 0x200f
         || (c >= 0x202a && c <= 0x202e) || (c >= 0x206a && c <= 0x206f) || c == 0xfeff;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof ContentGlob g && g.text.equals(text);
-  }
-
-  @Override
-  public int hashCode() {
-    return text.hashCode();
-  }
-
-  @Override
-  public String toString() {
-    return text;
   }
 }

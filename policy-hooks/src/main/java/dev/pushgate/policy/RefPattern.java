@@ -1,30 +1,25 @@
 package dev.pushgate.policy;
 
 import dev.pushgate.types.Glob;
+import dev.pushgate.types.WrittenGlob;
 import java.util.regex.Pattern;
 
 /**
  * A pattern over full ref names: {@code refs/heads/main}, {@code refs/heads/release/*} ({@code *}
  * stays within one path segment) or {@code refs/tags/**} ({@code **} spans segments).
  */
-public final class RefPattern {
+public final class RefPattern extends WrittenGlob {
   /** {@code *} one or more characters of a segment, {@code **} one or more of any; no {@code ?}. */
   static final Glob.Dialect DIALECT =
       new Glob.Dialect('/', false, false, Glob.DoubleStar.ANY_CHARACTERS, false, false);
 
-  private final String text;
   private final Pattern regex;
-  private final int literalChars;
-  private final int spanningWildcards;
   private final boolean exact;
 
   private RefPattern(String text) {
-    this.text = text;
+    super(text, text, DIALECT);
     this.exact = !text.contains("*");
-    Glob glob = Glob.compile(text, DIALECT);
-    this.regex = Pattern.compile(glob.regex());
-    this.literalChars = glob.literals();
-    this.spanningWildcards = glob.spanning();
+    this.regex = Pattern.compile(compiled().regex());
   }
 
   /**
@@ -74,25 +69,10 @@ public final class RefPattern {
     if (exact != other.exact) {
       return exact ? 1 : -1;
     }
-    int byLiterals = Integer.compare(literalChars, other.literalChars);
+    int byLiterals = Integer.compare(compiled().literals(), other.compiled().literals());
     if (byLiterals != 0) {
       return byLiterals;
     }
-    return Integer.compare(other.spanningWildcards, spanningWildcards);
-  }
-
-  @Override
-  public String toString() {
-    return text;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof RefPattern p && p.text.equals(text);
-  }
-
-  @Override
-  public int hashCode() {
-    return text.hashCode();
+    return Integer.compare(other.compiled().spanning(), compiled().spanning());
   }
 }

@@ -2,15 +2,17 @@ package dev.pushgate.sandbox;
 
 import dev.pushgate.types.Glob;
 import dev.pushgate.types.UntrustedText;
+import dev.pushgate.types.WrittenGlob;
 import java.util.List;
 import java.util.regex.Pattern;
 
 /**
  * One allow or deny entry: an exact host, a leading wildcard {@code *.example.com} (any subdomain
  * at any depth, not the apex) or a middle-label wildcard {@code bedrock.*.amazonaws.com} (exactly
- * one label). One {@code *} at most, and it is always a whole label.
+ * one label). One {@code *} at most, and it is always a whole label. It shows in canonical
+ * spelling.
  */
-final class HostPattern {
+final class HostPattern extends WrittenGlob {
   /**
    * {@code *} one whole label, but as the first label any number of them; the parser lets
    * nothing else through.
@@ -18,12 +20,11 @@ final class HostPattern {
   private static final Glob.Dialect DIALECT =
       new Glob.Dialect('.', false, false, Glob.DoubleStar.TWO_STARS, true, false);
 
-  private final String text;
   private final Pattern regex;
 
-  private HostPattern(String text) {
-    this.text = text;
-    this.regex = Pattern.compile(Glob.compile(text, DIALECT).regex());
+  private HostPattern(String canonical) {
+    super(canonical, canonical, DIALECT);
+    this.regex = Pattern.compile(compiled().regex());
   }
 
   /**
@@ -118,21 +119,5 @@ final class HostPattern {
   /** Whether a host in canonical spelling ({@link Hosts#canonical}) matches. */
   boolean matches(String canonicalHost) {
     return regex.matcher(canonicalHost).matches();
-  }
-
-  /** The entry in canonical spelling. */
-  @Override
-  public String toString() {
-    return text;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof HostPattern p && p.text.equals(text);
-  }
-
-  @Override
-  public int hashCode() {
-    return text.hashCode();
   }
 }
