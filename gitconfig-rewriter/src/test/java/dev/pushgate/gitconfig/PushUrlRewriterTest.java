@@ -156,20 +156,30 @@ class PushUrlRewriterTest {
     assertThat(getAll("remote.gh.pushurl")).containsExactly("git@github.com:team/app.git");
   }
 
+  /**
+   * Rewrites the config for github.com, checks that the rewrite is refused with {@code message}
+   * for {@code reason}, and that the file is left as it was.
+   */
+  private void assertRefusedChangingNothing(String message,
+      RepositoryConfigException.Reason reason) throws IOException {
+    byte[] before = Files.readAllBytes(config);
+    assertThatThrownBy(() -> PushUrlRewriter.rewrite(config, GATEWAY, "github.com"))
+        .isInstanceOf(RepositoryConfigException.class)
+        .hasMessage(message)
+        .extracting(e -> ((RepositoryConfigException) e).reason())
+        .isEqualTo(reason);
+    assertThat(Files.readAllBytes(config)).isEqualTo(before);
+  }
+
   @Test
   void refusesAnUnsafePushUrlAndChangesNothing() throws IOException {
     gitIn("config", "remote.origin.pushurl", "https://github.com/acme/widget.git");
     gitIn("config", "remote.evil.pushurl", "https://tok:en@github.com/acme/../../etc.git");
-    byte[] before = Files.readAllBytes(config);
 
-    assertThatThrownBy(() -> PushUrlRewriter.rewrite(config, GATEWAY, "github.com"))
-        .isInstanceOf(RepositoryConfigException.class)
-        .hasMessage("remote \"evil\" has a push URL that does not name a safe repository "
-            + "(expected <owner>/<repository>, got \"acme/../../etc.git\"): "
-            + "https://***@github.com/acme/../../etc.git")
-        .extracting(e -> ((RepositoryConfigException) e).reason())
-        .isEqualTo(RepositoryConfigException.Reason.UNSAFE_PUSH_URL);
-    assertThat(Files.readAllBytes(config)).isEqualTo(before);
+    assertRefusedChangingNothing("remote \"evil\" has a push URL that does not name a safe"
+        + " repository (expected <owner>/<repository>, got \"acme/../../etc.git\"):"
+        + " https://***@github.com/acme/../../etc.git",
+        RepositoryConfigException.Reason.UNSAFE_PUSH_URL);
     assertThat(Files.exists(lock())).isFalse();
   }
 
@@ -190,17 +200,13 @@ class PushUrlRewriterTest {
     gitIn("config", "remote.origin.pushurl", "https://github.com/acme/widget.git");
     Files.writeString(config, "[remote \"other\"]\n\turl = \"unterminated\n",
         java.nio.file.StandardOpenOption.APPEND);
-    byte[] before = Files.readAllBytes(config);
     RealGit.Result gitSays = gitIn("config", "--list");
     Matcher line = Pattern.compile("bad config line (\\d+) in file").matcher(gitSays.stderr());
     assertThat(line.find()).as(gitSays.stderr()).isTrue();
 
-    assertThatThrownBy(() -> PushUrlRewriter.rewrite(config, GATEWAY, "github.com"))
-        .isInstanceOf(RepositoryConfigException.class)
-        .hasMessage("bad config line " + line.group(1) + " in file " + config.toAbsolutePath())
-        .extracting(e -> ((RepositoryConfigException) e).reason())
-        .isEqualTo(RepositoryConfigException.Reason.MALFORMED);
-    assertThat(Files.readAllBytes(config)).isEqualTo(before);
+    assertRefusedChangingNothing(
+        "bad config line " + line.group(1) + " in file " + config.toAbsolutePath(),
+        RepositoryConfigException.Reason.MALFORMED);
     assertThat(Files.exists(lock())).isFalse();
   }
 
@@ -218,15 +224,9 @@ class PushUrlRewriterTest {
   void waitsForNoOneAndChangesNothingWhileGitHoldsTheLock() throws IOException {
     gitIn("config", "remote.origin.pushurl", "https://github.com/acme/widget.git");
     Files.writeString(lock(), "git is writing");
-    byte[] before = Files.readAllBytes(config);
 
-    assertThatThrownBy(() -> PushUrlRewriter.rewrite(config, GATEWAY, "github.com"))
-        .isInstanceOf(RepositoryConfigException.class)
-        .hasMessage("could not lock config file " + config.toAbsolutePath() + ": "
-            + lock().toAbsolutePath() + " exists")
-        .extracting(e -> ((RepositoryConfigException) e).reason())
-        .isEqualTo(RepositoryConfigException.Reason.LOCKED);
-    assertThat(Files.readAllBytes(config)).isEqualTo(before);
+    assertRefusedChangingNothing("could not lock config file " + config.toAbsolutePath() + ": "
+        + lock().toAbsolutePath() + " exists", RepositoryConfigException.Reason.LOCKED);
     assertThat(Files.readString(lock())).isEqualTo("git is writing");
   }
 

@@ -556,11 +556,7 @@ class NameDenyLayerTest {
     // a bracket expression matching "x", and leave the directory "[x]" (or a resolved spelling
     // holding a "[") unprotected.
     Files.createDirectories(work.resolve("[x]"));
-    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(work + "/[x]/*.bak"));
-    assertThat(plan.verdict().launches()).isTrue();
-    RealBwrap.Run run = sh(plan, "echo x > '[x]/db.bak' || echo refused");
-    assertThat(run.stdout()).isEqualTo("refused\n");
-    assertThat(work.resolve("[x]/db.bak")).doesNotExist();
+    assertProtectedRefusesWriting(work + "/[x]/*.bak", "[x]/db.bak");
   }
 
   @Test
@@ -570,11 +566,19 @@ class NameDenyLayerTest {
     // host path, while a literal protected path so spelled is resolved and holds; the plan
     // launched as protected and the write went through.
     Path alias = Files.createSymbolicLink(tmp.resolve("work-alias"), work);
-    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(alias + "/**/*.bak"));
+    assertProtectedRefusesWriting(alias + "/**/*.bak", "sub/deep/db.bak");
+  }
+
+  /**
+   * Launches a run with {@code pattern} as its one protected path and checks that writing {@code
+   * file} (relative to the workdir) is refused and leaves no file.
+   */
+  private void assertProtectedRefusesWriting(String pattern, String file) throws Exception {
+    SandboxPlan plan = plan(NameDenyLayer.Availability.probe(), List.of(pattern));
     assertThat(plan.verdict().launches()).isTrue();
-    RealBwrap.Run run = sh(plan, "echo x > sub/deep/db.bak || echo refused");
+    RealBwrap.Run run = sh(plan, "echo x > '" + file + "' || echo refused");
     assertThat(run.stdout()).isEqualTo("refused\n");
-    assertThat(work.resolve("sub/deep/db.bak")).doesNotExist();
+    assertThat(work.resolve(file)).doesNotExist();
   }
 
   @Test
