@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -34,20 +35,15 @@ class ContentRulesTest {
   @Test
   void aSecretFileNameAsADirectoryOrALinkTargetIsCovered() {
     ContentRule files = ContentRules.DEFAULT.rules().get(0);
-    assertThat(files.covers(".env/config")).isTrue();
-    assertThat(files.covers("id_rsa/key")).isTrue();
-    assertThat(files.covers("deploy/.ENV/a/b")).isTrue();
-    assertThat(files.covers("certs.pem/readme")).isTrue();
-    assertThat(files.covers(".env.example/readme")).isFalse(); // the exceptions hold per segment
-    assertThat(files.covers("keys/id_rsa.pub/readme")).isFalse();
-    assertThat(files.covers("src/env/config")).isFalse();
+    assertThat(List.of(".env/config", "id_rsa/key", "deploy/.ENV/a/b", "certs.pem/readme"))
+        .allMatch(files::covers);
+    // The exceptions hold per segment.
+    assertThat(List.of(".env.example/readme", "keys/id_rsa.pub/readme", "src/env/config"))
+        .noneMatch(files::covers);
 
-    assertThat(files.coversLinkTarget(".env")).isTrue();
-    assertThat(files.coversLinkTarget("../config/.env")).isTrue();
-    assertThat(files.coversLinkTarget("/home/u/.ssh/id_rsa")).isTrue();
-    assertThat(files.coversLinkTarget(".env/")).isTrue();
-    assertThat(files.coversLinkTarget(".env.example")).isFalse();
-    assertThat(files.coversLinkTarget("README.md")).isFalse();
+    assertThat(List.of(".env", "../config/.env", "/home/u/.ssh/id_rsa", ".env/"))
+        .allMatch(files::coversLinkTarget);
+    assertThat(List.of(".env.example", "README.md")).noneMatch(files::coversLinkTarget);
   }
 
   /** A refusing rule's {@code files} reach directories too; an allow is not widened by them. */
