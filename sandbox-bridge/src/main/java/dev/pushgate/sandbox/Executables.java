@@ -18,6 +18,34 @@ public interface Executables {
    * read as the current directory: the probe must not depend on where the appliance was started.
    */
   static Executables searching(String pathVariable) {
+    List<Path> dirs = directories(pathVariable);
+    return name -> locate(dirs, name) != null;
+  }
+
+  /**
+   * Where {@code name} is in the directories of a {@code PATH}-style value, read as {@link
+   * #searching} reads them: the first executable regular file of that name; null when there is
+   * none.
+   */
+  static String locate(String pathVariable, String name) {
+    return locate(directories(pathVariable), name);
+  }
+
+  private static String locate(List<Path> dirs, String name) {
+    if (name == null || name.isEmpty() || name.contains("/") || name.contains(File.separator)) {
+      return null;
+    }
+    for (Path dir : dirs) {
+      Path candidate = dir.resolve(name);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return candidate.toString();
+      }
+    }
+    return null;
+  }
+
+  /** The absolute directories of a {@code PATH}-style value, in order. */
+  private static List<Path> directories(String pathVariable) {
     List<Path> dirs = new ArrayList<>();
     if (pathVariable != null) {
       for (String entry : pathVariable.split(java.util.regex.Pattern.quote(File.pathSeparator))) {
@@ -34,19 +62,7 @@ public interface Executables {
         }
       }
     }
-    List<Path> frozen = List.copyOf(dirs);
-    return name -> {
-      if (name == null || name.isEmpty() || name.contains("/") || name.contains(File.separator)) {
-        return false;
-      }
-      for (Path dir : frozen) {
-        Path candidate = dir.resolve(name);
-        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-          return true;
-        }
-      }
-      return false;
-    };
+    return List.copyOf(dirs);
   }
 
   /** Searches this process's {@code PATH}. */

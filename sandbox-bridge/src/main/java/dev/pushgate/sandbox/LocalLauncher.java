@@ -15,7 +15,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,7 +138,7 @@ public final class LocalLauncher implements SandboxLauncher {
         if (!settings.platform().linuxLike()) {
           throw new SandboxLaunchException("the native sandbox on " + settings.platform().id()
               + " is not offered by this launcher (only bubblewrap on Linux and WSL2 is)",
-              List.of("start pushgate with --sandbox off: no confinement at all, reported as such"));
+              List.of(WaysOut.SANDBOX_OFF));
         }
         return bubblewrap(request, listener);
       default:
@@ -510,22 +509,13 @@ public final class LocalLauncher implements SandboxLauncher {
           + String.join(", ", missing), List.of(
               "install them: sudo apt-get install " + String.join(" ", missing).replaceAll(
                   " \\([a-z]+\\)", ""),
-              "start pushgate with --sandbox off: no confinement at all, reported as such"));
+              WaysOut.SANDBOX_OFF));
     }
     return new BubblewrapArgv.Tools(setpriv, bwrap, "/bin/sh", socat, sleep);
   }
 
   private String find(String name) {
-    for (String dir : settings.searchPath().split(Pattern.quote(File.pathSeparator))) {
-      if (dir.isEmpty() || !dir.startsWith("/")) {
-        continue;
-      }
-      Path p = Path.of(dir, name);
-      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-        return p.toString();
-      }
-    }
-    return null;
+    return Executables.locate(settings.searchPath(), name);
   }
 
   private static boolean usesPort(List<Bridge> bridges, int port) {

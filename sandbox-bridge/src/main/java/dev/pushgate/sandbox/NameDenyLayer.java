@@ -75,7 +75,7 @@ public final class NameDenyLayer implements AutoCloseable {
       if (helper == null) {
         helper = besideTheJar(jarOf(NameDenyLayer.class));
         if (helper == null) {
-          helper = find(HELPER, searchPath);
+          helper = Executables.locate(searchPath, HELPER);
         }
       } else if (helper.isBlank()) {
         helper = null; // -Dpushgate.denyfs= : none, as on a host without it
@@ -85,7 +85,7 @@ public final class NameDenyLayer implements AutoCloseable {
         missing.add(HELPER);
         helper = null;
       }
-      if (find("fusermount3", searchPath) == null) {
+      if (Executables.locate(searchPath, "fusermount3") == null) {
         missing.add("fusermount3 (Debian: fuse3)");
       }
       Path dev = Path.of("/dev/fuse");
@@ -394,9 +394,8 @@ public final class NameDenyLayer implements AutoCloseable {
         "the name-deny layer (denyWriteGlobs and protected-path patterns on Linux) could not start: "
             + why,
         List.of(INSTALL,
-            "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
-                + " under bubblewrap and the enforcement summary reports the explicit weakening",
-            "start pushgate with --sandbox off: no confinement at all, reported as such"));
+            WaysOut.DROP_DENY_WRITE_GLOBS,
+            WaysOut.SANDBOX_OFF));
   }
 
   /** Where the layer shows each host root; bwrap binds these in the roots' place. */
@@ -526,18 +525,5 @@ public final class NameDenyLayer implements AutoCloseable {
     } catch (IOException e) {
       return true; // Cannot tell: treat as mounted, so nothing walks into it.
     }
-  }
-
-  private static String find(String name, String searchPath) {
-    for (String d : searchPath.split(Pattern.quote(File.pathSeparator))) {
-      if (d.isEmpty() || !d.startsWith("/")) {
-        continue;
-      }
-      Path p = Path.of(d, name);
-      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-        return p.toString();
-      }
-    }
-    return null;
   }
 }

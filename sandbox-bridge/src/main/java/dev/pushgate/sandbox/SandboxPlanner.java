@@ -294,9 +294,8 @@ public final class SandboxPlanner {
         "bubblewrap cannot deny creating " + glob + " inside a writable mount"
             + (layerMissing == null ? "" : ", and the name-deny layer cannot run: " + layerMissing),
         waysOut(layerMissing,
-            "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
-                + " under bubblewrap and the enforcement summary reports the explicit weakening",
-            "start pushgate with --sandbox off: no confinement at all, reported as such"));
+            WaysOut.DROP_DENY_WRITE_GLOBS,
+            WaysOut.SANDBOX_OFF));
   }
 
   /** The ways out, led by installing the name-deny layer when the host was probed for it. */
@@ -334,7 +333,7 @@ public final class SandboxPlanner {
                 waysOut(layerMissing,
                     "list the protected paths without * or ? (each one that exists is then"
                         + " covered read-only), or keep the pattern outside every writable mount",
-                    "start pushgate with --sandbox off: no confinement at all, reported as such"));
+                    WaysOut.SANDBOX_OFF));
           }
         }
       }
