@@ -21,26 +21,27 @@ class DenySpellingsTest {
     Files.createSymbolicLink(root.resolve("tmp"), root.resolve("private/tmp"));
   }
 
+  /** Checks that {@code literal} is denied as written and as {@code resolved} (both under root). */
+  private void assertSpellings(String literal, String resolved) {
+    String written = root.resolve(literal).toString();
+    assertThat(DenySpellings.of(written))
+        .containsExactly(written, root.resolve(resolved).toString());
+  }
+
   @Test
   void emitsLiteralAndResolvedSpellingThroughASymlinkedParent() {
-    String literal = root.resolve("tmp/checkout").toString();
-    assertThat(DenySpellings.of(literal))
-        .containsExactly(literal, root.resolve("private/tmp/checkout").toString());
+    assertSpellings("tmp/checkout", "private/tmp/checkout");
   }
 
   @Test
   void resolvesAPathThatDoesNotExistYetThroughItsExistingAncestor() {
-    String literal = root.resolve("tmp/checkout/.git/hooks").toString();
-    assertThat(DenySpellings.of(literal))
-        .containsExactly(literal, root.resolve("private/tmp/checkout/.git/hooks").toString());
+    assertSpellings("tmp/checkout/.git/hooks", "private/tmp/checkout/.git/hooks");
   }
 
   @Test
   void resolvesASymlinkedLeaf() throws IOException {
     Files.createSymbolicLink(root.resolve("link-to-checkout"), root.resolve("tmp/checkout"));
-    String literal = root.resolve("link-to-checkout").toString();
-    assertThat(DenySpellings.of(literal))
-        .containsExactly(literal, root.resolve("private/tmp/checkout").toString());
+    assertSpellings("link-to-checkout", "private/tmp/checkout");
   }
 
   @Test
@@ -52,15 +53,9 @@ class DenySpellingsTest {
   @Test
   void resolvesAGlobsLiteralDirectoriesAndKeepsItsPatternTail() {
     // Attack 30c: a pattern written through a symlink to the workdir matched no host path.
-    String star = root.resolve("tmp/*.pem").toString();
-    String question = root.resolve("tmp/checkout/file?.txt").toString();
-    String deep = root.resolve("tmp/checkout/**/x*/*.bak").toString();
-    assertThat(DenySpellings.of(star))
-        .containsExactly(star, root.resolve("private/tmp/*.pem").toString());
-    assertThat(DenySpellings.of(question))
-        .containsExactly(question, root.resolve("private/tmp/checkout/file?.txt").toString());
-    assertThat(DenySpellings.of(deep))
-        .containsExactly(deep, root.resolve("private/tmp/checkout/**/x*/*.bak").toString());
+    assertSpellings("tmp/*.pem", "private/tmp/*.pem");
+    assertSpellings("tmp/checkout/file?.txt", "private/tmp/checkout/file?.txt");
+    assertSpellings("tmp/checkout/**/x*/*.bak", "private/tmp/checkout/**/x*/*.bak");
   }
 
   @Test

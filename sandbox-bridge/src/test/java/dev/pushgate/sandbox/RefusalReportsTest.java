@@ -60,6 +60,11 @@ class RefusalReportsTest {
         + " such a file out of the checkout, or ask the operator to change the rules";
   }
 
+  /** Runs {@code script} under the default rules, with the name-deny layer enforcing them. */
+  private RealBwrap.Run underDefaultRules(String script) throws Exception {
+    return sh(plan(DenyWriteGlobs.DEFAULT, layer()), script);
+  }
+
   private RealBwrap.Run sh(SandboxPlan plan, String script) throws Exception {
     return RealBwrap.run(launcher, LaunchRequest.of(plan, List.of("/bin/sh", "-c", script)));
   }
@@ -81,8 +86,7 @@ class RefusalReportsTest {
 
   @Test
   void copyingOntoASecretFileNameIsReportedEveryTimeWithTheRulesReason() throws Exception {
-    NameDenyLayer.Availability layer = layer();
-    RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
+    RealBwrap.Run run = underDefaultRules(
         "echo A=2 > .env; cp .env.example .env; " + awaitLog(2));
     String line = deniedByRules(".env");
     assertThat(run.stdout().split("\n")).containsExactly(line, line);
@@ -97,8 +101,7 @@ class RefusalReportsTest {
    */
   @Test
   void aWriteTheLayerRefusedIsReportedOnceWhateverTheProgramSays() throws Exception {
-    NameDenyLayer.Availability layer = layer();
-    RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
+    RealBwrap.Run run = underDefaultRules(
         "bash -c 'echo A=2 > .env'; python3 -c 'open(\".env\", \"w\")'; " + awaitLog(2));
     String line = deniedByRules(".env");
     assertThat(run.stderr()).as("the programs' own lines").contains(".env: Permission denied")
@@ -115,8 +118,7 @@ class RefusalReportsTest {
    */
   @Test
   void anAgentSettingsFileIsRefusedAsOneAHostToolRunsNotAsASecret() throws Exception {
-    NameDenyLayer.Availability layer = layer();
-    RealBwrap.Run run = sh(plan(DenyWriteGlobs.DEFAULT, layer),
+    RealBwrap.Run run = underDefaultRules(
         "echo {} > .mcp.json; mkdir -p .claude; echo {} > .claude/settings.json; " + awaitLog(2));
     String reason = "\": the sandbox denies every run writing this path: a tool on the operator's"
         + " side runs what it finds here later (agent and editor settings such as .mcp.json and"

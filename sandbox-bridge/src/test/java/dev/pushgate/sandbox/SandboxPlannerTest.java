@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,9 @@ class SandboxPlannerTest {
       BackendProbe.probe(Platform.LINUX, Set.of("bwrap")::contains);
   private static final ProbeResult WINDOWS = BackendProbe.probe(Platform.WINDOWS, n -> true);
   private static final DenyWriteGlobs NO_GLOBS = DenyWriteGlobs.explicit(List.of());
+  /** The way out every refusal of the native sandbox offers, as an operator reads it. */
+  private static final String SANDBOX_OFF =
+      "start pushgate with --sandbox off: no confinement at all, reported as such";
 
   @TempDir Path dir;
   private Path root;
@@ -157,10 +161,7 @@ class SandboxPlannerTest {
         new RunPaths(
             workdir.toString(), configDir.toString(), root.resolve("conv").toString(), null,
             List.of(), List.of(), List.of());
-    assertThatThrownBy(
-            () ->
-                planner(MAC)
-                    .plan(SandboxRequest.builder("s", "w", Runner.ACP, paths).build()))
+    assertPlanningThrows(Runner.ACP, paths)
         .isInstanceOfSatisfying(
             SandboxRequestException.class, e -> assertThat(e.field()).isEqualTo("reposDir"))
         .hasMessage(
@@ -175,12 +176,16 @@ class SandboxPlannerTest {
         new RunPaths(
             workdir.toString(), configDir.toString(), null, link.toString(),
             List.of(), List.of(), List.of());
-    assertThatThrownBy(
-            () ->
-                planner(MAC)
-                    .plan(SandboxRequest.builder("s", "w", Runner.ACP, paths).build()))
+    assertPlanningThrows(Runner.ACP, paths)
         .isInstanceOfSatisfying(
             SandboxRequestException.class, e -> assertThat(e.field()).isEqualTo("attachmentsDir"));
+  }
+
+  /** Asserts on what planning a run of {@code runner} on {@code paths} on a Mac throws. */
+  private AbstractThrowableAssert<?, ? extends Throwable> assertPlanningThrows(
+      Runner runner, RunPaths paths) {
+    return assertThatThrownBy(
+        () -> planner(MAC).plan(SandboxRequest.builder("s", "w", runner, paths).build()));
   }
 
   // ---- path validation ----
@@ -220,18 +225,14 @@ class SandboxPlannerTest {
   @Test
   void refusesAnOverlayRunWithoutConfigDirOrWithAMissingWorkdir() {
     RunPaths noConfig = RunPaths.workdirOnly(workdir.toString());
-    assertThatThrownBy(
-            () -> planner(MAC).plan(SandboxRequest.builder("s", "w", Runner.ACP, noConfig).build()))
+    assertPlanningThrows(Runner.ACP, noConfig)
         .isInstanceOfSatisfying(
             SandboxRequestException.class, e -> assertThat(e.field()).isEqualTo("agentConfigDir"))
         .hasMessage("agentConfigDir is required for the claude-code and acp runners (claude-code"
             + " is the default): give the agent's config directory as agentConfigDir, or"
             + " \"runner\": \"harness-bash\" for a run that needs only its workdir");
     RunPaths gone = RunPaths.workdirOnly(root.resolve("gone").toString());
-    assertThatThrownBy(
-            () ->
-                planner(MAC)
-                    .plan(SandboxRequest.builder("s", "w", Runner.HARNESS_BASH, gone).build()))
+    assertPlanningThrows(Runner.HARNESS_BASH, gone)
         .hasMessage("workdir does not exist or is not a directory: " + root.resolve("gone"));
   }
 
@@ -264,17 +265,18 @@ class SandboxPlannerTest {
 
   // ---- deny lists ----
 
+  /** Each of {@code names} resolved under {@code dir}, as the plan spells paths. */
+  private static String[] under(Path dir, String... names) {
+    return java.util.Arrays.stream(names).map(n -> dir.resolve(n).toString())
+        .toArray(String[]::new);
+  }
+
   @Test
   void deniesReadingSecretsUnderHome() {
     SandboxPlan plan = planner(MAC).plan(overlay(Runner.CLAUDE_CODE).build());
     assertThat(plan.filesystem().readDeny())
-        .startsWith(
-            home.resolve(".ssh").toString(),
-            home.resolve(".aws").toString(),
-            home.resolve(".gnupg").toString(),
-            home.resolve(".config/gh").toString(),
-            home.resolve("Library/Keychains").toString())
-        .contains(home.resolve(".git-credentials").toString(), home.resolve(".netrc").toString());
+        .startsWith(under(home, ".ssh", ".aws", ".gnupg", ".config/gh", "Library/Keychains"))
+        .contains(under(home, ".git-credentials", ".netrc"));
   }
 
   @Test
@@ -316,15 +318,8 @@ class SandboxPlannerTest {
         .containsExactly(workdir.toString(), reposDir.toString(), stateDir.toString());
     for (Path root : List.of(workdir, reposDir, stateDir)) {
       assertThat(chat.filesystem().writeDeny())
-          .contains(
-              root.resolve(".bashrc").toString(),
-              root.resolve(".zshrc").toString(),
-              root.resolve(".profile").toString(),
-              root.resolve(".git/hooks").toString(),
-              root.resolve(".git/config").toString(),
-              root.resolve(".claude/settings.json").toString(),
-              root.resolve(".claude/settings.local.json").toString(),
-              root.resolve(".mcp.json").toString());
+          .contains(under(root, ".bashrc", ".zshrc", ".profile", ".git/hooks", ".git/config",
+              ".claude/settings.json", ".claude/settings.local.json", ".mcp.json"));
     }
     assertThat(chat.filesystem().writeDeny())
         .contains(stateDir.resolve("settings.json").toString(), stateDir.resolve("hooks").toString())
@@ -516,7 +511,7 @@ class SandboxPlannerTest {
         .containsExactly(
             "set denyWriteGlobs in the workspace rules (for example to []): the run then launches"
                 + " under bubblewrap and the enforcement summary reports the explicit weakening",
-            "start pushgate with --sandbox off: no confinement at all, reported as such");
+            SANDBOX_OFF);
     assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
     assertThat(plan.enforcement().osSandbox()).isFalse();
   }
@@ -614,7 +609,7 @@ class SandboxPlannerTest {
         .containsExactly(
             "list the protected paths without * or ? (each one that exists is then covered"
                 + " read-only), or keep the pattern outside every writable mount",
-            "start pushgate with --sandbox off: no confinement at all, reported as such");
+            SANDBOX_OFF);
     assertThat(plan.effectiveBackend()).isEqualTo(SandboxBackend.NONE);
   }
 
