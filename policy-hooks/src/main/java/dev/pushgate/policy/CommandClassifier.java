@@ -938,15 +938,13 @@ final class CommandClassifier {
         seenApi |= a.equals("api");
         continue;
       }
+      GhValueFlag.Value methodFlag = GhValueFlag.METHOD.at(w, k);
       if (Set.of("-H", "--header", "-q", "--jq", "-t", "--template", "--cache", "-p", "--preview",
           "-R", "--repo", "--hostname").contains(a)) {
         k++;
-      } else if ((a.equals("-X") || a.equals("--method")) && k + 1 < w.size()) {
-        method = w.get(++k);
-      } else if (a.startsWith("--method=")) {
-        method = a.substring("--method=".length());
-      } else if (a.startsWith("-X") && a.length() > 2) {
-        method = a.substring(2);
+      } else if (methodFlag != null) {
+        method = methodFlag.text();
+        k = methodFlag.last();
       } else if (Set.of("-f", "-F", "--field", "--raw-field", "--input").contains(a)) {
         fields = true;
         if (k + 1 < w.size() && w.get(k + 1).contains("mutation")) {

@@ -131,24 +131,16 @@ final class GitHubTargets {
    */
   static boolean ghTalksToGitHub(List<String> w, int i) {
     for (int k = i + 1; k < w.size(); k++) {
-      String a = w.get(k);
-      String host = null;
-      String repo = null;
-      if (a.equals("--hostname") && k + 1 < w.size()) {
-        host = w.get(++k);
-      } else if (a.startsWith("--hostname=")) {
-        host = a.substring("--hostname=".length());
-      } else if ((a.equals("-R") || a.equals("--repo")) && k + 1 < w.size()) {
-        repo = w.get(++k);
-      } else if (a.startsWith("--repo=")) {
-        repo = a.substring("--repo=".length());
-      } else if (a.startsWith("-R") && a.length() > 2) {
-        repo = a.substring(2);
-      }
-      if (host != null && !host(host + "/", false).equals("github.com")) {
-        return false;
-      }
-      if (repo != null) {
+      GhValueFlag.Value hostFlag = GhValueFlag.HOSTNAME.at(w, k);
+      GhValueFlag.Value repoFlag = hostFlag == null ? GhValueFlag.REPO.at(w, k) : null;
+      if (hostFlag != null) {
+        k = hostFlag.last();
+        if (!host(hostFlag.text() + "/", false).equals("github.com")) {
+          return false;
+        }
+      } else if (repoFlag != null) {
+        k = repoFlag.last();
+        String repo = repoFlag.text();
         if (dynamic(repo)) {
           return false;
         }
