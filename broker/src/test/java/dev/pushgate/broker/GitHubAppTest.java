@@ -191,8 +191,7 @@ class GitHubAppTest {
   void notInstalledSaysSoAndWhatToDo() {
     github.respond("GET", LOOKUP, 404, error(404, "Not Found"), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.NOT_INSTALLED);
     assertThat(e.requestId()).contains(RID);
@@ -238,8 +237,7 @@ class GitHubAppTest {
     installed();
     github.respond("POST", MINT, 404, error(404, "Not Found"), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
     app.installationId(REPO);
 
     assertThat(e.reason()).isEqualTo(Reason.NOT_INSTALLED);
@@ -396,8 +394,7 @@ class GitHubAppTest {
             .withHeader("x-ratelimit-remaining", "0")
             .withHeader("x-ratelimit-reset", Long.toString(reset)));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.RATE_LIMITED);
     assertThat(e.getMessage()).isEqualTo("GitHub rate limit on POST /app/installations/4242/"
@@ -433,8 +430,7 @@ class GitHubAppTest {
     github.stub("POST", MINT, jsonResponse(403, error(403, "You have exceeded a secondary rate"
         + " limit."), RID).withHeader("retry-after", "1"));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.RATE_LIMITED);
     assertThat(e.getMessage()).isEqualTo("GitHub rate limit on POST /app/installations/4242/"
@@ -449,8 +445,7 @@ class GitHubAppTest {
     github.respond("POST", MINT, 403,
         error(403, "The permissions requested are not granted to this installation."), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.FORBIDDEN);
     assertThat(e.getMessage()).isEqualTo("GitHub refused a read token for octocat/Hello-World (403"
@@ -483,8 +478,7 @@ class GitHubAppTest {
     installed();
     github.stub("POST", MINT, jsonResponse(502, error(502, "Server Error"), RID));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.UPSTREAM_ERROR);
     assertThat(e.getMessage()).isEqualTo("GitHub answered POST /app/installations/4242/"
@@ -611,8 +605,7 @@ class GitHubAppTest {
     github.respond("POST", MINT, 422, error(422, "There is at least one repository that does not"
         + " exist or is not accessible to the parent installation."), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.VALIDATION_FAILED);
     assertThat(e.getMessage()).isEqualTo("GitHub rejected the read token request for"
@@ -627,8 +620,7 @@ class GitHubAppTest {
     installed();
     github.stub("POST", MINT, jsonResponse(201, "{\"token\": \"ghs_", RID));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.MALFORMED_RESPONSE);
     assertThat(e.getMessage()).isEqualTo("GitHub's answer to POST /app/installations/4242/"
@@ -643,8 +635,7 @@ class GitHubAppTest {
     node.put("expires_at", "next tuesday");
     github.stub("POST", MINT, jsonResponse(201, node.toString(), RID));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.MALFORMED_RESPONSE);
     assertThat(e.getMessage()).isEqualTo("GitHub's answer to POST /app/installations/4242/"
@@ -663,13 +654,25 @@ class GitHubAppTest {
     text = text.substring(0, text.length() - 1) + ",\"permissions\":{\"contents\":\"read\"}}";
     github.stub("POST", MINT, jsonResponse(201, text, RID));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.MALFORMED_RESPONSE);
     assertThat(e.getMessage()).isEqualTo("GitHub's answer to POST /app/installations/4242/"
         + "access_tokens is not valid JSON; the token was revoked (request id " + RID + ")");
     assertThat(github.requests("DELETE", REVOKE)).hasSize(1);
+  }
+
+  private BrokerException readRefusal() {
+    return catchThrowableOfType(BrokerException.class,
+        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+  }
+
+  /** Checks that {@code e} refuses a {@code kind} token granted beyond what was asked, revoked. */
+  private static void assertRevokedOverGrant(BrokerException e, String kind, String beyond) {
+    assertThat(e.reason()).isEqualTo(Reason.OVER_GRANTED);
+    assertThat(e.getMessage()).isEqualTo("GitHub granted a " + kind + " token for"
+        + " octocat/Hello-World beyond what was asked (" + beyond + "); the token was revoked"
+        + " (request id " + RID + ")");
   }
 
   @Test
@@ -680,13 +683,7 @@ class GitHubAppTest {
     more.put("issues", "write");
     mints(more);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
-
-    assertThat(e.reason()).isEqualTo(Reason.OVER_GRANTED);
-    assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
-        + " beyond what was asked (issues: write (not asked)); the token was revoked (request id "
-        + RID + ")");
+    assertRevokedOverGrant(readRefusal(), "read", "issues: write (not asked)");
     assertThat(github.requests("DELETE", REVOKE)).singleElement()
         .satisfies(r -> assertThat(r.getHeader("Authorization")).isEqualTo("Bearer " + TOKEN));
   }
@@ -697,13 +694,7 @@ class GitHubAppTest {
     revokes();
     mints(Map.of("contents", "write", "pull_requests", "write", "metadata", "read"));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
-
-    assertThat(e.reason()).isEqualTo(Reason.OVER_GRANTED);
-    assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
-        + " beyond what was asked (contents: write (asked read)); the token was revoked (request"
-        + " id " + RID + ")");
+    assertRevokedOverGrant(readRefusal(), "read", "contents: write (asked read)");
     assertThat(github.requests("DELETE", REVOKE)).hasSize(1);
   }
 
@@ -714,13 +705,8 @@ class GitHubAppTest {
     github.respond("POST", MINT, 201, github.token(TOKEN, READ, "all",
         List.of(Map.entry(REPO_ID, REPO.toString()))), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
-
-    assertThat(e.reason()).isEqualTo(Reason.OVER_GRANTED);
-    assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
-        + " beyond what was asked (it covers all repositories of the installation); the token"
-        + " was revoked (request id " + RID + ")");
+    assertRevokedOverGrant(readRefusal(), "read",
+        "it covers all repositories of the installation");
     assertThat(github.requests("DELETE", REVOKE)).hasSize(1);
   }
 
@@ -731,13 +717,9 @@ class GitHubAppTest {
     github.respond("POST", MINT, 201, github.token(TOKEN, READ, "selected",
         List.of(Map.entry(REPO_ID, REPO.toString()), Map.entry(7L, "octocat/Spoon-Knife"))), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueWriteToken(REPO, OptionalLong.empty(), false));
-
-    assertThat(e.reason()).isEqualTo(Reason.OVER_GRANTED);
-    assertThat(e.getMessage()).isEqualTo("GitHub granted a write token for octocat/Hello-World"
-        + " beyond what was asked (it covers 2 repositories; pull_requests: write (not asked));"
-        + " the token was revoked (request id " + RID + ")");
+    assertRevokedOverGrant(catchThrowableOfType(BrokerException.class,
+        () -> app.issueWriteToken(REPO, OptionalLong.empty(), false)), "write",
+        "it covers 2 repositories; pull_requests: write (not asked)");
   }
 
   @Test
@@ -747,12 +729,9 @@ class GitHubAppTest {
     github.respond("POST", MINT, 201, github.token(TOKEN, READ, "selected",
         List.of(Map.entry(7L, "octocat/Hello-World"))), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.of(REPO_ID)));
-
-    assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
-        + " beyond what was asked (it covers repository id 7, not 1296269); the token was revoked"
-        + " (request id " + RID + ")");
+    assertRevokedOverGrant(catchThrowableOfType(BrokerException.class,
+        () -> app.issueReadToken(REPO, OptionalLong.of(REPO_ID))), "read",
+        "it covers repository id 7, not 1296269");
   }
 
   @Test
@@ -762,12 +741,7 @@ class GitHubAppTest {
     github.respond("POST", MINT, 201, github.token(TOKEN, READ, "selected",
         List.of(Map.entry(REPO_ID, "octocat/Spoon-Knife"))), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
-
-    assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
-        + " beyond what was asked (it covers octocat/Spoon-Knife); the token was revoked (request"
-        + " id " + RID + ")");
+    assertRevokedOverGrant(readRefusal(), "read", "it covers octocat/Spoon-Knife");
   }
 
   @Test
@@ -778,13 +752,8 @@ class GitHubAppTest {
     node.remove("repositories");
     github.respond("POST", MINT, 201, node.toString(), RID);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
-
-    assertThat(e.reason()).isEqualTo(Reason.OVER_GRANTED);
-    assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
-        + " beyond what was asked (GitHub did not list the token's repositories, so its scope"
-        + " cannot be confirmed); the token was revoked (request id " + RID + ")");
+    assertRevokedOverGrant(readRefusal(), "read",
+        "GitHub did not list the token's repositories, so its scope cannot be confirmed");
   }
 
   @Test
@@ -795,8 +764,7 @@ class GitHubAppTest {
     more.put("administration", "write");
     mints(more);
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.OVER_GRANTED);
     assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
@@ -812,8 +780,7 @@ class GitHubAppTest {
     revokes();
     mints(Map.of("contents", "read", "metadata", "read"));
 
-    BrokerException e = catchThrowableOfType(BrokerException.class,
-        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+    BrokerException e = readRefusal();
 
     assertThat(e.reason()).isEqualTo(Reason.FORBIDDEN);
     assertThat(e.getMessage()).isEqualTo("GitHub granted a read token for octocat/Hello-World"
