@@ -12,6 +12,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class EnvironmentSanitiserTest {
+  /** Variables in the order given: names and values alternating. */
+  private static Map<String, String> inOrder(String... namesAndValues) {
+    Map<String, String> vars = new LinkedHashMap<>();
+    for (int i = 0; i < namesAndValues.length; i += 2) {
+      vars.put(namesAndValues[i], namesAndValues[i + 1]);
+    }
+    return vars;
+  }
 
   @ParameterizedTest
   @ValueSource(
@@ -82,41 +90,41 @@ class EnvironmentSanitiserTest {
 
   @Test
   void sanitisedEnvironmentThenSetsTheRunsOwnVariables() {
-    Map<String, String> host = new LinkedHashMap<>();
-    host.put("PATH", "/usr/bin");
-    host.put("HOME", "/home/u");
-    host.put("LD_PRELOAD", "/tmp/evil.so");
-    host.put("GIT_CONFIG_GLOBAL", "/home/u/.gitconfig");
-    host.put("GIT_CONFIG_COUNT", "1");
-    host.put("GIT_CONFIG_KEY_0", "url.https://github.com/.pushInsteadOf");
-    host.put("GITHUB_TOKEN", "ghp_hostsOwnToken");
-    host.put("HTTPS_PROXY", "http://corp-proxy:3128");
-    Map<String, String> additions = new LinkedHashMap<>();
-    additions.put("GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig");
-    additions.put("GH_TOKEN", "ghs_runReadToken");
-    additions.put("HTTPS_PROXY", "http://127.0.0.1:41001");
-    additions.put("ALL_PROXY", "socks5h://127.0.0.1:41002");
+    Map<String, String> host = inOrder(
+        "PATH", "/usr/bin",
+        "HOME", "/home/u",
+        "LD_PRELOAD", "/tmp/evil.so",
+        "GIT_CONFIG_GLOBAL", "/home/u/.gitconfig",
+        "GIT_CONFIG_COUNT", "1",
+        "GIT_CONFIG_KEY_0", "url.https://github.com/.pushInsteadOf",
+        "GITHUB_TOKEN", "ghp_hostsOwnToken",
+        "HTTPS_PROXY", "http://corp-proxy:3128");
+    Map<String, String> additions = inOrder(
+        "GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig",
+        "GH_TOKEN", "ghs_runReadToken",
+        "HTTPS_PROXY", "http://127.0.0.1:41001",
+        "ALL_PROXY", "socks5h://127.0.0.1:41002");
 
     EnvironmentVariables out =
         EnvironmentSanitiser.sanitise(
             EnvironmentVariables.of(host), EnvironmentVariables.of(additions));
-    Map<String, String> expected = new HashMap<>();
-    expected.put("PATH", "/usr/bin");
-    expected.put("HOME", "/home/u");
-    expected.put("GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig");
-    expected.put("GH_TOKEN", "ghs_runReadToken");
-    expected.put("HTTPS_PROXY", "http://127.0.0.1:41001");
-    expected.put("ALL_PROXY", "socks5h://127.0.0.1:41002");
+    Map<String, String> expected = inOrder(
+        "PATH", "/usr/bin",
+        "HOME", "/home/u",
+        "GIT_CONFIG_GLOBAL", "/data/runs/r1/gitconfig",
+        "GH_TOKEN", "ghs_runReadToken",
+        "HTTPS_PROXY", "http://127.0.0.1:41001",
+        "ALL_PROXY", "socks5h://127.0.0.1:41002");
     assertThat(out.asMap()).isEqualTo(expected);
   }
 
   @Test
   void inheritedEnvironmentKeepsTheHostsButNotItsGitConfigOverrides() {
-    Map<String, String> host = new LinkedHashMap<>();
-    host.put("PATH", "/usr/bin");
-    host.put("LD_PRELOAD", "/opt/lib.so");
-    host.put("NODE_OPTIONS", "--max-old-space-size=4096");
-    host.put("GIT_CONFIG_PARAMETERS", "'url.x.pushinsteadof'='y'");
+    Map<String, String> host = inOrder(
+        "PATH", "/usr/bin",
+        "LD_PRELOAD", "/opt/lib.so",
+        "NODE_OPTIONS", "--max-old-space-size=4096",
+        "GIT_CONFIG_PARAMETERS", "'url.x.pushinsteadof'='y'");
     EnvironmentVariables out =
         EnvironmentSanitiser.inherit(
             EnvironmentVariables.of(host),
@@ -151,10 +159,10 @@ class EnvironmentSanitiserTest {
 
   @Test
   void hostEnvironmentDropsWhatNoProcessCouldStartWith() {
-    Map<String, String> host = new LinkedHashMap<>();
-    host.put("=C:", "C:\\");
-    host.put("PATH", "/usr/bin");
-    host.put("BAD", "a\0b");
+    Map<String, String> host = inOrder(
+        "=C:", "C:\\",
+        "PATH", "/usr/bin",
+        "BAD", "a\0b");
     assertThat(EnvironmentVariables.fromHost(host).asMap()).containsOnly(Map.entry("PATH", "/usr/bin"));
   }
 }
