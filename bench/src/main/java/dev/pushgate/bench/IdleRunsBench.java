@@ -125,9 +125,14 @@ public final class IdleRunsBench {
       System.err.println("bench: " + rows.get(rows.size() - 1));
     }
     int ending = live.size();
+    long cpuBeforeEnd = cpuMillis();
+    Map<String, Long> threadsBeforeEnd = ApplianceProbe.threadTicks(app);
     long started = System.nanoTime();
     endAll();
     double teardown = (System.nanoTime() - started) / 1e9;
+    String endCpu = ending == 0 ? "" : String.format(Locale.ROOT, "; appliance CPU per run ended"
+        + " %.1f ms, by thread: %s", (cpuMillis() - cpuBeforeEnd) / (double) ending,
+        cpuByThread(threadsBeforeEnd, ending));
     System.out.println("| live runs | threads | file descriptors | RSS | heap per run |"
         + " create (this level's runs) | appliance CPU per run created |"
         + " push (one more run, p50) | API call (p50) |");
@@ -136,8 +141,8 @@ public final class IdleRunsBench {
     System.out.println();
     cpuSplits.forEach(System.out::println);
     System.out.printf(Locale.ROOT, "%nteardown of %,d runs (DELETE /v1/runs/ID, %d clients):"
-        + " %.1f s; after it: %d threads, %,d descriptors; load average %s%n", ending, clients,
-        teardown, threads(), descriptors(), loadAverage());
+        + " %.1f s%s; after it: %d threads, %,d descriptors; load average %s%n", ending, clients,
+        teardown, endCpu, threads(), descriptors(), loadAverage());
   }
 
   /** Creates {@code n} idle runs with {@link #clients} clients at once. */
@@ -274,7 +279,7 @@ public final class IdleRunsBench {
   }
 
   /**
-   * The appliance's CPU since {@code before} ({@link ApplianceProbe#threadTicks}) per run created,
+   * The appliance's CPU since {@code before} ({@link ApplianceProbe#threadTicks}) per run,
    * by kind of thread, largest first; kinds under 2% of the whole left out.
    */
   private String cpuByThread(Map<String, Long> before, int runs) {
