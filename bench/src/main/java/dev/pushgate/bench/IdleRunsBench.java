@@ -92,13 +92,21 @@ public final class IdleRunsBench {
         + " %d cores%n", levels, clients, loadAverage(),
         Runtime.getRuntime().availableProcessors());
     List<String> rows = new ArrayList<>();
+    List<String> cpuSplits = new ArrayList<>();
     long heapAtZero = -1;
     for (int level : levels) {
       int creating = level - live.size();
       long cpuBefore = cpuMillis();
+      Map<String, Long> threadsBefore = ApplianceProbe.threadTicks(app);
       long started = System.nanoTime();
       create(creating);
       double createSeconds = (System.nanoTime() - started) / 1e9;
+      if (creating > 0) {
+        cpuSplits.add(String.format(Locale.ROOT, "appliance CPU per run created up to %,d, by"
+            + " thread: %s; load average after: %s", level,
+            cpuByThread(threadsBefore, creating), loadAverage()));
+        System.err.println("bench: " + cpuSplits.get(cpuSplits.size() - 1));
+      }
       String cpuPerRun = creating <= 0 ? "–" : String.format(Locale.ROOT, "%.1f ms",
           (cpuMillis() - cpuBefore) / (double) creating);
       long heap = usedHeapAfterGc();
@@ -117,17 +125,24 @@ public final class IdleRunsBench {
       System.err.println("bench: " + rows.get(rows.size() - 1));
     }
     int ending = live.size();
+    long cpuBeforeEnd = cpuMillis();
+    Map<String, Long> threadsBeforeEnd = ApplianceProbe.threadTicks(app);
     long started = System.nanoTime();
     endAll();
     double teardown = (System.nanoTime() - started) / 1e9;
+    String endCpu = ending == 0 ? "" : String.format(Locale.ROOT, "; appliance CPU per run ended"
+        + " %.1f ms, by thread: %s", (cpuMillis() - cpuBeforeEnd) / (double) ending,
+        cpuByThread(threadsBeforeEnd, ending));
     System.out.println("| live runs | threads | file descriptors | RSS | heap per run |"
         + " create (this level's runs) | appliance CPU per run created |"
         + " push (one more run, p50) | API call (p50) |");
     System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     rows.forEach(System.out::println);
+    System.out.println();
+    cpuSplits.forEach(System.out::println);
     System.out.printf(Locale.ROOT, "%nteardown of %,d runs (DELETE /v1/runs/ID, %d clients):"
-        + " %.1f s; after it: %d threads, %,d descriptors; load average %s%n", ending, clients,
-        teardown, threads(), descriptors(), loadAverage());
+        + " %.1f s%s; after it: %d threads, %,d descriptors; load average %s%n", ending, clients,
+        teardown, endCpu, threads(), descriptors(), loadAverage());
   }
 
   /** Creates {@code n} idle runs with {@link #clients} clients at once. */
@@ -258,15 +273,26 @@ public final class IdleRunsBench {
     return out;
   }
 
+  /** The appliance's CPU time so far, user and system. */
+  private long cpuMillis() {
+    return ApplianceProbe.cpuNanos(app) / 1_000_000;
+  }
+
   /**
-   * The appliance's CPU time so far, user and system, from {@code /proc/PID/stat} (fields 14 and
-   * 15, in clock ticks of 1/100 s: Linux's USER_HZ on every architecture this runs on).
+   * The appliance's CPU since {@code before} ({@link ApplianceProbe#threadTicks}) per run,
+   * by kind of thread, largest first; kinds under 2% of the whole left out.
    */
-  private long cpuMillis() throws IOException {
-    String stat = Files.readString(Path.of("/proc/" + app.pid() + "/stat"));
-    // the command name (field 2) may hold spaces: count fields after its closing parenthesis
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
+  private String cpuByThread(Map<String, Long> before, int runs) {
+    Map<String, Long> delta = new HashMap<>();
+    ApplianceProbe.threadTicks(app).forEach((k, v) -> delta.put(k, v - before.getOrDefault(k, 0L)));
+    long total = delta.values().stream().mapToLong(Long::longValue).sum();
+    double msPerTick = 1000.0 / Platform.clockTicksPerSecond();
+    return delta.entrySet().stream()
+        .filter(e -> e.getValue() * 50 >= total && e.getValue() > 0)
+        .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+        .map(e -> String.format(Locale.ROOT, "`%s` %.2f ms", e.getKey(),
+            e.getValue() * msPerTick / runs))
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   private int threads() throws IOException {

@@ -275,13 +275,10 @@ final class RunCredentials {
     int ok = 0;
     int pending = 0;
     Instant now = clock.instant();
-    for (Ledger.LiveCredential c : ledger.liveCredentials()) {
+    // Only those of runs not live in the ledger: a live run's row is there before its token.
+    for (Ledger.LiveCredential c : ledger.revocableCredentials(now)) {
       if (heldInMemory.test(c.runId())) {
-        continue;
-      }
-      Optional<Ledger.RunRow> run = ledger.run(c.runId());
-      if (run.isPresent() && run.get().live(now)) {
-        continue;
+        continue; // expired here but not yet ended: the sweep ends it, revoking what it held
       }
       if (revokeRecorded(c.id(), c.token())) {
         ok++;

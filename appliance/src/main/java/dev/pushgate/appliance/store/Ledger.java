@@ -236,6 +236,23 @@ public final class Ledger {
         + " WHERE r.id = credentials.run_id AND r.ended_at IS NULL AND r.host <> ?)", host);
   }
 
+  /**
+   * The credentials this host is to revoke now: those of {@link #liveCredentials()} whose run is
+   * not live in the ledger at {@code now} (no row, ended, or expired). Chosen by the database, so
+   * that a sweep with many live runs neither unseals their tokens nor holds the database for them.
+   */
+  public List<LiveCredential> revocableCredentials(Instant now) throws SQLException {
+    String live = "SELECT 1 FROM runs r WHERE r.id = credentials.run_id AND r.ended_at IS NULL"
+        + " AND (r.expires_at > ?";
+    if (host == null) {
+      return queryCredentials("WHERE revoked_at IS NULL AND NOT EXISTS (" + live + "))",
+          now.toEpochMilli());
+    }
+    // another host's run not ended is that host's to end, whatever its expiry
+    return queryCredentials("WHERE revoked_at IS NULL AND NOT EXISTS (" + live
+        + " OR r.host <> ?))", now.toEpochMilli(), host);
+  }
+
   /** Records a revocation GitHub confirmed; the first one of a credential is audited. */
   public void markRevoked(long credentialId, Instant at) throws SQLException {
     if (audit == null) {

@@ -352,6 +352,45 @@ abstract class StorageContract {
   }
 
   @Test
+  void revocableCredentialsAreThoseOfRunsNotLiveInTheLedger() throws SQLException {
+    Database other = open();
+    Ledger a = new Ledger(db, box, "host-a");
+    Ledger b = new Ledger(other, box, "host-b");
+    Instant now = T0.plus(Duration.ofHours(9)); // after run()'s 8 hours
+    a.insertRun(new Ledger.RunRow("run-live", "ws-1", null, null, "chat", "acme/widget", 7L, "[]",
+        "{}", "hash-1", null, null, T0, now.plusSeconds(60), null, null));
+    a.insertRun(run("run-ended", "hash-2"));
+    a.insertRun(run("run-expired", "hash-3"));
+    b.insertRun(run("run-b-expired", "hash-4"));
+    b.insertRun(run("run-b-ended", "hash-5"));
+    long live = a.recordCredential("run-live", "read", "acme/widget", Secret.of("ghs_1"), T0, null);
+    long ended = a.recordCredential("run-ended", "read", "acme/widget", Secret.of("ghs_2"), T0,
+        null);
+    long expired = a.recordCredential("run-expired", "write", "acme/widget", Secret.of("ghs_3"),
+        T0, null);
+    long otherHosts = b.recordCredential("run-b-expired", "read", "acme/widget",
+        Secret.of("ghs_4"), T0, null);
+    long otherEnded = b.recordCredential("run-b-ended", "read", "acme/widget",
+        Secret.of("ghs_5"), T0, null);
+    long revoked = a.recordCredential("run-ended", "write", "acme/widget", Secret.of("ghs_6"), T0,
+        null);
+    a.endRun("run-ended", "torn down", T0.plusSeconds(1));
+    b.endRun("run-b-ended", "torn down", T0.plusSeconds(1));
+    a.markRevoked(revoked, T0.plusSeconds(2));
+
+    // host-b's expired run is host-b's to end; once ended, any host revokes what it held
+    List<Ledger.LiveCredential> revocable = a.revocableCredentials(now);
+    assertThat(revocable).extracting(Ledger.LiveCredential::id)
+        .containsExactly(ended, expired, otherEnded);
+    assertThat(revocable.get(1).token().reveal()).isEqualTo("ghs_3");
+    assertThat(new Ledger(other, box).revocableCredentials(now))
+        .extracting(Ledger.LiveCredential::id)
+        .containsExactly(ended, expired, otherHosts, otherEnded);
+    assertThat(a.liveCredentials()).extracting(Ledger.LiveCredential::id)
+        .contains(live).doesNotContain(otherHosts);
+  }
+
+  @Test
   void eachHostRecoversAndSweepsOnlyItsOwnUnendedRuns() throws SQLException {
     Database other = open();
     Ledger a = new Ledger(db, box, "host-a");
