@@ -69,7 +69,7 @@ class ApiBoundaryAttackTest {
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT), tokens),
         new ApiBoundary.Shared(upstream, Approvals.NONE, audited::addAll,
-            ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+            Clock.systemUTC()));
   }
 
   @AfterEach

@@ -53,7 +53,7 @@ class ApiBoundaryListenerTest {
     ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
         URI.create(github.baseUrl() + "/uploads"), null);
     listener = ApiBoundary.start(new ApiBoundary.Shared(upstream, Approvals.NONE, records -> { },
-        ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+        Clock.systemUTC()));
     a = open("run-a");
     b = open("run-b");
   }

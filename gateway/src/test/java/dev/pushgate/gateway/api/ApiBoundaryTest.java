@@ -89,8 +89,7 @@ class ApiBoundaryTest {
         new ApiBoundary.Shared(upstream, (q, progress) -> {
           asked.add(q);
           return approvals.get().ask(q, progress);
-        }, records -> audited.addAll(records), ApiBoundary.Shared.newClient(),
-            Clock.systemUTC()));
+        }, records -> audited.addAll(records), Clock.systemUTC()));
     judge.set(call -> judgement(call.method().equals("GET") ? Decision.ALLOW : Decision.DENY,
         "write-tracker", "commenting is denied in chat mode", false));
   }
@@ -366,7 +365,7 @@ class ApiBoundaryTest {
               }
             }),
         new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
-            audit, ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+            audit, Clock.systemUTC()));
   }
 
   @Test
