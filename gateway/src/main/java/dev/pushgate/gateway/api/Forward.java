@@ -38,12 +38,16 @@ record Forward(String runId, Duration answerTimeout) {
       answer = listener.get(answerTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       up.abort(e);
-      notAnswered(call, e, 504, "GitHub did not answer pushgate within "
-          + answerTimeout.toSeconds() + " s");
+      timedOut(call, e);
       return;
     } catch (ExecutionException e) {
-      notAnswered(call, e.getCause() == null ? e : e.getCause(), 502,
-          "GitHub did not answer pushgate");
+      Throwable why = e.getCause() == null ? e : e.getCause();
+      // The connection's idle timeout (the same length) may fire first: the same answer.
+      if (why instanceof TimeoutException) {
+        timedOut(call, why);
+      } else {
+        notAnswered(call, why, 502, "GitHub did not answer pushgate");
+      }
       return;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -92,6 +96,11 @@ record Forward(String runId, Duration answerTimeout) {
       call.revokeToken();
     }
     call.callback.succeeded();
+  }
+
+  private void timedOut(ApiExchange call, Throwable why) {
+    notAnswered(call, why, 504, "GitHub did not answer pushgate within "
+        + answerTimeout.toSeconds() + " s");
   }
 
   private void notAnswered(ApiExchange call, Throwable why, int status, String message) {

@@ -11,7 +11,10 @@ import java.util.Set;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.HttpProxy;
 import org.eclipse.jetty.client.Origin;
+import org.eclipse.jetty.client.ProxyAuthenticationProtocolHandler;
+import org.eclipse.jetty.client.RedirectProtocolHandler;
 import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.WWWAuthenticationProtocolHandler;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.io.ClientConnector;
@@ -25,7 +28,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * more hand-offs per call) and took 40 % of the boundary's CPU (issue 33, docs/benchmarks.md).
  *
  * <p>It sends exactly what {@link UpstreamRequest} made and reads the answer as it came: no
- * redirect followed, no authentication or {@code 100-continue} handling, no cookie kept (a cookie
+ * redirect followed, no authentication handled, no cookie kept (a cookie
  * of one run's answer must never ride on another run's call), no {@code User-Agent}, {@code
  * Accept-Encoding} or {@code Content-Type} of its own, no decoding of a compressed answer. TLS
  * trusts what the JVM trusts ({@code SSLContext.getDefault()}, the host name checked), and an
@@ -79,8 +82,6 @@ public final class UpstreamClient implements AutoCloseable {
     client.setHttpCookieStore(new HttpCookieStore.Empty());
     client.setUserAgentField(null);
     client.setDefaultRequestContentType(null);
-    client.getContentDecoderFactories().clear();
-    client.getProtocolHandlers().clear();
     client.setIdleTimeout(answerTimeout.toMillis());
     client.setMaxConnectionsPerDestination(CONNECTIONS_PER_ORIGIN);
     for (URI origin : origins(upstream)) {
@@ -96,6 +97,13 @@ public final class UpstreamClient implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("could not start the GitHub API client", e);
     }
+    // Both are filled when the client starts. An answer is the run's to decode, and a redirect
+    // or an authentication challenge is the run's to follow: the client keeps only the handlers
+    // of interim (1xx) answers, which are never a call's answer.
+    client.getContentDecoderFactories().clear();
+    client.getProtocolHandlers().remove(RedirectProtocolHandler.NAME);
+    client.getProtocolHandlers().remove(WWWAuthenticationProtocolHandler.NAME);
+    client.getProtocolHandlers().remove(ProxyAuthenticationProtocolHandler.NAME);
     return new UpstreamClient(client, answerTimeout);
   }
 
