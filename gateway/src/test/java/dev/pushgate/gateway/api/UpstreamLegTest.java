@@ -8,6 +8,10 @@ import dev.pushgate.gateway.api.OneRunBoundary.Answer;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.types.Secret;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.ProxySelector;
+import java.net.SocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -157,6 +161,37 @@ class UpstreamLegTest {
     assertThat(upstream.connectionsAccepted()).isEqualTo(1);
   }
 
+  /** As the JDK's client did, an origin goes through the proxy the JVM's selector names for it. */
+  @Test
+  void anOriginTheProxySelectorNamesAProxyForGoesThroughThatProxy() throws Exception {
+    URI origin = URI.create("http://api.upstream.invalid:8080");
+    try (FakeUpstream proxy = FakeUpstream.start((r, out) ->
+        FakeUpstream.answer(out, 200, OK, "{\"via\":\"proxy\"}"))) {
+      ProxySelector selector = new ProxySelector() {
+        @Override
+        public List<Proxy> select(URI uri) {
+          return uri.getHost().equals(origin.getHost())
+              ? List.of(new Proxy(Proxy.Type.HTTP, new InetSocketAddress("127.0.0.1",
+                  proxy.base().getPort())))
+              : List.of(Proxy.NO_PROXY);
+        }
+
+        @Override
+        public void connectFailed(URI uri, SocketAddress sa, IOException e) {}
+      };
+      ApiUpstream to = new ApiUpstream(origin, origin, null);
+      boundary = OneRunBoundary.start(ca, runApi(), new ApiBoundary.Shared(to, Approvals.NONE,
+          audited::addAll, UpstreamClient.start(to, selector, UpstreamClient.ANSWER_TIMEOUT),
+          Clock.systemUTC()));
+      Answer a = get("/user");
+      assertThat(a.body()).isEqualTo("{\"via\":\"proxy\"}");
+      assertThat(proxy.received()).singleElement().satisfies(r -> {
+        assertThat(r.head()).startsWith("GET http://api.upstream.invalid:8080/user HTTP/1.1\r\n");
+        assertThat(r.header("Authorization")).containsExactly("token " + READ_TOKEN);
+      });
+    }
+  }
+
   private Answer get(String target) throws Exception {
     return boundary.call("GET", "api.github.com", target, "token " + sentinel, "");
   }
@@ -165,10 +200,8 @@ class UpstreamLegTest {
     start(script, UpstreamClient.ANSWER_TIMEOUT);
   }
 
-  /** The fake upstream, and one run's boundary allowing every call, sending it there. */
-  private void start(FakeUpstream.Script script, Duration answerTimeout) throws IOException {
-    upstream = FakeUpstream.start(script);
-    ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
+  /** A run whose calls are all allowed, with the read token. */
+  private ApiBoundary.RunApi runApi() {
     ApiTokens tokens = new ApiTokens() {
       @Override
       public Secret readToken() {
@@ -180,9 +213,16 @@ class UpstreamLegTest {
         throw new AssertionError("no write here");
       }
     };
-    boundary = OneRunBoundary.start(ca, new ApiBoundary.RunApi("run-1", "ws-1",
-        ApiSentinel.of(sentinel), call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction(
-            "read", "acme/app", "#1", Decision.ALLOW, "allowed")), false), tokens),
+    return new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
+        call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction(
+            "read", "acme/app", "#1", Decision.ALLOW, "allowed")), false), tokens);
+  }
+
+  /** The fake upstream, and one run's boundary allowing every call, sending it there. */
+  private void start(FakeUpstream.Script script, Duration answerTimeout) throws IOException {
+    upstream = FakeUpstream.start(script);
+    ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
+    boundary = OneRunBoundary.start(ca, runApi(),
         new ApiBoundary.Shared(to, Approvals.NONE, audited::addAll,
             UpstreamClient.start(to, null, answerTimeout), Clock.systemUTC()));
   }
