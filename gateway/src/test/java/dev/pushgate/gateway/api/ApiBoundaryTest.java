@@ -350,17 +350,8 @@ class ApiBoundaryTest {
     boundary.close();
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
-            call -> judgement(Decision.ALLOW, "read", "reads", false), new ApiTokens() {
-              @Override
-              public Secret readToken() {
-                return Secret.of(READ_TOKEN);
-              }
-
-              @Override
-              public WriteTokenLease writeToken(String repository) {
-                throw new AssertionError();
-              }
-            }),
+            call -> judgement(Decision.ALLOW, "read", "reads", false),
+            OneRunBoundary.readOnly(READ_TOKEN)),
         new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
             audit, Clock.systemUTC()));
   }

@@ -3,10 +3,8 @@ package dev.pushgate.gateway.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.gateway.Approvals;
-import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.gateway.api.OneRunBoundary.Answer;
 import dev.pushgate.policy.Decision;
-import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
@@ -202,17 +200,7 @@ class UpstreamLegTest {
 
   /** A run whose calls are all allowed, with the read token. */
   private ApiBoundary.RunApi runApi() {
-    ApiTokens tokens = new ApiTokens() {
-      @Override
-      public Secret readToken() {
-        return Secret.of(READ_TOKEN);
-      }
-
-      @Override
-      public WriteTokenLease writeToken(String repository) {
-        throw new AssertionError("no write here");
-      }
-    };
+    ApiTokens tokens = OneRunBoundary.readOnly(READ_TOKEN);
     return new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
         call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction(
             "read", "acme/app", "#1", Decision.ALLOW, "allowed")), false), tokens);
