@@ -18,6 +18,7 @@ import org.eclipse.jetty.client.WWWAuthenticationProtocolHandler;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -84,6 +85,9 @@ public final class UpstreamClient implements AutoCloseable {
     client.setDefaultRequestContentType(null);
     client.setIdleTimeout(answerTimeout.toMillis());
     client.setMaxConnectionsPerDestination(CONNECTIONS_PER_ORIGIN);
+    // Jetty's client sends at most 8 KiB of request head by default, as much as the listener
+    // takes from the run: the real token and upstream's Host must not tip a call over it.
+    client.setMaxRequestHeadersSize(2 * new HttpConfiguration().getRequestHeaderSize());
     for (URI origin : origins(upstream)) {
       Proxy p = proxyFor(proxies, origin);
       if (p != null && p.address() instanceof InetSocketAddress a) {
