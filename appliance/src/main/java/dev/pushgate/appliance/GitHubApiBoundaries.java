@@ -27,7 +27,7 @@ final class GitHubApiBoundaries {
         : ApiHosts.withEnterprise(apiUpstream.enterpriseHost());
     return new ApiBoundaries(new ApiBoundary.Shared(
         apiUpstream, new GatewayApprovals(desk),
-        new AuditedApiCalls(audit), ApiBoundary.Shared.newClient(), clock),
+        new AuditedApiCalls(audit), clock),
         context -> runs.apiJudgeOf(context, apiHosts, gateway.unseenCommits(context)),
         new ApiBoundaries.RunTokens() {
           @Override

@@ -144,8 +144,7 @@ class ApiBoundariesTest {
   private static ApiBoundaries newBoundaries() {
     return new ApiBoundaries(new ApiBoundary.Shared(
         ApiUpstream.of(URI.create("https://api.github.com")),
-        dev.pushgate.gateway.Approvals.NONE, records -> { }, ApiBoundary.Shared.newClient(),
-        Clock.systemUTC()), c -> new ReadsOnlyApiJudge(), new ApiBoundaries.RunTokens() {
+        dev.pushgate.gateway.Approvals.NONE, records -> { }, Clock.systemUTC()), c -> new ReadsOnlyApiJudge(), new ApiBoundaries.RunTokens() {
           @Override
           public Secret readToken(RunContext run) {
             return Secret.of("ghs_real");

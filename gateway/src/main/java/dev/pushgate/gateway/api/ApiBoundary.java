@@ -7,7 +7,6 @@ import dev.pushgate.types.BoundaryHandle;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -86,9 +85,12 @@ public final class ApiBoundary implements AutoCloseable {
     }
   }
 
-  /** What every run's boundary shares: where calls go, who approves, where decisions are kept. */
+  /**
+   * What every run's boundary shares: where calls go, who approves, where decisions are kept, and
+   * the client calls go upstream with, which stops when the listener given it closes.
+   */
   public record Shared(ApiUpstream upstream, Approvals approvals, ApiAudit audit,
-      HttpClient client, Clock clock) {
+      UpstreamClient client, Clock clock) {
     public Shared {
       Objects.requireNonNull(upstream, "upstream");
       Objects.requireNonNull(approvals, "approvals");
@@ -97,9 +99,9 @@ public final class ApiBoundary implements AutoCloseable {
       Objects.requireNonNull(clock, "clock");
     }
 
-    public static HttpClient newClient() {
-      return HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-          .connectTimeout(Duration.ofSeconds(10)).build();
+    /** With a client started for {@code upstream} ({@link UpstreamClient#start}). */
+    public Shared(ApiUpstream upstream, Approvals approvals, ApiAudit audit, Clock clock) {
+      this(upstream, approvals, audit, UpstreamClient.start(upstream), clock);
     }
   }
 
@@ -180,6 +182,8 @@ public final class ApiBoundary implements AutoCloseable {
       server.stop();
     } catch (Exception e) {
       LOG.warn("error while stopping the GitHub API boundary: {}", e.getMessage());
+    } finally {
+      shared.client().close();
     }
   }
 }

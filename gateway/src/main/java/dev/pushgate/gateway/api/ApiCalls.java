@@ -31,9 +31,9 @@ final class ApiCalls extends Handler.Abstract {
         RequestBody::take, new JudgeCall(run.runId(), run.judge()),
         new AskApprovers(run.runId(), run.workspaceId(), shared.approvals()));
     this.makeReady = List.of(new UpstreamToken(run.tokens()),
-        new UpstreamRequest(shared.upstream()));
+        new UpstreamRequest(shared.upstream(), shared.client()));
     this.audit = new CallAudit(run.runId(), run.workspaceId(), shared.audit(), shared.clock());
-    this.forward = new Forward(run.runId(), shared.client());
+    this.forward = new Forward(run.runId(), shared.client().answerTimeout());
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.pushgate.gateway.api;
 
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.Secret;
-import java.net.http.HttpRequest;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.http.HttpHeader;
@@ -35,7 +34,7 @@ final class ApiExchange implements AutoCloseable {
   private ApiJudgement judgement;
   private WriteTokenLease lease;
   private Secret token;
-  private HttpRequest upstream;
+  private org.eclipse.jetty.client.Request upstream;
 
   ApiExchange(Request request, Response response, Callback callback, Semaphore bodyBudget) {
     this.request = request;
@@ -108,12 +107,12 @@ final class ApiExchange implements AutoCloseable {
     }
   }
 
-  void upstream(HttpRequest r) {
+  void upstream(org.eclipse.jetty.client.Request r) {
     upstream = r;
   }
 
   /** The request made ready for upstream, with the real token; null until then. */
-  HttpRequest upstream() {
+  org.eclipse.jetty.client.Request upstream() {
     return upstream;
   }
 

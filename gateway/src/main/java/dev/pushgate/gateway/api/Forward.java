@@ -3,57 +3,114 @@ package dev.pushgate.gateway.api;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.http.HttpClient;
-import java.net.http.HttpResponse;
-import java.util.Locale;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.io.Content;
 
 /**
  * Sends an allowed call, made ready, upstream and copies GitHub's answer back as it came, minus
  * hop-by-hop headers and the tokens of download links ({@link DownloadLinks}). Its write token is
  * revoked before the answer's end reaches the run, so no call of the run's races it.
+ *
+ * <p>An answer of up to {@link #WHOLE} bytes (nearly every API answer) is read whole before the
+ * run sees any of it, and then written in one piece: an upstream that fails before its end gives
+ * the run a {@code 502}, never a truncated answer under GitHub's status. A longer answer (a
+ * tarball, a large file) is streamed; if upstream fails after its start, the run's connection is
+ * cut, so its client sees a broken answer, not a short one.
  */
-record Forward(String runId, HttpClient client) {
+record Forward(String runId, Duration answerTimeout) {
+  /** The longest answer read whole before any of it is written. */
+  static final int WHOLE = 64 * 1024;
+
   void send(ApiExchange call, CallDecision.Allowed allowed) {
+    Request up = call.upstream();
+    InputStreamResponseListener listener = new InputStreamResponseListener();
+    up.send(listener);
+    Response answer;
     try {
-      HttpResponse<InputStream> answer =
-          client.send(call.upstream(), HttpResponse.BodyHandlers.ofInputStream());
-      call.response.setStatus(answer.statusCode());
-      String upstreamHost = call.upstream().uri().getHost();
-      String answerType = answer.headers().firstValue("Content-Type").orElse(null);
-      boolean rewritten = DownloadLinks.rewrites(call.call().path(), answerType);
-      answer.headers().map().forEach((name, values) -> {
-        String lower = name.toLowerCase(Locale.ROOT);
-        if (!ApiBoundary.HOP_BY_HOP.contains(lower)
-            || lower.equals("content-length") && !rewritten) {
-          for (String v : values) {
-            // A download link's token is a credential of its own: not for the run.
-            call.response.getHeaders().add(name, lower.equals("location")
-                ? DownloadLinks.location(v, upstreamHost) : v);
-          }
-        }
-      });
-      try (InputStream in = DownloadLinks.body(call.call().path(), answerType, answer.body());
-          OutputStream out = Content.Sink.asOutputStream(call.response)) {
-        in.transferTo(out);
-        call.revokeToken();
+      answer = listener.get(answerTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      up.abort(e);
+      timedOut(call, e);
+      return;
+    } catch (ExecutionException e) {
+      Throwable why = e.getCause() == null ? e : e.getCause();
+      // The connection's idle timeout (the same length) may fire first: the same answer.
+      if (why instanceof TimeoutException) {
+        timedOut(call, why);
+      } else {
+        notAnswered(call, why, 502, "GitHub did not answer pushgate");
       }
-      call.callback.succeeded();
+      return;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      up.abort(e);
+      call.callback.failed(e);
+      return;
+    }
+    try (InputStream raw = listener.getInputStream()) {
+      copy(call, answer, raw);
       // Every call is in the audit already (docs/github-api.md#audit): a line per call is
       // debug, as the log's layout and redaction cost the boundary a tenth of its CPU.
       ApiBoundary.LOG.debug("run {}: {} {}{} {} upstream {}", runId, call.method,
-          call.call().host(), call.path, allowed.audited(), answer.statusCode());
+          call.call().host(), call.path, allowed.audited(), answer.getStatus());
     } catch (IOException e) {
-      ApiBoundary.LOG.warn("run {}: GitHub did not answer {} {}: {}", runId, call.method,
-          call.path, e.getClass().getSimpleName());
-      if (!call.response.isCommitted()) {
-        GitHubError.write(call.response, call.callback, 502, "GitHub did not answer pushgate");
-      } else {
-        call.callback.failed(e);
+      up.abort(e);
+      notAnswered(call, e, 502, "GitHub's answer broke off before its end");
+    }
+  }
+
+  private static void copy(ApiExchange call, Response answer, InputStream raw)
+      throws IOException {
+    String upstreamHost = answer.getRequest().getHost();
+    String answerType = answer.getHeaders().get("Content-Type");
+    boolean rewritten = DownloadLinks.rewrites(call.call().path(), answerType);
+    InputStream in = DownloadLinks.body(call.call().path(), answerType, raw);
+    // Nothing is written before this: a failure while reading it is still a 502.
+    byte[] first = in.readNBytes(WHOLE);
+    call.response.setStatus(answer.getStatus());
+    for (HttpField f : answer.getHeaders()) {
+      String lower = f.getLowerCaseName();
+      if (!ApiBoundary.HOP_BY_HOP.contains(lower)
+          || lower.equals("content-length") && !rewritten) {
+        // A download link's token is a credential of its own: not for the run.
+        call.response.getHeaders().add(f.getName(), lower.equals("location")
+            ? DownloadLinks.location(f.getValue(), upstreamHost) : f.getValue());
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      call.callback.failed(e);
+    }
+    if (first.length < WHOLE) {
+      call.revokeToken();
+      call.response.write(true, ByteBuffer.wrap(first), call.callback);
+      return;
+    }
+    try (OutputStream out = Content.Sink.asOutputStream(call.response)) {
+      out.write(first);
+      in.transferTo(out);
+      call.revokeToken();
+    }
+    call.callback.succeeded();
+  }
+
+  private void timedOut(ApiExchange call, Throwable why) {
+    notAnswered(call, why, 504, "GitHub did not answer pushgate within "
+        + answerTimeout.toSeconds() + " s");
+  }
+
+  private void notAnswered(ApiExchange call, Throwable why, int status, String message) {
+    // The exception's class only: its text may quote the target, and so a token in a query.
+    ApiBoundary.LOG.warn("run {}: GitHub did not answer {} {}: {}", runId, call.method,
+        call.path, why.getClass().getSimpleName());
+    if (!call.response.isCommitted()) {
+      GitHubError.write(call.response, call.callback, status, message);
+    } else {
+      call.callback.failed(why);
     }
   }
 }

@@ -10,10 +10,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.pushgate.gateway.Approvals;
-import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.types.BoundaryHandle;
-import dev.pushgate.types.Secret;
 import dev.pushgate.types.UnnamedConnections;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -53,7 +51,7 @@ class ApiBoundaryListenerTest {
     ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
         URI.create(github.baseUrl() + "/uploads"), null);
     listener = ApiBoundary.start(new ApiBoundary.Shared(upstream, Approvals.NONE, records -> { },
-        ApiBoundary.Shared.newClient(), Clock.systemUTC()));
+        Clock.systemUTC()));
     a = open("run-a");
     b = open("run-b");
   }
@@ -204,17 +202,7 @@ class ApiBoundaryListenerTest {
   private Run open(String id) {
     RunCa ca = RunCa.create(id, List.of("api.github.com"), Duration.ofHours(1));
     String sentinel = ApiSentinel.newValue();
-    ApiTokens tokens = new ApiTokens() {
-      @Override
-      public Secret readToken() {
-        return Secret.of("read-token-of-" + id);
-      }
-
-      @Override
-      public WriteTokenLease writeToken(String repository) {
-        throw new AssertionError("no write token in these tests");
-      }
-    };
+    ApiTokens tokens = OneRunBoundary.readOnly("read-token-of-" + id);
     BoundaryRun boundary = listener.open(ca, new ApiBoundary.RunApi(id, "ws-1",
         ApiSentinel.of(sentinel), ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT),
         tokens));

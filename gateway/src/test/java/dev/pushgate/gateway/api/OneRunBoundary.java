@@ -1,9 +1,15 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.BoundaryHandle;
+import dev.pushgate.types.Secret;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.util.List;
 import javax.net.ssl.SNIHostName;
@@ -16,16 +22,33 @@ import javax.net.ssl.TrustManagerFactory;
 final class OneRunBoundary implements AutoCloseable {
   final ApiBoundary listener;
   final BoundaryRun run;
+  private final RunCa ca;
 
-  private OneRunBoundary(ApiBoundary listener, BoundaryRun run) {
+  private OneRunBoundary(ApiBoundary listener, BoundaryRun run, RunCa ca) {
     this.listener = listener;
     this.run = run;
+    this.ca = ca;
   }
 
   static OneRunBoundary start(RunCa ca, ApiBoundary.RunApi run, ApiBoundary.Shared shared)
       throws IOException {
     ApiBoundary listener = ApiBoundary.start(shared);
-    return new OneRunBoundary(listener, listener.open(ca, run));
+    return new OneRunBoundary(listener, listener.open(ca, run), ca);
+  }
+
+  /** A run's tokens that read with {@code token} and never write. */
+  static ApiTokens readOnly(String token) {
+    return new ApiTokens() {
+      @Override
+      public Secret readToken() {
+        return Secret.of(token);
+      }
+
+      @Override
+      public WriteTokenLease writeToken(String repository) {
+        throw new AssertionError("no write token in these tests");
+      }
+    };
   }
 
   InetSocketAddress address() {
@@ -66,5 +89,69 @@ final class OneRunBoundary implements AutoCloseable {
   public void close() {
     run.close();
     listener.close();
+  }
+
+  /** A call's answer as the run's client read it: status, head, body (dechunked), and all bytes. */
+  record Answer(int status, String headers, String body, String raw) {}
+
+  /** One HTTP/1.1 request over TLS, trusting the run CA alone and checking the host name. */
+  Answer call(String method, String host, String target, String authorization, String body)
+      throws Exception {
+    return call(method, host, target, authorization, body, List.of());
+  }
+
+  /** {@link #call}, with {@code extraHeaders} ({@code "Name: value"}) among the request's. */
+  Answer call(String method, String host, String target, String authorization, String body,
+      List<String> extraHeaders) throws Exception {
+    try (SSLSocket s = tlsOver(connect(), ca, host)) {
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      StringBuilder head = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: " + host
+          + "\r\nConnection: close\r\nContent-Length: " + bytes.length + "\r\n");
+      for (String h : extraHeaders) {
+        head.append(h).append("\r\n");
+      }
+      if (!authorization.isEmpty()) {
+        head.append("Authorization: ").append(authorization).append("\r\n");
+      }
+      head.append("\r\n");
+      OutputStream out = s.getOutputStream();
+      out.write(head.toString().getBytes(StandardCharsets.UTF_8));
+      try {
+        out.write(bytes);
+        out.flush();
+      } catch (IOException e) {
+        // the boundary may answer 413 and close before reading it all
+      }
+      InputStream in = s.getInputStream();
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      try {
+        in.transferTo(all);
+      } catch (IOException e) {
+        // a reset after the answer
+      }
+      String raw = all.toString(StandardCharsets.UTF_8);
+      int split = raw.indexOf("\r\n\r\n");
+      String headers = raw.substring(0, split);
+      String rest = raw.substring(split + 4);
+      if (headers.toLowerCase().contains("transfer-encoding: chunked")) {
+        rest = dechunk(rest);
+      }
+      int status = Integer.parseInt(headers.substring(9, 12));
+      return new Answer(status, headers, rest, raw);
+    }
+  }
+
+  private static String dechunk(String s) {
+    StringBuilder b = new StringBuilder();
+    int i = 0;
+    while (true) {
+      int eol = s.indexOf("\r\n", i);
+      int n = Integer.parseInt(s.substring(i, eol).trim(), 16);
+      if (n == 0) {
+        return b.toString();
+      }
+      b.append(s, eol + 2, eol + 2 + n);
+      i = eol + 2 + n + 2;
+    }
   }
 }

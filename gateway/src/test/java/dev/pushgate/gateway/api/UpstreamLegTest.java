@@ -1,0 +1,217 @@
+package dev.pushgate.gateway.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.gateway.Approvals;
+import dev.pushgate.gateway.api.OneRunBoundary.Answer;
+import dev.pushgate.policy.Decision;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.ProxySelector;
+import java.net.SocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The boundary's upstream leg ({@link UpstreamClient}, {@link UpstreamRequest}, {@link Forward})
+ * against an upstream that answers byte by byte as each test says: what is sent and what comes
+ * back, whatever HTTP client the leg is built on.
+ */
+class UpstreamLegTest {
+  private static final String READ_TOKEN = "ghs_REALreadTOKEN000000000000000000000";
+  private static final String OK = "Content-Type: application/json\r\n";
+
+  private final String sentinel = ApiSentinel.newValue();
+  private final List<ApiRecord> audited = new CopyOnWriteArrayList<>();
+  private RunCa ca;
+  private FakeUpstream upstream;
+  private OneRunBoundary boundary;
+
+  @BeforeEach
+  void ca() {
+    ca = RunCa.create("run-1", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
+        Duration.ofHours(1));
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    if (boundary != null) {
+      boundary.close();
+    }
+    if (upstream != null) {
+      upstream.close();
+    }
+  }
+
+  @Test
+  void aRedirectGoesBackToTheRunUnfollowed() throws Exception {
+    start((r, out) -> r.head().startsWith("GET /elsewhere")
+        ? FakeUpstream.answer(out, 200, OK, "{\"followed\":true}")
+        : FakeUpstream.answer(out, 302, "Location: " + upstream.base() + "/elsewhere\r\n", ""));
+    Answer a = get("/repos/acme/app/tarball/main");
+    assertThat(a.status()).isEqualTo(302);
+    assertThat(a.headers()).contains("Location: " + upstream.base() + "/elsewhere");
+    assertThat(upstream.received()).singleElement()
+        .satisfies(r -> assertThat(r.head()).startsWith("GET /repos/acme/app/tarball/main "));
+  }
+
+  @Test
+  void aChallengeGoesBackToTheRunUnanswered() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 401, OK
+        + "WWW-Authenticate: Basic realm=\"GitHub\"\r\n", "{\"message\":\"Bad credentials\"}"));
+    Answer a = get("/user");
+    assertThat(a.status()).isEqualTo(401);
+    assertThat(a.headers()).contains("WWW-Authenticate: Basic realm=\"GitHub\"");
+    assertThat(a.body()).isEqualTo("{\"message\":\"Bad credentials\"}");
+    assertThat(upstream.received()).hasSize(1);
+  }
+
+  @Test
+  void hopByHopHeadersAndTheSentinelStayOnTheirSideOfTheBoundary() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 201, OK + "X-GitHub-Request-Id: abc\r\n"
+        + "Keep-Alive: timeout=5\r\nProxy-Authenticate: Basic realm=\"up\"\r\n"
+        + "Via: 1.1 upstream-proxy\r\n", "{\"id\":1}"));
+    Answer a = boundary.call("POST", "api.github.com", "/repos/acme/app/issues/1/comments",
+        "token " + sentinel, "{\"body\":\"hi\"}", List.of("Content-Type: application/json",
+            "Keep-Alive: timeout=9", "TE: trailers", "Proxy-Authorization: Basic eDp5",
+            "Via: 1.1 run-proxy", "X-GitHub-Api-Version: 2022-11-28"));
+    assertThat(a.status()).as(a.raw()).isEqualTo(201);
+    assertThat(a.body()).isEqualTo("{\"id\":1}");
+    assertThat(a.headers()).contains("X-GitHub-Request-Id: abc")
+        .doesNotContainIgnoringCase("keep-alive: timeout=5")
+        .doesNotContainIgnoringCase("proxy-authenticate").doesNotContainIgnoringCase("via:");
+    FakeUpstream.Received sent = upstream.received().get(0);
+    assertThat(sent.head()).startsWith("POST /repos/acme/app/issues/1/comments HTTP/1.1\r\n");
+    assertThat(sent.header("Host")).containsExactly("127.0.0.1:" + upstream.base().getPort());
+    assertThat(sent.header("Authorization")).containsExactly("token " + READ_TOKEN);
+    assertThat(sent.header("Content-Type")).containsExactly("application/json");
+    assertThat(sent.header("Content-Length")).containsExactly("13");
+    assertThat(sent.header("X-GitHub-Api-Version")).containsExactly("2022-11-28");
+    assertThat(sent.body()).isEqualTo("{\"body\":\"hi\"}");
+    for (String dropped : List.of("Keep-Alive", "TE", "Proxy-Authorization", "Upgrade", "Via",
+        "Transfer-Encoding", "Expect")) {
+      assertThat(sent.header(dropped)).as(dropped).isEmpty();
+    }
+    // Nothing of the HTTP client's own: no agent, no compression asked for, no cookie.
+    for (String own : List.of("User-Agent", "Accept-Encoding", "Cookie")) {
+      assertThat(sent.header(own)).as(own).isEmpty();
+    }
+    assertThat(sent.head()).doesNotContain(sentinel);
+  }
+
+  /** The client is every run's: a cookie one run's answer sets must ride on no later call. */
+  @Test
+  void aCookieUpstreamSetsIsSentOnNoLaterCall() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 200, OK
+        + "Set-Cookie: _gh_sess=run1secret; Path=/; HttpOnly\r\n", "{}"));
+    assertThat(get("/user").headers()).contains("Set-Cookie: _gh_sess=run1secret");
+    assertThat(get("/user").status()).isEqualTo(200);
+    assertThat(upstream.received()).hasSize(2)
+        .allSatisfy(r -> assertThat(r.header("Cookie")).isEmpty());
+  }
+
+  /**
+   * Before, the answer's status and first bytes went out as they came, so the run read a
+   * truncated answer under GitHub's 200; now it is read whole first and the run gets a 502.
+   */
+  @Test
+  void anUpstreamThatBreaksOffMidAnswerGivesA502AndTheCallStaysAudited() throws Exception {
+    start((r, out) -> {
+      out.write(("HTTP/1.1 200 OK\r\n" + OK + "Content-Length: 100\r\n\r\n{\"partial\":")
+          .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      return false;
+    });
+    Answer a = get("/repos/acme/app");
+    assertThat(a.status()).isEqualTo(502);
+    assertThat(a.body()).contains("\"message\":\"GitHub's answer broke off before its end")
+        .doesNotContain("partial");
+    assertThat(audited).singleElement().satisfies(r -> {
+      assertThat(r.decision()).isEqualTo("allowed");
+      assertThat(r.status()).as("sent").isEqualTo(CallAudit.SENT);
+    });
+  }
+
+  @Test
+  void anUpstreamThatNeverAnswersIsAnswered504AfterTheAnswerTimeout() throws Exception {
+    start((r, out) -> true, Duration.ofSeconds(1));
+    Answer a = get("/repos/acme/app");
+    assertThat(a.status()).isEqualTo(504);
+    assertThat(a.body()).contains("\"message\":\"GitHub did not answer pushgate within 1 s");
+    assertThat(upstream.received()).hasSize(1);
+  }
+
+  @Test
+  void callsOneAfterAnotherShareOneKeptAliveConnection() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 200, OK, "{}"));
+    for (int i = 0; i < 5; i++) {
+      assertThat(get("/repos/acme/app").status()).isEqualTo(200);
+    }
+    assertThat(upstream.received()).hasSize(5);
+    assertThat(upstream.connectionsAccepted()).isEqualTo(1);
+  }
+
+  /** As the JDK's client did, an origin goes through the proxy the JVM's selector names for it. */
+  @Test
+  void anOriginTheProxySelectorNamesAProxyForGoesThroughThatProxy() throws Exception {
+    URI origin = URI.create("http://api.upstream.invalid:8080");
+    try (FakeUpstream proxy = FakeUpstream.start((r, out) ->
+        FakeUpstream.answer(out, 200, OK, "{\"via\":\"proxy\"}"))) {
+      ProxySelector selector = new ProxySelector() {
+        @Override
+        public List<Proxy> select(URI uri) {
+          return uri.getHost().equals(origin.getHost())
+              ? List.of(new Proxy(Proxy.Type.HTTP, new InetSocketAddress("127.0.0.1",
+                  proxy.base().getPort())))
+              : List.of(Proxy.NO_PROXY);
+        }
+
+        @Override
+        public void connectFailed(URI uri, SocketAddress sa, IOException e) {}
+      };
+      ApiUpstream to = new ApiUpstream(origin, origin, null);
+      boundary = OneRunBoundary.start(ca, runApi(), new ApiBoundary.Shared(to, Approvals.NONE,
+          audited::addAll, UpstreamClient.start(to, selector, UpstreamClient.ANSWER_TIMEOUT),
+          Clock.systemUTC()));
+      Answer a = get("/user");
+      assertThat(a.body()).isEqualTo("{\"via\":\"proxy\"}");
+      assertThat(proxy.received()).singleElement().satisfies(r -> {
+        assertThat(r.head()).startsWith("GET http://api.upstream.invalid:8080/user HTTP/1.1\r\n");
+        assertThat(r.header("Authorization")).containsExactly("token " + READ_TOKEN);
+      });
+    }
+  }
+
+  private Answer get(String target) throws Exception {
+    return boundary.call("GET", "api.github.com", target, "token " + sentinel, "");
+  }
+
+  private void start(FakeUpstream.Script script) throws IOException {
+    start(script, UpstreamClient.ANSWER_TIMEOUT);
+  }
+
+  /** A run whose calls are all allowed, with the read token. */
+  private ApiBoundary.RunApi runApi() {
+    ApiTokens tokens = OneRunBoundary.readOnly(READ_TOKEN);
+    return new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
+        call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction(
+            "read", "acme/app", "#1", Decision.ALLOW, "allowed")), false), tokens);
+  }
+
+  /** The fake upstream, and one run's boundary allowing every call, sending it there. */
+  private void start(FakeUpstream.Script script, Duration answerTimeout) throws IOException {
+    upstream = FakeUpstream.start(script);
+    ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
+    boundary = OneRunBoundary.start(ca, runApi(),
+        new ApiBoundary.Shared(to, Approvals.NONE, audited::addAll,
+            UpstreamClient.start(to, null, answerTimeout), Clock.systemUTC()));
+  }
+}
