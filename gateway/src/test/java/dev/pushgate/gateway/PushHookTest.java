@@ -340,12 +340,9 @@ class PushHookTest {
 
   @Test
   void aNonAtomicPushForwardsWhatTheRuleAllowsAndRefusesTheRest() throws Exception {
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    RevCommit next = nextOnMainAndFeature();
 
-    PushResult r = push(denyMain(), false, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(denyMain(), false);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
     assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.OK);
@@ -355,12 +352,9 @@ class PushHookTest {
 
   @Test
   void anAtomicPushWithOneRefusedRefMovesNothing() throws Exception {
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
-    PushResult r = push(denyMain(), true, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(denyMain(), true);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
     assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
@@ -554,11 +548,9 @@ class PushHookTest {
       questions.add(q);
       return Approvals.ApprovalAnswer.allow("alice");
     };
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    RevCommit next = nextOnMainAndFeature();
 
-    push(askMain(), false, "refs/heads/main:refs/heads/main", "refs/heads/feature:refs/heads/feature");
+    pushMainAndFeature(askMain(), false);
 
     assertThat(questions).extracting(ApprovalQuestion::ref).containsExactly(MAIN);
     assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
@@ -570,14 +562,12 @@ class PushHookTest {
       questions.add(q);
       return Approvals.ApprovalAnswer.allow("alice");
     };
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
     PushRules rules = PushRules.of(List.of(
         PushRule.of("refs/heads/main", Decision.ASK, "main needs a human"),
         PushRule.of("refs/heads/feature", Decision.DENY, "no features")));
 
-    push(rules, true, "refs/heads/main:refs/heads/main", "refs/heads/feature:refs/heads/feature");
+    pushMainAndFeature(rules, true);
 
     assertThat(questions).isEmpty();
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
@@ -589,12 +579,9 @@ class PushHookTest {
   @Test
   void anUnavailableAuditLogRefusesEveryCommand() throws Exception {
     audit.down = true;
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(PushRules.ALLOW_ALL, false);
 
     String refused = "Control Center policy: the audit log is unavailable, so nothing can be pushed;"
         + " try again later";
@@ -658,12 +645,9 @@ class PushHookTest {
       port = s.getLocalPort();
     }
     access.url = "http://127.0.0.1:" + port + "/acme/widget.git";
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
-    PushResult r = push(PushRules.ALLOW_ALL, true, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(PushRules.ALLOW_ALL, true);
 
     String failed = "upstream push failed: " + access.url + ": connection failed";
     assertThat(message(r, MAIN)).isEqualTo(failed);
@@ -678,9 +662,7 @@ class PushHookTest {
     approvals = (q, progress) -> {
       throw new IllegalStateException("approval desk crashed");
     };
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
     PushResult r = push(askMain(), false, "refs/heads/feature:refs/heads/feature",
         "refs/heads/main:refs/heads/main");
@@ -1215,6 +1197,19 @@ class PushHookTest {
       ins.flush();
       return walk.parseCommit(id);
     }
+  }
+
+  /** A new commit on {@code base}, set as the client's main and feature branches. */
+  private RevCommit nextOnMainAndFeature() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+    return next;
+  }
+
+  private PushResult pushMainAndFeature(PushRules rules, boolean atomic) throws Exception {
+    return push(rules, atomic, "refs/heads/main:refs/heads/main",
+        "refs/heads/feature:refs/heads/feature");
   }
 
   private RevCommit clientCommit(String message, RevCommit parent) throws Exception {
