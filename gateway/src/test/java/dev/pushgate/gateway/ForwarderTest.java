@@ -256,15 +256,8 @@ class ForwarderTest {
   @Test
   void aMissingUpstreamRepositoryFailsEveryCommand() throws Exception {
     RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
-    ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
 
-    String url = http.url(dir.resolve("nowhere.git"));
-    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
-        List.of(cmd), advertised(), false, List.of(), messages::add);
-
-    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
-        ReceiveCommand.Result.REJECTED_OTHER_REASON,
-        "upstream push failed: " + url + ": not found (HTTP 404)"));
+    assertAMissingUpstreamIsReported(next);
   }
 
   /** Upstream answers 404 before it reads the pack, and stops reading: its answer is reported. */
@@ -274,15 +267,8 @@ class ForwarderTest {
     new java.util.Random(3).nextBytes(noise);
     RevCommit big = commit(cache, "big\n",
         Map.of("noise.bin", new String(noise, StandardCharsets.ISO_8859_1)), base);
-    ReceiveCommand cmd = new ReceiveCommand(base, big, MAIN);
 
-    String url = http.url(dir.resolve("nowhere.git"));
-    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
-        List.of(cmd), advertised(), false, List.of(), messages::add);
-
-    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
-        ReceiveCommand.Result.REJECTED_OTHER_REASON,
-        "upstream push failed: " + url + ": not found (HTTP 404)"));
+    assertAMissingUpstreamIsReported(big);
   }
 
   @Test
@@ -420,6 +406,19 @@ class ForwarderTest {
       throws IOException {
     return forwarder.forward(cache, http.url(dir.resolve("upstream.git")), TOKEN,
         List.of(cmds), advertised(), atomic, List.of(), messages::add);
+  }
+
+  /** Pushing {@code pushed} onto main of a repository upstream does not have: its 404 is told. */
+  private void assertAMissingUpstreamIsReported(RevCommit pushed) throws IOException {
+    ReceiveCommand cmd = new ReceiveCommand(base, pushed, MAIN);
+
+    String url = http.url(dir.resolve("nowhere.git"));
+    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
+        List.of(cmd), advertised(), false, List.of(), messages::add);
+
+    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "upstream push failed: " + url + ": not found (HTTP 404)"));
   }
 
   /** What the gateway advertised: the cache's refs, as of its last sync. */
