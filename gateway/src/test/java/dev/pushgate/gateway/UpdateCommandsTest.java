@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.policy.UpdateKind;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -17,29 +16,13 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.transport.ReceiveCommand;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class UpdateCommandsTest {
+class UpdateCommandsTest extends OnABareCache {
   private static final String MAIN = "refs/heads/main";
   private static final Map<String, String> README = Map.of("README.md", "hello\n");
   private static final Map<String, String> WITH_CI =
       Map.of("README.md", "hello\n", ".github/workflows/ci.yml", "on: push\n");
-
-  @TempDir Path dir;
-  private Repository db;
-
-  @BeforeEach
-  void repository() throws IOException {
-    db = TestRepos.bare(dir.resolve("cache.git"));
-  }
-
-  @AfterEach
-  void close() {
-    db.close();
-  }
 
   @Test
   void kindOfNamesCreateUpdateForceAndDelete() {
