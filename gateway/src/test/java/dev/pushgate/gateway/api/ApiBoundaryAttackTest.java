@@ -4,16 +4,13 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.any;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.pushgate.gateway.Approvals;
-import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.policy.Mode;
-import dev.pushgate.types.Secret;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,28 +44,14 @@ class ApiBoundaryAttackTest {
 
   @BeforeEach
   void start() throws IOException {
-    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    github.start();
-    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200).withBody("{}")));
+    github = StubGitHub.answeringAll(aResponse().withStatus(200).withBody("{}"));
     ca = RunCa.create("run-1", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
         Duration.ofHours(1));
-    ApiTokens tokens = new ApiTokens() {
-      @Override
-      public Secret readToken() {
-        return Secret.of(READ_TOKEN);
-      }
-
-      @Override
-      public WriteTokenLease writeToken(String repository) {
-        throw new AssertionError("no write token in these tests");
-      }
-    };
-    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
-        URI.create(github.baseUrl() + "/uploads"), null);
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
-            ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT), tokens),
-        new ApiBoundary.Shared(upstream, Approvals.NONE, audited::addAll,
+            ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT),
+            new ReadOnlyTokens(READ_TOKEN)),
+        new ApiBoundary.Shared(StubGitHub.upstream(github), Approvals.NONE, audited::addAll,
             ApiBoundary.Shared.newClient(), Clock.systemUTC()));
   }
 

@@ -1,25 +1,20 @@
 package dev.pushgate.gateway.api;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.any;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.pushgate.gateway.Approvals;
-import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.policy.Mode;
 import dev.pushgate.types.BoundaryHandle;
-import dev.pushgate.types.Secret;
 import dev.pushgate.types.UnnamedConnections;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -46,13 +41,10 @@ class ApiBoundaryListenerTest {
 
   @BeforeEach
   void start() throws IOException {
-    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    github.start();
-    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200)
-        .withHeader("Content-Type", "application/json").withBody("{\"ok\":true}")));
-    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
-        URI.create(github.baseUrl() + "/uploads"), null);
-    listener = ApiBoundary.start(new ApiBoundary.Shared(upstream, Approvals.NONE, records -> { },
+    github = StubGitHub.answeringAll(aResponse().withStatus(200)
+        .withHeader("Content-Type", "application/json").withBody("{\"ok\":true}"));
+    listener = ApiBoundary.start(new ApiBoundary.Shared(StubGitHub.upstream(github),
+        Approvals.NONE, records -> { },
         ApiBoundary.Shared.newClient(), Clock.systemUTC()));
     a = open("run-a");
     b = open("run-b");
@@ -204,20 +196,9 @@ class ApiBoundaryListenerTest {
   private Run open(String id) {
     RunCa ca = RunCa.create(id, List.of("api.github.com"), Duration.ofHours(1));
     String sentinel = ApiSentinel.newValue();
-    ApiTokens tokens = new ApiTokens() {
-      @Override
-      public Secret readToken() {
-        return Secret.of("read-token-of-" + id);
-      }
-
-      @Override
-      public WriteTokenLease writeToken(String repository) {
-        throw new AssertionError("no write token in these tests");
-      }
-    };
     BoundaryRun boundary = listener.open(ca, new ApiBoundary.RunApi(id, "ws-1",
         ApiSentinel.of(sentinel), ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT),
-        tokens));
+        new ReadOnlyTokens("read-token-of-" + id)));
     return new Run(id, ca, sentinel, boundary);
   }
 

@@ -7,7 +7,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -53,11 +52,9 @@ class ApiBoundaryTest {
 
   @BeforeEach
   void start() throws IOException {
-    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    github.start();
-    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200)
+    github = StubGitHub.answeringAll(aResponse().withStatus(200)
         .withHeader("Content-Type", "application/json").withHeader("X-GitHub-Request-Id", "abc")
-        .withBody("{\"ok\":true}")));
+        .withBody("{\"ok\":true}"));
     ca = RunCa.create("run-1", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
         Duration.ofHours(1));
     ApiTokens tokens = new ApiTokens() {
@@ -81,8 +78,7 @@ class ApiBoundaryTest {
         };
       }
     };
-    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
-        URI.create(github.baseUrl() + "/uploads"), null);
+    ApiUpstream upstream = StubGitHub.upstream(github);
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             call -> judge.get().judge(call), tokens),
@@ -354,17 +350,8 @@ class ApiBoundaryTest {
     boundary.close();
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
-            call -> judgement(Decision.ALLOW, "read", "reads", false), new ApiTokens() {
-              @Override
-              public Secret readToken() {
-                return Secret.of(READ_TOKEN);
-              }
-
-              @Override
-              public WriteTokenLease writeToken(String repository) {
-                throw new AssertionError();
-              }
-            }),
+            call -> judgement(Decision.ALLOW, "read", "reads", false),
+            new ReadOnlyTokens(READ_TOKEN)),
         new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
             audit, ApiBoundary.Shared.newClient(), Clock.systemUTC()));
   }
