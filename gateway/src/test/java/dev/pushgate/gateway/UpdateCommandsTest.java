@@ -59,8 +59,7 @@ class UpdateCommandsTest extends OnABareCache {
         Map.of("README.md", "hello\n", ".github/workflows/ci.yml", "on: [push, pull_request]\n"),
         base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, edit)), upstream(MAIN, base)))
-        .isTrue();
+    assertThat(movingMainChangesWorkflows(base, edit)).isTrue();
   }
 
   @Test
@@ -68,8 +67,7 @@ class UpdateCommandsTest extends OnABareCache {
     RevCommit base = commit(db, "base\n", WITH_CI);
     RevCommit removal = commit(db, "drop ci\n", README, base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, removal)), upstream(MAIN, base)))
-        .isTrue();
+    assertThat(movingMainChangesWorkflows(base, removal)).isTrue();
   }
 
   @Test
@@ -78,8 +76,7 @@ class UpdateCommandsTest extends OnABareCache {
     RevCommit docs = commit(db, "docs\n",
         Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, docs)), upstream(MAIN, base)))
-        .isFalse();
+    assertThat(movingMainChangesWorkflows(base, docs)).isFalse();
   }
 
   @Test
@@ -89,8 +86,7 @@ class UpdateCommandsTest extends OnABareCache {
         Map.of("README.md", "hello\n", ".github/workflows-old/ci.yml", "x\n",
             ".github/workflows.md", "x\n", "docs/.github/workflows/ci.yml", "x\n"), base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, lookalike)), upstream(MAIN, base)))
-        .isFalse();
+    assertThat(movingMainChangesWorkflows(base, lookalike)).isFalse();
   }
 
   @Test
@@ -100,8 +96,7 @@ class UpdateCommandsTest extends OnABareCache {
     RevCommit docs = commit(db, "docs\n",
         Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), ci);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, ci, docs)), upstream(MAIN, ci)))
-        .isFalse();
+    assertThat(movingMainChangesWorkflows(ci, docs)).isFalse();
   }
 
   @Test
@@ -111,8 +106,7 @@ class UpdateCommandsTest extends OnABareCache {
     RevCommit docs = commit(db, "docs\n",
         Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), ci);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, docs)), upstream(MAIN, base)))
-        .isTrue();
+    assertThat(movingMainChangesWorkflows(base, docs)).isTrue();
   }
 
   @Test
@@ -356,6 +350,11 @@ class UpdateCommandsTest extends OnABareCache {
 
   private static ReceiveCommand create(String ref, ObjectId id) {
     return new ReceiveCommand(ObjectId.zeroId(), id, ref);
+  }
+
+  /** Whether moving main from {@code from}, its value upstream, to {@code to} changes CI. */
+  private boolean movingMainChangesWorkflows(ObjectId from, ObjectId to) throws IOException {
+    return UpdateCommands.changeWorkflows(db, List.of(update(MAIN, from, to)), upstream(MAIN, from));
   }
 
   private static ReceiveCommand update(String ref, ObjectId from, ObjectId to) {
