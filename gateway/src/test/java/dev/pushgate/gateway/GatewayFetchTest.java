@@ -4,6 +4,7 @@ import static dev.pushgate.gateway.TestRepos.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.http.HttpServer;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.types.RepoSlug;
 import java.net.http.HttpClient;
@@ -19,7 +20,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.TransportException;
 import org.eclipse.jgit.lib.Constants;
@@ -65,12 +65,7 @@ class GatewayFetchTest {
         TestRepos.annotatedTag(upstream, "v1", base));
     upstream.updateRef(Constants.HEAD).link("refs/heads/main");
     // acme/docs is attached but has no upstream repository: reading it fails.
-    UpstreamAccess access = new RecordingUpstream(null) {
-      @Override
-      public String remoteUrl(RepoSlug repo) {
-        return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
-      }
-    };
+    UpstreamAccess access = upstreamServer.access();
     GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
         1L << 30, Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.systemUTC(),
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
@@ -78,10 +73,7 @@ class GatewayFetchTest {
         c -> CREDENTIAL.equals(c) ? java.util.Optional.of(RUN) : java.util.Optional.empty(),
         access, audit, Approvals.NONE, PushMetrics.NONE);
     server = new Server();
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    server.addConnector(connector);
+    HttpServer.tcp(server, "127.0.0.1", 0, null);
     server.setHandler(gateway.handler());
     server.start();
   }

@@ -4,6 +4,7 @@ import static dev.pushgate.gateway.TestRepos.commit;
 import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.http.HttpServer;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRule;
 import dev.pushgate.policy.PushRules;
@@ -26,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
@@ -106,12 +106,7 @@ class GatewayHttpTest {
     base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
     TestRepos.setRef(upstream, "refs/heads/main", base);
     // acme/docs is attached but has no upstream repository: reading it fails.
-    access = new RecordingUpstream(null) {
-      @Override
-      public String remoteUrl(RepoSlug repo) {
-        return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
-      }
-    };
+    access = upstreamServer.access();
     server = serve(Duration.ofSeconds(30));
   }
 
@@ -142,10 +137,7 @@ class GatewayHttpTest {
     gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission)
         .limitRequestsPerRun(requestsPerRun);
     Server s = new Server();
-    ServerConnector connector = new ServerConnector(s);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    s.addConnector(connector);
+    HttpServer.tcp(s, "127.0.0.1", 0, null);
     s.setHandler(gateway.handler());
     s.start();
     return s;
