@@ -223,13 +223,7 @@ class GatewayHttpTest {
 
   @Test
   void fetchAdvertisementsAreServedFromTheSyncedCache() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack",
-        "Bearer " + CREDENTIAL);
-
-    assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Content-Type"))
-        .contains("application/x-git-upload-pack-advertisement");
-    assertThat(r.body()).contains(base.name() + " refs/heads/main");
+    assertAdvertisesUpstreamsMain("/git/github.com/acme/widget.git", "git-upload-pack");
   }
 
   @Test
@@ -244,13 +238,7 @@ class GatewayHttpTest {
 
   @Test
   void thePushAdvertisementShowsUpstreamsBranches() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/widget/info/refs?service=git-receive-pack",
-        "Bearer " + CREDENTIAL);
-
-    assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Content-Type"))
-        .contains("application/x-git-receive-pack-advertisement");
-    assertThat(r.body()).contains(base.name() + " refs/heads/main");
+    assertAdvertisesUpstreamsMain("/git/github.com/acme/widget", "git-receive-pack");
   }
 
   @Test
@@ -1332,6 +1320,16 @@ class GatewayHttpTest {
         .timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** {@code service}'s advertisement of {@code repo} is served and shows upstream's main. */
+  private void assertAdvertisesUpstreamsMain(String repo, String service) throws Exception {
+    HttpResponse<String> r = get(repo + "/info/refs?service=" + service, "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .contains("application/x-" + service + "-advertisement");
+    assertThat(r.body()).contains(base.name() + " refs/heads/main");
   }
 
   private HttpResponse<String> get(String pathAndQuery, String authorization) throws Exception {
