@@ -176,9 +176,8 @@ class GatewayFetchTest {
 
   @Test
   void aRepositoryNotAttachedIsRefusedAndAudited() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/secret.git/info/refs?service=git-upload-pack");
-    assertThat(r.statusCode()).isEqualTo(403);
-    assertThat(r.body()).isEqualTo("Control Center policy: acme/secret is neither this run's"
+    assertAnswers("/git/github.com/acme/secret.git/info/refs?service=git-upload-pack", 403,
+        "Control Center policy: acme/secret is neither this run's"
         + " repository nor attached to its workspace\n");
     assertThat(audit.records).anySatisfy(rec ->
         assertThat(rec.code()).isEqualTo(RefusalCode.REPO_NOT_ATTACHED));
@@ -186,17 +185,15 @@ class GatewayFetchTest {
 
   @Test
   void anUpstreamThatCannotBeReadFailsTheFetchIn502() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/docs.git/info/refs?service=git-upload-pack");
-    assertThat(r.statusCode()).isEqualTo(502);
-    assertThat(r.body()).isEqualTo("Control Center policy: upstream acme/docs cannot be read right"
+    assertAnswers("/git/github.com/acme/docs.git/info/refs?service=git-upload-pack", 502,
+        "Control Center policy: upstream acme/docs cannot be read right"
         + " now, so the gateway cannot serve it; try again\n");
   }
 
   @Test
   void theDumbProtocolIsNotServed() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs");
-    assertThat(r.statusCode()).isEqualTo(403);
-    assertThat(r.body()).isEqualTo("The gateway serves git's smart HTTP protocol only"
+    assertAnswers("/git/github.com/acme/widget.git/info/refs", 403,
+        "The gateway serves git's smart HTTP protocol only"
         + " (git-upload-pack and git-receive-pack).\n");
   }
 
@@ -342,6 +339,13 @@ class GatewayFetchTest {
 
   private String url() {
     return server.getURI().resolve("/git/github.com/acme/widget.git").toString();
+  }
+
+  /** A GET of {@code path} with the run's credential is answered {@code status}, {@code body}. */
+  private void assertAnswers(String path, int status, String body) throws Exception {
+    HttpResponse<String> r = get(path);
+    assertThat(r.statusCode()).isEqualTo(status);
+    assertThat(r.body()).isEqualTo(body);
   }
 
   private HttpResponse<String> get(String path) throws Exception {
