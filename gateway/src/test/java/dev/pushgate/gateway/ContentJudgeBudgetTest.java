@@ -45,10 +45,7 @@ class ContentJudgeBudgetTest extends OnABareCache {
           + c.abbreviate(7).name() + " could not be scanned within -1 s (rule \"no secrets\");"
           + " nothing was pushed");
     }
-    try (ContentJudge judge = new ContentJudge(db, ContentRules.DEFAULT,
-        SecretScanner.standard())) {
-      assertThat(judge.findings(cmd, List.of())).isEmpty();
-    }
+    assertJudgedWithNothingFound(cmd);
   }
 
   @Test
@@ -78,10 +75,7 @@ class ContentJudgeBudgetTest extends OnABareCache {
   @Test
   void theSameWalkWithinTheBudgetIsAllowed() throws Exception {
     ReceiveCommand cmd = swappingPush();
-    try (ContentJudge judge = new ContentJudge(db, ContentRules.DEFAULT,
-        SecretScanner.standard())) {
-      assertThat(judge.findings(cmd, List.of())).isEmpty();
-    }
+    assertJudgedWithNothingFound(cmd);
   }
 
   @Test
@@ -128,6 +122,14 @@ class ContentJudgeBudgetTest extends OnABareCache {
           .hasMessage("judgement abandoned: the appliance is stopping");
     } finally {
       Thread.interrupted();
+    }
+  }
+
+  /** Judged with the default rules within the default budget, {@code cmd} has no finding. */
+  private void assertJudgedWithNothingFound(ReceiveCommand cmd) throws IOException {
+    try (ContentJudge judge = new ContentJudge(db, ContentRules.DEFAULT,
+        SecretScanner.standard())) {
+      assertThat(judge.findings(cmd, List.of())).isEmpty();
     }
   }
 

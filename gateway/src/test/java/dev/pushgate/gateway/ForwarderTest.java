@@ -145,7 +145,7 @@ class ForwarderTest {
   @Test
   void aRefThatMovedUpstreamSinceTheCacheReadItIsStale() throws Exception {
     RevCommit theirs = theirsOnUpstreamMain();
-    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    RevCommit ours = oursInCache();
     ReceiveCommand cmd = new ReceiveCommand(base, ours, MAIN);
 
     Forwarder.Outcome o = forward(false, cmd).get(cmd);
@@ -179,7 +179,7 @@ class ForwarderTest {
   @Test
   void withoutAtomicTheGoodRefLandsAndTheStaleOneDoesNot() throws Exception {
     theirsOnUpstreamMain();
-    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    RevCommit ours = oursInCache();
     ReceiveCommand stale = new ReceiveCommand(base, ours, MAIN);
     ReceiveCommand feature = new ReceiveCommand(ObjectId.zeroId(), ours, "refs/heads/feature");
 
@@ -193,7 +193,7 @@ class ForwarderTest {
   @Test
   void anAtomicPushWithAStaleRefMovesNothing() throws Exception {
     RevCommit theirs = theirsOnUpstreamMain();
-    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    RevCommit ours = oursInCache();
     ReceiveCommand stale = new ReceiveCommand(base, ours, MAIN);
     ReceiveCommand feature = new ReceiveCommand(ObjectId.zeroId(), ours, "refs/heads/feature");
 
@@ -419,6 +419,11 @@ class ForwarderTest {
     RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
     TestRepos.setRef(upstream, MAIN, theirs);
     return theirs;
+  }
+
+  /** Our commit on {@code base}, in the cache: what a push of ours to main would bring. */
+  private RevCommit oursInCache() throws IOException {
+    return commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
   }
 
   /** What the gateway advertised: the cache's refs, as of its last sync. */
