@@ -238,15 +238,18 @@ final class CachePackParser extends PackParser {
   @Override
   protected ObjectTypeAndSize seekDatabase(PackedObjectInfo obj, ObjectTypeAndSize info)
       throws IOException {
-    out.seek(obj.getOffset());
-    crc.reset();
-    return readObjectHeader(info);
+    return seekTo(obj.getOffset(), info);
   }
 
   @Override
   protected ObjectTypeAndSize seekDatabase(UnresolvedDelta delta, ObjectTypeAndSize info)
       throws IOException {
-    out.seek(delta.getOffset());
+    return seekTo(delta.getOffset(), info);
+  }
+
+  /** Rereads the header of the object written at {@code offset}, its CRC counted afresh. */
+  private ObjectTypeAndSize seekTo(long offset, ObjectTypeAndSize info) throws IOException {
+    out.seek(offset);
     crc.reset();
     return readObjectHeader(info);
   }

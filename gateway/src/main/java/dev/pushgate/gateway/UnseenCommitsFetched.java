@@ -21,16 +21,8 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  * its ref only by node id ({@code updateRef}) has no old value to compare with: every workflow
  * file the new commit holds counts as changed.
  */
-final class UnseenCommitsFetched implements UnseenCommits {
-  private final UpstreamCache cache;
-  private final UpstreamAccess upstream;
-  private final RunContext run;
-
-  UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunContext run) {
-    this.cache = cache;
-    this.upstream = upstream;
-    this.run = run;
-  }
+record UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunContext run)
+    implements UnseenCommits {
 
   @Override
   public Brought judge(RepoSlug repo, String ref, String newId, ContentRules rules)

@@ -41,22 +41,28 @@ final class UpstreamHttp {
   /** {@code POST git-upload-pack} with a body of {@code length} bytes (a fetch's wants). */
   HttpURLConnection uploadPack(String remoteUrl, Secret token, int length)
       throws IOException, URISyntaxException {
-    HttpURLConnection http = open(remoteUrl + "/git-upload-pack", token, UPLOAD_PACK_RESULT);
-    http.setRequestMethod("POST");
-    http.setDoOutput(true);
+    HttpURLConnection http = post(remoteUrl + "/git-upload-pack", token, UPLOAD_PACK_REQUEST,
+        UPLOAD_PACK_RESULT);
     http.setFixedLengthStreamingMode(length);
-    http.setRequestProperty("Content-Type", UPLOAD_PACK_REQUEST);
     return http;
   }
 
   /** {@code POST git-receive-pack}, its body streamed. */
   HttpURLConnection receivePack(String remoteUrl, Secret token)
       throws IOException, URISyntaxException {
-    HttpURLConnection http = open(remoteUrl + "/git-receive-pack", token, RECEIVE_PACK_RESULT);
+    HttpURLConnection http = post(remoteUrl + "/git-receive-pack", token, RECEIVE_PACK_REQUEST,
+        RECEIVE_PACK_RESULT);
+    http.setChunkedStreamingMode(CHUNK_BYTES);
+    return http;
+  }
+
+  /** A POST of a {@code contentType} body to {@code url}, answered in {@code accept}. */
+  private HttpURLConnection post(String url, Secret token, String contentType, String accept)
+      throws IOException, URISyntaxException {
+    HttpURLConnection http = open(url, token, accept);
     http.setRequestMethod("POST");
     http.setDoOutput(true);
-    http.setChunkedStreamingMode(CHUNK_BYTES);
-    http.setRequestProperty("Content-Type", RECEIVE_PACK_REQUEST);
+    http.setRequestProperty("Content-Type", contentType);
     return http;
   }
 

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.testkit.Wait;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -40,87 +42,103 @@ class ClientReadTimeoutTest {
    */
   @Test
   void aStalledReadFailsJustPastTheTimeoutAndLeavesNoInterruptBehind() throws Exception {
-    try (ManualTicker ticker = new ManualTicker();
-        ClientReadTimeout manual = new ClientReadTimeout(Duration.ofMillis(300), ticker,
-            ticker::nanoTime)) {
-      PipedOutputStream client = new PipedOutputStream();
-      InputStream in = manual.watch(new PipedInputStream(client));
-      AtomicReference<Thread> readerThread = new AtomicReference<>();
-      CompletableFuture<String> reader = CompletableFuture.supplyAsync(() -> {
-        readerThread.set(Thread.currentThread());
+    try (ManualClient c = new ManualClient()) {
+      CompletableFuture<String> reader = c.read(in -> {
+        int first = in.read();
         try {
-          int first = in.read();
-          try {
-            in.read();
-            return "read past a stall";
-          } catch (InterruptedIOException e) {
-            return "read " + first + "; then " + e.getMessage() + "; interrupted: "
-                + Thread.currentThread().isInterrupted();
-          }
-        } catch (Exception e) {
-          return e.toString();
+          in.read();
+          return "read past a stall";
+        } catch (InterruptedIOException e) {
+          return "read " + first + "; then " + e.getMessage() + "; interrupted: "
+              + Thread.currentThread().isInterrupted();
         }
-      }, readers);
+      });
 
-      awaitWaiting(readerThread, in);
-      ticker.advance(Duration.ofMillis(300));
-      ticker.tick();
-      client.write(7);
-      client.flush();
-      awaitWaiting(readerThread, in);
-      ticker.advance(Duration.ofMillis(301));
-      ticker.tick();
+      c.awaitWaiting();
+      c.ticker.advance(Duration.ofMillis(300));
+      c.ticker.tick();
+      c.client.write(7);
+      c.client.flush();
+      c.awaitWaiting();
+      c.ticker.advance(Duration.ofMillis(301));
+      c.ticker.tick();
 
       assertThat(reader.get(10, TimeUnit.SECONDS)).isEqualTo(
           "read 7; then the client sent nothing for 300 ms; interrupted: false");
-      client.write(3);
-      assertThatThrownBy(in::read).isInstanceOf(InterruptedIOException.class);
+      c.client.write(3);
+      assertThatThrownBy(c.in::read).isInstanceOf(InterruptedIOException.class);
     }
   }
 
   /** Ten bytes 200 ms apart on a time moved by hand: 2 s in all, each read under the bound. */
   @Test
   void theBoundIsPerReadSoASlowButSteadyClientIsServed() throws Exception {
-    try (ManualTicker ticker = new ManualTicker();
-        ClientReadTimeout manual = new ClientReadTimeout(Duration.ofMillis(300), ticker,
-            ticker::nanoTime)) {
-      PipedOutputStream client = new PipedOutputStream();
-      InputStream in = manual.watch(new PipedInputStream(client));
-      AtomicReference<Thread> readerThread = new AtomicReference<>();
-      CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
-        readerThread.set(Thread.currentThread());
-        try {
-          return in.readAllBytes().length;
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }, readers);
+    try (ManualClient c = new ManualClient()) {
+      CompletableFuture<Integer> reader = c.read(in -> in.readAllBytes().length);
 
       for (int i = 0; i < 10; i++) {
-        awaitWaiting(readerThread, in);
-        ticker.advance(Duration.ofMillis(200));
-        ticker.tick();
-        client.write(i);
-        client.flush();
+        c.awaitWaiting();
+        c.ticker.advance(Duration.ofMillis(200));
+        c.ticker.tick();
+        c.client.write(i);
+        c.client.flush();
       }
-      client.close();
+      c.client.close();
 
       assertThat(reader.get(10, TimeUnit.SECONDS)).isEqualTo(10);
-      assertThat(ticker.elapsed()).isEqualTo(Duration.ofSeconds(2));
+      assertThat(c.ticker.elapsed()).isEqualTo(Duration.ofSeconds(2));
     }
   }
 
+  /** What a read of the client's body does with it, on the reader thread. */
+  private interface ClientRead<T> {
+    T from(InputStream in) throws IOException;
+  }
+
   /**
-   * Waits for the reader to have taken everything sent and to block in its next read: from then
-   * on only a tick may end that read.
+   * A client's body watched with the 300 ms bound on a {@link ManualTicker}, and the one thread
+   * that reads it.
    */
-  private static void awaitWaiting(AtomicReference<Thread> reader, InputStream in)
-      throws Exception {
-    Wait.until(Duration.ofSeconds(10), "the reader to wait for the client", () -> {
-      Thread t = reader.get();
-      return t != null && in.available() == 0 && (t.getState() == Thread.State.TIMED_WAITING
-          || t.getState() == Thread.State.WAITING);
-    });
+  private final class ManualClient implements AutoCloseable {
+    final ManualTicker ticker = new ManualTicker();
+    final ClientReadTimeout timeout =
+        new ClientReadTimeout(Duration.ofMillis(300), ticker, ticker::nanoTime);
+    final PipedOutputStream client = new PipedOutputStream();
+    final InputStream in;
+    private final AtomicReference<Thread> reader = new AtomicReference<>();
+
+    ManualClient() throws IOException {
+      in = timeout.watch(new PipedInputStream(client));
+    }
+
+    <T> CompletableFuture<T> read(ClientRead<T> read) {
+      return CompletableFuture.supplyAsync(() -> {
+        reader.set(Thread.currentThread());
+        try {
+          return read.from(in);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }, readers);
+    }
+
+    /**
+     * Waits for the reader to have taken everything sent and to block in its next read: from
+     * then on only a tick may end that read.
+     */
+    void awaitWaiting() throws Exception {
+      Wait.until(Duration.ofSeconds(10), "the reader to wait for the client", () -> {
+        Thread t = reader.get();
+        return t != null && in.available() == 0 && (t.getState() == Thread.State.TIMED_WAITING
+            || t.getState() == Thread.State.WAITING);
+      });
+    }
+
+    @Override
+    public void close() {
+      timeout.close();
+      ticker.close();
+    }
   }
 
   /**

@@ -6,33 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.testkit.FakeSecrets;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class DiffstatTest {
+class DiffstatTest extends OnABareCache {
   private static final String ZERO = ObjectId.zeroId().name();
-
-  @TempDir Path dir;
-  private Repository db;
-
-  @BeforeEach
-  void repository() throws IOException {
-    db = TestRepos.bare(dir.resolve("cache.git"));
-  }
-
-  @AfterEach
-  void close() {
-    db.close();
-  }
 
   @Test
   void anUpdateCountsLinesAddedAndRemovedPerFile() throws IOException {

@@ -33,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * over smart HTTP by JGit's own servlet on 127.0.0.1.
  */
 class ForwarderTest {
+  private static final String STALE =
+      "stale info: upstream changed since the gateway read it; fetch and try again";
   private static final String MAIN = "refs/heads/main";
   private static final Secret TOKEN = Secret.of("ghs_WRITEtokenNEVERshown0123456789abcd");
 
@@ -48,9 +50,7 @@ class ForwarderTest {
   void upstreamAndCache() throws Exception {
     http = new HttpUpstream(dir);
     upstream = TestRepos.bare(dir.resolve("upstream.git"));
-    base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
-    TestRepos.setRef(upstream, MAIN, base);
-    TestRepos.setRef(upstream, "refs/heads/old", base);
+    base = TestRepos.baseOnMainAndOld(upstream);
     cache = TestRepos.bare(dir.resolve("cache.git"));
     sync();
   }
@@ -144,28 +144,25 @@ class ForwarderTest {
 
   @Test
   void aRefThatMovedUpstreamSinceTheCacheReadItIsStale() throws Exception {
-    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
-    TestRepos.setRef(upstream, MAIN, theirs);
-    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    RevCommit theirs = theirsOnUpstreamMain();
+    RevCommit ours = oursInCache();
     ReceiveCommand cmd = new ReceiveCommand(base, ours, MAIN);
 
     Forwarder.Outcome o = forward(false, cmd).get(cmd);
 
-    assertThat(o).isEqualTo(new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON,
-        "stale info: upstream changed since the gateway read it; fetch and try again"));
+    assertThat(o).isEqualTo(
+        new Forwarder.Outcome(ReceiveCommand.Result.REJECTED_OTHER_REASON, STALE));
     assertThat(idOf(upstream, MAIN)).isEqualTo(theirs);
   }
 
   @Test
   void aForcedUpdateStillHoldsItsLease() throws Exception {
-    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
-    TestRepos.setRef(upstream, MAIN, theirs);
+    RevCommit theirs = theirsOnUpstreamMain();
     RevCommit rewritten = commit(cache, "rewritten\n", Map.of("README.md", "other\n"));
     ReceiveCommand cmd = new ReceiveCommand(base, rewritten, MAIN,
         ReceiveCommand.Type.UPDATE_NONFASTFORWARD);
 
-    assertThat(forward(false, cmd).get(cmd).message())
-        .isEqualTo("stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(forward(false, cmd).get(cmd).message()).isEqualTo(STALE);
     assertThat(idOf(upstream, MAIN)).isEqualTo(theirs);
   }
 
@@ -175,16 +172,14 @@ class ForwarderTest {
     RevCommit feature = commit(cache, "feature\n", Map.of("README.md", "feature\n"), base);
     ReceiveCommand cmd = new ReceiveCommand(ObjectId.zeroId(), feature, "refs/heads/feature");
 
-    assertThat(forward(false, cmd).get(cmd).message())
-        .isEqualTo("stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(forward(false, cmd).get(cmd).message()).isEqualTo(STALE);
     assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(base);
   }
 
   @Test
   void withoutAtomicTheGoodRefLandsAndTheStaleOneDoesNot() throws Exception {
-    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
-    TestRepos.setRef(upstream, MAIN, theirs);
-    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    theirsOnUpstreamMain();
+    RevCommit ours = oursInCache();
     ReceiveCommand stale = new ReceiveCommand(base, ours, MAIN);
     ReceiveCommand feature = new ReceiveCommand(ObjectId.zeroId(), ours, "refs/heads/feature");
 
@@ -197,16 +192,14 @@ class ForwarderTest {
 
   @Test
   void anAtomicPushWithAStaleRefMovesNothing() throws Exception {
-    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
-    TestRepos.setRef(upstream, MAIN, theirs);
-    RevCommit ours = commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
+    RevCommit theirs = theirsOnUpstreamMain();
+    RevCommit ours = oursInCache();
     ReceiveCommand stale = new ReceiveCommand(base, ours, MAIN);
     ReceiveCommand feature = new ReceiveCommand(ObjectId.zeroId(), ours, "refs/heads/feature");
 
     Map<ReceiveCommand, Forwarder.Outcome> out = forward(true, stale, feature);
 
-    assertThat(out.get(stale).message())
-        .isEqualTo("stale info: upstream changed since the gateway read it; fetch and try again");
+    assertThat(out.get(stale).message()).isEqualTo(STALE);
     assertThat(out.get(feature)).isEqualTo(new Forwarder.Outcome(
         ReceiveCommand.Result.REJECTED_OTHER_REASON, "upstream: transaction aborted"));
     assertThat(idOf(upstream, "refs/heads/feature")).isNull();
@@ -256,15 +249,8 @@ class ForwarderTest {
   @Test
   void aMissingUpstreamRepositoryFailsEveryCommand() throws Exception {
     RevCommit next = commit(cache, "next\n", Map.of("README.md", "next\n"), base);
-    ReceiveCommand cmd = new ReceiveCommand(base, next, MAIN);
 
-    String url = http.url(dir.resolve("nowhere.git"));
-    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
-        List.of(cmd), advertised(), false, List.of(), messages::add);
-
-    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
-        ReceiveCommand.Result.REJECTED_OTHER_REASON,
-        "upstream push failed: " + url + ": not found (HTTP 404)"));
+    assertAMissingUpstreamIsReported(next);
   }
 
   /** Upstream answers 404 before it reads the pack, and stops reading: its answer is reported. */
@@ -274,15 +260,8 @@ class ForwarderTest {
     new java.util.Random(3).nextBytes(noise);
     RevCommit big = commit(cache, "big\n",
         Map.of("noise.bin", new String(noise, StandardCharsets.ISO_8859_1)), base);
-    ReceiveCommand cmd = new ReceiveCommand(base, big, MAIN);
 
-    String url = http.url(dir.resolve("nowhere.git"));
-    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
-        List.of(cmd), advertised(), false, List.of(), messages::add);
-
-    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
-        ReceiveCommand.Result.REJECTED_OTHER_REASON,
-        "upstream push failed: " + url + ": not found (HTTP 404)"));
+    assertAMissingUpstreamIsReported(big);
   }
 
   @Test
@@ -420,6 +399,31 @@ class ForwarderTest {
       throws IOException {
     return forwarder.forward(cache, http.url(dir.resolve("upstream.git")), TOKEN,
         List.of(cmds), advertised(), atomic, List.of(), messages::add);
+  }
+
+  /** Pushing {@code pushed} onto main of a repository upstream does not have: its 404 is told. */
+  private void assertAMissingUpstreamIsReported(RevCommit pushed) throws IOException {
+    ReceiveCommand cmd = new ReceiveCommand(base, pushed, MAIN);
+
+    String url = http.url(dir.resolve("nowhere.git"));
+    Map<ReceiveCommand, Forwarder.Outcome> out = forwarder.forward(cache, url, TOKEN,
+        List.of(cmd), advertised(), false, List.of(), messages::add);
+
+    assertThat(out.get(cmd)).isEqualTo(new Forwarder.Outcome(
+        ReceiveCommand.Result.REJECTED_OTHER_REASON,
+        "upstream push failed: " + url + ": not found (HTTP 404)"));
+  }
+
+  /** Someone else's commit on main upstream, which the cache has not read. */
+  private RevCommit theirsOnUpstreamMain() throws IOException {
+    RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
+    TestRepos.setRef(upstream, MAIN, theirs);
+    return theirs;
+  }
+
+  /** Our commit on {@code base}, in the cache: what a push of ours to main would bring. */
+  private RevCommit oursInCache() throws IOException {
+    return commit(cache, "ours\n", Map.of("README.md", "ours\n"), base);
   }
 
   /** What the gateway advertised: the cache's refs, as of its last sync. */

@@ -4,6 +4,7 @@ import static dev.pushgate.gateway.TestRepos.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.http.HttpServer;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.types.RepoSlug;
 import java.net.http.HttpClient;
@@ -19,7 +20,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.TransportException;
 import org.eclipse.jgit.lib.Constants;
@@ -65,12 +65,7 @@ class GatewayFetchTest {
         TestRepos.annotatedTag(upstream, "v1", base));
     upstream.updateRef(Constants.HEAD).link("refs/heads/main");
     // acme/docs is attached but has no upstream repository: reading it fails.
-    UpstreamAccess access = new RecordingUpstream(null) {
-      @Override
-      public String remoteUrl(RepoSlug repo) {
-        return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
-      }
-    };
+    UpstreamAccess access = upstreamServer.access();
     GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
         1L << 30, Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.systemUTC(),
         GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
@@ -78,10 +73,7 @@ class GatewayFetchTest {
         c -> CREDENTIAL.equals(c) ? java.util.Optional.of(RUN) : java.util.Optional.empty(),
         access, audit, Approvals.NONE, PushMetrics.NONE);
     server = new Server();
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    server.addConnector(connector);
+    HttpServer.tcp(server, "127.0.0.1", 0, null);
     server.setHandler(gateway.handler());
     server.start();
   }
@@ -184,9 +176,8 @@ class GatewayFetchTest {
 
   @Test
   void aRepositoryNotAttachedIsRefusedAndAudited() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/secret.git/info/refs?service=git-upload-pack");
-    assertThat(r.statusCode()).isEqualTo(403);
-    assertThat(r.body()).isEqualTo("Control Center policy: acme/secret is neither this run's"
+    assertAnswers("/git/github.com/acme/secret.git/info/refs?service=git-upload-pack", 403,
+        "Control Center policy: acme/secret is neither this run's"
         + " repository nor attached to its workspace\n");
     assertThat(audit.records).anySatisfy(rec ->
         assertThat(rec.code()).isEqualTo(RefusalCode.REPO_NOT_ATTACHED));
@@ -194,17 +185,15 @@ class GatewayFetchTest {
 
   @Test
   void anUpstreamThatCannotBeReadFailsTheFetchIn502() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/docs.git/info/refs?service=git-upload-pack");
-    assertThat(r.statusCode()).isEqualTo(502);
-    assertThat(r.body()).isEqualTo("Control Center policy: upstream acme/docs cannot be read right"
+    assertAnswers("/git/github.com/acme/docs.git/info/refs?service=git-upload-pack", 502,
+        "Control Center policy: upstream acme/docs cannot be read right"
         + " now, so the gateway cannot serve it; try again\n");
   }
 
   @Test
   void theDumbProtocolIsNotServed() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs");
-    assertThat(r.statusCode()).isEqualTo(403);
-    assertThat(r.body()).isEqualTo("The gateway serves git's smart HTTP protocol only"
+    assertAnswers("/git/github.com/acme/widget.git/info/refs", 403,
+        "The gateway serves git's smart HTTP protocol only"
         + " (git-upload-pack and git-receive-pack).\n");
   }
 
@@ -350,6 +339,13 @@ class GatewayFetchTest {
 
   private String url() {
     return server.getURI().resolve("/git/github.com/acme/widget.git").toString();
+  }
+
+  /** A GET of {@code path} with the run's credential is answered {@code status}, {@code body}. */
+  private void assertAnswers(String path, int status, String body) throws Exception {
+    HttpResponse<String> r = get(path);
+    assertThat(r.statusCode()).isEqualTo(status);
+    assertThat(r.body()).isEqualTo(body);
   }
 
   private HttpResponse<String> get(String path) throws Exception {

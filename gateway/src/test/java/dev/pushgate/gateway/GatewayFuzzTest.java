@@ -47,6 +47,7 @@ import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.ReceivePack;
+import org.eclipse.jgit.util.FileUtils;
 import org.junit.jupiter.api.extension.AnnotatedElementContext;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDir;
@@ -299,7 +300,7 @@ class GatewayFuzzTest {
           PushMetrics.NONE, new Forwarder(10), null, new GatewayThreads()));
     }
     Path copy = dir.resolve("push.git");
-    delete(copy);
+    FileUtils.delete(copy.toFile(), FileUtils.RECURSIVE | FileUtils.SKIP_MISSING);
     copy(template, copy);
     return copy;
   }
@@ -316,25 +317,6 @@ class GatewayFuzzTest {
       @Override
       public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) throws IOException {
         Files.copy(f, to.resolve(from.relativize(f)), StandardCopyOption.COPY_ATTRIBUTES);
-        return FileVisitResult.CONTINUE;
-      }
-    });
-  }
-
-  private static void delete(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) throws IOException {
-        Files.delete(f);
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-        Files.delete(d);
         return FileVisitResult.CONTINUE;
       }
     });

@@ -4,6 +4,7 @@ import static dev.pushgate.gateway.TestRepos.commit;
 import static dev.pushgate.gateway.TestRepos.idOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.http.HttpServer;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PushRule;
 import dev.pushgate.policy.PushRules;
@@ -26,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
@@ -106,12 +106,7 @@ class GatewayHttpTest {
     base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
     TestRepos.setRef(upstream, "refs/heads/main", base);
     // acme/docs is attached but has no upstream repository: reading it fails.
-    access = new RecordingUpstream(null) {
-      @Override
-      public String remoteUrl(RepoSlug repo) {
-        return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
-      }
-    };
+    access = upstreamServer.access();
     server = serve(Duration.ofSeconds(30));
   }
 
@@ -142,10 +137,7 @@ class GatewayHttpTest {
     gateway = new Gateway(config, authenticator, access, audit, asked, forwards).admit(admission)
         .limitRequestsPerRun(requestsPerRun);
     Server s = new Server();
-    ServerConnector connector = new ServerConnector(s);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    s.addConnector(connector);
+    HttpServer.tcp(s, "127.0.0.1", 0, null);
     s.setHandler(gateway.handler());
     s.start();
     return s;
@@ -231,13 +223,7 @@ class GatewayHttpTest {
 
   @Test
   void fetchAdvertisementsAreServedFromTheSyncedCache() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack",
-        "Bearer " + CREDENTIAL);
-
-    assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Content-Type"))
-        .contains("application/x-git-upload-pack-advertisement");
-    assertThat(r.body()).contains(base.name() + " refs/heads/main");
+    assertAdvertisesUpstreamsMain("/git/github.com/acme/widget.git", "git-upload-pack");
   }
 
   @Test
@@ -252,13 +238,7 @@ class GatewayHttpTest {
 
   @Test
   void thePushAdvertisementShowsUpstreamsBranches() throws Exception {
-    HttpResponse<String> r = get("/git/github.com/acme/widget/info/refs?service=git-receive-pack",
-        "Bearer " + CREDENTIAL);
-
-    assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Content-Type"))
-        .contains("application/x-git-receive-pack-advertisement");
-    assertThat(r.body()).contains(base.name() + " refs/heads/main");
+    assertAdvertisesUpstreamsMain("/git/github.com/acme/widget", "git-receive-pack");
   }
 
   @Test
@@ -1340,6 +1320,16 @@ class GatewayHttpTest {
         .timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** {@code service}'s advertisement of {@code repo} is served and shows upstream's main. */
+  private void assertAdvertisesUpstreamsMain(String repo, String service) throws Exception {
+    HttpResponse<String> r = get(repo + "/info/refs?service=" + service, "Bearer " + CREDENTIAL);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .contains("application/x-" + service + "-advertisement");
+    assertThat(r.body()).contains(base.name() + " refs/heads/main");
   }
 
   private HttpResponse<String> get(String pathAndQuery, String authorization) throws Exception {

@@ -1,5 +1,7 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.http.HttpServer;
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
@@ -46,10 +48,7 @@ final class HttpUpstream implements AutoCloseable {
 
   HttpUpstream(Path root) throws Exception {
     this.root = root;
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    server.addConnector(connector);
+    HttpServer.tcp(server, "127.0.0.1", 0, null);
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new FileResolver<>(root.toFile(), true));
     // Receive-pack's own configuration (receive.denyDeletes, ...) decides, as with git's
@@ -129,6 +128,19 @@ final class HttpUpstream implements AutoCloseable {
   String url(Path dir) {
     int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
     return "http://127.0.0.1:" + port + "/" + root.relativize(dir).toString().replace('\\', '/');
+  }
+
+  /**
+   * Upstream access that finds each repository at {@code <root>/<name>.git} here, recording the
+   * write tokens it leases; a repository with nothing there cannot be read.
+   */
+  RecordingUpstream access() {
+    return new RecordingUpstream(null) {
+      @Override
+      public String remoteUrl(RepoSlug repo) {
+        return url(root.resolve(repo.name() + ".git"));
+      }
+    };
   }
 
   @Override

@@ -87,9 +87,7 @@ class PushHookTest {
   void upstreamCacheAndClient() throws Exception {
     http = new HttpUpstream(dir);
     upstream = TestRepos.bare(dir.resolve("upstream.git"));
-    base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
-    TestRepos.setRef(upstream, MAIN, base);
-    TestRepos.setRef(upstream, "refs/heads/old", base);
+    base = TestRepos.baseOnMainAndOld(upstream);
     access = new RecordingUpstream(http.url(dir.resolve("upstream.git")));
 
     caches = new UpstreamCache(dir.resolve("cache"), 10, new PushMetrics() {
@@ -133,9 +131,7 @@ class PushHookTest {
   @Test
   void forwardsAnAllowedFastForwardAndReportsOk() throws Exception {
     RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, next);
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(idOf(upstream, MAIN)).isEqualTo(next);
@@ -192,9 +188,7 @@ class PushHookTest {
     pushWorkflows = Decision.ALLOW;
     RevCommit ci = commit(client, "add ci\n",
         Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base);
-    TestRepos.setRef(client, MAIN, ci);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, ci);
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.workflows).isTrue());
@@ -211,9 +205,7 @@ class PushHookTest {
   void aWorkflowChangeIsRefusedByDefaultNamingItsFilesAndMintsNothing() throws Exception {
     RevCommit ci = commit(client, "add ci\n",
         Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base);
-    TestRepos.setRef(client, MAIN, ci);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, ci);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: pushing a change to CI"
         + " workflows is denied (push-workflows): .github/workflows/ci.yml");
@@ -235,9 +227,7 @@ class PushHookTest {
     };
     RevCommit ci = commit(client, "add ci\n",
         Map.of("README.md", "base\n", ".github/workflows/ci.yml", "on: push\n"), base);
-    TestRepos.setRef(client, MAIN, ci);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, ci);
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(questions).singleElement().satisfies(q -> {
@@ -320,9 +310,7 @@ class PushHookTest {
 
   @Test
   void deniesPushToMainWhenRuleSaysDeny() throws Exception {
-    TestRepos.setRef(client, MAIN, clientCommit("next", base));
-
-    PushResult r = push(denyMain(), false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(denyMain(), clientCommit("next", base));
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
@@ -340,12 +328,9 @@ class PushHookTest {
 
   @Test
   void aNonAtomicPushForwardsWhatTheRuleAllowsAndRefusesTheRest() throws Exception {
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    RevCommit next = nextOnMainAndFeature();
 
-    PushResult r = push(denyMain(), false, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(denyMain(), false);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
     assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.OK);
@@ -355,12 +340,9 @@ class PushHookTest {
 
   @Test
   void anAtomicPushWithOneRefusedRefMovesNothing() throws Exception {
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
-    PushResult r = push(denyMain(), true, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(denyMain(), true);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: push to main is denied");
     assertThat(status(r, "refs/heads/feature")).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
@@ -405,9 +387,7 @@ class PushHookTest {
 
   @Test
   void askWithNoApproverIsADeny() throws Exception {
-    TestRepos.setRef(client, MAIN, clientCommit("next", base));
-
-    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(askMain(), clientCommit("next", base));
 
     assertThat(message(r, MAIN))
         .isEqualTo("Control Center policy: main needs a human (no approver is connected)");
@@ -461,13 +441,7 @@ class PushHookTest {
 
   @Test
   void withoutASandboxTheHookHasAskedAndTheGatewayDoesNotAskAgain() throws Exception {
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
-
-    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
-    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
+    assertAnAllowedPushToMainLands();
   }
 
   @Test
@@ -495,9 +469,7 @@ class PushHookTest {
       questions.add(q);
       return Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_DENIED, "denied by alice: not today");
     };
-    TestRepos.setRef(client, MAIN, clientCommit("next", base));
-
-    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(askMain(), clientCommit("next", base));
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: denied by alice: not today");
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
@@ -512,9 +484,7 @@ class PushHookTest {
   @Test
   void anAnswerWithoutACodeCountsAsApprovalDenied() throws Exception {
     approvals = (q, progress) -> new Approvals.ApprovalAnswer(false, null, "no", null);
-    TestRepos.setRef(client, MAIN, clientCommit("next", base));
-
-    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(askMain(), clientCommit("next", base));
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: no");
     assertThat(audit.records.get(0).code()).isEqualTo(RefusalCode.APPROVAL_DENIED);
@@ -529,9 +499,7 @@ class PushHookTest {
     };
     RevCommit first = clientCommit("first change", base);
     RevCommit second = clientCommit("second change", first);
-    TestRepos.setRef(client, MAIN, second);
-
-    PushResult r = push(askMain(), false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(askMain(), second);
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(idOf(upstream, MAIN)).isEqualTo(second);
@@ -554,11 +522,9 @@ class PushHookTest {
       questions.add(q);
       return Approvals.ApprovalAnswer.allow("alice");
     };
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    RevCommit next = nextOnMainAndFeature();
 
-    push(askMain(), false, "refs/heads/main:refs/heads/main", "refs/heads/feature:refs/heads/feature");
+    pushMainAndFeature(askMain(), false);
 
     assertThat(questions).extracting(ApprovalQuestion::ref).containsExactly(MAIN);
     assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
@@ -570,14 +536,12 @@ class PushHookTest {
       questions.add(q);
       return Approvals.ApprovalAnswer.allow("alice");
     };
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
     PushRules rules = PushRules.of(List.of(
         PushRule.of("refs/heads/main", Decision.ASK, "main needs a human"),
         PushRule.of("refs/heads/feature", Decision.DENY, "no features")));
 
-    push(rules, true, "refs/heads/main:refs/heads/main", "refs/heads/feature:refs/heads/feature");
+    pushMainAndFeature(rules, true);
 
     assertThat(questions).isEmpty();
     assertThat(idOf(upstream, MAIN)).isEqualTo(base);
@@ -589,12 +553,9 @@ class PushHookTest {
   @Test
   void anUnavailableAuditLogRefusesEveryCommand() throws Exception {
     audit.down = true;
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(PushRules.ALLOW_ALL, false);
 
     String refused = "Control Center policy: the audit log is unavailable, so nothing can be pushed;"
         + " try again later";
@@ -608,21 +569,13 @@ class PushHookTest {
   @Test
   void aFailureToSettleTheAuditDoesNotUndoAPushThatLanded() throws Exception {
     audit.settleDown = true;
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
-
-    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
-    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
+    assertAnAllowedPushToMainLands();
   }
 
   @Test
   void noWriteTokenMeansNothingIsPushed() throws Exception {
     access.mintFailure = new UpstreamException("GitHub answered 403");
-    TestRepos.setRef(client, MAIN, clientCommit("next", base));
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, clientCommit("next", base));
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
     assertThat(message(r, MAIN))
@@ -637,9 +590,7 @@ class PushHookTest {
     RevCommit theirs = commit(upstream, "theirs\n", Map.of("README.md", "theirs\n"), base);
     TestRepos.setRef(upstream, MAIN, theirs);
     RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, next);
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
     assertThat(message(r, MAIN))
@@ -658,12 +609,9 @@ class PushHookTest {
       port = s.getLocalPort();
     }
     access.url = "http://127.0.0.1:" + port + "/acme/widget.git";
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
-    PushResult r = push(PushRules.ALLOW_ALL, true, "refs/heads/main:refs/heads/main",
-        "refs/heads/feature:refs/heads/feature");
+    PushResult r = pushMainAndFeature(PushRules.ALLOW_ALL, true);
 
     String failed = "upstream push failed: " + access.url + ": connection failed";
     assertThat(message(r, MAIN)).isEqualTo(failed);
@@ -678,9 +626,7 @@ class PushHookTest {
     approvals = (q, progress) -> {
       throw new IllegalStateException("approval desk crashed");
     };
-    RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    TestRepos.setRef(client, "refs/heads/feature", next);
+    nextOnMainAndFeature();
 
     PushResult r = push(askMain(), false, "refs/heads/feature:refs/heads/feature",
         "refs/heads/main:refs/heads/main");
@@ -709,9 +655,7 @@ class PushHookTest {
   void aSecretFileIsRefusedByTheDefaultRulesNamingTheFileAndTheRule() throws Exception {
     RevCommit env = commit(client, "config\n",
         Map.of("README.md", "base\n", "config/.env", "DEBUG=1\n"), base);
-    TestRepos.setRef(client, MAIN, env);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, env);
 
     assertThat(message(r, MAIN))
         .isEqualTo("Control Center policy: config/.env matches \"no secret files\"");
@@ -743,9 +687,7 @@ class PushHookTest {
     String secret = FakeSecrets.githubPat();
     RevCommit c = commit(client, "fix\n\nused " + secret + " to test\n",
         Map.of("README.md", "base\n", "a.txt", "a\n"), base);
-    TestRepos.setRef(client, MAIN, c);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, c);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: the message of commit "
         + c.abbreviate(7).name() + " holds a GitHub personal access token (rule \"no secrets\","
@@ -759,9 +701,7 @@ class PushHookTest {
     String secret = FakeSecrets.awsAccessKey();
     RevCommit c = commit(client, "keys\n",
         Map.of("README.md", "base\n", "keys/" + secret + "/notes.txt", "n\n"), base);
-    TestRepos.setRef(client, MAIN, c);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, c);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: a path in commit "
         + c.abbreviate(7).name() + " holds an AWS access key (rule \"no secrets\", gitleaks id"
@@ -800,9 +740,7 @@ class PushHookTest {
     // A text file named like an image, or under node_modules/: the name is the pusher's choice.
     RevCommit c = commit(client, "assets\n", Map.of("README.md", "base\n",
         "web/node_modules/x/logo.png", "TOKEN=" + FakeSecrets.githubPat() + "\n"), base);
-    TestRepos.setRef(client, MAIN, c);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, c);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: web/node_modules/x/logo.png:1"
         + " holds a GitHub personal access token (rule \"no secrets\", gitleaks id github-pat)");
@@ -815,9 +753,7 @@ class PushHookTest {
         Map.of("README.md", "base\n", "deploy.sh", "export KEY=" + secret + "\n"), base);
     RevCommit removed = commit(client, "remove it\n",
         Map.of("README.md", "base\n", "deploy.sh", "export KEY=$KEY\n"), added);
-    TestRepos.setRef(client, MAIN, removed);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, removed);
 
     assertThat(message(r, MAIN)).startsWith("Control Center policy: deploy.sh:1 holds an AWS");
     assertThat(audit.records).singleElement().satisfies(rec -> assertThat(rec.reason())
@@ -962,9 +898,7 @@ class PushHookTest {
         culprit = tip;
       }
     }
-    TestRepos.setRef(client, MAIN, tip);
-
-    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, tip);
 
     assertThat(message(r, MAIN)).isEqualTo("Control Center policy: src/f150.txt:1 holds a Slack"
         + " bot token (rule \"no secrets\", gitleaks id slack-bot-token)");
@@ -1215,6 +1149,34 @@ class PushHookTest {
       ins.flush();
       return walk.parseCommit(id);
     }
+  }
+
+  /** A new commit pushed onto main under rules that allow everything is on main upstream. */
+  private void assertAnAllowedPushToMainLands() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    PushResult r = pushToMain(PushRules.ALLOW_ALL, next);
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
+  }
+
+  /** A new commit on {@code base}, set as the client's main and feature branches. */
+  private RevCommit nextOnMainAndFeature() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    TestRepos.setRef(client, "refs/heads/feature", next);
+    return next;
+  }
+
+  /** Sets the client's main to {@code tip} and pushes main, not atomic. */
+  private PushResult pushToMain(PushRules rules, ObjectId tip) throws Exception {
+    TestRepos.setRef(client, MAIN, tip);
+    return push(rules, false, "refs/heads/main:refs/heads/main");
+  }
+
+  private PushResult pushMainAndFeature(PushRules rules, boolean atomic) throws Exception {
+    return push(rules, atomic, "refs/heads/main:refs/heads/main",
+        "refs/heads/feature:refs/heads/feature");
   }
 
   private RevCommit clientCommit(String message, RevCommit parent) throws Exception {

@@ -42,8 +42,7 @@ class PushTest {
     push.close();
 
     awaitMintsSettled();
-    assertThat(upstream.leases).singleElement()
-        .satisfies(l -> assertThat(l.closes).hasValue(1));
+    assertOneTokenMintedAndRevokedOnce();
   }
 
   @Test
@@ -55,8 +54,7 @@ class PushTest {
       push.revokeWriteTokens();
       assertThat(((RecordingUpstream.Lease) lease).closes).hasValue(1);
     }
-    assertThat(upstream.leases).singleElement()
-        .satisfies(l -> assertThat(l.closes).hasValue(1));
+    assertOneTokenMintedAndRevokedOnce();
   }
 
   @Test
@@ -121,6 +119,11 @@ class PushTest {
     ReceiveCommand received =
         new ReceiveCommand(ObjectId.zeroId(), ObjectId.fromString("b".repeat(40)), "refs/heads/x");
     assertThat(push.verdictOf(received)).isSameAs(push.judged().orElseThrow().verdicts().get(0));
+  }
+
+  private void assertOneTokenMintedAndRevokedOnce() {
+    assertThat(upstream.leases).singleElement()
+        .satisfies(l -> assertThat(l.closes).hasValue(1));
   }
 
   /** The mint ahead runs on {@link #minting}; its revocation follows it there. */

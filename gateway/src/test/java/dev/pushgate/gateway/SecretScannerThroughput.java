@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import dev.pushgate.testkit.FakeSecrets;
 
@@ -29,17 +30,17 @@ class SecretScannerThroughput {
     // Every finding counted: the gateway's scanner stops a blob at its fifth.
     SecretScanner scanner = new SecretScanner(dev.pushgate.policy.SecretDetectors.standard(),
         SecretScanner.CHUNK, SecretScanner.OVERLAP, Integer.MAX_VALUE);
-    scanner.scan(new TextStream(4L << 20), "warm/up.py", id -> true);
+    scanner.scan(textStream(4L << 20), "warm/up.py", id -> true);
     long start = System.nanoTime();
-    List<SecretFinding> found = scanner.scan(new TextStream(mib << 20), "src/app.py", id -> true);
+    List<SecretFinding> found = scanner.scan(textStream(mib << 20), "src/app.py", id -> true);
     double textSeconds = (System.nanoTime() - start) / 1e9;
     byte[] corpus = sources();
     if (Boolean.getBoolean("scan.profile")) {
-      profile(scanner, new TextStream(1 << 20).readAllBytes());
+      profile(scanner, textStream(1 << 20).readAllBytes());
       profile(scanner, corpus);
     }
     long codeStart = System.nanoTime();
-    List<SecretFinding> inCode = scanner.scan(new Repeated(corpus, mib << 20), "src/App.java",
+    List<SecretFinding> inCode = scanner.scan(repeated(corpus, mib << 20), "src/App.java",
         id -> true);
     double codeSeconds = (System.nanoTime() - codeStart) / 1e9;
     System.out.printf(Locale.ROOT, "scanner: %d MiB of this repository's Java sources (%d KiB,"
@@ -113,43 +114,27 @@ class SecretScannerThroughput {
     return out.toByteArray();
   }
 
-  private static final class Repeated extends InputStream {
-    private final byte[] data;
-    private long left;
-    private int at;
-
-    Repeated(byte[] data, long size) {
-      this.data = data;
-      this.left = size;
-    }
-
-    @Override
-    public int read() {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) {
-      if (left <= 0) {
-        return -1;
-      }
-      int k = (int) Math.min(Math.min(len, data.length - at), left);
-      System.arraycopy(data, at, b, off, k);
-      at = (at + k) % data.length;
-      left -= k;
-      return k;
-    }
+  /** {@code corpus} again and again, {@code size} bytes in all, never held whole. */
+  private static InputStream repeated(byte[] corpus, long size) {
+    return new Pieces(() -> corpus, size);
   }
 
   /** Source-like text, generated as it is read, never held whole. */
-  private static final class TextStream extends InputStream {
-    private final SplittableRandom random = new SplittableRandom(1);
+  private static InputStream textStream(long size) {
+    SplittableRandom random = new SplittableRandom(1);
+    return new Pieces(() -> CODE[random.nextInt(CODE.length)].getBytes(
+        java.nio.charset.StandardCharsets.US_ASCII), size);
+  }
+
+  /** {@code size} bytes of the pieces {@code next} gives, one after another, as they are read. */
+  private static final class Pieces extends InputStream {
+    private final Supplier<byte[]> next;
     private long left;
-    private byte[] line = new byte[0];
+    private byte[] piece = new byte[0];
     private int at;
 
-    TextStream(long size) {
+    Pieces(Supplier<byte[]> next, long size) {
+      this.next = next;
       this.left = size;
     }
 
@@ -166,13 +151,12 @@ class SecretScannerThroughput {
       }
       int n = 0;
       while (n < len && left > 0) {
-        if (at == line.length) {
-          line = CODE[random.nextInt(CODE.length)].getBytes(
-              java.nio.charset.StandardCharsets.US_ASCII);
+        if (at == piece.length) {
+          piece = next.get();
           at = 0;
         }
-        int k = (int) Math.min(Math.min(len - n, line.length - at), left);
-        System.arraycopy(line, at, b, off + n, k);
+        int k = (int) Math.min(Math.min(len - n, piece.length - at), left);
+        System.arraycopy(piece, at, b, off + n, k);
         at += k;
         n += k;
         left -= k;

@@ -101,6 +101,17 @@ final class TestRepos {
     }
   }
 
+  /**
+   * A push test's upstream: its first commit "base" (README.md "base"), on main and on old, a
+   * branch there to be deleted.
+   */
+  static RevCommit baseOnMainAndOld(Repository upstream) throws IOException {
+    RevCommit base = commit(upstream, "base\n", Map.of("README.md", "base\n"));
+    setRef(upstream, "refs/heads/main", base);
+    setRef(upstream, "refs/heads/old", base);
+    return base;
+  }
+
   /** Where {@code ref} points, or null when it does not exist. */
   static ObjectId idOf(Repository db, String ref) throws IOException {
     Ref r = db.exactRef(ref);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.policy.UpdateKind;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -17,29 +16,13 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.transport.ReceiveCommand;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class UpdateCommandsTest {
+class UpdateCommandsTest extends OnABareCache {
   private static final String MAIN = "refs/heads/main";
   private static final Map<String, String> README = Map.of("README.md", "hello\n");
   private static final Map<String, String> WITH_CI =
       Map.of("README.md", "hello\n", ".github/workflows/ci.yml", "on: push\n");
-
-  @TempDir Path dir;
-  private Repository db;
-
-  @BeforeEach
-  void repository() throws IOException {
-    db = TestRepos.bare(dir.resolve("cache.git"));
-  }
-
-  @AfterEach
-  void close() {
-    db.close();
-  }
 
   @Test
   void kindOfNamesCreateUpdateForceAndDelete() {
@@ -76,8 +59,7 @@ class UpdateCommandsTest {
         Map.of("README.md", "hello\n", ".github/workflows/ci.yml", "on: [push, pull_request]\n"),
         base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, edit)), upstream(MAIN, base)))
-        .isTrue();
+    assertThat(movingMainChangesWorkflows(base, edit)).isTrue();
   }
 
   @Test
@@ -85,8 +67,7 @@ class UpdateCommandsTest {
     RevCommit base = commit(db, "base\n", WITH_CI);
     RevCommit removal = commit(db, "drop ci\n", README, base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, removal)), upstream(MAIN, base)))
-        .isTrue();
+    assertThat(movingMainChangesWorkflows(base, removal)).isTrue();
   }
 
   @Test
@@ -95,8 +76,7 @@ class UpdateCommandsTest {
     RevCommit docs = commit(db, "docs\n",
         Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, docs)), upstream(MAIN, base)))
-        .isFalse();
+    assertThat(movingMainChangesWorkflows(base, docs)).isFalse();
   }
 
   @Test
@@ -106,8 +86,7 @@ class UpdateCommandsTest {
         Map.of("README.md", "hello\n", ".github/workflows-old/ci.yml", "x\n",
             ".github/workflows.md", "x\n", "docs/.github/workflows/ci.yml", "x\n"), base);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, lookalike)), upstream(MAIN, base)))
-        .isFalse();
+    assertThat(movingMainChangesWorkflows(base, lookalike)).isFalse();
   }
 
   @Test
@@ -117,8 +96,7 @@ class UpdateCommandsTest {
     RevCommit docs = commit(db, "docs\n",
         Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), ci);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, ci, docs)), upstream(MAIN, ci)))
-        .isFalse();
+    assertThat(movingMainChangesWorkflows(ci, docs)).isFalse();
   }
 
   @Test
@@ -128,8 +106,7 @@ class UpdateCommandsTest {
     RevCommit docs = commit(db, "docs\n",
         Map.of("README.md", "hello again\n", ".github/workflows/ci.yml", "on: push\n"), ci);
 
-    assertThat(UpdateCommands.changeWorkflows(db, List.of(update(MAIN, base, docs)), upstream(MAIN, base)))
-        .isTrue();
+    assertThat(movingMainChangesWorkflows(base, docs)).isTrue();
   }
 
   @Test
@@ -373,6 +350,11 @@ class UpdateCommandsTest {
 
   private static ReceiveCommand create(String ref, ObjectId id) {
     return new ReceiveCommand(ObjectId.zeroId(), id, ref);
+  }
+
+  /** Whether moving main from {@code from}, its value upstream, to {@code to} changes CI. */
+  private boolean movingMainChangesWorkflows(ObjectId from, ObjectId to) throws IOException {
+    return UpdateCommands.changeWorkflows(db, List.of(update(MAIN, from, to)), upstream(MAIN, from));
   }
 
   private static ReceiveCommand update(String ref, ObjectId from, ObjectId to) {

@@ -152,7 +152,7 @@ public final class ApiBoundary implements AutoCloseable {
    */
   public BoundaryRun open(RunCa ca, RunApi run) {
     String handle = BoundaryHandle.newValue();
-    BoundaryRun opened = new BoundaryRun(handle, run.runId(), address(), ca,
+    BoundaryRun opened = new BoundaryRun(handle, address(), ca,
         new ApiCalls(run, shared), runs::remove);
     runs.put(handle, opened);
     return opened;

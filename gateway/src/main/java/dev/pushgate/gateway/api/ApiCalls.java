@@ -36,6 +36,10 @@ final class ApiCalls extends Handler.Abstract {
     this.forward = new Forward(run.runId(), shared.client().answerTimeout());
   }
 
+  String runId() {
+    return runId;
+  }
+
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     try (ApiExchange call = new ApiExchange(request, response, callback, bodyBudget)) {

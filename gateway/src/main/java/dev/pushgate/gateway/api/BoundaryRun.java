@@ -18,7 +18,6 @@ import org.eclipse.jetty.io.EndPoint;
  */
 public final class BoundaryRun implements AutoCloseable {
   private final String handle;
-  private final String runId;
   private final InetSocketAddress address;
   private final RunCa ca;
   private final ApiCalls calls;
@@ -27,10 +26,9 @@ public final class BoundaryRun implements AutoCloseable {
   private volatile SSLContext tls;
   private boolean closed;
 
-  BoundaryRun(String handle, String runId, InetSocketAddress address, RunCa ca, ApiCalls calls,
+  BoundaryRun(String handle, InetSocketAddress address, RunCa ca, ApiCalls calls,
       Consumer<String> onClose) {
     this.handle = handle;
-    this.runId = runId;
     this.address = address;
     this.ca = ca;
     this.calls = calls;
@@ -51,7 +49,7 @@ public final class BoundaryRun implements AutoCloseable {
   }
 
   String runId() {
-    return runId;
+    return calls.runId();
   }
 
   ApiCalls calls() {
@@ -105,6 +103,6 @@ public final class BoundaryRun implements AutoCloseable {
   /** Never the handle. */
   @Override
   public String toString() {
-    return "BoundaryRun[" + runId + "]";
+    return "BoundaryRun[" + runId() + "]";
   }
 }

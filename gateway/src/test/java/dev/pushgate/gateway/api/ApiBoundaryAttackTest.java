@@ -4,7 +4,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.any;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,18 +44,14 @@ class ApiBoundaryAttackTest {
 
   @BeforeEach
   void start() throws IOException {
-    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    github.start();
-    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200).withBody("{}")));
+    github = StubGitHub.answeringAll(aResponse().withStatus(200).withBody("{}"));
     ca = RunCa.create("run-1", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
         Duration.ofHours(1));
-    ApiTokens tokens = OneRunBoundary.readOnly(READ_TOKEN);
-    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
-        URI.create(github.baseUrl() + "/uploads"), null);
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
-            ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT), tokens),
-        new ApiBoundary.Shared(upstream, Approvals.NONE, audited::addAll,
+            ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT),
+            new ReadOnlyTokens(READ_TOKEN)),
+        new ApiBoundary.Shared(StubGitHub.upstream(github), Approvals.NONE, audited::addAll,
             Clock.systemUTC()));
   }
 
@@ -86,8 +81,7 @@ class ApiBoundaryAttackTest {
 
   @Test
   void aMethodOverrideQueryParameterIsRefused() throws Exception {
-    String a = send("api.github.com", "GET /repos/acme/widget/pulls/1/merge?_method=PUT HTTP/1.1\r\n"
-        + "Host: api.github.com\r\n" + auth() + "Connection: close\r\n\r\n");
+    String a = getFromApi("/repos/acme/widget/pulls/1/merge?_method=PUT");
     assertThat(status(a)).isEqualTo(400);
     assertThat(a).contains("pushgate does not forward method overrides");
     assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
@@ -231,8 +225,7 @@ class ApiBoundaryAttackTest {
         + "Host: uploads.github.com\r\n" + auth() + "Connection: close\r\n\r\n");
     assertThat(status(a)).isEqualTo(403);
     // An absolute-form target names the host that counts: another host is not answered.
-    String abs = send("api.github.com", "GET https://evil.example/repos/acme/widget HTTP/1.1\r\n"
-        + "Host: api.github.com\r\n" + auth() + "Connection: close\r\n\r\n");
+    String abs = getFromApi("https://evil.example/repos/acme/widget");
     assertThat(status(abs)).isIn(400, 421);
     // No Host at all (HTTP/1.0): not answered.
     String none = send("api.github.com", "GET /repos/acme/widget HTTP/1.0\r\n" + auth() + "\r\n");
@@ -274,8 +267,7 @@ class ApiBoundaryAttackTest {
 
   @Test
   void graphQlOverGetBatchesAndMultipartAreDenied() throws Exception {
-    String get = send("api.github.com", "GET /graphql?query=mutation%7BmergePullRequest%7D HTTP/1.1\r\n"
-        + "Host: api.github.com\r\n" + auth() + "Connection: close\r\n\r\n");
+    String get = getFromApi("/graphql?query=mutation%7BmergePullRequest%7D");
     assertThat(status(get)).isEqualTo(403);
     String batch = "[{\"query\":\"{viewer{login}}\"},{\"query\":\"mutation{mergePullRequest(input:"
         + "{pullRequestId:\\\"x\\\"}){clientMutationId}}\"}]";
@@ -308,8 +300,7 @@ class ApiBoundaryAttackTest {
     github.stubFor(any(com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo(
         "/repos/acme/widget")).willReturn(aResponse().withStatus(307)
         .withHeader("Location", github.baseUrl() + "/elsewhere")));
-    String a = send("api.github.com", "GET /repos/acme/widget HTTP/1.1\r\nHost: api.github.com\r\n"
-        + auth() + "Connection: close\r\n\r\n");
+    String a = getFromApi("/repos/acme/widget");
     assertThat(status(a)).isEqualTo(307);
     assertThat(github.findAll(anyRequestedFor(anyUrl()))).extracting(LoggedRequest::getUrl)
         .containsExactly("/repos/acme/widget");
@@ -344,6 +335,12 @@ class ApiBoundaryAttackTest {
   }
 
   // ---- the raw client ----
+
+  /** {@code GET target} sent to api.github.com with the run's sentinel, and its answer. */
+  private String getFromApi(String target) throws Exception {
+    return send("api.github.com", "GET " + target + " HTTP/1.1\r\nHost: api.github.com\r\n"
+        + auth() + "Connection: close\r\n\r\n");
+  }
 
   private String auth() {
     return "Authorization: token " + sentinel + "\r\n";

@@ -1,10 +1,8 @@
 package dev.pushgate.gateway.api;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.any;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +15,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,14 +41,10 @@ class ApiBoundaryListenerTest {
 
   @BeforeEach
   void start() throws IOException {
-    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    github.start();
-    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200)
-        .withHeader("Content-Type", "application/json").withBody("{\"ok\":true}")));
-    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
-        URI.create(github.baseUrl() + "/uploads"), null);
-    listener = ApiBoundary.start(new ApiBoundary.Shared(upstream, Approvals.NONE, records -> { },
-        Clock.systemUTC()));
+    github = StubGitHub.answeringAll(aResponse().withStatus(200)
+        .withHeader("Content-Type", "application/json").withBody("{\"ok\":true}"));
+    listener = ApiBoundary.start(new ApiBoundary.Shared(StubGitHub.upstream(github),
+        Approvals.NONE, records -> { }, Clock.systemUTC()));
     a = open("run-a");
     b = open("run-b");
   }
@@ -202,10 +195,9 @@ class ApiBoundaryListenerTest {
   private Run open(String id) {
     RunCa ca = RunCa.create(id, List.of("api.github.com"), Duration.ofHours(1));
     String sentinel = ApiSentinel.newValue();
-    ApiTokens tokens = OneRunBoundary.readOnly("read-token-of-" + id);
     BoundaryRun boundary = listener.open(ca, new ApiBoundary.RunApi(id, "ws-1",
         ApiSentinel.of(sentinel), ApiJudgeFixture.judge(ApiJudgeFixture.STRICT, Mode.CHAT),
-        tokens));
+        new ReadOnlyTokens("read-token-of-" + id)));
     return new Run(id, ca, sentinel, boundary);
   }
 

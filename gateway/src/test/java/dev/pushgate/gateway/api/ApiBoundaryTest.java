@@ -7,7 +7,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -50,11 +49,9 @@ class ApiBoundaryTest {
 
   @BeforeEach
   void start() throws IOException {
-    github = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    github.start();
-    github.stubFor(any(anyUrl()).willReturn(aResponse().withStatus(200)
+    github = StubGitHub.answeringAll(aResponse().withStatus(200)
         .withHeader("Content-Type", "application/json").withHeader("X-GitHub-Request-Id", "abc")
-        .withBody("{\"ok\":true}")));
+        .withBody("{\"ok\":true}"));
     ca = RunCa.create("run-1", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
         Duration.ofHours(1));
     ApiTokens tokens = new ApiTokens() {
@@ -78,8 +75,7 @@ class ApiBoundaryTest {
         };
       }
     };
-    ApiUpstream upstream = new ApiUpstream(URI.create(github.baseUrl()),
-        URI.create(github.baseUrl() + "/uploads"), null);
+    ApiUpstream upstream = StubGitHub.upstream(github);
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             call -> judge.get().judge(call), tokens),
@@ -351,7 +347,7 @@ class ApiBoundaryTest {
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
             call -> judgement(Decision.ALLOW, "read", "reads", false),
-            OneRunBoundary.readOnly(READ_TOKEN)),
+            new ReadOnlyTokens(READ_TOKEN)),
         new ApiBoundary.Shared(ApiUpstream.of(URI.create(github.baseUrl())), Approvals.NONE,
             audit, Clock.systemUTC()));
   }

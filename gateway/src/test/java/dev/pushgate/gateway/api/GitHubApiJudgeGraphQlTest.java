@@ -24,7 +24,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** GraphQL documents: each root field of the operation GitHub would run, mapped and decided. */
 class GitHubApiJudgeGraphQlTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** createCommitOnBranch with its whole input in {@code $input}. */
+  private static final String CREATE_COMMIT_ON_BRANCH = "mutation($input:"
+      + " CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { url } } }";
+  private static final Map<String, Object> ADD_A_TXT =
+      Map.of("additions", java.util.List.of(Map.of("path", "a.txt", "contents", "eA==")));
+
   private final GitHubApiJudge strict = chat(STRICT);
+
+  /** The strict rules' judgement of {@link #CREATE_COMMIT_ON_BRANCH} with {@code input}. */
+  private ApiJudgement createCommitOnBranch(Map<String, Object> input) {
+    return strict.judge(graphQl(body(CREATE_COMMIT_ON_BRANCH, Map.of("input", input), null)));
+  }
 
   /** The body gh sends: the document, its variables, and optionally an operation name. */
   private static String body(String document, Map<String, Object> variables, String operation) {
@@ -212,20 +223,15 @@ class GitHubApiJudgeGraphQlTest {
 
   @Test
   void createCommitOnBranchIsAPushToItsBranch() {
-    String doc = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input:"
-        + " $input) { commit { url } } }";
-    Map<String, Object> files = Map.of("additions", java.util.List.of(Map.of("path", "a.txt",
-        "contents", "eA==")));
-
-    ApiJudgement main = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+    ApiJudgement main = createCommitOnBranch(Map.of("branch",
         Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "main"),
-        "fileChanges", files, "expectedHeadOid", "a".repeat(40))), null)));
-    ApiJudgement feature = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        "fileChanges", ADD_A_TXT, "expectedHeadOid", "a".repeat(40)));
+    ApiJudgement feature = createCommitOnBranch(Map.of("branch",
         Map.of("repositoryNameWithOwner", "ACME/widget", "branchName", "feature"),
-        "fileChanges", files)), null)));
-    ApiJudgement other = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+        "fileChanges", ADD_A_TXT));
+    ApiJudgement other = createCommitOnBranch(Map.of("branch",
         Map.of("repositoryNameWithOwner", "evil/widget", "branchName", "feature"),
-        "fileChanges", files)), null)));
+        "fileChanges", ADD_A_TXT));
 
     assertThat(main.decision()).isEqualTo(Decision.DENY);
     assertThat(main.reason()).isEqualTo("push to refs/heads/main is denied");
@@ -238,16 +244,12 @@ class GitHubApiJudgeGraphQlTest {
   @Test
   void createCommitOnBranchNamingItsBranchTwoWaysIsDenied() {
     // An allowed branch by name, and main's ref by node id: GitHub could take either.
-    String doc = "mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input:"
-        + " $input) { commit { url } } }";
-    Map<String, Object> files = Map.of("additions", java.util.List.of(Map.of("path", "a.txt",
-        "contents", "eA==")));
-    ApiJudgement both = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+    ApiJudgement both = createCommitOnBranch(Map.of("branch",
         Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "feature",
-            "id", "REF_kwDOmain"), "fileChanges", files)), null)));
-    ApiJudgement extra = strict.judge(graphQl(body(doc, Map.of("input", Map.of("branch",
+            "id", "REF_kwDOmain"), "fileChanges", ADD_A_TXT));
+    ApiJudgement extra = createCommitOnBranch(Map.of("branch",
         Map.of("repositoryNameWithOwner", "acme/widget", "branchName", "feature",
-            "ref", "refs/heads/main"), "fileChanges", files)), null)));
+            "ref", "refs/heads/main"), "fileChanges", ADD_A_TXT));
 
     assertThat(both.decision()).isEqualTo(Decision.DENY);
     assertThat(both.reason()).contains("createCommitOnBranch has an input the boundary cannot read");

@@ -1,8 +1,6 @@
 package dev.pushgate.gateway.api;
 
-import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.BoundaryHandle;
-import dev.pushgate.types.Secret;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,21 +32,6 @@ final class OneRunBoundary implements AutoCloseable {
       throws IOException {
     ApiBoundary listener = ApiBoundary.start(shared);
     return new OneRunBoundary(listener, listener.open(ca, run), ca);
-  }
-
-  /** A run's tokens that read with {@code token} and never write. */
-  static ApiTokens readOnly(String token) {
-    return new ApiTokens() {
-      @Override
-      public Secret readToken() {
-        return Secret.of(token);
-      }
-
-      @Override
-      public WriteTokenLease writeToken(String repository) {
-        throw new AssertionError("no write token in these tests");
-      }
-    };
   }
 
   InetSocketAddress address() {

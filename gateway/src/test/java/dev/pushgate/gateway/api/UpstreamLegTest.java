@@ -200,7 +200,7 @@ class UpstreamLegTest {
 
   /** A run whose calls are all allowed, with the read token. */
   private ApiBoundary.RunApi runApi() {
-    ApiTokens tokens = OneRunBoundary.readOnly(READ_TOKEN);
+    ApiTokens tokens = new ReadOnlyTokens(READ_TOKEN);
     return new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),
         call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction(
             "read", "acme/app", "#1", Decision.ALLOW, "allowed")), false), tokens);
