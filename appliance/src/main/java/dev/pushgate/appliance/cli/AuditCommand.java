@@ -7,7 +7,7 @@ import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.TerminalTable;
 import java.net.URLEncoder;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.Question;
 import dev.pushgate.forge.ForgeTokens;
-import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.testkit.MutableClock;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.Secret;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -185,7 +185,7 @@ abstract class StorageContract {
     assertThat(ids).hasSize(2);
     assertThat(ids.get(1).id()).isGreaterThan(ids.get(0).id());
 
-    audit.settle(ids.get(0), PushRecord.Outcome.OK, 420);
+    audit.settle(ids.get(0), AuditEntry.Outcome.OK, 420);
 
     List<AuditEntry> all = audit.list(AuditStore.Query.all());
     assertThat(all).hasSize(2);
@@ -240,7 +240,7 @@ abstract class StorageContract {
         push(T0.plusSeconds(10), "run-1", "acme/widget", "refs/heads/b", "allowed", null, "ok"),
         push(T0.plusSeconds(20), "run-2", "acme/widget", "refs/heads/c", "denied",
             RefusalCode.RULE_DENIED, "not forwarded")));
-    audit.settle(rows.get(0), PushRecord.Outcome.OK, 5);
+    audit.settle(rows.get(0), AuditEntry.Outcome.OK, 5);
 
     List<AuditEntry> latest = audit.latest(new AuditStore.Query(null, null, null, null, 2));
     assertThat(latest).extracting(AuditEntry::ref)
@@ -473,11 +473,12 @@ abstract class StorageContract {
         credentialHash, null, null, T0, T0.plus(Duration.ofHours(8)), null, null);
   }
 
-  static PushRecord push(Instant at, String runId, String repository, String ref,
+  static AuditEntry push(Instant at, String runId, String repository, String ref,
       String decision, RefusalCode code, String outcome) {
-    return new PushRecord(at, runId, "ws-1", repository, ref, "0".repeat(40), "1".repeat(40),
-        "update", PushRecord.Decision.of(decision), "push refs/heads/*", code,
-        code == null ? null : "because " + ref, PushRecord.Outcome.of(outcome), 0);
+    return AuditEntry.builder(AuditEntry.Type.PUSH).at(at).runId(runId).workspaceId("ws-1")
+        .repository(repository).ref(ref).oldId("0".repeat(40)).newId("1".repeat(40)).kind("update")
+        .decision(decision).rule("push refs/heads/*").code(code == null ? null : code.name())
+        .reason(code == null ? null : "because " + ref).outcome(outcome).durationMillis(0L).build();
   }
 
   private static List<String> refs(AuditStore audit, AuditStore.Query q) throws SQLException {
