@@ -35,7 +35,7 @@ final class Metrics implements PushMetrics, AutoCloseable {
   static final Duration[] BUCKETS = java.util.stream.Stream.of(5L, 10L, 25L, 50L, 100L, 250L,
       500L, 1_000L, 2_500L, 5_000L, 10_000L, 30_000L, 60_000L, 120_000L, 300_000L)
       .map(Duration::ofMillis).toArray(Duration[]::new);
-  /** Push kinds, as {@code PushRecord}'s kind ids. */
+  /** Push kinds, as {@code AuditEntry}'s kind ids. */
   private static final java.util.List<String> KINDS =
       java.util.List.of("create", "update", "force", "delete", "update-or-force");
 

@@ -172,7 +172,8 @@ class PushHookTest {
     assertThat(idOf(upstream, MAIN)).isEqualTo(rewritten);
     assertThat(idOf(syncedCache(), "refs/heads/old")).isNull();
     assertThat(idOf(cache, "refs/heads/feature")).isEqualTo(feature);
-    assertThat(audit.records).extracting(AuditEntry::ref, AuditEntry::kind).containsExactlyInAnyOrder(
+    assertThat(audit.records).extracting(AuditEntry::ref, AuditEntry::kind)
+        .containsExactlyInAnyOrder(
         org.assertj.core.groups.Tuple.tuple("refs/heads/feature", "create"),
         org.assertj.core.groups.Tuple.tuple("refs/heads/old", "delete"),
         org.assertj.core.groups.Tuple.tuple(MAIN, "force"));
@@ -371,7 +372,8 @@ class PushHookTest {
     assertThat(idOf(upstream, "refs/heads/feature")).isNull();
     assertThat(idOf(cache, "refs/heads/feature")).isNull();
     assertThat(access.leases).isEmpty();
-    assertThat(audit.records).extracting(AuditEntry::ref, AuditEntry::code).containsExactlyInAnyOrder(
+    assertThat(audit.records).extracting(AuditEntry::ref, AuditEntry::code)
+        .containsExactlyInAnyOrder(
         org.assertj.core.groups.Tuple.tuple(MAIN, "RULE_DENIED"),
         org.assertj.core.groups.Tuple.tuple("refs/heads/feature", "ATOMIC_ABORTED"));
   }

@@ -47,16 +47,26 @@ class AuditCommandTest {
       Ledger ledger = new Ledger(db, SecretBox.openOrCreate(tmp.resolve("key")), "host-a", chain);
       tokenId = ledger.recordCredential("run-1", "read", "acme/widget", Secret.of("ghs_x"), T0,
           null);
-      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.COMMAND).at(T0.plusSeconds(1)).runId("run-1").workspaceId("ws").repository("acme/widget").ref("git push --force").kind("command").decision(AuditEntry.Decision.ASKED).rule("command policy").reason("force asks first").durationMillis(0L).build()));
+      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.COMMAND).at(T0.plusSeconds(1))
+          .runId("run-1").workspaceId("ws").repository("acme/widget").ref("git push --force")
+          .kind("command").decision(AuditEntry.Decision.ASKED).rule("command policy")
+          .reason("force asks first").durationMillis(0L).build()));
       Question q = new Question("q-1", T0.plusSeconds(2), T0.plusSeconds(60), "command",
           "run-1", "ws", "acme/widget", null, null, null, null, "git push --force",
           "ask force", "force asks first", List.of());
       ApprovalStore approvals = new ApprovalStore(chain, new MutableClock(T0.plusSeconds(3)));
       approvals.asked(q);
       approvals.ended(q, new Answer(Answer.Outcome.DENIED, "bob", "not today"));
-      pushId = audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(4)).runId("run-1").workspaceId("ws").repository("acme/widget").ref("refs/heads/main").oldId("0".repeat(40)).newId("1".repeat(40)).kind("update").decision(AuditEntry.Decision.DENIED).rule("push refs/heads/main").code("RULE_DENIED").reason("no").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(0L).build()))
+      pushId = audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(4))
+          .runId("run-1").workspaceId("ws").repository("acme/widget").ref("refs/heads/main")
+          .oldId("0".repeat(40)).newId("1".repeat(40)).kind("update")
+          .decision(AuditEntry.Decision.DENIED).rule("push refs/heads/main").code("RULE_DENIED")
+          .reason("no").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(0L).build()))
           .get(0).id();
-      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(5)).runId("run-2").workspaceId("ws").repository("acme/widget").ref("refs/heads/x").kind("update").decision(AuditEntry.Decision.ALLOWED).rule("r").outcome(AuditEntry.Outcome.PENDING).durationMillis(0L).build()));
+      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(5))
+          .runId("run-2").workspaceId("ws").repository("acme/widget").ref("refs/heads/x")
+          .kind("update").decision(AuditEntry.Decision.ALLOWED).rule("r")
+          .outcome(AuditEntry.Outcome.PENDING).durationMillis(0L).build()));
       ledger.markRevoked(tokenId, T0.plusSeconds(6));
     }
   }
@@ -69,7 +79,12 @@ class AuditCommandTest {
   void apiCallsAreShownAsApiCallsNotPushes() throws Exception {
     try (Database db = Database.open(data.resolve("pushgate.db"))) {
       AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
-      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(7)).runId("run-3").workspaceId("ws").repository("acme/widget").ref("POST api.github.com/repos/acme/widget/pulls").kind("api:open-pull-request").decision(AuditEntry.Decision.DENIED).rule("#new").code("RULE_DENIED").reason("no pull requests").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(2L).build()));
+      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(7))
+          .runId("run-3").workspaceId("ws").repository("acme/widget")
+          .ref("POST api.github.com/repos/acme/widget/pulls").kind("api:open-pull-request")
+          .decision(AuditEntry.Decision.DENIED).rule("#new").code("RULE_DENIED")
+          .reason("no pull requests").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(2L)
+          .build()));
       new dev.pushgate.appliance.api.AuditedApiCalls(audit).record(List.of(
           new dev.pushgate.gateway.api.ApiRecord(T0.plusSeconds(8), "run-3", "ws", "PUT",
               "api.github.com", "/repos/acme/widget/contents/a.txt", "push", "acme/widget",

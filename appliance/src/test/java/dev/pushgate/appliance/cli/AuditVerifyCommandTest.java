@@ -97,7 +97,10 @@ class AuditVerifyCommandTest {
     try (Database db = Database.open(url)) {
       AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
       for (int i = 0; i < 5; i++) {
-        ids.add(audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(i)).runId("run-1").workspaceId("ws").repository("acme/widget").ref("refs/heads/b" + i).kind("update").decision(AuditEntry.Decision.ALLOWED).rule("r").outcome(AuditEntry.Outcome.PENDING).durationMillis(0L).build()))
+        ids.add(audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(i))
+            .runId("run-1").workspaceId("ws").repository("acme/widget").ref("refs/heads/b" + i)
+            .kind("update").decision(AuditEntry.Decision.ALLOWED).rule("r")
+            .outcome(AuditEntry.Outcome.PENDING).durationMillis(0L).build()))
             .get(0).id());
       }
     }

@@ -54,7 +54,11 @@ class HookDecisionsTest {
     assertThat(decisions.record(RUN, bash("git push origin main"), answer, null)).isSameAs(answer);
 
     assertThat(audit.records)
-        .containsExactly(AuditEntry.builder(AuditEntry.Type.COMMAND).at(NOW).runId("run_1").workspaceId("ws-1").repository("acme/widget").ref("git push origin main").kind("command").decision(AuditEntry.Decision.DENIED).rule("command policy").code("RULE_DENIED").reason("push to main is denied").outcome(AuditEntry.Outcome.NOT_RUN).durationMillis(0L).build());
+        .containsExactly(AuditEntry.builder(AuditEntry.Type.COMMAND).at(NOW).runId("run_1")
+            .workspaceId("ws-1").repository("acme/widget").ref("git push origin main")
+            .kind("command").decision(AuditEntry.Decision.DENIED).rule("command policy")
+            .code("RULE_DENIED").reason("push to main is denied")
+            .outcome(AuditEntry.Outcome.NOT_RUN).durationMillis(0L).build());
   }
 
   @Test

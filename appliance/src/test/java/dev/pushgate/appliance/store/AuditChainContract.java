@@ -10,7 +10,6 @@ import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.Secret;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -24,45 +23,14 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The audit chain on every database: what is written verifies, and an edit, a deletion or a
  * reordering made straight in the database is named by {@link AuditVerifier}. A subclass says
  * where a fresh, empty store is.
  */
-abstract class AuditChainContract {
-  static final Instant T0 = Instant.ofEpochMilli(1_767_225_600_123L);
-
-  @TempDir Path tmp;
-
-  private final List<Database> opened = new ArrayList<>();
-  String url;
-  Database db;
-
-  abstract String freshStore() throws Exception;
-
-  @BeforeEach
-  void openStore() throws Exception {
-    url = freshStore();
-    db = open();
-  }
-
-  @AfterEach
-  void closeStores() throws SQLException {
-    for (Database d : opened) {
-      d.close();
-    }
-  }
-
-  Database open() throws SQLException {
-    Database d = Database.open(url);
-    opened.add(d);
-    return d;
-  }
+abstract class AuditChainContract extends StoreContract {
 
   @Test
   void aFreshDatabaseVerifiesClean() throws SQLException {
@@ -262,27 +230,13 @@ abstract class AuditChainContract {
     // A second handle on the same host's chain, as a second chain object would be: the head row
     // serialises it with the first rather than letting it fork the chain.
     AuditStore second = new AuditStore(new AuditChain(open(), "host-a", AuditSink.NONE));
-    List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-    List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < 8; t++) {
+    concurrently(8, t -> {
       AuditStore audit = t == 7 ? second : shared;
-      String run = "run-" + t;
-      threads.add(new Thread(() -> {
-        try {
-          for (int i = 0; i < 20; i++) {
-            audit.settle(audit.record(List.of(push(T0, run, "refs/heads/b" + i, "allowed", null,
-                "pending"))).get(0), AuditEntry.Outcome.OK, i);
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      }));
-    }
-    threads.forEach(Thread::start);
-    for (Thread t : threads) {
-      t.join();
-    }
-    assertThat(errors).isEmpty();
+      for (int i = 0; i < 20; i++) {
+        audit.settle(audit.record(List.of(push(T0, "run-" + t, "refs/heads/b" + i, "allowed",
+            null, "pending"))).get(0), AuditEntry.Outcome.OK, i);
+      }
+    });
     AuditVerifier.Result r = new AuditVerifier(db).verify();
     assertThat(r.broken()).isNull();
     assertThat(r.records()).isEqualTo(320);
@@ -394,7 +348,12 @@ abstract class AuditChainContract {
   @Test
   void apiCallsWrittenAsPushesStillVerifyAndReadAsApiCalls() throws Exception {
     AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
-    audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0).runId("run-api").workspaceId("ws-1").repository("acme/widget").ref("POST api.github.com/repos/acme/widget/pulls").kind("api:open-pull-request").decision(AuditEntry.Decision.DENIED).rule("#new").code("RULE_DENIED").reason("no pull requests in chat mode").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(3L).build()));
+    audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0).runId("run-api")
+        .workspaceId("ws-1").repository("acme/widget")
+        .ref("POST api.github.com/repos/acme/widget/pulls").kind("api:open-pull-request")
+        .decision(AuditEntry.Decision.DENIED).rule("#new").code("RULE_DENIED")
+        .reason("no pull requests in chat mode").outcome(AuditEntry.Outcome.NOT_FORWARDED)
+        .durationMillis(3L).build()));
     new dev.pushgate.appliance.api.AuditedApiCalls(audit).record(List.of(
         new dev.pushgate.gateway.api.ApiRecord(T0.plusSeconds(1), "run-api", "ws-1", "POST",
             "api.github.com", "/repos/acme/widget/pulls", "open-pull-request", "acme/widget",
@@ -627,15 +586,6 @@ abstract class AuditChainContract {
       }
       return null;
     });
-  }
-
-  static AuditEntry push(Instant at, String runId, String ref, String decision,
-      RefusalCode code, String outcome) {
-    return AuditEntry.builder(AuditEntry.Type.PUSH).at(at).runId(runId).workspaceId("ws-1")
-        .repository("acme/widget").ref(ref).oldId("0".repeat(40)).newId("1".repeat(40))
-        .kind("update").decision(decision).rule("push refs/heads/*")
-        .code(code == null ? null : code.name()).reason(code == null ? null : "because " + ref)
-        .outcome(outcome).durationMillis(0L).build();
   }
 
   static AuditEntry command(Instant at, String runId, String line) {

@@ -10,58 +10,28 @@ import dev.pushgate.testkit.MutableClock;
 import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.Secret;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The storage tests every database runs: the ledger, the audit log, approvals and forge tokens,
  * and two appliances (two {@link Database}s) sharing one store. A subclass says where a fresh,
  * empty store is.
  */
-abstract class StorageContract {
-  static final Instant T0 = Instant.ofEpochMilli(1_767_225_600_123L);
-
-  @TempDir Path tmp;
-
-  private final List<Database> opened = new ArrayList<>();
-  private String url;
-  Database db;
+abstract class StorageContract extends StoreContract {
   SecretBox box;
 
-  /** The URL of a fresh, empty store for one test. */
-  abstract String freshStore() throws Exception;
-
   @BeforeEach
-  void openStore() throws Exception {
-    url = freshStore();
-    db = open();
+  void openBox() throws Exception {
     box = SecretBox.openOrCreate(tmp.resolve("ledger.key"));
-  }
-
-  @AfterEach
-  void closeStores() throws SQLException {
-    for (Database d : opened) {
-      d.close();
-    }
-  }
-
-  /** Another appliance's handle on the same store. */
-  Database open() throws SQLException {
-    Database d = Database.open(url);
-    opened.add(d);
-    return d;
   }
 
   @Test
@@ -416,27 +386,13 @@ abstract class StorageContract {
   @Test
   void concurrentWritersFromTwoHostsAllLand() throws Exception {
     Database other = open();
-    List<Thread> threads = new ArrayList<>();
-    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-    for (int t = 0; t < 6; t++) {
+    concurrently(6, t -> {
       AuditStore audit = new AuditStore(t % 2 == 0 ? db : other);
-      String run = "run-" + t;
-      threads.add(new Thread(() -> {
-        try {
-          for (int i = 0; i < 20; i++) {
-            audit.record(List.of(push(T0, run, "acme/widget", "refs/heads/b" + i, "allowed",
-                null, "ok")));
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      }));
-    }
-    threads.forEach(Thread::start);
-    for (Thread t : threads) {
-      t.join();
-    }
-    assertThat(errors).isEmpty();
+      for (int i = 0; i < 20; i++) {
+        audit.record(List.of(push(T0, "run-" + t, "acme/widget", "refs/heads/b" + i, "allowed",
+            null, "ok")));
+      }
+    });
     assertThat(new AuditStore(other).list(new AuditStore.Query(null, null, null, null, 500)))
         .hasSize(120);
   }
@@ -471,14 +427,6 @@ abstract class StorageContract {
   static Ledger.RunRow run(String id, String credentialHash) {
     return new Ledger.RunRow(id, "ws-1", null, null, "chat", "acme/widget", 7L, "[]", "{}",
         credentialHash, null, null, T0, T0.plus(Duration.ofHours(8)), null, null);
-  }
-
-  static AuditEntry push(Instant at, String runId, String repository, String ref,
-      String decision, RefusalCode code, String outcome) {
-    return AuditEntry.builder(AuditEntry.Type.PUSH).at(at).runId(runId).workspaceId("ws-1")
-        .repository(repository).ref(ref).oldId("0".repeat(40)).newId("1".repeat(40)).kind("update")
-        .decision(decision).rule("push refs/heads/*").code(code == null ? null : code.name())
-        .reason(code == null ? null : "because " + ref).outcome(outcome).durationMillis(0L).build();
   }
 
   private static List<String> refs(AuditStore audit, AuditStore.Query q) throws SQLException {
