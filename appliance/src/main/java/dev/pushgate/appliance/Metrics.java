@@ -4,8 +4,8 @@ import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.ApprovalLog;
 import dev.pushgate.approvals.Question;
 import dev.pushgate.gateway.PushMetrics;
-import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
+import dev.pushgate.types.AuditEntry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -35,7 +35,7 @@ final class Metrics implements PushMetrics, AutoCloseable {
   static final Duration[] BUCKETS = java.util.stream.Stream.of(5L, 10L, 25L, 50L, 100L, 250L,
       500L, 1_000L, 2_500L, 5_000L, 10_000L, 30_000L, 60_000L, 120_000L, 300_000L)
       .map(Duration::ofMillis).toArray(Duration[]::new);
-  /** Push kinds, as {@code PushRecord}'s kind ids. */
+  /** Push kinds, as {@code AuditEntry}'s kind ids. */
   private static final java.util.List<String> KINDS =
       java.util.List.of("create", "update", "force", "delete", "update-or-force");
 
@@ -65,9 +65,9 @@ final class Metrics implements PushMetrics, AutoCloseable {
   /** Every counter whose labels are known, at zero. */
   private void registerZeros() {
     for (String kind : KINDS) {
-      pushDecisions(kind, PushRecord.Decision.ALLOWED, null);
+      pushDecisions(kind, AuditEntry.Decision.ALLOWED, null);
       for (RefusalCode code : RefusalCode.values()) {
-        pushDecisions(kind, PushRecord.Decision.DENIED, code);
+        pushDecisions(kind, AuditEntry.Decision.DENIED, code);
       }
     }
     for (String decision : java.util.List.of("allow", "ask", "deny")) {
@@ -122,7 +122,7 @@ final class Metrics implements PushMetrics, AutoCloseable {
     gc.close();
   }
 
-  private Counter pushDecisions(String kind, PushRecord.Decision decision, RefusalCode code) {
+  private Counter pushDecisions(String kind, AuditEntry.Decision decision, RefusalCode code) {
     return Counter.builder("pushgate.push.decisions").description("Ref updates decided by the gateway")
         .tag("kind", kind == null ? "none" : kind).tag("decision", decision.id())
         .tag("code", code == null ? "none" : code.name()).register(registry);
@@ -154,7 +154,7 @@ final class Metrics implements PushMetrics, AutoCloseable {
   }
 
   @Override
-  public void onDecision(String kind, PushRecord.Decision decision, RefusalCode code) {
+  public void onDecision(String kind, AuditEntry.Decision decision, RefusalCode code) {
     pushDecisions(kind, decision, code).increment();
   }
 

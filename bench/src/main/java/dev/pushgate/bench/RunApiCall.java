@@ -21,17 +21,7 @@ import javax.net.ssl.SSLSocket;
  * and forwards it with the real token. Blocking, one connection, so that a crowd of calls costs
  * the bench a thread each and nothing more.
  */
-final class RunApiCall {
-  private final InetSocketAddress proxy;
-  private final SSLContext tls;
-  private final String token;
-
-  private RunApiCall(InetSocketAddress proxy, SSLContext tls, String token) {
-    this.proxy = proxy;
-    this.tls = tls;
-    this.token = token;
-  }
-
+record RunApiCall(InetSocketAddress proxy, SSLContext tls, String token) {
   /** From a run's environment as {@code POST /v1/runs} answers it. */
   static RunApiCall of(Map<String, String> env) throws Exception {
     String proxyUrl = env.getOrDefault("HTTPS_PROXY", env.get("https_proxy"));

@@ -271,15 +271,11 @@ final class ForgeGraphql {
 
   private Object mergePullRequest(DataFetchingEnvironment env) throws IOException, Refused {
     Map<String, Object> input = env.getArgument("input");
-    String id = String.valueOf(input.get("pullRequestId"));
-    Matcher m = PULL_ID.matcher(id);
-    if (!m.matches()) {
-      throw notResolved(id);
-    }
-    ForgeRepositories.ForgeRepo r = repoById(env, Long.parseLong(m.group(1)), id);
+    PullNode pull = pullByNodeId(env, String.valueOf(input.get("pullRequestId")));
+    ForgeRepositories.ForgeRepo r = pull.repo();
     need(env, r, "contents");
     Object method = input.get("mergeMethod");
-    ForgePulls.Pull p = pulls.merge(r, Long.parseLong(m.group(2)),
+    ForgePulls.Pull p = pulls.merge(r, pull.number(),
         ForgeCommits.Method.valueOf(method == null ? "MERGE" : method.toString()),
         (String) input.get("commitHeadline"), (String) input.get("commitBody"),
         (String) input.get("expectedHeadOid"));
@@ -290,14 +286,10 @@ final class ForgeGraphql {
 
   private Object addComment(DataFetchingEnvironment env) throws IOException, Refused {
     Map<String, Object> input = env.getArgument("input");
-    String id = String.valueOf(input.get("subjectId"));
-    Matcher m = PULL_ID.matcher(id);
-    if (!m.matches()) {
-      throw notResolved(id);
-    }
-    ForgeRepositories.ForgeRepo r = repoById(env, Long.parseLong(m.group(1)), id);
+    PullNode pull = pullByNodeId(env, String.valueOf(input.get("subjectId")));
+    ForgeRepositories.ForgeRepo r = pull.repo();
     need(env, r, "issues", "pull_requests");
-    long number = Long.parseLong(m.group(2));
+    long number = pull.number();
     ForgePulls.Comment c;
     try {
       c = pulls.comment(r, number, (String) input.get("body"));
@@ -381,6 +373,17 @@ final class ForgeGraphql {
       throw notResolved(id);
     }
     return repoById(env, Long.parseLong(m.group(1)), id);
+  }
+
+  /** A pull request a mutation names by its node id: its repository and its number. */
+  private record PullNode(ForgeRepositories.ForgeRepo repo, long number) {}
+
+  private PullNode pullByNodeId(DataFetchingEnvironment env, String id) throws Refused {
+    Matcher m = PULL_ID.matcher(id);
+    if (!m.matches()) {
+      throw notResolved(id);
+    }
+    return new PullNode(repoById(env, Long.parseLong(m.group(1)), id), Long.parseLong(m.group(2)));
   }
 
   /** The repository of a node id, if the caller's token sees it: otherwise it does not exist. */

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** GitHub's token semantics on the local forge's git endpoints, asked over HTTP as git asks. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -59,13 +61,17 @@ class ForgeGitFilterTest {
     }
   }
 
-  @Test
-  void aReadTokenFetches() throws Exception {
-    HttpResponse<String> r = forge.send("GET", FETCH_ADVERTISEMENT, basic(forge.token(READ, "widget")), null);
+  /** A read token fetches; a write token is offered the push. */
+  @ParameterizedTest
+  @CsvSource({"read, upload-pack", "write, receive-pack"})
+  void aTokenIsOfferedWhatItsPermissionAllows(String permission, String service)
+      throws Exception {
+    HttpResponse<String> r = forge.send("GET", "/forge/acme/widget.git/info/refs?service=git-"
+        + service, basic(forge.token(permission.equals("read") ? READ : WRITE, "widget")), null);
 
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type"))
-        .contains("application/x-git-upload-pack-advertisement");
+        .contains("application/x-git-" + service + "-advertisement");
   }
 
   @Test
@@ -107,14 +113,6 @@ class ForgeGitFilterTest {
     assertThat(r.statusCode()).isEqualTo(200);
   }
 
-  @Test
-  void aWriteTokenIsOfferedThePush() throws Exception {
-    HttpResponse<String> r = forge.send("GET", PUSH_ADVERTISEMENT, basic(forge.token(WRITE, "widget")), null);
-
-    assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Content-Type"))
-        .contains("application/x-git-receive-pack-advertisement");
-  }
 
   @Test
   void aTokenForAnotherRepositorySeesNoRepository() throws Exception {

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.AuditEntry;
 import java.util.List;
 
 /**
@@ -17,10 +18,10 @@ public interface AuditLog {
    * Writes the records and returns a handle for each, in order; throws when they could not be
    * made durable.
    */
-  List<? extends Handle> record(List<PushRecord> records) throws AuditException;
+  List<? extends Handle> record(List<AuditEntry> records) throws AuditException;
 
   /** Records what happened upstream to an update recorded earlier. */
-  void settle(Handle record, PushRecord.Outcome outcome, long durationMillis)
+  void settle(Handle record, AuditEntry.Outcome outcome, long durationMillis)
       throws AuditException;
 
   /** Thrown when the audit log cannot take a record. */

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.UntrustedText;
 import dev.pushgate.types.Secret;
 import java.io.BufferedOutputStream;
@@ -53,8 +54,8 @@ final class Forwarder {
     }
 
     /** As the audit log records it: the words of {@link #describe}. */
-    PushRecord.Outcome audited() {
-      return ok() ? PushRecord.Outcome.OK : new PushRecord.Outcome.Rejected(describe());
+    AuditEntry.Outcome audited() {
+      return ok() ? AuditEntry.Outcome.OK : new AuditEntry.Outcome.Rejected(describe());
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -428,11 +429,11 @@ final class GatewayFilter implements Filter {
   private List<String> auditRefused(RunContext run, RepoSlug repo, EarlyRefusal.Request early,
       String when) {
     List<String> reasons = new ArrayList<>();
-    List<PushRecord> records = new ArrayList<>();
+    List<AuditEntry> records = new ArrayList<>();
     for (EarlyRefusal.Refused r : early.refused()) {
       records.add(refusal(run, repo).ref(r.ref()).oldId(r.oldId().name())
-          .newId(r.newId().name()).kind(r.kind()).rule(r.judgement().rule()).code(early.code())
-          .reason(r.judgement().reason()).build());
+          .newId(r.newId().name()).kind(r.kind()).rule(r.judgement().rule())
+          .code(early.code().name()).reason(r.judgement().reason()).build());
       // git's own refusals are shown in git's words, as PushHook shows them.
       reasons.add(early.code() == RefusalCode.INVALID_COMMAND
           ? r.judgement().reason() : Refusals.render(r.judgement().reason()));
@@ -445,7 +446,7 @@ final class GatewayFilter implements Filter {
           "the audit log is unavailable, so nothing can be pushed; try again later"));
     }
     for (EarlyRefusal.Refused r : early.refused()) {
-      services.metrics().onDecision(r.kind(), PushRecord.Decision.DENIED, early.code());
+      services.metrics().onDecision(r.kind(), AuditEntry.Decision.DENIED, early.code());
       log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
           .addKeyValue("ref", r.ref()).addKeyValue("decision", "deny")
           .addKeyValue("code", early.code())
@@ -468,7 +469,7 @@ final class GatewayFilter implements Filter {
   private void auditRefusal(RunContext run, RepoSlug repo, String reason) {
     try {
       services.audit().record(List.of(refusal(run, repo).rule("repository attachment")
-          .code(RefusalCode.REPO_NOT_ATTACHED).reason(reason).build()));
+          .code(RefusalCode.REPO_NOT_ATTACHED.name()).reason(reason).build()));
     } catch (AuditLog.AuditException e) {
       log.error("could not audit a refused repository for run {}", run.runId(), e);
     }
@@ -478,10 +479,11 @@ final class GatewayFilter implements Filter {
   }
 
   /** The columns every push the filter refuses before JGit shares: now, the run, denied. */
-  private PushRecord.Builder refusal(RunContext run, RepoSlug repo) {
-    return PushRecord.builder().at(config.clock().instant()).runId(run.runId())
-        .workspaceId(run.workspaceId()).repository(repo.toString())
-        .decision(PushRecord.Decision.DENIED).outcome(PushRecord.Outcome.NOT_FORWARDED);
+  private AuditEntry.Builder refusal(RunContext run, RepoSlug repo) {
+    return AuditEntry.builder(AuditEntry.Type.PUSH).at(config.clock().instant())
+        .runId(run.runId()).workspaceId(run.workspaceId()).repository(repo.toString())
+        .decision(AuditEntry.Decision.DENIED).outcome(AuditEntry.Outcome.NOT_FORWARDED)
+        .durationMillis(0L);
   }
 
   private static void text(HttpServletResponse rsp, int status, String message)

@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.UpdateKind;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.time.Clock;
@@ -112,7 +113,7 @@ final class PushHook implements PreReceiveHook {
       recordDecisions(items);
       for (Item i : items) {
         services.metrics().onDecision(i.kind.id(),
-            i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED, i.code);
+            i.allowed() ? AuditEntry.Decision.ALLOWED : AuditEntry.Decision.DENIED, i.code);
       }
       applyRefusals(items);
       if (!allowed.isEmpty()) {
@@ -322,16 +323,17 @@ final class PushHook implements PreReceiveHook {
 
   private void recordDecisions(List<Item> items) throws AuditLog.AuditException {
     Instant now = clock.instant();
-    List<PushRecord> records = new ArrayList<>();
+    List<AuditEntry> records = new ArrayList<>();
     for (Item i : items) {
-      records.add(PushRecord.builder().at(now).runId(run.runId())
+      records.add(AuditEntry.builder(AuditEntry.Type.PUSH).at(now).runId(run.runId())
           .workspaceId(run.workspaceId()).repository(repo.toString()).ref(i.cmd.getRefName())
           .oldId(i.cmd.getOldId().name()).newId(i.cmd.getNewId().name()).kind(i.kind.id())
-          .decision(i.allowed() ? PushRecord.Decision.ALLOWED : PushRecord.Decision.DENIED)
-          .rule(i.judgement == null ? "git" : i.judgement.rule()).code(i.code)
+          .decision(i.allowed() ? AuditEntry.Decision.ALLOWED : AuditEntry.Decision.DENIED)
+          .rule(i.judgement == null ? "git" : i.judgement.rule())
+          .code(i.code == null ? null : i.code.name())
           .reason(i.allowed() ? allowedBecause(i) : refusedBecause(i))
-          .outcome(i.allowed() ? PushRecord.Outcome.PENDING : PushRecord.Outcome.NOT_FORWARDED)
-          .build());
+          .outcome(i.allowed() ? AuditEntry.Outcome.PENDING : AuditEntry.Outcome.NOT_FORWARDED)
+          .durationMillis(0L).build()); // the forward's time is its outcome record's
     }
     List<? extends AuditLog.Handle> handles = services.audit().record(records);
     push.markAudited();
@@ -392,7 +394,7 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void settle(Item i, PushRecord.Outcome outcome, long took) {
+  private void settle(Item i, AuditEntry.Outcome outcome, long took) {
     try {
       services.audit().settle(i.audited, outcome, took);
     } catch (AuditLog.AuditException e) {

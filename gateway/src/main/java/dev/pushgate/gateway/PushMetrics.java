@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.AuditEntry;
 import java.time.Duration;
 
 /** What the gateway reports for metrics. Port owned by the gateway; {@link #NONE} counts nothing. */
@@ -7,7 +8,7 @@ public interface PushMetrics {
   PushMetrics NONE = new PushMetrics() {};
 
   /** One ref update decided, {@code kind} its kind; {@code code} is null when allowed. */
-  default void onDecision(String kind, PushRecord.Decision decision, RefusalCode code) {}
+  default void onDecision(String kind, AuditEntry.Decision decision, RefusalCode code) {}
 
   /**
    * One forward upstream and how long it took, whatever its outcome; {@code streamed} when the

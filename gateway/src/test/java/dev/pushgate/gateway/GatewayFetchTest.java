@@ -180,7 +180,7 @@ class GatewayFetchTest {
         "Control Center policy: acme/secret is neither this run's"
         + " repository nor attached to its workspace\n");
     assertThat(audit.records).anySatisfy(rec ->
-        assertThat(rec.code()).isEqualTo(RefusalCode.REPO_NOT_ATTACHED));
+        assertThat(rec.code()).isEqualTo("REPO_NOT_ATTACHED"));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.AuditEntry;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,19 +12,19 @@ final class RecordingAudit implements AuditLog {
   /** The n-th record written (1-based). */
   private record Row(int n) implements AuditLog.Handle {}
 
-  final List<PushRecord> records = new ArrayList<>();
-  final Map<Integer, PushRecord.Outcome> outcomes = new LinkedHashMap<>();
+  final List<AuditEntry> records = new ArrayList<>();
+  final Map<Integer, AuditEntry.Outcome> outcomes = new LinkedHashMap<>();
   boolean down;
   boolean settleDown;
 
   @Override
-  public synchronized List<Row> record(List<PushRecord> batch) throws AuditException {
+  public synchronized List<Row> record(List<AuditEntry> batch) throws AuditException {
     if (down) {
       throw new AuditException("could not write the audit log",
           new SQLException("[SQLITE_BUSY] The database file is locked"));
     }
     List<Row> rows = new ArrayList<>();
-    for (PushRecord r : batch) {
+    for (AuditEntry r : batch) {
       records.add(r);
       rows.add(new Row(records.size()));
     }
@@ -31,7 +32,7 @@ final class RecordingAudit implements AuditLog {
   }
 
   @Override
-  public synchronized void settle(Handle record, PushRecord.Outcome outcome, long durationMillis)
+  public synchronized void settle(Handle record, AuditEntry.Outcome outcome, long durationMillis)
       throws AuditException {
     if (settleDown) {
       throw new AuditException("could not write the audit log", new SQLException("disk I/O error"));
@@ -41,6 +42,7 @@ final class RecordingAudit implements AuditLog {
 
   /** The outcome recorded for the n-th record (0-based), or the record's own outcome, as shown. */
   synchronized String outcomeOf(int n) {
-    return outcomes.getOrDefault(n + 1, records.get(n).outcome()).text();
+    AuditEntry.Outcome settled = outcomes.get(n + 1);
+    return settled != null ? settled.text() : records.get(n).outcome();
   }
 }

@@ -1,12 +1,11 @@
 package dev.pushgate.appliance.api;
 
-import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.AuditLog;
-import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.gateway.api.ApiAudit;
 import dev.pushgate.gateway.api.ApiRecord;
+import dev.pushgate.types.AuditEntry;
 import java.util.List;
 
 /**
@@ -24,21 +23,20 @@ public final class AuditedApiCalls implements ApiAudit {
 
   @Override
   public void record(List<ApiRecord> records) throws AuditLog.AuditException {
-    log.recordDecisions(records.stream().map(AuditedApiCalls::entry).toList());
+    log.record(records.stream().map(AuditedApiCalls::entry).toList());
   }
 
   static AuditEntry entry(ApiRecord r) {
-    PushRecord.Decision decision = PushRecord.Decision.of(r.decision());
+    AuditEntry.Decision decision = AuditEntry.Decision.of(r.decision());
     boolean refused = r.status() == 0;
     RefusalCode code = !refused ? null
-        : decision == PushRecord.Decision.ASKED ? RefusalCode.APPROVAL_DENIED
+        : decision == AuditEntry.Decision.ASKED ? RefusalCode.APPROVAL_DENIED
         : RefusalCode.RULE_DENIED;
-    PushRecord.Outcome outcome = refused ? PushRecord.Outcome.NOT_FORWARDED
-        : PushRecord.Outcome.OK;
     return AuditEntry.builder(AuditEntry.Type.API_CALL).at(r.at()).runId(r.runId())
         .workspaceId(r.workspaceId()).repository(r.repository() == null ? "" : r.repository())
-        .ref(r.target()).kind(r.kind()).decision(decision.id())
-        .code(code == null ? null : code.name()).reason(r.reason()).outcome(outcome.text())
+        .ref(r.target()).kind(r.kind()).decision(decision)
+        .code(code == null ? null : code.name()).reason(r.reason())
+        .outcome(refused ? AuditEntry.Outcome.NOT_FORWARDED : AuditEntry.Outcome.OK)
         .durationMillis(r.durationMillis()).subject(r.method() + " " + r.host() + r.path())
         .build();
   }

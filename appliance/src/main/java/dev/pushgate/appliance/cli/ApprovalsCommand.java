@@ -36,26 +36,22 @@ import picocli.CommandLine.Parameters;
 final class ApprovalsCommand implements Callable<Integer> {
   @Mixin RunningDataDir dataDir;
 
-  @Option(names = "--json", description = "One JSON object a line, a question each"
-      + " (docs/operations.md lists the fields).")
-  boolean json;
+  @Mixin JsonListing listing;
 
   @Override
   public Integer call() throws Exception {
     try (ControlSocket control = dataDir.control()) {
-      JsonNode questions = control.get("/v1/approvals").orThrow().get("questions");
-      if (json) {
-        questions.forEach(q -> System.out.println(JsonLines.of(q)));
-        return 0;
-      }
-      if (questions.isEmpty()) {
-        System.out.println("no pending question");
-      }
-      for (JsonNode q : questions) {
-        System.out.println(line(q));
-      }
+      listing.print(control.get("/v1/approvals").orThrow().get("questions"),
+          "no pending question", ApprovalsCommand::lines);
     }
     return 0;
+  }
+
+  /** The questions for a terminal, a line each. */
+  static String lines(JsonNode questions) {
+    StringBuilder s = new StringBuilder();
+    questions.forEach(q -> s.append(line(q)).append('\n'));
+    return s.toString();
   }
 
   /** One question for a terminal; whatever came from an agent is escaped again here. */

@@ -7,19 +7,19 @@ import dev.pushgate.appliance.control.AuditJson;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.TerminalTable;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -65,13 +65,7 @@ final class AuditCommand implements Callable<Integer> {
   @Option(names = "--limit", defaultValue = "1000", description = "At most this many. Default: ${DEFAULT-VALUE}")
   int limit;
 
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
-
-  @Option(names = "--database-url", paramLabel = "URL",
-      description = "Read this database instead (as serve's --database-url). Also PUSHGATE_DATABASE_URL.")
-  String databaseUrl;
+  @Mixin AuditDatabase database;
 
   @Override
   public Integer call() throws Exception {
@@ -91,9 +85,9 @@ final class AuditCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--since must lie between " + AuditStore.Query.EARLIEST
           + " and " + AuditStore.Query.LATEST);
     }
-    if (databaseUrl == null && System.getenv("PUSHGATE_DATABASE_URL") == null) {
+    if (database.url() == null) {
       // Both the live appliance and the stopped one's database are read from here.
-      dataDir = DataDirectory.existing(dataDir);
+      database.dataDir = DataDirectory.existing(database.dataDir);
     }
     List<JsonNode> rows = running() ? fromAppliance(from) : fromDatabase(from);
     if (json) {
@@ -105,13 +99,13 @@ final class AuditCommand implements Callable<Integer> {
   }
 
   private boolean running() {
-    if (databaseUrl != null || System.getenv("PUSHGATE_DATABASE_URL") != null) {
+    if (database.url() != null) {
       return false;
     }
-    if (!Files.exists(dataDir.resolve("control.sock"))) {
+    if (!Files.exists(database.dataDir.resolve("control.sock"))) {
       return false;
     }
-    try (ControlSocket control = ControlSocket.open(dataDir)) {
+    try (ControlSocket control = ControlSocket.open(database.dataDir)) {
       return control.get("/v1/runs").status() == 200;
     } catch (Exception e) {
       return false; // a socket file left by a crashed appliance
@@ -132,7 +126,7 @@ final class AuditCommand implements Callable<Integer> {
     if (from != null) {
       q.append("&since=").append(from);
     }
-    try (ControlSocket control = ControlSocket.open(dataDir)) {
+    try (ControlSocket control = ControlSocket.open(database.dataDir)) {
       List<JsonNode> out = new ArrayList<>();
       control.get(q.toString()).orThrow().get("decisions").forEach(out::add);
       return out;
@@ -145,7 +139,7 @@ final class AuditCommand implements Callable<Integer> {
    * lists decisions only.
    */
   private int printTimeline() throws Exception {
-    try (Database db = AuditDatabase.open(dataDir, databaseUrl)) {
+    try (Database db = database.open()) {
       List<ChainedRecord> records = new AuditStore(db).timeline(run);
       if (json) {
         records.forEach(r -> System.out.println(AuditRecordJson.of(r).toString()));
@@ -157,7 +151,7 @@ final class AuditCommand implements Callable<Integer> {
   }
 
   private List<JsonNode> fromDatabase(Instant from) throws Exception {
-    try (Database db = AuditDatabase.open(dataDir, databaseUrl)) {
+    try (Database db = database.open()) {
       List<JsonNode> out = new ArrayList<>();
       for (AuditEntry r : new AuditStore(db).list(
           new AuditStore.Query(refused ? Boolean.TRUE : null, run, repo, from, limit))) {

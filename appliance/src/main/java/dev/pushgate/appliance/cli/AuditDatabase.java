@@ -4,17 +4,29 @@ import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.store.Database;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import picocli.CommandLine.Option;
 
-/** The database the audit commands read: {@code --database-url}, its variable, or the data dir's. */
+/**
+ * The database the audit commands read, their two options ({@code pushgate audit} and {@code
+ * audit verify} mix them in): {@code --database-url}, its variable, or the data directory's.
+ */
 final class AuditDatabase {
-  private AuditDatabase() {}
+  @Option(names = "--data-dir", defaultValue = "pushgate-data",
+      description = "The appliance's data directory. Default: ${DEFAULT-VALUE}")
+  Path dataDir;
 
-  static String url(String databaseUrl) {
+  @Option(names = "--database-url", paramLabel = "URL",
+      description = "Read this database instead (as serve's --database-url). Also"
+          + " PUSHGATE_DATABASE_URL.")
+  String databaseUrl;
+
+  /** The database named by {@code --database-url} or its variable; null for the data dir's. */
+  String url() {
     return databaseUrl != null ? databaseUrl : System.getenv("PUSHGATE_DATABASE_URL");
   }
 
-  static Database open(Path dataDir, String databaseUrl) throws Exception {
-    String url = url(databaseUrl);
+  Database open() throws Exception {
+    String url = url();
     if (url != null) {
       return Database.open(url);
     }

@@ -2,10 +2,9 @@ package dev.pushgate.appliance.cli;
 
 import dev.pushgate.appliance.store.AuditVerifier;
 import dev.pushgate.appliance.store.Database;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /**
  * {@code pushgate audit verify}: walks every host's audit chain in the database, holds its end
@@ -23,17 +22,11 @@ final class AuditVerifyCommand implements Callable<Integer> {
   /** The exit status of a broken chain: apart from 1 (an error) and 2 (a usage error). */
   static final int BROKEN = 3;
 
-  @Option(names = "--data-dir", defaultValue = "pushgate-data",
-      description = "The appliance's data directory. Default: ${DEFAULT-VALUE}")
-  Path dataDir;
-
-  @Option(names = "--database-url", paramLabel = "URL",
-      description = "Check this database instead (as serve's --database-url). Also PUSHGATE_DATABASE_URL.")
-  String databaseUrl;
+  @Mixin AuditDatabase database;
 
   @Override
   public Integer call() throws Exception {
-    try (Database db = AuditDatabase.open(dataDir, databaseUrl)) {
+    try (Database db = database.open()) {
       AuditVerifier.Result r = new AuditVerifier(db).verify();
       if (r.intact()) {
         System.out.println("audit chain intact: " + r.records() + " records (hosts: "

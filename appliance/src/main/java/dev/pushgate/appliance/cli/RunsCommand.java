@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code pushgate runs}: the live runs of a running appliance, and ending one. */
@@ -22,23 +21,13 @@ import picocli.CommandLine.Parameters;
 final class RunsCommand implements Callable<Integer> {
   @Mixin RunningDataDir dataDir;
 
-  @Option(names = "--json", description = "One JSON object a line, a run each"
-      + " (docs/operations.md lists the fields).")
-  boolean json;
+  @Mixin JsonListing listing;
 
   @Override
   public Integer call() throws Exception {
     try (ControlSocket control = dataDir.control()) {
-      JsonNode runs = control.get("/v1/runs").orThrow().get("runs");
-      if (json) {
-        runs.forEach(r -> System.out.println(JsonLines.of(r)));
-        return 0;
-      }
-      if (runs.isEmpty()) {
-        System.out.println("no live run");
-        return 0;
-      }
-      System.out.print(table(runs, Instant.now()));
+      listing.print(control.get("/v1/runs").orThrow().get("runs"), "no live run",
+          runs -> table(runs, Instant.now()));
     }
     return 0;
   }

@@ -1,7 +1,7 @@
 package dev.pushgate.appliance.cli;
 
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.UntrustedText;
-import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.ChainedRecord;
 import java.util.ArrayList;
 import java.util.List;

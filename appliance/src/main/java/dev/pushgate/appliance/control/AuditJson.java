@@ -2,7 +2,7 @@ package dev.pushgate.appliance.control;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pushgate.appliance.store.AuditEntry;
+import dev.pushgate.types.AuditEntry;
 
 /**
  * One audited decision, of a push, of the Claude Code hook or of the GitHub API boundary, as the

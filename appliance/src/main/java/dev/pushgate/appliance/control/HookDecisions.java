@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.gateway.AuditLog;
-import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.gateway.RunContext;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.PreToolUseHook;
+import dev.pushgate.types.AuditEntry;
 import java.time.Clock;
 import java.util.List;
 import org.slf4j.Logger;
@@ -64,17 +64,19 @@ final class HookDecisions {
       case "deny" -> approval != null ? approval.refusalCode() : RefusalCode.RULE_DENIED;
       default -> null;
     };
-    PushRecord row = PushRecord.builder().at(clock.instant()).runId(run.runId())
-        .workspaceId(run.workspaceId()).repository(run.repository().toString())
+    AuditEntry row = AuditEntry.builder(AuditEntry.Type.COMMAND).at(clock.instant())
+        .runId(run.runId()).workspaceId(run.workspaceId())
+        .repository(run.repository().toString())
         .ref(recorded(commandOf(input))).kind(KIND)
         .decision(switch (decision) {
-          case "allow" -> PushRecord.Decision.ALLOWED;
-          case "ask" -> PushRecord.Decision.ASKED;
-          default -> PushRecord.Decision.DENIED;
+          case "allow" -> AuditEntry.Decision.ALLOWED;
+          case "ask" -> AuditEntry.Decision.ASKED;
+          default -> AuditEntry.Decision.DENIED;
         })
         .rule(approval != null ? "command policy, asked an approver" : "command policy")
-        .code(code).reason(reason)
-        .outcome(decision.equals("deny") ? PushRecord.Outcome.NOT_RUN : null).build();
+        .code(code == null ? null : code.name()).reason(reason)
+        .outcome(decision.equals("deny") ? AuditEntry.Outcome.NOT_RUN : null)
+        .durationMillis(0L).build();
     // the command line stays out of the log (it may carry anything); the audit row has it
     log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", run.repository())
         .addKeyValue("decision", decision).addKeyValue("code", code)

@@ -12,19 +12,11 @@ import java.util.Optional;
  * new run's file is not synced (it was a third of a run's creation: docs/benchmarks.md); instead
  * every start checks each live run's file before the run is resumed, and a run whose file lost
  * its credential is ended, so a power loss can cost a run but never leave it without its rewrite.
+ *
+ * @param fetchBase the local forge's git base, sent to the gateway too; null with GitHub
  */
-public final class RunGitConfigFiles implements Runs.RunFiles {
-  private final String gatewayBase;
-  private final GitHost gitHost;
-  /** The local forge's git base, sent to the gateway too; null with GitHub. */
-  private final String fetchBase;
-
-  public RunGitConfigFiles(String gatewayBase, GitHost gitHost, String fetchBase) {
-    this.gatewayBase = gatewayBase;
-    this.gitHost = gitHost;
-    this.fetchBase = fetchBase;
-  }
-
+public record RunGitConfigFiles(String gatewayBase, GitHost gitHost, String fetchBase)
+    implements Runs.RunFiles {
   @Override
   public Path writeGitConfig(Path dir, String runCredential) throws IOException {
     Path file = dir.resolve(Runs.GIT_CONFIG);

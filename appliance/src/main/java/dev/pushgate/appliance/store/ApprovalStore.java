@@ -3,6 +3,7 @@ package dev.pushgate.appliance.store;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.ApprovalLog;
 import dev.pushgate.approvals.Question;
+import dev.pushgate.types.AuditEntry;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;

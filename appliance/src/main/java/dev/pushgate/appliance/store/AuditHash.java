@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.store;
 
+import dev.pushgate.types.AuditEntry;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.store;
 
+import dev.pushgate.types.AuditEntry;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package dev.pushgate.appliance.store;
 
 import dev.pushgate.gateway.AuditLog;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.types.AuditEntry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -62,21 +62,14 @@ public final class AuditStore implements AuditLog {
   }
 
   /**
-   * Chains the push and hook decisions (see {@link #recordDecisions}).
-   */
-  @Override
-  public List<Row> record(List<PushRecord> records) throws AuditException {
-    return recordDecisions(records.stream().map(AuditStore::entry).toList());
-  }
-
-  /**
    * Chains decisions of any type (pushes, commands, API calls), in one transaction. A decision
    * whose record cannot reach the file sink is refused like one the database cannot take:
    * nothing moves unaudited (docs/audit.md). Its record is in the database by then, saying
    * {@code allowed … pending} or {@code ok}; so each decision not already a refusal is settled,
    * best effort, by an outcome record saying it did not happen ({@link #REFUSED_FOR_AUDIT}).
    */
-  public List<Row> recordDecisions(List<AuditEntry> decisions) throws AuditException {
+  @Override
+  public List<Row> record(List<AuditEntry> decisions) throws AuditException {
     List<ChainedRecord> committed = new ArrayList<>();
     try {
       return chain.appendReachingSink((c, a) -> {
@@ -110,28 +103,18 @@ public final class AuditStore implements AuditLog {
 
   private void settleRefusedForAudit(List<ChainedRecord> committed) throws SQLException {
     List<ChainedRecord> refused = committed.stream()
-        .filter(r -> !PushRecord.Decision.DENIED.id().equals(r.entry().decision())).toList();
+        .filter(r -> !AuditEntry.Decision.DENIED.id().equals(r.entry().decision())).toList();
     if (refused.isEmpty()) {
       return;
     }
     chain.append((c, a) -> {
       for (ChainedRecord r : refused) {
         String didNot = r.entry().type() == AuditEntry.Type.COMMAND
-            ? PushRecord.Outcome.NOT_RUN.text() : PushRecord.Outcome.NOT_FORWARDED.text();
+            ? AuditEntry.Outcome.NOT_RUN.text() : AuditEntry.Outcome.NOT_FORWARDED.text();
         a.append(outcome(r.entry(), r.id(), didNot + ": " + REFUSED_FOR_AUDIT, 0));
       }
       return null;
     });
-  }
-
-  private static AuditEntry entry(PushRecord r) {
-    return AuditEntry.builder(
-            COMMAND_KIND.equals(r.kind()) ? AuditEntry.Type.COMMAND : AuditEntry.Type.PUSH)
-        .at(r.at()).runId(r.runId()).workspaceId(r.workspaceId()).repository(r.repository())
-        .ref(r.ref()).oldId(r.oldId()).newId(r.newId()).kind(r.kind())
-        .decision(r.decision().id()).rule(r.rule()).code(r.code() == null ? null : r.code().name())
-        .reason(r.reason()).outcome(r.outcome() == null ? null : r.outcome().text())
-        .durationMillis(r.durationMillis()).build();
   }
 
   /**
@@ -140,7 +123,7 @@ public final class AuditStore implements AuditLog {
    * sink, say). The push has already happened: a sink failure is logged, not thrown.
    */
   @Override
-  public void settle(Handle record, PushRecord.Outcome outcome, long durationMillis)
+  public void settle(Handle record, AuditEntry.Outcome outcome, long durationMillis)
       throws AuditException {
     if (!(record instanceof Row row)) {
       throw new IllegalArgumentException("not a record of this audit log: " + record);

@@ -1,5 +1,7 @@
 package dev.pushgate.appliance.store;
 
+import dev.pushgate.types.AuditEntry;
+
 /**
  * An audit record as stored: its row id, its place in its host's chain, and what it says.
  *

@@ -1,5 +1,6 @@
 package dev.pushgate.appliance.store;
 
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.Secret;
 import java.security.GeneralSecurityException;
 import java.sql.Connection;

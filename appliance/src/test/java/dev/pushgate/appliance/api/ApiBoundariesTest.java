@@ -2,7 +2,6 @@ package dev.pushgate.appliance.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.gateway.RunContext;
@@ -12,6 +11,7 @@ import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiUpstream;
 import dev.pushgate.policy.PushRules;
 import dev.pushgate.testkit.ProxyConnect;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.net.URI;

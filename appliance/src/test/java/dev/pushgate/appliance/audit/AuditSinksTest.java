@@ -6,14 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.appliance.store.AuditChain;
-import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.AuditHash;
 import dev.pushgate.appliance.store.AuditSink;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
-import dev.pushgate.gateway.PushRecord;
-import dev.pushgate.gateway.RefusalCode;
+import dev.pushgate.types.AuditEntry;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -42,7 +40,7 @@ class AuditSinksTest {
       AuditStore audit = new AuditStore(new AuditChain(db, "host-a", new FileSink(file)));
       List<AuditStore.Row> rows = audit.record(List.of(push("refs/heads/a"),
           push("refs/heads/b\n\"quoted\" ünïcode")));
-      audit.settle(rows.get(0), PushRecord.Outcome.OK, 12);
+      audit.settle(rows.get(0), AuditEntry.Outcome.OK, 12);
 
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
       List<ChainedRecord> stored = audit.timeline("run-1");
@@ -135,17 +133,19 @@ class AuditSinksTest {
     Path file = tmp.resolve("missing-dir").resolve("audit.jsonl");
     try (Database db = Database.open(tmp.resolve("pushgate.db"))) {
       AuditStore audit = new AuditStore(new AuditChain(db, "host-a", new FileSink(file)));
-      PushRecord denied = new PushRecord(T0, "run-1", "ws-1", "acme/widget", "refs/heads/main",
-          "0".repeat(40), "1".repeat(40), "update", PushRecord.Decision.DENIED, "push main",
-          RefusalCode.RULE_DENIED, "main is protected",
-          PushRecord.Outcome.NOT_FORWARDED, 0);
+      AuditEntry denied = AuditEntry.builder(AuditEntry.Type.PUSH).at(T0).runId("run-1")
+          .workspaceId("ws-1").repository("acme/widget").ref("refs/heads/main")
+          .oldId("0".repeat(40)).newId("1".repeat(40)).kind("update")
+          .decision(AuditEntry.Decision.DENIED).rule("push main").code("RULE_DENIED")
+          .reason("main is protected").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(0L)
+          .build();
       assertThatThrownBy(() -> audit.record(List.of(push("refs/heads/a"), denied)))
           .hasMessageContaining("audit sink");
       AuditEntry call = AuditEntry.builder(AuditEntry.Type.API_CALL).at(T0).runId("run-1")
           .workspaceId("ws-1").repository("acme/widget").ref("#12").kind("comment")
           .decision("allowed").outcome("ok").subject("POST api.github.com/repos/acme/widget/"
               + "issues/12/comments").build();
-      assertThatThrownBy(() -> audit.recordDecisions(List.of(call)))
+      assertThatThrownBy(() -> audit.record(List.of(call)))
           .hasMessageContaining("audit sink");
 
       List<ChainedRecord> all = audit.timeline("run-1");
@@ -204,10 +204,11 @@ class AuditSinksTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
-  private static PushRecord push(String ref) {
-    return new PushRecord(T0, "run-1", "ws-1", "acme/widget", ref, "0".repeat(40),
-        "1".repeat(40), "update", PushRecord.Decision.ALLOWED, "push refs/heads/*", null, null,
-        PushRecord.Outcome.PENDING, 0);
+  private static AuditEntry push(String ref) {
+    return AuditEntry.builder(AuditEntry.Type.PUSH).at(T0).runId("run-1").workspaceId("ws-1")
+        .repository("acme/widget").ref(ref).oldId("0".repeat(40)).newId("1".repeat(40))
+        .kind("update").decision(AuditEntry.Decision.ALLOWED).rule("push refs/heads/*")
+        .outcome(AuditEntry.Outcome.PENDING).durationMillis(0L).build();
   }
 
   private static ChainedRecord fromLine(JsonNode n) {

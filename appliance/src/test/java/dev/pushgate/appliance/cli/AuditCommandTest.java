@@ -14,9 +14,8 @@ import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.appliance.store.Ledger;
 import dev.pushgate.appliance.store.SecretBox;
-import dev.pushgate.gateway.PushRecord;
-import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.testkit.MutableClock;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.Secret;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -48,22 +47,26 @@ class AuditCommandTest {
       Ledger ledger = new Ledger(db, SecretBox.openOrCreate(tmp.resolve("key")), "host-a", chain);
       tokenId = ledger.recordCredential("run-1", "read", "acme/widget", Secret.of("ghs_x"), T0,
           null);
-      audit.record(List.of(new PushRecord(T0.plusSeconds(1), "run-1", "ws", "acme/widget",
-          "git push --force", null, null, "command", PushRecord.Decision.ASKED,
-          "command policy", null, "force asks first", null, 0)));
+      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.COMMAND).at(T0.plusSeconds(1))
+          .runId("run-1").workspaceId("ws").repository("acme/widget").ref("git push --force")
+          .kind("command").decision(AuditEntry.Decision.ASKED).rule("command policy")
+          .reason("force asks first").durationMillis(0L).build()));
       Question q = new Question("q-1", T0.plusSeconds(2), T0.plusSeconds(60), "command",
           "run-1", "ws", "acme/widget", null, null, null, null, "git push --force",
           "ask force", "force asks first", List.of());
       ApprovalStore approvals = new ApprovalStore(chain, new MutableClock(T0.plusSeconds(3)));
       approvals.asked(q);
       approvals.ended(q, new Answer(Answer.Outcome.DENIED, "bob", "not today"));
-      pushId = audit.record(List.of(new PushRecord(T0.plusSeconds(4), "run-1", "ws",
-          "acme/widget", "refs/heads/main", "0".repeat(40), "1".repeat(40), "update",
-          PushRecord.Decision.DENIED, "push refs/heads/main", RefusalCode.RULE_DENIED, "no",
-          PushRecord.Outcome.NOT_FORWARDED, 0))).get(0).id();
-      audit.record(List.of(new PushRecord(T0.plusSeconds(5), "run-2", "ws", "acme/widget",
-          "refs/heads/x", null, null, "update", PushRecord.Decision.ALLOWED, "r", null, null,
-          PushRecord.Outcome.PENDING, 0)));
+      pushId = audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(4))
+          .runId("run-1").workspaceId("ws").repository("acme/widget").ref("refs/heads/main")
+          .oldId("0".repeat(40)).newId("1".repeat(40)).kind("update")
+          .decision(AuditEntry.Decision.DENIED).rule("push refs/heads/main").code("RULE_DENIED")
+          .reason("no").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(0L).build()))
+          .get(0).id();
+      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(5))
+          .runId("run-2").workspaceId("ws").repository("acme/widget").ref("refs/heads/x")
+          .kind("update").decision(AuditEntry.Decision.ALLOWED).rule("r")
+          .outcome(AuditEntry.Outcome.PENDING).durationMillis(0L).build()));
       ledger.markRevoked(tokenId, T0.plusSeconds(6));
     }
   }
@@ -76,10 +79,12 @@ class AuditCommandTest {
   void apiCallsAreShownAsApiCallsNotPushes() throws Exception {
     try (Database db = Database.open(data.resolve("pushgate.db"))) {
       AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
-      audit.record(List.of(new PushRecord(T0.plusSeconds(7), "run-3", "ws", "acme/widget",
-          "POST api.github.com/repos/acme/widget/pulls", null, null, "api:open-pull-request",
-          PushRecord.Decision.DENIED, "#new", RefusalCode.RULE_DENIED, "no pull requests",
-          PushRecord.Outcome.NOT_FORWARDED, 2)));
+      audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(7))
+          .runId("run-3").workspaceId("ws").repository("acme/widget")
+          .ref("POST api.github.com/repos/acme/widget/pulls").kind("api:open-pull-request")
+          .decision(AuditEntry.Decision.DENIED).rule("#new").code("RULE_DENIED")
+          .reason("no pull requests").outcome(AuditEntry.Outcome.NOT_FORWARDED).durationMillis(2L)
+          .build()));
       new dev.pushgate.appliance.api.AuditedApiCalls(audit).record(List.of(
           new dev.pushgate.gateway.api.ApiRecord(T0.plusSeconds(8), "run-3", "ws", "PUT",
               "api.github.com", "/repos/acme/widget/contents/a.txt", "push", "acme/widget",

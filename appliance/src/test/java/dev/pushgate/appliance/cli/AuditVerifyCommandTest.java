@@ -7,7 +7,7 @@ import dev.pushgate.appliance.store.AuditSink;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.Database;
 import dev.pushgate.appliance.store.TestPostgres;
-import dev.pushgate.gateway.PushRecord;
+import dev.pushgate.types.AuditEntry;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -97,9 +97,10 @@ class AuditVerifyCommandTest {
     try (Database db = Database.open(url)) {
       AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
       for (int i = 0; i < 5; i++) {
-        ids.add(audit.record(List.of(new PushRecord(T0.plusSeconds(i), "run-1", "ws",
-            "acme/widget", "refs/heads/b" + i, null, null, "update",
-            PushRecord.Decision.ALLOWED, "r", null, null, PushRecord.Outcome.PENDING, 0)))
+        ids.add(audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0.plusSeconds(i))
+            .runId("run-1").workspaceId("ws").repository("acme/widget").ref("refs/heads/b" + i)
+            .kind("update").decision(AuditEntry.Decision.ALLOWED).rule("r")
+            .outcome(AuditEntry.Outcome.PENDING).durationMillis(0L).build()))
             .get(0).id());
       }
     }

@@ -29,7 +29,7 @@ class EnvDefaultsTest {
         .isEqualTo(Path.of("/var/lib/pushgate"));
     assertThat(((ApprovalsCommand.Watch) parse(env, "approvals", "watch").getCommand()).dataDir.path)
         .isEqualTo(Path.of("/var/lib/pushgate"));
-    assertThat(((AuditVerifyCommand) parse(env, "audit", "verify").getCommand()).dataDir)
+    assertThat(((AuditVerifyCommand) parse(env, "audit", "verify").getCommand()).database.dataDir)
         .isEqualTo(Path.of("/var/lib/pushgate"));
     assertThat(((ForgeCommand.Create) parse(env, "forge", "create", "a/b").getCommand()).dataDir)
         .isEqualTo(Path.of("/var/lib/pushgate"));
@@ -42,8 +42,8 @@ class EnvDefaultsTest {
     AuditCommand audit = (AuditCommand) parse(Map.of("PUSHGATE_DATA_DIR", "/env",
         "PUSHGATE_DATABASE_URL", "/env/db", "PUSHGATE_LIMIT", "5"), "audit", "--data-dir", "/flag")
         .getCommand();
-    assertThat(audit.dataDir).isEqualTo(Path.of("/flag"));
-    assertThat(audit.databaseUrl).isEqualTo("/env/db");
+    assertThat(audit.database.dataDir).isEqualTo(Path.of("/flag"));
+    assertThat(audit.database.databaseUrl).isEqualTo("/env/db");
     assertThat(audit.limit).isEqualTo(5);
   }
 

@@ -2,8 +2,8 @@ package dev.pushgate.appliance.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pushgate.appliance.store.AuditEntry;
 import dev.pushgate.appliance.store.ChainedRecord;
+import dev.pushgate.types.AuditEntry;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
@@ -88,19 +89,18 @@ class RedactionTest {
     assertThat(Redaction.redact(null)).isNull();
   }
 
-  @Test
-  void theShippedLogConfigurationRedactsMessagesAndStackTraces() throws Exception {
-    String text = logThroughConfiguration("/logback.xml");
-    assertThat(text).contains("minted [REDACTED] for acme/widget");
-    assertThat(text).contains("java.lang.IllegalStateException: bad [REDACTED]");
-    assertThat(text).doesNotContain(TOKEN).doesNotContain(RUN);
-  }
-
-  @Test
-  void theJsonLogFormatRedactsToo() throws Exception {
-    String text = logThroughConfiguration("/logback-json.xml");
-    assertThat(text).contains("\"message\":\"minted [REDACTED] for acme/widget\"");
-    assertThat(text).contains("\"level\":\"WARN\"");
+  /** The shipped text and JSON log formats: messages and stack traces, redacted in both. */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+      "/logback.xml | minted [REDACTED] for acme/widget"
+          + " | java.lang.IllegalStateException: bad [REDACTED]",
+      "/logback-json.xml | \"message\":\"minted [REDACTED] for acme/widget\""
+          + " | \"level\":\"WARN\""})
+  void theShippedLogConfigurationsRedactMessagesAndStackTraces(String configuration,
+      String message, String alsoShown) throws Exception {
+    String text = logThroughConfiguration(configuration);
+    assertThat(text).contains(message);
+    assertThat(text).contains(alsoShown);
     assertThat(text).doesNotContain(TOKEN).doesNotContain(RUN);
   }
 

@@ -6,11 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.Question;
 import dev.pushgate.gateway.AuditLog;
-import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.testkit.MutableClock;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.Secret;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -24,45 +23,14 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The audit chain on every database: what is written verifies, and an edit, a deletion or a
  * reordering made straight in the database is named by {@link AuditVerifier}. A subclass says
  * where a fresh, empty store is.
  */
-abstract class AuditChainContract {
-  static final Instant T0 = Instant.ofEpochMilli(1_767_225_600_123L);
-
-  @TempDir Path tmp;
-
-  private final List<Database> opened = new ArrayList<>();
-  String url;
-  Database db;
-
-  abstract String freshStore() throws Exception;
-
-  @BeforeEach
-  void openStore() throws Exception {
-    url = freshStore();
-    db = open();
-  }
-
-  @AfterEach
-  void closeStores() throws SQLException {
-    for (Database d : opened) {
-      d.close();
-    }
-  }
-
-  Database open() throws SQLException {
-    Database d = Database.open(url);
-    opened.add(d);
-    return d;
-  }
+abstract class AuditChainContract extends StoreContract {
 
   @Test
   void aFreshDatabaseVerifiesClean() throws SQLException {
@@ -89,7 +57,7 @@ abstract class AuditChainContract {
     approvals.ended(q, new Answer(Answer.Outcome.ALLOWED, "alice", "looks fine"));
     List<AuditStore.Row> rows = audit.record(List.of(
         push(T0.plusSeconds(6), "run-1", "refs/heads/main", "allowed", null, "pending")));
-    audit.settle(rows.get(0), PushRecord.Outcome.OK, 42);
+    audit.settle(rows.get(0), AuditEntry.Outcome.OK, 42);
     ledger.markRevoked(token, T0.plusSeconds(7));
     ledger.markRevoked(token, T0.plusSeconds(8)); // confirmed twice, audited once
 
@@ -247,7 +215,7 @@ abstract class AuditChainContract {
       a.record(List.of(push(T0.plusSeconds(i), "run-a", "refs/heads/a" + i, "allowed", null,
           "pending")));
       b.settle(b.record(List.of(push(T0.plusSeconds(i), "run-b", "refs/heads/b" + i, "allowed",
-          null, "pending"))).get(0), PushRecord.Outcome.OK, i);
+          null, "pending"))).get(0), AuditEntry.Outcome.OK, i);
     }
     AuditVerifier.Result r = new AuditVerifier(db).verify();
     assertThat(r.broken()).isNull();
@@ -262,27 +230,13 @@ abstract class AuditChainContract {
     // A second handle on the same host's chain, as a second chain object would be: the head row
     // serialises it with the first rather than letting it fork the chain.
     AuditStore second = new AuditStore(new AuditChain(open(), "host-a", AuditSink.NONE));
-    List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-    List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < 8; t++) {
+    concurrently(8, t -> {
       AuditStore audit = t == 7 ? second : shared;
-      String run = "run-" + t;
-      threads.add(new Thread(() -> {
-        try {
-          for (int i = 0; i < 20; i++) {
-            audit.settle(audit.record(List.of(push(T0, run, "refs/heads/b" + i, "allowed", null,
-                "pending"))).get(0), PushRecord.Outcome.OK, i);
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      }));
-    }
-    threads.forEach(Thread::start);
-    for (Thread t : threads) {
-      t.join();
-    }
-    assertThat(errors).isEmpty();
+      for (int i = 0; i < 20; i++) {
+        audit.settle(audit.record(List.of(push(T0, "run-" + t, "refs/heads/b" + i, "allowed",
+            null, "pending"))).get(0), AuditEntry.Outcome.OK, i);
+      }
+    });
     AuditVerifier.Result r = new AuditVerifier(db).verify();
     assertThat(r.broken()).isNull();
     assertThat(r.records()).isEqualTo(320);
@@ -376,7 +330,7 @@ abstract class AuditChainContract {
     assertThat(old).extracting(r -> r.entry().type().id())
         .containsExactly("push", "command", "push");
     // A decision pending at the upgrade is settled by a record of the new chain.
-    audit.settle(new AuditStore.Row(old.get(2).id()), PushRecord.Outcome.OK, 9);
+    audit.settle(new AuditStore.Row(old.get(2).id()), AuditEntry.Outcome.OK, 9);
     assertThat(audit.list(new AuditStore.Query(null, "run-old", null, null, 0)))
         .extracting(AuditEntry::outcome).containsExactly("ok", "ok", "ok");
     AuditVerifier.Result r = new AuditVerifier(upgraded).verify();
@@ -394,10 +348,12 @@ abstract class AuditChainContract {
   @Test
   void apiCallsWrittenAsPushesStillVerifyAndReadAsApiCalls() throws Exception {
     AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
-    audit.record(List.of(new PushRecord(T0, "run-api", "ws-1", "acme/widget",
-        "POST api.github.com/repos/acme/widget/pulls", null, null, "api:open-pull-request",
-        PushRecord.Decision.DENIED, "#new", RefusalCode.RULE_DENIED,
-        "no pull requests in chat mode", PushRecord.Outcome.NOT_FORWARDED, 3)));
+    audit.record(List.of(AuditEntry.builder(AuditEntry.Type.PUSH).at(T0).runId("run-api")
+        .workspaceId("ws-1").repository("acme/widget")
+        .ref("POST api.github.com/repos/acme/widget/pulls").kind("api:open-pull-request")
+        .decision(AuditEntry.Decision.DENIED).rule("#new").code("RULE_DENIED")
+        .reason("no pull requests in chat mode").outcome(AuditEntry.Outcome.NOT_FORWARDED)
+        .durationMillis(3L).build()));
     new dev.pushgate.appliance.api.AuditedApiCalls(audit).record(List.of(
         new dev.pushgate.gateway.api.ApiRecord(T0.plusSeconds(1), "run-api", "ws-1", "POST",
             "api.github.com", "/repos/acme/widget/pulls", "open-pull-request", "acme/widget",
@@ -446,7 +402,7 @@ abstract class AuditChainContract {
     // The refused decision is settled as not sent, in the database though the sink fails.
     // What already happened is not refused: an outcome is kept, the failure logged.
     audit.settle(new AuditStore.Row(audit.timeline("run-1").get(0).id()),
-        PushRecord.Outcome.OK, 1);
+        AuditEntry.Outcome.OK, 1);
     assertThat(audit.timeline("run-1")).extracting(r -> r.entry().outcome()).containsExactly(
         "pending", "not forwarded: the audit log is unavailable", "ok");
     assertThat(new AuditVerifier(db).verify().intact()).isTrue();
@@ -483,7 +439,7 @@ abstract class AuditChainContract {
     List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
     Thread settleNothing = new Thread(() -> {
       try {
-        audit.settle(new AuditStore.Row(999_999), PushRecord.Outcome.OK, 1);
+        audit.settle(new AuditStore.Row(999_999), AuditEntry.Outcome.OK, 1);
       } catch (Throwable e) {
         failed.add(e);
       }
@@ -632,16 +588,10 @@ abstract class AuditChainContract {
     });
   }
 
-  static PushRecord push(Instant at, String runId, String ref, String decision,
-      RefusalCode code, String outcome) {
-    return new PushRecord(at, runId, "ws-1", "acme/widget", ref, "0".repeat(40),
-        "1".repeat(40), "update", PushRecord.Decision.of(decision), "push refs/heads/*", code,
-        code == null ? null : "because " + ref, PushRecord.Outcome.of(outcome), 0);
-  }
-
-  static PushRecord command(Instant at, String runId, String line) {
-    return new PushRecord(at, runId, "ws-1", "acme/widget", line, null, null, "command",
-        PushRecord.Decision.DENIED, "command policy", RefusalCode.RULE_DENIED, "no pushes",
-        PushRecord.Outcome.NOT_RUN, 0);
+  static AuditEntry command(Instant at, String runId, String line) {
+    return AuditEntry.builder(AuditEntry.Type.COMMAND).at(at).runId(runId).workspaceId("ws-1")
+        .repository("acme/widget").ref(line).kind("command").decision(AuditEntry.Decision.DENIED)
+        .rule("command policy").code("RULE_DENIED").reason("no pushes")
+        .outcome(AuditEntry.Outcome.NOT_RUN).durationMillis(0L).build();
   }
 }

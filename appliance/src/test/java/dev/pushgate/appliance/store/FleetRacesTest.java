@@ -1,23 +1,15 @@
 package dev.pushgate.appliance.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.ApprovalDesk;
 import dev.pushgate.approvals.Question;
 import dev.pushgate.approvals.fleet.Fleet;
 import dev.pushgate.testkit.Wait;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,16 +17,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two appliances' desks, A and B, in one process on one PostgreSQL schema of this test's own:
@@ -43,19 +34,7 @@ import org.junit.jupiter.api.Test;
  * without it, failed without it under {@code CI=true}.
  */
 class FleetRacesTest {
-  static final String ENV = "PUSHGATE_TEST_POSTGRES_URL";
-
-  @BeforeAll
-  static void requirePostgres() {
-    String url = System.getenv(ENV);
-    if (url == null || url.isBlank()) {
-      if ("true".equals(System.getenv("CI"))) {
-        fail(ENV + " is not set under CI=true: .ci/run starts PostgreSQL and sets it");
-      }
-      assumeTrue(false, ENV + " is not set; the fleet tests are skipped");
-    }
-  }
-
+  @RegisterExtension final TestPostgres postgres = new TestPostgres();
   private String schema;
   private Database db;
   private final List<AutoCloseable> open = new ArrayList<>();
@@ -118,10 +97,8 @@ class FleetRacesTest {
 
   @BeforeEach
   void twoHostsOnOneSchema() throws Exception {
-    schema = "pushgate_test_" + UUID.randomUUID().toString().replace("-", "");
-    sql("CREATE SCHEMA " + schema);
-    String url = System.getenv(ENV).strip();
-    db = Database.open(url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema);
+    schema = postgres.freshSchema();
+    db = Database.open(postgres.urlOf(schema));
     a = new Host("host-a", Duration.ofSeconds(60));
     b = new Host("host-b", Duration.ofSeconds(60));
   }
@@ -132,7 +109,6 @@ class FleetRacesTest {
       c.close();
     }
     db.close();
-    sql("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
   }
 
   @Test
@@ -260,7 +236,7 @@ class FleetRacesTest {
     // A stops beating without withdrawing anything, as a host that died would; it is down once
     // its heartbeat is older than DOWN_AFTER (set back here rather than waited for).
     a.fleet.close();
-    sql("INSERT INTO " + schema + ".fleet_presence(host, approver, seen_at) VALUES"
+    postgres.execute("INSERT INTO " + schema + ".fleet_presence(host, approver, seen_at) VALUES"
         + " ('host-a', true, 0) ON CONFLICT (host) DO UPDATE SET seen_at = 0");
 
     assertThat(b.desk.pending(null)).isEmpty();
@@ -274,7 +250,7 @@ class FleetRacesTest {
     a.connectApprover();
     awaitApproverSeenBy(b);
     a.fleet.close();
-    sql("INSERT INTO " + schema + ".fleet_presence(host, approver, seen_at) VALUES"
+    postgres.execute("INSERT INTO " + schema + ".fleet_presence(host, approver, seen_at) VALUES"
         + " ('host-a', true, 0) ON CONFLICT (host) DO UPDATE SET seen_at = 0");
     assertThat(b.desk.approverConnected()).isFalse();
     assertThat(b.desk.askAsync(push("run_1")).get(10, TimeUnit.SECONDS).outcome())
@@ -299,7 +275,8 @@ class FleetRacesTest {
   @Test
   void aRunEndedOnOneHostEndsOnTheHostHoldingIt() throws Exception {
     a.liveRuns.add("run_fleet");
-    sql("INSERT INTO " + schema + ".runs(id, workspace_id, mode, repository, attached, rules,"
+    postgres.execute("INSERT INTO " + schema
+        + ".runs(id, workspace_id, mode, repository, attached, rules,"
         + " credential_hash, created_at, expires_at, ended_at, host) VALUES ('run_fleet', 'ws',"
         + " 'chat', 'acme/widget', '[]', '{}', 'h', 0, 9999999999999, 1, 'host-a')");
     b.fleet.runEnded("run_fleet");
@@ -310,13 +287,15 @@ class FleetRacesTest {
   @Test
   void aRunLiveInTheLedgerIsNotEndedByANoticeAlone() throws Exception {
     a.liveRuns.add("run_live");
-    sql("INSERT INTO " + schema + ".runs(id, workspace_id, mode, repository, attached, rules,"
+    postgres.execute("INSERT INTO " + schema
+        + ".runs(id, workspace_id, mode, repository, attached, rules,"
         + " credential_hash, created_at, expires_at, host) VALUES ('run_live', 'ws', 'chat',"
         + " 'acme/widget', '[]', '{}', 'h2', 0, 9999999999999, 'host-a')");
     // A forged notice: the row says the run goes on, and the row is the truth.
     notifyRaw("run-ended:run_live");
     a.liveRuns.add("run_marker");
-    sql("INSERT INTO " + schema + ".runs(id, workspace_id, mode, repository, attached, rules,"
+    postgres.execute("INSERT INTO " + schema
+        + ".runs(id, workspace_id, mode, repository, attached, rules,"
         + " credential_hash, created_at, expires_at, ended_at, host) VALUES ('run_marker', 'ws',"
         + " 'chat', 'acme/widget', '[]', '{}', 'h3', 0, 9999999999999, 1, 'host-a')");
     notifyRaw("run-ended:run_marker");
@@ -332,7 +311,7 @@ class FleetRacesTest {
     CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
     Question q = awaitPendingOn(b);
     // No notice: A's heartbeat finds the answer by itself.
-    sql("UPDATE " + schema + ".approvals SET ended_at = 1, outcome = 'denied',"
+    postgres.execute("UPDATE " + schema + ".approvals SET ended_at = 1, outcome = 'denied',"
         + " answered_by = E'mal\\rlory', answer_reason = E'no\\n\\x1b[2Jfake line'"
         + " WHERE id = '" + q.id() + "'");
     assertThat(held.get(10, TimeUnit.SECONDS))
@@ -401,22 +380,5 @@ class FleetRacesTest {
         return null;
       }
     });
-  }
-
-  private static void sql(String statement) throws SQLException {
-    URI u = URI.create(System.getenv(ENV).strip().replaceFirst("^postgres(ql)?://", "http://"));
-    String user = null;
-    String password = null;
-    if (u.getRawUserInfo() != null) {
-      String[] parts = u.getRawUserInfo().split(":", 2);
-      user = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
-      password = parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : null;
-    }
-    String jdbc = "jdbc:postgresql://" + u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort())
-        + u.getRawPath();
-    try (Connection c = DriverManager.getConnection(jdbc, user, password);
-        Statement s = c.createStatement()) {
-      s.execute(statement);
-    }
   }
 }

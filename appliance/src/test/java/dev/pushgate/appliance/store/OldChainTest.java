@@ -2,6 +2,7 @@ package dev.pushgate.appliance.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.types.AuditEntry;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

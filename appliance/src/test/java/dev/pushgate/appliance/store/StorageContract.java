@@ -5,63 +5,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.Question;
 import dev.pushgate.forge.ForgeTokens;
-import dev.pushgate.gateway.PushRecord;
 import dev.pushgate.gateway.RefusalCode;
 import dev.pushgate.testkit.MutableClock;
+import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.Secret;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The storage tests every database runs: the ledger, the audit log, approvals and forge tokens,
  * and two appliances (two {@link Database}s) sharing one store. A subclass says where a fresh,
  * empty store is.
  */
-abstract class StorageContract {
-  static final Instant T0 = Instant.ofEpochMilli(1_767_225_600_123L);
-
-  @TempDir Path tmp;
-
-  private final List<Database> opened = new ArrayList<>();
-  private String url;
-  Database db;
+abstract class StorageContract extends StoreContract {
   SecretBox box;
 
-  /** The URL of a fresh, empty store for one test. */
-  abstract String freshStore() throws Exception;
-
   @BeforeEach
-  void openStore() throws Exception {
-    url = freshStore();
-    db = open();
+  void openBox() throws Exception {
     box = SecretBox.openOrCreate(tmp.resolve("ledger.key"));
-  }
-
-  @AfterEach
-  void closeStores() throws SQLException {
-    for (Database d : opened) {
-      d.close();
-    }
-  }
-
-  /** Another appliance's handle on the same store. */
-  Database open() throws SQLException {
-    Database d = Database.open(url);
-    opened.add(d);
-    return d;
   }
 
   @Test
@@ -185,7 +155,7 @@ abstract class StorageContract {
     assertThat(ids).hasSize(2);
     assertThat(ids.get(1).id()).isGreaterThan(ids.get(0).id());
 
-    audit.settle(ids.get(0), PushRecord.Outcome.OK, 420);
+    audit.settle(ids.get(0), AuditEntry.Outcome.OK, 420);
 
     List<AuditEntry> all = audit.list(AuditStore.Query.all());
     assertThat(all).hasSize(2);
@@ -240,7 +210,7 @@ abstract class StorageContract {
         push(T0.plusSeconds(10), "run-1", "acme/widget", "refs/heads/b", "allowed", null, "ok"),
         push(T0.plusSeconds(20), "run-2", "acme/widget", "refs/heads/c", "denied",
             RefusalCode.RULE_DENIED, "not forwarded")));
-    audit.settle(rows.get(0), PushRecord.Outcome.OK, 5);
+    audit.settle(rows.get(0), AuditEntry.Outcome.OK, 5);
 
     List<AuditEntry> latest = audit.latest(new AuditStore.Query(null, null, null, null, 2));
     assertThat(latest).extracting(AuditEntry::ref)
@@ -455,27 +425,13 @@ abstract class StorageContract {
   @Test
   void concurrentWritersFromTwoHostsAllLand() throws Exception {
     Database other = open();
-    List<Thread> threads = new ArrayList<>();
-    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-    for (int t = 0; t < 6; t++) {
+    concurrently(6, t -> {
       AuditStore audit = new AuditStore(t % 2 == 0 ? db : other);
-      String run = "run-" + t;
-      threads.add(new Thread(() -> {
-        try {
-          for (int i = 0; i < 20; i++) {
-            audit.record(List.of(push(T0, run, "acme/widget", "refs/heads/b" + i, "allowed",
-                null, "ok")));
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      }));
-    }
-    threads.forEach(Thread::start);
-    for (Thread t : threads) {
-      t.join();
-    }
-    assertThat(errors).isEmpty();
+      for (int i = 0; i < 20; i++) {
+        audit.record(List.of(push(T0, "run-" + t, "acme/widget", "refs/heads/b" + i, "allowed",
+            null, "ok")));
+      }
+    });
     assertThat(new AuditStore(other).list(new AuditStore.Query(null, null, null, null, 500)))
         .hasSize(120);
   }
@@ -510,13 +466,6 @@ abstract class StorageContract {
   static Ledger.RunRow run(String id, String credentialHash) {
     return new Ledger.RunRow(id, "ws-1", null, null, "chat", "acme/widget", 7L, "[]", "{}",
         credentialHash, null, null, T0, T0.plus(Duration.ofHours(8)), null, null);
-  }
-
-  static PushRecord push(Instant at, String runId, String repository, String ref,
-      String decision, RefusalCode code, String outcome) {
-    return new PushRecord(at, runId, "ws-1", repository, ref, "0".repeat(40), "1".repeat(40),
-        "update", PushRecord.Decision.of(decision), "push refs/heads/*", code,
-        code == null ? null : "because " + ref, PushRecord.Outcome.of(outcome), 0);
   }
 
   private static List<String> refs(AuditStore audit, AuditStore.Query q) throws SQLException {

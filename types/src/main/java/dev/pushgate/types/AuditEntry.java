@@ -1,11 +1,13 @@
-package dev.pushgate.appliance.store;
+package dev.pushgate.types;
 
 import java.time.Instant;
 import java.util.Objects;
 
 /**
  * What one audit record says, before it is chained: the columns of the {@code audit} table but
- * the chain's own. Which columns a type fills is listed in docs/audit.md; {@code runId}, {@code
+ * the chain's own. The one audit record type: the gateway writes its push decisions as these
+ * (through its {@code AuditLog} port), the appliance every other kind, and every reader reads
+ * them. Which columns a type fills is listed in docs/audit.md; {@code runId}, {@code
  * repository} and {@code decision} are always present (the table requires them).
  *
  * @param settles the id of the push decision a {@link Type#PUSH_OUTCOME} settles
@@ -67,6 +69,80 @@ public record AuditEntry(
         }
       }
       throw new IllegalArgumentException("not an audit record type: " + id);
+    }
+  }
+
+  /**
+   * What was decided about a push or a command; {@link #id} is the word stored in {@code
+   * decision}. Records of other types store their own words there ({@code issued}, {@code
+   * reported}, …).
+   */
+  public enum Decision {
+    ALLOWED("allowed"),
+    DENIED("denied"),
+    /** Left to the person at the agent, by the command hook. */
+    ASKED("asked");
+
+    private final String id;
+
+    Decision(String id) {
+      this.id = id;
+    }
+
+    public String id() {
+      return id;
+    }
+
+    /** The decision stored as {@code id}. */
+    public static Decision of(String id) {
+      for (Decision d : values()) {
+        if (d.id.equals(id)) {
+          return d;
+        }
+      }
+      throw new IllegalArgumentException("not an audited decision: " + id);
+    }
+  }
+
+  /**
+   * What became of an update or a command: one of the {@link Settled} states, or upstream's (or
+   * the forward's) rejection in the words the person pushing was shown. {@link #text} is what
+   * the audit stores in {@code outcome} and shows.
+   */
+  public sealed interface Outcome permits Outcome.Settled, Outcome.Rejected {
+    Outcome OK = Settled.OK;
+    Outcome PENDING = Settled.PENDING;
+    Outcome NOT_FORWARDED = Settled.NOT_FORWARDED;
+    Outcome NOT_RUN = Settled.NOT_RUN;
+
+    String text();
+
+    /** The outcomes pushgate names itself. */
+    enum Settled implements Outcome {
+      OK("ok"),
+      /** Allowed and audited; upstream has not answered yet. */
+      PENDING("pending"),
+      NOT_FORWARDED("not forwarded"),
+      /** A command the command hook refused. */
+      NOT_RUN("not run");
+
+      private final String text;
+
+      Settled(String text) {
+        this.text = text;
+      }
+
+      @Override
+      public String text() {
+        return text;
+      }
+    }
+
+    /** Refused on the way upstream or by upstream itself. */
+    record Rejected(String text) implements Outcome {
+      public Rejected {
+        Objects.requireNonNull(text, "text");
+      }
     }
   }
 
@@ -210,6 +286,10 @@ public record AuditEntry(
       return this;
     }
 
+    public Builder decision(Decision value) {
+      return decision(value.id());
+    }
+
     public Builder rule(String value) {
       rule = value;
       return this;
@@ -228,6 +308,11 @@ public record AuditEntry(
     public Builder outcome(String value) {
       outcome = value;
       return this;
+    }
+
+    /** {@code value}'s text; null for none (a decision without an outcome). */
+    public Builder outcome(Outcome value) {
+      return outcome(value == null ? null : value.text());
     }
 
     public Builder durationMillis(Long value) {
