@@ -131,7 +131,7 @@ final class PreMints implements AutoCloseable {
           throw new CompletionException(e);
         }
       }, minting);
-      Pending p = new Pending(run.runId(), lease, ticker.schedule(() -> waste(key, null),
+      Pending p = new Pending(run.runId(), lease, ticker.schedule(() -> waste(key, lease),
           pendingFor.toMillis(), TimeUnit.MILLISECONDS));
       pending.put(key, p);
       // A mint that failed (the run's budget, upstream) is no token to wait for, and no waste.
@@ -163,7 +163,7 @@ final class PreMints implements AutoCloseable {
    * refused, or only asked for): the pending token is revoked now and counted as wasted.
    */
   void discard(RunContext run, RepoSlug repo) {
-    waste(key(run, repo), run.runId());
+    waste(key(run, repo), null);
   }
 
   /** The run ended: its pending tokens are revoked, and what was known of it forgotten. */
@@ -194,13 +194,13 @@ final class PreMints implements AutoCloseable {
 
   /**
    * Revokes the token pending under {@code key} unused, and counts it against its run; {@code
-   * runId} non-null: only if it is that run's.
+   * only} non-null: only if it is that one (its time is up, a later one is not).
    */
-  private void waste(String key, String runId) {
+  private void waste(String key, CompletableFuture<WriteTokenLease> only) {
     Pending p;
     synchronized (this) {
       p = pending.get(key);
-      if (p == null || runId != null && !p.runId().equals(runId)) {
+      if (p == null || only != null && p.lease() != only) {
         return;
       }
       pending.remove(key);
