@@ -378,6 +378,7 @@ public final class Appliance implements AutoCloseable {
         .limitRequestsPerRun(settings.limits().requestsPerRun())
         .admit(settings.limits().admission());
     contexts.addHandler(gateway.handler());
+    runs.onEnded(gateway::runEnded); // the tokens minted for a run's next pushes go with it
     metrics.gauge("pushgate.git.requests.admitted",
         "Git requests the gateway has admitted and not yet ended", gateway::admittedRequests);
     if (Runs.GITHUB_API_BOUNDARY) {

@@ -189,13 +189,25 @@ public final class GitHubApp {
 
   private InstallationToken issue(RepoSlug repo, OptionalLong repositoryId,
       Map<String, String> asked, String kind) throws BrokerException {
+    return issue(repo, repositoryId, asked, kind, true);
+  }
+
+  /**
+   * Mints with the installation id last seen for {@code repo}, without asking GitHub for it
+   * again; only when GitHub answers that id with 404 (the App was uninstalled, or installed
+   * again under a new id) is the installation looked up again and the mint retried, once
+   * ({@code mayLookUpAgain}).
+   */
+  private InstallationToken issue(RepoSlug repo, OptionalLong repositoryId,
+      Map<String, String> asked, String kind, boolean mayLookUpAgain) throws BrokerException {
     Objects.requireNonNull(repo, "repo");
     Objects.requireNonNull(repositoryId, "repositoryId");
     if (repositoryId.isPresent() && repositoryId.getAsLong() <= 0) {
       throw new IllegalArgumentException(
           "repository id must be positive: " + repositoryId.getAsLong());
     }
-    long installation = installationId(repo);
+    OptionalLong seen = installations.lastSeen(repo);
+    long installation = seen.isPresent() ? seen.getAsLong() : installationId(repo);
     ObjectNode body = json.createObjectNode();
     if (repositoryId.isPresent()) {
       body.putArray("repository_ids").add(repositoryId.getAsLong());
@@ -219,6 +231,11 @@ public final class GitHubApp {
               + " suspended", r.requestId());
       case 404 -> {
         installations.forget(repo);
+        if (seen.isPresent() && mayLookUpAgain) {
+          log.info("GitHub App installation {} no longer serves {}; looking it up again"
+              + " [request id {}]", installation, repo, r.requestId());
+          return issue(repo, repositoryId, asked, kind, false);
+        }
         throw new BrokerException(Reason.NOT_INSTALLED, "GitHub App installation " + installation
             + " for " + repo + " no longer exists: " + INSTALL_HINT, r.requestId());
       }

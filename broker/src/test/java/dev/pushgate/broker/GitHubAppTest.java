@@ -247,6 +247,55 @@ class GitHubAppTest {
     assertThat(github.requests("GET", LOOKUP)).hasSize(2);
   }
 
+  @Test
+  void aMintMoreThanTenMinutesAfterTheLastUsesTheInstallationLastSeenWithoutALookup()
+      throws Exception {
+    installed();
+    mints(READ);
+    app.issueReadToken(REPO, OptionalLong.empty());
+
+    clock.advance(Duration.ofHours(1));
+    app.issueReadToken(REPO, OptionalLong.empty());
+
+    assertThat(github.requests("GET", LOOKUP)).hasSize(1);
+    assertThat(github.requests("POST", MINT)).hasSize(2);
+  }
+
+  @Test
+  void anInstallationIdGitHubNoLongerKnowsIsLookedUpAgainAndTheMintRetriedOnce()
+      throws Exception {
+    installed();
+    mints(READ);
+    app.issueReadToken(REPO, OptionalLong.empty());
+    // the App installed again: its old installation is gone, a new one serves the repository
+    github.respond("POST", MINT, 404, error(404, "Not Found"), RID);
+    github.respond("GET", LOOKUP, 200, github.installation(4343), RID);
+    github.respond("POST", "/app/installations/4343/access_tokens", 201,
+        github.token(TOKEN, READ), RID);
+
+    InstallationToken token = app.issueReadToken(REPO, OptionalLong.empty());
+
+    assertThat(token.token().reveal()).isEqualTo(TOKEN);
+    assertThat(github.requests("GET", LOOKUP)).hasSize(2);
+    assertThat(github.requests("POST", MINT)).hasSize(2);
+    assertThat(github.requests("POST", "/app/installations/4343/access_tokens")).hasSize(1);
+  }
+
+  @Test
+  void anInstallationGoneForGoodIsLookedUpAgainOnceAndSaidSo() throws Exception {
+    installed();
+    mints(READ);
+    app.issueReadToken(REPO, OptionalLong.empty());
+    github.respond("POST", MINT, 404, error(404, "Not Found"), RID);
+
+    BrokerException e = catchThrowableOfType(BrokerException.class,
+        () -> app.issueReadToken(REPO, OptionalLong.empty()));
+
+    assertThat(e.reason()).isEqualTo(Reason.NOT_INSTALLED);
+    assertThat(github.requests("GET", LOOKUP)).hasSize(2);
+    assertThat(github.requests("POST", MINT)).hasSize(3);
+  }
+
   // --- the App JWT -------------------------------------------------------------------------
 
   @Test

@@ -40,6 +40,7 @@ public final class Gateway implements AutoCloseable {
   private volatile GatewayAdmission admitted;
   private final GatewayThreads threads = new GatewayThreads();
   private UpstreamCache cache;
+  private volatile PreMints preMints = PreMints.off();
 
   public Gateway(GatewayConfig config, RunAuthenticator authenticator, UpstreamAccess upstream,
       AuditLog audit, Approvals approvals, PushMetrics metrics) {
@@ -86,6 +87,7 @@ public final class Gateway implements AutoCloseable {
         new MintBudget(config.writeTokensPerMinute(), config.clock()), metrics);
     GatewayServices services = new GatewayServices(config, budgeted, audit, approvals, metrics,
         new Forwarder(upstreamSeconds), cache, threads);
+    preMints = new PreMints(budgeted, threads.minting(), threads.ticker());
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
@@ -95,7 +97,7 @@ public final class Gateway implements AutoCloseable {
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     admitted = new GatewayAdmission(admission);
     context.addFilter(new FilterHolder(new GatewayFilter(services, authenticator, admitted,
-        new RunSlots(requestsPerRun))), "/*",
+        new RunSlots(requestsPerRun), preMints)), "/*",
         EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder("git", git), "/*");
     context.addEventListener(new LifeCycle.Listener() {
@@ -163,6 +165,15 @@ public final class Gateway implements AutoCloseable {
         : new UnseenCommitsFetched(c, upstream, run);
   }
 
+  /**
+   * The run {@code runId} ended: the write tokens minted for its next pushes are revoked (its
+   * teardown revokes every token of the run in any case), and what the gateway knew of its
+   * pre-mints is forgotten.
+   */
+  public void runEnded(String runId) {
+    preMints.runEnded(runId);
+  }
+
   GatewayThreads threads() {
     return threads;
   }
@@ -170,6 +181,7 @@ public final class Gateway implements AutoCloseable {
   /** Stops the gateway's threads and its caches' maintenance; pushes still running fail. */
   @Override
   public void close() {
+    preMints.close();
     threads.close();
     if (cache != null) {
       cache.close();

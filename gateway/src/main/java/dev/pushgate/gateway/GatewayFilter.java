@@ -39,20 +39,23 @@ final class GatewayFilter implements Filter {
   private final ClientReadTimeout clientReads;
   private final GatewayAdmission admission;
   private final RunSlots slots;
+  private final PreMints preMints;
 
   GatewayFilter(GatewayServices services, RunAuthenticator authenticator) {
     this(services, authenticator, new GatewayAdmission(AdmissionLimits.DEFAULTS),
-        new RunSlots(Gateway.DEFAULT_REQUESTS_PER_RUN));
+        new RunSlots(Gateway.DEFAULT_REQUESTS_PER_RUN), PreMints.off());
   }
 
   /**
    * @param slots how many git requests of one run the gateway works on at once; more are refused
    *     with 429 at once, so that one run's parallel or stalled pushes cannot take the request
    *     threads every run shares
+   * @param preMints the write tokens minted at a push's advertisement
    */
   GatewayFilter(GatewayServices services, RunAuthenticator authenticator,
-      GatewayAdmission admission, RunSlots slots) {
+      GatewayAdmission admission, RunSlots slots, PreMints preMints) {
     this.services = services;
+    this.preMints = preMints;
     this.admission = admission;
     this.slots = slots;
     this.config = services.config();
@@ -166,6 +169,8 @@ final class GatewayFilter implements Filter {
         shed(run, repo, req, rsp, Door.PUSH, Limit.REPOSITORY, e.getMessage());
         return;
       }
+      // the push that follows finds its write token minted, or on its way (PreMints' bounds)
+      preMints.atAdvertisement(run, repo);
       Push advertisement = new Push(run, repo, Optional.empty(), services.upstream());
       listed.ifPresent(advertisement::advertiseUpstream);
       advertisement.attachTo(req);
@@ -296,6 +301,14 @@ final class GatewayFilter implements Filter {
       throw e;
     }
     Optional<JudgedCommands> judged = JudgedCommands.read(run::judgePush, guarded.commands());
+    // Minted while the pack arrives (and while the cache ends a fetch), or taken from the
+    // advertisement's pre-mint, but only for a command list that the rules allow at least in part
+    // as it stands: an empty or malformed list, or one that only asks, mints nothing here (the
+    // push hook mints once something is allowed), and wastes a pre-minted token at once.
+    boolean allowedOutright = judged.isPresent() && judged.get().anyAllowedOutright();
+    if (!allowedOutright) {
+      preMints.discard(run, repo);
+    }
     Optional<EarlyRefusal.Request> early = judged.flatMap(
         j -> EarlyRefusal.duplicatedRefs(j.list()).or(() -> EarlyRefusal.judge(j)));
     if (early.isPresent()) {
@@ -315,12 +328,8 @@ final class GatewayFilter implements Filter {
     }
     try (GatewayAdmission.Ticket admitted = ticket.get();
         Push push = new Push(run, repo, judged, services.upstream())) {
-      // Minted while the pack arrives (and while the cache ends a fetch), but only for a command
-      // list that the rules allow at least in part as it stands: an empty or malformed list, or
-      // one that only asks, mints nothing here (the push hook mints once something is allowed).
-      boolean allowedOutright = judged.isPresent() && judged.get().anyAllowedOutright();
       if (allowedOutright) {
-        push.mintAhead(services.threads().minting());
+        push.mintAhead(preMints.take(run, repo), services.threads().minting());
       }
       if (!cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged)) {
         return;

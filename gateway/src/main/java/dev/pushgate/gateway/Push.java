@@ -128,17 +128,27 @@ final class Push implements AutoCloseable {
   }
 
   /** Starts minting the push's token (without the workflows permission) on {@code executor}. */
-  synchronized void mintAhead(Executor executor) {
+  void mintAhead(Executor executor) {
+    mintAhead(Optional.empty(), executor);
+  }
+
+  /**
+   * Gives the push its token (without the workflows permission): the one {@code preMinted} at
+   * the advertisement, if there is one, else one whose mint starts now on {@code executor}.
+   */
+  synchronized void mintAhead(Optional<CompletableFuture<WriteTokenLease>> preMinted,
+      Executor executor) {
     if (mintedAhead != null || revoked) {
+      preMinted.ifPresent(l -> l.thenAccept(WriteTokenLease::close));
       throw new IllegalStateException("a token is minted ahead once, before the push ends");
     }
-    mintedAhead = CompletableFuture.supplyAsync(() -> {
+    mintedAhead = preMinted.orElseGet(() -> CompletableFuture.supplyAsync(() -> {
       try {
         return upstream.mintWriteToken(run, repo, false);
       } catch (UpstreamException e) {
         throw new CompletionException(e);
       }
-    }, executor);
+    }, executor));
   }
 
   /**

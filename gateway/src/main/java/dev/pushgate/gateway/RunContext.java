@@ -88,6 +88,14 @@ public record RunContext(
         : mode.denies(ActionClass.PUSH, what).orElse(byRules);
   }
 
+  /**
+   * True when some push of this run could be allowed or asked for: its mode does not deny pushes
+   * (a read-only mode does) and its push rules do not deny every ref.
+   */
+  public boolean mayPushSomething() {
+    return mode.decisionFor(ActionClass.PUSH) != Decision.DENY && !pushRules.deniesEverything();
+  }
+
   /** The run's own repository or one attached to its workspace. */
   public boolean mayReach(RepoSlug repo) {
     return repository.sameAs(repo) || attachedRepositories.stream().anyMatch(repo::sameAs);

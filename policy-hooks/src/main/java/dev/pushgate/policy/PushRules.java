@@ -64,6 +64,14 @@ public final class PushRules {
     return d;
   }
 
+  /**
+   * True when no ref can be pushed under these rules, whatever the update: the fallback and every
+   * scoped rule deny. A rule that allows or asks for some refs makes it false.
+   */
+  public boolean deniesEverything() {
+    return fallback == Decision.DENY && rules.stream().allMatch(r -> r.decision() == Decision.DENY);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof PushRules p && p.fallback == fallback && p.rules.equals(rules);

@@ -1,0 +1,231 @@
+package dev.pushgate.gateway;
+
+import dev.pushgate.types.RepoSlug;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Write tokens whose mint starts when git asks for a push's advertisement, so that GitHub's round
+ * trip for the token runs while git prepares its pack instead of after the push's commands are
+ * read (docs/push-path.md, "The pre-mint"). Bounded so that a run cannot turn advertisements
+ * into mints (issue 14, docs/trust-boundary-review.md §8):
+ *
+ * <ul>
+ *   <li>only for a run that may push something ({@link RunContext#mayPushSomething}) and that
+ *       has already sent a push its rules allowed: a run that never pushes never pre-mints;
+ *   <li>at most one pending token per run and repository: another advertisement reuses it;
+ *   <li>every mint is spent from the run's {@link MintBudget} (the upstream given here is the
+ *       budgeted one);
+ *   <li>a pending token no push takes within {@link #PENDING_FOR} is revoked; one discarded by a
+ *       push that could not use it is revoked at once;
+ *   <li>a run that wasted {@link #WASTED_AT_MOST} pre-mints (revoked unused) never pre-mints
+ *       again, so a loop of advertisements, empty or refused pushes costs at most that many
+ *       mints more than the same loop did before, ever;
+ *   <li>at most {@link #PENDING_AT_MOST} pending tokens in the whole gateway.
+ * </ul>
+ *
+ * A pending token is never handed out; it is minted exactly as a push's own (one repository,
+ * without the workflows permission), recorded in the run's credentials like any write token and
+ * revoked at the run's end with the others at the latest.
+ */
+final class PreMints implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PreMints.class);
+
+  /**
+   * How long a pre-minted token waits for its push. Between the advertisement and the push's
+   * commands git only computes what to send: milliseconds for a small push, a few hundred on
+   * this loaded 2-core machine (docs/benchmarks.md). A push that takes longer to prepare has a
+   * pack long enough to hide the mint anyway (minted while the pack arrives), and an unused token
+   * should not live long.
+   */
+  static final Duration PENDING_FOR = Duration.ofSeconds(5);
+
+  /**
+   * Pre-mints a run may waste before it loses pre-minting. An agent's session has some
+   * advertisements that no push follows ({@code git push} with nothing to send, a dry run, a
+   * push its rules refuse); three cost six App calls (mint and revocation) per run, ever, a small
+   * part of the twenty mints one run may make in a minute.
+   */
+  static final int WASTED_AT_MOST = 3;
+
+  /**
+   * Tokens pending in the whole gateway. With {@link #PENDING_FOR} of 5 s this is far more than
+   * the pushes a 2-core appliance prepares at once, and it bounds what a crowd of runs
+   * advertising together can hold unused.
+   */
+  static final int PENDING_AT_MOST = 64;
+
+  /** The gateway that never pre-mints (tests of the filter alone). */
+  static PreMints off() {
+    return new PreMints(null, null, null, PENDING_FOR);
+  }
+
+  private record Pending(String runId, CompletableFuture<WriteTokenLease> lease,
+      ScheduledFuture<?> expiry) {}
+
+  /** What the gateway knows of one live run's pre-mints. */
+  private static final class RunState {
+    /** True once a push of the run was allowed from its commands. */
+    boolean pushed;
+    /** Pre-minted tokens the run let go unused. */
+    int wasted;
+  }
+
+  private final UpstreamAccess upstream;
+  private final Executor minting;
+  private final ScheduledExecutorService ticker;
+  private final Duration pendingFor;
+  /** Guarded by this; keyed by {@link #key}. */
+  private final Map<String, Pending> pending = new HashMap<>();
+  /** Guarded by this; keyed by run id, forgotten when the run ends. */
+  private final Map<String, RunState> runs = new HashMap<>();
+
+  /**
+   * @param upstream where tokens are minted: the budgeted upstream, so that every pre-mint is
+   *     spent from the run's budget
+   */
+  PreMints(UpstreamAccess upstream, Executor minting, ScheduledExecutorService ticker) {
+    this(upstream, minting, ticker, PENDING_FOR);
+  }
+
+  /** {@code pendingFor}: how long a pre-minted token waits for its push. */
+  PreMints(UpstreamAccess upstream, Executor minting, ScheduledExecutorService ticker,
+      Duration pendingFor) {
+    this.upstream = upstream;
+    this.minting = minting;
+    this.ticker = ticker;
+    this.pendingFor = pendingFor;
+  }
+
+  /**
+   * Git asked for the advertisement of a push of {@code run} to {@code repo}: starts minting its
+   * write token, within the bounds above.
+   */
+  void atAdvertisement(RunContext run, RepoSlug repo) {
+    if (upstream == null || !run.mayPushSomething()) {
+      return;
+    }
+    String key = key(run, repo);
+    synchronized (this) {
+      RunState state = runs.get(run.runId());
+      if (state == null || !state.pushed || state.wasted >= WASTED_AT_MOST
+          || pending.containsKey(key) || pending.size() >= PENDING_AT_MOST) {
+        return;
+      }
+      CompletableFuture<WriteTokenLease> lease = CompletableFuture.supplyAsync(() -> {
+        try {
+          return upstream.mintWriteToken(run, repo, false);
+        } catch (UpstreamException e) {
+          throw new CompletionException(e);
+        }
+      }, minting);
+      Pending p = new Pending(run.runId(), lease, ticker.schedule(() -> waste(key, lease),
+          pendingFor.toMillis(), TimeUnit.MILLISECONDS));
+      pending.put(key, p);
+      // A mint that failed (the run's budget, upstream) is no token to wait for, and no waste.
+      lease.whenComplete((l, e) -> {
+        if (e != null) {
+          forget(key, p);
+        }
+      });
+    }
+  }
+
+  /**
+   * A push of {@code run} to {@code repo} whose commands the rules allow at least in part: it
+   * would mint its token now, so it takes the pending one, if any. From now on the run may
+   * pre-mint.
+   */
+  synchronized Optional<CompletableFuture<WriteTokenLease>> take(RunContext run, RepoSlug repo) {
+    runs.computeIfAbsent(run.runId(), k -> new RunState()).pushed = true;
+    Pending p = pending.remove(key(run, repo));
+    if (p == null) {
+      return Optional.empty();
+    }
+    p.expiry().cancel(false);
+    return p.lease().isCompletedExceptionally() ? Optional.empty() : Optional.of(p.lease());
+  }
+
+  /**
+   * A push of {@code run} to {@code repo} that mints nothing from its commands (none, malformed,
+   * refused, or only asked for): the pending token is revoked now and counted as wasted.
+   */
+  void discard(RunContext run, RepoSlug repo) {
+    waste(key(run, repo), null);
+  }
+
+  /** The run ended: its pending tokens are revoked, and what was known of it forgotten. */
+  void runEnded(String runId) {
+    List<Pending> gone = new ArrayList<>();
+    synchronized (this) {
+      runs.remove(runId);
+      pending.values().removeIf(p -> p.runId().equals(runId) && gone.add(p));
+    }
+    gone.forEach(PreMints::revoke);
+  }
+
+  /** Revokes every pending token. */
+  @Override
+  public void close() {
+    List<Pending> gone;
+    synchronized (this) {
+      gone = List.copyOf(pending.values());
+      pending.clear();
+    }
+    gone.forEach(PreMints::revoke);
+  }
+
+  /** Pending tokens now, of every run. */
+  synchronized int pending() {
+    return pending.size();
+  }
+
+  /**
+   * Revokes the token pending under {@code key} unused, and counts it against its run; {@code
+   * only} non-null: only if it is that one (its time is up, a later one is not).
+   */
+  private void waste(String key, CompletableFuture<WriteTokenLease> only) {
+    Pending p;
+    synchronized (this) {
+      p = pending.get(key);
+      if (p == null || only != null && p.lease() != only) {
+        return;
+      }
+      pending.remove(key);
+      RunState state = runs.get(p.runId());
+      if (state != null && ++state.wasted == WASTED_AT_MOST) {
+        log.info("run {}: {} write tokens minted at an advertisement went unused; its pushes'"
+            + " tokens are minted once their commands are read from now on", p.runId(),
+            WASTED_AT_MOST);
+      }
+    }
+    p.expiry().cancel(false);
+    revoke(p);
+  }
+
+  private synchronized void forget(String key, Pending p) {
+    if (pending.remove(key, p)) {
+      p.expiry().cancel(false);
+    }
+  }
+
+  private static void revoke(Pending p) {
+    p.lease().thenAccept(WriteTokenLease::close);
+  }
+
+  private static String key(RunContext run, RepoSlug repo) {
+    return run.runId() + "\n" + repo.key();
+  }
+}

@@ -1,0 +1,174 @@
+package dev.pushgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.policy.ContentRules;
+import dev.pushgate.policy.Decision;
+import dev.pushgate.policy.Mode;
+import dev.pushgate.policy.PushRules;
+import dev.pushgate.types.RepoSlug;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The bounds of the write tokens minted at a push's advertisement. */
+class PreMintsTest {
+  private static final RepoSlug REPO = RepoSlug.parse("acme/widget");
+  private static final RepoSlug OTHER = RepoSlug.parse("acme/gadget");
+
+  private final RecordingUpstream upstream = new RecordingUpstream("http://upstream.invalid");
+  private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+  private final PreMints preMints = new PreMints(upstream, Runnable::run, ticker);
+
+  @AfterEach
+  void stop() {
+    ticker.shutdownNow();
+  }
+
+  private static RunContext run(String id, Mode mode, PushRules rules) {
+    return new RunContext(id, "ws-1", REPO, List.of(OTHER), rules, Decision.DENY,
+        ContentRules.DEFAULT, mode);
+  }
+
+  private static RunContext chat(String id) {
+    return run(id, Mode.CHAT, PushRules.ALLOW_ALL);
+  }
+
+  /** A push the rules allowed, which the run must have sent before it pre-mints. */
+  private void pushedOnce(RunContext run) {
+    assertThat(preMints.take(run, REPO)).isEmpty();
+  }
+
+  @Test
+  void aRunThatNeverPushedPreMintsNothing() {
+    RunContext run = chat("run-1");
+    for (int i = 0; i < 50; i++) {
+      preMints.atAdvertisement(run, REPO);
+    }
+    assertThat(upstream.leases).isEmpty();
+  }
+
+  @Test
+  void theNextPushTakesTheTokenMintedAtItsAdvertisementAndManyAdvertisementsShareOne()
+      throws Exception {
+    RunContext run = chat("run-1");
+    pushedOnce(run);
+
+    for (int i = 0; i < 50; i++) {
+      preMints.atAdvertisement(run, REPO);
+    }
+
+    assertThat(upstream.leases).hasSize(1);
+    CompletableFuture<WriteTokenLease> taken = preMints.take(run, REPO).orElseThrow();
+    assertThat(taken.get()).isSameAs(upstream.leases.get(0));
+    assertThat(upstream.leases.get(0).closes).hasValue(0);
+    assertThat(preMints.pending()).isZero();
+  }
+
+  @Test
+  void aRunThatWastesItsPreMintsLosesPreMintingForGood() {
+    RunContext run = chat("run-1");
+    pushedOnce(run);
+
+    for (int i = 0; i < 50; i++) {
+      preMints.atAdvertisement(run, REPO);
+      preMints.discard(run, REPO); // an empty or refused push
+    }
+    pushedOnce(run); // a push that lands gives nothing back
+
+    preMints.atAdvertisement(run, REPO);
+    assertThat(upstream.leases).hasSize(PreMints.WASTED_AT_MOST)
+        .allSatisfy(l -> assertThat(l.closes).hasValue(1));
+  }
+
+  @Test
+  void aReadOnlyRunOrOneWhoseRulesDenyEveryRefNeverPreMints() {
+    RunContext plan = run("run-plan", Mode.PLAN, PushRules.ALLOW_ALL);
+    RunContext denied = run("run-denied", Mode.CHAT, PushRules.of(Decision.DENY, List.of()));
+    pushedOnce(plan);
+    pushedOnce(denied);
+
+    preMints.atAdvertisement(plan, REPO);
+    preMints.atAdvertisement(denied, REPO);
+
+    assertThat(upstream.leases).isEmpty();
+  }
+
+  @Test
+  void aTokenNoPushTakesIsRevokedAfterItsTimeAndCountsAsWasted() throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
+      quick.atAdvertisement(run, REPO);
+      RecordingUpstream.Lease lease = upstream.leases.get(i);
+      awaitRevoked(lease);
+      assertThat(quick.take(run, REPO)).isEmpty();
+    }
+    quick.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).hasSize(PreMints.WASTED_AT_MOST);
+  }
+
+  @Test
+  void theRunsEndRevokesItsPendingTokensAndOnlyItsOwn() {
+    RunContext run = chat("run-1");
+    RunContext other = chat("run-2");
+    pushedOnce(run);
+    pushedOnce(other);
+    preMints.atAdvertisement(run, REPO);
+    preMints.atAdvertisement(run, OTHER);
+    preMints.atAdvertisement(other, REPO);
+
+    preMints.runEnded("run-1");
+
+    assertThat(upstream.leases).hasSize(3);
+    assertThat(upstream.leases.get(0).closes).hasValue(1);
+    assertThat(upstream.leases.get(1).closes).hasValue(1);
+    assertThat(upstream.leases.get(2).closes).hasValue(0);
+    assertThat(preMints.pending()).isOne();
+    preMints.atAdvertisement(run, REPO); // forgotten: it would have to push again
+    assertThat(upstream.leases).hasSize(3);
+  }
+
+  @Test
+  void theGatewayHoldsAtMostItsCapOfPendingTokens() {
+    for (int i = 0; i < PreMints.PENDING_AT_MOST + 10; i++) {
+      RunContext run = chat("run-" + i);
+      pushedOnce(run);
+      preMints.atAdvertisement(run, REPO);
+    }
+    assertThat(upstream.leases).hasSize(PreMints.PENDING_AT_MOST);
+    assertThat(preMints.pending()).isEqualTo(PreMints.PENDING_AT_MOST);
+  }
+
+  @Test
+  void aPreMintThatFailedIsNoTokenToTakeAndNoWaste() {
+    RunContext run = chat("run-1");
+    pushedOnce(run);
+    upstream.mintFailure = UpstreamException.refusal("this run has pushed more than 20 times");
+
+    for (int i = 0; i < 10; i++) {
+      preMints.atAdvertisement(run, REPO);
+    }
+    assertThat(preMints.take(run, REPO)).isEmpty();
+    upstream.mintFailure = null;
+    preMints.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).hasSize(1);
+  }
+
+  private static void awaitRevoked(RecordingUpstream.Lease lease) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (lease.closes.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(lease.closes).as("revoked unused").hasValue(1);
+  }
+}
