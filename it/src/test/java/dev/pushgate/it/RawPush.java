@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.function.IntFunction;
 import org.eclipse.jgit.lib.ObjectId;
 
 /** Hand-built receive-pack requests, for input git itself would never send. */
@@ -18,6 +19,22 @@ final class RawPush {
     pkt(out, command + "\0report-status side-band-64k agent=it\n");
     out.write("0000".getBytes(StandardCharsets.US_ASCII));
     out.write(pack);
+    return out.toByteArray();
+  }
+
+  /**
+   * A request creating {@code count} refs, named {@code ref.apply(i)}, at {@code id}: the
+   * capabilities on the first command, then an empty pack.
+   */
+  static byte[] creations(ObjectId id, int count, IntFunction<String> ref, String capabilities)
+      throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < count; i++) {
+      pkt(out, command(ObjectId.zeroId(), id, ref.apply(i)) + (i == 0 ? "\0" + capabilities : "")
+          + "\n");
+    }
+    out.write("0000".getBytes(StandardCharsets.US_ASCII));
+    out.write(emptyPack());
     return out.toByteArray();
   }
 

@@ -13,7 +13,6 @@ import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.RunningAppliance;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -89,19 +88,11 @@ class RefusedRequestsTest {
     String credential = ForgeRefs.credential(run);
     assertThat(Forge.gatewayStatus(app.get(), "acme/widget", credential)).isEqualTo(200);
     ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    for (int i = 0; i < 100_000; i++) {
-      String line = RawPush.command(ObjectId.zeroId(), main, "refs/heads/r" + i)
-          + (i == 0 ? "\0report-status side-band-64k agent=it" : "") + "\n";
-      byte[] b = line.getBytes(StandardCharsets.UTF_8);
-      body.write(String.format("%04x", b.length + 4).getBytes(StandardCharsets.US_ASCII));
-      body.write(b);
-    }
-    body.write("0000".getBytes(StandardCharsets.US_ASCII));
-    body.write(RawPush.emptyPack());
+    byte[] body = RawPush.creations(main, 100_000, i -> "refs/heads/r" + i,
+        "report-status side-band-64k agent=it");
 
     Wire.Answer a = Wire.post(app.get(), "/git/github.com/acme/widget.git/git-receive-pack",
-        credential, body.toByteArray());
+        credential, body);
 
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.body()).startsWith("malformed push request: the push's command list exceeds"
