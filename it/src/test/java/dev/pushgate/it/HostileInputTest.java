@@ -40,10 +40,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostileInputTest {
-  private static final String RUN = """
-      {"workspaceId": "ws-hostile", "mode": "chat", "repository": "acme/widget",
-       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
-                           "reason": "push to main is denied"}]}}""";
   private static final String RECEIVE_PACK = "/git/github.com/acme/widget.git/git-receive-pack";
   private static final String INFO_REFS =
       "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack";
@@ -67,7 +63,7 @@ class HostileInputTest {
 
   @BeforeAll
   void start() throws Exception {
-    run = app.get().createRun(RUN);
+    run = app.get().createRun(RunJson.chatMainDenied("ws-hostile", "acme/widget"));
     credential = ForgeRefs.credential(run);
     main = ForgeRefs.of(app.get(), "acme/widget").get("refs/heads/main");
     // The cache is synced by an advertisement; every raw push below comes after one.

@@ -28,11 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RepositoryNameCaseTest {
-  private static final String DENY_MAIN = """
-      {"workspaceId": "ws-case", "mode": "chat", "repository": "%s",
-       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
-                           "reason": "push to main is denied"}]}}""";
-
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 
@@ -56,7 +51,7 @@ class RepositoryNameCaseTest {
   @Test
   void aRunForAnotherSpellingWorksOnTheOneRepositoryUnderItsOwnRules(@TempDir Path client)
       throws Exception {
-    JsonNode run = app.get().createRun(DENY_MAIN.formatted("ACME/Widget"));
+    JsonNode run = app.get().createRun(RunJson.chatMainDenied("ws-case", "ACME/Widget"));
     GitRun git = new GitRun(Files.createDirectories(client.resolve("home")), ForgeRefs.env(run));
     git.in(client, "clone", "https://github.com/ACME/Widget.git", "widget").ok();
     Path work = client.resolve("widget");
@@ -85,7 +80,7 @@ class RepositoryNameCaseTest {
   void twoSpellingsAnOlderForgeLeftBehindAreServedToNobody() throws Exception {
     // A repository of its own: the spelling planted here leaves the other tests' one alone.
     app.get().forgeCreate("legacy/widget");
-    app.get().createRun(DENY_MAIN.formatted("legacy/widget"));
+    app.get().createRun(RunJson.chatMainDenied("ws-case", "legacy/widget"));
     String token = Forge.mintReadToken(app.get(), "legacy/widget");
     assertThat(Forge.fetchStatus(app.get(), "legacy/widget", token)).isEqualTo(200);
 
@@ -101,7 +96,7 @@ class RepositoryNameCaseTest {
     assertThat(Forge.fetchStatus(app.get(), "legacy/widget", token)).isEqualTo(404);
     assertThat(Forge.fetchStatus(app.get(), "LEGACY/widget", token)).isEqualTo(404);
     ControlClient.Answer refused =
-        app.get().control().post("/v1/runs", DENY_MAIN.formatted("LEGACY/widget"));
+        app.get().control().post("/v1/runs", RunJson.chatMainDenied("ws-case", "LEGACY/widget"));
     assertThat(refused.status()).as(refused.raw()).isBetween(400, 599).isNotEqualTo(500);
     assertThat(refused.raw()).contains("LEGACY/widget");
   }
