@@ -11,20 +11,18 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.ControlClient;
-import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,15 +68,12 @@ class RefusedRequestsTest {
     // The CLI reading the database itself refuses the same.
     for (List<String> args : List.of(List.of("--limit", "-1"),
         List.of("--since", "+1000000000-12-31T23:59:59Z"), List.of("--since", "999999999999d"))) {
-      List<String> cmd = new ArrayList<>(List.of("java", "-jar",
-          RunningAppliance.jar().toString(), "audit", "--database-url",
+      List<String> cmd = new ArrayList<>(List.of("audit", "--database-url",
           "jdbc:sqlite:" + app.get().dataDir.resolve("pushgate.db")));
       cmd.addAll(args);
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(p.exitValue()).as(out).isEqualTo(1);
-      assertThat(out).as(String.join(" ", args)).startsWith("pushgate: --")
+      Cli.Result r = Cli.of(cmd.toArray(String[]::new)).run();
+      assertThat(r.exit()).as(r.out()).isEqualTo(1);
+      assertThat(r.out()).as(String.join(" ", args)).startsWith("pushgate: --")
           .doesNotContain("Exception").doesNotContain("\tat ");
     }
   }

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
@@ -34,13 +32,10 @@ class RepositoryNameCaseTest {
   @Test
   void forgeCreateRefusesASecondSpellingOfARepository() throws Exception {
     for (String spelling : List.of("ACME/widget", "acme/Widget", "Acme/WIDGET")) {
-      Process p = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(), "forge",
-          "create", spelling, "--data-dir", app.get().dataDir.toString())
-          .redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(p.exitValue()).as(out).isNotZero();
-      assertThat(out).as(spelling).contains("repository " + spelling
+      Cli.Result r = Cli.of("forge", "create", spelling, "--data-dir",
+          app.get().dataDir.toString()).run();
+      assertThat(r.exit()).as(r.out()).isNotZero();
+      assertThat(r.out()).as(spelling).contains("repository " + spelling
           + " already exists on the local forge as acme/widget (names are compared without"
           + " regard to case, as on GitHub)");
     }
