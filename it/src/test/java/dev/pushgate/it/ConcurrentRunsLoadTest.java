@@ -118,7 +118,10 @@ class ConcurrentRunsLoadTest {
   @Test
   void sixtyFourRunsPushingAtOnceLoseNothingAndLeakNothing() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(RUNS);
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"))) {
+    // Idle upstream connections kept 1 s, not the appliance's 60 s (UpstreamKeepAlive): each
+    // count waits for that cache to empty, and a minute's wait a count was most of this test.
+    try (RunningAppliance app = RunningAppliance.on(tmp.resolve("data"))
+        .jvm(List.of("-Xmx512m", "-Dhttp.keepAlive.time.server=1")).start()) {
       List<String> repos = new ArrayList<>();
       List<Future<?>> created = new ArrayList<>();
       for (int r = 0; r < REPOS; r++) {
@@ -261,9 +264,10 @@ class ConcurrentRunsLoadTest {
 
   /**
    * Counted after a full GC once the JDK's keep-alive cache is empty: the JGit HTTP connections
-   * the gateway opens upstream (cache syncs, forwards) are released by that cache after 5 s idle
-   * (its "Keep-Alive-Timer" thread ends when the cache is empty), or by the garbage collector
-   * when their streams were not read to the end. Until the thread has ended, the wait reads only
+   * the gateway opens upstream (cache syncs, forwards) are released by that cache once idle for
+   * the appliance's -Dhttp.keepAlive.time.server, 1 s here, at its next sweep (every 5 s; its
+   * "Keep-Alive-Timer" thread ends when the cache is empty), or by the garbage collector when
+   * their streams were not read to the end. Until the thread has ended, the wait reads only
    * the kernel's thread names (no jcmd, each of which attaches to the appliance's JVM); the full
    * count, taken then, must still see it gone.
    */
