@@ -1,7 +1,10 @@
 package dev.pushgate.it;
 
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** {@code pushgate approvals watch} as a person runs it: its output read while it runs. */
@@ -18,9 +21,11 @@ final class ApproverWatch implements AutoCloseable {
 
   /** Starts the watch and waits until it says it is connected. */
   static ApproverWatch start(Path dataDir) throws Exception {
-    ApproverWatch w = new ApproverWatch(new ProcessBuilder("java", "-jar",
-        RunningAppliance.jar().toString(), "approvals", "watch", "--data-dir", dataDir.toString())
-        .start());
+    List<String> cmd = new ArrayList<>(List.of("java"));
+    cmd.addAll(Cli.QUICK_START_JVM);
+    cmd.addAll(List.of("-jar", RunningAppliance.jar().toString(), "approvals", "watch",
+        "--data-dir", dataDir.toString()));
+    ApproverWatch w = new ApproverWatch(new ProcessBuilder(cmd).start());
     w.awaitLine("connected as an approver");
     return w;
   }

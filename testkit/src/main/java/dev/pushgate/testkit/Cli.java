@@ -21,6 +21,13 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  */
 public final class Cli {
+  /**
+   * JVM options for a short-lived process of the jar (a command, a watch in a test): the first
+   * compiler only and the serial collector, so that it starts and runs on little CPU.
+   */
+  public static final List<String> QUICK_START_JVM =
+      List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
   /** A bound on a hung command, far above a command on a loaded machine. */
   private static final long DEADLINE_SECONDS = 120;
 
@@ -61,8 +68,9 @@ public final class Cli {
 
   /** Runs it and returns how it ended, whatever its exit; fails if it outlasts 120 s. */
   public Result run() throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-jar", jar.toString()));
+    List<String> cmd = new ArrayList<>(List.of("java"));
+    cmd.addAll(QUICK_START_JVM);
+    cmd.addAll(List.of("-jar", jar.toString()));
     cmd.addAll(args);
     // Output to a file, not a pipe read to its end: reading first would wait for a hung
     // command (a serve that does not refuse) forever, and the deadline would never be reached.
