@@ -11,13 +11,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 32: the GitHub API clients an agent uses, none written here, work the first time through
@@ -72,37 +69,26 @@ class ApiClientsTest {
       cat o-read o-pr o-merge r-read r-pr r-merge g-read g-pr g-merge c-read c-pr c-merge
       """;
 
-  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
-  private Path tmp;
-  Path root;
-  BothRunProxies appliances;
+  /** The clients {@link #CLIENTS} runs, as each names its lines. */
+  private static final List<String> CLIENT_NAMES = List.of("octokit", "requests", "gh", "curl");
+
+  @RegisterExtension
+  static final BothRunProxies appliances = new BothRunProxies();
 
   @BeforeAll
-  void start(@TempDir Path dir) throws Exception {
-    tmp = dir;
-    ExecTest.requireBwrap();
+  void start() throws Exception {
     boolean octokit = Files.isDirectory(NODE_CLIENTS.resolve("node_modules/@octokit/rest"));
     if (!octokit && "true".equals(System.getenv("CI"))) {
       fail("Octokit is not installed: .ci/run runs npm ci in it/node-clients");
     }
     Assumptions.assumeTrue(octokit, "Octokit is not installed: run npm ci in it/node-clients");
-    appliances = BothRunProxies.start(tmp);
-    root = appliances.root();
   }
 
-  @AfterAll
-  void stop() throws Exception {
-    if (appliances != null) {
-      appliances.close();
-    }
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"sandboxed", "none"})
+  @BothRunProxies.EachProxy
   void everyClientReadsOpensAnAllowedPullRequestAndIsRefusedAMerge(String proxy)
       throws Exception {
     String out = clients(proxy, "allowed", "open-pull-request: allow\npush: allow\n");
-    for (String client : List.of("octokit", "requests", "gh", "curl")) {
+    for (String client : CLIENT_NAMES) {
       assertThat(line(out, client + " read")).as(out)
           .isEqualTo(client.equals("gh") ? "gh read acme/widget" : client + " read 200 acme/widget");
       assertThat(line(out, client + " pr")).as(out)
@@ -117,21 +103,19 @@ class ApiClientsTest {
     }
   }
 
-  @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"sandboxed", "none"})
+  @BothRunProxies.EachProxy
   void everyClientIsRefusedADeniedPullRequestWithThePolicysMessage(String proxy)
       throws Exception {
     String out = clients(proxy, "denied", "open-pull-request: deny\npush: allow\n");
-    for (String client : List.of("octokit", "requests", "gh", "curl")) {
-      assertThat(line(out, client + " pr")).as(out)
-          .startsWith(client.equals("gh") ? "gh pr 1 " : client + " pr 403 ")
-          .contains("Control Center policy:", "(open-pull-request)");
-    }
+    assertThat(CLIENT_NAMES).allSatisfy(client -> assertThat(line(out, client + " pr"))
+        .as(out).startsWith(client.equals("gh") ? "gh pr 1 " : client + " pr 403 ")
+        .contains("Control Center policy:", "(open-pull-request)"));
   }
 
   /** Runs {@link #CLIENTS} in one run of {@code proxy}'s appliance and returns its lines. */
   private String clients(String proxy, String name, String rules) throws Exception {
     RunningAppliance app = appliances.of(proxy);
+    Path root = appliances.dir(proxy);
     Path work = Files.createDirectories(root.resolve("work-" + proxy + "-" + name));
     copy(NODE_CLIENTS, work, List.of("octokit.mjs", "requests_client.py", "package.json"));
     copyTree(NODE_CLIENTS.resolve("node_modules"), work.resolve("node_modules"));

@@ -22,10 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the approver. Nothing here long-polls, so only the watch makes an approver connected.
  */
 class ApprovalEdgesTest {
-  private static final String ASK_MAIN = """
-      {"workspaceId": "ws", "repository": "acme/widget",
-       "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
-                           "reason": "main needs a human"}]}}""";
+  private static final String ASK_MAIN = ApprovalFlowTest.ASK_MAIN;
 
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving("--approval-timeout", "60s")
@@ -108,18 +105,11 @@ class ApprovalEdgesTest {
   }
 
   private static Map<String, String> env(JsonNode run) {
-    return Map.of("GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
-        "GH_TOKEN", run.at("/env/GH_TOKEN").asText());
+    return RunningAppliance.runEnv(run);
   }
 
   private static Path worktree(JsonNode run, String name) throws Exception {
-    GitRun git = new GitRun(app.dir().resolve("home"), env(run));
-    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
-    Path w = app.dir().resolve(name);
-    Files.writeString(w.resolve(name + ".txt"), name + "\n");
-    git.in(w, "add", ".").ok();
-    git.in(w, "commit", "-qm", "ask " + name).ok();
-    return w;
+    return ApprovalFlowTest.worktree(app.dir(), env(run), name);
   }
 
   private static String forgeMain() throws Exception {

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** "Ask first" in a single push: held open, then forwarded or refused, never "push again". */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApprovalFlowTest {
-  private static final String ASK_MAIN = """
+  /** A run whose pushes to main ask first. */
+  static final String ASK_MAIN = """
       {"workspaceId": "ws", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask",
                            "reason": "main needs a human"}]}}""";
@@ -131,9 +132,10 @@ class ApprovalFlowTest {
   @Test
   void anUnansweredQuestionTimesOutAsADeny() throws Exception {
     // An appliance of its own: no approver of another test may answer, and the approval timeout
-    // is short here only, where it is what the test waits for.
+    // is short here only, where it is what the test waits for. Nothing here needs time within
+    // it: the question is on the stream before the timeout can run out, and is read after.
     try (RunningAppliance timing = RunningAppliance.start(app.dir().resolve("data-timeout"),
-        "--approval-timeout", "15s")) {
+        "--approval-timeout", "3s")) {
       timing.forgeCreate("acme/widget");
       unansweredTimesOut(timing, RunningAppliance.runEnv(timing.createRun(ASK_MAIN)));
     }
@@ -160,7 +162,7 @@ class ApprovalFlowTest {
       assertThat(push.finish()).isNotZero();
       assertThat(push.stderr()).contains(
           "! [remote rejected] main -> main (Control Center policy: main needs a human"
-              + " (nobody answered within 15 s))");
+              + " (nobody answered within 3 s))");
     } finally {
       stream.destroy();
     }
@@ -176,11 +178,18 @@ class ApprovalFlowTest {
     return worktree(env, name);
   }
 
-  /** A clone of acme/widget with one new commit, made with the run's environment {@code env}. */
   private Path worktree(Map<String, String> env, String name) throws Exception {
-    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")), env);
-    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
-    Path w = app.dir().resolve(name);
+    return worktree(app.dir(), env, name);
+  }
+
+  /**
+   * A clone of acme/widget in {@code dir} with one new commit, made with the run's environment
+   * {@code env} and the home {@code dir/home}.
+   */
+  static Path worktree(Path dir, Map<String, String> env, String name) throws Exception {
+    GitRun git = new GitRun(Files.createDirectories(dir.resolve("home")), env);
+    git.in(dir, "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    Path w = dir.resolve(name);
     Files.writeString(w.resolve(name + ".txt"), name + "\n");
     git.in(w, "add", ".").ok();
     git.in(w, "commit", "-qm", "ask " + name).ok();
@@ -235,25 +244,11 @@ class ApprovalFlowTest {
   /** A git push whose stderr is read while it runs. */
   static final class LivePush {
     private final Process process;
-    private final List<String> lines = new ArrayList<>();
-    private final Thread reader;
+    private final LiveLines stderr;
 
     private LivePush(Process process) {
       this.process = process;
-      this.reader = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(
-            new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
-          for (String l; (l = r.readLine()) != null; ) {
-            synchronized (lines) {
-              lines.add(l);
-              lines.notifyAll();
-            }
-          }
-        } catch (Exception ignored) {
-          // the process ended
-        }
-      });
-      reader.start();
+      this.stderr = LiveLines.of(process.getErrorStream());
     }
 
     static LivePush start(Path dir, Path home, Map<String, String> env, String... args)
@@ -271,18 +266,7 @@ class ApprovalFlowTest {
     }
 
     String awaitStderr(String text) throws InterruptedException {
-      long deadline = System.currentTimeMillis() + 30_000;
-      synchronized (lines) {
-        while (System.currentTimeMillis() < deadline) {
-          for (String l : lines) {
-            if (l.contains(text)) {
-              return l;
-            }
-          }
-          lines.wait(500);
-        }
-      }
-      throw new AssertionError("git never printed '" + text + "':\n" + stderr());
+      return stderr.await(text, "git");
     }
 
     int finish() throws InterruptedException {
@@ -290,14 +274,12 @@ class ApprovalFlowTest {
         process.destroyForcibly();
         throw new AssertionError("git push did not finish:\n" + stderr());
       }
-      reader.join(5_000);
+      stderr.awaitEnd(5_000);
       return process.exitValue();
     }
 
     String stderr() {
-      synchronized (lines) {
-        return String.join("\n", lines);
-      }
+      return stderr.text();
     }
   }
 }

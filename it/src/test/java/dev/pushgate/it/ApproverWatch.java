@@ -1,9 +1,7 @@
 package dev.pushgate.it;
 
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.RunningAppliance;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,39 +10,33 @@ import java.util.concurrent.TimeUnit;
 /** {@code pushgate approvals watch} as a person runs it: its output read while it runs. */
 final class ApproverWatch implements AutoCloseable {
   private final Process process;
-  private final List<String> out = new ArrayList<>();
-  private final StringBuilder err = new StringBuilder();
+  private final LiveLines out;
+  private final LiveLines err;
 
   private ApproverWatch(Process process) {
     this.process = process;
-    reader(process.getInputStream(), line -> out.add(line));
-    reader(process.getErrorStream(), line -> err.append(line).append('\n'));
+    this.out = LiveLines.of(process.getInputStream());
+    this.err = LiveLines.of(process.getErrorStream());
   }
 
   /** Starts the watch and waits until it says it is connected. */
   static ApproverWatch start(Path dataDir) throws Exception {
-    ApproverWatch w = new ApproverWatch(new ProcessBuilder("java", "-jar",
-        RunningAppliance.jar().toString(), "approvals", "watch", "--data-dir", dataDir.toString())
-        .start());
+    List<String> cmd = new ArrayList<>(List.of("java"));
+    cmd.addAll(Cli.QUICK_START_JVM);
+    cmd.addAll(List.of("-jar", RunningAppliance.jar().toString(), "approvals", "watch",
+        "--data-dir", dataDir.toString()));
+    ApproverWatch w = new ApproverWatch(new ProcessBuilder(cmd).start());
     w.awaitLine("connected as an approver");
     return w;
   }
 
   /** The first line of its standard output that contains {@code text}, waiting up to 30 s. */
   String awaitLine(String text) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 30_000;
-    synchronized (this) {
-      while (System.currentTimeMillis() < deadline) {
-        for (String l : out) {
-          if (l.contains(text)) {
-            return l;
-          }
-        }
-        wait(200);
-      }
+    try {
+      return out.await(text, "approvals watch");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nstderr:\n" + stderr());
     }
-    throw new AssertionError("approvals watch never printed '" + text + "':\n" + stdout()
-        + "\nstderr:\n" + stderr());
   }
 
   /** Its exit code, waiting up to 30 s for it to end. */
@@ -55,35 +47,17 @@ final class ApproverWatch implements AutoCloseable {
     return process.exitValue();
   }
 
-  synchronized String stdout() {
-    return String.join("\n", out);
-  }
-
-  synchronized String stderr() {
-    return err.toString();
-  }
-
   @Override
   public void close() throws InterruptedException {
     process.destroy();
     process.waitFor(10, TimeUnit.SECONDS);
   }
 
-  private void reader(java.io.InputStream stream, java.util.function.Consumer<String> sink) {
-    Thread t = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-        for (String l; (l = r.readLine()) != null; ) {
-          synchronized (this) {
-            sink.accept(l);
-            notifyAll();
-          }
-        }
-      } catch (Exception ignored) {
-        // the process ended
-      }
-    });
-    t.setDaemon(true);
-    t.start();
+  String stdout() {
+    return out.text();
+  }
+
+  String stderr() {
+    return err.text();
   }
 }

@@ -3,7 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Cli;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -144,26 +143,9 @@ class DataDirectoryTrustTest {
 
   /** Runs a CLI command of the jar with a secret in its environment. */
   private static Result run(Path cwd, List<String> args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString()));
-    cmd.addAll(args);
-    // Output to a file, so that a command that does not refuse (serve would keep running) is
-    // killed at the deadline instead of blocking a read.
-    Path output = Files.createTempFile("pushgate-cli", ".txt");
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true)
-        .redirectOutput(output.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    pb.environment().putAll(Map.of("AWS_SECRET_ACCESS_KEY", SECRET));
-    Process p = pb.start();
-    try {
-      if (!p.waitFor(60, TimeUnit.SECONDS)) {
-        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        fail("pushgate " + args + " did not finish:\n" + Files.readString(output));
-      }
-      return new Result(p.exitValue(), Files.readString(output));
-    } finally {
-      p.destroyForcibly();
-      Files.deleteIfExists(output);
-    }
+    Cli.Result r = Cli.of(args.toArray(String[]::new)).in(cwd)
+        .env(Map.of("AWS_SECRET_ACCESS_KEY", SECRET)).run();
+    return new Result(r.exit(), r.out());
   }
 
   private static void chown(Path p, int uid) throws IOException {

@@ -36,29 +36,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExecTest {
-  private static final String RULES = """
-      # The workspace rules of these tests: bubblewrap cannot deny file-name globs, so the
-      # default list is set to [] explicitly, and main is protected.
-      denyWriteGlobs: []
-      push:
-        - refs: refs/heads/main
-          decision: deny
-          reason: push to main is denied
-      """;
-
   @RegisterExtension
-  static final ApplianceExtension app = ApplianceExtension.serving()
-      .forSandboxedRuns().withRepos("acme/widget");
+  static final ApplianceExtension app = ExecRules.appliance();
 
   PushgateExec launcher;
   Path rules;
 
   @BeforeAll
   void start() throws Exception {
-    requireBwrap();
+    rules = ExecRules.mainDenied(app);
     // Searchable by the sandbox user (nobody, as these tests run as root in CI).
     launcher = PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).withDenyLayer();
-    rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
   }
 
   @Test

@@ -27,10 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgePushAuthorisationTest {
-  private static final String RULES = """
-      {"workspaceId": "ws-forge", "mode": "chat", "repository": "acme/widget",
-       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
-                           "reason": "push to main is denied"}]}}""";
   private static final String LITERAL = "Bad request: git paths take no ";
 
   @RegisterExtension
@@ -41,7 +37,7 @@ class ForgePushAuthorisationTest {
 
   @BeforeAll
   void start() throws Exception {
-    run = app.get().createRun(RULES);
+    run = app.get().createRun(RunJson.chatMainDenied("ws-forge", "acme/widget"));
     main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
   }
 

@@ -8,12 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A spelling of github.com that no rule of the run's git config can match, because git does not
@@ -40,32 +36,15 @@ class GitHostSpellingExecTest {
       done
       """.formatted(String.join(" ", URLS));
 
-  /** The class's directory, given to @BeforeAll: an instance @TempDir field is set per test. */
-  private Path tmp;
-  Path root;
-  BothRunProxies appliances;
+  @RegisterExtension
+  static final BothRunProxies appliances = new BothRunProxies();
 
-  @BeforeAll
-  void start(@TempDir Path dir) throws Exception {
-    tmp = dir;
-    appliances = BothRunProxies.start(tmp);
-    root = appliances.root();
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (appliances != null) {
-      appliances.close();
-    }
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"sandboxed", "none"})
+  @BothRunProxies.EachProxy
   void aPercentEncodedHostIsRefusedByTheRunsProxyForFetchAndPush(String proxy) throws Exception {
     RunningAppliance app = appliances.of(proxy);
-    Path work = Files.createDirectories(root.resolve("work-" + proxy));
+    Path work = Files.createDirectories(appliances.dir(proxy).resolve("work"));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
-    PushgateExec.Result exec = PushgateExec.on(app.dataDir, root.resolve("home"))
+    PushgateExec.Result exec = PushgateExec.on(app.dataDir, appliances.dir(proxy).resolve("home"))
         .run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", SCRIPT);
     String out = exec.stdout();
     assertThat(exec.stderr()).contains(proxy.equals("sandboxed") ? "under bubblewrap" : "");

@@ -164,13 +164,7 @@ class GitHubCliTest {
 
   @Test
   void deniedPullRequestIsRefusedWithTheRulesReasonInGhsOutput() throws Exception {
-    PushgateExec.Result exec = exec("denied", """
-        open-pull-request: deny
-        push: allow
-        """, GH_PRELUDE + PR_CREATE + """
-        cat create.out
-        """);
-    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    PushgateExec.Result exec = createPullRequest("denied", "deny");
     assertThat(exec.stdout()).contains("create=1", "Control Center policy:");
     assertThat(forgePullsOf("denied")).isZero();
   }
@@ -178,13 +172,7 @@ class GitHubCliTest {
   @Test
   void askedPullRequestWaitsForTheApproverAndOpensWhenAllowed() throws Exception {
     // exec's approver allows every question: the branch push's, then the pull request's.
-    PushgateExec.Result exec = exec("asked", """
-        open-pull-request: ask
-        push: allow
-        """, GH_PRELUDE + PR_CREATE + """
-        cat create.out
-        """);
-    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    PushgateExec.Result exec = createPullRequest("asked", "ask");
     assertThat(exec.stdout()).contains("create=0", "/acme/widget/pull/");
     assertThat(forgePullsOf("asked")).isEqualTo(1);
     JsonNode audit = app.get().control().get("/v1/audit?runId=" + exec.runId()).body();
@@ -235,6 +223,18 @@ class GitHubCliTest {
 
   private static Path workdir(String name) {
     return app.dir().resolve("work-" + name);
+  }
+
+  /**
+   * {@code gh pr create} on {@code branch} under {@code open-pull-request: decision}, pushes
+   * allowed; exec itself ended well, whatever gh answered (create.out is printed).
+   */
+  private static PushgateExec.Result createPullRequest(String branch, String decision)
+      throws Exception {
+    PushgateExec.Result exec = exec(branch, "open-pull-request: " + decision + "\npush: allow\n",
+        GH_PRELUDE + PR_CREATE + "cat create.out\n");
+    assertThat(exec.exit()).as(exec.stderr()).isZero();
+    return exec;
   }
 
   private static PushgateExec.Result exec(String branch, String rules, String script)

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +20,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
@@ -40,10 +39,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostileInputTest {
-  private static final String RUN = """
-      {"workspaceId": "ws-hostile", "mode": "chat", "repository": "acme/widget",
-       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
-                           "reason": "push to main is denied"}]}}""";
   private static final String RECEIVE_PACK = "/git/github.com/acme/widget.git/git-receive-pack";
   private static final String INFO_REFS =
       "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack";
@@ -67,7 +62,7 @@ class HostileInputTest {
 
   @BeforeAll
   void start() throws Exception {
-    run = app.get().createRun(RUN);
+    run = app.get().createRun(RunJson.chatMainDenied("ws-hostile", "acme/widget"));
     credential = ForgeRefs.credential(run);
     main = ForgeRefs.of(app.get(), "acme/widget").get("refs/heads/main");
     // The cache is synced by an advertisement; every raw push below comes after one.
@@ -694,16 +689,11 @@ class HostileInputTest {
 
   /** {@code pushgate serve} on a fresh data directory; expected to refuse and exit. */
   private Exit serve(Path dataDir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString(),
-        "serve", "--data-dir", dataDir.toString(), "--port", "0"));
+    List<String> cmd = new ArrayList<>(List.of("serve", "--data-dir", dataDir.toString(),
+        "--port", "0"));
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("serve " + List.of(args) + " kept running");
-    }
-    return new Exit(p.exitValue(),
-        new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    Cli.Result r = Cli.of(cmd.toArray(String[]::new)).run();
+    return new Exit(r.exit(), r.out());
   }
 
   private byte[] ascii(String s) {

@@ -6,12 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
-import java.io.ByteArrayOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.eclipse.jgit.lib.ObjectId;
@@ -41,23 +36,9 @@ class LargeAuditAnswerTest {
     git.in(work, "push", "-q", "origin", "HEAD:main").ok();
     ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
 
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    for (int i = 0; i < REFS; i++) {
-      String line = RawPush.command(ObjectId.zeroId(), main, String.format("refs/heads/many/%05d",
-          i))
-          + (i == 0 ? "\0report-status agent=it" : "") + "\n";
-      byte[] b = line.getBytes(StandardCharsets.UTF_8);
-      body.write(String.format("%04x", b.length + 4).getBytes(StandardCharsets.US_ASCII));
-      body.write(b);
-    }
-    body.write("0000".getBytes(StandardCharsets.US_ASCII));
-    body.write(RawPush.emptyPack());
-    HttpResponse<String> rsp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.get().gatewayUrl() + "acme/widget.git/git-receive-pack"))
-        .header("Authorization", "Bearer " + ForgeRefs.credential(run))
-        .header("Content-Type", "application/x-git-receive-pack-request")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
-        HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
+    byte[] body = RawPush.creations(main, REFS, i -> String.format("refs/heads/many/%05d", i),
+        "report-status agent=it");
+    HttpResponse<String> rsp = RawPush.send(app.get(), run, body);
     assertThat(rsp.statusCode()).isEqualTo(200);
     assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/many/05999")).isEqualTo(main);
 

@@ -2,18 +2,16 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.RunningAppliance;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,14 +59,11 @@ class MicroVmRefusalTest {
       assertThat(terminal.body().has("argv")).isFalse();
     }
 
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar",
-        RunningAppliance.jar().toString(), "shell", "--backend", "microvm", "--microvm-kvm",
-        hidden.toString(), "--workdir", work.toString()));
-    Process shell = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    shell.getOutputStream().close();
-    String out = new String(shell.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(shell.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(shell.exitValue()).as(out).isEqualTo(125);
+    // Nothing on its standard input: a shell that started would end at once.
+    Cli.Result shell = Cli.of("shell", "--backend", "microvm", "--microvm-kvm", hidden.toString(),
+        "--workdir", work.toString()).run();
+    String out = shell.out();
+    assertThat(shell.exit()).as(out).isEqualTo(125);
     assertThat(out).contains("pushgate: microvm terminal requested, but the microvm backend is"
         + " unavailable: " + reason).contains("No shell was started on the host instead");
   }

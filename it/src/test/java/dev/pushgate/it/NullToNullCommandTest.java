@@ -6,11 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.eclipse.jgit.lib.ObjectId;
@@ -48,12 +44,7 @@ class NullToNullCommandTest {
     byte[] body = RawPush.request(
         RawPush.command(ObjectId.zeroId(), ObjectId.zeroId(), "refs/tags/v1"),
         RawPush.emptyPack());
-    HttpResponse<String> rsp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.get().gatewayUrl() + "acme/widget.git/git-receive-pack"))
-        .header("Authorization", "Bearer " + ForgeRefs.credential(run))
-        .header("Content-Type", "application/x-git-receive-pack-request")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-        HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
+    HttpResponse<String> rsp = RawPush.send(app.get(), run, body);
 
     assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/tags/v1")).isEqualTo(v1);
     assertThat(rsp.body()).doesNotContain("internal error in the push gateway")

@@ -5,14 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.Cli;
+import dev.pushgate.testkit.Cli.Result;
 import dev.pushgate.testkit.RunningAppliance;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,20 +125,20 @@ class OperatorCliTest {
         database-url: postgresql://pushgate:s3cret-password@127.0.0.1:5432/pushgate
         """);
     Result r = run(Map.of("PUSHGATE_RUN_TTL", "3h"), "config", "check", "--data-dir", data.toString());
-    assertThat(r.exit).isZero();
-    assertThat(r.out).containsPattern("port: +7171 +# file");
-    assertThat(r.out).containsPattern("run-ttl: +3h +# env");
-    assertThat(r.out).containsPattern("github-api-url: +https://ghe.example.com/api/v3 +# file");
-    assertThat(r.out).containsPattern("bind: +127.0.0.1 +# default");
-    assertThat(r.out).doesNotContain("s3cret-password");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).containsPattern("port: +7171 +# file");
+    assertThat(r.out()).containsPattern("run-ttl: +3h +# env");
+    assertThat(r.out()).containsPattern("github-api-url: +https://ghe.example.com/api/v3 +# file");
+    assertThat(r.out()).containsPattern("bind: +127.0.0.1 +# default");
+    assertThat(r.out()).doesNotContain("s3cret-password");
 
     Files.writeString(data.resolve("pushgate.yaml"), "port: 7171\nbogus-key: 1\n");
     Result bad = run(Map.of(), "config", "check", "--data-dir", data.toString());
-    assertThat(bad.exit).isNotZero();
-    assertThat(bad.out).contains("unknown key bogus-key");
+    assertThat(bad.exit()).isNotZero();
+    assertThat(bad.out()).contains("unknown key bogus-key");
     Result serve = run(Map.of(), "serve", "--data-dir", data.toString());
-    assertThat(serve.exit).isNotZero();
-    assertThat(serve.out).contains("unknown key bogus-key");
+    assertThat(serve.exit()).isNotZero();
+    assertThat(serve.out()).contains("unknown key bogus-key");
   }
 
   @Test
@@ -147,16 +147,16 @@ class OperatorCliTest {
     Result r = run(Map.of("PUSHGATE_WEBHOOKS", "[{\"url\": \"https://hooks.slack.com/services/"
         + "T0/B0/env-secretpath\", \"format\": \"slack\", \"secret\": \"env-key-s3cret\"}]"),
         "config", "check", "--data-dir", data.toString());
-    assertThat(r.exit).as(r.out).isZero();
-    assertThat(r.out).containsPattern(
+    assertThat(r.exit()).as(r.out()).isZero();
+    assertThat(r.out()).containsPattern(
         "webhooks: +slack https://hooks.slack.com/\\*\\*\\* \\(signed\\) +# env")
         .doesNotContain("env-secretpath").doesNotContain("env-key-s3cret");
 
     Result bad = run(Map.of("PUSHGATE_WEBHOOKS",
         "[{\"url\": \"http://hooks.example.com/env-secretpath\"}]"), "serve", "--data-dir",
         data.toString());
-    assertThat(bad.exit).isNotZero();
-    assertThat(bad.out).contains("webhook 1: plain http is allowed only to a loopback address")
+    assertThat(bad.exit()).isNotZero();
+    assertThat(bad.out()).contains("webhook 1: plain http is allowed only to a loopback address")
         .doesNotContain("env-secretpath").doesNotContain("Exception");
   }
 
@@ -183,15 +183,15 @@ class OperatorCliTest {
     for (Map.Entry<String, String> form : good.entrySet()) {
       Result env = run(Map.of("PUSHGATE_DATABASE_URL", form.getKey()),
           "config", "check", "--data-dir", data.toString());
-      assertThat(env.exit).as(env.out).isZero();
-      assertThat(env.out).contains("database-url:").contains(form.getValue() + " ");
-      assertNoPartOf(secret, env.out);
+      assertThat(env.exit()).as(env.out()).isZero();
+      assertThat(env.out()).contains("database-url:").contains(form.getValue() + " ");
+      assertNoPartOf(secret, env.out());
       Files.writeString(data.resolve("pushgate.yaml"),
           "database-url: '" + form.getKey() + "'\n");
       Result file = run(Map.of(), "config", "check", "--data-dir", data.toString());
-      assertThat(file.exit).as(file.out).isZero();
-      assertThat(file.out).contains(form.getValue() + " ");
-      assertNoPartOf(secret, file.out);
+      assertThat(file.exit()).as(file.out()).isZero();
+      assertThat(file.out()).contains(form.getValue() + " ");
+      assertNoPartOf(secret, file.out());
       Files.delete(data.resolve("pushgate.yaml"));
     }
     List<String> bad = List.of(
@@ -204,13 +204,13 @@ class OperatorCliTest {
     for (String url : bad) {
       Result check = run(Map.of("PUSHGATE_DATABASE_URL", url),
           "config", "check", "--data-dir", data.toString());
-      assertThat(check.exit).as(check.out).isNotZero();
-      assertThat(check.out).contains("database URL");
-      assertNoPartOf(secret, check.out);
+      assertThat(check.exit()).as(check.out()).isNotZero();
+      assertThat(check.out()).contains("database URL");
+      assertNoPartOf(secret, check.out());
       Result serve = run(Map.of(), "serve", "--data-dir", data.resolve("serve").toString(),
           "--port", "0", "--database-url", url);
-      assertThat(serve.exit).as(serve.out).isNotZero();
-      assertNoPartOf(secret, serve.out);
+      assertThat(serve.exit()).as(serve.out()).isNotZero();
+      assertNoPartOf(secret, serve.out());
     }
     // Nothing listens on port 1: the driver's refusal is printed, and the password is not.
     for (String url : List.of(
@@ -218,9 +218,9 @@ class OperatorCliTest {
         "jdbc:postgresql://127.0.0.1:1/pushgate?user=pushgate&password=" + enc,
         "jdbc:postgresql://pushgate:" + secret + "@127.0.0.1:1/pushgate")) {
       Result audit = run(Map.of(), "audit", "--data-dir", data.toString(), "--database-url", url);
-      assertThat(audit.exit).as(audit.out).isNotZero();
-      assertThat(audit.out).contains("127.0.0.1:1");
-      assertNoPartOf(secret, audit.out);
+      assertThat(audit.exit()).as(audit.out()).isNotZero();
+      assertThat(audit.out()).contains("127.0.0.1:1");
+      assertNoPartOf(secret, audit.out());
     }
   }
 
@@ -229,8 +229,6 @@ class OperatorCliTest {
         .doesNotContain("hun%40");
   }
 
-  private record Result(int exit, String out) {}
-
   @Test
   void serveOnATakenPortSaysSoAndHowToPickAnother() throws Exception {
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
@@ -238,8 +236,8 @@ class OperatorCliTest {
       int port = taken.getLocalPort();
       Result serve = run(Map.of(), "serve", "--data-dir", tmp.resolve("taken").toString(),
           "--port", String.valueOf(port));
-      assertThat(serve.exit).as(serve.out).isNotZero();
-      assertThat(serve.out).contains("pushgate: cannot listen on 127.0.0.1:" + port
+      assertThat(serve.exit()).as(serve.out()).isNotZero();
+      assertThat(serve.out()).contains("pushgate: cannot listen on 127.0.0.1:" + port
               + " (Address already in use): another pushgate or another program has it. Stop that"
               + " one, or start this one with --port N (--port 0 picks a free port)")
           .doesNotContain("pushgate stopping").doesNotContain("Failed to bind");
@@ -247,15 +245,7 @@ class OperatorCliTest {
   }
 
   private static Result run(Map<String, String> env, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", RunningAppliance.jar().toString()));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().keySet().removeIf(k -> k.startsWith("PUSHGATE_"));
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    return new Result(p.exitValue(), out);
+    return Cli.of(args).env(env).run();
   }
 
   private static List<JsonNode> jsonLines(String text) throws Exception {

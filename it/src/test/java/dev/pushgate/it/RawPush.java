@@ -1,8 +1,15 @@
 package dev.pushgate.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.RunningAppliance;
 import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.function.IntFunction;
 import org.eclipse.jgit.lib.ObjectId;
 
 /** Hand-built receive-pack requests, for input git itself would never send. */
@@ -19,6 +26,33 @@ final class RawPush {
     out.write("0000".getBytes(StandardCharsets.US_ASCII));
     out.write(pack);
     return out.toByteArray();
+  }
+
+  /**
+   * A request creating {@code count} refs, named {@code ref.apply(i)}, at {@code id}: the
+   * capabilities on the first command, then an empty pack.
+   */
+  static byte[] creations(ObjectId id, int count, IntFunction<String> ref, String capabilities)
+      throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < count; i++) {
+      pkt(out, command(ObjectId.zeroId(), id, ref.apply(i)) + (i == 0 ? "\0" + capabilities : "")
+          + "\n");
+    }
+    out.write("0000".getBytes(StandardCharsets.US_ASCII));
+    out.write(emptyPack());
+    return out.toByteArray();
+  }
+
+  /** Sends {@code body} to the gateway's receive-pack of acme/widget as {@code run}. */
+  static HttpResponse<String> send(RunningAppliance app, JsonNode run, byte[] body)
+      throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.gatewayUrl() + "acme/widget.git/git-receive-pack"))
+        .header("Authorization", "Bearer " + ForgeRefs.credential(run))
+        .header("Content-Type", "application/x-git-receive-pack-request")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
   }
 
   /** A valid pack with no object. */

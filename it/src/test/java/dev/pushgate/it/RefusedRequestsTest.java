@@ -11,21 +11,18 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.broker.AppKeyLoader;
 import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.ControlClient;
-import dev.pushgate.testkit.RunningAppliance;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,15 +68,12 @@ class RefusedRequestsTest {
     // The CLI reading the database itself refuses the same.
     for (List<String> args : List.of(List.of("--limit", "-1"),
         List.of("--since", "+1000000000-12-31T23:59:59Z"), List.of("--since", "999999999999d"))) {
-      List<String> cmd = new ArrayList<>(List.of("java", "-jar",
-          RunningAppliance.jar().toString(), "audit", "--database-url",
+      List<String> cmd = new ArrayList<>(List.of("audit", "--database-url",
           "jdbc:sqlite:" + app.get().dataDir.resolve("pushgate.db")));
       cmd.addAll(args);
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(p.exitValue()).as(out).isEqualTo(1);
-      assertThat(out).as(String.join(" ", args)).startsWith("pushgate: --")
+      Cli.Result r = Cli.of(cmd.toArray(String[]::new)).run();
+      assertThat(r.exit()).as(r.out()).isEqualTo(1);
+      assertThat(r.out()).as(String.join(" ", args)).startsWith("pushgate: --")
           .doesNotContain("Exception").doesNotContain("\tat ");
     }
   }
@@ -89,19 +83,11 @@ class RefusedRequestsTest {
     String credential = ForgeRefs.credential(run);
     assertThat(Forge.gatewayStatus(app.get(), "acme/widget", credential)).isEqualTo(200);
     ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    for (int i = 0; i < 100_000; i++) {
-      String line = RawPush.command(ObjectId.zeroId(), main, "refs/heads/r" + i)
-          + (i == 0 ? "\0report-status side-band-64k agent=it" : "") + "\n";
-      byte[] b = line.getBytes(StandardCharsets.UTF_8);
-      body.write(String.format("%04x", b.length + 4).getBytes(StandardCharsets.US_ASCII));
-      body.write(b);
-    }
-    body.write("0000".getBytes(StandardCharsets.US_ASCII));
-    body.write(RawPush.emptyPack());
+    byte[] body = RawPush.creations(main, 100_000, i -> "refs/heads/r" + i,
+        "report-status side-band-64k agent=it");
 
     Wire.Answer a = Wire.post(app.get(), "/git/github.com/acme/widget.git/git-receive-pack",
-        credential, body.toByteArray());
+        credential, body);
 
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.body()).startsWith("malformed push request: the push's command list exceeds"

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.Cli;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
-import dev.pushgate.testkit.RunningAppliance;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
@@ -28,24 +26,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RepositoryNameCaseTest {
-  private static final String DENY_MAIN = """
-      {"workspaceId": "ws-case", "mode": "chat", "repository": "%s",
-       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
-                           "reason": "push to main is denied"}]}}""";
-
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 
   @Test
   void forgeCreateRefusesASecondSpellingOfARepository() throws Exception {
     for (String spelling : List.of("ACME/widget", "acme/Widget", "Acme/WIDGET")) {
-      Process p = new ProcessBuilder("java", "-jar", RunningAppliance.jar().toString(), "forge",
-          "create", spelling, "--data-dir", app.get().dataDir.toString())
-          .redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(p.exitValue()).as(out).isNotZero();
-      assertThat(out).as(spelling).contains("repository " + spelling
+      Cli.Result r = Cli.of("forge", "create", spelling, "--data-dir",
+          app.get().dataDir.toString()).run();
+      assertThat(r.exit()).as(r.out()).isNotZero();
+      assertThat(r.out()).as(spelling).contains("repository " + spelling
           + " already exists on the local forge as acme/widget (names are compared without"
           + " regard to case, as on GitHub)");
     }
@@ -56,7 +46,7 @@ class RepositoryNameCaseTest {
   @Test
   void aRunForAnotherSpellingWorksOnTheOneRepositoryUnderItsOwnRules(@TempDir Path client)
       throws Exception {
-    JsonNode run = app.get().createRun(DENY_MAIN.formatted("ACME/Widget"));
+    JsonNode run = app.get().createRun(RunJson.chatMainDenied("ws-case", "ACME/Widget"));
     GitRun git = new GitRun(Files.createDirectories(client.resolve("home")), ForgeRefs.env(run));
     git.in(client, "clone", "https://github.com/ACME/Widget.git", "widget").ok();
     Path work = client.resolve("widget");
@@ -85,7 +75,7 @@ class RepositoryNameCaseTest {
   void twoSpellingsAnOlderForgeLeftBehindAreServedToNobody() throws Exception {
     // A repository of its own: the spelling planted here leaves the other tests' one alone.
     app.get().forgeCreate("legacy/widget");
-    app.get().createRun(DENY_MAIN.formatted("legacy/widget"));
+    app.get().createRun(RunJson.chatMainDenied("ws-case", "legacy/widget"));
     String token = Forge.mintReadToken(app.get(), "legacy/widget");
     assertThat(Forge.fetchStatus(app.get(), "legacy/widget", token)).isEqualTo(200);
 
@@ -101,7 +91,7 @@ class RepositoryNameCaseTest {
     assertThat(Forge.fetchStatus(app.get(), "legacy/widget", token)).isEqualTo(404);
     assertThat(Forge.fetchStatus(app.get(), "LEGACY/widget", token)).isEqualTo(404);
     ControlClient.Answer refused =
-        app.get().control().post("/v1/runs", DENY_MAIN.formatted("LEGACY/widget"));
+        app.get().control().post("/v1/runs", RunJson.chatMainDenied("ws-case", "LEGACY/widget"));
     assertThat(refused.status()).as(refused.raw()).isBetween(400, 599).isNotEqualTo(500);
     assertThat(refused.raw()).contains("LEGACY/widget");
   }

@@ -20,24 +20,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxForgeAccessTest {
-  private static final String RULES = """
-      denyWriteGlobs: []
-      push:
-        - refs: refs/heads/main
-          decision: deny
-          reason: push to main is denied
-      """;
-
   @RegisterExtension
-  static final ApplianceExtension app = ApplianceExtension.serving()
-      .forSandboxedRuns().withRepos("acme/widget");
+  static final ApplianceExtension app = ExecRules.appliance();
 
   Path rules;
 
   @BeforeAll
   void start() throws Exception {
-    ExecTest.requireBwrap();
-    rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
+    rules = ExecRules.mainDenied(app);
   }
 
   @Test

@@ -40,8 +40,7 @@ class SandboxGitMetadataTest {
   }
 
   @RegisterExtension
-  static final ApplianceExtension app = ApplianceExtension.serving()
-      .forSandboxedRuns().withRepos("acme/widget");
+  static final ApplianceExtension app = ExecRules.appliance();
 
   Path rules;
   Path home;

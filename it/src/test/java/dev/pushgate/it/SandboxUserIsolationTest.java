@@ -31,17 +31,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxUserIsolationTest {
   private static final int NOBODY = 65534;
-  private static final String RULES = """
-      denyWriteGlobs: []
-      push:
-        - refs: refs/heads/main
-          decision: deny
-          reason: push to main is denied
-      """;
 
   @RegisterExtension
-  static final ApplianceExtension app = ApplianceExtension.serving()
-      .forSandboxedRuns().withRepos("acme/widget");
+  static final ApplianceExtension app = ExecRules.appliance();
 
   Path rules;
 
@@ -50,10 +42,9 @@ class SandboxUserIsolationTest {
 
   @BeforeAll
   void start() throws Exception {
-    ExecTest.requireBwrap();
+    rules = ExecRules.mainDenied(app);
     Assumptions.assumeTrue(uid(Path.of("/proc/self")) == 0,
         "only pushgate running as root drops to a sandbox user");
-    rules = Files.writeString(app.dir().resolve("rules.yaml"), RULES);
   }
 
   @Test

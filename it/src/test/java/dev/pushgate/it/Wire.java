@@ -56,21 +56,8 @@ final class Wire {
   /** A request over a Unix socket with {@code token} as Basic, as git sends it. */
   static Answer unixBasic(Path socket, String method, String path, String token,
       String contentType, byte[] body) throws IOException {
-    try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-      java.util.concurrent.ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
-        try {
-          ch.close();
-        } catch (IOException ignored) {
-          // closing is all we wanted
-        }
-      }, 60, java.util.concurrent.TimeUnit.SECONDS);
-      try {
-        return exchange(Channels.newInputStream(ch), Channels.newOutputStream(ch), method, path,
-            basicAuthorization(token), contentType, body);
-      } finally {
-        watchdog.cancel(false);
-      }
-    }
+    return overUnixSocket(socket, ch -> exchange(Channels.newInputStream(ch),
+        Channels.newOutputStream(ch), method, path, basicAuthorization(token), contentType, body));
   }
 
   private static String basicAuthorization(String token) {
@@ -95,6 +82,16 @@ final class Wire {
   /** A request over a Unix socket, with {@code credential} as Bearer when not null. */
   static Answer unix(Path socket, String method, String path, String credential, byte[] body)
       throws IOException {
+    return overUnixSocket(socket, ch -> exchangeOn(ch, method, path, credential, body));
+  }
+
+  /** One exchange on an open channel. */
+  private interface ChannelExchange {
+    Answer on(SocketChannel ch) throws IOException;
+  }
+
+  /** Runs {@code exchange} on a new connection to {@code socket}. */
+  private static Answer overUnixSocket(Path socket, ChannelExchange exchange) throws IOException {
     try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
       // A Unix socket channel has no read timeout: close it if the answer never comes.
       java.util.concurrent.ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
@@ -105,7 +102,7 @@ final class Wire {
         }
       }, 60, java.util.concurrent.TimeUnit.SECONDS);
       try {
-        return exchangeOn(ch, method, path, credential, body);
+        return exchange.on(ch);
       } finally {
         watchdog.cancel(false);
       }

@@ -79,13 +79,10 @@ class WorkflowChangesTest {
   @Test
   void withoutPushWorkflowsEveryWayOfChangingAWorkflowIsRefusedByTheRulesAndNothingMoves()
       throws Exception {
-    JsonNode run = app.get().createRun("""
-        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
-         "rules": {"push": "allow"}}""");
-    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-deny")),
-        ForgeRefs.env(run));
-    Path work = app.dir().resolve("deny");
-    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "deny").ok();
+    RunClone clone = runClone("{\"push\": \"allow\"}", "deny");
+    JsonNode run = clone.run();
+    GitRun git = clone.git();
+    Path work = clone.work();
     String refused = "(Control Center policy: pushing a change to CI workflows is denied"
         + " (push-workflows): ";
 
@@ -141,13 +138,10 @@ class WorkflowChangesTest {
 
   @Test
   void aRunAllowedToChangeWorkflowsPushesThemWithATokenTheForgeAccepts() throws Exception {
-    JsonNode run = app.get().createRun("""
-        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
-         "rules": {"push": "allow", "push-workflows": "allow"}}""");
-    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-allow")),
-        ForgeRefs.env(run));
-    Path work = app.dir().resolve("allow");
-    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "allow").ok();
+    RunClone clone = runClone("{\"push\": \"allow\", \"push-workflows\": \"allow\"}", "allow");
+    JsonNode run = clone.run();
+    GitRun git = clone.git();
+    Path work = clone.work();
 
     write(work, ".github/workflows/lint.yml", "on: push\n");
     commitAll(git, work, "add lint");
@@ -167,13 +161,9 @@ class WorkflowChangesTest {
 
   @Test
   void aWorkflowChangeThatNeedsApprovalIsRefusedWhenNobodyCanAnswer() throws Exception {
-    JsonNode run = app.get().createRun("""
-        {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
-         "rules": {"push": "allow", "push-workflows": "ask"}}""");
-    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-ask")),
-        ForgeRefs.env(run));
-    Path work = app.dir().resolve("ask");
-    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "ask").ok();
+    RunClone clone = runClone("{\"push\": \"allow\", \"push-workflows\": \"ask\"}", "ask");
+    GitRun git = clone.git();
+    Path work = clone.work();
     write(work, CI, "on: schedule\n");
     commitAll(git, work, "edit ci");
 
@@ -208,6 +198,18 @@ class WorkflowChangesTest {
         + " echo username=x-access-token; echo password=$GH_TOKEN; }; f\"\n");
     return new GitRun(Files.createDirectories(app.dir().resolve("home-direct")),
         Map.of("GIT_CONFIG_GLOBAL", config.toString(), "GH_TOKEN", token));
+  }
+
+  /** A run of acme/widget in chat mode with these rules, and its clone in {@code name}. */
+  private record RunClone(JsonNode run, GitRun git, Path work) {}
+
+  private RunClone runClone(String rules, String name) throws Exception {
+    JsonNode run = app.get().createRun("{\"workspaceId\": \"ws-1\", \"mode\": \"chat\","
+        + " \"repository\": \"acme/widget\", \"rules\": " + rules + "}");
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-" + name)),
+        ForgeRefs.env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
+    return new RunClone(run, git, app.dir().resolve(name));
   }
 
   private Path clone(GitRun git, String name) throws Exception {

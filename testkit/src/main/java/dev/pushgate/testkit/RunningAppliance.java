@@ -179,36 +179,9 @@ public final class RunningAppliance implements AutoCloseable {
     return cli(jar(), args);
   }
 
-  /**
-   * Runs a one-shot CLI command of {@code jar} and returns its output; fails on a non-zero exit.
-   * Its JVM is tuned to start quickly: a command is short.
-   */
+  /** Runs a one-shot CLI command of {@code jar} and returns its output; fails on a non-zero exit. */
   public static String cli(Path jar, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("java", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-jar", jar.toString()));
-    cmd.addAll(List.of(args));
-    // Output to a file, not a pipe read to its end: reading first would wait for a hung
-    // command forever, and the deadline below would never be reached.
-    Path log = Files.createTempFile("pushgate-cli", ".txt");
-    try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(log.toFile()).start();
-      boolean ended = p.waitFor(120, TimeUnit.SECONDS);
-      if (!ended) {
-        p.destroyForcibly().waitFor();
-      }
-      String out = Files.readString(log, StandardCharsets.UTF_8);
-      if (!ended) {
-        throw new AssertionError("pushgate " + String.join(" ", args)
-            + " did not end within 120 s:\n" + out);
-      }
-      if (p.exitValue() != 0) {
-        throw new AssertionError("pushgate " + String.join(" ", args) + " failed:\n" + out);
-      }
-      return out;
-    } finally {
-      Files.deleteIfExists(log);
-    }
+    return Cli.of(jar, args).ok();
   }
 
   /** A run's environment for git, from the control API's answer: its git config and token. */
