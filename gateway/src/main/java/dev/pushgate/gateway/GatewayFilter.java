@@ -256,9 +256,14 @@ final class GatewayFilter implements Filter {
       byte[] body;
       try {
         served = clientReads.watch(FetchRequestBound.bound(req, MAX_FETCH_REQUEST_BYTES));
-        body = served.getInputStream().readAllBytes();
       } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
         text(rsp, e.getStatusCode(), e.getMessage());
+        return;
+      }
+      try {
+        body = served.getInputStream().readAllBytes();
+      } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
+        GitErrorLine.send(req, rsp, e.getMessage()); // past the bound: as JGit answered it
         return;
       }
       boolean v2 = GatewayUploadPackFactory.asksForV2(req);
