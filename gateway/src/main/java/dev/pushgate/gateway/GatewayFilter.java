@@ -287,6 +287,13 @@ final class GatewayFilter implements Filter {
     new Fetch(run, repo, advertised).attachTo(served);
     log.debug("run {}: fetch from {} ({})", run.runId(), repo,
         advertisement ? "advertisement" : "negotiation and pack");
+    if (advertised.isPresent()) {
+      // Upstream's refs as listed, peeled: no object of the cache is read, so no compaction is
+      // held off, and the repository's lock, which the cache's fetch holds until it ends, is
+      // not waited for (a v2 ref listing would otherwise wait for the whole pack).
+      chain.doFilter(served, rsp);
+      return;
+    }
     try (AutoCloseable reading = services.cache().reading(repo)) {
       chain.doFilter(served, rsp);
     } catch (IOException | ServletException | RuntimeException e) {

@@ -98,7 +98,7 @@ class StreamedFetchTest {
     Path clone = dir.resolve("clone");
     HttpUpstream.Stall stall = stall(false);
     Process cloning = git(protocol, dir, "clone", "--progress", url(), clone.toString());
-    awaitPackBytes(stall, clone, 0);
+    awaitPackBytes(stall, clone, 0, cloning);
     assertThat(cacheMain()).as("the cache's fetch has not ended").isNull();
     stall.release().countDown();
     assertThat(exit(cloning)).isEqualTo(0);
@@ -110,7 +110,7 @@ class StreamedFetchTest {
     stall = stall(false);
     long before = tmpPackBytes(clone);
     Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
-    awaitPackBytes(stall, clone, before);
+    awaitPackBytes(stall, clone, before, fetching);
     assertThat(cacheMain()).as("the cache's fetch has not ended").isEqualTo(base);
     stall.release().countDown();
     assertThat(exit(fetching)).isEqualTo(0);
@@ -132,7 +132,7 @@ class StreamedFetchTest {
     HttpUpstream.Stall stall = stall(true);
     long before = tmpPackBytes(clone);
     Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
-    awaitPackBytes(stall, clone, before);
+    awaitPackBytes(stall, clone, before, fetching);
     stall.release().countDown();
     assertThat(exit(fetching)).isNotEqualTo(0);
     assertThat(output(fetching)).contains("pushgate: the gateway's fetch from upstream failed;"
@@ -165,13 +165,13 @@ class StreamedFetchTest {
    * Git's temporary pack in {@code clone}, or the objects it unpacks, hold bytes while upstream
    * still holds the rest.
    */
-  private void awaitPackBytes(HttpUpstream.Stall stall, Path clone, long before)
+  private void awaitPackBytes(HttpUpstream.Stall stall, Path clone, long before, Process git)
       throws Exception {
     assertThat(stall.held().await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
     long deadline = System.nanoTime() + DEADLINE.toNanos();
     while (tmpPackBytes(clone) == before) {
       assertThat(System.nanoTime()).as("git received no pack bytes while upstream held its pack: "
-          + listing(clone))
+          + output(git) + " " + listing(clone))
           .isLessThan(deadline);
       assertThat(stall.release().getCount()).isEqualTo(1);
       Thread.sleep(20); // polling git's files, with the deadline above
@@ -198,6 +198,8 @@ class StreamedFetchTest {
     }
     try (Stream<Path> files = Files.walk(clone)) {
       return files.map(p -> p + " " + p.toFile().length()).toList().toString();
+    } catch (java.io.UncheckedIOException e) {
+      return clone + " changing";
     }
   }
 
