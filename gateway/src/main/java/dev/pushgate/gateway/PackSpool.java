@@ -123,7 +123,7 @@ final class PackSpool implements PackCopy, AutoCloseable {
     private long position;
     private boolean trailerRead;
 
-    private Reader() throws IllegalStateException {
+    private Reader() {
       try {
         this.in = FileChannel.open(file, StandardOpenOption.READ);
       } catch (IOException e) {
