@@ -9,6 +9,7 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Ref;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -227,10 +229,13 @@ final class GatewayFilter implements Filter {
   /**
    * A read (clone, fetch, ls-remote): served by JGit's upload-pack from the cache. Its first
    * request, the advertisement ({@code info/refs}; in protocol v2 the capabilities, which the
-   * ref listing follows at once), brings the cache in step with upstream first, all of upstream's
-   * branches and tags with the objects it lacks, so that the client sees upstream's refs as they
-   * are now, even after pushes that did not go through the gateway. While it is served, the
-   * cache is not compacted.
+   * ref listing follows at once), reads upstream's ref list, so that the client sees upstream's
+   * refs as they are now, even after pushes that did not go through the gateway; when upstream
+   * moved, the cache fetches the objects it lacks meanwhile, and the ref listing shows upstream's
+   * refs as listed. The request for a pack is answered with upstream's pack as the cache
+   * receives it when that pack is what the client asks for ({@link StreamedFetch}); any other
+   * waits for the cache's fetch and is answered from the cache. While it is served, the cache is
+   * not compacted.
    */
   private void fetch(RunContext run, RepoSlug repo, boolean advertisement,
       HttpServletRequest req, HttpServletResponse rsp, FilterChain chain)
@@ -238,7 +243,8 @@ final class GatewayFilter implements Filter {
     if (advertisement) {
       try {
         UpstreamAccess upstream = services.upstream();
-        services.cache().sync(repo, upstream.remoteUrl(repo), upstream.readToken(run, repo));
+        services.cache().syncForFetch(repo, upstream.remoteUrl(repo),
+            upstream.readToken(run, repo));
       } catch (UpstreamException e) {
         log.warn("run {}: sync of {} for a fetch failed: {}", run.runId(), repo, e.getMessage());
         text(rsp, HttpServletResponse.SC_BAD_GATEWAY, Refusals.render("upstream " + repo
@@ -250,17 +256,50 @@ final class GatewayFilter implements Filter {
       }
     }
     HttpServletRequest served = req;
+    Optional<FetchStream> inFlight = services.cache().inFlight(repo);
+    Optional<Map<String, Ref>> advertised = inFlight.map(FetchStream::advertised);
     if (!advertisement) {
+      byte[] body;
       try {
         served = clientReads.watch(FetchRequestBound.bound(req, MAX_FETCH_REQUEST_BYTES));
       } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
         text(rsp, e.getStatusCode(), e.getMessage());
         return;
       }
+      try {
+        body = served.getInputStream().readAllBytes();
+      } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
+        GitErrorLine.send(req, rsp, e.getMessage()); // past the bound: as JGit answered it
+        return;
+      }
+      boolean v2 = GatewayUploadPackFactory.asksForV2(req);
+      if (StreamedFetch.isFetchCommand(body, v2)) {
+        advertised = Optional.empty(); // answered from the cache once it has upstream's refs
+        if (inFlight.isPresent() && streamed(run, repo, inFlight.get(), body, v2, rsp)) {
+          return;
+        }
+        try {
+          services.cache().awaitFetch(repo);
+        } catch (UpstreamException e) {
+          log.warn("run {}: fetch of {} into the cache failed: {}", run.runId(), repo,
+              e.getMessage());
+          GitErrorLine.send(req, rsp, "upstream " + repo
+              + " cannot be read right now, so the gateway cannot serve it; try again");
+          return;
+        }
+      }
+      served = HandedOn.withDecodedBody(served, new ByteArrayInputStream(body));
     }
-    new Fetch(run, repo).attachTo(served);
+    new Fetch(run, repo, advertised).attachTo(served);
     log.debug("run {}: fetch from {} ({})", run.runId(), repo,
         advertisement ? "advertisement" : "negotiation and pack");
+    if (advertised.isPresent()) {
+      // Upstream's refs as listed, peeled: no object of the cache is read, so no compaction is
+      // held off, and the repository's lock, which the cache's fetch holds until it ends, is
+      // not waited for (a v2 ref listing would otherwise wait for the whole pack).
+      chain.doFilter(served, rsp);
+      return;
+    }
     try (AutoCloseable reading = services.cache().reading(repo)) {
       chain.doFilter(served, rsp);
     } catch (IOException | ServletException | RuntimeException e) {
@@ -268,6 +307,37 @@ final class GatewayFilter implements Filter {
     } catch (Exception e) {
       throw new IllegalStateException(e); // closing a reading throws nothing
     }
+  }
+
+  /**
+   * Answers the fetch request {@code body} with {@code inFlight}'s pack as it arrives, if the
+   * request is one it serves and nobody else took it; whether it did.
+   */
+  private boolean streamed(RunContext run, RepoSlug repo, FetchStream inFlight, byte[] body,
+      boolean v2, HttpServletResponse rsp) throws IOException {
+    Optional<StreamedFetch.Request> request = StreamedFetch.parse(body, v2);
+    if (request.isEmpty()) {
+      return false;
+    }
+    Optional<FetchStream.Claim> claim;
+    try {
+      claim = inFlight.claim(request.get().wants(), request.get().haves(), request.get().done());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    if (claim.isEmpty()) {
+      return false;
+    }
+    log.debug("run {}: fetch from {} answered with upstream's pack as it arrives", run.runId(),
+        repo);
+    try {
+      StreamedFetch.answer(rsp, request.get(), claim.get());
+    } catch (StreamedFetch.StreamBroken e) {
+      log.info("run {}: the pack streamed from {} broke off: {}", run.runId(), repo,
+          e.getMessage());
+    }
+    return true;
   }
 
   private static String unreadableReason(RepoSlug repo) {

@@ -29,7 +29,7 @@ final class GatewayUploadPackFactory implements UploadPackFactory<HttpServletReq
   @Override
   public UploadPack create(HttpServletRequest req, Repository db)
       throws ServiceNotAuthorizedException {
-    Fetch.of(req).orElseThrow(ServiceNotAuthorizedException::new);
+    Fetch fetch = Fetch.of(req).orElseThrow(ServiceNotAuthorizedException::new);
     UploadPack up = new UploadPack(db);
     up.setTransferConfig(new TransferConfig(servingConfig(db)));
     String protocol = req.getHeader(PROTOCOL_HEADER);
@@ -37,10 +37,17 @@ final class GatewayUploadPackFactory implements UploadPackFactory<HttpServletReq
       up.setExtraParameters(Arrays.asList(protocol.split(":")));
     }
     up.setRefFilter(GatewayUploadPackFactory::headBranchesAndTags);
+    fetch.advertised().ifPresent(up::setAdvertisedRefs); // the filter applies to these too
     up.setRequestValidator(new ReachableWants());
     // No up.setTimeout: it starts threads for every fetch. Jetty's idle timeout ends a client
     // that stopped reading; GatewayFilter bounds its reads.
     return up;
+  }
+
+  /** Whether {@code req} asks for protocol v2, as {@link #create} hands it to JGit. */
+  static boolean asksForV2(HttpServletRequest req) {
+    String protocol = req.getHeader(PROTOCOL_HEADER);
+    return protocol != null && Arrays.asList(protocol.split(":")).contains("version=2");
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,8 @@ final class UpstreamCache {
    */
   private final ConcurrentHashMap<String, CompletableFuture<Void>> fetching =
       new ConcurrentHashMap<>();
+  /** Of those fetches, the ones a fetch's advertisement started, which a client may read. */
+  private final ConcurrentHashMap<String, FetchStream> streams = new ConcurrentHashMap<>();
   /**
    * Runs those fetches, for different repositories at once: up to 4 threads, gone a second after
    * their fetch (upstream moving is the rarer case). A fifth at once runs in its advertisement's
@@ -144,6 +147,28 @@ final class UpstreamCache {
    */
   Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token)
       throws UpstreamException, RepositoryBusy {
+    return syncAhead(repo, remoteUrl, token, false);
+  }
+
+  /**
+   * Syncs the cache for a fetch's advertisement as {@link #syncAhead} does for a push's: when
+   * upstream moved, the objects are fetched in the background, and {@link #inFlight} has upstream's
+   * refs to advertise meanwhile and the pack as it arrives, for the client whose request it
+   * serves ({@link StreamedFetch}). Any other request of the fetch waits for the cache ({@link
+   * #awaitFetch}).
+   */
+  void syncForFetch(RepoSlug repo, String remoteUrl, Secret token)
+      throws UpstreamException, RepositoryBusy {
+    syncAhead(repo, remoteUrl, token, true);
+  }
+
+  /** The fetch of {@code repo} a fetch's advertisement started and is still under way, if any. */
+  Optional<FetchStream> inFlight(RepoSlug repo) {
+    return Optional.ofNullable(streams.get(repo.key()));
+  }
+
+  private Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token,
+      boolean forFetch) throws UpstreamException, RepositoryBusy {
     long asked = System.nanoTime();
     SyncTurns turns = syncTurns.computeIfAbsent(repo.key(), k -> new SyncTurns());
     long arrived = turns.begun();
@@ -159,8 +184,9 @@ final class UpstreamCache {
       fetching.remove(repo.key()); // one that failed: this sync decides afresh
       long turn = turns.begin();
       String[] head = {null};
+      Map<String, ObjectId> peeled = new HashMap<>();
       Optional<Map<String, ObjectId>> listed =
-          UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h);
+          UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h, peeled::put);
       if (head[0] != null) {
         followHead(repo, head[0]);
       }
@@ -169,6 +195,7 @@ final class UpstreamCache {
         turns.inStep(turn);
         return Optional.empty();
       }
+      FetchStream stream = null;
       try (Repository cache = open(repo)) {
         Map<String, ObjectId> mirrored = MirroredRefs.of(cache);
         if (mirrored.equals(listed.get())) {
@@ -182,19 +209,31 @@ final class UpstreamCache {
           turns.inStep(turn);
           return Optional.empty();
         }
+        if (forFetch) {
+          stream = new FetchStream(FetchStream.advertised(listed.get(), peeled, head[0]),
+              PackSpool.in(cache.getDirectory().toPath()));
+        }
       } catch (IOException | RuntimeException e) {
         throw failed(repo, start, e);
       }
       CompletableFuture<Void> fetched = new CompletableFuture<>();
       fetching.put(repo.key(), fetched);
+      FetchStream streamed = stream;
+      if (streamed != null) {
+        streams.put(repo.key(), streamed);
+      }
       try {
         fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
-            () -> turns.inStep(turn)));
+            () -> turns.inStep(turn), streamed));
       } catch (RejectedExecutionException e) {
         // four fetches at once already: this one here, before its advertisement (the lock is
-        // reentrant), which fails if it failed
+        // reentrant), which fails if it failed; nobody reads it as it arrives
+        if (streamed != null) {
+          streams.remove(repo.key(), streamed);
+          streamed.askedNothing("the fetch ran before the advertisement");
+        }
         fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
-            () -> turns.inStep(turn));
+            () -> turns.inStep(turn), null);
         awaitFetch(repo);
         return Optional.empty();
       }
@@ -293,13 +332,14 @@ final class UpstreamCache {
    * under the lock.
    */
   private void fetchAhead(RepoSlug repo, String remoteUrl, Secret token,
-      Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done, Runnable inStep) {
+      Map<String, ObjectId> listed, long asked, CompletableFuture<Void> done, Runnable inStep,
+      FetchStream stream) {
     ReentrantLock lock = repositories.lockOf(repo);
     lock.lock();
     long start = System.nanoTime();
     try {
       landed.write(repo);
-      follow(repo, remoteUrl, token, listed, start);
+      follow(repo, remoteUrl, token, listed, start, stream);
       onSynced(repo, asked, start, true);
       inStep.run();
       fetching.remove(repo.key(), done);
@@ -307,6 +347,12 @@ final class UpstreamCache {
     } catch (UpstreamException | RuntimeException e) {
       done.completeExceptionally(e);
     } finally {
+      if (stream != null) {
+        // no effect once the cache had the whole pack: the client has it too
+        stream.askedNothing("the gateway's fetch from upstream failed; nothing was stored,"
+            + " try again");
+        streams.remove(repo.key(), stream);
+      }
       compaction.compactIfCrowded(repo);
       lock.unlock();
       if (!done.isDone()) { // an Error: no push waits for ever
@@ -366,12 +412,19 @@ final class UpstreamCache {
    * bound of the quick fetch (a first sync of a large repository); it reads the list again.
    */
   private void follow(RepoSlug repo, String remoteUrl, Secret token,
-      Map<String, ObjectId> listed, long start) throws UpstreamException {
+      Map<String, ObjectId> listed, long start, FetchStream stream) throws UpstreamException {
     try (Repository cache = open(repo)) {
       Set<ObjectId> wants = MirroredRefs.wanted(cache, listed);
       if (!wants.isEmpty()) {
         // Every ref tip of the cache is whole: fetched, or received with its connectivity checked.
-        fetcher.fetch(cache, remoteUrl, token, wants, new HashSet<>(MirroredRefs.of(cache).values()));
+        Set<ObjectId> haves = peeled(cache, MirroredRefs.of(cache).values());
+        if (stream == null) {
+          fetcher.fetch(cache, remoteUrl, token, wants, haves);
+        } else {
+          stream.asked(wants, haves);
+          fetcher.fetch(cache, remoteUrl, token, wants, haves, stream.spool());
+          stream.spool().complete(); // every wanted object is in the cache: the trailer may go
+        }
       }
       MirroredRefs.move(cache, listed);
     } catch (SideBandPackIn.TooLarge e) {
@@ -381,6 +434,22 @@ final class UpstreamCache {
     } catch (IOException | RuntimeException e) {
       throw failed(repo, start, e);
     }
+  }
+
+  /**
+   * {@code tips} with each annotated tag replaced by what it tags: the haves a git client sends
+   * (commits only), so that upstream's pack for the cache is whole for a client that has those
+   * commits ({@link FetchStream}), and still holds any tag a wanted object names.
+   */
+  private static Set<ObjectId> peeled(Repository cache, java.util.Collection<ObjectId> tips)
+      throws IOException {
+    Set<ObjectId> peeled = new HashSet<>();
+    try (org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(cache)) {
+      for (ObjectId tip : tips) {
+        peeled.add(walk.peel(walk.parseAny(tip)).copy());
+      }
+    }
+    return peeled;
   }
 
   /**
@@ -404,6 +473,7 @@ final class UpstreamCache {
     compaction.close();
     landed.close();
     fetchers.shutdownNow();
+    streams.values().forEach(s -> s.askedNothing("the gateway is stopping"));
     fetching.values().forEach(f -> f.completeExceptionally(
         new UpstreamException("the gateway is stopping", null)));
   }

@@ -46,6 +46,16 @@ final class UpstreamFetch {
    */
   void fetch(Repository cache, String remoteUrl, Secret token, Collection<ObjectId> wants,
       Collection<ObjectId> haves) throws IOException {
+    fetch(cache, remoteUrl, token, wants, haves, PackCopy.NONE);
+  }
+
+  /**
+   * As {@link #fetch(Repository, String, Secret, Collection, Collection)}, handing {@code copy}
+   * the pack as the cache's parser consumes it ({@link CachePackParser}), for a client to read
+   * while it arrives ({@link PackSpool}).
+   */
+  void fetch(Repository cache, String remoteUrl, Secret token, Collection<ObjectId> wants,
+      Collection<ObjectId> haves, PackCopy copy) throws IOException {
     byte[] request = request(wants, haves);
     HttpURLConnection conn;
     try {
@@ -68,7 +78,7 @@ final class UpstreamFetch {
       try (InputStream body = conn.getInputStream()) {
         skipAcknowledgements(new PacketLineIn(body));
         SideBandPackIn pack = new SideBandPackIn(body, maxPackBytes);
-        parse(cache, pack);
+        parse(cache, pack, copy);
         whole = pack.read() == -1 && body.read() == -1;
       }
     } finally {
@@ -123,8 +133,10 @@ final class UpstreamFetch {
     throw new IOException("upstream's answer to the fetch acknowledges without end");
   }
 
-  private static void parse(Repository cache, InputStream pack) throws IOException {
-    try (ObjectInserter ins = cache.newObjectInserter()) {
+  private static void parse(Repository cache, InputStream pack, PackCopy copy)
+      throws IOException {
+    try (ObjectInserter ins = cache instanceof CacheRepository c ? c.inserter(copy, true)
+        : cache.newObjectInserter()) {
       PackParser parser = ins.newPackParser(pack);
       parser.setAllowThin(false);
       // No object checker, as git's and JGit's fetch by default: the objects are upstream's

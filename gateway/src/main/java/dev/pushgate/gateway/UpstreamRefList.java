@@ -8,6 +8,7 @@ import java.net.URISyntaxException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
@@ -38,6 +39,16 @@ final class UpstreamRefList {
    */
   static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds,
       Consumer<String> onHead) {
+    return read(remoteUrl, token, timeoutSeconds, onHead, (tag, peeled) -> { });
+  }
+
+  /**
+   * As {@link #read(String, Secret, int, Consumer)}, also handing {@code onPeeled} each annotated
+   * tag of the list and the object it peels to ({@code <id> refs/tags/v1^{}}), when the list is
+   * whole: what a fetch's advertisement shows before the cache has the tags' objects.
+   */
+  static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds,
+      Consumer<String> onHead, BiConsumer<String, ObjectId> onPeeled) {
     HttpURLConnection http = null;
     boolean reusable = false;
     try {
@@ -48,7 +59,7 @@ final class UpstreamRefList {
       }
       Optional<Map<String, ObjectId>> refs;
       try (InputStream in = http.getInputStream()) {
-        refs = parse(in, onHead);
+        refs = parse(in, onHead, onPeeled);
         reusable = refs.isPresent() && in.read() == -1;
       }
       return refs;
@@ -63,12 +74,13 @@ final class UpstreamRefList {
 
   /** Parses a smart-HTTP v0 upload-pack advertisement; empty unless it is whole and well formed. */
   static Optional<Map<String, ObjectId>> parse(InputStream body) throws IOException {
-    return parse(body, head -> { });
+    return parse(body, head -> { }, (tag, peeled) -> { });
   }
 
-  private static Optional<Map<String, ObjectId>> parse(InputStream body, Consumer<String> onHead)
-      throws IOException {
+  private static Optional<Map<String, ObjectId>> parse(InputStream body, Consumer<String> onHead,
+      BiConsumer<String, ObjectId> onPeeled) throws IOException {
     String head = null;
+    Map<String, ObjectId> peeled = new HashMap<>();
     PacketLineIn in = new PacketLineIn(body);
     Map<String, ObjectId> refs = new HashMap<>();
     long total = 0;
@@ -104,6 +116,14 @@ final class UpstreamRefList {
       if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
         return Optional.empty();
       }
+      if (name.startsWith(Constants.R_TAGS) && name.endsWith("^{}")) {
+        String tag = name.substring(0, name.length() - 3);
+        if (!refs.containsKey(tag) || peeled.put(tag, ObjectId.fromString(l.substring(0, sp)))
+            != null) {
+          return Optional.empty(); // git lists a tag's peeled id right after the tag, once
+        }
+        continue;
+      }
       if (name.endsWith("^{}") || !(name.startsWith(Constants.R_HEADS)
           || name.startsWith(Constants.R_TAGS))) {
         continue; // peeled tags, HEAD, pull requests: not mirrored
@@ -118,6 +138,7 @@ final class UpstreamRefList {
     if (head != null && refs.containsKey(head)) {
       onHead.accept(head);
     }
+    peeled.forEach(onPeeled);
     return Optional.of(refs);
   }
 

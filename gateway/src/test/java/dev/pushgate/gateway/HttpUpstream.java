@@ -45,6 +45,16 @@ final class HttpUpstream implements AutoCloseable {
    * and drops the connection without an answer, as an upstream that crashes mid-pack.
    */
   volatile long receivePackDiesAfter = -1;
+  /** When set, upload-pack's answers to a fetch are sent in two parts ({@link Stall}). */
+  volatile Stall stall;
+
+  /**
+   * An answer sent up to {@code firstBytes}, then held until {@code release} opens, then sent
+   * whole, or the connection dropped instead ({@code dies}): an upstream midway through a pack.
+   * {@code held} opens once the first part has left.
+   */
+  record Stall(int firstBytes, java.util.concurrent.CountDownLatch held,
+      java.util.concurrent.CountDownLatch release, boolean dies) {}
 
   HttpUpstream(Path root) throws Exception {
     this.root = root;
@@ -74,6 +84,26 @@ final class HttpUpstream implements AutoCloseable {
         throw new org.eclipse.jetty.io.EofException("upstream died mid-pack (test)");
       }
       UnaryOperator<byte[]> rewrite = uploadPackAnswer;
+      Stall stalled = stall;
+      if (stalled != null && http.getRequestURI().endsWith("/git-upload-pack")) {
+        Captured answer = new Captured((HttpServletResponse) rsp);
+        chain.doFilter(req, answer);
+        byte[] body = answer.body.toByteArray();
+        int first = Math.min(stalled.firstBytes(), body.length / 2);
+        rsp.getOutputStream().write(body, 0, first);
+        rsp.getOutputStream().flush();
+        stalled.held().countDown();
+        try {
+          stalled.release().await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        if (stalled.dies()) {
+          throw new org.eclipse.jetty.io.EofException("upstream died mid-pack (test)");
+        }
+        rsp.getOutputStream().write(body, first, body.length - first);
+        return;
+      }
       if (rewrite == null || !http.getRequestURI().endsWith("/git-upload-pack")) {
         chain.doFilter(req, rsp);
         return;

@@ -1,0 +1,278 @@
+package dev.pushgate.gateway;
+
+import static dev.pushgate.gateway.TestRepos.commit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.policy.PushRules;
+import dev.pushgate.types.RepoSlug;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A clone and a fetch with the real git client, through the gateway, while upstream holds its
+ * pack midway: git receives pack bytes before the cache's fetch can have ended (issue 35).
+ */
+class StreamedFetchTest {
+  private static final String CREDENTIAL = "pgr_runCredential0123456789";
+  private static final RepoSlug WIDGET = new RepoSlug("acme", "widget");
+  private static final RunContext RUN =
+      new RunContext("run-1", "ws-1", WIDGET, List.of(), PushRules.of(List.of()));
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+  private static final String STREAMING = "pushgate: streaming upstream's pack as it arrives";
+
+  @TempDir Path dir;
+  private HttpUpstream upstreamServer;
+  private Repository upstream;
+  private RevCommit base;
+  private Server server;
+  private int seed;
+
+  @BeforeEach
+  void start() throws Exception {
+    upstreamServer = new HttpUpstream(dir.resolve("upstream"));
+    upstream = TestRepos.bare(dir.resolve("upstream/widget.git"));
+    base = commit(upstream, "base\n", large());
+    TestRepos.setRef(upstream, "refs/heads/main", base);
+    TestRepos.setRef(upstream, "refs/tags/v1", TestRepos.annotatedTag(upstream, "v1", base));
+    upstream.updateRef(Constants.HEAD).link("refs/heads/main");
+    UpstreamAccess access = new RecordingUpstream(null) {
+      @Override
+      public String remoteUrl(RepoSlug repo) {
+        return upstreamServer.url(dir.resolve("upstream").resolve(repo.name() + ".git"));
+      }
+    };
+    GatewayConfig config = new GatewayConfig(GatewayConfig.GITHUB_HOST, dir.resolve("cache"),
+        1L << 30, Duration.ofSeconds(30), Duration.ofSeconds(10), Clock.systemUTC(),
+        GatewayConfig.DEFAULT_WRITE_TOKENS_PER_MINUTE);
+    Gateway gateway = new Gateway(config,
+        c -> CREDENTIAL.equals(c) ? java.util.Optional.of(RUN) : java.util.Optional.empty(),
+        access, new RecordingAudit(), Approvals.NONE, PushMetrics.NONE);
+    server = new Server();
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    server.addConnector(connector);
+    server.setHandler(gateway.handler());
+    server.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    HttpUpstream.Stall stall = upstreamServer.stall;
+    if (stall != null) {
+      stall.release().countDown();
+    }
+    server.stop();
+    upstream.close();
+    upstreamServer.close();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aCloneAndAFetchReceiveUpstreamsPackWhileTheCacheStillReceivesIt(String protocol)
+      throws Exception {
+    Path clone = dir.resolve("clone");
+    HttpUpstream.Stall stall = stall(false);
+    Process cloning = git(protocol, dir, "clone", "--progress", url(), clone.toString());
+    awaitPackBytes(stall, clone, 0, cloning);
+    assertThat(cacheMain()).as("the cache's fetch has not ended").isNull();
+    stall.release().countDown();
+    assertThat(exit(cloning)).isEqualTo(0);
+    assertThat(output(cloning)).contains(STREAMING);
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(base);
+
+    RevCommit moved = commit(upstream, "moved\n", large(), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    stall = stall(false);
+    long before = tmpPackBytes(clone);
+    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
+    awaitPackBytes(stall, clone, before, fetching);
+    assertThat(cacheMain()).as("the cache's fetch has not ended").isEqualTo(base);
+    stall.release().countDown();
+    assertThat(exit(fetching)).isEqualTo(0);
+    assertThat(output(fetching)).contains(STREAMING);
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
+    assertThat(cacheMain()).isEqualTo(moved);
+    assertThat(exit(git(protocol, clone, "fsck", "--strict"))).isEqualTo(0);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void anUpstreamThatBreaksOffMidPackFailsTheFetchAndLeavesTheCacheAsItWas(String protocol)
+      throws Exception {
+    Path clone = dir.resolve("clone");
+    assertThat(exit(git(protocol, dir, "clone", url(), clone.toString()))).isEqualTo(0);
+    List<Path> packs = cachePacks();
+    RevCommit moved = commit(upstream, "moved\n", large(), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    HttpUpstream.Stall stall = stall(true);
+    long before = tmpPackBytes(clone);
+    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
+    awaitPackBytes(stall, clone, before, fetching);
+    stall.release().countDown();
+    assertThat(exit(fetching)).isNotEqualTo(0);
+    assertThat(output(fetching)).contains("pushgate: the gateway's fetch from upstream failed;"
+        + " nothing was stored, try again");
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(base);
+    assertThat(cacheMain()).isEqualTo(base);
+    assertThat(cachePacks()).isEqualTo(packs);
+
+    upstreamServer.stall = null;
+    Process again = git(protocol, clone, "fetch", "origin");
+    assertThat(exit(again)).as(output(again)).isEqualTo(0);
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
+  }
+
+  /** A request the stream does not serve is answered from the cache, as before. */
+  @Test
+  void aShallowFetchIsServedFromTheCacheAfterItsFetch() throws Exception {
+    Path clone = dir.resolve("clone");
+    assertThat(exit(git("2", dir, "clone", url(), clone.toString()))).isEqualTo(0);
+    RevCommit moved = commit(upstream, "moved\n", large(), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    Process fetching = git("2", clone, "fetch", "--depth", "1", "origin");
+    assertThat(exit(fetching)).as(output(fetching)).isEqualTo(0);
+    assertThat(output(fetching)).doesNotContain(STREAMING);
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
+    assertThat(exit(git("2", clone, "fsck"))).isEqualTo(0);
+  }
+
+  /**
+   * Git's temporary pack in {@code clone}, or the objects it unpacks, hold bytes while upstream
+   * still holds the rest.
+   */
+  private void awaitPackBytes(HttpUpstream.Stall stall, Path clone, long before, Process git)
+      throws Exception {
+    assertThat(stall.held().await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (tmpPackBytes(clone) == before) {
+      assertThat(System.nanoTime()).as("git received no pack bytes while upstream held its pack: "
+          + output(git) + " " + listing(clone))
+          .isLessThan(deadline);
+      assertThat(stall.release().getCount()).isEqualTo(1);
+      Thread.sleep(20); // polling git's files, with the deadline above
+    }
+  }
+
+  private static long tmpPackBytes(Path clone) throws IOException {
+    if (!Files.isDirectory(clone.resolve(".git/objects"))) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.walk(clone.resolve(".git/objects"))) {
+      // a pack being indexed, or objects unpacked from it as they arrive
+      return files.filter(p -> p.getFileName().toString().startsWith("tmp_pack_")
+          || p.getParent().getFileName().toString().matches("[0-9a-f]{2}"))
+          .mapToLong(p -> p.toFile().length()).sum();
+    } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+      return 0; // a file git renamed, or a clone git gave up, while it was listed: look again
+    }
+  }
+
+  private static String listing(Path clone) throws IOException {
+    if (!Files.isDirectory(clone)) {
+      return "no " + clone;
+    }
+    try (Stream<Path> files = Files.walk(clone)) {
+      return files.map(p -> p + " " + p.toFile().length()).toList().toString();
+    } catch (java.io.UncheckedIOException e) {
+      return clone + " changing";
+    }
+  }
+
+  private HttpUpstream.Stall stall(boolean dies) {
+    HttpUpstream.Stall stall =
+        new HttpUpstream.Stall(256 << 10, new CountDownLatch(1), new CountDownLatch(1), dies);
+    upstreamServer.stall = stall;
+    return stall;
+  }
+
+  /** Files of incompressible text, about 1.5 MiB in all: a pack that takes more than a read. */
+  private Map<String, String> large() {
+    Random random = new Random(++seed);
+    Map<String, String> files = new java.util.HashMap<>();
+    for (int i = 0; i < 3; i++) {
+      byte[] b = new byte[384 << 10];
+      random.nextBytes(b);
+      files.put("blob" + i + ".txt", Base64.getMimeEncoder().encodeToString(b));
+    }
+    return files;
+  }
+
+  private ObjectId cacheMain() throws IOException {
+    Path cache = dir.resolve("cache/acme/widget.git");
+    if (!Files.isDirectory(cache)) {
+      return null;
+    }
+    try (Repository c = repo(cache)) {
+      return TestRepos.idOf(c, "refs/heads/main");
+    }
+  }
+
+  private List<Path> cachePacks() throws IOException {
+    try (Stream<Path> files = Files.list(dir.resolve("cache/acme/widget.git/objects/pack"))) {
+      return files.sorted().toList();
+    }
+  }
+
+  private static Repository repo(Path d) throws IOException {
+    Path git = d.resolve(".git");
+    return new org.eclipse.jgit.internal.storage.file.FileRepository(
+        (Files.isDirectory(git) ? git : d).toFile());
+  }
+
+  private String url() {
+    int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    return "http://127.0.0.1:" + port + "/git/github.com/acme/widget.git";
+  }
+
+  private Process git(String protocol, Path cwd, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of("git", "-c", "protocol.version=" + protocol));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("git-" + System.nanoTime() + ".log").toFile());
+    pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
+    pb.environment().put("HOME", dir.toString());
+    pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+    pb.environment().put("GIT_CONFIG_COUNT", "1");
+    pb.environment().put("GIT_CONFIG_KEY_0", "http.extraHeader");
+    pb.environment().put("GIT_CONFIG_VALUE_0", "Authorization: Bearer " + CREDENTIAL);
+    Process p = pb.start();
+    outputs.put(p, pb.redirectOutput().file().toPath());
+    return p;
+  }
+
+  private final Map<Process, Path> outputs = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static int exit(Process p) throws InterruptedException {
+    assertThat(p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("git ended").isTrue();
+    return p.exitValue();
+  }
+
+  private String output(Process p) throws IOException {
+    return Files.readString(outputs.get(p), StandardCharsets.UTF_8);
+  }
+}
