@@ -202,7 +202,7 @@ final class PushHook implements PreReceiveHook {
         } catch (JudgementBudget.OutOfTime e) {
           // Workflow files not known, so push-workflows cannot be asked: fail closed.
           i.refuse(RefusalCode.RULE_DENIED, "the workflow files this push changes could not be"
-              + " read within " + budget.budget().toSeconds() + " s; push fewer commits at a time");
+              + " read within " + budget.budget().toSeconds() + " s; nothing was pushed, split the push");
           continue;
         }
         if (!i.workflows.isEmpty()) {
