@@ -175,13 +175,13 @@ final class PushHook implements PreReceiveHook {
     try (RunSlots.Slot held = slot.get();
         ContentJudge content = new ContentJudge(rp.getRepository(), run.content(),
             SecretScanner.standard(), budget)) {
-      judgeEach(rp, items, upstreamRefs, content, asks);
+      judgeEach(rp, items, upstreamRefs, content, budget, asks);
     }
     askApprovers(rp, items, upstreamRefs, asks);
   }
 
   private void judgeEach(ReceivePack rp, List<Item> items, Collection<Ref> upstreamRefs,
-      ContentJudge content, List<Item> asks) throws IOException {
+      ContentJudge content, JudgementBudget budget, List<Item> asks) throws IOException {
     for (Item i : items) {
       if (!i.allowed()) {
         continue; // JGit refused it before the hook
@@ -197,7 +197,15 @@ final class PushHook implements PreReceiveHook {
       i.judgement = i.verdict.judgement(i.cmd);
       if (i.judgement.decision() != Decision.DENY) {
         // Judged on what the pushed objects change, never on the ref or the commit messages.
-        i.workflows = UpdateCommands.workflowFiles(rp.getRepository(), i.cmd, upstreamRefs);
+        try {
+          i.workflows = UpdateCommands.workflowFiles(rp.getRepository(), i.cmd, upstreamRefs,
+              budget::check);
+        } catch (JudgementBudget.OutOfTime e) {
+          // Workflow files not known, so push-workflows cannot be asked: fail closed.
+          i.refuse(RefusalCode.RULE_DENIED, "the workflow files this push changes could not be"
+              + " read within " + budget.budget().toSeconds() + " s; nothing was pushed, split the push");
+          continue;
+        }
         if (!i.workflows.isEmpty()) {
           i.judgement = WorkflowRule.judge(i.judgement, run.pushWorkflows(), i.workflows);
         }

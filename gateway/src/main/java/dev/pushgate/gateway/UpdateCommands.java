@@ -53,18 +53,29 @@ final class UpdateCommands {
    */
   static SortedSet<String> workflowFiles(
       Repository db, ReceiveCommand cmd, Collection<Ref> upstreamRefs) throws IOException {
+    return workflowFiles(db, cmd, upstreamRefs, Step.UNBOUNDED);
+  }
+
+  /**
+   * {@link #workflowFiles(Repository, ReceiveCommand, Collection)} as a step of a judgement:
+   * {@code step} is asked at every commit and every tree entry walked, so a push of many commits
+   * swapping many files is bounded by the judgement's budget and ends once its client has gone.
+   */
+  static SortedSet<String> workflowFiles(Repository db, ReceiveCommand cmd,
+      Collection<Ref> upstreamRefs, Step step) throws IOException {
     SortedSet<String> files = new TreeSet<>();
     if (cmd.getType() == ReceiveCommand.Type.DELETE) {
       return files;
     }
     try (RevWalk walk = newCommitsWalk(db, List.of(cmd), upstreamRefs)) {
       for (RevCommit c; (c = walk.next()) != null; ) {
+        step.check();
         if (c.getParentCount() == 0) {
-          changedWorkflows(db, null, c.getTree(), files);
+          changedWorkflows(db, null, c.getTree(), files, step);
         }
         for (RevCommit parent : c.getParents()) {
           walk.parseHeaders(parent);
-          changedWorkflows(db, parent.getTree(), c.getTree(), files);
+          changedWorkflows(db, parent.getTree(), c.getTree(), files, step);
         }
       }
     }
@@ -73,11 +84,23 @@ final class UpdateCommands {
         RevObject before = rw.peel(rw.parseAny(cmd.getOldId()));
         RevObject after = rw.peel(rw.parseAny(cmd.getNewId()));
         if (before instanceof RevCommit b && after instanceof RevCommit a) {
-          changedWorkflows(db, b.getTree(), a.getTree(), files);
+          changedWorkflows(db, b.getTree(), a.getTree(), files, step);
         }
       }
     }
     return files;
+  }
+
+  /**
+   * What a walk asks before each commit and tree entry: a judgement's budget throws once it is
+   * spent or nobody waits for the answer ({@link JudgementBudget#check}).
+   */
+  @FunctionalInterface
+  interface Step {
+    /** For a caller that bounds the walk otherwise. */
+    Step UNBOUNDED = () -> { /* Do nothing. */ };
+
+    void check() throws IOException;
   }
 
   /**
@@ -89,7 +112,7 @@ final class UpdateCommands {
     SortedSet<String> files = new TreeSet<>();
     try (RevWalk rw = new RevWalk(db)) {
       if (rw.peel(rw.parseAny(id)) instanceof RevCommit c) {
-        changedWorkflows(db, null, c.getTree(), files);
+        changedWorkflows(db, null, c.getTree(), files, Step.UNBOUNDED);
       }
     }
     return files;
@@ -196,7 +219,7 @@ final class UpdateCommands {
 
   /** Adds the workflow paths that differ between two trees; {@code before} null: none before. */
   private static void changedWorkflows(Repository db, RevTree before, RevTree after,
-      Set<String> into) throws IOException {
+      Set<String> into, Step step) throws IOException {
     try (TreeWalk tw = new TreeWalk(db)) {
       tw.setRecursive(true);
       if (before == null) {
@@ -205,10 +228,38 @@ final class UpdateCommands {
         tw.addTree(before);
       }
       tw.addTree(after);
-      tw.setFilter(AndTreeFilter.create(WorkflowPaths.INSTANCE, TreeFilter.ANY_DIFF));
+      // The step first: the filters see every entry of both trees (20,000 files swapped are
+      // 20,000 entries), while next() returns only the workflow paths among them.
+      tw.setFilter(AndTreeFilter.create(new TreeFilter[] {
+          new StepFilter(step), WorkflowPaths.INSTANCE, TreeFilter.ANY_DIFF}));
       while (tw.next()) {
         into.add(tw.getPathString());
       }
+    }
+  }
+
+  /** Asks the walk's step at every entry a tree walk looks at, and lets every entry through. */
+  private static final class StepFilter extends TreeFilter {
+    private final Step step;
+
+    StepFilter(Step step) {
+      this.step = step;
+    }
+
+    @Override
+    public boolean include(TreeWalk walker) throws IOException {
+      step.check();
+      return true;
+    }
+
+    @Override
+    public boolean shouldBeRecursive() {
+      return false;
+    }
+
+    @Override
+    public TreeFilter clone() {
+      return this;
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import static dev.pushgate.gateway.TestRepos.annotatedTag;
 import static dev.pushgate.gateway.TestRepos.commit;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.policy.UpdateKind;
 import java.io.IOException;
@@ -260,6 +261,27 @@ class UpdateCommandsTest extends OnABareCache {
         upstream)).containsExactly(".github/workflows/ci.yml");
     assertThat(UpdateCommands.workflowFiles(db, create("refs/heads/copy", ci), upstream))
         .as("a new branch at a commit upstream has changes no workflow").isEmpty();
+  }
+
+  /**
+   * A judgement's walk for workflow files asks its step at every tree entry, not only at each
+   * commit: one commit swapping many files is that many entries, and a gone client or a spent
+   * budget must end the walk inside it (the closed push of GatewayHttpTest spent minutes here).
+   */
+  @Test
+  void theWorkflowWalkAsksItsStepAtEveryTreeEntryAndStopsWhereTheStepThrows() throws IOException {
+    RevCommit tip = TestRepos.swappingHistory(db, 1_000, 1);
+    int[] asked = {0};
+    UpdateCommands.Step goneAt500 = () -> {
+      if (++asked[0] == 500) {
+        throw new JudgementBudget.Abandoned("the client closed its connection");
+      }
+    };
+
+    assertThatThrownBy(() -> UpdateCommands.workflowFiles(db, create(MAIN, tip), List.of(),
+        goneAt500)).isInstanceOf(JudgementBudget.Abandoned.class)
+        .hasMessage("judgement abandoned: the client closed its connection");
+    assertThat(asked[0]).as("the walk stopped where the step threw").isEqualTo(500);
   }
 
   @Test

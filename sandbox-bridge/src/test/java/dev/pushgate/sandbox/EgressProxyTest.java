@@ -3,11 +3,13 @@ package dev.pushgate.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.pushgate.testkit.Wait;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -147,12 +149,25 @@ class EgressProxyTest {
   @Test
   void concurrentRunsHaveTheirOwnProxies() throws Exception {
     // One worktree per run, as always: a worktree is lent to one sandbox at a time.
+    Path workB = Files.createDirectories(work.resolveSibling("work-b"));
     SandboxPlan open = plan(work, true, List.of("allowed.test"));
-    SandboxPlan closed = plan(Files.createDirectories(work.resolveSibling("work-b")), true,
-        List.of());
-    String script = "sleep 0.5; " + status("allowed.test", "/");
+    SandboxPlan closed = plan(workB, true, List.of());
+    // Each run says it is up, then waits for the host's go (at most a minute): both sandboxes,
+    // each with its own proxy, are running when either asks.
+    String script = ": > started.flag; i=0; while [ ! -e go.flag ] && [ $i -lt 1200 ]; do"
+        + " sleep 0.05; i=$((i + 1)); done; " + status("allowed.test", "/");
     CompletableFuture<RealBwrap.Run> a = CompletableFuture.supplyAsync(() -> run(open, script));
     CompletableFuture<RealBwrap.Run> b = CompletableFuture.supplyAsync(() -> run(closed, script));
+    try {
+      Wait.until(Duration.ofSeconds(60), "both runs to start",
+          () -> (Files.exists(work.resolve("started.flag")) || a.isDone())
+              && (Files.exists(workB.resolve("started.flag")) || b.isDone()));
+      assertThat(a).as("the first run waits for the host").isNotDone();
+      assertThat(b).as("the second run waits for the host").isNotDone();
+    } finally {
+      Files.writeString(work.resolve("go.flag"), "");
+      Files.writeString(workB.resolve("go.flag"), "");
+    }
     assertThat(a.get().stdout()).startsWith("200");
     assertThat(b.get().stdout()).startsWith("403");
     assertThat(a.get().violations()).isEmpty();
