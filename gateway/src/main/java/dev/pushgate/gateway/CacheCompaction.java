@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.GC;
 import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.storage.pack.PackConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +23,20 @@ import org.slf4j.LoggerFactory;
  * under the same lock as a sync. A push in flight is safe: JGit keeps the pack it received with
  * a .keep file until the push is answered, forwarding and any wait for an approver included.
  * What a refused push left behind is unreachable and goes.
+ *
+ * <p>The compaction is for finding objects: a push's receive and the advertisement's connectivity
+ * check look an object up in every pack. A bitmap index only speeds up counting the objects of a
+ * clone or fetch of a long history, and building one was most of a compaction's CPU (issue 33:
+ * 9 of its 11 samples, on a small repository, where a clone walks its few objects at once). So
+ * the new pack has a bitmap only when the packs together are at least
+ * {@link #BITMAPS_FROM_PACK_BYTES}; either way JGit indexes and checks the new pack before it
+ * replaces the old ones.
  */
 final class CacheCompaction {
   private static final Logger log = LoggerFactory.getLogger(CacheCompaction.class);
   static final int COMPACT_ABOVE_PACKS = 40;
+  /** Packs this large together hold a history whose clones a bitmap index speeds up. */
+  static final long BITMAPS_FROM_PACK_BYTES = 32L << 20;
 
   private final CacheRepositories repositories;
   private final LandedRefs landed;
@@ -36,9 +47,17 @@ final class CacheCompaction {
   private final ThreadPoolExecutor maintenance =
       CacheThreads.oneWhenBusy("pushgate-cache-gc", Thread.MIN_PRIORITY);
 
+  private final long bitmapsFromPackBytes;
+
   CacheCompaction(CacheRepositories repositories, LandedRefs landed) {
+    this(repositories, landed, BITMAPS_FROM_PACK_BYTES);
+  }
+
+  /** @param bitmapsFromPackBytes the packs' total size from which the new pack gets a bitmap */
+  CacheCompaction(CacheRepositories repositories, LandedRefs landed, long bitmapsFromPackBytes) {
     this.repositories = repositories;
     this.landed = landed;
+    this.bitmapsFromPackBytes = bitmapsFromPackBytes;
   }
 
   /**
@@ -72,7 +91,7 @@ final class CacheCompaction {
     // would list it again here, on the way to the advertisement.
     maintenance.execute(() -> {
       try {
-        if (packFiles(repo) > COMPACT_ABOVE_PACKS) {
+        if (packs(repo).count() > COMPACT_ABOVE_PACKS) {
           compact(repo);
         }
       } finally {
@@ -92,16 +111,21 @@ final class CacheCompaction {
         log.debug("not compacting the cache of {} while a fetch reads it", repo);
         return;
       }
-      int before = packFiles(repo);
+      Packs before = packs(repo);
+      boolean bitmaps = before.bytes() >= bitmapsFromPackBytes;
       GC gc = new GC((FileRepository) cache);
+      PackConfig config = new PackConfig(cache);
+      config.setBuildBitmaps(bitmaps);
+      gc.setPackConfig(config);
       // Replaced packs go at once, or each later compaction would find them all again.
       gc.setPackExpireAgeMillis(0);
       // Objects only: packing refs would race the advertisements read outside the lock (a ref
       // briefly read from the old packed-refs after its loose file went), and an advertisement
       // older than upstream fails the push as stale.
       gc.repack();
-      log.info("compacted the cache of {}: {} packs -> {} in {} ms", repo, before,
-          packFiles(repo), (System.nanoTime() - start) / 1_000_000);
+      log.info("compacted the cache of {}: {} packs -> {}{} in {} ms", repo, before.count(),
+          packs(repo).count(), bitmaps ? " with a bitmap index" : "",
+          (System.nanoTime() - start) / 1_000_000);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -112,17 +136,23 @@ final class CacheCompaction {
     }
   }
 
-  private int packFiles(RepoSlug repo) {
+  /** How many packs the cache of a repository has, and their bytes together. */
+  private record Packs(int count, long bytes) {}
+
+  private Packs packs(RepoSlug repo) {
     int n = 0;
+    long bytes = 0;
     try (DirectoryStream<Path> packs = Files.newDirectoryStream(
         repositories.directoryOf(repo).resolve("objects/pack"), "*.pack")) {
-      for (Path ignored : packs) {
+      for (Path pack : packs) {
         n++;
+        bytes += Files.size(pack);
       }
     } catch (IOException e) {
+      // a pack a compaction just deleted; the next sync counts again
       log.debug("could not count the packs of the cache of {}: {}", repo, e.getMessage());
     }
-    return n;
+    return new Packs(n, bytes);
   }
 
   /** Stops compaction. */
