@@ -3,6 +3,7 @@ package dev.pushgate.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -71,8 +72,10 @@ public final class Bench {
     long started = System.nanoTime();
     Files.createDirectories(o.out());
     String head = bench.header();
-    // a snapshot: other builds may replace the jar while the benchmark runs
-    bench.jar = Files.copy(o.jar(), bench.work.resolve("pushgate.jar"));
+    // a snapshot: other builds may replace the jar while the benchmark runs. Its time is kept: a
+    // class-data archive (--appliance-jvm -XX:SharedArchiveFile) made for this path stays valid.
+    bench.jar = Files.copy(o.jar(), bench.work.resolve("pushgate.jar"),
+        StandardCopyOption.COPY_ATTRIBUTES);
     System.out.print(head);
     if (o.runs("startup")) {
       bench.section("startup", new StartupBench(bench)::run);
