@@ -183,6 +183,26 @@ class PreMintsTest {
     assertThat(upstream.leases).hasSize(1);
   }
 
+  /**
+   * A pre-mint GitHub failed cost an App call like a wasted token: without counting it, a loop of
+   * advertisements against a failing upstream would call GitHub at every one.
+   */
+  @Test
+  void aPreMintGitHubFailedCountsAsWasted() {
+    RunContext run = chat("run-1");
+    pushedOnce(run);
+    upstream.mintFailure = new UpstreamException("GitHub answered 502");
+
+    for (int i = 0; i < 10; i++) {
+      preMints.atAdvertisement(run, REPO);
+    }
+    upstream.mintFailure = null;
+    preMints.atAdvertisement(run, REPO);
+
+    assertThat(upstream.mintCalls).isEqualTo(PreMints.WASTED_AT_MOST);
+    assertThat(upstream.leases).isEmpty();
+  }
+
   private static void awaitRevoked(RecordingUpstream.Lease lease) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (lease.closes.get() == 0 && System.nanoTime() < deadline) {
