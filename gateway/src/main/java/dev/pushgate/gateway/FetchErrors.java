@@ -5,8 +5,10 @@ import static org.eclipse.jgit.http.server.GitSmartHttpTools.sendError;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Optional;
 import org.eclipse.jgit.errors.PackProtocolException;
 import org.eclipse.jgit.http.server.UploadPackErrorHandler;
+import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.transport.ServiceMayNotContinueException;
 import org.eclipse.jgit.transport.WantNotValidException;
 import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
@@ -15,12 +17,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A fetch's errors answered as JGit's own handler answers them, but a want the gateway does not
- * serve ({@link ReachableWants}), or any other break of the protocol by the client, logged as one
- * line: it is a refusal, not an internal error, and a client retrying (or a run probing object
+ * serve ({@link ReachableWants}), or any other break of the protocol by the client (a malformed
+ * pkt-line among them), logged as one line: it is a refusal, not an internal error, and a client retrying (or a run probing object
  * ids) must not write a stack trace per request.
  */
 final class FetchErrors implements UploadPackErrorHandler {
   private static final Logger log = LoggerFactory.getLogger(FetchErrors.class);
+
+  /** What git shows for a request whose pkt-lines JGit cannot read (its bytes not echoed). */
+  static final String MALFORMED = "the fetch request is malformed: a pkt-line's length header is"
+      + " not valid; git sends no such request";
 
   @Override
   public void upload(HttpServletRequest req, HttpServletResponse rsp, UploadPackRunnable r)
@@ -41,9 +47,43 @@ final class FetchErrors implements UploadPackErrorHandler {
       log.info("fetch refused: {}", Forwarder.oneLine(e.getMessage()));
       answer(req, rsp, e, e.getMessage());
     } catch (Throwable e) {
+      Optional<IOException> malformed = malformedPktLine(e);
+      if (malformed.isPresent()) {
+        log.info("fetch refused: malformed request: {}",
+            Forwarder.oneLine(malformed.get().getMessage()));
+        answer(req, rsp, e, MALFORMED);
+        return;
+      }
       log.warn("fetch failed inside the gateway", e);
       answer(req, rsp, e, e instanceof ServiceNotEnabledException ? e.getMessage() : null);
     }
+  }
+
+  /**
+   * JGit's {@code PacketLineIn.readLength} fails a pkt-line header that is not a length (not hex,
+   * or one that overruns the line before it) with a plain {@link IOException}, thrown as it is
+   * by v0's negotiation and wrapped in an {@link java.io.UncheckedIOException} by v2's request
+   * parser: the client's malformed request, found by where JGit threw it rather than by its
+   * message. (A request past a limit and a client gone are other IOException classes.)
+   */
+  static Optional<IOException> malformedPktLine(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t.getClass() == IOException.class && thrownReadingALength(t)) {
+        return Optional.of((IOException) t);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean thrownReadingALength(Throwable t) {
+    StackTraceElement[] frames = t.getStackTrace();
+    for (int i = 0; i < Math.min(frames.length, 4); i++) {
+      if (frames[i].getClassName().equals(PacketLineIn.class.getName())
+          && frames[i].getMethodName().equals("readLength")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void answer(HttpServletRequest req, HttpServletResponse rsp, Throwable e,

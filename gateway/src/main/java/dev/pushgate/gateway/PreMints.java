@@ -30,9 +30,11 @@ import org.slf4j.LoggerFactory;
  *       budgeted one);
  *   <li>a pending token no push takes within {@link #PENDING_FOR} is revoked; one discarded by a
  *       push that could not use it is revoked at once;
- *   <li>a run that wasted {@link #WASTED_AT_MOST} pre-mints (revoked unused) never pre-mints
- *       again, so a loop of advertisements, empty or refused pushes costs at most that many
- *       mints more than the same loop did before, ever;
+ *   <li>a run's pending pre-mints count against {@link #WASTED_AT_MOST} with those it wasted
+ *       (revoked unused, or failed upstream): a run whose pending and wasted make that many
+ *       pre-mints nothing more, and one that wasted that many never pre-mints again, so a loop
+ *       of advertisements, empty or refused pushes, on any number of repositories, costs at
+ *       most that many mints more than the same loop did before, ever;
  *   <li>at most {@link #PENDING_AT_MOST} pending tokens in the whole gateway.
  * </ul>
  *
@@ -120,7 +122,10 @@ final class PreMints implements AutoCloseable {
     String key = key(run, repo);
     synchronized (this) {
       RunState state = runs.get(run.runId());
-      if (state == null || !state.pushed || state.wasted >= WASTED_AT_MOST
+      // Pending tokens count against the bound before they are wasted: a run advertising each
+      // of its attached repositories at once would otherwise hold one unused token per repository.
+      if (state == null || !state.pushed
+          || state.wasted + pendingOf(run.runId()) >= WASTED_AT_MOST
           || pending.containsKey(key) || pending.size() >= PENDING_AT_MOST) {
         return;
       }
@@ -134,10 +139,9 @@ final class PreMints implements AutoCloseable {
       Pending p = new Pending(run.runId(), lease, ticker.schedule(() -> waste(key, lease),
           pendingFor.toMillis(), TimeUnit.MILLISECONDS));
       pending.put(key, p);
-      // A mint that failed (the run's budget, upstream) is no token to wait for, and no waste.
       lease.whenComplete((l, e) -> {
         if (e != null) {
-          forget(key, p);
+          failed(key, p, e);
         }
       });
     }
@@ -204,21 +208,41 @@ final class PreMints implements AutoCloseable {
         return;
       }
       pending.remove(key);
-      RunState state = runs.get(p.runId());
-      if (state != null && ++state.wasted == WASTED_AT_MOST) {
-        log.info("run {}: {} write tokens minted at an advertisement went unused; its pushes'"
-            + " tokens are minted once their commands are read from now on", p.runId(),
-            WASTED_AT_MOST);
-      }
+      countWasted(p.runId());
     }
     p.expiry().cancel(false);
     revoke(p);
   }
 
-  private synchronized void forget(String key, Pending p) {
-    if (pending.remove(key, p)) {
-      p.expiry().cancel(false);
+  /**
+   * The pre-mint pending under {@code key} failed: no token to wait for. One GitHub failed
+   * counts as wasted, or a loop of advertisements would call GitHub every time; one the run's
+   * budget refused before any call (the gateway's own refusal) costs nothing and does not.
+   */
+  private synchronized void failed(String key, Pending p, Throwable e) {
+    if (!pending.remove(key, p)) {
+      return; // taken meanwhile: the push that took it answers the failure
     }
+    p.expiry().cancel(false);
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    if (!(cause instanceof UpstreamException u && u.forThePersonPushing())) {
+      countWasted(p.runId());
+    }
+  }
+
+  /** Guarded by this. */
+  private void countWasted(String runId) {
+    RunState state = runs.get(runId);
+    if (state != null && ++state.wasted == WASTED_AT_MOST) {
+      log.info("run {}: {} write tokens minted at an advertisement went unused or failed; its"
+          + " pushes' tokens are minted once their commands are read from now on", runId,
+          WASTED_AT_MOST);
+    }
+  }
+
+  /** Guarded by this: the run's tokens pending now. */
+  private long pendingOf(String runId) {
+    return pending.values().stream().filter(p -> p.runId().equals(runId)).count();
   }
 
   private static void revoke(Pending p) {

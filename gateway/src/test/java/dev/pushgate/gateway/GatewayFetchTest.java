@@ -266,25 +266,56 @@ class GatewayFetchTest {
     byte[] body = (String.format("%04x", command.length + 4)
         + new String(command, java.nio.charset.StandardCharsets.US_ASCII) + "0000")
         .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    Answered r = uploadPackLogged(body, null);
+    assertThat(r.body()).contains("ERR ").contains("expected 'want'");
+    assertThat(r.log()).contains("fetch refused: ").contains("expected 'want'")
+        .doesNotContain("fetch failed inside the gateway").doesNotContain("\tat ");
+  }
+
+  /**
+   * A fetch request whose pkt-lines are malformed (a length that overruns the next header in v2,
+   * a length that is not hex in v0) is the client's error: git gets an ERR that says so, and the
+   * gateway logs one line, not "Internal server error" and a stack trace.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"version=2|0014command=ls-refs\n0001000csymrefs000bpeel0000",
+      "|00zzwant x\n0000"})
+  void aMalformedPktLineInAFetchRequestIsRefusedAsOneLine(String protocolAndBody)
+      throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // the advertisement
+    String[] parts = protocolAndBody.split("\\|", 2);
+    Answered r = uploadPackLogged(parts[1].getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+        parts[0].isEmpty() ? null : parts[0]);
+
+    assertThat(r.body()).contains("ERR the fetch request is malformed")
+        .doesNotContain("Internal server error");
+    assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
+        .asString().contains("fetch refused: malformed request");
+  }
+
+  private record Answered(String body, String log) {}
+
+  /** POSTs {@code body} to git-upload-pack, with what the gateway logged meanwhile. */
+  private Answered uploadPackLogged(byte[] body, String gitProtocol) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(
+            server.getURI().resolve("/git/github.com/acme/widget.git/git-upload-pack"))
+        .header("Authorization", "Bearer " + CREDENTIAL)
+        .header("Content-Type", "application/x-git-upload-pack-request")
+        .timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (gitProtocol != null) {
+      request.header("Git-Protocol", gitProtocol);
+    }
     java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
     java.io.PrintStream err = System.err;
     System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
-    HttpResponse<String> r;
     try {
-      r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              server.getURI().resolve("/git/github.com/acme/widget.git/git-upload-pack"))
-          .header("Authorization", "Bearer " + CREDENTIAL)
-          .header("Content-Type", "application/x-git-upload-pack-request")
-          .timeout(Duration.ofSeconds(30))
-          .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+      HttpResponse<String> r = HttpClient.newHttpClient().send(request.build(),
           HttpResponse.BodyHandlers.ofString());
+      return new Answered(r.body(), logged.toString(java.nio.charset.StandardCharsets.UTF_8));
     } finally {
       System.setErr(err);
     }
-    assertThat(r.body()).contains("ERR ").contains("expected 'want'");
-    String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
-    assertThat(log).contains("fetch refused: ").contains("expected 'want'")
-        .doesNotContain("fetch failed inside the gateway").doesNotContain("\tat ");
   }
 
   /** No spelling of a repository not attached reaches its upstream or makes a cache for it. */

@@ -86,6 +86,25 @@ class PreMintsTest {
         .allSatisfy(l -> assertThat(l.closes).hasValue(1));
   }
 
+  /**
+   * attack35w: the waste bound counted only tokens already revoked, so a run with attached
+   * repositories that advertises each within the 5 s pre-mints one token per repository, all
+   * wasted together: 9 for a run with 8 attachments (the docs: at most 3 more, per run, ever).
+   */
+  @Test
+  void pendingTokensOnManyRepositoriesCountAgainstTheWasteBound() {
+    List<RepoSlug> repos = List.of(REPO, OTHER, RepoSlug.parse("acme/a1"),
+        RepoSlug.parse("acme/a2"), RepoSlug.parse("acme/a3"), RepoSlug.parse("acme/a4"));
+    RunContext run = new RunContext("run-1", "ws-1", REPO, repos.subList(1, repos.size()),
+        PushRules.ALLOW_ALL, Decision.DENY, ContentRules.DEFAULT, Mode.CHAT);
+    pushedOnce(run);
+
+    repos.forEach(r -> preMints.atAdvertisement(run, r)); // advertisements, no push follows
+    repos.forEach(r -> preMints.discard(run, r)); // or their 5 s run out: the same waste
+
+    assertThat(upstream.leases).hasSizeLessThanOrEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
   @Test
   void aReadOnlyRunOrOneWhoseRulesDenyEveryRefNeverPreMints() {
     RunContext plan = run("run-plan", Mode.PLAN, PushRules.ALLOW_ALL);
@@ -162,6 +181,26 @@ class PreMintsTest {
     preMints.atAdvertisement(run, REPO);
 
     assertThat(upstream.leases).hasSize(1);
+  }
+
+  /**
+   * A pre-mint GitHub failed cost an App call like a wasted token: without counting it, a loop of
+   * advertisements against a failing upstream would call GitHub at every one.
+   */
+  @Test
+  void aPreMintGitHubFailedCountsAsWasted() {
+    RunContext run = chat("run-1");
+    pushedOnce(run);
+    upstream.mintFailure = new UpstreamException("GitHub answered 502");
+
+    for (int i = 0; i < 10; i++) {
+      preMints.atAdvertisement(run, REPO);
+    }
+    upstream.mintFailure = null;
+    preMints.atAdvertisement(run, REPO);
+
+    assertThat(upstream.mintCalls).isEqualTo(PreMints.WASTED_AT_MOST);
+    assertThat(upstream.leases).isEmpty();
   }
 
   private static void awaitRevoked(RecordingUpstream.Lease lease) throws InterruptedException {

@@ -35,6 +35,8 @@ class RecordingUpstream implements UpstreamAccess {
 
   String url;
   UpstreamException mintFailure;
+  /** Every mint asked for, failed ones too. */
+  int mintCalls;
   final List<Lease> leases = new ArrayList<>();
 
   RecordingUpstream(String url) {
@@ -54,6 +56,7 @@ class RecordingUpstream implements UpstreamAccess {
   @Override
   public synchronized WriteTokenLease mintWriteToken(RunContext run, RepoSlug repo,
       boolean workflows) throws UpstreamException {
+    mintCalls++;
     if (mintFailure != null) {
       throw mintFailure;
     }

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import java.net.URI;
@@ -12,6 +13,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongPredicate;
@@ -32,15 +35,25 @@ class PreMintTest {
   private static final String RUN = """
       {"workspaceId": "ws-1", "mode": "%s", "repository": "acme/widget",
        "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""";
+  /** The repositories a run of {@link #RUN_ATTACHED} may push to: its own and three attached. */
+  private static final String[] REPOS = {"acme/widget", "acme/a1", "acme/a2", "acme/a3"};
+  private static final String RUN_ATTACHED = """
+      {"workspaceId": "ws-1", "mode": "chat", "repository": "acme/widget",
+       "attachedRepositories": ["acme/a1", "acme/a2", "acme/a3"],
+       "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""";
 
   @RegisterExtension
-  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos(REPOS);
 
   /** A chat-mode run with a clone, which has pushed once: from now on it may pre-mint. */
   private record Pushed(JsonNode run, GitRun git, Path work) {}
 
   private static Pushed pushedOnce(String name) throws Exception {
-    JsonNode run = app.get().createRun(RUN.formatted("chat"));
+    return pushedOnce(name, RUN.formatted("chat"));
+  }
+
+  private static Pushed pushedOnce(String name, String runRequest) throws Exception {
+    JsonNode run = app.get().createRun(runRequest);
     GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-" + name)),
         ForgeRefs.env(run));
     git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", name).ok();
@@ -94,6 +107,29 @@ class PreMintTest {
 
     long spent = writeMints() - minted;
     assertThat(spent).as("pre-mints of 50 advertisements").isBetween(1L, (long) WASTED_AT_MOST);
+  }
+
+  /**
+   * attack35w: the bound counted only tokens already revoked, so advertisements of each attached
+   * repository held one unused token per repository. Pending ones count now: 3 in all.
+   */
+  @Test
+  void advertisementsOfEveryAttachedRepositoryCostAtMostTheBoundOfMints() throws Exception {
+    Pushed p = pushedOnce("attached", RUN_ATTACHED);
+    long minted = writeMints();
+    long revoked = revocations();
+
+    for (String repo : REPOS) {
+      assertThat(advertise(p.run(), repo)).isEqualTo(200);
+    }
+
+    awaitCounter(PreMintTest::writeMints, n -> n - minted >= WASTED_AT_MOST, "pre-minted");
+    // once the pending ones are revoked unspent (after their 5 s), a mint started for a fourth
+    // repository would long have been counted
+    awaitCounter(PreMintTest::revocations, n -> n - revoked >= WASTED_AT_MOST,
+        "each revoked unspent");
+    assertThat(writeMints() - minted).as("pre-mints over " + REPOS.length + " repositories")
+        .isEqualTo(WASTED_AT_MOST);
   }
 
   @Test
@@ -168,11 +204,35 @@ class PreMintTest {
         .status()).isEqualTo(200);
     // the run's read token and the pending write token (the read token alone without it)
     awaitCounter(PreMintTest::revocations, n -> n - beforeEnd >= 2, "revoked at the run's end");
+    // each once: the gateway's end of the run revokes the pending token, and the teardown that
+    // follows finds it revoked in the ledger (it used to revoke it again, answered 401)
+    assertThat(revokedTokens()).as("tokens revoked at the forge, each once")
+        .doesNotHaveDuplicates();
+  }
+
+  /** The hashes of the tokens revoked at the forge, one per revocation call, off its log. */
+  private static List<String> revokedTokens() throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(app.get().base() + "/forge/api/v3/_forge/requests")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    List<String> out = new ArrayList<>();
+    for (JsonNode e : new ObjectMapper().readTree(r.body())) {
+      if (e.get("method").asText().equals("DELETE")
+          && e.get("path").asText().equals("/installation/token")) {
+        out.add(e.get("token_sha256").asText());
+      }
+    }
+    return out;
   }
 
   private static int advertise(JsonNode run) throws Exception {
+    return advertise(run, "acme/widget");
+  }
+
+  private static int advertise(JsonNode run, String repo) throws Exception {
     return send(HttpRequest.newBuilder(URI.create(app.get().gatewayUrl()
-        + "acme/widget.git/info/refs?service=git-receive-pack")).GET(), run).statusCode();
+        + repo + ".git/info/refs?service=git-receive-pack")).GET(), run).statusCode();
   }
 
   private static int emptyPush(JsonNode run) throws Exception {

@@ -22,9 +22,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,6 +71,9 @@ final class RunCredentials {
    */
   private final ExecutorService revoker =
       Executors.newSingleThreadExecutor(daemon("pushgate-revoker"));
+
+  /** How long a teardown waits for the revocations queued before it. */
+  private static final Duration QUEUED_REVOCATIONS_WAIT = Duration.ofSeconds(10);
 
   private static final int READ_MINTERS = 8;
 
@@ -243,8 +248,14 @@ final class RunCredentials {
     };
   }
 
-  /** Revokes every live credential of an ending run, reporting each; what fails is retried. */
+  /**
+   * Revokes every live credential of an ending run, reporting each; what fails is retried. The
+   * revocations already queued go first: the run's end has just queued its pre-minted tokens'
+   * (the gateway's {@code runEnded}), and a token revoked there is no longer live in the ledger,
+   * so it is not revoked twice (a second call GitHub answers 401).
+   */
   List<Runs.Revocation> revokeAll(String runId) {
+    awaitQueuedRevocations();
     List<Runs.Revocation> out = new ArrayList<>();
     List<Ledger.LiveCredential> live;
     try {
@@ -259,6 +270,21 @@ final class RunCredentials {
     }
     out.add(new Runs.Revocation("gateway", null, true, null));
     return out;
+  }
+
+  /**
+   * Waits, up to {@link #QUEUED_REVOCATIONS_WAIT}, for the revocations queued so far (the
+   * revoker runs them in order). Past it the teardown goes on: a token revoked twice is one
+   * extra call, a teardown held up is worse.
+   */
+  private void awaitQueuedRevocations() {
+    try {
+      revoker.submit(() -> { }).get(QUEUED_REVOCATIONS_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
+      log.debug("revocations still queued at a run's teardown: {}", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Retries the write tokens of live runs whose revocation after their push failed. */
