@@ -65,10 +65,12 @@ final class LiveLines {
     reader.join(millis);
   }
 
-  /** Every line read so far. */
+  /** Every line read so far, each ended by a newline as the process printed it. */
   String text() {
     synchronized (lines) {
-      return String.join("\n", lines);
+      StringBuilder text = new StringBuilder();
+      lines.forEach(l -> text.append(l).append('\n'));
+      return text.toString();
     }
   }
 }
