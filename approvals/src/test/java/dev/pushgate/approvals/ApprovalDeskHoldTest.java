@@ -27,9 +27,7 @@ class ApprovalDeskHoldTest {
 
   @Test
   void aRunPastItsShareOfHeldQuestionsIsRefusedUnaskedWhileOtherRunsAreAsked() throws Exception {
-    ApprovalDesk desk = new ApprovalDesk(Clock.systemUTC(), Duration.ofMinutes(5),
-        Duration.ofSeconds(5), log, 3);
-    desk.connect(new Listening());
+    ApprovalDesk desk = listeningDesk(Duration.ofMinutes(5), 3);
     List<CompletableFuture<Answer>> held = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       held.add(desk.askAsync(question("run_flood")));
@@ -58,9 +56,7 @@ class ApprovalDeskHoldTest {
 
   @Test
   void aHeldQuestionTimesOutWithoutAThreadWaitingForIt() throws Exception {
-    ApprovalDesk desk = new ApprovalDesk(Clock.systemUTC(), Duration.ofMillis(200),
-        Duration.ofSeconds(5), log, 2);
-    desk.connect(new Listening());
+    ApprovalDesk desk = listeningDesk(Duration.ofMillis(200), 2);
     CompletableFuture<Answer> a = desk.askAsync(question("run_1"));
     assertThat(a).isNotDone();
     Answer timedOut = a.get(10, TimeUnit.SECONDS);
@@ -71,9 +67,7 @@ class ApprovalDeskHoldTest {
 
   @Test
   void closingTheDeskEndsHeldQuestionsAndRefusesNewOnes() throws Exception {
-    ApprovalDesk desk = new ApprovalDesk(Clock.systemUTC(), Duration.ofMinutes(5),
-        Duration.ofSeconds(5), log, 2);
-    desk.connect(new Listening());
+    ApprovalDesk desk = listeningDesk(Duration.ofMinutes(5), 2);
     CompletableFuture<Answer> a = desk.askAsync(question("run_1"));
     desk.close("the appliance is shutting down");
     Answer withdrawn = a.get(10, TimeUnit.SECONDS);
@@ -82,6 +76,13 @@ class ApprovalDeskHoldTest {
         "the question was withdrawn before anyone answered: the appliance is shutting down");
     assertThat(desk.askAsync(question("run_1")).getNow(null).outcome())
         .isEqualTo(Answer.Outcome.CANCELLED);
+  }
+
+  /** A desk with an approver connected, holding questions for {@code hold}, {@code share} a run. */
+  private ApprovalDesk listeningDesk(Duration hold, int share) {
+    ApprovalDesk desk = new ApprovalDesk(Clock.systemUTC(), hold, Duration.ofSeconds(5), log, share);
+    desk.connect(new Listening());
+    return desk;
   }
 
   private static Question question(String runId) {

@@ -31,8 +31,7 @@ class ApprovalDeskTest {
 
   @Test
   void aRunsTeardownWithdrawsItsQuestionAndALateYesFindsNothing() throws Exception {
-    desk.connect(listener());
-    CompletableFuture<Answer> held = CompletableFuture.supplyAsync(() -> desk.ask(push("run_1"), l -> { }));
+    CompletableFuture<Answer> held = askConnected("run_1");
     Question q = awaitPending();
 
     ended.add("run_1");
@@ -48,8 +47,7 @@ class ApprovalDeskTest {
 
   @Test
   void anotherRunsTeardownLeavesTheQuestionHeld() throws Exception {
-    desk.connect(listener());
-    CompletableFuture<Answer> held = CompletableFuture.supplyAsync(() -> desk.ask(push("run_1"), l -> { }));
+    CompletableFuture<Answer> held = askConnected("run_1");
     Question q = awaitPending();
 
     desk.cancelRun("run_2");
@@ -61,9 +59,7 @@ class ApprovalDeskTest {
 
   @Test
   void aReloadedTimeoutTimesNewQuestionsAndLeavesHeldOnesTheirDeadline() throws Exception {
-    desk.connect(listener());
-    CompletableFuture<Answer> first =
-        CompletableFuture.supplyAsync(() -> desk.ask(push("run_1"), l -> { }));
+    CompletableFuture<Answer> first = askConnected("run_1");
     Question held = awaitPending();
 
     desk.retime(Duration.ofMillis(50));
@@ -88,8 +84,7 @@ class ApprovalDeskTest {
 
   @Test
   void shutdownWithdrawsQuestionsAndIsNotADenial() throws Exception {
-    desk.connect(listener());
-    CompletableFuture<Answer> held = CompletableFuture.supplyAsync(() -> desk.ask(push("run_1"), l -> { }));
+    CompletableFuture<Answer> held = askConnected("run_1");
     awaitPending();
 
     desk.close("the appliance is shutting down");
@@ -170,6 +165,12 @@ class ApprovalDeskTest {
     assertThat(a.reason()).isEqualTo("the question is " + length + " characters long, more than"
         + " an approver can be asked to read (at most 4096); nobody was asked");
     assertThat(push.outcome()).isEqualTo(Answer.Outcome.NO_APPROVER);
+  }
+
+  /** Connects an approver and asks a push question of {@code runId} on another thread. */
+  private CompletableFuture<Answer> askConnected(String runId) {
+    desk.connect(listener());
+    return CompletableFuture.supplyAsync(() -> desk.ask(push(runId), l -> { }));
   }
 
   private Question awaitPending() throws Exception {

@@ -37,26 +37,16 @@ public final class ApiBoundaryBench {
   private ApiBoundaryBench() {}
 
   public static void main(String[] args) throws Exception {
-    Path jar = null;
-    int rounds = 300;
-    int warmup = 300;
-    boolean keep = false;
-    Path jfr = null;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--jar" -> jar = Path.of(args[++i]);
-        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-        case "--keep" -> keep = true;
-        case "--jfr" -> jfr = Path.of(args[++i]).toAbsolutePath();
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--jar JAR --rounds N --warmup N --keep --jfr FILE)");
-      }
-    }
-    if (jar == null) {
-      throw new IllegalArgumentException("--jar JAR is required");
-    }
-    Path work = Files.createTempDirectory("pushgate-api-bench-");
+    StandaloneArgs a = StandaloneArgs.parse(args,
+        "--jar JAR --rounds N --warmup N --keep --jfr FILE", "--rounds", "--warmup", "--jfr");
+    int rounds = a.get("--rounds", Integer::parseInt, 300);
+    int warmup = a.get("--warmup", Integer::parseInt, 300);
+    a.inScratch("pushgate-api-bench-",
+        work -> measure(a.jar(), rounds, warmup, a.path("--jfr"), work));
+  }
+
+  private static void measure(Path jar, int rounds, int warmup, Path jfr, Path work)
+      throws Exception {
     Path benchJar = Path.of(ApiBoundaryBench.class.getProtectionDomain().getCodeSource()
         .getLocation().toURI());
     String java = ProcessHandle.current().info().command().orElse("java");
@@ -82,7 +72,7 @@ public final class ApiBoundaryBench {
       Path run = Files.createDirectories(work.resolve("run"));
 
       System.err.printf(Locale.ROOT, "bench: %d rounds after %d warm-up rounds, load average %s%n",
-          rounds, warmup, loadAverage());
+          rounds, warmup, Platform.loadAverage());
       List<String> cmd = List.of(java, "-jar", jar.toString(), "exec", "--data-dir",
           app.dataDir.toString(), "--repo", "acme/widget", "--workdir", run.toString(),
           "--rules", rules.toString(), "--", java, "-cp", benchJar.toString(),
@@ -95,25 +85,19 @@ public final class ApiBoundaryBench {
       Path err = work.resolve("client.err");
       pb.redirectOutput(out.toFile()).redirectError(err.toFile())
           .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-      String loadBefore = loadAverage();
+      String loadBefore = Platform.loadAverage();
       Process p = pb.start();
       if (!p.waitFor(30, TimeUnit.MINUTES)) {
         p.destroyForcibly();
         throw new IllegalStateException("the client did not finish in 30 minutes");
       }
-      String loadAfter = loadAverage();
+      String loadAfter = Platform.loadAverage();
       if (p.exitValue() != 0) {
         throw new IllegalStateException("pushgate exec failed (exit " + p.exitValue() + "):\n"
             + Files.readString(err));
       }
       print(Files.readAllLines(out), rounds, warmup, loadBefore, loadAfter);
       judgedIn(app, Files.readString(err));
-    } finally {
-      if (keep) {
-        System.err.println("bench: kept " + work);
-      } else {
-        deleteTree(work);
-      }
     }
   }
 
@@ -229,15 +213,6 @@ public final class ApiBoundaryBench {
         s.percentile(90), s.percentile(99));
   }
 
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (Exception e) {
-      return "n/a";
-    }
-  }
-
   private static void git(Path dir, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("git"));
     cmd.addAll(List.of(args));
@@ -249,14 +224,6 @@ public final class ApiBoundaryBench {
     if (p.waitFor() != 0) {
       throw new IllegalStateException("git " + String.join(" ", args).replaceAll(
           "Basic [A-Za-z0-9+/=]+", "Basic ***") + " failed: " + output);
-    }
-  }
-
-  private static void deleteTree(Path root) {
-    try (var walk = Files.walk(root)) {
-      walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (Exception e) {
-      System.err.println("bench: could not delete " + root + ": " + e.getMessage());
     }
   }
 }

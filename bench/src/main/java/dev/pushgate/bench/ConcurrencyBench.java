@@ -12,13 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /** Section 3: runs pushing at once, to one repository and to a repository each. */
-final class ConcurrencyBench {
-  private final BenchRun bench;
-
-  ConcurrencyBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record ConcurrencyBench(BenchRun bench) {
   private static int[] levels(Options o) {
     return o.quick() ? new int[] {1, 4, 16} : new int[] {1, 4, 16, 64};
   }

@@ -38,41 +38,21 @@ public final class CrowdBench {
   private CrowdBench() {}
 
   public static void main(String[] args) throws Exception {
-    Path jar = null;
-    int crowd = 500;
-    int flood = 1000;
-    boolean keep = false;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--jar" -> jar = Path.of(args[++i]);
-        case "--crowd" -> crowd = Integer.parseInt(args[++i]);
-        case "--flood" -> flood = Integer.parseInt(args[++i]);
-        case "--keep" -> keep = true;
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--jar JAR --crowd N --flood N --keep)");
-      }
-    }
-    if (jar == null) {
-      throw new IllegalArgumentException("--jar JAR is required");
-    }
+    StandaloneArgs a = StandaloneArgs.parse(args, "--jar JAR --crowd N --flood N --keep",
+        "--crowd", "--flood");
+    int crowd = a.get("--crowd", Integer::parseInt, 500);
+    int flood = a.get("--flood", Integer::parseInt, 1000);
     System.out.printf(Locale.ROOT, "machine: %s, %d cores, %d MiB, %s; load average before %s%n",
         Platform.cpuModel(), Runtime.getRuntime().availableProcessors(), Platform.memTotalMb(),
-        Platform.javaVersion(), loadAverage());
-    Path work = Files.createTempDirectory("pushgate-crowd-bench-");
-    try {
+        Platform.javaVersion(), Platform.loadAverage());
+    a.inScratch("pushgate-crowd-bench-", work -> {
       if (crowd > 0) {
-        scenario(jar, work.resolve("crowd"), crowd, true);
+        scenario(a.jar(), work.resolve("crowd"), crowd, true);
       }
       if (flood > 0) {
-        scenario(jar, work.resolve("flood"), flood, false);
+        scenario(a.jar(), work.resolve("flood"), flood, false);
       }
-    } finally {
-      if (keep) {
-        System.err.println("bench: kept " + work);
-      } else {
-        Platform.deleteTree(work);
-      }
-    }
+    });
   }
 
   /** What a push is meant to meet. */
@@ -104,7 +84,7 @@ public final class CrowdBench {
       app.forgeCreate(REPO);
       List<Run> crowd = prepare(app, dir, runs, mixed);
       System.out.printf(Locale.ROOT, "%s: %d runs ready, load average %s%n", name, runs,
-          loadAverage());
+          Platform.loadAverage());
       ExecutorService pool = Executors.newFixedThreadPool(2 * runs);
       List<Outcome> outcomes = new ArrayList<>();
       List<Integer> apiStatuses = new ArrayList<>();
@@ -346,13 +326,5 @@ public final class CrowdBench {
       return Double.NaN;
     }
     return max;
-  }
-
-  private static String loadAverage() {
-    try {
-      return Files.readString(Path.of("/proc/loadavg")).strip();
-    } catch (java.io.IOException e) {
-      return "?";
-    }
   }
 }

@@ -8,13 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** Section 5: pushes the rules refuse, small and large, and how soon the refusal comes. */
-final class DenyBench {
-  private final BenchRun bench;
-
-  DenyBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record DenyBench(BenchRun bench) {
   void run() throws Exception {
     int n = bench.o.quick() ? 5 : 10;
     int nBig = bench.o.quick() ? 2 : 3;

@@ -50,46 +50,28 @@ public final class IdleRunsBench {
   }
 
   public static void main(String[] args) throws Exception {
-    Path jar = null;
-    List<Integer> levels = List.of(0, 1_000, 10_000);
-    int clients = 4;
-    boolean keep = false;
-    Path jfr = null;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--jar" -> jar = Path.of(args[++i]);
-        case "--levels" -> levels = Stream.of(args[++i].split(",")).map(Integer::parseInt)
-            .sorted().toList();
-        case "--clients" -> clients = Integer.parseInt(args[++i]);
-        case "--keep" -> keep = true;
-        case "--jfr" -> jfr = Path.of(args[++i]).toAbsolutePath();
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--jar JAR --levels 0,1000,10000 --clients N --jfr FILE --keep)");
-      }
-    }
-    if (jar == null) {
-      throw new IllegalArgumentException("--jar JAR is required");
-    }
-    Path work = Files.createTempDirectory("pushgate-idle-runs-bench-");
+    StandaloneArgs a = StandaloneArgs.parse(args,
+        "--jar JAR --levels 0,1000,10000 --clients N --jfr FILE --keep",
+        "--levels", "--clients", "--jfr");
+    List<Integer> levels = a.get("--levels", v -> Stream.of(v.split(","))
+        .map(Integer::parseInt).sorted().toList(), List.of(0, 1_000, 10_000));
+    int clients = a.get("--clients", Integer::parseInt, 4);
+    Path jfr = a.path("--jfr");
     // The default heap: what the appliance gets when nobody sizes it.
     List<String> jvm = jfr == null ? List.of()
         : List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfr);
-    try (RunningAppliance app = RunningAppliance.on(work.resolve("data")).jar(jar)
-        .log(work.resolve("appliance.log")).jvm(jvm).start()) {
-      app.forgeCreate("acme/widget");
-      new IdleRunsBench(app, work, clients).measure(levels);
-    } finally {
-      if (keep) {
-        System.err.println("bench: scratch directory kept at " + work);
-      } else {
-        Platform.deleteTree(work);
+    a.inScratch("pushgate-idle-runs-bench-", work -> {
+      try (RunningAppliance app = RunningAppliance.on(work.resolve("data")).jar(a.jar())
+          .log(work.resolve("appliance.log")).jvm(jvm).start()) {
+        app.forgeCreate("acme/widget");
+        new IdleRunsBench(app, work, clients).measure(levels);
       }
-    }
+    });
   }
 
   private void measure(List<Integer> levels) throws Exception {
     System.err.printf(Locale.ROOT, "bench: levels %s, %d clients creating runs, load average %s,"
-        + " %d cores%n", levels, clients, loadAverage(),
+        + " %d cores%n", levels, clients, Platform.loadAverage(),
         Runtime.getRuntime().availableProcessors());
     List<String> rows = new ArrayList<>();
     List<String> cpuSplits = new ArrayList<>();
@@ -104,7 +86,7 @@ public final class IdleRunsBench {
       if (creating > 0) {
         cpuSplits.add(String.format(Locale.ROOT, "appliance CPU per run created up to %,d, by"
             + " thread: %s; load average after: %s", level,
-            cpuByThread(threadsBefore, creating), loadAverage()));
+            cpuByThread(threadsBefore, creating), Platform.loadAverage()));
         System.err.println("bench: " + cpuSplits.get(cpuSplits.size() - 1));
       }
       String cpuPerRun = creating <= 0 ? "–" : String.format(Locale.ROOT, "%.1f ms",
@@ -142,7 +124,7 @@ public final class IdleRunsBench {
     cpuSplits.forEach(System.out::println);
     System.out.printf(Locale.ROOT, "%nteardown of %,d runs (DELETE /v1/runs/ID, %d clients):"
         + " %.1f s%s; after it: %d threads, %,d descriptors; load average %s%n", ending, clients,
-        teardown, endCpu, threads(), descriptors(), loadAverage());
+        teardown, endCpu, threads(), descriptors(), Platform.loadAverage());
   }
 
   /** Creates {@code n} idle runs with {@link #clients} clients at once. */
@@ -315,14 +297,6 @@ public final class IdleRunsBench {
   private long descriptors() throws IOException {
     try (Stream<Path> fds = Files.list(Path.of("/proc/" + app.pid() + "/fd"))) {
       return fds.count();
-    }
-  }
-
-  private static String loadAverage() {
-    try {
-      return Files.readString(Path.of("/proc/loadavg")).trim();
-    } catch (IOException e) {
-      return "unknown";
     }
   }
 }

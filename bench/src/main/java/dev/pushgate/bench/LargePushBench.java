@@ -8,13 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** Section 2: a large initial push into a new repository, direct and through the gateway. */
-final class LargePushBench {
-  private final BenchRun bench;
-
-  LargePushBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record LargePushBench(BenchRun bench) {
   void run() throws Exception {
     int n = bench.o.largeRuns();
     Path src = bench.bigSource();

@@ -8,13 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Section 4: the appliance's memory during large pushes. */
-final class MemoryBench {
-  private final BenchRun bench;
-
-  MemoryBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record MemoryBench(BenchRun bench) {
   void run() throws Exception {
     Path data = bench.app.dataDir;
     Path gcLog = BenchRun.gcLog(data);

@@ -12,13 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The phases of a push on the wire, through a timing relay, small and large. */
-final class PhasesBench {
-  private final BenchRun bench;
-
-  PhasesBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record PhasesBench(BenchRun bench) {
   private static final Pattern SYNC_LINE =
       Pattern.compile("synced cache of (\\S+) in (\\d+) ms");
 

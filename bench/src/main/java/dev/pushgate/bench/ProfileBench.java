@@ -16,13 +16,7 @@ import java.util.concurrent.Executors;
  * A second appliance under Java Flight Recorder, with the small, large and concurrent pushes in
  * windows of their own, its samples read into the report.
  */
-final class ProfileBench {
-  private final BenchRun bench;
-
-  ProfileBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record ProfileBench(BenchRun bench) {
   void run() throws Exception {
     Path data = bench.work.resolve("profile-data");
     Path recording = bench.o.out().resolve("pushgate.jfr");

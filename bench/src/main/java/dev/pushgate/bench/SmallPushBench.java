@@ -15,13 +15,7 @@ import java.util.Set;
  * Section 1 and its two follow-ups: the small push direct and through the gateway (1), again at
  * the end of the run (1b), and the first pushes after each start-up (1c).
  */
-final class SmallPushBench {
-  private final BenchRun bench;
-
-  SmallPushBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record SmallPushBench(BenchRun bench) {
   /** Section 1: the small push, warm, with and without upstream moved. */
   void measure() throws Exception {
     int n = bench.o.smallRuns();

@@ -9,13 +9,7 @@ import java.util.List;
  * Section 6: start-ups of the jar on a new and on an existing data directory, and the idle
  * memory after each.
  */
-final class StartupBench {
-  private final BenchRun bench;
-
-  StartupBench(BenchRun bench) {
-    this.bench = bench;
-  }
-
+record StartupBench(BenchRun bench) {
   void run() throws Exception {
     int fresh = bench.o.quick() ? 3 : 5;
     int again = bench.o.quick() ? 2 : 3;

@@ -70,49 +70,22 @@ public final class WanBench {
   }
 
   public static void main(String[] args) throws Exception {
-    Path jar = null;
-    double rtt = 40;
-    double mbit = 200;
-    int runs = 9;
-    int largeRuns = 3;
-    long largeMib = 100;
-    int warmup = 20;
-    long thinkMs = 0;
-    boolean keep = false;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--jar" -> jar = Path.of(args[++i]);
-        case "--rtt-ms" -> rtt = Double.parseDouble(args[++i]);
-        case "--mbit" -> mbit = Double.parseDouble(args[++i]);
-        case "--runs" -> runs = Integer.parseInt(args[++i]);
-        case "--large-runs" -> largeRuns = Integer.parseInt(args[++i]);
-        case "--large-mib" -> largeMib = Long.parseLong(args[++i]);
-        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-        case "--think-ms" -> thinkMs = Long.parseLong(args[++i]);
-        case "--keep" -> keep = true;
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--jar JAR --rtt-ms MS --mbit MBIT --runs N --large-runs N --large-mib MIB"
-            + " --warmup N --think-ms MS --keep)");
-      }
-    }
-    if (jar == null) {
-      throw new IllegalArgumentException("--jar JAR is required");
-    }
+    StandaloneArgs a = StandaloneArgs.parse(args, "--jar JAR --rtt-ms MS --mbit MBIT --runs N"
+        + " --large-runs N --large-mib MIB --warmup N --think-ms MS --keep", "--rtt-ms", "--mbit",
+        "--runs", "--large-runs", "--large-mib", "--warmup", "--think-ms");
+    double rtt = a.get("--rtt-ms", Double::parseDouble, 40.0);
+    double mbit = a.get("--mbit", Double::parseDouble, 200.0);
+    int runs = a.get("--runs", Integer::parseInt, 9);
+    int largeRuns = a.get("--large-runs", Integer::parseInt, 3);
+    long largeMib = a.get("--large-mib", Long::parseLong, 100L);
+    int warmup = a.get("--warmup", Integer::parseInt, 20);
+    long thinkMs = a.get("--think-ms", Long::parseLong, 0L);
     if (runs < 1 || largeRuns < 0 || warmup < 0 || thinkMs < 0) {
       throw new IllegalArgumentException("--runs must be at least 1, --large-runs, --warmup and"
           + " --think-ms at least 0");
     }
-    Path work = Files.createTempDirectory("pushgate-wan-bench-");
-    try {
-      new WanBench(jar, rtt, mbit, runs, largeRuns, largeMib << 20, warmup, thinkMs, work)
-          .run();
-    } finally {
-      if (keep) {
-        System.err.println("bench: kept " + work);
-      } else {
-        Platform.deleteTree(work);
-      }
-    }
+    a.inScratch("pushgate-wan-bench-", work -> new WanBench(a.jar(), rtt, mbit, runs, largeRuns,
+        largeMib << 20, warmup, thinkMs, work).run());
   }
 
   private void run() throws Exception {

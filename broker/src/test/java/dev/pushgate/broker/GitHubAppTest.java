@@ -107,8 +107,15 @@ class GitHubAppTest {
     github.stub("DELETE", REVOKE, jsonResponse(204, null, RID));
   }
 
-  private JsonNode body(LoggedRequest request) throws Exception {
-    return json.readTree(request.getBodyAsString());
+  /** The body of a read token's mint for {@code repositories}, the JSON member naming them. */
+  private JsonNode readMint(String repositories) throws Exception {
+    return json.readTree("{" + repositories + ",\"permissions\":"
+        + "{\"contents\":\"read\",\"metadata\":\"read\",\"pull_requests\":\"write\"}}");
+  }
+
+  /** What the first mint asked GitHub for: the repositories and the permissions. */
+  private JsonNode firstMintBody() throws Exception {
+    return json.readTree(github.requests("POST", MINT).get(0).getBodyAsString());
   }
 
   // --- issuing ---------------------------------------------------------------------------
@@ -124,9 +131,7 @@ class GitHubAppTest {
     assertThat(token.repositoryId()).isEqualTo(REPO_ID);
     assertThat(token.expiresAt()).isEqualTo(Instant.parse("2026-12-02T11:00:00Z"));
     assertThat(token.permissions()).isEqualTo(READ);
-    assertThat(body(github.requests("POST", MINT).get(0))).isEqualTo(json.readTree(
-        "{\"repositories\":[\"Hello-World\"],\"permissions\":"
-            + "{\"contents\":\"read\",\"metadata\":\"read\",\"pull_requests\":\"write\"}}"));
+    assertThat(firstMintBody()).isEqualTo(readMint("\"repositories\":[\"Hello-World\"]"));
   }
 
   @Test
@@ -137,9 +142,7 @@ class GitHubAppTest {
     InstallationToken token = app.issueReadToken(REPO, OptionalLong.of(REPO_ID));
 
     assertThat(token.repositoryId()).isEqualTo(REPO_ID);
-    assertThat(body(github.requests("POST", MINT).get(0))).isEqualTo(json.readTree(
-        "{\"repository_ids\":[1296269],\"permissions\":"
-            + "{\"contents\":\"read\",\"metadata\":\"read\",\"pull_requests\":\"write\"}}"));
+    assertThat(firstMintBody()).isEqualTo(readMint("\"repository_ids\":[1296269]"));
   }
 
   @Test
@@ -155,7 +158,7 @@ class GitHubAppTest {
 
     assertThat(withWorkflows.permissions())
         .isEqualTo(Map.of("contents", "write", "metadata", "read", "workflows", "write"));
-    assertThat(body(github.requests("POST", MINT).get(0)).get("permissions")).isEqualTo(
+    assertThat(firstMintBody().get("permissions")).isEqualTo(
         json.readTree("{\"contents\":\"write\",\"metadata\":\"read\",\"workflows\":\"write\"}"));
   }
 
@@ -166,7 +169,7 @@ class GitHubAppTest {
 
     app.issueWriteToken(REPO, OptionalLong.empty(), false);
 
-    assertThat(body(github.requests("POST", MINT).get(0)).get("permissions"))
+    assertThat(firstMintBody().get("permissions"))
         .isEqualTo(json.readTree("{\"contents\":\"write\",\"metadata\":\"read\"}"));
   }
 

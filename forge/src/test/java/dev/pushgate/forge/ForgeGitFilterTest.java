@@ -82,10 +82,8 @@ class ForgeGitFilterTest {
     HttpResponse<String> push = forge.send("POST", "/forge/acme/widget.git/git-receive-pack",
         basic(token), "0000", "application/x-git-receive-pack-request");
 
-    assertThat(advertisement.statusCode()).isEqualTo(403);
-    assertThat(advertisement.body()).isEqualTo("Write access to repository not granted.\n");
-    assertThat(push.statusCode()).isEqualTo(403);
-    assertThat(push.body()).isEqualTo("Write access to repository not granted.\n");
+    assertAnswered(advertisement, 403, "Write access to repository not granted.\n");
+    assertAnswered(push, 403, "Write access to repository not granted.\n");
   }
 
   @Test
@@ -121,10 +119,8 @@ class ForgeGitFilterTest {
     HttpResponse<String> fetch = forge.send("GET", FETCH_ADVERTISEMENT, basic(other), null);
     HttpResponse<String> push = forge.send("GET", PUSH_ADVERTISEMENT, basic(other), null);
 
-    assertThat(fetch.statusCode()).isEqualTo(404);
-    assertThat(fetch.body()).isEqualTo("Repository not found.\n");
-    assertThat(push.statusCode()).isEqualTo(404);
-    assertThat(push.body()).isEqualTo("Repository not found.\n");
+    assertAnswered(fetch, 404, "Repository not found.\n");
+    assertAnswered(push, 404, "Repository not found.\n");
   }
 
   @Test
@@ -169,5 +165,10 @@ class ForgeGitFilterTest {
     forge.clock.advance(TestForge.TOKEN_LIFETIME);
 
     assertThat(forge.send("GET", FETCH_ADVERTISEMENT, basic(token), null).statusCode()).isEqualTo(401);
+  }
+
+  private static void assertAnswered(HttpResponse<String> r, int status, String body) {
+    assertThat(r.statusCode()).isEqualTo(status);
+    assertThat(r.body()).isEqualTo(body);
   }
 }

@@ -181,8 +181,7 @@ class ForgeRepoApiTest extends WidgetForgeFixture {
   void mergingMakesAMergeCommitOnTheBaseInTheBareRepository() throws Exception {
     String head = forge.branch(widget, "to-merge", "merged.txt", "merged\n");
     String base = forge.tip(widget, "main");
-    long n = json(call("POST", "/pulls", writer,
-        "{\"title\":\"Merge me\",\"head\":\"to-merge\",\"base\":\"main\"}")).get("number").asLong();
+    long n = openPull(writer, "Merge me", "to-merge");
 
     HttpResponse<String> merged = call("PUT", "/pulls/" + n + "/merge", writer, "{}");
 
@@ -208,8 +207,7 @@ class ForgeRepoApiTest extends WidgetForgeFixture {
   @Test
   void aRebaseMergeFastForwardsTheBase() throws Exception {
     String head = forge.branch(widget, "ff", "ff.txt", "ff\n");
-    long n = json(call("POST", "/pulls", writer,
-        "{\"title\":\"ff\",\"head\":\"ff\",\"base\":\"main\"}")).get("number").asLong();
+    long n = openPull(writer, "ff", "ff");
 
     HttpResponse<String> merged =
         call("PUT", "/pulls/" + n + "/merge", writer, "{\"merge_method\":\"rebase\"}");
@@ -222,10 +220,8 @@ class ForgeRepoApiTest extends WidgetForgeFixture {
   void aConflictingPullRequestIsNotMergeableAndTheBaseStays() throws Exception {
     forge.branch(widget, "conflict-a", "conflict.txt", "a\n");
     forge.branch(widget, "conflict-b", "conflict.txt", "b\n");
-    long a = json(call("POST", "/pulls", writer,
-        "{\"title\":\"a\",\"head\":\"conflict-a\",\"base\":\"main\"}")).get("number").asLong();
-    long b = json(call("POST", "/pulls", writer,
-        "{\"title\":\"b\",\"head\":\"conflict-b\",\"base\":\"main\"}")).get("number").asLong();
+    long a = openPull(writer, "a", "conflict-a");
+    long b = openPull(writer, "b", "conflict-b");
     assertThat(call("PUT", "/pulls/" + a + "/merge", writer, "{}").statusCode()).isEqualTo(200);
     String main = forge.tip(widget, "main");
 
@@ -237,8 +233,7 @@ class ForgeRepoApiTest extends WidgetForgeFixture {
   @Test
   void mergingNeedsContentsWriteAndTheHeadItWasAskedFor() throws Exception {
     forge.branch(widget, "guarded", "guarded.txt", "g\n");
-    long n = json(call("POST", "/pulls", reader,
-        "{\"title\":\"g\",\"head\":\"guarded\",\"base\":\"main\"}")).get("number").asLong();
+    long n = openPull(reader, "g", "guarded");
     String main = forge.tip(widget, "main");
 
     assertError(call("PUT", "/pulls/" + n + "/merge", reader, "{}"), 403,
@@ -253,8 +248,7 @@ class ForgeRepoApiTest extends WidgetForgeFixture {
   @Test
   void commentsAreAddedAndListed() throws Exception {
     forge.branch(widget, "talk", "talk.txt", "t\n");
-    long n = json(call("POST", "/pulls", writer,
-        "{\"title\":\"talk\",\"head\":\"talk\",\"base\":\"main\"}")).get("number").asLong();
+    long n = openPull(writer, "talk", "talk");
 
     HttpResponse<String> c = call("POST", "/issues/" + n + "/comments", reader,
         "{\"body\":\"looks good\"}");
@@ -391,5 +385,12 @@ class ForgeRepoApiTest extends WidgetForgeFixture {
 
   static String b64(String s) {
     return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Opens a pull request from {@code head} to main with {@code token}; its number. */
+  private long openPull(String token, String title, String head) throws Exception {
+    return json(call("POST", "/pulls", token,
+        "{\"title\":\"" + title + "\",\"head\":\"" + head + "\",\"base\":\"main\"}"))
+        .get("number").asLong();
   }
 }

@@ -12,7 +12,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -88,8 +87,7 @@ class AgentDayTest {
   static void start() throws Exception {
     ExecTest.requireBwrap();
     GitHubCliTest.requireGh();
-    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
-        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    RunningAppliance.assumeDenyfs();
   }
 
   @Test

@@ -57,9 +57,7 @@ class ApprovalEdgesTest {
       assertThat(forgeMain()).isEqualTo(before);
       assertThat(watch.awaitLine("  " + id + " ")).isEqualTo("  " + id + " cancelled");
     }
-    JsonNode decisions = app.get().control().get("/v1/audit?runId="
-        + runId).body().get("decisions");
-    assertThat(decisions).singleElement().satisfies(d -> {
+    assertThat(decisionsOf(runId)).singleElement().satisfies(d -> {
       assertThat(d.get("ref").asText()).isEqualTo("refs/heads/main");
       assertThat(d.get("decision").asText()).isEqualTo("denied");
       assertThat(d.get("code").asText()).isEqualTo("APPROVAL_CANCELLED");
@@ -89,9 +87,7 @@ class ApprovalEdgesTest {
     assertThat(forgeMain()).isEqualTo(
         new GitRun(app.dir().resolve("home"), env(run)).in(w, "rev-parse",
             "HEAD").ok().stdout().strip());
-    JsonNode decisions = app.get().control().get("/v1/audit?runId="
-        + runId).body().get("decisions");
-    assertThat(decisions).singleElement().satisfies(d -> {
+    assertThat(decisionsOf(runId)).singleElement().satisfies(d -> {
       assertThat(d.get("decision").asText()).isEqualTo("allowed");
       assertThat(d.get("reason").asText()).isEqualTo("main needs a human (approved by alice)");
       assertThat(d.get("outcome").asText()).isEqualTo("ok");
@@ -116,5 +112,9 @@ class ApprovalEdgesTest {
     try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       return r.exactRef("refs/heads/main").getObjectId().name();
     }
+  }
+
+  private JsonNode decisionsOf(String runId) throws Exception {
+    return app.get().control().get("/v1/audit?runId=" + runId).body().get("decisions");
   }
 }

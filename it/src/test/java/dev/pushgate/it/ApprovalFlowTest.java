@@ -7,9 +7,6 @@ import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -144,13 +141,7 @@ class ApprovalFlowTest {
   private void unansweredTimesOut(RunningAppliance timing, Map<String, String> env)
       throws Exception {
     Path w = worktree(env, "timeout");
-    Process stream = new ProcessBuilder("curl", "-sN", "--unix-socket",
-        timing.dataDir.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream")
-        .redirectErrorStream(true).start();
-    try {
-      BufferedReader events = new BufferedReader(
-          new InputStreamReader(stream.getInputStream(), StandardCharsets.UTF_8));
-      assertThat(events.readLine()).isEqualTo(": connected");
+    try (ApprovalStream events = ApprovalStream.connect(timing.dataDir)) {
       LivePush push = LivePush.start(w, app.dir().resolve("home"), env, "push", "origin", "main");
       String line;
       while ((line = events.readLine()) != null && !line.startsWith("event: question")) {
@@ -163,8 +154,6 @@ class ApprovalFlowTest {
       assertThat(push.stderr()).contains(
           "! [remote rejected] main -> main (Control Center policy: main needs a human"
               + " (nobody answered within 3 s))");
-    } finally {
-      stream.destroy();
     }
   }
 

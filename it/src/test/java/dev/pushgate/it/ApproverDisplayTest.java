@@ -90,9 +90,7 @@ class ApproverDisplayTest {
       answer.get(30, TimeUnit.SECONDS);
 
       // A branch whose name draws as "main": the approver sees the marks, so does the audit.
-      Map<String, String> env = Map.of(
-          "GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
-          "GH_TOKEN", run.at("/env/GH_TOKEN").asText());
+      Map<String, String> env = RunningAppliance.runEnv(run);
       GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home")), env);
       git.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
       Path w = app.dir().resolve("w");

@@ -29,11 +29,7 @@ class AuditSinkFailureTest {
       String runId = run.get("runId").asText();
       GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")),
           RunningAppliance.runEnv(run));
-      git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
-      Path w = tmp.resolve("w");
-      Files.writeString(w.resolve("f.txt"), "x\n");
-      git.in(w, "add", ".").ok();
-      git.in(w, "commit", "-qm", "x").ok();
+      Path w = Clones.withOneCommit(git, tmp, "acme/widget", "x\n", "x");
 
       // The file cannot be opened for writing (root ignores permissions; a directory it cannot).
       Files.deleteIfExists(sink);

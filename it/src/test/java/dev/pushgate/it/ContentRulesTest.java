@@ -134,16 +134,11 @@ class ContentRulesTest {
     assertRefused(git, work, "env-production",
         ".env.production matches \"no secret files\")");
 
-    reset(git, work);
-    write(work, ".env.production", "DEBUG=0\nDATABASE_URL=" + url + "\n");
-    commitAll(git, work, "production database");
-    assertRefused(git, work, "env-production-url",
-        ".env.production matches \"no secret files\")");
+    assertRefusedWith(git, work, ".env.production", "DEBUG=0\nDATABASE_URL=" + url + "\n",
+        "env-production-url", ".env.production matches \"no secret files\")");
 
-    reset(git, work);
-    write(work, "deploy/id_ed25519", "not really a key\n");
-    commitAll(git, work, "deploy key");
-    assertRefused(git, work, "ssh-key", "deploy/id_ed25519 matches \"no secret files\")");
+    assertRefusedWith(git, work, "deploy/id_ed25519", "not really a key\n",
+        "ssh-key", "deploy/id_ed25519 matches \"no secret files\")");
 
     reset(git, work);
     Files.createDirectories(work.resolve("certs"));
@@ -153,15 +148,11 @@ class ContentRulesTest {
 
     // Issue 29: what the sandbox refuses to make (mkdir .env, a symlink to .env) the push
     // refuses to bring, by the same list.
-    reset(git, work);
-    write(work, "config/.env/settings", "DEBUG=0\n");
-    commitAll(git, work, "a secret-file name as a directory");
-    assertRefused(git, work, "env-dir", "config/.env/settings matches \"no secret files\")");
+    assertRefusedWith(git, work, "config/.env/settings", "DEBUG=0\n",
+        "env-dir", "config/.env/settings matches \"no secret files\")");
 
-    reset(git, work);
-    write(work, "id_rsa/key", "not really a key\n");
-    commitAll(git, work, "a key name as a directory");
-    assertRefused(git, work, "key-dir", "id_rsa/key matches \"no secret files\")");
+    assertRefusedWith(git, work, "id_rsa/key", "not really a key\n",
+        "key-dir", "id_rsa/key matches \"no secret files\")");
 
     reset(git, work);
     Files.createSymbolicLink(work.resolve("settings"), Path.of(".env"));
@@ -210,21 +201,14 @@ class ContentRulesTest {
     commitAll(git, work, "fixtures");
     assertLands(git, work, "fixtures");
 
-    reset(git, work);
-    write(work, "deploy/server.key", "not a real key\n");
-    commitAll(git, work, "key");
-    assertRefused(git, work, "key", "deploy/server.key matches \"no keys\")");
+    assertRefusedWith(git, work, "deploy/server.key", "not a real key\n",
+        "key", "deploy/server.key matches \"no keys\")");
 
-    reset(git, work);
-    write(work, "docs/guide.md", "# guide\n");
-    commitAll(git, work, "docs");
-    assertRefused(git, work, "docs",
+    assertRefusedWith(git, work, "docs/guide.md", "# guide\n", "docs",
         "docs/guide.md matches \"docs need a look\" (no approver is connected))");
 
-    reset(git, work);
-    write(work, "data.csv", "1,2\n".repeat(2000));
-    commitAll(git, work, "data");
-    assertRefused(git, work, "data", "data.csv is larger than 4 KiB (rule \"no big files\"))");
+    assertRefusedWith(git, work, "data.csv", "1,2\n".repeat(2000),
+        "data", "data.csv is larger than 4 KiB (rule \"no big files\"))");
 
     reset(git, work);
     Files.write(work.resolve("logo.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 0, 0, 1});
@@ -232,12 +216,10 @@ class ContentRulesTest {
     assertRefused(git, work, "logo", "logo.png is a binary file (rule \"binaries need a look\")"
         + " (no approver is connected))");
 
-    reset(git, work);
-    write(work, "ci/publish.sh", "npm config set //registry.npmjs.org/:_authToken "
-        + FakeSecrets.npm() + "\n");
-    commitAll(git, work, "publish");
-    assertRefused(git, work, "publish", "ci/publish.sh:1 holds an npm access token"
-        + " (rule \"no tokens\", gitleaks id npm-access-token))");
+    assertRefusedWith(git, work, "ci/publish.sh",
+        "npm config set //registry.npmjs.org/:_authToken " + FakeSecrets.npm() + "\n", "publish",
+        "ci/publish.sh:1 holds an npm access token (rule \"no tokens\", gitleaks id"
+            + " npm-access-token))");
 
     // Not a kind this workspace looks for: the default set no longer applies.
     reset(git, work);
@@ -254,6 +236,15 @@ class ContentRulesTest {
     assertThat(r.stderr()).as(branch).contains("! [remote rejected] HEAD -> " + branch + " "
         + POLICY).contains(why);
     assertThat(ForgeRefs.ref(app.get(), REPO, "refs/heads/" + branch)).as(branch).isEqualTo(before);
+  }
+
+  /** Commits {@code file} alone on main and asserts its push to {@code branch} is refused. */
+  private void assertRefusedWith(GitRun git, Path work, String file, String content,
+      String branch, String why) throws Exception {
+    reset(git, work);
+    write(work, file, content);
+    commitAll(git, work, file);
+    assertRefused(git, work, branch, why);
   }
 
   private void assertLands(GitRun git, Path work, String branch) throws Exception {

@@ -24,9 +24,8 @@ class CredentialLifecycleTest {
 
   @Test
   void aRunLongerThanItsTokensKeepsFetchingWithFreshOnes() throws Exception {
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
-        "--forge-token-lifetime", "8s", "--refresh-before", "4s", "--sweep-interval", "1s")) {
-      app.forgeCreate("acme/widget");
+    try (RunningAppliance app = startWithWidget("--forge-token-lifetime", "8s",
+        "--refresh-before", "4s", "--sweep-interval", "1s")) {
       JsonNode run = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
       GitRun git = git(run);
       git.in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
@@ -47,9 +46,7 @@ class CredentialLifecycleTest {
 
   @Test
   void runsCreatedWhileTheSweeperRunsKeepTheirTokens() throws Exception {
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
-        "--sweep-interval", "20ms")) {
-      app.forgeCreate("acme/widget");
+    try (RunningAppliance app = startWithWidget("--sweep-interval", "20ms")) {
       java.util.List<java.util.concurrent.Future<JsonNode>> started = new java.util.ArrayList<>();
       var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
       try {
@@ -72,9 +69,7 @@ class CredentialLifecycleTest {
 
   @Test
   void aRunPastItsTtlIsEndedAndItsTokensRevoked() throws Exception {
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
-        "--sweep-interval", "1s")) {
-      app.forgeCreate("acme/widget");
+    try (RunningAppliance app = startWithWidget("--sweep-interval", "1s")) {
       JsonNode run = app.createRun(
           "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 2}");
       String credential = credential(run);
@@ -97,9 +92,7 @@ class CredentialLifecycleTest {
   void afterKillDashNineARestartRevokesWhatEndedAndResumesWhatLives() throws Exception {
     // No sweep while the appliance runs: on a busy machine the clone below can outlast the short
     // run's 3 s, and a sweep would end it before the crash this test is about.
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
-        "--sweep-interval", "1h")) {
-      app.forgeCreate("acme/widget");
+    try (RunningAppliance app = startWithWidget("--sweep-interval", "1h")) {
       JsonNode shortRun = app.createRun(
           "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 3}");
       JsonNode longRun = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
@@ -136,9 +129,7 @@ class CredentialLifecycleTest {
   void aRestartEndsARunWhoseGitConfigDidNotSurviveAndRestoresOneCutShort() throws Exception {
     // A new run's git config is not synced (docs/benchmarks.md): a power loss may leave it empty
     // or cut short. A kill -9 keeps it, so the test cuts the files as such a loss could.
-    try (RunningAppliance app = RunningAppliance.start(tmp.resolve("data"),
-        "--sweep-interval", "1h")) {
-      app.forgeCreate("acme/widget");
+    try (RunningAppliance app = startWithWidget("--sweep-interval", "1h")) {
       JsonNode lost = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
       JsonNode cut = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
       Path lostConfig = Path.of(lost.get("env").get("GIT_CONFIG_GLOBAL").asText());
@@ -167,5 +158,17 @@ class CredentialLifecycleTest {
 
   private static String credential(JsonNode run) {
     return ForgeRefs.credential(run);
+  }
+
+  /** An appliance on {@code tmp/data} started with {@code serveArgs}, acme/widget on its forge. */
+  private RunningAppliance startWithWidget(String... serveArgs) throws Exception {
+    RunningAppliance app = RunningAppliance.start(tmp.resolve("data"), serveArgs);
+    try {
+      app.forgeCreate("acme/widget");
+      return app;
+    } catch (Exception e) {
+      app.close();
+      throw e;
+    }
   }
 }

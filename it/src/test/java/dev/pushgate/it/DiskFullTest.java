@@ -8,7 +8,6 @@ import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
@@ -34,9 +33,8 @@ class DiskFullTest {
     try (RunningAppliance app = RunningAppliance.start(data)) {
       app.forgeCreate("acme/widget");
       JsonNode r = app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}");
-      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of(
-          "GIT_CONFIG_GLOBAL", r.at("/env/GIT_CONFIG_GLOBAL").asText(),
-          "GH_TOKEN", r.at("/env/GH_TOKEN").asText()));
+      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")),
+          RunningAppliance.runEnv(r));
       git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
       Path w = tmp.resolve("w");
       byte[] noise = new byte[64 << 20];

@@ -7,6 +7,7 @@ import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.it.PushgateExec.Result;
 import dev.pushgate.it.PushgateExec.Started;
 import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.EnvListing;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
@@ -141,13 +142,7 @@ class ExecTest {
     assertThat(exec.exit()).as(exec.stderr()).isZero();
     assertThat(exec.stderr()).contains("pushgate: cloning acme/widget into "
         + cwd.resolve("widget"));
-    Map<String, String> inside = new LinkedHashMap<>();
-    for (String line : exec.stdout().split("\n")) {
-      int eq = line.indexOf('=');
-      if (eq > 0) {
-        inside.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
+    Map<String, String> inside = EnvListing.parse(exec.stdout());
     assertThat(inside).doesNotContainKeys("LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS",
         "GIT_SSH_COMMAND", "BASH_ENV", "PYTHONPATH", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0",
         "GIT_CONFIG_VALUE_0", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN", "GITHUB_PAT",
@@ -173,8 +168,7 @@ class ExecTest {
   @Test
   void withTheDefaultRulesAndTheLayerDeniedNamesFailAndAreReportedAndNothingIsLeft()
       throws Exception {
-    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
-        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    RunningAppliance.assumeDenyfs();
     Path work = Files.createDirectories(app.dir().resolve("work-default-rules"));
     Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
         set -e
@@ -222,8 +216,7 @@ class ExecTest {
    */
   @Test
   void aHostileFileNameIsQuotedInTheViolationLine() throws Exception {
-    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
-        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    RunningAppliance.assumeDenyfs();
     Path work = Files.createDirectories(app.dir().resolve("work-hostile-name"));
     Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
         echo x > "$(printf '/usr/\033[2Kforged')"
@@ -247,8 +240,7 @@ class ExecTest {
    */
   @Test
   void theSecretFilesListIsDeniedInTheSandboxAndItsTemplatesAreWritable() throws Exception {
-    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
-        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    RunningAppliance.assumeDenyfs();
     Path work = Files.createDirectories(app.dir().resolve("work-secret-files"));
     Result exec = launcher.run(work, Map.of(), "--workdir", work.toString(), "--", "sh", "-c", """
         denied() { if "$@" 2>err.txt; then echo "written: $*"; else cat err.txt; fi; }
@@ -284,8 +276,7 @@ class ExecTest {
    */
   @Test
   void execWithoutTheHelperOnItsPathFindsItBesideTheJarAndTheLayerIsApplied() throws Exception {
-    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
-        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    RunningAppliance.assumeDenyfs();
     Path work = Files.createDirectories(app.dir().resolve("work-helper-beside-jar"));
     Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxrwxrwx"));
     Result exec = PushgateExec.on(app.get().dataDir, app.dir().resolve("home")).run(work,

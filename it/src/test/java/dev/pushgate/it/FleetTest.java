@@ -9,8 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -99,13 +97,7 @@ class FleetTest {
     Map<String, String> env = RunningAppliance.runEnv(a.createRun(ASK_MAIN));
     Path w = worktree(env, "approved-on-b", "main");
     // The only approver watches B's stream, and answers with B's CLI.
-    Process stream = new ProcessBuilder("curl", "-sN", "--unix-socket",
-        b.dataDir.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream")
-        .redirectErrorStream(true).start();
-    try {
-      BufferedReader events = new BufferedReader(
-          new InputStreamReader(stream.getInputStream(), StandardCharsets.UTF_8));
-      assertThat(events.readLine()).isEqualTo(": connected");
+    try (ApprovalStream events = ApprovalStream.connect(b.dataDir)) {
       Wait.until(Duration.ofSeconds(30), "A to count B's approver as connected",
           () -> a.control().get("/v1/approvals").body().get("approverConnected").asBoolean());
 
@@ -127,8 +119,6 @@ class FleetTest {
 
       assertThat(push.finish()).as(push.stderr()).isZero();
       assertThat(forgeRef("refs/heads/main")).isEqualTo(head(env, w));
-    } finally {
-      stream.destroy();
     }
 
     // A's audit says who answered; B reads the same audit, A's chain included.

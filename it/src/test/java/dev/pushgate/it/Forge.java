@@ -54,19 +54,19 @@ final class Forge {
 
   /** The status the gateway answers a push advertisement made with a run credential. */
   static int gatewayStatus(RunningAppliance app, String repo, String credential) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.gatewayUrl() + repo + ".git/info/refs?service=git-receive-pack"))
-        .timeout(Duration.ofSeconds(30))
-        .header("Authorization", "Bearer " + credential).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
-    return r.statusCode();
+    return advertisementStatus(app, repo, credential, "git-receive-pack");
   }
 
   /** The status the gateway answers a fetch advertisement made with a run credential. */
   static int gatewayFetchStatus(RunningAppliance app, String repo, String credential)
       throws Exception {
+    return advertisementStatus(app, repo, credential, "git-upload-pack");
+  }
+
+  private static int advertisementStatus(RunningAppliance app, String repo, String credential,
+      String service) throws Exception {
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(app.gatewayUrl() + repo + ".git/info/refs?service=git-upload-pack"))
+            URI.create(app.gatewayUrl() + repo + ".git/info/refs?service=" + service))
         .timeout(Duration.ofSeconds(30))
         .header("Authorization", "Bearer " + credential).GET().build(),
         HttpResponse.BodyHandlers.ofString());

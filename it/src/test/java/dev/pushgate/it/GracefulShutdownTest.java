@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -24,30 +21,20 @@ class GracefulShutdownTest {
   void aPushHeldWhenTheApplianceStopsIsRefusedAndNothingMoves() throws Exception {
     Path data = tmp.resolve("data");
     RunningAppliance app = RunningAppliance.start(data);
-    Process approver = null;
+    ApprovalStream approver = null;
     ApproverWatch watch = null;
     try {
       app.forgeCreate("acme/widget");
       JsonNode run = app.createRun("""
           {"workspaceId": "ws", "repository": "acme/widget",
            "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask"}]}}""");
-      Map<String, String> env = Map.of(
-          "GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
-          "GH_TOKEN", run.at("/env/GH_TOKEN").asText());
+      Map<String, String> env = RunningAppliance.runEnv(run);
       GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
-      git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
-      Path w = tmp.resolve("w");
-      Files.writeString(w.resolve("f.txt"), "held\n");
-      git.in(w, "add", ".").ok();
-      git.in(w, "commit", "-qm", "held").ok();
+      Path w = Clones.withOneCommit(git, tmp, "acme/widget", "held\n", "held");
       String before = forgeMain(app);
 
       // An approver that is connected but never answers.
-      approver = new ProcessBuilder("curl", "-sN", "--unix-socket",
-          data.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream").start();
-      BufferedReader events = new BufferedReader(
-          new InputStreamReader(approver.getInputStream(), StandardCharsets.UTF_8));
-      assertThat(events.readLine()).isEqualTo(": connected");
+      approver = ApprovalStream.connect(data);
 
       ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
           env, "push", "origin", "main");
@@ -71,7 +58,7 @@ class GracefulShutdownTest {
               + " no longer connected as an approver\n");
     } finally {
       if (approver != null) {
-        approver.destroy();
+        approver.close();
       }
       if (watch != null) {
         watch.close();

@@ -478,21 +478,16 @@ class HostileInputTest {
     bodies.put("a duplicated key", ascii(base + ", \"repository\": \"acme/other\"}"));
     errors.put("a duplicated key",
         "malformed JSON at line 1, column 64: Duplicate field 'repository'");
-    bodies.put("a NUL in the repository",
-        ascii("{\"workspaceId\": \"ws\", \"repository\": \"acme/wid\\u0000get\"}"));
+    bodies.put("a NUL in the repository", withRepository("acme/wid\\u0000get"));
     errors.put("a NUL in the repository", "'repository' must be at most 200 printable characters");
-    bodies.put("a dot-dot repository",
-        ascii("{\"workspaceId\": \"ws\", \"repository\": \"acme/..\"}"));
+    bodies.put("a dot-dot repository", withRepository("acme/.."));
     errors.put("a dot-dot repository", "repository: not a valid repository name: ..");
-    bodies.put("an absolute path",
-        ascii("{\"workspaceId\": \"ws\", \"repository\": \"/etc/passwd\"}"));
+    bodies.put("an absolute path", withRepository("/etc/passwd"));
     errors.put("an absolute path",
         "repository: not a repository (expected owner/name): /etc/passwd");
-    bodies.put("a backslash",
-        ascii("{\"workspaceId\": \"ws\", \"repository\": \"acme\\\\widget\"}"));
+    bodies.put("a backslash", withRepository("acme\\\\widget"));
     errors.put("a backslash", "repository: not a repository (expected owner/name): acme\\widget");
-    bodies.put("percent-encoded dots",
-        ascii("{\"workspaceId\": \"ws\", \"repository\": \"acme/%2e%2e\"}"));
+    bodies.put("percent-encoded dots", withRepository("acme/%2e%2e"));
     errors.put("percent-encoded dots", "repository: not a valid repository name: %2e%2e");
     bodies.put("a dot-dot attachment", ascii(base + ", \"attachedRepositories\": [\"../x\"]}"));
     errors.put("a dot-dot attachment", "attachedRepositories[0]: not a valid repository owner: ..");
@@ -694,6 +689,11 @@ class HostileInputTest {
     cmd.addAll(List.of(args));
     Cli.Result r = Cli.of(cmd.toArray(String[]::new)).run();
     return new Exit(r.exit(), r.out());
+  }
+
+  /** A run request body of workspace ws whose repository is {@code repository}, as written. */
+  private byte[] withRepository(String repository) {
+    return ascii("{\"workspaceId\": \"ws\", \"repository\": \"" + repository + "\"}");
   }
 
   private byte[] ascii(String s) {

@@ -61,14 +61,11 @@ class LaunchTest {
 
   @Test
   void aLaunchStreamsOutputAndEventsThenTheExitCodeAndNoTokenOutsideTheOutput() throws Exception {
-    Path work = workdir("stream");
-    JsonNode run = createRun(work);
-    String runId = run.get("runId").asText();
-    String readToken = run.get("env").get("GH_TOKEN").asText();
-    String credential = run.get("env").get("PUSHGATE_RUN_TOKEN").asText();
+    LaunchRun run = launchRun("stream");
+    String readToken = run.json().get("env").get("GH_TOKEN").asText();
 
     List<JsonNode> lines;
-    try (Stream s = Stream.open(runId, launchBody(List.of("sh", "-c", """
+    try (Stream s = Stream.open(run.id(), launchBody(List.of("sh", "-c", """
         echo out
         echo err >&2
         test -n "$GH_TOKEN" && test -n "$PUSHGATE_RUN_TOKEN" && echo has-the-run-tokens
@@ -83,9 +80,9 @@ class LaunchTest {
 
     JsonNode started = lines.get(0);
     assertThat(started.get("type").asText()).isEqualTo("started");
-    assertThat(started.get("runId").asText()).isEqualTo(runId);
+    assertThat(started.get("runId").asText()).isEqualTo(run.id());
     assertThat(started.get("backend").asText()).isEqualTo("native");
-    assertThat(started.get("workdir").asText()).isEqualTo(work.toString());
+    assertThat(started.get("workdir").asText()).isEqualTo(run.work().toString());
     assertThat(started.get("sandbox").asText()).startsWith("bubblewrap");
     assertThat(started.get("weakenings").get(0).asText())
         .startsWith("denyWriteGlobs set by the rules to []");
@@ -100,29 +97,26 @@ class LaunchTest {
     // The tokens are in the command's own output (it printed them), and nowhere else.
     for (JsonNode line : lines) {
       if (!line.get("type").asText().matches("stdout|stderr")) {
-        assertThat(line.toString()).doesNotContain(readToken).doesNotContain(credential);
+        assertThat(line.toString()).doesNotContain(readToken).doesNotContain(run.credential());
       }
     }
-    assertThat(app.get().logText()).doesNotContain(readToken).doesNotContain(credential);
-    assertThat(app.get().control().delete("/v1/runs/" + runId).status()).isEqualTo(200);
+    assertThat(app.get().logText()).doesNotContain(readToken).doesNotContain(run.credential());
+    assertThat(app.get().control().delete("/v1/runs/" + run.id()).status()).isEqualTo(200);
   }
 
   @Test
   void aRebaseLeftInProgressIsMovedAsideAndReportedInTheStreamAndTheRunsAudit() throws Exception {
-    Path work = workdir("left-rebase");
-    JsonNode run = createRun(work);
-    String runId = run.get("runId").asText();
-    String credential = run.get("env").get("PUSHGATE_RUN_TOKEN").asText();
+    LaunchRun run = launchRun("left-rebase");
 
     List<JsonNode> lines;
-    try (Stream s = Stream.open(runId, launchBody(List.of("sh", "-c", """
+    try (Stream s = Stream.open(run.id(), launchBody(List.of("sh", "-c", """
         mkdir -p .git/rebase-merge && echo 'exec touch /tmp/x' > .git/rebase-merge/git-rebase-todo
         mkdir ".git/named-$PUSHGATE_RUN_TOKEN"
         """), null))) {
       lines = s.rest();
     }
 
-    Path state = work.resolve(".git/rebase-merge");
+    Path state = run.work().resolve(".git/rebase-merge");
     String detail = state + ": an operation in progress left by the run (git would resume or"
         + " conclude it: --continue, commit, bisect); moved to rebase-merge.planted-by-run (git"
         + " does not read it there)";
@@ -132,15 +126,15 @@ class LaunchTest {
       assertThat(e.get("detail").asText()).isEqualTo(detail);
     });
     assertThat(state).doesNotExist();
-    String timeline = RunningAppliance.cli("audit", "--run", runId, "--data-dir",
+    String timeline = RunningAppliance.cli("audit", "--run", run.id(), "--data-dir",
         app.get().dataDir.toString());
     assertThat(timeline).contains("run-end-finding").contains("git-metadata " + state)
         .contains("moved to rebase-merge.planted-by-run")
         // A name spelling the run's credential is reported, the credential is not.
-        .contains("git-metadata " + work.resolve(".git/named-***"));
+        .contains("git-metadata " + run.work().resolve(".git/named-***"));
     assertThat(lines.toString()).contains("named-***");
-    assertThat(timeline + lines + app.get().logText()).doesNotContain(credential);
-    app.get().control().delete("/v1/runs/" + runId);
+    assertThat(timeline + lines + app.get().logText()).doesNotContain(run.credential());
+    app.get().control().delete("/v1/runs/" + run.id());
   }
 
   @Test
@@ -238,24 +232,21 @@ class LaunchTest {
 
   @Test
   void neitherTheSandboxSocketNorTheLoopbackPortLaunches() throws Exception {
-    Path work = workdir("sockets");
-    JsonNode run = createRun(work);
-    String runId = run.get("runId").asText();
-    String credential = run.get("env").get("PUSHGATE_RUN_TOKEN").asText();
-    Path marker = work.resolve("ran");
+    LaunchRun run = launchRun("sockets");
+    Path marker = run.work().resolve("ran");
     byte[] body = launchBody(List.of("touch", marker.toString()), null)
         .getBytes(StandardCharsets.UTF_8);
-    String path = "/v1/runs/" + runId + "/launch";
+    String path = "/v1/runs/" + run.id() + "/launch";
 
-    Wire.Answer sandbox = Wire.unix(Path.of(run.get("gateway").get("socket").asText()), "POST",
-        path, credential, body);
+    Wire.Answer sandbox = Wire.unix(Path.of(run.json().get("gateway").get("socket").asText()),
+        "POST", path, run.credential(), body);
     assertThat(sandbox.status()).isEqualTo(404);
     assertThat(sandbox.body()).startsWith("Not served to sandboxes");
-    Wire.Answer loopback = Wire.tcp(app.get().port(), "POST", path, credential, "application/json",
-        body);
+    Wire.Answer loopback = Wire.tcp(app.get().port(), "POST", path, run.credential(),
+        "application/json", body);
     assertThat(loopback.status()).isEqualTo(404);
     assertThat(marker).doesNotExist();
-    app.get().control().delete("/v1/runs/" + runId);
+    app.get().control().delete("/v1/runs/" + run.id());
   }
 
   @Test
@@ -413,6 +404,16 @@ class LaunchTest {
         .put("workspaceId", "ws-launch").put("repository", "acme/widget")
         .put("workdir", work.toString()).put("runner", "harness-bash")
         .set("rules", JSON.readTree("{\"denyWriteGlobs\": []}"))));
+  }
+
+  /** A run created by {@link #createRun} for a new workdir {@code name}, with what tests use. */
+  private record LaunchRun(Path work, JsonNode json, String id, String credential) {}
+
+  private static LaunchRun launchRun(String name) throws Exception {
+    Path work = workdir(name);
+    JsonNode run = createRun(work);
+    return new LaunchRun(work, run, run.get("runId").asText(),
+        run.get("env").get("PUSHGATE_RUN_TOKEN").asText());
   }
 
   private static String launchBody(List<String> command, String workdir) throws Exception {

@@ -34,14 +34,9 @@ class OperatorCliTest {
            "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny",
                                "reason": "push to main is denied"}]}}""");
       runId = run.get("runId").asText();
-      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of(
-          "GIT_CONFIG_GLOBAL", run.at("/env/GIT_CONFIG_GLOBAL").asText(),
-          "GH_TOKEN", run.at("/env/GH_TOKEN").asText()));
-      git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
-      Path w = tmp.resolve("w");
-      Files.writeString(w.resolve("f.txt"), "x\n");
-      git.in(w, "add", ".").ok();
-      git.in(w, "commit", "-qm", "x").ok();
+      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")),
+          RunningAppliance.runEnv(run));
+      Path w = Clones.withOneCommit(git, tmp, "acme/widget", "x\n", "x");
       git.in(w, "push", "origin", "main:feature").ok();
       git.in(w, "push", "origin", "main").failed();
 

@@ -2,6 +2,7 @@ package dev.pushgate.it;
 
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -73,10 +74,7 @@ final class PushgateExec {
     e.keySet().removeIf(k -> k.startsWith("GIT_") || k.startsWith("GH_")
         || k.equals("GITHUB_TOKEN"));
     e.put("HOME", Files.createDirectories(home).toString());
-    e.put("GIT_AUTHOR_NAME", "Agent");
-    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
-    e.put("GIT_COMMITTER_NAME", "Agent");
-    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
+    e.putAll(GitRun.AGENT_IDENTITY);
     e.putAll(env);
     Path out = Files.createTempFile("exec-out", ".txt");
     Path err = Files.createTempFile("exec-err", ".txt");

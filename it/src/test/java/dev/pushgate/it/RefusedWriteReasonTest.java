@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -48,8 +47,7 @@ class RefusedWriteReasonTest {
   @BeforeAll
   void start() throws Exception {
     ExecTest.requireBwrap();
-    Assumptions.assumeTrue(RunningAppliance.denyfs().isPresent(),
-        "pushgate-denyfs is not built here (no libfuse3-dev)");
+    RunningAppliance.assumeDenyfs();
   }
 
   @Test

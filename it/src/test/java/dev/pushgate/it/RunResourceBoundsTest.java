@@ -9,10 +9,8 @@ import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -27,7 +25,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -63,23 +60,13 @@ class RunResourceBoundsTest {
       String floodRun = flood.get("runId").asText();
       JsonNode quiet = app.createRun(
           "{\"workspaceId\": \"ws-quiet\", \"repository\": \"acme/other\"}");
-      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of(
-          "GIT_CONFIG_GLOBAL", quiet.at("/env/GIT_CONFIG_GLOBAL").asText(),
-          "GH_TOKEN", quiet.at("/env/GH_TOKEN").asText()));
-      git.in(tmp, "clone", "-q", "https://github.com/acme/other.git", "w").ok();
-      Path w = tmp.resolve("w");
-      Files.writeString(w.resolve("f.txt"), "1\n");
-      git.in(w, "add", ".").ok();
-      git.in(w, "commit", "-qm", "one").ok();
+      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")),
+          RunningAppliance.runEnv(quiet));
+      Path w = Clones.withOneCommit(git, tmp, "acme/other", "1\n", "one");
       git.in(w, "push", "-q", "origin", "HEAD:refs/heads/warm-up").ok();
 
-      Process approver = new ProcessBuilder("curl", "-sN", "--unix-socket",
-          app.dataDir.resolve("control.sock").toString(), "http://localhost/v1/approvals/stream")
-          .redirectErrorStream(true).start();
-      sockets.onClose(approver::destroy);
-      BufferedReader events = new BufferedReader(
-          new InputStreamReader(approver.getInputStream(), StandardCharsets.UTF_8));
-      assertThat(events.readLine()).isEqualTo(": connected");
+      ApprovalStream approver = ApprovalStream.connect(app.dataDir);
+      sockets.onClose(approver::close);
 
       // 300 asks at once from one run.
       String ask = JSON.readTree(Files.readString(EXAMPLES)).at("/input_examples/bash_git_push")

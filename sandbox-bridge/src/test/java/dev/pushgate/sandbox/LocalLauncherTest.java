@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pushgate.policy.Mode;
+import dev.pushgate.testkit.EnvListing;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -237,13 +238,7 @@ class LocalLauncherTest {
   @Test
   void theEnvironmentInsideHasNoneOfTheStrippedVariables() throws Exception {
     RealBwrap.Run run = sh(chat(), "env");
-    Map<String, String> inside = new LinkedHashMap<>();
-    for (String line : run.stdout().split("\n")) {
-      int eq = line.indexOf('=');
-      if (eq > 0) {
-        inside.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
+    Map<String, String> inside = EnvListing.parse(run.stdout());
     assertThat(inside).doesNotContainKeys("LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS",
         "GIT_SSH_COMMAND", "BASH_ENV", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN",
         "EDITOR");

@@ -20,6 +20,11 @@ import java.util.concurrent.TimeUnit;
  * methods return a changed copy.
  */
 public final class GitRun {
+  /** Who commits in a test's git: the agent, the same name and address for author and committer. */
+  public static final Map<String, String> AGENT_IDENTITY = Map.of(
+      "GIT_AUTHOR_NAME", "Agent", "GIT_AUTHOR_EMAIL", "agent@example.com",
+      "GIT_COMMITTER_NAME", "Agent", "GIT_COMMITTER_EMAIL", "agent@example.com");
+
   /** What a git command did, and how long it took from start to exit. */
   public record Result(List<String> args, int exit, String stdout, String stderr, long nanos) {
     public Result ok() {
@@ -151,10 +156,7 @@ public final class GitRun {
     e.put("HOME", home.toString());
     e.put("GIT_CONFIG_NOSYSTEM", "1");
     e.put("GIT_TERMINAL_PROMPT", "0");
-    e.put("GIT_AUTHOR_NAME", "Agent");
-    e.put("GIT_AUTHOR_EMAIL", "agent@example.com");
-    e.put("GIT_COMMITTER_NAME", "Agent");
-    e.put("GIT_COMMITTER_EMAIL", "agent@example.com");
+    e.putAll(AGENT_IDENTITY);
     e.putAll(env);
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());
     if (!withInput) {

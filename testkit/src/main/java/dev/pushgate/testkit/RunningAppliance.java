@@ -174,6 +174,12 @@ public final class RunningAppliance implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** Skips the calling test where the name-deny layer's daemon was not built ({@link #denyfs}). */
+  public static void assumeDenyfs() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(denyfs().isPresent(),
+        "pushgate-denyfs is not built here (no libfuse3-dev)");
+  }
+
   /** Runs a one-shot CLI command of the jar under test; fails on a non-zero exit. */
   public static String cli(String... args) throws Exception {
     return cli(jar(), args);

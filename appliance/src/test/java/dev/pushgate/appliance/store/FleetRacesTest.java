@@ -113,9 +113,7 @@ class FleetRacesTest {
 
   @Test
   void aQuestionHeldOnAIsSeenAndAnsweredOnB() throws Exception {
-    b.connectApprover();
-    awaitApproverSeenBy(a);
-    CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
+    CompletableFuture<Answer> held = askOnAWithAnApproverOn(b);
     Question q = awaitPendingOn(b);
     assertThat(q.summary()).isEqualTo("update refs/heads/main of acme/widget 1111111111..2222222222");
     assertThat(q.commits()).containsExactly("abc fix it");
@@ -136,9 +134,7 @@ class FleetRacesTest {
   /** A notice only wakes early: one lost (here, sent before C listened) is read at catch-up. */
   @Test
   void aQuestionWhoseNoticeWasLostIsStillHeardAndItsEndToo() throws Exception {
-    a.connectApprover();
-    awaitApproverSeenBy(a);
-    CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
+    CompletableFuture<Answer> held = askOnAWithAnApproverOn(a);
     Question q = awaitPendingOn(a);
     Host c = new Host("host-c", Duration.ofSeconds(60));
     c.connectApprover();
@@ -168,9 +164,7 @@ class FleetRacesTest {
         }
       }));
     }
-    b.connectApprover();
-    awaitApproverSeenBy(a);
-    CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
+    CompletableFuture<Answer> held = askOnAWithAnApproverOn(b);
     Question q = awaitPendingOn(b);
     b.awaitHeard("asked " + q.id());
     assertThat(b.desk.answer(q.id(), true, "bob", null)).isPresent();
@@ -306,9 +300,7 @@ class FleetRacesTest {
 
   @Test
   void anAnswerWrittenInTheDatabaseIsShownOnOneLine() throws Exception {
-    b.connectApprover();
-    awaitApproverSeenBy(a);
-    CompletableFuture<Answer> held = a.desk.askAsync(push("run_1"));
+    CompletableFuture<Answer> held = askOnAWithAnApproverOn(b);
     Question q = awaitPendingOn(b);
     // No notice: A's heartbeat finds the answer by itself.
     postgres.execute("UPDATE " + schema + ".approvals SET ended_at = 1, outcome = 'denied',"
@@ -340,6 +332,13 @@ class FleetRacesTest {
     return new Question("-", null, null, "push", runId, "ws", "acme/widget", "refs/heads/main",
         "update", "1111111111aaaa", "2222222222bbbb", null, "push main", "main needs a human",
         List.of("abc fix it"));
+  }
+
+  /** Connects an approver on {@code approver}, waits until A sees it, and asks on A. */
+  private CompletableFuture<Answer> askOnAWithAnApproverOn(Host approver) throws Exception {
+    approver.connectApprover();
+    awaitApproverSeenBy(a);
+    return a.desk.askAsync(push("run_1"));
   }
 
   private static void awaitApproverSeenBy(Host h) throws Exception {

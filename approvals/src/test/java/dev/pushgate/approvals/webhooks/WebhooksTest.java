@@ -70,6 +70,13 @@ class WebhooksTest {
     server.stop();
   }
 
+  /** Hands {@code w} {@code times} questions about a push to main, as the desk would. */
+  private static void askAboutMain(Webhooks w, int times) {
+    for (int i = 0; i < times; i++) {
+      w.onAsked(push("refs/heads/main", List.of()));
+    }
+  }
+
   private Webhooks webhooks(Webhook.Format format, String secret, Webhooks.Tuning tuning) {
     Webhook w = Webhook.of("webhook 1", server.baseUrl() + SECRET_PATH, format,
         secret == null ? null : Secret.of(secret));
@@ -211,13 +218,13 @@ class WebhooksTest {
   void aDeliveryFailsAfterItsAttemptsAndAClientErrorIsNotRetried() throws Exception {
     server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(aResponse().withStatus(502)));
     Webhooks w = webhooks(Webhook.Format.GENERIC, null, FAST);
-    w.onAsked(push("refs/heads/main", List.of()));
+    askAboutMain(w, 1);
     Wait.until(WITHIN, "the delivery to fail", () -> count("failed") == 1);
     assertThat(server.findAll(postRequestedFor(urlEqualTo(SECRET_PATH)))).hasSize(3);
 
     server.resetRequests();
     server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(aResponse().withStatus(404)));
-    w.onAsked(push("refs/heads/main", List.of()));
+    askAboutMain(w, 1);
     Wait.until(WITHIN, "the second delivery to fail", () -> count("failed") == 2);
     assertThat(server.findAll(postRequestedFor(urlEqualTo(SECRET_PATH)))).hasSize(1);
     assertThat(messages()).anySatisfy(m -> assertThat(m).contains("status 404"));
@@ -279,9 +286,7 @@ class WebhooksTest {
     Webhooks w = webhooks(Webhook.Format.GENERIC, null,
         new Webhooks.Tuning(2, 1, Duration.ofMillis(50), Duration.ofSeconds(5),
             Duration.ofMillis(200)));
-    for (int i = 0; i < 10; i++) {
-      w.onAsked(push("refs/heads/main", List.of()));
-    }
+    askAboutMain(w, 10);
     // handed over without waiting for a delivery: the one in flight takes 3 s to be answered
     assertThat(count("ok")).as("deliveries done while the ten events were handed over").isZero();
     // one in flight (or about to be), two queued: at least seven of ten dropped
@@ -296,9 +301,7 @@ class WebhooksTest {
     Webhooks w = webhooks(Webhook.Format.SLACK, SIGNING_KEY,
         new Webhooks.Tuning(1, 2, Duration.ofMillis(50), Duration.ofSeconds(2),
             Duration.ofMillis(200)));
-    for (int i = 0; i < 4; i++) {
-      w.onAsked(push("refs/heads/main", List.of()));
-    }
+    askAboutMain(w, 4);
     Wait.until(WITHIN, "a failed delivery", () -> count("failed") >= 1);
     w.close();
     List<String> lines = messages();
@@ -382,12 +385,10 @@ class WebhooksTest {
   void aCloseSendsWhatIsQueuedWithinItsGrace() throws Exception {
     server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(ok()));
     Webhooks w = webhooks(Webhook.Format.GENERIC, null, FAST);
-    for (int i = 0; i < 3; i++) {
-      w.onAsked(push("refs/heads/main", List.of()));
-    }
+    askAboutMain(w, 3);
     w.close();
     assertThat(count("ok")).isEqualTo(3);
-    w.onAsked(push("refs/heads/main", List.of()));
+    askAboutMain(w, 1);
     assertThat(count("dropped")).isEqualTo(1);
     assertThat(messages()).anySatisfy(m -> assertThat(m).endsWith("the appliance is stopping"));
   }
@@ -397,9 +398,7 @@ class WebhooksTest {
     server.stubFor(post(urlEqualTo(SECRET_PATH)).willReturn(ok().withFixedDelay(10_000)));
     Webhooks w = webhooks(Webhook.Format.GENERIC, null, new Webhooks.Tuning(16, 4,
         Duration.ofMillis(50), Duration.ofSeconds(20), Duration.ofMillis(300)));
-    for (int i = 0; i < 3; i++) {
-      w.onAsked(push("refs/heads/main", List.of()));
-    }
+    askAboutMain(w, 3);
     received(1);
     w.close();
     // returned before the delivery under way could land: its webhook answers only after 10 s
