@@ -50,7 +50,9 @@ final class StreamedFetch {
     PacketLineIn in = new PacketLineIn(new ByteArrayInputStream(body));
     try {
       return "command=fetch".equals(in.readString());
-    } catch (EOFException e) {
+    } catch (IOException | RuntimeException e) {
+      // Cut or malformed (JGit's reader throws IOException or an index error on a bad length):
+      // JGit answers it as it answers any, in git's ERR line, without waiting for the cache.
       return false;
     }
   }
@@ -60,8 +62,10 @@ final class StreamedFetch {
     try {
       return v2 ? parseV2(new PacketLineIn(new ByteArrayInputStream(body)))
           : parseV0(new PacketLineIn(new ByteArrayInputStream(body)));
-    } catch (EOFException | IllegalArgumentException e) {
-      return Optional.empty(); // cut or malformed: JGit answers it as it answers any
+    } catch (IOException | RuntimeException e) {
+      // Cut or malformed (a bad pkt-line length, an object id that is not one): the body is in
+      // memory, so nothing else throws here; JGit answers it as it answers any, in git's ERR line.
+      return Optional.empty();
     }
   }
 
