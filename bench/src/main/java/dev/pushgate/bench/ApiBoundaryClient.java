@@ -168,7 +168,7 @@ public final class ApiBoundaryClient {
    * The proxy URL's login as a Proxy-Authorization header: the JDK sends it on the CONNECT alone,
    * never through the tunnel (an Authenticator would drop the request's own Authorization).
    */
-  private static String login(URI proxy) {
+  static String login(URI proxy) {
     String info = proxy.getRawUserInfo();
     return info == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
         java.net.URLDecoder.decode(info, java.nio.charset.StandardCharsets.UTF_8)

@@ -19,9 +19,10 @@ import javax.net.ssl.SSLSocket;
  * api.github.com:443} to the run's loopback proxy ({@code HTTPS_PROXY}), TLS trusting the run's
  * bundle ({@code SSL_CERT_FILE}), the run's sentinel as its token; the run's boundary judges it
  * and forwards it with the real token. Blocking, one connection, so that a crowd of calls costs
- * the bench a thread each and nothing more.
+ * the bench a thread each and nothing more. The proxy URL's login (the run's, on the shared
+ * proxy of the runs without an OS sandbox) goes on the {@code CONNECT}.
  */
-record RunApiCall(InetSocketAddress proxy, SSLContext tls, String token) {
+record RunApiCall(InetSocketAddress proxy, String proxyLogin, SSLContext tls, String token) {
   /** From a run's environment as {@code POST /v1/runs} answers it. */
   static RunApiCall of(Map<String, String> env) throws Exception {
     String proxyUrl = env.getOrDefault("HTTPS_PROXY", env.get("https_proxy"));
@@ -30,8 +31,8 @@ record RunApiCall(InetSocketAddress proxy, SSLContext tls, String token) {
     }
     URI u = URI.create(proxyUrl);
     SSLContext tls = ApiBoundaryClient.trusting(Path.of(env.get("SSL_CERT_FILE")));
-    return new RunApiCall(new InetSocketAddress(u.getHost(), u.getPort()), tls,
-        env.get("GH_TOKEN"));
+    return new RunApiCall(new InetSocketAddress(u.getHost(), u.getPort()),
+        ApiBoundaryClient.login(u), tls, env.get("GH_TOKEN"));
   }
 
   /** {@code GET path} on api.github.com; the status, or -1 with no answer within {@code ms}. */
@@ -40,7 +41,8 @@ record RunApiCall(InetSocketAddress proxy, SSLContext tls, String token) {
       raw.connect(proxy, ms);
       raw.setSoTimeout(ms);
       OutputStream out = raw.getOutputStream();
-      out.write(("CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n\r\n")
+      out.write(("CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n"
+          + (proxyLogin == null ? "" : "Proxy-Authorization: " + proxyLogin + "\r\n") + "\r\n")
           .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       String connected = headLine(raw.getInputStream());
