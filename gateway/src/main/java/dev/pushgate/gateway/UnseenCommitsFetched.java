@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Supplier;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
@@ -20,9 +21,20 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  * exactly as a {@code git push} of it would be, from the ref's value upstream. A move that names
  * its ref only by node id ({@code updateRef}) has no old value to compare with: every workflow
  * file the new commit holds counts as changed.
+ *
+ * <p>The reading is one judgement with one {@link JudgementBudget}, as a push's is: the workflow
+ * walk asks it at every commit and tree entry, the content judge at every step, and once it is
+ * spent the move is refused as not judged, never let through unread.
+ *
+ * @param budgets a new budget for each judgement (a test's is short or steps its clock)
  */
-record UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunContext run)
-    implements UnseenCommits {
+record UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunContext run,
+    Supplier<JudgementBudget> budgets) implements UnseenCommits {
+
+  /** Judgements with the push's budget ({@link ContentJudge#BUDGET}). */
+  UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunContext run) {
+    this(cache, upstream, run, () -> JudgementBudget.of(ContentJudge.BUDGET));
+  }
 
   @Override
   public Brought judge(RepoSlug repo, String ref, String newId, ContentRules rules)
@@ -41,15 +53,21 @@ record UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunCon
       throw new Unreadable("pushgate could not fetch " + id.name() + " to judge it: "
           + e.getMessage());
     }
+    JudgementBudget budget = budgets.get();
     try (AutoCloseable reading = cache.reading(repo); Repository db = cache.open(repo)) {
       Collection<Ref> upstreamRefs = new ArrayList<>(db.getRefDatabase().getRefsByPrefix("refs/"));
       ReceiveCommand cmd = new ReceiveCommand(upstreamValue(db, ref), id, ref);
       List<String> workflows = List.copyOf(ref.startsWith(Constants.R_REFS)
-          ? UpdateCommands.workflowFiles(db, cmd, upstreamRefs)
-          : UpdateCommands.workflowFilesHeld(db, id));
-      try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard())) {
+          ? UpdateCommands.workflowFiles(db, cmd, upstreamRefs, budget::check)
+          : UpdateCommands.workflowFilesHeld(db, id, budget::check));
+      try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard(), budget)) {
         return new Brought(ContentVerdict.alone(judge.findings(cmd, upstreamRefs)), workflows);
       }
+    } catch (JudgementBudget.OutOfTime e) {
+      // Workflow files not known, so push-workflows cannot be asked: fail closed, as a push does.
+      throw new Unreadable("the workflow files they change could not be read within "
+          + budget.budget().toSeconds() + " s; nothing was changed, move the ref in smaller"
+          + " steps (fewer new commits at a time)");
     } catch (Exception e) {
       throw new Unreadable("pushgate could not read the commits " + id.name() + " reaches ("
           + e.getClass().getSimpleName() + ")");

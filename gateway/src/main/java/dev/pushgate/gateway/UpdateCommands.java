@@ -106,13 +106,16 @@ final class UpdateCommands {
   /**
    * The paths under {@code .github/workflows/} that commit {@code id} holds: what a move to it
    * may change when the ref's old value is not known (a ref the call names only by its node id),
-   * so that the workflow rule is not skipped for want of it.
+   * so that the workflow rule is not skipped for want of it. {@code step} is asked at every tree
+   * entry, as in {@link #workflowFiles(Repository, ReceiveCommand, Collection, Step)}.
    */
-  static SortedSet<String> workflowFilesHeld(Repository db, ObjectId id) throws IOException {
+  static SortedSet<String> workflowFilesHeld(Repository db, ObjectId id, Step step)
+      throws IOException {
     SortedSet<String> files = new TreeSet<>();
     try (RevWalk rw = new RevWalk(db)) {
+      step.check();
       if (rw.peel(rw.parseAny(id)) instanceof RevCommit c) {
-        changedWorkflows(db, null, c.getTree(), files, Step.UNBOUNDED);
+        changedWorkflows(db, null, c.getTree(), files, step);
       }
     }
     return files;
