@@ -14,7 +14,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * server is (so that a thread dump says whose a thread is), bounded both ways, and the connectors
  * each caller adds, on a loopback or configured port or on a Unix socket, with their idle timeout
  * and the connection factories the caller chains (PROXY protocol, TLS, HTTP). What differs between
- * the servers is what the caller passes; how a server is built is here once.
+ * the servers is what the caller passes; how a server is built is here once, its fallback error
+ * page too ({@link FixedErrorPages}).
  *
  * <pre>{@code
  * Server server = HttpServer.named("pushgate-api").threads(64, 2).stopTimeout(ONE_SECOND).build();
@@ -60,6 +61,8 @@ public final class HttpServer {
     QueuedThreadPool threads = new QueuedThreadPool(maxThreads, minThreads);
     threads.setName(threadName);
     Server server = new Server(threads);
+    // Jetty's own page echoes the exception's message and the URI (FixedErrorPages says why).
+    server.setErrorHandler(new FixedErrorPages());
     if (stopTimeout != null) {
       server.setStopTimeout(stopTimeout.toMillis());
     }

@@ -13,10 +13,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import dev.pushgate.http.FixedErrorPages;
 import dev.pushgate.http.HttpServer;
 import dev.pushgate.types.BoundaryHandle;
 import dev.pushgate.types.Secret;
 import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpHeader;
@@ -178,7 +180,9 @@ public final class EgressProxy implements AutoCloseable {
   /**
    * Every refusal the proxy or Jetty's parser gives, as one plain-text line a person or an agent
    * can act on: Jetty's default writes no body for a CONNECT and only a reason for a request it
-   * cannot parse.
+   * cannot parse. A failure the proxy did not word (an exception thrown while handling, whose
+   * message Jetty passes on) gets the fixed line of its status, as every other server's fallback
+   * page ({@link FixedErrorPages}): its message may hold what the proxy read.
    */
   static final class Errors extends ErrorHandler {
     @Override
@@ -189,7 +193,9 @@ public final class EgressProxy implements AutoCloseable {
     @Override
     protected void generateResponse(Request request, Response response, int code, String message,
         Throwable cause, Callback callback) {
-      byte[] body = line(code, message).getBytes(StandardCharsets.UTF_8);
+      String text = cause == null || cause instanceof HttpException
+          ? line(code, message) : FixedErrorPages.text(code);
+      byte[] body = text.getBytes(StandardCharsets.UTF_8);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
       response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
       // A CONNECT's answer was sized 0 before this handler was asked for a body.
