@@ -2,9 +2,7 @@ package dev.pushgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+import dev.pushgate.testkit.RawHttp;
 import java.time.Duration;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
@@ -75,14 +73,7 @@ class FixedErrorPagesTest {
         .doesNotContain("URIMARK").doesNotContain("URIQUERY").doesNotContain("ghp_");
   }
 
-  /** The raw answer to {@code request}, read until the server closes the connection. */
   private String exchange(String request) throws Exception {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(30_000);
-      s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-      s.getOutputStream().flush();
-      InputStream in = s.getInputStream();
-      return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-    }
+    return RawHttp.exchange(port, request);
   }
 }

@@ -170,7 +170,8 @@ public final class EgressProxy implements AutoCloseable {
     return config;
   }
 
-  private static Server newServer() {
+  /** A proxy's server with its error lines, no connector or handler yet (a test adds its own). */
+  static Server newServer() {
     Server server = HttpServer.named("pushgate-egress").threads(32, 2)
         .stopTimeout(Duration.ofSeconds(1)).build();
     server.setErrorHandler(new Errors());

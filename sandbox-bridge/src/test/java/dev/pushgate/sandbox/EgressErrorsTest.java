@@ -3,10 +3,7 @@ package dev.pushgate.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.http.HttpServer;
-import java.io.InputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import dev.pushgate.testkit.RawHttp;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -29,9 +26,7 @@ class EgressErrorsTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = HttpServer.named("pushgate-test").threads(8, 2)
-        .stopTimeout(Duration.ofSeconds(1)).build();
-    server.setErrorHandler(new EgressProxy.Errors());
+    server = EgressProxy.newServer(); // the proxy's own server, its error lines set
     ServerConnector tcp = HttpServer.tcp(server, "127.0.0.1", 0, null);
     server.setHandler(new Handler.Abstract() {
       @Override
@@ -71,14 +66,7 @@ class EgressErrorsTest {
         .endsWith("\r\n\r\npushgate: refused, as worded\n");
   }
 
-  /** The raw answer to {@code request}; the proxy's error answers close the connection. */
   private String exchange(String request) throws Exception {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(30_000);
-      s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-      s.getOutputStream().flush();
-      InputStream in = s.getInputStream();
-      return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-    }
+    return RawHttp.exchange(port, request);
   }
 }
