@@ -34,12 +34,17 @@ import javax.net.ssl.TrustManagerFactory;
  * <p>Then the CPU phase: {@code ROUNDS} rounds of the three requests on one side, then on the
  * other, each between two readings of the CPU time (user + system, {@code /proc/PID/stat}) of the
  * appliance, of the launcher ({@code pushgate exec}, this process's parent, whose loopback proxy
- * relays the tunnel) and of this client. CPU time is what the machine's load changes least: the
- * wall time of a call on a busy machine is mostly waiting for a core.
+ * relays the tunnel) and of this client; and within the appliance's, that of its JIT compiler
+ * threads, which compile whatever code got hot on whichever side is being measured (40 % of the
+ * appliance's CPU over a whole bench, docs/benchmarks.md), and that of the boundary's own threads
+ * ({@code pushgate-api*}: its listener and its upstream client). CPU time is what the machine's
+ * load changes least: the wall time of a call on a busy machine is mostly waiting for a core.
  *
  * <p>Usage: {@code ApiBoundaryClient FORGE_API_BASE TOKEN_FILE ROUNDS WARMUP APPLIANCE_PID}.
  * Prints one line per request kind and side: {@code kind side n p50 p90 p99} (ms), then one per
- * side: {@code cpu side calls applianceMs launcherMs clientMs} (CPU ms of all its calls), then
+ * side: {@code cpu side calls applianceMs launcherMs clientMs jitMs boundaryMs} (CPU ms of all
+ * its calls; the last two are parts of the first: the JIT compiler's and the boundary's threads),
+ * then
  * nothing else on stdout.
  */
 public final class ApiBoundaryClient {
@@ -124,6 +129,8 @@ public final class ApiBoundaryClient {
     }
     for (boolean isDirect : new boolean[] {true, false}) {
       long[] before = ticks(appliance, launcher, self);
+      long jitBefore = Platform.threadTicks(appliance, JIT_THREADS);
+      long boundaryBefore = Platform.threadTicks(appliance, BOUNDARY_THREADS);
       for (int i = 0; i < rounds; i++) {
         for (Call c : CALLS) {
           send(isDirect ? direct : boundary, c,
@@ -132,12 +139,20 @@ public final class ApiBoundaryClient {
         }
       }
       long[] after = ticks(appliance, launcher, self);
-      System.out.println(String.format(Locale.ROOT, "cpu\t%s\t%d\t%d\t%d\t%d",
+      long jitAfter = Platform.threadTicks(appliance, JIT_THREADS);
+      long boundaryAfter = Platform.threadTicks(appliance, BOUNDARY_THREADS);
+      System.out.println(String.format(Locale.ROOT, "cpu\t%s\t%d\t%d\t%d\t%d\t%d\t%d",
           isDirect ? "direct" : "boundary", rounds * CALLS.size(),
           (after[0] - before[0]) * TICK_MS, (after[1] - before[1]) * TICK_MS,
-          (after[2] - before[2]) * TICK_MS));
+          (after[2] - before[2]) * TICK_MS, (jitAfter - jitBefore) * TICK_MS,
+          (boundaryAfter - boundaryBefore) * TICK_MS));
     }
   }
+
+  /** HotSpot's JIT compiler threads, as /proc names them ({@code C2 CompilerThre}). */
+  private static final String[] JIT_THREADS = {"C1 Compiler", "C2 Compiler"};
+  /** The boundary's listener ({@code pushgate-api-N}) and upstream client threads. */
+  private static final String[] BOUNDARY_THREADS = {"pushgate-api"};
 
   /** Linux's clock tick for /proc/PID/stat times (USER_HZ), as on every platform Java runs on. */
   private static final long TICK_MS = 10;

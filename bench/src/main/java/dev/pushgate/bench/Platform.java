@@ -196,6 +196,31 @@ final class Platform {
     return statTicks(Path.of("/proc", String.valueOf(pid), "stat"), false);
   }
 
+  /**
+   * utime + stime of those of a live process's threads whose name starts with one of {@code
+   * prefixes}, in ticks; 0 if none can be read. A thread that ends meanwhile takes its ticks with
+   * it, so a difference of two readings may come out low.
+   */
+  static long threadTicks(long pid, String... prefixes) {
+    long t = 0;
+    try (Stream<Path> threads = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+      for (Path task : (Iterable<Path>) threads::iterator) {
+        try {
+          String s = Files.readString(task.resolve("stat"));
+          String name = s.substring(s.indexOf('(') + 1, s.lastIndexOf(')'));
+          if (Stream.of(prefixes).anyMatch(name::startsWith)) {
+            t += statTicks(task.resolve("stat"), false);
+          }
+        } catch (IOException | RuntimeException gone) {
+          // ended between the listing and the read
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+    return t;
+  }
+
   private static long statTicks(Path stat, boolean children) {
     try {
       String s = Files.readString(stat);
