@@ -110,10 +110,14 @@ final class JfrProfile {
       "authentication, admission, filter, hook (gateway code in no phase above)";
   private static final String OUTSIDE = "HTTP and git protocol outside these (Jetty, JGit, JDK)";
 
+  /** The period of the CPU samples ({@code jdk.ExecutionSample}) the bench records. */
+  static final int SAMPLE_PERIOD_MS = 2;
+
   private static final class Acc {
     long samples;
     final Map<String, Long> byPhase = new LinkedHashMap<>();
     final Map<String, Long> byComponent = new LinkedHashMap<>();
+    final Map<String, Long> byThread = new LinkedHashMap<>();
     final Map<String, Long> self = new HashMap<>();
     final Map<String, Long> inclusive = new HashMap<>();
     final Map<String, Long> allocByComponent = new LinkedHashMap<>();
@@ -220,6 +224,7 @@ final class JfrProfile {
     a.samples++;
     a.byComponent.merge(componentOf(frames), 1L, Long::sum);
     a.byPhase.merge(phaseOf(frames), 1L, Long::sum);
+    a.byThread.merge(threadKind(e), 1L, Long::sum);
     a.self.merge(frames.get(0), 1L, Long::sum);
     Set<String> seen = new HashSet<>();
     for (String f : frames) {
@@ -229,6 +234,13 @@ final class JfrProfile {
         a.inclusive.merge(f, 1L, Long::sum);
       }
     }
+  }
+
+  /** The sampled thread's name with its numbers taken out: "pushgate-http-12" is "pushgate-http-N". */
+  private static String threadKind(RecordedEvent e) {
+    jdk.jfr.consumer.RecordedThread t = e.getThread("sampledThread");
+    String name = t == null ? null : t.getJavaName();
+    return name == null ? "?" : name.replaceAll("[0-9]+", "N");
   }
 
   /** Time a thread at work for pushgate or JGit spent blocked: on a socket, fsync, a lock. */
@@ -264,11 +276,14 @@ final class JfrProfile {
   /**
    * JFR settings for the bench: the JDK's {@code profile.jfc} with lower thresholds, so that the
    * short waits of a small push are recorded: socket reads, lock waits and parks from 1 ms, every
-   * fsync, and native-method samples every 10 ms.
+   * fsync, CPU samples every {@link #SAMPLE_PERIOD_MS} ms and native-method samples every 10 ms.
    */
   static Path settings(Path dir) throws IOException {
     Path profile = Path.of(System.getProperty("java.home"), "lib", "jfr", "profile.jfc");
     String jfc = java.nio.file.Files.readString(profile);
+    // a small push is a few tens of ms of CPU: at the profile's 10 ms, 15 pushes left 13 samples
+    jfc = jfc.replaceFirst("(<event name=\"jdk.ExecutionSample\">[\\s\\S]*?<setting name=\"period\"[^>]*>)"
+        + "[^<]*(</setting>)", "$1" + SAMPLE_PERIOD_MS + " ms$2");
     jfc = threshold(jfc, "jdk.SocketRead", "1 ms");
     jfc = threshold(jfc, "jdk.FileForce", "0 ms");
     jfc = threshold(jfc, "jdk.JavaMonitorEnter", "1 ms");
@@ -329,7 +344,8 @@ final class JfrProfile {
     double secs = Duration.between(w.start(), w.end()).toMillis() / 1000.0;
     out.append("#### ").append(w.name()).append("\n\n");
     out.append(String.format(Locale.ROOT,
-        "%d pushes in %.1f s; %d CPU samples (Java code only; about 1 per 10 ms per running"
+        "%d pushes in %.1f s; %d CPU samples (Java code only; about 1 per " + SAMPLE_PERIOD_MS
+            + " ms per running"
             + " thread), GC: %d collections, %.0f ms of pauses; JIT compilation: %.0f ms;"
             + " allocation: %.0f MiB (sampled estimate)%n%n",
         w.pushes(), secs, a.samples, a.gcCount, a.gcPauses.toNanos() / 1e6,
@@ -341,13 +357,19 @@ final class JfrProfile {
         .forEach(en -> out.append(String.format(Locale.ROOT, "| %s | %d | %.1f%% | %.0f |%n",
             en.getKey(), en.getValue(), 100.0 * en.getValue() / Math.max(1, a.samples),
             a.allocByComponent.getOrDefault(en.getKey(), 0L) / 1048576.0)));
-    out.append("\nBy phase (the innermost phase on the stack; CPU ms per push estimated at"
-        + " 10 ms per sample):\n\n");
+    out.append("\nBy phase (the innermost phase on the stack; CPU ms per push estimated at "
+        + SAMPLE_PERIOD_MS + " ms per sample):\n\n");
     out.append("| phase | CPU samples | share | ≈ CPU ms per push |\n|---|---:|---:|---:|\n");
     top(a.byPhase, 10).forEach(en -> out.append(String.format(Locale.ROOT,
         "| %s | %d | %.1f%% | %.1f |%n", en.getKey(), en.getValue(),
         100.0 * en.getValue() / Math.max(1, a.samples),
-        10.0 * en.getValue() / Math.max(1, w.pushes()))));
+        (double) SAMPLE_PERIOD_MS * en.getValue() / Math.max(1, w.pushes()))));
+    out.append("\nBy thread (CPU samples of Java code per kind of thread):\n\n");
+    out.append("| thread | CPU samples | share | ≈ CPU ms per push |\n|---|---:|---:|---:|\n");
+    top(a.byThread, 10).forEach(en -> out.append(String.format(Locale.ROOT,
+        "| `%s` | %d | %.1f%% | %.1f |%n", en.getKey(), en.getValue(),
+        100.0 * en.getValue() / Math.max(1, a.samples),
+        (double) SAMPLE_PERIOD_MS * en.getValue() / Math.max(1, w.pushes()))));
     out.append("\nTop methods, self time (the frame on top of the stack):\n\n");
     out.append("| method | samples | share |\n|---|---:|---:|\n");
     top(a.self, 12).forEach(en -> out.append(String.format(Locale.ROOT, "| `%s` | %d | %.1f%% |%n",

@@ -32,7 +32,9 @@ record Options(
         --quick          a short run: fewer repetitions, 20 MiB instead of 100 MiB, no 1 GiB push,
                          concurrency up to 16
         --jfr            also profile the gateway push (section "profile"): a second appliance
-                         started with -XX:StartFlightRecording, its events aggregated per workload
+                         started with -XX:StartFlightRecording, its events aggregated per workload;
+                         its small pushes as many as --runs (at least 15) after as many warm-up
+                         pushes as --warmup (at least 20), CPU sampled every 2 ms
         --only LIST      run only these sections: startup, small, phases, large, memory, deny,
                          concurrency, profile (--jfr adds profile)
         --runs N         measured repetitions of the small and large pushes (default 60 and 7;

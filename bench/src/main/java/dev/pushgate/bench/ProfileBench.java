@@ -26,7 +26,9 @@ record ProfileBench(BenchRun bench) {
     jvm.add("-XX:StartFlightRecording=filename=" + recording
         + ",settings=" + JfrProfile.settings(bench.work) + ",dumponexit=true");
     bench.step("profile: a second appliance with " + jvm.get(jvm.size() - 1));
-    int smallN = bench.o.quick() ? 15 : 40;
+    // as many pushes as section 1 measures, after as many warm-up pushes (at least 15 and 20)
+    int smallN = Math.max(bench.o.quick() ? 15 : 40, bench.o.smallRuns());
+    int warmup = Math.max(20, bench.o.smallWarmup());
     List<JfrProfile.Window> windows = new ArrayList<>();
     // Its own appliance, history and small worktrees: the run's shared ones stay as they are.
     try (RunningAppliance p = BenchRun.startAppliance(bench.jar, data, jvm)) {
@@ -51,12 +53,16 @@ record ProfileBench(BenchRun bench) {
           p.forgeUrl("acme/widget"), "refs/heads/small-direct");
       Worktree smallGateway = Worktree.cloneOf(bench.runGit(smallRun), template,
           workSaved.resolve("small-g"), BenchRun.GITHUB + "acme/widget.git", "refs/heads/small-gw");
-      for (int i = 0; i < 20; i++) { // warm-up: JIT
+      for (int i = 0; i < warmup; i++) { // warm-up: JIT
         for (Worktree w : List.of(smallDirect, smallGateway)) {
           w.commit();
           w.push().ok();
         }
       }
+      // packed, as section 1 packs it before it measures: unpacked, the warm-up's pushes left
+      // the forge a pack each, and its index reads were half the window's samples
+      bench.git(java.util.Map.of()).in(bench.work, "-C", p.forgeRepo("acme/widget").toString(),
+          "repack", "-a", "-d", "-q").ok();
       windows.add(window("small pushes through the gateway", smallGateway, smallN));
       windows.add(window("small pushes direct to the forge", smallDirect, smallN / 2));
       Path src = bench.bigSource();

@@ -43,16 +43,18 @@ record TokenGrant(
   }
 
   static TokenGrant parse(byte[] body, ObjectMapper json) throws Unreadable {
-    Secret salvaged = salvageToken(body, json);
     JsonNode root;
     try {
       // Duplicate keys are refused: two "permissions" must not let a reader see the smaller one.
       root = json.reader().with(StreamReadFeature.STRICT_DUPLICATE_DETECTION).readTree(body);
     } catch (IOException e) {
-      throw new Unreadable("is not valid JSON", salvaged);
+      // Read again leniently only now: a second parse of every grant was a mint's largest
+      // share of the broker's CPU (docs/benchmarks.md, issue 33)
+      throw new Unreadable("is not valid JSON", salvageToken(body, json));
     }
     if (root == null || !root.isObject()) {
-      throw new Unreadable("is not a JSON object", salvaged);
+      // what a lenient reader makes of a body that is no object has no token either
+      throw new Unreadable("is not a JSON object", null);
     }
     JsonNode token = root.get("token");
     if (token == null || !token.isTextual() || token.asText().isEmpty()) {
