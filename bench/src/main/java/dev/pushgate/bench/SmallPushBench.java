@@ -138,10 +138,11 @@ record SmallPushBench(BenchRun bench) {
     double ratio = firstG.median() / firstD.median();
     bench.report.heading("1c. The first pushes after start-up");
     bench.report.text(String.format(Locale.ROOT, "The small push of section 1, the first 3 each"
-        + " (direct and gateway alternating) after each of %d start-ups: the first on a new data"
+        + " (direct first in each round after the first start-up, then alternating) after each"
+        + " of %d start-ups: the first on a new data"
         + " directory, before section 1's warm-up; then %d restart(s) of the same appliance on"
         + " its data directory, after every other section. The code is still interpreted. Pooled"
-        + " medians: gateway / direct **%.2f×** (target ≤ 1.6×).", bench.o.starts(),
+        + " medians: gateway / direct **%.2f×** (target ≤ 1.5×, issue 33).", bench.o.starts(),
             bench.o.starts() - 1,
         ratio));
     bench.report.table(List.of("push", "n", "median (ms)", "min (ms)", "max (ms)", "p90 (ms)",
@@ -162,8 +163,8 @@ record SmallPushBench(BenchRun bench) {
         Stats.of(bench.small.coldProcessCpu).summary(0), "", "", "");
     bench.report.summary("1c. small push, the first 3 after each of " + bench.o.starts()
         + " start-ups, ms",
-        firstD.summary(0), firstG.summary(0), BenchRun.fmtRatio(ratio), "≤ 1.6×",
-        ratio <= 1.6 ? "yes" : "**no**");
+        firstD.summary(0), firstG.summary(0), BenchRun.fmtRatio(ratio), "≤ 1.5×",
+        ratio <= 1.5 ? "yes" : "**no**");
   }
 
   /**
