@@ -128,35 +128,43 @@ record SmallPushBench(BenchRun bench) {
       bench.app.close();
       bench.app.restart();
       BenchRun.Noise n = bench.noise("first pushes after start-up " + (s + 1));
-      for (int i = 0; i < 3; i++) {
-        for (Worktree w : i % 2 == 0 ? List.of(bench.small.direct, bench.small.gateway)
-            : List.of(bench.small.gateway, bench.small.direct)) {
-          w.commit();
-          (w == bench.small.direct ? bench.small.coldDirect : bench.small.coldGateway)
-              .add(w.push().ok().millis());
-        }
-      }
+      bench.small.firstPushes(true);
       n.end();
     }
     Stats firstD = Stats.of(bench.small.coldDirect);
     Stats firstG = Stats.of(bench.small.coldGateway);
+    Stats cpuD = Stats.of(bench.small.coldCpuDirect);
+    Stats cpuG = Stats.of(bench.small.coldCpuGateway);
     double ratio = firstG.median() / firstD.median();
     bench.report.heading("1c. The first pushes after start-up");
     bench.report.text(String.format(Locale.ROOT, "The small push of section 1, the first 3 each"
-        + " (direct and gateway alternating) after each of %d start-ups: the first on a new data"
+        + " (direct first in each round after the first start-up, then alternating) after each"
+        + " of %d start-ups: the first on a new data"
         + " directory, before section 1's warm-up; then %d restart(s) of the same appliance on"
         + " its data directory, after every other section. The code is still interpreted. Pooled"
-        + " medians: gateway / direct **%.2f×** (target ≤ 1.6×).", bench.o.starts(),
+        + " medians: gateway / direct **%.2f×** (target ≤ 1.5×, issue 33).", bench.o.starts(),
             bench.o.starts() - 1,
         ratio));
     bench.report.table(List.of("push", "n", "median (ms)", "min (ms)", "max (ms)", "p90 (ms)",
             "appliance CPU per push (ms)"),
-        List.of(row("direct, first pushes after start-up", firstD, Double.NaN),
-            row("through the gateway, first pushes after start-up", firstG, Double.NaN)));
+        List.of(row("direct, first pushes after start-up", firstD, cpuD.median()),
+            row("through the gateway, first pushes after start-up", firstG, cpuG.median())));
+    bench.report.text("Appliance CPU per first push is the median of each push's; load changes"
+        + " it less than wall time. Per start-up, at the end of its first 3 rounds: the"
+        + " appliance's CPU since its process began (start-up included) and its JIT compiler"
+        + " threads' share of it (`C1/C2 CompilerThreadN`), ms, median [min–max]: process "
+        + Stats.of(bench.small.coldProcessCpu).summary(0) + ", compiler threads "
+        + Stats.of(bench.small.coldCompilerCpu).summary(0) + ".");
+    bench.report.summary("1c. appliance CPU per first push, direct / gateway, ms",
+        cpuD.summary(0), cpuG.summary(0), BenchRun.fmtRatio(cpuG.median() / cpuD.median()), "",
+        "");
+    bench.report.summary("1c. appliance CPU to the end of the first 3 rounds, ms (compiler"
+        + " threads: " + Stats.of(bench.small.coldCompilerCpu).summary(0) + ")", "",
+        Stats.of(bench.small.coldProcessCpu).summary(0), "", "", "");
     bench.report.summary("1c. small push, the first 3 after each of " + bench.o.starts()
         + " start-ups, ms",
-        firstD.summary(0), firstG.summary(0), BenchRun.fmtRatio(ratio), "≤ 1.6×",
-        ratio <= 1.6 ? "yes" : "**no**");
+        firstD.summary(0), firstG.summary(0), BenchRun.fmtRatio(ratio), "≤ 1.5×",
+        ratio <= 1.5 ? "yes" : "**no**");
   }
 
   /**

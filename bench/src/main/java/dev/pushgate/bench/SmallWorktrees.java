@@ -13,6 +13,16 @@ import java.util.Map;
 final class SmallWorktrees {
   final List<Double> coldDirect = new ArrayList<>();
   final List<Double> coldGateway = new ArrayList<>();
+  /** Appliance CPU (ms) of each of the first pushes after start-up, direct and gateway. */
+  final List<Double> coldCpuDirect = new ArrayList<>();
+  final List<Double> coldCpuGateway = new ArrayList<>();
+  /**
+   * Per start-up, at the end of its first 3 rounds: the appliance's CPU since its process began
+   * (start-up included, ms), and its JIT compiler threads' share of it (ms). Load stretches wall
+   * time far more than it changes these.
+   */
+  final List<Double> coldProcessCpu = new ArrayList<>();
+  final List<Double> coldCompilerCpu = new ArrayList<>();
   private final BenchRun bench;
   Worktree direct;
   Worktree gateway;
@@ -35,15 +45,36 @@ final class SmallWorktrees {
         BenchRun.GITHUB + "acme/widget.git", "refs/heads/small-gw");
     // The first pushes after start-up are timed apart: they run interpreted code. Then untimed
     // pushes until the JIT has compiled both paths, as in an appliance that has been up a while.
-    for (int i = 0; i < 3 + bench.o.smallWarmup(); i++) {
+    firstPushes(false);
+    for (int i = 0; i < bench.o.smallWarmup(); i++) {
       for (Worktree w : List.of(direct, gateway)) {
         w.commit();
-        double ms = w.push().ok().millis();
-        if (i < 3) {
-          (w == direct ? coldDirect : coldGateway).add(ms);
-        }
+        w.push().ok();
       }
     }
+  }
+
+  /**
+   * The first 3 pushes each of a start-up, timed, with the appliance's CPU per push and, at
+   * their end, its CPU since the process began and its JIT compilers' share of it. The order
+   * alternates within the rounds when {@code alternate}, else direct goes first in every round.
+   */
+  void firstPushes(boolean alternate) throws Exception {
+    for (int i = 0; i < 3; i++) {
+      for (Worktree w : !alternate || i % 2 == 0 ? List.of(direct, gateway)
+          : List.of(gateway, direct)) {
+        w.commit();
+        long cpu0 = ApplianceProbe.cpuNanos(bench.app);
+        double ms = w.push().ok().millis();
+        double cpuMs = (ApplianceProbe.cpuNanos(bench.app) - cpu0) / 1e6;
+        (w == direct ? coldDirect : coldGateway).add(ms);
+        (w == direct ? coldCpuDirect : coldCpuGateway).add(cpuMs);
+      }
+    }
+    coldProcessCpu.add(ApplianceProbe.cpuNanos(bench.app) / 1e6);
+    long compilerTicks = ApplianceProbe.threadTicks(bench.app).entrySet().stream()
+        .filter(e -> e.getKey().contains("CompilerThre")).mapToLong(Map.Entry::getValue).sum();
+    coldCompilerCpu.add(compilerTicks * 1000.0 / Platform.clockTicksPerSecond());
   }
 
   /**
