@@ -93,6 +93,11 @@ final class PreMints implements AutoCloseable {
   private final Map<String, Pending> pending = new HashMap<>();
   /** Guarded by this; keyed by run id, forgotten when the run ends. */
   private final Map<String, RunState> runs = new HashMap<>();
+  /**
+   * Guarded by this: the keys whose pending token ran out of time, waiting to see whether a push
+   * follows after all (git still building a large pack): one that does was no waste.
+   */
+  private final Map<String, String> expired = new HashMap<>();
 
   /**
    * @param upstream where tokens are minted: the budgeted upstream, so that every pre-mint is
@@ -153,7 +158,14 @@ final class PreMints implements AutoCloseable {
    * pre-mint.
    */
   synchronized Optional<CompletableFuture<WriteTokenLease>> take(RunContext run, RepoSlug repo) {
-    runs.computeIfAbsent(run.runId(), k -> new RunState()).pushed = true;
+    RunState state = runs.computeIfAbsent(run.runId(), k -> new RunState());
+    state.pushed = true;
+    if (expired.remove(key(run, repo)) != null && state.wasted > 0) {
+      // The advertisement's push came after all, later than the pending time (git built a large
+      // pack meanwhile): its token was revoked unused, but no loop made it, so it is not held
+      // against the run. Each such forgiveness needs commands the rules allow, which mint anyway.
+      state.wasted--;
+    }
     Pending p = pending.remove(key(run, repo));
     if (p == null) {
       return Optional.empty();
@@ -167,6 +179,9 @@ final class PreMints implements AutoCloseable {
    * refused, or only asked for): the pending token is revoked now and counted as wasted.
    */
   void discard(RunContext run, RepoSlug repo) {
+    synchronized (this) {
+      expired.remove(key(run, repo)); // a push came, and minted nothing: the waste stands
+    }
     waste(key(run, repo), null);
   }
 
@@ -175,6 +190,7 @@ final class PreMints implements AutoCloseable {
     List<Pending> gone = new ArrayList<>();
     synchronized (this) {
       runs.remove(runId);
+      expired.values().removeIf(runId::equals);
       pending.values().removeIf(p -> p.runId().equals(runId) && gone.add(p));
     }
     gone.forEach(PreMints::revoke);
@@ -209,6 +225,9 @@ final class PreMints implements AutoCloseable {
       }
       pending.remove(key);
       countWasted(p.runId());
+      if (only != null) {
+        expired.put(key, p.runId()); // its time ran out: forgiven if the push still comes
+      }
     }
     p.expiry().cancel(false);
     revoke(p);

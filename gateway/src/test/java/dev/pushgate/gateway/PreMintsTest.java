@@ -127,8 +127,46 @@ class PreMintsTest {
     for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
       quick.atAdvertisement(run, REPO);
       RecordingUpstream.Lease lease = upstream.leases.get(i);
-      awaitRevoked(lease);
-      assertThat(quick.take(run, REPO)).isEmpty();
+      awaitRevoked(lease); // no push follows: an advertisement alone
+    }
+    quick.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).hasSize(PreMints.WASTED_AT_MOST);
+  }
+
+  /**
+   * A large push: git builds its pack for longer than the pending time, so the token is revoked
+   * unused and the push mints its own; since the push came, the run keeps pre-minting (three
+   * large pushes lost it for the run's small pushes too, seen in the WAN bench).
+   */
+  @Test
+  void aPushThatComesAfterItsTokensTimeIsNotHeldAgainstTheRun() throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    int pushes = PreMints.WASTED_AT_MOST + 2;
+    for (int i = 0; i < pushes; i++) {
+      quick.atAdvertisement(run, REPO);
+      awaitRevoked(upstream.leases.get(i));
+      assertThat(quick.take(run, REPO)).isEmpty(); // the push, late: it mints its own
+    }
+    quick.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).hasSize(pushes + 1);
+  }
+
+  @Test
+  void aLatePushThatMintsNothingLeavesTheWaste() throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
+      quick.atAdvertisement(run, REPO);
+      awaitRevoked(upstream.leases.get(i));
+      quick.discard(run, REPO); // an empty or refused push, late
+      assertThat(quick.take(run, REPO)).isEmpty(); // a later push of other commands
     }
     quick.atAdvertisement(run, REPO);
 
