@@ -156,6 +156,35 @@ class PreMintsTest {
     assertThat(upstream.leases).hasSize(pushes + 1);
   }
 
+  /**
+   * Attack (review of 9535bbe): a token revoked for its time is forgiven by any later push of the
+   * run and repository, even one that came after a fresh advertisement and took that one's
+   * pre-minted token, so it minted nothing of its own. A loop of "advertise, wait out the
+   * pending time, push a tiny allowed change" then wastes one mint per push for ever, and the
+   * run never loses pre-minting. Only the revoked token's own push, which mints its own, may
+   * take the waste back.
+   */
+  @Test
+  void aPushThatTookAFreshPreMintDoesNotForgiveAnOlderTokensWaste() throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    int wasted = 0;
+    for (int i = 0; i < PreMints.WASTED_AT_MOST + 2; i++) {
+      int before = upstream.leases.size();
+      quick.atAdvertisement(run, REPO); // an advertisement no push follows within its time
+      if (upstream.leases.size() > before) {
+        awaitRevoked(upstream.leases.get(before));
+        wasted++;
+      }
+      quick.atAdvertisement(run, REPO); // a small push's own advertisement, then its commands
+      quick.take(run, REPO);
+    }
+
+    assertThat(wasted).as("tokens revoked unused").isLessThanOrEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
   @Test
   void aLatePushThatMintsNothingLeavesTheWaste() throws Exception {
     PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
