@@ -150,6 +150,7 @@ class PreMintsTest {
       quick.atAdvertisement(run, REPO);
       awaitRevoked(upstream.leases.get(i));
       assertThat(quick.take(run, REPO)).isEmpty(); // the push, late: it mints its own
+      quick.landed(run, REPO);
     }
     quick.atAdvertisement(run, REPO);
 
@@ -183,6 +184,67 @@ class PreMintsTest {
     }
 
     assertThat(wasted).as("tokens revoked unused").isLessThanOrEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
+  /** As above, the small pushes landing: still not the revoked tokens' own pushes. */
+  @Test
+  void aLandedPushThatTookAFreshPreMintDoesNotForgiveAnOlderTokensWaste() throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    int wasted = 0;
+    for (int i = 0; i < PreMints.WASTED_AT_MOST + 2; i++) {
+      int before = upstream.leases.size();
+      quick.atAdvertisement(run, REPO);
+      if (upstream.leases.size() > before) {
+        awaitRevoked(upstream.leases.get(before));
+        wasted++;
+      }
+      quick.atAdvertisement(run, REPO);
+      quick.take(run, REPO);
+      quick.landed(run, REPO);
+    }
+
+    assertThat(wasted).as("tokens revoked unused").isLessThanOrEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
+  /**
+   * Attack (review of 9535bbe, F2): a late push whose commands the rules allow, but which a
+   * content rule then refuses (a {@code .env} file) or whose pack is garbage, mints its own token
+   * and never lands: the waste it came after stands, or such a loop pre-mints for ever.
+   */
+  @Test
+  void aLatePushRefusedOrAbortedAfterItsCommandsLeavesTheWaste() throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
+      quick.atAdvertisement(run, REPO);
+      awaitRevoked(upstream.leases.get(i));
+      assertThat(quick.take(run, REPO)).isEmpty(); // late, mints its own; refused after its pack
+    }
+    quick.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).as("pre-mints").hasSize(PreMints.WASTED_AT_MOST);
+  }
+
+  /** Only a token that ran out of time is taken back: one an empty push discarded stays wasted. */
+  @Test
+  void aLandedPushForgivesNoTokenThatDidNotRunOutOfTime() {
+    RunContext run = chat("run-1");
+    pushedOnce(run);
+
+    for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
+      preMints.atAdvertisement(run, REPO);
+      preMints.discard(run, REPO); // an empty push
+      assertThat(preMints.take(run, REPO)).isEmpty();
+      preMints.landed(run, REPO);
+    }
+    preMints.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).as("pre-mints").hasSize(PreMints.WASTED_AT_MOST);
   }
 
   @Test
