@@ -211,8 +211,9 @@ final class PreMints implements AutoCloseable {
   }
 
   /**
-   * A push of {@code run} to {@code repo} that mints nothing from its commands (none, malformed,
-   * refused, or only asked for): the pending token is revoked now and counted as wasted.
+   * A push of {@code run} to {@code repo} that mints nothing from its commands (malformed,
+   * refused, or only asked for; an empty list is git's probe and does not come here): the pending
+   * token is revoked now and counted as wasted.
    */
   void discard(RunContext run, RepoSlug repo) {
     synchronized (this) {
