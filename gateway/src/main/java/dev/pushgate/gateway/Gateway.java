@@ -80,6 +80,8 @@ public final class Gateway implements AutoCloseable {
     if (cache != null) {
       throw new IllegalStateException("a gateway serves one handler");
     }
+    // before anything serves: no fetch or receive can be writing a spool file yet
+    CacheLeftovers.sweep(config.cacheDir());
     cache = new UpstreamCache(config.cacheDir(), upstreamSeconds, config.maxPackBytes(),
         metrics, admission);
     SecretScanner.standard(); // read and compile the detectors now, not in the first push

@@ -374,9 +374,13 @@ final class GatewayFilter implements Filter {
     // Minted while the pack arrives (and while the cache ends a fetch), or taken from the
     // advertisement's pre-mint, but only for a command list that the rules allow at least in part
     // as it stands: an empty or malformed list, or one that only asks, mints nothing here (the
-    // push hook mints once something is allowed), and wastes a pre-minted token at once.
+    // push hook mints once something is allowed), and a malformed list or one that only asks
+    // wastes a pre-minted token at once. An empty list ("0000") leaves it to its push or its
+    // time: it is what git sends to probe the connection before a push whose request outgrows
+    // http.postBuffer (1 MiB), i.e. before every large push (a loop of them is bounded all the
+    // same: the pending token counts against the run's bound and is wasted after its time).
     boolean allowedOutright = judged.isPresent() && judged.get().anyAllowedOutright();
-    if (!allowedOutright) {
+    if (!allowedOutright && !guarded.commands().isEmpty()) {
       preMints.discard(run, repo);
     }
     Optional<EarlyRefusal.Request> early = judged.flatMap(
@@ -400,6 +404,7 @@ final class GatewayFilter implements Filter {
         Push push = new Push(run, repo, judged, services.upstream())) {
       if (allowedOutright) {
         push.mintAhead(preMints.take(run, repo), services.threads().minting());
+        push.whenLanded(() -> preMints.landed(run, repo));
       }
       if (!cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged)) {
         return;

@@ -33,8 +33,14 @@ import org.slf4j.LoggerFactory;
  *   <li>a run's pending pre-mints count against {@link #WASTED_AT_MOST} with those it wasted
  *       (revoked unused, or failed upstream): a run whose pending and wasted make that many
  *       pre-mints nothing more, and one that wasted that many never pre-mints again, so a loop
- *       of advertisements, empty or refused pushes, on any number of repositories, costs at
- *       most that many mints more than the same loop did before, ever;
+ *       of advertisements and pushes that do not land (empty, refused, aborted), on any number
+ *       of repositories, costs at most that many mints more than the same loop did before,
+ *       ever;
+ *   <li>a token revoked for its time is taken back from the waste only by the push it was made
+ *       for: the next push of that run and repository with no advertisement in between, which
+ *       finds no pre-mint and so mints its own, once it {@linkplain #landed lands} upstream. Each
+ *       forgiveness thus needs a push that minted and landed anyway: at most one mint more per
+ *       landed push;
  *   <li>at most {@link #PENDING_AT_MOST} pending tokens in the whole gateway.
  * </ul>
  *
@@ -93,6 +99,19 @@ final class PreMints implements AutoCloseable {
   private final Map<String, Pending> pending = new HashMap<>();
   /** Guarded by this; keyed by run id, forgotten when the run ends. */
   private final Map<String, RunState> runs = new HashMap<>();
+  /**
+   * Guarded by this, keyed by {@link #key} to the run id: the keys whose pending token ran out of
+   * time, waiting for its push (git may still be building a large pack). The next push decides:
+   * it moves the key to {@link #late} if it mints its own, and clears it otherwise; another
+   * advertisement of the key clears it (the push that follows is that advertisement's).
+   */
+  private final Map<String, String> expired = new HashMap<>();
+  /**
+   * Guarded by this, keyed by {@link #key} to the run id: the push now under way whose token ran
+   * out of time before it came, and which mints its own; its waste is taken back if it lands.
+   * The next push of the key decides afresh, whatever became of this one.
+   */
+  private final Map<String, String> late = new HashMap<>();
 
   /**
    * @param upstream where tokens are minted: the budgeted upstream, so that every pre-mint is
@@ -121,6 +140,9 @@ final class PreMints implements AutoCloseable {
     }
     String key = key(run, repo);
     synchronized (this) {
+      // A push follows its own advertisement: a token that ran out of time before this one was
+      // another push's, and the push that follows now cannot take its waste back.
+      expired.remove(key);
       RunState state = runs.get(run.runId());
       // Pending tokens count against the bound before they are wasted: a run advertising each
       // of its attached repositories at once would otherwise hold one unused token per repository.
@@ -150,23 +172,55 @@ final class PreMints implements AutoCloseable {
   /**
    * A push of {@code run} to {@code repo} whose commands the rules allow at least in part: it
    * would mint its token now, so it takes the pending one, if any. From now on the run may
-   * pre-mint.
+   * pre-mint. A push that finds none where a token ran out of time before it came mints its own,
+   * and is that token's push: its waste is taken back if it {@link #landed lands}.
    */
   synchronized Optional<CompletableFuture<WriteTokenLease>> take(RunContext run, RepoSlug repo) {
     runs.computeIfAbsent(run.runId(), k -> new RunState()).pushed = true;
-    Pending p = pending.remove(key(run, repo));
+    String key = key(run, repo);
+    String ranOut = expired.remove(key);
+    late.remove(key);
+    Pending p = pending.remove(key);
     if (p == null) {
+      if (ranOut != null) {
+        late.put(key, ranOut);
+      }
       return Optional.empty();
     }
+    // A fresh pre-mint (or one that failed, answered as such): this push is its advertisement's,
+    // not the one of the token that ran out of time, whose waste stands.
     p.expiry().cancel(false);
     return p.lease().isCompletedExceptionally() ? Optional.empty() : Optional.of(p.lease());
   }
 
   /**
-   * A push of {@code run} to {@code repo} that mints nothing from its commands (none, malformed,
-   * refused, or only asked for): the pending token is revoked now and counted as wasted.
+   * The push of {@code run} to {@code repo} that {@linkplain #take took} its token landed
+   * upstream. If it minted its own because its pre-minted token had run out of time (git built a
+   * large pack for longer than {@link #PENDING_FOR}), that token is not held against the run: no
+   * loop made it, and the push minted and landed anyway. A push refused or aborted after its
+   * commands never lands, and leaves the waste.
+   */
+  synchronized void landed(RunContext run, RepoSlug repo) {
+    if (late.remove(key(run, repo)) == null) {
+      return;
+    }
+    RunState state = runs.get(run.runId());
+    if (state != null && state.wasted > 0) {
+      state.wasted--;
+    }
+  }
+
+  /**
+   * A push of {@code run} to {@code repo} that mints nothing from its commands (malformed,
+   * refused, or only asked for; an empty list is git's probe and does not come here): the pending
+   * token is revoked now and counted as wasted.
    */
   void discard(RunContext run, RepoSlug repo) {
+    synchronized (this) {
+      // a push came, and minted nothing: a token that ran out of time before it stays wasted
+      expired.remove(key(run, repo));
+      late.remove(key(run, repo));
+    }
     waste(key(run, repo), null);
   }
 
@@ -175,6 +229,8 @@ final class PreMints implements AutoCloseable {
     List<Pending> gone = new ArrayList<>();
     synchronized (this) {
       runs.remove(runId);
+      expired.values().removeIf(runId::equals);
+      late.values().removeIf(runId::equals);
       pending.values().removeIf(p -> p.runId().equals(runId) && gone.add(p));
     }
     gone.forEach(PreMints::revoke);
@@ -209,6 +265,9 @@ final class PreMints implements AutoCloseable {
       }
       pending.remove(key);
       countWasted(p.runId());
+      if (only != null) {
+        expired.put(key, p.runId()); // its time ran out: forgiven if its push still lands
+      }
     }
     p.expiry().cancel(false);
     revoke(p);

@@ -44,6 +44,8 @@ final class Push implements AutoCloseable {
   private volatile boolean audited;
   /** Why the pack was not received whole, when it was not; or null. */
   private volatile EarlyRefusal.Unreceived unreceived;
+  /** Told once the push has landed upstream (PreMints' forgiveness of a late push). */
+  private volatile Runnable whenLanded = () -> {};
   /** True once the git client has gone: its judgement is then abandoned. */
   private volatile java.util.function.BooleanSupplier clientGone = () -> false;
 
@@ -190,6 +192,16 @@ final class Push implements AutoCloseable {
     if (revoked) {
       throw new UpstreamException("the push's write tokens were revoked already");
     }
+  }
+
+  /** What to tell once the push has landed upstream, if it does. */
+  void whenLanded(Runnable then) {
+    whenLanded = Objects.requireNonNull(then, "then");
+  }
+
+  /** Upstream accepted at least one of the push's commands. */
+  void landed() {
+    whenLanded.run();
   }
 
   /**

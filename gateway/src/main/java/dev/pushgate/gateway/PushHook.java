@@ -291,8 +291,12 @@ final class PushHook implements PreReceiveHook {
     services.metrics().onForward(Duration.between(forwardStart, forwarded),
         outcomes.values().stream().allMatch(Forwarder.Outcome::ok), streaming);
     long took = Duration.between(start, forwarded).toMillis();
-    services.cache().landed(repo, allowed.stream().map(i -> i.cmd)
-        .filter(c -> outcomes.get(c).ok()).toList());
+    List<ReceiveCommand> landed = allowed.stream().map(i -> i.cmd)
+        .filter(c -> outcomes.get(c).ok()).toList();
+    services.cache().landed(repo, landed);
+    if (!landed.isEmpty()) {
+      push.landed();
+    }
     for (Item i : allowed) {
       Forwarder.Outcome o = outcomes.get(i.cmd);
       if (o.ok()) {

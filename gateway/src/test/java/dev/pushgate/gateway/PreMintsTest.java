@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -127,12 +128,137 @@ class PreMintsTest {
     for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
       quick.atAdvertisement(run, REPO);
       RecordingUpstream.Lease lease = upstream.leases.get(i);
-      awaitRevoked(lease);
-      assertThat(quick.take(run, REPO)).isEmpty();
+      awaitRevoked(lease); // no push follows: an advertisement alone
     }
     quick.atAdvertisement(run, REPO);
 
     assertThat(upstream.leases).hasSize(PreMints.WASTED_AT_MOST);
+  }
+
+  /**
+   * A large push: git builds its pack for longer than the pending time, so the token is revoked
+   * unused and the push mints its own; since the push came, the run keeps pre-minting (three
+   * large pushes lost it for the run's small pushes too, seen in the WAN bench).
+   */
+  @Test
+  void aPushThatComesAfterItsTokensTimeIsNotHeldAgainstTheRun() throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    int pushes = PreMints.WASTED_AT_MOST + 2;
+    for (int i = 0; i < pushes; i++) {
+      quick.atAdvertisement(run, REPO);
+      awaitRevoked(upstream.leases.get(i));
+      assertThat(quick.take(run, REPO)).isEmpty(); // the push, late: it mints its own
+      quick.landed(run, REPO);
+    }
+    quick.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).hasSize(pushes + 1);
+  }
+
+  /**
+   * Attack (review of 9535bbe): a token revoked for its time is forgiven by any later push of the
+   * run and repository, even one that came after a fresh advertisement and took that one's
+   * pre-minted token, so it minted nothing of its own. A loop of "advertise, wait out the
+   * pending time, push a tiny allowed change" then wastes one mint per push for ever, and the
+   * run never loses pre-minting. Only the revoked token's own push, which mints its own, may
+   * take the waste back.
+   */
+  @Test
+  void aPushThatTookAFreshPreMintDoesNotForgiveAnOlderTokensWaste() throws Exception {
+    assertThat(wastedByALoopOfSmallPushes(false)).as("tokens revoked unused")
+        .isLessThanOrEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
+  /** As above, the small pushes landing: still not the revoked tokens' own pushes. */
+  @Test
+  void aLandedPushThatTookAFreshPreMintDoesNotForgiveAnOlderTokensWaste() throws Exception {
+    assertThat(wastedByALoopOfSmallPushes(true)).as("tokens revoked unused")
+        .isLessThanOrEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
+  /**
+   * The loop above: an advertisement no push follows within its time, then a small push (its own
+   * advertisement, its commands, {@code landing} or not); returns the tokens revoked unused.
+   */
+  private int wastedByALoopOfSmallPushes(boolean landing) throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    int wasted = 0;
+    for (int i = 0; i < PreMints.WASTED_AT_MOST + 2; i++) {
+      int before = upstream.leases.size();
+      quick.atAdvertisement(run, REPO); // an advertisement no push follows within its time
+      if (upstream.leases.size() > before) {
+        awaitRevoked(upstream.leases.get(before));
+        wasted++;
+      }
+      quick.atAdvertisement(run, REPO); // a small push's own advertisement, then its commands
+      quick.take(run, REPO);
+      if (landing) {
+        quick.landed(run, REPO);
+      }
+    }
+    return wasted;
+  }
+
+  /**
+   * Attack (review of 9535bbe, F2): a late push whose commands the rules allow, but which a
+   * content rule then refuses (a {@code .env} file) or whose pack is garbage, mints its own token
+   * and never lands: the waste it came after stands, or such a loop pre-mints for ever.
+   */
+  @Test
+  void aLatePushRefusedOrAbortedAfterItsCommandsLeavesTheWaste() throws Exception {
+    // late, its commands allowed: it mints its own; then refused by a content rule or aborted
+    assertThat(preMintsAfterLatePushes((quick, run) -> quick.take(run, REPO)))
+        .as("pre-mints").isEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
+  /** Only a token that ran out of time is taken back: one a refused push discarded stays wasted. */
+  @Test
+  void aLandedPushForgivesNoTokenThatDidNotRunOutOfTime() {
+    RunContext run = chat("run-1");
+    pushedOnce(run);
+
+    for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
+      preMints.atAdvertisement(run, REPO);
+      preMints.discard(run, REPO); // a push its rules refuse from its commands
+      assertThat(preMints.take(run, REPO)).isEmpty();
+      preMints.landed(run, REPO);
+    }
+    preMints.atAdvertisement(run, REPO);
+
+    assertThat(upstream.leases).as("pre-mints").hasSize(PreMints.WASTED_AT_MOST);
+  }
+
+  @Test
+  void aLatePushThatMintsNothingLeavesTheWaste() throws Exception {
+    assertThat(preMintsAfterLatePushes((quick, run) -> {
+      quick.discard(run, REPO); // a push its rules refuse from its commands, late
+      assertThat(quick.take(run, REPO)).isEmpty(); // a later push of other commands
+    })).isEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
+  /**
+   * {@link PreMints#WASTED_AT_MOST} times an advertisement whose token runs out of time, then
+   * {@code latePush}; then one more advertisement. Returns the tokens pre-minted in all.
+   */
+  private int preMintsAfterLatePushes(BiConsumer<PreMints, RunContext> latePush)
+      throws Exception {
+    PreMints quick = new PreMints(upstream, Runnable::run, ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(quick.take(run, REPO)).isEmpty();
+
+    for (int i = 0; i < PreMints.WASTED_AT_MOST; i++) {
+      quick.atAdvertisement(run, REPO);
+      awaitRevoked(upstream.leases.get(i));
+      latePush.accept(quick, run);
+    }
+    quick.atAdvertisement(run, REPO);
+    return upstream.leases.size();
   }
 
   @Test

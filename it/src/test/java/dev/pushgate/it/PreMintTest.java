@@ -96,6 +96,30 @@ class PreMintTest {
     assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/early-second")).isNotNull();
   }
 
+  /**
+   * git probes the connection with an empty request ({@code 0000}) before a push whose request
+   * outgrows {@code http.postBuffer} (1 MiB by default): before every large push. The probe
+   * wasted the pre-minted token, so each large push minted twice and three cost the run its
+   * pre-minting; it leaves the token to the push now.
+   */
+  @Test
+  void gitsProbeBeforeALargePushLeavesThePreMintedTokenToThePush() throws Exception {
+    Pushed p = pushedOnce("probe");
+    byte[] content = new byte[64 << 10];
+    new java.util.Random(35).nextBytes(content); // incompressible: the request outgrows 1 KiB
+    Files.write(p.work().resolve("large.bin"), content);
+    p.git().in(p.work(), "add", "large.bin").ok();
+    p.git().in(p.work(), "commit", "-q", "-m", "large").ok();
+    long minted = writeMints();
+
+    p.git().in(p.work(), "-c", "http.postBuffer=1024", "push", "-q", "origin",
+        "HEAD:probe-large").ok();
+
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/probe-large")).isNotNull();
+    assertThat(writeMints() - minted).as("the pre-minted token, taken by the push after the probe")
+        .isEqualTo(1);
+  }
+
   @Test
   void fiftyAdvertisementsCostAtMostTheBoundOfMints() throws Exception {
     Pushed p = pushedOnce("fifty");
