@@ -75,6 +75,17 @@ final class FetchStream {
   /** The pack a client reads as it arrives, and which of its haves the cache asked with. */
   record Claim(PackSpool.Reader pack, List<ObjectId> common) {}
 
+  /** The pack for a client, or why the client is served from the cache once it has the pack. */
+  record Outcome(Optional<Claim> claim, String notStreamed) {
+    static Outcome streamed(Claim claim) {
+      return new Outcome(Optional.of(claim), null);
+    }
+
+    static Outcome storedThenServed(String why) {
+      return new Outcome(Optional.empty(), why);
+    }
+  }
+
   /**
    * The pack for a client that wants {@code clientWants} and has {@code clientHaves}, if upstream's
    * answer to the cache is that pack and nobody took it: every want is one the cache asked for,
@@ -84,22 +95,29 @@ final class FetchStream {
    * lists them): none, and the client is left to the cache. Waits until the cache sent its
    * request, which it does at once.
    */
-  Optional<Claim> claim(Set<ObjectId> clientWants, List<ObjectId> clientHaves, boolean done)
+  Outcome claim(Set<ObjectId> clientWants, List<ObjectId> clientHaves, boolean done)
       throws InterruptedException {
     List<ObjectId> common;
     synchronized (this) {
       while (!decided) {
         wait();
       }
-      if (wants == null || clientWants.isEmpty() || !wants.containsAll(clientWants)
-          || !new java.util.HashSet<>(clientHaves).containsAll(haves)) {
-        return Optional.empty();
+      if (wants == null) {
+        return Outcome.storedThenServed("the cache's fetch ended before it asked upstream");
+      }
+      if (clientWants.isEmpty() || !wants.containsAll(clientWants)) {
+        return Outcome.storedThenServed("it wants objects the cache did not ask upstream for");
+      }
+      if (!new java.util.HashSet<>(clientHaves).containsAll(haves)) {
+        return Outcome.storedThenServed("its haves (" + clientHaves.size()
+            + ") do not name every tip the cache asked with (" + haves.size() + ")");
       }
       common = clientHaves.stream().filter(haves::contains).distinct().toList();
     }
     if (!done && common.isEmpty()) {
-      return Optional.empty();
+      return Outcome.storedThenServed("its first round names nothing in common");
     }
-    return spool.claim().map(pack -> new Claim(pack, common));
+    return spool.claim().map(pack -> Outcome.streamed(new Claim(pack, common))).orElseGet(
+        () -> Outcome.storedThenServed("another client reads the pack, or it has arrived"));
   }
 }

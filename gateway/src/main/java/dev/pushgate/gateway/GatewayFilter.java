@@ -275,7 +275,10 @@ final class GatewayFilter implements Filter {
       boolean v2 = GatewayUploadPackFactory.asksForV2(req);
       if (StreamedFetch.isFetchCommand(body, v2)) {
         advertised = Optional.empty(); // answered from the cache once it has upstream's refs
-        if (inFlight.isPresent() && streamed(run, repo, inFlight.get(), body, v2, rsp)) {
+        if (inFlight.isEmpty()) {
+          log.info("run {}: fetch from {} served from the cache: no fetch from upstream under"
+              + " way", run.runId(), repo);
+        } else if (streamed(run, repo, inFlight.get(), body, v2, rsp)) {
           return;
         }
         try {
@@ -317,20 +320,25 @@ final class GatewayFilter implements Filter {
       boolean v2, HttpServletResponse rsp) throws IOException {
     Optional<StreamedFetch.Request> request = StreamedFetch.parse(body, v2);
     if (request.isEmpty()) {
+      log.info("run {}: fetch from {} stored then served: the request is not one a stream"
+          + " answers (shallow, filter, no side-band or ofs-delta)", run.runId(), repo);
       return false;
     }
-    Optional<FetchStream.Claim> claim;
+    FetchStream.Outcome outcome;
     try {
-      claim = inFlight.claim(request.get().wants(), request.get().haves(), request.get().done());
+      outcome = inFlight.claim(request.get().wants(), request.get().haves(),
+          request.get().done());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
     }
-    if (claim.isEmpty()) {
+    if (outcome.claim().isEmpty()) {
+      log.info("run {}: fetch from {} stored then served: {}", run.runId(), repo,
+          outcome.notStreamed());
       return false;
     }
-    log.debug("run {}: fetch from {} answered with upstream's pack as it arrives", run.runId(),
-        repo);
+    Optional<FetchStream.Claim> claim = outcome.claim();
+    log.info("run {}: fetch from {} streamed", run.runId(), repo);
     try {
       StreamedFetch.answer(rsp, request.get(), claim.get());
     } catch (StreamedFetch.StreamBroken e) {
