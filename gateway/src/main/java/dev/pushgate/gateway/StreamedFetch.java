@@ -188,6 +188,37 @@ final class StreamedFetch {
   }
 
   /**
+   * Answers {@code request}, a negotiation round without {@code done}, as upload-pack answers one
+   * that is not ready yet: {@code common} acknowledged, then (v0) {@code NAK} or (v2) the end of
+   * the acknowledgments. The client sends its next round, repeating the haves acknowledged.
+   */
+  static void answerRound(HttpServletResponse rsp, Request request, List<ObjectId> common)
+      throws IOException {
+    rsp.setStatus(HttpServletResponse.SC_OK);
+    rsp.setContentType(UpstreamHttp.UPLOAD_PACK_RESULT);
+    rsp.setHeader("Cache-Control", "no-cache");
+    OutputStream out = rsp.getOutputStream();
+    PacketLineOut pkt = new PacketLineOut(out);
+    if (request.v2()) {
+      pkt.writeString("acknowledgments\n");
+      if (common.isEmpty()) {
+        pkt.writeString("NAK\n");
+      }
+      for (ObjectId c : common) {
+        pkt.writeString("ACK " + c.name() + "\n");
+      }
+      pkt.end();
+    } else {
+      for (ObjectId c : common) {
+        pkt.writeString("ACK " + c.name() + " common\n");
+      }
+      pkt.writeString("NAK\n");
+      pkt.flush();
+    }
+    out.flush();
+  }
+
+  /**
    * The next bytes of the pack, -1 at its end; on the cache's failure, {@link StreamBroken} after
    * telling the client why.
    */

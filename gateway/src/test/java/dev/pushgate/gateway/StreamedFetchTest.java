@@ -147,6 +147,47 @@ class StreamedFetchTest {
     assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
   }
 
+  /**
+   * A client whose newest commits are its own (40 on a branch upstream never saw) names the
+   * cache's tips only in a later round of haves, and never names the tip of a branch it did not
+   * fetch (as the WAN bench's client, which fetches by URL): the gateway answers the early rounds
+   * itself and asks upstream with the client's haves in common once it sends {@code done}, so
+   * the pack still streams (before, the first round fell back to store-then-serve).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aClientWithCommitsOfItsOwnReceivesUpstreamsPackOverSeveralRounds(String protocol)
+      throws Exception {
+    RevCommit side = commit(upstream, "side\n", Map.of("side.txt", "side\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/side", side);
+    Path clone = dir.resolve("clone");
+    assertThat(exit(git(protocol, dir, "clone", "--single-branch", "--branch", "main", url(),
+        clone.toString()))).isEqualTo(0);
+    try (Repository mine = repo(clone)) {
+      ObjectId tip = base;
+      for (int i = 0; i < 40; i++) {
+        tip = commit(mine, "mine " + i + "\n", Map.of("mine.txt", i + "\n"), tip);
+      }
+      TestRepos.setRef(mine, "refs/heads/mine", tip);
+    }
+    RevCommit moved = commit(upstream, "moved\n", large(), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    HttpUpstream.Stall stall = stall(false);
+    long before = tmpPackBytes(clone);
+    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
+    awaitPackBytes(stall, clone, before, fetching);
+    assertThat(cacheMain()).as("the cache's fetch has not ended").isEqualTo(base);
+    stall.release().countDown();
+    assertThat(exit(fetching)).as(output(fetching)).isEqualTo(0);
+    assertThat(output(fetching)).contains(STREAMING);
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
+    assertThat(exit(git(protocol, clone, "fsck", "--strict"))).isEqualTo(0);
+    assertThat(cacheMain()).isEqualTo(moved);
+    Process cacheWhole = git(protocol, dir.resolve("cache/acme/widget.git"), "fsck",
+        "--connectivity-only");
+    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
+  }
+
   /** A request the stream does not serve is answered from the cache, as before. */
   @Test
   void aShallowFetchIsServedFromTheCacheAfterItsFetch() throws Exception {
