@@ -322,7 +322,8 @@ final class GatewayFilter implements Filter {
       boolean v2, HttpServletResponse rsp) throws IOException {
     Optional<StreamedFetch.Request> request = StreamedFetch.parse(body, v2);
     if (request.isEmpty()) {
-      log.info("run {}: fetch from {} stored then served: the request is not one a stream"
+      // Debug only: a malformed request is JGit's to refuse, in one line of its own (FetchErrors)
+      log.debug("run {}: fetch from {} stored then served: the request is not one a stream"
           + " answers (shallow, deepen, filter, no side-band or ofs-delta)", run.runId(), repo);
       return false;
     }
