@@ -108,9 +108,7 @@ class StreamedFetchTest {
     RevCommit moved = commit(upstream, "moved\n", large(), base);
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     stall = stall(false);
-    long before = tmpPackBytes(clone);
-    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
-    awaitPackBytes(stall, clone, before, fetching);
+    Process fetching = fetchWhileUpstreamHolds(stall, protocol, clone);
     assertThat(cacheMain()).as("the cache's fetch has not ended").isEqualTo(base);
     stall.release().countDown();
     assertThat(exit(fetching)).isEqualTo(0);
@@ -130,9 +128,7 @@ class StreamedFetchTest {
     RevCommit moved = commit(upstream, "moved\n", large(), base);
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     HttpUpstream.Stall stall = stall(true);
-    long before = tmpPackBytes(clone);
-    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
-    awaitPackBytes(stall, clone, before, fetching);
+    Process fetching = fetchWhileUpstreamHolds(stall, protocol, clone);
     stall.release().countDown();
     assertThat(exit(fetching)).isNotEqualTo(0);
     assertThat(output(fetching)).contains("pushgate: the gateway's fetch from upstream failed;"
@@ -173,9 +169,7 @@ class StreamedFetchTest {
     RevCommit moved = commit(upstream, "moved\n", large(), base);
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     HttpUpstream.Stall stall = stall(false);
-    long before = tmpPackBytes(clone);
-    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
-    awaitPackBytes(stall, clone, before, fetching);
+    Process fetching = fetchWhileUpstreamHolds(stall, protocol, clone);
     assertThat(cacheMain()).as("the cache's fetch has not ended").isEqualTo(base);
     stall.release().countDown();
     assertThat(exit(fetching)).as(output(fetching)).isEqualTo(0);
@@ -291,6 +285,15 @@ class StreamedFetchTest {
     assertThat(output(fetching)).doesNotContain(STREAMING);
     assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
     assertThat(exit(git("2", clone, "fsck"))).isEqualTo(0);
+  }
+
+  /** A fetch of {@code clone} from origin, once git holds pack bytes and upstream the rest. */
+  private Process fetchWhileUpstreamHolds(HttpUpstream.Stall stall, String protocol, Path clone)
+      throws Exception {
+    long before = tmpPackBytes(clone);
+    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
+    awaitPackBytes(stall, clone, before, fetching);
+    return fetching;
   }
 
   /**
