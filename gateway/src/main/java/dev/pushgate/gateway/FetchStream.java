@@ -38,6 +38,12 @@ final class FetchStream {
    * not wait that long: they {@link #hurry} it.
    */
   static final Duration CLIENT_WAIT = Duration.ofSeconds(5);
+  /**
+   * However many rounds a client sends, the cache's fetch waits no longer than this after the
+   * advertisement: it holds the repository's lock meanwhile, which the writer of landed refs
+   * waits for without hurrying it. Git's rounds take milliseconds each on loopback.
+   */
+  static final Duration MAX_CLIENT_WAIT = Duration.ofSeconds(30);
   /** More haves in common than this are not sent upstream: the client is served from the cache. */
   static final int MAX_COMMON = 4096;
 
@@ -53,11 +59,15 @@ final class FetchStream {
   private boolean hurried;
   private boolean ended;
   private long waitUntil;
+  /** No later than this, {@link #MAX_CLIENT_WAIT} after the advertisement. */
+  private final long waitNoLaterThan;
 
   FetchStream(Map<String, Ref> advertised, PackSpool spool) {
     this.advertised = Map.copyOf(advertised);
     this.spool = spool;
-    this.waitUntil = System.nanoTime() + CLIENT_WAIT.toNanos();
+    long now = System.nanoTime();
+    this.waitUntil = now + CLIENT_WAIT.toNanos();
+    this.waitNoLaterThan = now + MAX_CLIENT_WAIT.toNanos();
   }
 
   /**
@@ -168,7 +178,8 @@ final class FetchStream {
       if (byClient || spool.ended()) {
         return new Answer.Stored("another client reads the pack, or it has arrived");
       }
-      waitUntil = System.nanoTime() + CLIENT_WAIT.toNanos();
+      long next = System.nanoTime() + CLIENT_WAIT.toNanos();
+      waitUntil = next - waitNoLaterThan < 0 ? next : waitNoLaterThan;
       tips = cacheHaves;
     }
     CommonHaves found = common.find(request.haves(), tips); // reads the cache: not under the lock
