@@ -123,10 +123,8 @@ class StreamedFetchTest {
   void anUpstreamThatBreaksOffMidPackFailsTheFetchAndLeavesTheCacheAsItWas(String protocol)
       throws Exception {
     Path clone = dir.resolve("clone");
-    assertThat(exit(git(protocol, dir, "clone", url(), clone.toString()))).isEqualTo(0);
+    RevCommit moved = clonedThenMoved(protocol, clone);
     List<Path> packs = cachePacks();
-    RevCommit moved = commit(upstream, "moved\n", large(), base);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
     HttpUpstream.Stall stall = stall(true);
     Process fetching = fetchWhileUpstreamHolds(stall, protocol, clone);
     stall.release().countDown();
@@ -190,9 +188,7 @@ class StreamedFetchTest {
   @Test
   void haveLinesNamingNothingTheCacheHasGetARoundThenAWholePack() throws Exception {
     Path clone = dir.resolve("clone");
-    assertThat(exit(git("2", dir, "clone", url(), clone.toString()))).isEqualTo(0);
-    RevCommit moved = commit(upstream, "moved\n", large(), base);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    RevCommit moved = clonedThenMoved("2", clone);
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
     java.net.http.HttpResponse<byte[]> advertised = http.send(v2(java.net.http.HttpRequest
         .newBuilder(java.net.URI.create(url() + "/info/refs?service=git-upload-pack")))
@@ -277,14 +273,20 @@ class StreamedFetchTest {
   @Test
   void aShallowFetchIsServedFromTheCacheAfterItsFetch() throws Exception {
     Path clone = dir.resolve("clone");
-    assertThat(exit(git("2", dir, "clone", url(), clone.toString()))).isEqualTo(0);
-    RevCommit moved = commit(upstream, "moved\n", large(), base);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    RevCommit moved = clonedThenMoved("2", clone);
     Process fetching = git("2", clone, "fetch", "--depth", "1", "origin");
     assertThat(exit(fetching)).as(output(fetching)).isEqualTo(0);
     assertThat(output(fetching)).doesNotContain(STREAMING);
     assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
     assertThat(exit(git("2", clone, "fsck"))).isEqualTo(0);
+  }
+
+  /** {@code clone} cloned through the gateway, then upstream's main moved on: the new main. */
+  private RevCommit clonedThenMoved(String protocol, Path clone) throws Exception {
+    assertThat(exit(git(protocol, dir, "clone", url(), clone.toString()))).isEqualTo(0);
+    RevCommit moved = commit(upstream, "moved\n", large(), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    return moved;
   }
 
   /** A fetch of {@code clone} from origin, once git holds pack bytes and upstream the rest. */
