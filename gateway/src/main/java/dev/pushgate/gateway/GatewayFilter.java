@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.lib.Repository;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -275,7 +276,10 @@ final class GatewayFilter implements Filter {
       boolean v2 = GatewayUploadPackFactory.asksForV2(req);
       if (StreamedFetch.isFetchCommand(body, v2)) {
         advertised = Optional.empty(); // answered from the cache once it has upstream's refs
-        if (inFlight.isPresent() && streamed(run, repo, inFlight.get(), body, v2, rsp)) {
+        if (inFlight.isEmpty()) {
+          log.info("run {}: fetch from {} served from the cache: no fetch from upstream under"
+              + " way", run.runId(), repo);
+        } else if (streamed(run, repo, inFlight.get(), body, v2, rsp)) {
           return;
         }
         try {
@@ -310,29 +314,49 @@ final class GatewayFilter implements Filter {
   }
 
   /**
-   * Answers the fetch request {@code body} with {@code inFlight}'s pack as it arrives, if the
-   * request is one it serves and nobody else took it; whether it did.
+   * Answers the fetch request {@code body} from {@code inFlight}: with its pack as it arrives, or,
+   * while the client's haves do not yet decide the pack, as a negotiation round; whether it did.
+   * Otherwise the request waits for the cache, and the log says why.
    */
   private boolean streamed(RunContext run, RepoSlug repo, FetchStream inFlight, byte[] body,
       boolean v2, HttpServletResponse rsp) throws IOException {
     Optional<StreamedFetch.Request> request = StreamedFetch.parse(body, v2);
     if (request.isEmpty()) {
+      // Debug only: a malformed request is JGit's to refuse, in one line of its own (FetchErrors)
+      log.debug("run {}: fetch from {} stored then served: the request is not one a stream"
+          + " answers (shallow, deepen, filter, no side-band or ofs-delta)", run.runId(), repo);
       return false;
     }
-    Optional<FetchStream.Claim> claim;
-    try {
-      claim = inFlight.claim(request.get().wants(), request.get().haves(), request.get().done());
+    FetchStream.Answer answer;
+    // Not marked as reading (which takes the repository's lock, held by the cache's fetch while
+    // it waits for this very request): the walk reads commits the cache's refs reach, which a
+    // compaction keeps; should it lose a pack under the walk, the request waits for the cache.
+    try (Repository cache = services.cache().open(repo)) {
+      answer = inFlight.offer(request.get(), CommonHaves.in(cache));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
-    }
-    if (claim.isEmpty()) {
+    } catch (IOException | RuntimeException e) {
+      log.info("run {}: fetch from {} stored then served: its haves could not be read in the"
+          + " cache: {}", run.runId(), repo, e.getMessage());
       return false;
     }
-    log.debug("run {}: fetch from {} answered with upstream's pack as it arrives", run.runId(),
-        repo);
+    if (answer instanceof FetchStream.Answer.Stored stored) {
+      log.info("run {}: fetch from {} stored then served: {}", run.runId(), repo, stored.why());
+      return false;
+    }
+    if (answer instanceof FetchStream.Answer.Round round) {
+      log.debug("run {}: fetch from {}: a negotiation round, {} have(s) in common", run.runId(),
+          repo, round.common().size());
+      StreamedFetch.answerRound(rsp, request.get(), round.common());
+      return true;
+    }
+    FetchStream.Answer.Pack pack = (FetchStream.Answer.Pack) answer;
+    log.info("run {}: fetch from {} streamed (upstream asked with {})", run.runId(), repo,
+        pack.clientsHaves() ? pack.claim().common().size() + " have(s) of the client"
+            : "the cache's tips");
     try {
-      StreamedFetch.answer(rsp, request.get(), claim.get());
+      StreamedFetch.answer(rsp, request.get(), pack.claim());
     } catch (StreamedFetch.StreamBroken e) {
       log.info("run {}: the pack streamed from {} broke off: {}", run.runId(), repo,
           e.getMessage());

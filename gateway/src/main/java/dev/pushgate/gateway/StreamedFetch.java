@@ -21,9 +21,10 @@ import org.eclipse.jgit.transport.PacketLineOut;
  * transfer from upstream and the one to the client overlap instead of following each other.
  *
  * <p>Only the plainest requests are answered so, which is what git sends for a clone and for a
- * fetch after a fetch: wants, haves, and either {@code done} or (protocol v0 with {@code
- * multi_ack_detailed} and {@code no-done}, or v2) a first round answered {@code ready}; side-band
- * framing and {@code ofs-delta} (upstream's pack may hold offset deltas; it is never thin). Any
+ * fetch: wants, haves, and either {@code done} or (protocol v0 with {@code multi_ack_detailed}
+ * and {@code no-done}, or v2) a round answered {@code ready}, after any rounds the gateway
+ * answered itself ({@link #answerRound}); side-band framing and {@code ofs-delta} (upstream's
+ * pack may hold offset deltas; it is never thin). Any
  * other argument (shallow, deepen, filter, want-ref, packfile-uris, wait-for-done, sideband-all,
  * anything unknown) leaves the request to JGit's upload-pack on the cache, after the cache's fetch.
  */
@@ -165,10 +166,7 @@ final class StreamedFetch {
    */
   static void answer(HttpServletResponse rsp, Request request, FetchStream.Claim claim)
       throws IOException {
-    rsp.setStatus(HttpServletResponse.SC_OK);
-    rsp.setContentType(UpstreamHttp.UPLOAD_PACK_RESULT);
-    rsp.setHeader("Cache-Control", "no-cache");
-    OutputStream out = rsp.getOutputStream();
+    OutputStream out = uploadPackResult(rsp);
     PacketLineOut pkt = new PacketLineOut(out);
     acknowledge(pkt, request, claim.common());
     int max = request.sideBand64k() ? MAX_DATA_64K : MAX_DATA;
@@ -185,6 +183,42 @@ final class StreamedFetch {
     }
     pkt.end();
     out.flush();
+  }
+
+  /**
+   * Answers {@code request}, a negotiation round without {@code done}, as upload-pack answers one
+   * that is not ready yet: {@code common} acknowledged, then (v0) {@code NAK} or (v2) the end of
+   * the acknowledgments. The client sends its next round, repeating the haves acknowledged.
+   */
+  static void answerRound(HttpServletResponse rsp, Request request, List<ObjectId> common)
+      throws IOException {
+    OutputStream out = uploadPackResult(rsp);
+    PacketLineOut pkt = new PacketLineOut(out);
+    if (request.v2()) {
+      pkt.writeString("acknowledgments\n");
+      if (common.isEmpty()) {
+        pkt.writeString("NAK\n");
+      }
+      for (ObjectId c : common) {
+        pkt.writeString("ACK " + c.name() + "\n");
+      }
+      pkt.end();
+    } else {
+      for (ObjectId c : common) {
+        pkt.writeString("ACK " + c.name() + " common\n");
+      }
+      pkt.writeString("NAK\n");
+      pkt.flush();
+    }
+    out.flush();
+  }
+
+  /** Starts {@code rsp} as upload-pack's answer; its body. */
+  private static OutputStream uploadPackResult(HttpServletResponse rsp) throws IOException {
+    rsp.setStatus(HttpServletResponse.SC_OK);
+    rsp.setContentType(UpstreamHttp.UPLOAD_PACK_RESULT);
+    rsp.setHeader("Cache-Control", "no-cache");
+    return rsp.getOutputStream();
   }
 
   /**

@@ -302,6 +302,7 @@ final class UpstreamCache {
     if (pending == null) {
       return;
     }
+    hurry(repo);
     try {
       pending.get();
     } catch (ExecutionException e) {
@@ -324,7 +325,19 @@ final class UpstreamCache {
    * older list after it); within the bounded wait of {@link RepositoryWaits}.
    */
   private void lockWithNoFetchPending(RepoSlug repo, ReentrantLock lock) throws RepositoryBusy {
+    hurry(repo);
     waits.lockWithNoFetchPending(repo, lock, () -> fetching.get(repo.key()));
+  }
+
+  /**
+   * A fetch waiting for its client's request ({@link FetchStream#haves}) asks upstream now: a
+   * push, another sync or a client served from the cache waits for it.
+   */
+  private void hurry(RepoSlug repo) {
+    FetchStream stream = streams.get(repo.key());
+    if (stream != null) {
+      stream.hurry();
+    }
   }
 
   /**
@@ -421,8 +434,9 @@ final class UpstreamCache {
         if (stream == null) {
           fetcher.fetch(cache, remoteUrl, token, wants, haves);
         } else {
-          stream.asked(wants, haves);
-          fetcher.fetch(cache, remoteUrl, token, wants, haves, stream.spool());
+          // asked with the haves of the client who reads the pack, if one comes in time
+          fetcher.fetch(cache, remoteUrl, token, wants, stream.haves(wants, haves),
+              stream.spool());
           stream.spool().complete(); // every wanted object is in the cache: the trailer may go
         }
       }

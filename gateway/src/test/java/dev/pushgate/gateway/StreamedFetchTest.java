@@ -108,9 +108,7 @@ class StreamedFetchTest {
     RevCommit moved = commit(upstream, "moved\n", large(), base);
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     stall = stall(false);
-    long before = tmpPackBytes(clone);
-    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
-    awaitPackBytes(stall, clone, before, fetching);
+    Process fetching = fetchWhileUpstreamHolds(stall, protocol, clone);
     assertThat(cacheMain()).as("the cache's fetch has not ended").isEqualTo(base);
     stall.release().countDown();
     assertThat(exit(fetching)).isEqualTo(0);
@@ -125,14 +123,10 @@ class StreamedFetchTest {
   void anUpstreamThatBreaksOffMidPackFailsTheFetchAndLeavesTheCacheAsItWas(String protocol)
       throws Exception {
     Path clone = dir.resolve("clone");
-    assertThat(exit(git(protocol, dir, "clone", url(), clone.toString()))).isEqualTo(0);
+    RevCommit moved = clonedThenMoved(protocol, clone);
     List<Path> packs = cachePacks();
-    RevCommit moved = commit(upstream, "moved\n", large(), base);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
     HttpUpstream.Stall stall = stall(true);
-    long before = tmpPackBytes(clone);
-    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
-    awaitPackBytes(stall, clone, before, fetching);
+    Process fetching = fetchWhileUpstreamHolds(stall, protocol, clone);
     stall.release().countDown();
     assertThat(exit(fetching)).isNotEqualTo(0);
     assertThat(output(fetching)).contains("pushgate: the gateway's fetch from upstream failed;"
@@ -147,18 +141,161 @@ class StreamedFetchTest {
     assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
   }
 
+  /**
+   * A client whose newest commits are its own (40 on a branch upstream never saw) names the
+   * cache's tips only in a later round of haves, and never names the tip of a branch it did not
+   * fetch (as the WAN bench's client, which fetches by URL): the gateway answers the early rounds
+   * itself and asks upstream with the client's haves in common once it sends {@code done}, so
+   * the pack still streams (before, the first round fell back to store-then-serve).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aClientWithCommitsOfItsOwnReceivesUpstreamsPackOverSeveralRounds(String protocol)
+      throws Exception {
+    RevCommit side = commit(upstream, "side\n", Map.of("side.txt", "side\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/side", side);
+    Path clone = dir.resolve("clone");
+    assertThat(exit(git(protocol, dir, "clone", "--single-branch", "--branch", "main", url(),
+        clone.toString()))).isEqualTo(0);
+    try (Repository mine = repo(clone)) {
+      ObjectId tip = base;
+      for (int i = 0; i < 40; i++) {
+        tip = commit(mine, "mine " + i + "\n", Map.of("mine.txt", i + "\n"), tip);
+      }
+      TestRepos.setRef(mine, "refs/heads/mine", tip);
+    }
+    RevCommit moved = commit(upstream, "moved\n", large(), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    HttpUpstream.Stall stall = stall(false);
+    Process fetching = fetchWhileUpstreamHolds(stall, protocol, clone);
+    assertThat(cacheMain()).as("the cache's fetch has not ended").isEqualTo(base);
+    stall.release().countDown();
+    assertThat(exit(fetching)).as(output(fetching)).isEqualTo(0);
+    assertThat(output(fetching)).contains(STREAMING);
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
+    assertThat(exit(git(protocol, clone, "fsck", "--strict"))).isEqualTo(0);
+    assertThat(cacheMain()).isEqualTo(moved);
+    Process cacheWhole = git(protocol, dir.resolve("cache/acme/widget.git"), "fsck",
+        "--connectivity-only");
+    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
+  }
+
+  /**
+   * A client that names haves nobody has, first in a round without {@code done} and then with it,
+   * is answered a round acknowledging nothing, then upstream's pack asked with none of its haves:
+   * a pack whole on its own, which an empty repository indexes and walks, and the cache whole too.
+   */
+  @Test
+  void haveLinesNamingNothingTheCacheHasGetARoundThenAWholePack() throws Exception {
+    Path clone = dir.resolve("clone");
+    RevCommit moved = clonedThenMoved("2", clone);
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<byte[]> advertised = http.send(v2(java.net.http.HttpRequest
+        .newBuilder(java.net.URI.create(url() + "/info/refs?service=git-upload-pack")))
+        .build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(advertised.statusCode()).isEqualTo(200);
+    String lie1 = "0123456789abcdef0123456789abcdef01234567";
+    String lie2 = "89abcdef0123456789abcdef0123456789abcdef";
+
+    byte[] round = fetchV2(http, moved, List.of(lie1), false);
+    assertThat(new String(round, StandardCharsets.US_ASCII))
+        .isEqualTo("0014acknowledgments\n0008NAK\n0000");
+
+    byte[] answer = fetchV2(http, moved, List.of(lie1, lie2), true);
+    Path pack = dir.resolve("answer.pack");
+    Files.write(pack, band1(answer));
+    Path fresh = dir.resolve("fresh.git");
+    assertThat(exit(git("2", dir, "init", "-q", "--bare", fresh.toString()))).isEqualTo(0);
+    Process index = new ProcessBuilder("git", "-C", fresh.toString(), "index-pack", "--stdin")
+        .redirectInput(pack.toFile()).redirectErrorStream(true).start();
+    assertThat(index.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(index.exitValue()).as(new String(index.getInputStream().readAllBytes(),
+        StandardCharsets.UTF_8)).isEqualTo(0);
+    Process walk = git("2", fresh, "rev-list", "--objects", moved.name());
+    assertThat(exit(walk)).as("every object of main is in the pack: " + output(walk))
+        .isEqualTo(0);
+    assertThat(cacheMain()).isEqualTo(moved);
+    Process cacheWhole = git("2", dir.resolve("cache/acme/widget.git"), "fsck",
+        "--connectivity-only");
+    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
+  }
+
+  private java.net.http.HttpRequest.Builder v2(java.net.http.HttpRequest.Builder b) {
+    return b.header("Git-Protocol", "version=2").header("Authorization", "Bearer " + CREDENTIAL);
+  }
+
+  /** A protocol v2 fetch of {@code want} naming {@code haves}; the answer's bytes. */
+  private byte[] fetchV2(java.net.http.HttpClient http, ObjectId want, List<String> haves,
+      boolean done) throws Exception {
+    StringBuilder body = new StringBuilder(pkt("command=fetch\n")).append("0001")
+        .append(pkt("ofs-delta\n")).append(pkt("want " + want.name() + "\n"));
+    haves.forEach(h -> body.append(pkt("have " + h + "\n")));
+    if (done) {
+      body.append(pkt("done\n"));
+    }
+    body.append("0000");
+    java.net.http.HttpResponse<byte[]> rsp = http.send(v2(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create(url() + "/git-upload-pack")))
+        .header("Content-Type", "application/x-git-upload-pack-request")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.toString())).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(rsp.statusCode()).isEqualTo(200);
+    return rsp.body();
+  }
+
+  private static String pkt(String line) {
+    return String.format("%04x", line.length() + 4) + line;
+  }
+
+  /** The pack a v2 answer carries on band 1 after its {@code packfile} line. */
+  private static byte[] band1(byte[] answer) {
+    java.io.ByteArrayOutputStream pack = new java.io.ByteArrayOutputStream();
+    boolean inPack = false;
+    for (int at = 0; at + 4 <= answer.length; ) {
+      int len = Integer.parseInt(new String(answer, at, 4, StandardCharsets.US_ASCII), 16);
+      if (len <= 2) {
+        at += 4;
+        continue;
+      }
+      if (inPack && answer[at + 4] == 1) {
+        pack.write(answer, at + 5, len - 5);
+      } else if (new String(answer, at + 4, len - 4, StandardCharsets.US_ASCII)
+          .equals("packfile\n")) {
+        inPack = true;
+      }
+      at += len;
+    }
+    assertThat(inPack).as("the answer has a packfile section").isTrue();
+    return pack.toByteArray();
+  }
+
   /** A request the stream does not serve is answered from the cache, as before. */
   @Test
   void aShallowFetchIsServedFromTheCacheAfterItsFetch() throws Exception {
     Path clone = dir.resolve("clone");
-    assertThat(exit(git("2", dir, "clone", url(), clone.toString()))).isEqualTo(0);
-    RevCommit moved = commit(upstream, "moved\n", large(), base);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    RevCommit moved = clonedThenMoved("2", clone);
     Process fetching = git("2", clone, "fetch", "--depth", "1", "origin");
     assertThat(exit(fetching)).as(output(fetching)).isEqualTo(0);
     assertThat(output(fetching)).doesNotContain(STREAMING);
     assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
     assertThat(exit(git("2", clone, "fsck"))).isEqualTo(0);
+  }
+
+  /** {@code clone} cloned through the gateway, then upstream's main moved on: the new main. */
+  private RevCommit clonedThenMoved(String protocol, Path clone) throws Exception {
+    assertThat(exit(git(protocol, dir, "clone", url(), clone.toString()))).isEqualTo(0);
+    RevCommit moved = commit(upstream, "moved\n", large(), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    return moved;
+  }
+
+  /** A fetch of {@code clone} from origin, once git holds pack bytes and upstream the rest. */
+  private Process fetchWhileUpstreamHolds(HttpUpstream.Stall stall, String protocol, Path clone)
+      throws Exception {
+    long before = tmpPackBytes(clone);
+    Process fetching = git(protocol, clone, "fetch", "--progress", "origin");
+    awaitPackBytes(stall, clone, before, fetching);
+    return fetching;
   }
 
   /**

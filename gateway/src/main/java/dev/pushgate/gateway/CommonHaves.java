@@ -1,0 +1,97 @@
+package dev.pushgate.gateway;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.eclipse.jgit.errors.MissingObjectException;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevWalk;
+
+/**
+ * Of a client's haves, the commits the cache's branches and tags reach ({@code common}), and
+ * whether those reach every one of the cache's tips ({@code reachesAll}). Upstream may be asked
+ * with {@code common}: the cache has every object they reach (its refs are whole), and so does
+ * the client, by its own word. A have the cache lacks, or holds only outside its refs (a refused
+ * push's commit), is not one of them: upstream's pack may leave out what it reaches, which the
+ * cache might not have.
+ *
+ * <p>Both walks err only towards fewer commits in common and fewer tips reached (a commit dated
+ * before its parent may be taken for unreached), never towards more.
+ */
+record CommonHaves(List<ObjectId> common, boolean reachesAll) {
+  /** Finds the common haves in one repository, the cache. */
+  @FunctionalInterface
+  interface Finder {
+    CommonHaves find(List<ObjectId> clientHaves, Set<ObjectId> tips) throws IOException;
+  }
+
+  /** The finder over {@code cache}, whose branches and tags name {@code tips} (peeled). */
+  static Finder in(Repository cache) {
+    return (clientHaves, tips) -> of(cache, clientHaves, tips);
+  }
+
+  static CommonHaves of(Repository cache, List<ObjectId> clientHaves, Set<ObjectId> tips)
+      throws IOException {
+    try (RevWalk walk = new RevWalk(cache)) {
+      walk.setRetainBody(false);
+      List<RevCommit> named = commits(walk, new LinkedHashSet<>(clientHaves));
+      List<RevCommit> tipCommits = commits(walk, tips);
+      // rev-list NAMED --not TIPS: what it lists, the tips do not reach
+      Set<RevCommit> unreached = listed(walk, named, tipCommits);
+      List<ObjectId> common = new ArrayList<>();
+      for (RevCommit c : named) {
+        if (!unreached.contains(c)) {
+          common.add(c.copy());
+        }
+      }
+      boolean reachesAll = tipCommits.size() == tips.size();
+      if (reachesAll && !tipCommits.isEmpty()) {
+        walk.reset();
+        // rev-list TIPS --not COMMON: empty when the common haves reach every tip
+        walk.markStart(tipCommits);
+        for (ObjectId id : common) {
+          walk.markUninteresting(walk.lookupCommit(id));
+        }
+        reachesAll = walk.next() == null;
+      }
+      return new CommonHaves(List.copyOf(common), reachesAll);
+    }
+  }
+
+  private static List<RevCommit> commits(RevWalk walk, Set<ObjectId> ids) throws IOException {
+    List<RevCommit> commits = new ArrayList<>();
+    for (ObjectId id : ids) {
+      try {
+        RevObject o = walk.parseAny(id);
+        if (o instanceof RevCommit c) {
+          commits.add(c);
+        }
+      } catch (MissingObjectException e) {
+        // not in the cache: not in common
+      }
+    }
+    return commits;
+  }
+
+  private static Set<RevCommit> listed(RevWalk walk, List<RevCommit> start,
+      List<RevCommit> not) throws IOException {
+    Set<RevCommit> listed = new HashSet<>();
+    if (start.isEmpty()) {
+      return listed;
+    }
+    walk.markStart(start);
+    for (RevCommit c : not) {
+      walk.markUninteresting(c);
+    }
+    for (RevCommit c; (c = walk.next()) != null; ) {
+      listed.add(c);
+    }
+    return listed;
+  }
+}
