@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pushgate.gateway.Approvals;
 import dev.pushgate.gateway.api.OneRunBoundary.Answer;
 import dev.pushgate.policy.Decision;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
@@ -16,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -138,6 +140,54 @@ class UpstreamLegTest {
       assertThat(r.decision()).isEqualTo("allowed");
       assertThat(r.status()).as("sent").isEqualTo(CallAudit.SENT);
     });
+  }
+
+  /**
+   * Past {@link Forward#WHOLE} the answer is streamed, and docs/api-boundary.md promises that a
+   * break after its start cuts the run's connection. A chunked answer must then not end with the
+   * last chunk: that would hand the run a short body as GitHub's whole 200.
+   */
+  @Test
+  void aLongChunkedAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
+    String chunk = "8000\r\n" + "B".repeat(0x8000) + "\r\n";
+    start((r, out) -> {
+      out.write(("HTTP/1.1 200 OK\r\n" + OK + "Transfer-Encoding: chunked\r\n\r\n"
+          + chunk.repeat(4)).getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      return false;
+    });
+    String raw = readUntilCutOrLastChunk(
+        "GET /repos/acme/app HTTP/1.1\r\nHost: api.github.com\r\n"
+            + "Authorization: token " + sentinel + "\r\n\r\n");
+    assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Transfer-Encoding: chunked");
+    assertThat(raw).as("a broken-off streamed answer must not end with the last chunk")
+        .doesNotEndWith(LAST_CHUNK);
+  }
+
+  private static final String LAST_CHUNK = "\r\n0\r\n\r\n";
+
+  /**
+   * The answer to one kept-alive request, read until the boundary cuts the connection or sends a
+   * chunked answer's last chunk (which says the answer is whole: the connection then stays open).
+   */
+  private String readUntilCutOrLastChunk(String request) throws Exception {
+    try (SSLSocket s = OneRunBoundary.tlsOver(boundary.connect(), ca, "api.github.com")) {
+      s.setSoTimeout((int) Duration.ofSeconds(30).toMillis());
+      s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      byte[] buffer = new byte[8192];
+      try {
+        for (int n; (n = s.getInputStream().read(buffer)) > 0; ) {
+          all.write(buffer, 0, n);
+          if (all.toString(StandardCharsets.US_ASCII).endsWith(LAST_CHUNK)) {
+            break;
+          }
+        }
+      } catch (IOException cut) {
+        // the connection cut: what a broken-off answer must give
+      }
+      return all.toString(StandardCharsets.US_ASCII);
+    }
   }
 
   @Test
