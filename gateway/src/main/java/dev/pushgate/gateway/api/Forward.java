@@ -12,6 +12,8 @@ import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.io.Content;
 
 /**
@@ -90,11 +92,20 @@ record Forward(String runId, Duration answerTimeout) {
       call.response.write(true, ByteBuffer.wrap(first), call.callback);
       return;
     }
-    try (OutputStream out = Content.Sink.asOutputStream(call.response)) {
-      out.write(first);
-      in.transferTo(out);
-      call.revokeToken();
+    if (!call.response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
+      // Chunked even when the run asked to close the connection after the answer: a break is
+      // then a missing last chunk the run's client reports, where the end of a close-delimited
+      // answer would look like its whole.
+      call.response.getHeaders().put(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED);
     }
+    // Not closed when upstream breaks off: closing ends the answer (its last chunk, or the
+    // connection's orderly end) as if it were whole. The caller fails the callback instead,
+    // which cuts the run's connection.
+    OutputStream out = Content.Sink.asOutputStream(call.response);
+    out.write(first);
+    in.transferTo(out);
+    call.revokeToken();
+    out.close();
     call.callback.succeeded();
   }
 

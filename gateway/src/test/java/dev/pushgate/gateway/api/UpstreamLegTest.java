@@ -164,6 +164,60 @@ class UpstreamLegTest {
         .doesNotEndWith(LAST_CHUNK);
   }
 
+  /**
+   * A run that asks to close the connection after the answer would read a close-delimited
+   * answer's break as its end: a streamed answer is chunked all the same, and cut.
+   */
+  @Test
+  void aLongAnswerThatBreaksOffIsCutEvenWhenTheRunAskedToClose() throws Exception {
+    start(breaksOffAfter128KiB("Transfer-Encoding: chunked\r\n", true));
+    String raw = readUntilCutOrLastChunk("GET /repos/acme/app HTTP/1.1\r\n"
+        + "Host: api.github.com\r\nConnection: close\r\nAuthorization: token " + sentinel
+        + "\r\n\r\n");
+    assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Transfer-Encoding: chunked");
+    assertThat(raw).as("a broken-off streamed answer must not end with the last chunk")
+        .doesNotEndWith(LAST_CHUNK);
+  }
+
+  /**
+   * A contents answer's length is dropped (its download links are rewritten): it is chunked,
+   * and a break cuts it as above, whether the run keeps the connection or not.
+   */
+  @Test
+  void aLongContentsAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
+    start(breaksOffAfter128KiB("Content-Length: 200000\r\n", false));
+    for (String connection : List.of("", "Connection: close\r\n")) {
+      String raw = readUntilCutOrLastChunk("GET /repos/acme/app/contents/big.json HTTP/1.1\r\n"
+          + "Host: api.github.com\r\n" + connection + "Authorization: token " + sentinel
+          + "\r\n\r\n");
+      assertThat(raw).as(connection).startsWith("HTTP/1.1 200 ")
+          .contains("Transfer-Encoding: chunked").doesNotEndWith(LAST_CHUNK);
+    }
+  }
+
+  /** With its length kept, a streamed answer that breaks off is cut short of that length. */
+  @Test
+  void aLongAnswerOfKnownLengthThatBreaksOffIsCutShortOfIt() throws Exception {
+    start(breaksOffAfter128KiB("Content-Length: 200000\r\n", false));
+    String raw = readUntilCutOrLastChunk("GET /repos/acme/app HTTP/1.1\r\n"
+        + "Host: api.github.com\r\nConnection: close\r\nAuthorization: token " + sentinel
+        + "\r\n\r\n");
+    assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Content-Length: 200000");
+    assertThat(raw.length() - raw.indexOf("\r\n\r\n") - 4).isLessThan(200000);
+  }
+
+  /** An upstream that sends 128 KiB of a JSON answer with {@code framing}, then closes. */
+  private static FakeUpstream.Script breaksOffAfter128KiB(String framing, boolean chunked) {
+    String piece = "B".repeat(0x8000);
+    String body = chunked ? ("8000\r\n" + piece + "\r\n").repeat(4) : piece.repeat(4);
+    return (r, out) -> {
+      out.write(("HTTP/1.1 200 OK\r\n" + OK + framing + "\r\n" + body)
+          .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      return false;
+    };
+  }
+
   private static final String LAST_CHUNK = "\r\n0\r\n\r\n";
 
   /**
