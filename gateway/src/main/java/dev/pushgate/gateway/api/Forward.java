@@ -37,10 +37,14 @@ record Forward(String runId, Duration answerTimeout) {
     up.send(listener);
     Response answer;
     try {
-      answer = listener.get(answerTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      answer = awaitAnswer(call, listener);
     } catch (TimeoutException e) {
       up.abort(e);
       timedOut(call, e);
+      return;
+    } catch (ClientGoneException e) {
+      up.abort(e);
+      call.callback.failed(e);
       return;
     } catch (ExecutionException e) {
       Throwable why = e.getCause() == null ? e : e.getCause();
@@ -66,6 +70,38 @@ record Forward(String runId, Duration answerTimeout) {
     } catch (IOException e) {
       up.abort(e);
       notAnswered(call, e, 502, "GitHub's answer broke off before its end");
+    }
+  }
+
+  /**
+   * GitHub's answer once it starts, looking at the run's connection between waits: a run that has
+   * gone stops the wait, and the caller aborts the request upstream.
+   */
+  private Response awaitAnswer(ApiExchange call, InputStreamResponseListener listener)
+      throws InterruptedException, TimeoutException, ExecutionException, ClientGoneException {
+    long end = System.nanoTime() + answerTimeout.toNanos();
+    while (true) {
+      long left = end - System.nanoTime();
+      if (left <= 0) {
+        throw new TimeoutException("no answer within " + answerTimeout);
+      }
+      try {
+        return listener.get(Math.min(left, CLIENT_GONE_EVERY.toNanos()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException notYet) {
+        if (call.clientGone.getAsBoolean()) {
+          throw new ClientGoneException();
+        }
+      }
+    }
+  }
+
+  /** How often a call waiting for GitHub looks whether its run's client has gone. */
+  private static final Duration CLIENT_GONE_EVERY = Duration.ofSeconds(1);
+
+  /** The run's client went while its call waited for GitHub's answer. */
+  private static final class ClientGoneException extends Exception {
+    ClientGoneException() {
+      super("the run's client has gone", null, false, false);
     }
   }
 
