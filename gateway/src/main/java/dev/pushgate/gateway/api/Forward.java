@@ -61,6 +61,15 @@ record Forward(String runId, Duration answerTimeout) {
       call.callback.failed(e);
       return;
     }
+    if (answer.getStatus() < 200) {
+      // Interim answers the client knows (100, 102, 103) never get here; any other, a 101
+      // above all (no call asks to switch protocols), is no answer to pass on: the run would
+      // wait for one that never comes.
+      up.abort(new IOException("an interim answer " + answer.getStatus()));
+      notAnswered(call, new IOException("interim"), 502,
+          "GitHub answered " + answer.getStatus() + ", which is not an answer to the call");
+      return;
+    }
     try (InputStream raw = listener.getInputStream()) {
       copy(call, answer, raw);
       // Every call is in the audit already (docs/github-api.md#audit): a line per call is

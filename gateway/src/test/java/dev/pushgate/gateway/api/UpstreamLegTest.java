@@ -244,6 +244,38 @@ class UpstreamLegTest {
     }
   }
 
+  /** Before, the run got Jetty's HTML page {@code 500 Response Header Fields Too Large}. */
+  @Test
+  void anAnswerWhoseHeadIsTooLongToPassOnIsA502InGitHubsShape() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 200, OK + "X-Long: " + "a".repeat(70_000)
+        + "\r\n", "{}"));
+    Answer a = get("/repos/acme/app");
+    assertThat(a.status()).isEqualTo(502);
+    assertThat(a.headers()).contains("Content-Type: application/json");
+    assertThat(a.body()).contains("\"message\":\"GitHub did not answer pushgate\"")
+        .doesNotContain("aaaa");
+  }
+
+  /** Before, the 101 went to the run, which then waited for an answer that never came. */
+  @Test
+  void anInterimAnswerTheClientDoesNotTakeIsA502() throws Exception {
+    for (String interim : List.of("101 Switching Protocols\r\nConnection: Upgrade\r\n"
+        + "Upgrade: websocket", "199 Whatever")) {
+      start((r, out) -> {
+        out.write(("HTTP/1.1 " + interim + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return true;
+      }, Duration.ofSeconds(20));
+      Answer a = get("/repos/acme/app");
+      assertThat(a.status()).as(interim).isEqualTo(502);
+      assertThat(a.body()).as(interim).contains("\"message\":\"GitHub answered "
+          + interim.substring(0, 3) + ", which is not an answer to the call\"");
+      stop();
+    }
+    boundary = null;
+    upstream = null;
+  }
+
   @Test
   void anUpstreamThatNeverAnswersIsAnswered504AfterTheAnswerTimeout() throws Exception {
     start((r, out) -> true, Duration.ofSeconds(1));
