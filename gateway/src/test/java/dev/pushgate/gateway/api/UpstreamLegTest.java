@@ -206,10 +206,14 @@ class UpstreamLegTest {
     assertThat(raw.length() - raw.indexOf("\r\n\r\n") - 4).isLessThan(200000);
   }
 
-  /** An upstream that sends 128 KiB of a JSON answer with {@code framing}, then closes. */
+  /**
+   * An upstream that sends 128 KiB of a JSON answer with {@code framing}, then closes: many small
+   * values, so that a contents answer's links are rewritten as it comes.
+   */
   private static FakeUpstream.Script breaksOffAfter128KiB(String framing, boolean chunked) {
-    String piece = "B".repeat(0x8000);
-    String body = chunked ? ("8000\r\n" + piece + "\r\n").repeat(4) : piece.repeat(4);
+    String piece = "1,".repeat(0x4000);
+    String body = chunked ? ("8000\r\n" + piece + "\r\n").repeat(4)
+        : "[" + piece.repeat(4);
     return (r, out) -> {
       out.write(("HTTP/1.1 200 OK\r\n" + OK + framing + "\r\n" + body)
           .getBytes(StandardCharsets.US_ASCII));
