@@ -14,6 +14,7 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 
 /**
@@ -137,10 +138,11 @@ record Forward(String runId, Duration answerTimeout) {
       call.response.write(true, ByteBuffer.wrap(first), call.callback);
       return;
     }
-    if (!call.response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
+    if (!call.response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)
+        && call.request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_1) {
       // Chunked even when the run asked to close the connection after the answer: a break is
       // then a missing last chunk the run's client reports, where the end of a close-delimited
-      // answer would look like its whole.
+      // answer would look like its whole. (HTTP/1.0 has no chunks: its client cannot tell.)
       call.response.getHeaders().put(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED);
     }
     // Not closed when upstream breaks off: closing ends the answer (its last chunk, or the

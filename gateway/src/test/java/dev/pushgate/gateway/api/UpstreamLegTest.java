@@ -149,34 +149,8 @@ class UpstreamLegTest {
    */
   @Test
   void aLongChunkedAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
-    String chunk = "8000\r\n" + "B".repeat(0x8000) + "\r\n";
-    start((r, out) -> {
-      out.write(("HTTP/1.1 200 OK\r\n" + OK + "Transfer-Encoding: chunked\r\n\r\n"
-          + chunk.repeat(4)).getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      return false;
-    });
-    String raw = readUntilCutOrLastChunk(
-        "GET /repos/acme/app HTTP/1.1\r\nHost: api.github.com\r\n"
-            + "Authorization: token " + sentinel + "\r\n\r\n");
-    assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Transfer-Encoding: chunked");
-    assertThat(raw).as("a broken-off streamed answer must not end with the last chunk")
-        .doesNotEndWith(LAST_CHUNK);
-  }
-
-  /**
-   * A run that asks to close the connection after the answer would read a close-delimited
-   * answer's break as its end: a streamed answer is chunked all the same, and cut.
-   */
-  @Test
-  void aLongAnswerThatBreaksOffIsCutEvenWhenTheRunAskedToClose() throws Exception {
     start(breaksOffAfter128KiB("Transfer-Encoding: chunked\r\n", true));
-    String raw = readUntilCutOrLastChunk("GET /repos/acme/app HTTP/1.1\r\n"
-        + "Host: api.github.com\r\nConnection: close\r\nAuthorization: token " + sentinel
-        + "\r\n\r\n");
-    assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Transfer-Encoding: chunked");
-    assertThat(raw).as("a broken-off streamed answer must not end with the last chunk")
-        .doesNotEndWith(LAST_CHUNK);
+    assertCutNotEndedAsWhole("/repos/acme/app");
   }
 
   /**
@@ -186,12 +160,21 @@ class UpstreamLegTest {
   @Test
   void aLongContentsAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
     start(breaksOffAfter128KiB("Content-Length: 200000\r\n", false));
-    for (String connection : List.of("", "Connection: close\r\n")) {
-      String raw = readUntilCutOrLastChunk("GET /repos/acme/app/contents/big.json HTTP/1.1\r\n"
-          + "Host: api.github.com\r\n" + connection + "Authorization: token " + sentinel
-          + "\r\n\r\n");
+    assertCutNotEndedAsWhole("/repos/acme/app/contents/big.json");
+  }
+
+  /**
+   * A GET of {@code path}, whose answer breaks off upstream, reaches the run chunked and cut
+   * before its last chunk, whether the run keeps the connection or asks to close it after the
+   * answer (it would read the end of a close-delimited answer as its whole).
+   */
+  private void assertCutNotEndedAsWhole(String path) throws Exception {
+    for (String connection : List.of("", CLOSE)) {
+      String raw = readUntilCutOrLastChunk(path, connection);
       assertThat(raw).as(connection).startsWith("HTTP/1.1 200 ")
-          .contains("Transfer-Encoding: chunked").doesNotEndWith(LAST_CHUNK);
+          .contains("Transfer-Encoding: chunked");
+      assertThat(raw).as("a broken-off streamed answer must not end with the last chunk")
+          .doesNotEndWith(LAST_CHUNK);
     }
   }
 
@@ -199,12 +182,12 @@ class UpstreamLegTest {
   @Test
   void aLongAnswerOfKnownLengthThatBreaksOffIsCutShortOfIt() throws Exception {
     start(breaksOffAfter128KiB("Content-Length: 200000\r\n", false));
-    String raw = readUntilCutOrLastChunk("GET /repos/acme/app HTTP/1.1\r\n"
-        + "Host: api.github.com\r\nConnection: close\r\nAuthorization: token " + sentinel
-        + "\r\n\r\n");
+    String raw = readUntilCutOrLastChunk("/repos/acme/app", CLOSE);
     assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Content-Length: 200000");
     assertThat(raw.length() - raw.indexOf("\r\n\r\n") - 4).isLessThan(200000);
   }
+
+  private static final String CLOSE = "Connection: close\r\n";
 
   /**
    * An upstream that sends 128 KiB of a JSON answer with {@code framing}, then closes: many small
@@ -225,10 +208,13 @@ class UpstreamLegTest {
   private static final String LAST_CHUNK = "\r\n0\r\n\r\n";
 
   /**
-   * The answer to one kept-alive request, read until the boundary cuts the connection or sends a
+   * The answer to one GET of {@code path} (with {@code connection}, a header line or nothing),
+   * read until the boundary cuts the connection or sends a
    * chunked answer's last chunk (which says the answer is whole: the connection then stays open).
    */
-  private String readUntilCutOrLastChunk(String request) throws Exception {
+  private String readUntilCutOrLastChunk(String path, String connection) throws Exception {
+    String request = "GET " + path + " HTTP/1.1\r\nHost: api.github.com\r\n" + connection
+        + "Authorization: token " + sentinel + "\r\n\r\n";
     try (SSLSocket s = OneRunBoundary.tlsOver(boundary.connect(), ca, "api.github.com")) {
       s.setSoTimeout((int) Duration.ofSeconds(30).toMillis());
       s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
