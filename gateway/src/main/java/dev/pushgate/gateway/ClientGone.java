@@ -7,13 +7,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.BufferUtil;
 
 /**
- * Whether the client of a push has gone: Jetty reported the request failed, the connection's end
+ * Whether the client of a push, or of a GitHub API call, has gone: Jetty reported the request failed, the connection's end
  * point is closed, or the client closed its side of the connection while the push is judged.
  *
  * <p>Jetty does not read a connection while its handler runs, so it never sees a killed git's
@@ -29,11 +33,13 @@ import org.eclipse.jetty.util.BufferUtil;
  * reads the connection meanwhile. Only an HTTP/1 connection is read so (the gateway serves no
  * other); a connection shared by several requests would give this one another's bytes.
  */
-final class ClientGone implements BooleanSupplier {
+public final class ClientGone implements BooleanSupplier {
   /** How often the connection is looked at: a gone client's judgement ends within about this. */
   static final long PROBE_EVERY_NANOS = 1_000_000_000L;
 
-  private final ServletContextRequest request;
+  private final Request request;
+  /** Marks the connection to be closed after the answer (a byte not the client's was read). */
+  private final Runnable closeAfterAnswer;
   private final EndPoint endPoint;
   private final LongSupplier nanoTime;
   /** HTTP/1: the connection carries this request alone, so reading it takes nobody else's. */
@@ -44,8 +50,9 @@ final class ClientGone implements BooleanSupplier {
   private boolean bodyEnded;
   private boolean gone;
 
-  private ClientGone(ServletContextRequest request, LongSupplier nanoTime) {
+  private ClientGone(Request request, Runnable closeAfterAnswer, LongSupplier nanoTime) {
     this.request = request;
+    this.closeAfterAnswer = closeAfterAnswer;
     this.endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
     this.nanoTime = nanoTime;
     HttpVersion version = request.getConnectionMetaData().getHttpVersion();
@@ -65,7 +72,17 @@ final class ClientGone implements BooleanSupplier {
     if (jetty == null) {
       return () -> false; // the budget still bounds the judgement
     }
-    return new ClientGone(jetty, System::nanoTime);
+    ServletContextRequest servlet = jetty;
+    return new ClientGone(jetty,
+        () -> servlet.getHttpServletResponse().setHeader("Connection", "close"),
+        System::nanoTime);
+  }
+
+  /** The signal for a request a core Jetty handler serves, answered by {@code response}. */
+  public static BooleanSupplier of(Request request, Response response) {
+    return new ClientGone(request,
+        () -> response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString()),
+        System::nanoTime);
   }
 
   @Override
@@ -126,6 +143,6 @@ final class ClientGone implements BooleanSupplier {
 
   /** Jetty cannot be given back what was read; the connection is not used for another request. */
   private void closeAfterAnswer() {
-    request.getHttpServletResponse().setHeader("Connection", "close"); // ignored once committed
+    closeAfterAnswer.run(); // ignored once committed
   }
 }

@@ -7,35 +7,70 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * How many requests of one run may be in flight at once. One run that floods the appliance
  * (parallel pushes, held questions, slow bodies) then holds at most this many of the threads and
- * connections every run shares; what goes past the limit is refused at once.
+ * connections every run shares; what goes past the limit is refused at once. A bound over all
+ * runs together, with a smaller share per run once half of it is taken, keeps a group of runs
+ * from taking everything between them.
  */
 public final class RunSlots {
   private final int perRun;
+  private final int total;
+  private final int busyShare;
   private final Map<String, Integer> inFlight = new ConcurrentHashMap<>();
+  /** Slots taken by every run together; changed only under this object's lock. */
+  private int taken;
 
+  /** At most {@code perRun} slots per run, and no bound over all runs together. */
   public RunSlots(int perRun) {
+    this(perRun, Integer.MAX_VALUE, perRun);
+  }
+
+  /**
+   * At most {@code perRun} slots per run and {@code total} over all runs; once half of {@code
+   * total} is taken, a run that already holds {@code busyShare} gets no more, so that runs that
+   * hold few still get theirs while some hold many.
+   */
+  public RunSlots(int perRun, int total, int busyShare) {
     if (perRun < 1) {
       throw new IllegalArgumentException("a run needs at least one slot, not " + perRun);
     }
+    if (total < perRun || busyShare < 1 || busyShare > perRun) {
+      throw new IllegalArgumentException("slots over all runs (" + total + ") must be at least a"
+          + " run's (" + perRun + "), and a run's share when busy (" + busyShare
+          + ") between 1 and a run's");
+    }
     this.perRun = perRun;
+    this.total = total;
+    this.busyShare = busyShare;
   }
 
   public int perRun() {
     return perRun;
   }
 
-  /** A slot for one request of {@code runId}; empty when the run already uses all of its own. */
+  /** A slot for one request of {@code runId}; empty when the run already uses its share. */
   public Optional<Slot> tryTake(String runId) {
-    boolean[] taken = {false};
-    inFlight.compute(runId, (id, n) -> {
-      int now = n == null ? 0 : n;
-      if (now >= perRun) {
-        return now;
+    synchronized (this) {
+      int held = inFlight(runId);
+      if (held >= shareNow()) {
+        return Optional.empty();
       }
-      taken[0] = true;
-      return now + 1;
-    });
-    return taken[0] ? Optional.of(new Slot(runId)) : Optional.empty();
+      taken++;
+      inFlight.put(runId, held + 1);
+      return Optional.of(new Slot(runId));
+    }
+  }
+
+  /**
+   * How many slots one run may hold now: all of its own while fewer than half of {@link #total}
+   * are taken, then {@code busyShare}, and none once {@code total} are.
+   */
+  private int shareNow() {
+    return taken >= total ? 0 : taken >= total / 2 ? busyShare : perRun;
+  }
+
+  /** Whether {@code runId} would be refused because every run together holds much, not by itself. */
+  public synchronized boolean busy(String runId) {
+    return inFlight(runId) < perRun && inFlight(runId) >= shareNow();
   }
 
   /**
@@ -95,8 +130,9 @@ public final class RunSlots {
         return;
       }
       released = true;
-      inFlight.computeIfPresent(runId, (id, n) -> n <= 1 ? null : n - 1);
       synchronized (RunSlots.this) {
+        taken--;
+        inFlight.computeIfPresent(runId, (id, n) -> n <= 1 ? null : n - 1);
         RunSlots.this.notifyAll(); // a caller of take may be waiting for this slot
       }
     }

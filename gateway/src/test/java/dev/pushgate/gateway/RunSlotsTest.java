@@ -25,6 +25,26 @@ class RunSlotsTest {
   }
 
   @Test
+  void pastHalfTheBoundOverAllRunsARunHoldingItsBusyShareGetsNoMore() {
+    RunSlots slots = new RunSlots(4, 8, 1);
+    for (int i = 0; i < 4; i++) {
+      assertThat(slots.tryTake("run_a")).isPresent();
+    }
+    // half of 8 taken: a run holding one already gets no more, a run holding none gets one
+    assertThat(slots.tryTake("run_a")).isEmpty();
+    assertThat(slots.busy("run_a")).isFalse(); // its own limit, not the others'
+    assertThat(slots.tryTake("run_b")).isPresent();
+    assertThat(slots.tryTake("run_b")).isEmpty();
+    assertThat(slots.busy("run_b")).isTrue();
+    assertThat(slots.tryTake("run_c")).isPresent();
+    assertThat(slots.tryTake("run_d")).isPresent();
+    RunSlots.Slot last = slots.tryTake("run_e").orElseThrow();
+    assertThat(slots.tryTake("run_f")).as("all 8 taken").isEmpty();
+    last.close();
+    assertThat(slots.tryTake("run_f")).isPresent();
+  }
+
+  @Test
   void aLimitBelowOneIsRefused() {
     assertThatThrownBy(() -> new RunSlots(0))
         .isInstanceOf(IllegalArgumentException.class)

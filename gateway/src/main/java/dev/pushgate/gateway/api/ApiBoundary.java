@@ -52,6 +52,20 @@ public final class ApiBoundary implements AutoCloseable {
   /** Threads for every run's calls together; a thread is taken by a call, never by a run. */
   static final int THREADS = 200;
   /**
+   * The most calls of every run together the boundary works on at once, well below {@link
+   * #THREADS}: the rest are for TLS handshakes, the selectors and prompt refusals, so that runs
+   * whose calls wait (on GitHub, on an approver) never keep another run's connection from being
+   * answered. Over it a call is answered 429.
+   */
+  public static final int MAX_BUSY_CALLS = 128;
+  /**
+   * A run's share once half of {@link #MAX_BUSY_CALLS} are taken: a run already holding this
+   * many calls is answered 429, so that runs holding few still get theirs.
+   */
+  public static final int BUSY_SHARE = 4;
+  /** What a call refused for want of a slot is told to wait before it tries again, in seconds. */
+  static final int RETRY_AFTER_SECONDS = 5;
+  /**
    * The most request-body bytes one run's calls may have buffered here at once (bodies are held
    * whole to be judged): without it {@link #MAX_CALLS} calls of 10 MiB bodies per run would fill
    * the heap that every run shares. Over it a call is answered 429.
@@ -140,7 +154,7 @@ public final class ApiBoundary implements AutoCloseable {
     ServerConnector connector = HttpServer.tcp(server,
         InetAddress.getLoopbackAddress().getHostAddress(), 0, null, headers,
         new RunTlsConnections(runs::get, headers, "http/1.1"), new HttpConnectionFactory(http));
-    server.setHandler(new CallsByRun(new RunSlots(MAX_CALLS)));
+    server.setHandler(new CallsByRun(new RunSlots(MAX_CALLS, MAX_BUSY_CALLS, BUSY_SHARE)));
     HttpServer.start(server, "the GitHub API boundary");
     return new ApiBoundary(server, connector, headers, shared, runs);
   }

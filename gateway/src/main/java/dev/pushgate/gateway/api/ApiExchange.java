@@ -1,9 +1,11 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.gateway.ClientGone;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.Secret;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
+import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -26,6 +28,11 @@ final class ApiExchange implements AutoCloseable {
   /** As sent, still percent-encoded: the judge and upstream read the same bytes. */
   final String path;
   final String query;
+  /**
+   * True once the run's client has gone (its connection closed): a call waiting on GitHub or an
+   * approver is then given up, so that it holds no thread, slot or question for nobody.
+   */
+  final BooleanSupplier clientGone;
 
   private final Semaphore bodyBudget;
   private int heldBodyBytes;
@@ -45,6 +52,7 @@ final class ApiExchange implements AutoCloseable {
     this.method = request.getMethod();
     this.path = request.getHttpURI().getPath() == null ? "/" : request.getHttpURI().getPath();
     this.query = request.getHttpURI().getQuery();
+    this.clientGone = ClientGone.of(request, response);
   }
 
   /** Counts {@code n} more body bytes against the run's budget; false when it has not them. */

@@ -7,6 +7,7 @@ import dev.pushgate.policy.Decision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
  * Asks the approvers about a call the rules ask about, in one question for the whole call: every
@@ -23,12 +24,18 @@ record AskApprovers(String runId, String workspaceId, Approvals approvals) imple
           + " things at once and needs approval; pushgate puts at most "
           + ApiBoundary.MAX_ASKED_ACTIONS + " in one question: split the call");
     }
-    Approvals.ApprovalAnswer answer = ask(call.call(), judgement);
+    Approvals.ApprovalAnswer answer;
+    try {
+      answer = ask(call.call(), judgement, call.clientGone);
+    } finally {
+      Thread.interrupted(); // set above only for the approvers' wait: not the thread's next call
+    }
     return answer.allowed() ? new CallDecision.Allowed("asked", answer.reason())
         : CallDecision.Denied.byRule("asked", answer.reason());
   }
 
-  private Approvals.ApprovalAnswer ask(ApiCall call, ApiJudgement judgement) {
+  private Approvals.ApprovalAnswer ask(ApiCall call, ApiJudgement judgement,
+      BooleanSupplier gone) {
     List<ApiJudgement.ApiAction> asking = judgement.actions().stream()
         .filter(a -> a.decision() == Decision.ASK).toList();
     ApiJudgement.ApiAction first = asking.get(0);
@@ -50,7 +57,13 @@ record AskApprovers(String runId, String workspaceId, Approvals approvals) imple
         String.join("; ", asking.stream().map(ApiJudgement.ApiAction::reason).distinct()
             .toList()), covered, classes);
     try {
-      return approvals.ask(q, line -> { });
+      // The approvers' wait stops at an interrupt and withdraws the question: a run that has
+      // gone keeps no question, slot or thread waiting for an answer nobody reads.
+      return approvals.ask(q, line -> {
+        if (gone.getAsBoolean()) {
+          Thread.currentThread().interrupt();
+        }
+      });
     } catch (RuntimeException e) {
       ApiBoundary.LOG.warn("run {}: asking about an API call failed: {}", runId, e.toString());
       return Approvals.ApprovalAnswer.refuse(RefusalCode.NO_APPROVER, first.reason()

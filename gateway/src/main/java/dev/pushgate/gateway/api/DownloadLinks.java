@@ -1,11 +1,17 @@
 package dev.pushgate.gateway.api;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PushbackInputStream;
-import java.net.URI;
-import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * GitHub's download links carry a credential of their own: a private repository's
@@ -19,36 +25,46 @@ import java.util.Locale;
  * ({@code git clone}, {@code git archive} of a clone).
  */
 final class DownloadLinks {
+  /** Parameter names that carry a credential when spelt whole, decoded and lowercased. */
+  private static final Set<String> CREDENTIAL_NAMES = Set.of("sig", "key", "auth", "pass",
+      "pw", "pwd", "passwd", "code", "jwt");
+  /** Parts of a parameter name (decoded, lowercased) that make it a credential's. */
+  private static final List<String> CREDENTIAL_PARTS = List.of("token", "signature", "secret",
+      "password", "credential", "session", "apikey", "api_key", "api-key");
+  private static final Pattern AUTHORITY =
+      Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*:)?//([^/?#]*)(.*)$", Pattern.DOTALL);
+  private static final JsonFactory JSON = new JsonFactory();
+
   private DownloadLinks() {}
 
   /**
    * A redirect's {@code Location} as the run may see it: a link off the host the call went to
-   * loses its whole query (where the signature or token is); a {@code token} parameter is removed
-   * from any link.
+   * loses its whole query (where the signature or token is); any link loses its userinfo and
+   * every parameter a credential rides in ({@link #withoutCredentials}). A scheme-relative link
+   * stays scheme-relative.
    */
   static String location(String value, String callHost) {
-    try {
-      URI u = new URI(value);
-      if (u.getHost() != null && !u.getHost().equalsIgnoreCase(callHost)
-          && u.getRawQuery() != null) {
-        return u.getScheme() + "://" + u.getRawAuthority()
-            + (u.getRawPath() == null ? "" : u.getRawPath())
-            + (u.getRawFragment() == null ? "" : "#" + u.getRawFragment());
+    Matcher m = AUTHORITY.matcher(value);
+    if (m.matches() && !hostOf(m.group(2)).equalsIgnoreCase(callHost)) {
+      String rest = m.group(3);
+      int query = rest.indexOf('?');
+      if (query >= 0) {
+        int fragment = rest.indexOf('#', query);
+        rest = rest.substring(0, query) + (fragment < 0 ? "" : rest.substring(fragment));
       }
-    } catch (URISyntaxException e) {
-      // not a URI: stripped as text below
+      value = (m.group(1) == null ? "" : m.group(1)) + "//" + m.group(2) + rest;
     }
-    return new String(strip(value.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-        java.nio.charset.StandardCharsets.UTF_8);
+    return withoutCredentials(value);
   }
 
   /**
    * The body of an answer as the run may read it: a JSON answer of a contents or readme route,
-   * where GitHub puts {@code download_url}, without any {@code token} parameter of its links;
-   * any other answer as it came (a file's raw bytes are never rewritten).
+   * where GitHub puts {@code download_url}, with every link in it (a string value with an
+   * authority, read as a JSON client reads it) {@link #withoutCredentials}; any other answer as
+   * it came (a file's raw bytes are never rewritten). A body that is not JSON fails while read.
    */
-  static InputStream body(String path, String contentType, InputStream in) {
-    return rewrites(path, contentType) ? new TokenParameters(in) : in;
+  static InputStream body(String path, String contentType, InputStream in) throws IOException {
+    return rewrites(path, contentType) ? new CleanJson(in) : in;
   }
 
   /** Whether {@link #body} rewrites such an answer: its length is then not upstream's. */
@@ -67,52 +83,136 @@ final class DownloadLinks {
     return p.contains("/contents/") || p.endsWith("/contents") || p.contains("/readme");
   }
 
-  private static byte[] strip(byte[] text) {
-    try (InputStream in = new TokenParameters(new java.io.ByteArrayInputStream(text))) {
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+  /**
+   * {@code link} as a client would use it, less what could be a credential: the userinfo of its
+   * authority ({@code user:pw@}), and every parameter, of its path ({@code ;token=}), its query
+   * ({@code ?}, {@code &} or {@code ;}) or its fragment, whose name, percent-decoded and in any
+   * case, is a credential's ({@code token}, {@code access_token}, {@code sig}, …).
+   */
+  static String withoutCredentials(String link) {
+    Matcher m = AUTHORITY.matcher(link);
+    String head = "";
+    String rest = link;
+    if (m.matches()) {
+      String authority = m.group(2);
+      head = (m.group(1) == null ? "" : m.group(1)) + "//"
+          + authority.substring(authority.lastIndexOf('@') + 1);
+      rest = m.group(3);
     }
+    int fragmentAt = rest.indexOf('#');
+    String fragment = fragmentAt < 0 ? null : rest.substring(fragmentAt + 1);
+    String beforeFragment = fragmentAt < 0 ? rest : rest.substring(0, fragmentAt);
+    int queryAt = beforeFragment.indexOf('?');
+    String query = queryAt < 0 ? null : beforeFragment.substring(queryAt + 1);
+    String path = queryAt < 0 ? beforeFragment : beforeFragment.substring(0, queryAt);
+    StringBuilder out = new StringBuilder(head);
+    String[] segments = path.split("/", -1);
+    for (int i = 0; i < segments.length; i++) {
+      out.append(i == 0 ? "" : "/").append(parameters(segments[i], true));
+    }
+    if (query != null) {
+      String q = parameters(query, false);
+      out.append(q.isEmpty() ? "" : "?" + q);
+    }
+    if (fragment != null) {
+      String f = parameters(fragment, false);
+      out.append(f.isEmpty() ? "" : "#" + f);
+    }
+    return out.toString();
   }
 
   /**
-   * A stream without the {@code token=…} parameters of the links in it: {@code ?token=X} and
-   * {@code &token=X} go, up to the end of the value ({@code "}, {@code &}, {@code #}, a quote, a
-   * backslash or white space); {@code ?token=X&a=b} becomes {@code ?a=b}.
+   * {@code text} (a query, a fragment, or with {@code keepFirst} a path segment and its {@code
+   * ;} parameters) without the parameters that carry a credential; separators {@code &} and
+   * {@code ;} as they were.
    */
-  private static final class TokenParameters extends InputStream {
-    private static final byte[] NAME = "token=".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private final PushbackInputStream in;
+  private static String parameters(String text, boolean keepFirst) {
+    StringBuilder kept = new StringBuilder();
+    int start = 0;
+    for (int i = 0; start <= text.length(); i++) {
+      int end = start;
+      while (end < text.length() && text.charAt(end) != '&' && text.charAt(end) != ';') {
+        end++;
+      }
+      String part = text.substring(start, end);
+      if (i == 0 && keepFirst || !isCredential(part)) {
+        if (kept.length() > 0 || keepFirst && i > 0) {
+          kept.append(text.charAt(start - 1)); // the separator it came with
+        }
+        kept.append(part);
+      }
+      start = end + 1;
+    }
+    return kept.toString();
+  }
 
-    TokenParameters(InputStream in) {
-      this.in = new PushbackInputStream(new java.io.BufferedInputStream(in), NAME.length + 1);
+  /** Whether parameter {@code nameAndValue} ({@code name=value}) carries a credential. */
+  private static boolean isCredential(String nameAndValue) {
+    int eq = nameAndValue.indexOf('=');
+    String name = percentDecoded(eq < 0 ? nameAndValue : nameAndValue.substring(0, eq))
+        .trim().toLowerCase(Locale.ROOT);
+    if (name.isEmpty() || name.indexOf('/') >= 0) {
+      return false;
+    }
+    return CREDENTIAL_NAMES.contains(name)
+        || CREDENTIAL_PARTS.stream().anyMatch(name::contains)
+        || name.startsWith("x-amz-") || name.startsWith("x-goog-");
+  }
+
+  private static String percentDecoded(String s) {
+    if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
+      return s;
+    }
+    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '%' && i + 2 < s.length() && Character.digit(s.charAt(i + 1), 16) >= 0
+          && Character.digit(s.charAt(i + 2), 16) >= 0) {
+        b.write(Integer.parseInt(s.substring(i + 1, i + 3), 16));
+        i += 2;
+      } else if (c == '+') {
+        b.write(' ');
+      } else {
+        byte[] bytes = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+        b.write(bytes, 0, bytes.length);
+      }
+    }
+    return b.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The host of an authority, without userinfo or port. */
+  private static String hostOf(String authority) {
+    String h = authority.substring(authority.lastIndexOf('@') + 1);
+    if (h.startsWith("[")) {
+      int end = h.indexOf(']');
+      return end < 0 ? h : h.substring(0, end + 1);
+    }
+    int colon = h.indexOf(':');
+    return colon < 0 ? h : h.substring(0, colon);
+  }
+
+  /**
+   * A JSON answer as a JSON client reads it, written again with every link's credentials gone:
+   * the escapes GitHub (or anyone) may use in a string ({@code \u0074oken}) are read, not
+   * matched. It is read token by token, so a long answer is never held whole.
+   */
+  private static final class CleanJson extends InputStream {
+    private final JsonParser parser;
+    private final java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
+    private final JsonGenerator out;
+    private byte[] pending = new byte[0];
+    private int at;
+    private boolean ended;
+
+    CleanJson(InputStream in) throws IOException {
+      this.parser = JSON.createParser(in);
+      this.out = JSON.createGenerator(written);
     }
 
     @Override
     public int read() throws IOException {
-      for (;;) {
-        int b = in.read();
-        if (b != '?' && b != '&') {
-          return b;
-        }
-        byte[] ahead = new byte[NAME.length];
-        int n = in.readNBytes(ahead, 0, ahead.length);
-        if (n < NAME.length || !java.util.Arrays.equals(ahead, NAME)) {
-          in.unread(ahead, 0, n);
-          return b;
-        }
-        int end;
-        do {
-          end = in.read();
-        } while (end != -1 && !endsValue(end));
-        if (end == '&') {
-          return b; // the next parameter follows the separator this one had
-        }
-        if (end != -1) {
-          in.unread(end);
-        }
-        // the parameter and its separator are gone; read on
-      }
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override
@@ -120,28 +220,38 @@ final class DownloadLinks {
       if (len == 0) {
         return 0;
       }
-      int i = 0;
-      while (i < len) {
-        int b = read();
-        if (b == -1) {
-          return i == 0 ? -1 : i;
+      while (at == pending.length) {
+        if (ended) {
+          return -1;
         }
-        buf[off + i++] = (byte) b;
-        if (in.available() == 0) {
-          break; // hand over what is here rather than wait for more
-        }
+        next();
       }
-      return i;
+      int n = Math.min(len, pending.length - at);
+      System.arraycopy(pending, at, buf, off, n);
+      at += n;
+      return n;
     }
 
-    private static boolean endsValue(int b) {
-      return b == '"' || b == '&' || b == '#' || b == '\'' || b == '\\' || b == '<'
-          || b == ' ' || b == '\t' || b == '\r' || b == '\n';
+    private void next() throws IOException {
+      JsonToken t = parser.nextToken();
+      if (t == null) {
+        ended = true;
+        out.close();
+      } else if (t == JsonToken.VALUE_STRING) {
+        String v = parser.getText();
+        out.writeString(AUTHORITY.matcher(v).matches() ? withoutCredentials(v) : v);
+      } else {
+        out.copyCurrentEvent(parser);
+      }
+      out.flush();
+      pending = written.toByteArray();
+      written.reset();
+      at = 0;
     }
 
     @Override
     public void close() throws IOException {
-      in.close();
+      parser.close();
     }
   }
 }

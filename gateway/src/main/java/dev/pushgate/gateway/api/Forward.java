@@ -12,6 +12,9 @@ import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 
 /**
@@ -35,10 +38,14 @@ record Forward(String runId, Duration answerTimeout) {
     up.send(listener);
     Response answer;
     try {
-      answer = listener.get(answerTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      answer = awaitAnswer(call, listener);
     } catch (TimeoutException e) {
       up.abort(e);
       timedOut(call, e);
+      return;
+    } catch (ClientGoneException e) {
+      up.abort(e);
+      call.callback.failed(e);
       return;
     } catch (ExecutionException e) {
       Throwable why = e.getCause() == null ? e : e.getCause();
@@ -55,6 +62,15 @@ record Forward(String runId, Duration answerTimeout) {
       call.callback.failed(e);
       return;
     }
+    if (answer.getStatus() < 200) {
+      // Interim answers the client knows (100, 102, 103) never get here; any other, a 101
+      // above all (no call asks to switch protocols), is no answer to pass on: the run would
+      // wait for one that never comes.
+      up.abort(new IOException("an interim answer " + answer.getStatus()));
+      notAnswered(call, new IOException("interim"), 502,
+          "GitHub answered " + answer.getStatus() + ", which is not an answer to the call");
+      return;
+    }
     try (InputStream raw = listener.getInputStream()) {
       copy(call, answer, raw);
       // Every call is in the audit already (docs/github-api.md#audit): a line per call is
@@ -64,6 +80,38 @@ record Forward(String runId, Duration answerTimeout) {
     } catch (IOException e) {
       up.abort(e);
       notAnswered(call, e, 502, "GitHub's answer broke off before its end");
+    }
+  }
+
+  /**
+   * GitHub's answer once it starts, looking at the run's connection between waits: a run that has
+   * gone stops the wait, and the caller aborts the request upstream.
+   */
+  private Response awaitAnswer(ApiExchange call, InputStreamResponseListener listener)
+      throws InterruptedException, TimeoutException, ExecutionException, ClientGoneException {
+    long end = System.nanoTime() + answerTimeout.toNanos();
+    while (true) {
+      long left = end - System.nanoTime();
+      if (left <= 0) {
+        throw new TimeoutException("no answer within " + answerTimeout);
+      }
+      try {
+        return listener.get(Math.min(left, CLIENT_GONE_EVERY.toNanos()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException notYet) {
+        if (call.clientGone.getAsBoolean()) {
+          throw new ClientGoneException();
+        }
+      }
+    }
+  }
+
+  /** How often a call waiting for GitHub looks whether its run's client has gone. */
+  private static final Duration CLIENT_GONE_EVERY = Duration.ofSeconds(1);
+
+  /** The run's client went while its call waited for GitHub's answer. */
+  private static final class ClientGoneException extends Exception {
+    ClientGoneException() {
+      super("the run's client has gone", null, false, false);
     }
   }
 
@@ -90,11 +138,21 @@ record Forward(String runId, Duration answerTimeout) {
       call.response.write(true, ByteBuffer.wrap(first), call.callback);
       return;
     }
-    try (OutputStream out = Content.Sink.asOutputStream(call.response)) {
-      out.write(first);
-      in.transferTo(out);
-      call.revokeToken();
+    if (!call.response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)
+        && call.request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_1) {
+      // Chunked even when the run asked to close the connection after the answer: a break is
+      // then a missing last chunk the run's client reports, where the end of a close-delimited
+      // answer would look like its whole. (HTTP/1.0 has no chunks: its client cannot tell.)
+      call.response.getHeaders().put(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED);
     }
+    // Not closed when upstream breaks off: closing ends the answer (its last chunk, or the
+    // connection's orderly end) as if it were whole. The caller fails the callback instead,
+    // which cuts the run's connection.
+    OutputStream out = Content.Sink.asOutputStream(call.response);
+    out.write(first);
+    in.transferTo(out);
+    call.revokeToken();
+    out.close();
     call.callback.succeeded();
   }
 

@@ -46,6 +46,11 @@ public final class UpstreamClient implements AutoCloseable {
    * has {@link ApiBoundary#THREADS} threads for calls, so no call waits for a connection.
    */
   static final int CONNECTIONS_PER_ORIGIN = ApiBoundary.THREADS;
+  /**
+   * The longest head of GitHub's answer taken: what the listener writes of one ({@link
+   * HttpConfiguration#getResponseHeaderSize()}), less room for the framing it adds itself.
+   */
+  static final int MAX_ANSWER_HEAD = new HttpConfiguration().getResponseHeaderSize() - 512;
 
   private final HttpClient client;
   private final Duration answerTimeout;
@@ -88,6 +93,10 @@ public final class UpstreamClient implements AutoCloseable {
     // Jetty's client sends at most 8 KiB of request head by default, as much as the listener
     // takes from the run: the real token and upstream's Host must not tip a call over it.
     client.setMaxRequestHeadersSize(2 * new HttpConfiguration().getRequestHeaderSize());
+    // The listener writes at most this much of an answer's head: a longer one from upstream
+    // would reach the run as Jetty's own 500 page. The client refuses it instead, so the run gets
+    // the 502 of an upstream that did not answer, in GitHub's shape.
+    client.setMaxResponseHeadersSize(MAX_ANSWER_HEAD);
     for (URI origin : origins(upstream)) {
       Proxy p = proxyFor(proxies, origin);
       if (p != null && p.address() instanceof InetSocketAddress a) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class DownloadLinksTest {
@@ -48,5 +49,49 @@ class DownloadLinksTest {
         "http://127.0.0.1:9/forge/codeload/o/r/legacy.zip/main");
     assertThat(DownloadLinks.location("https://api.github.com/repositories/1/pulls?page=2",
         "api.github.com")).isEqualTo("https://api.github.com/repositories/1/pulls?page=2");
+  }
+
+  /** Each spelling a client reads as a credential-carrying parameter, or as a login, goes. */
+  @Test
+  void aSameHostLocationLosesEverySpellingOfACredential() {
+    String base = "https://api.github.com/repos/o/r/tarball/main";
+    for (String spelt : List.of("?Token=T", "?TOKEN=T", "?%74oken=T", "?%54OKEN=T", ";token=T",
+        "#token=T", "?access_token=T", "?x-amz-signature=T", "?sig=T", "?X-Amz-Security-Token=T",
+        "?jwt=T")) {
+      assertThat(DownloadLinks.location(base + spelt, "api.github.com")).as(spelt)
+          .isEqualTo(base);
+    }
+    assertThat(DownloadLinks.location(base + "?page=2&Token=T;sig=S#a=1&token=T",
+        "api.github.com")).isEqualTo(base + "?page=2#a=1");
+    assertThat(DownloadLinks.location("https://user:pw@api.github.com/repos/o/r?token=T",
+        "api.github.com")).isEqualTo("https://api.github.com/repos/o/r");
+    assertThat(DownloadLinks.location("https://api.github.com/a;token=T/b;v=1?token=a/b&c=d",
+        "api.github.com")).as("a value's slash ends nothing")
+        .isEqualTo("https://api.github.com/a/b;v=1?c=d");
+  }
+
+  @Test
+  void aSchemeRelativeLocationOffTheHostStaysSchemeRelativeWithoutItsQuery() {
+    assertThat(DownloadLinks.location("//evil.example/a?sig=S", "api.github.com"))
+        .isEqualTo("//evil.example/a");
+    assertThat(DownloadLinks.location("//u:p@evil.example/a#token=T", "api.github.com"))
+        .isEqualTo("//evil.example/a");
+    assertThat(DownloadLinks.location("/repos/o/r?token=T&page=2", "api.github.com"))
+        .isEqualTo("/repos/o/r?page=2");
+  }
+
+  /** JSON is read as a JSON client reads it: its escapes spell the same names. */
+  @Test
+  void aContentsAnswerLosesEverySpellingOfACredentialInItsLinks() throws Exception {
+    String answer = "{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/a?Token=A\","
+        + "\"b\":\"https://x/a?%74oken=B\",\"c\":\"https://x/a;token=C\","
+        + "\"d\":\"https://x/a#token=D\",\"e\":\"https://x/a?access_token=E\","
+        + "\"f\":\"https://user:F@x/a\",\"g\":\"https://x/a?\\u0074oken=G\","
+        + "\"name\":\"a?token=kept\",\"list\":[1,true,null,{\"h\":\"//x/a?sig=H\"}]}";
+    assertThat(body("/repos/o/r/contents/a", "application/json", answer)).isEqualTo(
+        "{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/a\","
+            + "\"b\":\"https://x/a\",\"c\":\"https://x/a\",\"d\":\"https://x/a\","
+            + "\"e\":\"https://x/a\",\"f\":\"https://x/a\",\"g\":\"https://x/a\","
+            + "\"name\":\"a?token=kept\",\"list\":[1,true,null,{\"h\":\"//x/a\"}]}");
   }
 }

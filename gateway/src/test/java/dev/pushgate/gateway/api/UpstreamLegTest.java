@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pushgate.gateway.Approvals;
 import dev.pushgate.gateway.api.OneRunBoundary.Answer;
 import dev.pushgate.policy.Decision;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
@@ -16,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -138,6 +140,130 @@ class UpstreamLegTest {
       assertThat(r.decision()).isEqualTo("allowed");
       assertThat(r.status()).as("sent").isEqualTo(CallAudit.SENT);
     });
+  }
+
+  /**
+   * Past {@link Forward#WHOLE} the answer is streamed, and docs/api-boundary.md promises that a
+   * break after its start cuts the run's connection. A chunked answer must then not end with the
+   * last chunk: that would hand the run a short body as GitHub's whole 200.
+   */
+  @Test
+  void aLongChunkedAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
+    start(breaksOffAfter128KiB("Transfer-Encoding: chunked\r\n", true));
+    assertCutNotEndedAsWhole("/repos/acme/app");
+  }
+
+  /**
+   * A contents answer's length is dropped (its download links are rewritten): it is chunked,
+   * and a break cuts it as above, whether the run keeps the connection or not.
+   */
+  @Test
+  void aLongContentsAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
+    start(breaksOffAfter128KiB("Content-Length: 200000\r\n", false));
+    assertCutNotEndedAsWhole("/repos/acme/app/contents/big.json");
+  }
+
+  /**
+   * A GET of {@code path}, whose answer breaks off upstream, reaches the run chunked and cut
+   * before its last chunk, whether the run keeps the connection or asks to close it after the
+   * answer (it would read the end of a close-delimited answer as its whole).
+   */
+  private void assertCutNotEndedAsWhole(String path) throws Exception {
+    for (String connection : List.of("", CLOSE)) {
+      String raw = readUntilCutOrLastChunk(path, connection);
+      assertThat(raw).as(connection).startsWith("HTTP/1.1 200 ")
+          .contains("Transfer-Encoding: chunked");
+      assertThat(raw).as("a broken-off streamed answer must not end with the last chunk")
+          .doesNotEndWith(LAST_CHUNK);
+    }
+  }
+
+  /** With its length kept, a streamed answer that breaks off is cut short of that length. */
+  @Test
+  void aLongAnswerOfKnownLengthThatBreaksOffIsCutShortOfIt() throws Exception {
+    start(breaksOffAfter128KiB("Content-Length: 200000\r\n", false));
+    String raw = readUntilCutOrLastChunk("/repos/acme/app", CLOSE);
+    assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Content-Length: 200000");
+    assertThat(raw.length() - raw.indexOf("\r\n\r\n") - 4).isLessThan(200000);
+  }
+
+  private static final String CLOSE = "Connection: close\r\n";
+
+  /**
+   * An upstream that sends 128 KiB of a JSON answer with {@code framing}, then closes: many small
+   * values, so that a contents answer's links are rewritten as it comes.
+   */
+  private static FakeUpstream.Script breaksOffAfter128KiB(String framing, boolean chunked) {
+    String piece = "1,".repeat(0x4000);
+    String body = chunked ? ("8000\r\n" + piece + "\r\n").repeat(4)
+        : "[" + piece.repeat(4);
+    return (r, out) -> {
+      out.write(("HTTP/1.1 200 OK\r\n" + OK + framing + "\r\n" + body)
+          .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      return false;
+    };
+  }
+
+  private static final String LAST_CHUNK = "\r\n0\r\n\r\n";
+
+  /**
+   * The answer to one GET of {@code path} (with {@code connection}, a header line or nothing),
+   * read until the boundary cuts the connection or sends a
+   * chunked answer's last chunk (which says the answer is whole: the connection then stays open).
+   */
+  private String readUntilCutOrLastChunk(String path, String connection) throws Exception {
+    String request = "GET " + path + " HTTP/1.1\r\nHost: api.github.com\r\n" + connection
+        + "Authorization: token " + sentinel + "\r\n\r\n";
+    try (SSLSocket s = OneRunBoundary.tlsOver(boundary.connect(), ca, "api.github.com")) {
+      s.setSoTimeout((int) Duration.ofSeconds(30).toMillis());
+      s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      byte[] buffer = new byte[8192];
+      try {
+        for (int n; (n = s.getInputStream().read(buffer)) > 0; ) {
+          all.write(buffer, 0, n);
+          if (all.toString(StandardCharsets.US_ASCII).endsWith(LAST_CHUNK)) {
+            break;
+          }
+        }
+      } catch (IOException cut) {
+        // the connection cut: what a broken-off answer must give
+      }
+      return all.toString(StandardCharsets.US_ASCII);
+    }
+  }
+
+  /** Before, the run got Jetty's HTML page {@code 500 Response Header Fields Too Large}. */
+  @Test
+  void anAnswerWhoseHeadIsTooLongToPassOnIsA502InGitHubsShape() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 200, OK + "X-Long: " + "a".repeat(70_000)
+        + "\r\n", "{}"));
+    Answer a = get("/repos/acme/app");
+    assertThat(a.status()).isEqualTo(502);
+    assertThat(a.headers()).contains("Content-Type: application/json");
+    assertThat(a.body()).contains("\"message\":\"GitHub did not answer pushgate\"")
+        .doesNotContain("aaaa");
+  }
+
+  /** Before, the 101 went to the run, which then waited for an answer that never came. */
+  @Test
+  void anInterimAnswerTheClientDoesNotTakeIsA502() throws Exception {
+    for (String interim : List.of("101 Switching Protocols\r\nConnection: Upgrade\r\n"
+        + "Upgrade: websocket", "199 Whatever")) {
+      start((r, out) -> {
+        out.write(("HTTP/1.1 " + interim + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return true;
+      }, Duration.ofSeconds(20));
+      Answer a = get("/repos/acme/app");
+      assertThat(a.status()).as(interim).isEqualTo(502);
+      assertThat(a.body()).as(interim).contains("\"message\":\"GitHub answered "
+          + interim.substring(0, 3) + ", which is not an answer to the call\"");
+      stop();
+    }
+    boundary = null;
+    upstream = null;
   }
 
   @Test
