@@ -329,6 +329,51 @@ class PreMintsTest {
     assertThat(upstream.leases).isEmpty();
   }
 
+  /**
+   * Attack (second review of the pre-mint): a pre-mint GitHub fails only after its pending time
+   * (a slow GitHub) is counted as a token revoked for its time, so the next landed push takes
+   * its waste back; a failed pre-mint is wasted for good (push-path.md, "Lost after 3 wasted"),
+   * and only a token that ran out of time waits for its push.
+   */
+  @Test
+  void aPreMintGitHubFailedAfterItsTimeIsNotForgivenByTheNextPush() throws Exception {
+    PreMints slow = new PreMints(upstream,
+        mint -> ticker.schedule(mint, 200, TimeUnit.MILLISECONDS), ticker, Duration.ofMillis(50));
+    RunContext run = chat("run-1");
+    assertThat(slow.take(run, REPO)).isEmpty();
+    upstream.mintFailure = new UpstreamException("GitHub answered 502");
+
+    for (int i = 1; i <= PreMints.WASTED_AT_MOST; i++) {
+      slow.atAdvertisement(run, REPO);
+      awaitMintCalls(i);
+      assertThat(slow.take(run, REPO)).isEmpty(); // the push mints its own, and lands
+      slow.landed(run, REPO);
+    }
+    upstream.mintFailure = null;
+    slow.atAdvertisement(run, REPO);
+    // a mint started now runs on the ticker at 200 ms: a task due after it has run after it
+    ticker.schedule(() -> { }, 300, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
+
+    assertThat(mintCalls()).as("pre-minted after 3 failed pre-mints")
+        .isEqualTo(PreMints.WASTED_AT_MOST);
+  }
+
+  private void awaitMintCalls(int calls) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (mintCalls() < calls && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(mintCalls()).isEqualTo(calls);
+    // the mint's failure runs on the ticker after the call returns: let the ticker pass it
+    ticker.submit(() -> { }).get(10, TimeUnit.SECONDS);
+  }
+
+  private int mintCalls() {
+    synchronized (upstream) {
+      return upstream.mintCalls;
+    }
+  }
+
   private static void awaitRevoked(RecordingUpstream.Lease lease) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (lease.closes.get() == 0 && System.nanoTime() < deadline) {
