@@ -265,8 +265,10 @@ final class PreMints implements AutoCloseable {
       }
       pending.remove(key);
       countWasted(p.runId());
-      if (only != null) {
-        expired.put(key, p.runId()); // its time ran out: forgiven if its push still lands
+      if (only != null && p.lease().isDone() && !p.lease().isCompletedExceptionally()) {
+        // a token that ran out of time unused: forgiven if its push still lands. One whose mint
+        // had not answered yet may still fail, and a failed pre-mint stays wasted.
+        expired.put(key, p.runId());
       }
     }
     p.expiry().cancel(false);
