@@ -174,6 +174,45 @@ class GatewayFetchTest {
     }
   }
 
+  /**
+   * attackfetch: a have line is an existence probe. What a refused push left in the cache (here
+   * a commit and its secret file's blob) must not be acknowledged to a run, in v0 or v2: JGit's
+   * upload-pack ACKs any object the cache holds, reachable or not, so another run could confirm
+   * a guessed file content (a blob id) that only a refused push carried.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aHaveOfAnObjectNoBranchOrTagReachesIsNotAcknowledged(String protocol) throws Exception {
+    try (Repository client = client("2")) {
+      fetch(client, 0);
+    }
+    RevCommit stray;
+    ObjectId secret;
+    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+        dir.resolve("cache/acme/widget.git").toFile())) {
+      stray = commit(cache, "refused push\n", Map.of("secret.txt", "password=hunter2\n"), base);
+      try (org.eclipse.jgit.lib.ObjectInserter ins = cache.newObjectInserter()) {
+        secret = ins.idFor(Constants.OBJ_BLOB,
+            "password=hunter2\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      }
+    }
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    String haves = pktLine("have " + stray.name() + "\n") + pktLine("have " + secret.name() + "\n");
+    String body = "2".equals(protocol)
+        ? pktLine("command=fetch\n") + "0001" + pktLine("want " + base.name() + "\n") + haves
+            + "0000"
+        : pktLine("want " + base.name() + " multi_ack_detailed side-band-64k ofs-delta\n")
+            + "0000" + haves + "0000";
+    Answered r = uploadPackLogged(body.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+        "2".equals(protocol) ? "version=2" : null);
+
+    assertThat(r.body()).doesNotContain(stray.name()).doesNotContain(secret.name());
+  }
+
+  private static String pktLine(String line) {
+    return String.format("%04x", line.length() + 4) + line;
+  }
+
   @Test
   void aRepositoryNotAttachedIsRefusedAndAudited() throws Exception {
     assertAnswers("/git/github.com/acme/secret.git/info/refs?service=git-upload-pack", 403,
@@ -279,7 +318,9 @@ class GatewayFetchTest {
    */
   @ParameterizedTest
   @ValueSource(strings = {"version=2|0014command=ls-refs\n0001000csymrefs000bpeel0000",
-      "|00zzwant x\n0000"})
+      "|00zzwant x\n0000",
+      // attackfetch: a request cut off before its flush (EOF mid-request) is malformed too
+      "version=2|0011command=fetch0001000dthin-pack"})
   void aMalformedPktLineInAFetchRequestIsRefusedAsOneLine(String protocolAndBody)
       throws Exception {
     get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // the advertisement
