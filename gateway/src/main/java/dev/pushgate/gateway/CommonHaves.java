@@ -40,16 +40,8 @@ record CommonHaves(List<ObjectId> common, boolean reachesAll) {
       throws IOException {
     try (RevWalk walk = new RevWalk(cache)) {
       walk.setRetainBody(false);
-      List<RevCommit> named = commits(walk, new LinkedHashSet<>(clientHaves));
+      List<ObjectId> common = common(walk, clientHaves, tips);
       List<RevCommit> tipCommits = commits(walk, tips);
-      // rev-list NAMED --not TIPS: what it lists, the tips do not reach
-      Set<RevCommit> unreached = listed(walk, named, tipCommits);
-      List<ObjectId> common = new ArrayList<>();
-      for (RevCommit c : named) {
-        if (!unreached.contains(c)) {
-          common.add(c.copy());
-        }
-      }
       boolean reachesAll = tipCommits.size() == tips.size();
       if (reachesAll && !tipCommits.isEmpty()) {
         walk.reset();
@@ -62,6 +54,53 @@ record CommonHaves(List<ObjectId> common, boolean reachesAll) {
       }
       return new CommonHaves(List.copyOf(common), reachesAll);
     }
+  }
+
+  /**
+   * Of {@code clientHaves}, the commits the cache's branches and tags reach, without asking
+   * whether they reach every tip: the only haves JGit's upload-pack on the cache is handed
+   * ({@link FetchRequestBody}), so that it acknowledges nothing else.
+   */
+  static List<ObjectId> common(Repository cache, List<ObjectId> clientHaves)
+      throws IOException {
+    if (clientHaves.isEmpty()) {
+      return List.of();
+    }
+    Set<ObjectId> tips = tips(cache);
+    try (RevWalk walk = new RevWalk(cache)) {
+      walk.setRetainBody(false);
+      return List.copyOf(common(walk, clientHaves, tips));
+    }
+  }
+
+  /**
+   * The cache's branches and tags, each annotated tag replaced by what it tags: the haves a git
+   * client sends (commits only), so that upstream's pack for the cache is whole for a client that
+   * has those commits ({@link FetchStream}), and still holds any tag a wanted object names.
+   */
+  static Set<ObjectId> tips(Repository cache) throws IOException {
+    Set<ObjectId> peeled = new HashSet<>();
+    try (RevWalk walk = new RevWalk(cache)) {
+      for (ObjectId tip : MirroredRefs.of(cache).values()) {
+        peeled.add(walk.peel(walk.parseAny(tip)).copy());
+      }
+    }
+    return peeled;
+  }
+
+  private static List<ObjectId> common(RevWalk walk, List<ObjectId> clientHaves,
+      Set<ObjectId> tips) throws IOException {
+    List<RevCommit> named = commits(walk, new LinkedHashSet<>(clientHaves));
+    List<RevCommit> tipCommits = commits(walk, tips);
+    // rev-list NAMED --not TIPS: what it lists, the tips do not reach
+    Set<RevCommit> unreached = listed(walk, named, tipCommits);
+    List<ObjectId> common = new ArrayList<>();
+    for (RevCommit c : named) {
+      if (!unreached.contains(c)) {
+        common.add(c.copy());
+      }
+    }
+    return common;
   }
 
   private static List<RevCommit> commits(RevWalk walk, Set<ObjectId> ids) throws IOException {

@@ -86,6 +86,17 @@ final class FetchErrors implements UploadPackErrorHandler {
     return false;
   }
 
+  /**
+   * Answers a request the gateway read as malformed before JGit ({@link FetchRequestBody}) as
+   * JGit's own malformed pkt-lines are answered: one log line, and git's ERR line.
+   */
+  static void refuseMalformed(HttpServletRequest req, HttpServletResponse rsp, String why)
+      throws IOException {
+    log.info("fetch refused: malformed request: {}", why);
+    GitErrorLine.send(req, rsp, "the fetch request is malformed: " + why
+        + "; git sends no such request");
+  }
+
   private static void answer(HttpServletRequest req, HttpServletResponse rsp, Throwable e,
       String textForGit) throws IOException {
     if (!rsp.isCommitted()) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
@@ -257,6 +258,7 @@ final class GatewayFilter implements Filter {
       }
     }
     HttpServletRequest served = req;
+    FetchRequestBody request = null;
     Optional<FetchStream> inFlight = services.cache().inFlight(repo);
     Optional<Map<String, Ref>> advertised = inFlight.map(FetchStream::advertised);
     if (!advertisement) {
@@ -274,7 +276,13 @@ final class GatewayFilter implements Filter {
         return;
       }
       boolean v2 = GatewayUploadPackFactory.asksForV2(req);
-      if (StreamedFetch.isFetchCommand(body, v2)) {
+      try {
+        request = FetchRequestBody.read(body, v2);
+      } catch (FetchRequestBody.Malformed e) {
+        FetchErrors.refuseMalformed(req, rsp, e.getMessage());
+        return;
+      }
+      if (request.fetches()) {
         advertised = Optional.empty(); // answered from the cache once it has upstream's refs
         if (inFlight.isEmpty()) {
           log.info("run {}: fetch from {} served from the cache: no fetch from upstream under"
@@ -292,7 +300,6 @@ final class GatewayFilter implements Filter {
           return;
         }
       }
-      served = HandedOn.withDecodedBody(served, new ByteArrayInputStream(body));
     }
     new Fetch(run, repo, advertised).attachTo(served);
     log.debug("run {}: fetch from {} ({})", run.runId(), repo,
@@ -301,16 +308,38 @@ final class GatewayFilter implements Filter {
       // Upstream's refs as listed, peeled: no object of the cache is read, so no compaction is
       // held off, and the repository's lock, which the cache's fetch holds until it ends, is
       // not waited for (a v2 ref listing would otherwise wait for the whole pack).
-      chain.doFilter(served, rsp);
+      chain.doFilter(withCommonHaves(served, request, repo), rsp);
       return;
     }
     try (AutoCloseable reading = services.cache().reading(repo)) {
-      chain.doFilter(served, rsp);
+      chain.doFilter(withCommonHaves(served, request, repo), rsp);
     } catch (IOException | ServletException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
       throw new IllegalStateException(e); // closing a reading throws nothing
     }
+  }
+
+  /**
+   * {@code served} as JGit's upload-pack reads it: with only those of its haves the cache's
+   * branches and tags reach, which JGit acknowledges; it would acknowledge any object the cache
+   * holds (what a refused push left, a blob), telling a run what the cache holds. A request
+   * that reads no pack (v2's ls-refs) has no have JGit reads. No {@code request}: an
+   * advertisement, with no body.
+   */
+  private HttpServletRequest withCommonHaves(HttpServletRequest served,
+      FetchRequestBody request, RepoSlug repo) throws IOException {
+    if (request == null) {
+      return served;
+    }
+    List<ObjectId> haves = request.haves();
+    Set<ObjectId> kept = Set.of();
+    if (request.fetches() && !haves.isEmpty()) {
+      try (Repository cache = services.cache().open(repo)) {
+        kept = Set.copyOf(CommonHaves.common(cache, haves));
+      }
+    }
+    return HandedOn.withDecodedBody(served, new ByteArrayInputStream(request.keepingHaves(kept)));
   }
 
   /**

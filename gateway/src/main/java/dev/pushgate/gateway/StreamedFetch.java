@@ -40,24 +40,6 @@ final class StreamedFetch {
 
   private StreamedFetch() {}
 
-  /**
-   * Whether {@code body}, a POST to upload-pack, is a protocol v2 command other than {@code fetch}
-   * ({@code ls-refs}, {@code object-info}): those read no pack.
-   */
-  static boolean isFetchCommand(byte[] body, boolean v2) throws IOException {
-    if (!v2) {
-      return true;
-    }
-    PacketLineIn in = new PacketLineIn(new ByteArrayInputStream(body));
-    try {
-      return "command=fetch".equals(in.readString());
-    } catch (IOException | RuntimeException e) {
-      // Cut or malformed (JGit's reader throws IOException or an index error on a bad length):
-      // JGit answers it as it answers any, in git's ERR line, without waiting for the cache.
-      return false;
-    }
-  }
-
   /** {@code body} as a request a stream may answer, or empty if it is anything else. */
   static Optional<Request> parse(byte[] body, boolean v2) throws IOException {
     try {

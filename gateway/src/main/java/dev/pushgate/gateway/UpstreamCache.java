@@ -430,7 +430,7 @@ final class UpstreamCache {
       Set<ObjectId> wants = MirroredRefs.wanted(cache, listed);
       if (!wants.isEmpty()) {
         // Every ref tip of the cache is whole: fetched, or received with its connectivity checked.
-        Set<ObjectId> haves = peeled(cache, MirroredRefs.of(cache).values());
+        Set<ObjectId> haves = CommonHaves.tips(cache);
         if (stream == null) {
           fetcher.fetch(cache, remoteUrl, token, wants, haves);
         } else {
@@ -448,22 +448,6 @@ final class UpstreamCache {
     } catch (IOException | RuntimeException e) {
       throw failed(repo, start, e);
     }
-  }
-
-  /**
-   * {@code tips} with each annotated tag replaced by what it tags: the haves a git client sends
-   * (commits only), so that upstream's pack for the cache is whole for a client that has those
-   * commits ({@link FetchStream}), and still holds any tag a wanted object names.
-   */
-  private static Set<ObjectId> peeled(Repository cache, java.util.Collection<ObjectId> tips)
-      throws IOException {
-    Set<ObjectId> peeled = new HashSet<>();
-    try (org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(cache)) {
-      for (ObjectId tip : tips) {
-        peeled.add(walk.peel(walk.parseAny(tip)).copy());
-      }
-    }
-    return peeled;
   }
 
   /**

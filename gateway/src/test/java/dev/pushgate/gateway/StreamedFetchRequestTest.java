@@ -29,12 +29,6 @@ class StreamedFetchRequestTest {
     assertThat(StreamedFetch.parse(bytes(body), true)).isEmpty();
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"zzzz", "0002", "ffff", "00"})
-  void aV2RequestWhoseFirstLineIsMalformedIsNoFetchCommand(String body) throws Exception {
-    assertThat(StreamedFetch.isFetchCommand(bytes(body), true)).isFalse();
-  }
-
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
   }
