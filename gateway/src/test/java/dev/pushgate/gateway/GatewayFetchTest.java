@@ -181,8 +181,11 @@ class GatewayFetchTest {
    * a guessed file content (a blob id) that only a refused push carried.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"0", "2"})
-  void aHaveOfAnObjectNoBranchOrTagReachesIsNotAcknowledged(String protocol) throws Exception {
+  @ValueSource(strings = {"0", "2", "0|done"})
+  void aHaveOfAnObjectNoBranchOrTagReachesIsNotAcknowledged(String protocolAndDone)
+      throws Exception {
+    String protocol = protocolAndDone.split("\\|")[0];
+    String done = protocolAndDone.endsWith("|done") ? pktLine("done\n") : "";
     try (Repository client = client("2")) {
       fetch(client, 0);
     }
@@ -198,11 +201,12 @@ class GatewayFetchTest {
     }
     get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
     String haves = pktLine("have " + stray.name() + "\n") + pktLine("have " + secret.name() + "\n");
+    // with done (v0): the final answer, "ACK <last common>", names none of them either
     String body = "2".equals(protocol)
         ? pktLine("command=fetch\n") + "0001" + pktLine("want " + base.name() + "\n") + haves
-            + "0000"
+            + done + "0000"
         : pktLine("want " + base.name() + " multi_ack_detailed side-band-64k ofs-delta\n")
-            + "0000" + haves + "0000";
+            + "0000" + haves + (done.isEmpty() ? "0000" : done);
     Answered r = uploadPackLogged(body.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
         "2".equals(protocol) ? "version=2" : null);
 
@@ -320,7 +324,9 @@ class GatewayFetchTest {
   @ValueSource(strings = {"version=2|0014command=ls-refs\n0001000csymrefs000bpeel0000",
       "|00zzwant x\n0000",
       // attackfetch: a request cut off before its flush (EOF mid-request) is malformed too
-      "version=2|0011command=fetch0001000dthin-pack"})
+      "version=2|0011command=fetch0001000dthin-pack",
+      // cut mid-pkt-line (v0), and v2's done without the final flush
+      "|0032want 0123456789abcdef", "version=2|0012command=fetch\n0001000ddone\n"})
   void aMalformedPktLineInAFetchRequestIsRefusedAsOneLine(String protocolAndBody)
       throws Exception {
     get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // the advertisement

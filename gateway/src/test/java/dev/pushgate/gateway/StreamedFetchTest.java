@@ -269,6 +269,41 @@ class StreamedFetchTest {
     return pack.toByteArray();
   }
 
+  /**
+   * A fetch JGit serves from the cache (nothing under way upstream) still negotiates: the haves
+   * the cache's branches and tags reach are handed to JGit (only those are), so a client with
+   * history receives the new commit's objects only (5: commit, tree, 3 blobs), not the whole
+   * history again.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aClientWithHistoryServedFromTheCacheReceivesOnlyWhatItLacks(String protocol)
+      throws Exception {
+    Path clone = dir.resolve("clone");
+    RevCommit moved = clonedThenMoved(protocol, clone);
+    Process other = git(protocol, dir, "clone", url(), dir.resolve("other").toString());
+    assertThat(exit(other)).as(output(other)).isEqualTo(0);
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (!moved.equals(cacheMain())) {
+      assertThat(System.nanoTime()).as("the cache stored upstream's move").isLessThan(deadline);
+      Thread.sleep(20); // polling the cache's ref, with the deadline above
+    }
+    long loose = looseObjects(clone);
+    Process fetching = git(protocol, clone, "-c", "fetch.unpackLimit=1000000", "fetch",
+        "--progress", "origin");
+    assertThat(exit(fetching)).as(output(fetching)).isEqualTo(0);
+    assertThat(output(fetching)).doesNotContain(STREAMING);
+    assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
+    assertThat(looseObjects(clone) - loose).as(output(fetching)).isEqualTo(5);
+  }
+
+  private static long looseObjects(Path clone) throws IOException {
+    try (Stream<Path> files = Files.walk(clone.resolve(".git/objects"))) {
+      return files.filter(p -> p.getParent().getFileName().toString().matches("[0-9a-f]{2}"))
+          .count();
+    }
+  }
+
   /** A request the stream does not serve is answered from the cache, as before. */
   @Test
   void aShallowFetchIsServedFromTheCacheAfterItsFetch() throws Exception {
