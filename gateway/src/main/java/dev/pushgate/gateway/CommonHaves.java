@@ -14,8 +14,9 @@ import org.eclipse.jgit.revwalk.RevObject;
 import org.eclipse.jgit.revwalk.RevWalk;
 
 /**
- * Of a client's haves, the commits the cache's branches and tags reach ({@code common}), and
- * whether those reach every one of the cache's tips ({@code reachesAll}). Upstream may be asked
+ * Of a client's haves, the commits the cache's branches and tags reach ({@code common}),
+ * whether those reach every one of the cache's tips ({@code reachesAll}), and whether the tips
+ * reach more than {@link #MAX_LACKING} commits they do not ({@code lacksMany}). Upstream may be asked
  * with {@code common}: the cache has every object they reach (its refs are whole), and so does
  * the client, by its own word. A have the cache lacks, or holds only outside its refs (a refused
  * push's commit), is not one of them: upstream's pack may leave out what it reaches, which the
@@ -24,7 +25,19 @@ import org.eclipse.jgit.revwalk.RevWalk;
  * <p>Both walks err only towards fewer commits in common and fewer tips reached (a commit dated
  * before its parent may be taken for unreached), never towards more.
  */
-record CommonHaves(List<ObjectId> common, boolean reachesAll) {
+record CommonHaves(List<ObjectId> common, boolean reachesAll, boolean lacksMany) {
+  /**
+   * More commits than this that the cache's tips reach and the common haves do not ({@code
+   * lacksMany}), and upstream is not asked with the client's haves: its pack would resend them,
+   * and the cache store them again, on every move of upstream (a run's clone of a long history
+   * with no haves, repeated, grew the cache by the whole history each time). A client that lacks
+   * this much is a fresh clone of an existing history, where streaming saves only the overlap of
+   * two transfers; one that fetches lacks what upstream added since its last fetch, far fewer
+   * (the WAN bench's client lacks none). So what the cache may store twice per upstream move is
+   * bounded by about this many commits, and the bound's walk is as short.
+   */
+  static final int MAX_LACKING = 1000;
+
   /** Finds the common haves in one repository, the cache. */
   @FunctionalInterface
   interface Finder {
@@ -42,17 +55,21 @@ record CommonHaves(List<ObjectId> common, boolean reachesAll) {
       walk.setRetainBody(false);
       List<ObjectId> common = common(walk, clientHaves, tips);
       List<RevCommit> tipCommits = commits(walk, tips);
-      boolean reachesAll = tipCommits.size() == tips.size();
-      if (reachesAll && !tipCommits.isEmpty()) {
+      int lacking = 0;
+      if (!tipCommits.isEmpty()) {
         walk.reset();
-        // rev-list TIPS --not COMMON: empty when the common haves reach every tip
+        // rev-list TIPS --not COMMON, counted up to the bound: empty when the common haves
+        // reach every tip
         walk.markStart(tipCommits);
         for (ObjectId id : common) {
           walk.markUninteresting(walk.lookupCommit(id));
         }
-        reachesAll = walk.next() == null;
+        while (lacking <= MAX_LACKING && walk.next() != null) {
+          lacking++;
+        }
       }
-      return new CommonHaves(List.copyOf(common), reachesAll);
+      boolean reachesAll = tipCommits.size() == tips.size() && lacking == 0;
+      return new CommonHaves(List.copyOf(common), reachesAll, lacking > MAX_LACKING);
     }
   }
 

@@ -202,6 +202,13 @@ final class FetchStream {
         }
         return new Answer.Round(found.common());
       }
+      if (decides && found.lacksMany()) {
+        // asked with these haves, upstream would resend what the cache holds (a history)
+        hurried = true;
+        notifyAll();
+        return new Answer.Stored("the cache holds more than " + CommonHaves.MAX_LACKING
+            + " commits its haves do not reach, which upstream would send again");
+      }
       Optional<PackSpool.Reader> pack = spool.claim();
       if (pack.isEmpty()) {
         return new Answer.Stored("another client reads the pack, or it has arrived");

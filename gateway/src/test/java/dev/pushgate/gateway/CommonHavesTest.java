@@ -56,13 +56,13 @@ class CommonHavesTest {
   @Test
   void commonHavesReachEveryTipDirectlyOrThroughTheirHistory() throws Exception {
     assertThat(CommonHaves.of(cache, List.of(side, main, main), Set.of(main, side)))
-        .isEqualTo(new CommonHaves(List.of(side, main), true));
+        .isEqualTo(new CommonHaves(List.of(side, main), true, false));
     RevCommit merged = commit(cache, "merge\n", Map.of("a", "b\n", "s", "s\n"), main, side);
     TestRepos.setRef(cache, "refs/heads/merged", merged);
     assertThat(CommonHaves.of(cache, List.of(merged), Set.of(main, side, merged)))
-        .isEqualTo(new CommonHaves(List.of(merged), true));
+        .isEqualTo(new CommonHaves(List.of(merged), true, false));
     assertThat(CommonHaves.of(cache, List.of(base), Set.of(main, side)))
-        .isEqualTo(new CommonHaves(List.of(base), false));
+        .isEqualTo(new CommonHaves(List.of(base), false, false));
   }
 
   @Test
@@ -74,8 +74,22 @@ class CommonHavesTest {
   @Test
   void noHavesReachNoTipButAnEmptyCache() throws Exception {
     assertThat(CommonHaves.of(cache, List.of(), Set.of(main))).isEqualTo(
-        new CommonHaves(List.of(), false));
+        new CommonHaves(List.of(), false, false));
     assertThat(CommonHaves.of(cache, List.of(), Set.of())).isEqualTo(
-        new CommonHaves(List.of(), true));
+        new CommonHaves(List.of(), true, false));
+  }
+
+  /** The count of what the tips reach past the common haves stops just past the bound. */
+  @Test
+  void tipsReachingMoreThanTheBoundPastTheCommonHavesLackMany() throws Exception {
+    ObjectId tip = main;
+    for (int i = 0; i < CommonHaves.MAX_LACKING; i++) {
+      tip = commit(cache, "more " + i + "\n", Map.of("a", i + "\n"), tip);
+    }
+    assertThat(CommonHaves.of(cache, List.of(main), Set.of(tip)).lacksMany())
+        .as("exactly the bound").isFalse();
+    assertThat(CommonHaves.of(cache, List.of(base), Set.of(tip)).lacksMany())
+        .as("one past it").isTrue();
+    assertThat(CommonHaves.of(cache, List.of(), Set.of(tip)).lacksMany()).isTrue();
   }
 }

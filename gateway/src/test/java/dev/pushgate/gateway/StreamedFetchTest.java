@@ -201,7 +201,15 @@ class StreamedFetchTest {
     assertThat(new String(round, StandardCharsets.US_ASCII))
         .isEqualTo("0014acknowledgments\n0008NAK\n0000");
 
-    byte[] answer = fetchV2(http, moved, List.of(lie1, lie2), true);
+    assertWholePack(fetchV2(http, moved, List.of(lie1, lie2), true), moved);
+    assertThat(cacheMain()).isEqualTo(moved);
+    Process cacheWhole = git("2", dir.resolve("cache/acme/widget.git"), "fsck",
+        "--connectivity-only");
+    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
+  }
+
+  /** {@code answer}'s pack holds every object {@code tip} reaches: an empty repository walks it. */
+  private void assertWholePack(byte[] answer, ObjectId tip) throws Exception {
     Path pack = dir.resolve("answer.pack");
     Files.write(pack, band1(answer));
     Path fresh = dir.resolve("fresh.git");
@@ -211,13 +219,43 @@ class StreamedFetchTest {
     assertThat(index.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(index.exitValue()).as(new String(index.getInputStream().readAllBytes(),
         StandardCharsets.UTF_8)).isEqualTo(0);
-    Process walk = git("2", fresh, "rev-list", "--objects", moved.name());
-    assertThat(exit(walk)).as("every object of main is in the pack: " + output(walk))
+    Process walk = git("2", fresh, "rev-list", "--objects", tip.name());
+    assertThat(exit(walk)).as("every object of the tip is in the pack: " + output(walk))
         .isEqualTo(0);
+  }
+
+  /**
+   * attackfetch: a request with no haves, after each move of upstream over a long history, made
+   * the cache ask upstream with none and store the whole history again each time. Past {@link
+   * CommonHaves#MAX_LACKING} commits the client lacks, the cache asks with its own tips: it stores
+   * the new commit only, and the client still gets a whole pack, from the cache.
+   */
+  @Test
+  void aRequestWithNoHavesOnALongHistoryDoesNotMakeTheCacheStoreItAgain() throws Exception {
+    ObjectId tip = base;
+    for (int i = 0; i <= CommonHaves.MAX_LACKING + 100; i++) {
+      tip = commit(upstream, "history " + i + "\n", Map.of("n.txt", "history " + i + "\n"), tip);
+    }
+    TestRepos.setRef(upstream, "refs/heads/main", tip);
+    Path clone = dir.resolve("clone");
+    assertThat(exit(git("2", dir, "clone", "--bare", url(), clone.toString()))).isEqualTo(0);
+    long history = cachePackBytes();
+    RevCommit moved = commit(upstream, "moved\n", Map.of("n.txt", "moved\n"), tip);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    assertThat(http.send(v2(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+        url() + "/info/refs?service=git-upload-pack"))).build(),
+        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+
+    assertWholePack(fetchV2(http, moved, List.of(), true), moved);
     assertThat(cacheMain()).isEqualTo(moved);
-    Process cacheWhole = git("2", dir.resolve("cache/acme/widget.git"), "fsck",
-        "--connectivity-only");
-    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
+    assertThat(cachePackBytes() - history).as("the cache's packs grew by the new commit, not"
+        + " the history again (" + history + " bytes)").isLessThan(history / 10);
+  }
+
+  private long cachePackBytes() throws IOException {
+    return cachePacks().stream().filter(p -> p.toString().endsWith(".pack"))
+        .mapToLong(p -> p.toFile().length()).sum();
   }
 
   private java.net.http.HttpRequest.Builder v2(java.net.http.HttpRequest.Builder b) {
