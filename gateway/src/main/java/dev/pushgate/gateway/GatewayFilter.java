@@ -351,9 +351,11 @@ final class GatewayFilter implements Filter {
       boolean v2, HttpServletResponse rsp) throws IOException {
     Optional<StreamedFetch.Request> request = StreamedFetch.parse(body, v2);
     if (request.isEmpty()) {
-      // Debug only: a malformed request is JGit's to refuse, in one line of its own (FetchErrors)
-      log.debug("run {}: fetch from {} stored then served: the request is not one a stream"
-          + " answers (shallow, deepen, filter, no side-band or ofs-delta)", run.runId(), repo);
+      // In any round: a later one may add what the first did not (a filter, a deepen), and the
+      // cache's fetch is hurried all the same (awaitFetch). Malformed pkt-lines never come here.
+      log.info("run {}: fetch from {} stored then served: the request is not one a stream"
+          + " answers (shallow, deepen, filter, want-ref, sideband-all, no side-band or ofs-delta)",
+          run.runId(), repo);
       return false;
     }
     FetchStream.Answer answer;

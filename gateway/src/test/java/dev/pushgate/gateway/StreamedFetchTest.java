@@ -208,6 +208,35 @@ class StreamedFetchTest {
     assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
   }
 
+  /**
+   * A later round that no longer qualifies for the stream (it adds a filter) is served from the
+   * cache, and logged as a first round's would be: {@code stored then served: <why>}.
+   */
+  @Test
+  void aLaterRoundThatNoLongerQualifiesIsLoggedAsStoredThenServed() throws Exception {
+    Path clone = dir.resolve("clone");
+    RevCommit moved = clonedThenMoved("2", clone);
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    assertThat(http.send(v2(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+        url() + "/info/refs?service=git-upload-pack"))).build(),
+        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+    String lie = "0123456789abcdef0123456789abcdef01234567";
+    assertThat(new String(fetchV2(http, moved, List.of(lie), false), StandardCharsets.US_ASCII))
+        .isEqualTo("0014acknowledgments\n0008NAK\n0000");
+
+    java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream err = System.err;
+    System.setErr(new java.io.PrintStream(logged, true, StandardCharsets.UTF_8));
+    try {
+      fetchV2(http, moved, List.of(lie), true, "filter blob:none");
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(logged.toString(StandardCharsets.UTF_8)).contains("fetch from acme/widget stored"
+        + " then served: the request is not one a stream answers");
+    assertThat(cacheMain()).isEqualTo(moved);
+  }
+
   /** {@code answer}'s pack holds every object {@code tip} reaches: an empty repository walks it. */
   private void assertWholePack(byte[] answer, ObjectId tip) throws Exception {
     Path pack = dir.resolve("answer.pack");
@@ -262,11 +291,17 @@ class StreamedFetchTest {
     return b.header("Git-Protocol", "version=2").header("Authorization", "Bearer " + CREDENTIAL);
   }
 
-  /** A protocol v2 fetch of {@code want} naming {@code haves}; the answer's bytes. */
+  /**
+   * A protocol v2 fetch of {@code want} naming {@code haves}, with {@code args} (as {@code filter
+   * blob:none}); the answer's bytes.
+   */
   private byte[] fetchV2(java.net.http.HttpClient http, ObjectId want, List<String> haves,
-      boolean done) throws Exception {
+      boolean done, String... args) throws Exception {
     StringBuilder body = new StringBuilder(pkt("command=fetch\n")).append("0001")
         .append(pkt("ofs-delta\n")).append(pkt("want " + want.name() + "\n"));
+    for (String arg : args) {
+      body.append(pkt(arg + "\n"));
+    }
     haves.forEach(h -> body.append(pkt("have " + h + "\n")));
     if (done) {
       body.append(pkt("done\n"));
