@@ -16,14 +16,15 @@ import org.eclipse.jgit.revwalk.RevWalk;
 /**
  * Of a client's haves, the commits the cache's branches and tags reach ({@code common}),
  * whether those reach every one of the cache's tips ({@code reachesAll}), and whether the tips
- * reach more than {@link #MAX_LACKING} commits they do not ({@code lacksMany}). Upstream may be asked
- * with {@code common}: the cache has every object they reach (its refs are whole), and so does
- * the client, by its own word. A have the cache lacks, or holds only outside its refs (a refused
+ * reach more than {@link #MAX_LACKING} commits they do not ({@code lacksMany}). Upstream may be
+ * asked with {@code common}: the cache has every object they reach (its refs are whole), and so
+ * does the client, by its own word. A have the cache lacks, or holds only outside its refs (a refused
  * push's commit), is not one of them: upstream's pack may leave out what it reaches, which the
  * cache might not have.
  *
  * <p>Both walks err only towards fewer commits in common and fewer tips reached (a commit dated
- * before its parent may be taken for unreached), never towards more.
+ * before its parent may be taken for unreached), never towards more; so {@code lacksMany} errs
+ * only towards true, which serves the client from the cache.
  */
 record CommonHaves(List<ObjectId> common, boolean reachesAll, boolean lacksMany) {
   /**

@@ -174,10 +174,7 @@ class StreamedFetchTest {
     assertThat(output(fetching)).contains(STREAMING);
     assertThat(TestRepos.idOf(repo(clone), "refs/remotes/origin/main")).isEqualTo(moved);
     assertThat(exit(git(protocol, clone, "fsck", "--strict"))).isEqualTo(0);
-    assertThat(cacheMain()).isEqualTo(moved);
-    Process cacheWhole = git(protocol, dir.resolve("cache/acme/widget.git"), "fsck",
-        "--connectivity-only");
-    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
+    assertCacheWholeAt(moved);
   }
 
   /**
@@ -187,25 +184,13 @@ class StreamedFetchTest {
    */
   @Test
   void haveLinesNamingNothingTheCacheHasGetARoundThenAWholePack() throws Exception {
-    Path clone = dir.resolve("clone");
-    RevCommit moved = clonedThenMoved("2", clone);
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-    java.net.http.HttpResponse<byte[]> advertised = http.send(v2(java.net.http.HttpRequest
-        .newBuilder(java.net.URI.create(url() + "/info/refs?service=git-upload-pack")))
-        .build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
-    assertThat(advertised.statusCode()).isEqualTo(200);
     String lie1 = "0123456789abcdef0123456789abcdef01234567";
     String lie2 = "89abcdef0123456789abcdef0123456789abcdef";
-
-    byte[] round = fetchV2(http, moved, List.of(lie1), false);
-    assertThat(new String(round, StandardCharsets.US_ASCII))
-        .isEqualTo("0014acknowledgments\n0008NAK\n0000");
+    RevCommit moved = movedAfterARound(http, lie1);
 
     assertWholePack(fetchV2(http, moved, List.of(lie1, lie2), true), moved);
-    assertThat(cacheMain()).isEqualTo(moved);
-    Process cacheWhole = git("2", dir.resolve("cache/acme/widget.git"), "fsck",
-        "--connectivity-only");
-    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
+    assertCacheWholeAt(moved);
   }
 
   /**
@@ -214,15 +199,9 @@ class StreamedFetchTest {
    */
   @Test
   void aLaterRoundThatNoLongerQualifiesIsLoggedAsStoredThenServed() throws Exception {
-    Path clone = dir.resolve("clone");
-    RevCommit moved = clonedThenMoved("2", clone);
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-    assertThat(http.send(v2(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-        url() + "/info/refs?service=git-upload-pack"))).build(),
-        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
     String lie = "0123456789abcdef0123456789abcdef01234567";
-    assertThat(new String(fetchV2(http, moved, List.of(lie), false), StandardCharsets.US_ASCII))
-        .isEqualTo("0014acknowledgments\n0008NAK\n0000");
+    RevCommit moved = movedAfterARound(http, lie);
 
     java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
     java.io.PrintStream err = System.err;
@@ -235,6 +214,33 @@ class StreamedFetchTest {
     assertThat(logged.toString(StandardCharsets.UTF_8)).contains("fetch from acme/widget stored"
         + " then served: the request is not one a stream answers");
     assertThat(cacheMain()).isEqualTo(moved);
+  }
+
+  /**
+   * A clone, then upstream's move, the v2 advertisement (which starts the cache's fetch) and a
+   * first round naming {@code have}, which nobody has: acknowledged as nothing. The new main.
+   */
+  private RevCommit movedAfterARound(java.net.http.HttpClient http, String have)
+      throws Exception {
+    RevCommit moved = clonedThenMoved("2", dir.resolve("clone"));
+    advertiseV2(http);
+    assertThat(new String(fetchV2(http, moved, List.of(have), false), StandardCharsets.US_ASCII))
+        .isEqualTo("0014acknowledgments\n0008NAK\n0000");
+    return moved;
+  }
+
+  private void advertiseV2(java.net.http.HttpClient http) throws Exception {
+    assertThat(http.send(v2(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+        url() + "/info/refs?service=git-upload-pack"))).build(),
+        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+  }
+
+  /** The cache's main is {@code tip}, and every object its refs reach is in it. */
+  private void assertCacheWholeAt(ObjectId tip) throws Exception {
+    assertThat(cacheMain()).isEqualTo(tip);
+    Process cacheWhole = git("2", dir.resolve("cache/acme/widget.git"), "fsck",
+        "--connectivity-only");
+    assertThat(exit(cacheWhole)).as(output(cacheWhole)).isEqualTo(0);
   }
 
   /** {@code answer}'s pack holds every object {@code tip} reaches: an empty repository walks it. */
@@ -272,9 +278,7 @@ class StreamedFetchTest {
     RevCommit moved = commit(upstream, "moved\n", Map.of("n.txt", "moved\n"), tip);
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-    assertThat(http.send(v2(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-        url() + "/info/refs?service=git-upload-pack"))).build(),
-        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+    advertiseV2(http);
 
     assertWholePack(fetchV2(http, moved, List.of(), true), moved);
     assertThat(cacheMain()).isEqualTo(moved);
