@@ -37,6 +37,10 @@ final class GatewayFilter implements Filter {
   /** The largest fetch request body, as decoded ({@link FetchRequestBound}). */
   static final long MAX_FETCH_REQUEST_BYTES = 16L << 20;
 
+  /** Why a fetch request body that cannot be read whole is malformed. */
+  private static final String CUT_OR_NOT_GZIP =
+      "its body is cut off or is not the gzip its Content-Encoding says";
+
   private final GatewayServices services;
   private final GatewayConfig config;
   private final RunAuthenticator authenticator;
@@ -268,11 +272,19 @@ final class GatewayFilter implements Filter {
       } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
         text(rsp, e.getStatusCode(), e.getMessage());
         return;
+      } catch (java.util.zip.ZipException | java.io.EOFException e) {
+        FetchErrors.refuseMalformed(req, rsp, CUT_OR_NOT_GZIP);
+        return;
       }
       try {
         body = served.getInputStream().readAllBytes();
       } catch (org.eclipse.jgit.transport.ServiceMayNotContinueException e) {
         GitErrorLine.send(req, rsp, e.getMessage()); // past the bound: as JGit answered it
+        return;
+      } catch (java.util.zip.ZipException | java.io.EOFException e) {
+        // a gzip body cut off or corrupt (or a client gone mid-body): the inflater's exception
+        // would otherwise leave as an internal error
+        FetchErrors.refuseMalformed(req, rsp, CUT_OR_NOT_GZIP);
         return;
       }
       boolean v2 = GatewayUploadPackFactory.asksForV2(req);

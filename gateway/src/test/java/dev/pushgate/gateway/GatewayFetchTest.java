@@ -340,10 +340,40 @@ class GatewayFetchTest {
         .asString().contains("fetch refused: malformed request");
   }
 
+  /**
+   * A gzip-compressed fetch request (git compresses large ones) cut off mid-stream, or not gzip
+   * at all, is malformed as a cut plain one is: git's ERR and one log line, not the inflater's
+   * exception as an internal error.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aGzipFetchRequestCutOffOrCorruptIsRefusedAsOneLine(boolean cut) throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // the advertisement
+    java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(zipped)) {
+      gz.write(("0032want " + base.name() + "\n00000009done\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+    byte[] whole = zipped.toByteArray();
+    byte[] body = cut ? java.util.Arrays.copyOf(whole, whole.length / 2)
+        : "not gzip at all".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    Answered r = uploadPackLogged(body, null, "gzip");
+
+    assertThat(r.body()).contains("ERR the fetch request is malformed")
+        .doesNotContain("Internal server error");
+    assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
+        .asString().contains("fetch refused: malformed request");
+  }
+
   private record Answered(String body, String log) {}
 
   /** POSTs {@code body} to git-upload-pack, with what the gateway logged meanwhile. */
   private Answered uploadPackLogged(byte[] body, String gitProtocol) throws Exception {
+    return uploadPackLogged(body, gitProtocol, null);
+  }
+
+  private Answered uploadPackLogged(byte[] body, String gitProtocol, String encoding)
+      throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(
             server.getURI().resolve("/git/github.com/acme/widget.git/git-upload-pack"))
         .header("Authorization", "Bearer " + CREDENTIAL)
@@ -352,6 +382,9 @@ class GatewayFetchTest {
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     if (gitProtocol != null) {
       request.header("Git-Protocol", gitProtocol);
+    }
+    if (encoding != null) {
+      request.header("Content-Encoding", encoding);
     }
     java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
     java.io.PrintStream err = System.err;
