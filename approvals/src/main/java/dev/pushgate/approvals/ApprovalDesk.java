@@ -169,8 +169,11 @@ public final class ApprovalDesk {
             + Math.max(0, Duration.between(clock.instant(), q.deadline()).toSeconds())
             + " s left)");
       } catch (InterruptedException e) {
+        // The appliance's shutdown withdraws its questions (close) before it stops the threads
+        // waiting on them; an interrupt here is the asker's own: its client has gone.
         Thread.currentThread().interrupt();
-        held.answer().complete(cancelled(q, "the appliance is shutting down"));
+        held.answer().complete(cancelled(q,
+            "the request that asked it stopped waiting (its client went away)"));
         return held.ended().join();
       } catch (ExecutionException e) {
         return new Answer(Answer.Outcome.DENIED, null, "the question failed");

@@ -95,6 +95,24 @@ class ApprovalDeskTest {
     assertThat(desk.ask(push("run_1"), l -> { }).outcome()).isEqualTo(Answer.Outcome.CANCELLED);
   }
 
+  /**
+   * apifix: a call whose client went away stops its wait (the API boundary interrupts it from
+   * the keepalive): the question is withdrawn for that reason, not as if the appliance stopped.
+   */
+  @Test
+  void anAskerThatStopsWaitingWithdrawsItsQuestionForThatReason() throws Exception {
+    desk.connect(listener());
+    CompletableFuture<Answer> held = CompletableFuture.supplyAsync(
+        () -> desk.ask(push("run_1"), l -> Thread.currentThread().interrupt()));
+
+    Answer a = held.get(10, TimeUnit.SECONDS);
+    assertThat(a.outcome()).isEqualTo(Answer.Outcome.CANCELLED);
+    assertThat(a.reason()).isEqualTo("the question was withdrawn before anyone answered: the"
+        + " request that asked it stopped waiting (its client went away)");
+    assertThat(recorded).containsExactly(a);
+    assertThat(desk.pending(null)).isEmpty();
+  }
+
   @Test
   void withNoApproverTheRefusalKeepsTheRulesReason() {
     Answer a = desk.ask(push("run_1"), l -> { });
