@@ -29,6 +29,22 @@ class DownloadLinksTest {
     assertThat(body("/repos/o/r/readme", "application/json", answer)).doesNotContain("token=");
   }
 
+  /**
+   * The judge reads {@code %63ontents} as {@code contents} and the upstream routes it so (the
+   * local forge answered it with a {@code download_url} carrying {@code ?token=GHSAT0…}, handed
+   * to the run): the route that carries links must be read as decoded too.
+   */
+  @Test
+  void aContentsRouteSpeltWithAnEscapeStillLosesItsDownloadToken() throws Exception {
+    String answer = "{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/a?token=AAAB5\"}";
+
+    assertThat(DownloadLinks.carriesLinks("/repos/o/r/%63ontents/a")).isTrue();
+    assertThat(body("/repos/o/r/%63ontents/a", "application/json", answer))
+        .doesNotContain("token=");
+    assertThat(body("/repos/o/r/r%65adme", "application/json", answer))
+        .doesNotContain("token=");
+  }
+
   @Test
   void rawBytesAndOtherRoutesAreNotRewritten() throws Exception {
     String file = "see https://x/?token=keep\n";
