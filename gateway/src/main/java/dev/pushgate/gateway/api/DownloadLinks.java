@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -79,8 +80,19 @@ final class DownloadLinks {
    * compressed answer could not be read for its links.
    */
   static boolean carriesLinks(String path) {
-    String p = path == null ? "" : path;
-    return p.contains("/contents/") || p.endsWith("/contents") || p.contains("/readme");
+    // Read as the judge reads it (segments decoded once: %63ontents is contents), in any case;
+    // a path it would refuse is taken to carry links, so that nothing is left unread.
+    Optional<List<String>> segments = ApiPath.segments(path);
+    if (segments.isEmpty()) {
+      return true;
+    }
+    for (String segment : segments.get()) {
+      String s = segment.toLowerCase(Locale.ROOT);
+      if (s.equals("contents") || s.startsWith("readme")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
