@@ -79,10 +79,19 @@ public final class ClientGone implements BooleanSupplier {
   }
 
   /** The signal for a request a core Jetty handler serves, answered by {@code response}. */
-  public static BooleanSupplier of(Request request, Response response) {
+  public static ClientGone of(Request request, Response response) {
     return new ClientGone(request,
         () -> response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString()),
         System::nanoTime);
+  }
+
+  /**
+   * Whether the client has gone, looking at the connection now however recently it was looked at:
+   * before an act its client must still be there for (an approved call about to be sent).
+   */
+  public synchronized boolean goneNow() {
+    lastProbe = nanoTime.getAsLong() - PROBE_EVERY_NANOS;
+    return getAsBoolean();
   }
 
   @Override

@@ -5,7 +5,6 @@ import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.Secret;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
-import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -32,7 +31,7 @@ final class ApiExchange implements AutoCloseable {
    * True once the run's client has gone (its connection closed): a call waiting on GitHub or an
    * approver is then given up, so that it holds no thread, slot or question for nobody.
    */
-  final BooleanSupplier clientGone;
+  final ClientGone clientGone;
 
   private final Semaphore bodyBudget;
   private int heldBodyBytes;

@@ -30,6 +30,12 @@ record AskApprovers(String runId, String workspaceId, Approvals approvals) imple
     } finally {
       Thread.interrupted(); // set above only for the approvers' wait: not the thread's next call
     }
+    if (answer.allowed() && call.clientGone.goneNow()) {
+      // The wait looks at the connection only at the approvers' keepalives: a client gone since
+      // the last look would have its write made for nobody (and twice, if it retried).
+      return CallDecision.Denied.byRule("asked", answer.reason() + ", but the call's client had"
+          + " gone before the answer came: nothing was sent");
+    }
     return answer.allowed() ? new CallDecision.Allowed("asked", answer.reason())
         : CallDecision.Denied.byRule("asked", answer.reason());
   }

@@ -46,6 +46,9 @@ class ApiBoundarySheddingTest {
     }
   };
 
+  /** The approver the boundary asks: {@link #neverAnswers} unless a test sets another. */
+  private volatile Approvals approver = neverAnswers;
+
   private RunCa ca;
   private FakeUpstream upstream;
   private ApiBoundary listener;
@@ -59,7 +62,8 @@ class ApiBoundarySheddingTest {
     upstream = FakeUpstream.start((r, out) -> r.head().startsWith("GET /never")
         || FakeUpstream.answer(out, 200, "Content-Type: application/json\r\n", "{}"));
     ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
-    listener = ApiBoundary.start(new ApiBoundary.Shared(to, neverAnswers, records -> { },
+    listener = ApiBoundary.start(new ApiBoundary.Shared(to, (q, p) -> approver.ask(q, p),
+        records -> { },
         UpstreamClient.start(to, null, UpstreamClient.ANSWER_TIMEOUT), Clock.systemUTC()));
   }
 
@@ -129,6 +133,35 @@ class ApiBoundarySheddingTest {
     await(() -> withdrawn.get() == ApiBoundary.MAX_CALLS, "every question is withdrawn");
     send(run, "/repos/acme/app");
     await(() -> asked.get() == ApiBoundary.MAX_CALLS + 1, "the run's next call is asked");
+  }
+
+  /**
+   * attackshed: an approval that comes after the call's client has gone (within the approvers'
+   * keepalive, when the wait last looked) sends nothing upstream: the connection is looked at
+   * once more after the answer, however recently it was looked at before.
+   */
+  @Test
+  void anApprovalThatComesAfterTheClientHasGoneSendsNothing() throws Exception {
+    java.util.concurrent.CountDownLatch clientGone = new java.util.concurrent.CountDownLatch(1);
+    approver = (question, progress) -> {
+      asked.incrementAndGet();
+      progress.accept("waiting"); // the wait looks at the connection: the client is still there
+      try {
+        clientGone.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    Run run = open("run-a", Decision.ASK);
+    Socket call = send(run, "/repos/acme/app");
+    await(() -> asked.get() == 1, "the call is asked");
+    call.close();
+    clientGone.countDown();
+
+    await(() -> answeredWith(open("run-b", Decision.ALLOW), "HTTP/1.1 200 "),
+        "another call is answered");
+    assertThat(upstream.received()).hasSize(1); // run-b's only
   }
 
   private record Run(String id, String sentinel, BoundaryRun boundary) {}
