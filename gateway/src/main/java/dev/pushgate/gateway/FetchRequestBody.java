@@ -29,11 +29,11 @@ final class FetchRequestBody {
   private final int[] starts;
   private final int[] lengths;
 
-  private FetchRequestBody(byte[] body, boolean fetches, int[] starts, int[] lengths) {
+  private FetchRequestBody(byte[] body, boolean v2, int[] starts, int[] lengths) {
     this.body = body;
-    this.fetches = fetches;
     this.starts = starts;
     this.lengths = lengths;
+    this.fetches = !v2 || starts.length > 0 && payloadIs(0, "command=fetch");
   }
 
   /** Why a body is not a request git sends; the message names no byte of it. */
@@ -68,7 +68,7 @@ final class FetchRequestBody {
     int n = starts.size();
     int[] s = starts.stream().mapToInt(Integer::intValue).toArray();
     int[] l = lengths.stream().mapToInt(Integer::intValue).toArray();
-    FetchRequestBody read = new FetchRequestBody(body, !v2 || isCommandFetch(body, s, l), s, l);
+    FetchRequestBody read = new FetchRequestBody(body, v2, s, l);
     boolean ended = n > 0 && (l[n - 1] == 0 || !v2 && read.payloadIs(n - 1, "done"));
     if (!ended) {
       throw new Malformed("cut before its final flush" + (v2 ? "" : " or done"));
@@ -120,17 +120,9 @@ final class FetchRequestBody {
     return len;
   }
 
-  private static boolean isCommandFetch(byte[] body, int[] starts, int[] lengths) {
-    FetchRequestBody first = new FetchRequestBody(body, false, starts, lengths);
-    return starts.length > 0 && first.payloadIs(0, "command=fetch");
-  }
-
   /** Whether pkt-line {@code i} says {@code text}, with or without a trailing LF. */
   private boolean payloadIs(int i, String text) {
-    byte[] p = payload(i);
-    byte[] t = text.getBytes(StandardCharsets.US_ASCII);
-    int len = p.length > 0 && p[p.length - 1] == '\n' ? p.length - 1 : p.length;
-    return len == t.length && Arrays.equals(p, 0, len, t, 0, len);
+    return line(i).equals(text);
   }
 
   private boolean isHaveLine(int i) {
@@ -140,14 +132,17 @@ final class FetchRequestBody {
 
   /** The id of have line {@code i}, or null if it names none. */
   private ObjectId have(int i) {
-    byte[] p = payload(i);
-    int len = p.length > 0 && p[p.length - 1] == '\n' ? p.length - 1 : p.length;
-    String id = new String(p, HAVE.length, len - HAVE.length, StandardCharsets.US_ASCII);
+    String id = line(i).substring(HAVE.length);
     return id.length() == 40 && ObjectId.isId(id) ? ObjectId.fromString(id) : null;
   }
 
-  private byte[] payload(int i) {
-    return lengths[i] < 4 ? new byte[0]
-        : Arrays.copyOfRange(body, starts[i] + 4, starts[i] + lengths[i]);
+  /** Pkt-line {@code i}'s payload as text, less one trailing LF (a flush or delim: empty). */
+  private String line(int i) {
+    int len = lengths[i] < 4 ? 0 : lengths[i] - 4;
+    int from = starts[i] + 4;
+    if (len > 0 && body[from + len - 1] == '\n') {
+      len--;
+    }
+    return new String(body, from, len, StandardCharsets.ISO_8859_1);
   }
 }
