@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * straight to the forge's API as the baseline. Prints a table; nothing here is asserted.
  *
  * <p>Usage (see {@code bench/api/run}): {@code ApiBoundaryBench --jar JAR [--rounds N]
- * [--warmup N] [--keep] [--jfr FILE]} ({@code --jfr}: the appliance's flight recording).
+ * [--warmup N] [--keep] [--jfr FILE] [--appliance-jvm "OPTS"]} ({@code --jfr}: the appliance's
+ * flight recording; {@code --appliance-jvm}: more JVM options for the appliance).
  */
 public final class ApiBoundaryBench {
   /** Issue 33's targets: what the boundary adds at p50 and at p99. */
@@ -38,17 +39,19 @@ public final class ApiBoundaryBench {
 
   public static void main(String[] args) throws Exception {
     StandaloneArgs a = StandaloneArgs.parse(args,
-        "--jar JAR --rounds N --warmup N --keep --jfr FILE", "--rounds", "--warmup", "--jfr");
+        "--jar JAR --rounds N --warmup N --keep --jfr FILE --appliance-jvm OPTS", "--rounds",
+        "--warmup", "--jfr", "--appliance-jvm");
     int rounds = a.get("--rounds", Integer::parseInt, 300);
     // 2,000: after 300 rounds the JIT still compiled the boundary's code, half the appliance CPU
     // the CPU phase measured then (docs/benchmarks.md, "The boundary's CPU cut").
     int warmup = a.get("--warmup", Integer::parseInt, 2000);
     a.inScratch("pushgate-api-bench-",
-        work -> measure(a.jar(), rounds, warmup, a.path("--jfr"), work));
+        work -> measure(a.jar(), rounds, warmup, a.path("--jfr"),
+            a.get("--appliance-jvm", Options::jvmOptions, List.of()), work));
   }
 
-  private static void measure(Path jar, int rounds, int warmup, Path jfr, Path work)
-      throws Exception {
+  private static void measure(Path jar, int rounds, int warmup, Path jfr,
+      List<String> applianceJvm, Path work) throws Exception {
     Path benchJar = Path.of(ApiBoundaryBench.class.getProtectionDomain().getCodeSource()
         .getLocation().toURI());
     String java = ProcessHandle.current().info().command().orElse("java");
@@ -58,6 +61,9 @@ public final class ApiBoundaryBench {
       // written when it stops: docs/benchmarks.md reads it with `jfr print`.
       jvm.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfr);
     }
+    // Extra options for the appliance alone (the launcher and the client keep theirs), e.g. the
+    // JIT's compilation log (docs/benchmarks.md, "The JIT's steady state").
+    jvm.addAll(applianceJvm);
     try (RunningAppliance app = RunningAppliance.on(work.resolve("data")).jar(jar)
         .log(work.resolve("appliance.log"))
         .jvm(jvm)

@@ -90,15 +90,7 @@ record Options(
         case "--jar" -> jar = Path.of(value(args, ++i, a));
         case "--out" -> out = Path.of(value(args, ++i, a));
         case "--work" -> work = Path.of(value(args, ++i, a));
-        case "--appliance-jvm" -> {
-          List<String> opts = new ArrayList<>();
-          for (String o : value(args, ++i, a).trim().split("\\s+")) {
-            if (!o.isEmpty()) {
-              opts.add(o);
-            }
-          }
-          jvm = List.copyOf(opts);
-        }
+        case "--appliance-jvm" -> jvm = jvmOptions(value(args, ++i, a));
         case "-h", "--help" -> throw new HelpRequested();
         default -> throw new IllegalArgumentException("unknown option '" + a + "'");
       }
@@ -126,6 +118,17 @@ record Options(
     return new Options(quick, jfr, only, jar.toAbsolutePath(), out.toAbsolutePath(),
         work == null ? null : work.toAbsolutePath(), keep, jvm, runs, warmup,
         starts == -1 ? (quick ? 1 : 3) : starts, Math.max(0, maxWait));
+  }
+
+  /** {@code --appliance-jvm}'s value: JVM options separated by white space. */
+  static List<String> jvmOptions(String value) {
+    List<String> opts = new ArrayList<>();
+    for (String o : value.trim().split("\\s+")) {
+      if (!o.isEmpty()) {
+        opts.add(o);
+      }
+    }
+    return List.copyOf(opts);
   }
 
   private static String value(String[] args, int i, String option) {
