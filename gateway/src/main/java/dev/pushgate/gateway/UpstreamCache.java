@@ -175,75 +175,86 @@ final class UpstreamCache {
     ReentrantLock lock = repositories.lockOf(repo);
     lockWithNoFetchPending(repo, lock);
     long start = System.nanoTime();
+    // The locked part is a method of its own so that javac does not copy this finally into each
+    // of its five returns: as one method it was too large for C1 ("out of virtual registers"),
+    // and ran in the interpreter until C2 took it, some 5,000 pushes later (docs/benchmarks.md,
+    // "The JIT's steady state").
     try {
-      landed.write(repo);
-      if (turns.answers(arrived)) {
-        log.debug("cache of {} synced meanwhile by a sync that began after this request", repo);
-        return Optional.empty();
-      }
-      fetching.remove(repo.key()); // one that failed: this sync decides afresh
-      long turn = turns.begin();
-      String[] head = {null};
-      Map<String, ObjectId> peeled = new HashMap<>();
-      Optional<Map<String, ObjectId>> listed =
-          UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h, peeled::put);
-      if (head[0] != null) {
-        followHead(repo, head[0]);
-      }
-      if (listed.isEmpty()) {
-        onSynced(repo, asked, start, fetch(repo, remoteUrl, token, start));
-        turns.inStep(turn);
-        return Optional.empty();
-      }
-      FetchStream stream = null;
-      try (Repository cache = open(repo)) {
-        Map<String, ObjectId> mirrored = MirroredRefs.of(cache);
-        if (mirrored.equals(listed.get())) {
-          onSynced(repo, asked, start, false);
-          turns.inStep(turn);
-          return Optional.empty();
-        }
-        if (MirroredRefs.wanted(cache, listed.get()).isEmpty()) {
-          MirroredRefs.move(cache, listed.get());
-          onSynced(repo, asked, start, true);
-          turns.inStep(turn);
-          return Optional.empty();
-        }
-        if (forFetch) {
-          stream = new FetchStream(FetchStream.advertised(listed.get(), peeled, head[0]),
-              PackSpool.in(cache.getDirectory().toPath()));
-        }
-      } catch (IOException | RuntimeException e) {
-        throw failed(repo, start, e);
-      }
-      CompletableFuture<Void> fetched = new CompletableFuture<>();
-      fetching.put(repo.key(), fetched);
-      FetchStream streamed = stream;
-      if (streamed != null) {
-        streams.put(repo.key(), streamed);
-      }
-      try {
-        fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
-            () -> turns.inStep(turn), streamed));
-      } catch (RejectedExecutionException e) {
-        // four fetches at once already: this one here, before its advertisement (the lock is
-        // reentrant), which fails if it failed; nobody reads it as it arrives
-        if (streamed != null) {
-          streams.remove(repo.key(), streamed);
-          streamed.askedNothing("the fetch ran before the advertisement");
-        }
-        fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
-            () -> turns.inStep(turn), null);
-        awaitFetch(repo);
-        return Optional.empty();
-      }
-      return listed;
+      return syncLocked(repo, remoteUrl, token, forFetch, turns, arrived, asked, start);
     } finally {
       if (!fetching.containsKey(repo.key())) {
         compaction.compactIfCrowded(repo); // else once the fetch has added its pack
       }
       lock.unlock();
     }
+  }
+
+  /** {@link #syncAhead}'s work under the repository's lock, from {@code start}. */
+  private Optional<Map<String, ObjectId>> syncLocked(RepoSlug repo, String remoteUrl,
+      Secret token, boolean forFetch, SyncTurns turns, long arrived, long asked, long start)
+      throws UpstreamException, RepositoryBusy {
+    landed.write(repo);
+    if (turns.answers(arrived)) {
+      log.debug("cache of {} synced meanwhile by a sync that began after this request", repo);
+      return Optional.empty();
+    }
+    fetching.remove(repo.key()); // one that failed: this sync decides afresh
+    long turn = turns.begin();
+    String[] head = {null};
+    Map<String, ObjectId> peeled = new HashMap<>();
+    Optional<Map<String, ObjectId>> listed =
+        UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h, peeled::put);
+    if (head[0] != null) {
+      followHead(repo, head[0]);
+    }
+    if (listed.isEmpty()) {
+      onSynced(repo, asked, start, fetch(repo, remoteUrl, token, start));
+      turns.inStep(turn);
+      return Optional.empty();
+    }
+    FetchStream stream = null;
+    try (Repository cache = open(repo)) {
+      Map<String, ObjectId> mirrored = MirroredRefs.of(cache);
+      if (mirrored.equals(listed.get())) {
+        onSynced(repo, asked, start, false);
+        turns.inStep(turn);
+        return Optional.empty();
+      }
+      if (MirroredRefs.wanted(cache, listed.get()).isEmpty()) {
+        MirroredRefs.move(cache, listed.get());
+        onSynced(repo, asked, start, true);
+        turns.inStep(turn);
+        return Optional.empty();
+      }
+      if (forFetch) {
+        stream = new FetchStream(FetchStream.advertised(listed.get(), peeled, head[0]),
+            PackSpool.in(cache.getDirectory().toPath()));
+      }
+    } catch (IOException | RuntimeException e) {
+      throw failed(repo, start, e);
+    }
+    CompletableFuture<Void> fetched = new CompletableFuture<>();
+    fetching.put(repo.key(), fetched);
+    FetchStream streamed = stream;
+    if (streamed != null) {
+      streams.put(repo.key(), streamed);
+    }
+    try {
+      fetchers.execute(() -> fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
+          () -> turns.inStep(turn), streamed));
+    } catch (RejectedExecutionException e) {
+      // four fetches at once already: this one here, before its advertisement (the lock is
+      // reentrant), which fails if it failed; nobody reads it as it arrives
+      if (streamed != null) {
+        streams.remove(repo.key(), streamed);
+        streamed.askedNothing("the fetch ran before the advertisement");
+      }
+      fetchAhead(repo, remoteUrl, token, listed.get(), asked, fetched,
+          () -> turns.inStep(turn), null);
+      awaitFetch(repo);
+      return Optional.empty();
+    }
+    return listed;
   }
 
   /**
