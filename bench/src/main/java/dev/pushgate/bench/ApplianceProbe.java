@@ -77,6 +77,29 @@ final class ApplianceProbe {
     return out;
   }
 
+  private static final Pattern COMPILATIONS = Pattern.compile("(?m)^sun\\.ci\\.totalCompiles=(\\d+)");
+
+  /**
+   * The JIT's compilations so far, every tier, OSR included ({@code sun.ci.totalCompiles} of
+   * {@code jcmd PID PerfCounter.print}), or -1 when unavailable. Unlike the compiler threads' CPU,
+   * the count does not move with the machine's load: whether the JIT has settled is read here
+   * (docs/benchmarks.md, "The JIT's steady state").
+   */
+  static long jitCompilations(RunningAppliance app) {
+    Matcher m = COMPILATIONS.matcher(
+        Platform.run(List.of("jcmd", String.valueOf(app.pid()), "PerfCounter.print")));
+    return m.find() ? Long.parseLong(m.group(1)) : -1;
+  }
+
+  /** "N (X per 100 pushes)" for the compilations between two readings, or "unknown". */
+  static String jitCompilationsPer100(long before, long after, int pushes) {
+    if (before < 0 || after < 0 || pushes <= 0) {
+      return "unknown";
+    }
+    return String.format(java.util.Locale.ROOT, "%d (%.1f per 100 pushes)", after - before,
+        100.0 * (after - before) / pushes);
+  }
+
   /** {@code jcmd PID GC.heap_info}: heap used and committed, in kB ({-1,-1} when unavailable). */
   static long[] heapInfoKb(RunningAppliance app) {
     String out = Platform.run(List.of("jcmd", String.valueOf(app.pid()), "GC.heap_info"));

@@ -27,6 +27,7 @@ record SmallPushBench(BenchRun bench) {
     List<Double> g = new ArrayList<>();
     long cpuD = 0;
     long cpuG = 0;
+    long compiled0 = ApplianceProbe.jitCompilations(bench.app);
     for (int i = 0; i < n; i++) {
       List<Worktree> order = i % 2 == 0 ? List.of(bench.small.direct, bench.small.gateway)
           : List.of(bench.small.gateway, bench.small.direct);
@@ -44,6 +45,8 @@ record SmallPushBench(BenchRun bench) {
         }
       }
     }
+    String compiled = ApplianceProbe.jitCompilationsPer100(compiled0,
+        ApplianceProbe.jitCompilations(bench.app), 2 * n);
     // the same push when upstream has moved since the last push: before each, another push
     // (direct, not timed) lands a commit on another branch of the repository. Direct and gateway
     // are both measured in this loop, alternating, so that both forge repositories take the same
@@ -109,6 +112,9 @@ record SmallPushBench(BenchRun bench) {
             row("through the gateway, upstream moved", sm, cpuM / 1e6 / n)));
     bench.report.text(String.format(Locale.ROOT, "gateway / direct (medians): **%.2f×** (target ≤"
         + " 1.2×), upstream moved **%.2f×** (target ≤ 1.5×)", ratio, ratioMoved));
+    bench.report.text("JIT compilations during the " + 2 * n + " measured pushes (direct and"
+        + " gateway, `sun.ci.totalCompiles`): " + compiled + "; a JIT that has settled compiles"
+        + " next to nothing here (docs/benchmarks.md, \"The JIT's steady state\").");
     bench.report.summary("1. small push, ms (n=" + n + ")", sd.summary(0), sg.summary(0),
         BenchRun.fmtRatio(ratio), "≤ 1.2×", ratio <= 1.2 ? "yes" : "**no**");
     bench.report.summary("1. small push, upstream moved since the last push, ms", smd.summary(0),
@@ -181,6 +187,7 @@ record SmallPushBench(BenchRun bench) {
     long cpuG = 0;
     Map<String, Long> threadsD = new java.util.TreeMap<>();
     Map<String, Long> threadsG = new java.util.TreeMap<>();
+    long compiled0 = ApplianceProbe.jitCompilations(bench.app);
     for (int i = 0; i < n; i++) {
       for (Worktree w : i % 2 == 0 ? List.of(bench.small.direct, bench.small.gateway)
           : List.of(bench.small.gateway, bench.small.direct)) {
@@ -199,6 +206,8 @@ record SmallPushBench(BenchRun bench) {
         }
       }
     }
+    String compiled = ApplianceProbe.jitCompilationsPer100(compiled0,
+        ApplianceProbe.jitCompilations(bench.app), 2 * n);
     JsonNode audit = bench.app.control().get("/v1/audit?limit=10000").body().get("decisions");
     bench.report.heading("1b. Small push again, at the end");
     bench.report.text(String.format(Locale.ROOT,
@@ -212,6 +221,7 @@ record SmallPushBench(BenchRun bench) {
         cpuD / 1e6 / n, cpuG / 1e6 / n, packs(bench.app.cacheRepo("acme/widget")),
             packs(bench.app.forgeRepo("acme/widget")),
         packs(bench.app.forgeRepo("acme/widget-d"))));
+    bench.report.text("JIT compilations during these " + 2 * n + " pushes: " + compiled + ".");
     double msPerTick = 1000.0 / Platform.clockTicksPerSecond();
     List<List<String>> threadRows = new ArrayList<>();
     Set<String> kinds = new java.util.TreeSet<>(threadsG.keySet());
