@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.control;
+package dev.pushgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
