@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.gateway.api.ApiBoundary;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -68,8 +69,9 @@ class RunSlotsTest {
   @Test
   void aGroupOfRunsTakesEverySlotOnlyWhenManyHoldOneEach() {
     assertThat(new RunSlots(16, 128, 4, 0).runsToFill()).isEqualTo(20);
-    RunSlots slots = new RunSlots(16, 128, 4, 32);
-    assertThat(slots.runsToFill()).isEqualTo(44);
+    RunSlots slots = new RunSlots(ApiBoundary.MAX_CALLS, ApiBoundary.MAX_BUSY_CALLS,
+        ApiBoundary.BUSY_SHARE, ApiBoundary.FIRST_CALLS_ONLY);
+    assertThat(slots.runsToFill()).as("as docs/github-api.md says").isEqualTo(44);
 
     // 4 runs take half whole, 8 more their busy share up to the last 32, then 32 runs one each;
     // each asks for 16

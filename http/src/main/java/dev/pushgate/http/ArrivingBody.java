@@ -69,7 +69,9 @@ public final class ArrivingBody implements Runnable {
       try {
         kept.add(copy, 0, copy.length);
       } catch (BoundedBody.Refused refused) {
-        source.fail(refused);
+        if (!result.isDone()) { // settled meanwhile: the deadline's answer is on its way
+          source.fail(refused);
+        }
         result.completeExceptionally(refused);
         return;
       }

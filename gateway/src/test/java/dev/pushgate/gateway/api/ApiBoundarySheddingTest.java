@@ -180,6 +180,30 @@ class ApiBoundarySheddingTest {
     assertThat(listener.callsInProgress(run.id())).isZero();
   }
 
+  /**
+   * A body that comes in parts is read on the thread its last part came on, which then takes
+   * the slot, judges the call and waits for GitHub's answer.
+   */
+  @Test
+  void aBodyThatArrivesInPartsIsSentWholeAndItsAnswerCopiedBack() throws Exception {
+    Run run = open("run-a", Decision.ALLOW);
+    SSLSocket s = connect(run);
+    s.getOutputStream().write(("POST /repos/acme/app/issues HTTP/1.1\r\n"
+        + "Host: api.github.com\r\nAuthorization: token " + run.sentinel() + "\r\n"
+        + "Content-Type: application/json\r\nContent-Length: 13\r\nConnection: close\r\n\r\n"
+        + "{\"title\":").getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    Call call = new Call(s, CompletableFuture.supplyAsync(() -> answerOf(s), readers));
+    s.getOutputStream().write("\"a\"}".getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+
+    assertThat(call.answer().get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+        .startsWith("HTTP/1.1 200 ").endsWith("{}");
+    assertThat(upstream.received()).extracting(FakeUpstream.Received::body)
+        .containsExactly("{\"title\":\"a\"}");
+    await(() -> listener.callsInProgress(run.id()) == 0, "the call's slot is given back");
+  }
+
   /** A call waiting on GitHub whose run's client has gone gives its slot back. */
   @Test
   void aCallWaitingOnGitHubWhoseClientHasGoneGivesItsSlotBack() throws Exception {
