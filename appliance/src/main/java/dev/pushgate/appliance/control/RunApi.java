@@ -14,6 +14,7 @@ import dev.pushgate.policy.PreToolUseHook;
 import dev.pushgate.sandbox.FilesystemPolicy;
 import dev.pushgate.sandbox.ToolOutputRefusals;
 import dev.pushgate.gateway.RunSlots;
+import dev.pushgate.http.ArrivingBody;
 import java.nio.charset.StandardCharsets;
 import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.types.BearerCredential;

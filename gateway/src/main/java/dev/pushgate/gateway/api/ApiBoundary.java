@@ -63,6 +63,19 @@ public final class ApiBoundary implements AutoCloseable {
    * many calls is answered 429, so that runs holding few still get theirs.
    */
   public static final int BUSY_SHARE = 4;
+  /**
+   * The last slots of {@link #MAX_BUSY_CALLS}, kept for runs holding none: once every run
+   * together holds {@code MAX_BUSY_CALLS - FIRST_CALLS_ONLY}, a run already holding a call gets no
+   * other. Every slot is then taken only while at least 44 other runs hold one each
+   * (docs/github-api.md, "What one run may hold of the appliance").
+   */
+  public static final int FIRST_CALLS_ONLY = 32;
+  /**
+   * How long a call's whole body may take to arrive, from its head: the body comes from the
+   * run's own proxy on this host, where 10 MiB takes well under a second. A body not all in by
+   * then is answered 408, and the connection closed.
+   */
+  public static final Duration BODY_DEADLINE = Duration.ofSeconds(30);
   /** What a call refused for want of a slot is told to wait before it tries again, in seconds. */
   static final int RETRY_AFTER_SECONDS = 5;
   /**
@@ -86,6 +99,14 @@ public final class ApiBoundary implements AutoCloseable {
       "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer",
       "transfer-encoding", "upgrade", "host", "content-length", "expect", "authorization",
       "http2-settings", "date", "via", "warning", "from");
+
+  /** How the listener admits every run's calls: the slots they share, a body's deadline. */
+  record Admission(RunSlots slots, Duration bodyDeadline) {
+    Admission {
+      Objects.requireNonNull(slots, "slots");
+      Objects.requireNonNull(bodyDeadline, "bodyDeadline");
+    }
+  }
 
   /** The run whose calls this boundary judges. */
   public record RunApi(String runId, String workspaceId, ApiSentinel sentinel, ApiJudge judge,
@@ -126,10 +147,12 @@ public final class ApiBoundary implements AutoCloseable {
   private final Shared shared;
 
   private final ProxyHeaderDeadline headers;
+  private final Admission admission;
 
   private ApiBoundary(Server server, ServerConnector connector, ProxyHeaderDeadline headers,
-      Shared shared, Map<String, BoundaryRun> runs) {
+      Shared shared, Map<String, BoundaryRun> runs, Admission admission) {
     this.server = server;
+    this.admission = admission;
     this.headers = headers;
     this.connector = connector;
     this.shared = shared;
@@ -141,6 +164,13 @@ public final class ApiBoundary implements AutoCloseable {
    * loopback port. It takes no run's connection until {@link #open} has made the run's handle.
    */
   public static ApiBoundary start(Shared shared) throws IOException {
+    return start(shared, BODY_DEADLINE);
+  }
+
+  /** {@link #start(Shared)} with another body deadline: a test's, shorter. */
+  static ApiBoundary start(Shared shared, Duration bodyDeadline) throws IOException {
+    Admission admission = new Admission(
+        new RunSlots(MAX_CALLS, MAX_BUSY_CALLS, BUSY_SHARE, FIRST_CALLS_ONLY), bodyDeadline);
     Server server = HttpServer.named("pushgate-api").threads(THREADS, 2)
         .stopTimeout(Duration.ofSeconds(1)).build();
     HttpConfiguration http = new HttpConfiguration();
@@ -154,9 +184,9 @@ public final class ApiBoundary implements AutoCloseable {
     ServerConnector connector = HttpServer.tcp(server,
         InetAddress.getLoopbackAddress().getHostAddress(), 0, null, headers,
         new RunTlsConnections(runs::get, headers, "http/1.1"), new HttpConnectionFactory(http));
-    server.setHandler(new CallsByRun(new RunSlots(MAX_CALLS, MAX_BUSY_CALLS, BUSY_SHARE)));
+    server.setHandler(new CallsByRun());
     HttpServer.start(server, "the GitHub API boundary");
-    return new ApiBoundary(server, connector, headers, shared, runs);
+    return new ApiBoundary(server, connector, headers, shared, runs, admission);
   }
 
   /**
@@ -167,7 +197,7 @@ public final class ApiBoundary implements AutoCloseable {
   public BoundaryRun open(RunCa ca, RunApi run) {
     String handle = BoundaryHandle.newValue();
     BoundaryRun opened = new BoundaryRun(handle, address(), ca,
-        new ApiCalls(run, shared), runs::remove);
+        new ApiCalls(run, shared, admission), runs::remove);
     runs.put(handle, opened);
     return opened;
   }
@@ -180,6 +210,11 @@ public final class ApiBoundary implements AutoCloseable {
   /** Runs open now: what the listener would take a connection for. */
   public int openRuns() {
     return runs.size();
+  }
+
+  /** Calls of {@code runId} holding a slot now: judged, asked or forwarded. */
+  int callsInProgress(String runId) {
+    return admission.slots().inFlight(runId);
   }
 
   /** Connections held now that have not named a run yet ({@link ProxyHeaderDeadline}). */

@@ -1,5 +1,6 @@
 package dev.pushgate.gateway.api;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.server.Handler;
@@ -8,15 +9,19 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Every call of one run, each on its own thread, as one {@link ApiExchange} through the steps in
- * the order docs/github-api.md lists them: what pushgate will read ({@link InterceptedHost},
- * {@link RunSentinel}, {@link MethodOverrides}, {@link IdentityEncoding}, {@link RequestBody}),
- * the judgement ({@link JudgeCall}, {@link AskApprovers}), then for an allowed call what it is
- * sent with ({@link UpstreamToken}, {@link UpstreamRequest}), its audit and its forward. The
- * decision ({@link CallDecision}) is answered in one place.
+ * Every call of one run as one {@link ApiExchange} through the steps in the order
+ * docs/api-boundary.md lists them: what pushgate will read ({@link InterceptedHost}, {@link
+ * RunSentinel}, {@link MethodOverrides}, {@link IdentityEncoding}), the body, read as it arrives
+ * on no thread and within a deadline ({@link RequestBody}), then on the thread its last bytes
+ * came on, the call's slot ({@link CallSlots}), the judgement ({@link JudgeCall}, {@link
+ * AskApprovers}), for an allowed call what it is sent with ({@link UpstreamToken}, {@link
+ * UpstreamRequest}), its audit and its forward. The decision ({@link CallDecision}) is answered
+ * in one place.
  */
 final class ApiCalls extends Handler.Abstract {
   private final String runId;
+  private final List<CallStep> receive;
+  private final Duration bodyDeadline;
   private final List<CallStep> decide;
   private final List<CallStep> makeReady;
   private final CallAudit audit;
@@ -24,11 +29,13 @@ final class ApiCalls extends Handler.Abstract {
   /** Body bytes this run's calls may still buffer (see {@link ApiBoundary#BUFFERED_BYTES}). */
   private final Semaphore bodyBudget = new Semaphore(ApiBoundary.BUFFERED_BYTES);
 
-  ApiCalls(ApiBoundary.RunApi run, ApiBoundary.Shared shared) {
+  ApiCalls(ApiBoundary.RunApi run, ApiBoundary.Shared shared, ApiBoundary.Admission admission) {
     this.runId = run.runId();
-    this.decide = List.of(new InterceptedHost(shared.upstream()),
-        new RunSentinel(run.sentinel()), MethodOverrides::take, IdentityEncoding::take,
-        RequestBody::take, new JudgeCall(run.runId(), run.judge()),
+    this.receive = List.of(new InterceptedHost(shared.upstream()),
+        new RunSentinel(run.sentinel()), MethodOverrides::take, IdentityEncoding::take);
+    this.bodyDeadline = admission.bodyDeadline();
+    this.decide = List.of(new CallSlots(run.runId(), admission.slots()),
+        new JudgeCall(run.runId(), run.judge()),
         new AskApprovers(run.runId(), run.workspaceId(), shared.approvals()));
     this.makeReady = List.of(new UpstreamToken(run.tokens()),
         new UpstreamRequest(shared.upstream(), shared.client()));
@@ -42,23 +49,62 @@ final class ApiCalls extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
-    try (ApiExchange call = new ApiExchange(request, response, callback, bodyBudget)) {
-      CallDecision decision = CallStep.first(call, decide);
+    ApiExchange call = new ApiExchange(request, response, callback, bodyBudget);
+    CallDecision head;
+    try {
+      head = CallStep.first(call, receive);
+    } catch (RuntimeException e) {
+      failed(call, e);
+      return true;
+    }
+    if (head != CallDecision.NEXT) {
+      finish(call, head);
+      return true;
+    }
+    RequestBody.read(call, bodyDeadline).whenComplete((afterBody, failure) -> {
+      if (failure != null) {
+        failed(call, failure);
+        return;
+      }
+      if (afterBody instanceof CallDecision.Refused r && r.status() == 408) {
+        ApiBoundary.LOG.info("run {}: a GitHub API call's body had not all arrived within {} s;"
+            + " answered 408", runId, bodyDeadline.toSeconds());
+      }
+      finish(call, afterBody);
+    });
+    return true;
+  }
+
+  /**
+   * Decides the call (unless {@code decided} already does: anything but {@link
+   * CallDecision#NEXT}) and answers it, then ends it: its slot, body bytes and token given back
+   * however it went.
+   */
+  private void finish(ApiExchange call, CallDecision decided) {
+    try (call) {
+      CallDecision decision = decided != CallDecision.NEXT ? decided
+          : CallStep.first(call, decide);
       if (decision instanceof CallDecision.Allowed allowed) {
         CallDecision ready = CallStep.first(call, makeReady);
         decision = ready == CallDecision.NEXT ? allowed : ready;
       }
       answer(call, decision);
     } catch (RuntimeException e) {
+      failed(call, e);
+    }
+  }
+
+  private void failed(ApiExchange call, Throwable e) {
+    try (call) {
       // Never the exception's text to the run: it could quote a header.
       ApiBoundary.LOG.warn("run {}: GitHub API call failed: {}", runId, e.getClass().getName());
-      if (!response.isCommitted()) {
-        GitHubError.write(response, callback, 502, "pushgate could not complete the call");
+      if (!call.response.isCommitted()) {
+        GitHubError.write(call.response, call.callback, 502,
+            "pushgate could not complete the call");
       } else {
-        callback.failed(e);
+        call.callback.failed(e);
       }
     }
-    return true;
   }
 
   /** The one place a decision is answered: refused, denied (audited first), or sent. */

@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import dev.pushgate.gateway.ClientGone;
+import dev.pushgate.gateway.RunSlots;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.Secret;
 import java.util.Locale;
@@ -14,7 +15,7 @@ import org.eclipse.jetty.util.Callback;
  * One call across a run's API boundary, from its arrival to its answer: the request as received,
  * and what the steps learn of it in turn (its body, the call the judge read, the judgement, the
  * request for upstream). It holds what must be given back however the call ends, the body bytes
- * counted against the run's budget and a write token, until {@link #close}.
+ * counted against the run's budget, its call slot and a write token, until {@link #close}.
  */
 final class ApiExchange implements AutoCloseable {
   final Request request;
@@ -34,7 +35,10 @@ final class ApiExchange implements AutoCloseable {
   final ClientGone clientGone;
 
   private final Semaphore bodyBudget;
+  /** Guarded by this: the body is read on Jetty's threads, the deadline may close the call. */
   private int heldBodyBytes;
+  private boolean closed;
+  private RunSlots.Slot slot;
   private byte[] body = new byte[0];
   private ApiCall call;
   private ApiJudgement judgement;
@@ -54,13 +58,21 @@ final class ApiExchange implements AutoCloseable {
     this.clientGone = ClientGone.of(request, response);
   }
 
-  /** Counts {@code n} more body bytes against the run's budget; false when it has not them. */
-  boolean holdBodyBytes(int n) {
-    if (!bodyBudget.tryAcquire(n)) {
+  /**
+   * Counts {@code n} more body bytes against the run's budget; false when it has not them, or
+   * when the call has ended (its body's deadline passed while a chunk was arriving).
+   */
+  synchronized boolean holdBodyBytes(int n) {
+    if (closed || !bodyBudget.tryAcquire(n)) {
       return false;
     }
     heldBodyBytes += n;
     return true;
+  }
+
+  /** Holds one of the listener's call slots until the call ends. */
+  synchronized void slot(RunSlots.Slot s) {
+    slot = s;
   }
 
   void body(byte[] bytes) {
@@ -128,8 +140,14 @@ final class ApiExchange implements AutoCloseable {
     try {
       revokeToken();
     } finally {
-      bodyBudget.release(heldBodyBytes);
-      heldBodyBytes = 0;
+      synchronized (this) {
+        closed = true;
+        bodyBudget.release(heldBodyBytes);
+        heldBodyBytes = 0;
+        if (slot != null) {
+          slot.close();
+        }
+      }
     }
   }
 }

@@ -1,43 +1,63 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.http.ArrivingBody;
 import dev.pushgate.types.BoundedBody;
-import java.io.IOException;
-import java.io.InputStream;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.http.HttpHeaderValue;
 
 /**
- * Reads the call's body whole ({@link BoundedBody}), since the judge reads it whole: at most
- * {@link ApiBoundary#MAX_BODY} bytes, each counted against the run's buffered bytes as it
- * arrives (the exchange gives them back when the call ends). A read carries no body: one would
- * be sent on unjudged.
+ * Reads the call's body whole, since the judge reads it whole, as it arrives and on no thread
+ * ({@link ArrivingBody}): at most {@link ApiBoundary#MAX_BODY} bytes, each counted against the
+ * run's buffered bytes as it arrives (the exchange gives them back when the call ends), and all
+ * of it within the body deadline ({@link ApiBoundary#BODY_DEADLINE}), however it is paced. It is
+ * read before the call takes a slot ({@link CallSlots}): a body dripped a byte at a time holds a
+ * connection and its bytes until the deadline, never a thread or a slot. A read carries no body:
+ * one would be sent on unjudged.
  */
 final class RequestBody {
   private RequestBody() {}
 
-  /** A {@link CallStep}. */
-  static CallDecision take(ApiExchange call) {
+  /** {@link CallDecision#NEXT} with the body in the exchange, or why the call is refused. */
+  static CompletableFuture<CallDecision> read(ApiExchange call, Duration deadline) {
     long declared = call.request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
-    try (InputStream in = Content.Source.asInputStream(call.request)) {
-      call.body(BoundedBody.read(in, declared, ApiBoundary.MAX_BODY, call::holdBodyBytes));
-    } catch (BoundedBody.Refused e) {
-      return e.why() == BoundedBody.Refused.Why.OVER_BUDGET
-          ? new CallDecision.Refused(429, "pushgate is already holding "
-              + ApiBoundary.BUFFERED_BYTES + " bytes of this run's request bodies; send fewer"
-              + " large calls at once")
-          : tooLarge();
-    } catch (IOException e) {
-      return new CallDecision.Refused(400, "the request body could not be read");
-    }
-    if (call.body().length > 0 && (call.method.equals("GET") || call.method.equals("HEAD"))) {
+    return ArrivingBody.read(call.request, declared, ApiBoundary.MAX_BODY, call::holdBodyBytes)
+        .orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS)
+        .handle((body, failure) -> failure == null ? whole(call, body)
+            : refused(call, failure instanceof CompletionException ? failure.getCause() : failure,
+                deadline));
+  }
+
+  private static CallDecision whole(ApiExchange call, byte[] body) {
+    call.body(body);
+    if (body.length > 0 && (call.method.equals("GET") || call.method.equals("HEAD"))) {
       return new CallDecision.Refused(400, "a " + call.method + " request with a body is not"
           + " forwarded by pushgate: reads are judged by their path alone");
     }
     return CallDecision.NEXT;
   }
 
-  private static CallDecision tooLarge() {
-    return new CallDecision.Refused(413, "the request body is larger than the "
-        + ApiBoundary.MAX_BODY + " bytes pushgate judges");
+  private static CallDecision refused(ApiExchange call, Throwable failure, Duration deadline) {
+    // What is left of the body is not read: the connection is not used for another request.
+    call.response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+    if (failure instanceof TimeoutException) {
+      return new CallDecision.Refused(408, "pushgate reads a call's whole body within "
+          + deadline.toSeconds() + " s of its head, and this one's had not all arrived: send the"
+          + " body at once, with the request");
+    }
+    if (failure instanceof BoundedBody.Refused r && r.why() == BoundedBody.Refused.Why.OVER_BUDGET) {
+      return new CallDecision.Refused(429, "pushgate is already holding "
+          + ApiBoundary.BUFFERED_BYTES + " bytes of this run's request bodies; send fewer"
+          + " large calls at once");
+    }
+    if (failure instanceof BoundedBody.Refused) {
+      return new CallDecision.Refused(413, "the request body is larger than the "
+          + ApiBoundary.MAX_BODY + " bytes pushgate judges");
+    }
+    return new CallDecision.Refused(400, "the request body could not be read");
   }
 }

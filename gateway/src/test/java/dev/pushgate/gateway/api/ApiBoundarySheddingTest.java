@@ -14,6 +14,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLSocket;
@@ -29,6 +32,8 @@ import org.junit.jupiter.api.Test;
  */
 class ApiBoundarySheddingTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
+  /** The listener's body deadline here: short, so that a dripped body is cut without a long wait. */
+  private static final Duration BODY_DEADLINE = Duration.ofSeconds(1);
 
   private final AtomicInteger asked = new AtomicInteger();
   private final AtomicInteger withdrawn = new AtomicInteger();
@@ -64,7 +69,8 @@ class ApiBoundarySheddingTest {
     ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
     listener = ApiBoundary.start(new ApiBoundary.Shared(to, (q, p) -> approver.ask(q, p),
         records -> { },
-        UpstreamClient.start(to, null, UpstreamClient.ANSWER_TIMEOUT), Clock.systemUTC()));
+        UpstreamClient.start(to, null, UpstreamClient.ANSWER_TIMEOUT), Clock.systemUTC()),
+        BODY_DEADLINE);
   }
 
   @AfterEach
@@ -74,39 +80,128 @@ class ApiBoundarySheddingTest {
     }
     listener.close();
     upstream.close();
+    readers.shutdownNow();
   }
 
   /**
-   * 13 runs × 16 calls GitHub never answers held every listener thread before: a 14th run's
-   * connection could not even finish TLS. Now past half the boundary's bound a run holding its
-   * busy share is answered 429 at once, and the 14th run's call is answered.
+   * apidos: 4 runs holding 16 calls GitHub never answers, then 16 runs holding 4, took all 128
+   * slots: a 21st run's call was answered 429 until one of theirs ended. Now the busy share (4)
+   * holds only up to the last 32 slots, which go to runs holding none, one each; the 21st run's
+   * call is answered.
    */
   @Test
-  void runsWhoseCallsNeverEndLeaveRoomForAnotherRunsCall() throws Exception {
-    List<Run> runs = new ArrayList<>();
-    int held = 0;
-    for (int i = 0; i < 13; i++) {
+  void twentyRunsWhoseCallsNeverEndLeaveASlotForAnotherRunsCall() throws Exception {
+    Run last = null;
+    for (int i = 0; i < 20; i++) {
       Run run = open("run-" + i, Decision.ALLOW);
-      runs.add(run);
-      for (int c = 0; c < ApiBoundary.MAX_CALLS; c++) {
-        send(run, "/never");
+      int held = 0;
+      for (int c = 0; c < (i < 4 ? ApiBoundary.MAX_CALLS : ApiBoundary.BUSY_SHARE); c++) {
+        Call call = sendWatched(run, "/never");
+        if (call.answer().isDone()) {
+          assertThat(call.answer().get()).startsWith("HTTP/1.1 429 ").contains(
+              "\"message\":\"pushgate is busy with other runs' GitHub API calls (this run has "
+                  + held + " in progress); retry after 5 s\"");
+        } else {
+          held++;
+        }
       }
-      // 4 runs take half the bound whole, the 9 others their busy share each: one run after
-      // another, so that which calls are held does not depend on the order they are taken in.
-      held += held < ApiBoundary.MAX_BUSY_CALLS / 2 ? ApiBoundary.MAX_CALLS
-          : ApiBoundary.BUSY_SHARE;
-      int heldNow = held;
-      await(() -> upstream.received().size() == heldNow, heldNow + " held calls reach GitHub");
+      // half the slots to the first 4 runs, the busy share to the next 8, then one a run
+      assertThat(held).as(run.id()).isEqualTo(i < 4 ? ApiBoundary.MAX_CALLS
+          : i < 12 ? ApiBoundary.BUSY_SHARE : 1);
+      last = run;
     }
 
-    String refused = readAnswer(send(runs.get(12), "/repos/acme/app"));
+    String refused = readAnswer(send(last, "/repos/acme/app"));
     assertThat(refused).startsWith("HTTP/1.1 429 ").contains("Retry-After: 5")
-        .contains("\"message\":\"pushgate is busy with other runs' GitHub API calls (this run has "
-            + ApiBoundary.BUSY_SHARE + " in progress); retry after 5 s\"");
+        .contains("\"message\":\"pushgate is busy with other runs' GitHub API calls (this run has"
+            + " 1 in progress); retry after 5 s\"");
 
-    String answered = readAnswer(send(open("run-13", Decision.ALLOW), "/repos/acme/app"));
+    int held = upstream.received().size();
+    String answered = readAnswer(send(open("run-20", Decision.ALLOW), "/repos/acme/app"));
     assertThat(answered).startsWith("HTTP/1.1 200 ").endsWith("{}");
     assertThat(upstream.received()).hasSize(held + 1);
+  }
+
+  /**
+   * apidos: a call held its slot while its body arrived, and a body dripped a byte at a time
+   * within the idle timeout held it for as long as the client liked: a run's 16 such calls
+   * refused its every other call. Now the body is read before the call takes a slot, on no
+   * thread, and a body not all in by the body deadline is answered 408 however it is paced;
+   * nothing of it goes to GitHub.
+   */
+  @Test
+  void bodiesDrippedPastTheDeadlineHoldNoSlotAndAreCutAtIt() throws Exception {
+    Run run = open("run-a", Decision.ALLOW);
+    List<Call> dripped = new ArrayList<>();
+    for (int c = 0; c < ApiBoundary.MAX_CALLS; c++) {
+      SSLSocket s = connect(run);
+      s.getOutputStream().write(("POST /repos/acme/app/issues HTTP/1.1\r\n"
+          + "Host: api.github.com\r\nAuthorization: token " + run.sentinel() + "\r\n"
+          + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      dripped.add(new Call(s, CompletableFuture.supplyAsync(() -> answerOf(s), readers)));
+    }
+    // A byte every 100 ms on each: well within the 30 s idle timeout, never the whole body.
+    Thread drip = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        for (Call call : dripped) {
+          try {
+            call.socket().getOutputStream().write(' ');
+            call.socket().getOutputStream().flush();
+          } catch (IOException closed) {
+            // answered and closed: nothing more to drip on it
+          }
+        }
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+    drip.start();
+    try {
+      assertThat(readAnswer(send(run, "/repos/acme/app"))).as("the run's next call")
+          .startsWith("HTTP/1.1 200 ");
+      for (Call call : dripped) {
+        assertThat(call.answer().get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+            .startsWith("HTTP/1.1 408 ").contains("Connection: close").contains(
+                "\"message\":\"pushgate reads a call's whole body within 1 s of its head, and"
+                    + " this one's had not all arrived: send the body at once, with the"
+                    + " request\"");
+      }
+    } finally {
+      drip.interrupt();
+      drip.join();
+    }
+    assertThat(upstream.received()).extracting(FakeUpstream.Received::head)
+        .allMatch(h -> h.startsWith("GET /repos/acme/app ")).hasSize(1);
+    assertThat(listener.callsInProgress(run.id())).isZero();
+  }
+
+  /**
+   * A body that comes in parts is read on the thread its last part came on, which then takes
+   * the slot, judges the call and waits for GitHub's answer.
+   */
+  @Test
+  void aBodyThatArrivesInPartsIsSentWholeAndItsAnswerCopiedBack() throws Exception {
+    Run run = open("run-a", Decision.ALLOW);
+    SSLSocket s = connect(run);
+    s.getOutputStream().write(("POST /repos/acme/app/issues HTTP/1.1\r\n"
+        + "Host: api.github.com\r\nAuthorization: token " + run.sentinel() + "\r\n"
+        + "Content-Type: application/json\r\nContent-Length: 13\r\nConnection: close\r\n\r\n"
+        + "{\"title\":").getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    Call call = new Call(s, CompletableFuture.supplyAsync(() -> answerOf(s), readers));
+    s.getOutputStream().write("\"a\"}".getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+
+    assertThat(call.answer().get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+        .startsWith("HTTP/1.1 200 ").endsWith("{}");
+    assertThat(upstream.received()).extracting(FakeUpstream.Received::body)
+        .containsExactly("{\"title\":\"a\"}");
+    await(() -> listener.callsInProgress(run.id()) == 0, "the call's slot is given back");
   }
 
   /** A call waiting on GitHub whose run's client has gone gives its slot back. */
@@ -186,8 +281,45 @@ class ApiBoundarySheddingTest {
     return new Run(id, sentinel, boundary);
   }
 
+  /** A call sent and left open, and its answer as it comes. */
+  private record Call(Socket socket, CompletableFuture<String> answer) {}
+
+  /** Reads the answers of calls left open; a held call's reader waits until the test ends. */
+  private final ExecutorService readers = Executors.newCachedThreadPool();
+
+  /**
+   * A GET of {@code path} on a new connection of {@code run}, once the boundary has decided it:
+   * it answered it, or GitHub has it.
+   */
+  private Call sendWatched(Run run, String path) throws Exception {
+    int before = upstream.received().size();
+    Socket s = send(run, path);
+    Call call = new Call(s, CompletableFuture.supplyAsync(() -> answerOf(s), readers));
+    await(() -> call.answer().isDone() || upstream.received().size() > before,
+        "the call is answered or reaches GitHub");
+    return call;
+  }
+
+  private static String answerOf(Socket s) {
+    try {
+      return readAnswer(s);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   /** A GET of {@code path} on a new connection of {@code run}, sent and left open. */
   private Socket send(Run run, String path) throws Exception {
+    SSLSocket s = connect(run);
+    s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: api.github.com\r\n"
+        + "Authorization: token " + run.sentinel() + "\r\nConnection: close\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    return s;
+  }
+
+  /** A new TLS connection of {@code run}, as its proxy opens it. */
+  private SSLSocket connect(Run run) throws Exception {
     Socket plain = new Socket(listener.address().getAddress(), listener.address().getPort());
     open.add(plain);
     plain.getOutputStream().write(dev.pushgate.types.BoundaryHandle.proxyHeader(
@@ -196,10 +328,6 @@ class ApiBoundarySheddingTest {
     open.add(s);
     s.setSoTimeout((int) DEADLINE.toMillis());
     s.startHandshake();
-    s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: api.github.com\r\n"
-        + "Authorization: token " + run.sentinel() + "\r\nConnection: close\r\n\r\n")
-        .getBytes(StandardCharsets.US_ASCII));
-    s.getOutputStream().flush();
     return s;
   }
 

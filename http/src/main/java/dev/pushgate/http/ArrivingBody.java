@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.control;
+package dev.pushgate.http;
 
 import dev.pushgate.types.BoundedBody;
 import java.nio.ByteBuffer;
@@ -8,9 +8,12 @@ import org.eclipse.jetty.io.Content;
 /**
  * A request body read as it arrives, on no thread of its own, and never past a limit ({@link
  * BoundedBody.Collector}): the chunk that would pass it fails the read (and the request's
- * content), whatever the body announced.
+ * content), whatever the body announced. The control API's hooks and the GitHub API boundary
+ * read bodies with it, each bounding the whole read with a deadline of its own ({@code
+ * orTimeout} on the result): a read whose result is already settled (the deadline passed) takes
+ * nothing more from the source, so nothing is counted against a budget after its holder let go.
  */
-final class ArrivingBody implements Runnable {
+public final class ArrivingBody implements Runnable {
   private final Content.Source source;
   private final BoundedBody.Collector kept;
   private final CompletableFuture<byte[]> result = new CompletableFuture<>();
@@ -24,11 +27,21 @@ final class ArrivingBody implements Runnable {
    * The whole body, or a failure: {@link BoundedBody.Refused} (too large), or why the body could
    * not be read.
    */
-  static CompletableFuture<byte[]> read(Content.Source source, int max) {
+  public static CompletableFuture<byte[]> read(Content.Source source, int max) {
+    return read(source, -1, max, BoundedBody.Budget.NONE);
+  }
+
+  /**
+   * The whole body, each chunk taken from {@code budget} as it arrives; {@code declared} is the
+   * body's declared length (negative when none was given), refused at once when over {@code max}.
+   * A failure is {@link BoundedBody.Refused} (too large, over the budget) or why the body could
+   * not be read.
+   */
+  public static CompletableFuture<byte[]> read(Content.Source source, long declared, int max,
+      BoundedBody.Budget budget) {
     ArrivingBody body;
     try {
-      body = new ArrivingBody(source, new BoundedBody.Collector(-1, max,
-          BoundedBody.Budget.NONE));
+      body = new ArrivingBody(source, new BoundedBody.Collector(declared, max, budget));
     } catch (BoundedBody.Refused e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -38,7 +51,7 @@ final class ArrivingBody implements Runnable {
 
   @Override
   public void run() {
-    while (true) {
+    while (!result.isDone()) {
       Content.Chunk chunk = source.read();
       if (chunk == null) {
         source.demand(this);
@@ -55,9 +68,11 @@ final class ArrivingBody implements Runnable {
       chunk.release();
       try {
         kept.add(copy, 0, copy.length);
-      } catch (BoundedBody.Refused tooLarge) {
-        source.fail(tooLarge);
-        result.completeExceptionally(tooLarge);
+      } catch (BoundedBody.Refused refused) {
+        if (!result.isDone()) { // settled meanwhile: the deadline's answer is on its way
+          source.fail(refused);
+        }
+        result.completeExceptionally(refused);
         return;
       }
       if (last) {

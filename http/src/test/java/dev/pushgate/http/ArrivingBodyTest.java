@@ -1,4 +1,4 @@
-package dev.pushgate.appliance.control;
+package dev.pushgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,5 +38,36 @@ class ArrivingBodyTest {
         .cause().hasMessage("the body is larger than 10 bytes");
     // The source is failed: nothing more is read from it.
     assertThat(Content.Chunk.isFailure(content.read())).isTrue();
+  }
+
+  @Test
+  void aDeclaredLengthOverTheLimitIsRefusedBeforeAnyOfItIsRead() {
+    AsyncContent content = new AsyncContent();
+    CompletableFuture<byte[]> body = ArrivingBody.read(content, 11, 10,
+        dev.pushgate.types.BoundedBody.Budget.NONE);
+    assertThatThrownBy(() -> body.get(5, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(dev.pushgate.types.BoundedBody.Refused.class)
+        .cause().hasMessage("the body is larger than 10 bytes");
+  }
+
+  /** The API boundary's deadline settles the read; what still arrives is not taken. */
+  @Test
+  void aReadSettledBeforeItsBodyEndedTakesNothingMoreFromTheBudget() throws Exception {
+    AsyncContent content = new AsyncContent();
+    java.util.concurrent.atomic.AtomicInteger taken =
+        new java.util.concurrent.atomic.AtomicInteger();
+    CompletableFuture<byte[]> body = ArrivingBody.read(content, -1, 10, n -> {
+      taken.addAndGet(n);
+      return true;
+    });
+    content.write(false, ByteBuffer.wrap(new byte[3]), Callback.NOOP);
+    assertThat(taken).hasValue(3);
+
+    body.orTimeout(1, TimeUnit.MILLISECONDS);
+    assertThatThrownBy(() -> body.get(5, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+    content.write(true, ByteBuffer.wrap(new byte[3]), Callback.NOOP);
+
+    assertThat(taken).hasValue(3);
   }
 }
