@@ -15,8 +15,12 @@ import java.util.function.Function;
  * a longer one is parsed every time, and one that does not parse is never kept.
  */
 final class ParsedDocuments {
-  static final int ENTRIES = 32;
-  static final int MAX_TEXT = 16 * 1024;
+  /**
+   * A parsed tree takes many times its text's memory: at most 16 documents of 4 KiB (gh's
+   * queries are under that) bound what one run holds, however many distinct ones it sends.
+   */
+  static final int ENTRIES = 16;
+  static final int MAX_TEXT = 4 * 1024;
 
   private final Map<String, Document> recent = new LinkedHashMap<>(ENTRIES * 2, 0.75f, true) {
     @Override
