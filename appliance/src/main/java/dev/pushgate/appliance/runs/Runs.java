@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -553,18 +554,30 @@ public final class Runs implements RunAuthenticator {
       dev.pushgate.gateway.api.UnseenCommits unseen) {
     // Read per call: the boundary is opened while the run is created, before the run is held
     // here (its read token is minted meanwhile), and the boundaries in force follow the run's
-    // backend, known only once its sandbox is planned.
+    // backend, known only once its sandbox is planned. The judge is made again whenever the run
+    // or its row is another object than last time, and only then: made per call, it cost every
+    // call its rule tables and lost the GraphQL documents it had parsed (issue 33).
+    AtomicReference<RunJudge> last = new AtomicReference<>();
     return call -> {
       LiveRun run = byId.get(context.runId());
       if (run == null) {
         return new ApiJudgement(List.of(new ApiJudgement.ApiAction("unknown", null,
             call.path(), Decision.DENY, "this run is not held by this appliance")), false);
       }
-      return new GitHubApiJudge(run.rules, Mode.fromId(run.row.mode()),
-          RunBoundary.forBackend(run.row.backend()), context.repository(),
-          context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen).judge(call);
+      Ledger.RunRow row = run.row;
+      RunJudge judge = last.get();
+      if (judge == null || judge.run() != run || judge.row() != row) {
+        judge = new RunJudge(run, row, new GitHubApiJudge(run.rules, Mode.fromId(row.mode()),
+            RunBoundary.forBackend(row.backend()), context.repository(),
+            context.attachedRepositories(), hosts, DefaultBranches.UNKNOWN, unseen));
+        last.set(judge);
+      }
+      return judge.judge().judge(call);
     };
   }
+
+  /** A run's API judge, and the run and row it was made from (compared by identity). */
+  private record RunJudge(LiveRun run, Ledger.RunRow row, ApiJudge judge) {}
 
   /** The content rules of a live run of this appliance; empty for any other. */
   public Optional<dev.pushgate.policy.ContentRules> contentRulesOf(String runId) {

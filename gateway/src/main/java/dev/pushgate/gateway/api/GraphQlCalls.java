@@ -112,6 +112,7 @@ final class GraphQlCalls {
   private static final Set<String> BODY_FIELDS = Set.of("query", "variables", "operationName");
 
   private final RunPolicy policy;
+  private final ParsedDocuments parsed = new ParsedDocuments();
 
   GraphQlCalls(RunPolicy policy) {
     this.policy = policy;
@@ -146,8 +147,8 @@ final class GraphQlCalls {
     }
     Document doc;
     try {
-      doc = Parser.parse(ParserEnvironment.newParserEnvironment()
-          .document(query.asText()).parserOptions(OPTIONS).build());
+      doc = parsed.of(query.asText(), text -> Parser.parse(
+          ParserEnvironment.newParserEnvironment().document(text).parserOptions(OPTIONS).build()));
     } catch (RuntimeException e) { // InvalidSyntaxException, and the parser's limits
       return denied(route, "the document cannot be parsed");
     }

@@ -118,13 +118,15 @@ final class RestRoutes {
     if (j.actions().size() != 1 || !TEXT_WRITES.contains(a.kind()) || body.length == 0) {
       return j;
     }
-    Optional<ProposedContent> text = JsonBody.object(body).map(ContentReaders::visibleText);
-    if (text.isEmpty()) {
+    // Read once: the text judged and the text shown to an approver are of the same document.
+    Optional<JsonNode> json = JsonBody.object(body);
+    if (json.isEmpty()) {
       return one(unreadable(repo, route));
     }
+    ProposedContent text = ContentReaders.visibleText(json.get());
     List<ApiAction> actions = new ArrayList<>(List.of(a.saying(WhatItSays.ofRestBody(
-        JsonBody.object(body).orElseThrow()))));
-    actions.addAll(policy.content(a.kind(), repo, a.target(), text.get(), actions));
+        json.get()))));
+    actions.addAll(policy.content(a.kind(), repo, a.target(), text, actions));
     return new ApiJudgement(actions, j.needsWriteToken());
   }
 

@@ -242,6 +242,20 @@ class GitHubApiJudgeGraphQlTest {
   }
 
   @Test
+  void aDocumentSentAgainIsJudgedAgainWithItsOwnVariables() {
+    // The run's judge keeps the documents it parsed (ParsedDocuments): the variables, the
+    // operation picked and every rule are still read on each call.
+    Map<String, Object> feature = Map.of("branch", Map.of("repositoryNameWithOwner",
+        "acme/widget", "branchName", "feature"), "fileChanges", ADD_A_TXT);
+    Map<String, Object> main = Map.of("branch", Map.of("repositoryNameWithOwner",
+        "acme/widget", "branchName", "main"), "fileChanges", ADD_A_TXT);
+
+    assertThat(createCommitOnBranch(feature).decision()).isEqualTo(Decision.ALLOW);
+    assertThat(createCommitOnBranch(main).reason()).isEqualTo("push to refs/heads/main is denied");
+    assertThat(createCommitOnBranch(feature).decision()).isEqualTo(Decision.ALLOW);
+  }
+
+  @Test
   void createCommitOnBranchNamingItsBranchTwoWaysIsDenied() {
     // An allowed branch by name, and main's ref by node id: GitHub could take either.
     ApiJudgement both = createCommitOnBranch(Map.of("branch",
