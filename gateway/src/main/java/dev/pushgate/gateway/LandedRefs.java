@@ -36,16 +36,22 @@ final class LandedRefs {
 
   /**
    * Records that upstream took {@code commands}, so that the next advertisement shows them
-   * without a fetch. They are written in the background, after the push is answered, which spares
-   * the push a ref update on disk. Whatever holds the repository's lock (a sync, a compaction)
-   * writes what is still pending first: no advertisement predates a push answered before it was
-   * asked for, and no compaction drops the objects of a push whose ref is not written yet.
+   * without a fetch. They are written by {@link #writeInBackground}, called once the push is
+   * answered, which spares the push a ref update on disk (and its forcing of the pack) and keeps
+   * that work off the cores while the push's answer is written. Whatever holds the repository's
+   * lock (a sync, a compaction) writes what is still pending first: no advertisement predates a
+   * push answered before it was asked for, and no compaction drops the objects of a push whose
+   * ref is not written yet.
    */
   void landed(RepoSlug repo, List<ReceiveCommand> commands) {
     if (commands.isEmpty()) {
       return;
     }
     landed.computeIfAbsent(repo.key(), k -> new ConcurrentLinkedQueue<>()).addAll(commands);
+  }
+
+  /** Writes what is pending for {@code repo} on the background writer, under its lock. */
+  void writeInBackground(RepoSlug repo) {
     try {
       refWriter.execute(() -> {
         ReentrantLock lock = repositories.lockOf(repo);

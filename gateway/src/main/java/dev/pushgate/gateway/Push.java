@@ -23,7 +23,9 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  *
  * <p>The push owns its write tokens: every token minted for it is revoked by {@link
  * #revokeWriteTokens}, exactly once, at the latest when the push is {@linkplain #close closed},
- * whichever way it went.
+ * whichever way it went. Once upstream has answered, the push hook {@linkplain #retireWriteTokens
+ * retires} them: none is handed out again, and they are revoked at the close, after git's answer
+ * is written, with the work the push leaves for after it ({@link #afterAnswer}).
  */
 final class Push implements AutoCloseable {
   static final String ATTRIBUTE = Push.class.getName();
@@ -37,6 +39,8 @@ final class Push implements AutoCloseable {
   /** Tokens minted once the push was judged. */
   private final List<WriteTokenLease> minted = new ArrayList<>();
   private boolean revoked;
+  /** True once upstream has answered: the tokens are no longer handed out, only revoked. */
+  private boolean retired;
   private StreamedForward streamed;
   /** Upstream's refs, for an advertisement made while the cache fetches them; or null. */
   private Map<String, ObjectId> upstreamRefs;
@@ -44,6 +48,8 @@ final class Push implements AutoCloseable {
   private volatile boolean audited;
   /** Why the pack was not received whole, when it was not; or null. */
   private volatile EarlyRefusal.Unreceived unreceived;
+  /** Started when the push closes, after its answer: work no step of the push waits for. */
+  private final List<Runnable> afterAnswer = new ArrayList<>();
   /** Told once the push has landed upstream (PreMints' forgiveness of a late push). */
   private volatile Runnable whenLanded = () -> {};
   /** True once the git client has gone: its judgement is then abandoned. */
@@ -171,6 +177,9 @@ final class Push implements AutoCloseable {
           lease.close();
           throw new UpstreamException("the push ended while its write token was minted");
         }
+        if (retired) { // revoked at the close, with the others
+          throw new UpstreamException("upstream answered while the write token was minted");
+        }
       }
       return lease;
     }
@@ -189,7 +198,7 @@ final class Push implements AutoCloseable {
   }
 
   private void ensureNotRevoked() throws UpstreamException {
-    if (revoked) {
+    if (revoked || retired) {
       throw new UpstreamException("the push's write tokens were revoked already");
     }
   }
@@ -238,6 +247,26 @@ final class Push implements AutoCloseable {
   }
 
   /**
+   * Upstream has answered: no token of this push is handed out after this, and every one minted
+   * for it is revoked when the push {@linkplain #close closes}. That is once JGit has written git's
+   * answer (the filter closes the push after the servlet), so that the revocation's round trip
+   * to the git host and its ledger transaction do not run beside the push's last steps on the
+   * machine's cores; a crash before it leaves the tokens live in the ledger, for the run's
+   * teardown to revoke, as a crash with a revocation queued did.
+   */
+  synchronized void retireWriteTokens() {
+    retired = true;
+  }
+
+  /**
+   * Runs {@code then} when the push closes, after its answer, once its tokens' revocation is
+   * started: for work that must happen but that neither git's answer nor the audit waits for.
+   */
+  synchronized void afterAnswer(Runnable then) {
+    afterAnswer.add(Objects.requireNonNull(then, "then"));
+  }
+
+  /**
    * Revokes every token minted for the push, once; the one minted ahead as soon as its mint is
    * done. Upstream has answered, or never will: no token of this push is used after this.
    */
@@ -273,6 +302,12 @@ final class Push implements AutoCloseable {
       Thread.currentThread().interrupt();
     } finally {
       revokeWriteTokens();
+      List<Runnable> then;
+      synchronized (this) {
+        then = List.copyOf(afterAnswer);
+        afterAnswer.clear();
+      }
+      then.forEach(Runnable::run);
     }
   }
 }

@@ -286,15 +286,18 @@ final class PushHook implements PreReceiveHook {
       }
       outcomes = storeAndForward(rp, cmds, upstreamRefs, workflows);
     }
-    push.revokeWriteTokens(); // upstream has answered
+    push.retireWriteTokens(); // upstream has answered; revoked once git's answer is written
     Instant forwarded = clock.instant();
     services.metrics().onForward(Duration.between(forwardStart, forwarded),
         outcomes.values().stream().allMatch(Forwarder.Outcome::ok), streaming);
     long took = Duration.between(start, forwarded).toMillis();
     List<ReceiveCommand> landed = allowed.stream().map(i -> i.cmd)
         .filter(c -> outcomes.get(c).ok()).toList();
-    services.cache().landed(repo, landed);
     if (!landed.isEmpty()) {
+      // Pending now, so that whatever takes the repository's lock next writes them first; the
+      // background write (the packs forced, the refs written) waits for git's answer.
+      services.cache().landed(repo, landed);
+      push.afterAnswer(() -> services.cache().writeLanded(repo));
       push.landed();
     }
     for (Item i : allowed) {

@@ -121,6 +121,11 @@ final class UpstreamCache {
     landed.landed(repo, commands);
   }
 
+  /** {@link LandedRefs#writeInBackground}: once the push is answered. */
+  void writeLanded(RepoSlug repo) {
+    landed.writeInBackground(repo);
+  }
+
   /** {@link CacheCompaction#reading}: no compaction while a fetch reads the cache. */
   AutoCloseable reading(RepoSlug repo) {
     return compaction.reading(repo);

@@ -151,6 +151,66 @@ class PushHookTest {
   }
 
   @Test
+  void theWriteTokenIsRevokedOnceTheClientHasItsAnswerNotBefore() throws Exception {
+    // A revocation is a round trip to the git host and a ledger transaction: started before
+    // git's answer, it ran beside the push's last steps on the machine's cores.
+    java.util.concurrent.atomic.AtomicBoolean answered =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    List<Boolean> answeredAtRevocation = new java.util.concurrent.CopyOnWriteArrayList<>();
+    UpstreamAccess revokesLate = new UpstreamAccess() {
+      @Override
+      public String remoteUrl(RepoSlug repo) {
+        return access.remoteUrl(repo);
+      }
+
+      @Override
+      public dev.pushgate.types.Secret readToken(RunContext run, RepoSlug repo) {
+        return access.readToken(run, repo);
+      }
+
+      @Override
+      public WriteTokenLease mintWriteToken(RunContext run, RepoSlug repo, boolean workflows)
+          throws UpstreamException {
+        WriteTokenLease minted = access.mintWriteToken(run, repo, workflows);
+        return new WriteTokenLease() {
+          @Override
+          public dev.pushgate.types.Secret token() {
+            return minted.token();
+          }
+
+          @Override
+          public void close() {
+            answeredAtRevocation.add(answered.get());
+            minted.close();
+          }
+        };
+      }
+    };
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
+        config(), revokesLate, audit, approvals, PushMetrics.NONE, new Forwarder(10), caches,
+        threads)));
+    Transport.register(protocol);
+    Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), revokesLate);
+    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
+    PushResult r;
+    try (pushed; Transport t = Transport.open(client, uri)) {
+      r = t.push(NullProgressMonitor.INSTANCE,
+          t.findRemoteRefUpdatesFor(List.of(new RefSpec("refs/heads/main:refs/heads/main"))));
+      answered.set(true); // the filter closes the push once JGit has written the answer
+    }
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(idOf(upstream, MAIN)).isEqualTo(next);
+    assertThat(answeredAtRevocation).as("revoked once, after the answer").containsExactly(true);
+    assertThat(access.leases).singleElement().satisfies(l -> assertThat(l.closes).hasValue(1));
+    assertThat(audit.outcomeOf(0)).isEqualTo("ok");
+    assertThatThrownBy(() -> pushed.writeToken(false))
+        .as("no token handed out once upstream answered").isInstanceOf(UpstreamException.class);
+  }
+
+  @Test
   void forwardsACreateADeleteAndAForceInOnePushWithOneWriteToken() throws Exception {
     RevCommit feature = clientCommit("feature", base);
     RevCommit rewritten = commit(client, "rewritten\n", Map.of("README.md", "rewritten\n"));

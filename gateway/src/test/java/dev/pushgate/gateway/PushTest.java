@@ -58,6 +58,31 @@ class PushTest {
   }
 
   @Test
+  void tokensRetiredOnceUpstreamAnsweredAreNotHandedOutAndAreRevokedAtCloseThenTheRest()
+      throws Exception {
+    List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Push push = push();
+    push.mintAhead(minting);
+    WriteTokenLease lease = push.writeToken(false);
+    push.afterAnswer(() -> order.add("after the answer, closes " + closes(lease)));
+
+    push.retireWriteTokens();
+
+    assertThat(closes(lease)).as("not revoked before the push's answer").isZero();
+    assertThatThrownBy(() -> push.writeToken(false)).isInstanceOf(UpstreamException.class);
+    assertThatThrownBy(() -> push.writeToken(true)).isInstanceOf(UpstreamException.class);
+    assertThat(order).isEmpty();
+    push.close();
+    push.close();
+    assertThat(order).containsExactly("after the answer, closes 1");
+    assertOneTokenMintedAndRevokedOnce();
+  }
+
+  private static int closes(WriteTokenLease lease) {
+    return ((RecordingUpstream.Lease) lease).closes.get();
+  }
+
+  @Test
   void aPushChangingWorkflowsMintsItsOwnTokenAndBothAreRevoked() throws Exception {
     try (Push push = push()) {
       push.mintAhead(minting);

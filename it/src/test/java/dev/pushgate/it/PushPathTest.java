@@ -8,6 +8,7 @@ import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
+import dev.pushgate.testkit.Wait;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,6 +20,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -314,6 +316,23 @@ class PushPathTest {
     try (Repository r = new FileRepository(app.get().forgeRepo("acme/widget").toFile())) {
       assertThat(r.getObjectDatabase().has(r.resolve("refs/heads/large:noise.bin"))).isTrue();
     }
+  }
+
+  @Test
+  void aPushsWriteTokenIsRevokedAtTheForgeSoonAfterThePushNotAtTeardown() throws Exception {
+    // The revocation starts once git has its answer, no longer before it: it still happens.
+    String runId = run.get("runId").asText();
+    int liveBefore = Forge.liveForgeTokens(app.get());
+    commit(work, "revoked.txt", "one");
+
+    git.in(work, "push", "origin", "main:revoked-soon").ok();
+
+    Wait.until(Duration.ofSeconds(30), "the push's write token to be revoked at the forge",
+        () -> Forge.liveForgeTokens(app.get()) == liveBefore);
+    assertThat(Forge.liveCredentials(app.get(), runId, "write")).as("in the ledger too")
+        .isZero();
+    assertThat(app.get().control().get("/v1/runs/" + runId).body().get("state").asText())
+        .isNotEqualTo("ended");
   }
 
   @Test
