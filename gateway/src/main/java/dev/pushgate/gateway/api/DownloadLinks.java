@@ -3,6 +3,7 @@ package dev.pushgate.gateway.api;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.InputStream;
@@ -183,6 +184,19 @@ final class DownloadLinks {
   }
 
   /**
+   * An answer labelled JSON whose body is not JSON: its links cannot be read, so no more of it
+   * is passed on. The message is for the run, and quotes nothing of the body.
+   */
+  static final class NotJson extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    NotJson() {
+      super("GitHub's answer is labelled JSON but is not JSON; pushgate reads a contents or"
+          + " readme answer for its download links and passes on none it cannot read");
+    }
+  }
+
+  /**
    * A JSON answer as a JSON client reads it, written again with every link's credentials gone:
    * the escapes GitHub (or anyone) may use in a string ({@code \u0074oken}) are read, not
    * matched. It is read token by token, so a long answer is never held whole.
@@ -224,7 +238,12 @@ final class DownloadLinks {
     }
 
     private void next() throws IOException {
-      JsonToken t = parser.nextToken();
+      JsonToken t;
+      try {
+        t = parser.nextToken();
+      } catch (JsonProcessingException e) {
+        throw new NotJson(); // Jackson's message quotes the body, which may hold a token
+      }
       if (t == null) {
         ended = true;
         out.close();
