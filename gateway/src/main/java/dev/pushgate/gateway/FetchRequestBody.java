@@ -27,7 +27,8 @@ import org.eclipse.jgit.lib.ObjectId;
  * #capabilities}, {@link #arguments}, {@link #done}), which {@link StreamedFetch} decides by:
  * nothing else reads the body's bytes before JGit. In v0 the request ends at {@code done} (git
  * sends a flush after it, nothing more); in v2 at the command's flush. A data line past its end,
- * or a delim in v0, is malformed: git sends neither, and JGit would read no such line.
+ * a delim in v0, or a v2 fetch without the delim before its arguments is malformed: git sends
+ * none of them, and JGit would read no such line or refuse the fetch.
  */
 final class FetchRequestBody {
   private static final int MAX_PKT_LINE = 65520;
