@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.eclipse.jgit.lib.ObjectId;
@@ -17,20 +19,39 @@ import org.eclipse.jgit.lib.ObjectId;
  * <p>A body is whole when every pkt-line is (a hex length of 0000, 0001 or 4 to 65520, and that
  * many bytes) and it ends as git ends one: with a flush, or (protocol v0) with {@code done}. A
  * have line is {@code have }, an object id and an optional LF, as JGit reads it; any other line
- * starting {@code have } is malformed. JGit would fail a cut request with an internal error.
+ * starting {@code have } is malformed, and so is one where JGit reads no have (v0: before the
+ * wants' flush or after {@code done}; v2: outside the command's arguments), so that the haves
+ * judged are the haves JGit reads. JGit would fail a cut request with an internal error.
+ *
+ * <p>The same one reading gives what the request asks for ({@link #wants}, {@link
+ * #capabilities}, {@link #arguments}, {@link #done}), which {@link StreamedFetch} decides by:
+ * nothing else reads the body's bytes before JGit. In v0 the request ends at {@code done} (git
+ * sends a flush after it, nothing more); in v2 at the command's flush. A data line past its end,
+ * a delim in v0, or a v2 fetch without the delim before its arguments is malformed: git sends
+ * none of them, and JGit would read no such line or refuse the fetch.
  */
 final class FetchRequestBody {
   private static final int MAX_PKT_LINE = 65520;
   private static final byte[] HAVE = "have ".getBytes(StandardCharsets.US_ASCII);
 
+  private static final int FLUSH = 0;
+  private static final int DELIM = 1;
+
   private final byte[] body;
+  private final boolean v2;
   private final boolean fetches;
   /** Where each pkt-line starts, and its length as its header says (0 or 1: a flush, a delim). */
   private final int[] starts;
   private final int[] lengths;
+  private final Set<ObjectId> wants = new LinkedHashSet<>();
+  private final Set<String> capabilities = new LinkedHashSet<>();
+  private final List<String> arguments = new ArrayList<>();
+  private final List<ObjectId> haves = new ArrayList<>();
+  private boolean done;
 
   private FetchRequestBody(byte[] body, boolean v2, int[] starts, int[] lengths) {
     this.body = body;
+    this.v2 = v2;
     this.starts = starts;
     this.lengths = lengths;
     this.fetches = !v2 || starts.length > 0 && payloadIs(0, "command=fetch");
@@ -78,7 +99,111 @@ final class FetchRequestBody {
         throw new Malformed("a have line does not name one object id");
       }
     }
+    int end = v2 ? read.readV2() : read.readV0();
+    for (int i = end; i < n; i++) {
+      if (l[i] != FLUSH) {
+        throw new Malformed("a line follows the request's end (" + (v2 ? "its flush" : "done")
+            + ")");
+      }
+    }
     return read;
+  }
+
+  /**
+   * Reads a v0 request as JGit does: want lines (and shallow, deepen, filter) up to a flush, then
+   * rounds of haves ending with {@code done} or a flush; where the request ends.
+   */
+  private int readV0() throws Malformed {
+    int i = 0;
+    for (; i < starts.length && lengths[i] != FLUSH; i++) {
+      refuseV0Delim(i);
+      if (isHaveLine(i)) {
+        throw new Malformed("a have line comes before the wants' flush");
+      }
+      String line = line(i);
+      ObjectId want = want(line, wants.isEmpty());
+      if (want == null) {
+        arguments.add(line); // shallow, deepen, filter, or a want git does not spell so
+        continue;
+      }
+      if (wants.isEmpty()) {
+        capabilities.addAll(Arrays.asList(line.substring(45).trim().split(" +")));
+      }
+      wants.add(want);
+    }
+    for (i++; i < starts.length; i++) {
+      refuseV0Delim(i);
+      if (lengths[i] == FLUSH) {
+        continue;
+      }
+      if (isHaveLine(i)) {
+        haves.add(have(i));
+      } else if (payloadIs(i, "done")) {
+        done = true;
+        return i + 1;
+      } else {
+        arguments.add(line(i));
+      }
+    }
+    return starts.length;
+  }
+
+  private void refuseV0Delim(int i) throws Malformed {
+    if (lengths[i] == DELIM) {
+      throw new Malformed("a delim-pkt in a protocol v0 request");
+    }
+  }
+
+  /**
+   * Reads a v2 request as JGit does: its command, capabilities up to a delim, then arguments up
+   * to a flush; where the request ends.
+   */
+  private int readV2() throws Malformed {
+    int i = 1;
+    for (; i < starts.length && lengths[i] > DELIM; i++) {
+      if (isHaveLine(i)) {
+        throw new Malformed("a have line is not among the command's arguments");
+      }
+      capabilities.add(line(i)); // agent=, object-format=, session-id=, server-option=
+    }
+    if (i >= starts.length || lengths[i] == FLUSH) {
+      if (fetches) {
+        throw new Malformed("a fetch command has no delim before its arguments");
+      }
+      return Math.min(i + 1, starts.length);
+    }
+    for (i++; i < starts.length && lengths[i] != FLUSH; i++) {
+      if (lengths[i] == DELIM) {
+        throw new Malformed("a second delim-pkt among the command's arguments");
+      }
+      String line = line(i);
+      ObjectId want = want(line, false);
+      if (want != null) {
+        wants.add(want);
+      } else if (isHaveLine(i)) {
+        haves.add(have(i));
+      } else if (line.equals("done")) {
+        done = true;
+      } else {
+        arguments.add(line); // ofs-delta, thin-pack, shallow, filter, a want not so spelt, …
+      }
+    }
+    return i + 1;
+  }
+
+  /**
+   * The id a want line names: {@code want }, an object id, and (the first line of v0 only) its
+   * capabilities; null for any other line.
+   */
+  private static ObjectId want(String line, boolean mayHaveCapabilities) {
+    boolean plain = line.length() == 45 || mayHaveCapabilities && line.length() > 45;
+    return plain && line.startsWith("want ") && ObjectId.isId(line.substring(5, 45))
+        ? ObjectId.fromString(line.substring(5, 45)) : null;
+  }
+
+  /** Whether this is protocol v2's request. */
+  boolean v2() {
+    return v2;
   }
 
   /** Whether the body asks for a pack: protocol v0, or v2's {@code command=fetch}. */
@@ -88,13 +213,31 @@ final class FetchRequestBody {
 
   /** The object ids its have lines name, in order. */
   List<ObjectId> haves() {
-    List<ObjectId> haves = new ArrayList<>();
-    for (int i = 0; i < starts.length; i++) {
-      if (isHaveLine(i)) {
-        haves.add(have(i));
-      }
-    }
-    return haves;
+    return Collections.unmodifiableList(haves);
+  }
+
+  /** The object ids its well-formed want lines name, in order, once each. */
+  Set<ObjectId> wants() {
+    return Collections.unmodifiableSet(wants);
+  }
+
+  /** v0: the first want line's capabilities; v2: the command's capability lines. */
+  Set<String> capabilities() {
+    return Collections.unmodifiableSet(capabilities);
+  }
+
+  /**
+   * Its other lines, in order: v0's before its wants' flush that are not a want as git spells
+   * one (shallow, deepen, filter) and any in its rounds that is not a have; v2's arguments other
+   * than want, have and done (ofs-delta, thin-pack, shallow, filter, an argument unknown).
+   */
+  List<String> arguments() {
+    return Collections.unmodifiableList(arguments);
+  }
+
+  /** Whether it ends its negotiation with {@code done}. */
+  boolean done() {
+    return done;
   }
 
   /** The body without the have lines whose ids are not in {@code kept}; all else byte for byte. */

@@ -299,7 +299,7 @@ final class GatewayFilter implements Filter {
         if (inFlight.isEmpty()) {
           log.info("run {}: fetch from {} served from the cache: no fetch from upstream under"
               + " way", run.runId(), repo);
-        } else if (streamed(run, repo, inFlight.get(), body, v2, rsp)) {
+        } else if (streamed(run, repo, inFlight.get(), request, rsp)) {
           return;
         }
         try {
@@ -359,9 +359,9 @@ final class GatewayFilter implements Filter {
    * while the client's haves do not yet decide the pack, as a negotiation round; whether it did.
    * Otherwise the request waits for the cache, and the log says why.
    */
-  private boolean streamed(RunContext run, RepoSlug repo, FetchStream inFlight, byte[] body,
-      boolean v2, HttpServletResponse rsp) throws IOException {
-    Optional<StreamedFetch.Request> request = StreamedFetch.parse(body, v2);
+  private boolean streamed(RunContext run, RepoSlug repo, FetchStream inFlight,
+      FetchRequestBody body, HttpServletResponse rsp) throws IOException {
+    Optional<StreamedFetch.Request> request = StreamedFetch.parse(body);
     if (request.isEmpty()) {
       // In any round: a later one may add what the first did not (a filter, a deepen), and the
       // cache's fetch is hurried all the same (awaitFetch). Malformed pkt-lines never come here.

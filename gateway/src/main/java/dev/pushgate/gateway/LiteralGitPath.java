@@ -9,7 +9,11 @@ import java.util.Optional;
  * another path: {@code git-receive-pac%6b} or {@code git-receive-pack;x} is a push to JGit and
  * not one to a check on the URI. git never sends either in a repository path (owner and name are
  * letters, digits, {@code .}, {@code _} and {@code -}), so a path holding them is refused instead
- * of being read two ways.
+ * of being read two ways. Likewise a dot segment: Jetty resolves {@code acme/../acme/widget.git}
+ * to {@code acme/widget.git} before it routes, and the raw URI says another path; git and curl
+ * resolve them before sending (libcurl, RFC 3986), so only a client that sends them as written
+ * does ({@code curl --path-as-is}). Encoded dots and separators, empty segments and backslashes
+ * are Jetty's own 400 ({@code Ambiguous URI …}) before any filter.
  */
 public final class LiteralGitPath {
   private LiteralGitPath() {}
@@ -25,6 +29,12 @@ public final class LiteralGitPath {
     }
     if (raw.indexOf('%') >= 0) {
       return Optional.of("git paths take no percent-encoding ('%'); write the path as git does");
+    }
+    for (String segment : raw.split("/", -1)) {
+      if (segment.equals(".") || segment.equals("..")) {
+        return Optional.of("git paths take no dot segments ('.' or '..'), which the server would"
+            + " resolve before routing; write the path as git sends it");
+      }
     }
     return Optional.empty();
   }

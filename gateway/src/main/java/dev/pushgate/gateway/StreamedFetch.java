@@ -1,18 +1,13 @@
 package dev.pushgate.gateway;
 
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.ByteArrayInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.transport.PacketLineOut;
 
 /**
@@ -40,104 +35,37 @@ final class StreamedFetch {
 
   private StreamedFetch() {}
 
-  /** {@code body} as a request a stream may answer, or empty if it is anything else. */
-  static Optional<Request> parse(byte[] body, boolean v2) throws IOException {
-    try {
-      return v2 ? parseV2(new PacketLineIn(new ByteArrayInputStream(body)))
-          : parseV0(new PacketLineIn(new ByteArrayInputStream(body)));
-    } catch (IOException | RuntimeException e) {
-      // Cut or malformed (a bad pkt-line length, an object id that is not one): the body is in
-      // memory, so nothing else throws here; JGit answers it as it answers any, in git's ERR line.
+  /** The v2 arguments a stream's answer honours, or that change nothing in it. */
+  private static final Set<String> V2_ARGUMENTS =
+      Set.of("ofs-delta", "no-progress", "thin-pack", "include-tag");
+
+  /**
+   * {@code body} as a request a stream may answer, or empty if it is anything else. It is read as
+   * the gateway read it for JGit ({@link FetchRequestBody}), whole and with its haves checked.
+   */
+  static Optional<Request> parse(FetchRequestBody body) {
+    if (!body.fetches()) {
       return Optional.empty();
     }
-  }
-
-  private static Optional<Request> parseV0(PacketLineIn in) throws IOException {
-    Set<ObjectId> wants = new LinkedHashSet<>();
-    Set<String> caps = Set.of();
-    for (String line; !PacketLineIn.isEnd(line = in.readString()); ) {
-      if (!line.startsWith("want ") || line.length() < 45 || !ObjectId.isId(line.substring(5, 45))) {
-        return Optional.empty(); // shallow, deepen, filter: not streamed
-      }
-      if (wants.isEmpty()) {
-        caps = Set.of(line.substring(45).trim().split(" +"));
-      } else if (line.length() != 45) {
-        return Optional.empty();
-      }
-      wants.add(ObjectId.fromString(line.substring(5, 45)));
-    }
-    List<ObjectId> haves = new ArrayList<>();
-    boolean done = false;
-    for (String line; ; ) {
-      try {
-        line = in.readString();
-      } catch (EOFException e) {
-        break; // the last round's flush was the body's end
-      }
-      if (PacketLineIn.isEnd(line)) {
-        continue;
-      }
-      if (line.equals("done")) {
-        done = true;
-        break;
-      }
-      Optional<ObjectId> have = have(line);
-      if (have.isEmpty()) {
-        return Optional.empty();
-      }
-      haves.add(have.get());
+    Set<String> caps = body.capabilities();
+    if (body.v2()) {
+      // agent=, session-id=, object-format=sha1: nothing the answer depends on
+      boolean sha1 = caps.stream()
+          .noneMatch(c -> c.startsWith("object-format=") && !c.equals("object-format=sha1"));
+      return sha1 && body.arguments().contains("ofs-delta")
+          && V2_ARGUMENTS.containsAll(body.arguments())
+          ? Optional.of(new Request(true, body.wants(), body.haves(), body.done(), true,
+              !body.arguments().contains("no-progress")))
+          : Optional.empty();
     }
     boolean sideBand64k = caps.contains("side-band-64k");
-    if (!caps.contains("ofs-delta") || !(sideBand64k || caps.contains("side-band"))
-        || !done && !(caps.contains("multi_ack_detailed") && caps.contains("no-done"))) {
+    if (!body.arguments().isEmpty() // shallow, deepen, filter: not streamed
+        || !caps.contains("ofs-delta") || !(sideBand64k || caps.contains("side-band"))
+        || !body.done() && !(caps.contains("multi_ack_detailed") && caps.contains("no-done"))) {
       return Optional.empty();
     }
-    return Optional.of(new Request(false, wants, haves, done, sideBand64k,
+    return Optional.of(new Request(false, body.wants(), body.haves(), body.done(), sideBand64k,
         !caps.contains("no-progress")));
-  }
-
-  private static Optional<Request> parseV2(PacketLineIn in) throws IOException {
-    if (!"command=fetch".equals(in.readString())) {
-      return Optional.empty();
-    }
-    for (String line; !PacketLineIn.isDelimiter(line = in.readString()); ) {
-      if (PacketLineIn.isEnd(line)
-          || line.startsWith("object-format=") && !line.equals("object-format=sha1")) {
-        return Optional.empty();
-      }
-      // agent=, session-id=, object-format=sha1: nothing the answer depends on
-    }
-    Set<ObjectId> wants = new LinkedHashSet<>();
-    List<ObjectId> haves = new ArrayList<>();
-    boolean done = false;
-    boolean ofsDelta = false;
-    boolean progress = true;
-    for (String line; !PacketLineIn.isEnd(line = in.readString()); ) {
-      if (line.startsWith("want ") && line.length() == 45 && ObjectId.isId(line.substring(5))) {
-        wants.add(ObjectId.fromString(line.substring(5)));
-      } else if (line.startsWith("have ")) {
-        Optional<ObjectId> have = have(line);
-        if (have.isEmpty()) {
-          return Optional.empty();
-        }
-        haves.add(have.get());
-      } else if (line.equals("done")) {
-        done = true;
-      } else if (line.equals("ofs-delta")) {
-        ofsDelta = true;
-      } else if (line.equals("no-progress")) {
-        progress = false;
-      } else if (!line.equals("thin-pack") && !line.equals("include-tag")) {
-        return Optional.empty();
-      }
-    }
-    return ofsDelta ? Optional.of(new Request(true, wants, haves, done, true, progress))
-        : Optional.empty();
-  }
-
-  private static Optional<ObjectId> have(String line) {
-    return line.startsWith("have ") && line.length() == 45 && ObjectId.isId(line.substring(5))
-        ? Optional.of(ObjectId.fromString(line.substring(5))) : Optional.empty();
   }
 
   /**

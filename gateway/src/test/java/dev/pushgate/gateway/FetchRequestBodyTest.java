@@ -11,8 +11,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class FetchRequestBodyTest {
-  private static final String A = "a".repeat(40);
-  private static final String B = "b".repeat(40);
+  private static final String A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  private static final String B = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 
   @Test
   void keepsOnlyTheHavesItIsToldToAndEveryOtherLineByteForByte() throws Exception {
@@ -33,6 +33,59 @@ class FetchRequestBodyTest {
         false).fetches()).isTrue();
     assertThat(FetchRequestBody.read(bytes(pkt("command=ls-refs\n") + "0001" + "0000"), true)
         .fetches()).isFalse();
+  }
+
+  @Test
+  void readsWhatAV0RequestAsksForOnceLinesWithoutLfAsWithOne() throws Exception {
+    FetchRequestBody read = FetchRequestBody.read(bytes(pkt("want " + A + " ofs-delta agent=x")
+        + pkt("want " + B + "\n") + pkt("want " + "z".repeat(40) + "\n") + pkt("deepen 1")
+        + "0000" + pkt("have " + B) + pkt("done") + "0000"), false);
+
+    assertThat(read.wants()).containsExactly(ObjectId.fromString(A), ObjectId.fromString(B));
+    assertThat(read.capabilities()).containsExactly("ofs-delta", "agent=x");
+    assertThat(read.arguments()).containsExactly("want " + "z".repeat(40), "deepen 1");
+    assertThat(read.haves()).containsExactly(ObjectId.fromString(B));
+    assertThat(read.done()).isTrue();
+  }
+
+  @Test
+  void readsWhatAV2RequestAsksForAnUnknownArgumentOrABadWantAmongItsArguments() throws Exception {
+    FetchRequestBody read = FetchRequestBody.read(bytes(pkt("command=fetch\n")
+        + pkt("object-format=sha1\n") + "0001" + pkt("want " + A) + pkt("want 0123\n")
+        + pkt("an-argument-unknown\n") + pkt("ofs-delta\n") + pkt("have " + B + "\n")
+        + "0000"), true);
+
+    assertThat(read.v2()).isTrue();
+    assertThat(read.wants()).containsExactly(ObjectId.fromString(A));
+    assertThat(read.capabilities()).containsExactly("object-format=sha1");
+    assertThat(read.arguments()).containsExactly("want 0123", "an-argument-unknown", "ofs-delta");
+    assertThat(read.haves()).containsExactly(ObjectId.fromString(B));
+    assertThat(read.done()).isFalse();
+  }
+
+  /**
+   * A have where JGit reads none (so it is not judged as one), a line past the request's end, a
+   * delim in v0, a fetch without the delim before its arguments: git sends none of them.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "0|want " + A + "|have " + B + "|#|done",
+      "0|want " + A + "|#|done|have " + B + "|#",
+      "0|want " + A + "|#|done|#|want " + B + "|#",
+      "0|want " + A + "|@|#|done",
+      "0|want " + A + "|#|@|done",
+      "2|command=fetch|have " + B + "|@|want " + A + "|#",
+      "2|command=fetch|@|want " + A + "|#|have " + B + "|#",
+      "2|command=fetch|@|want " + A + "|@|done|#",
+      "2|command=fetch|want " + A + "|#"})
+  void aLineWhereGitSendsNoneIsMalformed(String versionAndLines) {
+    String[] parts = versionAndLines.split("\\|", 2);
+    StringBuilder body = new StringBuilder();
+    for (String line : parts[1].split("\\|")) {
+      body.append(line.equals("#") ? "0000" : line.equals("@") ? "0001" : pkt(line + "\n"));
+    }
+    assertThatThrownBy(() -> FetchRequestBody.read(bytes(body.toString()), "2".equals(parts[0])))
+        .isInstanceOf(FetchRequestBody.Malformed.class);
   }
 
   /** Cut before the flush, cut within a line or its header, lengths git never sends. */

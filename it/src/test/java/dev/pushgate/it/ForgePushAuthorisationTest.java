@@ -8,8 +8,11 @@ import dev.pushgate.broker.GitHubAppConfig;
 import dev.pushgate.broker.InstallationToken;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.GitRun;
 import dev.pushgate.types.RepoSlug;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -28,6 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgePushAuthorisationTest {
   private static final String LITERAL = "Bad request: git paths take no ";
+  private static final String DOT_SEGMENTS = LITERAL + "dot segments ('.' or '..'), which the"
+      + " server would resolve before routing; write the path as git sends it\n";
 
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
@@ -104,6 +109,64 @@ class ForgePushAuthorisationTest {
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.body()).startsWith(LITERAL);
     assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main")).isEqualTo(main);
+  }
+
+  /**
+   * Jetty resolves dot segments before it routes ({@code acme/../acme/widget.git} is served as
+   * {@code acme/widget.git}), so a path written with them is refused as written, on the gateway
+   * and on the forge, instead of being read two ways. git and curl send none: libcurl resolves
+   * them before sending (RFC 3986), so what reaches the gateway is the literal path (curl's
+   * {@code --path-as-is} and a raw request send them as written). Encoded dots, encoded
+   * separators and empty segments are Jetty's 400 before any filter.
+   */
+  @Test
+  void dotSegmentsAreRefusedAsWrittenAndGitAndCurlResolveThemBeforeSending() throws Exception {
+    String credential = ForgeRefs.credential(run);
+    String refs = "/info/refs?service=git-upload-pack";
+    String repo = "/git/github.com/acme/widget.git";
+    for (String path : List.of("/git/github.com/acme/../acme/widget.git" + refs,
+        "/git/github.com/acme/./widget.git" + refs, "/git/github.com/./acme/widget.git" + refs,
+        repo + "/x/.." + refs, repo + "/." + refs, "/git/x/../github.com/acme/widget.git" + refs,
+        "/forge/../git/github.com/acme/widget.git" + refs,
+        "/git/github.com/acme/widget.git/../../../../forge/acme/widget.git" + refs)) {
+      Wire.Answer a = Wire.get(app.get(), path, credential);
+      assertThat(a.status()).as(path).isEqualTo(400);
+      assertThat(a.body()).as(path).isEqualTo(DOT_SEGMENTS);
+    }
+    Wire.Answer push = Wire.post(app.get(), "/git/github.com/acme/../acme/widget.git"
+        + "/git-receive-pack", credential, push("refs/heads/main"));
+    assertThat(push.status()).isEqualTo(400);
+    assertThat(push.body()).isEqualTo(DOT_SEGMENTS);
+    for (String path : List.of("/git/github.com/acme/%2e%2e/acme/widget.git" + refs,
+        "/git/github.com/acme/.%2e/acme/widget.git" + refs, "/git/github.com/acme/%2e/widget.git"
+            + refs, "/git/github.com/acme%2fwidget.git" + refs, "/git/github.com//acme/widget.git"
+            + refs, "/git/github.com/acme/..;x/acme/widget.git" + refs)) {
+      Wire.Answer a = Wire.get(app.get(), path, credential);
+      assertThat(a.status()).as(path).isEqualTo(400);
+      assertThat(a.body()).as(path).doesNotContain("# service=");
+    }
+    assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main")).isEqualTo(main);
+
+    String url = "http://127.0.0.1:" + app.get().port() + "/git/github.com/acme/../acme/widget.git"
+        + refs;
+    assertThat(curl("--path-as-is", url)).isEqualTo("400 " + DOT_SEGMENTS);
+    assertThat(curl("--no-progress-meter", url)).startsWith("200 ")
+        .contains("# service=git-upload-pack");
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("dots-home")),
+        ForgeRefs.env(run));
+    assertThat(git.in(app.dir(), "ls-remote", "https://github.com/acme/../acme/widget.git").ok()
+        .stdout()).contains(main.name() + "\trefs/heads/main");
+  }
+
+  /** curl's answer to a GET of {@code url} with the run's credential: status, space, body. */
+  private String curl(String option, String url) throws Exception {
+    Process p = new ProcessBuilder("curl", "-s", option, "-H", "Authorization: Bearer "
+        + ForgeRefs.credential(run), "-w", "%{http_code} ", "-o", "/dev/stderr", url)
+        .redirectErrorStream(false).start();
+    String body = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    String status = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).isZero();
+    return status + body;
   }
 
   @Test

@@ -46,6 +46,9 @@ class HostileInputTest {
   private static final String UNPACK = MALFORMED + "Exception while parsing pack stream: ";
   private static final String BAD_COMMAND =
       MALFORMED + "a command is not '<old-id> <new-id> <ref>' with a valid ref name\n";
+  private static final String DOT_SEGMENTS = "Bad request: git paths take no dot segments ('.'"
+      + " or '..'), which the server would resolve before routing; write the path as git sends"
+      + " it\n";
   private static final String NOT_A_REPOSITORY =
       "Not a repository of the gateway: expected /git/github.com/<owner>/<repo>.git\n";
   private static final ObjectId ZERO = ObjectId.zeroId();
@@ -308,10 +311,10 @@ class HostileInputTest {
   void pathTricksInRepositoryNamesReachNoRepository() throws Exception {
     List<String> before = cacheRepositories();
     Map<String, String> productAnswers = new LinkedHashMap<>();
-    productAnswers.put("acme/../widget.git", NOT_A_REPOSITORY);
+    productAnswers.put("acme/../widget.git", DOT_SEGMENTS);
     productAnswers.put("acme/.git", NOT_A_REPOSITORY);
     productAnswers.put("acme/..git", NOT_A_REPOSITORY);
-    productAnswers.put("..", NOT_A_REPOSITORY);
+    productAnswers.put("..", DOT_SEGMENTS);
     productAnswers.put("acme", NOT_A_REPOSITORY);
     List<String> refusedByJetty = List.of("acme/%2e%2e/widget.git", "..%2f..%2fetc.git",
         "acme/wid%5cget.git", "acme%5cwidget.git", "acme/widget%00.git", "/etc/passwd.git",
@@ -333,7 +336,8 @@ class HostileInputTest {
         assertThat(a.body()).as(path).doesNotContain("# service=git-receive-pack")
             .doesNotContain("ok refs/heads/path-trick");
         if (productAnswers.containsKey(repo)) {
-          assertThat(a.status()).as(path).isEqualTo(404);
+          assertThat(a.status()).as(path).isEqualTo(
+              productAnswers.get(repo).equals(DOT_SEGMENTS) ? 400 : 404);
           assertThat(a.body()).as(path).isEqualTo(productAnswers.get(repo));
         }
         if (notLiteral.contains(repo)) {
@@ -358,17 +362,15 @@ class HostileInputTest {
       assertThat(a.status()).as(path).isEqualTo(404);
       assertThat(a.body()).as(path).isEqualTo(NOT_A_REPOSITORY);
     }
-    // Dot segments that climb out of /git/ land on the forge, which wants a forge token, not a
-    // run credential.
+    // Dot segments that would climb out of /git/ onto the forge are refused as written.
     for (String path : List.of(
         "/git/github.com/acme/widget.git/../../../../forge/acme/widget.git/info/refs"
             + "?service=git-receive-pack",
         "/git/github.com/acme/../../../forge/acme/widget.git/git-receive-pack")) {
       Wire.Answer a = path.endsWith("pack")
           ? Wire.post(app.get(), path, credential, push) : Wire.get(app.get(), path, credential);
-      assertThat(a.status()).as(path).isEqualTo(401);
-      assertThat(a.body()).as(path).isEqualTo("Invalid username or token. Password"
-          + " authentication is not supported for Git operations.\n");
+      assertThat(a.status()).as(path).isEqualTo(400);
+      assertThat(a.body()).as(path).isEqualTo(DOT_SEGMENTS);
     }
     assertThat(cacheRepositories()).isEqualTo(before);
   }

@@ -3,15 +3,16 @@ package dev.pushgate.gateway.api;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -32,30 +33,35 @@ final class DownloadLinks {
   /** Parts of a parameter name (decoded, lowercased) that make it a credential's. */
   private static final List<String> CREDENTIAL_PARTS = List.of("token", "signature", "secret",
       "password", "credential", "session", "apikey", "api_key", "api-key");
-  private static final Pattern AUTHORITY =
-      Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*:)?//([^/?#]*)(.*)$", Pattern.DOTALL);
+  /** A {@code %} that starts no escape: kept as itself, as a lenient client reads it. */
+  private static final Pattern NO_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
   private static final JsonFactory JSON = new JsonFactory();
 
   private DownloadLinks() {}
 
   /**
-   * A redirect's {@code Location} as the run may see it: a link off the host the call went to
-   * loses its whole query (where the signature or token is); any link loses its userinfo and
-   * every parameter a credential rides in ({@link #withoutCredentials}). A scheme-relative link
-   * stays scheme-relative.
+   * A redirect's {@code Location} as the run may see it: a link off the host the call went to,
+   * as any client may read it ({@link LinkReading#staysOn}: {@code https:/host/…}, {@code
+   * https:\\host}, a host it cannot decide), loses its whole query (where the signature or
+   * token is); any link loses its userinfo and every parameter a credential rides in ({@link
+   * #withoutCredentials}). A scheme-relative link stays scheme-relative; a link with nothing to
+   * lose is kept as it came.
    */
   static String location(String value, String callHost) {
-    Matcher m = AUTHORITY.matcher(value);
-    if (m.matches() && !hostOf(m.group(2)).equalsIgnoreCase(callHost)) {
-      String rest = m.group(3);
-      int query = rest.indexOf('?');
-      if (query >= 0) {
-        int fragment = rest.indexOf('#', query);
-        rest = rest.substring(0, query) + (fragment < 0 ? "" : rest.substring(fragment));
-      }
-      value = (m.group(1) == null ? "" : m.group(1)) + "//" + m.group(2) + rest;
+    String link = LinkReading.cleaned(value);
+    String stripped = withoutCredentials(
+        LinkReading.staysOn(link, callHost) ? link : withoutQuery(link));
+    return stripped.equals(link) ? value : stripped;
+  }
+
+  /** {@code link} without its query, its fragment kept. */
+  private static String withoutQuery(String link) {
+    int fragment = link.indexOf('#');
+    int query = link.indexOf('?');
+    if (query < 0 || fragment >= 0 && fragment < query) {
+      return link;
     }
-    return withoutCredentials(value);
+    return link.substring(0, query) + (fragment < 0 ? "" : link.substring(fragment));
   }
 
   /**
@@ -96,20 +102,21 @@ final class DownloadLinks {
   }
 
   /**
-   * {@code link} as a client would use it, less what could be a credential: the userinfo of its
+   * {@code link} as a client would use it ({@link LinkReading#cleaned}), less what could be a
+   * credential: the userinfo of its
    * authority ({@code user:pw@}), and every parameter, of its path ({@code ;token=}), its query
    * ({@code ?}, {@code &} or {@code ;}) or its fragment, whose name, percent-decoded and in any
    * case, is a credential's ({@code token}, {@code access_token}, {@code sig}, …).
    */
   static String withoutCredentials(String link) {
-    Matcher m = AUTHORITY.matcher(link);
+    link = LinkReading.cleaned(link); // a tab inside "to\tken" is dropped as the parser drops it
+    int[] authority = LinkReading.authority(link);
     String head = "";
     String rest = link;
-    if (m.matches()) {
-      String authority = m.group(2);
-      head = (m.group(1) == null ? "" : m.group(1)) + "//"
-          + authority.substring(authority.lastIndexOf('@') + 1);
-      rest = m.group(3);
+    if (authority != null) {
+      String named = link.substring(authority[0], authority[1]);
+      head = link.substring(0, authority[0]) + named.substring(named.lastIndexOf('@') + 1);
+      rest = link.substring(authority[1]);
     }
     int fragmentAt = rest.indexOf('#');
     String fragment = fragmentAt < 0 ? null : rest.substring(fragmentAt + 1);
@@ -171,36 +178,22 @@ final class DownloadLinks {
         || name.startsWith("x-amz-") || name.startsWith("x-goog-");
   }
 
+  /** {@code s} decoded as a form is: {@code +} a space, a {@code %} that starts no escape kept. */
   private static String percentDecoded(String s) {
-    if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
-      return s;
-    }
-    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '%' && i + 2 < s.length() && Character.digit(s.charAt(i + 1), 16) >= 0
-          && Character.digit(s.charAt(i + 2), 16) >= 0) {
-        b.write(Integer.parseInt(s.substring(i + 1, i + 3), 16));
-        i += 2;
-      } else if (c == '+') {
-        b.write(' ');
-      } else {
-        byte[] bytes = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-        b.write(bytes, 0, bytes.length);
-      }
-    }
-    return b.toString(StandardCharsets.UTF_8);
+    return URLDecoder.decode(NO_ESCAPE.matcher(s).replaceAll("%25"), StandardCharsets.UTF_8);
   }
 
-  /** The host of an authority, without userinfo or port. */
-  private static String hostOf(String authority) {
-    String h = authority.substring(authority.lastIndexOf('@') + 1);
-    if (h.startsWith("[")) {
-      int end = h.indexOf(']');
-      return end < 0 ? h : h.substring(0, end + 1);
+  /**
+   * An answer labelled JSON whose body is not JSON: its links cannot be read, so no more of it
+   * is passed on. The message is for the run, and quotes nothing of the body.
+   */
+  static final class NotJson extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    NotJson() {
+      super("GitHub's answer is labelled JSON but is not JSON; pushgate reads a contents or"
+          + " readme answer for its download links and passes on none it cannot read");
     }
-    int colon = h.indexOf(':');
-    return colon < 0 ? h : h.substring(0, colon);
   }
 
   /**
@@ -245,13 +238,20 @@ final class DownloadLinks {
     }
 
     private void next() throws IOException {
-      JsonToken t = parser.nextToken();
+      JsonToken t;
+      try {
+        t = parser.nextToken();
+      } catch (JsonProcessingException e) {
+        throw new NotJson(); // Jackson's message quotes the body, which may hold a token
+      }
       if (t == null) {
         ended = true;
         out.close();
       } else if (t == JsonToken.VALUE_STRING) {
         String v = parser.getText();
-        out.writeString(AUTHORITY.matcher(v).matches() ? withoutCredentials(v) : v);
+        String link = LinkReading.cleaned(v);
+        String stripped = LinkReading.authority(link) == null ? link : withoutCredentials(link);
+        out.writeString(stripped.equals(link) ? v : stripped);
       } else {
         out.copyCurrentEvent(parser);
       }

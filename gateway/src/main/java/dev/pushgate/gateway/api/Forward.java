@@ -77,6 +77,9 @@ record Forward(String runId, Duration answerTimeout) {
       // debug, as the log's layout and redaction cost the boundary a tenth of its CPU.
       ApiBoundary.LOG.debug("run {}: {} {}{} {} upstream {}", runId, call.method,
           call.call().host(), call.path, allowed.audited(), answer.getStatus());
+    } catch (DownloadLinks.NotJson e) {
+      up.abort(e);
+      notAnswered(call, e, 502, e.getMessage());
     } catch (IOException e) {
       up.abort(e);
       notAnswered(call, e, 502, "GitHub's answer broke off before its end");

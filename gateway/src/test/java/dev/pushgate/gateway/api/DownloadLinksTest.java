@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DownloadLinksTest {
@@ -109,5 +111,76 @@ class DownloadLinksTest {
             + "\"b\":\"https://x/a\",\"c\":\"https://x/a\",\"d\":\"https://x/a\","
             + "\"e\":\"https://x/a\",\"f\":\"https://x/a\",\"g\":\"https://x/a\","
             + "\"name\":\"a?token=kept\",\"list\":[1,true,null,{\"h\":\"//x/a\"}]}");
+  }
+
+  /**
+   * What the WHATWG URL parser (Node 20's {@code new URL(link)}, as a browser or {@code fetch}
+   * follows a link; {@code curl} takes one to three slashes alike) reads as the host:
+   *
+   * <pre>
+   * https:/h/x         h   (relative to an https page: that page's host, path /h/x)
+   * https:h/x          h   (likewise)
+   * https:\\h\x        h   (relative to any page too)
+   * HTTPS:/h/x         h
+   * ht&lt;TAB&gt;tps://h/x    h   (tab, LF and CR dropped anywhere; leading/trailing spaces too)
+   * https:/&lt;TAB&gt;/h/x    h
+   * https:///h/x       h
+   * /\h/x  \\h/x       h   (relative to an https page)
+   * https://h:99999/x  none: the parser throws (a bad port)
+   * https://           none: the parser throws (no host)
+   * </pre>
+   *
+   * Each names a host other than the call's to some client, or none it can decide: its whole
+   * query goes, not only the parameters named as credentials.
+   */
+  @Test
+  void aLocationOffTheHostInAnySpellingTheParserReadsLosesItsWholeQuery() {
+    Map<String, String> spellings = new LinkedHashMap<>();
+    for (String same : List.of("https:/h/x", "https:h/x", "https:\\\\h\\x", "HTTPS:/h/x",
+        "/\\h/x", "\\\\h/x", "https://h:99999/x", "https://", "https:")) {
+      spellings.put(same, same);
+    }
+    spellings.put("ht\ttps://h/x", "https://h/x");
+    spellings.put("https:/\t/h/x", "https://h/x");
+    spellings.put(" https:///h/x", "https:///h/x");
+    spellings.put("https:/api.github.com@h/x", "https:/h/x");
+    spellings.forEach((spelt, read) ->
+        assertThat(DownloadLinks.location(spelt + "?v=1&token=T#f", "api.github.com"))
+            .as(spelt).isEqualTo(read + "#f"));
+    assertThat(DownloadLinks.location("https:\\\\u:p@h\\x?v=1", "api.github.com"))
+        .isEqualTo("https:\\\\h\\x");
+  }
+
+  /** The call's own host, spelt so, keeps its query less its credentials, as before. */
+  @Test
+  void aLocationOnTheCallsHostInAnySpellingKeepsItsQueryLessItsCredentials() {
+    for (String spelt : List.of("https:/api.github.com/x", "HTTPS:API.GITHUB.COM/x",
+        "https://api.github.com:443/x", "/x", "\\x")) {
+      assertThat(DownloadLinks.location(spelt + "?page=2&to\tken=T&Token=U", "api.github.com"))
+          .as(spelt).isEqualTo(spelt + "?page=2");
+    }
+    assertThat(DownloadLinks.location("https://api.github.com/x?page=2", "api.github.com"))
+        .isEqualTo("https://api.github.com/x?page=2");
+  }
+
+  @Test
+  void aContentsAnswerLosesTheCredentialsOfLinksInEverySpellingTheParserReads()
+      throws Exception {
+    String answer = "{\"a\":\"https:/x/a?token=A\",\"b\":\"https:x/a?token=B\","
+        + "\"c\":\"https:\\\\\\\\x\\\\a?token=C\",\"d\":\"ht\\ttps://x/a?token=D\","
+        + "\"e\":\"https://x/a?to\\nken=E\",\"f\":\"HTTPS:u:F@x/a\","
+        + "\"g\":\" \\\\\\\\u:G@x/a \",\"h\":\"to\\tken=kept\"}";
+    assertThat(body("/repos/o/r/contents/a", "application/json", answer)).isEqualTo(
+        "{\"a\":\"https:/x/a\",\"b\":\"https:x/a\",\"c\":\"https:\\\\\\\\x\\\\a\","
+            + "\"d\":\"https://x/a\",\"e\":\"https://x/a\",\"f\":\"HTTPS:x/a\","
+            + "\"g\":\"\\\\\\\\x/a\",\"h\":\"to\\tken=kept\"}");
+  }
+
+  /** Decoded as a form is, leniently: {@code +} a space, a stray {@code %} itself. */
+  @Test
+  void aParameterNameIsDecodedLenientlyAsAFormIs() {
+    String base = "https://api.github.com/x";
+    assertThat(DownloadLinks.location(base + "?%74ok%65n%zz=T&%ZZtoken=U&x%2=1&%=2&a+token=V",
+        "api.github.com")).isEqualTo(base + "?x%2=1&%=2");
   }
 }

@@ -143,6 +143,20 @@ class UpstreamLegTest {
   }
 
   /**
+   * A contents answer is read as JSON for its download links; one labelled JSON that is not
+   * was a 502 saying GitHub's answer broke off before its end, which it had not.
+   */
+  @Test
+  void aContentsAnswerLabelledJsonThatIsNotJsonIsA502SayingSo() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 200, OK, "<html>?token=ghs_notforthe_run</html>"));
+    Answer a = get("/repos/acme/app/contents/README.md");
+    assertThat(a.status()).isEqualTo(502);
+    assertThat(a.body()).contains("\"message\":\"GitHub's answer is labelled JSON but is not"
+        + " JSON; pushgate reads a contents or readme answer for its download links and passes on"
+        + " none it cannot read").doesNotContain("ghs_notforthe_run");
+  }
+
+  /**
    * Past {@link Forward#WHOLE} the answer is streamed, and docs/api-boundary.md promises that a
    * break after its start cuts the run's connection. A chunked answer must then not end with the
    * last chunk: that would hand the run a short body as GitHub's whole 200.
