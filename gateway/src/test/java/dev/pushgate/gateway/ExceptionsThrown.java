@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -23,6 +24,15 @@ final class ExceptionsThrown {
     }
 
     /**
+     * Whether it says a file is not there: what a probe for an absent file costs (the native
+     * error, the exception made of it, or JGit's own). Not the JVM's own linkage errors, which
+     * the first run of a lambda may make.
+     */
+    boolean missingFile() {
+      return MISSING_FILE.contains(type);
+    }
+
+    /**
      * Whether JGit made it looking for the user's or the system's git configuration, which the
      * machine running the tests may lack: not the repository's files.
      */
@@ -30,6 +40,10 @@ final class ExceptionsThrown {
       return through("SystemReader.getUserConfig");
     }
   }
+
+  private static final Set<String> MISSING_FILE = Set.of(
+      "sun.nio.fs.UnixException", "java.nio.file.NoSuchFileException",
+      "java.io.FileNotFoundException");
 
   interface Body {
     void run() throws Exception;
