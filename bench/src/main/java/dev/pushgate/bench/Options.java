@@ -42,7 +42,10 @@ record Options(
         --warmup N       untimed small pushes each, direct and gateway, before the small push is
                          measured, so that both paths are compiled by the JIT as in a
                          long-running appliance (default 400; --quick: 20). After 100,
-                         the JIT still took 10 ms of CPU per push; after 400, 0-6 ms
+                         the JIT still took 10 ms of CPU per push; after 400, 0-6 ms.
+                         The upstream-moved pushes (the cache's fetch from upstream) then
+                         have their own: their first 20 rounds reported apart (cold), then
+                         N/2 untimed rounds of that kind before the measured ones
         --starts N       start-ups whose first 3 pushes are timed (default 3; --quick: 1): the
                          first, then restarts of the appliance after the other sections
         --out DIR        where results.md, the JFR recording and the appliance logs go

@@ -59,29 +59,23 @@ record SmallPushBench(BenchRun bench) {
     Worktree moverD = Worktree.cloneOf(bench.directGit(moverToken), bench.template,
         bench.work.resolve("small-mover-d"), bench.app.forgeUrl("acme/widget-d"),
             "refs/heads/mover");
+    // The cache's fetch from upstream, the forge's pack writing for it and the fetch's
+    // advertisement run only on this path, never in the warm-up above: its first pushes compile
+    // them (docs/benchmarks.md, "The JIT's steady state"). So its first rounds are reported
+    // apart (cold), then it warms up with rounds of its own kind before it is measured.
+    bench.step("small push, upstream moved: " + MOVED_COLD + " cold + " + movedWarmup()
+        + " warm-up + " + n + " measured rounds");
     bench.small.compact();
-    List<Double> movedD = new ArrayList<>();
-    List<Double> moved = new ArrayList<>();
-    long cpuM = 0;
-    for (int i = 0; i < n; i++) {
-      for (Worktree m : List.of(mover, moverD)) {
-        m.commit();
-        m.push().ok();
-      }
-      List<Worktree> order = i % 2 == 0 ? List.of(bench.small.direct, bench.small.gateway)
-          : List.of(bench.small.gateway, bench.small.direct);
-      for (Worktree w : order) {
-        w.commit();
-        long cpu0 = ApplianceProbe.cpuNanos(bench.app);
-        double ms = w.push().ok().millis();
-        if (w == bench.small.direct) {
-          movedD.add(ms);
-        } else {
-          moved.add(ms);
-          cpuM += ApplianceProbe.cpuNanos(bench.app) - cpu0;
-        }
-      }
-    }
+    MovedRounds cold = movedRounds(mover, moverD, MOVED_COLD);
+    movedRounds(mover, moverD, movedWarmup());
+    bench.small.compact();
+    long movedCompiled0 = ApplianceProbe.jitCompilations(bench.app);
+    MovedRounds measured = movedRounds(mover, moverD, n);
+    String movedCompiled = ApplianceProbe.jitCompilationsPer100(movedCompiled0,
+        ApplianceProbe.jitCompilations(bench.app), 2 * n);
+    List<Double> movedD = measured.direct();
+    List<Double> moved = measured.gateway();
+    long cpuM = measured.gatewayCpu();
     Stats sd = Stats.of(d);
     Stats sg = Stats.of(g);
     Stats smd = Stats.of(movedD);
@@ -101,7 +95,10 @@ record SmallPushBench(BenchRun bench) {
         + " moved*: the same pushes when, since their previous push, another push (direct,"
         + " not timed) has landed on another branch of their repository, so the gateway's cache"
         + " sync has something to fetch; direct and gateway alternate in a loop of their own, so"
-        + " that both forge repositories take the same pushes. Appliance CPU is the user+system time of the appliance"
+        + " that both forge repositories take the same pushes; its first " + MOVED_COLD
+        + " rounds are reported apart (*cold*: the cache's fetch and the forge's pack writing"
+        + " for it run there for the first time), then " + movedWarmup() + " untimed rounds of"
+        + " the same kind warm that path up before its " + n + " measured ones. Appliance CPU is the user+system time of the appliance"
         + " process (`/proc/PID/stat`) per push; for the direct push it is the local forge's"
         + " alone.");
     bench.report.table(List.of("push", "n", "median (ms)", "min (ms)", "max (ms)", "p90 (ms)",
@@ -109,17 +106,64 @@ record SmallPushBench(BenchRun bench) {
         List.of(row("direct to the forge", sd, cpuD / 1e6 / n),
             row("through the gateway", sg, cpuG / 1e6 / n),
             row("direct, upstream moved", smd, Double.NaN),
-            row("through the gateway, upstream moved", sm, cpuM / 1e6 / n)));
+            row("through the gateway, upstream moved", sm, cpuM / 1e6 / n),
+            row("direct, upstream moved, cold (first " + MOVED_COLD + ")",
+                Stats.of(cold.direct()), Double.NaN),
+            row("through the gateway, upstream moved, cold (first " + MOVED_COLD + ")",
+                Stats.of(cold.gateway()), cold.gatewayCpu() / 1e6 / MOVED_COLD)));
     bench.report.text(String.format(Locale.ROOT, "gateway / direct (medians): **%.2f×** (target ≤"
-        + " 1.2×), upstream moved **%.2f×** (target ≤ 1.5×)", ratio, ratioMoved));
+        + " 1.1×, issue 33), upstream moved **%.2f×** (target ≤ 1.2×, issue 33)", ratio, ratioMoved));
     bench.report.text("JIT compilations during the " + 2 * n + " measured pushes (direct and"
         + " gateway, `sun.ci.totalCompiles`): " + compiled + "; a JIT that has settled compiles"
-        + " next to nothing here (docs/benchmarks.md, \"The JIT's steady state\").");
+        + " next to nothing here (docs/benchmarks.md, \"The JIT's steady state\"). During the "
+        + 2 * n + " measured pushes of *upstream moved*: " + movedCompiled + ".");
     bench.report.summary("1. small push, ms (n=" + n + ")", sd.summary(0), sg.summary(0),
-        BenchRun.fmtRatio(ratio), "≤ 1.2×", ratio <= 1.2 ? "yes" : "**no**");
+        BenchRun.fmtRatio(ratio), "≤ 1.1×", ratio <= 1.1 ? "yes" : "**no**");
     bench.report.summary("1. small push, upstream moved since the last push, ms", smd.summary(0),
-        sm.summary(0), BenchRun.fmtRatio(ratioMoved), "≤ 1.5×",
-            ratioMoved <= 1.5 ? "yes" : "**no**");
+        sm.summary(0), BenchRun.fmtRatio(ratioMoved), "≤ 1.2×",
+            ratioMoved <= 1.2 ? "yes" : "**no**");
+  }
+
+  /** The first rounds of the upstream-moved kind, reported apart: that path still cold. */
+  private static final int MOVED_COLD = 20;
+
+  /** Untimed warm-up rounds of the upstream-moved kind: half of {@code --warmup}. */
+  private int movedWarmup() {
+    return bench.o.smallWarmup() / 2;
+  }
+
+  /** The push times of some rounds of the upstream-moved kind, and the gateway's CPU. */
+  private record MovedRounds(List<Double> direct, List<Double> gateway, long gatewayCpu) {}
+
+  /**
+   * {@code rounds} rounds: before each, {@code mover} and {@code moverD} land a commit on another
+   * branch of each forge repository (direct, not timed), then the small push direct and through
+   * the gateway, alternating their order.
+   */
+  private MovedRounds movedRounds(Worktree mover, Worktree moverD, int rounds) throws Exception {
+    List<Double> direct = new ArrayList<>();
+    List<Double> gateway = new ArrayList<>();
+    long cpu = 0;
+    for (int i = 0; i < rounds; i++) {
+      for (Worktree m : List.of(mover, moverD)) {
+        m.commit();
+        m.push().ok();
+      }
+      List<Worktree> order = i % 2 == 0 ? List.of(bench.small.direct, bench.small.gateway)
+          : List.of(bench.small.gateway, bench.small.direct);
+      for (Worktree w : order) {
+        w.commit();
+        long cpu0 = ApplianceProbe.cpuNanos(bench.app);
+        double ms = w.push().ok().millis();
+        if (w == bench.small.direct) {
+          direct.add(ms);
+        } else {
+          gateway.add(ms);
+          cpu += ApplianceProbe.cpuNanos(bench.app) - cpu0;
+        }
+      }
+    }
+    return new MovedRounds(direct, gateway, cpu);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.pushgate.forge;
 
+import dev.pushgate.gateway.EmptyRepositoryFiles;
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -71,6 +72,7 @@ public final class ForgeRepositories {
       head.link(Constants.R_HEADS + "main");
       commitReadme(repo, slug);
     }
+    EmptyRepositoryFiles.write(dir);
     return new ForgeRepo(slug, id, dir);
   }
 

@@ -37,6 +37,19 @@ class ForgeRepositoriesTest {
   }
 
   @Test
+  void aNewRepositoryHasTheEmptyFilesThatSpareJgitAMissingFileOnEveryRead() throws Exception {
+    ForgeRepositories.ForgeRepo created = new ForgeRepositories(root)
+        .create(RepoSlug.parse("acme/widget"));
+
+    assertThat(created.dir().resolve("packed-refs")).isEmptyFile();
+    assertThat(created.dir().resolve("objects/info/alternates")).isEmptyFile();
+    try (Repository db = new FileRepository(created.dir().toFile())) {
+      assertThat(db.exactRef("HEAD").getTarget().getName()).isEqualTo("refs/heads/main");
+      assertThat(db.exactRef("refs/heads/main")).isNotNull();
+    }
+  }
+
+  @Test
   void twoSpellingsLeftByAnOlderForgeAreAmbiguousAndNeitherIsServed() throws Exception {
     ForgeRepositories repos = new ForgeRepositories(root);
     ForgeRepositories.ForgeRepo first = repos.create(RepoSlug.parse("acme/widget"));

@@ -85,6 +85,7 @@ final class CacheRepositories {
       config.setInt("gc", null, "autopacklimit", 0);
       config.save();
     }
+    EmptyRepositoryFiles.write(dir);
   }
 
   ReentrantLock lockOf(RepoSlug repo) {

@@ -3,7 +3,10 @@ package dev.pushgate.gateway;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -295,6 +298,9 @@ final class UpstreamCache {
    */
   private void followHead(RepoSlug repo, String branch) {
     try (Repository cache = open(repo)) {
+      if (headLinks(cache, branch)) {
+        return;
+      }
       Ref head = cache.exactRef(Constants.HEAD);
       if (head != null && head.isSymbolic() && head.getTarget().getName().equals(branch)) {
         return;
@@ -305,6 +311,19 @@ final class UpstreamCache {
     } catch (IOException e) {
       log.warn("could not point the cache's HEAD of {} at {}: {}", repo, branch, e.getMessage());
     }
+  }
+
+  /**
+   * Whether the cache's HEAD file already links to {@code branch}, read as git writes it, without
+   * resolving the link: JGit's {@link Repository#exactRef} also reads the branch, first as a loose
+   * ref file, which a compacted cache does not have (its refs are packed), at the cost of four
+   * exceptions on every push. Anything else, a detached HEAD or another spelling, answers false
+   * and leaves the check to JGit.
+   */
+  private static boolean headLinks(Repository cache, String branch) throws IOException {
+    byte[] head = Files.readAllBytes(cache.getDirectory().toPath().resolve(Constants.HEAD));
+    return Arrays.equals(head,
+        ("ref: " + branch + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
 

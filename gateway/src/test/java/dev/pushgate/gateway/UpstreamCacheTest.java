@@ -101,6 +101,26 @@ class UpstreamCacheTest {
   }
 
   @Test
+  void aSyncOfACompactedCacheWhoseHeadIsUpstreamsThrowsNothingToCheckItsHead() throws Exception {
+    upstream.updateRef(Constants.HEAD).link("refs/heads/main"); // advertised as a symref
+    String url = http.url(tmp.resolve("upstream.git"));
+    cache.sync(REPO, url, TOKEN);
+    try (Repository db = cacheRepo()) {
+      Git.wrap(db).packRefs().setAll(true).call(); // as a compaction leaves them: no loose ref
+      assertThat(db.exactRef(Constants.HEAD).getTarget().getName()).isEqualTo("refs/heads/main");
+    }
+
+    List<ExceptionsThrown.Thrown> thrown =
+        ExceptionsThrown.during(() -> cache.sync(REPO, url, TOKEN));
+
+    assertThat(thrown).as("the HEAD check's")
+        .filteredOn(t -> t.through("UpstreamCache.followHead") && t.missingFile()
+            && !t.readingTheUsersGitConfig())
+        .isEmpty();
+    assertThat(syncs).containsExactly(true, true);
+  }
+
+  @Test
   void aSyncFollowsUpstreamMovingCreatingAndDeletingRefs() throws Exception {
     String url = http.url(tmp.resolve("upstream.git"));
     cache.sync(REPO, url, TOKEN);
