@@ -21,13 +21,7 @@ class ParallelForceTest {
     Set<String> forced = ConcurrentHashMap.newKeySet();
     ParallelForce.all(List.of("pack", "idx", "other"), f -> {
       started.countDown();
-      try {
-        if (!started.await(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
-          throw new IOException(f + ": the other forces did not start while this one ran");
-        }
-      } catch (InterruptedException e) {
-        throw new IOException(e);
-      }
+      await(started, f + ": the other forces did not start while this one ran");
       forced.add(f);
     });
     assertThat(forced).containsExactlyInAnyOrder("pack", "idx", "other");
@@ -41,13 +35,7 @@ class ParallelForceTest {
     Set<String> forced = ConcurrentHashMap.newKeySet();
     ParallelForce.all(List.of("pack", "idx"), f -> {
       if (f.equals("pack")) {
-        try {
-          if (!lastEnded.await(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
-            throw new IOException("the index's force never ended");
-          }
-        } catch (InterruptedException e) {
-          throw new IOException(e);
-        }
+        await(lastEnded, "the index's force never ended");
         forced.add(f);
       } else {
         forced.add(f);
@@ -63,13 +51,7 @@ class ParallelForceTest {
     Set<String> forced = ConcurrentHashMap.newKeySet();
     assertThatThrownBy(() -> ParallelForce.all(List.of("pack", "idx"), f -> {
       if (f.equals("pack")) {
-        try {
-          if (!failed.await(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
-            throw new IOException("the index's force never failed");
-          }
-        } catch (InterruptedException e) {
-          throw new IOException(e);
-        }
+        await(failed, "the index's force never failed");
         forced.add(f);
         return;
       }
@@ -94,5 +76,17 @@ class ParallelForceTest {
     ParallelForce.all(List.<String>of(), f -> {
       throw new IOException("forced " + f);
     });
+  }
+
+  /** Waits for {@code latch} within the deadline, else fails the force with {@code otherwise}. */
+  private static void await(CountDownLatch latch, String otherwise) throws IOException {
+    try {
+      if (!latch.await(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
+        throw new IOException(otherwise);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
   }
 }
