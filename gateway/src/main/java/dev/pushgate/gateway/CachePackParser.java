@@ -88,17 +88,15 @@ final class CachePackParser extends PackParser {
       super.parse(receiving, resolving);
       out.seek(packEnd);
       out.write(packHash);
-      if (force) {
-        out.getChannel().force(true);
-      }
-      out.close();
       List<PackedObjectInfo> byId = getSortedObjectList(null);
       try (FileOutputStream idx = new FileOutputStream(tmpIdx)) {
         BasePackIndexWriter.createVersion(idx, 2).write(byId, packHash); // JGit's default
         if (force) {
-          idx.getChannel().force(true);
+          // both written first, then forced at once: one wait for the disk, not two in turn
+          ParallelForce.all(List.of(out.getChannel(), idx.getChannel()), ch -> ch.force(true));
         }
       }
+      out.close();
       return install(byId);
     } finally {
       if (deflater != null) {

@@ -58,14 +58,15 @@ final class CacheRepository extends FileRepository {
   }
 
   private void forceReceived() throws IOException {
-    for (Path p : List.copyOf(unforced)) {
+    List<Path> files = List.copyOf(unforced);
+    ParallelForce.all(files, p -> {
       try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
         ch.force(true);
       } catch (NoSuchFileException e) {
         // replaced by a compaction, which forced the pack it wrote instead
       }
-      unforced.remove(p);
-    }
+    });
+    files.forEach(unforced::remove); // only once every one is forced: a failure forces all again
   }
 
   /** The files of packs received and not forced to disk yet. */

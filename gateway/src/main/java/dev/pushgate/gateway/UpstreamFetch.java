@@ -59,7 +59,7 @@ final class UpstreamFetch {
     byte[] request = request(wants, haves);
     HttpURLConnection conn;
     try {
-      conn = http.uploadPack(remoteUrl, token, request.length);
+      conn = http.uploadPack(remoteUrl, token);
     } catch (URISyntaxException | IllegalArgumentException e) {
       throw new IOException("upstream's URL is not an HTTP URL", e);
     }

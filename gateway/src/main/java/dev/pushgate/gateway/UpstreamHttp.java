@@ -38,13 +38,18 @@ final class UpstreamHttp {
         UPLOAD_PACK_ADVERTISEMENT);
   }
 
-  /** {@code POST git-upload-pack} with a body of {@code length} bytes (a fetch's wants). */
-  HttpURLConnection uploadPack(String remoteUrl, Secret token, int length)
+  /**
+   * {@code POST git-upload-pack} (a fetch's wants and haves), its body buffered and sent whole
+   * with the request, not streamed. Before a streamed POST the JDK checks that a kept connection
+   * is still open by reading it with a 1 ms timeout ({@code HttpClient.available()}), which the
+   * cache's fetch paid on the push's path when upstream moved (docs/benchmarks.md, "Upstream
+   * moved: the cache's fetch on the push's path"). A buffered POST takes the kept connection
+   * as it is, and the JDK sends it again on a new one if upstream had closed it: a fetch only
+   * reads, so sending it twice changes nothing upstream. The body is held in memory already.
+   */
+  HttpURLConnection uploadPack(String remoteUrl, Secret token)
       throws IOException, URISyntaxException {
-    HttpURLConnection http = post(remoteUrl + "/git-upload-pack", token, UPLOAD_PACK_REQUEST,
-        UPLOAD_PACK_RESULT);
-    http.setFixedLengthStreamingMode(length);
-    return http;
+    return post(remoteUrl + "/git-upload-pack", token, UPLOAD_PACK_REQUEST, UPLOAD_PACK_RESULT);
   }
 
   /** {@code POST git-receive-pack}, its body streamed. */

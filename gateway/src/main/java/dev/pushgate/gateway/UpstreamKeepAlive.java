@@ -13,9 +13,10 @@ import java.time.Duration;
  * link").
  *
  * <p>Keeping a connection longer than the server does is safe: the JDK retries a ref-list read
- * (a GET) once on a fresh connection when the kept one turns out closed, and before a streamed
- * POST (a push, a cache fetch) it reuses a kept connection only if the server has not closed it
- * ({@code HttpClient.available()}); at most 5 idle connections per host are kept.
+ * (a GET) and a cache fetch (a POST sent whole, {@link UpstreamHttp#uploadPack}) once on a fresh
+ * connection when the kept one turns out closed, and before a streamed POST (a push) it reuses a
+ * kept connection only if the server has not closed it ({@code HttpClient.available()}); at most
+ * 5 idle connections per host are kept.
  */
 public final class UpstreamKeepAlive {
   /** The JDK's setting for servers that send no {@code Keep-Alive} header, in seconds. */

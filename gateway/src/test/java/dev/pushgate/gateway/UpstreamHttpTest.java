@@ -6,10 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpServer;
 import dev.pushgate.types.Secret;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -84,6 +89,64 @@ class UpstreamHttpTest {
     assertThat(postHeaders.getFirst("Content-Type"))
         .isEqualTo("application/x-git-receive-pack-request");
     assertThat(postHeaders.getFirst("Transfer-Encoding")).isEqualTo("chunked");
+  }
+
+  @Test
+  void aCacheFetchIsSentWholeAndAgainOnANewConnectionWhenUpstreamClosedTheKeptOne()
+      throws Exception {
+    // Upstream answers each request on a connection and closes it without saying so: the
+    // client keeps the first connection for the fetch, finds it closed, and must not fail.
+    try (ServerSocket upstream = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      List<String> requests = new CopyOnWriteArrayList<>();
+      Thread server = new Thread(() -> {
+        for (int i = 0; i < 3; i++) {
+          try (Socket s = upstream.accept()) {
+            BufferedReader in = new BufferedReader(
+                new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
+            String head = in.readLine();
+            if (head == null) {
+              continue; // a kept connection the client closed
+            }
+            int length = 0;
+            for (String line; !(line = in.readLine()).isEmpty(); ) {
+              if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring(15).trim());
+              }
+            }
+            char[] body = new char[length];
+            for (int n = 0; n < length; ) {
+              n += in.read(body, n, length - n);
+            }
+            requests.add(head + " " + new String(body));
+            s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: "
+                + UpstreamHttp.UPLOAD_PACK_RESULT + "\r\nContent-Length: 0\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+          } catch (IOException e) {
+            return;
+          }
+        }
+      });
+      server.setDaemon(true);
+      server.start();
+      String base = "http://127.0.0.1:" + upstream.getLocalPort() + "/acme/widget.git";
+      UpstreamHttp http = new UpstreamHttp(5);
+
+      HttpURLConnection list = http.refAdvertisement(base, TOKEN);
+      assertThat(list.getResponseCode()).isEqualTo(200);
+      list.getInputStream().readAllBytes(); // the connection is kept for the next request
+      HttpURLConnection fetch = http.uploadPack(base, TOKEN);
+      try (OutputStream out = fetch.getOutputStream()) {
+        out.write("0032want 0123456789012345678901234567890123456789\n00000009done\n"
+            .getBytes(StandardCharsets.US_ASCII));
+      }
+      assertThat(fetch.getResponseCode()).isEqualTo(200);
+
+      assertThat(requests).containsExactly(
+          "GET /acme/widget.git/info/refs?service=git-upload-pack HTTP/1.1 ",
+          "POST /acme/widget.git/git-upload-pack HTTP/1.1 "
+              + "0032want 0123456789012345678901234567890123456789\n00000009done\n");
+    }
   }
 
   @Test
