@@ -213,6 +213,46 @@ class GatewayFetchTest {
     assertThat(r.body()).doesNotContain(stray.name()).doesNotContain(secret.name());
   }
 
+  /**
+   * attack36b: a deepen-not line is an existence probe as a have line is. JGit parses its value as
+   * a commit id when it is one, so a commit that only a refused or held push left in the cache
+   * answers with a pack while an absent id answers "ERR Internal server error" (and a stack trace
+   * in the log): a run learns that the shared cache holds a commit no branch or tag reaches.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aDeepenNotOfAnObjectNoBranchOrTagReachesAnswersAsAnAbsentOne(String protocol)
+      throws Exception {
+    try (Repository client = client("2")) {
+      fetch(client, 0);
+    }
+    RevCommit stray;
+    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+        dir.resolve("cache/acme/widget.git").toFile())) {
+      stray = commit(cache, "refused push\n", Map.of("secret.txt", "password=hunter2\n"), base);
+    }
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    String absent = "1".repeat(40);
+    String[] answers = new String[2];
+    String[] logs = new String[2];
+    int i = 0;
+    for (String id : List.of(stray.name(), absent)) {
+      String body = "2".equals(protocol)
+          ? pktLine("command=fetch\n") + "0001" + pktLine("want " + base.name() + "\n")
+              + pktLine("deepen-not " + id + "\n") + pktLine("done\n") + "0000"
+          : pktLine("want " + base.name() + " multi_ack_detailed side-band-64k ofs-delta"
+              + " shallow deepen-not\n") + pktLine("deepen-not " + id + "\n") + "0000"
+              + pktLine("done\n");
+      Answered r = uploadPackLogged(body.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+          "2".equals(protocol) ? "version=2" : null);
+      answers[i] = r.body().replace(id, "<id>");
+      logs[i++] = r.log();
+    }
+    assertThat(answers[0]).doesNotContain("Internal server error");
+    assertThat(answers[0]).isEqualTo(answers[1]);
+    assertThat(logs[1]).doesNotContain("fetch failed inside the gateway").doesNotContain("\tat ");
+  }
+
   private static String pktLine(String line) {
     return String.format("%04x", line.length() + 4) + line;
   }
