@@ -405,6 +405,100 @@ class GatewayFetchTest {
         .asString().contains("fetch refused: malformed request");
   }
 
+  /**
+   * attack36b: requests JGit's upload-pack fails with an exception of its own (a number that is
+   * not one, bytes after v0's done or after its round's flush, a shallow line that names no id)
+   * are the client's error: git's ERR says so, and the gateway logs one line, not "Internal
+   * server error" and a stack trace per request. BASE is upstream's main.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0|want BASE multi_ack_detailed side-band-64k ofs-delta|#|done|#",
+      "0|want BASE multi_ack_detailed side-band-64k ofs-delta|#|have BASE|#|#",
+      "2|command=fetch|@|want BASE|deepen-since abc|done|#",
+      "2|command=fetch|@|want BASE|deepen 99999999999|done|#",
+      "0|want BASE multi_ack_detailed side-band-64k ofs-delta shallow|deepen x1|#|done",
+      "2|command=fetch|@|want BASE|shallow BASEzz|done|#"})
+  void aRequestJGitFailsOnIsRefusedAsMalformedInOneLine(String spec) throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    Answered r = uploadPackLogged(request(spec), spec.startsWith("2|") ? "version=2" : null);
+
+    assertThat(r.body()).contains("ERR the fetch request is malformed: ")
+        .doesNotContain("Internal server error");
+    assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
+        .asString().contains("fetch refused: malformed request");
+  }
+
+  /**
+   * attack36b: an argument JGit's upload-pack cannot serve (deepen-relative, which {@code git
+   * fetch --deepen} sends; the object-info command) is refused with git's ERR saying what is not
+   * served, and one log line: JGit would throw, answer "Internal server error", and log a stack
+   * trace.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"2|command=fetch|@|want BASE|deepen-relative|deepen 1|done|#",
+      "0|want BASE multi_ack_detailed side-band-64k ofs-delta shallow deepen-relative|deepen 1|#"
+          + "|done",
+      "2|command=object-info|@|size|oid BASE|#"})
+  void anArgumentJGitCannotServeIsRefusedSayingSoInOneLine(String spec) throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    Answered r = uploadPackLogged(request(spec), spec.startsWith("2|") ? "version=2" : null);
+
+    assertThat(r.body()).contains("ERR the gateway does not serve ")
+        .doesNotContain("Internal server error");
+    assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
+        .asString().contains("fetch refused: not served: ");
+  }
+
+  /**
+   * attack36b: a shallow line naming an object only a refused push left in the cache (its
+   * secret file's blob) answers as one naming an absent object: JGit reads a shallow object
+   * the cache holds, and refuses one that is not a commit ("invalid shallow object"), while it
+   * ignores one the cache lacks.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aShallowOfAnObjectNoBranchOrTagReachesAnswersAsAnAbsentOne(String protocol)
+      throws Exception {
+    try (Repository client = client("2")) {
+      fetch(client, 0);
+    }
+    ObjectId secret;
+    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+        dir.resolve("cache/acme/widget.git").toFile())) {
+      RevCommit stray =
+          commit(cache, "refused push\n", Map.of("secret.txt", "password=hunter2\n"), base);
+      try (org.eclipse.jgit.treewalk.TreeWalk tw = org.eclipse.jgit.treewalk.TreeWalk.forPath(
+          cache, "secret.txt", stray.getTree())) {
+        secret = tw.getObjectId(0);
+      }
+    }
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    List<String> answers = new ArrayList<>();
+    for (String id : List.of(secret.name(), "1".repeat(40))) {
+      String spec = "2".equals(protocol)
+          ? "2|command=fetch|@|want BASE|shallow " + id + "|deepen 1|done|#"
+          : "0|want BASE multi_ack_detailed side-band-64k ofs-delta shallow|shallow " + id
+              + "|deepen 1|#|done";
+      Answered r = uploadPackLogged(request(spec), "2".equals(protocol) ? "version=2" : null);
+      answers.add(r.body().replace(id, "<id>"));
+    }
+    assertThat(answers.get(0)).doesNotContain("ERR").isEqualTo(answers.get(1));
+  }
+
+  /**
+   * A request body from {@code spec}: its protocol (0 or 2), then its lines, separated by |;
+   * # is a flush, @ a delim, any other an LF-ended pkt-line; BASE is upstream's main.
+   */
+  private byte[] request(String spec) {
+    StringBuilder body = new StringBuilder();
+    String[] lines = spec.split("\\|");
+    for (int i = 1; i < lines.length; i++) {
+      String line = lines[i].replace("BASE", base.name());
+      body.append(line.equals("#") ? "0000" : line.equals("@") ? "0001" : pktLine(line + "\n"));
+    }
+    return body.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  }
+
   private record Answered(String body, String log) {}
 
   /** POSTs {@code body} to git-upload-pack, with what the gateway logged meanwhile. */
