@@ -190,8 +190,8 @@ final class FetchRequestBody {
   }
 
   /**
-   * Reads a v0 request as JGit does: want lines (and shallow, deepen, filter) up to a flush, then
-   * rounds of haves ending with {@code done} or a flush; where the request ends.
+   * Reads a v0 request as JGit serving HTTP does: want lines (and shallow, deepen, filter) up to
+   * a flush, then one round of haves ending with {@code done} or a flush; where it ends.
    */
   private int readV0() throws Malformed {
     int i = 0;

@@ -419,13 +419,8 @@ class GatewayFetchTest {
       "0|want BASE multi_ack_detailed side-band-64k ofs-delta shallow|deepen x1|#|done",
       "2|command=fetch|@|want BASE|shallow BASEzz|done|#"})
   void aRequestJGitFailsOnIsRefusedAsMalformedInOneLine(String spec) throws Exception {
-    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
-    Answered r = uploadPackLogged(request(spec), spec.startsWith("2|") ? "version=2" : null);
-
-    assertThat(r.body()).contains("ERR the fetch request is malformed: ")
-        .doesNotContain("Internal server error");
-    assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
-        .asString().contains("fetch refused: malformed request");
+    assertRefusedInOneLine(spec, "ERR the fetch request is malformed: ",
+        "fetch refused: malformed request");
   }
 
   /**
@@ -440,13 +435,37 @@ class GatewayFetchTest {
           + "|done",
       "2|command=object-info|@|size|oid BASE|#"})
   void anArgumentJGitCannotServeIsRefusedSayingSoInOneLine(String spec) throws Exception {
+    assertRefusedInOneLine(spec, "ERR the gateway does not serve ", "fetch refused: not served: ");
+  }
+
+  /** A deepen-not of a commit the branches reach is served: the history cut there. */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aDeepenNotOfACommitTheBranchesReachIsServed(String protocol) throws Exception {
+    RevCommit second = commit(upstream, "second\n", Map.of("README.md", "two\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/main", second);
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    String spec = "2".equals(protocol)
+        ? "2|command=fetch|@|want " + second.name() + "|deepen-not BASE|ofs-delta|done|#"
+        : "0|want " + second.name() + " multi_ack_detailed side-band-64k ofs-delta shallow"
+            + " deepen-not|deepen-not BASE|#|done";
+    Answered r = uploadPackLogged(request(spec), "2".equals(protocol) ? "version=2" : null);
+
+    assertThat(r.body()).contains("shallow " + second.name()).contains("PACK")
+        .doesNotContain("ERR");
+  }
+
+  /**
+   * The request {@code spec} is answered with git's ERR starting {@code err}, and the gateway
+   * logs one line, containing {@code logged}: not "Internal server error" and a stack trace.
+   */
+  private void assertRefusedInOneLine(String spec, String err, String logged) throws Exception {
     get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
     Answered r = uploadPackLogged(request(spec), spec.startsWith("2|") ? "version=2" : null);
 
-    assertThat(r.body()).contains("ERR the gateway does not serve ")
-        .doesNotContain("Internal server error");
+    assertThat(r.body()).contains(err).doesNotContain("Internal server error");
     assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
-        .asString().contains("fetch refused: not served: ");
+        .asString().contains(logged);
   }
 
   /**
