@@ -153,9 +153,13 @@ final class FetchRequestBody {
   /**
    * Reads the arguments JGit parses a value of: shallow and deepen-not (the ids it looks up),
    * deepen and deepen-since (numbers). v0's come before the wants' flush; any later one JGit
-   * refuses itself, as a line its negotiation does not expect.
+   * refuses itself, as a line its negotiation does not expect. A v2 command other than fetch
+   * has none of them.
    */
   private void readArguments() throws Malformed {
+    if (!fetches) {
+      return;
+    }
     for (int i : argumentLines) {
       String line = line(i);
       if (line.startsWith(SHALLOW)) {

@@ -43,6 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GatewayFetchTest {
   private static final String CREDENTIAL = "pgr_runCredential0123456789";
+  /** What a refused push's file held. */
+  private static final String SECRET = "password=hunter2\n";
   private static final RepoSlug WIDGET = new RepoSlug("acme", "widget");
   private static final RepoSlug DOCS = new RepoSlug("acme", "docs");
   private static final RunContext RUN =
@@ -223,14 +225,7 @@ class GatewayFetchTest {
   @ValueSource(strings = {"0", "2"})
   void aDeepenNotOfAnObjectNoBranchOrTagReachesAnswersAsAnAbsentOne(String protocol)
       throws Exception {
-    try (Repository client = client("2")) {
-      fetch(client, 0);
-    }
-    RevCommit stray;
-    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
-        dir.resolve("cache/acme/widget.git").toFile())) {
-      stray = commit(cache, "refused push\n", Map.of("secret.txt", "password=hunter2\n"), base);
-    }
+    RevCommit stray = refusedPushLeftInTheCache();
     get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
     String absent = "1".repeat(40);
     String[] answers = new String[2];
@@ -478,19 +473,9 @@ class GatewayFetchTest {
   @ValueSource(strings = {"0", "2"})
   void aShallowOfAnObjectNoBranchOrTagReachesAnswersAsAnAbsentOne(String protocol)
       throws Exception {
-    try (Repository client = client("2")) {
-      fetch(client, 0);
-    }
-    ObjectId secret;
-    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
-        dir.resolve("cache/acme/widget.git").toFile())) {
-      RevCommit stray =
-          commit(cache, "refused push\n", Map.of("secret.txt", "password=hunter2\n"), base);
-      try (org.eclipse.jgit.treewalk.TreeWalk tw = org.eclipse.jgit.treewalk.TreeWalk.forPath(
-          cache, "secret.txt", stray.getTree())) {
-        secret = tw.getObjectId(0);
-      }
-    }
+    refusedPushLeftInTheCache();
+    ObjectId secret = new org.eclipse.jgit.lib.ObjectInserter.Formatter().idFor(
+        Constants.OBJ_BLOB, SECRET.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
     List<String> answers = new ArrayList<>();
     for (String id : List.of(secret.name(), "1".repeat(40))) {
@@ -502,6 +487,20 @@ class GatewayFetchTest {
       answers.add(r.body().replace(id, "<id>"));
     }
     assertThat(answers.get(0)).doesNotContain("ERR").isEqualTo(answers.get(1));
+  }
+
+  /**
+   * A commit on upstream's main with a file secret.txt holding {@link #SECRET}, that only a
+   * refused push left in the cache (after a first fetch): no branch or tag reaches it there.
+   */
+  private RevCommit refusedPushLeftInTheCache() throws Exception {
+    try (Repository client = client("2")) {
+      fetch(client, 0);
+    }
+    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+        dir.resolve("cache/acme/widget.git").toFile())) {
+      return commit(cache, "refused push\n", Map.of("secret.txt", SECRET), base);
+    }
   }
 
   /**
