@@ -97,6 +97,27 @@ final class FetchErrors implements UploadPackErrorHandler {
         + "; git sends no such request");
   }
 
+  /**
+   * Answers a request asking for what JGit's upload-pack does not serve ({@link
+   * FetchRequestBody#unserved}), which JGit would fail with an internal error: one log line, and
+   * git's ERR line saying what is not served.
+   */
+  static void refuseUnserved(HttpServletRequest req, HttpServletResponse rsp, String what)
+      throws IOException {
+    log.info("fetch refused: not served: {}", what);
+    GitErrorLine.send(req, rsp, "the gateway does not serve " + what);
+  }
+
+  /**
+   * Answers a request naming an object id JGit would fail on that no branch or tag reaches
+   * ({@link FetchRequestBody.NotReached}), absent or not alike: one log line, git's ERR line.
+   */
+  static void refuseNotReached(HttpServletRequest req, HttpServletResponse rsp, String why)
+      throws IOException {
+    log.info("fetch refused: {}", why);
+    GitErrorLine.send(req, rsp, why);
+  }
+
   private static void answer(HttpServletRequest req, HttpServletResponse rsp, Throwable e,
       String textForGit) throws IOException {
     if (!rsp.isCommitted()) {

@@ -5,8 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.eclipse.jgit.lib.ObjectId;
 
@@ -25,14 +28,28 @@ import org.eclipse.jgit.lib.ObjectId;
  *
  * <p>The same one reading gives what the request asks for ({@link #wants}, {@link
  * #capabilities}, {@link #arguments}, {@link #done}), which {@link StreamedFetch} decides by:
- * nothing else reads the body's bytes before JGit. In v0 the request ends at {@code done} (git
- * sends a flush after it, nothing more); in v2 at the command's flush. A data line past its end,
- * a delim in v0, or a v2 fetch without the delim before its arguments is malformed: git sends
- * none of them, and JGit would read no such line or refuse the fetch.
+ * nothing else reads the body's bytes before JGit. In v0 the request ends at {@code done} or at
+ * its round's flush (JGit, serving HTTP, reads one round a request and fails one with any byte
+ * after {@code done}); in v2 at the command's flush, which only flushes may follow. A line past
+ * its end, a delim in v0, or a v2 fetch without the delim before its arguments is malformed: git
+ * sends none of them, and JGit would read no such line or refuse the fetch. So is a number JGit
+ * cannot read ({@code deepen}, {@code deepen-since}) and a {@code shallow} line that names no
+ * object id: JGit would fail either with an internal error.
+ *
+ * <p>Every object id the request names that JGit looks up in the cache ({@link #named}: have,
+ * shallow, and a deepen-not that is an id) is judged by one rule, {@link #handedOn}: one no
+ * branch or tag reaches is handed to JGit as one the cache lacks, so that what else the cache
+ * holds (a refused or held push) answers as an absent object does.
  */
 final class FetchRequestBody {
   private static final int MAX_PKT_LINE = 65520;
   private static final byte[] HAVE = "have ".getBytes(StandardCharsets.US_ASCII);
+  private static final String SHALLOW = "shallow ";
+  private static final String DEEPEN_NOT = "deepen-not ";
+  /** Arguments whose value JGit reads with {@link Integer#parseInt}. */
+  private static final List<String> NUMBERS = List.of("deepen ", "deepen-since ");
+  /** What JGit's upload-pack cannot serve: it throws, as an internal error. */
+  private static final String DEEPEN_RELATIVE = "deepen-relative";
 
   private static final int FLUSH = 0;
   private static final int DELIM = 1;
@@ -46,7 +63,11 @@ final class FetchRequestBody {
   private final Set<ObjectId> wants = new LinkedHashSet<>();
   private final Set<String> capabilities = new LinkedHashSet<>();
   private final List<String> arguments = new ArrayList<>();
+  /** Which lines JGit reads as arguments: v0's before the wants' flush, v2's after the delim. */
+  private final Set<Integer> argumentLines = new LinkedHashSet<>();
   private final List<ObjectId> haves = new ArrayList<>();
+  /** Of the lines JGit reads an object id from, which one ({@link IdLine}). */
+  private final Map<Integer, IdLine> idLines = new LinkedHashMap<>();
   private boolean done;
 
   private FetchRequestBody(byte[] body, boolean v2, int[] starts, int[] lengths) {
@@ -55,6 +76,25 @@ final class FetchRequestBody {
     this.starts = starts;
     this.lengths = lengths;
     this.fetches = !v2 || starts.length > 0 && payloadIs(0, "command=fetch");
+  }
+
+  /**
+   * A line JGit reads an object id from and looks it up in the cache: a have or a shallow line,
+   * which JGit ignores when the cache lacks the object ({@code mustExist} false), or a
+   * deepen-not naming an id, which it fails on (true).
+   */
+  private record IdLine(String argument, ObjectId id, boolean mustExist) {}
+
+  /**
+   * A deepen-not naming an object id no branch or tag reaches: JGit fails on one the cache
+   * lacks. The message names the id and no other byte of the body.
+   */
+  static final class NotReached extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    NotReached(String message) {
+      super(message, null, false, false);
+    }
   }
 
   /** Why a body is not a request git sends; the message names no byte of it. */
@@ -101,17 +141,61 @@ final class FetchRequestBody {
     }
     int end = v2 ? read.readV2() : read.readV0();
     for (int i = end; i < n; i++) {
-      if (l[i] != FLUSH) {
-        throw new Malformed("a line follows the request's end (" + (v2 ? "its flush" : "done")
-            + ")");
+      if (l[i] != FLUSH || !v2) {
+        throw new Malformed("a line follows the request's end (" + (v2 ? "its flush"
+            : "done or its round's flush") + ")");
       }
     }
+    read.readArguments();
     return read;
   }
 
   /**
-   * Reads a v0 request as JGit does: want lines (and shallow, deepen, filter) up to a flush, then
-   * rounds of haves ending with {@code done} or a flush; where the request ends.
+   * Reads the arguments JGit parses a value of: shallow and deepen-not (the ids it looks up),
+   * deepen and deepen-since (numbers). v0's come before the wants' flush; any later one JGit
+   * refuses itself, as a line its negotiation does not expect. A v2 command other than fetch
+   * has none of them.
+   */
+  private void readArguments() throws Malformed {
+    if (!fetches) {
+      return;
+    }
+    for (int i : argumentLines) {
+      String line = line(i);
+      if (line.startsWith(SHALLOW)) {
+        ObjectId id = id(line.substring(SHALLOW.length()));
+        if (id == null) {
+          throw new Malformed("a shallow line does not name one object id");
+        }
+        idLines.put(i, new IdLine("shallow", id, false));
+      } else if (line.startsWith(DEEPEN_NOT)) {
+        // JGit reads an id as one, anything else as a ref name, which it resolves among the
+        // branches and tags it shows
+        ObjectId id = id(line.substring(DEEPEN_NOT.length()));
+        if (id != null) {
+          idLines.put(i, new IdLine("deepen-not", id, true));
+        }
+      }
+      for (String number : NUMBERS) {
+        if (line.startsWith(number) && !isInt(line.substring(number.length()))) {
+          throw new Malformed("a " + number.trim() + " line's value is not a number JGit reads");
+        }
+      }
+    }
+  }
+
+  private static boolean isInt(String s) {
+    try {
+      Integer.parseInt(s);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Reads a v0 request as JGit serving HTTP does: want lines (and shallow, deepen, filter) up to
+   * a flush, then one round of haves ending with {@code done} or a flush; where it ends.
    */
   private int readV0() throws Malformed {
     int i = 0;
@@ -124,6 +208,7 @@ final class FetchRequestBody {
       ObjectId want = want(line, wants.isEmpty());
       if (want == null) {
         arguments.add(line); // shallow, deepen, filter, or a want git does not spell so
+        argumentLines.add(i);
         continue;
       }
       if (wants.isEmpty()) {
@@ -134,7 +219,7 @@ final class FetchRequestBody {
     for (i++; i < starts.length; i++) {
       refuseV0Delim(i);
       if (lengths[i] == FLUSH) {
-        continue;
+        return i + 1; // the round's end
       }
       if (isHaveLine(i)) {
         haves.add(have(i));
@@ -186,6 +271,7 @@ final class FetchRequestBody {
         done = true;
       } else {
         arguments.add(line); // ofs-delta, thin-pack, shallow, filter, a want not so spelt, …
+        argumentLines.add(i);
       }
     }
     return i + 1;
@@ -216,6 +302,57 @@ final class FetchRequestBody {
     return Collections.unmodifiableList(haves);
   }
 
+  /**
+   * Every object id it names that JGit looks up in the cache (have, shallow, a deepen-not that
+   * is an id), in order: what {@link #handedOn} is to be told the reach of.
+   */
+  List<ObjectId> named() {
+    List<ObjectId> named = new ArrayList<>(haves);
+    idLines.values().forEach(l -> named.add(l.id()));
+    return named;
+  }
+
+  /**
+   * What JGit does not serve that the request asks for, or empty: {@code deepen-relative} (git
+   * sends it for {@code fetch --deepen}; JGit's upload-pack throws on it) and v2's {@code
+   * object-info} command (not advertised; it would tell any object's size, reached or not).
+   */
+  Optional<String> unserved() {
+    if (capabilities.contains(DEEPEN_RELATIVE) || arguments.contains(DEEPEN_RELATIVE)) {
+      return Optional.of("deepen-relative (git fetch --deepen); fetch with --depth=<n> to"
+          + " deepen a shallow clone to n commits from the tips");
+    }
+    if (v2 && starts.length > 0 && payloadIs(0, "command=object-info")) {
+      return Optional.of("the object-info command");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The body as JGit's upload-pack is to read it, judging every id it looks up ({@link #named})
+   * by one rule: one not in {@code reached} (the commits the cache's branches and tags reach,
+   * {@link CommonHaves#common}) is handed on as one the cache lacks. A have or shallow line
+   * naming one is left out, as JGit ignores one naming an object the cache lacks; a deepen-not
+   * naming one is refused, as JGit fails on one the cache lacks. All else byte for byte.
+   */
+  byte[] handedOn(Set<ObjectId> reached) throws NotReached {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(body.length);
+    for (int i = 0; i < starts.length; i++) {
+      IdLine named = idLines.get(i);
+      boolean unreached = isHaveLine(i) && !reached.contains(have(i))
+          || named != null && !reached.contains(named.id());
+      if (unreached && named != null && named.mustExist()) {
+        throw new NotReached("the fetch request's " + named.argument() + " names "
+            + named.id().name() + ", which is no commit this repository's branches and tags"
+            + " reach");
+      }
+      if (!unreached) {
+        out.write(body, starts[i], Math.max(lengths[i], 4));
+      }
+    }
+    return out.toByteArray();
+  }
+
   /** The object ids its well-formed want lines name, in order, once each. */
   Set<ObjectId> wants() {
     return Collections.unmodifiableSet(wants);
@@ -238,17 +375,6 @@ final class FetchRequestBody {
   /** Whether it ends its negotiation with {@code done}. */
   boolean done() {
     return done;
-  }
-
-  /** The body without the have lines whose ids are not in {@code kept}; all else byte for byte. */
-  byte[] keepingHaves(Set<ObjectId> kept) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(body.length);
-    for (int i = 0; i < starts.length; i++) {
-      if (!isHaveLine(i) || kept.contains(have(i))) {
-        out.write(body, starts[i], Math.max(lengths[i], 4));
-      }
-    }
-    return out.toByteArray();
   }
 
   private static int length(byte[] body, int at) throws Malformed {
@@ -275,8 +401,12 @@ final class FetchRequestBody {
 
   /** The id of have line {@code i}, or null if it names none. */
   private ObjectId have(int i) {
-    String id = line(i).substring(HAVE.length);
-    return id.length() == 40 && ObjectId.isId(id) ? ObjectId.fromString(id) : null;
+    return id(line(i).substring(HAVE.length));
+  }
+
+  /** {@code text} as an object id, as JGit reads one; null if it is not one. */
+  private static ObjectId id(String text) {
+    return text.length() == 40 && ObjectId.isId(text) ? ObjectId.fromString(text) : null;
   }
 
   /** Pkt-line {@code i}'s payload as text, less one trailing LF (a flush or delim: empty). */

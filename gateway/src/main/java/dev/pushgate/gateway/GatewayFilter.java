@@ -294,6 +294,11 @@ final class GatewayFilter implements Filter {
         FetchErrors.refuseMalformed(req, rsp, e.getMessage());
         return;
       }
+      Optional<String> unserved = request.unserved();
+      if (unserved.isPresent()) {
+        FetchErrors.refuseUnserved(req, rsp, unserved.get());
+        return;
+      }
       if (request.fetches()) {
         advertised = Optional.empty(); // answered from the cache once it has upstream's refs
         if (inFlight.isEmpty()) {
@@ -320,11 +325,11 @@ final class GatewayFilter implements Filter {
       // Upstream's refs as listed, peeled: no object of the cache is read, so no compaction is
       // held off, and the repository's lock, which the cache's fetch holds until it ends, is
       // not waited for (a v2 ref listing would otherwise wait for the whole pack).
-      chain.doFilter(withCommonHaves(served, request, repo), rsp);
+      handOn(served, request, repo, rsp, chain);
       return;
     }
     try (AutoCloseable reading = services.cache().reading(repo)) {
-      chain.doFilter(withCommonHaves(served, request, repo), rsp);
+      handOn(served, request, repo, rsp, chain);
     } catch (IOException | ServletException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
@@ -333,25 +338,34 @@ final class GatewayFilter implements Filter {
   }
 
   /**
-   * {@code served} as JGit's upload-pack reads it: with only those of its haves the cache's
-   * branches and tags reach, which JGit acknowledges; it would acknowledge any object the cache
-   * holds (what a refused push left, a blob), telling a run what the cache holds. A request
-   * that reads no pack (v2's ls-refs) has no have JGit reads. No {@code request}: an
-   * advertisement, with no body.
+   * Hands {@code served} on to JGit's upload-pack with every object id it names that JGit looks
+   * up judged by the cache's branches and tags ({@link FetchRequestBody#handedOn}): JGit would
+   * acknowledge a have of any object the cache holds (what a refused push left, a blob), read a
+   * shallow or deepen-not of one, telling a run what the cache holds. A request that reads no
+   * pack (v2's ls-refs) names no id JGit reads. No {@code request}: an advertisement, with no
+   * body.
    */
-  private HttpServletRequest withCommonHaves(HttpServletRequest served,
-      FetchRequestBody request, RepoSlug repo) throws IOException {
+  private void handOn(HttpServletRequest served, FetchRequestBody request, RepoSlug repo,
+      HttpServletResponse rsp, FilterChain chain) throws IOException, ServletException {
     if (request == null) {
-      return served;
+      chain.doFilter(served, rsp);
+      return;
     }
-    List<ObjectId> haves = request.haves();
-    Set<ObjectId> kept = Set.of();
-    if (request.fetches() && !haves.isEmpty()) {
+    List<ObjectId> named = request.named();
+    Set<ObjectId> reached = Set.of();
+    if (request.fetches() && !named.isEmpty()) {
       try (Repository cache = services.cache().open(repo)) {
-        kept = Set.copyOf(CommonHaves.common(cache, haves));
+        reached = Set.copyOf(CommonHaves.common(cache, named));
       }
     }
-    return HandedOn.withDecodedBody(served, new ByteArrayInputStream(request.keepingHaves(kept)));
+    byte[] body;
+    try {
+      body = request.handedOn(reached);
+    } catch (FetchRequestBody.NotReached e) {
+      FetchErrors.refuseNotReached(served, rsp, e.getMessage());
+      return;
+    }
+    chain.doFilter(HandedOn.withDecodedBody(served, new ByteArrayInputStream(body)), rsp);
   }
 
   /**

@@ -22,7 +22,7 @@ class FetchRequestBodyTest {
 
     assertThat(read.fetches()).isTrue();
     assertThat(read.haves()).containsExactly(ObjectId.fromString(A), ObjectId.fromString(B));
-    assertThat(new String(read.keepingHaves(Set.of(ObjectId.fromString(A))),
+    assertThat(new String(read.handedOn(Set.of(ObjectId.fromString(A))),
         StandardCharsets.US_ASCII)).isEqualTo(pkt("command=fetch\n") + "0001"
         + pkt("want " + A + "\n") + pkt("have " + A + "\n") + pkt("done\n") + "0000");
   }
@@ -39,7 +39,7 @@ class FetchRequestBodyTest {
   void readsWhatAV0RequestAsksForOnceLinesWithoutLfAsWithOne() throws Exception {
     FetchRequestBody read = FetchRequestBody.read(bytes(pkt("want " + A + " ofs-delta agent=x")
         + pkt("want " + B + "\n") + pkt("want " + "z".repeat(40) + "\n") + pkt("deepen 1")
-        + "0000" + pkt("have " + B) + pkt("done") + "0000"), false);
+        + "0000" + pkt("have " + B) + pkt("done")), false);
 
     assertThat(read.wants()).containsExactly(ObjectId.fromString(A), ObjectId.fromString(B));
     assertThat(read.capabilities()).containsExactly("ofs-delta", "agent=x");
@@ -77,7 +77,16 @@ class FetchRequestBodyTest {
       "2|command=fetch|have " + B + "|@|want " + A + "|#",
       "2|command=fetch|@|want " + A + "|#|have " + B + "|#",
       "2|command=fetch|@|want " + A + "|@|done|#",
-      "2|command=fetch|want " + A + "|#"})
+      "2|command=fetch|want " + A + "|#",
+      // JGit: bytes after done, a line after the round's flush, numbers and ids it cannot read
+      "0|want " + A + "|#|done|#",
+      "0|want " + A + "|#|have " + B + "|#|#",
+      "0|want " + A + "|#|have " + B + "|#|have " + A + "|done",
+      "2|command=fetch|@|want " + A + "|deepen-since abc|done|#",
+      "2|command=fetch|@|want " + A + "|deepen 99999999999|#",
+      "0|want " + A + "|deepen x|#|done",
+      "2|command=fetch|@|want " + A + "|shallow " + B + "b|#",
+      "0|want " + A + "|shallow 0123|#|done"})
   void aLineWhereGitSendsNoneIsMalformed(String versionAndLines) {
     String[] parts = versionAndLines.split("\\|", 2);
     StringBuilder body = new StringBuilder();
@@ -86,6 +95,44 @@ class FetchRequestBodyTest {
     }
     assertThatThrownBy(() -> FetchRequestBody.read(bytes(body.toString()), "2".equals(parts[0])))
         .isInstanceOf(FetchRequestBody.Malformed.class);
+  }
+
+  /**
+   * One rule for every id JGit looks up: a have or shallow line naming one not reached is left
+   * out (JGit ignores one the cache lacks), a deepen-not naming one refused (JGit fails on one);
+   * a deepen-not naming a ref, and the lines after the wants' flush, are no ids JGit looks up.
+   */
+  @Test
+  void everyIdJGitLooksUpIsJudgedByOneRule() throws Exception {
+    String body = pkt("want " + A + " shallow deepen-not\n") + pkt("shallow " + A + "\n")
+        + pkt("shallow " + B + "\n") + pkt("deepen-not refs/heads/main\n")
+        + pkt("deepen-not " + A + "\n") + "0000" + pkt("have " + B + "\n") + pkt("done\n");
+    FetchRequestBody read = FetchRequestBody.read(bytes(body), false);
+
+    assertThat(read.named()).containsExactly(ObjectId.fromString(B), ObjectId.fromString(A),
+        ObjectId.fromString(B), ObjectId.fromString(A));
+    assertThat(new String(read.handedOn(Set.of(ObjectId.fromString(A))),
+        StandardCharsets.US_ASCII)).isEqualTo(pkt("want " + A + " shallow deepen-not\n")
+        + pkt("shallow " + A + "\n") + pkt("deepen-not refs/heads/main\n")
+        + pkt("deepen-not " + A + "\n") + "0000" + pkt("done\n"));
+    assertThatThrownBy(() -> read.handedOn(Set.of(ObjectId.fromString(B))))
+        .isInstanceOf(FetchRequestBody.NotReached.class)
+        .hasMessage("the fetch request's deepen-not names " + A + ", which is no commit this"
+            + " repository's branches and tags reach");
+  }
+
+  @Test
+  void deepenRelativeAndObjectInfoAreNotServed() throws Exception {
+    assertThat(FetchRequestBody.read(bytes(pkt("command=fetch\n") + "0001"
+        + pkt("want " + A + "\n") + pkt("deepen-relative\n") + pkt("deepen 1\n") + "0000"),
+        true).unserved()).hasValueSatisfying(s -> assertThat(s).startsWith("deepen-relative"));
+    assertThat(FetchRequestBody.read(bytes(pkt("want " + A + " deepen-relative\n")
+        + pkt("deepen 1\n") + "0000" + pkt("done\n")), false).unserved()).isPresent();
+    assertThat(FetchRequestBody.read(bytes(pkt("command=object-info\n") + "0001"
+        + pkt("size\n") + pkt("oid " + A + "\n") + "0000"), true).unserved())
+        .hasValue("the object-info command");
+    assertThat(FetchRequestBody.read(bytes(pkt("command=fetch\n") + "0001"
+        + pkt("want " + A + "\n") + pkt("deepen 1\n") + "0000"), true).unserved()).isEmpty();
   }
 
   /** Cut before the flush, cut within a line or its header, lengths git never sends. */

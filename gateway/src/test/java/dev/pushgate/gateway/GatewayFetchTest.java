@@ -43,6 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GatewayFetchTest {
   private static final String CREDENTIAL = "pgr_runCredential0123456789";
+  /** What a refused push's file held. */
+  private static final String SECRET = "password=hunter2\n";
   private static final RepoSlug WIDGET = new RepoSlug("acme", "widget");
   private static final RepoSlug DOCS = new RepoSlug("acme", "docs");
   private static final RunContext RUN =
@@ -213,6 +215,39 @@ class GatewayFetchTest {
     assertThat(r.body()).doesNotContain(stray.name()).doesNotContain(secret.name());
   }
 
+  /**
+   * attack36b: a deepen-not line is an existence probe as a have line is. JGit parses its value as
+   * a commit id when it is one, so a commit that only a refused or held push left in the cache
+   * answers with a pack while an absent id answers "ERR Internal server error" (and a stack trace
+   * in the log): a run learns that the shared cache holds a commit no branch or tag reaches.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aDeepenNotOfAnObjectNoBranchOrTagReachesAnswersAsAnAbsentOne(String protocol)
+      throws Exception {
+    RevCommit stray = refusedPushLeftInTheCache();
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    String absent = "1".repeat(40);
+    String[] answers = new String[2];
+    String[] logs = new String[2];
+    int i = 0;
+    for (String id : List.of(stray.name(), absent)) {
+      String body = "2".equals(protocol)
+          ? pktLine("command=fetch\n") + "0001" + pktLine("want " + base.name() + "\n")
+              + pktLine("deepen-not " + id + "\n") + pktLine("done\n") + "0000"
+          : pktLine("want " + base.name() + " multi_ack_detailed side-band-64k ofs-delta"
+              + " shallow deepen-not\n") + pktLine("deepen-not " + id + "\n") + "0000"
+              + pktLine("done\n");
+      Answered r = uploadPackLogged(body.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+          "2".equals(protocol) ? "version=2" : null);
+      answers[i] = r.body().replace(id, "<id>");
+      logs[i++] = r.log();
+    }
+    assertThat(answers[0]).doesNotContain("Internal server error");
+    assertThat(answers[0]).isEqualTo(answers[1]);
+    assertThat(logs[1]).doesNotContain("fetch failed inside the gateway").doesNotContain("\tat ");
+  }
+
   private static String pktLine(String line) {
     return String.format("%04x", line.length() + 4) + line;
   }
@@ -363,6 +398,123 @@ class GatewayFetchTest {
         .doesNotContain("Internal server error");
     assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
         .asString().contains("fetch refused: malformed request");
+  }
+
+  /**
+   * attack36b: requests JGit's upload-pack fails with an exception of its own (a number that is
+   * not one, bytes after v0's done or after its round's flush, a shallow line that names no id)
+   * are the client's error: git's ERR says so, and the gateway logs one line, not "Internal
+   * server error" and a stack trace per request. BASE is upstream's main.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0|want BASE multi_ack_detailed side-band-64k ofs-delta|#|done|#",
+      "0|want BASE multi_ack_detailed side-band-64k ofs-delta|#|have BASE|#|#",
+      "2|command=fetch|@|want BASE|deepen-since abc|done|#",
+      "2|command=fetch|@|want BASE|deepen 99999999999|done|#",
+      "0|want BASE multi_ack_detailed side-band-64k ofs-delta shallow|deepen x1|#|done",
+      "2|command=fetch|@|want BASE|shallow BASEzz|done|#"})
+  void aRequestJGitFailsOnIsRefusedAsMalformedInOneLine(String spec) throws Exception {
+    assertRefusedInOneLine(spec, "ERR the fetch request is malformed: ",
+        "fetch refused: malformed request");
+  }
+
+  /**
+   * attack36b: an argument JGit's upload-pack cannot serve (deepen-relative, which {@code git
+   * fetch --deepen} sends; the object-info command) is refused with git's ERR saying what is not
+   * served, and one log line: JGit would throw, answer "Internal server error", and log a stack
+   * trace.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"2|command=fetch|@|want BASE|deepen-relative|deepen 1|done|#",
+      "0|want BASE multi_ack_detailed side-band-64k ofs-delta shallow deepen-relative|deepen 1|#"
+          + "|done",
+      "2|command=object-info|@|size|oid BASE|#"})
+  void anArgumentJGitCannotServeIsRefusedSayingSoInOneLine(String spec) throws Exception {
+    assertRefusedInOneLine(spec, "ERR the gateway does not serve ", "fetch refused: not served: ");
+  }
+
+  /** A deepen-not of a commit the branches reach is served: the history cut there. */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aDeepenNotOfACommitTheBranchesReachIsServed(String protocol) throws Exception {
+    RevCommit second = commit(upstream, "second\n", Map.of("README.md", "two\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/main", second);
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    String spec = "2".equals(protocol)
+        ? "2|command=fetch|@|want " + second.name() + "|deepen-not BASE|ofs-delta|done|#"
+        : "0|want " + second.name() + " multi_ack_detailed side-band-64k ofs-delta shallow"
+            + " deepen-not|deepen-not BASE|#|done";
+    Answered r = uploadPackLogged(request(spec), "2".equals(protocol) ? "version=2" : null);
+
+    assertThat(r.body()).contains("shallow " + second.name()).contains("PACK")
+        .doesNotContain("ERR");
+  }
+
+  /**
+   * The request {@code spec} is answered with git's ERR starting {@code err}, and the gateway
+   * logs one line, containing {@code logged}: not "Internal server error" and a stack trace.
+   */
+  private void assertRefusedInOneLine(String spec, String err, String logged) throws Exception {
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    Answered r = uploadPackLogged(request(spec), spec.startsWith("2|") ? "version=2" : null);
+
+    assertThat(r.body()).contains(err).doesNotContain("Internal server error");
+    assertThat(r.log().lines().filter(l -> !l.isBlank()).toList()).singleElement()
+        .asString().contains(logged);
+  }
+
+  /**
+   * attack36b: a shallow line naming an object only a refused push left in the cache (its
+   * secret file's blob) answers as one naming an absent object: JGit reads a shallow object
+   * the cache holds, and refuses one that is not a commit ("invalid shallow object"), while it
+   * ignores one the cache lacks.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"0", "2"})
+  void aShallowOfAnObjectNoBranchOrTagReachesAnswersAsAnAbsentOne(String protocol)
+      throws Exception {
+    refusedPushLeftInTheCache();
+    ObjectId secret = new org.eclipse.jgit.lib.ObjectInserter.Formatter().idFor(
+        Constants.OBJ_BLOB, SECRET.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    get("/git/github.com/acme/widget.git/info/refs?service=git-upload-pack"); // in step
+    List<String> answers = new ArrayList<>();
+    for (String id : List.of(secret.name(), "1".repeat(40))) {
+      String spec = "2".equals(protocol)
+          ? "2|command=fetch|@|want BASE|shallow " + id + "|deepen 1|done|#"
+          : "0|want BASE multi_ack_detailed side-band-64k ofs-delta shallow|shallow " + id
+              + "|deepen 1|#|done";
+      Answered r = uploadPackLogged(request(spec), "2".equals(protocol) ? "version=2" : null);
+      answers.add(r.body().replace(id, "<id>"));
+    }
+    assertThat(answers.get(0)).doesNotContain("ERR").isEqualTo(answers.get(1));
+  }
+
+  /**
+   * A commit on upstream's main with a file secret.txt holding {@link #SECRET}, that only a
+   * refused push left in the cache (after a first fetch): no branch or tag reaches it there.
+   */
+  private RevCommit refusedPushLeftInTheCache() throws Exception {
+    try (Repository client = client("2")) {
+      fetch(client, 0);
+    }
+    try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+        dir.resolve("cache/acme/widget.git").toFile())) {
+      return commit(cache, "refused push\n", Map.of("secret.txt", SECRET), base);
+    }
+  }
+
+  /**
+   * A request body from {@code spec}: its protocol (0 or 2), then its lines, separated by |;
+   * # is a flush, @ a delim, any other an LF-ended pkt-line; BASE is upstream's main.
+   */
+  private byte[] request(String spec) {
+    StringBuilder body = new StringBuilder();
+    String[] lines = spec.split("\\|");
+    for (int i = 1; i < lines.length; i++) {
+      String line = lines[i].replace("BASE", base.name());
+      body.append(line.equals("#") ? "0000" : line.equals("@") ? "0001" : pktLine(line + "\n"));
+    }
+    return body.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
 
   private record Answered(String body, String log) {}

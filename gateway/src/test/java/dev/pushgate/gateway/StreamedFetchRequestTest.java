@@ -25,7 +25,7 @@ class StreamedFetchRequestTest {
   @Test
   void aPlainV0RequestIsTheStreamsWithItsWantsHavesAndCapabilities() throws Exception {
     StreamedFetch.Request request = parse(false, pkt("want " + A + V0_CAPS + "\n")
-        + pkt("want " + B + "\n") + "0000" + pkt("have " + B + "\n") + pkt("done\n") + "0000")
+        + pkt("want " + B + "\n") + "0000" + pkt("have " + B + "\n") + pkt("done\n"))
         .orElseThrow();
 
     assertThat(request.wants()).containsExactly(ObjectId.fromString(A), ObjectId.fromString(B));

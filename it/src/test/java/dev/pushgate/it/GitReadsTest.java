@@ -151,6 +151,27 @@ class GitReadsTest {
     assertThat(old.stderr()).contains("fetch origin");
   }
 
+  /**
+   * attack36b: {@code git fetch --deepen} sends deepen-relative, which JGit's upload-pack cannot
+   * serve (it threw: "HTTP 500", "expected 'acknowledgments'"). git is told what is not served
+   * and what to use instead, and that works.
+   */
+  @Test
+  void deepeningAShallowCloneByCommitsIsRefusedSayingWhatToUseInstead() throws Exception {
+    Path shallow = app.dir().resolve("deepened");
+    git.in(app.dir(), "clone", "-q", "--depth", "1", "https://github.com/acme/widget.git",
+        shallow.toString()).ok();
+
+    GitRun.Result deepen = git.in(shallow, "fetch", "-q", "--deepen=1").failed();
+    assertThat(deepen.stderr()).contains("fatal: remote error: the gateway does not serve"
+        + " deepen-relative (git fetch --deepen); fetch with --depth=<n> to deepen a shallow"
+        + " clone to n commits from the tips").doesNotContain("HTTP 500");
+
+    git.in(shallow, "fetch", "-q", "--depth=2").ok();
+    assertThat(git.in(shallow, "rev-list", "--count", "HEAD").ok().stdout().strip())
+        .isEqualTo("2");
+  }
+
   @Test
   void theRunsGitConfigHoldsNoTokenAndGitRunsNoCredentialHelper() throws Exception {
     String config = Files.readString(gitConfig);
