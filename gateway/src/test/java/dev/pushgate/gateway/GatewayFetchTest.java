@@ -419,6 +419,23 @@ class GatewayFetchTest {
   }
 
   /**
+   * attack37: a want line that does not name one object id (a trailing space, two spaces, 39 or
+   * 41 hex digits; v2, and v0 after the first want line) is the client's error as a malformed
+   * have or shallow line is: JGit's ObjectId.fromString throws InvalidObjectIdException, which
+   * the gateway answered "Internal server error" (HTTP 500) with a stack trace per request.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"2|command=fetch|@|want BASE |done|#",
+      "2|command=fetch|@|want  BASE|done|#",
+      "2|command=fetch|@|want BASEx|done|#",
+      "0|want BASE multi_ack_detailed side-band-64k ofs-delta|want BASE |#|done"})
+  void aWantLineThatNamesNoOneObjectIdIsRefusedAsMalformedInOneLine(String spec)
+      throws Exception {
+    assertRefusedInOneLine(spec, "ERR the fetch request is malformed: ",
+        "fetch refused: malformed request");
+  }
+
+  /**
    * attack36b: an argument JGit's upload-pack cannot serve (deepen-relative, which {@code git
    * fetch --deepen} sends; the object-info command) is refused with git's ERR saying what is not
    * served, and one log line: JGit would throw, answer "Internal server error", and log a stack
