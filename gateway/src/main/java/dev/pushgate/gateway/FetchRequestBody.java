@@ -207,7 +207,7 @@ final class FetchRequestBody {
       String line = line(i);
       ObjectId want = want(line, wants.isEmpty());
       if (want == null) {
-        arguments.add(line); // shallow, deepen, filter, or a want git does not spell so
+        arguments.add(line); // shallow, deepen, filter
         argumentLines.add(i);
         continue;
       }
@@ -270,7 +270,7 @@ final class FetchRequestBody {
       } else if (line.equals("done")) {
         done = true;
       } else {
-        arguments.add(line); // ofs-delta, thin-pack, shallow, filter, a want not so spelt, …
+        arguments.add(line); // ofs-delta, thin-pack, shallow, filter, …
         argumentLines.add(i);
       }
     }
@@ -278,13 +278,21 @@ final class FetchRequestBody {
   }
 
   /**
-   * The id a want line names: {@code want }, an object id, and (the first line of v0 only) its
-   * capabilities; null for any other line.
+   * The id a want line names: {@code want }, an object id, and (the first line of v0 only) a
+   * space and its capabilities; null for a line that is not a want. A line that starts as a want
+   * but names no one object id so (a short or long id, two spaces, a trailing space, a NUL) is
+   * malformed: JGit would fail on it with a stack trace rather than an answer.
    */
-  private static ObjectId want(String line, boolean mayHaveCapabilities) {
-    boolean plain = line.length() == 45 || mayHaveCapabilities && line.length() > 45;
-    return plain && line.startsWith("want ") && ObjectId.isId(line.substring(5, 45))
-        ? ObjectId.fromString(line.substring(5, 45)) : null;
+  private static ObjectId want(String line, boolean mayHaveCapabilities) throws Malformed {
+    if (!line.startsWith("want ")) {
+      return null;
+    }
+    boolean plain = line.length() == 45
+        || mayHaveCapabilities && line.length() > 46 && line.charAt(45) == ' ';
+    if (!plain || !ObjectId.isId(line.substring(5, 45))) {
+      throw new Malformed("a want line names no one object id");
+    }
+    return ObjectId.fromString(line.substring(5, 45));
   }
 
   /** Whether this is protocol v2's request. */
