@@ -66,11 +66,7 @@ final class LinkReading {
     } else {
       return null;
     }
-    int end = at;
-    while (end < cleaned.length() && "/\\?#".indexOf(cleaned.charAt(end)) < 0) {
-      end++;
-    }
-    return new int[] {at, end};
+    return new int[] {at, endOf(cleaned, at, "/\\?#")};
   }
 
   /**
@@ -116,11 +112,9 @@ final class LinkReading {
     }
     int rfcAt = (schemeName == null ? 0 : scheme.end());
     if (cleaned.startsWith("//", rfcAt)) {
-      int end = rfcAt + 2;
-      while (end < cleaned.length() && "/?#".indexOf(cleaned.charAt(end)) < 0) {
-        end++;
-      }
-      return named.equals(origin(cleaned.substring(rfcAt + 2, end), schemeName));
+      // RFC 3986: the authority runs to the first /, ? or #; a \ is in it.
+      return named.equals(origin(cleaned.substring(rfcAt + 2, endOf(cleaned, rfcAt + 2, "/?#")),
+          schemeName));
     }
     return true;
   }
@@ -156,6 +150,15 @@ final class LinkReading {
   private static String bare(String host) {
     return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1)
         : host;
+  }
+
+  /** Where the authority starting at {@code from} ends: at the first of {@code delimiters}. */
+  private static int endOf(String s, int from, String delimiters) {
+    int end = from;
+    while (end < s.length() && delimiters.indexOf(s.charAt(end)) < 0) {
+      end++;
+    }
+    return end;
   }
 
   private static int skipSlashes(String s, int from) {

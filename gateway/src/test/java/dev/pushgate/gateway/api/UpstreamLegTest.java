@@ -190,12 +190,14 @@ class UpstreamLegTest {
 
   /**
    * The run called api.github.com; the boundary sent the call to a stand-in (another host and
-   * port). GitHub's absolute pagination redirect back to api.github.com keeps its query; one to
-   * the stand-in's host on another port does not.
+   * port). GitHub's absolute pagination redirect back to api.github.com keeps its query, as does
+   * one back to the stand-in itself; one to the stand-in's host on another port does not.
    */
   @Test
   void aRedirectBackToTheCalledHostKeepsItsQueryAndOneToAnotherPortLosesIt() throws Exception {
-    start((r, out) -> r.head().startsWith("GET /repos/acme/app/issues?page=2 ")
+    start((r, out) -> r.head().startsWith("GET /repos/acme/app/pulls ")
+        ? FakeUpstream.answer(out, 301, "Location: " + upstream.base() + "/x?page=3\r\n", "")
+        : r.head().startsWith("GET /repos/acme/app/issues?page=2 ")
         ? FakeUpstream.answer(out, 301, "Location: https://" + upstream.base().getHost() + ":"
             + (upstream.base().getPort() + 1) + "/x?zz=1\r\n", "")
         : FakeUpstream.answer(out, 301, "Location: https://api.github.com/repositories/42/issues"
@@ -205,6 +207,8 @@ class UpstreamLegTest {
     assertThat(get("/repos/acme/app/issues?page=2").headers().split("\r\n")).contains(
         "Location: https://" + upstream.base().getHost() + ":" + (upstream.base().getPort() + 1)
             + "/x");
+    assertThat(get("/repos/acme/app/pulls").headers().split("\r\n"))
+        .contains("Location: " + upstream.base() + "/x?page=3");
   }
 
   /**
