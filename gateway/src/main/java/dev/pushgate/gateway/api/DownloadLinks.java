@@ -69,8 +69,8 @@ final class DownloadLinks {
   }
 
   /**
-   * The body of an answer as the run may read it: an answer of a repository's route ({@link
-   * #carriesLinks}) is read as JSON, whatever its label, with every link in it (a string value
+   * The body of an answer as the run may read it: an answer of a route that carries download
+   * links ({@link #carriesLinks}) is read as JSON, whatever its label, with every link in it (a string value
    * with an authority, read as a JSON client reads it) {@link #withoutCredentials}, unless it is
    * a file's own bytes ({@link #isContent}); any other answer as it came. A body that is read and
    * is not JSON fails while read ({@link NotJson}).
@@ -112,17 +112,29 @@ final class DownloadLinks {
   }
 
   /**
-   * Whether answers of {@code path} may carry download links in their body: every route of a
-   * repository ({@code /repos/…}, {@code /repositories/{id}/…}, also under GHES's {@code
-   * /api/v3}), not a hand list of the routes known to (contents, readme, license, code of
-   * conduct, …): GitHub adds routes, and a repository's files are what a download link reaches.
-   * Such a call is sent upstream without the client's {@code Accept-Encoding}: a compressed
-   * answer could not be read for its links.
+   * The routes of a repository whose GET answers GitHub's description ({@code @octokit/openapi})
+   * gives a {@code download_url}, each as the segments it starts with (after {@code
+   * /repos/{owner}/{repo}} or {@code /repositories/{id}}). {@code DownloadLinksDescriptionTest}
+   * walks the description and fails when it names a route this list does not.
+   */
+  private static final List<List<String>> LINK_ROUTES = List.of(
+      List.of("contents"), // a file, a directory's entries, a symlink, a submodule
+      List.of("readme"), // also readme/{dir}
+      List.of("license"),
+      List.of("actions", "runners", "downloads"));
+
+  /**
+   * Whether answers of {@code path} may carry download links in their body: a repository's route
+   * that GitHub's description gives a {@code download_url} ({@link #LINK_ROUTES}), at {@code
+   * /repos/{owner}/{repo}/…} or {@code /repositories/{id}/…}, also under GHES's {@code /api/v3};
+   * or a path the judge would refuse, so that nothing is left unread. Not every repository route:
+   * an issue's or a comment's text is the run's to read as written, and each read answer costs a
+   * parse and loses upstream's compression and length. Such a call is sent upstream without the
+   * client's {@code Accept-Encoding}: a compressed answer could not be read for its links.
    */
   static boolean carriesLinks(String path) {
-    // Read as the judge reads it (segments decoded once: %72epos is repos), in any case; a path
-    // it would refuse is taken to carry links, so that nothing is left unread. /user/repos and
-    // /orgs/{org}/repos list repositories, not their files.
+    // Read as the judge reads it (segments decoded once: %72epos is repos, %63ontents contents),
+    // in any case.
     Optional<List<String>> segments = ApiPath.segments(path);
     if (segments.isEmpty()) {
       return true;
@@ -130,8 +142,26 @@ final class DownloadLinks {
     List<String> s = segments.get();
     int at = s.size() > 2 && s.get(0).equalsIgnoreCase("api") && s.get(1).equalsIgnoreCase("v3")
         ? 2 : 0;
-    return s.size() > at && (s.get(at).equalsIgnoreCase("repos")
-        || s.get(at).equalsIgnoreCase("repositories"));
+    if (s.size() <= at) {
+      return false;
+    }
+    int route = s.get(at).equalsIgnoreCase("repos") ? at + 3
+        : s.get(at).equalsIgnoreCase("repositories") ? at + 2 : s.size();
+    List<String> rest = s.subList(Math.min(route, s.size()), s.size());
+    return LINK_ROUTES.stream().anyMatch(r -> startsWith(rest, r));
+  }
+
+  /** Whether {@code segments} begin with {@code prefix}, in any case. */
+  private static boolean startsWith(List<String> segments, List<String> prefix) {
+    if (segments.size() < prefix.size()) {
+      return false;
+    }
+    for (int i = 0; i < prefix.size(); i++) {
+      if (!segments.get(i).equalsIgnoreCase(prefix.get(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -217,14 +247,14 @@ final class DownloadLinks {
   }
 
   /**
-   * An answer of a repository's route whose body is not JSON: its links cannot be read, so no
-   * more of it is passed on. The message is for the run, and quotes nothing of the body.
+   * An answer of a route that carries download links whose body is not JSON: its links cannot be
+   * read, so no more of it is passed on. The message is for the run, and quotes nothing of the body.
    */
   static final class NotJson extends IOException {
     private static final long serialVersionUID = 1L;
 
     NotJson() {
-      super("GitHub's answer is not JSON; pushgate reads a repository route's answer for its"
+      super("GitHub's answer is not JSON; pushgate reads this route's answer for its"
           + " download links and passes on none it cannot read (a file's bytes: ask for"
           + " Accept: application/vnd.github.raw)");
     }

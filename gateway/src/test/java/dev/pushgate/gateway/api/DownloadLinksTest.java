@@ -73,17 +73,38 @@ class DownloadLinksTest {
   /**
    * A reviewer's fake GitHub answered {@code /repos/o/r/license} (GitHub's {@code
    * license-content}: a contents answer's {@code download_url}) with {@code ?token=}, and it
-   * reached the run: only contents and readme routes were read. Every route of a repository is.
+   * reached the run: only contents and readme routes were read. Every route GitHub's description
+   * gives a {@code download_url} is ({@code DownloadLinksDescriptionTest}), in any spelling the
+   * judge reads as it.
    */
   @Test
-  void everyRouteOfARepositoryIsReadForItsDownloadLinks() throws Exception {
+  void everyRouteWithADownloadUrlIsReadForItsDownloadLinks() throws Exception {
     String answer = "{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/LICENSE"
         + "?token=AAAB5\"}";
-    for (String route : List.of("/repos/o/r/license", "/repos/o/r/community/code_of_conduct",
-        "/REPOS/o/r/license", "/%72epos/o/r/license", "/repositories/42/contents/a",
-        "/api/v3/repos/o/r/license", "/repos/o/r/some/route/github/adds/later")) {
+    for (String route : List.of("/repos/o/r/license", "/repos/o/r/readme/docs",
+        "/REPOS/o/r/LICENSE", "/%72epos/o/r/license", "/repositories/42/contents/a",
+        "/repositories/42/contents", "/api/v3/repos/o/r/license", "/API/V3/repos/o/r/Readme",
+        "/repos/o/r/actions/runners/downloads", "/repos/o/r//license")) {
       assertThat(body(route, "application/json; charset=utf-8", answer)).as(route)
           .isEqualTo("{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/LICENSE\"}");
+    }
+  }
+
+  /**
+   * Every repository route's answer was parsed and written again compact, and a link in an
+   * issue's or comment's text lost its {@code code=} or {@code sig=}: what the run reads of
+   * issues, pulls and comments is GitHub's answer as sent, byte for byte.
+   */
+  @Test
+  void anIssueOrAPullRequestIsPassedAsItCame() throws Exception {
+    String issue = "{\n  \"body\": \"see https://example.com/cb?code=42&state=x\",\n"
+        + "  \"number\": 1.50\n}\n";
+    for (String route : List.of("/repos/o/r/issues/1", "/repos/o/r/pulls",
+        "/repos/o/r/issues/comments", "/repos/o/r", "/repositories/42/issues",
+        "/api/v3/repos/o/r/pulls/1", "/repos/o/contents/a", "/repos/o/r/licenses")) {
+      assertThat(DownloadLinks.carriesLinks(route)).as(route).isFalse();
+      assertThat(body(route, "application/json; charset=utf-8", issue)).as(route)
+          .isEqualTo(issue);
     }
   }
 
@@ -104,7 +125,7 @@ class DownloadLinksTest {
     }
     assertThatThrownBy(() -> body("/repos/o/r/contents/a", null, "text/plain", "<html>token"))
         .isInstanceOf(DownloadLinks.NotJson.class)
-        .hasMessage("GitHub's answer is not JSON; pushgate reads a repository route's answer for"
+        .hasMessage("GitHub's answer is not JSON; pushgate reads this route's answer for"
             + " its download links and passes on none it cannot read (a file's bytes: ask for"
             + " Accept: application/vnd.github.raw)");
   }

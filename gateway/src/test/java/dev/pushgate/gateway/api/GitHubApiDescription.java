@@ -86,6 +86,71 @@ final class GitHubApiDescription {
     return out;
   }
 
+  /**
+   * Every GET of the description whose success answer (any 2xx, any media type) has, anywhere in
+   * its schema ({@code $ref}s, {@code allOf}/{@code oneOf}/{@code anyOf}, {@code items}, {@code
+   * properties}, {@code additionalProperties} followed), a property {@code property} typed string:
+   * named by its path as described, called at that path filled in, on its server's path.
+   */
+  static List<Operation> getsAnsweringWith(Rest description, String property) throws IOException {
+    JsonNode root = JSON.readTree(description.file().toFile());
+    URI server = server(root);
+    List<Operation> out = new ArrayList<>();
+    for (Iterator<Map.Entry<String, JsonNode>> paths = root.get("paths").fields();
+        paths.hasNext(); ) {
+      Map.Entry<String, JsonNode> path = paths.next();
+      JsonNode op = path.getValue().get("get");
+      if (op == null || !answersWith(root, op, property)) {
+        continue;
+      }
+      URI at = op.has("servers") ? server(op) : server;
+      out.add(new Operation("GET " + path.getKey(), new ApiCall("GET", at.getHost(),
+          at.getPath() + concretePath(root, path.getKey(), path.getValue(), op), "", null,
+          new byte[0])));
+    }
+    return out;
+  }
+
+  private static boolean answersWith(JsonNode root, JsonNode op, String property) {
+    for (Iterator<Map.Entry<String, JsonNode>> answers = op.path("responses").fields();
+        answers.hasNext(); ) {
+      Map.Entry<String, JsonNode> answer = answers.next();
+      if (!answer.getKey().startsWith("2")) {
+        continue;
+      }
+      for (JsonNode media : resolved(root, answer.getValue()).path("content")) {
+        if (hasProperty(root, media.path("schema"), property,
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code schema}, or any schema it holds, has a string property {@code name}. */
+  private static boolean hasProperty(JsonNode root, JsonNode schema, String name,
+      java.util.Set<JsonNode> visited) {
+    JsonNode s = resolved(root, schema);
+    if (!s.isObject() || !visited.add(s)) {
+      return false;
+    }
+    JsonNode found = resolved(root, s.path("properties").path(name));
+    JsonNode type = found.path("type");
+    if (type.asText().equals("string")
+        || type.isArray() && type.toString().contains("\"string\"")) {
+      return true;
+    }
+    List<JsonNode> held = new ArrayList<>();
+    for (String combined : List.of("allOf", "oneOf", "anyOf")) {
+      s.path(combined).forEach(held::add);
+    }
+    held.add(s.path("items"));
+    held.add(s.path("additionalProperties"));
+    s.path("properties").forEach(held::add);
+    return held.stream().anyMatch(h -> hasProperty(root, h, name, visited));
+  }
+
   /** The first server a description or operation names, with the run's GHES host for its own. */
   private static URI server(JsonNode node) {
     String url = node.get("servers").get(0).get("url").asText()

@@ -143,7 +143,7 @@ class UpstreamLegTest {
   }
 
   /**
-   * A repository route's answer is read as JSON for its download links, whatever its label; one
+   * A contents answer is read as JSON for its download links, whatever its label; one
    * that is not JSON was a 502 saying GitHub's answer broke off before its end, which it had not.
    */
   @Test
@@ -154,7 +154,7 @@ class UpstreamLegTest {
       Answer a = get("/repos/acme/app/contents/README.md");
       assertThat(a.status()).as(label).isEqualTo(502);
       assertThat(a.body()).as(label).contains("\"message\":\"GitHub's answer is not JSON;"
-          + " pushgate reads a repository route's answer for its download links and passes on"
+          + " pushgate reads this route's answer for its download links and passes on"
           + " none it cannot read (a file's bytes: ask for Accept: application/vnd.github.raw)")
           .doesNotContain("ghs_notforthe_run");
       stop();
@@ -219,7 +219,7 @@ class UpstreamLegTest {
   @Test
   void aLongChunkedAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
     start(breaksOffAfter128KiB("Transfer-Encoding: chunked\r\n", true));
-    assertCutNotEndedAsWhole("/orgs/acme/repos"); // not a repository's route: not read as JSON
+    assertCutNotEndedAsWhole("/repos/acme/app"); // no download_url in its answer: not read
   }
 
   /**
@@ -251,7 +251,7 @@ class UpstreamLegTest {
   @Test
   void aLongAnswerOfKnownLengthThatBreaksOffIsCutShortOfIt() throws Exception {
     start(breaksOffAfter128KiB("Content-Length: 200000\r\n", false));
-    String raw = readUntilCutOrLastChunk("/orgs/acme/repos", CLOSE);
+    String raw = readUntilCutOrLastChunk("/repos/acme/app", CLOSE);
     assertThat(raw).startsWith("HTTP/1.1 200 ").contains("Content-Length: 200000");
     assertThat(raw.length() - raw.indexOf("\r\n\r\n") - 4).isLessThan(200000);
   }
