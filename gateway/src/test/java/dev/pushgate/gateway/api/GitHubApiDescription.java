@@ -64,26 +64,8 @@ final class GitHubApiDescription {
 
   /** Every POST, PUT, PATCH and DELETE of the description, in its order, on its host. */
   static List<Operation> restWrites(Rest description) throws IOException {
-    JsonNode root = JSON.readTree(description.file().toFile());
-    URI server = server(root);
-    List<Operation> out = new ArrayList<>();
-    for (Iterator<Map.Entry<String, JsonNode>> paths = root.get("paths").fields();
-        paths.hasNext(); ) {
-      Map.Entry<String, JsonNode> path = paths.next();
-      for (String method : WRITE_METHODS) {
-        JsonNode op = path.getValue().get(method);
-        if (op == null) {
-          continue;
-        }
-        String concrete = concretePath(root, path.getKey(), path.getValue(), op);
-        byte[] body = JSON.writeValueAsBytes(exampleBody(root, op));
-        String upper = method.toUpperCase(java.util.Locale.ROOT);
-        URI at = op.has("servers") ? server(op) : server;
-        out.add(new Operation(upper + " " + path.getKey(), new ApiCall(upper, at.getHost(),
-            at.getPath() + concrete, "", "application/json", body)));
-      }
-    }
-    return out;
+    return operations(description, WRITE_METHODS, (root, op) -> true,
+        (root, op) -> JSON.writeValueAsBytes(exampleBody(root, op)));
   }
 
   /**
@@ -93,20 +75,39 @@ final class GitHubApiDescription {
    * named by its path as described, called at that path filled in, on its server's path.
    */
   static List<Operation> getsAnsweringWith(Rest description, String property) throws IOException {
+    return operations(description, List.of("get"),
+        (root, op) -> answersWith(root, op, property), (root, op) -> new byte[0]);
+  }
+
+  /** How an operation's call gets its body: from the description and the operation. */
+  private interface BodyOf {
+    byte[] of(JsonNode root, JsonNode op) throws IOException;
+  }
+
+  /**
+   * The operations of {@code methods} that {@code wanted} keeps, in the description's order, each
+   * made into a call on its host with its path filled in and {@code body} (none: no content type).
+   */
+  private static List<Operation> operations(Rest description, List<String> methods,
+      java.util.function.BiPredicate<JsonNode, JsonNode> wanted, BodyOf body) throws IOException {
     JsonNode root = JSON.readTree(description.file().toFile());
     URI server = server(root);
     List<Operation> out = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> paths = root.get("paths").fields();
         paths.hasNext(); ) {
       Map.Entry<String, JsonNode> path = paths.next();
-      JsonNode op = path.getValue().get("get");
-      if (op == null || !answersWith(root, op, property)) {
-        continue;
+      for (String method : methods) {
+        JsonNode op = path.getValue().get(method);
+        if (op == null || !wanted.test(root, op)) {
+          continue;
+        }
+        String concrete = concretePath(root, path.getKey(), path.getValue(), op);
+        byte[] bytes = body.of(root, op);
+        String upper = method.toUpperCase(java.util.Locale.ROOT);
+        URI at = op.has("servers") ? server(op) : server;
+        out.add(new Operation(upper + " " + path.getKey(), new ApiCall(upper, at.getHost(),
+            at.getPath() + concrete, "", bytes.length == 0 ? null : "application/json", bytes)));
       }
-      URI at = op.has("servers") ? server(op) : server;
-      out.add(new Operation("GET " + path.getKey(), new ApiCall("GET", at.getHost(),
-          at.getPath() + concretePath(root, path.getKey(), path.getValue(), op), "", null,
-          new byte[0])));
     }
     return out;
   }
