@@ -36,21 +36,25 @@ final class DownloadLinks {
   /** A {@code %} that starts no escape: kept as itself, as a lenient client reads it. */
   private static final Pattern NO_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
   private static final JsonFactory JSON = new JsonFactory();
+  /** GitHub's media types that answer with content, not JSON: {@code vnd.github[.v3].raw[+json]}. */
+  private static final Pattern CONTENT_MEDIA_TYPE = Pattern.compile(
+      "application/vnd\\.github(\\.v[0-9]+)?\\.(raw|html|diff|patch|sha|base64)(\\+json)?");
 
   private DownloadLinks() {}
 
   /**
-   * A redirect's {@code Location} as the run may see it: a link off the host the call went to,
-   * as any client may read it ({@link LinkReading#staysOn}: {@code https:/host/…}, {@code
-   * https:\\host}, a host it cannot decide), loses its whole query (where the signature or
+   * A redirect's {@code Location} as the run may see it: a link that does not lead back to
+   * {@code backTo} (the call's host and port, the upstream's), as any client may read it ({@link
+   * LinkReading#staysOn}: {@code https:/host/…}, {@code https:\\host}, {@code
+   * https://host\@other}, a host it cannot decide), loses its whole query (where the signature or
    * token is); any link loses its userinfo and every parameter a credential rides in ({@link
    * #withoutCredentials}). A scheme-relative link stays scheme-relative; a link with nothing to
    * lose is kept as it came.
    */
-  static String location(String value, String callHost) {
+  static String location(String value, Set<LinkReading.Origin> backTo) {
     String link = LinkReading.cleaned(value);
     String stripped = withoutCredentials(
-        LinkReading.staysOn(link, callHost) ? link : withoutQuery(link));
+        LinkReading.staysOn(link, backTo) ? link : withoutQuery(link));
     return stripped.equals(link) ? value : stripped;
   }
 
@@ -65,40 +69,99 @@ final class DownloadLinks {
   }
 
   /**
-   * The body of an answer as the run may read it: a JSON answer of a contents or readme route,
-   * where GitHub puts {@code download_url}, with every link in it (a string value with an
-   * authority, read as a JSON client reads it) {@link #withoutCredentials}; any other answer as
-   * it came (a file's raw bytes are never rewritten). A body that is not JSON fails while read.
+   * The body of an answer as the run may read it: an answer of a route that carries download
+   * links ({@link #carriesLinks}) is read as JSON, whatever its label, with every link in it (a string value
+   * with an authority, read as a JSON client reads it) {@link #withoutCredentials}, unless it is
+   * a file's own bytes ({@link #isContent}); any other answer as it came. A body that is read and
+   * is not JSON fails while read ({@link NotJson}).
    */
-  static InputStream body(String path, String contentType, InputStream in) throws IOException {
-    return rewrites(path, contentType) ? new CleanJson(in) : in;
+  static InputStream body(String path, String accept, String contentType, InputStream in)
+      throws IOException {
+    return rewrites(path, accept, contentType) ? new CleanJson(in) : in;
   }
 
   /** Whether {@link #body} rewrites such an answer: its length is then not upstream's. */
-  static boolean rewrites(String path, String contentType) {
-    return carriesLinks(path) && contentType != null
-        && contentType.toLowerCase(Locale.ROOT).contains("json");
+  static boolean rewrites(String path, String accept, String contentType) {
+    return carriesLinks(path) && !isContent(accept, contentType);
   }
 
   /**
-   * Whether answers of {@code path} may carry download links in their body (contents and readme
-   * routes). Such a call is sent upstream without the client's {@code Accept-Encoding}: a
-   * compressed answer could not be read for its links.
+   * Whether an answer is a file's (or a diff's) own bytes, not GitHub's JSON: the call asked
+   * only for such a representation ({@code Accept: application/vnd.github.raw}, {@code .raw+json},
+   * {@code .v3.raw}, {@code .html}, {@code .html+json}, {@code .diff}, {@code .patch}, {@code
+   * .sha}, {@code .base64}: GitHub's media types that answer with content), and GitHub did not
+   * answer plain {@code application/json}, as it does for a directory or a submodule whatever
+   * was asked (GitHub's docs: raw is "for files and symlinks"); that JSON is read like any other.
+   */
+  static boolean isContent(String accept, String contentType) {
+    if (accept == null || accept.isBlank()) {
+      return false;
+    }
+    for (String range : accept.split(",")) {
+      if (!CONTENT_MEDIA_TYPE.matcher(mediaType(range)).matches()) {
+        return false;
+      }
+    }
+    return contentType == null || !mediaType(contentType).equals("application/json");
+  }
+
+  /** A media type or range without its parameters, trimmed, in lower case. */
+  private static String mediaType(String value) {
+    int params = value.indexOf(';');
+    return (params < 0 ? value : value.substring(0, params)).trim().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The routes of a repository whose GET answers GitHub's description ({@code @octokit/openapi})
+   * gives a {@code download_url}, each as the segments it starts with (after {@code
+   * /repos/{owner}/{repo}} or {@code /repositories/{id}}). {@code DownloadLinksDescriptionTest}
+   * walks the description and fails when it names a route this list does not.
+   */
+  private static final List<List<String>> LINK_ROUTES = List.of(
+      List.of("contents"), // a file, a directory's entries, a symlink, a submodule
+      List.of("readme"), // also readme/{dir}
+      List.of("license"),
+      List.of("actions", "runners", "downloads"));
+
+  /**
+   * Whether answers of {@code path} may carry download links in their body: a repository's route
+   * that GitHub's description gives a {@code download_url} ({@link #LINK_ROUTES}), at {@code
+   * /repos/{owner}/{repo}/…} or {@code /repositories/{id}/…}, also under GHES's {@code /api/v3};
+   * or a path the judge would refuse, so that nothing is left unread. Not every repository route:
+   * an issue's or a comment's text is the run's to read as written, and each read answer costs a
+   * parse and loses upstream's compression and length. Such a call is sent upstream without the
+   * client's {@code Accept-Encoding}: a compressed answer could not be read for its links.
    */
   static boolean carriesLinks(String path) {
-    // Read as the judge reads it (segments decoded once: %63ontents is contents), in any case;
-    // a path it would refuse is taken to carry links, so that nothing is left unread.
+    // Read as the judge reads it (segments decoded once: %72epos is repos, %63ontents contents),
+    // in any case.
     Optional<List<String>> segments = ApiPath.segments(path);
     if (segments.isEmpty()) {
       return true;
     }
-    for (String segment : segments.get()) {
-      String s = segment.toLowerCase(Locale.ROOT);
-      if (s.equals("contents") || s.startsWith("readme")) {
-        return true;
+    List<String> s = segments.get();
+    int at = s.size() > 2 && s.get(0).equalsIgnoreCase("api") && s.get(1).equalsIgnoreCase("v3")
+        ? 2 : 0;
+    if (s.size() <= at) {
+      return false;
+    }
+    int route = s.get(at).equalsIgnoreCase("repos") ? at + 3
+        : s.get(at).equalsIgnoreCase("repositories") ? at + 2 : s.size();
+    List<String> rest = s.subList(Math.min(route, s.size()), s.size());
+    return LINK_ROUTES.stream().anyMatch(r -> startsWith(rest, r));
+  }
+
+  /** Whether {@code segments} begin with {@code prefix}, in any case. */
+  private static boolean startsWith(List<String> segments, List<String> prefix) {
+    if (segments.size() < prefix.size()) {
+      return false;
+    }
+    for (int i = 0; i < prefix.size(); i++) {
+      if (!segments.get(i).equalsIgnoreCase(prefix.get(i))) {
+        return false;
       }
     }
-    return false;
+    return true;
   }
 
   /**
@@ -184,15 +247,16 @@ final class DownloadLinks {
   }
 
   /**
-   * An answer labelled JSON whose body is not JSON: its links cannot be read, so no more of it
-   * is passed on. The message is for the run, and quotes nothing of the body.
+   * An answer of a route that carries download links whose body is not JSON: its links cannot be
+   * read, so no more of it is passed on. The message is for the run, and quotes nothing of the body.
    */
   static final class NotJson extends IOException {
     private static final long serialVersionUID = 1L;
 
     NotJson() {
-      super("GitHub's answer is labelled JSON but is not JSON; pushgate reads a contents or"
-          + " readme answer for its download links and passes on none it cannot read");
+      super("GitHub's answer is not JSON; pushgate reads this route's answer for its"
+          + " download links and passes on none it cannot read (a file's bytes: ask for"
+          + " Accept: application/vnd.github.raw)");
     }
   }
 

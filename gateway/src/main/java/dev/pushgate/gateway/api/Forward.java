@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -120,10 +122,11 @@ record Forward(String runId, Duration answerTimeout) {
 
   private static void copy(ApiExchange call, Response answer, InputStream raw)
       throws IOException {
-    String upstreamHost = answer.getRequest().getHost();
+    Set<LinkReading.Origin> backTo = backTo(call, answer.getRequest());
     String answerType = answer.getHeaders().get("Content-Type");
-    boolean rewritten = DownloadLinks.rewrites(call.call().path(), answerType);
-    InputStream in = DownloadLinks.body(call.call().path(), answerType, raw);
+    String asked = String.join(",", call.request.getHeaders().getValuesList(HttpHeader.ACCEPT));
+    boolean rewritten = DownloadLinks.rewrites(call.call().path(), asked, answerType);
+    InputStream in = DownloadLinks.body(call.call().path(), asked, answerType, raw);
     // Nothing is written before this: a failure while reading it is still a 502.
     byte[] first = in.readNBytes(WHOLE);
     call.response.setStatus(answer.getStatus());
@@ -133,7 +136,7 @@ record Forward(String runId, Duration answerTimeout) {
           || lower.equals("content-length") && !rewritten) {
         // A download link's token is a credential of its own: not for the run.
         call.response.getHeaders().add(f.getName(), lower.equals("location")
-            ? DownloadLinks.location(f.getValue(), upstreamHost) : f.getValue());
+            ? DownloadLinks.location(f.getValue(), backTo) : f.getValue());
       }
     }
     if (first.length < WHOLE) {
@@ -157,6 +160,18 @@ record Forward(String runId, Duration answerTimeout) {
     call.revokeToken();
     out.close();
     call.callback.succeeded();
+  }
+
+  /**
+   * Where a redirect may send the run with its query: back to the host and port it called, or to
+   * the upstream's this call was sent on to (a stand-in's, a GHES host's). Either is where the
+   * call itself went, with the run's sentinel; any other host is a download's.
+   */
+  private static Set<LinkReading.Origin> backTo(ApiExchange call, Request upstream) {
+    Set<LinkReading.Origin> origins = new HashSet<>();
+    LinkReading.Origin.ofCall(call.call().host()).ifPresent(origins::add);
+    origins.add(new LinkReading.Origin(upstream.getHost(), upstream.getPort()));
+    return origins;
   }
 
   private void timedOut(ApiExchange call, Throwable why) {

@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -8,14 +9,25 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class DownloadLinksTest {
   private static String body(String path, String type, String text) throws Exception {
-    try (InputStream in = DownloadLinks.body(path, type,
+    return body(path, null, type, text);
+  }
+
+  private static String body(String path, String accept, String type, String text)
+      throws Exception {
+    try (InputStream in = DownloadLinks.body(path, accept, type,
         new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)))) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
+  }
+
+  /** A {@code Location} of an answer to a call to {@code callHost} (https), sent on there too. */
+  private static String location(String value, String callHost) {
+    return DownloadLinks.location(value, Set.of(LinkReading.Origin.ofCall(callHost).orElseThrow()));
   }
 
   @Test
@@ -48,24 +60,123 @@ class DownloadLinksTest {
   }
 
   @Test
-  void rawBytesAndOtherRoutesAreNotRewritten() throws Exception {
+  void aFileAskedForRawAndRoutesOutsideARepositoryAreNotRewritten() throws Exception {
     String file = "see https://x/?token=keep\n";
 
-    assertThat(body("/repos/o/r/contents/a", "application/vnd.github.raw", file)).isEqualTo(file);
-    assertThat(body("/repos/o/r/issues/1", "application/json", file)).isEqualTo(file);
+    assertThat(body("/repos/o/r/contents/a", "application/vnd.github.raw",
+        "application/vnd.github.raw", file)).isEqualTo(file);
+    assertThat(body("/user", "application/json", file)).isEqualTo(file);
+    assertThat(body("/gists/1", "application/json", file)).isEqualTo(file);
+    assertThat(body("/orgs/o/repos", "application/json", file)).isEqualTo(file);
+  }
+
+  /**
+   * A reviewer's fake GitHub answered {@code /repos/o/r/license} (GitHub's {@code
+   * license-content}: a contents answer's {@code download_url}) with {@code ?token=}, and it
+   * reached the run: only contents and readme routes were read. Every route GitHub's description
+   * gives a {@code download_url} is ({@code DownloadLinksDescriptionTest}), in any spelling the
+   * judge reads as it.
+   */
+  @Test
+  void everyRouteWithADownloadUrlIsReadForItsDownloadLinks() throws Exception {
+    String answer = "{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/LICENSE"
+        + "?token=AAAB5\"}";
+    for (String route : List.of("/repos/o/r/license", "/repos/o/r/readme/docs",
+        "/REPOS/o/r/LICENSE", "/%72epos/o/r/license", "/repositories/42/contents/a",
+        "/repositories/42/contents", "/api/v3/repos/o/r/license", "/API/V3/repos/o/r/Readme",
+        "/repos/o/r/actions/runners/downloads", "/repos/o/r//license")) {
+      assertThat(body(route, "application/json; charset=utf-8", answer)).as(route)
+          .isEqualTo("{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/LICENSE\"}");
+    }
+  }
+
+  /**
+   * Every repository route's answer was parsed and written again compact, and a link in an
+   * issue's or comment's text lost its {@code code=} or {@code sig=}: what the run reads of
+   * issues, pulls and comments is GitHub's answer as sent, byte for byte.
+   */
+  @Test
+  void anIssueOrAPullRequestIsPassedAsItCame() throws Exception {
+    String issue = "{\n  \"body\": \"see https://example.com/cb?code=42&state=x\",\n"
+        + "  \"number\": 1.50\n}\n";
+    for (String route : List.of("/repos/o/r/issues/1", "/repos/o/r/pulls",
+        "/repos/o/r/issues/comments", "/repos/o/r", "/repositories/42/issues",
+        "/api/v3/repos/o/r/pulls/1", "/repos/o/contents/a", "/repos/o/r/licenses")) {
+      assertThat(DownloadLinks.carriesLinks(route)).as(route).isFalse();
+      assertThat(body(route, "application/json; charset=utf-8", issue)).as(route)
+          .isEqualTo(issue);
+    }
+  }
+
+  /**
+   * A contents answer labelled other than JSON kept its {@code ?token=}: the label decided.
+   * What the call asked and what the body is decide now; a JSON answer is read whatever its label.
+   */
+  @Test
+  void aRepositoryAnswerIsReadAsJsonWhateverItsLabel() throws Exception {
+    String answer = "{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/a?token=T\"}";
+    List<String> labels = new java.util.ArrayList<>(List.of("text/plain",
+        "application/octet-stream", "application/vnd.github.object", "text/html",
+        "application/vnd.github.raw"));
+    labels.add(null);
+    for (String label : labels) {
+      assertThat(body("/repos/o/r/contents/a", "application/json", label, answer)).as(label)
+          .isEqualTo("{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/a\"}");
+    }
+    assertThatThrownBy(() -> body("/repos/o/r/contents/a", null, "text/plain", "<html>token"))
+        .isInstanceOf(DownloadLinks.NotJson.class)
+        .hasMessage("GitHub's answer is not JSON; pushgate reads this route's answer for"
+            + " its download links and passes on none it cannot read (a file's bytes: ask for"
+            + " Accept: application/vnd.github.raw)");
+  }
+
+  /**
+   * {@code gh api -H 'Accept: application/vnd.github.raw+json'} gets the file itself, which GitHub
+   * labels with that type: it was parsed because the label held {@code json} (a raw {@code
+   * package.json} came back compacted, {@code ?key=abc&code=1} gone, {@code 1.50} as {@code 1.5};
+   * any other file was a 502). Asked for content, a file passes untouched.
+   */
+  @Test
+  void aFileAskedForInAContentMediaTypePassesUntouched() throws Exception {
+    String packageJson = "{\n  \"version\": 1.50,\n  \"homepage\": \"https://x/?key=abc&code=1\"\n}\n";
+    for (String asked : List.of("application/vnd.github.raw+json", "application/vnd.github.raw",
+        "application/vnd.github.v3.raw", "Application/VND.GitHub.V3.Raw+JSON; charset=utf-8",
+        "application/vnd.github.html+json", "application/vnd.github.html",
+        "application/vnd.github.v3.diff", "application/vnd.github.raw, application/vnd.github.html")) {
+      assertThat(body("/repos/o/r/contents/package.json", asked, "application/vnd.github.raw+json",
+          packageJson)).as(asked).isEqualTo(packageJson);
+      assertThat(body("/repos/o/r/contents/a.txt", asked, "text/plain", "not json ?token=T"))
+          .as(asked).isEqualTo("not json ?token=T");
+    }
+  }
+
+  /**
+   * GitHub's raw media type is "for files and symlinks": a directory answers its JSON listing,
+   * each entry with a {@code download_url}, whatever was asked; a call asking JSON among others
+   * may get JSON too. Both are read.
+   */
+  @Test
+  void aListingAskedForRawOrAnAcceptThatAlsoTakesJsonIsStillRead() throws Exception {
+    String listing = "[{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/a?token=T\"}]";
+    String clean = "[{\"download_url\":\"https://raw.githubusercontent.com/o/r/main/a\"}]";
+    assertThat(body("/repos/o/r/contents/dir", "application/vnd.github.raw+json",
+        "application/json; charset=utf-8", listing)).isEqualTo(clean);
+    assertThat(body("/repos/o/r/contents/dir", "application/vnd.github.raw, application/json",
+        "application/vnd.github.raw", listing)).isEqualTo(clean);
+    assertThat(body("/repos/o/r/contents/dir", "*/*", "text/plain", listing)).isEqualTo(clean);
   }
 
   @Test
   void aRedirectOffTheApiHostLosesItsQueryAndAnyTokenParameterGoes() {
-    assertThat(DownloadLinks.location("https://codeload.github.com/o/r/legacy.tar.gz/refs/heads/"
+    assertThat(location("https://codeload.github.com/o/r/legacy.tar.gz/refs/heads/"
         + "main?token=AAAB5XYZ", "api.github.com"))
         .isEqualTo("https://codeload.github.com/o/r/legacy.tar.gz/refs/heads/main");
-    assertThat(DownloadLinks.location("https://blob.core.windows.net/a.zip?sv=1&sig=S",
+    assertThat(location("https://blob.core.windows.net/a.zip?sv=1&sig=S",
         "api.github.com")).isEqualTo("https://blob.core.windows.net/a.zip");
-    assertThat(DownloadLinks.location("http://127.0.0.1:9/forge/codeload/o/r/legacy.zip/main"
+    assertThat(location("http://127.0.0.1:9/forge/codeload/o/r/legacy.zip/main"
         + "?token=GHSAT0A", "127.0.0.1")).isEqualTo(
         "http://127.0.0.1:9/forge/codeload/o/r/legacy.zip/main");
-    assertThat(DownloadLinks.location("https://api.github.com/repositories/1/pulls?page=2",
+    assertThat(location("https://api.github.com/repositories/1/pulls?page=2",
         "api.github.com")).isEqualTo("https://api.github.com/repositories/1/pulls?page=2");
   }
 
@@ -76,25 +187,25 @@ class DownloadLinksTest {
     for (String spelt : List.of("?Token=T", "?TOKEN=T", "?%74oken=T", "?%54OKEN=T", ";token=T",
         "#token=T", "?access_token=T", "?x-amz-signature=T", "?sig=T", "?X-Amz-Security-Token=T",
         "?jwt=T")) {
-      assertThat(DownloadLinks.location(base + spelt, "api.github.com")).as(spelt)
+      assertThat(location(base + spelt, "api.github.com")).as(spelt)
           .isEqualTo(base);
     }
-    assertThat(DownloadLinks.location(base + "?page=2&Token=T;sig=S#a=1&token=T",
+    assertThat(location(base + "?page=2&Token=T;sig=S#a=1&token=T",
         "api.github.com")).isEqualTo(base + "?page=2#a=1");
-    assertThat(DownloadLinks.location("https://user:pw@api.github.com/repos/o/r?token=T",
+    assertThat(location("https://user:pw@api.github.com/repos/o/r?token=T",
         "api.github.com")).isEqualTo("https://api.github.com/repos/o/r");
-    assertThat(DownloadLinks.location("https://api.github.com/a;token=T/b;v=1?token=a/b&c=d",
+    assertThat(location("https://api.github.com/a;token=T/b;v=1?token=a/b&c=d",
         "api.github.com")).as("a value's slash ends nothing")
         .isEqualTo("https://api.github.com/a/b;v=1?c=d");
   }
 
   @Test
   void aSchemeRelativeLocationOffTheHostStaysSchemeRelativeWithoutItsQuery() {
-    assertThat(DownloadLinks.location("//evil.example/a?sig=S", "api.github.com"))
+    assertThat(location("//evil.example/a?sig=S", "api.github.com"))
         .isEqualTo("//evil.example/a");
-    assertThat(DownloadLinks.location("//u:p@evil.example/a#token=T", "api.github.com"))
+    assertThat(location("//u:p@evil.example/a#token=T", "api.github.com"))
         .isEqualTo("//evil.example/a");
-    assertThat(DownloadLinks.location("/repos/o/r?token=T&page=2", "api.github.com"))
+    assertThat(location("/repos/o/r?token=T&page=2", "api.github.com"))
         .isEqualTo("/repos/o/r?page=2");
   }
 
@@ -145,9 +256,9 @@ class DownloadLinksTest {
     spellings.put(" https:///h/x", "https:///h/x");
     spellings.put("https:/api.github.com@h/x", "https:/h/x");
     spellings.forEach((spelt, read) ->
-        assertThat(DownloadLinks.location(spelt + "?v=1&token=T#f", "api.github.com"))
+        assertThat(location(spelt + "?v=1&token=T#f", "api.github.com"))
             .as(spelt).isEqualTo(read + "#f"));
-    assertThat(DownloadLinks.location("https:\\\\u:p@h\\x?v=1", "api.github.com"))
+    assertThat(location("https:\\\\u:p@h\\x?v=1", "api.github.com"))
         .isEqualTo("https:\\\\h\\x");
   }
 
@@ -156,10 +267,10 @@ class DownloadLinksTest {
   void aLocationOnTheCallsHostInAnySpellingKeepsItsQueryLessItsCredentials() {
     for (String spelt : List.of("https:/api.github.com/x", "HTTPS:API.GITHUB.COM/x",
         "https://api.github.com:443/x", "/x", "\\x")) {
-      assertThat(DownloadLinks.location(spelt + "?page=2&to\tken=T&Token=U", "api.github.com"))
+      assertThat(location(spelt + "?page=2&to\tken=T&Token=U", "api.github.com"))
           .as(spelt).isEqualTo(spelt + "?page=2");
     }
-    assertThat(DownloadLinks.location("https://api.github.com/x?page=2", "api.github.com"))
+    assertThat(location("https://api.github.com/x?page=2", "api.github.com"))
         .isEqualTo("https://api.github.com/x?page=2");
   }
 
@@ -180,7 +291,52 @@ class DownloadLinksTest {
   @Test
   void aParameterNameIsDecodedLenientlyAsAFormIs() {
     String base = "https://api.github.com/x";
-    assertThat(DownloadLinks.location(base + "?%74ok%65n%zz=T&%ZZtoken=U&x%2=1&%=2&a+token=V",
+    assertThat(location(base + "?%74ok%65n%zz=T&%ZZtoken=U&x%2=1&%=2&a+token=V",
         "api.github.com")).isEqualTo(base + "?x%2=1&%=2");
+  }
+
+  /**
+   * A backslash before {@code @}: the WHATWG parser (a browser, Node's {@code new URL}, {@code
+   * fetch}) reads host {@code api.github.com} and path {@code /@evil.example/x}; curl and Python's
+   * requests (RFC 3986: the authority runs to the first {@code /}) read userinfo {@code
+   * api.github.com\} and host {@code evil.example}, and send the query there. Undecided: its query
+   * goes.
+   */
+  @Test
+  void aLinkTwoReadingsSendToDifferentHostsLosesItsWholeQuery() {
+    assertThat(location("https://api.github.com\\@evil.example/x?zz=SECRET", "api.github.com"))
+        .isEqualTo("https://api.github.com\\@evil.example/x");
+    assertThat(location("//api.github.com\\@evil.example/x?zz=SECRET#f", "api.github.com"))
+        .isEqualTo("//api.github.com\\@evil.example/x#f");
+    assertThat(location("https://api.github.com:443\\@evil.example:443/x?zz=S", "api.github.com"))
+        .isEqualTo("https://api.github.com:443\\@evil.example:443/x");
+    // Both readings agree: kept.
+    assertThat(location("https://api.github.com/x\\@y?page=2", "api.github.com"))
+        .isEqualTo("https://api.github.com/x\\@y?page=2");
+  }
+
+  /**
+   * With {@code --github-api-url} not api.github.com, GitHub's absolute pagination redirect to
+   * {@code https://api.github.com/repositories/42/…} lost its query: the call's host was not
+   * among those compared. A link back to another port of a host kept its query: the port was
+   * not compared. Host and port are compared with the call's and the upstream's.
+   */
+  @Test
+  void aLocationKeepsItsQueryOnlyBackToTheCallsOrTheUpstreamsHostAndPort() {
+    Set<LinkReading.Origin> backTo = Set.of(LinkReading.Origin.ofCall("api.github.com").orElseThrow(),
+        new LinkReading.Origin("127.0.0.1", 8080));
+    for (String kept : List.of("https://api.github.com/repositories/42/issues?page=2&per_page=100",
+        "https://api.github.com:443/x?page=2", "http://127.0.0.1:8080/x?page=2",
+        "//api.github.com/x?page=2", "/x?page=2")) {
+      assertThat(DownloadLinks.location(kept, backTo)).as(kept).isEqualTo(kept);
+    }
+    for (String off : List.of("https://api.github.com:8443/x", "http://api.github.com/x",
+        "http://127.0.0.1/x", "https://127.0.0.1/x", "http://127.0.0.1:8081/x",
+        "//127.0.0.1:8443/x")) {
+      assertThat(DownloadLinks.location(off + "?zz=1", backTo)).as(off).isEqualTo(off);
+    }
+    assertThat(location("https://[::1]:8443/x?zz=1", "[::1]:8443"))
+        .isEqualTo("https://[::1]:8443/x?zz=1");
+    assertThat(location("https://[::1]/x?zz=1", "[::1]:8443")).isEqualTo("https://[::1]/x");
   }
 }

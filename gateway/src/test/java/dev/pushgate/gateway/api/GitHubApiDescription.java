@@ -64,26 +64,92 @@ final class GitHubApiDescription {
 
   /** Every POST, PUT, PATCH and DELETE of the description, in its order, on its host. */
   static List<Operation> restWrites(Rest description) throws IOException {
+    return operations(description, WRITE_METHODS, (root, op) -> true,
+        (root, op) -> JSON.writeValueAsBytes(exampleBody(root, op)));
+  }
+
+  /**
+   * Every GET of the description whose success answer (any 2xx, any media type) has, anywhere in
+   * its schema ({@code $ref}s, {@code allOf}/{@code oneOf}/{@code anyOf}, {@code items}, {@code
+   * properties}, {@code additionalProperties} followed), a property {@code property} typed string:
+   * named by its path as described, called at that path filled in, on its server's path.
+   */
+  static List<Operation> getsAnsweringWith(Rest description, String property) throws IOException {
+    return operations(description, List.of("get"),
+        (root, op) -> answersWith(root, op, property), (root, op) -> new byte[0]);
+  }
+
+  /** How an operation's call gets its body: from the description and the operation. */
+  private interface BodyOf {
+    byte[] of(JsonNode root, JsonNode op) throws IOException;
+  }
+
+  /**
+   * The operations of {@code methods} that {@code wanted} keeps, in the description's order, each
+   * made into a call on its host with its path filled in and {@code body} (none: no content type).
+   */
+  private static List<Operation> operations(Rest description, List<String> methods,
+      java.util.function.BiPredicate<JsonNode, JsonNode> wanted, BodyOf body) throws IOException {
     JsonNode root = JSON.readTree(description.file().toFile());
     URI server = server(root);
     List<Operation> out = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> paths = root.get("paths").fields();
         paths.hasNext(); ) {
       Map.Entry<String, JsonNode> path = paths.next();
-      for (String method : WRITE_METHODS) {
+      for (String method : methods) {
         JsonNode op = path.getValue().get(method);
-        if (op == null) {
+        if (op == null || !wanted.test(root, op)) {
           continue;
         }
         String concrete = concretePath(root, path.getKey(), path.getValue(), op);
-        byte[] body = JSON.writeValueAsBytes(exampleBody(root, op));
+        byte[] bytes = body.of(root, op);
         String upper = method.toUpperCase(java.util.Locale.ROOT);
         URI at = op.has("servers") ? server(op) : server;
         out.add(new Operation(upper + " " + path.getKey(), new ApiCall(upper, at.getHost(),
-            at.getPath() + concrete, "", "application/json", body)));
+            at.getPath() + concrete, "", bytes.length == 0 ? null : "application/json", bytes)));
       }
     }
     return out;
+  }
+
+  private static boolean answersWith(JsonNode root, JsonNode op, String property) {
+    for (Iterator<Map.Entry<String, JsonNode>> answers = op.path("responses").fields();
+        answers.hasNext(); ) {
+      Map.Entry<String, JsonNode> answer = answers.next();
+      if (!answer.getKey().startsWith("2")) {
+        continue;
+      }
+      for (JsonNode media : resolved(root, answer.getValue()).path("content")) {
+        if (hasProperty(root, media.path("schema"), property,
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code schema}, or any schema it holds, has a string property {@code name}. */
+  private static boolean hasProperty(JsonNode root, JsonNode schema, String name,
+      java.util.Set<JsonNode> visited) {
+    JsonNode s = resolved(root, schema);
+    if (!s.isObject() || !visited.add(s)) {
+      return false;
+    }
+    JsonNode found = resolved(root, s.path("properties").path(name));
+    JsonNode type = found.path("type");
+    if (type.asText().equals("string")
+        || type.isArray() && type.toString().contains("\"string\"")) {
+      return true;
+    }
+    List<JsonNode> held = new ArrayList<>();
+    for (String combined : List.of("allOf", "oneOf", "anyOf")) {
+      s.path(combined).forEach(held::add);
+    }
+    held.add(s.path("items"));
+    held.add(s.path("additionalProperties"));
+    s.path("properties").forEach(held::add);
+    return held.stream().anyMatch(h -> hasProperty(root, h, name, visited));
   }
 
   /** The first server a description or operation names, with the run's GHES host for its own. */

@@ -143,17 +143,72 @@ class UpstreamLegTest {
   }
 
   /**
-   * A contents answer is read as JSON for its download links; one labelled JSON that is not
-   * was a 502 saying GitHub's answer broke off before its end, which it had not.
+   * A contents answer is read as JSON for its download links, whatever its label; one
+   * that is not JSON was a 502 saying GitHub's answer broke off before its end, which it had not.
    */
   @Test
-  void aContentsAnswerLabelledJsonThatIsNotJsonIsA502SayingSo() throws Exception {
-    start((r, out) -> FakeUpstream.answer(out, 200, OK, "<html>?token=ghs_notforthe_run</html>"));
-    Answer a = get("/repos/acme/app/contents/README.md");
-    assertThat(a.status()).isEqualTo(502);
-    assertThat(a.body()).contains("\"message\":\"GitHub's answer is labelled JSON but is not"
-        + " JSON; pushgate reads a contents or readme answer for its download links and passes on"
-        + " none it cannot read").doesNotContain("ghs_notforthe_run");
+  void aContentsAnswerThatIsNotJsonIsA502SayingSo() throws Exception {
+    for (String label : List.of(OK, "Content-Type: text/html\r\n", "")) {
+      start((r, out) -> FakeUpstream.answer(out, 200, label,
+          "<html>?token=ghs_notforthe_run</html>"));
+      Answer a = get("/repos/acme/app/contents/README.md");
+      assertThat(a.status()).as(label).isEqualTo(502);
+      assertThat(a.body()).as(label).contains("\"message\":\"GitHub's answer is not JSON;"
+          + " pushgate reads this route's answer for its download links and passes on"
+          + " none it cannot read (a file's bytes: ask for Accept: application/vnd.github.raw)")
+          .doesNotContain("ghs_notforthe_run");
+      stop();
+    }
+  }
+
+  /**
+   * {@code GET /repos/{o}/{r}/license} answers GitHub's {@code license-content}, with a contents
+   * answer's {@code download_url}: a reviewer's fake GitHub got its {@code ?token=} to the run.
+   */
+  @Test
+  void aLicenseAnswerLosesItsDownloadToken() throws Exception {
+    start((r, out) -> FakeUpstream.answer(out, 200, "Content-Type: text/plain\r\n",
+        "{\"name\":\"LICENSE\",\"download_url\":\"https://raw.githubusercontent.com/acme/app/"
+            + "main/LICENSE?token=GHSAT0AAAA\"}"));
+    Answer a = get("/repos/acme/app/license");
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.body()).isEqualTo("{\"name\":\"LICENSE\",\"download_url\":"
+        + "\"https://raw.githubusercontent.com/acme/app/main/LICENSE\"}");
+  }
+
+  /** What {@code gh api -H 'Accept: application/vnd.github.raw+json'} reads: the file itself. */
+  @Test
+  void aFileAskedForRawComesBackAsGitHubSentIt() throws Exception {
+    String file = "{\n  \"version\": 1.50,\n  \"homepage\": \"https://x/?key=abc&code=1\"\n}\n";
+    start((r, out) -> FakeUpstream.answer(out, 200,
+        "Content-Type: application/vnd.github.raw+json; charset=utf-8\r\n", file));
+    Answer a = boundary.call("GET", "api.github.com", "/repos/acme/app/contents/package.json",
+        "token " + sentinel, "", List.of("Accept: application/vnd.github.raw+json"));
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.body()).isEqualTo(file);
+  }
+
+  /**
+   * The run called api.github.com; the boundary sent the call to a stand-in (another host and
+   * port). GitHub's absolute pagination redirect back to api.github.com keeps its query, as does
+   * one back to the stand-in itself; one to the stand-in's host on another port does not.
+   */
+  @Test
+  void aRedirectBackToTheCalledHostKeepsItsQueryAndOneToAnotherPortLosesIt() throws Exception {
+    start((r, out) -> r.head().startsWith("GET /repos/acme/app/pulls ")
+        ? FakeUpstream.answer(out, 301, "Location: " + upstream.base() + "/x?page=3\r\n", "")
+        : r.head().startsWith("GET /repos/acme/app/issues?page=2 ")
+        ? FakeUpstream.answer(out, 301, "Location: https://" + upstream.base().getHost() + ":"
+            + (upstream.base().getPort() + 1) + "/x?zz=1\r\n", "")
+        : FakeUpstream.answer(out, 301, "Location: https://api.github.com/repositories/42/issues"
+            + "?page=2&per_page=100\r\n", ""));
+    assertThat(get("/repos/acme/app/issues").headers().split("\r\n")).contains(
+        "Location: https://api.github.com/repositories/42/issues?page=2&per_page=100");
+    assertThat(get("/repos/acme/app/issues?page=2").headers().split("\r\n")).contains(
+        "Location: https://" + upstream.base().getHost() + ":" + (upstream.base().getPort() + 1)
+            + "/x");
+    assertThat(get("/repos/acme/app/pulls").headers().split("\r\n"))
+        .contains("Location: " + upstream.base() + "/x?page=3");
   }
 
   /**
@@ -164,7 +219,7 @@ class UpstreamLegTest {
   @Test
   void aLongChunkedAnswerThatBreaksOffIsCutNotEndedAsIfWhole() throws Exception {
     start(breaksOffAfter128KiB("Transfer-Encoding: chunked\r\n", true));
-    assertCutNotEndedAsWhole("/repos/acme/app");
+    assertCutNotEndedAsWhole("/repos/acme/app"); // no download_url in its answer: not read
   }
 
   /**
