@@ -259,6 +259,36 @@ class ApiBoundarySheddingTest {
     assertThat(upstream.received()).hasSize(1); // run-b's only
   }
 
+  /**
+   * attack36: an asked call is given up at the listener's 30 s idle timeout while its approver
+   * is still deciding (the keepalives going): the connection is closed with no answer and the
+   * question withdrawn, though the docs hold it until the question's timeout (5 min by default).
+   * An approver who allows after 32 s must see the call sent and its answer reach the run.
+   */
+  @Test
+  void anAskedCallOutlivesTheIdleTimeoutWhileItsApproverDecides() throws Exception {
+    approver = (question, progress) -> {
+      asked.incrementAndGet();
+      long end = System.nanoTime() + Duration.ofSeconds(32).toNanos();
+      try {
+        while (System.nanoTime() < end) {
+          progress.accept("still deciding");
+          Thread.sleep(1000);
+        }
+      } catch (InterruptedException e) {
+        withdrawn.incrementAndGet();
+        return Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_CANCELLED, "withdrawn");
+      }
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    Run run = open("run-a", Decision.ASK);
+    Socket call = send(run, "/repos/acme/app");
+    call.setSoTimeout(60_000);
+    assertThat(readAnswer(call)).as("the call's answer after a 32 s approval")
+        .startsWith("HTTP/1.1 200 ");
+    assertThat(withdrawn.get()).isZero();
+  }
+
   private record Run(String id, String sentinel, BoundaryRun boundary) {}
 
   /** MAX_CALLS calls of {@code run}, each waiting once {@code waiting} has counted it. */
