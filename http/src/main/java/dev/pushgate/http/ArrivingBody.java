@@ -1,7 +1,6 @@
 package dev.pushgate.http;
 
 import dev.pushgate.types.BoundedBody;
-import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import org.eclipse.jetty.io.Content;
 
@@ -61,23 +60,21 @@ public final class ArrivingBody implements Runnable {
         result.completeExceptionally(chunk.getFailure());
         return;
       }
-      ByteBuffer bytes = chunk.getByteBuffer();
-      byte[] copy = new byte[bytes.remaining()];
-      bytes.get(copy);
       boolean last = chunk.isLast();
-      chunk.release();
       try {
-        kept.add(copy, 0, copy.length);
+        kept.add(chunk.getByteBuffer()); // copied straight into what is kept
+        if (last) {
+          result.complete(kept.bytes());
+          return;
+        }
       } catch (BoundedBody.Refused refused) {
         if (!result.isDone()) { // settled meanwhile: the deadline's answer is on its way
           source.fail(refused);
         }
         result.completeExceptionally(refused);
         return;
-      }
-      if (last) {
-        result.complete(kept.bytes());
-        return;
+      } finally {
+        chunk.release();
       }
     }
   }

@@ -128,6 +128,47 @@ class ByHandGhTest {
   }
 
   /**
+   * attack36: a call whose body stops arriving was promised a 408, but through the run's proxy
+   * the client read a bare close: the proxy's tunnel has a 30 s idle timeout of its own, and the
+   * boundary's body deadline was 30 s too. The deadline (20 s, from the head) now comes before
+   * any idle timeout on the way (30 s, from the last byte).
+   */
+  @Test
+  void aBodyThatStopsArrivingIsAnswered408ThroughTheRunsProxy() throws Exception {
+    JsonNode run = createRun("stalled", "{\"write-tracker\": \"allow\"}");
+    String out = byHand(run, "stalled", """
+        python3 - <<'PY'
+        import base64, os, socket, ssl, urllib.parse
+        u = urllib.parse.urlparse(os.environ["HTTPS_PROXY"])
+        s = socket.create_connection((u.hostname, u.port))
+        login = base64.b64encode(("%s:%s" % (u.username, u.password)).encode()).decode()
+        s.sendall(("CONNECT api.github.com:443 HTTP/1.1\\r\\nHost: api.github.com:443\\r\\n"
+                   "Proxy-Authorization: Basic %s\\r\\n\\r\\n" % login).encode())
+        head = b""
+        while b"\\r\\n\\r\\n" not in head:
+            head += s.recv(4096)
+        t = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"]).wrap_socket(
+            s, server_hostname="api.github.com")
+        t.sendall(("POST /repos/acme/widget/issues HTTP/1.1\\r\\nHost: api.github.com\\r\\n"
+                   "Authorization: token %s\\r\\nContent-Type: application/json\\r\\n"
+                   "Content-Length: 1000\\r\\n\\r\\n{" % os.environ["GH_TOKEN"]).encode())
+        t.settimeout(90)
+        answer = b""
+        while True:
+            more = t.recv(65536)
+            if not more:
+                break
+            answer += more
+        print("answer=" + (answer.split(b"\\r\\n")[0].decode() if answer else "EOF"))
+        print(answer.decode(errors="replace"))
+        PY
+        """);
+    assertThat(out).contains("answer=HTTP/1.1 408 ",
+        "pushgate reads a call's whole body within 20 s of its head, and this one's had not all"
+            + " arrived: send the body at once, with the request");
+  }
+
+  /**
    * Finding (attack35l): a tunnel through the shared proxy to a host other than the API names is
    * judged once, at its CONNECT; it must end with the run whose login opened it.
    */

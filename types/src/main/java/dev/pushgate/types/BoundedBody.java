@@ -1,12 +1,13 @@
 package dev.pushgate.types;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Reads an HTTP body whole, never more than the limit its caller passes: the control API, the
@@ -20,14 +21,18 @@ public final class BoundedBody {
   static final int FIRST_UNDECLARED_CHUNK = 1024;
 
   /**
-   * Takes bytes, as they arrive, from a budget several bodies share (the API boundary's per-run
-   * buffered bytes); false when it has not that many left, which refuses the body.
+   * Takes bytes from a budget several bodies share (the API boundary's buffered bytes) before
+   * they are held: a declared length at once, other bodies as they arrive; false when it has not
+   * that many left, which refuses the body.
    */
   @FunctionalInterface
   public interface Budget {
     Budget NONE = bytes -> true;
 
     boolean take(int bytes);
+
+    /** Gives back bytes taken and no longer held (the chunks of a body joined into one). */
+    default void give(int bytes) {}
   }
 
   /** A body not read: {@link #why} says which bound it broke; the message says it to a person. */
@@ -103,12 +108,22 @@ public final class BoundedBody {
   /**
    * One body's bytes as they arrive, in chunks, for a reader that is handed chunks rather than a
    * stream (a request read without blocking a thread): the chunk that passes the limit or the
-   * budget is refused, and nothing of it is kept.
+   * budget is refused, and nothing of it is kept. Every byte held is taken from the budget before
+   * it is held. A body of declared length takes all of it from the budget at once and is read
+   * into one buffer of that length, returned as it is: no growing, no final copy. A body of no
+   * declared length is kept as the chunks it came in, each taken as it comes, and joined once at
+   * the end; the joined copy is taken from the budget before it is made, and the chunks given
+   * back once it is.
    */
   public static final class Collector {
+    private static final byte[] EMPTY = new byte[0];
+
     private final int limit;
     private final Budget budget;
-    private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    /** The body of declared length: its one buffer; null when none was declared. */
+    private final byte[] declared;
+    private final List<byte[]> chunks = new ArrayList<>();
+    private int size;
 
     /** {@code declared} is the body's declared length, negative when none was given. */
     public Collector(long declared, int limit, Budget budget) throws Refused {
@@ -117,20 +132,64 @@ public final class BoundedBody {
       }
       this.limit = limit;
       this.budget = budget;
+      if (declared >= 0) {
+        take((int) declared);
+        this.declared = new byte[(int) declared];
+      } else {
+        this.declared = null;
+      }
     }
 
     public void add(byte[] bytes, int offset, int length) throws Refused {
-      if (kept.size() + length > limit) {
-        throw tooLarge(limit);
-      }
-      if (!budget.take(length)) {
-        throw new Refused(Refused.Why.OVER_BUDGET, "the body is more than the bytes left to hold");
-      }
-      kept.write(bytes, offset, length);
+      add(ByteBuffer.wrap(bytes, offset, length));
     }
 
-    public byte[] bytes() {
-      return kept.toByteArray();
+    /** Adds the remaining bytes of {@code bytes}, which are consumed. */
+    public void add(ByteBuffer bytes) throws Refused {
+      int length = bytes.remaining();
+      if (size + length > limit) {
+        throw tooLarge(limit);
+      }
+      if (declared != null) {
+        if (length > declared.length - size) {
+          throw new Refused(Refused.Why.TOO_LARGE,
+              "the body is longer than its declared " + declared.length + " bytes");
+        }
+        bytes.get(declared, size, length);
+      } else if (length > 0) {
+        take(length);
+        byte[] chunk = new byte[length];
+        bytes.get(chunk);
+        chunks.add(chunk);
+      }
+      size += length;
+    }
+
+    /** The whole body; a body of no declared length in more than one chunk is joined here. */
+    public byte[] bytes() throws Refused {
+      if (declared != null) {
+        // Shorter than declared only from a stream that ended early (Jetty fails such a body).
+        return size == declared.length ? declared : java.util.Arrays.copyOf(declared, size);
+      }
+      if (chunks.size() <= 1) {
+        return chunks.isEmpty() ? EMPTY : chunks.get(0);
+      }
+      take(size);
+      byte[] joined = new byte[size];
+      int at = 0;
+      for (byte[] chunk : chunks) {
+        System.arraycopy(chunk, 0, joined, at, chunk.length);
+        at += chunk.length;
+      }
+      chunks.clear();
+      budget.give(size);
+      return joined;
+    }
+
+    private void take(int bytes) throws Refused {
+      if (!budget.take(bytes)) {
+        throw new Refused(Refused.Why.OVER_BUDGET, "the body is more than the bytes left to hold");
+      }
     }
   }
 

@@ -97,4 +97,62 @@ class BoundedBodyTest {
         .isInstanceOf(BoundedBody.Refused.class);
     assertThat(c.bytes()).hasSize(8);
   }
+
+  /**
+   * attack36: a body was held in a ByteArrayOutputStream that grew by doubling and was copied
+   * again whole, ~1.6 times its length. A declared length is now taken from the budget before a
+   * byte is held and read into one buffer of that length, returned as it is.
+   */
+  @Test
+  void aDeclaredBodyIsTakenWholeFirstAndReadIntoOneBufferOfItsLength() throws Exception {
+    List<Integer> taken = new ArrayList<>();
+    BoundedBody.Collector body = new BoundedBody.Collector(10, 100, taken::add);
+    assertThat(taken).containsExactly(10);
+    body.add("01234".getBytes(StandardCharsets.US_ASCII), 0, 5);
+    body.add(java.nio.ByteBuffer.wrap("56789".getBytes(StandardCharsets.US_ASCII)));
+    assertThat(taken).containsExactly(10);
+    byte[] bytes = body.bytes();
+    assertThat(bytes).isEqualTo("0123456789".getBytes(StandardCharsets.US_ASCII));
+    assertThat(body.bytes()).isSameAs(bytes);
+    assertThatThrownBy(() -> body.add(new byte[1], 0, 1))
+        .hasMessage("the body is longer than its declared 10 bytes");
+  }
+
+  @Test
+  void aDeclaredLengthTheBudgetHasNotIsRefusedBeforeAByteIsHeld() {
+    assertThatThrownBy(() -> new BoundedBody.Collector(10, 100, n -> n <= 9))
+        .isInstanceOf(BoundedBody.Refused.class)
+        .extracting(e -> ((BoundedBody.Refused) e).why())
+        .isEqualTo(BoundedBody.Refused.Why.OVER_BUDGET);
+  }
+
+  /**
+   * A body of no declared length takes each chunk as it comes, and its length again before its
+   * chunks are joined into one; the chunks are given back once they are.
+   */
+  @Test
+  void anUndeclaredBodyTakesEachChunkThenItsJoinAndGivesTheChunksBack() throws Exception {
+    AtomicInteger held = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    BoundedBody.Budget budget = new BoundedBody.Budget() {
+      @Override
+      public boolean take(int bytes) {
+        most.accumulateAndGet(held.addAndGet(bytes), Math::max);
+        return true;
+      }
+
+      @Override
+      public void give(int bytes) {
+        held.addAndGet(-bytes);
+      }
+    };
+    BoundedBody.Collector body = new BoundedBody.Collector(-1, 100, budget);
+    for (String part : List.of("abcd", "efgh", "ijkl")) {
+      body.add(part.getBytes(StandardCharsets.US_ASCII), 0, 4);
+    }
+    assertThat(held.get()).isEqualTo(12);
+    assertThat(body.bytes()).isEqualTo("abcdefghijkl".getBytes(StandardCharsets.US_ASCII));
+    assertThat(most.get()).isEqualTo(24);
+    assertThat(held.get()).isEqualTo(12);
+  }
 }

@@ -71,11 +71,21 @@ public final class ApiBoundary implements AutoCloseable {
    */
   public static final int FIRST_CALLS_ONLY = 32;
   /**
+   * How long a connection may say nothing, between calls or while a call's head or body is
+   * being sent; never while a call is handled (the run then waits for its answer: {@link
+   * ApiCalls}).
+   */
+  public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+  /**
    * How long a call's whole body may take to arrive, from its head: the body comes from the
    * run's own proxy on this host, where 10 MiB takes well under a second. A body not all in by
-   * then is answered 408, and the connection closed.
+   * then is answered 408, and the connection closed. Shorter than every idle timeout on the way
+   * (this listener's {@link #IDLE_TIMEOUT}, and the run's proxy's tunnel, Jetty's 30 s): the
+   * deadline is counted from the head and an idle timeout from the last byte, so the 408 is
+   * written before either closes the connection under it, and the client reads it rather than a
+   * bare close.
    */
-  public static final Duration BODY_DEADLINE = Duration.ofSeconds(30);
+  public static final Duration BODY_DEADLINE = Duration.ofSeconds(20);
   /** What a call refused for want of a slot is told to wait before it tries again, in seconds. */
   static final int RETRY_AFTER_SECONDS = 5;
   /**
@@ -100,11 +110,15 @@ public final class ApiBoundary implements AutoCloseable {
       "transfer-encoding", "upgrade", "host", "content-length", "expect", "authorization",
       "http2-settings", "date", "via", "warning", "from");
 
-  /** How the listener admits every run's calls: the slots they share, a body's deadline. */
-  record Admission(RunSlots slots, Duration bodyDeadline) {
+  /**
+   * How the listener admits every run's calls: the slots they share, a body's deadline, the
+   * body bytes they may buffer together.
+   */
+  record Admission(RunSlots slots, Duration bodyDeadline, BufferedBodies bodies) {
     Admission {
       Objects.requireNonNull(slots, "slots");
       Objects.requireNonNull(bodyDeadline, "bodyDeadline");
+      Objects.requireNonNull(bodies, "bodies");
     }
   }
 
@@ -169,8 +183,19 @@ public final class ApiBoundary implements AutoCloseable {
 
   /** {@link #start(Shared)} with another body deadline: a test's, shorter. */
   static ApiBoundary start(Shared shared, Duration bodyDeadline) throws IOException {
+    return start(shared, bodyDeadline,
+        BufferedBodies.sizedFor(Runtime.getRuntime().maxMemory()), IDLE_TIMEOUT);
+  }
+
+  /**
+   * {@link #start(Shared)} with another body deadline, body budget for every run and idle
+   * timeout: a test's, smaller.
+   */
+  static ApiBoundary start(Shared shared, Duration bodyDeadline, BufferedBodies bodies,
+      Duration idleTimeout) throws IOException {
     Admission admission = new Admission(
-        new RunSlots(MAX_CALLS, MAX_BUSY_CALLS, BUSY_SHARE, FIRST_CALLS_ONLY), bodyDeadline);
+        new RunSlots(MAX_CALLS, MAX_BUSY_CALLS, BUSY_SHARE, FIRST_CALLS_ONLY), bodyDeadline,
+        bodies);
     Server server = HttpServer.named("pushgate-api").threads(THREADS, 2)
         .stopTimeout(Duration.ofSeconds(1)).build();
     HttpConfiguration http = new HttpConfiguration();
@@ -182,7 +207,7 @@ public final class ApiBoundary implements AutoCloseable {
     Map<String, BoundaryRun> runs = new ConcurrentHashMap<>();
     ProxyHeaderDeadline headers = new ProxyHeaderDeadline("ssl");
     ServerConnector connector = HttpServer.tcp(server,
-        InetAddress.getLoopbackAddress().getHostAddress(), 0, null, headers,
+        InetAddress.getLoopbackAddress().getHostAddress(), 0, idleTimeout, headers,
         new RunTlsConnections(runs::get, headers, "http/1.1"), new HttpConnectionFactory(http));
     server.setHandler(new CallsByRun());
     HttpServer.start(server, "the GitHub API boundary");
@@ -215,6 +240,11 @@ public final class ApiBoundary implements AutoCloseable {
   /** Calls of {@code runId} holding a slot now: judged, asked or forwarded. */
   int callsInProgress(String runId) {
     return admission.slots().inFlight(runId);
+  }
+
+  /** Request-body bytes every run's calls hold buffered now ({@link BufferedBodies}). */
+  long bufferedBodyBytes() {
+    return admission.bodies().held();
   }
 
   /** Connections held now that have not named a run yet ({@link ProxyHeaderDeadline}). */

@@ -27,13 +27,16 @@ final class ApiCalls extends Handler.Abstract {
   private final CallAudit audit;
   private final Forward forward;
   /** Body bytes this run's calls may still buffer (see {@link ApiBoundary#BUFFERED_BYTES}). */
-  private final Semaphore bodyBudget = new Semaphore(ApiBoundary.BUFFERED_BYTES);
+  private final Semaphore runBodies = new Semaphore(ApiBoundary.BUFFERED_BYTES);
+  /** Body bytes every run's calls may still buffer ({@link BufferedBodies}). */
+  private final BufferedBodies everyRunsBodies;
 
   ApiCalls(ApiBoundary.RunApi run, ApiBoundary.Shared shared, ApiBoundary.Admission admission) {
     this.runId = run.runId();
     this.receive = List.of(new InterceptedHost(shared.upstream()),
         new RunSentinel(run.sentinel()), MethodOverrides::take, IdentityEncoding::take);
     this.bodyDeadline = admission.bodyDeadline();
+    this.everyRunsBodies = admission.bodies();
     this.decide = List.of(new CallSlots(run.runId(), admission.slots()),
         new JudgeCall(run.runId(), run.judge()),
         new AskApprovers(run.runId(), run.workspaceId(), shared.approvals()));
@@ -49,7 +52,14 @@ final class ApiCalls extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
-    ApiExchange call = new ApiExchange(request, response, callback, bodyBudget);
+    ApiExchange call = new ApiExchange(request, response, callback, runBodies, everyRunsBodies);
+    // The listener's idle timeout is for a connection that says nothing: while its call is
+    // handled the run waits for an answer (an approver's, until the question's timeout; GitHub's,
+    // until the answer timeout), and that is not the client gone. Jetty asks this only when no
+    // read or write is pending, so a body that stops arriving (the body deadline answers it
+    // first) and an answer the client does not take are still cut; a client that closes is seen
+    // by the call's ClientGone; between calls the connection still closes when idle.
+    request.addIdleTimeoutListener(timeout -> false);
     CallDecision head;
     try {
       head = CallStep.first(call, receive);

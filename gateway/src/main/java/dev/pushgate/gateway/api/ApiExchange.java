@@ -3,6 +3,7 @@ package dev.pushgate.gateway.api;
 import dev.pushgate.gateway.ClientGone;
 import dev.pushgate.gateway.RunSlots;
 import dev.pushgate.gateway.WriteTokenLease;
+import dev.pushgate.types.BoundedBody;
 import dev.pushgate.types.Secret;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
@@ -15,7 +16,8 @@ import org.eclipse.jetty.util.Callback;
  * One call across a run's API boundary, from its arrival to its answer: the request as received,
  * and what the steps learn of it in turn (its body, the call the judge read, the judgement, the
  * request for upstream). It holds what must be given back however the call ends, the body bytes
- * counted against the run's budget, its call slot and a write token, until {@link #close}.
+ * counted against the run's budget and every run's, its call slot and a write token, until
+ * {@link #close}.
  */
 final class ApiExchange implements AutoCloseable {
   final Request request;
@@ -34,9 +36,12 @@ final class ApiExchange implements AutoCloseable {
    */
   final ClientGone clientGone;
 
-  private final Semaphore bodyBudget;
+  private final Semaphore runBodies;
+  private final BufferedBodies everyRunsBodies;
   /** Guarded by this: the body is read on Jetty's threads, the deadline may close the call. */
   private int heldBodyBytes;
+  /** Which budget last refused body bytes: every run's (true) or the run's own. */
+  private boolean overEveryRunsBodies;
   private boolean closed;
   private RunSlots.Slot slot;
   private byte[] body = new byte[0];
@@ -46,11 +51,13 @@ final class ApiExchange implements AutoCloseable {
   private Secret token;
   private org.eclipse.jetty.client.Request upstream;
 
-  ApiExchange(Request request, Response response, Callback callback, Semaphore bodyBudget) {
+  ApiExchange(Request request, Response response, Callback callback, Semaphore runBodies,
+      BufferedBodies everyRunsBodies) {
     this.request = request;
     this.response = response;
     this.callback = callback;
-    this.bodyBudget = bodyBudget;
+    this.runBodies = runBodies;
+    this.everyRunsBodies = everyRunsBodies;
     this.host = Request.getServerName(request);
     this.method = request.getMethod();
     this.path = request.getHttpURI().getPath() == null ? "/" : request.getHttpURI().getPath();
@@ -59,15 +66,55 @@ final class ApiExchange implements AutoCloseable {
   }
 
   /**
-   * Counts {@code n} more body bytes against the run's budget; false when it has not them, or
-   * when the call has ended (its body's deadline passed while a chunk was arriving).
+   * The budget the call's body is read against: its run's buffered bytes and every run's
+   * ({@link BufferedBodies}), each byte taken from both before it is held.
    */
-  synchronized boolean holdBodyBytes(int n) {
-    if (closed || !bodyBudget.tryAcquire(n)) {
+  BoundedBody.Budget bodyBudget() {
+    return new BoundedBody.Budget() {
+      @Override
+      public boolean take(int bytes) {
+        return holdBodyBytes(bytes);
+      }
+
+      @Override
+      public void give(int bytes) {
+        giveBodyBytes(bytes);
+      }
+    };
+  }
+
+  /**
+   * Counts {@code n} more body bytes against the run's budget and every run's; false when either
+   * has not them, or when the call has ended (its body's deadline passed while a chunk was
+   * arriving).
+   */
+  private synchronized boolean holdBodyBytes(int n) {
+    if (closed) {
+      return false;
+    }
+    if (!runBodies.tryAcquire(n)) {
+      overEveryRunsBodies = false;
+      return false;
+    }
+    if (!everyRunsBodies.tryTake(n)) {
+      runBodies.release(n);
+      overEveryRunsBodies = true;
       return false;
     }
     heldBodyBytes += n;
     return true;
+  }
+
+  private synchronized void giveBodyBytes(int n) {
+    int given = Math.min(n, heldBodyBytes);
+    heldBodyBytes -= given;
+    runBodies.release(given);
+    everyRunsBodies.give(given);
+  }
+
+  /** Whether the body was refused by every run's budget rather than its run's. */
+  synchronized boolean overEveryRunsBodies() {
+    return overEveryRunsBodies;
   }
 
   /** Holds one of the listener's call slots until the call ends. */
@@ -142,8 +189,7 @@ final class ApiExchange implements AutoCloseable {
     } finally {
       synchronized (this) {
         closed = true;
-        bodyBudget.release(heldBodyBytes);
-        heldBodyBytes = 0;
+        giveBodyBytes(heldBodyBytes);
         if (slot != null) {
           slot.close();
         }

@@ -13,7 +13,9 @@ import org.eclipse.jetty.http.HttpHeaderValue;
 /**
  * Reads the call's body whole, since the judge reads it whole, as it arrives and on no thread
  * ({@link ArrivingBody}): at most {@link ApiBoundary#MAX_BODY} bytes, each counted against the
- * run's buffered bytes as it arrives (the exchange gives them back when the call ends), and all
+ * run's buffered bytes and every run's ({@link BufferedBodies}) before it is held (a declared
+ * length at once, into one buffer of that length; a body of no declared length as it arrives),
+ * given back by the exchange when the call ends however it ends, and all
  * of it within the body deadline ({@link ApiBoundary#BODY_DEADLINE}), however it is paced. It is
  * read before the call takes a slot ({@link CallSlots}): a body dripped a byte at a time holds a
  * connection and its bytes until the deadline, never a thread or a slot. A read carries no body:
@@ -25,7 +27,7 @@ final class RequestBody {
   /** {@link CallDecision#NEXT} with the body in the exchange, or why the call is refused. */
   static CompletableFuture<CallDecision> read(ApiExchange call, Duration deadline) {
     long declared = call.request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
-    return ArrivingBody.read(call.request, declared, ApiBoundary.MAX_BODY, call::holdBodyBytes)
+    return ArrivingBody.read(call.request, declared, ApiBoundary.MAX_BODY, call.bodyBudget())
         .orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS)
         .handle((body, failure) -> failure == null ? whole(call, body)
             : refused(call, failure instanceof CompletionException ? failure.getCause() : failure,
@@ -48,6 +50,13 @@ final class RequestBody {
       return new CallDecision.Refused(408, "pushgate reads a call's whole body within "
           + deadline.toSeconds() + " s of its head, and this one's had not all arrived: send the"
           + " body at once, with the request");
+    }
+    if (failure instanceof BoundedBody.Refused r && r.why() == BoundedBody.Refused.Why.OVER_BUDGET
+        && call.overEveryRunsBodies()) {
+      call.response.getHeaders().put(HttpHeader.RETRY_AFTER, ApiBoundary.RETRY_AFTER_SECONDS);
+      return new CallDecision.Refused(429, "pushgate is holding as many request bodies as it"
+          + " can for every run together; retry after " + ApiBoundary.RETRY_AFTER_SECONDS
+          + " s, or send a smaller body");
     }
     if (failure instanceof BoundedBody.Refused r && r.why() == BoundedBody.Refused.Why.OVER_BUDGET) {
       return new CallDecision.Refused(429, "pushgate is already holding "

@@ -63,14 +63,44 @@ class ApiBoundarySheddingTest {
   void start() throws IOException {
     ca = RunCa.create("runs", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
         Duration.ofHours(1));
-    // GitHub never answers /never; anything else at once.
-    upstream = FakeUpstream.start((r, out) -> r.head().startsWith("GET /never")
-        || FakeUpstream.answer(out, 200, "Content-Type: application/json\r\n", "{}"));
+    // GitHub never answers /never, answers /slow after SLOW_ANSWER, anything else at once.
+    upstream = FakeUpstream.start((r, out) -> {
+      if (r.head().startsWith("GET /never")) {
+        return true;
+      }
+      if (r.head().startsWith("GET /slow")) {
+        try {
+          Thread.sleep(SLOW_ANSWER.toMillis()); // GitHub taking its time, not the test waiting
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return FakeUpstream.answer(out, 200, "Content-Type: application/json\r\n", "{}");
+    });
+    listener = start(BODY_DEADLINE, BufferedBodies.sizedFor(Runtime.getRuntime().maxMemory()),
+        ApiBoundary.IDLE_TIMEOUT);
+  }
+
+  /** GitHub's answer to /slow comes this late: longer than {@link #SHORT_IDLE}. */
+  private static final Duration SLOW_ANSWER = Duration.ofMillis(2500);
+  /** An idle timeout a test sets so that outliving it takes no 30 s. */
+  private static final Duration SHORT_IDLE = Duration.ofSeconds(1);
+  private static final int MIB = 1024 * 1024;
+
+  private ApiBoundary start(Duration bodyDeadline, BufferedBodies bodies, Duration idle)
+      throws IOException {
     ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
-    listener = ApiBoundary.start(new ApiBoundary.Shared(to, (q, p) -> approver.ask(q, p),
+    return ApiBoundary.start(new ApiBoundary.Shared(to, (q, p) -> approver.ask(q, p),
         records -> { },
         UpstreamClient.start(to, null, UpstreamClient.ANSWER_TIMEOUT), Clock.systemUTC()),
-        BODY_DEADLINE);
+        bodyDeadline, bodies, idle);
+  }
+
+  /** The listener again, with another body deadline, budget for every run and idle timeout. */
+  private void restart(Duration bodyDeadline, BufferedBodies bodies, Duration idle)
+      throws IOException {
+    listener.close();
+    listener = start(bodyDeadline, bodies, idle);
   }
 
   @AfterEach
@@ -257,6 +287,162 @@ class ApiBoundarySheddingTest {
     await(() -> answeredWith(open("run-b", Decision.ALLOW), "HTTP/1.1 200 "),
         "another call is answered");
     assertThat(upstream.received()).hasSize(1); // run-b's only
+  }
+
+  /**
+   * attack36: an asked call is given up at the listener's 30 s idle timeout while its approver
+   * is still deciding (the keepalives going): the connection is closed with no answer and the
+   * question withdrawn, though the docs hold it until the question's timeout (5 min by default).
+   * An approver who allows after 32 s must see the call sent and its answer reach the run.
+   */
+  @Test
+  void anAskedCallOutlivesTheIdleTimeoutWhileItsApproverDecides() throws Exception {
+    approver = (question, progress) -> {
+      asked.incrementAndGet();
+      long end = System.nanoTime() + Duration.ofSeconds(32).toNanos();
+      try {
+        while (System.nanoTime() < end) {
+          progress.accept("still deciding");
+          Thread.sleep(1000);
+        }
+      } catch (InterruptedException e) {
+        withdrawn.incrementAndGet();
+        return Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_CANCELLED, "withdrawn");
+      }
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    Run run = open("run-a", Decision.ASK);
+    Socket call = send(run, "/repos/acme/app");
+    call.setSoTimeout(60_000);
+    assertThat(readAnswer(call)).as("the call's answer after a 32 s approval")
+        .startsWith("HTTP/1.1 200 ");
+    assertThat(withdrawn.get()).isZero();
+  }
+
+  /**
+   * attack36: bodies are read before a slot, and the only bound on them was each run's 20 MiB:
+   * ~40 runs each holding two 10 MiB bodies (all but the last byte) took a 1 GiB heap to
+   * OutOfMemoryError. Now every run's bodies together take at most the listener's budget, a
+   * declared length all of it before a byte is held; a body past it is answered 429 with
+   * Retry-After, and the budget is given back however each call ends: answered, its client gone,
+   * cut at the body deadline.
+   */
+  @Test
+  void everyRunsBodiesTogetherStayWithinTheListenersBudgetAndItIsGivenBackHoweverTheyEnd()
+      throws Exception {
+    restart(Duration.ofSeconds(10), new BufferedBodies(4L * MIB), ApiBoundary.IDLE_TIMEOUT);
+    List<Call> held = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      SSLSocket s = post(open("run-" + i, Decision.ALLOW), MIB);
+      s.getOutputStream().write(new byte[MIB - 1]); // all but the last byte
+      s.getOutputStream().flush();
+      held.add(new Call(s, CompletableFuture.supplyAsync(() -> answerOf(s), readers)));
+    }
+    await(() -> listener.bufferedBodyBytes() == 4L * MIB, "four runs' bodies are held");
+
+    for (int i = 4; i < 8; i++) {
+      // Refused at its head: its declared length is taken before any of it is held.
+      assertThat(readAnswer(post(open("run-" + i, Decision.ALLOW), MIB))).as("run-" + i)
+          .startsWith("HTTP/1.1 429 ").contains("Retry-After: 5").contains("\"message\":"
+              + "\"pushgate is holding as many request bodies as it can for every run together;"
+              + " retry after 5 s, or send a smaller body\"");
+      assertThat(listener.bufferedBodyBytes()).isEqualTo(4L * MIB);
+    }
+
+    held.get(0).socket().getOutputStream().write('x'); // whole: judged and sent
+    held.get(0).socket().getOutputStream().flush();
+    assertThat(held.get(0).answer().get(DEADLINE.toSeconds(),
+        java.util.concurrent.TimeUnit.SECONDS)).startsWith("HTTP/1.1 200 ");
+    held.get(1).socket().close(); // its client gone
+    for (Call cut : held.subList(2, 4)) {
+      assertThat(cut.answer().get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+          .startsWith("HTTP/1.1 408 ");
+    }
+    await(() -> listener.bufferedBodyBytes() == 0, "every body's bytes are given back");
+    assertThat(upstream.received()).extracting(r -> r.body().length()).containsExactly(MIB);
+  }
+
+  /**
+   * A body of no declared length takes every run's budget as it grows (and its length again
+   * while its chunks are joined into one): one that outgrows it is answered 429, one within it is
+   * sent whole; both give it all back.
+   */
+  @Test
+  void aChunkedBodyTakesTheListenersBudgetAsItGrowsAndGivesItBack() throws Exception {
+    restart(Duration.ofSeconds(10), new BufferedBodies(MIB), ApiBoundary.IDLE_TIMEOUT);
+    Run run = open("run-a", Decision.ALLOW);
+
+    SSLSocket over = chunkedPost(run);
+    sendChunks(over, 17, 64 * 1024); // 1 MiB and a chunk: the last one is refused
+    assertThat(readAnswer(over)).startsWith("HTTP/1.1 429 ").contains("Retry-After: 5")
+        .contains("retry after 5 s, or send a smaller body");
+    await(() -> listener.bufferedBodyBytes() == 0, "the refused body's bytes are given back");
+
+    SSLSocket within = chunkedPost(run);
+    sendChunks(within, 3, 100 * 1024);
+    within.getOutputStream().write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    within.getOutputStream().flush();
+    assertThat(readAnswer(within)).startsWith("HTTP/1.1 200 ");
+    assertThat(upstream.received()).extracting(r -> r.body().length())
+        .containsExactly(300 * 1024);
+    await(() -> listener.bufferedBodyBytes() == 0, "the sent body's bytes are given back");
+  }
+
+  /**
+   * The upstream side of attack36: a call whose GitHub answers later than the listener's idle
+   * timeout gets that answer (the docs give GitHub 2 min), and a connection idle between calls
+   * is still closed at the idle timeout.
+   */
+  @Test
+  void aCallOutlivesTheIdleTimeoutWhileGitHubAnswersAndAnIdleConnectionStillCloses()
+      throws Exception {
+    restart(BODY_DEADLINE, new BufferedBodies(4L * MIB), SHORT_IDLE);
+    Run run = open("run-a", Decision.ALLOW);
+    assertThat(readAnswer(send(run, "/slow"))).as("GitHub's answer after " + SLOW_ANSWER)
+        .startsWith("HTTP/1.1 200 ").endsWith("{}");
+
+    SSLSocket kept = connect(run);
+    kept.getOutputStream().write(("GET /repos/acme/app HTTP/1.1\r\nHost: api.github.com\r\n"
+        + "Authorization: token " + run.sentinel() + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    kept.getOutputStream().flush();
+    // Read to the close: the answer, then the listener closing the idle connection (or the
+    // socket's 30 s timeout, failing the test).
+    assertThat(readAnswer(kept)).startsWith("HTTP/1.1 200 ").endsWith("{}");
+  }
+
+  /** A POST of a {@code length}-byte body on a new connection of {@code run}: its head only. */
+  private SSLSocket post(Run run, int length) throws Exception {
+    SSLSocket s = connect(run);
+    s.getOutputStream().write(("POST /repos/acme/app/issues HTTP/1.1\r\n"
+        + "Host: api.github.com\r\nAuthorization: token " + run.sentinel() + "\r\n"
+        + "Content-Type: application/json\r\nContent-Length: " + length
+        + "\r\nConnection: close\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    return s;
+  }
+
+  /** A POST of a chunked body on a new connection of {@code run}: its head only. */
+  private SSLSocket chunkedPost(Run run) throws Exception {
+    SSLSocket s = connect(run);
+    s.getOutputStream().write(("POST /repos/acme/app/issues HTTP/1.1\r\n"
+        + "Host: api.github.com\r\nAuthorization: token " + run.sentinel() + "\r\n"
+        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        + "Connection: close\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    return s;
+  }
+
+  private static void sendChunks(Socket s, int chunks, int size) throws IOException {
+    for (int c = 0; c < chunks; c++) {
+      s.getOutputStream().write((Integer.toHexString(size) + "\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().write(new byte[size]);
+      s.getOutputStream().write("\r\n".getBytes(StandardCharsets.US_ASCII));
+    }
+    s.getOutputStream().flush();
   }
 
   private record Run(String id, String sentinel, BoundaryRun boundary) {}
