@@ -169,6 +169,35 @@ class ByHandGhTest {
   }
 
   /**
+   * Finding (attack38): an asked API call through the run's proxy waits for its approver past the
+   * proxy's own 30 s idle timeout, up to the approval timeout (5 min here): nothing crosses the
+   * tunnel while the boundary waits, and the proxy closed it at 30 s, which the boundary took
+   * for the client gone and withdrew the question.
+   */
+  @Test
+  void anAskedCallThroughTheRunsProxyWaitsForAnApproverPastThirtySeconds() throws Exception {
+    JsonNode run = createRun("slow-approver", "{\"open-pull-request\": \"ask\"}");
+    try (ApproverWatch watch = ApproverWatch.start(app.get().dataDir)) {
+      java.util.concurrent.CompletableFuture<String> created =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+              return byHand(run, "slow-approver"); // gh pr create, asked
+            } catch (Exception e) {
+              throw new java.util.concurrent.CompletionException(e);
+            }
+          });
+      String id = ApprovalEdgesTest.questionId(watch.awaitLine("? q_"));
+      // The scenario itself, not a wait for an event: an approver who takes longer than the
+      // proxy's 30 s idle timeout to answer.
+      Thread.sleep(35_000);
+      ControlClient.Answer allowed = app.get().control().post("/v1/approvals/" + id,
+          "{\"decision\": \"allow\", \"by\": \"slow approver\"}");
+      assertThat(allowed.status()).as(allowed.raw()).isEqualTo(200);
+      assertThat(created.get(120, TimeUnit.SECONDS)).contains("create=0");
+    }
+  }
+
+  /**
    * Finding (attack35l): a tunnel through the shared proxy to a host other than the API names is
    * judged once, at its CONNECT; it must end with the run whose login opened it.
    */

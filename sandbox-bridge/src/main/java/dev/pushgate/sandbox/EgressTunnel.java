@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.io.EndPoint;
@@ -21,6 +22,17 @@ import org.eclipse.jetty.util.Promise;
 final class EgressTunnel extends ConnectHandler {
   /** The request attribute holding a shared proxy's run, read from the request's login. */
   private static final String RUN = "pushgate.run-interception";
+  /** The request attribute marking a tunnel to the API boundary. */
+  private static final String TO_BOUNDARY = "pushgate.to-boundary";
+  /**
+   * How long a tunnel to the API boundary may carry nothing before the proxy closes it: a
+   * backstop only. The boundary decides when its connections are idle (30 s between calls, an
+   * answer its client does not read) and closes them, which closes the tunnel; while it handles
+   * a call (an approver deciding, up to the approval timeout; GitHub answering) nothing crosses
+   * the tunnel, and the proxy's own 30 s (Jetty's default) cut such a call as if its client had
+   * gone (attack38).
+   */
+  static final Duration BOUNDARY_TUNNEL_IDLE = Duration.ofHours(1);
 
   private final EgressProxy.Gate gate;
   private final ApiInterception interception;
@@ -134,6 +146,7 @@ final class EgressTunnel extends ConnectHandler {
         channel.write(header);
       }
       channel.configureBlocking(false);
+      request.setAttribute(TO_BOUNDARY, Boolean.TRUE);
       promise.succeeded(channel);
     } catch (IOException | RuntimeException e) {
       if (channel != null) {
@@ -149,12 +162,19 @@ final class EgressTunnel extends ConnectHandler {
 
   /**
    * The far end of a tunnel a run's login opened is the run's too: closing the client's end
-   * alone leaves it open until its idle timeout.
+   * alone leaves it open until its idle timeout. Both ends of a tunnel to the API boundary wait
+   * as long as the boundary does ({@link #BOUNDARY_TUNNEL_IDLE}).
    */
   @Override
   protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
-    if (tunnels != null && context.getRequest().getAttribute(RUN) instanceof ApiInterception r) {
+    Request request = context.getRequest();
+    if (tunnels != null && request.getAttribute(RUN) instanceof ApiInterception r) {
       tunnels.opened(r, endPoint);
+    }
+    if (Boolean.TRUE.equals(request.getAttribute(TO_BOUNDARY))) {
+      endPoint.setIdleTimeout(BOUNDARY_TUNNEL_IDLE.toMillis());
+      request.getConnectionMetaData().getConnection().getEndPoint()
+          .setIdleTimeout(BOUNDARY_TUNNEL_IDLE.toMillis());
     }
     return super.newUpstreamConnection(endPoint, context);
   }
