@@ -27,6 +27,12 @@ final class RequestBody {
   /** {@link CallDecision#NEXT} with the body in the exchange, or why the call is refused. */
   static CompletableFuture<CallDecision> read(ApiExchange call, Duration deadline) {
     long declared = call.request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
+    if (isRead(call) && (declared > 0
+        || call.request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING))) {
+      // Refused at its head, before a byte of the body is taken from a budget or waited for.
+      call.response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+      return CompletableFuture.completedFuture(readWithABody(call));
+    }
     return ArrivingBody.read(call.request, declared, ApiBoundary.MAX_BODY, call.bodyBudget())
         .orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS)
         .handle((body, failure) -> failure == null ? whole(call, body)
@@ -36,11 +42,16 @@ final class RequestBody {
 
   private static CallDecision whole(ApiExchange call, byte[] body) {
     call.body(body);
-    if (body.length > 0 && (call.method.equals("GET") || call.method.equals("HEAD"))) {
-      return new CallDecision.Refused(400, "a " + call.method + " request with a body is not"
-          + " forwarded by pushgate: reads are judged by their path alone");
-    }
-    return CallDecision.NEXT;
+    return body.length > 0 && isRead(call) ? readWithABody(call) : CallDecision.NEXT;
+  }
+
+  private static boolean isRead(ApiExchange call) {
+    return call.method.equals("GET") || call.method.equals("HEAD");
+  }
+
+  private static CallDecision readWithABody(ApiExchange call) {
+    return new CallDecision.Refused(400, "a " + call.method + " request with a body is not"
+        + " forwarded by pushgate: reads are judged by their path alone");
   }
 
   private static CallDecision refused(ApiExchange call, Throwable failure, Duration deadline) {

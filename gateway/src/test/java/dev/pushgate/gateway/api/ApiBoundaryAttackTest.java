@@ -102,6 +102,13 @@ class ApiBoundaryAttackTest {
         + "Connection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
     assertThat(status(chunked)).isEqualTo(400);
     assertThat(chunked).contains("a GET request with a body");
+    // Refused at its head (attack38): a declared body that never comes is neither waited for
+    // until the body deadline (a 408) nor taken from the run's budget meanwhile.
+    String declared = send("api.github.com", "GET /repos/acme/widget/pulls HTTP/1.1\r\n"
+        + "Host: api.github.com\r\n" + auth() + "Content-Length: 10485760\r\n"
+        + "Connection: close\r\n\r\n");
+    assertThat(status(declared)).isEqualTo(400);
+    assertThat(declared).contains("a GET request with a body");
     assertThat(github.findAll(anyRequestedFor(anyUrl()))).isEmpty();
   }
 
