@@ -187,9 +187,16 @@ class ByHandGhTest {
             }
           });
       String id = ApprovalEdgesTest.questionId(watch.awaitLine("? q_"));
-      // The scenario itself, not a wait for an event: an approver who takes longer than the
-      // proxy's 30 s idle timeout to answer.
-      Thread.sleep(35_000);
+      // The scenario: an approver who takes longer than the proxy's 30 s idle timeout to answer.
+      // Each second until then the question must still be pending (the old proxy withdrew it
+      // at 30 s), which is what this waits on.
+      long answerAt = System.nanoTime() + Duration.ofSeconds(35).toNanos();
+      Wait.atMost(Duration.ofSeconds(60), Duration.ofSeconds(1)).until(
+          "35 s of the approver's deciding, the question pending throughout", () -> {
+            assertThat(app.get().control().get("/v1/approvals").raw())
+                .as("the question while its approver decides").contains(id);
+            return System.nanoTime() >= answerAt;
+          });
       ControlClient.Answer allowed = app.get().control().post("/v1/approvals/" + id,
           "{\"decision\": \"allow\", \"by\": \"slow approver\"}");
       assertThat(allowed.status()).as(allowed.raw()).isEqualTo(200);
