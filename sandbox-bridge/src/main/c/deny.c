@@ -363,3 +363,20 @@ int report(const char *path) {
   return EACCES;
 }
 
+/* The launcher holds a command's error line until it knows whether this layer reported the
+ * refusal behind it. A refusal is reported before it is replied to, so it is written here before
+ * the command can print its error: a "synced N" written after the launcher read that error line
+ * comes after the report on the one stream, and the launcher, reading it, has the answer. 1 when
+ * LINE was a sync. */
+int take_sync(const char *line) {
+  const char *id = line + 5;
+  if (strncmp(line, "sync ", 5) != 0 || *id == 0 || strspn(id, "0123456789") != strlen(id)) {
+    return 0;
+  }
+  pthread_mutex_lock(&out_lock);
+  fprintf(stdout, "synced %s\n", id);
+  fflush(stdout);
+  pthread_mutex_unlock(&out_lock);
+  return 1;
+}
+

@@ -104,6 +104,8 @@ int is_judged_config(const char *path);
 size_t put_escaped(char *line, size_t n, size_t size, const char *path);
 /* Writes the refusal line for PATH; returns EACCES. */
 int report(const char *path);
+/* Answers the launcher's "sync N" with "synced N": every refusal reported before is ahead of it. */
+int take_sync(const char *line);
 /* Standard output carries one line at a time: refusals, questions, the transport line. */
 extern pthread_mutex_t out_lock;
 

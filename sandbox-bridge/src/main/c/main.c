@@ -66,12 +66,12 @@ static void *watch_stdin(void *arg) {
   size_t n = 0;
   int too_long = 0;
   ssize_t r;
-  /* Meanwhile it carries the launcher's answers, one a line (take_answer). */
+  /* Meanwhile it carries the launcher's answers and syncs, one a line (take_answer, take_sync). */
   while ((r = read(STDIN_FILENO, b, sizeof b)) > 0 || (r < 0 && errno == EINTR)) {
     for (ssize_t k = 0; k < r; k++) {
       if (b[k] == '\n') {
         line[n] = 0;
-        if (!too_long) {
+        if (!too_long && !take_sync(line)) {
           take_answer(line);
         }
         n = 0;

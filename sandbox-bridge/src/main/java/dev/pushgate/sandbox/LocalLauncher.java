@@ -320,6 +320,7 @@ public final class LocalLauncher implements SandboxLauncher {
       if (NameDenyLayer.needed(plan.filesystem(), spec.protectedPaths())) {
         NameDenyLayer layer = nameDenyLayer(plan, mounts, events);
         cleanup.add(layer);
+        events.underLayer(layer::reportsRead);
         layered = layer.mountpoints();
         layerPids = layer.daemons().stream().map(ProcessHandle::pid).toList();
         judgedConfigs = layer.judgedConfigs();

@@ -224,8 +224,11 @@ public final class NameDenyLayer implements AutoCloseable {
     return GitMetadata.refusedByNameIn(WritableGitMetadata.gitDirectories(roots, host));
   }
 
-  /** One layered mount: its host directory, where the layer shows it, and its daemon. */
-  private record Layered(String hostRoot, Path mountpoint, Process daemon) {}
+  /**
+   * One layered mount: its host directory, where the layer shows it, its daemon, and the barrier
+   * on the daemon's refusals.
+   */
+  private record Layered(String hostRoot, Path mountpoint, Process daemon, ReportBarrier reports) {}
 
   private final Path dir;
   private final List<Layered> layered = new ArrayList<>();
@@ -303,8 +306,9 @@ public final class NameDenyLayer implements AutoCloseable {
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
         Process p = pb.start();
-        layer.layered.add(new Layered(root, mountpoint, p));
-        awaitReady(p, root, guest, onViolation);
+        ReportBarrier reports = new ReportBarrier(line -> answer(p, line));
+        layer.layered.add(new Layered(root, mountpoint, p, reports));
+        awaitReady(p, root, guest, reports, onViolation);
       }
       return layer;
     } catch (IOException | RuntimeException e) {
@@ -316,9 +320,8 @@ public final class NameDenyLayer implements AutoCloseable {
     }
   }
 
-  private static void awaitReady(
-      Process p, String root, String guest, Consumer<SandboxViolation> onViolation)
-      throws SandboxLaunchException {
+  private static void awaitReady(Process p, String root, String guest, ReportBarrier reports,
+      Consumer<SandboxViolation> onViolation) throws SandboxLaunchException {
     BufferedReader out = new BufferedReader(
         new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     CompletableFuture<String> first = new CompletableFuture<>();
@@ -337,10 +340,14 @@ public final class NameDenyLayer implements AutoCloseable {
                 "denied by the name-deny layer: " + target));
           } else if (line.equals("transport io_uring")) {
             LOG.debug("the name-deny layer for {} serves requests over io_uring", root);
+          } else {
+            reports.read(line);
           }
         }
       } catch (IOException e) {
         first.complete(null);
+      } finally {
+        reports.ended();
       }
     }, "pushgate-denyfs " + root);
     reader.setDaemon(true);
@@ -410,6 +417,16 @@ public final class NameDenyLayer implements AutoCloseable {
   /** The repository configs the layer judges, as the sandbox sees them: bubblewrap binds none. */
   List<String> judgedConfigs() {
     return List.copyOf(judged);
+  }
+
+  /**
+   * Completes once every refusal each daemon reported before now has been delivered to the
+   * launch's events: a command's error line read before this call is then known to be, or not to
+   * be, a refusal of the layer's.
+   */
+  CompletableFuture<Void> reportsRead() {
+    return CompletableFuture.allOf(
+        layered.stream().map(l -> l.reports().passed()).toArray(CompletableFuture[]::new));
   }
 
   /** The daemons' processes (tests check that they end with the run). */

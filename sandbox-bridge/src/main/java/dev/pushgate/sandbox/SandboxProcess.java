@@ -21,6 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -303,14 +304,18 @@ public final class SandboxProcess {
    * perhaps), would say it again with a vaguer or wrong reason; whatever the line is read as
    * (bash's {@code .env: Permission denied} names no write), it is the same attempt. The two come
    * through different pipes, in either order: an error line that could be the layer's (a
-   * {@code Permission denied} on a path the sandbox shows) waits up to {@link #HOLD} for the
-   * layer's report before it is delivered on its own.
+   * {@code Permission denied} on a path the sandbox shows) is held until the layer's stream has
+   * been read past it ({@link NameDenyLayer#reportsRead}: the layer writes a refusal before the
+   * command can see it, so then its report, if any, has come), or {@link #HOLD} at most should a
+   * daemon not answer.
    */
   static final class Events {
-    static final Duration HOLD = Duration.ofSeconds(1);
+    static final Duration HOLD = Duration.ofSeconds(10);
     private static final int MAX_AWAITED = 1024;
 
     private final SandboxListener listener;
+    /** The layer's barrier ({@link NameDenyLayer#reportsRead}); null: no layer, nothing to wait for. */
+    private Supplier<CompletableFuture<Void>> layerReportsRead;
     /** The layer's reports whose command error line has not come yet, by absolute path. */
     private final Map<String, Integer> awaitingErrorLine = new HashMap<>();
     /** Command error lines waiting for the layer's report of the same attempt, oldest first. */
@@ -319,6 +324,11 @@ public final class SandboxProcess {
 
     Events(SandboxListener listener) {
       this.listener = listener == null ? SandboxListener.NULL : listener;
+    }
+
+    /** The launch runs under the name-deny layer, whose reports come through {@code reportsRead}. */
+    synchronized void underLayer(Supplier<CompletableFuture<Void>> reportsRead) {
+      this.layerReportsRead = reportsRead;
     }
 
     synchronized void emit(SandboxEvent event) {
@@ -371,7 +381,8 @@ public final class SandboxProcess {
     }
 
     private boolean hold(SandboxViolation v) {
-      if (held.size() >= MAX_AWAITED) {
+      Supplier<CompletableFuture<Void>> reportsRead = layerReportsRead;
+      if (reportsRead == null || held.size() >= MAX_AWAITED) {
         return false;
       }
       if (timer == null) {
@@ -382,6 +393,8 @@ public final class SandboxProcess {
         });
       }
       held.add(v);
+      // Asked from the timer's thread: writing to a daemon never blocks a delivery.
+      timer.execute(() -> reportsRead.get().whenComplete((done, e) -> release(v)));
       timer.schedule(() -> release(v), HOLD.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     }

@@ -2,7 +2,9 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.Wait;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -172,6 +174,7 @@ class ViolationParserTest {
   void theCommandsLineForAWriteTheLayerReportedIsDroppedWhateverItIsReadAs() {
     java.util.List<SandboxEvent> events = new java.util.ArrayList<>();
     SandboxProcess.Events out = new SandboxProcess.Events(events::add);
+    out.underLayer(CompletableFuture::new); // the layer's stream is never read past: only its reports
     for (String program : new String[] {"bash: line 1: .env: Permission denied",
         "PermissionError: [Errno 13] Permission denied: '.env'",
         "sh: 1: cannot create .env: Permission denied"}) {
@@ -188,11 +191,55 @@ class ViolationParserTest {
         RefusalReason.fromNameDenyLayer(((SandboxEvent.Violation) e).violation())).isTrue());
   }
 
+  /**
+   * A command's line that could be the layer's waits for the layer's stream to be read past it,
+   * however long that takes (a loaded machine once took over a second): the report that comes
+   * meanwhile replaces it; without one it is delivered as soon as the stream has been read.
+   */
+  @Test
+  void aHeldLineWaitsForTheLayersStreamNotForAClock() throws Exception {
+    java.util.List<SandboxEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SandboxProcess.Events out = new SandboxProcess.Events(events::add);
+    java.util.concurrent.BlockingQueue<CompletableFuture<Void>> barriers =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    out.underLayer(() -> {
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      barriers.add(f);
+      return f;
+    });
+
+    out.violation(parse("mv: cannot move 'notes.txt' to '.env': Permission denied"));
+    CompletableFuture<Void> first = barriers.poll(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(first).isNotNull();
+    assertThat(events).isEmpty();
+    out.violation(new SandboxViolation("file-write*", "/work/.env",
+        RefusalReason.NAME_DENY_LAYER + ": /work/.env"));
+    first.complete(null);
+    assertThat(events).singleElement().satisfies(e -> assertThat(
+        RefusalReason.fromNameDenyLayer(((SandboxEvent.Violation) e).violation())).isTrue());
+
+    out.violation(parse("bash: line 1: /opt/pushgate/bin/pushgate-hook: Permission denied"));
+    barriers.poll(30, java.util.concurrent.TimeUnit.SECONDS).complete(null);
+    Wait.until(java.time.Duration.ofSeconds(5), "the line the layer did not report",
+        () -> events.size() == 2);
+    assertThat(((SandboxEvent.Violation) events.get(1)).violation().target())
+        .isEqualTo("/opt/pushgate/bin/pushgate-hook");
+  }
+
+  /** Without the layer there is no report to wait for: a command's line is delivered at once. */
+  @Test
+  void withoutTheLayerALineIsDeliveredAtOnce() {
+    java.util.List<SandboxEvent> events = new java.util.ArrayList<>();
+    new SandboxProcess.Events(events::add).violation(parse("bash: line 1: .env: Permission denied"));
+    assertThat(events).hasSize(1);
+  }
+
   /** A command's line the layer did not report is delivered, when the process ends at the latest. */
   @Test
   void aPermissionDeniedTheLayerDidNotReportIsStillDelivered() {
     java.util.List<SandboxEvent> events = new java.util.ArrayList<>();
     SandboxProcess.Events out = new SandboxProcess.Events(events::add);
+    out.underLayer(CompletableFuture::new);
     out.violation(parse("bash: line 1: /opt/pushgate/bin/pushgate-hook: Permission denied"));
     out.violation(parse("touch: cannot touch '/etc/passwd': Read-only file system"));
     out.flush();
