@@ -181,10 +181,15 @@ public record AuditEntry(
    * text, SQLite takes it; one rule for both stores, applied before the record is stored and
    * hashed, so that the hash covers what is stored and every reader (table, JSON, sink, verify)
    * shows the same text. A record written raw before this rule keeps its NUL (its hash covers it).
+   * A lone surrogate, which has no UTF-8 form (both stores' drivers and the hash's encoder wrote
+   * it as {@code ?}, while the sink kept it), is stored as U+FFFD by the same rule.
    */
   public static final char STORED_NUL = '\u2400';
 
-  /** This record as it is stored: each NUL in its text columns as {@link #STORED_NUL}. */
+  /**
+   * This record as it is stored: each NUL in its text columns as {@link #STORED_NUL}, each lone
+   * surrogate as U+FFFD REPLACEMENT CHARACTER.
+   */
   public AuditEntry storable() {
     return new AuditEntry(type, at, nul(runId), nul(workspaceId), nul(repository), nul(ref),
         nul(oldId), nul(newId), nul(kind), nul(decision), nul(rule), nul(code), nul(reason),
@@ -192,7 +197,33 @@ public record AuditEntry(
   }
 
   private static String nul(String s) {
-    return s == null ? null : s.replace('\0', STORED_NUL);
+    if (s == null) {
+      return null;
+    }
+    StringBuilder out = null;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      char stored = c;
+      if (c == '\0') {
+        stored = STORED_NUL;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        if (out != null) {
+          out.append(c).append(s.charAt(i + 1));
+        }
+        i++;
+        continue;
+      } else if (Character.isSurrogate(c)) {
+        stored = '\ufffd';
+      }
+      if (stored != c && out == null) {
+        out = new StringBuilder(s.length()).append(s, 0, i);
+      }
+      if (out != null) {
+        out.append(stored);
+      }
+    }
+    return out == null ? s : out.toString();
   }
 
   /** A record of {@code type}, its columns set one by one ({@link Builder#build} checks them). */

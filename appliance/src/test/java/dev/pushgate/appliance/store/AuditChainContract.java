@@ -294,6 +294,26 @@ abstract class AuditChainContract extends StoreContract {
     assertThat(new AuditVerifier(db).verify().intact()).isTrue();
   }
 
+  /**
+   * A lone surrogate (a JSON body's {@code "\ud800"}, a name read as UTF-16) has no UTF-8 form:
+   * each store and the hash must agree on what is kept, or the chain reads as tampered with.
+   */
+  @Test
+  void aLoneSurrogateInATextIsStoredAsTheReplacementCharacterAndVerifies() throws Exception {
+    List<ChainedRecord> sunk = new ArrayList<>();
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", sunk::addAll));
+    audit.record(List.of(command(T0, "run-1", "ls \ud800 x\udc00 \ud83d\ude00")));
+
+    ChainedRecord stored = audit.timeline("run-1").get(0);
+    assertThat(stored.entry().ref()).isEqualTo("ls \ufffd x\ufffd \ud83d\ude00");
+    assertThat(sunk).singleElement().satisfies(r -> {
+      assertThat(r.entry().ref()).isEqualTo(stored.entry().ref());
+      assertThat(r.hash()).isEqualTo(stored.hash());
+    });
+    assertThat(AuditHash.of(stored)).isEqualTo(stored.hash());
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
+  }
+
   @Test
   void twoRecordsAtOneSequenceNumberAreRefused() throws Exception {
     writeFive();
