@@ -159,6 +159,12 @@ void take_answer(const char *line);
 /* ---- passthrough.c ---- */
 
 extern int passthrough_allowed; /* --passthrough off clears it (for measuring) */
+extern int writeback_allowed; /* --writeback off clears it (for measuring) */
+
+/* counts.c: --count-requests on, for measuring */
+extern int count_requests;
+void count_request(uint32_t opcode);
+void print_request_counts(void);
 extern int passthrough;         /* asked for: opens hand the kernel the file underneath */
 /* In the INIT callback: asks for passthrough when offered; 1 when asked. */
 int passthrough_want(struct fuse_conn_info *conn);

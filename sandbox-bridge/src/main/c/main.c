@@ -85,6 +85,7 @@ static void *watch_stdin(void *arg) {
   }
   pthread_mutex_lock(&ending);
   fuse_session_unmount(the_session);
+  print_request_counts();
   _exit(0);
   return NULL;
 }
@@ -212,6 +213,10 @@ int main(int argc, char **argv) {
       uring_allowed = strcmp(v, "auto") == 0;
     } else if (strcmp(a, "--passthrough") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
       passthrough_allowed = strcmp(v, "auto") == 0;
+    } else if (strcmp(a, "--count-requests") == 0 && (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)) {
+      count_requests = strcmp(v, "on") == 0;
+    } else if (strcmp(a, "--writeback") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
+      writeback_allowed = strcmp(v, "auto") == 0;
     } else {
       usage("unknown option or too many patterns");
     }
@@ -277,6 +282,7 @@ int main(int argc, char **argv) {
   int res = fuse_session_loop_mt(the_session, cfg);
   pthread_mutex_lock(&ending); /* held for good when the watcher is ending it: it exits */
   fuse_session_unmount(the_session);
+  print_request_counts();
   if (uring_serving()) {
     _exit(res == 0 ? 0 : 1); /* a queue's thread may still be in the session */
   }

@@ -15,6 +15,8 @@
 
 int running_as_root;
 static int writeback; /* the kernel caches writes (FUSE_CAP_WRITEBACK_CACHE) */
+static int no_opendir; /* the kernel sends no OPENDIR (FUSE_CAP_NO_OPENDIR_SUPPORT) */
+int writeback_allowed = 1;
 
 /* fi->fh: the open file's descriptor underneath. */
 static int fh_fd(const struct fuse_file_info *fi) {
@@ -233,6 +235,11 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int v
   if (res != 0) {
     fuse_reply_err(req, errno);
     return;
+  }
+  if (S_ISDIR(i->type) && (valid & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+    /* A listing the kernel keeps was read with the old permissions, and with no OPENDIR nothing
+     * else would check the new ones before it is shown again: drop it (no lock is taken). */
+    fuse_lowlevel_notify_inval_inode(the_session, ino, 0, 0);
   }
   dfs_getattr(req, ino, fi);
 }
@@ -607,72 +614,66 @@ static void dfs_access(fuse_req_t req, fuse_ino_t ino, int mask) {
 
 /* ---- directories ---- */
 
-struct dir {
-  DIR *dp;
-  struct dirent *entry; /* read but not yet handed out (the buffer was full) */
-  off_t offset;
-};
-
+/* No OPENDIR, no RELEASEDIR: opening a directory judges nothing, so the layer asks the kernel not
+ * to send them (FUSE_CAP_NO_OPENDIR_SUPPORT, answered by the first OPENDIR's ENOSYS): a listing
+ * costs its READDIRPLUS requests alone, not two round trips more (find, rm -r, tar, git status
+ * open every directory they walk). The kernel then keeps each listing until the directory
+ * changes, as it did with cache_readdir. Each READDIRPLUS opens the directory as the caller, so
+ * its permissions are checked there: reading a directory the caller may not read fails at
+ * getdents(2) with EACCES, not at open(2). */
 static void dfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
-  if (as_caller(req) != 0) {
+  (void) ino;
+  if (no_opendir) {
+    fuse_reply_err(req, ENOSYS);
     return;
   }
-  struct dir *d = calloc(1, sizeof *d);
-  if (d == NULL) {
-    fuse_reply_err(req, ENOMEM);
-    return;
-  }
-  int fd = openat(inode_of(ino)->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || (d->dp = fdopendir(fd)) == NULL) {
-    int err = errno;
-    if (fd >= 0) {
-      close(fd);
-    }
-    free(d);
-    fuse_reply_err(req, err);
-    return;
-  }
-  fi->fh = (uint64_t) (uintptr_t) d;
-  /* The kernel may keep a listing until the directory changes (through the layer, or its
-   * modification time when its attributes are next fetched). */
+  /* A kernel without the capability (before 5.1): an open that holds nothing; each READDIRPLUS
+   * still opens the directory as the caller. */
+  fi->fh = 0;
   fi->keep_cache = 1;
   fi->cache_readdir = 1;
-  if (fuse_reply_open(req, fi) == -ENOENT) {
-    closedir(d->dp);
-    free(d);
-  }
+  fuse_reply_open(req, fi);
 }
 
 static int dot_or_dotdot(const char *name) {
   return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }
 
-static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-    struct fuse_file_info *fi, int plus) {
-  struct dir *d = (struct dir *) (uintptr_t) fi->fh;
+/* One listing request: the entries of directory INO from OFF (the d_off of the last entry handed
+ * out before) that fit in SIZE bytes, read from the directory opened afresh as the caller. */
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plus) {
+  if (as_caller(req) != 0) {
+    return;
+  }
   struct inode *parent = inode_of(ino);
+  int fd = openat(parent->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dp = fd < 0 ? NULL : fdopendir(fd);
+  if (dp == NULL) {
+    int err = errno;
+    if (fd >= 0) {
+      close(fd);
+    }
+    fuse_reply_err(req, err);
+    return;
+  }
   char *buf = malloc(size);
   if (buf == NULL) {
+    closedir(dp);
     fuse_reply_err(req, ENOMEM);
     return;
   }
-  if (off != d->offset) {
-    seekdir(d->dp, off);
-    d->entry = NULL;
-    d->offset = off;
+  if (off != 0) {
+    seekdir(dp, off);
   }
   size_t used = 0;
   int err = 0;
   for (;;) {
-    if (d->entry == NULL) {
-      errno = 0;
-      d->entry = readdir(d->dp);
-      if (d->entry == NULL) {
-        err = errno;
-        break;
-      }
+    errno = 0;
+    struct dirent *de = readdir(dp);
+    if (de == NULL) {
+      err = errno;
+      break;
     }
-    struct dirent *de = d->entry;
     off_t next = de->d_off;
     size_t n;
     if (plus) {
@@ -692,7 +693,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
       n = fuse_add_direntry_plus(req, buf + used, size - used, de->d_name, &e, next);
       if (n > size - used) {
         if (e.ino != 0) {
-          forget_one(req, inode_of(e.ino), 1);
+          forget_one(req, inode_of(e.ino), 1); /* handed out by the next request */
         }
         break;
       }
@@ -707,9 +708,8 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
       }
     }
     used += n;
-    d->entry = NULL;
-    d->offset = next;
   }
+  closedir(dp);
   if (err != 0 && used == 0) {
     fuse_reply_err(req, err);
   } else {
@@ -720,31 +720,29 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void dfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     struct fuse_file_info *fi) {
-  do_readdir(req, ino, size, off, fi, 0);
+  (void) fi;
+  do_readdir(req, ino, size, off, 0);
 }
 
 static void dfs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     struct fuse_file_info *fi) {
-  if (as_caller(req) != 0) {
-    return;
-  }
-  do_readdir(req, ino, size, off, fi, 1);
-}
-
-static void dfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
-  (void) ino;
-  struct dir *d = (struct dir *) (uintptr_t) fi->fh;
-  closedir(d->dp);
-  free(d);
-  fuse_reply_err(req, 0);
+  (void) fi;
+  do_readdir(req, ino, size, off, 1);
 }
 
 static void dfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
     struct fuse_file_info *fi) {
-  (void) ino;
-  int fd = dirfd(((struct dir *) (uintptr_t) fi->fh)->dp);
-  int res = datasync ? fdatasync(fd) : fsync(fd);
-  fuse_reply_err(req, res == 0 ? 0 : errno);
+  (void) fi;
+  if (as_caller(req) != 0) {
+    return;
+  }
+  int fd = openat(inode_of(ino)->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int res = fd < 0 ? -1 : datasync ? fdatasync(fd) : fsync(fd);
+  int err = res == 0 ? 0 : errno;
+  if (fd >= 0) {
+    close(fd);
+  }
+  fuse_reply_err(req, err);
 }
 
 /* ---- the connection ---- */
@@ -757,6 +755,11 @@ static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
       | FUSE_CAP_READDIRPLUS | FUSE_CAP_PARALLEL_DIROPS | FUSE_CAP_ATOMIC_O_TRUNC
       | FUSE_CAP_ASYNC_READ;
   conn->want |= want & conn->capable;
+  /* No OPENDIR or RELEASEDIR: see dfs_opendir. */
+  if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) {
+    conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+    no_opendir = 1;
+  }
   /* Always readdirplus (not only for the first listing): see do_readdir. */
   conn->want &= ~(unsigned) FUSE_CAP_READDIRPLUS_AUTO;
   /* Not splice_read: the kernel would then hand every request (a lookup, a create) through a
@@ -777,7 +780,7 @@ static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
    * (tar's 10 KiB writes become one), and keeps the pages it wrote for the next read. It cannot
    * let a denied name be written: a write needs a descriptor opened for write, and that open
    * (or the truncation, the create) came here and was judged. See docs/sandbox.md. */
-  if (conn->capable & FUSE_CAP_WRITEBACK_CACHE) {
+  if (writeback_allowed && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
     conn->want |= FUSE_CAP_WRITEBACK_CACHE;
     writeback = 1;
   }
@@ -806,7 +809,6 @@ const struct fuse_lowlevel_ops denyfs_ops = {
     .opendir = dfs_opendir,
     .readdir = dfs_readdir,
     .readdirplus = dfs_readdirplus,
-    .releasedir = dfs_releasedir,
     .fsyncdir = dfs_fsyncdir,
     .statfs = dfs_statfs,
     .create = dfs_create,
