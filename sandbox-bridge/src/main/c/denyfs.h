@@ -117,8 +117,12 @@ struct inode {
   uint64_t nlookup;     /* the kernel's references: freed when they are all forgotten */
   char *denied_as;      /* when looked up by a denied name: that path (for the report), else NULL */
   int backing_id;       /* passthrough: the kernel's id of the file underneath, else 0 */
+  struct listing *listing; /* a directory: where the last listing of it left off (ops.c) */
   struct inode *next;   /* hash chain */
 };
+
+/* ops.c: drops a directory's kept listing stream (the inode is being forgotten). */
+void close_listing(struct listing *l);
 
 extern pthread_mutex_t table_lock;
 

@@ -68,6 +68,7 @@ void forget_one(fuse_req_t req, struct inode *i, uint64_t n) {
     n_inodes--;
     pthread_mutex_unlock(&table_lock);
     drop_backing(req, i);
+    close_listing(i->listing);
     close(i->fd);
     free(i->denied_as);
     free(i);

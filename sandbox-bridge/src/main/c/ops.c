@@ -618,17 +618,15 @@ static void dfs_access(fuse_req_t req, fuse_ino_t ino, int mask) {
  * to send them (FUSE_CAP_NO_OPENDIR_SUPPORT, answered by the first OPENDIR's ENOSYS): a listing
  * costs its READDIRPLUS requests alone, not two round trips more (find, rm -r, tar, git status
  * open every directory they walk). The kernel then keeps each listing until the directory
- * changes, as it did with cache_readdir. Each READDIRPLUS opens the directory as the caller, so
- * its permissions are checked there: reading a directory the caller may not read fails at
- * getdents(2) with EACCES, not at open(2). */
+ * changes, as it did with cache_readdir. A listing is read as the caller (do_readdir), so a
+ * directory the caller may not read fails at getdents(2) with EACCES, not at open(2). */
 static void dfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
   (void) ino;
   if (no_opendir) {
     fuse_reply_err(req, ENOSYS);
     return;
   }
-  /* A kernel without the capability (before 5.1): an open that holds nothing; each READDIRPLUS
-   * still opens the directory as the caller. */
+  /* A kernel without the capability (before 5.1): an open that holds nothing. */
   fi->fh = 0;
   fi->keep_cache = 1;
   fi->cache_readdir = 1;
@@ -639,40 +637,88 @@ static int dot_or_dotdot(const char *name) {
   return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }
 
+/* A directory stream a listing has not finished: the next READDIRPLUS from where it left off goes
+ * on in it. A stream opened afresh and sought there would do, on a file system whose positions
+ * stay put (ext4's hashes, XFS, btrfs); on one whose positions count the entries (an overlayfs
+ * merged directory, tmpfs before Linux 6.6) a name unlinked between two requests of one listing
+ * would make the next skip one, as `while (readdir) unlink` does. Kept per directory (one at a
+ * time: a second listing of it opens its own), for the caller who opened it, until the listing
+ * ends, another replaces it, or the kernel forgets the directory. */
+struct listing {
+  DIR *dp;
+  struct dirent *pending; /* read but not handed out (the kernel's buffer was full) */
+  off_t next;             /* the offset the kernel asks for to go on */
+  uid_t uid;
+  gid_t gid;
+};
+
+void close_listing(struct listing *l) {
+  if (l != NULL) {
+    closedir(l->dp);
+    free(l);
+  }
+}
+
+/* The stream to list directory P from OFF as the caller of REQ: the kept one if it left off
+ * there, else one opened afresh (as the caller: the directory's permissions hold). NULL with
+ * errno set when the caller may not read it. */
+static struct listing *listing_at(fuse_req_t req, struct inode *p, off_t off) {
+  const struct fuse_ctx *c = fuse_req_ctx(req);
+  struct listing *l = __atomic_exchange_n(&p->listing, NULL, __ATOMIC_ACQ_REL);
+  if (l != NULL && off != 0 && l->next == off && l->uid == c->uid && l->gid == c->gid) {
+    return l;
+  }
+  close_listing(l);
+  l = calloc(1, sizeof *l);
+  int fd = l == NULL ? (errno = ENOMEM, -1) : openat(p->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (l->dp = fdopendir(fd)) == NULL) {
+    int err = errno;
+    if (fd >= 0) {
+      close(fd);
+    }
+    free(l);
+    errno = err;
+    return NULL;
+  }
+  l->uid = c->uid;
+  l->gid = c->gid;
+  if (off != 0) {
+    seekdir(l->dp, off);
+  }
+  return l;
+}
+
 /* One listing request: the entries of directory INO from OFF (the d_off of the last entry handed
- * out before) that fit in SIZE bytes, read from the directory opened afresh as the caller. */
+ * out before) that fit in SIZE bytes. */
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plus) {
   if (as_caller(req) != 0) {
     return;
   }
   struct inode *parent = inode_of(ino);
-  int fd = openat(parent->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *dp = fd < 0 ? NULL : fdopendir(fd);
-  if (dp == NULL) {
-    int err = errno;
-    if (fd >= 0) {
-      close(fd);
-    }
-    fuse_reply_err(req, err);
+  struct listing *l = listing_at(req, parent, off);
+  if (l == NULL) {
+    fuse_reply_err(req, errno);
     return;
   }
   char *buf = malloc(size);
   if (buf == NULL) {
-    closedir(dp);
+    close_listing(l);
     fuse_reply_err(req, ENOMEM);
     return;
   }
-  if (off != 0) {
-    seekdir(dp, off);
-  }
   size_t used = 0;
-  int err = 0;
+  int err = 0, ended = 0;
   for (;;) {
-    errno = 0;
-    struct dirent *de = readdir(dp);
+    struct dirent *de = l->pending;
+    l->pending = NULL;
     if (de == NULL) {
-      err = errno;
-      break;
+      errno = 0;
+      de = readdir(l->dp);
+      if (de == NULL) {
+        err = errno;
+        ended = 1;
+        break;
+      }
     }
     off_t next = de->d_off;
     size_t n;
@@ -693,8 +739,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, i
       n = fuse_add_direntry_plus(req, buf + used, size - used, de->d_name, &e, next);
       if (n > size - used) {
         if (e.ino != 0) {
-          forget_one(req, inode_of(e.ino), 1); /* handed out by the next request */
+          forget_one(req, inode_of(e.ino), 1); /* looked up again when it is handed out */
         }
+        l->pending = de;
         break;
       }
     } else {
@@ -704,12 +751,18 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, i
       st.st_mode = (mode_t) DTTOIF(de->d_type);
       n = fuse_add_direntry(req, buf + used, size - used, de->d_name, &st, next);
       if (n > size - used) {
+        l->pending = de;
         break;
       }
     }
     used += n;
+    l->next = next;
   }
-  closedir(dp);
+  if (ended || used == 0) {
+    close_listing(l); /* the listing is over (or made no progress: the next starts afresh) */
+  } else {
+    close_listing(__atomic_exchange_n(&parent->listing, l, __ATOMIC_ACQ_REL));
+  }
   if (err != 0 && used == 0) {
     fuse_reply_err(req, err);
   } else {
