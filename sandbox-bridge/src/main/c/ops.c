@@ -172,6 +172,7 @@ static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
     fuse_reply_err(req, errno);
     return;
   }
+  shown_attrs(inode_of(ino), ino, &st);
   fuse_reply_attr(req, &st, CACHE_SECONDS);
 }
 
@@ -236,12 +237,7 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int v
     fuse_reply_err(req, errno);
     return;
   }
-  if (S_ISDIR(i->type) && (valid & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
-    /* A listing the kernel keeps was read with the old permissions, and with no OPENDIR nothing
-     * else would check the new ones before it is shown again: drop it (no lock is taken). */
-    fuse_lowlevel_notify_inval_inode(the_session, ino, 0, 0);
-  }
-  dfs_getattr(req, ino, fi);
+  dfs_getattr(req, ino, fi); /* a directory's kept listing is dropped there (shown_attrs) */
 }
 
 static void dfs_readlink(fuse_req_t req, fuse_ino_t ino) {
@@ -631,6 +627,23 @@ static void dfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
   fi->keep_cache = 1;
   fi->cache_readdir = 1;
   fuse_reply_open(req, fi);
+}
+
+/* A listing the kernel keeps was read with the directory's permissions of then, and with no
+ * OPENDIR nothing checks the caller again before it is shown: when the kernel is told of a new
+ * mode or owner (a chmod or chown through the layer, or one made from outside, seen when the
+ * kernel next asks for the attributes), the kept listing is dropped, and the next listing is read
+ * as the caller. Dropping takes no lock the kernel may hold while it waits for this reply. */
+void shown_attrs(struct inode *i, fuse_ino_t ino, const struct stat *st) {
+  if (!S_ISDIR(st->st_mode)) {
+    return;
+  }
+  mode_t mode = __atomic_exchange_n(&i->shown_mode, st->st_mode, __ATOMIC_RELAXED);
+  uid_t uid = __atomic_exchange_n(&i->shown_uid, st->st_uid, __ATOMIC_RELAXED);
+  gid_t gid = __atomic_exchange_n(&i->shown_gid, st->st_gid, __ATOMIC_RELAXED);
+  if (mode != 0 && (mode != st->st_mode || uid != st->st_uid || gid != st->st_gid)) {
+    fuse_lowlevel_notify_inval_inode(the_session, ino, 0, 0);
+  }
 }
 
 static int dot_or_dotdot(const char *name) {
