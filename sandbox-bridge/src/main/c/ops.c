@@ -683,7 +683,8 @@ static struct listing *listing_at(fuse_req_t req, struct inode *p, off_t off) {
   }
   close_listing(l);
   l = calloc(1, sizeof *l);
-  int fd = l == NULL ? (errno = ENOMEM, -1) : openat(p->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = l == NULL ? (errno = ENOMEM, -1)
+      : openat(p->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || (l->dp = fdopendir(fd)) == NULL) {
     int err = errno;
     if (fd >= 0) {
