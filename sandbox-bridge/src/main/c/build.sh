@@ -27,7 +27,7 @@ offers() {
   gcc -o "$probe/p" "$probe/p.c" "${fuse[@]}" >/dev/null 2>&1
 }
 version="$(pkg-config --modversion fuse3)"
-flags=() sources=(deny.c inodes.c ops.c config.c passthrough.c main.c) libs=()
+flags=() sources=(deny.c inodes.c ops.c config.c passthrough.c counts.c main.c) libs=()
 # Passthrough: fuse_passthrough_open and the backing id in an open reply (libfuse 3.17 and later).
 if offers 'int main(void) { struct fuse_file_info fi = {0}; struct fuse_conn_info c = {0};
     c.max_backing_stack_depth = 1; fi.backing_id = fuse_passthrough_open(0, 0);

@@ -119,8 +119,18 @@ struct inode {
   uint64_t nlookup;     /* the kernel's references: freed when they are all forgotten */
   char *denied_as;      /* when looked up by a denied name: that path (for the report), else NULL */
   int backing_id;       /* passthrough: the kernel's id of the file underneath, else 0 */
+  struct listing *listing; /* a directory: where the last listing of it left off (ops.c) */
+  mode_t shown_mode;    /* a directory: the mode and owner last told the kernel (shown_attrs) */
+  uid_t shown_uid;
+  gid_t shown_gid;
   struct inode *next;   /* hash chain */
 };
+
+/* ops.c: drops a directory's kept listing stream (the inode is being forgotten). */
+void close_listing(struct listing *l);
+/* ops.c: notes the attributes about to be told the kernel for I; a directory whose mode or owner
+ * changed since it was last told has the listing the kernel keeps of it dropped. */
+void shown_attrs(struct inode *i, fuse_ino_t ino, const struct stat *st);
 
 extern pthread_mutex_t table_lock;
 
@@ -161,6 +171,12 @@ void take_answer(const char *line);
 /* ---- passthrough.c ---- */
 
 extern int passthrough_allowed; /* --passthrough off clears it (for measuring) */
+extern int writeback_allowed; /* --writeback off clears it (for measuring) */
+
+/* counts.c: --count-requests on, for measuring */
+extern int count_requests;
+void count_request(uint32_t opcode);
+void print_request_counts(void);
 extern int passthrough;         /* asked for: opens hand the kernel the file underneath */
 /* In the INIT callback: asks for passthrough when offered; 1 when asked. */
 int passthrough_want(struct fuse_conn_info *conn);

@@ -68,6 +68,7 @@ void forget_one(fuse_req_t req, struct inode *i, uint64_t n) {
     n_inodes--;
     pthread_mutex_unlock(&table_lock);
     drop_backing(req, i);
+    close_listing(i->listing);
     close(i->fd);
     free(i->denied_as);
     free(i);
@@ -258,6 +259,7 @@ int remember(struct inode *parent, const char *name, int fd, struct fuse_entry_p
   }
   pthread_mutex_unlock(&table_lock);
   e->ino = ino_of(i);
+  shown_attrs(i, e->ino, &e->attr);
   e->attr_timeout = CACHE_SECONDS;
   e->entry_timeout = CACHE_SECONDS;
   return 0;

@@ -65,6 +65,7 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata) {
   ssize_t n = read_request(fd, buf, len);
   if (n >= PT_IN_HEADER) {
     thread_opcode = u32_at(buf, 4);
+    count_request(thread_opcode);
     memcpy(&thread_unique, (char *) buf + 8, sizeof thread_unique);
     /* fuse_init_in: major, minor, max_readahead, flags, flags2 */
     if (thread_opcode == PT_FUSE_INIT && n >= PT_IN_HEADER + 20

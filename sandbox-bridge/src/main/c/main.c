@@ -85,6 +85,7 @@ static void *watch_stdin(void *arg) {
   }
   pthread_mutex_lock(&ending);
   fuse_session_unmount(the_session);
+  print_request_counts();
   _exit(0);
   return NULL;
 }
@@ -151,6 +152,16 @@ static void hand_auto_unmount_to_child(const char *mountpoint) {
   }
 }
 
+/* The switches for measuring: option A is NAME, given ON or "off" as V; sets *FLAG and says 1,
+ * else 0. */
+static int take_switch(const char *a, const char *v, const char *name, const char *on, int *flag) {
+  if (strcmp(a, name) != 0 || (strcmp(v, on) != 0 && strcmp(v, "off") != 0)) {
+    return 0;
+  }
+  *flag = strcmp(v, on) == 0;
+  return 1;
+}
+
 static void usage(const char *why) {
   fprintf(stderr, "pushgate-denyfs: %s\n", why);
   exit(2);
@@ -208,11 +219,10 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--dependency-dir") == 0 && n_dependency_dirs < MAX_PATTERNS
         && strchr(v, '/') == NULL && *v != 0) {
       dependency_dirs[n_dependency_dirs++] = v;
-    } else if (strcmp(a, "--uring") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
-      uring_allowed = strcmp(v, "auto") == 0;
-    } else if (strcmp(a, "--passthrough") == 0 && (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0)) {
-      passthrough_allowed = strcmp(v, "auto") == 0;
-    } else {
+    } else if (!take_switch(a, v, "--uring", "auto", &uring_allowed)
+        && !take_switch(a, v, "--passthrough", "auto", &passthrough_allowed)
+        && !take_switch(a, v, "--writeback", "auto", &writeback_allowed)
+        && !take_switch(a, v, "--count-requests", "on", &count_requests)) {
       usage("unknown option or too many patterns");
     }
   }
@@ -277,6 +287,7 @@ int main(int argc, char **argv) {
   int res = fuse_session_loop_mt(the_session, cfg);
   pthread_mutex_lock(&ending); /* held for good when the watcher is ending it: it exits */
   fuse_session_unmount(the_session);
+  print_request_counts();
   if (uring_serving()) {
     _exit(res == 0 ? 0 : 1); /* a queue's thread may still be in the session */
   }

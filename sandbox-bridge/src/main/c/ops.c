@@ -15,6 +15,8 @@
 
 int running_as_root;
 static int writeback; /* the kernel caches writes (FUSE_CAP_WRITEBACK_CACHE) */
+static int no_opendir; /* the kernel sends no OPENDIR (FUSE_CAP_NO_OPENDIR_SUPPORT) */
+int writeback_allowed = 1;
 
 /* fi->fh: the open file's descriptor underneath. */
 static int fh_fd(const struct fuse_file_info *fi) {
@@ -170,6 +172,7 @@ static void dfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
     fuse_reply_err(req, errno);
     return;
   }
+  shown_attrs(inode_of(ino), ino, &st);
   fuse_reply_attr(req, &st, CACHE_SECONDS);
 }
 
@@ -234,7 +237,7 @@ static void dfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int v
     fuse_reply_err(req, errno);
     return;
   }
-  dfs_getattr(req, ino, fi);
+  dfs_getattr(req, ino, fi); /* a directory's kept listing is dropped there (shown_attrs) */
 }
 
 static void dfs_readlink(fuse_req_t req, fuse_ino_t ino) {
@@ -607,39 +610,39 @@ static void dfs_access(fuse_req_t req, fuse_ino_t ino, int mask) {
 
 /* ---- directories ---- */
 
-struct dir {
-  DIR *dp;
-  struct dirent *entry; /* read but not yet handed out (the buffer was full) */
-  off_t offset;
-};
-
+/* No OPENDIR, no RELEASEDIR: opening a directory judges nothing, so the layer asks the kernel not
+ * to send them (FUSE_CAP_NO_OPENDIR_SUPPORT, answered by the first OPENDIR's ENOSYS): a listing
+ * costs its READDIRPLUS requests alone, not two round trips more (find, rm -r, tar, git status
+ * open every directory they walk). The kernel then keeps each listing until the directory
+ * changes, as it did with cache_readdir. A listing is read as the caller (do_readdir), so a
+ * directory the caller may not read fails at getdents(2) with EACCES, not at open(2). */
 static void dfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
-  if (as_caller(req) != 0) {
+  (void) ino;
+  if (no_opendir) {
+    fuse_reply_err(req, ENOSYS);
     return;
   }
-  struct dir *d = calloc(1, sizeof *d);
-  if (d == NULL) {
-    fuse_reply_err(req, ENOMEM);
-    return;
-  }
-  int fd = openat(inode_of(ino)->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || (d->dp = fdopendir(fd)) == NULL) {
-    int err = errno;
-    if (fd >= 0) {
-      close(fd);
-    }
-    free(d);
-    fuse_reply_err(req, err);
-    return;
-  }
-  fi->fh = (uint64_t) (uintptr_t) d;
-  /* The kernel may keep a listing until the directory changes (through the layer, or its
-   * modification time when its attributes are next fetched). */
+  /* A kernel without the capability (before 5.1): an open that holds nothing. */
+  fi->fh = 0;
   fi->keep_cache = 1;
   fi->cache_readdir = 1;
-  if (fuse_reply_open(req, fi) == -ENOENT) {
-    closedir(d->dp);
-    free(d);
+  fuse_reply_open(req, fi);
+}
+
+/* A listing the kernel keeps was read with the directory's permissions of then, and with no
+ * OPENDIR nothing checks the caller again before it is shown: when the kernel is told of a new
+ * mode or owner (a chmod or chown through the layer, or one made from outside, seen when the
+ * kernel next asks for the attributes), the kept listing is dropped, and the next listing is read
+ * as the caller. Dropping takes no lock the kernel may hold while it waits for this reply. */
+void shown_attrs(struct inode *i, fuse_ino_t ino, const struct stat *st) {
+  if (!S_ISDIR(st->st_mode)) {
+    return;
+  }
+  mode_t mode = __atomic_exchange_n(&i->shown_mode, st->st_mode, __ATOMIC_RELAXED);
+  uid_t uid = __atomic_exchange_n(&i->shown_uid, st->st_uid, __ATOMIC_RELAXED);
+  gid_t gid = __atomic_exchange_n(&i->shown_gid, st->st_gid, __ATOMIC_RELAXED);
+  if (mode != 0 && (mode != st->st_mode || uid != st->st_uid || gid != st->st_gid)) {
+    fuse_lowlevel_notify_inval_inode(the_session, ino, 0, 0);
   }
 }
 
@@ -647,32 +650,90 @@ static int dot_or_dotdot(const char *name) {
   return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }
 
-static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-    struct fuse_file_info *fi, int plus) {
-  struct dir *d = (struct dir *) (uintptr_t) fi->fh;
+/* A directory stream a listing has not finished: the next READDIRPLUS from where it left off goes
+ * on in it. A stream opened afresh and sought there would do, on a file system whose positions
+ * stay put (ext4's hashes, XFS, btrfs); on one whose positions count the entries (an overlayfs
+ * merged directory, tmpfs before Linux 6.6) a name unlinked between two requests of one listing
+ * would make the next skip one, as `while (readdir) unlink` does. Kept per directory (one at a
+ * time: a second listing of it opens its own), for the caller who opened it, until the listing
+ * ends, another replaces it, or the kernel forgets the directory. */
+struct listing {
+  DIR *dp;
+  struct dirent *pending; /* read but not handed out (the kernel's buffer was full) */
+  off_t next;             /* the offset the kernel asks for to go on */
+  uid_t uid;
+  gid_t gid;
+};
+
+void close_listing(struct listing *l) {
+  if (l != NULL) {
+    closedir(l->dp);
+    free(l);
+  }
+}
+
+/* The stream to list directory P from OFF as the caller of REQ: the kept one if it left off
+ * there, else one opened afresh (as the caller: the directory's permissions hold). NULL with
+ * errno set when the caller may not read it. */
+static struct listing *listing_at(fuse_req_t req, struct inode *p, off_t off) {
+  const struct fuse_ctx *c = fuse_req_ctx(req);
+  struct listing *l = __atomic_exchange_n(&p->listing, NULL, __ATOMIC_ACQ_REL);
+  if (l != NULL && off != 0 && l->next == off && l->uid == c->uid && l->gid == c->gid) {
+    return l;
+  }
+  close_listing(l);
+  l = calloc(1, sizeof *l);
+  int fd = l == NULL ? (errno = ENOMEM, -1)
+      : openat(p->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (l->dp = fdopendir(fd)) == NULL) {
+    int err = errno;
+    if (fd >= 0) {
+      close(fd);
+    }
+    free(l);
+    errno = err;
+    return NULL;
+  }
+  l->uid = c->uid;
+  l->gid = c->gid;
+  if (off != 0) {
+    seekdir(l->dp, off);
+  }
+  return l;
+}
+
+/* One listing request: the entries of directory INO from OFF (the d_off of the last entry handed
+ * out before) that fit in SIZE bytes. */
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plus) {
+  if (as_caller(req) != 0) {
+    return;
+  }
   struct inode *parent = inode_of(ino);
+  struct listing *l = listing_at(req, parent, off);
+  if (l == NULL) {
+    fuse_reply_err(req, errno);
+    return;
+  }
   char *buf = malloc(size);
   if (buf == NULL) {
+    close_listing(l);
     fuse_reply_err(req, ENOMEM);
     return;
   }
-  if (off != d->offset) {
-    seekdir(d->dp, off);
-    d->entry = NULL;
-    d->offset = off;
-  }
   size_t used = 0;
-  int err = 0;
+  int err = 0, ended = 0;
   for (;;) {
-    if (d->entry == NULL) {
+    struct dirent *de = l->pending;
+    l->pending = NULL;
+    if (de == NULL) {
       errno = 0;
-      d->entry = readdir(d->dp);
-      if (d->entry == NULL) {
+      de = readdir(l->dp);
+      if (de == NULL) {
         err = errno;
+        ended = 1;
         break;
       }
     }
-    struct dirent *de = d->entry;
     off_t next = de->d_off;
     size_t n;
     if (plus) {
@@ -692,8 +753,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
       n = fuse_add_direntry_plus(req, buf + used, size - used, de->d_name, &e, next);
       if (n > size - used) {
         if (e.ino != 0) {
-          forget_one(req, inode_of(e.ino), 1);
+          forget_one(req, inode_of(e.ino), 1); /* looked up again when it is handed out */
         }
+        l->pending = de;
         break;
       }
     } else {
@@ -703,12 +765,17 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
       st.st_mode = (mode_t) DTTOIF(de->d_type);
       n = fuse_add_direntry(req, buf + used, size - used, de->d_name, &st, next);
       if (n > size - used) {
+        l->pending = de;
         break;
       }
     }
     used += n;
-    d->entry = NULL;
-    d->offset = next;
+    l->next = next;
+  }
+  if (ended || used == 0) {
+    close_listing(l); /* the listing is over (or made no progress: the next starts afresh) */
+  } else {
+    close_listing(__atomic_exchange_n(&parent->listing, l, __ATOMIC_ACQ_REL));
   }
   if (err != 0 && used == 0) {
     fuse_reply_err(req, err);
@@ -720,31 +787,29 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void dfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     struct fuse_file_info *fi) {
-  do_readdir(req, ino, size, off, fi, 0);
+  (void) fi;
+  do_readdir(req, ino, size, off, 0);
 }
 
 static void dfs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     struct fuse_file_info *fi) {
-  if (as_caller(req) != 0) {
-    return;
-  }
-  do_readdir(req, ino, size, off, fi, 1);
-}
-
-static void dfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
-  (void) ino;
-  struct dir *d = (struct dir *) (uintptr_t) fi->fh;
-  closedir(d->dp);
-  free(d);
-  fuse_reply_err(req, 0);
+  (void) fi;
+  do_readdir(req, ino, size, off, 1);
 }
 
 static void dfs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
     struct fuse_file_info *fi) {
-  (void) ino;
-  int fd = dirfd(((struct dir *) (uintptr_t) fi->fh)->dp);
-  int res = datasync ? fdatasync(fd) : fsync(fd);
-  fuse_reply_err(req, res == 0 ? 0 : errno);
+  (void) fi;
+  if (as_caller(req) != 0) {
+    return;
+  }
+  int fd = openat(inode_of(ino)->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int res = fd < 0 ? -1 : datasync ? fdatasync(fd) : fsync(fd);
+  int err = res == 0 ? 0 : errno;
+  if (fd >= 0) {
+    close(fd);
+  }
+  fuse_reply_err(req, err);
 }
 
 /* ---- the connection ---- */
@@ -757,6 +822,11 @@ static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
       | FUSE_CAP_READDIRPLUS | FUSE_CAP_PARALLEL_DIROPS | FUSE_CAP_ATOMIC_O_TRUNC
       | FUSE_CAP_ASYNC_READ;
   conn->want |= want & conn->capable;
+  /* No OPENDIR or RELEASEDIR: see dfs_opendir. */
+  if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) {
+    conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+    no_opendir = 1;
+  }
   /* Always readdirplus (not only for the first listing): see do_readdir. */
   conn->want &= ~(unsigned) FUSE_CAP_READDIRPLUS_AUTO;
   /* Not splice_read: the kernel would then hand every request (a lookup, a create) through a
@@ -777,7 +847,7 @@ static void dfs_init(void *userdata, struct fuse_conn_info *conn) {
    * (tar's 10 KiB writes become one), and keeps the pages it wrote for the next read. It cannot
    * let a denied name be written: a write needs a descriptor opened for write, and that open
    * (or the truncation, the create) came here and was judged. See docs/sandbox.md. */
-  if (conn->capable & FUSE_CAP_WRITEBACK_CACHE) {
+  if (writeback_allowed && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
     conn->want |= FUSE_CAP_WRITEBACK_CACHE;
     writeback = 1;
   }
@@ -806,7 +876,6 @@ const struct fuse_lowlevel_ops denyfs_ops = {
     .opendir = dfs_opendir,
     .readdir = dfs_readdir,
     .readdirplus = dfs_readdirplus,
-    .releasedir = dfs_releasedir,
     .fsyncdir = dfs_fsyncdir,
     .statfs = dfs_statfs,
     .create = dfs_create,

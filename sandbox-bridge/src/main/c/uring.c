@@ -144,6 +144,7 @@ static void ur_serve(struct ur_entry *e) {
     struct fuse_buf buf = {.size = len, .mem = at - op - PT_IN_HEADER};
     thread_entry = e;
     thread_opcode = u32_at(h->in_out, 4);
+    count_request(thread_opcode);
     thread_unique = e->unique;
     fuse_session_process_buf(the_session, &buf);
     thread_entry = NULL;

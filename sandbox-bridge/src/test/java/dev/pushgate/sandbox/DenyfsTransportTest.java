@@ -1,21 +1,13 @@
 package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.testkit.Wait;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -49,20 +41,14 @@ class DenyfsTransportTest {
 
   @BeforeEach
   void requireLayer() {
-    NameDenyLayer.Availability a = NameDenyLayer.Availability.probe();
-    if (!a.available()) {
-      if ("1".equals(System.getenv("SANDBOX_REQUIRE_BWRAP"))) {
-        fail("SANDBOX_REQUIRE_BWRAP=1 but the name-deny layer cannot run: " + a.reason());
-      }
-      Assumptions.abort("the name-deny layer cannot run here: " + a.reason());
-    }
-    helper = a.helper();
+    helper = DenyfsDaemon.requireHelper();
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"auto", "off"})
   void theSameWorkGivesTheSameResultsOverEitherTransport(String uring) throws Exception {
-    try (Daemon daemon = new Daemon("--deny", ".env", "--deny", "*.pem", "--uring", uring)) {
+    try (DenyfsDaemon daemon = new DenyfsDaemon(helper, tmp, "--deny", ".env", "--deny", "*.pem",
+        "--uring", uring)) {
       assertThat(daemon.sh(WORK)).isEqualTo(String.join("\n", "file 1", "files 299",
           "big 3145728", "env refused", "pem refused", "commits 1 changed 0", "left big.bin",
           ""));
@@ -84,61 +70,12 @@ class DenyfsTransportTest {
   @ParameterizedTest
   @ValueSource(strings = {"auto", "off"})
   void directWritesReachTheFileWithoutPassthrough(String uring) throws Exception {
-    try (Daemon daemon = new Daemon("--deny", ".env", "--uring", uring, "--passthrough", "off")) {
+    try (DenyfsDaemon daemon = new DenyfsDaemon(helper, tmp, "--deny", ".env", "--uring", uring,
+        "--passthrough", "off")) {
       assertThat(daemon.sh(String.join("\n",
           "head -c 3145728 /dev/urandom > ../data.bin",
           "dd if=../data.bin of=direct.bin bs=1M oflag=direct status=none && echo written",
           "cmp ../data.bin direct.bin && echo same"))).isEqualTo("written\nsame\n");
-    }
-  }
-
-  /** The daemon on a fresh source and mount, its output lines collected; closing ends it. */
-  private final class Daemon implements AutoCloseable {
-    final Path source;
-    final Path mount;
-    final List<String> said = new CopyOnWriteArrayList<>();
-    private final Process process;
-    private final Thread reader;
-
-    Daemon(String... options) throws Exception {
-      source = Files.createDirectories(tmp.resolve("source"));
-      mount = Files.createDirectories(tmp.resolve("mount"));
-      List<String> argv = new ArrayList<>(List.of(helper, "--source", source.toString(),
-          "--mountpoint", mount.toString()));
-      argv.addAll(List.of(options));
-      process = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-      reader = new Thread(() -> {
-        try (BufferedReader out = new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line; (line = out.readLine()) != null; ) {
-            said.add(line);
-          }
-        } catch (IOException e) {
-          // the daemon ended
-        }
-      });
-      reader.start();
-      Wait.until(Duration.ofSeconds(20), "the daemon mounted", () -> said.contains("ready"));
-    }
-
-    /** Runs SCRIPT in the mount: its output, once it exited 0. */
-    String sh(String script) throws Exception {
-      Process work = new ProcessBuilder("/bin/sh", "-c", script).directory(mount.toFile())
-          .redirectErrorStream(true).start();
-      String out = new String(work.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(work.waitFor(120, TimeUnit.SECONDS)).isTrue();
-      assertThat(work.exitValue()).as(out).isZero();
-      return out;
-    }
-
-    /** Ends the daemon as the launcher does (its standard input closed): no mount is left. */
-    @Override
-    public void close() throws Exception {
-      process.getOutputStream().close();
-      assertThat(process.waitFor(20, TimeUnit.SECONDS)).as("the daemon ended").isTrue();
-      reader.join(5000);
-      assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo")))
-          .noneMatch(l -> l.contains(" " + mount + " "));
     }
   }
 
