@@ -132,9 +132,8 @@ record Forward(String runId, Duration answerTimeout) {
     String answerType = answer.getHeaders().get("Content-Type");
     String asked = String.join(",", call.request.getHeaders().getValuesList(HttpHeader.ACCEPT));
     boolean rewritten = DownloadLinks.rewrites(call.call().path(), asked, answerType);
-    String encoding = answer.getHeaders().get(HttpHeader.CONTENT_ENCODING);
-    if (rewritten && encoding != null && !encoding.isBlank()
-        && !encoding.trim().equalsIgnoreCase("identity")) {
+    if (rewritten && answer.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, false).stream()
+        .anyMatch(coding -> !coding.equalsIgnoreCase("identity"))) {
       // Asked for as is; a compressed answer is never decoded here (no bomb to inflate), so
       // its links cannot be read, and it is not passed on.
       throw new CountedAnswer.Unread(502, "GitHub's answer is compressed (Content-Encoding),"
