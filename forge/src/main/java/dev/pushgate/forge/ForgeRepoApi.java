@@ -203,12 +203,40 @@ final class ForgeRepoApi {
     if (file.isEmpty()) {
       throw new Refused(404, "Not Found");
     }
-    ObjectNode o = contentJson(r, path, file.get().blob().name(), file.get().content().length,
-        ref, out);
-    o.put("encoding", "base64");
-    o.put("content", Base64.getMimeEncoder(60, "\n".getBytes(StandardCharsets.US_ASCII))
-        .encodeToString(file.get().content()) + "\n");
+    byte[] bytes = file.get().content();
+    if (asksForRaw(req)) {
+      // As GitHub: the file's own bytes, not JSON (how a file over 1 MB is read).
+      rsp.setStatus(200);
+      rsp.setContentType(RAW);
+      rsp.setContentLengthLong(bytes.length);
+      rsp.getOutputStream().write(bytes);
+      return;
+    }
+    ObjectNode o = contentJson(r, path, file.get().blob().name(), bytes.length, ref, out);
+    if (bytes.length > MAX_JSON_CONTENT) {
+      // As GitHub: a file over 1 MB is not put in the JSON (16 reads of a 14 MB file at once,
+      // each built into a base64 string, took the forge's heap).
+      o.put("encoding", "none");
+      o.put("content", "");
+    } else {
+      o.put("encoding", "base64");
+      o.put("content", Base64.getMimeEncoder(60, "\n".getBytes(StandardCharsets.US_ASCII))
+          .encodeToString(bytes) + "\n");
+    }
     ForgeJson.send(rsp, 200, o);
+  }
+
+  /** GitHub's media type for a file's own bytes. */
+  static final String RAW = "application/vnd.github.raw";
+  /** The largest file whose content a contents answer's JSON carries, as GitHub's (1 MB). */
+  static final int MAX_JSON_CONTENT = 1024 * 1024;
+
+  /** Whether the call asks only for a file's bytes ({@code vnd.github.raw}, {@code .v3.raw}). */
+  private static boolean asksForRaw(HttpServletRequest req) {
+    String accept = req.getHeader("Accept");
+    return accept != null && java.util.Arrays.stream(accept.split(","))
+        .map(a -> a.split(";")[0].trim().toLowerCase(java.util.Locale.ROOT))
+        .allMatch(a -> a.equals(RAW) || a.equals("application/vnd.github.v3.raw"));
   }
 
   private void putContents(HttpServletRequest req, HttpServletResponse rsp,

@@ -304,6 +304,32 @@ class ForgeRepoApiTest extends WidgetForgeFixture {
     assertThat(update.statusCode()).as(update.body()).isEqualTo(200);
   }
 
+  /**
+   * As GitHub: a file over 1 MB is read with the raw media type; its JSON answer carries no
+   * content (the forge built a base64 string of every file it was asked for: 16 reads of a 14 MB
+   * file at once took its heap).
+   */
+  @Test
+  void aFileOverOneMegabyteIsReadRawAndItsJsonCarriesNoContent() throws Exception {
+    String big = "x".repeat(ForgeRepoApi.MAX_JSON_CONTENT + 1);
+    forge.branch(widget, "main", "big.txt", big);
+
+    JsonNode got = json(call("GET", "/contents/big.txt", reader, null));
+    assertThat(got.get("size").asLong()).isEqualTo(big.length());
+    assertThat(got.get("encoding").asText()).isEqualTo("none");
+    assertThat(got.get("content").asText()).isEmpty();
+
+    HttpResponse<String> raw = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(forge.uri(REPO + "/contents/big.txt"))
+            .header("Authorization", "token " + reader)
+            .header("Accept", "application/vnd.github.raw").build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(raw.statusCode()).isEqualTo(200);
+    assertThat(raw.headers().firstValue("Content-Type")).hasValueSatisfying(
+        t -> assertThat(t).startsWith("application/vnd.github.raw"));
+    assertThat(raw.body()).isEqualTo(big);
+  }
+
   @Test
   void aContentsWriteNeedsContentsWrite() throws Exception {
     String before = forge.tip(widget, "main");

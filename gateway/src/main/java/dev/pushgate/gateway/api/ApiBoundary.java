@@ -114,7 +114,7 @@ public final class ApiBoundary implements AutoCloseable {
    * How the listener admits every run's calls: the slots they share, a body's deadline, the
    * body bytes they may buffer together.
    */
-  record Admission(RunSlots slots, Duration bodyDeadline, BufferedBodies bodies) {
+  record Admission(RunSlots slots, Duration bodyDeadline, BufferedBytes bodies) {
     Admission {
       Objects.requireNonNull(slots, "slots");
       Objects.requireNonNull(bodyDeadline, "bodyDeadline");
@@ -184,14 +184,14 @@ public final class ApiBoundary implements AutoCloseable {
   /** {@link #start(Shared)} with another body deadline: a test's, shorter. */
   static ApiBoundary start(Shared shared, Duration bodyDeadline) throws IOException {
     return start(shared, bodyDeadline,
-        BufferedBodies.sizedFor(Runtime.getRuntime().maxMemory()), IDLE_TIMEOUT);
+        BufferedBytes.sizedFor(Runtime.getRuntime().maxMemory()), IDLE_TIMEOUT);
   }
 
   /**
    * {@link #start(Shared)} with another body deadline, body budget for every run and idle
    * timeout: a test's, smaller.
    */
-  static ApiBoundary start(Shared shared, Duration bodyDeadline, BufferedBodies bodies,
+  static ApiBoundary start(Shared shared, Duration bodyDeadline, BufferedBytes bodies,
       Duration idleTimeout) throws IOException {
     Admission admission = new Admission(
         new RunSlots(MAX_CALLS, MAX_BUSY_CALLS, BUSY_SHARE, FIRST_CALLS_ONLY), bodyDeadline,
@@ -242,8 +242,8 @@ public final class ApiBoundary implements AutoCloseable {
     return admission.slots().inFlight(runId);
   }
 
-  /** Request-body bytes every run's calls hold buffered now ({@link BufferedBodies}). */
-  long bufferedBodyBytes() {
+  /** Request-body bytes every run's calls hold buffered now ({@link BufferedBytes}). */
+  long bufferedBytes() {
     return admission.bodies().held();
   }
 

@@ -2,7 +2,6 @@ package dev.pushgate.gateway.api;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -26,17 +25,15 @@ final class ApiCalls extends Handler.Abstract {
   private final List<CallStep> makeReady;
   private final CallAudit audit;
   private final Forward forward;
-  /** Body bytes this run's calls may still buffer (see {@link ApiBoundary#BUFFERED_BYTES}). */
-  private final Semaphore runBodies = new Semaphore(ApiBoundary.BUFFERED_BYTES);
-  /** Body bytes every run's calls may still buffer ({@link BufferedBodies}). */
-  private final BufferedBodies everyRunsBodies;
+  /** The bytes every run's calls buffer, of which this run's share ({@link BufferedBytes}). */
+  private final BufferedBytes buffered;
 
   ApiCalls(ApiBoundary.RunApi run, ApiBoundary.Shared shared, ApiBoundary.Admission admission) {
     this.runId = run.runId();
     this.receive = List.of(new InterceptedHost(shared.upstream()),
         new RunSentinel(run.sentinel()), MethodOverrides::take, IdentityEncoding::take);
     this.bodyDeadline = admission.bodyDeadline();
-    this.everyRunsBodies = admission.bodies();
+    this.buffered = admission.bodies();
     this.decide = List.of(new CallSlots(run.runId(), admission.slots()),
         new JudgeCall(run.runId(), run.judge()),
         new AskApprovers(run.runId(), run.workspaceId(), shared.approvals()));
@@ -52,7 +49,7 @@ final class ApiCalls extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
-    ApiExchange call = new ApiExchange(request, response, callback, runBodies, everyRunsBodies);
+    ApiExchange call = new ApiExchange(request, response, callback, runId, buffered);
     // The listener's idle timeout is for a connection that says nothing: while its call is
     // handled the run waits for an answer (an approver's, until the question's timeout; GitHub's,
     // until the answer timeout), and that is not the client gone. Jetty asks this only when no

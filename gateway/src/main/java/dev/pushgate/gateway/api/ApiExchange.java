@@ -1,12 +1,13 @@
 package dev.pushgate.gateway.api;
 
 import dev.pushgate.gateway.ClientGone;
+import dev.pushgate.gateway.RunShares;
 import dev.pushgate.gateway.RunSlots;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.BoundedBody;
 import dev.pushgate.types.Secret;
+import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -15,8 +16,8 @@ import org.eclipse.jetty.util.Callback;
 /**
  * One call across a run's API boundary, from its arrival to its answer: the request as received,
  * and what the steps learn of it in turn (its body, the call the judge read, the judgement, the
- * request for upstream). It holds what must be given back however the call ends, the body bytes
- * counted against the run's budget and every run's, its call slot and a write token, until
+ * request for upstream). It holds what must be given back however the call ends, the bytes it
+ * buffers (its body, its answer's values read for links), its call slot and a write token, until
  * {@link #close}.
  */
 final class ApiExchange implements AutoCloseable {
@@ -36,12 +37,12 @@ final class ApiExchange implements AutoCloseable {
    */
   final ClientGone clientGone;
 
-  private final Semaphore runBodies;
-  private final BufferedBodies everyRunsBodies;
+  private final String runId;
+  private final BufferedBytes buffered;
   /** Guarded by this: the body is read on Jetty's threads, the deadline may close the call. */
-  private int heldBodyBytes;
-  /** Which budget last refused body bytes: every run's (true) or the run's own. */
-  private boolean overEveryRunsBodies;
+  private int heldBytes;
+  /** Why bytes were last refused; null while none were. */
+  private RunShares.Take refused;
   private boolean closed;
   private RunSlots.Slot slot;
   private byte[] body = new byte[0];
@@ -51,13 +52,13 @@ final class ApiExchange implements AutoCloseable {
   private Secret token;
   private org.eclipse.jetty.client.Request upstream;
 
-  ApiExchange(Request request, Response response, Callback callback, Semaphore runBodies,
-      BufferedBodies everyRunsBodies) {
+  ApiExchange(Request request, Response response, Callback callback, String runId,
+      BufferedBytes buffered) {
     this.request = request;
     this.response = response;
     this.callback = callback;
-    this.runBodies = runBodies;
-    this.everyRunsBodies = everyRunsBodies;
+    this.runId = runId;
+    this.buffered = buffered;
     this.host = Request.getServerName(request);
     this.method = request.getMethod();
     this.path = request.getHttpURI().getPath() == null ? "/" : request.getHttpURI().getPath();
@@ -66,55 +67,91 @@ final class ApiExchange implements AutoCloseable {
   }
 
   /**
-   * The budget the call's body is read against: its run's buffered bytes and every run's
-   * ({@link BufferedBodies}), each byte taken from both before it is held.
+   * The budget the call's body is read against: the bytes every run's calls buffer ({@link
+   * BufferedBytes}), of which the run's share, each byte taken before it is held. A body's bytes
+   * are refused at once (429).
    */
   BoundedBody.Budget bodyBudget() {
+    return budget(Duration.ZERO);
+  }
+
+  /**
+   * The same budget for the values of the call's answer read for links ({@link CountedAnswer}):
+   * a value the run has half of waits up to {@link #ANSWER_WAIT} for other calls to give bytes
+   * back, rather than fail the answer at once.
+   */
+  BoundedBody.Budget answerBudget() {
+    return budget(ANSWER_WAIT);
+  }
+
+  /** How long an answer's value waits for bytes; past it the answer is refused (503). */
+  static final Duration ANSWER_WAIT = Duration.ofSeconds(ApiBoundary.RETRY_AFTER_SECONDS);
+
+  private BoundedBody.Budget budget(Duration maxWait) {
     return new BoundedBody.Budget() {
       @Override
       public boolean take(int bytes) {
-        return holdBodyBytes(bytes);
+        return hold(bytes, maxWait);
       }
 
       @Override
       public void give(int bytes) {
-        giveBodyBytes(bytes);
+        giveBack(bytes);
       }
     };
   }
 
   /**
-   * Counts {@code n} more body bytes against the run's budget and every run's; false when either
-   * has not them, or when the call has ended (its body's deadline passed while a chunk was
-   * arriving).
+   * Counts {@code n} more bytes against the run's share of the buffered bytes; false when it
+   * has not them (within {@code maxWait}), or when the call has ended (its body's deadline passed
+   * while a chunk was arriving). The wait holds no lock of the call's: it may close meanwhile.
    */
-  private synchronized boolean holdBodyBytes(int n) {
-    if (closed) {
+  private boolean hold(int n, Duration maxWait) {
+    synchronized (this) {
+      if (closed) {
+        return false;
+      }
+    }
+    RunShares.Take t;
+    try {
+      t = buffered.take(runId, n, maxWait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return false;
     }
-    if (!runBodies.tryAcquire(n)) {
-      overEveryRunsBodies = false;
-      return false;
+    synchronized (this) {
+      if (t != RunShares.Take.TAKEN) {
+        refused = t;
+        return false;
+      }
+      if (closed) {
+        buffered.give(runId, n);
+        return false;
+      }
+      heldBytes += n;
+      return true;
     }
-    if (!everyRunsBodies.tryTake(n)) {
-      runBodies.release(n);
-      overEveryRunsBodies = true;
-      return false;
-    }
-    heldBodyBytes += n;
-    return true;
   }
 
-  private synchronized void giveBodyBytes(int n) {
-    int given = Math.min(n, heldBodyBytes);
-    heldBodyBytes -= given;
-    runBodies.release(given);
-    everyRunsBodies.give(given);
+  private synchronized void giveBack(int n) {
+    int given = Math.min(n, heldBytes);
+    heldBytes -= given;
+    buffered.give(runId, given);
   }
 
-  /** Whether the body was refused by every run's budget rather than its run's. */
-  synchronized boolean overEveryRunsBodies() {
-    return overEveryRunsBodies;
+  /** Why bytes were last refused ({@link RunShares.Take}); null while none were. */
+  synchronized RunShares.Take refused() {
+    return refused;
+  }
+
+  /** Bytes the run's calls hold buffered now, this one's among them. */
+  long runHolds() {
+    return buffered.held(runId);
+  }
+
+  /** The most the run's calls may hold buffered, whatever other runs hold. */
+  long runMayHold() {
+    return buffered.perRun();
   }
 
   /** Holds one of the listener's call slots until the call ends. */
@@ -189,7 +226,7 @@ final class ApiExchange implements AutoCloseable {
     } finally {
       synchronized (this) {
         closed = true;
-        giveBodyBytes(heldBodyBytes);
+        giveBack(heldBytes);
         if (slot != null) {
           slot.close();
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.pushgate.types.BoundedBody;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;
@@ -73,11 +74,13 @@ final class DownloadLinks {
    * links ({@link #carriesLinks}) is read as JSON, whatever its label, with every link in it (a string value
    * with an authority, read as a JSON client reads it) {@link #withoutCredentials}, unless it is
    * a file's own bytes ({@link #isContent}); any other answer as it came. A body that is read and
-   * is not JSON fails while read ({@link NotJson}).
+   * is not JSON fails while read ({@link NotJson}), as does one whose values the call's {@code
+   * budget} will not hold ({@link CountedAnswer.Unread}).
    */
-  static InputStream body(String path, String accept, String contentType, InputStream in)
-      throws IOException {
-    return rewrites(path, accept, contentType) ? new CleanJson(in) : in;
+  static InputStream body(String path, String accept, String contentType, InputStream in,
+      BoundedBody.Budget budget) throws IOException {
+    return rewrites(path, accept, contentType)
+        ? new CleanJson(new CountedAnswer(in, budget)) : in;
   }
 
   /** Whether {@link #body} rewrites such an answer: its length is then not upstream's. */
@@ -263,9 +266,11 @@ final class DownloadLinks {
   /**
    * A JSON answer as a JSON client reads it, written again with every link's credentials gone:
    * the escapes GitHub (or anyone) may use in a string ({@code \u0074oken}) are read, not
-   * matched. It is read token by token, so a long answer is never held whole.
+   * matched. It is read token by token, so a long answer is never held whole, and what a token
+   * holds is counted ({@link CountedAnswer}).
    */
   private static final class CleanJson extends InputStream {
+    private final CountedAnswer in;
     private final JsonParser parser;
     private final java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
     private final JsonGenerator out;
@@ -273,7 +278,8 @@ final class DownloadLinks {
     private int at;
     private boolean ended;
 
-    CleanJson(InputStream in) throws IOException {
+    CleanJson(CountedAnswer in) throws IOException {
+      this.in = in;
       this.parser = JSON.createParser(in);
       this.out = JSON.createGenerator(written);
     }
@@ -302,6 +308,8 @@ final class DownloadLinks {
     }
 
     private void next() throws IOException {
+      // The last token's bytes are the run's now; what the parser read past it is still held.
+      in.passedOn(parser.currentLocation().getByteOffset());
       JsonToken t;
       try {
         t = parser.nextToken();

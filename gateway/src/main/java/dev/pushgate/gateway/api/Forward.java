@@ -82,6 +82,12 @@ record Forward(String runId, Duration answerTimeout) {
     } catch (DownloadLinks.NotJson e) {
       up.abort(e);
       notAnswered(call, e, 502, e.getMessage());
+    } catch (CountedAnswer.Unread e) {
+      up.abort(e);
+      if (e.status() == 503 && !call.response.isCommitted()) {
+        call.response.getHeaders().put(HttpHeader.RETRY_AFTER, ApiBoundary.RETRY_AFTER_SECONDS);
+      }
+      notAnswered(call, e, e.status(), e.getMessage());
     } catch (IOException e) {
       up.abort(e);
       notAnswered(call, e, 502, "GitHub's answer broke off before its end");
@@ -126,7 +132,15 @@ record Forward(String runId, Duration answerTimeout) {
     String answerType = answer.getHeaders().get("Content-Type");
     String asked = String.join(",", call.request.getHeaders().getValuesList(HttpHeader.ACCEPT));
     boolean rewritten = DownloadLinks.rewrites(call.call().path(), asked, answerType);
-    InputStream in = DownloadLinks.body(call.call().path(), asked, answerType, raw);
+    if (rewritten && answer.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, false).stream()
+        .anyMatch(coding -> !coding.equalsIgnoreCase("identity"))) {
+      // Asked for as is; a compressed answer is never decoded here (no bomb to inflate), so
+      // its links cannot be read, and it is not passed on.
+      throw new CountedAnswer.Unread(502, "GitHub's answer is compressed (Content-Encoding),"
+          + " and pushgate reads this route's answer for its download links and decodes none");
+    }
+    InputStream in = DownloadLinks.body(call.call().path(), asked, answerType, raw,
+        call.answerBudget());
     // Nothing is written before this: a failure while reading it is still a 502.
     byte[] first = in.readNBytes(WHOLE);
     call.response.setStatus(answer.getStatus());

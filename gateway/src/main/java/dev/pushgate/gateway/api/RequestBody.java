@@ -1,5 +1,6 @@
 package dev.pushgate.gateway.api;
 
+import dev.pushgate.gateway.RunShares;
 import dev.pushgate.http.ArrivingBody;
 import dev.pushgate.types.BoundedBody;
 import java.time.Duration;
@@ -13,7 +14,7 @@ import org.eclipse.jetty.http.HttpHeaderValue;
 /**
  * Reads the call's body whole, since the judge reads it whole, as it arrives and on no thread
  * ({@link ArrivingBody}): at most {@link ApiBoundary#MAX_BODY} bytes, each counted against the
- * run's buffered bytes and every run's ({@link BufferedBodies}) before it is held (a declared
+ * run's share of every run's buffered bytes ({@link BufferedBytes}) before it is held (a declared
  * length at once, into one buffer of that length; a body of no declared length as it arrives),
  * given back by the exchange when the call ends however it ends, and all
  * of it within the body deadline ({@link ApiBoundary#BODY_DEADLINE}), however it is paced. It is
@@ -62,22 +63,32 @@ final class RequestBody {
           + deadline.toSeconds() + " s of its head, and this one's had not all arrived: send the"
           + " body at once, with the request");
     }
-    if (failure instanceof BoundedBody.Refused r && r.why() == BoundedBody.Refused.Why.OVER_BUDGET
-        && call.overEveryRunsBodies()) {
-      call.response.getHeaders().put(HttpHeader.RETRY_AFTER, ApiBoundary.RETRY_AFTER_SECONDS);
-      return new CallDecision.Refused(429, "pushgate is holding as many request bodies as it"
-          + " can for every run together; retry after " + ApiBoundary.RETRY_AFTER_SECONDS
-          + " s, or send a smaller body");
-    }
     if (failure instanceof BoundedBody.Refused r && r.why() == BoundedBody.Refused.Why.OVER_BUDGET) {
-      return new CallDecision.Refused(429, "pushgate is already holding "
-          + ApiBoundary.BUFFERED_BYTES + " bytes of this run's request bodies; send fewer"
-          + " large calls at once");
+      return overBudget(call);
     }
     if (failure instanceof BoundedBody.Refused) {
       return new CallDecision.Refused(413, "the request body is larger than the "
           + ApiBoundary.MAX_BODY + " bytes pushgate judges");
     }
     return new CallDecision.Refused(400, "the request body could not be read");
+  }
+
+  /** A body over the run's share of the buffered bytes, or over what every run has left. */
+  private static CallDecision overBudget(ApiExchange call) {
+    RunShares.Take why = call.refused();
+    if (why == RunShares.Take.OWN_BOUND) {
+      return new CallDecision.Refused(429, "pushgate is already holding " + call.runMayHold()
+          + " bytes of this run's request bodies; send fewer large calls at once");
+    }
+    call.response.getHeaders().put(HttpHeader.RETRY_AFTER, ApiBoundary.RETRY_AFTER_SECONDS);
+    if (why == RunShares.Take.SHARE) {
+      return new CallDecision.Refused(429, "pushgate is holding the request bodies of many runs"
+          + " at once, and this body is more than this run's share of what is left (it holds "
+          + call.runHolds() + " bytes already); retry after " + ApiBoundary.RETRY_AFTER_SECONDS
+          + " s, or send a smaller body");
+    }
+    return new CallDecision.Refused(429, "pushgate is holding as many request bodies as it"
+        + " can for every run together; retry after " + ApiBoundary.RETRY_AFTER_SECONDS
+        + " s, or send a smaller body");
   }
 }

@@ -68,6 +68,9 @@ class ApiBoundarySheddingTest {
       if (r.head().startsWith("GET /never")) {
         return true;
       }
+      if (r.head().startsWith("GET /repos/acme/app/contents/")) {
+        return contentsAnswer(r, out);
+      }
       if (r.head().startsWith("GET /slow")) {
         try {
           Thread.sleep(SLOW_ANSWER.toMillis()); // GitHub taking its time, not the test waiting
@@ -77,7 +80,7 @@ class ApiBoundarySheddingTest {
       }
       return FakeUpstream.answer(out, 200, "Content-Type: application/json\r\n", "{}");
     });
-    listener = start(BODY_DEADLINE, BufferedBodies.sizedFor(Runtime.getRuntime().maxMemory()),
+    listener = start(BODY_DEADLINE, BufferedBytes.sizedFor(Runtime.getRuntime().maxMemory()),
         ApiBoundary.IDLE_TIMEOUT);
   }
 
@@ -87,7 +90,7 @@ class ApiBoundarySheddingTest {
   private static final Duration SHORT_IDLE = Duration.ofSeconds(1);
   private static final int MIB = 1024 * 1024;
 
-  private ApiBoundary start(Duration bodyDeadline, BufferedBodies bodies, Duration idle)
+  private ApiBoundary start(Duration bodyDeadline, BufferedBytes bodies, Duration idle)
       throws IOException {
     ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
     return ApiBoundary.start(new ApiBoundary.Shared(to, (q, p) -> approver.ask(q, p),
@@ -97,7 +100,7 @@ class ApiBoundarySheddingTest {
   }
 
   /** The listener again, with another body deadline, budget for every run and idle timeout. */
-  private void restart(Duration bodyDeadline, BufferedBodies bodies, Duration idle)
+  private void restart(Duration bodyDeadline, BufferedBytes bodies, Duration idle)
       throws IOException {
     listener.close();
     listener = start(bodyDeadline, bodies, idle);
@@ -105,6 +108,7 @@ class ApiBoundarySheddingTest {
 
   @AfterEach
   void stop() throws IOException {
+    answersGo.countDown();
     for (Socket s : open) {
       s.close();
     }
@@ -333,7 +337,7 @@ class ApiBoundarySheddingTest {
   @Test
   void everyRunsBodiesTogetherStayWithinTheListenersBudgetAndItIsGivenBackHoweverTheyEnd()
       throws Exception {
-    restart(Duration.ofSeconds(10), new BufferedBodies(4L * MIB), ApiBoundary.IDLE_TIMEOUT);
+    restart(Duration.ofSeconds(10), new BufferedBytes(4L * MIB), ApiBoundary.IDLE_TIMEOUT);
     List<Call> held = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       SSLSocket s = post(open("run-" + i, Decision.ALLOW), MIB);
@@ -341,7 +345,7 @@ class ApiBoundarySheddingTest {
       s.getOutputStream().flush();
       held.add(new Call(s, CompletableFuture.supplyAsync(() -> answerOf(s), readers)));
     }
-    await(() -> listener.bufferedBodyBytes() == 4L * MIB, "four runs' bodies are held");
+    await(() -> listener.bufferedBytes() == 4L * MIB, "four runs' bodies are held");
 
     for (int i = 4; i < 8; i++) {
       // Refused at its head: its declared length is taken before any of it is held.
@@ -349,7 +353,7 @@ class ApiBoundarySheddingTest {
           .startsWith("HTTP/1.1 429 ").contains("Retry-After: 5").contains("\"message\":"
               + "\"pushgate is holding as many request bodies as it can for every run together;"
               + " retry after 5 s, or send a smaller body\"");
-      assertThat(listener.bufferedBodyBytes()).isEqualTo(4L * MIB);
+      assertThat(listener.bufferedBytes()).isEqualTo(4L * MIB);
     }
 
     held.get(0).socket().getOutputStream().write('x'); // whole: judged and sent
@@ -361,7 +365,7 @@ class ApiBoundarySheddingTest {
       assertThat(cut.answer().get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
           .startsWith("HTTP/1.1 408 ");
     }
-    await(() -> listener.bufferedBodyBytes() == 0, "every body's bytes are given back");
+    await(() -> listener.bufferedBytes() == 0, "every body's bytes are given back");
     assertThat(upstream.received()).extracting(r -> r.body().length()).containsExactly(MIB);
   }
 
@@ -372,14 +376,16 @@ class ApiBoundarySheddingTest {
    */
   @Test
   void aChunkedBodyTakesTheListenersBudgetAsItGrowsAndGivesItBack() throws Exception {
-    restart(Duration.ofSeconds(10), new BufferedBodies(MIB), ApiBoundary.IDLE_TIMEOUT);
+    restart(Duration.ofSeconds(10), new BufferedBytes(MIB), ApiBoundary.IDLE_TIMEOUT);
     Run run = open("run-a", Decision.ALLOW);
 
     SSLSocket over = chunkedPost(run);
     sendChunks(over, 17, 64 * 1024); // 1 MiB and a chunk: the last one is refused
-    assertThat(readAnswer(over)).startsWith("HTTP/1.1 429 ").contains("Retry-After: 5")
-        .contains("retry after 5 s, or send a smaller body");
-    await(() -> listener.bufferedBodyBytes() == 0, "the refused body's bytes are given back");
+    // The budget is smaller than a run's own bound: it is the run's bound here.
+    assertThat(readAnswer(over)).startsWith("HTTP/1.1 429 ").contains("\"message\":\"pushgate"
+        + " is already holding " + MIB + " bytes of this run's request bodies; send fewer large"
+        + " calls at once\"");
+    await(() -> listener.bufferedBytes() == 0, "the refused body's bytes are given back");
 
     SSLSocket within = chunkedPost(run);
     sendChunks(within, 3, 100 * 1024);
@@ -388,7 +394,7 @@ class ApiBoundarySheddingTest {
     assertThat(readAnswer(within)).startsWith("HTTP/1.1 200 ");
     assertThat(upstream.received()).extracting(r -> r.body().length())
         .containsExactly(300 * 1024);
-    await(() -> listener.bufferedBodyBytes() == 0, "the sent body's bytes are given back");
+    await(() -> listener.bufferedBytes() == 0, "the sent body's bytes are given back");
   }
 
   /**
@@ -399,7 +405,7 @@ class ApiBoundarySheddingTest {
   @Test
   void aCallOutlivesTheIdleTimeoutWhileGitHubAnswersAndAnIdleConnectionStillCloses()
       throws Exception {
-    restart(BODY_DEADLINE, new BufferedBodies(4L * MIB), SHORT_IDLE);
+    restart(BODY_DEADLINE, new BufferedBytes(4L * MIB), SHORT_IDLE);
     Run run = open("run-a", Decision.ALLOW);
     assertThat(readAnswer(send(run, "/slow"))).as("GitHub's answer after " + SLOW_ANSWER)
         .startsWith("HTTP/1.1 200 ").endsWith("{}");
@@ -412,6 +418,196 @@ class ApiBoundarySheddingTest {
     // Read to the close: the answer, then the listener closing the idle connection (or the
     // socket's 30 s timeout, failing the test).
     assertThat(readAnswer(kept)).startsWith("HTTP/1.1 200 ").endsWith("{}");
+  }
+
+  /**
+   * Issue 35's review: the body budget had no share per run. With the installed unit's 128 MiB, 7
+   * runs holding their 20 MiB each (their bodies declared and never sent, until the body
+   * deadline) filled it, and every other run's call with a body was answered 429 meanwhile. Now
+   * a run's share shrinks as the budget fills, as the call slots' does: the first runs get their
+   * 20 MiB while less than half is held, then one 10 MiB body each, and the last quarter takes
+   * none of theirs, so another run's JSON call is sent. The run's own 20 MiB still holds.
+   */
+  @Test
+  void aFewRunsHoldingTheirWholeBodyBoundLeaveRoomForOtherRunsCalls() throws Exception {
+    restart(Duration.ofSeconds(20), new BufferedBytes(128L * MIB), ApiBoundary.IDLE_TIMEOUT);
+    int body = ApiBoundary.MAX_BODY;
+    List<String> refused = new ArrayList<>();
+    long held = 0;
+    for (int i = 0; i < 7; i++) {
+      Run run = open("run-" + i, Decision.ALLOW);
+      // Two bodies of the largest judged, and the last run what would fill the budget exactly.
+      for (int length : i < 6 ? List.of(body, body) : List.of(8 * MIB)) {
+        SSLSocket s = post(run, length);
+        long before = held;
+        CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> answerOf(s),
+            readers);
+        await(() -> answer.isDone() || listener.bufferedBytes() == before + length,
+            run.id() + "'s body is held or refused");
+        if (answer.isDone()) {
+          refused.add(run.id() + ": " + answer.get());
+        } else {
+          held += length;
+        }
+      }
+    }
+    assertThat(held).as("three runs' 20 MiB, then a body each for two more").isEqualTo(90L * MIB);
+    // run-3, run-4 and run-5 their second body (past half, a run's share is one body), run-6 all
+    assertThat(refused).hasSize(4).allSatisfy(a -> assertThat(a).contains("HTTP/1.1 429 ")
+        .contains("Retry-After: 5").contains("\"message\":\"pushgate is holding the request"
+            + " bodies of many runs at once, and this body is more than this run's share of"
+            + " what is left (it holds "));
+
+    String other = readAnswer(postWhole(open("run-7", Decision.ALLOW), "{\"title\":\"a\"}"));
+    assertThat(other).as("another run's JSON call").startsWith("HTTP/1.1 200 ");
+    assertThat(upstream.received()).extracting(FakeUpstream.Received::body)
+        .containsExactly("{\"title\":\"a\"}");
+
+    // Every held body's connection closes with the listener: the budget starts again empty.
+    restart(Duration.ofSeconds(20), new BufferedBytes(128L * MIB), ApiBoundary.IDLE_TIMEOUT);
+    Run first = open("run-0b", Decision.ALLOW);
+    for (int c = 0; c < 2; c++) {
+      post(first, body);
+    }
+    long twoBodies = 2L * body;
+    await(() -> listener.bufferedBytes() == twoBodies, "the run's 20 MiB are held");
+    assertThat(readAnswer(post(first, 1))).as("the run's own bound, the budget nearly empty")
+        .startsWith("HTTP/1.1 429 ").contains("\"message\":\"pushgate is already holding "
+            + ApiBoundary.BUFFERED_BYTES + " bytes of this run's request bodies; send fewer"
+            + " large calls at once\"");
+  }
+
+  /**
+   * Issue 35's review: an answer the boundary reads for download links was read with no bound:
+   * 16 contents reads of a 14 MB file at once took the heap. Now what the reader holds of each
+   * answer (the value it is reading) is taken from the run's share of the buffered bytes as it is
+   * read: a run whose answers hold more than its share gets 503 with Retry-After for the next,
+   * nothing of that answer passed on, while another run's answer is read; the others are passed
+   * on whole, their links' tokens stripped, and every byte is given back. The answers carry no
+   * length: they end when GitHub closes.
+   */
+  @Test
+  void answersReadForLinksTakeTheRunsShareOfTheBufferedBytesAndAreRefusedPastIt()
+      throws Exception {
+    restart(BODY_DEADLINE, new BufferedBytes(32L * MIB), ApiBoundary.IDLE_TIMEOUT);
+    valueBytes = 768 * 1024; // counted four times over: 3 MiB held by each answer
+    Run a = open("run-a", Decision.ALLOW);
+    Run b = open("run-b", Decision.ALLOW);
+    List<Call> held = new ArrayList<>();
+    for (int c = 0; c < 5; c++) { // 15 MiB: less than half of 32
+      held.add(sendWatched(a, "/repos/acme/app/contents/f" + c));
+      int answers = held.size();
+      await(() -> listener.bufferedBytes() > (answers * 3L - 1) * MIB, "answer " + answers
+          + " is being read");
+    }
+    String sixth = readAnswer(send(a, "/repos/acme/app/contents/f5"));
+    assertThat(sixth).startsWith("HTTP/1.1 503 ").contains("Retry-After: 5")
+        .contains("\"message\":\"pushgate is reading as many GitHub answers and holding as many"
+            + " request bodies as it can for this run or every run together; retry after 5 s\"")
+        .doesNotContain("AAAA").doesNotContain("SECRET");
+    held.add(sendWatched(b, "/repos/acme/app/contents/g"));
+    await(() -> listener.bufferedBytes() > 17L * MIB, "run-b's answer is being read");
+
+    answersGo.countDown();
+    for (int i = 0; i < held.size(); i++) {
+      String answer = held.get(i).answer().get(DEADLINE.toSeconds(),
+          java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(answer).as("answer " + i).startsWith("HTTP/1.1 200 ");
+      assertThat(dechunked(answer)).contains("\"content\":\"" + "A".repeat(valueBytes) + "\"")
+          .contains("\"download_url\":\"https://raw.githubusercontent.com/acme/app/main/f\"")
+          .doesNotContain("SECRET");
+    }
+    await(() -> listener.bufferedBytes() == 0, "every answer's bytes are given back");
+  }
+
+  /** A value longer than the boundary reads is not passed on, nor any of its answer. */
+  @Test
+  void anAnswerWithAValueLongerThanPushgateReadsIsNotPassedOn() throws Exception {
+    valueBytes = CountedAnswer.MAX_VALUE + 1;
+    answersGo.countDown();
+    String answer = readAnswer(send(open("run-a", Decision.ALLOW),
+        "/repos/acme/app/contents/big"));
+    assertThat(answer).startsWith("HTTP/1.1 502 ").contains("\"message\":\"GitHub's answer holds"
+        + " a value longer than the 2097152 bytes pushgate reads for download links, so none of"
+        + " it is passed on (a file's bytes: ask for Accept: application/vnd.github.raw)\"")
+        .doesNotContain("AAAA");
+    await(() -> listener.bufferedBytes() == 0, "the answer's bytes are given back");
+  }
+
+  /**
+   * A compressed answer of a route read for links is neither decoded (a gzip bomb inflates
+   * nowhere) nor passed on: its links could not be read.
+   */
+  @Test
+  void aCompressedAnswerOfARouteReadForLinksIsNotPassedOn() throws Exception {
+    String answer = readAnswer(send(open("run-a", Decision.ALLOW),
+        "/repos/acme/app/contents/gzip"));
+    assertThat(answer).startsWith("HTTP/1.1 502 ").contains("\"message\":\"GitHub's answer is"
+        + " compressed (Content-Encoding), and pushgate reads this route's answer for its"
+        + " download links and decodes none\"");
+  }
+
+  /** Bytes of the {@code content} value GitHub's contents answers carry here. */
+  private volatile int valueBytes = 16;
+  /** Opened to let the contents answers end: until then each stops inside its value. */
+  private final java.util.concurrent.CountDownLatch answersGo =
+      new java.util.concurrent.CountDownLatch(1);
+
+  /**
+   * A contents answer of no declared length: a file whose {@code content} is {@link
+   * #valueBytes} bytes, sent up to its end, the rest (and a download link with a token) once
+   * {@link #answersGo} opens. {@code /contents/gzip} answers compressed, as asked not to.
+   */
+  private boolean contentsAnswer(FakeUpstream.Received r, java.io.OutputStream out)
+      throws IOException {
+    if (r.head().startsWith("GET /repos/acme/app/contents/gzip ")) {
+      ByteArrayOutputStream gz = new ByteArrayOutputStream();
+      try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(gz)) {
+        z.write(new byte[1 << 20]);
+      }
+      out.write(("HTTP/1.1 200 X\r\nContent-Type: application/json\r\nContent-Encoding: gzip"
+          + "\r\nContent-Length: " + gz.size() + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(gz.toByteArray());
+      out.flush();
+      return true;
+    }
+    out.write(("HTTP/1.1 200 X\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+        + "{\"type\":\"file\",\"encoding\":\"base64\",\"content\":\"" + "A".repeat(valueBytes))
+        .getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    try {
+      answersGo.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    out.write(("\",\"download_url\":\"https://raw.githubusercontent.com/acme/app/main/f"
+        + "?token=SECRET\"}").getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    return false;
+  }
+
+  /** The body of a chunked answer, its chunks joined. */
+  private static String dechunked(String answer) {
+    String rest = answer.substring(answer.indexOf("\r\n\r\n") + 4);
+    StringBuilder body = new StringBuilder();
+    while (true) {
+      int line = rest.indexOf("\r\n");
+      int size = Integer.parseInt(rest.substring(0, line).trim(), 16);
+      if (size == 0) {
+        return body.toString();
+      }
+      body.append(rest, line + 2, line + 2 + size);
+      rest = rest.substring(line + 2 + size + 2);
+    }
+  }
+
+  /** A POST of {@code json}, whole, on a new connection of {@code run}. */
+  private SSLSocket postWhole(Run run, String json) throws Exception {
+    SSLSocket s = post(run, json.getBytes(StandardCharsets.UTF_8).length);
+    s.getOutputStream().write(json.getBytes(StandardCharsets.UTF_8));
+    s.getOutputStream().flush();
+    return s;
   }
 
   /** A POST of a {@code length}-byte body on a new connection of {@code run}: its head only. */

@@ -20,7 +20,8 @@ class DownloadLinksTest {
   private static String body(String path, String accept, String type, String text)
       throws Exception {
     try (InputStream in = DownloadLinks.body(path, accept, type,
-        new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)))) {
+        new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+        dev.pushgate.types.BoundedBody.Budget.NONE)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
