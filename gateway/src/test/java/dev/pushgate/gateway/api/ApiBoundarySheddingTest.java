@@ -302,7 +302,7 @@ class ApiBoundarySheddingTest {
    */
   @Test
   void anAskedCallOutlivesTheIdleTimeoutWhileItsApproverDecides() throws Exception {
-    restart(BODY_DEADLINE, BufferedBodies.sizedFor(Runtime.getRuntime().maxMemory()), SHORT_IDLE);
+    restart(BODY_DEADLINE, BufferedBytes.sizedFor(Runtime.getRuntime().maxMemory()), SHORT_IDLE);
     Duration deciding = SHORT_IDLE.multipliedBy(4);
     approver = (question, progress) -> {
       asked.incrementAndGet();
