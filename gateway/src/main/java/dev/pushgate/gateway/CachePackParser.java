@@ -5,6 +5,8 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.util.List;
@@ -139,8 +141,8 @@ final class CachePackParser extends PackParser {
     }
     String message = getLockMessage();
     PackLockImpl keep = new PackLockImpl(pack, fs);
-    if (message != null && !keep.lock(message)) {
-      throw new LockFailedException(pack, "cannot lock pack in " + pack);
+    if (message != null) {
+      writeKeep(pack, message);
     }
     try {
       FileUtils.rename(tmpPack, pack, StandardCopyOption.ATOMIC_MOVE);
@@ -160,6 +162,22 @@ final class CachePackParser extends PackParser {
       throw e;
     }
     return message != null ? keep : null;
+  }
+
+  /**
+   * The pack's {@code .keep}, written as git's receive-pack writes it: the file opened, its
+   * message written, closed. JGit's {@link PackLockImpl#lock} goes through a lock file and a
+   * rename, three more calls on the push's critical path, for content nobody needs whole: what
+   * keeps a pack from a compaction is that the file exists (JGit's GC asks only that, as git's
+   * does), and it exists from its first call on.
+   */
+  private static void writeKeep(PackFile pack, String message) throws IOException {
+    String line = message.endsWith("\n") ? message : message + "\n";
+    try {
+      Files.write(pack.create(PackExt.KEEP).toPath(), line.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new LockFailedException(pack, "cannot lock pack in " + pack, e);
+    }
   }
 
   private void deleteTemporaryFiles() {

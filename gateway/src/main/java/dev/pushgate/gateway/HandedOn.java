@@ -58,15 +58,20 @@ final class HandedOn {
    * {@code Content-Encoding}: JGit must not inflate it again.
    */
   static HttpServletRequest withDecodedBody(HttpServletRequest req, InputStream body) {
-    return new HttpServletRequestWrapper(withBody(req, body)) {
+    return withoutHeader(withBody(req, body), CONTENT_ENCODING);
+  }
+
+  /** {@code req} as if it had no {@code header}, in any spelling of its name. */
+  static HttpServletRequest withoutHeader(HttpServletRequest req, String header) {
+    return new HttpServletRequestWrapper(req) {
       @Override
       public String getHeader(String name) {
-        return CONTENT_ENCODING.equalsIgnoreCase(name) ? null : super.getHeader(name);
+        return header.equalsIgnoreCase(name) ? null : super.getHeader(name);
       }
 
       @Override
       public Enumeration<String> getHeaders(String name) {
-        return CONTENT_ENCODING.equalsIgnoreCase(name)
+        return header.equalsIgnoreCase(name)
             ? Collections.emptyEnumeration() : super.getHeaders(name);
       }
     };

@@ -45,7 +45,9 @@ final class PackReachCheck implements ConnectivityChecker {
     PackParser parser = info.getParser();
     ObjectIdSubclassMap<ObjectId> inPack = parser.getNewObjectIds();
     long reached = 0;
-    try (ObjectWalk ow = new ObjectWalk(info.getRepository())) {
+    // On the receive-pack's own reader, which JGit's walk of the commands reads with next: a new
+    // reader costs a push its configuration lookups and caches again.
+    try (ObjectWalk ow = new ObjectWalk(info.getWalk().getObjectReader())) {
       if (markStartAndKnown(info, ow, haves)) {
         for (RevCommit c; (c = ow.next()) != null; ) {
           pm.update(1);

@@ -3,12 +3,14 @@ package dev.pushgate.gateway;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectReader;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
@@ -67,24 +69,32 @@ final class UpdateCommands {
     if (cmd.getType() == ReceiveCommand.Type.DELETE) {
       return files;
     }
+    // One reader for every walk here, and each pair of trees compared once: a push of one commit
+    // onto the ref's old one compares the same two trees as its commit against its parent.
+    Set<List<ObjectId>> compared = new HashSet<>();
     try (RevWalk walk = newCommitsWalk(db, List.of(cmd), upstreamRefs)) {
+      ObjectReader reader = walk.getObjectReader();
       for (RevCommit c; (c = walk.next()) != null; ) {
         step.check();
         if (c.getParentCount() == 0) {
-          changedWorkflows(db, null, c.getTree(), files, step);
+          changedWorkflows(reader, null, c.getTree(), files, step);
         }
         for (RevCommit parent : c.getParents()) {
           walk.parseHeaders(parent);
-          changedWorkflows(db, parent.getTree(), c.getTree(), files, step);
+          if (compared.add(List.of(parent.getTree(), c.getTree()))) {
+            changedWorkflows(reader, parent.getTree(), c.getTree(), files, step);
+          }
         }
       }
-    }
-    if (!cmd.getOldId().equals(ObjectId.zeroId())) {
-      try (RevWalk rw = new RevWalk(db)) {
-        RevObject before = rw.peel(rw.parseAny(cmd.getOldId()));
-        RevObject after = rw.peel(rw.parseAny(cmd.getNewId()));
+      if (!cmd.getOldId().equals(ObjectId.zeroId())) {
+        RevObject before = walk.peel(walk.parseAny(cmd.getOldId()));
+        RevObject after = walk.peel(walk.parseAny(cmd.getNewId()));
         if (before instanceof RevCommit b && after instanceof RevCommit a) {
-          changedWorkflows(db, b.getTree(), a.getTree(), files, step);
+          walk.parseHeaders(b);
+          walk.parseHeaders(a);
+          if (compared.add(List.of(b.getTree(), a.getTree()))) {
+            changedWorkflows(reader, b.getTree(), a.getTree(), files, step);
+          }
         }
       }
     }
@@ -115,7 +125,7 @@ final class UpdateCommands {
     try (RevWalk rw = new RevWalk(db)) {
       step.check();
       if (rw.peel(rw.parseAny(id)) instanceof RevCommit c) {
-        changedWorkflows(db, null, c.getTree(), files, step);
+        changedWorkflows(rw.getObjectReader(), null, c.getTree(), files, step);
       }
     }
     return files;
@@ -221,9 +231,9 @@ final class UpdateCommands {
   }
 
   /** Adds the workflow paths that differ between two trees; {@code before} null: none before. */
-  private static void changedWorkflows(Repository db, RevTree before, RevTree after,
+  private static void changedWorkflows(ObjectReader reader, RevTree before, RevTree after,
       Set<String> into, Step step) throws IOException {
-    try (TreeWalk tw = new TreeWalk(db)) {
+    try (TreeWalk tw = new TreeWalk(reader)) {
       tw.setRecursive(true);
       if (before == null) {
         tw.addTree(new EmptyTreeIterator());

@@ -60,6 +60,7 @@ final class UpstreamCache {
   private final UpstreamFetch fetcher;
   private final PushMetrics metrics;
   private final RepositoryWaits waits;
+  private final CacheRefsAhead refsAhead = new CacheRefsAhead();
   /** Which syncs of each repository began and which left it in step ({@link SyncTurns}). */
   private final ConcurrentHashMap<String, SyncTurns> syncTurns = new ConcurrentHashMap<>();
 
@@ -147,11 +148,13 @@ final class UpstreamCache {
   }
 
   /**
-   * Syncs the cache for an advertisement. Empty when the cache holds upstream's refs on return:
-   * they were in step, the cache had every object already, or the ref list could not be read and
-   * JGit's fetch ran here. Otherwise upstream's branches and tags as just listed, to be
-   * advertised, while their objects are fetched in the background: whatever then reads the
-   * cache's refs or objects for a push calls {@link #awaitFetch} first.
+   * Syncs the cache for an advertisement: upstream's branches and tags as this sync listed them,
+   * to be advertised as they are. The cache holds them on return when they were in step or it had
+   * every object already (the advertisement then reads nothing of the cache's again); otherwise
+   * their objects are fetched in the background, and whatever then reads the cache's refs or
+   * objects for a push calls {@link #awaitFetch} first. Empty when this sync listed nothing: a
+   * sync that began after it answered it, or the ref list could not be read and JGit's fetch ran
+   * here; the cache holds upstream's refs then.
    */
   Optional<Map<String, ObjectId>> syncAhead(RepoSlug repo, String remoteUrl, Secret token)
       throws UpstreamException, RepositoryBusy {
@@ -210,6 +213,12 @@ final class UpstreamCache {
     long turn = turns.begin();
     String[] head = {null};
     Map<String, ObjectId> peeled = new HashMap<>();
+    CacheRefsAhead.Reading mirroredAhead;
+    try {
+      mirroredAhead = refsAhead.start(repositories, repo); // while upstream answers the list
+    } catch (IOException | RuntimeException e) {
+      throw failed(repo, start, e);
+    }
     Optional<Map<String, ObjectId>> listed =
         UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h, peeled::put);
     if (head[0] != null) {
@@ -222,17 +231,17 @@ final class UpstreamCache {
     }
     FetchStream stream = null;
     try (Repository cache = open(repo)) {
-      Map<String, ObjectId> mirrored = MirroredRefs.of(cache);
+      Map<String, ObjectId> mirrored = mirroredAhead.refs();
       if (mirrored.equals(listed.get())) {
         onSynced(repo, asked, start, false);
         turns.inStep(turn);
-        return Optional.empty();
+        return listed;
       }
       if (MirroredRefs.wanted(cache, listed.get()).isEmpty()) {
         MirroredRefs.move(cache, listed.get());
         onSynced(repo, asked, start, true);
         turns.inStep(turn);
-        return Optional.empty();
+        return listed;
       }
       if (forFetch) {
         stream = new FetchStream(FetchStream.advertised(listed.get(), peeled, head[0]),
@@ -503,6 +512,7 @@ final class UpstreamCache {
    * and a push waiting for a fetch that was stopped fails.
    */
   void close() {
+    refsAhead.close();
     compaction.close();
     landed.close();
     fetchers.shutdownNow();

@@ -242,6 +242,30 @@ class GatewayHttpTest {
     assertAdvertisesUpstreamsMain("/git/github.com/acme/widget", "git-receive-pack");
   }
 
+  /**
+   * On loopback the gateway sends its advertisement as it is, though git accepts gzip: JGit would
+   * deflate it on the push's critical path, and git inflate it again.
+   */
+  @Test
+  void thePushAdvertisementIsSentUncompressedThoughTheClientAcceptsGzip() throws Exception {
+    for (String branch : List.of("one", "two", "three")) {
+      TestRepos.setRef(upstream, "refs/heads/" + branch, base);
+    }
+
+    HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(server.getURI().resolve(
+            "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack"))
+        .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + CREDENTIAL)
+        .header("Accept-Encoding", "deflate, gzip").GET().build(),
+        HttpResponse.BodyHandlers.ofByteArray());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Encoding")).isEmpty();
+    assertThat(r.body().length).as("long enough for JGit to gzip it").isGreaterThan(256);
+    assertThat(new String(r.body(), StandardCharsets.UTF_8))
+        .startsWith("001f# service=git-receive-pack\n")
+        .contains(base.name() + " refs/heads/main");
+  }
+
   @Test
   void aGitPushOverHttpGetsPerRefResults() throws Exception {
     try (Repository client = clientWithNewMain()) {
