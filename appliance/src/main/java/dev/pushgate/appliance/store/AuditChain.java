@@ -47,7 +47,17 @@ public final class AuditChain {
     ChainedRecord append(AuditEntry entry) throws SQLException;
   }
 
+  private static final String CLAIM_HEAD = "INSERT INTO audit_heads(host, seq, hash)"
+      + " VALUES (?, 0, ?) ON CONFLICT (host) DO NOTHING";
+  private static final String SAVE_HEAD = "UPDATE audit_heads SET seq = ?, hash = ? WHERE host = ?";
+  private static final String INSERT = "INSERT INTO audit(" + AuditRows.ENTRY_COLUMNS
+      + ", host, seq, prev_hash, chained) VALUES ("
+      + "?,".repeat(AuditRows.ENTRY_COLUMN_COUNT) + "?,?,?,?) RETURNING id";
+  private static final String SET_HASH = "UPDATE audit SET hash = ? WHERE id = ?";
+
   private final Database db;
+  /** The head's read, which locks its row on PostgreSQL. */
+  private final String readHead;
   private final String host;
   private final AuditSink sink;
   private final ReentrantLock lock = new ReentrantLock();
@@ -56,6 +66,8 @@ public final class AuditChain {
 
   public AuditChain(Database db, String host, AuditSink sink) {
     this.db = db;
+    this.readHead = "SELECT seq, hash FROM audit_heads WHERE host = ?"
+        + (db.dialect() == Database.Dialect.POSTGRESQL ? " FOR UPDATE" : "");
     this.host = host;
     this.sink = sink;
   }
@@ -222,17 +234,16 @@ public final class AuditChain {
 
   /** The host's last record, its row locked until the transaction ends. */
   private Head lockHead(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO audit_heads(host, seq, hash)"
-        + " VALUES (?, 0, ?) ON CONFLICT (host) DO NOTHING")) {
-      // On SQLite this write also takes the database's write lock before anything is read, so
-      // that another connection's append cannot slip in between read and write.
+    // On SQLite this write also takes the database's write lock before anything is read, so
+    // that another connection's append cannot slip in between read and write.
+    try (Database.Prepared p = db.prepare(c, CLAIM_HEAD)) {
+      PreparedStatement ps = p.statement();
       ps.setString(1, host);
       ps.setString(2, AuditHash.GENESIS);
       ps.executeUpdate();
     }
-    String forUpdate = db.dialect() == Database.Dialect.POSTGRESQL ? " FOR UPDATE" : "";
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT seq, hash FROM audit_heads WHERE host = ?" + forUpdate)) {
+    try (Database.Prepared p = db.prepare(c, readHead)) {
+      PreparedStatement ps = p.statement();
       ps.setString(1, host);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -242,8 +253,8 @@ public final class AuditChain {
   }
 
   private void saveHead(Connection c, Head head) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("UPDATE audit_heads SET seq = ?, hash = ? WHERE host = ?")) {
+    try (Database.Prepared p = db.prepare(c, SAVE_HEAD)) {
+      PreparedStatement ps = p.statement();
       ps.setLong(1, head.seq);
       ps.setString(2, head.hash);
       ps.setString(3, host);
@@ -259,25 +270,24 @@ public final class AuditChain {
     AuditEntry entry = given.storable();
     long seq = head.seq + 1;
     long id;
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO audit("
-        + AuditRows.ENTRY_COLUMNS + ", host, seq, prev_hash, chained) VALUES ("
-        + "?,".repeat(AuditRows.ENTRY_COLUMN_COUNT) + "?,?,?,?)", new String[] {"id"})) {
+    try (Database.Prepared p = db.prepare(c, INSERT)) {
+      PreparedStatement ps = p.statement();
       AuditRows.bind(ps, 1, entry);
       int n = AuditRows.ENTRY_COLUMN_COUNT;
       ps.setString(n + 1, host);
       ps.setLong(n + 2, seq);
       ps.setString(n + 3, head.hash);
       ps.setString(n + 4, ChainedRecord.AT_WRITE);
-      ps.executeUpdate();
-      try (ResultSet keys = ps.getGeneratedKeys()) {
-        keys.next();
-        id = keys.getLong(1);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        id = rs.getLong(1);
       }
     }
     ChainedRecord unhashed =
         new ChainedRecord(id, host, seq, head.hash, null, ChainedRecord.AT_WRITE, entry);
     String hash = AuditHash.of(unhashed);
-    try (PreparedStatement ps = c.prepareStatement("UPDATE audit SET hash = ? WHERE id = ?")) {
+    try (Database.Prepared p = db.prepare(c, SET_HASH)) {
+      PreparedStatement ps = p.statement();
       ps.setString(1, hash);
       ps.setLong(2, id);
       ps.executeUpdate();

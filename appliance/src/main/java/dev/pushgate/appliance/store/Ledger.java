@@ -205,17 +205,16 @@ public final class Ledger {
       String repository, byte[] sealed, Instant issuedAt, Instant expiresAt) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(
         "INSERT INTO credentials(run_id, kind, repository, token, issued_at, expires_at)"
-            + " VALUES (?,?,?,?,?,?)", new String[] {"id"})) {
+            + " VALUES (?,?,?,?,?,?) RETURNING id")) {
       ps.setString(1, runId);
       ps.setString(2, kind);
       ps.setString(3, repository);
       ps.setBytes(4, sealed);
       ps.setLong(5, issuedAt.toEpochMilli());
       setMillis(ps, 6, expiresAt);
-      ps.executeUpdate();
-      try (ResultSet keys = ps.getGeneratedKeys()) {
-        keys.next();
-        return keys.getLong(1);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
       }
     }
   }

@@ -477,6 +477,27 @@ abstract class AuditChainContract extends StoreContract {
     assertThat(new AuditVerifier(db).verify().intact()).isTrue();
   }
 
+  /**
+   * Only an outcome settles a record, so only outcomes are in the {@code settles} index: every
+   * other append, an API call's before it goes upstream among them, writes one index page fewer.
+   * The listing's "settled by" lookup still finds them.
+   */
+  @Test
+  void onlyOutcomesAreIndexedBySettlesAndTheListingStillFindsThem() throws Exception {
+    List<Long> ids = writeFive();
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    audit.settle(new AuditStore.Row(ids.get(0)), AuditEntry.Outcome.OK, 7);
+
+    assertThat(settlesIndexDefinition()).containsIgnoringCase("WHERE")
+        .containsIgnoringCase("settles IS NOT NULL");
+    assertThat(audit.list(new AuditStore.Query(null, "run-1", null, null, 0)))
+        .extracting(AuditEntry::ref, AuditEntry::outcome)
+        .contains(org.assertj.core.groups.Tuple.tuple("refs/heads/b0", "ok"));
+  }
+
+  /** How the database defines the index {@code audit_settles}. */
+  abstract String settlesIndexDefinition() throws SQLException;
+
   /** A sink whose first write waits to be released; the size of every write. */
   private static final class GatedSink implements AuditSink {
     final CountDownLatch entered = new CountDownLatch(1);

@@ -1,5 +1,7 @@
 package dev.pushgate.appliance.store;
 
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,5 +16,16 @@ class AuditChainPostgresTest extends AuditChainContract {
   @Override
   String freshStore() throws SQLException {
     return postgres.freshStore();
+  }
+
+  @Override
+  String settlesIndexDefinition() throws SQLException {
+    return db.with(c -> {
+      try (PreparedStatement ps = c.prepareStatement("SELECT indexdef FROM pg_indexes"
+          + " WHERE schemaname = current_schema() AND indexname = 'audit_settles'");
+          ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    });
   }
 }

@@ -2,6 +2,13 @@ package dev.pushgate.appliance.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.Wait;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,6 +24,81 @@ class AuditChainSqliteTest extends AuditChainContract {
   @Override
   String freshStore() {
     return tmp.resolve("audit-" + (stores++) + ".db").toString();
+  }
+
+  @Override
+  String settlesIndexDefinition() throws SQLException {
+    return db.with(c -> {
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+          "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'audit_settles'")) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    });
+  }
+
+  /** The listing's "settled by" lookup is an equality, which the partial index answers. */
+  @Test
+  void theSettledByLookupUsesTheSettlesIndex() throws Exception {
+    String plan = db.with(c -> {
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN QUERY PLAN"
+          + " SELECT MAX(o.id) FROM audit o WHERE o.settles = 12")) {
+        StringBuilder all = new StringBuilder();
+        while (rs.next()) {
+          all.append(rs.getString("detail")).append('\n');
+        }
+        return all.toString();
+      }
+    });
+    assertThat(plan).contains("INDEX audit_settles");
+  }
+
+  /**
+   * No commit copies the write-ahead log into the database file (SQLite's default does, in the
+   * commit that takes the log past 1,000 pages: milliseconds on a decision's path, every couple
+   * of hundred appends); the database's checkpointer does soon after, on its own thread.
+   */
+  @Test
+  void commitsLeaveTheLogToTheCheckpointerWhichCopiesItSoon() throws Exception {
+    long autocheckpoint = db.with(c -> {
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("PRAGMA wal_autocheckpoint")) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    });
+    assertThat(autocheckpoint).as("pages after which a commit checkpoints; 0: never").isZero();
+
+    Path file = Path.of(url);
+    long before = Files.size(file);
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    for (int i = 0; i < 40; i++) { // some 200 pages of the log: far from 1,000
+      audit.record(List.of(command(T0.plusSeconds(i), "run-1", "x".repeat(3000) + i)));
+    }
+    Wait.until(Duration.ofSeconds(30), "the log copied into " + file,
+        () -> Files.size(file) > before);
+  }
+
+  /**
+   * SQLite starts the log over only after a checkpoint copied all of it, which one racing
+   * commits never does: under appends that never pause, the checkpointer finishes the copy
+   * holding the writers back, and the log stays bounded.
+   */
+  @Test
+  void theLogStaysBoundedUnderAppendsThatNeverPause() throws Exception {
+    Path wal = Path.of(url + "-wal");
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    long pageBytes = 4096 + 24; // a page and its frame header
+    long written = 0;
+    long largest = 0;
+    for (int i = 0; written < 8 * WalCheckpointer.BOUND_FRAMES * pageBytes; i++) {
+      long walBefore = Files.exists(wal) ? Files.size(wal) : 0;
+      audit.record(List.of(command(T0.plusMillis(i), "run-1", "x".repeat(5000) + i)));
+      long walAfter = Files.size(wal);
+      written += Math.max(walAfter - walBefore, 2 * pageBytes); // at least the row's two pages
+      largest = Math.max(largest, walAfter);
+    }
+    assertThat(largest).as("the log's largest size, of %d bytes written to it", written)
+        .isLessThan(4 * WalCheckpointer.BOUND_FRAMES * pageBytes);
   }
 
   @Test

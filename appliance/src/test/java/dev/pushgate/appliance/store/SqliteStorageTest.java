@@ -50,6 +50,48 @@ class SqliteStorageTest extends StorageContract {
     return tmp.resolve("pushgate.db").toString();
   }
 
+  /**
+   * SQLite's one connection keeps a statement prepared once given back (SQLite compiles one at
+   * every prepare); two uses of one text at once get two, and a failed transaction forgets them.
+   */
+  @Test
+  void statementsGivenBackAreKeptPreparedAndForgottenAfterAFailure() throws Exception {
+    String sql = "SELECT count(*) FROM audit WHERE run_id = ?";
+    List<PreparedStatement> lent = new ArrayList<>();
+    db.inTransaction(c -> {
+      try (Database.Prepared first = db.prepare(c, sql)) {
+        lent.add(first.statement());
+        try (Database.Prepared nested = db.prepare(c, sql)) {
+          lent.add(nested.statement());
+        }
+      }
+      try (Database.Prepared again = db.prepare(c, sql)) {
+        lent.add(again.statement());
+        again.statement().setString(1, "run-1");
+        try (ResultSet rs = again.statement().executeQuery()) {
+          assertThat(rs.next()).isTrue();
+        }
+      }
+      return null;
+    });
+    assertThat(lent.get(1)).isNotSameAs(lent.get(0));
+    assertThat(lent.get(2)).isIn(lent.get(0), lent.get(1));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> db.inTransaction(c -> {
+      try (Database.Prepared p = db.prepare(c, sql)) {
+        lent.add(p.statement());
+      }
+      throw new SQLException("the work failed");
+    })).hasMessage("the work failed");
+    assertThat(lent.get(3).isClosed()).isTrue();
+    db.with(c -> {
+      try (Database.Prepared p = db.prepare(c, sql)) {
+        assertThat(p.statement()).isNotSameAs(lent.get(3));
+      }
+      return null;
+    });
+  }
+
   @Test
   void adoptsAFileWrittenBeforeMigrationsWithItsRows() throws Exception {
     Path file = tmp.resolve("old.db");
@@ -76,8 +118,8 @@ class SqliteStorageTest extends StorageContract {
     }
 
     try (Database adopted = Database.open(file)) {
-      assertThat(history(adopted)).containsExactly("1", "2", "3", "3.1", "4");
-      assertThat(historyTypes(adopted)).containsExactly("BASELINE", "SQL", "SQL", "JDBC", "SQL");
+      assertThat(history(adopted)).containsExactly("1", "2", "3", "3.1", "4", "5");
+      assertThat(historyTypes(adopted)).containsExactly("BASELINE", "SQL", "SQL", "JDBC", "SQL", "SQL");
       Ledger ledger = new Ledger(adopted, box, "host-a");
       assertThat(ledger.unendedRuns()).extracting(Ledger.RunRow::id).containsExactly("run-old");
       assertThat(ledger.liveCredentials()).extracting(Ledger.LiveCredential::id)
@@ -111,7 +153,7 @@ class SqliteStorageTest extends StorageContract {
     });
     try (Database older = Database.open(tmp.resolve("pushgate.db"))) {
       new Ledger(older, box, "host-a").insertRun(run("run-1", "hash-1"));
-      assertThat(history(older)).containsExactly("1", "2", "3", "3.1", "4", "99");
+      assertThat(history(older)).containsExactly("1", "2", "3", "3.1", "4", "5", "99");
     }
   }
 

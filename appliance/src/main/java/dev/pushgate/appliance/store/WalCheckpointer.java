@@ -1,0 +1,142 @@
+package dev.pushgate.appliance.store;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Copies SQLite's write-ahead log into the database file on a thread and a connection of its
+ * own, so that no commit waits for it.
+ *
+ * <p>SQLite's default runs that checkpoint in whichever commit takes the log past 1,000 pages:
+ * an audit append on a decision's path (a push's judgement, a GitHub API call before it goes
+ * upstream) then copied some 4 MB and waited for two {@code fsync}s, a few milliseconds every
+ * couple of hundred appends, which was the API boundary's p99 (docs/benchmarks.md). The
+ * database's own connection is opened with {@code wal_autocheckpoint=0}; this one checkpoints
+ * {@link #PAUSE_NANOS} after a write was signalled, and passively: it does not block a writer, and
+ * a writer does not wait for it. What a commit promises is unchanged: a committed transaction is
+ * in the log, whether or not it has been copied yet.
+ *
+ * <p>SQLite starts the log over only for a writer that began once a checkpoint had copied all of
+ * it; under appends that never pause, no pass ends before the next writer began, and the log
+ * would grow without end. So when a pass finds more than {@link #BOUND_FRAMES} pages in the log,
+ * another copies the rest (what was committed during the first: a few pages) holding the
+ * database's lock, which writers then wait for, once per pass at most; the next one starts the
+ * log over.
+ */
+final class WalCheckpointer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(WalCheckpointer.class);
+  /** Writes signalled within this long of the first are checkpointed together. */
+  static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  /** A log of more pages than this (16 MiB) is copied to its end, writers held meanwhile. */
+  static final long BOUND_FRAMES = 4096;
+
+  private final Connection connection;
+  /** The database connection's lock: held, no commit comes in. */
+  private final Object writers;
+  private final Thread thread;
+  private volatile boolean asked;
+  private volatile boolean closed;
+  private boolean failing;
+
+  private WalCheckpointer(Connection connection, Object writers, String name) {
+    this.connection = connection;
+    this.writers = writers;
+    this.thread = new Thread(this::loop, name);
+    thread.setDaemon(true);
+  }
+
+  /**
+   * Opens a connection of its own to the database at {@code jdbcUrl} and starts its thread;
+   * {@code writers} is the lock every commit of the database's connection holds.
+   */
+  static WalCheckpointer start(String jdbcUrl, Object writers) throws SQLException {
+    Connection c = DriverManager.getConnection(jdbcUrl);
+    WalCheckpointer checkpointer = new WalCheckpointer(c, writers, "pushgate-sqlite-checkpoint");
+    checkpointer.thread.start();
+    return checkpointer;
+  }
+
+  /**
+   * The database's connection wrote, or may have: checkpoint soon. Cheap enough for every use: no
+   * lock, and no system call unless it wakes the thread.
+   */
+  void written() {
+    if (!asked) {
+      asked = true;
+      LockSupport.unpark(thread);
+    }
+  }
+
+  private void loop() {
+    while (!closed) {
+      if (!asked) {
+        LockSupport.park(this);
+        continue;
+      }
+      long until = System.nanoTime() + PAUSE_NANOS;
+      for (long left = PAUSE_NANOS; left > 0 && !closed; left = until - System.nanoTime()) {
+        LockSupport.parkNanos(this, left);
+      }
+      asked = false;
+      if (!closed) {
+        checkpoint();
+      }
+    }
+  }
+
+  private void checkpoint() {
+    try {
+      if (!passive()) {
+        synchronized (writers) {
+          passive();
+        }
+      }
+      if (failing) {
+        failing = false;
+        log.info("SQLite checkpoints work again");
+      }
+    } catch (SQLException e) {
+      // Logged once per spell of failures: the log then grows until one succeeds (or the
+      // database is closed, which checkpoints), and commits go on.
+      if (!failing) {
+        failing = true;
+        log.warn("cannot checkpoint the SQLite write-ahead log (it grows until a checkpoint"
+            + " succeeds): {}", e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * One passive checkpoint; whether the log is within its bound. (Whether it was copied to its
+   * end, the pass cannot say: it counts the pages there were when it began, and the writer that
+   * came in meanwhile had begun reading before the end, so it does not start the log over.)
+   */
+  private boolean passive() throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+      rs.next();
+      long frames = rs.getLong(2);
+      return frames <= BOUND_FRAMES;
+    }
+  }
+
+  /** Stops the thread and closes its connection; the database's own close checkpoints last. */
+  @Override
+  public void close() throws SQLException {
+    closed = true;
+    LockSupport.unpark(thread);
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    connection.close();
+  }
+}
