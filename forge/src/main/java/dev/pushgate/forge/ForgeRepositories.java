@@ -136,12 +136,27 @@ public final class ForgeRepositories {
 
   /** Every repository on the forge. */
   public List<ForgeRepo> all() {
+    return ownedBy(owner -> true);
+  }
+
+  /**
+   * The repositories of the owner (or owners, spelled apart only by case) the App's installation
+   * {@code installationId} is on. Only their repositories are opened: a mint reads this, and
+   * opening every repository of every owner to read its id cost each mint as much as the forge
+   * held.
+   */
+  public List<ForgeRepo> ofInstallation(long installationId) {
+    return ownedBy(owner -> ForgeAppKey.installationIdOf(owner) == installationId);
+  }
+
+  private List<ForgeRepo> ownedBy(java.util.function.Predicate<String> owners) {
     List<ForgeRepo> out = new ArrayList<>();
     if (!Files.isDirectory(root)) {
       return out;
     }
-    try (Stream<Path> owners = Files.list(root)) {
-      for (Path owner : owners.filter(Files::isDirectory).toList()) {
+    try (Stream<Path> all = Files.list(root)) {
+      for (Path owner : all.filter(p -> owners.test(p.getFileName().toString()))
+          .filter(Files::isDirectory).toList()) {
         try (Stream<Path> names = Files.list(owner)) {
           for (Path dir : names.filter(p -> p.getFileName().toString().endsWith(".git")).toList()) {
             String n = dir.getFileName().toString();
