@@ -4,11 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.nimbusds.jose.JOSEException;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.crypto.RSASSAVerifier;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
 import dev.pushgate.types.BearerCredential;
 import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.http.HttpServlet;
@@ -16,9 +11,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.sql.SQLException;
-import java.text.ParseException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -56,7 +49,7 @@ final class ForgeApiServlet extends HttpServlet {
 
   private final transient ForgeRepositories repos;
   private final transient ForgeTokens tokens;
-  private final transient ForgeAppKey appKey;
+  private final transient ForgeAppJwt appJwt;
   private final transient Clock clock;
   private final transient ObjectMapper json = new ObjectMapper();
 
@@ -68,7 +61,7 @@ final class ForgeApiServlet extends HttpServlet {
       ForgeRepoApi repoApi, ForgeGraphql graphql, ForgeRequestLog requestLog) {
     this.repos = repos;
     this.tokens = tokens;
-    this.appKey = appKey;
+    this.appJwt = new ForgeAppJwt(appKey.publicKey(), clock);
     this.clock = clock;
     this.repoApi = repoApi;
     this.graphql = graphql;
@@ -197,8 +190,7 @@ final class ForgeApiServlet extends HttpServlet {
 
   private void accessToken(HttpServletRequest req, HttpServletResponse rsp, long installationId)
       throws IOException, SQLException {
-    List<ForgeRepositories.ForgeRepo> installed = repos.all().stream()
-        .filter(r -> ForgeAppKey.installationIdOf(r.slug().owner()) == installationId).toList();
+    List<ForgeRepositories.ForgeRepo> installed = repos.ofInstallation(installationId);
     if (installed.isEmpty()) {
       error(rsp, 404, "Not Found");
       return;
@@ -345,37 +337,7 @@ final class ForgeApiServlet extends HttpServlet {
     if (bearer.isEmpty()) {
       return Optional.of("Requires authentication");
     }
-    try {
-      SignedJWT jwt = SignedJWT.parse(bearer.get());
-      if (!JWSAlgorithm.RS256.equals(jwt.getHeader().getAlgorithm())
-          || !jwt.verify(new RSASSAVerifier(appKey.publicKey()))) {
-        return Optional.of("A JSON web token could not be decoded");
-      }
-      JWTClaimsSet claims = jwt.getJWTClaimsSet();
-      Instant now = clock.instant();
-      if (claims.getExpirationTime() == null || claims.getIssueTime() == null) {
-        return Optional.of("A JSON web token could not be decoded");
-      }
-      Instant exp = claims.getExpirationTime().toInstant();
-      Instant iat = claims.getIssueTime().toInstant();
-      if (!exp.isAfter(now)) {
-        return Optional.of("'Expiration time' claim ('exp') must be a numeric value representing"
-            + " the future time at which the assertion expires");
-      }
-      if (exp.isAfter(now.plusSeconds(600 + 30))) {
-        return Optional.of("'Expiration time' claim ('exp') is too far in the future");
-      }
-      if (iat.isAfter(now.plusSeconds(60))) {
-        return Optional.of("'Issued at' claim ('iat') must be an Integer representing the time"
-            + " that the assertion was issued");
-      }
-      if (!ForgeAppKey.APP_ID.equals(claims.getIssuer())) {
-        return Optional.of("Integration not found");
-      }
-      return Optional.empty();
-    } catch (ParseException | JOSEException e) {
-      return Optional.of("A JSON web token could not be decoded");
-    }
+    return appJwt.problem(bearer.get());
   }
 
   private Optional<ForgeRepositories.ForgeRepo> findRepo(String owner, String name) {

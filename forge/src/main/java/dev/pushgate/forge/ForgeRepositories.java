@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.eclipse.jgit.errors.ConfigInvalidException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
@@ -23,6 +24,8 @@ import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.lib.TreeFormatter;
+import org.eclipse.jgit.storage.file.FileBasedConfig;
+import org.eclipse.jgit.util.FS;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,22 +129,42 @@ public final class ForgeRepositories {
     if (!Files.isRegularFile(dir.resolve("HEAD"))) {
       return Optional.empty();
     }
-    try (Repository repo = new FileRepository(dir.toFile())) {
-      long id = repo.getConfig().getLong(SECTION, null, ID_KEY, 0);
-      return id == 0 ? Optional.empty() : Optional.of(new ForgeRepo(slug, id, dir));
-    } catch (IOException e) {
+    // The id is in the repository's own config: read that file alone. Opening the repository
+    // read the user's and the system's git config too, on every request and, for a mint, for
+    // each of the installation's repositories.
+    FileBasedConfig config = new FileBasedConfig(null, dir.resolve("config").toFile(), FS.DETECTED);
+    try {
+      config.load();
+    } catch (IOException | ConfigInvalidException e) {
       return Optional.empty();
     }
+    long id = config.getLong(SECTION, null, ID_KEY, 0);
+    return id == 0 ? Optional.empty() : Optional.of(new ForgeRepo(slug, id, dir));
   }
 
   /** Every repository on the forge. */
   public List<ForgeRepo> all() {
+    return ownedBy(owner -> true);
+  }
+
+  /**
+   * The repositories of the owner (or owners, spelled apart only by case) the App's installation
+   * {@code installationId} is on. Only their repositories are opened: a mint reads this, and
+   * opening every repository of every owner to read its id cost each mint as much as the forge
+   * held.
+   */
+  public List<ForgeRepo> ofInstallation(long installationId) {
+    return ownedBy(owner -> ForgeAppKey.installationIdOf(owner) == installationId);
+  }
+
+  private List<ForgeRepo> ownedBy(java.util.function.Predicate<String> owners) {
     List<ForgeRepo> out = new ArrayList<>();
     if (!Files.isDirectory(root)) {
       return out;
     }
-    try (Stream<Path> owners = Files.list(root)) {
-      for (Path owner : owners.filter(Files::isDirectory).toList()) {
+    try (Stream<Path> all = Files.list(root)) {
+      for (Path owner : all.filter(p -> owners.test(p.getFileName().toString()))
+          .filter(Files::isDirectory).toList()) {
         try (Stream<Path> names = Files.list(owner)) {
           for (Path dir : names.filter(p -> p.getFileName().toString().endsWith(".git")).toList()) {
             String n = dir.getFileName().toString();

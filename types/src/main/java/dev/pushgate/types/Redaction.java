@@ -26,20 +26,66 @@ public final class Redaction {
    */
   private static final Pattern USER_INFO = Pattern.compile("(?<=://)[^\\s/?#:]*:[^\\s]*(?=@)");
 
-  private static final Pattern[] SECRETS = {
+  /**
+   * A secret's pattern, with texts one of which every match needs in the text (its lookbehind
+   * included), and for the credential after a scheme word how many credential characters must
+   * follow it: a text without them is not searched. Every log line is redacted and most hold no
+   * secret, but the searches cost a short line tens of µs (the lookbehinds are tried at every
+   * character), more while the JIT has not optimised them; "write token for acme/…" holds a
+   * scheme word, but no credential after it.
+   */
+  private record SecretPattern(Pattern pattern, boolean ignoreCase, int credentialAfter,
+      String... needs) {
+    SecretPattern(Pattern pattern, String... needs) {
+      this(pattern, false, 0, needs);
+    }
+
+    boolean mayMatch(String text) {
+      // (?i) without UNICODE_CASE folds ASCII letters only; lower-casing the text folds at least
+      // those, so a needle is found wherever the pattern could match.
+      String in = ignoreCase ? text.toLowerCase(java.util.Locale.ROOT) : text;
+      for (String need : needs) {
+        for (int at = in.indexOf(need); at >= 0; at = in.indexOf(need, at + 1)) {
+          if (credentialFollows(in, at + need.length())) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+
+    private boolean credentialFollows(String text, int from) {
+      int n = 0;
+      while (n < credentialAfter && from + n < text.length()
+          && CREDENTIAL_CHARS.indexOf(text.charAt(from + n)) >= 0) {
+        n++;
+      }
+      return n >= credentialAfter;
+    }
+  }
+
+  /** What the scheme pattern takes for a credential, {@code [A-Za-z0-9._~+/=-]}. */
+  private static final String CREDENTIAL_CHARS =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-";
+
+  private static final SecretPattern[] SECRETS = {
     // A key block: the header followed by key material (base64, or an encrypted key's
     // Proc-Type line); a message that only names the header, "(expected a line -----BEGIN …)",
     // keeps it.
-    Pattern.compile("-----BEGIN [A-Z ]*PRIVATE KEY-----(?=\\s*[A-Za-z0-9+/=:-]{4,})"
-        + ".*?(-----END [A-Z ]*PRIVATE KEY-----|$)", Pattern.DOTALL),
-    Pattern.compile("\\b(gh[pousr]|github_pat)_[A-Za-z0-9_]{16,}"),
-    Pattern.compile("\\bpgr_[A-Za-z0-9_-]{16,}"),
-    Pattern.compile("(?i)(?<=\\b(bearer|basic|token) )[A-Za-z0-9._~+/=-]{12,}"),
+    new SecretPattern(
+        Pattern.compile("-----BEGIN [A-Z ]*PRIVATE KEY-----(?=\\s*[A-Za-z0-9+/=:-]{4,})"
+            + ".*?(-----END [A-Z ]*PRIVATE KEY-----|$)", Pattern.DOTALL), "-----BEGIN "),
+    new SecretPattern(Pattern.compile("\\b(gh[pousr]|github_pat)_[A-Za-z0-9_]{16,}"),
+        "gh", "github_pat"),
+    new SecretPattern(Pattern.compile("\\bpgr_[A-Za-z0-9_-]{16,}"), "pgr_"),
+    new SecretPattern(Pattern.compile("(?i)(?<=\\b(bearer|basic|token) )[A-Za-z0-9._~+/=-]{12,}"),
+        true, 12, "bearer ", "basic ", "token "),
     // Before the user-info pattern: a password with an '@' in a query would otherwise be cut
     // there and its tail left showing.
-    QUERY_PASSWORD,
-    USER_INFO,
-    Pattern.compile("\\beyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"),
+    new SecretPattern(QUERY_PASSWORD, true, 0, "password="),
+    new SecretPattern(USER_INFO, "://"),
+    new SecretPattern(
+        Pattern.compile("\\beyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"), "eyJ"),
   };
 
   private Redaction() {}
@@ -62,8 +108,10 @@ public final class Redaction {
       return text;
     }
     String out = text;
-    for (Pattern p : SECRETS) {
-      out = p.matcher(out).replaceAll(MASK);
+    for (SecretPattern secret : SECRETS) {
+      if (secret.mayMatch(out)) {
+        out = secret.pattern().matcher(out).replaceAll(MASK);
+      }
     }
     return out;
   }

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
 
 class RedactionTest {
   private static final String TOKEN = "ghs_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+  /** A credential of no known shape: only the word before it says what it is. */
+  private static final String OPAQUE = "Zm9vOmJhcjEyMzQ1Njc4OTA";
   private static final String RUN = "pgr_" + "Zm9vYmFyYmF6cXV4cXV1eHh5enp5eHh5enp5";
 
   @ParameterizedTest
@@ -79,6 +81,28 @@ class RedactionTest {
   void aMessageThatOnlyNamesAKeyHeaderKeepsIt() {
     String line = "app.pem does not contain a PEM private key (expected a line"
         + " -----BEGIN RSA PRIVATE KEY-----)";
+    assertThat(Redaction.redact(line)).isEqualTo(line);
+  }
+
+  /**
+   * A scheme word with a credential after it is found wherever it is, in any case: the search is
+   * skipped only for a text where no scheme word has one after it.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "issued write token for acme/widget; retried with token " + OPAQUE,
+      "BEARER " + OPAQUE,
+      "tOkEn " + OPAQUE + " leaked",
+      "token for x, basic for y, then Basic " + OPAQUE,
+  })
+  void aCredentialAfterASchemeWordIsCutOutAfterOthersWithout(String line) {
+    String out = Redaction.redact(line);
+    assertThat(out).contains(Redaction.MASK).doesNotContain(OPAQUE.substring(0, 12));
+  }
+
+  @Test
+  void aSchemeWordWithoutACredentialAfterItIsLeftAlone() {
+    String line = "issued write token for acme/widget; installation token revoked; Basic auth";
     assertThat(Redaction.redact(line)).isEqualTo(line);
   }
 
