@@ -395,21 +395,11 @@ class GatewayHttpTest {
         }
         objects.add(walk.parseAny(secret));
       }
-      ByteArrayOutputStream body = new ByteArrayOutputStream();
-      byte[] command = (ObjectId.zeroId().name() + " " + next.name()
-          + " refs/heads/extra\0report-status\n").getBytes(StandardCharsets.UTF_8);
-      body.write(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
-      body.write(command);
-      body.write("0000".getBytes(StandardCharsets.US_ASCII));
-      try (org.eclipse.jgit.internal.storage.pack.PackWriter pw =
-          new org.eclipse.jgit.internal.storage.pack.PackWriter(client)) {
-        pw.preparePack(objects.iterator());
-        pw.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, body);
-      }
+      byte[] body = pushBody(client, "refs/heads/extra", next,
+          pw -> pw.preparePack(objects.iterator()));
       syncTheCache();
 
-      HttpResponse<String> r = post("/git/github.com/acme/widget.git/git-receive-pack",
-          body.toByteArray());
+      HttpResponse<String> r = post("/git/github.com/acme/widget.git/git-receive-pack", body);
 
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(upstream.getObjectDatabase().has(secret)).isFalse();
@@ -817,6 +807,18 @@ class GatewayHttpTest {
    */
   private static byte[] pushBody(Repository client, String ref, RevCommit tip, ObjectId have)
       throws Exception {
+    return pushBody(client, ref, tip, pw -> pw.preparePack(NullProgressMonitor.INSTANCE,
+        java.util.Set.of(tip), java.util.Set.of(have)));
+  }
+
+  /** What goes into a pack: a {@code preparePack} call. */
+  private interface PackObjects {
+    void prepare(org.eclipse.jgit.internal.storage.pack.PackWriter pw) throws Exception;
+  }
+
+  /** A receive-pack request creating {@code ref} at {@code tip}, with a pack of {@code objects}. */
+  private static byte[] pushBody(Repository client, String ref, ObjectId tip,
+      PackObjects objects) throws Exception {
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     byte[] command = (ObjectId.zeroId().name() + " " + tip.name() + " " + ref
         + "\0report-status\n").getBytes(StandardCharsets.US_ASCII);
@@ -825,7 +827,7 @@ class GatewayHttpTest {
     body.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
     try (org.eclipse.jgit.internal.storage.pack.PackWriter pw =
         new org.eclipse.jgit.internal.storage.pack.PackWriter(client)) {
-      pw.preparePack(NullProgressMonitor.INSTANCE, java.util.Set.of(tip), java.util.Set.of(have));
+      objects.prepare(pw);
       pw.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, body);
     }
     return body.toByteArray();
