@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Future;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
@@ -490,23 +491,45 @@ final class GatewayFilter implements Filter {
         push.mintAhead(preMints.take(run, repo), services.threads().minting());
         push.whenLanded(() -> preMints.landed(run, repo));
       }
+      Optional<StreamedForward.Plan> plan = allowedOutright
+          ? StreamedForward.plan(judged.get()) : Optional.empty();
+      Optional<Future<Void>> fetch = services.cache().fetchUnderWay(repo);
+      if (plan.isPresent() && fetch.isPresent() && guarded.packHeader().isPresent()) {
+        guarded = streamDuringTheFetch(push, repo, plan.get(), guarded, fetch.get());
+      }
       if (!cacheHoldsTheAdvertisement(run, repo, guarded, rsp, judged)) {
         return;
       }
       HttpServletRequest received = guarded.request();
-      if (allowedOutright) {
-        Optional<StreamedForward.Plan> plan = StreamedForward.plan(judged.get());
-        if (plan.isPresent()) {
-          // the cache's pack parser hands it the pack as it reads it (Push.packCopy)
-          push.stream(StreamedForward.start(services.forwarder(),
-              services.upstream().remoteUrl(repo), () -> push.writeToken(false), plan.get(),
-              config.upstreamTimeout(), services.threads()));
-        }
+      if (plan.isPresent() && push.streamed().isEmpty()) {
+        // the cache's pack parser hands it the pack as it reads it (Push.packCopy)
+        push.stream(startStream(push, repo, plan.get()));
       }
       push.attachTo(received);
       chain.doFilter(received, rsp);
       auditUnreceived(run, repo, push);
     }
+  }
+
+  private StreamedForward startStream(Push push, RepoSlug repo, StreamedForward.Plan plan) {
+    return StreamedForward.start(services.forwarder(), services.upstream().remoteUrl(repo),
+        () -> push.writeToken(false), plan, config.upstreamTimeout(), services.threads());
+  }
+
+  /**
+   * Starts the push's streamed copy while the cache still fetches what the push's advertisement
+   * showed, and sends it the start of the pack read meanwhile ({@link EarlyPack}: never what
+   * could complete the pack upstream); the pack's parser, once the fetch is done, hands the copy
+   * the rest. Returns the request with what was read replayed, for JGit to read it all.
+   */
+  private PackHeaderGuard.Guarded streamDuringTheFetch(Push push, RepoSlug repo,
+      StreamedForward.Plan plan, PackHeaderGuard.Guarded guarded, Future<Void> fetch)
+      throws IOException {
+    StreamedForward streamed = startStream(push, repo, plan);
+    EarlyPack early = new EarlyPack(guarded.packHeader().orElseThrow());
+    push.stream(streamed, early.resume(streamed)); // the push breaks it off if it goes no further
+    early.send(guarded.rest(), () -> !fetch.isDone(), streamed::objectsNow);
+    return guarded.withRest(early.replay(guarded.rest()));
   }
 
   /**

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.util.NB;
 import org.eclipse.jgit.util.RawParseUtils;
@@ -57,17 +58,38 @@ final class PackHeaderGuard {
     private final List<String> commands;
     private final byte[] read;
     private final InputStream rest;
+    /** The pack's 12-byte header, the end of {@link #read}; empty when the request has none. */
+    private final byte[] packHeader;
 
     private Guarded(HttpServletRequest original, List<String> commands, byte[] read,
-        InputStream rest) {
+        InputStream rest, byte[] packHeader) {
       this.original = original;
       this.commands = commands;
       this.read = read;
       this.rest = rest;
+      this.packHeader = packHeader;
     }
 
     List<String> commands() {
       return commands;
+    }
+
+    /** The pack's header, when the request reached a whole one. */
+    Optional<byte[]> packHeader() {
+      return packHeader.length == 0 ? Optional.empty() : Optional.of(packHeader.clone());
+    }
+
+    /** The body after what was read here: after the pack's header, when there is one. */
+    InputStream rest() {
+      return rest;
+    }
+
+    /**
+     * This request with {@code rest} in place of the body after what was read here: the same
+     * bytes, some of them read since ({@link EarlyPack#replay}).
+     */
+    Guarded withRest(InputStream rest) {
+      return new Guarded(original, commands, read, rest, packHeader);
     }
 
     /** The request to hand on, its body whole again. */
@@ -92,6 +114,7 @@ final class PackHeaderGuard {
     PacketLineIn pkt = new PacketLineIn(new Recorded(body, seen));
     List<String> commands = new ArrayList<>();
     boolean inCommands = true;
+    byte[] packHeader = new byte[0];
     while (true) {
       byte[] head = body.readNBytes(4);
       body.unread(head);
@@ -108,6 +131,7 @@ final class PackHeaderGuard {
         byte[] header = body.readNBytes(12);
         seen.writeBytes(header);
         if (header.length == 12) {
+          packHeader = header;
           long count = NB.decodeUInt32(header, 8);
           if (count > maxObjects) {
             throw new Refused("the pack declares " + count + " objects, more than a push may"
@@ -141,7 +165,7 @@ final class PackHeaderGuard {
             commands.size()));
       }
     }
-    return new Guarded(req, List.copyOf(commands), seen.toByteArray(), body);
+    return new Guarded(req, List.copyOf(commands), seen.toByteArray(), body, packHeader);
   }
 
   /**

@@ -42,6 +42,8 @@ final class Push implements AutoCloseable {
   /** True once upstream has answered: the tokens are no longer handed out, only revoked. */
   private boolean retired;
   private StreamedForward streamed;
+  /** What the cache's pack parser hands the pack to, for {@link #streamed}. */
+  private PackCopy parsedInto;
   /** Upstream's refs, for an advertisement made while the cache fetches them; or null. */
   private Map<String, ObjectId> upstreamRefs;
   /** True once the push hook has audited the push's commands. */
@@ -236,14 +238,23 @@ final class Push implements AutoCloseable {
    * streamed copy, or nothing when the push is not streamed.
    */
   synchronized PackCopy packCopy() {
-    return streamed == null ? PackCopy.NONE : streamed;
+    return streamed == null ? PackCopy.NONE : parsedInto;
   }
 
   synchronized void stream(StreamedForward forward) {
+    stream(forward, forward);
+  }
+
+  /**
+   * Streams the push through {@code forward}, which the parser feeds through {@code parsed}: the
+   * copy itself, or the copy after the bytes sent ahead of the parser ({@link EarlyPack#resume}).
+   */
+  synchronized void stream(StreamedForward forward, PackCopy parsed) {
     if (streamed != null) {
       throw new IllegalStateException("a push is streamed once");
     }
     streamed = forward;
+    parsedInto = parsed;
   }
 
   /**

@@ -142,6 +142,15 @@ final class StreamedForward implements PackCopy, AutoCloseable {
     }
   }
 
+  /**
+   * Queues bytes of the pack read ahead of the parser ({@link EarlyPack}) and hands them to the
+   * copier at once, not once a block is full: upstream is to have them while the cache fetches.
+   */
+  void objectsNow(byte[] b, int off, int n) throws IOException {
+    objects(b, off, n);
+    submitBlock();
+  }
+
   /** The last objects go at once; the trailer waits for {@link #finish}. */
   @Override
   public void objectsEnd(byte[] packTrailer) throws IOException {

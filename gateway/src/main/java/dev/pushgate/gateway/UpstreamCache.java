@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -335,6 +336,19 @@ final class UpstreamCache {
         ("ref: " + branch + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
+
+  /**
+   * The fetch a {@link #syncAhead} of {@code repo} left running, if it is still under way (and
+   * hurried, as {@link #awaitFetch} would): for a push to read its pack ahead meanwhile.
+   */
+  Optional<Future<Void>> fetchUnderWay(RepoSlug repo) {
+    CompletableFuture<Void> pending = fetching.get(repo.key());
+    if (pending == null || pending.isDone()) {
+      return Optional.empty();
+    }
+    hurry(repo);
+    return Optional.of(pending);
+  }
 
   /**
    * Waits for the fetch a {@link #syncAhead} of {@code repo} left running, if any, and fails if it

@@ -419,21 +419,11 @@ class GatewayHttpTest {
         }
         objects.add(walk.parseAny(secret));
       }
-      ByteArrayOutputStream body = new ByteArrayOutputStream();
-      byte[] command = (ObjectId.zeroId().name() + " " + next.name()
-          + " refs/heads/extra\0report-status\n").getBytes(StandardCharsets.UTF_8);
-      body.write(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
-      body.write(command);
-      body.write("0000".getBytes(StandardCharsets.US_ASCII));
-      try (org.eclipse.jgit.internal.storage.pack.PackWriter pw =
-          new org.eclipse.jgit.internal.storage.pack.PackWriter(client)) {
-        pw.preparePack(objects.iterator());
-        pw.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, body);
-      }
+      byte[] body = pushBody(client, "refs/heads/extra", next,
+          pw -> pw.preparePack(objects.iterator()));
       syncTheCache();
 
-      HttpResponse<String> r = post("/git/github.com/acme/widget.git/git-receive-pack",
-          body.toByteArray());
+      HttpResponse<String> r = post("/git/github.com/acme/widget.git/git-receive-pack", body);
 
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(upstream.getObjectDatabase().has(secret)).isFalse();
@@ -655,6 +645,235 @@ class GatewayHttpTest {
       assertThat(access.leases).as("the token minted while the fetch ran is revoked")
           .allSatisfy(l -> assertThat(closesOf(l)).isEqualTo(1));
     }
+  }
+
+  /**
+   * Issue 33: while the cache fetches what the push's advertisement showed, a streamed push's
+   * pack is read ahead of JGit's parser and sent upstream, all but its trailer; the trailer goes
+   * once the fetch has ended and the pack has been parsed, judged and audited.
+   */
+  @Test
+  void whenUpstreamMovedAStreamedPushsPackGoesUpstreamWhileTheCacheFetches() throws Exception {
+    RevCommit moved = upstreamMovedSinceTheCacheSynced();
+    java.util.concurrent.atomic.AtomicReference<byte[]> duringTheFetch =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    holdTheCacheFetchUntil("upstream to have the start of the push's pack", () -> {
+      duringTheFetch.set(packUpstreamRead());
+      return duringTheFetch.get().length > 12;
+    });
+    try (Repository client = clientWithNewMain()) {
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n", "notes.txt",
+          "more\n"), moved);
+      TestRepos.setRef(client, "refs/heads/feature", next);
+
+      PushResult r = push(client, false, "refs/heads/feature:refs/heads/feature");
+
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getStatus())
+          .isEqualTo(RemoteRefUpdate.Status.OK);
+      assertThat(idOf(upstream, "refs/heads/feature")).isEqualTo(next);
+      assertThat(streamedForwards).containsExactly(true);
+      byte[] whole = packUpstreamRead();
+      assertThat(whole).startsWith(duringTheFetch.get());
+      assertThat(whole.length - duringTheFetch.get().length).as("what followed the fetch")
+          .isGreaterThanOrEqualTo(20);
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /**
+   * A push sent upstream while the cache fetches, then refused by a content rule: upstream had
+   * the pack but its trailer, and applies nothing; no object of the push is in upstream.
+   */
+  @Test
+  void whenUpstreamMovedAPushRefusedAfterItsPackWasSentDuringTheFetchNeverLandsUpstream()
+      throws Exception {
+    RevCommit moved = upstreamMovedSinceTheCacheSynced();
+    holdTheCacheFetchUntil("upstream to have the start of the push's pack",
+        () -> packUpstreamRead().length > 12);
+    try (Repository client = clientWithNewMain()) {
+      String key = "not really a key\n";
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n", "deploy/id_rsa",
+          key), moved);
+      Map<String, ObjectId> refsBefore = refsOf(upstream);
+
+      PushResult r = push(client, false, next.name() + ":refs/heads/feature");
+
+      assertThat(r.getRemoteUpdate("refs/heads/feature").getMessage()).isEqualTo(
+          "Control Center policy: deploy/id_rsa matches \"no secret files\"");
+      Wait.until(Duration.ofSeconds(30), "upstream's receive-pack to end",
+          () -> upstreamServer.receivePacksEnded.get() == 1);
+      assertThat(refsOf(upstream)).isEqualTo(refsBefore);
+      assertThat(upstream.getObjectDatabase().has(next)).isFalse();
+      assertThat(upstream.getObjectDatabase().has(blobId(key))).isFalse();
+      assertThat(access.leases).singleElement()
+          .satisfies(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /**
+   * Attack on the read ahead: a valid pack followed by 20 bytes more. Holding back only the last
+   * 20 bytes read would send upstream the whole pack, trailer and all, and git's receive-pack,
+   * which reads no further than the trailer, would apply it before the gateway's parser refused
+   * the bytes after it. What goes ahead stops at the first 20 bytes that are the SHA-1 of all
+   * before them.
+   */
+  @Test
+  void aPackWithBytesAfterItsTrailerReadAheadDuringTheFetchNeverLandsUpstream()
+      throws Exception {
+    upstreamServer.stopsReadingAtTheTrailer = true;
+    RevCommit moved = upstreamMovedSinceTheCacheSynced();
+    try (Repository client = clientWithNewMain()) {
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n"), moved);
+      byte[] body = pushBody(client, "refs/heads/junk", next, moved);
+      int pack = body.length - packStart(body);
+      holdTheCacheFetchUntil("upstream to have the pack but its trailer",
+          () -> packUpstreamRead().length >= pack - 20);
+      Map<String, ObjectId> refsBefore = refsOf(upstream);
+      byte[] junk = new byte[20];
+      java.util.Arrays.fill(junk, (byte) 'x');
+      advertise();
+
+      HttpResponse<String> r = post("/git/github.com/acme/widget.git/git-receive-pack",
+          concat(body, junk));
+
+      assertThat(r.statusCode()).as("the gateway's parser refuses the bytes after the trailer")
+          .isEqualTo(400);
+      Wait.until(Duration.ofSeconds(30), "upstream's receive-pack to end",
+          () -> upstreamServer.receivePacksEnded.get() == 1);
+      assertThat(refsOf(upstream)).isEqualTo(refsBefore);
+      assertThat(upstream.getObjectDatabase().has(next)).isFalse();
+      assertThat(packUpstreamRead()).hasSize(pack - 20);
+    }
+  }
+
+  /**
+   * A client that dies part way through its pack while the cache fetches: upstream had the start
+   * of the pack and never its end; the push is audited as abandoned, nothing lands.
+   */
+  @Test
+  void aClientThatDiesMidPackWhileTheCacheFetchesLandsNothingUpstream() throws Exception {
+    RevCommit moved = upstreamMovedSinceTheCacheSynced();
+    AtomicBoolean clientGone = new AtomicBoolean();
+    holdTheCacheFetchUntil("the client to be gone", clientGone::get);
+    try (Repository client = clientWithNewMain()) {
+      byte[] noise = new byte[8 << 10];
+      new java.util.Random(3).nextBytes(noise);
+      RevCommit next = commit(client, "next\n", Map.of("README.md", "next\n", "noise.bin",
+          new String(noise, StandardCharsets.ISO_8859_1)), moved);
+      byte[] body = pushBody(client, "refs/heads/cut", next, moved);
+      Map<String, ObjectId> refsBefore = refsOf(upstream);
+      advertise();
+
+      try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.getURI().getPort())) {
+        String head = "POST /git/github.com/acme/widget.git/git-receive-pack HTTP/1.1\r\n"
+            + "Host: 127.0.0.1\r\nAuthorization: Bearer " + CREDENTIAL + "\r\n"
+            + "Content-Type: application/x-git-receive-pack-request\r\n"
+            + "Content-Length: " + body.length + "\r\n\r\n";
+        socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().write(body, 0, packStart(body) + 4096);
+        socket.getOutputStream().flush();
+        Wait.until(Duration.ofSeconds(10), "upstream to have the start of the pack",
+            () -> packUpstreamRead().length > 12);
+      }
+      clientGone.set(true);
+
+      Wait.until(Duration.ofSeconds(30), "the push to be audited", () -> audit.records.stream()
+          .anyMatch(a -> a.ref().equals("refs/heads/cut")));
+      assertThat(audit.records).filteredOn(a -> a.ref().equals("refs/heads/cut"))
+          .singleElement().satisfies(a -> {
+            assertThat(a.code()).isEqualTo("ABANDONED");
+            assertThat(a.outcome()).isEqualTo("not forwarded");
+          });
+      Wait.until(Duration.ofSeconds(30), "upstream's receive-pack to end",
+          () -> upstreamServer.receivePacksEnded.get() == 1);
+      assertThat(refsOf(upstream)).isEqualTo(refsBefore);
+      assertThat(upstream.getObjectDatabase().has(next)).isFalse();
+      assertThat(access.leases).allSatisfy(l -> assertThat(closesOf(l)).isEqualTo(1));
+    }
+  }
+
+  /** The cache synced, then upstream's main moved on: the next advertisement leaves a fetch. */
+  private RevCommit upstreamMovedSinceTheCacheSynced() throws Exception {
+    syncTheCache();
+    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    return moved;
+  }
+
+  /** The push's advertisement, as git asks for it before its POST. */
+  private void advertise() throws Exception {
+    assertThat(get("/git/github.com/acme/widget.git/info/refs?service=git-receive-pack",
+        "Bearer " + CREDENTIAL).statusCode()).isEqualTo(200);
+  }
+
+  /** The pack upstream's receive-pack has read so far, from its signature on; empty before. */
+  private byte[] packUpstreamRead() {
+    byte[] read = upstreamServer.receivePackRead.toByteArray();
+    int at = packStart(read);
+    return at < 0 ? new byte[0] : java.util.Arrays.copyOfRange(read, at, read.length);
+  }
+
+  /** Where {@code body}'s pack starts ({@code PACK}), or -1. */
+  private static int packStart(byte[] body) {
+    byte[] signature = {'P', 'A', 'C', 'K'};
+    for (int i = 0; i + signature.length <= body.length; i++) {
+      if (java.util.Arrays.equals(body, i, i + 4, signature, 0, 4)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * A receive-pack request creating {@code ref} at {@code tip}: the command (report-status
+   * asked), then a pack of what {@code tip} has beyond {@code have}.
+   */
+  private static byte[] pushBody(Repository client, String ref, RevCommit tip, ObjectId have)
+      throws Exception {
+    return pushBody(client, ref, tip, pw -> pw.preparePack(NullProgressMonitor.INSTANCE,
+        java.util.Set.of(tip), java.util.Set.of(have)));
+  }
+
+  /** What goes into a pack: a {@code preparePack} call. */
+  private interface PackObjects {
+    void prepare(org.eclipse.jgit.internal.storage.pack.PackWriter pw) throws Exception;
+  }
+
+  /** A receive-pack request creating {@code ref} at {@code tip}, with a pack of {@code objects}. */
+  private static byte[] pushBody(Repository client, String ref, ObjectId tip,
+      PackObjects objects) throws Exception {
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    byte[] command = (ObjectId.zeroId().name() + " " + tip.name() + " " + ref
+        + "\0report-status\n").getBytes(StandardCharsets.US_ASCII);
+    body.writeBytes(String.format("%04x", command.length + 4).getBytes(StandardCharsets.US_ASCII));
+    body.writeBytes(command);
+    body.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
+    try (org.eclipse.jgit.internal.storage.pack.PackWriter pw =
+        new org.eclipse.jgit.internal.storage.pack.PackWriter(client)) {
+      objects.prepare(pw);
+      pw.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, body);
+    }
+    return body.toByteArray();
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, both, a.length, b.length);
+    return both;
+  }
+
+  private static Map<String, ObjectId> refsOf(Repository repo) throws Exception {
+    Map<String, ObjectId> refs = new java.util.TreeMap<>();
+    for (org.eclipse.jgit.lib.Ref ref : repo.getRefDatabase().getRefs()) {
+      refs.put(ref.getName(), ref.getObjectId());
+    }
+    return refs;
+  }
+
+  private static ObjectId blobId(String content) {
+    return new org.eclipse.jgit.lib.ObjectInserter.Formatter().idFor(
+        org.eclipse.jgit.lib.Constants.OBJ_BLOB, content.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Upstream answers the cache's fetch once {@code condition} holds (at most 30 s). */

@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import dev.pushgate.http.HttpServer;
 import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.Filter;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
@@ -45,6 +46,17 @@ final class HttpUpstream implements AutoCloseable {
    * and drops the connection without an answer, as an upstream that crashes mid-pack.
    */
   volatile long receivePackDiesAfter = -1;
+  /** Every byte upstream's receive-pack has read of the pushes it was sent, as it read them. */
+  final ByteArrayOutputStream receivePackRead = new ByteArrayOutputStream();
+  /** How many pushes upstream's receive-pack has ended (answered or failed). */
+  final java.util.concurrent.atomic.AtomicInteger receivePacksEnded =
+      new java.util.concurrent.atomic.AtomicInteger();
+  /**
+   * When set, receive-pack reads a pack no further than its trailer and then applies it, as git's
+   * does ({@code index-pack --stdin} stops at the trailer): bytes after it, or the connection's
+   * end, are never looked at. JGit's own, by default, reads on to the request's end first.
+   */
+  volatile boolean stopsReadingAtTheTrailer;
   /** When set, upload-pack's answers to a fetch are sent in two parts ({@link Stall}). */
   volatile Stall stall;
 
@@ -66,6 +78,7 @@ final class HttpUpstream implements AutoCloseable {
     git.setReceivePackFactory((HttpServletRequest req, org.eclipse.jgit.lib.Repository db) -> {
       ReceivePack rp = new ReceivePack(db);
       rp.setAllowPushOptions(true);
+      rp.setExpectDataAfterPackFooter(stopsReadingAtTheTrailer);
       if (hook != null) {
         rp.setPreReceiveHook(hook);
       }
@@ -104,6 +117,14 @@ final class HttpUpstream implements AutoCloseable {
         rsp.getOutputStream().write(body, first, body.length - first);
         return;
       }
+      if (http.getRequestURI().endsWith("/git-receive-pack")) {
+        try {
+          chain.doFilter(recordingBody(http), rsp);
+        } finally {
+          receivePacksEnded.incrementAndGet();
+        }
+        return;
+      }
       if (rewrite == null || !http.getRequestURI().endsWith("/git-upload-pack")) {
         chain.doFilter(req, rsp);
         return;
@@ -119,6 +140,51 @@ final class HttpUpstream implements AutoCloseable {
     context.addServlet(new ServletHolder(git), "/*");
     server.setHandler(context);
     server.start();
+  }
+
+  /** {@code req}, whose body copies into {@link #receivePackRead} what is read of it. */
+  private HttpServletRequest recordingBody(HttpServletRequest req) throws java.io.IOException {
+    ServletInputStream in = req.getInputStream();
+    ServletInputStream recorded = new ServletInputStream() {
+      @Override
+      public int read() throws java.io.IOException {
+        int b = in.read();
+        if (b >= 0) {
+          receivePackRead.write(b);
+        }
+        return b;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws java.io.IOException {
+        int n = in.read(b, off, len);
+        if (n > 0) {
+          receivePackRead.write(b, off, n);
+        }
+        return n;
+      }
+
+      @Override
+      public boolean isFinished() {
+        return in.isFinished();
+      }
+
+      @Override
+      public boolean isReady() {
+        return in.isReady();
+      }
+
+      @Override
+      public void setReadListener(jakarta.servlet.ReadListener listener) {
+        in.setReadListener(listener);
+      }
+    };
+    return new jakarta.servlet.http.HttpServletRequestWrapper(req) {
+      @Override
+      public ServletInputStream getInputStream() {
+        return recorded;
+      }
+    };
   }
 
   /** Keeps what the servlet writes, headers aside, for {@link #uploadPackAnswer}. */
