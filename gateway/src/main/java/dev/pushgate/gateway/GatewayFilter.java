@@ -501,7 +501,7 @@ final class GatewayFilter implements Filter {
         }
       }
       push.attachTo(received);
-      chain.doFilter(received, rsp);
+      chain.doFilter(HandedOn.answeredAsIs(received), rsp);
       auditUnreceived(run, repo, push);
     }
   }

@@ -58,15 +58,33 @@ final class HandedOn {
    * {@code Content-Encoding}: JGit must not inflate it again.
    */
   static HttpServletRequest withDecodedBody(HttpServletRequest req, InputStream body) {
-    return new HttpServletRequestWrapper(withBody(req, body)) {
+    return without(withBody(req, body), CONTENT_ENCODING);
+  }
+
+  /**
+   * A push's request as JGit's receive-pack reads it: without {@code Accept-Encoding}. JGit
+   * buffers a push's answer (git's report and the progress lines) and sends it at the close;
+   * one over 256 bytes, to a client that accepts gzip (git always says it does), it first
+   * gzips in a new {@code Deflater}, between upstream's report and git's answer, to save a few
+   * hundred bytes on what is most often loopback. Sent as is, the answer is what git reads.
+   */
+  static HttpServletRequest answeredAsIs(HttpServletRequest req) {
+    return without(req, ACCEPT_ENCODING);
+  }
+
+  private static final String ACCEPT_ENCODING = "Accept-Encoding";
+
+  /** {@code req} as if it had no {@code header}. */
+  private static HttpServletRequest without(HttpServletRequest req, String header) {
+    return new HttpServletRequestWrapper(req) {
       @Override
       public String getHeader(String name) {
-        return CONTENT_ENCODING.equalsIgnoreCase(name) ? null : super.getHeader(name);
+        return header.equalsIgnoreCase(name) ? null : super.getHeader(name);
       }
 
       @Override
       public Enumeration<String> getHeaders(String name) {
-        return CONTENT_ENCODING.equalsIgnoreCase(name)
+        return header.equalsIgnoreCase(name)
             ? Collections.emptyEnumeration() : super.getHeaders(name);
       }
     };

@@ -211,6 +211,55 @@ class PushHookTest {
   }
 
   @Test
+  void theOutcomeIsOwedBeforeTheAnswerAndWrittenOnceTheClientHasIt() throws Exception {
+    // The outcome record was committed between upstream's report and git's answer, in series
+    // with both; now the audit is told it is owed there (its readers wait for it) and it is
+    // written once the push has closed.
+    java.util.concurrent.atomic.AtomicBoolean answered =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    List<String> steps = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AuditLog watched = new AuditLog() {
+      @Override
+      public List<? extends Handle> record(List<AuditEntry> records) throws AuditException {
+        return audit.record(records);
+      }
+
+      @Override
+      public void settle(Handle record, AuditEntry.Outcome outcome, long durationMillis)
+          throws AuditException {
+        steps.add("written, " + (answered.get() ? "answered" : "not answered"));
+        audit.settle(record, outcome, durationMillis);
+      }
+
+      @Override
+      public Owed owe(Handle record) {
+        steps.add("owed, " + (answered.get() ? "answered" : "not answered"));
+        return (outcome, durationMillis) -> settle(record, outcome, durationMillis);
+      }
+    };
+    RevCommit next = clientCommit("next", base);
+    TestRepos.setRef(client, MAIN, next);
+    protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
+        config(), access, watched, approvals, PushMetrics.NONE, new Forwarder(10), caches,
+        threads)));
+    Transport.register(protocol);
+    Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
+    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
+    PushResult r;
+    try (pushed; Transport t = Transport.open(client, uri)) {
+      r = t.push(NullProgressMonitor.INSTANCE,
+          t.findRemoteRefUpdatesFor(List.of(new RefSpec("refs/heads/main:refs/heads/main"))));
+      answered.set(true); // the filter closes the push once JGit has written the answer
+      assertThat(audit.outcomeOf(0)).as("not yet written when git has its answer")
+          .isEqualTo("pending");
+    }
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(steps).containsExactly("owed, not answered", "written, answered");
+    assertThat(audit.outcomeOf(0)).isEqualTo("ok");
+  }
+
+  @Test
   void forwardsACreateADeleteAndAForceInOnePushWithOneWriteToken() throws Exception {
     RevCommit feature = clientCommit("feature", base);
     RevCommit rewritten = commit(client, "rewritten\n", Map.of("README.md", "rewritten\n"));
