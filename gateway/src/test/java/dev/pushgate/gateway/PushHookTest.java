@@ -187,19 +187,9 @@ class PushHookTest {
       }
     };
     RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
-        config(), revokesLate, audit, approvals, PushMetrics.NONE, new Forwarder(10), caches,
-        threads)));
-    Transport.register(protocol);
     Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), revokesLate);
-    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
-    PushResult r;
-    try (pushed; Transport t = Transport.open(client, uri)) {
-      r = t.push(NullProgressMonitor.INSTANCE,
-          t.findRemoteRefUpdatesFor(List.of(new RefSpec("refs/heads/main:refs/heads/main"))));
-      answered.set(true); // the filter closes the push once JGit has written the answer
-    }
+    PushResult r = pushAsTheFilterDoes(next, pushed, revokesLate, audit,
+        () -> answered.set(true));
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(idOf(upstream, MAIN)).isEqualTo(next);
@@ -238,21 +228,12 @@ class PushHookTest {
       }
     };
     RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
-        config(), access, watched, approvals, PushMetrics.NONE, new Forwarder(10), caches,
-        threads)));
-    Transport.register(protocol);
     Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
-    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
-    PushResult r;
-    try (pushed; Transport t = Transport.open(client, uri)) {
-      r = t.push(NullProgressMonitor.INSTANCE,
-          t.findRemoteRefUpdatesFor(List.of(new RefSpec("refs/heads/main:refs/heads/main"))));
-      answered.set(true); // the filter closes the push once JGit has written the answer
+    PushResult r = pushAsTheFilterDoes(next, pushed, access, watched, () -> {
+      answered.set(true);
       assertThat(audit.outcomeOf(0)).as("not yet written when git has its answer")
           .isEqualTo("pending");
-    }
+    });
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(steps).containsExactly("owed, not answered", "written, answered");
@@ -1153,6 +1134,27 @@ class PushHookTest {
   }
 
   // ---- helpers
+
+  /**
+   * Pushes {@code next} to main as {@code pushed}, through a gateway minting at {@code upstream}
+   * and auditing to {@code log}, and closes the push as the filter does: once the client has its
+   * answer, after {@code onAnswer}.
+   */
+  private PushResult pushAsTheFilterDoes(RevCommit next, Push pushed, UpstreamAccess upstream,
+      AuditLog log, Runnable onAnswer) throws Exception {
+    TestRepos.setRef(client, MAIN, next);
+    protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
+        config(), upstream, log, approvals, PushMetrics.NONE, new Forwarder(10), caches,
+        threads)));
+    Transport.register(protocol);
+    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
+    try (pushed; Transport t = Transport.open(client, uri)) {
+      PushResult r = t.push(NullProgressMonitor.INSTANCE,
+          t.findRemoteRefUpdatesFor(List.of(new RefSpec("refs/heads/main:refs/heads/main"))));
+      onAnswer.run();
+      return r;
+    }
+  }
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
     GatewayReceivePackFactory factory = new GatewayReceivePackFactory(services());
