@@ -241,6 +241,27 @@ class PushHookTest {
   }
 
   @Test
+  void theReceivedPacksKeepIsDeletedOnceTheClientHasItsAnswerNotBefore() throws Exception {
+    // JGit deletes it before the report, and the unlink waited for the pack directory.
+    RevCommit next = clientCommit("next", base);
+    Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
+    List<String> keptAtAnswer = new ArrayList<>();
+    PushResult r = pushAsTheFilterDoes(next, pushed, access, audit,
+        () -> keptAtAnswer.addAll(keeps()));
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(keptAtAnswer).as("the pack is kept while git reads its answer").hasSize(1);
+    assertThat(keeps()).as("and no longer once the push closed").isEmpty();
+  }
+
+  /** The {@code .keep} files in the cache's pack directory. */
+  private List<String> keeps() {
+    String[] names = new java.io.File(cache.getDirectory(), "objects/pack")
+        .list((d, n) -> n.endsWith(".keep"));
+    return names == null ? List.of() : List.of(names);
+  }
+
+  @Test
   void forwardsACreateADeleteAndAForceInOnePushWithOneWriteToken() throws Exception {
     RevCommit feature = clientCommit("feature", base);
     RevCommit rewritten = commit(client, "rewritten\n", Map.of("README.md", "rewritten\n"));
