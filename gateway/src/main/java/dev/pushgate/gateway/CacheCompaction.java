@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * object a push brings, and lists them all again whenever one was added. Past
  * {@link #COMPACT_ABOVE_PACKS}, counted at every sync, the cache is repacked in the background,
  * under the same lock as a sync. A push in flight is safe: JGit keeps the pack it received with
- * a .keep file until the push is answered, forwarding and any wait for an approver included.
+ * a .keep file until the push is answered (deleted when the push closes, just after its answer:
+ * {@link CachePackParser}), forwarding and any wait for an approver included.
  * What a refused push left behind is unreachable and goes.
  *
  * <p>The compaction is for finding objects: a push's receive and the advertisement's connectivity

@@ -91,6 +91,15 @@ final class CacheRepository extends FileRepository {
    * pack as it consumes it, and forcing it to disk before it is put in place if {@code force}.
    */
   ObjectInserter inserter(PackCopy copy, boolean force) {
+    return inserter(copy, force, Runnable::run);
+  }
+
+  /**
+   * As {@link #inserter(PackCopy, boolean)}, the received pack's {@code .keep} deleted by
+   * {@code unkeep} when JGit unlocks the pack: at once, or later ({@link CachePackParser}).
+   */
+  ObjectInserter inserter(PackCopy copy, boolean force,
+      java.util.function.Consumer<Runnable> unkeep) {
     ObjectInserter inserter = getObjectDatabase().newInserter();
     return new ObjectInserter.Filter() {
       @Override
@@ -100,7 +109,7 @@ final class CacheRepository extends FileRepository {
 
       @Override
       public PackParser newPackParser(InputStream in) {
-        return new CachePackParser(CacheRepository.this, in, copy, force);
+        return new CachePackParser(CacheRepository.this, in, copy, force, unkeep);
       }
     };
   }

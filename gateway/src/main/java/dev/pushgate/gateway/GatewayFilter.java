@@ -183,10 +183,7 @@ final class GatewayFilter implements Filter {
       Push advertisement = new Push(run, repo, Optional.empty(), services.upstream());
       listed.ifPresent(advertisement::advertiseUpstream);
       advertisement.attachTo(req);
-      // Sent as it is, not gzipped: JGit deflates an advertisement of 256 B to 32 KiB for a
-      // client that accepts gzip (git always does), with a new deflater per answer, and git
-      // inflates it again; on loopback (DESIGN §9) that costs more than the bytes it saves.
-      chain.doFilter(HandedOn.withoutHeader(req, "Accept-Encoding"), rsp);
+      chain.doFilter(HandedOn.answeredAsIs(req), rsp);
       return;
     }
     // Any other request JGit serves: it sets up a receive-pack for it too, and finds the run on
@@ -506,7 +503,7 @@ final class GatewayFilter implements Filter {
         push.stream(startStream(push, repo, plan.get()));
       }
       push.attachTo(received);
-      chain.doFilter(received, rsp);
+      chain.doFilter(HandedOn.answeredAsIs(received), rsp);
       auditUnreceived(run, repo, push);
     }
   }

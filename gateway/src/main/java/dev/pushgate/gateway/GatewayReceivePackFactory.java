@@ -37,7 +37,8 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     }
     push.watchClient(req);
     // JGit makes the pack parser from the repository: this view makes the push's.
-    ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy())) {
+    ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy(),
+        push::afterAnswer)) {
       {
         // The same walk as JGit's check, counting what the pack carries beyond it.
         connectivityChecker = new PackReachCheck(

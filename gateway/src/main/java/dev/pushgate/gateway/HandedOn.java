@@ -58,11 +58,25 @@ final class HandedOn {
    * {@code Content-Encoding}: JGit must not inflate it again.
    */
   static HttpServletRequest withDecodedBody(HttpServletRequest req, InputStream body) {
-    return withoutHeader(withBody(req, body), CONTENT_ENCODING);
+    return without(withBody(req, body), CONTENT_ENCODING);
   }
 
-  /** {@code req} as if it had no {@code header}, in any spelling of its name. */
-  static HttpServletRequest withoutHeader(HttpServletRequest req, String header) {
+  /**
+   * A push's requests as JGit reads them: without {@code Accept-Encoding}. JGit buffers its
+   * answer (the advertisement; git's report and the progress lines) and sends it at the close;
+   * one over 256 bytes, to a client that accepts gzip (git always says it does), it first
+   * gzips in a new {@code Deflater}, on the push's path, and git inflates it again, to save a
+   * few hundred bytes on what is most often loopback (DESIGN §9). Sent as is, the answer is
+   * what git reads.
+   */
+  static HttpServletRequest answeredAsIs(HttpServletRequest req) {
+    return without(req, ACCEPT_ENCODING);
+  }
+
+  private static final String ACCEPT_ENCODING = "Accept-Encoding";
+
+  /** {@code req} as if it had no {@code header}. */
+  private static HttpServletRequest without(HttpServletRequest req, String header) {
     return new HttpServletRequestWrapper(req) {
       @Override
       public String getHeader(String name) {

@@ -13,6 +13,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.transport.ReceiveCommand;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One push, from the filter that authenticated it to the hook that forwarded it: the run, the
@@ -28,6 +30,7 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  * is written, with the work the push leaves for after it ({@link #afterAnswer}).
  */
 final class Push implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Push.class);
   static final String ATTRIBUTE = Push.class.getName();
 
   private final RunContext run;
@@ -271,7 +274,8 @@ final class Push implements AutoCloseable {
 
   /**
    * Runs {@code then} when the push closes, after its answer, once its tokens' revocation is
-   * started: for work that must happen but that neither git's answer nor the audit waits for.
+   * started: for work that must happen but that git's answer does not wait for (the landed refs'
+   * write, the audit's outcome records). Each runs whether or not one before it failed.
    */
   synchronized void afterAnswer(Runnable then) {
     afterAnswer.add(Objects.requireNonNull(then, "then"));
@@ -318,7 +322,13 @@ final class Push implements AutoCloseable {
         then = List.copyOf(afterAnswer);
         afterAnswer.clear();
       }
-      then.forEach(Runnable::run);
+      for (Runnable r : then) {
+        try {
+          r.run();
+        } catch (RuntimeException e) { // each one's failure is its own: the others still run
+          log.error("run {}: work after the answer to a push to {} failed", run.runId(), repo, e);
+        }
+      }
     }
   }
 }

@@ -307,11 +307,13 @@ final class PushHook implements PreReceiveHook {
       } else {
         i.cmd.setResult(o.result(), o.message());
       }
-      settle(i, o.audited(), took);
-      log.atInfo().addKeyValue("run", run.runId()).addKeyValue("repository", repo)
-          .addKeyValue("ref", i.cmd.getRefName()).addKeyValue("decision", "allow")
+      settleAfterAnswer(i, o.audited(), took);
+      // Logged once git has its answer too: a line to stderr, through the redaction's patterns.
+      push.afterAnswer(() -> log.atInfo().addKeyValue("run", run.runId())
+          .addKeyValue("repository", repo).addKeyValue("ref", i.cmd.getRefName())
+          .addKeyValue("decision", "allow")
           .log("push run={} repo={} ref={} kind={} decision=allow upstream={}",
-          run.runId(), repo, i.cmd.getRefName(), i.kind.id(), o.describe());
+          run.runId(), repo, i.cmd.getRefName(), i.kind.id(), o.describe()));
     }
   }
 
@@ -409,13 +411,23 @@ final class PushHook implements PreReceiveHook {
     }
   }
 
-  private void settle(Item i, AuditEntry.Outcome outcome, long took) {
-    try {
-      services.audit().settle(i.audited, outcome, took);
-    } catch (AuditLog.AuditException e) {
-      log.error("run {}: could not record the upstream outcome of {}", run.runId(),
-          i.cmd.getRefName(), e);
-    }
+  /**
+   * Owes the audit {@code i}'s outcome now and writes it once git has its answer (the push's
+   * close), off the path between upstream's report and git's: the audit's readers wait for an
+   * outcome owed, so none of them finds the update still pending after git returned. A crash
+   * before it is written leaves the decision pending, as a crash between upstream's report and
+   * the outcome always did.
+   */
+  private void settleAfterAnswer(Item i, AuditEntry.Outcome outcome, long took) {
+    AuditLog.Owed owed = services.audit().owe(i.audited);
+    push.afterAnswer(() -> {
+      try {
+        owed.settle(outcome, took);
+      } catch (AuditLog.AuditException | RuntimeException e) {
+        log.error("run {}: could not record the upstream outcome of {}", run.runId(),
+            i.cmd.getRefName(), e);
+      }
+    });
   }
 
   private static void refuseUndecided(Collection<ReceiveCommand> commands, String why) {

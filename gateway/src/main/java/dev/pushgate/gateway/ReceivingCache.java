@@ -27,11 +27,24 @@ final class ReceivingCache extends Repository {
 
   /** {@code copy}: the push's, {@link PackCopy#NONE} when the push is not streamed. */
   ReceivingCache(CacheRepository cache, PackCopy copy) {
+    this(cache, copy, Runnable::run);
+  }
+
+  /**
+   * @param unkeep runs the deletion of the received pack's {@code .keep} when JGit unlocks the
+   *     pack: the push's {@link Push#afterAnswer}, so that it is not between upstream's report
+   *     and git's answer
+   */
+  ReceivingCache(CacheRepository cache, PackCopy copy,
+      java.util.function.Consumer<Runnable> unkeep) {
     super(new BaseRepositoryBuilder<>().setGitDir(cache.getDirectory())
         .setFS(cache.getFS()).setBare());
     this.cache = cache;
     this.copy = copy;
+    this.unkeep = unkeep;
   }
+
+  private final java.util.function.Consumer<Runnable> unkeep;
 
   /** The cache this view shows. */
   CacheRepository cache() {
@@ -40,7 +53,7 @@ final class ReceivingCache extends Repository {
 
   @Override
   public ObjectInserter newObjectInserter() {
-    return cache.inserter(copy, false);
+    return cache.inserter(copy, false, unkeep);
   }
 
   @Override

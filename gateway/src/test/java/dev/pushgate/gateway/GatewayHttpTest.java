@@ -1099,6 +1099,47 @@ class GatewayHttpTest {
     assertThat(idOf(upstream, "refs/heads/main")).isEqualTo(base);
   }
 
+  @Test
+  void aPushsAnswerIsSentAsIsEvenToAClientThatAcceptsGzip() throws Exception {
+    // JGit buffers the answer and gzips one over 256 bytes before sending it, in series with
+    // git's wait; git accepts gzip. Twelve deletes make a report of about 450 bytes.
+    List<String> refs = java.util.stream.IntStream.rangeClosed(1, 12)
+        .mapToObj(n -> String.format("refs/heads/answered-as-is-%02d", n)).toList();
+    for (String r : refs) {
+      TestRepos.setRef(upstream, r, base);
+    }
+    String repo = "/git/github.com/acme/widget.git";
+    assertThat(get(repo + "/info/refs?service=git-receive-pack", "Bearer " + CREDENTIAL)
+        .statusCode()).isEqualTo(200);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    for (String r : refs) {
+      String command = base.name() + " " + ObjectId.zeroId().name() + " " + r
+          + (r.equals(refs.get(0)) ? "\0report-status side-band-64k agent=git/2.39" : "") + "\n";
+      body.writeBytes(String.format("%04x", command.length() + 4)
+          .getBytes(StandardCharsets.US_ASCII));
+      body.writeBytes(command.getBytes(StandardCharsets.US_ASCII));
+    }
+    body.writeBytes("0000".getBytes(StandardCharsets.US_ASCII)); // deletes only: no pack
+
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(
+            server.getURI().resolve(repo + "/git-receive-pack"))
+        .header("Authorization", "Bearer " + CREDENTIAL)
+        .header("Content-Type", "application/x-git-receive-pack-request")
+        .header("Accept-Encoding", "deflate, gzip")
+        .timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString(StandardCharsets.ISO_8859_1));
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Encoding")).isEmpty();
+    assertThat(r.body().length()).isGreaterThan(256);
+    assertThat(r.body()).contains("unpack ok\n");
+    for (String ref : refs) {
+      assertThat(r.body()).contains("ok " + ref + "\n");
+      assertThat(idOf(upstream, ref)).isNull();
+    }
+  }
+
   /**
    * Found by an outside review (attack3133): a command JGit refuses before the pre-receive hook
    * (here a create of a ref that exists; likewise "invalid old id sent") never reaches

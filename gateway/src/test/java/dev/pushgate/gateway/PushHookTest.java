@@ -187,19 +187,9 @@ class PushHookTest {
       }
     };
     RevCommit next = clientCommit("next", base);
-    TestRepos.setRef(client, MAIN, next);
-    protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
-        config(), revokesLate, audit, approvals, PushMetrics.NONE, new Forwarder(10), caches,
-        threads)));
-    Transport.register(protocol);
     Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), revokesLate);
-    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
-    PushResult r;
-    try (pushed; Transport t = Transport.open(client, uri)) {
-      r = t.push(NullProgressMonitor.INSTANCE,
-          t.findRemoteRefUpdatesFor(List.of(new RefSpec("refs/heads/main:refs/heads/main"))));
-      answered.set(true); // the filter closes the push once JGit has written the answer
-    }
+    PushResult r = pushAsTheFilterDoes(next, pushed, revokesLate, audit,
+        () -> answered.set(true));
 
     assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
     assertThat(idOf(upstream, MAIN)).isEqualTo(next);
@@ -208,6 +198,67 @@ class PushHookTest {
     assertThat(audit.outcomeOf(0)).isEqualTo("ok");
     assertThatThrownBy(() -> pushed.writeToken(false))
         .as("no token handed out once upstream answered").isInstanceOf(UpstreamException.class);
+  }
+
+  @Test
+  void theOutcomeIsOwedBeforeTheAnswerAndWrittenOnceTheClientHasIt() throws Exception {
+    // The outcome record was committed between upstream's report and git's answer, in series
+    // with both; now the audit is told it is owed there (its readers wait for it) and it is
+    // written once the push has closed.
+    java.util.concurrent.atomic.AtomicBoolean answered =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    List<String> steps = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AuditLog watched = new AuditLog() {
+      @Override
+      public List<? extends Handle> record(List<AuditEntry> records) throws AuditException {
+        return audit.record(records);
+      }
+
+      @Override
+      public void settle(Handle record, AuditEntry.Outcome outcome, long durationMillis)
+          throws AuditException {
+        steps.add("written, " + (answered.get() ? "answered" : "not answered"));
+        audit.settle(record, outcome, durationMillis);
+      }
+
+      @Override
+      public Owed owe(Handle record) {
+        steps.add("owed, " + (answered.get() ? "answered" : "not answered"));
+        return (outcome, durationMillis) -> settle(record, outcome, durationMillis);
+      }
+    };
+    RevCommit next = clientCommit("next", base);
+    Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
+    PushResult r = pushAsTheFilterDoes(next, pushed, access, watched, () -> {
+      answered.set(true);
+      assertThat(audit.outcomeOf(0)).as("not yet written when git has its answer")
+          .isEqualTo("pending");
+    });
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(steps).containsExactly("owed, not answered", "written, answered");
+    assertThat(audit.outcomeOf(0)).isEqualTo("ok");
+  }
+
+  @Test
+  void theReceivedPacksKeepIsDeletedOnceTheClientHasItsAnswerNotBefore() throws Exception {
+    // JGit deletes it before the report, and the unlink waited for the pack directory.
+    RevCommit next = clientCommit("next", base);
+    Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
+    List<String> keptAtAnswer = new ArrayList<>();
+    PushResult r = pushAsTheFilterDoes(next, pushed, access, audit,
+        () -> keptAtAnswer.addAll(keeps()));
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(keptAtAnswer).as("the pack is kept while git reads its answer").hasSize(1);
+    assertThat(keeps()).as("and no longer once the push closed").isEmpty();
+  }
+
+  /** The {@code .keep} files in the cache's pack directory. */
+  private List<String> keeps() {
+    String[] names = new java.io.File(cache.getDirectory(), "objects/pack")
+        .list((d, n) -> n.endsWith(".keep"));
+    return names == null ? List.of() : List.of(names);
   }
 
   @Test
@@ -1104,6 +1155,27 @@ class PushHookTest {
   }
 
   // ---- helpers
+
+  /**
+   * Pushes {@code next} to main as {@code pushed}, through a gateway minting at {@code upstream}
+   * and auditing to {@code log}, and closes the push as the filter does: once the client has its
+   * answer, after {@code onAnswer}.
+   */
+  private PushResult pushAsTheFilterDoes(RevCommit next, Push pushed, UpstreamAccess upstream,
+      AuditLog log, Runnable onAnswer) throws Exception {
+    TestRepos.setRef(client, MAIN, next);
+    protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
+        config(), upstream, log, approvals, PushMetrics.NONE, new Forwarder(10), caches,
+        threads)));
+    Transport.register(protocol);
+    URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
+    try (pushed; Transport t = Transport.open(client, uri)) {
+      PushResult r = t.push(NullProgressMonitor.INSTANCE,
+          t.findRemoteRefUpdatesFor(List.of(new RefSpec("refs/heads/main:refs/heads/main"))));
+      onAnswer.run();
+      return r;
+    }
+  }
 
   private PushResult push(PushRules rules, boolean atomic, String... refSpecs) throws Exception {
     GatewayReceivePackFactory factory = new GatewayReceivePackFactory(services());

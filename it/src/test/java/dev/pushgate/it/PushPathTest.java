@@ -249,6 +249,27 @@ class PushPathTest {
   }
 
   @Test
+  void aPushReadsSettledInTheAuditTheMomentGitReturns() throws Exception {
+    // The outcome record is written just after git's answer; every reader started once git
+    // returned waits for it: the control API (and `pushgate audit`, which asks it) and the
+    // run's timeline, read from the database.
+    String runId = run.get("runId").asText();
+    for (int i = 1; i <= 5; i++) {
+      commit(work, "settled.txt", "push " + i);
+      git.in(work, "push", "origin", "main:settled").ok();
+
+      JsonNode audit = app.get().control().get("/v1/audit?runId=" + runId).body();
+      assertThat(audit.get("decisions")).as("push %d in the control API", i)
+          .allSatisfy(d -> assertThat(d.get("outcome").asText()).isNotEqualTo("pending"))
+          .hasSize(i);
+      String timeline = RunningAppliance.cli("audit", "--run", runId, "--json", "--data-dir",
+          app.get().dataDir.toString());
+      assertThat(timeline.lines().filter(l -> l.contains("\"record_type\":\"push-outcome\"")))
+          .as("push %d in the timeline", i).hasSize(i);
+    }
+  }
+
+  @Test
   void malformedInputGetsAClearErrorAndChangesNothing() throws Exception {
     Map<String, ObjectId> before = forgeRefs("acme/widget");
     String receivePack = app.get().gatewayUrl() + "acme/widget.git/git-receive-pack";

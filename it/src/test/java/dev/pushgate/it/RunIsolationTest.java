@@ -103,7 +103,8 @@ class RunIsolationTest {
     List<String[]> requests = List.of(new String[] {"GET", "/v1/runs"},
         new String[] {"GET", "/v1/runs/" + idB}, new String[] {"DELETE", "/v1/runs/" + idB},
         new String[] {"POST", "/v1/runs"}, new String[] {"GET", "/v1/audit"},
-        new String[] {"GET", "/v1/audit?runId=" + idB}, new String[] {"GET", "/v1/approvals"},
+        new String[] {"GET", "/v1/audit?runId=" + idB}, new String[] {"GET", "/v1/audit/settled"},
+        new String[] {"GET", "/v1/approvals"},
         new String[] {"GET", "/v1/approvals/stream"}, new String[] {"POST", "/v1/terminals"},
         new String[] {"POST", "/v1/approvals/q-1"}, new String[] {"GET", "/v1/run/credential/"
             + idB},

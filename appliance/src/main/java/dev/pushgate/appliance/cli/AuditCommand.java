@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.appliance.DataDirectory;
 import dev.pushgate.appliance.audit.AuditRecordJson;
 import dev.pushgate.appliance.control.AuditJson;
+import dev.pushgate.appliance.control.ControlApi;
 import dev.pushgate.appliance.store.AuditStore;
 import dev.pushgate.appliance.store.ChainedRecord;
 import dev.pushgate.appliance.store.Database;
@@ -136,9 +137,19 @@ final class AuditCommand implements Callable<Integer> {
   /**
    * The run's timeline, straight from the database (SQLite's WAL lets it be read while the
    * appliance writes): the chained records are what the timeline shows, and the control API
-   * lists decisions only.
+   * lists decisions only. A running appliance is asked first for the push outcomes it still owes
+   * (written just after git's answer), so that a push answered already never reads as pending.
    */
   private int printTimeline() throws Exception {
+    if (database.url() == null) {
+      database.dataDir = DataDirectory.existing(database.dataDir);
+      if (running()) {
+        // The push outcomes the appliance owes are written after git's answer: wait for them.
+        try (ControlSocket control = ControlSocket.open(database.dataDir)) {
+          control.get(ControlApi.AUDIT_SETTLED_PATH).orThrow();
+        }
+      }
+    }
     try (Database db = database.open()) {
       List<ChainedRecord> records = new AuditStore(db).timeline(run);
       if (json) {

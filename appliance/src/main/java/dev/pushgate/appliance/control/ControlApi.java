@@ -138,6 +138,11 @@ public final class ControlApi extends Handler.Abstract {
             approvals.answer(path.substring("/v1/approvals/".length()), readJson(request)));
       } else if (path.equals("/v1/audit") && method.equals("GET")) {
         listAudit(request, response, callback);
+      } else if (path.equals(AUDIT_SETTLED_PATH) && method.equals("GET")) {
+        // For a reader of the database itself (pushgate audit --run): the pushes answered by now
+        // have their outcomes written once this answers.
+        audit.awaitOwedOutcomes();
+        send(response, callback, 200, json.createObjectNode().put("settled", true));
       } else {
         error(response, callback, 404, "no such endpoint: " + method + " " + path);
       }
@@ -149,6 +154,12 @@ public final class ControlApi extends Handler.Abstract {
     }
     return true;
   }
+
+  /**
+   * Answers once every push outcome owed when it was asked is written (docs/audit.md): what a
+   * reader of the database asks first, while the appliance runs.
+   */
+  public static final String AUDIT_SETTLED_PATH = "/v1/audit/settled";
 
   /** Where {@code pushgate approvals open} asks for a sign-in link to the approvals page. */
   public static final String SIGNIN_LINK_PATH = "/v1/approvals/signin-link";

@@ -6,13 +6,18 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The audit log of push and hook decisions, in the appliance's database, chained (see {@link
- * AuditChain}); its listing shows decisions with their latest outcome.
+ * AuditChain}); its listing shows decisions with their latest outcome. A push's outcome is
+ * written after git's answer ({@link #owe}); its readers wait for the outcomes owed when they
+ * ask, so that none shows a push pending whose client has its answer.
  */
 public final class AuditStore implements AuditLog {
   /**
@@ -48,8 +53,11 @@ public final class AuditStore implements AuditLog {
   /** The {@code kind} of a hook decision's record, which holds a command where a push's a ref. */
   public static final String COMMAND_KIND = "command";
 
+  private static final Logger log = LoggerFactory.getLogger(AuditStore.class);
+
   private final AuditChain chain;
   private final Database db;
+  private final OwedSettles owed = new OwedSettles();
 
   /** The audit of tools and tests, which write under {@link AuditChain#UNNAMED_HOST}. */
   public AuditStore(Database db) {
@@ -125,14 +133,58 @@ public final class AuditStore implements AuditLog {
   @Override
   public void settle(Handle record, AuditEntry.Outcome outcome, long durationMillis)
       throws AuditException {
-    if (!(record instanceof Row row)) {
-      throw new IllegalArgumentException("not a record of this audit log: " + record);
-    }
+    Row row = rowOf(record);
     try {
       chain.append((c, a) ->
           a.append(outcome(decision(c, row.id()), row.id(), outcome.text(), durationMillis)));
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Owes {@code record}'s outcome: this store's readers ({@link #list}, {@link #latest}, {@link
+   * #timeline}) that start before it is written wait for it, up to {@link #READERS_WAIT}.
+   */
+  @Override
+  public Owed owe(Handle record) {
+    Row row = rowOf(record);
+    OwedSettles.Owed owedHere = owed.owe();
+    return (outcome, durationMillis) -> {
+      try {
+        settle(row, outcome, durationMillis);
+      } finally {
+        owedHere.written();
+      }
+    };
+  }
+
+  private static Row rowOf(Handle record) {
+    if (!(record instanceof Row row)) {
+      throw new IllegalArgumentException("not a record of this audit log: " + record);
+    }
+    return row;
+  }
+
+  /**
+   * How long a reader waits for the outcomes owed when it asked. A push's outcome is written
+   * milliseconds after its answer; only a database that holds its write lock (SQLite's busy
+   * timeout is 5 s) keeps it longer, and then the reader gets the records as they are.
+   */
+  static final Duration READERS_WAIT = Duration.ofSeconds(10);
+
+  /**
+   * Waits for the outcomes owed now ({@link #owe}), so that a reader never finds a push pending
+   * whose client already had its answer.
+   */
+  public void awaitOwedOutcomes() {
+    try {
+      if (!owed.awaitOwedNow(READERS_WAIT)) {
+        log.warn("audit read after waiting {} s for push outcomes still being written; it may"
+            + " show a push as pending", READERS_WAIT.toSeconds());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -176,6 +228,7 @@ public final class AuditStore implements AuditLog {
 
   /** Every record of a run, of every type, in the order they were written. */
   public List<ChainedRecord> timeline(String runId) throws SQLException {
+    awaitOwedOutcomes();
     return db.with(c -> {
       try (PreparedStatement ps = c.prepareStatement(
           "SELECT " + AuditRows.COLUMNS + " FROM audit WHERE run_id = ? ORDER BY id")) {
@@ -205,6 +258,7 @@ public final class AuditStore implements AuditLog {
   }
 
   private List<AuditEntry> list(Query q, boolean newestFirst) throws SQLException {
+    awaitOwedOutcomes();
     // A decision with its latest outcome: settling appends a record rather than changing the
     // decision's row, and the listing shows the two as one, as it did when settling updated it.
     StringBuilder sql = new StringBuilder(

@@ -33,6 +33,79 @@ import org.junit.jupiter.api.Test;
 abstract class AuditChainContract extends StoreContract {
 
   @Test
+  void aReaderWaitsForThePushOutcomesOwedWhenItAsked() throws Exception {
+    // A push's outcome is written after git's answer: a reader that asks in between (the
+    // Control Center, `pushgate audit` right after `git push` returned) is held until it is.
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    List<AuditStore.Row> rows = audit.record(List.of(
+        push(T0, "run-1", "refs/heads/main", "allowed", null, "pending")));
+    AuditLog.Owed owed = audit.owe(rows.get(0));
+    java.util.concurrent.CompletableFuture<List<AuditEntry>> listed =
+        new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<List<ChainedRecord>> timeline =
+        new java.util.concurrent.CompletableFuture<>();
+    Thread lister = started(() -> {
+      try {
+        listed.complete(audit.list(new AuditStore.Query(null, "run-1", null, null, 0)));
+      } catch (Exception | Error e) {
+        listed.completeExceptionally(e);
+      }
+    });
+    Thread timelineReader = started(() -> {
+      try {
+        timeline.complete(audit.timeline("run-1"));
+      } catch (Exception | Error e) {
+        timeline.completeExceptionally(e);
+      }
+    });
+    for (Thread reader : List.of(lister, timelineReader)) {
+      dev.pushgate.testkit.Wait.until(java.time.Duration.ofSeconds(10),
+          reader.getName() + " has read or waits", () -> !reader.isAlive()
+              || reader.getState() == Thread.State.TIMED_WAITING);
+    }
+    assertThat(listed).as("the listing waits for the owed outcome").isNotDone();
+    assertThat(timeline).as("the timeline waits for the owed outcome").isNotDone();
+
+    owed.settle(AuditEntry.Outcome.OK, 7);
+
+    assertThat(listed.get(10, TimeUnit.SECONDS)).extracting(AuditEntry::outcome)
+        .containsExactly("ok");
+    assertThat(timeline.get(10, TimeUnit.SECONDS)).extracting(r -> r.entry().type().id())
+        .containsExactly("push", "push-outcome");
+    // Nothing owed: a reader does not wait.
+    assertThat(audit.latest(AuditStore.Query.all())).extracting(AuditEntry::outcome)
+        .containsExactly("ok");
+  }
+
+  @Test
+  void anOutcomeThatCouldNotBeWrittenHoldsNoReaderBack() throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    AuditLog.Owed owed = audit.owe(new AuditStore.Row(999_999));
+
+    assertThatThrownBy(() -> owed.settle(AuditEntry.Outcome.OK, 1))
+        .isInstanceOf(AuditLog.AuditException.class).hasMessageContaining("no audit record 999999");
+    List<List<AuditEntry>> listed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Thread reader = started(() -> {
+      try {
+        listed.add(audit.list(AuditStore.Query.all()));
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    dev.pushgate.testkit.Wait.until(java.time.Duration.ofSeconds(10), "the reader has read or"
+        + " waits", () -> !reader.isAlive() || reader.getState() == Thread.State.TIMED_WAITING);
+    assertThat(listed).as("read at once, not held for the failed outcome")
+        .containsExactly(List.of());
+    reader.join();
+  }
+
+  private static Thread started(Runnable r) {
+    Thread t = new Thread(r, "audit reader");
+    t.start();
+    return t;
+  }
+
+  @Test
   void aFreshDatabaseVerifiesClean() throws SQLException {
     AuditVerifier.Result r = new AuditVerifier(db).verify();
     assertThat(r.intact()).isTrue();
