@@ -318,7 +318,7 @@ public final class LocalLauncher implements SandboxLauncher {
       List<Long> layerPids = List.of();
       List<String> judgedConfigs = List.of();
       if (NameDenyLayer.needed(plan.filesystem(), spec.protectedPaths())) {
-        NameDenyLayer layer = nameDenyLayer(plan, mounts, events);
+        NameDenyLayer layer = nameDenyLayer(plan, mounts, user, events);
         cleanup.add(layer);
         events.underLayer(layer::reportsRead);
         layered = layer.mountpoints();
@@ -406,7 +406,7 @@ public final class LocalLauncher implements SandboxLauncher {
    * the plan counted on it (fail closed).
    */
   private NameDenyLayer nameDenyLayer(SandboxPlan plan, List<SandboxBindMount> mounts,
-      SandboxProcess.Events events) throws SandboxLaunchException {
+      SandboxUser user, SandboxProcess.Events events) throws SandboxLaunchException {
     NameDenyLayer.Availability available =
         NameDenyLayer.Availability.probe(settings.searchPath());
     if (!available.available()) {
@@ -425,7 +425,8 @@ public final class LocalLauncher implements SandboxLauncher {
     denyPaths.addAll(NameDenyLayer.gitDenyPaths(roots, BubblewrapArgv.HostView.REAL));
     return NameDenyLayer.start(available.helper(), settings.stagingParent(), roots, guestOf,
         plan.filesystem().writeDenyGlobs(), denyPaths,
-        NameDenyLayer.judgedConfigs(roots, BubblewrapArgv.HostView.REAL), events::violation);
+        NameDenyLayer.judgedConfigs(roots, BubblewrapArgv.HostView.REAL), user,
+        events::violation);
   }
 
   /** The operator's sandbox user, or a user id of this launch's own, held until it ends. */

@@ -250,6 +250,8 @@ public final class NameDenyLayer implements AutoCloseable {
    *     where no placeholder can block them ({@link #gitDenyPaths})
    * @param configs the repository configs the layer writes only as the launcher judges ({@link
    *     #judgedConfigs}), host paths
+   * @param user the sandbox's user when this process is root (the daemons then let every user in),
+   *     or null: the daemons then run as this process's user and admit only it
    * @throws SandboxLaunchException with the reason when any daemon cannot start: the launch is
    *     refused, never run without the layer
    */
@@ -261,13 +263,22 @@ public final class NameDenyLayer implements AutoCloseable {
       List<String> globs,
       List<String> protectedPaths,
       List<String> configs,
+      SandboxUser user,
       Consumer<SandboxViolation> onViolation)
       throws SandboxLaunchException {
     NameDenyLayer layer;
     try {
       Path dir = Files.createTempDirectory(parent, "pushgate-denyfs-");
-      // Others must pass through to reach the mount points: bwrap runs as the sandbox user.
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+      // Only the sandbox's user passes through to the mount points (bwrap runs as it). As root the
+      // daemons let every user in (allow_other), and the kernel's caches of names and listings
+      // are shared by all who come: another host user let in would be shown, and could read, a
+      // private directory the run's user had looked into, past the permissions underneath.
+      if (user != null) {
+        Files.setAttribute(dir, "unix:gid", user.gid());
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x---"));
+      } else {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+      }
       layer = new NameDenyLayer(dir);
     } catch (IOException e) {
       throw refused("cannot make its directory: " + e.getMessage());
