@@ -171,7 +171,8 @@ final class ApiExchange implements AutoCloseable {
   ApiCall call() {
     if (call == null) {
       call = new ApiCall(method, host.toLowerCase(Locale.ROOT), path, query,
-          request.getHeaders().get(HttpHeader.CONTENT_TYPE), body);
+          request.getHeaders().get(HttpHeader.CONTENT_TYPE), body,
+          String.join(",", request.getHeaders().getValuesList(HttpHeader.ACCEPT)));
     }
     return call;
   }

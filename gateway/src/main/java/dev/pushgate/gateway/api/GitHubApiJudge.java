@@ -93,6 +93,10 @@ public final class GitHubApiJudge implements ApiJudge {
       return denied(RestRoutes.shown(ApiHosts.normalised(call.host()))
           + " is not a GitHub API host of this run");
     }
+    Optional<String> rendered = RenderedHtml.askedFor(call.accept());
+    if (rendered.isPresent()) {
+      return denied(rendered.get()); // any route: a file's rendered HTML may carry them too
+    }
     String path = call.path() == null ? "" : call.path();
     if (api == Api.ENTERPRISE) {
       if (path.equals(ENTERPRISE_GRAPHQL)) {

@@ -152,6 +152,10 @@ final class GraphQlCalls {
     } catch (RuntimeException e) { // InvalidSyntaxException, and the parser's limits
       return denied(route, "the document cannot be parsed");
     }
+    Optional<String> rendered = RenderedHtml.selectedIn(doc);
+    if (rendered.isPresent()) {
+      return denied(route, rendered.get());
+    }
     List<OperationDefinition> operations = new ArrayList<>();
     Map<String, FragmentDefinition> fragments = new HashMap<>();
     for (Definition<?> d : doc.getDefinitions()) {

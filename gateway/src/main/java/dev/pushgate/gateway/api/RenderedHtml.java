@@ -1,0 +1,102 @@
+package dev.pushgate.gateway.api;
+
+import graphql.language.Definition;
+import graphql.language.Document;
+import graphql.language.Field;
+import graphql.language.FragmentDefinition;
+import graphql.language.InlineFragment;
+import graphql.language.OperationDefinition;
+import graphql.language.Selection;
+import graphql.language.SelectionSet;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * GitHub's rendered HTML is refused, through either door: REST's {@code body_html} (media types
+ * {@code html} and {@code full}) and GraphQL's {@code bodyHTML} and every other {@code …HTML}
+ * field. GitHub renders an image attached in a private repository there as a link signed for
+ * minutes ({@code https://private-user-images.githubusercontent.com/…?jwt=…}) that downloads from
+ * anywhere without the sentinel: a credential leaving the boundary. Those answers are passed
+ * unread, and the Markdown they are rendered from says the same without the signature, so the
+ * call is refused before it is sent rather than its answer rewritten. Fail closed: a media type
+ * that names {@code html} or {@code full} anywhere among its parts, and a field whose name ends
+ * in {@code html} in any case, anywhere in the document (aliases, fragments, nested selections).
+ */
+final class RenderedHtml {
+  private static final String WHY = "pushgate does not pass GitHub's rendered HTML: it carries"
+      + " signed links to private attachments that work from anywhere; ask for the Markdown";
+
+  private RenderedHtml() {}
+
+  /**
+   * Why a REST call is refused, when one of the media types in {@code accept} (its {@code Accept}
+   * headers' values, comma-joined) asks for rendered HTML: {@code
+   * application/vnd.github[.v3].html} or {@code .full}, with or without {@code +json}, in any
+   * case, or {@code text/html}.
+   */
+  static Optional<String> askedFor(String accept) {
+    for (String range : accept.split(",")) {
+      int params = range.indexOf(';');
+      String type = (params < 0 ? range : range.substring(0, params)).trim()
+          .toLowerCase(Locale.ROOT);
+      if (type.equals("text/html") || type.startsWith("application/vnd.github")
+          && namesHtml(type.substring("application/".length()))) {
+        return Optional.of(WHY + " (the default media type, application/vnd.github+json, or"
+            + " application/vnd.github.raw+json), not " + RestRoutes.shown(type));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether a {@code vnd.github…} subtype names a rendered representation among its parts. */
+  private static boolean namesHtml(String subtype) {
+    for (String part : subtype.split("[.+]")) {
+      String p = part.trim();
+      if (p.equals("html") || p.equals("full")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Why a GraphQL call is refused, when {@code doc} selects a field GitHub renders as HTML
+   * anywhere: in any operation or fragment, at any depth, whatever its alias.
+   */
+  static Optional<String> selectedIn(Document doc) {
+    for (Definition<?> d : doc.getDefinitions()) {
+      SelectionSet set = d instanceof OperationDefinition op ? op.getSelectionSet()
+          : d instanceof FragmentDefinition f ? f.getSelectionSet() : null;
+      Optional<String> field = htmlField(set);
+      if (field.isPresent()) {
+        return Optional.of(WHY + " (the field without HTML: body, description), not the"
+            + " GraphQL field " + RestRoutes.shown(field.get()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The first field of {@code set} whose name ends in {@code html}, looked for at every depth. */
+  private static Optional<String> htmlField(SelectionSet set) {
+    if (set == null) {
+      return Optional.empty();
+    }
+    for (Selection<?> s : set.getSelections()) {
+      // A spread's fragment is a definition of the document: selectedIn reads it there.
+      SelectionSet below = null;
+      if (s instanceof Field f) {
+        if (f.getName().toLowerCase(Locale.ROOT).endsWith("html")) {
+          return Optional.of(f.getName());
+        }
+        below = f.getSelectionSet();
+      } else if (s instanceof InlineFragment i) {
+        below = i.getSelectionSet();
+      }
+      Optional<String> found = htmlField(below);
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
+  }
+}
