@@ -9,9 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
+import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.errors.LockFailedException;
 import org.eclipse.jgit.internal.storage.file.BasePackIndexWriter;
 import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
@@ -69,6 +72,10 @@ final class CachePackParser extends PackParser {
   private byte[] packHash;
   private Deflater deflater;
   private final java.util.function.Consumer<Runnable> unkeep;
+  /** The ids of every object of the pack so far, its thin pack's bases too ({@link #newInfo}). */
+  private final Set<AnyObjectId> heldIds = new HashSet<>();
+  /** An object a delta made that the pack held already, once one has. */
+  private String twice;
 
   CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force) {
     this(cache, in, copy, force, Runnable::run);
@@ -265,9 +272,31 @@ final class CachePackParser extends PackParser {
     return delta;
   }
 
+  /**
+   * A delta whose object the pack holds already — its own base (copied whole, it makes the same
+   * id), or one a cycle of deltas comes back to — gives the pack two entries of one id, and a
+   * read of that id may find the delta, whose base is that id again: JGit's reader then follows
+   * the chain without end, a copy of the object held each time, until the heap is gone (a
+   * review's 60-byte push took the appliance down; JGit's parser checks nothing of the kind).
+   * git never sends one object twice, so such a pack is refused.
+   */
   @Override
-  protected void onInflatedObjectData(PackedObjectInfo obj, int typeCode, byte[] data) {
+  protected PackedObjectInfo newInfo(AnyObjectId id, UnresolvedDelta delta, ObjectId deltaBase) {
+    PackedObjectInfo info = super.newInfo(id, delta, deltaBase);
+    if (!heldIds.add(info) && delta != null && twice == null) {
+      twice = id.name();
+    }
+    return info;
+  }
+
+  @Override
+  protected void onInflatedObjectData(PackedObjectInfo obj, int typeCode, byte[] data)
+      throws IOException {
     // the pack file holds the objects as received; nothing else is kept
+    if (twice != null) {
+      throw new CorruptObjectException("the pack holds object " + twice + " twice, once as a"
+          + " delta that rebuilds it from itself (directly or through other deltas)");
+    }
   }
 
   @Override

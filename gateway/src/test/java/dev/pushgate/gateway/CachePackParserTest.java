@@ -4,6 +4,7 @@ import static dev.pushgate.gateway.TestRepos.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +18,9 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.pack.PackWriter;
+import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.NullProgressMonitor;
+import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.Repository;
@@ -135,6 +138,60 @@ class CachePackParserTest {
         ObjectInserter ins = opened.newObjectInserter()) {
       assertThat(ins.newPackParser(InputStream.nullInputStream()))
           .isInstanceOf(CachePackParser.class);
+    }
+  }
+
+  /**
+   * Attack atk-push (high): one REF_DELTA that copies its whole base, a blob the cache has, makes
+   * that blob again: the pack then held the blob twice, once as a delta on itself, and reading
+   * it followed that chain without end, a copy of the blob held each time (a 60-byte push took
+   * the appliance's heap). The parse fails: the receive ends before the hook, whose judgement
+   * alone lets a streamed copy's trailer go.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(120)
+  void aDeltaThatRebuildsItsOwnBaseFailsTheParse() throws Exception {
+    clientPack(false);
+    try (Repository cache = cache("c.git")) {
+      commitsOf(base, cache);
+      ObjectId blob;
+      try (org.eclipse.jgit.treewalk.TreeWalk w =
+          org.eclipse.jgit.treewalk.TreeWalk.forPath(client, "a.txt", base.getTree())) {
+        blob = w.getObjectId(0);
+      }
+      int size = (int) client.open(blob).getSize();
+      ByteArrayOutputStream delta = new ByteArrayOutputStream();
+      for (int v : new int[] {size, size}) { // the base's size, the result's
+        for (; v >= 0x80; v >>>= 7) {
+          delta.write((v & 0x7f) | 0x80);
+        }
+        delta.write(v);
+      }
+      delta.write(0x80 | 0x10 | 0x20); // copy from offset 0, a two-byte length: all of it
+      delta.write(size & 0xff);
+      delta.write((size >>> 8) & 0xff);
+      ByteArrayOutputStream pack = new ByteArrayOutputStream();
+      pack.writeBytes(new byte[] {'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 1});
+      int n = delta.size();
+      pack.write((7 << 4) | (n & 15) | (n > 15 ? 0x80 : 0)); // OBJ_REF_DELTA
+      for (n >>>= 4; n > 0; n >>>= 7) {
+        pack.write((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      }
+      byte[] raw = new byte[20];
+      blob.copyRawTo(raw, 0);
+      pack.writeBytes(raw);
+      java.util.zip.Deflater z = new java.util.zip.Deflater();
+      z.setInput(delta.toByteArray());
+      z.finish();
+      byte[] deflated = new byte[256];
+      pack.write(deflated, 0, z.deflate(deflated));
+      z.end();
+      pack.writeBytes(Constants.newMessageDigest().digest(pack.toByteArray()));
+
+      Copy copy = new Copy();
+      assertThatThrownBy(() -> parse(cache, new ByteArrayInputStream(pack.toByteArray()), copy))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("twice, once as a delta that rebuilds it from itself");
     }
   }
 
