@@ -1,6 +1,7 @@
 package dev.pushgate.appliance.store;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,18 +42,21 @@ final class OwedSettles {
   /**
    * Waits until every outcome owed now has been written (or its write failed), at most {@code
    * within}; whether they all were. Outcomes owed after the call are not waited for: their pushes
-   * had not been answered when the reader asked.
+   * had not been answered when the reader asked. One still not written when the wait ends is
+   * owed no longer: a push whose close never came (its thread gone) holds one reader back, never
+   * every reader after it.
    */
   boolean awaitOwedNow(Duration within) throws InterruptedException {
-    CompletableFuture<?>[] now = owed.stream().map(o -> o.ended)
-        .toArray(CompletableFuture<?>[]::new);
-    if (now.length == 0) {
+    List<Owed> now = List.copyOf(owed);
+    if (now.isEmpty()) {
       return true;
     }
     try {
-      CompletableFuture.allOf(now).get(within.toNanos(), TimeUnit.NANOSECONDS);
+      CompletableFuture.allOf(now.stream().map(o -> o.ended).toArray(CompletableFuture<?>[]::new))
+          .get(within.toNanos(), TimeUnit.NANOSECONDS);
       return true;
     } catch (TimeoutException e) {
+      now.stream().filter(o -> !o.ended.isDone()).forEach(owed::remove);
       return false;
     } catch (ExecutionException e) {
       throw new AssertionError("an owed outcome completes normally", e);
