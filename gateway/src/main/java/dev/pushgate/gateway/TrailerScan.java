@@ -1,8 +1,8 @@
 package dev.pushgate.gateway;
 
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import org.eclipse.jgit.lib.Constants;
 
 /**
  * How much of a pack's start may go upstream before the gateway has parsed and judged it: the
@@ -24,7 +24,7 @@ import java.util.Arrays;
 final class TrailerScan {
   static final int TRAILER_BYTES = 20;
 
-  private final MessageDigest before = sha1();
+  private final MessageDigest before = Constants.newMessageDigest();
   /** The next position whose 20 bytes are to be checked; {@link #before} has every byte before. */
   private int next;
   /** Where a trailer was found, or -1. */
@@ -62,13 +62,5 @@ final class TrailerScan {
       throw new IllegalStateException("the JDK's SHA-1 cannot be copied", e);
     }
     return Arrays.equals(sum, 0, TRAILER_BYTES, pack, at, at + TRAILER_BYTES);
-  }
-
-  private static MessageDigest sha1() {
-    try {
-      return MessageDigest.getInstance("SHA-1");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("no SHA-1 in this JDK", e);
-    }
   }
 }
