@@ -76,6 +76,28 @@ class ApiBoundaryRenderedHtmlTest {
     assertThat(upstream.received()).isEmpty();
   }
 
+  /**
+   * Finding (atk-html2, MEDIUM): an Accept value that names a rendered-HTML type but is not a
+   * well-formed list element (the type quoted, after a stray token, separated by a space instead
+   * of a comma, after a comment) passes the judge and is sent; a lenient media-type matcher on
+   * GitHub's side that looks for {@code vnd.github.full}/{@code .html} inside the header would
+   * answer body_html with the jwt link. The judge should refuse any Accept it cannot read plainly
+   * (or that mentions such a type anywhere), not forward it.
+   */
+  @Test
+  void anAcceptNamingRenderedHtmlOutsideAWellFormedElementIsStillRefused() throws Exception {
+    for (String accept : List.of("\"application/vnd.github.full+json\"",
+        "application/json, \"application/vnd.github.full+json\"",
+        "x application/vnd.github.full+json",
+        "application/json application/vnd.github.html+json",
+        "application/json; q=0.5 application/vnd.github.html+json",
+        "(c) application/vnd.github.v3.html")) {
+      assertThat(call("GET /repos/acme/widget/issues/1", accept, null)).as(accept)
+          .startsWith("HTTP/1.1 403 ").doesNotContain("jwt=");
+    }
+    assertThat(upstream.received()).isEmpty();
+  }
+
   /** {@code bodyHTML} and every other {@code …HTML} field, however the document reaches it. */
   @Test
   void aGraphQlQuerySelectingRenderedHtmlIsRefusedThroughAliasesAndFragments() throws Exception {
