@@ -10,6 +10,8 @@ import graphql.language.Selection;
 import graphql.language.SelectionSet;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * GitHub's rendered HTML is refused, through either door: REST's {@code body_html} (media types
@@ -29,16 +31,18 @@ final class RenderedHtml {
   private RenderedHtml() {}
 
   /**
-   * Why a REST call is refused, when one of the media types in {@code accept} (its {@code Accept}
-   * headers' values, comma-joined) asks for rendered HTML: {@code
-   * application/vnd.github[.v3].html} or {@code .full}, with or without {@code +json}, in any
-   * case, or {@code text/html}.
+   * Why a REST call is refused, when its {@code accept} (its {@code Accept} headers' values,
+   * comma-joined) names rendered HTML anywhere: {@code application/vnd.github[.v3].html} or
+   * {@code .full}, with or without {@code +json}, in any case, or {@code text/html}. Looked for
+   * anywhere in the text, not only where a well-formed list item starts: a value quoted, after a
+   * stray word or without its comma is what GitHub's own reading might still take (a review's
+   * finding).
    */
   static Optional<String> askedFor(String accept) {
-    for (String range : accept.split(",")) {
-      int params = range.indexOf(';');
-      String type = (params < 0 ? range : range.substring(0, params)).trim()
-          .toLowerCase(Locale.ROOT);
+    String text = accept.toLowerCase(Locale.ROOT);
+    Matcher m = MEDIA_TYPE.matcher(text);
+    while (m.find()) {
+      String type = m.group();
       if (type.equals("text/html") || type.startsWith("application/vnd.github")
           && namesHtml(type.substring("application/".length()))) {
         return Optional.of(WHY + " (the default media type, application/vnd.github+json, or"
@@ -47,6 +51,10 @@ final class RenderedHtml {
     }
     return Optional.empty();
   }
+
+  /** A media type's name wherever it stands: its letters, digits and {@code . + - _}. */
+  private static final Pattern MEDIA_TYPE =
+      Pattern.compile("(?<![a-z0-9.+_-])[a-z0-9.+_-]+/[a-z0-9.+_-]+");
 
   /** Whether a {@code vnd.github…} subtype names a rendered representation among its parts. */
   private static boolean namesHtml(String subtype) {

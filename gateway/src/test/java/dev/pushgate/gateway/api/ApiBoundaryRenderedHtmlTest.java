@@ -81,8 +81,8 @@ class ApiBoundaryRenderedHtmlTest {
    * well-formed list element (the type quoted, after a stray token, separated by a space instead
    * of a comma, after a comment) passes the judge and is sent; a lenient media-type matcher on
    * GitHub's side that looks for {@code vnd.github.full}/{@code .html} inside the header would
-   * answer body_html with the jwt link. The judge should refuse any Accept it cannot read plainly
-   * (or that mentions such a type anywhere), not forward it.
+   * answer body_html with the jwt link. The judge now looks for such a type anywhere in the
+   * header's text, and refuses it there too.
    */
   @Test
   void anAcceptNamingRenderedHtmlOutsideAWellFormedElementIsStillRefused() throws Exception {
