@@ -215,6 +215,8 @@ public final class Appliance implements AutoCloseable {
   private Path openDataDirectory() throws IOException {
     Path dir = DataDirectory.prepare(settings.dataDir());
     restrict(dir, "rwx------");
+    // first of all it holds, so closed last
+    resources.add(DataDirectoryLock.hold(dir));
     return dir;
   }
 

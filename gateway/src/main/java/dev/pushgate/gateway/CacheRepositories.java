@@ -21,6 +21,14 @@ import org.eclipse.jgit.lib.StoredConfig;
 final class CacheRepositories {
   private final Path root;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+  /**
+   * The caches whose stale {@code .keep} files this process removed, at its first open of each:
+   * before that no receive or fetch of this process can have written one, and the data
+   * directory's lock says no other process serves it. Another first open of the same cache waits
+   * for the removal ({@link ConcurrentHashMap#computeIfAbsent}), so it never removes the
+   * {@code .keep} of a receive that opened the cache after it.
+   */
+  private final ConcurrentHashMap<String, Integer> swept = new ConcurrentHashMap<>();
 
   CacheRepositories(Path root) {
     this.root = root;
@@ -42,6 +50,7 @@ final class CacheRepositories {
         lock.unlock();
       }
     }
+    swept.computeIfAbsent(repo.key(), k -> StaleKeeps.remove(dir.resolve("objects/pack")));
     Repository db = RepositoryCache.open(CacheRepository.key(dir.toFile()), true);
     StoredConfig config = db.getConfig();
     // In memory, once per instance (and again if JGit reloads the file), also for caches made

@@ -71,7 +71,7 @@ class CredentialLifecycleTest {
   void aRunPastItsTtlIsEndedAndItsTokensRevoked() throws Exception {
     try (RunningAppliance app = startWithWidget("--sweep-interval", "1s")) {
       JsonNode run = app.createRun(
-          "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 2}");
+          "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\", \"ttlSeconds\": 10}");
       String credential = credential(run);
       String runId = run.get("runId").asText();
       assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential)).isEqualTo(200);
@@ -147,6 +147,57 @@ class CredentialLifecycleTest {
       assertThat(Forge.gatewayFetchStatus(app, "acme/widget", credential(lost))).isEqualTo(401);
       assertThat(Files.readString(cutConfig)).isEqualTo(written);
       git(cut).in(tmp, "clone", "https://github.com/acme/widget.git", "w").ok();
+    }
+  }
+
+  /**
+   * A crash while a push is held (here for an approver) left the received pack's {@code .keep} in
+   * the cache for good, and a kept pack is never compacted (attack finding atk-push, low): the
+   * restarted appliance removes it when it first opens that cache.
+   */
+  @Test
+  void aPackKeptByAPushTheCrashCutShortIsReleasedAfterTheRestart() throws Exception {
+    try (RunningAppliance app = startWithWidget("--sweep-interval", "1h")) {
+      JsonNode run = app.createRun("""
+          {"workspaceId": "ws", "repository": "acme/widget",
+           "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask"}]}}""");
+      GitRun git = git(run);
+      git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "held").ok();
+      Path w = tmp.resolve("held");
+      Files.writeString(w.resolve("held.txt"), "waiting for an approver\n");
+      git.in(w, "add", ".").ok();
+      git.in(w, "commit", "-qm", "held").ok();
+      Process push = git.start(w, tmp.resolve("push.out"), tmp.resolve("push.err"),
+          "push", "origin", "HEAD:main");
+      try {
+        Path packs = tmp.resolve("data/cache/acme/widget.git/objects/pack");
+        Wait.until(Duration.ofSeconds(60), "the held push's pack kept in the cache",
+            () -> !receiveKeeps(packs).isEmpty());
+        app.kill9();
+        app.restart();
+        git(app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}"))
+            .in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "after").ok();
+
+        assertThat(receiveKeeps(packs)).as("receive .keep files left by the crash").isEmpty();
+        assertThat(app.logText()).contains("removed 1 .keep file(s) in " + packs.toRealPath());
+      } finally {
+        push.destroyForcibly();
+      }
+    }
+  }
+
+  private static java.util.List<Path> receiveKeeps(Path packs) throws java.io.IOException {
+    if (!Files.isDirectory(packs)) {
+      return java.util.List.of();
+    }
+    try (var files = Files.list(packs)) {
+      return files.filter(f -> f.getFileName().toString().endsWith(".keep")).filter(f -> {
+        try {
+          return Files.readString(f).startsWith("jgit receive-pack");
+        } catch (java.io.IOException e) {
+          return false; // removed meanwhile
+        }
+      }).toList();
     }
   }
 
