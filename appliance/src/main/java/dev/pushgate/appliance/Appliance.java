@@ -95,6 +95,7 @@ public final class Appliance implements AutoCloseable {
   private Launches launches;
   private Gateway gateway;
   private ApprovalsPage approvalsPage;
+  private FirstPushWarmup warmup;
   private int port;
   private volatile boolean ready;
   /** The rules of runs that bring none; a reload replaces them. */
@@ -183,6 +184,8 @@ public final class Appliance implements AutoCloseable {
     startSweeper();
     ready = true;
     announce(out, listeners, upstream, socket, store.db(), store.sinks(), sandbox);
+    // after "ready": beside the first requests rather than before them (issue 33)
+    warmup = FirstPushWarmup.start(gateway);
   }
 
   /** What the data directory holds for the appliance's life: the database and what lives in it. */
@@ -527,6 +530,9 @@ public final class Appliance implements AutoCloseable {
       log.info("pushgate stopping: held pushes are refused, pushes in flight finish");
     } else {
       log.info("pushgate did not start: closing what had opened");
+    }
+    if (warmup != null) {
+      warmup.stop();
     }
     if (desk != null) {
       desk.close("the appliance is shutting down");

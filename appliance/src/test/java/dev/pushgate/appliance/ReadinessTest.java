@@ -11,9 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyPairGenerator;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -132,18 +130,8 @@ class ReadinessTest {
 
   /** A GitHub App of a fresh key whose API is {@code api}, asked once a call. */
   private GitHubAppConfig app(HttpServer api) throws Exception {
-    var gen = KeyPairGenerator.getInstance("RSA");
-    gen.initialize(2048);
-    Path key = tmp.resolve("app.pem");
-    Files.writeString(key, "-----BEGIN PRIVATE KEY-----\n"
-        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-            .encodeToString(gen.generateKeyPair().getPrivate().getEncoded())
-        + "\n-----END PRIVATE KEY-----\n");
-    Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-    return GitHubAppConfig.of("1", key)
-        .withApiBaseUrl(URI.create("http://127.0.0.1:" + api.getAddress().getPort()))
-        .withGitHost(URI.create("https://github.com"))
-        .withRetries(Duration.ofSeconds(5), 1);
+    return TestAppliance.appWithFreshKey(tmp,
+        URI.create("http://127.0.0.1:" + api.getAddress().getPort()), Duration.ofSeconds(5));
   }
 
   private static HttpResponse<String> awaitStatus(TestAppliance a, int status) throws Exception {

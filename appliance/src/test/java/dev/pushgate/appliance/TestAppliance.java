@@ -9,7 +9,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyPairGenerator;
+import java.util.Base64;
 import java.time.Duration;
 
 /** The appliance started in this JVM on port 0, for tests of what it serves over HTTP. */
@@ -41,6 +45,23 @@ final class TestAppliance implements AutoCloseable {
         d.writeTokensPerMinute(), d.limits(), d.passEnv(), d.auditSinks(),
         null, d.webhooks(), null);
     return new TestAppliance(s, Duration.ofMillis(100));
+  }
+
+  /**
+   * A GitHub App of a fresh RSA key, written to {@code dir}/app.pem, whose API is {@code api};
+   * each call tried once, given up after {@code retryFor}.
+   */
+  static GitHubAppConfig appWithFreshKey(Path dir, URI api, Duration retryFor) throws Exception {
+    var gen = KeyPairGenerator.getInstance("RSA");
+    gen.initialize(2048);
+    Path key = dir.resolve("app.pem");
+    Files.writeString(key, "-----BEGIN PRIVATE KEY-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+            .encodeToString(gen.generateKeyPair().getPrivate().getEncoded())
+        + "\n-----END PRIVATE KEY-----\n");
+    Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+    return GitHubAppConfig.of("1", key).withApiBaseUrl(api)
+        .withGitHost(URI.create("https://github.com")).withRetries(retryFor, 1);
   }
 
   HttpResponse<String> get(String path) throws Exception {

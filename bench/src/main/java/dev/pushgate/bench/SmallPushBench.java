@@ -205,6 +205,8 @@ record SmallPushBench(BenchRun bench) {
         + " threads' share of it (`C1/C2 CompilerThreadN`), ms, median [min–max]: process "
         + Stats.of(bench.small.coldProcessCpu).summary(0) + ", compiler threads "
         + Stats.of(bench.small.coldCompilerCpu).summary(0) + ".");
+    threadTable(bench.small.coldThreadsDirect, bench.small.coldThreadsGateway,
+        bench.small.coldCpuGateway.size());
     bench.report.summary("1c. appliance CPU per first push, direct / gateway, ms",
         cpuD.summary(0), cpuG.summary(0), BenchRun.fmtRatio(cpuG.median() / cpuD.median()), "",
         "");
@@ -266,6 +268,19 @@ record SmallPushBench(BenchRun bench) {
             packs(bench.app.forgeRepo("acme/widget")),
         packs(bench.app.forgeRepo("acme/widget-d"))));
     bench.report.text("JIT compilations during these " + 2 * n + " pushes: " + compiled + ".");
+    threadTable(threadsD, threadsG, n);
+    bench.report.summary("1b. small push at the end of the run, ms (n=" + n + ")",
+        Stats.of(d).summary(0),
+        Stats.of(g).summary(0), BenchRun.fmtRatio(Stats.of(g).median() / Stats.of(d).median()),
+            "≤ 1.2×",
+        Stats.of(g).median() / Stats.of(d).median() <= 1.2 ? "yes" : "**no**");
+  }
+
+  /**
+   * Appliance CPU per push by kind of thread, direct against gateway, from clock ticks summed
+   * over {@code n} pushes each.
+   */
+  private void threadTable(Map<String, Long> threadsD, Map<String, Long> threadsG, int n) {
     double msPerTick = 1000.0 / Platform.clockTicksPerSecond();
     List<List<String>> threadRows = new ArrayList<>();
     Set<String> kinds = new java.util.TreeSet<>(threadsG.keySet());
@@ -281,11 +296,6 @@ record SmallPushBench(BenchRun bench) {
         + (long) msPerTick + " ms, so small values are coarse):");
     bench.report.table(List.of("thread", "direct (ms per push)", "gateway (ms per push)"),
         threadRows);
-    bench.report.summary("1b. small push at the end of the run, ms (n=" + n + ")",
-        Stats.of(d).summary(0),
-        Stats.of(g).summary(0), BenchRun.fmtRatio(Stats.of(g).median() / Stats.of(d).median()),
-            "≤ 1.2×",
-        Stats.of(g).median() / Stats.of(d).median() <= 1.2 ? "yes" : "**no**");
   }
 
   private static long packs(Path repo) {

@@ -23,6 +23,9 @@ final class SmallWorktrees {
    */
   final List<Double> coldProcessCpu = new ArrayList<>();
   final List<Double> coldCompilerCpu = new ArrayList<>();
+  /** Clock ticks by kind of thread over all the first pushes, direct and gateway. */
+  final Map<String, Long> coldThreadsDirect = new java.util.TreeMap<>();
+  final Map<String, Long> coldThreadsGateway = new java.util.TreeMap<>();
   private final BenchRun bench;
   Worktree direct;
   Worktree gateway;
@@ -64,9 +67,13 @@ final class SmallWorktrees {
       for (Worktree w : !alternate || i % 2 == 0 ? List.of(direct, gateway)
           : List.of(gateway, direct)) {
         w.commit();
+        Map<String, Long> t0 = ApplianceProbe.threadTicks(bench.app);
         long cpu0 = ApplianceProbe.cpuNanos(bench.app);
         double ms = w.push().ok().millis();
         double cpuMs = (ApplianceProbe.cpuNanos(bench.app) - cpu0) / 1e6;
+        Map<String, Long> into = w == direct ? coldThreadsDirect : coldThreadsGateway;
+        ApplianceProbe.threadTicks(bench.app)
+            .forEach((k, v) -> into.merge(k, v - t0.getOrDefault(k, 0L), Long::sum));
         (w == direct ? coldDirect : coldGateway).add(ms);
         (w == direct ? coldCpuDirect : coldCpuGateway).add(cpuMs);
       }

@@ -2,8 +2,13 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,6 +82,46 @@ final class CacheRepositories {
       return Optional.empty();
     }
     return Optional.of(open(repo));
+  }
+
+  /**
+   * The repositories whose cache this data directory holds, most recently written first: what a
+   * warm-up at start-up opens. Directories that do not name a repository are skipped.
+   */
+  List<RepoSlug> existing() throws IOException {
+    if (!Files.isDirectory(root)) {
+      return List.of();
+    }
+    List<Path> dirs = new ArrayList<>();
+    try (DirectoryStream<Path> owners = Files.newDirectoryStream(root, Files::isDirectory)) {
+      for (Path owner : owners) {
+        try (DirectoryStream<Path> names = Files.newDirectoryStream(owner, "*.git")) {
+          for (Path dir : names) {
+            if (Files.isRegularFile(dir.resolve("HEAD"))) {
+              dirs.add(dir);
+            }
+          }
+        }
+      }
+    }
+    dirs.sort(Comparator.comparing(CacheRepositories::lastWritten).reversed());
+    List<RepoSlug> slugs = new ArrayList<>();
+    for (Path dir : dirs) {
+      try {
+        slugs.add(RepoSlug.parse(dir.getParent().getFileName() + "/" + dir.getFileName()));
+      } catch (IllegalArgumentException notARepository) {
+        // not one of ours (the directory names come from validated slugs)
+      }
+    }
+    return slugs;
+  }
+
+  private static FileTime lastWritten(Path dir) {
+    try {
+      return Files.getLastModifiedTime(dir.resolve("objects").resolve("pack"));
+    } catch (IOException e) {
+      return FileTime.fromMillis(0);
+    }
   }
 
   private static void create(Path dir) throws IOException {

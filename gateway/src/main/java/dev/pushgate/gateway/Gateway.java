@@ -118,6 +118,32 @@ public final class Gateway implements AutoCloseable {
   }
 
   /**
+   * Opens the caches this data directory holds, most recently written first, and reads their refs
+   * and pack indexes ({@link UpstreamCache#warm}), while {@code more} says to go on: what the
+   * first push to each after a start would otherwise do on its path. The number warmed; a cache
+   * that cannot be read is skipped (its first push reports what is wrong).
+   */
+  public int warmCaches(java.util.function.BooleanSupplier more) throws IOException {
+    UpstreamCache c = cache;
+    if (c == null) {
+      return 0;
+    }
+    int warmed = 0;
+    for (RepoSlug repo : c.existing()) {
+      if (!more.getAsBoolean()) {
+        break;
+      }
+      try {
+        c.warm(repo);
+        warmed++;
+      } catch (IOException | RuntimeException e) {
+        log.debug("cache of {} not warmed: {}", repo, e.toString());
+      }
+    }
+    return warmed;
+  }
+
+  /**
    * What moving a ref of {@code repository} from {@code oldId} to {@code newId} would change, read
    * off the gateway's cache, which holds a held push's objects: for approvers. Never fails; when it
    * cannot be computed the answer says why.

@@ -121,6 +121,29 @@ final class UpstreamCache {
     return repositories.openExisting(repo);
   }
 
+  /** {@link CacheRepositories#existing}: the caches on disk, most recently written first. */
+  List<RepoSlug> existing() throws IOException {
+    return repositories.existing();
+  }
+
+  /**
+   * Opens the cache of {@code repo} and reads its refs and its packs' indexes, as the first push
+   * to it after a start would: the instance stays in JGit's {@link
+   * org.eclipse.jgit.lib.RepositoryCache}, so that push finds them read. Reads only; takes no
+   * lock (a fetch or compaction under way changes nothing this keeps: JGit rescans).
+   */
+  void warm(RepoSlug repo) throws IOException {
+    Optional<Repository> opened = repositories.openExisting(repo);
+    if (opened.isEmpty()) {
+      return;
+    }
+    try (Repository db = opened.get()) {
+      db.getRefDatabase().getRefs();
+      // an id no pack holds: every pack's index is read to say so
+      db.getObjectDatabase().has(ObjectId.zeroId());
+    }
+  }
+
   /** {@link LandedRefs#landed}: upstream took {@code commands}; written after the answer. */
   void landed(RepoSlug repo, List<ReceiveCommand> commands) {
     landed.landed(repo, commands);
