@@ -47,9 +47,11 @@ class UpstreamLegTest {
   void stop() throws IOException {
     if (boundary != null) {
       boundary.close();
+      boundary = null;
     }
     if (upstream != null) {
       upstream.close();
+      upstream = null;
     }
   }
 
@@ -244,6 +246,40 @@ class UpstreamLegTest {
           .contains("Transfer-Encoding: chunked");
       assertThat(raw).as("a broken-off streamed answer must not end with the last chunk")
           .doesNotEndWith(LAST_CHUNK);
+    }
+  }
+
+  /**
+   * An answer of unknown length (chunked upstream) is gathered on the upstream client's thread
+   * and written there when whole; one that outgrows {@link Forward#WHOLE} while arriving is
+   * handed to the call's thread as a stream, the bytes gathered first: both reach the run whole
+   * and in order ({@link AnswerOnArrival}).
+   */
+  @Test
+  void aChunkedAnswerReachesTheRunWholeWhetherWrittenOnArrivalOrStreamed() throws Exception {
+    for (int size : new int[] {10_000, Forward.WHOLE - 1, Forward.WHOLE + 1, 200_000}) {
+      StringBuilder body = new StringBuilder("[");
+      for (int i = 0; body.length() < size - 1; i++) {
+        body.append(i % 10);
+      }
+      body.setLength(size - 1);
+      String whole = body.append(']').toString();
+      start((r, out) -> {
+        StringBuilder chunked = new StringBuilder();
+        for (int i = 0; i < whole.length(); i += 7_000) {
+          String piece = whole.substring(i, Math.min(whole.length(), i + 7_000));
+          chunked.append(Integer.toHexString(piece.length())).append("\r\n").append(piece)
+              .append("\r\n");
+        }
+        out.write(("HTTP/1.1 200 OK\r\n" + OK + "Transfer-Encoding: chunked\r\n\r\n" + chunked
+            + "0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return false;
+      });
+      Answer a = get("/repos/acme/app");
+      assertThat(a.status()).as("%d bytes", size).isEqualTo(200);
+      assertThat(a.body()).as("%d bytes", size).isEqualTo(whole);
+      stop();
     }
   }
 
