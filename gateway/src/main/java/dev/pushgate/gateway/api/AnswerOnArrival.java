@@ -58,6 +58,8 @@ final class AnswerOnArrival implements Response.Listener {
    */
   final CompletableFuture<Object> next = new CompletableFuture<>();
   private final AtomicBoolean taken = new AtomicBoolean();
+  /** GitHub's answer has begun (its head is in); read by the call's thread. */
+  private volatile boolean begun;
   // Read and written by the client's callbacks alone, which Jetty runs one at a time.
   private Mode mode = Mode.UNKNOWN;
   private byte[] gathered;
@@ -77,8 +79,14 @@ final class AnswerOnArrival implements Response.Listener {
     return taken.compareAndSet(false, true);
   }
 
+  /** Whether GitHub's answer has begun: the answer timeout is for its start. */
+  boolean begun() {
+    return begun;
+  }
+
   @Override
   public void onHeaders(Response answer) {
+    begun = true;
     if (!Forward.answersOnArrival(call, answer)) {
       streamFrom(answer);
       return;

@@ -161,7 +161,12 @@ record Forward(String runId, Duration answerTimeout) {
     while (true) {
       long left = end - System.nanoTime();
       if (left <= 0) {
-        throw new TimeoutException("no answer within " + answerTimeout);
+        if (!arrival.begun()) {
+          throw new TimeoutException("no answer within " + answerTimeout);
+        }
+        // Begun, and being gathered: as for one read here, what bounds its end is the client's
+        // idle timeout (a stalled answer fails: BrokeOff).
+        left = CLIENT_GONE_EVERY.toNanos();
       }
       try {
         return arrival.next.get(Math.min(left, CLIENT_GONE_EVERY.toNanos()),

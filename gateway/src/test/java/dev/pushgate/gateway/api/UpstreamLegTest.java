@@ -380,6 +380,31 @@ class UpstreamLegTest {
     assertThat(upstream.received()).hasSize(1);
   }
 
+  /**
+   * The answer timeout is for an answer's start: one that begins in time and then comes slowly,
+   * never silent for as long, reaches the run whole, though it is gathered on the upstream
+   * client's thread while the call's thread waits ({@link AnswerOnArrival}).
+   */
+  @Test
+  void anAnswerThatBeginsInTimeAndEndsAfterTheAnswerTimeoutReachesTheRunWhole() throws Exception {
+    start((r, out) -> {
+      out.write(("HTTP/1.1 200 OK\r\n" + OK + "Content-Length: 10\r\n\r\n{")
+          .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      for (int i = 0; i < 8; i++) { // 2.4 s in all, a byte every 0.3 s: the upstream's pace
+        java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+        out.write('1');
+        out.flush();
+      }
+      out.write('}');
+      out.flush();
+      return false;
+    }, Duration.ofSeconds(1));
+    Answer a = get("/repos/acme/app");
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.body()).isEqualTo("{11111111}");
+  }
+
   @Test
   void callsOneAfterAnotherShareOneKeptAliveConnection() throws Exception {
     start((r, out) -> FakeUpstream.answer(out, 200, OK, "{}"));
