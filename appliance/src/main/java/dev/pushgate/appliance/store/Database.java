@@ -431,7 +431,7 @@ public final class Database implements AutoCloseable {
     Single(Connection connection, String jdbcUrl) throws SQLException {
       this.connection = connection;
       try {
-        this.checkpointer = WalCheckpointer.start(jdbcUrl, this);
+        this.checkpointer = WalCheckpointer.start(jdbcUrl, this, connection);
       } catch (SQLException e) {
         connection.close();
         throw e;

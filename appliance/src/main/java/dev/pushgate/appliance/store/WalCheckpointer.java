@@ -31,6 +31,15 @@ import org.slf4j.LoggerFactory;
  * log over. This thread may not be scheduled in time on a loaded machine (CI saw the log pass
  * four times the bound): SQLite's own checkpoint in the commit stays as a backstop, at {@link
  * #BACKSTOP_FRAMES}, which a commit reaches only when this thread has fallen that far behind.
+ *
+ * <p>Starting the log over costs an {@code fsync}: the writer that does writes the log's new
+ * header and syncs it before its first page (SQLite syncs it even at {@code synchronous=NORMAL},
+ * so that no page of the old log is read as the new one's after a crash). Left to the next
+ * writer, that was an audit append on a decision's path, once per pass: about one GitHub API
+ * call in a hundred under a steady stream of them waited a millisecond or more for it
+ * (docs/benchmarks.md, "The API boundary's p99"). So when a pass has copied the whole log, this
+ * thread starts it over itself, with a write of its own that changes nothing ({@link
+ * #startLogOver}), holding the database's lock so that no commit races it for the restart.
  */
 final class WalCheckpointer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WalCheckpointer.class);
@@ -44,25 +53,35 @@ final class WalCheckpointer implements AutoCloseable {
   private final Connection connection;
   /** The database connection's lock: held, no commit comes in. */
   private final Object writers;
+  /**
+   * The database's connection, used under {@link #writers} to start the log over: a write of
+   * this thread's connection would make the database's drop its page cache at its next commit.
+   */
+  private final Connection writersConnection;
   private final Thread thread;
   private volatile boolean asked;
   private volatile boolean closed;
   private boolean failing;
 
-  private WalCheckpointer(Connection connection, Object writers, String name) {
+  private WalCheckpointer(Connection connection, Object writers, Connection writersConnection,
+      String name) {
     this.connection = connection;
     this.writers = writers;
+    this.writersConnection = writersConnection;
     this.thread = new Thread(this::loop, name);
     thread.setDaemon(true);
   }
 
   /**
    * Opens a connection of its own to the database at {@code jdbcUrl} and starts its thread;
-   * {@code writers} is the lock every commit of the database's connection holds.
+   * {@code writers} is the lock every commit of the database's connection, {@code
+   * writersConnection}, holds.
    */
-  static WalCheckpointer start(String jdbcUrl, Object writers) throws SQLException {
+  static WalCheckpointer start(String jdbcUrl, Object writers, Connection writersConnection)
+      throws SQLException {
     Connection c = DriverManager.getConnection(jdbcUrl);
-    WalCheckpointer checkpointer = new WalCheckpointer(c, writers, "pushgate-sqlite-checkpoint");
+    WalCheckpointer checkpointer = new WalCheckpointer(c, writers, writersConnection,
+        "pushgate-sqlite-checkpoint");
     checkpointer.thread.start();
     return checkpointer;
   }
@@ -97,9 +116,15 @@ final class WalCheckpointer implements AutoCloseable {
 
   private void checkpoint() {
     try {
-      if (!passive()) {
+      Pass pass = passive();
+      if (!pass.bounded() || pass.copiedAll()) {
         synchronized (writers) {
-          passive();
+          if (!pass.bounded()) {
+            pass = passive();
+          }
+          if (pass.copiedAll()) {
+            startLogOver();
+          }
         }
       }
       if (failing) {
@@ -118,16 +143,48 @@ final class WalCheckpointer implements AutoCloseable {
   }
 
   /**
-   * One passive checkpoint; whether the log is within its bound. (Whether it was copied to its
-   * end, the pass cannot say: it counts the pages there were when it began, and the writer that
-   * came in meanwhile had begun reading before the end, so it does not start the log over.)
+   * What one pass found: the pages in the log when it began, and how many of them are in the
+   * database file now. (A page committed during the pass is in neither count: a pass that copied
+   * "all" may leave a few, and then the write of {@link #startLogOver} just adds one more.)
    */
-  private boolean passive() throws SQLException {
+  private record Pass(long frames, long copied) {
+    boolean bounded() {
+      return frames <= BOUND_FRAMES;
+    }
+
+    boolean copiedAll() {
+      return frames > 0 && copied == frames;
+    }
+  }
+
+  /** One passive checkpoint. */
+  private Pass passive() throws SQLException {
     try (Statement s = connection.createStatement();
         ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
       rs.next();
-      long frames = rs.getLong(2);
-      return frames <= BOUND_FRAMES;
+      return new Pass(rs.getLong(2), rs.getLong(3));
+    }
+  }
+
+  /**
+   * Starts the log over here rather than in the next commit, on the database's connection and
+   * under its lock (held by the caller): a write transaction that begins on a log copied whole is
+   * the one SQLite has start it over (a new header, synced), and this one's write changes
+   * nothing: it sets the file's application id (a header field pushgate does not use) to the
+   * value it has, which leaves the schema and every kept statement as they were. The next commit
+   * pays nothing for it: its pages follow this one page in the log.
+   */
+  private void startLogOver() {
+    try (Statement s = writersConnection.createStatement()) {
+      long id;
+      try (ResultSet rs = s.executeQuery("PRAGMA application_id")) {
+        rs.next();
+        id = rs.getLong(1);
+      }
+      s.execute("PRAGMA application_id = " + id);
+    } catch (SQLException e) {
+      // The next commit starts the log over then, as SQLite does by itself.
+      log.debug("could not start the SQLite write-ahead log over: {}", e.getMessage());
     }
   }
 

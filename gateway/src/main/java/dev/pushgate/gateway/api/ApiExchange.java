@@ -192,6 +192,11 @@ final class ApiExchange implements AutoCloseable {
     token = l.token();
   }
 
+  /** Whether the call holds a write token ({@link #lease}) not revoked yet. */
+  boolean holdsWriteToken() {
+    return lease != null;
+  }
+
   /** Sends the call with the run's read token. */
   void token(Secret t) {
     token = t;

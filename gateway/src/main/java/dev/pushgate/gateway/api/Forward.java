@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpField;
@@ -29,6 +28,11 @@ import org.eclipse.jetty.io.Content;
  * the run a {@code 502}, never a truncated answer under GitHub's status. A longer answer (a
  * tarball, a large file) is streamed; if upstream fails after its start, the run's connection is
  * cut, so its client sees a broken answer, not a short one.
+ *
+ * <p>Most answers whole within {@link #WHOLE} are written on the upstream client's thread as
+ * their end arrives ({@link AnswerOnArrival}); the call's thread, which waits meanwhile, writes
+ * the others. The call's slot, body bytes and token are given back by the call's thread either
+ * way, once the answer is written ({@link ApiCalls}).
  */
 record Forward(String runId, Duration answerTimeout) {
   /** The longest answer read whole before any of it is written. */
@@ -36,23 +40,31 @@ record Forward(String runId, Duration answerTimeout) {
 
   void send(ApiExchange call, CallDecision.Allowed allowed) {
     Request up = call.upstream();
-    InputStreamResponseListener listener = new InputStreamResponseListener();
-    up.send(listener);
-    Response answer;
+    AnswerOnArrival arrival = new AnswerOnArrival(this, call, allowed);
+    up.send(arrival);
+    Object next;
     try {
-      answer = awaitAnswer(call, listener);
+      next = awaitAnswer(call, arrival);
     } catch (TimeoutException e) {
-      up.abort(e);
-      timedOut(call, e);
+      if (given(arrival, up, e)) {
+        timedOut(call, e);
+      }
       return;
     } catch (ClientGoneException e) {
-      up.abort(e);
-      call.callback.failed(e);
+      if (given(arrival, up, e)) {
+        call.callback.failed(e);
+      }
       return;
     } catch (ExecutionException e) {
       Throwable why = e.getCause() == null ? e : e.getCause();
-      // The connection's idle timeout (the same length) may fire first: the same answer.
-      if (why instanceof TimeoutException) {
+      if (why instanceof AnswerOnArrival.NotWritten && why.getCause() instanceof RuntimeException r) {
+        throw r; // as had it been thrown here: the call fails (ApiCalls)
+      }
+      if (why instanceof AnswerOnArrival.BrokeOff) {
+        up.abort(why);
+        notAnswered(call, why, 502, "GitHub's answer broke off before its end");
+      } else if (why instanceof TimeoutException) {
+        // The connection's idle timeout (the same length) may fire first: the same answer.
         timedOut(call, why);
       } else {
         notAnswered(call, why, 502, "GitHub did not answer pushgate");
@@ -60,10 +72,54 @@ record Forward(String runId, Duration answerTimeout) {
       return;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      up.abort(e);
-      call.callback.failed(e);
+      if (given(arrival, up, e)) {
+        call.callback.failed(e);
+      }
       return;
     }
+    if (next instanceof Response answer) {
+      answer(call, allowed, answer, arrival.stream.getInputStream());
+    }
+  }
+
+  /**
+   * The call's thread gives up waiting: true, with the request aborted, when it answers the run;
+   * false when the answer is being written on arrival, which it then waits for.
+   */
+  private static boolean given(AnswerOnArrival arrival, Request up, Throwable why) {
+    if (arrival.takeFromArrival()) {
+      up.abort(why);
+      return true;
+    }
+    arrival.next.exceptionally(x -> null).join();
+    return false;
+  }
+
+  /**
+   * Whether {@code answer} is written to the run on the upstream client's thread as it arrives
+   * ({@link AnswerOnArrival}): an answer, not an interim one; declared no longer than {@link
+   * #WHOLE}; to a call holding no write token (its revocation may wait on GitHub) and whose
+   * answer is not read for download links (its values may wait for buffer room).
+   */
+  static boolean answersOnArrival(ApiExchange call, Response answer) {
+    if (answer.getStatus() < 200 || call.holdsWriteToken()
+        || answer.getHeaders().getLongField("Content-Length") > WHOLE) {
+      return false;
+    }
+    return !DownloadLinks.rewrites(call.call().path(), accepted(call),
+        answer.getHeaders().get("Content-Type"));
+  }
+
+  private static String accepted(ApiExchange call) {
+    return String.join(",", call.request.getHeaders().getValuesList(HttpHeader.ACCEPT));
+  }
+
+  /**
+   * Answers the run with GitHub's {@code answer}, its body read from {@code raw}: on the call's
+   * thread, or on the upstream client's for an answer written on arrival.
+   */
+  void answer(ApiExchange call, CallDecision.Allowed allowed, Response answer, InputStream raw) {
+    Request up = call.upstream();
     if (answer.getStatus() < 200) {
       // Interim answers the client knows (100, 102, 103) never get here; any other, a 101
       // above all (no call asks to switch protocols), is no answer to pass on: the run would
@@ -73,7 +129,7 @@ record Forward(String runId, Duration answerTimeout) {
           "GitHub answered " + answer.getStatus() + ", which is not an answer to the call");
       return;
     }
-    try (InputStream raw = listener.getInputStream()) {
+    try (raw) {
       copy(call, answer, raw);
       // Every call is in the audit already (docs/github-api.md#audit): a line per call is
       // debug, as the log's layout and redaction cost the boundary a tenth of its CPU.
@@ -95,19 +151,26 @@ record Forward(String runId, Duration answerTimeout) {
   }
 
   /**
-   * GitHub's answer once it starts, looking at the run's connection between waits: a run that has
-   * gone stops the wait, and the caller aborts the request upstream.
+   * What comes of GitHub's answer once it starts ({@link AnswerOnArrival#next}), looking at the
+   * run's connection between waits: a run that has gone stops the wait, and the caller aborts
+   * the request upstream.
    */
-  private Response awaitAnswer(ApiExchange call, InputStreamResponseListener listener)
+  private Object awaitAnswer(ApiExchange call, AnswerOnArrival arrival)
       throws InterruptedException, TimeoutException, ExecutionException, ClientGoneException {
     long end = System.nanoTime() + answerTimeout.toNanos();
     while (true) {
       long left = end - System.nanoTime();
       if (left <= 0) {
-        throw new TimeoutException("no answer within " + answerTimeout);
+        if (!arrival.begun()) {
+          throw new TimeoutException("no answer within " + answerTimeout);
+        }
+        // Begun, and being gathered: as for one read here, what bounds its end is the client's
+        // idle timeout (a stalled answer fails: BrokeOff).
+        left = CLIENT_GONE_EVERY.toNanos();
       }
       try {
-        return listener.get(Math.min(left, CLIENT_GONE_EVERY.toNanos()), TimeUnit.NANOSECONDS);
+        return arrival.next.get(Math.min(left, CLIENT_GONE_EVERY.toNanos()),
+            TimeUnit.NANOSECONDS);
       } catch (TimeoutException notYet) {
         if (call.clientGone.getAsBoolean()) {
           throw new ClientGoneException();
@@ -130,7 +193,7 @@ record Forward(String runId, Duration answerTimeout) {
       throws IOException {
     Set<LinkReading.Origin> backTo = backTo(call, answer.getRequest());
     String answerType = answer.getHeaders().get("Content-Type");
-    String asked = String.join(",", call.request.getHeaders().getValuesList(HttpHeader.ACCEPT));
+    String asked = accepted(call);
     boolean rewritten = DownloadLinks.rewrites(call.call().path(), asked, answerType);
     if (rewritten && answer.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, false).stream()
         .anyMatch(coding -> !coding.equalsIgnoreCase("identity"))) {

@@ -47,9 +47,11 @@ class UpstreamLegTest {
   void stop() throws IOException {
     if (boundary != null) {
       boundary.close();
+      boundary = null;
     }
     if (upstream != null) {
       upstream.close();
+      upstream = null;
     }
   }
 
@@ -247,6 +249,40 @@ class UpstreamLegTest {
     }
   }
 
+  /**
+   * An answer of unknown length (chunked upstream) is gathered on the upstream client's thread
+   * and written there when whole; one that outgrows {@link Forward#WHOLE} while arriving is
+   * handed to the call's thread as a stream, the bytes gathered first: both reach the run whole
+   * and in order ({@link AnswerOnArrival}).
+   */
+  @Test
+  void aChunkedAnswerReachesTheRunWholeWhetherWrittenOnArrivalOrStreamed() throws Exception {
+    for (int size : new int[] {10_000, Forward.WHOLE - 1, Forward.WHOLE + 1, 200_000}) {
+      StringBuilder body = new StringBuilder("[");
+      for (int i = 0; body.length() < size - 1; i++) {
+        body.append(i % 10);
+      }
+      body.setLength(size - 1);
+      String whole = body.append(']').toString();
+      start((r, out) -> {
+        StringBuilder chunked = new StringBuilder();
+        for (int i = 0; i < whole.length(); i += 7_000) {
+          String piece = whole.substring(i, Math.min(whole.length(), i + 7_000));
+          chunked.append(Integer.toHexString(piece.length())).append("\r\n").append(piece)
+              .append("\r\n");
+        }
+        out.write(("HTTP/1.1 200 OK\r\n" + OK + "Transfer-Encoding: chunked\r\n\r\n" + chunked
+            + "0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return false;
+      });
+      Answer a = get("/repos/acme/app");
+      assertThat(a.status()).as("%d bytes", size).isEqualTo(200);
+      assertThat(a.body()).as("%d bytes", size).isEqualTo(whole);
+      stop();
+    }
+  }
+
   /** With its length kept, a streamed answer that breaks off is cut short of that length. */
   @Test
   void aLongAnswerOfKnownLengthThatBreaksOffIsCutShortOfIt() throws Exception {
@@ -342,6 +378,31 @@ class UpstreamLegTest {
     assertThat(a.status()).isEqualTo(504);
     assertThat(a.body()).contains("\"message\":\"GitHub did not answer pushgate within 1 s");
     assertThat(upstream.received()).hasSize(1);
+  }
+
+  /**
+   * The answer timeout is for an answer's start: one that begins in time and then comes slowly,
+   * never silent for as long, reaches the run whole, though it is gathered on the upstream
+   * client's thread while the call's thread waits ({@link AnswerOnArrival}).
+   */
+  @Test
+  void anAnswerThatBeginsInTimeAndEndsAfterTheAnswerTimeoutReachesTheRunWhole() throws Exception {
+    start((r, out) -> {
+      out.write(("HTTP/1.1 200 OK\r\n" + OK + "Content-Length: 10\r\n\r\n{")
+          .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      for (int i = 0; i < 8; i++) { // 2.4 s in all, a byte every 0.3 s: the upstream's pace
+        java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+        out.write('1');
+        out.flush();
+      }
+      out.write('}');
+      out.flush();
+      return false;
+    }, Duration.ofSeconds(1));
+    Answer a = get("/repos/acme/app");
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.body()).isEqualTo("{11111111}");
   }
 
   @Test
