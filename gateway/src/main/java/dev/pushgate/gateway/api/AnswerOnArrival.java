@@ -104,8 +104,10 @@ final class AnswerOnArrival implements Response.Listener {
     }
     ByteBuffer bytes = chunk.getByteBuffer();
     int n = bytes.remaining();
-    if (length + n > Forward.WHOLE) {
-      // Longer than an answer written whole: the call's thread streams it, these bytes first.
+    if (length + n >= Forward.WHOLE) {
+      // Not shorter than an answer written whole: the call's thread streams it, these bytes
+      // first. (One of exactly WHOLE bytes is streamed too: its write would block, and no
+      // upstream client thread may wait on a run that does not read.)
       byte[] before = Arrays.copyOf(gathered, length);
       gathered = null;
       streamFrom(answer);

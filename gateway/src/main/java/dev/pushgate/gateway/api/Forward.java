@@ -97,13 +97,13 @@ record Forward(String runId, Duration answerTimeout) {
 
   /**
    * Whether {@code answer} is written to the run on the upstream client's thread as it arrives
-   * ({@link AnswerOnArrival}): an answer, not an interim one; declared no longer than {@link
-   * #WHOLE}; to a call holding no write token (its revocation may wait on GitHub) and whose
+   * ({@link AnswerOnArrival}): an answer, not an interim one; declared shorter than {@link
+   * #WHOLE}, so that it is written without blocking the client's thread; to a call holding no write token (its revocation may wait on GitHub) and whose
    * answer is not read for download links (its values may wait for buffer room).
    */
   static boolean answersOnArrival(ApiExchange call, Response answer) {
     if (answer.getStatus() < 200 || call.holdsWriteToken()
-        || answer.getHeaders().getLongField("Content-Length") > WHOLE) {
+        || answer.getHeaders().getLongField("Content-Length") >= WHOLE) {
       return false;
     }
     return !DownloadLinks.rewrites(call.call().path(), accepted(call),
