@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Attack finding (push path, severity: medium where upstream can hold a symbolic branch, e.g. a
+ * Attack finding (push path, severity: medium; the delete variant high where upstream can hold a symbolic branch, e.g. a
  * GHES or mirror whose admin aliased a branch; the agent cannot create one): the rule judges the
  * ref name the command names, but upstream's receive-pack follows a symbolic ref. A push to
  * {@code refs/heads/alias}, a symref to the denied {@code refs/heads/main}, is allowed as a push
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AtkPushSymrefTest {
   @RegisterExtension
-  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget", "acme/gadget");
 
   @Test
   void aPushToAnUpstreamSymbolicRefDoesNotMoveTheDeniedRefItNames() throws Exception {
@@ -45,5 +45,22 @@ class AtkPushSymrefTest {
 
     assertThat(ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main"))
         .as("main, denied, moved through upstream's symref refs/heads/alias").isEqualTo(main);
+  }
+
+  /** The same door, worse: deleting the alias (allowed) deletes main upstream. */
+  @Test
+  void deletingAnUpstreamSymbolicRefDoesNotDeleteTheDeniedRefItNames() throws Exception {
+    try (Repository forge = new FileRepository(app.get().forgeRepo("acme/gadget").toFile())) {
+      forge.updateRef("refs/heads/alias2").link("refs/heads/main");
+    }
+    JsonNode run = app.get().createRun("""
+        {"workspaceId": "ws-b", "repository": "acme/gadget",
+         "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""");
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home2")), ForgeRefs.env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/acme/gadget.git", "w2").ok();
+    git.in(app.dir().resolve("w2"), "push", "origin", ":refs/heads/alias2");
+
+    assertThat(ForgeRefs.of(app.get(), "acme/gadget")).as("main, denied, deleted through a symref")
+        .containsKey("refs/heads/main");
   }
 }
