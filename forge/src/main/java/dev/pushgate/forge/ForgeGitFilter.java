@@ -104,6 +104,10 @@ final class ForgeGitFilter implements Filter {
       text(rsp, 403, WRITE_NOT_GRANTED);
       return;
     }
+    if (ForgeLsRefs.isV2UploadPack(req)) {
+      ForgeLsRefs.answer(req, rsp, repo.get().dir());
+      return;
+    }
     req.setAttribute(REPO_ATTRIBUTE, repo.get());
     req.setAttribute(GRANT_ATTRIBUTE, grant.get());
     try {

@@ -422,6 +422,25 @@ final class GatewayFilter implements Filter {
     return true;
   }
 
+  /**
+   * Upstream's symrefs of {@code repo} for a push's judgement: as the advertisement's sync listed
+   * them, or read now when no sync has (unknown, so every command refused, if that fails).
+   */
+  private UpstreamSymrefs symrefsOf(RunContext run, RepoSlug repo) {
+    UpstreamSymrefs listed = services.cache().symrefs(repo);
+    if (listed.known()) {
+      return listed;
+    }
+    try {
+      UpstreamAccess upstream = services.upstream();
+      return services.cache().symrefsRead(repo, upstream.remoteUrl(repo),
+          upstream.readToken(run, repo));
+    } catch (UpstreamException e) {
+      log.warn("run {}: could not read {}'s ref list: {}", run.runId(), repo, e.getMessage());
+      return listed;
+    }
+  }
+
   private static String unreadableReason(RepoSlug repo) {
     return "upstream " + repo + " cannot be read right now; nothing was pushed, try again";
   }
@@ -452,7 +471,10 @@ final class GatewayFilter implements Filter {
       }
       throw e;
     }
-    Optional<JudgedCommands> judged = JudgedCommands.read(run::judgePush, guarded.commands());
+    // Judged as what upstream changes: a command naming one of upstream's symbolic refs moves
+    // the ref it points to (UpstreamSymrefs, as the advertisement's sync listed them).
+    Verdict.PushJudge judge = symrefsOf(run, repo).judging(run::judgePush);
+    Optional<JudgedCommands> judged = JudgedCommands.read(judge, guarded.commands());
     // Minted while the pack arrives (and while the cache ends a fetch), or taken from the
     // advertisement's pre-mint, but only for a command list that the rules allow at least in part
     // as it stands: an empty or malformed list, or one that only asks, mints nothing here (the
@@ -483,7 +505,7 @@ final class GatewayFilter implements Filter {
       return;
     }
     try (GatewayAdmission.Ticket admitted = ticket.get();
-        Push push = new Push(run, repo, judged, services.upstream())) {
+        Push push = new Push(run, repo, judged, judge, services.upstream())) {
       if (allowedOutright) {
         push.mintAhead(preMints.take(run, repo), services.threads().minting());
         push.whenLanded(() -> preMints.landed(run, repo));

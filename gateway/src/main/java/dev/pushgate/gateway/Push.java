@@ -47,6 +47,7 @@ final class Push implements AutoCloseable {
   private StreamedForward streamed;
   /** What the cache's pack parser hands the pack to, for {@link #streamed}. */
   private PackCopy parsedInto;
+  private final Verdict.PushJudge judge;
   /** Upstream's refs, for an advertisement made while the cache fetches them; or null. */
   private Map<String, ObjectId> upstreamRefs;
   /** True once the push hook has audited the push's commands. */
@@ -66,9 +67,19 @@ final class Push implements AutoCloseable {
    * @param upstream where the push's write tokens are minted
    */
   Push(RunContext run, RepoSlug repo, Optional<JudgedCommands> judged, UpstreamAccess upstream) {
+    this(run, repo, judged, run::judgePush, upstream);
+  }
+
+  /**
+   * @param judge what judges a command JGit received that {@code judged} does not hold: the
+   *     one that judged {@code judged}
+   */
+  Push(RunContext run, RepoSlug repo, Optional<JudgedCommands> judged, Verdict.PushJudge judge,
+      UpstreamAccess upstream) {
     this.run = run;
     this.repo = repo;
     this.judged = Objects.requireNonNull(judged, "judged");
+    this.judge = Objects.requireNonNull(judge, "judge");
     this.upstream = upstream;
   }
 
@@ -114,7 +125,7 @@ final class Push implements AutoCloseable {
    */
   Verdict verdictOf(ReceiveCommand cmd) {
     return judged.flatMap(j -> j.verdictOf(cmd.getRefName(), cmd.getOldId(), cmd.getNewId()))
-        .orElseGet(() -> Verdict.of(run::judgePush, cmd.getRefName(), cmd.getOldId(),
+        .orElseGet(() -> Verdict.of(judge, cmd.getRefName(), cmd.getOldId(),
             cmd.getNewId()));
   }
 

@@ -2,6 +2,8 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.gateway.api.UnseenCommits;
 import dev.pushgate.policy.ContentRules;
+import dev.pushgate.policy.Judgement;
+import dev.pushgate.policy.UpdateKind;
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -34,6 +36,28 @@ record UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunCon
   /** Judgements with the push's budget ({@link ContentJudge#BUDGET}). */
   UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunContext run) {
     this(cache, upstream, run, () -> JudgementBudget.of(ContentJudge.BUDGET));
+  }
+
+  /**
+   * Judged with the symrefs the latest sync of {@code repo} listed (each git fetch or push of it
+   * syncs), or, when none has, with those read now ({@link UpstreamCache#symrefsRead}): one
+   * ref-list request, off any push's path. A ref the call names otherwise than {@code refs/...} is judged by name.
+   */
+  @Override
+  public Judgement judgeWrite(RepoSlug repo, String ref, UpdateKind kind, RefJudge rules) {
+    if (!ref.startsWith(Constants.R_REFS)) {
+      return rules.judge(ref, kind);
+    }
+    UpstreamSymrefs symrefs = cache.symrefs(repo);
+    if (!symrefs.known()) {
+      try {
+        symrefs = cache.symrefsRead(repo, upstream.remoteUrl(repo),
+            upstream.readToken(run, repo));
+      } catch (UpstreamException e) {
+        // unknown still: the judge refuses, saying so
+      }
+    }
+    return symrefs.judging(rules::judge).judge(ref, kind);
   }
 
   @Override

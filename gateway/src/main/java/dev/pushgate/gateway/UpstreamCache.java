@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +71,11 @@ final class UpstreamCache {
    */
   private final ConcurrentHashMap<String, CompletableFuture<Void>> fetching =
       new ConcurrentHashMap<>();
+  /**
+   * Upstream's symbolic refs per repository, as the latest sync listed them: unknown when it could
+   * not read the list. Every push of the repository is judged with them ({@link #symrefs}).
+   */
+  private final ConcurrentHashMap<String, UpstreamSymrefs> symrefs = new ConcurrentHashMap<>();
   /** Of those fetches, the ones a fetch's advertisement started, which a client may read. */
   private final ConcurrentHashMap<String, FetchStream> streams = new ConcurrentHashMap<>();
   /**
@@ -197,6 +201,35 @@ final class UpstreamCache {
     syncAhead(repo, remoteUrl, token, true);
   }
 
+  /**
+   * Upstream's symbolic branches and tags of {@code repo} as its latest sync listed them; unknown
+   * before the first or after one that could not read the list. One list for every door that
+   * writes to {@code repo}: a push's judge and the API boundary's read this same one.
+   */
+  UpstreamSymrefs symrefs(RepoSlug repo) {
+    return symrefs.getOrDefault(repo.key(), UpstreamSymrefs.unknown(repo));
+  }
+
+  /**
+   * {@link #symrefs}, read from upstream first when they are not known: for a push whose client
+   * sent no advertisement request before it since the gateway started (git always does), and an
+   * API call writing a ref of a repository no git request synced. One ref-list request, only
+   * then; the cache's refs are left to the next sync. Unknown still when upstream cannot be read.
+   */
+  UpstreamSymrefs symrefsRead(RepoSlug repo, String remoteUrl, Secret token) {
+    UpstreamSymrefs known = symrefs(repo);
+    if (known.known()) {
+      return known;
+    }
+    return UpstreamRefList.list(remoteUrl, token, timeoutSeconds)
+        .map(l -> {
+          UpstreamSymrefs read = UpstreamSymrefs.listed(repo, l.symrefs());
+          symrefs.putIfAbsent(repo.key(), read); // a sync's, if one came meanwhile, is as new
+          return symrefs(repo);
+        })
+        .orElse(known);
+  }
+
   /** The fetch of {@code repo} a fetch's advertisement started and is still under way, if any. */
   Optional<FetchStream> inFlight(RepoSlug repo) {
     return Optional.ofNullable(streams.get(repo.key()));
@@ -235,19 +268,19 @@ final class UpstreamCache {
     }
     fetching.remove(repo.key()); // one that failed: this sync decides afresh
     long turn = turns.begin();
-    String[] head = {null};
-    Map<String, ObjectId> peeled = new HashMap<>();
     CacheRefsAhead.Reading mirroredAhead;
     try {
       mirroredAhead = refsAhead.start(repositories, repo); // while upstream answers the list
     } catch (IOException | RuntimeException e) {
       throw failed(repo, start, e);
     }
-    Optional<Map<String, ObjectId>> listed =
-        UpstreamRefList.read(remoteUrl, token, timeoutSeconds, h -> head[0] = h, peeled::put);
-    if (head[0] != null) {
-      followHead(repo, head[0]);
-    }
+    Optional<UpstreamRefList.Listing> listing =
+        UpstreamRefList.list(remoteUrl, token, timeoutSeconds);
+    symrefs.put(repo.key(), listing
+        .map(l -> UpstreamSymrefs.listed(repo, l.symrefs()))
+        .orElseGet(() -> UpstreamSymrefs.unknown(repo)));
+    listing.map(UpstreamRefList.Listing::head).ifPresent(h -> followHead(repo, h));
+    Optional<Map<String, ObjectId>> listed = listing.map(UpstreamRefList.Listing::refs);
     if (listed.isEmpty()) {
       onSynced(repo, asked, start, fetch(repo, remoteUrl, token, start));
       turns.inStep(turn);
@@ -268,7 +301,8 @@ final class UpstreamCache {
         return listed;
       }
       if (forFetch) {
-        stream = new FetchStream(FetchStream.advertised(listed.get(), peeled, head[0]),
+        stream = new FetchStream(FetchStream.advertised(listed.get(), listing.get().peeled(),
+                listing.get().head()),
             PackSpool.in(cache.getDirectory().toPath()));
       }
     } catch (IOException | RuntimeException e) {

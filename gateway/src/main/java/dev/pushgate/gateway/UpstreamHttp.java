@@ -16,7 +16,6 @@ import org.eclipse.jgit.transport.UserAgent;
  * HTTP(S) URLs only. Nothing is sent until the caller asks for the answer or the request body.
  */
 final class UpstreamHttp {
-  static final String UPLOAD_PACK_ADVERTISEMENT = "application/x-git-upload-pack-advertisement";
   static final String UPLOAD_PACK_REQUEST = "application/x-git-upload-pack-request";
   static final String UPLOAD_PACK_RESULT = "application/x-git-upload-pack-result";
   static final String RECEIVE_PACK_REQUEST = "application/x-git-receive-pack-request";
@@ -31,11 +30,18 @@ final class UpstreamHttp {
     this.timeoutSeconds = timeoutSeconds;
   }
 
-  /** {@code GET info/refs?service=git-upload-pack}: upstream's refs, protocol v0. */
-  HttpURLConnection refAdvertisement(String remoteUrl, Secret token)
+  /**
+   * {@code POST git-upload-pack} with {@code Git-Protocol: version=2}, for one {@code ls-refs}
+   * command: upstream's refs with their symbolic targets, which protocol v0 shows for HEAD only.
+   * Stateless, as every v2 request over HTTP is: no {@code GET info/refs} before it, so it is
+   * the one round trip the v0 list was. Buffered and sent whole, as {@link #uploadPack} (the JDK
+   * sends it again on a new connection if upstream had closed the kept one: it only reads).
+   */
+  HttpURLConnection lsRefs(String remoteUrl, Secret token)
       throws IOException, URISyntaxException {
-    return open(remoteUrl + "/info/refs?service=git-upload-pack", token,
-        UPLOAD_PACK_ADVERTISEMENT);
+    HttpURLConnection http = uploadPack(remoteUrl, token);
+    http.setRequestProperty("Git-Protocol", "version=2");
+    return http;
   }
 
   /**

@@ -1,23 +1,30 @@
 package dev.pushgate.gateway;
 
 import dev.pushgate.types.Secret;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URISyntaxException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
+import java.util.Set;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.transport.PacketLineIn;
+import org.eclipse.jgit.transport.PacketLineOut;
+import org.eclipse.jgit.transport.UserAgent;
 
 /**
- * Upstream's branches and tags, read with the single request a fetch starts with ({@code GET
- * info/refs?service=git-upload-pack}, protocol v0). Before every push the gateway asks whether
- * upstream moved; most often it has not, and answering that needs no more than this list.
+ * Upstream's branches and tags, read with one request: protocol v2's {@code ls-refs} ({@code POST
+ * git-upload-pack}, stateless, with {@code symrefs} and {@code peel}). Before every push the
+ * gateway asks whether upstream moved; most often it has not, and answering that needs no more
+ * than this list. The same answer names upstream's symbolic refs ({@code symref-target:}, the
+ * ref git resolves each to), which the push's judge needs ({@link UpstreamSymrefs}); protocol
+ * v0's advertisement names HEAD's only.
  *
  * <p>The list only ever lets the gateway skip a fetch when it is read whole and well formed; on
  * anything else {@link #read} is empty, and the caller fetches as usual, which reports the error.
@@ -26,43 +33,56 @@ final class UpstreamRefList {
   /** A ref list of a repository with a million refs is about 60 MB; a push gateway stops earlier. */
   static final int MAX_BYTES = 16 << 20;
 
+  /** The {@code ls-refs} request: HEAD (for its target), branches and tags; symrefs, peeled. */
+  static final byte[] LS_REFS = request();
+
+  private static final String SYMREF_TARGET = "symref-target:";
+  private static final String PEELED = "peeled:";
+
+  /**
+   * One whole, well-formed list.
+   *
+   * @param refs upstream's {@code refs/heads/*} and {@code refs/tags/*}, each at the id its name
+   *     resolves to (a symref's is its target's)
+   * @param head the branch upstream's HEAD names, or null
+   * @param peeled each annotated tag and the object it peels to
+   * @param symrefs each symbolic branch or tag and the ref it resolves to
+   */
+  record Listing(Map<String, ObjectId> refs, String head, Map<String, ObjectId> peeled,
+      Map<String, String> symrefs) {
+    Listing {
+      refs = Map.copyOf(refs);
+      peeled = Map.copyOf(peeled);
+      symrefs = Map.copyOf(symrefs);
+    }
+  }
+
   private UpstreamRefList() {}
 
   /** Upstream's {@code refs/heads/*} and {@code refs/tags/*}, or empty if it cannot tell. */
   static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds) {
-    return read(remoteUrl, token, timeoutSeconds, head -> { });
+    return list(remoteUrl, token, timeoutSeconds).map(Listing::refs);
   }
 
-  /**
-   * As {@link #read(String, Secret, int)}, also handing {@code onHead} the branch upstream's HEAD
-   * names ({@code symref=HEAD:refs/heads/main}), when the list is whole and says.
-   */
-  static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds,
-      Consumer<String> onHead) {
-    return read(remoteUrl, token, timeoutSeconds, onHead, (tag, peeled) -> { });
-  }
-
-  /**
-   * As {@link #read(String, Secret, int, Consumer)}, also handing {@code onPeeled} each annotated
-   * tag of the list and the object it peels to ({@code <id> refs/tags/v1^{}}), when the list is
-   * whole: what a fetch's advertisement shows before the cache has the tags' objects.
-   */
-  static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds,
-      Consumer<String> onHead, BiConsumer<String, ObjectId> onPeeled) {
+  /** Upstream's list, or empty if it cannot tell. */
+  static Optional<Listing> list(String remoteUrl, Secret token, int timeoutSeconds) {
     HttpURLConnection http = null;
     boolean reusable = false;
     try {
-      http = new UpstreamHttp(timeoutSeconds).refAdvertisement(remoteUrl, token);
+      http = new UpstreamHttp(timeoutSeconds).lsRefs(remoteUrl, token);
+      try (OutputStream out = http.getOutputStream()) {
+        out.write(LS_REFS);
+      }
       if (http.getResponseCode() != HttpURLConnection.HTTP_OK
-          || !UpstreamHttp.UPLOAD_PACK_ADVERTISEMENT.equals(http.getContentType())) {
+          || !UpstreamHttp.UPLOAD_PACK_RESULT.equals(http.getContentType())) {
         return Optional.empty();
       }
-      Optional<Map<String, ObjectId>> refs;
+      Optional<Listing> listing;
       try (InputStream in = http.getInputStream()) {
-        refs = parse(in, onHead, onPeeled);
-        reusable = refs.isPresent() && in.read() == -1;
+        listing = parse(in);
+        reusable = listing.isPresent() && in.read() == -1;
       }
-      return refs;
+      return listing;
     } catch (IOException | URISyntaxException | IllegalArgumentException e) {
       return Optional.empty();
     } finally {
@@ -72,84 +92,85 @@ final class UpstreamRefList {
     }
   }
 
-  /** Parses a smart-HTTP v0 upload-pack advertisement; empty unless it is whole and well formed. */
-  static Optional<Map<String, ObjectId>> parse(InputStream body) throws IOException {
-    return parse(body, head -> { }, (tag, peeled) -> { });
-  }
-
-  private static Optional<Map<String, ObjectId>> parse(InputStream body, Consumer<String> onHead,
-      BiConsumer<String, ObjectId> onPeeled) throws IOException {
-    String head = null;
-    Map<String, ObjectId> peeled = new HashMap<>();
+  /** Parses an {@code ls-refs} answer; empty unless it is whole and well formed. */
+  static Optional<Listing> parse(InputStream body) throws IOException {
     PacketLineIn in = new PacketLineIn(body);
     Map<String, ObjectId> refs = new HashMap<>();
+    Map<String, ObjectId> peeled = new HashMap<>();
+    Map<String, String> symrefs = new HashMap<>();
+    Set<String> names = new HashSet<>();
+    String head = null;
     long total = 0;
-    String first = line(in);
-    if (!"# service=git-upload-pack".equals(first)) {
-      return Optional.empty();
-    }
-    if (line(in) != null) {
-      return Optional.empty(); // a flush must follow the service line
-    }
-    boolean firstRef = true;
     for (String l; (l = line(in)) != null; ) {
       total += l.length();
       if (total > MAX_BYTES) {
         return Optional.empty();
       }
-      if (firstRef) {
-        int nul = l.indexOf('\0');
-        if (nul < 0) {
-          return Optional.empty();
+      String[] fields = l.split(" ", -1);
+      if (fields.length < 2 || !isId(fields[0]) || !isName(fields[1])
+          || !names.add(fields[1])) {
+        return Optional.empty(); // git lists each ref once, at an id
+      }
+      String name = fields[1];
+      String target = null;
+      ObjectId peel = null;
+      for (int i = 2; i < fields.length; i++) {
+        String a = fields[i];
+        if (a.startsWith(SYMREF_TARGET) && target == null
+            && isName(a.substring(SYMREF_TARGET.length()))) {
+          target = a.substring(SYMREF_TARGET.length());
+        } else if (a.startsWith(PEELED) && peel == null && isId(a.substring(PEELED.length()))) {
+          peel = ObjectId.fromString(a.substring(PEELED.length()));
+        } else {
+          return Optional.empty(); // an attribute git does not send, or one sent twice
         }
-        head = symrefHead(l.substring(nul + 1));
-        l = l.substring(0, nul);
-        firstRef = false;
-      } else if (l.indexOf('\0') >= 0) {
-        return Optional.empty();
       }
-      int sp = l.indexOf(' ');
-      if (sp != Constants.OBJECT_ID_STRING_LENGTH || !ObjectId.isId(l.substring(0, sp))) {
-        return Optional.empty();
-      }
-      String name = l.substring(sp + 1);
-      if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
-        return Optional.empty();
-      }
-      if (name.startsWith(Constants.R_TAGS) && name.endsWith("^{}")) {
-        String tag = name.substring(0, name.length() - 3);
-        if (!refs.containsKey(tag) || peeled.put(tag, ObjectId.fromString(l.substring(0, sp)))
-            != null) {
-          return Optional.empty(); // git lists a tag's peeled id right after the tag, once
-        }
+      if (name.equals(Constants.HEAD)) {
+        head = target;
         continue;
       }
-      if (name.endsWith("^{}") || !(name.startsWith(Constants.R_HEADS)
-          || name.startsWith(Constants.R_TAGS))) {
-        continue; // peeled tags, HEAD, pull requests: not mirrored
+      if (!(name.startsWith(Constants.R_HEADS) || name.startsWith(Constants.R_TAGS))) {
+        continue; // asked for none: not mirrored
       }
-      if (refs.put(name, ObjectId.fromString(l.substring(0, sp))) != null) {
-        return Optional.empty();
+      refs.put(name, ObjectId.fromString(fields[0]));
+      if (target != null) {
+        symrefs.put(name, target);
+      }
+      if (peel != null && name.startsWith(Constants.R_TAGS)) {
+        peeled.put(name, peel);
       }
     }
-    if (firstRef) {
-      return Optional.empty(); // not even the capabilities line
+    if (head != null && !(head.startsWith(Constants.R_HEADS) && refs.containsKey(head))) {
+      head = null;
     }
-    if (head != null && refs.containsKey(head)) {
-      onHead.accept(head);
-    }
-    peeled.forEach(onPeeled);
-    return Optional.of(refs);
+    return Optional.of(new Listing(refs, head, peeled, symrefs));
   }
 
-  /** The branch of {@code symref=HEAD:<branch>} among the capabilities, or null. */
-  private static String symrefHead(String capabilities) {
-    for (String c : capabilities.split(" ")) {
-      if (c.startsWith("symref=HEAD:refs/heads/")) {
-        return c.substring("symref=HEAD:".length());
-      }
+  private static boolean isId(String s) {
+    return s.length() == Constants.OBJECT_ID_STRING_LENGTH && ObjectId.isId(s);
+  }
+
+  private static boolean isName(String s) {
+    return !s.isEmpty() && s.chars().noneMatch(c -> c <= ' ' || c == 0x7f);
+  }
+
+  private static byte[] request() {
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    try {
+      PacketLineOut out = new PacketLineOut(body);
+      out.writeString("command=ls-refs\n");
+      out.writeString("agent=" + UserAgent.get() + "\n");
+      out.writeDelim();
+      out.writeString("peel\n");
+      out.writeString("symrefs\n");
+      out.writeString("ref-prefix HEAD\n");
+      out.writeString("ref-prefix " + Constants.R_HEADS + "\n");
+      out.writeString("ref-prefix " + Constants.R_TAGS + "\n");
+      out.end();
+    } catch (IOException e) {
+      throw new IllegalStateException(e); // a byte array does not fail
     }
-    return null;
+    return body.toByteArray();
   }
 
   /** One pkt-line without its newline; null for a flush; an exception when cut or malformed. */

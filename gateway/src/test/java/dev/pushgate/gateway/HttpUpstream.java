@@ -68,11 +68,28 @@ final class HttpUpstream implements AutoCloseable {
   record Stall(int firstBytes, java.util.concurrent.CountDownLatch held,
       java.util.concurrent.CountDownLatch release, boolean dies) {}
 
+  /** How {@link #requests} marks the gateway's read of the ref list (a v2 {@code ls-refs}). */
+  static final String LS_REFS = "(ls-refs)";
+
+  private static boolean isLsRefs(HttpServletRequest http) {
+    return http.getRequestURI().endsWith("/git-upload-pack")
+        && "version=2".equals(http.getHeader("Git-Protocol"));
+  }
+
   HttpUpstream(Path root) throws Exception {
     this.root = root;
     HttpServer.tcp(server, "127.0.0.1", 0, null);
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new FileResolver<>(root.toFile(), true));
+    // Protocol v2 when asked for, as git's http-backend: the ref list is its ls-refs.
+    git.setUploadPackFactory((HttpServletRequest req, org.eclipse.jgit.lib.Repository db) -> {
+      org.eclipse.jgit.transport.UploadPack up = new org.eclipse.jgit.transport.UploadPack(db);
+      String protocol = req.getHeader("Git-Protocol");
+      if (protocol != null) {
+        up.setExtraParameters(java.util.List.of(protocol));
+      }
+      return up;
+    });
     // Receive-pack's own configuration (receive.denyDeletes, ...) decides, as with git's
     // http-backend; JGit's default factory would refuse anonymous pushes outright.
     git.setReceivePackFactory((HttpServletRequest req, org.eclipse.jgit.lib.Repository db) -> {
@@ -88,9 +105,14 @@ final class HttpUpstream implements AutoCloseable {
     context.setContextPath("/");
     Filter recorder = (req, rsp, chain) -> {
       HttpServletRequest http = (HttpServletRequest) req;
+      boolean lsRefs = isLsRefs(http);
       requests.add(new Seen(http.getMethod() + " " + http.getRequestURI()
-          + (http.getQueryString() == null ? "" : "?" + http.getQueryString()),
-          http.getHeader("Authorization") != null));
+          + (http.getQueryString() == null ? "" : "?" + http.getQueryString())
+          + (lsRefs ? " " + LS_REFS : ""), http.getHeader("Authorization") != null));
+      if (lsRefs) {
+        chain.doFilter(req, rsp); // the ref list, never a fetch's answer
+        return;
+      }
       long diesAfter = receivePackDiesAfter;
       if (diesAfter >= 0 && http.getRequestURI().endsWith("/git-receive-pack")) {
         http.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE, diesAfter));

@@ -94,8 +94,8 @@ class UpstreamCacheTest {
 
     assertThat(fetches).containsExactly(true, false, false);
     assertThat(http.requests).as("one request each, for the ref list").containsExactly(
-        new HttpUpstream.Seen("GET /upstream.git/info/refs?service=git-upload-pack", true),
-        new HttpUpstream.Seen("GET /upstream.git/info/refs?service=git-upload-pack", true));
+        new HttpUpstream.Seen("POST /upstream.git/git-upload-pack " + HttpUpstream.LS_REFS, true),
+        new HttpUpstream.Seen("POST /upstream.git/git-upload-pack " + HttpUpstream.LS_REFS, true));
     assertThat(packs()).as("no fetch, so no new pack").isEqualTo(packs);
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
   }
@@ -158,7 +158,7 @@ class UpstreamCacheTest {
 
     assertThat(fetches).containsExactly(true, true);
     assertThat(http.requests).as("the ref list, then the pack").containsExactly(
-        new HttpUpstream.Seen("GET /upstream.git/info/refs?service=git-upload-pack", true),
+        new HttpUpstream.Seen("POST /upstream.git/git-upload-pack " + HttpUpstream.LS_REFS, true),
         new HttpUpstream.Seen("POST /upstream.git/git-upload-pack", true));
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream)).containsKey("refs/tags/v2");
   }
@@ -236,8 +236,8 @@ class UpstreamCacheTest {
     // The held fetch read upstream's list before the crowd came, so one listing after it is
     // needed, and it answers them all.
     assertThat(http.requests).extracting(HttpUpstream.Seen::request)
-        .filteredOn(r -> r.startsWith("GET ")).as("ref listings for %d syncs", crowd)
-        .containsExactly("GET /upstream.git/info/refs?service=git-upload-pack");
+        .filteredOn(r -> r.endsWith(HttpUpstream.LS_REFS)).as("ref listings for %d syncs", crowd)
+        .containsExactly("POST /upstream.git/git-upload-pack " + HttpUpstream.LS_REFS);
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
   }
 
@@ -306,7 +306,7 @@ class UpstreamCacheTest {
     cache.sync(REPO, url, TOKEN);
 
     assertThat(http.requests).extracting(HttpUpstream.Seen::request)
-        .containsExactly("GET /upstream.git/info/refs?service=git-upload-pack");
+        .containsExactly("POST /upstream.git/git-upload-pack " + HttpUpstream.LS_REFS);
     assertThat(refs(cacheRepo())).isEqualTo(refs(upstream));
   }
 
@@ -372,9 +372,9 @@ class UpstreamCacheTest {
     bounded.sync(REPO, url, TOKEN);
 
     assertThat(http.requests).extracting(HttpUpstream.Seen::request).containsExactly(
-        "GET /upstream.git/info/refs?service=git-upload-pack",
+        "POST /upstream.git/git-upload-pack " + HttpUpstream.LS_REFS,
         "POST /upstream.git/git-upload-pack",
-        "GET /upstream.git/info/refs?service=git-upload-pack",
+        "GET /upstream.git/info/refs?service=git-upload-pack", // JGit's fetch lists again
         "POST /upstream.git/git-upload-pack");
     try (Repository db = bounded.open(REPO)) {
       assertThat(refs(db)).isEqualTo(refs(upstream));

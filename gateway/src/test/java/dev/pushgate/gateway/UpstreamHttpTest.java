@@ -64,8 +64,11 @@ class UpstreamHttpTest {
   void theRefListAndThePushCarryTheSameCredentialsAndAgent() throws Exception {
     UpstreamHttp upstream = new UpstreamHttp(5);
 
-    HttpURLConnection get = upstream.refAdvertisement(url + "/acme/widget.git", TOKEN);
-    assertThat(get.getResponseCode()).isEqualTo(404);
+    HttpURLConnection list = upstream.lsRefs(url + "/acme/widget.git", TOKEN);
+    try (OutputStream body = list.getOutputStream()) {
+      body.write(UpstreamRefList.LS_REFS);
+    }
+    assertThat(list.getResponseCode()).isEqualTo(404);
     HttpURLConnection post = upstream.receivePack(url + "/acme/widget.git", TOKEN);
     try (OutputStream body = post.getOutputStream()) {
       body.write("0000".getBytes(StandardCharsets.US_ASCII));
@@ -73,7 +76,7 @@ class UpstreamHttpTest {
     assertThat(post.getResponseCode()).isEqualTo(404);
 
     assertThat(seen).extracting(Seen::request).containsExactly(
-        "GET /acme/widget.git/info/refs?service=git-upload-pack",
+        "POST /acme/widget.git/git-upload-pack",
         "POST /acme/widget.git/git-receive-pack");
     String basic = "Basic " + Base64.getEncoder().encodeToString(
         "x-access-token:ghs_test-token".getBytes(StandardCharsets.UTF_8));
@@ -81,9 +84,9 @@ class UpstreamHttpTest {
       assertThat(s.headers().getFirst("Authorization")).as(s.request()).isEqualTo(basic);
       assertThat(s.headers().getFirst("User-Agent")).as(s.request()).isEqualTo(UserAgent.get());
     }
-    Map<String, List<String>> getHeaders = seen.get(0).headers();
-    assertThat(getHeaders.get("Accept"))
-        .containsExactly("application/x-git-upload-pack-advertisement");
+    Map<String, List<String>> listHeaders = seen.get(0).headers();
+    assertThat(listHeaders.get("Accept")).containsExactly("application/x-git-upload-pack-result");
+    assertThat(listHeaders.get("Git-Protocol")).containsExactly("version=2");
     Headers postHeaders = seen.get(1).headers();
     assertThat(postHeaders.getFirst("Accept")).isEqualTo("application/x-git-receive-pack-result");
     assertThat(postHeaders.getFirst("Content-Type"))
@@ -132,7 +135,10 @@ class UpstreamHttpTest {
       String base = "http://127.0.0.1:" + upstream.getLocalPort() + "/acme/widget.git";
       UpstreamHttp http = new UpstreamHttp(5);
 
-      HttpURLConnection list = http.refAdvertisement(base, TOKEN);
+      HttpURLConnection list = http.lsRefs(base, TOKEN);
+      try (OutputStream out = list.getOutputStream()) {
+        out.write("0000".getBytes(StandardCharsets.US_ASCII));
+      }
       assertThat(list.getResponseCode()).isEqualTo(200);
       list.getInputStream().readAllBytes(); // the connection is kept for the next request
       HttpURLConnection fetch = http.uploadPack(base, TOKEN);
@@ -143,7 +149,7 @@ class UpstreamHttpTest {
       assertThat(fetch.getResponseCode()).isEqualTo(200);
 
       assertThat(requests).containsExactly(
-          "GET /acme/widget.git/info/refs?service=git-upload-pack HTTP/1.1 ",
+          "POST /acme/widget.git/git-upload-pack HTTP/1.1 0000",
           "POST /acme/widget.git/git-upload-pack HTTP/1.1 "
               + "0032want 0123456789012345678901234567890123456789\n00000009done\n");
     }
@@ -151,11 +157,14 @@ class UpstreamHttpTest {
 
   @Test
   void aRedirectIsNotFollowedSoTheTokenGoesNowhereElse() throws Exception {
-    HttpURLConnection get = new UpstreamHttp(5).refAdvertisement(url + "/moved.git", TOKEN);
+    HttpURLConnection list = new UpstreamHttp(5).lsRefs(url + "/moved.git", TOKEN);
+    try (OutputStream out = list.getOutputStream()) {
+      out.write(UpstreamRefList.LS_REFS);
+    }
 
-    assertThat(get.getResponseCode()).isEqualTo(302);
+    assertThat(list.getResponseCode()).isEqualTo(302);
     assertThat(seen).extracting(Seen::request)
-        .containsExactly("GET /moved.git/info/refs?service=git-upload-pack");
+        .containsExactly("POST /moved.git/git-upload-pack");
     assertThat(UpstreamRefList.read(url + "/moved.git", TOKEN, 5)).isEmpty();
   }
 
@@ -166,7 +175,7 @@ class UpstreamHttpTest {
         "ftp://127.0.0.1/w.git", "/srv/git/widget.git")) {
       assertThatThrownBy(() -> upstream.receivePack(remote, TOKEN)).as(remote)
           .isInstanceOf(IllegalArgumentException.class).hasMessage("not an HTTP URL");
-      assertThatThrownBy(() -> upstream.refAdvertisement(remote, TOKEN)).as(remote)
+      assertThatThrownBy(() -> upstream.lsRefs(remote, TOKEN)).as(remote)
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(UpstreamRefList.read(remote, TOKEN, 5)).as(remote).isEmpty();
     }

@@ -11,78 +11,80 @@ import java.util.Optional;
 import org.eclipse.jgit.lib.ObjectId;
 import org.junit.jupiter.api.Test;
 
-/** The ref list the sync reads before every push, well formed or not. */
+/** The ref list the sync reads before every push ({@code ls-refs}), well formed or not. */
 class UpstreamRefListTest {
   private static final String A = "1111111111111111111111111111111111111111";
   private static final String B = "2222222222222222222222222222222222222222";
   private static final String C = "3333333333333333333333333333333333333333";
-  private static final String ZERO = "0000000000000000000000000000000000000000";
-  private static final String CAPS = "multi_ack thin-pack side-band side-band-64k ofs-delta"
-      + " shallow no-progress include-tag multi_ack_detailed symref=HEAD:refs/heads/main";
 
   @Test
-  void readsBranchesAndTagsAsGitHubListsThem() throws Exception {
-    String list = pkt("# service=git-upload-pack\n") + "0000"
-        + pkt(A + " HEAD\0" + CAPS + "\n")
+  void readsBranchesAndTagsAsGitListsThem() throws Exception {
+    String list = pkt(A + " HEAD symref-target:refs/heads/main\n")
         + pkt(A + " refs/heads/main\n")
         + pkt(B + " refs/heads/feature/x\n")
         + pkt(A + " refs/pull/7/head\n")
-        + pkt(C + " refs/tags/v1\n")
-        + pkt(A + " refs/tags/v1^{}\n")
+        + pkt(C + " refs/tags/v1 peeled:" + A + "\n")
         + "0000";
 
-    assertThat(parse(list)).hasValue(Map.of("refs/heads/main", ObjectId.fromString(A),
+    UpstreamRefList.Listing listing = parse(list).orElseThrow();
+    assertThat(listing.refs()).isEqualTo(Map.of("refs/heads/main", ObjectId.fromString(A),
         "refs/heads/feature/x", ObjectId.fromString(B), "refs/tags/v1", ObjectId.fromString(C)));
+    assertThat(listing.head()).isEqualTo("refs/heads/main");
+    assertThat(listing.peeled()).isEqualTo(Map.of("refs/tags/v1", ObjectId.fromString(A)));
+    assertThat(listing.symrefs()).isEmpty();
+  }
+
+  @Test
+  void namesEverySymbolicBranchAndTagWithTheRefGitResolvesItTo() throws Exception {
+    String list = pkt(A + " HEAD symref-target:refs/heads/main\n")
+        + pkt(A + " refs/heads/alias symref-target:refs/heads/main\n")
+        + pkt(A + " refs/heads/main\n")
+        + pkt(C + " refs/tags/latest symref-target:refs/tags/v1 peeled:" + A + "\n")
+        + pkt(C + " refs/tags/v1 peeled:" + A + "\n")
+        + "0000";
+
+    UpstreamRefList.Listing listing = parse(list).orElseThrow();
+    assertThat(listing.symrefs()).isEqualTo(Map.of("refs/heads/alias", "refs/heads/main",
+        "refs/tags/latest", "refs/tags/v1"));
+    assertThat(listing.refs()).containsEntry("refs/heads/alias", ObjectId.fromString(A));
   }
 
   @Test
   void anEmptyRepositoryListsNoRef() throws Exception {
-    String list = pkt("# service=git-upload-pack\n") + "0000"
-        + pkt(ZERO + " capabilities^{}\0" + CAPS + "\n") + "0000";
+    assertThat(parse("0000").orElseThrow().refs()).isEmpty();
+  }
 
-    assertThat(parse(list)).hasValue(Map.of());
+  @Test
+  void theRequestAsksForSymrefsPeeledTagsAndOnlyHeadBranchesAndTags() {
+    String request = new String(UpstreamRefList.LS_REFS, StandardCharsets.UTF_8);
+
+    assertThat(request).startsWith("0014command=ls-refs\n").contains("00010009peel\n")
+        .contains("000csymrefs\n").contains("0014ref-prefix HEAD\n")
+        .contains("001bref-prefix refs/heads/\n").endsWith("001aref-prefix refs/tags/\n0000");
   }
 
   @Test
   void anythingMalformedIsNotAListSoTheSyncFetches() {
-    String head = pkt("# service=git-upload-pack\n") + "0000";
+    String main = pkt(A + " refs/heads/main\n");
     List<String> malformed = List.of(
         "",                                                          // nothing
-        pkt("# service=git-receive-pack\n") + "0000",                // another service
-        pkt("# service=git-upload-pack\n") + pkt(A + " refs/heads/main\0caps\n"), // no flush
-        head + "0000",                                               // no capabilities line
-        head + pkt(A + " refs/heads/main\n") + "0000",               // capabilities missing
-        head + pkt(A + " refs/heads/main\0" + CAPS + "\n"),          // cut before the flush
-        head + pkt("xyz refs/heads/main\0" + CAPS + "\n") + "0000",  // not an id
-        head + pkt(A + "  refs/heads/main\0" + CAPS + "\n") + "0000", // two spaces
-        head + pkt(A + " refs/heads/main\0" + CAPS + "\n")
-            + pkt(B + " refs/heads/x\0late caps\n") + "0000",        // capabilities twice
-        head + pkt(A + " refs/heads/main\0" + CAPS + "\n")
-            + pkt(B + " refs/heads/main\n") + "0000",                // the same ref twice
-        head + "00zz",                                               // not a length
-        head + "0003",                                               // reserved length
-        head + "0040" + A);                                          // cut inside a line
-    for (String list : malformed) {
-      assertThat(parse(list)).as(list).isEmpty();
-    }
-  }
-
-  @Test
-  void reservedLengthsAndMisplacedBytesAreNotAListEither() {
-    String head = pkt("# service=git-upload-pack\n") + "0000";
-    String caps = pkt(A + " refs/heads/main\0" + CAPS + "\n");
-    List<String> malformed = List.of(
-        head + "0001" + caps + "0000",                              // a delimiter
-        head + caps + "0004" + "0000",                              // an empty line
-        head + caps + "0002" + "0000",                              // a v2 response end
-        head + caps + "+010" + "0000",                              // a sign for a length
-        head + caps + "00",                                         // cut inside a length
-        head + caps + pkt(B + " refs/heads/a\0b\n") + "0000",      // a NUL in a later ref
-        head + caps + pkt(B + "\0refs/heads/a\n") + "0000",        // a NUL for the space
-        head + caps + pkt(B + " refs/heads/a b\n") + "0000",        // a space in the name
-        head + caps + pkt(B + " \n") + "0000",                      // no name
-        "0000" + caps + "0000",                                     // no service line
-        head + caps + "fff0" + "x".repeat(100));                    // cut inside a long line
+        main,                                                        // cut before the flush
+        pkt("xyz refs/heads/main\n") + "0000",                       // not an id
+        pkt(A + "  refs/heads/main\n") + "0000",                     // two spaces
+        pkt(A + "\n") + "0000",                                      // no name
+        main + pkt(B + " refs/heads/main\n") + "0000",               // the same ref twice
+        pkt(A + " refs/heads/a unborn\n") + "0000",                  // an unknown attribute
+        pkt(A + " refs/heads/a symref-target:\n") + "0000",          // an empty target
+        pkt(A + " refs/heads/a symref-target:x symref-target:y\n") + "0000", // two targets
+        pkt(A + " refs/tags/a peeled:" + B + " peeled:" + C + "\n") + "0000", // peeled twice
+        pkt(A + " refs/tags/a peeled:xyz\n") + "0000",               // peeled to no id
+        pkt(A + " refs/heads/a\0b\n") + "0000",                      // a NUL in the name
+        "0001" + main + "0000",                                      // a delimiter
+        main + "0004" + "0000",                                      // an empty line
+        "00zz",                                                      // not a length
+        "0003",                                                      // reserved length
+        "0040" + A,                                                  // cut inside a line
+        main + "fff0" + "x".repeat(100));                            // cut inside a long line
     for (String list : malformed) {
       assertThat(parse(list)).as(list).isEmpty();
     }
@@ -91,13 +93,12 @@ class UpstreamRefListTest {
   @Test
   void theLongestPktLineIsReadAsALine() {
     String name = "refs/heads/" + "n".repeat(0xfff0 - 4 - 41 - 12);
-    String list = pkt("# service=git-upload-pack\n") + "0000"
-        + pkt(A + " refs/heads/main\0" + CAPS + "\n") + pkt(B + " " + name + "\n") + "0000";
+    String list = pkt(A + " refs/heads/main\n") + pkt(B + " " + name + "\n") + "0000";
 
-    assertThat(parse(list).orElseThrow()).containsEntry(name, ObjectId.fromString(B));
+    assertThat(parse(list).orElseThrow().refs()).containsEntry(name, ObjectId.fromString(B));
   }
 
-  private static Optional<Map<String, ObjectId>> parse(String list) {
+  private static Optional<UpstreamRefList.Listing> parse(String list) {
     try {
       return UpstreamRefList.parse(
           new ByteArrayInputStream(list.getBytes(StandardCharsets.UTF_8)));

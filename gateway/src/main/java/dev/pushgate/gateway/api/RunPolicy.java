@@ -144,7 +144,9 @@ final class RunPolicy {
     if (refusedOutright(ActionClass.PUSH)) {
       return List.of(readOnly(PUSH, repo, ref, "push to " + ref));
     }
-    Judgement j = withModesAsk(ActionClass.PUSH, "push to " + ref, rules.push().judge(ref, kind));
+    Judgement j = unseen.judgeWrite(repo == null ? primary() : repo, ref, kind,
+        (named, k) -> withModesAsk(ActionClass.PUSH, "push to " + named,
+            rules.push().judge(named, k)));
     List<ApiAction> out = new ArrayList<>();
     out.add(new ApiAction(PUSH, name(repo), ref, j.decision(), j.reason()));
     if (kind != UpdateKind.DELETE) {

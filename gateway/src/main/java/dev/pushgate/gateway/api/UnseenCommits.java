@@ -2,6 +2,7 @@ package dev.pushgate.gateway.api;
 
 import dev.pushgate.policy.ContentRules;
 import dev.pushgate.policy.Judgement;
+import dev.pushgate.policy.UpdateKind;
 import dev.pushgate.types.RepoSlug;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +19,22 @@ public interface UnseenCommits {
   UnseenCommits NONE = (repo, ref, newId, rules) -> {
     throw new Unreadable("the boundary has no gateway cache to fetch them into");
   };
+
+  /** The run's push rules (and mode) on writing one ref, as a push of it is judged. */
+  @FunctionalInterface
+  interface RefJudge {
+    Judgement judge(String ref, UpdateKind kind);
+  }
+
+  /**
+   * {@code rules}' judgement of writing {@code ref} of {@code repo}, applied to what upstream
+   * changes: a ref that is a symbolic ref upstream moves the ref it points to, judged as a
+   * push's is (the gateway's one list of upstream's symrefs and its one judge of them). Without
+   * a gateway ({@link #NONE}), the name alone.
+   */
+  default Judgement judgeWrite(RepoSlug repo, String ref, UpdateKind kind, RefJudge rules) {
+    return rules.judge(ref, kind);
+  }
 
   /**
    * What moving {@code ref} of {@code repo} to {@code newId} brings.
