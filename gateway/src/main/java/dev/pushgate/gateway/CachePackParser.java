@@ -16,6 +16,7 @@ import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.errors.LockFailedException;
+import org.eclipse.jgit.errors.MissingObjectException;
 import org.eclipse.jgit.internal.storage.file.BasePackIndexWriter;
 import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
 import org.eclipse.jgit.internal.storage.file.PackFile;
@@ -76,6 +77,10 @@ final class CachePackParser extends PackParser {
   private final Set<AnyObjectId> heldIds = new HashSet<>();
   /** An object a delta made that the pack held already, once one has. */
   private String twice;
+  /** The cache as this parser reads it: a thin pack's bases as {@link ThinPackBases} judge. */
+  private final ThinPackBases bases;
+  /** Whether a base may be refused, so that one missing answers as {@link AbsentObjects}. */
+  private final boolean judgesBases;
 
   CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force) {
     this(cache, in, copy, force, Runnable::run);
@@ -90,7 +95,25 @@ final class CachePackParser extends PackParser {
    */
   CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force,
       java.util.function.Consumer<Runnable> unkeep) {
-    super(cache.getObjectDatabase(), in);
+    this(cache, in, copy, force, unkeep, ThinPackBases.Rule.ANY);
+  }
+
+  /**
+   * @param bases which of the cache's objects may complete a thin pack: for a push, only those
+   *     the run reaches; any other reads as absent ({@link ThinPackBases})
+   */
+  CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force,
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases) {
+    this(cache, in, copy, force, unkeep,
+        new ThinPackBases(cache.getObjectDatabase(), bases), bases != ThinPackBases.Rule.ANY);
+  }
+
+  private CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force,
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases bases, boolean judgesBases) {
+    super(bases, in);
+    this.bases = bases;
+    this.judgesBases = judgesBases;
+    bases.heldBy(heldIds::contains);
     this.unkeep = unkeep;
     this.cache = cache;
     this.odb = cache.getObjectDatabase();
@@ -108,7 +131,7 @@ final class CachePackParser extends PackParser {
     tmpIdx = new File(dir, base + ".idx");
     try {
       out = new RandomAccessFile(tmpPack, "rw");
-      super.parse(receiving, resolving);
+      parseAll(receiving, resolving);
       out.seek(packEnd);
       out.write(packHash);
       List<PackedObjectInfo> byId = getSortedObjectList(null);
@@ -133,6 +156,23 @@ final class CachePackParser extends PackParser {
         }
       }
       deleteTemporaryFiles();
+    }
+  }
+
+  /**
+   * JGit's parse. A base missing from the cache, or one the run may not use, fails it as JGit
+   * fails an absent base ({@code Missing delta base <id>}), which for a push is answered as
+   * every object it names and cannot reach is ({@link AbsentObjects}): the id of the first base
+   * found missing would tell which others the cache holds.
+   */
+  private void parseAll(ProgressMonitor receiving, ProgressMonitor resolving) throws IOException {
+    try {
+      super.parse(receiving, resolving);
+    } catch (MissingObjectException e) {
+      if (judgesBases) {
+        throw new AbsentObjects();
+      }
+      throw e;
     }
   }
 
@@ -263,6 +303,7 @@ final class CachePackParser extends PackParser {
   @Override
   protected void onBeginRefDelta(long streamPosition, AnyObjectId baseId, long inflatedSize) {
     crc.reset();
+    bases.namedAsBase(baseId);
   }
 
   @Override

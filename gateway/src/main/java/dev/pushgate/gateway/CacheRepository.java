@@ -100,6 +100,15 @@ final class CacheRepository extends FileRepository {
    */
   ObjectInserter inserter(PackCopy copy, boolean force,
       java.util.function.Consumer<Runnable> unkeep) {
+    return inserter(copy, force, unkeep, ThinPackBases.Rule.ANY);
+  }
+
+  /**
+   * As {@link #inserter(PackCopy, boolean, java.util.function.Consumer)}, a thin pack completed
+   * only with the bases {@code bases} allows: for a push, those its run reaches.
+   */
+  ObjectInserter inserter(PackCopy copy, boolean force,
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases) {
     ObjectInserter inserter = getObjectDatabase().newInserter();
     return new ObjectInserter.Filter() {
       @Override
@@ -109,7 +118,7 @@ final class CacheRepository extends FileRepository {
 
       @Override
       public PackParser newPackParser(InputStream in) {
-        return new CachePackParser(CacheRepository.this, in, copy, force, unkeep);
+        return new CachePackParser(CacheRepository.this, in, copy, force, unkeep, bases);
       }
     };
   }

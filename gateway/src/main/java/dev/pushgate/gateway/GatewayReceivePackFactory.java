@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.Ref;
@@ -36,15 +37,23 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
       throw new IllegalStateException("a push is received into a gateway cache, not " + db);
     }
     push.watchClient(req);
+    ReceivedObjectChecker fsck = new ReceivedObjectChecker();
+    // A thin pack's bases are those the advertised branches and tags reach, as the run may
+    // fetch them (Reach); the receive-pack knows them once it has advertised.
+    AtomicReference<ReceivePack> receiving = new AtomicReference<>();
+    ThinPackBases.Rule reached = (reader, ids) ->
+        Reach.unreached(reader, receiving.get().getAdvertisedObjects(), ids);
     // JGit makes the pack parser from the repository: this view makes the push's.
     ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy(),
-        push::afterAnswer)) {
+        push::afterAnswer, reached)) {
       {
         // The same walk as JGit's check, counting what the pack carries beyond it.
         connectivityChecker = new PackReachCheck(
-            n -> push.streamed().ifPresent(s -> s.carriesUnreached(n)));
+            n -> push.streamed().ifPresent(s -> s.carriesUnreached(n)),
+            fsck::gitmodulesNotReceived);
       }
     };
+    receiving.set(rp);
     // The rule decides about creates, deletes and force-pushes, not receive-pack's defaults.
     rp.setAllowCreates(true);
     rp.setAllowDeletes(true);
@@ -55,7 +64,7 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     // Git's fsck on every received object, as GitHub runs it: a tree naming an entry "..",
     // ".git" (in any case, or with what HFS+ or NTFS ignore), holding a '/' or a name twice,
     // is refused here, before any rule judges paths a checkout would never write.
-    rp.setObjectChecker(new ObjectChecker().setSafeForMacOS(true).setSafeForWindows(false)
+    rp.setObjectChecker(fsck.setSafeForMacOS(true).setSafeForWindows(false)
         .setIgnore(java.util.EnumSet.of(ObjectChecker.ErrorType.ZERO_PADDED_FILEMODE,
             ObjectChecker.ErrorType.MISSING_EMAIL, ObjectChecker.ErrorType.BAD_EMAIL,
             ObjectChecker.ErrorType.MISSING_SPACE_BEFORE_DATE, ObjectChecker.ErrorType.BAD_DATE,

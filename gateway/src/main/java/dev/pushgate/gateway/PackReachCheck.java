@@ -1,10 +1,16 @@
 package dev.pushgate.gateway;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Set;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
+import org.eclipse.jgit.errors.IncorrectObjectTypeException;
 import org.eclipse.jgit.errors.MissingObjectException;
+import org.eclipse.jgit.internal.submodule.SubmoduleValidator;
 import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.GitmoduleEntry;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectIdSubclassMap;
 import org.eclipse.jgit.lib.ProgressMonitor;
@@ -33,15 +39,43 @@ import org.eclipse.jgit.transport.ReceiveCommand;
  */
 final class PackReachCheck implements ConnectivityChecker {
   private final IntConsumer unreached;
+  private final Supplier<List<GitmoduleEntry>> gitmodulesNotReceived;
 
   /** @param unreached told how many of the pack's objects the commands do not reach, if any */
   PackReachCheck(IntConsumer unreached) {
-    this.unreached = unreached;
+    this(unreached, List::of);
   }
 
+  /**
+   * @param gitmodulesNotReceived the {@code .gitmodules} files of the pack's trees whose blob the
+   *     pack does not carry ({@link ReceivedObjectChecker}): checked here, once the walk has
+   *     shown upstream's refs reach them
+   */
+  PackReachCheck(IntConsumer unreached, Supplier<List<GitmoduleEntry>> gitmodulesNotReceived) {
+    this.unreached = unreached;
+    this.gitmodulesNotReceived = gitmodulesNotReceived;
+  }
+
+  /**
+   * JGit's walk, whose every failure for want of an object (missing, or not of the type the
+   * pack's objects say) is one answer, {@link AbsentObjects}: the walk reads what the cache
+   * holds, so its own words (a type, which object failed first) would tell an object only a
+   * refused push left there from one nobody has. Whether it fails is the rule already: an object
+   * the commands reach must be in the pack or reachable from upstream's refs, which never reach
+   * a refused push's objects.
+   */
   @Override
   public void checkConnectivity(ConnectivityCheckInfo info, Set<ObjectId> haves,
       ProgressMonitor pm) throws IOException {
+    try {
+      walk(info, haves, pm);
+    } catch (MissingObjectException | IncorrectObjectTypeException e) {
+      throw new AbsentObjects();
+    }
+  }
+
+  private void walk(ConnectivityCheckInfo info, Set<ObjectId> haves, ProgressMonitor pm)
+      throws IOException {
     PackParser parser = info.getParser();
     ObjectIdSubclassMap<ObjectId> inPack = parser.getNewObjectIds();
     long reached = 0;
@@ -71,11 +105,32 @@ final class PackReachCheck implements ConnectivityChecker {
             }
           }
         }
+        checkGitmodules(ow);
       }
     }
     long notReached = inPack.size() - reached;
     if (notReached > 0) {
       unreached.accept((int) Math.min(Integer.MAX_VALUE, notReached));
+    }
+  }
+
+  /**
+   * Git's check of a {@code .gitmodules} file a pushed tree names without the pack carrying it,
+   * as JGit's receive-pack makes of one the pack carries; only of one this walk found upstream's
+   * refs reach. One whose tree no command reaches is not forwarded, and is not read: it may be an
+   * object only a refused push left in the cache.
+   */
+  private void checkGitmodules(ObjectWalk ow) throws IOException {
+    for (GitmoduleEntry e : gitmodulesNotReceived.get()) {
+      RevObject blob = ow.lookupOrNull(e.getBlobId());
+      if (blob != null && blob.has(RevFlag.UNINTERESTING)) {
+        byte[] raw = ow.getObjectReader().open(blob, Constants.OBJ_BLOB).getCachedBytes();
+        try {
+          SubmoduleValidator.assertValidGitModulesFile(new String(raw, StandardCharsets.UTF_8));
+        } catch (SubmoduleValidator.SubmoduleValidationException invalid) {
+          throw new IOException(invalid.getMessage(), invalid);
+        }
+      }
     }
   }
 

@@ -37,14 +37,22 @@ final class ReceivingCache extends Repository {
    */
   ReceivingCache(CacheRepository cache, PackCopy copy,
       java.util.function.Consumer<Runnable> unkeep) {
+    this(cache, copy, unkeep, ThinPackBases.Rule.ANY);
+  }
+
+  /** @param bases which of the cache's objects may complete the push's thin pack */
+  ReceivingCache(CacheRepository cache, PackCopy copy,
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases) {
     super(new BaseRepositoryBuilder<>().setGitDir(cache.getDirectory())
         .setFS(cache.getFS()).setBare());
     this.cache = cache;
     this.copy = copy;
     this.unkeep = unkeep;
+    this.bases = bases;
   }
 
   private final java.util.function.Consumer<Runnable> unkeep;
+  private final ThinPackBases.Rule bases;
 
   /** The cache this view shows. */
   CacheRepository cache() {
@@ -53,7 +61,7 @@ final class ReceivingCache extends Repository {
 
   @Override
   public ObjectInserter newObjectInserter() {
-    return cache.inserter(copy, false, unkeep);
+    return cache.inserter(copy, false, unkeep, bases);
   }
 
   @Override

@@ -23,6 +23,7 @@ import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.ObjectWalk;
@@ -94,6 +95,27 @@ class CachePackParserTest {
             .isGreaterThan(4 + received);
       }
       assertThat(incomingFiles(cache)).isEmpty();
+    }
+  }
+
+  @Test
+  void aThinPackIsNotCompletedWithABaseTheBranchesAndTagsDoNotReach() throws Exception {
+    byte[] pack = clientPack(true);
+    try (Repository cache = cache("c.git")) {
+      commitsOf(base, cache); // held, as a refused push leaves it: no ref names it
+      ThinPackBases.Rule branchesAndTags =
+          (reader, ids) -> Reach.unreached(reader, Reach.branchesAndTags(cache), ids);
+
+      assertThatThrownBy(() -> parse(cache, new ByteArrayInputStream(pack), new Copy(),
+          branchesAndTags)).isInstanceOf(AbsentObjects.class).hasMessage(AbsentObjects.MESSAGE);
+      assertThat(cache.getObjectDatabase().has(third)).as("not completed, not stored").isFalse();
+      assertThat(incomingFiles(cache)).isEmpty();
+
+      RefUpdate main = cache.updateRef("refs/heads/main");
+      main.setNewObjectId(base);
+      main.forceUpdate();
+      parse(cache, new ByteArrayInputStream(pack), new Copy(), branchesAndTags).unlock();
+      assertEveryObjectReadable(cache, third);
     }
   }
 
@@ -210,8 +232,13 @@ class CachePackParserTest {
   /** Parsed as the gateway's receive-pack parses a push over HTTP. */
   private static PackLock parse(Repository cache, InputStream in, PackCopy copy)
       throws IOException {
-    try (ObjectInserter ins =
-        new ReceivingCache((CacheRepository) cache, copy).newObjectInserter()) {
+    return parse(cache, in, copy, ThinPackBases.Rule.ANY);
+  }
+
+  private static PackLock parse(Repository cache, InputStream in, PackCopy copy,
+      ThinPackBases.Rule bases) throws IOException {
+    try (ObjectInserter ins = new ReceivingCache((CacheRepository) cache, copy, Runnable::run,
+        bases).newObjectInserter()) {
       PackParser parser = ins.newPackParser(in);
       parser.setAllowThin(true);
       parser.setNeedNewObjectIds(true);

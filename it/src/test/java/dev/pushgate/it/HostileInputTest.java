@@ -233,7 +233,7 @@ class HostileInputTest {
         RawPush.command(ZERO, PackBytes.id(Constants.OBJ_COMMIT, orphan), "refs/heads/orphan"),
         PackBytes.pack(PackBytes.object(Constants.OBJ_COMMIT, orphan))));
     assertThat(noTree.status()).isEqualTo(400);
-    assertThat(noTree.body()).isEqualTo(UNPACK + "Missing tree " + absentTree.name() + "\n");
+    assertThat(noTree.body()).isEqualTo(RawPush.ABSENT_OBJECTS);
 
     ObjectId absentBlob = ObjectId.fromString("cd".repeat(20));
     byte[] tree = PackBytes.tree("gone.txt", absentBlob);
@@ -243,13 +243,13 @@ class HostileInputTest {
         PackBytes.pack(PackBytes.object(Constants.OBJ_TREE, tree),
             PackBytes.object(Constants.OBJ_COMMIT, commit))));
     assertThat(noBlob.status()).isEqualTo(400);
-    assertThat(noBlob.body()).isEqualTo(UNPACK + "Missing blob " + absentBlob.name() + "\n");
+    assertThat(noBlob.body()).isEqualTo(RawPush.ABSENT_OBJECTS);
 
     ObjectId unknown = ObjectId.fromString("1234567890".repeat(4));
     Wire.Answer nothing = Wire.post(app.get(), RECEIVE_PACK, credential, PackBytes.request(
         RawPush.command(ZERO, unknown, "refs/heads/orphan"), RawPush.emptyPack()));
     assertThat(nothing.status()).isEqualTo(400);
-    assertThat(nothing.body()).isEqualTo(UNPACK + "Missing unknown " + unknown.name() + "\n");
+    assertThat(nothing.body()).isEqualTo(RawPush.ABSENT_OBJECTS);
   }
 
   // --- ref names ---

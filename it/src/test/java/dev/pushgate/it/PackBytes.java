@@ -82,6 +82,31 @@ final class PackBytes {
     return t.toByteArray();
   }
 
+  /**
+   * A {@code REF_DELTA} entry that makes {@code result} from {@code base}, declaring the base
+   * {@code baseSize} bytes long (a lie, if one likes), by inserting every byte of the result.
+   */
+  static Entry refDelta(ObjectId base, long baseSize, byte[] result) {
+    ByteArrayOutputStream delta = new ByteArrayOutputStream();
+    for (long v : new long[] {baseSize, result.length}) {
+      for (; v >= 0x80; v >>>= 7) {
+        delta.write((int) ((v & 0x7f) | 0x80));
+      }
+      delta.write((int) v);
+    }
+    for (int at = 0; at < result.length; at += 127) {
+      int n = Math.min(127, result.length - at);
+      delta.write(n);
+      delta.write(result, at, n);
+    }
+    ByteArrayOutputStream data = new ByteArrayOutputStream();
+    byte[] raw = new byte[20];
+    base.copyRawTo(raw, 0);
+    data.writeBytes(raw);
+    data.writeBytes(deflate(delta.toByteArray()));
+    return new Entry(Constants.OBJ_REF_DELTA, delta.size(), data.toByteArray());
+  }
+
   static byte[] deflate(byte[] raw) {
     Deflater d = new Deflater(Deflater.BEST_SPEED);
     d.setInput(raw);

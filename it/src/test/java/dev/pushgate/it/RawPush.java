@@ -14,6 +14,15 @@ import org.eclipse.jgit.lib.ObjectId;
 
 /** Hand-built receive-pack requests, for input git itself would never send. */
 final class RawPush {
+  /**
+   * The gateway's one answer to a push naming an object it does not send and its run cannot
+   * reach, whether nobody has it or only a refused push left it in the cache (no id, type or
+   * size: docs/push-path.md, step 5).
+   */
+  static final String ABSENT_OBJECTS = "malformed push request: Exception while parsing pack"
+      + " stream: missing necessary objects (the push names an object it does not send, which"
+      + " this repository's branches and tags do not reach; fetch, then push again)\n";
+
   private RawPush() {}
 
   static String command(ObjectId oldId, ObjectId newId, String ref) {
