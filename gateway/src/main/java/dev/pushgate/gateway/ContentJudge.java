@@ -74,6 +74,13 @@ final class ContentJudge implements AutoCloseable {
   private final Map<ObjectId, Boolean> binary = new HashMap<>();
   private final Map<String, List<SecretFinding>> secrets = new HashMap<>();
 
+  /**
+   * The detectors the rules run, over a file and over a text (without the generic ones): picked
+   * once per push, at the first scan that needs them, not once per file and message.
+   */
+  private SecretScanner.Selection forFiles;
+  private SecretScanner.Selection forText;
+
   /** What this push's judging may still spend: checked at every step, not only in a scan. */
   private final JudgementBudget budget;
 
@@ -344,8 +351,11 @@ final class ContentJudge implements AutoCloseable {
       }
       try {
         if (found == null) {
+          if (forText == null) {
+            forText = scanner.select(id -> !SecretScanner.isGeneric(id) && anyRuleRuns(id));
+          }
           found = scanner.scan(new Deadline(new java.io.ByteArrayInputStream(text)), text.length,
-              "", id -> !SecretScanner.isGeneric(id) && anyRuleRuns(id));
+              "", forText);
         }
       } catch (JudgementBudget.OutOfTime e) {
         return new ContentFinding(shown, where, r, ContentFinding.Kind.NOT_JUDGED,
@@ -475,7 +485,10 @@ final class ContentJudge implements AutoCloseable {
     if (!isBinary) {
       ObjectLoader loader = reader.open(id, Constants.OBJ_BLOB);
       try (InputStream in = new Deadline(loader.openStream())) {
-        found.addAll(scanner.scan(in, loader.getSize(), path, this::anyRuleRuns));
+        if (forFiles == null) {
+          forFiles = scanner.select(this::anyRuleRuns);
+        }
+        found.addAll(scanner.scan(in, loader.getSize(), path, forFiles));
       }
     }
     // A specific detector names the secret better than gitleaks' generic ones (as gitleaks

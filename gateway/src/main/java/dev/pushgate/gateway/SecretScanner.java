@@ -155,6 +155,30 @@ final class SecretScanner {
     return isGeneric(d.id()) && globallyAllowed(path);
   }
 
+  /**
+   * The detectors with a regex that {@code selected} picks, for many scans: a push's judge asks
+   * its rules about each of gitleaks' some 220 detectors once, not once per file and message.
+   */
+  Selection select(Predicate<String> selected) {
+    int[] picked = new int[withRegex.size()];
+    int count = 0;
+    for (int i = 0; i < withRegex.size(); i++) {
+      if (selected.test(withRegex.get(i).id())) {
+        picked[count++] = i;
+      }
+    }
+    return new Selection(java.util.Arrays.copyOf(picked, count));
+  }
+
+  /** Detectors with a regex picked once ({@link #select}), as indexes into this scanner's. */
+  static final class Selection {
+    private final int[] detectors;
+
+    private Selection(int[] detectors) {
+      this.detectors = detectors;
+    }
+  }
+
   /** Scans a blob's content, read to its end or to the last finding it reports. */
   List<SecretFinding> scan(InputStream in, String path, Predicate<String> selected)
       throws IOException {
@@ -168,17 +192,35 @@ final class SecretScanner {
    */
   List<SecretFinding> scan(InputStream in, long size, String path, Predicate<String> selected)
       throws IOException {
+    return scan(in, size, path, select(selected));
+  }
+
+  /** As {@link #scan(InputStream, long, String, Predicate)}, with detectors picked before. */
+  List<SecretFinding> scan(InputStream in, long size, String path, Selection selected)
+      throws IOException {
     List<SecretFinding> found = new ArrayList<>();
-    List<Integer> candidates = new ArrayList<>();
-    for (int i = 0; i < withRegex.size(); i++) {
+    int[] candidates = new int[selected.detectors.length];
+    int count = 0;
+    Boolean pathAllowed = null; // gitleaks' global path allowlist, asked once per blob
+    for (int i : selected.detectors) {
       SecretDetector d = withRegex.get(i);
-      if (selected.test(d.id()) && d.appliesTo(path) && !quietedByPath(d, path)) {
-        candidates.add(i);
+      if (!d.appliesTo(path)) {
+        continue;
       }
+      if (isGeneric(d.id())) {
+        if (pathAllowed == null) {
+          pathAllowed = globallyAllowed(path);
+        }
+        if (pathAllowed) {
+          continue; // quietedByPath
+        }
+      }
+      candidates[count++] = i;
     }
-    if (candidates.isEmpty()) {
+    if (count == 0) {
       return found;
     }
+    candidates = java.util.Arrays.copyOf(candidates, count);
     byte[] buf = new byte[size < 0 ? overlap + chunk : (int) Math.min(overlap + chunk, size + 1)];
     int carried = 0;
     long linesBefore = 0;

@@ -71,8 +71,11 @@ final class StreamedForward implements PackCopy, AutoCloseable {
   private volatile boolean aborted;
   /** When the write under way began (nanoTime), or 0 when none is. */
   private volatile long writingSince;
-  /** What the request thread read and has not handed to the copier yet. */
-  private byte[] block = new byte[BLOCK_BYTES];
+  /**
+   * What the request thread read and has not handed to the copier yet; allocated at the first
+   * bytes, kept after a part of it was handed over (a copy goes), replaced once handed over full.
+   */
+  private byte[] block;
   private int blockFill;
   /** The pack's trailer, once the parser has read the whole pack; on the request thread. */
   private byte[] trailer;
@@ -132,6 +135,9 @@ final class StreamedForward implements PackCopy, AutoCloseable {
   @Override
   public void objects(byte[] b, int off, int n) throws IOException {
     for (int done = 0; done < n; ) {
+      if (block == null) {
+        block = new byte[BLOCK_BYTES];
+      }
       int len = Math.min(n - done, block.length - blockFill);
       System.arraycopy(b, off + done, block, blockFill, len);
       blockFill += len;
@@ -160,15 +166,18 @@ final class StreamedForward implements PackCopy, AutoCloseable {
 
   /**
    * Hands what was read so far to the copier, in blocks rather than read by read: a hand-over
-   * wakes the copier, and 100 MiB in reads of 8 KiB would wake it 12,800 times.
+   * wakes the copier, and 100 MiB in reads of 8 KiB would wake it 12,800 times. A small push
+   * hands over a copy of the little it read and allocates no second block.
    */
   private void submitBlock() throws IOException {
     if (blockFill == 0) {
       return;
     }
     int len = blockFill;
-    byte[] full = block;
-    block = new byte[BLOCK_BYTES];
+    byte[] handed = len == block.length ? block : Arrays.copyOf(block, len);
+    if (handed == block) {
+      block = null; // the copier's now
+    }
     blockFill = 0;
     if (broken != null || aborted) {
       return;
@@ -184,7 +193,7 @@ final class StreamedForward implements PackCopy, AutoCloseable {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while copying a push upstream");
     }
-    queue.add(len == full.length ? full : Arrays.copyOf(full, len));
+    queue.add(handed);
   }
 
   /** The copier: waits for the token, opens the request, sends what is queued until the end. */

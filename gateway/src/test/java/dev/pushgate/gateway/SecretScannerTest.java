@@ -105,6 +105,33 @@ class SecretScannerTest {
   }
 
   /**
+   * A push's judge picks its detectors once and scans every file and message with that pick: the
+   * rules are asked about each detector once, and each scan finds what it found when asked per
+   * blob, path conditions and the global allowlist still applied per file.
+   */
+  @Test
+  void aSelectionMadeOnceScansEveryBlobAsThePredicateDid() throws IOException {
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    SecretScanner.Selection picked = SCANNER.select(id -> {
+      asked.incrementAndGet();
+      return !id.equals("aws-access-token");
+    });
+    int detectors = asked.get();
+    String generic = "api_key = \"" + FakeSecrets.mixed(32, 7) + "\"\n";
+    String text = generic + FakeSecrets.githubPat() + "\n" + FakeSecrets.awsAccessKey() + "\n";
+
+    for (String path : new String[] {"src/app.py", "logo.png", "a.txt"}) {
+      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      assertThat(SCANNER.scan(stream(text), bytes.length, path, picked))
+          .as(path).isEqualTo(SCANNER.scan(stream(text), path,
+              id -> !id.equals("aws-access-token")));
+    }
+    assertThat(asked.get()).isEqualTo(detectors);
+    assertThat(SCANNER.scan(stream(text), -1, "logo.png", picked))
+        .containsExactly(new SecretFinding("github-pat", 2));
+  }
+
+  /**
    * Gitleaks' global path allowlist is the pusher's to choose (name the file logo.png, put it
    * under node_modules/): it quiets only the generic, entropy-based detector, never a token with a
    * known shape.
