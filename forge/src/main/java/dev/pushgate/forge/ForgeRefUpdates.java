@@ -26,6 +26,8 @@ final class ForgeRefUpdates implements PreReceiveHook {
   private static final Logger log = LoggerFactory.getLogger(ForgeRefUpdates.class);
   /** JGit's and git's own default for {@code gc.autoPackLimit}. */
   private static final int DEFAULT_PACK_LIMIT = 50;
+  /** The in-memory section where {@link #takeOverAutoGc} keeps the operator's setting. */
+  private static final String OPERATORS_AUTOGC = "pushgate-forge-operator";
 
   private final ConcurrentHashMap<File, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final ThreadLocal<ReentrantLock> held = new ThreadLocal<>();
@@ -35,12 +37,28 @@ final class ForgeRefUpdates implements PreReceiveHook {
    * config sets {@code receive.autogc=false} is never compacted.
    */
   void install(ReceivePack rp) {
-    // In memory only: the repository's file keeps whatever an operator set.
-    StoredConfig config = rp.getRepository().getConfig();
-    boolean maintain = config.getBoolean("receive", null, "autogc", true);
-    config.setBoolean("receive", null, "autogc", false);
+    boolean maintain = takeOverAutoGc(rp.getRepository().getConfig());
     rp.setPreReceiveHook(this);
     rp.setPostReceiveHook((r, commands) -> afterReceive(r, commands, maintain));
+  }
+
+  /**
+   * Turns JGit's auto-gc off in memory only (the repository's file keeps whatever an operator
+   * set) and says whether the operator's setting asks for compaction. The repository is shared
+   * by the forge's requests (kept open), so the operator's setting is kept beside JGit's, under
+   * a key of the forge's own: read afresh with the file when JGit reloads it.
+   */
+  static boolean takeOverAutoGc(StoredConfig config) {
+    synchronized (config) {
+      String kept = config.getString(OPERATORS_AUTOGC, null, "receiveAutogc");
+      if (kept != null) {
+        return Boolean.parseBoolean(kept);
+      }
+      boolean maintain = config.getBoolean("receive", null, "autogc", true);
+      config.setBoolean(OPERATORS_AUTOGC, null, "receiveAutogc", maintain);
+      config.setBoolean("receive", null, "autogc", false);
+      return maintain;
+    }
   }
 
   @Override

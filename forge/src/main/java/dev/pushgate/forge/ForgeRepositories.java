@@ -11,8 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
-import org.eclipse.jgit.errors.ConfigInvalidException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
@@ -24,8 +24,6 @@ import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.lib.TreeFormatter;
-import org.eclipse.jgit.storage.file.FileBasedConfig;
-import org.eclipse.jgit.util.FS;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,10 +36,9 @@ public final class ForgeRepositories {
   /** A repository found on the forge. */
   public record ForgeRepo(RepoSlug slug, long id, Path dir) {}
 
-  private static final String SECTION = "pushgate";
-  private static final String ID_KEY = "repositoryId";
 
   private final Path root;
+  private final ForgeRepositoryIds ids = new ForgeRepositoryIds();
 
   public ForgeRepositories(Path root) {
     this.root = root;
@@ -68,7 +65,7 @@ public final class ForgeRepositories {
     try (Repository repo = new FileRepository(dir.toFile())) {
       repo.create(true);
       StoredConfig config = repo.getConfig();
-      config.setLong(SECTION, null, ID_KEY, id);
+      config.setLong(ForgeRepositoryIds.SECTION, null, ForgeRepositoryIds.ID_KEY, id);
       config.setBoolean("http", null, "receivepack", true);
       config.save();
       RefUpdate head = repo.getRefDatabase().newUpdate(Constants.HEAD, false);
@@ -125,21 +122,15 @@ public final class ForgeRepositories {
     }
   }
 
-  private static Optional<ForgeRepo> open(RepoSlug slug, Path dir) {
+  private Optional<ForgeRepo> open(RepoSlug slug, Path dir) {
     if (!Files.isRegularFile(dir.resolve("HEAD"))) {
       return Optional.empty();
     }
-    // The id is in the repository's own config: read that file alone. Opening the repository
-    // read the user's and the system's git config too, on every request and, for a mint, for
-    // each of the installation's repositories.
-    FileBasedConfig config = new FileBasedConfig(null, dir.resolve("config").toFile(), FS.DETECTED);
-    try {
-      config.load();
-    } catch (IOException | ConfigInvalidException e) {
-      return Optional.empty();
-    }
-    long id = config.getLong(SECTION, null, ID_KEY, 0);
-    return id == 0 ? Optional.empty() : Optional.of(new ForgeRepo(slug, id, dir));
+    // The id is in the repository's own config: that file alone, read again only when it
+    // changed. Opening the repository read the user's and the system's git config too, on every
+    // request and, for a mint, for each of the installation's repositories.
+    OptionalLong id = ids.of(dir);
+    return id.isEmpty() ? Optional.empty() : Optional.of(new ForgeRepo(slug, id.getAsLong(), dir));
   }
 
   /** Every repository on the forge. */

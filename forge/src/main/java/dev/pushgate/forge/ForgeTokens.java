@@ -36,6 +36,7 @@ public final class ForgeTokens {
 
   private static final String ALPHABET =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  private static final int TOKEN_CHARACTERS = 36;
 
   private final ForgeTokenTable table;
   private final Clock clock;
@@ -51,15 +52,35 @@ public final class ForgeTokens {
   /** Issues a token in GitHub's installation-token form ({@code ghs_} and 36 characters). */
   public Issued issue(List<Long> repositoryIds, Map<String, String> permissions)
       throws SQLException {
-    StringBuilder token = new StringBuilder("ghs_");
-    for (int i = 0; i < 36; i++) {
-      token.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
-    }
+    String token = newToken();
     Instant expiresAt = clock.instant().plus(lifetime);
-    table.insert(hash(token.toString()),
+    table.insert(hash(token),
         new Grant(List.copyOf(repositoryIds),
             Collections.unmodifiableMap(new LinkedHashMap<>(permissions)), expiresAt));
-    return new Issued(Secret.of(token.toString()), expiresAt);
+    return new Issued(Secret.of(token), expiresAt);
+  }
+
+  /**
+   * {@code ghs_} and 36 characters of {@link #ALPHABET}, uniformly drawn. The random bytes are
+   * asked for at once: {@code nextInt} per character made 36 calls into the system's generator,
+   * each a lock, a read of its buffer and a SHA-1 of its mixing generator. A byte's low six bits
+   * pick a character; the two values past the alphabet's 62 are dropped, not folded, so that no
+   * character is likelier than another.
+   */
+  private String newToken() {
+    char[] out = new char[TOKEN_CHARACTERS];
+    byte[] bytes = new byte[2 * TOKEN_CHARACTERS];
+    int n = 0;
+    while (n < out.length) {
+      random.nextBytes(bytes);
+      for (int i = 0; i < bytes.length && n < out.length; i++) {
+        int six = bytes[i] & 0x3f;
+        if (six < ALPHABET.length()) {
+          out[n++] = ALPHABET.charAt(six);
+        }
+      }
+    }
+    return "ghs_" + new String(out);
   }
 
   /** A freshly issued token and when it expires. */

@@ -18,10 +18,11 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jgit.http.server.GitServlet;
-import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.transport.PreReceiveHookChain;
 import org.eclipse.jgit.transport.ReceivePack;
 import org.eclipse.jgit.transport.UploadPack;
+import org.eclipse.jgit.util.FS;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,7 +140,13 @@ public final class LocalForge {
         throw new RepositoryNotFoundException(name);
       }
       try {
-        return new FileRepository(repo.dir().toFile());
+        // Kept open between requests (JGit's cache, as its own resolver does; the request's end
+        // closes only its use): a fresh repository per request read the user's and the system's
+        // git config, the pack list and each pack's index again, for every ref list and receive,
+        // and a gateway push has the forge serve both. The refs and the pack list are still
+        // checked against the files on every request.
+        return RepositoryCache.open(RepositoryCache.FileKey.exact(repo.dir().toFile(),
+            FS.DETECTED), true);
       } catch (IOException e) {
         throw new RepositoryNotFoundException(name, e);
       }

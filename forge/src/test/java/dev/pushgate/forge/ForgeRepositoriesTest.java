@@ -68,4 +68,20 @@ class ForgeRepositoriesTest {
     assertThatThrownBy(() -> repos.create(RepoSlug.parse("Acme/Widget")))
         .isInstanceOf(IOException.class).hasMessageContaining("already exists");
   }
+
+  @Test
+  void aRepositoryMadeAgainUnderItsNameIsFoundWithItsNewId() throws Exception {
+    ForgeRepositories repos = new ForgeRepositories(root);
+    ForgeRepositories.ForgeRepo first = repos.create(RepoSlug.parse("acme/widget"));
+    assertThat(repos.find(RepoSlug.parse("acme/widget"))).contains(first);
+
+    // The ids are kept between look-ups; the config written afresh is read again.
+    org.eclipse.jgit.util.FileUtils.delete(first.dir().toFile(),
+        org.eclipse.jgit.util.FileUtils.RECURSIVE);
+    ForgeRepositories.ForgeRepo again = repos.create(RepoSlug.parse("acme/widget"));
+
+    assertThat(again.id()).isNotEqualTo(first.id());
+    assertThat(repos.find(RepoSlug.parse("acme/widget"))).contains(again);
+    assertThat(repos.ofInstallation(ForgeAppKey.installationIdOf("acme"))).containsExactly(again);
+  }
 }

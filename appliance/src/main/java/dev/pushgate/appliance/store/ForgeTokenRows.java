@@ -19,6 +19,15 @@ import java.util.Optional;
  * milliseconds, the token only as its hash.
  */
 public final class ForgeTokenRows implements ForgeTokenTable {
+  // Kept prepared (Database#prepare): a gateway push has the forge insert a token, check it on
+  // its forwarded receive, and revoke it, and SQLite compiles a statement at every prepare.
+  private static final String INSERT = "INSERT INTO forge_tokens(hash, repository_ids,"
+      + " permissions, expires_at) VALUES (?,?,?,?)";
+  private static final String LIVE = "SELECT repository_ids, permissions, expires_at FROM"
+      + " forge_tokens WHERE hash = ? AND revoked_at IS NULL AND expires_at > ?";
+  private static final String REVOKE = "UPDATE forge_tokens SET revoked_at = ? WHERE hash = ?"
+      + " AND revoked_at IS NULL AND expires_at > ?";
+
   private final Database db;
 
   public ForgeTokenRows(Database db) {
@@ -29,9 +38,8 @@ public final class ForgeTokenRows implements ForgeTokenTable {
   public void insert(String hash, ForgeTokens.Grant grant) throws SQLException {
     String repos = String.join(",", grant.repositoryIds().stream().map(String::valueOf).toList());
     db.with(c -> {
-      try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO forge_tokens(hash, repository_ids, permissions, expires_at)"
-              + " VALUES (?,?,?,?)")) {
+      try (Database.Prepared p = db.prepare(c, INSERT)) {
+        PreparedStatement ps = p.statement();
         ps.setString(1, hash);
         ps.setString(2, repos);
         ps.setString(3, encode(grant.permissions()));
@@ -44,9 +52,8 @@ public final class ForgeTokenRows implements ForgeTokenTable {
   @Override
   public Optional<ForgeTokens.Grant> live(String hash, Instant now) throws SQLException {
     return db.with(c -> {
-      try (PreparedStatement ps = c.prepareStatement(
-          "SELECT repository_ids, permissions, expires_at FROM forge_tokens"
-              + " WHERE hash = ? AND revoked_at IS NULL AND expires_at > ?")) {
+      try (Database.Prepared p = db.prepare(c, LIVE)) {
+        PreparedStatement ps = p.statement();
         ps.setString(1, hash);
         ps.setLong(2, now.toEpochMilli());
         try (ResultSet rs = ps.executeQuery()) {
@@ -65,9 +72,8 @@ public final class ForgeTokenRows implements ForgeTokenTable {
   @Override
   public boolean revoke(String hash, Instant now) throws SQLException {
     return db.with(c -> {
-      try (PreparedStatement ps = c.prepareStatement(
-          "UPDATE forge_tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL"
-              + " AND expires_at > ?")) {
+      try (Database.Prepared p = db.prepare(c, REVOKE)) {
+        PreparedStatement ps = p.statement();
         ps.setLong(1, now.toEpochMilli());
         ps.setString(2, hash);
         ps.setLong(3, now.toEpochMilli());

@@ -68,6 +68,16 @@ public final class Ledger {
           + " credential_hash, git_config_path, backend, created_at, expires_at, ended_at,"
           + " end_reason";
 
+  // The statements of a push's token issued and revoked, kept prepared (Database#prepare): the
+  // issue and the revocation of a write token are two of a push's four chained transactions.
+  private static final String INSERT_CREDENTIAL =
+      "INSERT INTO credentials(run_id, kind, repository, token, issued_at, expires_at)"
+          + " VALUES (?,?,?,?,?,?) RETURNING id";
+  private static final String UNREVOKED_CREDENTIAL =
+      "SELECT run_id, kind, repository FROM credentials WHERE id = ? AND revoked_at IS NULL";
+  private static final String SET_REVOKED = "UPDATE credentials SET revoked_at = ?,"
+      + " last_error = NULL, revoke_attempts = revoke_attempts + 1 WHERE id = ?";
+
   private final Database db;
   private final SecretBox box;
   private final String host;
@@ -201,11 +211,10 @@ public final class Ledger {
     });
   }
 
-  private static long insertCredential(Connection c, String runId, String kind,
+  private long insertCredential(Connection c, String runId, String kind,
       String repository, byte[] sealed, Instant issuedAt, Instant expiresAt) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO credentials(run_id, kind, repository, token, issued_at, expires_at)"
-            + " VALUES (?,?,?,?,?,?) RETURNING id")) {
+    try (Database.Prepared p = db.prepare(c, INSERT_CREDENTIAL)) {
+      PreparedStatement ps = p.statement();
       ps.setString(1, runId);
       ps.setString(2, kind);
       ps.setString(3, repository);
@@ -261,8 +270,8 @@ public final class Ledger {
     }
     audit.append((c, chain) -> {
       AuditEntry revoked = null;
-      try (PreparedStatement ps = c.prepareStatement("SELECT run_id, kind, repository FROM"
-          + " credentials WHERE id = ? AND revoked_at IS NULL")) {
+      try (Database.Prepared p = db.prepare(c, UNREVOKED_CREDENTIAL)) {
+        PreparedStatement ps = p.statement();
         ps.setLong(1, credentialId);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
@@ -280,11 +289,9 @@ public final class Ledger {
     });
   }
 
-  private static int setRevoked(Connection c, long credentialId, Instant at)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "UPDATE credentials SET revoked_at = ?, last_error = NULL,"
-            + " revoke_attempts = revoke_attempts + 1 WHERE id = ?")) {
+  private int setRevoked(Connection c, long credentialId, Instant at) throws SQLException {
+    try (Database.Prepared p = db.prepare(c, SET_REVOKED)) {
+      PreparedStatement ps = p.statement();
       ps.setLong(1, at.toEpochMilli());
       ps.setLong(2, credentialId);
       return ps.executeUpdate();
