@@ -67,7 +67,8 @@ final class Push implements AutoCloseable {
    * @param upstream where the push's write tokens are minted
    */
   Push(RunContext run, RepoSlug repo, Optional<JudgedCommands> judged, UpstreamAccess upstream) {
-    this(run, repo, judged, run::judgePush, upstream);
+    // a lambda, not run::judgePush: the run is asked when a command is judged, not before
+    this(run, repo, judged, (ref, kind) -> run.judgePush(ref, kind), upstream);
   }
 
   /**
