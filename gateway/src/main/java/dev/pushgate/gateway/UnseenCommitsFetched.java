@@ -39,23 +39,21 @@ record UnseenCommitsFetched(UpstreamCache cache, UpstreamAccess upstream, RunCon
   }
 
   /**
-   * Judged with the symrefs the latest sync of {@code repo} listed (each git fetch or push of it
-   * syncs), or, when none has, with those read now ({@link UpstreamCache#symrefsRead}): one
-   * ref-list request, off any push's path. A ref the call names otherwise than {@code refs/...} is judged by name.
+   * Judged with upstream's symrefs as listed now ({@link UpstreamCache#symrefsListedNow}): one
+   * ref-list request per ref write through the API, which no advertisement precedes. A ref the
+   * call names otherwise than {@code refs/...} is judged by name.
    */
   @Override
   public Judgement judgeWrite(RepoSlug repo, String ref, UpdateKind kind, RefJudge rules) {
     if (!ref.startsWith(Constants.R_REFS)) {
       return rules.judge(ref, kind);
     }
-    UpstreamSymrefs symrefs = cache.symrefs(repo);
-    if (!symrefs.known()) {
-      try {
-        symrefs = cache.symrefsRead(repo, upstream.remoteUrl(repo),
-            upstream.readToken(run, repo));
-      } catch (UpstreamException e) {
-        // unknown still: the judge refuses, saying so
-      }
+    UpstreamSymrefs symrefs;
+    try {
+      symrefs = cache.symrefsListedNow(repo, upstream.remoteUrl(repo),
+          upstream.readToken(run, repo));
+    } catch (UpstreamException e) {
+      symrefs = UpstreamSymrefs.unknown(repo); // the judge refuses, saying so
     }
     return symrefs.judging(rules::judge).judge(ref, kind);
   }

@@ -230,6 +230,24 @@ final class UpstreamCache {
         .orElse(known);
   }
 
+  /**
+   * Upstream's symbolic refs of {@code repo} listed now, for a write that is not a push: the API
+   * boundary's ref writes. A push lists them at its own advertisement, just before; an API write
+   * has no such request before it, and the list of the repository's last git sync may be any age
+   * (an alias made since would be judged by its name). One ref-list request per such write;
+   * unknown, so refused, when upstream cannot be read.
+   */
+  UpstreamSymrefs symrefsListedNow(RepoSlug repo, String remoteUrl, Secret token) {
+    Optional<UpstreamRefList.Listing> listing =
+        UpstreamRefList.list(remoteUrl, token, timeoutSeconds);
+    if (listing.isEmpty()) {
+      return UpstreamSymrefs.unknown(repo);
+    }
+    UpstreamSymrefs read = UpstreamSymrefs.listed(repo, listing.get().symrefs());
+    symrefs.put(repo.key(), read);
+    return read;
+  }
+
   /** The fetch of {@code repo} a fetch's advertisement started and is still under way, if any. */
   Optional<FetchStream> inFlight(RepoSlug repo) {
     return Optional.ofNullable(streams.get(repo.key()));

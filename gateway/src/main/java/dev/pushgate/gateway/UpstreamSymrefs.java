@@ -4,6 +4,8 @@ import dev.pushgate.policy.Decision;
 import dev.pushgate.policy.Judgement;
 import dev.pushgate.policy.UpdateKind;
 import dev.pushgate.types.RepoSlug;
+import java.text.Normalizer;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jgit.lib.Constants;
@@ -111,16 +113,32 @@ final class UpstreamSymrefs {
   }
 
   /**
-   * The symref {@code ref} names: itself, or one spelled the same but for case. Git's files and
-   * GitHub's are case-sensitive, but an upstream on a case-insensitive file system resolves
-   * {@code refs/heads/ALIAS} to the loose ref {@code refs/heads/alias}; judging both costs only
-   * a stricter answer for a name no one should push.
+   * The symref {@code ref} names: itself, or one that is the same name to a file system that
+   * folds names. Git's files and GitHub's are case-sensitive, but an upstream on a folding file
+   * system (macOS's APFS and HFS+, Windows') resolves {@code refs/heads/ALIAS}, the decomposed
+   * {@code cafe\u0301} of {@code café}, or a name with an invisible format character in it
+   * (HFS+ ignores U+200C and its kind) to the loose ref of the symref. Judging those as the
+   * symref costs only a stricter answer for names no one should push.
    */
   private Optional<String> symrefNamed(String ref) {
     if (targets.containsKey(ref)) {
       return Optional.of(ref);
     }
-    return targets.keySet().stream().filter(ref::equalsIgnoreCase).sorted().findFirst();
+    if (targets.isEmpty()) {
+      return Optional.empty(); // most repositories: nothing to fold against
+    }
+    String folded = folded(ref);
+    return targets.keySet().stream().filter(s -> folded(s).equals(folded)).sorted().findFirst();
+  }
+
+  /** {@code name} as a folding file system compares it: composed, no format characters, no case. */
+  static String folded(String name) {
+    StringBuilder kept = new StringBuilder(name.length());
+    Normalizer.normalize(name, Normalizer.Form.NFC).codePoints()
+        .filter(c -> Character.getType(c) != Character.FORMAT)
+        .forEach(kept::appendCodePoint);
+    return Normalizer.normalize(kept, Normalizer.Form.NFC).toUpperCase(Locale.ROOT)
+        .toLowerCase(Locale.ROOT);
   }
 
   private static Judgement refused(String why) {
