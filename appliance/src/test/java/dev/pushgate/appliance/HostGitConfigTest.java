@@ -33,7 +33,11 @@ class HostGitConfigTest {
         "[url \"http://127.0.0.1:9/evil/\"]\n\tinsteadOf = https://github.com/\n"
             + "[http]\n\tsslVerify = false\n");
     FS.DETECTED.setUserHome(userHome.toFile());
-    SystemReader.setInstance(null); // JGit's default reader, reading the home set above
+    // JGit's default reader, reading the home set above: a fresh one, as JGit's own caches the
+    // user's config file it first opened, which an earlier test of this JVM may have made it
+    // open under another home (a repository created before any appliance started)
+    SystemReader.setInstance(null);
+    SystemReader.setInstance(new SystemReader.Delegate(SystemReader.getInstance()));
     assertThat(repoConfig().getBoolean("http", "sslVerify", true))
         .as("the default reader reads the user's file (the premise)").isFalse();
 

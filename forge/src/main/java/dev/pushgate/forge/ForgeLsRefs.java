@@ -13,9 +13,10 @@ import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
-import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.transport.PacketLineOut;
+import org.eclipse.jgit.util.FS;
 
 /**
  * Protocol v2's {@code ls-refs} over stateless HTTP, answered as git's upload-pack answers it
@@ -47,7 +48,10 @@ final class ForgeLsRefs {
     }
     rsp.setStatus(200);
     rsp.setContentType("application/x-git-upload-pack-result");
-    try (Repository repo = new FileRepositoryBuilder().setGitDir(repoDir.toFile()).build();
+    // The repository kept open between requests, as LocalForge's git servlet opens it: this
+    // answers every gateway sync, and a fresh one read the configs and the pack list each time.
+    try (Repository repo = RepositoryCache.open(
+            RepositoryCache.FileKey.exact(repoDir.toFile(), FS.DETECTED), true);
         OutputStream out = rsp.getOutputStream()) {
       PacketLineOut pkt = new PacketLineOut(out);
       List<Ref> refs = new ArrayList<>();
