@@ -151,38 +151,36 @@ class CredentialLifecycleTest {
   }
 
   /**
-   * A crash while a push is held (here for an approver) left the received pack's {@code .keep} in
-   * the cache for good, and a kept pack is never compacted (attack finding atk-push, low): the
-   * restarted appliance removes it when it first opens that cache.
+   * A crash mid-receive left the received pack's {@code .keep} in the cache for good, and a kept
+   * pack is never compacted (attack finding atk-push, low): the restarted appliance removes the
+   * {@code .keep} files JGit wrote when it first opens that cache, and no other. The crash's
+   * leftover is written while the appliance is down, beside a pack of the cache, as JGit writes it.
    */
   @Test
-  void aPackKeptByAPushTheCrashCutShortIsReleasedAfterTheRestart() throws Exception {
+  void aPackKeptByAReceiveTheCrashCutShortIsReleasedAfterTheRestart() throws Exception {
     try (RunningAppliance app = startWithWidget("--sweep-interval", "1h")) {
-      JsonNode run = app.createRun("""
-          {"workspaceId": "ws", "repository": "acme/widget",
-           "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask"}]}}""");
-      GitRun git = git(run);
-      git.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "held").ok();
-      Path w = tmp.resolve("held");
-      Files.writeString(w.resolve("held.txt"), "waiting for an approver\n");
-      git.in(w, "add", ".").ok();
-      git.in(w, "commit", "-qm", "held").ok();
-      Process push = git.start(w, tmp.resolve("push.out"), tmp.resolve("push.err"),
-          "push", "origin", "HEAD:main");
-      try {
-        Path packs = tmp.resolve("data/cache/acme/widget.git/objects/pack");
-        Wait.until(Duration.ofSeconds(60), "the held push's pack kept in the cache",
-            () -> !receiveKeeps(packs).isEmpty());
-        app.kill9();
-        app.restart();
-        git(app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}"))
-            .in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "after").ok();
-
-        assertThat(receiveKeeps(packs)).as("receive .keep files left by the crash").isEmpty();
-        assertThat(app.logText()).contains("removed 1 .keep file(s) in " + packs.toRealPath());
-      } finally {
-        push.destroyForcibly();
+      git(app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}"))
+          .in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "w").ok();
+      Path packs = tmp.resolve("data/cache/acme/widget.git/objects/pack");
+      app.kill9();
+      Path pack;
+      try (var files = Files.list(packs)) {
+        pack = files.filter(f -> f.getFileName().toString().endsWith(".pack")).findFirst()
+            .orElseThrow();
       }
+      String name = pack.getFileName().toString();
+      Path stale = Files.writeString(packs.resolve(name.replace(".pack", ".keep")),
+          "jgit receive-pack from A <a@example.com> 1765000000 +0000\n");
+      Path operators = Files.writeString(packs.resolve("pack-" + "0".repeat(40) + ".keep"),
+          "kept by the operator\n");
+      app.restart();
+      git(app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}"))
+          .in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "after").ok();
+
+      assertThat(receiveKeeps(packs)).as("receive .keep files left by the crash").isEmpty();
+      assertThat(stale).doesNotExist();
+      assertThat(operators).as("a .keep JGit did not write").exists();
+      assertThat(app.logText()).contains("removed 1 .keep file(s) in " + packs.toRealPath());
     }
   }
 
