@@ -433,7 +433,7 @@ final class GatewayFilter implements Filter {
     }
     try {
       UpstreamAccess upstream = services.upstream();
-      return services.cache().symrefsRead(repo, upstream.remoteUrl(repo),
+      return services.cache().symrefsListedNow(repo, upstream.remoteUrl(repo),
           upstream.readToken(run, repo));
     } catch (UpstreamException e) {
       log.warn("run {}: could not read {}'s ref list: {}", run.runId(), repo, e.getMessage());

@@ -211,31 +211,11 @@ final class UpstreamCache {
   }
 
   /**
-   * {@link #symrefs}, read from upstream first when they are not known: for a push whose client
-   * sent no advertisement request before it since the gateway started (git always does), and an
-   * API call writing a ref of a repository no git request synced. One ref-list request, only
-   * then; the cache's refs are left to the next sync. Unknown still when upstream cannot be read.
-   */
-  UpstreamSymrefs symrefsRead(RepoSlug repo, String remoteUrl, Secret token) {
-    UpstreamSymrefs known = symrefs(repo);
-    if (known.known()) {
-      return known;
-    }
-    return UpstreamRefList.list(remoteUrl, token, timeoutSeconds)
-        .map(l -> {
-          UpstreamSymrefs read = UpstreamSymrefs.listed(repo, l.symrefs());
-          symrefs.putIfAbsent(repo.key(), read); // a sync's, if one came meanwhile, is as new
-          return symrefs(repo);
-        })
-        .orElse(known);
-  }
-
-  /**
-   * Upstream's symbolic refs of {@code repo} listed now, for a write that is not a push: the API
-   * boundary's ref writes. A push lists them at its own advertisement, just before; an API write
-   * has no such request before it, and the list of the repository's last git sync may be any age
-   * (an alias made since would be judged by its name). One ref-list request per such write;
-   * unknown, so refused, when upstream cannot be read.
+   * Upstream's symbolic refs of {@code repo} listed now, kept as {@link #symrefs}: for each API
+   * ref write (no request precedes it, and the list of the repository's last git sync may be any
+   * age: an alias made since would be judged by its name), and for a push whose client sent no
+   * advertisement request since the gateway started (git always does). One ref-list request;
+   * the cache's refs are left to the next sync. Unknown, so refused, when upstream cannot be read.
    */
   UpstreamSymrefs symrefsListedNow(RepoSlug repo, String remoteUrl, Secret token) {
     Optional<UpstreamRefList.Listing> listing =
