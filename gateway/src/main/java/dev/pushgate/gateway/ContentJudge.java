@@ -76,10 +76,9 @@ final class ContentJudge implements AutoCloseable {
 
   /**
    * The detectors the rules run, over a file and over a text (without the generic ones): picked
-   * once per push, at the first scan that needs them, not once per file and message.
+   * once per push (or once per run, for the API's writes), not once per file and message.
    */
-  private SecretScanner.Selection forFiles;
-  private SecretScanner.Selection forText;
+  private final RuleDetectors detectors;
 
   /** What this push's judging may still spend: checked at every step, not only in a scan. */
   private final JudgementBudget budget;
@@ -95,12 +94,18 @@ final class ContentJudge implements AutoCloseable {
 
   ContentJudge(Repository db, ContentRules rules, SecretScanner scanner,
       JudgementBudget budget) {
+    this(db, new RuleDetectors(rules, scanner), budget);
+  }
+
+  /** A judge with the detectors its rules run picked before ({@link RuleDetectors}). */
+  ContentJudge(Repository db, RuleDetectors detectors, JudgementBudget budget) {
     this.budget = budget;
     this.db = db;
     this.reader = db.newObjectReader();
     this.reader.setStreamFileThreshold(STREAM_ABOVE);
-    this.rules = rules;
-    this.scanner = scanner;
+    this.detectors = detectors;
+    this.rules = detectors.rules();
+    this.scanner = detectors.scanner();
   }
 
   /** The ask and deny findings of one command, at most {@value #MAX_FINDINGS}, oldest first. */
@@ -351,11 +356,8 @@ final class ContentJudge implements AutoCloseable {
       }
       try {
         if (found == null) {
-          if (forText == null) {
-            forText = scanner.select(id -> !SecretScanner.isGeneric(id) && anyRuleRuns(id));
-          }
           found = scanner.scan(new Deadline(new java.io.ByteArrayInputStream(text)), text.length,
-              "", forText);
+              "", detectors.forText());
         }
       } catch (JudgementBudget.OutOfTime e) {
         return new ContentFinding(shown, where, r, ContentFinding.Kind.NOT_JUDGED,
@@ -481,14 +483,11 @@ final class ContentJudge implements AutoCloseable {
     if (known != null) {
       return known;
     }
-    List<SecretFinding> found = new ArrayList<>(scanner.byPath(path, this::anyRuleRuns));
+    List<SecretFinding> found = new ArrayList<>(scanner.byPath(path, detectors::anyRuleRuns));
     if (!isBinary) {
       ObjectLoader loader = reader.open(id, Constants.OBJ_BLOB);
       try (InputStream in = new Deadline(loader.openStream())) {
-        if (forFiles == null) {
-          forFiles = scanner.select(this::anyRuleRuns);
-        }
-        found.addAll(scanner.scan(in, loader.getSize(), path, forFiles));
+        found.addAll(scanner.scan(in, loader.getSize(), path, detectors.forFiles()));
       }
     }
     // A specific detector names the secret better than gitleaks' generic ones (as gitleaks
@@ -500,15 +499,6 @@ final class ContentJudge implements AutoCloseable {
     }
     secrets.put(key, found);
     return found;
-  }
-
-  private boolean anyRuleRuns(String detectorId) {
-    for (ContentRule r : rules.rules()) {
-      if (r.runsDetector(detectorId)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   @Override

@@ -18,6 +18,7 @@ import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.Repository;
 
 /**
  * What a write that is not a push would put on GitHub, as the door it came through (the REST or
@@ -93,7 +94,15 @@ public final class ProposedContent {
    * @param where what the audit says brought the files (e.g. {@code PUT contents})
    */
   public Optional<Judgement> judge(ContentRules rules, String where) {
-    Objects.requireNonNull(rules, "rules");
+    return judge(RuleDetectors.of(Objects.requireNonNull(rules, "rules")), where);
+  }
+
+  /**
+   * As {@link #judge(ContentRules, String)}, by the rules of {@code detectors}, with the
+   * detectors they run picked once for many judgements (a run's API writes).
+   */
+  public Optional<Judgement> judge(RuleDetectors detectors, String where) {
+    Objects.requireNonNull(detectors, "detectors");
     int parts = files.size() + names.size() + blobs.size() + texts.size();
     if (parts > MAX_PARTS) {
       return Optional.of(refused("it writes " + parts + " files, blobs or texts at once; pushgate"
@@ -113,23 +122,45 @@ public final class ProposedContent {
             + " segment, a leading or trailing slash, or a NUL)"));
       }
     }
+    Map<String, ObjectId> fileIds = new LinkedHashMap<>();
+    if (files.isEmpty() && blobs.isEmpty()) {
+      // No bytes to store (a comment's text, names placed by id): judged without a repository
+      // of the call's own, which was a third of judging a comment (issue 33).
+      names.forEach(p -> fileIds.put(p, null));
+      return judged(NO_OBJECTS, detectors, fileIds, List.of(), where);
+    }
     try (InMemoryRepository db = new InMemoryRepository(new DfsRepositoryDescription("api"));
         ObjectInserter in = db.newObjectInserter()) {
-      Map<String, ObjectId> fileIds = new LinkedHashMap<>();
       files.forEach((p, b) -> fileIds.put(p, insert(in, b)));
       names.forEach(p -> fileIds.put(p, null));
       List<ObjectId> blobIds = blobs.stream().map(b -> insert(in, b)).toList();
-      Map<String, byte[]> textBytes = new LinkedHashMap<>();
-      if (!allPaths().isEmpty()) {
-        // A finding says "a path of the write", never the path: it may be the secret.
-        textBytes.put("a path of the write", String.join("\n", allPaths())
-            .getBytes(StandardCharsets.UTF_8));
-      }
-      texts.forEach((w, t) -> textBytes.put(w, t.getBytes(StandardCharsets.UTF_8)));
       in.flush();
-      try (ContentJudge judge = new ContentJudge(db, rules, SecretScanner.standard())) {
-        return ContentVerdict.alone(judge.findings(fileIds, blobIds, textBytes, where));
-      }
+      return judged(db, detectors, fileIds, blobIds, where);
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return Optional.of(refused("its content could not be judged"));
+    }
+  }
+
+  /**
+   * A repository holding no object, never written: where a proposal with no bytes to store is
+   * judged (its files are named by id, read by their names alone).
+   */
+  private static final InMemoryRepository NO_OBJECTS =
+      new InMemoryRepository(new DfsRepositoryDescription("api-no-objects"));
+
+  /** The content judge's findings on what is proposed, its objects in {@code db}. */
+  private Optional<Judgement> judged(Repository db, RuleDetectors detectors,
+      Map<String, ObjectId> fileIds, List<ObjectId> blobIds, String where) {
+    Map<String, byte[]> textBytes = new LinkedHashMap<>();
+    if (!allPaths().isEmpty()) {
+      // A finding says "a path of the write", never the path: it may be the secret.
+      textBytes.put("a path of the write", String.join("\n", allPaths())
+          .getBytes(StandardCharsets.UTF_8));
+    }
+    texts.forEach((w, t) -> textBytes.put(w, t.getBytes(StandardCharsets.UTF_8)));
+    try (ContentJudge judge = new ContentJudge(db, detectors,
+        JudgementBudget.of(ContentJudge.BUDGET))) {
+      return ContentVerdict.alone(judge.findings(fileIds, blobIds, textBytes, where));
     } catch (IOException | java.io.UncheckedIOException e) {
       return Optional.of(refused("its content could not be judged"));
     }

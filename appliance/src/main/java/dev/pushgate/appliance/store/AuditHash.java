@@ -1,7 +1,6 @@
 package dev.pushgate.appliance.store;
 
 import dev.pushgate.types.AuditEntry;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -39,23 +38,47 @@ public final class AuditHash {
   private AuditHash() {}
 
   public static String of(ChainedRecord r) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    write(out, VERSION + "\n");
+    // Fed to the digest piece by piece, the names' bytes made once: every audited call hashes
+    // its record before it is sent, and building the form as text first was most of the
+    // append's own Java (issue 33, docs/benchmarks.md). The bytes hashed are the form above.
+    MessageDigest sha = sha256();
+    sha.update(VERSION_LINE);
     List<Object> values = values(r);
-    for (int i = 0; i < FIELDS.size(); i++) {
-      write(out, FIELDS.get(i) + "=");
+    for (int i = 0; i < FIELD_PREFIXES.length; i++) {
+      sha.update(FIELD_PREFIXES[i]);
       Object v = values.get(i);
       if (v == null) {
-        write(out, "-");
+        sha.update(NULL_VALUE);
       } else {
         byte[] bytes = v.toString().getBytes(StandardCharsets.UTF_8);
-        write(out, bytes.length + ":");
-        out.writeBytes(bytes);
+        sha.update(Integer.toString(bytes.length).getBytes(StandardCharsets.US_ASCII));
+        sha.update((byte) ':');
+        sha.update(bytes);
       }
-      write(out, "\n");
+      sha.update((byte) '\n');
     }
+    return HexFormat.of().formatHex(sha.digest());
+  }
+
+  private static final byte[] VERSION_LINE = (VERSION + "\n").getBytes(StandardCharsets.UTF_8);
+  /** {@code NAME=} of each of {@link #FIELDS}, in order. */
+  private static final byte[][] FIELD_PREFIXES = FIELDS.stream()
+      .map(f -> (f + "=").getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+  private static final byte[] NULL_VALUE = "-".getBytes(StandardCharsets.UTF_8);
+  /** A SHA-256 digest to copy: a copy skips the providers' lookup {@code getInstance} makes. */
+  private static final MessageDigest SHA256 = sha256Instance();
+
+  private static MessageDigest sha256() {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(out.toByteArray()));
+      return (MessageDigest) SHA256.clone();
+    } catch (CloneNotSupportedException e) {
+      return sha256Instance();
+    }
+  }
+
+  private static MessageDigest sha256Instance() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java has SHA-256", e);
     }
@@ -99,9 +122,5 @@ public final class AuditHash {
       m.put(FIELDS.get(i), v.get(i));
     }
     return m;
-  }
-
-  private static void write(ByteArrayOutputStream out, String ascii) {
-    out.writeBytes(ascii.getBytes(StandardCharsets.UTF_8));
   }
 }

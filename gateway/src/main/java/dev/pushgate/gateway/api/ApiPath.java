@@ -42,6 +42,9 @@ final class ApiPath {
   }
 
   private static String decoded(String part) {
+    if (isPlain(part)) {
+      return part;
+    }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     for (int i = 0; i < part.length(); i++) {
       char c = part.charAt(i);
@@ -79,5 +82,20 @@ final class ApiPath {
       }
     }
     return s;
+  }
+
+  /**
+   * Whether {@code part} is printable ASCII with no escape, {@code ;} or {@code \}: then it is
+   * its own decoding, every check below passed, and nothing is allocated. Nearly every segment
+   * is, and the path is read this way several times a call (the judge, download links).
+   */
+  private static boolean isPlain(String part) {
+    for (int i = 0; i < part.length(); i++) {
+      char c = part.charAt(i);
+      if (c <= 0x20 || c >= 0x7f || c == '%' || c == ';' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -56,13 +56,23 @@ final class RenderedHtml {
   private static final Pattern MEDIA_TYPE =
       Pattern.compile("(?<![a-z0-9.+_-])[a-z0-9.+_-]+/[a-z0-9.+_-]+");
 
-  /** Whether a {@code vnd.github…} subtype names a rendered representation among its parts. */
-  private static boolean namesHtml(String subtype) {
-    for (String part : subtype.split("[.+]")) {
-      String p = part.trim();
+  /**
+   * Whether a {@code vnd.github…} subtype names a rendered representation among its parts, split
+   * at every {@code .} and {@code +}: by hand, as every REST call asks this of its media types
+   * and {@code split("[.+]")} compiled its pattern each time.
+   */
+  static boolean namesHtml(String subtype) {
+    int start = 0;
+    while (start <= subtype.length()) {
+      int end = start;
+      while (end < subtype.length() && subtype.charAt(end) != '.' && subtype.charAt(end) != '+') {
+        end++;
+      }
+      String p = subtype.substring(start, end).trim();
       if (p.equals("html") || p.equals("full")) {
         return true;
       }
+      start = end + 1;
     }
     return false;
   }

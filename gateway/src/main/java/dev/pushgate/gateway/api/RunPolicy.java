@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import dev.pushgate.gateway.ProposedContent;
+import dev.pushgate.gateway.RuleDetectors;
 import dev.pushgate.gateway.api.ApiJudgement.ApiAction;
 import dev.pushgate.policy.ActionClass;
 import dev.pushgate.policy.Decision;
@@ -41,15 +42,22 @@ final class RunPolicy {
   /** The repository a write names that is not one of the run's; null for the run's own. */
   private final RepoSlug another;
   private final boolean modeAsks;
+  /**
+   * The secret detectors the run's content rules run, picked once for every write the run's
+   * judge reads ({@link RuleDetectors}): as the run's rules, the run's own.
+   */
+  private final RuleDetectors contentDetectors;
 
   RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories, boolean modeAsks,
       UnseenCommits unseen) {
-    this(rules, mode, repositories, modeAsks, unseen, null);
+    this(rules, mode, repositories, modeAsks, unseen, null,
+        RuleDetectors.of(rules.content()));
   }
 
   private RunPolicy(WorkspaceRules rules, Mode mode, List<RepoSlug> repositories,
-      boolean modeAsks, UnseenCommits unseen, RepoSlug another) {
+      boolean modeAsks, UnseenCommits unseen, RepoSlug another, RuleDetectors contentDetectors) {
     this.rules = rules;
+    this.contentDetectors = contentDetectors;
     this.mode = mode;
     this.repositories = List.copyOf(repositories);
     this.modeAsks = modeAsks;
@@ -277,7 +285,7 @@ final class RunPolicy {
     if (readOnly() || denied) {
       return List.of();
     }
-    return proposed.judge(rules.content(), target).map(j ->
+    return proposed.judge(contentDetectors, target).map(j ->
         List.of(new ApiAction(kind, name(repo), target, j.decision(), j.reason())))
         .orElse(List.of());
   }
@@ -319,7 +327,8 @@ final class RunPolicy {
    * a read) and is denied for the repository, with no rule, content or fetch consulted.
    */
   RunPolicy onAnotherRepository(RepoSlug other) {
-    return new RunPolicy(rules, mode, repositories, modeAsks, UnseenCommits.NONE, other);
+    return new RunPolicy(rules, mode, repositories, modeAsks, UnseenCommits.NONE, other,
+        contentDetectors);
   }
 
   private ApiAction readOnly(String kind, RepoSlug repo, String target, String what) {

@@ -205,6 +205,38 @@ class ApiContentRulesTest {
         .isEqualTo(Decision.ALLOW);
   }
 
+  /**
+   * A run's judge picks the detectors its rules run once, for every write it judges: a text's
+   * (without the generic, entropy-based ones) and a file's (with them) stay apart whichever
+   * comes first, and every call is scanned.
+   */
+  @Test
+  void aRunsTextAndFileWritesAreScannedByTheirOwnDetectorsWhicheverComesFirst() {
+    String line = "api_key = \"" + FakeSecrets.mixed(32, 7) + "\"\n";
+    Map<String, String> file = Map.of("message", "m", "branch", "feature", "content", b64(line));
+    Map<String, String> text = Map.of("body", line);
+    String comment = "/repos/acme/widget/issues/4/comments";
+    String contents = "/repos/acme/widget/contents/app.py";
+    for (boolean textFirst : List.of(true, false)) {
+      GitHubApiJudge run = chat("push: allow\nwrite-tracker: allow\n");
+      for (int i = 0; i < 2; i++) {
+        if (textFirst) {
+          assertThat(run.judge(call("POST", comment, json(text))).decision())
+              .isEqualTo(Decision.ALLOW);
+        }
+        ApiJudgement f = run.judge(call("PUT", contents, json(file)));
+        assertThat(f.decision()).isEqualTo(Decision.DENY);
+        assertThat(f.reason()).startsWith("app.py:1 holds ").contains("generic-api-key");
+        refused(run.judge(call("POST", comment, json(Map.of("body", "try "
+            + FakeSecrets.githubPat())))), "the body" + PAT_RULE);
+        if (!textFirst) {
+          assertThat(run.judge(call("POST", comment, json(text))).decision())
+              .isEqualTo(Decision.ALLOW);
+        }
+      }
+    }
+  }
+
   @Test
   void refNamesAndPathsHoldingATokenAreRefusedWithoutQuotingThem() {
     String pat = FakeSecrets.githubPat();
