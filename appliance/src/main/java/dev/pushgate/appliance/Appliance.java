@@ -219,7 +219,7 @@ public final class Appliance implements AutoCloseable {
     Path dir = DataDirectory.prepare(settings.dataDir());
     restrict(dir, "rwx------");
     // first of all it holds, so closed last
-    resources.add(DataDirectoryLock.hold(dir));
+    resources.add(ServeLock.hold(dir, dir.resolve(DataDirectory.CONTROL_SOCKET), ServeLock.Kind.DATA));
     return dir;
   }
 
@@ -256,6 +256,10 @@ public final class Appliance implements AutoCloseable {
     RuntimeDirectory runtime = RuntimeDirectory.open(settings.runtimeDir(), dataDir);
     Path sandboxSockets = runtime.dir();
     Path gatewaySocket = runtime.gatewaySocket();
+    if (!runtime.temporary()) {
+      // closed after the socket is removed (resources close last first)
+      resources.add(ServeLock.hold(sandboxSockets, gatewaySocket, ServeLock.Kind.RUNTIME));
+    }
     // a socket left by an appliance that crashed: binding over it would fail
     Files.deleteIfExists(gatewaySocket);
     resources.add(runtime::clean);
@@ -460,7 +464,8 @@ public final class Appliance implements AutoCloseable {
   private Path startControlApi(Path dir, AuditStore audit, Upstream upstream, Listeners listeners,
       dev.pushgate.sandbox.MicroVmStatus microVm)
       throws Exception {
-    Path socket = dir.resolve("control.sock");
+    Path socket = dir.resolve(DataDirectory.CONTROL_SOCKET);
+    // a socket left by an appliance that crashed (a live one's was refused by the ServeLock)
     Files.deleteIfExists(socket);
     control = HttpServer.named("pushgate-control").threads(64, 2).build();
     HttpServer.unixSocket(control, socket, null);

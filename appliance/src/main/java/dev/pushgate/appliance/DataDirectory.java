@@ -19,6 +19,8 @@ import java.util.Set;
  */
 public final class DataDirectory {
   private static final int ROOT = 0;
+  /** The control API's socket, in the data directory. */
+  public static final String CONTROL_SOCKET = "control.sock";
 
   private DataDirectory() {}
 
@@ -71,7 +73,7 @@ public final class DataDirectory {
 
   /** The control socket of a checked data directory: the appliance's, not another user's. */
   public static Path socket(Path realDir) throws IOException {
-    Path socket = realDir.resolve("control.sock");
+    Path socket = realDir.resolve(CONTROL_SOCKET);
     PosixFileAttributes a = attributes(socket);
     String what = "the control socket " + socket;
     if (a.isSymbolicLink()) {

@@ -103,7 +103,7 @@ final class AuditCommand implements Callable<Integer> {
     if (database.url() != null) {
       return false;
     }
-    if (!Files.exists(database.dataDir.resolve("control.sock"))) {
+    if (!Files.exists(database.dataDir.resolve(DataDirectory.CONTROL_SOCKET))) {
       return false;
     }
     try (ControlSocket control = ControlSocket.open(database.dataDir)) {

@@ -46,7 +46,7 @@ final class ControlSocket implements DemoHost.ControlApi, AutoCloseable {
    */
   static ControlSocket open(Path dataDir) throws Exception {
     Path dir = DataDirectory.existing(dataDir);
-    Path socket = dir.resolve("control.sock");
+    Path socket = dir.resolve(DataDirectory.CONTROL_SOCKET);
     if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
       throw new IllegalStateException("no appliance is running on " + dataDir
           + " (no control.sock); start one with: pushgate serve --data-dir " + dataDir);
