@@ -267,9 +267,9 @@ class RandomPushScenarioTest {
 
   private static String commit(GitRun git, Path work, String parent, Random random)
       throws Exception {
-    String tree = git.in(work, "rev-parse", parent + "^{tree}").ok().stdout().strip();
-    return git.in(work, "commit-tree", tree, "-p", parent, "-m", "c" + random.nextLong())
-        .ok().stdout().strip();
+    // One git process a commit: commit-tree names the parent's tree itself.
+    return git.in(work, "commit-tree", parent + "^{tree}", "-p", parent, "-m",
+        "c" + random.nextLong()).ok().stdout().strip();
   }
 
   private static Map<String, String> forgeRefs(RunningAppliance app) throws Exception {
