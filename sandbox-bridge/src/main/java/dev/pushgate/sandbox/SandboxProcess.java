@@ -361,8 +361,31 @@ public final class SandboxProcess {
       emit(new SandboxEvent.Violation(v));
     }
 
-    /** Delivers every error line still held; the process has ended, no report is coming. */
-    synchronized void flush() {
+    /**
+     * Delivers every error line still held, once the layer's stream has been read past the
+     * process's end ({@link #HOLD} at most): a refusal the layer reported just before the
+     * command exited may still be in its pipe, and its report must replace the line, as it
+     * would have before the end (on a loaded machine the line was once delivered beside it).
+     */
+    void flush() {
+      Supplier<CompletableFuture<Void>> reportsRead;
+      synchronized (this) {
+        reportsRead = held.isEmpty() ? null : layerReportsRead;
+      }
+      if (reportsRead != null) {
+        try {
+          // Not under this lock: the report that comes meanwhile is delivered through it.
+          reportsRead.get().get(HOLD.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+          // the daemon did not answer: deliver what is held, as the hold's own clock would
+        }
+      }
+      deliverHeld();
+    }
+
+    private synchronized void deliverHeld() {
       for (SandboxViolation v : held) {
         emit(new SandboxEvent.Violation(v));
       }

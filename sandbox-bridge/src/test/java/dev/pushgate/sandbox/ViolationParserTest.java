@@ -237,13 +237,40 @@ class ViolationParserTest {
   /** A command's line the layer did not report is delivered, when the process ends at the latest. */
   @Test
   void aPermissionDeniedTheLayerDidNotReportIsStillDelivered() {
-    java.util.List<SandboxEvent> events = new java.util.ArrayList<>();
+    java.util.List<SandboxEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
     SandboxProcess.Events out = new SandboxProcess.Events(events::add);
-    out.underLayer(CompletableFuture::new);
+    CompletableFuture<Void> read = new CompletableFuture<>();
+    out.underLayer(() -> read);
     out.violation(parse("bash: line 1: /opt/pushgate/bin/pushgate-hook: Permission denied"));
     out.violation(parse("touch: cannot touch '/etc/passwd': Read-only file system"));
+    read.complete(null); // the layer's stream read past the end: it reported nothing
     out.flush();
     assertThat(events).extracting(e -> ((SandboxEvent.Violation) e).violation().target())
         .containsExactly("/etc/passwd", "/opt/pushgate/bin/pushgate-hook");
+  }
+
+  /**
+   * The process ends with a line held and the layer's report of the same refusal still in its
+   * pipe: the end waits for the layer's stream to be read past it, and the report replaces the
+   * line. (The end delivered the line at once, then the report came too: two refusals of one
+   * write, one with the wrong reason, in a CI run of RefusedNameReasonsTest.)
+   */
+  @Test
+  void theEndWaitsForTheLayersReportOfAHeldLine() throws Exception {
+    java.util.List<SandboxEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SandboxProcess.Events out = new SandboxProcess.Events(events::add);
+    CompletableFuture<Void> read = new CompletableFuture<>();
+    out.underLayer(() -> read);
+    out.violation(parse("cp: cannot create regular file '.env': Permission denied"));
+    Thread end = new Thread(out::flush, "the process's end");
+    end.start();
+    Wait.until(java.time.Duration.ofSeconds(30), "the end waiting for the layer's stream",
+        () -> end.getState() == Thread.State.TIMED_WAITING || !end.isAlive());
+    out.violation(new SandboxViolation("file-write*", "/work/.env",
+        RefusalReason.NAME_DENY_LAYER + ": /work/.env"));
+    read.complete(null);
+    end.join(30_000);
+    assertThat(events).singleElement().satisfies(e -> assertThat(
+        RefusalReason.fromNameDenyLayer(((SandboxEvent.Violation) e).violation())).isTrue());
   }
 }
