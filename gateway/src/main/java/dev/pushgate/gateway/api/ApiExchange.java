@@ -18,7 +18,8 @@ import org.eclipse.jetty.util.Callback;
  * and what the steps learn of it in turn (its body, the call the judge read, the judgement, the
  * request for upstream). It holds what must be given back however the call ends, the bytes it
  * buffers (its body, its answer's values read for links), its call slot and a write token, until
- * {@link #close}.
+ * {@link #close}; and what its whole answer holds until Jetty has written it ({@link
+ * #wholeAnswerWritten}).
  */
 final class ApiExchange implements AutoCloseable {
   final Request request;
@@ -45,6 +46,8 @@ final class ApiExchange implements AutoCloseable {
   private RunShares.Take refused;
   private boolean closed;
   private RunSlots.Slot slot;
+  /** The call's whole answer waits in Jetty for the run to read it, holding the call's slot. */
+  private boolean slotKeptForAnswer;
   private byte[] body = new byte[0];
   private ApiCall call;
   private ApiJudgement judgement;
@@ -154,6 +157,64 @@ final class ApiExchange implements AutoCloseable {
     return buffered.perRun();
   }
 
+  /**
+   * The callback to write the call's whole answer of {@code bytes} with. Jetty holds what it
+   * has not written until the run reads it (one that reads none: until the idle timeout), after
+   * the call has ended: those bytes are taken from the buffered bytes until the write completes,
+   * however it does (written, failed, the connection closed, aborted or idle). With no room for
+   * them the call's slot is kept until then instead, as a streamed answer keeps it while it is
+   * written. Either way what waits for a run to read it is within a bound of the boundary's.
+   * Never waits: it may run on the upstream client's thread ({@link AnswerOnArrival}).
+   */
+  Callback wholeAnswerWritten(int bytes) {
+    if (takeNow(bytes)) {
+      return afterWrite(() -> buffered.give(runId, bytes));
+    }
+    synchronized (this) {
+      slotKeptForAnswer = true;
+    }
+    return afterWrite(this::answerGone);
+  }
+
+  private boolean takeNow(int bytes) {
+    try {
+      return buffered.take(runId, bytes, Duration.ZERO) == RunShares.Take.TAKEN;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** The call's callback, {@code release} run first: the next call then finds what it held. */
+  private Callback afterWrite(Runnable release) {
+    return new Callback.Nested(callback) {
+      @Override
+      public void succeeded() {
+        release.run();
+        super.succeeded();
+      }
+
+      @Override
+      public void failed(Throwable x) {
+        release.run();
+        super.failed(x);
+      }
+    };
+  }
+
+  private synchronized void answerGone() {
+    slotKeptForAnswer = false;
+    if (closed) {
+      releaseSlot();
+    }
+  }
+
+  private synchronized void releaseSlot() {
+    if (slot != null) {
+      slot.close();
+    }
+  }
+
   /** Holds one of the listener's call slots until the call ends. */
   synchronized void slot(RunSlots.Slot s) {
     slot = s;
@@ -233,8 +294,8 @@ final class ApiExchange implements AutoCloseable {
       synchronized (this) {
         closed = true;
         giveBack(heldBytes);
-        if (slot != null) {
-          slot.close();
+        if (!slotKeptForAnswer) {
+          releaseSlot();
         }
       }
     }

@@ -32,7 +32,9 @@ import org.eclipse.jetty.io.Content;
  * <p>Most answers whole within {@link #WHOLE} are written on the upstream client's thread as
  * their end arrives ({@link AnswerOnArrival}); the call's thread, which waits meanwhile, writes
  * the others. The call's slot, body bytes and token are given back by the call's thread either
- * way, once the answer is written ({@link ApiCalls}).
+ * way, once the answer is written ({@link ApiCalls}); a whole answer the run has not read yet
+ * holds its bytes in the buffered bytes, or the slot, until Jetty has written it ({@link
+ * ApiExchange#wholeAnswerWritten}).
  */
 record Forward(String runId, Duration answerTimeout) {
   /** The longest answer read whole before any of it is written. */
@@ -218,7 +220,7 @@ record Forward(String runId, Duration answerTimeout) {
     }
     if (first.length < WHOLE) {
       call.revokeToken();
-      call.response.write(true, ByteBuffer.wrap(first), call.callback);
+      call.response.write(true, ByteBuffer.wrap(first), call.wholeAnswerWritten(first.length));
       return;
     }
     if (!call.response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)
