@@ -217,9 +217,11 @@ public final class Appliance implements AutoCloseable {
 
   private Path openDataDirectory() throws IOException {
     Path dir = DataDirectory.prepare(settings.dataDir());
+    // First of all it holds, so closed last; and before anything is changed in the directory:
+    // one another serve holds (its data or its runtime directory) is left as it is.
+    resources.add(ServeLock.hold(dir, dir.resolve(DataDirectory.CONTROL_SOCKET),
+        ServeLock.Kind.DATA));
     restrict(dir, "rwx------");
-    // first of all it holds, so closed last
-    resources.add(ServeLock.hold(dir, dir.resolve(DataDirectory.CONTROL_SOCKET), ServeLock.Kind.DATA));
     return dir;
   }
 
@@ -256,8 +258,9 @@ public final class Appliance implements AutoCloseable {
     RuntimeDirectory runtime = RuntimeDirectory.open(settings.runtimeDir(), dataDir);
     Path sandboxSockets = runtime.dir();
     Path gatewaySocket = runtime.gatewaySocket();
-    if (!runtime.temporary()) {
-      // closed after the socket is removed (resources close last first)
+    if (!runtime.temporary() && !Files.isSameFile(sandboxSockets, dataDir)) {
+      // Closed after the socket is removed (resources close last first). A runtime directory
+      // that is the data directory is held by the data directory's lock already.
       resources.add(ServeLock.hold(sandboxSockets, gatewaySocket, ServeLock.Kind.RUNTIME));
     }
     // a socket left by an appliance that crashed: binding over it would fail

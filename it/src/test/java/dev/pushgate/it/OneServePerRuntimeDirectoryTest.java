@@ -38,4 +38,30 @@ class OneServePerRuntimeDirectoryTest {
           .as("the first serve's gateway socket, the first still serving").isEqualTo(inode);
     }
   }
+
+  /**
+   * A serve refused because its data directory is another serve's runtime directory changes
+   * nothing there (it made it 0700 before its lock refused it: the running serve's launchers,
+   * reaching the socket through the group, were shut out); a runtime directory that is the
+   * serve's own data directory is held by the data directory's lock (it refused itself, naming
+   * its own pid). Both found by a reviewer.
+   */
+  @Test
+  void aRefusedServeLeavesTheOthersRuntimeDirectoryAsItIsAndOneDirectoryMayServeAsBoth()
+      throws Exception {
+    Path runtime = Files.createDirectory(tmp.resolve("run"),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-x---")));
+    try (RunningAppliance first = RunningAppliance.start(tmp.resolve("a"),
+        "--runtime-dir", runtime.toString())) {
+      var second = RunningAppliance.on(runtime);
+      assertThatThrownBy(second::start).hasMessageContaining("another pushgate serve is using");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(runtime)))
+          .isEqualTo("rwxr-x---");
+    }
+    Path both = tmp.resolve("both");
+    try (RunningAppliance one = RunningAppliance.start(both, "--runtime-dir", both.toString())) {
+      assertThat(one.healthz()).isEqualTo(200);
+      assertThat(both.resolve("gateway.sock")).exists();
+    }
+  }
 }
