@@ -53,6 +53,28 @@ final class ApplianceProbe {
   }
 
   /**
+   * Returns once the appliance's CPU has not moved for 60 ms (or after 2 s): what a push left to
+   * do after its answer (its token's revocation, its landed refs' write, its audit outcome) is
+   * then counted with it, not with the push after it. A JVM at rest still ticks now and then
+   * (its checkpointer, its timers), which the 2 s bound covers.
+   */
+  static void awaitIdle(RunningAppliance app) throws InterruptedException {
+    long deadline = System.nanoTime() + 2_000_000_000L;
+    long last = cpuNanos(app);
+    long stillSince = System.nanoTime();
+    while (System.nanoTime() - deadline < 0) {
+      Thread.sleep(10);
+      long now = cpuNanos(app);
+      if (now != last) {
+        last = now;
+        stillSince = System.nanoTime();
+      } else if (System.nanoTime() - stillSince >= 60_000_000L) {
+        return;
+      }
+    }
+  }
+
+  /**
    * CPU ticks (user + system) per kind of thread of the appliance, from {@code
    * /proc/PID/task/&#42;/stat}: thread names with their numbers taken out ("pushgate-http-12" and
    * "pushgate-http-3" are one kind), as the kernel keeps them (15 characters).

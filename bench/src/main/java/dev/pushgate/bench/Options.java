@@ -19,6 +19,7 @@ record Options(
     int runs,
     int warmup,
     int starts,
+    int again,
     int maxWait) {
 
   static final Set<String> SECTIONS =
@@ -26,7 +27,7 @@ record Options(
 
   static final String USAGE = """
       usage: bench/run [--quick] [--jfr] [--only SECTION,...] [--runs N] [--warmup N] [--starts N]
-                       [--out DIR]
+                       [--again N] [--out DIR]
                        [--work DIR] [--keep] [--appliance-jvm "OPTS"] [--jar PATH] [--max-wait SECONDS]
 
         --quick          a short run: fewer repetitions, 20 MiB instead of 100 MiB, no 1 GiB push,
@@ -48,6 +49,10 @@ record Options(
                          N/2 untimed rounds of that kind before the measured ones
         --starts N       start-ups whose first 3 pushes are timed (default 3; --quick: 1): the
                          first, then restarts of the appliance after the other sections
+        --again N        small pushes each in section 1b, at the end (default 10; --quick: 5);
+                         each push's CPU counted until the appliance is idle again, so that
+                         the work it leaves after its answer (a revocation, the landed refs'
+                         write) is its own, not the next push's
         --out DIR        where results.md, the JFR recording and the appliance logs go
                          (default: bench/target/results)
         --work DIR       scratch directory for data dirs and repositories (default: a new
@@ -70,6 +75,7 @@ record Options(
     int runs = -1;
     int warmup = -1;
     int starts = -1;
+    int again = -1;
     int maxWait = 60;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -89,6 +95,7 @@ record Options(
         case "--runs" -> runs = Integer.parseInt(value(args, ++i, a));
         case "--warmup" -> warmup = Integer.parseInt(value(args, ++i, a));
         case "--starts" -> starts = Integer.parseInt(value(args, ++i, a));
+        case "--again" -> again = Integer.parseInt(value(args, ++i, a));
         case "--max-wait" -> maxWait = Integer.parseInt(value(args, ++i, a));
         case "--jar" -> jar = Path.of(value(args, ++i, a));
         case "--out" -> out = Path.of(value(args, ++i, a));
@@ -115,12 +122,16 @@ record Options(
     if (starts != -1 && starts < 1) {
       throw new IllegalArgumentException("--starts must be at least 1: " + starts);
     }
+    if (again != -1 && again < 1) {
+      throw new IllegalArgumentException("--again must be at least 1: " + again);
+    }
     if (warmup < -1) {
       throw new IllegalArgumentException("--warmup must be at least 0: " + warmup);
     }
     return new Options(quick, jfr, only, jar.toAbsolutePath(), out.toAbsolutePath(),
         work == null ? null : work.toAbsolutePath(), keep, jvm, runs, warmup,
-        starts == -1 ? (quick ? 1 : 3) : starts, Math.max(0, maxWait));
+        starts == -1 ? (quick ? 1 : 3) : starts, again == -1 ? (quick ? 5 : 10) : again,
+        Math.max(0, maxWait));
   }
 
   /** {@code --appliance-jvm}'s value: JVM options separated by white space. */

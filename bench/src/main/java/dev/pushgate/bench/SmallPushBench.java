@@ -224,7 +224,7 @@ record SmallPushBench(BenchRun bench) {
    * appliance (the gateway's cache of {@code acme/widget} has taken every push to it since).
    */
   void again() throws Exception {
-    int n = bench.o.quick() ? 5 : 10;
+    int n = bench.o.again();
     bench.step("small push again after the other sections: " + n + " each");
     bench.small.compact();
     List<Double> d = new ArrayList<>();
@@ -241,6 +241,7 @@ record SmallPushBench(BenchRun bench) {
         Map<String, Long> t0 = ApplianceProbe.threadTicks(bench.app);
         long cpu0 = ApplianceProbe.cpuNanos(bench.app);
         (w == bench.small.direct ? d : g).add(w.push().ok().millis());
+        ApplianceProbe.awaitIdle(bench.app);
         long cpu = ApplianceProbe.cpuNanos(bench.app) - cpu0;
         Map<String, Long> t1 = ApplianceProbe.threadTicks(bench.app);
         Map<String, Long> into = w == bench.small.direct ? threadsD : threadsG;
