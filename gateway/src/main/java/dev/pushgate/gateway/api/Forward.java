@@ -35,7 +35,7 @@ import org.eclipse.jetty.io.Content;
  * the others. The call's slot, body bytes and token are given back by the call's thread either
  * way, once the answer is written ({@link ApiCalls}); a whole answer the run has not read yet
  * holds its bytes in the buffered bytes, or the slot, until Jetty has written it ({@link
- * ApiExchange#wholeAnswerWritten}).
+ * ApiExchange#writeWhole}), as the boundary's own errors do.
  */
 record Forward(String runId, Duration answerTimeout) {
   /** The longest answer read whole before any of it is written. */
@@ -234,7 +234,7 @@ record Forward(String runId, Duration answerTimeout) {
     }
     if (first.length < WHOLE) {
       call.revokeToken();
-      call.response.write(true, ByteBuffer.wrap(first), call.wholeAnswerWritten(first.length));
+      call.writeWhole(ByteBuffer.wrap(first));
       return;
     }
     if (!call.response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)
@@ -277,7 +277,7 @@ record Forward(String runId, Duration answerTimeout) {
     ApiBoundary.LOG.warn("run {}: GitHub did not answer {} {}: {}", runId, call.method,
         call.path, why.getClass().getSimpleName());
     if (!call.response.isCommitted()) {
-      GitHubError.write(call.response, call.callback, status, message);
+      GitHubError.write(call, status, message);
     } else {
       call.callback.failed(why);
     }

@@ -3,11 +3,9 @@ package dev.pushgate.gateway.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.gateway.Approvals;
-import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.gateway.api.OneRunBoundary.Answer;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.testkit.Wait;
-import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +34,7 @@ class BodilessAnswersTest {
       ApiUpstream.of(URI.create("https://api.github.com")).hostNames(), Duration.ofHours(1));
   private final String sentinel = ApiSentinel.newValue();
   private final List<ApiRecord> audited = new CopyOnWriteArrayList<>();
-  private final AtomicInteger minted = new AtomicInteger();
-  private final AtomicInteger revoked = new AtomicInteger();
+  private final CountingTokens tokens = new CountingTokens(READ_TOKEN, "ghs_WRITE");
   private FakeUpstream upstream;
   private OneRunBoundary boundary;
 
@@ -81,12 +78,12 @@ class BodilessAnswersTest {
             () -> boundary.listener.callsInProgress("run-1") == 0
                 && boundary.listener.bufferedBytes() == 0);
         Wait.until(Duration.ofSeconds(10), "every write token minted is revoked",
-            () -> revoked.get() == minted.get());
-        assertThat(minted.get()).as(as).isEqualTo(method.equals("DELETE") ? 1 : 0);
+            () -> tokens.revoked.get() == tokens.minted.get());
+        assertThat(tokens.minted.get()).as(as).isEqualTo(method.equals("DELETE") ? 1 : 0);
         stop();
         audited.clear();
-        minted.set(0);
-        revoked.set(0);
+        tokens.minted.set(0);
+        tokens.revoked.set(0);
       }
     }
   }
@@ -154,28 +151,6 @@ class BodilessAnswersTest {
   private void start(FakeUpstream.Script script) throws IOException {
     upstream = FakeUpstream.start(script);
     ApiUpstream to = new ApiUpstream(upstream.base(), upstream.base(), null);
-    ApiTokens tokens = new ApiTokens() {
-      @Override
-      public Secret readToken() {
-        return Secret.of(READ_TOKEN);
-      }
-
-      @Override
-      public WriteTokenLease writeToken(String repository) {
-        minted.incrementAndGet();
-        return new WriteTokenLease() {
-          @Override
-          public Secret token() {
-            return Secret.of("ghs_WRITE");
-          }
-
-          @Override
-          public void close() {
-            revoked.incrementAndGet();
-          }
-        };
-      }
-    };
     boundary = OneRunBoundary.start(ca, new ApiBoundary.RunApi("run-1", "ws-1",
         ApiSentinel.of(sentinel), call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction(
             "read", "acme/app", "#1", Decision.ALLOW, "allowed")),
