@@ -220,12 +220,12 @@ final class ApiExchange implements AutoCloseable {
 
   /**
    * Ends the call with no answer and closes its connection, so Jetty writes none of its own
-   * either: the run holds all the buffered bytes and the slots the boundary lets it, with answers
-   * it has not read.
+   * either: the run's calls and unread answers hold all it may have of the buffered bytes and of
+   * the slots.
    */
   private void closeUnanswered(int status) {
-    ApiBoundary.LOG.info("run {}: {} {} not answered {}, its connection closed: the run has not"
-        + " read its earlier answers, which hold all of its share of the buffered bytes and its"
+    ApiBoundary.LOG.info("run {}: {} {} not answered {}, its connection closed: the run's calls"
+        + " and the answers it has not read hold all it may have of the buffered bytes and of the"
         + " call slots", runId, method, path, status);
     // Quiet: Jetty then neither logs it nor writes an error page of its own.
     EofException why = new EofException("the run holds all it may of unread answers");
