@@ -2,9 +2,9 @@ package dev.pushgate.gateway;
 
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
@@ -38,9 +38,17 @@ public final class ErrorAnswer {
   /** Answers a Jetty request with the error, completing {@code callback}. */
   public static void write(Response response, Callback callback, int status, Shape shape,
       String message) {
+    response.write(true, begin(response, status, shape, message), callback);
+  }
+
+  /**
+   * Sets the error's status and content type on a Jetty {@code response} and returns its body,
+   * for a caller that decides how the write completes (what it holds until the client reads it).
+   */
+  public static ByteBuffer begin(Response response, int status, Shape shape, String message) {
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
-    Content.Sink.write(response, true, shape.body(status, message) + "\n", callback);
+    return ByteBuffer.wrap((shape.body(status, message) + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
   /** Answers a servlet request with the error. */

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The API door to {@code AtkPushSymrefTest}'s effect: a REST write naming one of upstream's
+ * The API door to {@code SymrefPushMovesNoDeniedRefTest}'s effect: a REST write naming one of upstream's
  * symbolic branches is judged as the push path judges it, by the gateway's one list of
  * upstream's symrefs (read here from upstream, as no git request synced the repository) and its
  * one judge of them.

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Every door to the effect {@link AtkPushSymrefTest} found: a command naming one of upstream's
+ * Every door to the effect {@link SymrefPushMovesNoDeniedRefTest} found: a command naming one of upstream's
  * symbolic refs is judged as what upstream's receive-pack changes, the ref at the end of its
  * chain, and refused in git's own output when that is denied; deleting one is refused. The
  * symrefs are made on the forge (a GHES admin, a mirror): the agent cannot make one.

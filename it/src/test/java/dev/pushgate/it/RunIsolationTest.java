@@ -171,7 +171,7 @@ class RunIsolationTest {
     Wire.Answer claim = Wire.post(app.get(), receivePack, credentialC, PackBytes.request(
         RawPush.command(ObjectId.zeroId(), refused, "refs/heads/stolen"), RawPush.emptyPack()));
     assertThat(claim.status()).isEqualTo(400);
-    // As an object nobody has: nothing says the cache holds it (AtkPushExistenceOracleTest).
+    // As an object nobody has: nothing says the cache holds it (RefusedPushObjectsLookAbsentTest).
     assertThat(claim.body()).isEqualTo(RawPush.ABSENT_OBJECTS);
 
     // C sends a commit of its own on top of A's, as a thin pack that leaves A's out.

@@ -1,6 +1,7 @@
 package dev.pushgate.gateway.api;
 
 import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -45,7 +46,7 @@ final class AnswerOnArrival implements Response.Listener {
     }
   }
 
-  private enum Mode { UNKNOWN, GATHER, STREAM }
+  private enum Mode { UNKNOWN, GATHER, STREAM, HEAD_ONLY }
 
   private final Forward forward;
   private final ApiExchange call;
@@ -60,6 +61,8 @@ final class AnswerOnArrival implements Response.Listener {
   private final AtomicBoolean taken = new AtomicBoolean();
   /** GitHub's answer has begun (its head is in); read by the call's thread. */
   private volatile boolean begun;
+  /** The answer ended at its head ({@link BodilessAnswer}): it has no body to read. */
+  private volatile boolean headOnly;
   // Read and written by the client's callbacks alone, which Jetty runs one at a time.
   private Mode mode = Mode.UNKNOWN;
   private byte[] gathered;
@@ -84,9 +87,18 @@ final class AnswerOnArrival implements Response.Listener {
     return begun;
   }
 
+  /** What the call's thread reads the answer's body from, once {@link #next} holds the answer. */
+  InputStream body() {
+    return headOnly ? InputStream.nullInputStream() : stream.getInputStream();
+  }
+
   @Override
   public void onHeaders(Response answer) {
     begun = true;
+    if (BodilessAnswer.endsAtItsHead(call.method, answer.getStatus())) {
+      endAtHead(answer);
+      return;
+    }
     if (!Forward.answersOnArrival(call, answer)) {
       streamFrom(answer);
       return;
@@ -98,6 +110,9 @@ final class AnswerOnArrival implements Response.Listener {
 
   @Override
   public void onContent(Response answer, Content.Chunk chunk, Runnable demander) {
+    if (mode == Mode.HEAD_ONLY) {
+      return; // none is read: its connection was closed at its head
+    }
     if (mode == Mode.STREAM) {
       stream.onContent(answer, chunk, demander);
       return;
@@ -125,6 +140,33 @@ final class AnswerOnArrival implements Response.Listener {
     demander.run();
   }
 
+  /**
+   * The whole answer is its head: its connection is closed now, so that nothing GitHub sends
+   * after the head is read as another call's answer, and it is written with no body, here or by
+   * the call's thread, as a gathered answer would be.
+   */
+  private void endAtHead(Response answer) {
+    mode = Mode.HEAD_ONLY;
+    headOnly = true;
+    answer.abort(new BodilessAnswer.EndedAtItsHead());
+    if (Forward.answersOnArrival(call, answer)) {
+      writeHere(answer, new byte[0], 0);
+    } else {
+      next.complete(answer);
+    }
+  }
+
+  private void writeHere(Response answer, byte[] bytes, int n) {
+    if (taken.compareAndSet(false, true)) {
+      try {
+        forward.answer(call, allowed, answer, new ByteArrayInputStream(bytes, 0, n));
+        next.complete(WRITTEN);
+      } catch (RuntimeException e) {
+        next.completeExceptionally(new NotWritten(e));
+      }
+    }
+  }
+
   private void streamFrom(Response answer) {
     mode = Mode.STREAM;
     stream.onHeaders(answer);
@@ -135,19 +177,16 @@ final class AnswerOnArrival implements Response.Listener {
   public void onSuccess(Response answer) {
     if (mode == Mode.STREAM) {
       stream.onSuccess(answer);
-    } else if (taken.compareAndSet(false, true)) {
-      try {
-        forward.answer(call, allowed, answer,
-            new ByteArrayInputStream(gathered == null ? new byte[0] : gathered, 0, length));
-        next.complete(WRITTEN);
-      } catch (RuntimeException e) {
-        next.completeExceptionally(new NotWritten(e));
-      }
+    } else if (mode != Mode.HEAD_ONLY) {
+      writeHere(answer, gathered == null ? new byte[0] : gathered, length);
     }
   }
 
   @Override
   public void onFailure(Response answer, Throwable failure) {
+    if (mode == Mode.HEAD_ONLY) {
+      return; // its own abort: the answer was whole at its head
+    }
     if (mode == Mode.STREAM) {
       stream.onFailure(answer, failure);
     } else {
@@ -157,6 +196,9 @@ final class AnswerOnArrival implements Response.Listener {
 
   @Override
   public void onComplete(Result result) {
+    if (mode == Mode.HEAD_ONLY) {
+      return;
+    }
     if (mode == Mode.STREAM) {
       stream.onComplete(result);
     } else if (result.isFailed()) {

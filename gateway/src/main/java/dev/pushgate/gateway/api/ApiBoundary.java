@@ -242,7 +242,15 @@ public final class ApiBoundary implements AutoCloseable {
     return admission.slots().inFlight(runId);
   }
 
-  /** Request-body bytes every run's calls hold buffered now ({@link BufferedBytes}). */
+  /**
+   * Sets the socket send buffer of connections accepted from now on (a test's: the kernel's own
+   * grows to megabytes, which a test of unread answers would have to fill first).
+   */
+  void sendBufferOfNewConnections(int bytes) {
+    connector.setAcceptedSendBufferSize(bytes);
+  }
+
+  /** Bytes every run's calls hold buffered now: bodies, values, unread answers ({@link BufferedBytes}). */
   long bufferedBytes() {
     return admission.bodies().held();
   }

@@ -25,15 +25,15 @@ final class ApiCalls extends Handler.Abstract {
   private final List<CallStep> makeReady;
   private final CallAudit audit;
   private final Forward forward;
-  /** The bytes every run's calls buffer, of which this run's share ({@link BufferedBytes}). */
-  private final BufferedBytes buffered;
+  /** The slots and bytes every run's calls share, of which this run's ({@link BufferedBytes}). */
+  private final ApiBoundary.Admission admission;
 
   ApiCalls(ApiBoundary.RunApi run, ApiBoundary.Shared shared, ApiBoundary.Admission admission) {
     this.runId = run.runId();
     this.receive = List.of(new InterceptedHost(shared.upstream()),
         new RunSentinel(run.sentinel()), MethodOverrides::take, IdentityEncoding::take);
     this.bodyDeadline = admission.bodyDeadline();
-    this.buffered = admission.bodies();
+    this.admission = admission;
     this.decide = List.of(new CallSlots(run.runId(), admission.slots()),
         new JudgeCall(run.runId(), run.judge()),
         new AskApprovers(run.runId(), run.workspaceId(), shared.approvals()));
@@ -49,7 +49,7 @@ final class ApiCalls extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
-    ApiExchange call = new ApiExchange(request, response, callback, runId, buffered);
+    ApiExchange call = new ApiExchange(request, response, callback, runId, admission);
     // The listener's idle timeout is for a connection that says nothing: while its call is
     // handled the run waits for an answer (an approver's, until the question's timeout; GitHub's,
     // until the answer timeout), and that is not the client gone. Jetty asks this only when no
@@ -106,7 +106,7 @@ final class ApiCalls extends Handler.Abstract {
       // Never the exception's text to the run: it could quote a header.
       ApiBoundary.LOG.warn("run {}: GitHub API call failed: {}", runId, e.getClass().getName());
       if (!call.response.isCommitted()) {
-        GitHubError.write(call.response, call.callback, 502,
+        GitHubError.write(call, 502,
             "pushgate could not complete the call");
       } else {
         call.callback.failed(e);
@@ -117,12 +117,12 @@ final class ApiCalls extends Handler.Abstract {
   /** The one place a decision is answered: refused, denied (audited first), or sent. */
   private void answer(ApiExchange call, CallDecision decision) {
     if (decision instanceof CallDecision.Refused refused) {
-      GitHubError.write(call.response, call.callback, refused.status(), refused.message());
+      GitHubError.write(call, refused.status(), refused.message());
     } else if (decision instanceof CallDecision.Denied denied) {
       if (!audit.record(call, denied.audited(), denied.reason(), CallAudit.NOT_SENT)) {
         unaudited(call);
       } else {
-        GitHubError.write(call.response, call.callback, denied.status(), denied.status() == 403
+        GitHubError.write(call, denied.status(), denied.status() == 403
             ? ApiBoundary.POLICY_PREFIX + denied.reason() : denied.reason());
       }
     } else if (decision instanceof CallDecision.Allowed allowed) {
@@ -138,7 +138,7 @@ final class ApiCalls extends Handler.Abstract {
   }
 
   private static void unaudited(ApiExchange call) {
-    GitHubError.write(call.response, call.callback, 503, "pushgate cannot write its audit log;"
+    GitHubError.write(call, 503, "pushgate cannot write its audit log;"
         + " nothing was sent to GitHub");
   }
 }

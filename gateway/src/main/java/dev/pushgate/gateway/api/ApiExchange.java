@@ -6,9 +6,13 @@ import dev.pushgate.gateway.RunSlots;
 import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.types.BoundedBody;
 import dev.pushgate.types.Secret;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
+import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -18,8 +22,8 @@ import org.eclipse.jetty.util.Callback;
  * and what the steps learn of it in turn (its body, the call the judge read, the judgement, the
  * request for upstream). It holds what must be given back however the call ends, the bytes it
  * buffers (its body, its answer's values read for links), its call slot and a write token, until
- * {@link #close}; and what its whole answer holds until Jetty has written it ({@link
- * #wholeAnswerWritten}).
+ * {@link #close}; and what its whole answer, GitHub's or the boundary's own error, holds until
+ * Jetty has written it ({@link #writeWhole}).
  */
 final class ApiExchange implements AutoCloseable {
   final Request request;
@@ -40,6 +44,8 @@ final class ApiExchange implements AutoCloseable {
 
   private final String runId;
   private final BufferedBytes buffered;
+  /** The listener's call slots: the call's own, or one its whole answer takes ({@link #writeWhole}). */
+  private final RunSlots slots;
   /** Guarded by this: the body is read on Jetty's threads, the deadline may close the call. */
   private int heldBytes;
   /** Why bytes were last refused; null while none were. */
@@ -56,12 +62,13 @@ final class ApiExchange implements AutoCloseable {
   private org.eclipse.jetty.client.Request upstream;
 
   ApiExchange(Request request, Response response, Callback callback, String runId,
-      BufferedBytes buffered) {
+      ApiBoundary.Admission admission) {
     this.request = request;
     this.response = response;
     this.callback = callback;
     this.runId = runId;
-    this.buffered = buffered;
+    this.buffered = admission.bodies();
+    this.slots = admission.slots();
     this.host = Request.getServerName(request);
     this.method = request.getMethod();
     this.path = request.getHttpURI().getPath() == null ? "/" : request.getHttpURI().getPath();
@@ -158,22 +165,72 @@ final class ApiExchange implements AutoCloseable {
   }
 
   /**
-   * The callback to write the call's whole answer of {@code bytes} with. Jetty holds what it
-   * has not written until the run reads it (one that reads none: until the idle timeout), after
-   * the call has ended: those bytes are taken from the buffered bytes until the write completes,
-   * however it does (written, failed, the connection closed, aborted or idle). With no room for
-   * them the call's slot is kept until then instead, as a streamed answer keeps it while it is
-   * written. Either way what waits for a run to read it is within a bound of the boundary's.
-   * Never waits: it may run on the upstream client's thread ({@link AnswerOnArrival}).
+   * Writes the call's whole answer: its head as set on {@link #response} and {@code body}, in one
+   * piece, whether GitHub's ({@link Forward}) or the boundary's own error ({@link GitHubError}).
+   * Jetty holds what it has not written until the run reads it (one that reads none: until the
+   * idle timeout), after the call has ended: those bytes, the head's with the body's, are taken
+   * from the run's share of the buffered bytes until the write completes, however it does
+   * (written, failed, the connection closed, aborted or idle). With no room for them the call's
+   * slot is kept until then instead, as a streamed answer keeps it while it is written; a call
+   * refused before it took one (a 401, a 429 of the slots or of the bytes) takes one for its
+   * answer. A run that has neither, all of both held by answers it has not read, gets none: its
+   * connection is closed unanswered. Either way what waits for a run to read it is within a bound
+   * of the boundary's. Never waits: it may run on the upstream client's thread ({@link
+   * AnswerOnArrival}), a selector's or the body deadline's timer.
    */
-  Callback wholeAnswerWritten(int bytes) {
-    if (takeNow(bytes)) {
-      return afterWrite(() -> buffered.give(runId, bytes));
+  void writeWhole(ByteBuffer body) {
+    int held = body.remaining() + headBytes();
+    if (takeNow(held)) {
+      response.write(true, body, afterWrite(() -> buffered.give(runId, held)));
+    } else if (keepSlotForAnswer()) {
+      response.write(true, body, afterWrite(this::answerGone));
+    } else {
+      closeUnanswered(response.getStatus());
     }
-    synchronized (this) {
-      slotKeptForAnswer = true;
+  }
+
+  /**
+   * What Jetty holds of the answer's head, as near as can be told before it is written: the
+   * headers set, and the status line and what Jetty adds ({@code Date}, {@code Content-Length},
+   * {@code Connection}).
+   */
+  private int headBytes() {
+    int n = HEAD_JETTY_WRITES;
+    for (HttpField f : response.getHeaders()) {
+      n += f.getName().length() + String.valueOf(f.getValue()).length() + 4; // ": ", CRLF
     }
-    return afterWrite(this::answerGone);
+    return n;
+  }
+
+  /** The status line, {@code Date}, {@code Content-Length}, {@code Connection}, the blank line. */
+  static final int HEAD_JETTY_WRITES = 128;
+
+  /** Keeps the call's slot, or takes one for its answer, until the answer is written. */
+  private synchronized boolean keepSlotForAnswer() {
+    if (slot == null) {
+      Optional<RunSlots.Slot> s = slots.tryTake(runId);
+      if (s.isEmpty()) {
+        return false;
+      }
+      slot = s.get();
+    }
+    slotKeptForAnswer = true;
+    return true;
+  }
+
+  /**
+   * Ends the call with no answer and closes its connection, so Jetty writes none of its own
+   * either: the run's calls and unread answers hold all it may have of the buffered bytes and of
+   * the slots.
+   */
+  private void closeUnanswered(int status) {
+    ApiBoundary.LOG.info("run {}: {} {} not answered {}, its connection closed: the run's calls"
+        + " and the answers it has not read hold all it may have of the buffered bytes and of the"
+        + " call slots", runId, method, path, status);
+    // Quiet: Jetty then neither logs it nor writes an error page of its own.
+    EofException why = new EofException("the run holds all it may of unread answers");
+    request.getConnectionMetaData().getConnection().getEndPoint().close(why);
+    callback.failed(why);
   }
 
   private boolean takeNow(int bytes) {

@@ -69,6 +69,11 @@ public final class BoundaryRun implements AutoCloseable {
     connections.remove(connection);
   }
 
+  /** The run's connections open now. */
+  synchronized int connections() {
+    return connections.size();
+  }
+
   synchronized boolean isOpen() {
     return !closed;
   }

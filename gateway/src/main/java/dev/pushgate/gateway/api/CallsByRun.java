@@ -15,7 +15,7 @@ final class CallsByRun extends Handler.Abstract {
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     BoundaryRun run = RunTlsConnections.runOf(request);
     if (run == null || !run.isOpen()) {
-      GitHubError.write(response, callback, 421,
+      GitHubError.writeForNoRun(response, callback, 421,
           "pushgate: this connection belongs to no live run; open a new one through the run's"
               + " proxy");
       return true;

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,7 @@ import org.eclipse.jetty.io.Content;
  * the others. The call's slot, body bytes and token are given back by the call's thread either
  * way, once the answer is written ({@link ApiCalls}); a whole answer the run has not read yet
  * holds its bytes in the buffered bytes, or the slot, until Jetty has written it ({@link
- * ApiExchange#wholeAnswerWritten}).
+ * ApiExchange#writeWhole}), as the boundary's own errors do.
  */
 record Forward(String runId, Duration answerTimeout) {
   /** The longest answer read whole before any of it is written. */
@@ -80,7 +81,7 @@ record Forward(String runId, Duration answerTimeout) {
       return;
     }
     if (next instanceof Response answer) {
-      answer(call, allowed, answer, arrival.stream.getInputStream());
+      answer(call, allowed, answer, arrival.body());
     }
   }
 
@@ -99,13 +100,18 @@ record Forward(String runId, Duration answerTimeout) {
 
   /**
    * Whether {@code answer} is written to the run on the upstream client's thread as it arrives
-   * ({@link AnswerOnArrival}): an answer, not an interim one; declared shorter than {@link
-   * #WHOLE}, so that it is written without blocking the client's thread; to a call holding no write token (its revocation may wait on GitHub) and whose
+   * ({@link AnswerOnArrival}): an answer, not an interim one; one that ends at its head ({@link
+   * BodilessAnswer}), or one declared shorter than {@link #WHOLE}, so that it is written without blocking the client's thread; to a call holding no write token (its revocation may wait on GitHub) and whose
    * answer is not read for download links (its values may wait for buffer room).
    */
   static boolean answersOnArrival(ApiExchange call, Response answer) {
-    if (answer.getStatus() < 200 || call.holdsWriteToken()
-        || answer.getHeaders().getLongField("Content-Length") >= WHOLE) {
+    if (answer.getStatus() < 200 || call.holdsWriteToken()) {
+      return false;
+    }
+    if (BodilessAnswer.endsAtItsHead(call.method, answer.getStatus())) {
+      return true; // nothing to write but its head, whatever length it names
+    }
+    if (answer.getHeaders().getLongField("Content-Length") >= WHOLE) {
       return false;
     }
     return !DownloadLinks.rewrites(call.call().path(), accepted(call),
@@ -129,6 +135,12 @@ record Forward(String runId, Duration answerTimeout) {
       up.abort(new IOException("an interim answer " + answer.getStatus()));
       notAnswered(call, new IOException("interim"), 502,
           "GitHub answered " + answer.getStatus() + ", which is not an answer to the call");
+      return;
+    }
+    Optional<String> forbidden = BodilessAnswer.announcedBody(answer);
+    if (forbidden.isPresent()) {
+      // Its connection is closed already (AnswerOnArrival): the body goes nowhere.
+      notAnswered(call, new BodilessAnswer.BodyItsStatusForbids(), 502, forbidden.get());
       return;
     }
     try (raw) {
@@ -196,7 +208,9 @@ record Forward(String runId, Duration answerTimeout) {
     Set<LinkReading.Origin> backTo = backTo(call, answer.getRequest());
     String answerType = answer.getHeaders().get("Content-Type");
     String asked = accepted(call);
-    boolean rewritten = DownloadLinks.rewrites(call.call().path(), asked, answerType);
+    // An answer that ends at its head has no links to read, and its headers pass as they came.
+    boolean rewritten = !BodilessAnswer.endsAtItsHead(call.method, answer.getStatus())
+        && DownloadLinks.rewrites(call.call().path(), asked, answerType);
     if (rewritten && answer.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, false).stream()
         .anyMatch(coding -> !coding.equalsIgnoreCase("identity"))) {
       // Asked for as is; a compressed answer is never decoded here (no bomb to inflate), so
@@ -204,8 +218,8 @@ record Forward(String runId, Duration answerTimeout) {
       throw new CountedAnswer.Unread(502, "GitHub's answer is compressed (Content-Encoding),"
           + " and pushgate reads this route's answer for its download links and decodes none");
     }
-    InputStream in = DownloadLinks.body(call.call().path(), asked, answerType, raw,
-        call.answerBudget());
+    InputStream in = rewritten ? DownloadLinks.body(call.call().path(), asked, answerType, raw,
+        call.answerBudget()) : raw;
     // Nothing is written before this: a failure while reading it is still a 502.
     byte[] first = in.readNBytes(WHOLE);
     call.response.setStatus(answer.getStatus());
@@ -220,7 +234,7 @@ record Forward(String runId, Duration answerTimeout) {
     }
     if (first.length < WHOLE) {
       call.revokeToken();
-      call.response.write(true, ByteBuffer.wrap(first), call.wholeAnswerWritten(first.length));
+      call.writeWhole(ByteBuffer.wrap(first));
       return;
     }
     if (!call.response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)
@@ -263,7 +277,7 @@ record Forward(String runId, Duration answerTimeout) {
     ApiBoundary.LOG.warn("run {}: GitHub did not answer {} {}: {}", runId, call.method,
         call.path, why.getClass().getSimpleName());
     if (!call.response.isCommitted()) {
-      GitHubError.write(call.response, call.callback, status, message);
+      GitHubError.write(call, status, message);
     } else {
       call.callback.failed(why);
     }

@@ -11,7 +11,20 @@ final class GitHubError {
 
   private GitHubError() {}
 
-  static void write(Response response, Callback callback, int status, String message) {
+  /**
+   * Answers {@code call} with the boundary's own error, held while the run has not read it as
+   * any whole answer is ({@link ApiExchange#writeWhole}).
+   */
+  static void write(ApiExchange call, int status, String message) {
+    call.writeWhole(ErrorAnswer.begin(call.response, status, SHAPE, message));
+  }
+
+  /**
+   * Answers a request that belongs to no open run: nothing to count it against. Only a
+   * connection whose run has just closed gets one ({@link CallsByRun}), and the run's close
+   * closes its connections.
+   */
+  static void writeForNoRun(Response response, Callback callback, int status, String message) {
     ErrorAnswer.write(response, callback, status, SHAPE, message);
   }
 }

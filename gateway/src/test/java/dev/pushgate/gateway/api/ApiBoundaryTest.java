@@ -14,11 +14,9 @@ import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.pushgate.gateway.ApprovalQuestion;
 import dev.pushgate.gateway.Approvals;
 import dev.pushgate.gateway.RefusalCode;
-import dev.pushgate.gateway.WriteTokenLease;
 import dev.pushgate.gateway.api.OneRunBoundary.Answer;
 import dev.pushgate.policy.Decision;
 import dev.pushgate.testkit.Wait;
-import dev.pushgate.types.Secret;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +41,7 @@ class ApiBoundaryTest {
   private final String sentinel = ApiSentinel.newValue();
   private final List<ApiRecord> audited = new ArrayList<>();
   private final List<ApprovalQuestion> asked = new ArrayList<>();
-  private final AtomicInteger revoked = new AtomicInteger();
+  private AtomicInteger revoked;
   private final AtomicReference<ApiJudge> judge = new AtomicReference<>();
   private final AtomicReference<Approvals> approvals = new AtomicReference<>(Approvals.NONE);
 
@@ -54,27 +52,8 @@ class ApiBoundaryTest {
         .withBody("{\"ok\":true}"));
     ca = RunCa.create("run-1", ApiUpstream.of(URI.create("https://api.github.com")).hostNames(),
         Duration.ofHours(1));
-    ApiTokens tokens = new ApiTokens() {
-      @Override
-      public Secret readToken() {
-        return Secret.of(READ_TOKEN);
-      }
-
-      @Override
-      public WriteTokenLease writeToken(String repository) {
-        return new WriteTokenLease() {
-          @Override
-          public Secret token() {
-            return Secret.of(WRITE_TOKEN);
-          }
-
-          @Override
-          public void close() {
-            revoked.incrementAndGet();
-          }
-        };
-      }
-    };
+    CountingTokens tokens = new CountingTokens(READ_TOKEN, WRITE_TOKEN);
+    revoked = tokens.revoked;
     ApiUpstream upstream = StubGitHub.upstream(github);
     boundary = OneRunBoundary.start(ca,
         new ApiBoundary.RunApi("run-1", "ws-1", ApiSentinel.of(sentinel),

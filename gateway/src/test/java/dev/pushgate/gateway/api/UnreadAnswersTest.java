@@ -32,6 +32,15 @@ class UnreadAnswersTest {
   /** GitHub's answer to every call: 60,002 bytes, a whole answer. */
   private static final String BIG = "\"" + "a".repeat(60_000) + "\"";
   private static final int CALLS = 200;
+  /** Refusals sent on a connection: enough to fill its socket buffers, a few hundred bytes each. */
+  private static final int REFUSALS = 500;
+  /**
+   * The listener's send buffer for the refusals' connections, so that a few dozen refusals fill
+   * it (the kernel's own grows to megabytes).
+   */
+  private static final int SEND_BUFFER = 4096;
+  /** The fewest bytes a refusal is counted as: its JSON body and the least of its head. */
+  private static final int SMALLEST_REFUSAL = 300;
 
   private final RunCa ca = RunCa.create("runs",
       ApiUpstream.of(URI.create("https://api.github.com")).hostNames(), Duration.ofHours(1));
@@ -59,7 +68,8 @@ class UnreadAnswersTest {
         Duration.ofSeconds(20), budget, ApiBoundary.IDLE_TIMEOUT);
     run = listener.open(ca, new ApiBoundary.RunApi("run-a", "ws-1", ApiSentinel.of(sentinel),
         call -> new ApiJudgement(List.of(new ApiJudgement.ApiAction("read", "acme/app", "#1",
-            Decision.ALLOW, "ok")), false), new ReadOnlyTokens("read-token")));
+            call.path().endsWith("/denied") ? Decision.DENY : Decision.ALLOW, "ok")), false),
+        new ReadOnlyTokens("read-token")));
   }
 
   @AfterEach
@@ -97,7 +107,7 @@ class UnreadAnswersTest {
       assertThat(readAnswer(reads.getInputStream())).isEqualTo(BIG);
     }
     Wait.until(Duration.ofSeconds(60), "what the run read is given back",
-        () -> listener.bufferedBytes() == BIG.length());
+        () -> isOneAnswer(listener.bufferedBytes()));
     SSLSocket goes = unread.get(1);
     goes.setSoLinger(true, 0); // aborted: the write pending on it fails
     goes.close();
@@ -111,7 +121,7 @@ class UnreadAnswersTest {
     start(new BufferedBytes(100_000)); // room for one answer
     List<SSLSocket> unread = pipelineUnread(2);
     Wait.until(Duration.ofSeconds(60), "one answer counted, the other holding its slot",
-        () -> listener.bufferedBytes() == BIG.length()
+        () -> isOneAnswer(listener.bufferedBytes())
             && listener.callsInProgress("run-a") == 1);
     for (SSLSocket s : unread) {
       s.setSoLinger(true, 0);
@@ -121,10 +131,73 @@ class UnreadAnswersTest {
         () -> listener.bufferedBytes() == 0 && listener.callsInProgress("run-a") == 0);
   }
 
-  /** Connections of the run, each sent {@link #CALLS} calls at once and never read. */
+  /**
+   * The boundary's own refusals follow the same rule: a 403 the run does not read is held in the
+   * buffered bytes, and its call's slot is given back. Before, they were held in nothing (fails on
+   * ad173691).
+   */
+  @Test
+  void refusalsARunDoesNotReadAreHeldInTheBufferedBytesAsItsAnswersAre() throws Exception {
+    listener.sendBufferOfNewConnections(SEND_BUFFER);
+    List<SSLSocket> unread = pipelineUnread(4, "/repos/acme/denied", "token " + sentinel,
+        REFUSALS);
+    Wait.until(Duration.ofSeconds(60), "a refusal waits on each connection, counted",
+        () -> listener.bufferedBytes() >= 4L * SMALLEST_REFUSAL
+            && listener.callsInProgress("run-a") == 0);
+    for (SSLSocket s : unread) {
+      s.setSoLinger(true, 0);
+      s.close();
+    }
+    Wait.until(Duration.ofSeconds(60), "what the run left is given back",
+        () -> listener.bufferedBytes() == 0 && listener.callsInProgress("run-a") == 0);
+  }
+
+  /**
+   * A run that never reads its refusals (401s, refused before they take a slot) on every
+   * connection it may open holds no more than its share of the buffered bytes and its slots
+   * (each refusal past its share takes a slot for its answer): past both, its connection is
+   * closed unanswered. Before, every connection held one refusal, counted nowhere.
+   */
+  @Test
+  void aRunThatNeverReadsItsRefusalsHoldsNoMoreThanItsShareAndItsSlots() throws Exception {
+    int budget = 4096;
+    start(new BufferedBytes(budget));
+    listener.sendBufferOfNewConnections(SEND_BUFFER);
+    List<SSLSocket> unread = pipelineUnread(ApiBoundary.MAX_CONNECTIONS, "/repos/acme/app", "",
+        REFUSALS);
+    Wait.until(Duration.ofSeconds(60), "the refusals past the run's bytes hold its slots, and"
+        + " the connections past both are closed",
+        () -> listener.callsInProgress("run-a") == ApiBoundary.MAX_CALLS
+            && listener.bufferedBytes() > budget - 2 * SMALLEST_REFUSAL
+            && run.connections() <= ApiBoundary.MAX_CALLS + budget / SMALLEST_REFUSAL);
+    assertThat(listener.bufferedBytes()).isLessThanOrEqualTo(budget);
+    for (SSLSocket s : unread) {
+      s.setSoLinger(true, 0);
+      s.close();
+    }
+    Wait.until(Duration.ofSeconds(60), "the bytes and the slots are given back",
+        () -> listener.bufferedBytes() == 0 && listener.callsInProgress("run-a") == 0);
+  }
+
+  /** One answer as counted: its body, and its head (at most 1 KiB here). */
+  private static boolean isOneAnswer(long bytes) {
+    return bytes > BIG.length() && bytes < BIG.length() + 1024;
+  }
+
+  /** Connections of the run, each sent {@link #CALLS} allowed calls at once and never read. */
   private List<SSLSocket> pipelineUnread(int connections) throws Exception {
-    byte[] calls = ("GET /repos/acme/app HTTP/1.1\r\nHost: api.github.com\r\nAuthorization:"
-        + " token " + sentinel + "\r\n\r\n").repeat(CALLS).getBytes(StandardCharsets.US_ASCII);
+    return pipelineUnread(connections, "/repos/acme/app", "token " + sentinel, CALLS);
+  }
+
+  /**
+   * Connections of the run, each sent {@code calls} calls of {@code target} with {@code
+   * authorization} (none when empty) at once, and never read.
+   */
+  private List<SSLSocket> pipelineUnread(int connections, String target, String authorization,
+      int calls) throws Exception {
+    byte[] sent = ("GET " + target + " HTTP/1.1\r\nHost: api.github.com\r\n"
+        + (authorization.isEmpty() ? "" : "Authorization: " + authorization + "\r\n")
+        + "\r\n").repeat(calls).getBytes(StandardCharsets.US_ASCII);
     List<SSLSocket> these = new ArrayList<>();
     for (int c = 0; c < connections; c++) {
       Socket plain = new Socket();
@@ -134,7 +207,7 @@ class UnreadAnswersTest {
       SSLSocket s = OneRunBoundary.tlsOver(plain, ca, "api.github.com");
       Thread t = new Thread(() -> {
         try {
-          s.getOutputStream().write(calls);
+          s.getOutputStream().write(sent);
         } catch (IOException e) {
           // closed at the end
         }

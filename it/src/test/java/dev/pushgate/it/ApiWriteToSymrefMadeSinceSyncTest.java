@@ -21,7 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the denied main. A git push re-lists at its advertisement (the gap is one push's window); the
  * API's gap is unbounded. Control: with the alias listed by the sync, it is denied.
  */
-class AtkApiSymrefTest {
+class ApiWriteToSymrefMadeSinceSyncTest {
   @RegisterExtension
   static final ApplianceExtension app =
       ApplianceExtension.serving().forSandboxedRuns().withRepos("acme/widget");

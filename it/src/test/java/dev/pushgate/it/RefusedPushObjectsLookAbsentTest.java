@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * or commit) against the cache. (A delta base likewise: {@code Missing blob} vs
  * {@code Missing delta base}.)
  */
-class AtkPushExistenceOracleTest {
+class RefusedPushObjectsLookAbsentTest {
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code refs/heads/alias}, a symref to the denied {@code refs/heads/main}, is allowed as a push
  * to "alias" and moves main upstream.
  */
-class AtkPushSymrefTest {
+class SymrefPushMovesNoDeniedRefTest {
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget", "acme/gadget");
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * checks {@code .git\u200c}). Those spellings of the symref {@code refs/heads/café} → main are
  * judged as creates of a new name and allowed: there they would move the denied main.
  */
-class AtkSymrefSpellingTest {
+class SymrefFoldedSpellingTest {
   @RegisterExtension
   static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget");
 
