@@ -25,6 +25,12 @@ final class ReachBound {
   static final long FETCH_OBJECTS = 250_000;
   /** A fetch's decision's time, however few objects it read (a loaded machine, a slow disk). */
   static final Duration FETCH_TIME = Duration.ofSeconds(10);
+  /**
+   * The JVM's system property that caps the objects of every decision, a push's too (whose
+   * budget is otherwise its time alone): {@code -Dpushgate.reach.max-objects=N}. For tests that
+   * go past the bound on a small history, and for an operator who wants a tighter one.
+   */
+  static final String MAX_OBJECTS_PROPERTY = "pushgate.reach.max-objects";
 
   /** One step of a decision: returns while it may go on. */
   @FunctionalInterface
@@ -45,13 +51,18 @@ final class ReachBound {
 
   /** A push's: its judgement's budget, which the content judgement then goes on spending. */
   static ReachBound of(JudgementBudget budget) {
-    return new ReachBound(Long.MAX_VALUE, budget::check,
-        "within " + budget.budget().toSeconds() + " s");
+    long maxObjects = Long.getLong(MAX_OBJECTS_PROPERTY, Long.MAX_VALUE);
+    return new ReachBound(maxObjects, budget::check, "within "
+        + (maxObjects == Long.MAX_VALUE ? "" : maxObjects + " objects read and ")
+        + budget.budget().toSeconds() + " s");
   }
 
-  /** A fetch's: {@link #FETCH_OBJECTS} read, {@link #FETCH_TIME} on {@code nanoTime}. */
+  /**
+   * A fetch's: {@link #FETCH_OBJECTS} read (or {@link #MAX_OBJECTS_PROPERTY}), {@link #FETCH_TIME}
+   * on {@code nanoTime}.
+   */
   static ReachBound forFetch(LongSupplier nanoTime) {
-    return forFetch(FETCH_OBJECTS, nanoTime);
+    return forFetch(Long.getLong(MAX_OBJECTS_PROPERTY, FETCH_OBJECTS), nanoTime);
   }
 
   static ReachBound forFetch(long maxObjects, LongSupplier nanoTime) {
