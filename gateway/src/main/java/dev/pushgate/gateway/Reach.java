@@ -41,7 +41,7 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
  * <ol>
  *   <li>The tips' own trees, newest tip first, no tree twice: what an ordinary push's thin pack
  *       names as its base (the root tree of the commit it builds on) and what a partial clone's
- *       checkout asks for are met here, after one tree walk, as before bitmaps were asked.
+ *       checkout asks for are met here, after one tree walk, as before bounds and bitmaps.
  *   <li>With a pack bitmap index (a compaction of a history of {@link
  *       CacheCompaction#BITMAPS_FROM_PACK_BYTES} or more builds one): everything the tips reach, as
  *       the bitmaps of the commits it covers joined with a walk of only what is newer ({@link
@@ -50,8 +50,9 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
  *   <li>Without one: the walk from the tips, newest commits first, each commit's tree before the
  *       next commit, no tree twice, until every id was seen; only when commits alone are left
  *       unseen are trees not read at all. To prove an id is not reached, this reads the whole
- *       history; the bound ends it ({@link Undecided}) and {@code withoutBitmaps} is told, so that
- *       the cache gets bitmaps and the next decision is the second step's.
+ *       history; the bound ends it ({@link Undecided}) and {@code compact} is told, so that the
+ *       cache gets bitmaps and the next decision is the second step's (as after a second step
+ *       that went past the bound: more history since the compaction than the bound reads).
  * </ol>
  */
 final class Reach {
@@ -75,12 +76,13 @@ final class Reach {
    * Of {@code ids}, those {@code tips} do not reach, in the order given: an id the repository
    * lacks among them. Empty when the tips reach every one.
    *
-   * @param withoutBitmaps told when the cache has no bitmaps and the walk went past {@code bound}
+   * @param compact told when the decision went past {@code bound}: the cache has no bitmaps, or
+   *     more history since its compaction than the bound reads
    * @throws Undecided past {@code bound}: nothing is reached, nothing refused; the caller fails
    *     closed with its own words
    */
   static Set<ObjectId> unreached(ObjectReader reader, Collection<? extends ObjectId> tips,
-      Collection<? extends ObjectId> ids, ReachBound bound, Runnable withoutBitmaps)
+      Collection<? extends ObjectId> ids, ReachBound bound, Runnable compact)
       throws IOException {
     Set<ObjectId> unseen = new LinkedHashSet<>();
     for (ObjectId id : ids) {
@@ -106,15 +108,15 @@ final class Reach {
       List<RevCommit> tipCommits = w.tipsAndTheirTrees(tips);
       if (!unseen.isEmpty()) {
         BitmapIndex bitmaps = reader.getBitmapIndex();
-        if (bitmaps != null) {
-          w.byBitmaps(bitmaps, tips);
-        } else {
-          try {
+        try {
+          if (bitmaps != null) {
+            w.byBitmaps(bitmaps, tips);
+          } else {
             w.history(tipCommits);
-          } catch (Undecided e) {
-            withoutBitmaps.run();
-            throw e;
           }
+        } catch (Undecided e) {
+          compact.run();
+          throw e;
         }
       }
       Set<ObjectId> unreached = new LinkedHashSet<>();
