@@ -3,8 +3,6 @@ package dev.pushgate.gateway;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.function.LongSupplier;
-import org.eclipse.jgit.lib.AnyObjectId;
-import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.ObjectReader;
 
 /**
@@ -98,29 +96,11 @@ final class ReachBound {
     }
   }
 
-  /** {@code reader}, each object it opens a step of this bound. */
+  /**
+   * {@code reader}, each object it opens a step of this bound. The caller's to close: a walk
+   * made on a reader does not close it.
+   */
   ObjectReader reading(ObjectReader reader) {
-    return new ObjectReader.Filter() {
-      @Override
-      protected ObjectReader delegate() {
-        return reader;
-      }
-
-      @Override
-      public ObjectLoader open(AnyObjectId id) throws IOException {
-        return open(id, OBJ_ANY);
-      }
-
-      @Override
-      public ObjectLoader open(AnyObjectId id, int typeHint) throws IOException {
-        step();
-        return reader.open(id, typeHint);
-      }
-
-      @Override
-      public void close() {
-        // the caller's reader, closed by the caller
-      }
-    };
+    return CheckedOpens.of(reader, id -> step());
   }
 }

@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,13 +14,11 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.GC;
-import org.eclipse.jgit.lib.AnyObjectId;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
-import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.ObjectReader;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.TreeFormatter;
@@ -216,23 +213,12 @@ class ReachTest {
     int opened;
 
     CountingReader(ObjectReader reader) {
-      this.reader = reader;
+      this.reader = CheckedOpens.of(reader, id -> opened++);
     }
 
     @Override
     protected ObjectReader delegate() {
       return reader;
-    }
-
-    @Override
-    public ObjectLoader open(AnyObjectId id) throws IOException {
-      return open(id, OBJ_ANY);
-    }
-
-    @Override
-    public ObjectLoader open(AnyObjectId id, int typeHint) throws IOException {
-      opened++;
-      return reader.open(id, typeHint);
     }
   }
 
