@@ -15,10 +15,11 @@ import org.eclipse.jgit.lib.ObjectReader;
  */
 final class ReachBound {
   /**
-   * Objects a fetch's decision may read: every commit and tree of a history up to the size from
-   * which a compaction builds bitmaps ({@link CacheCompaction#BITMAPS_FROM_PACK_BYTES}, a few
-   * tens of thousands of commits and trees), with room to spare; far less than a large history
-   * without bitmaps (about a second of reads here).
+   * Objects a fetch's decision may read: every commit and tree of most histories below the size
+   * from which a compaction builds bitmaps ({@link CacheCompaction#BITMAPS_FROM_PACK_BYTES}),
+   * whose blobs take most of the bytes; a small part of a large history without bitmaps (the
+   * Linux kernel's has about a million commits and several million trees). One past it gets its
+   * bitmaps from the compaction that its refusal asks for.
    */
   static final long FETCH_OBJECTS = 250_000;
   /** A fetch's decision's time, however few objects it read (a loaded machine, a slow disk). */
