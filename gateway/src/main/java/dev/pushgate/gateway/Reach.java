@@ -39,9 +39,10 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
  * ReachBound}:
  *
  * <ol>
- *   <li>The tips' own trees, newest tip first, no tree twice: what an ordinary push's thin pack
- *       names as its base (the root tree of the commit it builds on) and what a partial clone's
- *       checkout asks for are met here, after one tree walk, as before bounds and bitmaps.
+ *   <li>The tips' own trees, newest tip first, no tree twice, up to {@link #FIRST_STEP_TREES}:
+ *       what an ordinary push's thin pack names as its base (the root tree of the commit it
+ *       builds on) and what a partial clone's checkout asks for are met here, after one tree
+ *       walk, as before bounds and bitmaps.
  *   <li>With a pack bitmap index (a compaction of a history of {@link
  *       CacheCompaction#BITMAPS_FROM_PACK_BYTES} or more builds one): everything the tips reach, as
  *       the bitmaps of the commits it covers joined with a walk of only what is newer ({@link
@@ -56,6 +57,14 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
  * </ol>
  */
 final class Reach {
+  /**
+   * Trees the first step reads before it leaves the rest to the bitmaps or the walk: the newest
+   * tip's whole tree however large (the Linux kernel's has about 5,000), then further tips' while
+   * fewer were read. Without this, a repository with hundreds of tags (each a release's tree)
+   * would read the union of all their trees before the bitmaps were asked.
+   */
+  static final int FIRST_STEP_TREES = 1_000;
+
   private Reach() {}
 
   /** A repository's branches and tags, and the objects their tags name, peeled. */
@@ -199,8 +208,8 @@ final class Reach {
       // newest first, as the walk of the history would meet them
       tipCommits.sort(Comparator.comparingInt(RevCommit::getCommitTime).reversed());
       for (RevCommit c : tipCommits) {
-        if (notCommits == 0) {
-          break;
+        if (notCommits == 0 || readTrees.size() >= FIRST_STEP_TREES) {
+          break; // never within a tree: a tree read is read whole, or its walk skips part of it
         }
         readTree(c.getTree());
       }

@@ -93,6 +93,32 @@ class ReachTest {
   }
 
   /**
+   * A tag on every commit of the history (as a repository with hundreds of releases has, each a
+   * tree of its own): the first step reads the newest tips' trees up to its limit, not the union
+   * of every tag's tree, before the bitmaps decide. Every tip is still parsed, once.
+   */
+  @Test
+  void withBitmapsManyTagsTreesAreNotAllReadFirst() throws Exception {
+    try (Repository db = TestRepos.bare(dir.resolve("cache.git"))) {
+      List<RevCommit> history = history(db, null, HISTORY);
+      for (int i = 0; i < HISTORY; i++) {
+        TestRepos.setRef(db, "refs/tags/t" + i, history.get(i));
+      }
+      compactWithBitmaps(db);
+      RevCommit refused = TestRepos.commit(db, "refused\n", Map.of("dir/a.txt", "plan\n"),
+          history.get(HISTORY - 1));
+
+      try (CountingReader reader = new CountingReader(db.newObjectReader())) {
+        List<ObjectId> tips = Reach.branchesAndTags(db);
+        ObjectId blob = entry(db, refused, "dir/a.txt");
+        assertThat(unreached(reader, tips, List.of(blob))).containsExactly(blob);
+        // without the limit, every one of the tips' 2 * HISTORY trees was read before the bitmaps
+        assertThat(reader.opened).isLessThan(tips.size() + Reach.FIRST_STEP_TREES + 100);
+      }
+    }
+  }
+
+  /**
    * Without bitmaps, the walk to prove a refused blob unreached stops at its bound and asks for
    * the cache's compaction; a blob of the tip's own tree (an ordinary thin pack's base, a partial
    * clone's checkout) is still found within a handful of reads, asking for nothing.
