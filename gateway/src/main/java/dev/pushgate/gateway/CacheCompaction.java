@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * the new pack has a bitmap only when the packs together are at least
  * {@link #BITMAPS_FROM_PACK_BYTES}; either way JGit indexes and checks the new pack before it
  * replaces the old ones.
+ *
+ * <p>Bitmaps also decide what a run reaches ({@link Reach}): without them, proving that an id
+ * the cache holds is not reached reads the whole history, which a request's bound ends. A
+ * repository whose decision went past its bound is compacted with bitmaps whatever its size and
+ * pack count ({@link #compactWithBitmaps}), so that the next request is decided by them.
  */
 final class CacheCompaction {
   private static final Logger log = LoggerFactory.getLogger(CacheCompaction.class);
@@ -42,6 +47,8 @@ final class CacheCompaction {
   private final CacheRepositories repositories;
   private final LandedRefs landed;
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
+  /** Repositories whose next compaction runs, and builds bitmaps, whatever their packs. */
+  private final Set<String> wantBitmaps = ConcurrentHashMap.newKeySet();
   /** Fetches being served from each repository's cache ({@link #reading}). */
   private final ConcurrentHashMap<String, Integer> readers = new ConcurrentHashMap<>();
   /** Compaction is rare and must not load both cores. */
@@ -83,6 +90,19 @@ final class CacheCompaction {
     };
   }
 
+  /**
+   * Compacts {@code repo} in the background with a bitmap index, however few or small its packs:
+   * a decision of what a run reaches went past its bound ({@link Reach}). Put off while a fetch
+   * reads the cache, as any compaction (then at its next sync).
+   */
+  void compactWithBitmaps(RepoSlug repo) {
+    if (wantBitmaps.add(repo.key())) {
+      log.info("compacting the cache of {} with a bitmap index: deciding what its branches and"
+          + " tags reach went past its bound without one", repo);
+    }
+    compactIfCrowded(repo);
+  }
+
   /** Counts {@code repo}'s packs in the background, and compacts it past the bound. */
   void compactIfCrowded(RepoSlug repo) {
     if (!compacting.add(repo.key())) {
@@ -92,7 +112,7 @@ final class CacheCompaction {
     // would list it again here, on the way to the advertisement.
     maintenance.execute(() -> {
       try {
-        if (packs(repo).count() > COMPACT_ABOVE_PACKS) {
+        if (wantBitmaps.contains(repo.key()) || packs(repo).count() > COMPACT_ABOVE_PACKS) {
           compact(repo);
         }
       } finally {
@@ -113,7 +133,8 @@ final class CacheCompaction {
         return;
       }
       Packs before = packs(repo);
-      boolean bitmaps = before.bytes() >= bitmapsFromPackBytes;
+      boolean bitmaps = before.bytes() >= bitmapsFromPackBytes
+          || wantBitmaps.contains(repo.key());
       GC gc = new GC((FileRepository) cache);
       PackConfig config = new PackConfig(cache);
       config.setBuildBitmaps(bitmaps);
@@ -124,6 +145,7 @@ final class CacheCompaction {
       // briefly read from the old packed-refs after its loose file went), and an advertisement
       // older than upstream fails the push as stale.
       gc.repack();
+      wantBitmaps.remove(repo.key());
       log.info("compacted the cache of {}: {} packs -> {}{} in {} ms", repo, before.count(),
           packs(repo).count(), bitmaps ? " with a bitmap index" : "",
           (System.nanoTime() - start) / 1_000_000);

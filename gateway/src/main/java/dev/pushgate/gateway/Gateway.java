@@ -94,7 +94,7 @@ public final class Gateway implements AutoCloseable {
     git.setRepositoryResolver(new GatewayResolver(cache));
     git.setReceivePackErrorHandler(new ReceiveErrors(config.maxPackBytes() + (1 << 20)));
     git.setReceivePackFactory(new GatewayReceivePackFactory(services));
-    git.setUploadPackFactory(new GatewayUploadPackFactory());
+    git.setUploadPackFactory(new GatewayUploadPackFactory(cache));
     git.setUploadPackErrorHandler(new FetchErrors());
     ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
     admitted = new GatewayAdmission(admission);

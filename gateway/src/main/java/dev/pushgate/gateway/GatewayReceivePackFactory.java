@@ -39,10 +39,17 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     push.watchClient(req);
     ReceivedObjectChecker fsck = new ReceivedObjectChecker();
     // A thin pack's bases are those the advertised branches and tags reach, as the run may
-    // fetch them (Reach); the receive-pack knows them once it has advertised.
+    // fetch them (Reach); the receive-pack knows them once it has advertised. Decided within the
+    // push's judgement budget; past it, the cache is compacted with bitmaps for the next push.
     AtomicReference<ReceivePack> receiving = new AtomicReference<>();
     ThinPackBases.Rule reached = (reader, ids) ->
-        Reach.unreached(reader, receiving.get().getAdvertisedObjects(), ids);
+        Reach.unreached(reader, receiving.get().getAdvertisedObjects(), ids,
+            ReachBound.of(push.judgementBudget(ContentJudge.BUDGET, services.threads()::closed)),
+            () -> {
+              if (services.cache() != null) {
+                services.cache().compactWithBitmaps(push.repo());
+              }
+            });
     // JGit makes the pack parser from the repository: this view makes the push's.
     ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy(),
         push::afterAnswer, reached)) {

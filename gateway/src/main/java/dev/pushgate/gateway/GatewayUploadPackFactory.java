@@ -26,6 +26,13 @@ final class GatewayUploadPackFactory implements UploadPackFactory<HttpServletReq
   /** The header git sends its protocol version in over HTTP, {@code version=2}. */
   static final String PROTOCOL_HEADER = "Git-Protocol";
 
+  private final UpstreamCache cache;
+
+  /** @param cache whose compaction a want past its bound asks for ({@link ReachableWants}) */
+  GatewayUploadPackFactory(UpstreamCache cache) {
+    this.cache = cache;
+  }
+
   @Override
   public UploadPack create(HttpServletRequest req, Repository db)
       throws ServiceNotAuthorizedException {
@@ -38,7 +45,8 @@ final class GatewayUploadPackFactory implements UploadPackFactory<HttpServletReq
     }
     up.setRefFilter(GatewayUploadPackFactory::headBranchesAndTags);
     fetch.advertised().ifPresent(up::setAdvertisedRefs); // the filter applies to these too
-    up.setRequestValidator(new ReachableWants());
+    up.setRequestValidator(new ReachableWants(() -> ReachBound.forFetch(System::nanoTime),
+        () -> cache.compactWithBitmaps(fetch.repo())));
     // No up.setTimeout: it starts threads for every fetch. Jetty's idle timeout ends a client
     // that stopped reading; GatewayFilter bounds its reads.
     return up;

@@ -52,6 +52,8 @@ final class Push implements AutoCloseable {
   private Map<String, ObjectId> upstreamRefs;
   /** True once the push hook has audited the push's commands. */
   private volatile boolean audited;
+  /** The push's judgement's budget, once asked for ({@link #judgementBudget}); or null. */
+  private JudgementBudget judgementBudget;
   /** Why the pack was not received whole, when it was not; or null. */
   private volatile EarlyRefusal.Unreceived unreceived;
   /** Started when the push closes, after its answer: work no step of the push waits for. */
@@ -101,11 +103,16 @@ final class Push implements AutoCloseable {
 
   /**
    * The budget of this push's judgement: {@code budget} long, while its client is there and the
-   * gateway is not {@code stopping}.
+   * gateway is not {@code stopping}. One for the push, from its first use on: what its thin
+   * pack's bases reach ({@link Reach}, while the pack is received) and its content (the push
+   * hook) spend the same budget.
    */
-  JudgementBudget judgementBudget(java.time.Duration budget,
+  synchronized JudgementBudget judgementBudget(java.time.Duration budget,
       java.util.function.BooleanSupplier stopping) {
-    return new JudgementBudget(budget, clientGone, stopping);
+    if (judgementBudget == null) {
+      judgementBudget = new JudgementBudget(budget, clientGone, stopping);
+    }
+    return judgementBudget;
   }
 
   RunContext run() {

@@ -4,18 +4,23 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.eclipse.jgit.errors.MissingObjectException;
+import org.eclipse.jgit.lib.BitmapIndex;
+import org.eclipse.jgit.lib.BitmapIndex.BitmapBuilder;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectReader;
 import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.BitmapWalker;
+import org.eclipse.jgit.revwalk.ObjectWalk;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevObject;
 import org.eclipse.jgit.revwalk.RevTag;
@@ -30,13 +35,36 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
  * its id. The one rule of both sides: a fetch's wants ({@link ReachableWants}), and a push's thin
  * pack bases ({@link CachePackParser}), which may complete a pack only if the run reaches them.
  *
- * <p>The walk goes from the tips, newest commits first, and reads each commit's tree before the
- * next commit, skipping trees it has read: an object of the tips' own trees (a partial clone's
- * checkout, a thin pack's base) is met after one tree walk, not after the whole history. It stops
- * as soon as every id was seen. Only when commits alone are left unseen are trees not read at
- * all: a commit is met by the commit walk.
+ * <p>Three steps, each only if the one before left an id unseen, all under one {@link
+ * ReachBound}:
+ *
+ * <ol>
+ *   <li>The tips' own trees, newest tip first, no tree twice, up to {@link #FIRST_STEP_TREES}:
+ *       what an ordinary push's thin pack names as its base (the root tree of the commit it
+ *       builds on) and what a partial clone's checkout asks for are met here, after one tree
+ *       walk, as before bounds and bitmaps.
+ *   <li>With a pack bitmap index (a compaction of a history of {@link
+ *       CacheCompaction#BITMAPS_FROM_PACK_BYTES} or more builds one): everything the tips reach, as
+ *       the bitmaps of the commits it covers joined with a walk of only what is newer ({@link
+ *       BitmapWalker}): proportional to what came since the compaction, not to the history. An
+ *       object a refused push left is never in it.
+ *   <li>Without one: the walk from the tips, newest commits first, each commit's tree before the
+ *       next commit, no tree twice, until every id was seen; only when commits alone are left
+ *       unseen are trees not read at all. To prove an id is not reached, this reads the whole
+ *       history; the bound ends it ({@link Undecided}) and {@code compact} is told, so that the
+ *       cache gets bitmaps and the next decision is the second step's (as after a second step
+ *       that went past the bound: more history since the compaction than the bound reads).
+ * </ol>
  */
 final class Reach {
+  /**
+   * Trees the first step reads before it leaves the rest to the bitmaps or the walk: the newest
+   * tip's whole tree however large (the Linux kernel's has about 5,000), then further tips' while
+   * fewer were read. Without this, a repository with hundreds of tags (each a release's tree)
+   * would read the union of all their trees before the bitmaps were asked.
+   */
+  static final int FIRST_STEP_TREES = 1_000;
+
   private Reach() {}
 
   /** A repository's branches and tags, and the objects their tags name, peeled. */
@@ -56,9 +84,15 @@ final class Reach {
   /**
    * Of {@code ids}, those {@code tips} do not reach, in the order given: an id the repository
    * lacks among them. Empty when the tips reach every one.
+   *
+   * @param compact told when the decision went past {@code bound}: the cache has no bitmaps, or
+   *     more history since its compaction than the bound reads
+   * @throws Undecided past {@code bound}: nothing is reached, nothing refused; the caller fails
+   *     closed with its own words
    */
   static Set<ObjectId> unreached(ObjectReader reader, Collection<? extends ObjectId> tips,
-      Collection<? extends ObjectId> ids) throws IOException {
+      Collection<? extends ObjectId> ids, ReachBound bound, Runnable compact)
+      throws IOException {
     Set<ObjectId> unseen = new LinkedHashSet<>();
     for (ObjectId id : ids) {
       unseen.add(id.copy());
@@ -67,7 +101,8 @@ final class Reach {
     if (unseen.isEmpty()) {
       return unseen;
     }
-    try (RevWalk walk = new RevWalk(reader)) {
+    ObjectReader bounded = bound.reading(reader);
+    try (RevWalk walk = new RevWalk(bounded)) {
       Set<ObjectId> absent = new LinkedHashSet<>();
       int notCommits = 0;
       for (ObjectId id : unseen) {
@@ -78,7 +113,21 @@ final class Reach {
         }
       }
       unseen.removeAll(absent);
-      new Walk(reader, walk, unseen, notCommits).from(tips);
+      Walk w = new Walk(bounded, walk, unseen, notCommits);
+      List<RevCommit> tipCommits = w.tipsAndTheirTrees(tips);
+      if (!unseen.isEmpty()) {
+        BitmapIndex bitmaps = reader.getBitmapIndex();
+        try {
+          if (bitmaps != null) {
+            w.byBitmaps(bitmaps, tips);
+          } else {
+            w.history(tipCommits);
+          }
+        } catch (Undecided e) {
+          compact.run();
+          throw e;
+        }
+      }
       Set<ObjectId> unreached = new LinkedHashSet<>();
       for (ObjectId id : ids) {
         if (unseen.contains(id) || absent.contains(id)) {
@@ -86,6 +135,24 @@ final class Reach {
         }
       }
       return unreached;
+    }
+  }
+
+  /**
+   * Whether the tips reach an id could not be decided within the bound: neither reached nor
+   * refused. The message says which bound ({@code within 180 s}); the caller says the rest.
+   */
+  static final class Undecided extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Undecided(String bound) {
+      super("what this repository's branches and tags reach could not be decided " + bound);
+    }
+
+    /** Stack-less: raised per request that asks, named by this class alone. */
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
     }
   }
 
@@ -105,11 +172,16 @@ final class Reach {
       this.notCommits = notCommits;
     }
 
-    void from(Collection<? extends ObjectId> tips) throws IOException {
+    /**
+     * The tips, their tags peeled, and the trees of the tips' commits, newest first: the first
+     * step. Returns the tips' commits, for the walk of their history.
+     */
+    List<RevCommit> tipsAndTheirTrees(Collection<? extends ObjectId> tips) throws IOException {
       List<RevTree> tipTrees = new ArrayList<>();
+      List<RevCommit> tipCommits = new ArrayList<>();
       for (ObjectId tip : tips) {
         if (unseen.isEmpty()) {
-          return;
+          break;
         }
         RevObject o;
         try {
@@ -122,7 +194,8 @@ final class Reach {
           continue; // a tip upstream listed that the cache has yet to fetch reaches nothing here
         }
         if (o instanceof RevCommit c) {
-          walk.markStart(c);
+          see(c);
+          tipCommits.add(c);
         } else if (o instanceof RevTree t) {
           tipTrees.add(t);
         } else {
@@ -132,6 +205,30 @@ final class Reach {
       for (RevTree t : tipTrees) {
         readTree(t);
       }
+      // newest first, as the walk of the history would meet them
+      tipCommits.sort(Comparator.comparingInt(RevCommit::getCommitTime).reversed());
+      for (RevCommit c : tipCommits) {
+        if (notCommits == 0 || readTrees.size() >= FIRST_STEP_TREES) {
+          break; // never within a tree: a tree read is read whole, or its walk skips part of it
+        }
+        readTree(c.getTree());
+      }
+      return tipCommits;
+    }
+
+    /** Everything the tips reach, from the bitmaps and a walk of what they do not cover. */
+    void byBitmaps(BitmapIndex bitmaps, Collection<? extends ObjectId> tips) throws IOException {
+      List<ObjectId> starts = new ArrayList<>(tips);
+      try (ObjectWalk objects = new ObjectWalk(reader)) {
+        BitmapBuilder reached = new BitmapWalker(objects, bitmaps, null)
+            .findObjects(starts, null, true);
+        unseen.removeIf(reached::contains);
+      }
+    }
+
+    /** The history from the tips, newest commits first, until nothing is left unseen. */
+    void history(List<RevCommit> tipCommits) throws IOException {
+      walk.markStart(tipCommits);
       for (RevCommit c; !unseen.isEmpty() && (c = walk.next()) != null; ) {
         see(c);
         if (notCommits > 0) {
@@ -139,7 +236,6 @@ final class Reach {
         }
       }
     }
-
     private void see(ObjectId id) {
       if (unseen.remove(id) && !(id instanceof RevCommit)) {
         notCommits--;

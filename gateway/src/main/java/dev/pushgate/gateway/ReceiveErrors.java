@@ -4,6 +4,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.Collections;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.errors.InvalidObjectIdException;
@@ -38,6 +40,10 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     try {
       r.receive();
     } catch (PackProtocolException | UnpackException | CorruptObjectException e) {
+      if (undecidedIn(e) != null) {
+        refuseUndecided(req, rsp, undecidedIn(e));
+        return;
+      }
       Throwable timeout = timeoutIn(e);
       if (timeout != null) {
         timedOut(req, rsp, timeout);
@@ -59,7 +65,9 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     } catch (ServiceMayNotContinueException e) {
       answer(req, rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
     } catch (IOException e) {
-      if (timeoutIn(e) != null) {
+      if (undecidedIn(e) != null) {
+        refuseUndecided(req, rsp, undecidedIn(e));
+      } else if (timeoutIn(e) != null) {
         timedOut(req, rsp, timeoutIn(e));
       } else if (e instanceof PacketLineIn.InputOverLimitIOException) {
         log.info("malformed push refused: its command list is too long");
@@ -120,6 +128,46 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       unreceivedAs(req, RefusalCode.INVALID_COMMAND,
           "malformed push request: " + why + "; nothing was pushed");
     }
+  }
+
+  /**
+   * A thin pack whose bases could not be shown reached within the push's budget ({@link
+   * Reach.Undecided}): not a malformed push, and not one naming an object nobody has. Every
+   * command is refused in git's status report, {@code ! [remote rejected] <ref> (Control Center
+   * policy: …)}, saying what to do; the filter audits them. A list the filter could not read is
+   * answered with the same words as a whole.
+   */
+  private void refuseUndecided(HttpServletRequest req, HttpServletResponse rsp,
+      Reach.Undecided e) throws IOException {
+    String why = undecidedReason(e);
+    log.info("push refused: {}", why);
+    unreceivedAs(req, RefusalCode.RULE_DENIED, why);
+    Optional<JudgedCommands> judged = Push.of(req).flatMap(Push::judged);
+    if (judged.isEmpty() || rsp.isCommitted()) {
+      answer(req, rsp, HttpServletResponse.SC_SERVICE_UNAVAILABLE, Refusals.render(why));
+      return;
+    }
+    EarlyRefusal.Request refused = EarlyRefusal.unreceived(judged.get().list(),
+        new EarlyRefusal.Unreceived(RefusalCode.RULE_DENIED, why));
+    rsp.reset();
+    EarlyRefusal.respond(rsp, refused,
+        Collections.nCopies(refused.refused().size(), Refusals.render(why)));
+  }
+
+  /** What git shows of {@link Reach.Undecided} for a push, and what to do. */
+  static String undecidedReason(Reach.Undecided e) {
+    return "the thin pack's delta bases could not be checked: " + e.getMessage()
+        + "; nothing was pushed. The gateway is compacting this repository's cache with a bitmap"
+        + " index, which decides it at once: push again in a minute, or push with --no-thin";
+  }
+
+  private static Reach.Undecided undecidedIn(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof Reach.Undecided u) {
+        return u;
+      }
+    }
+    return null;
   }
 
   private static void unreceivedAs(HttpServletRequest req, RefusalCode code, String reason) {

@@ -11,7 +11,6 @@ import org.eclipse.jgit.lib.AnyObjectId;
 import org.eclipse.jgit.lib.ObjectDatabase;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
-import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.ObjectReader;
 
 /**
@@ -61,25 +60,11 @@ final class ThinPackBases extends ObjectDatabase {
   @Override
   public ObjectReader newReader() {
     ObjectReader reader = cache.newReader();
-    return new ObjectReader.Filter() {
-      @Override
-      protected ObjectReader delegate() {
-        return reader;
+    return CheckedOpens.of(reader, id -> {
+      if (refused(reader, id)) {
+        throw new MissingObjectException(id.copy(), "unknown");
       }
-
-      @Override
-      public ObjectLoader open(AnyObjectId id) throws IOException {
-        return open(id, OBJ_ANY);
-      }
-
-      @Override
-      public ObjectLoader open(AnyObjectId id, int typeHint) throws IOException {
-        if (refused(reader, id)) {
-          throw new MissingObjectException(id.copy(), "unknown");
-        }
-        return reader.open(id, typeHint);
-      }
-    };
+    });
   }
 
   private boolean refused(ObjectReader reader, AnyObjectId id) throws IOException {

@@ -158,6 +158,11 @@ final class UpstreamCache {
     landed.writeInBackground(repo);
   }
 
+  /** {@link CacheCompaction#compactWithBitmaps}: what a run reaches went past its bound. */
+  void compactWithBitmaps(RepoSlug repo) {
+    compaction.compactWithBitmaps(repo);
+  }
+
   /** {@link CacheCompaction#reading}: no compaction while a fetch reads the cache. */
   AutoCloseable reading(RepoSlug repo) {
     return compaction.reading(repo);

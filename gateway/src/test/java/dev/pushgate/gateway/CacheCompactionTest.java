@@ -68,10 +68,37 @@ class CacheCompactionTest {
     assertThat(packFiles(".bitmap")).as("bitmap indexes in the cache").hasSize(1);
   }
 
+  /**
+   * A decision of what a run reaches went past its bound ({@link Reach}): the cache is compacted
+   * with a bitmap index, though it is small and has few packs, so that the next one is cheap.
+   */
+  @Test
+  void aCacheWhoseReachWentPastItsBoundIsCompactedWithABitmapIndex() throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = fetchIntoTheCache(3);
+    assertThat(packFiles(".pack")).hasSize(3);
+
+    compaction.compactWithBitmaps(REPO);
+
+    Wait.until(Duration.ofSeconds(60), "the cache's packs to be compacted to one",
+        () -> packFiles(".pack").size() == 1);
+    assertThat(packFiles(".bitmap")).as("bitmap indexes in the cache").hasSize(1);
+    try (Repository db = repositories.open(REPO)) {
+      assertThat(db.exactRef("refs/heads/main").getObjectId()).isEqualTo(tip);
+    }
+  }
+
   /** Past the bound by one pack: each commit fetched into the cache on its own, as a push. */
   private ObjectId crowdTheCache() throws Exception {
+    ObjectId tip = fetchIntoTheCache(CacheCompaction.COMPACT_ABOVE_PACKS + 1);
+    assertThat(packFiles(".pack")).hasSizeGreaterThan(CacheCompaction.COMPACT_ABOVE_PACKS);
+    return tip;
+  }
+
+  /** {@code n} commits, each fetched into the cache on its own: a pack each. */
+  private ObjectId fetchIntoTheCache(int n) throws Exception {
     ObjectId tip = null;
-    for (int i = 0; i <= CacheCompaction.COMPACT_ABOVE_PACKS; i++) {
+    for (int i = 0; i < n; i++) {
       tip = i == 0
           ? TestRepos.commit(upstream, "c0", Map.of("README", "v0"))
           : TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);
@@ -81,7 +108,6 @@ class CacheCompactionTest {
             .setRefSpecs(new RefSpec("+refs/heads/main:refs/heads/main")).call();
       }
     }
-    assertThat(packFiles(".pack")).hasSizeGreaterThan(CacheCompaction.COMPACT_ABOVE_PACKS);
     return tip;
   }
 

@@ -104,7 +104,8 @@ class CachePackParserTest {
     try (Repository cache = cache("c.git")) {
       commitsOf(base, cache); // held, as a refused push leaves it: no ref names it
       ThinPackBases.Rule branchesAndTags =
-          (reader, ids) -> Reach.unreached(reader, Reach.branchesAndTags(cache), ids);
+          (reader, ids) -> Reach.unreached(reader, Reach.branchesAndTags(cache), ids,
+              ReachBound.none(), () -> { });
 
       assertThatThrownBy(() -> parse(cache, new ByteArrayInputStream(pack), new Copy(),
           branchesAndTags)).isInstanceOf(AbsentObjects.class).hasMessage(AbsentObjects.MESSAGE);

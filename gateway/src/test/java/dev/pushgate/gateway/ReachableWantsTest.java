@@ -42,7 +42,9 @@ class ReachableWantsTest {
       TestRepos.setRef(db, "refs/heads/main", tip);
       RevCommit stray = TestRepos.commit(db, "stray\n", Map.of("s.txt", "s\n"));
       UploadPack up = new UploadPack(db);
-      assertThatThrownBy(() -> new ReachableWants().checkWants(up, List.of(stray)))
+      ReachableWants wants =
+          new ReachableWants(() -> ReachBound.forFetch(System::nanoTime), () -> { });
+      assertThatThrownBy(() -> wants.checkWants(up, List.of(stray)))
           .isInstanceOf(WantNotValidException.class);
     }
   }

@@ -1,0 +1,91 @@
+package dev.pushgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
+import dev.pushgate.testkit.GitRun;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What a run reaches is decided within a bound (docs/push-path.md, "What a push may name without
+ * sending it"): proving that an object a refused push left in the cache is not reached read the
+ * whole history, per request, unbounded (minutes of CPU on a large repository). Past the bound,
+ * the fetch and the push are refused with what to do, never served, never a stack trace. The
+ * appliance here caps every decision at 2 objects read ({@code -Dpushgate.reach.max-objects}),
+ * so that this small history goes past it as a large one without bitmaps would.
+ */
+class ReachBoundTest {
+  @RegisterExtension
+  static final ApplianceExtension app = ApplianceExtension.serving().withRepos("acme/widget")
+      .with(b -> b.jvm(List.of("-Xmx512m", "-Dpushgate.reach.max-objects=2")));
+
+  private static final String PLAN = "run A's refused plan\n";
+
+  @Test
+  void aRefusedPushsBlobAskedForPastTheBoundIsRefusedWithWhatToDo() throws Exception {
+    ObjectId plan = refusedPlan();
+    JsonNode runC = app.get().createRun(
+        "{\"workspaceId\": \"ws-c\", \"repository\": \"acme/widget\"}");
+    GitRun gitC = new GitRun(Files.createDirectories(app.dir().resolve("home-c")),
+        ForgeRefs.env(runC));
+    gitC.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "c").ok();
+    Path workC = app.dir().resolve("c");
+
+    // A want by id (protocol v2, as git 2.39 fetches), then as a thin pack's delta base.
+    GitRun.Result fetch = gitC.in(workC, "fetch", "origin", plan.name()).failed();
+    assertThat(fetch.stderr()).contains("remote error: what this repository's branches and"
+        + " tags reach could not be decided within 2 objects read and 10 s; nothing was sent."
+        + " The gateway is compacting this repository's cache with a bitmap index, which"
+        + " decides it at once: fetch again in a minute, or fetch a branch or tag by name");
+    assertThat(gitC.in(workC, "cat-file", "-e", plan.name()).exit()).isNotZero();
+
+    ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
+    byte[] made = "what C's delta makes\n".getBytes(StandardCharsets.UTF_8);
+    byte[] tree = PackBytes.tree("made.txt", PackBytes.id(Constants.OBJ_BLOB, made));
+    byte[] commit = PackBytes.commit(PackBytes.id(Constants.OBJ_TREE, tree), main, "thin");
+    ObjectId commitId = PackBytes.id(Constants.OBJ_COMMIT, commit);
+    Wire.Answer push = Wire.post(app.get(), "/git/github.com/acme/widget.git/git-receive-pack",
+        ForgeRefs.credential(runC), PackBytes.request(
+            RawPush.command(ObjectId.zeroId(), commitId, "refs/heads/probe"),
+            PackBytes.pack(PackBytes.refDelta(plan, PLAN.length(), made),
+                PackBytes.object(Constants.OBJ_TREE, tree),
+                PackBytes.object(Constants.OBJ_COMMIT, commit))));
+    assertThat(push.status()).isEqualTo(200);
+    assertThat(push.body()).contains("ng refs/heads/probe Control Center policy: the thin"
+        + " pack's delta bases could not be checked: what this repository's branches and tags"
+        + " reach could not be decided within 2 objects read and 180 s; nothing was pushed."
+        + " The gateway is compacting this repository's cache with a bitmap index, which"
+        + " decides it at once: push again in a minute, or push with --no-thin");
+    assertThat(ForgeRefs.of(app.get(), "acme/widget")).doesNotContainKey("refs/heads/probe");
+  }
+
+  /**
+   * Run A's push, refused after its pack was received (atomic, one ref denied), whose objects
+   * stay in the cache: the id of its plan.txt. Sent whole ({@code --no-thin}): its own bases
+   * would go past the bound too.
+   */
+  private static ObjectId refusedPlan() throws Exception {
+    JsonNode runA = app.get().createRun("""
+        {"workspaceId": "ws-a", "repository": "acme/widget",
+         "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""");
+    GitRun gitA = new GitRun(Files.createDirectories(app.dir().resolve("home-a")),
+        ForgeRefs.env(runA));
+    gitA.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "a").ok();
+    Path work = app.dir().resolve("a");
+    Files.writeString(work.resolve("plan.txt"), PLAN);
+    gitA.in(work, "add", "plan.txt").ok();
+    gitA.in(work, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-m",
+        "refused").ok();
+    gitA.in(work, "push", "--no-thin", "--atomic", "origin", "HEAD:main",
+        "HEAD:refs/heads/a-side").failed();
+    return ObjectId.fromString(gitA.in(work, "rev-parse", "HEAD:plan.txt").ok().stdout().strip());
+  }
+}
