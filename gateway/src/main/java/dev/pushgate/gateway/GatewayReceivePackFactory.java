@@ -43,9 +43,12 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     AtomicReference<ReceivePack> receiving = new AtomicReference<>();
     ThinPackBases.Rule reached = (reader, ids) ->
         Reach.unreached(reader, receiving.get().getAdvertisedObjects(), ids);
-    // JGit makes the pack parser from the repository: this view makes the push's.
+    // JGit makes the pack parser from the repository: this view makes the push's. Its .keep
+    // goes after the answer, under the repository's lock once the refs it landed are written,
+    // so that no compaction finds the pack without it while they are not (LandedRefs).
     ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy(),
-        push::afterAnswer, reached)) {
+        unkeep -> push.afterAnswer(
+            () -> services.cache().unkeepAfterLandedRefs(push.repo(), unkeep)), reached)) {
       {
         // The same walk as JGit's check, counting what the pack carries beyond it.
         connectivityChecker = new PackReachCheck(
