@@ -5,12 +5,15 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.GC;
+import org.eclipse.jgit.internal.storage.file.Pack;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.storage.pack.PackConfig;
 import org.slf4j.Logger;
@@ -24,6 +27,14 @@ import org.slf4j.LoggerFactory;
  * a .keep file until the push is answered (deleted when the push closes, just after its answer:
  * {@link CachePackParser}), forwarding and any wait for an approver included.
  * What a refused push left behind is unreachable and goes.
+ *
+ * <p>A compaction's work follows what came since the last full one, not the history, as {@code
+ * git repack --geometric=2} does: a full compaction repacks every object the refs reach into a
+ * base ({@link CompactionBase}); the next ones roll the packs that came since into one
+ * ({@link PackRollUp}), walking down to the base and not into it, until those hold half as many
+ * objects as the base, when everything is repacked again (ever more rarely as the history grows).
+ * A full repack of a long history at every 40 pushes was most of a small push's compaction CPU
+ * (issue 33), and on a cache of a large repository would be minutes of it.
  *
  * <p>The compaction is for finding objects: a push's receive and the advertisement's connectivity
  * check look an object up in every pack. A bitmap index only speeds up counting the objects of a
@@ -43,6 +54,8 @@ final class CacheCompaction {
   static final int COMPACT_ABOVE_PACKS = 40;
   /** Packs this large together hold a history whose clones a bitmap index speeds up. */
   static final long BITMAPS_FROM_PACK_BYTES = 32L << 20;
+  /** The packs above the base are rolled up until they hold half as many objects as it. */
+  private static final long FACTOR = 2;
 
   private final CacheRepositories repositories;
   private final LandedRefs landed;
@@ -56,6 +69,7 @@ final class CacheCompaction {
       CacheThreads.oneWhenBusy("pushgate-cache-gc", Thread.MIN_PRIORITY);
 
   private final long bitmapsFromPackBytes;
+  private final CompactionBase baseRecord;
 
   CacheCompaction(CacheRepositories repositories, LandedRefs landed) {
     this(repositories, landed, BITMAPS_FROM_PACK_BYTES);
@@ -66,6 +80,7 @@ final class CacheCompaction {
     this.repositories = repositories;
     this.landed = landed;
     this.bitmapsFromPackBytes = bitmapsFromPackBytes;
+    this.baseRecord = new CompactionBase(repositories);
   }
 
   /**
@@ -133,22 +148,28 @@ final class CacheCompaction {
         return;
       }
       Packs before = packs(repo);
-      boolean bitmaps = before.bytes() >= bitmapsFromPackBytes
-          || wantBitmaps.contains(repo.key());
-      GC gc = new GC((FileRepository) cache);
-      PackConfig config = new PackConfig(cache);
-      config.setBuildBitmaps(bitmaps);
-      gc.setPackConfig(config);
-      // Replaced packs go at once, or each later compaction would find them all again.
-      gc.setPackExpireAgeMillis(0);
-      // Objects only: packing refs would race the advertisements read outside the lock (a ref
-      // briefly read from the old packed-refs after its loose file went), and an advertisement
-      // older than upstream fails the push as stale.
-      gc.repack();
-      wantBitmaps.remove(repo.key());
-      log.info("compacted the cache of {}: {} packs -> {}{} in {} ms", repo, before.count(),
-          packs(repo).count(), bitmaps ? " with a bitmap index" : "",
-          (System.nanoTime() - start) / 1_000_000);
+      FileRepository db = (FileRepository) cache;
+      List<Pack> packs = List.copyOf(db.getObjectDatabase().getPacks());
+      Set<String> baseNames = baseRecord.read(repo);
+      List<Pack> base = packs.stream().filter(p -> baseNames.contains(name(p))).toList();
+      List<Pack> above = packs.stream()
+          .filter(p -> !baseNames.contains(name(p)) && !p.shouldBeKept()).toList();
+      boolean wantsBitmaps = wantBitmaps.contains(repo.key());
+      // A base with a pack missing is no longer every object its commits need: start again.
+      if (wantsBitmaps || base.isEmpty() || base.size() != baseNames.size()
+          || FACTOR * objects(above) >= objects(base)) {
+        boolean bitmaps = before.bytes() >= bitmapsFromPackBytes || wantsBitmaps;
+        baseRecord.write(repo, repackAll(db, bitmaps));
+        wantBitmaps.remove(repo.key());
+        log.info("compacted the cache of {}: {} packs -> {}{} in {} ms", repo, before.count(),
+            packs(repo).count(), bitmaps ? " with a bitmap index" : "",
+            (System.nanoTime() - start) / 1_000_000);
+      } else {
+        long objects = PackRollUp.rollUp(db, base, above);
+        log.info("compacted the cache of {}: {} packs since the last full compaction -> one of {}"
+            + " objects in {} ms", repo, above.size(), objects,
+            (System.nanoTime() - start) / 1_000_000);
+      }
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -157,6 +178,38 @@ final class CacheCompaction {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Every object the refs reach, into new packs that become the base; a pushed pack's objects
+   * too while its {@code .keep} keeps it (the pack itself stays), so that the base holds every
+   * object its commits need, which the roll-ups after it rely on.
+   */
+  private static Collection<Pack> repackAll(FileRepository db, boolean bitmaps)
+      throws IOException {
+    GC gc = new GC(db);
+    PackConfig config = new PackConfig(db);
+    config.setBuildBitmaps(bitmaps);
+    gc.setPackConfig(config);
+    gc.setPackKeptObjects(true);
+    // Replaced packs go at once, or each later compaction would find them all again.
+    gc.setPackExpireAgeMillis(0);
+    // Objects only: packing refs would race the advertisements read outside the lock (a ref
+    // briefly read from the old packed-refs after its loose file went), and an advertisement
+    // older than upstream fails the push as stale.
+    return gc.repack();
+  }
+
+  private static String name(Pack p) {
+    return p.getPackFile().getName();
+  }
+
+  private static long objects(List<Pack> packs) throws IOException {
+    long n = 0;
+    for (Pack p : packs) {
+      n += p.getIndex().getObjectCount();
+    }
+    return n;
   }
 
   /** How many packs the cache of a repository has, and their bytes together. */

@@ -15,8 +15,10 @@ import org.slf4j.LoggerFactory;
  * The spool files a fetch or a receive writes in a cache repository while it runs: the streamed
  * fetch's copy of upstream's pack ({@code OWNER/NAME.git/streamed-*.pack}, {@link PackSpool})
  * and the pack being parsed into the cache ({@code objects/incoming_*.pack} and its {@code
- * .idx}, {@link CachePackParser} and JGit's own parser). Each is deleted when its request ends,
- * or at the JVM's orderly exit; an appliance killed mid-fetch (crash, SIGKILL) leaves them, and
+ * .idx}, {@link CachePackParser} and JGit's own parser), and a compaction's new pack and index
+ * ({@code objects/pack/gc_*} and {@code rollup_*}, ending {@code _tmp}). Each is deleted when its
+ * request or compaction ends, or at the JVM's orderly exit; an appliance killed mid-fetch
+ * (crash, SIGKILL) leaves them, and
  * every such restart would keep up to a whole pack more on disk. Swept once at start-up, before
  * the gateway serves, when no fetch or receive can be using them; nothing else is touched.
  */
@@ -32,6 +34,8 @@ final class CacheLeftovers {
       for (Path repository : directories(owner, "*.git")) {
         delete(repository, "streamed-*.pack", gone);
         delete(repository.resolve("objects"), "incoming_*.{pack,idx}", gone);
+        // a compaction's pack and index being written (JGit's GC's, a roll-up's)
+        delete(repository.resolve("objects/pack"), "{gc,rollup}_*.*_tmp", gone);
       }
     }
     if (!gone.isEmpty()) {

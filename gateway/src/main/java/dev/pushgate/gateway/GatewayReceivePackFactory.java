@@ -1,5 +1,6 @@
 package dev.pushgate.gateway;
 
+import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -50,9 +51,11 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
                 services.cache().compactWithBitmaps(push.repo());
               }
             });
-    // JGit makes the pack parser from the repository: this view makes the push's.
+    // JGit makes the pack parser from the repository: this view makes the push's. Its .keep
+    // goes after the answer, under the repository's lock once the refs it landed are written,
+    // so that no compaction finds the pack without it while they are not (LandedRefs).
     ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy(),
-        push::afterAnswer, reached)) {
+        unkeep -> push.afterAnswer(() -> unkeepAfterLandedRefs(push.repo(), unkeep)), reached)) {
       {
         // The same walk as JGit's check, counting what the pack carries beyond it.
         connectivityChecker = new PackReachCheck(
@@ -115,5 +118,13 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
       }
     });
     return shown;
+  }
+
+  private void unkeepAfterLandedRefs(RepoSlug repo, Runnable unkeep) {
+    if (services.cache() != null) {
+      services.cache().unkeepAfterLandedRefs(repo, unkeep);
+    } else {
+      unkeep.run(); // a gateway without a cache (tests): no compaction to keep off the pack
+    }
   }
 }

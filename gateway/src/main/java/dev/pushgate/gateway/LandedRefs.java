@@ -52,18 +52,31 @@ final class LandedRefs {
 
   /** Writes what is pending for {@code repo} on the background writer, under its lock. */
   void writeInBackground(RepoSlug repo) {
+    writeInBackgroundThen(repo, () -> {});
+  }
+
+  /**
+   * Writes what is pending for {@code repo} on the background writer, under its lock, then runs
+   * {@code then} under the same lock: for a pushed pack's {@code .keep}, which must not go while
+   * a compaction runs. A compaction decides which packs it may replace when it starts and writes
+   * the pending refs then; a pack whose {@code .keep} went during it would be deleted at its end
+   * (JGit's {@code GC} looks again) with objects only the refs written after it reach.
+   */
+  void writeInBackgroundThen(RepoSlug repo, Runnable then) {
     try {
       refWriter.execute(() -> {
         ReentrantLock lock = repositories.lockOf(repo);
         lock.lock();
         try {
           write(repo);
+          then.run();
         } finally {
           lock.unlock();
         }
       });
     } catch (RejectedExecutionException e) {
-      // Never fails the push, which has landed: the next sync writes what is pending.
+      // Never fails the push, which has landed: the next sync writes what is pending, and a
+      // .keep left behind only keeps its pack until the next start sweeps it (StaleKeeps).
       log.warn("could not schedule the cache ref update of {}: {}", repo, e.toString());
     }
   }

@@ -163,6 +163,11 @@ final class UpstreamCache {
     compaction.compactWithBitmaps(repo);
   }
 
+  /** {@link LandedRefs#writeInBackgroundThen}: a pushed pack's {@code .keep} deleted. */
+  void unkeepAfterLandedRefs(RepoSlug repo, Runnable unkeep) {
+    landed.writeInBackgroundThen(repo, unkeep);
+  }
+
   /** {@link CacheCompaction#reading}: no compaction while a fetch reads the cache. */
   AutoCloseable reading(RepoSlug repo) {
     return compaction.reading(repo);

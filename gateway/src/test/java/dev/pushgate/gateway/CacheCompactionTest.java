@@ -4,18 +4,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.testkit.Wait;
 import dev.pushgate.types.RepoSlug;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.internal.storage.pack.PackWriter;
+import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevObject;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.transport.PackParser;
 import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.treewalk.TreeWalk;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The cache's compaction builds a bitmap index only for a history large enough for clones to
- * need one (issue 33: the bitmap was most of a compaction's CPU), and loses no object either way.
+ * need one (issue 33: the bitmap was most of a compaction's CPU), rolls up only what came since
+ * its last full compaction while that weighs less than half of it, and loses no object the refs
+ * reach either way.
  */
 class CacheCompactionTest {
   private static final RepoSlug REPO = RepoSlug.parse("acme/widget");
@@ -88,25 +102,217 @@ class CacheCompactionTest {
     }
   }
 
+  @Test
+  void whatCameSinceAFullCompactionIsRolledUpWithoutRepackingTheBase() throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = longHistoryInOnePack(400);
+    tip = crowdTheCache(tip, "a");
+    compaction.compactIfCrowded(REPO);
+    Wait.until(Duration.ofSeconds(60), "the first compaction, a full one",
+        () -> packFiles(".pack").size() == 1);
+    Set<String> base = baseRecord();
+    assertThat(base).hasSize(1);
+    Path basePack = packFiles(".pack").get(0);
+    assertThat(base).containsExactly(basePack.getFileName().toString());
+    ObjectId unreachable = fetchThenForget("refs/heads/refused", tip);
+
+    tip = crowdTheCache(tip, "b");
+    compaction.compactIfCrowded(REPO);
+
+    Wait.until(Duration.ofSeconds(60), "the packs since the base rolled up into one",
+        () -> packFiles(".pack").size() == 2);
+    assertThat(packFiles(".pack")).as("the base, untouched, and the roll-up").contains(basePack);
+    assertThat(baseRecord()).isEqualTo(base);
+    assertReachesEverythingFrom(tip, 400 + 2 * (CacheCompaction.COMPACT_ABOVE_PACKS + 1));
+    try (Repository db = repositories.open(REPO)) {
+      assertThat(db.getObjectDatabase().has(unreachable))
+          .as("a commit no ref reaches (a refused push's) goes with the rolled-up packs").isFalse();
+    }
+  }
+
+  @Test
+  void onceTheRolledUpPacksWeighHalfTheBaseEverythingIsRepackedIntoANewBase() throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = crowdTheCache(null, "a");
+    compaction.compactIfCrowded(REPO);
+    Wait.until(Duration.ofSeconds(60), "the first compaction", () -> packFiles(".pack").size() == 1);
+    Set<String> first = baseRecord();
+
+    tip = crowdTheCache(tip, "b"); // as many objects again as the base
+    compaction.compactIfCrowded(REPO);
+
+    Wait.until(Duration.ofSeconds(60), "a full compaction",
+        () -> packFiles(".pack").size() == 1 && !baseRecord().equals(first));
+    assertThat(baseRecord()).containsExactly(packFiles(".pack").get(0).getFileName().toString());
+    assertReachesEverythingFrom(tip, 2 * (CacheCompaction.COMPACT_ABOVE_PACKS + 1));
+  }
+
+  @Test
+  void aPushedPacksObjectsKeptByItsKeepGoIntoTheBaseSoTheRollUpAfterItsKeepWentLosesNothing()
+      throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = longHistoryInOnePack(400);
+    tip = crowdTheCache(tip, "a");
+    // A push in flight, already landed: JGit's .keep keeps its pack, which holds again a blob
+    // the commits before it have (a file the push left as it was), as a pack may.
+    ObjectId pushed = TestRepos.commit(upstream, "pushed",
+        Map.of("README", "av" + CacheCompaction.COMPACT_ABOVE_PACKS, "NEW", "new"), tip);
+    Path kept = receiveKept(pushed);
+    compaction.compactIfCrowded(REPO);
+    Wait.until(Duration.ofSeconds(60), "a full compaction beside the kept pack",
+        () -> packFiles(".pack").size() == 2 && baseRecord().size() == 1);
+    assertThat(packFiles(".pack")).contains(kept);
+    Files.delete(keepOf(kept)); // the push answered
+
+    tip = crowdTheCache(pushed, "b");
+    compaction.compactIfCrowded(REPO);
+
+    Wait.until(Duration.ofSeconds(60), "the packs since the base, the pushed one too, rolled up",
+        () -> packFiles(".pack").size() == 2 && !packFiles(".pack").contains(kept));
+    assertReachesEverythingFrom(tip, 400 + 2 * (CacheCompaction.COMPACT_ABOVE_PACKS + 1) + 1);
+  }
+
+  @Test
+  void aBaseRecordNamingAPackNoLongerThereMakesTheNextCompactionAFullOne() throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = longHistoryInOnePack(400);
+    tip = crowdTheCache(tip, "a");
+    compaction.compactIfCrowded(REPO);
+    Wait.until(Duration.ofSeconds(60), "the first compaction", () -> packFiles(".pack").size() == 1);
+    Files.writeString(baseFile(), Files.readString(baseFile()) + "pack-"
+        + "0".repeat(40) + ".pack\n");
+
+    tip = crowdTheCache(tip, "b");
+    compaction.compactIfCrowded(REPO);
+
+    Wait.until(Duration.ofSeconds(60), "a full compaction",
+        () -> packFiles(".pack").size() == 1 && baseRecord().size() == 1);
+    assertReachesEverythingFrom(tip, 400 + 2 * (CacheCompaction.COMPACT_ABOVE_PACKS + 1));
+  }
+
+  /** {@code n} commits fetched into the cache in one pack. */
+  private ObjectId longHistoryInOnePack(int n) throws Exception {
+    ObjectId tip = null;
+    for (int i = 0; i < n; i++) {
+      tip = tip == null
+          ? TestRepos.commit(upstream, "h0", Map.of("README", "h0"))
+          : TestRepos.commit(upstream, "h" + i, Map.of("README", "h" + i), tip);
+    }
+    fetch("refs/heads/main", tip);
+    return tip;
+  }
+
+  /**
+   * {@code commit}, its tree and every blob of it (those the cache has too) received into the
+   * cache as one pack kept by a {@code .keep}, as JGit's receive-pack keeps a push's, and landed
+   * on main; returns the pack.
+   */
+  private Path receiveKept(ObjectId commit) throws Exception {
+    List<RevObject> objects = new ArrayList<>();
+    ByteArrayOutputStream pack = new ByteArrayOutputStream();
+    try (RevWalk walk = new RevWalk(upstream); TreeWalk tree = new TreeWalk(upstream);
+        PackWriter writer = new PackWriter(upstream)) {
+      RevCommit c = walk.parseCommit(commit);
+      objects.add(c);
+      objects.add(walk.parseTree(c.getTree()));
+      tree.addTree(c.getTree());
+      while (tree.next()) {
+        objects.add(walk.lookupBlob(tree.getObjectId(0)));
+      }
+      writer.preparePack(objects.iterator());
+      writer.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, pack);
+    }
+    Set<Path> before = Set.copyOf(packFiles(".pack"));
+    try (Repository db = repositories.open(REPO); ObjectInserter ins = db.newObjectInserter()) {
+      PackParser parser = ins.newPackParser(new ByteArrayInputStream(pack.toByteArray()));
+      parser.setLockMessage("receive-pack in flight");
+      parser.parse(NullProgressMonitor.INSTANCE);
+      ins.flush();
+    }
+    TestRepos.setRef(upstream, "refs/heads/main", commit);
+    try (Repository db = repositories.open(REPO)) {
+      TestRepos.setRef(db, "refs/heads/main", commit);
+    }
+    List<Path> added = new ArrayList<>(packFiles(".pack"));
+    added.removeAll(before);
+    assertThat(added).hasSize(1);
+    assertThat(keepOf(added.get(0))).exists();
+    return added.get(0);
+  }
+
+  /** A commit fetched into the cache under {@code ref}, which then goes: no ref reaches it. */
+  private ObjectId fetchThenForget(String ref, ObjectId parent) throws Exception {
+    ObjectId c = TestRepos.commit(upstream, "refused", Map.of("secret", "refused"), parent);
+    fetch(ref, c);
+    try (Repository db = repositories.open(REPO)) {
+      var update = db.updateRef(ref);
+      update.setForceUpdate(true);
+      update.delete();
+    }
+    return c;
+  }
+
+  private void fetch(String ref, ObjectId id) throws Exception {
+    TestRepos.setRef(upstream, ref, id);
+    try (Repository db = repositories.open(REPO); Git git = Git.wrap(db)) {
+      git.fetch().setRemote(upstream.getDirectory().toURI().toString())
+          .setRefSpecs(new RefSpec("+" + ref + ":" + ref)).call();
+    }
+  }
+
+  /** Every commit from {@code tip} read, with its tree and files, and git's own check passes. */
+  private void assertReachesEverythingFrom(ObjectId tip, int commits) throws Exception {
+    try (Repository db = repositories.open(REPO)) {
+      ((FileRepository) db).getObjectDatabase().getPacks(); // rescans the directory
+      assertThat(db.exactRef("refs/heads/main").getObjectId()).isEqualTo(tip);
+      try (Git git = Git.wrap(db)) {
+        assertThat(git.log().add(tip).call()).hasSize(commits);
+      }
+    }
+    Process fsck = new ProcessBuilder("git", "fsck", "--strict", "--no-dangling")
+        .directory(repositories.directoryOf(REPO).toFile()).redirectErrorStream(true).start();
+    String out = new String(fsck.getInputStream().readAllBytes());
+    assertThat(fsck.waitFor()).as("git fsck: " + out).isZero();
+  }
+
+  private Set<String> baseRecord() throws IOException {
+    return Files.exists(baseFile())
+        ? Set.copyOf(Files.readAllLines(baseFile()).stream().filter(l -> !l.isBlank()).toList())
+        : Set.of();
+  }
+
+  private Path baseFile() {
+    return repositories.directoryOf(REPO).resolve(CompactionBase.FILE);
+  }
+
+  private static Path keepOf(Path pack) {
+    String name = pack.getFileName().toString();
+    return pack.resolveSibling(name.substring(0, name.length() - ".pack".length()) + ".keep");
+  }
+
   /** Past the bound by one pack: each commit fetched into the cache on its own, as a push. */
   private ObjectId crowdTheCache() throws Exception {
-    ObjectId tip = fetchIntoTheCache(CacheCompaction.COMPACT_ABOVE_PACKS + 1);
+    return crowdTheCache(null, "c");
+  }
+
+  /** The same on top of {@code tip}, when given, its commits and files named by {@code tag}. */
+  private ObjectId crowdTheCache(ObjectId tip, String tag) throws Exception {
+    tip = fetchIntoTheCache(tip, tag, CacheCompaction.COMPACT_ABOVE_PACKS + 1);
     assertThat(packFiles(".pack")).hasSizeGreaterThan(CacheCompaction.COMPACT_ABOVE_PACKS);
     return tip;
   }
 
   /** {@code n} commits, each fetched into the cache on its own: a pack each. */
   private ObjectId fetchIntoTheCache(int n) throws Exception {
-    ObjectId tip = null;
+    return fetchIntoTheCache(null, "c", n);
+  }
+
+  private ObjectId fetchIntoTheCache(ObjectId tip, String tag, int n) throws Exception {
     for (int i = 0; i < n; i++) {
-      tip = i == 0
-          ? TestRepos.commit(upstream, "c0", Map.of("README", "v0"))
-          : TestRepos.commit(upstream, "c" + i, Map.of("README", "v" + i), tip);
-      TestRepos.setRef(upstream, "refs/heads/main", tip);
-      try (Repository db = repositories.open(REPO); Git git = Git.wrap(db)) {
-        git.fetch().setRemote(upstream.getDirectory().toURI().toString())
-            .setRefSpecs(new RefSpec("+refs/heads/main:refs/heads/main")).call();
-      }
+      tip = tip == null
+          ? TestRepos.commit(upstream, tag + "0", Map.of("README", tag + "v0"))
+          : TestRepos.commit(upstream, tag + i, Map.of("README", tag + "v" + i), tip);
+      fetch("refs/heads/main", tip);
     }
     return tip;
   }

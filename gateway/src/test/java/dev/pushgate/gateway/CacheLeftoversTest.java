@@ -29,11 +29,16 @@ class CacheLeftoversTest {
         write(widget.resolve("streamed-123.pack")),
         write(widget.resolve("objects/incoming_456.pack")),
         write(widget.resolve("objects/incoming_456.idx")),
+        write(widget.resolve("objects/pack/gc_789.pack_tmp")),
+        write(widget.resolve("objects/pack/rollup_123.pack_tmp")),
+        write(widget.resolve("objects/pack/rollup_123.idx_tmp")),
         write(cache.resolve("acme/gadget.git/streamed-7.pack")));
     List<Path> kept = List.of(
         write(widget.resolve("objects/pack/pack-abc.pack")),
         write(widget.resolve("objects/pack/pack-abc.idx")),
         write(widget.resolve("objects/pack/incoming_1.pack")),
+        write(widget.resolve("objects/pack/pack-rollup_1.pack")),
+        write(widget.resolve("pushgate-compaction-base")),
         write(widget.resolve("streamed-notes.txt")),
         write(widget.resolve("config")),
         write(cache.resolve("streamed-9.pack")),
