@@ -68,6 +68,47 @@ class ReachBoundTest {
   }
 
   /**
+   * attack3 finding (medium): past the bound, the answer tells a held object from an absent one.
+   * A base or want nobody has is refused at once as absent ("want ... not valid", "missing
+   * necessary objects"), while one only a refused push of another run left in the cache is
+   * refused as "could not be decided": a run learns that the cache holds its guess (a hashed
+   * guess of another run's refused file), which every other path answers as absent. Same words
+   * for both are expected (docs/push-path.md: "answered as an object nobody has").
+   */
+  @Test
+  void pastTheBoundARefusedPushsBlobAnswersAsAnAbsentOne() throws Exception {
+    ObjectId plan = refusedPlan();
+    ObjectId absent = PackBytes.id(Constants.OBJ_BLOB,
+        "a guess nobody pushed\n".getBytes(StandardCharsets.UTF_8));
+    JsonNode runC = app.get().createRun(
+        "{\"workspaceId\": \"ws-c2\", \"repository\": \"acme/widget\"}");
+    GitRun gitC = new GitRun(Files.createDirectories(app.dir().resolve("home-c2")),
+        ForgeRefs.env(runC));
+    gitC.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "c2").ok();
+    Path workC = app.dir().resolve("c2");
+    ObjectId main = ForgeRefs.ref(app.get(), "acme/widget", "refs/heads/main");
+    String[] fetched = new String[2];
+    String[] pushed = new String[2];
+    int i = 0;
+    for (ObjectId id : List.of(absent, plan)) { // the absent one first: it starts no compaction
+      fetched[i] = gitC.in(workC, "fetch", "origin", id.name()).failed().stderr()
+          .replace(id.name(), "<id>");
+      byte[] made = ("made " + i + "\n").getBytes(StandardCharsets.UTF_8);
+      byte[] tree = PackBytes.tree("made.txt", PackBytes.id(Constants.OBJ_BLOB, made));
+      byte[] commit = PackBytes.commit(PackBytes.id(Constants.OBJ_TREE, tree), main, "thin");
+      pushed[i++] = Wire.post(app.get(), "/git/github.com/acme/widget.git/git-receive-pack",
+          ForgeRefs.credential(runC), PackBytes.request(
+              RawPush.command(ObjectId.zeroId(), PackBytes.id(Constants.OBJ_COMMIT, commit),
+                  "refs/heads/probe"),
+              PackBytes.pack(PackBytes.refDelta(id, PLAN.length(), made),
+                  PackBytes.object(Constants.OBJ_TREE, tree),
+                  PackBytes.object(Constants.OBJ_COMMIT, commit)))).body()
+          .replace(id.name(), "<id>");
+    }
+    assertThat(List.of(fetched[1], pushed[1])).isEqualTo(List.of(fetched[0], pushed[0]));
+  }
+
+  /**
    * Run A's push, refused after its pack was received (atomic, one ref denied), whose objects
    * stay in the cache: the id of its plan.txt. Sent whole ({@code --no-thin}): its own bases
    * would go past the bound too.
