@@ -114,19 +114,25 @@ class ReachBoundTest {
    * would go past the bound too.
    */
   private static ObjectId refusedPlan() throws Exception {
+    return refusedPlan("HEAD:plan.txt");
+  }
+
+  /** The same, in a clone of its own; {@code rev} names what to return (HEAD: the commit). */
+  private static ObjectId refusedPlan(String rev) throws Exception {
+    String a = "a-" + System.nanoTime();
     JsonNode runA = app.get().createRun("""
         {"workspaceId": "ws-a", "repository": "acme/widget",
          "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""");
-    GitRun gitA = new GitRun(Files.createDirectories(app.dir().resolve("home-a")),
+    GitRun gitA = new GitRun(Files.createDirectories(app.dir().resolve("home-" + a)),
         ForgeRefs.env(runA));
-    gitA.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "a").ok();
-    Path work = app.dir().resolve("a");
+    gitA.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", a).ok();
+    Path work = app.dir().resolve(a);
     Files.writeString(work.resolve("plan.txt"), PLAN);
     gitA.in(work, "add", "plan.txt").ok();
     gitA.in(work, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-m",
         "refused").ok();
     gitA.in(work, "push", "--no-thin", "--atomic", "origin", "HEAD:main",
         "HEAD:refs/heads/a-side").failed();
-    return ObjectId.fromString(gitA.in(work, "rev-parse", "HEAD:plan.txt").ok().stdout().strip());
+    return ObjectId.fromString(gitA.in(work, "rev-parse", rev).ok().stdout().strip());
   }
 }
