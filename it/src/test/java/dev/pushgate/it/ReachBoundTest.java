@@ -109,6 +109,38 @@ class ReachBoundTest {
   }
 
   /**
+   * attack3 finding (medium): a fetch past the bound is told "The gateway is compacting this
+   * repository's cache with a bitmap index, which decides it at once: fetch again in a minute",
+   * yet no compaction comes: with no fetch reading and the run syncing (ls-remote) for 90 s, the
+   * cache keeps its packs, gets no bitmap index, still holds the refused push's blob, and the
+   * same fetch is refused the same way. So the refusal is not actionable, every such request
+   * keeps spending the bound, and the oracle of the test above stays open.
+   */
+  @Test
+  void aFetchPastTheBoundHasTheCacheCompactedWithBitmapsAsItSays() throws Exception {
+    ObjectId plan = refusedPlan();
+    Path cache = app.get().cacheRepo("acme/widget");
+    JsonNode runC = app.get().createRun(
+        "{\"workspaceId\": \"ws-c3\", \"repository\": \"acme/widget\"}");
+    GitRun gitC = new GitRun(Files.createDirectories(app.dir().resolve("home-c3")),
+        ForgeRefs.env(runC));
+    gitC.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "c3").ok();
+    Path workC = app.dir().resolve("c3");
+    assertThat(gitC.in(workC, "fetch", "origin", plan.name()).failed().stderr())
+        .contains("The gateway is compacting this repository's cache with a bitmap index");
+
+    dev.pushgate.testkit.Wait.until(java.time.Duration.ofSeconds(90),
+        "the cache compacted with a bitmap index, at a sync with no fetch reading", () -> {
+          gitC.in(workC, "ls-remote", "origin").ok();
+          try (var packs = Files.list(cache.resolve("objects/pack"))) {
+            return packs.anyMatch(f -> f.getFileName().toString().endsWith(".bitmap"));
+          }
+        });
+    assertThat(gitC.in(workC, "fetch", "origin", plan.name()).failed().stderr())
+        .contains("want " + plan.name() + " not valid");
+  }
+
+  /**
    * Run A's push, refused after its pack was received (atomic, one ref denied), whose objects
    * stay in the cache: the id of its plan.txt. Sent whole ({@code --no-thin}): its own bases
    * would go past the bound too.
