@@ -59,9 +59,14 @@ final class CacheCompaction {
 
   private final CacheRepositories repositories;
   private final LandedRefs landed;
+  /** Repositories whose count (and compaction) is queued or running. */
   private final Set<String> compacting = ConcurrentHashMap.newKeySet();
+  /** Repositories asked to be counted again, also while their count runs: none is lost. */
+  private final Set<String> asked = ConcurrentHashMap.newKeySet();
   /** Repositories whose next compaction runs, and builds bitmaps, whatever their packs. */
   private final Set<String> wantBitmaps = ConcurrentHashMap.newKeySet();
+  /** Repositories whose compaction was put off while fetches read them ({@link #reading}). */
+  private final Set<String> deferred = ConcurrentHashMap.newKeySet();
   /** Fetches being served from each repository's cache ({@link #reading}). */
   private final ConcurrentHashMap<String, Integer> readers = new ConcurrentHashMap<>();
   /** Compaction is rare and must not load both cores. */
@@ -87,6 +92,9 @@ final class CacheCompaction {
    * Marks a fetch of {@code repo} served from the cache until the answer is closed: compaction,
    * which deletes the packs it replaces, waits for a repository nobody is reading. Taken under the
    * repository's lock, so a compaction either started before (and finished) or sees the reader.
+   * A compaction put off for readers runs once the last of them has closed: the fetch whose
+   * sync (or whose decision of what it reaches, {@link #compactWithBitmaps}) asked for it is one
+   * of them, so waiting for the next sync alone put it off for as long as a run only fetched.
    */
   AutoCloseable reading(RepoSlug repo) {
     ReentrantLock lock = repositories.lockOf(repo);
@@ -100,15 +108,31 @@ final class CacheCompaction {
     return () -> {
       if (!closed[0]) {
         closed[0] = true;
-        readers.computeIfPresent(repo.key(), (k, n) -> n <= 1 ? null : n - 1);
+        boolean[] putOff = {false};
+        // the map's own lock of the key: no compaction is put off between the two
+        readers.computeIfPresent(repo.key(), (k, n) -> {
+          if (n > 1) {
+            return n - 1;
+          }
+          putOff[0] = deferred.remove(k);
+          return null;
+        });
+        if (putOff[0]) {
+          compactIfCrowded(repo);
+        }
       }
     };
+  }
+
+  /** Whether a compaction of {@code repo} waits for the fetches reading it to close. */
+  boolean putOff(RepoSlug repo) {
+    return deferred.contains(repo.key());
   }
 
   /**
    * Compacts {@code repo} in the background with a bitmap index, however few or small its packs:
    * a decision of what a run reaches went past its bound ({@link Reach}). Put off while a fetch
-   * reads the cache, as any compaction (then at its next sync).
+   * reads the cache, as any compaction, until the last such fetch is answered.
    */
   void compactWithBitmaps(RepoSlug repo) {
     if (wantBitmaps.add(repo.key())) {
@@ -120,18 +144,24 @@ final class CacheCompaction {
 
   /** Counts {@code repo}'s packs in the background, and compacts it past the bound. */
   void compactIfCrowded(RepoSlug repo) {
+    asked.add(repo.key()); // seen by the count queued or running, if there is one
     if (!compacting.add(repo.key())) {
-      return; // a count or a compaction is queued or running
+      return;
     }
     // Counted in the background too: the pack directory changed with the last push, so JGit
     // would list it again here, on the way to the advertisement.
     maintenance.execute(() -> {
       try {
-        if (wantBitmaps.contains(repo.key()) || packs(repo).count() > COMPACT_ABOVE_PACKS) {
-          compact(repo);
+        while (asked.remove(repo.key())) {
+          if (wantBitmaps.contains(repo.key()) || packs(repo).count() > COMPACT_ABOVE_PACKS) {
+            compact(repo);
+          }
         }
       } finally {
         compacting.remove(repo.key());
+      }
+      if (asked.contains(repo.key())) {
+        compactIfCrowded(repo); // asked between the last count and the line above
       }
     });
   }
@@ -142,9 +172,15 @@ final class CacheCompaction {
     long start = System.nanoTime();
     try (Repository cache = repositories.open(repo)) {
       landed.write(repo);
-      if (readers.containsKey(repo.key())) {
-        // replaced packs would go from under a clone; the next sync counts again
-        log.debug("not compacting the cache of {} while a fetch reads it", repo);
+      boolean[] read = {false};
+      readers.computeIfPresent(repo.key(), (k, n) -> {
+        deferred.add(k); // the last reader to close starts it again
+        read[0] = true;
+        return n;
+      });
+      if (read[0]) {
+        // replaced packs would go from under a clone
+        log.debug("compacting the cache of {} once no fetch reads it", repo);
         return;
       }
       Packs before = packs(repo);

@@ -49,12 +49,16 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
  *       BitmapWalker}): proportional to what came since the compaction, not to the history. An
  *       object a refused push left is never in it.
  *   <li>Without one: the walk from the tips, newest commits first, each commit's tree before the
- *       next commit, no tree twice, until every id was seen; only when commits alone are left
- *       unseen are trees not read at all. To prove an id is not reached, this reads the whole
+ *       next commit, no tree twice, until every id was seen. To prove an id is not reached, this
+ *       reads the whole
  *       history; the bound ends it ({@link Undecided}) and {@code compact} is told, so that the
  *       cache gets bitmaps and the next decision is the second step's (as after a second step
  *       that went past the bound: more history since the compaction than the bound reads).
  * </ol>
+ *
+ * <p>Every id goes through the same steps whether the cache holds it or not, and whatever it is:
+ * an id nobody has, or a commit, answered before the bound while a refused push's blob went on to
+ * it, told a run which ids the cache holds.
  */
 final class Reach {
   /**
@@ -103,34 +107,24 @@ final class Reach {
     }
     ObjectReader bounded = bound.reading(reader);
     try (RevWalk walk = new RevWalk(bounded)) {
-      Set<ObjectId> absent = new LinkedHashSet<>();
-      int notCommits = 0;
-      for (ObjectId id : unseen) {
-        try {
-          notCommits += walk.parseAny(id).getType() == Constants.OBJ_COMMIT ? 0 : 1;
-        } catch (MissingObjectException e) {
-          absent.add(id);
-        }
-      }
-      unseen.removeAll(absent);
-      Walk w = new Walk(bounded, walk, unseen, notCommits);
-      List<RevCommit> tipCommits = w.tipsAndTheirTrees(tips);
-      if (!unseen.isEmpty()) {
-        BitmapIndex bitmaps = reader.getBitmapIndex();
-        try {
+      Walk w = new Walk(bounded, walk, unseen);
+      try {
+        List<RevCommit> tipCommits = w.tipsAndTheirTrees(tips);
+        if (!unseen.isEmpty()) {
+          BitmapIndex bitmaps = reader.getBitmapIndex();
           if (bitmaps != null) {
             w.byBitmaps(bitmaps, tips);
           } else {
             w.history(tipCommits);
           }
-        } catch (Undecided e) {
-          compact.run();
-          throw e;
         }
+      } catch (Undecided e) {
+        compact.run(); // whichever step went past the bound
+        throw e;
       }
       Set<ObjectId> unreached = new LinkedHashSet<>();
       for (ObjectId id : ids) {
-        if (unseen.contains(id) || absent.contains(id)) {
+        if (unseen.contains(id)) {
           unreached.add(id.copy());
         }
       }
@@ -162,14 +156,11 @@ final class Reach {
     private final RevWalk walk;
     private final Set<ObjectId> unseen;
     private final Set<ObjectId> readTrees = new HashSet<>();
-    /** Of {@code unseen}, how many are not commits: while none is, no tree is read. */
-    private int notCommits;
 
-    Walk(ObjectReader reader, RevWalk walk, Set<ObjectId> unseen, int notCommits) {
+    Walk(ObjectReader reader, RevWalk walk, Set<ObjectId> unseen) {
       this.reader = reader;
       this.walk = walk;
       this.unseen = unseen;
-      this.notCommits = notCommits;
     }
 
     /**
@@ -208,7 +199,7 @@ final class Reach {
       // newest first, as the walk of the history would meet them
       tipCommits.sort(Comparator.comparingInt(RevCommit::getCommitTime).reversed());
       for (RevCommit c : tipCommits) {
-        if (notCommits == 0 || readTrees.size() >= FIRST_STEP_TREES) {
+        if (unseen.isEmpty() || readTrees.size() >= FIRST_STEP_TREES) {
           break; // never within a tree: a tree read is read whole, or its walk skips part of it
         }
         readTree(c.getTree());
@@ -231,15 +222,13 @@ final class Reach {
       walk.markStart(tipCommits);
       for (RevCommit c; !unseen.isEmpty() && (c = walk.next()) != null; ) {
         see(c);
-        if (notCommits > 0) {
+        if (!unseen.isEmpty()) {
           readTree(c.getTree());
         }
       }
     }
     private void see(ObjectId id) {
-      if (unseen.remove(id) && !(id instanceof RevCommit)) {
-        notCommits--;
-      }
+      unseen.remove(id);
     }
 
     /** Every tree and blob of {@code root} not read before, until none is left unseen. */
@@ -247,7 +236,7 @@ final class Reach {
       Deque<ObjectId> trees = new ArrayDeque<>();
       trees.push(root.copy());
       CanonicalTreeParser entries = new CanonicalTreeParser();
-      while (!trees.isEmpty() && notCommits > 0) {
+      while (!trees.isEmpty() && !unseen.isEmpty()) {
         ObjectId tree = trees.pop();
         if (!readTrees.add(tree)) {
           continue;

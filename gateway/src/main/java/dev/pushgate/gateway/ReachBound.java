@@ -52,7 +52,7 @@ final class ReachBound {
   static ReachBound of(JudgementBudget budget) {
     long maxObjects = Long.getLong(MAX_OBJECTS_PROPERTY, Long.MAX_VALUE);
     return new ReachBound(maxObjects, budget::check, "within "
-        + (maxObjects == Long.MAX_VALUE ? "" : maxObjects + " objects read and ")
+        + (maxObjects == Long.MAX_VALUE ? "" : objects(maxObjects) + " read and ")
         + budget.budget().toSeconds() + " s");
   }
 
@@ -66,8 +66,12 @@ final class ReachBound {
 
   static ReachBound forFetch(long maxObjects, LongSupplier nanoTime) {
     JudgementBudget time = new JudgementBudget(FETCH_TIME, () -> false, () -> false, nanoTime);
-    return new ReachBound(maxObjects, time::check, "within " + maxObjects + " objects read and "
+    return new ReachBound(maxObjects, time::check, "within " + objects(maxObjects) + " read and "
         + FETCH_TIME.toSeconds() + " s");
+  }
+
+  private static String objects(long n) {
+    return n == 1 ? "1 object" : n + " objects";
   }
 
   /** None: a test's, or a caller that bounds the decision otherwise. */

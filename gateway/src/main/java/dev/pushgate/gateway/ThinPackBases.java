@@ -77,20 +77,20 @@ final class ThinPackBases extends ObjectDatabase {
     return !usable.getOrDefault(id, false);
   }
 
-  /** Every base not judged yet, at once: one walk for the pack's bases, not one each. */
+  /**
+   * Every base not judged yet, at once: one walk for the pack's bases, not one each. A base the
+   * cache lacks is judged too, as {@link Reach} judges every id alike: refused at once, it would
+   * answer unlike a refused push's object past the walk's bound, and tell which the cache holds.
+   */
   private void judgeBases(ObjectReader reader) throws IOException {
-    Set<ObjectId> held = new HashSet<>();
+    Set<ObjectId> asked = new HashSet<>();
     for (ObjectId base : named) {
       if (!usable.containsKey(base) && !inPack.test(base)) {
-        if (reader.has(base)) {
-          held.add(base);
-        } else {
-          usable.put(base, false); // absent: nothing to judge, nothing to walk for
-        }
+        asked.add(base);
       }
     }
-    Set<ObjectId> unreached = held.isEmpty() ? Set.of() : rule.unreached(reader, held);
-    for (ObjectId base : held) {
+    Set<ObjectId> unreached = asked.isEmpty() ? Set.of() : rule.unreached(reader, asked);
+    for (ObjectId base : asked) {
       usable.put(base, !unreached.contains(base));
     }
   }

@@ -102,14 +102,37 @@ class CacheCompactionTest {
     }
   }
 
+  /**
+   * A compaction put off while a fetch reads the cache runs once that fetch is answered: the
+   * fetch whose sync or reach decision asked for it is a reader itself, and a run that only
+   * fetched never got it (a review's: a refusal said the cache was being compacted with
+   * bitmaps, and it never was).
+   */
+  @Test
+  void aCompactionPutOffWhileAFetchReadsRunsOnceTheLastReaderCloses() throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = crowdTheCache();
+    AutoCloseable first = compaction.reading(REPO);
+    AutoCloseable second = compaction.reading(REPO);
+
+    compaction.compactIfCrowded(REPO);
+    Wait.until(Duration.ofSeconds(60), "the compaction put off", () -> compaction.putOff(REPO));
+    first.close();
+    assertThat(compaction.putOff(REPO)).as("still read by the second fetch").isTrue();
+    assertThat(packFiles(".pack")).hasSizeGreaterThan(CacheCompaction.COMPACT_ABOVE_PACKS);
+    second.close();
+
+    assertCompactedKeeping(tip);
+    assertThat(compaction.putOff(REPO)).isFalse();
+  }
+
   @Test
   void whatCameSinceAFullCompactionIsRolledUpWithoutRepackingTheBase() throws Exception {
     compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
     ObjectId tip = longHistoryInOnePack(400);
     tip = crowdTheCache(tip, "a");
     compaction.compactIfCrowded(REPO);
-    Wait.until(Duration.ofSeconds(60), "the first compaction, a full one",
-        () -> packFiles(".pack").size() == 1);
+    awaitFullCompaction();
     Set<String> base = baseRecord();
     assertThat(base).hasSize(1);
     Path basePack = packFiles(".pack").get(0);
@@ -135,7 +158,7 @@ class CacheCompactionTest {
     compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
     ObjectId tip = crowdTheCache(null, "a");
     compaction.compactIfCrowded(REPO);
-    Wait.until(Duration.ofSeconds(60), "the first compaction", () -> packFiles(".pack").size() == 1);
+    awaitFullCompaction();
     Set<String> first = baseRecord();
 
     tip = crowdTheCache(tip, "b"); // as many objects again as the base
@@ -178,7 +201,7 @@ class CacheCompactionTest {
     ObjectId tip = longHistoryInOnePack(400);
     tip = crowdTheCache(tip, "a");
     compaction.compactIfCrowded(REPO);
-    Wait.until(Duration.ofSeconds(60), "the first compaction", () -> packFiles(".pack").size() == 1);
+    awaitFullCompaction();
     Files.writeString(baseFile(), Files.readString(baseFile()) + "pack-"
         + "0".repeat(40) + ".pack\n");
 
@@ -273,6 +296,13 @@ class CacheCompactionTest {
         .directory(repositories.directoryOf(REPO).toFile()).redirectErrorStream(true).start();
     String out = new String(fsck.getInputStream().readAllBytes());
     assertThat(fsck.waitFor()).as("git fsck: " + out).isZero();
+  }
+
+  /** One pack, and the base record naming it: the record is written after the packs. */
+  private void awaitFullCompaction() throws Exception {
+    Wait.until(Duration.ofSeconds(60), "a full compaction, its base recorded",
+        () -> packFiles(".pack").size() == 1 && baseRecord().equals(
+            Set.of(packFiles(".pack").get(0).getFileName().toString())));
   }
 
   private Set<String> baseRecord() throws IOException {

@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.ObjectInserter;
-import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.transport.UploadPack;
@@ -21,31 +18,38 @@ class ReachableWantsTest {
 
   /**
    * A want of a commit no branch reaches (a refused push's, which its run can ask for again and
-   * again) is refused after the walk of the commits alone: walking every tree and blob of the
-   * history for it would let one run spend the gateway's CPU on a large repository at will. The
-   * branch's tree is missing here, so reading it would fail otherwise than by refusing the want.
+   * again) and a want of an id nobody has are answered alike, within the bound and past it: the
+   * commit was refused after the commit walk alone and the absent id at once, while a refused
+   * push's blob went on to the bound, so a run could tell which ids the cache holds (a review's).
+   * The walk is bounded instead ({@link ReachBound}).
    */
   @Test
-  void anUnreachableCommitIsRefusedWithoutWalkingTrees() throws Exception {
+  void anUnreachableCommitAndAnIdNobodyHasAreRefusedAlikeWithinTheBoundAndPastIt()
+      throws Exception {
     try (Repository db = TestRepos.bare(dir.resolve("cache.git"))) {
-      ObjectId tip;
-      try (ObjectInserter ins = db.newObjectInserter()) {
-        CommitBuilder c = new CommitBuilder();
-        c.setTreeId(ObjectId.fromString("1".repeat(40))); // not in the repository
-        PersonIdent who = new PersonIdent("t", "t@example.com");
-        c.setAuthor(who);
-        c.setCommitter(who);
-        c.setMessage("tip\n");
-        tip = ins.insert(c);
-        ins.flush();
+      RevCommit tip = null;
+      for (int i = 0; i < 5; i++) {
+        tip = i == 0 ? TestRepos.commit(db, "c0\n", Map.of("f.txt", "0\n"))
+            : TestRepos.commit(db, "c" + i + "\n", Map.of("f.txt", i + "\n"), tip);
       }
       TestRepos.setRef(db, "refs/heads/main", tip);
       RevCommit stray = TestRepos.commit(db, "stray\n", Map.of("s.txt", "s\n"));
+      ObjectId absent = ObjectId.fromString("1".repeat(40));
       UploadPack up = new UploadPack(db);
-      ReachableWants wants =
-          new ReachableWants(() -> ReachBound.forFetch(System::nanoTime), () -> { });
-      assertThatThrownBy(() -> wants.checkWants(up, List.of(stray)))
-          .isInstanceOf(WantNotValidException.class);
+
+      ReachableWants enough = new ReachableWants(
+          () -> ReachBound.forFetch(1_000, System::nanoTime), () -> { });
+      for (ObjectId want : List.of(stray, absent)) {
+        assertThatThrownBy(() -> enough.checkWants(up, List.of(want)))
+            .isInstanceOf(WantNotValidException.class);
+      }
+      ReachableWants tight = new ReachableWants(
+          () -> ReachBound.forFetch(3, System::nanoTime), () -> { });
+      for (ObjectId want : List.of(stray, absent)) {
+        assertThatThrownBy(() -> tight.checkWants(up, List.of(want)))
+            .isExactlyInstanceOf(org.eclipse.jgit.errors.PackProtocolException.class)
+            .hasMessageContaining("could not be decided within 3 objects read");
+      }
     }
   }
 }
