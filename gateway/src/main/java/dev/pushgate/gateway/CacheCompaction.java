@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
@@ -150,20 +151,27 @@ final class CacheCompaction {
     }
     // Counted in the background too: the pack directory changed with the last push, so JGit
     // would list it again here, on the way to the advertisement.
-    maintenance.execute(() -> {
-      try {
-        while (asked.remove(repo.key())) {
-          if (wantBitmaps.contains(repo.key()) || packs(repo).count() > COMPACT_ABOVE_PACKS) {
-            compact(repo);
-          }
+    try {
+      maintenance.execute(() -> count(repo));
+    } catch (RejectedExecutionException e) {
+      compacting.remove(repo.key()); // stopping: nothing more is compacted
+    }
+  }
+
+  /** Counts and compacts while asked to; on the maintenance thread. */
+  private void count(RepoSlug repo) {
+    try {
+      while (asked.remove(repo.key())) {
+        if (wantBitmaps.contains(repo.key()) || packs(repo).count() > COMPACT_ABOVE_PACKS) {
+          compact(repo);
         }
-      } finally {
-        compacting.remove(repo.key());
       }
-      if (asked.contains(repo.key())) {
-        compactIfCrowded(repo); // asked between the last count and the line above
-      }
-    });
+    } finally {
+      compacting.remove(repo.key());
+    }
+    if (asked.contains(repo.key())) {
+      compactIfCrowded(repo); // asked between the last count and the line above
+    }
   }
 
   private void compact(RepoSlug repo) {
