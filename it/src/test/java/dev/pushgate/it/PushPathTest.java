@@ -350,8 +350,9 @@ class PushPathTest {
 
     Wait.until(Duration.ofSeconds(30), "the push's write token to be revoked at the forge",
         () -> Forge.liveForgeTokens(app.get()) == liveBefore);
-    assertThat(Forge.liveCredentials(app.get(), runId, "write")).as("in the ledger too")
-        .isZero();
+    // The ledger records the revocation after the forge answered it: a moment later.
+    Wait.until(Duration.ofSeconds(30), "the revocation recorded in the ledger too",
+        () -> Forge.liveCredentials(app.get(), runId, "write") == 0);
     assertThat(app.get().control().get("/v1/runs/" + runId).body().get("state").asText())
         .isNotEqualTo("ended");
   }
