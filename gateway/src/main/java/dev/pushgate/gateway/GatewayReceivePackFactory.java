@@ -1,6 +1,5 @@
 package dev.pushgate.gateway;
 
-import dev.pushgate.types.RepoSlug;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -46,16 +45,13 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     ThinPackBases.Rule reached = (reader, ids) ->
         Reach.unreached(reader, receiving.get().getAdvertisedObjects(), ids,
             ReachBound.of(push.judgementBudget(ContentJudge.BUDGET, services.threads()::closed)),
-            () -> {
-              if (services.cache() != null) {
-                services.cache().compactWithBitmaps(push.repo());
-              }
-            });
+            () -> services.cache().compactWithBitmaps(push.repo()));
     // JGit makes the pack parser from the repository: this view makes the push's. Its .keep
     // goes after the answer, under the repository's lock once the refs it landed are written,
     // so that no compaction finds the pack without it while they are not (LandedRefs).
     ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy(),
-        unkeep -> push.afterAnswer(() -> unkeepAfterLandedRefs(push.repo(), unkeep)), reached)) {
+        unkeep -> push.afterAnswer(
+            () -> services.cache().unkeepAfterLandedRefs(push.repo(), unkeep)), reached)) {
       {
         // The same walk as JGit's check, counting what the pack carries beyond it.
         connectivityChecker = new PackReachCheck(
@@ -118,13 +114,5 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
       }
     });
     return shown;
-  }
-
-  private void unkeepAfterLandedRefs(RepoSlug repo, Runnable unkeep) {
-    if (services.cache() != null) {
-      services.cache().unkeepAfterLandedRefs(repo, unkeep);
-    } else {
-      unkeep.run(); // a gateway without a cache (tests): no compaction to keep off the pack
-    }
   }
 }

@@ -40,8 +40,9 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     try {
       r.receive();
     } catch (PackProtocolException | UnpackException | CorruptObjectException e) {
-      if (undecidedIn(e) != null) {
-        refuseUndecided(req, rsp, undecidedIn(e));
+      Reach.Undecided undecided = undecidedIn(e);
+      if (undecided != null) {
+        refuseUndecided(req, rsp, undecided);
         return;
       }
       Throwable timeout = timeoutIn(e);
@@ -65,8 +66,9 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
     } catch (ServiceMayNotContinueException e) {
       answer(req, rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
     } catch (IOException e) {
-      if (undecidedIn(e) != null) {
-        refuseUndecided(req, rsp, undecidedIn(e));
+      Reach.Undecided undecided = undecidedIn(e);
+      if (undecided != null) {
+        refuseUndecided(req, rsp, undecided);
       } else if (timeoutIn(e) != null) {
         timedOut(req, rsp, timeoutIn(e));
       } else if (e instanceof PacketLineIn.InputOverLimitIOException) {

@@ -297,7 +297,8 @@ class GatewayFuzzTest {
       config = new GatewayConfig(HOST, dir.resolve("cache"), 2048, Duration.ofSeconds(10),
           Duration.ofSeconds(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
       factory = new GatewayReceivePackFactory(new GatewayServices(config, null, null, null,
-          PushMetrics.NONE, new Forwarder(10), null, new GatewayThreads()));
+          PushMetrics.NONE, new Forwarder(10),
+          new UpstreamCache(dir.resolve("cache"), 10, PushMetrics.NONE), new GatewayThreads()));
     }
     Path copy = dir.resolve("push.git");
     FileUtils.delete(copy.toFile(), FileUtils.RECURSIVE | FileUtils.SKIP_MISSING);

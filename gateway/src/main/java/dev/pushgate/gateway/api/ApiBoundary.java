@@ -250,7 +250,10 @@ public final class ApiBoundary implements AutoCloseable {
     connector.setAcceptedSendBufferSize(bytes);
   }
 
-  /** Bytes every run's calls hold buffered now: bodies, values, unread answers ({@link BufferedBytes}). */
+  /**
+   * Bytes every run's calls hold buffered now: bodies, values, unread answers ({@link
+   * BufferedBytes}).
+   */
   long bufferedBytes() {
     return admission.bodies().held();
   }

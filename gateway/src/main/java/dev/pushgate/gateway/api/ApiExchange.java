@@ -44,7 +44,7 @@ final class ApiExchange implements AutoCloseable {
 
   private final String runId;
   private final BufferedBytes buffered;
-  /** The listener's call slots: the call's own, or one its whole answer takes ({@link #writeWhole}). */
+  /** The listener's call slots: the call's own, or one its answer takes ({@link #writeWhole}). */
   private final RunSlots slots;
   /** Guarded by this: the body is read on Jetty's threads, the deadline may close the call. */
   private int heldBytes;

@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
  * The bytes every run's calls together hold buffered on the listener: request bodies (read whole,
  * before a slot, to be judged), the values of GitHub's answers read for their download links
  * ({@link DownloadLinks}), and whole answers Jetty holds until the run reads them, GitHub's and
- * the boundary's own errors ({@link ApiExchange#writeWhole}). The heap is every run's, and a bound per run alone let enough runs'
- * bodies fill it, and none at all let sixteen answers of large files take it. Bytes are taken
+ * the boundary's own errors ({@link ApiExchange#writeWhole}). The heap is every run's, and a
+ * bound per run alone let enough runs' bodies fill it, and none at all let sixteen answers of large files take it. Bytes are taken
  * before they are held and given back when the call ends, however it ends ({@link
  * ApiExchange#close}), or sooner (an answer's value once it is passed on).
  *
