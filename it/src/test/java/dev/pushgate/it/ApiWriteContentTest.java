@@ -396,9 +396,11 @@ class ApiWriteContentTest {
     assertThat(exec.exit()).as(exec.stderr() + out).isZero();
     assertThat(out).as(out).contains("pr=1", "comment=1", "graphql-comment=1");
     // gh opens pull requests with GraphQL's createPullRequest.
-    assertThat(section(out, "pr")).contains(POLICY + "the input.body" + refused);
-    assertThat(section(out, "comment")).contains(POLICY + "the body" + refused);
-    assertThat(section(out, "graphql-comment")).contains(POLICY + "the input.body" + refused);
+    // The run's own stderr (its proxy's and the launcher's lines) says why a call got no answer.
+    assertThat(section(out, "pr")).as(exec.stderr()).contains(POLICY + "the input.body" + refused);
+    assertThat(section(out, "comment")).as(exec.stderr()).contains(POLICY + "the body" + refused);
+    assertThat(section(out, "graphql-comment")).as(exec.stderr())
+        .contains(POLICY + "the input.body" + refused);
     // gh's GraphQL reads reach the forge; no pull request and no comment does.
     assertThat(forgeApiRequests()).noneMatch(r -> r.startsWith("POST /repos/acme/widget/pulls")
         || r.contains("/comments"));

@@ -12,6 +12,8 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+import org.opentest4j.TestAbortedException;
 
 /**
  * One appliance for a test class: a directory of the class's own, the jar started on
@@ -31,7 +33,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * A start that fails fails every test that asks for the appliance, and is not tried again: a
  * class never starts more than its one appliance.
  */
-public final class ApplianceExtension implements BeforeAllCallback, AfterAllCallback {
+public final class ApplianceExtension
+    implements BeforeAllCallback, AfterAllCallback, TestExecutionExceptionHandler {
+  /** The appliance log's lines a failing test's message ends with. */
+  static final int LOG_LINES_ON_FAILURE = 60;
+
   private final List<String> serveOptions;
   private final List<String> repos;
   private final boolean sandboxedRuns;
@@ -119,6 +125,37 @@ public final class ApplianceExtension implements BeforeAllCallback, AfterAllCall
       }
     }
     return app;
+  }
+
+  /**
+   * A failing test's message ends with the appliance log's last lines: CI shows a failure's
+   * message, and a test that fails once in many runs is explained only by what the appliance
+   * said at the time (it logs no secret: tests grep its log for them).
+   */
+  @Override
+  public void handleTestExecutionException(ExtensionContext context, Throwable failure)
+      throws Throwable {
+    RunningAppliance running;
+    synchronized (this) {
+      running = app;
+    }
+    if (running == null || failure instanceof TestAbortedException) {
+      throw failure;
+    }
+    String tail;
+    try {
+      List<String> lines = running.logText().lines().toList();
+      tail = String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_LINES_ON_FAILURE),
+          lines.size()));
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+      throw failure;
+    }
+    AssertionError explained = new AssertionError(failure.getMessage()
+        + "\n-- the appliance's log, its last " + LOG_LINES_ON_FAILURE + " lines ("
+        + running.log + ") --\n" + tail, failure);
+    explained.setStackTrace(failure.getStackTrace());
+    throw explained;
   }
 
   @Override
