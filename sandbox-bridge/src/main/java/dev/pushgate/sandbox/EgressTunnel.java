@@ -5,12 +5,16 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.HttpStream;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ConnectHandler;
+import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.HostPort;
 import org.eclipse.jetty.util.Promise;
@@ -177,6 +181,37 @@ final class EgressTunnel extends ConnectHandler {
           .setIdleTimeout(BOUNDARY_TUNNEL_IDLE.toMillis());
     }
     return super.newUpstreamConnection(endPoint, context);
+  }
+
+  /**
+   * Jetty's own, but for how the 200 is sent: as a write of the response's own, the request's
+   * callback completed once that write has. Jetty (12.1.14) sends it as the callback's last write,
+   * whose completion marks the send done before it runs the write's callback; a handler thread
+   * still returning from {@link #handle} (a tunnel to the boundary connects before it returns)
+   * may complete the stream in that gap, and the write's callback then completes it again. Seen as
+   * the proxy's "Serialized invocation error" ({@code NullPointerException} in {@code
+   * HttpChannelState.completeStream}) twice in 160 of a run's {@code gh} calls; a stream completed
+   * twice can close the tunnel just after its 200, and a client then reads EOF where its TLS
+   * handshake should be (a run's {@code gh api graphql} failed so, once, in CI). Here the callback
+   * completes after the write has, and the stream is completed once, by whichever of the two
+   * threads comes second.
+   */
+  @Override
+  protected void onConnectSuccess(ConnectContext context, UpstreamConnection upstream) {
+    Request request = context.getRequest();
+    prepareContext(request, context.getContext());
+    DownstreamConnection downstream =
+        newDownstreamConnection(context.getEndPoint(), context.getContext());
+    downstream.setInputBufferSize(getBufferSize());
+    upstream.setConnection(downstream);
+    downstream.setConnection(upstream);
+    request.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, downstream);
+    Response response = context.getResponse();
+    response.setStatus(HttpStatus.OK_200);
+    response.getHeaders().put(HttpFields.CONTENT_LENGTH_0);
+    Callback callback = context.getCallback();
+    response.write(true, BufferUtil.EMPTY_BUFFER, Callback.from(callback::succeeded,
+        callback::failed));
   }
 
   /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */
