@@ -6,8 +6,7 @@ import java.net.*;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.*;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,13 +16,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Finding (attack4, medium): a sandboxed run's proxy (the Unix socket) that gets a CONNECT to an
  * API name from a client that closes right after sending it opens the tunnel to the boundary and
- * never closes it, not even once the boundary has closed its end: each costs the appliance a
- * descriptor for good. A run's agent loops on it (300 here) to exhaust the appliance's descriptors.
- * (The loopback proxy over TCP closes them.)
+ * keeps it after the boundary closed its end (still after 30 s; also with a half-close or TLS
+ * bytes behind the CONNECT): a descriptor each in the launcher's process (exec, or the appliance
+ * for /launch and terminals). A run's agent loops on it to exhaust them. df5b7201 fails it too.
  */
 class ProxyTunnelOfAGoneClientTest {
   @TempDir Path tmp;
-
   @Test
   void aTunnelWhoseClientClosedAfterItsConnectIsClosed() throws Exception {
     InetAddress lo = InetAddress.getLoopbackAddress();
@@ -31,19 +29,16 @@ class ProxyTunnelOfAGoneClientTest {
     try (ServerSocket boundary = new ServerSocket(0, 1000, lo)) {
       Thread accepter = new Thread(() -> {
         while (true) { // the boundary closes each connection at once (a run over its 64, say)
-          try (Socket s = boundary.accept()) {
-            accepted.incrementAndGet();
-          } catch (IOException closed) {
+          try (Socket s = boundary.accept()) { accepted.incrementAndGet(); } catch (IOException e) {
             return;
           }
         }
       });
-      accepter.setDaemon(true);
       accepter.start();
       ApiInterception run = new ApiInterception(List.of("api.github.com"),
           new InetSocketAddress(lo, boundary.getLocalPort()), "run-handle");
-      try (EgressProxy proxy = EgressProxy.start(tmp.resolve("p.sock"),
-          EgressPolicy.resolve(true, List.of()), HostResolver.SYSTEM, v -> { }, run)) {
+      try (EgressProxy proxy = EgressProxy.start(tmp.resolve("p.sock"), EgressPolicy.resolve(true,
+          List.of()), HostResolver.SYSTEM, v -> { }, run)) {
         long before = descriptors();
         for (int i = 0; i < 300; i++) {
           try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -60,8 +55,6 @@ class ProxyTunnelOfAGoneClientTest {
   }
 
   private static long descriptors() throws IOException {
-    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
-      return fds.count();
-    }
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) { return fds.count(); }
   }
 }
