@@ -9,6 +9,7 @@ import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.HttpStream;
 import org.eclipse.jetty.server.Request;
@@ -195,10 +196,17 @@ final class EgressTunnel extends ConnectHandler {
    * handshake should be (a run's {@code gh api graphql} failed so, once, in CI). Here the callback
    * completes after the write has, and the stream is completed once, by whichever of the two
    * threads comes second.
+   *
+   * <p>And the far end goes with the client's: a client that leaves before its tunnel is made (a
+   * close or a reset right behind its CONNECT) never gets the tunnel's client side, which is what
+   * would pass its leaving on, and the far end stayed open until its idle timeout, an hour for
+   * the boundary's (attack4: one descriptor per CONNECT, in the launcher's process or, for the
+   * shared proxy, the appliance's).
    */
   @Override
   protected void onConnectSuccess(ConnectContext context, UpstreamConnection upstream) {
     Request request = context.getRequest();
+    closeWithClient(request.getConnectionMetaData().getConnection(), upstream);
     prepareContext(request, context.getContext());
     DownstreamConnection downstream =
         newDownstreamConnection(context.getEndPoint(), context.getContext());
@@ -212,6 +220,25 @@ final class EgressTunnel extends ConnectHandler {
     Callback callback = context.getCallback();
     response.write(true, BufferUtil.EMPTY_BUFFER, Callback.from(callback::succeeded,
         callback::failed));
+  }
+
+  /**
+   * Closes {@code upstream} when the client's connection closes with its end point, as it does
+   * when the client leaves; not when the tunnel takes the end point over (the connection closes,
+   * its end point stays open), after which the tunnel passes the client's leaving on itself.
+   */
+  private static void closeWithClient(Connection client, UpstreamConnection upstream) {
+    client.addEventListener(new Connection.Listener() {
+      @Override
+      public void onClosed(Connection connection) {
+        if (!connection.getEndPoint().isOpen()) {
+          upstream.close();
+        }
+      }
+    });
+    if (!client.getEndPoint().isOpen()) { // gone before the listener was added
+      upstream.close();
+    }
   }
 
   /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */
