@@ -1,7 +1,10 @@
 package dev.pushgate.sandbox;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -19,12 +22,15 @@ import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.HostPort;
 import org.eclipse.jetty.util.Promise;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * CONNECT tunnels; anything else goes to the forward proxy. The API names go to the boundary
  * of the proxy's run ({@code interception}), or, on a shared proxy, of the run its login names.
  */
 final class EgressTunnel extends ConnectHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(EgressTunnel.class);
   /** The request attribute holding a shared proxy's run, read from the request's login. */
   private static final String RUN = "pushgate.run-interception";
   /** The request attribute marking a tunnel to the API boundary. */
@@ -251,15 +257,36 @@ final class EgressTunnel extends ConnectHandler {
     }
   }
 
+  /**
+   * A refusal is 403 in the gate's words; a target the proxy could not reach is 502 saying which
+   * and why (Jetty's own was a bare 500, which reads as the proxy's fault and says nothing).
+   */
   @Override
   protected void onConnectFailure(
       Request request, Response response, Callback callback, Throwable failure) {
     Throwable cause = failure instanceof java.io.UncheckedIOException u ? u.getCause() : failure;
+    response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
     if (cause instanceof EgressProxy.Refused r) {
-      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
       Response.writeError(request, response, callback, 403, "pushgate: " + r.getMessage());
       return;
     }
-    super.onConnectFailure(request, response, callback, failure);
+    String target = request.getHttpURI().getAuthority();
+    LOG.info("egress: CONNECT {} failed: {}", target, cause.getClass().getName());
+    Response.writeError(request, response, callback, 502,
+        "pushgate: could not connect to " + target + ": " + unreached(cause));
+  }
+
+  /** Why a target was not reached, in fixed words: an exception's message may say more. */
+  static String unreached(Throwable cause) {
+    if (cause instanceof UnknownHostException) {
+      return "the name has no address";
+    }
+    if (cause instanceof ConnectException) {
+      return "the connection was refused";
+    }
+    if (cause instanceof SocketTimeoutException) {
+      return "the connection timed out";
+    }
+    return "the connection failed";
   }
 }

@@ -74,6 +74,33 @@ class ApiInterceptionTest {
     }
   }
 
+  /**
+   * Finding (attack4, minor): a CONNECT whose target could not be reached was a bare 500 ("the
+   * appliance's log says why", which it did not), read as the proxy's own failure. It is a 502
+   * saying which target and why, in fixed words.
+   */
+  @Test
+  void aTargetTheProxyCannotReachIsA502SayingWhy() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = s.getLocalPort();
+    }
+    HostResolver none = host -> List.of();
+    ApiInterception interception = new ApiInterception(List.of("api.github.com"),
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 1), "run-handle");
+    try (EgressProxy proxy = EgressProxy.startLoopback(none, interception)) {
+      assertThat(ProxyRequestFormsTest.send(proxy, "CONNECT nowhere.test:443 HTTP/1.1\r\n"
+          + "Host: nowhere.test:443\r\n\r\n")).startsWith("HTTP/1.1 502 ")
+          .contains("pushgate: could not connect to nowhere.test:443: the name has no address");
+    }
+    try (EgressProxy proxy = EgressProxy.startLoopback(HostResolver.SYSTEM, interception)) {
+      assertThat(ProxyRequestFormsTest.send(proxy, "CONNECT 127.0.0.1:" + closed
+          + " HTTP/1.1\r\nHost: 127.0.0.1:" + closed + "\r\n\r\n")).startsWith("HTTP/1.1 502 ")
+          .contains("pushgate: could not connect to 127.0.0.1:" + closed
+              + ": the connection was refused");
+    }
+  }
+
   private static String tunnel(EgressProxy proxy, String authority, ServerSocket expected)
       throws Exception {
     return ProxyRequestFormsTest.tunnel(proxy,
