@@ -1,10 +1,8 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.ConnectionFailure;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -273,20 +271,6 @@ final class EgressTunnel extends ConnectHandler {
     String target = request.getHttpURI().getAuthority();
     LOG.info("egress: CONNECT {} failed: {}", target, cause.getClass().getName());
     Response.writeError(request, response, callback, 502,
-        "pushgate: could not connect to " + target + ": " + unreached(cause));
-  }
-
-  /** Why a target was not reached, in fixed words: an exception's message may say more. */
-  static String unreached(Throwable cause) {
-    if (cause instanceof UnknownHostException) {
-      return "the name has no address";
-    }
-    if (cause instanceof ConnectException) {
-      return "the connection was refused";
-    }
-    if (cause instanceof SocketTimeoutException) {
-      return "the connection timed out";
-    }
-    return "the connection failed";
+        "pushgate: could not connect to " + target + ": " + ConnectionFailure.describe(cause));
   }
 }

@@ -91,7 +91,7 @@ class ApiInterceptionTest {
     try (EgressProxy proxy = EgressProxy.startLoopback(none, interception)) {
       assertThat(ProxyRequestFormsTest.send(proxy, "CONNECT nowhere.test:443 HTTP/1.1\r\n"
           + "Host: nowhere.test:443\r\n\r\n")).startsWith("HTTP/1.1 502 ")
-          .contains("pushgate: could not connect to nowhere.test:443: the name has no address");
+          .contains("pushgate: could not connect to nowhere.test:443: the host name does not resolve");
     }
     try (EgressProxy proxy = EgressProxy.startLoopback(HostResolver.SYSTEM, interception)) {
       assertThat(ProxyRequestFormsTest.send(proxy, "CONNECT 127.0.0.1:" + closed

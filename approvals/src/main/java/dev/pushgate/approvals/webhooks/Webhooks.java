@@ -3,10 +3,9 @@ package dev.pushgate.approvals.webhooks;
 import dev.pushgate.approvals.Answer;
 import dev.pushgate.approvals.ApprovalDesk;
 import dev.pushgate.approvals.Question;
+import dev.pushgate.types.ConnectionFailure;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
@@ -18,7 +17,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import javax.net.ssl.SSLException;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -212,24 +210,12 @@ public final class Webhooks implements ApprovalDesk.Listener, AutoCloseable {
     }
   }
 
-  /**
-   * A failure in words; not the exception's message, which may quote the URL (OkHttp's "unexpected
-   * end of stream on https://…").
-   */
+  /** A failure in words ({@link ConnectionFailure}), with the timeout that ran out. */
   private String describe(IOException e) {
-    if (e instanceof UnknownHostException) {
-      return "the host name does not resolve";
-    }
-    if (e instanceof ConnectException) {
-      return "the connection was refused";
-    }
     if (e instanceof InterruptedIOException) {
       return "no answer in time (" + tuning.timeout().toMillis() + " ms to connect or read)";
     }
-    if (e instanceof SSLException) {
-      return "the TLS handshake failed";
-    }
-    return "the connection failed";
+    return ConnectionFailure.describe(e);
   }
 
   /** Lets queued events go out for the close grace, then stops whatever is left. */
