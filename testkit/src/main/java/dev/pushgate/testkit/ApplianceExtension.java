@@ -151,7 +151,8 @@ public final class ApplianceExtension
       failure.addSuppressed(e);
       throw failure;
     }
-    AssertionError explained = new AssertionError(failure.getMessage()
+    String said = failure.getMessage() != null ? failure.getMessage() : failure.toString();
+    AssertionError explained = new AssertionError(said
         + "\n-- the appliance's log, its last " + LOG_LINES_ON_FAILURE + " lines ("
         + running.log + ") --\n" + tail, failure);
     explained.setStackTrace(failure.getStackTrace());
