@@ -50,10 +50,10 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
  *       object a refused push left is never in it.
  *   <li>Without one: the walk from the tips, newest commits first, each commit's tree before the
  *       next commit, no tree twice, until every id was seen. To prove an id is not reached, this
- *       reads the whole
- *       history; the bound ends it ({@link Undecided}) and {@code compact} is told, so that the
- *       cache gets bitmaps and the next decision is the second step's (as after a second step
- *       that went past the bound: more history since the compaction than the bound reads).
+ *       reads the whole history; the bound ends it ({@link Undecided}) and {@code compact} is
+ *       told, so that the cache gets bitmaps and the next decision is the second step's (as after
+ *       a second step that went past the bound: more history since the compaction than the bound
+ *       reads).
  * </ol>
  *
  * <p>Every id goes through the same steps whether the cache holds it or not, and whatever it is:

@@ -67,10 +67,11 @@ final class ReceiveErrors implements ReceivePackErrorHandler {
       answer(req, rsp, e.getStatusCode(), Forwarder.oneLine(e.getMessage()));
     } catch (IOException e) {
       Reach.Undecided undecided = undecidedIn(e);
+      Throwable timeout = timeoutIn(e);
       if (undecided != null) {
         refuseUndecided(req, rsp, undecided);
-      } else if (timeoutIn(e) != null) {
-        timedOut(req, rsp, timeoutIn(e));
+      } else if (timeout != null) {
+        timedOut(req, rsp, timeout);
       } else if (e instanceof PacketLineIn.InputOverLimitIOException) {
         log.info("malformed push refused: its command list is too long");
         answer(req, rsp, HttpServletResponse.SC_BAD_REQUEST, "malformed push request: the push's"

@@ -37,37 +37,22 @@ class ReachBoundTest {
   @Test
   void aRefusedPushsBlobAskedForPastTheBoundIsRefusedWithWhatToDo() throws Exception {
     ObjectId plan = refusedPlan();
-    JsonNode runC = app.get().createRun(
-        "{\"workspaceId\": \"ws-c\", \"repository\": \"acme/widget\"}");
-    GitRun gitC = new GitRun(Files.createDirectories(app.dir().resolve("home-c")),
-        ForgeRefs.env(runC));
-    gitC.in(app.dir(), "clone", "-q", "https://github.com/acme/widget.git", "c").ok();
-    Path workC = app.dir().resolve("c");
+    Clone c = clone("ws-c", "acme/widget", null, "c");
 
     // A want by id (protocol v2, as git 2.39 fetches), then as a thin pack's delta base.
-    GitRun.Result fetch = gitC.in(workC, "fetch", "origin", plan.name()).failed();
+    GitRun.Result fetch = c.git().in(c.work(), "fetch", "origin", plan.name()).failed();
     assertThat(fetch.stderr()).contains("remote error: what this repository's branches and"
         + " tags reach could not be decided within 3 objects read and 10 s; nothing was sent."
         + " The gateway is compacting this repository's cache with a bitmap index, which"
         + " decides it at once: fetch again in a minute, or fetch a branch or tag by name");
-    assertThat(gitC.in(workC, "cat-file", "-e", plan.name()).exit()).isNotZero();
+    assertThat(c.git().in(c.work(), "cat-file", "-e", plan.name()).exit()).isNotZero();
 
     // In a repository of its own: the fetch's refusal has the cache above compacted with
     // bitmaps, which then decide exactly (and drop the refused push's objects).
     assertThat(refusedPlan("acme/sprocket")).isEqualTo(plan);
-    runC = app.get().createRun(
+    JsonNode runC = app.get().createRun(
         "{\"workspaceId\": \"ws-c\", \"repository\": \"acme/sprocket\"}");
-    ObjectId main = ForgeRefs.ref(app.get(), "acme/sprocket", "refs/heads/main");
-    byte[] made = "what C's delta makes\n".getBytes(StandardCharsets.UTF_8);
-    byte[] tree = PackBytes.tree("made.txt", PackBytes.id(Constants.OBJ_BLOB, made));
-    byte[] commit = PackBytes.commit(PackBytes.id(Constants.OBJ_TREE, tree), main, "thin");
-    ObjectId commitId = PackBytes.id(Constants.OBJ_COMMIT, commit);
-    Wire.Answer push = Wire.post(app.get(), "/git/github.com/acme/sprocket.git/git-receive-pack",
-        ForgeRefs.credential(runC), PackBytes.request(
-            RawPush.command(ObjectId.zeroId(), commitId, "refs/heads/probe"),
-            PackBytes.pack(PackBytes.refDelta(plan, PLAN.length(), made),
-                PackBytes.object(Constants.OBJ_TREE, tree),
-                PackBytes.object(Constants.OBJ_COMMIT, commit))));
+    Wire.Answer push = thinPush(runC, "acme/sprocket", plan, "what C's delta makes\n");
     assertThat(push.status()).isEqualTo(200);
     assertThat(push.body()).contains("ng refs/heads/probe Control Center policy: the thin"
         + " pack's delta bases could not be checked: what this repository's branches and tags"
@@ -90,20 +75,14 @@ class ReachBoundTest {
     ObjectId plan = refusedPlan("acme/gadget");
     ObjectId absent = PackBytes.id(Constants.OBJ_BLOB,
         "a guess nobody pushed\n".getBytes(StandardCharsets.UTF_8));
-    JsonNode runC = app.get().createRun(
-        "{\"workspaceId\": \"ws-c2\", \"repository\": \"acme/gadget\"}");
-    GitRun gitC = new GitRun(Files.createDirectories(app.dir().resolve("home-c2")),
-        ForgeRefs.env(runC));
-    gitC.in(app.dir(), "clone", "-q", "https://github.com/acme/gadget.git", "c2").ok();
-    Path workC = app.dir().resolve("c2");
-    ObjectId main = ForgeRefs.ref(app.get(), "acme/gadget", "refs/heads/main");
+    Clone c = clone("ws-c2", "acme/gadget", null, "c2");
     Path cache = app.get().cacheRepo("acme/gadget");
     // The first decision past the bound has the cache compacted with bitmaps, after which both
     // are decided exactly: the two are compared within one state of the cache, either one.
     for (int round = 0; round < 5; round++) {
       boolean bitmapsBefore = hasBitmaps(cache);
-      List<String> asAbsent = answers(gitC, workC, runC, main, absent, round);
-      List<String> asRefused = answers(gitC, workC, runC, main, plan, round);
+      List<String> asAbsent = answers(c, absent, round);
+      List<String> asRefused = answers(c, plan, round);
       if (hasBitmaps(cache) == bitmapsBefore) {
         assertThat(asRefused).isEqualTo(asAbsent);
         return;
@@ -113,22 +92,47 @@ class ReachBoundTest {
   }
 
   /** A fetch of {@code id} and a thin push naming it as its base, as the run sees them. */
-  private static List<String> answers(GitRun git, Path work, JsonNode run, ObjectId main,
-      ObjectId id, int round) throws Exception {
-    String fetched = git.in(work, "fetch", "origin", id.name()).failed().stderr()
+  private static List<String> answers(Clone c, ObjectId id, int round) throws Exception {
+    String fetched = c.git().in(c.work(), "fetch", "origin", id.name()).failed().stderr()
         .replace(id.name(), "<id>");
-    byte[] made = ("made " + round + "\n").getBytes(StandardCharsets.UTF_8);
-    byte[] tree = PackBytes.tree("made.txt", PackBytes.id(Constants.OBJ_BLOB, made));
+    String pushed = thinPush(c.run(), "acme/gadget", id, "made " + round + "\n").body()
+        .replace(id.name(), "<id>");
+    return List.of(fetched, pushed);
+  }
+
+  /**
+   * A push to {@code refs/heads/probe} of a commit on {@code repo}'s main whose one file is a
+   * delta, {@code made} from {@code base} (as long as {@link #PLAN}), which the pack leaves out.
+   */
+  private static Wire.Answer thinPush(JsonNode run, String repo, ObjectId base, String made)
+      throws Exception {
+    ObjectId main = ForgeRefs.ref(app.get(), repo, "refs/heads/main");
+    byte[] content = made.getBytes(StandardCharsets.UTF_8);
+    byte[] tree = PackBytes.tree("made.txt", PackBytes.id(Constants.OBJ_BLOB, content));
     byte[] commit = PackBytes.commit(PackBytes.id(Constants.OBJ_TREE, tree), main, "thin");
-    String pushed = Wire.post(app.get(), "/git/github.com/acme/gadget.git/git-receive-pack",
+    return Wire.post(app.get(), "/git/github.com/" + repo + ".git/git-receive-pack",
         ForgeRefs.credential(run), PackBytes.request(
             RawPush.command(ObjectId.zeroId(), PackBytes.id(Constants.OBJ_COMMIT, commit),
                 "refs/heads/probe"),
-            PackBytes.pack(PackBytes.refDelta(id, PLAN.length(), made),
+            PackBytes.pack(PackBytes.refDelta(base, PLAN.length(), content),
                 PackBytes.object(Constants.OBJ_TREE, tree),
-                PackBytes.object(Constants.OBJ_COMMIT, commit)))).body()
-        .replace(id.name(), "<id>");
-    return List.of(fetched, pushed);
+                PackBytes.object(Constants.OBJ_COMMIT, commit))));
+  }
+
+  /** A run, its git with a home of its own, and its clone of the run's repository. */
+  private record Clone(JsonNode run, GitRun git, Path work) {}
+
+  /** A run of {@code repo}, its push to main {@code mainPush} (or none), cloned in dir. */
+  private static Clone clone(String workspace, String repo, String mainPush, String dir)
+      throws Exception {
+    String rules = mainPush == null ? "" : """
+        , "rules": {"push": [{"refs": "refs/heads/main", "decision": "%s"}]}""".formatted(mainPush);
+    JsonNode run = app.get().createRun("""
+        {"workspaceId": "%s", "repository": "%s"%s}""".formatted(workspace, repo, rules));
+    GitRun git = new GitRun(Files.createDirectories(app.dir().resolve("home-" + dir)),
+        ForgeRefs.env(run));
+    git.in(app.dir(), "clone", "-q", "https://github.com/" + repo + ".git", dir).ok();
+    return new Clone(run, git, app.dir().resolve(dir));
   }
 
   private static boolean hasBitmaps(Path cache) throws java.io.IOException {
@@ -149,23 +153,16 @@ class ReachBoundTest {
   void aFetchPastTheBoundHasTheCacheCompactedWithBitmapsAsItSays() throws Exception {
     ObjectId plan = refusedPlan("acme/gizmo");
     Path cache = app.get().cacheRepo("acme/gizmo");
-    JsonNode runC = app.get().createRun(
-        "{\"workspaceId\": \"ws-c3\", \"repository\": \"acme/gizmo\"}");
-    GitRun gitC = new GitRun(Files.createDirectories(app.dir().resolve("home-c3")),
-        ForgeRefs.env(runC));
-    gitC.in(app.dir(), "clone", "-q", "https://github.com/acme/gizmo.git", "c3").ok();
-    Path workC = app.dir().resolve("c3");
-    assertThat(gitC.in(workC, "fetch", "origin", plan.name()).failed().stderr())
+    Clone c = clone("ws-c3", "acme/gizmo", null, "c3");
+    assertThat(c.git().in(c.work(), "fetch", "origin", plan.name()).failed().stderr())
         .contains("The gateway is compacting this repository's cache with a bitmap index");
 
     dev.pushgate.testkit.Wait.until(java.time.Duration.ofSeconds(90),
         "the cache compacted with a bitmap index, at a sync with no fetch reading", () -> {
-          gitC.in(workC, "ls-remote", "origin").ok();
-          try (var packs = Files.list(cache.resolve("objects/pack"))) {
-            return packs.anyMatch(f -> f.getFileName().toString().endsWith(".bitmap"));
-          }
+          c.git().in(c.work(), "ls-remote", "origin").ok();
+          return hasBitmaps(cache);
         });
-    assertThat(gitC.in(workC, "fetch", "origin", plan.name()).failed().stderr())
+    assertThat(c.git().in(c.work(), "fetch", "origin", plan.name()).failed().stderr())
         .contains("want " + plan.name() + " not valid");
   }
 
@@ -183,25 +180,17 @@ class ReachBoundTest {
   private static ObjectId refusedPlan(String repo) throws Exception {
     String rev = "HEAD:plan.txt";
     String a = "a-" + System.nanoTime();
-    JsonNode setup = app.get().createRun("""
-        {"workspaceId": "ws-s", "repository": "%s",
-         "rules": {"push": [{"refs": "refs/heads/main", "decision": "allow"}]}}""".formatted(repo));
-    GitRun gitS = new GitRun(Files.createDirectories(app.dir().resolve("home-s" + a)),
-        ForgeRefs.env(setup));
-    gitS.in(app.dir(), "clone", "-q", "https://github.com/" + repo + ".git", "s" + a).ok();
-    Path history = app.dir().resolve("s" + a);
+    Clone s = clone("ws-s", repo, "allow", "s" + a);
+    GitRun gitS = s.git();
+    Path history = s.work();
     Files.writeString(history.resolve("second.txt"), "a second commit on main\n");
     gitS.in(history, "add", "second.txt").ok();
     gitS.in(history, "-c", "user.name=S", "-c", "user.email=s@example.com", "commit", "-q",
         "-m", "second").ok();
     gitS.in(history, "push", "-q", "origin", "HEAD:main").ok();
-    JsonNode runA = app.get().createRun("""
-        {"workspaceId": "ws-a", "repository": "%s",
-         "rules": {"push": [{"refs": "refs/heads/main", "decision": "deny"}]}}""".formatted(repo));
-    GitRun gitA = new GitRun(Files.createDirectories(app.dir().resolve("home-" + a)),
-        ForgeRefs.env(runA));
-    gitA.in(app.dir(), "clone", "-q", "https://github.com/" + repo + ".git", a).ok();
-    Path work = app.dir().resolve(a);
+    Clone runA = clone("ws-a", repo, "deny", a);
+    GitRun gitA = runA.git();
+    Path work = runA.work();
     Files.writeString(work.resolve("plan.txt"), PLAN);
     gitA.in(work, "add", "plan.txt").ok();
     gitA.in(work, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-m",
