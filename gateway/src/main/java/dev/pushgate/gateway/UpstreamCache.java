@@ -229,7 +229,7 @@ final class UpstreamCache {
    */
   UpstreamSymrefs symrefsListedNow(RepoSlug repo, String remoteUrl, Secret token) {
     Optional<UpstreamRefList.Listing> listing =
-        UpstreamRefList.list(remoteUrl, token, timeoutSeconds);
+        UpstreamRefList.list(remoteUrl, token, timeoutSeconds, false);
     if (listing.isEmpty()) {
       return UpstreamSymrefs.unknown(repo);
     }
@@ -283,7 +283,7 @@ final class UpstreamCache {
       throw failed(repo, start, e);
     }
     Optional<UpstreamRefList.Listing> listing =
-        UpstreamRefList.list(remoteUrl, token, timeoutSeconds);
+        UpstreamRefList.list(remoteUrl, token, timeoutSeconds, forFetch);
     symrefs.put(repo.key(), listing
         .map(l -> UpstreamSymrefs.listed(repo, l.symrefs()))
         .orElseGet(() -> UpstreamSymrefs.unknown(repo)));

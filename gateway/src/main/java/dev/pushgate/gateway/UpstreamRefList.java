@@ -20,9 +20,9 @@ import org.eclipse.jgit.transport.UserAgent;
 
 /**
  * Upstream's branches and tags, read with one request: protocol v2's {@code ls-refs} ({@code POST
- * git-upload-pack}, stateless, with {@code symrefs} and {@code peel}). Before every push the
- * gateway asks whether upstream moved; most often it has not, and answering that needs no more
- * than this list. The same answer names upstream's symbolic refs ({@code symref-target:}, the
+ * git-upload-pack}, stateless, with {@code symrefs}, and {@code peel} for a fetch). Before every
+ * push the gateway asks whether upstream moved; most often it has not, and answering that needs no
+ * more than this list. The same answer names upstream's symbolic refs ({@code symref-target:}, the
  * ref git resolves each to), which the push's judge needs ({@link UpstreamSymrefs}); protocol
  * v0's advertisement names HEAD's only.
  *
@@ -33,8 +33,15 @@ final class UpstreamRefList {
   /** A ref list of a repository with a million refs is about 60 MB; a push gateway stops earlier. */
   static final int MAX_BYTES = 16 << 20;
 
-  /** The {@code ls-refs} request: HEAD (for its target), branches and tags; symrefs, peeled. */
-  static final byte[] LS_REFS = request();
+  /**
+   * The {@code ls-refs} request of a push's sync and of a symref lookup: HEAD (for its target),
+   * branches and tags; symrefs. Nothing peeled: only a fetch's advertisement shows peeled tags, and
+   * peeling makes upstream read each ref's object (git's own push asks for no peeled tag either).
+   */
+  static final byte[] LS_REFS = request(false);
+
+  /** The same for a fetch's advertisement: each annotated tag peeled too. */
+  static final byte[] LS_REFS_PEELED = request(true);
 
   private static final String SYMREF_TARGET = "symref-target:";
   private static final String PEELED = "peeled:";
@@ -61,17 +68,21 @@ final class UpstreamRefList {
 
   /** Upstream's {@code refs/heads/*} and {@code refs/tags/*}, or empty if it cannot tell. */
   static Optional<Map<String, ObjectId>> read(String remoteUrl, Secret token, int timeoutSeconds) {
-    return list(remoteUrl, token, timeoutSeconds).map(Listing::refs);
+    return list(remoteUrl, token, timeoutSeconds, false).map(Listing::refs);
   }
 
-  /** Upstream's list, or empty if it cannot tell. */
-  static Optional<Listing> list(String remoteUrl, Secret token, int timeoutSeconds) {
+  /**
+   * Upstream's list, or empty if it cannot tell; with each annotated tag's peeled id when {@code
+   * peeled} (a fetch's advertisement shows them), else with none.
+   */
+  static Optional<Listing> list(String remoteUrl, Secret token, int timeoutSeconds,
+      boolean peeled) {
     HttpURLConnection http = null;
     boolean reusable = false;
     try {
       http = new UpstreamHttp(timeoutSeconds).lsRefs(remoteUrl, token);
       try (OutputStream out = http.getOutputStream()) {
-        out.write(LS_REFS);
+        out.write(peeled ? LS_REFS_PEELED : LS_REFS);
       }
       if (http.getResponseCode() != HttpURLConnection.HTTP_OK
           || !UpstreamHttp.UPLOAD_PACK_RESULT.equals(http.getContentType())) {
@@ -154,14 +165,16 @@ final class UpstreamRefList {
     return !s.isEmpty() && s.chars().noneMatch(c -> c <= ' ' || c == 0x7f);
   }
 
-  private static byte[] request() {
+  private static byte[] request(boolean peel) {
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     try {
       PacketLineOut out = new PacketLineOut(body);
       out.writeString("command=ls-refs\n");
       out.writeString("agent=" + UserAgent.get() + "\n");
       out.writeDelim();
-      out.writeString("peel\n");
+      if (peel) {
+        out.writeString("peel\n");
+      }
       out.writeString("symrefs\n");
       out.writeString("ref-prefix HEAD\n");
       out.writeString("ref-prefix " + Constants.R_HEADS + "\n");

@@ -621,6 +621,38 @@ class GatewayHttpTest {
     }
   }
 
+  /**
+   * A fetch's advertisement made while the cache fetches shows an annotated tag with the commit it
+   * peels to, as upstream listed it: only a fetch's sync asks upstream for peeled tags (a push's
+   * does not, above).
+   */
+  @Test
+  void aFetchsAdvertisementMadeBeforeTheFetchShowsUpstreamsAnnotatedTagsPeeled() throws Exception {
+    syncTheCache();
+    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
+    ObjectId tag = TestRepos.annotatedTag(upstream, "v9", moved);
+    TestRepos.setRef(upstream, "refs/heads/main", moved);
+    TestRepos.setRef(upstream, "refs/tags/v9", tag);
+    AtomicBoolean released = new AtomicBoolean();
+    holdTheCacheFetchUntil("the test to release it", released::get);
+    try {
+      HttpResponse<String> r = get(
+          "/git/github.com/acme/widget.git/info/refs?service=git-upload-pack",
+          "Bearer " + CREDENTIAL);
+
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).contains(tag.name() + " refs/tags/v9\n")
+          .contains(moved.name() + " refs/tags/v9^{}\n");
+      try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
+          dir.resolve("cache/acme/widget.git").toFile())) {
+        assertThat(cache.getObjectDatabase().has(moved)).as("advertised before it was fetched")
+            .isFalse();
+      }
+    } finally {
+      released.set(true);
+    }
+  }
+
   @Test
   void aCacheFetchThatFailsAfterTheAdvertisementFailsThePushAndNothingLands() throws Exception {
     syncTheCache();

@@ -55,11 +55,20 @@ class UpstreamRefListTest {
   }
 
   @Test
-  void theRequestAsksForSymrefsPeeledTagsAndOnlyHeadBranchesAndTags() {
-    String request = new String(UpstreamRefList.LS_REFS, StandardCharsets.UTF_8);
+  void aFetchsRequestAsksForSymrefsPeeledTagsAndOnlyHeadBranchesAndTags() {
+    String request = new String(UpstreamRefList.LS_REFS_PEELED, StandardCharsets.UTF_8);
 
     assertThat(request).startsWith("0014command=ls-refs\n").contains("00010009peel\n")
         .contains("000csymrefs\n").contains("0014ref-prefix HEAD\n")
+        .contains("001bref-prefix refs/heads/\n").endsWith("001aref-prefix refs/tags/\n0000");
+  }
+
+  @Test
+  void aPushsRequestAsksForNothingPeeled() {
+    String request = new String(UpstreamRefList.LS_REFS, StandardCharsets.UTF_8);
+
+    assertThat(request).startsWith("0014command=ls-refs\n").doesNotContain("peel")
+        .contains("0001000csymrefs\n").contains("0014ref-prefix HEAD\n")
         .contains("001bref-prefix refs/heads/\n").endsWith("001aref-prefix refs/tags/\n0000");
   }
 
