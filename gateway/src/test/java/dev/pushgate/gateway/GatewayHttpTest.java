@@ -596,29 +596,11 @@ class GatewayHttpTest {
 
   @Test
   void anAdvertisementMadeBeforeTheFetchShowsUpstreamsNewBranchesAndTagsAsListed() throws Exception {
-    syncTheCache();
-    RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
-    ObjectId tag = TestRepos.annotatedTag(upstream, "v9", moved);
-    TestRepos.setRef(upstream, "refs/heads/main", moved);
-    TestRepos.setRef(upstream, "refs/tags/v9", tag);
-    AtomicBoolean released = new AtomicBoolean();
-    holdTheCacheFetchUntil("the test to release it", released::get);
-    try {
-      HttpResponse<String> r = get(
-          "/git/github.com/acme/widget.git/info/refs?service=git-receive-pack",
-          "Bearer " + CREDENTIAL);
+    MovedAndTagged upstreamNow = moveMainAndTagIt();
 
-      assertThat(r.statusCode()).isEqualTo(200);
-      assertThat(r.body()).contains(moved.name() + " refs/heads/main")
-          .contains(tag.name() + " refs/tags/v9").doesNotContain("^{}");
-      try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
-          dir.resolve("cache/acme/widget.git").toFile())) {
-        assertThat(cache.getObjectDatabase().has(moved)).as("advertised before it was fetched")
-            .isFalse();
-      }
-    } finally {
-      released.set(true);
-    }
+    assertThat(advertisedBeforeTheFetch("git-receive-pack", upstreamNow.moved()))
+        .contains(upstreamNow.moved().name() + " refs/heads/main")
+        .contains(upstreamNow.tag().name() + " refs/tags/v9").doesNotContain("^{}");
   }
 
   /**
@@ -628,26 +610,44 @@ class GatewayHttpTest {
    */
   @Test
   void aFetchsAdvertisementMadeBeforeTheFetchShowsUpstreamsAnnotatedTagsPeeled() throws Exception {
+    MovedAndTagged upstreamNow = moveMainAndTagIt();
+
+    assertThat(advertisedBeforeTheFetch("git-upload-pack", upstreamNow.moved()))
+        .contains(upstreamNow.tag().name() + " refs/tags/v9\n")
+        .contains(upstreamNow.moved().name() + " refs/tags/v9^{}\n");
+  }
+
+  /** Upstream's main moved to {@code moved}, and {@code tag}, annotated, names it as v9. */
+  private record MovedAndTagged(RevCommit moved, ObjectId tag) {}
+
+  /** Once the cache is in step, upstream moves main and tags the new commit v9 (annotated). */
+  private MovedAndTagged moveMainAndTagIt() throws Exception {
     syncTheCache();
     RevCommit moved = commit(upstream, "moved\n", Map.of("README.md", "moved\n"), base);
     ObjectId tag = TestRepos.annotatedTag(upstream, "v9", moved);
     TestRepos.setRef(upstream, "refs/heads/main", moved);
     TestRepos.setRef(upstream, "refs/tags/v9", tag);
+    return new MovedAndTagged(moved, tag);
+  }
+
+  /**
+   * {@code service}'s advertisement, asked while the cache's fetch of what upstream moved is held
+   * back; that it came before the cache had {@code moved} is checked here.
+   */
+  private String advertisedBeforeTheFetch(String service, RevCommit moved) throws Exception {
     AtomicBoolean released = new AtomicBoolean();
     holdTheCacheFetchUntil("the test to release it", released::get);
     try {
-      HttpResponse<String> r = get(
-          "/git/github.com/acme/widget.git/info/refs?service=git-upload-pack",
+      HttpResponse<String> r = get("/git/github.com/acme/widget.git/info/refs?service=" + service,
           "Bearer " + CREDENTIAL);
 
       assertThat(r.statusCode()).isEqualTo(200);
-      assertThat(r.body()).contains(tag.name() + " refs/tags/v9\n")
-          .contains(moved.name() + " refs/tags/v9^{}\n");
       try (Repository cache = new org.eclipse.jgit.internal.storage.file.FileRepository(
           dir.resolve("cache/acme/widget.git").toFile())) {
         assertThat(cache.getObjectDatabase().has(moved)).as("advertised before it was fetched")
             .isFalse();
       }
+      return r.body();
     } finally {
       released.set(true);
     }

@@ -55,21 +55,16 @@ class UpstreamRefListTest {
   }
 
   @Test
-  void aFetchsRequestAsksForSymrefsPeeledTagsAndOnlyHeadBranchesAndTags() {
-    String request = new String(UpstreamRefList.LS_REFS_PEELED, StandardCharsets.UTF_8);
+  void aFetchsRequestAsksForPeeledTagsAPushsForNoneEachForSymrefsHeadBranchesAndTags() {
+    String fetch = new String(UpstreamRefList.LS_REFS_PEELED, StandardCharsets.UTF_8);
+    String push = new String(UpstreamRefList.LS_REFS, StandardCharsets.UTF_8);
 
-    assertThat(request).startsWith("0014command=ls-refs\n").contains("00010009peel\n")
-        .contains("000csymrefs\n").contains("0014ref-prefix HEAD\n")
-        .contains("001bref-prefix refs/heads/\n").endsWith("001aref-prefix refs/tags/\n0000");
-  }
-
-  @Test
-  void aPushsRequestAsksForNothingPeeled() {
-    String request = new String(UpstreamRefList.LS_REFS, StandardCharsets.UTF_8);
-
-    assertThat(request).startsWith("0014command=ls-refs\n").doesNotContain("peel")
-        .contains("0001000csymrefs\n").contains("0014ref-prefix HEAD\n")
-        .contains("001bref-prefix refs/heads/\n").endsWith("001aref-prefix refs/tags/\n0000");
+    assertThat(fetch).contains("00010009peel\n000csymrefs\n");
+    assertThat(push).doesNotContain("peel").contains("0001000csymrefs\n");
+    for (String request : List.of(fetch, push)) {
+      assertThat(request).startsWith("0014command=ls-refs\n").contains("0014ref-prefix HEAD\n")
+          .contains("001bref-prefix refs/heads/\n").endsWith("001aref-prefix refs/tags/\n0000");
+    }
   }
 
   @Test
