@@ -5,6 +5,7 @@ import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -153,10 +154,25 @@ public final class ApplianceExtension
     }
     String said = failure.getMessage() != null ? failure.getMessage() : failure.toString();
     AssertionError explained = new AssertionError(said
-        + "\n-- the appliance's log, its last " + LOG_LINES_ON_FAILURE + " lines ("
-        + running.log + ") --\n" + tail, failure);
+        + "\n-- the appliance's log, its last " + LOG_LINES_ON_FAILURE + " lines (the whole log "
+        + kept(running.log, failure) + ") --\n" + tail, failure);
     explained.setStackTrace(failure.getStackTrace());
     throw explained;
+  }
+
+  /**
+   * A copy of a failing test's appliance log that outlives the class's directory, which {@link
+   * #afterAll} deletes with the log in it; where it is, for the failure's message.
+   */
+  private static String kept(Path log, Throwable failure) {
+    try {
+      Path copy = Files.createTempFile("pushgate-it-failed-", ".log");
+      Files.copy(log, copy, StandardCopyOption.REPLACE_EXISTING);
+      return "kept in " + copy;
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+      return "in " + log + ", deleted with the class's directory";
+    }
   }
 
   @Override

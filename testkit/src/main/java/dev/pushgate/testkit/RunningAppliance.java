@@ -69,7 +69,10 @@ public final class RunningAppliance implements AutoCloseable {
       return this;
     }
 
-    /** The log file, appended to across restarts (default: a new temporary file). */
+    /**
+     * The log file, appended to across restarts (default: a new file beside the data directory,
+     * so that it goes with the test's temporary directory).
+     */
     public Builder log(Path file) {
       this.log = file;
       return this;
@@ -91,7 +94,7 @@ public final class RunningAppliance implements AutoCloseable {
     }
 
     public RunningAppliance start() throws Exception {
-      Path logFile = log != null ? log : Files.createTempFile("pushgate-it", ".log");
+      Path logFile = log != null ? log : newLogBeside(dataDir);
       List<String> jvmOptions = new ArrayList<>(jvm);
       if (denyLayer) {
         denyfs().ifPresent(d -> jvmOptions.add("-Dpushgate.denyfs=" + d.toAbsolutePath()));
@@ -102,6 +105,18 @@ public final class RunningAppliance implements AutoCloseable {
           logFile, List.copyOf(jvmOptions), serve, env);
       a.launch(0);
       return a;
+    }
+
+    /**
+     * A new log file in the data directory's parent, which the test's temporary directory is
+     * (in the system's temporary directory, every test run left its appliances' logs behind);
+     * there when the data directory has no parent yet.
+     */
+    private static Path newLogBeside(Path dataDir) throws IOException {
+      Path parent = dataDir.toAbsolutePath().getParent();
+      return parent != null && Files.isDirectory(parent)
+          ? Files.createTempFile(parent, dataDir.getFileName() + "-", ".log")
+          : Files.createTempFile("pushgate-it", ".log");
     }
   }
 
