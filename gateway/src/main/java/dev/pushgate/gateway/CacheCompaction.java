@@ -275,8 +275,8 @@ final class CacheCompaction {
     return new Packs(n, bytes);
   }
 
-  /** Stops compaction. */
+  /** Stops compaction, waiting for one under way ({@link CacheThreads#stop}). */
   void close() {
-    maintenance.shutdownNow();
+    CacheThreads.stop(maintenance, "compaction");
   }
 }

@@ -116,8 +116,11 @@ final class LandedRefs {
     }
   }
 
-  /** Stops writing; refs not written yet are fetched by the next sync. */
+  /**
+   * Stops writing, waiting for a write under way ({@link CacheThreads#stop}); refs not written yet
+   * are fetched by the next sync.
+   */
   void close() {
-    refWriter.shutdownNow();
+    CacheThreads.stop(refWriter, "ref writer");
   }
 }
