@@ -117,6 +117,10 @@ final class LoanRegister {
    * lies inside a directory already lent by any process of the host.
    */
   Entry record(List<Path> roots, String holder) throws AlreadyLent, IOException {
+    if (roots.isEmpty()) {
+      // Another process reads a loan file that names no root as a loan of everything (below).
+      throw new IllegalArgumentException("a loan of no directory is no loan: nothing to record");
+    }
     synchronized (ONE_LENDER) {
       prepare();
       try (FileChannel guard = FileChannel.open(dir.resolve(GUARD), StandardOpenOption.CREATE,

@@ -56,6 +56,9 @@ final class OwnershipLoan implements AutoCloseable {
       String holder) throws IOException, SandboxLaunchException {
     List<Path> outermost = outermost(roots);
     OwnershipLoan loan = new OwnershipLoan();
+    if (outermost.isEmpty()) {
+      return loan; // a run with no writable mount (plan mode) lends nothing, and records nothing
+    }
     try {
       try {
         loan.entry = register.record(outermost, holder);

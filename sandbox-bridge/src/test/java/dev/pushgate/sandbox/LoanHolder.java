@@ -10,9 +10,16 @@ import java.util.List;
 final class LoanHolder {
   private LoanHolder() {}
 
+  /**
+   * Arguments: the register, the holder, and the directories it records as lent; none: it lends
+   * what a run with no writable mount (plan mode) lends.
+   */
   public static void main(String[] args) throws Exception {
-    try (LoanRegister.Entry entry =
-        new LoanRegister(Path.of(args[0])).record(List.of(Path.of(args[1])), args[2])) {
+    LoanRegister register = new LoanRegister(Path.of(args[0]));
+    List<Path> roots = java.util.Arrays.stream(args).skip(2).map(Path::of).toList();
+    try (AutoCloseable held = roots.isEmpty()
+        ? OwnershipLoan.lend(roots, SandboxUser.NOBODY, register, args[1])
+        : register.record(roots, args[1])) {
       System.out.println("held");
       System.out.flush();
       while (System.in.read() >= 0) {

@@ -66,16 +66,8 @@ class OwnershipLoanTest {
 
   @Test
   void aLoanOfAnotherProcessRefusesTheLaunchUntilThatProcessIsGone() throws Exception {
-    Process other = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), LoanHolder.class.getName(),
-        tmp.resolve("run/loans").toString(), work.toString(), "run run_other (pid 4242)")
-        .redirectErrorStream(true).start();
+    Process other = holder("run run_other (pid 4242)", work);
     try {
-      BufferedReader out = new BufferedReader(
-          new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
-      assertThat(out.readLine()).isEqualTo("held");
-
       assertThatThrownBy(() -> OwnershipLoan.lend(List.of(work), NOBODY, register, "run run_b"))
           .isInstanceOf(SandboxLaunchException.class)
           .hasMessageContaining(work + " is already lent to the sandbox user by run run_other"
@@ -93,6 +85,46 @@ class OwnershipLoanTest {
     try (var files = Files.list(tmp.resolve("run/loans"))) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactly("register.lock");
     }
+  }
+
+  /**
+   * CI: a run in plan mode (no writable mount) put a loan naming no directory on the register,
+   * which every other process read as a loan of everything ("inside /"): no other run on the host
+   * could launch while it lasted. A run that lends nothing records nothing.
+   */
+  @Test
+  void aRunWithNoWritableMountLendsNothingAndKeepsNoOtherRunOut() throws Exception {
+    Process planMode = holder("run run_plan (pid 4343)");
+    try {
+      OwnershipLoan loan = OwnershipLoan.lend(List.of(work), NOBODY, register, "run run_b");
+      assertThat(uid(work)).isEqualTo(65534);
+      loan.close();
+      assertThat(uid(work)).isZero();
+      try (var files = Files.list(tmp.resolve("run/loans"))) {
+        assertThat(files.map(p -> p.getFileName().toString())).containsExactly("register.lock");
+      }
+    } finally {
+      planMode.destroyForcibly();
+      assertThat(planMode.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThatThrownBy(() -> register.record(List.of(), "run run_c"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /** Another process lending {@code roots} as {@code holder}, once it says it holds them. */
+  private Process holder(String holder, Path... roots) throws Exception {
+    List<String> command = new java.util.ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), LoanHolder.class.getName(),
+        tmp.resolve("run/loans").toString(), holder));
+    for (Path root : roots) {
+      command.add(root.toString());
+    }
+    Process other = new ProcessBuilder(command).redirectErrorStream(true).start();
+    BufferedReader out = new BufferedReader(
+        new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
+    assertThat(out.readLine()).isEqualTo("held");
+    return other;
   }
 
   @Test
