@@ -78,13 +78,7 @@ class OwnershipLoanTest {
       other.destroyForcibly();
       assertThat(other.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
-    OwnershipLoan loan = OwnershipLoan.lend(List.of(work), NOBODY, register, "run run_b");
-    assertThat(uid(work)).isEqualTo(65534);
-    loan.close();
-    assertThat(uid(work)).isZero();
-    try (var files = Files.list(tmp.resolve("run/loans"))) {
-      assertThat(files.map(p -> p.getFileName().toString())).containsExactly("register.lock");
-    }
+    lendsAndGivesBackLeavingNoLoan();
   }
 
   /**
@@ -96,19 +90,24 @@ class OwnershipLoanTest {
   void aRunWithNoWritableMountLendsNothingAndKeepsNoOtherRunOut() throws Exception {
     Process planMode = holder("run run_plan (pid 4343)");
     try {
-      OwnershipLoan loan = OwnershipLoan.lend(List.of(work), NOBODY, register, "run run_b");
-      assertThat(uid(work)).isEqualTo(65534);
-      loan.close();
-      assertThat(uid(work)).isZero();
-      try (var files = Files.list(tmp.resolve("run/loans"))) {
-        assertThat(files.map(p -> p.getFileName().toString())).containsExactly("register.lock");
-      }
+      lendsAndGivesBackLeavingNoLoan();
     } finally {
       planMode.destroyForcibly();
       assertThat(planMode.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
     assertThatThrownBy(() -> register.record(List.of(), "run run_c"))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /** The work tree lent, then given back; no loan file is left on the register. */
+  private void lendsAndGivesBackLeavingNoLoan() throws Exception {
+    OwnershipLoan loan = OwnershipLoan.lend(List.of(work), NOBODY, register, "run run_b");
+    assertThat(uid(work)).isEqualTo(65534);
+    loan.close();
+    assertThat(uid(work)).isZero();
+    try (var files = Files.list(tmp.resolve("run/loans"))) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactly("register.lock");
+    }
   }
 
   /** Another process lending {@code roots} as {@code holder}, once it says it holds them. */
