@@ -176,7 +176,14 @@ final class CacheCompaction {
 
   private void compact(RepoSlug repo) {
     ReentrantLock lock = repositories.lockOf(repo);
-    lock.lock();
+    try {
+      // A fetch may hold the lock for minutes; a stop interrupts this wait, and nothing is
+      // compacted after it.
+      lock.lockInterruptibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
     long start = System.nanoTime();
     try (Repository cache = repositories.open(repo)) {
       landed.write(repo);

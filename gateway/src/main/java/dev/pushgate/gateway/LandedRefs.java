@@ -66,7 +66,12 @@ final class LandedRefs {
     try {
       refWriter.execute(() -> {
         ReentrantLock lock = repositories.lockOf(repo);
-        lock.lock();
+        try {
+          lock.lockInterruptibly(); // as a compaction's wait: a stop ends it (writes stay pending)
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
         try {
           write(repo);
           then.run();

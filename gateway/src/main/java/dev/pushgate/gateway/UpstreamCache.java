@@ -591,12 +591,14 @@ final class UpstreamCache {
    * and a push waiting for a fetch that was stopped fails.
    */
   void close() {
-    refsAhead.close();
-    compaction.close();
-    landed.close();
+    // Fetches first: one may hold a repository's lock for as long as upstream takes, and the
+    // compaction and the ref writer, whose work under way the stop waits for, wait for that lock.
     fetchers.shutdownNow();
     streams.values().forEach(s -> s.askedNothing("the gateway is stopping"));
     fetching.values().forEach(f -> f.completeExceptionally(
         new UpstreamException("the gateway is stopping", null)));
+    refsAhead.close();
+    compaction.close();
+    landed.close();
   }
 }

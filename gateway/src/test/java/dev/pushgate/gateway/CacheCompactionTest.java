@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
@@ -124,6 +125,33 @@ class CacheCompactionTest {
 
     assertCompactedKeeping(tip);
     assertThat(compaction.putOff(REPO)).isFalse();
+  }
+
+  /**
+   * A compaction waiting for the repository's lock (a fetch from upstream holds it for as long as
+   * upstream takes) is ended by the stop, which waits for the compaction's thread: it did not
+   * end until the lock was free, so the stop waited its whole bound and the compaction could run
+   * after it (a review's).
+   */
+  @Test
+  void aStopEndsACompactionWaitingForTheRepositorysLock() throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    crowdTheCache();
+    ReentrantLock lock = repositories.lockOf(REPO);
+    lock.lock();
+    try {
+      compaction.compactIfCrowded(REPO);
+      Wait.until(Duration.ofSeconds(60), "the compaction waiting for the lock",
+          () -> lock.hasQueuedThreads());
+
+      compaction.close();
+
+      assertThat(lock.hasQueuedThreads()).as("a compaction still waiting after the stop").isFalse();
+    } finally {
+      lock.unlock();
+    }
+    assertThat(packFiles(".pack")).as("nothing compacted")
+        .hasSizeGreaterThan(CacheCompaction.COMPACT_ABOVE_PACKS);
   }
 
   @Test

@@ -58,4 +58,31 @@ class LandedRefsTest {
     Wait.until(Duration.ofSeconds(30), "the .keep's removal to run", () -> seenByUnkeep.get() != null);
     assertThat(seenByUnkeep.get()).as("the landed ref, written before it").isEqualTo(pushed);
   }
+
+  /**
+   * A ref write waiting for the repository's lock (a fetch from upstream holds it for as long as
+   * upstream takes) is ended by the stop, which waits for the writer's thread; what it would have
+   * written stays pending, for the next sync.
+   */
+  @Test
+  void aStopEndsAWriteWaitingForTheRepositorysLock() throws Exception {
+    CacheRepositories repositories = new CacheRepositories(dir.resolve("cache"));
+    LandedRefs landed = new LandedRefs(repositories);
+    repositories.open(REPO).close();
+    AtomicReference<String> ran = new AtomicReference<>();
+    ReentrantLock lock = repositories.lockOf(REPO);
+    lock.lock();
+    try {
+      landed.writeInBackgroundThen(REPO, () -> ran.set("after the stop"));
+      Wait.until(Duration.ofSeconds(30), "the ref writer to wait for the lock",
+          lock::hasQueuedThreads);
+
+      landed.close();
+
+      assertThat(lock.hasQueuedThreads()).as("a write still waiting after the stop").isFalse();
+    } finally {
+      lock.unlock();
+    }
+    assertThat(ran).hasValue(null);
+  }
 }
