@@ -33,6 +33,8 @@ final class LoanRegister {
   static final Path HOST = Path.of("/run/pushgate/loans");
 
   private static final String GUARD = "register.lock";
+  /** A loan file's largest size: some thousands of mounts' real paths. */
+  static final int MAX_LOAN_BYTES = 1 << 20;
   private static final String PREFIX = "loan-";
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -44,7 +46,7 @@ final class LoanRegister {
   private static final Map<Path, Recorded> OWN = new ConcurrentHashMap<>();
   private static final Object ONE_LENDER = new Object();
 
-  private record Recorded(String holder, List<Path> roots) {}
+  record Recorded(String holder, List<Path> roots) {}
 
   private final Path dir;
 
@@ -192,8 +194,13 @@ final class LoanRegister {
     return loans;
   }
 
-  private static Recorded parse(FileChannel channel) throws IOException {
-    ByteBuffer bytes = ByteBuffer.allocate((int) Math.min(channel.size(), 1 << 20));
+  /** A loan file another process holds, as this process reads it: whole, or as everything. */
+  static Recorded parse(FileChannel channel) throws IOException {
+    if (channel.size() > MAX_LOAN_BYTES) {
+      // Read whole or not at all: roots past a cut would go unseen. Fail closed over everything.
+      return new Recorded("another process", List.of(Path.of("/")));
+    }
+    ByteBuffer bytes = ByteBuffer.allocate((int) channel.size());
     while (bytes.hasRemaining() && channel.read(bytes, bytes.position()) > 0) {
       // read on
     }
