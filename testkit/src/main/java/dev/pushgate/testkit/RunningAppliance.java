@@ -108,9 +108,9 @@ public final class RunningAppliance implements AutoCloseable {
     }
 
     /**
-     * A new log file in the data directory's parent, which the test's temporary directory is
-     * (in the system's temporary directory, every test run left its appliances' logs behind);
-     * there when the data directory has no parent yet.
+     * A new log file in the data directory's parent, the test's temporary directory, so that it
+     * goes with it (in the system's temporary directory every test run left its appliances' logs
+     * behind); there only when that parent does not exist yet.
      */
     private static Path newLogBeside(Path dataDir) throws IOException {
       Path parent = dataDir.toAbsolutePath().getParent();
