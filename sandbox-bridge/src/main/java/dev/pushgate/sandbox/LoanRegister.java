@@ -210,9 +210,10 @@ final class LoanRegister {
     for (int i = 1; i < parts.length; i++) {
       roots.add(Path.of(parts[i]));
     }
-    if (roots.isEmpty()) {
-      // Locked but unreadable: it holds something; fail closed over everything.
-      roots.add(Path.of("/"));
+    if (roots.isEmpty() || roots.stream().anyMatch(r -> !r.isAbsolute())) {
+      // Locked but unreadable (a lender writes real, absolute paths): it holds something; fail
+      // closed over everything.
+      roots = List.of(Path.of("/"));
     }
     return new Recorded(parts[0].isEmpty() ? "another process" : parts[0], roots);
   }

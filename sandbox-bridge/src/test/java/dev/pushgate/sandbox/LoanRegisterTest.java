@@ -37,6 +37,14 @@ class LoanRegisterTest {
     assertThat(read("").roots()).containsExactly(Path.of("/"));
   }
 
+  /** A lender writes real, absolute paths; anything else is a file damaged or not a lender's. */
+  @Test
+  void aLoanFileNamingARelativePathIsReadAsALoanOfEverything() throws Exception {
+    assertThat(read("run a\0tmp/wd\0").roots()).containsExactly(Path.of("/"));
+    assertThat(read("\u00ff\u00fe\0garbage\0").roots()).containsExactly(Path.of("/"));
+    assertThat(read("run a\0/w\0wd\0").roots()).containsExactly(Path.of("/"));
+  }
+
   private LoanRegister.Recorded read(String content) throws Exception {
     Path file = Files.writeString(tmp.resolve("loan"), content, StandardCharsets.UTF_8);
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
