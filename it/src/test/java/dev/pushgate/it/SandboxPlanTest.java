@@ -129,6 +129,28 @@ class SandboxPlanTest {
     assertThat(Forge.recordedRuns(app.get())).isEqualTo(recordedBefore);
   }
 
+  /**
+   * A runner state directory is writable in every mode: one that is a link to the workdir made a
+   * plan run's workspace writable at the link's path (a docs-only attack). Refused, naming it;
+   * nothing is issued.
+   */
+  @Test
+  void aRunnerStateDirectoryThatResolvesToTheWorkdirIsRefusedNamingIt() throws Exception {
+    Path link = Files.createSymbolicLink(app.dir().resolve("state-link-to-work"), workdir);
+    int before = app.get().control().get("/v1/runs").body().get("runs").size();
+    int recordedBefore = Forge.recordedRuns(app.get());
+    ControlClient.Answer a = app.get().control().post("/v1/runs", request("\"mode\": \"plan\","
+        + " \"runnerStateDirs\": [\"" + link + "\"]"));
+    assertThat(a.status()).as(a.raw()).isEqualTo(400);
+    assertThat(a.body().get("error").asText()).isEqualTo("runnerStateDirs[0] " + link
+        + " resolves to " + workdir + ", which is the read-only workdir " + workdir + ": mounted"
+        + " writable, it would make that directory writable through another path; give a"
+        + " directory that neither is nor contains it, as the kernel resolves both");
+    assertThat(a.raw()).doesNotContain("ghs_").doesNotContain("pgr_");
+    assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(before);
+    assertThat(Forge.recordedRuns(app.get())).isEqualTo(recordedBefore);
+  }
+
   @Test
   void anExplicitEmptyGlobListLaunchesNativelyAndSaysItWeakened() throws Exception {
     JsonNode run = app.get().createRun(request("\"mode\": \"review\","

@@ -284,6 +284,7 @@ public final class LocalLauncher implements SandboxLauncher {
               + " writable, which " + why, List.of("give the run a directory of its own"));
         }
       }
+      requireNoneOpened(mounts);
       if (user != null) {
         List<Path> reached = new ArrayList<>();
         for (SandboxBindMount m : mounts) {
@@ -442,6 +443,26 @@ public final class LocalLauncher implements SandboxLauncher {
       throw new SandboxLaunchException("no user id of its own for the sandbox: " + e.getMessage(),
           List.of("name a sandbox user with --sandbox-user UID[:GID]; every launch that names it"
               + " shares it"));
+    }
+  }
+
+  /**
+   * A plan from anywhere but the appliance's planner is checked here too: no writable mount may
+   * open a read-only one through another spelling of the same directory ({@link MountOverlaps}).
+   */
+  private static void requireNoneOpened(List<SandboxBindMount> mounts)
+      throws SandboxLaunchException {
+    for (SandboxBindMount w : mounts) {
+      for (SandboxBindMount r : mounts) {
+        String why = w.readOnly() || !r.readOnly() ? null : MountOverlaps.problem(w.hostPath(),
+            new MountOverlaps.Mount("mount", r.hostPath(), true, true), false);
+        if (why != null) {
+          throw new SandboxLaunchException("the plan mounts "
+              + UntrustedText.printable(w.hostPath()) + " writable, and it " + why,
+              List.of("give the run's writable directories paths that neither are nor contain"
+                  + " its read-only ones, as the kernel resolves them"));
+        }
+      }
     }
   }
 

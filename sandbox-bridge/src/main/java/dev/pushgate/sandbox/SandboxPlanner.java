@@ -163,6 +163,7 @@ public final class SandboxPlanner {
     Mode mode = request.mode();
     RunPaths paths = request.paths();
     List<SandboxBindMount> mounts = mounts(request.runner().dispatch(), mode, paths);
+    requireNoneOpened(mounts, paths);
 
     EgressPolicy egress;
     try {
@@ -374,6 +375,29 @@ public final class SandboxPlanner {
       }
     }
     return mounts;
+  }
+
+  /**
+   * Refuses a runner state directory (writable in every mode), or a writable mount, that would
+   * open a read-only mount: the same directory, or one around it, as the kernel resolves them.
+   */
+  private static void requireNoneOpened(List<SandboxBindMount> mounts, RunPaths paths) {
+    List<MountOverlaps.Mount> all = new ArrayList<>();
+    for (SandboxBindMount m : mounts) {
+      String path = m.hostPath();
+      String field = path.equals(paths.workdir()) ? "workdir"
+          : path.equals(paths.agentConfigDir()) ? "agentConfigDir"
+          : path.equals(paths.reposDir()) ? "reposDir" : "attachmentsDir";
+      all.add(new MountOverlaps.Mount(field, path, m.readOnly(),
+          path.equals(paths.agentConfigDir())));
+    }
+    List<String> stateFields = new ArrayList<>();
+    for (int i = 0; i < paths.runnerStateDirs().size(); i++) {
+      String field = "runnerStateDirs[" + i + "]";
+      stateFields.add(field);
+      all.add(new MountOverlaps.Mount(field, paths.runnerStateDirs().get(i), false, false));
+    }
+    MountOverlaps.check(all, stateFields);
   }
 
   private static void requireDirectory(String path, String field) {

@@ -299,6 +299,36 @@ class LocalLauncherTest {
     assertThat(work.resolve("ran")).doesNotExist();
   }
 
+  /**
+   * The planner refuses a runner state directory that resolves to the workdir; one swapped for
+   * such a link after the plan was made is refused by the launcher, which checks again.
+   */
+  @Test
+  void aStateDirectorySwappedForALinkToTheWorkdirAfterThePlanIsNotLaunched() throws Exception {
+    Path state = Files.createDirectories(root.resolve("state/claude"));
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null, List.of(),
+        List.of(state.toString()), List.of());
+    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
+        SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
+            .mode(Mode.PLAN).denyWriteGlobs(NO_GLOBS).build());
+    assertThat(plan.verdict().launches()).isTrue();
+    RealBwrap.Run asPlanned = sh(plan, "touch " + state + "/s; echo state=$?; touch " + work
+        + "/w 2>/dev/null; echo work=$?");
+    assertThat(asPlanned.stdout()).startsWith("state=0\nwork=").doesNotContain("work=0");
+
+    Files.delete(state.resolve("s"));
+    Files.delete(state);
+    Files.createSymbolicLink(state, work);
+    assertThatThrownBy(() -> launcher.launch(
+            LaunchRequest.of(plan, List.of("touch", state.resolve("planted").toString())),
+            SandboxListener.NULL))
+        .isInstanceOf(SandboxLaunchException.class)
+        .hasMessageStartingWith("the plan mounts " + state + " writable, and it resolves to "
+            + work + ", which is the read-only mount " + work + ": mounted writable, it would"
+            + " make that directory writable");
+    assertThat(work.resolve("planted")).doesNotExist();
+  }
+
   @Test
   void withTheSandboxOffTheCommandRunsOnTheHostSanitisedAndSaysSo() throws Exception {
     SandboxPlan off = plan(Mode.CHAT, SandboxSwitch.OFF, DenyWriteGlobs.DEFAULT);

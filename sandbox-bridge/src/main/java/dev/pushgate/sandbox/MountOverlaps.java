@@ -1,0 +1,101 @@
+package dev.pushgate.sandbox;
+
+import dev.pushgate.types.UntrustedText;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Writable mounts that would open a read-only one. bubblewrap mounts parents first, so a
+ * read-only mount at or below a writable one, as written, stays read-only; but it resolves each
+ * source through its symlinks, so a writable mount whose path the kernel resolves to a read-only
+ * mount's directory, or to one around it, makes that directory writable at another path (a
+ * runner state directory that is a symlink to the workdir made a plan run's workspace writable).
+ * A pair is accepted only when the kernel's spellings relate as the written ones do; and a
+ * runner state directory, writable in every mode, may not lie inside a read-only mount other than
+ * the agent's config directory (a plan run could write the workspace, its {@code .git} with it).
+ */
+final class MountOverlaps {
+  /**
+   * One mount of a run.
+   *
+   * @param field the request's field, for the refusal (or the host path, for a plan's mounts)
+   * @param mayHoldState a runner state directory may lie inside it (the agent's config directory)
+   */
+  record Mount(String field, String path, boolean readOnly, boolean mayHoldState) {}
+
+  private MountOverlaps() {}
+
+  /**
+   * Refuses the first writable mount that would open a read-only one.
+   *
+   * @param stateDirs which writable mounts are runner state directories (by field)
+   * @throws SandboxRequestException naming the writable mount's field
+   */
+  static void check(List<Mount> mounts, List<String> stateDirs) {
+    for (Mount w : mounts) {
+      if (w.readOnly()) {
+        continue;
+      }
+      for (Mount r : mounts) {
+        if (!r.readOnly()) {
+          continue;
+        }
+        String why = problem(w.path(), r, stateDirs.contains(w.field()));
+        if (why != null) {
+          throw new SandboxRequestException(w.field(), w.field() + " "
+              + UntrustedText.printable(w.path()) + " " + why);
+        }
+      }
+    }
+  }
+
+  /**
+   * Why {@code writable}, mounted writable, would open the read-only mount {@code r}; null when
+   * it would not.
+   *
+   * @param state {@code writable} is a runner state directory
+   */
+  static String problem(String writable, Mount r, boolean state) {
+    Path wl;
+    Path rl;
+    try {
+      wl = Path.of(writable).toAbsolutePath().normalize();
+      rl = Path.of(r.path()).toAbsolutePath().normalize();
+    } catch (InvalidPathException e) {
+      return null; // refused as a path elsewhere
+    }
+    Path wr = resolved(wl);
+    Path rr = resolved(rl);
+    String what = "the read-only " + r.field() + " " + UntrustedText.printable(r.path())
+        + (rr.equals(rl) ? "" : " (it resolves to " + rr + ")");
+    String via = wr.equals(wl) ? "" : "resolves to " + wr + ", which ";
+    if (rr.startsWith(wr)) {
+      // The read-only mount is or lies inside the writable one: safe only when it is mounted on
+      // top of the very directory the kernel resolves it to.
+      if (rl.startsWith(wl) && wl.relativize(rl).equals(wr.relativize(rr))) {
+        return null;
+      }
+      return via + (rr.equals(wr) ? "is " : "contains ") + what + ": mounted writable, it would"
+          + " make that directory writable through another path; give a directory that neither"
+          + " is nor contains it, as the kernel resolves both";
+    }
+    if (wr.startsWith(rr)) {
+      boolean sameAsWritten = wl.startsWith(rl) && rl.relativize(wl).equals(rr.relativize(wr));
+      if (sameAsWritten && !(state && !r.mayHoldState())) {
+        return null;
+      }
+      return via + "lies inside " + what + ": mounted writable, it would let the run write"
+          + " inside that directory; give a directory outside it"
+          + (state ? " (a runner's state may live in agentConfigDir, never in the workdir, the"
+              + " repositories or the attachments)" : ", as the kernel resolves both");
+    }
+    return null;
+  }
+
+  /** The path as the kernel resolves it, as far as it exists (the literal one otherwise). */
+  private static Path resolved(Path literal) {
+    List<Path> spellings = MountGuard.spellings(literal);
+    return spellings.get(spellings.size() - 1);
+  }
+}

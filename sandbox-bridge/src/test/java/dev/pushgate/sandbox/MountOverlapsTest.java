@@ -1,0 +1,165 @@
+package dev.pushgate.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pushgate.policy.Mode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A writable mount never opens a read-only one through another spelling of its directory: the
+ * planner refuses the request, naming the field (a docs-only attack made a plan run's workspace
+ * writable with a runner state directory that was a symlink to the workdir).
+ */
+class MountOverlapsTest {
+  private static final ProbeResult LINUX = BackendProbe.probe(Platform.LINUX, n -> true);
+
+  @TempDir Path dir;
+  private Path root;
+  private Path workdir;
+  private Path config;
+  private Path state;
+
+  @BeforeEach
+  void layout() throws Exception {
+    root = dir.toRealPath();
+    workdir = Files.createDirectories(root.resolve("agents/a1/work"));
+    config = Files.createDirectories(root.resolve("agents/a1/config"));
+    state = Files.createDirectories(root.resolve("state/claude"));
+  }
+
+  private SandboxPlan planWith(Mode mode, String workdirPath, String configPath,
+      String... stateDirs) {
+    RunPaths paths = new RunPaths(workdirPath, configPath, null, null, List.of(),
+        List.of(stateDirs), List.of());
+    return new SandboxPlanner(LINUX, SandboxSwitch.ON, false, root.resolve("home"),
+        EnvironmentVariables.of(Map.of("PATH", "/usr/bin")), EgressLists.embedded(),
+        PassedVariables.NONE)
+        .plan(SandboxRequest.builder("s", "w", Runner.CLAUDE_CODE, paths).mode(mode).build());
+  }
+
+  private SandboxPlan plan(Mode mode, String... stateDirs) {
+    return planWith(mode, workdir.toString(), config.toString(), stateDirs);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Mode.class, names = {"PLAN", "REVIEW", "ORCHESTRATE"})
+  void aStateDirectoryThatIsALinkToTheWorkdirIsRefused(Mode mode) throws Exception {
+    Path link = Files.createSymbolicLink(root.resolve("state/link"), workdir);
+    assertThatThrownBy(() -> plan(mode, link.toString()))
+        .isInstanceOf(SandboxRequestException.class)
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] " + link + " resolves to " + workdir + ", which is the"
+            + " read-only workdir " + workdir + ": mounted writable, it would make that directory"
+            + " writable through another path; give a directory that neither is nor contains it,"
+            + " as the kernel resolves both");
+  }
+
+  @Test
+  void aWorkdirThatIsALinkToAStateDirectoryIsRefused() throws Exception {
+    Path link = Files.createSymbolicLink(root.resolve("agents/a1/work-link"), state);
+    assertThatThrownBy(() -> planWith(Mode.PLAN, link.toString(), config.toString(),
+        state.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessageStartingWith("runnerStateDirs[0] " + state + " is the read-only workdir "
+            + link + " (it resolves to " + state + ")");
+  }
+
+  @Test
+  void aStateDirectoryThatResolvesAroundTheWorkdirIsRefused() throws Exception {
+    Path link = Files.createSymbolicLink(root.resolve("state/agents"), root.resolve("agents"));
+    assertThatThrownBy(() -> plan(Mode.PLAN, link.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessageContaining("resolves to " + root.resolve("agents") + ", which contains the"
+            + " read-only workdir " + workdir);
+  }
+
+  @Test
+  void aStateDirectoryAroundTheWorkdirAsWrittenKeepsTheWorkdirReadOnly() {
+    // Parents are mounted first: the read-only workdir is mounted over the writable state.
+    SandboxPlan plan = plan(Mode.PLAN, root.resolve("agents").toString());
+    assertThat(plan.spec().runnerStateDirs()).containsExactly(root.resolve("agents").toString());
+    assertThat(BubblewrapArgv.mounts(plan.spec())).containsSubsequence(
+        SandboxBindMount.of(root.resolve("agents").toString(), false),
+        SandboxBindMount.of(workdir.toString(), true));
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Mode.class, names = {"CHAT", "PLAN"})
+  void aLinkToTheAgentsConfigDirectoryIsRefusedInEveryMode(Mode mode) throws Exception {
+    Path link = Files.createSymbolicLink(root.resolve("state/config"), config);
+    assertThatThrownBy(() -> plan(mode, link.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessageContaining("which is the read-only agentConfigDir " + config);
+  }
+
+  @Test
+  void theAgentsConfigDirectoryAsWrittenStaysReadOnlyAndMayHoldTheRunnersState() {
+    SandboxPlan same = plan(Mode.PLAN, config.toString());
+    assertThat(BubblewrapArgv.mounts(same.spec()))
+        .filteredOn(m -> m.hostPath().equals(config.toString()))
+        .containsExactly(SandboxBindMount.of(config.toString(), true));
+    SandboxPlan inside = plan(Mode.PLAN, config.resolve("projects").toString());
+    assertThat(inside.spec().runnerStateDirs()).containsExactly(
+        config.resolve("projects").toString());
+  }
+
+  @Test
+  void aStateDirectoryInsideTheAgentsConfigDirectoryThroughALinkIsRefused() throws Exception {
+    Files.createDirectories(config.resolve("projects"));
+    Path link = Files.createSymbolicLink(root.resolve("state/projects"), config.resolve("projects"));
+    assertThatThrownBy(() -> plan(Mode.CHAT, link.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessageContaining("lies inside the read-only agentConfigDir " + config);
+  }
+
+  @Test
+  void aStateDirectoryInsideAReadOnlyWorkdirIsRefusedAsWrittenToo() throws Exception {
+    Files.createDirectories(workdir.resolve(".git"));
+    assertThatThrownBy(() -> plan(Mode.PLAN, workdir.resolve(".git").toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] " + workdir.resolve(".git") + " lies inside the"
+            + " read-only workdir " + workdir + ": mounted writable, it would let the run write"
+            + " inside that directory; give a directory outside it (a runner's state may live in"
+            + " agentConfigDir, never in the workdir, the repositories or the attachments)");
+    // In chat the workdir is writable: its state directory opens nothing.
+    assertThat(plan(Mode.CHAT, workdir.resolve(".git").toString()).spec().runnerStateDirs())
+        .hasSize(1);
+  }
+
+  @Test
+  void aWritableWorkdirThatResolvesAroundTheAgentsConfigDirectoryIsRefused() throws Exception {
+    Path inWork = Files.createDirectories(workdir.resolve(".claude"));
+    Path link = Files.createSymbolicLink(root.resolve("agents/a1/config-link"), inWork);
+    assertThatThrownBy(() -> planWith(Mode.CHAT, workdir.toString(), link.toString()))
+        .hasFieldOrPropertyWithValue("field", "workdir")
+        .hasMessageContaining("contains the read-only agentConfigDir " + link
+            + " (it resolves to " + inWork + ")");
+    // As written, the config directory is mounted read-only over the writable workdir.
+    assertThat(planWith(Mode.CHAT, workdir.toString(), inWork.toString()).spec().bindMounts())
+        .contains(SandboxBindMount.of(inWork.toString(), true));
+  }
+
+  @Test
+  void pathsUnderOneLinkedParentRelateAsWrittenAndAreAccepted() throws Exception {
+    Path linked = Files.createSymbolicLink(root.resolve("linked"), root.resolve("agents"));
+    Path configViaLink = linked.resolve("a1/config");
+    SandboxPlan plan = planWith(Mode.PLAN, linked.resolve("a1/work").toString(),
+        configViaLink.toString(), configViaLink.resolve("projects").toString());
+    assertThat(plan.spec().runnerStateDirs()).hasSize(1);
+  }
+
+  @Test
+  void unrelatedDirectoriesAreAccepted() {
+    assertThat(MountOverlaps.problem(state.toString(),
+        new MountOverlaps.Mount("workdir", workdir.toString(), true, false), true)).isNull();
+  }
+}
