@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
@@ -11,20 +12,24 @@ import java.util.Map;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Repository;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Stopping the appliance during a push: git sees an error, no ref moves, the audit keeps it. */
 class GracefulShutdownTest {
+  /** Its own appliance, which the test stops: a failure's message ends with what it logged. */
+  @RegisterExtension
+  static final ApplianceExtension appliance = ApplianceExtension.serving().withRepos("acme/widget");
+
   @TempDir Path tmp;
 
   @Test
   void aPushHeldWhenTheApplianceStopsIsRefusedAndNothingMoves() throws Exception {
-    Path data = tmp.resolve("data");
-    RunningAppliance app = RunningAppliance.start(data);
+    RunningAppliance app = appliance.get();
+    Path data = app.dataDir;
     ApprovalStream approver = null;
     ApproverWatch watch = null;
     try {
-      app.forgeCreate("acme/widget");
       JsonNode run = app.createRun("""
           {"workspaceId": "ws", "repository": "acme/widget",
            "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask"}]}}""");
