@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.pushgate.testkit.Cli;
+import dev.pushgate.testkit.Host;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -153,9 +154,7 @@ class DataDirectoryTrustTest {
   }
 
   private static void requireRoot() throws IOException {
-    Assumptions.assumeTrue(
-        (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0,
-        "only root can give a directory to another user");
+    Assumptions.assumeTrue(Host.isRoot(), "only root can give a directory to another user");
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pushgate.testkit.GitRun;
+import dev.pushgate.testkit.Host;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,9 +26,8 @@ class DiskFullTest {
 
   @Test
   void aPackThatFillsTheDiskIsRefusedAndTheApplianceKeepsServing() throws Exception {
-    boolean root = "0".equals(new String(new ProcessBuilder("id", "-u").start()
-        .getInputStream().readAllBytes()).strip());
-    assumeTrue(root || "true".equals(System.getenv("CI")), "needs root to mount a small tmpfs");
+    assumeTrue(Host.isRoot() || "true".equals(System.getenv("CI")),
+        "needs root to mount a small tmpfs");
     Path data = Files.createDirectories(tmp.resolve("data"));
     run("mount", "-t", "tmpfs", "-o", "size=48m,mode=0700", "tmpfs", data.toString());
     try (RunningAppliance app = RunningAppliance.start(data)) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pushgate.testkit.ApplianceExtension;
 import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.Host;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.BufferedReader;
@@ -204,6 +205,32 @@ class LaunchTest {
       assertThat(rest.get(rest.size() - 1).get("code").asInt()).isNotZero();
     }
     assertThat(Forge.liveCredentials(app.get(), runId)).isZero();
+  }
+
+  /**
+   * Two runs of one workdir: the second's launch is refused while the first holds it lent, in one
+   * sentence an agent can act on (it said "not launched: not launched: …").
+   */
+  @Test
+  void aSecondRunsLaunchOnAWorkdirLentToTheFirstIsRefusedSayingWhoHoldsIt() throws Exception {
+    Assumptions.assumeTrue(Host.isRoot(), "only root lends a workdir to a sandbox user");
+    Path work = workdir("lent");
+    String first = createRun(work).get("runId").asText();
+    String second = createRun(work).get("runId").asText();
+    try (Stream s = Stream.open(first, launchBody(List.of("sleep", "600"), null))) {
+      assertThat(s.next().get("type").asText()).isEqualTo("started");
+      ControlClient.Answer refused = post("/v1/runs/" + second + "/launch",
+          launchBody(List.of("touch", work.resolve("ran").toString()), null));
+      assertThat(refused.status()).as(refused.raw()).isEqualTo(422);
+      // The lender is the appliance's process, whose pid the loan names.
+      assertThat(refused.body().get("error").asText()).matches(Pattern.quote("not launched: "
+          + work + " is already lent to the sandbox user by run " + first + " (pid ")
+          + "\\d+" + Pattern.quote("); a directory is lent to one run at a time"));
+      assertThat(work.resolve("ran")).doesNotExist();
+    } finally {
+      app.get().control().delete("/v1/runs/" + first);
+      app.get().control().delete("/v1/runs/" + second);
+    }
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.pushgate.testkit.ControlClient;
+import dev.pushgate.testkit.Host;
 import dev.pushgate.testkit.RunningAppliance;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
@@ -125,7 +126,8 @@ class ShellTerminalTest {
    */
   @Test
   void anUnprivilegedCallerIsDeniedTheSameReads() throws Exception {
-    Assumptions.assumeTrue(isRoot() && onPath("runuser"), "only as root: runs the shell as nobody");
+    Assumptions.assumeTrue(Host.isRoot() && onPath("runuser"),
+        "only as root: runs the shell as nobody");
     Path root = tmp.toRealPath();
     Files.setPosixFilePermissions(root, java.nio.file.attribute.PosixFilePermissions.fromString(
         "rwxr-xr-x"));
@@ -298,10 +300,6 @@ class ShellTerminalTest {
       return -1;
     }
     return p.exitValue();
-  }
-
-  private static boolean isRoot() throws IOException {
-    return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
   }
 
   private static boolean onPath(String tool) {

@@ -53,6 +53,8 @@ public final class Launches implements AutoCloseable {
   public static final int DEFAULT_MAX = 16;
   /** How long a run's end waits for its command to be gone, so teardown answers after it. */
   private static final Duration END_WAIT = Duration.ofSeconds(10);
+  /** How every launch refused after the plan begins. */
+  private static final String NOT_LAUNCHED = "not launched: ";
 
   /** A launch that does not start: the control API's status, its message and the ways out. */
   public static final class Refused extends Exception {
@@ -234,7 +236,7 @@ public final class Launches implements AutoCloseable {
     }
     String moved = movedMount(run);
     if (moved != null) {
-      throw new Refused(422, "not launched: " + moved + "; the run's paths were judged where they"
+      throw new Refused(422, NOT_LAUNCHED + moved + "; the run's paths were judged where they"
           + " led when it was created, and a link put in since could lead anywhere (the"
           + " appliance's own data directory among them)", List.of(
               "put the directory back as it was when the run was created",
@@ -278,7 +280,10 @@ public final class Launches implements AutoCloseable {
       process = launcher.launch(request, event -> listener.onEvent(launch.redacted(event)));
     } catch (SandboxLaunchException e) {
       release(launch);
-      throw new Refused(422, launch.redact("not launched: " + e.getMessage()), e.waysOut());
+      // The launcher's own refusals say "not launched" already; the others get it here.
+      String why = e.getMessage().startsWith(NOT_LAUNCHED) ? e.getMessage()
+          : NOT_LAUNCHED + e.getMessage();
+      throw new Refused(422, launch.redact(why), e.waysOut());
     } catch (RuntimeException e) {
       release(launch);
       throw e;
