@@ -57,23 +57,21 @@ final class MountOverlaps {
    * @param state {@code writable} is a runner state directory
    */
   static String problem(String writable, Mount r, boolean state) {
-    Path wl;
-    Path rl;
+    Path wr;
+    Path rr;
     try {
-      wl = Path.of(writable).toAbsolutePath().normalize();
-      rl = Path.of(r.path()).toAbsolutePath().normalize();
+      wr = resolved(Path.of(writable).toAbsolutePath());
+      rr = resolved(Path.of(r.path()).toAbsolutePath());
     } catch (InvalidPathException e) {
       return null; // refused as a path elsewhere
     }
-    Path wr = resolved(wl);
-    Path rr = resolved(rl);
     String what = "the read-only " + r.field() + " " + UntrustedText.printable(r.path())
-        + (rr.equals(rl) ? "" : " (it resolves to " + rr + ")");
-    String via = wr.equals(wl) ? "" : "resolves to " + wr + ", which ";
+        + (rr.toString().equals(r.path()) ? "" : " (it resolves to " + rr + ")");
+    String via = wr.toString().equals(writable) ? "" : "resolves to " + wr + ", which ";
     if (rr.startsWith(wr)) {
       // The read-only mount is or lies inside the writable one: safe only when it is mounted on
       // top of the very directory the kernel resolves it to.
-      if (rl.startsWith(wl) && wl.relativize(rl).equals(wr.relativize(rr))) {
+      if (writtenAs(r.path(), writable, wr.relativize(rr))) {
         return null;
       }
       return via + (rr.equals(wr) ? "is " : "contains ") + what + ": mounted writable, it would"
@@ -81,8 +79,7 @@ final class MountOverlaps {
           + " is nor contains it, as the kernel resolves both";
     }
     if (wr.startsWith(rr)) {
-      boolean sameAsWritten = wl.startsWith(rl) && rl.relativize(wl).equals(rr.relativize(wr));
-      if (sameAsWritten && !(state && !r.mayHoldState())) {
+      if (writtenAs(writable, r.path(), rr.relativize(wr)) && !(state && !r.mayHoldState())) {
         return null;
       }
       return via + "lies inside " + what + ": mounted writable, it would let the run write"
@@ -91,6 +88,18 @@ final class MountOverlaps {
               + " repositories or the attachments)" : ", as the kernel resolves both");
     }
     return null;
+  }
+
+  /**
+   * Whether {@code inner}, as written (the very string bubblewrap is given), is {@code outer} or
+   * lies below it at {@code below}: a trailing slash, a doubled one or a {@code ..} is not
+   * read as the same place, as bubblewrap's parents-first order does not read it so either.
+   */
+  private static boolean writtenAs(String inner, String outer, Path below) {
+    if (below.toString().isEmpty()) {
+      return inner.equals(outer);
+    }
+    return inner.equals(outer + "/" + below);
   }
 
   /** The path as the kernel resolves it, as far as it exists (the literal one otherwise). */

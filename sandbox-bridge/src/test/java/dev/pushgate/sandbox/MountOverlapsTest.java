@@ -157,6 +157,23 @@ class MountOverlapsTest {
     assertThat(plan.spec().runnerStateDirs()).hasSize(1);
   }
 
+  /**
+   * The launcher reads a plan's mounts as bubblewrap is given them: a plan made elsewhere may
+   * spell the workdir with a trailing slash, a doubled one or a {@code ..}, which bubblewrap
+   * mounts as a path of its own, after the workdir.
+   */
+  @Test
+  void aPlanMadeElsewhereIsReadAsWrittenForBubblewrap() {
+    MountOverlaps.Mount readOnly = new MountOverlaps.Mount("mount", workdir.toString(), true, true);
+    for (String spelling : List.of(workdir + "/", workdir.getParent() + "//work",
+        workdir + "/../work", workdir.getParent() + "/./work")) {
+      assertThat(MountOverlaps.problem(spelling, readOnly, false)).as(spelling)
+          .startsWith("resolves to " + workdir + ", which is the read-only mount " + workdir);
+    }
+    assertThat(MountOverlaps.problem(workdir.toString(), readOnly, false)).isNull();
+    assertThat(MountOverlaps.problem(workdir.getParent().toString(), readOnly, false)).isNull();
+  }
+
   @Test
   void unrelatedDirectoriesAreAccepted() {
     assertThat(MountOverlaps.problem(state.toString(),
