@@ -131,11 +131,12 @@ class SandboxPlanTest {
 
   /**
    * A runner state directory is writable in every mode: one that is a link to the workdir made a
-   * plan run's workspace writable at the link's path (a docs-only attack). Refused, naming it;
-   * nothing is issued.
+   * plan run's workspace writable at the link's path (a docs-only attack), one that is a link to
+   * a protected checkout made it writable. Refused, naming it; nothing is issued.
    */
   @Test
-  void aRunnerStateDirectoryThatResolvesToTheWorkdirIsRefusedNamingIt() throws Exception {
+  void aRunnerStateDirectoryThatResolvesToTheWorkdirOrAProtectedPathIsRefusedNamingIt()
+      throws Exception {
     Path link = Files.createSymbolicLink(app.dir().resolve("state-link-to-work"), workdir);
     int before = app.get().control().get("/v1/runs").body().get("runs").size();
     int recordedBefore = Forge.recordedRuns(app.get());
@@ -147,6 +148,16 @@ class SandboxPlanTest {
         + " writable, it would make that directory writable through another path; give a"
         + " directory that neither is nor contains it, as the kernel resolves both");
     assertThat(a.raw()).doesNotContain("ghs_").doesNotContain("pgr_");
+
+    Path checkout = Files.createDirectories(app.dir().resolve("home/u/src/repo"));
+    Path toCheckout = Files.createSymbolicLink(app.dir().resolve("state-link-to-checkout"),
+        checkout);
+    ControlClient.Answer b = app.get().control().post("/v1/runs", request("\"mode\": \"chat\","
+        + " \"protectedPaths\": [\"" + checkout + "\"], \"runnerStateDirs\": [\"" + toCheckout
+        + "\"]"));
+    assertThat(b.status()).as(b.raw()).isEqualTo(400);
+    assertThat(b.body().get("error").asText()).startsWith("runnerStateDirs[0] " + toCheckout
+        + " resolves to " + checkout + ", which is the protected path " + checkout + ":");
     assertThat(app.get().control().get("/v1/runs").body().get("runs")).hasSize(before);
     assertThat(Forge.recordedRuns(app.get())).isEqualTo(recordedBefore);
   }

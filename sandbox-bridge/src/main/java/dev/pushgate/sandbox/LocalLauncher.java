@@ -284,7 +284,7 @@ public final class LocalLauncher implements SandboxLauncher {
               + " writable, which " + why, List.of("give the run a directory of its own"));
         }
       }
-      requireNoneOpened(mounts);
+      requireNoneOpened(mounts, spec.protectedPaths());
       if (user != null) {
         List<Path> reached = new ArrayList<>();
         for (SandboxBindMount m : mounts) {
@@ -447,15 +447,27 @@ public final class LocalLauncher implements SandboxLauncher {
   }
 
   /**
-   * A plan from anywhere but the appliance's planner is checked here too: no writable mount may
-   * open a read-only one through another spelling of the same directory ({@link MountOverlaps}).
+   * A plan from anywhere but the appliance's planner is checked here too, on the paths as they
+   * are now: no writable mount may open a read-only one or a protected path through another
+   * spelling of the same directory ({@link MountOverlaps}).
    */
-  private static void requireNoneOpened(List<SandboxBindMount> mounts)
+  private static void requireNoneOpened(List<SandboxBindMount> mounts, List<String> protectedPaths)
       throws SandboxLaunchException {
+    List<MountOverlaps.Mount> readOnly = new ArrayList<>();
+    for (SandboxBindMount m : mounts) {
+      if (m.readOnly()) {
+        readOnly.add(new MountOverlaps.Mount("mount", m.hostPath(),
+            MountOverlaps.Kind.AGENT_CONFIG));
+      }
+    }
+    for (String p : protectedPaths) {
+      if (!RunPaths.isGlob(p)) {
+        readOnly.add(new MountOverlaps.Mount("protected path", p, MountOverlaps.Kind.PROTECTED));
+      }
+    }
     for (SandboxBindMount w : mounts) {
-      for (SandboxBindMount r : mounts) {
-        String why = w.readOnly() || !r.readOnly() ? null : MountOverlaps.problem(w.hostPath(),
-            new MountOverlaps.Mount("mount", r.hostPath(), true, true), false);
+      for (MountOverlaps.Mount r : w.readOnly() ? List.<MountOverlaps.Mount>of() : readOnly) {
+        String why = MountOverlaps.problem(w.hostPath(), r, false);
         if (why != null) {
           throw new SandboxLaunchException("the plan mounts "
               + UntrustedText.printable(w.hostPath()) + " writable, and it " + why,

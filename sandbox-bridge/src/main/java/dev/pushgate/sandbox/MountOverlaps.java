@@ -6,42 +6,60 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Writable mounts that would open a read-only one. bubblewrap mounts parents first, so a
- * read-only mount at or below a writable one, as written, stays read-only; but it resolves each
- * source through its symlinks, so a writable mount whose path the kernel resolves to a read-only
- * mount's directory, or to one around it, makes that directory writable at another path (a
- * runner state directory that is a symlink to the workdir made a plan run's workspace writable).
- * A pair is accepted only when the kernel's spellings relate as the written ones do; and a
- * runner state directory, writable in every mode, may not lie inside a read-only mount other than
- * the agent's config directory (a plan run could write the workspace, its {@code .git} with it).
+ * Writable mounts that would open a read-only directory. bubblewrap mounts parents first, so a
+ * read-only mount at or below a writable one, as written, stays read-only, and a protected path
+ * below a writable mount is mounted read-only over it; but it resolves each source through its
+ * symlinks, so a writable mount whose path the kernel resolves to a read-only directory, or to one
+ * around it, makes that directory writable at another path (a runner state directory that was a
+ * symlink to the workdir made a plan run's workspace writable). A pair is accepted only when
+ * bubblewrap's reading of the paths as written puts the read-only one over the writable one.
+ * Besides, a runner state directory, writable in every mode, may not lie inside a read-only mount
+ * other than the agent's config directory (a plan run could write the workspace, its {@code .git}
+ * with it), and no writable mount may lie inside a protected path.
  */
 final class MountOverlaps {
+  /** What a path of a run is to the sandbox. */
+  enum Kind {
+    WRITABLE,
+    READ_ONLY,
+    /** Read-only, and a runner state directory may lie inside it. */
+    AGENT_CONFIG,
+    /** Write-denied in every mode: read-only at each of its spellings inside a writable mount. */
+    PROTECTED;
+
+    boolean readOnly() {
+      return this != WRITABLE;
+    }
+  }
+
   /**
-   * One mount of a run.
+   * One path of a run.
    *
-   * @param field the request's field, for the refusal (or the host path, for a plan's mounts)
-   * @param mayHoldState a runner state directory may lie inside it (the agent's config directory)
+   * @param field the request's field, for the refusal (or a name, for a plan's mounts)
    */
-  record Mount(String field, String path, boolean readOnly, boolean mayHoldState) {}
+  record Mount(String field, String path, Kind kind) {
+    /** Where the sandbox holds it read-only: its path as written, a protected one's resolved too. */
+    List<String> readOnlyAt() {
+      return kind == Kind.PROTECTED ? DenySpellings.of(path) : List.of(path);
+    }
+  }
 
   private MountOverlaps() {}
 
   /**
-   * Refuses the first writable mount that would open a read-only one.
+   * Refuses the first writable mount that would open a read-only path.
    *
    * @param stateDirs which writable mounts are runner state directories (by field)
    * @throws SandboxRequestException naming the writable mount's field
    */
   static void check(List<Mount> mounts, List<String> stateDirs) {
     for (Mount w : mounts) {
-      if (w.readOnly()) {
+      if (w.kind().readOnly()) {
         continue;
       }
       for (Mount r : mounts) {
-        if (!r.readOnly()) {
-          continue;
-        }
-        String why = problem(w.path(), r, stateDirs.contains(w.field()));
+        String why = r.kind().readOnly()
+            ? problem(w.path(), r, stateDirs.contains(w.field())) : null;
         if (why != null) {
           throw new SandboxRequestException(w.field(), w.field() + " "
               + UntrustedText.printable(w.path()) + " " + why);
@@ -51,7 +69,7 @@ final class MountOverlaps {
   }
 
   /**
-   * Why {@code writable}, mounted writable, would open the read-only mount {@code r}; null when
+   * Why {@code writable}, mounted writable, would open the read-only path {@code r}; null when
    * it would not.
    *
    * @param state {@code writable} is a runner state directory
@@ -65,13 +83,15 @@ final class MountOverlaps {
     } catch (InvalidPathException e) {
       return null; // refused as a path elsewhere
     }
-    String what = "the read-only " + r.field() + " " + UntrustedText.printable(r.path())
+    String what = (r.kind() == Kind.PROTECTED ? "the protected path " : "the read-only "
+        + r.field() + " ") + UntrustedText.printable(r.path())
         + (rr.toString().equals(r.path()) ? "" : " (it resolves to " + rr + ")");
     String via = wr.toString().equals(writable) ? "" : "resolves to " + wr + ", which ";
     if (rr.startsWith(wr)) {
-      // The read-only mount is or lies inside the writable one: safe only when it is mounted on
-      // top of the very directory the kernel resolves it to.
-      if (writtenAs(r.path(), writable, wr.relativize(rr))) {
+      // The read-only path is or lies inside the writable mount: safe only when the sandbox
+      // holds it read-only where the writable mount shows it.
+      Path below = wr.relativize(rr);
+      if (r.readOnlyAt().stream().anyMatch(at -> writtenAs(at, writable, below))) {
         return null;
       }
       return via + (rr.equals(wr) ? "is " : "contains ") + what + ": mounted writable, it would"
@@ -79,7 +99,12 @@ final class MountOverlaps {
           + " is nor contains it, as the kernel resolves both";
     }
     if (wr.startsWith(rr)) {
-      if (writtenAs(writable, r.path(), rr.relativize(wr)) && !(state && !r.mayHoldState())) {
+      if (r.kind() == Kind.PROTECTED) {
+        return via + "lies inside " + what + ", which a run never writes; give a directory"
+            + " outside it";
+      }
+      Path below = rr.relativize(wr);
+      if (writtenAs(writable, r.path(), below) && !(state && r.kind() != Kind.AGENT_CONFIG)) {
         return null;
       }
       return via + "lies inside " + what + ": mounted writable, it would let the run write"

@@ -379,23 +379,32 @@ public final class SandboxPlanner {
 
   /**
    * Refuses a runner state directory (writable in every mode), or a writable mount, that would
-   * open a read-only mount: the same directory, or one around it, as the kernel resolves them.
+   * open a read-only mount or a protected path: the same directory, or one around it, as the
+   * kernel resolves them ({@link MountOverlaps}).
    */
   private static void requireNoneOpened(List<SandboxBindMount> mounts, RunPaths paths) {
     List<MountOverlaps.Mount> all = new ArrayList<>();
     for (SandboxBindMount m : mounts) {
       String path = m.hostPath();
-      String field = path.equals(paths.workdir()) ? "workdir"
-          : path.equals(paths.agentConfigDir()) ? "agentConfigDir"
+      boolean config = path.equals(paths.agentConfigDir());
+      String field = path.equals(paths.workdir()) ? "workdir" : config ? "agentConfigDir"
           : path.equals(paths.reposDir()) ? "reposDir" : "attachmentsDir";
-      all.add(new MountOverlaps.Mount(field, path, m.readOnly(),
-          path.equals(paths.agentConfigDir())));
+      all.add(new MountOverlaps.Mount(field, path, !m.readOnly() ? MountOverlaps.Kind.WRITABLE
+          : config ? MountOverlaps.Kind.AGENT_CONFIG : MountOverlaps.Kind.READ_ONLY));
     }
     List<String> stateFields = new ArrayList<>();
     for (int i = 0; i < paths.runnerStateDirs().size(); i++) {
       String field = "runnerStateDirs[" + i + "]";
       stateFields.add(field);
-      all.add(new MountOverlaps.Mount(field, paths.runnerStateDirs().get(i), false, false));
+      all.add(new MountOverlaps.Mount(field, paths.runnerStateDirs().get(i),
+          MountOverlaps.Kind.WRITABLE));
+    }
+    for (int i = 0; i < paths.protectedPaths().size(); i++) {
+      String p = paths.protectedPaths().get(i);
+      if (!RunPaths.isGlob(p)) { // a pattern is the name-deny layer's, at every spelling
+        all.add(new MountOverlaps.Mount("protectedPaths[" + i + "]", p,
+            MountOverlaps.Kind.PROTECTED));
+      }
     }
     MountOverlaps.check(all, stateFields);
   }

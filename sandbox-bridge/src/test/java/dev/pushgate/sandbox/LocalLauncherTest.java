@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /** The launcher with real bubblewrap: what a command inside can and cannot do. */
 class LocalLauncherTest {
@@ -303,11 +305,14 @@ class LocalLauncherTest {
    * The planner refuses a runner state directory that resolves to the workdir; one swapped for
    * such a link after the plan was made is refused by the launcher, which checks again.
    */
-  @Test
-  void aStateDirectorySwappedForALinkToTheWorkdirAfterThePlanIsNotLaunched() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"the workdir", "a protected checkout"})
+  void aStateDirectorySwappedForALinkAfterThePlanIsNotLaunched(String target) throws Exception {
     Path state = Files.createDirectories(root.resolve("state/claude"));
-    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null, List.of(),
-        List.of(state.toString()), List.of());
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
+        List.of(checkout.toString()), List.of(state.toString()), List.of());
+    Path into = target.equals("the workdir") ? work : checkout;
+    String what = target.equals("the workdir") ? "the read-only mount " : "the protected path ";
     SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
         SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
             .mode(Mode.PLAN).denyWriteGlobs(NO_GLOBS).build());
@@ -318,15 +323,15 @@ class LocalLauncherTest {
 
     Files.delete(state.resolve("s"));
     Files.delete(state);
-    Files.createSymbolicLink(state, work);
+    Files.createSymbolicLink(state, into);
     assertThatThrownBy(() -> launcher.launch(
             LaunchRequest.of(plan, List.of("touch", state.resolve("planted").toString())),
             SandboxListener.NULL))
         .isInstanceOf(SandboxLaunchException.class)
         .hasMessageStartingWith("the plan mounts " + state + " writable, and it resolves to "
-            + work + ", which is the read-only mount " + work + ": mounted writable, it would"
-            + " make that directory writable");
-    assertThat(work.resolve("planted")).doesNotExist();
+            + into + ", which is " + what + into + ": mounted writable, it would make that"
+            + " directory writable");
+    assertThat(into.resolve("planted")).doesNotExist();
   }
 
   @Test

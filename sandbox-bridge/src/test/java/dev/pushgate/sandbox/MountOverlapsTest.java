@@ -38,7 +38,12 @@ class MountOverlapsTest {
 
   private SandboxPlan planWith(Mode mode, String workdirPath, String configPath,
       String... stateDirs) {
-    RunPaths paths = new RunPaths(workdirPath, configPath, null, null, List.of(),
+    return planProtecting(mode, workdirPath, configPath, List.of(), stateDirs);
+  }
+
+  private SandboxPlan planProtecting(Mode mode, String workdirPath, String configPath,
+      List<String> protectedPaths, String... stateDirs) {
+    RunPaths paths = new RunPaths(workdirPath, configPath, null, null, protectedPaths,
         List.of(stateDirs), List.of());
     return new SandboxPlanner(LINUX, SandboxSwitch.ON, false, root.resolve("home"),
         EnvironmentVariables.of(Map.of("PATH", "/usr/bin")), EgressLists.embedded(),
@@ -158,13 +163,54 @@ class MountOverlapsTest {
   }
 
   /**
+   * A protected path (a registered original checkout) is write-denied in every mode: bubblewrap
+   * covers it only where it lies inside a writable mount as written.
+   */
+  @Test
+  void aWritableMountThatResolvesToOrAroundAProtectedPathIsRefused() throws Exception {
+    Path checkout = Files.createDirectories(root.resolve("home/u/src/repo"));
+    Path toCheckout = Files.createSymbolicLink(root.resolve("state/repo"), checkout);
+    Path toSrc = Files.createSymbolicLink(root.resolve("state/src"), checkout.getParent());
+    List<String> protectedPaths = List.of(checkout.toString());
+    assertThatThrownBy(() -> planProtecting(Mode.CHAT, workdir.toString(), config.toString(),
+        protectedPaths, toCheckout.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] " + toCheckout + " resolves to " + checkout + ", which"
+            + " is the protected path " + checkout + ": mounted writable, it would make that"
+            + " directory writable through another path; give a directory that neither is nor"
+            + " contains it, as the kernel resolves both");
+    assertThatThrownBy(() -> planProtecting(Mode.PLAN, workdir.toString(), config.toString(),
+        protectedPaths, toSrc.toString()))
+        .hasMessageContaining("which contains the protected path " + checkout);
+    // A writable workdir inside a protected path, as written or resolved, writes it.
+    Path inside = Files.createDirectories(checkout.resolve("sub"));
+    assertThatThrownBy(() -> planProtecting(Mode.CHAT, inside.toString(), config.toString(),
+        protectedPaths))
+        .hasFieldOrPropertyWithValue("field", "workdir")
+        .hasMessage("workdir " + inside + " lies inside the protected path " + checkout
+            + ", which a run never writes; give a directory outside it");
+  }
+
+  @Test
+  void aProtectedPathInsideAWritableMountIsCoveredAtItsSpellingsAndAccepted() throws Exception {
+    Path sub = Files.createDirectories(workdir.resolve("vendor/repo"));
+    Path linkToSub = Files.createSymbolicLink(root.resolve("agents/a1/vendor-link"), sub);
+    for (Path p : List.of(sub, linkToSub)) {
+      SandboxPlan plan = planProtecting(Mode.CHAT, workdir.toString(), config.toString(),
+          List.of(p.toString()));
+      assertThat(plan.filesystem().writeDeny()).contains(sub.toString());
+    }
+  }
+
+  /**
    * The launcher reads a plan's mounts as bubblewrap is given them: a plan made elsewhere may
    * spell the workdir with a trailing slash, a doubled one or a {@code ..}, which bubblewrap
    * mounts as a path of its own, after the workdir.
    */
   @Test
   void aPlanMadeElsewhereIsReadAsWrittenForBubblewrap() {
-    MountOverlaps.Mount readOnly = new MountOverlaps.Mount("mount", workdir.toString(), true, true);
+    MountOverlaps.Mount readOnly = new MountOverlaps.Mount("mount", workdir.toString(),
+        MountOverlaps.Kind.READ_ONLY);
     for (String spelling : List.of(workdir + "/", workdir.getParent() + "//work",
         workdir + "/../work", workdir.getParent() + "/./work")) {
       assertThat(MountOverlaps.problem(spelling, readOnly, false)).as(spelling)
@@ -177,6 +223,7 @@ class MountOverlapsTest {
   @Test
   void unrelatedDirectoriesAreAccepted() {
     assertThat(MountOverlaps.problem(state.toString(),
-        new MountOverlaps.Mount("workdir", workdir.toString(), true, false), true)).isNull();
+        new MountOverlaps.Mount("workdir", workdir.toString(), MountOverlaps.Kind.READ_ONLY),
+        true)).isNull();
   }
 }
