@@ -278,7 +278,10 @@ final class BubblewrapArgv {
     // and what is denied inside it is denied in every repository the run can write.
     // Its objects/ too: renamed, it would take the read-only objects/info/alternates placeholder
     // with it and leave room for an alternates file of the agent's own.
-    List<String> gitDirs = WritableGitMetadata.gitDirectories(writable, host);
+    // Only where the sandbox shows them writable: a repository in a read-only mount inside a
+    // writable one (a plan run's workdir inside its state directory) stays read-only whole.
+    List<String> gitDirs = WritableGitMetadata.gitDirectories(writable, host).stream()
+        .filter(g -> writableAt(g, mounts)).toList();
     for (String g : gitDirs) {
       a.addAll(List.of("--bind", g, g));
       if (host.kind(g + "/objects") == Kind.DIRECTORY) {
@@ -308,8 +311,8 @@ final class BubblewrapArgv {
       }
       String root = writable.stream().filter(w -> under(p, w))
           .max(Comparator.comparingInt(BubblewrapArgv::depth)).orElse(null);
-      if (root == null) {
-        continue; // outside every writable mount: absent or read-only already
+      if (root == null || !writableAt(p, mounts)) {
+        continue; // outside every writable mount, or in a read-only one inside it: read-only
       }
       switch (host.kind(p)) {
         case DIRECTORY, FILE, OTHER -> {
@@ -467,6 +470,21 @@ final class BubblewrapArgv {
     }
     out.sort(Comparator.comparingInt(m -> depth(m.guestPath())));
     return out;
+  }
+
+  /**
+   * Whether the sandbox shows {@code path} writable: the deepest of {@code mounts} holding it is
+   * writable (of two at one path, the later, mounted over the other).
+   */
+  static boolean writableAt(String path, List<SandboxBindMount> mounts) {
+    SandboxBindMount deepest = null;
+    for (SandboxBindMount m : mounts) {
+      if (under(path, m.guestPath())
+          && (deepest == null || depth(m.guestPath()) >= depth(deepest.guestPath()))) {
+        deepest = m;
+      }
+    }
+    return deepest != null && !deepest.readOnly();
   }
 
   static boolean under(String path, String root) {

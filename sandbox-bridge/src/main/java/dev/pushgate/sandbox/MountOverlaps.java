@@ -87,16 +87,32 @@ final class MountOverlaps {
         + r.field() + " ") + UntrustedText.printable(r.path())
         + (rr.toString().equals(r.path()) ? "" : " (it resolves to " + rr + ")");
     String via = wr.toString().equals(writable) ? "" : "resolves to " + wr + ", which ";
+    if (rr.equals(wr) && r.readOnlyAt().contains(writable)) {
+      return "is " + what + ": a directory is mounted once, writable or read-only; give each its"
+          + " own directory";
+    }
+    if (rr.equals(wr)) {
+      return via + "is " + what + ": mounted writable, it would make that directory writable"
+          + " through another path; give a directory that neither is nor contains it, as the"
+          + " kernel resolves both";
+    }
     if (rr.startsWith(wr)) {
-      // The read-only path is or lies inside the writable mount: safe only when the sandbox
-      // holds it read-only where the writable mount shows it.
+      // The read-only path lies inside the writable mount: safe only when the sandbox holds it
+      // read-only where the writable mount shows it, and the run cannot move it away.
       Path below = wr.relativize(rr);
-      if (r.readOnlyAt().stream().anyMatch(at -> writtenAs(at, writable, below))) {
-        return null;
+      if (r.readOnlyAt().stream().noneMatch(at -> writtenAs(at, writable, below))) {
+        return via + "contains " + what + ": mounted writable, it would make that directory"
+            + " writable through another path; give a directory that does not contain it, as"
+            + " the kernel resolves both";
       }
-      return via + (rr.equals(wr) ? "is " : "contains ") + what + ": mounted writable, it would"
-          + " make that directory writable through another path; give a directory that neither"
-          + " is nor contains it, as the kernel resolves both";
+      if (below.getNameCount() > 1) {
+        // Only the read-only mount point itself cannot be renamed: a directory on the way can,
+        // and the run would leave its own directory in the read-only one's place on the host.
+        return "contains " + what + " " + below.getNameCount() + " levels down: the run could"
+            + " rename a directory on the way and leave its own in that one's place; give a"
+            + " directory whose direct child it is, or one that does not contain it";
+      }
+      return null;
     }
     if (wr.startsWith(rr)) {
       if (r.kind() == Kind.PROTECTED) {

@@ -162,8 +162,9 @@ public final class SandboxPlanner {
     }
     Mode mode = request.mode();
     RunPaths paths = request.paths();
-    List<SandboxBindMount> mounts = mounts(request.runner().dispatch(), mode, paths);
-    requireNoneOpened(mounts, paths);
+    List<MountOverlaps.Mount> named = new ArrayList<>();
+    List<SandboxBindMount> mounts = mounts(request.runner().dispatch(), mode, paths, named);
+    requireNoneOpened(named, paths);
 
     EgressPolicy egress;
     try {
@@ -342,11 +343,17 @@ public final class SandboxPlanner {
     return null;
   }
 
-  private List<SandboxBindMount> mounts(Dispatch dispatch, Mode mode, RunPaths paths) {
+  /**
+   * The run's bind mounts; each added to {@code named} too, with its field and what it is to the
+   * sandbox, for {@link MountOverlaps}.
+   */
+  private List<SandboxBindMount> mounts(Dispatch dispatch, Mode mode, RunPaths paths,
+      List<MountOverlaps.Mount> named) {
     boolean writable = !mode.isReadOnly();
     requireDirectory(paths.workdir(), "workdir");
     List<SandboxBindMount> mounts = new ArrayList<>();
-    mounts.add(SandboxBindMount.of(paths.workdir(), !writable));
+    MountOverlaps.Kind shared = writable ? MountOverlaps.Kind.WRITABLE : MountOverlaps.Kind.READ_ONLY;
+    add(mounts, named, "workdir", paths.workdir(), shared);
     if (dispatch == Dispatch.HARNESS_BASH) {
       return mounts;
     }
@@ -358,12 +365,12 @@ public final class SandboxPlanner {
               + " workdir");
     }
     requireDirectory(paths.agentConfigDir(), "agentConfigDir");
-    mounts.add(SandboxBindMount.of(paths.agentConfigDir(), true));
+    add(mounts, named, "agentConfigDir", paths.agentConfigDir(), MountOverlaps.Kind.AGENT_CONFIG);
     if (paths.reposDir() != null) {
       requireNotContaining("reposDir", paths.reposDir(), "workdir", paths.workdir());
       requireNotContaining("reposDir", paths.reposDir(), "agentConfigDir", paths.agentConfigDir());
       if (Files.isDirectory(Path.of(paths.reposDir()))) {
-        mounts.add(SandboxBindMount.of(paths.reposDir(), !writable));
+        add(mounts, named, "reposDir", paths.reposDir(), shared);
       }
     }
     if (paths.attachmentsDir() != null) {
@@ -371,10 +378,16 @@ public final class SandboxPlanner {
       requireNotContaining(
           "attachmentsDir", paths.attachmentsDir(), "agentConfigDir", paths.agentConfigDir());
       if (Files.isDirectory(Path.of(paths.attachmentsDir()))) {
-        mounts.add(SandboxBindMount.of(paths.attachmentsDir(), true));
+        add(mounts, named, "attachmentsDir", paths.attachmentsDir(), MountOverlaps.Kind.READ_ONLY);
       }
     }
     return mounts;
+  }
+
+  private static void add(List<SandboxBindMount> mounts, List<MountOverlaps.Mount> named,
+      String field, String path, MountOverlaps.Kind kind) {
+    mounts.add(SandboxBindMount.of(path, kind.readOnly()));
+    named.add(new MountOverlaps.Mount(field, path, kind));
   }
 
   /**
@@ -382,16 +395,8 @@ public final class SandboxPlanner {
    * open a read-only mount or a protected path: the same directory, or one around it, as the
    * kernel resolves them ({@link MountOverlaps}).
    */
-  private static void requireNoneOpened(List<SandboxBindMount> mounts, RunPaths paths) {
-    List<MountOverlaps.Mount> all = new ArrayList<>();
-    for (SandboxBindMount m : mounts) {
-      String path = m.hostPath();
-      boolean config = path.equals(paths.agentConfigDir());
-      String field = path.equals(paths.workdir()) ? "workdir" : config ? "agentConfigDir"
-          : path.equals(paths.reposDir()) ? "reposDir" : "attachmentsDir";
-      all.add(new MountOverlaps.Mount(field, path, !m.readOnly() ? MountOverlaps.Kind.WRITABLE
-          : config ? MountOverlaps.Kind.AGENT_CONFIG : MountOverlaps.Kind.READ_ONLY));
-    }
+  private static void requireNoneOpened(List<MountOverlaps.Mount> mounts, RunPaths paths) {
+    List<MountOverlaps.Mount> all = new ArrayList<>(mounts);
     List<String> stateFields = new ArrayList<>();
     for (int i = 0; i < paths.runnerStateDirs().size(); i++) {
       String field = "runnerStateDirs[" + i + "]";

@@ -302,6 +302,30 @@ class LocalLauncherTest {
   }
 
   /**
+   * A plan run's workdir directly inside its state directory stays read-only whole, its .git
+   * too: the launcher bound the .git of each directory directly inside a writable mount onto
+   * itself, writable, over the read-only workdir (a docs-only attack rewrote HEAD and refs).
+   */
+  @Test
+  void aPlanRunsWorkdirInsideItsStateDirectoryKeepsItsGitReadOnly() throws Exception {
+    Path state = work.getParent();
+    Files.writeString(work.resolve(".git/HEAD"), "ref: refs/heads/main\n");
+    Files.createDirectories(work.resolve(".git/objects"));
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null, List.of(),
+        List.of(state.toString()), List.of());
+    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
+        SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
+            .mode(Mode.PLAN).denyWriteGlobs(NO_GLOBS).build());
+    RealBwrap.Run run = sh(plan, "echo evil > " + work + "/.git/HEAD 2>/dev/null; echo head=$?;"
+        + " touch " + work + "/.git/objects/x 2>/dev/null; echo objects=$?;"
+        + " touch " + state + "/s; echo state=$?");
+    assertThat(run.stdout()).as(run.stderr()).doesNotContain("head=0")
+        .doesNotContain("objects=0").contains("state=0");
+    assertThat(work.resolve(".git/HEAD")).hasContent("ref: refs/heads/main");
+    assertThat(work.resolve(".git/objects/x")).doesNotExist();
+  }
+
+  /**
    * The planner refuses a runner state directory that resolves to the workdir; one swapped for
    * such a link after the plan was made is refused by the launcher, which checks again.
    */

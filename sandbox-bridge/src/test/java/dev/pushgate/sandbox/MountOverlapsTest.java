@@ -88,13 +88,27 @@ class MountOverlapsTest {
   }
 
   @Test
-  void aStateDirectoryAroundTheWorkdirAsWrittenKeepsTheWorkdirReadOnly() {
+  void aStateDirectoryJustAboveTheWorkdirAsWrittenKeepsTheWorkdirReadOnly() {
     // Parents are mounted first: the read-only workdir is mounted over the writable state.
-    SandboxPlan plan = plan(Mode.PLAN, root.resolve("agents").toString());
-    assertThat(plan.spec().runnerStateDirs()).containsExactly(root.resolve("agents").toString());
+    Path a1 = workdir.getParent();
+    SandboxPlan plan = plan(Mode.PLAN, a1.toString());
+    assertThat(plan.spec().runnerStateDirs()).containsExactly(a1.toString());
     assertThat(BubblewrapArgv.mounts(plan.spec())).containsSubsequence(
-        SandboxBindMount.of(root.resolve("agents").toString(), false),
-        SandboxBindMount.of(workdir.toString(), true));
+        SandboxBindMount.of(a1.toString(), false), SandboxBindMount.of(workdir.toString(), true));
+  }
+
+  /**
+   * Deeper, the run could rename the directory on the way ({@code agents/a1}, no mount point)
+   * and leave a workdir of its own at the workdir's path on the host (a docs-only attack).
+   */
+  @Test
+  void aStateDirectoryTwoLevelsAboveAReadOnlyMountIsRefused() {
+    assertThatThrownBy(() -> plan(Mode.PLAN, root.resolve("agents").toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] " + root.resolve("agents") + " contains the read-only"
+            + " workdir " + workdir + " 2 levels down: the run could rename a directory on the"
+            + " way and leave its own in that one's place; give a directory whose direct child"
+            + " it is, or one that does not contain it");
   }
 
   @ParameterizedTest
@@ -107,11 +121,14 @@ class MountOverlapsTest {
   }
 
   @Test
-  void theAgentsConfigDirectoryAsWrittenStaysReadOnlyAndMayHoldTheRunnersState() {
-    SandboxPlan same = plan(Mode.PLAN, config.toString());
-    assertThat(BubblewrapArgv.mounts(same.spec()))
-        .filteredOn(m -> m.hostPath().equals(config.toString()))
-        .containsExactly(SandboxBindMount.of(config.toString(), true));
+  void theAgentsConfigDirectoryMayHoldTheRunnersStateButNotBeIt() {
+    // As one directory it could only be mounted read-only, and the launch could not put the
+    // runner state's denies inside it: refused at once rather than at every launch.
+    assertThatThrownBy(() -> plan(Mode.PLAN, config.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] " + config + " is the read-only agentConfigDir " + config
+            + ": a directory is mounted once, writable or read-only; give each its own"
+            + " directory");
     SandboxPlan inside = plan(Mode.PLAN, config.resolve("projects").toString());
     assertThat(inside.spec().runnerStateDirs()).containsExactly(
         config.resolve("projects").toString());
@@ -193,13 +210,41 @@ class MountOverlapsTest {
 
   @Test
   void aProtectedPathInsideAWritableMountIsCoveredAtItsSpellingsAndAccepted() throws Exception {
-    Path sub = Files.createDirectories(workdir.resolve("vendor/repo"));
+    Path sub = Files.createDirectories(workdir.resolve("vendor"));
     Path linkToSub = Files.createSymbolicLink(root.resolve("agents/a1/vendor-link"), sub);
     for (Path p : List.of(sub, linkToSub)) {
       SandboxPlan plan = planProtecting(Mode.CHAT, workdir.toString(), config.toString(),
           List.of(p.toString()));
       assertThat(plan.filesystem().writeDeny()).contains(sub.toString());
     }
+  }
+
+  /** Found by a docs-only attack: both mounts at the workdir's path were taken for the config. */
+  @Test
+  void aStateDirectoryInsideAWorkdirThatIsAlsoTheConfigDirectoryIsRefused() throws Exception {
+    Files.createDirectories(workdir.resolve(".git"));
+    assertThatThrownBy(() -> planWith(Mode.PLAN, workdir.toString(), workdir.toString(),
+        workdir.resolve(".git").toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessageContaining("lies inside the read-only workdir " + workdir);
+  }
+
+  /** Plans that could never launch: one directory mounted both writable and read-only. */
+  @Test
+  void oneDirectoryWritableAndReadOnlyIsRefusedNamingTheWritableField() throws Exception {
+    assertThatThrownBy(() -> planWith(Mode.CHAT, workdir.toString(), workdir.toString()))
+        .hasFieldOrPropertyWithValue("field", "workdir")
+        .hasMessage("workdir " + workdir + " is the read-only agentConfigDir " + workdir
+            + ": a directory is mounted once, writable or read-only; give each its own"
+            + " directory");
+    assertThatThrownBy(() -> planProtecting(Mode.PLAN, workdir.toString(), config.toString(),
+        List.of(state.toString()), state.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessageStartingWith("runnerStateDirs[0] " + state + " is the protected path " + state
+            + ": a directory is mounted once");
+    // Both read-only: nothing to open.
+    assertThat(planWith(Mode.PLAN, workdir.toString(), workdir.toString()).spec().bindMounts())
+        .hasSize(2);
   }
 
   /**
@@ -216,7 +261,8 @@ class MountOverlapsTest {
       assertThat(MountOverlaps.problem(spelling, readOnly, false)).as(spelling)
           .startsWith("resolves to " + workdir + ", which is the read-only mount " + workdir);
     }
-    assertThat(MountOverlaps.problem(workdir.toString(), readOnly, false)).isNull();
+    assertThat(MountOverlaps.problem(workdir.toString(), readOnly, false))
+        .startsWith("is the read-only mount " + workdir + ": a directory is mounted once");
     assertThat(MountOverlaps.problem(workdir.getParent().toString(), readOnly, false)).isNull();
   }
 
