@@ -451,13 +451,13 @@ public final class LocalLauncher implements SandboxLauncher {
    * are now: no writable mount may open a read-only one or a protected path through another
    * spelling of the same directory ({@link MountOverlaps}).
    */
-  private static void requireNoneOpened(List<SandboxBindMount> mounts, List<String> protectedPaths)
-      throws SandboxLaunchException {
+  private static void requireNoneOpened(List<SandboxBindMount> mounts,
+      List<String> protectedPaths) throws SandboxLaunchException {
     List<MountOverlaps.Mount> readOnly = new ArrayList<>();
     for (SandboxBindMount m : mounts) {
       if (m.readOnly()) {
         readOnly.add(new MountOverlaps.Mount("mount", m.hostPath(),
-            MountOverlaps.Kind.AGENT_CONFIG));
+            MountOverlaps.Kind.READ_ONLY));
       }
     }
     for (String p : protectedPaths) {

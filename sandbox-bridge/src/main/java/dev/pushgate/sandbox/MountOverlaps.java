@@ -7,15 +7,18 @@ import java.util.List;
 
 /**
  * Writable mounts that would open a read-only directory. bubblewrap mounts parents first, so a
- * read-only mount at or below a writable one, as written, stays read-only, and a protected path
- * below a writable mount is mounted read-only over it; but it resolves each source through its
- * symlinks, so a writable mount whose path the kernel resolves to a read-only directory, or to one
- * around it, makes that directory writable at another path (a runner state directory that was a
- * symlink to the workdir made a plan run's workspace writable). A pair is accepted only when
- * bubblewrap's reading of the paths as written puts the read-only one over the writable one.
- * Besides, a runner state directory, writable in every mode, may not lie inside a read-only mount
- * other than the agent's config directory (a plan run could write the workspace, its {@code .git}
- * with it), and no writable mount may lie inside a protected path.
+ * read-only mount below a writable one, as written, stays read-only, and a protected path below a
+ * writable mount is mounted read-only over it; but it resolves each source through its symlinks,
+ * so a writable mount whose path the kernel resolves to a read-only directory, or to one around
+ * it, makes that directory writable at another path (a runner state directory that was a symlink
+ * to the workdir made a plan run's workspace writable). A pair is accepted only when bubblewrap's
+ * reading of the paths as written puts the read-only one over the writable one, as its direct
+ * child: deeper, the run could rename a directory on the way (only a mount point itself cannot
+ * be renamed) and leave its own in the read-only one's place on the host. A directory is never
+ * mounted both writable and read-only. Besides, a runner state directory, writable in every mode,
+ * may not lie inside a read-only mount other than the agent's config directory (a plan run could
+ * write the workspace, its {@code .git} with it), and no writable mount lies inside a protected
+ * path.
  */
 final class MountOverlaps {
   /** What a path of a run is to the sandbox. */
@@ -38,7 +41,7 @@ final class MountOverlaps {
    * @param field the request's field, for the refusal (or a name, for a plan's mounts)
    */
   record Mount(String field, String path, Kind kind) {
-    /** Where the sandbox holds it read-only: its path as written, a protected one's resolved too. */
+    /** Where the sandbox holds it read-only: as written; a protected one's resolved path too. */
     List<String> readOnlyAt() {
       return kind == Kind.PROTECTED ? DenySpellings.of(path) : List.of(path);
     }

@@ -352,7 +352,8 @@ public final class SandboxPlanner {
     boolean writable = !mode.isReadOnly();
     requireDirectory(paths.workdir(), "workdir");
     List<SandboxBindMount> mounts = new ArrayList<>();
-    MountOverlaps.Kind shared = writable ? MountOverlaps.Kind.WRITABLE : MountOverlaps.Kind.READ_ONLY;
+    MountOverlaps.Kind shared =
+        writable ? MountOverlaps.Kind.WRITABLE : MountOverlaps.Kind.READ_ONLY;
     add(mounts, named, "workdir", paths.workdir(), shared);
     if (dispatch == Dispatch.HARNESS_BASH) {
       return mounts;
@@ -365,7 +366,8 @@ public final class SandboxPlanner {
               + " workdir");
     }
     requireDirectory(paths.agentConfigDir(), "agentConfigDir");
-    add(mounts, named, "agentConfigDir", paths.agentConfigDir(), MountOverlaps.Kind.AGENT_CONFIG);
+    add(mounts, named, "agentConfigDir", paths.agentConfigDir(),
+        MountOverlaps.Kind.AGENT_CONFIG);
     if (paths.reposDir() != null) {
       requireNotContaining("reposDir", paths.reposDir(), "workdir", paths.workdir());
       requireNotContaining("reposDir", paths.reposDir(), "agentConfigDir", paths.agentConfigDir());
@@ -378,7 +380,8 @@ public final class SandboxPlanner {
       requireNotContaining(
           "attachmentsDir", paths.attachmentsDir(), "agentConfigDir", paths.agentConfigDir());
       if (Files.isDirectory(Path.of(paths.attachmentsDir()))) {
-        add(mounts, named, "attachmentsDir", paths.attachmentsDir(), MountOverlaps.Kind.READ_ONLY);
+        add(mounts, named, "attachmentsDir", paths.attachmentsDir(),
+            MountOverlaps.Kind.READ_ONLY);
       }
     }
     return mounts;

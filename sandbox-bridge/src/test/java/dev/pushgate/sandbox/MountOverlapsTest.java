@@ -137,7 +137,8 @@ class MountOverlapsTest {
   @Test
   void aStateDirectoryInsideTheAgentsConfigDirectoryThroughALinkIsRefused() throws Exception {
     Files.createDirectories(config.resolve("projects"));
-    Path link = Files.createSymbolicLink(root.resolve("state/projects"), config.resolve("projects"));
+    Path link =
+        Files.createSymbolicLink(root.resolve("state/projects"), config.resolve("projects"));
     assertThatThrownBy(() -> plan(Mode.CHAT, link.toString()))
         .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
         .hasMessageContaining("lies inside the read-only agentConfigDir " + config);
