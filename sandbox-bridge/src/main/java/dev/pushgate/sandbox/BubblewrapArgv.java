@@ -341,6 +341,10 @@ final class BubblewrapArgv {
     for (String p : sortedByDepth(covered)) {
       a.addAll(List.of("--ro-bind", p, p));
     }
+    // Below a path bound read-only whole (a protected repository's .git entries) nothing can be
+    // written, and bubblewrap could not make a placeholder's mount point there either.
+    placeholders.removeIf(p -> covered.stream().anyMatch(c -> !c.equals(p) && under(p, c)));
+    filePlaceholders.removeIf(p -> covered.stream().anyMatch(c -> !c.equals(p) && under(p, c)));
     for (String p : sortedByDepth(placeholders)) {
       a.addAll(List.of("--ro-bind", layout.emptyDir(), p));
     }

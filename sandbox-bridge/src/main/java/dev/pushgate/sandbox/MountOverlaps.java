@@ -1,8 +1,13 @@
 package dev.pushgate.sandbox;
 
 import dev.pushgate.types.UntrustedText;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -28,7 +33,12 @@ final class MountOverlaps {
     /** Read-only, and a runner state directory may lie inside it. */
     AGENT_CONFIG,
     /** Write-denied in every mode: read-only at each of its spellings inside a writable mount. */
-    PROTECTED;
+    PROTECTED,
+    /**
+     * Named by the request but not mounted (a harness-bash run's agentConfigDir, repositories and
+     * attachments; a directory that does not exist yet): no writable mount may reach it at all.
+     */
+    UNMOUNTED;
 
     boolean readOnly() {
       return this != WRITABLE;
@@ -90,6 +100,22 @@ final class MountOverlaps {
         + r.field() + " ") + UntrustedText.printable(r.path())
         + (rr.toString().equals(r.path()) ? "" : " (it resolves to " + rr + ")");
     String via = wr.toString().equals(writable) ? "" : "resolves to " + wr + ", which ";
+    if (r.kind() == Kind.UNMOUNTED) {
+      if (!rr.startsWith(wr) && !wr.startsWith(rr)) {
+        return null;
+      }
+      return via + (rr.equals(wr) ? "is " : rr.startsWith(wr) ? "contains " : "lies inside ")
+          + "the " + r.field() + " " + UntrustedText.printable(r.path()) + ", which this run does"
+          + " not mount (a harness-bash run mounts its workdir only; a missing directory is not"
+          + " mounted): the run could write it, and a later run would be given what it left"
+          + " there; give a directory that neither is, contains nor lies inside it";
+    }
+    String link = symlinkOnTheWay(writable, r.path());
+    if (link != null) {
+      return "reaches " + what + " through the symbolic link " + UntrustedText.printable(link)
+          + ", which the run could replace with a directory of its own; name the directory it"
+          + " leads to instead";
+    }
     if (rr.equals(wr) && r.readOnlyAt().contains(writable)) {
       return "is " + what + ": a directory is mounted once, writable or read-only; give each its"
           + " own directory";
@@ -115,7 +141,6 @@ final class MountOverlaps {
             + " rename a directory on the way and leave its own in that one's place; give a"
             + " directory whose direct child it is, or one that does not contain it";
       }
-      return null;
     }
     if (wr.startsWith(rr)) {
       if (r.kind() == Kind.PROTECTED) {
@@ -123,15 +148,103 @@ final class MountOverlaps {
             + " outside it";
       }
       Path below = rr.relativize(wr);
-      if (writtenAs(writable, r.path(), below) && !(state && r.kind() != Kind.AGENT_CONFIG)) {
-        return null;
+      if (!writtenAs(writable, r.path(), below) || state && r.kind() != Kind.AGENT_CONFIG) {
+        return via + "lies inside " + what + ": mounted writable, it would let the run write"
+            + " inside that directory; give a directory outside it"
+            + (state ? " (a runner's state may live in agentConfigDir, never in the workdir, the"
+                + " repositories or the attachments)" : ", as the kernel resolves both");
       }
-      return via + "lies inside " + what + ": mounted writable, it would let the run write"
-          + " inside that directory; give a directory outside it"
-          + (state ? " (a runner's state may live in agentConfigDir, never in the workdir, the"
-              + " repositories or the attachments)" : ", as the kernel resolves both");
+    }
+    return gitDirectoryProblem(writable, wr, r);
+  }
+
+  /**
+   * The first symbolic link on the way from {@code root} down to {@code path}, as written, when
+   * {@code path} lies below {@code root}; null otherwise. The run may replace anything below a
+   * writable mount that is not a mount point, a link included.
+   */
+  private static String symlinkOnTheWay(String root, String path) {
+    if (!path.startsWith(root + "/")) {
+      return null;
+    }
+    Path at = Path.of(root);
+    for (Path name : Path.of(root).relativize(Path.of(path))) {
+      at = at.resolve(name);
+      if (Files.isSymbolicLink(at)) {
+        return at.toString();
+      }
     }
     return null;
+  }
+
+  /**
+   * A read-only repository whose git directory lies elsewhere (a {@code .git} file's {@code
+   * gitdir:}, a linked worktree's {@code commondir}) is written through that directory: refused
+   * when the writable mount holds it, or lies inside it.
+   */
+  private static String gitDirectoryProblem(String writable, Path wr, Mount r) {
+    for (Path git : gitDirectoriesOf(r.path())) {
+      if (git.startsWith(wr) || wr.startsWith(git)) {
+        return (wr.toString().equals(writable) ? "" : "resolves to " + wr + ", which ")
+            + (git.startsWith(wr) ? "holds " : "lies inside ") + "the git directory " + git
+            + " of a repository in the read-only " + r.field() + " "
+            + UntrustedText.printable(r.path()) + ": mounted writable, it would let the run"
+            + " rewrite that repository's history, index and hooks; keep a read-only"
+            + " repository's git directory out of every writable mount";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The git directories, as the kernel resolves them, of the repository at {@code root} and of
+   * those directly inside it (a shared {@code repos/}), where they lie outside their worktree:
+   * named by a {@code .git} file or symlink, and the common directory a {@code commondir} names.
+   */
+  static List<Path> gitDirectoriesOf(String root) {
+    List<Path> out = new ArrayList<>();
+    List<Path> repos = new ArrayList<>(List.of(Path.of(root)));
+    try (DirectoryStream<Path> children = Files.newDirectoryStream(Path.of(root))) {
+      for (Path child : children) {
+        if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+          repos.add(child);
+        }
+      }
+    } catch (IOException | SecurityException e) {
+      // not a directory the appliance can list: only the root is looked at
+    }
+    for (Path repo : repos) {
+      Path dotGit = repo.resolve(".git");
+      String named = Files.isSymbolicLink(dotGit) ? realDirectory(dotGit)
+          : GitdirFile.namedBy(dotGit.toString(), GitdirFile.GITDIR_PREFIX);
+      List<Path> gits = new ArrayList<>();
+      if (named != null) {
+        gits.add(Path.of(named));
+      } else if (Files.isDirectory(dotGit, LinkOption.NOFOLLOW_LINKS)) {
+        gits.add(dotGit);
+      }
+      for (Path git : List.copyOf(gits)) {
+        String common = GitdirFile.namedBy(git.resolve(GitMetadata.COMMONDIR).toString(), "");
+        if (common != null) {
+          gits.add(Path.of(common));
+        }
+      }
+      for (Path git : gits) {
+        if (!git.startsWith(repo)) {
+          out.add(git);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String realDirectory(Path link) {
+    try {
+      Path real = link.toRealPath();
+      return Files.isDirectory(real) ? real.toString() : null;
+    } catch (IOException | SecurityException e) {
+      return null;
+    }
   }
 
   /**

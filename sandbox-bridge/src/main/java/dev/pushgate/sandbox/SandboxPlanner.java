@@ -356,6 +356,10 @@ public final class SandboxPlanner {
         writable ? MountOverlaps.Kind.WRITABLE : MountOverlaps.Kind.READ_ONLY;
     add(mounts, named, "workdir", paths.workdir(), shared);
     if (dispatch == Dispatch.HARNESS_BASH) {
+      // Not mounted, but what the request names stays out of every writable mount all the same.
+      unmounted(named, "agentConfigDir", paths.agentConfigDir());
+      unmounted(named, "reposDir", paths.reposDir());
+      unmounted(named, "attachmentsDir", paths.attachmentsDir());
       return mounts;
     }
     if (paths.agentConfigDir() == null) {
@@ -373,6 +377,8 @@ public final class SandboxPlanner {
       requireNotContaining("reposDir", paths.reposDir(), "agentConfigDir", paths.agentConfigDir());
       if (Files.isDirectory(Path.of(paths.reposDir()))) {
         add(mounts, named, "reposDir", paths.reposDir(), shared);
+      } else {
+        unmounted(named, "reposDir", paths.reposDir());
       }
     }
     if (paths.attachmentsDir() != null) {
@@ -382,9 +388,17 @@ public final class SandboxPlanner {
       if (Files.isDirectory(Path.of(paths.attachmentsDir()))) {
         add(mounts, named, "attachmentsDir", paths.attachmentsDir(),
             MountOverlaps.Kind.READ_ONLY);
+      } else {
+        unmounted(named, "attachmentsDir", paths.attachmentsDir());
       }
     }
     return mounts;
+  }
+
+  private static void unmounted(List<MountOverlaps.Mount> named, String field, String path) {
+    if (path != null) {
+      named.add(new MountOverlaps.Mount(field, path, MountOverlaps.Kind.UNMOUNTED));
+    }
   }
 
   private static void add(List<SandboxBindMount> mounts, List<MountOverlaps.Mount> named,
@@ -403,6 +417,7 @@ public final class SandboxPlanner {
     List<String> stateFields = new ArrayList<>();
     for (int i = 0; i < paths.runnerStateDirs().size(); i++) {
       String field = "runnerStateDirs[" + i + "]";
+      requireDirectory(paths.runnerStateDirs().get(i), field);
       stateFields.add(field);
       all.add(new MountOverlaps.Mount(field, paths.runnerStateDirs().get(i),
           MountOverlaps.Kind.WRITABLE));

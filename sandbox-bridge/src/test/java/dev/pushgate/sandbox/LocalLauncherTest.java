@@ -302,6 +302,31 @@ class LocalLauncherTest {
   }
 
   /**
+   * A protected repository directly inside the writable workdir: the launch made placeholders
+   * for its .git's denied entries inside the read-only repository, and bubblewrap failed there at
+   * every launch (a docs-only attack). It launches, and the repository stays read-only whole.
+   */
+  @Test
+  void aProtectedRepositoryDirectlyInsideTheWorkdirLaunchesAndStaysReadOnly() throws Exception {
+    Path widget = work.resolve("widget");
+    Files.createDirectories(widget.resolve(".git/objects"));
+    Files.writeString(widget.resolve(".git/HEAD"), "ref: refs/heads/main\n");
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
+        List.of(widget.toString()), List.of(), List.of());
+    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
+        SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
+            .mode(Mode.CHAT).denyWriteGlobs(NO_GLOBS).build());
+    RealBwrap.Run run = sh(plan, "touch " + widget + "/x 2>/dev/null; echo widget=$?;"
+        + " echo evil > " + widget + "/.git/HEAD 2>/dev/null; echo head=$?;"
+        + " touch " + work + "/y; echo work=$?");
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    assertThat(run.stdout()).contains("work=0").doesNotContain("widget=0")
+        .doesNotContain("head=0");
+    assertThat(widget.resolve("x")).doesNotExist();
+    assertThat(widget.resolve(".git/HEAD")).hasContent("ref: refs/heads/main");
+  }
+
+  /**
    * A plan run's workdir directly inside its state directory stays read-only whole, its .git
    * too: the launcher bound the .git of each directory directly inside a writable mount onto
    * itself, writable, over the read-only workdir (a docs-only attack rewrote HEAD and refs).

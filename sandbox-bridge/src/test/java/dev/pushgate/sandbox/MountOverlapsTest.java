@@ -36,6 +36,12 @@ class MountOverlapsTest {
     state = Files.createDirectories(root.resolve("state/claude"));
   }
 
+  private SandboxPlanner planner() {
+    return new SandboxPlanner(LINUX, SandboxSwitch.ON, false, root.resolve("home"),
+        EnvironmentVariables.of(Map.of("PATH", "/usr/bin")), EgressLists.embedded(),
+        PassedVariables.NONE);
+  }
+
   private SandboxPlan planWith(Mode mode, String workdirPath, String configPath,
       String... stateDirs) {
     return planProtecting(mode, workdirPath, configPath, List.of(), stateDirs);
@@ -45,10 +51,8 @@ class MountOverlapsTest {
       List<String> protectedPaths, String... stateDirs) {
     RunPaths paths = new RunPaths(workdirPath, configPath, null, null, protectedPaths,
         List.of(stateDirs), List.of());
-    return new SandboxPlanner(LINUX, SandboxSwitch.ON, false, root.resolve("home"),
-        EnvironmentVariables.of(Map.of("PATH", "/usr/bin")), EgressLists.embedded(),
-        PassedVariables.NONE)
-        .plan(SandboxRequest.builder("s", "w", Runner.CLAUDE_CODE, paths).mode(mode).build());
+    return planner().plan(
+        SandboxRequest.builder("s", "w", Runner.CLAUDE_CODE, paths).mode(mode).build());
   }
 
   private SandboxPlan plan(Mode mode, String... stateDirs) {
@@ -121,7 +125,7 @@ class MountOverlapsTest {
   }
 
   @Test
-  void theAgentsConfigDirectoryMayHoldTheRunnersStateButNotBeIt() {
+  void theAgentsConfigDirectoryMayHoldTheRunnersStateButNotBeIt() throws Exception {
     // As one directory it could only be mounted read-only, and the launch could not put the
     // runner state's denies inside it: refused at once rather than at every launch.
     assertThatThrownBy(() -> plan(Mode.PLAN, config.toString()))
@@ -129,6 +133,7 @@ class MountOverlapsTest {
         .hasMessage("runnerStateDirs[0] " + config + " is the read-only agentConfigDir " + config
             + ": a directory is mounted once, writable or read-only; give each its own"
             + " directory");
+    Files.createDirectories(config.resolve("projects"));
     SandboxPlan inside = plan(Mode.PLAN, config.resolve("projects").toString());
     assertThat(inside.spec().runnerStateDirs()).containsExactly(
         config.resolve("projects").toString());
@@ -173,6 +178,7 @@ class MountOverlapsTest {
 
   @Test
   void pathsUnderOneLinkedParentRelateAsWrittenAndAreAccepted() throws Exception {
+    Files.createDirectories(config.resolve("projects"));
     Path linked = Files.createSymbolicLink(root.resolve("linked"), root.resolve("agents"));
     Path configViaLink = linked.resolve("a1/config");
     SandboxPlan plan = planWith(Mode.PLAN, linked.resolve("a1/work").toString(),
@@ -265,6 +271,78 @@ class MountOverlapsTest {
     assertThat(MountOverlaps.problem(workdir.toString(), readOnly, false))
         .startsWith("is the read-only mount " + workdir + ": a directory is mounted once");
     assertThat(MountOverlaps.problem(workdir.getParent().toString(), readOnly, false)).isNull();
+  }
+
+  /** A second docs-only attack: what a harness-bash run is not given stays out of its reach. */
+  @Test
+  void aHarnessBashRunsUnmountedConfigIsKeptOutOfItsWritableMounts() throws Exception {
+    RunPaths paths = new RunPaths(workdir.toString(), config.toString(), null, null, List.of(),
+        List.of(config.getParent().toString()), List.of());
+    assertThatThrownBy(() -> planner().plan(
+            SandboxRequest.builder("s", "w", Runner.HARNESS_BASH, paths).mode(Mode.PLAN).build()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] " + config.getParent() + " contains the agentConfigDir "
+            + config + ", which this run does not mount (a harness-bash run mounts its workdir"
+            + " only; a missing directory is not mounted): the run could write it, and a later"
+            + " run would be given what it left there; give a directory that neither is,"
+            + " contains nor lies inside it");
+  }
+
+  /** The run would create it, and the next run would be given what it put there. */
+  @Test
+  void aMissingAttachmentsDirectoryInsideAWritableMountIsRefused() {
+    RunPaths paths = new RunPaths(workdir.toString(), config.toString(), null,
+        workdir.resolve("att").toString(), List.of(), List.of(), List.of());
+    assertThatThrownBy(() -> planner().plan(
+            SandboxRequest.builder("s", "w", Runner.CLAUDE_CODE, paths).build()))
+        .hasFieldOrPropertyWithValue("field", "workdir")
+        .hasMessageContaining("contains the attachmentsDir " + workdir.resolve("att")
+            + ", which this run does not mount");
+  }
+
+  @Test
+  void aMissingStateDirectoryIsRefusedSayingSo() {
+    assertThatThrownBy(() -> plan(Mode.PLAN, root.resolve("state/missing").toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] does not exist or is not a directory: "
+            + root.resolve("state/missing"));
+  }
+
+  /** The link itself lies in the writable mount: the run could replace it. */
+  @Test
+  void aProtectedPathReachedThroughALinkInsideAWritableMountIsRefused() throws Exception {
+    Path outside = Files.createDirectories(root.resolve("home/u/src/repo"));
+    for (Path target : List.of(outside, root.resolve("nowhere"))) {
+      Path link = Files.createSymbolicLink(workdir.resolve("p"), target);
+      assertThatThrownBy(() -> planProtecting(Mode.CHAT, workdir.toString(), config.toString(),
+          List.of(link.toString())))
+          .hasFieldOrPropertyWithValue("field", "workdir")
+          .hasMessageContaining("reaches the protected path " + link)
+          .hasMessageContaining("through the symbolic link " + link + ", which the run could"
+              + " replace with a directory of its own");
+      Files.delete(link);
+    }
+  }
+
+  /** A read-only workdir whose git directory is elsewhere is written through it. */
+  @Test
+  void aReadOnlyRepositorysGitDirectoryInsideAWritableMountIsRefused() throws Exception {
+    Path gitDir = Files.createDirectories(state.resolve("gd"));
+    Files.writeString(workdir.resolve(".git"), "gitdir: " + gitDir + "\n");
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+        .hasMessage("runnerStateDirs[0] " + state + " holds the git directory " + gitDir
+            + " of a repository in the read-only workdir " + workdir + ": mounted writable, it"
+            + " would let the run rewrite that repository's history, index and hooks; keep a"
+            + " read-only repository's git directory out of every writable mount");
+    // A linked worktree: its commondir names the repository's own git directory.
+    Path main = Files.createDirectories(state.resolve("main/.git/worktrees/w"));
+    Files.writeString(workdir.resolve(".git"), "gitdir: " + main + "\n");
+    Files.writeString(main.resolve("commondir"), "../..\n");
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasMessageContaining("holds the git directory ");
+    Files.delete(workdir.resolve(".git"));
+    assertThat(plan(Mode.PLAN, state.toString()).spec().runnerStateDirs()).hasSize(1);
   }
 
   @Test
