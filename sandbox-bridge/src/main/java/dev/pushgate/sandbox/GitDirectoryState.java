@@ -10,9 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * What of one git directory decides which programs git runs and which repository it reads: the
@@ -22,15 +20,19 @@ import java.util.TreeSet;
  * @param fileKey the directory's identity: another directory in its place is a new repository
  * @param files each of {@link #FILES} that is a non-empty regular file, by name, with its bytes
  *     (git reads an empty one as nothing set; bwrap leaves empty ones as mount points)
- * @param oddFiles each of {@link #FILES} that exists but is not a regular file
+ * @param oddFiles each of {@link #FILES} that exists but is not a regular file, with what it is:
+ *     for a symlink (an operator's {@code config} kept elsewhere), its target and the {@link
+ *     TreeDigest} of what it leads to, which the run may be able to write
+ * @param links each of {@link #FILES} that is a symlink, with its target as written
  * @param hooks the hooks git would run: names in {@code hooks/} other than git's samples, each
  *     with the {@link TreeDigest} of what it is (bytes, mode, kind, link target) and, for a
  *     symlink, of what it leads to
  * @param entries every top-level entry by name, with the {@link TreeDigest} of each that holds
  *     an operation in progress ({@link GitMetadata#isOperationState}) and "" for the others
  */
-record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> oddFiles,
-    Map<String, String> hooks, Map<String, String> entries) {
+record GitDirectoryState(Object fileKey, Map<String, byte[]> files,
+    Map<String, String> oddFiles, Map<String, Path> links, Map<String, String> hooks,
+    Map<String, String> entries) {
 
   /** The files of a git directory that name a program or another repository. */
   static final List<String> FILES = List.of("config", "config.worktree", GitMetadata.COMMONDIR,
@@ -43,7 +45,8 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
     Object key = Files.readAttributes(dir, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
         .fileKey();
     Map<String, byte[]> files = new LinkedHashMap<>();
-    Set<String> odd = new TreeSet<>();
+    Map<String, String> odd = new TreeMap<>();
+    Map<String, Path> links = new TreeMap<>();
     for (String name : FILES) {
       Path p = dir.resolve(name);
       if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
@@ -51,8 +54,11 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
         if (bytes.length > 0) {
           files.put(name, bytes);
         }
+      } else if (Files.isSymbolicLink(p)) {
+        links.put(name, Files.readSymbolicLink(p));
+        odd.put(name, linkDigest(p));
       } else if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
-        odd.add(name);
+        odd.put(name, TreeDigest.of(p));
       }
     }
     Map<String, String> hooks = new TreeMap<>();
@@ -70,7 +76,7 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
         entries.put(name, GitMetadata.isOperationState(name) ? TreeDigest.of(p) : "");
       });
     }
-    return new GitDirectoryState(key, files, odd, hooks, entries);
+    return new GitDirectoryState(key, files, odd, links, hooks, entries);
   }
 
   /**
@@ -78,12 +84,14 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
    * the operator linked to a script in the worktree runs whatever the run wrote there).
    */
   private static String hookDigest(Path hook) {
-    String digest = TreeDigest.of(hook);
-    if (!Files.isSymbolicLink(hook)) {
-      return digest;
-    }
+    return Files.isSymbolicLink(hook) ? linkDigest(hook) : TreeDigest.of(hook);
+  }
+
+  /** A symlink and what it leads to: its target may be a file the run can write. */
+  private static String linkDigest(Path link) {
+    String digest = TreeDigest.of(link);
     try {
-      return digest + " -> " + TreeDigest.of(hook.toRealPath());
+      return digest + " -> " + TreeDigest.of(link.toRealPath());
     } catch (IOException e) {
       return digest + " -> nothing";
     }
@@ -96,6 +104,6 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files, Set<String> 
   /** The names of {@link #FILES} that differ between this state and {@code now}. */
   List<String> changedFiles(GitDirectoryState now) {
     return FILES.stream().filter(n -> !Arrays.equals(files.get(n), now.files.get(n))
-        || oddFiles.contains(n) != now.oddFiles.contains(n)).toList();
+        || !Objects.equals(oddFiles.get(n), now.oddFiles.get(n))).toList();
   }
 }

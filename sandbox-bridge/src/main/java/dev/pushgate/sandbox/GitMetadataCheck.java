@@ -232,13 +232,25 @@ final class GitMetadataCheck implements RunEndCheck {
         continue;
       }
       Path file = dir.resolve(name);
+      Path link = was.links().get(name);
+      if (link != null && link.equals(now.links().get(name))) {
+        // The operator's link is there still, but what it leads to changed: the run wrote it.
+        // It cannot be put back from here; git on the host must not read it meanwhile.
+        Path aside = quarantine(file);
+        found.add(violation(file, "a link to " + link + ", whose file changed during the run;"
+            + " the link is moved to " + aside.getFileName() + " (look at what it leads to"
+            + " before moving it back)"));
+        continue;
+      }
       FileTrees.delete(file);
       byte[] bytes = was.files().get(name);
       if (bytes != null) {
         Files.write(file, bytes);
+      } else if (link != null) {
+        Files.createSymbolicLink(file, link);
       }
       found.add(violation(file, "changed during the run; put back as it was"
-          + (bytes == null ? " (removed)" : "")));
+          + (bytes == null && link == null ? " (removed)" : "")));
     }
     ChangedHooks.judge(dir, was, now, found);
   }

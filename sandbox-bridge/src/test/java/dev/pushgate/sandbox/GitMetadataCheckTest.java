@@ -241,6 +241,36 @@ class GitMetadataCheckTest {
     assertThat(tricked.resolve("config")).hasContent(cloned);
   }
 
+  /**
+   * An operator's config kept elsewhere through a link (a docs-only attack): replaced by the run,
+   * the link is put back, not removed; left in place while the run wrote what it leads to (a
+   * file of the worktree), the link is moved aside so that git on the host never reads it.
+   */
+  @Test
+  void aConfigLinkedElsewhereIsPutBackOrMovedAsideWhenWhatItLeadsToChanged() throws IOException {
+    Path lib = Files.createDirectories(work.resolve("vendor/lib"));
+    Path deep = gitDir(lib);
+    Files.delete(deep.resolve("config"));
+    Files.writeString(lib.resolve("gitconfig-real"), "[core]\n\tbare = false\n");
+    Files.createSymbolicLink(deep.resolve("config"), Path.of("../gitconfig-real"));
+    GitMetadataCheck check = snapshot();
+    Files.delete(deep.resolve("config"));
+    Files.writeString(deep.resolve("config"), "[core]\n\tfsmonitor = /evil\n");
+    assertThat(check.check()).extracting(SandboxViolation::raw).containsExactly(
+        deep.resolve("config") + ": changed during the run; put back as it was");
+    assertThat(Files.readSymbolicLink(deep.resolve("config")))
+        .isEqualTo(Path.of("../gitconfig-real"));
+
+    GitMetadataCheck again = snapshot();
+    Files.writeString(lib.resolve("gitconfig-real"), "[core]\n\tfsmonitor = /evil\n");
+    assertThat(again.check()).extracting(SandboxViolation::raw).containsExactly(
+        deep.resolve("config") + ": a link to ../gitconfig-real, whose file changed during the"
+            + " run; the link is moved to config.planted-by-run (look at what it leads to before"
+            + " moving it back)");
+    assertThat(deep.resolve("config")).doesNotExist();
+    assertThat(Files.isSymbolicLink(deep.resolve("config.planted-by-run"))).isTrue();
+  }
+
   @Test
   void whatTheRunChangedInARepositoryThatWasThereIsPutBack() throws IOException {
     Path deep = gitDir(Files.createDirectories(work.resolve("vendor/lib")));
