@@ -75,6 +75,15 @@ class LocalLauncherTest {
     return RealBwrap.planner(home, hostEnv(), sw).plan(request);
   }
 
+  /** A plan of the workdir and config with these protected paths and runner state directories. */
+  private SandboxPlan plan(Mode mode, List<String> protectedPaths, List<String> stateDirs) {
+    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null, protectedPaths,
+        stateDirs, List.of());
+    return RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
+        SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
+            .mode(mode).denyWriteGlobs(NO_GLOBS).build());
+  }
+
   private SandboxPlan chat() {
     return plan(Mode.CHAT, SandboxSwitch.ON, NO_GLOBS);
   }
@@ -311,11 +320,7 @@ class LocalLauncherTest {
     Path widget = work.resolve("widget");
     Files.createDirectories(widget.resolve(".git/objects"));
     Files.writeString(widget.resolve(".git/HEAD"), "ref: refs/heads/main\n");
-    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
-        List.of(widget.toString()), List.of(), List.of());
-    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
-        SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
-            .mode(Mode.CHAT).denyWriteGlobs(NO_GLOBS).build());
+    SandboxPlan plan = plan(Mode.CHAT, List.of(widget.toString()), List.of());
     RealBwrap.Run run = sh(plan, "touch " + widget + "/x 2>/dev/null; echo widget=$?;"
         + " echo evil > " + widget + "/.git/HEAD 2>/dev/null; echo head=$?;"
         + " touch " + work + "/y; echo work=$?");
@@ -336,11 +341,7 @@ class LocalLauncherTest {
     Path state = work.getParent();
     Files.writeString(work.resolve(".git/HEAD"), "ref: refs/heads/main\n");
     Files.createDirectories(work.resolve(".git/objects"));
-    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null, List.of(),
-        List.of(state.toString()), List.of());
-    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
-        SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
-            .mode(Mode.PLAN).denyWriteGlobs(NO_GLOBS).build());
+    SandboxPlan plan = plan(Mode.PLAN, List.of(), List.of(state.toString()));
     RealBwrap.Run run = sh(plan, "echo evil > " + work + "/.git/HEAD 2>/dev/null; echo head=$?;"
         + " touch " + work + "/.git/objects/x 2>/dev/null; echo objects=$?;"
         + " touch " + state + "/s; echo state=$?");
@@ -358,13 +359,9 @@ class LocalLauncherTest {
   @ValueSource(strings = {"the workdir", "a protected checkout"})
   void aStateDirectorySwappedForALinkAfterThePlanIsNotLaunched(String target) throws Exception {
     Path state = Files.createDirectories(root.resolve("state/claude"));
-    RunPaths paths = new RunPaths(work.toString(), config.toString(), null, null,
-        List.of(checkout.toString()), List.of(state.toString()), List.of());
     Path into = target.equals("the workdir") ? work : checkout;
     String what = target.equals("the workdir") ? "the read-only mount " : "the protected path ";
-    SandboxPlan plan = RealBwrap.planner(home, hostEnv(), SandboxSwitch.ON).plan(
-        SandboxRequest.builder("space-1", "ws-1", Runner.ACP, paths).agentId("a1")
-            .mode(Mode.PLAN).denyWriteGlobs(NO_GLOBS).build());
+    SandboxPlan plan = plan(Mode.PLAN, List.of(checkout.toString()), List.of(state.toString()));
     assertThat(plan.verdict().launches()).isTrue();
     RealBwrap.Run asPlanned = sh(plan, "touch " + state + "/s; echo state=$?; touch " + work
         + "/w 2>/dev/null; echo work=$?");
