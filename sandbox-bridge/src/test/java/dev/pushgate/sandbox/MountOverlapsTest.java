@@ -331,18 +331,60 @@ class MountOverlapsTest {
     Files.writeString(workdir.resolve(".git"), "gitdir: " + gitDir + "\n");
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
         .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
-        .hasMessage("runnerStateDirs[0] " + state + " holds the git directory " + gitDir
-            + " of a repository in the read-only workdir " + workdir + ": mounted writable, it"
-            + " would let the run rewrite that repository's history, index and hooks; keep a"
-            + " read-only repository's git directory out of every writable mount");
+        .hasMessage("runnerStateDirs[0] " + state + " holds the git directory or object store "
+            + gitDir + " of a repository in the read-only workdir " + workdir + ": mounted"
+            + " writable, it would let the run rewrite that repository's history, index, objects"
+            + " and hooks; keep a read-only repository's git directory out of every writable"
+            + " mount");
     // A linked worktree: its commondir names the repository's own git directory.
     Path main = Files.createDirectories(state.resolve("main/.git/worktrees/w"));
     Files.writeString(workdir.resolve(".git"), "gitdir: " + main + "\n");
     Files.writeString(main.resolve("commondir"), "../..\n");
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
-        .hasMessageContaining("holds the git directory ");
+        .hasMessageContaining("holds the git directory or object store ");
     Files.delete(workdir.resolve(".git"));
     assertThat(plan(Mode.PLAN, state.toString()).spec().runnerStateDirs()).hasSize(1);
+  }
+
+  /** A third docs-only attack: the other ways git keeps a repository elsewhere. */
+  @Test
+  void aReadOnlyRepositoryKeptInAWritableMountAnyOtherWayIsRefused() throws Exception {
+    Path gitDir = Files.createDirectories(state.resolve("gd"));
+    // A .git symlink to a gitdir: file elsewhere, whose path git reads from the repository.
+    Path dotgit = Files.createDirectories(root.resolve("x/y")).resolve("dotgit");
+    Files.writeString(dotgit, "gitdir: " + workdir.relativize(gitDir) + "\n");
+    Files.createSymbolicLink(workdir.resolve(".git"), dotgit);
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasMessageContaining("holds the git directory or object store " + gitDir);
+    Files.delete(workdir.resolve(".git"));
+    // A workdir that is a bare repository whose commondir is in the state directory.
+    Files.writeString(workdir.resolve("HEAD"), "ref: refs/heads/main\n");
+    Files.createDirectories(workdir.resolve("objects"));
+    Files.writeString(workdir.resolve("commondir"), "../../../state/claude/gd\n");
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasMessageContaining("holds the git directory or object store " + gitDir);
+    Files.delete(workdir.resolve("commondir"));
+    // Its objects borrowed from a store in the state directory.
+    Path store = Files.createDirectories(state.resolve("ref.git/objects"));
+    Files.createDirectories(workdir.resolve("objects/info"));
+    Files.writeString(workdir.resolve("objects/info/alternates"), store + "\n");
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasMessageContaining("holds the git directory or object store " + store);
+  }
+
+  /** The state may live in the config directory, never in its repository's git directory. */
+  @Test
+  void aStateDirectoryInsideTheConfigDirectorysGitDirectoryIsRefused() throws Exception {
+    Path hooks = Files.createDirectories(config.resolve(".git/hooks"));
+    Files.writeString(config.resolve(".git/HEAD"), "ref: refs/heads/main\n");
+    for (Path inGit : List.of(config.resolve(".git"), hooks)) {
+      assertThatThrownBy(() -> plan(Mode.CHAT, inGit.toString()))
+          .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
+          .hasMessageContaining("lies inside the git directory or object store "
+              + config.resolve(".git") + " of a repository in the read-only agentConfigDir");
+    }
+    Path projects = Files.createDirectories(config.resolve("projects"));
+    assertThat(plan(Mode.CHAT, projects.toString()).spec().runnerStateDirs()).hasSize(1);
   }
 
   @Test
