@@ -1,13 +1,9 @@
 package dev.pushgate.sandbox;
 
 import dev.pushgate.types.UntrustedText;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -178,127 +174,27 @@ final class MountOverlaps {
   }
 
   /**
-   * A read-only repository is written through its git directory, its common directory and its
-   * object stores: refused when the writable mount lies inside one of them (a runner state
-   * directory in the config directory's own {@code .git}, or its {@code hooks}), or holds one
-   * that lies outside the read-only mount (a {@code .git} file's {@code gitdir:}, a {@code .git}
-   * symlink, a {@code commondir}, an {@code objects/info/alternates} entry).
+   * A read-only repository is written, or made to run a program on the host, through where git
+   * keeps and finds it ({@link GitPlaces}): refused when the writable mount lies inside one of
+   * those places (a runner state directory in the config directory's own {@code .git}, or its
+   * {@code hooks}), or holds one that lies outside the read-only mount (a {@code .git} file's
+   * {@code gitdir:}, a {@code commondir}, an alternates store, a link inside the git directory,
+   * a {@code core.hooksPath}).
    */
   private static String gitDirectoryProblem(String writable, Path wr, Mount r) {
     Path rr = resolved(Path.of(r.path()).toAbsolutePath());
-    for (Path git : gitPlacesOf(r.path())) {
-      boolean holds = !git.startsWith(rr) && git.startsWith(wr);
-      if (holds || wr.startsWith(git)) {
+    for (Path place : GitPlaces.of(r.path())) {
+      boolean holds = !place.startsWith(rr) && place.startsWith(wr);
+      if (holds || wr.startsWith(place)) {
         return (wr.toString().equals(writable) ? "" : "resolves to " + wr + ", which ")
-            + (holds ? "holds " : "lies inside ") + "the git directory or object store " + git
-            + " of a repository in the read-only " + r.field() + " "
-            + UntrustedText.printable(r.path()) + ": mounted writable, it would let the run"
-            + " rewrite that repository's history, index, objects and hooks; keep a read-only"
-            + " repository's git directory out of every writable mount";
+            + (holds ? "holds " : "lies inside ") + place + ", where git keeps or finds a"
+            + " repository of the read-only " + r.field() + " " + UntrustedText.printable(r.path())
+            + " (its git directory, a link in it, an object store, a path its config names):"
+            + " mounted writable, it would let the run rewrite that repository or plant what git"
+            + " on the host runs; keep those places out of every writable mount";
       }
     }
     return null;
-  }
-
-  /**
-   * Where git keeps, as the kernel resolves them, the repository at {@code root} and those
-   * directly inside it (a shared {@code repos/}): each git directory (a {@code .git} directory,
-   * one a {@code .git} file or symlink names, the directory itself when it is a bare
-   * repository), the common directory a {@code commondir} names, and the object stores an
-   * {@code objects/info/alternates} names. Read as git reads them, a {@code .git} file's path
-   * relative to the repository.
-   */
-  static List<Path> gitPlacesOf(String root) {
-    List<Path> repos = new ArrayList<>(List.of(Path.of(root)));
-    try (DirectoryStream<Path> children = Files.newDirectoryStream(Path.of(root))) {
-      for (Path child : children) {
-        if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
-          repos.add(child);
-        }
-      }
-    } catch (IOException | SecurityException e) {
-      // not a directory the appliance can list: only the root is looked at
-    }
-    List<Path> gits = new ArrayList<>();
-    for (Path repo : repos) {
-      if (Files.isRegularFile(repo.resolve("HEAD")) && Files.isDirectory(repo.resolve("objects"))) {
-        gits.add(real(repo)); // a bare repository, or a git directory itself
-      }
-      Path dotGit = repo.resolve(".git");
-      if (Files.isDirectory(dotGit)) { // a directory, or a symlink to one
-        gits.add(real(dotGit));
-      } else if (Files.isRegularFile(dotGit)) { // a gitdir: file, or a symlink to one
-        Path named = gitdirNamedIn(dotGit, repo);
-        if (named != null) {
-          gits.add(named);
-        }
-      }
-    }
-    List<Path> out = new ArrayList<>();
-    for (Path git : gits) {
-      out.add(git);
-      Path common = pathNamedIn(git.resolve(GitMetadata.COMMONDIR), git, "");
-      if (common != null) {
-        out.add(common);
-      }
-      for (Path base : common == null ? List.of(git) : List.of(git, common)) {
-        out.addAll(alternates(base.resolve("objects")));
-      }
-    }
-    return out;
-  }
-
-  /** The directory a {@code .git} file names after {@code gitdir: }, relative to its repository. */
-  private static Path gitdirNamedIn(Path dotGit, Path repo) {
-    return pathNamedIn(dotGit, repo, GitdirFile.GITDIR_PREFIX);
-  }
-
-  /**
-   * The path {@code file} (read through a link, 4 KiB at most) names after {@code prefix},
-   * relative to {@code base}, resolved; null when there is none.
-   */
-  private static Path pathNamedIn(Path file, Path base, String prefix) {
-    try {
-      if (!Files.isRegularFile(file)) {
-        return null;
-      }
-      String text;
-      try (var in = Files.newInputStream(file)) {
-        text = new String(in.readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8);
-      }
-      if (!text.startsWith(prefix)) {
-        return null;
-      }
-      String named = text.substring(prefix.length()).strip();
-      return named.isEmpty() || named.indexOf('\n') >= 0 ? null
-          : resolved(base.resolve(named).normalize());
-    } catch (IOException | InvalidPathException | SecurityException e) {
-      return null;
-    }
-  }
-
-  /** The object stores {@code objects}' {@code info/alternates} names, resolved. */
-  private static List<Path> alternates(Path objects) {
-    List<Path> out = new ArrayList<>();
-    try {
-      Path file = objects.resolve("info/alternates");
-      if (!Files.isRegularFile(file)) {
-        return out;
-      }
-      for (String line : Files.readAllLines(file)) {
-        String named = line.strip();
-        if (!named.isEmpty() && !named.startsWith("#")) {
-          out.add(resolved(objects.resolve(named).normalize()));
-        }
-      }
-    } catch (IOException | InvalidPathException | SecurityException e) {
-      // unreadable: git could not read it either
-    }
-    return out;
-  }
-
-  private static Path real(Path p) {
-    return resolved(p.toAbsolutePath());
   }
 
   /**

@@ -331,17 +331,17 @@ class MountOverlapsTest {
     Files.writeString(workdir.resolve(".git"), "gitdir: " + gitDir + "\n");
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
         .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
-        .hasMessage("runnerStateDirs[0] " + state + " holds the git directory or object store "
-            + gitDir + " of a repository in the read-only workdir " + workdir + ": mounted"
-            + " writable, it would let the run rewrite that repository's history, index, objects"
-            + " and hooks; keep a read-only repository's git directory out of every writable"
-            + " mount");
+        .hasMessage("runnerStateDirs[0] " + state + " holds " + gitDir + ", where git keeps or"
+            + " finds a repository of the read-only workdir " + workdir + " (its git directory,"
+            + " a link in it, an object store, a path its config names): mounted writable, it"
+            + " would let the run rewrite that repository or plant what git on the host runs;"
+            + " keep those places out of every writable mount");
     // A linked worktree: its commondir names the repository's own git directory.
     Path main = Files.createDirectories(state.resolve("main/.git/worktrees/w"));
     Files.writeString(workdir.resolve(".git"), "gitdir: " + main + "\n");
     Files.writeString(main.resolve("commondir"), "../..\n");
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
-        .hasMessageContaining("holds the git directory or object store ");
+        .hasMessageContaining("holds ");
     Files.delete(workdir.resolve(".git"));
     assertThat(plan(Mode.PLAN, state.toString()).spec().runnerStateDirs()).hasSize(1);
   }
@@ -355,21 +355,21 @@ class MountOverlapsTest {
     Files.writeString(dotgit, "gitdir: " + workdir.relativize(gitDir) + "\n");
     Files.createSymbolicLink(workdir.resolve(".git"), dotgit);
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
-        .hasMessageContaining("holds the git directory or object store " + gitDir);
+        .hasMessageContaining("holds " + gitDir);
     Files.delete(workdir.resolve(".git"));
     // A workdir that is a bare repository whose commondir is in the state directory.
     Files.writeString(workdir.resolve("HEAD"), "ref: refs/heads/main\n");
     Files.createDirectories(workdir.resolve("objects"));
     Files.writeString(workdir.resolve("commondir"), "../../../state/claude/gd\n");
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
-        .hasMessageContaining("holds the git directory or object store " + gitDir);
+        .hasMessageContaining("holds " + gitDir);
     Files.delete(workdir.resolve("commondir"));
     // Its objects borrowed from a store in the state directory.
     Path store = Files.createDirectories(state.resolve("ref.git/objects"));
     Files.createDirectories(workdir.resolve("objects/info"));
     Files.writeString(workdir.resolve("objects/info/alternates"), store + "\n");
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
-        .hasMessageContaining("holds the git directory or object store " + store);
+        .hasMessageContaining("holds " + store);
   }
 
   /** The state may live in the config directory, never in its repository's git directory. */
@@ -380,11 +380,55 @@ class MountOverlapsTest {
     for (Path inGit : List.of(config.resolve(".git"), hooks)) {
       assertThatThrownBy(() -> plan(Mode.CHAT, inGit.toString()))
           .hasFieldOrPropertyWithValue("field", "runnerStateDirs[0]")
-          .hasMessageContaining("lies inside the git directory or object store "
-              + config.resolve(".git") + " of a repository in the read-only agentConfigDir");
+          .hasMessageContaining("lies inside " + config.resolve(".git") + ", where git keeps or"
+              + " finds a repository of the read-only agentConfigDir");
     }
     Path projects = Files.createDirectories(config.resolve("projects"));
     assertThat(plan(Mode.CHAT, projects.toString()).spec().runnerStateDirs()).hasSize(1);
+  }
+
+  /**
+   * A fourth docs-only attack: what git reads of a read-only repository through links and its
+   * config, kept in the state directory. Each made host git run a program of the run's, as
+   * root, or let a plan run rewrite history.
+   */
+  @Test
+  void whatARepositorysLinksAndConfigNameInAWritableMountIsRefused() throws Exception {
+    Path git = Files.createDirectories(workdir.resolve(".git"));
+    Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+    Files.createDirectories(git.resolve("objects/info"));
+    Files.createDirectories(git.resolve("refs/heads"));
+    Path target = Files.createDirectories(state.resolve("t"));
+    Files.writeString(target.resolve("inc"), "");
+    String[][] configs = {
+        {"[core]\n\thooksPath = " + target + "\n", target.toString()},
+        {"[core]\n\tworktree = " + target + "\n", target.toString()},
+        {"[include]\n\tpath = " + target.resolve("inc") + "\n", target.resolve("inc").toString()},
+        {"[core]\n\tfsmonitor = \"" + target.resolve("fsmon") + " --quiet\"\n",
+            target.resolve("fsmon").toString()},
+    };
+    for (String[] c : configs) {
+      Files.writeString(git.resolve("config"), c[0]);
+      assertThatThrownBy(() -> plan(Mode.PLAN, state.toString())).as(c[0])
+          .hasMessageContaining("holds " + c[1] + ", where git keeps or finds");
+    }
+    Files.writeString(git.resolve("config"), "[core]\n\tbare = false\n");
+    for (String inGit : List.of("hooks", "refs/heads/main", "packed-refs", "objects/pack",
+        "info/grafts", "shallow")) {
+      Files.createDirectories(git.resolve(inGit).getParent());
+      Path link = Files.createSymbolicLink(git.resolve(inGit), target);
+      assertThatThrownBy(() -> plan(Mode.PLAN, state.toString())).as(inGit)
+          .hasMessageContaining("holds " + target + ", where git keeps or finds");
+      Files.delete(link);
+    }
+    // An alternates chain: a store outside every mount whose own alternates lead in.
+    Path other = Files.createDirectories(root.resolve("other/objects/info"));
+    Files.writeString(other.resolve("alternates"), target + "\n");
+    Files.writeString(git.resolve("objects/info/alternates"), other.getParent() + "\n");
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasMessageContaining("holds " + target + ", where git keeps or finds");
+    Files.delete(git.resolve("objects/info/alternates"));
+    assertThat(plan(Mode.PLAN, state.toString()).spec().runnerStateDirs()).hasSize(1);
   }
 
   @Test
