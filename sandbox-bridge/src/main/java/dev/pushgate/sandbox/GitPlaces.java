@@ -85,10 +85,67 @@ final class GitPlaces {
     }
     for (Path dir : dirs) {
       links(dir, out);
-      for (String config : List.of("config", "config.worktree")) {
-        configured(dir.resolve(config), repo, out);
-      }
       alternates(dir.resolve("objects"), out, 0);
+    }
+    List<String> listed = GitConfigListing.of(git);
+    if (listed == null) { // no git here to ask: the files read as this class reads them
+      for (Path dir : dirs) {
+        for (String config : List.of("config", "config.worktree")) {
+          configured(dir.resolve(config), repo, out);
+        }
+      }
+      return;
+    }
+    for (String entry : listed) {
+      int nl = entry.indexOf('\n');
+      String key = nl < 0 ? entry : entry.substring(0, nl);
+      String value = nl < 0 ? "" : entry.substring(nl + 1);
+      named(key.toLowerCase(java.util.Locale.ROOT), value, repo, git, out);
+    }
+  }
+
+  /** A path like token of a config value: absolute, home-relative, or relative with a dot. */
+  private static final java.util.regex.Pattern PATH_IN_VALUE = java.util.regex.Pattern.compile(
+      "(?:^|[\\s\"'=:,!;(])((?:~|\\.{1,2})?/[^\\s\"';|&<>()]*)");
+
+  /**
+   * The places one value of the repository's config, as git itself lists it (quotes, escapes,
+   * continuations and includes done), names: {@code core.hooksPath} and {@code core.worktree}
+   * relative to the repository, an include's file relative to the git directory, and every path
+   * in any value (a program's, an option's argument), absolute, home-relative or relative.
+   */
+  private static void named(String key, String value, Path repo, Path git, Set<Path> out) {
+    if (value.isEmpty()) {
+      return;
+    }
+    if (key.equals("core.hookspath") || key.equals("core.worktree")) {
+      add(out, placeOf(repo, value));
+    } else if (key.endsWith(".path")
+        && (key.startsWith("include.") || key.startsWith("includeif."))) {
+      add(out, placeOf(git, value));
+    }
+    java.util.regex.Matcher m = PATH_IN_VALUE.matcher(value);
+    while (m.find()) {
+      String path = m.group(1);
+      add(out, placeOf(repo, path));
+      if (!path.startsWith("/") && !path.startsWith("~")) {
+        add(out, placeOf(git, path));
+      }
+    }
+  }
+
+  /** A path as git reads it from a config: {@code ~/} from the home, relative from {@code base}. */
+  private static Path placeOf(Path base, String path) {
+    if (path.equals("~") || path.startsWith("~/")) {
+      String home = System.getProperty("user.home");
+      return home == null ? null : place(Path.of(home), path.equals("~") ? "." : path.substring(2));
+    }
+    return place(base, path);
+  }
+
+  private static void add(Set<Path> out, Path place) {
+    if (place != null) {
+      out.add(place);
     }
   }
 
@@ -190,6 +247,11 @@ final class GitPlaces {
       String named = line.strip();
       if (named.isEmpty() || named.startsWith("#")) {
         continue;
+      }
+      if (named.length() >= 2 && named.startsWith("\"") && named.endsWith("\"")) {
+        // git reads a C-quoted line
+        named = named.substring(1, named.length() - 1).replace("\\\"", "\"")
+            .replace("\\\\", "\\");
       }
       Path store = place(objects, named);
       if (store != null && out.add(store)) {

@@ -431,6 +431,46 @@ class MountOverlapsTest {
     assertThat(plan(Mode.PLAN, state.toString()).spec().runnerStateDirs()).hasSize(1);
   }
 
+  /**
+   * A fifth docs-only attack: config values git reads otherwise than a hand parser (partly
+   * quoted, continued, included from the repository, past 64 KiB, C-quoted alternates) and paths
+   * inside a value (a pager's, a helper's, an option's argument). git itself lists the config.
+   */
+  @Test
+  void whatGitReadsOfAConfigIsJudgedAsGitReadsIt() throws Exception {
+    Path git = Files.createDirectories(workdir.resolve(".git"));
+    Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+    Files.createDirectories(git.resolve("objects/info"));
+    Files.createDirectories(git.resolve("refs/heads"));
+    Path t = Files.createDirectories(state.resolve("t"));
+    String half = t.toString().substring(0, t.toString().length() / 2);
+    String rest = t.toString().substring(half.length());
+    String[] configs = {
+        "[core]\n\thooksPath = \"" + state + "\"/t\n",
+        "[core]\n\thooksPath = " + half + "\\\n" + rest + "\n",
+        "[include]\n\tpath = inc1\n",
+        "[user]\n" + "\tx = " + "a".repeat(80) + "\n".repeat(1) + ("\tx = " + "a".repeat(80)
+            + "\n").repeat(1000) + "[core]\n\thooksPath = " + t + "\n",
+        "[core]\n\tpager = sh " + t + "/evil\n",
+        "[credential]\n\thelper = !" + t + "/evil\n",
+        "[core]\n\tsshCommand = ssh -F " + t + "/cfg\n",
+        "[core]\n\tpager = sh ../../../../state/claude/t/evil\n",
+    };
+    Files.writeString(git.resolve("inc1"), "[core]\n\thooksPath = \"" + state + "\"/t\n");
+    for (String c : configs) {
+      Files.writeString(git.resolve("config"), c);
+      assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+          .as(c.length() > 200 ? "a config of " + c.length() + " bytes" : c)
+          .hasMessageContaining(", where git keeps or finds");
+    }
+    Files.writeString(git.resolve("config"), "[core]\n\tbare = false\n");
+    Files.writeString(git.resolve("objects/info/alternates"), "\"" + t + "\"\n");
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasMessageContaining("holds " + t + ", where git keeps or finds");
+    Files.delete(git.resolve("objects/info/alternates"));
+    assertThat(plan(Mode.PLAN, state.toString()).spec().runnerStateDirs()).hasSize(1);
+  }
+
   @Test
   void unrelatedDirectoriesAreAccepted() {
     assertThat(MountOverlaps.problem(state.toString(),
