@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.UntrustedText;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,23 +18,35 @@ import java.util.concurrent.TimeUnit;
  * reads them. Listing runs nothing of the repository's (no hook, pager or fsmonitor).
  */
 final class GitConfigListing {
-  /** The most of a listing read; a longer one is not trusted (null: read it as the files say). */
+  /** The most of a listing read; a longer one is not judged. */
   private static final int MAX_BYTES = 4 * 1024 * 1024;
   private static final long TIMEOUT_SECONDS = 10;
 
   private GitConfigListing() {}
 
+  /** git is on this host, and could not list a repository's config: nothing is judged on it. */
+  static final class Unlisted extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Unlisted(String why) {
+      super(why, null, false, false);
+    }
+  }
+
   /**
    * The entries of the config of the repository whose git directory is {@code gitDir}; null when
-   * git is not here or could not list it.
+   * git is not on this host.
+   *
+   * @throws Unlisted when git is here and could not list it (a config it cannot read, a git too
+   *     old for {@code -c safe.directory}): the git that runs later may read it all the same
    */
   static List<String> of(Path gitDir) {
     ProcessBuilder pb = new ProcessBuilder("git", "-c", "safe.directory=*",
         "--git-dir=" + gitDir, "config", "--includes", "--null", "--list")
-        .redirectErrorStream(false)
-        .redirectError(ProcessBuilder.Redirect.DISCARD);
+        .redirectErrorStream(false);
     // Nothing of the appliance's own environment chooses another repository or config.
     pb.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
+    pb.environment().put("LC_ALL", "C"); // its messages in English, as read below
     Process p;
     try {
       p = pb.start();
@@ -45,10 +58,21 @@ final class GitConfigListing {
       byte[] bytes = in.readNBytes(MAX_BYTES + 1);
       if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         p.destroyForcibly();
-        return null;
+        throw new Unlisted("git did not list it within " + TIMEOUT_SECONDS + " s");
       }
-      if (p.exitValue() != 0 || bytes.length > MAX_BYTES) {
-        return null;
+      if (p.exitValue() != 0) {
+        String said;
+        try (InputStream err = p.getErrorStream()) {
+          said = new String(err.readNBytes(4096), StandardCharsets.UTF_8).strip();
+        }
+        if (said.contains("not a git repository")) {
+          return List.of(); // no git takes it for a repository: nothing of it is read
+        }
+        throw new Unlisted("git config exited with " + p.exitValue() + (said.isEmpty() ? ""
+            : ": " + UntrustedText.printable(said.lines().findFirst().orElse(""))));
+      }
+      if (bytes.length > MAX_BYTES) {
+        throw new Unlisted("its listing is longer than " + MAX_BYTES + " bytes");
       }
       List<String> entries = new ArrayList<>();
       ByteArrayOutputStream entry = new ByteArrayOutputStream();
@@ -63,11 +87,11 @@ final class GitConfigListing {
       return entries;
     } catch (IOException e) {
       p.destroyForcibly();
-      return null;
+      throw new Unlisted("reading git's listing failed: " + e.getMessage());
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      return null;
+      throw new Unlisted("interrupted");
     }
   }
 }

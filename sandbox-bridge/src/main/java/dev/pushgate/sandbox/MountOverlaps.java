@@ -183,7 +183,16 @@ final class MountOverlaps {
    */
   private static String gitDirectoryProblem(String writable, Path wr, Mount r) {
     Path rr = resolved(Path.of(r.path()).toAbsolutePath());
-    for (Path place : GitPlaces.of(r.path())) {
+    List<Path> places;
+    try {
+      places = GitPlaces.of(r.path());
+    } catch (GitConfigListing.Unlisted e) {
+      return "is mounted writable beside the read-only " + r.field() + " "
+          + UntrustedText.printable(r.path()) + ", a repository whose config git could not list"
+          + " (" + e.getMessage() + "), so what it names cannot be judged; fix the repository's"
+          + " config, or give the run no writable mount";
+    }
+    for (Path place : places) {
       boolean holds = !place.startsWith(rr) && place.startsWith(wr);
       if (holds || wr.startsWith(place)) {
         return (wr.toString().equals(writable) ? "" : "resolves to " + wr + ", which ")

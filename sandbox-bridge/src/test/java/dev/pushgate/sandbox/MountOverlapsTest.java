@@ -463,6 +463,11 @@ class MountOverlapsTest {
           .as(c.length() > 200 ? "a config of " + c.length() + " bytes" : c)
           .hasMessageContaining(", where git keeps or finds");
     }
+    // A config git cannot list cannot be judged: refused rather than read some other way.
+    Files.writeString(git.resolve("config"), "[core\n\thooksPath = \"" + state + "\"/t\n");
+    assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
+        .hasMessageContaining("a repository whose config git could not list (git config exited"
+            + " with ");
     Files.writeString(git.resolve("config"), "[core]\n\tbare = false\n");
     Files.writeString(git.resolve("objects/info/alternates"), "\"" + t + "\"\n");
     assertThatThrownBy(() -> plan(Mode.PLAN, state.toString()))
