@@ -104,9 +104,12 @@ final class GitPlaces {
     }
   }
 
-  /** A path like token of a config value: absolute, home-relative, or relative with a dot. */
+  /**
+   * A path like token of a config value: any word with a slash in it (absolute, {@code ~/}, or
+   * relative: to the repository, or through a link in it).
+   */
   private static final java.util.regex.Pattern PATH_IN_VALUE = java.util.regex.Pattern.compile(
-      "(?:^|[\\s\"'=:,!;(])((?:~|\\.{1,2})?/[^\\s\"';|&<>()]*)");
+      "(?:^|[\\s\"'=:,!;(])([^\\s\"'=:,!;|&<>()]*/[^\\s\"';|&<>()]*)");
 
   /**
    * The places one value of the repository's config, as git itself lists it (quotes, escapes,
@@ -137,7 +140,8 @@ final class GitPlaces {
   /** A path as git reads it from a config: {@code ~/} from the home, relative from {@code base}. */
   private static Path placeOf(Path base, String path) {
     if (path.equals("~") || path.startsWith("~/")) {
-      String home = System.getProperty("user.home");
+      String home = System.getenv("HOME") != null ? System.getenv("HOME")
+          : System.getProperty("user.home"); // git reads $HOME
       return home == null ? null : place(Path.of(home), path.equals("~") ? "." : path.substring(2));
     }
     return place(base, path);

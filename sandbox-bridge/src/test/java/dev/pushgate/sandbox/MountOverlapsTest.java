@@ -455,7 +455,10 @@ class MountOverlapsTest {
         "[credential]\n\thelper = !" + t + "/evil\n",
         "[core]\n\tsshCommand = ssh -F " + t + "/cfg\n",
         "[core]\n\tpager = sh ../../../../state/claude/t/evil\n",
+        // A sixth attack: relative without a dot, through a link in the worktree.
+        "[core]\n\tfsmonitor = tools/evil\n",
     };
+    Files.createSymbolicLink(workdir.resolve("tools"), t);
     Files.writeString(git.resolve("inc1"), "[core]\n\thooksPath = \"" + state + "\"/t\n");
     for (String c : configs) {
       Files.writeString(git.resolve("config"), c);
