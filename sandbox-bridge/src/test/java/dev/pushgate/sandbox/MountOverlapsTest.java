@@ -394,10 +394,7 @@ class MountOverlapsTest {
    */
   @Test
   void whatARepositorysLinksAndConfigNameInAWritableMountIsRefused() throws Exception {
-    Path git = Files.createDirectories(workdir.resolve(".git"));
-    Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
-    Files.createDirectories(git.resolve("objects/info"));
-    Files.createDirectories(git.resolve("refs/heads"));
+    Path git = gitDirectoryOfTheWorkdir();
     Path target = Files.createDirectories(state.resolve("t"));
     Files.writeString(target.resolve("inc"), "");
     String[][] configs = {
@@ -438,10 +435,7 @@ class MountOverlapsTest {
    */
   @Test
   void whatGitReadsOfAConfigIsJudgedAsGitReadsIt() throws Exception {
-    Path git = Files.createDirectories(workdir.resolve(".git"));
-    Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
-    Files.createDirectories(git.resolve("objects/info"));
-    Files.createDirectories(git.resolve("refs/heads"));
+    Path git = gitDirectoryOfTheWorkdir();
     Path t = Files.createDirectories(state.resolve("t"));
     String half = t.toString().substring(0, t.toString().length() / 2);
     String rest = t.toString().substring(half.length());
@@ -477,6 +471,15 @@ class MountOverlapsTest {
         .hasMessageContaining("holds " + t + ", where git keeps or finds");
     Files.delete(git.resolve("objects/info/alternates"));
     assertThat(plan(Mode.PLAN, state.toString()).spec().runnerStateDirs()).hasSize(1);
+  }
+
+  /** The workdir made a repository git takes for one: HEAD, objects and refs. */
+  private Path gitDirectoryOfTheWorkdir() throws Exception {
+    Path git = Files.createDirectories(workdir.resolve(".git"));
+    Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+    Files.createDirectories(git.resolve("objects/info"));
+    Files.createDirectories(git.resolve("refs/heads"));
+    return git;
   }
 
   @Test
