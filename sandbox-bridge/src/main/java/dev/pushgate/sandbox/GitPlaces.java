@@ -96,12 +96,31 @@ final class GitPlaces {
       }
       return;
     }
+    // git runs hooks from the worktree's top, which core.worktree (relative to the git
+    // directory) may put elsewhere: a relative hooksPath is read from there too.
+    Path worktree = repo;
     for (String entry : listed) {
-      int nl = entry.indexOf('\n');
-      String key = nl < 0 ? entry : entry.substring(0, nl);
-      String value = nl < 0 ? "" : entry.substring(nl + 1);
-      named(key.toLowerCase(java.util.Locale.ROOT), value, repo, git, out);
+      if (key(entry).equals("core.worktree") && !value(entry).isEmpty()) {
+        Path named = placeOf(git, value(entry));
+        worktree = named == null ? worktree : named;
+      }
     }
+    for (String entry : listed) {
+      named(key(entry), value(entry), repo, git, out);
+      if (key(entry).equals("core.hookspath") && !value(entry).isEmpty()) {
+        add(out, placeOf(worktree, value(entry)));
+      }
+    }
+  }
+
+  private static String key(String entry) {
+    int nl = entry.indexOf('\n');
+    return (nl < 0 ? entry : entry.substring(0, nl)).toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static String value(String entry) {
+    int nl = entry.indexOf('\n');
+    return nl < 0 ? "" : entry.substring(nl + 1);
   }
 
   /**
@@ -123,6 +142,7 @@ final class GitPlaces {
     }
     if (key.equals("core.hookspath") || key.equals("core.worktree")) {
       add(out, placeOf(repo, value));
+      add(out, placeOf(git, value));
     } else if (key.endsWith(".path")
         && (key.startsWith("include.") || key.startsWith("includeif."))) {
       add(out, placeOf(git, value));

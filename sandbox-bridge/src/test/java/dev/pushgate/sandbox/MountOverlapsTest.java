@@ -449,8 +449,11 @@ class MountOverlapsTest {
         "[credential]\n\thelper = !" + t + "/evil\n",
         "[core]\n\tsshCommand = ssh -F " + t + "/cfg\n",
         "[core]\n\tpager = sh ../../../../state/claude/t/evil\n",
-        // A sixth attack: relative without a dot, through a link in the worktree.
+        // A sixth attack: relative without a dot, through a link in the worktree; a relative
+        // hooksPath read from a worktree core.worktree puts elsewhere.
         "[core]\n\tfsmonitor = tools/evil\n",
+        "[core]\n\tworktree = " + root.resolve("x/y")
+            + "\n\thooksPath = ../../state/claude/t\n",
     };
     Files.createSymbolicLink(workdir.resolve("tools"), t);
     Files.writeString(git.resolve("inc1"), "[core]\n\thooksPath = \"" + state + "\"/t\n");
