@@ -5,6 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,9 +42,29 @@ final class GitConfigListing {
    *     old for {@code -c safe.directory}): the git that runs later may read it all the same
    */
   static List<String> of(Path gitDir) {
+    Path out = null;
+    Path err = null;
+    try {
+      out = Files.createTempFile("pushgate-gitconfig-", ".out");
+      err = Files.createTempFile("pushgate-gitconfig-", ".err");
+      return list(gitDir, out, err);
+    } catch (IOException e) {
+      throw new Unlisted("its listing could not be read: " + e.getMessage());
+    } finally {
+      deleteQuietly(out);
+      deleteQuietly(err);
+    }
+  }
+
+  /**
+   * git's output goes to files, not pipes, so that the wait's deadline holds whatever git does
+   * (an include that is a FIFO, a flood on its standard error): nothing here blocks on a read.
+   */
+  private static List<String> list(Path gitDir, Path out, Path err) throws IOException {
     ProcessBuilder pb = new ProcessBuilder("git", "-c", "safe.directory=*",
         "--git-dir=" + gitDir, "config", "--includes", "--null", "--list")
-        .redirectErrorStream(false);
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
     // Nothing of the appliance's own environment chooses another repository or config.
     pb.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
     pb.environment().put("LC_ALL", "C"); // its messages in English, as read below
@@ -53,45 +74,53 @@ final class GitConfigListing {
     } catch (IOException noGit) {
       return null;
     }
-    try (InputStream in = p.getInputStream()) {
-      p.getOutputStream().close();
-      byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+    try {
       if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         throw new Unlisted("git did not list it within " + TIMEOUT_SECONDS + " s");
       }
-      if (p.exitValue() != 0) {
-        String said;
-        try (InputStream err = p.getErrorStream()) {
-          said = new String(err.readNBytes(4096), StandardCharsets.UTF_8).strip();
-        }
-        if (said.contains("not a git repository")) {
-          return List.of(); // no git takes it for a repository: nothing of it is read
-        }
-        throw new Unlisted("git config exited with " + p.exitValue() + (said.isEmpty() ? ""
-            : ": " + UntrustedText.printable(said.lines().findFirst().orElse(""))));
-      }
-      if (bytes.length > MAX_BYTES) {
-        throw new Unlisted("its listing is longer than " + MAX_BYTES + " bytes");
-      }
-      List<String> entries = new ArrayList<>();
-      ByteArrayOutputStream entry = new ByteArrayOutputStream();
-      for (byte b : bytes) {
-        if (b == 0) {
-          entries.add(entry.toString(StandardCharsets.UTF_8));
-          entry.reset();
-        } else {
-          entry.write(b);
-        }
-      }
-      return entries;
-    } catch (IOException e) {
-      p.destroyForcibly();
-      throw new Unlisted("reading git's listing failed: " + e.getMessage());
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new Unlisted("interrupted");
+    }
+    if (p.exitValue() != 0) {
+      String said = new String(head(err, 4096), StandardCharsets.UTF_8).strip();
+      if (said.contains("not a git repository")) {
+        return List.of(); // no git takes it for a repository: nothing of it is read
+      }
+      throw new Unlisted("git config exited with " + p.exitValue() + (said.isEmpty() ? ""
+          : ": " + UntrustedText.printable(said.lines().findFirst().orElse(""))));
+    }
+    if (Files.size(out) > MAX_BYTES) {
+      throw new Unlisted("its listing is longer than " + MAX_BYTES + " bytes");
+    }
+    List<String> entries = new ArrayList<>();
+    ByteArrayOutputStream entry = new ByteArrayOutputStream();
+    for (byte b : Files.readAllBytes(out)) {
+      if (b == 0) {
+        entries.add(entry.toString(StandardCharsets.UTF_8));
+        entry.reset();
+      } else {
+        entry.write(b);
+      }
+    }
+    return entries;
+  }
+
+  private static byte[] head(Path file, int max) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return in.readNBytes(max);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    if (file != null) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        // a temporary file left in the temporary directory
+      }
     }
   }
 }

@@ -23,8 +23,9 @@ import java.util.stream.Stream;
  * itself when it is a bare repository); the common directory a {@code commondir} names; the
  * object stores of the whole {@code alternates} chain; every symbolic link inside those (a
  * {@code hooks}, {@code refs}, {@code objects} or {@code packed-refs} kept elsewhere); and every
- * path the repository's config names: {@code core.hooksPath}, {@code core.worktree}, an
- * {@code include.path}, and the absolute path a value starts with (a program git runs).
+ * path the repository's config names, as the host's git lists it ({@link GitConfigListing}):
+ * {@code core.hooksPath} (from the worktree too), {@code core.worktree}, an include's file, and
+ * every word with a slash in any value (a program git runs, an option's argument).
  */
 final class GitPlaces {
   /** The most a {@code .git} file, a {@code commondir} or a config is read for. */
@@ -330,7 +331,6 @@ final class GitPlaces {
   }
 
   private static Path real(Path p) {
-    List<Path> spellings = MountGuard.spellings(p.toAbsolutePath());
-    return spellings.get(spellings.size() - 1);
+    return MountGuard.resolved(p.toAbsolutePath());
   }
 }

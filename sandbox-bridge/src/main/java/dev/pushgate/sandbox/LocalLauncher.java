@@ -465,9 +465,10 @@ public final class LocalLauncher implements SandboxLauncher {
         readOnly.add(new MountOverlaps.Mount("protected path", p, MountOverlaps.Kind.PROTECTED));
       }
     }
+    var places = MountOverlaps.placesOnce();
     for (SandboxBindMount w : mounts) {
       for (MountOverlaps.Mount r : w.readOnly() ? List.<MountOverlaps.Mount>of() : readOnly) {
-        String why = MountOverlaps.problem(w.hostPath(), r, false);
+        String why = MountOverlaps.problem(w.hostPath(), r, false, places);
         if (why != null) {
           throw new SandboxLaunchException("the plan mounts "
               + UntrustedText.printable(w.hostPath()) + " writable, and it " + why,

@@ -122,6 +122,12 @@ public final class MountGuard {
     }
   }
 
+  /** The path as the kernel resolves it, as far as it exists (the literal one otherwise). */
+  static Path resolved(Path literal) {
+    List<Path> spellings = spellings(literal);
+    return spellings.get(spellings.size() - 1);
+  }
+
   /**
    * The path as written and as the kernel resolves it: the longest part that exists, with its
    * symlinks followed, then the rest as written.

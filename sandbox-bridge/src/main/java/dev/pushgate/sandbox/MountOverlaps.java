@@ -4,7 +4,10 @@ import dev.pushgate.types.UntrustedText;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Writable mounts that would open a read-only directory. bubblewrap mounts parents first, so a
@@ -62,13 +65,14 @@ final class MountOverlaps {
    * @throws SandboxRequestException naming the writable mount's field
    */
   static void check(List<Mount> mounts, List<String> stateDirs) {
+    Function<String, List<Path>> places = placesOnce();
     for (Mount w : mounts) {
       if (w.kind().readOnly()) {
         continue;
       }
       for (Mount r : mounts) {
         String why = r.kind().readOnly()
-            ? problem(w.path(), r, stateDirs.contains(w.field())) : null;
+            ? problem(w.path(), r, stateDirs.contains(w.field()), places) : null;
         if (why != null) {
           throw new SandboxRequestException(w.field(), w.field() + " "
               + UntrustedText.printable(w.path()) + " " + why);
@@ -84,6 +88,21 @@ final class MountOverlaps {
    * @param state {@code writable} is a runner state directory
    */
   static String problem(String writable, Mount r, boolean state) {
+    return problem(writable, r, state, GitPlaces::of);
+  }
+
+  /**
+   * Where git keeps and finds each read-only root's repositories ({@link GitPlaces}), asked of
+   * git once a root for all the writable mounts it is judged against.
+   */
+  static Function<String, List<Path>> placesOnce() {
+    Map<String, List<Path>> known = new HashMap<>();
+    return root -> known.computeIfAbsent(root, GitPlaces::of);
+  }
+
+  /** As {@link #problem(String, Mount, boolean)}, with {@code places} of each read-only root. */
+  static String problem(String writable, Mount r, boolean state,
+      Function<String, List<Path>> places) {
     Path wr;
     Path rr;
     try {
@@ -151,7 +170,7 @@ final class MountOverlaps {
                 + " repositories or the attachments)" : ", as the kernel resolves both");
       }
     }
-    return gitDirectoryProblem(writable, wr, r);
+    return gitDirectoryProblem(writable, wr, rr, r, places);
   }
 
   /**
@@ -181,11 +200,11 @@ final class MountOverlaps {
    * {@code gitdir:}, a {@code commondir}, an alternates store, a link inside the git directory,
    * a {@code core.hooksPath}).
    */
-  private static String gitDirectoryProblem(String writable, Path wr, Mount r) {
-    Path rr = resolved(Path.of(r.path()).toAbsolutePath());
+  private static String gitDirectoryProblem(String writable, Path wr, Path rr, Mount r,
+      Function<String, List<Path>> placesOf) {
     List<Path> places;
     try {
-      places = GitPlaces.of(r.path());
+      places = placesOf.apply(r.path());
     } catch (GitConfigListing.Unlisted e) {
       return "is mounted writable beside the read-only " + r.field() + " "
           + UntrustedText.printable(r.path()) + ", a repository whose config git could not list"
@@ -218,9 +237,7 @@ final class MountOverlaps {
     return inner.equals(outer + "/" + below);
   }
 
-  /** The path as the kernel resolves it, as far as it exists (the literal one otherwise). */
   private static Path resolved(Path literal) {
-    List<Path> spellings = MountGuard.spellings(literal);
-    return spellings.get(spellings.size() - 1);
+    return MountGuard.resolved(literal);
   }
 }
