@@ -4,13 +4,13 @@ import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
@@ -62,9 +62,12 @@ final class CachePackParser extends PackParser {
   private final CRC32 crc = new CRC32();
   /** Of the bases appended to complete a thin pack, to check them when they are read back. */
   private final MessageDigest appendedDigest = Constants.newMessageDigest();
-  private File tmpPack;
   private File tmpIdx;
-  private RandomAccessFile out;
+  /** Where the pack is written and read back: memory or a temporary file. */
+  private PackStore out;
+  /** Where a pack held in memory goes ({@link ReceivedInMemory}); null: always to a file. */
+  private final java.util.function.Consumer<ReceivedInMemory> holder;
+  private ReceivedInMemory.Collector held;
   /** The end of the pack's objects in {@link #tmpPack}: where its trailer goes. */
   private long packEnd;
   /** The end of the objects as received, before any base was appended. */
@@ -104,13 +107,26 @@ final class CachePackParser extends PackParser {
    */
   CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force,
       java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases) {
+    this(cache, in, copy, force, unkeep, bases, null);
+  }
+
+  /**
+   * @param holder given the pack instead of the cache when it is small enough to hold in
+   *     memory ({@link ReceivedInMemory}); null to store every pack in the cache
+   */
+  CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force,
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases,
+      java.util.function.Consumer<ReceivedInMemory> holder) {
     this(cache, in, copy, force, unkeep,
-        new ThinPackBases(cache.getObjectDatabase(), bases), bases != ThinPackBases.Rule.ANY);
+        new ThinPackBases(cache.getObjectDatabase(), bases), bases != ThinPackBases.Rule.ANY,
+        holder);
   }
 
   private CachePackParser(CacheRepository cache, InputStream in, PackCopy copy, boolean force,
-      java.util.function.Consumer<Runnable> unkeep, ThinPackBases bases, boolean judgesBases) {
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases bases, boolean judgesBases,
+      java.util.function.Consumer<ReceivedInMemory> holder) {
     super(bases, in);
+    this.holder = holder;
     this.bases = bases;
     this.judgesBases = judgesBases;
     bases.heldBy(heldIds::contains);
@@ -125,35 +141,41 @@ final class CachePackParser extends PackParser {
   @Override
   public PackLock parse(ProgressMonitor receiving, ProgressMonitor resolving)
       throws IOException {
-    File dir = odb.getDirectory();
-    tmpPack = File.createTempFile("incoming_", ".pack", dir);
-    String base = tmpPack.getName().substring(0, tmpPack.getName().length() - ".pack".length());
-    tmpIdx = new File(dir, base + ".idx");
+    ReceivedInMemory.Budget budget =
+        holder != null ? ReceivedInMemory.BUDGET : ReceivedInMemory.Budget.NONE;
+    out = new PackStore(odb.getDirectory(), budget);
+    held = new ReceivedInMemory.Collector(budget);
     try {
-      out = new RandomAccessFile(tmpPack, "rw");
       parseAll(receiving, resolving);
       out.seek(packEnd);
-      out.write(packHash);
+      out.write(packHash, 0, packHash.length);
       List<PackedObjectInfo> byId = getSortedObjectList(null);
+      Optional<ReceivedInMemory> inMemory =
+          byId.isEmpty() ? Optional.empty() : held.held(out, byId, packHash);
+      if (inMemory.isPresent()) {
+        holder.accept(inMemory.get());
+        return null; // no file, so no .keep: nothing is in the cache until upstream took it
+      }
+      out.toFile();
+      tmpIdx = PackInstall.indexBeside(out.path());
       try (FileOutputStream idx = new FileOutputStream(tmpIdx)) {
-        BasePackIndexWriter.createVersion(idx, 2).write(byId, packHash); // JGit's default
+        PackInstall.writeIndex(idx, byId, packHash);
         if (force) {
           // both written first, then forced at once: one wait for the disk, not two in turn
-          ParallelForce.all(List.of(out.getChannel(), idx.getChannel()), ch -> ch.force(true));
+          ParallelForce.all(List.of(out.channel(), idx.getChannel()), ch -> ch.force(true));
         }
       }
       out.close();
       return install(byId);
     } finally {
+      held.discard();
       if (deflater != null) {
         deflater.end();
       }
-      if (out != null) {
-        try {
-          out.close();
-        } catch (IOException ignored) {
-          // the temporary file is deleted below either way
-        }
+      try {
+        out.close();
+      } catch (IOException ignored) {
+        // the temporary file is deleted below either way
       }
       deleteTemporaryFiles();
     }
@@ -185,18 +207,7 @@ final class CachePackParser extends PackParser {
     if (byId.isEmpty()) {
       return null;
     }
-    MessageDigest names = Constants.newMessageDigest();
-    byte[] raw = new byte[Constants.OBJECT_ID_LENGTH];
-    for (PackedObjectInfo o : byId) {
-      o.copyRawTo(raw, 0);
-      names.update(raw);
-    }
-    File packDir = new File(odb.getDirectory(), "pack");
-    if (!packDir.isDirectory() && !packDir.mkdir() && !packDir.isDirectory()) {
-      throw new IOException("cannot create " + packDir);
-    }
-    PackFile pack = new PackFile(packDir, ObjectId.fromRaw(names.digest()), PackExt.PACK);
-    PackFile idx = pack.create(PackExt.INDEX);
+    PackFile pack = PackInstall.nameOf(odb, byId);
     if (pack.exists()) {
       return null; // the same objects, stored already: never replace a pack readers may hold
     }
@@ -206,18 +217,10 @@ final class CachePackParser extends PackParser {
       writeKeep(pack, message);
     }
     try {
-      FileUtils.rename(tmpPack, pack, StandardCopyOption.ATOMIC_MOVE);
-      try {
-        FileUtils.rename(tmpIdx, idx, StandardCopyOption.ATOMIC_MOVE);
-        if (!force) {
-          cache.receivedUnforced(pack, idx);
-        }
-        odb.openPack(pack);
-      } catch (IOException e) {
-        FileUtils.delete(idx, FileUtils.SKIP_MISSING);
-        FileUtils.delete(pack, FileUtils.SKIP_MISSING);
-        throw e;
+      if (!force) {
+        cache.receivedUnforced(pack, pack.create(PackExt.INDEX));
       }
+      PackInstall.moveIn(odb, out.path(), tmpIdx, pack);
     } catch (IOException e) {
       keep.unlock();
       throw e;
@@ -257,7 +260,7 @@ final class CachePackParser extends PackParser {
   }
 
   private void deleteTemporaryFiles() {
-    for (File f : new File[] {tmpIdx, tmpPack}) {
+    for (File f : new File[] {tmpIdx, out.path()}) {
       if (f != null && !f.delete() && f.exists()) {
         f.deleteOnExit();
       }
@@ -272,7 +275,7 @@ final class CachePackParser extends PackParser {
 
   @Override
   protected void onPackFooter(byte[] hash) throws IOException {
-    packEnd = out.getFilePointer();
+    packEnd = out.position();
     receivedEnd = packEnd;
     receivedHash = hash;
     packHash = hash;
@@ -292,6 +295,9 @@ final class CachePackParser extends PackParser {
   @Override
   protected void onEndWholeObject(PackedObjectInfo info) {
     info.setCRC((int) crc.getValue());
+    if (info.getType() == Constants.OBJ_BLOB) { // the parser streams a blob: it gives no bytes
+      held.wholeBlob(info);
+    }
   }
 
   @Override
@@ -333,11 +339,11 @@ final class CachePackParser extends PackParser {
   @Override
   protected void onInflatedObjectData(PackedObjectInfo obj, int typeCode, byte[] data)
       throws IOException {
-    // the pack file holds the objects as received; nothing else is kept
     if (twice != null) {
       throw new CorruptObjectException("the pack holds object " + twice + " twice, once as a"
           + " delta that rebuilds it from itself (directly or through other deltas)");
     }
+    held.inflated(obj, typeCode, data);
   }
 
   @Override
@@ -384,6 +390,7 @@ final class CachePackParser extends PackParser {
   protected boolean onAppendBase(int typeCode, byte[] data, PackedObjectInfo info)
       throws IOException {
     info.setOffset(packEnd);
+    held.appendedBase();
     byte[] buf = buffer();
     int n = 0;
     long size = data.length;
@@ -437,7 +444,7 @@ final class CachePackParser extends PackParser {
     out.write(buf, 0, 12);
     whole.update(buf, 0, 12);
     long receivedLeft = receivedEnd - 12;
-    for (int n; (n = out.read(buf)) > 0; ) {
+    for (int n; (n = out.read(buf, 0, buf.length)) > 0; ) {
       int fromReceived = (int) Math.min(n, receivedLeft);
       received.update(buf, 0, fromReceived);
       appended.update(buf, fromReceived, n - fromReceived);

@@ -109,6 +109,17 @@ final class CacheRepository extends FileRepository {
    */
   ObjectInserter inserter(PackCopy copy, boolean force,
       java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases) {
+    return inserter(copy, force, unkeep, bases, null);
+  }
+
+  /**
+   * As {@link #inserter(PackCopy, boolean, java.util.function.Consumer, ThinPackBases.Rule)},
+   * a pack small enough held in memory and given to {@code holder} instead of stored
+   * ({@link ReceivedInMemory}); null stores every pack.
+   */
+  ObjectInserter inserter(PackCopy copy, boolean force,
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases,
+      java.util.function.Consumer<ReceivedInMemory> holder) {
     ObjectInserter inserter = getObjectDatabase().newInserter();
     return new ObjectInserter.Filter() {
       @Override
@@ -118,7 +129,8 @@ final class CacheRepository extends FileRepository {
 
       @Override
       public PackParser newPackParser(InputStream in) {
-        return new CachePackParser(CacheRepository.this, in, copy, force, unkeep, bases);
+        return new CachePackParser(CacheRepository.this, in, copy, force, unkeep, bases,
+            holder);
       }
     };
   }

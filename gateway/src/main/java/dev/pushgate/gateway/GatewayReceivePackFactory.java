@@ -41,17 +41,21 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
     // A thin pack's bases are those the advertised branches and tags reach, as the run may
     // fetch them (Reach); the receive-pack knows them once it has advertised. Decided within the
     // push's judgement budget; past it, the cache is compacted with bitmaps for the next push.
-    AtomicReference<ReceivePack> receiving = new AtomicReference<>();
+    AtomicReference<ReceivePack> receivePack = new AtomicReference<>();
     ThinPackBases.Rule reached = (reader, ids) ->
-        Reach.unreached(reader, receiving.get().getAdvertisedObjects(), ids,
+        Reach.unreached(reader, receivePack.get().getAdvertisedObjects(), ids,
             ReachBound.of(push.judgementBudget(ContentJudge.BUDGET, services.threads()::closed)),
             () -> services.cache().compactWithBitmaps(push.repo()));
     // JGit makes the pack parser from the repository: this view makes the push's. Its .keep
     // goes after the answer, under the repository's lock once the refs it landed are written,
     // so that no compaction finds the pack without it while they are not (LandedRefs).
-    ReceivePack rp = new ReceivePack(new ReceivingCache(cache, push.packCopy(),
+    // A small pack is held in memory, for the cache once upstream took it (ReceivedInMemory);
+    // given back at the push's end otherwise.
+    ReceivingCache receiving = new ReceivingCache(cache, push.packCopy(),
         unkeep -> push.afterAnswer(
-            () -> services.cache().unkeepAfterLandedRefs(push.repo(), unkeep)), reached)) {
+            () -> services.cache().unkeepAfterLandedRefs(push.repo(), unkeep)), reached, true);
+    push.afterAnswer(() -> receiving.held().ifPresent(ReceivedInMemory::releaseUnlessHandedOver));
+    ReceivePack rp = new ReceivePack(receiving) {
       {
         // The same walk as JGit's check, counting what the pack carries beyond it.
         connectivityChecker = new PackReachCheck(
@@ -59,7 +63,7 @@ final class GatewayReceivePackFactory implements ReceivePackFactory<HttpServletR
             fsck::gitmodulesNotReceived);
       }
     };
-    receiving.set(rp);
+    receivePack.set(rp);
     // The rule decides about creates, deletes and force-pushes, not receive-pack's defaults.
     rp.setAllowCreates(true);
     rp.setAllowDeletes(true);

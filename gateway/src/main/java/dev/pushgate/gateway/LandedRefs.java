@@ -2,7 +2,9 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,8 +26,8 @@ final class LandedRefs {
   private static final Logger log = LoggerFactory.getLogger(LandedRefs.class);
 
   private final CacheRepositories repositories;
-  /** Ref updates upstream took, per repository, not yet written to its cache. */
-  private final ConcurrentHashMap<String, Queue<ReceiveCommand>> landed = new ConcurrentHashMap<>();
+  /** Pushes upstream took, per repository, not yet written to its cache. */
+  private final ConcurrentHashMap<String, Queue<Landing>> landed = new ConcurrentHashMap<>();
   /** Writes them after the pushes are answered. */
   private final ThreadPoolExecutor refWriter =
       CacheThreads.oneWhenBusy("pushgate-cache-refs", Thread.NORM_PRIORITY);
@@ -44,11 +46,25 @@ final class LandedRefs {
    * ref is not written yet.
    */
   void landed(RepoSlug repo, List<ReceiveCommand> commands) {
+    landed(repo, commands, Optional.empty());
+  }
+
+  /**
+   * As {@link #landed(RepoSlug, List)}, with the push's pack where it is held in memory: it is
+   * written into the cache, and forced to disk, just before the refs (and given back after).
+   */
+  void landed(RepoSlug repo, List<ReceiveCommand> commands, Optional<ReceivedInMemory> pack) {
     if (commands.isEmpty()) {
+      pack.ifPresent(ReceivedInMemory::release);
       return;
     }
-    landed.computeIfAbsent(repo.key(), k -> new ConcurrentLinkedQueue<>()).addAll(commands);
+    pack.ifPresent(ReceivedInMemory::handOver);
+    landed.computeIfAbsent(repo.key(), k -> new ConcurrentLinkedQueue<>())
+        .add(new Landing(List.copyOf(commands), pack));
   }
+
+  /** A push upstream took: its ref updates, and its pack if the cache does not hold it yet. */
+  private record Landing(List<ReceiveCommand> commands, Optional<ReceivedInMemory> pack) {}
 
   /** Writes what is pending for {@code repo} on the background writer, under its lock. */
   void writeInBackground(RepoSlug repo) {
@@ -88,18 +104,50 @@ final class LandedRefs {
 
   /** Writes what is pending for {@code repo}; under the repository's lock. */
   void write(RepoSlug repo) {
-    Queue<ReceiveCommand> pending = landed.get(repo.key());
+    Queue<Landing> pending = landed.get(repo.key());
     if (pending == null || pending.isEmpty()) {
       return;
     }
+    List<Landing> taken = new ArrayList<>();
+    for (Landing l; (l = pending.poll()) != null; ) {
+      taken.add(l);
+    }
     try (Repository cache = repositories.open(repo)) {
-      // The pushes' packs first: no ref of the cache names an object a crash could lose.
+      // The pushes' packs first, each forced to disk: no ref of the cache names an object a
+      // crash could lose. A push whose pack could not be written lands no ref: the cache is only
+      // a cache, and the next sync fetches what upstream has.
+      List<Landing> stored = new ArrayList<>();
+      for (Landing l : taken) {
+        if (store(cache, l, repo)) {
+          stored.add(l);
+        }
+      }
       CacheRepository.forceReceived(cache);
-      for (ReceiveCommand c; (c = pending.poll()) != null; ) {
-        setRef(cache, c);
+      for (Landing l : stored) {
+        l.commands().forEach(c -> setRef(cache, c));
       }
     } catch (IOException e) {
       log.warn("could not record a push in the cache of {}: {}", repo, e.getMessage());
+    } finally {
+      taken.forEach(l -> l.pack().ifPresent(ReceivedInMemory::release));
+    }
+  }
+
+  /** Writes a landing's pack held in memory into {@code cache}; whether its refs may land. */
+  private static boolean store(Repository cache, Landing landing, RepoSlug repo) {
+    if (landing.pack().isEmpty()) {
+      return true;
+    }
+    if (!(cache instanceof CacheRepository c)) {
+      return false;
+    }
+    try {
+      landing.pack().get().installInto(c);
+      return true;
+    } catch (IOException e) {
+      log.warn("could not write a pushed pack into the cache of {}: {}; its refs are fetched"
+          + " again", repo, e.getMessage());
+      return false;
     }
   }
 
@@ -127,5 +175,6 @@ final class LandedRefs {
    */
   void close() {
     CacheThreads.stop(refWriter, "ref writer");
+    landed.values().forEach(q -> q.forEach(l -> l.pack().ifPresent(ReceivedInMemory::release)));
   }
 }

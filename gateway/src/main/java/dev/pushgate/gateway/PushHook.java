@@ -296,7 +296,7 @@ final class PushHook implements PreReceiveHook {
     if (!landed.isEmpty()) {
       // Pending now, so that whatever takes the repository's lock next writes them first; the
       // background write (the packs forced, the refs written) waits for git's answer.
-      services.cache().landed(repo, landed);
+      services.cache().landed(repo, landed, ((ReceivingCache) rp.getRepository()).held());
       push.afterAnswer(() -> services.cache().writeLanded(repo));
       push.landed();
     }

@@ -1,12 +1,14 @@
 package dev.pushgate.gateway;
 
 import java.io.IOException;
+import java.util.Optional;
 import java.util.Set;
 import org.eclipse.jgit.attributes.AttributesNodeProvider;
 import org.eclipse.jgit.lib.BaseRepositoryBuilder;
 import org.eclipse.jgit.lib.ObjectDatabase;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.ObjectReader;
 import org.eclipse.jgit.lib.ProgressMonitor;
 import org.eclipse.jgit.lib.RefDatabase;
 import org.eclipse.jgit.lib.Repository;
@@ -43,16 +45,31 @@ final class ReceivingCache extends Repository {
   /** @param bases which of the cache's objects may complete the push's thin pack */
   ReceivingCache(CacheRepository cache, PackCopy copy,
       java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases) {
+    this(cache, copy, unkeep, bases, false);
+  }
+
+  /**
+   * @param holdsSmallPacks whether a small pack is held in memory ({@link ReceivedInMemory}),
+   *     not stored in the cache, and read from there by every reader of this view
+   */
+  ReceivingCache(CacheRepository cache, PackCopy copy,
+      java.util.function.Consumer<Runnable> unkeep, ThinPackBases.Rule bases,
+      boolean holdsSmallPacks) {
     super(new BaseRepositoryBuilder<>().setGitDir(cache.getDirectory())
         .setFS(cache.getFS()).setBare());
     this.cache = cache;
     this.copy = copy;
     this.unkeep = unkeep;
     this.bases = bases;
+    this.holdsSmallPacks = holdsSmallPacks;
   }
 
   private final java.util.function.Consumer<Runnable> unkeep;
   private final ThinPackBases.Rule bases;
+  private final boolean holdsSmallPacks;
+  /** The push's pack, once parsed, if it is held in memory. */
+  private volatile ReceivedInMemory held;
+  private final ObjectDatabase objects = new HeldObjects();
 
   /** The cache this view shows. */
   CacheRepository cache() {
@@ -61,7 +78,53 @@ final class ReceivingCache extends Repository {
 
   @Override
   public ObjectInserter newObjectInserter() {
-    return cache.inserter(copy, false, unkeep, bases);
+    return cache.inserter(copy, false, unkeep, bases,
+        holdsSmallPacks ? pack -> held = pack : null);
+  }
+
+  /** The push's pack if it is held in memory: for the cache once upstream took the push. */
+  Optional<ReceivedInMemory> held() {
+    return Optional.ofNullable(held);
+  }
+
+  /**
+   * The cache's objects, and the push's pack's where it is held in memory: a reader made before
+   * the pack is parsed (JGit's receive-pack makes its walk first) finds them too once it is.
+   */
+  private final class HeldObjects extends ObjectDatabase {
+    @Override
+    public ObjectInserter newInserter() {
+      return newObjectInserter();
+    }
+
+    @Override
+    public ObjectReader newReader() {
+      ObjectReader cached = cache.getObjectDatabase().newReader();
+      return new ObjectReader.Filter() {
+        @Override
+        protected ObjectReader delegate() {
+          ReceivedInMemory pack = held;
+          return pack == null ? cached : pack.reader(cached);
+        }
+
+        @Override
+        public ObjectReader newReader() {
+          return HeldObjects.this.newReader();
+        }
+      };
+    }
+
+    @Override
+    public long getApproximateObjectCount() {
+      ReceivedInMemory pack = held;
+      return cache.getObjectDatabase().getApproximateObjectCount()
+          + (pack == null ? 0 : pack.objectCount());
+    }
+
+    @Override
+    public void close() {
+      // the cache's to close
+    }
   }
 
   @Override
@@ -76,7 +139,7 @@ final class ReceivingCache extends Repository {
 
   @Override
   public ObjectDatabase getObjectDatabase() {
-    return cache.getObjectDatabase();
+    return holdsSmallPacks ? objects : cache.getObjectDatabase();
   }
 
   @Override

@@ -153,6 +153,11 @@ final class UpstreamCache {
     landed.landed(repo, commands);
   }
 
+  /** {@link LandedRefs#landed(RepoSlug, List, Optional)}: with the push's pack held in memory. */
+  void landed(RepoSlug repo, List<ReceiveCommand> commands, Optional<ReceivedInMemory> pack) {
+    landed.landed(repo, commands, pack);
+  }
+
   /** {@link LandedRefs#writeInBackground}: once the push is answered. */
   void writeLanded(RepoSlug repo) {
     landed.writeInBackground(repo);

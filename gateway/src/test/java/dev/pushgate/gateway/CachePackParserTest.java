@@ -218,6 +218,120 @@ class CachePackParserTest {
     }
   }
 
+  @Test
+  void aSmallPushsPackIsHeldInMemoryAndWrittenToTheCacheOnlyWhenInstalled() throws Exception {
+    byte[] pack = clientPack(false);
+    long budget = ReceivedInMemory.BUDGET.left();
+    try (Repository cache = cache("c.git")) {
+      Copy copy = new Copy();
+      ReceivingCache view = holding((CacheRepository) cache, copy);
+      assertThat(parse(view, new Trickle(pack, new Random(5)))).as("no file, no .keep").isNull();
+
+      assertThat(copy.trailer).isEqualTo(Arrays.copyOfRange(pack, pack.length - 20, pack.length));
+      ReceivedInMemory held = view.held().orElseThrow();
+      assertEveryObjectReadable(view, third);
+      assertThat(cache.getObjectDatabase().has(third)).as("not in the cache yet").isFalse();
+      assertThat(packFiles(cache)).isEmpty();
+      assertThat(incomingFiles(cache)).isEmpty();
+      assertThat(ReceivedInMemory.BUDGET.left()).isLessThan(budget);
+
+      held.installInto((CacheRepository) cache);
+      held.release();
+      assertThat(ReceivedInMemory.BUDGET.left()).isEqualTo(budget);
+      assertThat(packFiles(cache)).as("the pack and its index").hasSize(2);
+      assertThat(incomingFiles(cache)).isEmpty();
+      try (FileRepository reopened = new FileRepository(cache.getDirectory())) {
+        assertEveryObjectReadable(reopened, third);
+      }
+    }
+  }
+
+  @Test
+  void aThinPackHeldInMemoryIsReadWithItsBasesFromTheCacheAndStoredWhole() throws Exception {
+    byte[] pack = clientPack(true);
+    try (Repository cache = cache("c.git")) {
+      commitsOf(base, cache);
+      ReceivingCache view = holding((CacheRepository) cache, new Copy());
+      assertThat(parse(view, new ByteArrayInputStream(pack))).isNull();
+      assertEveryObjectReadable(view, third);
+
+      ReceivedInMemory held = view.held().orElseThrow();
+      held.installInto((CacheRepository) cache);
+      held.release();
+      try (FileRepository reopened = new FileRepository(cache.getDirectory())) {
+        assertEveryObjectReadable(reopened, third);
+      }
+    }
+  }
+
+  @Test
+  void aPackTooLargeOrInflatingTooFarOrPastTheBudgetIsStoredAsBefore() throws Exception {
+    clientPack(false);
+    Random random = new Random(1);
+    StringBuilder noise = new StringBuilder(); // 6 bits a character: a pack past the bound
+    for (int i = 0; i < 2 * ReceivedInMemory.MAX_PACK_BYTES; i++) {
+      noise.append((char) ('0' + random.nextInt(64)));
+    }
+    String zeros = "0".repeat((int) ReceivedInMemory.MAX_HELD_BYTES + 1); // deflates to KiBs
+    for (String content : List.of(noise.toString(), zeros)) {
+      assertStoredInAFile(content, "the bounds of one push");
+    }
+    long left = ReceivedInMemory.BUDGET.left();
+    assertThat(ReceivedInMemory.BUDGET.take(left - 100)).isTrue();
+    try {
+      assertStoredInAFile("small\n", "what all pushes hold at once");
+    } finally {
+      ReceivedInMemory.BUDGET.release(left - 100);
+    }
+    assertThat(ReceivedInMemory.BUDGET.left()).as("every byte given back").isEqualTo(left);
+  }
+
+  @Test
+  void aBrokenPackHeldInMemoryGivesItsMemoryBackAndLeavesNothing() throws Exception {
+    byte[] pack = clientPack(false);
+    pack[pack.length - 1] ^= 1;
+    long budget = ReceivedInMemory.BUDGET.left();
+    try (Repository cache = cache("c.git")) {
+      ReceivingCache view = holding((CacheRepository) cache, new Copy());
+      assertThatThrownBy(() -> parse(view, new ByteArrayInputStream(pack)))
+          .isInstanceOf(IOException.class);
+      assertThat(view.held()).isEmpty();
+      assertThat(ReceivedInMemory.BUDGET.left()).isEqualTo(budget);
+      assertThat(incomingFiles(cache)).isEmpty();
+      assertThat(packFiles(cache)).isEmpty();
+    }
+  }
+
+  private void assertStoredInAFile(String content, String why) throws Exception {
+    long budget = ReceivedInMemory.BUDGET.left();
+    RevCommit big = commit(client, "big\n", Map.of("big.bin", content), third);
+    try (Repository cache = cache("c-" + content.length() + ".git");
+        PackWriter w = new PackWriter(new PackConfig(client), client.newObjectReader())) {
+      w.preparePack(NullProgressMonitor.INSTANCE, Set.of(big), Set.of());
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      w.writePack(NullProgressMonitor.INSTANCE, NullProgressMonitor.INSTANCE, out);
+      ReceivingCache view = holding((CacheRepository) cache, new Copy());
+      PackLock lock = parse(view, new ByteArrayInputStream(out.toByteArray()));
+      assertThat(view.held()).as(why).isEmpty();
+      assertThat(cache.getObjectDatabase().has(big)).as(why).isTrue();
+      lock.unlock();
+    }
+    assertThat(ReceivedInMemory.BUDGET.left()).as(why).isEqualTo(budget);
+  }
+
+  /** A push's view of {@code cache} that holds a small pack in memory, as the gateway's does. */
+  private static ReceivingCache holding(CacheRepository cache, PackCopy copy) {
+    return new ReceivingCache(cache, copy, Runnable::run, ThinPackBases.Rule.ANY, true);
+  }
+
+  private static List<Path> packFiles(Repository db) throws IOException {
+    try (Stream<Path> s = Files.list(db.getDirectory().toPath().resolve("objects/pack"))) {
+      return s.toList();
+    } catch (java.nio.file.NoSuchFileException e) {
+      return List.of();
+    }
+  }
+
   private void assertRefusedWithoutTrailer(byte[] sent, int objectBytes) throws Exception {
     try (Repository cache = cache("c.git")) {
       Copy copy = new Copy();
@@ -238,8 +352,11 @@ class CachePackParserTest {
 
   private static PackLock parse(Repository cache, InputStream in, PackCopy copy,
       ThinPackBases.Rule bases) throws IOException {
-    try (ObjectInserter ins = new ReceivingCache((CacheRepository) cache, copy, Runnable::run,
-        bases).newObjectInserter()) {
+    return parse(new ReceivingCache((CacheRepository) cache, copy, Runnable::run, bases), in);
+  }
+
+  private static PackLock parse(ReceivingCache view, InputStream in) throws IOException {
+    try (ObjectInserter ins = view.newObjectInserter()) {
       PackParser parser = ins.newPackParser(in);
       parser.setAllowThin(true);
       parser.setNeedNewObjectIds(true);

@@ -242,8 +242,9 @@ class PushHookTest {
 
   @Test
   void theReceivedPacksKeepIsDeletedOnceTheClientHasItsAnswerNotBefore() throws Exception {
-    // JGit deletes it before the report, and the unlink waited for the pack directory.
-    RevCommit next = clientCommit("next", base);
+    // JGit deletes it before the report, and the unlink waited for the pack directory. A pack
+    // too large to be held in memory (ReceivedInMemory) is stored, with its .keep, as it arrives.
+    RevCommit next = commit(client, "next\n", Map.of("noise.txt", noise()), base);
     Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
     List<String> keptAtAnswer = new ArrayList<>();
     PushResult r = pushAsTheFilterDoes(next, pushed, access, audit,
@@ -254,6 +255,59 @@ class PushHookTest {
     // and no longer once the push closed: on the cache's ref writer, after the landed refs
     dev.pushgate.testkit.Wait.until(java.time.Duration.ofSeconds(30),
         "the pack's .keep to be deleted after the answer", () -> keeps().isEmpty());
+  }
+
+  @Test
+  void aSmallPushsPackReachesTheCacheOnlyWithTheRefsItLands() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    Push pushed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
+    List<String> packsBefore = packs();
+    List<Boolean> heldAtAnswer = new ArrayList<>();
+    PushResult r = pushAsTheFilterDoes(next, pushed, access, audit, () -> {
+      heldAtAnswer.add(packs().equals(packsBefore));
+      heldAtAnswer.add(keeps().isEmpty());
+    });
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(heldAtAnswer).as("judged and forwarded from memory: no file, no .keep")
+        .containsExactly(true, true);
+    dev.pushgate.testkit.Wait.until(java.time.Duration.ofSeconds(30),
+        "the landed push's pack written to the cache", () -> packs().size() > packsBefore.size());
+    Repository synced = syncedCache(); // in step with upstream: nothing fetched
+    assertThat(synced.exactRef(MAIN).getObjectId()).isEqualTo(next);
+    try (org.eclipse.jgit.internal.storage.file.FileRepository reopened =
+        new org.eclipse.jgit.internal.storage.file.FileRepository(cache.getDirectory())) {
+      assertThat(reopened.getObjectDatabase().has(next)).isTrue();
+      reopened.parseCommit(next).getTree();
+    }
+  }
+
+  @Test
+  void aRefusedPushLeavesNothingInTheCache() throws Exception {
+    RevCommit next = clientCommit("next", base);
+    List<String> packsBefore = packs();
+    PushResult r = pushToMain(denyMain(), next);
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.REJECTED_OTHER_REASON);
+    assertThat(packs()).isEqualTo(packsBefore);
+    assertThat(cache.getObjectDatabase().has(next)).isFalse();
+  }
+
+  /** Text that does not deflate below {@link ReceivedInMemory#MAX_PACK_BYTES}. */
+  private static String noise() {
+    java.util.Random random = new java.util.Random(1);
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 2 * ReceivedInMemory.MAX_PACK_BYTES; i++) {
+      text.append((char) ('0' + random.nextInt(64)));
+    }
+    return text.toString();
+  }
+
+  /** The packs in the cache's pack directory. */
+  private List<String> packs() {
+    String[] names = new java.io.File(cache.getDirectory(), "objects/pack")
+        .list((d, n) -> n.endsWith(".pack"));
+    return names == null ? List.of() : java.util.Arrays.stream(names).sorted().toList();
   }
 
   /** The {@code .keep} files in the cache's pack directory. */

@@ -1,0 +1,72 @@
+package dev.pushgate.gateway;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.util.List;
+import org.eclipse.jgit.internal.storage.file.BasePackIndexWriter;
+import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
+import org.eclipse.jgit.internal.storage.file.PackFile;
+import org.eclipse.jgit.internal.storage.pack.PackExt;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.transport.PackedObjectInfo;
+import org.eclipse.jgit.util.FileUtils;
+
+/**
+ * A received pack put in a cache's pack directory as JGit's own parser puts one: its index
+ * written, both named by the ids of the pack's objects, the pack then opened for reads. For a
+ * pack parsed into a file ({@link CachePackParser}) and one held in memory until upstream took
+ * its push ({@link ReceivedInMemory}).
+ */
+final class PackInstall {
+  private PackInstall() {}
+
+  /** The pack's name in the cache, from its objects sorted by id; the pack directory made. */
+  static PackFile nameOf(ObjectDirectory odb, List<PackedObjectInfo> byId) throws IOException {
+    MessageDigest names = Constants.newMessageDigest();
+    byte[] raw = new byte[Constants.OBJECT_ID_LENGTH];
+    for (PackedObjectInfo o : byId) {
+      o.copyRawTo(raw, 0);
+      names.update(raw);
+    }
+    File packDir = new File(odb.getDirectory(), "pack");
+    if (!packDir.isDirectory() && !packDir.mkdir() && !packDir.isDirectory()) {
+      throw new IOException("cannot create " + packDir);
+    }
+    return new PackFile(packDir, ObjectId.fromRaw(names.digest()), PackExt.PACK);
+  }
+
+  /** Where a temporary pack's index is written before both are named. */
+  static File indexBeside(File tmpPack) {
+    String name = tmpPack.getName();
+    return new File(tmpPack.getParentFile(),
+        name.substring(0, name.length() - ".pack".length()) + ".idx");
+  }
+
+  /** The index of a pack of {@code byId} whose checksum is {@code packHash}. */
+  static void writeIndex(OutputStream out, List<PackedObjectInfo> byId, byte[] packHash)
+      throws IOException {
+    BasePackIndexWriter.createVersion(out, 2).write(byId, packHash); // JGit's default
+  }
+
+  /**
+   * Renames the pack and its index to their names and opens the pack; on a failure neither is
+   * left under its name.
+   */
+  static void moveIn(ObjectDirectory odb, File tmpPack, File tmpIdx, PackFile pack)
+      throws IOException {
+    PackFile idx = pack.create(PackExt.INDEX);
+    FileUtils.rename(tmpPack, pack, StandardCopyOption.ATOMIC_MOVE);
+    try {
+      FileUtils.rename(tmpIdx, idx, StandardCopyOption.ATOMIC_MOVE);
+      odb.openPack(pack);
+    } catch (IOException e) {
+      FileUtils.delete(idx, FileUtils.SKIP_MISSING);
+      FileUtils.delete(pack, FileUtils.SKIP_MISSING);
+      throw e;
+    }
+  }
+}
