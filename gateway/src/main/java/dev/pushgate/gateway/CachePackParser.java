@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.util.HashSet;
 import java.util.List;
@@ -17,7 +16,6 @@ import java.util.zip.Deflater;
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.errors.LockFailedException;
 import org.eclipse.jgit.errors.MissingObjectException;
-import org.eclipse.jgit.internal.storage.file.BasePackIndexWriter;
 import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
 import org.eclipse.jgit.internal.storage.file.PackFile;
 import org.eclipse.jgit.internal.storage.file.PackLockImpl;
@@ -30,7 +28,6 @@ import org.eclipse.jgit.transport.PackLock;
 import org.eclipse.jgit.transport.PackParser;
 import org.eclipse.jgit.transport.PackedObjectInfo;
 import org.eclipse.jgit.util.FS;
-import org.eclipse.jgit.util.FileUtils;
 import org.eclipse.jgit.util.NB;
 
 /**
@@ -46,6 +43,10 @@ import org.eclipse.jgit.util.NB;
  * the object (JGit's {@link PackParser} does those, not this class); a thin pack completed with
  * its bases from the cache, its object count and checksum rewritten; a {@code .keep} file while
  * the receive is under way; the pack opened for reads only once its index is in place.
+ *
+ * <p>A push's pack small enough is not stored at all while the push runs: it is held in memory
+ * and given to the push's view of the cache ({@link ReceivedInMemory}), which writes it into the
+ * cache only once upstream took the push.
  *
  * <p>{@link PackCopy}, when the push is streamed upstream, is handed every byte of the pack as
  * received but its 20-byte trailer, as the parser consumes them, and the trailer once the parser
@@ -68,7 +69,7 @@ final class CachePackParser extends PackParser {
   /** Where a pack held in memory goes ({@link ReceivedInMemory}); null: always to a file. */
   private final java.util.function.Consumer<ReceivedInMemory> holder;
   private ReceivedInMemory.Collector held;
-  /** The end of the pack's objects in {@link #tmpPack}: where its trailer goes. */
+  /** The end of the pack's objects in {@link #out}: where its trailer goes. */
   private long packEnd;
   /** The end of the objects as received, before any base was appended. */
   private long receivedEnd;
