@@ -342,7 +342,8 @@ final class CachePackParser extends PackParser {
       throws IOException {
     if (twice != null) {
       throw new CorruptObjectException("the pack holds object " + twice + " twice, once as a"
-          + " delta that rebuilds it from itself (directly or through other deltas)");
+          + " delta; git never sends one object twice, and such a delta may rebuild the object"
+          + " from itself");
     }
     held.inflated(obj, typeCode, data);
   }

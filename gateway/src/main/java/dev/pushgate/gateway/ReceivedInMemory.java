@@ -39,14 +39,26 @@ import org.eclipse.jgit.transport.PackedObjectInfo;
  * <p>Every object is held as the parser produced it (a commit, tree or tag whole, and any object
  * a delta rebuilt), or, for a blob sent whole, as its place in the pack, inflated when read. What
  * one push holds is bounded ({@link #MAX_PACK_BYTES} of pack, {@link #MAX_HELD_BYTES} of objects
- * inflated) and so is what all pushes hold at once ({@link #BUDGET}); a push past either is
+ * inflated and {@link #MAX_HELD_OBJECTS} objects, each charged {@link #OBJECT_OVERHEAD_BYTES} more)
+ * and so is what all pushes hold at once ({@link #BUDGET}); a push past either is
  * stored in a file as before ({@link PackStore}). A few bytes of pack can inflate to gigabytes.
  */
 final class ReceivedInMemory {
   /** The largest pack held in memory: a push of a few files, as an agent's usually is. */
   static final int MAX_PACK_BYTES = 1 << 20;
-  /** The most one push's objects may take inflated, blobs sent whole counted at their size. */
+  /**
+   * The most one push's objects may take inflated, each counted {@link #OBJECT_OVERHEAD_BYTES}
+   * more, blobs sent whole at their size.
+   */
   static final long MAX_HELD_BYTES = 4L << 20;
+  /**
+   * The most objects one push may hold: a few bytes of pack make an object, and each held one
+   * costs the heap far more than its bytes (a review held 87,000 four-byte blobs from 1 MiB of
+   * pack, 15 MiB of heap, charged 1.3 MiB). An agent's push of a few files is tens of objects.
+   */
+  static final int MAX_HELD_OBJECTS = 4096;
+  /** What one object held costs beyond its bytes: its id, its entry, its record, its index entry. */
+  static final int OBJECT_OVERHEAD_BYTES = 256;
   /**
    * What every push held in memory may take at once, the appliance over: 128 pushes of a full
    * pack would be 640 MiB of a heap that may be 512 MiB. Past it a push goes to a file.
@@ -223,20 +235,22 @@ final class ReceivedInMemory {
 
     /** A blob the pack holds whole: its bytes are inflated from the pack when asked for. */
     void wholeBlob(PackedObjectInfo info) {
-      if (hold(info.getFullSize())) {
+      if (hold(info.getFullSize() + OBJECT_OVERHEAD_BYTES)) {
         objects.put(info.copy(), new Held(Constants.OBJ_BLOB, info.getFullSize(), null,
             info.getOffset()));
       }
     }
 
-    /** A base of a thin pack's delta, appended from the cache, which keeps it. */
+    /** A base of a thin pack's delta, appended from the cache, which keeps it: only indexed. */
     void appendedBase() {
-      bases++;
+      if (hold(OBJECT_OVERHEAD_BYTES)) {
+        bases++;
+      }
     }
 
     /** An object the parser holds inflated: a commit, tree or tag sent whole, or a delta's. */
     void inflated(PackedObjectInfo info, int type, byte[] data) {
-      if (hold(data.length)) {
+      if (hold(data.length + OBJECT_OVERHEAD_BYTES)) {
         objects.put(info.copy(), new Held(type, data.length, data, -1));
       }
     }
@@ -245,7 +259,8 @@ final class ReceivedInMemory {
       if (over) {
         return false;
       }
-      if (heldBytes + n > MAX_HELD_BYTES || !budget.take(n)) {
+      if (heldBytes + n > MAX_HELD_BYTES || objects.size() + bases >= MAX_HELD_OBJECTS
+          || !budget.take(n)) {
         discard();
         return false;
       }
