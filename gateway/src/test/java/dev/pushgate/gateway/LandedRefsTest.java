@@ -60,6 +60,83 @@ class LandedRefsTest {
   }
 
   /**
+   * A push's pack held in memory is written just before its refs; one that cannot be written
+   * lands none of them (the next sync fetches them from upstream), and its memory is given back.
+   * Once it can be written, a landed push's pack and refs are in the cache.
+   */
+  @Test
+  void aPushsPackThatCannotBeWrittenLandsNoneOfItsRefs() throws Exception {
+    CacheRepositories repositories = new CacheRepositories(dir.resolve("cache"));
+    LandedRefs landed = new LandedRefs(repositories);
+    long budget = ReceivedInMemory.BUDGET.left();
+    Repository client = TestRepos.bare(dir.resolve("client.git"));
+    ObjectId first = TestRepos.commit(client, "first", Map.of("README", "first"));
+    ObjectId second = TestRepos.commit(client, "second", Map.of("README", "second"));
+    java.io.File gitDir;
+    try (Repository cache = repositories.open(REPO)) {
+      gitDir = cache.getDirectory();
+    }
+    Path packDir = gitDir.toPath().resolve("objects/pack");
+    java.nio.file.Files.createDirectories(packDir.getParent());
+    org.eclipse.jgit.util.FileUtils.delete(packDir.toFile(),
+        org.eclipse.jgit.util.FileUtils.RECURSIVE | org.eclipse.jgit.util.FileUtils.SKIP_MISSING);
+    java.nio.file.Files.writeString(packDir, "not a directory"); // no pack can be named in it
+
+    landed.landed(REPO, List.of(new ReceiveCommand(ObjectId.zeroId(), first, "refs/heads/main")),
+        java.util.Optional.of(held(repositories, client, first)));
+    assertThat(ReceivedInMemory.BUDGET.left()).isLessThan(budget);
+    writeUnderTheLock(repositories, landed);
+
+    try (Repository cache = repositories.open(REPO)) {
+      assertThat(cache.exactRef("refs/heads/main")).as("no ref names what is not there").isNull();
+    }
+    assertThat(ReceivedInMemory.BUDGET.left()).as("the memory given back").isEqualTo(budget);
+
+    java.nio.file.Files.delete(packDir);
+    landed.landed(REPO, List.of(new ReceiveCommand(ObjectId.zeroId(), second, "refs/heads/main")),
+        java.util.Optional.of(held(repositories, client, second)));
+    writeUnderTheLock(repositories, landed);
+    try (org.eclipse.jgit.internal.storage.file.FileRepository reopened =
+        new org.eclipse.jgit.internal.storage.file.FileRepository(gitDir)) {
+      assertThat(TestRepos.idOf(reopened, "refs/heads/main")).isEqualTo(second);
+      assertThat(reopened.parseCommit(second).getShortMessage()).isEqualTo("second");
+    }
+    assertThat(ReceivedInMemory.BUDGET.left()).isEqualTo(budget);
+  }
+
+  /** {@code tip}'s objects, parsed by a push's view of the cache that holds them in memory. */
+  private static ReceivedInMemory held(CacheRepositories repositories, Repository client,
+      ObjectId tip) throws Exception {
+    java.io.ByteArrayOutputStream pack = new java.io.ByteArrayOutputStream();
+    try (org.eclipse.jgit.internal.storage.pack.PackWriter w =
+        new org.eclipse.jgit.internal.storage.pack.PackWriter(client)) {
+      w.preparePack(org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE, java.util.Set.of(tip),
+          java.util.Set.of());
+      w.writePack(org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE,
+          org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE, pack);
+    }
+    try (Repository cache = repositories.open(REPO)) {
+      ReceivingCache view = new ReceivingCache((CacheRepository) cache, PackCopy.NONE,
+          Runnable::run, ThinPackBases.Rule.ANY, true);
+      try (org.eclipse.jgit.lib.ObjectInserter ins = view.newObjectInserter()) {
+        ins.newPackParser(new java.io.ByteArrayInputStream(pack.toByteArray()))
+            .parse(org.eclipse.jgit.lib.NullProgressMonitor.INSTANCE);
+      }
+      return view.held().orElseThrow();
+    }
+  }
+
+  private static void writeUnderTheLock(CacheRepositories repositories, LandedRefs landed) {
+    ReentrantLock lock = repositories.lockOf(REPO);
+    lock.lock();
+    try {
+      landed.write(REPO);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * A ref write waiting for the repository's lock (a fetch from upstream holds it for as long as
    * upstream takes) is ended by the stop, which waits for the writer's thread; what it would have
    * written stays pending, for the next sync.
