@@ -4,8 +4,6 @@ import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.util.HashSet;
 import java.util.List;
@@ -14,7 +12,6 @@ import java.util.Set;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import org.eclipse.jgit.errors.CorruptObjectException;
-import org.eclipse.jgit.errors.LockFailedException;
 import org.eclipse.jgit.errors.MissingObjectException;
 import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
 import org.eclipse.jgit.internal.storage.file.PackFile;
@@ -215,7 +212,7 @@ final class CachePackParser extends PackParser {
     String message = getLockMessage();
     PackLockImpl keep = new PackLockImpl(pack, fs);
     if (message != null) {
-      writeKeep(pack, message);
+      PackInstall.writeKeep(pack, message);
     }
     try {
       if (!force) {
@@ -242,22 +239,6 @@ final class CachePackParser extends PackParser {
         });
       }
     };
-  }
-
-  /**
-   * The pack's {@code .keep}, written as git's receive-pack writes it: the file opened, its
-   * message written, closed. JGit's {@link PackLockImpl#lock} goes through a lock file and a
-   * rename, three more calls on the push's critical path, for content nobody needs whole: what
-   * keeps a pack from a compaction is that the file exists (JGit's GC asks only that, as git's
-   * does), and it exists from its first call on.
-   */
-  private static void writeKeep(PackFile pack, String message) throws IOException {
-    String line = message.endsWith("\n") ? message : message + "\n";
-    try {
-      Files.write(pack.create(PackExt.KEEP).toPath(), line.getBytes(StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new LockFailedException(pack, "cannot lock pack in " + pack, e);
-    }
   }
 
   private void deleteTemporaryFiles() {

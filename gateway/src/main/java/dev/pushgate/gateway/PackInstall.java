@@ -3,9 +3,12 @@ package dev.pushgate.gateway;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.util.List;
+import org.eclipse.jgit.errors.LockFailedException;
 import org.eclipse.jgit.internal.storage.file.BasePackIndexWriter;
 import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
 import org.eclipse.jgit.internal.storage.file.PackFile;
@@ -67,6 +70,22 @@ final class PackInstall {
       FileUtils.delete(idx, FileUtils.SKIP_MISSING);
       FileUtils.delete(pack, FileUtils.SKIP_MISSING);
       throw e;
+    }
+  }
+
+  /**
+   * The pack's {@code .keep}, written as git's receive-pack writes it: the file opened, its
+   * message written, closed. JGit's {@code PackLockImpl.lock} goes through a lock file and a
+   * rename, three more calls on the push's critical path, for content nobody needs whole: what
+   * keeps a pack from a compaction is that the file exists (JGit's GC asks only that, as git's
+   * does), and it exists from its first call on.
+   */
+  static void writeKeep(PackFile pack, String message) throws IOException {
+    String line = message.endsWith("\n") ? message : message + "\n";
+    try {
+      Files.write(pack.create(PackExt.KEEP).toPath(), line.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new LockFailedException(pack, "cannot lock pack in " + pack, e);
     }
   }
 }

@@ -239,6 +239,10 @@ final class PushHook implements PreReceiveHook {
           run.runId(), repo);
       streamed.get().abort();
     }
+    if (!asks.isEmpty()) {
+      // The approvers' page reads the push from the cache; a person may take minutes.
+      ((ReceivingCache) rp.getRepository()).storeForApprovers();
+    }
     // In an atomic push one refusal refuses all: never ask a person about a push that cannot land.
     for (Item i : asks) {
       if (rp.isAtomic() && items.stream().anyMatch(x -> !x.allowed())) {

@@ -20,6 +20,8 @@ import org.eclipse.jgit.errors.IncorrectObjectTypeException;
 import org.eclipse.jgit.errors.MissingObjectException;
 import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
 import org.eclipse.jgit.internal.storage.file.PackFile;
+import org.eclipse.jgit.internal.storage.file.PackLockImpl;
+import org.eclipse.jgit.internal.storage.pack.PackExt;
 import org.eclipse.jgit.lib.AbbreviatedObjectId;
 import org.eclipse.jgit.lib.AnyObjectId;
 import org.eclipse.jgit.lib.BitmapIndex;
@@ -27,6 +29,7 @@ import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.ObjectReader;
+import org.eclipse.jgit.transport.PackLock;
 import org.eclipse.jgit.transport.PackedObjectInfo;
 
 /**
@@ -158,10 +161,25 @@ final class ReceivedInMemory {
    * the repository's lock, before a ref names an object of the pack.
    */
   void installInto(CacheRepository cache) throws IOException {
+    write(cache, true, null);
+  }
+
+  /**
+   * Writes the pack into the cache for a push still under way, as a pack received into a file
+   * is: not forced ({@link CacheRepository#forceReceived} forces it before a ref names it), and
+   * kept from compactions by a {@code .keep} until the returned lock is unlocked. Null when a
+   * pack of the same objects is there already.
+   */
+  PackLock storeKept(CacheRepository cache, String keepMessage) throws IOException {
+    return write(cache, false, keepMessage);
+  }
+
+  private PackLock write(CacheRepository cache, boolean force, String keepMessage)
+      throws IOException {
     ObjectDirectory odb = cache.getObjectDatabase();
     PackFile packFile = PackInstall.nameOf(odb, byId);
     if (packFile.exists()) {
-      return;
+      return null;
     }
     File tmpPack = File.createTempFile("incoming_", ".pack", odb.getDirectory());
     File tmpIdx = PackInstall.indexBeside(tmpPack);
@@ -170,9 +188,27 @@ final class ReceivedInMemory {
           FileOutputStream i = new FileOutputStream(tmpIdx)) {
         p.write(pack, 0, packLength);
         PackInstall.writeIndex(i, byId, packHash);
-        ParallelForce.all(List.of(p.getChannel(), i.getChannel()), ch -> ch.force(true));
+        if (force) {
+          ParallelForce.all(List.of(p.getChannel(), i.getChannel()), ch -> ch.force(true));
+        }
       }
-      PackInstall.moveIn(odb, tmpPack, tmpIdx, packFile);
+      PackLockImpl keep = null;
+      if (keepMessage != null) {
+        PackInstall.writeKeep(packFile, keepMessage);
+        keep = new PackLockImpl(packFile, cache.getFS());
+      }
+      try {
+        if (!force) {
+          cache.receivedUnforced(packFile, packFile.create(PackExt.INDEX));
+        }
+        PackInstall.moveIn(odb, tmpPack, tmpIdx, packFile);
+      } catch (IOException e) {
+        if (keep != null) {
+          keep.unlock();
+        }
+        throw e;
+      }
+      return keep;
     } finally {
       Files.deleteIfExists(tmpIdx.toPath());
       Files.deleteIfExists(tmpPack.toPath());

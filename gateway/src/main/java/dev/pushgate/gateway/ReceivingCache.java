@@ -88,6 +88,34 @@ final class ReceivingCache extends Repository {
   }
 
   /**
+   * Writes a pack held in memory into the cache, kept by a {@code .keep} until after the answer,
+   * as a pack received into a file is, and reads it from there from now on: for a push that
+   * waits for a person. The approvers' page reads the push's changes from the cache ({@code
+   * Gateway#diffstat}), and a push that may wait for minutes holds no memory meanwhile.
+   */
+  void storeForApprovers() throws IOException {
+    ReceivedInMemory pack = held;
+    if (pack == null) {
+      return;
+    }
+    org.eclipse.jgit.transport.PackLock keep = pack.storeKept(cache, KEEP_MESSAGE);
+    held = null;
+    pack.release();
+    if (keep != null) {
+      unkeep.accept(() -> {
+        try {
+          keep.unlock();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+    }
+  }
+
+  /** As JGit's receive-pack marks the pack it receives: a start removes such a stale one. */
+  private static final String KEEP_MESSAGE = "jgit receive-pack, waiting for an approver";
+
+  /**
    * The cache's objects, and the push's pack's where it is held in memory: a reader made before
    * the pack is parsed (JGit's receive-pack makes its walk first) finds them too once it is.
    */

@@ -689,6 +689,35 @@ class PushHookTest {
   }
 
   @Test
+  void aPushWaitingForAnApproverIsInTheCacheWhileItWaitsAndLandsAfterwards() throws Exception {
+    // The approvers' page reads a held push's changes from the cache (Gateway#diffstat); a pack
+    // held in memory (ReceivedInMemory) is stored, with its .keep, before anyone is asked.
+    long budget = ReceivedInMemory.BUDGET.left();
+    RevCommit next = clientCommit("next", base);
+    List<String> seen = new ArrayList<>();
+    approvals = (q, progress) -> {
+      try (Repository opened = caches.open(REPO)) {
+        seen.add("in the cache: " + opened.getObjectDatabase().has(next));
+        seen.add(".keep files: " + keeps().size());
+        seen.add("diffstat: " + Diffstat.of(opened, MAIN, base.name(), next.name(), null)
+            .files().size());
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      seen.add("memory given back: " + (ReceivedInMemory.BUDGET.left() == budget));
+      return Approvals.ApprovalAnswer.allow("alice");
+    };
+    PushResult r = pushToMain(askMain(), next);
+
+    assertThat(status(r, MAIN)).isEqualTo(RemoteRefUpdate.Status.OK);
+    assertThat(seen).containsExactly("in the cache: true", ".keep files: 1", "diffstat: 1",
+        "memory given back: true");
+    dev.pushgate.testkit.Wait.until(java.time.Duration.ofSeconds(30),
+        "the .keep deleted once the refs landed", () -> keeps().isEmpty());
+    assertThat(syncedCache().exactRef(MAIN).getObjectId()).isEqualTo(next);
+  }
+
+  @Test
   void onlyTheRefsTheRuleSaysAskAboutAreAsked() throws Exception {
     approvals = (q, progress) -> {
       questions.add(q);
