@@ -87,7 +87,12 @@ class RefusedPushObjectsLookAbsentTest {
       Path work = app.dir().resolve("variants");
       Files.writeString(work.resolve("plan.txt"), PLAN);
       Files.writeString(work.resolve("notes.txt"), NOT_A_GITMODULES);
-      gitA.in(work, "add", "plan.txt", "notes.txt").ok();
+      // Past what a push may hold in memory: stored as it arrives, so it stays when refused (a
+      // small refused push leaves nothing in the cache; docs/push-path.md, step 5).
+      byte[] noise = new byte[2 << 20];
+      new java.util.Random(11).nextBytes(noise);
+      Files.write(work.resolve("noise.bin"), noise);
+      gitA.in(work, "add", "plan.txt", "notes.txt", "noise.bin").ok();
       gitA.in(work, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-m",
           "refused").ok();
       gitA.in(work, "-c", "user.name=A", "-c", "user.email=a@example.com", "tag", "-a", "-m",
@@ -97,6 +102,12 @@ class RefusedPushObjectsLookAbsentTest {
       refused = new Refused(id(gitA, work, "HEAD"), id(gitA, work, "HEAD^{tree}"),
           id(gitA, work, "HEAD:plan.txt"), id(gitA, work, "HEAD:notes.txt"),
           id(gitA, work, "a-tag"));
+      try (org.eclipse.jgit.lib.Repository cache =
+          new org.eclipse.jgit.internal.storage.file.FileRepository(
+              app.get().cacheRepo("acme/widget").toFile())) {
+        assertThat(cache.getObjectDatabase().has(refused.plan()))
+            .as("the premise: the refused push's objects are in the cache").isTrue();
+      }
     }
     return refused;
   }

@@ -149,7 +149,12 @@ class RunIsolationTest {
   @Test
   void objectsOneRunPushedAndWasRefusedCannotBeClaimedByAnother() throws Exception {
     Files.writeString(workA.resolve("secret-plan.txt"), "refused work of run A\n");
-    gitA.in(workA, "add", "secret-plan.txt").ok();
+    // Past what a push may hold in memory (docs/push-path.md: a small push's pack is written to
+    // the cache only once upstream took it, so a small refused one leaves nothing to claim).
+    byte[] noise = new byte[2 << 20];
+    new java.util.Random(7).nextBytes(noise);
+    Files.write(workA.resolve("noise.bin"), noise);
+    gitA.in(workA, "add", "secret-plan.txt", "noise.bin").ok();
     gitA.in(workA, "commit", "-q", "-m", "A's refused commit").ok();
     ObjectId refused =
         ObjectId.fromString(gitA.in(workA, "rev-parse", "HEAD").ok().stdout().strip());
@@ -157,7 +162,8 @@ class RunIsolationTest {
     // push of denied refs only is refused before its pack is read, and leaves nothing behind).
     assertThat(gitA.in(workA, "push", "--atomic", "origin", "HEAD:main", "HEAD:refs/heads/a-side")
         .failed().stderr()).contains("(Control Center policy: push to main is denied)");
-    // The premise: A's objects now sit in the gateway's cache of acme/widget, unreferenced.
+    // The premise: A's objects now sit in the gateway's cache of acme/widget, unreferenced (a
+    // pack too large to hold in memory is stored as it arrives).
     try (Repository cache = new FileRepository(
         app.get().dataDir.resolve("cache/acme/widget.git").toFile())) {
       assertThat(cache.getObjectDatabase().has(refused)).isTrue();
