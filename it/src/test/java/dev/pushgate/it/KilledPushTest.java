@@ -175,7 +175,9 @@ class KilledPushTest {
 
   /**
    * {@link #COMMITS} commits on top of main, each swapping {@link #FILES} files between two
-   * contents (a few hundred KiB of pack, minutes of tree walking), at {@code ref}.
+   * contents (a few hundred KiB of pack, minutes of tree walking), at {@code ref}; with a file of
+   * 2 MiB that does not deflate, so that the pack is stored in the cache as it arrives, where the
+   * test sees it, not held in memory (docs/push-path.md, step 5).
    */
   private ObjectId swappingHistory(Path gitDir, String ref, String message)
       throws Exception {
@@ -184,8 +186,11 @@ class KilledPushTest {
       // Contents of its own per history: no verdict the gateway cached for another applies.
       ObjectId one = ins.insert(Constants.OBJ_BLOB, (message + "one\n").getBytes());
       ObjectId two = ins.insert(Constants.OBJ_BLOB, (message + "two\n").getBytes());
-      ObjectId even = tree(ins, one, two);
-      ObjectId odd = tree(ins, two, one);
+      byte[] noise = new byte[2 << 20];
+      new java.util.Random(message.hashCode()).nextBytes(noise);
+      ObjectId big = ins.insert(Constants.OBJ_BLOB, noise);
+      ObjectId even = tree(ins, one, two, big);
+      ObjectId odd = tree(ins, two, one, big);
       ObjectId parent = db.resolve("refs/heads/main");
       PersonIdent who = new PersonIdent("Agent", "agent@example.com");
       for (int i = 0; i < COMMITS; i++) {
@@ -205,9 +210,10 @@ class KilledPushTest {
     }
   }
 
-  private ObjectId tree(ObjectInserter ins, ObjectId first, ObjectId second)
+  private ObjectId tree(ObjectInserter ins, ObjectId first, ObjectId second, ObjectId noise)
       throws Exception {
     Map<String, ObjectId> files = new TreeMap<>();
+    files.put("noise.bin", noise);
     for (int i = 0; i < FILES; i++) {
       files.put("f" + i + ".txt", i % 2 == 0 ? first : second);
     }
