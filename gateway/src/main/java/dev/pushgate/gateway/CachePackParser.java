@@ -230,13 +230,7 @@ final class CachePackParser extends PackParser {
         new java.util.concurrent.atomic.AtomicBoolean();
     return () -> { // JGit unlocks twice (after the hook, and when it releases the push)
       if (unlocked.compareAndSet(false, true)) {
-        unkeep.accept(() -> {
-          try {
-            keep.unlock();
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        });
+        unkeep.accept(PackInstall.unlocking(keep));
       }
     };
   }

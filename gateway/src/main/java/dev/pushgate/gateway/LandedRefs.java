@@ -43,15 +43,8 @@ final class LandedRefs {
    * that work off the cores while the push's answer is written. Whatever holds the repository's
    * lock (a sync, a compaction) writes what is still pending first: no advertisement predates a
    * push answered before it was asked for, and no compaction drops the objects of a push whose
-   * ref is not written yet.
-   */
-  void landed(RepoSlug repo, List<ReceiveCommand> commands) {
-    landed(repo, commands, Optional.empty());
-  }
-
-  /**
-   * As {@link #landed(RepoSlug, List)}, with the push's pack where it is held in memory: it is
-   * written into the cache, and forced to disk, just before the refs (and given back after).
+   * ref is not written yet. The push's {@code pack}, where it is held in memory, is written into
+   * the cache, and forced to disk, just before the refs (and its memory given back after).
    */
   void landed(RepoSlug repo, List<ReceiveCommand> commands, Optional<ReceivedInMemory> pack) {
     if (commands.isEmpty()) {

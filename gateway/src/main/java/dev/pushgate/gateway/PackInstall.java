@@ -42,6 +42,20 @@ final class PackInstall {
     return new PackFile(packDir, ObjectId.fromRaw(names.digest()), PackExt.PACK);
   }
 
+  /**
+   * A pack's {@code .keep} deleted when run, for {@link CachePackParser}'s {@code unkeep}: on the
+   * cache's ref writer, after the refs the push landed.
+   */
+  static Runnable unlocking(org.eclipse.jgit.transport.PackLock keep) {
+    return () -> {
+      try {
+        keep.unlock();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    };
+  }
+
   /** Where a temporary pack's index is written before both are named. */
   static File indexBeside(File tmpPack) {
     String name = tmpPack.getName();

@@ -102,13 +102,7 @@ final class ReceivingCache extends Repository {
     held = null;
     pack.release();
     if (keep != null) {
-      unkeep.accept(() -> {
-        try {
-          keep.unlock();
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      unkeep.accept(PackInstall.unlocking(keep));
     }
   }
 
@@ -129,10 +123,21 @@ final class ReceivingCache extends Repository {
     public ObjectReader newReader() {
       ObjectReader cached = cache.getObjectDatabase().newReader();
       return new ObjectReader.Filter() {
+        /** The pack {@link #withHeld} reads, made once per pack: a reader is one thread's. */
+        private ReceivedInMemory read;
+        private ObjectReader withHeld;
+
         @Override
         protected ObjectReader delegate() {
           ReceivedInMemory pack = held;
-          return pack == null ? cached : pack.reader(cached);
+          if (pack == null) {
+            return cached;
+          }
+          if (pack != read) {
+            read = pack;
+            withHeld = pack.reader(cached);
+          }
+          return withHeld;
         }
 
         @Override

@@ -148,12 +148,10 @@ final class UpstreamCache {
     }
   }
 
-  /** {@link LandedRefs#landed}: upstream took {@code commands}; written after the answer. */
-  void landed(RepoSlug repo, List<ReceiveCommand> commands) {
-    landed.landed(repo, commands);
-  }
-
-  /** {@link LandedRefs#landed(RepoSlug, List, Optional)}: with the push's pack held in memory. */
+  /**
+   * {@link LandedRefs#landed}: upstream took {@code commands}, with the push's pack if it is held
+   * in memory; written after the answer.
+   */
   void landed(RepoSlug repo, List<ReceiveCommand> commands, Optional<ReceivedInMemory> pack) {
     landed.landed(repo, commands, pack);
   }

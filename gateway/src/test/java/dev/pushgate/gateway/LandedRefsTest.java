@@ -35,7 +35,8 @@ class LandedRefsTest {
       pushed = TestRepos.commit(cache, "pushed", Map.of("README", "pushed"));
     }
     landed.landed(REPO, List.of(
-        new ReceiveCommand(ObjectId.zeroId(), pushed, "refs/heads/main")));
+        new ReceiveCommand(ObjectId.zeroId(), pushed, "refs/heads/main")),
+        java.util.Optional.empty());
     AtomicReference<ObjectId> seenByUnkeep = new AtomicReference<>();
     ReentrantLock lock = repositories.lockOf(REPO);
 

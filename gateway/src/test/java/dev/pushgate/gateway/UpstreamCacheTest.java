@@ -507,7 +507,7 @@ class UpstreamCacheTest {
     fetches.clear();
 
     cache.landed(REPO, List.of(new org.eclipse.jgit.transport.ReceiveCommand(
-        old, pushed, "refs/heads/main")));
+        old, pushed, "refs/heads/main")), java.util.Optional.empty());
     cache.sync(REPO, url, TOKEN); // whether or not the background write came first
 
     assertThat(fetches).containsExactly(false);

@@ -106,8 +106,8 @@ final class MountOverlaps {
     Path wr;
     Path rr;
     try {
-      wr = resolved(Path.of(writable).toAbsolutePath());
-      rr = resolved(Path.of(r.path()).toAbsolutePath());
+      wr = MountGuard.resolved(Path.of(writable).toAbsolutePath());
+      rr = MountGuard.resolved(Path.of(r.path()).toAbsolutePath());
     } catch (InvalidPathException e) {
       return null; // refused as a path elsewhere
     }
@@ -235,9 +235,5 @@ final class MountOverlaps {
       return inner.equals(outer);
     }
     return inner.equals(outer + "/" + below);
-  }
-
-  private static Path resolved(Path literal) {
-    return MountGuard.resolved(literal);
   }
 }
