@@ -17,6 +17,8 @@ import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where the fetch cache keeps each upstream repository's bare repository, and the lock each is
@@ -24,6 +26,7 @@ import org.eclipse.jgit.lib.StoredConfig;
  * ({@link LandedRefs}) and the compaction ({@link CacheCompaction}) share.
  */
 final class CacheRepositories {
+  private static final Logger log = LoggerFactory.getLogger(CacheRepositories.class);
   private final Path root;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   /**
@@ -55,7 +58,10 @@ final class CacheRepositories {
         lock.unlock();
       }
     }
-    swept.computeIfAbsent(repo.key(), k -> StaleKeeps.remove(dir.resolve("objects/pack")));
+    swept.computeIfAbsent(repo.key(), k -> {
+      preservedPacksDirectory(dir);
+      return StaleKeeps.remove(dir.resolve("objects/pack"));
+    });
     Repository db = RepositoryCache.open(CacheRepository.key(dir.toFile()), true);
     StoredConfig config = db.getConfig();
     // In memory, once per instance (and again if JGit reloads the file), also for caches made
@@ -140,6 +146,22 @@ final class CacheRepositories {
       config.save();
     }
     EmptyRepositoryFiles.write(dir);
+  }
+
+  /**
+   * Makes the cache's {@code objects/pack/preserved}, empty, where it is missing (caches made
+   * before it was made too). JGit looks there for every object the cache lacks, for a pack a gc
+   * preserved ({@code ObjectDirectory.has}), and a missing directory costs two exceptions each
+   * time: a push's collision check asks once for each new object it holds, on the push's path
+   * (docs/benchmarks.md, "The cache's misses"). An empty directory holds no pack, as a missing
+   * one; git lists no pack below {@code objects/pack}. A failure is logged: JGit still works.
+   */
+  private static void preservedPacksDirectory(Path dir) {
+    try {
+      Files.createDirectories(dir.resolve("objects/pack/preserved"));
+    } catch (IOException e) {
+      log.warn("could not make {}: {}", dir.resolve("objects/pack/preserved"), e.toString());
+    }
   }
 
   ReentrantLock lockOf(RepoSlug repo) {

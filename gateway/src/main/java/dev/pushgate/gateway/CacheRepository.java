@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.RepositoryCache;
@@ -45,6 +46,16 @@ final class CacheRepository extends FileRepository {
    */
   static RepositoryCache.FileKey key(File gitDir) {
     return new Key(gitDir);
+  }
+
+  /**
+   * Brings {@code db}'s list of packs up to date with its pack directory, and reads every pack's
+   * index, by asking for an id no pack holds: JGit lists the directory again when it changed
+   * since its last look. A push's collision check asks for each of its new objects, so a pack
+   * just written would otherwise have it list the directory on the next push's path.
+   */
+  static void readPacks(Repository db) throws IOException {
+    db.getObjectDatabase().has(ObjectId.zeroId());
   }
 
   /**

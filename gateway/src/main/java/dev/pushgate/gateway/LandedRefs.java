@@ -119,6 +119,10 @@ final class LandedRefs {
       for (Landing l : stored) {
         l.commands().forEach(c -> setRef(cache, c));
       }
+      if (stored.stream().anyMatch(l -> l.pack().isPresent())) {
+        // here, under the lock, rather than at the next push's first new object
+        CacheRepository.readPacks(cache);
+      }
     } catch (IOException e) {
       log.warn("could not record a push in the cache of {}: {}", repo, e.getMessage());
     } finally {

@@ -143,8 +143,7 @@ final class UpstreamCache {
     }
     try (Repository db = opened.get()) {
       db.getRefDatabase().getRefs();
-      // an id no pack holds: every pack's index is read to say so
-      db.getObjectDatabase().has(ObjectId.zeroId());
+      CacheRepository.readPacks(db);
     }
   }
 

@@ -47,8 +47,16 @@ public final class AuditStore implements AuditLog {
     }
   }
 
-  /** A record written: its row. */
-  public record Row(long id) implements AuditLog.Handle {}
+  /**
+   * A record written: its row, and the entry it holds when this store wrote it, which the
+   * record's outcome repeats ({@link #settle}) without reading it back.
+   */
+  public record Row(long id, AuditEntry entry) implements AuditLog.Handle {
+    /** A record known by its row alone (read back, say): its outcome reads the entry. */
+    public Row(long id) {
+      this(id, null);
+    }
+  }
 
   /** The {@code kind} of a hook decision's record, which holds a command where a push's a ref. */
   public static final String COMMAND_KIND = "command";
@@ -86,7 +94,7 @@ public final class AuditStore implements AuditLog {
         for (AuditEntry e : decisions) {
           ChainedRecord r = a.append(e);
           committed.add(r);
-          rows.add(new Row(r.id()));
+          rows.add(new Row(r.id(), r.entry()));
         }
         return rows;
       });
@@ -136,7 +144,8 @@ public final class AuditStore implements AuditLog {
     Row row = rowOf(record);
     try {
       chain.append((c, a) ->
-          a.append(outcome(decision(c, row.id()), row.id(), outcome.text(), durationMillis)));
+          a.append(outcome(row.entry() != null ? row.entry() : decision(c, row.id()), row.id(),
+              outcome.text(), durationMillis)));
     } catch (SQLException e) {
       throw new AuditException("cannot write the audit log: " + e.getMessage(), e);
     }

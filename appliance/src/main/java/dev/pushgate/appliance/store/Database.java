@@ -441,13 +441,43 @@ public final class Database implements AutoCloseable {
     @Override
     public synchronized <T> T use(Work<T> work, boolean transaction) throws SQLException {
       try {
-        return transaction ? transaction(connection, work) : work.run(connection);
+        return transaction ? transaction(work) : work.run(connection);
       } catch (SQLException | RuntimeException e) {
         // A statement that failed half-way is not lent again.
         forgetKept();
         throw e;
       } finally {
         checkpointer.written();
+      }
+    }
+
+    /**
+     * A transaction begun and ended by SQLite's own statements, kept prepared as the others are:
+     * the driver's {@code setAutoCommit(false)}, {@code commit()} and {@code setAutoCommit(true)}
+     * compile "begin;" or "commit;" at every call, four times a transaction (its commit begins
+     * the next one, which turning auto-commit back on commits): a tenth of an audit record's
+     * write (docs/benchmarks.md). The connection stays in auto-commit, where the driver leaves a
+     * transaction begun by a statement to that statement's end.
+     */
+    private <T> T transaction(Work<T> work) throws SQLException {
+      execute("BEGIN");
+      try {
+        T result = work.run(connection);
+        execute("COMMIT");
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          execute("ROLLBACK");
+        } catch (SQLException r) {
+          e.addSuppressed(r);
+        }
+        throw e;
+      }
+    }
+
+    private void execute(String sql) throws SQLException {
+      try (Prepared p = prepare(connection, sql)) {
+        p.statement().execute();
       }
     }
 

@@ -1,0 +1,63 @@
+package dev.pushgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pushgate.testkit.GitRun;
+import dev.pushgate.types.RepoSlug;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.util.FileUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The caches' directories as the gateway opens them. */
+class CacheRepositoriesTest {
+  private static final RepoSlug REPO = RepoSlug.parse("acme/widget");
+
+  @TempDir Path tmp;
+
+  /**
+   * A push's collision check asks the cache for each object it brings, which the cache lacks:
+   * JGit then looks for a preserved pack too, and a missing {@code objects/pack/preserved} cost
+   * two exceptions for each.
+   */
+  @Test
+  void anObjectTheCacheLacksIsAskedForWithoutAMissingFile() throws Exception {
+    Path root = tmp.resolve("cache");
+    ObjectId tip;
+    try (Repository db = new CacheRepositories(root).open(REPO)) {
+      tip = TestRepos.commit(db, "root", Map.of("README", "hello"));
+      TestRepos.setRef(db, "refs/heads/main", tip);
+    }
+    Path preserved = root.resolve("acme/widget.git/objects/pack/preserved");
+    assertThat(preserved).isEmptyDirectory();
+
+    // A cache made before: its first open by a process makes the directory.
+    FileUtils.delete(preserved.toFile(), FileUtils.RECURSIVE);
+    CacheRepositories later = new CacheRepositories(root);
+    try (Repository db = later.open(REPO)) {
+      assertThat(preserved).isEmptyDirectory();
+      db.getObjectDatabase().has(ObjectId.zeroId()); // the packs listed once, as a push finds them
+      List<ExceptionsThrown.Thrown> thrown = ExceptionsThrown.during(() -> {
+        for (int i = 1; i <= 5; i++) {
+          assertThat(db.getObjectDatabase().has(ObjectId.fromString(
+              String.format("%040x", i)))).isFalse();
+        }
+        assertThat(db.getObjectDatabase().has(tip)).isTrue();
+      });
+      assertThat(thrown).as("no missing file probed for an object the cache lacks")
+          .filteredOn(t -> t.missingFile() && !t.readingTheUsersGitConfig()).isEmpty();
+    }
+
+    // To git the directory holds no pack: the cache reads as before.
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
+    Path dir = root.resolve("acme/widget.git");
+    git.in(dir, "fsck", "--strict").ok();
+    assertThat(git.in(dir, "rev-parse", "refs/heads/main").ok().stdout())
+        .isEqualTo(tip.name() + "\n");
+  }
+}
