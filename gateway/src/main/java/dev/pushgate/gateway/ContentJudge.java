@@ -94,7 +94,8 @@ final class ContentJudge implements AutoCloseable {
 
   ContentJudge(Repository db, ContentRules rules, SecretScanner scanner,
       JudgementBudget budget) {
-    this(db, new RuleDetectors(rules, scanner), budget);
+    this(db, scanner == SecretScanner.standard() ? RuleDetectors.of(rules)
+        : new RuleDetectors(rules, scanner), budget);
   }
 
   /** A judge with the detectors its rules run picked before ({@link RuleDetectors}). */

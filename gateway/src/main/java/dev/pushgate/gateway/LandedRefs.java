@@ -120,13 +120,25 @@ final class LandedRefs {
         l.commands().forEach(c -> setRef(cache, c));
       }
       if (stored.stream().anyMatch(l -> l.pack().isPresent())) {
-        // here, under the lock, rather than at the next push's first new object
-        CacheRepository.readPacks(cache);
+        readPacks(cache, repo);
       }
     } catch (IOException e) {
       log.warn("could not record a push in the cache of {}: {}", repo, e.getMessage());
     } finally {
       taken.forEach(l -> l.pack().ifPresent(ReceivedInMemory::release));
+    }
+  }
+
+  /**
+   * The cache's pack list read again here, under the lock, rather than at the next push's first
+   * new object; a failure only leaves that to the next push.
+   */
+  private static void readPacks(Repository cache, RepoSlug repo) {
+    try {
+      CacheRepository.readPacks(cache);
+    } catch (IOException e) {
+      log.debug("could not read the pack list of the cache of {} again: {}", repo,
+          e.getMessage());
     }
   }
 

@@ -2,6 +2,8 @@ package dev.pushgate.gateway;
 
 import dev.pushgate.policy.ContentRule;
 import dev.pushgate.policy.ContentRules;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -9,8 +11,8 @@ import java.util.Objects;
  * (the text without the generic, entropy-based ones), each picked once, at the first scan that
  * needs it: asking the rules about each of gitleaks' some 220 detectors was most of judging a
  * comment's text (issue 33, docs/benchmarks.md). A function of the rules alone, never of what is
- * judged: a push's judge picks them once per push, a run's API judge once per run, for every
- * call it judges, and every scan still runs on every file and text. Safe to share between
+ * judged: picked once for a run's rules ({@link #of}), for every push and call judged by them,
+ * and every scan still runs on every file and text. Safe to share between
  * threads: a pick made twice at once makes the same selection.
  */
 public final class RuleDetectors {
@@ -24,9 +26,29 @@ public final class RuleDetectors {
     this.scanner = Objects.requireNonNull(scanner, "scanner");
   }
 
+  /**
+   * The standard scanner's detectors picked for the rule sets judged by lately, by identity: a
+   * run's pushes are all judged by one instance of its rules, so a push's judge finds them picked
+   * by the run's first (a tenth of a small push's judgement, docs/benchmarks.md). Bounded: a set
+   * seen again after the map was emptied is picked again.
+   */
+  private static final Map<ContentRules, RuleDetectors> LATELY = new IdentityHashMap<>();
+  private static final int KEPT = 256;
+
   /** The standard scanner's detectors that {@code rules} run. */
   public static RuleDetectors of(ContentRules rules) {
-    return new RuleDetectors(rules, SecretScanner.standard());
+    Objects.requireNonNull(rules, "rules");
+    synchronized (LATELY) {
+      RuleDetectors picked = LATELY.get(rules);
+      if (picked == null) {
+        if (LATELY.size() >= KEPT) {
+          LATELY.clear();
+        }
+        picked = new RuleDetectors(rules, SecretScanner.standard());
+        LATELY.put(rules, picked);
+      }
+      return picked;
+    }
   }
 
   public ContentRules rules() {

@@ -427,6 +427,8 @@ public final class Database implements AutoCloseable {
     private final WalCheckpointer checkpointer;
     /** Prepared statements not lent now, by their text. */
     private final Map<String, PreparedStatement> kept = new HashMap<>();
+    /** Whether a transaction is under way (guarded by this, as the connection is). */
+    private boolean inTransaction;
 
     Single(Connection connection, String jdbcUrl) throws SQLException {
       this.connection = connection;
@@ -455,12 +457,16 @@ public final class Database implements AutoCloseable {
      * A transaction begun and ended by SQLite's own statements, kept prepared as the others are:
      * the driver's {@code setAutoCommit(false)}, {@code commit()} and {@code setAutoCommit(true)}
      * compile "begin;" or "commit;" at every call, four times a transaction (its commit begins
-     * the next one, which turning auto-commit back on commits): a tenth of an audit record's
-     * write (docs/benchmarks.md). The connection stays in auto-commit, where the driver leaves a
-     * transaction begun by a statement to that statement's end.
+     * the next one, which turning auto-commit back on commits): an eighth of an API call's audit
+     * record (docs/benchmarks.md). The connection stays in auto-commit, where the driver leaves
+     * a transaction begun by a statement alone until that statement ends it.
      */
     private <T> T transaction(Work<T> work) throws SQLException {
+      if (inTransaction) {
+        return work.run(connection); // nested: part of the transaction under way
+      }
       execute("BEGIN");
+      inTransaction = true;
       try {
         T result = work.run(connection);
         execute("COMMIT");
@@ -472,6 +478,8 @@ public final class Database implements AutoCloseable {
           e.addSuppressed(r);
         }
         throw e;
+      } finally {
+        inTransaction = false;
       }
     }
 

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * SQLite's transactions as {@link Database#inTransaction} runs them, begun and ended by its own
  * statements kept prepared: all of a transaction or nothing, seen by another connection only once
- * committed, and the connection usable after a failed one.
+ * committed, one begun inside another's work a part of it, and the connection usable after a
+ * failed one.
  */
 class SqliteTransactionTest {
   @TempDir Path tmp;
@@ -49,10 +50,21 @@ class SqliteTransactionTest {
       })).hasMessage("the work failed");
       assertThat(values(other)).containsExactly("a", "b");
 
+      // A transaction begun inside another's work is part of it: committed with it, or not.
+      db.inTransaction(c -> {
+        update(c, "INSERT INTO t VALUES ('g')");
+        return db.inTransaction(inner -> update(inner, "INSERT INTO t VALUES ('h')"));
+      });
+      assertThatThrownBy(() -> db.inTransaction(c -> {
+        db.inTransaction(inner -> update(inner, "INSERT INTO t VALUES ('i')"));
+        throw new IllegalStateException("the outer work failed");
+      })).hasMessage("the outer work failed");
+      assertThat(values(other)).containsExactly("a", "b", "g", "h");
+
       // The connection goes on: a transaction after them, and a write outside any, commit.
       db.inTransaction(c -> update(c, "INSERT INTO t VALUES ('e')"));
       db.with(c -> update(c, "INSERT INTO t VALUES ('f')"));
-      assertThat(values(other)).containsExactly("a", "b", "e", "f");
+      assertThat(values(other)).containsExactly("a", "b", "e", "f", "g", "h");
     }
   }
 
