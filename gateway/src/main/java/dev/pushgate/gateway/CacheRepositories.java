@@ -154,7 +154,8 @@ final class CacheRepositories {
    * preserved ({@code ObjectDirectory.has}), and a missing directory costs two exceptions each
    * time: a push's collision check asks once for each new object it holds, on the push's path
    * (docs/benchmarks.md, "The cache's misses"). An empty directory holds no pack, as a missing
-   * one; git lists no pack below {@code objects/pack}. A failure is logged: JGit still works.
+   * one; git lists no pack below {@code objects/pack} ({@code git count-objects -v} counts the
+   * directory as garbage, {@code git fsck} is clean). A failure is logged: JGit still works.
    */
   private static void preservedPacksDirectory(Path dir) {
     try {
