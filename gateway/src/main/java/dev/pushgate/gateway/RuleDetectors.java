@@ -16,6 +16,15 @@ import java.util.Objects;
  * threads: a pick made twice at once makes the same selection.
  */
 public final class RuleDetectors {
+  /**
+   * The standard scanner's detectors picked for the rule sets judged by lately, by identity: a
+   * run's pushes are all judged by one instance of its rules, so a push's judge finds them picked
+   * by the run's first (a tenth of a small push's judgement, docs/benchmarks.md). Bounded: a set
+   * seen again after the map was emptied is picked again.
+   */
+  private static final Map<ContentRules, RuleDetectors> LATELY = new IdentityHashMap<>();
+  private static final int KEPT = 256;
+
   private final ContentRules rules;
   private final SecretScanner scanner;
   private volatile SecretScanner.Selection forFiles;
@@ -25,15 +34,6 @@ public final class RuleDetectors {
     this.rules = Objects.requireNonNull(rules, "rules");
     this.scanner = Objects.requireNonNull(scanner, "scanner");
   }
-
-  /**
-   * The standard scanner's detectors picked for the rule sets judged by lately, by identity: a
-   * run's pushes are all judged by one instance of its rules, so a push's judge finds them picked
-   * by the run's first (a tenth of a small push's judgement, docs/benchmarks.md). Bounded: a set
-   * seen again after the map was emptied is picked again.
-   */
-  private static final Map<ContentRules, RuleDetectors> LATELY = new IdentityHashMap<>();
-  private static final int KEPT = 256;
 
   /** The standard scanner's detectors that {@code rules} run. */
   public static RuleDetectors of(ContentRules rules) {

@@ -403,7 +403,6 @@ final class UpstreamCache {
         ("ref: " + branch + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
-
   /**
    * The fetch a {@link #syncAhead} of {@code repo} left running, if it is still under way (and
    * hurried, as {@link #awaitFetch} would): for a push to read its pack ahead meanwhile.
