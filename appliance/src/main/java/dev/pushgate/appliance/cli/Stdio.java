@@ -17,7 +17,8 @@ final class Stdio {
     return new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
   }
 
+  /** Standard error, where pushgate's own lines always begin a line ({@link RunStderr}). */
   static PrintStream err() {
-    return new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+    return new RunStderr(new FileOutputStream(FileDescriptor.err));
   }
 }
