@@ -545,6 +545,7 @@ public final class Appliance implements AutoCloseable {
     if (desk != null) {
       desk.close("the appliance is shutting down");
     }
+    awaitHeldPushesAnswered();
     if (sweeper != null) {
       sweeper.shutdownNow();
     }
@@ -563,6 +564,25 @@ public final class Appliance implements AutoCloseable {
       } catch (Exception e) {
         log.warn("error while closing: {}", e.getMessage());
       }
+    }
+  }
+
+  /**
+   * Before the connectors stop: their graceful stop cuts every connection's idle timeout to a
+   * second, and a held push's connection has been silent since its last progress line, so a
+   * refusal being written as the stop began was cut off (Gateway#awaitHeldPushesAnswered).
+   */
+  private void awaitHeldPushesAnswered() {
+    if (gateway == null) {
+      return;
+    }
+    try {
+      if (!gateway.awaitHeldPushesAnswered(settings.shutdownGrace())) {
+        log.warn("stopping before every held push's refusal was written: still writing after {}",
+            settings.shutdownGrace());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import jakarta.servlet.DispatcherType;
 import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
 import org.eclipse.jgit.lib.Repository;
@@ -39,6 +40,7 @@ public final class Gateway implements AutoCloseable {
   /** The gateway's admission, once {@link #handler()} made it. */
   private volatile GatewayAdmission admitted;
   private final GatewayThreads threads = new GatewayThreads();
+  private final HeldPushes held = new HeldPushes();
   private UpstreamCache cache;
   private volatile PreMints preMints = PreMints.off();
 
@@ -73,6 +75,15 @@ public final class Gateway implements AutoCloseable {
     return a == null ? 0 : a.held();
   }
 
+  /**
+   * Waits, for at most {@code within}, until every push that asked a person has written its answer
+   * and closed; whether all have. The appliance's stop calls it after it withdrew the questions,
+   * before its connectors stop ({@link HeldPushes}).
+   */
+  public boolean awaitHeldPushesAnswered(Duration within) throws InterruptedException {
+    return held.awaitAnswered(within);
+  }
+
   /** A servlet context serving the gateway under {@link #CONTEXT_PATH}. */
   public ServletContextHandler handler() {
     int upstreamSeconds = (int) Math.min(Integer.MAX_VALUE,
@@ -88,7 +99,7 @@ public final class Gateway implements AutoCloseable {
     UpstreamAccess budgeted = new BudgetedUpstream(upstream,
         new MintBudget(config.writeTokensPerMinute(), config.clock()), metrics);
     GatewayServices services = new GatewayServices(config, budgeted, audit, approvals, metrics,
-        new Forwarder(upstreamSeconds), cache, threads);
+        new Forwarder(upstreamSeconds), cache, threads, held);
     preMints = new PreMints(budgeted, threads.minting(), threads.ticker());
     GitServlet git = new GitServlet();
     git.setRepositoryResolver(new GatewayResolver(cache));

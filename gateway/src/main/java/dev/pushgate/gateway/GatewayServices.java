@@ -4,8 +4,8 @@ import java.util.Objects;
 
 /**
  * What every push through the gateway shares: its settings, upstream (every mint within the
- * run's budget), the audit log, the approvers, the metrics, the forwarder, the repository caches
- * and the threads.
+ * run's budget), the audit log, the approvers, the metrics, the forwarder, the repository caches,
+ * the threads and the count of pushes waiting on a person.
  */
 record GatewayServices(
     GatewayConfig config,
@@ -15,7 +15,8 @@ record GatewayServices(
     PushMetrics metrics,
     Forwarder forwarder,
     UpstreamCache cache,
-    GatewayThreads threads) {
+    GatewayThreads threads,
+    HeldPushes held) {
 
   GatewayServices {
     Objects.requireNonNull(config, "config");
@@ -23,5 +24,6 @@ record GatewayServices(
     metrics = metrics == null ? PushMetrics.NONE : metrics;
     Objects.requireNonNull(forwarder, "forwarder");
     Objects.requireNonNull(threads, "threads");
+    held = held == null ? new HeldPushes() : held;
   }
 }

@@ -242,6 +242,8 @@ final class PushHook implements PreReceiveHook {
     if (!asks.isEmpty()) {
       // The approvers' page reads the push from the cache; a person may take minutes.
       ((ReceivingCache) rp.getRepository()).storeForApprovers();
+      // counted until git's answer is written: the appliance's stop waits for it (HeldPushes)
+      push.afterAnswer(services.held().hold());
     }
     // In an atomic push one refusal refuses all: never ask a person about a push that cannot land.
     for (Item i : asks) {

@@ -20,7 +20,7 @@ class GatewayFilterTest {
     GatewayConfig config = new GatewayConfig(gitHost, dir, 1024, Duration.ofSeconds(5),
         Duration.ofSeconds(5), Clock.systemUTC());
     return new GatewayFilter(new GatewayServices(config, null, null, null, PushMetrics.NONE,
-        new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads()),
+        new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads(), null),
         RunAuthenticator.NONE);
   }
 

@@ -298,7 +298,8 @@ class GatewayFuzzTest {
           Duration.ofSeconds(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
       factory = new GatewayReceivePackFactory(new GatewayServices(config, null, null, null,
           PushMetrics.NONE, new Forwarder(10),
-          new UpstreamCache(dir.resolve("cache"), 10, PushMetrics.NONE), new GatewayThreads()));
+          new UpstreamCache(dir.resolve("cache"), 10, PushMetrics.NONE), new GatewayThreads(),
+          null));
     }
     Path copy = dir.resolve("push.git");
     FileUtils.delete(copy.toFile(), FileUtils.RECURSIVE | FileUtils.SKIP_MISSING);
@@ -346,7 +347,7 @@ class GatewayFuzzTest {
       GatewayConfig c = new GatewayConfig(HOST, dir, 1024, Duration.ofSeconds(5),
           Duration.ofSeconds(5), Clock.systemUTC());
       filter = new GatewayFilter(new GatewayServices(c, null, null, null, PushMetrics.NONE,
-          new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads()),
+          new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads(), null),
           RunAuthenticator.NONE);
     }
     return filter;

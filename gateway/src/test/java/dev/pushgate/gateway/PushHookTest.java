@@ -76,6 +76,7 @@ class PushHookTest {
   private final RecordingAudit audit = new RecordingAudit();
   private final List<ApprovalQuestion> questions = new ArrayList<>();
   private Approvals approvals = Approvals.NONE;
+  private final HeldPushes held = new HeldPushes();
   private Mode mode = Mode.CHAT;
   private Set<Boundary> boundaries = Set.of();
   private Decision pushWorkflows = Decision.DENY;
@@ -651,6 +652,36 @@ class PushHookTest {
       assertThat(rec.rule()).isEqualTo("push refs/heads/main -> ask");
       assertThat(rec.reason()).isEqualTo("denied by alice: not today");
     });
+  }
+
+  @Test
+  void aPushThatAskedIsHeldUntilItsAnswerIsWrittenAndItClosed() throws Exception {
+    // The appliance's stop withdraws every question, then waits for this before its connectors
+    // stop: their graceful stop would cut a refusal still being written (HeldPushes).
+    String why = "the question was withdrawn before anyone answered: the appliance is shutting down";
+    approvals = (q, progress) -> Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_CANCELLED, why);
+    Push pushed = new Push(run(askMain()), REPO, java.util.Optional.empty(), access);
+    List<Boolean> answeredWhenGitHadIt = new ArrayList<>();
+    PushResult r = pushAsTheFilterDoes(clientCommit("next", base), pushed, access, audit,
+        () -> answeredWhenGitHadIt.add(answeredAtOnce()));
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: " + why);
+    assertThat(answeredWhenGitHadIt).as("held until the push closed").containsExactly(false);
+    assertThat(answeredAtOnce()).isTrue();
+    // a push nobody was asked about is never counted
+    Push allowed = new Push(run(PushRules.ALLOW_ALL), REPO, java.util.Optional.empty(), access);
+    answeredWhenGitHadIt.clear();
+    pushAsTheFilterDoes(clientCommit("other", base), allowed, access, audit,
+        () -> answeredWhenGitHadIt.add(answeredAtOnce()));
+    assertThat(answeredWhenGitHadIt).containsExactly(true);
+  }
+
+  private boolean answeredAtOnce() {
+    try {
+      return held.awaitAnswered(java.time.Duration.ZERO);
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 
   @Test
@@ -1251,7 +1282,7 @@ class PushHookTest {
     TestRepos.setRef(client, MAIN, next);
     protocol = new TestProtocol<>(null, new GatewayReceivePackFactory(new GatewayServices(
         config(), upstream, log, approvals, PushMetrics.NONE, new Forwarder(10), caches,
-        threads)));
+        threads, held)));
     Transport.register(protocol);
     URIish uri = protocol.register(request(Map.of(Push.ATTRIBUTE, pushed)), cache);
     try (pushed; Transport t = Transport.open(client, uri)) {
@@ -1307,7 +1338,7 @@ class PushHookTest {
 
   private GatewayServices services() {
     return new GatewayServices(config(), access, audit, approvals, PushMetrics.NONE,
-        new Forwarder(10), caches, threads);
+        new Forwarder(10), caches, threads, held);
   }
 
   private GatewayConfig config() {

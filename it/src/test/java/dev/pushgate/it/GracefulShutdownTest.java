@@ -8,6 +8,8 @@ import dev.pushgate.testkit.GitRun;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Repository;
@@ -21,38 +23,50 @@ class GracefulShutdownTest {
   @RegisterExtension
   static final ApplianceExtension appliance = ApplianceExtension.serving().withRepos("acme/widget");
 
+  /** Pushes held at once when the appliance stops. */
+  private static final int HELD = 3;
+
   @TempDir Path tmp;
 
   @Test
-  void aPushHeldWhenTheApplianceStopsIsRefusedAndNothingMoves() throws Exception {
+  void pushesHeldWhenTheApplianceStopsAreRefusedAndNothingMoves() throws Exception {
     RunningAppliance app = appliance.get();
     Path data = app.dataDir;
     ApprovalStream approver = null;
     ApproverWatch watch = null;
+    List<ApprovalFlowTest.LivePush> pushes = new ArrayList<>();
     try {
-      JsonNode run = app.createRun("""
-          {"workspaceId": "ws", "repository": "acme/widget",
-           "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask"}]}}""");
-      Map<String, String> env = RunningAppliance.runEnv(run);
-      GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), env);
-      Path w = Clones.withOneCommit(git, tmp, "acme/widget", "held\n", "held");
       String before = forgeMain(app);
-
       // An approver that is connected but never answers.
       approver = ApprovalStream.connect(data);
-
-      ApprovalFlowTest.LivePush push = ApprovalFlowTest.LivePush.start(w, tmp.resolve("home"),
-          env, "push", "origin", "main");
-      push.awaitStderr("waiting for approval");
+      // Several runs' pushes held at once: every refusal is written as the stop begins, and
+      // each must reach its git whole.
+      for (int i = 0; i < HELD; i++) {
+        JsonNode run = app.createRun("""
+            {"workspaceId": "ws", "repository": "acme/widget",
+             "rules": {"push": [{"refs": "refs/heads/main", "decision": "ask"}]}}""");
+        Map<String, String> env = RunningAppliance.runEnv(run);
+        Path home = Files.createDirectories(tmp.resolve("home" + i));
+        Path w = Clones.withOneCommit(new GitRun(home, env),
+            Files.createDirectories(tmp.resolve("run" + i)),
+            "acme/widget", "held " + i + "\n", "held");
+        ApprovalFlowTest.LivePush push =
+            ApprovalFlowTest.LivePush.start(w, home, env, "push", "origin", "main");
+        push.awaitStderr("waiting for approval");
+        pushes.add(push);
+      }
       watch = ApproverWatch.start(data);
       app.close(); // SIGTERM, as systemd stops it
 
-      assertThat(push.finish()).isNotZero();
-      assertThat(push.stderr()).contains("! [remote rejected] main -> main (Control Center"
-          + " policy: the question was withdrawn before anyone answered: the appliance is"
-          + " shutting down)");
+      for (ApprovalFlowTest.LivePush push : pushes) {
+        assertThat(push.finish()).isNotZero();
+        assertThat(push.stderr()).contains("! [remote rejected] main -> main (Control Center"
+            + " policy: the question was withdrawn before anyone answered: the appliance is"
+            + " shutting down)");
+      }
       assertThat(forgeMain(app)).isEqualTo(before);
-      assertThat(app.logText()).contains("pushgate stopping");
+      assertThat(app.logText()).contains("pushgate stopping")
+          .doesNotContain("stopping before every held push's refusal was written");
       // The watching approver is told, in a line, and exits 1: no stack trace.
       assertThat(watch.awaitExit()).isEqualTo(1);
       // Told in the stream's last event, or, when the stopping appliance closes the connection
