@@ -20,8 +20,8 @@ import org.eclipse.jetty.client.OutputStreamRequestContent;
 /**
  * What one POST upstream costs the gateway's side on loopback, by client and by how its body is
  * sent: the JDK's {@code HttpURLConnection} with a body sent whole (the ref list, the cache's
- * fetch) and sent as it is written (a push, before 2026-12-07), and Jetty's client both ways (a
- * push since). Each POST sends 3,000 bytes in two writes, as a small push's command list and pack,
+ * fetch) and sent as it is written (a push), and Jetty's client both ways (tried for the push,
+ * not kept). Each POST sends 3,000 bytes in two writes, as a small push's command list and pack,
  * and reads a 2,000-byte answer, over a kept connection to a local server in the same process.
  * Prints wall time and the process's CPU (client and server) per POST, for the last two of four
  * rounds. See docs/benchmarks.md, "The push upstream over Jetty's client".

@@ -20,8 +20,8 @@ class GatewayFilterTest {
     GatewayConfig config = new GatewayConfig(gitHost, dir, 1024, Duration.ofSeconds(5),
         Duration.ofSeconds(5), Clock.systemUTC());
     return new GatewayFilter(new GatewayServices(config, null, null, null, PushMetrics.NONE,
-        new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads(), null),
-        RunAuthenticator.NONE);
+        new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads(),
+        null), RunAuthenticator.NONE);
   }
 
   private Optional<RepoSlug> repositoryOf(String path) {

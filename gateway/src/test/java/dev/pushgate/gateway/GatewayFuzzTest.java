@@ -347,8 +347,8 @@ class GatewayFuzzTest {
       GatewayConfig c = new GatewayConfig(HOST, dir, 1024, Duration.ofSeconds(5),
           Duration.ofSeconds(5), Clock.systemUTC());
       filter = new GatewayFilter(new GatewayServices(c, null, null, null, PushMetrics.NONE,
-          new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads(), null),
-          RunAuthenticator.NONE);
+          new Forwarder(5), new UpstreamCache(dir, 5, PushMetrics.NONE), new GatewayThreads(),
+          null), RunAuthenticator.NONE);
     }
     return filter;
   }

@@ -658,8 +658,10 @@ class PushHookTest {
   void aPushThatAskedIsHeldUntilItsAnswerIsWrittenAndItClosed() throws Exception {
     // The appliance's stop withdraws every question, then waits for this before its connectors
     // stop: their graceful stop would cut a refusal still being written (HeldPushes).
-    String why = "the question was withdrawn before anyone answered: the appliance is shutting down";
-    approvals = (q, progress) -> Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_CANCELLED, why);
+    String why =
+        "the question was withdrawn before anyone answered: the appliance is shutting down";
+    approvals = (q, progress) ->
+        Approvals.ApprovalAnswer.refuse(RefusalCode.APPROVAL_CANCELLED, why);
     Push pushed = new Push(run(askMain()), REPO, java.util.Optional.empty(), access);
     List<Boolean> answeredWhenGitHadIt = new ArrayList<>();
     PushResult r = pushAsTheFilterDoes(clientCommit("next", base), pushed, access, audit,
