@@ -43,6 +43,13 @@ public final class FixedErrorPages extends ErrorHandler {
       Arrays.stream(HttpCompliance.Violation.values()).map(HttpCompliance.Violation::getDescription))
       .collect(Collectors.toUnmodifiableSet());
 
+  /**
+   * A request refused while the server stops: a stopping server refuses what arrives on a
+   * connection it still holds (Jetty's {@code GracefulHandler}), and no log line says why.
+   */
+  static final String STOPPING = "pushgate: HTTP 503 Service Unavailable: the appliance is"
+      + " shutting down; nothing was done, retry once it is back\n";
+
   /** The whole answer for {@code status}: nothing of the request or the failure in it. */
   public static String text(int status) {
     String line = "pushgate: HTTP " + status + " " + HttpStatus.getMessage(status);
@@ -65,7 +72,9 @@ public final class FixedErrorPages extends ErrorHandler {
   protected void generateResponse(Request request, Response response, int code, String message,
       Throwable cause, Callback callback) {
     String reason = cause instanceof HttpException ? message : null;
-    byte[] body = text(code, reason).getBytes(StandardCharsets.UTF_8);
+    boolean stopping = code == HttpStatus.SERVICE_UNAVAILABLE_503
+        && request.getConnectionMetaData().getConnector().getServer().isStopping();
+    byte[] body = (stopping ? STOPPING : text(code, reason)).getBytes(StandardCharsets.UTF_8);
     response.getHeaders().put(TEXT);
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
     response.write(true, ByteBuffer.wrap(body), callback);

@@ -73,6 +73,85 @@ class FixedErrorPagesTest {
         .doesNotContain("URIMARK").doesNotContain("URIQUERY").doesNotContain("ghp_");
   }
 
+  @Test
+  void aRequestRefusedWhileTheServerStopsSaysSo() throws Exception {
+    // A server stopping gracefully refuses the requests that still arrive on its connections
+    // (GracefulHandler) while it waits for the one in flight: the answer says why.
+    Server stopping = HttpServer.named("pushgate-test-stop").threads(8, 2)
+        .stopTimeout(Duration.ofSeconds(30)).build();
+    ServerConnector tcp = HttpServer.tcp(stopping, "127.0.0.1", 0, null);
+    java.util.concurrent.CountDownLatch inFlight = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    stopping.setHandler(new org.eclipse.jetty.server.handler.GracefulHandler(
+        new Handler.Abstract() {
+          @Override
+          public boolean handle(org.eclipse.jetty.server.Request request,
+              org.eclipse.jetty.server.Response response, org.eclipse.jetty.util.Callback callback)
+              throws Exception {
+            if (request.getHttpURI().getPath().equals("/slow")) {
+              inFlight.countDown();
+              release.await();
+            }
+            response.setStatus(200);
+            callback.succeeded();
+            return true;
+          }
+        }));
+    HttpServer.start(stopping, "the test server");
+    int at = tcp.getLocalPort();
+    String get = "GET /quick HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    try (java.net.Socket kept = new java.net.Socket("127.0.0.1", at);
+        java.net.Socket slow = new java.net.Socket("127.0.0.1", at)) {
+      kept.setSoTimeout(30_000);
+      kept.getOutputStream().write(get.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      assertThat(head(kept)).startsWith("HTTP/1.1 200 ");
+      slow.getOutputStream().write("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      assertThat(inFlight.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      Thread stopper = new Thread(() -> {
+        try {
+          stopping.stop();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      stopper.start();
+      dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30), "the server to be stopping",
+          stopping::isStopping);
+      kept.getOutputStream().write(get.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String refused = new String(kept.getInputStream().readAllBytes(),
+          java.nio.charset.StandardCharsets.UTF_8);
+
+      assertThat(refused).startsWith("HTTP/1.1 503 ").endsWith("\r\n\r\n"
+          + "pushgate: HTTP 503 Service Unavailable: the appliance is shutting down; nothing was"
+          + " done, retry once it is back\n");
+      release.countDown();
+      stopper.join(30_000);
+    } finally {
+      release.countDown();
+      stopping.stop();
+    }
+  }
+
+  /** Reads one answer's head and its {@code Content-Length} body off a kept connection. */
+  private static String head(java.net.Socket s) throws Exception {
+    java.io.InputStream in = s.getInputStream();
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int c = in.read();
+      if (c < 0) {
+        break;
+      }
+      head.append((char) c);
+    }
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("(?i)content-length: *(\\d+)").matcher(head);
+    if (m.find()) {
+      in.readNBytes(Integer.parseInt(m.group(1)));
+    }
+    return head.toString();
+  }
+
   private String exchange(String request) throws Exception {
     return RawHttp.exchange(port, request);
   }
