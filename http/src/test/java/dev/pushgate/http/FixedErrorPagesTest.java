@@ -80,10 +80,15 @@ class FixedErrorPagesTest {
     Server stopping = HttpServer.named("pushgate-test-stop").threads(8, 2)
         .stopTimeout(Duration.ofSeconds(30)).build();
     ServerConnector tcp = HttpServer.tcp(stopping, "127.0.0.1", 0, null);
+    // The kept connection stays open through the stop however slow the machine (Jetty's stop
+    // cuts a connection idle for a second by default).
+    tcp.setShutdownIdleTimeout(30_000);
     java.util.concurrent.CountDownLatch inFlight = new java.util.concurrent.CountDownLatch(1);
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    stopping.setHandler(new org.eclipse.jetty.server.handler.GracefulHandler(
-        new Handler.Abstract() {
+    org.eclipse.jetty.server.handler.GracefulHandler graceful =
+        new org.eclipse.jetty.server.handler.GracefulHandler();
+    stopping.setHandler(graceful);
+    graceful.setHandler(new Handler.Abstract() {
           @Override
           public boolean handle(org.eclipse.jetty.server.Request request,
               org.eclipse.jetty.server.Response response, org.eclipse.jetty.util.Callback callback)
@@ -96,7 +101,7 @@ class FixedErrorPagesTest {
             callback.succeeded();
             return true;
           }
-        }));
+        });
     HttpServer.start(stopping, "the test server");
     int at = tcp.getLocalPort();
     String get = "GET /quick HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
@@ -116,8 +121,8 @@ class FixedErrorPagesTest {
         }
       });
       stopper.start();
-      dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30), "the server to be stopping",
-          stopping::isStopping);
+      dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30),
+          "the server to refuse new requests", graceful::isShutdown);
       kept.getOutputStream().write(get.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       String refused = new String(kept.getInputStream().readAllBytes(),
           java.nio.charset.StandardCharsets.UTF_8);
@@ -126,6 +131,8 @@ class FixedErrorPagesTest {
           + "pushgate: HTTP 503 Service Unavailable: the appliance is shutting down; nothing was"
           + " done, retry once it is back\n");
       release.countDown();
+      slow.close(); // the stop waits for its connections to close
+      kept.close();
       stopper.join(30_000);
     } finally {
       release.countDown();
@@ -135,21 +142,13 @@ class FixedErrorPagesTest {
 
   /** Reads one answer's head and its {@code Content-Length} body off a kept connection. */
   private static String head(java.net.Socket s) throws Exception {
-    java.io.InputStream in = s.getInputStream();
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int c = in.read();
-      if (c < 0) {
-        break;
-      }
-      head.append((char) c);
-    }
+    String head = RawHttp.head(s.getInputStream());
     java.util.regex.Matcher m = java.util.regex.Pattern
         .compile("(?i)content-length: *(\\d+)").matcher(head);
     if (m.find()) {
-      in.readNBytes(Integer.parseInt(m.group(1)));
+      s.getInputStream().readNBytes(Integer.parseInt(m.group(1)));
     }
-    return head.toString();
+    return head;
   }
 
   private String exchange(String request) throws Exception {

@@ -2,6 +2,7 @@ package dev.pushgate.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.RawHttp;
 import dev.pushgate.types.BoundaryHandle;
 import java.io.IOException;
 import java.io.InputStream;
@@ -121,7 +122,7 @@ class ProxyRequestFormsTest {
     String target = "allowed.test:" + allowed.getLocalPort();
     CompletableFuture<String> seen = CompletableFuture.supplyAsync(() -> {
       try (Socket s = allowed.accept()) {
-        String request = head(s.getInputStream());
+        String request = RawHttp.head(s.getInputStream());
         s.getOutputStream().write("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII));
         return request;
@@ -183,7 +184,7 @@ class ProxyRequestFormsTest {
     try (Connection c = connect(proxy)) {
       c.out.write(withLogin(proxy, request).getBytes(StandardCharsets.US_ASCII));
       c.out.flush();
-      assertThat(head(c.in)).startsWith("HTTP/1.1 200");
+      assertThat(RawHttp.head(c.in)).startsWith("HTTP/1.1 200");
       c.out.write("ping".getBytes(StandardCharsets.US_ASCII));
       c.out.flush();
       return got.get(10, TimeUnit.SECONDS);
@@ -212,18 +213,6 @@ class ProxyRequestFormsTest {
         + proxy.login().reveal()).getBytes(StandardCharsets.UTF_8));
     return request.substring(0, line + 2) + "Proxy-Authorization: Basic " + login + "\r\n"
         + request.substring(line + 2);
-  }
-
-  private static String head(InputStream in) throws IOException {
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.append((char) b);
-    }
-    return head.toString();
   }
 
   private static Connection connect(EgressProxy proxy) throws IOException {

@@ -1,6 +1,7 @@
 package dev.pushgate.testkit;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -24,5 +25,22 @@ public final class RawHttp {
       s.getOutputStream().flush();
       return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
     }
+  }
+
+  /**
+   * Reads a message's head off {@code in}, up to and with the blank line that ends it (what was
+   * read, when the stream ends first), and not a byte more: the body, or the next message, stays
+   * to be read.
+   */
+  public static String head(InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        break;
+      }
+      head.append((char) b);
+    }
+    return head.toString();
   }
 }
