@@ -531,6 +531,7 @@ public final class Appliance implements AutoCloseable {
 
   @Override
   public void close() {
+    long began = System.nanoTime();
     ready = false;
     // server is null when start-up failed before the listeners were made (an untrusted data
     // directory, say): the error that stopped it must reach the operator, not a null dereference.
@@ -546,6 +547,13 @@ public final class Appliance implements AutoCloseable {
       desk.close("the appliance is shutting down");
     }
     awaitHeldPushesAnswered();
+    if (server != null) {
+      // The grace bounds the whole stop (systemd's TimeoutStopSec allows twice the default): the
+      // server's graceful stop gets what the held pushes left of it.
+      long left = settings.shutdownGrace().toMillis()
+          - Duration.ofNanos(System.nanoTime() - began).toMillis();
+      server.setStopTimeout(Math.max(1, left));
+    }
     if (sweeper != null) {
       sweeper.shutdownNow();
     }
