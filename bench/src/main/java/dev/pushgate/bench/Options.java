@@ -42,11 +42,13 @@ record Options(
                          --quick: 10 and 5)
         --warmup N       untimed small pushes each, direct and gateway, before the small push is
                          measured, so that both paths are compiled by the JIT as in a
-                         long-running appliance (default 400; --quick: 20). After 100,
-                         the JIT still took 10 ms of CPU per push; after 400, 0-6 ms.
-                         The upstream-moved pushes (the cache's fetch from upstream) then
-                         have their own: their first 20 rounds reported apart (cold), then
-                         N/2 untimed rounds of that kind before the measured ones
+                         long-running appliance (default: at least 400, then blocks of 100
+                         until a block's pushes made the JIT compile fewer than 25 methods
+                         per 100 pushes, at most 3,000; after a fixed 400 it still compiled
+                         some 150; --quick: 20). The upstream-moved pushes (the cache's fetch
+                         from upstream) then have their own: their first 20 rounds reported
+                         apart (cold), then half as many untimed rounds of that kind, the
+                         same way, before the measured ones
         --starts N       start-ups whose first 3 pushes are timed (default 3; --quick: 1): the
                          first, then restarts of the appliance after the other sections
         --again N        small pushes each in section 1b, at the end (default 10; --quick: 5);
@@ -160,8 +162,17 @@ record Options(
     return runs > 0 ? runs : quick ? 10 : 60;
   }
 
+  /** The fewest untimed small-push rounds before section 1 is measured. */
   int smallWarmup() {
     return warmup >= 0 ? warmup : quick ? 20 : 400;
+  }
+
+  /**
+   * The most: by default the warm-up goes on past {@link #smallWarmup} until the JIT has settled
+   * ({@link JitWarmUp}); a {@code --warmup} given is that many rounds exactly.
+   */
+  int smallWarmupMax() {
+    return warmup >= 0 || quick ? smallWarmup() : 3000;
   }
 
   int largeRuns() {

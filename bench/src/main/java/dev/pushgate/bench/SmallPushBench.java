@@ -19,8 +19,8 @@ record SmallPushBench(BenchRun bench) {
   /** Section 1: the small push, warm, with and without upstream moved. */
   void measure() throws Exception {
     int n = bench.o.smallRuns();
-    bench.step("small push: " + (3 + bench.o.smallWarmup()) + " warm-up + " + n
-        + " measured pushes each, direct and gateway");
+    bench.step("small push: 3 + " + warmUpWords(bench.o.smallWarmup(), bench.o.smallWarmupMax())
+        + " warm-up + " + n + " measured pushes each, direct and gateway");
     bench.small.ensure();
     bench.small.compact();
     List<Double> d = new ArrayList<>();
@@ -63,19 +63,22 @@ record SmallPushBench(BenchRun bench) {
     // advertisement run only on this path, never in the warm-up above: its first pushes compile
     // them (docs/benchmarks.md, "The JIT's steady state"). So its first rounds are reported
     // apart (cold), then it warms up with rounds of its own kind before it is measured.
-    bench.step("small push, upstream moved: " + MOVED_COLD + " cold + " + movedWarmup()
-        + " warm-up + " + n + " measured rounds");
+    int movedMin = bench.o.smallWarmup() / 2;
+    int movedMax = bench.o.smallWarmupMax() / 2;
+    bench.step("small push, upstream moved: " + MOVED_COLD + " cold + "
+        + warmUpWords(movedMin, movedMax) + " warm-up + " + n + " measured rounds");
     bench.small.compact();
     MovedRounds cold = movedRounds(mover, moverD, MOVED_COLD);
-    movedRounds(mover, moverD, movedWarmup());
+    JitWarmUp movedWarmUp = JitWarmUp.run(bench, movedMin, movedMax, 50, bench.small::compact,
+        i -> movedRound(mover, moverD, i, new MovedRounds()));
     bench.small.compact();
     long movedCompiled0 = ApplianceProbe.jitCompilations(bench.app);
     MovedRounds measured = movedRounds(mover, moverD, n);
     String movedCompiled = ApplianceProbe.jitCompilationsPer100(movedCompiled0,
         ApplianceProbe.jitCompilations(bench.app), 2 * n);
-    List<Double> movedD = measured.direct();
-    List<Double> moved = measured.gateway();
-    long cpuM = measured.gatewayCpu();
+    List<Double> movedD = measured.direct;
+    List<Double> moved = measured.gateway;
+    long cpuM = measured.gatewayCpu;
     Stats sd = Stats.of(d);
     Stats sg = Stats.of(g);
     Stats smd = Stats.of(movedD);
@@ -86,7 +89,8 @@ record SmallPushBench(BenchRun bench) {
     bench.report.text("One new commit changing one small file, pushed onto an existing branch of a"
         + " repository with 200 commits in 20 files (`acme/widget` through the gateway,"
         + " `acme/widget-d` direct: the same history). `git push` wall time from process start"
-        + " to exit, " + n + " each after " + (3 + bench.o.smallWarmup()) + " untimed pushes each"
+        + " to exit, " + n + " each after " + (3 + bench.small.warmUp.rounds())
+        + " untimed pushes each" + settledWords(bench.small.warmUp)
         + " and a `git repack -a -d` of both forge repositories (untimed, as GitHub keeps its"
         + " repositories packed; the forge's own housekeeping is off during the bench)"
         + " (the JIT compiles both paths, as in an appliance that has been up a while), direct"
@@ -97,7 +101,8 @@ record SmallPushBench(BenchRun bench) {
         + " sync has something to fetch; direct and gateway alternate in a loop of their own, so"
         + " that both forge repositories take the same pushes; its first " + MOVED_COLD
         + " rounds are reported apart (*cold*: the cache's fetch and the forge's pack writing"
-        + " for it run there for the first time), then " + movedWarmup() + " untimed rounds of"
+        + " for it run there for the first time), then " + movedWarmUp.rounds()
+        + " untimed rounds" + settledWords(movedWarmUp) + " of"
         + " the same kind warm that path up before its " + n + " measured ones. Appliance CPU is the user+system time of the appliance"
         + " process (`/proc/PID/stat`) per push; for the direct push it is the local forge's"
         + " alone.");
@@ -108,15 +113,20 @@ record SmallPushBench(BenchRun bench) {
             row("direct, upstream moved", smd, Double.NaN),
             row("through the gateway, upstream moved", sm, cpuM / 1e6 / n),
             row("direct, upstream moved, cold (first " + MOVED_COLD + ")",
-                Stats.of(cold.direct()), Double.NaN),
+                Stats.of(cold.direct), Double.NaN),
             row("through the gateway, upstream moved, cold (first " + MOVED_COLD + ")",
-                Stats.of(cold.gateway()), cold.gatewayCpu() / 1e6 / MOVED_COLD)));
+                Stats.of(cold.gateway), cold.gatewayCpu / 1e6 / MOVED_COLD)));
     bench.report.text(String.format(Locale.ROOT, "gateway / direct (medians): **%.2f×** (target ≤"
         + " 1.1×, issue 33), upstream moved **%.2f×** (target ≤ 1.2×, issue 33)", ratio, ratioMoved));
     bench.report.text("JIT compilations during the " + 2 * n + " measured pushes (direct and"
         + " gateway, `sun.ci.totalCompiles`): " + compiled + "; a JIT that has settled compiles"
         + " next to nothing here (docs/benchmarks.md, \"The JIT's steady state\"). During the "
         + 2 * n + " measured pushes of *upstream moved*: " + movedCompiled + ".");
+    bench.report.text("As the appliance warmed up (untimed in section 1, timed all the same),"
+        + " the small push; the first pushes after start-up are section 1c's:");
+    bench.report.table(JitWarmUp.header(), bench.small.warmUp.rows());
+    bench.report.text("And the upstream-moved kind's warm-up:");
+    bench.report.table(JitWarmUp.header(), movedWarmUp.rows());
     bench.report.summary("1. small push, ms (n=" + n + ")", sd.summary(0), sg.summary(0),
         BenchRun.fmtRatio(ratio), "≤ 1.1×", ratio <= 1.1 ? "yes" : "**no**");
     bench.report.summary("1. small push, upstream moved since the last push, ms", smd.summary(0),
@@ -127,13 +137,24 @@ record SmallPushBench(BenchRun bench) {
   /** The first rounds of the upstream-moved kind, reported apart: that path still cold. */
   private static final int MOVED_COLD = 20;
 
-  /** Untimed warm-up rounds of the upstream-moved kind: half of {@code --warmup}. */
-  private int movedWarmup() {
-    return bench.o.smallWarmup() / 2;
+  /** "400" for a fixed warm-up, "400–3000" for one that goes on until the JIT settles. */
+  private static String warmUpWords(int min, int max) {
+    return min == max ? String.valueOf(min) : min + "–" + max;
   }
 
-  /** The push times of some rounds of the upstream-moved kind, and the gateway's CPU. */
-  private record MovedRounds(List<Double> direct, List<Double> gateway, long gatewayCpu) {}
+  /** What the report says of how a warm-up ended. */
+  private static String settledWords(JitWarmUp w) {
+    return w.settled() ? " (until the JIT compiled fewer than "
+        + (int) JitWarmUp.SETTLED_PER_100_PUSHES + " methods per 100 pushes, table below)"
+        : " (the JIT had not settled by then: table below)";
+  }
+
+  /** The push times of rounds of the upstream-moved kind, and the gateway's CPU (ns). */
+  private static final class MovedRounds {
+    final List<Double> direct = new ArrayList<>();
+    final List<Double> gateway = new ArrayList<>();
+    long gatewayCpu;
+  }
 
   /**
    * {@code rounds} rounds: before each, {@code mover} and {@code moverD} land a commit on another
@@ -141,29 +162,37 @@ record SmallPushBench(BenchRun bench) {
    * the gateway, alternating their order.
    */
   private MovedRounds movedRounds(Worktree mover, Worktree moverD, int rounds) throws Exception {
-    List<Double> direct = new ArrayList<>();
-    List<Double> gateway = new ArrayList<>();
-    long cpu = 0;
+    MovedRounds out = new MovedRounds();
     for (int i = 0; i < rounds; i++) {
-      for (Worktree m : List.of(mover, moverD)) {
-        m.commit();
-        m.push().ok();
-      }
-      List<Worktree> order = i % 2 == 0 ? List.of(bench.small.direct, bench.small.gateway)
-          : List.of(bench.small.gateway, bench.small.direct);
-      for (Worktree w : order) {
-        w.commit();
-        long cpu0 = ApplianceProbe.cpuNanos(bench.app);
-        double ms = w.push().ok().millis();
-        if (w == bench.small.direct) {
-          direct.add(ms);
-        } else {
-          gateway.add(ms);
-          cpu += ApplianceProbe.cpuNanos(bench.app) - cpu0;
-        }
+      movedRound(mover, moverD, i, out);
+    }
+    return out;
+  }
+
+  /** Round {@code i} of the upstream-moved kind, added to {@code into}; its push times, ms. */
+  private double[] movedRound(Worktree mover, Worktree moverD, int i, MovedRounds into)
+      throws Exception {
+    for (Worktree m : List.of(mover, moverD)) {
+      m.commit();
+      m.push().ok();
+    }
+    double[] ms = new double[2];
+    List<Worktree> order = i % 2 == 0 ? List.of(bench.small.direct, bench.small.gateway)
+        : List.of(bench.small.gateway, bench.small.direct);
+    for (Worktree w : order) {
+      w.commit();
+      long cpu0 = ApplianceProbe.cpuNanos(bench.app);
+      double pushMs = w.push().ok().millis();
+      if (w == bench.small.direct) {
+        into.direct.add(pushMs);
+        ms[0] = pushMs;
+      } else {
+        into.gateway.add(pushMs);
+        into.gatewayCpu += ApplianceProbe.cpuNanos(bench.app) - cpu0;
+        ms[1] = pushMs;
       }
     }
-    return new MovedRounds(direct, gateway, cpu);
+    return ms;
   }
 
   /**

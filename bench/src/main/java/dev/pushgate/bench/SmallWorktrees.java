@@ -30,6 +30,8 @@ final class SmallWorktrees {
   Worktree direct;
   Worktree gateway;
   JsonNode run;
+  /** The untimed rounds before section 1, made once. */
+  JitWarmUp warmUp;
 
   SmallWorktrees(BenchRun bench) {
     this.bench = bench;
@@ -49,12 +51,15 @@ final class SmallWorktrees {
     // The first pushes after start-up are timed apart: they run interpreted code. Then untimed
     // pushes until the JIT has compiled both paths, as in an appliance that has been up a while.
     firstPushes(false);
-    for (int i = 0; i < bench.o.smallWarmup(); i++) {
+    warmUp = JitWarmUp.run(bench, bench.o.smallWarmup(), bench.o.smallWarmupMax(), 100,
+        this::compact, i -> {
+      double[] ms = new double[2];
       for (Worktree w : List.of(direct, gateway)) {
         w.commit();
-        w.push().ok();
+        ms[w == direct ? 0 : 1] = w.push().ok().millis();
       }
-    }
+      return ms;
+    });
   }
 
   /**
