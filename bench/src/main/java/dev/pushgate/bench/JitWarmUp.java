@@ -45,7 +45,7 @@ final class JitWarmUp {
     return rounds;
   }
 
-  /** Whether the last block was settled (false for a fixed warm-up that never read the JIT). */
+  /** Whether the last block compiled fewer than the bound (false when the JIT was unreadable). */
   boolean settled() {
     return !blocks.isEmpty()
         && blocks.get(blocks.size() - 1).compiledPer100() < SETTLED_PER_100_PUSHES;

@@ -53,13 +53,13 @@ final class SmallWorktrees {
     firstPushes(false);
     warmUp = JitWarmUp.run(bench, bench.o.smallWarmup(), bench.o.smallWarmupMax(), 100,
         this::compact, i -> {
-      double[] ms = new double[2];
-      for (Worktree w : List.of(direct, gateway)) {
-        w.commit();
-        ms[w == direct ? 0 : 1] = w.push().ok().millis();
-      }
-      return ms;
-    });
+          double[] ms = new double[2];
+          for (Worktree w : List.of(direct, gateway)) {
+            w.commit();
+            ms[w == direct ? 0 : 1] = w.push().ok().millis();
+          }
+          return ms;
+        });
   }
 
   /**
