@@ -3,10 +3,18 @@ package dev.pushgate.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pushgate.testkit.RawHttp;
+import dev.pushgate.testkit.Wait;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,10 +91,10 @@ class FixedErrorPagesTest {
     // The kept connection stays open through the stop however slow the machine (Jetty's stop
     // cuts a connection idle for a second by default).
     tcp.setShutdownIdleTimeout(30_000);
-    java.util.concurrent.CountDownLatch inFlight = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    org.eclipse.jetty.server.handler.GracefulHandler graceful =
-        new org.eclipse.jetty.server.handler.GracefulHandler();
+    CountDownLatch inFlight = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    GracefulHandler graceful =
+        new GracefulHandler();
     stopping.setHandler(graceful);
     graceful.setHandler(new Handler.Abstract() {
           @Override
@@ -105,14 +113,14 @@ class FixedErrorPagesTest {
     HttpServer.start(stopping, "the test server");
     int at = tcp.getLocalPort();
     String get = "GET /quick HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    try (java.net.Socket kept = new java.net.Socket("127.0.0.1", at);
-        java.net.Socket slow = new java.net.Socket("127.0.0.1", at)) {
+    try (Socket kept = new Socket("127.0.0.1", at);
+        Socket slow = new Socket("127.0.0.1", at)) {
       kept.setSoTimeout(30_000);
-      kept.getOutputStream().write(get.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      kept.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
       assertThat(head(kept)).startsWith("HTTP/1.1 200 ");
       slow.getOutputStream().write("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      assertThat(inFlight.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(inFlight.await(30, TimeUnit.SECONDS)).isTrue();
       Thread stopper = new Thread(() -> {
         try {
           stopping.stop();
@@ -121,11 +129,11 @@ class FixedErrorPagesTest {
         }
       });
       stopper.start();
-      dev.pushgate.testkit.Wait.until(Duration.ofSeconds(30),
+      Wait.until(Duration.ofSeconds(30),
           "the server to refuse new requests", graceful::isShutdown);
-      kept.getOutputStream().write(get.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      kept.getOutputStream().write(get.getBytes(StandardCharsets.US_ASCII));
       String refused = new String(kept.getInputStream().readAllBytes(),
-          java.nio.charset.StandardCharsets.UTF_8);
+          StandardCharsets.UTF_8);
 
       assertThat(refused).startsWith("HTTP/1.1 503 ").endsWith("\r\n\r\n"
           + "pushgate: HTTP 503 Service Unavailable: the appliance is shutting down; nothing was"
@@ -141,10 +149,9 @@ class FixedErrorPagesTest {
   }
 
   /** Reads one answer's head and its {@code Content-Length} body off a kept connection. */
-  private static String head(java.net.Socket s) throws Exception {
+  private static String head(Socket s) throws Exception {
     String head = RawHttp.head(s.getInputStream());
-    java.util.regex.Matcher m = java.util.regex.Pattern
-        .compile("(?i)content-length: *(\\d+)").matcher(head);
+    Matcher m = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
     if (m.find()) {
       s.getInputStream().readNBytes(Integer.parseInt(m.group(1)));
     }
