@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -12,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.GC;
 import org.eclipse.jgit.internal.storage.file.Pack;
@@ -29,13 +32,17 @@ import org.slf4j.LoggerFactory;
  * {@link CachePackParser}), forwarding and any wait for an approver included.
  * What a refused push left behind is unreachable and goes.
  *
- * <p>A compaction's work follows what came since the last full one, not the history, as {@code
- * git repack --geometric=2} does: a full compaction repacks every object the refs reach into a
- * base ({@link CompactionBase}); the next ones roll the packs that came since into one
- * ({@link PackRollUp}), walking down to the base and not into it, until those hold half as many
- * objects as the base, when everything is repacked again (ever more rarely as the history grows).
- * A full repack of a long history at every 40 pushes was most of a small push's compaction CPU
- * (issue 33), and on a cache of a large repository would be minutes of it.
+ * <p>A compaction's work follows what came since, not the history, as {@code git repack
+ * --geometric=2} does: a full compaction repacks every object the refs reach into a base
+ * ({@link CompactionBase}); the next ones roll the packs that came since into one
+ * ({@link PackRollUp}), walking down to the base and the earlier roll-ups it keeps and not into
+ * them. The roll-ups kept form a geometric series (each at least twice the next,
+ * {@link #levelsKept}), so a roll-up rewrites what came since and now and then the smaller
+ * roll-ups above it; once everything above the base holds half as many objects as the base,
+ * everything is repacked again (ever more rarely as the history grows). A full repack of a long
+ * history at every 40 pushes was most of a small push's compaction CPU (issue 33), and on a cache
+ * of a large repository would be minutes of it; so would a roll-up of everything since the base,
+ * which could grow to half the history.
  *
  * <p>The compaction is for finding objects: a push's receive and the advertisement's connectivity
  * check look an object up in every pack. A bitmap index only speeds up counting the objects of a
@@ -187,6 +194,7 @@ final class CacheCompaction {
     long start = System.nanoTime();
     try (Repository cache = repositories.open(repo)) {
       landed.write(repo);
+      ReplacedPacks.sweep((FileRepository) cache);
       boolean[] read = {false};
       readers.computeIfPresent(repo.key(), (k, n) -> {
         deferred.add(k); // the last reader to close starts it again
@@ -201,25 +209,34 @@ final class CacheCompaction {
       Packs before = packs(repo);
       FileRepository db = (FileRepository) cache;
       List<Pack> packs = List.copyOf(db.getObjectDatabase().getPacks());
-      Set<String> baseNames = baseRecord.read(repo);
-      List<Pack> base = packs.stream().filter(p -> baseNames.contains(name(p))).toList();
+      CompactionBase.Layout layout = baseRecord.read(repo);
+      List<Pack> base = packs.stream().filter(p -> layout.base().contains(name(p))).toList();
       List<Pack> above = packs.stream()
-          .filter(p -> !baseNames.contains(name(p)) && !p.shouldBeKept()).toList();
+          .filter(p -> !layout.base().contains(name(p)) && !p.shouldBeKept()).toList();
       boolean wantsBitmaps = wantBitmaps.contains(repo.key());
       // A base with a pack missing is no longer every object its commits need: start again.
-      if (wantsBitmaps || base.isEmpty() || base.size() != baseNames.size()
+      if (wantsBitmaps || base.isEmpty() || base.size() != layout.base().size()
           || FACTOR * objects(above) >= objects(base)) {
         boolean bitmaps = before.bytes() >= bitmapsFromPackBytes || wantsBitmaps;
-        baseRecord.write(repo, repackAll(db, bitmaps));
+        baseRecord.write(repo, new CompactionBase.Layout(names(repackAll(db, bitmaps)), List.of()));
         wantBitmaps.remove(repo.key());
         log.info("compacted the cache of {}: {} packs -> {}{} in {} ms", repo, before.count(),
             packs(repo).count(), bitmaps ? " with a bitmap index" : "",
             (System.nanoTime() - start) / 1_000_000);
       } else {
-        long objects = PackRollUp.rollUp(db, base, above);
+        List<Pack> levels = levelsKept(recordedLevels(layout, above), above);
+        List<Pack> stay = new ArrayList<>(base);
+        stay.addAll(levels);
+        List<Pack> rolled = above.stream().filter(p -> !levels.contains(p)).toList();
+        PackRollUp.Written written = PackRollUp.rollUp(db, stay, rolled);
+        List<String> now = new ArrayList<>(levels.stream().map(CacheCompaction::name).toList());
+        if (written.pack() != null) {
+          now.add(written.pack());
+        }
+        baseRecord.write(repo, new CompactionBase.Layout(layout.base(), now));
         log.info("compacted the cache of {}: {} packs since the last full compaction -> one of {}"
-            + " objects in {} ms", repo, above.size(), objects,
-            (System.nanoTime() - start) / 1_000_000);
+            + " objects in {} ms ({} earlier roll-ups kept)", repo, rolled.size(),
+            written.objects(), (System.nanoTime() - start) / 1_000_000, levels.size());
       }
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
@@ -234,21 +251,65 @@ final class CacheCompaction {
   /**
    * Every object the refs reach, into new packs that become the base; a pushed pack's objects
    * too while its {@code .keep} keeps it (the pack itself stays), so that the base holds every
-   * object its commits need, which the roll-ups after it rely on.
+   * object its commits need, which the roll-ups after it rely on. The packs it replaces go as a
+   * roll-up's do ({@link ReplacedPacks}), not as JGit's {@code GC} deletes them.
    */
   private static Collection<Pack> repackAll(FileRepository db, boolean bitmaps)
       throws IOException {
+    List<Pack> before = List.copyOf(db.getObjectDatabase().getPacks());
     GC gc = new GC(db);
     PackConfig config = new PackConfig(db);
     config.setBuildBitmaps(bitmaps);
     gc.setPackConfig(config);
     gc.setPackKeptObjects(true);
-    // Replaced packs go at once, or each later compaction would find them all again.
-    gc.setPackExpireAgeMillis(0);
+    gc.setPackExpire(Instant.EPOCH); // GC deletes none: ReplacedPacks does, below
     // Objects only: packing refs would race the advertisements read outside the lock (a ref
     // briefly read from the old packed-refs after its loose file went), and an advertisement
     // older than upstream fails the push as stale.
-    return gc.repack();
+    Collection<Pack> written = gc.repack();
+    Set<String> kept = names(written);
+    ReplacedPacks.retire(db, before.stream()
+        .filter(p -> !p.shouldBeKept() && !kept.contains(name(p))).toList());
+    return written;
+  }
+
+  /**
+   * The recorded roll-ups, oldest first, or none when one of them is no longer on disk (a crash
+   * between a roll-up and its record): the levels above a missing one may need its objects, so
+   * they are all rolled up again.
+   */
+  private static List<Pack> recordedLevels(CompactionBase.Layout layout, List<Pack> above) {
+    List<Pack> levels = new ArrayList<>();
+    for (String level : layout.levels()) {
+      Pack p = above.stream().filter(a -> name(a).equals(level)).findFirst().orElse(null);
+      if (p == null) {
+        return List.of();
+      }
+      levels.add(p);
+    }
+    return levels;
+  }
+
+  /**
+   * The oldest {@code levels} that stay, as {@code git repack --geometric=2} picks them: from
+   * the newest down, a level is rolled up with what came since while it holds fewer than
+   * {@link #FACTOR} times the objects rolled up so far. The levels that stay then hold each at
+   * least twice the next, so a roll-up rewrites what came since and, now and then, the small
+   * levels above it, never the whole history since the base: an object is rewritten about once
+   * per doubling, where before every roll-up rewrote everything since the last full compaction.
+   */
+  private static List<Pack> levelsKept(List<Pack> levels, List<Pack> above) throws IOException {
+    long rolled = objects(above.stream().filter(p -> !levels.contains(p)).toList());
+    int kept = levels.size();
+    while (kept > 0 && objects(levels.subList(kept - 1, kept)) < FACTOR * rolled) {
+      rolled += objects(levels.subList(kept - 1, kept));
+      kept--;
+    }
+    return List.copyOf(levels.subList(0, kept));
+  }
+
+  private static Set<String> names(Collection<Pack> packs) {
+    return packs.stream().map(CacheCompaction::name).collect(Collectors.toSet());
   }
 
   private static String name(Pack p) {

@@ -7,20 +7,38 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Collection;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
-import org.eclipse.jgit.internal.storage.file.Pack;
 
 /**
- * The packs a cache's last full compaction wrote, by file name, in a file beside the repository.
- * A roll-up ({@link PackRollUp}) walks down to them and no further, so the file must never name a
- * pack that is not one of them: it is replaced whole after each full compaction, and anything
- * that does not match the packs on disk (a crash between the compaction and the file, a pack
- * gone) makes the next compaction a full one. Written only under the repository's lock.
+ * The packs a cache's last full compaction wrote (its base), and the roll-ups written since
+ * (its levels, oldest first), by file name, in a file beside the repository. A roll-up
+ * ({@link PackRollUp}) walks down to the base and the levels it keeps and no further, so the file
+ * must never name a pack that is not what it says: it is replaced whole after each compaction
+ * (a full one names no level), and anything that does not match the packs on disk (a crash
+ * between a compaction and the file, a pack gone) makes the next compaction a full one, or, for a
+ * level, one that rolls every level up again. Written only under the repository's lock.
+ *
+ * <p>One line per pack: a base pack's name alone (as the file held before levels were recorded),
+ * a level's after {@value #LEVEL}.
  */
 final class CompactionBase {
   static final String FILE = "pushgate-compaction-base";
+  static final String LEVEL = "level ";
+
+  /**
+   * @param levels the roll-ups since the base, oldest first: each holds what the refs reached
+   *     when it was written that the base and the levels before it did not, so the base and any
+   *     first levels together hold every object their commits need
+   */
+  record Layout(Set<String> base, List<String> levels) {
+    Layout {
+      base = Set.copyOf(base);
+      levels = List.copyOf(levels);
+    }
+  }
 
   private final CacheRepositories repositories;
 
@@ -28,25 +46,38 @@ final class CompactionBase {
     this.repositories = repositories;
   }
 
-  /** The names of the base's pack files, or none. */
-  Set<String> read(RepoSlug repo) throws IOException {
+  /** The base's and the levels' pack file names; none of either when there is no file. */
+  Layout read(RepoSlug repo) throws IOException {
+    List<String> lines;
     try {
-      return Files.readAllLines(file(repo), StandardCharsets.UTF_8).stream()
-          .filter(l -> !l.isBlank()).collect(Collectors.toUnmodifiableSet());
+      lines = Files.readAllLines(file(repo), StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
-      return Set.of();
+      return new Layout(Set.of(), List.of());
     }
+    Set<String> base = new HashSet<>();
+    List<String> levels = new ArrayList<>();
+    for (String line : lines) {
+      if (line.startsWith(LEVEL)) {
+        levels.add(line.substring(LEVEL.length()));
+      } else if (!line.isBlank()) {
+        base.add(line);
+      }
+    }
+    return new Layout(base, levels);
   }
 
-  /** Makes {@code packs} the base. */
-  void write(RepoSlug repo, Collection<Pack> packs) throws IOException {
+  /** Makes {@code layout} the record. */
+  void write(RepoSlug repo, Layout layout) throws IOException {
     Path file = file(repo);
     Path tmp = file.resolveSibling(FILE + ".tmp");
-    StringBuilder names = new StringBuilder();
-    for (Pack p : packs) {
-      names.append(p.getPackFile().getName()).append('\n');
+    StringBuilder lines = new StringBuilder();
+    for (String name : layout.base()) {
+      lines.append(name).append('\n');
     }
-    Files.writeString(tmp, names, StandardCharsets.UTF_8);
+    for (String name : layout.levels()) {
+      lines.append(LEVEL).append(name).append('\n');
+    }
+    Files.writeString(tmp, lines, StandardCharsets.UTF_8);
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 

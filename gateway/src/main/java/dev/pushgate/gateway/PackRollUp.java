@@ -32,16 +32,18 @@ import org.eclipse.jgit.storage.pack.PackConfig;
 import org.eclipse.jgit.util.FileUtils;
 
 /**
- * Rolls a cache's packs above its base into one pack of what the refs reach, and deletes them:
- * the compaction of everything that came since the last full one ({@link CacheCompaction}).
+ * Rolls a cache's newest packs into one pack of what the refs reach above the packs that stay,
+ * and deletes them: a compaction of what came since the last full one ({@link CacheCompaction}).
  *
- * <p>The base is what the last full compaction wrote: every object the refs reached then,
- * ancestors included, so a commit found in it needs nothing from the packs rolled up. The walk
- * goes from the refs down to the first commits in the base and no further; the new pack holds
- * every object the refs reach that the base does not, whichever pack it was in (a pushed pack
- * still kept by its {@code .keep} too, which stays: the new pack then needs nothing but the base),
- * so it can replace the rolled-up packs on its own. What no ref reaches (a refused push, one
- * held and then refused) goes with them, as a full compaction drops it.
+ * <p>The packs that stay are the base, what the last full compaction wrote (every object the
+ * refs reached then, ancestors included), and the oldest roll-ups since, each written the same way
+ * above the packs that stayed before it: together they hold every object their commits need, so a
+ * commit found in them needs nothing from the packs rolled up. The walk goes from the refs down to
+ * the first commits in them and no further; the new pack holds every object the refs reach that
+ * they do not, whichever pack it was in (a pushed pack still kept by its {@code .keep} too, which
+ * stays: the new pack then needs nothing but the packs that stay), so it can replace the rolled-up
+ * packs on its own. What no ref reaches (a refused push, one held and then refused) goes with
+ * them, as a full compaction drops it.
  *
  * <p>The pack and its index are written and forced as JGit's {@code GC} writes its own, the
  * index renamed into place last, so that a reader never sees an index without its pack.
@@ -49,14 +51,17 @@ import org.eclipse.jgit.util.FileUtils;
 final class PackRollUp {
   private PackRollUp() {}
 
+  /** What a roll-up wrote: its pack's file name (none when it wrote nothing), its objects. */
+  record Written(String pack, long objects) {}
+
   /**
    * Writes the new pack, then deletes {@code rolled}.
    *
-   * @param base the packs of the last full compaction, which stay and are not read whole
-   * @param rolled the packs to replace: not the base, none with a {@code .keep}
-   * @return the objects the new pack holds (0 when the refs reach nothing above the base)
+   * @param stay the base and the roll-ups kept, which stay and are not read whole
+   * @param rolled the packs to replace: none of {@code stay}, none with a {@code .keep}
    */
-  static long rollUp(FileRepository db, List<Pack> base, List<Pack> rolled) throws IOException {
+  static Written rollUp(FileRepository db, List<Pack> stay, List<Pack> rolled)
+      throws IOException {
     ObjectDirectory objects = db.getObjectDatabase();
     Set<ObjectId> tips = new HashSet<>();
     for (Ref r : db.getRefDatabase().getRefs()) {
@@ -64,44 +69,38 @@ final class PackRollUp {
         tips.add(r.getObjectId());
       }
     }
-    long written;
-    String kept = null;
+    Written written = new Written(null, 0);
     PackConfig config = new PackConfig(db);
     config.setBuildBitmaps(false);
     try (ObjectReader reader = db.newObjectReader();
         PackWriter writer = new PackWriter(config, reader)) {
-      Set<ObjectId> boundary = boundary(reader, tips, base);
+      Set<ObjectId> boundary = boundary(reader, tips, stay);
       writer.setDeltaBaseAsOffset(true);
       writer.setReuseDeltaCommits(false);
-      for (Pack p : base) {
-        writer.excludeObjects(p.getIndex()); // a blob or tree the base holds already
+      for (Pack p : stay) {
+        writer.excludeObjects(p.getIndex()); // a blob or tree a pack that stays holds already
       }
       writer.preparePack(NullProgressMonitor.INSTANCE, tips, boundary);
-      written = writer.getObjectCount();
-      if (written > 0) {
-        kept = install(objects, writer);
+      if (writer.getObjectCount() > 0) {
+        written = new Written(install(objects, writer), writer.getObjectCount());
       }
     }
-    for (Pack p : rolled) {
-      if (!p.getPackFile().getName().equals(kept)) {
-        p.close();
-        delete(p.getPackFile());
-      }
-    }
-    objects.close(); // the pack list is read again at the next lookup, without the deleted
+    String kept = written.pack();
+    ReplacedPacks.retire(db, rolled.stream()
+        .filter(p -> !p.getPackFile().getName().equals(kept)).toList());
     return written;
   }
 
-  /** The first commits from {@code tips} down that the base holds: the walk stops there. */
+  /** The first commits from {@code tips} down that {@code stay} holds: the walk stops there. */
   private static Set<ObjectId> boundary(ObjectReader reader, Collection<ObjectId> tips,
-      List<Pack> base) throws IOException {
+      List<Pack> stay) throws IOException {
     Set<ObjectId> boundary = new HashSet<>();
     Set<ObjectId> seen = new HashSet<>();
     Deque<RevCommit> todo = new ArrayDeque<>();
     try (RevWalk walk = new RevWalk(reader)) {
       for (ObjectId tip : tips) {
         RevObject o = walk.parseAny(tip);
-        while (o instanceof RevTag tag && !inBase(base, tag)) {
+        while (o instanceof RevTag tag && !held(stay, tag)) {
           o = walk.parseAny(tag.getObject());
         }
         if (o instanceof RevCommit c) {
@@ -113,7 +112,7 @@ final class PackRollUp {
         if (!seen.add(c)) {
           continue;
         }
-        if (inBase(base, c)) {
+        if (held(stay, c)) {
           boundary.add(c);
           continue;
         }
@@ -126,8 +125,8 @@ final class PackRollUp {
     return boundary;
   }
 
-  private static boolean inBase(List<Pack> base, AnyObjectId id) throws IOException {
-    for (Pack p : base) {
+  private static boolean held(List<Pack> packs, AnyObjectId id) throws IOException {
+    for (Pack p : packs) {
       if (p.hasObject(id)) {
         return true;
       }
@@ -174,17 +173,6 @@ final class PackRollUp {
     } finally {
       tmpPack.delete();
       tmpIdx.delete();
-    }
-  }
-
-  /** The pack first: without it the others are nothing a reader uses. As JGit's {@code GC}. */
-  private static void delete(PackFile pack) throws IOException {
-    FileUtils.delete(pack.create(PackExt.PACK), FileUtils.RETRY | FileUtils.SKIP_MISSING);
-    for (PackExt ext : PackExt.values()) {
-      if (ext != PackExt.PACK) {
-        FileUtils.delete(pack.create(ext),
-            FileUtils.RETRY | FileUtils.SKIP_MISSING | FileUtils.IGNORE_ERRORS);
-      }
     }
   }
 }

@@ -18,6 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
+import org.eclipse.jgit.internal.storage.file.Pack;
+import org.eclipse.jgit.internal.storage.pack.PackExt;
 import org.eclipse.jgit.internal.storage.pack.PackWriter;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
@@ -182,6 +184,103 @@ class CacheCompactionTest {
   }
 
   @Test
+  void theRollUpsKeptFormAGeometricSeriesSoARollUpLeavesTheLargerEarlierOnesAsTheyAre()
+      throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = longHistoryInOnePack(600);
+    tip = crowdTheCache(tip, "a");
+    compaction.compactIfCrowded(REPO);
+    awaitFullCompaction();
+    Path basePack = packFiles(".pack").get(0);
+
+    // 3 objects a commit (commit, tree, README): 180 objects a level of 60 commits
+    tip = fetchIntoTheCache(tip, "b", 60);
+    Path first = rollUp(2, 1);
+    // as many objects again as the first roll-up: it is less than twice them, so it goes too
+    tip = fetchIntoTheCache(tip, "c", 60);
+    Path second = rollUp(2, 1);
+    assertThat(second).isNotEqualTo(first);
+    // 126 objects: the second roll-up (360) is more than twice them, so it stays as it is, and
+    // the new packs roll up into a level of their own
+    ObjectId unreachable = fetchThenForget("refs/heads/refused", tip);
+    tip = crowdTheCache(tip, "d");
+    Path third = rollUp(3, 2);
+
+    assertThat(packFiles(".pack")).containsExactlyInAnyOrder(basePack, second, third);
+    assertThat(levelRecord()).containsExactly(name(second), name(third));
+    assertThat(baseRecord()).containsExactly(name(basePack));
+    int commits = 600 + (CacheCompaction.COMPACT_ABOVE_PACKS + 1) + 2 * 60
+        + (CacheCompaction.COMPACT_ABOVE_PACKS + 1);
+    assertReachesEverythingFrom(tip, commits);
+    try (Repository db = repositories.open(REPO)) {
+      assertThat(db.getObjectDatabase().has(unreachable))
+          .as("a commit no ref reaches goes with the packs rolled up").isFalse();
+    }
+
+    // 123 objects: the third level (123) is less than twice them, the second less than twice
+    // those and the third's together
+    tip = crowdTheCache(tip, "e");
+    Path fourth = rollUp(2, 1);
+    assertThat(packFiles(".pack")).containsExactlyInAnyOrder(basePack, fourth);
+    assertReachesEverythingFrom(tip, commits + CacheCompaction.COMPACT_ABOVE_PACKS + 1);
+  }
+
+  @Test
+  void aRecordedRollUpNoLongerThereMakesTheNextRollUpTakeEverythingAboveTheBase()
+      throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = longHistoryInOnePack(600);
+    tip = crowdTheCache(tip, "a");
+    compaction.compactIfCrowded(REPO);
+    awaitFullCompaction();
+    Path basePack = packFiles(".pack").get(0);
+    tip = fetchIntoTheCache(tip, "b", 120);
+    Path first = rollUp(2, 1);
+    tip = crowdTheCache(tip, "c");
+    rollUp(3, 2);
+    assertThat(packFiles(".pack")).contains(first);
+    Files.writeString(baseFile(), Files.readString(baseFile()) + CompactionBase.LEVEL + "pack-"
+        + "0".repeat(40) + ".pack\n");
+
+    tip = crowdTheCache(tip, "d");
+
+    Path all = rollUp(2, 1);
+    assertThat(all).isNotEqualTo(first);
+    assertThat(packFiles(".pack")).containsExactlyInAnyOrder(basePack, all);
+    assertReachesEverythingFrom(tip, 600 + 120 + 3 * (CacheCompaction.COMPACT_ABOVE_PACKS + 1));
+  }
+
+  @Test
+  void aLookupThroughThePackListReadBeforeACompactionStillReadsTheReplacedPacksIndexes()
+      throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = longHistoryInOnePack(400);
+    tip = crowdTheCache(tip, "a");
+    List<Pack> beforeFull = packsRead(tip);
+    compaction.compactIfCrowded(REPO);
+    awaitFullCompaction();
+    assertStillAnswer(beforeFull, tip);
+    assertThat(indexesWithoutPack()).hasSize(beforeFull.size());
+
+    tip = crowdTheCache(tip, "b");
+    List<Pack> before = packsRead(tip);
+    Path first = rollUp(2, 1);
+
+    assertStillAnswer(before, tip);
+    List<Path> leftBehind = indexesWithoutPack();
+    assertThat(leftBehind).as("the full compaction's swept, the roll-up's left")
+        .hasSize(before.size() - 1).doesNotContainAnyElementsOf(indexesOf(beforeFull));
+
+    tip = crowdTheCache(tip, "c");
+    Path second = rollUp(2, 1);
+    assertThat(second).isNotEqualTo(first);
+    assertThat(indexesWithoutPack()).as("the next compaction deletes them, and leaves its own")
+        .doesNotContainAnyElementsOf(leftBehind)
+        .hasSize(CacheCompaction.COMPACT_ABOVE_PACKS + 2);
+    assertReachesEverythingFrom(tip, 400 + 3 * (CacheCompaction.COMPACT_ABOVE_PACKS + 1));
+  }
+
+  @Test
   void onceTheRolledUpPacksWeighHalfTheBaseEverythingIsRepackedIntoANewBase() throws Exception {
     compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
     ObjectId tip = crowdTheCache(null, "a");
@@ -333,10 +432,72 @@ class CacheCompactionTest {
             Set.of(packFiles(".pack").get(0).getFileName().toString())));
   }
 
+  /**
+   * Asks for a compaction, waits for a roll-up to leave {@code packs} packs and {@code levels}
+   * levels recorded, and returns the newest level's pack.
+   */
+  private Path rollUp(int packs, int levels) throws Exception {
+    compaction.compactIfCrowded(REPO);
+    Wait.until(Duration.ofSeconds(60), "a roll-up to " + packs + " packs, " + levels + " levels",
+        () -> packFiles(".pack").size() == packs && levelRecord().size() == levels
+            && packFiles(".pack").stream().map(CacheCompactionTest::name).toList()
+                .containsAll(levelRecord()));
+    List<String> recorded = levelRecord();
+    String newest = recorded.get(recorded.size() - 1);
+    return packFiles(".pack").stream().filter(p -> name(p).equals(newest)).findFirst()
+        .orElseThrow();
+  }
+
+  /** The cache's packs as a push's lookup lists them, each index read. */
+  private List<Pack> packsRead(ObjectId id) throws IOException {
+    try (Repository db = repositories.open(REPO)) {
+      List<Pack> packs = List.copyOf(((FileRepository) db).getObjectDatabase().getPacks());
+      for (Pack p : packs) {
+        p.hasObject(id);
+      }
+      assertThat(packs).hasSizeGreaterThan(CacheCompaction.COMPACT_ABOVE_PACKS);
+      return packs;
+    }
+  }
+
+  /**
+   * A push's lookup that took the list just before a compaction: JGit closed the replaced packs
+   * with the new list, so each is asked through its index read again, which must still be there.
+   * Deleted with its pack, the lookup failed (and JGit logged a warning with its stack trace).
+   */
+  private static void assertStillAnswer(List<Pack> packs, ObjectId id) throws IOException {
+    for (Pack p : packs) {
+      p.close();
+      p.hasObject(id);
+    }
+  }
+
+  private static List<Path> indexesOf(List<Pack> packs) {
+    return packs.stream().map(p -> p.getPackFile().create(PackExt.INDEX).toPath()).toList();
+  }
+
+  /** The indexes in the pack directory whose pack is gone. */
+  private List<Path> indexesWithoutPack() throws IOException {
+    return packFiles(".idx").stream().filter(i -> !Files.exists(i.resolveSibling(
+        name(i).substring(0, name(i).length() - ".idx".length()) + ".pack"))).toList();
+  }
+
   private Set<String> baseRecord() throws IOException {
-    return Files.exists(baseFile())
-        ? Set.copyOf(Files.readAllLines(baseFile()).stream().filter(l -> !l.isBlank()).toList())
-        : Set.of();
+    return Set.copyOf(recordLines().stream()
+        .filter(l -> !l.isBlank() && !l.startsWith(CompactionBase.LEVEL)).toList());
+  }
+
+  private List<String> levelRecord() throws IOException {
+    return recordLines().stream().filter(l -> l.startsWith(CompactionBase.LEVEL))
+        .map(l -> l.substring(CompactionBase.LEVEL.length())).toList();
+  }
+
+  private List<String> recordLines() throws IOException {
+    return Files.exists(baseFile()) ? Files.readAllLines(baseFile()) : List.of();
+  }
+
+  private static String name(Path pack) {
+    return pack.getFileName().toString();
   }
 
   private Path baseFile() {
