@@ -158,11 +158,7 @@ class CacheCompactionTest {
 
   @Test
   void whatCameSinceAFullCompactionIsRolledUpWithoutRepackingTheBase() throws Exception {
-    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
-    ObjectId tip = longHistoryInOnePack(400);
-    tip = crowdTheCache(tip, "a");
-    compaction.compactIfCrowded(REPO);
-    awaitFullCompaction();
+    ObjectId tip = compactedBase(400);
     Set<String> base = baseRecord();
     assertThat(base).hasSize(1);
     Path basePack = packFiles(".pack").get(0);
@@ -186,11 +182,7 @@ class CacheCompactionTest {
   @Test
   void theRollUpsKeptFormAGeometricSeriesSoARollUpLeavesTheLargerEarlierOnesAsTheyAre()
       throws Exception {
-    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
-    ObjectId tip = longHistoryInOnePack(600);
-    tip = crowdTheCache(tip, "a");
-    compaction.compactIfCrowded(REPO);
-    awaitFullCompaction();
+    ObjectId tip = compactedBase(600);
     Path basePack = packFiles(".pack").get(0);
 
     // 3 objects a commit (commit, tree, README): 180 objects a level of 60 commits
@@ -228,11 +220,7 @@ class CacheCompactionTest {
   @Test
   void aRecordedRollUpNoLongerThereMakesTheNextRollUpTakeEverythingAboveTheBase()
       throws Exception {
-    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
-    ObjectId tip = longHistoryInOnePack(600);
-    tip = crowdTheCache(tip, "a");
-    compaction.compactIfCrowded(REPO);
-    awaitFullCompaction();
+    ObjectId tip = compactedBase(600);
     Path basePack = packFiles(".pack").get(0);
     tip = fetchIntoTheCache(tip, "b", 120);
     Path first = rollUp(2, 1);
@@ -324,11 +312,7 @@ class CacheCompactionTest {
 
   @Test
   void aBaseRecordNamingAPackNoLongerThereMakesTheNextCompactionAFullOne() throws Exception {
-    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
-    ObjectId tip = longHistoryInOnePack(400);
-    tip = crowdTheCache(tip, "a");
-    compaction.compactIfCrowded(REPO);
-    awaitFullCompaction();
+    ObjectId tip = compactedBase(400);
     Files.writeString(baseFile(), Files.readString(baseFile()) + "pack-"
         + "0".repeat(40) + ".pack\n");
 
@@ -338,6 +322,19 @@ class CacheCompactionTest {
     Wait.until(Duration.ofSeconds(60), "a full compaction",
         () -> packFiles(".pack").size() == 1 && baseRecord().size() == 1);
     assertReachesEverythingFrom(tip, 400 + 2 * (CacheCompaction.COMPACT_ABOVE_PACKS + 1));
+  }
+
+  /**
+   * {@code commits} fetched into the cache in one pack, a crowd of packs after them, and the full
+   * compaction of both into the base; returns the tip.
+   */
+  private ObjectId compactedBase(int commits) throws Exception {
+    compaction = new CacheCompaction(repositories, new LandedRefs(repositories));
+    ObjectId tip = longHistoryInOnePack(commits);
+    tip = crowdTheCache(tip, "a");
+    compaction.compactIfCrowded(REPO);
+    awaitFullCompaction();
+    return tip;
   }
 
   /** {@code n} commits fetched into the cache in one pack. */
