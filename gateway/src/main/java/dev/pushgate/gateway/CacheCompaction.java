@@ -5,9 +5,11 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * {@link #COMPACT_ABOVE_PACKS}, counted at every sync, the cache is repacked in the background,
  * under the same lock as a sync. A push in flight is safe: JGit keeps the pack it received with
  * a .keep file until the push is answered (deleted when the push closes, just after its answer:
- * {@link CachePackParser}), forwarding and any wait for an approver included.
+ * {@link CachePackParser}), forwarding and any wait for an approver included, and a compaction
+ * walks from the commits of kept packs as from the refs, so what they build on stays too.
  * What a refused push left behind is unreachable and goes.
  *
  * <p>A compaction's work follows what came since, not the history, as {@code git repack
@@ -218,7 +221,8 @@ final class CacheCompaction {
       if (wantsBitmaps || base.isEmpty() || base.size() != layout.base().size()
           || FACTOR * objects(above) >= objects(base)) {
         boolean bitmaps = before.bytes() >= bitmapsFromPackBytes || wantsBitmaps;
-        baseRecord.write(repo, new CompactionBase.Layout(names(repackAll(db, bitmaps)), List.of()));
+        ReplacedPacks.sweep(db, Duration.ZERO);
+        baseRecord.write(repo, repackAll(db, bitmaps));
         wantBitmaps.remove(repo.key());
         log.info("compacted the cache of {}: {} packs -> {}{} in {} ms", repo, before.count(),
             packs(repo).count(), bitmaps ? " with a bitmap index" : "",
@@ -249,12 +253,12 @@ final class CacheCompaction {
   }
 
   /**
-   * Every object the refs reach, into new packs that become the base; a pushed pack's objects
-   * too while its {@code .keep} keeps it (the pack itself stays), so that the base holds every
-   * object its commits need, which the roll-ups after it rely on. The packs it replaces go as a
+   * Every object the refs reach, into new packs that become the base, and what the commits of
+   * pushes under way need beyond it (their packs kept by a {@code .keep}: JGit's {@code GC} walks
+   * from the refs alone) into a first level above it, before the packs they replace go as a
    * roll-up's do ({@link ReplacedPacks}), not as JGit's {@code GC} deletes them.
    */
-  private static Collection<Pack> repackAll(FileRepository db, boolean bitmaps)
+  private static CompactionBase.Layout repackAll(FileRepository db, boolean bitmaps)
       throws IOException {
     List<Pack> before = List.copyOf(db.getObjectDatabase().getPacks());
     GC gc = new GC(db);
@@ -266,11 +270,16 @@ final class CacheCompaction {
     // Objects only: packing refs would race the advertisements read outside the lock (a ref
     // briefly read from the old packed-refs after its loose file went), and an advertisement
     // older than upstream fails the push as stale.
-    Collection<Pack> written = gc.repack();
-    Set<String> kept = names(written);
+    List<Pack> base = List.copyOf(gc.repack());
+    PackRollUp.Written kept = PackRollUp.rollUp(db, base, List.of());
+    Set<String> written = names(base);
+    if (kept.pack() != null) {
+      written.add(kept.pack());
+    }
     ReplacedPacks.retire(db, before.stream()
-        .filter(p -> !p.shouldBeKept() && !kept.contains(name(p))).toList());
-    return written;
+        .filter(p -> !p.shouldBeKept() && !written.contains(name(p))).toList());
+    return new CompactionBase.Layout(names(base),
+        kept.pack() == null ? List.of() : List.of(kept.pack()));
   }
 
   /**
@@ -309,7 +318,7 @@ final class CacheCompaction {
   }
 
   private static Set<String> names(Collection<Pack> packs) {
-    return packs.stream().map(CacheCompaction::name).collect(Collectors.toSet());
+    return packs.stream().map(CacheCompaction::name).collect(Collectors.toCollection(HashSet::new));
   }
 
   private static String name(Pack p) {

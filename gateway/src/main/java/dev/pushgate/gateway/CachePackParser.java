@@ -206,10 +206,17 @@ final class CachePackParser extends PackParser {
       return null;
     }
     PackFile pack = PackInstall.nameOf(odb, byId);
-    if (pack.exists()) {
-      return null; // the same objects, stored already: never replace a pack readers may hold
-    }
     String message = getLockMessage();
+    if (PackInstall.stored(pack)) {
+      // The same objects, stored already (a refused push's, tried again): never replaced, as
+      // readers may hold it, but kept for this push as its own pack would be, or a compaction
+      // would take what no ref reaches from under it; unless a push under way keeps it already.
+      if (message == null || PackInstall.keptAlready(pack)) {
+        return null;
+      }
+      PackInstall.writeKeep(pack, message);
+      return unlockingOnce(new PackLockImpl(pack, fs));
+    }
     PackLockImpl keep = new PackLockImpl(pack, fs);
     if (message != null) {
       PackInstall.writeKeep(pack, message);
@@ -223,9 +230,11 @@ final class CachePackParser extends PackParser {
       keep.unlock();
       throw e;
     }
-    if (message == null) {
-      return null;
-    }
+    return message == null ? null : unlockingOnce(keep);
+  }
+
+  /** {@code keep} unlocked through {@link #unkeep}, once. */
+  private PackLock unlockingOnce(PackLockImpl keep) {
     java.util.concurrent.atomic.AtomicBoolean unlocked =
         new java.util.concurrent.atomic.AtomicBoolean();
     return () -> { // JGit unlocks twice (after the hook, and when it releases the push)

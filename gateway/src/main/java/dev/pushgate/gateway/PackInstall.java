@@ -88,6 +88,19 @@ final class PackInstall {
   }
 
   /**
+   * Whether a pack of these objects is in the cache already, whole: its index too. A pack without
+   * its index (a crash between the two renames) is no pack to JGit, and is written over.
+   */
+  static boolean stored(PackFile pack) {
+    return pack.exists() && pack.create(PackExt.INDEX).exists();
+  }
+
+  /** Whether a push under way keeps {@code pack} from compactions already. */
+  static boolean keptAlready(PackFile pack) {
+    return pack.create(PackExt.KEEP).exists();
+  }
+
+  /**
    * The pack's {@code .keep}, written as git's receive-pack writes it: the file opened, its
    * message written, closed. JGit's {@code PackLockImpl.lock} goes through a lock file and a
    * rename, three more calls on the push's critical path, for content nobody needs whole: what

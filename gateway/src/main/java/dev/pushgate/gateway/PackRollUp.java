@@ -17,9 +17,11 @@ import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.ObjectDirectory;
 import org.eclipse.jgit.internal.storage.file.Pack;
 import org.eclipse.jgit.internal.storage.file.PackFile;
+import org.eclipse.jgit.internal.storage.file.PackIndex;
 import org.eclipse.jgit.internal.storage.pack.PackExt;
 import org.eclipse.jgit.internal.storage.pack.PackWriter;
 import org.eclipse.jgit.lib.AnyObjectId;
+import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectReader;
@@ -38,8 +40,9 @@ import org.eclipse.jgit.util.FileUtils;
  * <p>The packs that stay are the base, what the last full compaction wrote (every object the
  * refs reached then, ancestors included), and the oldest roll-ups since, each written the same way
  * above the packs that stayed before it: together they hold every object their commits need, so a
- * commit found in them needs nothing from the packs rolled up. The walk goes from the refs down to
- * the first commits in them and no further; the new pack holds every object the refs reach that
+ * commit found in them needs nothing from the packs rolled up. The walk goes from the refs (and
+ * the commits of packs kept for pushes under way) down to the first commits in them and no
+ * further; the new pack holds every object the refs reach that
  * they do not, whichever pack it was in (a pushed pack still kept by its {@code .keep} too, which
  * stays: the new pack then needs nothing but the packs that stay), so it can replace the rolled-up
  * packs on its own. What no ref reaches (a refused push, one held and then refused) goes with
@@ -74,6 +77,7 @@ final class PackRollUp {
     config.setBuildBitmaps(false);
     try (ObjectReader reader = db.newObjectReader();
         PackWriter writer = new PackWriter(config, reader)) {
+      tips.addAll(keptTips(db, reader));
       Set<ObjectId> boundary = boundary(reader, tips, stay);
       writer.setDeltaBaseAsOffset(true);
       writer.setReuseDeltaCommits(false);
@@ -89,6 +93,29 @@ final class PackRollUp {
     ReplacedPacks.retire(db, rolled.stream()
         .filter(p -> !p.getPackFile().getName().equals(kept)).toList());
     return written;
+  }
+
+  /**
+   * The commits and tags of the packs a {@code .keep} keeps: pushes under way, which their refs
+   * will name once upstream takes them. Walked from as the refs are, for what they build on may
+   * be reached by no ref any more (a branch upstream deleted meanwhile): dropped, it would be
+   * missing under the push's commit once it lands.
+   */
+  private static Set<ObjectId> keptTips(FileRepository db, ObjectReader reader)
+      throws IOException {
+    Set<ObjectId> tips = new HashSet<>();
+    for (Pack p : db.getObjectDatabase().getPacks()) {
+      if (p.shouldBeKept()) {
+        for (PackIndex.MutableEntry e : p) {
+          ObjectId id = e.toObjectId();
+          int type = reader.open(id).getType();
+          if (type == Constants.OBJ_COMMIT || type == Constants.OBJ_TAG) {
+            tips.add(id);
+          }
+        }
+      }
+    }
+    return tips;
   }
 
   /** The first commits from {@code tips} down that {@code stay} holds: the walk stops there. */
@@ -161,7 +188,7 @@ final class PackRollUp {
       }
       ObjectId name = writer.computeName();
       PackFile pack = new PackFile(dir, name, PackExt.PACK);
-      if (pack.exists()) {
+      if (PackInstall.stored(pack)) {
         return pack.getName();
       }
       tmpPack.setReadOnly();

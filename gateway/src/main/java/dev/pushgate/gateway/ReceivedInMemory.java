@@ -178,8 +178,13 @@ final class ReceivedInMemory {
       throws IOException {
     ObjectDirectory odb = cache.getObjectDatabase();
     PackFile packFile = PackInstall.nameOf(odb, byId);
-    if (packFile.exists()) {
-      return null;
+    if (PackInstall.stored(packFile)) {
+      // kept for this push as CachePackParser keeps a stored pack, and for the same reason
+      if (keepMessage == null || PackInstall.keptAlready(packFile)) {
+        return null;
+      }
+      PackInstall.writeKeep(packFile, keepMessage);
+      return new PackLockImpl(packFile, cache.getFS());
     }
     File tmpPack = File.createTempFile("incoming_", ".pack", odb.getDirectory());
     File tmpIdx = PackInstall.indexBeside(tmpPack);

@@ -2,6 +2,7 @@ package dev.pushgate.gateway;
 
 import java.io.File;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
@@ -26,12 +27,18 @@ final class ReplacedPacks {
   private static final List<PackExt> LEFT_BEHIND = List.of(PackExt.INDEX,
       PackExt.REVERSE_INDEX, PackExt.BITMAP_INDEX, PackExt.OBJECT_SIZE_INDEX);
 
+  /** How old a leftover must be: older than any index a receive is renaming in. */
+  private static final Duration LEFT_AT_LEAST = Duration.ofSeconds(10);
+
   private ReplacedPacks() {}
 
   /** Deletes {@code replaced}'s pack files and reads the pack list again. */
   static void retire(FileRepository db, Collection<Pack> replaced) throws IOException {
     for (Pack p : replaced) {
-      FileUtils.delete(p.getPackFile(), FileUtils.RETRY | FileUtils.SKIP_MISSING);
+      // a push may have kept it since it was chosen (a pack of its objects stored already)
+      if (!p.shouldBeKept()) {
+        FileUtils.delete(p.getPackFile(), FileUtils.RETRY | FileUtils.SKIP_MISSING);
+      }
     }
     CacheRepository.readPacks(db);
   }
@@ -44,16 +51,31 @@ final class ReplacedPacks {
    * @return how many files went
    */
   static int sweep(FileRepository db) throws IOException {
+    return sweep(db, LEFT_AT_LEAST);
+  }
+
+  /**
+   * The same for files older than {@code age}: before a full compaction, none at all, as JGit's
+   * {@code GC} would delete the rest, warning of each, as an orphan.
+   */
+  static int sweep(FileRepository db, Duration age) throws IOException {
     File dir = db.getObjectDatabase().getPackDirectory();
     String[] names = dir.list();
+    long before = System.currentTimeMillis() - age.toMillis();
     int swept = 0;
     for (String name : names == null ? new String[0] : names) {
       for (PackExt ext : LEFT_BEHIND) {
         String suffix = "." + ext.getExtension();
-        if (name.startsWith("pack-") && name.endsWith(suffix) && !new File(dir,
-            name.substring(0, name.length() - suffix.length()) + ".pack").exists()) {
-          FileUtils.delete(new File(dir, name),
-              FileUtils.RETRY | FileUtils.SKIP_MISSING | FileUtils.IGNORE_ERRORS);
+        if (!name.startsWith("pack-") || !name.endsWith(suffix)) {
+          continue;
+        }
+        String pack = name.substring(0, name.length() - suffix.length());
+        File file = new File(dir, name);
+        // A push's receive of a pack of the same name (the same objects) writes its .keep, then
+        // its pack, then its index, outside the lock: an index just written is not a leftover.
+        if (!new File(dir, pack + ".pack").exists() && !new File(dir, pack + ".keep").exists()
+            && file.lastModified() <= before) {
+          FileUtils.delete(file, FileUtils.RETRY | FileUtils.SKIP_MISSING | FileUtils.IGNORE_ERRORS);
           swept++;
         }
       }

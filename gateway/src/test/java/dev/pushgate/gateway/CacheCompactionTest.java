@@ -252,6 +252,9 @@ class CacheCompactionTest {
 
     tip = crowdTheCache(tip, "b");
     List<Pack> before = packsRead(tip);
+    assertThat(indexesWithoutPack()).as("too new to go: a receive may be renaming one in")
+        .hasSize(beforeFull.size());
+    age(indexesWithoutPack());
     Path first = rollUp(2, 1);
 
     assertStillAnswer(before, tip);
@@ -260,6 +263,7 @@ class CacheCompactionTest {
         .hasSize(before.size() - 1).doesNotContainAnyElementsOf(indexesOf(beforeFull));
 
     tip = crowdTheCache(tip, "c");
+    age(leftBehind);
     Path second = rollUp(2, 1);
     assertThat(second).isNotEqualTo(first);
     assertThat(indexesWithoutPack()).as("the next compaction deletes them, and leaves its own")
@@ -471,6 +475,14 @@ class CacheCompactionTest {
 
   private static List<Path> indexesOf(List<Pack> packs) {
     return packs.stream().map(p -> p.getPackFile().create(PackExt.INDEX).toPath()).toList();
+  }
+
+  /** Files made a minute older: as if a minute had passed since they were written. */
+  private static void age(List<Path> files) throws IOException {
+    for (Path f : files) {
+      Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.fromMillis(
+          Files.getLastModifiedTime(f).toMillis() - 60_000));
+    }
   }
 
   /** The indexes in the pack directory whose pack is gone. */
