@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.file.Pack;
@@ -304,7 +303,7 @@ class CacheCompactionTest {
     Wait.until(Duration.ofSeconds(60), "a full compaction beside the kept pack",
         () -> packFiles(".pack").size() == 2 && baseRecord().size() == 1);
     assertThat(packFiles(".pack")).contains(kept);
-    Files.delete(keepOf(kept)); // the push answered
+    Files.delete(CacheFiles.keepOf(kept)); // the push answered
 
     tip = crowdTheCache(pushed, "b");
     compaction.compactIfCrowded(REPO);
@@ -387,7 +386,7 @@ class CacheCompactionTest {
     List<Path> added = new ArrayList<>(packFiles(".pack"));
     added.removeAll(before);
     assertThat(added).hasSize(1);
-    assertThat(keepOf(added.get(0))).exists();
+    assertThat(CacheFiles.keepOf(added.get(0))).exists();
     return added.get(0);
   }
 
@@ -492,17 +491,11 @@ class CacheCompactionTest {
   }
 
   private Set<String> baseRecord() throws IOException {
-    return Set.copyOf(recordLines().stream()
-        .filter(l -> !l.isBlank() && !l.startsWith(CompactionBase.LEVEL)).toList());
+    return CacheFiles.base(repositories.directoryOf(REPO));
   }
 
   private List<String> levelRecord() throws IOException {
-    return recordLines().stream().filter(l -> l.startsWith(CompactionBase.LEVEL))
-        .map(l -> l.substring(CompactionBase.LEVEL.length())).toList();
-  }
-
-  private List<String> recordLines() throws IOException {
-    return Files.exists(baseFile()) ? Files.readAllLines(baseFile()) : List.of();
+    return CacheFiles.levels(repositories.directoryOf(REPO));
   }
 
   private static String name(Path pack) {
@@ -513,10 +506,6 @@ class CacheCompactionTest {
     return repositories.directoryOf(REPO).resolve(CompactionBase.FILE);
   }
 
-  private static Path keepOf(Path pack) {
-    String name = pack.getFileName().toString();
-    return pack.resolveSibling(name.substring(0, name.length() - ".pack".length()) + ".keep");
-  }
 
   /** Past the bound by one pack: each commit fetched into the cache on its own, as a push. */
   private ObjectId crowdTheCache() throws Exception {
@@ -558,8 +547,6 @@ class CacheCompactionTest {
   }
 
   private List<Path> packFiles(String suffix) throws IOException {
-    try (Stream<Path> files = Files.list(repositories.directoryOf(REPO).resolve("objects/pack"))) {
-      return files.filter(f -> f.getFileName().toString().endsWith(suffix)).toList();
-    }
+    return CacheFiles.packFiles(repositories.directoryOf(REPO), suffix);
   }
 }

@@ -2,6 +2,7 @@ package dev.pushgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pushgate.testkit.FileTrees;
 import dev.pushgate.types.RepoSlug;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.pack.PackWriter;
@@ -190,7 +190,7 @@ class CompactionBesidePushesTest {
         Map.of("README", "feature", "NEW", "new"), parent);
     Path kept = receive(newObjectsOf(pushed, parent), "jgit receive-pack in flight");
     assertThat(kept).isNotNull();
-    assertThat(keepOf(kept)).exists();
+    assertThat(CacheFiles.keepOf(kept)).exists();
     delete("refs/heads/feature"); // merged upstream by squash, and deleted
 
     for (int i = 0; i < 5; i++) {
@@ -203,14 +203,14 @@ class CompactionBesidePushesTest {
       awaitRecordRewritten(key);
     } else {
       compactNow(); // a roll-up
-      assertThat(levels(repositories.directoryOf(REPO))).hasSize(1);
+      assertThat(CacheFiles.levels(repositories.directoryOf(REPO))).hasSize(1);
     }
 
     // upstream took the push: it lands (as LandedRefs.setRef), and its .keep goes
     try (Repository db = repositories.open(REPO)) {
       TestRepos.setRef(db, "refs/heads/feature-2", pushed);
     }
-    Files.delete(keepOf(kept));
+    Files.delete(CacheFiles.keepOf(kept));
     return parent;
   }
 
@@ -226,11 +226,11 @@ class CompactionBesidePushesTest {
     RevCommit pushed = TestRepos.commit(upstream, "topic", Map.of("README", "topic"), tip);
     List<RevObject> objects = newObjectsOf(pushed, tip);
     Path first = receive(objects, "jgit receive-pack first try");
-    Files.delete(keepOf(first)); // refused, answered
+    Files.delete(CacheFiles.keepOf(first)); // refused, answered
 
     Path second = receive(objects, "jgit receive-pack retry");
     assertThat(second).as("no new pack: the same objects are stored already").isNull();
-    assertThat(keepOf(first)).as("the retry keeps the pack it relies on").exists();
+    assertThat(CacheFiles.keepOf(first)).as("the retry keeps the pack it relies on").exists();
   }
 
   /** The consequence of the above: the retried push's objects are gone when it lands. */
@@ -240,7 +240,7 @@ class CompactionBesidePushesTest {
     RevCommit pushed = TestRepos.commit(upstream, "topic", Map.of("README", "topic"), tip);
     List<RevObject> objects = newObjectsOf(pushed, tip);
     Path first = receive(objects, "jgit receive-pack first try");
-    Files.delete(keepOf(first));
+    Files.delete(CacheFiles.keepOf(first));
     receive(objects, "jgit receive-pack retry"); // in flight, upstream being asked
 
     for (int i = 0; i < 5; i++) {
@@ -271,10 +271,10 @@ class CompactionBesidePushesTest {
     Path original = repositories.directoryOf(REPO);
     Path copyRoot = tmp.resolve("restarted");
     Path copy = copyRoot.resolve(tmp.resolve("cache").relativize(original));
-    copyTree(original, copy);
+    FileTrees.copy(original, copy);
 
     compactNow(); // the roll-up, completed, in the original
-    String rolled = levels(original).get(0);
+    String rolled = CacheFiles.levels(original).get(0);
     // the restarted copy: as the crash left it, the new pack renamed in, its index not
     Files.copy(original.resolve("objects/pack").resolve(rolled),
         copy.resolve("objects/pack").resolve(rolled));
@@ -302,7 +302,7 @@ class CompactionBesidePushesTest {
     }
     sync("refs/heads/main", tip);
     compactNow();
-    assertThat(levels(repositories.directoryOf(REPO))).isEmpty();
+    assertThat(CacheFiles.levels(repositories.directoryOf(REPO))).isEmpty();
     return tip;
   }
 
@@ -407,33 +407,10 @@ class CompactionBesidePushesTest {
     assertThat(fsck.waitFor()).as(when + ": git fsck: " + out).isZero();
   }
 
-  private static List<String> levels(Path dir) throws IOException {
-    return Files.readAllLines(dir.resolve(CompactionBase.FILE)).stream()
-        .filter(l -> l.startsWith(CompactionBase.LEVEL))
-        .map(l -> l.substring(CompactionBase.LEVEL.length())).toList();
-  }
 
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> all = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) all::iterator) {
-        Path target = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target);
-        }
-      }
-    }
-  }
 
-  private static Path keepOf(Path pack) {
-    String name = pack.getFileName().toString();
-    return pack.resolveSibling(name.substring(0, name.length() - ".pack".length()) + ".keep");
-  }
 
   private List<Path> packFiles(String suffix) throws IOException {
-    try (Stream<Path> files = Files.list(repositories.directoryOf(REPO).resolve("objects/pack"))) {
-      return files.filter(f -> f.getFileName().toString().endsWith(suffix)).toList();
-    }
+    return CacheFiles.packFiles(repositories.directoryOf(REPO), suffix);
   }
 }

@@ -3,6 +3,7 @@ package dev.pushgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.pushgate.testkit.FileTrees;
 import dev.pushgate.testkit.RunningAppliance;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,7 +119,7 @@ class ApiClientsTest {
     Path root = appliances.dir(proxy);
     Path work = Files.createDirectories(root.resolve("work-" + proxy + "-" + name));
     copy(NODE_CLIENTS, work, List.of("octokit.mjs", "requests_client.py", "package.json"));
-    copyTree(NODE_CLIENTS.resolve("node_modules"), work.resolve("node_modules"));
+    FileTrees.copy(NODE_CLIENTS.resolve("node_modules"), work.resolve("node_modules"));
     try (Stream<Path> all = Files.walk(work)) {
       for (Path p : (Iterable<Path>) all::iterator) {
         Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(
@@ -147,19 +148,6 @@ class ApiClientsTest {
   private static void copy(Path from, Path to, List<String> names) throws Exception {
     for (String n : names) {
       Files.copy(from.resolve(n), to.resolve(n), StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
-
-  private static void copyTree(Path from, Path to) throws Exception {
-    try (Stream<Path> all = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) all::iterator) {
-        Path target = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
     }
   }
 }
