@@ -118,8 +118,13 @@ final class PackRollUp {
     return tips;
   }
 
-  /** The first commits from {@code tips} down that {@code stay} holds: the walk stops there. */
-  private static Set<ObjectId> boundary(ObjectReader reader, Collection<ObjectId> tips,
+  /**
+   * The first commits from {@code tips} down that {@code stay} holds: the new pack's walk stops
+   * there. A tag is followed to its commit even when {@code stay} holds the tag: the commit is
+   * then in the boundary; left out, the pack's walk went down the tagged commit's whole history
+   * at every roll-up, only to leave all of it out again.
+   */
+  static Set<ObjectId> boundary(ObjectReader reader, Collection<ObjectId> tips,
       List<Pack> stay) throws IOException {
     Set<ObjectId> boundary = new HashSet<>();
     Set<ObjectId> seen = new HashSet<>();
@@ -127,7 +132,7 @@ final class PackRollUp {
     try (RevWalk walk = new RevWalk(reader)) {
       for (ObjectId tip : tips) {
         RevObject o = walk.parseAny(tip);
-        while (o instanceof RevTag tag && !held(stay, tag)) {
+        while (o instanceof RevTag tag) {
           o = walk.parseAny(tag.getObject());
         }
         if (o instanceof RevCommit c) {
