@@ -197,7 +197,6 @@ final class CacheCompaction {
     long start = System.nanoTime();
     try (Repository cache = repositories.open(repo)) {
       landed.write(repo);
-      ReplacedPacks.sweep((FileRepository) cache);
       boolean[] read = {false};
       readers.computeIfPresent(repo.key(), (k, n) -> {
         deferred.add(k); // the last reader to close starts it again
@@ -228,6 +227,7 @@ final class CacheCompaction {
             packs(repo).count(), bitmaps ? " with a bitmap index" : "",
             (System.nanoTime() - start) / 1_000_000);
       } else {
+        ReplacedPacks.sweep(db, ReplacedPacks.LEFT_AT_LEAST);
         List<Pack> levels = levelsKept(recordedLevels(layout, above), above);
         List<Pack> stay = new ArrayList<>(base);
         stay.addAll(levels);
@@ -272,12 +272,12 @@ final class CacheCompaction {
     // older than upstream fails the push as stale.
     List<Pack> base = List.copyOf(gc.repack());
     PackRollUp.Written kept = PackRollUp.rollUp(db, base, List.of());
-    Set<String> written = names(base);
+    Set<String> stays = names(base);
     if (kept.pack() != null) {
-      written.add(kept.pack());
+      stays.add(kept.pack());
     }
     ReplacedPacks.retire(db, before.stream()
-        .filter(p -> !p.shouldBeKept() && !written.contains(name(p))).toList());
+        .filter(p -> !p.shouldBeKept() && !stays.contains(name(p))).toList());
     return new CompactionBase.Layout(names(base),
         kept.pack() == null ? List.of() : List.of(kept.pack()));
   }
@@ -310,8 +310,12 @@ final class CacheCompaction {
   private static List<Pack> levelsKept(List<Pack> levels, List<Pack> above) throws IOException {
     long rolled = objects(above.stream().filter(p -> !levels.contains(p)).toList());
     int kept = levels.size();
-    while (kept > 0 && objects(levels.subList(kept - 1, kept)) < FACTOR * rolled) {
-      rolled += objects(levels.subList(kept - 1, kept));
+    while (kept > 0) {
+      long level = levels.get(kept - 1).getIndex().getObjectCount();
+      if (level >= FACTOR * rolled) {
+        break;
+      }
+      rolled += level;
       kept--;
     }
     return List.copyOf(levels.subList(0, kept));

@@ -28,7 +28,7 @@ final class ReplacedPacks {
       PackExt.REVERSE_INDEX, PackExt.BITMAP_INDEX, PackExt.OBJECT_SIZE_INDEX);
 
   /** How old a leftover must be: older than any index a receive is renaming in. */
-  private static final Duration LEFT_AT_LEAST = Duration.ofSeconds(10);
+  static final Duration LEFT_AT_LEAST = Duration.ofSeconds(10);
 
   private ReplacedPacks() {}
 
@@ -44,25 +44,16 @@ final class ReplacedPacks {
   }
 
   /**
-   * Deletes the indexes the packs retired before left; under the repository's lock, long after
-   * any lookup that could still read them. Never a {@code .keep}: JGit's receive writes a pack's
-   * before the pack.
-   *
-   * @return how many files went
+   * Deletes the indexes the packs retired before left, when older than {@code age}; under the
+   * repository's lock, long after any lookup that could still read them. Before a roll-up
+   * {@link #LEFT_AT_LEAST}; before a full compaction none at all, as JGit's {@code GC} would
+   * delete the rest as orphans, warning of each. Never a {@code .keep}: JGit's receive writes a
+   * pack's before the pack.
    */
-  static int sweep(FileRepository db) throws IOException {
-    return sweep(db, LEFT_AT_LEAST);
-  }
-
-  /**
-   * The same for files older than {@code age}: before a full compaction, none at all, as JGit's
-   * {@code GC} would delete the rest, warning of each, as an orphan.
-   */
-  static int sweep(FileRepository db, Duration age) throws IOException {
+  static void sweep(FileRepository db, Duration age) throws IOException {
     File dir = db.getObjectDatabase().getPackDirectory();
     String[] names = dir.list();
     long before = System.currentTimeMillis() - age.toMillis();
-    int swept = 0;
     for (String name : names == null ? new String[0] : names) {
       for (PackExt ext : LEFT_BEHIND) {
         String suffix = "." + ext.getExtension();
@@ -76,10 +67,8 @@ final class ReplacedPacks {
         if (!new File(dir, pack + ".pack").exists() && !new File(dir, pack + ".keep").exists()
             && file.lastModified() <= before) {
           FileUtils.delete(file, FileUtils.RETRY | FileUtils.SKIP_MISSING | FileUtils.IGNORE_ERRORS);
-          swept++;
         }
       }
     }
-    return swept;
   }
 }
