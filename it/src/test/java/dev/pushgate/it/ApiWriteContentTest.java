@@ -405,6 +405,8 @@ class ApiWriteContentTest {
     assertThat(forgeApiRequests()).noneMatch(r -> r.startsWith("POST /repos/acme/widget/pulls")
         || r.contains("/comments"));
     assertThat(app.get().forgeRepo("acme/widget").resolve("pushgate-pulls.json")).doesNotExist();
+    assertThat(app.get().forgeRepo("acme/widget").resolve("pushgate-comments.jsonl"))
+        .doesNotExist();
     String audit = RunningAppliance.cli("audit", "--run", exec.runId(), "--decisions",
         "--data-dir", app.get().dataDir.toString());
     assertThat(audit).contains("aws-access-token").doesNotContain(aws);
