@@ -42,9 +42,12 @@ public final class ApiBoundaryBench {
         "--jar JAR --rounds N --warmup N --keep --jfr FILE --appliance-jvm OPTS", "--rounds",
         "--warmup", "--jfr", "--appliance-jvm");
     int rounds = a.get("--rounds", Integer::parseInt, 300);
-    // 2,000: after 300 rounds the JIT still compiled the boundary's code, half the appliance CPU
-    // the CPU phase measured then (docs/benchmarks.md, "The boundary's CPU cut").
-    int warmup = a.get("--warmup", Integer::parseInt, 2000);
+    // 6,000 (18,000 calls through the boundary): C2 takes a method run once per call of one
+    // kind after some 15,000 calls; after 2,000 rounds, the default until 2026-12-07, the JIT's
+    // threads still took 0.3-0.6 ms of CPU per call in the timed rounds, as much as the
+    // boundary's own, on the same two cores (docs/benchmarks.md, "The API boundary without its
+    // relay").
+    int warmup = a.get("--warmup", Integer::parseInt, 6000);
     a.inScratch("pushgate-api-bench-",
         work -> measure(a.jar(), rounds, warmup, a.path("--jfr"),
             a.get("--appliance-jvm", Options::jvmOptions, List.of()), work));
