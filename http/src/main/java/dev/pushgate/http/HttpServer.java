@@ -7,7 +7,9 @@ import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ThreadPool;
 
 /**
  * The one way pushgate sets up an embedded Jetty server: a pool of threads named for what the
@@ -60,7 +62,24 @@ public final class HttpServer {
   public Server build() {
     QueuedThreadPool threads = new QueuedThreadPool(maxThreads, minThreads);
     threads.setName(threadName);
-    Server server = new Server(threads);
+    return configured(new Server(threads));
+  }
+
+  /**
+   * As {@link #build()}, on the threads of another server, started already, which start and stop
+   * with that one: for a server that hands connections over to the other ({@code
+   * ApiBoundary.takeOver}), whose work on them then runs on the pool sized for it.
+   */
+  public Server buildOn(ThreadPool started) {
+    if (!(started instanceof LifeCycle l) || !l.isStarted()) {
+      throw new IllegalArgumentException("a server shares the threads of a started one");
+    }
+    Server server = new Server(started);
+    server.unmanage(started);
+    return configured(server);
+  }
+
+  private Server configured(Server server) {
     // Jetty's own page echoes the exception's message and the URI (FixedErrorPages says why).
     server.setErrorHandler(new FixedErrorPages());
     if (stopTimeout != null) {

@@ -34,6 +34,7 @@ import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,7 +97,7 @@ public final class EgressProxy implements AutoCloseable {
     HttpServer.unixSocket(server, socket, null, proxyConnections());
     EgressForward forward = new EgressForward(gate, null, null);
     forward.setViaHost("pushgate");
-    server.setHandler(new EgressTunnel(gate, forward, interception, null, null, null));
+    server.setHandler(new EgressTunnel(gate, forward, interception, null, null, null, false));
     HttpServer.start(server, "the egress proxy on " + socket,
         () -> Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-")));
     return new EgressProxy(server, socket, 0, null, null, null);
@@ -124,27 +125,41 @@ public final class EgressProxy implements AutoCloseable {
    * One loopback proxy for every run used by hand (no sandbox plan, no launcher): as {@link
    * #startLoopback}, with each request's run read from its proxy login ({@link ProxyLogins}). A
    * request without a live run's login is answered 407, saying where the login is: its run's API
-   * names would otherwise reach no boundary, and its other hosts no run's proxy.
+   * names would otherwise reach no boundary, and its other hosts no run's proxy. It runs on the
+   * boundary's threads ({@code boundaryThreads}, started): the boundary takes a CONNECT to an API
+   * name over where it was answered ({@link ApiInterception.TakeOver}), and the calls on it then
+   * hold the boundary's threads as those on its own listener do.
    */
-  public static EgressProxy startShared(HostResolver resolver, ProxyLogins logins)
-      throws IOException {
-    if (resolver == null || logins == null) {
-      throw new IllegalArgumentException("a shared proxy needs a resolver and the runs' logins");
+  public static EgressProxy startShared(HostResolver resolver, ProxyLogins logins,
+      ThreadPool boundaryThreads) throws IOException {
+    if (resolver == null || logins == null || boundaryThreads == null) {
+      throw new IllegalArgumentException(
+          "a shared proxy needs a resolver, the runs' logins and the boundary's threads");
     }
-    return startOnLoopback(resolver, logins, null);
+    return startOnLoopback(resolver, logins, null, withErrors(builder().buildOn(boundaryThreads)),
+        true);
   }
 
   private static EgressProxy startOnLoopback(HostResolver resolver, ProxyLogins logins,
       Secret login) throws IOException {
+    return startOnLoopback(resolver, logins, login, newServer(), false);
+  }
+
+  /**
+   * @param handsOver whether the proxy hands its API connections over to the boundary ({@link
+   *     ApiInterception.TakeOver}): only on the boundary's threads
+   */
+  private static EgressProxy startOnLoopback(HostResolver resolver, ProxyLogins logins,
+      Secret login, Server server, boolean handsOver) throws IOException {
     Gate gate = Gate.open(resolver);
-    Server server = newServer();
     LoginDeadline connections = new LoginDeadline(proxyConfiguration());
     org.eclipse.jetty.server.ServerConnector connector = HttpServer.tcp(
         server, InetAddress.getLoopbackAddress().getHostAddress(), 0, null, connections);
     EgressForward forward = new EgressForward(gate, logins, connections);
     forward.setViaHost("pushgate");
     RunTunnels tunnels = new RunTunnels();
-    server.setHandler(new EgressTunnel(gate, forward, null, logins, connections, tunnels));
+    server.setHandler(
+        new EgressTunnel(gate, forward, null, logins, connections, tunnels, handsOver));
     HttpServer.start(server, "the API proxy on loopback");
     return new EgressProxy(server, null, connector.getLocalPort(), connections, login,
         tunnels);
@@ -172,10 +187,16 @@ public final class EgressProxy implements AutoCloseable {
 
   /** A proxy's server with its error lines, no connector or handler yet (a test adds its own). */
   static Server newServer() {
-    Server server = HttpServer.named("pushgate-egress").threads(32, 2)
-        .stopTimeout(Duration.ofSeconds(1)).build();
+    return withErrors(builder().build());
+  }
+
+  private static Server withErrors(Server server) {
     server.setErrorHandler(new Errors());
     return server;
+  }
+
+  private static HttpServer builder() {
+    return HttpServer.named("pushgate-egress").threads(32, 2).stopTimeout(Duration.ofSeconds(1));
   }
 
   /**

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * CONNECT tunnels; anything else goes to the forward proxy. The API names go to the boundary
- * of the proxy's run ({@code interception}), or, on a shared proxy, of the run its login names.
+ * of the proxy's run ({@code interception}), or, on a shared proxy, of the run its login names,
+ * which takes the connection over there ({@link ApiInterception.TakeOver}).
  */
 final class EgressTunnel extends ConnectHandler {
   private static final Logger LOG = LoggerFactory.getLogger(EgressTunnel.class);
@@ -48,10 +49,16 @@ final class EgressTunnel extends ConnectHandler {
   private final ProxyLogins logins;
   private final LoginDeadline connections;
   private final RunTunnels tunnels;
+  /**
+   * Whether the boundary takes the API names' connections over here ({@link #takeOver}): only
+   * on a proxy that runs on the boundary's threads, which its calls then hold.
+   */
+  private final boolean handsOver;
 
   EgressTunnel(EgressProxy.Gate gate, EgressForward next, ApiInterception interception,
-      ProxyLogins logins, LoginDeadline connections, RunTunnels tunnels) {
+      ProxyLogins logins, LoginDeadline connections, RunTunnels tunnels, boolean handsOver) {
     super(next);
+    this.handsOver = handsOver;
     this.gate = gate;
     this.interception = interception;
     this.logins = logins;
@@ -107,7 +114,38 @@ final class EgressTunnel extends ConnectHandler {
         return;
       }
     }
+    if (handsOver && interception.takeOver() != null
+        && interception.target(target.getHost(), target.getPort()) != null) {
+      takeOver(request, response, callback, interception.takeOver());
+      return;
+    }
     super.handleConnect(request, response, callback, serverAddress);
+  }
+
+  /**
+   * A CONNECT to an API name on the shared proxy, which runs in the boundary's process: answered
+   * 200 here, and the connection becomes the run's TLS connection on the boundary (the boundary's
+   * {@code takeOver}), which the client's TLS then meets on the same socket. A tunnel would relay
+   * every byte through a second socket to the boundary's listener and back, and wake a thread at
+   * each hop. The run's tunnels (this connection among them, {@link RunTunnels}) still close when
+   * the run ends. The 200 is written as {@link #onConnectSuccess} writes it, for the same reason.
+   */
+  private static void takeOver(Request request, Response response, Callback callback,
+      ApiInterception.TakeOver boundary) {
+    EndPoint client = request.getConnectionMetaData().getConnection().getEndPoint();
+    Connection tls = boundary.connection(client);
+    if (tls == null) {
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+      Response.writeError(request, response, callback, 503, "pushgate: the GitHub API boundary"
+          + " takes no more connections of this run now: the run has ended, or holds its most"
+          + " open at once; close some and try again");
+      return;
+    }
+    request.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, tls);
+    response.setStatus(HttpStatus.OK_200);
+    response.getHeaders().put(HttpFields.CONTENT_LENGTH_0);
+    response.write(true, BufferUtil.EMPTY_BUFFER, Callback.from(callback::succeeded,
+        callback::failed));
   }
 
   static boolean authorityForm(String target) {

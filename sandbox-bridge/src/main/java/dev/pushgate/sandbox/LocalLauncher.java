@@ -166,11 +166,18 @@ public final class LocalLauncher implements SandboxLauncher {
     details.put("note", "no OS sandbox: " + plan.enforcement().osSandboxNote());
     List<AutoCloseable> cleanup = new ArrayList<>();
     try {
-      if (request.apiInterception() != null) {
+      ApiInterception api = request.apiInterception();
+      if (api != null && api.sharedProxy() != null) {
         // Nothing holds a run's network here: the GitHub API goes through the boundary only
-        // for the programs that honour HTTPS_PROXY (cooperative, docs/github-api.md).
-        EgressProxy proxy = EgressProxy.startLoopback(settings.resolver(),
-            request.apiInterception());
+        // for the programs that honour HTTPS_PROXY (cooperative, docs/github-api.md). The
+        // appliance's shared proxy, in the boundary's process, hands the API connections over
+        // to it, with no relay between them.
+        ApiInterception.ProxyLogin shared = api.sharedProxy();
+        proxyEnvironment(pb.environment(), shared.port(), shared.user(),
+            shared.password().reveal());
+        details.put("apiProxy", "127.0.0.1:" + shared.port());
+      } else if (api != null) {
+        EgressProxy proxy = EgressProxy.startLoopback(settings.resolver(), api);
         cleanup.add(proxy);
         proxyEnvironment(pb.environment(), proxy.port(), EgressProxy.LAUNCH_USER,
             proxy.login().reveal());

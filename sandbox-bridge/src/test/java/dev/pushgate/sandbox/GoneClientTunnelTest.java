@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,10 +58,12 @@ class GoneClientTunnelTest {
   void theSharedProxyClosesTheTunnelOfAClientThatResetBehindItsConnect() throws Exception {
     String login = Base64.getEncoder().encodeToString(
         "run-1:secret".getBytes(StandardCharsets.UTF_8));
+    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+    threads.start();
     try (Boundary boundary = new Boundary();
         EgressProxy shared = EgressProxy.startShared(HostResolver.mapping(Map.of(),
             HostResolver.SYSTEM), (user, password) -> "run-1".equals(user)
-                && "secret".equals(password) ? boundary.run() : null)) {
+                && "secret".equals(password) ? boundary.run() : null, threads)) {
       long before = descriptors();
       for (int i = 0; i < CLIENTS; i++) {
         Socket s = new Socket(LO, shared.port());
@@ -70,6 +73,8 @@ class GoneClientTunnelTest {
         s.close();
       }
       boundary.awaitAcceptedAndDescriptorsBackTo(before);
+    } finally {
+      threads.stop();
     }
   }
 

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,22 +27,26 @@ class LoopbackProxyDeadlineTest {
   private ServerSocket boundary;
   private ApiInterception run;
   private EgressProxy shared;
+  private final QueuedThreadPool threads = new QueuedThreadPool(32, 2);
 
   @BeforeEach
-  void start() throws IOException {
+  void start() throws Exception {
+    threads.start();
     boundary = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
     run = new ApiInterception(List.of("api.github.com"),
         new InetSocketAddress(InetAddress.getLoopbackAddress(), boundary.getLocalPort()),
         "run-handle");
     shared = EgressProxy.startShared(HostResolver.mapping(
         java.util.Map.of("other.test", InetAddress.getLoopbackAddress()), HostResolver.SYSTEM),
-        (user, password) -> "run-1".equals(user) && "secret".equals(password) ? run : null);
+        (user, password) -> "run-1".equals(user) && "secret".equals(password) ? run : null,
+        threads);
   }
 
   @AfterEach
-  void stop() throws IOException {
+  void stop() throws Exception {
     shared.close();
     boundary.close();
+    threads.stop();
   }
 
   /** A request header trickled one byte a second, well inside the idle timeout, is cut off. */

@@ -54,14 +54,14 @@ public final class ApiBoundaries implements AutoCloseable {
   }
 
   /**
-   * A run's place on the boundary, where its proxies send the API names, and, for a run without
-   * a sandbox plan, its login on the shared loopback proxy: the one the runs used by hand (their
-   * {@code env} loaded into a shell, no launcher) reach the API through. A launch gives its
-   * process a proxy of its own and these variables are replaced.
+   * A run's place on the boundary, where its proxies send the API names, and its login on the
+   * shared loopback proxy: the one the runs used by hand (their {@code env} loaded into a shell,
+   * no launcher) and the launches without an OS sandbox reach the API through. A launch in a
+   * sandbox gives its process a proxy of its own, inside, and these variables are replaced.
    */
   private record Open(BoundaryRun boundary, ApiInterception interception, Secret proxyLogin) {
     boolean logsIn(String password) {
-      return proxyLogin != null && proxyLogin.matches(password);
+      return proxyLogin.matches(password);
     }
   }
 
@@ -73,8 +73,11 @@ public final class ApiBoundaries implements AutoCloseable {
   private final SystemCaBundle systemBundle = new SystemCaBundle(SYSTEM_BUNDLE);
   /** The listener every run shares; started with the first run, stopped with the appliance. */
   private ApiBoundary listener;
-  /** The loopback proxy every run used by hand shares; started with the first such run. */
-  private EgressProxy byHandProxy;
+  /**
+   * The loopback proxy the runs used by hand and the launches without an OS sandbox share, on the
+   * listener's threads; started with the first run.
+   */
+  private EgressProxy sharedProxy;
 
   /**
    * @param judges the judge of each run's calls, made from its context (the GitHub API judge)
@@ -104,27 +107,29 @@ public final class ApiBoundaries implements AutoCloseable {
     Files.writeString(caFile, caPem, StandardCharsets.US_ASCII);
     systemBundle.writeWith(bundle, caPem);
     String sentinel = ApiSentinel.newValue();
-    BoundaryRun boundary = listener().open(ca, new ApiBoundary.RunApi(run.runId(),
+    ApiBoundary on = listener();
+    BoundaryRun boundary = on.open(ca, new ApiBoundary.RunApi(run.runId(),
         run.workspaceId(), ApiSentinel.of(sentinel), judges.apply(run), tokensOf(run)));
-    ApiInterception interception = new ApiInterception(shared.upstream().hostNames(),
-        boundary.address(), boundary.handle());
-    EgressProxy proxy = null;
-    Secret login = null;
-    if (byHand) {
-      try {
-        proxy = byHandProxy();
-      } catch (IOException | RuntimeException e) {
-        boundary.close();
-        throw e;
-      }
-      login = Secret.of(BoundaryHandle.newValue());
+    EgressProxy proxy;
+    try {
+      proxy = sharedProxy();
+    } catch (IOException | RuntimeException e) {
+      boundary.close();
+      throw e;
     }
+    Secret login = Secret.of(BoundaryHandle.newValue());
+    // A sandbox's proxy tunnels to the address with the handle; the shared proxy, in this
+    // process, hands its connections over; a launch without an OS sandbox gives its process the
+    // shared proxy with the run's login.
+    ApiInterception interception = new ApiInterception(shared.upstream().hostNames(),
+        boundary.address(), boundary.handle(), endPoint -> on.takeOver(boundary, endPoint),
+        new ApiInterception.ProxyLogin(proxy.port(), run.runId(), login));
     Open previous = open.put(run.runId(), new Open(boundary, interception, login));
     if (previous != null) {
       end(previous);
     }
     Map<String, String> env = new LinkedHashMap<>();
-    if (proxy != null) {
+    if (byHand) {
       LocalLauncher.proxyEnvironment(env, proxy.port(), run.runId(), login.reveal());
     }
     env.put("GH_TOKEN", sentinel);
@@ -136,8 +141,7 @@ public final class ApiBoundaries implements AutoCloseable {
     env.put("NODE_EXTRA_CA_CERTS", caFile.toString());
     log.info("run {}: GitHub API boundary on {} for {}{}", run.runId(), boundary.address(),
         shared.upstream().hostNames(),
-        proxy == null ? "" : ", the shared proxy of runs used by hand on 127.0.0.1:"
-            + proxy.port());
+        byHand ? ", the shared proxy of runs used by hand on 127.0.0.1:" + proxy.port() : "");
     return env;
   }
 
@@ -160,7 +164,7 @@ public final class ApiBoundaries implements AutoCloseable {
     o.boundary().close();
     EgressProxy shared;
     synchronized (this) {
-      shared = byHandProxy;
+      shared = sharedProxy;
     }
     if (shared != null) {
       // Its tunnels to other hosts were judged once, at their CONNECT: none outlives the run.
@@ -178,8 +182,8 @@ public final class ApiBoundaries implements AutoCloseable {
     synchronized (this) {
       l = listener;
       listener = null;
-      p = byHandProxy;
-      byHandProxy = null;
+      p = sharedProxy;
+      sharedProxy = null;
     }
     if (p != null) {
       p.close();
@@ -189,16 +193,17 @@ public final class ApiBoundaries implements AutoCloseable {
     }
   }
 
-  private synchronized EgressProxy byHandProxy() throws IOException {
-    if (byHandProxy == null) {
-      byHandProxy = EgressProxy.startShared(HostResolver.SYSTEM, (user, password) -> {
+  private synchronized EgressProxy sharedProxy() throws IOException {
+    if (sharedProxy == null) {
+      sharedProxy = EgressProxy.startShared(HostResolver.SYSTEM, (user, password) -> {
         Open o = open.get(user);
         return o != null && o.logsIn(password) ? o.interception() : null;
-      });
-      log.info("the runs used by hand share the loopback proxy on 127.0.0.1:{}",
-          byHandProxy.port());
+      }, listener().threads());
+      log.info("the runs used by hand and those without an OS sandbox share the loopback proxy"
+          + " on 127.0.0.1:{}",
+          sharedProxy.port());
     }
-    return byHandProxy;
+    return sharedProxy;
   }
 
   private synchronized ApiBoundary listener() throws IOException {

@@ -358,9 +358,15 @@ final class ExecCommand implements Callable<Integer> {
     }
     List<String> hosts = new ArrayList<>();
     githubApi.path("hosts").forEach(h -> hosts.add(h.asText()));
+    JsonNode proxy = githubApi.path("sharedProxy");
+    dev.pushgate.sandbox.ApiInterception.ProxyLogin shared = proxy.hasNonNull("port")
+        && proxy.hasNonNull("user") && proxy.hasNonNull("password")
+        ? new dev.pushgate.sandbox.ApiInterception.ProxyLogin(proxy.get("port").asInt(),
+            proxy.get("user").asText(), dev.pushgate.types.Secret.of(proxy.get("password").asText()))
+        : null;
     return new dev.pushgate.sandbox.ApiInterception(hosts, new java.net.InetSocketAddress(
         java.net.InetAddress.getLoopbackAddress(), githubApi.get("boundaryPort").asInt()),
-        githubApi.get("boundaryHandle").asText());
+        githubApi.get("boundaryHandle").asText(), null, shared);
   }
 
   private int launch(LocalLauncher launcher, LaunchRequest request,

@@ -217,6 +217,13 @@ public final class ControlApi extends Handler.Abstract {
       githubApi.put("boundaryPort", api.boundary().getPort());
       // What the launcher's proxy names the run with on the shared listener: the caller's own.
       githubApi.put("boundaryHandle", api.handle());
+      if (api.sharedProxy() != null) {
+        // What a launch without an OS sandbox gives its process (docs/github-api.md).
+        ObjectNode proxy = githubApi.putObject("sharedProxy");
+        proxy.put("port", api.sharedProxy().port());
+        proxy.put("user", api.sharedProxy().user());
+        proxy.put("password", api.sharedProxy().password().reveal());
+      }
     }
     ArrayNode rewrites = out.putArray("pushUrlRewrites");
     for (PushUrlRewrite r : started.pushUrlRewrites()) {

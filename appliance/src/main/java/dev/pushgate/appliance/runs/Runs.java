@@ -211,7 +211,7 @@ public final class Runs implements RunAuthenticator {
         gitConfig = settings.files().writeGitConfig(dir, credential);
         if (GITHUB_API_BOUNDARY && boundaries != null) {
           // The sentinel in GH_TOKEN's place; the read token stays here (docs/github-api.md).
-          // a run without a sandbox plan may be used by hand: it gets a proxy of its own
+          // a run without a sandbox plan may be used by hand: its env names the shared proxy
           boundaryEnv = boundaries.open(run.context, ttl, dir, req.sandbox() == null);
         }
       } catch (IOException | RuntimeException e) {

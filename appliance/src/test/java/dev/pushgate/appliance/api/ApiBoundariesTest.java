@@ -10,19 +10,28 @@ import dev.pushgate.gateway.api.ApiRecord;
 import dev.pushgate.gateway.api.ApiSentinel;
 import dev.pushgate.gateway.api.ApiUpstream;
 import dev.pushgate.policy.PushRules;
+import dev.pushgate.sandbox.ApiInterception;
 import dev.pushgate.testkit.ProxyConnect;
 import dev.pushgate.types.AuditEntry;
 import dev.pushgate.types.RepoSlug;
 import dev.pushgate.types.Secret;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -97,6 +106,89 @@ class ApiBoundariesTest {
     }
   }
 
+  /**
+   * The shared proxy runs in the boundary's process, which takes a CONNECT to an API name over
+   * where the proxy answered it: the run's TLS (its own CA's certificate) and its calls on the
+   * same socket, no connection to the boundary's listener; over the run's most connections the
+   * CONNECT is refused with a line that says why; the run's end closes what it holds.
+   */
+  @Test
+  void theSharedProxysApiConnectionIsTheRunsTlsConnectionOnTheBoundaryItself() throws Exception {
+    ApiBoundaries boundaries = newBoundaries();
+    List<Socket> held = new ArrayList<>();
+    try {
+      Map<String, String> env = boundaries.open(run("run-1"), Duration.ofHours(1), dir, true);
+      URI proxy = URI.create(env.get("HTTPS_PROXY"));
+      int listener = boundaries.interception("run-1").boundary().getPort();
+      SSLSocketFactory tls = trusting(Path.of(env.get("NODE_EXTRA_CA_CERTS")));
+
+      SSLSocket first = tls(tls, ProxyConnect.openToApi(proxy.getPort(), proxy.getUserInfo()));
+      held.add(first);
+      first.getOutputStream().write(("GET /user HTTP/1.1\r\nHost: api.github.com\r\n"
+          + "Authorization: token not-the-sentinel\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(first.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+      assertThat(answer).isEqualTo("HTTP/1.1 401"); // the boundary's refusal: no sentinel
+      assertThat(first.getSession().getPeerPrincipal().getName()).contains("api.github.com");
+      assertThat(loopbackConnectionsTo(listener)).isZero();
+
+      for (int i = 1; i < ApiBoundary.MAX_CONNECTIONS; i++) {
+        held.add(tls(tls, ProxyConnect.openToApi(proxy.getPort(), proxy.getUserInfo())));
+      }
+      assertThat(ProxyConnect.toApi(proxy.getPort(), proxy.getUserInfo()))
+          .startsWith("HTTP/1.1 503").contains("holds its most open at once");
+
+      boundaries.close("run-1");
+      first.getInputStream().readAllBytes(); // the rest of the 401, then the close
+      for (Socket s : held.subList(1, held.size())) {
+        assertThat(s.getInputStream().read()).isEqualTo(-1);
+      }
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
+      boundaries.close();
+    }
+  }
+
+  /** A client's TLS, trusting only the run's CA, on a connection the proxy opened. */
+  private static SSLSocket tls(SSLSocketFactory tls, Socket tunnel) throws Exception {
+    SSLSocket s = (SSLSocket) tls.createSocket(tunnel, "api.github.com", 443, true);
+    s.setSoTimeout(30_000);
+    s.startHandshake();
+    return s;
+  }
+
+  private static SSLSocketFactory trusting(Path caPem) throws Exception {
+    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+    trust.load(null, null);
+    try (var in = Files.newInputStream(caPem)) {
+      trust.setCertificateEntry("run-ca",
+          CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, tmf.getTrustManagers(), null);
+    return context.getSocketFactory();
+  }
+
+  /** TCP connections on this host's loopback whose far end is {@code port}, from /proc. */
+  private static long loopbackConnectionsTo(int port) throws Exception {
+    String hex = String.format(java.util.Locale.ROOT, ":%04X", port);
+    long n = 0;
+    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+      for (String line : Files.readAllLines(Path.of(table)).subList(1,
+          Files.readAllLines(Path.of(table)).size())) {
+        String[] f = line.trim().split("\\s+");
+        if (f[2].endsWith(hex) && "01".equals(f[3])) { // rem_address, ESTABLISHED
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
   private static RunContext run(String id) {
     return new RunContext(id, "ws", RepoSlug.parse("acme/app"), List.of(), PushRules.ALLOW_ALL);
   }
@@ -110,6 +202,12 @@ class ApiBoundariesTest {
     try {
       assertThat(boundaries.open(run, Duration.ofHours(1), dir, false))
           .doesNotContainKeys("HTTPS_PROXY", "HTTP_PROXY", "NODE_USE_ENV_PROXY");
+      // what a launch without an OS sandbox gives its process: the shared proxy, the run's login
+      ApiInterception.ProxyLogin shared = boundaries.interception("run-2").sharedProxy();
+      assertThat(shared.user()).isEqualTo("run-2");
+      assertThat(ProxyConnect.toApi(shared.port(), "run-2:" + shared.password().reveal()))
+          .startsWith("HTTP/1.1 200");
+      assertThat(ProxyConnect.toApi(shared.port(), "run-2:wrong")).startsWith("HTTP/1.1 407");
     } finally {
       boundaries.close("run-2");
     }

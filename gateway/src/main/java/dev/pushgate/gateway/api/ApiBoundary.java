@@ -14,11 +14,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.ThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -161,13 +164,15 @@ public final class ApiBoundary implements AutoCloseable {
   private final Shared shared;
 
   private final ProxyHeaderDeadline headers;
+  private final RunTlsConnections tls;
   private final Admission admission;
 
   private ApiBoundary(Server server, ServerConnector connector, ProxyHeaderDeadline headers,
-      Shared shared, Map<String, BoundaryRun> runs, Admission admission) {
+      RunTlsConnections tls, Shared shared, Map<String, BoundaryRun> runs, Admission admission) {
     this.server = server;
     this.admission = admission;
     this.headers = headers;
+    this.tls = tls;
     this.connector = connector;
     this.shared = shared;
     this.runs = runs;
@@ -206,12 +211,13 @@ public final class ApiBoundary implements AutoCloseable {
     http.setSendServerVersion(false);
     Map<String, BoundaryRun> runs = new ConcurrentHashMap<>();
     ProxyHeaderDeadline headers = new ProxyHeaderDeadline("ssl");
+    RunTlsConnections tls = new RunTlsConnections(runs::get, headers, "http/1.1");
     ServerConnector connector = HttpServer.tcp(server,
-        InetAddress.getLoopbackAddress().getHostAddress(), 0, idleTimeout, headers,
-        new RunTlsConnections(runs::get, headers, "http/1.1"), new HttpConnectionFactory(http));
+        InetAddress.getLoopbackAddress().getHostAddress(), 0, idleTimeout, headers, tls,
+        new HttpConnectionFactory(http));
     server.setHandler(new CallsByRun());
     HttpServer.start(server, "the GitHub API boundary");
-    return new ApiBoundary(server, connector, headers, shared, runs, admission);
+    return new ApiBoundary(server, connector, headers, tls, shared, runs, admission);
   }
 
   /**
@@ -230,6 +236,29 @@ public final class ApiBoundary implements AutoCloseable {
   /** Where every run's proxy tunnels the API host names. */
   public InetSocketAddress address() {
     return new InetSocketAddress(InetAddress.getLoopbackAddress(), connector.getLocalPort());
+  }
+
+  /**
+   * {@code run}'s TLS connection, judged and answered as one this listener accepted, on a
+   * connection another server of this process accepted: the shared proxy of the runs used by
+   * hand, which has read the run from the connection's proxy login and answered its {@code
+   * CONNECT} to an API name. No second socket, no relay: the run's TLS starts on the proxy's own
+   * connection, which then waits as this listener's do ({@link #IDLE_TIMEOUT}) and counts among
+   * the run's {@link #MAX_CONNECTIONS} from when the proxy upgrades to it (after its 200). Null when the run has ended or holds
+   * its most connections now. The proxy must run on {@link #threads()}: a call holds a thread
+   * while it is judged, asked and forwarded, and this listener's admission counts on its pool.
+   */
+  public Connection takeOver(BoundaryRun run, EndPoint endPoint) {
+    if (!run.admits()) {
+      return null;
+    }
+    endPoint.setIdleTimeout(connector.getIdleTimeout());
+    return tls.tls(connector, endPoint, run, true);
+  }
+
+  /** The listener's threads, which a server handing it connections ({@link #takeOver}) runs on. */
+  public ThreadPool threads() {
+    return server.getThreadPool();
   }
 
   /** Runs open now: what the listener would take a connection for. */

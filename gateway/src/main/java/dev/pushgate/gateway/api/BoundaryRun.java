@@ -58,11 +58,16 @@ public final class BoundaryRun implements AutoCloseable {
 
   /** Counts a connection of the run; false when the run has ended or holds its most already. */
   synchronized boolean admit(EndPoint connection) {
-    if (closed || connections.size() >= ApiBoundary.MAX_CONNECTIONS) {
+    if (!admits()) {
       return false;
     }
     connections.add(connection);
     return true;
+  }
+
+  /** Whether {@link #admit} would count a connection now. */
+  synchronized boolean admits() {
+    return !closed && connections.size() < ApiBoundary.MAX_CONNECTIONS;
   }
 
   synchronized void release(EndPoint connection) {

@@ -61,11 +61,21 @@ final class RunTlsConnections extends SslConnectionFactory {
           + " {} open already", run.runId(), ApiBoundary.MAX_CONNECTIONS);
       return new ClosedAtOnce(endPoint, connector);
     }
+    return tls(connector, endPoint, run, false);
+  }
+
+  /**
+   * The run's TLS connection on {@code endPoint}, and the HTTP connection inside it. {@code
+   * admitOnOpen}: the run has not counted the connection yet and does when it opens, closing it
+   * if the run has ended or holds its most by then (a connection taken over from the shared
+   * proxy, {@link ApiBoundary#takeOver}, which may never open: its client can leave first).
+   */
+  Connection tls(Connector connector, EndPoint endPoint, BoundaryRun run, boolean admitOnOpen) {
     SSLEngine engine = run.newEngine();
     SslContextFactory.Server settings = getSslContextFactory();
     settings.customize(engine);
     RunSslConnection tls = new RunSslConnection(connector, settings, endPoint, engine, run,
-        isDirectBuffersForEncryption(), isDirectBuffersForDecryption());
+        admitOnOpen, isDirectBuffersForEncryption(), isDirectBuffersForDecryption());
     tls.setRenegotiationAllowed(settings.isRenegotiationAllowed());
     tls.setRenegotiationLimit(settings.getRenegotiationLimit());
     tls.addEventListener(new Connection.Listener() {
@@ -109,12 +119,26 @@ final class RunTlsConnections extends SslConnectionFactory {
   /** A TLS connection that knows its run. */
   private static final class RunSslConnection extends SslConnection {
     final BoundaryRun run;
+    private final boolean admitOnOpen;
 
     RunSslConnection(Connector connector, SslContextFactory settings, EndPoint endPoint,
-        SSLEngine engine, BoundaryRun run, boolean directEncryption, boolean directDecryption) {
+        SSLEngine engine, BoundaryRun run, boolean admitOnOpen, boolean directEncryption,
+        boolean directDecryption) {
       super(connector.getByteBufferPool(), connector.getExecutor(), settings, endPoint, engine,
           directEncryption, directDecryption);
       this.run = run;
+      this.admitOnOpen = admitOnOpen;
+    }
+
+    @Override
+    public void onOpen() {
+      if (admitOnOpen && !run.admit(getEndPoint())) {
+        ApiBoundary.LOG.warn("run {}: closed a GitHub API connection: the run has ended or holds"
+            + " {} open already", run.runId(), ApiBoundary.MAX_CONNECTIONS);
+        getEndPoint().close();
+        return;
+      }
+      super.onOpen();
     }
   }
 }
