@@ -137,7 +137,7 @@ public final class AuditChain {
   private void commit(List<Pending<?>> batch) {
     List<ChainedRecord> written = new ArrayList<>();
     try {
-      db.inTransaction(c -> {
+      db.inWriteTransaction(c -> {
         written.clear(); // a retried transaction starts over
         Head head = lockHead(c);
         long before = head.seq;
@@ -232,22 +232,40 @@ public final class AuditChain {
     }
   }
 
-  /** The host's last record, its row locked until the transaction ends. */
+  /**
+   * The host's last record, its row locked until the transaction ends: on SQLite by the write
+   * lock its transaction took as it began ({@link Database#inWriteTransaction}), so that another
+   * connection's append cannot slip in between read and write; on PostgreSQL by the read ({@code
+   * FOR UPDATE}) of the row the claim made sure of. A host's first append makes its row.
+   */
   private Head lockHead(Connection c) throws SQLException {
-    // On SQLite this write also takes the database's write lock before anything is read, so
-    // that another connection's append cannot slip in between read and write.
+    boolean sqlite = db.dialect() != Database.Dialect.POSTGRESQL;
+    if (!sqlite) {
+      claimHead(c);
+    }
+    Head head = readHead(c);
+    if (head == null) {
+      claimHead(c);
+      head = readHead(c);
+    }
+    return head;
+  }
+
+  private void claimHead(Connection c) throws SQLException {
     try (Database.Prepared p = db.prepare(c, CLAIM_HEAD)) {
       PreparedStatement ps = p.statement();
       ps.setString(1, host);
       ps.setString(2, AuditHash.GENESIS);
       ps.executeUpdate();
     }
+  }
+
+  private Head readHead(Connection c) throws SQLException {
     try (Database.Prepared p = db.prepare(c, readHead)) {
       PreparedStatement ps = p.statement();
       ps.setString(1, host);
       try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new Head(rs.getLong(1), rs.getString(2));
+        return rs.next() ? new Head(rs.getLong(1), rs.getString(2)) : null;
       }
     }
   }

@@ -117,7 +117,7 @@ public final class Database implements AutoCloseable {
     }
     Pool pool = new Pool(target);
     // Fail at start-up, not at the first push, when the database cannot be reached.
-    pool.use(c -> c.isValid(5), false);
+    pool.use(c -> c.isValid(5), Transaction.NONE);
     return new Database(target, pool);
   }
 
@@ -203,13 +203,26 @@ public final class Database implements AutoCloseable {
 
   /** Runs {@code work} on a connection: SQLite's one, under its lock, or a pooled one. */
   public <T> T with(Work<T> work) throws SQLException {
-    return connections.use(work, false);
+    return connections.use(work, Transaction.NONE);
   }
 
   /** Runs {@code work} in one transaction: all of it or none. */
   public <T> T inTransaction(Work<T> work) throws SQLException {
-    return connections.use(work, true);
+    return connections.use(work, Transaction.ANY);
   }
+
+  /**
+   * As {@link #inTransaction}, for work that writes what it read: on SQLite the transaction
+   * takes the database's write lock as it begins ({@code BEGIN IMMEDIATE}), so that no other
+   * connection writes between its reads and its writes, without a write of its own first to
+   * take it. On PostgreSQL the work locks the rows it reads.
+   */
+  public <T> T inWriteTransaction(Work<T> work) throws SQLException {
+    return connections.use(work, Transaction.WRITE);
+  }
+
+  /** What {@link Connections#use} runs work in. */
+  private enum Transaction { NONE, ANY, WRITE }
 
   /**
    * A PostgreSQL connection of its own, outside the pool, for a session that lives long (a
@@ -391,7 +404,7 @@ public final class Database implements AutoCloseable {
 
   /** How work gets a connection. */
   private interface Connections {
-    <T> T use(Work<T> work, boolean transaction) throws SQLException;
+    <T> T use(Work<T> work, Transaction transaction) throws SQLException;
 
     default Prepared prepare(Connection c, String sql) throws SQLException {
       return new Prepared(c.prepareStatement(sql), null, sql);
@@ -441,9 +454,10 @@ public final class Database implements AutoCloseable {
     }
 
     @Override
-    public synchronized <T> T use(Work<T> work, boolean transaction) throws SQLException {
+    public synchronized <T> T use(Work<T> work, Transaction transaction) throws SQLException {
       try {
-        return transaction ? transaction(work) : work.run(connection);
+        return transaction == Transaction.NONE ? work.run(connection)
+            : transaction(work, transaction == Transaction.WRITE ? "BEGIN IMMEDIATE" : "BEGIN");
       } catch (SQLException | RuntimeException e) {
         // A statement that failed half-way is not lent again.
         forgetKept();
@@ -461,11 +475,11 @@ public final class Database implements AutoCloseable {
      * record (docs/benchmarks.md). The connection stays in auto-commit, where the driver leaves
      * a transaction begun by a statement alone until that statement ends it.
      */
-    private <T> T transaction(Work<T> work) throws SQLException {
+    private <T> T transaction(Work<T> work, String begin) throws SQLException {
       if (inTransaction) {
         return work.run(connection); // nested: part of the transaction under way
       }
-      execute("BEGIN");
+      execute(begin);
       inTransaction = true;
       try {
         T result = work.run(connection);
@@ -561,11 +575,11 @@ public final class Database implements AutoCloseable {
     }
 
     @Override
-    public <T> T use(Work<T> work, boolean transaction) throws SQLException {
+    public <T> T use(Work<T> work, Transaction transaction) throws SQLException {
       Connection c = take();
       boolean healthy = false;
       try {
-        T result = transaction ? transaction(c, work) : work.run(c);
+        T result = transaction == Transaction.NONE ? work.run(c) : transaction(c, work);
         healthy = true;
         return result;
       } finally {
