@@ -18,23 +18,34 @@ public final class UnnamedAtAccept {
   private final UnnamedConnections unnamed = new UnnamedConnections();
   private final String listener;
   private final Consumer<String> warn;
+  private final UnnamedConnections.Timer timer;
 
   /**
    * @param listener the listener as its refusal line names it ({@code loopback proxy})
    * @param warn where that line goes (the listener's logger)
    */
   public UnnamedAtAccept(String listener, Consumer<String> warn) {
+    this(listener, warn, null);
+  }
+
+  /** As the public constructor, with the deadlines on {@code timer} (a test's) if not null. */
+  UnnamedAtAccept(String listener, Consumer<String> warn, UnnamedConnections.Timer timer) {
     this.listener = listener;
     this.warn = warn;
+    this.timer = timer;
   }
 
   /**
    * The connection for {@code endPoint}, just accepted: {@code served}'s when it is counted, a
-   * {@link ClosedAtOnce} when {@link UnnamedConnections#MAX} have not named a run yet.
+   * {@link ClosedAtOnce} when {@link UnnamedConnections#MAX} have not named a run yet. A counted
+   * connection that closes before it named its run stops counting then, not at its deadline:
+   * a client that connects and leaves, hundreds of times a second, would otherwise keep the
+   * bound full and every run's next connection closed at accept (attack of 2026-12-07).
    */
   public Connection accept(Connector connector, EndPoint endPoint, Supplier<Connection> served) {
-    if (!unnamed.admit(endPoint, endPoint::close, (delay, task) -> connector.getScheduler()
-        .schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))) {
+    UnnamedConnections.Timer deadlines = timer != null ? timer : (delay, task) -> connector
+        .getScheduler().schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+    if (!unnamed.admit(endPoint, endPoint::close, deadlines)) {
       long refusals = unnamed.refusalToLog();
       if (refusals > 0) {
         warn.accept(UnnamedConnections.refusedAtAccept(listener, refusals,
@@ -42,7 +53,15 @@ public final class UnnamedAtAccept {
       }
       return new ClosedAtOnce(endPoint, connector);
     }
-    return served.get();
+    Connection connection = served.get();
+    connection.addEventListener(new Connection.Listener() {
+      @Override
+      public void onClosed(Connection closed) {
+        // Named already when the connection was handed on (a tunnel, a run's TLS): a no-op.
+        unnamed.named(endPoint);
+      }
+    });
+    return connection;
   }
 
   /**

@@ -51,6 +51,13 @@ import org.slf4j.LoggerFactory;
 public final class EgressProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
 
+  /**
+   * The most host names the shared proxy looks up at once: each lookup holds one of the API
+   * boundary's threads until the name's server answers, which a name that never resolves makes
+   * long (attack of 2026-12-07: 194 of its 200 threads held so). One more is answered 503.
+   */
+  static final int SHARED_LOOKUPS = 16;
+
   /** The user name of a launch's loopback proxy login (its password is the secret). */
   public static final String LAUNCH_USER = "run";
 
@@ -136,8 +143,8 @@ public final class EgressProxy implements AutoCloseable {
       throw new IllegalArgumentException(
           "a shared proxy needs a resolver, the runs' logins and the boundary's threads");
     }
-    return startOnLoopback(resolver, logins, null, withErrors(builder().buildOn(boundaryThreads)),
-        true);
+    return startOnLoopback(HostResolver.bounded(resolver, SHARED_LOOKUPS), logins, null,
+        withErrors(builder().buildOn(boundaryThreads)), true);
   }
 
   private static EgressProxy startOnLoopback(HostResolver resolver, ProxyLogins logins,

@@ -43,6 +43,13 @@ final class EgressTunnel extends ConnectHandler {
    * gone (attack38).
    */
   static final Duration BOUNDARY_TUNNEL_IDLE = Duration.ofHours(1);
+  /**
+   * The most tunnels one run's login holds open through a proxy shared by every run at once:
+   * each holds two of the appliance's descriptors, which every run's calls, fetches and pushes
+   * need too (attack of 2026-12-07: one run's 10,600 tunnels took all 20,000). Its API
+   * connections count among them, and are bounded besides ({@code ApiBoundary.MAX_CONNECTIONS}).
+   */
+  static final int MAX_TUNNELS_PER_RUN = 256;
 
   private final EgressProxy.Gate gate;
   private final ApiInterception interception;
@@ -100,6 +107,13 @@ final class EgressTunnel extends ConnectHandler {
       }
       request.setAttribute(RUN, interception);
       connections.loggedIn(request);
+      if (tunnels.open(interception) >= 2 * MAX_TUNNELS_PER_RUN) {
+        response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+        Response.writeError(request, response, callback, 429, "pushgate: this run holds "
+            + MAX_TUNNELS_PER_RUN + " tunnels through the proxy already, the most one run may;"
+            + " close some and try again");
+        return;
+      }
       tunnels.opened(interception, request.getConnectionMetaData().getConnection().getEndPoint());
     }
     // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
@@ -307,6 +321,11 @@ final class EgressTunnel extends ConnectHandler {
       return;
     }
     String target = request.getHttpURI().getAuthority();
+    if (cause instanceof HostResolver.Busy busy) {
+      Response.writeError(request, response, callback, 503,
+          "pushgate: could not connect to " + target + ": " + busy.getMessage());
+      return;
+    }
     LOG.info("egress: CONNECT {} failed: {}", target, cause.getClass().getName());
     Response.writeError(request, response, callback, 502,
         "pushgate: could not connect to " + target + ": " + ConnectionFailure.describe(cause));

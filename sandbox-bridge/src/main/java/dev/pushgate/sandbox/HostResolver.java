@@ -25,6 +25,36 @@ public interface HostResolver {
    * fallback}. Tests map their own host names to 127.0.0.1 this way, so that traffic stays on the
    * machine.
    */
+  /**
+   * {@code inner}, at most {@code atOnce} lookups at a time; one more fails at once with {@link
+   * Busy}. A lookup blocks the thread that asks (the JDK's resolver), for as long as the name's
+   * server takes to answer: on a proxy shared by every run, whose threads are the API
+   * boundary's, a run asking for names that never resolve would otherwise hold every thread.
+   */
+  static HostResolver bounded(HostResolver inner, int atOnce) {
+    java.util.concurrent.Semaphore lookups = new java.util.concurrent.Semaphore(atOnce);
+    return host -> {
+      if (!lookups.tryAcquire()) {
+        throw new Busy(atOnce);
+      }
+      try {
+        return inner.resolve(host);
+      } finally {
+        lookups.release();
+      }
+    };
+  }
+
+  /** {@link #bounded}'s refusal: every lookup it allows is under way. */
+  final class Busy extends UnknownHostException {
+    private static final long serialVersionUID = 1L;
+
+    Busy(int atOnce) {
+      super("the proxy is looking up " + atOnce + " host names at once already; try again in a"
+          + " moment");
+    }
+  }
+
   static HostResolver mapping(Map<String, InetAddress> fixed, HostResolver fallback) {
     Map<String, InetAddress> copy = new HashMap<>();
     fixed.forEach((k, v) -> copy.put(k.toLowerCase(Locale.ROOT), v));

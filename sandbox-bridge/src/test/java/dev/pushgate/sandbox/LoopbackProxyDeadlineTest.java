@@ -139,6 +139,54 @@ class LoopbackProxyDeadlineTest {
     }
   }
 
+  /**
+   * Finding (attack of 2026-12-07): one run's login opened 10,600 tunnels to a host of its own
+   * and held every descriptor of the appliance. A run holds at most {@link
+   * EgressTunnel#MAX_TUNNELS_PER_RUN}; the next CONNECT is refused with why, and one more is
+   * admitted once one closes.
+   */
+  @Test
+  void aRunHoldsAtMostItsShareOfTunnels() throws Exception {
+    String login = java.util.Base64.getEncoder()
+        .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+    List<Socket> held = new ArrayList<>();
+    try (ServerSocket elsewhere = new ServerSocket(0, 1024, InetAddress.getLoopbackAddress())) {
+      String target = "other.test:" + elsewhere.getLocalPort();
+      byte[] connect = ("CONNECT " + target + " HTTP/1.1\r\nHost: " + target
+          + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII);
+      for (int i = 0; i <= EgressTunnel.MAX_TUNNELS_PER_RUN; i++) {
+        Socket s = connect();
+        held.add(s);
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(connect);
+        String answer = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+        if (i < EgressTunnel.MAX_TUNNELS_PER_RUN) {
+          assertThat(answer).as("tunnel " + i).isEqualTo("HTTP/1.1 200");
+          held.add(elsewhere.accept()); // the tunnel's far end, in order
+        } else {
+          assertThat(answer + new String(s.getInputStream().readAllBytes(),
+              StandardCharsets.UTF_8)).startsWith("HTTP/1.1 429")
+              .contains("this run holds 256 tunnels through the proxy already");
+        }
+      }
+      held.get(0).close(); // a tunnel ends when both its ends have
+      held.get(1).close();
+      waitFor(() -> shared.tunnelsOf(run) < 2 * EgressTunnel.MAX_TUNNELS_PER_RUN,
+          Duration.ofSeconds(20));
+      try (Socket again = connect()) {
+        again.setSoTimeout(10_000);
+        again.getOutputStream().write(connect);
+        assertThat(new String(again.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+            .isEqualTo("HTTP/1.1 200");
+      }
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
+    }
+  }
+
   private Socket connect() throws IOException {
     return new Socket(InetAddress.getLoopbackAddress(), shared.port());
   }
