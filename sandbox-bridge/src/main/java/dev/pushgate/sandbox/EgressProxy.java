@@ -129,8 +129,9 @@ public final class EgressProxy implements AutoCloseable {
   }
 
   /**
-   * One loopback proxy for every run used by hand (no sandbox plan, no launcher): as {@link
-   * #startLoopback}, with each request's run read from its proxy login ({@link ProxyLogins}). A
+   * One loopback proxy for every run used by hand (no sandbox plan, no launcher) and every
+   * launch without an OS sandbox: as {@link #startLoopback}, with each request's run read from
+   * its proxy login ({@link ProxyLogins}). A
    * request without a live run's login is answered 407, saying where the login is: its run's API
    * names would otherwise reach no boundary, and its other hosts no run's proxy. It runs on the
    * boundary's threads ({@code boundaryThreads}, started): the boundary takes a CONNECT to an API

@@ -142,7 +142,7 @@ final class EgressTunnel extends ConnectHandler {
    * {@code takeOver}), which the client's TLS then meets on the same socket. A tunnel would relay
    * every byte through a second socket to the boundary's listener and back, and wake a thread at
    * each hop. The run's tunnels (this connection among them, {@link RunTunnels}) still close when
-   * the run ends. The 200 is written as {@link #onConnectSuccess} writes it, for the same reason.
+   * the run ends.
    */
   private static void takeOver(Request request, Response response, Callback callback,
       ApiInterception.TakeOver boundary) {
@@ -155,7 +155,17 @@ final class EgressTunnel extends ConnectHandler {
           + " open at once; close some and try again");
       return;
     }
-    request.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, tls);
+    opened(request, response, callback, tls);
+  }
+
+  /**
+   * The 200 that opens a tunnel, after which the connection is {@code next}'s: written as a
+   * write of the response's own, the request's callback completed once that write has ({@link
+   * #onConnectSuccess} says why).
+   */
+  private static void opened(Request request, Response response, Callback callback,
+      Connection next) {
+    request.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, next);
     response.setStatus(HttpStatus.OK_200);
     response.getHeaders().put(HttpFields.CONTENT_LENGTH_0);
     response.write(true, BufferUtil.EMPTY_BUFFER, Callback.from(callback::succeeded,
@@ -269,13 +279,7 @@ final class EgressTunnel extends ConnectHandler {
     downstream.setInputBufferSize(getBufferSize());
     upstream.setConnection(downstream);
     downstream.setConnection(upstream);
-    request.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, downstream);
-    Response response = context.getResponse();
-    response.setStatus(HttpStatus.OK_200);
-    response.getHeaders().put(HttpFields.CONTENT_LENGTH_0);
-    Callback callback = context.getCallback();
-    response.write(true, BufferUtil.EMPTY_BUFFER, Callback.from(callback::succeeded,
-        callback::failed));
+    opened(request, context.getResponse(), context.getCallback(), downstream);
   }
 
   /**

@@ -200,8 +200,7 @@ public final class ApiBoundaries implements AutoCloseable {
         return o != null && o.logsIn(password) ? o.interception() : null;
       }, listener().threads());
       log.info("the runs used by hand and those without an OS sandbox share the loopback proxy"
-          + " on 127.0.0.1:{}",
-          sharedProxy.port());
+          + " on 127.0.0.1:{}", sharedProxy.port());
     }
     return sharedProxy;
   }

@@ -362,7 +362,8 @@ final class ExecCommand implements Callable<Integer> {
     dev.pushgate.sandbox.ApiInterception.ProxyLogin shared = proxy.hasNonNull("port")
         && proxy.hasNonNull("user") && proxy.hasNonNull("password")
         ? new dev.pushgate.sandbox.ApiInterception.ProxyLogin(proxy.get("port").asInt(),
-            proxy.get("user").asText(), dev.pushgate.types.Secret.of(proxy.get("password").asText()))
+            proxy.get("user").asText(),
+            dev.pushgate.types.Secret.of(proxy.get("password").asText()))
         : null;
     return new dev.pushgate.sandbox.ApiInterception(hosts, new java.net.InetSocketAddress(
         java.net.InetAddress.getLoopbackAddress(), githubApi.get("boundaryPort").asInt()),

@@ -239,8 +239,7 @@ public final class AuditChain {
    * FOR UPDATE}) of the row the claim made sure of. A host's first append makes its row.
    */
   private Head lockHead(Connection c) throws SQLException {
-    boolean sqlite = db.dialect() != Database.Dialect.POSTGRESQL;
-    if (!sqlite) {
+    if (db.dialect() == Database.Dialect.POSTGRESQL) {
       claimHead(c);
     }
     Head head = readHead(c);

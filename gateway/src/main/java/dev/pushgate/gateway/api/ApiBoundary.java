@@ -240,13 +240,14 @@ public final class ApiBoundary implements AutoCloseable {
 
   /**
    * {@code run}'s TLS connection, judged and answered as one this listener accepted, on a
-   * connection another server of this process accepted: the shared proxy of the runs used by
-   * hand, which has read the run from the connection's proxy login and answered its {@code
-   * CONNECT} to an API name. No second socket, no relay: the run's TLS starts on the proxy's own
-   * connection, which then waits as this listener's do ({@link #IDLE_TIMEOUT}) and counts among
-   * the run's {@link #MAX_CONNECTIONS} from when the proxy upgrades to it (after its 200). Null when the run has ended or holds
-   * its most connections now. The proxy must run on {@link #threads()}: a call holds a thread
-   * while it is judged, asked and forwarded, and this listener's admission counts on its pool.
+   * connection another server of this process accepted: the shared loopback proxy, which has
+   * read the run from the connection's proxy login and answered its {@code CONNECT} to an API
+   * name. No second socket, no relay: the run's TLS starts on the proxy's own connection, which
+   * then waits as this listener's do ({@link #IDLE_TIMEOUT}) and counts among the run's {@link
+   * #MAX_CONNECTIONS} from when the proxy upgrades to it (after its 200). Null when the run has
+   * ended or holds its most connections now. The proxy must run on {@link #threads()}: a call
+   * holds a thread while it is judged, asked and forwarded, and this listener's admission counts
+   * on its pool.
    */
   public Connection takeOver(BoundaryRun run, EndPoint endPoint) {
     if (!run.admits()) {
