@@ -524,7 +524,9 @@ class UpstreamLegTest {
       Answer next = boundary.call("GET", "api.github.com", "/repos/acme/app",
           "token " + sentinel, "");
       assertThat(next.body()).as(bodiless[1]).isEqualTo("{\"real\":true}");
-      assertThat(upstream.connectionsAccepted()).as(bodiless[1]).isEqualTo(2);
+      // On another connection; how many the client opens besides is its own (a spare, or a
+      // retry of a send that met the closing one: 3 once in CI, beside another appliance's load).
+      assertThat(upstream.connectionsAccepted()).as(bodiless[1]).isGreaterThanOrEqualTo(2);
       stop();
     }
   }
