@@ -25,7 +25,7 @@ import java.util.function.UnaryOperator;
  * repository, numbered as GitHub numbers issues and pull requests: from 1, one sequence per
  * repository. The pull requests are in {@code pushgate-pulls.json} (written whole, replaced
  * atomically); the comments are appended to {@code pushgate-comments.jsonl}, one JSON object a
- * line, so that a comment costs the same with ten or ten thousand before it (the file of pull
+ * line, so that a comment's write costs the same with ten or ten thousand before it (the file of pull
  * requests held them too until 2026-12-07, and is read with them). What was read or written last
  * is kept, and read again when either file changed beside the forge.
  */
