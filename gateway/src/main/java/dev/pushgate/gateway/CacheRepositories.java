@@ -4,7 +4,9 @@ import dev.pushgate.types.RepoSlug;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,6 +19,7 @@ import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.RepositoryCache;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.util.FileUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -130,22 +133,52 @@ final class CacheRepositories {
     }
   }
 
+  /**
+   * Makes the cache at {@code dir}, whole or not at all: it is made under a temporary name beside
+   * it and renamed into place, so that a creation cut short (descriptors or disk run out, the
+   * process killed) leaves no directory that JGit can neither open nor create again (attack of
+   * 2026-12-07: a cache left with refs and objects but no HEAD answered every fetch 502, also
+   * after a restart). What such a cut left, at the cache's name (by an older version) or under a
+   * temporary one, held nothing yet (a cache is opened only once it has a HEAD) and is removed.
+   * Under the repository's lock; the data directory's lock keeps other processes out.
+   */
   private static void create(Path dir) throws IOException {
     if (Files.isRegularFile(dir.resolve("HEAD"))) {
       return;
     }
     Files.createDirectories(dir.getParent());
-    try (Repository created = new FileRepository(dir.toFile())) {
-      created.create(true);
-      StoredConfig config = created.getConfig();
-      // Objects received from a client stay unreachable until upstream accepts them; never
-      // let a gc race a push that is being forwarded.
-      config.setBoolean("receive", null, "autogc", false);
-      config.setInt("gc", null, "auto", 0);
-      config.setInt("gc", null, "autopacklimit", 0);
-      config.save();
+    String made = "." + dir.getFileName() + ".new-";
+    try (DirectoryStream<Path> cut = Files.newDirectoryStream(dir.getParent(), made + "*")) {
+      for (Path leftover : cut) {
+        removeHalfMade(leftover);
+      }
     }
-    EmptyRepositoryFiles.write(dir);
+    removeHalfMade(dir);
+    Path fresh = Files.createTempDirectory(dir.getParent(), made);
+    try {
+      try (Repository created = new FileRepository(fresh.toFile())) {
+        created.create(true);
+        StoredConfig config = created.getConfig();
+        // Objects received from a client stay unreachable until upstream accepts them; never
+        // let a gc race a push that is being forwarded.
+        config.setBoolean("receive", null, "autogc", false);
+        config.setInt("gc", null, "auto", 0);
+        config.setInt("gc", null, "autopacklimit", 0);
+        config.save();
+      }
+      EmptyRepositoryFiles.write(fresh);
+      Files.createDirectories(fresh.resolve("objects/pack/preserved"));
+      Files.move(fresh, dir, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      removeHalfMade(fresh);
+    }
+  }
+
+  private static void removeHalfMade(Path dir) throws IOException {
+    if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      log.warn("removing {}: a cache whose creation was cut short", dir);
+      FileUtils.delete(dir.toFile(), FileUtils.RECURSIVE | FileUtils.SKIP_MISSING);
+    }
   }
 
   /**

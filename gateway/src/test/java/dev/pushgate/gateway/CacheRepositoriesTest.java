@@ -60,4 +60,37 @@ class CacheRepositoriesTest {
     assertThat(git.in(dir, "rev-parse", "refs/heads/main").ok().stdout())
         .isEqualTo(tip.name() + "\n");
   }
+
+  /**
+   * A creation cut short by an older version (descriptors ran out after JGit made refs, objects
+   * and hooks, before HEAD and config) and one cut short under the temporary name: the next open
+   * makes the cache whole, where JGit alone refused to create it again ("Creating directory ...
+   * failed") and every fetch was answered 502 for good.
+   */
+  @Test
+  void aCacheWhoseCreationWasCutShortIsMadeAgain() throws Exception {
+    Path root = tmp.resolve("cache");
+    Path dir = root.resolve("acme/widget.git");
+    for (String made : List.of("refs/heads", "refs/tags", "objects/pack", "objects/info", "hooks")) {
+      Files.createDirectories(dir.resolve(made));
+    }
+    Path leftover = Files.createDirectories(root.resolve("acme/.widget.git.new-123/refs"));
+
+    ObjectId tip;
+    try (Repository db = new CacheRepositories(root).open(REPO)) {
+      tip = TestRepos.commit(db, "root", Map.of("README", "hello"));
+      TestRepos.setRef(db, "refs/heads/main", tip);
+    }
+
+    assertThat(dir.resolve("HEAD")).isRegularFile();
+    assertThat(dir.resolve("config")).content().contains("autogc = false");
+    assertThat(leftover.getParent()).doesNotExist();
+    try (var names = Files.list(root.resolve("acme"))) {
+      assertThat(names.map(p -> p.getFileName().toString())).containsExactly("widget.git");
+    }
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
+    git.in(dir, "fsck", "--strict").ok();
+    assertThat(git.in(dir, "rev-parse", "refs/heads/main").ok().stdout())
+        .isEqualTo(tip.name() + "\n");
+  }
 }
