@@ -33,8 +33,8 @@ final class CacheRepositories {
   private final Path root;
   private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
   /**
-   * The caches whose stale {@code .keep} files this process removed, at its first open of each:
-   * before that no receive or fetch of this process can have written one, and the data
+   * The caches whose stale {@code .keep} and lock files this process removed, at its first open
+   * of each: before that no receive or fetch of this process can have written one, and the data
    * directory's lock says no other process serves it. Another first open of the same cache waits
    * for the removal ({@link ConcurrentHashMap#computeIfAbsent}), so it never removes the
    * {@code .keep} of a receive that opened the cache after it.
@@ -63,7 +63,7 @@ final class CacheRepositories {
     }
     swept.computeIfAbsent(repo.key(), k -> {
       preservedPacksDirectory(dir);
-      return StaleKeeps.remove(dir.resolve("objects/pack"));
+      return StaleLocks.remove(dir) + StaleKeeps.remove(dir.resolve("objects/pack"));
     });
     Repository db = RepositoryCache.open(CacheRepository.key(dir.toFile()), true);
     StoredConfig config = db.getConfig();

@@ -93,4 +93,38 @@ class CacheRepositoriesTest {
     assertThat(git.in(dir, "rev-parse", "refs/heads/main").ok().stdout())
         .isEqualTo(tip.name() + "\n");
   }
+
+  /**
+   * Finding (CI of 2026-12-07): a process killed while the cache moved its refs left their lock
+   * files, and JGit never breaks a lock: every sync of the cache failed, each fetch was answered
+   * 502, also after the restart. The next process's first open removes them, and the refs can
+   * be written again; a file that is not a lock stays.
+   */
+  @Test
+  void locksAProcessEndingMidWriteLeftAreRemovedAtTheNextProcesssFirstOpen() throws Exception {
+    Path root = tmp.resolve("cache");
+    ObjectId tip;
+    try (Repository db = new CacheRepositories(root).open(REPO)) {
+      tip = TestRepos.commit(db, "root", Map.of("README", "hello"));
+      TestRepos.setRef(db, "refs/heads/main", tip);
+    }
+    Path dir = root.resolve("acme/widget.git");
+    List<Path> left = List.of(dir.resolve("refs/heads/main.lock"),
+        dir.resolve("refs/tags/v1.lock"), dir.resolve("packed-refs.lock"),
+        dir.resolve("HEAD.lock"), dir.resolve("config.lock"));
+    for (Path lock : left) {
+      Files.writeString(lock, tip.name() + "\n");
+    }
+    Path notALock = Files.writeString(dir.resolve("refs/heads/locked"), tip.name() + "\n");
+
+    try (Repository db = new CacheRepositories(root).open(REPO)) {
+      ObjectId next = TestRepos.commit(db, "next", Map.of("README", "again"));
+      TestRepos.setRef(db, "refs/heads/main", next); // JGit's LOCK_FAILURE before
+      assertThat(db.exactRef("refs/heads/main").getObjectId()).isEqualTo(next);
+      for (Path lock : left) {
+        assertThat(lock).doesNotExist();
+      }
+      assertThat(notALock).exists();
+    }
+  }
 }

@@ -153,8 +153,10 @@ class CredentialLifecycleTest {
   /**
    * A crash mid-receive left the received pack's {@code .keep} in the cache for good, and a kept
    * pack is never compacted (attack finding atk-push, low): the restarted appliance removes the
-   * {@code .keep} files JGit wrote when it first opens that cache, and no other. The crash's
-   * leftover is written while the appliance is down, beside a pack of the cache, as JGit writes it.
+   * {@code .keep} files JGit wrote when it first opens that cache, and no other. A crash while the
+   * cache moved a ref left its lock, which JGit never breaks: every later sync failed and each
+   * fetch was answered 502 (CI of 2026-12-07). The crash's leftovers are written while the
+   * appliance is down, as JGit writes them.
    */
   @Test
   void aPackKeptByAReceiveTheCrashCutShortIsReleasedAfterTheRestart() throws Exception {
@@ -173,9 +175,21 @@ class CredentialLifecycleTest {
           "jgit receive-pack from A <a@example.com> 1765000000 +0000\n");
       Path operators = Files.writeString(packs.resolve("pack-" + "0".repeat(40) + ".keep"),
           "kept by the operator\n");
+      Path cache = packs.getParent().getParent();
+      Files.writeString(cache.resolve("refs/heads/main.lock"), "0".repeat(40) + "\n");
       app.restart();
-      git(app.createRun("{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}"))
-          .in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "after").ok();
+      GitRun after = git(app.createRun(
+          "{\"workspaceId\": \"ws\", \"repository\": \"acme/widget\"}"));
+      after.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "after").ok();
+      // The cache's main, locked by the crash, moves with a push and the sync after it.
+      Path clone = tmp.resolve("after");
+      Files.writeString(clone.resolve("after-crash.txt"), "still here\n");
+      after.in(clone, "add", ".").ok();
+      after.in(clone, "commit", "-qm", "after the crash").ok();
+      after.in(clone, "push", "-q", "origin", "main").ok();
+      after.in(tmp, "clone", "-q", "https://github.com/acme/widget.git", "again").ok();
+      assertThat(tmp.resolve("again/after-crash.txt")).hasContent("still here");
+      assertThat(cache.resolve("refs/heads/main.lock")).doesNotExist();
 
       assertThat(receiveKeeps(packs)).as("receive .keep files left by the crash").isEmpty();
       assertThat(stale).doesNotExist();
