@@ -1,5 +1,6 @@
 package dev.pushgate.sandbox;
 
+import dev.pushgate.types.ConnectionFailure;
 import java.io.IOException;
 import java.util.List;
 import org.eclipse.jetty.client.HttpClient;
@@ -15,26 +16,42 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
-/** Plain HTTP requests in absolute form, forwarded by Jetty's client. */
+/**
+ * Plain HTTP requests in absolute form, forwarded by Jetty's client. On a proxy shared by every
+ * run, the connection a run's login sends them on counts among the run's ({@link
+ * RunConnections}), and the host is looked up within the run's share ({@link
+ * HostResolver#resolve(String, Object)}) before the request goes on: the client's own lookup then
+ * finds the JDK's cached answer.
+ */
 final class EgressForward extends ProxyHandler.Forward {
   private final EgressProxy.Gate gate;
   private final ProxyLogins logins;
   private final LoginDeadline connections;
+  private final RunConnections held;
 
-  EgressForward(EgressProxy.Gate gate, ProxyLogins logins, LoginDeadline connections) {
+  EgressForward(EgressProxy.Gate gate, ProxyLogins logins, LoginDeadline connections,
+      RunConnections held) {
     this.gate = gate;
     this.logins = logins;
     this.connections = connections;
+    this.held = held;
   }
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
+    ApiInterception run = null;
     if (logins != null) {
-      if (logins.runOf(request) == null) {
+      run = logins.runOf(request);
+      if (run == null) {
         response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
         return text(response, callback, 407, EgressProxy.LOGIN_REQUIRED + "\n");
       }
       connections.loggedIn(request);
+      RunConnections.Admission admission =
+          held.admit(run, request.getConnectionMetaData().getConnection().getEndPoint());
+      if (admission != RunConnections.Admission.COUNTED) {
+        return text(response, callback, admission.status, admission.refusal + "\n");
+      }
     }
     HttpURI uri = request.getHttpURI();
     if (uri.getHost() == null || !"http".equalsIgnoreCase(uri.getScheme())) {
@@ -46,6 +63,13 @@ final class EgressForward extends ProxyHandler.Forward {
     if (refused != null) {
       return text(response, callback, 403, "pushgate: egress refused: " + refused + "\n");
     }
+    if (run != null) {
+      try {
+        gate.address(uri.getHost(), port, run);
+      } catch (IOException | RuntimeException e) {
+        return unreachable(response, callback, uri.getAuthority(), e);
+      }
+    }
     return super.handle(request, response, callback);
   }
 
@@ -56,9 +80,12 @@ final class EgressForward extends ProxyHandler.Forward {
     threads.setName("pushgate-egress-client");
     connector.setExecutor(threads);
     HttpClient client = new HttpClient(new HttpClientTransportDynamic(connector));
+    if (held != null) {
+      client.addBean(held.forwardedConnections());
+    }
     client.setSocketAddressResolver((host, port, context, promise) -> {
       try {
-        promise.succeeded(List.of(gate.address(host, port)));
+        promise.succeeded(List.of(gate.address(host, port, null)));
       } catch (IOException | RuntimeException e) {
         promise.failed(e);
       }
@@ -91,13 +118,32 @@ final class EgressForward extends ProxyHandler.Forward {
       Response proxyToClientResponse,
       Callback proxyToClientCallback,
       Throwable failure) {
-    if (failure instanceof EgressProxy.Refused r && !proxyToClientResponse.isCommitted()) {
-      text(proxyToClientResponse, proxyToClientCallback, 403,
-          "pushgate: egress refused: " + r.getMessage() + "\n");
+    if (!proxyToClientResponse.isCommitted()) {
+      unreachable(proxyToClientResponse, proxyToClientCallback,
+          proxyToServerRequest.getHost() + ":" + proxyToServerRequest.getPort(), failure);
       return;
     }
     super.onServerToProxyResponseFailure(clientToProxyRequest, proxyToServerRequest,
         serverToProxyResponse, proxyToClientResponse, proxyToClientCallback, failure);
+  }
+
+  /**
+   * A host the proxy may not or could not reach, as the tunnel's refusals say it: 403 in the
+   * gate's words, 503 when the lookups are all under way, 504 when the host did not answer in
+   * time, else 502 saying why (Jetty's own was a
+   * bare "Bad Gateway"; a timeout past the response's start is Jetty's to end).
+   */
+  private static boolean unreachable(Response response, Callback callback, String target,
+      Throwable failure) {
+    if (failure instanceof EgressProxy.Refused r) {
+      return text(response, callback, 403, "pushgate: egress refused: " + r.getMessage() + "\n");
+    }
+    int status = failure instanceof HostResolver.Busy ? 503
+        : failure instanceof java.util.concurrent.TimeoutException ? 504 : 502;
+    String why = status == 503 ? failure.getMessage()
+        : status == 504 ? "no answer in time" : ConnectionFailure.describe(failure);
+    return text(response, callback, status,
+        "pushgate: could not reach " + target + ": " + why + "\n");
   }
 
   private static boolean text(Response response, Callback callback, int status, String body) {

@@ -57,6 +57,8 @@ public final class EgressProxy implements AutoCloseable {
    * long (attack of 2026-12-07: 194 of its 200 threads held so). One more is answered 503.
    */
   static final int SHARED_LOOKUPS = 16;
+  /** The most of {@link #SHARED_LOOKUPS} one run's requests hold at once. */
+  static final int SHARED_LOOKUPS_PER_RUN = 4;
 
   /** The user name of a launch's loopback proxy login (its password is the secret). */
   public static final String LAUNCH_USER = "run";
@@ -66,10 +68,10 @@ public final class EgressProxy implements AutoCloseable {
   private final int port;
   private final LoginDeadline connections;
   private final Secret login;
-  private final RunTunnels tunnels;
+  private final RunConnections tunnels;
 
   private EgressProxy(Server server, Path socket, int port, LoginDeadline connections,
-      Secret login, RunTunnels tunnels) {
+      Secret login, RunConnections tunnels) {
     this.server = server;
     this.socket = socket;
     this.port = port;
@@ -102,7 +104,7 @@ public final class EgressProxy implements AutoCloseable {
     Gate gate = new Gate(policy, resolver, onRefusal);
     Server server = newServer();
     HttpServer.unixSocket(server, socket, null, proxyConnections());
-    EgressForward forward = new EgressForward(gate, null, null);
+    EgressForward forward = new EgressForward(gate, null, null, null);
     forward.setViaHost("pushgate");
     server.setHandler(new EgressTunnel(gate, forward, interception, null, null, null, false));
     HttpServer.start(server, "the egress proxy on " + socket,
@@ -144,7 +146,7 @@ public final class EgressProxy implements AutoCloseable {
       throw new IllegalArgumentException(
           "a shared proxy needs a resolver, the runs' logins and the boundary's threads");
     }
-    return startOnLoopback(HostResolver.bounded(resolver, SHARED_LOOKUPS), logins, null,
+    return startOnLoopback(HostResolver.bounded(resolver, SHARED_LOOKUPS, SHARED_LOOKUPS_PER_RUN), logins, null,
         withErrors(builder().buildOn(boundaryThreads)), true);
   }
 
@@ -163,9 +165,9 @@ public final class EgressProxy implements AutoCloseable {
     LoginDeadline connections = new LoginDeadline(proxyConfiguration());
     org.eclipse.jetty.server.ServerConnector connector = HttpServer.tcp(
         server, InetAddress.getLoopbackAddress().getHostAddress(), 0, null, connections);
-    EgressForward forward = new EgressForward(gate, logins, connections);
+    RunConnections tunnels = RunConnections.ofThisProcess();
+    EgressForward forward = new EgressForward(gate, logins, connections, tunnels);
     forward.setViaHost("pushgate");
-    RunTunnels tunnels = new RunTunnels();
     server.setHandler(
         new EgressTunnel(gate, forward, null, logins, connections, tunnels, handsOver));
     HttpServer.start(server, "the API proxy on loopback");
@@ -278,8 +280,8 @@ public final class EgressProxy implements AutoCloseable {
     }
   }
 
-  /** Tunnel ends (client's and far) {@code run}'s login holds open now. */
-  int tunnelsOf(ApiInterception run) {
+  /** Connection ends (clients' and tunnels' far ends) {@code run}'s login holds open now. */
+  int connectionEndsOf(ApiInterception run) {
     return tunnels == null ? 0 : tunnels.open(run);
   }
 
@@ -349,8 +351,11 @@ public final class EgressProxy implements AutoCloseable {
       return null;
     }
 
-    /** Where to connect for an admitted host; refuses (and reports) a forbidden address. */
-    InetSocketAddress address(String host, int port) throws IOException {
+    /**
+     * Where to connect for an admitted host, looked up for {@code asker} (a run, or null; {@link
+     * HostResolver#resolve(String, Object)}); refuses (and reports) a forbidden address.
+     */
+    InetSocketAddress address(String host, int port, Object asker) throws IOException {
       String gitHost = GitHostRefusal.gitHost(host);
       if (gitHost != null) {
         throw new Refused(refuse(gitHost, "connect " + gitHost + ":" + port,
@@ -359,7 +364,7 @@ public final class EgressProxy implements AutoCloseable {
       if (policy == null) {
         String name = host.startsWith("[") && host.endsWith("]")
             ? host.substring(1, host.length() - 1) : host;
-        List<InetAddress> any = resolver.resolve(name);
+        List<InetAddress> any = resolver.resolve(name, asker);
         if (any.isEmpty()) {
           throw new UnknownHostException(name);
         }
@@ -371,7 +376,7 @@ public final class EgressProxy implements AutoCloseable {
       }
       String name = host.startsWith("[") && host.endsWith("]")
           ? host.substring(1, host.length() - 1) : host;
-      List<InetAddress> addresses = resolver.resolve(name);
+      List<InetAddress> addresses = resolver.resolve(name, asker);
       if (addresses.isEmpty()) {
         throw new UnknownHostException(name);
       }

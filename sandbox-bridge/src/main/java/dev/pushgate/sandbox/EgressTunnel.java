@@ -43,19 +43,11 @@ final class EgressTunnel extends ConnectHandler {
    * gone (attack38).
    */
   static final Duration BOUNDARY_TUNNEL_IDLE = Duration.ofHours(1);
-  /**
-   * The most tunnels one run's login holds open through a proxy shared by every run at once:
-   * each holds two of the appliance's descriptors, which every run's calls, fetches and pushes
-   * need too (attack of 2026-12-07: one run's 10,600 tunnels took all 20,000). Its API
-   * connections count among them, and are bounded besides ({@code ApiBoundary.MAX_CONNECTIONS}).
-   */
-  static final int MAX_TUNNELS_PER_RUN = 256;
-
   private final EgressProxy.Gate gate;
   private final ApiInterception interception;
   private final ProxyLogins logins;
   private final LoginDeadline connections;
-  private final RunTunnels tunnels;
+  private final RunConnections tunnels;
   /**
    * Whether the boundary takes the API names' connections over here ({@link #takeOver}): only
    * on a proxy that runs on the boundary's threads, which its calls then hold.
@@ -63,7 +55,7 @@ final class EgressTunnel extends ConnectHandler {
   private final boolean handsOver;
 
   EgressTunnel(EgressProxy.Gate gate, EgressForward next, ApiInterception interception,
-      ProxyLogins logins, LoginDeadline connections, RunTunnels tunnels, boolean handsOver) {
+      ProxyLogins logins, LoginDeadline connections, RunConnections tunnels, boolean handsOver) {
     super(next);
     this.handsOver = handsOver;
     this.gate = gate;
@@ -107,14 +99,13 @@ final class EgressTunnel extends ConnectHandler {
       }
       request.setAttribute(RUN, interception);
       connections.loggedIn(request);
-      if (tunnels.open(interception) >= 2 * MAX_TUNNELS_PER_RUN) {
+      EndPoint client = request.getConnectionMetaData().getConnection().getEndPoint();
+      RunConnections.Admission admission = tunnels.admit(interception, client);
+      if (admission != RunConnections.Admission.COUNTED) {
         response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-        Response.writeError(request, response, callback, 429, "pushgate: this run holds "
-            + MAX_TUNNELS_PER_RUN + " tunnels through the proxy already, the most one run may;"
-            + " close some and try again");
+        Response.writeError(request, response, callback, admission.status, admission.refusal);
         return;
       }
-      tunnels.opened(interception, request.getConnectionMetaData().getConnection().getEndPoint());
     }
     // Refused here rather than by validateDestination, whose 403 says only "Forbidden": the
     // client (and an agent reading curl's verbose output) gets the reason and what to use.
@@ -141,7 +132,7 @@ final class EgressTunnel extends ConnectHandler {
    * 200 here, and the connection becomes the run's TLS connection on the boundary (the boundary's
    * {@code takeOver}), which the client's TLS then meets on the same socket. A tunnel would relay
    * every byte through a second socket to the boundary's listener and back, and wake a thread at
-   * each hop. The run's tunnels (this connection among them, {@link RunTunnels}) still close when
+   * each hop. The run's tunnels (this connection among them, {@link RunConnections}) still close when
    * the run ends.
    */
   private static void takeOver(Request request, Response response, Callback callback,
@@ -194,30 +185,41 @@ final class EgressTunnel extends ConnectHandler {
   }
 
   /**
-   * A tunnel to the API boundary starts with the PROXY header naming the run: the listener is
-   * every run's, and takes no connection that names none. Written before the tunnel relays the
-   * client's first byte; the boundary is on loopback, so the blocking connect is brief.
+   * A tunnel goes to the address the gate gives for its host, looked up within the share of
+   * lookups of the run whose login asked ({@link HostResolver#resolve(String, Object)}): a name
+   * whose server never answers holds a thread until the system's resolver gives up. A tunnel to
+   * the API boundary starts with the PROXY header naming the run: the listener is every run's,
+   * and takes no connection that names none. Written before the tunnel relays the client's first
+   * byte; the boundary is on loopback, so the blocking connect is brief.
    */
   @Override
   protected void connectToServer(Request request, String host, int port,
       Promise<SocketChannel> promise) {
     ApiInterception interception = interceptionOf(request);
     InetSocketAddress boundary = interception == null ? null : interception.target(host, port);
-    if (boundary == null) {
-      super.connectToServer(request, host, port, promise);
+    InetSocketAddress address;
+    try {
+      address = boundary != null ? boundary : gate.address(host, port, interception);
+    } catch (IOException | RuntimeException e) {
+      promise.failed(e);
       return;
     }
     SocketChannel channel = null;
     try {
       channel = SocketChannel.open();
       channel.socket().setTcpNoDelay(true);
-      channel.socket().connect(boundary, (int) getConnectTimeout());
-      ByteBuffer header = ByteBuffer.wrap(interception.proxyHeader());
-      while (header.hasRemaining()) {
-        channel.write(header);
+      if (boundary == null) {
+        channel.configureBlocking(false);
+        channel.connect(address); // finished by Jetty's selector, as its own connectToServer does
+      } else {
+        channel.socket().connect(boundary, (int) getConnectTimeout());
+        ByteBuffer header = ByteBuffer.wrap(interception.proxyHeader());
+        while (header.hasRemaining()) {
+          channel.write(header);
+        }
+        channel.configureBlocking(false);
+        request.setAttribute(TO_BOUNDARY, Boolean.TRUE);
       }
-      channel.configureBlocking(false);
-      request.setAttribute(TO_BOUNDARY, Boolean.TRUE);
       promise.succeeded(channel);
     } catch (IOException | RuntimeException e) {
       if (channel != null) {
@@ -240,7 +242,7 @@ final class EgressTunnel extends ConnectHandler {
   protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
     Request request = context.getRequest();
     if (tunnels != null && request.getAttribute(RUN) instanceof ApiInterception r) {
-      tunnels.opened(r, endPoint);
+      tunnels.farEnd(r, endPoint);
     }
     if (Boolean.TRUE.equals(request.getAttribute(TO_BOUNDARY))) {
       endPoint.setIdleTimeout(BOUNDARY_TUNNEL_IDLE.toMillis());
@@ -301,16 +303,6 @@ final class EgressTunnel extends ConnectHandler {
     }
   }
 
-  /** Where a tunnel that is not to the boundary goes ({@link #connectToServer} says which). */
-  @Override
-  protected InetSocketAddress newConnectAddress(String host, int port) {
-    try {
-      return gate.address(host, port);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
   /**
    * A refusal is 403 in the gate's words; a target the proxy could not reach is 502 saying which
    * and why (Jetty's own was a bare 500, which reads as the proxy's fault and says nothing).
@@ -318,20 +310,19 @@ final class EgressTunnel extends ConnectHandler {
   @Override
   protected void onConnectFailure(
       Request request, Response response, Callback callback, Throwable failure) {
-    Throwable cause = failure instanceof java.io.UncheckedIOException u ? u.getCause() : failure;
     response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-    if (cause instanceof EgressProxy.Refused r) {
+    if (failure instanceof EgressProxy.Refused r) {
       Response.writeError(request, response, callback, 403, "pushgate: " + r.getMessage());
       return;
     }
     String target = request.getHttpURI().getAuthority();
-    if (cause instanceof HostResolver.Busy busy) {
+    if (failure instanceof HostResolver.Busy busy) {
       Response.writeError(request, response, callback, 503,
           "pushgate: could not connect to " + target + ": " + busy.getMessage());
       return;
     }
-    LOG.info("egress: CONNECT {} failed: {}", target, cause.getClass().getName());
+    LOG.info("egress: CONNECT {} failed: {}", target, failure.getClass().getName());
     Response.writeError(request, response, callback, 502,
-        "pushgate: could not connect to " + target + ": " + ConnectionFailure.describe(cause));
+        "pushgate: could not connect to " + target + ": " + ConnectionFailure.describe(failure));
   }
 }

@@ -21,40 +21,43 @@ public interface HostResolver {
   List<InetAddress> resolve(String host) throws UnknownHostException;
 
   /**
+   * The addresses of a host looked up for {@code asker} (a run; null for none): a resolver that
+   * bounds its lookups holds each asker to its share ({@link #bounded}).
+   *
+   * @throws UnknownHostException when it has none
+   */
+  default List<InetAddress> resolve(String host, Object asker) throws UnknownHostException {
+    return resolve(host);
+  }
+
+  /**
+   * {@code inner}, at most {@code atOnce} lookups at a time, and at most {@code perAsker} of
+   * them for one asker ({@link #resolve(String, Object)}); one more fails at once with {@link
+   * Busy}. A lookup blocks the thread that asks (the JDK's resolver), for as long as the name's
+   * server takes to answer, up to the system resolver's own time limit (resolv.conf's {@code
+   * timeout} and {@code attempts}): on a proxy shared by every run, whose threads are the API
+   * boundary's, a run asking for names that never resolve would otherwise hold every thread,
+   * and with one bound for all, keep every other run's names from being looked up. An address
+   * literal needs no lookup and is never refused.
+   */
+  static HostResolver bounded(HostResolver inner, int atOnce, int perAsker) {
+    return new BoundedLookups(inner, atOnce, perAsker);
+  }
+
+  /** {@link #bounded}'s refusal: every lookup it allows (all askers', or this one's) is under way. */
+  final class Busy extends UnknownHostException {
+    private static final long serialVersionUID = 1L;
+
+    Busy(String message) {
+      super(message);
+    }
+  }
+
+  /**
    * Fixed addresses for some names (compared without regard to case), the rest from {@code
    * fallback}. Tests map their own host names to 127.0.0.1 this way, so that traffic stays on the
    * machine.
    */
-  /**
-   * {@code inner}, at most {@code atOnce} lookups at a time; one more fails at once with {@link
-   * Busy}. A lookup blocks the thread that asks (the JDK's resolver), for as long as the name's
-   * server takes to answer: on a proxy shared by every run, whose threads are the API
-   * boundary's, a run asking for names that never resolve would otherwise hold every thread.
-   */
-  static HostResolver bounded(HostResolver inner, int atOnce) {
-    java.util.concurrent.Semaphore lookups = new java.util.concurrent.Semaphore(atOnce);
-    return host -> {
-      if (!lookups.tryAcquire()) {
-        throw new Busy(atOnce);
-      }
-      try {
-        return inner.resolve(host);
-      } finally {
-        lookups.release();
-      }
-    };
-  }
-
-  /** {@link #bounded}'s refusal: every lookup it allows is under way. */
-  final class Busy extends UnknownHostException {
-    private static final long serialVersionUID = 1L;
-
-    Busy(int atOnce) {
-      super("the proxy is looking up " + atOnce + " host names at once already; try again in a"
-          + " moment");
-    }
-  }
-
   static HostResolver mapping(Map<String, InetAddress> fixed, HostResolver fallback) {
     Map<String, InetAddress> copy = new HashMap<>();
     fixed.forEach((k, v) -> copy.put(k.toLowerCase(Locale.ROOT), v));

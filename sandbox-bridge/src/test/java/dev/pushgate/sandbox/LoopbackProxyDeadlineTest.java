@@ -132,7 +132,7 @@ class LoopbackProxyDeadlineTest {
         far.setSoTimeout(10_000);
         assertThat(new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
             .isEqualTo("HTTP/1.1 200");
-        waitFor(() -> shared.tunnelsOf(run) == 2, Duration.ofSeconds(10));
+        waitFor(() -> shared.connectionEndsOf(run) == 2, Duration.ofSeconds(10));
         shared.closeTunnelsOf(run);
         assertThat(far.getInputStream().read()).isEqualTo(-1);
       }
@@ -142,8 +142,8 @@ class LoopbackProxyDeadlineTest {
   /**
    * Finding (attack of 2026-12-07): one run's login opened 10,600 tunnels to a host of its own
    * and held every descriptor of the appliance. A run holds at most {@link
-   * EgressTunnel#MAX_TUNNELS_PER_RUN}; the next CONNECT is refused with why, and one more is
-   * admitted once one closes.
+   * RunConnections#MAX_PER_RUN}; the next CONNECT is refused with why, and one more is admitted
+   * once one closes.
    */
   @Test
   void aRunHoldsAtMostItsShareOfTunnels() throws Exception {
@@ -155,24 +155,24 @@ class LoopbackProxyDeadlineTest {
       byte[] connect = ("CONNECT " + target + " HTTP/1.1\r\nHost: " + target
           + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
           .getBytes(StandardCharsets.US_ASCII);
-      for (int i = 0; i <= EgressTunnel.MAX_TUNNELS_PER_RUN; i++) {
+      for (int i = 0; i <= RunConnections.MAX_PER_RUN; i++) {
         Socket s = connect();
         held.add(s);
         s.setSoTimeout(10_000);
         s.getOutputStream().write(connect);
         String answer = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
-        if (i < EgressTunnel.MAX_TUNNELS_PER_RUN) {
+        if (i < RunConnections.MAX_PER_RUN) {
           assertThat(answer).as("tunnel " + i).isEqualTo("HTTP/1.1 200");
           held.add(elsewhere.accept()); // the tunnel's far end, in order
         } else {
           assertThat(answer + new String(s.getInputStream().readAllBytes(),
               StandardCharsets.UTF_8)).startsWith("HTTP/1.1 429")
-              .contains("this run holds 256 tunnels through the proxy already");
+              .contains("this run holds 256 connections through the proxy already");
         }
       }
       held.get(0).close(); // a tunnel ends when both its ends have
       held.get(1).close();
-      waitFor(() -> shared.tunnelsOf(run) < 2 * EgressTunnel.MAX_TUNNELS_PER_RUN,
+      waitFor(() -> shared.connectionEndsOf(run) < 2 * RunConnections.MAX_PER_RUN,
           Duration.ofSeconds(20));
       try (Socket again = connect()) {
         again.setSoTimeout(10_000);
@@ -185,6 +185,104 @@ class LoopbackProxyDeadlineTest {
         s.close();
       }
     }
+  }
+
+  /**
+   * Finding (attack of 2026-12-07): plain-HTTP requests were not counted, and one run's 20,000
+   * keep-alive {@code GET http://…} connections took every descriptor of the appliance. The
+   * connections that carry a run's forwarded requests count among its {@link
+   * RunConnections#MAX_PER_RUN}, each once however many requests it carries.
+   */
+  @Test
+  void aRunsForwardedRequestsCountAmongItsConnections() throws Exception {
+    com.sun.net.httpserver.HttpServer origin = com.sun.net.httpserver.HttpServer.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+    origin.createContext("/", exchange -> {
+      byte[] body = "hello\n".getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    origin.start();
+    String login = java.util.Base64.getEncoder()
+        .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+    String target = "other.test:" + origin.getAddress().getPort();
+    byte[] get = ("GET http://" + target + "/ HTTP/1.1\r\nHost: " + target
+        + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i <= RunConnections.MAX_PER_RUN; i++) {
+        Socket s = connect();
+        held.add(s);
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(get);
+        if (i < RunConnections.MAX_PER_RUN) {
+          assertThat(answer(s)).as("connection " + i).startsWith("HTTP/1.1 200")
+              .endsWith("hello\n");
+        } else {
+          assertThat(answer(s)).startsWith("HTTP/1.1 429")
+              .contains("this run holds 256 connections through the proxy already");
+        }
+      }
+      Socket first = held.get(0); // a connection counted already carries more requests
+      first.getOutputStream().write(get);
+      assertThat(answer(first)).startsWith("HTTP/1.1 200");
+
+      first.close();
+      waitFor(() -> shared.connectionEndsOf(run) < RunConnections.MAX_PER_RUN,
+          Duration.ofSeconds(20));
+      try (Socket again = connect()) {
+        again.setSoTimeout(10_000);
+        again.getOutputStream().write(get);
+        assertThat(answer(again)).startsWith("HTTP/1.1 200");
+      }
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
+      origin.stop(0);
+    }
+  }
+
+  /**
+   * A plain-HTTP request to a host that cannot be reached is answered with why, as a CONNECT's
+   * is (Jetty's own answer was a bare "Bad Gateway").
+   */
+  @Test
+  void aForwardToAHostThatRefusesSaysWhy() throws Exception {
+    int closed;
+    try (ServerSocket gone = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = gone.getLocalPort();
+    }
+    String login = java.util.Base64.getEncoder()
+        .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+    String target = "other.test:" + closed;
+    try (Socket s = connect()) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(("GET http://" + target + "/ HTTP/1.1\r\nHost: " + target
+          + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(answer(s)).startsWith("HTTP/1.1 502").endsWith(
+          "pushgate: could not reach " + target + ": the connection was refused\n");
+    }
+  }
+
+  /** One response read whole: its head, and as many body bytes as its Content-Length says. */
+  private static String answer(Socket s) throws IOException {
+    java.io.InputStream in = s.getInputStream();
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        break;
+      }
+      head.append((char) b);
+    }
+    java.util.regex.Matcher length = java.util.regex.Pattern
+        .compile("(?i)content-length: *(\\d+)").matcher(head);
+    int body = length.find() ? Integer.parseInt(length.group(1)) : 0;
+    return head + new String(in.readNBytes(body), StandardCharsets.UTF_8);
   }
 
   private Socket connect() throws IOException {

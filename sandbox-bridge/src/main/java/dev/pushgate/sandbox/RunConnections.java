@@ -1,0 +1,187 @@
+package dev.pushgate.sandbox;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+
+/**
+ * The connections a shared proxy holds for each run, by their ends, and how many it may hold:
+ * each end is one of the appliance's descriptors, which every run's calls, fetches and pushes
+ * need too. A run's login holds at most {@link #MAX_PER_RUN} connections at once, its tunnels
+ * (both ends of each: a tunnel's client and its far end) and the client connections of its
+ * forwarded plain-HTTP requests counted alike (attacks of 2026-12-07: one run's 10,600 tunnels,
+ * then its 20,000 keep-alive {@code GET http://…} connections, took every descriptor). All runs
+ * together, and the connections the forward holds to the hosts it forwards to (pooled, every
+ * run's), hold at most {@code maxEnds}.
+ *
+ * <p>A connection that is not a tunnel to another host ends anyway with its run (the login stops
+ * working, the boundary closes the run's connections); each is closed here too, since a tunnel
+ * is judged once, at its CONNECT, and must not outlive the run whose login opened it.
+ */
+final class RunConnections {
+  /**
+   * The most connections one run's login holds through the shared proxy at once: tunnels (its
+   * API connections among them, which the boundary bounds besides) and connections that carry
+   * forwarded requests.
+   */
+  static final int MAX_PER_RUN = 256;
+
+  /** Whether a connection was counted, and if not, whose bound it met. */
+  enum Admission {
+    COUNTED(200, null),
+    RUN_FULL(429, "pushgate: this run holds " + MAX_PER_RUN + " connections through the proxy"
+        + " already (tunnels, and connections that carry its plain-HTTP requests), the most one"
+        + " run may; close some and try again"),
+    PROXY_FULL(503, "pushgate: the proxy holds the most connections it may for all runs"
+        + " together; try again in a moment");
+
+    /** The status a refusal is answered with. */
+    final int status;
+    /** The refusal's line; null for {@link #COUNTED}. */
+    final String refusal;
+
+    Admission(int status, String refusal) {
+      this.status = status;
+      this.refusal = refusal;
+    }
+  }
+
+  private final Map<ApiInterception, Held> byRun = new ConcurrentHashMap<>();
+  private final int maxEnds;
+  /** Ends held in {@link #byRun}, closed ones among them until they are pruned. */
+  private final AtomicInteger counted = new AtomicInteger();
+  /** The forward's connections to the hosts it forwards to, open now. */
+  private final AtomicInteger forwarded = new AtomicInteger();
+
+  /** @param maxEnds the most ends all runs and the forward hold together */
+  RunConnections(int maxEnds) {
+    this.maxEnds = maxEnds;
+  }
+
+  /**
+   * The bound for a proxy in this process: half its descriptors, the rest left to the gateway's
+   * git work, the database, the boundary's own listener and its calls upstream.
+   */
+  static RunConnections ofThisProcess() {
+    long limit = 4096;
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+      limit = unix.getMaxFileDescriptorCount();
+    }
+    return new RunConnections((int) Math.min(Integer.MAX_VALUE, Math.max(512, limit / 2)));
+  }
+
+  /**
+   * Counts {@code client}, a connection on which {@code run}'s login asks for a tunnel or a
+   * forward, unless a bound is met; a connection counted already (a keep-alive connection's next
+   * request) is counted once. Room is left for a tunnel's far end ({@link #farEnd}) and a
+   * forwarded request's connection onward.
+   */
+  Admission admit(ApiInterception run, EndPoint client) {
+    if (held() + 2 > maxEnds) {
+      pruneAll(); // not inside compute, which may not touch the map's other entries
+    }
+    Admission[] admission = {Admission.COUNTED};
+    byRun.compute(run, (r, open) -> {
+      Held held = open == null ? new Held() : open;
+      if (held.clients.contains(client)) {
+        return held;
+      }
+      held.prune();
+      if (held.clients.size() >= MAX_PER_RUN) {
+        admission[0] = Admission.RUN_FULL;
+      } else if (held() + 2 > maxEnds) {
+        admission[0] = Admission.PROXY_FULL;
+      } else {
+        held.add(held.clients, client);
+      }
+      return held;
+    });
+    return admission[0];
+  }
+
+  /** {@code end} is the far end of a tunnel {@code run}'s login opened ({@link #admit}ted). */
+  void farEnd(ApiInterception run, EndPoint end) {
+    byRun.compute(run, (r, open) -> {
+      Held held = open == null ? new Held() : open;
+      held.add(held.farEnds, end);
+      return held;
+    });
+  }
+
+  /** {@code run} ended: every connection its login opened is closed. */
+  void close(ApiInterception run) {
+    Held held = byRun.remove(run);
+    if (held != null) {
+      counted.addAndGet(-held.clients.size() - held.farEnds.size());
+      held.clients.forEach(EndPoint::close);
+      held.farEnds.forEach(EndPoint::close);
+    }
+  }
+
+  /** Ends of {@code run}'s connections (clients' and far) still open. */
+  int open(ApiInterception run) {
+    Held held = byRun.get(run);
+    return held == null ? 0 : (int) java.util.stream.Stream.concat(
+        held.clients.stream(), held.farEnds.stream()).filter(EndPoint::isOpen).count();
+  }
+
+  /** Counts the forward's connections to the hosts it forwards to (a bean of its client). */
+  Connection.Listener forwardedConnections() {
+    return new Connection.Listener() {
+      @Override
+      public void onOpened(Connection connection) {
+        forwarded.incrementAndGet();
+      }
+
+      @Override
+      public void onClosed(Connection connection) {
+        forwarded.decrementAndGet();
+      }
+    };
+  }
+
+  private int held() {
+    return counted.get() + forwarded.get();
+  }
+
+  /** Drops the closed ends of every run. */
+  private void pruneAll() {
+    for (ApiInterception run : byRun.keySet()) {
+      byRun.computeIfPresent(run, (r, held) -> {
+        held.prune();
+        return held;
+      });
+    }
+  }
+
+  /** One run's ends; changed only inside {@link #byRun}'s compute for the run. */
+  private final class Held {
+    final Set<EndPoint> clients = ConcurrentHashMap.newKeySet();
+    final Set<EndPoint> farEnds = ConcurrentHashMap.newKeySet();
+
+    void add(Set<EndPoint> ends, EndPoint end) {
+      if (ends.add(end)) {
+        counted.incrementAndGet();
+      }
+    }
+
+    void prune() {
+      prune(clients);
+      prune(farEnds);
+    }
+
+    private void prune(Set<EndPoint> ends) {
+      ends.removeIf(e -> {
+        if (e.isOpen()) {
+          return false;
+        }
+        counted.decrementAndGet();
+        return true;
+      });
+    }
+  }
+}
