@@ -1,6 +1,7 @@
 package dev.pushgate.sandbox;
 
 import dev.pushgate.types.ConnectionFailure;
+import dev.pushgate.types.LogLineRate;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -43,6 +44,11 @@ final class EgressTunnel extends ConnectHandler {
    * gone (attack38).
    */
   static final Duration BOUNDARY_TUNNEL_IDLE = Duration.ofHours(1);
+  /**
+   * The line a failed tunnel logs, at most one per 10 s: a run can ask for tunnels to hosts that
+   * refuse hundreds of times a second, and its client reads why from the answer.
+   */
+  private final LogLineRate failures = new LogLineRate(Duration.ofSeconds(10));
   private final EgressProxy.Gate gate;
   private final ApiInterception interception;
   private final ProxyLogins logins;
@@ -321,7 +327,11 @@ final class EgressTunnel extends ConnectHandler {
           "pushgate: could not connect to " + target + ": " + busy.getMessage());
       return;
     }
-    LOG.info("egress: CONNECT {} failed: {}", target, failure.getClass().getName());
+    long failed = failures.event();
+    if (failed > 0) {
+      LOG.info("egress: CONNECT {} failed: {} ({} tunnel(s) failed since the last such line)",
+          target, failure.getClass().getName(), failed);
+    }
     Response.writeError(request, response, callback, 502,
         "pushgate: could not connect to " + target + ": " + ConnectionFailure.describe(failure));
   }

@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The connections a loopback listener shared by every run holds before they have said whose they
@@ -27,15 +26,13 @@ public final class UnnamedConnections {
    * the appliance's runs need.
    */
   public static final int MAX = 256;
-  /** At most one refusal line per this interval, with a count of those it stands for. */
-  static final long LOG_INTERVAL_NANOS = Duration.ofSeconds(10).toNanos();
 
   private final int max;
   private final AtomicInteger open = new AtomicInteger();
   /** Each counted connection, by the object its listener knows it by. */
   private final Map<Object, Unnamed> waiting = new ConcurrentHashMap<>();
-  private final AtomicLong refusedSinceLine = new AtomicLong();
-  private final AtomicLong lastLine = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+  /** At most one refusal line per 10 s, with a count of those it stands for. */
+  private final LogLineRate refusals = new LogLineRate(Duration.ofSeconds(10));
 
   public UnnamedConnections() {
     this(MAX);
@@ -113,13 +110,7 @@ public final class UnnamedConnections {
    * line stands for (this one and those left unlogged since the last line), or 0 for none.
    */
   public long refusalToLog() {
-    refusedSinceLine.incrementAndGet();
-    long last = lastLine.get();
-    long now = System.nanoTime();
-    if (now - last < LOG_INTERVAL_NANOS || !lastLine.compareAndSet(last, now)) {
-      return 0;
-    }
-    return refusedSinceLine.getAndSet(0);
+    return refusals.event();
   }
 
   /** One connection until it has named its run, ended, or met its deadline: counted once. */
