@@ -130,8 +130,8 @@ final class EgressForward extends ProxyHandler.Forward {
   /**
    * A host the proxy may not or could not reach, as the tunnel's refusals say it: 403 in the
    * gate's words, 503 when the lookups are all under way, 504 when the host did not answer in
-   * time, else 502 saying why (Jetty's own was a
-   * bare "Bad Gateway"; a timeout past the response's start is Jetty's to end).
+   * time, else 502 saying why (Jetty's own was a bare "Bad Gateway"); a failure once the answer
+   * has begun is Jetty's to end.
    */
   private static boolean unreachable(Response response, Callback callback, String target,
       Throwable failure) {

@@ -68,16 +68,16 @@ public final class EgressProxy implements AutoCloseable {
   private final int port;
   private final LoginDeadline connections;
   private final Secret login;
-  private final RunConnections tunnels;
+  private final RunConnections held;
 
   private EgressProxy(Server server, Path socket, int port, LoginDeadline connections,
-      Secret login, RunConnections tunnels) {
+      Secret login, RunConnections held) {
     this.server = server;
     this.socket = socket;
     this.port = port;
     this.connections = connections;
     this.login = login;
-    this.tunnels = tunnels;
+    this.held = held;
   }
 
   /**
@@ -146,8 +146,9 @@ public final class EgressProxy implements AutoCloseable {
       throw new IllegalArgumentException(
           "a shared proxy needs a resolver, the runs' logins and the boundary's threads");
     }
-    return startOnLoopback(HostResolver.bounded(resolver, SHARED_LOOKUPS, SHARED_LOOKUPS_PER_RUN), logins, null,
-        withErrors(builder().buildOn(boundaryThreads)), true);
+    HostResolver lookups = HostResolver.bounded(resolver, SHARED_LOOKUPS, SHARED_LOOKUPS_PER_RUN);
+    return startOnLoopback(lookups, logins, null, withErrors(builder().buildOn(boundaryThreads)),
+        true);
   }
 
   private static EgressProxy startOnLoopback(HostResolver resolver, ProxyLogins logins,
@@ -165,14 +166,13 @@ public final class EgressProxy implements AutoCloseable {
     LoginDeadline connections = new LoginDeadline(proxyConfiguration());
     org.eclipse.jetty.server.ServerConnector connector = HttpServer.tcp(
         server, InetAddress.getLoopbackAddress().getHostAddress(), 0, null, connections);
-    RunConnections tunnels = RunConnections.ofThisProcess();
-    EgressForward forward = new EgressForward(gate, logins, connections, tunnels);
+    RunConnections held = RunConnections.ofThisProcess();
+    EgressForward forward = new EgressForward(gate, logins, connections, held);
     forward.setViaHost("pushgate");
     server.setHandler(
-        new EgressTunnel(gate, forward, null, logins, connections, tunnels, handsOver));
+        new EgressTunnel(gate, forward, null, logins, connections, held, handsOver));
     HttpServer.start(server, "the API proxy on loopback");
-    return new EgressProxy(server, null, connector.getLocalPort(), connections, login,
-        tunnels);
+    return new EgressProxy(server, null, connector.getLocalPort(), connections, login, held);
   }
 
   /**
@@ -271,18 +271,19 @@ public final class EgressProxy implements AutoCloseable {
   }
 
   /**
-   * {@code run} has ended: the tunnels its login opened through this proxy are closed (a tunnel
-   * is judged once, when it opens). Nothing on a proxy that takes no logins.
+   * {@code run} has ended: the tunnels its login opened through this proxy, and the connections
+   * that carried its plain-HTTP requests, are closed (a tunnel is judged once, when it opens).
+   * Nothing on a proxy that takes no logins.
    */
   public void closeTunnelsOf(ApiInterception run) {
-    if (tunnels != null && run != null) {
-      tunnels.close(run);
+    if (held != null && run != null) {
+      held.close(run);
     }
   }
 
   /** Connection ends (clients' and tunnels' far ends) {@code run}'s login holds open now. */
   int connectionEndsOf(ApiInterception run) {
-    return tunnels == null ? 0 : tunnels.open(run);
+    return held == null ? 0 : held.open(run);
   }
 
   /** Connections held now that have shown no run's login (0 on a Unix socket's proxy). */

@@ -53,7 +53,7 @@ final class EgressTunnel extends ConnectHandler {
   private final ApiInterception interception;
   private final ProxyLogins logins;
   private final LoginDeadline connections;
-  private final RunConnections tunnels;
+  private final RunConnections held;
   /**
    * Whether the boundary takes the API names' connections over here ({@link #takeOver}): only
    * on a proxy that runs on the boundary's threads, which its calls then hold.
@@ -61,14 +61,14 @@ final class EgressTunnel extends ConnectHandler {
   private final boolean handsOver;
 
   EgressTunnel(EgressProxy.Gate gate, EgressForward next, ApiInterception interception,
-      ProxyLogins logins, LoginDeadline connections, RunConnections tunnels, boolean handsOver) {
+      ProxyLogins logins, LoginDeadline connections, RunConnections held, boolean handsOver) {
     super(next);
     this.handsOver = handsOver;
     this.gate = gate;
     this.interception = interception;
     this.logins = logins;
     this.connections = connections;
-    this.tunnels = tunnels;
+    this.held = held;
   }
 
   private ApiInterception interceptionOf(Request request) {
@@ -106,7 +106,7 @@ final class EgressTunnel extends ConnectHandler {
       request.setAttribute(RUN, interception);
       connections.loggedIn(request);
       EndPoint client = request.getConnectionMetaData().getConnection().getEndPoint();
-      RunConnections.Admission admission = tunnels.admit(interception, client);
+      RunConnections.Admission admission = held.admit(interception, client);
       if (admission != RunConnections.Admission.COUNTED) {
         response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
         Response.writeError(request, response, callback, admission.status, admission.refusal);
@@ -138,8 +138,8 @@ final class EgressTunnel extends ConnectHandler {
    * 200 here, and the connection becomes the run's TLS connection on the boundary (the boundary's
    * {@code takeOver}), which the client's TLS then meets on the same socket. A tunnel would relay
    * every byte through a second socket to the boundary's listener and back, and wake a thread at
-   * each hop. The run's tunnels (this connection among them, {@link RunConnections}) still close when
-   * the run ends.
+   * each hop. The run's connections (this one among them, {@link RunConnections}) still close
+   * when the run ends.
    */
   private static void takeOver(Request request, Response response, Callback callback,
       ApiInterception.TakeOver boundary) {
@@ -247,8 +247,8 @@ final class EgressTunnel extends ConnectHandler {
   @Override
   protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
     Request request = context.getRequest();
-    if (tunnels != null && request.getAttribute(RUN) instanceof ApiInterception r) {
-      tunnels.farEnd(r, endPoint);
+    if (held != null && request.getAttribute(RUN) instanceof ApiInterception r) {
+      held.farEnd(r, endPoint);
     }
     if (Boolean.TRUE.equals(request.getAttribute(TO_BOUNDARY))) {
       endPoint.setIdleTimeout(BOUNDARY_TUNNEL_IDLE.toMillis());
