@@ -28,11 +28,7 @@ class CacheRepositoriesTest {
   @Test
   void anObjectTheCacheLacksIsAskedForWithoutAMissingFile() throws Exception {
     Path root = tmp.resolve("cache");
-    ObjectId tip;
-    try (Repository db = new CacheRepositories(root).open(REPO)) {
-      tip = TestRepos.commit(db, "root", Map.of("README", "hello"));
-      TestRepos.setRef(db, "refs/heads/main", tip);
-    }
+    ObjectId tip = mainAtRoot(root);
     Path preserved = root.resolve("acme/widget.git/objects/pack/preserved");
     assertThat(preserved).isEmptyDirectory();
 
@@ -54,11 +50,7 @@ class CacheRepositoriesTest {
     }
 
     // To git the directory holds no pack: the cache reads as before.
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
-    Path dir = root.resolve("acme/widget.git");
-    git.in(dir, "fsck", "--strict").ok();
-    assertThat(git.in(dir, "rev-parse", "refs/heads/main").ok().stdout())
-        .isEqualTo(tip.name() + "\n");
+    assertGitReadsMainAt(root.resolve("acme/widget.git"), tip);
   }
 
   /**
@@ -76,11 +68,7 @@ class CacheRepositoriesTest {
     }
     Path leftover = Files.createDirectories(root.resolve("acme/.widget.git.new-123/refs"));
 
-    ObjectId tip;
-    try (Repository db = new CacheRepositories(root).open(REPO)) {
-      tip = TestRepos.commit(db, "root", Map.of("README", "hello"));
-      TestRepos.setRef(db, "refs/heads/main", tip);
-    }
+    ObjectId tip = mainAtRoot(root);
 
     assertThat(dir.resolve("HEAD")).isRegularFile();
     assertThat(dir.resolve("config")).content().contains("autogc = false");
@@ -88,10 +76,7 @@ class CacheRepositoriesTest {
     try (var names = Files.list(root.resolve("acme"))) {
       assertThat(names.map(p -> p.getFileName().toString())).containsExactly("widget.git");
     }
-    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
-    git.in(dir, "fsck", "--strict").ok();
-    assertThat(git.in(dir, "rev-parse", "refs/heads/main").ok().stdout())
-        .isEqualTo(tip.name() + "\n");
+    assertGitReadsMainAt(dir, tip);
   }
 
   /**
@@ -103,11 +88,7 @@ class CacheRepositoriesTest {
   @Test
   void locksAProcessEndingMidWriteLeftAreRemovedAtTheNextProcesssFirstOpen() throws Exception {
     Path root = tmp.resolve("cache");
-    ObjectId tip;
-    try (Repository db = new CacheRepositories(root).open(REPO)) {
-      tip = TestRepos.commit(db, "root", Map.of("README", "hello"));
-      TestRepos.setRef(db, "refs/heads/main", tip);
-    }
+    ObjectId tip = mainAtRoot(root);
     Path dir = root.resolve("acme/widget.git");
     List<Path> left = List.of(dir.resolve("refs/heads/main.lock"),
         dir.resolve("refs/tags/v1.lock"), dir.resolve("packed-refs.lock"),
@@ -126,5 +107,22 @@ class CacheRepositoriesTest {
       }
       assertThat(notALock).exists();
     }
+  }
+
+  /** Opens (so makes) the cache of {@link #REPO} under {@code root}, with main at a root commit. */
+  private static ObjectId mainAtRoot(Path root) throws Exception {
+    try (Repository db = new CacheRepositories(root).open(REPO)) {
+      ObjectId tip = TestRepos.commit(db, "root", Map.of("README", "hello"));
+      TestRepos.setRef(db, "refs/heads/main", tip);
+      return tip;
+    }
+  }
+
+  /** git finds the repository at {@code dir} whole, its main at {@code tip}. */
+  private void assertGitReadsMainAt(Path dir, ObjectId tip) throws Exception {
+    GitRun git = new GitRun(Files.createDirectories(tmp.resolve("home")), Map.of());
+    git.in(dir, "fsck", "--strict").ok();
+    assertThat(git.in(dir, "rev-parse", "refs/heads/main").ok().stdout())
+        .isEqualTo(tip.name() + "\n");
   }
 }

@@ -270,19 +270,11 @@ class LoopbackProxyDeadlineTest {
 
   /** One response read whole: its head, and as many body bytes as its Content-Length says. */
   private static String answer(Socket s) throws IOException {
-    java.io.InputStream in = s.getInputStream();
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.append((char) b);
-    }
+    String head = dev.pushgate.testkit.RawHttp.head(s.getInputStream());
     java.util.regex.Matcher length = java.util.regex.Pattern
         .compile("(?i)content-length: *(\\d+)").matcher(head);
     int body = length.find() ? Integer.parseInt(length.group(1)) : 0;
-    return head + new String(in.readNBytes(body), StandardCharsets.UTF_8);
+    return head + new String(s.getInputStream().readNBytes(body), StandardCharsets.UTF_8);
   }
 
   private Socket connect() throws IOException {
