@@ -17,11 +17,10 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * Plain HTTP requests in absolute form, forwarded by Jetty's client. On a proxy shared by every
- * run, the connection a run's login sends them on counts among the run's ({@link
- * RunConnections}), and the host is looked up within the run's share ({@link
- * HostResolver#resolve(String, Object)}) before the request goes on: the client's own lookup then
- * finds the JDK's cached answer.
+ * Plain HTTP requests in absolute form, forwarded by Jetty's client. The connection they come
+ * on counts among its run's ({@link RunConnections}). On a proxy shared by every run, the host
+ * is looked up within the run's share ({@link HostResolver#resolve(String, Object)}) before the
+ * request goes on: the client's own lookup then finds the JDK's cached answer.
  */
 final class EgressForward extends ProxyHandler.Forward {
   private final EgressProxy.Gate gate;
@@ -47,8 +46,10 @@ final class EgressForward extends ProxyHandler.Forward {
         return text(response, callback, 407, EgressProxy.LOGIN_REQUIRED + "\n");
       }
       connections.loggedIn(request);
-      RunConnections.Admission admission =
-          held.admit(run, request.getConnectionMetaData().getConnection().getEndPoint());
+    }
+    if (held != null) {
+      RunConnections.Admission admission = held.admit(run == null ? RunConnections.ONE_RUN : run,
+          request.getConnectionMetaData().getConnection().getEndPoint());
       if (admission != RunConnections.Admission.COUNTED) {
         return text(response, callback, admission.status, admission.refusal + "\n");
       }

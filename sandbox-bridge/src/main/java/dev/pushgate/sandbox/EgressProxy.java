@@ -26,6 +26,7 @@ import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -103,10 +104,15 @@ public final class EgressProxy implements AutoCloseable {
     }
     Gate gate = new Gate(policy, resolver, onRefusal);
     Server server = newServer();
-    HttpServer.unixSocket(server, socket, null, proxyConnections());
-    EgressForward forward = new EgressForward(gate, null, null, null);
+    org.eclipse.jetty.server.Connector connector =
+        HttpServer.unixSocket(server, socket, null, proxyConnections());
+    // The connections a request counts (RunConnections), and room to answer the next
+    // ones 429; past that, connections that send no request wait unaccepted, in the kernel.
+    server.addBean(new NetworkConnectionLimit(RunConnections.MAX_PER_RUN + 64, connector));
+    RunConnections held = RunConnections.ofOneRun();
+    EgressForward forward = new EgressForward(gate, null, null, held);
     forward.setViaHost("pushgate");
-    server.setHandler(new EgressTunnel(gate, forward, interception, null, null, null, false));
+    server.setHandler(new EgressTunnel(gate, forward, interception, null, null, held, false));
     HttpServer.start(server, "the egress proxy on " + socket,
         () -> Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-")));
     return new EgressProxy(server, socket, 0, null, null, null);
@@ -166,7 +172,7 @@ public final class EgressProxy implements AutoCloseable {
     LoginDeadline connections = new LoginDeadline(proxyConfiguration());
     org.eclipse.jetty.server.ServerConnector connector = HttpServer.tcp(
         server, InetAddress.getLoopbackAddress().getHostAddress(), 0, null, connections);
-    RunConnections held = RunConnections.ofThisProcess();
+    RunConnections held = RunConnections.shared();
     EgressForward forward = new EgressForward(gate, logins, connections, held);
     forward.setViaHost("pushgate");
     server.setHandler(
@@ -284,6 +290,15 @@ public final class EgressProxy implements AutoCloseable {
   /** Connection ends (clients' and tunnels' far ends) {@code run}'s login holds open now. */
   int connectionEndsOf(ApiInterception run) {
     return held == null ? 0 : held.open(run);
+  }
+
+  /** Connections the proxy's listener holds now, accepted and not closed. */
+  int acceptedConnections() {
+    int open = 0;
+    for (org.eclipse.jetty.server.Connector c : server.getConnectors()) {
+      open += c.getConnectedEndPoints().size();
+    }
+    return open;
   }
 
   /** Connections held now that have shown no run's login (0 on a Unix socket's proxy). */

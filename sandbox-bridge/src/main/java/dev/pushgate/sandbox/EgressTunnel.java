@@ -75,6 +75,11 @@ final class EgressTunnel extends ConnectHandler {
     return logins == null ? interception : (ApiInterception) request.getAttribute(RUN);
   }
 
+  /** The run whose connections {@code request}'s counts among ({@link RunConnections}). */
+  private Object heldFor(Request request) {
+    return logins == null ? RunConnections.ONE_RUN : request.getAttribute(RUN);
+  }
+
   private static void loginRequired(Request request, Response response, Callback callback) {
     response.getHeaders().put(HttpHeader.PROXY_AUTHENTICATE, ProxyLogins.CHALLENGE);
     response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
@@ -105,8 +110,10 @@ final class EgressTunnel extends ConnectHandler {
       }
       request.setAttribute(RUN, interception);
       connections.loggedIn(request);
+    }
+    if (held != null) {
       EndPoint client = request.getConnectionMetaData().getConnection().getEndPoint();
-      RunConnections.Admission admission = held.admit(interception, client);
+      RunConnections.Admission admission = held.admit(heldFor(request), client);
       if (admission != RunConnections.Admission.COUNTED) {
         response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
         Response.writeError(request, response, callback, admission.status, admission.refusal);
@@ -247,8 +254,8 @@ final class EgressTunnel extends ConnectHandler {
   @Override
   protected UpstreamConnection newUpstreamConnection(EndPoint endPoint, ConnectContext context) {
     Request request = context.getRequest();
-    if (held != null && request.getAttribute(RUN) instanceof ApiInterception r) {
-      held.farEnd(r, endPoint);
+    if (held != null && heldFor(request) != null) {
+      held.farEnd(heldFor(request), endPoint);
     }
     if (Boolean.TRUE.equals(request.getAttribute(TO_BOUNDARY))) {
       endPoint.setIdleTimeout(BOUNDARY_TUNNEL_IDLE.toMillis());

@@ -49,12 +49,18 @@ final class RunConnections {
     }
   }
 
-  private final Map<ApiInterception, Held> byRun = new ConcurrentHashMap<>();
+  private final Map<Object, Held> byRun = new ConcurrentHashMap<>();
   private final int maxEnds;
   /** Ends held in {@link #byRun}, closed ones among them until they are pruned. */
   private final AtomicInteger counted = new AtomicInteger();
   /** The forward's connections to the hosts it forwards to, open now. */
   private final AtomicInteger forwarded = new AtomicInteger();
+
+  /**
+   * The run of a proxy that serves one run only (a launch's own, on its Unix socket): every
+   * connection on it is that run's.
+   */
+  static final Object ONE_RUN = new Object();
 
   /** @param maxEnds the most ends all runs and the forward hold together */
   RunConnections(int maxEnds) {
@@ -62,16 +68,23 @@ final class RunConnections {
   }
 
   /**
-   * The bound for a proxy in this process: half its descriptors, the rest left to the gateway's
-   * git work, the database, the boundary's own listener and its calls upstream.
+   * For a proxy shared by every run: a quarter of this process's descriptors, at most 32,768
+   * ends, for all runs together. The rest is left to the gateway's git work, the database, the
+   * boundary's own listener and its calls upstream, and the sandboxed launches' own proxies
+   * (each bounded to one run's share, {@link #ofOneRun}).
    */
-  static RunConnections ofThisProcess() {
+  static RunConnections shared() {
     long limit = 4096;
     if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
       limit = unix.getMaxFileDescriptorCount();
     }
-    return new RunConnections((int) Math.min(Integer.MAX_VALUE, Math.max(512, limit / 2)));
+    return new RunConnections((int) Math.min(32_768, Math.max(4 * MAX_PER_RUN, limit / 4)));
+  }
+
+  /** For a proxy of one run ({@link #ONE_RUN}): that run's share alone bounds it. */
+  static RunConnections ofOneRun() {
+    return new RunConnections(Integer.MAX_VALUE);
   }
 
   /**
@@ -80,7 +93,7 @@ final class RunConnections {
    * request) is counted once. Room is left for a tunnel's far end ({@link #farEnd}) and a
    * forwarded request's connection onward.
    */
-  Admission admit(ApiInterception run, EndPoint client) {
+  Admission admit(Object run, EndPoint client) {
     if (held() + 2 > maxEnds) {
       pruneAll(); // not inside compute, which may not touch the map's other entries
     }
@@ -104,7 +117,7 @@ final class RunConnections {
   }
 
   /** {@code end} is the far end of a tunnel {@code run}'s login opened ({@link #admit}ted). */
-  void farEnd(ApiInterception run, EndPoint end) {
+  void farEnd(Object run, EndPoint end) {
     byRun.compute(run, (r, open) -> {
       Held held = open == null ? new Held() : open;
       held.add(held.farEnds, end);
@@ -113,7 +126,7 @@ final class RunConnections {
   }
 
   /** {@code run} ended: every connection its login opened is closed. */
-  void close(ApiInterception run) {
+  void close(Object run) {
     Held held = byRun.remove(run);
     if (held != null) {
       counted.addAndGet(-held.clients.size() - held.farEnds.size());
@@ -123,7 +136,7 @@ final class RunConnections {
   }
 
   /** Ends of {@code run}'s connections (clients' and far) still open. */
-  int open(ApiInterception run) {
+  int open(Object run) {
     Held held = byRun.get(run);
     return held == null ? 0 : (int) java.util.stream.Stream.concat(
         held.clients.stream(), held.farEnds.stream()).filter(EndPoint::isOpen).count();
@@ -150,7 +163,7 @@ final class RunConnections {
 
   /** Drops the closed ends of every run. */
   private void pruneAll() {
-    for (ApiInterception run : byRun.keySet()) {
+    for (Object run : byRun.keySet()) {
       byRun.computeIfPresent(run, (r, held) -> {
         held.prune();
         return held;
