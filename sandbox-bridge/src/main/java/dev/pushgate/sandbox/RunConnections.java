@@ -8,24 +8,26 @@ import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 
 /**
- * The connections a shared proxy holds for each run, by their ends, and how many it may hold:
- * each end is one of the appliance's descriptors, which every run's calls, fetches and pushes
- * need too. A run's login holds at most {@link #MAX_PER_RUN} connections at once, its tunnels
+ * The connections a proxy holds for each run, by their ends, and how many it may hold: each end
+ * is one of its process's descriptors, which in the appliance every run's calls, fetches and
+ * pushes need too. A run holds at most {@link #MAX_PER_RUN} connections at once, its tunnels
  * (both ends of each: a tunnel's client and its far end) and the client connections of its
  * forwarded plain-HTTP requests counted alike (attacks of 2026-12-07: one run's 10,600 tunnels,
- * then its 20,000 keep-alive {@code GET http://…} connections, took every descriptor). All runs
+ * then its 20,000 keep-alive {@code GET http://…} connections, took every descriptor). On a
+ * proxy shared by every run ({@link #shared}), where a request's login names its run, all runs
  * together, and the connections the forward holds to the hosts it forwards to (pooled, every
- * run's), hold at most {@code maxEnds}.
+ * run's), hold at most {@code maxEnds}; a launch's own proxy serves one run ({@link #ONE_RUN}).
  *
  * <p>A connection that is not a tunnel to another host ends anyway with its run (the login stops
- * working, the boundary closes the run's connections); each is closed here too, since a tunnel
- * is judged once, at its CONNECT, and must not outlive the run whose login opened it.
+ * working, the boundary closes the run's connections); each is closed here too ({@link #close}),
+ * since a tunnel is judged once, at its CONNECT, and must not outlive the run whose login opened
+ * it.
  */
 final class RunConnections {
   /**
-   * The most connections one run's login holds through the shared proxy at once: tunnels (its
-   * API connections among them, which the boundary bounds besides) and connections that carry
-   * forwarded requests.
+   * The most connections one run holds through a proxy at once: tunnels (its API connections
+   * among them, which the boundary bounds besides) and connections that carry forwarded
+   * requests.
    */
   static final int MAX_PER_RUN = 256;
 
