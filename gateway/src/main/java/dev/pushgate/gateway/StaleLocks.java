@@ -3,6 +3,7 @@ package dev.pushgate.gateway;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,13 +35,15 @@ final class StaleLocks {
    */
   static int remove(Path gitDir) {
     List<Path> locks = new ArrayList<>();
+    List<Path> removed = new ArrayList<>();
     try (DirectoryStream<Path> own = Files.newDirectoryStream(gitDir, "*.lock");
         Stream<Path> refs = Files.walk(gitDir.resolve("refs"))) {
       own.forEach(locks::add);
       refs.filter(p -> p.getFileName().toString().endsWith(".lock")).forEach(locks::add);
       for (Path lock : locks) {
-        if (Files.isRegularFile(lock, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-          Files.deleteIfExists(lock);
+        // only a file JGit could have written: never a directory, nor a link's target
+        if (Files.isRegularFile(lock, LinkOption.NOFOLLOW_LINKS) && Files.deleteIfExists(lock)) {
+          removed.add(lock);
         }
       }
     } catch (NoSuchFileException e) {
@@ -49,10 +52,10 @@ final class StaleLocks {
       log.warn("could not clear stale lock files in {}: {}", gitDir, e.toString());
       return 0;
     }
-    if (!locks.isEmpty()) {
+    if (!removed.isEmpty()) {
       log.warn("removed {} lock file(s) in {} that a process ending mid-write left: {}",
-          locks.size(), gitDir, locks.stream().map(gitDir::relativize).toList());
+          removed.size(), gitDir, removed.stream().map(gitDir::relativize).toList());
     }
-    return locks.size();
+    return removed.size();
   }
 }

@@ -97,6 +97,9 @@ class CacheRepositoriesTest {
       Files.writeString(lock, tip.name() + "\n");
     }
     Path notALock = Files.writeString(dir.resolve("refs/heads/locked"), tip.name() + "\n");
+    Path outside = Files.writeString(tmp.resolve("outside.lock"), "not the cache's\n");
+    Path link = Files.createSymbolicLink(dir.resolve("refs/heads/link.lock"), outside);
+    Path directory = Files.createDirectories(dir.resolve("refs/heads/dir.lock"));
 
     try (Repository db = new CacheRepositories(root).open(REPO)) {
       ObjectId next = TestRepos.commit(db, "next", Map.of("README", "again"));
@@ -106,6 +109,9 @@ class CacheRepositoriesTest {
         assertThat(lock).doesNotExist();
       }
       assertThat(notALock).exists();
+      assertThat(outside).hasContent("not the cache's");
+      assertThat(link).isSymbolicLink();
+      assertThat(directory).isDirectory();
     }
   }
 

@@ -194,7 +194,9 @@ class CredentialLifecycleTest {
       assertThat(receiveKeeps(packs)).as("receive .keep files left by the crash").isEmpty();
       assertThat(stale).doesNotExist();
       assertThat(operators).as("a .keep JGit did not write").exists();
-      assertThat(app.logText()).contains("removed 1 .keep file(s) in " + packs.toRealPath());
+      assertThat(app.logText()).contains("removed 1 .keep file(s) in " + packs.toRealPath())
+          .contains("removed 1 lock file(s) in " + cache.toRealPath() + " that a process ending"
+              + " mid-write left: [refs/heads/main.lock]");
     }
   }
 

@@ -37,8 +37,9 @@ final class BoundedLookups implements HostResolver {
       return inner.resolve(host);
     }
     if (asker != null && !claim(asker)) {
-      throw new HostResolver.Busy("this run has " + perAsker + " host names looked up at once"
-          + " already; try again once one has answered");
+      throw new HostResolver.Busy("this run has as many host names looked up at once as it"
+          + " may (" + perAsker + ", fewer while the proxy's lookups are nearly all under way);"
+          + " try again once one has answered");
     }
     try {
       if (!all.tryAcquire()) {
@@ -57,12 +58,18 @@ final class BoundedLookups implements HostResolver {
     }
   }
 
-  /** One more lookup of {@code asker}'s, unless it has its share under way. */
+  /**
+   * One more lookup of {@code asker}'s, unless it has its share under way, or has one and only
+   * the reserve is left: the last {@code perAsker} of all lookups go to askers that have none
+   * under way, so that a few runs asking for names that never answer (a lookup cannot be called
+   * off; the system's resolver gives up after its own timeout) leave every other run a lookup
+   * (attack of 2026-12-07: four runs' slow names kept the others' at 503 for 10 s at a time).
+   */
   private boolean claim(Object asker) {
     boolean[] claimed = {false};
     byAsker.compute(asker, (a, n) -> {
       int under = n == null ? 0 : n;
-      if (under >= perAsker) {
+      if (under >= perAsker || under > 0 && all.availablePermits() <= perAsker) {
         return n;
       }
       claimed[0] = true;

@@ -116,7 +116,8 @@ final class EgressTunnel extends ConnectHandler {
       RunConnections.Admission admission = held.admit(heldFor(request), client);
       if (admission != RunConnections.Admission.COUNTED) {
         response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-        Response.writeError(request, response, callback, admission.status, admission.refusal);
+        Response.writeError(request, response, RunConnections.closingAfter(request, callback),
+            admission.status, admission.refusal);
         return;
       }
     }

@@ -6,6 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * The connections a proxy holds for each run, by their ends, and how many it may hold: each end
@@ -142,6 +144,41 @@ final class RunConnections {
     Held held = byRun.get(run);
     return held == null ? 0 : (int) java.util.stream.Stream.concat(
         held.clients.stream(), held.farEnds.stream()).filter(EndPoint::isOpen).count();
+  }
+
+  /**
+   * {@code callback} for the answer that refuses a connection {@link #admit} did not count: once
+   * the answer is written the connection is closed outright. Jetty only half-closes a connection
+   * it answered with {@code Connection: close}, and waits for the client to close its side, so a
+   * client that never did held it, uncounted, until the idle timeout (attack of 2026-12-07: one
+   * run's 3,900 refused connections took the descriptors its 256 were bounded to spare).
+   */
+  static Callback closingAfter(Request request, Callback callback) {
+    EndPoint end = request.getConnectionMetaData().getConnection().getEndPoint();
+    return new Callback() {
+      @Override
+      public void succeeded() {
+        try {
+          callback.succeeded();
+        } finally {
+          end.close();
+        }
+      }
+
+      @Override
+      public void failed(Throwable failure) {
+        try {
+          callback.failed(failure);
+        } finally {
+          end.close();
+        }
+      }
+
+      @Override
+      public InvocationType getInvocationType() {
+        return callback.getInvocationType();
+      }
+    };
   }
 
   /** Counts the forward's connections to the hosts it forwards to (a bean of its client). */

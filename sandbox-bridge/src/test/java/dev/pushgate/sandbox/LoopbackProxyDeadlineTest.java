@@ -170,6 +170,9 @@ class LoopbackProxyDeadlineTest {
               .contains("this run holds 256 connections through the proxy already");
         }
       }
+      // closed by the proxy outright, though its client keeps its end open
+      waitFor(() -> shared.acceptedConnections() == RunConnections.MAX_PER_RUN,
+          Duration.ofSeconds(20));
       held.get(0).close(); // a tunnel ends when both its ends have
       held.get(1).close();
       waitFor(() -> shared.connectionEndsOf(run) < 2 * RunConnections.MAX_PER_RUN,
@@ -225,6 +228,10 @@ class LoopbackProxyDeadlineTest {
               .contains("this run holds 256 connections through the proxy already");
         }
       }
+      // The refused connection, which its client keeps open, is closed by the proxy outright:
+      // half-closed, it held a descriptor uncounted until the idle timeout.
+      waitFor(() -> shared.acceptedConnections() == RunConnections.MAX_PER_RUN,
+          Duration.ofSeconds(20));
       Socket first = held.get(0); // a connection counted already carries more requests
       first.getOutputStream().write(get);
       assertThat(answer(first)).startsWith("HTTP/1.1 200");
@@ -242,6 +249,52 @@ class LoopbackProxyDeadlineTest {
         s.close();
       }
       origin.stop(0);
+    }
+  }
+
+  /**
+   * Finding (attack of 2026-12-07): the forward kept its connections onward in a pool, every
+   * run's, and one run's 4,000 requests to as many ports kept 4,000 of them, past every bound.
+   * The connection onward closes once its answer is in, though the host would keep it.
+   */
+  @Test
+  void theForwardsConnectionOnwardClosesWithItsAnswer() throws Exception {
+    String login = java.util.Base64.getEncoder()
+        .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+    try (ServerSocket origin = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+        Socket s = connect()) {
+      String target = "other.test:" + origin.getLocalPort();
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(("GET http://" + target + "/ HTTP/1.1\r\nHost: " + target
+          + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      try (Socket onward = origin.accept()) {
+        onward.setSoTimeout(20_000);
+        dev.pushgate.testkit.RawHttp.head(onward.getInputStream());
+        onward.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+            + "Connection: keep-alive\r\n\r\nok\n").getBytes(StandardCharsets.US_ASCII));
+        assertThat(answer(s)).startsWith("HTTP/1.1 200").endsWith("ok\n");
+        assertThat(onward.getInputStream().read()).as("the proxy's end of the connection onward")
+            .isEqualTo(-1);
+      }
+    }
+  }
+
+  /** A port no host can listen on is refused saying so, never read as port 80. */
+  @Test
+  void aForwardToPortZeroOrPastTheLastIsRefused() throws Exception {
+    String login = java.util.Base64.getEncoder()
+        .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+    for (String target : List.of("other.test:0", "other.test:99999")) {
+      try (Socket s = connect()) {
+        s.setSoTimeout(10_000);
+        // Host without the port: Jetty's parser refuses such a port in a Host header itself
+        s.getOutputStream().write(("GET http://" + target + "/ HTTP/1.1\r\nHost: other.test"
+            + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+        assertThat(answer(s)).as(target).startsWith("HTTP/1.1 400")
+            .contains("names no port a host can listen on");
+      }
     }
   }
 
