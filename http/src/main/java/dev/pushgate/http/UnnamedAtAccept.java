@@ -11,8 +11,8 @@ import org.eclipse.jetty.server.Connector;
 /**
  * {@link UnnamedConnections} at a Jetty listener's accept: the one place a listener shared by
  * every run counts a connection, schedules its deadline on the connector's scheduler, and closes
- * it at once (logging the refusal at the rate the rule allows) when too many have not named a
- * run. The API boundary's PROXY header reader and the egress proxy's HTTP both accept through it.
+ * the oldest unnamed one (logging it at the rate the rule allows) when too many have not named
+ * a run. The API boundary's PROXY header reader and the egress proxy's HTTP both accept through it.
  */
 public final class UnnamedAtAccept {
   private final UnnamedConnections unnamed = new UnnamedConnections();
@@ -36,22 +36,26 @@ public final class UnnamedAtAccept {
   }
 
   /**
-   * The connection for {@code endPoint}, just accepted: {@code served}'s when it is counted, a
-   * {@link ClosedAtOnce} when {@link UnnamedConnections#MAX} have not named a run yet. A counted
-   * connection that closes before it named its run stops counting then, not at its deadline:
-   * a client that connects and leaves, hundreds of times a second, would otherwise keep the
-   * bound full and every run's next connection closed at accept (attack of 2026-12-07).
+   * The connection for {@code endPoint}, just accepted: {@code served}'s, counted; when {@link
+   * UnnamedConnections#MAX} have not named a run yet, the oldest of them is closed to make room
+   * (logged at the rate the rule allows), and only if none can be is this one a {@link
+   * ClosedAtOnce}. A counted connection that closes before it named its run stops counting then,
+   * not at its deadline: a client that connects and leaves, hundreds of times a second, would
+   * otherwise keep the bound full (attack of 2026-12-07).
    */
   public Connection accept(Connector connector, EndPoint endPoint, Supplier<Connection> served) {
     UnnamedConnections.Timer deadlines = timer != null ? timer : (delay, task) -> connector
         .getScheduler().schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
-    if (!unnamed.admit(endPoint, endPoint::close, deadlines)) {
-      long refusals = unnamed.refusalToLog();
-      if (refusals > 0) {
-        warn.accept(UnnamedConnections.refusedAtAccept(listener, refusals,
+    UnnamedConnections.Admission admission = unnamed.admit(endPoint, endPoint::close, deadlines);
+    if (admission != UnnamedConnections.Admission.COUNTED) {
+      long closed = unnamed.refusalToLog();
+      if (closed > 0) {
+        warn.accept(UnnamedConnections.closedToMakeRoom(listener, closed,
             endPoint.getRemoteSocketAddress()));
       }
-      return new ClosedAtOnce(endPoint, connector);
+      if (admission == UnnamedConnections.Admission.REFUSED) {
+        return new ClosedAtOnce(endPoint, connector);
+      }
     }
     Connection connection = served.get();
     connection.addEventListener(new Connection.Listener() {

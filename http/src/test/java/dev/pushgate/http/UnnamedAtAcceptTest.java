@@ -16,9 +16,11 @@ import org.junit.jupiter.api.Test;
 
 class UnnamedAtAcceptTest {
   /**
-   * Finding (attack of 2026-12-07): connections opened and closed at once, without a login, kept
-   * the bound full until each one's deadline, and every run's next connection was closed at
-   * accept meanwhile. Here the deadlines never come: only the closes can free the count.
+   * Findings (attacks of 2026-12-07): connections opened and closed at once, without a login,
+   * kept the bound full until each one's deadline, and every run's next connection was closed at
+   * accept meanwhile; then idle ones, reopened as they were closed, did the same. Over the bound
+   * the oldest is closed for the newest. Here the deadlines never come: only the closes can free
+   * the count.
    */
   @Test
   void aConnectionThatClosesBeforeNamingItsRunStopsCountingAtItsClose() throws Exception {
@@ -42,11 +44,15 @@ class UnnamedAtAcceptTest {
       until(() -> unnamed.open() == UnnamedConnections.MAX); // accepted by the acceptor thread
       LocalConnector.LocalEndPoint over = connector.connect();
       until(() -> over.getConnection() != null);
-      assertThat(over.getConnection()).isInstanceOf(ClosedAtOnce.class);
+      assertThat(over.getConnection()).as("the newest").isNotInstanceOf(ClosedAtOnce.class);
+      assertThat(open.get(0).isOpen()).as("the oldest, closed to make room").isFalse();
+      assertThat(open.get(1).isOpen()).isTrue();
+      assertThat(unnamed.open()).isEqualTo(UnnamedConnections.MAX);
+      over.close();
 
       open.forEach(LocalConnector.LocalEndPoint::close);
       until(() -> unnamed.open() == 0);
-      assertThat(deadlines).hasSize(UnnamedConnections.MAX); // none has run
+      assertThat(deadlines).hasSize(UnnamedConnections.MAX + 1); // none has run
       LocalConnector.LocalEndPoint next = connector.connect();
       until(() -> next.getConnection() != null);
       assertThat(next.getConnection()).isNotInstanceOf(ClosedAtOnce.class);

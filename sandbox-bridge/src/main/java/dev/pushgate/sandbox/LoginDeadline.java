@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * HTTP for a loopback proxy that wants a run's login, with the bound and deadline of {@link
  * UnnamedConnections}: a connection is counted from its accept until one of its requests has
  * shown a live run's login ({@link #loggedIn}), and closed if none has within {@link
- * UnnamedConnections#DEADLINE}; over {@link UnnamedConnections#MAX} the next is closed at accept.
+ * UnnamedConnections#DEADLINE}; over {@link UnnamedConnections#MAX} the oldest is closed for the
+ * next.
  * Anything on the host's loopback can connect here; only a run's login earns more time.
  */
 final class LoginDeadline extends HttpConnectionFactory {

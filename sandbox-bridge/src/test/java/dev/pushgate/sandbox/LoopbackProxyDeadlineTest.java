@@ -74,21 +74,35 @@ class LoopbackProxyDeadlineTest {
   }
 
   /**
-   * One connection over the bound is closed at accept, before its deadline could close it; a
-   * connection that shows a run's login is no longer counted.
+   * One connection over the bound has the oldest closed, before its deadline could close it, and
+   * is served: a run's connection, which shows its login at once, gets through a bound held full
+   * by idle ones (attack of 2026-12-07); a connection that shows a run's login is no longer
+   * counted.
    */
   @Test
   void connectionsWithoutALoginAreBoundedAndALoginLeavesTheCount() throws Exception {
     List<Socket> held = new ArrayList<>();
-    try {
+    String login = java.util.Base64.getEncoder()
+        .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+    try (ServerSocket elsewhere = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
       for (int i = 0; i < UnnamedConnections.MAX; i++) {
         held.add(connect());
       }
       waitFor(() -> shared.unnamedConnections() == UnnamedConnections.MAX,
           UnnamedConnections.DEADLINE.dividedBy(2));
-      try (Socket over = connect()) {
-        over.setSoTimeout((int) UnnamedConnections.DEADLINE.toMillis() / 2);
-        assertThat(over.getInputStream().read()).isEqualTo(-1);
+      try (Socket run = connect()) {
+        run.setSoTimeout((int) UnnamedConnections.DEADLINE.toMillis() / 2);
+        String target = "other.test:" + elsewhere.getLocalPort();
+        run.getOutputStream().write(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target
+            + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+        try (Socket far = elsewhere.accept()) {
+          assertThat(new String(run.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+              .isEqualTo("HTTP/1.1 200");
+        }
+        held.get(0).setSoTimeout((int) UnnamedConnections.DEADLINE.toMillis() / 2);
+        assertThat(held.get(0).getInputStream().read()).as("the oldest, closed for it")
+            .isEqualTo(-1);
       }
     } finally {
       for (Socket s : held) {

@@ -11,7 +11,8 @@ import org.eclipse.jetty.server.ProxyConnectionFactory;
  * The boundary listener's PROXY header reader, with the bound and deadline of {@link
  * UnnamedConnections}: a connection is counted from its accept until {@link RunTlsConnections}
  * has read whose it is (or refused it), and closed if that has not happened within {@link
- * UnnamedConnections#DEADLINE}; over {@link UnnamedConnections#MAX} the next is closed at accept.
+ * UnnamedConnections#DEADLINE}; over {@link UnnamedConnections#MAX} the oldest is closed for the
+ * next.
  */
 final class ProxyHeaderDeadline extends ProxyConnectionFactory {
   private final UnnamedAtAccept unnamed =
