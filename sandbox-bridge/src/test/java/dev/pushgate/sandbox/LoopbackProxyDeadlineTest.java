@@ -112,8 +112,6 @@ class LoopbackProxyDeadlineTest {
     waitFor(() -> shared.unnamedConnections() == 0, Duration.ofSeconds(20));
     try (Socket s = connect()) {
       s.setSoTimeout(10_000);
-      String login = java.util.Base64.getEncoder()
-          .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
       s.getOutputStream().write(("CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443"
           + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
           .getBytes(StandardCharsets.US_ASCII));
