@@ -12,7 +12,8 @@ import org.eclipse.jetty.server.Connector;
  * {@link UnnamedConnections} at a Jetty listener's accept: the one place a listener shared by
  * every run counts a connection, schedules its deadline on the connector's scheduler, and closes
  * the oldest unnamed one (logging it at the rate the rule allows) when too many have not named
- * a run. The API boundary's PROXY header reader and the egress proxy's HTTP both accept through it.
+ * a run. The API boundary's PROXY header reader and the egress proxy's HTTP both accept through
+ * it.
  */
 public final class UnnamedAtAccept {
   private final UnnamedConnections unnamed = new UnnamedConnections();
