@@ -63,7 +63,8 @@ class CacheRepositoriesTest {
   void aCacheWhoseCreationWasCutShortIsMadeAgain() throws Exception {
     Path root = tmp.resolve("cache");
     Path dir = root.resolve("acme/widget.git");
-    for (String made : List.of("refs/heads", "refs/tags", "objects/pack", "objects/info", "hooks")) {
+    for (String made :
+        List.of("refs/heads", "refs/tags", "objects/pack", "objects/info", "hooks")) {
       Files.createDirectories(dir.resolve(made));
     }
     Path leftover = Files.createDirectories(root.resolve("acme/.widget.git.new-123/refs"));

@@ -44,7 +44,7 @@ public interface HostResolver {
     return new BoundedLookups(inner, atOnce, perAsker);
   }
 
-  /** {@link #bounded}'s refusal: every lookup it allows (all askers', or this one's) is under way. */
+  /** {@link #bounded}'s refusal: every lookup it allows (all askers' or this one's) is taken. */
   final class Busy extends UnknownHostException {
     private static final long serialVersionUID = 1L;
 
