@@ -95,12 +95,21 @@ final class RunConnections {
    * Counts {@code client}, a connection on which {@code run}'s login asks for a tunnel or a
    * forward, unless a bound is met; a connection counted already (a keep-alive connection's next
    * request) is counted once. Room is left for a tunnel's far end ({@link #farEnd}) and a
-   * forwarded request's connection onward.
+   * forwarded request's connection onward. The last quarter of {@code maxEnds} goes only to runs
+   * that hold no connection yet, so that a few runs holding their 256 each cannot keep every
+   * other run out (attack of 2026-12-07: two runs' 512 tunnels filled a bound of 1,024 ends, and
+   * every other run's calls were answered 503).
    */
   Admission admit(Object run, EndPoint client) {
-    if (held() + 2 > maxEnds) {
-      pruneAll(); // not inside compute, which may not touch the map's other entries
+    Admission admission = count(run, client);
+    if (admission != Admission.PROXY_FULL) {
+      return admission;
     }
+    pruneAll(); // closed ends of other runs may make room; not inside count's compute
+    return count(run, client);
+  }
+
+  private Admission count(Object run, EndPoint client) {
     Admission[] admission = {Admission.COUNTED};
     byRun.compute(run, (r, open) -> {
       Held held = open == null ? new Held() : open;
@@ -110,7 +119,7 @@ final class RunConnections {
       held.prune();
       if (held.clients.size() >= MAX_PER_RUN) {
         admission[0] = Admission.RUN_FULL;
-      } else if (held() + 2 > maxEnds) {
+      } else if (held() + 2 > (held.clients.isEmpty() ? maxEnds : maxEnds - maxEnds / 4)) {
         admission[0] = Admission.PROXY_FULL;
       } else {
         held.add(held.clients, client);

@@ -293,6 +293,25 @@ class LoopbackProxyDeadlineTest {
     }
   }
 
+  /**
+   * Finding (attack of 2026-12-07): {@code OPTIONS *} with a run's login reached Jetty's forward,
+   * which threw, and each one was logged with its stack: 37 MB of log in 10 s from one run. It
+   * is refused saying what to send.
+   */
+  @Test
+  void aTargetThatIsNotAPathIsRefusedSayingWhatToSend() throws Exception {
+    String login = java.util.Base64.getEncoder()
+        .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
+    try (Socket s = connect()) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(("OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1:1\r\n"
+          + "Proxy-Authorization: Basic " + login + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(answer(s)).startsWith("HTTP/1.1 400")
+          .contains("send absolute http:// URLs, or CONNECT for https");
+    }
+  }
+
   /** A port no host can listen on is refused saying so, never read as port 80. */
   @Test
   void aForwardToPortZeroOrPastTheLastIsRefused() throws Exception {

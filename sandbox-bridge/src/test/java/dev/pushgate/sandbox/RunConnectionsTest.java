@@ -22,7 +22,7 @@ class RunConnectionsTest {
 
   @Test
   void allRunsTogetherHoldAtMostTheBoundAndAClosedEndMakesRoom() {
-    RunConnections held = new RunConnections(6);
+    RunConnections held = new RunConnections(8); // 6 for a run that holds some
     EndPoint a1 = new ByteArrayEndPoint();
     EndPoint a2 = new ByteArrayEndPoint();
     assertThat(held.admit(runA, a1)).isEqualTo(RunConnections.Admission.COUNTED);
@@ -62,7 +62,29 @@ class RunConnectionsTest {
     assertThat(held.admit(runA, new ByteArrayEndPoint())).isEqualTo(
         RunConnections.Admission.PROXY_FULL);
     onward.onClosed(c1);
-    assertThat(held.admit(runA, new ByteArrayEndPoint())).isEqualTo(
+    assertThat(held.admit(runB, new ByteArrayEndPoint())).isEqualTo(
         RunConnections.Admission.COUNTED);
+  }
+
+  /**
+   * Finding (attack of 2026-12-07): two runs holding their 256 tunnels each filled the bound of
+   * all runs, and every other run's next connection was refused. The last quarter of the bound
+   * goes only to a run that holds no connection yet.
+   */
+  @Test
+  void theLastQuarterGoesToRunsThatHoldNone() {
+    RunConnections held = new RunConnections(16); // a quarter: 4 ends
+    for (int i = 0; i < 6; i++) { // 6 tunnels, 12 ends: the bound less its quarter
+      assertThat(held.admit(runA, new ByteArrayEndPoint())).isEqualTo(
+          RunConnections.Admission.COUNTED);
+      held.farEnd(runA, new ByteArrayEndPoint());
+    }
+    assertThat(held.admit(runA, new ByteArrayEndPoint())).as("a run that holds some")
+        .isEqualTo(RunConnections.Admission.PROXY_FULL);
+    assertThat(held.admit(runB, new ByteArrayEndPoint())).as("a run that holds none")
+        .isEqualTo(RunConnections.Admission.COUNTED);
+    held.farEnd(runB, new ByteArrayEndPoint());
+    assertThat(held.admit(runB, new ByteArrayEndPoint())).isEqualTo(
+        RunConnections.Admission.PROXY_FULL);
   }
 }
