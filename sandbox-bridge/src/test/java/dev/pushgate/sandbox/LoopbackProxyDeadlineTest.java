@@ -211,15 +211,7 @@ class LoopbackProxyDeadlineTest {
    */
   @Test
   void aRunsForwardedRequestsCountAmongItsConnections() throws Exception {
-    com.sun.net.httpserver.HttpServer origin = com.sun.net.httpserver.HttpServer.create(
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-    origin.createContext("/", exchange -> {
-      byte[] body = "hello\n".getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
-    origin.start();
+    com.sun.net.httpserver.HttpServer origin = HelloOrigin.start();
     String login = java.util.Base64.getEncoder()
         .encodeToString("run-1:secret".getBytes(StandardCharsets.UTF_8));
     String target = "other.test:" + origin.getAddress().getPort();
@@ -353,13 +345,8 @@ class LoopbackProxyDeadlineTest {
     }
   }
 
-  /** One response read whole: its head, and as many body bytes as its Content-Length says. */
   private static String answer(Socket s) throws IOException {
-    String head = dev.pushgate.testkit.RawHttp.head(s.getInputStream());
-    java.util.regex.Matcher length = java.util.regex.Pattern
-        .compile("(?i)content-length: *(\\d+)").matcher(head);
-    int body = length.find() ? Integer.parseInt(length.group(1)) : 0;
-    return head + new String(s.getInputStream().readNBytes(body), StandardCharsets.UTF_8);
+    return HelloOrigin.answer(s.getInputStream());
   }
 
   private Socket connect() throws IOException {

@@ -3,13 +3,10 @@ package dev.pushgate.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.pushgate.testkit.RawHttp;
 import dev.pushgate.testkit.Wait;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
@@ -20,8 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,14 +38,7 @@ class RunProxyConnectionsTest {
   @BeforeEach
   void start() throws Exception {
     InetAddress lo = InetAddress.getLoopbackAddress();
-    origin = HttpServer.create(new InetSocketAddress(lo, 0), 1024);
-    origin.createContext("/", exchange -> {
-      byte[] body = "hello\n".getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
-    origin.start();
+    origin = HelloOrigin.start();
     // allowed.test is reached on this host's loopback: only an egressAllowlist entry may do that.
     proxy = EgressProxy.start(tmp.resolve("proxy.sock"),
         EgressPolicy.resolve(true, List.of("allowed.test")),
@@ -123,10 +111,6 @@ class RunProxyConnectionsTest {
     OutputStream out = Channels.newOutputStream(c);
     out.write(get);
     out.flush();
-    InputStream in = Channels.newInputStream(c);
-    String head = RawHttp.head(in);
-    Matcher length = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-    int body = length.find() ? Integer.parseInt(length.group(1)) : 0;
-    return head + new String(in.readNBytes(body), StandardCharsets.UTF_8);
+    return HelloOrigin.answer(Channels.newInputStream(c));
   }
 }
