@@ -28,7 +28,8 @@ class HostResolverTest {
       if (host.startsWith("slow")) {
         asked.release();
         try {
-          answer.await();
+          // bounded, so that a lookup the bound should have refused fails the test, not hangs it
+          answer.await(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
