@@ -10,8 +10,14 @@ import java.util.regex.Pattern;
 
 /** {@link HostResolver#bounded}: lookups bounded for all askers together and for each. */
 final class BoundedLookups implements HostResolver {
-  /** What {@link InetAddress#getAllByName} reads as an address without asking a name server. */
-  private static final Pattern LITERAL = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}|.*:.*");
+  private static final String OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+  /**
+   * An IPv4 address as usually written, which {@link InetAddress#getAllByName} reads without
+   * asking a name server. Nothing looser: a name that only looks like an address ({@code
+   * 999.1.1.1}, {@code a:b}, an IPv6 form the JDK cannot parse) goes to the name server, so it
+   * must hold a lookup like any name. An IPv6 literal holds one too, for the moment it takes.
+   */
+  private static final Pattern LITERAL = Pattern.compile("(" + OCTET + "\\.){3}" + OCTET);
 
   private final HostResolver inner;
   private final int atOnce;

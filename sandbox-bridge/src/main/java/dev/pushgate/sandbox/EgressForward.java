@@ -1,6 +1,5 @@
 package dev.pushgate.sandbox;
 
-import dev.pushgate.types.ConnectionFailure;
 import java.io.IOException;
 import java.util.List;
 import org.eclipse.jetty.client.HttpClient;
@@ -89,7 +88,7 @@ final class EgressForward extends ProxyHandler.Forward {
         throw e;
       }
       // a target Jetty's forward cannot make a request of: the client's doing, not the proxy's
-      LOG.debug("cannot forward {}: {}", uri, e.toString());
+      LOG.debug("cannot forward a request to {}: {}", uri.getHost(), e.toString());
       return text(response, callback, 400,
           "pushgate: this proxy cannot forward that request: its target is not a URL it can"
               + " send onward\n");
@@ -159,23 +158,17 @@ final class EgressForward extends ProxyHandler.Forward {
   }
 
   /**
-   * A host the proxy may not or could not reach, as the tunnel's refusals say it: 403 in the
-   * gate's words, 503 when the lookups are all under way, 504 when the host did not answer in
-   * time, else 502 saying why (Jetty's own was a bare "Bad Gateway"); a failure once the answer
-   * has begun is Jetty's to end.
+   * A host the proxy may not or could not reach: 403 in the gate's words, else as a tunnel's
+   * CONNECT is answered ({@link EgressUnreachable}; Jetty's own was a bare "Bad Gateway"). A
+   * failure once the answer has begun is Jetty's to end.
    */
   private static boolean unreachable(Response response, Callback callback, String target,
       Throwable failure) {
     if (failure instanceof EgressProxy.Refused r) {
       return text(response, callback, 403, "pushgate: egress refused: " + r.getMessage() + "\n");
     }
-    int status = failure instanceof HostResolver.Busy ? 503
-        : failure instanceof java.util.concurrent.TimeoutException
-            || failure instanceof java.io.InterruptedIOException ? 504 : 502;
-    String why = status == 503 ? failure.getMessage()
-        : status == 504 ? "no answer in time" : ConnectionFailure.describe(failure);
-    return text(response, callback, status,
-        "pushgate: could not reach " + target + ": " + why + "\n");
+    return text(response, callback, EgressUnreachable.status(failure),
+        EgressUnreachable.line(target, failure) + "\n");
   }
 
   private static boolean text(Response response, Callback callback, int status, String body) {

@@ -1,6 +1,5 @@
 package dev.pushgate.sandbox;
 
-import dev.pushgate.types.ConnectionFailure;
 import dev.pushgate.types.LogLineRate;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -318,8 +317,9 @@ final class EgressTunnel extends ConnectHandler {
   }
 
   /**
-   * A refusal is 403 in the gate's words; a target the proxy could not reach is 502 saying which
-   * and why (Jetty's own was a bare 500, which reads as the proxy's fault and says nothing).
+   * A refusal is 403 in the gate's words; a target the proxy could not reach is answered saying
+   * which and why ({@link EgressUnreachable}; Jetty's own was a bare 500, which reads as the
+   * proxy's fault and says nothing).
    */
   @Override
   protected void onConnectFailure(
@@ -330,17 +330,14 @@ final class EgressTunnel extends ConnectHandler {
       return;
     }
     String target = request.getHttpURI().getAuthority();
-    if (failure instanceof HostResolver.Busy busy) {
-      Response.writeError(request, response, callback, 503,
-          "pushgate: could not connect to " + target + ": " + busy.getMessage());
-      return;
+    if (!(failure instanceof HostResolver.Busy)) {
+      long failed = failures.event();
+      if (failed > 0) {
+        LOG.info("egress: CONNECT {} failed: {} ({} tunnel(s) failed since the last such line)",
+            target, failure.getClass().getName(), failed);
+      }
     }
-    long failed = failures.event();
-    if (failed > 0) {
-      LOG.info("egress: CONNECT {} failed: {} ({} tunnel(s) failed since the last such line)",
-          target, failure.getClass().getName(), failed);
-    }
-    Response.writeError(request, response, callback, 502,
-        "pushgate: could not connect to " + target + ": " + ConnectionFailure.describe(failure));
+    Response.writeError(request, response, callback, EgressUnreachable.status(failure),
+        EgressUnreachable.line(target, failure));
   }
 }

@@ -38,7 +38,7 @@ public interface HostResolver {
    * timeout} and {@code attempts}): on a proxy shared by every run, whose threads are the API
    * boundary's, a run asking for names that never resolve would otherwise hold every thread,
    * and with one bound for all, keep every other run's names from being looked up. An address
-   * literal needs no lookup and is never refused.
+   * literal (IPv4, as usually written) needs no lookup and is never refused.
    */
   static HostResolver bounded(HostResolver inner, int atOnce, int perAsker) {
     return new BoundedLookups(inner, atOnce, perAsker);

@@ -17,8 +17,8 @@ class HostResolverTest {
    * names kept every other run's lookups refused; then four runs' did. At most {@code atOnce}
    * lookups wait at a time and at most {@code perAsker} of one asker's, and the last {@code
    * perAsker} go only to askers with none under way; one more is refused at once, saying whose
-   * bound it met, and lookups go on once one ends. An address literal needs no lookup and is
-   * never refused.
+   * bound it met, and lookups go on once one ends. An IPv4 address as usually written needs no
+   * lookup and is never refused; a name that only looks like one is a name.
    */
   @Test
   void aBoundedResolverHoldsEachAskerToItsShareAndKeepsAReserveForTheOthers() throws Exception {
@@ -58,7 +58,11 @@ class HostResolverTest {
         .hasMessageContaining("looking up 4 host names at once already");
     assertThat(bounded.resolve("192.0.2.7", "run-a"))
         .containsExactly(InetAddress.getByName("192.0.2.7"));
-    assertThat(bounded.resolve("::1", "run-d")).containsExactly(InetAddress.getByName("::1"));
+    for (String lookalike : List.of("999.1.1.1", "01.2.3.4", "a:b", "1:2")) {
+      assertThatThrownBy(() -> bounded.resolve(lookalike, "run-d"))
+          .as(lookalike + " only looks like an address: a name server is asked, so it is bounded")
+          .isInstanceOf(HostResolver.Busy.class);
+    }
 
     answer.countDown();
     for (Thread t : waiting) {

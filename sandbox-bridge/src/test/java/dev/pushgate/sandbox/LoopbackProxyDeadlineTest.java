@@ -341,7 +341,7 @@ class LoopbackProxyDeadlineTest {
           + "\r\nProxy-Authorization: Basic " + login + "\r\n\r\n")
           .getBytes(StandardCharsets.US_ASCII));
       assertThat(answer(s)).startsWith("HTTP/1.1 502").endsWith(
-          "pushgate: could not reach " + target + ": the connection was refused\n");
+          "pushgate: could not connect to " + target + ": the connection was refused\n");
     }
   }
 
