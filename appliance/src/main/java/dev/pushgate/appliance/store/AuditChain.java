@@ -28,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * and by the host's row in {@code audit_heads}, locked by each transaction, so that writers in
  * other processes (or other chain objects) wait rather than fork the chain. Should two processes
  * share a host id anyway, the unique (host, seq) index refuses the second record at a number.
+ *
+ * <p>On SQLite an append does not read the head it left last time: the chain remembers it, and
+ * the next record's insert checks in the same statement that it still holds ({@link
+ * #INSERT_AFTER_KNOWN}). That read, and the update that set a record's hash once its id was
+ * known, were a tenth of an append's work, and every push and API call appends.
  */
 public final class AuditChain {
   /** The host of a chain written by tools and tests, which name none. */
@@ -54,8 +59,22 @@ public final class AuditChain {
       + ", host, seq, prev_hash, chained) VALUES ("
       + "?,".repeat(AuditRows.ENTRY_COLUMN_COUNT) + "?,?,?,?) RETURNING id";
   private static final String SET_HASH = "UPDATE audit SET hash = ? WHERE id = ?";
+  /**
+   * SQLite: inserts a record after the end the chain knows of, hash and id included, only if that
+   * is still the end. Two checks in the statement say so: the id is the one {@code AUTOINCREMENT}
+   * would give (the table's counter, the largest id ever inserted, is the known end's), so no
+   * record has been inserted since, by anyone; and the known end is there as known, so it was not
+   * rolled back with a transaction around its append. Otherwise it inserts nothing, and the
+   * append reads the head instead.
+   */
+  private static final String INSERT_AFTER_KNOWN = "INSERT INTO audit(id, "
+      + AuditRows.ENTRY_COLUMNS + ", host, seq, prev_hash, chained, hash) SELECT ?, "
+      + "?,".repeat(AuditRows.ENTRY_COLUMN_COUNT) + "?,?,?,?,?"
+      + " WHERE ? = (SELECT seq FROM sqlite_sequence WHERE name = 'audit') + 1"
+      + " AND EXISTS (SELECT 1 FROM audit WHERE host = ? AND seq = ? AND hash = ?)";
 
   private final Database db;
+  private final boolean sqlite;
   /** The head's read, which locks its row on PostgreSQL. */
   private final String readHead;
   private final String host;
@@ -63,9 +82,16 @@ public final class AuditChain {
   private final ReentrantLock lock = new ReentrantLock();
   /** Appends asked for and not yet written: the holder of {@link #lock} writes them together. */
   private final ConcurrentLinkedQueue<Pending<?>> waiting = new ConcurrentLinkedQueue<>();
+  /**
+   * SQLite: the chain's end as the last append committed by this object left it, with the id
+   * the next record gets; null before the first, after a failed one, and on PostgreSQL (where
+   * the head's read is also its lock). Guarded by {@link #lock}.
+   */
+  private Head known;
 
   public AuditChain(Database db, String host, AuditSink sink) {
     this.db = db;
+    this.sqlite = db.dialect() == Database.Dialect.SQLITE;
     this.readHead = "SELECT seq, hash FROM audit_heads WHERE host = ?"
         + (db.dialect() == Database.Dialect.POSTGRESQL ? " FOR UPDATE" : "");
     this.host = host;
@@ -136,11 +162,11 @@ public final class AuditChain {
    */
   private void commit(List<Pending<?>> batch) {
     List<ChainedRecord> written = new ArrayList<>();
+    Head end;
     try {
-      db.inWriteTransaction(c -> {
+      end = db.inWriteTransaction(c -> {
         written.clear(); // a retried transaction starts over
-        Head head = lockHead(c);
-        long before = head.seq;
+        Head head = known != null ? known.copy() : lockHead(c);
         for (Pending<?> p : batch) {
           p.run(c, entry -> {
             ChainedRecord rec = insert(c, head, entry);
@@ -148,12 +174,13 @@ public final class AuditChain {
             return rec;
           });
         }
-        if (head.seq != before) {
+        if (!written.isEmpty()) {
           saveHead(c, head);
         }
-        return null;
+        return head;
       });
     } catch (SQLException | RuntimeException e) {
+      known = null;
       if (batch.size() == 1) {
         batch.get(0).failed(e);
       } else {
@@ -163,9 +190,11 @@ public final class AuditChain {
       }
       return;
     } catch (Error e) {
+      known = null;
       batch.forEach(p -> p.failed(e));
       throw e;
     }
+    known = end.nextId > 0 ? end : null;
     AuditSink.SinkException unsunk = null;
     if (!written.isEmpty()) {
       try {
@@ -285,6 +314,16 @@ public final class AuditChain {
    */
   private ChainedRecord insert(Connection c, Head head, AuditEntry given) throws SQLException {
     AuditEntry entry = given.storable();
+    if (head.nextId > 0) {
+      ChainedRecord rec = insertAfterKnown(c, head, entry);
+      if (rec != null) {
+        return rec;
+      }
+      Head read = lockHead(c);
+      head.seq = read.seq;
+      head.hash = read.hash;
+      head.nextId = 0;
+    }
     long seq = head.seq + 1;
     long id;
     try (Database.Prepared p = db.prepare(c, INSERT)) {
@@ -311,17 +350,63 @@ public final class AuditChain {
     }
     head.seq = seq;
     head.hash = hash;
+    head.nextId = sqlite ? id + 1 : 0;
     return new ChainedRecord(id, host, seq, unhashed.prevHash(), hash, unhashed.chained(), entry);
   }
 
-  /** The chain's end as this transaction moves it. */
+  /**
+   * The record after the end {@code head} was left at by this chain's last append, with the id
+   * and hash worked out here, in one statement that inserts it only if that end still holds
+   * ({@link #INSERT_AFTER_KNOWN}); null when it inserted nothing.
+   */
+  private ChainedRecord insertAfterKnown(Connection c, Head head, AuditEntry entry)
+      throws SQLException {
+    ChainedRecord rec = new ChainedRecord(head.nextId, host, head.seq + 1, head.hash, null,
+        ChainedRecord.AT_WRITE, entry);
+    String hash = AuditHash.of(rec);
+    try (Database.Prepared p = db.prepare(c, INSERT_AFTER_KNOWN)) {
+      PreparedStatement ps = p.statement();
+      ps.setLong(1, rec.id());
+      AuditRows.bind(ps, 2, entry);
+      int n = 1 + AuditRows.ENTRY_COLUMN_COUNT;
+      ps.setString(n + 1, host);
+      ps.setLong(n + 2, rec.seq());
+      ps.setString(n + 3, rec.prevHash());
+      ps.setString(n + 4, rec.chained());
+      ps.setString(n + 5, hash);
+      ps.setLong(n + 6, rec.id());
+      ps.setString(n + 7, host);
+      ps.setLong(n + 8, head.seq);
+      ps.setString(n + 9, head.hash);
+      if (ps.executeUpdate() != 1) {
+        return null;
+      }
+    }
+    head.seq = rec.seq();
+    head.hash = hash;
+    head.nextId = rec.id() + 1;
+    return new ChainedRecord(rec.id(), host, rec.seq(), rec.prevHash(), hash, rec.chained(),
+        entry);
+  }
+
+  /**
+   * The chain's end as a transaction moves it, and once a record is written in it the id the next
+   * one gets ({@code AUTOINCREMENT}'s: one past the last), 0 while unknown.
+   */
   private static final class Head {
     long seq;
     String hash;
+    long nextId;
 
     Head(long seq, String hash) {
       this.seq = seq;
       this.hash = hash;
+    }
+
+    Head copy() {
+      Head h = new Head(seq, hash);
+      h.nextId = nextId;
+      return h;
     }
   }
 }

@@ -296,6 +296,65 @@ abstract class AuditChainContract extends StoreContract {
     assertThat(r.hosts()).containsExactlyInAnyOrder("host-a", "host-b");
   }
 
+  /**
+   * A chain remembers the end its last append left (on SQLite it does not read it again): an
+   * append whose transaction was rolled back by the work around it must not leave the next
+   * record chained to one that is not there, even when another host's record has taken the id
+   * the rolled-back one had.
+   */
+  @Test
+  void anAppendRolledBackWithTheTransactionAroundItLeavesTheNextChainedToTheRealEnd()
+      throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    AuditStore otherHost = new AuditStore(new AuditChain(open(), "host-b", AuditSink.NONE));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/a", "allowed", null, "ok")));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/b", "allowed", null, "ok")));
+    assertThatThrownBy(() -> db.inWriteTransaction(c -> {
+      try {
+        audit.record(List.of(push(T0, "run-1", "refs/heads/rolled-back", "allowed", null, "ok")));
+      } catch (AuditLog.AuditException e) {
+        throw new AssertionError(e);
+      }
+      throw new SQLException("the work around the append failed");
+    })).hasMessageContaining("the work around the append failed");
+    otherHost.record(List.of(push(T0, "run-2", "refs/heads/x", "allowed", null, "ok")));
+
+    audit.record(List.of(push(T0, "run-1", "refs/heads/c", "allowed", null, "ok")));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/d", "allowed", null, "ok")));
+
+    assertThat(audit.timeline("run-1")).extracting(r -> r.entry().ref())
+        .containsExactly("refs/heads/a", "refs/heads/b", "refs/heads/c", "refs/heads/d");
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(5);
+  }
+
+  /**
+   * Between two appends of one chain object, another connection appends to the same host's
+   * chain and to another host's: the next record follows theirs, with the next id.
+   */
+  @Test
+  void anAppendAfterAnotherConnectionsFollowsTheirRecords() throws Exception {
+    AuditStore mine = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    AuditStore sameHost = new AuditStore(new AuditChain(open(), "host-a", AuditSink.NONE));
+    AuditStore otherHost = new AuditStore(new AuditChain(open(), "host-b", AuditSink.NONE));
+    mine.record(List.of(push(T0, "run-1", "refs/heads/1", "allowed", null, "ok")));
+    mine.record(List.of(push(T0, "run-1", "refs/heads/2", "allowed", null, "ok")));
+    sameHost.record(List.of(push(T0, "run-1", "refs/heads/3", "allowed", null, "ok")));
+    mine.record(List.of(push(T0, "run-1", "refs/heads/4", "allowed", null, "ok")));
+    otherHost.record(List.of(push(T0, "run-2", "refs/heads/x", "allowed", null, "ok")));
+    mine.record(List.of(push(T0, "run-1", "refs/heads/5", "allowed", null, "ok")));
+
+    List<ChainedRecord> chained = mine.timeline("run-1");
+    assertThat(chained).extracting(rec -> rec.entry().ref()).containsExactly(
+        "refs/heads/1", "refs/heads/2", "refs/heads/3", "refs/heads/4", "refs/heads/5");
+    assertThat(chained).extracting(ChainedRecord::seq).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(chained.get(4).id()).isGreaterThan(otherHost.timeline("run-2").get(0).id());
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(6);
+  }
+
   @Test
   void concurrentAppendsKeepTheChainIntact() throws Exception {
     AuditChain chain = new AuditChain(db, "host-a", AuditSink.NONE);
