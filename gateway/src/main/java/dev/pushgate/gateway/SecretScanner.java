@@ -44,6 +44,11 @@ final class SecretScanner {
   private final KeywordIndex keywords;
   /** For each detector in {@link #withRegex}, its keywords' indexes; empty: always runs. */
   private final List<int[]> keywordsOf;
+  /**
+   * For each detector in {@link #withRegex}, whether it applies to a text, which has no path (the
+   * empty one): asked once here, as every comment and message scanned would ask it of each.
+   */
+  private final boolean[] appliesToText;
   private final int chunk;
   private final int overlap;
   private final int maxFindings;
@@ -85,6 +90,10 @@ final class SecretScanner {
     }
     this.keywords = new KeywordIndex(all);
     this.keywordsOf = of;
+    this.appliesToText = new boolean[withRegex.size()];
+    for (int d = 0; d < withRegex.size(); d++) {
+      appliesToText[d] = withRegex.get(d).appliesTo("");
+    }
     List<String> anchorTexts = new ArrayList<>();
     Map<String, Integer> anchorIndex = new HashMap<>();
     List<List<Integer>> users = new ArrayList<>();
@@ -204,7 +213,7 @@ final class SecretScanner {
     Boolean pathAllowed = null; // gitleaks' global path allowlist, asked once per blob
     for (int i : selected.detectors) {
       SecretDetector d = withRegex.get(i);
-      if (!d.appliesTo(path)) {
+      if (path.isEmpty() ? !appliesToText[i] : !d.appliesTo(path)) {
         continue;
       }
       if (isGeneric(d.id())) {

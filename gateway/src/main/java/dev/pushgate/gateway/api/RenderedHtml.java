@@ -40,6 +40,9 @@ final class RenderedHtml {
    */
   static Optional<String> askedFor(String accept) {
     String text = accept.toLowerCase(Locale.ROOT);
+    if (!text.contains("html") && !text.contains("full")) {
+      return Optional.empty(); // nothing below can match: every call asks, few name either
+    }
     Matcher m = MEDIA_TYPE.matcher(text);
     while (m.find()) {
       String type = m.group();

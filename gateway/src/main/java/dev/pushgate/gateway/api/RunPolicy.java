@@ -12,8 +12,10 @@ import dev.pushgate.policy.UpdateKind;
 import dev.pushgate.policy.WorkspaceRules;
 import dev.pushgate.types.RepoSlug;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -38,6 +40,8 @@ final class RunPolicy {
   private final WorkspaceRules rules;
   private final Mode mode;
   private final List<RepoSlug> repositories;
+  /** {@link #repositories} by {@link RepoSlug#key}, the first of each: every call looks one up. */
+  private final Map<String, RepoSlug> byKey = new HashMap<>();
   private final UnseenCommits unseen;
   /** The repository a write names that is not one of the run's; null for the run's own. */
   private final RepoSlug another;
@@ -60,6 +64,7 @@ final class RunPolicy {
     this.contentDetectors = contentDetectors;
     this.mode = mode;
     this.repositories = List.copyOf(repositories);
+    this.repositories.forEach(r -> byKey.putIfAbsent(r.key(), r));
     this.modeAsks = modeAsks;
     this.unseen = unseen;
     this.another = another;
@@ -84,8 +89,7 @@ final class RunPolicy {
 
   /** The run's own spelling of {@code owner/name}, compared without regard to case as GitHub does. */
   Optional<RepoSlug> runRepository(String owner, String name) {
-    String key = (owner + "/" + name).toLowerCase(Locale.ROOT);
-    return repositories.stream().filter(r -> r.key().equals(key)).findFirst();
+    return Optional.ofNullable(byKey.get((owner + "/" + name).toLowerCase(Locale.ROOT)));
   }
 
   ApiAction read(RepoSlug repo, String target) {
