@@ -62,16 +62,18 @@ public final class AuditChain {
   /**
    * SQLite: inserts a record after the end the chain knows of, hash and id included, only if that
    * is still the end. Two checks in the statement say so: the id is the one {@code AUTOINCREMENT}
-   * would give (the table's counter, the largest id ever inserted, is the known end's), so no
-   * record has been inserted since, by anyone; and the known end is there as known, so it was not
-   * rolled back with a transaction around its append. Otherwise it inserts nothing, and the
-   * append reads the head instead.
+   * would give (one past the larger of the table's counter and its largest id), which is the
+   * known end's id plus one only while no record has been inserted since, by anyone; and the
+   * host's head row is as the known end left it, so neither was that append rolled back with a
+   * transaction around it, nor the head moved by another writer or by hand. Otherwise it inserts
+   * nothing, and the append reads the head instead, as every append on PostgreSQL does.
    */
   private static final String INSERT_AFTER_KNOWN = "INSERT INTO audit(id, "
       + AuditRows.ENTRY_COLUMNS + ", host, seq, prev_hash, chained, hash) SELECT ?, "
       + "?,".repeat(AuditRows.ENTRY_COLUMN_COUNT) + "?,?,?,?,?"
-      + " WHERE ? = (SELECT seq FROM sqlite_sequence WHERE name = 'audit') + 1"
-      + " AND EXISTS (SELECT 1 FROM audit WHERE host = ? AND seq = ? AND hash = ?)";
+      + " WHERE ? = max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0),"
+      + " coalesce((SELECT max(id) FROM audit), 0)) + 1"
+      + " AND EXISTS (SELECT 1 FROM audit_heads WHERE host = ? AND seq = ? AND hash = ?)";
 
   private final Database db;
   private final boolean sqlite;
@@ -304,7 +306,17 @@ public final class AuditChain {
       ps.setLong(1, head.seq);
       ps.setString(2, head.hash);
       ps.setString(3, host);
-      ps.executeUpdate();
+      changed(ps.executeUpdate(), "the audit chain's head was not moved (host " + host + ")");
+    }
+  }
+
+  /**
+   * Fails the append when a write changed no row, as when a trigger or rule of the database drops
+   * it: a record not written, or a head not moved, must not let what it records go ahead.
+   */
+  private static void changed(int rows, String what) throws SQLException {
+    if (rows != 1) {
+      throw new SQLException(what + ": a trigger or rule of the database dropped the write");
     }
   }
 
@@ -319,10 +331,7 @@ public final class AuditChain {
       if (rec != null) {
         return rec;
       }
-      Head read = lockHead(c);
-      head.seq = read.seq;
-      head.hash = read.hash;
-      head.nextId = 0;
+      head.readFrom(lockHead(c));
     }
     long seq = head.seq + 1;
     long id;
@@ -335,7 +344,8 @@ public final class AuditChain {
       ps.setString(n + 3, head.hash);
       ps.setString(n + 4, ChainedRecord.AT_WRITE);
       try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
+        changed(rs.next() ? 1 : 0, "the audit record was not inserted (host " + host
+            + ", seq " + seq + ")");
         id = rs.getLong(1);
       }
     }
@@ -346,7 +356,7 @@ public final class AuditChain {
       PreparedStatement ps = p.statement();
       ps.setString(1, hash);
       ps.setLong(2, id);
-      ps.executeUpdate();
+      changed(ps.executeUpdate(), "the audit record's hash was not set (id " + id + ")");
     }
     head.seq = seq;
     head.hash = hash;
@@ -376,8 +386,8 @@ public final class AuditChain {
       ps.setString(n + 5, hash);
       ps.setLong(n + 6, rec.id());
       ps.setString(n + 7, host);
-      ps.setLong(n + 8, head.seq);
-      ps.setString(n + 9, head.hash);
+      ps.setLong(n + 8, head.rowSeq);
+      ps.setString(n + 9, head.rowHash);
       if (ps.executeUpdate() != 1) {
         return null;
       }
@@ -391,22 +401,36 @@ public final class AuditChain {
 
   /**
    * The chain's end as a transaction moves it, and once a record is written in it the id the next
-   * one gets ({@code AUTOINCREMENT}'s: one past the last), 0 while unknown.
+   * one gets ({@code AUTOINCREMENT}'s: one past the last), 0 while unknown; with the host's head
+   * row as the transaction found it (or, for the end a chain remembers, as its last append left
+   * it), which the transaction moves only as it ends.
    */
   private static final class Head {
     long seq;
     String hash;
     long nextId;
+    long rowSeq;
+    String rowHash;
 
     Head(long seq, String hash) {
       this.seq = seq;
       this.hash = hash;
+      this.rowSeq = seq;
+      this.rowHash = hash;
     }
 
+    /** The end this chain's last append left, as the start of another transaction. */
     Head copy() {
       Head h = new Head(seq, hash);
       h.nextId = nextId;
       return h;
+    }
+
+    /** The head as read from its row: the remembered end did not hold. */
+    void readFrom(Head read) {
+      seq = rowSeq = read.seq;
+      hash = rowHash = read.hash;
+      nextId = 0;
     }
   }
 }

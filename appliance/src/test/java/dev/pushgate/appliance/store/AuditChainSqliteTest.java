@@ -1,7 +1,9 @@
 package dev.pushgate.appliance.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pushgate.gateway.AuditLog;
 import dev.pushgate.testkit.Wait;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +36,87 @@ class AuditChainSqliteTest extends AuditChainContract {
         return rs.next() ? rs.getString(1) : null;
       }
     });
+  }
+
+  /**
+   * A chain remembers the end its last append left (on SQLite it does not read it again): an
+   * append whose transaction was rolled back by the work around it (on SQLite's one connection a
+   * transaction begun around an append holds it) must not leave the next record chained to one
+   * that is not there, even when another host's record has taken the id the rolled-back one had.
+   */
+  @Test
+  void anAppendRolledBackWithTheTransactionAroundItLeavesTheNextChainedToTheRealEnd()
+      throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    AuditStore otherHost = new AuditStore(new AuditChain(open(), "host-b", AuditSink.NONE));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/a", "allowed", null, "ok")));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/b", "allowed", null, "ok")));
+    assertThatThrownBy(() -> db.inWriteTransaction(c -> {
+      try {
+        audit.record(List.of(push(T0, "run-1", "refs/heads/rolled-back", "allowed", null, "ok")));
+      } catch (AuditLog.AuditException e) {
+        throw new AssertionError(e);
+      }
+      throw new SQLException("the work around the append failed");
+    })).hasMessageContaining("the work around the append failed");
+    otherHost.record(List.of(push(T0, "run-2", "refs/heads/x", "allowed", null, "ok")));
+
+    audit.record(List.of(push(T0, "run-1", "refs/heads/c", "allowed", null, "ok")));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/d", "allowed", null, "ok")));
+
+    assertThat(audit.timeline("run-1")).extracting(r -> r.entry().ref())
+        .containsExactly("refs/heads/a", "refs/heads/b", "refs/heads/c", "refs/heads/d");
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(5);
+  }
+
+  /**
+   * {@code AUTOINCREMENT} gives one past the larger of the table's counter and its largest id: an
+   * append whose chain remembers its end must not take the counter alone for the next id when
+   * another writer's row stands above it (attack of 2026-12-07: the append failed on the id).
+   */
+  @Test
+  void anAppendFollowsTheLargestIdWhenTheCounterIsBehindIt() throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/a", "allowed", null, "ok")));
+    long last = audit.record(List.of(push(T0, "run-1", "refs/heads/b", "allowed", null, "ok")))
+        .get(0).id();
+    AuditStore otherHost = new AuditStore(new AuditChain(open(), "host-b", AuditSink.NONE));
+    long theirs = otherHost.record(List.of(push(T0, "run-2", "refs/heads/x", "allowed", null,
+        "ok"))).get(0).id();
+    sql("UPDATE sqlite_sequence SET seq = " + last + " WHERE name = 'audit'");
+
+    long next = audit.record(List.of(push(T0, "run-1", "refs/heads/c", "allowed", null, "ok")))
+        .get(0).id();
+
+    assertThat(next).isEqualTo(theirs + 1);
+    AuditVerifier.Result r = new AuditVerifier(db).verify();
+    assertThat(r.broken()).isNull();
+    assertThat(r.records()).isEqualTo(4);
+  }
+
+  /**
+   * A trigger of the database that drops the record's insert (or the head's move) fails the
+   * append, however the chain inserts it: what the record says must not go ahead unrecorded.
+   */
+  @ParameterizedTest
+  @CsvSource({"BEFORE INSERT ON audit", "BEFORE UPDATE ON audit_heads"})
+  void anAppendWhoseWriteADatabaseTriggerDropsFails(String when) throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/a", "allowed", null, "ok")));
+    audit.record(List.of(push(T0, "run-1", "refs/heads/b", "allowed", null, "ok")));
+    sql("CREATE TRIGGER dropped " + when + " BEGIN SELECT RAISE(IGNORE); END");
+
+    assertThatThrownBy(() -> audit.record(List.of(
+        push(T0, "run-1", "refs/heads/c", "allowed", null, "ok"))))
+        .isInstanceOf(AuditLog.AuditException.class)
+        .hasMessageContaining("a trigger or rule of the database dropped the write");
+
+    sql("DROP TRIGGER dropped");
+    assertThat(audit.timeline("run-1")).extracting(r -> r.entry().ref())
+        .containsExactly("refs/heads/a", "refs/heads/b");
+    assertThat(new AuditVerifier(db).verify().intact()).isTrue();
   }
 
   /** The listing's "settled by" lookup is an equality, which the partial index answers. */
