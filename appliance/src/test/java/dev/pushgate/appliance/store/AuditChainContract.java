@@ -236,19 +236,16 @@ abstract class AuditChainContract extends StoreContract {
   }
 
   /**
-   * A head moved back by hand while the appliance runs: its chain, which remembers the end it
-   * wrote, still meets the head it finds, so the next record collides with one at its number and
-   * the append fails, and the edit stays for the verifier, as when every append read the head.
+   * A head moved back or deleted by hand while the appliance runs: its chain, which remembers the
+   * end it wrote, still meets the head it finds, so the next record collides with one at its
+   * number and the append fails, and the edit stays for the verifier, as when every append read
+   * the head.
    */
   @Test
   void anAppendAfterItsHeadWasMovedBackIsRefusedAndTheHeadStaysForTheVerifier()
       throws Exception {
     AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
-    List<Long> ids = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
-      ids.add(audit.record(List.of(push(T0, "run-1", "refs/heads/b" + i, "allowed", null, "ok")))
-          .get(0).id());
-    }
+    List<Long> ids = appendFive(audit);
     sql("UPDATE audit_heads SET seq = 3, hash = '" + hashOf(ids.get(2))
         + "' WHERE host = 'host-a'");
 
@@ -257,6 +254,30 @@ abstract class AuditChainContract extends StoreContract {
         .isInstanceOf(AuditLog.AuditException.class);
 
     assertBroken(ids.get(4), 5, "head behind (the head says seq 3, the records go on to seq 5)");
+  }
+
+  @Test
+  void anAppendAfterItsHeadWasDeletedIsRefusedAndTheLossStaysForTheVerifier() throws Exception {
+    AuditStore audit = new AuditStore(new AuditChain(db, "host-a", AuditSink.NONE));
+    List<Long> ids = appendFive(audit);
+    sql("DELETE FROM audit_heads WHERE host = 'host-a'");
+
+    assertThatThrownBy(() -> audit.record(List.of(
+        push(T0, "run-1", "refs/heads/after", "allowed", null, "ok"))))
+        .isInstanceOf(AuditLog.AuditException.class);
+
+    assertBroken(ids.get(4), 5, "no head (the host has records up to seq 5 but no row in"
+        + " audit_heads, so records cut off the end would not show)");
+  }
+
+  /** Five records appended by {@code audit}'s own chain, which then remembers their end. */
+  private static List<Long> appendFive(AuditStore audit) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(audit.record(List.of(push(T0, "run-1", "refs/heads/b" + i, "allowed", null, "ok")))
+          .get(0).id());
+    }
+    return ids;
   }
 
   @Test
