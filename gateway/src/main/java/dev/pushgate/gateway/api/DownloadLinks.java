@@ -151,7 +151,12 @@ final class DownloadLinks {
     int route = s.get(at).equalsIgnoreCase("repos") ? at + 3
         : s.get(at).equalsIgnoreCase("repositories") ? at + 2 : s.size();
     List<String> rest = s.subList(Math.min(route, s.size()), s.size());
-    return LINK_ROUTES.stream().anyMatch(r -> startsWith(rest, r));
+    for (List<String> r : LINK_ROUTES) { // a loop: every answer asks, a stream cost 5 µs a call
+      if (startsWith(rest, r)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether {@code segments} begin with {@code prefix}, in any case. */
