@@ -454,9 +454,8 @@ final class ContentJudge implements AutoCloseable {
     if (known != null) {
       return known;
     }
-    ObjectLoader loader = reader.open(id, Constants.OBJ_BLOB);
     boolean nul = false;
-    try (InputStream in = loader.openStream()) {
+    try (InputStream in = openStreamed(id)) {
       byte[] head = in.readNBytes(BINARY_PROBE);
       for (byte b : head) {
         if (b == 0) {
@@ -470,6 +469,20 @@ final class ContentJudge implements AutoCloseable {
     }
     binary.put(id.copy(), nul);
     return nul;
+  }
+
+  /**
+   * The blob as a stream that inflates only what is read: git's binary test reads {@value
+   * #BINARY_PROBE} bytes, and a blob under {@link #STREAM_ABOVE} opened as usual is inflated
+   * whole first (a push of 2 MiB blobs read back every byte of its pack for the test).
+   */
+  private InputStream openStreamed(ObjectId id) throws IOException {
+    reader.setStreamFileThreshold(BINARY_PROBE);
+    try {
+      return reader.open(id, Constants.OBJ_BLOB).openStream();
+    } finally {
+      reader.setStreamFileThreshold(STREAM_ABOVE);
+    }
   }
 
   /**

@@ -144,6 +144,21 @@ final class ReceivingCache extends Repository {
         public ObjectReader newReader() {
           return HeldObjects.this.newReader();
         }
+
+        /**
+         * The cache's reader's, which the held pack's reader reads too: JGit's filter keeps it in
+         * a field of its own that no delegate reads, so a 2 MiB blob asked to be streamed was
+         * loaded whole.
+         */
+        @Override
+        public void setStreamFileThreshold(int threshold) {
+          cached.setStreamFileThreshold(threshold);
+        }
+
+        @Override
+        public int getStreamFileThreshold() {
+          return cached.getStreamFileThreshold();
+        }
       };
     }
 
