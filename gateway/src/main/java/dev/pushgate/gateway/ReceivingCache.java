@@ -147,8 +147,8 @@ final class ReceivingCache extends Repository {
 
         /**
          * The cache's reader's, which the held pack's reader reads too: JGit's filter keeps it in
-         * a field of its own that no delegate reads, so a 2 MiB blob asked to be streamed was
-         * loaded whole.
+         * a field of its own that no delegate reads, and a reader asked to stream the blobs above
+         * 1 MiB would load one of 2 MiB whole.
          */
         @Override
         public void setStreamFileThreshold(int threshold) {
