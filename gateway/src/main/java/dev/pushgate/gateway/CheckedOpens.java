@@ -9,9 +9,6 @@ import org.eclipse.jgit.lib.ObjectReader;
  * A reader whose every {@code open} of an object is first put to a check, which may refuse it (a
  * thin pack's base the run may not use, {@link ThinPackBases}) or count it (a decision's bound,
  * {@link ReachBound}). Everything else is the reader's own; closing it closes the reader.
- *
- * <p>The size above which a blob is streamed, not loaded whole, is the reader's too: JGit's
- * {@link ObjectReader.Filter} keeps it in a field of its own that its delegate never reads.
  */
 final class CheckedOpens {
   /** Looks at an object about to be opened: returns to let it be, throws to refuse it. */
@@ -23,7 +20,7 @@ final class CheckedOpens {
   private CheckedOpens() {}
 
   static ObjectReader of(ObjectReader reader, Check check) {
-    return new ObjectReader.Filter() {
+    return new DelegatingReader() {
       @Override
       protected ObjectReader delegate() {
         return reader;
@@ -38,16 +35,6 @@ final class CheckedOpens {
       public ObjectLoader open(AnyObjectId id, int typeHint) throws IOException {
         check.beforeOpen(id);
         return reader.open(id, typeHint);
-      }
-
-      @Override
-      public void setStreamFileThreshold(int threshold) {
-        reader.setStreamFileThreshold(threshold);
-      }
-
-      @Override
-      public int getStreamFileThreshold() {
-        return reader.getStreamFileThreshold();
       }
     };
   }

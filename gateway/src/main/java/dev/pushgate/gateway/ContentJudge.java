@@ -474,7 +474,7 @@ final class ContentJudge implements AutoCloseable {
   /**
    * The blob as a stream that inflates only what is read: git's binary test reads {@value
    * #BINARY_PROBE} bytes, and a blob under {@link #STREAM_ABOVE} opened as usual is inflated
-   * whole first (a push of 2 MiB blobs read back every byte of its pack for the test).
+   * whole first (a push of 900 KiB blobs would read back nearly all of its pack for the test).
    */
   private InputStream openStreamed(ObjectId id) throws IOException {
     reader.setStreamFileThreshold(BINARY_PROBE);

@@ -122,7 +122,7 @@ final class ReceivingCache extends Repository {
     @Override
     public ObjectReader newReader() {
       ObjectReader cached = cache.getObjectDatabase().newReader();
-      return new ObjectReader.Filter() {
+      return new DelegatingReader() {
         /** The pack {@link #withHeld} reads, made once per pack: a reader is one thread's. */
         private ReceivedInMemory read;
         private ObjectReader withHeld;
@@ -143,21 +143,6 @@ final class ReceivingCache extends Repository {
         @Override
         public ObjectReader newReader() {
           return HeldObjects.this.newReader();
-        }
-
-        /**
-         * The cache's reader's, which the held pack's reader reads too: JGit's filter keeps it in
-         * a field of its own that no delegate reads, and a reader asked to stream the blobs above
-         * 1 MiB would load one of 2 MiB whole.
-         */
-        @Override
-        public void setStreamFileThreshold(int threshold) {
-          cached.setStreamFileThreshold(threshold);
-        }
-
-        @Override
-        public int getStreamFileThreshold() {
-          return cached.getStreamFileThreshold();
         }
       };
     }
