@@ -30,6 +30,14 @@ final class SecretScanner {
   static final int CHUNK = 256 * 1024;
   /** Longer than any secret the detectors look for; a 4096-bit RSA key in PEM is about 3.3 KiB. */
   static final int OVERLAP = 8 * 1024;
+  /**
+   * How far back a block still open at a chunk's end is carried into the next (a PGP secret
+   * keyring of many keys, gitleaks' {@code private-key}, has no length bound): a block opened
+   * further back than this is a finding, unread to its end ({@link #openBlock}).
+   */
+  static final int MAX_BLOCK = 1 << 20;
+  /** How much of the text after a block's anchor its opening is looked for in. */
+  private static final int OPENING = 1024;
   /** A blob's scan stops at this many findings: one is enough to judge, the rest is noise. */
   static final int MAX_FINDINGS = 5;
   /** How far left of a fast candidate its full match may start: the stripped prefixes' length. */
@@ -49,8 +57,15 @@ final class SecretScanner {
    * empty one): asked once here, as every comment and message scanned would ask it of each.
    */
   private final boolean[] appliesToText;
+  /**
+   * For each detector in {@link #withRegex}, null, or the opening of the block its regex matches
+   * when a match may run any length ({@code [\s\S]}, gitleaks' {@code private-key}: from {@code
+   * -----BEGIN … PRIVATE KEY-----} to the next {@code KEY-----}): the regex up to that span.
+   */
+  private final com.google.re2j.Pattern[] openingOf;
   private final int chunk;
   private final int overlap;
+  private final int maxBlock;
   private final int maxFindings;
   /** The texts every match of some detectors starts with: their regexes run only there. */
   private final KeywordIndex anchors;
@@ -67,17 +82,26 @@ final class SecretScanner {
   }
 
   SecretScanner(SecretDetectors detectors, int chunk, int overlap, int maxFindings) {
-    if (chunk <= 0 || overlap < 0) {
-      throw new IllegalArgumentException("chunk " + chunk + ", overlap " + overlap);
+    this(detectors, chunk, overlap, maxFindings, MAX_BLOCK);
+  }
+
+  SecretScanner(SecretDetectors detectors, int chunk, int overlap, int maxFindings,
+      int maxBlock) {
+    if (chunk <= 0 || overlap < 0 || maxBlock < overlap) {
+      throw new IllegalArgumentException("chunk " + chunk + ", overlap " + overlap
+          + ", block " + maxBlock);
     }
     this.detectors = detectors;
     this.maxFindings = maxFindings;
     this.chunk = chunk;
     this.overlap = overlap;
+    this.maxBlock = maxBlock;
     this.withRegex = detectors.all().stream().filter(d -> d.regex() != null).toList();
     this.searchOf = withRegex.stream().map(d -> d.fast() != null ? d.fast() : d.regex()).toList();
     this.anchoredOf = searchOf.stream().map(p -> com.google.re2j.Pattern.compile(
         "(?s:.)(?:" + p.pattern() + ")", p.flags())).toList();
+    this.openingOf = withRegex.stream().map(d -> opening(d.regex()))
+        .toArray(com.google.re2j.Pattern[]::new);
     List<String> all = new ArrayList<>();
     Map<String, Integer> index = new HashMap<>();
     List<int[]> of = new ArrayList<>();
@@ -124,6 +148,24 @@ final class SecretScanner {
 
   SecretDetectors detectors() {
     return detectors;
+  }
+
+  /**
+   * A regex's opening, when its match may run any length: what comes before its first {@code
+   * [\s\S} span, matched at a block's start; null when it has no such span (every other
+   * detector's match is bounded, and {@link #OVERLAP} holds it whole) or what comes before does
+   * not stand as a regex of its own.
+   */
+  private static com.google.re2j.Pattern opening(com.google.re2j.Pattern regex) {
+    int span = regex.pattern().indexOf("[\\s\\S");
+    if (span <= 0) {
+      return null;
+    }
+    try {
+      return com.google.re2j.Pattern.compile(regex.pattern().substring(0, span), regex.flags());
+    } catch (com.google.re2j.PatternSyntaxException e) {
+      return null;
+    }
   }
 
   /**
@@ -237,9 +279,9 @@ final class SecretScanner {
     Set<String> seenInOverlap = new HashSet<>();
     boolean first = true;
     while (true) {
-      if (!first && buf.length < overlap + chunk) {
-        // the small buffer filled up: the size was only a hint
-        buf = java.util.Arrays.copyOf(buf, overlap + chunk);
+      if (!first && buf.length < carried + chunk) {
+        // the small buffer filled up (the size was only a hint), or a block is carried
+        buf = java.util.Arrays.copyOf(buf, Math.max(overlap, carried) + chunk);
       }
       int wanted = Math.min(chunk, buf.length - carried);
       int n = in.readNBytes(buf, carried, wanted);
@@ -284,6 +326,19 @@ final class SecretScanner {
         break; // the end of the blob
       }
       int keep = Math.min(overlap, len);
+      int[] open = openBlock(text, len, candidates, active, starts);
+      if (open != null && len - open[1] > keep) {
+        if (len - open[1] <= maxBlock) {
+          keep = len - open[1]; // read on with the block's start, to find its end
+        } else {
+          // Fail closed: a block this long is not read to its end in one buffer.
+          found.add(new SecretFinding(withRegex.get(open[0]).id(),
+              linesBefore + newlines(buf, 0, open[1]) + 1));
+          if (found.size() >= maxFindings) {
+            return found;
+          }
+        }
+      }
       linesBefore += newlines(buf, 0, len - keep);
       startOfBuffer += len - keep;
       System.arraycopy(buf, len - keep, buf, 0, keep);
@@ -292,6 +347,36 @@ final class SecretScanner {
       first = false;
     }
     return found;
+  }
+
+  /**
+   * The block a detector of {@link #openingOf} opened last in the buffer, if its regex does not
+   * match from there within it: {detector, offset}; else null. The last opening is enough: an
+   * earlier one its regex did not match either runs to the last one's own {@code KEY-----}, or
+   * ends where the last one's block does, which the next buffer then holds whole.
+   */
+  private int[] openBlock(String text, int len, int[] candidates, boolean[] active,
+      int[][] starts) {
+    int[] open = null;
+    for (int i : candidates) {
+      if (openingOf[i] == null || !active[i] || starts[i] == null) {
+        continue;
+      }
+      for (int k = starts[i].length - 1; k >= 0; k--) {
+        int s = starts[i][k];
+        // An opening is a header line: a view of the text (no copy) a line's length long.
+        if (!openingOf[i].matcher(java.nio.CharBuffer.wrap(text, s, Math.min(len, s + OPENING)))
+            .lookingAt()) {
+          continue;
+        }
+        if (!withRegex.get(i).regex().matcher(java.nio.CharBuffer.wrap(text, s, len)).lookingAt()
+            && (open == null || s < open[1])) {
+          open = new int[] {i, s};
+        }
+        break;
+      }
+    }
+    return open;
   }
 
   /**

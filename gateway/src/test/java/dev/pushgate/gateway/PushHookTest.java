@@ -1011,6 +1011,29 @@ class PushHookTest {
         + " Stripe API key (rule \"no secrets\", gitleaks id stripe-access-token)");
   }
 
+  /** A review's finding: a keyring longer than the scanner's overlap, across a chunk's end. */
+  @Test
+  void aLongPrivateKeyBlockAcrossTheScannersChunkBoundaryIsRefused() throws Exception {
+    StringBuilder text = new StringBuilder();
+    int line = 0;
+    while (text.length() < SecretScanner.CHUNK - 8_500) {
+      text.append("log line ").append(line++).append(" of a large text file\n");
+    }
+    text.append("-----BEGIN PGP ").append("PRIVATE KEY BLOCK-----\n\n");
+    for (int i = 0; i < 150; i++) {
+      text.append(FakeSecrets.mixed(64, i)).append('\n');
+    }
+    text.append("-----END PGP ").append("PRIVATE KEY BLOCK-----\n");
+    text.append("after the key\n".repeat(20_000));
+    TestRepos.setRef(client, MAIN, commit(client, "keys\n",
+        Map.of("README.md", "base\n", "notes/keys.txt", text.toString()), base));
+
+    PushResult r = push(PushRules.ALLOW_ALL, false, "refs/heads/main:refs/heads/main");
+
+    assertThat(message(r, MAIN)).isEqualTo("Control Center policy: notes/keys.txt:" + (line + 1)
+        + " holds a private key (rule \"no secrets\", gitleaks id private-key)");
+  }
+
   /**
    * Issue 29: the sandbox refuses {@code mkdir .env} and a symlink to {@code .env}; the push
    * refuses a file under such a directory and such a symlink by the same rule, in its words.

@@ -85,6 +85,74 @@ class SecretScannerTest {
         .containsExactly(new SecretFinding("private-key", 41));
   }
 
+  /**
+   * A review's finding: a private-key block longer than the overlap (a PGP secret keyring of many
+   * keys), its opening more than the overlap before a chunk's end and its end after it, was in
+   * no one buffer whole, and landed. Its start is now carried into the next chunk.
+   */
+  @Test
+  void aPrivateKeyBlockLongerThanTheOverlapAcrossAChunkBoundaryIsFound() throws IOException {
+    String block = longKeyBlock(9_200);
+    String line = "filler text of a log, fifty-four characters long .....\n";
+    int boundary = SecretScanner.CHUNK;
+    StringBuilder text = new StringBuilder();
+    while (text.length() + line.length() <= boundary - 8_500) {
+      text.append(line);
+    }
+    long lineOfBlock = text.chars().filter(c -> c == '\n').count() + 1;
+    text.append(block);
+    while (text.length() < 600_000) {
+      text.append(line);
+    }
+
+    assertThat(SCANNER.scan(stream(text.toString()), text.length(), "f.txt", id -> true))
+        .containsExactly(new SecretFinding("private-key", lineOfBlock));
+  }
+
+  @Test
+  void aLongPrivateKeyBlockIsFoundOnceWhereverAChunkEndsInIt() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 512, 128, 5, 16_384);
+    String block = longKeyBlock(3_000);
+    for (int offset = 0; offset < 1_200; offset += 37) {
+      String text = "x".repeat(offset) + "\n" + block + "z".repeat(700) + "\n";
+
+      assertThat(small.scan(stream(text), "k.asc", id -> true)).as("offset %d", offset)
+          .containsExactly(new SecretFinding("private-key", 2));
+    }
+  }
+
+  @Test
+  void aPrivateKeyBlockOpenLongerThanTheBoundIsAFindingUnread() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 512, 128, 5, 4_096);
+    String text = "a\nb\n" + longKeyBlock(20_000) + "tail\n";
+
+    assertThat(small.scan(stream(text), "k.asc", id -> true))
+        .containsExactly(new SecretFinding("private-key", 3));
+  }
+
+  @Test
+  void aLongCertificateOrPublicKeyIsNoFindingWhereverTheChunksEnd() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 512, 128, 5, 4_096);
+    for (String kind : List.of("CERTIFICATE", "PUBLIC KEY", "PGP PUBLIC KEY BLOCK")) {
+      String text = "a\n" + longBlock(kind, 20_000) + "tail\n" + longBlock(kind, 900);
+
+      assertThat(small.scan(stream(text), "c.pem", id -> true)).as(kind).isEmpty();
+    }
+  }
+
+  /** An armoured PGP secret keyring of about {@code length} characters. */
+  private static String longKeyBlock(int length) {
+    return longBlock("PGP " + "PRIVATE KEY BLOCK", length);
+  }
+
+  private static String longBlock(String kind, int length) {
+    StringBuilder b = new StringBuilder("-----BEGIN " + kind + "-----\n\n");
+    for (int i = 0; b.length() < length; i++) {
+      b.append(FakeSecrets.mixed(64, i)).append('\n');
+    }
+    return b.append("-----END ").append(kind).append("-----\n").toString();
+  }
+
   @Test
   void aSizeHintTooSmallStillScansTheWholeBlob() throws IOException {
     SecretScanner small = new SecretScanner(SecretDetectors.standard(), 64, 256);
