@@ -32,8 +32,10 @@ final class SecretScanner {
   static final int OVERLAP = 8 * 1024;
   /**
    * How far back a block still open at a chunk's end is carried into the next (a PGP secret
-   * keyring of many keys, gitleaks' {@code private-key}, has no length bound): a block opened
-   * further back than this is a finding, unread to its end ({@link #openBlock}).
+   * keyring of many keys, gitleaks' {@code private-key}, has no length bound). A block opened
+   * further back than this is remembered by its line alone: it is a finding if the rest of the
+   * blob holds what would end it ({@link #closingOf}), as the regex over the whole blob would
+   * match it, and otherwise not.
    */
   static final int MAX_BLOCK = 1 << 20;
   /** How much of the text after a block's anchor its opening is looked for in. */
@@ -63,6 +65,12 @@ final class SecretScanner {
    * -----BEGIN … PRIVATE KEY-----} to the next {@code KEY-----}): the regex up to that span.
    */
   private final com.google.re2j.Pattern[] openingOf;
+  /**
+   * For each detector of {@link #openingOf}, null, or what its regex matches after the span (the
+   * {@code KEY-----} that ends a private key): a block opened longer ago than {@link #MAX_BLOCK}
+   * is a match wherever this occurs next. Null: such a block is a finding (fail closed).
+   */
+  private final com.google.re2j.Pattern[] closingOf;
   private final int chunk;
   private final int overlap;
   private final int maxBlock;
@@ -101,6 +109,8 @@ final class SecretScanner {
     this.anchoredOf = searchOf.stream().map(p -> com.google.re2j.Pattern.compile(
         "(?s:.)(?:" + p.pattern() + ")", p.flags())).toList();
     this.openingOf = withRegex.stream().map(d -> opening(d.regex()))
+        .toArray(com.google.re2j.Pattern[]::new);
+    this.closingOf = withRegex.stream().map(d -> closing(d.regex()))
         .toArray(com.google.re2j.Pattern[]::new);
     List<String> all = new ArrayList<>();
     Map<String, Integer> index = new HashMap<>();
@@ -157,12 +167,35 @@ final class SecretScanner {
    * not stand as a regex of its own.
    */
   private static com.google.re2j.Pattern opening(com.google.re2j.Pattern regex) {
-    int span = regex.pattern().indexOf("[\\s\\S");
-    if (span <= 0) {
+    java.util.regex.Matcher span = SPAN.matcher(regex.pattern());
+    return span.find() && span.start() > 0
+        ? compiled(regex.pattern().substring(0, span.start()), regex.flags()) : null;
+  }
+
+  /**
+   * What a regex of {@link #opening} matches after its span, with the regex's leading flags
+   * ({@code (?i)}: a lower-case {@code key-----} ends a block too); null if that is not a regex.
+   */
+  private static com.google.re2j.Pattern closing(com.google.re2j.Pattern regex) {
+    java.util.regex.Matcher span = SPAN.matcher(regex.pattern());
+    if (!span.find() || span.start() == 0 || span.end() == regex.pattern().length()) {
       return null;
     }
+    java.util.regex.Matcher flags = LEADING_FLAGS.matcher(regex.pattern());
+    return compiled((flags.lookingAt() ? flags.group() : "")
+        + regex.pattern().substring(span.end()), regex.flags());
+  }
+
+  private static final java.util.regex.Pattern LEADING_FLAGS =
+      java.util.regex.Pattern.compile("\\(\\?[a-zA-Z]+\\)");
+
+  /** A span of any characters, any length from some on: {@code [\s\S-]{64,}?}, {@code *?}. */
+  private static final java.util.regex.Pattern SPAN =
+      java.util.regex.Pattern.compile("\\[\\\\s\\\\S[^\\]]*](?:\\{\\d+,}|[*+])\\??");
+
+  private static com.google.re2j.Pattern compiled(String regex, int flags) {
     try {
-      return com.google.re2j.Pattern.compile(regex.pattern().substring(0, span), regex.flags());
+      return com.google.re2j.Pattern.compile(regex, flags);
     } catch (com.google.re2j.PatternSyntaxException e) {
       return null;
     }
@@ -278,6 +311,8 @@ final class SecretScanner {
     long startOfBuffer = 0;
     Set<String> seenInOverlap = new HashSet<>();
     boolean first = true;
+    /** A block opened longer ago than {@link #maxBlock}: {detector, its line}; or null. */
+    long[] pending = null;
     while (true) {
       if (!first && buf.length < carried + chunk) {
         // the small buffer filled up (the size was only a hint), or a block is carried
@@ -294,6 +329,18 @@ final class SecretScanner {
       boolean[] active = new boolean[withRegex.size()];
       for (int i : candidates) {
         active[i] = anyPresent(keywordsOf.get(i), present);
+      }
+      if (pending != null) {
+        // From before the carried tail: the end may straddle the chunks' boundary.
+        com.google.re2j.Matcher end = closingOf[(int) pending[0]].matcher(
+            java.nio.CharBuffer.wrap(text, Math.max(0, carried - OPENING), len));
+        if (end.find()) { // the block's end, as the regex over the whole blob would find it
+          found.add(new SecretFinding(withRegex.get((int) pending[0]).id(), pending[1]));
+          if (found.size() >= maxFindings) {
+            return found;
+          }
+          pending = null;
+        }
       }
       int[][] starts = anchoredStarts(buf, len, active);
       Set<String> seenNow = new HashSet<>();
@@ -313,7 +360,7 @@ final class SecretScanner {
             continue; // wholly in the overlap: the buffer before saw it whole
           }
           String key = d.id() + "@" + (startOfBuffer + m.start());
-          if (seenInOverlap.contains(key) || !seenNow.add(key) || !isFinding(d, m, text, path)) {
+          if (seenInOverlap.contains(key) || !seenNow.add(key) || !isFinding(i, m, text, path)) {
             continue;
           }
           found.add(new SecretFinding(d.id(), linesBefore + newlines(buf, 0, m.start()) + 1));
@@ -328,12 +375,14 @@ final class SecretScanner {
       int keep = Math.min(overlap, len);
       int[] open = openBlock(text, len, candidates, active, starts);
       if (open != null && len - open[1] > keep) {
+        long line = linesBefore + newlines(buf, 0, open[1]) + 1;
         if (len - open[1] <= maxBlock) {
           keep = len - open[1]; // read on with the block's start, to find its end
+        } else if (closingOf[open[0]] != null) {
+          pending = new long[] {open[0], line};
         } else {
           // Fail closed: a block this long is not read to its end in one buffer.
-          found.add(new SecretFinding(withRegex.get(open[0]).id(),
-              linesBefore + newlines(buf, 0, open[1]) + 1));
+          found.add(new SecretFinding(withRegex.get(open[0]).id(), line));
           if (found.size() >= maxFindings) {
             return found;
           }
@@ -666,7 +715,8 @@ final class SecretScanner {
     return true;
   }
 
-  private boolean isFinding(SecretDetector d, Match m, String text, String path) {
+  private boolean isFinding(int i, Match m, String text, String path) {
+    SecretDetector d = withRegex.get(i);
     String secret = d.secretOf(m);
     if (!strongEnough(d, secret)) {
       return false;
@@ -674,8 +724,12 @@ final class SecretScanner {
     String match = m.group();
     String line = lineAround(text, m.start(), m.end());
     // The global allowlist's paths quiet only the generic detectors (see quietedByPath); its
-    // regexes and stopwords, which read the candidate itself, apply to all.
-    if (detectors.globalAllowlist().allows(isGeneric(d.id()) ? path : "", secret, match, line)) {
+    // regexes and stopwords, which read the candidate itself, apply to every detector whose
+    // match is a token. Not to a block's (a private key's, from its BEGIN to its END), where
+    // they would read a whole key: a "Comment: false" armour header, or a decoy line "-----BEGIN
+    // X PRIVATE KEY----- false" whose match runs into the real key's BEGIN, let a key land.
+    if (openingOf[i] == null && detectors.globalAllowlist()
+        .allows(isGeneric(d.id()) ? path : "", secret, match, line)) {
       return false;
     }
     for (SecretDetector.Allowlist a : d.allowlists()) {

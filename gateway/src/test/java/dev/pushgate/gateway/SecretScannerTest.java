@@ -122,12 +122,53 @@ class SecretScannerTest {
   }
 
   @Test
-  void aPrivateKeyBlockOpenLongerThanTheBoundIsAFindingUnread() throws IOException {
+  void aPrivateKeyBlockLongerThanTheCarryIsFoundByItsEndOnItsFirstLine() throws IOException {
     SecretScanner small = new SecretScanner(SecretDetectors.standard(), 512, 128, 5, 4_096);
-    String text = "a\nb\n" + longKeyBlock(20_000) + "tail\n";
+    String block = longKeyBlock(6_000);
+    String lowerCaseEnd = block.replace("-----END PGP PRIVATE", "-----end pgp private")
+        .replace("KEY BLOCK-----\n", "key block-----\n");
+    for (String b : List.of(block, lowerCaseEnd)) {
+      for (int pad = 0; pad < 520; pad += 7) { // its end at every place against the chunks'
+        String text = "a\nb" + "t".repeat(pad) + "\n" + b + "tail\n";
 
-    assertThat(small.scan(stream(text), "k.asc", id -> true))
-        .containsExactly(new SecretFinding("private-key", 3));
+        assertThat(small.scan(stream(text), "k.asc", id -> true)).as("pad %d", pad)
+            .containsExactly(new SecretFinding("private-key", 3));
+      }
+    }
+  }
+
+  /**
+   * The second review's false refusal: a key's BEGIN and END lines as a document shows them, with
+   * no body (no match: the regex wants 64 characters between), followed by more text than the
+   * carry, was refused. It matches nothing up to the blob's end, and is no finding.
+   */
+  @Test
+  void aKeyShownWithoutItsBodyInALongFileIsNoFinding() throws IOException {
+    SecretScanner small = new SecretScanner(SecretDetectors.standard(), 512, 128, 5, 4_096);
+    String text = "docs\n-----BEGIN RSA " + "PRIVATE KEY-----\n...\n-----END RSA "
+        + "PRIVATE KEY-----\n" + "plain prose without keys in it\n".repeat(2_000);
+
+    assertThat(small.scan(stream(text), "README.md", id -> true)).isEmpty();
+  }
+
+  /**
+   * The second review: gitleaks' global allowlist ("false" anywhere, an alphabet stopword) read a
+   * whole key block as its "secret", so a "Comment: false" armour header, or a decoy line before
+   * the key whose match ran into its BEGIN, let the key land. It applies to tokens, not blocks.
+   */
+  @Test
+  void theGlobalAllowlistDoesNotQuietAPrivateKeyBlock() throws IOException {
+    String key = FakeSecrets.privateKey();
+    String armoured = longKeyBlock(2_000).replace("BLOCK-----\n\n",
+        "BLOCK-----\nComment: false\n\n");
+    String alphabet = key.replace("-----\n", "-----\nabcdefghijklmnopqrstuvwxyz\n");
+    String decoy = "# -----BEGIN X " + "PRIVATE KEY----- false\n" + key;
+
+    for (String text : List.of(armoured, alphabet, decoy)) {
+      assertThat(SCANNER.scan(stream("x\n" + text), "k.txt", id -> true)).as(text)
+          .extracting(SecretFinding::detectorId).containsExactly("private-key");
+    }
+    assertThat(SCANNER.scan(stream("enabled = false\n"), "c.txt", id -> true)).isEmpty();
   }
 
   @Test

@@ -75,6 +75,14 @@ class ApiContentRulesTest {
     assertThat(fine.actions()).singleElement();
   }
 
+  /** The push's scanner at the API's door: an armour header reading "false" quiets no key. */
+  @Test
+  void aContentsWriteOfAKeyWithAnAllowlistedWordInItIsRefused() {
+    String key = FakeSecrets.privateKey().replace("KEY-----\n", "KEY-----\nComment: false\n");
+    refused(rest("PUT", "/repos/acme/widget/contents/deploy/key.txt", Map.of("message", "m",
+        "branch", "feature", "content", b64("notes\n" + key))), "deploy/key.txt:2" + KEY_RULE);
+  }
+
   @Test
   void aPercentEncodedNameIsJudgedDecoded() {
     refused(rest("PUT", "/repos/acme/widget/contents/config/%2Eenv", Map.of("message", "m",
