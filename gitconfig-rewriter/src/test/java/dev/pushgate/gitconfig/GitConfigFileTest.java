@@ -257,10 +257,12 @@ class GitConfigFileTest {
   /**
    * Every http(s) and git:// spelling of the host git accepts is rewritten to the gateway (whose
    * port here refuses connections) or fails closed naming what to do; none reaches the host.
+   * The gateway's port is 1, not the appliance's default 7070: an appliance started by hand on
+   * this machine answers there, and git then asks for a username instead of failing to connect.
    */
   @Test
   void everyHttpSpellingOfTheHostIsRewrittenOrFailsClosedForFetchAndPush() throws IOException {
-    Path file = write(RunGitConfig.of(GATEWAY, CREDENTIAL));
+    Path file = write(RunGitConfig.of("http://127.0.0.1:1", CREDENTIAL));
     // the run's proxy (refusing the host however spelt: RunProxyGitHostTest), here a closed port
     RealGit run = git.globalConfig(file).with("HTTPS_PROXY", "http://127.0.0.1:9")
         .with("http_proxy", "http://127.0.0.1:9").with("NO_PROXY", "127.0.0.1,localhost")
@@ -271,7 +273,7 @@ class GitConfigFileTest {
         "--allow-empty", "-m", "x").ok();
     String refused = "Could not resolve proxy: use-github-com-in-lowercase-as-in-the-run-s-git-config"
         + ".pushgate-refused.invalid";
-    String gateway = "127.0.0.1 port 7070";
+    String gateway = "127.0.0.1 port 1 ";
     Map<String, String> spellings = new java.util.LinkedHashMap<>();
     spellings.put("https://github.com/acme/widget.git", gateway);
     spellings.put("https://github.com:443/acme/widget.git", gateway);
