@@ -311,8 +311,9 @@ final class SecretScanner {
     long startOfBuffer = 0;
     Set<String> seenInOverlap = new HashSet<>();
     boolean first = true;
-    /** A block opened longer ago than {@link #maxBlock}: {detector, its line}; or null. */
-    long[] pending = null;
+    // A block opened longer ago than maxBlock, by its detector (-1: none) and its line.
+    int pending = -1;
+    long pendingLine = 0;
     while (true) {
       if (!first && buf.length < carried + chunk) {
         // the small buffer filled up (the size was only a hint), or a block is carried
@@ -330,16 +331,16 @@ final class SecretScanner {
       for (int i : candidates) {
         active[i] = anyPresent(keywordsOf.get(i), present);
       }
-      if (pending != null) {
+      if (pending >= 0) {
         // From before the carried tail: the end may straddle the chunks' boundary.
-        com.google.re2j.Matcher end = closingOf[(int) pending[0]].matcher(
+        com.google.re2j.Matcher end = closingOf[pending].matcher(
             java.nio.CharBuffer.wrap(text, Math.max(0, carried - OPENING), len));
         if (end.find()) { // the block's end, as the regex over the whole blob would find it
-          found.add(new SecretFinding(withRegex.get((int) pending[0]).id(), pending[1]));
+          found.add(new SecretFinding(withRegex.get(pending).id(), pendingLine));
           if (found.size() >= maxFindings) {
             return found;
           }
-          pending = null;
+          pending = -1;
         }
       }
       int[][] starts = anchoredStarts(buf, len, active);
@@ -373,16 +374,17 @@ final class SecretScanner {
         break; // the end of the blob
       }
       int keep = Math.min(overlap, len);
-      int[] open = openBlock(text, len, candidates, active, starts);
-      if (open != null && len - open[1] > keep) {
-        long line = linesBefore + newlines(buf, 0, open[1]) + 1;
-        if (len - open[1] <= maxBlock) {
-          keep = len - open[1]; // read on with the block's start, to find its end
-        } else if (closingOf[open[0]] != null) {
-          pending = new long[] {open[0], line};
+      OpenBlock open = openBlock(text, len, candidates, active, starts);
+      if (open != null && len - open.offset() > keep) {
+        long line = linesBefore + newlines(buf, 0, open.offset()) + 1;
+        if (len - open.offset() <= maxBlock) {
+          keep = len - open.offset(); // read on with the block's start, to find its end
+        } else if (closingOf[open.detector()] != null) {
+          pending = open.detector();
+          pendingLine = line;
         } else {
           // Fail closed: a block this long is not read to its end in one buffer.
-          found.add(new SecretFinding(withRegex.get(open[0]).id(), line));
+          found.add(new SecretFinding(withRegex.get(open.detector()).id(), line));
           if (found.size() >= maxFindings) {
             return found;
           }
@@ -398,15 +400,18 @@ final class SecretScanner {
     return found;
   }
 
+  /** A block a detector of {@link #openingOf} opened at an offset of the buffer. */
+  private record OpenBlock(int detector, int offset) {}
+
   /**
    * The block a detector of {@link #openingOf} opened last in the buffer, if its regex does not
-   * match from there within it: {detector, offset}; else null. The last opening is enough: an
+   * match from there within it; else null. The last opening is enough: an
    * earlier one its regex did not match either runs to the last one's own {@code KEY-----}, or
    * ends where the last one's block does, which the next buffer then holds whole.
    */
-  private int[] openBlock(String text, int len, int[] candidates, boolean[] active,
+  private OpenBlock openBlock(String text, int len, int[] candidates, boolean[] active,
       int[][] starts) {
-    int[] open = null;
+    OpenBlock open = null;
     for (int i : candidates) {
       if (openingOf[i] == null || !active[i] || starts[i] == null) {
         continue;
@@ -419,8 +424,8 @@ final class SecretScanner {
           continue;
         }
         if (!withRegex.get(i).regex().matcher(java.nio.CharBuffer.wrap(text, s, len)).lookingAt()
-            && (open == null || s < open[1])) {
-          open = new int[] {i, s};
+            && (open == null || s < open.offset())) {
+          open = new OpenBlock(i, s);
         }
         break;
       }
